@@ -1,0 +1,130 @@
+"""The command-line contract of ../shared/design.md section 2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic.cli import main
+
+CONFIGS = Path(__file__).parent / "configs"
+CONTRACT_KEYS = {"params_total", "params_active", "weight_bytes", "kv_cache_bytes_per_token",
+                 "kv_cache_bytes", "decode_bytes_per_token", "decode_seconds_per_token",
+                 "decode_tokens_per_second", "critical_batch_size"}
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "llm_arithmetic", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_describe_real_config_json():
+    # The issue's acceptance check: Llama-2-7B's own config.json.
+    r = _run("describe", str(CONFIGS / "llama-2-7b.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert CONTRACT_KEYS <= out.keys()
+    assert out["params_total"] == 6738415616
+    assert out["kv_cache_bytes_per_token"] == 524288  # Baseten: 524288 bytes/token
+    assert out["params_active"] == out["params_total"]
+    assert out["weight_bytes"] == 2 * 6738415616
+
+
+def test_describe_on_hardware(capsys):
+    assert main(["describe", "mistral-7b", "--hardware", "rtx-4090", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # zeux: 14.2 GB of fp16 weights at 1008 GB/s take ~14.1 ms per token
+    assert out["decode_seconds_per_token"] == pytest.approx(14.1e-3, abs=0.05e-3)
+    assert out["decode_tokens_per_second"] == pytest.approx(1 / out["decode_seconds_per_token"])
+    assert out["critical_batch_size"] > 1
+
+
+def test_context_and_batch_scale_the_cache(capsys):
+    main(["describe", "llama-2-7b", "--context", "4096", "--batch", "3", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["kv_cache_bytes"] == 524288 * 4096 * 3
+    assert out["decode_bytes_per_token"] == out["decode_step_bytes"] - 2 * 524288 * 4096
+
+
+def test_weight_formats_and_bits(capsys):
+    main(["describe", "llama-2-7b", "--weights", "q4_0", "--json"])
+    q4 = json.loads(capsys.readouterr().out)
+    main(["describe", "llama-2-7b", "--weight-bits", "4.5", "--json"])
+    b45 = json.loads(capsys.readouterr().out)
+    assert q4["weight_bytes"] == b45["weight_bytes"] == 6738415616 * 9 // 16
+
+
+def test_bandwidth_and_tflops_instead_of_a_device(capsys):
+    main(["describe", "llama-2-7b", "--bandwidth-gbps", "100", "--tflops", "7", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["decode_seconds_per_token"] == pytest.approx(out["decode_bytes_per_token"] / 100e9)
+
+
+def test_moe_reports_active_params(capsys):
+    main(["describe", "mixtral-8x7b", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["params_active"] < out["params_total"]
+
+
+def test_readable_table(capsys):
+    assert main(["describe", "llama-2-7b", "--hardware", "a100-80gb-pcie"]) == 0
+    text = capsys.readouterr().out
+    assert "6,738,415,616" in text and "memory-bound" in text
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["describe", "lama-2-7b"], "unknown model 'lama-2-7b'; did you mean llama-2-7b"),
+    (["describe", "llama-2-7b", "--hardware", "a100"], "did you mean a100-"),
+    (["describe", "llama-2-7b", "--context", "0"], "--context: must be positive"),
+    (["describe", "llama-2-7b", "--batch", "-2"], "--batch: must be positive"),
+    (["describe", "llama-2-7b", "--weight-bits", "-4"], "must be a positive"),
+    (["describe", "llama-2-7b", "--kv-bits", "abc"], "expected a positive number"),
+    (["describe", "llama-2-7b", "--weights", "q5"], "unknown weight format 'q5'"),
+    (["describe", "missing/config.json"], "no such config file"),
+    (["describe"], "required: MODEL"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_one_line_exit_2(capsys, args, needle):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content,needle", [
+    ('{"model_type": "llama",', "malformed JSON"),
+    ('{"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, '
+     '"num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": "big"}',
+     "'intermediate_size' must be an integer"),
+    ('{"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, '
+     '"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 5, '
+     '"intermediate_size": 11008}', "does not divide"),
+    ('{"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, '
+     '"num_hidden_layers": -1, "num_attention_heads": 32, "intermediate_size": 11008}',
+     "'num_hidden_layers' must be positive"),
+    ('{"vocab_size": 32000}', "missing field 'model_type'"),
+])
+def test_bad_config_files(tmp_path, content, needle):
+    p = tmp_path / "config.json"
+    p.write_text(content)
+    r = _run("describe", str(p), "--json")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+
+
+def test_help_for_every_command():
+    for args in (["--help"], ["describe", "--help"], ["models", "--help"],
+                 ["hardware", "--help"], ["formula", "--help"]):
+        r = _run(*args)
+        assert r.returncode == 0 and "usage:" in r.stdout
+
+
+def test_listing_commands(capsys):
+    assert main(["models"]) == 0 and "llama-2-7b" in capsys.readouterr().out
+    assert main(["hardware"]) == 0 and "a100-80gb-pcie" in capsys.readouterr().out
+    assert main(["formula", "kv_cache_bytes_per_token"]) == 0
+    assert "H_{kv}" in capsys.readouterr().out
