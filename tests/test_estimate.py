@@ -59,3 +59,13 @@ def test_bad_estimate_inputs():
         estimate(m, bandwidth=-1.0)
     with pytest.raises(ValueError, match="either weights"):
         estimate(m, weights="fp16", bits_weight=16)
+
+
+def test_sliding_window_caps_the_cache_read():
+    # zeux: Mistral 7B's windowed attention "limits the bandwidth consumed to a window of 4096
+    # tokens": decoding at 32K reads the same cache as at 4096, while the stored cache grows.
+    m = get_model("mistral-7b")
+    at4k, at32k = estimate(m, context=4096), estimate(m, context=32768)
+    assert at32k.decode_bytes_per_token == at4k.decode_bytes_per_token
+    assert at32k.kv_cache_bytes == 8 * at4k.kv_cache_bytes
+    assert at32k.attended_context == 4096

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -97,3 +98,14 @@ def test_tied_head_reads_the_whole_table(V, d, L, H, dh, dff):
     untied = params.total_params(**kw) - params.decode_read_params(**kw)
     assert untied == (V - 1) * d  # every row but the one looked up
     assert params.total_params(tied=1, **kw) == params.decode_read_params(tied=1, **kw)
+
+
+@given(S=st.integers(0, 10**6), L=small, data=st.data(), W=st.integers(1, 10**5))
+def test_windows_never_read_more_than_the_context(S, L, data, W):
+    Lw = data.draw(st.integers(0, L))
+    s_eff = memory.attended_context(context=S, n_layers=L, n_window_layers=Lw, window=W)
+    assert min(S, W) <= s_eff <= S
+    # second derivation: positions read summed over layers, divided by L
+    # (a non-integer average comes back as a float: compare to 1e-12 relative)
+    assert s_eff * L == pytest.approx((L - Lw) * S + Lw * min(S, W), rel=1e-12, abs=0)
+    assert memory.attended_context(context=S, n_layers=L, n_window_layers=0, window=W) == S

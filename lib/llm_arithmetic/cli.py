@@ -5,6 +5,7 @@ Commands
 describe   bytes, FLOPs and speed bounds of one model (catalog name or config.json)
 models     the model catalog
 hardware   the hardware catalog
+problems   randomized problem sets with an answer key
 formula    the LaTeX of a formula (``formula --list`` names them)
 
 Errors go to stderr as one line, with exit status 2.
@@ -85,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
                    description="List the catalog's models with parameter counts and sources.")
     sub.add_parser("hardware", help="list the hardware catalog",
                    description="List the catalog's devices with bandwidth, capacity, peak.")
+    pr = sub.add_parser("problems", help="write randomized problem sets and an answer key",
+                        description="Write N variants of a problem set (Markdown, one file "
+                                    "each) and answers.md, drawn from the catalogs; the same "
+                                    "seed gives the same files.")
+    pr.add_argument("--seed", type=int, required=True, help="random seed")
+    pr.add_argument("--count", type=_positive_int, default=1, metavar="N", help="variants")
+    pr.add_argument("--out", required=True, metavar="DIR", help="output folder")
     f = sub.add_parser("formula", help="print a formula's LaTeX",
                        description="Print the LaTeX of one of the package's formulas.")
     f.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
@@ -138,6 +146,8 @@ def _table(e: Any) -> str:
         ("hardware", e.hardware or "-"),
         ("weights", f"{e.bits_weight:g} bits/weight; KV cache {e.bits_kv:g} bits/element"),
         ("context x batch", f"{e.context:,} tokens x {e.batch}"),
+        *([("attended context (sliding window)", f"{float(e.attended_context):,.0f} tokens per layer")]
+          if e.attended_context != e.context else []),
         ("parameters (total)", f"{e.params_total:,}"),
         ("parameters (active per token)", f"{e.params_active:,}"),
         ("parameters in matrix products", f"{e.params_matmul:,}"),
@@ -223,6 +233,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _models()
         if ns.command == "hardware":
             return _hardware()
+        if ns.command == "problems":
+            from .problems import generate, write
+            paths = write(generate(ns.seed, ns.count), ns.out)
+            print(f"wrote {len(paths) - 1} problem set(s) and {paths[-1]}")
+            return 0
         if ns.command == "formula":
             return _formula(ns)
         parser.print_help()

@@ -42,13 +42,20 @@ def compute_precision(weight_format: str | None, bits_weight: Fraction) -> str:
 
 @dataclass(frozen=True)
 class Estimate:
-    """What :func:`estimate` computes; field names are the CLI's JSON keys."""
+    """What :func:`estimate` computes; field names are the CLI's JSON keys.
+
+    ``kv_cache_bytes`` is the cache stored for ``context`` tokens of each of ``batch``
+    sequences (the full context, as most runtimes store it). What a decode step *reads* uses
+    ``attended_context``, which is smaller than ``context`` for models with sliding-window
+    layers (:func:`llm_arithmetic.memory.attended_context`).
+    """
 
     model: str
     hardware: str | None
     bits_weight: float
     bits_kv: float
     context: int
+    attended_context: int | float
     batch: int
     bandwidth: float | None
     peak_flops: float | None
@@ -63,7 +70,7 @@ class Estimate:
     kv_cache_bytes: int | float
     decode_bytes_per_token: int | float
     decode_step_bytes: int | float
-    decode_flops_per_token: int
+    decode_flops_per_token: int | float
     decode_memory_seconds: float | None
     decode_compute_seconds: float | None
     decode_seconds_per_token: float | None
@@ -153,16 +160,18 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
                                              d_head=model.d_head, bits_kv=kv_bits)
     kv = memory.kv_cache_bytes(n_layers=model.n_layers, n_kv_heads=model.n_kv_heads,
                                d_head=model.d_head, context=context, batch=batch, bits_kv=kv_bits)
+    # sliding-window layers read (and attend over) at most their window: S_eff stands for S
+    s_eff = model.attended_context(context)
     dec_bytes_1 = roofline.decode_step_bytes(weight_bytes=w_read, kv_bytes_token=kv_tok,
-                                             context=context, batch=1)
+                                             context=s_eff, batch=1)
     step_bytes = roofline.decode_step_bytes(weight_bytes=w_read, kv_bytes_token=kv_tok,
-                                            context=context, batch=batch)
+                                            context=s_eff, batch=batch)
     dec_flops = flops.decode_flops_per_token(matmul_params=p_mm, n_layers=model.n_layers,
                                              n_heads=model.n_heads, d_head=model.d_head,
-                                             context=context)
+                                             context=s_eff)
     step_flops = roofline.decode_step_flops(matmul_params=p_mm, n_layers=model.n_layers,
                                             n_heads=model.n_heads, d_head=model.d_head,
-                                            context=context, batch=batch)
+                                            context=s_eff, batch=batch)
     mem_s = comp_s = step_s = tps = thr = opb = crit = None
     bound = None
     if bandwidth is not None:
@@ -179,7 +188,7 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
         crit = roofline.critical_batch_size(weight_bytes=float(w_read),
                                             kv_bytes_token=float(kv_tok), matmul_params=p_mm,
                                             n_layers=model.n_layers, n_heads=model.n_heads,
-                                            d_head=model.d_head, context=context,
+                                            d_head=model.d_head, context=s_eff,
                                             bandwidth=bandwidth, peak_flops=peak_flops)
         crit = None if crit == float("inf") else float(crit)
     if step_s is not None:
@@ -195,7 +204,8 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
                                 batch=batch, overhead=overhead)
     return Estimate(
         model=model.name, hardware=hardware.name if hardware is not None else None,
-        bits_weight=float(bw_bits), bits_kv=float(kv_bits), context=context, batch=batch,
+        bits_weight=float(bw_bits), bits_kv=float(kv_bits), context=context,
+        attended_context=s_eff, batch=batch,
         bandwidth=bandwidth, peak_flops=peak_flops, compute_precision=precision,
         capacity=capacity, params_total=p_total, params_active=p_active, params_matmul=p_mm,
         params_read_per_token=p_read, weight_bytes=w_total, kv_cache_bytes_per_token=kv_tok,

@@ -4,6 +4,7 @@ r"""Memory: bytes of weights and of the KV cache, and what fits in a device.
 * :func:`kv_cache_bytes_per_token` -- :math:`\kappa = 2 L H_{kv} d_{head} b_{kv} / 8`
 * :func:`kv_cache_bytes` -- :math:`\kappa\,S\,B`
 * :func:`max_batch`, :func:`max_context` -- how many sequences, or tokens, fit beside the weights.
+* :func:`attended_context` -- the context a decode step reads, with sliding-window layers.
 """
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ import sympy as sp
 from ._formula import Formula, register
 from .symbols import (
     batch, bits_kv, bits_weight, capacity, context, d_head, kv_bytes_token, n_kv_heads, n_layers,
-    n_params, overhead, weight_bytes as W,
+    n_params, n_window_layers, overhead, weight_bytes as W, window,
 )
 
 __all__ = ["WEIGHT_BYTES", "KV_BYTES_PER_TOKEN", "KV_CACHE_BYTES", "MAX_BATCH", "MAX_CONTEXT",
-           "weight_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes", "max_batch",
-           "max_context"]
+           "ATTENDED_CONTEXT", "weight_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes",
+           "max_batch", "max_context", "attended_context"]
 
 #: Bytes of P weights at b_w bits each.
 WEIGHT_BYTES = n_params * bits_weight / 8
@@ -34,12 +35,19 @@ MAX_BATCH = sp.Max(0, sp.floor((capacity - overhead - W) / (kv_bytes_token * con
 MAX_CONTEXT = sp.Max(0, sp.floor((capacity - overhead - W) / (kv_bytes_token * batch),
                                   evaluate=False), evaluate=False)
 
+#: Context a decode step reads, averaged over layers: L_w of the L layers see only the last S_w
+#: tokens. Bytes of cache read and attention FLOPs are linear in it, so it can stand for S.
+ATTENDED_CONTEXT = context - n_window_layers / n_layers * sp.Max(0, context - window,
+                                                                    evaluate=False)
+
 _F_W = Formula("weight_bytes", WEIGHT_BYTES, (n_params, bits_weight), "B")
 _F_KVT = Formula("kv_cache_bytes_per_token", KV_BYTES_PER_TOKEN,
                  (n_layers, n_kv_heads, d_head, bits_kv), "B")
 _F_KV = Formula("kv_cache_bytes", KV_CACHE_BYTES,
                 (n_layers, n_kv_heads, d_head, context, batch, bits_kv), "B")
 _F_MB = Formula("max_batch", MAX_BATCH, (capacity, W, kv_bytes_token, context, overhead), "1")
+_F_AC = Formula("attended_context", ATTENDED_CONTEXT,
+                 (context, n_layers, n_window_layers, window), "token")
 _F_MC = Formula("max_context", MAX_CONTEXT, (capacity, W, kv_bytes_token, batch, overhead), "token")
 
 
@@ -170,3 +178,45 @@ def max_context(*, capacity: Any, weight_bytes: Any, kv_bytes_token: Any, batch:
     20071
     """
     return _F_MC(capacity, weight_bytes, kv_bytes_token, batch, overhead)
+
+
+@register(_F_AC)
+def attended_context(*, context: Any, n_layers: Any, n_window_layers: Any = 0,
+                     window: Any = 1) -> Any:
+    r"""Tokens a decode step attends to, averaged over the layers [token].
+
+    With :math:`L_w` of the :math:`L` layers limited to a sliding window of :math:`S_w` tokens
+    (Mistral 7B v0.1: all 32 layers, 4096 tokens; Gemma 2: every other layer), a step reads
+    :math:`(L - L_w) S + L_w \min(S, S_w)` cached positions in all; per layer on average:
+
+    .. math:: S_{eff} = S - \frac{L_w}{L} \max(0, S - S_w)
+
+    The bytes of KV cache read and the attention FLOPs of a step are both linear in the
+    context, so :math:`S_{eff}` replaces :math:`S` in them exactly. (The memory a runtime
+    reserves for the cache depends on whether it keeps a rolling buffer; this package counts
+    the full context there, as most runtimes store it.)
+
+    Parameters
+    ----------
+    context : int or array
+        Tokens in the cache, S [token]
+    n_layers : int
+        Blocks, L [-]
+    n_window_layers : int
+        Blocks with windowed attention, L_w [-]; 0 for full attention everywhere
+    window : int
+        Window length, S_w [token]; ignored when ``n_window_layers`` is 0
+
+    Examples
+    --------
+    Mistral 7B v0.1 at 32768 tokens reads the last 4096 in every layer; Gemma 2 9B (21 of 42
+    layers windowed at 4096) reads half of the excess:
+
+    >>> attended_context(context=32768, n_layers=32, n_window_layers=32, window=4096)
+    4096
+    >>> attended_context(context=8192, n_layers=42, n_window_layers=21, window=4096)
+    6144
+    >>> attended_context(context=1000, n_layers=32, n_window_layers=32, window=4096)
+    1000
+    """
+    return _F_AC(context, n_layers, n_window_layers, window)

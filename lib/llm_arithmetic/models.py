@@ -75,6 +75,9 @@ class Model:
         Normalization vectors of width d_model per block and after the last block.
     sliding_window : int or None
         Attention window in tokens, where the model uses one.
+    n_window_layers : int
+        How many blocks use that window (all of them for Mistral 7B v0.1, every other one for
+        Gemma 2); 0 without a window.
     max_context : int or None
         Context length the model was trained for (``max_position_embeddings``).
     family : str
@@ -103,6 +106,7 @@ class Model:
     norm_vecs_layer: int = 2
     norm_vecs_final: int = 1
     sliding_window: int | None = None
+    n_window_layers: int = 0
     max_context: int | None = None
     family: str = ""
     source: str = ""
@@ -114,7 +118,7 @@ class Model:
                 raise ConfigError(f"{self.name}: {f} must be an integer, got {v!r}")
             if v <= 0:
                 raise ConfigError(f"{self.name}: {f} must be positive, got {v}")
-        for f in ("n_positions", "norm_vecs_layer", "norm_vecs_final"):
+        for f in ("n_positions", "norm_vecs_layer", "norm_vecs_final", "n_window_layers"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 0:
                 raise ConfigError(f"{self.name}: {f} must be a non-negative integer, got {v!r}")
@@ -122,6 +126,12 @@ class Model:
             v = getattr(self, f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, Integral) or v <= 0):
                 raise ConfigError(f"{self.name}: {f} must be a positive integer or None, got {v!r}")
+        if self.n_window_layers > self.n_layers:
+            raise ConfigError(f"{self.name}: n_window_layers ({self.n_window_layers}) exceeds "
+                              f"n_layers ({self.n_layers})")
+        if self.n_window_layers and self.sliding_window is None:
+            raise ConfigError(f"{self.name}: n_window_layers is {self.n_window_layers} but no "
+                              "sliding_window is given")
         if self.n_mlp_mats not in (2, 3):
             raise ConfigError(f"{self.name}: n_mlp_mats must be 2 or 3, got {self.n_mlp_mats!r}")
         if self.n_heads % self.n_kv_heads:
@@ -174,6 +184,12 @@ class Model:
         return memory.kv_cache_bytes_per_token(n_layers=self.n_layers,
                                                n_kv_heads=self.n_kv_heads,
                                                d_head=self.d_head, bits_kv=bits_kv)
+
+    def attended_context(self, context: Any) -> Any:
+        """Cached positions a decode step reads per layer on average, windows applied [token]."""
+        return memory.attended_context(context=context, n_layers=self.n_layers,
+                                       n_window_layers=self.n_window_layers,
+                                       window=self.sliding_window or 1)
 
     def with_(self, **changes: Any) -> "Model":
         """A copy with some fields changed (validated again)."""
@@ -287,9 +303,28 @@ class _Reader:
         return h, hkv, dh
 
 
+def _window(r: _Reader, n_layers: int, which: str) -> dict[str, Any]:
+    """sliding_window and how many layers use it: "all", "alternate" (Gemma 2: layers 0, 2, 4,
+    ... in transformers' Gemma2 modeling) or "qwen2" (layers >= max_window_layers, when
+    use_sliding_window is set)."""
+    w = r.int("sliding_window", None)
+    if w is None:
+        return {}
+    if which == "all":
+        n = n_layers
+    elif which == "alternate":
+        n = (n_layers + 1) // 2
+    else:  # qwen2
+        if not r.flag("use_sliding_window", False):
+            return {}
+        first = r.int("max_window_layers", n_layers, positive=False)
+        n = max(0, n_layers - min(first, n_layers))
+    return {"sliding_window": w, "n_window_layers": n} if n else {}
+
+
 def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
                 o_bias: bool | None = None, norm_vecs_layer: int = 2,
-                window: bool = False) -> dict[str, Any]:
+                window: str = "") -> dict[str, Any]:
     d = r.int("hidden_size")
     h, hkv, dh = r.heads(d)
     attn_bias = r.flag("attention_bias", False)
@@ -303,7 +338,7 @@ def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
         max_context=r.int("max_position_embeddings", None),
     )
     if window:
-        kw["sliding_window"] = r.int("sliding_window", None)
+        kw.update(_window(r, kw["n_layers"], window))
     return kw
 
 
@@ -312,11 +347,11 @@ def _llama(r: _Reader) -> dict[str, Any]:
 
 
 def _mistral(r: _Reader) -> dict[str, Any]:
-    return _llama_like(r, qkv_bias=False, o_bias=False, window=True)
+    return _llama_like(r, qkv_bias=False, o_bias=False, window="all")
 
 
 def _mixtral(r: _Reader) -> dict[str, Any]:
-    kw = _llama_like(r, qkv_bias=False, o_bias=False, window=True)
+    kw = _llama_like(r, qkv_bias=False, o_bias=False, window="all")
     e = r.int("num_local_experts")
     k = r.int("num_experts_per_tok")
     if k > e:
@@ -328,10 +363,7 @@ def _mixtral(r: _Reader) -> dict[str, Any]:
 
 
 def _qwen2(r: _Reader) -> dict[str, Any]:
-    kw = _llama_like(r, qkv_bias=True, o_bias=False)
-    if r.flag("use_sliding_window", False):
-        kw["sliding_window"] = r.int("sliding_window", None)
-    return kw
+    return _llama_like(r, qkv_bias=True, o_bias=False, window="qwen2")
 
 
 def _gemma(r: _Reader) -> dict[str, Any]:
@@ -340,11 +372,11 @@ def _gemma(r: _Reader) -> dict[str, Any]:
 
 def _gemma2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, tied=True, qkv_bias=False, o_bias=False, norm_vecs_layer=4,
-                       window=True)
+                       window="alternate")
 
 
 def _phi3(r: _Reader) -> dict[str, Any]:
-    return _llama_like(r, qkv_bias=False, o_bias=False, window=True)
+    return _llama_like(r, qkv_bias=False, o_bias=False, window="all")
 
 
 def _cohere(r: _Reader) -> dict[str, Any]:

@@ -48,17 +48,21 @@ def _ax(ax: plt.Axes | None) -> plt.Axes:
 
 def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
              precision: str = "fp16", ax: plt.Axes | None = None,
-             intensity_range: tuple[float, float] = (0.1, 2000.0)) -> plt.Axes:
+             intensity_range: tuple[float, float] = (0.1, 2000.0),
+             legend: str | None = "lower right") -> plt.Axes:
     """The roofline of each chip: attainable rate min(peak, I x bandwidth) against intensity I.
 
     Parameters
     ----------
     chips : sequence of Hardware
-        Chips with a dense peak at ``precision``.
+        Chips; one without a dense peak at ``precision`` is drawn with its fp32 peak, and the
+        legend says so.
     operations : dict, optional
         Name -> arithmetic intensity [FLOP/B], drawn as vertical lines.
     precision : str
         Which dense peak to use.
+    legend : str or None
+        Matplotlib legend location; ``"below"`` puts it under the axes; None draws none.
 
     Examples
     --------
@@ -70,9 +74,13 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     ax = _ax(ax)
     x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
     for h in chips:
-        peak = h.peak(precision)
+        prec = precision if precision in h.peaks else "fp32"
+        peak = h.peak(prec)
         y = np.minimum(peak, x * h.bandwidth)
-        (line,) = ax.plot(x, y, label=f"{h.label} (ridge {rl.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B)")
+        ridge_label = f"ridge {rl.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B"
+        if prec != precision:
+            ridge_label += f", {prec} peak"
+        (line,) = ax.plot(x, y, label=f"{h.label} ({ridge_label})")
         ridge = peak / h.bandwidth
         ax.plot([ridge], [peak], "o", color=line.get_color(), ms=4)
         ax.lines[-1].set_label("_nolegend_")
@@ -84,7 +92,10 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
     ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
-    ax.legend(loc="lower right")
+    if legend == "below":
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    elif legend:
+        ax.legend(loc=legend)
     return ax
 
 

@@ -81,6 +81,12 @@ norm_vecs_final = _sym(
     **_nonneg_int,
 )
 
+window = _sym("window", "S_{w}", "sliding-window length of windowed attention layers", "token")
+n_window_layers = _sym(
+    "n_window_layers", "L_{w}", "blocks whose attention sees only the last S_w tokens",
+    **_nonneg_int,
+)
+
 # --- the GPT-style approximation ---------------------------------------------------------
 n_params = _sym("n_params", "P", "parameters of a model")
 

@@ -1,0 +1,68 @@
+"""Shared fixtures for the tests that read the built book (test_links.py, test_browser.py).
+
+They read the HTML that `make book` writes to `_build/html` (`make test` builds it first). Set
+`BOOK_HTML=/path/to/html` to test another build, e.g. one made with
+`jupyter-book build . --path-output /tmp/x` (then BOOK_HTML=/tmp/x/_build/html). Reports
+(external-links.txt, screenshots/) go next to that folder, i.e. to `_build/` by default.
+
+Without a built book these tests are skipped with a message saying to run `make book`. CI
+(`.ci/run`) exports REQUIRE_BROWSER=1: there a missing book or a missing Chromium is a failure,
+never a skip.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+_REPORT_KEY = pytest.StashKey[list]()
+
+
+def require_browser() -> bool:
+    """True in CI: the browser tests must run, so what they need missing is a failure."""
+    return os.environ.get("REQUIRE_BROWSER", "").strip() not in ("", "0")
+
+
+def skip_or_fail(message: str):
+    """Skip with `message`, or fail with it where REQUIRE_BROWSER is set (CI)."""
+    if require_browser():
+        pytest.fail(f"{message} (REQUIRE_BROWSER is set, so this is a failure)", pytrace=False)
+    pytest.skip(message)
+
+
+def book_html_dir() -> Path:
+    return Path(os.environ.get("BOOK_HTML") or REPO / "_build" / "html").resolve()
+
+
+def book_is_built() -> bool:
+    return (book_html_dir() / "index.html").is_file()
+
+
+@pytest.fixture(scope="session")
+def book_html() -> Path:
+    """The built HTML book; skips (fails under REQUIRE_BROWSER=1) when it is not built."""
+    root = book_html_dir()
+    if not (root / "index.html").is_file():
+        skip_or_fail(f"no built book at {root}: run `make book` first (or set BOOK_HTML)")
+    return root
+
+
+@pytest.fixture(scope="session")
+def build_dir(book_html) -> Path:
+    """Where the tests write their reports: the folder that holds html/ (`_build/`)."""
+    return book_html.parent
+
+
+@pytest.fixture(scope="session")
+def book_report(request) -> list:
+    """Lines that the end-of-run summary prints (e.g. the count of external links)."""
+    return request.config.stash.setdefault(_REPORT_KEY, [])
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    lines = config.stash.get(_REPORT_KEY, [])
+    if lines:
+        terminalreporter.section("built book")
+        for line in lines:
+            terminalreporter.write_line(line)

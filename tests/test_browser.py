@@ -1,0 +1,475 @@
+"""The built book opened in a real browser: Debian's Chromium, driven by Playwright's Python package.
+
+`_build/html` (or $BOOK_HTML) is served on 127.0.0.1 at a free port, and every page is opened in
+one headless Chromium (one context, pages one after another). On each page:
+
+- no request for a linked asset fails (requestfailed, or an HTTP status >= 400 from 127.0.0.1);
+- no request leaves 127.0.0.1: the book must not depend on a CDN. Any other host is aborted,
+  recorded and fails the page (MathJax comes from `_static/mathjax`, shipped by
+  sphinx-mathjax-offline);
+- no JavaScript error (console errors and uncaught exceptions);
+- mathematics is rendered by MathJax: every `.math` element holds an `mjx-container`, no
+  `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`, `$x_{i}$`, ...) is left in the
+  text outside code;
+- every image has loaded (naturalWidth > 0);
+- exercise solutions (sphinx-exercise `{solution}` with `:class: dropdown`) are collapsed until
+  their title is clicked, and open when it is;
+- notebook pages (those built from an .ipynb) have Binder and Colab launch links in the header,
+  pointing at repository.url / repository.branch of _config.yml, and the launch menu opens.
+
+Pages: every .html of the build except `_static/` (the theme's Jinja macro templates, not pages).
+search.html and genindex.html are kept: they cost under a second each, every page links to them,
+and search.html is the only page that loads searchindex.js and runs Sphinx's search; it is also
+opened with a query to check that searching works offline. index.html is only a redirect: it must
+land on the root page, which is checked as a page of its own.
+
+Screenshots of the start page, the first prose chapter and the first notebook of the table of
+contents go to `_build/screenshots/`. When a student edition exists (`_build/student`, or
+$BOOK_STUDENT_HTML) it must hold no solution at all (checked on its HTML, no browser needed).
+
+Needs /usr/bin/chromium ($CHROMIUM to use another binary); without it these tests are skipped
+with how to install it (`sudo apt-get install chromium`), except under REQUIRE_BROWSER=1 (CI),
+where that is a failure. Never let Playwright download a browser.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+import yaml
+
+from conftest import REPO, book_html_dir, book_is_built, skip_or_fail
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
+]
+LOCAL_HOST = "127.0.0.1"
+VIEWPORT = {"width": 1280, "height": 900}
+TIMEOUT_MS = 30_000
+
+# Console errors that are understood and harmless, with the reason. Keep this list short.
+KNOWN_CONSOLE_ERRORS = {
+    # Sphinx 7.4 (the last Jupyter Book 1 allows) inserts every inline script that an extension
+    # registers after Builder.init() twice (once with filename None, once with ''), so
+    # sphinx-thebe's `const THEBE_JS_URL = ...` config line appears twice and the second copy
+    # throws. The first copy defines everything; thebe is off (launch_buttons.thebe: false).
+    r"Identifier 'THEBE_JS_URL' has already been declared":
+        "sphinx-thebe inline config inserted twice by Sphinx 7.4 (harmless)",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Which pages
+
+def page_list(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
+                  if p.relative_to(root).parts[0] not in ("_static", "_sources"))
+
+
+def toc_files() -> list[str]:
+    """Documents of _toc.yml in reading order (root first), without extension."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8")) or {}
+    out = [toc.get("root")]
+
+    def walk(entries):
+        for e in entries or []:
+            if isinstance(e, dict):
+                if e.get("file"):
+                    out.append(e["file"])
+                walk(e.get("sections"))
+                walk(e.get("chapters"))
+
+    for part in toc.get("parts") or []:
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    walk(toc.get("sections"))
+    return [str(f).removesuffix(".md").removesuffix(".ipynb") for f in out if f]
+
+
+def source_kind(root: Path, page: str) -> str | None:
+    """'ipynb' or 'md' for a page built from that source (the build keeps it in _sources/)."""
+    stem = page.removesuffix(".html")
+    for kind in ("ipynb", "md"):
+        if (root / "_sources" / f"{stem}.{kind}").is_file():
+            return kind
+    return None
+
+
+def screenshot_targets(root: Path) -> dict[str, str]:
+    """page -> screenshot name: the start page, the first prose chapter, the first notebook."""
+    files = toc_files()
+    targets = {}
+    if files and (root / f"{files[0]}.html").is_file():
+        targets[f"{files[0]}.html"] = "start-page"
+    chapter = next((f for f in files[1:] if source_kind(root, f + ".html") == "md"), None)
+    notebook = next((f for f in files if source_kind(root, f + ".html") == "ipynb"), None)
+    if chapter:
+        targets[f"{chapter}.html"] = "chapter"
+    if notebook:
+        targets[f"{notebook}.html"] = "notebook"
+    return targets
+
+
+def redirect_target(root: Path, page: str) -> str | None:
+    text = (root / page).read_text(encoding="utf8", errors="replace")[:2000]
+    m = re.search(r'http-equiv="refresh"\s+content="\d+;\s*url=([^"]+)"', text, re.I)
+    return m.group(1) if m else None
+
+
+PAGES = page_list(book_html_dir()) if book_is_built() else [None]
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures: one server, one browser, one context for the whole module
+
+@pytest.fixture(scope="module")
+def site(book_html):
+    """`python -m http.server` on 127.0.0.1 at a free port, in its own process (so that it does
+    not compete with Playwright's event loop for this process's GIL)."""
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "--bind", LOCAL_HOST, "--directory",
+         str(book_html), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stdout.readline()  # "Serving HTTP on 127.0.0.1 port 41234 (...) ..."
+        m = re.search(r"port (\d+)", line)
+        assert m, f"http.server did not start: {line!r}"
+        yield f"http://{LOCAL_HOST}:{m.group(1)}/"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+class Browser:
+    """The context plus what its route handler recorded: requests to other hosts, aborted."""
+
+    def __init__(self, context):
+        self.context = context
+        self.foreign: list[str] = []
+
+    def route(self, route):
+        url = route.request.url
+        if urlsplit(url).hostname == LOCAL_HOST:
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort("blockedbyclient")
+
+
+@pytest.fixture(scope="module")
+def browser(site, tmp_path_factory, book_report):
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
+                     "(`sudo apt-get install chromium`) to run the browser tests, or set CHROMIUM "
+                     "to its path; never `playwright install`")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("the playwright package is missing: `make venv` (requirements.txt) installs it")
+    started = time.monotonic()
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh user-data-dir
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            viewport=VIEWPORT, service_workers="block")
+        context.set_default_timeout(TIMEOUT_MS)
+        b = Browser(context)
+        context.route("**/*", b.route)
+        try:
+            yield b
+        finally:
+            context.close()
+    book_report.append(f"browser: {len(PAGES)} pages checked in Chromium in "
+                       f"{time.monotonic() - started:.1f} s")
+
+
+# --------------------------------------------------------------------------------------------
+# In-page checks
+
+# Raw TeX left as text: display math, TeX commands, \( \[ delimiters, $...$ with TeX inside.
+RAW_TEX = (r"\$\$|\\(?:frac|tfrac|dfrac|cdot|times|sqrt|approx|left|right|begin|end)\b"
+           r"|\\[a-zA-Z]+\{|\\\(|\\\)|\\\[|\\\]|\$[^$\n]{0,80}[_^\\{][^$\n]{0,80}\$")
+
+PAGE_CHECKS = """
+async (rawTex) => {
+  // images: make lazy ones load, then wait (bounded) for all of them
+  for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager';
+  await Promise.race([
+    Promise.all([...document.images].map(i => i.complete ? null :
+      new Promise(r => { i.addEventListener('load', r); i.addEventListener('error', r); }))),
+    new Promise(r => setTimeout(r, 10000)),
+  ]);
+  const brokenImages = [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))
+    .map(i => i.getAttribute('src'));
+
+  const math = [...document.querySelectorAll('.math')];
+  const untypeset = math.filter(m => !m.querySelector('mjx-container'))
+    .map(m => m.textContent.trim().slice(0, 80));
+  const merrors = [...document.querySelectorAll('mjx-merror')]
+    .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 80));
+
+  const re = new RegExp(rawTex);
+  const skip = 'pre, code, script, style, textarea, mjx-container, .highlight, .linenos';
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.nodeValue.trim() || n.parentElement.closest(skip)) continue;
+    const m = re.exec(n.nodeValue);  // the first match of a text node is enough
+    if (!m) continue;
+    const where = n.parentElement.closest('[id]');
+    raw.push(`${JSON.stringify(n.nodeValue.slice(Math.max(0, m.index - 30), m.index + 50))}` +
+             (where ? ` (in #${where.id})` : ''));
+  }
+  return {
+    hasMath: math.length > 0,
+    mjx: document.querySelectorAll('mjx-container').length,
+    untypeset, merrors, raw, brokenImages,
+    mathjaxSrc: [...document.scripts].map(s => s.src).filter(s => /mathjax/i.test(s)),
+  };
+}
+"""
+
+
+SOLUTION_STATE = """
+() => [...document.querySelectorAll('.solution')].map((sol, i) => {
+  const details = sol.closest('details');
+  const visible = e => {
+    const cs = getComputedStyle(e);
+    return cs.display !== 'none' && cs.visibility !== 'hidden'
+      && e.getBoundingClientRect().height > 0;
+  };
+  const body = [...sol.children].filter(c => !c.classList.contains('admonition-title'));
+  return {
+    name: sol.id || `solution ${i + 1}`,
+    details: !!details,
+    open: details ? details.open
+                  : !sol.classList.contains('toggle-hidden') || body.some(visible),
+    hasTitle: !!sol.querySelector(':scope > .admonition-title'),
+    hasBody: body.length > 0,
+  };
+})
+"""
+
+
+def check_solutions(page, problems: list[str]):
+    """Each solution is collapsed; a click on its title (or <summary>) opens it."""
+    before = page.evaluate(SOLUTION_STATE)
+    if not before:
+        return
+    for i, sol in enumerate(before):
+        if sol["open"]:
+            problems.append(f"{sol['name']}: solution shown before any click (is it a "
+                            "`:class: dropdown`?)")
+        elif sol["details"]:
+            page.locator(".solution").nth(i).locator("xpath=ancestor-or-self::details[1]/summary").click()
+        elif sol["hasTitle"] and sol["hasBody"]:
+            page.locator(".solution").nth(i).locator(":scope > .admonition-title").click()
+        else:
+            problems.append(f"{sol['name']}: solution without a title or a body")
+    after = page.evaluate(SOLUTION_STATE)
+    for b, a in zip(before, after):
+        if not b["open"] and b["hasBody"] and not a["open"]:
+            problems.append(f"{a['name']}: solution did not open when its title was clicked")
+
+
+def launch_config() -> dict:
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
+    repo = urlsplit(config["repository"]["url"]).path.strip("/")
+    branch = config["repository"].get("branch", "main")
+    buttons = config.get("launch_buttons") or {}
+    return {"repo": repo, "branch": branch,
+            "binder": (buttons.get("binderhub_url") or "").rstrip("/"),
+            "colab": (buttons.get("colab_url") or "").rstrip("/")}
+
+
+def check_launch_buttons(page, page_path: str, problems: list[str]):
+    cfg = launch_config()
+    notebook = page_path.removesuffix(".html") + ".ipynb"
+    expected = {}
+    if cfg["binder"]:
+        expected["Binder"] = f"{cfg['binder']}/v2/gh/{cfg['repo']}/{cfg['branch']}?urlpath="
+    if cfg["colab"]:
+        expected["Colab"] = f"{cfg['colab']}/github/{cfg['repo']}/blob/{cfg['branch']}/{notebook}"
+    header = page.locator(".bd-header-article")
+    if not header.count():
+        problems.append("no article header (.bd-header-article) for the launch buttons")
+        return
+    for name, prefix in expected.items():
+        links = header.locator(f'a[href^="{prefix}"]')
+        hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+        if not any(h.endswith(notebook) for h in hrefs):
+            found = header.locator(f'a[href*="{urlsplit(prefix).hostname}"]')
+            problems.append(f"no {name} launch link to {notebook} in the header (expected "
+                            f"{prefix}...)" + (f"; found {found.first.get_attribute('href')}"
+                                               if found.count() else ""))
+    toggle = header.locator(".dropdown-launch-buttons > button")
+    if toggle.count():
+        toggle.first.click()
+        item = header.locator(".dropdown-launch-buttons .dropdown-menu a").first
+        if not (item.count() and item.is_visible()):
+            problems.append("the launch-buttons menu did not open when clicked")
+        page.keyboard.press("Escape")
+    elif expected:
+        problems.append("no launch-buttons menu in the header")
+
+
+# --------------------------------------------------------------------------------------------
+# The tests
+
+WAIT_FOR_MATHJAX = ("async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+                    " await MathJax.startup.promise; }")
+
+
+def settle(page, pending: dict, problems: list[str]):
+    """Wait until no request has been in flight for 500 ms, so that late ones are seen too."""
+    try:
+        page.wait_for_load_state("networkidle", timeout=15_000)
+    except Exception:  # playwright's TimeoutError
+        problems.append(f"the network never went idle; still loading: {sorted(pending)[:5]}")
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_page_in_browser(page_path, book_html, site, browser, build_dir):
+    root = book_html
+    problems: list[str] = []
+    console, failed, pending = [], [], {}
+    foreign_before = len(browser.foreign)
+
+    def local(url):
+        return urlsplit(url).hostname == LOCAL_HOST
+
+    page = browser.context.new_page()
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
+    page.on("request", lambda r: pending.__setitem__(r.url, True))
+    page.on("requestfinished", lambda r: pending.pop(r.url, None))
+    page.on("requestfailed", lambda r: (pending.pop(r.url, None), failed.append(
+        f"{r.url} ({r.failure})") if local(r.url) else None))
+    page.on("response", lambda r: failed.append(f"{r.url} (HTTP {r.status})")
+            if r.status >= 400 and local(r.url) else None)
+    page.on("websocket", lambda ws: None if local(ws.url) else browser.foreign.append(ws.url))
+    try:
+        url = urljoin(site, page_path)
+        page.goto(url, wait_until="load")
+        target = redirect_target(root, page_path)
+        if target:  # index.html: a meta refresh to the root page
+            final = urljoin(url, target)
+            page.wait_for_url(final)
+            page.wait_for_load_state("load")
+            if not (root / urlsplit(final).path.lstrip("/")).is_file():
+                problems.append(f"redirects to {final}, which does not exist")
+        else:
+            # MathJax (deferred) typesets after load: wait for its first pass.
+            page.evaluate(WAIT_FOR_MATHJAX)
+            settle(page, pending, problems)
+            r = page.evaluate(PAGE_CHECKS, RAW_TEX)
+            if r["hasMath"] and not r["mjx"]:
+                problems.append(f"the page has math but MathJax rendered none "
+                                f"(MathJax scripts: {r['mathjaxSrc']})")
+            if r["untypeset"]:
+                problems.append(f"{len(r['untypeset'])} math element(s) not typeset, e.g. "
+                                f"{r['untypeset'][:3]}")
+            if r["merrors"]:
+                problems.append(f"MathJax TeX errors: {r['merrors'][:5]}")
+            for snippet in r["raw"][:10]:
+                problems.append(f"raw TeX left as text: {snippet}")
+            for src in r["brokenImages"]:
+                problems.append(f"image not loaded: {src}")
+            name = screenshot_targets(root).get(page_path)
+            if name:  # before any click: the top of the page as a reader first sees it
+                shots = build_dir / "screenshots"
+                shots.mkdir(exist_ok=True)
+                page.screenshot(path=str(shots / f"{name}.png"))
+            check_solutions(page, problems)
+            if source_kind(root, page_path) == "ipynb":
+                check_launch_buttons(page, page_path, problems)
+            if page_path == "search.html":
+                check_search(page, site, problems)
+            settle(page, pending, problems)
+    finally:
+        page.close()
+
+    for msg in console:
+        if not any(re.search(pattern, msg) for pattern in KNOWN_CONSOLE_ERRORS):
+            problems.append(f"JavaScript error: {msg}")
+    problems += [f"failed request: {f}" for f in failed]
+    problems += [f"request to another host (aborted; the book must not need the network): {u}"
+                 for u in browser.foreign[foreign_before:]]
+    problems = list(dict.fromkeys(problems))  # a page loaded twice reports things twice
+    assert not problems, f"{page_path}:\n" + "\n".join(problems)
+
+
+def check_search(page, site, problems):
+    """Sphinx's search works offline: a query for a word of the book's title finds pages."""
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
+    word = max(re.findall(r"[A-Za-z]{4,}", config.get("title", "")) or ["book"], key=len)
+    page.goto(urljoin(site, f"search.html?q={word}"), wait_until="load")
+    try:
+        page.wait_for_selector("#search-results ul.search li", timeout=15_000)
+    except Exception:  # playwright's TimeoutError
+        problems.append(f"searching for {word!r} found nothing (search.html?q={word})")
+
+
+def test_screenshots_were_taken(book_html, build_dir, browser):
+    """The page tests above saved them; here only say which and where (run after them)."""
+    missing = [f"{name}.png ({page})" for page, name in screenshot_targets(book_html).items()
+               if not (build_dir / "screenshots" / f"{name}.png").is_file()]
+    assert not missing, f"screenshots not written to {build_dir / 'screenshots'}: {missing}"
+
+
+# --------------------------------------------------------------------------------------------
+# Student edition
+
+class SolutionFinder(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.solutions, self.exercises = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if "solution" in classes or "tag_solution" in classes:
+            self.solutions.append(dict(attrs).get("id") or tag)
+        if "exercise" in classes:
+            self.exercises += 1
+
+
+def count_in(root: Path) -> tuple[int, list[str]]:
+    """(exercises, solution problems) over the pages of one build."""
+    exercises, problems = 0, []
+    for page in page_list(root):
+        finder = SolutionFinder()
+        finder.feed((root / page).read_text(encoding="utf8", errors="replace"))
+        exercises += finder.exercises
+        if finder.solutions:
+            problems.append(f"{page}: {len(finder.solutions)} solution element(s), e.g. "
+                            f"{finder.solutions[:3]}")
+    return exercises, problems
+
+
+def test_student_edition_has_no_solution(book_html):
+    student = Path(os.environ.get("BOOK_STUDENT_HTML") or book_html.parent / "student")
+    if not (student / "index.html").is_file():
+        pytest.skip(f"no student edition at {student} (nothing to check)")
+    exercises, problems = count_in(student)
+    # The downloadable notebooks (the page's download button) must not carry solutions either.
+    # (Prose pages' .md sources keep their {solution} text: hide_solutions only drops it from
+    # the HTML.)
+    for src in sorted((student / "_sources").rglob("*.ipynb")):
+        text = src.read_text(encoding="utf8", errors="replace")
+        if re.search(r'"tags":\s*\[[^\]]*"solution"', text) or re.search(r"\{solution(-start)?\}", text):
+            problems.append(f"{src.relative_to(student)}: the downloadable source still holds a "
+                            "solution (a cell tagged `solution` or a {solution} directive)")
+    assert not problems, "the student edition shows solutions:\n" + "\n".join(problems)
+    if (student / "index.html").stat().st_mtime < (book_html / "index.html").stat().st_mtime:
+        pytest.skip("no solution in the student edition; its exercises were not counted: it is "
+                    "older than the book (rebuild it)")
+    instructor_exercises, _ = count_in(book_html)
+    assert exercises == instructor_exercises, (
+        f"the student edition has {exercises} exercises, the instructor edition "
+        f"{instructor_exercises}: dropping solutions must keep every exercise")

@@ -1,0 +1,210 @@
+"""Notebook and exercise hygiene: what Binder, Colab, nbval and the student edition rely on.
+
+Notebooks (notebooks/**/*.ipynb):
+- the first code cell is the Colab guard: it installs `llm_arithmetic` from the repository of
+  `_config.yml` only when the package is missing, is tagged `remove-cell` (hidden in the book)
+  and has no outputs (it is a no-op wherever the package is installed);
+- the kernelspec is `python3` (editors write venv names that break Binder and the build);
+- outputs are stored: the code cells were executed top to bottom in one kernel (execution
+  counts 1, 2, 3, ...), as scripts/regenerate_outputs.sh leaves them, and nbval has something
+  to compare.
+
+Exercises (sphinx-exercise) in notebooks and in book/ pages (design.md section 3,
+book-engineering.md section 5.8):
+- every exercise has a label `ex-<chapter>-<slug>`, unique across the whole book;
+- every solution names an exercise that comes before it in the same document, and is a
+  collapsed dropdown (`:class: dropdown`);
+- in notebooks, the student edition drops the cells tagged `solution`, so: every cell from a
+  `solution-start` to its `solution-end` (both included), and every cell holding a `{solution}`
+  directive, is tagged `solution`; a cell tagged `solution` holds only solution material (no
+  exercise, nothing outside a solution).
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = "llm_arithmetic"
+NOTEBOOKS = sorted(p for p in (REPO / "notebooks").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+BOOK_PAGES = sorted((REPO / "book").rglob("*.md")) + sorted((REPO / "book").rglob("*.ipynb"))
+LABEL_RE = re.compile(r"^ex-[a-z0-9]+(-[a-z0-9]+)+$")
+# A MyST directive opening: ```{name} argument (backticks, tildes or, with colon_fence, colons).
+DIRECTIVE_RE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\{([\w-]+)\}[ \t]*(.*?)\s*$")
+EXERCISE_KINDS = ("exercise", "exercise-start")
+SOLUTION_KINDS = ("solution", "solution-start")
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf8"))
+
+
+def repository_url() -> str:
+    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
+    return config["repository"]["url"].rstrip("/")
+
+
+def directives(text: str):
+    """(name, argument, options) of each MyST directive opened in `text`, in order."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = DIRECTIVE_RE.match(line)
+        if not m:
+            continue
+        name, argument, options = m.group(2), m.group(3), {}
+        j = i + 1
+        if j < len(lines) and lines[j].strip() == "---":  # YAML block of options
+            block = []
+            j += 1
+            while j < len(lines) and lines[j].strip() != "---":
+                block.append(lines[j])
+                j += 1
+            options = {str(k): str(v) for k, v in (yaml.safe_load("\n".join(block)) or {}).items()}
+        else:
+            while j < len(lines) and (opt := re.match(r"^\s*:([\w-]+):\s*(.*?)\s*$", lines[j])):
+                options[opt.group(1)] = opt.group(2)
+                j += 1
+        yield name, argument, options
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks under notebooks/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_first_code_cell_is_the_colab_guard(path):
+    cells = [c for c in load(path)["cells"] if c["cell_type"] == "code"]
+    assert cells, f"{rel(path)} has no code cell"
+    guard, src = cells[0], source(cells[0])
+    url = repository_url()
+    expected = (
+        "import importlib.util\n\n"
+        f'if importlib.util.find_spec("{PACKAGE}") is None:  # on Colab: install the book\'s package\n'
+        f'    %pip install -q "{PACKAGE} @ git+{url}"'
+    )
+    hint = f"the first code cell of {rel(path)} must be the Colab guard, exactly:\n{expected}"
+    assert re.search(rf"importlib\.util\.find_spec\(['\"]{PACKAGE}['\"]\) is None", src), hint
+    assert re.search(r"^\s+[%!]pip install\b", src, re.M), hint
+    assert f"git+{url}" in src, (
+        f"{rel(path)}: the guard must install from repository.url of _config.yml ({url}); "
+        f"it says:\n{src}")
+    assert "remove-cell" in tags(guard), (
+        f"{rel(path)}: tag the guard cell `remove-cell` so the book hides it (tags: {tags(guard)})")
+    assert not guard.get("outputs"), (
+        f"{rel(path)}: the guard cell has outputs; it must be a no-op where the package is "
+        "installed (regenerate outputs with `make outputs`)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_kernelspec_is_python3(path):
+    spec = load(path).get("metadata", {}).get("kernelspec", {})
+    assert spec.get("name") == "python3", (
+        f"{rel(path)}: kernelspec name is {spec.get('name')!r}; set it to 'python3' "
+        "(metadata.kernelspec.name)")
+    assert spec.get("language", "python") == "python"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_outputs_are_stored(path):
+    code = [c for c in load(path)["cells"] if c["cell_type"] == "code" and source(c).strip()]
+    counts = [c.get("execution_count") for c in code]
+    assert counts == list(range(1, len(code) + 1)), (
+        f"{rel(path)}: the code cells were not run top to bottom in one kernel, or their outputs "
+        f"were stripped (execution counts {counts}); run `make outputs` "
+        "(scripts/regenerate_outputs.sh)")
+    assert any(c.get("outputs") for c in code), f"{rel(path)}: no stored output at all"
+
+
+def book_documents():
+    """(path, [(cell index or None, cell tags, text), ...]) for every notebook and book page."""
+    for path in NOTEBOOKS + BOOK_PAGES:
+        if path.suffix == ".ipynb":
+            cells = [(i, tags(c), source(c)) for i, c in enumerate(load(path)["cells"])
+                     if c["cell_type"] == "markdown"]
+        else:
+            cells = [(None, [], path.read_text(encoding="utf8"))]
+        yield path, cells
+
+
+def test_exercises_and_solutions():
+    problems, labels = [], {}
+    for path, cells in book_documents():
+        doc = rel(path)
+        seen_here = set()
+        for index, _tags, text in cells:
+            where = doc if index is None else f"{doc} cell {index}"
+            for name, argument, options in directives(text):
+                if name in EXERCISE_KINDS:
+                    label = options.get("label")
+                    if not label:
+                        problems.append(f"{where}: {{{name}}} without a :label:")
+                        continue
+                    if not LABEL_RE.match(label):
+                        problems.append(f"{where}: label {label!r} is not ex-<chapter>-<slug>")
+                    if label in labels:
+                        problems.append(f"{where}: label {label!r} already used in {labels[label]}")
+                    labels.setdefault(label, where)
+                    seen_here.add(label)
+                elif name in SOLUTION_KINDS:
+                    if not argument:
+                        problems.append(f"{where}: {{{name}}} names no exercise")
+                    elif argument not in seen_here:
+                        problems.append(f"{where}: {{{name}}} {argument}: no exercise with that "
+                                        "label before it in this document")
+                    classes = options.get("class", "").split()
+                    if "dropdown" not in classes:
+                        problems.append(f"{where}: {{{name}}} {argument} is not collapsed: add "
+                                        "`:class: dropdown`")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_solution_cells_are_tagged(path):
+    problems = []
+    inside = None  # index of the open solution-start cell
+    for i, cell in enumerate(load(path)["cells"]):
+        names = [d[0] for d in directives(source(cell))] if cell["cell_type"] == "markdown" else []
+        tagged = "solution" in tags(cell)
+        starts, ends = names.count("solution-start"), names.count("solution-end")
+        if starts and inside is not None:
+            problems.append(f"cell {i}: solution-start inside the solution opened in cell {inside}")
+        if starts:
+            inside = i
+        in_solution = inside is not None or ends > 0 or "solution" in names
+        if in_solution and not tagged:
+            if any(n in EXERCISE_KINDS for n in names):
+                problems.append(f"cell {i}: an exercise and its solution in one cell: move the "
+                                "solution to a cell of its own tagged `solution` (the student "
+                                "edition drops the cells tagged `solution`)")
+            else:
+                problems.append(f"cell {i}: solution material not tagged `solution` (the "
+                                "student edition would keep it)")
+        if tagged and not in_solution:
+            problems.append(f"cell {i}: tagged `solution` outside any solution (the student "
+                            "edition would drop it)")
+        if tagged and any(n in EXERCISE_KINDS for n in names):
+            problems.append(f"cell {i}: tagged `solution` but holds an exercise (the student "
+                            "edition would drop the exercise): put the solution in a cell of its own")
+        if ends:
+            if inside is None:
+                problems.append(f"cell {i}: solution-end without solution-start")
+            inside = None
+    if inside is not None:
+        problems.append(f"cell {inside}: solution-start never ended (solution-end)")
+    assert not problems, f"{rel(path)}:\n" + "\n".join(problems)
