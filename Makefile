@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 PORT   ?= 8000
 
-.PHONY: all book test pytest bench serve outputs venv clean
+.PHONY: all book test pytest bench serve outputs student venv clean
 
 all: book
 
@@ -38,6 +38,11 @@ bench: $(STAMP)
 ## serve the built book on http://127.0.0.1:$(PORT)
 serve: book
 	$(PY) -m http.server --directory _build/html --bind 127.0.0.1 $(PORT)
+
+## the student edition: every exercise, no solution, into _build/student/html (strict, verified);
+## _build/student/src is the tree to push to the `student` branch (book/instructors.md)
+student: $(STAMP)
+	$(PY) scripts/make_student.py
 
 ## re-run every notebook top to bottom and store its outputs (after changing lib/)
 outputs: $(STAMP)

@@ -24,7 +24,7 @@ opened with a query to check that searching works offline. index.html is only a 
 land on the root page, which is checked as a page of its own.
 
 Screenshots of the start page, the first prose chapter and the first notebook of the table of
-contents go to `_build/screenshots/`. When a student edition exists (`_build/student`, or
+contents go to `_build/screenshots/`. When a student edition exists (`_build/student/html`, or
 $BOOK_STUDENT_HTML) it must hold no solution at all (checked on its HTML, no browser needed).
 
 Needs /usr/bin/chromium ($CHROMIUM to use another binary); without it these tests are skipped
@@ -453,13 +453,12 @@ def count_in(root: Path) -> tuple[int, list[str]]:
 
 
 def test_student_edition_has_no_solution(book_html):
-    student = Path(os.environ.get("BOOK_STUDENT_HTML") or book_html.parent / "student")
+    student = Path(os.environ.get("BOOK_STUDENT_HTML") or book_html.parent / "student" / "html")
     if not (student / "index.html").is_file():
         pytest.skip(f"no student edition at {student} (nothing to check)")
     exercises, problems = count_in(student)
-    # The downloadable notebooks (the page's download button) must not carry solutions either.
-    # (Prose pages' .md sources keep their {solution} text: hide_solutions only drops it from
-    # the HTML.)
+    # The downloadable sources (the page's download button) must not carry solutions either;
+    # scripts/make_student.py strips them from notebooks and Markdown pages alike.
     for src in sorted((student / "_sources").rglob("*.ipynb")):
         text = src.read_text(encoding="utf8", errors="replace")
         if re.search(r'"tags":\s*\[[^\]]*"solution"', text) or re.search(r"\{solution(-start)?\}", text):

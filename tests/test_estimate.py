@@ -69,3 +69,80 @@ def test_sliding_window_caps_the_cache_read():
     assert at32k.decode_bytes_per_token == at4k.decode_bytes_per_token
     assert at32k.kv_cache_bytes == 8 * at4k.kv_cache_bytes
     assert at32k.attended_context == 4096
+
+
+def test_compute_precision_names_the_peak_used():
+    """A chip without fp8 units computes fp8 weights at its fp16 peak, and says so; a CPU with
+    an fp32 figure only reports fp32 (NVIDIA A100 datasheet: no fp8; Pi 4: fp32 only)."""
+    from llm_arithmetic import get_hardware
+    a100 = get_hardware("a100-80gb-sxm")
+    e = estimate(get_model("llama-2-7b"), hardware=a100, weights="fp8")
+    assert (e.compute_precision, e.peak_flops) == ("fp16", 312e12)
+    pi = get_hardware("raspberry-pi-4")
+    e = estimate(get_model("llama-2-7b"), hardware=pi, weights="fp16")
+    assert (e.compute_precision, e.peak_flops) == ("fp32", pi.peaks["fp32"].rate)
+
+
+def test_time_per_token_plot_uses_the_window():
+    """Mistral 7B v0.1 (window 4096 in every layer): at 32K tokens a step reads the cache of
+    4096 tokens, so its memory time equals the one at context 4096."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from llm_arithmetic import get_hardware, plots
+    m, chip = get_model("mistral-7b"), get_hardware("a100-80gb-sxm")
+    ax = plots.time_per_token_vs_batch(m, chip, batches=[1, 8], contexts=[4096, 32768])
+    mem_4k, mem_32k = ax.lines[1].get_ydata(), ax.lines[3].get_ydata()
+    assert list(mem_32k) == pytest.approx(list(mem_4k), rel=1e-12)
+    e = estimate(m, hardware=chip, context=4096, batch=8)
+    assert mem_4k[1] == pytest.approx(e.decode_step_bytes / chip.bandwidth * 1e3, rel=1e-12)
+
+
+def test_moe_batch_reads_the_experts_any_token_chose():
+    """Mixtral 8x7B (E = 8, k = 2): the experts a batch reads, checked against a seeded
+    simulation of uniform routing, and the step's bytes against a sum built by hand from the
+    config's shapes (shared weights + L x experts x one expert MLP + caches)."""
+    import numpy as np
+    m = get_model("mixtral-8x7b")
+    E, k, L, d, dff = m.n_experts, m.n_active_experts, m.n_layers, m.d_model, m.d_ff
+    rng = np.random.default_rng(0)
+    for b in (1, 3, 8):
+        picks = np.argsort(rng.random((20000, b, E)), axis=2)[..., :k]
+        hit = np.zeros((20000, b, E), dtype=bool)
+        np.put_along_axis(hit, picks, True, axis=2)
+        simulated = hit.any(axis=1).sum(axis=1).mean()
+        e = estimate(m, context=1, batch=b)
+        assert float(e.experts_read) == pytest.approx(simulated, rel=0.01)
+        expert_bytes = 3 * d * dff * 2                      # gate, up, down at fp16
+        shared = e.decode_bytes_per_token - e.kv_cache_bytes_per_token - L * k * expert_bytes
+        by_hand = shared + L * float(e.experts_read) * expert_bytes + b * e.kv_cache_bytes_per_token
+        assert float(e.decode_step_bytes) == pytest.approx(by_hand, rel=1e-12)
+    # a dense model's step reads its weights once at any batch
+    dense = get_model("llama-2-7b")
+    e1, e8 = estimate(dense, batch=1), estimate(dense, batch=8)
+    assert e8.decode_step_bytes - e1.decode_step_bytes == 7 * e1.kv_cache_bytes_per_token
+
+
+def test_moe_critical_batch_balances_the_two_times():
+    """At B* the memory time (with the experts read at B*) equals the compute time."""
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic import params as P
+    m, chip = get_model("mixtral-8x7b"), get_hardware("h100-sxm")
+    b_star = estimate(m, hardware=chip, context=1).critical_batch_size
+    e_b = float(P.experts_read(n_experts=8, n_active_experts=2, batch=b_star))
+    read = P.decode_read_params(**dict(m.arch(), n_active_experts=e_b))
+    t_mem = (2 * read + b_star * m.kv_bytes_per_token()) / chip.bandwidth
+    e = estimate(m, hardware=chip, context=1)
+    t_cmp = b_star * e.decode_flops_per_token / e.peak_flops
+    assert t_cmp == pytest.approx(t_mem, rel=1e-9)
+    # far above the closed form with k experts read; equal to the one with all E read, since
+    # (3/4)^B vanishes long before B reaches a thousand
+    from llm_arithmetic import roofline as R
+    bounds = []
+    for experts in (2, 8):
+        w = 2 * P.decode_read_params(**dict(m.arch(), n_active_experts=experts))
+        bounds.append(R.critical_batch_size(
+            weight_bytes=w, kv_bytes_token=m.kv_bytes_per_token(), matmul_params=e.params_matmul,
+            n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, context=1,
+            bandwidth=chip.bandwidth, peak_flops=e.peak_flops))
+    assert bounds[0] < b_star / 3
+    assert b_star == pytest.approx(bounds[1], rel=1e-9)

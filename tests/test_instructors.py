@@ -55,9 +55,9 @@ def test_bad_problem_arguments(capsys):
 def test_check_never_prints_the_answer(capsys):
     for label in ANSWERS:
         target = answer_for(label)
-        assert check(label, target) is True
-        assert check(label, target * 1.5 + 1) is False
-        assert check(label, None) is False
+        assert bool(check(label, target)) is True  # check returns a Verdict (truthy)
+        assert bool(check(label, target * 1.5 + 1)) is False
+        assert bool(check(label, None)) is False
         out = capsys.readouterr().out
         for shown in {f"{target:g}", f"{target:,.0f}", f"{target:.2f}"}:
             if len(shown.strip("0.,")) >= 2:

@@ -40,6 +40,42 @@ def compute_precision(weight_format: str | None, bits_weight: Fraction) -> str:
     return "fp16"
 
 
+def _moe_read_bytes(arch: dict[str, Any], bw_bits: Fraction, experts: float) -> float:
+    """Weight bytes a step reads when ``experts`` experts per block are read [B]."""
+    p = params.decode_read_params(**dict(arch, n_active_experts=experts))
+    return float(memory.weight_bytes(n_params=p, bits_weight=float(bw_bits)))
+
+
+def _moe_critical_batch(arch: dict[str, Any], bw_bits: Fraction, kv_tok: float, s_eff: float,
+                        p_mm: int, model: Model, bandwidth: float, peak_flops: float) -> float:
+    """Batch at which a mixture-of-experts decode step turns compute-bound [-].
+
+    The weights read grow with the batch (:data:`~llm_arithmetic.params.EXPERTS_READ`), so
+    :data:`~llm_arithmetic.roofline.CRITICAL_BATCH` has no closed form here; its equation,
+    :math:`B(2P_{mm} + 4LHd_{head}S)/R_{peak} = (W(B) + B\\kappa S)/\\beta_{mem}`, is solved by
+    bisection. The gap between its sides is convex in B (W(B) is concave) and negative at
+    B = 0, so the root is unique. The caller has checked that a root exists.
+    """
+    def gap(b: float) -> float:
+        e = float(params.experts_read(n_experts=model.n_experts,
+                                      n_active_experts=model.n_active_experts, batch=b))
+        t_mem = float(roofline.decode_step_bytes(weight_bytes=_moe_read_bytes(arch, bw_bits, e),
+                                                 kv_bytes_token=kv_tok, context=s_eff,
+                                                 batch=b)) / bandwidth
+        t_cmp = float(roofline.decode_step_flops(matmul_params=p_mm, n_layers=model.n_layers,
+                                                 n_heads=model.n_heads, d_head=model.d_head,
+                                                 context=s_eff, batch=b)) / peak_flops
+        return t_cmp - t_mem
+
+    lo, hi = 0.0, 1.0
+    while gap(hi) < 0:
+        lo, hi = hi, hi * 2
+    for _ in range(60):  # halves the bracket to double precision
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return hi
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What :func:`estimate` computes; field names are the CLI's JSON keys.
@@ -57,9 +93,10 @@ class Estimate:
     context: int
     attended_context: int | float
     batch: int
+    experts_read: int | float
     bandwidth: float | None
     peak_flops: float | None
-    compute_precision: str
+    compute_precision: str  #: the precision whose peak ``peak_flops`` is (after any fallback)
     capacity: int | None
     params_total: int
     params_active: int
@@ -140,11 +177,13 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
         bandwidth = hardware.bandwidth if bandwidth is None else bandwidth
         capacity = hardware.capacity if capacity is None else capacity
         if peak_flops is None:
-            prec = precision if precision in hardware.peaks else "fp16"
-            if prec in hardware.peaks:
-                peak_flops = hardware.peaks[prec].rate
-            elif "fp32" in hardware.peaks:
-                peak_flops = hardware.peaks["fp32"].rate
+            # the dense peak at the compute precision; a chip without it (no fp8 or int8
+            # units, a CPU with an fp32 figure only) computes at the next precision it has,
+            # and compute_precision reports the one whose peak is used
+            for prec in (precision, "fp16", "fp32"):
+                if prec in hardware.peaks:
+                    peak_flops, precision = hardware.peaks[prec].rate, prec
+                    break
     for label, v in (("bandwidth", bandwidth), ("peak_flops", peak_flops), ("capacity", capacity)):
         if v is not None and not v > 0:
             raise ValueError(f"{label} must be positive, got {v!r}")
@@ -164,7 +203,12 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
     s_eff = model.attended_context(context)
     dec_bytes_1 = roofline.decode_step_bytes(weight_bytes=w_read, kv_bytes_token=kv_tok,
                                              context=s_eff, batch=1)
-    step_bytes = roofline.decode_step_bytes(weight_bytes=w_read, kv_bytes_token=kv_tok,
+    # a batched mixture-of-experts step reads every expert that any of its tokens chose
+    e_read = params.experts_read(n_experts=model.n_experts,
+                                 n_active_experts=model.n_active_experts, batch=batch)
+    w_read_step = w_read if batch == 1 or model.n_experts == 1 else _moe_read_bytes(
+        arch, bw_bits, float(e_read))
+    step_bytes = roofline.decode_step_bytes(weight_bytes=w_read_step, kv_bytes_token=kv_tok,
                                             context=s_eff, batch=batch)
     dec_flops = flops.decode_flops_per_token(matmul_params=p_mm, n_layers=model.n_layers,
                                              n_heads=model.n_heads, d_head=model.d_head,
@@ -191,6 +235,9 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
                                             d_head=model.d_head, context=s_eff,
                                             bandwidth=bandwidth, peak_flops=peak_flops)
         crit = None if crit == float("inf") else float(crit)
+        if crit is not None and model.n_experts > 1:
+            crit = _moe_critical_batch(arch, bw_bits, float(kv_tok), float(s_eff), p_mm,
+                                       model, bandwidth, peak_flops)
     if step_s is not None:
         tps = 1.0 / step_s
         thr = batch / step_s
@@ -205,7 +252,7 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
     return Estimate(
         model=model.name, hardware=hardware.name if hardware is not None else None,
         bits_weight=float(bw_bits), bits_kv=float(kv_bits), context=context,
-        attended_context=s_eff, batch=batch,
+        attended_context=s_eff, batch=batch, experts_read=e_read,
         bandwidth=bandwidth, peak_flops=peak_flops, compute_precision=precision,
         capacity=capacity, params_total=p_total, params_active=p_active, params_matmul=p_mm,
         params_read_per_token=p_read, weight_bytes=w_total, kv_cache_bytes_per_token=kv_tok,

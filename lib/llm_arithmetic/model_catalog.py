@@ -117,6 +117,13 @@ _ENTRIES: list[tuple[str, dict[str, Any], str, tuple[str, ...], str]] = [
     ("gpt2", {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_head": 12,
               "n_layer": 12, "n_positions": 1024},
      HF.format("openai-community/gpt2"), (), "GPT-2 small (124M)."),
+    ("llama-3-70b", {"model_type": "llama", "vocab_size": 128256, "hidden_size": 8192,
+                     "intermediate_size": 28672, "num_attention_heads": 64,
+                     "num_key_value_heads": 8, "num_hidden_layers": 80,
+                     "max_position_embeddings": 8192, "tie_word_embeddings": False},
+     HF.format("meta-llama/Meta-Llama-3-70B"), (),
+     "Llama 3 70B (used by the calibration chapter's measurements): GQA with 8 KV heads, "
+     "128K-entry vocabulary; 70,553,706,496 parameters."),
 ]
 
 _DIRECT: list[tuple[Model, str, tuple[str, ...], str]] = [

@@ -22,15 +22,16 @@ import sympy as sp
 
 from ._formula import Formula, register
 from .symbols import (
-    d_ff, d_head, d_model, head_bias, mlp_bias, n_active_experts, n_experts, n_heads, n_kv_heads, n_layers,
-    n_mlp_mats, n_positions, n_vocab, norm_vecs_final, norm_vecs_layer, o_bias, qkv_bias, tied,
+    batch, d_ff, d_head, d_model, head_bias, mlp_bias, n_active_experts, n_experts, n_heads,
+    n_kv_heads, n_layers, n_mlp_mats, n_positions, n_vocab, norm_vecs_final, norm_vecs_layer,
+    o_bias, qkv_bias, tied,
 )
 
 __all__ = [
     "GPT_PARAMS", "ATTENTION_PARAMS", "MLP_PARAMS", "ROUTER_PARAMS", "TOTAL_PARAMS",
-    "ACTIVE_PARAMS", "MATMUL_PARAMS", "DECODE_READ_PARAMS",
+    "ACTIVE_PARAMS", "MATMUL_PARAMS", "DECODE_READ_PARAMS", "EXPERTS_READ",
     "gpt_params", "attention_params", "mlp_params", "router_params", "total_params",
-    "active_params", "matmul_params", "decode_read_params",
+    "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
 
 V, d, L, H, Hkv, dh, dff = n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff
@@ -78,6 +79,11 @@ MATMUL_PARAMS = (
 DECODE_READ_PARAMS = (ACTIVE_PARAMS - (1 - t) * (V - 1) * d
                       - (Npos - sp.Min(Npos, 1, evaluate=False)) * d)
 
+#: Experts of one mixture-of-experts block that a decode step of B tokens reads, expected over
+#: uniform, independent routing: one expert escapes a token with probability 1 - k/E and all B
+#: tokens with (1 - k/E)^B. It is k at B = 1 and tends to E; a dense model (E = k = 1) reads 1.
+EXPERTS_READ = E * (1 - (1 - k / E) ** batch)
+
 _ARCH = (V, d, L, H, Hkv, dh, dff, m, E, k, t, Npos, qkv_bias, o_bias, mlp_bias,
          norm_vecs_layer, norm_vecs_final, head_bias)
 
@@ -89,6 +95,7 @@ _F_TOTAL = Formula("total_params", TOTAL_PARAMS, _ARCH, "1")
 _F_ACTIVE = Formula("active_params", ACTIVE_PARAMS, _ARCH, "1")
 _F_MATMUL = Formula("matmul_params", MATMUL_PARAMS, _ARCH, "1")
 _F_READ = Formula("decode_read_params", DECODE_READ_PARAMS, _ARCH, "1")
+_F_EXR = Formula("experts_read", EXPERTS_READ, (E, k, batch), "1")
 
 
 @register(_F_GPT)
@@ -319,6 +326,49 @@ def decode_read_params(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: An
     7110664192
     """
     return _F_READ(*_arch_args(locals()))
+
+
+@register(_F_EXR)
+def experts_read(*, n_experts: Any, n_active_experts: Any, batch: Any) -> Any:
+    r"""Expected experts per mixture-of-experts block that one decode step of B tokens reads.
+
+    Each token picks :math:`k` of the :math:`E` experts; with uniform, independent routing an
+    expert is missed by one token with probability :math:`1 - k/E` and by all :math:`B` with
+    :math:`(1 - k/E)^B`. Summing the :math:`E` indicator expectations:
+
+    .. math:: \bar{E}_B = E \left(1 - \left(1 - \frac{k}{E}\right)^{B}\right)
+
+    A step reads the shared weights once and :math:`\bar{E}_B` expert MLPs per block, so
+    :func:`decode_read_params` with ``n_active_experts`` :math:`= \bar{E}_B` gives the
+    parameters a batched MoE step reads. Real routers are not uniform and tokens of one
+    sequence favour the same experts, which lowers the count; uniform routing is the upper end.
+
+    Parameters
+    ----------
+    n_experts : int
+        Experts per block, E [-]
+    n_active_experts : int
+        Experts each token uses, k [-]
+    batch : int or array
+        Tokens decoded in the step, B [-]
+
+    Returns
+    -------
+    Fraction, float or array
+        Expected experts read per block [-]
+
+    Examples
+    --------
+    Mixtral 8x7B (E = 8, k = 2): 2 at batch 1, 3.5 at batch 2, nearly all 8 at batch 16:
+
+    >>> experts_read(n_experts=8, n_active_experts=2, batch=1)
+    2
+    >>> float(experts_read(n_experts=8, n_active_experts=2, batch=2))
+    3.5
+    >>> round(float(experts_read(n_experts=8, n_active_experts=2, batch=16)), 3)
+    7.92
+    """
+    return _F_EXR(n_experts, n_active_experts, batch)
 
 
 for _fn in (total_params, active_params, matmul_params, decode_read_params):

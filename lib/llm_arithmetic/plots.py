@@ -114,14 +114,17 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     b = np.asarray(list(batches), dtype=float)
     for s in contexts:
         e = estimate(model, hardware=chip, weights=weights, context=int(s))
-        t = rl.decode_step_time(weight_bytes=float(e.decode_bytes_per_token - e.kv_cache_bytes),
+        # weights read per step; a step reads the cache of the attended context only
+        s_eff = float(e.attended_context)
+        w_read = float(e.decode_bytes_per_token) - float(e.kv_cache_bytes_per_token) * s_eff
+        t = rl.decode_step_time(weight_bytes=w_read,
                                 kv_bytes_token=float(e.kv_cache_bytes_per_token),
                                 matmul_params=e.params_matmul, n_layers=model.n_layers,
-                                n_heads=model.n_heads, d_head=model.d_head, context=float(s),
+                                n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
                                 batch=b, bandwidth=e.bandwidth, peak_flops=e.peak_flops)
-        mem = rl.decode_step_bytes(weight_bytes=float(e.decode_bytes_per_token - e.kv_cache_bytes),
+        mem = rl.decode_step_bytes(weight_bytes=w_read,
                                    kv_bytes_token=float(e.kv_cache_bytes_per_token),
-                                   context=float(s), batch=b) / e.bandwidth
+                                   context=s_eff, batch=b) / e.bandwidth
         (line,) = ax.plot(b, t * 1e3, label=f"context {s:,}")
         ax.plot(b, mem * 1e3, ls=":", color=line.get_color(), lw=1)
         ax.lines[-1].set_label("_nolegend_")

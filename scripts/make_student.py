@@ -1,0 +1,419 @@
+"""Build the student edition: the whole book with every exercise and no solution (`make student`).
+
+1. Stage: copy the repository's files (those git tracks, plus new files git does not ignore;
+   without git, the tree minus _build, .venv and dot folders) to `_build/student/src/`, leaving
+   out what only the maintainers run (tests/, .ci/, pytest.ini, nbval_sanitize.cfg).
+2. Strip: every notebook goes through `student_notebook()` (scripts/student_edition.py): cells
+   tagged `solution` are dropped, or stubbed where they hold `### BEGIN SOLUTION` markers; every
+   Markdown page loses its `{solution}` and `{solution-start}`...`{solution-end}` blocks. In
+   the copied `_config.yml`, `hide_solutions` becomes true and `repository.branch` becomes
+   `student`, so that the launch buttons (Binder, Colab) open the stripped notebooks of the
+   `student` branch. `_build/student/src/` is that branch's tree: instructors push it there.
+3. Build: the staged copy with `jupyter-book build -W -n --keep-going` (strict, like `make book`)
+   into `_build/student/html/`; at the same time the instructor edition (the repository as it
+   is) into `_build/student/instructor-html/`, to compare the two (or pass --instructor-html DIR
+   to compare with an existing, up-to-date build such as `_build/html`).
+4. Verify (`check_student_edition`), and fail on any problem:
+   - no file of the staged sources or of the built site (pages, `_sources/` downloads, .ipynb,
+     .md, search index) holds a solution: a title "Solution" in the search index, an element of
+     class `solution` (sphinx-exercise's solution admonition) or `tag_solution` (a notebook cell
+     tagged `solution`), an id `<doc>-solution-<n>` (sphinx-exercise's ids for unlabelled
+     solutions), a notebook cell tagged `solution`, an nbgrader `### BEGIN SOLUTION` line, a
+     `{solution...}` directive, or any line of the instructor edition's solutions (code and
+     prose) that appears nowhere else in the book;
+   - every exercise of the instructor edition is in the student edition, on the same page, with
+     the same label, number and title ("Exercise 4.3 (title)"), and no other exercise.
+
+Usage: `python scripts/make_student.py [--out _build/student] [--instructor-html DIR]
+[--check-only]`. Exit status 0 when the edition is built and verified, 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from student_edition import (BEGIN, END, is_solution, strip_solution_blocks,  # noqa: E402
+                             student_notebook)
+
+REPO = Path(__file__).resolve().parents[1]
+STUDENT_BRANCH = "student"
+# Left out of the student tree: the maintainers' checks (nbval would fail on the stubs).
+EXCLUDE_TOP = {"tests", ".ci", "_build", ".venv", ".git", "pytest.ini", "nbval_sanitize.cfg"}
+# A MyST directive opening (backticks, tildes or colons) of a solution.
+SOLUTION_DIRECTIVE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{solution(-start|-end)?\}",
+                                   re.M)
+MARKER_RE = re.compile(rf"^[ \t]*(?:{re.escape(BEGIN)}|{re.escape(END)})[ \t]*$", re.M)
+SOLUTION_ID_RE = re.compile(r"-solution-\d+$")
+TEXT_SUFFIXES = {".html", ".ipynb", ".md", ".txt", ".js", ".json", ".py", ".yml", ".yaml"}
+MIN_SNIPPET = 25  # shortest solution line searched for as text (shorter lines occur by chance)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1-2. Stage and strip
+
+def source_files(repo: Path = REPO) -> list[Path]:
+    """Files of the repository that the student tree carries, relative to `repo`."""
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], check=True, capture_output=True).stdout
+        files = [Path(p) for p in out.decode().split("\0") if p]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout
+        files = [p.relative_to(repo) for p in repo.rglob("*") if p.is_file()
+                 and not any(part.startswith(".") or part in ("__pycache__",) or
+                             part.endswith(".egg-info") for part in p.relative_to(repo).parts)]
+    return sorted(f for f in files if f.parts[0] not in EXCLUDE_TOP
+                  and "__pycache__" not in f.parts and ".ipynb_checkpoints" not in f.parts
+                  and (repo / f).is_file())
+
+
+def student_config(text: str) -> str:
+    """The student `_config.yml`: `hide_solutions: true`, `repository.branch: student`.
+
+    The file is edited as text so that its comments survive; the result is checked as YAML.
+    """
+    new, n_hide = re.subn(r"^(\s*hide_solutions:\s*)(false|False|no)\b", r"\g<1>true", text,
+                          flags=re.M)
+    new, n_branch = re.subn(r"^(repository:\s*\n(?:[ \t]+.*\n|\s*\n)*?[ \t]+branch:[ \t]*)\S+",
+                            rf"\g<1>{STUDENT_BRANCH}", new, flags=re.M)
+    if not n_branch:  # no branch given: add one under repository:
+        new, n_branch = re.subn(r"^repository:[ \t]*\n",
+                                f"repository:\n  branch: {STUDENT_BRANCH}\n", new, flags=re.M)
+    config = yaml.safe_load(new)
+    sphinx_config = (config.get("sphinx") or {}).get("config") or {}
+    if sphinx_config.get("hide_solutions") is not True:
+        if n_hide == 0 and "hide_solutions" not in sphinx_config:
+            raise SystemExit("_config.yml: sphinx.config.hide_solutions is missing; add "
+                             "`hide_solutions: false` there (the student edition turns it on)")
+        raise SystemExit("_config.yml: could not set sphinx.config.hide_solutions to true")
+    if (config.get("repository") or {}).get("branch") != STUDENT_BRANCH:
+        raise SystemExit(f"_config.yml: could not set repository.branch to {STUDENT_BRANCH}")
+    return new
+
+
+def stage(src: Path, repo: Path = REPO) -> dict[str, int]:
+    """Copy the repository to `src` without solutions; returns counts for the report."""
+    if src.exists():
+        shutil.rmtree(src)
+    counts = {"files": 0, "notebooks": 0, "pages": 0, "cells dropped": 0, "cells stubbed": 0}
+    for rel in source_files(repo):
+        dest = src / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        counts["files"] += 1
+        if rel.suffix == ".ipynb":
+            nb = nbformat.read(repo / rel, as_version=4)
+            student = student_notebook(nb)
+            tagged = sum(is_solution(c) for c in nb.cells)
+            kept = len(student["cells"]) - (len(nb.cells) - tagged)
+            counts["notebooks"] += 1
+            counts["cells dropped"] += tagged - kept
+            counts["cells stubbed"] += kept
+            nbformat.write(nbformat.from_dict(student), dest)
+        elif rel.suffix == ".md" and rel.parts[0] != "README.md":
+            text = (repo / rel).read_text(encoding="utf8")
+            stripped = strip_solution_blocks(text)
+            counts["pages"] += stripped != text
+            dest.write_text(stripped, encoding="utf8")
+        elif rel.as_posix() == "_config.yml":
+            dest.write_text(student_config((repo / rel).read_text(encoding="utf8")),
+                            encoding="utf8")
+        else:
+            shutil.copy2(repo / rel, dest)
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Build
+
+def build(source: Path, html_out: Path, work: Path) -> subprocess.Popen:
+    """Start `jupyter-book build source` (strict) into `work`; `finish` moves its HTML."""
+    if work.exists():
+        shutil.rmtree(work)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(source), "--path-output",
+           str(work), "-W", "-n", "--keep-going"]
+    log = open(work.with_suffix(".log"), "w", encoding="utf8")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=source)
+    proc.html_out, proc.work, proc.log_path = html_out, work, Path(log.name)
+    return proc
+
+
+def finish(proc: subprocess.Popen, what: str) -> Path:
+    rc = proc.wait()
+    if rc != 0:
+        tail = proc.log_path.read_text(encoding="utf8", errors="replace").splitlines()[-40:]
+        raise SystemExit(f"the {what} build failed (exit {rc}); log: {proc.log_path}\n"
+                         + "\n".join(tail))
+    if proc.html_out.exists():
+        shutil.rmtree(proc.html_out)
+    shutil.move(str(proc.work / "_build" / "html"), str(proc.html_out))
+    shutil.rmtree(proc.work)
+    return proc.html_out
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Verify
+
+@dataclass(frozen=True)
+class Exercise:
+    page: str
+    label: str
+    title: str  # e.g. "Exercise 4.3 (Audit a calculator)"
+
+
+class _PageParser(HTMLParser):
+    """Exercises (label, title) and solution elements of one HTML page, plus its text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.exercises: list[tuple[str, str]] = []
+        self.solutions: list[str] = []
+        self.text: list[str] = []
+        self._title: list[str] | None = None  # collecting an exercise's title
+        self._want_title: str | None = None
+        self._depth = 0
+        self._skip = 0  # inside <script>/<style>
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        ident = a.get("id") or ""
+        if tag in ("script", "style"):
+            self._skip += 1
+        if ("solution" in classes or "tag_solution" in classes
+                or SOLUTION_ID_RE.search(ident) or ident == "solution-content"):
+            self.solutions.append(f"<{tag} class={' '.join(classes)!r} id={ident!r}>")
+        if "exercise" in classes and "admonition" in classes:
+            self._want_title = ident
+        elif self._want_title is not None and "admonition-title" in classes:
+            self._title, self._depth = [], 0
+        if self._title is not None:
+            self._depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+        if self._title is not None:
+            self._depth -= 1
+            if self._depth == 0:
+                title = " ".join("".join(self._title).split())
+                self.exercises.append((self._want_title, title))
+                self._title, self._want_title = None, None
+
+    def handle_data(self, data):
+        if self._title is not None:
+            self._title.append(data)
+        if not self._skip:
+            self.text.append(data)
+
+
+def exercises_in(html_root: Path) -> dict[str, Exercise]:
+    """Every exercise admonition of a build: label -> Exercise (page, label, title)."""
+    found: dict[str, Exercise] = {}
+    for page in sorted(html_root.rglob("*.html")):
+        rel = page.relative_to(html_root)
+        if rel.parts[0] in ("_static", "_sources"):
+            continue
+        parser = _PageParser()
+        parser.feed(page.read_text(encoding="utf8", errors="replace"))
+        for label, title in parser.exercises:
+            key = label or f"{rel.as_posix()}#{len(found)}"
+            found[key] = Exercise(rel.as_posix(), label, title)
+    return found
+
+
+def _cells(nb: dict) -> list[dict]:
+    return nb.get("cells", [])
+
+
+def _src(cell: dict) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def solution_snippets(repo: Path = REPO) -> set[str]:
+    """Lines of the instructor edition's solutions that appear nowhere else in the book's sources
+    (whitespace collapsed, at least MIN_SNIPPET characters): their presence in the student edition
+    means a solution leaked."""
+    solution_lines, other_text = set(), []
+    for rel in source_files(repo):
+        if rel.suffix == ".ipynb":
+            nb = json.loads((repo / rel).read_text(encoding="utf8"))
+            for cell in _cells(nb):
+                src = _src(cell)
+                if "solution" in cell.get("metadata", {}).get("tags", []):
+                    if BEGIN in src:  # only the marked region is the solution
+                        src = "\n".join(re.findall(
+                            rf"{re.escape(BEGIN)}\n(.*?)\n[ \t]*{re.escape(END)}", src, re.S))
+                    solution_lines.update(src.splitlines())
+                else:
+                    other_text.append(src)
+        elif rel.suffix == ".md":
+            text = (repo / rel).read_text(encoding="utf8")
+            kept = strip_solution_blocks(text)
+            if kept != text:
+                kept_lines = set(kept.splitlines())
+                solution_lines.update(l for l in text.splitlines() if l not in kept_lines)
+            other_text.append(kept)
+    other = " ".join(" ".join(other_text).split())
+    snippets = set()
+    for line in solution_lines:
+        line = " ".join(line.split())
+        if (len(line) >= MIN_SNIPPET and line not in other and not SOLUTION_DIRECTIVE_RE.match(line)
+                and not line.startswith(":class:")):
+            snippets.add(line)
+    return snippets
+
+
+def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
+    try:
+        raw = path.read_text(encoding="utf8")
+    except UnicodeDecodeError:
+        return []
+    problems = []
+    if path.name == "searchindex.js":  # Sphinx's search index: solution boxes are titled there
+        try:
+            index = json.loads(raw[raw.index("(") + 1:raw.rindex(")")])
+        except ValueError:
+            return [f"{rel}: unreadable search index"]
+        titles = [t for t in index.get("alltitles", {}) if re.match(r"Solution\b", t)]
+        if titles:
+            problems.append(f"{rel}: solution titles in the search index: {titles[:3]}")
+        return problems
+    if path.suffix == ".html":
+        parser = _PageParser()
+        parser.feed(raw)
+        if parser.solutions:
+            problems.append(f"{rel}: {len(parser.solutions)} solution element(s), e.g. "
+                            f"{parser.solutions[:2]}")
+        text = "".join(parser.text)
+    elif path.suffix == ".ipynb":
+        try:
+            nb = json.loads(raw)
+        except json.JSONDecodeError:
+            return [f"{rel}: not a notebook (invalid JSON)"]
+        tagged = [i for i, c in enumerate(_cells(nb))
+                  if "solution" in c.get("metadata", {}).get("tags", [])]
+        if tagged:
+            problems.append(f"{rel}: cells {tagged[:5]} are tagged `solution`")
+        text = "\n".join(_src(c) for c in _cells(nb))
+    else:
+        text = raw
+    if path.suffix in (".html", ".ipynb", ".md", ".txt"):
+        if SOLUTION_DIRECTIVE_RE.search(text):
+            problems.append(f"{rel}: a {{solution}} directive: "
+                            f"{SOLUTION_DIRECTIVE_RE.search(text).group(0).strip()!r}")
+        if MARKER_RE.search(text):
+            problems.append(f"{rel}: an nbgrader solution marker ({BEGIN!r} on a line of its own)")
+        flat = " ".join(html.unescape(text).split())
+        leaked = sorted(s for s in snippets if s in flat)
+        if leaked:
+            problems.append(f"{rel}: {len(leaked)} line(s) of a solution, e.g. {leaked[0]!r}")
+    return problems
+
+
+def solution_problems(root: Path, snippets: set[str] = frozenset()) -> list[str]:
+    """Every file under `root` (a built site or a staged tree) that holds a solution."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and (path.suffix in TEXT_SUFFIXES):
+            problems += _file_problems(path, path.relative_to(root).as_posix(), snippets)
+    return problems
+
+
+def exercise_problems(student_html: Path, instructor_html: Path) -> tuple[list[str], int]:
+    """Differences between the exercises of the two builds; and how many exercises there are."""
+    teacher, student = exercises_in(instructor_html), exercises_in(student_html)
+    problems = []
+    for key, ex in teacher.items():
+        got = student.get(key)
+        if got is None:
+            problems.append(f"{ex.page}: exercise {ex.label or key} ({ex.title}) is missing")
+        elif got != ex:
+            problems.append(f"{ex.label or key}: instructor edition {ex.page} {ex.title!r}, "
+                            f"student edition {got.page} {got.title!r}")
+    for key in student.keys() - teacher.keys():
+        problems.append(f"{student[key].page}: exercise {key} is not in the instructor edition")
+    return problems, len(teacher)
+
+
+def check_student_edition(student_html: Path, instructor_html: Path | None = None,
+                          staged: Path | None = None, repo: Path = REPO) -> list[str]:
+    """All problems of a student edition (empty: none). See the module docstring."""
+    if not (student_html / "index.html").is_file():
+        return [f"no student edition at {student_html} (index.html missing)"]
+    snippets = solution_snippets(repo)
+    problems = solution_problems(student_html, snippets)
+    if staged is not None:
+        problems += [f"staged sources: {p}" for p in solution_problems(staged, snippets)]
+    if instructor_html is not None:
+        diff, n = exercise_problems(student_html, instructor_html)
+        problems += diff
+        if n == 0:
+            problems.append(f"no exercise found in the instructor edition {instructor_html}")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=REPO / "_build" / "student",
+                    help="output folder (default _build/student): html/ and src/ go there")
+    ap.add_argument("--instructor-html", type=Path,
+                    help="an up-to-date instructor build to compare with (e.g. _build/html after "
+                         "`make book`); by default the instructor edition is built afresh")
+    ap.add_argument("--check-only", action="store_true",
+                    help="only verify an existing OUT/html (against --instructor-html if given)")
+    args = ap.parse_args(argv)
+    out = args.out.resolve()
+    html_dir, src = out / "html", out / "src"
+    started = time.monotonic()
+    instructor = args.instructor_html.resolve() if args.instructor_html else None
+
+    if not args.check_only:
+        counts = stage(src)
+        print(f"staged {counts['files']} files in {src}: {counts['notebooks']} notebooks "
+              f"({counts['cells dropped']} solution cells dropped, {counts['cells stubbed']} "
+              f"stubbed), {counts['pages']} Markdown page(s) stripped")
+        print("building the student edition"
+              + ("" if instructor else " and, to compare with, the instructor edition")
+              + " (jupyter-book, strict) ...", flush=True)
+        jobs = [build(src, html_dir, out / "student-work")]
+        if instructor is None:
+            instructor = out / "instructor-html"
+            jobs.append(build(REPO, instructor, out / "instructor-work"))
+        finish(jobs[0], "student edition")
+        if len(jobs) > 1:
+            finish(jobs[1], "instructor edition")
+
+    problems = check_student_edition(html_dir, instructor, None if args.check_only else src)
+    n = len(exercises_in(html_dir)) if html_dir.is_dir() else 0
+    if problems:
+        print(f"the student edition at {html_dir} FAILS its checks:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    compared = f", the same exercises as {instructor}" if instructor else ""
+    print(f"{'checked' if args.check_only else 'built and checked'} in "
+          f"{time.monotonic() - started:.0f} s: no solution in any file{compared} ({n} exercises)")
+    print(f"The student edition is at file://{html_dir}/index.html")
+    if not args.check_only:
+        print(f"Its sources (for the `{STUDENT_BRANCH}` branch the launch buttons open): {src}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,353 @@
+"""The student edition (`make student`, scripts/make_student.py): every exercise, no solution.
+
+Fast checks (always run):
+- the doctests of scripts/student_edition.py (scripts/ is not among pytest's testpaths);
+- `student_notebook()` on every notebook of the repository (notebooks/, notebooks/exercises/):
+  no cell tagged `solution`, no nbgrader marker, no `{solution}` directive is left; every
+  `{exercise}` directive is kept with its label, in order; marked cells become the stub; the
+  original is not modified;
+- `strip_solution_blocks()` on every Markdown page of book/, and on the directive forms MyST has;
+- the student `_config.yml` (hide_solutions on, branch `student`, comments kept);
+- the staging step of make_student.py into a temporary folder (no book build): the staged tree
+  has no solution in any file and the checker finds solutions where there are some.
+
+Checks of a built student edition (skipped when there is none: `make student` builds it into
+`_build/student/html`, or set BOOK_STUDENT_HTML): no solution in any of its files, the same
+exercises (page, label, number, title) as the instructor edition built next to it
+(`_build/student/instructor-html`), and, in Chromium (as tests/test_browser.py), no solution
+element on any page with exercises and launch buttons that open the `student` branch.
+"""
+from __future__ import annotations
+
+import copy
+import doctest
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import nbformat
+import pytest
+import yaml
+
+from conftest import REPO, skip_or_fail
+
+sys.path.insert(0, str(REPO / "scripts"))
+import make_student  # noqa: E402
+import student_edition  # noqa: E402
+from student_edition import STUB, strip_solution_blocks, student_notebook  # noqa: E402
+
+NOTEBOOKS = sorted(p for p in (REPO / "notebooks").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+PAGES = sorted((REPO / "book").rglob("*.md"))
+DIRECTIVE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{([\w-]+)\}[ \t]*(.*?)[ \t]*$", re.M)
+LABEL_RE = re.compile(r"^[ \t]*:label:[ \t]*(\S+)", re.M)
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def exercises(text: str) -> list[tuple[str, str]]:
+    """(directive, label) of every {exercise} / {exercise-start} in a text, in order."""
+    out = []
+    for m in DIRECTIVE_RE.finditer(text):
+        if m.group(2) in ("exercise", "exercise-start"):
+            label = LABEL_RE.search(text, m.end())
+            out.append((m.group(2), label.group(1) if label else ""))
+    return out
+
+
+def solution_directives(text: str) -> list[str]:
+    return [m.group(0).strip() for m in DIRECTIVE_RE.finditer(text)
+            if m.group(2) in ("solution", "solution-start", "solution-end")]
+
+
+# ---------------------------------------------------------------------------------------------
+# The transformation
+
+def test_student_edition_doctests():
+    result = doctest.testmod(student_edition, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_there_are_notebooks_with_solutions():
+    assert NOTEBOOKS
+    assert any(student_edition.is_solution(c) for p in NOTEBOOKS
+               for c in nbformat.read(p, as_version=4).cells)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_student_notebook_has_every_exercise_and_no_solution(path):
+    nb = nbformat.read(path, as_version=4)
+    before = copy.deepcopy(nb)
+    student = student_notebook(nb)
+    assert nb == before, "student_notebook() modified its argument"
+
+    problems = []
+    for i, cell in enumerate(student["cells"]):
+        src = source(cell)
+        if "solution" in cell.get("metadata", {}).get("tags", []):
+            problems.append(f"cell {i}: still tagged `solution`")
+        if make_student.MARKER_RE.search(src):
+            problems.append(f"cell {i}: still holds an nbgrader solution marker")
+        if solution_directives(src):
+            problems.append(f"cell {i}: still holds {solution_directives(src)}")
+        if cell["cell_type"] == "code" and STUB in src and (cell.get("outputs")
+                                                             or cell.get("execution_count")):
+            problems.append(f"cell {i}: a stubbed cell keeps the outputs of the solution")
+    assert not problems, f"{rel(path)}:\n" + "\n".join(problems)
+
+    original = [e for c in nb.cells for e in exercises(source(c))]
+    kept = [e for c in student["cells"] for e in exercises(source(c))]
+    assert kept == original, f"{rel(path)}: exercises changed by the student edition"
+    n_exercise = sum(source(c).count("{exercise}") for c in nb.cells)
+    assert sum(source(c).count("{exercise}") for c in student["cells"]) == n_exercise
+
+    # every marked solution became exactly one stub; every other solution cell is gone
+    marked = [c for c in nb.cells
+              if student_edition.is_solution(c) and student_edition.BEGIN in source(c)]
+    assert sum(source(c).count(STUB) for c in student["cells"]) == \
+        sum(source(c).count(student_edition.BEGIN) for c in marked) + \
+        sum(source(c).count(STUB) for c in nb.cells if not student_edition.is_solution(c))
+    unmarked = sum(student_edition.is_solution(c) for c in nb.cells) - len(marked)
+    assert len(student["cells"]) == len(nb.cells) - unmarked
+
+
+@pytest.mark.parametrize("path", PAGES, ids=rel)
+def test_pages_keep_exercises_and_lose_solutions(path):
+    text = path.read_text(encoding="utf8")
+    stripped = strip_solution_blocks(text)
+    assert exercises(stripped) == exercises(text)
+    assert not solution_directives(stripped)
+    if not solution_directives(text):
+        assert stripped == text
+
+
+def test_strip_solution_blocks_forms():
+    page = "\n".join([
+        "Intro.",
+        ":::{exercise} Colons", ":label: ex-a-colon", "Ask.", ":::",
+        "::::{solution} ex-a-colon", ":class: dropdown", "```python", "x = 1", "```",
+        ":::{note}", "nested", ":::", "::::",
+        "~~~{solution} ex-a-colon", "tilde", "~~~",
+        "```{exercise-start} Gated", ":label: ex-a-gated", "```", "Gated question.",
+        "```{exercise-end}", "```",
+        "```{solution-start} ex-a-gated", ":class: dropdown", "```", "Gated answer.",
+        "```python", "print('secret')", "```",
+        "```{solution-end}", "```",
+        "Outro."])
+    out = strip_solution_blocks(page)
+    assert "secret" not in out and "nested" not in out and "tilde" not in out
+    assert "Gated answer" not in out and "x = 1" not in out
+    assert out.startswith("Intro.") and out.endswith("Outro.")
+    assert exercises(out) == [("exercise", "ex-a-colon"), ("exercise-start", "ex-a-gated")]
+    assert "Gated question." in out
+    with pytest.raises(ValueError):
+        strip_solution_blocks("```{solution-start} ex-a\n```\nno end")
+
+
+def test_student_config():
+    text = (REPO / "_config.yml").read_text(encoding="utf8")
+    new = make_student.student_config(text)
+    config, original = yaml.safe_load(new), yaml.safe_load(text)
+    assert config["sphinx"]["config"]["hide_solutions"] is True
+    assert config["repository"]["branch"] == make_student.STUDENT_BRANCH
+    assert config["repository"]["url"] == original["repository"]["url"]
+    # only those two settings change, and the comments stay
+    original["sphinx"]["config"]["hide_solutions"] = True
+    original["repository"]["branch"] = make_student.STUDENT_BRANCH
+    assert config == original
+    assert [l for l in new.splitlines() if l.lstrip().startswith("#")] == \
+        [l for l in text.splitlines() if l.lstrip().startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    src = tmp_path_factory.mktemp("student") / "src"
+    counts = make_student.stage(src)
+    return src, counts
+
+
+def test_staged_tree_has_no_solution(staged):
+    src, counts = staged
+    assert counts["notebooks"] >= len(NOTEBOOKS)
+    assert counts["cells dropped"] + counts["cells stubbed"] > 0
+    for path in NOTEBOOKS + PAGES + [REPO / "_toc.yml", REPO / "references.bib"]:
+        assert (src / rel(path)).is_file(), f"{rel(path)} not staged"
+    for left_out in ("tests", ".ci", "pytest.ini"):
+        assert not (src / left_out).exists()
+    assert (src / "lib" / "llm_arithmetic" / "__init__.py").is_file()  # Binder installs it
+    assert make_student.solution_problems(src, make_student.solution_snippets()) == []
+    config = yaml.safe_load((src / "_config.yml").read_text(encoding="utf8"))
+    assert config["sphinx"]["config"]["hide_solutions"] is True
+    assert config["repository"]["branch"] == "student"
+    assert config["execute"]["execute_notebooks"] == "off"  # the stubs are never run by the build
+
+
+def test_checker_finds_solutions(tmp_path):
+    """The verification is not vacuous: each kind of leak is reported."""
+    snippets = make_student.solution_snippets()
+    assert snippets, "no solution text found in the sources to search for"
+    leaked_line = sorted(snippets)[0]
+    (tmp_path / "a.html").write_text(
+        '<div class="solution dropdown admonition" id="notebooks/x-solution-1"><p>x</p></div>')
+    (tmp_path / "b.html").write_text('<div class="cell tag_solution docutils container"></div>')
+    (tmp_path / "c.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "x = 1"}]}))
+    (tmp_path / "d.md").write_text("Text\n```{solution-start} ex-a-b\n```\n")
+    (tmp_path / "e.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "metadata": {}, "source": "### BEGIN SOLUTION\nx = 1\n"}]}))
+    (tmp_path / "f.html").write_text(f"<pre>{html.escape(leaked_line)}</pre>")
+    (tmp_path / "ok.html").write_text('<div class="exercise admonition" id="ex-a-b">'
+                                      '<p class="admonition-title">Exercise 1.1</p></div>'
+                                      "<p>Say <code>### BEGIN SOLUTION</code> inline.</p>")
+    (tmp_path / "searchindex.js").write_text(
+        'Search.setIndex({"alltitles": {"Solution": [[3, "x-solution-1"]], "Intro": []}})')
+    problems = make_student.solution_problems(tmp_path, snippets)
+    flagged = {p.split(":")[0] for p in problems}
+    assert flagged == {"a.html", "b.html", "c.ipynb", "d.md", "e.ipynb", "f.html",
+                       "searchindex.js"}, problems
+
+
+def test_exercise_comparison(tmp_path):
+    def page(root, body):
+        (root / "notebooks").mkdir(parents=True)
+        (root / "notebooks" / "ch.html").write_text(body)
+
+    ex = ('<div class="exercise admonition" id="{}"><p class="admonition-title">'
+          '<span class="caption-number">Exercise {} </span> (T)</p></div>')
+    page(tmp_path / "teacher", ex.format("ex-c-a", "4.1") + ex.format("ex-c-b", "4.2"))
+    page(tmp_path / "same", ex.format("ex-c-a", "4.1") + ex.format("ex-c-b", "4.2"))
+    page(tmp_path / "renumbered", ex.format("ex-c-b", "4.1") + ex.format("ex-c-a", "4.2"))
+    page(tmp_path / "missing", ex.format("ex-c-a", "4.1"))
+    found = make_student.exercises_in(tmp_path / "teacher")
+    assert [e.title for e in found.values()] == ["Exercise 4.1 (T)", "Exercise 4.2 (T)"]
+    assert make_student.exercise_problems(tmp_path / "same", tmp_path / "teacher") == ([], 2)
+    compare = make_student.exercise_problems
+    assert len(compare(tmp_path / "renumbered", tmp_path / "teacher")[0]) == 2
+    assert len(compare(tmp_path / "missing", tmp_path / "teacher")[0]) == 1
+
+
+def test_make_target():
+    out = subprocess.run(["make", "-n", "student"], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "scripts/make_student.py" in out.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# A built student edition (after `make student`)
+
+def student_html_dir() -> Path:
+    return Path(os.environ.get("BOOK_STUDENT_HTML")
+                or REPO / "_build" / "student" / "html").resolve()
+
+
+@pytest.fixture(scope="session")
+def student_html() -> Path:
+    root = student_html_dir()
+    if not (root / "index.html").is_file():
+        pytest.skip(f"no student edition at {root}: run `make student` (or set BOOK_STUDENT_HTML)")
+    return root
+
+
+def test_built_student_edition_has_no_solution(student_html):
+    problems = make_student.solution_problems(student_html, make_student.solution_snippets())
+    assert not problems, "the student edition shows solutions:\n" + "\n".join(problems)
+
+
+def test_built_student_edition_has_every_exercise(student_html):
+    instructor = student_html.parent / "instructor-html"
+    if not (instructor / "index.html").is_file():
+        pytest.skip(f"no instructor build next to the student edition ({instructor})")
+    problems, n = make_student.exercise_problems(student_html, instructor)
+    assert n > 0 and not problems, "\n".join(problems)
+
+
+STUDENT_PAGE = """
+() => ({
+  solutions: document.querySelectorAll('.solution, .tag_solution, [id$="-solution-1"]').length,
+  exercises: [...document.querySelectorAll('.exercise.admonition > .admonition-title')]
+    .map(t => ({text: t.textContent.trim(), visible: t.getBoundingClientRect().height > 0})),
+  launch: [...document.querySelectorAll('.bd-header-article a[href]')].map(a => a.href)
+    .filter(h => /binder|colab/.test(h)),
+})
+"""
+
+
+@pytest.fixture(scope="module")
+def student_page(student_html, tmp_path_factory):
+    """A function that opens one page of the student edition in Chromium and reports on it."""
+    from test_browser import CHROMIUM, CHROMIUM_FLAGS, LOCAL_HOST, TIMEOUT_MS, VIEWPORT, Browser
+
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: `sudo apt-get install chromium` (or set "
+                     "CHROMIUM); never `playwright install`")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("the playwright package is missing: `make venv` installs it")
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "--bind", LOCAL_HOST, "--directory",
+         str(student_html), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        m = re.search(r"port (\d+)", server.stdout.readline())
+        assert m, "http.server did not start"
+        site = f"http://{LOCAL_HOST}:{m.group(1)}/"
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                str(tmp_path_factory.mktemp("chromium-student")), executable_path=CHROMIUM,
+                headless=True, args=CHROMIUM_FLAGS, viewport=VIEWPORT, service_workers="block")
+            context.set_default_timeout(TIMEOUT_MS)
+            browser = Browser(context)
+            context.route("**/*", browser.route)
+
+            def open_page(path: str) -> dict:
+                page = context.new_page()
+                try:
+                    page.goto(urljoin(site, path), wait_until="domcontentloaded")
+                    return page.evaluate(STUDENT_PAGE)
+                finally:
+                    page.close()
+
+            try:
+                yield open_page
+            finally:
+                context.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_student_pages_in_browser(student_html, student_page):
+    """Every page with exercises: the exercises show, no solution element exists, and the Binder
+    and Colab buttons open the `student` branch (whose notebooks hold no solution)."""
+    pages = sorted(p.relative_to(student_html).as_posix() for p in student_html.rglob("*.html")
+                   if p.relative_to(student_html).parts[0] not in ("_static", "_sources")
+                   and 'class="exercise admonition"' in p.read_text(encoding="utf8"))
+    assert pages, "no page of the student edition has an exercise"
+    problems = []
+    for path in pages:
+        r = student_page(path)
+        if r["solutions"]:
+            problems.append(f"{path}: {r['solutions']} solution element(s)")
+        if not r["exercises"] or not all(e["visible"] for e in r["exercises"]):
+            problems.append(f"{path}: exercises missing or hidden: {r['exercises'][:3]}")
+        if not all(re.match(r"Exercise \d+(\.\d+)*\b", e["text"]) for e in r["exercises"]):
+            problems.append(f"{path}: an exercise without its number: {r['exercises'][:3]}")
+        if path.startswith("notebooks/"):
+            wrong = [h for h in r["launch"] if f"/{make_student.STUDENT_BRANCH}" not in
+                     urlsplit(h).path + "?" + urlsplit(h).query]
+            if not r["launch"] or wrong:
+                problems.append(f"{path}: launch links not on the student branch: "
+                                f"{wrong[:2] or 'none'}")
+    assert not problems, "\n".join(problems)
