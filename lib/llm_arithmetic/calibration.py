@@ -1,8 +1,8 @@
 r"""Predicted vs measured: the speed-of-light decode bound against published measurements.
 
-The dataset ``data/calibration/measurements.csv`` holds published single-stream (batch 1)
+The dataset ``llm_arithmetic/data/calibration_measurements.csv`` (package data) holds published single-stream (batch 1)
 decode speeds, each with the device's memory bandwidth and the weights' bits per weight (see
-``data/calibration/README.md``). For each row this module computes the package's bound,
+``llm_arithmetic/data/calibration_README.md``). For each row this module computes the package's bound,
 
 .. math::
 
@@ -44,8 +44,8 @@ __all__ = ["DATA_PATH", "DEVICE_CLASSES", "BOUND_TOKENS_PER_SECOND", "EFFICIENCY
            "calibrate", "group_by", "median_efficiency", "size_bucket", "precision_bucket",
            "plot_efficiency_by", "plot_measured_vs_bound"]
 
-#: Where the dataset lives (the repository's ``data/calibration``).
-DATA_PATH: Path = Path(__file__).resolve().parents[2] / "data" / "calibration" / "measurements.csv"
+#: Where the dataset lives: package data, so that it ships with every install (Binder, Colab).
+DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "calibration_measurements.csv"
 
 #: The device classes of the dataset, in the order the chapter shows them.
 DEVICE_CLASSES: tuple[str, ...] = ("apple", "consumer-gpu", "datacenter-gpu", "cpu")
@@ -60,7 +60,7 @@ EFFICIENCY: sp.Expr = _meas / BOUND_TOKENS_PER_SECOND
 
 @dataclass(frozen=True)
 class Measurement:
-    """One row of ``measurements.csv`` (column meanings in ``data/calibration/README.md``).
+    """One row of ``measurements.csv`` (column meanings in ``llm_arithmetic/data/calibration_README.md``).
 
     Attributes
     ----------

@@ -1,0 +1,357 @@
+r"""finbarr's "How is LLaMa.cpp possible?": its inputs, its published numbers and its formulas.
+
+The post (bib key ``finbarr2023llamacpp``; the text of 2023-03-17 to 2023-08-31) writes the
+latency of one decode step as
+
+.. math:: t_{model} = \max(t_{compute}, t_{memory}), \quad
+          t_{memory} = \frac{2 P\, n_{bytes} B}{\beta_{mem}}, \quad
+          t_{compute} = \frac{2 P}{R_{peak}}
+
+with :math:`n_{bytes}` the bytes per parameter and :math:`B` the batch size. Two things in
+:math:`t_{memory}` differ from the package's roofline
+(:data:`llm_arithmetic.roofline.DECODE_STEP_TIME`): the leading 2, which is kipply's two bytes
+per 16-bit parameter (kipply, "Transformer Inference Arithmetic", 2022) kept after
+:math:`n_{bytes}` was introduced, and :math:`B`, which belongs to the compute term (the post
+moved it there on 2023-09-01). Both are
+defined here as printed, so that the reproduction uses the article's formula and the errata can
+print it; the corrected values come from the package.
+
+* :func:`latency_memory`, :func:`latency_compute`, :func:`latency_model` -- as printed
+* :func:`latency_memory_revised`, :func:`latency_compute_revised` -- the version of 2023-09-01
+  (B moved to the compute term, the factor 2 kept)
+* :func:`kv_cache_bytes` -- the post's KV-cache formula, :math:`n_{blocks} n_{bytes} 2 d_{model}`,
+  which the post calls the total but which is the size of one token's cache
+
+The symbol :math:`n_{bytes}` is added to the package's glossary (name ``n_bytes``); it is
+:math:`b_w / 8` in the package's notation.
+
+>>> round(latency_memory(n_params=7_000_000_000, n_bytes=4, batch=1,
+...                      bandwidth=A100_BANDWIDTH) * 1e3, 2)
+28.94
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from .. import symbols as _symbols
+from .._formula import Formula, register
+from ..symbols import GLOSSARY, bandwidth, batch, d_model, n_layers, n_params, peak_flops
+
+__all__ = [
+    # inputs
+    "TABLE_PARAMS", "TABLE_LABELS", "N_BYTES", "A100_BANDWIDTH", "A100_FP16_FLOPS",
+    "A100_INT4_OPS", "A100_MEMORY_GB", "RTX4090_BANDWIDTH", "RTX4090_FP16_FLOPS",
+    "CONSUMER_GPU_MEMORY", "A100_ONCHIP_MB", "M1_BANDWIDTH", "M1_FP16_FLOPS",
+    "M2_PRO_BANDWIDTH", "M2_MAX_BANDWIDTH", "RPI4_FLOPS", "RPI4_BANDWIDTH",
+    # published values
+    "WEIGHTS_GB", "LATENCY_MS", "CLAIMS", "OBSERVED_TOKENS_PER_S",
+    # formulas
+    "n_bytes", "LATENCY_MEMORY", "LATENCY_COMPUTE", "LATENCY_MODEL", "LATENCY_MEMORY_REVISED",
+    "LATENCY_COMPUTE_REVISED", "KV_CACHE_BYTES",
+    "latency_memory", "latency_compute", "latency_model", "latency_memory_revised",
+    "latency_compute_revised", "kv_cache_bytes",
+]
+
+# --- the article's stated inputs ------------------------------------------------------------
+#: [-] the parameter counts in the first column of both table images, as printed
+#: (7, 13, 32.5 and 65.2 billion; the LLaMA paper's Table 2 has 6.7, 13.0, 32.5 and 65.2).
+TABLE_PARAMS = (7_000_000_000, 13_000_000_000, 32_500_000_000, 65_200_000_000)
+#: The same counts as the images label them.
+TABLE_LABELS = ("7", "13", "32.5", "65.2")
+#: [B] bytes per parameter: "for float32s, this is 4, for float16s, this is 2, etc."; the
+#: table columns are fp32, fp16, int8 and int4.
+N_BYTES = {"fp32": 4, "fp16": 2, "int8": 1, "int4": Fraction(1, 2)}
+#: [B/s] "They have a large amount of memory bandwidth (A100: 1935 GB/s, 4090: 1008 GB/s)";
+#: "On an A100 (80GB PCIe), the memory bandwidth is 1935GB/s"; n_memory bandwidth = 1.935e12.
+A100_BANDWIDTH = 1.935e12
+#: [FLOP/s] "A100: 312 TFLOPS of FP16"; n_flops = 3.12e14.
+A100_FP16_FLOPS = 3.12e14
+#: [OP/s] "The int4 compute is 1248 TOPS."
+A100_INT4_OPS = 1248e12
+#: [GB] "... the on-chip memory, which is quite small (40MB on an A100, compared to 40-80GB of
+#: RAM)": the two memory sizes of the A100.
+A100_MEMORY_GB = (40, 80)
+#: [MB] the same sentence: the on-chip memory of an A100 (its L2 cache is 40 MB).
+A100_ONCHIP_MB = 40
+#: [B/s] "4090: 1008 GB/s".
+RTX4090_BANDWIDTH = 1008e9
+#: [FLOP/s] "4090: 82.6 TFLOPS of FP16".
+RTX4090_FP16_FLOPS = 82.6e12
+#: [B] "high-end consumer GPUs (3090s/4090s, which have 24GB of RAM)".
+CONSUMER_GPU_MEMORY = 24_000_000_000
+#: [B/s] "The M1 GPU has a bandwidth of 68.25 GB/s".
+M1_BANDWIDTH = 68.25e9
+#: [FLOP/s] "... the M1 GPU can do up to 5.5 TFLOPS of fp16 compute" (the post's link goes to a
+#: benchmark of the M1 *Max*).
+M1_FP16_FLOPS = 5.5e12
+#: [B/s] "the M2 Pro has 200 GB/s of bandwidth".
+M2_PRO_BANDWIDTH = 200e9
+#: [B/s] "the M2 Max has 400 GB/s of bandwidth".
+M2_MAX_BANDWIDTH = 400e9
+#: [FLOP/s] "A Raspberry Pi 4 has 13.5 GFLOPS of compute" (the post links a table of measured
+#: LINPACK results).
+RPI4_FLOPS = 13.5e9
+#: [B/s] "... and ~4GB/s of memory bandwidth" (a forum measurement).
+RPI4_BANDWIDTH = 4e9
+
+# --- the article's published values (strings: their digits fix the rounding) ----------------
+#: Image 1, "Memory required for LLaMa weights" [GB], keyed by (params label, precision).
+WEIGHTS_GB = {
+    ("7", "fp32"): "28", ("7", "fp16"): "14", ("7", "int8"): "7", ("7", "int4"): "3.5",
+    ("13", "fp32"): "52", ("13", "fp16"): "26", ("13", "int8"): "13", ("13", "int4"): "6.5",
+    ("32.5", "fp32"): "130", ("32.5", "fp16"): "65", ("32.5", "int8"): "32.5",
+    ("32.5", "int4"): "16.25",
+    ("65.2", "fp32"): "260.8", ("65.2", "fp16"): "130.4", ("65.2", "int8"): "65.2",
+    ("65.2", "int4"): "32.6",
+}
+#: Image 2, inference time on an A100 80GB PCIe at batch size 1 [ms per token].
+LATENCY_MS = {
+    ("7", "fp32"): "28.94", ("7", "fp16"): "14.47", ("7", "int8"): "7.24", ("7", "int4"): "3.62",
+    ("13", "fp32"): "53.75", ("13", "fp16"): "26.87", ("13", "int8"): "13.44",
+    ("13", "int4"): "6.72",
+    ("32.5", "fp32"): "134.37", ("32.5", "fp16"): "67.18", ("32.5", "int8"): "33.59",
+    ("32.5", "int4"): "16.80",
+    ("65.2", "fp32"): "269.56", ("65.2", "fp16"): "134.78", ("65.2", "int8"): "67.39",
+    ("65.2", "int4"): "33.70",
+}
+#: Numbers the text derives, as printed (without "~"), with the sentence they come from.
+CLAIMS = {
+    # "as long as the batch size is less than 161, the model is memory-bound"
+    "critical_batch": "161",
+    # "the memory bandwidth is ~2 orders of magnitude smaller than the compute performance"
+    "orders_of_magnitude": "2",
+    # "you get twice the FLOPS when using fp16 vs fp32, which doubles again as you go to int8,
+    # and doubles once more as you go to int4s"
+    "precision_speedup": "2",
+    # "the RAM requirements are reduced to 1.33GB of memory for the KV cache, and 16.25GB of
+    # VRAM for the model parameters"
+    "kv_cache_gb": "1.33",
+    "weights_gb": "16.25",
+    # A100: "roughly 30 tokens/s with the 65B model, and 277 tokens/s with the 7B model"
+    "a100_65b_tokens_per_s": "30",
+    "a100_7b_tokens_per_s": "277",
+    # M1: "a ceiling of ~1 tokens/s for sampling from the 65B model with int4s, and 10 tokens/s
+    # with the 7B model"
+    "m1_65b_tokens_per_s": "1",
+    "m1_7b_tokens_per_s": "10",
+    # "going up to 6 tokens/s with the M2 Max with the 65B model"
+    "m2_max_65b_tokens_per_s": "6",
+    # Raspberry Pi 4: "we'd expect to see ~2 tokens/s with the 7B model if it was memory bound"
+    "rpi_7b_memory_bound_tokens_per_s": "2",
+}
+#: [token/s] measurements the post quotes: Pixel 5, "M2 Macbook Pro" and a 4GB Raspberry Pi 4,
+#: all with the 7B model.
+OBSERVED_TOKENS_PER_S = {"pixel5": 1, "m2_macbook_pro": 16, "raspberry_pi_4": Fraction(1, 10)}
+
+# --- symbols --------------------------------------------------------------------------------
+
+
+def _symbol(name: str, latex: str, description: str, unit: str) -> sp.Symbol:
+    """The glossary's symbol ``name``, added to the glossary if it is not there yet."""
+    if name in GLOSSARY:
+        sym = GLOSSARY[name].symbol
+        if sp.latex(sym) != latex:
+            raise ValueError(f"glossary already has {name!r} as {sp.latex(sym)!r}, not {latex!r}")
+        return sym
+    return _symbols._sym(name, latex, description, unit, positive=True, rational=True)
+
+
+n_bytes = _symbol("n_bytes", "n_{bytes}", "bytes per parameter or cached value (finbarr's "
+                  "notation; b_w / 8 in the package's)", "B")
+
+P, nb, B, beta, pi, L, d = n_params, n_bytes, batch, bandwidth, peak_flops, n_layers, d_model
+
+# --- formulas, as printed -------------------------------------------------------------------
+#: Memory latency as printed: the factor 2 and the batch size B are both in the numerator.
+LATENCY_MEMORY = 2 * P * nb * B / beta
+#: Compute latency as printed: 2P FLOPs per token, no batch size.
+LATENCY_COMPUTE = 2 * P / pi
+#: The latency of one step as printed: the larger of the two.
+LATENCY_MODEL = sp.Max(LATENCY_COMPUTE, LATENCY_MEMORY, evaluate=False)
+#: The revision of 2023-09-01: B moved to the compute term; the memory term keeps its 2.
+LATENCY_MEMORY_REVISED = 2 * P * nb / beta
+LATENCY_COMPUTE_REVISED = 2 * P * B / pi
+#: The post's KV-cache formula, n_blocks * n_bytes * 2 * d_model: per token (the post calls it
+#: the total memory for the KV cache).
+KV_CACHE_BYTES = L * nb * 2 * d
+
+_F_LM = Formula("finbarr_latency_memory", LATENCY_MEMORY, (P, nb, B, beta), "s")
+_F_LC = Formula("finbarr_latency_compute", LATENCY_COMPUTE, (P, pi), "s")
+_F_LT = Formula("finbarr_latency_model", LATENCY_MODEL, (P, nb, B, beta, pi), "s")
+_F_LMR = Formula("finbarr_latency_memory_revised", LATENCY_MEMORY_REVISED, (P, nb, beta), "s")
+_F_LCR = Formula("finbarr_latency_compute_revised", LATENCY_COMPUTE_REVISED, (P, B, pi), "s")
+_F_KV = Formula("finbarr_kv_cache_bytes", KV_CACHE_BYTES, (L, nb, d), "B")
+
+
+@register(_F_LM)
+def latency_memory(*, n_params: Any, n_bytes: Any, batch: Any = 1, bandwidth: Any) -> Any:
+    r"""Memory latency of one decode step as the post prints it [s].
+
+    .. math:: t_{memory} = \frac{2\,P\,n_{bytes}\,B}{\beta_{mem}}
+
+    Reading :math:`P` parameters of :math:`n_{bytes}` bytes takes :math:`P n_{bytes} /
+    \beta_{mem}`; the extra 2 is kipply's two bytes per 16-bit parameter, counted a second time.
+    The batch size multiplies the wrong term: the weights are read once per step whatever B.
+
+    Parameters
+    ----------
+    n_params : int or array
+        Parameters, P [-]
+    n_bytes : int, Fraction or float
+        Bytes per parameter [B] (4 fp32, 2 fp16, 1 int8, 1/2 int4)
+    batch : int or array
+        Batch size, B [-]
+    bandwidth : float or array
+        Memory bandwidth [B/s]
+
+    Returns
+    -------
+    float or array
+        [s]
+
+    Examples
+    --------
+    The post's A100 table, 65.2B parameters at int4 (published: 33.70 ms):
+
+    >>> from fractions import Fraction
+    >>> t = latency_memory(n_params=65_200_000_000, n_bytes=Fraction(1, 2), bandwidth=1.935e12)
+    >>> round(t * 1e3, 2)
+    33.7
+    """
+    return _F_LM(n_params, n_bytes, batch, bandwidth)
+
+
+@register(_F_LC)
+def latency_compute(*, n_params: Any, peak_flops: Any) -> Any:
+    r"""Compute latency of one decode step as the post prints it [s]: 2P FLOPs at peak rate.
+
+    .. math:: t_{compute} = \frac{2 P}{R_{peak}}
+
+    Parameters
+    ----------
+    n_params : int or array
+        Parameters, P [-]
+    peak_flops : float or array
+        Peak arithmetic rate [FLOP/s]
+
+    Returns
+    -------
+    float or array
+        [s]
+
+    Examples
+    --------
+    The 7B model on a Raspberry Pi 4 at the post's 13.5 GFLOPS: about a second per token.
+
+    >>> round(latency_compute(n_params=7_000_000_000, peak_flops=13.5e9), 3)
+    1.037
+    """
+    return _F_LC(n_params, peak_flops)
+
+
+@register(_F_LT)
+def latency_model(*, n_params: Any, n_bytes: Any, batch: Any = 1, bandwidth: Any,
+                  peak_flops: Any) -> Any:
+    r"""Latency of one decode step as the post prints it [s]: the larger of the two terms.
+
+    .. math:: t_{model} = \max\left(\frac{2 P}{R_{peak}},
+              \frac{2 P\, n_{bytes} B}{\beta_{mem}}\right)
+
+    Parameters
+    ----------
+    n_params : int or array
+        Parameters, P [-]
+    n_bytes : int, Fraction or float
+        Bytes per parameter [B]
+    batch : int or array
+        Batch size, B [-]
+    bandwidth : float or array
+        Memory bandwidth [B/s]
+    peak_flops : float or array
+        Peak arithmetic rate [FLOP/s]
+
+    Returns
+    -------
+    float or array
+        [s]
+
+    Examples
+    --------
+    The M2 Max (400 GB/s) and the 65.2B model at int4; the post: "up to 6 tokens/s".
+
+    >>> t = latency_model(n_params=65_200_000_000, n_bytes=0.5, bandwidth=400e9,
+    ...                   peak_flops=13.6e12)
+    >>> round(1 / t, 2)
+    6.13
+    """
+    return _F_LT(n_params, n_bytes, batch, bandwidth, peak_flops)
+
+
+@register(_F_LMR)
+def latency_memory_revised(*, n_params: Any, n_bytes: Any, bandwidth: Any) -> Any:
+    r"""Memory latency after the post's revision of 2023-09-01 (B removed, the 2 kept) [s].
+
+    .. math:: t_{memory} = \frac{2\,P\,n_{bytes}}{\beta_{mem}}
+
+    Examples
+    --------
+    >>> round(latency_memory_revised(n_params=7_000_000_000, n_bytes=2,
+    ...                              bandwidth=1.935e12) * 1e3, 2)
+    14.47
+    """
+    return _F_LMR(n_params, n_bytes, bandwidth)
+
+
+@register(_F_LCR)
+def latency_compute_revised(*, n_params: Any, batch: Any = 1, peak_flops: Any) -> Any:
+    r"""Compute latency after the post's revision of 2023-09-01 (B moved here) [s].
+
+    .. math:: t_{compute} = \frac{2\,P\,B}{R_{peak}}
+
+    Examples
+    --------
+    >>> latency_compute_revised(n_params=10**9, batch=3, peak_flops=10**12)
+    0.006
+    """
+    return _F_LCR(n_params, batch, peak_flops)
+
+
+@register(_F_KV)
+def kv_cache_bytes(*, n_layers: Any, n_bytes: Any, d_model: Any) -> Any:
+    r"""The post's KV-cache size: keys and values of every layer, for one token [B].
+
+    .. math:: M_{KV} = n_{blocks}\, n_{bytes}\, 2\, d_{model}
+
+    The post calls this "the total memory for the KV cache"; it is the cache of one token, and
+    the total multiplies it by the context length and the batch size. With
+    :math:`H_{kv} d_{head} = d_{model}` (multi-head attention) and :math:`b_{kv} = 8 n_{bytes}`
+    it equals :func:`llm_arithmetic.memory.kv_cache_bytes_per_token`.
+
+    Parameters
+    ----------
+    n_layers : int or array
+        Transformer blocks, n_blocks [-]
+    n_bytes : int, Fraction or float
+        Bytes per cached value [B]
+    d_model : int or array
+        Hidden size [-]
+
+    Returns
+    -------
+    int, float or array
+        Bytes per token [B]
+
+    Examples
+    --------
+    LLaMA-65B (80 blocks of width 8192) at int4 and at fp16:
+
+    >>> from fractions import Fraction
+    >>> kv_cache_bytes(n_layers=80, n_bytes=Fraction(1, 2), d_model=8192)
+    655360
+    >>> kv_cache_bytes(n_layers=80, n_bytes=2, d_model=8192)
+    2621440
+    """
+    return _F_KV(n_layers, n_bytes, d_model)

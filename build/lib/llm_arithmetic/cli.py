@@ -1,0 +1,253 @@
+"""Command line: ``python -m llm_arithmetic describe MODEL [options]``.
+
+Commands
+--------
+describe   bytes, FLOPs and speed bounds of one model (catalog name or config.json)
+models     the model catalog
+hardware   the hardware catalog
+problems   randomized problem sets with an answer key
+formula    the LaTeX of a formula (``formula --list`` names them)
+
+Errors go to stderr as one line, with exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main", "build_parser"]
+
+PROG = "llm_arithmetic"
+
+
+class UsageError(Exception):
+    """A problem with the user's input; printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not usage + message
+        raise UsageError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=f"python -m {PROG}",
+                description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    d = sub.add_parser(
+        "describe", help="numbers for one model, optionally on one chip",
+        description="Parameter count, weight and KV-cache bytes, bytes and FLOPs per decoded "
+                    "token and, given a chip, the roofline bound on decode speed.")
+    d.add_argument("model", metavar="MODEL",
+                   help="catalog name (see 'models') or path to a Hugging Face config.json")
+    hw = d.add_mutually_exclusive_group()
+    hw.add_argument("--hardware", metavar="NAME", help="catalog device (see 'hardware')")
+    hw.add_argument("--bandwidth-gbps", type=_positive_float, metavar="X",
+                    help="memory bandwidth in GB/s (10^9 B/s)")
+    d.add_argument("--tflops", type=_positive_float, metavar="Y",
+                   help="dense peak in TFLOP/s (10^12); overrides the device's figure")
+    w = d.add_mutually_exclusive_group()
+    w.add_argument("--weights", metavar="FORMAT",
+                   help="weight format: fp32, fp16, bf16, fp8, int8, int4, q8_0 (8.5 bits), "
+                        "q4_0 (4.5 bits), q4_1, int4-g128; default fp16")
+    w.add_argument("--weight-bits", type=_positive_float, metavar="B",
+                   help="bits per weight, scales included (e.g. 4.5)")
+    d.add_argument("--kv-bits", type=_positive_float, default=16.0, metavar="B",
+                   help="bits per KV-cache element (default 16)")
+    d.add_argument("--context", type=_positive_int, default=1, metavar="N",
+                   help="tokens in each sequence's KV cache (default 1)")
+    d.add_argument("--batch", type=_positive_int, default=1, metavar="N",
+                   help="sequences decoded together (default 1)")
+    d.add_argument("--json", action="store_true", help="print one JSON object")
+
+    sub.add_parser("models", help="list the model catalog",
+                   description="List the catalog's models with parameter counts and sources.")
+    sub.add_parser("hardware", help="list the hardware catalog",
+                   description="List the catalog's devices with bandwidth, capacity, peak.")
+    pr = sub.add_parser("problems", help="write randomized problem sets and an answer key",
+                        description="Write N variants of a problem set (Markdown, one file "
+                                    "each) and answers.md, drawn from the catalogs; the same "
+                                    "seed gives the same files.")
+    pr.add_argument("--seed", type=int, required=True, help="random seed")
+    pr.add_argument("--count", type=_positive_int, default=1, metavar="N", help="variants")
+    pr.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    f = sub.add_parser("formula", help="print a formula's LaTeX",
+                       description="Print the LaTeX of one of the package's formulas.")
+    f.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
+    f.add_argument("--list", action="store_true", help="list the formula names")
+    return p
+
+
+def _load_model(arg: str) -> Any:
+    from .model_catalog import MODELS, get_model
+    from .models import Model
+
+    path = Path(arg)
+    if path.is_dir() and (path / "config.json").exists():
+        path = path / "config.json"
+    if path.suffix == ".json" or path.is_file() or arg not in MODELS and ("/" in arg):
+        if not path.exists():
+            raise UsageError(f"no such config file: {arg}")
+        return Model.from_hf_config(path)
+    return get_model(arg)
+
+
+def _describe(ns: argparse.Namespace) -> int:
+    from .estimate import estimate
+    from .hardware import get_hardware
+    from .units import to_fraction
+
+    model = _load_model(ns.model)
+    hardware = get_hardware(ns.hardware) if ns.hardware else None
+    bandwidth = ns.bandwidth_gbps * 1e9 if ns.bandwidth_gbps else None
+    peak = ns.tflops * 1e12 if ns.tflops else None
+    bits_w = to_fraction(ns.weight_bits) if ns.weight_bits is not None else None
+    e = estimate(model, hardware=hardware, weights=ns.weights, bits_weight=bits_w,
+                 bits_kv=to_fraction(ns.kv_bits), context=ns.context, batch=ns.batch,
+                 bandwidth=bandwidth, peak_flops=peak)
+    if ns.json:
+        print(json.dumps(e.as_dict(), indent=2))
+    else:
+        print(_table(e))
+    return 0
+
+
+def _fmt_b(n: float) -> str:
+    if n >= 1e9:
+        return f"{n:,.0f} B ({n / 1e9:,.3f} GB, {n / 2**30:,.3f} GiB)"
+    return f"{n:,.0f} B ({n / 1e6:,.3f} MB, {n / 2**20:,.3f} MiB)"
+
+
+def _table(e: Any) -> str:
+    rows: list[tuple[str, str]] = [
+        ("model", e.model),
+        ("hardware", e.hardware or "-"),
+        ("weights", f"{e.bits_weight:g} bits/weight; KV cache {e.bits_kv:g} bits/element"),
+        ("context x batch", f"{e.context:,} tokens x {e.batch}"),
+        *([("attended context (sliding window)", f"{float(e.attended_context):,.0f} tokens per layer")]
+          if e.attended_context != e.context else []),
+        ("parameters (total)", f"{e.params_total:,}"),
+        ("parameters (active per token)", f"{e.params_active:,}"),
+        ("parameters in matrix products", f"{e.params_matmul:,}"),
+        ("weight bytes", _fmt_b(e.weight_bytes)),
+        ("KV cache per token", _fmt_b(e.kv_cache_bytes_per_token)),
+        ("KV cache (context x batch)", _fmt_b(e.kv_cache_bytes)),
+        ("bytes read per token (1 sequence)", _fmt_b(e.decode_bytes_per_token)),
+        ("FLOPs per token", f"{e.decode_flops_per_token:,} FLOP"),
+    ]
+    if e.bandwidth is not None:
+        rows.append(("bandwidth", f"{e.bandwidth / 1e9:,.1f} GB/s"))
+    if e.peak_flops is not None:
+        rows.append((f"dense peak ({e.compute_precision})", f"{e.peak_flops / 1e12:,.1f} TFLOP/s"))
+    if e.decode_memory_seconds is not None:
+        rows.append(("memory time per step", f"{e.decode_memory_seconds * 1e3:,.3f} ms"))
+    if e.decode_compute_seconds is not None:
+        rows.append(("compute time per step", f"{e.decode_compute_seconds * 1e3:,.3f} ms"))
+    if e.decode_seconds_per_token is not None:
+        rows.append(("time per token (lower bound)",
+                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"))
+        rows.append(("tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"))
+        rows.append(("tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}"))
+    if e.ops_per_byte is not None:
+        rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
+        crit = "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
+            else f"{e.critical_batch_size:,.1f}"
+        rows.append(("critical batch size", crit))
+    if e.fits is not None:
+        rows.append(("fits in memory", f"{'yes' if e.fits else 'no'}: needs "
+                     f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
+        rows.append(("max batch at this context", f"{e.max_batch:,}"))
+        rows.append(("max context at this batch", f"{e.max_context:,}"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def _models() -> int:
+    from .model_catalog import CATALOG
+
+    for name, entry in CATALOG.items():
+        m = entry.model
+        print(f"{name:<14} {m.total_params / 1e9:8.3f} B params "
+              f"({m.active_params / 1e9:.3f} B active)  {entry.url}")
+    return 0
+
+
+def _hardware() -> int:
+    from .hardware import HARDWARE
+
+    for name, h in HARDWARE.items():
+        peak = h.peaks.get("fp16") or h.peaks.get("fp32")
+        pk = f"{peak.rate / 1e12:8.2f} TFLOP/s" if peak else " " * 15
+        print(f"{name:<16} {h.bandwidth / 1e9:8.1f} GB/s {h.capacity / 2**30:7.1f} GiB {pk}  "
+              f"{h.source}")
+    return 0
+
+
+def _formula(ns: argparse.Namespace) -> int:
+    from . import estimate  # noqa: F401  (imports every formula module)
+    from ._formula import FORMULAS
+
+    if ns.list or not ns.name:
+        for name, (f, _) in sorted(FORMULAS.items()):
+            print(f"{name:<32} [{f.unit}]")
+        return 0
+    if ns.name not in FORMULAS:
+        import difflib
+        close = difflib.get_close_matches(ns.name, FORMULAS, n=3, cutoff=0.5)
+        raise UsageError(f"unknown formula {ns.name!r}"
+                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+    print(FORMULAS[ns.name][0].latex())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(argv)
+        if ns.command == "describe":
+            return _describe(ns)
+        if ns.command == "models":
+            return _models()
+        if ns.command == "hardware":
+            return _hardware()
+        if ns.command == "problems":
+            from .problems import generate, write
+            paths = write(generate(ns.seed, ns.count), ns.out)
+            print(f"wrote {len(paths) - 1} problem set(s) and {paths[-1]}")
+            return 0
+        if ns.command == "formula":
+            return _formula(ns)
+        parser.print_help()
+        return 2
+    except UsageError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError) as e:  # ConfigError is a ValueError
+        msg = e.args[0] if e.args else str(e)
+        print(f"{PROG}: error: {msg}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

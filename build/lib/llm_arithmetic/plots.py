@@ -1,0 +1,237 @@
+"""Figures, in one style, computed by the package's formulas.
+
+Each function draws on a Matplotlib ``Axes`` (a new figure when none is given) and returns it;
+notebooks end the cell with ``plt.show()``.
+
+* :func:`roofline` -- attainable FLOP/s against arithmetic intensity, chips and operations on it
+* :func:`time_per_token_vs_batch` -- decode step time and throughput as the batch grows
+* :func:`kv_cache_vs_context` -- KV-cache bytes against context, MHA vs GQA
+* :func:`decode_bytes_breakdown` -- where the bytes of one decode step go
+* :func:`params_breakdown` -- where a model's parameters are
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import memory, params, roofline as rl
+from .estimate import estimate
+from .hardware import Hardware
+from .models import Model
+from .units import GB, GiB, bits_per_weight
+
+__all__ = ["STYLE", "use_style", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
+           "decode_bytes_breakdown", "params_breakdown"]
+
+#: rcParams of every figure of the book.
+STYLE: dict[str, Any] = {
+    "figure.figsize": (7.0, 4.2), "figure.dpi": 100, "savefig.dpi": 100,
+    "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+    "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8, "legend.frameon": False,
+    "font.size": 10, "lines.linewidth": 1.8,
+}
+
+
+def use_style() -> None:
+    """Apply :data:`STYLE` to Matplotlib."""
+    plt.rcParams.update(STYLE)
+
+
+def _ax(ax: plt.Axes | None) -> plt.Axes:
+    if ax is None:
+        use_style()
+        _, ax = plt.subplots()
+    return ax
+
+
+def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
+             precision: str = "fp16", ax: plt.Axes | None = None,
+             intensity_range: tuple[float, float] = (0.1, 2000.0),
+             legend: str | None = "lower right") -> plt.Axes:
+    """The roofline of each chip: attainable rate min(peak, I x bandwidth) against intensity I.
+
+    Parameters
+    ----------
+    chips : sequence of Hardware
+        Chips; one without a dense peak at ``precision`` is drawn with its fp32 peak, and the
+        legend says so.
+    operations : dict, optional
+        Name -> arithmetic intensity [FLOP/B], drawn as vertical lines.
+    precision : str
+        Which dense peak to use.
+    legend : str or None
+        Matplotlib legend location; ``"below"`` puts it under the axes; None draws none.
+
+    Examples
+    --------
+    >>> from llm_arithmetic import get_hardware
+    >>> ax = roofline([get_hardware("a10")], {"matvec fp16": 1.0})
+    >>> ax.get_xscale(), len(ax.lines)  # the roof, its ridge point, the operation
+    ('log', 3)
+    """
+    ax = _ax(ax)
+    x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
+    for h in chips:
+        prec = precision if precision in h.peaks else "fp32"
+        peak = h.peak(prec)
+        y = np.minimum(peak, x * h.bandwidth)
+        ridge_label = f"ridge {rl.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B"
+        if prec != precision:
+            ridge_label += f", {prec} peak"
+        (line,) = ax.plot(x, y, label=f"{h.label} ({ridge_label})")
+        ridge = peak / h.bandwidth
+        ax.plot([ridge], [peak], "o", color=line.get_color(), ms=4)
+        ax.lines[-1].set_label("_nolegend_")
+    for name, intensity in (operations or {}).items():
+        ax.axvline(intensity, color="0.4", ls=":", lw=1)
+        ax.text(intensity, 0.98, f" {name}", rotation=90, va="top", ha="right", fontsize=8,
+                transform=ax.get_xaxis_transform(), color="0.3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity [FLOP/B]")
+    ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
+    if legend == "below":
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    elif legend:
+        ax.legend(loc=legend)
+    return ax
+
+
+def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int] = range(1, 257),
+                            contexts: Sequence[int] = (1, 4096), weights: str = "fp16",
+                            ax: plt.Axes | None = None) -> plt.Axes:
+    """Decode step time (solid) and its memory-only bound (dotted) against batch size.
+
+    >>> from llm_arithmetic import get_model, get_hardware
+    >>> ax = time_per_token_vs_batch(get_model("llama-2-7b"), get_hardware("a100-80gb-sxm"),
+    ...                              batches=[1, 2, 4], contexts=[1])
+    >>> len(ax.lines)
+    2
+    """
+    ax = _ax(ax)
+    b = np.asarray(list(batches), dtype=float)
+    for s in contexts:
+        e = estimate(model, hardware=chip, weights=weights, context=int(s))
+        # weights read per step; a step reads the cache of the attended context only
+        s_eff = float(e.attended_context)
+        w_read = float(e.decode_bytes_per_token) - float(e.kv_cache_bytes_per_token) * s_eff
+        t = rl.decode_step_time(weight_bytes=w_read,
+                                kv_bytes_token=float(e.kv_cache_bytes_per_token),
+                                matmul_params=e.params_matmul, n_layers=model.n_layers,
+                                n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
+                                batch=b, bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+        mem = rl.decode_step_bytes(weight_bytes=w_read,
+                                   kv_bytes_token=float(e.kv_cache_bytes_per_token),
+                                   context=s_eff, batch=b) / e.bandwidth
+        (line,) = ax.plot(b, t * 1e3, label=f"context {s:,}")
+        ax.plot(b, mem * 1e3, ls=":", color=line.get_color(), lw=1)
+        ax.lines[-1].set_label("_nolegend_")
+    ax.set_xlabel("batch size [sequences]")
+    ax.set_ylabel("time per decode step [ms]")
+    ax.set_yscale("log")
+    ax.set_title(f"{model.name}, {weights}, {chip.name} (dotted: memory time)")
+    ax.legend()
+    return ax
+
+
+def kv_cache_vs_context(models: Sequence[Model], max_context: int = 131072, bits_kv: Any = 16,
+                        ax: plt.Axes | None = None) -> plt.Axes:
+    """KV-cache size [GiB] of one sequence against context, one line per model.
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = kv_cache_vs_context([get_model("llama-2-7b"), get_model("mistral-7b")], 4096)
+    >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
+    [2.0, 0.5]
+    """
+    ax = _ax(ax)
+    s = np.linspace(0, max_context, 200)
+    for m in models:
+        kv = memory.kv_cache_bytes(n_layers=m.n_layers, n_kv_heads=m.n_kv_heads, d_head=m.d_head,
+                                   context=s, bits_kv=float(bits_per_weight(bits_kv)))
+        kind = "MHA" if m.n_kv_heads == m.n_heads else ("MQA" if m.n_kv_heads == 1 else
+                                                          f"GQA {m.n_heads // m.n_kv_heads}x")
+        ax.plot(s, kv / GiB, label=f"{m.name} ({kind})")
+    ax.set_xlabel("context [tokens]")
+    ax.set_ylabel("KV cache [GiB]")
+    ax.legend()
+    return ax
+
+
+def _byte_parts(model: Model, context: int, weights: str, bits_kv: Any) -> dict[str, float]:
+    a = model.arch()
+    bw = float(bits_per_weight(weights)) / 8
+    attn = model.n_layers * params.attention_params(
+        d_model=model.d_model, n_heads=model.n_heads, n_kv_heads=model.n_kv_heads,
+        d_head=model.d_head, qkv_bias=a["qkv_bias"], o_bias=a["o_bias"])
+    mlp = model.n_layers * model.n_active_experts * params.mlp_params(
+        d_model=model.d_model, d_ff=model.d_ff, n_mlp_mats=model.n_mlp_mats,
+        mlp_bias=a["mlp_bias"])
+    read = model.decode_read_params
+    other = read - attn - mlp
+    kv = memory.kv_cache_bytes(n_layers=model.n_layers, n_kv_heads=model.n_kv_heads,
+                               d_head=model.d_head, context=context,
+                               bits_kv=bits_per_weight(bits_kv))
+    return {"attention weights": attn * bw, "MLP weights (active)": mlp * bw,
+            "head, embedding row, norms, router": other * bw, f"KV cache ({context:,} tokens)": kv}
+
+
+def decode_bytes_breakdown(models: Sequence[Model], context: int = 4096, weights: str = "fp16",
+                           bits_kv: Any = 16, ax: plt.Axes | None = None) -> plt.Axes:
+    """Stacked bars: the bytes one decode step of one sequence reads, by kind [GB].
+
+    The bars add up to ``estimate(...).decode_bytes_per_token``.
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = decode_bytes_breakdown([get_model("mistral-7b")], context=4096)
+    >>> round(float(sum(p.get_height() for p in ax.patches)), 3)
+    14.758
+    """
+    ax = _ax(ax)
+    names = [m.name for m in models]
+    parts = [_byte_parts(m, context, weights, bits_kv) for m in models]
+    bottom = np.zeros(len(models))
+    for key in parts[0]:
+        vals = np.array([list(p.values())[list(parts[0]).index(key)] for p in parts]) / GB
+        ax.bar(names, vals, bottom=bottom, label=key)
+        bottom += vals
+    ax.set_ylabel("bytes read per decoded token [GB]")
+    ax.set_title(f"{weights} weights, {bits_per_weight(bits_kv)}-bit KV cache")
+    ax.legend()
+    return ax
+
+
+def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt.Axes:
+    """Stacked bars: where each model's parameters are [billions].
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = params_breakdown([get_model("llama-2-7b")])
+    >>> round(float(sum(p.get_height() for p in ax.patches)) * 1e9)
+    6738415616
+    """
+    ax = _ax(ax)
+    names = [m.name for m in models]
+    rows = []
+    for m in models:
+        a = m.arch()
+        attn = m.n_layers * params.attention_params(
+            d_model=m.d_model, n_heads=m.n_heads, n_kv_heads=m.n_kv_heads, d_head=m.d_head,
+            qkv_bias=a["qkv_bias"], o_bias=a["o_bias"])
+        mlp = m.n_layers * m.n_experts * params.mlp_params(
+            d_model=m.d_model, d_ff=m.d_ff, n_mlp_mats=m.n_mlp_mats, mlp_bias=a["mlp_bias"])
+        emb = m.n_vocab * m.d_model + m.n_positions * m.d_model
+        head = 0 if m.tied else m.n_vocab * m.d_model
+        rest = m.total_params - attn - mlp - emb - head
+        rows.append([emb, attn, mlp, head, rest])
+    labels = ["embeddings", "attention", "MLP (all experts)", "output head (untied)",
+              "norms, biases, router"]
+    data = np.array(rows, dtype=float).T / 1e9
+    bottom = np.zeros(len(models))
+    for lab, vals in zip(labels, data):
+        ax.bar(names, vals, bottom=bottom, label=lab)
+        bottom += vals
+    ax.set_ylabel("parameters [billions]")
+    ax.tick_params(axis="x", rotation=30)
+    ax.legend()
+    return ax

@@ -1,0 +1,177 @@
+"""Reproduction tables: what an article printed, what the package computes, and the verdict.
+
+A :class:`Reproduction` collects :class:`Row` objects for one article. The status of a row is
+one of :data:`STATUSES`:
+
+``matches``
+    computed equals published within a relative tolerance (default 1e-9);
+``rounding``
+    computed, rounded to the digits the article printed, gives the published value (or lies
+    within an explicit tolerance that the note explains);
+``article error``
+    the published value does not follow from the article's own inputs; the row names an
+    erratum label (the errata appendix derives it);
+``unrecoverable``
+    the published value is lost (e.g. an image no copy survives of); no check.
+
+:meth:`Reproduction.check` re-verifies every row, so a notebook that ends with it fails under
+nbval when the package or the data drift.
+
+>>> r = Reproduction("example")
+>>> _ = r.add("A10 ops:byte", "208.3", 125e12 / 600e9, unit="FLOP/B")
+>>> _ = r.add("7B at fp16", "14", 13.48, unit="GB", status="article error", erratum="err-x",
+...           note="7B is 6.74B")
+>>> [row.status for row in r.rows]
+['rounding', 'article error']
+>>> r.check()
+>>> print(r.to_markdown().splitlines()[2])
+| A10 ops:byte | 208.3 FLOP/B | 208.333 FLOP/B | rounding |  |
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from typing import Any
+
+__all__ = ["STATUSES", "Row", "Reproduction", "rounds_to"]
+
+STATUSES = ("matches", "rounding", "article error", "unrecoverable")
+
+
+def _decimals(published: str) -> int:
+    text = published.strip().replace(",", "")
+    if "e" in text.lower():
+        mant = text.lower().split("e")[0]
+        exp = int(text.lower().split("e")[1])
+        return len(mant.split(".")[1]) - exp if "." in mant else -exp
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def rounds_to(value: float, published: str) -> bool:
+    """Whether ``value`` rounded to the digits of ``published`` gives ``published``.
+
+    Both half-up and half-even rounding are accepted, and so is truncation (articles do all
+    three).
+
+    >>> rounds_to(62.42, "62"), rounds_to(14.1047, "14.1"), rounds_to(14.16, "14.1")
+    (True, True, True)
+    >>> rounds_to(14.3, "14.1")
+    False
+    """
+    target = Decimal(published.strip().replace(",", ""))
+    q = Decimal(1).scaleb(-_decimals(published))
+    v = Decimal(repr(float(value)))
+    candidates = {v.quantize(q, rounding=ROUND_HALF_UP), v.quantize(q, rounding=ROUND_HALF_EVEN),
+                  (v / q).to_integral_value(rounding="ROUND_DOWN") * q}
+    return target in candidates
+
+
+@dataclass
+class Row:
+    """One reproduced number."""
+
+    item: str
+    published: str  #: as the article printed it (digits matter: they fix the rounding)
+    computed: float
+    unit: str = ""
+    status: str = ""
+    note: str = ""
+    erratum: str = ""  #: label of the erratum for an "article error" row
+    tol: float | None = None  #: relative tolerance; see the module docstring
+    digits: int = 3  #: decimals shown for the computed value
+
+    @property
+    def published_value(self) -> float | None:
+        try:
+            return float(self.published.replace(",", ""))
+        except ValueError:
+            return None
+
+    def verdict(self) -> str:
+        """The status the numbers support (without an erratum: matches, rounding or '')."""
+        p = self.published_value
+        if p is None or self.computed is None:
+            return ""
+        tol = 1e-9 if self.tol is None else self.tol
+        if math.isclose(self.computed, p, rel_tol=1e-9, abs_tol=0.0):
+            return "matches"
+        if rounds_to(self.computed, self.published):
+            return "rounding"
+        if self.tol is not None and math.isclose(self.computed, p, rel_tol=tol):
+            return "rounding"
+        return ""
+
+
+@dataclass
+class Reproduction:
+    """The rows reproducing one article."""
+
+    article: str
+    rows: list[Row] = field(default_factory=list)
+
+    def add(self, item: str, published: str, computed: Any, *, unit: str = "",
+            status: str | None = None, note: str = "", erratum: str = "",
+            tol: float | None = None, digits: int = 3) -> Row:
+        """Add a row; the status is judged from the numbers unless given.
+
+        Raises ``ValueError`` when the numbers do not support the status asked for (a row
+        claimed to match that does not), when an "article error" names no erratum, or when no
+        status is given and the numbers neither match nor round to the published value.
+        """
+        comp = None if computed is None else float(computed)
+        row = Row(item, str(published), comp, unit, "", note, erratum, tol, digits)
+        found = row.verdict()
+        if status is None:
+            if not found:
+                raise ValueError(f"{self.article}: {item!r}: computed {comp!r} does not "
+                                 f"reproduce published {published!r}; give a status")
+            status = found
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
+        if status == "article error" and not erratum:
+            raise ValueError(f"{item!r}: an article error needs an erratum label")
+        row.status = status
+        self._check_row(row)
+        self.rows.append(row)
+        return row
+
+    def _check_row(self, row: Row) -> None:
+        found = row.verdict()
+        if row.status == "matches" and found != "matches":
+            raise AssertionError(f"{row.item!r}: claimed to match, but computed "
+                                 f"{row.computed!r} vs published {row.published!r}")
+        if row.status == "rounding" and not found:
+            raise AssertionError(f"{row.item!r}: claimed rounding, but computed "
+                                 f"{row.computed!r} does not round to {row.published!r}")
+        if row.status == "article error" and found:
+            raise AssertionError(f"{row.item!r}: listed as an article error but computed "
+                                 f"{row.computed!r} reproduces {row.published!r}")
+
+    def check(self) -> None:
+        """Re-verify every row's status against its numbers; raise AssertionError if any fails."""
+        for row in self.rows:
+            self._check_row(row)
+
+    def counts(self) -> dict[str, int]:
+        """How many rows have each status."""
+        return {s: sum(r.status == s for r in self.rows) for s in STATUSES}
+
+    def to_markdown(self) -> str:
+        """The table: item | published | computed | status | note.
+
+        An erratum is written as a MyST ``{ref}`` role: the book (which parses Markdown outputs
+        as MyST) renders it as a link to the erratum.
+        """
+        lines = ["| item | published | computed | status | note |", "|---|---|---|---|---|"]
+        for r in self.rows:
+            unit = f" {r.unit}" if r.unit else ""
+            comp = "—" if r.computed is None else f"{r.computed:,.{r.digits}f}{unit}"
+            pub = f"{r.published}{unit}" if r.published_value is not None else r.published
+            link = f"(erratum {{ref}}`{r.erratum}`)" if r.erratum else ""
+            note = f"{r.note} {link}".strip()
+            lines.append(f"| {r.item} | {pub} | {comp} | {r.status} | {note} |")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
