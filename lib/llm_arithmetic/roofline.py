@@ -12,6 +12,7 @@ decode step, a prefill and a whole generation.
 * :func:`roofline_time` -- the bound for any step
 * :func:`decode_step_bytes`, :func:`decode_step_flops`, :func:`decode_step_time`
 * :func:`critical_batch_size` -- the batch at which decode turns compute-bound
+* :func:`critical_context` -- the context beyond which no batch does
 * :func:`prefill_time`, :func:`generation_time`
 """
 from __future__ import annotations
@@ -29,9 +30,10 @@ from .symbols import (
 
 __all__ = [
     "OPS_PER_BYTE", "ROOFLINE_TIME", "DECODE_STEP_BYTES", "DECODE_STEP_FLOPS",
-    "DECODE_STEP_TIME", "CRITICAL_BATCH", "PREFILL_TIME", "GENERATION_TIME",
+    "DECODE_STEP_TIME", "CRITICAL_BATCH", "CRITICAL_CONTEXT", "PREFILL_TIME", "GENERATION_TIME",
     "ops_per_byte", "roofline_time", "decode_step_bytes", "decode_step_flops",
-    "decode_step_time", "critical_batch_size", "prefill_time", "generation_time",
+    "decode_step_time", "critical_batch_size", "critical_context", "prefill_time",
+    "generation_time",
 ]
 
 beta, pi, B, S, T, G, kappa = bandwidth, peak_flops, batch, context, prompt, generated, kv_bytes_token
@@ -52,6 +54,12 @@ _per_seq = (2 * matmul_params + 4 * L * H * dh * S) * beta - kappa * S * pi
 #: memory time (its cache) than compute time, so decode never turns compute-bound.
 CRITICAL_BATCH = sp.Piecewise((sp.oo, sp.Le(_per_seq, 0, evaluate=False)), (W * pi / _per_seq, True),
                               evaluate=False)
+_excess = kappa * pi - 4 * L * H * dh * beta
+#: Context beyond which each added sequence brings more memory time (its cache) than compute
+#: time, so no batch makes a decode step compute-bound: the root in S of CRITICAL_BATCH's
+#: denominator; infinite when the cache never outweighs the arithmetic.
+CRITICAL_CONTEXT = sp.Piecewise((sp.oo, sp.Le(_excess, 0, evaluate=False)),
+                                (2 * matmul_params * beta / _excess, True), evaluate=False)
 #: Prefill of B prompts of T tokens: weights once, the new cache written, causal FLOPs.
 PREFILL_TIME = sp.Max((W + B * kappa * T) / beta, B * PREFILL_FLOPS / pi, evaluate=False)
 _mean_context = T + (G + 1) / sp.Integer(2)
@@ -69,6 +77,8 @@ _DEC_ARGS = (W, kappa, matmul_params, L, H, dh, S, B, beta, pi)
 _F_DST = Formula("decode_step_time", DECODE_STEP_TIME, _DEC_ARGS, "s")
 _F_CB = Formula("critical_batch_size", CRITICAL_BATCH,
                 (W, kappa, matmul_params, L, H, dh, S, beta, pi), "1")
+_F_CC = Formula("critical_context", CRITICAL_CONTEXT, (kappa, matmul_params, L, H, dh, beta, pi),
+                 "token")
 _F_PT = Formula("prefill_time", PREFILL_TIME, (W, kappa, matmul_params, L, H, dh, T, B, beta, pi),
                 "s")
 _F_GT = Formula("generation_time", GENERATION_TIME,
@@ -198,6 +208,45 @@ def critical_batch_size(*, weight_bytes: Any, kv_bytes_token: Any, matmul_params
     """
     return _F_CB(weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
                  context, bandwidth, peak_flops)
+
+
+@register(_F_CC)
+def critical_context(*, kv_bytes_token: Any, matmul_params: Any, n_layers: Any, n_heads: Any,
+                     d_head: Any, bandwidth: Any, peak_flops: Any) -> Any:
+    r"""Context beyond which no batch size makes a decode step compute-bound [token].
+
+    Each sequence of a batch reads its own cache, :math:`\kappa S` bytes, and does
+    :math:`2 P_{mm} + 4 L H d_{head} S` FLOPs. Where the denominator of :math:`B^{*}`
+    (:func:`critical_batch_size`) reaches zero, a sequence's cache costs as much memory time as
+    its arithmetic costs compute time, and beyond it :math:`B^{*} = \infty`:
+
+    .. math:: S_{\infty} = \frac{2 P_{mm}\,\beta_{mem}}{\kappa R_{peak} - 4 L H d_{head}\,\beta_{mem}}
+
+    and :math:`S_{\infty} = \infty` when :math:`\kappa R_{peak} \le 4 L H d_{head} \beta_{mem}`.
+
+    Parameters
+    ----------
+    kv_bytes_token : int or array
+        KV-cache bytes per token, kappa [B]
+    matmul_params : int or array
+        Weights used in matrix products per token [-]
+    n_layers, n_heads, d_head : int or array
+        Blocks, query heads, head width [-]
+    bandwidth : float or array
+        Memory bandwidth [B/s]
+    peak_flops : float or array
+        Dense peak rate at the precision of the arithmetic [FLOP/s]
+
+    Examples
+    --------
+    LLaMA-7B (multi-head, 512 KiB of fp16 cache per token) on an A100 at fp16: past about 157
+    tokens, decode stays memory-bound at any batch size.
+
+    >>> round(critical_context(kv_bytes_token=524288, matmul_params=6607077376, n_layers=32,
+    ...                        n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    157.3
+    """
+    return _F_CC(kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops)
 
 
 @register(_F_PT)

@@ -17,7 +17,7 @@ from typing import Mapping
 
 import sympy as sp
 
-__all__ = ["SymbolInfo", "GLOSSARY"]
+__all__ = ["SymbolInfo", "GLOSSARY", "define"]
 
 
 @dataclass(frozen=True)
@@ -119,3 +119,27 @@ step_bytes = _sym("step_bytes", r"\mathcal{B}", "bytes moved in one step", "B", 
 step_flops = _sym("step_flops", r"\mathcal{F}", "floating-point operations in one step", "FLOP", positive=True, real=True)
 
 GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)
+
+
+def define(name: str, latex: str, description: str, unit: str = "1",
+           **assumptions: bool) -> sp.Symbol:
+    """The glossary's symbol ``name``, defined (and added to the glossary) if it is new.
+
+    For modules outside this one that need symbols of their own (the article modules of
+    :mod:`llm_arithmetic.articles`). Defining a name twice with the same LaTeX returns the
+    first symbol, so importing modules in any order gives one symbol per name; a different
+    LaTeX for a known name is an error. Without assumptions a symbol is a positive integer.
+
+    >>> define("d_model", "d_{model}", "hidden size") is d_model
+    True
+    >>> define("d_model", "D", "hidden size")
+    Traceback (most recent call last):
+    ...
+    ValueError: glossary already has 'd_model' as 'd_{model}', not 'D'
+    """
+    if name in _GLOSSARY:
+        sym = _GLOSSARY[name].symbol
+        if sp.latex(sym) != latex:
+            raise ValueError(f"glossary already has {name!r} as {sp.latex(sym)!r}, not {latex!r}")
+        return sym
+    return _sym(name, latex, description, unit, **assumptions)

@@ -38,7 +38,7 @@ import sympy as sp
 
 from .. import symbols as _symbols
 from .._formula import Formula, register
-from ..symbols import GLOSSARY, bandwidth, batch, d_model, n_layers, n_params, peak_flops
+from ..symbols import bandwidth, batch, d_model, n_layers, n_params, peak_flops
 
 __all__ = [
     # inputs
@@ -150,13 +150,8 @@ OBSERVED_TOKENS_PER_S = {"pixel5": 1, "m2_macbook_pro": 16, "raspberry_pi_4": Fr
 
 
 def _symbol(name: str, latex: str, description: str, unit: str) -> sp.Symbol:
-    """The glossary's symbol ``name``, added to the glossary if it is not there yet."""
-    if name in GLOSSARY:
-        sym = GLOSSARY[name].symbol
-        if sp.latex(sym) != latex:
-            raise ValueError(f"glossary already has {name!r} as {sp.latex(sym)!r}, not {latex!r}")
-        return sym
-    return _symbols._sym(name, latex, description, unit, positive=True, rational=True)
+    """The glossary's symbol ``name`` (positive, rational), defined if it is not there yet."""
+    return _symbols.define(name, latex, description, unit, positive=True, rational=True)
 
 
 n_bytes = _symbol("n_bytes", "n_{bytes}", "bytes per parameter or cached value (finbarr's "

@@ -28,9 +28,10 @@ from typing import Any
 import sympy as sp
 
 from .._formula import Formula, register
+from .. import roofline as _roofline
 from .. import symbols as _symbols
 from ..symbols import (
-    GLOSSARY, bandwidth, d_head, kv_bytes_token, matmul_params, n_heads, n_layers,
+    bandwidth, d_head, kv_bytes_token, matmul_params, n_heads, n_layers,
     peak_flops,
 )
 
@@ -74,13 +75,8 @@ FINBARR_CRITICAL_BATCH = 161
 
 
 def _symbol(name: str, latex: str, description: str, unit: str) -> sp.Symbol:
-    """The glossary's symbol ``name``, added to the glossary if it is not there yet."""
-    if name in GLOSSARY:
-        sym = GLOSSARY[name].symbol
-        if sp.latex(sym) != latex:
-            raise ValueError(f"glossary already has {name!r} as {sp.latex(sym)!r}, not {latex!r}")
-        return sym
-    return _symbols._sym(name, latex, description, unit, positive=True, real=True)
+    """The glossary's symbol ``name`` (positive, real), defined if it is not there yet."""
+    return _symbols.define(name, latex, description, unit, positive=True, real=True)
 
 
 bandwidth_a = _symbol("bandwidth_a", r"\beta_{A}", "memory bandwidth of chip A (the larger one, "
@@ -101,13 +97,10 @@ BANDWIDTH_RATIO = bandwidth_a / bandwidth_b
 #: The note's "faster than you might naively expect": the naive slowdown (the compute ratio)
 #: over the memory-bound one (the bandwidth ratio).
 NAIVE_GAIN = COMPUTE_RATIO / BANDWIDTH_RATIO
-_excess = kappa * pi - 4 * L * H * dh * beta
-#: Context beyond which one more sequence adds more memory time (its KV cache) than compute
-#: time, so that no batch size makes a decode step compute-bound: the root in S of the
-#: denominator of the package's CRITICAL_BATCH; infinite when the cache never outweighs.
-COMPUTE_BOUND_CONTEXT_LIMIT = sp.Piecewise(
-    (sp.oo, sp.Le(_excess, 0, evaluate=False)),
-    (2 * matmul_params * beta / _excess, True), evaluate=False)
+#: Context beyond which no batch size makes a decode step compute-bound: the package's
+#: :data:`llm_arithmetic.roofline.CRITICAL_CONTEXT` (:math:`S_\infty`), the note's "batch size
+#: around which serving turns compute-bound" read along the context axis.
+COMPUTE_BOUND_CONTEXT_LIMIT = _roofline.CRITICAL_CONTEXT
 
 _F_CR = Formula("karpathy_compute_ratio", COMPUTE_RATIO, (peak_flops_a, peak_flops_b), "1")
 _F_BR = Formula("karpathy_bandwidth_ratio", BANDWIDTH_RATIO, (bandwidth_a, bandwidth_b), "1")

@@ -70,9 +70,7 @@ CALM = "calm2024sol"
 # --- symbols this article adds to the glossary -------------------------------------------
 def _symbol(name: str, latex: str, description: str, unit: str = "1", **assumptions: Any) -> sp.Symbol:
     """The glossary's symbol called ``name``, created (and added to the glossary) if missing."""
-    if name in _symbols.GLOSSARY:
-        return _symbols.GLOSSARY[name].symbol
-    return _symbols._sym(name, latex, description, unit, **assumptions)
+    return _symbols.define(name, latex, description, unit, **assumptions)
 
 
 measured_seconds = _symbol(
