@@ -57,6 +57,8 @@ def test_coverage():
     formats = {r.weight_format for r in ROWS}
     assert {"fp16", "Q8_0", "Q4_0", "Q4_K_M"} <= formats
     assert len({r.device for r in ROWS if r.device_class == "apple"}) >= 4
+    # CPU rows are not Apple CPU clusters only: at least one x86 desktop/server CPU
+    assert any(r.device_class == "cpu" and not r.device.startswith("Apple") for r in ROWS)
 
 
 def test_bound_by_hand_llama7b_q4_0_rtx4080():
