@@ -45,8 +45,8 @@ import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from student_edition import (BEGIN, END, is_solution, strip_solution_blocks,  # noqa: E402
-                             student_notebook)
+from student_edition import (BEGIN, END, cell_source, is_solution,  # noqa: E402
+                             strip_solution_blocks, student_notebook)
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT_BRANCH = "student"
@@ -238,11 +238,6 @@ def _cells(nb: dict) -> list[dict]:
     return nb.get("cells", [])
 
 
-def _src(cell: dict) -> str:
-    s = cell.get("source", "")
-    return "".join(s) if isinstance(s, list) else s
-
-
 def solution_snippets(repo: Path = REPO) -> set[str]:
     """Lines of the instructor edition's solutions that appear nowhere else in the book's sources
     (whitespace collapsed, at least MIN_SNIPPET characters): their presence in the student edition
@@ -252,7 +247,7 @@ def solution_snippets(repo: Path = REPO) -> set[str]:
         if rel.suffix == ".ipynb":
             nb = json.loads((repo / rel).read_text(encoding="utf8"))
             for cell in _cells(nb):
-                src = _src(cell)
+                src = cell_source(cell)
                 if "solution" in cell.get("metadata", {}).get("tags", []):
                     if BEGIN in src:  # only the marked region is the solution
                         src = "\n".join(re.findall(
@@ -308,7 +303,7 @@ def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
                   if "solution" in c.get("metadata", {}).get("tags", [])]
         if tagged:
             problems.append(f"{rel}: cells {tagged[:5]} are tagged `solution`")
-        text = "\n".join(_src(c) for c in _cells(nb))
+        text = "\n".join(cell_source(c) for c in _cells(nb))
     else:
         text = raw
     if path.suffix in (".html", ".ipynb", ".md", ".txt"):

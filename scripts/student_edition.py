@@ -27,8 +27,9 @@ _BEGIN_RE = re.compile(r"^([ \t]*)### BEGIN SOLUTION[ \t]*$")
 _END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 
 
-def _source(cell: Any) -> str:
-    src = cell["source"]
+def cell_source(cell: Any) -> str:
+    """A notebook cell's source as one string (nbformat stores a string or a list of lines)."""
+    src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
 
 
@@ -83,7 +84,7 @@ def student_notebook(nb: Any) -> Any:
         if not is_solution(cell):
             cells.append(cell)
             continue
-        src = _source(cell)
+        src = cell_source(cell)
         if BEGIN not in src:
             continue  # a prose or code solution: dropped
         cell["source"] = stub_solution(src)
@@ -151,7 +152,7 @@ def strip_solution_blocks(text: str) -> str:
 def has_solution(nb: Any) -> bool:
     """Whether any cell of ``nb`` still holds a solution (a tag, a marker or a directive)."""
     for cell in nb["cells"]:
-        src = _source(cell)
+        src = cell_source(cell)
         if (is_solution(cell) or BEGIN in src or "{solution" in src
                 or re.search(r"^:::+\s*\{solution", src, re.M)):
             return True

@@ -24,8 +24,8 @@ opened with a query to check that searching works offline. index.html is only a 
 land on the root page, which is checked as a page of its own.
 
 Screenshots of the start page, the first prose chapter and the first notebook of the table of
-contents go to `_build/screenshots/`. When a student edition exists (`_build/student/html`, or
-$BOOK_STUDENT_HTML) it must hold no solution at all (checked on its HTML, no browser needed).
+contents go to `_build/screenshots/`. The student edition (`make student`) has its own checks, in
+tests/test_student_edition.py.
 
 Needs /usr/bin/chromium ($CHROMIUM to use another binary); without it these tests are skipped
 with how to install it (`sudo apt-get install chromium`), except under REQUIRE_BROWSER=1 (CI),
@@ -36,7 +36,6 @@ import re
 import subprocess
 import sys
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -421,54 +420,3 @@ def test_screenshots_were_taken(book_html, build_dir, browser):
     missing = [f"{name}.png ({page})" for page, name in screenshot_targets(book_html).items()
                if not (build_dir / "screenshots" / f"{name}.png").is_file()]
     assert not missing, f"screenshots not written to {build_dir / 'screenshots'}: {missing}"
-
-
-# --------------------------------------------------------------------------------------------
-# Student edition
-
-class SolutionFinder(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.solutions, self.exercises = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        classes = (dict(attrs).get("class") or "").split()
-        if "solution" in classes or "tag_solution" in classes:
-            self.solutions.append(dict(attrs).get("id") or tag)
-        if "exercise" in classes:
-            self.exercises += 1
-
-
-def count_in(root: Path) -> tuple[int, list[str]]:
-    """(exercises, solution problems) over the pages of one build."""
-    exercises, problems = 0, []
-    for page in page_list(root):
-        finder = SolutionFinder()
-        finder.feed((root / page).read_text(encoding="utf8", errors="replace"))
-        exercises += finder.exercises
-        if finder.solutions:
-            problems.append(f"{page}: {len(finder.solutions)} solution element(s), e.g. "
-                            f"{finder.solutions[:3]}")
-    return exercises, problems
-
-
-def test_student_edition_has_no_solution(book_html):
-    student = Path(os.environ.get("BOOK_STUDENT_HTML") or book_html.parent / "student" / "html")
-    if not (student / "index.html").is_file():
-        pytest.skip(f"no student edition at {student} (nothing to check)")
-    exercises, problems = count_in(student)
-    # The downloadable sources (the page's download button) must not carry solutions either;
-    # scripts/make_student.py strips them from notebooks and Markdown pages alike.
-    for src in sorted((student / "_sources").rglob("*.ipynb")):
-        text = src.read_text(encoding="utf8", errors="replace")
-        if re.search(r'"tags":\s*\[[^\]]*"solution"', text) or re.search(r"\{solution(-start)?\}", text):
-            problems.append(f"{src.relative_to(student)}: the downloadable source still holds a "
-                            "solution (a cell tagged `solution` or a {solution} directive)")
-    assert not problems, "the student edition shows solutions:\n" + "\n".join(problems)
-    if (student / "index.html").stat().st_mtime < (book_html / "index.html").stat().st_mtime:
-        pytest.skip("no solution in the student edition; its exercises were not counted: it is "
-                    "older than the book (rebuild it)")
-    instructor_exercises, _ = count_in(book_html)
-    assert exercises == instructor_exercises, (
-        f"the student edition has {exercises} exercises, the instructor edition "
-        f"{instructor_exercises}: dropping solutions must keep every exercise")

@@ -15,12 +15,14 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from . import flops, memory, params, roofline
 from .hardware import Hardware
 from .models import Model
 from .units import bits_per_weight
 
-__all__ = ["Estimate", "estimate", "compute_precision"]
+__all__ = ["Estimate", "estimate", "compute_precision", "step_weight_bytes"]
 
 
 def compute_precision(weight_format: str | None, bits_weight: Fraction) -> str:
@@ -40,14 +42,37 @@ def compute_precision(weight_format: str | None, bits_weight: Fraction) -> str:
     return "fp16"
 
 
-def _moe_read_bytes(arch: dict[str, Any], bw_bits: Fraction, experts: float) -> float:
-    """Weight bytes a step reads when ``experts`` experts per block are read [B]."""
-    p = params.decode_read_params(**dict(arch, n_active_experts=experts))
-    return float(memory.weight_bytes(n_params=p, bits_weight=float(bw_bits)))
+def step_weight_bytes(model: Model, *, bits_weight: Any = 16, batch: Any = 1) -> Any:
+    """Weight bytes one decode step of ``batch`` tokens reads [B].
+
+    :func:`~llm_arithmetic.params.decode_read_params` at ``bits_weight``, with the
+    :data:`~llm_arithmetic.params.EXPERTS_READ` experts per block that a batch of a mixture of
+    experts touches (k at batch 1). Exact (an ``int`` or ``Fraction``) for a dense model or
+    batch 1; a float, or an array for an array of batches, otherwise.
+
+    Llama 2 7B at fp16, any batch: 2 B x (6,738,415,616 parameters less 31,999 unread rows
+    of 4,096 in the embedding table); Mixtral 8x7B reads 3.5 experts per block at batch 2:
+
+    >>> from llm_arithmetic import get_model
+    >>> step_weight_bytes(get_model("llama-2-7b"), batch=8)
+    13214695424
+    >>> m = get_model("mixtral-8x7b")
+    >>> round(step_weight_bytes(m, batch=2) / step_weight_bytes(m, batch=1), 3)
+    1.663
+    """
+    arch = model.arch()
+    if model.n_experts == 1 or (np.ndim(batch) == 0 and batch == 1):
+        read = params.decode_read_params(**arch)
+        return memory.weight_bytes(n_params=read, bits_weight=bits_weight)
+    batch = np.asarray(batch, dtype=float) if np.ndim(batch) else float(batch)
+    experts = params.experts_read(n_experts=model.n_experts,
+                                  n_active_experts=model.n_active_experts, batch=batch)
+    read = params.decode_read_params(**dict(arch, n_active_experts=experts))
+    return memory.weight_bytes(n_params=read, bits_weight=float(bits_weight))
 
 
-def _moe_critical_batch(arch: dict[str, Any], bw_bits: Fraction, kv_tok: float, s_eff: float,
-                        p_mm: int, model: Model, bandwidth: float, peak_flops: float) -> float:
+def _moe_critical_batch(model: Model, bw_bits: Fraction, kv_tok: float, s_eff: float, p_mm: int,
+                        bandwidth: float, peak_flops: float) -> float:
     """Batch at which a mixture-of-experts decode step turns compute-bound [-].
 
     The weights read grow with the batch (:data:`~llm_arithmetic.params.EXPERTS_READ`), so
@@ -57,11 +82,9 @@ def _moe_critical_batch(arch: dict[str, Any], bw_bits: Fraction, kv_tok: float, 
     B = 0, so the root is unique. The caller has checked that a root exists.
     """
     def gap(b: float) -> float:
-        e = float(params.experts_read(n_experts=model.n_experts,
-                                      n_active_experts=model.n_active_experts, batch=b))
-        t_mem = float(roofline.decode_step_bytes(weight_bytes=_moe_read_bytes(arch, bw_bits, e),
-                                                 kv_bytes_token=kv_tok, context=s_eff,
-                                                 batch=b)) / bandwidth
+        w = step_weight_bytes(model, bits_weight=bw_bits, batch=b)
+        t_mem = float(roofline.decode_step_bytes(weight_bytes=w, kv_bytes_token=kv_tok,
+                                                 context=s_eff, batch=b)) / bandwidth
         t_cmp = float(roofline.decode_step_flops(matmul_params=p_mm, n_layers=model.n_layers,
                                                  n_heads=model.n_heads, d_head=model.d_head,
                                                  context=s_eff, batch=b)) / peak_flops
@@ -206,9 +229,8 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
     # a batched mixture-of-experts step reads every expert that any of its tokens chose
     e_read = params.experts_read(n_experts=model.n_experts,
                                  n_active_experts=model.n_active_experts, batch=batch)
-    w_read_step = w_read if batch == 1 or model.n_experts == 1 else _moe_read_bytes(
-        arch, bw_bits, float(e_read))
-    step_bytes = roofline.decode_step_bytes(weight_bytes=w_read_step, kv_bytes_token=kv_tok,
+    w_step = step_weight_bytes(model, bits_weight=bw_bits, batch=batch)
+    step_bytes = roofline.decode_step_bytes(weight_bytes=w_step, kv_bytes_token=kv_tok,
                                             context=s_eff, batch=batch)
     dec_flops = flops.decode_flops_per_token(matmul_params=p_mm, n_layers=model.n_layers,
                                              n_heads=model.n_heads, d_head=model.d_head,
@@ -236,8 +258,8 @@ def estimate(model: Model, *, hardware: Hardware | None = None, weights: str | N
                                             bandwidth=bandwidth, peak_flops=peak_flops)
         crit = None if crit == float("inf") else float(crit)
         if crit is not None and model.n_experts > 1:
-            crit = _moe_critical_batch(arch, bw_bits, float(kv_tok), float(s_eff), p_mm,
-                                       model, bandwidth, peak_flops)
+            crit = _moe_critical_batch(model, bw_bits, float(kv_tok), float(s_eff), p_mm,
+                                       bandwidth, peak_flops)
     if step_s is not None:
         tps = 1.0 / step_s
         thr = batch / step_s

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import memory, params, roofline as rl
-from .estimate import estimate
+from .estimate import estimate, step_weight_bytes
 from .hardware import Hardware
 from .models import Model
 from .units import GB, GiB, bits_per_weight
@@ -114,16 +114,15 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     b = np.asarray(list(batches), dtype=float)
     for s in contexts:
         e = estimate(model, hardware=chip, weights=weights, context=int(s))
-        # weights read per step; a step reads the cache of the attended context only
+        # a step reads the cache of the attended context only, and (a mixture of experts) the
+        # experts its batch touches
         s_eff = float(e.attended_context)
-        w_read = float(e.decode_bytes_per_token) - float(e.kv_cache_bytes_per_token) * s_eff
-        t = rl.decode_step_time(weight_bytes=w_read,
-                                kv_bytes_token=float(e.kv_cache_bytes_per_token),
+        w = step_weight_bytes(model, bits_weight=e.bits_weight, batch=b)
+        t = rl.decode_step_time(weight_bytes=w, kv_bytes_token=float(e.kv_cache_bytes_per_token),
                                 matmul_params=e.params_matmul, n_layers=model.n_layers,
                                 n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
                                 batch=b, bandwidth=e.bandwidth, peak_flops=e.peak_flops)
-        mem = rl.decode_step_bytes(weight_bytes=w_read,
-                                   kv_bytes_token=float(e.kv_cache_bytes_per_token),
+        mem = rl.decode_step_bytes(weight_bytes=w, kv_bytes_token=float(e.kv_cache_bytes_per_token),
                                    context=s_eff, batch=b) / e.bandwidth
         (line,) = ax.plot(b, t * 1e3, label=f"context {s:,}")
         ax.plot(b, mem * 1e3, ls=":", color=line.get_color(), lw=1)

@@ -11,9 +11,9 @@ package's own formulas.
 * :func:`bandwidth_ratio` -- :math:`\beta_A / \beta_B`, also the note's batch-1 slowdown
 * :func:`naive_gain` -- :math:`(\pi_A / \pi_B) / (\beta_A / \beta_B)`: the ratio of the two
   chips' ops:byte ratios
-* :func:`compute_bound_context_limit` -- a general formula, new here: the context beyond which
-  decode never turns compute-bound, whatever the batch (where the package's
-  :data:`~llm_arithmetic.roofline.CRITICAL_BATCH` becomes infinite)
+* :func:`compute_bound_context_limit` -- the context beyond which decode never turns
+  compute-bound, whatever the batch: the package's
+  :func:`~llm_arithmetic.roofline.critical_context`
 
 Chip A is the large one (the A100), chip B the small one (the M2). The symbols of the two chips
 are added to the package's glossary under the names of the keyword arguments.
@@ -30,10 +30,6 @@ import sympy as sp
 from .._formula import Formula, register
 from .. import roofline as _roofline
 from .. import symbols as _symbols
-from ..symbols import (
-    bandwidth, d_head, kv_bytes_token, matmul_params, n_heads, n_layers,
-    peak_flops,
-)
 
 __all__ = [
     "A100_BANDWIDTH", "A100_OPS", "M2_BANDWIDTH", "M2_FLOPS", "COMPUTE_RATIO_CLAIM",
@@ -86,9 +82,6 @@ bandwidth_b = _symbol("bandwidth_b", r"\beta_{B}", "memory bandwidth of chip B (
 peak_flops_a = _symbol("peak_flops_a", r"\pi_{A}", "peak arithmetic rate of chip A", "FLOP/s")
 peak_flops_b = _symbol("peak_flops_b", r"\pi_{B}", "peak arithmetic rate of chip B", "FLOP/s")
 
-L, H, dh, kappa = n_layers, n_heads, d_head, kv_bytes_token
-beta, pi = bandwidth, peak_flops
-
 #: How many times the compute of chip A is that of chip B.
 COMPUTE_RATIO = peak_flops_a / peak_flops_b
 #: How many times the bandwidth of chip A is that of chip B; at batch 1, when both chips are
@@ -106,8 +99,6 @@ _F_CR = Formula("karpathy_compute_ratio", COMPUTE_RATIO, (peak_flops_a, peak_flo
 _F_BR = Formula("karpathy_bandwidth_ratio", BANDWIDTH_RATIO, (bandwidth_a, bandwidth_b), "1")
 _F_NG = Formula("karpathy_naive_gain", NAIVE_GAIN,
                 (peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b), "1")
-_F_SX = Formula("compute_bound_context_limit", COMPUTE_BOUND_CONTEXT_LIMIT,
-                (kappa, matmul_params, L, H, dh, beta, pi), "token")
 
 
 @register(_F_CR)
@@ -186,46 +177,6 @@ def naive_gain(*, peak_flops_a: Any, bandwidth_a: Any, peak_flops_b: Any,
     return _F_NG(peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
 
 
-@register(_F_SX)
-def compute_bound_context_limit(*, kv_bytes_token: Any, matmul_params: Any, n_layers: Any,
-                                n_heads: Any, d_head: Any, bandwidth: Any,
-                                peak_flops: Any) -> Any:
-    r"""Context beyond which no batch size makes a decode step compute-bound [token].
-
-    Each sequence in a batch reads its own KV cache, :math:`\kappa S` bytes, and does
-    :math:`2 P_{mm} + 4 L H d_{head} S` FLOPs. Once its cache costs more memory time than its
-    arithmetic costs compute time, adding sequences never catches up with the weights' fixed
-    cost and the critical batch size :math:`B^*` of
-    :func:`llm_arithmetic.roofline.critical_batch_size` is infinite. Setting the denominator of
-    :math:`B^*` to zero:
-
-    .. math:: S_{max} = \frac{2 P_{mm}\,\beta_{mem}}{\kappa\,\pi - 4 L H d_{head}\,\beta_{mem}}
-
-    and :math:`S_{max} = \infty` when :math:`\kappa \pi \le 4 L H d_{head} \beta_{mem}`.
-
-    Parameters
-    ----------
-    kv_bytes_token : int or array
-        KV-cache bytes per token, kappa [B]
-    matmul_params : int or array
-        Weights used in matrix products per token [-]
-    n_layers, n_heads, d_head : int or array
-        Blocks, query heads, head width [-]
-    bandwidth : float or array
-        Memory bandwidth [B/s]
-    peak_flops : float or array
-        Dense peak rate at the precision of the arithmetic [FLOP/s]
-
-    Examples
-    --------
-    LLaMA-7B (multi-head attention, 512 KiB of fp16 cache per token) on an A100 at fp16: past
-    about 157 tokens of context, decode stays memory-bound at any batch size.
-
-    >>> s = compute_bound_context_limit(kv_bytes_token=524288, matmul_params=6607077376,
-    ...                                 n_layers=32, n_heads=32, d_head=128,
-    ...                                 bandwidth=1935e9, peak_flops=312e12)
-    >>> round(s, 1)
-    157.3
-    """
-    return _F_SX(kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth,
-                 peak_flops)
+#: The same function as :func:`llm_arithmetic.roofline.critical_context`, under the name the
+#: reproduction of the note uses.
+compute_bound_context_limit = _roofline.critical_context

@@ -1,6 +1,0 @@
-"""``python -m llm_arithmetic``: see :mod:`llm_arithmetic.cli`."""
-import sys
-
-from .cli import main
-
-sys.exit(main())
