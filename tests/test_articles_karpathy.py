@@ -13,9 +13,10 @@ import pytest
 import sympy as sp
 
 from llm_arithmetic import get_hardware, get_model
-from llm_arithmetic import roofline
+from llm_arithmetic.formulas import roofline
 from llm_arithmetic.articles import karpathy as K
-from llm_arithmetic.symbols import GLOSSARY, context
+from llm_arithmetic.core import symbols as S
+from llm_arithmetic.core.symbols import GLOSSARY, context
 
 
 def test_inputs_are_the_catalogs_article_figures():
@@ -30,10 +31,10 @@ def test_inputs_are_the_catalogs_article_figures():
 
 def test_ratios_from_the_notes_numbers_exactly():
     # 1248/7, 1935/100 and (1248/7)/(1935/100) = 124800/13545, by hand
-    r = K.compute_ratio(peak_flops_a=1248, peak_flops_b=7)
+    r = K.karpathy_compute_ratio(peak_flops_a=1248, peak_flops_b=7)
     assert r == pytest.approx(float(Fraction(1248, 7)))
-    assert K.bandwidth_ratio(bandwidth_a=1935, bandwidth_b=100) == pytest.approx(19.35)
-    g = K.naive_gain(peak_flops_a=1248, bandwidth_a=1935, peak_flops_b=7, bandwidth_b=100)
+    assert K.karpathy_bandwidth_ratio(bandwidth_a=1935, bandwidth_b=100) == pytest.approx(19.35)
+    g = K.karpathy_naive_gain(peak_flops_a=1248, bandwidth_a=1935, peak_flops_b=7, bandwidth_b=100)
     assert g == pytest.approx(float(Fraction(124800, 13545)), rel=1e-15)
     # the note's rounded claims: ~200, ~20, ~10 at one significant figure
     assert round(float(Fraction(1248, 7)), -2) == K.COMPUTE_RATIO_CLAIM
@@ -43,28 +44,25 @@ def test_ratios_from_the_notes_numbers_exactly():
 
 def test_naive_gain_is_the_ratio_of_ops_per_byte():
     a, b = get_hardware("a100-80gb-pcie"), get_hardware("m2")
-    g = K.naive_gain(peak_flops_a=a.peak("fp16"), bandwidth_a=a.bandwidth,
+    g = K.karpathy_naive_gain(peak_flops_a=a.peak("fp16"), bandwidth_a=a.bandwidth,
                      peak_flops_b=b.peak("fp16"), bandwidth_b=b.bandwidth)
     assert g == pytest.approx(a.ops_per_byte("fp16") / b.ops_per_byte("fp16"), rel=1e-12)
     # symbolically: (pi_A/pi_B)/(beta_A/beta_B) == (pi_A/beta_A)/(pi_B/beta_B)
-    other = (K.peak_flops_a / K.bandwidth_a) / (K.peak_flops_b / K.bandwidth_b)
-    assert sp.simplify(K.NAIVE_GAIN - other) == 0
+    other = (S.peak_flops_a / S.bandwidth_a) / (S.peak_flops_b / S.bandwidth_b)
+    assert sp.simplify(K.karpathy_naive_gain.expr - other) == 0
     # like for like (dense fp16 tensor 312 vs the M2 GPU's 3.579): 312/1.935 / 35.79 ~ 4.5
     assert g == pytest.approx((312 / 1.935) / 35.79, rel=1e-9)
 
 
 def test_vectorized_over_chips():
-    g = K.naive_gain(peak_flops_a=np.array([1248e12, 312e12]), bandwidth_a=1935e9,
+    g = K.karpathy_naive_gain(peak_flops_a=np.array([1248e12, 312e12]), bandwidth_a=1935e9,
                      peak_flops_b=np.array([7e12, 3.579e12]), bandwidth_b=100e9)
     assert g.shape == (2,) and g[0] > 2 * g[1]
 
 
 def test_glossary_holds_the_two_chip_symbols():
     for name in ("bandwidth_a", "bandwidth_b", "peak_flops_a", "peak_flops_b"):
-        assert GLOSSARY[name].symbol == getattr(K, name)
-    with pytest.raises(ValueError, match="already has"):
-        K._symbol("bandwidth_a", r"\beta_{X}", "", "B/s")
-    assert K._symbol("bandwidth_a", r"\beta_{A}", "", "B/s") is K.bandwidth_a
+        assert GLOSSARY[name].symbol in K.karpathy_naive_gain.expr.free_symbols
 
 
 def test_matched_precision_leaves_finbarrs_161_unchanged():
@@ -95,12 +93,12 @@ def test_context_limit_is_where_the_critical_batch_diverges(name):
     m = get_model(name)
     kw = dict(kv_bytes_token=m.kv_bytes_per_token(), matmul_params=m.matmul_params,
               n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head)
-    s_max = K.compute_bound_context_limit(bandwidth=1935e9, peak_flops=312e12, **kw)
+    s_max = roofline.critical_context(bandwidth=1935e9, peak_flops=312e12, **kw)
     # second derivation: solve the package's denominator of B* for S with sympy
-    per_seq = roofline.CRITICAL_BATCH.args[1][0].as_numer_denom()[1]
-    subs = {roofline.kappa: kw["kv_bytes_token"], roofline.matmul_params: kw["matmul_params"],
-            roofline.L: kw["n_layers"], roofline.H: kw["n_heads"], roofline.dh: kw["d_head"],
-            roofline.beta: sp.Integer(1935) * 10**9, roofline.pi: sp.Integer(312) * 10**12}
+    per_seq = roofline.critical_batch_size.expr.args[1][0].as_numer_denom()[1]
+    subs = {S.kv_bytes_token: kw["kv_bytes_token"], S.matmul_params: kw["matmul_params"],
+            S.n_layers: kw["n_layers"], S.n_heads: kw["n_heads"], S.d_head: kw["d_head"],
+            S.bandwidth: sp.Integer(1935) * 10**9, S.peak_flops: sp.Integer(312) * 10**12}
     s = sp.Symbol("s", real=True)  # the context, free of its integer assumption
     root = sp.solve(sp.Eq(per_seq.xreplace(subs).xreplace({context: s}), 0), s)
     assert len(root) == 1 and s_max == pytest.approx(float(root[0]), rel=1e-12)
@@ -110,14 +108,14 @@ def test_context_limit_is_where_the_critical_batch_diverges(name):
 
 def test_context_limit_is_infinite_when_the_cache_is_cheap():
     # kappa pi <= 4 L H d_head beta: a chip with fewer FLOPs per byte than attention does
-    s = K.compute_bound_context_limit(kv_bytes_token=2, matmul_params=10**9, n_layers=1,
+    s = roofline.critical_context(kv_bytes_token=2, matmul_params=10**9, n_layers=1,
                                       n_heads=1, d_head=1, bandwidth=10, peak_flops=20)
     assert s == float("inf")
     # LLaMA-7B has 524,288 cache bytes per token = 4 L H d_head: the limit is then
     # 2 P_mm / (4 L H d_head (pi/beta - 1)) for any chip; on an A100 at fp16, 157.3 tokens
     m = get_model("llama-7b")
     expect = 2 * m.matmul_params / (524288 * (312e12 / 1935e9 - 1))
-    got = K.compute_bound_context_limit(kv_bytes_token=524288, matmul_params=m.matmul_params,
+    got = roofline.critical_context(kv_bytes_token=524288, matmul_params=m.matmul_params,
                                         n_layers=32, n_heads=32, d_head=128,
                                         bandwidth=1935e9, peak_flops=312e12)
     assert got == pytest.approx(expect, rel=1e-12)

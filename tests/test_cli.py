@@ -10,7 +10,7 @@ import pytest
 
 from llm_arithmetic.cli import main
 
-CONFIGS = Path(__file__).parent / "configs"
+MODELS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
 CONTRACT_KEYS = {"params_total", "params_active", "weight_bytes", "kv_cache_bytes_per_token",
                  "kv_cache_bytes", "decode_bytes_per_token", "decode_seconds_per_token",
                  "decode_tokens_per_second", "critical_batch_size"}
@@ -23,7 +23,7 @@ def _run(*args):
 
 def test_describe_real_config_json():
     # The acceptance check: Llama-2-7B's own config.json.
-    r = _run("describe", str(CONFIGS / "llama-2-7b.json"), "--json")
+    r = _run("describe", str(MODELS / "llama-2-7b" / "config.json"), "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert CONTRACT_KEYS <= out.keys()
@@ -80,7 +80,7 @@ def test_readable_table(capsys):
     (["describe", "llama-2-7b", "--hardware", "a100"], "did you mean a100-"),
     (["describe", "llama-2-7b", "--context", "0"], "--context: must be positive"),
     (["describe", "llama-2-7b", "--batch", "-2"], "--batch: must be positive"),
-    (["describe", "llama-2-7b", "--weight-bits", "-4"], "must be a positive"),
+    (["describe", "llama-2-7b", "--weight-bits", "-4"], "must be positive"),
     (["describe", "llama-2-7b", "--kv-bits", "abc"], "expected a positive number"),
     (["describe", "llama-2-7b", "--weights", "q5"], "unknown weight format 'q5'"),
     (["describe", "missing/config.json"], "no such config file"),

@@ -55,7 +55,7 @@ def test_bad_estimate_inputs():
     m = get_model("llama-2-7b")
     with pytest.raises(ValueError, match="context must be a positive integer"):
         estimate(m, context=0)
-    with pytest.raises(ValueError, match="bandwidth must be positive"):
+    with pytest.raises(ValueError, match="bandwidth must be a positive"):
         estimate(m, bandwidth=-1.0)
     with pytest.raises(ValueError, match="either weights"):
         estimate(m, weights="fp16", bits_weight=16)
@@ -63,11 +63,14 @@ def test_bad_estimate_inputs():
 
 def test_sliding_window_caps_the_cache_read():
     # zeux: Mistral 7B's windowed attention "limits the bandwidth consumed to a window of 4096
-    # tokens": decoding at 32K reads the same cache as at 4096, while the stored cache grows.
+    # tokens": decoding at 32K reads the same cache as at 4096, and a window-aware cache (vLLM,
+    # llama.cpp's SWA cache) stores no more; a runtime that keeps every token stores 8 times as
+    # much.
     m = get_model("mistral-7b")
     at4k, at32k = estimate(m, context=4096), estimate(m, context=32768)
     assert at32k.decode_bytes_per_token == at4k.decode_bytes_per_token
-    assert at32k.kv_cache_bytes == 8 * at4k.kv_cache_bytes
+    assert at32k.kv_cache_bytes == at4k.kv_cache_bytes == 32 * 8 * 128 * 2 * 2 * 4096
+    assert at32k.kv_cache_bytes_full_storage == 8 * at4k.kv_cache_bytes_full_storage
     assert at32k.attended_context == 4096
 
 
@@ -88,7 +91,8 @@ def test_time_per_token_plot_uses_the_window():
     4096 tokens, so its memory time equals the one at context 4096."""
     import matplotlib
     matplotlib.use("Agg")
-    from llm_arithmetic import get_hardware, plots
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.book import plots
     m, chip = get_model("mistral-7b"), get_hardware("a100-80gb-sxm")
     ax = plots.time_per_token_vs_batch(m, chip, batches=[1, 8], contexts=[4096, 32768])
     mem_4k, mem_32k = ax.lines[1].get_ydata(), ax.lines[3].get_ydata()
@@ -125,7 +129,7 @@ def test_moe_batch_reads_the_experts_any_token_chose():
 def test_moe_critical_batch_balances_the_two_times():
     """At B* the memory time (with the experts read at B*) equals the compute time."""
     from llm_arithmetic import get_hardware
-    from llm_arithmetic import params as P
+    from llm_arithmetic.formulas import params as P
     m, chip = get_model("mixtral-8x7b"), get_hardware("h100-sxm")
     b_star = estimate(m, hardware=chip, context=1).critical_batch_size
     e_b = float(P.experts_read(n_experts=8, n_active_experts=2, batch=b_star))
@@ -136,7 +140,7 @@ def test_moe_critical_batch_balances_the_two_times():
     assert t_cmp == pytest.approx(t_mem, rel=1e-9)
     # far above the closed form with k experts read; equal to the one with all E read, since
     # (3/4)^B vanishes long before B reaches a thousand
-    from llm_arithmetic import roofline as R
+    from llm_arithmetic.formulas import roofline as R
     bounds = []
     for experts in (2, 8):
         w = 2 * P.decode_read_params(**dict(m.arch(), n_active_experts=experts))

@@ -13,7 +13,7 @@ Checked here:
 - the student edition (scripts/student_edition.py), executed, prints "not yet" for every one,
   never "correct", and holds no line of any solution;
 - labels: each one used once, in exactly one notebook, with an answer in
-  `llm_arithmetic.exercises.ANSWERS`, and every answer used; the question states the label and
+  `llm_arithmetic.teaching.exercises.ANSWERS`, and every answer used; the question states the label and
   the unit and tolerance that `check` applies;
 - `check` itself: tolerance, no answer, and never the answer in what it prints.
 
@@ -32,7 +32,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from llm_arithmetic.exercises import ANSWERS, answer_for, check, expected
+from llm_arithmetic.teaching.exercises import ANSWERS, answer_for, check, expected
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "notebooks" / "exercises"

@@ -19,19 +19,24 @@ def test_every_device_the_issue_names_is_there():
     assert set(REQUIRED) <= set(HARDWARE)
 
 
+#: Figures whose datasheet breaks the 2x rule, as printed: NVIDIA's L40S datasheet gives FP16 and
+#: BF16 tensor rates of "362.05 | 733" TFLOPS (dense | sparse), 1.2% off a factor of two.
+DATASHEET_ODD = {("l40s", "fp16-sparse"), ("l40s", "bf16-sparse")}
+
+
 @pytest.mark.parametrize("name", sorted(HARDWARE))
 def test_entry_is_sourced_and_in_units(name):
     h = HARDWARE[name]
     assert h.name == name and re.fullmatch(r"[a-z0-9.-]+", name)
     assert h.source.startswith("https://")
-    assert 1e9 <= h.bandwidth <= 1e13  # B/s: between 1 GB/s and 10 TB/s
+    assert 1e9 <= h.bandwidth <= 1e14  # B/s: between 1 GB/s and 100 TB/s
     assert isinstance(h.capacity, int) and 2**30 <= h.capacity <= 2**40
     assert h.peaks, "no peak rate"
     for key, p in h.peaks.items():
         assert p.rate > 0
         assert p.dense == (not key.endswith("-sparse")), key
         assert p.unit in ("FLOP/s", "OP/s")
-        if key.endswith("-sparse") and key[:-7] in h.peaks:
+        if key.endswith("-sparse") and key[:-7] in h.peaks and (name, key) not in DATASHEET_ODD:
             # 2:4 structured sparsity doubles the dense rate on NVIDIA parts
             assert p.rate == pytest.approx(2 * h.peaks[key[:-7]].rate, rel=0.01), key
     for f in h.article_figures:

@@ -6,8 +6,8 @@ import re
 import pytest
 
 from llm_arithmetic.cli import main
-from llm_arithmetic.exercises import ANSWERS, answer_for, check
-from llm_arithmetic.problems import TEMPLATES, generate
+from llm_arithmetic.teaching.exercises import ANSWERS, answer_for, check
+from llm_arithmetic.teaching.problems import TEMPLATES, generate
 
 
 def test_same_seed_same_files(tmp_path):

@@ -1,4 +1,4 @@
-"""The NumPy decoder of the lab *Measure your own machine* (llm_arithmetic.numpy_decoder).
+"""The NumPy decoder of the lab *Measure your own machine* (llm_arithmetic.lab.numpy_decoder).
 
 - the KV-cached, step-by-step logits equal a second, independent implementation: a causal
   forward pass over the whole sequence at once, recomputing every key and value, with one loop
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llm_arithmetic import memory, params, roofline
-from llm_arithmetic.numpy_decoder import TinyDecoder
+from llm_arithmetic.formulas import memory, params, roofline
+from llm_arithmetic.lab.numpy_decoder import TinyDecoder
 
 SMALL = dict(d_model=48, n_layers=3, n_heads=6, n_kv_heads=2, d_head=8, d_ff=80, n_vocab=50)
 TOKENS = [5, 17, 0, 49, 23, 23, 8, 31, 2, 40]

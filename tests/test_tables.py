@@ -1,7 +1,7 @@
 """Reproduction rows: the status must follow from the numbers."""
 import pytest
 
-from llm_arithmetic.tables import Reproduction, rounds_to
+from llm_arithmetic.book.tables import Reproduction, rounds_to
 
 
 def test_rounding_rules():

@@ -1,37 +1,58 @@
 """llm_arithmetic: the formulas of LLM inference, as sympy expressions and numeric functions.
 
-Each quantity is one sympy expression (``UPPER_CASE``) paired with a numeric function
-(``snake_case``, keyword arguments, exact on Python integers, vectorized on NumPy arrays):
+Each quantity is one sympy expression, registered once (:mod:`llm_arithmetic.formulas`), with a
+numeric function generated from it (:mod:`llm_arithmetic.numeric`: exact on Python integers,
+vectorized on NumPy arrays, no sympy at run time) and a JavaScript twin for the book's pages.
 
-* :mod:`~llm_arithmetic.params` -- parameter counts (GPT-style and exact, MoE total/active)
-* :mod:`~llm_arithmetic.memory` -- weight and KV-cache bytes, what fits
-* :mod:`~llm_arithmetic.flops` -- FLOPs of decode and prefill, arithmetic intensity
-* :mod:`~llm_arithmetic.roofline` -- time bounds, critical batch size, generation time
-* :mod:`~llm_arithmetic.models`, :mod:`~llm_arithmetic.model_catalog` -- architectures,
-  Hugging Face configs, the articles' models
-* :mod:`~llm_arithmetic.hardware` -- chips with sourced bandwidth, capacity and peak rates
-* :mod:`~llm_arithmetic.estimate` -- all of it for one model on one chip
-* :mod:`~llm_arithmetic.units` -- GB vs GiB, bits per weight of named formats
+* :mod:`~llm_arithmetic.core` -- symbols (the glossary), the formula registry, units, errors
+* :mod:`~llm_arithmetic.formulas` -- parameters, memory, FLOPs, the roofline
+* :mod:`~llm_arithmetic.catalog` -- models as stacks of layer kinds (read from ``config.json``),
+  chips, weight formats
+* :func:`estimate`, :func:`sweep` -- a model on a chip, and grids of them
+* :mod:`~llm_arithmetic.articles` -- the source articles' own formulas and inputs
+* :mod:`~llm_arithmetic.book`, :mod:`~llm_arithmetic.teaching`, :mod:`~llm_arithmetic.lab`
 
->>> from llm_arithmetic import get_model, get_hardware, estimate
->>> e = estimate(get_model("mistral-7b"), hardware=get_hardware("rtx-4090"))
+The top level imports no sympy.
+
+>>> from llm_arithmetic import estimate
+>>> e = estimate("mistral-7b", hardware="rtx-4090")
 >>> round(e.decode_seconds_per_token * 1e3, 1)
 14.1
 """
 from __future__ import annotations
 
-from ._formula import FORMULAS, Formula
-from .estimate import Estimate, estimate
-from .hardware import HARDWARE, Hardware, Peak, get_hardware, hardware_names
-from .model_catalog import MODELS, get_model, model_names
-from .models import ConfigError, Model
-from .symbols import GLOSSARY
-from .units import BITS_PER_WEIGHT, GB, GiB, bits_per_weight
+from importlib import import_module
+from typing import Any
 
-__version__ = "0.1.0"
+# Eager: the function `estimate` must win over the submodule of the same name, which the
+# import system would otherwise bind to this attribute once anything imports it.
+from .estimate import ContextWarning, Estimate, Sweep, estimate, sweep
 
-__all__ = [
-    "FORMULAS", "Formula", "Estimate", "estimate", "HARDWARE", "Hardware", "Peak",
-    "get_hardware", "hardware_names", "MODELS", "get_model", "model_names", "ConfigError",
-    "Model", "GLOSSARY", "BITS_PER_WEIGHT", "GB", "GiB", "bits_per_weight", "__version__",
-]
+__version__ = "0.2.0"
+
+_EXPORTS = {
+    "Model": "catalog.model", "Attention": "catalog.model", "MLP": "catalog.model",
+    "Mamba2": "catalog.model", "Layers": "catalog.model",
+    "get_model": "catalog.models", "model_names": "catalog.models", "MODELS": "catalog.models",
+    "get_hardware": "catalog.hardware", "hardware_names": "catalog.hardware",
+    "HARDWARE": "catalog.hardware", "Hardware": "catalog.hardware", "Peak": "catalog.hardware",
+    "bits_per_weight": "catalog.formats", "BITS_PER_WEIGHT": "catalog.formats",
+    "FORMATS": "catalog.formats",
+    "ConfigError": "core.errors", "InputError": "core.errors",
+    "GB": "core.units", "GiB": "core.units",
+}
+
+__all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "Sweep", "estimate", "sweep",
+                              "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'llm_arithmetic' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

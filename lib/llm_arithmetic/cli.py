@@ -1,26 +1,40 @@
-"""Command line: ``python -m llm_arithmetic describe MODEL [options]``.
+"""Command line: ``python -m llm_arithmetic describe MODEL [options]`` (or ``llm-arithmetic``).
 
 Commands
 --------
-describe   bytes, FLOPs and speed bounds of one model (catalog name or config.json)
+describe   bytes, FLOPs and speed bounds of one model (catalog name, config.json, or - for
+           standard input), optionally on a chip
 models     the model catalog
 hardware   the hardware catalog
+formula    the LaTeX of a formula (``formula --list`` names them all)
 problems   randomized problem sets with an answer key
-formula    the LaTeX of a formula (``formula --list`` names them)
 
-Errors go to stderr as one line, with exit status 2.
+Units at this edge are the ones people quote: GB/s and TFLOP/s (decimal); inside, the package
+works in B/s and FLOP/s. Every bad input ends with one line on standard error naming the
+problem and exit status 2; a context beyond the model's trained context prints a warning line.
+``describe`` imports no sympy, so it starts fast.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from pathlib import Path
+import warnings
 from typing import Any, Sequence
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "LIMITS"]
 
 PROG = "llm_arithmetic"
+
+#: Plausibility limits of the command line's numbers, with the reason given in the error.
+LIMITS = {
+    "bits": (64.0, "fp64 is the widest format weights or caches are stored in"),
+    "bandwidth_gbps": (1e9, "no memory system moves an exabyte per second"),
+    "tflops": (1e9, "no chip computes a zettaFLOP per second"),
+    "tokens": (float(1 << 32), "no model attends to more than 4.3 billion tokens"),
+    "batch": (float(1 << 31), "no memory holds more than 2 billion sequences"),
+}
 
 
 class UsageError(Exception):
@@ -32,24 +46,43 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive_int(text: str) -> int:
+def _number(text: str, kind: str, *, integer: bool = False) -> Any:
+    what = "a positive integer" if integer else "a positive number"
+    if len(text) > 40:
+        raise argparse.ArgumentTypeError(f"expected {what}, got a {len(text)}-character string")
     try:
-        v = int(text)
+        v = int(text) if integer else float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
+    limit, why = LIMITS[kind]
+    if v > limit:
+        raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit {limit:g} "
+                                         f"({why})")
     return v
 
 
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
-    return v
+def _bits(text: str) -> float:
+    return _number(text, "bits")
+
+
+def _tokens(text: str) -> int:
+    return _number(text, "tokens", integer=True)
+
+
+def _batch(text: str) -> int:
+    return _number(text, "batch", integer=True)
+
+
+def _gbps(text: str) -> float:
+    return _number(text, "bandwidth_gbps")
+
+
+def _tflops(text: str) -> float:
+    return _number(text, "tflops")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,24 +94,26 @@ def build_parser() -> argparse.ArgumentParser:
         description="Parameter count, weight and KV-cache bytes, bytes and FLOPs per decoded "
                     "token and, given a chip, the roofline bound on decode speed.")
     d.add_argument("model", metavar="MODEL",
-                   help="catalog name (see 'models') or path to a Hugging Face config.json")
+                   help="catalog name (see 'models'), path to a Hugging Face config.json, or - "
+                        "to read the config from standard input")
     hw = d.add_mutually_exclusive_group()
     hw.add_argument("--hardware", metavar="NAME", help="catalog device (see 'hardware')")
-    hw.add_argument("--bandwidth-gbps", type=_positive_float, metavar="X",
+    hw.add_argument("--bandwidth-gbps", type=_gbps, metavar="X",
                     help="memory bandwidth in GB/s (10^9 B/s)")
-    d.add_argument("--tflops", type=_positive_float, metavar="Y",
+    d.add_argument("--tflops", type=_tflops, metavar="Y",
                    help="dense peak in TFLOP/s (10^12); overrides the device's figure")
     w = d.add_mutually_exclusive_group()
     w.add_argument("--weights", metavar="FORMAT",
-                   help="weight format: fp32, fp16, bf16, fp8, int8, int4, q8_0 (8.5 bits), "
-                        "q4_0 (4.5 bits), q4_1, int4-g128; default fp16")
-    w.add_argument("--weight-bits", type=_positive_float, metavar="B",
+                   help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
+                        "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ...; "
+                        "default: as the checkpoint ships (16 bits, gpt-oss's MXFP4 experts)")
+    w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
-    d.add_argument("--kv-bits", type=_positive_float, default=16.0, metavar="B",
+    d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
                    help="bits per KV-cache element (default 16)")
-    d.add_argument("--context", type=_positive_int, default=1, metavar="N",
+    d.add_argument("--context", type=_tokens, default=1, metavar="N",
                    help="tokens in each sequence's KV cache (default 1)")
-    d.add_argument("--batch", type=_positive_int, default=1, metavar="N",
+    d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -91,42 +126,28 @@ def build_parser() -> argparse.ArgumentParser:
                                     "each) and answers.md, drawn from the catalogs; the same "
                                     "seed gives the same files.")
     pr.add_argument("--seed", type=int, required=True, help="random seed")
-    pr.add_argument("--count", type=_positive_int, default=1, metavar="N", help="variants")
+    pr.add_argument("--count", type=_batch, default=1, metavar="N", help="variants")
     pr.add_argument("--out", required=True, metavar="DIR", help="output folder")
     f = sub.add_parser("formula", help="print a formula's LaTeX",
                        description="Print the LaTeX of one of the package's formulas.")
     f.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
-    f.add_argument("--list", action="store_true", help="list the formula names")
+    f.add_argument("--list", action="store_true", help="list every formula with its unit")
     return p
 
 
-def _load_model(arg: str) -> Any:
-    from .model_catalog import MODELS, get_model
-    from .models import Model
-
-    path = Path(arg)
-    if path.is_dir() and (path / "config.json").exists():
-        path = path / "config.json"
-    if path.suffix == ".json" or path.is_file() or arg not in MODELS and ("/" in arg):
-        if not path.exists():
-            raise UsageError(f"no such config file: {arg}")
-        return Model.from_hf_config(path)
-    return get_model(arg)
-
-
 def _describe(ns: argparse.Namespace) -> int:
+    from .core.units import GB_S, TFLOP_S
     from .estimate import estimate
-    from .hardware import get_hardware
-    from .units import to_fraction
 
-    model = _load_model(ns.model)
-    hardware = get_hardware(ns.hardware) if ns.hardware else None
-    bandwidth = ns.bandwidth_gbps * 1e9 if ns.bandwidth_gbps else None
-    peak = ns.tflops * 1e12 if ns.tflops else None
-    bits_w = to_fraction(ns.weight_bits) if ns.weight_bits is not None else None
-    e = estimate(model, hardware=hardware, weights=ns.weights, bits_weight=bits_w,
-                 bits_kv=to_fraction(ns.kv_bits), context=ns.context, batch=ns.batch,
-                 bandwidth=bandwidth, peak_flops=peak)
+    bandwidth = ns.bandwidth_gbps * GB_S if ns.bandwidth_gbps else None
+    peak = ns.tflops * TFLOP_S if ns.tflops else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e = estimate(ns.model, hardware=ns.hardware, weights=ns.weights,
+                     bits_weight=ns.weight_bits, bits_kv=ns.kv_bits, context=ns.context,
+                     batch=ns.batch, bandwidth=bandwidth, peak_flops=peak)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     if ns.json:
         print(json.dumps(e.as_dict(), indent=2))
     else:
@@ -145,17 +166,21 @@ def _table(e: Any) -> str:
         ("model", e.model),
         ("hardware", e.hardware or "-"),
         ("weights", f"{e.bits_weight:g} bits/weight; KV cache {e.bits_kv:g} bits/element"),
-        ("context x batch", f"{e.context:,} tokens x {e.batch}"),
-        *([("attended context (sliding window)", f"{float(e.attended_context):,.0f} tokens per layer")]
+        ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
+        *([("attended context (windows)", f"{float(e.attended_context):,.0f} tokens per layer")]
           if e.attended_context != e.context else []),
         ("parameters (total)", f"{e.params_total:,}"),
+        *([(f"  of which {name}", f"{n:,}") for name, n in e.params_extra.items()]),
         ("parameters (active per token)", f"{e.params_active:,}"),
         ("parameters in matrix products", f"{e.params_matmul:,}"),
         ("weight bytes", _fmt_b(e.weight_bytes)),
         ("KV cache per token", _fmt_b(e.kv_cache_bytes_per_token)),
         ("KV cache (context x batch)", _fmt_b(e.kv_cache_bytes)),
+        *([("KV cache if no layer were windowed", _fmt_b(e.kv_cache_bytes_full_storage))]
+          if e.kv_cache_bytes_full_storage != e.kv_cache_bytes else []),
+        *([("state-space state (batch)", _fmt_b(e.state_bytes))] if e.state_bytes else []),
         ("bytes read per token (1 sequence)", _fmt_b(e.decode_bytes_per_token)),
-        ("FLOPs per token", f"{e.decode_flops_per_token:,} FLOP"),
+        ("FLOPs per token", f"{e.decode_flops_per_token:,.0f} FLOP"),
     ]
     if e.bandwidth is not None:
         rows.append(("bandwidth", f"{e.bandwidth / 1e9:,.1f} GB/s"))
@@ -179,23 +204,25 @@ def _table(e: Any) -> str:
         rows.append(("fits in memory", f"{'yes' if e.fits else 'no'}: needs "
                      f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
         rows.append(("max batch at this context", f"{e.max_batch:,}"))
-        rows.append(("max context at this batch", f"{e.max_context:,}"))
+        rows.append(("max context at this batch",
+                     "unbounded (every layer windowed)" if e.max_context is None
+                     else f"{e.max_context:,}"))
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
 def _models() -> int:
-    from .model_catalog import CATALOG
+    from .catalog.models import CATALOG
 
     for name, entry in CATALOG.items():
         m = entry.model
-        print(f"{name:<14} {m.total_params / 1e9:8.3f} B params "
+        print(f"{name:<20} {m.total_params / 1e9:9.3f} B params "
               f"({m.active_params / 1e9:.3f} B active)  {entry.url}")
     return 0
 
 
 def _hardware() -> int:
-    from .hardware import HARDWARE
+    from .catalog.hardware import HARDWARE
 
     for name, h in HARDWARE.items():
         peak = h.peaks.get("fp16") or h.peaks.get("fp32")
@@ -206,19 +233,19 @@ def _hardware() -> int:
 
 
 def _formula(ns: argparse.Namespace) -> int:
-    from . import estimate  # noqa: F401  (imports every formula module)
-    from ._formula import FORMULAS
+    from .core.registry import all_formulas
 
+    formulas = all_formulas()
     if ns.list or not ns.name:
-        for name, (f, _) in sorted(FORMULAS.items()):
-            print(f"{name:<32} [{f.unit}]")
+        for name, f in sorted(formulas.items()):
+            print(f"{name:<36} [{f.unit}]  {f.summary[:70]}")
         return 0
-    if ns.name not in FORMULAS:
+    if ns.name not in formulas:
         import difflib
-        close = difflib.get_close_matches(ns.name, FORMULAS, n=3, cutoff=0.5)
-        raise UsageError(f"unknown formula {ns.name!r}"
+        close = difflib.get_close_matches(ns.name, formulas, n=3, cutoff=0.5)
+        raise UsageError(f"unknown formula {ns.name[:60]!r}"
                          + (f"; did you mean {', '.join(close)}?" if close else ""))
-    print(FORMULAS[ns.name][0].latex())
+    print(formulas[ns.name].latex())
     return 0
 
 
@@ -234,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "hardware":
             return _hardware()
         if ns.command == "problems":
-            from .problems import generate, write
+            from .teaching.problems import generate, write
             paths = write(generate(ns.seed, ns.count), ns.out)
             print(f"wrote {len(paths) - 1} problem set(s) and {paths[-1]}")
             return 0
@@ -245,9 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except (ValueError, KeyError) as e:  # ConfigError is a ValueError
-        msg = e.args[0] if e.args else str(e)
-        print(f"{PROG}: error: {msg}", file=sys.stderr)
+    except (ValueError, KeyError, OverflowError, RecursionError, MemoryError, OSError) as e:
+        # InputError and ConfigError are ValueErrors; the others are guards against anything
+        # that still escapes them (a message, never a traceback)
+        msg = str(e.args[0]) if e.args else type(e).__name__
+        print(f"{PROG}: error: {msg.splitlines()[0] if msg else type(e).__name__}",
+              file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0

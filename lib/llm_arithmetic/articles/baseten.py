@@ -27,11 +27,8 @@ from typing import Any
 
 import sympy as sp
 
-from .._formula import Formula, register
-from ..symbols import (
-    bandwidth, bits, capacity, d_head, d_model, generated, kv_bytes_token, n_layers, n_params,
-    peak_flops, prompt, seq_len,
-)
+from ..core.registry import formula
+from ..core.symbols import bits, d_head, seq_len
 
 __all__ = [
     "ARTICLE", "N_PARAMS", "BYTES_PER_PARAM", "A10_PEAK_FP16", "A10_MEMORY", "A10_BANDWIDTH",
@@ -40,8 +37,6 @@ __all__ = [
     "FREE_MEMORY", "BATCH", "PROMPT_TOKENS", "OUTPUT_TOKENS",
     "AlgorithmLine", "ALGORITHM_0", "BASETEN_ATTENTION_BYTES_TERMS",
     "BASETEN_ATTENTION_FLOPS_TERMS",
-    "BASETEN_KV_BYTES_PER_TOKEN", "BASETEN_KV_CACHE_TOKENS", "BASETEN_TIME_PER_TOKEN",
-    "BASETEN_PREFILL_TIME", "BASETEN_PREFILL_TIME_AS_PRINTED", "BASETEN_GENERATION_TIME",
     "baseten_kv_bytes_per_token", "baseten_kv_cache_tokens", "baseten_time_per_token",
     "baseten_prefill_time", "baseten_prefill_time_as_printed", "baseten_generation_time",
 ]
@@ -152,52 +147,15 @@ BASETEN_ATTENTION_FLOPS_TERMS = ((2 * d) * (N * N), 3 * (N * N), (2 * N) * (N * 
 
 
 # --- the article's formulas ---------------------------------------------------------------------
-P, L, dm, C, kappa = n_params, n_layers, d_model, capacity, kv_bytes_token
-beta, pi, T, G = bandwidth, peak_flops, prompt, generated
-
-#: "kv_cache_size = (2 * 2 * n_layers * d_model) bytes/token": K and V, 2 bytes each.
-BASETEN_KV_BYTES_PER_TOKEN = 2 * 2 * L * dm
-#: Tokens of KV cache in the memory left beside 2P bytes of fp16 weights.
-BASETEN_KV_CACHE_TOKENS = (C - 2 * P) / kappa
-#: "time/token = total number of bytes moved (the model weights) / accelerator memory bandwidth".
-BASETEN_TIME_PER_TOKEN = 2 * P / beta
-#: Prefill as the article computes it: "350 * (2 * 7B) FLOP / 65 TFLOP/s".
-BASETEN_PREFILL_TIME = T * 2 * P / pi
-#: Prefill as the article prints the formula: "number of tokens * (number of parameters /
-#: accelerator compute bandwidth)" -- no factor 2.
-BASETEN_PREFILL_TIME_AS_PRINTED = T * P / pi
-#: "Total generation time = prefill time + number of tokens * time/token".
-BASETEN_GENERATION_TIME = BASETEN_PREFILL_TIME + G * BASETEN_TIME_PER_TOKEN
-
-_F_KVT = Formula("baseten_kv_bytes_per_token", BASETEN_KV_BYTES_PER_TOKEN, (L, dm), "B")
-_F_KVN = Formula("baseten_kv_cache_tokens", BASETEN_KV_CACHE_TOKENS, (C, P, kappa), "token")
-_F_TPT = Formula("baseten_time_per_token", BASETEN_TIME_PER_TOKEN, (P, beta), "s")
-_F_PRE = Formula("baseten_prefill_time", BASETEN_PREFILL_TIME, (P, T, pi), "s")
-_F_PRP = Formula("baseten_prefill_time_as_printed", BASETEN_PREFILL_TIME_AS_PRINTED, (P, T, pi),
-                 "s")
-_F_GEN = Formula("baseten_generation_time", BASETEN_GENERATION_TIME, (P, T, G, beta, pi), "s")
 
 
-@register(_F_KVT)
-def baseten_kv_bytes_per_token(*, n_layers: Any, d_model: Any) -> Any:
-    r"""KV-cache bytes per token as the article writes it (fp16, multi-head attention).
+@formula("kv_bytes_token")
+def baseten_kv_bytes_per_token(*, n_layers, d_model):
+    """KV-cache bytes per token as the article writes it (fp16, multi-head attention):
+    "(2 * 2 * n_layers * d_model) bytes/token", K and V at 2 bytes each.
 
-    .. math:: \kappa = 2 \cdot 2 \cdot L\, d_{model}
-
-    It equals the package's :math:`2 L H_{kv} d_{head} b_{kv}/8` when
-    :math:`H_{kv} d_{head} = d_{model}` (no grouped-query attention) and :math:`b_{kv} = 16`.
-
-    Parameters
-    ----------
-    n_layers : int or array
-        Transformer blocks, L [-]
-    d_model : int or array
-        Hidden size [-]
-
-    Returns
-    -------
-    int or array
-        Bytes per token [B]
+    It equals the book's 2 L H_kv d_head b_kv / 8 when H_kv d_head = d (no grouped-query
+    attention) and b_kv = 16.
 
     Examples
     --------
@@ -206,28 +164,12 @@ def baseten_kv_bytes_per_token(*, n_layers: Any, d_model: Any) -> Any:
     >>> baseten_kv_bytes_per_token(n_layers=32, d_model=4096)
     524288
     """
-    return _F_KVT(n_layers, d_model)
+    return 2 * 2 * n_layers * d_model
 
 
-@register(_F_KVN)
-def baseten_kv_cache_tokens(*, capacity: Any, n_params: Any, kv_bytes_token: Any) -> Any:
-    r"""Tokens of KV cache that fit beside fp16 weights, the article's way.
-
-    .. math:: N_{KV} = \frac{C - 2P}{\kappa}
-
-    Parameters
-    ----------
-    capacity : int or array
-        Device memory, C [B]
-    n_params : int or array
-        Parameters, P; the weights take 2P bytes [-]
-    kv_bytes_token : int, Fraction or array
-        KV cache per token, kappa [B]
-
-    Returns
-    -------
-    float or array
-        Tokens (not rounded) [token]
+@formula("kv_tokens")
+def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
+    """Tokens of KV cache that fit beside fp16 weights (2P bytes), the article's way.
 
     Examples
     --------
@@ -242,29 +184,16 @@ def baseten_kv_cache_tokens(*, capacity: Any, n_params: Any, kv_bytes_token: Any
     ...                               kv_bytes_token=524288), 2)
     19073.49
     """
-    return _F_KVN(capacity, n_params, kv_bytes_token)
+    return (capacity - 2 * n_params) / kv_bytes_token
 
 
-@register(_F_TPT)
-def baseten_time_per_token(*, n_params: Any, bandwidth: Any) -> Any:
-    r"""Time per output token at batch size 1: the fp16 weights over the bandwidth.
+@formula("decode_time")
+def baseten_time_per_token(*, n_params, bandwidth):
+    """Time per output token at batch size 1 as the article computes it: the fp16 weights over
+    the bandwidth ("total number of bytes moved (the model weights) / accelerator memory
+    bandwidth").
 
-    .. math:: t_{tok} = \frac{2P}{\beta_{mem}}
-
-    The KV cache read in each step is left out (the package's
-    :func:`llm_arithmetic.roofline.decode_step_time` includes it).
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    bandwidth : int, float or array
-        Memory bandwidth [B/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+    The KV cache read in each step is left out (the book's decode step time includes it).
 
     Examples
     --------
@@ -273,28 +202,13 @@ def baseten_time_per_token(*, n_params: Any, bandwidth: Any) -> Any:
     >>> round(baseten_time_per_token(n_params=7 * 10**9, bandwidth=600 * 10**9) * 1e3, 2)
     23.33
     """
-    return _F_TPT(n_params, bandwidth)
+    return 2 * n_params / bandwidth
 
 
-@register(_F_PRE)
-def baseten_prefill_time(*, n_params: Any, prompt: Any, peak_flops: Any) -> Any:
-    r"""Prefill time as the article computes it: 2 FLOPs per parameter per prompt token.
-
-    .. math:: t_{pre} = \frac{T \cdot 2P}{\pi}
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    prompt : int or array
-        Prompt tokens, T [token]
-    peak_flops : int, float or array
-        Dense peak rate [FLOP/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+@formula("prefill_time")
+def baseten_prefill_time(*, n_params, prompt, peak_flops):
+    """Prefill time as the article computes it: 2 FLOPs per parameter per prompt token
+    ("350 * (2 * 7B) FLOP / 65 TFLOP/s").
 
     Examples
     --------
@@ -304,16 +218,15 @@ def baseten_prefill_time(*, n_params: Any, prompt: Any, peak_flops: Any) -> Any:
     ...                            peak_flops=125 * 10**12) * 1e3, 1)
     39.2
     """
-    return _F_PRE(n_params, prompt, peak_flops)
+    return prompt * 2 * n_params / peak_flops
 
 
-@register(_F_PRP)
-def baseten_prefill_time_as_printed(*, n_params: Any, prompt: Any, peak_flops: Any) -> Any:
-    r"""Prefill time from the formula as the article prints it (one FLOP per parameter).
+@formula("prefill_time")
+def baseten_prefill_time_as_printed(*, n_params, prompt, peak_flops):
+    """Prefill time from the formula as the article prints it: "number of tokens * (number of
+    parameters / accelerator compute bandwidth)", one FLOP per parameter.
 
-    .. math:: t_{pre}^{printed} = T \cdot \frac{P}{\pi}
-
-    Half of :func:`baseten_prefill_time`; the article's own numbers do not use it.
+    Half of :data:`baseten_prefill_time`; the article's own numbers do not use it.
 
     Examples
     --------
@@ -321,31 +234,13 @@ def baseten_prefill_time_as_printed(*, n_params: Any, prompt: Any, peak_flops: A
     ...                                       peak_flops=125 * 10**12) * 1e3, 1)
     19.6
     """
-    return _F_PRP(n_params, prompt, peak_flops)
+    return prompt * (n_params / peak_flops)
 
 
-@register(_F_GEN)
-def baseten_generation_time(*, n_params: Any, prompt: Any, generated: Any, bandwidth: Any,
-                            peak_flops: Any) -> Any:
-    r"""Total generation time, the article's way: prefill, then G tokens at the weights' time.
-
-    .. math:: t_{gen} = \frac{T \cdot 2P}{\pi} + G\,\frac{2P}{\beta_{mem}}
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    prompt, generated : int or array
-        Prompt tokens T and generated tokens G [token]
-    bandwidth : int, float or array
-        Memory bandwidth [B/s]
-    peak_flops : int, float or array
-        Dense peak rate [FLOP/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+@formula("generation_time")
+def baseten_generation_time(*, n_params, prompt, generated, bandwidth, peak_flops):
+    """Total generation time, the article's way: "prefill time + number of tokens *
+    time/token".
 
     Examples
     --------
@@ -356,4 +251,5 @@ def baseten_generation_time(*, n_params: Any, prompt: Any, generated: Any, bandw
     ...                               bandwidth=600 * 10**9, peak_flops=125 * 10**12), 3)
     3.539
     """
-    return _F_GEN(n_params, prompt, generated, bandwidth, peak_flops)
+    return (baseten_prefill_time(n_params=n_params, prompt=prompt, peak_flops=peak_flops)
+            + generated * baseten_time_per_token(n_params=n_params, bandwidth=bandwidth))

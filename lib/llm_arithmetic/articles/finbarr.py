@@ -9,24 +9,26 @@ latency of one decode step as
 
 with :math:`n_{bytes}` the bytes per parameter and :math:`B` the batch size. Two things in
 :math:`t_{memory}` differ from the package's roofline
-(:data:`llm_arithmetic.roofline.DECODE_STEP_TIME`): the leading 2, which is kipply's two bytes
+(:data:`llm_arithmetic.formulas.roofline.decode_step_time`): the leading 2, which is kipply's two bytes
 per 16-bit parameter (kipply, "Transformer Inference Arithmetic", 2022) kept after
 :math:`n_{bytes}` was introduced, and :math:`B`, which belongs to the compute term (the post
 moved it there on 2023-09-01). Both are
 defined here as printed, so that the reproduction uses the article's formula and the errata can
 print it; the corrected values come from the package.
 
-* :func:`latency_memory`, :func:`latency_compute`, :func:`latency_model` -- as printed
-* :func:`latency_memory_revised`, :func:`latency_compute_revised` -- the version of 2023-09-01
-  (B moved to the compute term, the factor 2 kept)
-* :func:`kv_cache_bytes` -- the post's KV-cache formula, :math:`n_{blocks} n_{bytes} 2 d_{model}`,
-  which the post calls the total but which is the size of one token's cache
+* :data:`finbarr_latency_memory`, :data:`finbarr_latency_compute`,
+  :data:`finbarr_latency_model` -- as printed
+* :data:`finbarr_latency_memory_revised`, :data:`finbarr_latency_compute_revised` -- the version
+  of 2023-09-01 (B moved to the compute term, the factor 2 kept)
+* :data:`finbarr_kv_cache_bytes` -- the post's KV-cache formula,
+  :math:`n_{blocks} n_{bytes} 2 d_{model}`, which the post calls the total but which is the size
+  of one token's cache
 
-The symbol :math:`n_{bytes}` is added to the package's glossary (name ``n_bytes``); it is
-:math:`b_w / 8` in the package's notation.
+The symbol :math:`n_{bytes}` (glossary name ``n_bytes``) is :math:`b_w / 8` in the book's
+notation.
 
->>> round(latency_memory(n_params=7_000_000_000, n_bytes=4, batch=1,
-...                      bandwidth=A100_BANDWIDTH) * 1e3, 2)
+>>> round(finbarr_latency_memory(n_params=7_000_000_000, n_bytes=4, batch=1,
+...                              bandwidth=A100_BANDWIDTH) * 1e3, 2)
 28.94
 """
 from __future__ import annotations
@@ -36,9 +38,7 @@ from typing import Any
 
 import sympy as sp
 
-from .. import symbols as _symbols
-from .._formula import Formula, register
-from ..symbols import bandwidth, batch, d_model, n_layers, n_params, peak_flops
+from ..core.registry import formula
 
 __all__ = [
     # inputs
@@ -49,10 +49,9 @@ __all__ = [
     # published values
     "WEIGHTS_GB", "LATENCY_MS", "CLAIMS", "OBSERVED_TOKENS_PER_S",
     # formulas
-    "n_bytes", "LATENCY_MEMORY", "LATENCY_COMPUTE", "LATENCY_MODEL", "LATENCY_MEMORY_REVISED",
-    "LATENCY_COMPUTE_REVISED", "KV_CACHE_BYTES",
-    "latency_memory", "latency_compute", "latency_model", "latency_memory_revised",
-    "latency_compute_revised", "kv_cache_bytes",
+    "finbarr_latency_memory", "finbarr_latency_compute", "finbarr_latency_model",
+    "finbarr_latency_memory_revised", "finbarr_latency_compute_revised",
+    "finbarr_kv_cache_bytes",
 ]
 
 # --- the article's stated inputs ------------------------------------------------------------
@@ -146,207 +145,104 @@ CLAIMS = {
 #: all with the 7B model.
 OBSERVED_TOKENS_PER_S = {"pixel5": 1, "m2_macbook_pro": 16, "raspberry_pi_4": Fraction(1, 10)}
 
-# --- symbols --------------------------------------------------------------------------------
+# --- formulas, as printed ---------------------------------------------------------------------
 
 
-def _symbol(name: str, latex: str, description: str, unit: str) -> sp.Symbol:
-    """The glossary's symbol ``name`` (positive, rational), defined if it is not there yet."""
-    return _symbols.define(name, latex, description, unit, positive=True, rational=True)
+@formula("memory_time")
+def finbarr_latency_memory(*, n_params, n_bytes, batch=1, bandwidth):
+    """Memory latency of one decode step as the post prints it.
 
-
-n_bytes = _symbol("n_bytes", "n_{bytes}", "bytes per parameter or cached value (finbarr's "
-                  "notation; b_w / 8 in the package's)", "B")
-
-P, nb, B, beta, pi, L, d = n_params, n_bytes, batch, bandwidth, peak_flops, n_layers, d_model
-
-# --- formulas, as printed -------------------------------------------------------------------
-#: Memory latency as printed: the factor 2 and the batch size B are both in the numerator.
-LATENCY_MEMORY = 2 * P * nb * B / beta
-#: Compute latency as printed: 2P FLOPs per token, no batch size.
-LATENCY_COMPUTE = 2 * P / pi
-#: The latency of one step as printed: the larger of the two.
-LATENCY_MODEL = sp.Max(LATENCY_COMPUTE, LATENCY_MEMORY, evaluate=False)
-#: The revision of 2023-09-01: B moved to the compute term; the memory term keeps its 2.
-LATENCY_MEMORY_REVISED = 2 * P * nb / beta
-LATENCY_COMPUTE_REVISED = 2 * P * B / pi
-#: The post's KV-cache formula, n_blocks * n_bytes * 2 * d_model: per token (the post calls it
-#: the total memory for the KV cache).
-KV_CACHE_BYTES = L * nb * 2 * d
-
-_F_LM = Formula("finbarr_latency_memory", LATENCY_MEMORY, (P, nb, B, beta), "s")
-_F_LC = Formula("finbarr_latency_compute", LATENCY_COMPUTE, (P, pi), "s")
-_F_LT = Formula("finbarr_latency_model", LATENCY_MODEL, (P, nb, B, beta, pi), "s")
-_F_LMR = Formula("finbarr_latency_memory_revised", LATENCY_MEMORY_REVISED, (P, nb, beta), "s")
-_F_LCR = Formula("finbarr_latency_compute_revised", LATENCY_COMPUTE_REVISED, (P, B, pi), "s")
-_F_KV = Formula("finbarr_kv_cache_bytes", KV_CACHE_BYTES, (L, nb, d), "B")
-
-
-@register(_F_LM)
-def latency_memory(*, n_params: Any, n_bytes: Any, batch: Any = 1, bandwidth: Any) -> Any:
-    r"""Memory latency of one decode step as the post prints it [s].
-
-    .. math:: t_{memory} = \frac{2\,P\,n_{bytes}\,B}{\beta_{mem}}
-
-    Reading :math:`P` parameters of :math:`n_{bytes}` bytes takes :math:`P n_{bytes} /
-    \beta_{mem}`; the extra 2 is kipply's two bytes per 16-bit parameter, counted a second time.
-    The batch size multiplies the wrong term: the weights are read once per step whatever B.
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    n_bytes : int, Fraction or float
-        Bytes per parameter [B] (4 fp32, 2 fp16, 1 int8, 1/2 int4)
-    batch : int or array
-        Batch size, B [-]
-    bandwidth : float or array
-        Memory bandwidth [B/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+    Reading P parameters of n_bytes bytes takes P n_bytes / beta; the extra 2 is kipply's two
+    bytes per 16-bit parameter, counted a second time. The batch size multiplies the wrong
+    term: the weights are read once per step whatever B.
 
     Examples
     --------
     The post's A100 table, 65.2B parameters at int4 (published: 33.70 ms):
 
     >>> from fractions import Fraction
-    >>> t = latency_memory(n_params=65_200_000_000, n_bytes=Fraction(1, 2), bandwidth=1.935e12)
+    >>> t = finbarr_latency_memory(n_params=65_200_000_000, n_bytes=Fraction(1, 2),
+    ...                            bandwidth=1.935e12)
     >>> round(t * 1e3, 2)
     33.7
     """
-    return _F_LM(n_params, n_bytes, batch, bandwidth)
+    return 2 * n_params * n_bytes * batch / bandwidth
 
 
-@register(_F_LC)
-def latency_compute(*, n_params: Any, peak_flops: Any) -> Any:
-    r"""Compute latency of one decode step as the post prints it [s]: 2P FLOPs at peak rate.
-
-    .. math:: t_{compute} = \frac{2 P}{R_{peak}}
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    peak_flops : float or array
-        Peak arithmetic rate [FLOP/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+@formula("compute_time")
+def finbarr_latency_compute(*, n_params, peak_flops):
+    """Compute latency of one decode step as the post prints it: 2P FLOPs at the peak rate.
 
     Examples
     --------
     The 7B model on a Raspberry Pi 4 at the post's 13.5 GFLOPS: about a second per token.
 
-    >>> round(latency_compute(n_params=7_000_000_000, peak_flops=13.5e9), 3)
+    >>> round(finbarr_latency_compute(n_params=7_000_000_000, peak_flops=13.5e9), 3)
     1.037
     """
-    return _F_LC(n_params, peak_flops)
+    return 2 * n_params / peak_flops
 
 
-@register(_F_LT)
-def latency_model(*, n_params: Any, n_bytes: Any, batch: Any = 1, bandwidth: Any,
-                  peak_flops: Any) -> Any:
-    r"""Latency of one decode step as the post prints it [s]: the larger of the two terms.
-
-    .. math:: t_{model} = \max\left(\frac{2 P}{R_{peak}},
-              \frac{2 P\, n_{bytes} B}{\beta_{mem}}\right)
-
-    Parameters
-    ----------
-    n_params : int or array
-        Parameters, P [-]
-    n_bytes : int, Fraction or float
-        Bytes per parameter [B]
-    batch : int or array
-        Batch size, B [-]
-    bandwidth : float or array
-        Memory bandwidth [B/s]
-    peak_flops : float or array
-        Peak arithmetic rate [FLOP/s]
-
-    Returns
-    -------
-    float or array
-        [s]
+@formula("step_time")
+def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
+    """Latency of one decode step as the post prints it: the larger of its compute and memory
+    latencies.
 
     Examples
     --------
     The M2 Max (400 GB/s) and the 65.2B model at int4; the post: "up to 6 tokens/s".
 
-    >>> t = latency_model(n_params=65_200_000_000, n_bytes=0.5, bandwidth=400e9,
-    ...                   peak_flops=13.6e12)
+    >>> t = finbarr_latency_model(n_params=65_200_000_000, n_bytes=0.5, bandwidth=400e9,
+    ...                           peak_flops=13.6e12)
     >>> round(1 / t, 2)
     6.13
     """
-    return _F_LT(n_params, n_bytes, batch, bandwidth, peak_flops)
+    return sp.Max(finbarr_latency_compute(n_params=n_params, peak_flops=peak_flops),
+                  finbarr_latency_memory(n_params=n_params, n_bytes=n_bytes, batch=batch,
+                                         bandwidth=bandwidth), evaluate=False)
 
 
-@register(_F_LMR)
-def latency_memory_revised(*, n_params: Any, n_bytes: Any, bandwidth: Any) -> Any:
-    r"""Memory latency after the post's revision of 2023-09-01 (B removed, the 2 kept) [s].
-
-    .. math:: t_{memory} = \frac{2\,P\,n_{bytes}}{\beta_{mem}}
+@formula("memory_time")
+def finbarr_latency_memory_revised(*, n_params, n_bytes, bandwidth):
+    """Memory latency after the post's revision of 2023-09-01 (B removed, the 2 kept).
 
     Examples
     --------
-    >>> round(latency_memory_revised(n_params=7_000_000_000, n_bytes=2,
-    ...                              bandwidth=1.935e12) * 1e3, 2)
+    >>> round(finbarr_latency_memory_revised(n_params=7_000_000_000, n_bytes=2,
+    ...                                      bandwidth=1.935e12) * 1e3, 2)
     14.47
     """
-    return _F_LMR(n_params, n_bytes, bandwidth)
+    return 2 * n_params * n_bytes / bandwidth
 
 
-@register(_F_LCR)
-def latency_compute_revised(*, n_params: Any, batch: Any = 1, peak_flops: Any) -> Any:
-    r"""Compute latency after the post's revision of 2023-09-01 (B moved here) [s].
-
-    .. math:: t_{compute} = \frac{2\,P\,B}{R_{peak}}
+@formula("compute_time")
+def finbarr_latency_compute_revised(*, n_params, batch=1, peak_flops):
+    """Compute latency after the post's revision of 2023-09-01 (B moved here).
 
     Examples
     --------
-    >>> latency_compute_revised(n_params=10**9, batch=3, peak_flops=10**12)
+    >>> finbarr_latency_compute_revised(n_params=10**9, batch=3, peak_flops=10**12)
     0.006
     """
-    return _F_LCR(n_params, batch, peak_flops)
+    return 2 * n_params * batch / peak_flops
 
 
-@register(_F_KV)
-def kv_cache_bytes(*, n_layers: Any, n_bytes: Any, d_model: Any) -> Any:
-    r"""The post's KV-cache size: keys and values of every layer, for one token [B].
-
-    .. math:: M_{KV} = n_{blocks}\, n_{bytes}\, 2\, d_{model}
+@formula("kv_bytes_token")
+def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
+    """The post's KV-cache size: keys and values of every layer, for one token.
 
     The post calls this "the total memory for the KV cache"; it is the cache of one token, and
-    the total multiplies it by the context length and the batch size. With
-    :math:`H_{kv} d_{head} = d_{model}` (multi-head attention) and :math:`b_{kv} = 8 n_{bytes}`
-    it equals :func:`llm_arithmetic.memory.kv_cache_bytes_per_token`.
-
-    Parameters
-    ----------
-    n_layers : int or array
-        Transformer blocks, n_blocks [-]
-    n_bytes : int, Fraction or float
-        Bytes per cached value [B]
-    d_model : int or array
-        Hidden size [-]
-
-    Returns
-    -------
-    int, float or array
-        Bytes per token [B]
+    the total multiplies it by the context length and the batch size. With H_kv d_head = d
+    (multi-head attention) and b_kv = 8 n_bytes it equals the book's KV bytes per token.
 
     Examples
     --------
     LLaMA-65B (80 blocks of width 8192) at int4 and at fp16:
 
     >>> from fractions import Fraction
-    >>> kv_cache_bytes(n_layers=80, n_bytes=Fraction(1, 2), d_model=8192)
+    >>> finbarr_kv_cache_bytes(n_layers=80, n_bytes=Fraction(1, 2), d_model=8192)
     655360
-    >>> kv_cache_bytes(n_layers=80, n_bytes=2, d_model=8192)
+    >>> finbarr_kv_cache_bytes(n_layers=80, n_bytes=2, d_model=8192)
     2621440
     """
-    return _F_KV(n_layers, n_bytes, d_model)
+    return n_layers * n_bytes * 2 * d_model

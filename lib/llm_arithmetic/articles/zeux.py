@@ -5,13 +5,13 @@ Two sources, one module:
 * the article :cite:`kapoulkine2024sol`: its measured times and stated inputs are constants
   below, each next to a paraphrase of the sentence it comes from; its arithmetic (percent of the
   speed of light, the share of a decode step spent in attention, KV elements per token, the
-  sliding-window cap) is in :func:`sol_fraction`, :func:`attention_share`,
-  :func:`kv_elements_per_token` and :func:`windowed_kv_bytes`;
+  sliding-window cap) is in :data:`zeux_sol_fraction`, :data:`zeux_attention_share`,
+  :data:`zeux_kv_elements_per_token` and :data:`zeux_windowed_kv_bytes`;
 * the notebook the article links, ``tools/sol.ipynb`` in the calm repository
   :cite:`calm2024sol` (last change 2024-02-04, "Update latency model to take GQA into account").
-  Its latency model differs from the package's roofline in four ways, so it is written out here
-  as sympy expressions (:data:`CALM_PARAMS`, :data:`CALM_MEMORY`, :data:`CALM_LATENCY_SM`,
-  :data:`CALM_LATENCY_TC`):
+  Its latency model differs from the book's roofline in four ways, so it is written out here
+  as formulas (:data:`calm_params`, :data:`calm_memory`, :data:`calm_latency_sm`,
+  :data:`calm_latency_tc`):
 
   1. it counts parameters without norms or biases, and reads all of them but the embedding table;
   2. the step time is a *sum* of two maxima, ``max(weight bytes, weight FLOPs) + max(KV bytes,
@@ -25,9 +25,8 @@ The notebook's GPU figures are kept in the hardware catalog as
 :class:`~llm_arithmetic.hardware.ArticleFigure` records under ``"calm2024sol"``;
 :func:`calm_gpu` reads them back.
 
-Symbols that only this article needs (a measured time, the notebook's two peak rates and its
-tensor-core scale) are added to :data:`llm_arithmetic.symbols.GLOSSARY` when this module is imported,
-so that the package's formula tests see them like any other symbol.
+The symbols only this article needs (a measured time, the notebook's two peak rates and its
+tensor-core scale) are in the glossary's "source articles" group.
 """
 from __future__ import annotations
 
@@ -36,15 +35,11 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from .. import symbols as _symbols
-from .._formula import Formula, register
-from ..hardware import get_hardware
-from ..models import Model
-from ..symbols import (
-    bandwidth, batch, bits_kv, bits_weight, context, d_ff, d_head, d_model, kv_bytes_token,
-    n_heads, n_kv_heads, n_layers, n_mlp_mats, n_vocab, overhead, tied, weight_bytes, window,
-)
-from ..units import MiB
+from ..catalog.hardware import get_hardware
+from ..catalog.model import Model
+from ..core.registry import formula
+from ..core.units import MiB
+from ..formulas.memory import window_tokens
 
 __all__ = [
     # article inputs
@@ -54,10 +49,8 @@ __all__ = [
     "PRODUCTION_WEIGHT_BITS", "PRODUCTION_KV_BITS", "GQA_RATIO", "COMMAND_R_08_2024_CONFIG",
     "CALM_OVERHEAD", "CALM_FIGURES",
     # formulas
-    "KV_ELEMENTS_PER_TOKEN", "SOL_FRACTION", "ATTENTION_SHARE", "WINDOWED_KV_BYTES",
-    "CALM_PARAMS", "CALM_ACTIVE_PARAMS", "CALM_KV_ELEMENTS", "CALM_MEMORY", "CALM_LATENCY_SM",
-    "CALM_LATENCY_TC",
-    "kv_elements_per_token", "sol_fraction", "attention_share", "windowed_kv_bytes",
+    "zeux_kv_elements_per_token", "zeux_sol_fraction", "zeux_attention_share",
+    "zeux_windowed_kv_bytes",
     "calm_params", "calm_active_params", "calm_kv_elements", "calm_memory", "calm_latency_sm",
     "calm_latency_tc", "calm_latency", "calm_arch", "calm_gpu",
 ]
@@ -66,30 +59,6 @@ __all__ = [
 ARTICLE = "kapoulkine2024sol"
 CALM = "calm2024sol"
 
-
-# --- symbols this article adds to the glossary -------------------------------------------
-def _symbol(name: str, latex: str, description: str, unit: str = "1", **assumptions: Any) -> sp.Symbol:
-    """The glossary's symbol called ``name``, created (and added to the glossary) if missing."""
-    return _symbols.define(name, latex, description, unit, **assumptions)
-
-
-measured_seconds = _symbol(
-    "measured_seconds", "t_{meas}", "measured time of one decode step (an article's input)", "s",
-    positive=True, real=True)
-peak_vector = _symbol(
-    "peak_vector", r"\pi_{v}", "peak rate of the vector units (CUDA cores), FP32", "FLOP/s",
-    positive=True, real=True)
-peak_tensor = _symbol(
-    "peak_tensor", r"\pi_{tc}", "peak rate of the tensor cores as the calm notebook states it "
-    "(its 'tensorops', meant as FP32)", "FLOP/s", positive=True, real=True)
-tensor_scale = _symbol(
-    "tensor_scale", "s", "speed-up the calm notebook gives tensor cores for narrow weights "
-    "(1 at 32 bits, 2 otherwise)")
-
-V, d, L, H, Hkv, dh, dff, m, t = (n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff,
-                                  n_mlp_mats, tied)
-B, S, bw, bkv, beta = batch, context, bits_weight, bits_kv, bandwidth
-W, kappa, C0 = weight_bytes, kv_bytes_token, overhead
 
 # =========================================================================================
 # The article's inputs (measured times and stated assumptions)
@@ -158,216 +127,88 @@ CALM_FIGURES: tuple[Mapping[str, Any], ...] = (
 # The article's arithmetic
 # =========================================================================================
 
-#: Cached elements per token: a key and a value vector of d_head per KV head and layer.
-KV_ELEMENTS_PER_TOKEN = 2 * L * Hkv * dh
-#: Fraction of the speed of light a measured step reaches: bound time over measured time.
-SOL_FRACTION = W / (beta * measured_seconds)
-#: Share of a bandwidth-bound decode step spent reading the KV cache.
-ATTENTION_SHARE = kappa * S / (W + kappa * S)
-#: KV-cache bytes a decode step reads when attention only sees the last W_sw tokens.
-WINDOWED_KV_BYTES = kappa * sp.Min(S, window, evaluate=False)
 
-_F_KVE = Formula("zeux_kv_elements_per_token", KV_ELEMENTS_PER_TOKEN, (L, Hkv, dh), "1")
-_F_SOL = Formula("zeux_sol_fraction", SOL_FRACTION, (W, beta, measured_seconds), "1")
-_F_ATT = Formula("zeux_attention_share", ATTENTION_SHARE, (W, kappa, S), "1")
-_F_WIN = Formula("zeux_windowed_kv_bytes", WINDOWED_KV_BYTES, (kappa, S, window), "B")
-
-
-@register(_F_KVE)
-def kv_elements_per_token(*, n_layers: Any, n_kv_heads: Any, d_head: Any) -> Any:
-    r"""KV-cache elements per token, the count the article multiplies by the element size.
-
-    .. math:: N_{KV} = 2\,L\,H_{kv}\,d_{head}
-
-    Parameters
-    ----------
-    n_layers : int or array
-        Transformer blocks, L [-]
-    n_kv_heads : int or array
-        Key/value heads per block [-]
-    d_head : int or array
-        Head width [-]
-
-    Returns
-    -------
-    int or array
-        Elements per token [-]
+@formula("kv_elements")
+def zeux_kv_elements_per_token(*, n_layers, n_kv_heads, d_head):
+    """KV-cache elements per token, the count the article multiplies by the element size: a key
+    and a value vector of d_head per KV head and layer.
 
     Examples
     --------
     Mistral 7B, "32 * 128 * 8 * 2 = 65K elements", and Command-R, "40 * 128 * 64 * 2 = 655K":
 
-    >>> kv_elements_per_token(n_layers=32, n_kv_heads=8, d_head=128)
+    >>> zeux_kv_elements_per_token(n_layers=32, n_kv_heads=8, d_head=128)
     65536
-    >>> kv_elements_per_token(n_layers=40, n_kv_heads=64, d_head=128)
+    >>> zeux_kv_elements_per_token(n_layers=40, n_kv_heads=64, d_head=128)
     655360
     """
-    return _F_KVE(n_layers, n_kv_heads, d_head)
+    return 2 * n_layers * n_kv_heads * d_head
 
 
-@register(_F_SOL)
-def sol_fraction(*, weight_bytes: Any, bandwidth: Any, measured_seconds: Any) -> Any:
-    r"""Fraction of the speed of light reached: the bandwidth bound over the measured time.
-
-    .. math:: u = \frac{W / \beta_{mem}}{t_{meas}} = \frac{W}{\beta_{mem}\,t_{meas}}
-
-    It is also the fraction of the peak bandwidth the implementation achieves.
-
-    Parameters
-    ----------
-    weight_bytes : int, float or array
-        Bytes one decode step must read, W [B]
-    bandwidth : float or array
-        Peak memory bandwidth [B/s]
-    measured_seconds : float or array
-        Measured time of one decode step [s]
-
-    Returns
-    -------
-    float or array
-        Fraction of the bound [-]
+@formula("fraction")
+def zeux_sol_fraction(*, weight_bytes, bandwidth, measured_seconds):
+    """Fraction of the speed of light reached: the bandwidth bound on a step's time over its
+    measured time. It is also the fraction of the peak bandwidth the implementation achieves.
 
     Examples
     --------
     14.22 GB read in 15.4 ms on a 1008 GB/s RTX 4090 (calm, fp16):
 
-    >>> round(sol_fraction(weight_bytes=14.22e9, bandwidth=1008e9, measured_seconds=15.4e-3), 3)
+    >>> round(zeux_sol_fraction(weight_bytes=14.22e9, bandwidth=1008e9,
+    ...                         measured_seconds=15.4e-3), 3)
     0.916
     """
-    return _F_SOL(weight_bytes, bandwidth, measured_seconds)
+    return weight_bytes / bandwidth / measured_seconds
 
 
-@register(_F_ATT)
-def attention_share(*, weight_bytes: Any, kv_bytes_token: Any, context: Any) -> Any:
-    r"""Share of a decode step spent reading the KV cache, when weights and cache are both read
+@formula("fraction")
+def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
+    """Share of a decode step spent reading the KV cache, when weights and cache are both read
     at the peak bandwidth.
-
-    .. math:: a = \frac{\kappa\,S}{W + \kappa\,S}
-
-    Parameters
-    ----------
-    weight_bytes : int, float or array
-        Weight bytes read per step, W [B]
-    kv_bytes_token : int, float or array
-        KV-cache bytes per token, kappa [B]
-    context : int or array
-        Tokens in the cache, S [token]
-
-    Returns
-    -------
-    float or array
-        Share of the step [-]
 
     Examples
     --------
     The article's production case: 19.7 GB of weights and 65.5 GB of cache:
 
-    >>> round(attention_share(weight_bytes=19_700_000_000, kv_bytes_token=655_360,
-    ...                       context=100_000), 3)
+    >>> round(zeux_attention_share(weight_bytes=19_700_000_000, kv_bytes_token=655_360,
+    ...                            context=100_000), 3)
     0.769
     """
-    return _F_ATT(weight_bytes, kv_bytes_token, context)
+    return kv_bytes_token * context / (weight_bytes + kv_bytes_token * context)
 
 
-@register(_F_WIN)
-def windowed_kv_bytes(*, kv_bytes_token: Any, context: Any, window: Any) -> Any:
-    r"""KV-cache bytes read per decode step with sliding-window attention.
+@formula("seq_bytes")
+def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
+    """KV-cache bytes a decode step reads (and a rolling buffer holds) with sliding-window
+    attention in every layer.
 
-    .. math:: M_{KV} = \kappa\,\min(S, S_w)
-
-    Mistral 7B v0.1 attends to the last 4096 tokens in every layer, and its rolling-buffer cache
-    keeps only those, so both the bytes read and the bytes held stop growing at 4096 tokens.
-    This is the article's case of :func:`llm_arithmetic.memory.attended_context` with every layer
-    windowed.
-
-    Parameters
-    ----------
-    kv_bytes_token : int or array
-        KV-cache bytes per token, kappa [B]
-    context : int or array
-        Tokens so far, S [token]
-    window : int or array
-        Window, S_w [token]
-
-    Returns
-    -------
-    int or array
-        Bytes [B]
+    Mistral 7B v0.1 attends to the last 4096 tokens in every layer, and its rolling-buffer
+    cache keeps only those, so both the bytes read and the bytes held stop growing at 4096
+    tokens.
 
     Examples
     --------
-    >>> windowed_kv_bytes(kv_bytes_token=131072, context=32768, window=4096) / 2**30
+    >>> zeux_windowed_kv_bytes(kv_bytes_token=131072, context=32768, window=4096) / 2**30
     0.5
     """
-    return _F_WIN(kv_bytes_token, context, window)
+    return kv_bytes_token * window_tokens(context=context, window=window)
 
 
 # =========================================================================================
 # The calm notebook's model (tools/sol.ipynb)
 # =========================================================================================
 
-_kvdim = d * Hkv / H  # calm: dim // num_attention_heads * num_key_value_heads
-#: calm ``Model.params()``: embedding, q, k, v, o, the FFN matrices, and the output head unless
-#: tied; "for simplicity we omit normalization layers and biases".
-CALM_PARAMS = (V * d + L * d * d + L * d * _kvdim * 2 + L * d * d + L * d * dff * m
-               + (1 - t) * V * d)
-#: calm ``Model.actparams()``: all but the embedding table ("we only read one token from embed").
-CALM_ACTIVE_PARAMS = CALM_PARAMS - (1 - t) * V * d
-#: calm ``kvcache()``: cached *elements* of B sequences of S tokens.
-CALM_KV_ELEMENTS = B * L * S * _kvdim * 2
-#: calm ``memory()``: weights + KV cache + a fixed reserve (500 MiB in the notebook).
-CALM_MEMORY = CALM_PARAMS * bw / 8 + CALM_KV_ELEMENTS * bkv / 8 + C0
-_weights_s = CALM_ACTIVE_PARAMS * bw / 8 / beta
-_attention_s = sp.Max(CALM_KV_ELEMENTS * bkv / 8 / beta,
-                      CALM_KV_ELEMENTS * (H / Hkv) * 2 / peak_vector, evaluate=False)
-#: calm ``latency(tensorcores=False)``: weights on the vector units, plus attention.
-CALM_LATENCY_SM = (sp.Max(_weights_s, 2 * CALM_ACTIVE_PARAMS * B / peak_vector, evaluate=False)
-                   + _attention_s)
-#: calm ``latency(tensorcores=True)``: the batch rounded up to 16 ("tensor cores operate on
-#: 16x16 matrices") at the tensor rate times s, plus attention on the vector units.
-CALM_LATENCY_TC = (sp.Max(_weights_s, 2 * CALM_ACTIVE_PARAMS * 16 * sp.floor((B + 15) / 16)
-                          / (peak_tensor * tensor_scale), evaluate=False)
-                   + _attention_s)
 
-_CALM_ARCH = (V, d, L, H, Hkv, dff, m, t)
-_F_CP = Formula("calm_params", CALM_PARAMS, _CALM_ARCH, "1")
-_F_CAP = Formula("calm_active_params", CALM_ACTIVE_PARAMS, _CALM_ARCH, "1")
-_F_CKV = Formula("calm_kv_elements", CALM_KV_ELEMENTS, (d, L, H, Hkv, S, B), "1")
-_F_CMEM = Formula("calm_memory", CALM_MEMORY, _CALM_ARCH + (S, B, bw, bkv, C0), "B")
-_F_CSM = Formula("calm_latency_sm", CALM_LATENCY_SM,
-                 _CALM_ARCH + (S, B, bw, bkv, beta, peak_vector), "s")
-_F_CTC = Formula("calm_latency_tc", CALM_LATENCY_TC,
-                 _CALM_ARCH + (S, B, bw, bkv, beta, peak_vector, peak_tensor, tensor_scale), "s")
-
-_CALM_ARCH_DOC = """
-    Parameters
-    ----------
-    n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff : int or array
-        Architecture sizes [-]; the head width is d_model / n_heads
-    n_mlp_mats : int
-        FFN matrices, calm's ``num_ffn``: 3 (gated) or 2 [-]
-    tied : {0, 1}
-        1 when the output head reuses the embedding matrix [-]
-"""
-_CALM_STEP_DOC = """    context : int or array
-        Tokens in each sequence's cache, S [token]
-    batch : int or array
-        Sequences decoded together, B [-]
-    bits_weight, bits_kv : int, float
-        Bits per weight and per cached element [bit]
-    bandwidth : float or array
-        Memory bandwidth [B/s]
-    peak_vector : float or array
-        The notebook's ``flops``: FP32 rate of the vector units [FLOP/s]
-"""
+def _kv_dim(d_model, n_heads, n_kv_heads):
+    """calm: ``dim // num_attention_heads * num_key_value_heads``."""
+    return d_model * n_kv_heads / n_heads
 
 
-@register(_F_CP)
-def calm_params(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any, n_kv_heads: Any,
-                d_ff: Any, n_mlp_mats: Any = 3, tied: Any = 0) -> Any:
-    r"""Parameters as the calm notebook counts them: matrices only, no norms or biases.
-
-    .. math:: P_{calm} = V d + 2 L d^2 + 2 L d \frac{d H_{kv}}{H} + m L d\,d_{ff} + (1 - t) V d
+@formula("n_params")
+def calm_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats=3, tied=0):
+    """Parameters as the calm notebook's ``Model.params()`` counts them: the embedding, q, k,
+    v, o, the FFN matrices, and the output head unless tied; "for simplicity we omit
+    normalization layers and biases". The head width is d / H.
 
     Examples
     --------
@@ -380,15 +221,17 @@ def calm_params(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any, n_kv
     ...             d_ff=11008)
     6738149376
     """
-    return _F_CP(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied)
+    kv = _kv_dim(d_model, n_heads, n_kv_heads)
+    return (n_vocab * d_model + n_layers * d_model * d_model + n_layers * d_model * kv * 2
+            + n_layers * d_model * d_model + n_layers * d_model * d_ff * n_mlp_mats
+            + (1 - tied) * n_vocab * d_model)
 
 
-@register(_F_CAP)
-def calm_active_params(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any,
-                       n_kv_heads: Any, d_ff: Any, n_mlp_mats: Any = 3, tied: Any = 0) -> Any:
-    r"""Parameters the calm notebook reads per token: all but an untied embedding table.
-
-    .. math:: P_{calm,act} = P_{calm} - (1 - t) V d
+@formula("params_active")
+def calm_active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats=3,
+                       tied=0):
+    """Parameters the calm notebook reads per token (``Model.actparams()``): all but an untied
+    embedding table ("we only read one token from embed").
 
     Examples
     --------
@@ -398,29 +241,15 @@ def calm_active_params(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: An
     ...                    d_ff=14336)
     7110393856
     """
-    return _F_CAP(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied)
+    return calm_params(n_vocab=n_vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+                       n_kv_heads=n_kv_heads, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                       tied=tied) - (1 - tied) * n_vocab * d_model
 
 
-@register(_F_CKV)
-def calm_kv_elements(*, d_model: Any, n_layers: Any, n_heads: Any, n_kv_heads: Any,
-                     context: Any, batch: Any = 1) -> Any:
-    r"""KV-cache elements of B sequences of S tokens, the calm notebook's ``kvcache()``.
-
-    .. math:: N_{KV} = 2\,B\,L\,S\,\frac{d\,H_{kv}}{H}
-
-    Parameters
-    ----------
-    d_model, n_layers, n_heads, n_kv_heads : int or array
-        Architecture sizes [-]
-    context : int or array
-        Tokens per sequence [token]
-    batch : int or array
-        Sequences [-]
-
-    Returns
-    -------
-    int or array
-        Elements [-] (bytes at 8 bits per element)
+@formula("kv_elements")
+def calm_kv_elements(*, d_model, n_layers, n_heads, n_kv_heads, context, batch=1):
+    """KV-cache elements of B sequences of S tokens, the calm notebook's ``kvcache()`` (bytes
+    at 8 bits per element).
 
     Examples
     --------
@@ -431,16 +260,14 @@ def calm_kv_elements(*, d_model: Any, n_layers: Any, n_heads: Any, n_kv_heads: A
     >>> calm_kv_elements(d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8, context=4096)
     268435456
     """
-    return _F_CKV(d_model, n_layers, n_heads, n_kv_heads, context, batch)
+    return batch * n_layers * context * _kv_dim(d_model, n_heads, n_kv_heads) * 2
 
 
-@register(_F_CMEM)
-def calm_memory(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any, n_kv_heads: Any,
-                d_ff: Any, n_mlp_mats: Any = 3, tied: Any = 0, context: Any, batch: Any = 1,
-                bits_weight: Any = 16, bits_kv: Any = 16, overhead: Any = CALM_OVERHEAD) -> Any:
-    r"""Memory the calm notebook requires: weights, KV cache and a fixed reserve [B].
-
-    .. math:: M = \frac{P_{calm}\,b_w}{8} + \frac{N_{KV}\,b_{kv}}{8} + C_0
+@formula("memory_required")
+def calm_memory(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats=3, tied=0,
+                context, batch=1, bits_weight=16, bits_kv=16, overhead=CALM_OVERHEAD):
+    """Memory the calm notebook's ``memory()`` requires: weights, KV cache and a fixed reserve
+    (500 MiB in the notebook).
 
     Examples
     --------
@@ -451,20 +278,33 @@ def calm_memory(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any, n_kv
     >>> calm_memory(batch=16, **kw) / 2**30, calm_memory(batch=17, **kw) / 2**30
     (77.0390625, 81.0390625)
     """
-    return _F_CMEM(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied,
-                   context, batch, bits_weight, bits_kv, overhead)
+    arch = dict(n_vocab=n_vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+                n_kv_heads=n_kv_heads, d_ff=d_ff, n_mlp_mats=n_mlp_mats, tied=tied)
+    elements = calm_kv_elements(d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+                                n_kv_heads=n_kv_heads, context=context, batch=batch)
+    return calm_params(**arch) * bits_weight / 8 + elements * bits_kv / 8 + overhead
 
 
-@register(_F_CSM)
-def calm_latency_sm(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any,
-                    n_kv_heads: Any, d_ff: Any, n_mlp_mats: Any = 3, tied: Any = 0,
-                    context: Any, batch: Any = 1, bits_weight: Any = 16, bits_kv: Any = 16,
-                    bandwidth: Any, peak_vector: Any) -> Any:
-    r"""Step time of the calm notebook without tensor cores [s].
+def _calm_weights_and_attention(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff,
+                                n_mlp_mats, tied, context, batch, bits_weight, bits_kv,
+                                bandwidth, peak_vector):
+    arch = dict(n_vocab=n_vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+                n_kv_heads=n_kv_heads, d_ff=d_ff, n_mlp_mats=n_mlp_mats, tied=tied)
+    active = calm_active_params(**arch)
+    elements = calm_kv_elements(d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+                                n_kv_heads=n_kv_heads, context=context, batch=batch)
+    weights_s = active * bits_weight / 8 / bandwidth
+    attention_s = sp.Max(elements * bits_kv / 8 / bandwidth,
+                         elements * (n_heads / n_kv_heads) * 2 / peak_vector, evaluate=False)
+    return active, weights_s, attention_s
 
-    .. math:: t = \max\left(\frac{P_{act} b_w / 8}{\beta_{mem}}, \frac{2 P_{act} B}{\pi_v}\right)
-              + \max\left(\frac{N_{KV} b_{kv} / 8}{\beta_{mem}},
-              \frac{2 N_{KV} H / H_{kv}}{\pi_v}\right)
+
+@formula("decode_time")
+def calm_latency_sm(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats=3,
+                    tied=0, context, batch=1, bits_weight=16, bits_kv=16, bandwidth,
+                    peak_vector):
+    """Step time of the calm notebook's ``latency(tensorcores=False)``: the weights on the
+    vector units (the larger of their memory and compute times), plus attention (likewise).
 
     Examples
     --------
@@ -476,24 +316,19 @@ def calm_latency_sm(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any,
     >>> round(t * 1e3, 2)
     7.11
     """
-    return _F_CSM(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied,
-                  context, batch, bits_weight, bits_kv, bandwidth, peak_vector)
+    active, weights_s, attention_s = _calm_weights_and_attention(
+        n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied, context, batch,
+        bits_weight, bits_kv, bandwidth, peak_vector)
+    return sp.Max(weights_s, 2 * active * batch / peak_vector, evaluate=False) + attention_s
 
 
-@register(_F_CTC)
-def calm_latency_tc(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any,
-                    n_kv_heads: Any, d_ff: Any, n_mlp_mats: Any = 3, tied: Any = 0,
-                    context: Any, batch: Any = 1, bits_weight: Any = 16, bits_kv: Any = 16,
-                    bandwidth: Any, peak_vector: Any, peak_tensor: Any,
-                    tensor_scale: Any = 2) -> Any:
-    r"""Step time of the calm notebook with tensor cores for the weights [s].
-
-    .. math:: t = \max\left(\frac{P_{act} b_w / 8}{\beta_{mem}},
-              \frac{2 P_{act} \cdot 16 \lfloor (B + 15)/16 \rfloor}{s\,\pi_{tc}}\right)
-              + \max\left(\frac{N_{KV} b_{kv} / 8}{\beta_{mem}},
-              \frac{2 N_{KV} H / H_{kv}}{\pi_v}\right)
-
-    ``tensor_scale`` is the notebook's ``tensorscale``: 1 for 32-bit weights, 2 otherwise.
+@formula("decode_time")
+def calm_latency_tc(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats=3,
+                    tied=0, context, batch=1, bits_weight=16, bits_kv=16, bandwidth,
+                    peak_vector, peak_tensor, tensor_scale=2):
+    """Step time of the calm notebook's ``latency(tensorcores=True)``: the batch rounded up to
+    16 ("tensor cores operate on 16x16 matrices") at the tensor rate times the notebook's
+    ``tensorscale`` (1 for 32-bit weights, 2 otherwise), plus attention on the vector units.
 
     Examples
     --------
@@ -512,16 +347,12 @@ def calm_latency_tc(*, n_vocab: Any, d_model: Any, n_layers: Any, n_heads: Any,
     >>> round(calm_latency_tc(batch=1, **kw) * 1e3, 3), round(calm_latency_tc(batch=16, **kw) * 1e3, 3)
     (0.678, 0.678)
     """
-    return _F_CTC(n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied,
-                  context, batch, bits_weight, bits_kv, bandwidth, peak_vector, peak_tensor,
-                  tensor_scale)
-
-
-for _fn in (calm_params, calm_active_params, calm_memory, calm_latency_sm, calm_latency_tc):
-    _doc = _CALM_ARCH_DOC
-    if _fn in (calm_memory, calm_latency_sm, calm_latency_tc):
-        _doc += _CALM_STEP_DOC
-    _fn.__doc__ = (_fn.__doc__ or "").replace("\n    Examples", _doc + "\n    Examples", 1)
+    active, weights_s, attention_s = _calm_weights_and_attention(
+        n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_mats, tied, context, batch,
+        bits_weight, bits_kv, bandwidth, peak_vector)
+    rounded = 16 * sp.floor((batch + 15) / 16)
+    return (sp.Max(weights_s, 2 * active * rounded / (peak_tensor * tensor_scale),
+                   evaluate=False) + attention_s)
 
 
 def calm_latency(*, tensorcores: bool = False, peak_tensor: Any = None, **kw: Any) -> Any:
@@ -546,7 +377,7 @@ def calm_latency(*, tensorcores: bool = False, peak_tensor: Any = None, **kw: An
 
 
 def calm_arch(model: Model) -> dict[str, int]:
-    """Keyword arguments of the calm functions for a package :class:`~llm_arithmetic.models.Model`.
+    """Keyword arguments of the calm functions for a :class:`~llm_arithmetic.catalog.model.Model`.
 
     The calm notebook's head width is d_model / n_heads; a model whose head width differs
     cannot be described by it.

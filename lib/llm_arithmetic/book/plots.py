@@ -1,0 +1,216 @@
+"""Figures, in one style, computed by the package's formulas.
+
+Each function draws on a Matplotlib ``Axes`` (a new figure when none is given) and returns it;
+notebooks end the cell with ``plt.show()``.
+
+* :func:`roofline` -- attainable FLOP/s against arithmetic intensity, chips and operations on it
+* :func:`time_per_token_vs_batch` -- decode step time and throughput as the batch grows
+* :func:`kv_cache_vs_context` -- KV-cache bytes against context, MHA vs GQA
+* :func:`decode_bytes_breakdown` -- where the bytes of one decode step go
+* :func:`params_breakdown` -- where a model's parameters are
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .. import numeric as N
+from ..catalog.formats import bits_per_weight
+from ..catalog.hardware import Hardware
+from ..catalog.model import Model
+from ..core.units import GB, GiB
+from ..estimate import estimate
+
+__all__ = ["STYLE", "use_style", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
+           "decode_bytes_breakdown", "params_breakdown"]
+
+#: rcParams of every figure of the book.
+STYLE: dict[str, Any] = {
+    "figure.figsize": (7.0, 4.2), "figure.dpi": 100, "savefig.dpi": 100,
+    "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+    "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8, "legend.frameon": False,
+    "font.size": 10, "lines.linewidth": 1.8,
+}
+
+
+def use_style() -> None:
+    """Apply :data:`STYLE` to Matplotlib."""
+    plt.rcParams.update(STYLE)
+
+
+def _ax(ax: plt.Axes | None) -> plt.Axes:
+    if ax is None:
+        use_style()
+        _, ax = plt.subplots()
+    return ax
+
+
+def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
+             precision: str = "fp16", ax: plt.Axes | None = None,
+             intensity_range: tuple[float, float] = (0.1, 2000.0),
+             legend: str | None = "lower right") -> plt.Axes:
+    """The roofline of each chip: attainable rate min(peak, I x bandwidth) against intensity I.
+
+    Parameters
+    ----------
+    chips : sequence of Hardware
+        Chips; one without a dense peak at ``precision`` is drawn with its fp32 peak, and the
+        legend says so.
+    operations : dict, optional
+        Name -> arithmetic intensity [FLOP/B], drawn as vertical lines.
+    precision : str
+        Which dense peak to use.
+    legend : str or None
+        Matplotlib legend location; ``"below"`` puts it under the axes; None draws none.
+
+    Examples
+    --------
+    >>> from llm_arithmetic import get_hardware
+    >>> ax = roofline([get_hardware("a10")], {"matvec fp16": 1.0})
+    >>> ax.get_xscale(), len(ax.lines)  # the roof, its ridge point, the operation
+    ('log', 3)
+    """
+    ax = _ax(ax)
+    x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
+    for h in chips:
+        prec = precision if precision in h.peaks else "fp32"
+        peak = h.peak(prec)
+        y = np.minimum(peak, x * h.bandwidth)
+        ridge_label = f"ridge {N.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B"
+        if prec != precision:
+            ridge_label += f", {prec} peak"
+        (line,) = ax.plot(x, y, label=f"{h.label} ({ridge_label})")
+        ridge = peak / h.bandwidth
+        ax.plot([ridge], [peak], "o", color=line.get_color(), ms=4)
+        ax.lines[-1].set_label("_nolegend_")
+    for name, intensity in (operations or {}).items():
+        ax.axvline(intensity, color="0.4", ls=":", lw=1)
+        ax.text(intensity, 0.98, f" {name}", rotation=90, va="top", ha="right", fontsize=8,
+                transform=ax.get_xaxis_transform(), color="0.3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity [FLOP/B]")
+    ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
+    if legend == "below":
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    elif legend:
+        ax.legend(loc=legend)
+    return ax
+
+
+def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int] = range(1, 257),
+                            contexts: Sequence[int] = (1, 4096), weights: str = "fp16",
+                            ax: plt.Axes | None = None) -> plt.Axes:
+    """Decode step time (solid) and its memory-only bound (dotted) against batch size.
+
+    The step reads the cache each layer keeps (windows applied) and, for a mixture of experts,
+    the experts its batch touches (:meth:`~llm_arithmetic.catalog.model.Model.step_weight_bytes`).
+
+    >>> from llm_arithmetic import get_model, get_hardware
+    >>> ax = time_per_token_vs_batch(get_model("llama-2-7b"), get_hardware("a100-80gb-sxm"),
+    ...                              batches=[1, 2, 4], contexts=[1])
+    >>> len(ax.lines)
+    2
+    """
+    ax = _ax(ax)
+    b = np.asarray(list(batches), dtype=float)
+    bits = bits_per_weight(weights)
+    for s in contexts:
+        e = estimate(model, hardware=chip, weights=weights, context=int(s))
+        step_bytes = N.batched_step_bytes(weight_bytes=model.step_weight_bytes(bits, b),
+                                          seq_bytes=float(model.seq_bytes(int(s))), batch=b)
+        step_flops = N.batched_step_flops(seq_flops=float(e.decode_flops_per_token), batch=b)
+        t = N.roofline_time(step_bytes=step_bytes, step_flops=step_flops,
+                            bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+        (line,) = ax.plot(b, t * 1e3, label=f"context {s:,}")
+        ax.plot(b, step_bytes / e.bandwidth * 1e3, ls=":", color=line.get_color(), lw=1)
+        ax.lines[-1].set_label("_nolegend_")
+    ax.set_xlabel("batch size [sequences]")
+    ax.set_ylabel("time per decode step [ms]")
+    ax.set_yscale("log")
+    ax.set_title(f"{model.label or model.name}, {weights}, {chip.label} (dotted: memory time)")
+    ax.legend()
+    return ax
+
+
+def kv_cache_vs_context(models: Sequence[Model], max_context: int = 131072, bits_kv: Any = 16,
+                        ax: plt.Axes | None = None) -> plt.Axes:
+    """KV cache [GiB] of one sequence against context, one line per model, as runtimes store
+    it (a sliding-window layer keeps its window).
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = kv_cache_vs_context([get_model("llama-2-7b"), get_model("mistral-7b")], 8192)
+    >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
+    [4.0, 0.5]
+    """
+    ax = _ax(ax)
+    s = np.linspace(0, max_context, 200)
+    bits = bits_per_weight(bits_kv)
+    for m in models:
+        kv = np.asarray(m.kv_cache_bytes(s, 1, bits), dtype=float)
+        kinds = sorted({run.attention.kind for run in m.layers if run.attention is not None})
+        kind = "/".join(kinds)
+        if kinds == ["GQA"]:
+            kind = f"GQA {m.n_heads // m.n_kv_heads}x"
+        ax.plot(s, kv / GiB, label=f"{m.label or m.name} ({kind})")
+    ax.set_xlabel("context [tokens]")
+    ax.set_ylabel("KV cache [GiB]")
+    ax.legend()
+    return ax
+
+
+def decode_bytes_breakdown(models: Sequence[Model], context: int = 4096, weights: str = "fp16",
+                           bits_kv: Any = 16, ax: plt.Axes | None = None) -> plt.Axes:
+    """Stacked bars: the bytes one decode step of one sequence reads, by kind [GB]
+    (:meth:`~llm_arithmetic.catalog.model.Model.decode_bytes_breakdown`).
+
+    The bars add up to ``estimate(...).decode_bytes_per_token`` (windows applied):
+
+    >>> from llm_arithmetic import get_model, estimate
+    >>> ax = decode_bytes_breakdown([get_model("mistral-7b")], context=32768)
+    >>> total = float(sum(p.get_height() for p in ax.patches))
+    >>> e = estimate("mistral-7b", context=32768)
+    >>> round(total, 3), round(e.decode_bytes_per_token / 1e9, 3)
+    (14.758, 14.758)
+    """
+    ax = _ax(ax)
+    names = [m.label or m.name for m in models]
+    bits_w = bits_per_weight(weights)
+    parts = [m.decode_bytes_breakdown(context, bits_w, bits_per_weight(bits_kv)) for m in models]
+    keys = list(dict.fromkeys(k for p in parts for k in p))
+    bottom = np.zeros(len(models))
+    for key in keys:
+        vals = np.array([float(p.get(key, 0)) for p in parts]) / GB
+        ax.bar(names, vals, bottom=bottom, label=key)
+        bottom += vals
+    ax.set_ylabel("bytes read per decoded token [GB]")
+    ax.set_title(f"{weights} weights, {bits_per_weight(bits_kv)}-bit KV cache, "
+                 f"{context:,} tokens")
+    ax.legend()
+    return ax
+
+
+def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt.Axes:
+    """Stacked bars: where each model's parameters are [billions]
+    (:meth:`~llm_arithmetic.catalog.model.Model.params_breakdown`).
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = params_breakdown([get_model("llama-2-7b")])
+    >>> round(float(sum(p.get_height() for p in ax.patches)) * 1e9)
+    6738415616
+    """
+    ax = _ax(ax)
+    names = [m.label or m.name for m in models]
+    parts = [m.params_breakdown() for m in models]
+    keys = list(dict.fromkeys(k for p in parts for k in p))
+    bottom = np.zeros(len(models))
+    for key in keys:
+        vals = np.array([p.get(key, 0) for p in parts], dtype=float) / 1e9
+        ax.bar(names, vals, bottom=bottom, label=key)
+        bottom += vals
+    ax.set_ylabel("parameters [billions]")
+    ax.tick_params(axis="x", rotation=30)
+    ax.legend()
+    return ax

@@ -1,0 +1,267 @@
+"""Chips: memory bandwidth, capacity and peak arithmetic rates, each with its source.
+
+A :class:`Hardware` is a frozen record. Peak rates are kept per precision and each one says
+whether it is a *dense* figure or a *sparse* (2:4 structured sparsity) figure, because
+datasheets often print the sparse number, which is twice the dense one and unreachable for an
+ordinary matrix product. The estimates of this package use dense figures only.
+
+Where a source article used another figure than the datasheet (for example finbarr's RTX 4090
+"82.6 TFLOPS of FP16", which is the card's non-tensor rate, while its dense FP16 tensor rate is
+twice that), the article's figure is kept in :attr:`Hardware.article_figures` with the name of
+the article, next to the datasheet value.
+
+Units: bandwidth [B/s], capacity [B], peak rates [FLOP/s] (or [OP/s] for integer formats).
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from ..core.errors import InputError
+from ..core.lookup import lookup
+
+__all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "HARDWARE", "get_hardware",
+           "hardware_names", "load_hardware", "DATA_PATH"]
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A peak arithmetic rate for one number format.
+
+    Attributes
+    ----------
+    rate : float
+        Peak rate [FLOP/s] (or [OP/s] for integer formats).
+    dense : bool
+        True for a dense figure; False when the source prints a 2:4-sparsity figure.
+    unit : str
+        Either "FLOP/s" or "OP/s".
+    engine : str
+        Which units deliver it: "tensor" (tensor/matrix cores), "vector" (CUDA cores, SIMD),
+        or "" when the source does not say.
+    source : str
+        Where the figure comes from, when not the device's ``source``.
+    """
+
+    rate: float
+    dense: bool = True
+    unit: str = "FLOP/s"
+    engine: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class ArticleFigure:
+    """A figure a source article used for a device, next to the datasheet value.
+
+    Attributes
+    ----------
+    article : str
+        Key of the article in ``references.bib`` (e.g. ``"finbarr2023llamacpp"``).
+    quantity : str
+        Which quantity: ``"bandwidth"``, ``"capacity"`` or ``"peak:<precision>"``.
+    value : float
+        The value the article used, in the unit of that quantity ([B/s], [B], [FLOP/s]).
+    note : str
+        How it relates to the datasheet (e.g. "sparse int4 figure").
+    """
+
+    article: str
+    quantity: str
+    value: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """How a device reaches its peers. Bandwidths per device and per direction [B/s].
+
+    Attributes
+    ----------
+    scale_up : str
+        The fast device-to-device link (NVLink, Infinity Fabric), "" when there is none.
+    scale_up_bandwidth : float or None
+        Its bandwidth per device, per direction [B/s].
+    scale_up_domain : int
+        Devices in one scale-up domain (an HGX board: 8; GB200 NVL72: 72; none: 1).
+    pcie, pcie_bandwidth : str, float or None
+        The host link and its bandwidth per direction [B/s].
+    scale_out, scale_out_bandwidth : str, float or None
+        The node network per device in the vendor's reference system [B/s].
+    source : str
+        Where the figures come from.
+    """
+
+    scale_up: str = ""
+    scale_up_bandwidth: float | None = None
+    scale_up_domain: int = 1
+    pcie: str = ""
+    pcie_bandwidth: float | None = None
+    scale_out: str = ""
+    scale_out_bandwidth: float | None = None
+    source: str = ""
+    scale_out_source: str = ""
+
+    def link_bandwidth(self, n_chips: int) -> float | None:
+        """Per-direction bandwidth of the slowest link a group of ``n_chips`` uses [B/s]: the
+        scale-up link within one domain, the node network beyond it (PCIe where a card has
+        nothing else)."""
+        if n_chips <= max(self.scale_up_domain, 1) and self.scale_up_bandwidth:
+            return self.scale_up_bandwidth
+        if n_chips <= max(self.scale_up_domain, 1) and self.pcie_bandwidth:
+            return self.pcie_bandwidth
+        return self.scale_out_bandwidth or self.pcie_bandwidth
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One device.
+
+    Attributes
+    ----------
+    name : str
+        Catalog key, lower case with dashes (``"a100-80gb-pcie"``).
+    label : str
+        Proper name (``"NVIDIA A100 80GB PCIe"``).
+    kind : str
+        ``"datacenter-gpu"``, ``"consumer-gpu"``, ``"apple-silicon"``, ``"cpu"`` or ``"sbc"``.
+    bandwidth : float
+        Peak memory bandwidth [B/s] (decimal: 1 GB/s = 1e9 B/s).
+    capacity : int
+        Memory the model can use [B] (HBM/VRAM, or unified/system RAM).
+    peaks : Mapping[str, Peak]
+        Peak rates by precision name (``"fp32"``, ``"tf32"``, ``"fp16"``, ``"bf16"``, ``"fp8"``,
+        ``"fp4"``, ``"int8"``, ``"int4"``, ...). Sparse figures, flagged ``dense=False``, sit
+        under keys ending in ``"-sparse"``.
+    source : str
+        URL of the datasheet or spec page for bandwidth, capacity, peaks and power.
+    notes : str
+        Anything a reader must know (which variant, boost clock, measured vs theoretical).
+    article_figures : tuple[ArticleFigure, ...]
+        Figures that source articles used for this device.
+    vendor : str
+    year : int or None
+        First shipped.
+    power : float or None
+        Board power (TDP, TGP) [W].
+    interconnect : Interconnect
+        Links to other devices.
+    """
+
+    name: str
+    label: str
+    kind: str
+    bandwidth: float
+    capacity: int
+    peaks: Mapping[str, Peak]
+    source: str
+    notes: str = ""
+    article_figures: tuple[ArticleFigure, ...] = ()
+    vendor: str = ""
+    year: int | None = None
+    power: float | None = None
+    interconnect: Interconnect = field(default_factory=Interconnect)
+
+    def peak(self, precision: str = "fp16", *, dense: bool = True) -> float:
+        """Peak rate [FLOP/s] for ``precision``; dense unless ``dense=False``.
+
+        Raises ``KeyError`` naming the device and the precisions it has.
+        """
+        key = precision if dense else f"{precision}-sparse"
+        try:
+            p = self.peaks[key]
+        except KeyError:
+            raise KeyError(
+                f"{self.name} has no {'dense' if dense else 'sparse'} peak for {precision!r}; "
+                f"known: {', '.join(sorted(self.peaks))}"
+            ) from None
+        return p.rate
+
+    def ops_per_byte(self, precision: str = "fp16") -> float:
+        """The chip's ops:byte ratio, dense peak / bandwidth [FLOP/B]."""
+        return self.peak(precision) / self.bandwidth
+
+
+#: Where the catalog lives: package data, one file (``catalog/data/hardware.toml``).
+DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "hardware.toml"
+
+_KINDS = ("datacenter-gpu", "consumer-gpu", "apple-silicon", "cpu", "sbc", "system")
+_REQUIRED = ("label", "kind", "bandwidth", "capacity", "source", "peaks")
+
+
+def _fail(path: Path, name: str, field_: str, why: str) -> InputError:
+    return InputError(f"{path.name}: devices.{name}.{field_}: {why}")
+
+
+def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
+    """Every device of a hardware TOML file (the catalog's by default), checked against the
+    schema; an :class:`~llm_arithmetic.core.errors.InputError` names the file, the device and
+    the field of anything wrong.
+    """
+    path = Path(path) if path is not None else DATA_PATH
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path.name}: malformed TOML: {e}") from None
+    out: dict[str, Hardware] = {}
+    for name, d in data.get("devices", {}).items():
+        for key in _REQUIRED:
+            if key not in d:
+                raise _fail(path, name, key, "missing")
+        if d["kind"] not in _KINDS:
+            raise _fail(path, name, "kind", f"{d['kind']!r} is not one of {', '.join(_KINDS)}")
+        if not isinstance(d["bandwidth"], (int, float)) or not d["bandwidth"] > 0:
+            raise _fail(path, name, "bandwidth", "must be a positive number [B/s]")
+        if d["bandwidth"] < 1e6:
+            raise _fail(path, name, "bandwidth", f"{d['bandwidth']} B/s is implausibly low: is "
+                        "it in GB/s? The unit is B/s")
+        if isinstance(d["capacity"], bool) or not isinstance(d["capacity"], int) \
+                or d["capacity"] <= 0:
+            raise _fail(path, name, "capacity", "must be a positive integer [B]")
+        peaks = {}
+        for key, p in d["peaks"].items():
+            if not isinstance(p.get("rate"), (int, float)) or not p["rate"] > 0:
+                raise _fail(path, name, f"peaks.{key}.rate", "must be a positive number")
+            if not isinstance(p.get("dense"), bool):
+                raise _fail(path, name, f"peaks.{key}.dense", "must be true or false")
+            if key.endswith("-sparse") and p["dense"]:
+                raise _fail(path, name, f"peaks.{key}.dense", "a -sparse key must be dense = false")
+            peaks[key] = Peak(float(p["rate"]), dense=p["dense"], unit=p.get("unit", "FLOP/s"),
+                              engine=p.get("engine", ""), source=p.get("source", ""))
+        figures = tuple(ArticleFigure(a["article"], a["quantity"], float(a["value"]),
+                                      a.get("note", "")) for a in d.get("article_figures", ()))
+        ic = d.get("interconnect", {})
+        unknown = set(ic) - {f.name for f in fields(Interconnect)}
+        if unknown:
+            raise _fail(path, name, "interconnect", f"unknown keys {sorted(unknown)}")
+        out[name] = Hardware(
+            name=name, label=d["label"], kind=d["kind"], bandwidth=float(d["bandwidth"]),
+            capacity=d["capacity"], peaks=MappingProxyType(peaks), source=d["source"],
+            notes=d.get("notes", ""), article_figures=figures, vendor=d.get("vendor", ""),
+            year=d.get("year"), power=float(d["power"]) if "power" in d else None,
+            interconnect=Interconnect(**ic))
+    return out
+
+
+HARDWARE: Mapping[str, Hardware] = MappingProxyType(load_hardware())
+
+
+def hardware_names() -> list[str]:
+    """Sorted catalog keys."""
+    return sorted(HARDWARE)
+
+
+def get_hardware(name: str | Hardware) -> Hardware:
+    """A device by catalog key (case-insensitive, spaces as dashes); a :class:`Hardware` is
+    returned as it is. An :class:`~llm_arithmetic.core.errors.InputError` names close matches
+    for an unknown name.
+
+    >>> get_hardware("H100 SXM").label
+    'NVIDIA H100 SXM (80GB)'
+    """
+    if isinstance(name, Hardware):
+        return name
+    return lookup("hardware", name, HARDWARE)

@@ -1,0 +1,946 @@
+"""A model as a stack of layer kinds, and every count that sums over the stack.
+
+A :class:`Model` holds the embeddings and a tuple of :class:`Layers`, each a run of identical
+blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or DeepSeek's latent
+attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
+norms and attention sinks), a :class:`Mamba2` state-space mixer (a constant-size state instead
+of a cache), or both side by side, and an :class:`MLP` (dense, plain or gated; or a mixture of
+experts with routed and shared experts of their own widths). Readers of Hugging Face
+``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
+
+Every quantity is the sum over the stack of one formula per layer kind (the formulas of
+:mod:`llm_arithmetic.formulas`, evaluated by their generated numeric functions, so nothing here
+imports sympy). For a stack whose blocks are all alike, the sums equal the closed forms of a
+uniform decoder (:data:`~llm_arithmetic.formulas.params.total_params` and the others), which
+the tests check.
+
+>>> m = Model.transformer(name="llama-2-7b", n_vocab=32000, d_model=4096, n_layers=32,
+...                       n_heads=32, n_kv_heads=32, d_head=128, d_ff=11008)
+>>> m.total_params, m.kv_bytes_per_token()
+(6738415616, 524288)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from fractions import Fraction
+from numbers import Integral
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .. import numeric as N
+from ..core.errors import ConfigError
+
+__all__ = ["Attention", "MLP", "Mamba2", "Layers", "Extra", "Model", "ConfigError"]
+
+
+def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ConfigError(f"{owner}: {name} must be an integer, got {value!r:.60}")
+    if value < minimum:
+        need = {0: "non-negative", 1: "positive"}.get(minimum, f"at least {minimum}")
+        raise ConfigError(f"{owner}: {name} must be {need}, got {value}")
+
+
+def _flag(b: bool) -> int:
+    return int(bool(b))
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One attention block.
+
+    Attributes
+    ----------
+    n_heads, n_kv_heads, d_head : int
+        Query heads, key/value heads (= n_heads for MHA, 1 for MQA) and head width. For latent
+        attention, ``n_kv_heads`` equals ``n_heads`` (keys and values are formed per head) and
+        ``d_head`` is the query/key width d_nope + d_rope.
+    window : int or None
+        Sliding-window length [token]: the layer attends to (and caches) the last ``window``
+        tokens only.
+    chunk : int or None
+        Chunked attention [token]: a token attends to the earlier tokens of its own chunk.
+    qkv_bias, o_bias : bool
+        Biases on the q, k, v projections and on the output projection.
+    qk_norm : str
+        ``""``; ``"head"``: one norm of width d_head each for queries and keys (Qwen3, Gemma 3);
+        ``"full"``: norms over the whole projections (OLMo 2, Cohere).
+    sinks : bool
+        A learned attention-sink logit per head (gpt-oss).
+    kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
+        Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
+        query's low rank (0: a full-rank query projection), the query/key widths without and
+        with rotary embedding, and the value width.
+    """
+
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    window: int | None = None
+    chunk: int | None = None
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: str = ""
+    sinks: bool = False
+    kv_lora_rank: int = 0
+    q_lora_rank: int = 0
+    d_nope: int = 0
+    d_rope: int = 0
+    d_v: int = 0
+
+    def validate(self, owner: str) -> None:
+        for f in ("n_heads", "n_kv_heads", "d_head"):
+            _check_int(owner, f, getattr(self, f))
+        for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v"):
+            _check_int(owner, f, getattr(self, f), minimum=0)
+        for f in ("window", "chunk"):
+            if getattr(self, f) is not None:
+                _check_int(owner, f, getattr(self, f))
+        if self.window is not None and self.chunk is not None:
+            raise ConfigError(f"{owner}: a layer cannot have both a sliding window and chunks")
+        if self.n_heads % self.n_kv_heads:
+            raise ConfigError(f"{owner}: n_kv_heads ({self.n_kv_heads}) does not divide "
+                              f"n_heads ({self.n_heads})")
+        if self.qk_norm not in ("", "head", "full"):
+            raise ConfigError(f"{owner}: qk_norm must be '', 'head' or 'full', "
+                              f"got {self.qk_norm!r}")
+        if self.is_mla:
+            for f in ("d_nope", "d_rope", "d_v"):
+                _check_int(owner, f, getattr(self, f))
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def kind(self) -> str:
+        """``"MLA"``, ``"MHA"``, ``"MQA"`` or ``"GQA"``."""
+        if self.is_mla:
+            return "MLA"
+        if self.n_kv_heads == self.n_heads:
+            return "MHA"
+        return "MQA" if self.n_kv_heads == 1 else "GQA"
+
+    @property
+    def span(self) -> str:
+        """``"full"``, ``"sliding"`` or ``"chunked"``."""
+        return "sliding" if self.window else "chunked" if self.chunk else "full"
+
+    def params(self, d_model: int) -> int:
+        """Parameters of the block [-]."""
+        if self.is_mla:
+            return N.mla_attention_params(
+                d_model=d_model, n_heads=self.n_heads, q_lora_rank=self.q_lora_rank,
+                kv_lora_rank=self.kv_lora_rank, d_nope=self.d_nope, d_rope=self.d_rope,
+                d_v=self.d_v)
+        return N.attention_params(
+            d_model=d_model, n_heads=self.n_heads, n_kv_heads=self.n_kv_heads,
+            d_head=self.d_head, qkv_bias=_flag(self.qkv_bias), o_bias=_flag(self.o_bias),
+            qk_norm=_flag(self.qk_norm == "head"), qk_norm_full=_flag(self.qk_norm == "full"),
+            attn_sinks=_flag(self.sinks))
+
+    def matmul_params(self, d_model: int) -> int:
+        """Weights in the block's matrix products for one token (no biases, norms, sinks) [-].
+
+        In MLA's absorbed form the key and value up-projections are applied to the query and
+        the output instead of the cache, still once per token, so every projection counts.
+        """
+        if self.is_mla:
+            norms = self.kv_lora_rank + self.q_lora_rank  # the latents' norm weights
+            return self.params(d_model) - norms
+        return N.attention_params(d_model=d_model, n_heads=self.n_heads,
+                                  n_kv_heads=self.n_kv_heads, d_head=self.d_head)
+
+    def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
+        """Cache bytes one token adds to this layer [B]."""
+        if self.is_mla:
+            return N.mla_kv_layer_bytes(kv_lora_rank=self.kv_lora_rank, d_rope=self.d_rope,
+                                        bits_kv=bits_kv)
+        return N.kv_layer_bytes(n_kv_heads=self.n_kv_heads, d_head=self.d_head, bits_kv=bits_kv)
+
+    def tokens(self, context: Any) -> Any:
+        """Cached positions the layer keeps, and reads for the next token, at S tokens."""
+        if self.window:
+            return N.window_tokens(context=context, window=self.window)
+        if self.chunk:
+            return N.chunk_tokens(context=context, chunk=self.chunk)
+        return context
+
+    def decode_flops(self, context: Any) -> Any:
+        """Attention FLOPs of the layer for one decoded token at S tokens [FLOP]."""
+        a = self.tokens(context)
+        if self.is_mla:
+            return N.mla_decode_flops(n_heads=self.n_heads, kv_lora_rank=self.kv_lora_rank,
+                                      d_rope=self.d_rope, attended=a)
+        return N.attention_decode_flops(n_heads=self.n_heads, d_head=self.d_head, attended=a)
+
+    def prefill_flops(self, prompt: Any) -> Any:
+        """Attention FLOPs of the layer for a causal prefill of T tokens [FLOP]."""
+        if self.window:
+            pairs = N.window_pairs(prompt=prompt, window=self.window)
+        elif self.chunk:
+            pairs = N.chunk_pairs(prompt=prompt, chunk=self.chunk)
+        else:
+            pairs = N.causal_pairs(prompt=prompt)
+        if self.is_mla:
+            return N.mla_prefill_flops(n_heads=self.n_heads, d_nope=self.d_nope,
+                                       d_rope=self.d_rope, d_v=self.d_v, causal_pairs=pairs)
+        return N.attention_prefill_flops(n_heads=self.n_heads, d_head=self.d_head,
+                                         causal_pairs=pairs)
+
+    def describe(self) -> str:
+        text = f"{self.kind} {self.n_heads}"
+        if self.is_mla:
+            text += (f" heads, latent {self.kv_lora_rank} + rope {self.d_rope}"
+                     + (f", q rank {self.q_lora_rank}" if self.q_lora_rank else ""))
+        elif self.kind == "MHA":
+            text += f" x {self.d_head}"
+        else:
+            text += f"/{self.n_kv_heads} heads x {self.d_head}"
+        if self.window:
+            text += f", window {self.window:,}"
+        if self.chunk:
+            text += f", chunks of {self.chunk:,}"
+        extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
+                                  (f"q/k norm ({self.qk_norm})", self.qk_norm),
+                                  ("sinks", self.sinks)) if on]
+        return text + (f" ({', '.join(extras)})" if extras else "")
+
+
+@dataclass(frozen=True)
+class MLP:
+    """One MLP block: dense (``n_experts`` = 1) or a mixture of experts.
+
+    Attributes
+    ----------
+    d_ff : int
+        Hidden width of the dense MLP, or of one routed expert.
+    n_mats : int
+        3 for a gated MLP (gate, up, down), 2 for a plain one.
+    bias : bool
+        Biases on the MLP's (or each expert's) matrices.
+    n_experts, top_k : int
+        Routed experts, and how many each token uses.
+    n_shared, d_shared : int
+        Shared experts (every token uses them) and the width of each.
+    router_bias : bool
+        The router carries a bias vector of ``n_experts`` entries.
+    shared_gate : bool
+        The shared experts' output is scaled by a learned gate (a d-vector; Qwen2-MoE).
+    """
+
+    d_ff: int
+    n_mats: int = 3
+    bias: bool = False
+    n_experts: int = 1
+    top_k: int = 1
+    n_shared: int = 0
+    d_shared: int = 0
+    router_bias: bool = False
+    shared_gate: bool = False
+
+    def validate(self, owner: str) -> None:
+        _check_int(owner, "d_ff", self.d_ff)
+        _check_int(owner, "n_experts", self.n_experts)
+        _check_int(owner, "top_k", self.top_k)
+        _check_int(owner, "n_shared", self.n_shared, minimum=0)
+        _check_int(owner, "d_shared", self.d_shared, minimum=0)
+        if self.n_mats not in (2, 3):
+            raise ConfigError(f"{owner}: n_mats must be 2 or 3, got {self.n_mats!r}")
+        if self.top_k > self.n_experts:
+            raise ConfigError(f"{owner}: top_k ({self.top_k}) exceeds n_experts "
+                              f"({self.n_experts})")
+        if self.n_shared and not self.d_shared:
+            raise ConfigError(f"{owner}: {self.n_shared} shared experts but no d_shared")
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > 1
+
+    def _kw(self, d_model: int) -> dict[str, int]:
+        return dict(d_model=d_model, d_ff=self.d_ff, n_experts=self.n_experts,
+                    n_shared_experts=self.n_shared, d_shared=self.d_shared or 1,
+                    n_mlp_mats=self.n_mats, mlp_bias=_flag(self.bias),
+                    router_bias=_flag(self.router_bias), shared_gate=_flag(self.shared_gate))
+
+    def params(self, d_model: int) -> int:
+        """Parameters of the block (every expert) [-]."""
+        if not self.is_moe and not self.n_shared:
+            return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats,
+                                mlp_bias=_flag(self.bias))
+        return N.moe_params(**self._kw(d_model))
+
+    def active_params(self, d_model: int, experts: Any = None) -> Any:
+        """Parameters one token uses (``experts`` routed experts; top-k by default) [-]."""
+        if not self.is_moe and not self.n_shared:
+            return self.params(d_model)
+        k = self.top_k if experts is None else experts
+        return N.moe_active_params(n_active_experts=k, **self._kw(d_model))
+
+    def expert_params(self, d_model: int) -> int:
+        """Parameters of one routed expert [-]."""
+        return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats,
+                            mlp_bias=_flag(self.bias))
+
+    def expert_matrix_params(self, d_model: int) -> int:
+        """Weights of one routed expert's matrices, without biases (what an expert-only
+        format such as gpt-oss's MXFP4 stores) [-]."""
+        return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats)
+
+    def matmul_params(self, d_model: int) -> int:
+        """Weights in matrix products for one token: k experts, shared experts, router [-]."""
+        if not self.is_moe and not self.n_shared:
+            return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats)
+        kw = self._kw(d_model)
+        kw.update(mlp_bias=0, router_bias=0, shared_gate=0)
+        return N.moe_active_params(n_active_experts=self.top_k, **kw) + self.shared_gate * d_model
+
+    def describe(self) -> str:
+        gate = "gated" if self.n_mats == 3 else "plain"
+        if not self.is_moe and not self.n_shared:
+            return f"{gate} MLP {self.d_ff:,}"
+        text = f"MoE {self.top_k} of {self.n_experts} experts x {self.d_ff:,}"
+        if self.n_shared:
+            text += f" + {self.n_shared} shared x {self.d_shared:,}"
+        return text
+
+
+@dataclass(frozen=True)
+class Mamba2:
+    """A Mamba-2 mixer: a selective state-space layer whose state does not grow with context.
+
+    Attributes
+    ----------
+    d_inner, d_state, n_groups, n_heads, d_conv : int
+        Inner width (expand x d), state size per channel, groups of the B/C projections,
+        heads, convolution width.
+    conv_bias, bias : bool
+        A bias on the convolution; biases on the input and output projections.
+    """
+
+    d_inner: int
+    d_state: int
+    n_groups: int
+    n_heads: int
+    d_conv: int = 4
+    conv_bias: bool = True
+    bias: bool = False
+
+    def validate(self, owner: str) -> None:
+        for f in ("d_inner", "d_state", "n_groups", "n_heads", "d_conv"):
+            _check_int(owner, f, getattr(self, f))
+
+    def _kw(self) -> dict[str, int]:
+        return dict(d_inner=self.d_inner, d_state=self.d_state, n_groups=self.n_groups,
+                    n_ssm_heads=self.n_heads, d_conv=self.d_conv)
+
+    def params(self, d_model: int) -> int:
+        return N.mamba2_params(d_model=d_model, conv_bias=_flag(self.conv_bias),
+                               ssm_bias=_flag(self.bias), **self._kw())
+
+    def matmul_params(self, d_model: int) -> int:
+        """The input and output projections' weights [-]."""
+        proj_in = 2 * self.d_inner + 2 * self.n_groups * self.d_state + self.n_heads
+        return d_model * proj_in + self.d_inner * d_model
+
+    def state_bytes(self, bits_state: Any = 16) -> Any:
+        return N.mamba2_state_bytes(d_inner=self.d_inner, d_state=self.d_state,
+                                    n_groups=self.n_groups, d_conv=self.d_conv,
+                                    bits_state=bits_state)
+
+    def decode_flops(self) -> int:
+        return N.mamba2_decode_flops(d_inner=self.d_inner, d_state=self.d_state,
+                                     n_groups=self.n_groups, d_conv=self.d_conv)
+
+    def describe(self) -> str:
+        return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
+                f"{self.n_groups} groups")
+
+
+@dataclass(frozen=True)
+class Layers:
+    """A run of ``count`` identical blocks: attention and/or a Mamba-2 mixer, an MLP (or none),
+    and ``norms`` normalization vectors of width d per block."""
+
+    count: int
+    attention: Attention | None = None
+    mixer: Mamba2 | None = None
+    mlp: MLP | None = None
+    norms: int = 2
+
+    def validate(self, owner: str) -> None:
+        _check_int(owner, "count", self.count)
+        _check_int(owner, "norms", self.norms, minimum=0)
+        if self.attention is None and self.mixer is None and self.mlp is None:
+            raise ConfigError(f"{owner}: a layer needs attention, a mixer or an MLP")
+        for part in (self.attention, self.mixer, self.mlp):
+            if part is not None:
+                part.validate(owner)
+
+    def params(self, d_model: int) -> int:
+        """Parameters of one block of the run [-]."""
+        return (sum(p.params(d_model) for p in (self.attention, self.mixer, self.mlp)
+                    if p is not None) + self.norms * d_model)
+
+    def describe(self) -> str:
+        parts = [p.describe() for p in (self.attention, self.mixer, self.mlp) if p is not None]
+        return " + ".join(parts)
+
+
+@dataclass(frozen=True)
+class Extra:
+    """Parameters a checkpoint holds besides the decoder (a vision tower, a multi-token
+    prediction module), reported on their own.
+
+    ``in_total`` says whether the model's published total counts them (Gemma 3's vision tower:
+    yes, the checkpoint's count; DeepSeek-V3's MTP module: no, the paper's 671B leaves it out).
+    A decoded token reads none of them.
+    """
+
+    name: str
+    params: int
+    in_total: bool
+    note: str = ""
+
+
+#: Keys of the classic (uniform) arguments, as :meth:`Model.arch` gives them.
+ARCH_KEYS = ("n_vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_head", "d_ff",
+             "n_mlp_mats", "n_experts", "n_active_experts", "tied", "n_positions", "qkv_bias",
+             "o_bias", "mlp_bias", "norm_vecs_layer", "norm_vecs_final", "head_bias")
+
+
+@dataclass(frozen=True)
+class Model:
+    """A decoder: embeddings, a stack of :class:`Layers`, a final norm and an output head.
+
+    Attributes
+    ----------
+    name : str
+        Catalog key, or a name given by the caller.
+    n_vocab, d_model : int
+        Vocabulary size and hidden size.
+    layers : tuple of Layers
+        The blocks, in order, as runs of identical blocks.
+    tied : bool
+        The output head reuses the input embedding matrix.
+    n_positions : int
+        Rows of a learned position-embedding table (0 for rotary models).
+    head_bias : bool
+        The output head has a bias.
+    norm_vecs_final : int
+        Normalization vectors of width d after the last block.
+    trained_context : int or None
+        Context the model was trained for (``max_position_embeddings``) [token].
+    extras : tuple of Extra
+        Parameters outside the decoder (vision tower, multi-token prediction).
+    native_bits : Mapping[str, Fraction]
+        Bits per weight of the checkpoint as shipped, by part (``"default"``, and
+        ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4).
+    family, source, label : str
+        The Hugging Face ``model_type`` it was read as, where it comes from, a proper name.
+    """
+
+    name: str
+    n_vocab: int
+    d_model: int
+    layers: tuple[Layers, ...]
+    tied: bool = False
+    n_positions: int = 0
+    head_bias: bool = False
+    norm_vecs_final: int = 1
+    trained_context: int | None = None
+    extras: tuple[Extra, ...] = ()
+    native_bits: Mapping[str, Fraction] = field(
+        default_factory=lambda: MappingProxyType({"default": Fraction(16)}))
+    family: str = ""
+    source: str = ""
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        _check_int(self.name, "n_vocab", self.n_vocab)
+        _check_int(self.name, "d_model", self.d_model)
+        _check_int(self.name, "n_positions", self.n_positions, minimum=0)
+        _check_int(self.name, "norm_vecs_final", self.norm_vecs_final, minimum=0)
+        if self.trained_context is not None:
+            _check_int(self.name, "trained_context", self.trained_context)
+        if not isinstance(self.layers, tuple) or not self.layers:
+            raise ConfigError(f"{self.name}: layers must be a non-empty tuple of Layers")
+        for run in self.layers:
+            if not isinstance(run, Layers):
+                raise ConfigError(f"{self.name}: layers must hold Layers, got {run!r:.60}")
+            run.validate(self.name)
+        object.__setattr__(self, "native_bits", MappingProxyType(dict(self.native_bits)))
+
+    # ---- constructors ---------------------------------------------------------------------
+    @classmethod
+    def transformer(cls, *, name: str, n_vocab: int, d_model: int, n_layers: int, n_heads: int,
+                    n_kv_heads: int, d_head: int, d_ff: int, n_mlp_mats: int = 3,
+                    n_experts: int = 1, n_active_experts: int = 1, tied: bool = False,
+                    n_positions: int = 0, qkv_bias: bool = False, o_bias: bool = False,
+                    mlp_bias: bool = False, head_bias: bool = False, norm_vecs_layer: int = 2,
+                    norm_vecs_final: int = 1, sliding_window: int | None = None,
+                    n_window_layers: int = 0, trained_context: int | None = None,
+                    family: str = "", source: str = "", label: str = "") -> "Model":
+        """A decoder whose blocks are alike (the classic arguments), ``n_window_layers`` of
+        them with a sliding window.
+
+        >>> m = Model.transformer(name="x", n_vocab=100, d_model=64, n_layers=4, n_heads=4,
+        ...                       n_kv_heads=2, d_head=16, d_ff=256, sliding_window=8,
+        ...                       n_window_layers=2)
+        >>> [(run.count, run.attention.window) for run in m.layers]
+        [(2, 8), (2, None)]
+        """
+        for f, v, low in (("n_vocab", n_vocab, 1), ("d_model", d_model, 1),
+                          ("n_layers", n_layers, 1), ("n_heads", n_heads, 1),
+                          ("n_kv_heads", n_kv_heads, 1), ("d_head", d_head, 1), ("d_ff", d_ff, 1),
+                          ("n_experts", n_experts, 1), ("n_active_experts", n_active_experts, 1),
+                          ("n_positions", n_positions, 0), ("norm_vecs_layer", norm_vecs_layer, 0),
+                          ("norm_vecs_final", norm_vecs_final, 0),
+                          ("n_window_layers", n_window_layers, 0)):
+            _check_int(name, f, v, minimum=low)
+        if n_mlp_mats not in (2, 3):
+            raise ConfigError(f"{name}: n_mlp_mats must be 2 or 3, got {n_mlp_mats!r}")
+        if n_heads % n_kv_heads:
+            raise ConfigError(f"{name}: n_kv_heads ({n_kv_heads}) does not divide n_heads "
+                              f"({n_heads})")
+        if n_active_experts > n_experts:
+            raise ConfigError(f"{name}: n_active_experts ({n_active_experts}) exceeds n_experts "
+                              f"({n_experts})")
+        if n_window_layers > n_layers:
+            raise ConfigError(f"{name}: n_window_layers ({n_window_layers}) exceeds n_layers "
+                              f"({n_layers})")
+        if n_window_layers and sliding_window is None:
+            raise ConfigError(f"{name}: n_window_layers is {n_window_layers} but no "
+                              "sliding_window is given")
+        mlp = MLP(d_ff=d_ff, n_mats=n_mlp_mats, bias=bool(mlp_bias), n_experts=n_experts,
+                  top_k=n_active_experts)
+
+        def run(count: int, window: int | None) -> Layers:
+            return Layers(count, Attention(n_heads, n_kv_heads, d_head, window=window,
+                                           qkv_bias=bool(qkv_bias), o_bias=bool(o_bias)),
+                          mlp=mlp, norms=norm_vecs_layer)
+
+        runs = [run(n_window_layers, sliding_window)] if n_window_layers else []
+        if n_layers > n_window_layers:
+            runs.append(run(n_layers - n_window_layers, None))
+        return cls(name=name, n_vocab=n_vocab, d_model=d_model, layers=tuple(runs),
+                   tied=bool(tied), n_positions=n_positions, head_bias=bool(head_bias),
+                   norm_vecs_final=norm_vecs_final, trained_context=trained_context,
+                   family=family, source=source, label=label)
+
+    @classmethod
+    def from_hf_config(cls, config: Any, name: str | None = None, source: str = "") -> "Model":
+        """Read a Hugging Face ``config.json``: a path, ``"-"`` for standard input, or the
+        parsed dict (see :mod:`llm_arithmetic.catalog.readers`)."""
+        from .readers import read_config
+
+        return read_config(config, name=name, source=source)
+
+    # ---- the stack ------------------------------------------------------------------------
+    @property
+    def n_layers(self) -> int:
+        """Blocks in the stack [-]."""
+        return sum(run.count for run in self.layers)
+
+    def _runs_with(self, part: str) -> list[Layers]:
+        return [run for run in self.layers if getattr(run, part) is not None]
+
+    def _uniform(self, part: str, attr: str) -> Any:
+        values = {getattr(getattr(run, part), attr) for run in self._runs_with(part)}
+        if len(values) == 1:
+            return values.pop()
+        if not values:
+            raise ConfigError(f"{self.name}: no layer has {'an' if part[0] in 'aeiou' else 'a'} "
+                              f"{part}, so it has no single {attr}")
+        raise ConfigError(f"{self.name}: its layers differ in {attr} ({sorted(values, key=str)});"
+                          " use model.layers for the stack")
+
+    @property
+    def is_uniform(self) -> bool:
+        """Every block alike but for sliding windows: the classic formulas apply."""
+        kinds = {(replace(r.attention, window=None) if r.attention else None, r.mixer, r.mlp,
+                  r.norms) for r in self.layers}
+        return (len(kinds) == 1 and self.layers[0].attention is not None
+                and self.layers[0].mixer is None and self.layers[0].mlp is not None
+                and not self.layers[0].attention.is_mla and not self.layers[0].attention.chunk
+                and not self.layers[0].attention.qk_norm and not self.layers[0].attention.sinks
+                and not self.layers[0].mlp.n_shared and not self.layers[0].mlp.router_bias
+                and not self.layers[0].mlp.shared_gate and not self.extras)
+
+    # classic attributes, where every layer agrees
+    n_heads = property(lambda self: self._uniform("attention", "n_heads"),
+                       doc="Query heads per layer, where all layers agree [-].")
+    n_kv_heads = property(lambda self: self._uniform("attention", "n_kv_heads"),
+                          doc="Key/value heads per layer, where all layers agree [-].")
+    d_head = property(lambda self: self._uniform("attention", "d_head"),
+                      doc="Head width, where all layers agree [-].")
+    qkv_bias = property(lambda self: self._uniform("attention", "qkv_bias"))
+    o_bias = property(lambda self: self._uniform("attention", "o_bias"))
+    d_ff = property(lambda self: self._uniform("mlp", "d_ff"),
+                    doc="MLP (or expert) width, where all layers agree [-].")
+    n_mlp_mats = property(lambda self: self._uniform("mlp", "n_mats"))
+    mlp_bias = property(lambda self: self._uniform("mlp", "bias"))
+    norm_vecs_layer = property(lambda self: self._uniform_norms())
+
+    def _uniform_norms(self) -> int:
+        values = {run.norms for run in self.layers}
+        if len(values) != 1:
+            raise ConfigError(f"{self.name}: its layers differ in norms ({sorted(values)})")
+        return values.pop()
+
+    @property
+    def n_experts(self) -> int:
+        """Routed experts of the MoE layers (1 for a dense model) [-]."""
+        values = {run.mlp.n_experts for run in self._runs_with("mlp") if run.mlp.is_moe}
+        if len(values) > 1:
+            raise ConfigError(f"{self.name}: its MoE layers differ in n_experts")
+        return values.pop() if values else 1
+
+    @property
+    def n_active_experts(self) -> int:
+        """Routed experts per token of the MoE layers (1 for a dense model) [-]."""
+        values = {run.mlp.top_k for run in self._runs_with("mlp") if run.mlp.is_moe}
+        if len(values) > 1:
+            raise ConfigError(f"{self.name}: its MoE layers differ in top_k")
+        return values.pop() if values else 1
+
+    @property
+    def is_moe(self) -> bool:
+        return any(run.mlp is not None and run.mlp.is_moe for run in self.layers)
+
+    @property
+    def sliding_window(self) -> int | None:
+        """The sliding window of the windowed layers, if any [token]."""
+        windows = {run.attention.window for run in self._runs_with("attention")
+                   if run.attention.window}
+        if len(windows) > 1:
+            raise ConfigError(f"{self.name}: its layers use different windows {sorted(windows)}")
+        return windows.pop() if windows else None
+
+    @property
+    def n_window_layers(self) -> int:
+        """Blocks whose attention uses a sliding window [-]."""
+        return sum(run.count for run in self._runs_with("attention") if run.attention.window)
+
+    def arch(self) -> dict[str, int]:
+        """Keyword arguments of the uniform-decoder formulas (:mod:`~llm_arithmetic.formulas.
+        params`); a :class:`ConfigError` for a stack whose blocks differ."""
+        if not self.is_uniform:
+            raise ConfigError(f"{self.name}: its layers are not all alike; the uniform-decoder "
+                              "formulas do not apply (use the model's own methods)")
+        a, mlp = self.layers[0].attention, self.layers[0].mlp
+        return dict(n_vocab=self.n_vocab, d_model=self.d_model, n_layers=self.n_layers,
+                    n_heads=a.n_heads, n_kv_heads=a.n_kv_heads, d_head=a.d_head, d_ff=mlp.d_ff,
+                    n_mlp_mats=mlp.n_mats, n_experts=mlp.n_experts, n_active_experts=mlp.top_k,
+                    tied=int(self.tied), n_positions=self.n_positions,
+                    qkv_bias=int(a.qkv_bias), o_bias=int(a.o_bias), mlp_bias=int(mlp.bias),
+                    norm_vecs_layer=self.layers[0].norms, norm_vecs_final=self.norm_vecs_final,
+                    head_bias=int(self.head_bias))
+
+    # ---- parameters -----------------------------------------------------------------------
+    @property
+    def embedding_params(self) -> int:
+        """Embeddings, final norm and output head [-]."""
+        return N.embedding_params(n_vocab=self.n_vocab, d_model=self.d_model,
+                                  tied=int(self.tied), n_positions=self.n_positions,
+                                  norm_vecs_final=self.norm_vecs_final,
+                                  head_bias=int(self.head_bias))
+
+    @property
+    def language_model_params(self) -> int:
+        """Parameters of the decoder: embeddings, every block (every expert), head [-]."""
+        return self.embedding_params + sum(run.count * run.params(self.d_model)
+                                           for run in self.layers)
+
+    @property
+    def total_params(self) -> int:
+        """The published total: the decoder and the extras counted in it [-]."""
+        return self.language_model_params + sum(x.params for x in self.extras if x.in_total)
+
+    def _experts_params(self, experts: Any, matrices: bool = False) -> Any:
+        """Parameters of the routed experts, ``experts`` of them per MoE block (None: all);
+        their matrices only when ``matrices``."""
+        total = 0
+        for run in self._runs_with("mlp"):
+            if run.mlp.is_moe:
+                e = run.mlp.n_experts if experts is None else experts(run.mlp)
+                per = (run.mlp.expert_matrix_params(self.d_model) if matrices
+                       else run.mlp.expert_params(self.d_model))
+                total = total + run.count * e * per
+        return total
+
+    @property
+    def expert_params(self) -> int:
+        """Parameters of every routed expert of every block [-]."""
+        return self._experts_params(None)
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses: the decoder with top-k routed experts per block [-]."""
+        return (self.language_model_params - self.expert_params
+                + self._experts_params(lambda mlp: mlp.top_k))
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights in matrix products for one token (2 FLOPs each): projections, active and
+        shared experts, routers, mixers' projections and the output head [-]."""
+        total = self.n_vocab * self.d_model
+        for run in self.layers:
+            total += run.count * sum(p.matmul_params(self.d_model)
+                                     for p in (run.attention, run.mixer, run.mlp)
+                                     if p is not None)
+        return total
+
+    @property
+    def unread_embedding_params(self) -> int:
+        """Embedding rows a decode step does not read: all but one of an untied table's (a tied
+        table is read whole, as the head), all but one of a learned position table's [-]."""
+        return ((1 - int(self.tied)) * (self.n_vocab - 1) * self.d_model
+                + max(self.n_positions - 1, 0) * self.d_model)
+
+    @property
+    def decode_read_params(self) -> int:
+        """Parameters one decode step of one token reads [-]."""
+        return self.active_params - self.unread_embedding_params
+
+    def experts_read(self, batch: Any = 1) -> Any:
+        """Routed experts per MoE block that a step of B tokens reads (uniform routing; the
+        top-k at batch 1; 1 for a dense model) [-]."""
+        if not self.is_moe:
+            return 1
+        return self._experts_read(self.n_experts, self.n_active_experts, batch)
+
+    @staticmethod
+    def _experts_read(n: int, k: int, batch: Any) -> Any:
+        if np.ndim(batch) == 0 and batch == 1:
+            return k
+        return N.experts_read(n_experts=n, n_active_experts=k, batch=batch)
+
+    def read_params(self, batch: Any = 1) -> Any:
+        """Parameters one decode step of B tokens reads: every shared weight once, and the
+        experts the batch's tokens chose (uniform routing, the upper end) [-]."""
+        if not self.is_moe or (np.ndim(batch) == 0 and batch == 1):
+            return self.decode_read_params
+        touched = self._experts_params(
+            lambda mlp: self._experts_read(mlp.n_experts, mlp.top_k, batch))
+        return (self.language_model_params - self.expert_params + touched
+                - self.unread_embedding_params)
+
+    def params_breakdown(self) -> dict[str, int]:
+        """Where the parameters are: embeddings and head, attention, mixers, MLPs (dense),
+        routed experts, shared experts and routers, norms, extras [-]."""
+        d = self.d_model
+        out = {"embeddings and head": self.embedding_params, "attention": 0,
+               "state-space mixers": 0, "dense MLPs": 0, "routed experts": 0,
+               "shared experts and routers": 0, "norms": 0}
+        for run in self.layers:
+            c = run.count
+            if run.attention is not None:
+                out["attention"] += c * run.attention.params(d)
+            if run.mixer is not None:
+                out["state-space mixers"] += c * run.mixer.params(d)
+            if run.mlp is not None:
+                if run.mlp.is_moe or run.mlp.n_shared:
+                    experts = run.mlp.n_experts * run.mlp.expert_params(d) if run.mlp.is_moe \
+                        else 0
+                    out["routed experts"] += c * experts
+                    out["shared experts and routers"] += c * (run.mlp.params(d) - experts)
+                else:
+                    out["dense MLPs"] += c * run.mlp.params(d)
+            out["norms"] += c * run.norms * d
+        for x in self.extras:
+            out[x.name + (" (in the total)" if x.in_total else " (not in the total)")] = x.params
+        return {k: v for k, v in out.items() if v}
+
+    # ---- bytes ----------------------------------------------------------------------------
+    def _bits(self, bits_weight: Any, part: str) -> Any:
+        if bits_weight is not None:
+            return bits_weight
+        return self.native_bits.get(part, self.native_bits["default"])
+
+    def weight_bytes(self, bits_weight: Any = None) -> Any:
+        """Bytes of all the weights [B]: at ``bits_weight`` each, or as shipped (the routed
+        experts' matrices in their own format where the checkpoint has one)."""
+        experts = self._experts_params(None, matrices=True)
+        return (N.weight_bytes(n_params=self.total_params - experts,
+                               bits_weight=self._bits(bits_weight, "default"))
+                + N.weight_bytes(n_params=experts, bits_weight=self._bits(bits_weight, "experts")))
+
+    def step_weight_bytes(self, bits_weight: Any = None, batch: Any = 1) -> Any:
+        """Weight bytes one decode step of B tokens reads [B] (the experts the batch touches,
+        as :meth:`read_params`)."""
+        read = self.read_params(batch)
+        if not self.is_moe:
+            return N.weight_bytes(n_params=read, bits_weight=self._bits(bits_weight, "default"))
+        if np.ndim(batch) == 0 and batch == 1:
+            experts = self._experts_params(lambda mlp: mlp.top_k, matrices=True)
+        else:
+            experts = self._experts_params(
+                lambda mlp: self._experts_read(mlp.n_experts, mlp.top_k, batch), matrices=True)
+        return (N.weight_bytes(n_params=read - experts,
+                               bits_weight=self._bits(bits_weight, "default"))
+                + N.weight_bytes(n_params=experts, bits_weight=self._bits(bits_weight, "experts")))
+
+    def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
+        """Cache bytes one token adds, all attention layers, before any window fills [B]."""
+        return sum(run.count * run.attention.kv_bytes_per_token(bits_kv)
+                   for run in self._runs_with("attention"))
+
+    def kv_cache_bytes(self, context: Any, batch: Any = 1, bits_kv: Any = 16) -> Any:
+        """Cache of B sequences of S tokens as runtimes store it: a sliding-window layer keeps
+        min(S, window) tokens, a chunked layer its current chunk, latent attention its
+        latent and rotary key [B]."""
+        per_seq = sum(run.count * run.attention.kv_bytes_per_token(bits_kv)
+                      * run.attention.tokens(context) for run in self._runs_with("attention"))
+        return per_seq * batch
+
+    def kv_cache_bytes_full_storage(self, context: Any, batch: Any = 1,
+                                    bits_kv: Any = 16) -> Any:
+        """The cache if every layer kept all S tokens (runtimes without a window-aware cache)
+        [B]."""
+        return self.kv_bytes_per_token(bits_kv) * context * batch
+
+    def state_bytes(self, bits_state: Any = 16) -> Any:
+        """Bytes of the state-space layers' state for one sequence (constant in S) [B]."""
+        return sum(run.count * run.mixer.state_bytes(bits_state)
+                   for run in self._runs_with("mixer"))
+
+    def seq_bytes(self, context: Any, bits_kv: Any = 16, bits_state: Any = 16) -> Any:
+        """Bytes one decode step moves for one sequence besides the weights: the cache it
+        reads (windows and chunks applied) and the state-space layers' state, read and
+        written back [B]."""
+        return (self.kv_cache_bytes(context, 1, bits_kv)
+                + 2 * self.state_bytes(bits_state))
+
+    def decode_bytes_breakdown(self, context: Any, bits_weight: Any = None,
+                               bits_kv: Any = 16) -> dict[str, Any]:
+        """Where the bytes of one decode step of one sequence go [B]: attention weights,
+        state-space mixers, MLP and expert weights used, everything else the step reads (the
+        head, one embedding row, norms, routers), the cache (windows applied) and the state.
+        The parts add up to :meth:`step_weight_bytes` at batch 1 plus :meth:`seq_bytes`.
+
+        >>> from llm_arithmetic import get_model
+        >>> m = get_model("mistral-7b")
+        >>> sum(m.decode_bytes_breakdown(32768).values()) == (m.step_weight_bytes(16, 1)
+        ...                                                   + m.seq_bytes(32768))
+        True
+        """
+        d = self.d_model
+        default = self._bits(bits_weight, "default")
+        experts = self._bits(bits_weight, "experts")
+        attn = sum(run.count * run.attention.params(d) for run in self._runs_with("attention"))
+        mixers = sum(run.count * run.mixer.params(d) for run in self._runs_with("mixer"))
+        expert_used = self._experts_params(lambda mlp: mlp.top_k, matrices=True)
+        mlp = sum(run.count * run.mlp.active_params(d) for run in self._runs_with("mlp"))
+        rest = self.decode_read_params - attn - mixers - mlp
+        out = {
+            "attention weights": N.weight_bytes(n_params=attn, bits_weight=default),
+            "state-space mixers": N.weight_bytes(n_params=mixers, bits_weight=default),
+            "MLP and expert weights used": (
+                N.weight_bytes(n_params=mlp - expert_used, bits_weight=default)
+                + N.weight_bytes(n_params=expert_used, bits_weight=experts)),
+            "head, embedding row, norms": N.weight_bytes(n_params=rest, bits_weight=default),
+            "KV cache": self.kv_cache_bytes(context, 1, bits_kv),
+            "state (read and written)": 2 * self.state_bytes(bits_kv),
+        }
+        return {k: v for k, v in out.items() if v}
+
+    def attended_context(self, context: Any) -> Any:
+        """Cached positions a decode step reads per attention layer, on average [token]."""
+        runs = self._runs_with("attention")
+        count = sum(run.count for run in runs)
+        total = sum(run.count * run.attention.tokens(context) for run in runs)
+        if isinstance(total, (int, Fraction)) and isinstance(count, int):
+            q = Fraction(total, count)
+            return int(q) if q.denominator == 1 else float(q)
+        return total / count
+
+    # ---- FLOPs ----------------------------------------------------------------------------
+    def decode_flops_per_token(self, context: Any) -> Any:
+        """FLOPs to decode one token at S cached tokens: 2 per matrix weight, attention over
+        what each layer attends to, the state-space recurrences [FLOP]."""
+        total = 2 * self.matmul_params
+        for run in self.layers:
+            if run.attention is not None:
+                total = total + run.count * run.attention.decode_flops(context)
+            if run.mixer is not None:
+                total = total + run.count * run.mixer.decode_flops()
+        return total
+
+    def prefill_flops(self, prompt: Any) -> Any:
+        """FLOPs to prefill a prompt of T tokens [FLOP]."""
+        total = 2 * self.matmul_params * prompt
+        for run in self.layers:
+            if run.attention is not None:
+                total = total + run.count * run.attention.prefill_flops(prompt)
+            if run.mixer is not None:
+                total = total + run.count * run.mixer.decode_flops() * prompt
+        return total
+
+    # ---- editing and display --------------------------------------------------------------
+    _ATTN_FIELDS = {"n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",
+                    "qkv_bias": "qkv_bias", "o_bias": "o_bias"}
+    _MLP_FIELDS = {"d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": "bias",
+                   "n_experts": "n_experts", "n_active_experts": "top_k"}
+
+    def with_(self, **changes: Any) -> "Model":
+        """A copy with some fields changed (validated again).
+
+        Besides the model's own fields, the classic names apply to every layer:
+        ``n_heads``, ``n_kv_heads``, ``d_head``, ``qkv_bias``, ``o_bias`` (attention),
+        ``d_ff``, ``n_mlp_mats``, ``mlp_bias``, ``n_experts``, ``n_active_experts`` (MLP),
+        ``norm_vecs_layer``; ``sliding_window`` and ``n_window_layers`` and ``n_layers``
+        rebuild a uniform decoder.
+
+        >>> m = Model.transformer(name="x", n_vocab=100, d_model=64, n_layers=2, n_heads=4,
+        ...                       n_kv_heads=4, d_head=16, d_ff=256)
+        >>> m.with_(n_kv_heads=1).kv_bytes_per_token() * 4 == m.kv_bytes_per_token()
+        True
+        """
+        own = {f.name for f in fields(self)}
+        rebuild = {"sliding_window", "n_window_layers", "n_layers"} & set(changes)
+        if rebuild:
+            kw = dict(self.arch(), sliding_window=self.sliding_window,
+                      n_window_layers=self.n_window_layers, name=self.name,
+                      trained_context=self.trained_context, family=self.family,
+                      source=self.source, label=self.label)
+            kw.update({k: bool(v) if k in ("tied", "qkv_bias", "o_bias", "mlp_bias",
+                                           "head_bias") else v for k, v in kw.items()})
+            kw.update(changes)
+            return Model.transformer(**kw)
+        attn = {self._ATTN_FIELDS[k]: v for k, v in changes.items() if k in self._ATTN_FIELDS}
+        mlp = {self._MLP_FIELDS[k]: v for k, v in changes.items() if k in self._MLP_FIELDS}
+        norms = changes.get("norm_vecs_layer")
+        unknown = set(changes) - own - set(self._ATTN_FIELDS) - set(self._MLP_FIELDS) - {
+            "norm_vecs_layer"}
+        if unknown:
+            raise ConfigError(f"{self.name}: unknown field(s) {', '.join(sorted(unknown))}")
+        runs = []
+        for run in self.layers:
+            a = replace(run.attention, **attn) if attn and run.attention else run.attention
+            m = replace(run.mlp, **mlp) if mlp and run.mlp else run.mlp
+            runs.append(replace(run, attention=a, mlp=m,
+                                norms=run.norms if norms is None else norms))
+        own_changes = {k: v for k, v in changes.items() if k in own}
+        own_changes.setdefault("layers", tuple(runs))
+        return replace(self, **own_changes)
+
+    def describe_layers(self) -> list[str]:
+        """One line per run of identical blocks: ``"layers 0-2: MLA ... + gated MLP 18,432"``."""
+        out, start = [], 0
+        for run in self.layers:
+            end = start + run.count - 1
+            where = f"layer {start}" if run.count == 1 else f"layers {start}-{end}"
+            out.append(f"{where}: {run.describe()}")
+            start = end + 1
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __repr__(self) -> str:
+        return (f"Model({self.name!r}, {self.n_layers} layers, d_model={self.d_model}, "
+                f"{self.total_params:,} parameters)")

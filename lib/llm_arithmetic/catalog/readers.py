@@ -1,0 +1,837 @@
+"""Readers of Hugging Face ``config.json`` files, one per family (``model_type``).
+
+Each reader builds a :class:`~llm_arithmetic.catalog.model.Model` as a stack of layer kinds,
+applying the conventions the file leaves implicit: the defaults of the family's configuration
+class in ``transformers`` (real files omit defaults: Gemma 3's ``text_config`` lists six keys)
+and the layout of its modeling code (biases, norms, q/k norms, which layers are windowed or
+mixtures of experts). ``tests/configs/FAMILIES.md`` documents every rule with its source.
+
+Three guarantees:
+
+* **Errors name the field.** A missing, non-integer, non-positive, implausible or
+  inconsistent value raises :class:`~llm_arithmetic.core.errors.ConfigError` naming it (and,
+  for a plausibility limit, why the limit is there); so do malformed, oversized or too deeply
+  nested JSON and an unsupported ``model_type``.
+* **Never a silently different model.** A key that changes a count but that the family's reader
+  does not understand (``moe_intermediate_size`` in a ``mixtral`` file, ``kv_lora_rank`` in a
+  ``llama`` file, ``layer_types`` where the reader assumes uniform layers) is an error naming
+  the key and what it means.
+* **Bounded work.** A config is read up to :data:`MAX_CONFIG_BYTES`; sizes are capped by
+  :data:`LIMITS`, so no input makes a count take long or overflow.
+
+>>> m = read_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+...     "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008})
+>>> m.total_params, m.kv_bytes_per_token()
+(6738415616, 524288)
+>>> read_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+...     "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008,
+...     "kv_lora_rank": 512})
+Traceback (most recent call last):
+...
+llm_arithmetic.core.errors.ConfigError: config: field 'kv_lora_rank' = 512 (the latent width of multi-head latent attention) is not understood by the 'llama' reader, and counting without it would describe a different model; is the model_type right?
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ..core.errors import ConfigError
+from .model import MLP, Attention, Extra, Layers, Mamba2, Model
+
+__all__ = ["read_config", "FAMILIES", "LIMITS", "MAX_CONFIG_BYTES", "COUNT_KEYS"]
+
+#: Largest config file read [B]; real ones are a few kB (a Llama 4 config is under 10 kB).
+MAX_CONFIG_BYTES = 1 << 20
+#: Deepest JSON nesting accepted (real configs nest two or three levels).
+MAX_DEPTH = 32
+
+#: Plausibility limits: kind -> (largest value, why). Values beyond them are refused with the
+#: reason, so that a typo or a hostile file cannot make a count run long or overflow.
+LIMITS: Mapping[str, tuple[int, str]] = {
+    "layers": (10_000, "published models have at most a few hundred blocks"),
+    "width": (1 << 21, "hidden, MLP and head widths of published models are below 2 million"),
+    "vocab": (1 << 24, "vocabularies of published models are below 16.8 million entries"),
+    "heads": (1 << 16, "published models have at most a few hundred heads"),
+    "experts": (1 << 16, "published mixtures have at most a few hundred experts"),
+    "context": (1 << 32, "trained contexts of published models are below 4.3 billion tokens"),
+    "count": (1 << 16, "small counts (norms, kernel widths, groups) are below 65,536"),
+}
+
+#: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
+#: carries one (with a value other than null, false, 0 or empty) that its family's reader does
+#: not read is refused.
+COUNT_KEYS: Mapping[str, str] = {
+    "moe_intermediate_size": "the width of each routed expert",
+    "shared_expert_intermediate_size": "the width of the shared expert",
+    "n_shared_experts": "shared experts per MoE layer",
+    "n_routed_experts": "routed experts per MoE layer",
+    "num_experts": "routed experts per MoE layer",
+    "num_local_experts": "routed experts per MoE layer",
+    "num_experts_per_tok": "experts per token",
+    "experts_per_token": "experts per token",
+    "kv_lora_rank": "the latent width of multi-head latent attention",
+    "q_lora_rank": "the low rank of latent attention's query projection",
+    "qk_rope_head_dim": "the rotary key width of latent attention",
+    "qk_nope_head_dim": "the non-rotary query/key width of latent attention",
+    "v_head_dim": "the value head width of latent attention",
+    "first_k_dense_replace": "leading dense layers of a mixture of experts",
+    "moe_layer_freq": "which layers are mixtures of experts",
+    "decoder_sparse_step": "which layers are mixtures of experts",
+    "mlp_only_layers": "layers with a dense MLP in a mixture of experts",
+    "interleave_moe_layer_step": "which layers are mixtures of experts",
+    "layer_types": "a per-layer list of attention kinds (sliding or full)",
+    "sliding_window_pattern": "which layers use the sliding window",
+    "attention_chunk_size": "chunked attention",
+    "use_qk_norm": "query and key norms",
+    "qk_layernorm": "query and key norms",
+    "hybrid_override_pattern": "the pattern of state-space, attention and MLP layers",
+    "layers_block_type": "which layers are state-space layers",
+    "attn_layer_period": "which layers are attention layers",
+    "expert_layer_period": "which layers are mixtures of experts",
+    "mamba_num_heads": "state-space heads",
+    "ssm_state_size": "the state size of state-space layers",
+    "num_kv_heads": "key/value heads",
+    "multi_query": "multi-query attention",
+    "new_decoder_architecture": "Falcon's grouped-query layout with two norms",
+    "intermediate_size_mlp": "the width of dense MLP layers",
+    "lm_head_bias": "a bias on the output head",
+    "vision_config": "a vision tower",
+    "num_nextn_predict_layers": "multi-token prediction layers",
+}
+
+_NEUTRAL = (None, False, 0, "", [], {})
+
+
+class _Reader:
+    """Typed access to a config dict with errors that name the field; remembers what it read."""
+
+    def __init__(self, cfg: Mapping[str, Any], origin: str, family: str):
+        self.cfg = cfg
+        self.origin = origin
+        self.family = family
+        self.read: set[str] = set()
+
+    def has(self, key: str) -> bool:
+        self.read.add(key)
+        return self.cfg.get(key) not in (None,)
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        v = self.cfg.get(key)
+        return default if v is None else v
+
+    def int(self, key: str, default: Any = ..., *, kind: str = "width", minimum: int = 1) -> Any:
+        self.read.add(key)
+        v = self.cfg.get(key)
+        if v is None:
+            if default is ...:
+                raise ConfigError(f"{self.origin}: missing field '{key}'")
+            return default
+        if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigError(f"{self.origin}: field '{key}' must be an integer, got {v!r:.60}")
+        if v < minimum:
+            need = "positive" if minimum == 1 else f"at least {minimum}"
+            raise ConfigError(f"{self.origin}: field '{key}' must be {need}, got {v}")
+        limit, why = LIMITS[kind]
+        if v > limit:
+            raise ConfigError(f"{self.origin}: field '{key}' = {v:.3g} is beyond the "
+                              f"plausibility limit {limit:,} ({why})")
+        return v
+
+    def flag(self, key: str, default: bool) -> bool:
+        self.read.add(key)
+        v = self.cfg.get(key, default)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            raise ConfigError(f"{self.origin}: field '{key}' must be true or false, got {v!r:.60}")
+        return v
+
+    def int_list(self, key: str, default: list[int], *, n: int | None = None) -> list[int]:
+        self.read.add(key)
+        v = self.cfg.get(key)
+        if v is None:
+            return list(default)
+        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                              for x in v):
+            raise ConfigError(f"{self.origin}: field '{key}' must be a list of integers")
+        if n is not None and len(v) != n:
+            raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
+        return v
+
+    def str_list(self, key: str, n: int) -> list[str] | None:
+        self.read.add(key)
+        v = self.cfg.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigError(f"{self.origin}: field '{key}' must be a list of strings")
+        if len(v) != n:
+            raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
+        return v
+
+    def refuse(self, key: str, why: str) -> None:
+        """Refuse a feature the counts do not model (better than a wrong count)."""
+        self.read.add(key)
+        v = self.cfg.get(key)
+        if v not in _NEUTRAL:
+            raise ConfigError(f"{self.origin}: field '{key}' = {v!r:.60} is not supported: {why}")
+
+    def heads(self, d_model: int, heads_key: str = "num_attention_heads",
+              kv_key: str = "num_key_value_heads", head_dim_key: str = "head_dim",
+              head_dim_default: int | None = None) -> tuple[int, int, int]:
+        h = self.int(heads_key, kind="heads")
+        hkv = self.int(kv_key, h, kind="heads")
+        if h % hkv:
+            raise ConfigError(f"{self.origin}: field '{kv_key}' ({hkv}) does not divide "
+                              f"'{heads_key}' ({h})")
+        dh = self.int(head_dim_key, head_dim_default)
+        if dh is None:
+            if d_model % h:
+                raise ConfigError(f"{self.origin}: '{heads_key}' ({h}) does not divide the "
+                                  f"hidden size ({d_model}) and no '{head_dim_key}' is given")
+            dh = d_model // h
+        return h, hkv, dh
+
+    def check_unread(self) -> None:
+        for key, meaning in COUNT_KEYS.items():
+            if key in self.read:
+                continue
+            v = self.cfg.get(key)
+            if v not in _NEUTRAL:
+                raise ConfigError(
+                    f"{self.origin}: field '{key}' = {v!r:.60} ({meaning}) is not understood by "
+                    f"the '{self.family}' reader, and counting without it would describe a "
+                    "different model; is the model_type right?")
+
+
+def _runs(layers: list[Layers]) -> tuple[Layers, ...]:
+    """Consecutive identical layers merged into runs."""
+    out: list[Layers] = []
+    for layer in layers:
+        if out and out[-1].attention == layer.attention and out[-1].mixer == layer.mixer \
+                and out[-1].mlp == layer.mlp and out[-1].norms == layer.norms:
+            last = out.pop()
+            out.append(Layers(last.count + layer.count, last.attention, last.mixer, last.mlp,
+                              last.norms))
+        else:
+            out.append(layer)
+    return tuple(out)
+
+
+def _bits16() -> dict[str, Fraction]:
+    return {"default": Fraction(16)}
+
+
+# ---- windows ----------------------------------------------------------------------------------
+def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
+    """Which of the n layers use the sliding window, by the family's rule."""
+    types = r.str_list("layer_types", n)
+    if types is not None:
+        bad = set(types) - {"sliding_attention", "full_attention", "chunked_attention"}
+        if bad:
+            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+        return [t == "sliding_attention" for t in types]
+    if rule == "all":
+        return [True] * n
+    if rule == "alternate":  # Gemma 2: layers 0, 2, 4, ... are sliding
+        return [i % 2 == 0 for i in range(n)]
+    if rule == "pattern":  # Gemma 3: every sliding_window_pattern-th layer is global
+        p = r.int("sliding_window_pattern", 6, kind="count")
+        return [(i + 1) % p != 0 for i in range(n)]
+    if rule == "qwen2":  # layers >= max_window_layers, when use_sliding_window is set
+        r.read.add("max_window_layers")
+        if not r.flag("use_sliding_window", False):
+            return [False] * n
+        first = r.int("max_window_layers", n, kind="layers", minimum=0)
+        return [i >= first for i in range(n)]
+    return [False] * n
+
+
+def _window(r: _Reader, default: int | None = None) -> int | None:
+    return r.int("sliding_window", default, kind="context")
+
+
+# ---- the llama family and its relatives ---------------------------------------------------------
+def _decoder(r: _Reader, *, attention: Callable[[int], Attention],
+             mlp: Callable[[int], MLP | None], n_layers: int, norms: int, tied: bool,
+             trained_context: int | None, native: Mapping[str, Fraction] | None = None,
+             extras: tuple[Extra, ...] = (), n_vocab: int | None = None,
+             d_model: int | None = None, head_bias: bool = False, norm_vecs_final: int = 1,
+             n_positions: int = 0) -> dict[str, Any]:
+    layers = [Layers(1, attention(i), mlp=mlp(i), norms=norms) for i in range(n_layers)]
+    return dict(n_vocab=n_vocab if n_vocab is not None else r.int("vocab_size", kind="vocab"),
+                d_model=d_model if d_model is not None else r.int("hidden_size"),
+                layers=_runs(layers), tied=tied, trained_context=trained_context,
+                native_bits=native or _bits16(), extras=extras, head_bias=head_bias,
+                norm_vecs_final=norm_vecs_final, n_positions=n_positions)
+
+
+def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
+                o_bias: bool | None = None, norms: int = 2, window_rule: str = "",
+                qk_norm: str = "", head_dim_default: int | None = None,
+                window_default: int | None = None) -> dict[str, Any]:
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_default=head_dim_default)
+    attn_bias = r.flag("attention_bias", False) if qkv_bias is None or o_bias is None else False
+    qkv_b = attn_bias if qkv_bias is None else qkv_bias
+    o_b = attn_bias if o_bias is None else o_bias
+    window = _window(r, window_default) if window_rule else None
+    flags = _window_flags(r, n, window_rule) if window else [False] * n
+    mlp = MLP(d_ff=r.int("intermediate_size"), n_mats=3, bias=r.flag("mlp_bias", False))
+    return _decoder(
+        r, n_layers=n, norms=norms, tied=r.flag("tie_word_embeddings", tied),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, window=window if flags[i] else None,
+                                      qkv_bias=qkv_b, o_bias=o_b, qk_norm=qk_norm),
+        mlp=lambda i: mlp, d_model=d)
+
+
+def _llama(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r)
+
+
+def _mistral(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
+
+
+def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok") -> tuple[int, int]:
+    e = r.int(n_key, kind="experts")
+    k = r.int(k_key, kind="experts")
+    if k > e:
+        raise ConfigError(f"{r.origin}: field '{k_key}' ({k}) exceeds '{n_key}' ({e})")
+    return e, k
+
+
+def _mixtral(r: _Reader) -> dict[str, Any]:
+    kw = _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
+    e, k = _experts(r, n_key="num_local_experts")
+    return _with_mlp(kw, lambda mlp: MLP(mlp.d_ff, n_experts=e, top_k=k))
+
+
+def _with_mlp(kw: dict[str, Any], change: Callable[[MLP], MLP]) -> dict[str, Any]:
+    kw["layers"] = tuple(Layers(run.count, run.attention, run.mixer, change(run.mlp), run.norms)
+                         for run in kw["layers"])
+    return kw
+
+
+def _qwen2(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, qkv_bias=True, o_bias=False, window_rule="qwen2")
+
+
+def _qwen3(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, qk_norm="head", window_rule="qwen2", head_dim_default=128)
+
+
+def _qwen3_moe(r: _Reader) -> dict[str, Any]:
+    # Qwen3MoeConfig declares no head_dim: the attention uses getattr(config, "head_dim",
+    # hidden_size // num_attention_heads)
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    window = _window(r)
+    flags = _window_flags(r, n, "qwen2") if window else [False] * n
+    e, k = _experts(r, n_key="num_experts")
+    step = r.int("decoder_sparse_step", 1, kind="count")
+    dense = set(r.int_list("mlp_only_layers", []))
+    moe = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k)
+    dense_mlp = MLP(r.int("intermediate_size"))
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, window=window if flags[i] else None,
+                                      qkv_bias=bias, o_bias=bias, qk_norm="head"),
+        mlp=lambda i: moe if (i not in dense and e > 0 and (i + 1) % step == 0) else dense_mlp,
+        d_model=d)
+
+
+def _gemma(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, tied=True, qkv_bias=False, o_bias=False)
+
+
+def _gemma2(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, tied=True, qkv_bias=False, o_bias=False, norms=4,
+                       window_rule="alternate")
+
+
+#: transformers' Gemma3TextConfig defaults (what a text_config that omits them means).
+GEMMA3_TEXT_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "head_dim": 256, "max_position_embeddings": 131072, "sliding_window": 4096,
+    "sliding_window_pattern": 6, "tie_word_embeddings": True, "attention_bias": False,
+}
+#: transformers' SiglipVisionConfig defaults as Gemma 3 uses them.
+SIGLIP_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+    "num_attention_heads": 12, "num_channels": 3, "image_size": 224, "patch_size": 16,
+}
+
+
+def _gemma3_text(r: _Reader) -> dict[str, Any]:
+    cfg = dict(GEMMA3_TEXT_DEFAULTS)
+    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
+    inner = _Reader(cfg, r.origin, r.family)
+    kw = _llama_like(inner, tied=True, qkv_bias=False, o_bias=False, norms=4,
+                     window_rule="pattern", qk_norm="head")
+    r.read |= inner.read
+    return kw
+
+
+def _siglip_params(r: _Reader) -> int:
+    """Parameters of a SigLIP vision tower without its pooling head (Gemma 3)."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    r.int("num_attention_heads", kind="heads")
+    c = r.int("num_channels", 3, kind="count")
+    p = r.int("patch_size", kind="count")
+    image = r.int("image_size", kind="width")
+    r.refuse("vision_use_head", "the SigLIP pooling head is not counted")
+    patches = (image // p) ** 2
+    embeddings = c * p * p * h + h + patches * h
+    layer = 4 * (h * h + h) + 2 * 2 * h + (h * inter + inter) + (inter * h + h)
+    return embeddings + n * layer + 2 * h
+
+
+def _gemma3(r: _Reader) -> dict[str, Any]:
+    text = r.raw("text_config", {})
+    vision = r.raw("vision_config", {})
+    if not isinstance(text, dict) or not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: 'text_config' and 'vision_config' must be objects")
+    tr = _Reader(text, r.origin + ": text_config", "gemma3_text")
+    kw = _gemma3_text(tr)
+    tr.check_unread()
+    vcfg = dict(SIGLIP_DEFAULTS)
+    vcfg.update({k: v for k, v in vision.items() if v is not None})
+    vr = _Reader(vcfg, r.origin + ": vision_config", "siglip_vision_model")
+    tower = _siglip_params(vr)
+    # Gemma3MultiModalProjector: a vision_hidden x text_hidden matrix and an RMSNorm
+    projector = vr.int("hidden_size") * kw["d_model"] + vr.int("hidden_size")
+    kw["extras"] = (Extra("vision tower and projector", tower + projector, True,
+                          "SigLIP encoder and Gemma 3's multimodal projector"),)
+    return kw
+
+
+def _phi3(r: _Reader) -> dict[str, Any]:
+    return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
+
+
+def _olmo2(r: _Reader) -> dict[str, Any]:
+    # Olmo2: q_norm over H d_head, k_norm over H_kv d_head; post-attention and post-feedforward
+    # norms, no pre-norms: 2 per block.
+    return _llama_like(r, qk_norm="full", norms=2)
+
+
+def _cohere(r: _Reader) -> dict[str, Any]:
+    r.refuse("use_qk_norm", "Cohere's per-head q/k LayerNorms are not counted")
+    return _llama_like(r, tied=True, norms=1)
+
+
+def _phimoe(r: _Reader) -> dict[str, Any]:
+    # PhiMoE: q, k, v, o with biases (attention_bias), LayerNorms with bias (2 vectors each,
+    # two per block and a final one), experts without biases, an output head with a bias.
+    kw = _llama_like(r, norms=4, window_rule="all")
+    e, k = _experts(r, n_key="num_local_experts")
+    kw["head_bias"] = r.flag("lm_head_bias", False)
+    kw["norm_vecs_final"] = 2
+    return _with_mlp(kw, lambda mlp: MLP(mlp.d_ff, n_experts=e, top_k=k))
+
+
+def _phi(r: _Reader) -> dict[str, Any]:
+    # PhiModel: q/k/v/dense with biases, fc1/fc2 with biases, one LayerNorm (weight + bias) per
+    # block feeding attention and MLP in parallel, final LayerNorm, untied head with a bias.
+    r.refuse("qk_layernorm", "Phi's per-head q/k LayerNorms are not counted")
+    d = r.int("hidden_size")
+    h, hkv, dh = r.heads(d)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=True)
+    return _decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=2,
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh, qkv_bias=True, o_bias=True),
+                    mlp=lambda i: mlp, d_model=d, head_bias=True, norm_vecs_final=2)
+
+
+def _gpt2(r: _Reader) -> dict[str, Any]:
+    # GPT2Model: wte, wpe, per block ln_1, ln_2 (weight + bias), c_attn (fused q, k, v with
+    # bias), c_proj (bias), c_fc and mlp c_proj (bias), ln_f; the head is tied to wte.
+    d = r.int("n_embd")
+    h = r.int("n_head", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'n_head' ({h}) does not divide 'n_embd' ({d})")
+    n_pos = r.int("n_positions", kind="context")
+    mlp = MLP(r.int("n_inner", 4 * d), n_mats=2, bias=True)
+    return _decoder(r, n_layers=r.int("n_layer", kind="layers"), norms=4,
+                    tied=r.flag("tie_word_embeddings", True), trained_context=n_pos,
+                    attention=lambda i: Attention(h, h, d // h, qkv_bias=True, o_bias=True),
+                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2, n_positions=n_pos)
+
+
+def _opt(r: _Reader) -> dict[str, Any]:
+    # OPTDecoder: embed_tokens, embed_positions with 2 offset rows, per block q/k/v/out_proj
+    # with biases, self_attn_layer_norm and final_layer_norm (weight + bias), fc1/fc2 with
+    # biases (ReLU), a final LayerNorm; lm_head tied.
+    d = r.int("hidden_size")
+    if r.int("word_embed_proj_dim", d) != d:
+        raise ConfigError(f"{r.origin}: field 'word_embed_proj_dim' differs from hidden_size: "
+                          "OPT's embedding projections are not counted")
+    if not r.flag("do_layer_norm_before", True):
+        raise ConfigError(f"{r.origin}: field 'do_layer_norm_before' = false (OPT-350m's "
+                          "layout) is not supported")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("enable_bias", True)
+    ctx = r.int("max_position_embeddings", kind="context")
+    mlp = MLP(r.int("ffn_dim"), n_mats=2, bias=bias)
+    return _decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=4,
+                    tied=r.flag("tie_word_embeddings", True), trained_context=ctx,
+                    attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias),
+                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2, n_positions=ctx + 2)
+
+
+def _falcon(r: _Reader) -> dict[str, Any]:
+    # FalconModel: word_embeddings; per block a fused query_key_value of d x (H + 2 H_kv)
+    # d_head and a dense d x d (biases if `bias`), an MLP d -> ffn_hidden_size -> d (plain,
+    # biases if `bias`), LayerNorms with bias: ln_attn and ln_mlp (new_decoder_architecture),
+    # else input_layernorm, plus post_attention_layernorm when attention and MLP are not
+    # parallel; ln_f; lm_head tied to the embeddings.
+    r.refuse("alibi", "ALiBi position biases are not counted")
+    d = r.int("hidden_size")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide "
+                          f"'hidden_size' ({d})")
+    new = r.flag("new_decoder_architecture", False)
+    mq = r.flag("multi_query", True)
+    if new:
+        hkv = r.int("num_kv_heads", h, kind="heads")
+    else:
+        r.read.add("num_kv_heads")
+        hkv = 1 if mq else h
+    if h % hkv:
+        raise ConfigError(f"{r.origin}: field 'num_kv_heads' ({hkv}) does not divide "
+                          f"'num_attention_heads' ({h})")
+    parallel = r.flag("parallel_attn", True)
+    if new:
+        n_ln = r.int("num_ln_in_parallel_attn", 2, kind="count")
+    else:
+        r.read.add("num_ln_in_parallel_attn")
+        n_ln = 1 if parallel else 2
+    bias = r.flag("bias", False)
+    mlp = MLP(r.int("ffn_hidden_size", 4 * d), n_mats=2, bias=bias)
+    return _decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=2 * n_ln,
+                    tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, d // h, qkv_bias=bias, o_bias=bias),
+                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+
+
+# ---- latent attention (DeepSeek) --------------------------------------------------------------
+def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
+    # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
+    # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
+    # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
+    # moe_intermediate_size, n_shared_experts shared experts of the same width (one MLP of
+    # n_shared x that width), a router d x E; V3 adds e_score_correction_bias (E).
+    r.refuse("attention_bias", "biases on latent attention's projections are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    r.int("num_key_value_heads", h, kind="heads")  # DeepSeek configs set it to H; unused
+    attn = Attention(h, h, r.int("qk_nope_head_dim") + r.int("qk_rope_head_dim"),
+                     kv_lora_rank=r.int("kv_lora_rank"),
+                     q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
+                     d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
+                     d_v=r.int("v_head_dim"))
+    e = r.int("n_routed_experts", None, kind="experts")
+    dense = MLP(r.int("intermediate_size"))
+    if e is None:
+        mlp_of = lambda i: dense  # noqa: E731
+    else:
+        k = r.int("num_experts_per_tok", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'num_experts_per_tok' ({k}) exceeds "
+                              f"'n_routed_experts' ({e})")
+        width = r.int("moe_intermediate_size")
+        shared = r.int("n_shared_experts", 0, kind="experts", minimum=0)
+        first = r.int("first_k_dense_replace", 0, kind="layers", minimum=0)
+        freq = r.int("moe_layer_freq", 1, kind="count")
+        r.read.add("topk_method")
+        # V3's router keeps an e_score_correction_bias of E entries (stored in the checkpoint)
+        moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+                  d_shared=width * shared, router_bias=v3)
+
+        def mlp_of(i: int) -> MLP:
+            return moe if (i >= first and i % freq == 0) else dense
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn, mlp=mlp_of, d_model=d)
+    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0) if v3 else 0
+    if mtp:
+        # DeepSeek-V3's MTP module: per layer enorm, hnorm (d each), eh_proj (2d x d), one
+        # decoder block (MoE), shared_head.norm (d); its checkpoint also stores an embedding
+        # table and an output head (V x d each).
+        block = Layers(1, attn, mlp=mlp_of(n), norms=2).params(d)
+        per = 3 * d + 2 * d * d + block + 2 * kw["n_vocab"] * d
+        kw["extras"] = (Extra("multi-token prediction", mtp * per, False,
+                              "DeepSeek-V3's MTP module (not in the paper's 671B)"),)
+    return kw
+
+
+def _deepseek_v2(r: _Reader) -> dict[str, Any]:
+    return _deepseek(r, v3=False)
+
+
+def _deepseek_v3(r: _Reader) -> dict[str, Any]:
+    return _deepseek(r, v3=True)
+
+
+# ---- gpt-oss ------------------------------------------------------------------------------------
+#: OCP MXFP4: 4-bit E2M1 values and one 8-bit E8M0 scale per block of 32 [bit].
+MXFP4_BITS = Fraction(4) + Fraction(8, 32)
+
+
+def _gpt_oss(r: _Reader) -> dict[str, Any]:
+    # GptOss: q/k/v/o with biases (attention_bias), a learned sink per head, layer_types
+    # (sliding_attention / full_attention), MoE of num_local_experts with biases on every
+    # expert matrix (gate_up 2 d_ff, down d) and a router with a bias; 2 norms per block.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_default=64)
+    bias = r.flag("attention_bias", True)
+    window = _window(r, 128)
+    flags = _window_flags(r, n, "alternate")
+    e, k = _experts(r, n_key="num_local_experts")
+    r.read.add("experts_per_token")
+    if r.int("experts_per_token", k, kind="experts") != k:
+        raise ConfigError(f"{r.origin}: 'experts_per_token' and 'num_experts_per_tok' differ")
+    mlp = MLP(r.int("intermediate_size"), bias=True, n_experts=e, top_k=k, router_bias=True)
+    native = _bits16()
+    q = r.raw("quantization_config", {})
+    if isinstance(q, dict) and q.get("quant_method") == "mxfp4":
+        native["experts"] = MXFP4_BITS
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh,
+                                                  window=window if flags[i] else None,
+                                                  qkv_bias=bias, o_bias=bias, sinks=True),
+                    mlp=lambda i: mlp, d_model=d, native=native)
+
+
+# ---- Llama 4 ------------------------------------------------------------------------------------
+def _llama4_text(r: _Reader) -> dict[str, Any]:
+    # Llama4Text: q/k/v/o (attention_bias); the L2 q/k norm has no weights; layers with RoPE use
+    # chunked attention, every no_rope_layer_interval-th layer (NoPE) full attention; MoE layers
+    # every interleave_moe_layer_step (num_local_experts of intermediate_size, one shared
+    # expert of intermediate_size, router d x E), dense layers of intermediate_size_mlp.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    r.flag("use_qk_norm", True)  # weightless L2 norm: no parameters
+    chunk = r.int("attention_chunk_size", 8192, kind="context")
+    nope = r.int_list("no_rope_layers", [], n=None)
+    interval = r.int("no_rope_layer_interval", 4, kind="count")
+    if not nope:
+        nope = [int((i + 1) % interval != 0) for i in range(n)]  # 1: uses RoPE
+    if len(nope) != n:
+        raise ConfigError(f"{r.origin}: field 'no_rope_layers' has {len(nope)} entries for "
+                          f"{n} layers")
+    step = r.int("interleave_moe_layer_step", 1, kind="count")
+    moe_layers = set(r.int_list("moe_layers", list(range(step - 1, n, step))))
+    e, k = _experts(r, n_key="num_local_experts")
+    width = r.int("intermediate_size")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
+    dense = MLP(r.int("intermediate_size_mlp"))
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh, chunk=chunk if nope[i] else None,
+                                                  qkv_bias=bias, o_bias=bias),
+                    mlp=lambda i: moe if i in moe_layers else dense, d_model=d)
+
+
+def _llama4(r: _Reader) -> dict[str, Any]:
+    text = r.raw("text_config", None)
+    if text is None:
+        return _llama4_text(r)
+    if not isinstance(text, dict):
+        raise ConfigError(f"{r.origin}: 'text_config' must be an object")
+    tr = _Reader(text, r.origin + ": text_config", "llama4_text")
+    kw = _llama4_text(tr)
+    tr.check_unread()
+    vision = r.raw("vision_config", None)
+    if vision is not None:
+        if not isinstance(vision, dict):
+            raise ConfigError(f"{r.origin}: 'vision_config' must be an object")
+        vr = _Reader(vision, r.origin + ": vision_config", "llama4_vision_model")
+        kw["extras"] = (Extra("vision tower and projector",
+                              _llama4_vision_params(vr, kw["d_model"]), True,
+                              "Llama 4's vision encoder, pixel-shuffle adapter and projector"),)
+    return kw
+
+
+def _llama4_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Llama 4's vision encoder, adapter and projector. The config class's
+    vision defaults are not Scout's, so every size must be in the file."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    r.int("num_attention_heads", kind="heads")
+    c = r.int("num_channels", 3, kind="count")
+    p = r.int("patch_size", kind="count")
+    image = r.int("image_size")
+    ratio = r.raw("pixel_shuffle_ratio")
+    if not isinstance(ratio, (int, float)) or not 0 < ratio <= 1:
+        raise ConfigError(f"{r.origin}: field 'pixel_shuffle_ratio' must be in (0, 1]")
+    proj_in = r.int("projector_input_dim")
+    proj_out = r.int("projector_output_dim")
+    out_dim = r.int("vision_output_dim")
+    if r.flag("multi_modal_projector_bias", False):
+        raise ConfigError(f"{r.origin}: field 'multi_modal_projector_bias' = true is not counted")
+    embeddings = c * p * p * h + h + ((image // p) ** 2 + 1) * h + 2 * 2 * h
+    layer = 4 * (h * h + h) + (h * inter + inter) + (inter * h + h) + 2 * 2 * h
+    adapter = round(h / (ratio * ratio)) * proj_in + proj_in * proj_out
+    return embeddings + n * layer + adapter + out_dim * d_text
+
+
+# ---- Nemotron-H (Mamba-2 hybrid) ---------------------------------------------------------------
+def _nemotron_h(r: _Reader) -> dict[str, Any]:
+    # NemotronH: each block is one RMSNorm and one mixer, by hybrid_override_pattern: "M" a
+    # Mamba-2 mixer, "*" attention (no RoPE), "-" an MLP (up, down; ReLU^2). Final norm_f,
+    # untied lm_head.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    pattern = r.raw("hybrid_override_pattern")
+    if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("M*-"):
+        raise ConfigError(f"{r.origin}: field 'hybrid_override_pattern' must be a string of "
+                          f"{n} characters from 'M' (Mamba-2), '*' (attention), '-' (MLP); "
+                          "'E' (mixture-of-experts blocks) is not supported")
+    h = r.int("num_attention_heads", kind="heads")
+    hkv = r.int("num_key_value_heads", h, kind="heads")
+    dh = r.int("attention_head_dim", None) or r.int("head_dim", d // h)
+    attn = Attention(h, hkv, dh, qkv_bias=r.flag("attention_bias", False),
+                     o_bias=r.flag("attention_bias", False))
+    mheads = r.int("mamba_num_heads", kind="heads")
+    mixer = Mamba2(d_inner=mheads * r.int("mamba_head_dim"), d_state=r.int("ssm_state_size"),
+                   n_groups=r.int("n_groups", kind="count"), n_heads=mheads,
+                   d_conv=r.int("conv_kernel", 4, kind="count"),
+                   conv_bias=r.flag("use_conv_bias", True), bias=r.flag("use_bias", False))
+    mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
+    r.read.add("mamba_proj_bias")
+    layers = [Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
+                     mlp=mlp if c == "-" else None, norms=1) for c in pattern]
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", None, kind="context"),
+                native_bits=_bits16())
+
+
+#: model_type -> reader.
+FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
+    "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2,
+    "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
+    "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
+    "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
+    "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
+    "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
+    "nemotron_h": _nemotron_h,
+}
+
+
+# ---- reading files ------------------------------------------------------------------------------
+def _depth(obj: Any, limit: int = MAX_DEPTH) -> int:
+    stack = [(obj, 1)]
+    deepest = 0
+    while stack:
+        o, dpt = stack.pop()
+        deepest = max(deepest, dpt)
+        if deepest > limit:
+            return deepest
+        if isinstance(o, dict):
+            stack.extend((v, dpt + 1) for v in o.values())
+        elif isinstance(o, list):
+            stack.extend((v, dpt + 1) for v in o)
+    return deepest
+
+
+def _parse(text: str, origin: str) -> dict[str, Any]:
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"malformed JSON in {origin}: {e.msg} at line {e.lineno} column "
+                          f"{e.colno}") from None
+    except RecursionError:
+        raise ConfigError(f"{origin}: JSON nested too deeply (real configs nest a few "
+                          "levels)") from None
+    except ValueError as e:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"{origin}: unreadable JSON value ({str(e)[:80]})") from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{origin}: expected a JSON object, got {type(cfg).__name__}")
+    if _depth(cfg) > MAX_DEPTH:
+        raise ConfigError(f"{origin}: JSON nested more than {MAX_DEPTH} levels deep")
+    return cfg
+
+
+def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
+    if str(config) == "-":
+        data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if hasattr(sys.stdin, "buffer") \
+            else sys.stdin.read(MAX_CONFIG_BYTES + 1).encode()
+        origin = "<stdin>"
+    else:
+        path = Path(config)
+        origin = str(path)
+        if path.is_dir() and (path / "config.json").is_file():
+            path = path / "config.json"
+            origin = str(path)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
+        except FileNotFoundError:
+            raise ConfigError(f"no such config file: {path}") from None
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"cannot read {path}: {e}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{origin}: larger than {MAX_CONFIG_BYTES // 1024} KiB; a config.json "
+                          "is a few kB")
+    try:
+        return data.decode("utf-8"), origin
+    except UnicodeDecodeError:
+        raise ConfigError(f"{origin}: not UTF-8 text (is it a config.json?)") from None
+
+
+def read_config(config: Any, name: str | None = None, source: str = "") -> Model:
+    """A :class:`Model` from a Hugging Face config: a path (or a folder holding
+    ``config.json``), ``"-"`` for standard input, or the parsed dict.
+
+    Raises :class:`ConfigError` naming the field for a missing, non-integer, non-positive,
+    implausible or inconsistent value, for a key its family's reader does not understand, for
+    malformed, oversized or too deeply nested JSON and for an unsupported ``model_type``.
+    """
+    if isinstance(config, Mapping):
+        cfg = dict(config)
+        origin = name or "config"
+    else:
+        text, origin = _read_text(config)
+        cfg = _parse(text, origin)
+        if not source and origin != "<stdin>":
+            source = origin
+        if name is None:
+            p = Path(origin)
+            name = p.parent.name if p.name == "config.json" else p.stem
+    family = cfg.get("model_type")
+    if family is None:
+        raise ConfigError(f"{origin}: missing field 'model_type'")
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ConfigError(f"{origin}: unsupported model_type {family!r:.60} "
+                          f"(supported: {', '.join(sorted(FAMILIES))})")
+    reader = _Reader(cfg, origin, family)
+    kw = FAMILIES[family](reader)
+    reader.check_unread()
+    return Model(name=name or family, family=family, source=source, **kw)

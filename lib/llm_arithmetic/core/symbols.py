@@ -1,0 +1,337 @@
+"""Every symbol of the book, defined once: one name, one meaning, one LaTeX form, one unit.
+
+Each entry carries sympy assumptions, the LaTeX the book prints, a description and a unit
+(``"1"`` for a pure count). Formula arguments and left-hand sides are glossary names
+(:func:`llm_arithmetic.core.registry.formula` refuses any other), so the glossary page of the
+book, generated from :data:`GLOSSARY`, lists every symbol any formula uses, whatever module was
+imported first. Symbols of the source articles' own formulas are here too, in their own group.
+
+>>> from llm_arithmetic.core.symbols import GLOSSARY, d_model
+>>> d_model
+d_{model}
+>>> GLOSSARY["bandwidth"].unit, GLOSSARY["bandwidth"].latex
+('B/s', '\\\\beta_{mem}')
+>>> len({info.latex for info in GLOSSARY.values()}) == len(GLOSSARY)   # one symbol, one meaning
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+import sympy as sp
+
+__all__ = ["SymbolInfo", "GLOSSARY", "GROUPS"]
+
+
+@dataclass(frozen=True)
+class SymbolInfo:
+    """What the glossary says about one symbol."""
+
+    name: str  #: keyword in the numeric functions, attribute of this module
+    symbol: sp.Symbol
+    description: str
+    unit: str  #: "1" for a pure count, otherwise a unit such as "B/s"
+    group: str  #: section of the glossary page
+
+    @property
+    def latex(self) -> str:
+        return sp.latex(self.symbol)
+
+
+_GLOSSARY: dict[str, SymbolInfo] = {}
+#: The glossary's sections, in page order.
+GROUPS: tuple[str, ...] = (
+    "architecture", "attention kinds", "mixture of experts", "state-space layers",
+    "precision", "workload", "hardware", "parallelism and serving", "quantities",
+    "source articles",
+)
+_group = "architecture"
+
+_INT = {"positive": True, "integer": True}
+_NONNEG = {"nonnegative": True, "integer": True}
+_REAL = {"positive": True, "real": True}
+_NONNEG_REAL = {"nonnegative": True, "real": True}
+_RAT = {"positive": True, "rational": True}
+
+
+def _sym(name: str, latex: str, description: str, unit: str = "1",
+         assumptions: dict | None = None) -> sp.Symbol:
+    if name in _GLOSSARY:
+        raise ValueError(f"symbol {name!r} defined twice")
+    for other in _GLOSSARY.values():
+        if other.latex == latex:
+            raise ValueError(f"{name!r} and {other.name!r} would both print as {latex!r}")
+    s = sp.Symbol(latex, **(assumptions or _INT))
+    if sp.latex(s) != latex:  # sympy would print it differently: keep the LaTeX one-to-one
+        raise ValueError(f"{name!r}: sympy prints {latex!r} as {sp.latex(s)!r}")
+    _GLOSSARY[name] = SymbolInfo(name, s, description, unit, _group)
+    return s
+
+
+# --- architecture --------------------------------------------------------------------------
+n_vocab = _sym("n_vocab", "V", "vocabulary size (rows of the embedding table)")
+d_model = _sym("d_model", "d_{model}", "hidden size (width of the residual stream)")
+n_layers = _sym("n_layers", "L", "number of transformer blocks")
+n_heads = _sym("n_heads", "H", "attention (query) heads per layer")
+n_kv_heads = _sym("n_kv_heads", "H_{kv}", "key/value heads per layer (= H for MHA, 1 for MQA)")
+d_head = _sym("d_head", "d_{head}", "width of one attention head")
+d_ff = _sym("d_ff", "d_{ff}", "hidden width of a dense MLP, or of one routed expert")
+n_mlp_mats = _sym("n_mlp_mats", "m",
+                  "weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated)")
+tied = _sym("tied", r"\delta_{tie}", "1 if the output head reuses the input embedding matrix, else 0",
+            assumptions=_NONNEG)
+n_positions = _sym("n_positions", "N_{pos}",
+                   "rows of a learned position-embedding table (0 with rotary embeddings)",
+                   assumptions=_NONNEG)
+qkv_bias = _sym("qkv_bias", r"\delta_{qkv}", "1 if the q, k, v projections have biases",
+                assumptions=_NONNEG)
+o_bias = _sym("o_bias", r"\delta_{o}", "1 if the attention output projection has a bias",
+              assumptions=_NONNEG)
+mlp_bias = _sym("mlp_bias", r"\delta_{mlp}", "1 if the MLP matrices have biases",
+                assumptions=_NONNEG)
+head_bias = _sym("head_bias", r"\delta_{head}",
+                 "1 if the output head has a bias (one per vocabulary entry)",
+                 assumptions=_NONNEG)
+norm_vecs_layer = _sym("norm_vecs_layer", r"\nu_{L}",
+                       "normalization weight vectors of width d per block (RMSNorm: 1 each, "
+                       "LayerNorm with bias: 2 each; sandwich norms count four)",
+                       assumptions=_NONNEG)
+norm_vecs_final = _sym("norm_vecs_final", r"\nu_{f}",
+                       "normalization weight vectors of width d after the last block",
+                       assumptions=_NONNEG)
+
+# --- attention kinds -----------------------------------------------------------------------
+_group = "attention kinds"
+window = _sym("window", "S_{w}", "sliding-window length of a windowed attention layer", "token")
+n_window_layers = _sym("n_window_layers", "L_{w}",
+                       "blocks whose attention sees only the last S_w tokens", assumptions=_NONNEG)
+chunk = _sym("chunk", "S_{c}", "chunk length of chunked attention (a token attends to the "
+             "earlier tokens of its own chunk)", "token")
+qk_norm = _sym("qk_norm", r"\delta_{qkn}", "1 if queries and keys are normalized per head "
+               "(one weight vector of width d_head each for q and k)", assumptions=_NONNEG)
+qk_norm_full = _sym("qk_norm_full", r"\delta_{qkn,f}", "1 if queries and keys are normalized "
+                    "over the whole projection (weights of width H d_head and H_kv d_head)",
+                    assumptions=_NONNEG)
+attn_sinks = _sym("attn_sinks", r"\delta_{sink}",
+                  "1 if every head has a learned attention-sink logit", assumptions=_NONNEG)
+q_lora_rank = _sym("q_lora_rank", "r_{q}",
+                   "rank of the low-rank query projection of latent attention (0: full rank)",
+                   assumptions=_NONNEG)
+kv_lora_rank = _sym("kv_lora_rank", "r_{kv}",
+                    "width of the compressed key-value latent of latent attention (MLA)")
+d_nope = _sym("d_nope", "d_{nope}", "query/key head width without rotary embedding (MLA)")
+d_rope = _sym("d_rope", "d_{rope}", "query/key head width with rotary embedding, shared by the "
+              "heads for keys (MLA)")
+d_v = _sym("d_v", "d_{v}", "value head width (MLA)")
+attended = _sym("attended", "S_{a}",
+                "cached positions one attention layer reads for the token being decoded",
+                "token", assumptions=_NONNEG)
+
+# --- mixture of experts --------------------------------------------------------------------
+_group = "mixture of experts"
+n_experts = _sym("n_experts", "E", "routed experts per MoE block (1 for a dense MLP)")
+n_active_experts = _sym("n_active_experts", "k", "routed experts used per token (top-k)")
+n_shared_experts = _sym("n_shared_experts", "E_{s}",
+                        "shared experts per MoE block (every token uses them)",
+                        assumptions=_NONNEG)
+d_shared = _sym("d_shared", "d_{s}", "hidden width of one shared expert")
+router_bias = _sym("router_bias", r"\delta_{r}",
+                   "1 if the router carries a bias vector of E entries (a linear bias, or "
+                   "DeepSeek-V3's score-correction bias)", assumptions=_NONNEG)
+shared_gate = _sym("shared_gate", r"\delta_{sg}",
+                   "1 if the shared expert's output is scaled by a learned gate (a d-vector)",
+                   assumptions=_NONNEG)
+
+# --- state-space layers --------------------------------------------------------------------
+_group = "state-space layers"
+d_inner = _sym("d_inner", "d_{in}", "inner width of a Mamba-2 mixer (expand x d)")
+d_state = _sym("d_state", "d_{st}", "state size per channel of a Mamba-2 mixer")
+n_groups = _sym("n_groups", "n_{g}", "groups sharing the B and C projections of a Mamba-2 mixer")
+n_ssm_heads = _sym("n_ssm_heads", "H_{ssm}", "heads of a Mamba-2 mixer")
+d_conv = _sym("d_conv", "k_{conv}", "kernel width of a Mamba-2 mixer's causal convolution")
+conv_bias = _sym("conv_bias", r"\delta_{conv}", "1 if the convolution has a bias",
+                 assumptions=_NONNEG)
+ssm_bias = _sym("ssm_bias", r"\delta_{ssm}", "1 if the mixer's in and out projections have biases",
+                assumptions=_NONNEG)
+
+# --- precision -------------------------------------------------------------------------------
+_group = "precision"
+bits_weight = _sym("bits_weight", "b_{w}", "bits per weight (scales of block formats included)",
+                   "bit", _RAT)
+bits_kv = _sym("bits_kv", "b_{kv}", "bits per cached key or value element", "bit", _RAT)
+bits_state = _sym("bits_state", "b_{st}", "bits per element of a state-space layer's state",
+                  "bit", _RAT)
+bits = _sym("bits", "b", "bits per element of an operand", "bit", _RAT)
+
+# --- workload -----------------------------------------------------------------------------------
+_group = "workload"
+context = _sym("context", "S", "tokens in the KV cache (context length) when a token is decoded",
+               "token", _NONNEG)
+batch = _sym("batch", "B", "sequences decoded together in one step")
+prompt = _sym("prompt", "T", "prompt tokens processed in the prefill", "token")
+generated = _sym("generated", "G", "tokens generated after the prefill", "token", _NONNEG)
+seq_len = _sym("seq_len", "N", "sequence length of an attention block", "token")
+mat_m = _sym("mat_m", "M", "rows of a weight matrix")
+mat_k = _sym("mat_k", "K", "columns of a weight matrix (inner dimension)")
+mat_n = _sym("mat_n", "n", "columns of the right operand (vectors multiplied at once)")
+
+# --- hardware -------------------------------------------------------------------------------
+_group = "hardware"
+bandwidth = _sym("bandwidth", r"\beta_{mem}", "memory bandwidth", "B/s", _REAL)
+peak_flops = _sym("peak_flops", "R_{peak}", "peak arithmetic rate (dense)", "FLOP/s", _REAL)
+capacity = _sym("capacity", "C", "memory capacity", "B")
+overhead = _sym("overhead", "C_{0}", "memory reserved for activations, runtime, fragmentation",
+                "B", _NONNEG)
+
+# --- parallelism and serving -------------------------------------------------------------------
+_group = "parallelism and serving"
+n_chips = _sym("n_chips", "N_{chip}", "chips that serve one model replica")
+tp = _sym("tp", "N_{tp}", "tensor-parallel degree (chips that split every matrix)")
+ep = _sym("ep", "N_{ep}", "expert-parallel degree (chips that split the experts)")
+pp = _sym("pp", "N_{pp}", "pipeline-parallel degree (stages of consecutive layers)")
+link_bandwidth = _sym("link_bandwidth", r"\beta_{link}",
+                      "bandwidth of one chip's link to its peers, per direction", "B/s", _REAL)
+link_latency = _sym("link_latency", r"\alpha_{link}", "latency of one hop over the link", "s",
+                    _NONNEG_REAL)
+message_bytes = _sym("message_bytes", "M_{msg}", "bytes of one collective's message per chip", "B",
+                     _NONNEG)
+microbatches = _sym("microbatches", "n_{mb}", "microbatches in flight in a pipeline")
+acceptance = _sym("acceptance", r"\alpha", "probability that the target model accepts a drafted "
+                  "token", "1", {"positive": True, "real": True})
+draft_len = _sym("draft_len", r"\gamma", "tokens drafted per speculative step")
+draft_cost = _sym("draft_cost", "c_{d}", "time of one draft step relative to one target step",
+                  "1", _NONNEG_REAL)
+block_tokens = _sym("block_tokens", "S_{blk}", "tokens per block of a paged KV cache", "token")
+prefix = _sym("prefix", "T_{p}", "prompt tokens shared by requests (a cached prefix)", "token",
+              _NONNEG)
+price_per_hour = _sym("price_per_hour", "c_{h}", "price of one chip for one hour", "USD/h",
+                      _REAL)
+power = _sym("power", "P_{W}", "power drawn by one chip", "W", _REAL)
+step_seconds = _sym("step_seconds", "t_{step}", "time of one decode step", "s", _REAL)
+tokens_per_second = _sym("tokens_per_second", r"\tau",
+                         "tokens generated per second (by a chip, a replica or a stream)",
+                         "token/s", _REAL)
+
+# --- quantities (left-hand sides and the symbols formulas refer to) ---------------------------
+_group = "quantities"
+n_params = _sym("n_params", "P", "parameters of a model")
+params_active = _sym("params_active", "P_{act}", "parameters one token uses (k of E experts)")
+params_read = _sym("params_read", "P_{read}", "parameters one decode step reads from memory")
+matmul_params = _sym("matmul_params", "P_{mm}", "weights used in matrix products for one token")
+attn_params = _sym("attn_params", "P_{attn}", "parameters of one attention block")
+mlp_params = _sym("mlp_params", "P_{mlp}", "parameters of one MLP (or one expert)")
+moe_params = _sym("moe_params", "P_{moe}", "parameters of one mixture-of-experts block")
+router_params = _sym("router_params", "P_{router}", "parameters of a mixture-of-experts router")
+ssm_params = _sym("ssm_params", "P_{ssm}", "parameters of one Mamba-2 mixer")
+embed_params = _sym("embed_params", "P_{emb}",
+                    "parameters outside the blocks: embeddings, final norm, output head")
+experts_read = _sym("experts_read", r"\bar{E}_{B}",
+                    "experts of one MoE block that a step of B tokens reads (expected)", "1",
+                    _REAL)
+weight_bytes = _sym("weight_bytes", "W", "bytes of the weights (stored, or read in one step)",
+                    "B", _NONNEG)
+kv_bytes_token = _sym("kv_bytes_token", r"\kappa",
+                      "KV-cache bytes per token (all layers, K and V)", "B", _NONNEG_REAL)
+kv_layer_bytes = _sym("kv_layer_bytes", r"\kappa_{l}",
+                      "KV-cache bytes per token of one attention layer", "B", _NONNEG_REAL)
+kv_cache = _sym("kv_cache", "M_{KV}", "KV-cache bytes of B sequences", "B", _NONNEG_REAL)
+state_bytes = _sym("state_bytes", "M_{st}",
+                   "bytes of one state-space layer's state for one sequence", "B", _NONNEG_REAL)
+max_batch = _sym("max_batch", "B_{max}", "sequences whose cache fits beside the weights")
+max_context = _sym("max_context", "S_{fit}",
+                   "tokens per sequence whose cache fits beside the weights", "token", _NONNEG)
+attended_context = _sym("attended_context", "S_{eff}",
+                        "cached positions a decode step reads per layer, averaged over the layers",
+                        "token", _NONNEG_REAL)
+decode_flops = _sym("decode_flops", "F_{dec}", "FLOPs to decode one token of one sequence", "FLOP",
+                    _REAL)
+prefill_flops = _sym("prefill_flops", "F_{pre}", "FLOPs to prefill one prompt", "FLOP", _REAL)
+attn_flops = _sym("attn_flops", "F_{attn}",
+                  "attention FLOPs of one layer for one token (scores and weighted values)",
+                  "FLOP", _NONNEG_REAL)
+causal_pairs = _sym("causal_pairs", r"\Pi", "query-key pairs a causal prefill of T tokens scores "
+                    "in one head", "1", _NONNEG)
+intensity = _sym("intensity", "I", "arithmetic intensity: FLOPs per byte moved", "FLOP/B", _REAL)
+ops_per_byte = _sym("ops_per_byte", "I^{*}",
+                    "a chip's ops:byte ratio (ridge point of its roofline)", "FLOP/B", _REAL)
+step_bytes = _sym("step_bytes", r"\mathcal{B}", "bytes moved in one step", "B", _REAL)
+step_flops = _sym("step_flops", r"\mathcal{F}", "floating-point operations in one step", "FLOP",
+                  _REAL)
+step_time = _sym("step_time", "t", "lower bound on the time of one step", "s", _REAL)
+memory_time = _sym("memory_time", "t_{mem}", "time to move a step's bytes at the memory bandwidth",
+                   "s", _REAL)
+compute_time = _sym("compute_time", "t_{comp}", "time to do a step's FLOPs at the peak rate", "s",
+                    _REAL)
+memory_required = _sym("memory_required", "M_{req}", "memory a deployment needs", "B", _REAL)
+decode_time = _sym("decode_time", "t_{dec}", "lower bound on the time of one decode step", "s",
+                   _REAL)
+prefill_time = _sym("prefill_time", "t_{pre}", "lower bound on the time of a prefill", "s", _REAL)
+generation_time = _sym("generation_time", "t_{gen}",
+                       "lower bound on the time of a request: prefill, then G decode steps", "s",
+                       _REAL)
+critical_batch = _sym("critical_batch", "B^{*}",
+                      "batch at which a decode step turns from memory- to compute-bound", "1",
+                      _REAL)
+critical_context = _sym("critical_context", r"S_{\infty}",
+                        "context beyond which no batch makes a decode step compute-bound",
+                        "token", _REAL)
+seq_bytes = _sym("seq_bytes", r"\mathcal{K}",
+                 "bytes a decode step reads for one sequence (its cache and state)", "B",
+                 _NONNEG_REAL)
+seq_flops = _sym("seq_flops", r"\mathcal{A}",
+                 "FLOPs of one decode step for one sequence", "FLOP", _REAL)
+allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one ring all-reduce", "s", _REAL)
+alltoall_bytes = _sym("alltoall_bytes", "M_{a2a}",
+                      "bytes one chip sends in the all-to-all of an expert-parallel MoE layer", "B",
+                      _NONNEG_REAL)
+bubble = _sym("bubble", r"\phi_{bub}", "fraction of a pipeline's time lost to its bubble", "1",
+              _NONNEG_REAL)
+spec_tokens = _sym("spec_tokens", r"\bar{n}_{acc}",
+                   "tokens a speculative step yields on average", "token", _REAL)
+spec_speedup = _sym("spec_speedup", r"\sigma_{spec}",
+                    "speed-up of speculative decoding over plain decoding (upper bound)", "1", _REAL)
+paged_waste = _sym("paged_waste", "M_{waste}", "KV-cache bytes lost to the last, partly filled "
+                   "block of each sequence", "B", _NONNEG_REAL)
+cost_per_mtok = _sym("cost_per_mtok", "c_{Mtok}", "cost of one million generated tokens", "USD",
+                     _REAL)
+energy_per_token = _sym("energy_per_token", "e_{tok}", "energy per generated token", "J", _REAL)
+tokens_per_user = _sym("tokens_per_user", r"\tau_{user}", "tokens per second one stream sees",
+                       "token/s", _REAL)
+tokens_per_chip = _sym("tokens_per_chip", r"\tau_{chip}", "tokens per second per chip", "token/s",
+                       _REAL)
+ttft = _sym("ttft", "t_{TTFT}", "time to first token", "s", _REAL)
+tpot = _sym("tpot", "t_{TPOT}", "time per output token", "s", _REAL)
+request_time = _sym("request_time", "t_{req}", "end-to-end time of one request", "s", _REAL)
+transfer_bytes = _sym("transfer_bytes", "M_{xfer}",
+                      "KV-cache bytes moved from a prefill to a decode instance per request", "B",
+                      _NONNEG_REAL)
+
+# --- the source articles' own symbols -------------------------------------------------------
+_group = "source articles"
+n_bytes = _sym("n_bytes", "n_{bytes}", "bytes per parameter or cached value (finbarr's notation; "
+               "b_w / 8 in the book's)", "B", _RAT)
+bandwidth_a = _sym("bandwidth_a", r"\beta_{A}", "memory bandwidth of chip A (the larger one, in a "
+                   "two-chip comparison)", "B/s", _REAL)
+bandwidth_b = _sym("bandwidth_b", r"\beta_{B}", "memory bandwidth of chip B (the smaller one)",
+                   "B/s", _REAL)
+peak_flops_a = _sym("peak_flops_a", "R_{A}", "peak arithmetic rate of chip A", "FLOP/s", _REAL)
+peak_flops_b = _sym("peak_flops_b", "R_{B}", "peak arithmetic rate of chip B", "FLOP/s", _REAL)
+ratio = _sym("ratio", r"\rho", "a ratio of two like quantities", "1", _REAL)
+measured_seconds = _sym("measured_seconds", "t_{meas}",
+                        "measured time of one decode step (an article's input)", "s", _REAL)
+peak_vector = _sym("peak_vector", "R_{v}", "peak rate of the vector units (CUDA cores), FP32",
+                   "FLOP/s", _REAL)
+peak_tensor = _sym("peak_tensor", "R_{tc}", "peak rate of the tensor cores as the calm notebook "
+                   "states it (its 'tensorops', meant as FP32)", "FLOP/s", _REAL)
+tensor_scale = _sym("tensor_scale", r"\sigma_{tc}", "speed-up the calm notebook gives tensor "
+                    "cores for narrow weights (1 at 32 bits, 2 otherwise)")
+fraction = _sym("fraction", r"\eta", "a fraction of a bound or of a whole (efficiency, share)",
+                "1", _NONNEG_REAL)
+kv_elements = _sym("kv_elements", r"n_{KV}", "cached key and value elements", "1", _NONNEG)
+kv_tokens = _sym("kv_tokens", r"S_{KV}", "tokens whose cache fits in the free memory", "token",
+                 _REAL)
+measured_tps = _sym("measured_tps", r"\tau_{meas}", "measured decode rate", "token/s", _REAL)
+
+GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)

@@ -1,0 +1,13 @@
+"""Every formula of the book, as sympy expressions registered once each.
+
+* :mod:`~llm_arithmetic.formulas.params` -- parameter counts, per layer kind and whole models
+* :mod:`~llm_arithmetic.formulas.memory` -- weights, KV cache, state, what fits
+* :mod:`~llm_arithmetic.formulas.flops` -- FLOPs of decode and prefill, arithmetic intensity
+* :mod:`~llm_arithmetic.formulas.roofline` -- time bounds, critical batch and context
+
+Importing this package imports them all; :func:`llm_arithmetic.core.registry.all_formulas`
+also imports the articles' own formulas, so the registry is complete.
+"""
+from . import flops, memory, params, roofline  # noqa: F401
+
+__all__ = ["params", "memory", "flops", "roofline"]

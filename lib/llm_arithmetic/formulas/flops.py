@@ -1,0 +1,307 @@
+r"""Arithmetic: FLOPs of decode and prefill, per layer kind, and arithmetic intensity.
+
+A multiply-add is 2 floating-point operations (FLOPs, a count; a rate is written FLOP/s).
+
+* Weights: 2 FLOPs per weight in a matrix product, per token (the ``matmul_params`` of
+  :mod:`~llm_arithmetic.formulas.params`).
+* Attention of one layer for one decoded token over S_a cached positions:
+  :data:`attention_decode_flops` (GQA), :data:`mla_decode_flops` (latent attention, absorbed
+  form) and :data:`mla_decode_flops_naive` (the cache up-projected at every step).
+* Prefill of T tokens: query-key pairs scored by one head, :data:`causal_pairs` (full),
+  :data:`window_pairs` (sliding window), :data:`chunk_pairs` (chunked), then
+  :data:`attention_prefill_flops` and :data:`mla_prefill_flops`.
+* :data:`mamba2_decode_flops` -- a state-space layer's recurrence for one token.
+* A uniform decoder: :data:`decode_flops_per_token`, :data:`prefill_flops`.
+* Intensities: :data:`matvec_intensity`, :data:`matmul_intensity`, the standard attention
+  algorithm, and :data:`attention_decode_intensity`.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+
+__all__ = [
+    "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
+    "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
+    "mamba2_decode_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
+    "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
+    "attention_standard_intensity", "attention_decode_intensity",
+]
+
+
+@formula("attn_flops")
+def attention_decode_flops(*, n_heads, d_head, attended):
+    """Attention FLOPs of one layer for one decoded token: per query head, a dot product with
+    each of the S_a cached keys and a weighted sum of as many values, 2 d_head FLOPs each.
+
+    Grouped-query heads share keys and values but each query head still does its own
+    arithmetic, so H (not H_kv) counts.
+
+    Examples
+    --------
+    >>> attention_decode_flops(n_heads=32, d_head=128, attended=4096)
+    67108864
+    """
+    return 4 * n_heads * d_head * attended
+
+
+@formula("attn_flops")
+def mla_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended):
+    """Attention FLOPs of one latent-attention (MLA) layer for one decoded token, absorbed form.
+
+    The key up-projection is folded into the query and the value up-projection into the
+    output (those products are counted with the weights), so each head scores the S_a cached
+    latents directly: r_kv + d_rope multiply-adds per position for the scores and r_kv for the
+    weighted sum of latents.
+
+    Examples
+    --------
+    DeepSeek-V3 (128 heads, r_kv = 512, d_rope = 64) over 4096 positions:
+
+    >>> mla_decode_flops(n_heads=128, kv_lora_rank=512, d_rope=64, attended=4096)
+    1140850688
+    """
+    return 2 * n_heads * attended * (2 * kv_lora_rank + d_rope)
+
+
+@formula("attn_flops")
+def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attended):
+    """Attention FLOPs of one MLA layer for one decoded token when the cached latents are
+    up-projected to per-head keys and values at every step (the form that is not absorbed).
+
+    The up-projection costs 2 r_kv H (d_nope + d_v) per cached position, then ordinary
+    attention with keys of width d_nope + d_rope and values of width d_v.
+
+    Examples
+    --------
+    DeepSeek-V3 over 4096 positions: about 120 times the absorbed form.
+
+    >>> mla_decode_flops_naive(n_heads=128, kv_lora_rank=512, d_nope=128, d_rope=64, d_v=128,
+    ...                        attended=4096)
+    137774497792
+    """
+    up = 2 * attended * kv_lora_rank * n_heads * (d_nope + d_v)
+    return up + 2 * n_heads * attended * (d_nope + d_rope) + 2 * n_heads * attended * d_v
+
+
+@formula("causal_pairs")
+def causal_pairs(*, prompt):
+    """Query-key pairs one head scores in a causal prefill of T tokens: token i attends to the
+    i tokens up to itself.
+
+    Examples
+    --------
+    >>> causal_pairs(prompt=4)
+    10
+    """
+    return prompt * (prompt + 1) / 2
+
+
+@formula("causal_pairs")
+def window_pairs(*, prompt, window):
+    """Query-key pairs one sliding-window head scores in a causal prefill of T tokens: token i
+    attends to min(i, S_w) tokens.
+
+    Examples
+    --------
+    Without a binding window it is the causal count; with S_w = 2 and T = 4: 1 + 2 + 2 + 2.
+
+    >>> window_pairs(prompt=4, window=8), window_pairs(prompt=4, window=2)
+    (10, 7)
+    """
+    m = sp.Min(prompt, window, evaluate=False)
+    return m * (m + 1) / 2 + (prompt - m) * window
+
+
+@formula("causal_pairs")
+def chunk_pairs(*, prompt, chunk):
+    """Query-key pairs one chunked-attention head scores in a prefill of T tokens: each token
+    attends to the tokens of its own chunk of S_c up to itself.
+
+    Examples
+    --------
+    T = 5 in chunks of 2: (1 + 2) + (1 + 2) + 1.
+
+    >>> chunk_pairs(prompt=5, chunk=2)
+    7
+    """
+    full = sp.floor(prompt / chunk)
+    rest = prompt - chunk * full
+    return full * chunk * (chunk + 1) / 2 + rest * (rest + 1) / 2
+
+
+@formula("attn_flops")
+def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
+    """Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot
+    product of width d_head and a weighted value of width d_head, in each of the H heads.
+
+    Examples
+    --------
+    >>> attention_prefill_flops(n_heads=32, d_head=128, causal_pairs=10)
+    163840
+    """
+    return 4 * n_heads * d_head * causal_pairs
+
+
+@formula("attn_flops")
+def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
+    """Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and
+    values up-projected once per token, counted with the weights): scores of width
+    d_nope + d_rope and values of width d_v.
+
+    Examples
+    --------
+    >>> mla_prefill_flops(n_heads=128, d_nope=128, d_rope=64, d_v=128, causal_pairs=10)
+    819200
+    """
+    return 2 * n_heads * (d_nope + d_rope + d_v) * causal_pairs
+
+
+@formula("attn_flops")
+def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
+    """FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted
+    with the weights): the causal convolution over x, B and C (a multiply-add per tap), the
+    state update h <- a h + (dt x) B (three per state element) and the read-out C h (two).
+
+    The same for every token, whatever the context: this is what replaces attention.
+
+    Examples
+    --------
+    >>> mamba2_decode_flops(d_inner=8192, d_state=128, n_groups=8, d_conv=4)
+    5324800
+    """
+    return 2 * (d_inner + 2 * n_groups * d_state) * d_conv + 5 * d_inner * d_state
+
+
+@formula("decode_flops")
+def decode_flops_per_token(*, matmul_params, n_layers, n_heads, d_head, context):
+    """FLOPs to decode one token of one sequence with S tokens in its cache: 2 per weight in a
+    matrix product, plus attention over the S cached positions in each of the L layers.
+
+    Examples
+    --------
+    Mistral 7B (7,110,393,856 matmul weights) at an empty and a 4096-token cache:
+
+    >>> decode_flops_per_token(matmul_params=7110393856, n_layers=32, n_heads=32, d_head=128,
+    ...                        context=0)
+    14220787712
+    >>> decode_flops_per_token(matmul_params=7110393856, n_layers=32, n_heads=32, d_head=128,
+    ...                        context=4096)
+    16368271360
+    """
+    return 2 * matmul_params + n_layers * attention_decode_flops(n_heads=n_heads, d_head=d_head,
+                                                                 attended=context)
+
+
+@formula("prefill_flops")
+def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
+    """FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and
+    the attention of every layer over the causal pairs.
+
+    Examples
+    --------
+    One token of prefill is one decode step at S = 1:
+
+    >>> prefill_flops(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, prompt=1)
+    2256
+    >>> decode_flops_per_token(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, context=1)
+    2256
+    """
+    pairs = causal_pairs(prompt=prompt)
+    return (2 * matmul_params * prompt
+            + n_layers * attention_prefill_flops(n_heads=n_heads, d_head=d_head,
+                                                 causal_pairs=pairs))
+
+
+@formula("intensity")
+def matvec_intensity(*, mat_m, mat_k, bits=16):
+    """Arithmetic intensity of a matrix-vector product: 2MK FLOPs over the M K matrix elements,
+    the K-vector and the M-vector, at b bits each.
+
+    Examples
+    --------
+    An 8192 x 8192 fp16 matrix times a vector: about 1 FLOP per byte.
+
+    >>> round(matvec_intensity(mat_m=8192, mat_k=8192, bits=16), 4)
+    0.9998
+    """
+    return 2 * mat_m * mat_k / ((mat_m * mat_k + mat_k + mat_m) * bits / 8)
+
+
+@formula("intensity")
+def matmul_intensity(*, mat_m, mat_k, mat_n, bits=16):
+    """Arithmetic intensity of an (M x K) by (K x n) matrix product: 2MKn FLOPs over
+    MK + Kn + Mn elements. With n = 1 it is the matrix-vector case.
+
+    Examples
+    --------
+    >>> matmul_intensity(mat_m=4096, mat_k=4096, mat_n=1) == matvec_intensity(mat_m=4096,
+    ...                                                                         mat_k=4096)
+    True
+    """
+    return 2 * mat_m * mat_k * mat_n / ((mat_m * mat_k + mat_k * mat_n + mat_m * mat_n)
+                                        * bits / 8)
+
+
+@formula("attn_flops")
+def attention_standard_flops(*, seq_len, d_head):
+    """FLOPs of standard attention for one head over N tokens (FlashAttention paper,
+    Algorithm 0): the scores QK^T (2 N^2 d), the softmax (3 N^2) and PV (2 N^2 d).
+
+    Examples
+    --------
+    >>> attention_standard_flops(seq_len=4096, d_head=128)
+    8640266240
+    """
+    return 4 * seq_len**2 * d_head + 3 * seq_len**2
+
+
+@formula("step_bytes")
+def attention_standard_bytes(*, seq_len, d_head, bits=16):
+    """Bytes moved by standard attention for one head: Q and K read (2Nd), the N x N scores
+    written, read, and written again as probabilities, read once more (4N^2), V read and the
+    output written (2Nd).
+
+    Examples
+    --------
+    At 16 bits this is Baseten's 8N^2 + 8Nd:
+
+    >>> attention_standard_bytes(seq_len=4096, d_head=128) == 8*4096**2 + 8*4096*128
+    True
+    """
+    return (4 * seq_len**2 + 4 * seq_len * d_head) * bits / 8
+
+
+@formula("intensity")
+def attention_standard_intensity(*, seq_len, d_head, bits=16):
+    """Arithmetic intensity of standard attention: its FLOPs over its bytes.
+
+    Examples
+    --------
+    Llama 2 7B's head (d = 128) at N = 4096, fp16 (Baseten prints 62):
+
+    >>> round(attention_standard_intensity(seq_len=4096, d_head=128), 2)
+    62.42
+    """
+    return (attention_standard_flops(seq_len=seq_len, d_head=d_head)
+            / attention_standard_bytes(seq_len=seq_len, d_head=d_head, bits=bits))
+
+
+@formula("intensity")
+def attention_decode_intensity(*, n_heads, n_kv_heads, d_head, context, bits=16):
+    """Arithmetic intensity of attention when decoding one token over a KV cache: 4 H d_head S
+    FLOPs per layer over the 2 H_kv d_head S cached elements (queries and outputs are
+    negligible).
+
+    Examples
+    --------
+    MHA at fp16 does 1 FLOP per byte; GQA with 4 query heads per KV head does 4:
+
+    >>> attention_decode_intensity(n_heads=32, n_kv_heads=32, d_head=128, context=4096)
+    1
+    >>> attention_decode_intensity(n_heads=32, n_kv_heads=8, d_head=128, context=4096)
+    4
+    """
+    return (attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=context)
+            / (2 * n_kv_heads * d_head * context * bits / 8))

@@ -1,0 +1,222 @@
+r"""Memory: bytes of weights, of the KV cache and of state-space layers' state; what fits.
+
+* :data:`weight_bytes` -- P weights at b_w bits.
+* The cache of one layer for one token: :data:`kv_layer_bytes` (a key and a value per KV head),
+  :data:`mla_kv_layer_bytes` (latent attention: the latent and the shared rotary key);
+  :data:`mamba2_state_bytes` is the constant state of a state-space layer.
+* How many tokens a layer keeps and reads: all S for full attention,
+  :data:`window_tokens` for a sliding window, :data:`chunk_tokens` for chunked attention.
+* A uniform decoder: :data:`kv_cache_bytes_per_token`, :data:`kv_cache_bytes`,
+  :data:`attended_context` (windows on some of its layers).
+* :data:`max_batch`, :data:`max_context` -- how many sequences, or tokens, fit beside the
+  weights.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+
+__all__ = [
+    "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
+    "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
+    "attended_context", "max_sequences", "max_batch", "max_context",
+]
+
+
+@formula("weight_bytes")
+def weight_bytes(*, n_params, bits_weight=16):
+    """Bytes needed to store P weights at b_w bits each (block formats' scales included in b_w).
+
+    Examples
+    --------
+    Llama 2 7B at fp16 and at llama.cpp's Q4_0 (4.5 bits):
+
+    >>> weight_bytes(n_params=6738415616, bits_weight=16)
+    13476831232
+    >>> from fractions import Fraction
+    >>> weight_bytes(n_params=6738415616, bits_weight=Fraction(9, 2))
+    3790358784
+    """
+    return n_params * bits_weight / 8
+
+
+@formula("kv_layer_bytes")
+def kv_layer_bytes(*, n_kv_heads, d_head, bits_kv=16):
+    """Cache bytes one token adds to one attention layer: a key and a value vector per KV head.
+
+    Examples
+    --------
+    One layer of Llama 3 8B (8 KV heads of 128) at 16 bits:
+
+    >>> kv_layer_bytes(n_kv_heads=8, d_head=128)
+    4096
+    """
+    return 2 * n_kv_heads * d_head * bits_kv / 8
+
+
+@formula("kv_layer_bytes", name="mla_kv_layer_bytes")
+def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
+    """Cache bytes one token adds to one latent-attention (MLA) layer: the compressed latent
+    and the rotary key, which every head shares.
+
+    The per-head keys and values are recomputed from the latent (or, in the absorbed form,
+    never formed), so they are not cached.
+
+    Examples
+    --------
+    DeepSeek-V3 (r_kv = 512, d_rope = 64): 576 numbers per layer per token, 1152 bytes at 16
+    bits.
+
+    >>> mla_kv_layer_bytes(kv_lora_rank=512, d_rope=64)
+    1152
+    """
+    return (kv_lora_rank + d_rope) * bits_kv / 8
+
+
+@formula("state_bytes")
+def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
+    """Bytes of one Mamba-2 layer's state for one sequence: the recurrent state (d_in x d_st)
+    and the last k_conv - 1 inputs of the convolution (over x, B and C). It does not grow with
+    the context.
+
+    Examples
+    --------
+    A Nemotron-H 8B mixer at 16 bits (d_in = 8192, d_st = 128, 8 groups, k = 4):
+
+    >>> mamba2_state_bytes(d_inner=8192, d_state=128, n_groups=8, d_conv=4)
+    2158592
+    """
+    return (d_inner * d_state + (d_inner + 2 * n_groups * d_state) * (d_conv - 1)) * bits_state / 8
+
+
+@formula("attended")
+def window_tokens(*, context, window):
+    """Cached positions a sliding-window layer keeps and reads: the last S_w of the S tokens.
+
+    Runtimes with a sliding-window cache (vLLM's hybrid allocator, llama.cpp's SWA cache)
+    store no more than this for the layer.
+
+    Examples
+    --------
+    >>> window_tokens(context=32768, window=4096), window_tokens(context=1000, window=4096)
+    (4096, 1000)
+    """
+    return sp.Min(context, window, evaluate=False)
+
+
+@formula("attended")
+def chunk_tokens(*, context, chunk):
+    """Cached positions a chunked-attention layer keeps and reads when the context holds S
+    tokens: those of the current chunk of S_c, the newest token's included.
+
+    Examples
+    --------
+    Llama 4 (chunks of 8192): at 8192 tokens the whole first chunk, at 8193 a new chunk of one.
+
+    >>> chunk_tokens(context=8192, chunk=8192), chunk_tokens(context=8193, chunk=8192)
+    (8192, 1)
+    """
+    return sp.Piecewise((0, sp.Eq(context, 0)),
+                        (context - chunk * sp.floor((context - 1) / chunk), True),
+                        evaluate=False)
+
+
+@formula("kv_bytes_token")
+def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
+    """KV-cache bytes for one token of a decoder whose L layers all attend alike.
+
+    Examples
+    --------
+    Llama 2 7B (MHA, 32 x 32 heads of 128) and Mistral 7B (8 KV heads) at 16 bits:
+
+    >>> kv_cache_bytes_per_token(n_layers=32, n_kv_heads=32, d_head=128)
+    524288
+    >>> kv_cache_bytes_per_token(n_layers=32, n_kv_heads=8, d_head=128)
+    131072
+    """
+    return n_layers * kv_layer_bytes(n_kv_heads=n_kv_heads, d_head=d_head, bits_kv=bits_kv)
+
+
+@formula("kv_cache")
+def kv_cache_bytes(*, n_layers, n_kv_heads, d_head, context, batch=1, bits_kv=16):
+    """KV-cache bytes of B sequences holding S tokens each, every layer keeping them all.
+
+    Examples
+    --------
+    Mistral 7B at 4096 tokens is 0.5 GiB (zeux):
+
+    >>> kv_cache_bytes(n_layers=32, n_kv_heads=8, d_head=128, context=4096) / 2**30
+    0.5
+    """
+    return kv_cache_bytes_per_token(n_layers=n_layers, n_kv_heads=n_kv_heads, d_head=d_head,
+                                    bits_kv=bits_kv) * context * batch
+
+
+@formula("attended_context")
+def attended_context(*, context, n_layers, n_window_layers=0, window=1):
+    """Cached positions a decode step reads per layer, averaged over the layers, when L_w of
+    the L layers see only the last S_w tokens (Mistral 7B v0.1: all 32 layers, 4096 tokens;
+    Gemma 2: every other layer).
+
+    The bytes of cache read and the attention FLOPs of a step are linear in the positions each
+    layer reads, so S_eff stands for S in them exactly.
+
+    Examples
+    --------
+    Mistral 7B v0.1 at 32768 tokens reads the last 4096 in every layer; Gemma 2 9B (21 of 42
+    layers windowed at 4096) reads half of the excess:
+
+    >>> attended_context(context=32768, n_layers=32, n_window_layers=32, window=4096)
+    4096
+    >>> attended_context(context=8192, n_layers=42, n_window_layers=21, window=4096)
+    6144
+    >>> attended_context(context=1000, n_layers=32, n_window_layers=32, window=4096)
+    1000
+    """
+    windowed = window_tokens(context=context, window=window)
+    return ((n_layers - n_window_layers) * context + n_window_layers * windowed) / n_layers
+
+
+@formula("max_batch")
+def max_sequences(*, capacity, weight_bytes, seq_bytes, overhead=0):
+    """Sequences that fit beside the weights and a reserve C_0 when each needs K bytes of
+    cache (and state).
+
+    Examples
+    --------
+    >>> max_sequences(capacity=80 * 10**9, weight_bytes=16 * 10**9, seq_bytes=2 * 10**9)
+    32
+    """
+    free = capacity - overhead - weight_bytes
+    return sp.Max(0, sp.floor(free / seq_bytes, evaluate=False), evaluate=False)
+
+
+@formula("max_batch")
+def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
+    """Sequences of S tokens whose KV cache fits beside the weights and a reserve C_0, every
+    layer keeping all S tokens.
+
+    Examples
+    --------
+    Llama 2 7B fp16 on a 24 GB A10 at 4096 tokens (Baseten's example):
+
+    >>> max_batch(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288,
+    ...           context=4096)
+    4
+    """
+    return max_sequences(capacity=capacity, weight_bytes=weight_bytes,
+                         seq_bytes=kv_bytes_token * context, overhead=overhead)
+
+
+@formula("max_context")
+def max_context(*, capacity, weight_bytes, kv_bytes_token, batch=1, overhead=0):
+    """Tokens per sequence whose KV cache fits beside the weights, for B sequences.
+
+    Examples
+    --------
+    >>> max_context(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288)
+    20071
+    """
+    free = capacity - overhead - weight_bytes
+    return sp.Max(0, sp.floor(free / (kv_bytes_token * batch), evaluate=False), evaluate=False)

@@ -1,0 +1,362 @@
+r"""Parameter counts: the GPT-style approximation, each kind of layer, and whole models.
+
+* :data:`gpt_params` -- :math:`P \approx 12 L d^2 + V d`, the count the articles use.
+* Layer kinds: :data:`attention_params` (MHA, GQA and MQA, with biases, q/k norms and attention
+  sinks), :data:`mla_attention_params` (DeepSeek's multi-head latent attention),
+  :data:`mlp_params` (one dense MLP or one expert), :data:`router_params`, :data:`moe_params`
+  and :data:`moe_active_params` (routed and shared experts), :data:`mamba2_params` (a
+  state-space mixer), :data:`embedding_params` (embeddings, final norm, output head).
+* A uniform decoder (every block alike): :data:`total_params`, :data:`active_params`,
+  :data:`matmul_params`, :data:`decode_read_params`. A model with different kinds of layers sums
+  the layer kinds over its stack (:class:`llm_arithmetic.catalog.model.Model`); for a uniform
+  stack both give the same count, which the tests check.
+* :data:`experts_read` -- how many experts a batched decode step touches.
+
+Every count is checked against the published counts of real models in ``tests/``.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+
+__all__ = [
+    "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
+    "moe_params", "moe_active_params", "mamba2_params", "embedding_params", "total_params",
+    "active_params", "matmul_params", "decode_read_params", "experts_read",
+]
+
+
+@formula("n_params")
+def gpt_params(*, n_layers, d_model, n_vocab):
+    """Parameters of a GPT-style model, the approximation the articles use.
+
+    Four d x d attention matrices and two d x 4d MLP matrices per block, plus the embedding
+    table (GPT convention: H d_head = d, d_ff = 4d, tied head) [1]_ [2]_.
+
+    Examples
+    --------
+    LLaMA-7B's shape (L = 32, d = 4096, V = 32000) under the GPT convention:
+
+    >>> gpt_params(n_layers=32, d_model=4096, n_vocab=32000)
+    6573522944
+
+    References
+    ----------
+    .. [1] kipply, "Transformer Inference Arithmetic", 2022.
+    .. [2] F. Timbers, "How is LLaMa.cpp possible?", 2023.
+    """
+    return n_layers * (4 * d_model**2 + 2 * 4 * d_model**2) + n_vocab * d_model
+
+
+@formula("attn_params")
+def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0,
+                     qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block with grouped-query heads (MHA, GQA, MQA).
+
+    The query and output projections are d x (H d_head); the key and value projections are
+    d x (H_kv d_head). Optional: biases on q, k, v and on the output; query/key norms, either
+    one vector of width d_head each for q and k shared by the heads (Qwen3, Gemma 3) or over
+    the whole projections (OLMo 2, Cohere); one learned attention-sink logit per head
+    (gpt-oss).
+
+    Examples
+    --------
+    Mistral 7B (d = 4096, 32 query heads, 8 KV heads of 128):
+
+    >>> attention_params(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128)
+    41943040
+    """
+    return (d_model * n_heads * d_head + 2 * d_model * n_kv_heads * d_head
+            + n_heads * d_head * d_model
+            + qkv_bias * (n_heads * d_head + 2 * n_kv_heads * d_head) + o_bias * d_model
+            + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
+            + attn_sinks * n_heads)
+
+
+@formula("attn_params")
+def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+    r"""Parameters of one multi-head latent attention block (DeepSeek-V2/V3).
+
+    Queries: with a low-rank path (r_q > 0), a d x r_q down-projection, its norm and an
+    r_q x H (d_nope + d_rope) up-projection; otherwise one d x H (d_nope + d_rope) matrix.
+    Keys and values: a d x (r_kv + d_rope) down-projection to the latent and the shared rotary
+    key, the latent's norm, and an r_kv x H (d_nope + d_v) up-projection to per-head keys and
+    values. Output: H d_v x d.
+
+    Examples
+    --------
+    DeepSeek-V3 (d = 7168, 128 heads, r_q = 1536, r_kv = 512, 128 + 64 query/key widths,
+    128 value width): 187,107,328 per layer.
+
+    >>> mla_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128)
+    187107328
+    """
+    q_full = d_model * n_heads * (d_nope + d_rope)
+    q_lora = d_model * q_lora_rank + q_lora_rank + q_lora_rank * n_heads * (d_nope + d_rope)
+    q = sp.Piecewise((q_full, sp.Eq(q_lora_rank, 0)), (q_lora, True), evaluate=False)
+    kv = (d_model * (kv_lora_rank + d_rope) + kv_lora_rank
+          + kv_lora_rank * n_heads * (d_nope + d_v))
+    return q + kv + n_heads * d_v * d_model
+
+
+@formula("mlp_params")
+def mlp_params(*, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
+    """Parameters of one MLP, or of one expert of a mixture.
+
+    ``n_mlp_mats`` matrices of d x d_ff: 3 for a gated MLP (SwiGLU, GeGLU: gate, up, down) and
+    2 for a plain one. With biases, each d_ff-wide output and the last (d-wide) output carry one.
+
+    Examples
+    --------
+    >>> mlp_params(d_model=4096, d_ff=11008)          # Llama 2 7B, gated
+    135266304
+    >>> mlp_params(d_model=768, d_ff=3072, n_mlp_mats=2, mlp_bias=1)  # GPT-2
+    4722432
+    """
+    return n_mlp_mats * d_model * d_ff + mlp_bias * ((n_mlp_mats - 1) * d_ff + d_model)
+
+
+@formula("router_params")
+def router_params(*, d_model, n_experts, router_bias=0):
+    """Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any.
+
+    None in a dense model (E = 1).
+
+    Examples
+    --------
+    >>> router_params(d_model=4096, n_experts=8)
+    32768
+    >>> router_params(d_model=4096, n_experts=1)
+    0
+    """
+    return sp.Piecewise((0, sp.Eq(n_experts, 1)),
+                        (n_experts * d_model + router_bias * n_experts, True), evaluate=False)
+
+
+def _moe(d_model, d_ff, experts, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias,
+         router_bias, shared_gate):
+    return (experts * mlp_params(d_model=d_model, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                                 mlp_bias=mlp_bias)
+            + n_shared_experts * mlp_params(d_model=d_model, d_ff=d_shared,
+                                            n_mlp_mats=n_mlp_mats, mlp_bias=mlp_bias)
+            + router_params(d_model=d_model, n_experts=n_experts, router_bias=router_bias)
+            + shared_gate * d_model)
+
+
+@formula("moe_params")
+def moe_params(*, d_model, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3,
+               mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one mixture-of-experts block: E routed experts of width d_ff, E_s shared
+    experts of width d_s, the router and a shared-expert gate.
+
+    Examples
+    --------
+    Qwen3-30B-A3B (d = 2048, 128 experts of 768): 604,241,920 per block.
+
+    >>> moe_params(d_model=2048, d_ff=768, n_experts=128)
+    604241920
+    """
+    return _moe(d_model, d_ff, n_experts, n_experts, n_shared_experts, d_shared, n_mlp_mats,
+                mlp_bias, router_bias, shared_gate)
+
+
+@formula("moe_params", name="moe_active_params")
+def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_experts=0,
+                      d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one mixture-of-experts block that one token uses: k routed experts, every
+    shared expert, the router and the gate.
+
+    Examples
+    --------
+    Qwen3-30B-A3B uses 8 of its 128 experts:
+
+    >>> moe_active_params(d_model=2048, d_ff=768, n_experts=128, n_active_experts=8)
+    38010880
+    """
+    return _moe(d_model, d_ff, n_active_experts, n_experts, n_shared_experts, d_shared,
+                n_mlp_mats, mlp_bias, router_bias, shared_gate)
+
+
+@formula("ssm_params")
+def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1,
+                  ssm_bias=0):
+    r"""Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state).
+
+    An input projection from d to the gate z and the input x (d_in each), B and C (n_g d_st
+    each) and one step size per head; a causal convolution of width k_conv over x, B and C
+    (one filter per channel, with a bias); per head a step-size bias, a decay (A) and a skip
+    (D); a gated RMSNorm of width d_in; an output projection d_in x d.
+
+    Examples
+    --------
+    Nemotron-H 8B's mixers (d = 4096, d_in = 8192, d_st = 128, 8 groups, 128 heads, k = 4):
+
+    >>> mamba2_params(d_model=4096, d_inner=8192, d_state=128, n_groups=8, n_ssm_heads=128,
+    ...               d_conv=4)
+    109635968
+    """
+    conv_dim = d_inner + 2 * n_groups * d_state
+    in_proj = d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
+    return (in_proj + ssm_bias * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
+            + conv_dim * d_conv + conv_bias * conv_dim
+            + 3 * n_ssm_heads + d_inner + d_inner * d_model + ssm_bias * d_model)
+
+
+@formula("embed_params")
+def embedding_params(*, n_vocab, d_model, tied=0, n_positions=0, norm_vecs_final=1, head_bias=0):
+    """Parameters outside the blocks: the token embedding table, a learned position table if
+    any, the final norm, and the output head unless it reuses the embedding table.
+
+    Examples
+    --------
+    Llama 2 7B (V = 32000, d = 4096, untied head): two 32000 x 4096 tables and a norm.
+
+    >>> embedding_params(n_vocab=32000, d_model=4096)
+    262148096
+    """
+    return (n_vocab * d_model + n_positions * d_model + norm_vecs_final * d_model
+            + (1 - tied) * n_vocab * d_model + head_bias * n_vocab)
+
+
+def _uniform(experts, *, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff,
+             n_mlp_mats, n_experts, tied, n_positions, qkv_bias, o_bias, mlp_bias,
+             norm_vecs_layer, norm_vecs_final, head_bias):
+    block = (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                              d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias)
+             + experts * mlp_params(d_model=d_model, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                                    mlp_bias=mlp_bias)
+             + router_params(d_model=d_model, n_experts=n_experts)
+             + norm_vecs_layer * d_model)
+    return n_layers * block + embedding_params(
+        n_vocab=n_vocab, d_model=d_model, tied=tied, n_positions=n_positions,
+        norm_vecs_final=norm_vecs_final, head_bias=head_bias)
+
+
+@formula("n_params")
+def total_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats=3,
+                 n_experts=1, n_active_experts=1, tied=0, n_positions=0, qkv_bias=0, o_bias=0,
+                 mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1, head_bias=0):
+    """Exact parameter count of a decoder whose blocks are all alike.
+
+    L blocks of attention, E experts (1 for a dense MLP), a router and norms, plus the
+    embeddings, the final norm and the output head. ``n_active_experts`` does not enter (it is
+    an argument so that every count of a uniform decoder takes the same arguments).
+
+    Examples
+    --------
+    Llama 2 7B (published: 6,738,415,616):
+
+    >>> total_params(n_vocab=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=32,
+    ...              d_head=128, d_ff=11008)
+    6738415616
+    """
+    return _uniform(n_experts, n_vocab=n_vocab, d_model=d_model, n_layers=n_layers,
+                    n_heads=n_heads, n_kv_heads=n_kv_heads, d_head=d_head, d_ff=d_ff,
+                    n_mlp_mats=n_mlp_mats, n_experts=n_experts, tied=tied,
+                    n_positions=n_positions, qkv_bias=qkv_bias, o_bias=o_bias,
+                    mlp_bias=mlp_bias, norm_vecs_layer=norm_vecs_layer,
+                    norm_vecs_final=norm_vecs_final, head_bias=head_bias)
+
+
+@formula("params_active")
+def active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats=3,
+                  n_experts=1, n_active_experts=1, tied=0, n_positions=0, qkv_bias=0, o_bias=0,
+                  mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1, head_bias=0):
+    """Parameters one token uses: the total count with k of the E experts of each block.
+
+    Examples
+    --------
+    Mixtral 8x7B, 2 of 8 experts per token (Mistral AI: "12.9B active"):
+
+    >>> active_params(n_vocab=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+    ...               d_head=128, d_ff=14336, n_experts=8, n_active_experts=2)
+    12879925248
+    """
+    return _uniform(n_active_experts, n_vocab=n_vocab, d_model=d_model, n_layers=n_layers,
+                    n_heads=n_heads, n_kv_heads=n_kv_heads, d_head=d_head, d_ff=d_ff,
+                    n_mlp_mats=n_mlp_mats, n_experts=n_experts, tied=tied,
+                    n_positions=n_positions, qkv_bias=qkv_bias, o_bias=o_bias,
+                    mlp_bias=mlp_bias, norm_vecs_layer=norm_vecs_layer,
+                    norm_vecs_final=norm_vecs_final, head_bias=head_bias)
+
+
+@formula("matmul_params")
+def matmul_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats=3,
+                  n_experts=1, n_active_experts=1, tied=0, n_positions=0, qkv_bias=0, o_bias=0,
+                  mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1, head_bias=0):
+    """Weights that take part in matrix products for one token (each costs 2 FLOPs).
+
+    The projections, the k active experts, the router and the output head; not the embedding
+    look-up, norms or biases (the flags are arguments so that every count of a uniform decoder
+    takes the same arguments).
+
+    Examples
+    --------
+    Mistral 7B: zeux counts ~7111M parameters in matrix products.
+
+    >>> matmul_params(n_vocab=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+    ...               d_head=128, d_ff=14336)
+    7110393856
+    """
+    return (n_layers * (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                                         d_head=d_head)
+                        + n_active_experts * mlp_params(d_model=d_model, d_ff=d_ff,
+                                                        n_mlp_mats=n_mlp_mats)
+                        + router_params(d_model=d_model, n_experts=n_experts))
+            + n_vocab * d_model)
+
+
+@formula("params_read")
+def decode_read_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff,
+                       n_mlp_mats=3, n_experts=1, n_active_experts=1, tied=0, n_positions=0,
+                       qkv_bias=0, o_bias=0, mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1,
+                       head_bias=0):
+    """Parameters one decode step of one token reads from memory.
+
+    The active parameters, less the rows of the input embedding table that are not looked up
+    (all but one; none when the output head reuses the table, which then reads it all), and
+    likewise for a learned position table.
+
+    Examples
+    --------
+    Mistral 7B reads everything except 31,999 rows of its untied embedding table:
+
+    >>> decode_read_params(n_vocab=32000, d_model=4096, n_layers=32, n_heads=32,
+    ...                    n_kv_heads=8, d_head=128, d_ff=14336)
+    7110664192
+    """
+    active = active_params(
+        n_vocab=n_vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
+        n_kv_heads=n_kv_heads, d_head=d_head, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+        n_experts=n_experts, n_active_experts=n_active_experts, tied=tied,
+        n_positions=n_positions, qkv_bias=qkv_bias, o_bias=o_bias, mlp_bias=mlp_bias,
+        norm_vecs_layer=norm_vecs_layer, norm_vecs_final=norm_vecs_final, head_bias=head_bias)
+    return (active - (1 - tied) * (n_vocab - 1) * d_model
+            - (n_positions - sp.Min(n_positions, 1, evaluate=False)) * d_model)
+
+
+@formula("experts_read", exact=False)
+def experts_read(*, n_experts, n_active_experts, batch):
+    r"""Expected experts of one mixture-of-experts block that a decode step of B tokens reads.
+
+    Each token picks k of the E experts; with uniform, independent routing an expert is missed
+    by one token with probability 1 - k/E and by all B tokens with (1 - k/E)^B. Summing the E
+    indicator expectations gives the expression. A step reads the shared weights once and this
+    many expert MLPs per block. Real routers are not uniform and tokens of one sequence favour
+    the same experts, which lowers the count; uniform routing is the upper end. Always computed
+    in floating point (an exact power of a fraction would grow without bound with B).
+
+    Examples
+    --------
+    Mixtral 8x7B (E = 8, k = 2): 2 at batch 1, 3.5 at batch 2, nearly all 8 at batch 16:
+
+    >>> experts_read(n_experts=8, n_active_experts=2, batch=1)
+    2.0
+    >>> experts_read(n_experts=8, n_active_experts=2, batch=2)
+    3.5
+    >>> round(experts_read(n_experts=8, n_active_experts=2, batch=16), 3)
+    7.92
+    """
+    return n_experts * (1 - (1 - n_active_experts / n_experts) ** batch)

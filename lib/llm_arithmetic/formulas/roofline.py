@@ -1,0 +1,316 @@
+r"""The roofline: time bounds from bytes moved and FLOPs done.
+
+A step that moves :math:`\mathcal{B}` bytes and does :math:`\mathcal{F}` FLOPs on a chip with
+bandwidth :math:`\beta_{mem}` and dense peak :math:`R_{peak}` cannot take less than the larger
+of the memory time :math:`\mathcal{B}/\beta_{mem}` and the compute time
+:math:`\mathcal{F}/R_{peak}` (:data:`roofline_time`), because loading and computing overlap at
+best. Everything here is that bound, applied to a decode step, a prefill and a request.
+
+* :data:`ops_per_byte` -- a chip's balance point, the ridge of its roofline.
+* A decode step of B sequences, for any model: the weights are read once, each sequence's
+  cache once (:data:`batched_step_bytes`); each sequence does its own arithmetic
+  (:data:`batched_step_flops`); :data:`critical_batch` solves "memory time = compute time" for
+  B.
+* The same for a decoder whose layers all attend over S tokens: :data:`decode_step_bytes`,
+  :data:`decode_step_flops`, :data:`decode_step_time`, :data:`critical_batch_size`,
+  :data:`critical_context` (the context beyond which no batch turns compute-bound),
+  :data:`prefill_time`, :data:`generation_time`.
+
+Nothing is typed twice: the step quantities are the batched ones with a uniform decoder's
+cache and FLOPs substituted, and the critical batch and context are solved from them.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+from ..core.symbols import batch as _B, context as _S
+from .flops import decode_flops_per_token, prefill_flops
+
+__all__ = [
+    "ops_per_byte", "roofline_time", "memory_bound_rate", "efficiency", "batched_step_bytes", "batched_step_flops",
+    "critical_batch", "decode_step_bytes", "decode_step_flops", "decode_step_time",
+    "critical_batch_size", "critical_context", "prefill_time", "generation_time",
+]
+
+
+@formula("ops_per_byte")
+def ops_per_byte(*, peak_flops, bandwidth):
+    """A chip's ops:byte ratio: the FLOPs it can do for each byte it loads. An operation of
+    lower arithmetic intensity is memory-bound on it; of higher, compute-bound.
+
+    Examples
+    --------
+    A10, 125 TFLOP/s fp16 dense over 600 GB/s (Baseten: 208.3):
+
+    >>> round(ops_per_byte(peak_flops=125e12, bandwidth=600e9), 1)
+    208.3
+    """
+    return peak_flops / bandwidth
+
+
+@formula("step_time")
+def roofline_time(*, step_bytes, step_flops, bandwidth, peak_flops):
+    """Lower bound on the time of a step: the larger of its memory time and its compute time.
+
+    Examples
+    --------
+    >>> roofline_time(step_bytes=2e9, step_flops=1e12, bandwidth=1e12, peak_flops=1e15)
+    0.002
+    """
+    return sp.Max(step_bytes / bandwidth, step_flops / peak_flops, evaluate=False)
+
+
+@formula("tokens_per_second")
+def memory_bound_rate(*, step_bytes, bandwidth):
+    """Upper bound on the decode rate of one stream when its steps are memory-bound: as many
+    steps per second as the bandwidth can move their bytes (the "speed of light").
+
+    Examples
+    --------
+    14.22 GB per token at 1008 GB/s:
+
+    >>> round(memory_bound_rate(step_bytes=14.22e9, bandwidth=1008e9), 1)
+    70.9
+    """
+    return bandwidth / step_bytes
+
+
+@formula("fraction")
+def efficiency(*, measured_tps, tokens_per_second):
+    """Efficiency of an implementation: its measured rate over the bound.
+
+    Examples
+    --------
+    >>> efficiency(measured_tps=16, tokens_per_second=20)
+    0.8
+    """
+    return measured_tps / tokens_per_second
+
+
+@formula("step_bytes")
+def batched_step_bytes(*, weight_bytes, seq_bytes, batch=1):
+    """Bytes one decode step of B sequences moves: the weights once, and each sequence's own
+    cache (and state) once.
+
+    Examples
+    --------
+    >>> batched_step_bytes(weight_bytes=14_000_000_000, seq_bytes=131_072_000, batch=2)
+    14262144000
+    """
+    return weight_bytes + batch * seq_bytes
+
+
+@formula("step_flops")
+def batched_step_flops(*, seq_flops, batch=1):
+    """FLOPs of one decode step of B sequences: each does its own arithmetic.
+
+    Examples
+    --------
+    >>> batched_step_flops(seq_flops=2 * 10**9, batch=8)
+    16000000000
+    """
+    return batch * seq_flops
+
+
+def _positive_form(root):
+    """``root`` as numerator / denominator with a numerator that has no leading minus sign
+    (the numerators here are products of positive quantities), so that the root is positive
+    exactly when the denominator is."""
+    num, den = sp.fraction(sp.together(root))
+    if num.could_extract_minus_sign():
+        num, den = -num, -den
+    return num / den, den
+
+
+def _solve_critical(weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops):
+    """B at which the memory time of a batched step equals its compute time, and the
+    denominator whose sign says whether such a B exists (it must be positive)."""
+    memory_time = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=seq_bytes,
+                                     batch=_B) / bandwidth
+    compute_time = batched_step_flops(seq_flops=seq_flops, batch=_B) / peak_flops
+    (root,) = sp.solve(sp.Eq(memory_time, compute_time), _B)
+    return _positive_form(root)
+
+
+@formula("critical_batch")
+def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops):
+    """Batch at which a decode step turns from memory-bound to compute-bound: the B that makes
+    the memory time of :data:`batched_step_bytes` equal the compute time of
+    :data:`batched_step_flops` (solved by sympy).
+
+    Infinite when each added sequence costs more memory time (its cache) than compute time: the
+    step then never turns compute-bound.
+
+    Examples
+    --------
+    A 14 GB model with 2 GFLOPs per token and no cache, on 1 TB/s and 100 TFLOP/s: 700.
+
+    >>> critical_batch(weight_bytes=14e9, seq_bytes=0, seq_flops=2e9, bandwidth=1e12,
+    ...                peak_flops=100e12)
+    700.0
+    """
+    root, denominator = _solve_critical(weight_bytes, seq_bytes, seq_flops, bandwidth,
+                                        peak_flops)
+    return sp.Piecewise((sp.oo, sp.Le(denominator, 0)), (root, True), evaluate=False)
+
+
+@formula("step_bytes")
+def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
+    """Bytes one decode step of B sequences reads, each with S tokens in every layer's cache.
+
+    Examples
+    --------
+    >>> decode_step_bytes(weight_bytes=14_000_000_000, kv_bytes_token=131072, context=1000)
+    14131072000
+    """
+    return batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_bytes_token * context,
+                              batch=batch)
+
+
+@formula("step_flops")
+def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batch=1):
+    """FLOPs of one decode step of B sequences with S cached tokens each.
+
+    Examples
+    --------
+    >>> decode_step_flops(matmul_params=10**9, n_layers=1, n_heads=1, d_head=1, context=0,
+    ...                   batch=8)
+    16000000000
+    """
+    per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
+                                     n_heads=n_heads, d_head=d_head, context=context)
+    return batched_step_flops(seq_flops=per_seq, batch=batch)
+
+
+@formula("decode_time")
+def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+                     context, batch=1, bandwidth, peak_flops):
+    """Lower bound on the time of one decode step (one token for each of B sequences): the
+    roofline of its bytes and FLOPs.
+
+    Examples
+    --------
+    Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): zeux's
+    ~14.1 ms.
+
+    >>> t = decode_step_time(weight_bytes=14221328384, kv_bytes_token=131072,
+    ...                      matmul_params=7110393856, n_layers=32, n_heads=32, d_head=128,
+    ...                      context=0, bandwidth=1008e9, peak_flops=165.2e12)
+    >>> round(t * 1e3, 2)
+    14.11
+    """
+    return roofline_time(
+        step_bytes=decode_step_bytes(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+                                     context=context, batch=batch),
+        step_flops=decode_step_flops(matmul_params=matmul_params, n_layers=n_layers,
+                                     n_heads=n_heads, d_head=d_head, context=context,
+                                     batch=batch),
+        bandwidth=bandwidth, peak_flops=peak_flops)
+
+
+@formula("critical_batch")
+def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads,
+                        d_head, context, bandwidth, peak_flops):
+    """Batch size at which a decode step of a uniform decoder turns compute-bound:
+    :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per
+    sequence, 2 P_mm + 4 L H d_head S.
+
+    Examples
+    --------
+    At fp16 (W = 2 P bytes) with no context, B* is the chip's ops:byte ratio; on an A100
+    (312 TFLOP/s, 1935 GB/s) that is finbarr's "161":
+
+    >>> P = 6_738_415_616
+    >>> b = critical_batch_size(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    ...                         n_layers=32, n_heads=32, d_head=128, context=0,
+    ...                         bandwidth=1935e9, peak_flops=312e12)
+    >>> round(b, 1)
+    161.2
+    """
+    per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
+                                     n_heads=n_heads, d_head=d_head, context=context)
+    return critical_batch(weight_bytes=weight_bytes, seq_bytes=kv_bytes_token * context,
+                          seq_flops=per_seq, bandwidth=bandwidth, peak_flops=peak_flops)
+
+
+@formula("critical_context")
+def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth,
+                     peak_flops):
+    """Context beyond which no batch size makes a decode step of a uniform decoder
+    compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved
+    for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.
+
+    Infinite when the cache never outweighs the arithmetic.
+
+    Examples
+    --------
+    LLaMA-7B (multi-head, 512 KiB of fp16 cache per token) on an A100 at fp16: past about 157
+    tokens, decode stays memory-bound at any batch size.
+
+    >>> round(critical_context(kv_bytes_token=524288, matmul_params=6607077376, n_layers=32,
+    ...                        n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    157.3
+    """
+    per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
+                                     n_heads=n_heads, d_head=d_head, context=_S)
+    _, denominator = _solve_critical(1, kv_bytes_token * _S, per_seq, bandwidth, peak_flops)
+    (root,) = sp.solve(denominator, _S)
+    root, root_denominator = _positive_form(root)
+    return sp.Piecewise((sp.oo, sp.Le(root_denominator, 0)), (root, True), evaluate=False)
+
+
+@formula("prefill_time")
+def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+                 prompt, batch=1, bandwidth, peak_flops):
+    """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
+    new cache written, against the causal FLOPs of every prompt.
+
+    Examples
+    --------
+    Llama 2 7B fp16, 350-token prompt on an A10 (125 TFLOP/s): compute-bound, ~38 ms.
+
+    >>> P = 6_738_415_616
+    >>> t = prefill_time(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    ...                  n_layers=32, n_heads=32, d_head=128, prompt=350,
+    ...                  bandwidth=600e9, peak_flops=125e12)
+    >>> round(t * 1e3, 1)
+    38.0
+    """
+    return roofline_time(
+        step_bytes=batched_step_bytes(weight_bytes=weight_bytes,
+                                      seq_bytes=kv_bytes_token * prompt, batch=batch),
+        step_flops=batched_step_flops(
+            seq_flops=prefill_flops(matmul_params=matmul_params, n_layers=n_layers,
+                                    n_heads=n_heads, d_head=d_head, prompt=prompt),
+            batch=batch),
+        bandwidth=bandwidth, peak_flops=peak_flops)
+
+
+@formula("generation_time")
+def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+                    prompt, generated, batch=1, bandwidth, peak_flops):
+    """Lower bound on the time of a whole request: the prefill, then G decode steps.
+
+    The i-th generated token attends to T + i positions; bytes and FLOPs are linear in the
+    context, so G steps at the mean context T + (G + 1)/2 carry the same totals, and G times
+    the bound at the mean is at most the sum of the per-step bounds: still a lower bound.
+
+    Examples
+    --------
+    With no generated tokens it is the prefill alone:
+
+    >>> kw = dict(weight_bytes=10**9, kv_bytes_token=10**5, matmul_params=5*10**8,
+    ...           n_layers=8, n_heads=8, d_head=64, prompt=100, bandwidth=1e11, peak_flops=1e13)
+    >>> generation_time(generated=0, **kw) == prefill_time(**kw)
+    True
+    """
+    mean_context = prompt + (generated + 1) / sp.Integer(2)
+    step = decode_step_time(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+                            matmul_params=matmul_params, n_layers=n_layers, n_heads=n_heads,
+                            d_head=d_head, context=mean_context, batch=batch,
+                            bandwidth=bandwidth, peak_flops=peak_flops)
+    return prefill_time(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+                        matmul_params=matmul_params, n_layers=n_layers, n_heads=n_heads,
+                        d_head=d_head, prompt=prompt, batch=batch, bandwidth=bandwidth,
+                        peak_flops=peak_flops) + generated * step
