@@ -634,9 +634,10 @@ M1 = Hardware(
         ),
         ArticleFigure(
             _FINBARR, "peak:fp16", 5.5e12,
-            "'5.5 TFLOPS of fp16': no Apple source. Apple gives 2.6 TFLOPS for the 8-core GPU and "
-            "the M1 GPU runs FP16 at the FP32 rate, so ~2.6 TF; GPU databases that assume a 2:1 "
-            "FP16 rate list 5.2, still not 5.5. About 2x too high",
+            "'5.5 TFLOPS of fp16': the post's link for it is a benchmark of the M1 Max's GPU "
+            "(tlkh.dev, 'Benchmarking the Apple M1 Max', 2021), a much larger chip. Apple gives "
+            "2.6 TFLOPS for the M1's 8-core GPU, which runs FP16 at the FP32 rate: about 2x too "
+            "high for the M1",
         ),
     ),
 )
