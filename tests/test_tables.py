@@ -26,7 +26,8 @@ def test_status_is_judged_and_enforced():
         r.add("not an error", "62", 62.42, status="article error", erratum="e")
     r.add("err", "14.47", 7.24, status="article error", erratum="err-factor-2")
     r.add("lost", "(image lost)", None, status="unrecoverable")
-    assert r.counts() == {"matches": 1, "rounding": 1, "article error": 1, "unrecoverable": 1}
+    assert r.counts() == {"matches": 1, "rounding": 1, "article error": 1, "unrecoverable": 1,
+                          "reported": 0}
     r.check()
 
 
@@ -36,3 +37,20 @@ def test_check_catches_drift():
     row.computed = 101.0  # the package changed under the notebook
     with pytest.raises(AssertionError):
         r.check()
+
+
+def test_reported_rows_and_verbal_bounds():
+    r = Reproduction("t")
+    # a verbal value matches when the computed one lies in the interval the words mean
+    assert r.add("L2", "tens of MB", 72, bounds=(10, 100)).status == "matches"
+    with pytest.raises(AssertionError, match="claimed to match"):
+        r.add("L2", "tens of MB", 120, bounds=(10, 100), status="matches")
+    with pytest.raises(ValueError, match="does not reproduce"):
+        r.add("batch", "64+", 40, bounds=(64, float("inf")))
+    # a measurement has no verdict but may carry a comparison value, unchecked
+    assert r.add("measured", "16", 26.9, status="reported").status == "reported"
+    assert r.counts()["reported"] == 1
+    # a note link reads "see" unless the row is an article error
+    r.add("note", "4", 4, erratum="err-note")
+    assert "(see {ref}`err-note`)" in r.to_markdown()
+    r.check()

@@ -34,7 +34,8 @@ __all__ = [
     "ARTICLE", "N_PARAMS", "BYTES_PER_PARAM", "A10_PEAK_FP16", "A10_MEMORY", "A10_BANDWIDTH",
     "T4_MEMORY", "T4_BANDWIDTH", "T4_PEAK_FP16", "A100_BANDWIDTH", "A100_PEAK_FP16",
     "ARTICLE_GPUS", "SEQ_LEN", "D_HEAD", "N_HEADS", "N_LAYERS", "D_MODEL", "KV_GB_PER_TOKEN",
-    "FREE_MEMORY", "BATCH", "PROMPT_TOKENS", "OUTPUT_TOKENS",
+    "FREE_MEMORY", "BATCH", "PROMPT_TOKENS", "OUTPUT_TOKENS", "GB_PER_BILLION_FP16",
+    "LLAMA_TABLE_2", "LLAMA_TABLE_2_MODELS", "SLOWDOWN_CLAIM",
     "AlgorithmLine", "ALGORITHM_0", "BASETEN_ATTENTION_BYTES_TERMS",
     "BASETEN_ATTENTION_FLOPS_TERMS",
     "baseten_kv_bytes_per_token", "baseten_kv_cache_tokens", "baseten_time_per_token",
@@ -92,6 +93,29 @@ BATCH = 4
 PROMPT_TOKENS = 350
 #: "Assuming we allow for 150 completion tokens". [token]
 OUTPUT_TOKENS = 150
+#: "estimate the size of a model in gigabytes by multiplying the number of parameters (in
+#: billions) by 2". [GB per billion parameters]
+GB_PER_BILLION_FP16 = 2
+#: "In the real world, these factors can make inference take up to twice as long" (measured
+#: time over the estimate). [-]
+SLOWDOWN_CLAIM = 2
+
+#: "As the Llama paper shows, other sizes of Llama 2 have a larger d_model (see the 'dimension'
+#: column)": the screenshot is Table 2 of the LLaMA paper (Touvron et al. 2023, arXiv
+#: 2302.13971), whose rows are the four LLaMA-1 models. Published strings, as printed.
+LLAMA_TABLE_2 = {
+    "6.7B": {"dimension": "4096", "n heads": "32", "n layers": "32", "learning rate": "3.0e-4",
+             "batch size": "4M", "n tokens": "1.0T"},
+    "13.0B": {"dimension": "5120", "n heads": "40", "n layers": "40", "learning rate": "3.0e-4",
+              "batch size": "4M", "n tokens": "1.0T"},
+    "32.5B": {"dimension": "6656", "n heads": "52", "n layers": "60", "learning rate": "1.5e-4",
+              "batch size": "4M", "n tokens": "1.4T"},
+    "65.2B": {"dimension": "8192", "n heads": "64", "n layers": "80", "learning rate": "1.5e-4",
+              "batch size": "4M", "n tokens": "1.4T"},
+}
+#: The model catalog's entry for each row of that table.
+LLAMA_TABLE_2_MODELS = {"6.7B": "llama-7b", "13.0B": "llama-13b", "32.5B": "llama-33b",
+                        "65.2B": "llama-65b"}
 
 
 # --- the standard attention algorithm, line by line ---------------------------------------------

@@ -45,7 +45,10 @@ __all__ = [
     "TABLE_PARAMS", "TABLE_LABELS", "N_BYTES", "A100_BANDWIDTH", "A100_FP16_FLOPS",
     "A100_INT4_OPS", "A100_MEMORY_GB", "RTX4090_BANDWIDTH", "RTX4090_FP16_FLOPS",
     "CONSUMER_GPU_MEMORY", "A100_ONCHIP_MB", "M1_BANDWIDTH", "M1_FP16_FLOPS",
-    "M2_PRO_BANDWIDTH", "M2_MAX_BANDWIDTH", "RPI4_FLOPS", "RPI4_BANDWIDTH",
+    "M2_PRO_BANDWIDTH", "M2_MAX_BANDWIDTH", "RPI4_FLOPS", "RPI4_BANDWIDTH", "RPI4_MEMORY_GB",
+    # reference values for checking the post's claims (not the post's)
+    "A100_SMS", "A100_REGISTER_FILE_PER_SM", "A100_L1_SHARED_PER_SM", "A100_L2_BYTES",
+    "onchip_memory_bytes",
     # published values
     "WEIGHTS_GB", "LATENCY_MS", "CLAIMS", "OBSERVED_TOKENS_PER_S",
     # formulas
@@ -75,6 +78,22 @@ A100_INT4_OPS = 1248e12
 A100_MEMORY_GB = (40, 80)
 #: [MB] the same sentence: the on-chip memory of an A100 (its L2 cache is 40 MB).
 A100_ONCHIP_MB = 40
+#: [GB] "You can even run the 7B model on a 4GB RAM Raspberry Pi".
+RPI4_MEMORY_GB = 4
+
+# --- reference values for the post's on-chip memory (NVIDIA's Ampere whitepaper) -------------
+# Not the post's: what the A100 has on chip, to check "40MB on an A100". NVIDIA A100 Tensor Core
+# GPU Architecture (2020), "A100 SM architecture" and the comparison table: 108 SMs enabled on
+# the A100, a 256 KB register file and 192 KB of combined L1 data cache / shared memory per SM,
+# and a 40 MB L2 cache. NVIDIA's KB and MB are binary here (KiB, MiB).
+#: [-] streaming multiprocessors enabled on an A100.
+A100_SMS = 108
+#: [B] register file per SM, "256 KB".
+A100_REGISTER_FILE_PER_SM = 256 * 2**10
+#: [B] combined L1 data cache and shared memory per SM, "192 KB".
+A100_L1_SHARED_PER_SM = 192 * 2**10
+#: [B] L2 cache, "40 MB".
+A100_L2_BYTES = 40 * 2**20
 #: [B/s] "4090: 1008 GB/s".
 RTX4090_BANDWIDTH = 1008e9
 #: [FLOP/s] "4090: 82.6 TFLOPS of FP16".
@@ -144,6 +163,28 @@ CLAIMS = {
 #: [token/s] measurements the post quotes: Pixel 5, "M2 Macbook Pro" and a 4GB Raspberry Pi 4,
 #: all with the 7B model.
 OBSERVED_TOKENS_PER_S = {"pixel5": 1, "m2_macbook_pro": 16, "raspberry_pi_4": Fraction(1, 10)}
+
+
+
+def onchip_memory_bytes(*, n_sm: int, register_file_per_sm: int, l1_shared_per_sm: int,
+                        l2_bytes: int) -> dict[str, int]:
+    """SRAM on a GPU chip, by kind [B]: registers and L1/shared memory (per SM) and the L2.
+
+    Examples
+    --------
+    The A100 (Ampere whitepaper): the L2 is the post's "40MB"; registers and L1/shared memory
+    hold 27 MiB and 20.25 MiB more.
+
+    >>> sizes = onchip_memory_bytes(n_sm=A100_SMS, register_file_per_sm=A100_REGISTER_FILE_PER_SM,
+    ...                             l1_shared_per_sm=A100_L1_SHARED_PER_SM, l2_bytes=A100_L2_BYTES)
+    >>> {k: v / 2**20 for k, v in sizes.items()}
+    {'registers': 27.0, 'l1_shared': 20.25, 'l2': 40.0, 'total': 87.25}
+    """
+    registers = n_sm * register_file_per_sm
+    l1_shared = n_sm * l1_shared_per_sm
+    return {"registers": registers, "l1_shared": l1_shared, "l2": l2_bytes,
+            "total": registers + l1_shared + l2_bytes}
+
 
 # --- formulas, as printed ---------------------------------------------------------------------
 

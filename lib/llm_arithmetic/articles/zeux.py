@@ -30,6 +30,7 @@ tensor-core scale) are in the glossary's "source articles" group.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -47,7 +48,7 @@ __all__ = [
     "CALM_8BIT_BITS", "M2_AIR_FRACTION", "KV_EXAMPLE_TOKEN", "GQA_EXAMPLE_CONTEXT",
     "COMMAND_R_ARTICLE_CONTEXT", "COMMAND_R_ADVERTISED_CONTEXT", "PRODUCTION_CONTEXT",
     "PRODUCTION_WEIGHT_BITS", "PRODUCTION_KV_BITS", "GQA_RATIO", "COMMAND_R_08_2024_CONFIG",
-    "CALM_OVERHEAD", "CALM_FIGURES",
+    "CALM_OVERHEAD", "CALM_FIGURES", "Q6_K_BITS", "RTX4090_L2_BYTES",
     # formulas
     "zeux_kv_elements_per_token", "zeux_sol_fraction", "zeux_attention_share",
     "zeux_windowed_kv_bytes",
@@ -105,6 +106,15 @@ COMMAND_R_08_2024_CONFIG: Mapping[str, Any] = MappingProxyType({
     "num_hidden_layers": 40, "max_position_embeddings": 131072, "use_qk_norm": False,
 })
 COMMAND_R_08_2024_URL = "https://huggingface.co/CohereForAI/c4ai-command-r-08-2024"
+
+#: llama.cpp's Q4_0 files keep the output matrix in Q6_K (src/llama-quant.cpp: the output tensor
+#: becomes Q6_K unless the file's type is Q8_0). A Q6_K block holds 256 weights in 210 bytes
+#: (ggml-common.h, block_q6_K: 128 + 64 bytes of quants, 16 scales, one fp16 scale) [bit].
+Q6_K_BITS = Fraction(210 * 8, 256)
+#: Not the article's: the L2 cache of the RTX 4090, 72 MB (NVIDIA's Ada architecture
+#: whitepaper, its GeForce RTX 4090 column), to check "caches are measured in tens of megabytes".
+#: NVIDIA's MB are binary [B].
+RTX4090_L2_BYTES = 72 * MiB
 
 #: calm notebook: "500 MB for driver carveout and other bits", written 500*1024*1024 [B].
 CALM_OVERHEAD = 500 * MiB

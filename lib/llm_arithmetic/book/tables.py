@@ -12,7 +12,20 @@ one of :data:`STATUSES`:
     the published value does not follow from the article's own inputs; the row names an
     erratum label (the errata appendix derives it);
 ``unrecoverable``
-    the published value is lost (e.g. an image no copy survives of); no check.
+    the published value is lost (e.g. an image no copy survives of); no check;
+``reported``
+    a value the article reports rather than derives: a measurement, or a figure it quotes from
+    another source. Nothing in the article recomputes it, so there is no verdict; the row is
+    there so that the table lists every number the article states, and its note (and, where one
+    applies, its computed value) compares it with what the package gives. Not checked.
+
+A published value written in words or as a range ("tens of megabytes", "64+") has no digits to
+round to; such a row gives ``bounds=(low, high)``, the interval the words mean, and it
+``matches`` when the computed value lies in ``[low, high)``.
+
+A row of any status may name a label in ``erratum``: for an article error it is the erratum
+that derives it; for another status it is a note of the errata appendix that explains the row
+(written "see ..." rather than "erratum ..." in the table).
 
 :meth:`Reproduction.check` re-verifies every row, so a notebook that ends with it fails under
 nbval when the package or the data drift.
@@ -26,6 +39,10 @@ nbval when the package or the data drift.
 >>> r.check()
 >>> print(r.to_markdown().splitlines()[2])
 | A10 ops:byte | 208.3 FLOP/B | 208.333 FLOP/B | rounding |  |
+>>> _ = r.add("on-chip memory", "tens of MB", 72, unit="MB", bounds=(10, 100))
+>>> _ = r.add("observed speed", "16", None, unit="token/s", status="reported")
+>>> [row.status for row in r.rows[2:]]
+['matches', 'reported']
 """
 from __future__ import annotations
 
@@ -36,7 +53,7 @@ from typing import Any
 
 __all__ = ["STATUSES", "Row", "Reproduction", "rounds_to"]
 
-STATUSES = ("matches", "rounding", "article error", "unrecoverable")
+STATUSES = ("matches", "rounding", "article error", "unrecoverable", "reported")
 
 
 def _decimals(published: str) -> int:
@@ -80,6 +97,7 @@ class Row:
     erratum: str = ""  #: label of the erratum for an "article error" row
     tol: float | None = None  #: relative tolerance; see the module docstring
     digits: int = 3  #: decimals shown for the computed value
+    bounds: tuple[float, float] | None = None  #: interval a verbal published value means
 
     @property
     def published_value(self) -> float | None:
@@ -90,6 +108,9 @@ class Row:
 
     def verdict(self) -> str:
         """The status the numbers support (without an erratum: matches, rounding or '')."""
+        if self.bounds is not None and self.computed is not None:
+            low, high = self.bounds
+            return "matches" if low <= self.computed < high else ""
         p = self.published_value
         if p is None or self.computed is None:
             return ""
@@ -112,7 +133,8 @@ class Reproduction:
 
     def add(self, item: str, published: str, computed: Any, *, unit: str = "",
             status: str | None = None, note: str = "", erratum: str = "",
-            tol: float | None = None, digits: int = 3) -> Row:
+            tol: float | None = None, digits: int = 3,
+            bounds: tuple[float, float] | None = None) -> Row:
         """Add a row; the status is judged from the numbers unless given.
 
         Raises ``ValueError`` when the numbers do not support the status asked for (a row
@@ -120,7 +142,8 @@ class Reproduction:
         status is given and the numbers neither match nor round to the published value.
         """
         comp = None if computed is None else float(computed)
-        row = Row(item, str(published), comp, unit, "", note, erratum, tol, digits)
+        row = Row(item, str(published), comp, unit, "", note, erratum, tol, digits,
+                  None if bounds is None else (float(bounds[0]), float(bounds[1])))
         found = row.verdict()
         if status is None:
             if not found:
@@ -161,14 +184,16 @@ class Reproduction:
         """The table: item | published | computed | status | note.
 
         An erratum is written as a MyST ``{ref}`` role: the book (which parses Markdown outputs
-        as MyST) renders it as a link to the erratum.
+        as MyST) renders it as a link to the erratum ("erratum ...") or, for a row that is not
+        an article error, to the note that explains it ("see ...").
         """
         lines = ["| item | published | computed | status | note |", "|---|---|---|---|---|"]
         for r in self.rows:
             unit = f" {r.unit}" if r.unit else ""
             comp = "—" if r.computed is None else f"{r.computed:,.{r.digits}f}{unit}"
             pub = f"{r.published}{unit}" if r.published_value is not None else r.published
-            link = f"(erratum {{ref}}`{r.erratum}`)" if r.erratum else ""
+            word = "erratum" if r.status == "article error" else "see"
+            link = f"({word} {{ref}}`{r.erratum}`)" if r.erratum else ""
             note = f"{r.note} {link}".strip()
             lines.append(f"| {r.item} | {pub} | {comp} | {r.status} | {note} |")
         return "\n".join(lines)
