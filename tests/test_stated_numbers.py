@@ -28,7 +28,7 @@ _T = {"7": ("28.94", "14.47", "7.24", "3.62"), "13": ("53.75", "26.87", "13.44",
 _P = ("fp32", "fp16", "int8", "int4")
 
 STATED = {
-    "repro-finbarr.ipynb": [
+    "18-repro-finbarr.ipynb": [
         ("On a Pixel5 ... 1 tokens/s", "Pixel 5, 7B: observed", "1"),
         ("M2 Macbook Pro ... ~16 tokens/s", "M2 MacBook Pro, 7B: observed", "16"),
         ("a 4GB RAM Raspberry Pi", "Raspberry Pi 4 memory", "4"),
@@ -74,7 +74,7 @@ STATED = {
          for label, vs in _W.items() for prec, v in zip(_P, vs)]
       + [(f"image 2, {label}B {prec}", f"{label}B, {prec}", v)
          for label, vs in _T.items() for prec, v in zip(_P, vs)],
-    "repro-karpathy.ipynb": [
+    "19-repro-karpathy.ipynb": [
         ("7B runs @ ~16 tok/s on a MacBook", "7B on an M2 MacBook", "16"),
         ("A100: 1935 GB/s memory bandwidth", "A100 memory bandwidth", "1935"),
         ("1248 TOPS", "A100 peak", "1248"),
@@ -87,7 +87,7 @@ STATED = {
         ("a very high batch size (e.g. ~160+)", "batch where serving turns compute-bound", "160"),
         ("reach ~50%+ utilization", "utilization at large batch", "50%+"),
     ],
-    "repro-baseten.ipynb": [
+    "20-repro-baseten.ipynb": [
         ("125 TFLOPS ... FP16", "A10 FP16 tensor-core peak", "125"),
         ("16 bits per number", "bits per value, half precision", "16"),
         ("full-precision ... 32 bits per number", "bits per value, full precision", "32"),
@@ -150,7 +150,7 @@ STATED = {
              "65.2B": ("65.2", "8192", "64", "80", "1.5e-4", "4M", "1.4T")}.items()
          for col, value in zip(("parameters", "dimension", "n heads", "n layers",
                                 "learning rate", "batch size", "n tokens"), row)],
-    "repro-zeux.ipynb": [
+    "21-repro-zeux.ipynb": [
         ("typically has 50-250K tokens", "typical vocabulary", "50-250K"),
         ("Ryzen 7950X has 67 GB/s memory bandwidth", "Ryzen 7950X memory bandwidth", "67"),
         ("and 2735 GFLOPS", "Ryzen 7950X FP32 rate", "2735"),
@@ -237,20 +237,20 @@ STATED = {
 
 #: Numbers in the articles that are deliberately not rows, with the reason.
 EXCLUDED = {
-    "repro-zeux.ipynb": {
+    "21-repro-zeux.ipynb": {
         "e.g. 8192x8192": "an illustrative matrix size, not a claim about a model",
         "one multiply-add (2 FLOPs) per matrix element": "a definition (the 2 of 2P FLOPs)",
         "4 dot-products ... 4 query vectors": "the GQA illustration; the ratio has its row",
         "GB is a decimal unit, equal to 1000^3": "a unit definition",
         "tens of thousands of tokens of context": "no digits: a verbal range, not a figure",
     },
-    "repro-baseten.ipynb": {
+    "20-repro-baseten.ipynb": {
         "(2 * 2 * (N * d)) + ... six terms": "checked term by term against the rebuilt table "
                                              "(the notebook asserts each); their sums have rows",
         "4096x128, 4096x4096": "matrix shapes made of N and d, which have rows",
         "a couple hundred milliseconds": "no digits: a suggested wait, not a figure",
     },
-    "repro-finbarr.ipynb": {
+    "18-repro-finbarr.ipynb": {
         "4 d^2 + 2 * 4 d^2, n_bytes * 2 * d_model, 2P FLOPs, 2mn": "formula constants; the "
         "notebook checks the formulas symbolically against the package's",
     },
