@@ -62,8 +62,13 @@ class Format:
     note: str = ""
 
 
-def _load(path: Path = DATA_PATH) -> dict[str, Format]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+def _load(path: Path | None = None) -> dict[str, Format]:
+    if path is None:  # the catalog: compiled from formats.toml (see catalog/compiled.py)
+        from .compiled import load
+
+        path, data = DATA_PATH, load("formats")
+    else:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = {}
     for name, d in data["formats"].items():
         try:

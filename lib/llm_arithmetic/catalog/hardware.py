@@ -201,11 +201,16 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
     schema; an :class:`~llm_arithmetic.core.errors.InputError` names the file, the device and
     the field of anything wrong.
     """
-    path = Path(path) if path is not None else DATA_PATH
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{path.name}: malformed TOML: {e}") from None
+    if path is None:  # the catalog: compiled from hardware.toml (see catalog/compiled.py)
+        from .compiled import load
+
+        path, data = DATA_PATH, {"devices": load("hardware")["devices"]}
+    else:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"{path.name}: malformed TOML: {e}") from None
     out: dict[str, Hardware] = {}
     for name, d in data.get("devices", {}).items():
         for key in _REQUIRED:
@@ -246,7 +251,31 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
     return out
 
 
-HARDWARE: Mapping[str, Hardware] = MappingProxyType(load_hardware())
+class _LazyHardware(Mapping):
+    """The hardware catalog, read on first use."""
+
+    _data: dict[str, Hardware] | None = None
+
+    def _all(self) -> dict[str, Hardware]:
+        if _LazyHardware._data is None:
+            _LazyHardware._data = load_hardware()
+        return _LazyHardware._data
+
+    def __getitem__(self, name: str) -> Hardware:
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return f"<hardware catalog of {len(self)} devices>"
+
+
+#: The hardware catalog: name -> :class:`Hardware`, in file order.
+HARDWARE: Mapping[str, Hardware] = _LazyHardware()
 
 
 def hardware_names() -> list[str]:

@@ -14,7 +14,7 @@ file (:mod:`llm_arithmetic.catalog.readers`). Adding a model is adding a file an
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -81,54 +81,105 @@ _FIELDS = {"url", "articles", "notes", "label", "config", "published_params",
            "config_source", "hf_repo", "published_active_excludes_input_embedding", "group"}
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path.name}: malformed TOML: {e}") from None
+
+
+def _entry(path: Path, name: str, d: Mapping[str, Any]) -> CatalogEntry:
+    where = f"{path.name}: models.{name}"
+    unknown = set(d) - _FIELDS
+    if unknown:
+        raise InputError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    if "url" not in d or "config" not in d:
+        raise InputError(f"{where}: needs 'url' and 'config'")
+    config: Any = d["config"]
+    if isinstance(config, str):
+        config = path.parent / "models" / config
+        if not config.is_file():
+            raise InputError(f"{where}.config: no file {config}")
+    model = read_config(config, name=name, source=d["url"])
+    label = d.get("label", "")
+    if label:
+        model = replace(model, label=label)
+    return CatalogEntry(
+        model=model, url=d["url"], articles=tuple(d.get("articles", ())),
+        notes=d.get("notes", ""), label=label,
+        published_params=d.get("published_params"),
+        published_params_exact=bool(d.get("published_params_exact", False)),
+        published_params_source=d.get("published_params_source", ""),
+        published_active_params=d.get("published_active_params"),
+        published_active_excludes_input_embedding=bool(
+            d.get("published_active_excludes_input_embedding", False)),
+        config_source=d.get("config_source", ""), group=d.get("group", "current"))
+
+
 def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
     """Every model of a catalog TOML file, read through the config readers; an
     :class:`~llm_arithmetic.core.errors.InputError` names the file, model and field of a
     problem."""
     path = Path(path) if path is not None else DATA_PATH
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{path.name}: malformed TOML: {e}") from None
-    out: dict[str, CatalogEntry] = {}
-    for name, d in data.get("models", {}).items():
-        where = f"{path.name}: models.{name}"
-        unknown = set(d) - _FIELDS
-        if unknown:
-            raise InputError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-        if "url" not in d or "config" not in d:
-            raise InputError(f"{where}: needs 'url' and 'config'")
-        config: Any = d["config"]
-        if isinstance(config, str):
-            config = path.parent / "models" / config
-            if not config.is_file():
-                raise InputError(f"{where}.config: no file {config}")
-        model = read_config(config, name=name, source=d["url"])
-        label = d.get("label", "")
-        if label:
-            from dataclasses import replace
-            model = replace(model, label=label)
-        out[name] = CatalogEntry(
-            model=model, url=d["url"], articles=tuple(d.get("articles", ())),
-            notes=d.get("notes", ""), label=label,
-            published_params=d.get("published_params"),
-            published_params_exact=bool(d.get("published_params_exact", False)),
-            published_params_source=d.get("published_params_source", ""),
-            published_active_params=d.get("published_active_params"),
-            published_active_excludes_input_embedding=bool(
-                d.get("published_active_excludes_input_embedding", False)),
-            config_source=d.get("config_source", ""), group=d.get("group", "current"))
-    return out
+    return {name: _entry(path, name, d) for name, d in _read_toml(path).items()}
 
 
-CATALOG: Mapping[str, CatalogEntry] = MappingProxyType(load_catalog())
-MODELS: Mapping[str, Model] = MappingProxyType({k: v.model for k, v in CATALOG.items()})
+class _Lazy(Mapping):
+    """The catalog, read on first use and each model's config only when it is asked for (the
+    command line reads one model; the book's tables read them all)."""
+
+    def __init__(self, select: Any = None, value: Any = None):
+        self._select = select or (lambda d: True)
+        self._value = value or (lambda e: e)
+
+    _raw: dict[str, Any] | None = None
+    _built: dict[str, CatalogEntry] = {}
+
+    @classmethod
+    def _table(cls) -> dict[str, Any]:
+        if _Lazy._raw is None:  # compiled from models.toml (see catalog/compiled.py)
+            from .compiled import load
+
+            _Lazy._raw = load("models")["models"]
+        return _Lazy._raw
+
+    @classmethod
+    def _get(cls, name: str) -> CatalogEntry:
+        if name not in _Lazy._built:
+            _Lazy._built[name] = _entry(DATA_PATH, name, cls._table()[name])
+        return _Lazy._built[name]
+
+    def _keys(self) -> list[str]:
+        return [k for k, d in self._table().items() if self._select(d)]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._keys():
+            raise KeyError(name)
+        return self._value(self._get(name))
+
+    def __iter__(self):
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._keys()
+
+    def __repr__(self) -> str:
+        return f"<catalog of {len(self)} models>"
+
+
+#: The catalog: name -> :class:`CatalogEntry`, in catalog order.
+CATALOG: Mapping[str, CatalogEntry] = _Lazy()
+#: name -> :class:`~llm_arithmetic.catalog.model.Model`.
+MODELS: Mapping[str, Model] = _Lazy(value=lambda e: e.model)
 #: The first edition's models (the source articles' and the first chapters'), in catalog order.
-FIRST_EDITION: Mapping[str, CatalogEntry] = MappingProxyType(
-    {k: v for k, v in CATALOG.items() if v.group == "first edition"})
+FIRST_EDITION: Mapping[str, CatalogEntry] = _Lazy(
+    select=lambda d: d.get("group", "current") == "first edition")
 #: The models of 2025-2026 the catalog adds.
-CURRENT: Mapping[str, CatalogEntry] = MappingProxyType(
-    {k: v for k, v in CATALOG.items() if v.group == "current"})
+CURRENT: Mapping[str, CatalogEntry] = _Lazy(
+    select=lambda d: d.get("group", "current") == "current")
 
 
 def model_names() -> list[str]:

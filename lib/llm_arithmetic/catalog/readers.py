@@ -140,7 +140,8 @@ class _Reader:
             raise ConfigError(f"{self.origin}: field '{key}' must be {need}, got {v}")
         limit, why = LIMITS[kind]
         if v > limit:
-            raise ConfigError(f"{self.origin}: field '{key}' = {v:.3g} is beyond the "
+            shown = f"{v:.3g}" if v < 10**300 else f"a {len(str(v))}-digit integer"
+            raise ConfigError(f"{self.origin}: field '{key}' = {shown} is beyond the "
                               f"plausibility limit {limit:,} ({why})")
         return v
 

@@ -216,10 +216,12 @@ def javascript_source() -> str:
 
 
 def write() -> list[Path]:
-    """Write both generated files; returns their paths."""
+    """Write the generated files (and the compiled catalogs); returns their paths."""
+    from ..catalog import compiled
+
     PY_PATH.write_text(python_source(), encoding="utf-8")
     JS_PATH.write_text(javascript_source(), encoding="utf-8")
-    return [PY_PATH, JS_PATH]
+    return [PY_PATH, JS_PATH, compiled.write()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,108 @@
+"""Hard bad input: exit status 2, one line on standard error, promptly, never a traceback.
+
+The cases are those a reviewer found escaping the one-line rule (overflows, a 400-digit integer,
+JSON nested 100,000 deep, an endless file, a batch so large that an exact power never returned,
+a float layer count with false digits), and standard input as a config. The limits the messages
+cite are documented in llm_arithmetic.cli.LIMITS and llm_arithmetic.catalog.readers.LIMITS.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_arithmetic import InputError, estimate, get_model
+
+BASE = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "intermediate_size": 11008}
+MODELS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
+
+
+def _run(*args, stdin: str | None = None):
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "llm_arithmetic", *args], capture_output=True,
+                       text=True, input=stdin, timeout=60)
+    return r, time.perf_counter() - t
+
+
+def _one_line_error(r, needle: str):
+    assert r.returncode == 2, (r.returncode, r.stderr[-500:])
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr[-500:]
+    assert needle in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["describe", "llama-2-7b", "--weight-bits", "1e308"], "plausibility limit"),
+    (["describe", "llama-2-7b", "--bandwidth-gbps", "1e308"], "plausibility limit"),
+    (["describe", "llama-2-7b", "--tflops", "inf"], "must be finite"),
+    (["describe", "llama-2-7b", "--kv-bits", "nan"], "must be positive"),
+    (["describe", "mixtral-8x7b", "--batch", "100000000000"], "plausibility limit"),
+    (["describe", "llama-2-7b", "--context", "9" * 400], "-character string"),
+    (["describe", "/dev/zero"], "larger than"),
+    (["describe", "-"], "malformed JSON"),
+])
+def test_cli_bad_input(args, needle):
+    r, seconds = _run(*args, stdin="")
+    _one_line_error(r, needle)
+    assert seconds < 10
+
+
+@pytest.mark.parametrize("content,needle", [
+    (json.dumps(dict(BASE, vocab_size=int("9" * 400))), "plausibility limit"),
+    (json.dumps(dict(BASE, vocab_size=0)).replace('"vocab_size": 0', '"vocab_size": ' + "9" * 5000)
+     if hasattr(sys, "set_int_max_str_digits") else "{}", "unreadable JSON value"),
+    ("[" * 100_000 + "]" * 100_000, "nested"),
+    (json.dumps(dict(BASE, num_hidden_layers=1e30)), "'num_hidden_layers' must be an integer"),
+    (json.dumps(dict(BASE, num_hidden_layers=100_000)), "plausibility limit"),
+    (json.dumps(dict(BASE, model_type="mixtral", num_local_experts=8, num_experts_per_tok=2,
+                     moe_intermediate_size=768)), "'moe_intermediate_size'"),
+])
+def test_hostile_configs(tmp_path, content, needle):
+    if content == "{}":
+        pytest.skip("this Python has no limit on integer digits")
+    p = tmp_path / "config.json"
+    p.write_text(content)
+    r, seconds = _run("describe", str(p), "--json")
+    _one_line_error(r, needle)
+    assert seconds < 10
+
+
+def test_config_from_standard_input():
+    text = (MODELS / "llama-2-7b" / "config.json").read_text()
+    r, _ = _run("describe", "-", "--json", stdin=text)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["params_total"] == 6_738_415_616
+
+
+def test_moe_at_a_huge_batch_returns_promptly():
+    t = time.perf_counter()
+    e = estimate("mixtral-8x7b", hardware="h100-sxm", batch=2_000_000_000)
+    assert time.perf_counter() - t < 5
+    assert e.experts_read == pytest.approx(8.0)
+
+
+def test_warning_past_the_trained_context(recwarn):
+    r, _ = _run("describe", "llama-2-7b", "--context", "100000")
+    assert r.returncode == 0
+    assert "warning: context 100,000 is beyond llama-2-7b's trained context 4,096" in r.stderr
+    with pytest.warns(UserWarning, match="trained context"):
+        estimate("llama-2-7b", context=100_000)
+
+
+def test_api_meets_people_where_they_are():
+    m = get_model("llama-2-7b")
+    # NumPy scalars, names as strings
+    a = estimate(m, context=np.int64(1024), batch=np.int32(2), hardware="h100-sxm")
+    b = estimate("llama-2-7b", context=1024, batch=2, hardware="H100 SXM")
+    assert a.decode_seconds_per_token == b.decode_seconds_per_token
+    # a GB/s figure passed as B/s is refused with the unit named
+    with pytest.raises(InputError, match="bandwidth is in B/s; 1008 B/s is implausibly small"):
+        estimate(m, bandwidth=1008)
+    with pytest.raises(InputError, match="unknown hardware 'h100-sxn'; did you mean"):
+        estimate(m, hardware="h100-sxn")
