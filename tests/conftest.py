@@ -60,6 +60,20 @@ def book_report(request) -> list:
     return request.config.stash.setdefault(_REPORT_KEY, [])
 
 
+def pytest_sessionfinish(session):
+    """Under pytest-xdist (`make test`) each worker hands its report lines to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["book_report"] = list(session.config.stash.get(_REPORT_KEY, []))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist, on the controller: a worker finished; keep its report lines."""
+    lines = getattr(node, "workeroutput", {}).get("book_report", [])
+    node.config.stash.setdefault(_REPORT_KEY, []).extend(lines)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     lines = config.stash.get(_REPORT_KEY, [])
     if lines:
