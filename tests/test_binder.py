@@ -23,7 +23,9 @@ notebooks there, once:
 3. every notebook under notebooks/ runs under nbval (strict, the sanitize file of pytest.ini) in
    that environment, on the notebooks' own `python3` kernelspec as Binder starts it, distributed
    over the cores by file (pytest-xdist, `--dist loadfile`: one kernel per notebook, its cells in
-   order). This is the nbval run of `make test`: the outputs are compared where readers run them.
+   order). A probe notebook added to the copy stores a memory address, so the run fails if the
+   workers do not apply the sanitize file. This is the nbval run of `make test`: the outputs are
+   compared where readers run them.
    Outside this test, `pytest notebooks/X.ipynb` runs nbval on one notebook in your own venv.
 
 Skip it (and with it the notebooks) with `pytest -m "not slow"`.
@@ -125,6 +127,15 @@ text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type =
 print(json.dumps(text.splitlines()))
 """
 
+SANITIZE_PROBE = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": 1, "id": "probe", "metadata": {},
+               "source": ["class Probe:\n", "    pass\n", "\n", "Probe()"],
+               "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                            "data": {"text/plain": ["<__main__.Probe at 0x7f0000000000>"]}}]}],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                "language": "python"}},
+    "nbformat": 4, "nbformat_minor": 5})
+
 # What `pip freeze` leaves out, so requirements.txt (a freeze) does not pin them either.
 UNPINNED_BUILD_TOOLS = {"pip", "setuptools", "wheel", "distribute"}
 
@@ -211,7 +222,10 @@ def test_binder_environment_runs_every_notebook(tmp_path):
     assert package_file.startswith(str(venv)) and "site-packages" in package_file, (
         f"llm_arithmetic came from {package_file}, not from the package installed in the venv")
 
-    # 3. Every notebook under nbval, in that environment, one kernel per notebook, by file.
+    # 3. Every notebook under nbval, in that environment, one kernel per notebook, by file. One
+    # more notebook, in the copy only, stores a memory address that a fresh run cannot repeat:
+    # it passes only if the workers apply pytest.ini's sanitize file.
+    (repo / "notebooks" / "zz-sanitize-probe.ipynb").write_text(SANITIZE_PROBE, encoding="utf8")
     workers = max(2, min(os.cpu_count() or 1, 4))
     out = run(py, "-m", "pytest", "-o", "addopts=", *nbval_options(), "-p", "no:cacheprovider",
               "-n", workers, "--dist", "loadfile", "-q", "--durations=10", "notebooks",
