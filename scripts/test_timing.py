@@ -108,7 +108,8 @@ def bench_row() -> tuple[str, str, str, str]:
     if record is None:
         return name, "no record", target, "missing: run make test"
     if not record.get("complete"):
-        return name, "unfinished", target, f"failed: the run of {record.get('started')} did not finish"
+        return name, "unfinished", target, (f"not ok: the run of {record.get('started')} failed, "
+                                            "was interrupted or is still going")
     measured = f"{record['wall_s']:.0f} s"
     if not record["tree"] == record.get("tree_end") == tree_state():
         return name, measured, target, "stale: the code changed since; run make test"
