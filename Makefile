@@ -25,13 +25,23 @@ book: $(STAMP)
 	$(JB) build . --all -W -n --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-## every check: the strict book build, then unit tests, doctests and nbval over notebooks/
-test: book pytest
+## every check: the strict book build, then pytest on every core (pytest-xdist, by file): unit
+## tests, doctests, the browser suite, and the Binder environment with nbval over notebooks/.
+## The run records its wall time (after the install) in _build/test-timing.json for `make bench`.
+test: $(STAMP)
+	@$(PY) scripts/test_timing.py start
+	@$(MAKE) --no-print-directory book
+	@$(PY) scripts/test_timing.py lap book
+	@$(MAKE) --no-print-directory pytest
+	@$(PY) scripts/test_timing.py lap pytest --finish
 
+## PYTEST_WORKERS: processes (default: one per core); PYTEST_ARGS: more options, e.g. --durations=25
+PYTEST_WORKERS ?= auto
+PYTEST_ARGS ?=
 pytest: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
-## performance targets (ratios measured in one run)
+## performance targets (ratios measured in one run), and the wall time the last `make test` recorded
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 

@@ -60,6 +60,28 @@ def book_report(request) -> list:
     return request.config.stash.setdefault(_REPORT_KEY, [])
 
 
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first (the Binder environment, which runs every notebook: the longest file).
+    `make test` distributes files in this order (`--dist loadfile --no-loadscope-reorder`), so that
+    file starts at once on one worker while the others share the rest; by default pytest-xdist
+    would start the files with the most tests first, and this one last."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist (`make test`) each worker hands its report lines to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["book_report"] = list(session.config.stash.get(_REPORT_KEY, []))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist, on the controller: a worker finished; keep its report lines."""
+    lines = getattr(node, "workeroutput", {}).get("book_report", [])
+    node.config.stash.setdefault(_REPORT_KEY, []).extend(lines)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     lines = config.stash.get(_REPORT_KEY, [])
     if lines:

@@ -1,29 +1,45 @@
-"""The Binder path: what repo2docker reads, and a simulation of what it builds.
+"""The Binder path: what repo2docker reads, and a simulation of what it builds, which is also
+where `make test` runs every notebook under nbval.
 
 repo2docker (mybinder.org) reads the repository root when there is no binder/ or .binder/
 folder: `runtime.txt` (the Python version), `requirements.txt` (pip install -r) and, since the
 root has a pyproject.toml with [project] and [build-system], `pip install .` (non-editable).
 Local references in requirements.txt (`-e .`, `-r`, `-c`, paths) turn off its cached fast path.
 
-test_binder_environment_runs_every_notebook (slow: a fresh virtual environment, then every
-notebook) does what Binder does, offline except PyPI: a new venv made only from
-requirements.txt and the package (`pip install -r requirements.txt`, then `pip install .` from a
-copy of the repository, as repo2docker copies it into the image), then every notebook under
-notebooks/ executed top to bottom in that venv, from its own folder, as a reader who clicks
-"Run all" would. It checks that the kernel really is the new venv and imports the installed
-package, not lib/. To keep it fast on 2 cores, the pinned wheels are downloaded four at a time
-first and the two installs then resolve from them alone, byte-compilation is skipped, and the
-notebooks run one per core. Skip it with `pytest -m "not slow"`.
+test_binder_environment_runs_every_notebook (slow) builds what Binder builds and runs the
+notebooks there, once:
+
+1. a new virtual environment made only from requirements.txt and the package: `pip install -r
+   requirements.txt`, then `pip install .` from a copy of the repository (what a clone holds:
+   tracked and untracked-but-not-ignored files, as repo2docker copies it into the image). The
+   installer is uv (pinned in requirements.txt), which installs the same pinned wheels as pip in
+   seconds from its cache; its `pip install` resolves dependencies as pip does, so the test then
+   compares the installed set with requirements.txt: a package that is not pinned there (pip,
+   setuptools and wheel aside, which `pip freeze` leaves out) is one that Binder would install
+   unpinned, and fails the test;
+2. the `python3` kernel that Jupyter starts in that environment (from the notebooks' folder,
+   with no user-level kernelspecs or config) runs in the new environment and imports the
+   installed package from its site-packages, not lib/;
+3. every notebook under notebooks/ runs under nbval (strict, the sanitize file of pytest.ini) in
+   that environment, on the notebooks' own `python3` kernelspec as Binder starts it, distributed
+   over the cores by file (pytest-xdist, `--dist loadfile`: one kernel per notebook, its cells in
+   order). A probe notebook added to the copy stores a memory address, so the run fails if the
+   workers do not apply the sanitize file. This is the nbval run of `make test`: the outputs are
+   compared where readers run them.
+   Outside this test, `pytest notebooks/X.ipynb` runs nbval on one notebook in your own venv.
+
+Skip it (and with it the notebooks) with `pytest -m "not slow"`.
 """
+import configparser
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,7 +47,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "notebooks").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
-PIP = ["--disable-pip-version-check", "-q", "--no-input"]
 
 
 def test_binder_reads_the_root_files():
@@ -95,21 +110,62 @@ def repository_copy(dest: Path) -> Path:
     return dest
 
 
-# Run by the new venv's Python: execute one notebook top to bottom in its own folder with the
-# `python3` kernel, then ask that kernel where it runs and where the package comes from.
-DRIVER = r"""
+# Run by the new venv's Python: start the `python3` kernel as Jupyter does (by kernelspec name,
+# from the notebooks' folder), and ask it where it runs and where the package comes from. Importing
+# what every notebook imports also byte-compiles it once, before the parallel nbval kernels do.
+PROBE = r"""
 import json, sys
-from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
-path = sys.argv[1]
-nb = nbformat.read(path, as_version=4)
-probe = "import sys, llm_arithmetic\nprint(sys.prefix)\nprint(llm_arithmetic.__file__)"
-nb.cells.append(nbformat.v4.new_code_cell(probe))
+nb = nbformat.v4.new_notebook()
+nb.cells.append(nbformat.v4.new_code_cell(
+    "import sys, llm_arithmetic, sympy, numpy, matplotlib.pyplot\n"
+    "print(sys.prefix)\nprint(llm_arithmetic.__file__)"))
 NotebookClient(nb, timeout=600, kernel_name="python3",
-               resources={"metadata": {"path": str(Path(path).parent)}}).execute()
-print(json.dumps(nb.cells[-1].outputs[0]["text"].splitlines()))
+               resources={"metadata": {"path": sys.argv[1]}}).execute()
+text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
+print(json.dumps(text.splitlines()))
 """
+
+SANITIZE_PROBE = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": 1, "id": "probe", "metadata": {},
+               "source": ["class Probe:\n", "    pass\n", "\n", "Probe()"],
+               "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                            "data": {"text/plain": ["<__main__.Probe at 0x7f0000000000>"]}}]}],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                "language": "python"}},
+    "nbformat": 4, "nbformat_minor": 5})
+
+# What `pip freeze` leaves out, so requirements.txt (a freeze) does not pin them either.
+UNPINNED_BUILD_TOOLS = {"pip", "setuptools", "wheel", "distribute"}
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(text: str) -> dict[str, str]:
+    """{canonical name: version} of the `name==version` lines of a requirements file or freeze."""
+    out = {}
+    for line in text.splitlines():
+        line = line.split(" #")[0].strip()
+        if line.startswith("#"):
+            continue
+        for sep in ("==", " @ "):  # `name @ file:///...`: a package installed from a folder
+            if sep in line:
+                name, version = line.split(sep, 1)
+                out[canonical(name.split("[")[0].strip())] = version.strip()
+                break
+    return out
+
+
+def nbval_options() -> list[str]:
+    """pytest.ini's addopts for nbval, without --nbval-current-env: in the Binder environment
+    the notebooks run on their own kernelspec (`python3`), as Binder starts them."""
+    config = configparser.ConfigParser()
+    config.read(REPO / "pytest.ini", encoding="utf8")
+    options = shlex.split(config["pytest"].get("addopts", ""))
+    return [o for o in options if o != "--nbval-current-env"]
 
 
 @pytest.mark.slow
@@ -119,74 +175,60 @@ def test_binder_environment_runs_every_notebook(tmp_path):
     venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items()
            if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "JUPYTER_PATH",
-                        "JUPYTER_CONFIG_DIR", "PIP_REQUIRE_VIRTUALENV", "MPLBACKEND")}
+                        "JUPYTER_CONFIG_DIR", "PIP_REQUIRE_VIRTUALENV", "MPLBACKEND",
+                        "PYTEST_ADDOPTS", "PYTEST_XDIST_AUTO_NUM_WORKERS",
+                        # Binder's pip byte-compiles what it installs; here the venv's own
+                        # processes write the bytecode of what they import (the probe first,
+                        # then each kernel what is new). Without it every kernel would compile
+                        # sympy, numpy and matplotlib again: the notebooks ran 3x slower.
+                        "PYTHONDONTWRITEBYTECODE")}
     # No user-level kernelspecs or config: the `python3` kernel must be the venv's own.
     env["JUPYTER_DATA_DIR"] = str(tmp_path / "jupyter-data")
     env["JUPYTER_CONFIG_DIR"] = str(tmp_path / "jupyter-config")
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
 
-    def run(*cmd, cwd=repo, timeout=900, hint=""):
+    def run(*cmd, cwd=repo, timeout=900, hint="", tail=6000):
         t0 = time.monotonic()
         r = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True,
                            text=True, timeout=timeout)
         print(f"{time.monotonic() - t0:6.1f} s  {' '.join(map(str, cmd))[:110]}")
         assert r.returncode == 0, (f"{' '.join(map(str, cmd))} failed ({r.returncode}):\n"
-                                   f"{r.stdout[-3000:]}\n{r.stderr[-6000:]}\n{hint}")
+                                   f"{r.stdout[-tail:]}\n{r.stderr[-tail:]}\n{hint}")
         return r.stdout
 
+    # 1. The environment. uv runs from this venv (python -m uv: the pinned binary); it installs
+    # into the new venv (--python), from PyPI through its cache.
     base_python = getattr(sys, "_base_executable", sys.executable)
     run(base_python, "-m", "venv", "--without-pip", venv)
     py = venv / "bin" / "python"
-    # This interpreter's pip installs into the new venv (--python): the same pip as `make venv`,
-    # and no time spent bootstrapping one. Fetching is the slow part (CI: 2 cores, PyPI through
-    # a proxy): download the pinned wheels in parallel, then install exactly as Binder does,
-    # `pip install -r requirements.txt` then `pip install .`, resolving from those files only
-    # (--no-index). requirements.txt is a complete freeze, so nothing else is needed but the
-    # build tools that `pip freeze` leaves out (setuptools, wheel), fetched unpinned as Binder's
-    # pip would.
-    pip = [sys.executable, "-m", "pip"]
-    wheels = tmp_path / "wheels"
-    pins = [line.split(" #")[0].strip() for line in
-            (REPO / "requirements.txt").read_text(encoding="utf8").splitlines()]
-    pins = [p for p in pins if p and not p.startswith("#")] + ["setuptools", "wheel"]
-    chunks = [pins[i::4] for i in range(4)]
-    with ThreadPoolExecutor(len(chunks)) as pool:
-        list(pool.map(lambda chunk: run(*pip, "download", *PIP, "--no-deps", "-d", wheels, *chunk),
-                      chunks))
-    offline = ["--no-index", "--find-links", wheels]
-    # --no-compile: byte-compiling the whole stack costs more than the few modules a notebook
-    # imports; the installed set of packages is exactly what repo2docker installs.
-    run(*pip, "--python", py, "install", *PIP, "--no-compile", *offline, "-r", "requirements.txt",
-        hint="if pip found no distribution for a package, requirements.txt is not a complete "
-             "freeze: Binder would install that package unpinned")
-    run(*pip, "--python", py, "install", *PIP, "--no-compile", *offline, ".")
+    uv = [sys.executable, "-m", "uv", "--quiet"]
+    run(*uv, "pip", "install", "--python", py, "-r", "requirements.txt")
+    run(*uv, "pip", "install", "--python", py, ".")
+    installed = pins(run(*uv, "pip", "freeze", "--python", py))
+    pinned = pins((REPO / "requirements.txt").read_text(encoding="utf8"))
+    assert installed.pop("llm-arithmetic", None), "the package llm_arithmetic was not installed"
+    unpinned = {n: v for n, v in installed.items()
+                if n not in UNPINNED_BUILD_TOOLS and pinned.get(n) != v}
+    assert not unpinned, (
+        "requirements.txt is not a complete freeze: Binder would install these unpinned "
+        f"(or at another version): {unpinned}")
+    assert set(pinned) <= set(installed), f"not installed: {set(pinned) - set(installed)}"
 
-    # Byte-compile, once, what every kernel imports (the two first kernels would otherwise both
-    # do it), and check that the package imports from the venv, outside the repository.
-    run(py, "-c", "import llm_arithmetic, sympy, numpy, matplotlib.pyplot, IPython, ipykernel.kernelapp",
-        cwd=tmp_path)
+    # 2. The kernel: the new venv, and the installed package.
+    prefix, package_file = json.loads(
+        run(py, "-c", PROBE, repo / "notebooks", cwd=repo / "notebooks").strip().splitlines()[-1])
+    assert Path(prefix).resolve() == venv.resolve(), (
+        f"the python3 kernel ran in {prefix}, not in the new venv {venv}")
+    assert package_file.startswith(str(venv)) and "site-packages" in package_file, (
+        f"llm_arithmetic came from {package_file}, not from the package installed in the venv")
 
-    def execute(nb: str):
-        return nb, subprocess.run([str(py), "-c", DRIVER, str(repo / nb)],
-                                  cwd=repo / Path(nb).parent, env=env, capture_output=True,
-                                  text=True, timeout=900)
-
-    workers = max(1, min(len(NOTEBOOKS), os.cpu_count() or 1, 4))
-    t0 = time.monotonic()
-    with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(execute, NOTEBOOKS))
-    print(f"{time.monotonic() - t0:6.1f} s  {len(NOTEBOOKS)} notebooks executed, {workers} at a time")
-    problems = []
-    site = str(venv)
-    for nb, r in results:
-        if r.returncode != 0:
-            error = re.sub(r"\x1b\[[0-9;]*m", "", r.stderr)  # the traceback's colours
-            problems.append(f"{nb} failed in the Binder environment:\n{error[-4000:]}")
-            continue
-        prefix, package_file = json.loads(r.stdout.strip().splitlines()[-1])
-        if Path(prefix).resolve() != venv.resolve():
-            problems.append(f"{nb}: the kernel ran in {prefix}, not in the new venv {venv}")
-        if not package_file.startswith(site) or "site-packages" not in package_file:
-            problems.append(f"{nb}: llm_arithmetic came from {package_file}, not from the "
-                            "package installed in the venv")
-    assert not problems, "\n\n".join(problems)
+    # 3. Every notebook under nbval, in that environment, one kernel per notebook, by file. One
+    # more notebook, in the copy only, stores a memory address that a fresh run cannot repeat:
+    # it passes only if the workers apply pytest.ini's sanitize file.
+    (repo / "notebooks" / "zz-sanitize-probe.ipynb").write_text(SANITIZE_PROBE, encoding="utf8")
+    workers = max(2, min(os.cpu_count() or 1, 4))
+    out = run(py, "-m", "pytest", "-o", "addopts=", *nbval_options(), "-p", "no:cacheprovider",
+              "-n", workers, "--dist", "loadfile", "-q", "--durations=10", "notebooks",
+              tail=12000, hint="a notebook's outputs differ from a fresh run in the Binder "
+              "environment: run `make outputs` (or scripts/regenerate_outputs.sh) and read the diff")
+    print(out[-3000:])

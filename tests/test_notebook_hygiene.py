@@ -7,7 +7,12 @@ Notebooks (notebooks/**/*.ipynb):
 - the kernelspec is `python3` (editors write venv names that break Binder and the build);
 - outputs are stored: the code cells were executed top to bottom in one kernel (execution
   counts 1, 2, 3, ...), as scripts/regenerate_outputs.sh leaves them, and nbval has something
-  to compare.
+  to compare;
+- no stored output carries a float with more than 10 significant digits: not a printed number,
+  not a table, not a glue record (`application/papermill.record/*`, which nbval compares too).
+  The last bits of a BLAS or libm result differ between CPUs, so such an output fails nbval on
+  another machine. Round to the digits a reader needs: `llm_arithmetic.book.display.glue`
+  stores a float with 6 significant digits (more with `digits=`).
 
 Exercises (sphinx-exercise) in notebooks and in book/ pages (design.md section 3,
 book-engineering.md section 5.8):
@@ -129,6 +134,70 @@ def test_outputs_are_stored(path):
         f"were stripped (execution counts {counts}); run `make outputs` "
         "(scripts/regenerate_outputs.sh)")
     assert any(c.get("outputs") for c in code), f"{rel(path)}: no stored output at all"
+
+
+# A decimal number as printed: digits with a point (and maybe an exponent), not part of a longer
+# token (a version 1.2.3, an address 127.0.0.1, an identifier). Integers are exact: not counted.
+DECIMAL_RE = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+MAX_SIGNIFICANT_DIGITS = 10
+
+
+def significant_digits(number: str) -> int:
+    """Significant digits of a printed decimal; trailing zeros count (`.12f` prints them).
+
+    >>> [significant_digits(s) for s in ("2.621626987410462", "0.0012", "1.50", "2.5e+20")]
+    [16, 2, 3, 2]
+    """
+    mantissa = re.split(r"[eE]", number)[0]
+    return len(mantissa.replace(".", "").lstrip("0"))
+
+
+def output_texts(output):
+    """(kind, text) of each textual part of a stored output: stream text, every non-image MIME
+    type of display data and results (glue records included)."""
+    def text(value):
+        if isinstance(value, str):
+            return value
+        return "".join(value) if isinstance(value, list) else json.dumps(value)
+
+    if output.get("output_type") == "stream":
+        yield f"stream {output.get('name', '')}", text(output.get("text", ""))
+    for mime, value in (output.get("data") or {}).items():
+        if not mime.startswith("image/"):
+            yield mime, text(value)
+
+
+def long_floats(text: str) -> list[str]:
+    return [m.group(0) for m in DECIMAL_RE.finditer(text)
+            if significant_digits(m.group(0)) > MAX_SIGNIFICANT_DIGITS]
+
+
+def test_long_float_detection():
+    """The check below finds what broke a fresh clone, and leaves exact and short numbers."""
+    assert long_floats("2.621626987410462") == ["2.621626987410462"]
+    assert long_floats("x = 0.30000000000000004 s") == ["0.30000000000000004"]
+    assert long_floats("np.float64(1.234567890)") == []  # 10 digits: allowed
+    assert long_floats("1.23456789012e-05") == ["1.23456789012e-05"]
+    assert long_floats("70,553,706,496 bytes, 12.6 GB, sympy 1.14.0, 127.0.0.1") == []
+    assert long_floats("| 1.0000000000 |") == ["1.0000000000"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
+def test_no_float_printed_at_full_precision(path):
+    problems = []
+    for i, cell in enumerate(load(path)["cells"]):
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            for kind, text in output_texts(output):
+                for number in long_floats(text):
+                    where = f"glue {name!r}" if name else kind
+                    problems.append(f"cell {i} ({where}): {number}")
+    assert not problems, (
+        f"{rel(path)}: outputs with more than {MAX_SIGNIFICANT_DIGITS} significant digits; the "
+        "last bits differ between CPUs and nbval then fails on another machine. Round them to "
+        "the digits a reader needs (llm_arithmetic.book.display.glue keeps 6), then run "
+        "scripts/regenerate_outputs.sh:\n" + "\n".join(problems[:20])
+        + (f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""))
 
 
 def book_documents():
