@@ -9,7 +9,6 @@ fails when it is stale, as for the generated numeric module.
 from __future__ import annotations
 
 import json
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,8 @@ COMPILED = DATA / "compiled.json"
 
 def compile_source() -> str:
     """The text of ``compiled.json``, from the TOML files."""
+    import tomllib  # only when compiling: the package reads the JSON
+
     data = {key: tomllib.loads(path.read_text(encoding="utf-8"))
             for key, path in SOURCES.items()}
     return json.dumps(data, indent=1, sort_keys=False, ensure_ascii=False) + "\n"

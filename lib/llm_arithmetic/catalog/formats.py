@@ -15,7 +15,6 @@ Fraction(9, 2)
 from __future__ import annotations
 
 import difflib
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -68,6 +67,8 @@ def _load(path: Path | None = None) -> dict[str, Format]:
 
         path, data = DATA_PATH, load("formats")
     else:
+        import tomllib  # a user's file; the catalog's own is compiled to JSON
+
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = {}
     for name, d in data["formats"].items():

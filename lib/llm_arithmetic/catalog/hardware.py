@@ -14,7 +14,6 @@ Units: bandwidth [B/s], capacity [B], peak rates [FLOP/s] (or [OP/s] for integer
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
@@ -206,6 +205,8 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
 
         path, data = DATA_PATH, {"devices": load("hardware")["devices"]}
     else:
+        import tomllib  # a user's file; the catalog's own is compiled to JSON
+
         path = Path(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -13,7 +13,6 @@ file (:mod:`llm_arithmetic.catalog.readers`). Adding a model is adding a file an
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -82,6 +81,8 @@ _FIELDS = {"url", "articles", "notes", "label", "config", "published_params",
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # a user's file; the catalog's own is compiled to JSON
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
     except tomllib.TOMLDecodeError as e:
