@@ -194,7 +194,8 @@ class Estimate:
     link_bandwidth, link_latency : float or None
         The chips' link to their peers, per direction [B/s], and per-hop latency [s].
     ttft_seconds : float or None
-        Lower bound on the time to first token of a prompt alone on the replica [s].
+        Lower bound on the time to first token of a prompt alone on the replica: its prefill
+        split over tp chips (the pipeline's stages take turns), then its all-reduces [s].
     tpot_seconds : float or None
         Lower bound on the time per output token at ``batch``, communication serialized [s].
     request_seconds : float or None
@@ -206,7 +207,8 @@ class Estimate:
     energy_joules_per_token : float or None
         Board energy per generated token, at ``power_watts`` per chip [J].
     allreduce_seconds_per_token, alltoall_seconds_per_token : float or None
-        Tensor-parallel all-reduces, and expert-parallel all-to-alls, inside one TPOT [s].
+        Tensor-parallel all-reduces, and expert-parallel all-to-alls, inside one TPOT (0 on one
+        chip; None when no link bandwidth is known, TPOT then leaving them out) [s].
     price_per_hour, power_watts : float or None
         [USD/h] per chip, [W] per chip.
     memory_per_chip_bytes : float
@@ -417,7 +419,7 @@ def _decode_step(m: Model, bits_w: Any, kv_bits: Any, context: Any, batch: int, 
     stage_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes,
                                        batch=micro) / pp
     stage_flops = N.batched_step_flops(seq_flops=seq_flops, batch=micro) / pp
-    allreduce = alltoall = None
+    allreduce = alltoall = 0.0 if tp == 1 and ep == 1 else None
     comm = 0.0
     if tp > 1 or ep > 1:
         if link_bw is not None:
