@@ -26,7 +26,7 @@ from typing import Any
 
 # Eager: the function `estimate` must win over the submodule of the same name, which the
 # import system would otherwise bind to this attribute once anything imports it.
-from .estimate import ContextWarning, Estimate, Sweep, estimate, sweep
+from .estimate import ContextWarning, Estimate, Sweep, estimate, frontier, sweep
 
 __version__ = "0.2.0"
 
@@ -37,13 +37,13 @@ _EXPORTS = {
     "get_hardware": "catalog.hardware", "hardware_names": "catalog.hardware",
     "HARDWARE": "catalog.hardware", "Hardware": "catalog.hardware", "Peak": "catalog.hardware",
     "bits_per_weight": "catalog.formats", "BITS_PER_WEIGHT": "catalog.formats",
-    "FORMATS": "catalog.formats",
+    "FORMATS": "catalog.formats", "MIXES": "catalog.formats", "mix_bits": "catalog.formats",
     "ConfigError": "core.errors", "InputError": "core.errors",
     "GB": "core.units", "GiB": "core.units",
 }
 
-__all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "Sweep", "estimate", "sweep",
-                              "__version__"]
+__all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "Sweep", "estimate", "frontier",
+                              "sweep", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -3,7 +3,9 @@
 Commands
 --------
 describe   bytes, FLOPs and speed bounds of one model (catalog name, config.json, or - for
-           standard input), optionally on a chip
+           standard input), optionally on a chip, or on a replica of tp x pp chips serving
+           requests (--tp, --ep, --pp, --prompt, --generate, --price-per-hour, --power-watts)
+frontier   the latency-throughput frontier: tokens/s per user and per chip over batch sizes
 models     the model catalog
 hardware   the hardware catalog
 formula    the LaTeX of a formula (``formula --list`` names them all)
@@ -34,6 +36,11 @@ LIMITS = {
     "tflops": (1e9, "no chip computes a zettaFLOP per second"),
     "tokens": (float(1 << 32), "no model attends to more than 4.3 billion tokens"),
     "batch": (float(1 << 31), "no memory holds more than 2 billion sequences"),
+    "parallel": (float(1 << 16), "no replica spans more than 65,536 chips"),
+    "price": (1e4, "no chip rents for more than $10,000 an hour"),
+    "power": (1e5, "no single chip draws 100 kW"),
+    "link_gbps": (1e6, "no link moves a petabyte per second"),
+    "latency_us": (1e6, "a hop of a second is no interconnect"),
 }
 
 
@@ -77,6 +84,28 @@ def _batch(text: str) -> int:
     return _number(text, "batch", integer=True)
 
 
+def _parallel(text: str) -> int:
+    return _number(text, "parallel", integer=True)
+
+
+def _price(text: str) -> float:
+    return _number(text, "price")
+
+
+def _power(text: str) -> float:
+    return _number(text, "power")
+
+
+def _link_gbps(text: str) -> float:
+    return _number(text, "link_gbps")
+
+
+def _latency_us(text: str) -> float:
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return _number(text, "latency_us")
+
+
 def _gbps(text: str) -> float:
     return _number(text, "bandwidth_gbps")
 
@@ -90,32 +119,25 @@ def build_parser() -> argparse.ArgumentParser:
                 description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     d = sub.add_parser(
-        "describe", help="numbers for one model, optionally on one chip",
+        "describe", help="numbers for one model, optionally on one chip or a replica",
         description="Parameter count, weight and KV-cache bytes, bytes and FLOPs per decoded "
-                    "token and, given a chip, the roofline bound on decode speed.")
-    d.add_argument("model", metavar="MODEL",
-                   help="catalog name (see 'models'), path to a Hugging Face config.json, or - "
-                        "to read the config from standard input")
-    hw = d.add_mutually_exclusive_group()
-    hw.add_argument("--hardware", metavar="NAME", help="catalog device (see 'hardware')")
-    hw.add_argument("--bandwidth-gbps", type=_gbps, metavar="X",
-                    help="memory bandwidth in GB/s (10^9 B/s)")
-    d.add_argument("--tflops", type=_tflops, metavar="Y",
-                   help="dense peak in TFLOP/s (10^12); overrides the device's figure")
-    w = d.add_mutually_exclusive_group()
-    w.add_argument("--weights", metavar="FORMAT",
-                   help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
-                        "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ...; "
-                        "default: as the checkpoint ships (16 bits, gpt-oss's MXFP4 experts)")
-    w.add_argument("--weight-bits", type=_bits, metavar="B",
-                   help="bits per weight, scales included (e.g. 4.5)")
-    d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
-                   help="bits per KV-cache element (default 16)")
-    d.add_argument("--context", type=_tokens, default=1, metavar="N",
-                   help="tokens in each sequence's KV cache (default 1)")
+                    "token and, given a chip, the roofline bound on decode speed; with --tp, "
+                    "--prompt and the other serving options, the bounds of a replica serving "
+                    "requests (time to first token, time per output token, cost, energy).")
+    _add_model_arguments(d)
     d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
+    fr = sub.add_parser(
+        "frontier", help="tokens/s per user and per chip over batch sizes",
+        description="The latency-throughput frontier of a model on a replica: for each batch "
+                    "size (powers of two, up to the first that does not fit), tokens/s per user "
+                    "(1 / TPOT) and per chip (batch / TPOT / chips).")
+    _add_model_arguments(fr)
+    fr.add_argument("--batch", type=_batch, default=None, metavar="N",
+                    help="largest batch size of the curve (default: up to the first that does "
+                         "not fit)")
+    fr.add_argument("--json", action="store_true", help="print a JSON list of points")
 
     sub.add_parser("models", help="list the model catalog",
                    description="List the catalog's models with parameter counts and sources.")
@@ -135,23 +157,123 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _describe(ns: argparse.Namespace) -> int:
+def _add_model_arguments(d: argparse.ArgumentParser) -> None:
+    """The model, chip, format, workload and serving options shared by describe and frontier."""
+    d.add_argument("model", metavar="MODEL",
+                   help="catalog name (see 'models'), path to a Hugging Face config.json, or - "
+                        "to read the config from standard input")
+    hw = d.add_mutually_exclusive_group()
+    hw.add_argument("--hardware", metavar="NAME", help="catalog device (see 'hardware')")
+    hw.add_argument("--bandwidth-gbps", type=_gbps, metavar="X",
+                    help="memory bandwidth in GB/s (10^9 B/s)")
+    d.add_argument("--tflops", type=_tflops, metavar="Y",
+                   help="dense peak in TFLOP/s (10^12); overrides the device's figure")
+    w = d.add_mutually_exclusive_group()
+    w.add_argument("--weights", metavar="FORMAT",
+                   help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
+                        "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ..., or a "
+                        "llama.cpp file type (q4_k_m, q5_k_m, q3_k_m, ...: bits computed per "
+                        "tensor for the model); default: as the checkpoint ships (16 bits, "
+                        "gpt-oss's MXFP4 experts)")
+    w.add_argument("--weight-bits", type=_bits, metavar="B",
+                   help="bits per weight, scales included (e.g. 4.5)")
+    d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
+                   help="bits per KV-cache element (default 16)")
+    d.add_argument("--context", type=_tokens, default=1, metavar="N",
+                   help="tokens in each sequence's KV cache (default 1)")
+    s = d.add_argument_group("serving (a replica of tp x pp chips)")
+    s.add_argument("--tp", type=_parallel, default=1, metavar="N",
+                   help="tensor-parallel degree (default 1)")
+    s.add_argument("--ep", type=_parallel, default=1, metavar="N",
+                   help="expert-parallel degree, over the same chips (default 1)")
+    s.add_argument("--pp", type=_parallel, default=1, metavar="N",
+                   help="pipeline-parallel degree (default 1)")
+    s.add_argument("--prompt", type=_tokens, metavar="N", help="prompt tokens of a request")
+    s.add_argument("--generate", type=_tokens, metavar="N",
+                   help="tokens generated after the first (the decode steps)")
+    s.add_argument("--price-per-hour", type=_price, metavar="X",
+                   help="price of one chip for one hour, in USD")
+    s.add_argument("--power-watts", type=_power, metavar="W",
+                   help="power of one chip in W (default: the catalog's board power)")
+    s.add_argument("--link-gbps", type=_link_gbps, metavar="X",
+                   help="per-direction bandwidth of a chip's link to its peers in GB/s "
+                        "(default: the catalog's interconnect)")
+    s.add_argument("--link-latency-us", type=_latency_us, default=0.0, metavar="T",
+                   help="latency of one hop in microseconds (default 0)")
+
+
+def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     from .core.units import GB_S, TFLOP_S
+
+    if ns.generate is not None and ns.prompt is None:
+        raise UsageError("--generate needs --prompt (the request's prompt length)")
+    return dict(
+        hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
+        bits_kv=ns.kv_bits, context=ns.context,
+        bandwidth=ns.bandwidth_gbps * GB_S if ns.bandwidth_gbps else None,
+        peak_flops=ns.tflops * TFLOP_S if ns.tflops else None, tp=ns.tp, ep=ns.ep, pp=ns.pp,
+        prompt=ns.prompt, generate=ns.generate, price_per_hour=ns.price_per_hour,
+        power_watts=ns.power_watts,
+        link_bandwidth=ns.link_gbps * GB_S if ns.link_gbps else None,
+        link_latency=ns.link_latency_us * 1e-6)
+
+
+def _serving_given(ns: argparse.Namespace) -> bool:
+    return (max(ns.tp, ns.ep, ns.pp) > 1 or ns.prompt is not None or ns.generate is not None
+            or ns.price_per_hour is not None or ns.power_watts is not None
+            or ns.link_gbps is not None)
+
+
+def _describe(ns: argparse.Namespace) -> int:
     from .estimate import estimate
 
-    bandwidth = ns.bandwidth_gbps * GB_S if ns.bandwidth_gbps else None
-    peak = ns.tflops * TFLOP_S if ns.tflops else None
+    kwargs = _estimate_kwargs(ns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        e = estimate(ns.model, hardware=ns.hardware, weights=ns.weights,
-                     bits_weight=ns.weight_bits, bits_kv=ns.kv_bits, context=ns.context,
-                     batch=ns.batch, bandwidth=bandwidth, peak_flops=peak)
+        e = estimate(ns.model, batch=ns.batch, **kwargs)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     if ns.json:
         print(json.dumps(e.as_dict(), indent=2))
     else:
-        print(_table(e))
+        print(_table(e, serving=_serving_given(ns)))
+    return 0
+
+
+def _frontier(ns: argparse.Namespace) -> int:
+    from .estimate import estimate, frontier
+
+    kwargs = _estimate_kwargs(ns)
+    batches = None
+    if ns.batch is not None:
+        batches = [1 << k for k in range(ns.batch.bit_length()) if 1 << k <= ns.batch]
+        if batches[-1] != ns.batch:
+            batches.append(ns.batch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
+        points = frontier(ns.model, batches=batches, **kwargs)
+    for w in {str(w.message) for w in caught}:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+    if first.tpot_seconds is None:
+        raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
+    if ns.json:
+        print(json.dumps(points, indent=2))
+        return 0
+    chips = f"{first.n_chips} x {first.hardware or 'chip'}"
+    print(f"{first.model} on {chips} (tp {first.tp}, ep {first.ep}, pp {first.pp}), "
+          f"{first.bits_weight:g}-bit weights, decode context "
+          f"{_tokens_text(first.serving_context)}")
+    head = ("batch", "TPOT (ms)", "tokens/s/user", "tokens/s/chip", "GB/chip", "fits")
+    rows = [(f"{p['batch']:,}", f"{p['tpot_seconds'] * 1e3:,.2f}",
+             f"{p['tokens_per_second_per_user']:,.1f}",
+             f"{p['tokens_per_second_per_chip']:,.1f}",
+             f"{p['memory_per_chip_bytes'] / 1e9:,.1f}",
+             "-" if p["fits"] is None else "yes" if p["fits"] else "no") for p in points]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
     return 0
 
 
@@ -161,7 +283,7 @@ def _fmt_b(n: float) -> str:
     return f"{n:,.0f} B ({n / 1e6:,.3f} MB, {n / 2**20:,.3f} MiB)"
 
 
-def _table(e: Any) -> str:
+def _table(e: Any, serving: bool = False) -> str:
     rows: list[tuple[str, str]] = [
         ("model", e.model),
         ("hardware", e.hardware or "-"),
@@ -207,8 +329,53 @@ def _table(e: Any) -> str:
         rows.append(("max context at this batch",
                      "unbounded (every layer windowed)" if e.max_context is None
                      else f"{e.max_context:,}"))
+    if serving:
+        rows += _serving_rows(e)
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def _tokens_text(n: float) -> str:
+    """A token count as text, with one decimal where it is a mean (2,176.5 tokens)."""
+    return f"{n:,.0f} tokens" if float(n).is_integer() else f"{n:,.1f} tokens"
+
+
+def _serving_rows(e: Any) -> list[tuple[str, str]]:
+    def ms(t: float | None) -> str:
+        return "-" if t is None else f"{t * 1e3:,.3f} ms"
+
+    rows = [("replica", f"{e.n_chips} chip(s): tp {e.tp} x pp {e.pp}, ep {e.ep}")]
+    if e.link_bandwidth is not None:
+        rows.append(("link to peers", f"{e.link_bandwidth / 1e9:,.1f} GB/s per direction, "
+                                      f"{e.link_latency * 1e6:g} us per hop"))
+    rows.append(("memory per chip", f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
+                 + ("" if e.fits_per_chip is None else
+                    f" ({'fits' if e.fits_per_chip else 'does not fit'} in "
+                    f"{e.capacity / 1e9:,.2f} GB)")))
+    if e.max_batch_per_replica is not None:
+        rows.append(("max batch on the replica", f"{e.max_batch_per_replica:,}"))
+    if e.prompt is not None:
+        rows.append(("prompt, generated", f"{e.prompt:,} tokens, "
+                     + ("-" if e.generate is None else f"{e.generate:,} more")))
+        rows.append(("time to first token (bound)", ms(e.ttft_seconds)))
+    rows.append(("time per output token (bound)",
+                 ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"))
+    if e.allreduce_seconds_per_token is not None:
+        rows.append(("  of which all-reduces", ms(e.allreduce_seconds_per_token)))
+    if e.alltoall_seconds_per_token:
+        rows.append(("  of which all-to-alls", ms(e.alltoall_seconds_per_token)))
+    if e.request_seconds is not None:
+        rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
+    if e.tokens_per_second_per_user is not None:
+        rows.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
+        rows.append(("tokens/s per chip", f"{e.tokens_per_second_per_chip:,.1f}"))
+    if e.cost_per_million_tokens is not None:
+        rows.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
+                     f"${e.price_per_hour:g} per chip-hour"))
+    if e.energy_joules_per_token is not None:
+        rows.append(("energy per token", f"{e.energy_joules_per_token:,.3f} J at "
+                     f"{e.power_watts:g} W per chip"))
+    return rows
 
 
 def _models() -> int:
@@ -256,6 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ns = parser.parse_args(argv)
         if ns.command == "describe":
             return _describe(ns)
+        if ns.command == "frontier":
+            return _frontier(ns)
         if ns.command == "models":
             return _models()
         if ns.command == "hardware":

@@ -27,17 +27,24 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.formats import bits_per_weight, compute_chain
+from .catalog.formats import BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_chain, mix_bits
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.models import MODELS, get_model
 from .core.errors import InputError
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS"]
+           "LIMITS", "frontier", "weight_bits"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
-LIMITS = {"context": 1 << 32, "batch": 1 << 31}
+LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
+          "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16}
+#: Plausible ranges of the serving figures, with the reason for the upper limit.
+_SERVING_RANGES = {
+    "price_per_hour": (1e-4, 1e4, "USD/h", "no chip rents for more than $10,000 an hour"),
+    "power_watts": (0.1, 1e5, "W", "no single chip draws 100 kW"),
+    "link_bandwidth": (1e6, 1e15, "B/s", "no link moves a petabyte per second"),
+}
 #: Smallest plausible values of rates and sizes in the package's units; a smaller figure is
 #: almost certainly in the wrong unit (GB/s for B/s, TFLOP/s for FLOP/s, GB for B).
 _PLAUSIBLE_MIN = {"bandwidth": (1e6, "B/s", "GB/s: multiply by 1e9"),
@@ -171,6 +178,45 @@ class Estimate:
         [token].
     trained_context : int or None
         The context the model was trained for [token].
+
+    Serving (a replica of ``n_chips`` = tp x pp chips; every key above keeps its one-chip
+    meaning):
+
+    tp, ep, pp, n_chips : int
+        Tensor-, expert- and pipeline-parallel degrees; chips of the replica (tp x pp; the
+        experts are split ep ways over the same chips).
+    prompt, generate : int or None
+        Prompt tokens, and tokens generated after the first (the decode steps) [token].
+    serving_context : int or float
+        Tokens in each sequence's cache at the decode step that ``tpot_seconds`` bounds: the mean
+        over the request's decode steps, prompt + (generate + 1) / 2, with a prompt; else
+        ``context`` [token].
+    link_bandwidth, link_latency : float or None
+        The chips' link to their peers, per direction [B/s], and per-hop latency [s].
+    ttft_seconds : float or None
+        Lower bound on the time to first token of a prompt alone on the replica: its prefill
+        split over tp chips (the pipeline's stages take turns), then its all-reduces [s].
+    tpot_seconds : float or None
+        Lower bound on the time per output token at ``batch``, communication serialized [s].
+    request_seconds : float or None
+        ``ttft_seconds`` + ``generate`` x ``tpot_seconds`` [s].
+    tokens_per_second_per_user, tokens_per_second_per_chip : float or None
+        1 / TPOT, and batch / TPOT / n_chips [token/s].
+    cost_per_million_tokens : float or None
+        Price of a million generated tokens at ``price_per_hour`` per chip [USD].
+    energy_joules_per_token : float or None
+        Board energy per generated token, at ``power_watts`` per chip [J].
+    allreduce_seconds_per_token, alltoall_seconds_per_token : float or None
+        Tensor-parallel all-reduces, and expert-parallel all-to-alls, inside one TPOT (0 on one
+        chip; None when no link bandwidth is known, TPOT then leaving them out) [s].
+    price_per_hour, power_watts : float or None
+        [USD/h] per chip, [W] per chip.
+    memory_per_chip_bytes : float
+        Weights, cache (at the end of the request, or at ``context``) and state split over the
+        chips, plus the reserve [B].
+    fits_per_chip : bool or None
+    max_batch_per_replica : int or None
+        Sequences that fit on the replica at that context [-].
     """
 
     model: str
@@ -212,6 +258,29 @@ class Estimate:
     max_batch: int | None
     max_context: int | None
     trained_context: int | None
+    tp: int = 1
+    ep: int = 1
+    pp: int = 1
+    n_chips: int = 1
+    prompt: int | None = None
+    generate: int | None = None
+    serving_context: int | float = 1
+    link_bandwidth: float | None = None
+    link_latency: float = 0.0
+    ttft_seconds: float | None = None
+    tpot_seconds: float | None = None
+    request_seconds: float | None = None
+    tokens_per_second_per_user: float | None = None
+    tokens_per_second_per_chip: float | None = None
+    cost_per_million_tokens: float | None = None
+    energy_joules_per_token: float | None = None
+    allreduce_seconds_per_token: float | None = None
+    alltoall_seconds_per_token: float | None = None
+    price_per_hour: float | None = None
+    power_watts: float | None = None
+    memory_per_chip_bytes: int | float = 0
+    fits_per_chip: bool | None = None
+    max_batch_per_replica: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -275,12 +344,118 @@ def _critical_batch(model: Model, bits_w: Any, seq_bytes: float, seq_flops: floa
     return hi
 
 
+def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = None) -> Any:
+    """Bits per weight of ``model`` for a format name, a llama.cpp file type (``"q4_k_m"``:
+    computed per model from its tensors, :func:`~llm_arithmetic.catalog.formats.mix_bits`) or a
+    number; None for neither (the checkpoint as shipped) [bit]."""
+    if weights is not None and bits_weight is not None:
+        raise InputError("give either weights (a format name) or bits_weight, not both")
+    if weights is None and bits_weight is None:
+        return None
+    if isinstance(weights, str):
+        key = weights.strip().lower()
+        if key not in BITS_PER_WEIGHT and key in MIXES:
+            return mix_bits(model, key)
+    return bits_per_weight(weights if weights is not None else bits_weight)
+
+
+def _serving_number(label: str, v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{label} must be a number, got {v!r:.40}") from None
+    low, high, unit, why = _SERVING_RANGES[label]
+    if not math.isfinite(x) or x <= 0:
+        raise InputError(f"{label} must be a positive finite number [{unit}], got {v!r:.40}")
+    if x < low:
+        raise InputError(f"{label} = {x:g} {unit} is implausibly small (the unit is {unit})")
+    if x > high:
+        raise InputError(f"{label} = {x:.3g} {unit} is beyond the plausibility limit "
+                         f"{high:g} ({why})")
+    return x
+
+
+def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
+    tp, ep, pp = _count("tp", tp), _count("ep", ep), _count("pp", pp)
+    heads = [run.attention.n_heads for run in model.layers if run.attention is not None]
+    if heads and tp > min(heads):
+        raise InputError(f"tp = {tp} exceeds the {min(heads)} attention heads of {model.name}'s "
+                         "layers: tensor parallelism splits heads, not parts of one")
+    if any(h % tp for h in heads):
+        raise InputError(f"tp = {tp} does not divide the {min(heads)} attention heads of "
+                         f"{model.name}'s layers (tensor parallelism gives each chip whole heads)")
+    if pp > model.n_layers:
+        raise InputError(f"pp = {pp} exceeds the {model.n_layers} layers of {model.name}")
+    if ep > 1:
+        if not model.is_moe:
+            raise InputError(f"ep = {ep} needs a mixture of experts; {model.name} is dense")
+        if ep > model.n_experts:
+            raise InputError(f"ep = {ep} exceeds the {model.n_experts} experts of {model.name}")
+        if (tp * pp) % ep:
+            raise InputError(f"ep = {ep} must divide the replica's tp x pp = {tp * pp} chips "
+                             "(the experts are split over the same chips)")
+    return tp, ep, pp
+
+
+def _decode_step(m: Model, bits_w: Any, kv_bits: Any, context: Any, batch: int, *, tp: int,
+                 ep: int, pp: int, bandwidth: float, peak: float | None,
+                 link_bw: float | None, link_latency: float) -> tuple[float, float | None,
+                                                                       float | None]:
+    """Time per output token of a batch on tp x pp chips, with the all-reduce and all-to-all
+    times inside it: (tpot, allreduce, alltoall) [s].
+
+    The batch is split into min(batch, pp) microbatches; each pipeline stage holds 1/pp of
+    the layers and, per microbatch, reads their weights and the microbatches' cache and does
+    their FLOPs, split tp ways (the roofline of its share), then its communication; a token
+    crosses the pp stages in turn (:data:`~llm_arithmetic.formulas.parallel.pipeline_time`).
+    """
+    micro_n = min(batch, pp)
+    micro = batch / micro_n if micro_n > 1 else batch
+    w_step = float(m.step_weight_bytes(bits_w, micro))
+    seq_bytes = float(m.seq_bytes(context, kv_bits, kv_bits))
+    seq_flops = float(m.decode_flops_per_token(context))
+    stage_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes,
+                                       batch=micro) / pp
+    stage_flops = N.batched_step_flops(seq_flops=seq_flops, batch=micro) / pp
+    allreduce = alltoall = 0.0 if tp == 1 and ep == 1 else None
+    comm = 0.0
+    if tp > 1 or ep > 1:
+        if link_bw is not None:
+            moe_layers = sum(run.count for run in m.layers if run.mlp is not None
+                             and run.mlp.is_moe) if ep > 1 else 0
+            n_allreduce = 2 * m.n_layers - moe_layers  # an MoE layer under EP: attention's
+            one = N.ring_allreduce_time(
+                message_bytes=N.tp_allreduce_bytes(batch=micro, d_model=m.d_model),
+                n_chips=tp, link_bandwidth=link_bw, link_latency=link_latency)
+            allreduce = n_allreduce * one if tp > 1 else 0.0
+            alltoall = 0.0
+            if moe_layers:
+                a2a = N.alltoall_bytes(batch=micro / ep, d_model=m.d_model,
+                                       n_active_experts=m.n_active_experts, ep=ep)
+                alltoall = moe_layers * N.alltoall_time(alltoall_bytes=a2a,
+                                                        link_bandwidth=link_bw,
+                                                        link_latency=link_latency)
+            # the stage's share of the layers communicates once per microbatch
+            comm = (allreduce + alltoall) / pp
+    peak_rate = peak if peak is not None else math.inf
+    t_stage = N.tp_step_time(step_bytes=stage_bytes, step_flops=stage_flops, tp=tp,
+                             bandwidth=bandwidth, peak_flops=peak_rate, comm_time=comm)
+    tpot = N.pipeline_time(stage_time=t_stage, pp=pp, microbatches=1)
+    return float(tpot), allreduce, alltoall
+
+
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
              weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
              context: int = 1, batch: int = 1, bandwidth: float | None = None,
              peak_flops: float | None = None, capacity: int | None = None,
-             overhead: int = 0) -> Estimate:
-    """Bytes, FLOPs and roofline bounds of decoding ``model``.
+             overhead: int = 0, tp: int = 1, ep: int = 1, pp: int = 1,
+             prompt: int | None = None, generate: int | None = None,
+             price_per_hour: float | None = None, power_watts: float | None = None,
+             link_bandwidth: float | None = None, link_latency: float = 0.0) -> Estimate:
+    """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
+    bounds of a replica of tp x pp chips serving requests.
 
     Parameters
     ----------
@@ -288,10 +463,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         A model, a catalog name (``"llama-2-7b"``) or a path to a ``config.json``.
     hardware : Hardware or str, optional
         A chip or its catalog name; supplies bandwidth, the dense peak at the compute
-        precision and capacity, unless ``bandwidth``, ``peak_flops`` or ``capacity`` are given.
+        precision, capacity, board power and the interconnect, unless given.
     weights : str, optional
-        A named weight format (``"fp16"``, ``"q4_0"``, ``"nvfp4"``, ...); default: as the
-        checkpoint ships (16 bits, or gpt-oss's MXFP4 experts).
+        A named weight format (``"fp16"``, ``"q4_0"``, ``"nvfp4"``, ...) or a llama.cpp file
+        type (``"q4_k_m"``, bits computed for this model); default: as the checkpoint ships
+        (16 bits, or gpt-oss's MXFP4 experts).
     bits_weight : number, optional
         Bits per weight, instead of ``weights`` [bit].
     bits_kv : number
@@ -299,7 +475,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     context : int
         Tokens in each sequence's cache at the decode step [token].
     batch : int
-        Sequences decoded together [-].
+        Sequences decoded together (on the replica) [-].
     bandwidth : float, optional
         Memory bandwidth [B/s] (not GB/s).
     peak_flops : float, optional
@@ -307,18 +483,54 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     capacity : int, optional
         Device memory [B].
     overhead : int
-        Memory reserved beside weights and cache [B].
+        Memory reserved beside weights and cache [B] (per chip).
+    tp, ep, pp : int
+        Tensor-, expert- and pipeline-parallel degrees; the replica has tp x pp chips.
+    prompt : int, optional
+        Prompt tokens of a request [token].
+    generate : int, optional
+        Tokens generated after the first (the decode steps) [token].
+    price_per_hour : float, optional
+        Price of one chip for one hour [USD/h].
+    power_watts : float, optional
+        Power of one chip [W]; default the catalog's board power.
+    link_bandwidth : float, optional
+        Per-direction bandwidth of a chip's link to its peers [B/s]; default the catalog's
+        interconnect for a group of ``tp`` chips.
+    link_latency : float
+        Latency of one hop [s] (default 0: the bound then leaves latency out).
 
     A context beyond the model's trained context gives a :class:`ContextWarning`.
+
+    >>> e = estimate("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
+    ...              generate=256, batch=64, price_per_hour=2.5)
+    >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
+    (8, 4.95, 1616)
     """
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
     context = _count("context", context)
     batch = _count("batch", batch)
-    if weights is not None and bits_weight is not None:
-        raise InputError("give either weights (a format name) or bits_weight, not both")
-    bw_bits = None if weights is None and bits_weight is None else bits_per_weight(
-        weights if weights is not None else bits_weight)
+    tp, ep, pp = _parallel(m, tp, ep, pp)
+    n_chips = tp * pp
+    prompt = None if prompt is None else _count("prompt", prompt)
+    if generate is not None:
+        if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
+                and generate == 0:
+            generate = 0
+        else:
+            generate = _count("generate", generate)
+    price_per_hour = _serving_number("price_per_hour", price_per_hour)
+    power_watts = _serving_number("power_watts", power_watts)
+    link_bandwidth = _serving_number("link_bandwidth", link_bandwidth)
+    try:
+        link_latency = float(link_latency)
+    except (TypeError, ValueError):
+        raise InputError(f"link_latency must be a number [s], got {link_latency!r:.40}") from None
+    if not (math.isfinite(link_latency) and 0 <= link_latency <= 1):
+        raise InputError(f"link_latency is in seconds and must lie in [0, 1], got "
+                         f"{link_latency!r:.40}")
+    bw_bits = weight_bits(m, weights, bits_weight)
     kv_bits = bits_per_weight(bits_kv)
     if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
         raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")
@@ -330,6 +542,10 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     if m.trained_context and context > m.trained_context:
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=2)
+    g = generate if generate is not None else 0
+    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
+        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
+                      f"context {m.trained_context:,}", ContextWarning, stacklevel=2)
 
     chain = compute_chain(weights, bw_bits if bw_bits is not None else Fraction(16))
     precision = chain[0]
@@ -341,6 +557,10 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                 if prec in chip.peaks:
                     peak_flops, precision = chip.peaks[prec].rate, prec
                     break
+        if power_watts is None:
+            power_watts = chip.power
+        if link_bandwidth is None and max(tp, ep) > 1:
+            link_bandwidth = chip.interconnect.link_bandwidth(max(tp, ep))
 
     w_total = m.weight_bytes(bw_bits)
     p_total = m.total_params
@@ -383,6 +603,58 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                              overhead=overhead)
         mb = int(mb) if not (isinstance(mb, float) and math.isinf(mb)) else None
         mc = _max_context(m, capacity, w_total, batch, kv_bits, overhead)
+
+    # ---- serving: a replica of tp x pp chips ----------------------------------------------
+    serving_context: Any = context
+    final_context = context
+    if prompt is not None:
+        serving_context = prompt + Fraction(g + 1, 2)
+        serving_context = int(serving_context) if serving_context.denominator == 1 \
+            else float(serving_context)
+        final_context = prompt + g
+    kv_final = m.kv_cache_bytes(final_context, batch, kv_bits) + state
+    mem_chip = N.memory_per_chip(weight_bytes=w_total, kv_cache=kv_final, n_chips=n_chips) \
+        + overhead
+    fits_chip = mb_rep = None
+    if capacity is not None:
+        fits_chip = bool(mem_chip <= capacity)
+        per_seq_final = m.kv_cache_bytes(final_context, 1, kv_bits) + m.state_bytes(kv_bits)
+        mb_rep = N.max_sequences(capacity=n_chips * capacity, weight_bytes=w_total,
+                                 seq_bytes=per_seq_final, overhead=n_chips * overhead)
+        mb_rep = int(mb_rep) if not (isinstance(mb_rep, float) and math.isinf(mb_rep)) \
+            else None
+    ttft = tpot = req = per_user = per_chip = cost = energy = allreduce = alltoall = None
+    if bandwidth is not None:
+        tpot, allreduce, alltoall = _decode_step(
+            m, bw_bits, kv_bits, serving_context, batch, tp=tp, ep=ep, pp=pp,
+            bandwidth=bandwidth, peak=peak_flops, link_bw=link_bandwidth,
+            link_latency=link_latency)
+        if prompt is not None:
+            comm = 0.0
+            if tp > 1 and link_bandwidth is not None:
+                comm = N.tp_comm_time(n_layers=m.n_layers, batch=prompt, d_model=m.d_model,
+                                      tp=tp, link_bandwidth=link_bandwidth,
+                                      link_latency=link_latency)
+            kv_prompt = float(m.kv_cache_bytes(prompt, 1, kv_bits))
+            ttft = float(N.time_to_first_token(
+                weight_bytes=float(m.step_weight_bytes(bw_bits, prompt)),
+                kv_bytes_token=kv_prompt / prompt, prefill_flops=float(m.prefill_flops(prompt)),
+                prompt=prompt, n_chips=tp, bandwidth=bandwidth,
+                peak_flops=peak_flops if peak_flops is not None else math.inf,
+                comm_time=comm))
+            if generate is not None:
+                req = float(N.request_time(ttft=ttft, tpot=tpot, generated=generate))
+        per_user = float(N.tokens_per_user(tpot=tpot))
+        per_chip = float(N.tokens_per_chip(batch=batch, tpot=tpot, n_chips=n_chips))
+        replica_rate = per_chip * n_chips
+        if price_per_hour is not None:
+            cost = float(N.cost_per_million_tokens(price_per_hour=price_per_hour,
+                                                   n_chips=n_chips,
+                                                   tokens_per_second=replica_rate))
+        if power_watts is not None:
+            energy = float(N.energy_per_token(power=power_watts, n_chips=n_chips,
+                                              tokens_per_second=replica_rate))
+
     extra = {x.name: x.params for x in m.extras}
     return Estimate(
         model=m.name, hardware=chip.name if chip is not None else None,
@@ -401,7 +673,61 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         decode_tokens_per_second=tps, throughput_tokens_per_second=thr, bound=bound,
         ops_per_byte=opb, critical_batch_size=crit, memory_required_bytes=required,
         fits=fits, max_batch=mb, max_context=mc, trained_context=m.trained_context,
+        tp=tp, ep=ep, pp=pp, n_chips=n_chips, prompt=prompt, generate=generate,
+        serving_context=serving_context, link_bandwidth=link_bandwidth,
+        link_latency=link_latency, ttft_seconds=ttft, tpot_seconds=tpot,
+        request_seconds=req, tokens_per_second_per_user=per_user,
+        tokens_per_second_per_chip=per_chip, cost_per_million_tokens=cost,
+        energy_joules_per_token=energy, allreduce_seconds_per_token=allreduce,
+        alltoall_seconds_per_token=alltoall, price_per_hour=price_per_hour,
+        power_watts=power_watts, memory_per_chip_bytes=mem_chip, fits_per_chip=fits_chip,
+        max_batch_per_replica=mb_rep,
     )
+
+
+#: Batch sizes of a frontier when none are given: powers of two up to this limit.
+FRONTIER_MAX_BATCH = 1 << 16
+
+
+def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
+             **kwargs: Any) -> list[dict[str, Any]]:
+    """The latency-throughput frontier: for each batch size, tokens per second per user
+    (1 / TPOT) and per chip (batch / TPOT / chips), and whether weights and caches fit in the
+    chips' memory. ``kwargs`` are those of :func:`estimate` (``batch`` excepted).
+
+    Without ``batches``: powers of two from 1 up to the first that does not fit (included),
+    or to 1024 when the chip's memory is unknown.
+
+    >>> pts = frontier("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
+    ...                generate=256)
+    >>> [p["batch"] for p in pts][-3:], pts[-1]["fits"]
+    ([256, 512, 1024], False)
+    """
+    if "batch" in kwargs:
+        raise InputError("frontier() takes batches=, a sequence of batch sizes, not batch=")
+    points = []
+
+    def point(b: int) -> dict[str, Any]:
+        e = estimate(model, batch=b, **kwargs)
+        return {"batch": e.batch, "tokens_per_second_per_user": e.tokens_per_second_per_user,
+                "tokens_per_second_per_chip": e.tokens_per_second_per_chip,
+                "tpot_seconds": e.tpot_seconds, "fits": e.fits_per_chip,
+                "memory_per_chip_bytes": e.memory_per_chip_bytes,
+                "cost_per_million_tokens": e.cost_per_million_tokens,
+                "energy_joules_per_token": e.energy_joules_per_token}
+
+    if batches is not None:
+        return [point(b) for b in batches]
+    b = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        while b <= FRONTIER_MAX_BATCH:
+            p = point(b)
+            points.append(p)
+            if p["fits"] is False or (p["fits"] is None and b >= 1024):
+                break
+            b *= 2
+    return points
 
 
 # ---- sweeps -------------------------------------------------------------------------------------
@@ -497,7 +823,7 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     kv_stored = np.asarray(m.kv_cache_bytes(S, B, kv_bits), dtype=float) + \
         B * float(m.state_bytes(kv_bits))
     for j, fmt in enumerate(formats):
-        bits = bits_per_weight(fmt)
+        bits = weight_bits(m, fmt)
         w_step = np.asarray(m.step_weight_bytes(bits, B), dtype=float)
         w_total = float(m.weight_bytes(bits))
         step_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes, batch=B)

@@ -25,7 +25,8 @@ from ..core.errors import InputError
 from ..core.units import to_fraction
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain",
-           "compute_precision", "DATA_PATH", "MAX_BITS"]
+           "compute_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
+           "mix_bits"]
 
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
 
@@ -108,6 +109,10 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
         try:
             value = to_fraction(float(key))
         except (ValueError, OverflowError):
+            if key in _mix_names():
+                raise InputError(f"{fmt[:40]!r} is a llama.cpp file type (a type per tensor): "
+                                 "its bits per weight depend on the model; give it as weights= "
+                                 "to estimate() or use mix_bits(model, name)") from None
             close = difflib.get_close_matches(key, BITS_PER_WEIGHT, n=3, cutoff=0.4)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise InputError(f"unknown weight format {fmt[:40]!r}{hint} (known: "
@@ -124,6 +129,10 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
         raise InputError(f"bits per weight must be at most {MAX_BITS} (fp64 is the widest "
                          f"format weights are stored in), got {float(value):g}")
     return value
+
+
+def _mix_names() -> tuple[str, ...]:
+    return tuple(MIXES)
 
 
 def compute_chain(weight_format: str | None, bits: Fraction | None = None) -> tuple[str, ...]:
@@ -159,3 +168,222 @@ def compute_precision(weight_format: str | None, bits: Fraction | None = None,
         if p in peaks:
             return p
     return chain[0]
+
+
+# ---- llama.cpp file types: a type per tensor ----------------------------------------------------
+#: Widths of the tensors llama.cpp keeps unquantized: 1-D tensors (norms, biases) as F32, and
+#: 2-D tensors it never quantizes (routers, position embeddings) as they were converted (F16).
+_F32, _F16 = Fraction(32), Fraction(16)
+#: Model families whose GGUF files fuse q, k and v into one attn_qkv tensor (it takes the attn_v
+#: rule). Falcon is refused: llama.cpp gives it rules of its own.
+_FUSED_QKV = ("phi3", "gpt2")
+_NOT_MODELLED = ("falcon",)
+#: llama.cpp's fallback when a tensor's rows are not a whole number of 256-element super-blocks
+#: (IQ4_NL for Q2_K/Q3_K has Q4_0's 4.5 bits).
+_FALLBACK = {"q2_k": "q4_0", "q3_k": "q4_0", "q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
+#: Mixes whose attn_output becomes Q5_K in a model of 8 experts.
+_EIGHT_EXPERT_OUTPUT_Q5K = ("q2_k", "q3_k_s", "q3_k_m", "q4_k_s", "q4_k_m")
+
+
+@dataclass(frozen=True)
+class Mix:
+    """A llama.cpp file type ("Q4_K_M"): a default type and the rules that give some tensors
+    another (``formats.toml``, ``[mixes]``).
+
+    Attributes
+    ----------
+    name, default : str
+    rules : Mapping[str, tuple]
+        Tensor kind (``attn_v``, ``ffn_down``, ``attn_output``) -> ((type, condition), ...),
+        the first pair whose condition holds wins.
+    output : str
+        Type of the output head (``q6_k`` but for ``q8_0``).
+    """
+
+    name: str
+    default: str
+    rules: Mapping[str, tuple[tuple[str, str], ...]]
+    output: str = "q6_k"
+
+
+def _load_mixes(path: Path | None = None) -> dict[str, Mix]:
+    if path is None:  # the catalog: compiled from formats.toml (see catalog/compiled.py)
+        from .compiled import load
+
+        data = load("formats")
+    else:
+        import tomllib
+
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out = {}
+    for name, d in data.get("mixes", {}).items():
+        rules = {kind: tuple((t, c) for t, c in d[kind])
+                 for kind in ("attn_v", "ffn_down", "attn_output") if kind in d}
+        out[name] = Mix(name, d["default"], MappingProxyType(rules), d.get("output", "q6_k"))
+    return out
+
+
+#: llama.cpp file types by lower-case name. The names that are also block formats (``q2_k``,
+#: ``q6_k``, ``q4_0``, ``q8_0``) name the block format in ``weights=``; their mixes are reached
+#: with :func:`mix_bits`.
+MIXES: Mapping[str, Mix] = MappingProxyType(_load_mixes())
+
+
+def _use_more_bits(i: int, n: int) -> bool:
+    return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+
+
+def _holds(condition: str, i: int, n: int, n_gqa: int) -> bool:
+    conditions = {"": True, "use_more_bits": None, "i < 2": i < 2, "i < 4": i < 4,
+                  "i < n/8": i < n // 8, "i < n/16": i < n // 16, "n_gqa >= 4": n_gqa >= 4}
+    if condition not in conditions:
+        raise InputError(f"formats.toml: unknown mix condition {condition!r}")
+    return _use_more_bits(i, n) if condition == "use_more_bits" else conditions[condition]
+
+
+def _quantized(mix: Mix, kind: str, i: int, n: int, *, n_gqa: int, n_experts: int,
+               is_70b: bool) -> str:
+    """The type llama_tensor_get_type gives a tensor of ``kind`` (counter i of n)."""
+    if kind == "output":
+        return mix.output
+    t = mix.default
+    for target, condition in mix.rules.get(kind, ()):
+        if _holds(condition, i, n, n_gqa):
+            t = target
+            break
+    if kind == "attn_v":
+        if is_70b and t in ("q3_k", "q4_k"):
+            t = "q5_k"
+        if n_experts == 8:
+            t = "q8_0"
+    elif kind == "attn_k" and n_experts == 8:
+        t = "q8_0"
+    elif kind == "attn_output" and n_experts == 8:
+        t = "q5_k" if mix.name in _EIGHT_EXPERT_OUTPUT_Q5K else mix.default
+    return t
+
+
+def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
+    """Every tensor kind of ``model`` in a llama.cpp file of type ``mix``, per layer: (name,
+    parameters, bits per weight), in file order. The parameters add up to the decoder's.
+
+    The rule is llama.cpp's ``llama_tensor_get_type`` as ``formats.toml`` documents it: the mix's
+    default type, its rules for attn_v, ffn_down and attn_output, Q6_K for the output head (the
+    tied embedding when there is none), Q8_0 for attn_v and attn_k in 8-expert models, Q5_K for
+    attn_v in a 70B Llama, a fallback for rows that are not whole super-blocks; 1-D tensors stay
+    F32 and routers F16.
+    """
+    key = mix.strip().lower()
+    if key not in MIXES:
+        close = difflib.get_close_matches(key, MIXES, n=3, cutoff=0.4)
+        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}"
+                         + (f"; did you mean {', '.join(close)}?" if close else "")
+                         + f" (known: {', '.join(MIXES)})")
+    m = MIXES[key]
+    if model.family in _NOT_MODELLED:
+        raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
+                         "own, not modelled here")
+    d = model.d_model
+    n_layers = model.n_layers
+    attn_runs = [run for run in model.layers if run.attention is not None]
+    n_attn_v = sum(run.count for run in attn_runs)
+    n_experts = model.n_experts
+    heads = {run.attention.n_heads // run.attention.n_kv_heads for run in attn_runs
+             if not run.attention.is_mla}
+    n_gqa = min(heads) if heads else 1
+    is_70b = model.family == "llama" and n_layers == 80
+    fused = model.family in _FUSED_QKV
+    kw = dict(n_gqa=n_gqa, n_experts=n_experts, is_70b=is_70b)
+    bits = {f: FORMATS[f].bits for f in FORMATS}
+
+    def typed(kind: str, i: int, n: int, row: int) -> Fraction:
+        t = _quantized(m, kind, i, n, **kw)
+        if row % 256:
+            t = _FALLBACK.get(t, t)
+            if row % 32:
+                return _F16
+        return bits[t]
+
+    out: list[tuple[str, int, Fraction]] = []
+    out.append(("token_embd", model.n_vocab * d,
+                typed("output", 0, 1, d) if model.tied else bits[m.default]))
+    if model.n_positions:
+        out.append(("position_embd", model.n_positions * d, _F16))
+    i_v = 0
+    layer = 0
+    for run in model.layers:
+        for _ in range(run.count):
+            a = run.attention
+            if a is not None:
+                if a.is_mla:
+                    kv_b = a.kv_lora_rank * a.n_heads * (a.d_nope + a.d_v)
+                    out.append(("attn_kv_b", kv_b, typed("attn_v", i_v, n_attn_v,
+                                                         a.kv_lora_rank)))
+                    out.append(("attn_output", a.n_heads * a.d_v * d,
+                                typed("attn_output", layer, n_layers, a.n_heads * a.d_v)))
+                    rest = a.matmul_params(d) - kv_b - a.n_heads * a.d_v * d
+                    out.append(("attn (other MLA projections)", rest,
+                                typed("other", layer, n_layers, d)))
+                    out.append(("attn norms", a.params(d) - a.matmul_params(d), _F32))
+                else:
+                    q = d * a.n_heads * a.d_head
+                    kv = d * a.n_kv_heads * a.d_head
+                    if fused:
+                        out.append(("attn_qkv", q + 2 * kv, typed("attn_v", i_v, n_attn_v, d)))
+                    else:
+                        out.append(("attn_q", q, typed("attn_q", layer, n_layers, d)))
+                        out.append(("attn_k", kv, typed("attn_k", layer, n_layers, d)))
+                        out.append(("attn_v", kv, typed("attn_v", i_v, n_attn_v, d)))
+                    out.append(("attn_output", a.n_heads * a.d_head * d,
+                                typed("attn_output", layer, n_layers, a.n_heads * a.d_head)))
+                    out.append(("attn biases and norms", a.params(d) - a.matmul_params(d),
+                                _F32))
+                i_v += 1
+            if run.mixer is not None:
+                mm = run.mixer.matmul_params(d)
+                out.append(("ssm projections", mm, typed("ssm", layer, n_layers, d)))
+                out.append(("ssm conv, biases, norms", run.mixer.params(d) - mm, _F32))
+            mlp = run.mlp
+            if mlp is not None:
+                up = (mlp.n_mats - 1) * d * mlp.d_ff
+                down = mlp.d_ff * d
+                e = mlp.n_experts if mlp.is_moe else 1
+                if mlp.is_moe or not mlp.n_shared:
+                    out.append(("ffn_gate/up", e * up, typed("ffn_up", layer, n_layers, d)))
+                    out.append(("ffn_down", e * down,
+                                typed("ffn_down", layer, n_layers, mlp.d_ff)))
+                if mlp.n_shared:
+                    s_up = mlp.n_shared * (mlp.n_mats - 1) * d * mlp.d_shared
+                    s_down = mlp.n_shared * mlp.d_shared * d
+                    out.append(("ffn_gate/up_shexp", s_up, typed("ffn_up", layer, n_layers, d)))
+                    out.append(("ffn_down_shexp", s_down,
+                                typed("ffn_down", layer, n_layers, mlp.d_shared)))
+                    e_total = (e * (up + down) if mlp.is_moe or not mlp.n_shared else 0)
+                    counted = e_total + s_up + s_down
+                else:
+                    counted = e * (up + down)
+                if mlp.is_moe:
+                    out.append(("ffn_gate_inp (router)", d * mlp.n_experts, _F16))
+                    counted += d * mlp.n_experts
+                out.append(("ffn biases, router bias, gates", mlp.params(d) - counted, _F32))
+            out.append(("norms", run.norms * d, _F32))
+            layer += 1
+    if not model.tied:
+        out.append(("output", model.n_vocab * d, typed("output", 0, 1, d)))
+    out.append(("output_norm and head bias", model.embedding_params - model.n_vocab * d
+                * (1 if model.tied else 2) - model.n_positions * d, _F32))
+    return [(name, n, b) for name, n, b in out if n]
+
+
+def mix_bits(model, mix: str) -> Fraction:
+    """Effective bits per weight of ``model`` in a llama.cpp file of type ``mix`` (``"q4_k_m"``):
+    the bits of every tensor (:func:`mix_tensors`) over the decoder's parameters [bit].
+
+    >>> from llm_arithmetic import get_model
+    >>> round(float(mix_bits(get_model("llama-2-7b"), "q4_k_m")), 4)   # formats.toml's example
+    4.8442
+    """
+    tensors = mix_tensors(model, mix)
+    n = sum(p for _, p, _ in tensors)
+    return sum(p * b for _, p, b in tensors) / n
+

@@ -57,6 +57,8 @@ FORMULA_MODULES: tuple[str, ...] = (
     "llm_arithmetic.formulas.memory",
     "llm_arithmetic.formulas.flops",
     "llm_arithmetic.formulas.roofline",
+    "llm_arithmetic.formulas.parallel",
+    "llm_arithmetic.formulas.serving",
     "llm_arithmetic.articles.finbarr",
     "llm_arithmetic.articles.karpathy",
     "llm_arithmetic.articles.baseten",

@@ -213,6 +213,12 @@ step_seconds = _sym("step_seconds", "t_{step}", "time of one decode step", "s", 
 tokens_per_second = _sym("tokens_per_second", r"\tau",
                          "tokens generated per second (by a chip, a replica or a stream)",
                          "token/s", _REAL)
+prefill_chunk = _sym("prefill_chunk", "C_{pf}", "prompt tokens processed per chunk of a chunked "
+                     "prefill", "token")
+comm_time = _sym("comm_time", "t_{comm}", "communication time on the critical path of one step",
+                 "s", _NONNEG_REAL)
+stage_time = _sym("stage_time", "t_{stage}", "time of one microbatch on one pipeline stage", "s",
+                  _REAL)
 
 # --- quantities (left-hand sides and the symbols formulas refer to) ---------------------------
 _group = "quantities"
@@ -307,6 +313,27 @@ request_time = _sym("request_time", "t_{req}", "end-to-end time of one request",
 transfer_bytes = _sym("transfer_bytes", "M_{xfer}",
                       "KV-cache bytes moved from a prefill to a decode instance per request", "B",
                       _NONNEG_REAL)
+transfer_time = _sym("transfer_time", "t_{xfer}",
+                     "time to move a request's KV cache from a prefill to a decode instance", "s",
+                     _REAL)
+critical_prompt = _sym("critical_prompt", "T^{*}",
+                       "prompt length at which a prefill turns from memory- to compute-bound",
+                       "token", _REAL)
+memory_per_chip = _sym("memory_per_chip", "M_{chip}", "bytes each chip of a replica holds", "B",
+                       _NONNEG_REAL)
+tp_speedup = _sym("tp_speedup", r"\sigma_{tp}",
+                  "speed-up of a decode step on N_tp chips over the same step on one chip", "1",
+                  _REAL)
+tp_best = _sym("tp_best", "N_{tp}^{*}",
+               "tensor-parallel degree beyond which more chips make a decode step slower", "1",
+               _REAL)
+spec_step_cost = _sym("spec_step_cost", "c_{spec}",
+                      "time of one speculative step (k draft steps and one verification) "
+                      "relative to one plain target step", "1", _REAL)
+bytes_saved = _sym("bytes_saved", "M_{saved}", "cache bytes a shared prefix saves", "B",
+                   _NONNEG_REAL)
+flops_saved = _sym("flops_saved", "F_{saved}", "prefill FLOPs a shared prefix saves", "FLOP",
+                   _NONNEG_REAL)
 
 # --- the source articles' own symbols -------------------------------------------------------
 _group = "source articles"

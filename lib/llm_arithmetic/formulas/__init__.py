@@ -4,10 +4,13 @@
 * :mod:`~llm_arithmetic.formulas.memory` -- weights, KV cache, state, what fits
 * :mod:`~llm_arithmetic.formulas.flops` -- FLOPs of decode and prefill, arithmetic intensity
 * :mod:`~llm_arithmetic.formulas.roofline` -- time bounds, critical batch and context
+* :mod:`~llm_arithmetic.formulas.parallel` -- tensor, expert and pipeline parallelism
+* :mod:`~llm_arithmetic.formulas.serving` -- prefill, requests, the frontier, speculative
+  decoding, cache management, cost and energy
 
 Importing this package imports them all; :func:`llm_arithmetic.core.registry.all_formulas`
 also imports the articles' own formulas, so the registry is complete.
 """
-from . import flops, memory, params, roofline  # noqa: F401
+from . import flops, memory, params, parallel, roofline, serving  # noqa: F401
 
-__all__ = ["params", "memory", "flops", "roofline"]
+__all__ = ["params", "memory", "flops", "roofline", "parallel", "serving"]

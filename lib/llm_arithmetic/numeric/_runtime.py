@@ -23,11 +23,12 @@ import numpy as np
 from ..core.errors import InputError
 
 __all__ = ["exact_args", "vector_args", "exact_result", "vector_result", "quiet", "F", "inf",
-           "floor"]
+           "floor", "ceil"]
 
 F = Fraction
 inf = math.inf
 floor = math.floor
+ceil = math.ceil
 
 
 def exact_args(names: Sequence[str], values: Sequence[Any]) -> list[Fraction] | None:

@@ -7,6 +7,16 @@ export function active_params({n_vocab, d_model, n_layers, n_heads, n_kv_heads, 
   return n_layers*(2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + norm_vecs_layer*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*d_model))) + n_positions*d_model + n_vocab*head_bias + n_vocab*d_model*(1 - tied) + n_vocab*d_model + norm_vecs_final*d_model;
 }
 
+/** Bytes one chip sends in the all-to-alls of one expert-parallel MoE layer: each of its B tokens goes to its k experts, of which a share (N_ep - 1)/N_ep lives on other chips (uniform routing), once to dispatch the token's activations and once to combine the experts' outputs. [B] */
+export function alltoall_bytes({batch, d_model, n_active_experts, ep, bits = 16} = {}) {
+  return ((1/4))*batch*bits*d_model*n_active_experts*(ep - 1)/ep;
+}
+
+/** Time of the all-to-alls of one MoE layer on one chip: its bytes over its link, and one latency for each of the two phases (dispatch, combine). [s] */
+export function alltoall_time({alltoall_bytes, link_bandwidth, link_latency = 0} = {}) {
+  return alltoall_bytes/link_bandwidth + 2*link_latency;
+}
+
 /** Cached positions a decode step reads per layer, averaged over the layers, when L_w of the L layers see only the last S_w tokens (Mistral 7B v0.1: all 32 layers, 4096 tokens; Gemma 2: every other layer). [token] */
 export function attended_context({context, n_layers, n_window_layers = 0, window = 1} = {}) {
   return (n_window_layers*Math.min(context, window) + context*(n_layers - n_window_layers))/n_layers;
@@ -132,6 +142,21 @@ export function chunk_tokens({context, chunk} = {}) {
   return ((context === 0) ? (0) : (context - chunk*Math.floor((context - 1)/chunk)));
 }
 
+/** Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens. [B] */
+export function chunked_prefill_bytes({weight_bytes, kv_bytes_token, prompt, prefill_chunk} = {}) {
+  return ((1/2))*prefill_chunk*kv_bytes_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*Math.ceil(prompt/prefill_chunk);
+}
+
+/** Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking). [s] */
+export function chunked_prefill_time({weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
+  return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_bytes_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
+}
+
+/** Cost of a million tokens on a replica of N chips rented at c_h per chip-hour that produces tau tokens per second: the replica's price per second over its tokens per second. [USD] */
+export function cost_per_million_tokens({price_per_hour, n_chips, tokens_per_second} = {}) {
+  return ((2500/9))*n_chips*price_per_hour/tokens_per_second;
+}
+
 /** Batch at which a decode step turns from memory-bound to compute-bound: the B that makes the memory time of :data:`batched_step_bytes` equal the compute time of :data:`batched_step_flops` (solved by sympy). [1] */
 export function critical_batch({weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops} = {}) {
   return ((-peak_flops*seq_bytes + bandwidth*seq_flops <= 0) ? (Infinity) : (peak_flops*weight_bytes/(-peak_flops*seq_bytes + bandwidth*seq_flops)));
@@ -145,6 +170,11 @@ export function critical_batch_size({weight_bytes, kv_bytes_token, matmul_params
 /** Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time. [token] */
 export function critical_context({kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
   return ((-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token <= 0) ? (Infinity) : (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token)));
+}
+
+/** Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic. [token] */
+export function critical_prompt({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
+  return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_bytes_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_bytes_token*d_head + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_bytes_token + Math.pow(peak_flops, 2)*Math.pow(kv_bytes_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
 }
 
 /** FLOPs to decode one token of one sequence with S tokens in its cache: 2 per weight in a matrix product, plus attention over the S cached positions in each of the L layers. [FLOP] */
@@ -180,6 +210,11 @@ export function efficiency({measured_tps, tokens_per_second} = {}) {
 /** Parameters outside the blocks: the token embedding table, a learned position table if any, the final norm, and the output head unless it reuses the embedding table. [1] */
 export function embedding_params({n_vocab, d_model, tied = 0, n_positions = 0, norm_vecs_final = 1, head_bias = 0} = {}) {
   return n_positions*d_model + n_vocab*head_bias + n_vocab*d_model*(1 - tied) + n_vocab*d_model + norm_vecs_final*d_model;
+}
+
+/** Energy per token [J] of a replica of N chips drawing P_W watts each that produces tau tokens per second. Board power only: the host, the network and cooling come on top. [J] */
+export function energy_per_token({power, n_chips, tokens_per_second} = {}) {
+  return n_chips*power/tokens_per_second;
 }
 
 /** Expected experts of one mixture-of-experts block that a decode step of B tokens reads. [1] */
@@ -257,6 +292,16 @@ export function kv_layer_bytes({n_kv_heads, d_head, bits_kv = 16} = {}) {
   return ((1/4))*n_kv_heads*bits_kv*d_head;
 }
 
+/** KV-cache bytes a disaggregated server moves per request, from the instance that ran the prefill to the one that decodes: the prompt's cache. [B] */
+export function kv_transfer_bytes({kv_bytes_token, prompt} = {}) {
+  return prompt*kv_bytes_token;
+}
+
+/** Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer). [s] */
+export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency = 0} = {}) {
+  return transfer_bytes/link_bandwidth + link_latency;
+}
+
 /** FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two). [FLOP] */
 export function mamba2_decode_flops({d_inner, d_state, n_groups, d_conv} = {}) {
   return 5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups);
@@ -307,6 +352,11 @@ export function memory_bound_rate({step_bytes, bandwidth} = {}) {
   return bandwidth/step_bytes;
 }
 
+/** Bytes each chip of a replica holds when the weights and the cache are split evenly over its N chips (tensor and pipeline parallelism both split them; so does expert parallelism, for the experts). [B] */
+export function memory_per_chip({weight_bytes, kv_cache, n_chips} = {}) {
+  return (kv_cache + weight_bytes)/n_chips;
+}
+
 /** Parameters of one multi-head latent attention block (DeepSeek-V2/V3). [1] */
 export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v} = {}) {
   return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
@@ -352,6 +402,21 @@ export function ops_per_byte({peak_flops, bandwidth} = {}) {
   return peak_flops/bandwidth;
 }
 
+/** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens. [B] */
+export function paged_waste({kv_bytes_token, context, block_tokens, batch = 1} = {}) {
+  return batch*kv_bytes_token*(-context + block_tokens*Math.ceil(context/block_tokens));
+}
+
+/** Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late, and as long after the first finishes (GPipe's bubble). [1] */
+export function pipeline_bubble({pp, microbatches} = {}) {
+  return (pp - 1)/(pp + microbatches - 1);
+}
+
+/** Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to fill the pipeline with the first, then one more for each of the others. [s] */
+export function pipeline_time({stage_time, pp, microbatches} = {}) {
+  return stage_time*(pp + microbatches - 1);
+}
+
 /** FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and the attention of every layer over the causal pairs. [FLOP] */
 export function prefill_flops({matmul_params, n_layers, n_heads, d_head, prompt} = {}) {
   return 2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt;
@@ -360,6 +425,26 @@ export function prefill_flops({matmul_params, n_layers, n_heads, d_head, prompt}
 /** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt. [s] */
 export function prefill_time({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
   return Math.max((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
+}
+
+/** Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the runtime keeps its cache once instead of B times (prefix caching). [B] */
+export function prefix_bytes_saved({kv_bytes_token, prefix, batch} = {}) {
+  return prefix*kv_bytes_token*(batch - 1);
+}
+
+/** Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`). [FLOP] */
+export function prefix_flops_saved({matmul_params, n_layers, n_heads, d_head, prefix, batch} = {}) {
+  return (batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix);
+}
+
+/** End-to-end time of a request: its first token, then G more at the time per output token. [s] */
+export function request_time({ttft, tpot, generated} = {}) {
+  return generated*tpot + ttft;
+}
+
+/** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
+export function ring_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
+  return message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + link_latency*(2*n_chips - 2);
 }
 
 /** Lower bound on the time of a step: the larger of its memory time and its compute time. [s] */
@@ -372,9 +457,69 @@ export function router_params({d_model, n_experts, router_bias = 0} = {}) {
   return ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
+/** Speed-up of speculative decoding over plain decoding: tokens per speculative step over its relative cost (Leviathan et al. 2023, Theorem 3.8: (1 - a^(k+1)) / ((1 - a)(k c + 1))). An upper bound: it assumes the verification costs one target step. [1] */
+export function speculative_speedup({acceptance, draft_len, draft_cost} = {}) {
+  return (1 - Math.pow(acceptance, draft_len + 1))/((1 - acceptance)*(draft_len*draft_cost + 1));
+}
+
+/** Time of one speculative step relative to one plain target step: k steps of the draft, each c_d of a target step, and one target step that verifies the k drafted tokens at once. [1] */
+export function speculative_step_cost({draft_len, draft_cost} = {}) {
+  return draft_len*draft_cost + 1;
+}
+
+/** Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k. [token] */
+export function speculative_tokens_per_step({acceptance, draft_len} = {}) {
+  return (1 - Math.pow(acceptance, draft_len + 1))/(1 - acceptance);
+}
+
+/** Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step. [s] */
+export function time_per_output_token({step_bytes, step_flops, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
+  return comm_time + Math.max(step_flops/(n_chips*peak_flops), step_bytes/(n_chips*bandwidth));
+}
+
+/** Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer). [s] */
+export function time_to_first_token({weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
+  return comm_time + Math.max(prefill_flops/(n_chips*peak_flops), (prompt*kv_bytes_token + weight_bytes)/(n_chips*bandwidth));
+}
+
+/** Tokens per second each chip of a replica produces: B tokens per step, shared by the N chips. With :data:`tokens_per_user`, one point of the latency-throughput frontier per batch size. [token/s] */
+export function tokens_per_chip({batch, tpot, n_chips} = {}) {
+  return batch/(n_chips*tpot);
+}
+
+/** Tokens per second one stream sees while it decodes: one per step. [token/s] */
+export function tokens_per_user({tpot} = {}) {
+  return 1/tpot;
+}
+
 /** Exact parameter count of a decoder whose blocks are all alike. [1] */
 export function total_params({n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats = 3, n_experts = 1, n_active_experts = 1, tied = 0, n_positions = 0, qkv_bias = 0, o_bias = 0, mlp_bias = 0, norm_vecs_layer = 2, norm_vecs_final = 1, head_bias = 0} = {}) {
   return n_layers*(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + norm_vecs_layer*d_model + ((n_experts === 1) ? (0) : (n_experts*d_model))) + n_positions*d_model + n_vocab*head_bias + n_vocab*d_model*(1 - tied) + n_vocab*d_model + norm_vecs_final*d_model;
+}
+
+/** Bytes of one tensor-parallel all-reduce: the output of an attention block (or of an MLP) for the B tokens of a step, a vector of d_model activations each, which every chip holds a partial sum of. [B] */
+export function tp_allreduce_bytes({batch, d_model, bits = 16} = {}) {
+  return ((1/8))*batch*bits*d_model;
+}
+
+/** The tensor-parallel degree that makes a decode step fastest: the N that minimizes t_dec / N + (its all-reduces), solved by sympy from the derivative of the step time. [1] */
+export function tp_best_degree({decode_time, n_layers, message_bytes, link_bandwidth, link_latency} = {}) {
+  return ((-4*n_layers*message_bytes + link_bandwidth*decode_time <= 4*n_layers*link_latency*link_bandwidth) ? (1) : ((link_latency === 0) ? (Infinity) : (Math.sqrt(((1/4))*(-4*n_layers*message_bytes + link_bandwidth*decode_time)/(n_layers*link_latency*link_bandwidth)))));
+}
+
+/** Communication time of one tensor-parallel step: two ring all-reduces per layer (after attention and after the MLP), each of the step's B activation vectors. [s] */
+export function tp_comm_time({n_layers, batch, d_model, tp, link_bandwidth, link_latency = 0, bits = 16} = {}) {
+  return 2*n_layers*(((1/8))*batch*bits*d_model*(2*tp - 2)/(tp*link_bandwidth) + link_latency*(2*tp - 2));
+}
+
+/** Speed-up of a decode step on N_tp chips over one chip whose step takes t_dec: the step's share shrinks as 1/N_tp, the communication does not. TP pays while the speed-up exceeds 1, that is while the communication costs less than the (1 - 1/N_tp) of the step it saves. [1] */
+export function tp_speedup({decode_time, tp, comm_time} = {}) {
+  return decode_time/(comm_time + decode_time/tp);
+}
+
+/** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. [s] */
+export function tp_step_time({step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = 0} = {}) {
+  return comm_time + Math.max(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth));
 }
 
 /** Bytes needed to store P weights at b_w bits each (block formats' scales included in b_w). [B] */
@@ -451,6 +596,36 @@ export const FORMULAS = {
   ],
   "summary": "Parameters one token uses: the total count with k of the E experts of each block.",
   "unit": "1"
+ },
+ "alltoall_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{a2a} = \\frac{b B d_{model} k \\left(-1 + N_{ep}\\right)}{4 N_{ep}}",
+  "lhs": "alltoall_bytes",
+  "params": [
+   "batch",
+   "d_model",
+   "n_active_experts",
+   "ep",
+   "bits"
+  ],
+  "summary": "Bytes one chip sends in the all-to-alls of one expert-parallel MoE layer: each of its B tokens goes to its k experts, of which a share (N_ep - 1)/N_ep lives on other chips (uniform routing), once to dispatch the token's activations and once to combine the experts' outputs.",
+  "unit": "B"
+ },
+ "alltoall_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{comm} = 2 \\alpha_{link} + \\frac{M_{a2a}}{\\beta_{link}}",
+  "lhs": "comm_time",
+  "params": [
+   "alltoall_bytes",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of the all-to-alls of one MoE layer on one chip: its bytes over its link, and one latency for each of the two phases (dispatch, combine).",
+  "unit": "s"
  },
  "attended_context": {
   "defaults": {
@@ -849,6 +1024,50 @@ export const FORMULAS = {
   "summary": "Cached positions a chunked-attention layer keeps and reads when the context holds S tokens: those of the current chunk of S_c, the newest token's included.",
   "unit": "token"
  },
+ "chunked_prefill_bytes": {
+  "defaults": {},
+  "latex": "\\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}",
+  "lhs": "step_bytes",
+  "params": [
+   "weight_bytes",
+   "kv_bytes_token",
+   "prompt",
+   "prefill_chunk"
+  ],
+  "summary": "Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens.",
+  "unit": "B"
+ },
+ "chunked_prefill_time": {
+  "defaults": {
+   "n_chips": 1
+  },
+  "latex": "t_{pre} = \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{\\beta_{mem} N_{chip}}\\right)",
+  "lhs": "prefill_time",
+  "params": [
+   "weight_bytes",
+   "kv_bytes_token",
+   "prefill_flops",
+   "prompt",
+   "prefill_chunk",
+   "n_chips",
+   "bandwidth",
+   "peak_flops"
+  ],
+  "summary": "Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).",
+  "unit": "s"
+ },
+ "cost_per_million_tokens": {
+  "defaults": {},
+  "latex": "c_{Mtok} = \\frac{2500 c_{h} N_{chip}}{9 \\tau}",
+  "lhs": "cost_per_mtok",
+  "params": [
+   "price_per_hour",
+   "n_chips",
+   "tokens_per_second"
+  ],
+  "summary": "Cost of a million tokens on a replica of N chips rented at c_h per chip-hour that produces tau tokens per second: the replica's price per second over its tokens per second.",
+  "unit": "USD"
+ },
  "critical_batch": {
   "defaults": {},
   "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}",
@@ -895,6 +1114,23 @@ export const FORMULAS = {
    "peak_flops"
   ],
   "summary": "Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.",
+  "unit": "token"
+ },
+ "critical_prompt": {
+  "defaults": {},
+  "latex": "T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 \\beta_{mem}^{2} P_{mm}^{2} - 4 \\kappa R_{peak} \\beta_{mem} P_{mm} + 4 \\beta_{mem}^{2} H^{2} L^{2} d_{head}^{2} + 8 H L P_{mm} d_{head} \\beta_{mem}^{2} - 4 \\kappa R_{peak} \\beta_{mem} H L d_{head} + 8 W R_{peak} \\beta_{mem} H L d_{head}} + \\kappa R_{peak} - 2 \\beta_{mem} P_{mm} - 2 \\beta_{mem} H L d_{head}}{4 \\beta_{mem} H L d_{head}}",
+  "lhs": "critical_prompt",
+  "params": [
+   "weight_bytes",
+   "kv_bytes_token",
+   "matmul_params",
+   "n_layers",
+   "n_heads",
+   "d_head",
+   "bandwidth",
+   "peak_flops"
+  ],
+  "summary": "Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic.",
   "unit": "token"
  },
  "decode_flops_per_token": {
@@ -1033,6 +1269,18 @@ export const FORMULAS = {
   ],
   "summary": "Parameters outside the blocks: the token embedding table, a learned position table if any, the final norm, and the output head unless it reuses the embedding table.",
   "unit": "1"
+ },
+ "energy_per_token": {
+  "defaults": {},
+  "latex": "e_{tok} = \\frac{P_{W} N_{chip}}{\\tau}",
+  "lhs": "energy_per_token",
+  "params": [
+   "power",
+   "n_chips",
+   "tokens_per_second"
+  ],
+  "summary": "Energy per token [J] of a replica of N chips drawing P_W watts each that produces tau tokens per second. Board power only: the host, the network and cooling come on top.",
+  "unit": "J"
  },
  "experts_read": {
   "defaults": {},
@@ -1242,6 +1490,31 @@ export const FORMULAS = {
   "summary": "Cache bytes one token adds to one attention layer: a key and a value vector per KV head.",
   "unit": "B"
  },
+ "kv_transfer_bytes": {
+  "defaults": {},
+  "latex": "M_{xfer} = \\kappa T",
+  "lhs": "transfer_bytes",
+  "params": [
+   "kv_bytes_token",
+   "prompt"
+  ],
+  "summary": "KV-cache bytes a disaggregated server moves per request, from the instance that ran the prefill to the one that decodes: the prompt's cache.",
+  "unit": "B"
+ },
+ "kv_transfer_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{xfer} = \\alpha_{link} + \\frac{M_{xfer}}{\\beta_{link}}",
+  "lhs": "transfer_time",
+  "params": [
+   "transfer_bytes",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
+  "unit": "s"
+ },
  "mamba2_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = k_{conv} \\left(2 d_{in} + 4 d_{st} n_{g}\\right) + 5 d_{in} d_{st}",
@@ -1418,6 +1691,18 @@ export const FORMULAS = {
   "summary": "Upper bound on the decode rate of one stream when its steps are memory-bound: as many steps per second as the bandwidth can move their bytes (the \"speed of light\").",
   "unit": "token/s"
  },
+ "memory_per_chip": {
+  "defaults": {},
+  "latex": "M_{chip} = \\frac{M_{KV} + W}{N_{chip}}",
+  "lhs": "memory_per_chip",
+  "params": [
+   "weight_bytes",
+   "kv_cache",
+   "n_chips"
+  ],
+  "summary": "Bytes each chip of a replica holds when the weights and the cache are split evenly over its N chips (tensor and pipeline parallelism both split them; so does expert parallelism, for the experts).",
+  "unit": "B"
+ },
  "mla_attention_params": {
   "defaults": {},
   "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + H d_{model} d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} H d_{model} \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + r_{q} d_{model} + r_{q} H \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
@@ -1568,6 +1853,44 @@ export const FORMULAS = {
   "summary": "A chip's ops:byte ratio: the FLOPs it can do for each byte it loads. An operation of lower arithmetic intensity is memory-bound on it; of higher, compute-bound.",
   "unit": "FLOP/B"
  },
+ "paged_waste": {
+  "defaults": {
+   "batch": 1
+  },
+  "latex": "M_{waste} = \\kappa B \\left(- S + S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil\\right)",
+  "lhs": "paged_waste",
+  "params": [
+   "kv_bytes_token",
+   "context",
+   "block_tokens",
+   "batch"
+  ],
+  "summary": "Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.",
+  "unit": "B"
+ },
+ "pipeline_bubble": {
+  "defaults": {},
+  "latex": "\\phi_{bub} = \\frac{-1 + N_{pp}}{-1 + N_{pp} + n_{mb}}",
+  "lhs": "bubble",
+  "params": [
+   "pp",
+   "microbatches"
+  ],
+  "summary": "Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late, and as long after the first finishes (GPipe's bubble).",
+  "unit": "1"
+ },
+ "pipeline_time": {
+  "defaults": {},
+  "latex": "t = t_{stage} \\left(-1 + N_{pp} + n_{mb}\\right)",
+  "lhs": "step_time",
+  "params": [
+   "stage_time",
+   "pp",
+   "microbatches"
+  ],
+  "summary": "Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to fill the pipeline with the first, then one more for each of the others.",
+  "unit": "s"
+ },
  "prefill_flops": {
   "defaults": {},
   "latex": "F_{pre} = 2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)",
@@ -1603,6 +1926,60 @@ export const FORMULAS = {
   "summary": "Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt.",
   "unit": "s"
  },
+ "prefix_bytes_saved": {
+  "defaults": {},
+  "latex": "M_{saved} = \\kappa T_{p} \\left(-1 + B\\right)",
+  "lhs": "bytes_saved",
+  "params": [
+   "kv_bytes_token",
+   "prefix",
+   "batch"
+  ],
+  "summary": "Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the runtime keeps its cache once instead of B times (prefix caching).",
+  "unit": "B"
+ },
+ "prefix_flops_saved": {
+  "defaults": {},
+  "latex": "F_{saved} = \\left(-1 + B\\right) \\left(2 T_{p} P_{mm} + 2 T_{p} H L d_{head} \\left(1 + T_{p}\\right)\\right)",
+  "lhs": "flops_saved",
+  "params": [
+   "matmul_params",
+   "n_layers",
+   "n_heads",
+   "d_head",
+   "prefix",
+   "batch"
+  ],
+  "summary": "Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).",
+  "unit": "FLOP"
+ },
+ "request_time": {
+  "defaults": {},
+  "latex": "t_{req} = t_{TTFT} + G t_{TPOT}",
+  "lhs": "request_time",
+  "params": [
+   "ttft",
+   "tpot",
+   "generated"
+  ],
+  "summary": "End-to-end time of a request: its first token, then G more at the time per output token.",
+  "unit": "s"
+ },
+ "ring_allreduce_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{ar} = \\alpha_{link} \\left(-2 + 2 N_{chip}\\right) + \\frac{M_{msg} \\left(-2 + 2 N_{chip}\\right)}{\\beta_{link} N_{chip}}",
+  "lhs": "allreduce_time",
+  "params": [
+   "message_bytes",
+   "n_chips",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency.",
+  "unit": "s"
+ },
  "roofline_time": {
   "defaults": {},
   "latex": "t = \\max\\left(\\frac{\\mathcal{F}}{R_{peak}}, \\frac{\\mathcal{B}}{\\beta_{mem}}\\right)",
@@ -1629,6 +2006,100 @@ export const FORMULAS = {
   ],
   "summary": "Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any.",
   "unit": "1"
+ },
+ "speculative_speedup": {
+  "defaults": {},
+  "latex": "\\sigma_{spec} = \\frac{1 - \\alpha^{1 + \\gamma}}{\\left(1 - \\alpha\\right) \\left(1 + c_{d} \\gamma\\right)}",
+  "lhs": "spec_speedup",
+  "params": [
+   "acceptance",
+   "draft_len",
+   "draft_cost"
+  ],
+  "summary": "Speed-up of speculative decoding over plain decoding: tokens per speculative step over its relative cost (Leviathan et al. 2023, Theorem 3.8: (1 - a^(k+1)) / ((1 - a)(k c + 1))). An upper bound: it assumes the verification costs one target step.",
+  "unit": "1"
+ },
+ "speculative_step_cost": {
+  "defaults": {},
+  "latex": "c_{spec} = 1 + c_{d} \\gamma",
+  "lhs": "spec_step_cost",
+  "params": [
+   "draft_len",
+   "draft_cost"
+  ],
+  "summary": "Time of one speculative step relative to one plain target step: k steps of the draft, each c_d of a target step, and one target step that verifies the k drafted tokens at once.",
+  "unit": "1"
+ },
+ "speculative_tokens_per_step": {
+  "defaults": {},
+  "latex": "\\bar{n}_{acc} = \\frac{1 - \\alpha^{1 + \\gamma}}{1 - \\alpha}",
+  "lhs": "spec_tokens",
+  "params": [
+   "acceptance",
+   "draft_len"
+  ],
+  "summary": "Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k.",
+  "unit": "token"
+ },
+ "time_per_output_token": {
+  "defaults": {
+   "comm_time": 0,
+   "n_chips": 1
+  },
+  "latex": "t_{TPOT} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{chip}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{chip}}\\right)",
+  "lhs": "tpot",
+  "params": [
+   "step_bytes",
+   "step_flops",
+   "n_chips",
+   "bandwidth",
+   "peak_flops",
+   "comm_time"
+  ],
+  "summary": "Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step.",
+  "unit": "s"
+ },
+ "time_to_first_token": {
+  "defaults": {
+   "comm_time": 0,
+   "n_chips": 1
+  },
+  "latex": "t_{TTFT} = t_{comm} + \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{W + \\kappa T}{\\beta_{mem} N_{chip}}\\right)",
+  "lhs": "ttft",
+  "params": [
+   "weight_bytes",
+   "kv_bytes_token",
+   "prefill_flops",
+   "prompt",
+   "n_chips",
+   "bandwidth",
+   "peak_flops",
+   "comm_time"
+  ],
+  "summary": "Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer).",
+  "unit": "s"
+ },
+ "tokens_per_chip": {
+  "defaults": {},
+  "latex": "\\tau_{chip} = \\frac{B}{t_{TPOT} N_{chip}}",
+  "lhs": "tokens_per_chip",
+  "params": [
+   "batch",
+   "tpot",
+   "n_chips"
+  ],
+  "summary": "Tokens per second each chip of a replica produces: B tokens per step, shared by the N chips. With :data:`tokens_per_user`, one point of the latency-throughput frontier per batch size.",
+  "unit": "token/s"
+ },
+ "tokens_per_user": {
+  "defaults": {},
+  "latex": "\\tau_{user} = \\frac{1}{t_{TPOT}}",
+  "lhs": "tokens_per_user",
+  "params": [
+   "tpot"
+  ],
+  "summary": "Tokens per second one stream sees while it decodes: one per step.",
+  "unit": "token/s"
  },
  "total_params": {
   "defaults": {
@@ -1668,6 +2139,82 @@ export const FORMULAS = {
   ],
   "summary": "Exact parameter count of a decoder whose blocks are all alike.",
   "unit": "1"
+ },
+ "tp_allreduce_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{msg} = \\frac{b B d_{model}}{8}",
+  "lhs": "message_bytes",
+  "params": [
+   "batch",
+   "d_model",
+   "bits"
+  ],
+  "summary": "Bytes of one tensor-parallel all-reduce: the output of an attention block (or of an MLP) for the B tokens of a step, a vector of d_model activations each, which every chip holds a partial sum of.",
+  "unit": "B"
+ },
+ "tp_best_degree": {
+  "defaults": {},
+  "latex": "N_{tp}^{*} = \\begin{cases} 1 & \\text{for}\\: \\beta_{link} t_{dec} - 4 M_{msg} L \\leq 4 \\alpha_{link} \\beta_{link} L \\\\\\infty & \\text{for}\\: \\alpha_{link} = 0 \\\\\\sqrt{\\frac{\\beta_{link} t_{dec} - 4 M_{msg} L}{4 \\alpha_{link} \\beta_{link} L}} & \\text{otherwise} \\end{cases}",
+  "lhs": "tp_best",
+  "params": [
+   "decode_time",
+   "n_layers",
+   "message_bytes",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "The tensor-parallel degree that makes a decode step fastest: the N that minimizes t_dec / N + (its all-reduces), solved by sympy from the derivative of the step time.",
+  "unit": "1"
+ },
+ "tp_comm_time": {
+  "defaults": {
+   "bits": 16,
+   "link_latency": 0
+  },
+  "latex": "t_{comm} = 2 L \\left(\\alpha_{link} \\left(-2 + 2 N_{tp}\\right) + \\frac{b B d_{model} \\left(-2 + 2 N_{tp}\\right)}{8 \\beta_{link} N_{tp}}\\right)",
+  "lhs": "comm_time",
+  "params": [
+   "n_layers",
+   "batch",
+   "d_model",
+   "tp",
+   "link_bandwidth",
+   "link_latency",
+   "bits"
+  ],
+  "summary": "Communication time of one tensor-parallel step: two ring all-reduces per layer (after attention and after the MLP), each of the step's B activation vectors.",
+  "unit": "s"
+ },
+ "tp_speedup": {
+  "defaults": {},
+  "latex": "\\sigma_{tp} = \\frac{t_{dec}}{t_{comm} + \\frac{t_{dec}}{N_{tp}}}",
+  "lhs": "tp_speedup",
+  "params": [
+   "decode_time",
+   "tp",
+   "comm_time"
+  ],
+  "summary": "Speed-up of a decode step on N_tp chips over one chip whose step takes t_dec: the step's share shrinks as 1/N_tp, the communication does not. TP pays while the speed-up exceeds 1, that is while the communication costs less than the (1 - 1/N_tp) of the step it saves.",
+  "unit": "1"
+ },
+ "tp_step_time": {
+  "defaults": {
+   "comm_time": 0
+  },
+  "latex": "t_{dec} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{tp}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{tp}}\\right)",
+  "lhs": "decode_time",
+  "params": [
+   "step_bytes",
+   "step_flops",
+   "tp",
+   "bandwidth",
+   "peak_flops",
+   "comm_time"
+  ],
+  "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce.",
+  "unit": "s"
  },
  "weight_bytes": {
   "defaults": {

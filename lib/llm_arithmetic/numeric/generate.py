@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as _np
 
 from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact_result
-from ._runtime import floor as _floor, inf as _inf, quiet as _quiet
+from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
 '''
@@ -82,6 +82,9 @@ class _ExactPrinter(_Names, PythonCodePrinter):
 
     def _print_floor(self, expr: sp.floor) -> str:
         return f"_floor({self._print(expr.args[0])})"
+
+    def _print_ceiling(self, expr: sp.ceiling) -> str:
+        return f"_ceil({self._print(expr.args[0])})"
 
     def _print_Infinity(self, expr: Any) -> str:
         return "_inf"
@@ -122,7 +125,7 @@ class _VectorPrinter(_Names, NumPyPrinter):
 
 
 class _JSPrinter(_Names, JavascriptCodePrinter):
-    """ES2015 expressions; ``Max``, ``Min``, ``floor`` and ``Piecewise`` included."""
+    """ES2015 expressions; ``Max``, ``Min``, ``floor``, ``ceiling`` and ``Piecewise`` included."""
 
     def _print_Max(self, expr: sp.Max) -> str:
         return "Math.max(" + ", ".join(self._print(a) for a in expr.args) + ")"
@@ -132,6 +135,9 @@ class _JSPrinter(_Names, JavascriptCodePrinter):
 
     def _print_floor(self, expr: sp.floor) -> str:
         return f"Math.floor({self._print(expr.args[0])})"
+
+    def _print_ceiling(self, expr: sp.ceiling) -> str:
+        return f"Math.ceil({self._print(expr.args[0])})"
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
         *pairs, (last, cond) = expr.args

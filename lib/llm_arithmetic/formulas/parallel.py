@@ -1,0 +1,260 @@
+r"""Many chips: tensor, expert and pipeline parallelism.
+
+A model too large or too slow for one chip is split. Each way of splitting trades memory and
+bandwidth for communication, and each has one formula for what it moves and one for what it
+costs in time.
+
+* Memory: :data:`memory_per_chip` -- the weights and the cache split over the chips of a
+  replica.
+* Tensor parallelism (TP) over N_tp chips: every matrix is split N_tp ways, so every chip reads
+  1/N_tp of the weights and of the cache in a step, and each layer ends its attention and its
+  MLP with an all-reduce of the activations: :data:`tp_allreduce_bytes` (one all-reduce's
+  message), :data:`ring_allreduce_time` (a ring all-reduce of it), :data:`tp_comm_time` (the two
+  per layer, every layer), :data:`tp_step_time` (the step bound with that communication on the
+  critical path), :data:`tp_speedup` and :data:`tp_best_degree` (when TP pays, and up to which
+  degree).
+* Expert parallelism (EP): the routed experts live on different chips and tokens travel to
+  them and back: :data:`alltoall_bytes`, :data:`alltoall_time`.
+* Pipeline parallelism (PP): consecutive layers on consecutive chips, work flowing through
+  them in microbatches: :data:`pipeline_bubble`, :data:`pipeline_time`.
+
+Units: bytes [B], seconds [s], link bandwidths per chip and per direction [B/s].
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+from .roofline import roofline_time
+
+__all__ = [
+    "memory_per_chip", "tp_allreduce_bytes", "ring_allreduce_time", "tp_comm_time",
+    "tp_step_time", "tp_speedup", "tp_best_degree", "alltoall_bytes", "alltoall_time",
+    "pipeline_bubble", "pipeline_time",
+]
+
+
+@formula("memory_per_chip")
+def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
+    """Bytes each chip of a replica holds when the weights and the cache are split evenly over
+    its N chips (tensor and pipeline parallelism both split them; so does expert parallelism,
+    for the experts).
+
+    Even splitting is the best case: a chip also keeps activations and workspace, and under
+    tensor parallelism a cache with fewer KV heads than chips is replicated, not split.
+
+    Examples
+    --------
+    Llama 3 70B at fp8 (70,553,706,496 weights, one byte each) and 20 GB of cache on 8 chips:
+    (70.55 + 20) / 8 = 11.32 GB each.
+
+    >>> memory_per_chip(weight_bytes=70_553_706_496, kv_cache=20_000_000_000, n_chips=8)
+    11319213312
+    """
+    return (weight_bytes + kv_cache) / n_chips
+
+
+@formula("message_bytes")
+def tp_allreduce_bytes(*, batch, d_model, bits=16):
+    """Bytes of one tensor-parallel all-reduce: the output of an attention block (or of an
+    MLP) for the B tokens of a step, a vector of d_model activations each, which every chip
+    holds a partial sum of.
+
+    Examples
+    --------
+    Llama 3 70B (d = 8192) decoding a batch of 64 with 16-bit activations: 64 x 8192 x 2 bytes
+    = 1 MiB.
+
+    >>> tp_allreduce_bytes(batch=64, d_model=8192)
+    1048576
+    """
+    return batch * d_model * bits / 8
+
+
+@formula("allreduce_time")
+def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather,
+    each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so
+    each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency.
+
+    NCCL reports an all-reduce's "bus bandwidth" as (M / t) x 2(N - 1)/N for exactly this
+    reason: it is the link bandwidth a ring all-reduce achieves, whatever N.
+
+    Examples
+    --------
+    1 MiB over 8 H100s on NVLink 4 (450 GB/s per direction), no latency:
+    1.75 x 1,048,576 B / 450 GB/s = 4.08 us.
+
+    >>> t = ring_allreduce_time(message_bytes=1048576, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    4.08
+    >>> ring_allreduce_time(message_bytes=1048576, n_chips=1, link_bandwidth=450e9)
+    0.0
+    """
+    return (2 * (n_chips - 1) / n_chips * message_bytes / link_bandwidth
+            + 2 * (n_chips - 1) * link_latency)
+
+
+@formula("comm_time")
+def tp_comm_time(*, n_layers, batch, d_model, tp, link_bandwidth, link_latency=0, bits=16):
+    """Communication time of one tensor-parallel step: two ring all-reduces per layer (after
+    attention and after the MLP), each of the step's B activation vectors.
+
+    In decode these all-reduces are on the critical path: the next layer needs the reduced
+    output of this one, so a step's communication adds to its memory or compute time (unless
+    two microbatches take turns, one computing while the other communicates).
+
+    Examples
+    --------
+    Llama 3 70B (80 layers, d = 8192) on 8 H100s at batch 64: 2 x 80 x 4.08 us = 0.65 ms.
+
+    >>> t = tp_comm_time(n_layers=80, batch=64, d_model=8192, tp=8, link_bandwidth=450e9)
+    >>> round(t * 1e3, 3)
+    0.652
+    """
+    return 2 * n_layers * ring_allreduce_time(
+        message_bytes=tp_allreduce_bytes(batch=batch, d_model=d_model, bits=bits),
+        n_chips=tp, link_bandwidth=link_bandwidth, link_latency=link_latency)
+
+
+@formula("decode_time")
+def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time=0):
+    """Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the
+    step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's
+    communication, serialized after it because each layer waits for its all-reduce.
+
+    Examples
+    --------
+    Llama 3 70B at fp8 on 8 H100s (3.35 TB/s, 1979 TFLOP/s fp8), batch 64 at 2,304 tokens of
+    context: 70.55 GB of weights and 64 x 2304 x 327,680 B of cache is 118.9 GB, 4.44 ms over
+    8 x 3.35 TB/s; 9.1 TFLOP take 0.57 ms over 8 x 1979 TFLOP/s; plus 0.65 ms of all-reduces:
+    5.09 ms.
+
+    >>> t = tp_step_time(step_bytes=118_872_000_000, step_flops=9.1e12, tp=8,
+    ...                  bandwidth=3.35e12, peak_flops=1979e12, comm_time=0.000652)
+    >>> round(t * 1e3, 2)
+    5.09
+    """
+    return roofline_time(step_bytes=step_bytes / tp, step_flops=step_flops / tp,
+                         bandwidth=bandwidth, peak_flops=peak_flops) + comm_time
+
+
+@formula("tp_speedup")
+def tp_speedup(*, decode_time, tp, comm_time):
+    """Speed-up of a decode step on N_tp chips over one chip whose step takes t_dec: the
+    step's share shrinks as 1/N_tp, the communication does not. TP pays while the speed-up
+    exceeds 1, that is while the communication costs less than the (1 - 1/N_tp) of the step it
+    saves.
+
+    Examples
+    --------
+    A 20 ms step split 8 ways with 0.65 ms of all-reduces: 20 / (2.5 + 0.65) = 6.35.
+
+    >>> round(tp_speedup(decode_time=0.020, tp=8, comm_time=0.00065), 2)
+    6.35
+    """
+    return decode_time / (decode_time / tp + comm_time)
+
+
+@formula("tp_best", exact=False)
+def tp_best_degree(*, decode_time, n_layers, message_bytes, link_bandwidth, link_latency):
+    """The tensor-parallel degree that makes a decode step fastest: the N that minimizes
+    t_dec / N + (its all-reduces), solved by sympy from the derivative of the step time.
+
+    The latency of the 2(N - 1) hops of every all-reduce grows with N while the share of the
+    step shrinks as 1/N, so there is a best N when the latency is not zero: 1 when the
+    solution is below 1 (TP never pays), infinite without latency (only the bandwidth term,
+    which approaches 4 L M / beta_link, is left).
+
+    Examples
+    --------
+    A 20 ms step, 80 layers of 1 MiB all-reduces at 450 GB/s and 5 us per hop:
+    N* = sqrt((t - 4 L M / beta) / (4 L alpha)) = sqrt(0.019254 / 0.0016) = 3.47.
+
+    >>> round(tp_best_degree(decode_time=0.020, n_layers=80, message_bytes=1048576,
+    ...                      link_bandwidth=450e9, link_latency=5e-6), 2)
+    3.47
+    """
+    n = sp.Dummy("n", positive=True)
+    step = decode_time / n + 2 * n_layers * ring_allreduce_time(
+        message_bytes=message_bytes, n_chips=n, link_bandwidth=link_bandwidth,
+        link_latency=link_latency)
+    # d(step)/dn = 0 is linear in n^2: solve for n^2, then take the positive square root
+    slope, _ = sp.fraction(sp.together(sp.diff(step, n)))
+    n2 = sp.Dummy("n2", positive=True)
+    (square,) = sp.solve(sp.expand(slope).subs(n**2, n2), n2)
+    numerator, denominator = sp.fraction(sp.together(square))
+    if denominator.could_extract_minus_sign():
+        numerator, denominator = -numerator, -denominator
+    root = sp.Pow(numerator / denominator, sp.Rational(1, 2), evaluate=False)
+    # N* <= 1 (numerator <= denominator; the denominator is positive): one chip is best
+    return sp.Piecewise((1, sp.Le(numerator, denominator)), (sp.oo, sp.Eq(link_latency, 0)),
+                        (root, True), evaluate=False)
+
+
+@formula("alltoall_bytes")
+def alltoall_bytes(*, batch, d_model, n_active_experts, ep, bits=16):
+    """Bytes one chip sends in the all-to-alls of one expert-parallel MoE layer: each of its B
+    tokens goes to its k experts, of which a share (N_ep - 1)/N_ep lives on other chips
+    (uniform routing), once to dispatch the token's activations and once to combine the
+    experts' outputs.
+
+    Examples
+    --------
+    DeepSeek-V3 (d = 7168, 8 experts per token) with 128 tokens per chip on EP 32, 16-bit
+    activations: 2 x 128 x 8 x 31/32 x 7168 x 2 B = 28.4 MB.
+
+    >>> alltoall_bytes(batch=128, d_model=7168, n_active_experts=8, ep=32)
+    28442624
+    """
+    return 2 * batch * n_active_experts * (ep - 1) / ep * d_model * bits / 8
+
+
+@formula("comm_time")
+def alltoall_time(*, alltoall_bytes, link_bandwidth, link_latency=0):
+    """Time of the all-to-alls of one MoE layer on one chip: its bytes over its link, and one
+    latency for each of the two phases (dispatch, combine).
+
+    Examples
+    --------
+    28.4 MB over a 50 GB/s network link (400 Gb/s InfiniBand): 0.57 ms a layer.
+
+    >>> round(alltoall_time(alltoall_bytes=28442624, link_bandwidth=50e9) * 1e3, 2)
+    0.57
+    """
+    return alltoall_bytes / link_bandwidth + 2 * link_latency
+
+
+@formula("bubble")
+def pipeline_bubble(*, pp, microbatches):
+    """Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp
+    stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late,
+    and as long after the first finishes (GPipe's bubble).
+
+    Examples
+    --------
+    4 stages, 12 microbatches: 3 / 15.
+
+    >>> pipeline_bubble(pp=4, microbatches=12)
+    0.2
+    """
+    return (pp - 1) / (microbatches + pp - 1)
+
+
+@formula("step_time")
+def pipeline_time(*, stage_time, pp, microbatches):
+    """Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to
+    fill the pipeline with the first, then one more for each of the others.
+
+    With one microbatch it is N_pp t_stage: a token crosses every stage in turn. That is why a
+    decoded token takes as long with pipeline parallelism as without it (the stages only take
+    turns), while the pipeline holds more weights and cache.
+
+    Examples
+    --------
+    >>> pipeline_time(stage_time=0.001, pp=4, microbatches=12)
+    0.015
+    >>> pipeline_time(stage_time=1, pp=4, microbatches=1)
+    4
+    """
+    return (microbatches + pp - 1) * stage_time
