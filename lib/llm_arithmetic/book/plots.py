@@ -8,6 +8,10 @@ notebooks end the cell with ``plt.show()``.
 * :func:`kv_cache_vs_context` -- KV-cache bytes against context, MHA vs GQA
 * :func:`decode_bytes_breakdown` -- where the bytes of one decode step go
 * :func:`params_breakdown` -- where a model's parameters are
+* :func:`sequence_memory_vs_context` -- one sequence's cache and state as stored, and with every
+  layer kept whole
+* :func:`mla_attention_flops_vs_context` -- latent attention's FLOPs per token, absorbed or not
+* :func:`expert_weights_read_vs_batch` -- the share of a mixture's weights a decode step reads
 """
 from __future__ import annotations
 
@@ -24,7 +28,8 @@ from ..core.units import GB, GiB
 from ..estimate import estimate
 
 __all__ = ["STYLE", "use_style", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
-           "decode_bytes_breakdown", "params_breakdown"]
+           "decode_bytes_breakdown", "params_breakdown", "sequence_memory_vs_context",
+           "mla_attention_flops_vs_context", "expert_weights_read_vs_batch"]
 
 #: rcParams of every figure of the book.
 STYLE: dict[str, Any] = {
@@ -212,5 +217,101 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt
         bottom += vals
     ax.set_ylabel("parameters [billions]")
     ax.tick_params(axis="x", rotation=30)
+    ax.legend()
+    return ax
+
+
+def sequence_memory_vs_context(models: Sequence[Model], max_context: int = 131072,
+                               bits_kv: Any = 16, bits_state: Any = 16,
+                               ax: plt.Axes | None = None) -> plt.Axes:
+    """What one sequence holds [GiB] against context, one colour per model: solid, as a
+    window-aware runtime stores it (:meth:`~llm_arithmetic.catalog.model.Model.kv_cache_bytes`,
+    plus a state-space model's constant state); dashed, where it differs, with every layer
+    kept whole (:meth:`~llm_arithmetic.catalog.model.Model.kv_cache_bytes_full_storage`).
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = sequence_memory_vs_context([get_model("gpt-oss-20b"), get_model("llama-3.1-8b")],
+    ...                                 131072)
+    >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
+    [3.0, 6.0, 16.0]
+    """
+    ax = _ax(ax)
+    s = np.unique(np.linspace(0, max_context, 400).astype(np.int64))
+    for m in models:
+        state = float(m.state_bytes(bits_state))
+        stored = np.array([float(m.kv_cache_bytes(int(x), 1, bits_kv)) for x in s]) + state
+        full = np.asarray(m.kv_cache_bytes_full_storage(s, 1, bits_kv), dtype=float) + state
+        (line,) = ax.plot(s, stored / GiB, label=m.label or m.name)
+        if not np.allclose(stored, full):
+            ax.plot(s, full / GiB, ls="--", lw=1, color=line.get_color())
+            ax.lines[-1].set_label("_nolegend_")
+    ax.set_xlabel("context [tokens]")
+    ax.set_ylabel("cache and state of one sequence [GiB]")
+    ax.set_title(f"{bits_per_weight(bits_kv)}-bit cache (dashed: every layer kept whole)")
+    ax.legend()
+    return ax
+
+
+def mla_attention_flops_vs_context(model: Model, max_context: int = 131072,
+                                   ax: plt.Axes | None = None) -> plt.Axes:
+    """Attention FLOPs of one decoded token of a latent-attention (MLA) model against context,
+    all layers: in the absorbed form (:data:`~llm_arithmetic.formulas.flops.mla_decode_flops`)
+    and with the cached latents up-projected at every step
+    (:data:`~llm_arithmetic.formulas.flops.mla_decode_flops_naive`); the dotted line is the
+    FLOPs of the token's matrix products, 2 per weight.
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = mla_attention_flops_vs_context(get_model("deepseek-v3"), 4096)
+    >>> [round(float(line.get_ydata()[-1]) / 1e12, 3) for line in ax.lines[:2]]
+    [0.07, 8.404]
+    """
+    ax = _ax(ax)
+    s = np.unique(np.geomspace(1, max_context, 300).astype(np.int64)).astype(float)
+    absorbed = np.zeros_like(s)
+    naive = np.zeros_like(s)
+    for run in model.layers:
+        a = run.attention
+        if a is None or not a.is_mla:
+            continue
+        absorbed += run.count * np.asarray(a.decode_flops(s), dtype=float)
+        naive += run.count * np.asarray(N.mla_decode_flops_naive(
+            n_heads=a.n_heads, kv_lora_rank=a.kv_lora_rank, d_nope=a.d_nope, d_rope=a.d_rope,
+            d_v=a.d_v, attended=a.tokens(s)), dtype=float)
+    ax.plot(s, absorbed, label="absorbed: scores against the cached latents")
+    ax.plot(s, naive, label="latents up-projected to keys and values at every step")
+    ax.axhline(2 * model.matmul_params, color="0.4", ls=":", lw=1,
+               label="matrix products of the token (2 per weight)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("context [tokens]")
+    ax.set_ylabel("attention FLOPs per decoded token [FLOP]")
+    ax.set_title(model.label or model.name)
+    ax.legend()
+    return ax
+
+
+def expert_weights_read_vs_batch(models: Sequence[Model], batches: Iterable[int] = range(1, 513),
+                                 ax: plt.Axes | None = None) -> plt.Axes:
+    """The share of a model's weight bytes that one decode step of B tokens reads, against B
+    (:meth:`~llm_arithmetic.catalog.model.Model.step_weight_bytes` over
+    :meth:`~llm_arithmetic.catalog.model.Model.weight_bytes`, weights as shipped; uniform
+    routing, the upper end of the experts a batch touches).
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = expert_weights_read_vs_batch([get_model("mixtral-8x7b")], [1, 2, 64])
+    >>> [round(float(y), 3) for y in ax.lines[0].get_ydata()]
+    [0.273, 0.454, 0.997]
+    """
+    ax = _ax(ax)
+    b = np.asarray(list(batches), dtype=float)
+    for m in models:
+        share = (np.asarray(m.step_weight_bytes(None, b), dtype=float)
+                 / float(m.weight_bytes(None)))
+        k, e = m.n_active_experts, m.n_experts
+        ax.plot(b, share, label=f"{m.label or m.name} ({k} of {e})")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("batch size [sequences]")
+    ax.set_ylabel("share of the weights one step reads")
     ax.legend()
     return ax

@@ -125,6 +125,11 @@ def _gemma_wrong_kv_ratio() -> float:
     return wrong.kv_bytes_per_token() / g.kv_bytes_per_token()
 
 
+def _mla_layer_bytes() -> float:
+    a = get_model("deepseek-v3").layers[-1].attention
+    return memory.mla_kv_layer_bytes(kv_lora_rank=a.kv_lora_rank, d_rope=a.d_rope, bits_kv=16)
+
+
 ANSWERS: dict[str, Answer] = {
     # ---- chapter 1: the puzzle
     "ex-nb-puzzle-m2-q4": Answer(lambda: _dec_tps("llama-7b", "m2", "q4_0"), "tokens/s",
@@ -279,6 +284,30 @@ ANSWERS: dict[str, Answer] = {
         "tokens", "(capacity - weights) / cache bytes per token, rounded down; the capacity is "
         "24 GiB and Q8_0 is 8.5 bits", rel_tol=0.0,
         question="longest context of Llama 3 8B in Q8_0 on an RTX 4090"),
+    # ---- chapter 8: after GQA (latent attention, windows, hybrids, fine-grained experts)
+    "ex-nb-modern-mla-layer": Answer(_mla_layer_bytes, "B",
+                                     "the latent (kv_lora_rank) and the rotary key "
+                                     "(qk_rope_head_dim), at 2 bytes each; no per-head keys",
+                                     rel_tol=0.0,
+                                     question="DeepSeek-V3's cache per layer per token at 16 bits"),
+    "ex-nb-modern-v3-128k": Answer(
+        lambda: get_model("deepseek-v3").kv_cache_bytes(131072) / GiB, "GiB",
+        "bytes per layer and token, times 61 layers, times the tokens, divided by 2^30",
+        question="DeepSeek-V3's cache for one sequence of 131,072 tokens"),
+    "ex-nb-modern-gemma-stored": Answer(
+        lambda: get_model("gemma-3-4b").kv_cache_bytes(131072) / GiB, "GiB",
+        "the 5 global layers keep every token, the 29 sliding layers only the last 1,024",
+        question="Gemma 3 4B's cache at 131,072 tokens, windows applied"),
+    "ex-nb-modern-nemotron-state": Answer(
+        lambda: get_model("nemotron-h-56b").state_bytes(16) / 1e6, "MB",
+        "per Mamba-2 layer: d_inner x d_state for the recurrence plus (d_inner + 2 n_groups "
+        "d_state) x (conv_kernel - 1) for the convolution, 2 bytes each, times the 54 layers",
+        question="Nemotron-H 56B's state-space state of one sequence at 16 bits"),
+    "ex-nb-modern-experts-64": Answer(
+        lambda: get_model("deepseek-v3").experts_read(64), "experts",
+        "E (1 - (1 - k/E)^B): the expected number of experts that at least one of the B tokens "
+        "chooses", rel_tol=0.001,
+        question="routed experts per MoE layer that a step of 64 tokens reads in DeepSeek-V3"),
     # ---- chapter 8: batching
     "ex-nb-batch-a10-fit": Answer(
         lambda: memory.max_batch(capacity=get_hardware("a10").capacity,
