@@ -21,7 +21,7 @@ def active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_
 
     .. math::
 
-        P_{act} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P_{act} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def attention_decode_flops(*, n_heads, d_head, attended):
 
     .. math::
 
-        F_{attn} = 4 S_{a} H d_{head}
+        F_{attn} = 4 H d_{head} S_{a}
 
     Parameters
     ----------
@@ -188,7 +188,7 @@ def attention_decode_intensity(*, n_heads, n_kv_heads, d_head, context, bits=16)
 
     .. math::
 
-        I = \\frac{16 H}{b H_{kv}}
+        I = \\frac{16 H}{H_{kv} b}
 
     Parameters
     ----------
@@ -234,7 +234,7 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
 
     .. math::
 
-        P_{attn} = \\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\delta_{sink} H + 2 \\delta_{qkn} d_{head} + \\delta_{qkn,f} d_{head} \\left(H + H_{kv}\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model}
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
 
     Parameters
     ----------
@@ -293,7 +293,7 @@ def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
 
     .. math::
 
-        F_{attn} = 4 \\Pi H d_{head}
+        F_{attn} = 4 H d_{head} \\Pi
 
     Parameters
     ----------
@@ -374,7 +374,7 @@ def attention_standard_flops(*, seq_len, d_head):
 
     .. math::
 
-        F_{attn} = 3 N^{2} + 4 d_{head} N^{2}
+        F_{attn} = 3 N^{2} + 4 N^{2} d_{head}
 
     Parameters
     ----------
@@ -410,7 +410,7 @@ def attention_standard_intensity(*, seq_len, d_head, bits=16):
 
     .. math::
 
-        I = \\frac{8 \\left(3 N^{2} + 4 d_{head} N^{2}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}
+        I = \\frac{8 \\left(3 N^{2} + 4 N^{2} d_{head}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}
 
     Parameters
     ----------
@@ -451,7 +451,7 @@ def baseten_generation_time(*, n_params, prompt, generated, bandwidth, peak_flop
 
     .. math::
 
-        t_{gen} = \\frac{2 G P}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}
+        t_{gen} = \\frac{2 P G}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}
 
     Parameters
     ----------
@@ -787,7 +787,7 @@ def calm_active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff,
 
     .. math::
 
-        P_{act} = V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}
+        P_{act} = V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}
 
     Parameters
     ----------
@@ -839,7 +839,7 @@ def calm_kv_elements(*, d_model, n_layers, n_heads, n_kv_heads, context, batch=1
 
     .. math::
 
-        n_{KV} = \\frac{2 S B H_{kv} L d_{model}}{H}
+        n_{KV} = \\frac{2 d_{model} L H_{kv} S B}{H}
 
     Parameters
     ----------
@@ -888,7 +888,7 @@ def calm_latency_sm(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{B \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right)}{R_{v}}, \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)
+        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{B \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right)}{R_{v}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)
 
     Parameters
     ----------
@@ -955,7 +955,7 @@ def calm_latency_tc(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right) \\left\\lfloor{\\frac{15}{16} + \\frac{B}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)
+        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right) \\left\\lfloor{\\frac{B}{16} + \\frac{15}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)
 
     Parameters
     ----------
@@ -1032,7 +1032,7 @@ def calm_memory(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_
 
     .. math::
 
-        M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8} + \\frac{S b_{kv} B H_{kv} L d_{model}}{4 H}
+        M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8} + \\frac{d_{model} L H_{kv} S B b_{kv}}{4 H}
 
     Parameters
     ----------
@@ -1096,7 +1096,7 @@ def calm_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_
 
     .. math::
 
-        P = V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}
+        P = V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}
 
     Parameters
     ----------
@@ -1151,7 +1151,7 @@ def causal_pairs(*, prompt):
 
     .. math::
 
-        \\Pi = \\frac{T \\left(1 + T\\right)}{2}
+        \\Pi = \\frac{T \\left(T + 1\\right)}{2}
 
     Parameters
     ----------
@@ -1186,7 +1186,7 @@ def chunk_pairs(*, prompt, chunk):
 
     .. math::
 
-        \\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(1 + T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right)}{2} + \\frac{S_{c} \\left(1 + S_{c}\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}
+        \\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor + 1\\right)}{2} + \\frac{S_{c} \\left(S_{c} + 1\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}
 
     Parameters
     ----------
@@ -1225,7 +1225,7 @@ def chunk_tokens(*, context, chunk):
 
     .. math::
 
-        S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{-1 + S}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}
+        S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{S - 1}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1265,7 +1265,7 @@ def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops)
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1315,7 +1315,7 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: - \\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) + \\kappa S R_{peak} \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\kappa S R_{peak} - \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1374,7 +1374,7 @@ def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head
 
     .. math::
 
-        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 \\beta_{mem} H L d_{head} \\leq 0 \\\\\\frac{2 \\beta_{mem} P_{mm}}{\\kappa R_{peak} - 4 \\beta_{mem} H L d_{head}} & \\text{otherwise} \\end{cases}
+        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1427,7 +1427,7 @@ def decode_flops_per_token(*, matmul_params, n_layers, n_heads, d_head, context)
 
     .. math::
 
-        F_{dec} = 2 P_{mm} + 4 S H L d_{head}
+        F_{dec} = 2 P_{mm} + 4 L H d_{head} S
 
     Parameters
     ----------
@@ -1475,7 +1475,7 @@ def decode_read_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_hea
 
     .. math::
 
-        P_{read} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(-1 + V\\right)
+        P_{read} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(V - 1\\right)
 
     Parameters
     ----------
@@ -1590,7 +1590,7 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
 
     .. math::
 
-        \\mathcal{F} = B \\left(2 P_{mm} + 4 S H L d_{head}\\right)
+        \\mathcal{F} = B \\left(2 P_{mm} + 4 L H d_{head} S\\right)
 
     Parameters
     ----------
@@ -1636,7 +1636,7 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 S H L d_{head}\\right)}{R_{peak}}\\right)
+        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -1731,7 +1731,7 @@ def embedding_params(*, n_vocab, d_model, tied=0, n_positions=0, norm_vecs_final
 
     .. math::
 
-        P_{emb} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P_{emb} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -1821,7 +1821,7 @@ def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
 
     .. math::
 
-        \\kappa = 2 n_{bytes} L d_{model}
+        \\kappa = 2 L n_{bytes} d_{model}
 
     Parameters
     ----------
@@ -1906,7 +1906,7 @@ def finbarr_latency_compute_revised(*, n_params, batch=1, peak_flops):
 
     .. math::
 
-        t_{comp} = \\frac{2 B P}{R_{peak}}
+        t_{comp} = \\frac{2 P B}{R_{peak}}
 
     Parameters
     ----------
@@ -1944,7 +1944,7 @@ def finbarr_latency_memory(*, n_params, n_bytes, batch=1, bandwidth):
 
     .. math::
 
-        t_{mem} = \\frac{2 n_{bytes} B P}{\\beta_{mem}}
+        t_{mem} = \\frac{2 P n_{bytes} B}{\\beta_{mem}}
 
     Parameters
     ----------
@@ -1993,7 +1993,7 @@ def finbarr_latency_memory_revised(*, n_params, n_bytes, bandwidth):
 
     .. math::
 
-        t_{mem} = \\frac{2 n_{bytes} P}{\\beta_{mem}}
+        t_{mem} = \\frac{2 P n_{bytes}}{\\beta_{mem}}
 
     Parameters
     ----------
@@ -2033,7 +2033,7 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
 
     .. math::
 
-        t = \\max\\left(\\frac{2 P}{R_{peak}}, \\frac{2 n_{bytes} B P}{\\beta_{mem}}\\right)
+        t = \\max\\left(\\frac{2 P n_{bytes} B}{\\beta_{mem}}, \\frac{2 P}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -2079,7 +2079,7 @@ def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
 
     .. math::
 
-        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 H L d_{head} \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)
+        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -2141,7 +2141,7 @@ def gpt_params(*, n_layers, d_model, n_vocab):
 
     .. math::
 
-        P = V d_{model} + 12 L d_{model}^{2}
+        P = d_{model} V + 12 L d_{model}^{2}
 
     Parameters
     ----------
@@ -2270,7 +2270,7 @@ def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
 
     .. math::
 
-        \\rho = \\frac{R_{A} \\beta_{B}}{R_{B} \\beta_{A}}
+        \\rho = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}
 
     Parameters
     ----------
@@ -2316,7 +2316,7 @@ def kv_cache_bytes(*, n_layers, n_kv_heads, d_head, context, batch=1, bits_kv=16
 
     .. math::
 
-        M_{KV} = \\frac{S b_{kv} B H_{kv} L d_{head}}{4}
+        M_{KV} = \\frac{L H_{kv} d_{head} S B b_{kv}}{4}
 
     Parameters
     ----------
@@ -2362,7 +2362,7 @@ def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
 
     .. math::
 
-        \\kappa = \\frac{b_{kv} H_{kv} L d_{head}}{4}
+        \\kappa = \\frac{L H_{kv} d_{head} b_{kv}}{4}
 
     Parameters
     ----------
@@ -2406,7 +2406,7 @@ def kv_layer_bytes(*, n_kv_heads, d_head, bits_kv=16):
 
     .. math::
 
-        \\kappa_{l} = \\frac{b_{kv} H_{kv} d_{head}}{4}
+        \\kappa_{l} = \\frac{H_{kv} d_{head} b_{kv}}{4}
 
     Parameters
     ----------
@@ -2490,7 +2490,7 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
 
     .. math::
 
-        P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + \\delta_{ssm} d_{model} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{in} d_{model} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
+        P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
 
     Parameters
     ----------
@@ -2548,7 +2548,7 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
 
     .. math::
 
-        M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(-1 + k_{conv}\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}
+        M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(k_{conv} - 1\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}
 
     Parameters
     ----------
@@ -2593,7 +2593,7 @@ def matmul_intensity(*, mat_m, mat_k, mat_n, bits=16):
 
     .. math::
 
-        I = \\frac{16 K M n}{b \\left(K M + K n + M n\\right)}
+        I = \\frac{16 M K n}{b \\left(M K + K n + M n\\right)}
 
     Parameters
     ----------
@@ -2634,7 +2634,7 @@ def matmul_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_
 
     .. math::
 
-        P_{mm} = L \\left(2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + d_{ff} d_{model} k m + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model}
+        P_{mm} = L \\left(2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + d_{model} d_{ff} m k + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model}
 
     Parameters
     ----------
@@ -2710,7 +2710,7 @@ def matvec_intensity(*, mat_m, mat_k, bits=16):
 
     .. math::
 
-        I = \\frac{16 K M}{b \\left(K + M + K M\\right)}
+        I = \\frac{16 M K}{b \\left(K + M + M K\\right)}
 
     Parameters
     ----------
@@ -2918,7 +2918,7 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
 
     .. math::
 
-        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + H d_{model} d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} H d_{model} \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + r_{q} d_{model} + r_{q} H \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
+        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -2974,7 +2974,7 @@ def mla_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended):
 
     .. math::
 
-        F_{attn} = 2 S_{a} H \\left(d_{rope} + 2 r_{kv}\\right)
+        F_{attn} = 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)
 
     Parameters
     ----------
@@ -3022,7 +3022,7 @@ def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attend
 
     .. math::
 
-        F_{attn} = 2 S_{a} H d_{v} + 2 S_{a} H \\left(d_{nope} + d_{rope}\\right) + 2 S_{a} H r_{kv} \\left(d_{nope} + d_{v}\\right)
+        F_{attn} = 2 H d_{v} S_{a} + 2 H S_{a} \\left(d_{nope} + d_{rope}\\right) + 2 H r_{kv} S_{a} \\left(d_{nope} + d_{v}\\right)
 
     Parameters
     ----------
@@ -3119,7 +3119,7 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
 
     .. math::
 
-        F_{attn} = 2 \\Pi H \\left(d_{nope} + d_{rope} + d_{v}\\right)
+        F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right)
 
     Parameters
     ----------
@@ -3161,7 +3161,7 @@ def mlp_params(*, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
 
     .. math::
 
-        P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m
+        P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m
 
     Parameters
     ----------
@@ -3207,7 +3207,7 @@ def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_ex
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3262,7 +3262,7 @@ def moe_params(*, d_model, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_ml
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3354,7 +3354,7 @@ def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
 
     .. math::
 
-        F_{pre} = 2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)
+        F_{pre} = 2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)
 
     Parameters
     ----------
@@ -3401,7 +3401,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)
+        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -3459,7 +3459,7 @@ def roofline_time(*, step_bytes, step_flops, bandwidth, peak_flops):
 
     .. math::
 
-        t = \\max\\left(\\frac{\\mathcal{F}}{R_{peak}}, \\frac{\\mathcal{B}}{\\beta_{mem}}\\right)
+        t = \\max\\left(\\frac{\\mathcal{B}}{\\beta_{mem}}, \\frac{\\mathcal{F}}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -3499,7 +3499,7 @@ def router_params(*, d_model, n_experts, router_bias=0):
 
     .. math::
 
-        P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3541,7 +3541,7 @@ def total_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_f
 
     .. math::
 
-        P = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -3616,7 +3616,7 @@ def weight_bytes(*, n_params, bits_weight=16):
 
     .. math::
 
-        W = \\frac{b_{w} P}{8}
+        W = \\frac{P b_{w}}{8}
 
     Parameters
     ----------
@@ -3658,7 +3658,7 @@ def window_pairs(*, prompt, window):
 
     .. math::
 
-        \\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(1 + \\min\\left(S_{w}, T\\right)\\right) \\min\\left(S_{w}, T\\right)}{2}
+        \\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(\\min\\left(S_{w}, T\\right) + 1\\right) \\min\\left(S_{w}, T\\right)}{2}
 
     Parameters
     ----------
@@ -3778,7 +3778,7 @@ def zeux_kv_elements_per_token(*, n_layers, n_kv_heads, d_head):
 
     .. math::
 
-        n_{KV} = 2 H_{kv} L d_{head}
+        n_{KV} = 2 L H_{kv} d_{head}
 
     Parameters
     ----------
