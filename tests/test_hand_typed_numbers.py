@@ -41,7 +41,8 @@ ALLOWED_FILE = REPO / "tests" / "typed_numbers.yml"
 
 NOTEBOOKS = sorted(p for p in (REPO / "notebooks").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
-PAGES = sorted((REPO / "book").rglob("*.md"))
+# book/STYLE.md is the authors' conventions, not a page of the book
+PAGES = sorted(p for p in (REPO / "book").rglob("*.md") if p.name != "STYLE.md")
 
 # --- what is not a quantity -------------------------------------------------------------------
 GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
@@ -51,7 +52,7 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*?)\s*$")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 URL = re.compile(r"https?://\S+")
 LABEL = re.compile(r"^\([\w-]+\)=\s*$", re.M)
-DIRECTIVE = re.compile(r"^\s*(?:```+|:::+)\{[\w-]+\}.*$|^\s*:[\w-]+:.*$|^\s*```+\s*$", re.M)
+DIRECTIVE = re.compile(r"^\s*(?:```+|:::+)\{[\w:-]+\}.*$|^\s*:[\w-]+:.*$|^\s*```+\s*$", re.M)
 ISO_DATE = re.compile(r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b")
 DATE = re.compile(
     r"\bmid-(?:19|20)\d\d\b"
@@ -156,6 +157,7 @@ def test_every_listed_page_exists():
     ("1. first\n2. second, 1,024 tokens", ["1024"]),
     ("models of 6.7B and 13.0B, DDR5-5200, Command R 08-2024", []),
     ("```{exercise} E\n:label: ex-a-b\n\n42 tokens\n```\n```bash\nrun --count 30\n```\n7", ["42", "7"]),
+    ("```{glue:math} eq-a-b\n:label: eq-a-b\n```\n\nsee `x` and 12 tokens", ["12"]),
 ])
 def test_the_rules(text, expected):
     assert typed_numbers(text) == expected

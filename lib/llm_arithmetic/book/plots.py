@@ -26,23 +26,135 @@ from ..catalog.hardware import Hardware
 from ..catalog.model import Model
 from ..core.units import GB, GiB
 from ..estimate import estimate
+from .display import chip_name
 
-__all__ = ["STYLE", "use_style", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
-           "decode_bytes_breakdown", "params_breakdown", "sequence_memory_vs_context",
-           "mla_attention_flops_vs_context", "expert_weights_read_vs_batch"]
+__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "roofline",
+           "time_per_token_vs_batch", "kv_cache_vs_context", "decode_bytes_breakdown",
+           "params_breakdown", "sequence_memory_vs_context", "mla_attention_flops_vs_context",
+           "expert_weights_read_vs_batch"]
+
+#: Smallest text in a figure [pt]. Figures are drawn at 96 dpi and shown at their own size
+#: (a 7-inch figure is 672 CSS px wide, within the book's column at 1280 px), so a point in the
+#: figure is a point on the page.
+MIN_FONT_PT = 9.0
 
 #: rcParams of every figure of the book.
 STYLE: dict[str, Any] = {
-    "figure.figsize": (7.0, 4.2), "figure.dpi": 100, "savefig.dpi": 100,
+    "figure.figsize": (7.0, 4.2), "figure.dpi": 96, "savefig.dpi": 192,
     "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
-    "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8, "legend.frameon": False,
-    "font.size": 10, "lines.linewidth": 1.8,
+    "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9, "legend.frameon": False,
+    "xtick.labelsize": 9, "ytick.labelsize": 9, "font.size": 10, "lines.linewidth": 1.8,
+    # no date or version in what the figures carry
+    "svg.hashsalt": "llm-arithmetic", "svg.fonttype": "path",
 }
 
 
 def use_style() -> None:
-    """Apply :data:`STYLE` to Matplotlib."""
+    """Apply :data:`STYLE` to Matplotlib, and in IPython show figures as PNG at twice their
+    pixel size (``retina``: sharp on any screen, shown at the figure's own size)."""
     plt.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+            set_matplotlib_formats("retina")
+    except ImportError:  # no IPython: nothing to configure
+        pass
+
+
+def _texts(fig: plt.Figure) -> list[tuple[str, Any]]:
+    """Every visible, non-empty text of a figure, with a name for error messages."""
+    out = []
+
+    def add(where, t):
+        if t is not None and t.get_visible() and t.get_text().strip():
+            out.append((f"{where} {t.get_text()!r}", t))
+
+    add("suptitle", getattr(fig, "_suptitle", None))
+    for t in fig.texts:
+        add("figure text", t)
+    for i, ax in enumerate(fig.axes):
+        if not ax.get_visible():
+            continue
+        add("title", ax.title)
+        add("title", ax._left_title)
+        add("title", ax._right_title)
+        add("x label", ax.xaxis.label)
+        add("y label", ax.yaxis.label)
+        for t in ax.texts:
+            add("text", t)
+        for axis, name in ((ax.xaxis, "x tick"), (ax.yaxis, "y tick")):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if lo - 1e-9 * abs(hi - lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi - lo):
+                    add(name, tick.label1)
+                    add(name, tick.label2)
+        leg = ax.get_legend()
+        if leg is not None and leg.get_visible():
+            add("legend title", leg.get_title())
+            for t in leg.get_texts():
+                add("legend", t)
+    for leg in fig.legends:
+        for t in leg.get_texts():
+            add("legend", t)
+    return out
+
+
+def _is_numeric_axis(axis) -> bool:
+    labels = [t.get_text() for t in axis.get_ticklabels() if t.get_text().strip()]
+    if not labels:
+        return bool(len(axis.get_ticklocs()))
+    plain = "0123456789.,-−+eE×^${}\\ mathrm%"
+    return all(all(ch in plain for ch in lab) for lab in labels)
+
+
+def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
+    """Raise ValueError, naming the text, when a figure is not readable: text smaller than
+    ``min_pt`` points, two texts that overlap (labels, ticks, legends, annotations), or a
+    numeric axis whose label gives no unit in brackets ("context [tokens]"). A categorical
+    axis (bars named by model) needs no unit.
+
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2], [3, 4]); _ = ax.set_xlabel("context [tokens]")
+    >>> _ = ax.set_ylabel("time [ms]")
+    >>> check_figure(fig)
+    >>> _ = ax.text(1.5, 3.5, "tiny", fontsize=6)
+    >>> check_figure(fig)
+    Traceback (most recent call last):
+    ...
+    ValueError: figure text too small (6.0 pt < 9.0 pt): text 'tiny'
+    >>> plt.close(fig)
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    texts = _texts(fig)
+    for name, t in texts:
+        if t.get_fontsize() < min_pt - 1e-6:
+            problems.append(f"figure text too small ({t.get_fontsize():.1f} pt < {min_pt} pt): "
+                            f"{name}")
+    boxes = [(name, t.get_window_extent(renderer)) for name, t in texts]
+    for i, (n1, b1) in enumerate(boxes):
+        for n2, b2 in boxes[i + 1:]:
+            # overlap by more than one pixel in both directions
+            dx = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
+            dy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
+            if dx > 1 and dy > 1:
+                problems.append(f"figure texts overlap: {n1} and {n2}")
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.axison:
+            continue
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            if not axis.get_visible() or not _is_numeric_axis(axis):
+                continue
+            label = axis.get_label().get_text()
+            if "[" not in label:
+                problems.append(f"numeric {name} axis without a unit in brackets: "
+                                f"label {label!r}")
+    if problems:
+        raise ValueError("; ".join(dict.fromkeys(problems)))
 
 
 def _ax(ax: plt.Axes | None) -> plt.Axes:
@@ -86,13 +198,13 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
         ridge_label = f"ridge {N.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B"
         if prec != precision:
             ridge_label += f", {prec} peak"
-        (line,) = ax.plot(x, y, label=f"{h.label} ({ridge_label})")
+        (line,) = ax.plot(x, y, label=f"{chip_name(h)} ({ridge_label})")
         ridge = peak / h.bandwidth
         ax.plot([ridge], [peak], "o", color=line.get_color(), ms=4)
         ax.lines[-1].set_label("_nolegend_")
     for name, intensity in (operations or {}).items():
         ax.axvline(intensity, color="0.4", ls=":", lw=1)
-        ax.text(intensity, 0.98, f" {name}", rotation=90, va="top", ha="right", fontsize=8,
+        ax.text(intensity, 0.98, f" {name}", rotation=90, va="top", ha="right", fontsize=9,
                 transform=ax.get_xaxis_transform(), color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -135,7 +247,7 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     ax.set_xlabel("batch size [sequences]")
     ax.set_ylabel("time per decode step [ms]")
     ax.set_yscale("log")
-    ax.set_title(f"{model.label or model.name}, {weights}, {chip.label} (dotted: memory time)")
+    ax.set_title(f"{model.label or model.name}, {weights}, {chip_name(chip)} (dotted: memory time)")
     ax.legend()
     return ax
 
