@@ -169,7 +169,7 @@ const UI = (function () {
     const mlp = (m.layers.find((r) => r.mlp) || {}).mlp || {};
     return {n_layers: Stack.nLayers(m), d_model: m.d_model, n_vocab: m.n_vocab,
       n_heads: a.n_heads || 32, n_kv_heads: Stack.isMLA(a) ? a.n_heads : (a.n_kv_heads || 8),
-      d_head: a.d_head || 128, d_ff: mlp.d_ff || 4 * m.d_model,
+      d_head: a.d_head || 128, d_ff: mlp.d_ff || m.d_model,
       n_experts: mlp.n_experts || 1, n_active_experts: mlp.top_k || 1};
   }
 
@@ -636,8 +636,8 @@ const UI = (function () {
     state.customChip = {bandwidth_gbps: startChip.bandwidth / 1e9,
       peak_tflops: chipPeak(startChip, "fp16") / 1e12, capacity_gb: startChip.capacity / 1e9};
     const ownGroup = () => {
-      const heads = state.model === "custom" ? null : Stack.uniformHeads(
-        CATALOG.models[state.model]);
+      const m = state.model === "custom" ? null : CATALOG.models[state.model];
+      const heads = m ? Stack.uniformHeads(m) : null;
       return heads ? heads.n_heads / heads.n_kv_heads : 0;
     };
     state.group = opt.controls.includes("group") ? ownGroup() : 0;
