@@ -170,6 +170,43 @@ def test_everything_derived_from_the_settings_agrees():
                        "run `make metadata` and commit:\n" + "\n".join(stale))
 
 
+def test_moving_the_repository_rewrites_every_derived_place(tmp_path):
+    """`make metadata` after a move: in a copy, a new repository.url and version reach every
+    derived place, nothing of the old address is left, and the rest of each file is kept."""
+    old_url, _ = repository()
+    for name in ("_config.yml", "pyproject.toml", "README.md", "CITATION.cff", "CHANGELOG.md",
+                 "lib/llm_arithmetic/__init__.py", *[p.relative_to(REPO).as_posix()
+                                                    for p in sync_metadata.notebook_paths()]):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, tmp_path / name)
+    config = tmp_path / "_config.yml"
+    config.write_text(config.read_text().replace(old_url, "https://github.com/Someone/elsewhere"))
+    init = tmp_path / "lib" / "llm_arithmetic" / "__init__.py"
+    init.write_text(init.read_text().replace(f'"{VERSION}"', '"9.8.7"'))
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_text(changelog.read_text().replace(
+        "## [Unreleased]\n", "## [Unreleased]\n\n## [9.8.7] - 2099-01-02\n", 1))
+    files = sync_metadata.synced_files(tmp_path)
+    for path, (_, new) in files.items():
+        path.write_text(new, encoding="utf8")
+        assert old_url not in new, f"{path.relative_to(tmp_path)} keeps the old address"
+    assert sync_metadata.synced_files(tmp_path) == {p: (new, new) for p, (_, new) in files.items()}
+    pyproject = tomllib.loads((tmp_path / "pyproject.toml").read_text())
+    assert pyproject["project"]["urls"]["Source"] == "https://github.com/Someone/elsewhere"
+    assert pyproject["project"]["urls"]["Homepage"] == "https://someone.github.io/elsewhere/"
+    assert pyproject["tool"] == PYPROJECT["tool"] and pyproject["project"]["scripts"]
+    cff = yaml.safe_load((tmp_path / "CITATION.cff").read_text())
+    assert (cff["version"], str(cff["date-released"])) == ("9.8.7", "2099-01-02")
+    assert cff["title"] and cff["authors"] and cff["keywords"]
+    nb = json.loads(sync_metadata.notebook_paths(tmp_path)[0].read_text())
+    guard = "".join(next(c for c in nb["cells"] if c["cell_type"] == "code")["source"])
+    assert '"llm-arithmetic==9.8.7"' in guard and "git+https://github.com/Someone/elsewhere" in guard
+    readme = (tmp_path / "README.md").read_text()
+    assert readme.count("Someone/elsewhere") >= 3 and "## Publishing" in readme
+    assert (f"[9.8.7]: https://github.com/Someone/elsewhere/compare/v{VERSION}...v9.8.7"
+            in changelog.read_text())
+
+
 def test_derived_addresses_name_the_repository():
     """Independently of the script: each derived place names the configured repository."""
     url, branch = repository()
