@@ -108,7 +108,9 @@ probe = "import sys, llm_arithmetic\nprint(sys.prefix)\nprint(llm_arithmetic.__f
 nb.cells.append(nbformat.v4.new_code_cell(probe))
 NotebookClient(nb, timeout=600, kernel_name="python3",
                resources={"metadata": {"path": str(Path(path).parent)}}).execute()
-print(json.dumps(nb.cells[-1].outputs[0]["text"].splitlines()))
+# the kernel may send the two lines as two stream messages: join every stream output
+text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
+print(json.dumps(text.splitlines()))
 """
 
 
