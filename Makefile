@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 PORT   ?= 8000
 
-.PHONY: all book book-strict test pytest bench serve outputs student venv clean
+.PHONY: all book book-strict test pytest bench serve outputs student metadata dist venv clean
 
 all: book
 
@@ -65,5 +65,17 @@ student: $(STAMP)
 outputs: $(STAMP)
 	bash scripts/regenerate_outputs.sh
 
+## write what derives from repository.url (_config.yml) and __version__ into the files that
+## repeat it: the notebooks' Colab cell, pyproject's URLs, README badges, CITATION.cff, CHANGELOG links
+metadata: $(STAMP)
+	$(PY) scripts/sync_metadata.py
+
+## the sdist and the wheel into dist/ with the pinned build tools, checked by twine (release.yml
+## builds the same way; tests/test_release.py installs the wheel alone in a fresh venv)
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+	$(PY) -m twine check --strict dist/*
+
 clean:
-	rm -rf _build
+	rm -rf _build dist

@@ -2,7 +2,7 @@
 
 1. Stage: copy the repository's files (those git tracks, plus new files git does not ignore;
    without git, the tree minus _build, .venv and dot folders) to `_build/student/src/`, leaving
-   out what only the maintainers run (tests/, .ci/, pytest.ini, nbval_sanitize.cfg).
+   out what only the maintainers run (tests/, .ci/, .github/, pytest.ini, nbval_sanitize.cfg).
 2. Strip: every notebook goes through `student_notebook()` (scripts/student_edition.py): cells
    tagged `solution` are dropped, or stubbed where they hold `### BEGIN SOLUTION` markers; every
    Markdown page loses its `{solution}` and `{solution-start}`...`{solution-end}` blocks. In
@@ -50,8 +50,11 @@ from student_edition import (BEGIN, END, cell_source, is_solution,  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT_BRANCH = "student"
-# Left out of the student tree: the maintainers' checks (nbval would fail on the stubs).
-EXCLUDE_TOP = {"tests", ".ci", "_build", ".venv", ".git", "pytest.ini", "nbval_sanitize.cfg"}
+# Left out of the student tree: the maintainers' checks (nbval would fail on the stubs), and the
+# workflows (.github/: they would run on the branch `student`, and GitHub refuses a push of
+# workflow files with the token of the workflow that pushes the branch, student.yml).
+EXCLUDE_TOP = {"tests", ".ci", ".github", "_build", ".venv", ".git", "pytest.ini",
+               "nbval_sanitize.cfg"}
 # A MyST directive opening (backticks, tildes or colons) of a solution.
 SOLUTION_DIRECTIVE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{solution(-start|-end)?\}",
                                    re.M)

@@ -184,7 +184,7 @@ def test_staged_tree_has_no_solution(staged):
     assert counts["cells dropped"] + counts["cells stubbed"] > 0
     for path in NOTEBOOKS + PAGES + [REPO / "_toc.yml", REPO / "references.bib"]:
         assert (src / rel(path)).is_file(), f"{rel(path)} not staged"
-    for left_out in ("tests", ".ci", "pytest.ini"):
+    for left_out in ("tests", ".ci", ".github", "pytest.ini"):
         assert not (src / left_out).exists()
     assert (src / "lib" / "llm_arithmetic" / "__init__.py").is_file()  # Binder installs it
     assert make_student.solution_problems(src, make_student.solution_snippets()) == []

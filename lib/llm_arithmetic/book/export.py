@@ -45,12 +45,13 @@ from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.models import CATALOG
 from ..estimate import LIMITS
-from ..numeric.generate import JS_PATH
 
 __all__ = ["catalog_data", "formulas_classic_source", "bundle_source", "write_static",
            "widget_cell", "WIDGETS", "WIDGET_OPTIONS", "STATIC_DIR", "JS_SOURCES"]
 
 HERE = Path(__file__).resolve().parent
+#: The generated ES module (written by ``python -m llm_arithmetic.numeric.generate``).
+JS_PATH = HERE.parent / "numeric" / "formulas.js"
 #: The hand-written JavaScript and CSS, in the order the bundle concatenates them.
 JS_SOURCES = ("stack.js", "estimate.js", "svgplot.js", "ui.js")
 CSS_SOURCE = "widgets.css"

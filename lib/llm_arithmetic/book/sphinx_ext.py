@@ -58,7 +58,27 @@ def _write_redirects(app: Any, exception: Exception | None) -> None:
         path.write_text(redirect_html(source, target), encoding="utf8")
 
 
+def package_version() -> str:
+    """The project's one version: ``llm_arithmetic.__version__`` (the wheel reads it too)."""
+    from .. import __version__
+
+    return __version__
+
+
+def substitutions(config: Any) -> dict[str, str]:
+    """MyST's substitutions with ``version`` set (any others from the configuration kept)."""
+    return {**(getattr(config, "myst_substitutions", None) or {}), "version": package_version()}
+
+
+def _config_inited(app: Any, config: Any) -> None:
+    # the start page shows {{ version }}; Sphinx's version and release follow the package
+    config.myst_substitutions = substitutions(config)
+    config.version = config.release = package_version()
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("book_redirects", {}, "html", types=[dict])
     app.connect("build-finished", _write_redirects)
+    # after myst-parser registered `myst_substitutions`, before it reads its configuration
+    app.connect("config-inited", _config_inited)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
