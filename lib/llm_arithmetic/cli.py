@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from typing import Any, Sequence
@@ -441,6 +442,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`... | head`): stop quietly with the shell's status for SIGPIPE,
+        # and send what Python still flushes at exit to /dev/null instead of the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (ValueError, KeyError, OverflowError, RecursionError, MemoryError, OSError) as e:
         # InputError and ConfigError are ValueErrors; the others are guards against anything
         # that still escapes them (a message, never a traceback)
