@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -52,6 +53,10 @@ REPO = Path(__file__).resolve().parents[1]
 STUDENT_BRANCH = "student"
 # Left out of the student tree: the maintainers' checks (nbval would fail on the stubs).
 EXCLUDE_TOP = {"tests", ".ci", "_build", ".venv", ".git", "pytest.ini", "nbval_sanitize.cfg"}
+#: Tracked files that only the instructor's copy has: the computed answers of the exercise
+#: notebooks. The student tree gets ANSWER_HASHES (written by exercises.hash_table()) instead.
+INSTRUCTOR_ONLY = {"lib/llm_arithmetic/teaching/answers.py"}
+ANSWER_HASHES = Path("lib/llm_arithmetic/teaching/answer_hashes.json")
 # A MyST directive opening (backticks, tildes or colons) of a solution.
 SOLUTION_DIRECTIVE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{solution(-start|-end)?\}",
                                    re.M)
@@ -65,16 +70,19 @@ MIN_SNIPPET = 25  # shortest solution line searched for as text (shorter lines o
 # 1-2. Stage and strip
 
 def source_files(repo: Path = REPO) -> list[Path]:
-    """Files of the repository that the student tree carries, relative to `repo`."""
+    """Files of the repository that the student tree carries, relative to `repo`: the files git
+    tracks (`git ls-files`), and nothing else, less the maintainers' checks (EXCLUDE_TOP) and the
+    instructor's answers (INSTRUCTOR_ONLY). An untracked file (a generated answer key, a build)
+    can never reach the student tree."""
     try:
-        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others",
-                              "--exclude-standard"], check=True, capture_output=True).stdout
-        files = [Path(p) for p in out.decode().split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout
-        files = [p.relative_to(repo) for p in repo.rglob("*") if p.is_file()
-                 and not any(part.startswith(".") or part in ("__pycache__",) or
-                             part.endswith(".egg-info") for part in p.relative_to(repo).parts)]
+        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached"],
+                             check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit(f"{repo} is not a git checkout (git ls-files failed: {e}); the student "
+                         "edition is built from tracked files only") from None
+    files = [Path(p) for p in out.decode().split("\0") if p]
     return sorted(f for f in files if f.parts[0] not in EXCLUDE_TOP
+                  and f.as_posix() not in INSTRUCTOR_ONLY
                   and "__pycache__" not in f.parts and ".ipynb_checkpoints" not in f.parts
                   and (repo / f).is_file())
 
@@ -103,8 +111,9 @@ def student_config(text: str) -> str:
     return new
 
 
-def stage(src: Path, repo: Path = REPO) -> dict[str, int]:
-    """Copy the repository to `src` without solutions; returns counts for the report."""
+def stage(src: Path, repo: Path = REPO, hash_iterations: int | None = None) -> dict[str, int]:
+    """Copy the repository to `src` without solutions or answers; returns counts for the report.
+    `hash_iterations` lowers the cost of the answer hashes (tests only)."""
     if src.exists():
         shutil.rmtree(src)
     counts = {"files": 0, "notebooks": 0, "pages": 0, "cells dropped": 0, "cells stubbed": 0}
@@ -131,6 +140,12 @@ def stage(src: Path, repo: Path = REPO) -> dict[str, int]:
                             encoding="utf8")
         else:
             shutil.copy2(repo / rel, dest)
+    from llm_arithmetic.teaching.exercises import hash_table
+
+    table = hash_table(iterations=hash_iterations) if hash_iterations else hash_table()
+    (src / ANSWER_HASHES).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n",
+                                     encoding="utf8")
+    counts["answers hashed"] = len(table["answers"])
     return counts
 
 
@@ -317,6 +332,76 @@ def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
         if leaked:
             problems.append(f"{rel}: {len(leaked)} line(s) of a solution, e.g. {leaked[0]!r}")
     return problems
+
+
+# A number as prose, tables and code print it: digits with optional thousands separators and
+# decimals, not glued to a word, a dot or another number (so "a269f" or "1.2.3" do not count).
+NUMBER_RE = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?")
+# Long runs of letters and digits (hashes, base64 images, ids) hold digit runs by chance.
+OPAQUE_RE = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+
+
+def answer_forms(value: float) -> set[str]:
+    """The ways a text may print `value`: rounded to 3 and to 4 significant digits, with and
+    without thousands separators, and, for a whole number, exactly.
+
+    >>> sorted(answer_forms(1234.56))
+    ['1,230', '1,235', '1230', '1235']
+    >>> sorted(answer_forms(0.0123456))
+    ['0.0123', '0.01235']
+    >>> sorted(answer_forms(45678))
+    ['45,678', '45,680', '45,700', '45678', '45680', '45700']
+    """
+    forms = set()
+    if value == 0 or not math.isfinite(value):
+        return forms
+    value = abs(value)
+    for sig in (3, 4):
+        decimals = sig - 1 - math.floor(math.log10(value))
+        rounded = round(value, decimals)
+        d = max(0, decimals)
+        forms |= {f"{rounded:.{d}f}", f"{rounded:,.{d}f}"}
+    if float(value).is_integer():
+        forms |= {f"{int(value)}", f"{int(value):,}"}
+    return forms
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number token of `text` (see NUMBER_RE), opaque runs removed first."""
+    text = OPAQUE_RE.sub(lambda m: m.group(0) if not (re.search(r"\d", m.group(0)) and
+                                                      re.search(r"[A-Za-z]", m.group(0)))
+                         else " ", text)
+    return {t.rstrip(",") for t in NUMBER_RE.findall(text)}
+
+
+def answer_leaks(root: Path, answers: dict[str, float]) -> list[str]:
+    """Every text file under `root` that prints an answer value (answer_forms) as a number."""
+    forms = {}
+    for label, value in answers.items():
+        for f in answer_forms(value):
+            forms.setdefault(f, []).append(label)
+    problems = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf8")
+        except (UnicodeDecodeError, OSError):
+            continue  # a binary file (an image) prints no number
+        if path.suffix == ".html":
+            text = html.unescape(text)
+        hits = sorted(numbers_in(text) & forms.keys())
+        if hits:
+            rel = path.relative_to(root).as_posix()
+            problems += [f"{rel}: prints {h!r}, the answer of {', '.join(forms[h])}" for h in hits]
+    return problems
+
+
+def checked_answers() -> dict[str, float]:
+    """Every checked answer of the exercise notebooks (the instructor's copy computes them)."""
+    from llm_arithmetic.teaching.exercises import answer_for, labels
+
+    return {label: answer_for(label) for label in labels()}
 
 
 def solution_problems(root: Path, snippets: set[str] = frozenset()) -> list[str]:

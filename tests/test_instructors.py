@@ -6,7 +6,8 @@ import re
 import pytest
 
 from llm_arithmetic.cli import main
-from llm_arithmetic.teaching.exercises import ANSWERS, answer_for, check
+from llm_arithmetic.teaching.answers import ANSWERS
+from llm_arithmetic.teaching.exercises import answer_for, check
 from llm_arithmetic.teaching.problems import TEMPLATES, generate
 
 
