@@ -1,8 +1,10 @@
 """Build the student edition: the whole book with every exercise and no solution (`make student`).
 
-1. Stage: copy the repository's files (those git tracks, plus new files git does not ignore;
-   without git, the tree minus _build, .venv and dot folders) to `_build/student/src/`, leaving
-   out what only the maintainers run (tests/, .ci/, pytest.ini, nbval_sanitize.cfg).
+1. Stage: copy the files git tracks (`git ls-files`, nothing else: an untracked answer key or
+   build output never reaches the student tree) to `_build/student/src/`, leaving out what only
+   the maintainers run (tests/, .ci/, pytest.ini, nbval_sanitize.cfg) and the instructor's
+   answers (lib/llm_arithmetic/teaching/answers.py), replaced by their salted hashes
+   (answer_hashes.json, from `exercises.hash_table()`).
 2. Strip: every notebook goes through `student_notebook()` (scripts/student_edition.py): cells
    tagged `solution` are dropped, or stubbed where they hold `### BEGIN SOLUTION` markers; every
    Markdown page loses its `{solution}` and `{solution-start}`...`{solution-end}` blocks. In
@@ -14,6 +16,9 @@
    is) into `_build/student/instructor-html/`, to compare the two (or pass --instructor-html DIR
    to compare with an existing, up-to-date build such as `_build/html`).
 4. Verify (`check_student_edition`), and fail on any problem:
+   - no file of the staged sources or of the built site prints the answer of a checked exercise
+     (`answer_leaks`: every answer rounded to 3 and 4 significant digits, with and without
+     thousands separators, and exactly when whole, looked for as a number token);
    - no file of the staged sources or of the built site (pages, `_sources/` downloads, .ipynb,
      .md, search index) holds a solution: a title "Solution" in the search index, an element of
      class `solution` (sphinx-exercise's solution admonition) or `tag_solution` (a notebook cell
@@ -374,22 +379,43 @@ def numbers_in(text: str) -> set[str]:
     return {t.rstrip(",") for t in NUMBER_RE.findall(text)}
 
 
-def answer_leaks(root: Path, answers: dict[str, float]) -> list[str]:
-    """Every text file under `root` that prints an answer value (answer_forms) as a number."""
+# Section and caption numbers of a build ("2.3. Title", "Exercise 2.3", "Fig. 2.1"), in the
+# headings and in the navigation: they number the book's parts, they are not quantities.
+SECTION_NUMBER_RE = re.compile(r'<span class="(?:section|caption)-number">[^<]*</span>'
+                               r'|(?<=>)\s*\d+(?:\.\d+)*\.\s')
+
+
+def _index_titles(raw: str) -> str:
+    """The titles in Sphinx's search index. Its terms are the pages' words, which the scan of the
+    pages covers whole; Sphinx splits "0.193" and "1,193" into terms, so a term alone is a
+    fragment of a number, not a number."""
+    try:
+        index = json.loads(raw[raw.index("(") + 1:raw.rindex(")")])
+    except ValueError:
+        return raw
+    titles = list(index.get("titles", [])) + list(index.get("alltitles", {}))
+    return "\n".join(SECTION_NUMBER_RE.sub(" ", f">{t}") for t in titles)
+
+
+def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = ()) -> list[str]:
+    """Every text file under `root` that prints an answer value (answer_forms) as a number,
+    except under the top-level folders `skip`."""
     forms = {}
     for label, value in answers.items():
         for f in answer_forms(value):
             forms.setdefault(f, []).append(label)
     problems = []
     for path in sorted(root.rglob("*")):
-        if not path.is_file():
+        if not path.is_file() or path.relative_to(root).parts[0] in skip:
             continue
         try:
             text = path.read_text(encoding="utf8")
         except (UnicodeDecodeError, OSError):
             continue  # a binary file (an image) prints no number
         if path.suffix == ".html":
-            text = html.unescape(text)
+            text = html.unescape(SECTION_NUMBER_RE.sub(" ", text))
+        elif path.name == "searchindex.js":
+            text = _index_titles(text)
         hits = sorted(numbers_in(text) & forms.keys())
         if hits:
             rel = path.relative_to(root).as_posix()
@@ -435,9 +461,14 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
     if not (student_html / "index.html").is_file():
         return [f"no student edition at {student_html} (index.html missing)"]
     snippets = solution_snippets(repo)
-    problems = solution_problems(student_html, snippets)
+    answers = checked_answers()
+    # _static/ of a build holds the theme's and MathJax's files (fonts, scripts: numbers by the
+    # thousand) and copies of book/_static, which the staged sources' scan covers
+    problems = (solution_problems(student_html, snippets)
+                + answer_leaks(student_html, answers, skip=("_static",)))
     if staged is not None:
-        problems += [f"staged sources: {p}" for p in solution_problems(staged, snippets)]
+        problems += [f"staged sources: {p}" for p in
+                     solution_problems(staged, snippets) + answer_leaks(staged, answers)]
     if instructor_html is not None:
         diff, n = exercise_problems(student_html, instructor_html)
         problems += diff
