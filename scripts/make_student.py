@@ -498,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = stage(src)
         print(f"staged {counts['files']} files in {src}: {counts['notebooks']} notebooks "
               f"({counts['cells dropped']} solution cells dropped, {counts['cells stubbed']} "
-              f"stubbed), {counts['pages']} Markdown page(s) stripped")
+              f"stubbed), {counts['pages']} Markdown page(s) stripped, "
+              f"{counts['answers hashed']} answers hashed")
         print("building the student edition"
               + ("" if instructor else " and, to compare with, the instructor edition")
               + " (jupyter-book, strict) ...", flush=True)
@@ -519,7 +520,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     compared = f", the same exercises as {instructor}" if instructor else ""
     print(f"{'checked' if args.check_only else 'built and checked'} in "
-          f"{time.monotonic() - started:.0f} s: no solution in any file{compared} ({n} exercises)")
+          f"{time.monotonic() - started:.0f} s: no solution and no checked answer in any "
+          f"file{compared} ({n} exercises)")
     print(f"The student edition is at file://{html_dir}/index.html")
     if not args.check_only:
         print(f"Its sources (for the `{STUDENT_BRANCH}` branch the launch buttons open): {src}")
