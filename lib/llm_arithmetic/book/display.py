@@ -68,32 +68,44 @@ def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
 
 # ---- equations --------------------------------------------------------------------------------
 
-def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = ()) -> str:
+def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
+                   multiline: bool = False) -> str:
     """The LaTeX of an equation, as the book prints it.
 
     ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
     the order of its parameters), or a sympy expression or relation (an ``Eq``, ``Le``, ...).
     ``lhs`` (a sympy symbol, or a glossary name) puts ``lhs =`` in front of an expression.
+    ``multiline`` sets a long sum one term per line, so that it fits a phone's width.
+
+    >>> print(equation_latex("batched_step_bytes", multiline=True))
+    \\begin{aligned} \\mathcal{B} &= W \\\\ &\\quad + \\mathcal{K} B \\end{aligned}
     """
-    from ..core.display import latex
+    from ..core.display import latex, latex_terms
     from ..core.registry import Formula, all_formulas
     from ..core.symbols import GLOSSARY
 
     if isinstance(what, str):
         what = all_formulas()[what]
     if isinstance(what, Formula):
-        if lhs is None:
+        if lhs is None and not multiline:
             return what.latex()
+        lhs = what.lhs if lhs is None else lhs
         what, order = what.expr, what.params
+    if isinstance(lhs, str):
+        lhs = GLOSSARY[lhs].symbol
+    if multiline:
+        terms = latex_terms(what, order=order)
+        head = f"{latex(lhs)} &= " if lhs is not None else "&"
+        rest = "".join(f" \\\\ &\\quad {t}" for t in terms[1:])
+        return f"\\begin{{aligned}} {head}{terms[0]}{rest} \\end{{aligned}}"
     body = latex(what, order=order)
     if lhs is not None:
-        if isinstance(lhs, str):
-            lhs = GLOSSARY[lhs].symbol
         body = f"{latex(lhs)} = {body}"
     return body
 
 
-def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = ()) -> None:
+def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
+              multiline: bool = False) -> None:
     """Glue an equation (see :func:`equation_latex`) under ``name`` for a labelled, numbered
     display in the prose::
 
@@ -104,7 +116,7 @@ def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = ()) 
     and refer to it as ``{eq}`eq-roofline```. Outside the book the equation is displayed."""
     from IPython.display import Math, display
 
-    tex = equation_latex(what, lhs=lhs, order=order)
+    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline)
     _glue = _myst_glue()
     if _glue is None:
         display(Math(tex))

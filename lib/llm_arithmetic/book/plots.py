@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from .. import numeric as N
@@ -24,7 +25,7 @@ from ..core.units import GB, GiB
 from ..estimate import estimate
 from .display import chip_name
 
-__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
+__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "plain_log_ticks", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown"]
 
 #: Smallest text in a figure [pt]. Figures are drawn at 96 dpi and shown at their own size
@@ -97,28 +98,45 @@ def _texts(fig: plt.Figure) -> list[tuple[str, Any]]:
 
 
 def _is_numeric_axis(axis) -> bool:
-    labels = [t.get_text() for t in axis.get_ticklabels() if t.get_text().strip()]
+    """Whether an axis shows numbers (an axis whose tick labels are hidden, such as the upper
+    of two that share x, shows none and needs no label)."""
+    labels = [t.get_text() for t in axis.get_ticklabels()
+              if t.get_visible() and t.get_text().strip()]
     if not labels:
-        return bool(len(axis.get_ticklocs()))
+        return False
     plain = "0123456789.,-−+eE×^${}\\ mathrm%"
     return all(all(ch in plain for ch in lab) for lab in labels)
 
 
+def _is_data_line(line: Any) -> bool:
+    """A line that carries data: solid (or markers), not a thin dotted or dashed reference line
+    (an operation's intensity, a capacity limit), which a label sits next to on purpose."""
+    style = line.get_linestyle()
+    return not (style in (":", "--", "-.", "dotted", "dashed", "dashdot")
+                and line.get_linewidth() <= 1.2)
+
+
 def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
     """Raise ValueError, naming the text, when a figure is not readable: text smaller than
-    ``min_pt`` points, two texts that overlap (labels, ticks, legends, annotations), or a
-    numeric axis whose label gives no unit in brackets ("context [tokens]"). A categorical
-    axis (bars named by model) needs no unit.
+    ``min_pt`` points, two texts that overlap (labels, ticks, legends, annotations), a text or
+    a legend inside the axes that lies on a data line (solid lines and markers; thin dotted
+    and dashed reference lines excepted), or a numeric axis whose label gives no unit in
+    brackets ("context [tokens]"). A categorical axis (bars named by model) needs no unit.
 
     >>> fig, ax = plt.subplots()
     >>> _ = ax.plot([1, 2], [3, 4]); _ = ax.set_xlabel("context [tokens]")
     >>> _ = ax.set_ylabel("time [ms]")
     >>> check_figure(fig)
-    >>> _ = ax.text(1.5, 3.5, "tiny", fontsize=6)
+    >>> t = ax.text(1.8, 3.1, "tiny", fontsize=6)
     >>> check_figure(fig)
     Traceback (most recent call last):
     ...
     ValueError: figure text too small (6.0 pt < 9.0 pt): text 'tiny'
+    >>> t.set_fontsize(9); t.set_position((1.5, 3.5))   # now on the line
+    >>> check_figure(fig)
+    Traceback (most recent call last):
+    ...
+    ValueError: figure text 'tiny' lies on a data line
     >>> plt.close(fig)
     """
     fig.canvas.draw()
@@ -137,6 +155,37 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
             dy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
             if dx > 1 and dy > 1:
                 problems.append(f"figure texts overlap: {n1} and {n2}")
+    # texts inside an axes (annotations, an axes' legend) must not lie on its data lines
+    from matplotlib.path import Path
+
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        inside = [(f"text {t.get_text()!r}", t) for t in ax.texts
+                  if t.get_visible() and t.get_text().strip()]
+        leg = ax.get_legend()
+        if leg is not None and leg.get_visible():
+            inside += [(f"legend {t.get_text()!r}", t) for t in leg.get_texts()]
+        if not inside:
+            continue
+        data = [ln for ln in ax.lines if ln.get_visible() and _is_data_line(ln)]
+        for name, t in inside:
+            box = t.get_window_extent(renderer).shrunk(0.9, 0.8)  # the glyphs, not the margin
+            for ln in data:
+                xy = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
+                xy = xy[np.all(np.isfinite(xy), axis=1)]
+                if not len(xy):
+                    continue
+                if ln.get_linestyle() in ("None", "none", "", " "):
+                    hit = bool(np.any((xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1)
+                                      & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)))
+                else:
+                    hit = Path(xy).intersects_bbox(box, filled=False)
+                if hit:
+                    label = ln.get_label()
+                    problems.append(f"figure {name} lies on a data line"
+                                    + ("" if label.startswith("_") else f" ({label!r})"))
+                    break
     for ax in fig.axes:
         if not ax.get_visible() or not ax.axison:
             continue
@@ -151,6 +200,14 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
         raise ValueError("; ".join(dict.fromkeys(problems)))
 
 
+def plain_log_ticks(axis: Any) -> None:
+    """Label a logarithmic axis with plain numbers (``3``, ``20``, ``500``), the minor ticks
+    at 2, 3 and 5 times a power of ten, instead of ``3 x 10^0``."""
+    axis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(mticker.FuncFormatter(
+        lambda v, _: f"{v:g}" if round(v / 10 ** np.floor(np.log10(v))) in (2, 3, 5) else ""))
+
+
 def _ax(ax: plt.Axes | None) -> plt.Axes:
     if ax is None:
         use_style()
@@ -161,7 +218,7 @@ def _ax(ax: plt.Axes | None) -> plt.Axes:
 def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
              precision: str = "fp16", ax: plt.Axes | None = None,
              intensity_range: tuple[float, float] = (0.1, 2000.0),
-             legend: str | None = "lower right") -> plt.Axes:
+             legend: str | None = "lower right", labels: str = "bottom") -> plt.Axes:
     """The roofline of each chip: attainable rate min(peak, I x bandwidth) against intensity I.
 
     Parameters
@@ -175,6 +232,9 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
         Which dense peak to use.
     legend : str or None
         Matplotlib legend location; ``"below"`` puts it under the axes; None draws none.
+    labels : str
+        Where the operations' names go along their lines: ``"bottom"`` (below the rooflines,
+        where a log-log roofline has room) or ``"top"``.
 
     Examples
     --------
@@ -198,7 +258,8 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
         ax.lines[-1].set_label("_nolegend_")
     for name, intensity in (operations or {}).items():
         ax.axvline(intensity, color="0.4", ls=":", lw=1)
-        ax.text(intensity, 0.98, f" {name}", rotation=90, va="top", ha="right", fontsize=9,
+        y, va = (0.02, "bottom") if labels == "bottom" else (0.98, "top")
+        ax.text(intensity, y, f" {name} ", rotation=90, va=va, ha="right", fontsize=9,
                 transform=ax.get_xaxis_transform(), color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -241,6 +302,7 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     ax.set_xlabel("batch size [sequences]")
     ax.set_ylabel("time per decode step [ms]")
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
     ax.set_title(f"{model.label or model.name}, {weights}, {chip_name(chip)} (dotted: memory time)")
     ax.legend()
     return ax

@@ -16,8 +16,8 @@ which brings, in the names the chapters use:
 * the book's display helpers (:mod:`llm_arithmetic.book.display`: ``glue``, ``glue_math``,
   ``glue_figure``, ``md_table``, ``long_table``, ``chip_name``, ``model_name``, ...) and
   ``plots``; ``np``, ``plt``, ``sp``, ``display``, ``Markdown``, ``Math``;
-* small helpers shared by chapters: :func:`model_args`, :func:`chip_args`, :func:`fmt_batch`,
-  :func:`article_figure`.
+* small helpers shared by chapters: :func:`model_args`, :func:`chip_args`,
+  :func:`formula_args`, :func:`fmt_batch`, :func:`article_figure`.
 
 It also applies the book's figure style (:data:`llm_arithmetic.book.plots.STYLE`, PNG at twice
 the pixel size) and silences :class:`~llm_arithmetic.ContextWarning`: the chapters ask what-if
@@ -65,7 +65,7 @@ __all__ = [
     "escape", "key", "chip_name", "model_name", "show_formula", "round_sig", "plots",
     "np", "plt", "sp", "display", "Markdown", "Math",
     # shared helpers
-    "model_args", "chip_args", "fmt_batch", "article_figure",
+    "model_args", "chip_args", "formula_args", "fmt_batch", "article_figure",
 ]
 
 warnings.simplefilter("ignore", ContextWarning)
@@ -90,6 +90,23 @@ def chip_args(h: Any, precision: str = "fp16") -> dict[str, float]:
     """A chip's bandwidth [B/s] and dense peak [FLOP/s] at ``precision``, as the step formulas
     take them."""
     return dict(bandwidth=h.bandwidth, peak_flops=h.peak(precision))
+
+
+def formula_args(formula: Any, *sources: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """The keyword arguments of a registered formula, taken from ``sources`` (dicts such as
+    :func:`model_args` and :func:`chip_args`) and ``kwargs``; what the formula does not take is
+    left out.
+
+    >>> a = formula_args(R.critical_context, model_args(get_model("mistral-7b")),
+    ...                  chip_args(get_hardware("h100-sxm")))
+    >>> "weight_bytes" in a, round(R.critical_context(**a))
+    (False, 372)
+    """
+    merged: dict[str, Any] = {}
+    for src in sources:
+        merged.update(src)
+    merged.update(kwargs)
+    return {k: v for k, v in merged.items() if k in formula.params}
 
 
 def fmt_batch(b: float) -> str:
