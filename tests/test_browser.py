@@ -530,7 +530,7 @@ def reader_problems(r: dict, page_path: str, width: int) -> list[str]:
 
 #: Pages of the reader's path not yet converted to book/STYLE.md (expected to fail; remove a page
 #: from here when it is converted).
-READER_PATH_PENDING = {"notebooks/hardware-table.html"}
+READER_PATH_PENDING: set[str] = set()
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -29,7 +29,8 @@ import math
 from typing import Any, Iterable, Sequence
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
-           "cite", "escape", "key", "chip_name", "model_name", "show_formula", "round_sig"]
+           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name",
+           "show_formula", "round_sig"]
 
 
 def round_sig(value: float, digits: int = 6) -> float:
@@ -250,6 +251,26 @@ def chip_name(chip: Any, detail: bool = False) -> str:
     if detail:
         return label
     return label.split(" (")[0].split(",")[0].strip()
+
+
+def chip_cell(chip: Any) -> str:
+    """A table cell naming a chip in full, with its catalog key under the name.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_cell(get_hardware("a10"))
+    'NVIDIA A10<br>`a10`'
+    """
+    return f"{escape(chip.label)}<br>`{chip.name}`"
+
+
+def fmt_peak(peak: Any) -> str:
+    """A peak rate in T(FL)OP/s for a table, marked (v) when it runs on the vector units.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> fmt_peak(get_hardware("a10").peaks["fp16"]), fmt_peak(get_hardware("m2").peaks["fp32"])
+    ('125', '3.579 (v)')
+    """
+    return f"{peak.rate / 1e12:,.5g}" + (" (v)" if peak.engine == "vector" else "")
 
 
 def model_name(model: Any) -> str:

@@ -8,6 +8,10 @@ notebooks end the cell with ``plt.show()``.
 * :func:`kv_cache_vs_context` -- KV-cache bytes against context, MHA vs GQA
 * :func:`decode_bytes_breakdown` -- where the bytes of one decode step go
 * :func:`params_breakdown` -- where a model's parameters are
+* :func:`chips_scatter` -- every chip's bandwidth against its peak, lines of equal ops:byte
+
+:func:`check_figure` (text size, collisions, units) and :func:`label_points` (labels placed
+clear of each other, the markers and the lines) keep every figure readable.
 """
 from __future__ import annotations
 
@@ -21,11 +25,12 @@ from .. import numeric as N
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import Hardware
 from ..catalog.model import Model
-from ..core.units import GB, GiB
+from ..core.units import GB, GB_S, GiB, TFLOP_S
 from ..estimate import estimate
 from .display import chip_name
 
-__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "plain_log_ticks", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
+__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "plain_log_ticks", "label_points",
+           "chips_scatter", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown"]
 
 #: Smallest text in a figure [pt]. Figures are drawn at 96 dpi and shown at their own size
@@ -108,6 +113,15 @@ def _is_numeric_axis(axis) -> bool:
     return all(all(ch in plain for ch in lab) for lab in labels)
 
 
+def _text_box(t: Any, renderer: Any) -> Any:
+    """The box of a text's glyphs (an annotation's leader line left out)."""
+    from matplotlib.text import Text
+
+    if hasattr(t, "update_positions"):  # an annotation: place its text first
+        t.update_positions(renderer)
+    return Text.get_window_extent(t, renderer)
+
+
 def _is_data_line(line: Any) -> bool:
     """A line that carries data: solid (or markers), not a thin dotted or dashed reference line
     (an operation's intensity, a capacity limit), which a label sits next to on purpose."""
@@ -147,7 +161,7 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
         if t.get_fontsize() < min_pt - 1e-6:
             problems.append(f"figure text too small ({t.get_fontsize():.1f} pt < {min_pt} pt): "
                             f"{name}")
-    boxes = [(name, t.get_window_extent(renderer)) for name, t in texts]
+    boxes = [(name, _text_box(t, renderer)) for name, t in texts]
     for i, (n1, b1) in enumerate(boxes):
         for n2, b2 in boxes[i + 1:]:
             # overlap by more than one pixel in both directions
@@ -170,7 +184,7 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
             continue
         data = [ln for ln in ax.lines if ln.get_visible() and _is_data_line(ln)]
         for name, t in inside:
-            box = t.get_window_extent(renderer).shrunk(0.9, 0.8)  # the glyphs, not the margin
+            box = _text_box(t, renderer).shrunk(0.9, 0.8)  # the glyphs, not the margin
             for ln in data:
                 xy = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
                 xy = xy[np.all(np.isfinite(xy), axis=1)]
@@ -206,6 +220,82 @@ def plain_log_ticks(axis: Any) -> None:
     axis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(mticker.FuncFormatter(
         lambda v, _: f"{v:g}" if round(v / 10 ** np.floor(np.log10(v))) in (2, 3, 5) else ""))
+
+
+def label_points(ax: plt.Axes, xs: Sequence[float], ys: Sequence[float],
+                 labels: Sequence[str], fontsize: float = 9.0, color: Any = "0.15",
+                 distances: Sequence[float] = (3, 8, 14, 22, 32)) -> list[str]:
+    """Label points without collisions: each label goes to the first of eight positions around
+    its point, at growing ``distances`` [pt], where it lies inside the axes and overlaps no
+    text already there, no marker and no data line (see :func:`check_figure`); a label set far
+    from its point gets a thin leader line. Call it after
+    the axes' limits and scales are final. Returns the labels that found no place (none, in a
+    figure of the book: shorten them, group close points, or enlarge the figure).
+
+    >>> fig, ax = plt.subplots(figsize=(4, 3))
+    >>> _ = ax.plot([1, 2, 3], [1, 2, 3], "o")
+    >>> label_points(ax, [1, 2, 3], [1, 2, 3], ["one", "two", "three"])
+    []
+    >>> plt.close(fig)
+    """
+    from matplotlib.path import Path
+
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    inside = ax.get_window_extent(renderer)
+    markers, lines = [], []
+    for ln in ax.lines:
+        if not ln.get_visible() or not _is_data_line(ln):
+            continue
+        xy = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if ln.get_linestyle() in ("None", "none", "", " "):
+            r = ln.get_markersize() * fig.dpi / 72 / 2 + 1
+            markers += [(x - r, y - r, x + r, y + r) for x, y in xy]
+        elif len(xy):
+            lines.append(Path(xy))
+    # texts already in the axes (reference-line labels, earlier annotations) stay clear too
+    placed: list[Any] = [_text_box(t, renderer) for t in ax.texts
+                         if t.get_visible() and t.get_text().strip()]
+    unplaced = []
+    # beside, above or below the point first (unambiguous), then the diagonals
+    directions = [(1, 0, "left", "center"), (-1, 0, "right", "center"), (0, 1, "center", "bottom"),
+                  (0, -1, "center", "top"), (1, 1, "left", "bottom"), (-1, 1, "right", "bottom"),
+                  (-1, -1, "right", "top"), (1, -1, "left", "top")]
+
+    def free(box) -> bool:
+        if not (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
+                and box.y1 <= inside.y1):
+            return False
+        if any(box.overlaps(b) for b in placed):
+            return False
+        if any(box.x0 < x1 and x0 < box.x1 and box.y0 < y1 and y0 < box.y1
+               for x0, y0, x1, y1 in markers):
+            return False
+        return not any(p.intersects_bbox(box, filled=False) for p in lines)
+
+    for x, y, text in zip(xs, ys, labels):
+        for d in distances:
+            done = False
+            for dx, dy, ha, va in directions:
+                k = 0.7 if dx and dy else 1.0
+                leader = dict(arrowstyle="-", lw=0.6, color="0.55", shrinkA=0,
+                              shrinkB=3) if d > distances[1] else None
+                t = ax.annotate(text, (x, y), xytext=(dx * d * k, dy * d * k),
+                                textcoords="offset points", ha=ha, va=va, fontsize=fontsize,
+                                color=color, arrowprops=leader)
+                box = _text_box(t, renderer).expanded(1.02, 1.05)
+                if free(box):
+                    placed.append(box)
+                    done = True
+                    break
+                t.remove()
+            if done:
+                break
+        else:
+            unplaced.append(text)
+    return unplaced
 
 
 def _ax(ax: plt.Axes | None) -> plt.Axes:
@@ -386,4 +476,69 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt
     ax.set_ylabel("parameters [billions]")
     ax.tick_params(axis="x", rotation=30)
     ax.legend()
+    return ax
+
+
+#: How :func:`chips_scatter` names the kinds of the hardware catalog.
+CHIP_KINDS = {"datacenter-gpu": "data-centre GPU", "consumer-gpu": "consumer GPU",
+              "apple-silicon": "Apple silicon", "cpu": "CPU", "sbc": "single-board computer"}
+
+
+def _short_chip_name(h: Hardware) -> str:
+    name = chip_name(h)
+    for vendor in ("NVIDIA GeForce ", "NVIDIA ", "AMD Instinct ", "AMD ", "Apple "):
+        name = name.removeprefix(vendor)
+    return name
+
+
+def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
+                  ratios: Sequence[float] = (10, 100, 1000)) -> plt.Axes:
+    """Each chip's memory bandwidth against its dense peak (fp16; fp32 where it has no fp16
+    figure), coloured by kind, labelled by name without the vendor (variants of one chip at
+    one point share a label), with dotted lines of equal ops:byte ratio.
+
+    >>> from llm_arithmetic import HARDWARE
+    >>> ax = chips_scatter(list(HARDWARE.values())[:6])
+    >>> sorted(t.get_text() for t in ax.texts)[:3]
+    ['1,000 FLOP/B', '10 FLOP/B', '100 FLOP/B']
+    >>> plt.close(ax.figure)
+    """
+    ax = _ax(ax)
+    points: dict[str, list[tuple[float, float, str]]] = {}
+    for h in chips:
+        prec = "fp16" if "fp16" in h.peaks else "fp32"
+        points.setdefault(_short_chip_name(h), []).append(
+            (h.bandwidth / GB_S, h.peak(prec) / TFLOP_S, h.kind))
+    # variants of one chip (the A100's four) at nearly one point: one label
+    for base in {n.split()[0] for n in points}:
+        same = [n for n in points if n.split()[0] == base and len(n.split()) > 1]
+        if len(same) > 2 and all(abs(np.log10(points[n][0][1] / points[same[0]][0][1])) < 0.01
+                                 for n in same):
+            points[f"{base} ({len(same)} variants)"] = [p for n in same for p in points.pop(n)]
+    for kind, label in CHIP_KINDS.items():
+        xy = [(x, y) for v in points.values() for x, y, k in v if k == kind]
+        if xy:
+            ax.plot(*zip(*xy), "o", ms=5, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    x_lo, x_hi = ax.get_xlim()
+    bw = np.logspace(np.log10(x_lo), np.log10(x_hi), 50)
+    for r in ratios:
+        ax.plot(bw, r * bw * GB_S / TFLOP_S, ls=":", color="0.6", lw=1)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_xlabel("memory bandwidth [GB/s]")
+    ax.set_ylabel("dense peak [TFLOP/s] (fp16, or fp32)")
+    ax.legend(loc="upper left")
+    ax.figure.canvas.draw()
+    for r in ratios:  # each ratio's name along its line, near the left edge
+        x0 = x_lo * 1.6
+        p0 = ax.transData.transform((x0, r * x0 * GB_S / TFLOP_S))
+        p1 = ax.transData.transform((x0 * 10, r * x0 * 10 * GB_S / TFLOP_S))
+        angle = float(np.degrees(np.arctan2(p1[1] - p0[1], p1[0] - p0[0])))
+        ax.annotate(f"{r:,} FLOP/B", (x0, r * x0 * GB_S / TFLOP_S), xytext=(0, 3),
+                    textcoords="offset points", rotation=angle, rotation_mode="anchor",
+                    ha="left", va="bottom", fontsize=9, color="0.4")
+    names = list(points)
+    label_points(ax, [np.mean([p[0] for p in points[n]]) for n in names],
+                 [np.mean([p[1] for p in points[n]]) for n in names], names)
     return ax

@@ -50,8 +50,9 @@ from ..formulas import memory as M
 from ..formulas import params as P
 from ..formulas import roofline as R
 from . import plots
-from .display import (chip_name, cite, equation_latex, escape, glue, glue_figure, glue_math,
-                      key, long_table, md_table, model_name, round_sig, show_formula)
+from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
+                      glue_figure, glue_math, key, long_table, md_table, model_name, round_sig,
+                      show_formula)
 
 __all__ = [
     # the package
@@ -62,7 +63,8 @@ __all__ = [
     "PFLOP_S",
     # display
     "glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table", "cite",
-    "escape", "key", "chip_name", "model_name", "show_formula", "round_sig", "plots",
+    "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "show_formula",
+    "round_sig", "plots",
     "np", "plt", "sp", "display", "Markdown", "Math",
     # shared helpers
     "model_args", "chip_args", "formula_args", "fmt_batch", "article_figure",
