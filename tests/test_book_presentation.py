@@ -76,7 +76,6 @@ NOT_YET_CONVERTED = {
     "notebooks/02-spec-sheets.ipynb", "notebooks/03-counting-parameters.ipynb",
     "notebooks/04-kv-cache.ipynb", "notebooks/05-flops-intensity.ipynb",
     "notebooks/07-quantization.ipynb",
-    "notebooks/model-table.ipynb", "notebooks/glossary.ipynb",
     "notebooks/09-batching.ipynb", "notebooks/15-case-studies.ipynb",
     "notebooks/16-common-mistakes.ipynb", "notebooks/17-predicted-vs-measured.ipynb",
     "notebooks/18-repro-finbarr.ipynb", "notebooks/19-repro-karpathy.ipynb",

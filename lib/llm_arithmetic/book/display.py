@@ -29,7 +29,7 @@ import math
 from typing import Any, Iterable, Sequence
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
-           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name",
+           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
            "show_formula", "round_sig"]
 
 
@@ -284,6 +284,18 @@ def model_name(model: Any) -> str:
 
         return CATALOG[model].label or model
     return getattr(model, "label", "") or getattr(model, "name", str(model))
+
+
+def model_cell(model: Any) -> str:
+    """A table cell naming a model (a Model or a catalog entry), with its catalog key under
+    the name.
+
+    >>> from llm_arithmetic.catalog.models import CATALOG
+    >>> model_cell(CATALOG["llama-2-7b"])
+    'Llama 2 7B<br>`llama-2-7b`'
+    """
+    m = getattr(model, "model", model)
+    return f"{escape(model_name(model))}<br>`{m.name}`"
 
 
 def cite(keys: Iterable[str]) -> str:

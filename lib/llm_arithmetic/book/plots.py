@@ -456,26 +456,29 @@ def decode_bytes_breakdown(models: Sequence[Model], context: int = 4096, weights
 
 
 def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt.Axes:
-    """Stacked bars: where each model's parameters are [billions]
-    (:meth:`~llm_arithmetic.catalog.model.Model.params_breakdown`).
+    """Stacked horizontal bars: where each model's parameters are [billions]
+    (:meth:`~llm_arithmetic.catalog.model.Model.params_breakdown`), one bar per model, named
+    on the left (so that any number of names stays readable), the first model on top.
 
     >>> from llm_arithmetic import get_model
     >>> ax = params_breakdown([get_model("llama-2-7b")])
-    >>> round(float(sum(p.get_height() for p in ax.patches)) * 1e9)
+    >>> round(float(sum(p.get_width() for p in ax.patches)) * 1e9)
     6738415616
     """
     ax = _ax(ax)
     names = [m.label or m.name for m in models]
     parts = [m.params_breakdown() for m in models]
     keys = list(dict.fromkeys(k for p in parts for k in p))
-    bottom = np.zeros(len(models))
+    left = np.zeros(len(models))
+    y = np.arange(len(models))[::-1]
     for key in keys:
         vals = np.array([p.get(key, 0) for p in parts], dtype=float) / 1e9
-        ax.bar(names, vals, bottom=bottom, label=key)
-        bottom += vals
-    ax.set_ylabel("parameters [billions]")
-    ax.tick_params(axis="x", rotation=30)
-    ax.legend()
+        ax.barh(y, vals, left=left, label=key)
+        left += vals
+    ax.set_yticks(y, names)
+    ax.set_xlabel("parameters [billions]")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="lower right")
     return ax
 
 

@@ -51,8 +51,8 @@ from ..formulas import params as P
 from ..formulas import roofline as R
 from . import plots
 from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
-                      glue_figure, glue_math, key, long_table, md_table, model_name, round_sig,
-                      show_formula)
+                      glue_figure, glue_math, key, long_table, md_table, model_cell, model_name,
+                      round_sig, show_formula)
 
 __all__ = [
     # the package
@@ -63,7 +63,8 @@ __all__ = [
     "PFLOP_S",
     # display
     "glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table", "cite",
-    "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "show_formula",
+    "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+    "show_formula",
     "round_sig", "plots",
     "np", "plt", "sp", "display", "Markdown", "Math",
     # shared helpers
