@@ -184,7 +184,7 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
             continue
         data = [ln for ln in ax.lines if ln.get_visible() and _is_data_line(ln)]
         for name, t in inside:
-            box = _text_box(t, renderer).shrunk(0.9, 0.8)  # the glyphs, not the margin
+            box = _text_box(t, renderer).shrunk(0.95, 0.9)  # the glyphs, not the margin
             for ln in data:
                 xy = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
                 xy = xy[np.all(np.isfinite(xy), axis=1)]
@@ -353,6 +353,10 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
                 transform=ax.get_xaxis_transform(), color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    if operations and labels == "bottom":  # a decade of room under the lowest roof
+        lowest = min(min(x[0] * h.bandwidth, h.peak(precision if precision in h.peaks
+                                                    else "fp32")) for h in chips)
+        ax.set_ylim(bottom=lowest / 10)
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
     ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
     if legend == "below":
