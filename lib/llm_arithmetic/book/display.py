@@ -29,7 +29,8 @@ import math
 from typing import Any, Iterable, Sequence
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
-           "cite", "escape", "key", "chip_name", "model_name", "show_formula", "round_sig"]
+           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+           "stack_lines", "show_formula", "round_sig"]
 
 
 def round_sig(value: float, digits: int = 6) -> float:
@@ -68,32 +69,44 @@ def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
 
 # ---- equations --------------------------------------------------------------------------------
 
-def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = ()) -> str:
+def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
+                   multiline: bool = False) -> str:
     """The LaTeX of an equation, as the book prints it.
 
     ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
     the order of its parameters), or a sympy expression or relation (an ``Eq``, ``Le``, ...).
     ``lhs`` (a sympy symbol, or a glossary name) puts ``lhs =`` in front of an expression.
+    ``multiline`` sets a long sum one term per line, so that it fits a phone's width.
+
+    >>> print(equation_latex("batched_step_bytes", multiline=True))
+    \\begin{aligned} \\mathcal{B} &= W \\\\ &\\quad + \\mathcal{K} B \\end{aligned}
     """
-    from ..core.display import latex
+    from ..core.display import latex, latex_terms
     from ..core.registry import Formula, all_formulas
     from ..core.symbols import GLOSSARY
 
     if isinstance(what, str):
         what = all_formulas()[what]
     if isinstance(what, Formula):
-        if lhs is None:
+        if lhs is None and not multiline:
             return what.latex()
+        lhs = what.lhs if lhs is None else lhs
         what, order = what.expr, what.params
+    if isinstance(lhs, str):
+        lhs = GLOSSARY[lhs].symbol
+    if multiline:
+        terms = latex_terms(what, order=order)
+        head = f"{latex(lhs)} &= " if lhs is not None else "&"
+        rest = "".join(f" \\\\ &\\quad {t}" for t in terms[1:])
+        return f"\\begin{{aligned}} {head}{terms[0]}{rest} \\end{{aligned}}"
     body = latex(what, order=order)
     if lhs is not None:
-        if isinstance(lhs, str):
-            lhs = GLOSSARY[lhs].symbol
         body = f"{latex(lhs)} = {body}"
     return body
 
 
-def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = ()) -> None:
+def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
+              multiline: bool = False) -> None:
     """Glue an equation (see :func:`equation_latex`) under ``name`` for a labelled, numbered
     display in the prose::
 
@@ -104,7 +117,7 @@ def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = ()) 
     and refer to it as ``{eq}`eq-roofline```. Outside the book the equation is displayed."""
     from IPython.display import Math, display
 
-    tex = equation_latex(what, lhs=lhs, order=order)
+    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline)
     _glue = _myst_glue()
     if _glue is None:
         display(Math(tex))
@@ -240,6 +253,26 @@ def chip_name(chip: Any, detail: bool = False) -> str:
     return label.split(" (")[0].split(",")[0].strip()
 
 
+def chip_cell(chip: Any) -> str:
+    """A table cell naming a chip in full, with its catalog key under the name.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_cell(get_hardware("a10"))
+    'NVIDIA A10<br>`a10`'
+    """
+    return f"{escape(chip.label)}<br>`{chip.name}`"
+
+
+def fmt_peak(peak: Any) -> str:
+    """A peak rate in T(FL)OP/s for a table, marked (v) when it runs on the vector units.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> fmt_peak(get_hardware("a10").peaks["fp16"]), fmt_peak(get_hardware("m2").peaks["fp32"])
+    ('125', '3.579 (v)')
+    """
+    return f"{peak.rate / 1e12:,.5g}" + (" (v)" if peak.engine == "vector" else "")
+
+
 def model_name(model: Any) -> str:
     """A model's proper name (its catalog label), from a Model, a catalog entry or a name.
 
@@ -251,6 +284,46 @@ def model_name(model: Any) -> str:
 
         return CATALOG[model].label or model
     return getattr(model, "label", "") or getattr(model, "name", str(model))
+
+
+def model_cell(model: Any) -> str:
+    """A table cell naming a model (a Model or a catalog entry), with its catalog key under
+    the name.
+
+    >>> from llm_arithmetic.catalog.models import CATALOG
+    >>> model_cell(CATALOG["llama-2-7b"])
+    'Llama 2 7B<br>`llama-2-7b`'
+    """
+    m = getattr(model, "model", model)
+    return f"{escape(model_name(model))}<br>`{m.name}`"
+
+
+def stack_lines(model: Any, width: int = 36) -> list[str]:
+    """A model's stack of layers in a few lines: runs of identical blocks; a stack of many short
+    runs (alternating windows, hybrids) as one letter per block, the pattern that repeats when
+    there is one, and a legend of the letters.
+
+    >>> from llm_arithmetic.catalog.models import get_model
+    >>> stack_lines(get_model("gemma-3-1b"))[0]
+    '26 layers: `AAAAAB` repeated (4x + 2)'
+    """
+    m = getattr(model, "model", model)
+    lines = m.describe_layers()
+    if len(lines) <= 4:
+        return lines
+    kinds = [run.describe() for run in m.layers for _ in range(run.count)]
+    legend = list(dict.fromkeys(kinds))
+    letters = "".join("ABCDEFGHIJ"[legend.index(k)] for k in kinds)
+    n = len(letters)
+    period = next((p for p in range(1, n // 2 + 1)
+                   if all(letters[i] == letters[i % p] for i in range(n))), None)
+    if period:
+        extra = f" + {n % period}" if n % period else ""
+        head = [f"{n} layers: `{letters[:period]}` repeated ({n // period}x{extra})"]
+    else:
+        head = [f"{n} layers: " + "<br>".join(f"`{letters[i:i + width]}`"
+                                              for i in range(0, n, width))]
+    return head + [f"{'ABCDEFGHIJ'[i]}: {k}" for i, k in enumerate(legend)]
 
 
 def cite(keys: Iterable[str]) -> str:

@@ -16,8 +16,8 @@ which brings, in the names the chapters use:
 * the book's display helpers (:mod:`llm_arithmetic.book.display`: ``glue``, ``glue_math``,
   ``glue_figure``, ``md_table``, ``long_table``, ``chip_name``, ``model_name``, ...) and
   ``plots``; ``np``, ``plt``, ``sp``, ``display``, ``Markdown``, ``Math``;
-* small helpers shared by chapters: :func:`model_args`, :func:`chip_args`, :func:`fmt_batch`,
-  :func:`article_figure`.
+* small helpers shared by chapters: :func:`model_args`, :func:`chip_args`,
+  :func:`formula_args`, :func:`fmt_batch`, :func:`article_figure`.
 
 It also applies the book's figure style (:data:`llm_arithmetic.book.plots.STYLE`, PNG at twice
 the pixel size) and silences :class:`~llm_arithmetic.ContextWarning`: the chapters ask what-if
@@ -50,8 +50,9 @@ from ..formulas import memory as M
 from ..formulas import params as P
 from ..formulas import roofline as R
 from . import plots
-from .display import (chip_name, cite, equation_latex, escape, glue, glue_figure, glue_math,
-                      key, long_table, md_table, model_name, round_sig, show_formula)
+from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
+                      glue_figure, glue_math, key, long_table, md_table, model_cell, model_name,
+                      round_sig, show_formula, stack_lines)
 
 __all__ = [
     # the package
@@ -62,10 +63,12 @@ __all__ = [
     "PFLOP_S",
     # display
     "glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table", "cite",
-    "escape", "key", "chip_name", "model_name", "show_formula", "round_sig", "plots",
+    "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+    "show_formula", "stack_lines",
+    "round_sig", "plots",
     "np", "plt", "sp", "display", "Markdown", "Math",
     # shared helpers
-    "model_args", "chip_args", "fmt_batch", "article_figure",
+    "model_args", "chip_args", "formula_args", "fmt_batch", "article_figure",
 ]
 
 warnings.simplefilter("ignore", ContextWarning)
@@ -90,6 +93,23 @@ def chip_args(h: Any, precision: str = "fp16") -> dict[str, float]:
     """A chip's bandwidth [B/s] and dense peak [FLOP/s] at ``precision``, as the step formulas
     take them."""
     return dict(bandwidth=h.bandwidth, peak_flops=h.peak(precision))
+
+
+def formula_args(formula: Any, *sources: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """The keyword arguments of a registered formula, taken from ``sources`` (dicts such as
+    :func:`model_args` and :func:`chip_args`) and ``kwargs``; what the formula does not take is
+    left out.
+
+    >>> a = formula_args(R.critical_context, model_args(get_model("mistral-7b")),
+    ...                  chip_args(get_hardware("h100-sxm")))
+    >>> "weight_bytes" in a, round(R.critical_context(**a))
+    (False, 372)
+    """
+    merged: dict[str, Any] = {}
+    for src in sources:
+        merged.update(src)
+    merged.update(kwargs)
+    return {k: v for k, v in merged.items() if k in formula.params}
 
 
 def fmt_batch(b: float) -> str:

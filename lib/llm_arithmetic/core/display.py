@@ -14,7 +14,8 @@ one printer every page, docstring and the glossary use; it prints
   then the glossary's order, then compound factors (sums, functions) in their stored order;
 * the arguments of ``Max`` and ``Min`` memory term first: an argument that divides by a
   bandwidth (a glossary symbol in B/s) before the others (:math:`t = \max(\mathcal{B}/\beta_{mem},
-  \mathcal{F}/R_{peak})`, the memory time before the compute time).
+  \mathcal{F}/R_{peak})`, the memory time before the compute time), then numbers, then in the
+  order of their symbols (as for a product).
 
 >>> import sympy as sp
 >>> x, y = sp.symbols("x y", positive=True)
@@ -36,7 +37,7 @@ from typing import Any, Iterable
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-__all__ = ["latex"]
+__all__ = ["latex", "latex_terms"]
 
 
 def _glossary_rank() -> dict[sp.Symbol, int]:
@@ -102,12 +103,18 @@ class _BookPrinter(LatexPrinter):
         if self.order != "none":
             return super()._hprint_variadic_function(expr, exp)
         args = sorted(expr.args, key=lambda a: (0 if self._divides_by_bandwidth(a) else 1,
-                                                sp.default_sort_key(a)))
+                                                self._arg_rank(a), sp.default_sort_key(a)))
         tex = r"\%s\left(%s\right)" % (str(expr.func).lower(),
                                        ", ".join(self._print(a) for a in args))
         return tex if exp is None else r"%s^{%s}" % (tex, exp)
 
     _print_Min = _print_Max = _hprint_variadic_function
+
+    def _arg_rank(self, arg) -> int:
+        """A number first, then by the earliest-ranked symbol an argument holds."""
+        if arg.is_number:
+            return -1
+        return min((self._rank.get(s, 20_000) for s in arg.free_symbols), default=20_000)
 
     def _divides_by_bandwidth(self, arg) -> bool:
         _, den = sp.fraction(arg)
@@ -118,3 +125,23 @@ def latex(expr: Any, order: Iterable[str] = ()) -> str:
     """LaTeX of ``expr`` as the book prints it (module docstring); ``order``: glossary names
     whose symbols lead the factors of a product, in that order (a formula's parameters)."""
     return _BookPrinter(order=tuple(order)).doprint(expr)
+
+
+def latex_terms(expr: Any, order: Iterable[str] = ()) -> list[str]:
+    """The terms of a sum as :func:`latex` orders them, each with its sign (``"+ x"``,
+    ``"- y"``; the first without a plus), for an equation set over several lines.
+
+    >>> from llm_arithmetic.core import symbols as S
+    >>> print(" | ".join(latex_terms(S.weight_bytes + S.kv_bytes_token * S.context - S.overhead,
+    ...                              order=("kv_bytes_token", "context"))))
+    W | + \\kappa S | - C_{0}
+    """
+    printer = _BookPrinter(order=tuple(order))
+    if not sp.sympify(expr).is_Add:
+        return [printer.doprint(expr)]
+    out = []
+    for i, term in enumerate(printer._as_ordered_terms(expr)):
+        sign = "-" if term.could_extract_minus_sign() else "+"
+        tex = printer.doprint(-term if sign == "-" else term)
+        out.append(tex if i == 0 and sign == "+" else f"{sign} {tex}")
+    return out

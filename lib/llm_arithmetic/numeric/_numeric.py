@@ -4970,7 +4970,7 @@ def window_pairs(*, prompt, window):
 
     .. math::
 
-        \\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(\\min\\left(S_{w}, T\\right) + 1\\right) \\min\\left(S_{w}, T\\right)}{2}
+        \\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2}
 
     Parameters
     ----------

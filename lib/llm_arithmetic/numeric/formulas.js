@@ -2231,7 +2231,7 @@ export const FORMULAS = {
  },
  "window_pairs": {
   "defaults": {},
-  "latex": "\\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(\\min\\left(S_{w}, T\\right) + 1\\right) \\min\\left(S_{w}, T\\right)}{2}",
+  "latex": "\\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2}",
   "lhs": "causal_pairs",
   "params": [
    "prompt",
