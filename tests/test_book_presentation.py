@@ -67,7 +67,6 @@ BUDGET = {
     "notebooks/18-repro-finbarr.ipynb": 517,
     "notebooks/19-repro-karpathy.ipynb": 337,
     "notebooks/20-repro-baseten.ipynb": 570,
-    "notebooks/21-repro-zeux.ipynb": 544,
     "notebooks/lab-measure-your-machine.ipynb": 228,
 }
 #: Pages still in the old form (setup cells, glue calls, unnumbered sympy cells, figures
@@ -79,7 +78,7 @@ NOT_YET_CONVERTED = {
     "notebooks/09-batching.ipynb", "notebooks/15-case-studies.ipynb",
     "notebooks/16-common-mistakes.ipynb", "notebooks/17-predicted-vs-measured.ipynb",
     "notebooks/18-repro-finbarr.ipynb", "notebooks/19-repro-karpathy.ipynb",
-    "notebooks/20-repro-baseten.ipynb", "notebooks/21-repro-zeux.ipynb",
+    "notebooks/20-repro-baseten.ipynb",
     "notebooks/lab-explorer.ipynb", "notebooks/lab-measure-your-machine.ipynb",
     # exercise notebooks: code lines longer than MAX_LINE
     "notebooks/exercises/ex01-puzzle.ipynb", "notebooks/exercises/ex03-counting-parameters.ipynb",
