@@ -47,6 +47,8 @@ MAX_LINE = 76
 #: Shortest alt text of a figure [characters]: a sentence that says what the figure shows.
 MIN_ALT = 60
 SETUP = "from llm_arithmetic.book.prelude import *"
+#: An exercise notebook's setup: the prelude and the answer checker.
+EXERCISE_SETUP = SETUP + "\nfrom llm_arithmetic.teaching.exercises import check"
 
 #: Per-page budgets that differ from DEFAULT_BUDGET: generated back matter shows no code; pages
 #: not yet converted may not show more than they do now.
@@ -72,13 +74,6 @@ NOT_YET_CONVERTED = {
     "notebooks/18-repro-finbarr.ipynb", "notebooks/19-repro-karpathy.ipynb",
     "notebooks/20-repro-baseten.ipynb",
     "notebooks/lab-explorer.ipynb", "notebooks/lab-measure-your-machine.ipynb",
-    # exercise notebooks: code lines longer than MAX_LINE
-    "notebooks/exercises/ex01-puzzle.ipynb", "notebooks/exercises/ex03-counting-parameters.ipynb",
-    "notebooks/exercises/ex04-kv-cache.ipynb", "notebooks/exercises/ex05-flops-intensity.ipynb",
-    "notebooks/exercises/ex06-roofline.ipynb", "notebooks/exercises/ex07-quantization.ipynb",
-    "notebooks/exercises/ex09-batching.ipynb", "notebooks/exercises/ex15-case-studies.ipynb",
-    "notebooks/exercises/ex16-common-mistakes.ipynb",
-    "notebooks/exercises/ex08-modern-architectures.ipynb",
 }
 HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
 FORBIDDEN = [
@@ -203,8 +198,9 @@ def conventions_problems(page: str) -> list[str]:
 
     # one setup import, no helpers defined in the notebook
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    if len(code) < 2 or source(code[1]).strip() != SETUP:
-        problems.append(f"the first code cell after the Colab guard is not `{SETUP}`")
+    setup = EXERCISE_SETUP if is_exercise_notebook(page) else SETUP
+    if len(code) < 2 or source(code[1]).strip() != setup:
+        problems.append(f"the first code cell after the Colab guard is not `{setup}`")
     for i, c in enumerate(nb["cells"]):
         if c["cell_type"] == "code" and re.search(r"^def \w+", source(c), re.M) \
                 and "solution" not in tags(c):

@@ -87,8 +87,15 @@ def solution_cells(nb):
     return [c for c in nb.cells if c.cell_type == "code" and "solution" in c.metadata.get("tags", [])]
 
 
+#: A line of an expression wrapped over several lines that says nothing by itself: closing
+#: brackets, a name and an opening bracket (`R.batched_step_bytes(`), or an operator and one name
+#: (`+ cache`). Such lines also occur in the questions: no evidence of a leaked solution.
+FRAGMENT_RE = re.compile(r"[)\]},]+|[\w.]*[(\[{]|[-+*/] ?[\w.]+[)\]},]*")
+
+
 def solution_lines(nb) -> list[str]:
-    """The lines between the markers of every solution cell (markers excluded)."""
+    """The lines between the markers of every solution cell (markers excluded), less the
+    fragments of wrapped calls (FRAGMENT_RE)."""
     lines = []
     for cell in solution_cells(nb):
         inside = False
@@ -97,7 +104,7 @@ def solution_lines(nb) -> list[str]:
                 inside = True
             elif line.strip() == END:
                 inside = False
-            elif inside and line.strip():
+            elif inside and line.strip() and not FRAGMENT_RE.fullmatch(line.strip()):
                 lines.append(line.strip())
     return lines
 
