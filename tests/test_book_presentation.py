@@ -58,8 +58,6 @@ BUDGET = {
     "notebooks/08-modern-architectures.ipynb": 400,
     "notebooks/09-batching.ipynb": 413,
     "notebooks/15-case-studies.ipynb": 312,
-    "notebooks/16-common-mistakes.ipynb": 375,
-    "notebooks/17-predicted-vs-measured.ipynb": 176,
     "notebooks/18-repro-finbarr.ipynb": 517,
     "notebooks/19-repro-karpathy.ipynb": 337,
     "notebooks/20-repro-baseten.ipynb": 570,
@@ -70,7 +68,6 @@ BUDGET = {
 NOT_YET_CONVERTED = {
     "notebooks/08-modern-architectures.ipynb",
     "notebooks/09-batching.ipynb", "notebooks/15-case-studies.ipynb",
-    "notebooks/16-common-mistakes.ipynb", "notebooks/17-predicted-vs-measured.ipynb",
     "notebooks/18-repro-finbarr.ipynb", "notebooks/19-repro-karpathy.ipynb",
     "notebooks/20-repro-baseten.ipynb",
     "notebooks/lab-explorer.ipynb", "notebooks/lab-measure-your-machine.ipynb",

@@ -390,3 +390,17 @@ def test_tpot_rows_use_littles_law():
     # 8840.42 tokens/s over 8 replicas, 32.1 ms between tokens: 35.5 sequences decoding
     assert c.batch == pytest.approx(8840.42 / 8 * 0.0321)
     assert c.bound < c.row.value
+
+
+def test_prompt_sets_the_default_context(capsys):
+    """With --prompt and no --context, the decode rows describe the step right after the
+    prefill (its cache holds the prompt), not a one-token context."""
+    assert main(["describe", "llama-3-8b", "--prompt", "2000", "--json"]) == 0
+    with_prompt = json.loads(capsys.readouterr().out)
+    assert main(["describe", "llama-3-8b", "--context", "2000", "--json"]) == 0
+    with_context = json.loads(capsys.readouterr().out)
+    assert with_prompt["context"] == 2000
+    assert with_prompt["kv_cache_bytes"] == with_context["kv_cache_bytes"] == 2000 * 131072
+    assert main(["describe", "llama-3-8b", "--prompt", "2000", "--context", "10",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["context"] == 10

@@ -185,8 +185,9 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
                    help="bits per KV-cache element (default 16)")
-    d.add_argument("--context", type=_tokens, default=1, metavar="N",
-                   help="tokens in each sequence's KV cache (default 1)")
+    d.add_argument("--context", type=_tokens, default=None, metavar="N",
+                   help="tokens in each sequence's KV cache (default: the prompt length when "
+                        "--prompt is given, else 1)")
     s = d.add_argument_group("serving (a replica of tp x pp chips)")
     s.add_argument("--tp", type=_parallel, default=1, metavar="N",
                    help="tensor-parallel degree (default 1)")
@@ -215,7 +216,8 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--generate needs --prompt (the request's prompt length)")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
-        bits_kv=ns.kv_bits, context=ns.context,
+        bits_kv=ns.kv_bits,
+        context=ns.context if ns.context is not None else ns.prompt or 1,
         bandwidth=ns.bandwidth_gbps * GB_S if ns.bandwidth_gbps else None,
         peak_flops=ns.tflops * TFLOP_S if ns.tflops else None, tp=ns.tp, ep=ns.ep, pp=ns.pp,
         prompt=ns.prompt, generate=ns.generate, price_per_hour=ns.price_per_hour,
