@@ -58,8 +58,6 @@ BUDGET = {
     "notebooks/glossary.ipynb": 0,
     # not yet converted (issue 17): today's counts, to be brought under DEFAULT_BUDGET
     "notebooks/08-modern-architectures.ipynb": 400,
-    "notebooks/09-batching.ipynb": 413,
-    "notebooks/15-case-studies.ipynb": 312,
     "notebooks/18-repro-finbarr.ipynb": 517,
     "notebooks/19-repro-karpathy.ipynb": 337,
     "notebooks/20-repro-baseten.ipynb": 570,
@@ -69,7 +67,6 @@ BUDGET = {
 #: without captions). Remove a page from here when it follows book/STYLE.md.
 NOT_YET_CONVERTED = {
     "notebooks/08-modern-architectures.ipynb",
-    "notebooks/09-batching.ipynb", "notebooks/15-case-studies.ipynb",
     "notebooks/18-repro-finbarr.ipynb", "notebooks/19-repro-karpathy.ipynb",
     "notebooks/20-repro-baseten.ipynb",
     "notebooks/lab-explorer.ipynb", "notebooks/lab-measure-your-machine.ipynb",
