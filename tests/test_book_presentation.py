@@ -65,7 +65,6 @@ BUDGET = {
     "notebooks/16-common-mistakes.ipynb": 375,
     "notebooks/17-predicted-vs-measured.ipynb": 176,
     "notebooks/18-repro-finbarr.ipynb": 517,
-    "notebooks/20-repro-baseten.ipynb": 570,
     "notebooks/lab-measure-your-machine.ipynb": 228,
 }
 #: Pages still in the old form (setup cells, glue calls, unnumbered sympy cells, figures
@@ -77,7 +76,6 @@ NOT_YET_CONVERTED = {
     "notebooks/09-batching.ipynb", "notebooks/15-case-studies.ipynb",
     "notebooks/16-common-mistakes.ipynb", "notebooks/17-predicted-vs-measured.ipynb",
     "notebooks/18-repro-finbarr.ipynb",
-    "notebooks/20-repro-baseten.ipynb",
     "notebooks/lab-explorer.ipynb", "notebooks/lab-measure-your-machine.ipynb",
     # exercise notebooks: code lines longer than MAX_LINE
     "notebooks/exercises/ex01-puzzle.ipynb", "notebooks/exercises/ex03-counting-parameters.ipynb",

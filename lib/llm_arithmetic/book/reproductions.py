@@ -3,7 +3,8 @@ that are not a formula of the package (those are in :mod:`llm_arithmetic.article
 
 * :func:`article_figures` -- every value an article used for a chip's quantity;
 * :func:`sig_tol` -- the tolerance a published "~" value implies (Karpathy's page);
-* :func:`usable_capacity`, :func:`request_times`, :func:`step_intensity` -- Baseten's page;
+* :func:`usable_capacity`, :func:`request_times`, :func:`step_intensity`,
+  :func:`tex_cell` -- Baseten's page;
 * :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
   model against the package's roofline, one panel of its figures at a time (Kapoulkine's page).
 """
@@ -19,11 +20,12 @@ from ..articles import zeux as Z
 from ..catalog.hardware import get_hardware
 from ..catalog.model import Model
 from ..catalog.models import get_model
+from ..core import symbols as S
 from ..formulas import memory as M
 from ..formulas import roofline as R
 
 __all__ = ["article_figures", "sig_tol", "usable_capacity", "fp16_step_args", "request_times",
-           "step_intensity", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
+           "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
 
 
 def article_figures(chip: Any, article: str, quantity: str) -> list[float]:
@@ -144,6 +146,17 @@ def calm_panel(spec: Mapping[str, Any], panel: int, ax: plt.Axes | None = None) 
 
 
 # ---- Baseten's guide -----------------------------------------------------------------------
+
+def tex_cell(expr: Any) -> str:
+    """A sympy expression, expanded, as inline math for a table cell.
+
+    >>> tex_cell(S.seq_len * (S.seq_len + S.d_head))
+    '$N^{2} + N d_{head}$'
+    """
+    import sympy as sp
+
+    return f"${sp.latex(sp.expand(expr))}$"
+
 
 def usable_capacity(hw: Any) -> int:
     """Bytes software can allocate on ``hw``: the nvidia-smi total (MiB) the catalog's notes
