@@ -382,9 +382,13 @@ def numbers_in(text: str) -> set[str]:
     return {t.rstrip(",") for t in NUMBER_RE.findall(text)}
 
 
-# Section and caption numbers of a build ("2.3. Title", "Exercise 2.3", "Fig. 2.1"), in the
-# headings and in the navigation: they number the book's parts, they are not quantities.
+# Section, caption and equation numbers of a build ("2.3. Title", "Exercise 2.3", "Fig. 2.1",
+# "(2.3)"), in the headings, the navigation, equations and the references to them ("Table 2.1",
+# "(2.3)"): they number the book's parts, they are not quantities.
 SECTION_NUMBER_RE = re.compile(r'<span class="(?:section|caption)-number">[^<]*</span>'
+                               r'|<span class="eqno">\(\d+(?:\.\d+)*\)'
+                               r'|<span class="std std-numref">[^<]*</span>'
+                               r'|(?<=>)\(\d+(?:\.\d+)*\)(?=</a>)'
                                r'|(?<=>)\s*\d+(?:\.\d+)*\.\s')
 
 

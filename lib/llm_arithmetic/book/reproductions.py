@@ -2,11 +2,15 @@
 that are not a formula of the package (those are in :mod:`llm_arithmetic.articles`).
 
 * :func:`article_figures` -- every value an article used for a chip's quantity;
+* :func:`sig_tol` -- the tolerance a published "~" value implies (Karpathy's page);
+* :func:`usable_capacity`, :func:`request_times`, :func:`step_intensity`,
+  :func:`tex_cell` -- Baseten's page;
 * :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
   model against the package's roofline, one panel of its figures at a time (Kapoulkine's page).
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Mapping
 
 import matplotlib.pyplot as plt
@@ -16,10 +20,12 @@ from ..articles import zeux as Z
 from ..catalog.hardware import get_hardware
 from ..catalog.model import Model
 from ..catalog.models import get_model
+from ..core import symbols as S
 from ..formulas import memory as M
 from ..formulas import roofline as R
 
-__all__ = ["article_figures", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
+__all__ = ["article_figures", "sig_tol", "usable_capacity", "fp16_step_args", "request_times",
+           "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
 
 
 def article_figures(chip: Any, article: str, quantity: str) -> list[float]:
@@ -32,6 +38,18 @@ def article_figures(chip: Any, article: str, quantity: str) -> list[float]:
     chip = get_hardware(chip) if isinstance(chip, str) else chip
     return [f.value for f in chip.article_figures
             if f.article == article and f.quantity == quantity]
+
+
+def sig_tol(published: str, significant: int) -> float:
+    """Relative half-width of the last significant digit of a published "~" value: "~200" read
+    at one significant figure covers 150 to 250, a tolerance of 50 / 200.
+
+    >>> sig_tol("200", 1), sig_tol("160", 2)
+    (0.25, 0.03125)
+    """
+    d = Decimal(published)
+    step = Decimal(1).scaleb(d.adjusted() - significant + 1)
+    return float(step / 2 / d)
 
 
 def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
@@ -125,3 +143,64 @@ def calm_panel(spec: Mapping[str, Any], panel: int, ax: plt.Axes | None = None) 
               bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
 
+
+
+# ---- Baseten's guide -----------------------------------------------------------------------
+
+def tex_cell(expr: Any) -> str:
+    """A sympy expression, expanded, as inline math for a table cell.
+
+    >>> tex_cell(S.seq_len * (S.seq_len + S.d_head))
+    '$N^{2} + N d_{head}$'
+    """
+    import sympy as sp
+
+    return f"${sp.latex(sp.expand(expr))}$"
+
+
+def usable_capacity(hw: Any) -> int:
+    """Bytes software can allocate on ``hw``: the nvidia-smi total (MiB) the catalog's notes
+    quote, else the nominal capacity.
+
+    >>> usable_capacity(get_hardware("a10")) / 2**30
+    22.48828125
+    """
+    import re
+
+    found = re.search(r"([\d,]+) MiB", hw.notes)
+    return int(found.group(1).replace(",", "")) * 2**20 if found else hw.capacity
+
+
+def fp16_step_args(model: Model) -> dict[str, Any]:
+    """The arguments of the roofline's step formulas for ``model`` at fp16 (weights read per
+    step, cache per token, shape), as Baseten's page uses them."""
+    return dict(weight_bytes=M.weight_bytes(n_params=model.decode_read_params, bits_weight=16),
+                kv_bytes_token=model.kv_bytes_per_token(16),
+                matmul_params=model.matmul_params, n_layers=model.n_layers,
+                n_heads=model.n_heads, d_head=model.d_head)
+
+
+def request_times(model: Model, *, prompt: int, generated: int, bandwidth: float,
+                  peak_flops: float, batch: int = 1) -> tuple[float, float, float]:
+    """The package's roofline for one request of ``prompt`` + ``generated`` tokens at fp16:
+    (prefill, mean time per decode step, total) [s]."""
+    kw = dict(fp16_step_args(model), bandwidth=bandwidth, peak_flops=peak_flops, batch=batch)
+    pre = R.prefill_time(prompt=prompt, **kw)
+    total = R.generation_time(prompt=prompt, generated=generated, **kw)
+    return pre, (total - pre) / generated, total
+
+
+def step_intensity(model: Model, batch: int, context: int) -> float:
+    """FLOPs per byte of one fp16 decode step of ``batch`` sequences with ``context`` cached
+    tokens.
+
+    >>> round(step_intensity(get_model("llama-2-7b"), 1, 0), 3)
+    1.0
+    """
+    a = fp16_step_args(model)
+    f = R.decode_step_flops(matmul_params=a["matmul_params"], n_layers=a["n_layers"],
+                             n_heads=a["n_heads"], d_head=a["d_head"], context=context,
+                             batch=batch)
+    return float(f / R.decode_step_bytes(weight_bytes=a["weight_bytes"],
+                                          kv_bytes_token=a["kv_bytes_token"],
+                                          context=context, batch=batch))
