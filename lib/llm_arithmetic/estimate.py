@@ -608,9 +608,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     serving_context: Any = context
     final_context = context
     if prompt is not None:
-        serving_context = prompt + Fraction(g + 1, 2)
-        serving_context = int(serving_context) if serving_context.denominator == 1 \
-            else float(serving_context)
+        serving_context = N.mean_decode_context(prompt=prompt, generated=g)
         final_context = prompt + g
     kv_final = m.kv_cache_bytes(final_context, batch, kv_bits) + state
     mem_chip = N.memory_per_chip(weight_bytes=w_total, kv_cache=kv_final, n_chips=n_chips) \

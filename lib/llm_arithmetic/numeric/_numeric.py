@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_flops_per_token', 'decode_read_params', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'mamba2_decode_flops', 'mamba2_params', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'memory_bound_rate', 'memory_per_chip', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'request_time', 'ring_allreduce_time', 'roofline_time', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_flops_per_token', 'decode_read_params', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'mamba2_decode_flops', 'mamba2_params', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'request_time', 'ring_allreduce_time', 'roofline_time', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 
 def active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats=3, n_experts=1, n_active_experts=1, tied=0, n_positions=0, qkv_bias=0, o_bias=0, mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1, head_bias=0):
@@ -3292,6 +3292,47 @@ def max_sequences(*, capacity, weight_bytes, seq_bytes, overhead=0):
     capacity, weight_bytes, seq_bytes, overhead = _vector_args(('capacity', 'weight_bytes', 'seq_bytes', 'overhead'), (capacity, weight_bytes, seq_bytes, overhead))
     with _quiet():
         return _vector_result(_np.maximum(0, _np.floor((capacity - overhead - weight_bytes)/seq_bytes)))
+
+
+def mean_decode_context(*, prompt, generated):
+    """Tokens in a sequence's cache at the average decode step of a request: after a prompt of
+    T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached
+    tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly
+    with its context (no windows), the step at this context costs the request's average step.
+
+    .. math::
+
+        S = T + \\frac{G}{2} + \\frac{1}{2}
+
+    Parameters
+    ----------
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+    generated : number or array
+        Tokens generated after the prefill, :math:`G` [token]
+
+    Returns
+    -------
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+
+    Examples
+    --------
+    A 2,048-token prompt and 256 tokens after the first: the average step sees 2,176.5 tokens.
+
+    >>> mean_decode_context(prompt=2048, generated=256)
+    2176.5
+    """
+    _exact = _exact_args(('prompt', 'generated'), (prompt, generated))
+    if _exact is not None:
+        prompt, generated = _exact
+        try:
+            return _exact_result((_F(1, 2))*generated + prompt + _F(1, 2))
+        except ZeroDivisionError:
+            return _inf
+    prompt, generated = _vector_args(('prompt', 'generated'), (prompt, generated))
+    with _quiet():
+        return _vector_result(((1/2))*generated + prompt + (1/2))
 
 
 def memory_bound_rate(*, step_bytes, bandwidth):

@@ -347,6 +347,11 @@ export function max_sequences({capacity, weight_bytes, seq_bytes, overhead = 0} 
   return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/seq_bytes));
 }
 
+/** Tokens in a sequence's cache at the average decode step of a request: after a prompt of T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly with its context (no windows), the step at this context costs the request's average step. [token] */
+export function mean_decode_context({prompt, generated} = {}) {
+  return ((1/2))*generated + prompt + (1/2);
+}
+
 /** Upper bound on the decode rate of one stream when its steps are memory-bound: as many steps per second as the bandwidth can move their bytes (the "speed of light"). [token/s] */
 export function memory_bound_rate({step_bytes, bandwidth} = {}) {
   return bandwidth/step_bytes;
@@ -1679,6 +1684,17 @@ export const FORMULAS = {
   ],
   "summary": "Sequences that fit beside the weights and a reserve C_0 when each needs K bytes of cache (and state).",
   "unit": "1"
+ },
+ "mean_decode_context": {
+  "defaults": {},
+  "latex": "S = T + \\frac{G}{2} + \\frac{1}{2}",
+  "lhs": "context",
+  "params": [
+   "prompt",
+   "generated"
+  ],
+  "summary": "Tokens in a sequence's cache at the average decode step of a request: after a prompt of T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly with its context (no windows), the step at this context costs the request's average step.",
+  "unit": "token"
  },
  "memory_bound_rate": {
   "defaults": {},
