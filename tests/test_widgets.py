@@ -661,5 +661,19 @@ def test_the_serving_widget_follows_its_controls(page):
         return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1); })
         .map((n) => n.tagName + '.' + n.getAttribute('class')); }""")
     assert not wide, wide
+    # by keyboard: Tab reaches every control in order, an arrow key moves a slider
+    controls = el.evaluate("""(el) => [...el.querySelectorAll('select, input')]
+      .filter((c) => c.offsetParent !== null).map((c) => c.dataset.control)""")
+    el.locator("select").first.focus()
+    reached = []
+    for _ in controls:
+        reached.append(page.evaluate("() => document.activeElement.dataset.control"))
+        page.keyboard.press("Tab")
+    assert reached == controls
+    el.locator('[data-control="prompt-slider"]').focus()
+    page.keyboard.press("ArrowRight")
+    r = el.evaluate(READ_WIDGET)
+    assert r["state"]["prompt"] > 3000
+    problems += check_widget(r, "serving after ArrowRight on the prompt")
     assert not problems, "\n".join(problems[:15])
     assert not page.errors, page.errors
