@@ -159,17 +159,14 @@ const Estimate = (function () {
     if (tp > 1 || ep > 1) {
       if (linkBw !== null) {
         const moeLayers = ep > 1 ? Stack.nMoELayers(m) : 0;
-        const nAllreduce = 2 * Stack.nLayers(m) - moeLayers;  // an MoE layer under EP: attention's
-        const one = F.ring_allreduce_time({
-          message_bytes: F.tp_allreduce_bytes({batch: micro, d_model: m.d_model}),
-          n_chips: tp, link_bandwidth: linkBw, link_latency: linkLatency});
-        allreduce = tp > 1 ? nAllreduce * one : 0;
+        allreduce = tp > 1 ? F.decode_allreduce_time({n_layers: Stack.nLayers(m),
+          n_ep_layers: moeLayers, batch: micro, d_model: m.d_model, tp, link_bandwidth: linkBw,
+          link_latency: linkLatency}) : 0;
         alltoall = 0;
         if (moeLayers) {
-          const a2a = F.alltoall_bytes({batch: micro / ep, d_model: m.d_model,
-            n_active_experts: Stack.nActiveExperts(m), ep});
-          alltoall = moeLayers * F.alltoall_time({alltoall_bytes: a2a, link_bandwidth: linkBw,
-            link_latency: linkLatency});
+          alltoall = F.decode_alltoall_time({n_ep_layers: moeLayers, batch: micro / ep,
+            d_model: m.d_model, n_active_experts: Stack.nActiveExperts(m), ep,
+            link_bandwidth: linkBw, link_latency: linkLatency});
         }
         comm = (allreduce + alltoall) / pp;  // the stage's share, once per microbatch
       }
