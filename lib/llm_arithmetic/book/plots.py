@@ -464,30 +464,38 @@ def decode_bytes_breakdown(models: Sequence[Model], context: int = 4096, weights
     return ax
 
 
-def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None) -> plt.Axes:
-    """Stacked horizontal bars: where each model's parameters are [billions]
-    (:meth:`~llm_arithmetic.catalog.model.Model.params_breakdown`), one bar per model, named
-    on the left (so that any number of names stays readable), the first model on top.
+def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None,
+                     share: bool = False) -> plt.Axes:
+    """Stacked horizontal bars: where each model's parameters are, in billions or, with
+    ``share``, in percent of the model (:meth:`~llm_arithmetic.catalog.model.Model.params_breakdown`),
+    one bar per model, named on the left (so that any number of names stays readable), the
+    first model on top; the legend goes below the axes.
 
     >>> from llm_arithmetic import get_model
     >>> ax = params_breakdown([get_model("llama-2-7b")])
     >>> round(float(sum(p.get_width() for p in ax.patches)) * 1e9)
     6738415616
+    >>> ax = params_breakdown([get_model("llama-2-7b")], share=True)
+    >>> round(float(sum(p.get_width() for p in ax.patches)), 6)
+    100.0
     """
     ax = _ax(ax)
     names = [m.label or m.name for m in models]
     parts = [m.params_breakdown() for m in models]
     keys = list(dict.fromkeys(k for p in parts for k in p))
+    scale = np.array([100 / m.total_params if share else 1e-9 for m in models], dtype=float)
     left = np.zeros(len(models))
     y = np.arange(len(models))[::-1]
     for key in keys:
-        vals = np.array([p.get(key, 0) for p in parts], dtype=float) / 1e9
+        vals = np.array([p.get(key, 0) for p in parts], dtype=float) * scale
         ax.barh(y, vals, left=left, label=key)
         left += vals
     ax.set_yticks(y, names)
-    ax.set_xlabel("parameters [billions]")
+    ax.set_xlabel("share of the parameters [%]" if share else "parameters [billions]")
+    if share:
+        ax.set_xlim(0, 100)
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
     return ax
 
 

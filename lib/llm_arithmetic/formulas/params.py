@@ -46,7 +46,9 @@ def gpt_params(*, n_layers, d_model, n_vocab):
     .. [1] kipply, "Transformer Inference Arithmetic", 2022.
     .. [2] F. Timbers, "How is LLaMa.cpp possible?", 2023.
     """
-    return n_layers * (4 * d_model**2 + 2 * 4 * d_model**2) + n_vocab * d_model
+    # the blocks first, then the table, as the articles write it (sympy would print V d first)
+    return sp.Add(n_layers * (4 * d_model**2 + 2 * 4 * d_model**2), n_vocab * d_model,
+                  evaluate=False)
 
 
 @formula("attn_params")

@@ -245,7 +245,8 @@ def plot_efficiency_by(cal: Sequence[Calibrated], key: Callable[[Calibrated], st
         n = len(effs)
         xs = [i + 0.36 * ((j + 0.5) / n - 0.5) for j in range(n)]
         ax.plot(xs, effs, "o", color="C0", ms=4)
-        ax.text(i, med + 0.02, f"{med:.0%}", ha="center", va="bottom", fontsize=8)
+        # the median's value beside the group's dots (clear of them), at the book's text size
+        ax.text(i + 0.22, med, f"{med:.0%}", ha="left", va="center", fontsize=9)
     ax.axhline(1.0, color="0.3", lw=1, ls="--")
     ax.set_xticks(range(len(names)), [f"{g}\n(n={len(groups.get(g, []))})" for g in names])
     ax.set_ylabel("measured / bound")

@@ -2600,7 +2600,7 @@ def gpt_params(*, n_layers, d_model, n_vocab):
 
     .. math::
 
-        P = d_{model} V + 12 L d_{model}^{2}
+        P = 12 L d_{model}^{2} + d_{model} V
 
     Parameters
     ----------

@@ -1453,7 +1453,7 @@ export const FORMULAS = {
  },
  "gpt_params": {
   "defaults": {},
-  "latex": "P = d_{model} V + 12 L d_{model}^{2}",
+  "latex": "P = 12 L d_{model}^{2} + d_{model} V",
   "lhs": "n_params",
   "params": [
    "n_layers",

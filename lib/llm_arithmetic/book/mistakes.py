@@ -1,0 +1,85 @@
+"""The ledger of the common-mistakes chapter: each mistake's worked example, its mistaken and its
+right value, and the error factor (wrong / right), for the prose (glued), the summary table and
+the summary figure.
+
+>>> book = Mistakes()
+>>> book.add("gqa", "GQA ignored", "Llama 2 70B", "KV cache", 10.0, 1.25, "GiB")
+>>> book.items[0].factor, book.rows[0][-1]
+(8.0, '8')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .display import glue
+
+__all__ = ["Mistake", "Mistakes"]
+
+
+@dataclass(frozen=True)
+class Mistake:
+    key: str
+    mistake: str
+    example: str
+    quantity: str
+    wrong: str
+    right: str
+    factor: float
+
+
+@dataclass
+class Mistakes:
+    """Mistakes in the order the chapter meets them."""
+
+    items: list[Mistake] = field(default_factory=list)
+
+    def add(self, key: str, mistake: str, example: str, quantity: str, wrong: Any, right: Any,
+            unit: str = "", scale: float = 1, digits: int = 2) -> None:
+        """Record one mistake; glue its error factor as ``factor_<key>`` and its two values
+        (formatted, with the unit) as ``wrong_<key>`` and ``right_<key>``."""
+        factor = float(wrong) / float(right)
+
+        def fmt(v: Any) -> str:
+            return f"{float(v) / scale:,.{digits}f}" + (f" {unit}" if unit else "")
+
+        item = Mistake(key, mistake, example, quantity, fmt(wrong), fmt(right), factor)
+        self.items.append(item)
+        glue(f"factor_{key}", factor)
+        glue(f"wrong_{key}", item.wrong)
+        glue(f"right_{key}", item.right)
+
+    @property
+    def rows(self) -> list[list[str]]:
+        """The summary table's rows: mistake, example, quantity, wrong, right, wrong / right."""
+        return [[m.mistake, m.example, m.quantity, m.wrong, m.right, f"{m.factor:.3g}"]
+                for m in self.items]
+
+    def span_decades(self) -> float:
+        """Orders of magnitude between the largest and the smallest error factor."""
+        factors = [m.factor for m in self.items]
+        return float(np.log10(max(factors) / min(factors)))
+
+    def figure(self, ax: Any = None) -> Any:
+        """Horizontal bars from 1 to each error factor on a log axis, the smallest error at the
+        bottom; red an overestimate, blue an underestimate, the factor written at the bar's
+        end."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 5.6))
+        order = sorted(self.items, key=lambda m: abs(np.log(m.factor)))
+        for i, m in enumerate(order):
+            f = m.factor
+            ax.barh(i, f - 1 if f > 1 else 1 - f, left=1 if f > 1 else f,
+                    color="C3" if f > 1 else "C0")
+            ax.text(f * (1.15 if f > 1 else 1 / 1.15), i, f"{f:.3g}", va="center",
+                    ha="left" if f > 1 else "right", fontsize=9)
+        ax.set_yticks(range(len(order)), [m.mistake for m in order])
+        ax.set_xscale("log")
+        ax.set_xlim(0.02, 5000)
+        ax.axvline(1, color="k", lw=1)
+        ax.set_xlabel("error factor, wrong / right [ratio]")
+        return ax
