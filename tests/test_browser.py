@@ -626,19 +626,27 @@ def widget_model(state):
     return m
 
 
-def python_values(state) -> dict:
-    """What the widget must show for its state, from llm_arithmetic.estimate."""
-    from llm_arithmetic import estimate, numeric
-
+def python_arguments(state) -> tuple:
+    """(model, keyword arguments of llm_arithmetic.estimate) for a widget's state."""
     m = widget_model(state)
     kw = dict(weights=state["weights"], bits_kv=state["kv"], context=state["context"],
-              batch=state["batch"])
+              batch=state["batch"], tp=state.get("tp") or 1, prompt=state.get("prompt"),
+              generate=state.get("generate"), price_per_hour=state.get("price"))
     if state["chip"] == "custom":
         c = state["custom_chip"]
         kw.update(bandwidth=c["bandwidth_gbps"] * 1e9, peak_flops=c["peak_tflops"] * 1e12,
                   capacity=round(c["capacity_gb"] * 1e9))
     else:
         kw["hardware"] = state["chip"]
+    return m, kw
+
+
+def python_values(state) -> dict:
+    """What the widget must show for its state, from llm_arithmetic.estimate (the serving
+    keys included: a replica of tp chips, a request of prompt and generate tokens)."""
+    from llm_arithmetic import estimate, numeric
+
+    m, kw = python_arguments(state)
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
         e = estimate(m, **kw)
@@ -650,6 +658,7 @@ def python_values(state) -> dict:
              attained_flops=float(step_flops) / e.decode_seconds_per_token,
              compute_tokens_per_second=1 / e.decode_compute_seconds,
              bound=f"{e.bound}-bound", fits="yes" if e.fits else "no",
+             fits_per_chip="yes" if e.fits_per_chip else "no",
              breakdown=m.decode_bytes_breakdown(e.context, _bits(state["weights"]),
                                                 _bits(state["kv"])))
     return d
@@ -676,7 +685,7 @@ def check_widget(r: dict, where: str) -> list[str]:
     for o in r["outputs"]:
         k, w = o["key"], want.get(o["key"])
         label = f"{where} {k} (state {state})"
-        if k in ("bound", "fits"):
+        if k in ("bound", "fits", "fits_per_chip"):
             if o["text"] != w:
                 problems.append(f"{label}: shows {o['text']!r}, Python {w!r}")
             continue
@@ -701,7 +710,9 @@ def check_widget(r: dict, where: str) -> list[str]:
     for p in r["points"]:
         x, y = {"roofline": (want["step_intensity"], want["attained_flops"]),
                 "batching": (state["batch"], None),
-                "kv": (state["context"], want["kv_cache_bytes"] / 1e9)}[p["view"]]
+                "kv": (state["context"], want["kv_cache_bytes"] / 1e9),
+                "frontier": (want["tokens_per_second_per_user"],
+                             want["tokens_per_second_per_chip"])}[p["view"]]
         if not _math.isclose(p["x"], x, rel_tol=1e-9) or (
                 y is not None and not _math.isclose(p["y"], y, rel_tol=1e-9)):
             problems.append(f"{where}: the {p['view']} plot's marker is at ({p['x']}, {p['y']}),"
@@ -723,6 +734,26 @@ def check_widget(r: dict, where: str) -> list[str]:
             if not _math.isclose(ms, t * 1e3, rel_tol=1e-9):
                 problems.append(f"{where}: the step-time curve at batch {b} is {ms} ms, "
                                 f"Python's sweep {t * 1e3} ms")
+                break
+    if "frontier" in r["curves"]:
+        from llm_arithmetic.estimate import frontier
+
+        m, kw = python_arguments(state)
+        kw.pop("batch")
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            pts = frontier(m, **kw)
+        got = r["curves"]["frontier"]  # [batch, per user, per chip, fits]
+        if [g[0] for g in got] != [p["batch"] for p in pts]:
+            problems.append(f"{where}: the frontier's batches are {[g[0] for g in got]}, "
+                            f"Python's {[p['batch'] for p in pts]}")
+        for g, p in zip(got, pts):
+            if g[3] != p["fits"] or not (
+                    _math.isclose(g[1], p["tokens_per_second_per_user"], rel_tol=1e-9)
+                    and _math.isclose(g[2], p["tokens_per_second_per_chip"], rel_tol=1e-9)):
+                keys = ("tokens_per_second_per_user", "tokens_per_second_per_chip", "fits")
+                problems.append(f"{where}: the frontier at batch {g[0]} is {g[1:]}, Python "
+                                f"{[p[k] for k in keys]}")
                 break
     return problems
 
@@ -756,7 +787,10 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("chip", "select", ["h200", "a100-80gb-sxm"]), ("weights", "select", ["q4_0", "fp8"]),
              ("kv", "select", ["fp8", "q4_0"]), ("context-slider", "key", "ArrowRight"),
              ("context", "fill", "3000"), ("batch-slider", "key", "ArrowRight"),
-             ("batch", "fill", "48"), ("group", "select", None),
+             ("batch", "fill", "48"), ("group", "select", None), ("tp", "select", None),
+             ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
+             ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
+             ("price", "fill", "3.5"),
              ("chip", "custom", {"bandwidth_gbps": "800", "peak_tflops": "90",
                                  "capacity_gb": "48"}),
              ("model", "custom", {"n_layers": "30", "d_model": "3000", "n_heads": "24",

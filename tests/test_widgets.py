@@ -471,3 +471,209 @@ def test_the_generic_widget_takes_its_options_from_the_page(page):
     assert not check_widget(r, "estimate widget")
     assert "unknown widget" in page.locator('[data-llm-widget="no-such-widget"]').inner_text()
     assert not page.errors, page.errors
+
+
+# ---- the serving keys: a replica of tp x pp chips, a request of (prompt, generate) -------------
+SERVING_CHIPS = ["h100-sxm", "b200", "mi300x", "a100-40gb-pcie", "rtx-4090", "m2"]
+SERVING_SETTINGS = [  # weights, prompt, generate, batch, tp wanted, price [USD/h], latency [s]
+    ("fp8", 2048, 256, 64, 8, 2.5, 0.0), (None, 128, 0, 1, 1, None, 0.0),
+    ("q4_0", 8192, 1000, 7, 4, 0.8, 5e-6), ("fp16", 1, None, 300, 2, None, 0.0),
+    ("nvfp4", 32768, 4096, 16, 16, 6.0, 1e-6),
+]
+SERVING_NUMERIC = [
+    "tp", "ep", "pp", "n_chips", "prompt", "generate", "serving_context", "link_bandwidth",
+    "link_latency", "ttft_seconds", "tpot_seconds", "request_seconds",
+    "tokens_per_second_per_user", "tokens_per_second_per_chip", "cost_per_million_tokens",
+    "energy_joules_per_token", "allreduce_seconds_per_token", "alltoall_seconds_per_token",
+    "price_per_hour", "power_watts", "memory_per_chip_bytes", "max_batch_per_replica"]
+
+SERVING_QUERY = """
+(cases) => cases.map(([name, chip, opts]) => {
+  const L = window.LLMArithmetic;
+  try {
+    return L.estimate(L.catalog.models[name], L.catalog.hardware[chip], opts);
+  } catch (err) {
+    return {error: String(err.message || err)};
+  }
+})
+"""
+
+
+def _allowed_tp(m, wanted):
+    """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts."""
+    heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
+    return max(t for t in (1, 2, 4, 8, 16) if t <= wanted
+               and (not heads or (t <= min(heads) and all(h % t == 0 for h in heads))))
+
+
+def _serving_cases():
+    """Every catalog model on two chips with the settings taking turns; every third case a
+    two-stage pipeline, and a mixture of experts with tp > 1 splits its experts ep = tp ways
+    on every other case."""
+    out = []
+    for i, name in enumerate(CATALOG):
+        m = CATALOG[name].model
+        for j in (0, 1):
+            chip = SERVING_CHIPS[(2 * i + j) % len(SERVING_CHIPS)]
+            w, prompt, gen, b, tp, price, lat = SERVING_SETTINGS[(i + 2 * j) % len(
+                SERVING_SETTINGS)]
+            tp = _allowed_tp(m, tp)
+            pp = 2 if (2 * i + j) % 3 == 0 else 1
+            ep = tp if (m.is_moe and tp > 1 and j == 0 and m.n_experts >= tp) else 1
+            kw = dict(weights=w, bits_kv="fp8" if j else "fp16", context=prompt, batch=b,
+                      tp=tp, ep=ep, pp=pp, prompt=prompt, generate=gen, price_per_hour=price,
+                      link_latency=lat)
+            out.append([name, chip, kw])
+    return out
+
+
+def _compare(case, g, e, fields, failures):
+    for k in fields:
+        want = getattr(e, k)
+        if want is None or (isinstance(want, float) and math.isinf(want)):
+            if g.get(k) is not None:
+                failures.append(f"{case} {k}: page {g.get(k)!r}, python {want!r}")
+        elif g.get(k) is None or not _close(g[k], float(want), 1e-9):
+            failures.append(f"{case} {k}: page {g.get(k)!r}, python {want!r}")
+
+
+def test_serving_estimate_in_the_page_equals_python(page):
+    """TTFT, TPOT, the request time, the rates per user and per chip, cost, energy and the
+    communication inside a TPOT: the page's estimate() is llm_arithmetic.estimate's, for every
+    catalog model on NVLink, Infinity Fabric, PCIe and link-less chips, one to sixteen chips."""
+    cases = _serving_cases()
+    got = page.evaluate(SERVING_QUERY, [[n, c, {k: v for k, v in kw.items()}]
+                                        for n, c, kw in cases])
+    failures, seen = [], {"allreduce": 0, "alltoall": 0, "pp": 0, "cost": 0, "no_link": 0,
+                          "scale_out": 0, "not_fit": 0, "generate_0": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for (name, chip, kw), g in zip(cases, got):
+            case = (name, chip, tuple(kw.values()))
+            assert "error" not in g, (case, g)
+            e = estimate(name, hardware=chip, **kw)
+            _compare(case, g, e, SERVING_NUMERIC + NUMERIC_FIELDS, failures)
+            if g["fits_per_chip"] != e.fits_per_chip:
+                failures.append(f"{case} fits_per_chip: page {g['fits_per_chip']!r}, "
+                                f"python {e.fits_per_chip!r}")
+            seen["allreduce"] += bool(e.allreduce_seconds_per_token)
+            seen["alltoall"] += bool(e.alltoall_seconds_per_token)
+            seen["pp"] += e.pp > 1
+            seen["cost"] += e.cost_per_million_tokens is not None
+            seen["no_link"] += e.n_chips > 1 and e.link_bandwidth is None
+            seen["scale_out"] += e.link_bandwidth is not None and e.link_bandwidth < 60e9
+            seen["not_fit"] += e.fits_per_chip is False
+            seen["generate_0"] += e.generate == 0
+    assert not failures, f"{len(failures)} differ, e.g.:\n" + "\n".join(failures[:10])
+    assert all(v >= 2 for v in seen.values()), seen  # every path was taken
+
+
+def test_serving_errors_agree_with_python(page):
+    """What estimate() refuses, the page refuses: a tp that splits a head, a pipeline longer
+    than the model, experts split on a dense model, an implausible price."""
+    from llm_arithmetic.core.errors import InputError
+
+    bad = [("llama-3-8b", dict(tp=3)), ("llama-3-8b", dict(tp=64)), ("gpt2", dict(pp=13)),
+           ("llama-3-8b", dict(ep=2, tp=2)), ("mixtral-8x7b", dict(ep=16, tp=16)),
+           ("llama-3-8b", dict(price_per_hour=1e5)), ("llama-3-8b", dict(generate=-1))]
+    got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad])
+    for (name, kw), g in zip(bad, got):
+        with pytest.raises(InputError):
+            estimate(name, hardware="h100-sxm", **kw)
+        assert "error" in g, (name, kw, g)
+
+
+def test_frontier_in_the_page_equals_python(page):
+    from llm_arithmetic.estimate import frontier
+
+    for name, chip, kw in (
+            ("llama-3-70b", "h100-sxm", dict(weights="fp8", tp=8, prompt=2048, generate=256,
+                                             price_per_hour=2.5)),
+            ("mixtral-8x7b", "mi300x", dict(weights="fp16", tp=2, ep=2, prompt=1000,
+                                            generate=100)),
+            ("qwen3-8b", "rtx-4090", dict(weights="q4_0", prompt=8192, generate=512))):
+        got = page.evaluate("""([name, chip, opts]) => { const L = window.LLMArithmetic;
+            return L.frontier(L.catalog.models[name], L.catalog.hardware[chip], opts); }""",
+                            [name, chip, kw])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ContextWarning)
+            want = frontier(name, hardware=chip, **kw)
+        assert [p["batch"] for p in got] == [p["batch"] for p in want], name
+        assert want[-1]["fits"] is False and len(want) > 3  # the curve ends where memory does
+        for g, w in zip(got, want):
+            assert g["fits"] == w["fits"], (name, g["batch"])
+            for k in ("tokens_per_second_per_user", "tokens_per_second_per_chip",
+                      "tpot_seconds", "memory_per_chip_bytes", "cost_per_million_tokens",
+                      "energy_joules_per_token"):
+                if w[k] is None:
+                    assert g[k] is None, (name, k)
+                else:
+                    assert _close(g[k], float(w[k]), 1e-9), (name, g["batch"], k, g[k], w[k])
+
+
+def test_the_serving_widget_follows_its_controls(page):
+    """The `serving` widget as a serving chapter would embed it (no chapter does yet): its
+    numbers and its frontier are Python's at the start, after each control moves, and at
+    390 px wide."""
+    from test_browser import READ_WIDGET, check_widget, move_control, moves_for
+
+    page.set_viewport_size({"width": 800, "height": 900})
+    page.evaluate("""() => {
+      document.body.innerHTML = `<div data-llm-widget="serving"></div>
+        <div data-llm-widget="estimate" data-model="mixtral-8x7b" data-chip="h200"
+          data-tp="4" data-prompt="4096" data-generate="512" data-batch="32" data-price="3"
+          data-controls="model,chip,tp,prompt,generate,batch,price"
+          data-show="ttft_seconds,tpot_seconds,request_seconds,tokens_per_second_per_user,
+                     tokens_per_second_per_chip,cost_per_million_tokens,
+                     energy_joules_per_token,allreduce_seconds_per_token,serving_context,
+                     n_chips,link_bandwidth,memory_per_chip_bytes,fits_per_chip,
+                     max_batch_per_replica" data-plots="frontier"></div>`;
+      window.LLMArithmetic.mountAll();
+    }""")
+    problems = []
+    for name in ("serving", "estimate"):
+        el = page.locator(f'[data-llm-widget="{name}"]')
+        r = el.evaluate(READ_WIDGET)
+        assert {p["view"] for p in r["points"]} == {"frontier"}
+        assert "frontier" in r["curves"]
+        problems += check_widget(r, f"{name} (start)")
+        controls = el.evaluate("(el) => [...el.querySelectorAll('[data-control]')]"
+                               ".map((c) => c.dataset.control)")
+        assert {"tp", "prompt", "prompt-slider", "generate", "batch", "price"} <= set(controls)
+        for move in moves_for(set(controls)):
+            before = r["state"]
+            move_control(page, el, move)
+            r = el.evaluate(READ_WIDGET)
+            key = move[0].removesuffix("-slider")
+            changed = {k for k in r["state"] if r["state"][k] != before.get(k)}
+            if key not in changed and not (move[1] == "custom" and f"custom_{key}" in changed):
+                problems.append(f"{name}: {move} did not change the state's {key}")
+            problems += check_widget(r, f"{name} after {move[:2]}")
+    moved = page.locator('[data-llm-widget="serving"]').evaluate(
+        "(el) => JSON.parse(el.dataset.state)")
+    assert moved["prompt"] == 3000 and moved["generate"] == 100 and moved["price"] == 3.5
+    page.set_viewport_size({"width": 390, "height": 844})
+    el = page.locator('[data-llm-widget="serving"]')
+    page.wait_for_timeout(200)
+    problems += check_widget(el.evaluate(READ_WIDGET), "serving at 390 px")
+    wide = el.evaluate("""(el) => { const box = el.getBoundingClientRect();
+      return [...el.querySelectorAll('*')].filter((n) => { const r = n.getBoundingClientRect();
+        return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1); })
+        .map((n) => n.tagName + '.' + n.getAttribute('class')); }""")
+    assert not wide, wide
+    # by keyboard: Tab reaches every control in order, an arrow key moves a slider
+    controls = el.evaluate("""(el) => [...el.querySelectorAll('select, input')]
+      .filter((c) => c.offsetParent !== null).map((c) => c.dataset.control)""")
+    el.locator("select").first.focus()
+    reached = []
+    for _ in controls:
+        reached.append(page.evaluate("() => document.activeElement.dataset.control"))
+        page.keyboard.press("Tab")
+    assert reached == controls
+    el.locator('[data-control="prompt-slider"]').focus()
+    page.keyboard.press("ArrowRight")
+    r = el.evaluate(READ_WIDGET)
+    assert r["state"]["prompt"] > 3000
+    problems += check_widget(r, "serving after ArrowRight on the prompt")
+    assert not problems, "\n".join(problems[:15])
+    assert not page.errors, page.errors

@@ -425,18 +425,15 @@ def _decode_step(m: Model, bits_w: Any, kv_bits: Any, context: Any, batch: int, 
         if link_bw is not None:
             moe_layers = sum(run.count for run in m.layers if run.mlp is not None
                              and run.mlp.is_moe) if ep > 1 else 0
-            n_allreduce = 2 * m.n_layers - moe_layers  # an MoE layer under EP: attention's
-            one = N.ring_allreduce_time(
-                message_bytes=N.tp_allreduce_bytes(batch=micro, d_model=m.d_model),
-                n_chips=tp, link_bandwidth=link_bw, link_latency=link_latency)
-            allreduce = n_allreduce * one if tp > 1 else 0.0
+            allreduce = float(N.decode_allreduce_time(
+                n_layers=m.n_layers, n_ep_layers=moe_layers, batch=micro, d_model=m.d_model,
+                tp=tp, link_bandwidth=link_bw, link_latency=link_latency)) if tp > 1 else 0.0
             alltoall = 0.0
             if moe_layers:
-                a2a = N.alltoall_bytes(batch=micro / ep, d_model=m.d_model,
-                                       n_active_experts=m.n_active_experts, ep=ep)
-                alltoall = moe_layers * N.alltoall_time(alltoall_bytes=a2a,
-                                                        link_bandwidth=link_bw,
-                                                        link_latency=link_latency)
+                alltoall = float(N.decode_alltoall_time(
+                    n_ep_layers=moe_layers, batch=micro / ep, d_model=m.d_model,
+                    n_active_experts=m.n_active_experts, ep=ep, link_bandwidth=link_bw,
+                    link_latency=link_latency))
             # the stage's share of the layers communicates once per microbatch
             comm = (allreduce + alltoall) / pp
     peak_rate = peak if peak is not None else math.inf
@@ -608,9 +605,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     serving_context: Any = context
     final_context = context
     if prompt is not None:
-        serving_context = prompt + Fraction(g + 1, 2)
-        serving_context = int(serving_context) if serving_context.denominator == 1 \
-            else float(serving_context)
+        serving_context = N.mean_decode_context(prompt=prompt, generated=g)
         final_context = prompt + g
     kv_final = m.kv_cache_bytes(final_context, batch, kv_bits) + state
     mem_chip = N.memory_per_chip(weight_bytes=w_total, kv_cache=kv_final, n_chips=n_chips) \

@@ -44,7 +44,7 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.models import CATALOG
-from ..estimate import LIMITS
+from ..estimate import _SERVING_RANGES, FRONTIER_MAX_BATCH, LIMITS
 
 __all__ = ["catalog_data", "formulas_classic_source", "bundle_source", "write_static",
            "widget_cell", "WIDGETS", "WIDGET_OPTIONS", "STATIC_DIR", "JS_SOURCES"]
@@ -58,10 +58,10 @@ CSS_SOURCE = "widgets.css"
 #: Where the files go, relative to the HTML book's root.
 STATIC_DIR = "_static/llm-arithmetic"
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
-WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "estimate")
+WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
-WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "controls", "show",
-                  "plots", "title")
+WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
+                  "generate", "price", "controls", "show", "plots", "title")
 
 
 def _number(x: Any) -> Any:
@@ -111,7 +111,8 @@ def _chip(h: Any) -> dict[str, Any]:
 
 
 def catalog_data() -> dict[str, Any]:
-    """The catalogs as one JSON-ready dict: ``models``, ``hardware``, ``formats``, ``limits``.
+    """The catalogs as one JSON-ready dict: ``models``, ``hardware``, ``formats``, ``limits``
+    (with ``serving_ranges`` and ``frontier_max_batch``, :mod:`llm_arithmetic.estimate`'s).
 
     Models keep the fields of :class:`~llm_arithmetic.catalog.model.Model` (the stack as runs
     of :class:`~llm_arithmetic.catalog.model.Layers`, with their parts' fields by name); chips
@@ -126,6 +127,11 @@ def catalog_data() -> dict[str, Any]:
                            "source": f.source}
                     for name, f in FORMATS.items()},
         "limits": dict(LIMITS),
+        # estimate()'s plausible ranges of the serving figures [low, high, unit], and the
+        # largest batch of a frontier
+        "serving_ranges": {k: [lo, hi, unit] for k, (lo, hi, unit, _) in
+                           _SERVING_RANGES.items()},
+        "frontier_max_batch": FRONTIER_MAX_BATCH,
     }
 
 

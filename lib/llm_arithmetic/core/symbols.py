@@ -191,6 +191,8 @@ n_chips = _sym("n_chips", "N_{chip}", "chips that serve one model replica")
 tp = _sym("tp", "N_{tp}", "tensor-parallel degree (chips that split every matrix)")
 ep = _sym("ep", "N_{ep}", "expert-parallel degree (chips that split the experts)")
 pp = _sym("pp", "N_{pp}", "pipeline-parallel degree (stages of consecutive layers)")
+n_ep_layers = _sym("n_ep_layers", "L_{ep}", "MoE blocks whose experts are split over chips "
+                   "(expert parallelism; 0 without it)", assumptions=_NONNEG)
 link_bandwidth = _sym("link_bandwidth", r"\beta_{link}",
                       "bandwidth of one chip's link to its peers, per direction", "B/s", _REAL)
 link_latency = _sym("link_latency", r"\alpha_{link}", "latency of one hop over the link", "s",

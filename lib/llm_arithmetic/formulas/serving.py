@@ -12,7 +12,8 @@ A request is a prefill of T prompt tokens, then G decode steps. Every quantity h
   chunks of C tokens). The FLOPs, with their quadratic attention term, are
   :data:`~llm_arithmetic.formulas.flops.prefill_flops`.
 * A request: :data:`time_per_output_token` (the decode step bound at a batch, on the chips),
-  :data:`request_time` (first token, then G more).
+  :data:`request_time` (first token, then G more), :data:`mean_decode_context` (the context of
+  its average decode step).
 * The frontier: :data:`tokens_per_user` and :data:`tokens_per_chip`, one point per batch size.
 * Speculative decoding: :data:`speculative_tokens_per_step`, :data:`speculative_step_cost`,
   :data:`speculative_speedup`.
@@ -32,8 +33,9 @@ from .roofline import batched_step_bytes, roofline_time
 
 __all__ = [
     "time_to_first_token", "critical_prompt", "chunked_prefill_bytes", "chunked_prefill_time",
-    "time_per_output_token", "request_time", "tokens_per_user", "tokens_per_chip",
-    "speculative_tokens_per_step", "speculative_step_cost", "speculative_speedup",
+    "time_per_output_token", "request_time", "mean_decode_context", "tokens_per_user",
+    "tokens_per_chip", "speculative_tokens_per_step", "speculative_step_cost",
+    "speculative_speedup",
     "paged_waste", "prefix_bytes_saved", "prefix_flops_saved", "kv_transfer_bytes",
     "kv_transfer_time", "cost_per_million_tokens", "energy_per_token",
 ]
@@ -198,6 +200,23 @@ def request_time(*, ttft, tpot, generated):
     5.32
     """
     return ttft + generated * tpot
+
+
+@formula("context")
+def mean_decode_context(*, prompt, generated):
+    """Tokens in a sequence's cache at the average decode step of a request: after a prompt of
+    T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached
+    tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly
+    with its context (no windows), the step at this context costs the request's average step.
+
+    Examples
+    --------
+    A 2,048-token prompt and 256 tokens after the first: the average step sees 2,176.5 tokens.
+
+    >>> mean_decode_context(prompt=2048, generated=256)
+    2176.5
+    """
+    return prompt + (generated + 1) / sp.Integer(2)
 
 
 # ---- the latency-throughput frontier --------------------------------------------------------

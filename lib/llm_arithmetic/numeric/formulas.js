@@ -177,6 +177,16 @@ export function critical_prompt({weight_bytes, kv_bytes_token, matmul_params, n_
   return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_bytes_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_bytes_token*d_head + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_bytes_token + Math.pow(peak_flops, 2)*Math.pow(kv_bytes_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
 }
 
+/** All-reduce time of one tensor-parallel decode step of B tokens when L_ep of the L layers are expert-parallel MoE blocks: two ring all-reduces per layer (after attention and after the MLP), except that an expert-parallel MoE block gathers its experts' outputs with the all-to-all of :data:`decode_alltoall_time` instead, so 2 L - L_ep of them. Without expert parallelism (L_ep = 0) this is :data:`tp_comm_time`. [s] */
+export function decode_allreduce_time({n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency = 0, bits = 16} = {}) {
+  return (2*n_layers - n_ep_layers)*(((1/8))*batch*bits*d_model*(2*tp - 2)/(tp*link_bandwidth) + link_latency*(2*tp - 2));
+}
+
+/** All-to-all time of one decode step on one chip that holds B of the step's tokens: the dispatch and combine of :data:`alltoall_time` in each of the L_ep expert-parallel MoE blocks. [s] */
+export function decode_alltoall_time({n_ep_layers, batch, d_model, n_active_experts, ep, link_bandwidth, link_latency = 0, bits = 16} = {}) {
+  return n_ep_layers*(((1/4))*batch*bits*d_model*n_active_experts*(ep - 1)/(ep*link_bandwidth) + 2*link_latency);
+}
+
 /** FLOPs to decode one token of one sequence with S tokens in its cache: 2 per weight in a matrix product, plus attention over the S cached positions in each of the L layers. [FLOP] */
 export function decode_flops_per_token({matmul_params, n_layers, n_heads, d_head, context} = {}) {
   return 4*n_heads*n_layers*context*d_head + 2*matmul_params;
@@ -345,6 +355,11 @@ export function max_context({capacity, weight_bytes, kv_bytes_token, batch = 1, 
 /** Sequences that fit beside the weights and a reserve C_0 when each needs K bytes of cache (and state). [1] */
 export function max_sequences({capacity, weight_bytes, seq_bytes, overhead = 0} = {}) {
   return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/seq_bytes));
+}
+
+/** Tokens in a sequence's cache at the average decode step of a request: after a prompt of T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly with its context (no windows), the step at this context costs the request's average step. [token] */
+export function mean_decode_context({prompt, generated} = {}) {
+  return ((1/2))*generated + prompt + (1/2);
 }
 
 /** Upper bound on the decode rate of one stream when its steps are memory-bound: as many steps per second as the bandwidth can move their bytes (the "speed of light"). [token/s] */
@@ -1133,6 +1148,46 @@ export const FORMULAS = {
   "summary": "Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic.",
   "unit": "token"
  },
+ "decode_allreduce_time": {
+  "defaults": {
+   "bits": 16,
+   "link_latency": 0
+  },
+  "latex": "t_{comm} = \\left(2 L - L_{ep}\\right) \\left(\\alpha_{link} \\left(2 N_{tp} - 2\\right) + \\frac{B d_{model} b \\left(2 N_{tp} - 2\\right)}{8 N_{tp} \\beta_{link}}\\right)",
+  "lhs": "comm_time",
+  "params": [
+   "n_layers",
+   "n_ep_layers",
+   "batch",
+   "d_model",
+   "tp",
+   "link_bandwidth",
+   "link_latency",
+   "bits"
+  ],
+  "summary": "All-reduce time of one tensor-parallel decode step of B tokens when L_ep of the L layers are expert-parallel MoE blocks: two ring all-reduces per layer (after attention and after the MLP), except that an expert-parallel MoE block gathers its experts' outputs with the all-to-all of :data:`decode_alltoall_time` instead, so 2 L - L_ep of them. Without expert parallelism (L_ep = 0) this is :data:`tp_comm_time`.",
+  "unit": "s"
+ },
+ "decode_alltoall_time": {
+  "defaults": {
+   "bits": 16,
+   "link_latency": 0
+  },
+  "latex": "t_{comm} = L_{ep} \\left(2 \\alpha_{link} + \\frac{B d_{model} k b \\left(N_{ep} - 1\\right)}{4 N_{ep} \\beta_{link}}\\right)",
+  "lhs": "comm_time",
+  "params": [
+   "n_ep_layers",
+   "batch",
+   "d_model",
+   "n_active_experts",
+   "ep",
+   "link_bandwidth",
+   "link_latency",
+   "bits"
+  ],
+  "summary": "All-to-all time of one decode step on one chip that holds B of the step's tokens: the dispatch and combine of :data:`alltoall_time` in each of the L_ep expert-parallel MoE blocks.",
+  "unit": "s"
+ },
  "decode_flops_per_token": {
   "defaults": {},
   "latex": "F_{dec} = 2 P_{mm} + 4 L H d_{head} S",
@@ -1679,6 +1734,17 @@ export const FORMULAS = {
   ],
   "summary": "Sequences that fit beside the weights and a reserve C_0 when each needs K bytes of cache (and state).",
   "unit": "1"
+ },
+ "mean_decode_context": {
+  "defaults": {},
+  "latex": "S = T + \\frac{G}{2} + \\frac{1}{2}",
+  "lhs": "context",
+  "params": [
+   "prompt",
+   "generated"
+  ],
+  "summary": "Tokens in a sequence's cache at the average decode step of a request: after a prompt of T tokens and its first token, the G decode steps see T + 1, T + 2, ..., T + G cached tokens, whose mean is T + (G + 1) / 2. Where a decode step's bytes and FLOPs grow linearly with its context (no windows), the step at this context costs the request's average step.",
+  "unit": "token"
  },
  "memory_bound_rate": {
   "defaults": {},

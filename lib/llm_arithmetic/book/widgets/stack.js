@@ -208,6 +208,13 @@ const Stack = (function () {
   const expertsReadAt = (n, k, batch) => (batch === 1 ? k
     : F.experts_read({n_experts: n, n_active_experts: k, batch}));
 
+  // blocks whose MLP is a mixture of experts (estimate._decode_step's moe_layers)
+  const nMoELayers = (m) => sum(m.layers.filter((run) => run.mlp && isMoE(run.mlp))
+    .map((run) => run.count));
+  // Model.n_experts, Model.n_active_experts: those of the MoE layers, 1 for a dense model
+  const nExperts = (m) => uniformMoE(m, "n_experts");
+  const nActiveExperts = (m) => uniformMoE(m, "top_k");
+
   function expertsRead(m, batch) {
     if (!isMoEModel(m)) return 1;
     return expertsReadAt(uniformMoE(m, "n_experts"), uniformMoE(m, "top_k"), batch);
@@ -408,7 +415,8 @@ const Stack = (function () {
     attentionDecodeFlops, attentionPrefillFlops, mlpParams, mlpActiveParams, mlpMatmulParams,
     expertParams, expertMatrixParams, runParams, nLayers, embeddingParams,
     languageModelParams, totalParams, expertsParams, activeParams, matmulParams,
-    unreadEmbeddingParams, decodeReadParams, isMoE: isMoEModel, expertsRead, readParams,
+    unreadEmbeddingParams, decodeReadParams, isMoE: isMoEModel, nMoELayers, nExperts,
+    nActiveExperts, expertsRead, readParams,
     weightBytes, stepWeightBytes, kvBytesPerToken, kvCacheBytes, kvCacheBytesFullStorage,
     stateBytes, seqBytes, decodeBytesBreakdown, attendedContext, decodeFlopsPerToken,
     prefillFlops, transformer, withKvHeads, uniformHeads, validate, describe, isMLA};

@@ -7,6 +7,12 @@ const UI = (function () {
   const CONTEXTS = [1, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072,
     262144, 524288, 1048576];
   const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+  const GENERATES = [1, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
+  // tensor-parallel degrees offered (those the model's heads allow)
+  const TPS = [1, 2, 4, 8, 16, 32, 64];
+  // the ladders: state key -> values of the slider, label
+  const LADDERS = {context: [CONTEXTS, "context [tokens]"], batch: [BATCHES, "batch [sequences]"],
+    prompt: [CONTEXTS, "prompt [tokens]"], generate: [GENERATES, "tokens generated [tokens]"]};
   const CHIP_KINDS = [["datacenter-gpu", "data-centre GPUs"], ["consumer-gpu", "consumer GPUs"],
     ["apple-silicon", "Apple silicon"], ["cpu", "CPUs"], ["sbc", "single-board computers"],
     ["system", "systems"]];
@@ -127,6 +133,32 @@ const UI = (function () {
     experts_read: {label: "experts read per MoE block", unit: ""},
     bandwidth: {label: "memory bandwidth", unit: "GB/s", scale: GB},
     peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12},
+    // serving: a replica of tp x pp chips (estimate()'s serving keys)
+    ttft_seconds: {label: "time to first token, at least", unit: "ms", scale: 1e-3,
+      none: "no prompt"},
+    tpot_seconds: {label: "time per output token, at least", unit: "ms", scale: 1e-3},
+    request_seconds: {label: "time for the whole request, at least", unit: "s",
+      none: "no prompt"},
+    tokens_per_second_per_user: {label: "tokens/s per user, at most", unit: "tokens/s"},
+    tokens_per_second_per_chip: {label: "tokens/s per chip, at most", unit: "tokens/s"},
+    cost_per_million_tokens: {label: "cost of a million tokens, at least", unit: "USD",
+      none: "give a price per chip-hour"},
+    energy_joules_per_token: {label: "board energy per token, at least", unit: "J",
+      none: "no power figure"},
+    allreduce_seconds_per_token: {label: "all-reduces inside one output token", unit: "ms",
+      scale: 1e-3, none: "no link bandwidth known"},
+    alltoall_seconds_per_token: {label: "all-to-alls inside one output token", unit: "ms",
+      scale: 1e-3, none: "no link bandwidth known"},
+    serving_context: {label: "context of the request's average decode step", unit: "tokens"},
+    n_chips: {label: "chips in the replica", unit: "chips", exact: true},
+    link_bandwidth: {label: "link bandwidth per direction", unit: "GB/s", scale: GB,
+      none: "none needed or none known"},
+    memory_per_chip_bytes: {label: "memory per chip at the end of the requests", unit: "GB",
+      scale: GB},
+    fits_per_chip: {label: "fits in the chips' memory",
+      text: (e) => (e.fits_per_chip === null ? "no chip" : e.fits_per_chip ? "yes" : "no")},
+    max_batch_per_replica: {label: "most requests the replica holds", unit: "sequences",
+      exact: true},
   };
 
   function outputValue(key, e) {
@@ -210,10 +242,13 @@ const UI = (function () {
       chip = CATALOG.hardware[state.chip];
       if (!chip) problems.push(`unknown chip ${state.chip}`);
     }
-    for (const k of ["context", "batch"]) {
+    for (const k of ["context", "batch", "prompt", "generate"]) {
       const v = state[k];
-      if (!Number.isInteger(v) || v < 1) problems.push(`${k} must be a positive integer`);
-      else if (v > CATALOG.limits[k]) problems.push(`${k} is beyond ${CATALOG.limits[k]}`);
+      if (k !== "context" && k !== "batch" && (v === null || v === undefined)) continue;
+      const least = k === "generate" ? 0 : 1;
+      if (!Number.isInteger(v) || v < least) {
+        problems.push(`${k} must be a ${least ? "positive" : "non-negative"} integer`);
+      } else if (v > CATALOG.limits[k]) problems.push(`${k} is beyond ${CATALOG.limits[k]}`);
     }
     return {model, chip, custom, problems};
   }
@@ -222,7 +257,8 @@ const UI = (function () {
     const r = resolve(state);
     if (r.problems.length) return {...r, est: null};
     const opts = {weights: state.weights || null, bits_kv: state.kv, context: state.context,
-      batch: state.batch, ...r.custom};
+      batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
+      generate: state.generate ?? null, price_per_hour: state.price ?? null, ...r.custom};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
@@ -466,6 +502,54 @@ const UI = (function () {
       "the batch.");
   };
 
+  // the latency-throughput frontier (estimate.frontier): tokens/s per chip against tokens/s per
+  // user, one point per batch, powers of two up to the first batch that does not fit
+  VIEWS.frontier = function (box, r, state) {
+    const e = r.est;
+    if (e.tpot_seconds === null) {
+      caption(box, "No frontier without a bandwidth.");
+      return;
+    }
+    const pts = Estimate.frontier(r.model, r.chip, r.opts);
+    const xy = pts.map((q) => [q.tokens_per_second_per_user, q.tokens_per_second_per_chip]);
+    const all = xy.concat([[e.tokens_per_second_per_user, e.tokens_per_second_per_chip]]);
+    const xs = all.map((q) => q[0]);
+    const ys = all.map((q) => q[1]);
+    const w = widthOf(box);
+    caption(box, `The latency-throughput frontier on ${plural(e.n_chips, "chip")}${
+      r.chip ? ` (${r.chip.label})` : ""}: each point a batch size`);
+    const p = Plot.create(box, {width: w,
+      label: `Tokens per second per chip against tokens per second per user, batch 1 to ${
+        fmtExact(pts[pts.length - 1].batch)}; at batch ${fmtExact(state.batch)}: ${fmt(
+        e.tokens_per_second_per_user)} per user, ${fmt(e.tokens_per_second_per_chip)} per chip`,
+      x: {domain: [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5], log: true,
+        label: "tokens/s per user"},
+      y: {domain: [Math.min(...ys) / 1.5, Math.max(...ys) * 1.5], log: true,
+        label: "tokens/s per chip"}});
+    const fitting = pts.filter((q) => q.fits !== false);
+    p.line(fitting.map((q) => [q.tokens_per_second_per_user, q.tokens_per_second_per_chip]),
+      {stroke: Plot.COLORS[0], "data-series": "frontier", "data-points": JSON.stringify(
+        pts.map((q) => [q.batch, q.tokens_per_second_per_user, q.tokens_per_second_per_chip,
+          q.fits]))});
+    for (const q of pts) {
+      const fits = q.fits !== false;
+      p.point(q.tokens_per_second_per_user, q.tokens_per_second_per_chip, {r: 3.5,
+        fill: fits ? Plot.COLORS[0] : "white", stroke: Plot.COLORS[0], "stroke-width": 1.5,
+        "data-batch": q.batch, "data-series": fits ? "batches" : "does-not-fit"});
+      if ([1, 16, 256].includes(q.batch)) {
+        p.text(q.tokens_per_second_per_user, q.tokens_per_second_per_chip,
+          ` B=${q.batch}`, {dy: -7});
+      }
+    }
+    p.point(e.tokens_per_second_per_user, e.tokens_per_second_per_chip,
+      {"data-series": "step"});
+    const notes = [`The red dot is batch ${fmtExact(state.batch)}; up and left, the batch grows.`];
+    if (pts.some((q) => q.fits === false)) {
+      notes.push(`Hollow: more sequences than ${plural(e.n_chips, "chip")} hold.`);
+    }
+    caption(box, notes.join(" "));
+  };
+
   // the explorer's table: the rows of the notebook's summary(), formatted as Python does
   VIEWS.summary = function (box, r, state) {
     const e = r.est;
@@ -585,6 +669,16 @@ const UI = (function () {
       defaults: {model: "llama-3-8b", chip: "rtx-4090", weights: "fp16", kv: "fp16",
         context: 4096, batch: 1},
     },
+    serving: {
+      title: "Serving on a replica: the first token, each next one, and the frontier",
+      controls: ["model", "chip", "weights", "tp", "prompt", "generate", "batch", "price"],
+      show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
+        "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
+        "cost_per_million_tokens", "fits_per_chip"],
+      plots: ["frontier"],
+      defaults: {model: "llama-3-70b", chip: "h100-sxm", weights: "fp8", kv: "fp16",
+        context: 2048, batch: 64, tp: 8, prompt: 2048, generate: 256, price: null},
+    },
     estimate: {
       title: "",
       controls: ALL,
@@ -602,10 +696,20 @@ const UI = (function () {
     const d = el.dataset;
     const o = {...spec.defaults};
     for (const k of ["model", "chip", "weights", "kv"]) if (k in d) o[k] = d[k];
-    for (const k of ["context", "batch"]) if (k in d) o[k] = parseInt(d[k], 10);
+    for (const k of ["context", "batch", "tp", "prompt", "generate"]) {
+      if (k in d) o[k] = parseInt(d[k], 10);
+    }
+    if ("price" in d) o.price = d.price === "" ? null : Number(d.price);
+    // a serving control without a starting value: one chip, a 2,048-token prompt and 256
+    // tokens after the first (the sizes of estimate()'s example)
+    const controls = "controls" in d ? list(d.controls) : spec.controls;
+    const start = {tp: 1, prompt: 2048, generate: 256, price: null};
+    for (const k of Object.keys(start)) {
+      if (controls.includes(k) && o[k] === undefined) o[k] = start[k];
+    }
     return {
       state: o,
-      controls: "controls" in d ? list(d.controls) : spec.controls,
+      controls,
       show: "show" in d ? list(d.show) : spec.show,
       plots: "plots" in d ? list(d.plots) : spec.plots,
       title: "title" in d ? d.title : spec.title,
@@ -668,18 +772,49 @@ const UI = (function () {
     let customChipBox = null;
     let groupSel = null;
     let groupNote = null;
+    let tpSel = null;
+    let tpOffered = "";
+
+    function refreshTp() {
+      // the degrees the current model allows; a tp it does not allow falls to the largest
+      // allowed one below it
+      const model = resolve(state).model;
+      if (!model) return;
+      const allowed = TPS.filter((t) => Estimate.tpAllowed(model, t));
+      if (!allowed.includes(state.tp)) {
+        state.tp = Math.max(...allowed.filter((t) => t <= state.tp), 1);
+      }
+      if (allowed.join() !== tpOffered) {
+        tpOffered = allowed.join();
+        tpSel.innerHTML = "";
+        for (const t of allowed) {
+          tpSel.appendChild(h("option", {value: t, text: t === 1 ? "1 (one chip)"
+            : `${t} chips`}));
+        }
+      }
+      tpSel.value = String(state.tp);
+    }
 
     function render() {
+      if (tpSel) refreshTp();
       const r = compute(state);
       el.dataset.state = JSON.stringify({model: state.model, chip: state.chip,
         weights: state.weights || null, kv: state.kv, context: state.context,
-        batch: state.batch, group: state.group || null,
+        batch: state.batch, group: state.group || null, tp: state.tp || 1,
+        prompt: state.prompt ?? null, generate: state.generate ?? null,
+        price: state.price ?? null,
         custom_model: state.model === "custom" ? state.customModel : null,
         custom_chip: state.chip === "custom" ? state.customChip : null});
       const notes = [...r.problems];
       if (r.est && r.model.trained_context && state.context > r.model.trained_context) {
         notes.push(`${fmtExact(state.context)} tokens is beyond the ${fmtExact(
           r.model.trained_context)} the model was trained for.`);
+      }
+      const requestTokens = (state.prompt ?? 0) + (state.generate ?? 0);
+      if (r.est && state.prompt && r.model.trained_context
+          && requestTokens > r.model.trained_context) {
+        notes.push(`prompt and generated tokens, ${fmtExact(requestTokens)}, are beyond the ${
+          fmtExact(r.model.trained_context)} the model was trained for.`);
       }
       message.textContent = notes.join(" ");
       message.classList.toggle("lla-error", r.problems.length > 0);
@@ -775,10 +910,10 @@ const UI = (function () {
           state[c] = sel.value;
           render();
         });
-      } else if (c === "context" || c === "batch") {
-        const l = ladder(c, c === "context" ? "context [tokens]" : "batch [sequences]",
-          c === "context" ? CONTEXTS : BATCHES, state);
-        const values = c === "context" ? CONTEXTS : BATCHES;
+      } else if (c in LADDERS) {
+        const [values, label] = LADDERS[c];
+        const l = ladder(c, label, values, state);
+        if (c === "generate") l.box.min = 0;
         l.slider.addEventListener("input", () => {
           state[c] = values[Number(l.slider.value)];
           l.box.value = state[c];
@@ -786,7 +921,7 @@ const UI = (function () {
           render();
         });
         l.box.addEventListener("input", () => {
-          const v = Number(l.box.value);
+          const v = l.box.value === "" ? NaN : Number(l.box.value);
           state[c] = v;
           if (Number.isInteger(v) && v >= 1) l.slider.value = values.reduce((best, x, i) =>
             (Math.abs(Math.log(x) - Math.log(v)) < Math.abs(Math.log(values[best]) - Math.log(v))
@@ -796,6 +931,22 @@ const UI = (function () {
         l.sync();
         sync.push(l.sync);
         controls.appendChild(l.wrap);
+      } else if (c === "tp") {
+        tpSel = h("select", {"data-control": "tp"});
+        controls.appendChild(field("tensor-parallel chips", tpSel));
+        tpSel.addEventListener("change", () => {
+          state.tp = Number(tpSel.value);
+          render();
+        });
+      } else if (c === "price") {
+        const inp = numberInput({min: 0, step: "any", inputmode: "decimal",
+          "data-control": "price", placeholder: "none"});
+        inp.value = state.price ?? "";
+        controls.appendChild(field("price per chip-hour [USD]", inp));
+        inp.addEventListener("input", () => {
+          state.price = inp.value === "" ? null : Number(inp.value);
+          render();
+        });
       } else if (c === "group") {
         groupSel = h("select", {"data-control": "group"});
         groupNote = h("span", {class: "lla-note-inline"});
@@ -835,7 +986,8 @@ const UI = (function () {
     });
   }
 
-  return {mount, mountAll, WIDGETS, OUTPUTS, VIEWS, pyFormat, fmt, CONTEXTS, BATCHES, compute};
+  return {mount, mountAll, WIDGETS, OUTPUTS, VIEWS, pyFormat, fmt, CONTEXTS, BATCHES, TPS,
+    compute};
 })();
 
 // ---- start --------------------------------------------------------------------------------
@@ -847,7 +999,8 @@ const UI = (function () {
     document.head.appendChild(style);
   }
   window.LLMArithmetic = {formulas: F, catalog: CATALOG, stack: Stack,
-    estimate: Estimate.estimate, steps: Estimate.steps, computeChain: Estimate.computeChain,
+    estimate: Estimate.estimate, steps: Estimate.steps, frontier: Estimate.frontier,
+    computeChain: Estimate.computeChain,
     formatBits: Estimate.formatBits, plot: Plot, widgets: UI.WIDGETS, outputs: UI.OUTPUTS,
     views: UI.VIEWS, pyFormat: UI.pyFormat, mount: UI.mount, mountAll: UI.mountAll};
   UI.mountAll();
