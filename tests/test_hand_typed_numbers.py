@@ -51,7 +51,7 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*?)\s*$")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 URL = re.compile(r"https?://\S+")
 LABEL = re.compile(r"^\([\w-]+\)=\s*$", re.M)
-DIRECTIVE = re.compile(r"^\s*(?:```+|:::+)\{[\w-]+\}.*$|^\s*:[\w-]+:.*$|^\s*```+\s*$", re.M)
+DIRECTIVE = re.compile(r"^\s*(?:```+|:::+)\{[\w:-]+\}.*$|^\s*:[\w-]+:.*$|^\s*```+\s*$", re.M)
 ISO_DATE = re.compile(r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b")
 DATE = re.compile(
     r"\bmid-(?:19|20)\d\d\b"
