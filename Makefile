@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 PORT   ?= 8000
 
-.PHONY: all book test pytest bench serve outputs student venv clean
+.PHONY: all book book-strict test pytest bench serve outputs student metadata dist venv clean
 
 all: book
 
@@ -20,17 +20,24 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-## build the HTML book, strict: every Sphinx warning is an error (fresh build, no stale cache)
+## build the HTML book, re-reading only the pages whose source changed (a one-cell edit takes
+## seconds); warnings are errors in the pages it re-reads (scripts/build_book.py says what an
+## incremental build does not catch: `make book-strict` does)
 book: $(STAMP)
-	$(JB) build . --all -W -n --keep-going
+	$(PY) scripts/build_book.py
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-## every check: the strict book build, then pytest on every core (pytest-xdist, by file): unit
+## build the HTML book from scratch, strict: every page re-read, every Sphinx warning an error
+book-strict: $(STAMP)
+	$(PY) scripts/build_book.py --all
+	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+
+## every check: the strict book build (book-strict), then pytest on every core (pytest-xdist, by file): unit
 ## tests, doctests, the browser suite, and the Binder environment with nbval over notebooks/.
 ## The run records its wall time (after the install) in _build/test-timing.json for `make bench`.
 test: $(STAMP)
 	@$(PY) scripts/test_timing.py start
-	@$(MAKE) --no-print-directory book
+	@$(MAKE) --no-print-directory book-strict
 	@$(PY) scripts/test_timing.py lap book
 	@$(MAKE) --no-print-directory pytest
 	@$(PY) scripts/test_timing.py lap pytest --finish
@@ -58,5 +65,17 @@ student: $(STAMP)
 outputs: $(STAMP)
 	bash scripts/regenerate_outputs.sh
 
+## write what derives from repository.url (_config.yml) and __version__ into the files that
+## repeat it: the notebooks' Colab cell, pyproject's URLs, README badges, CITATION.cff, CHANGELOG links
+metadata: $(STAMP)
+	$(PY) scripts/sync_metadata.py
+
+## the sdist and the wheel into dist/ with the pinned build tools, checked by twine (release.yml
+## builds the same way; tests/test_release.py installs the wheel alone in a fresh venv)
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+	$(PY) -m twine check --strict dist/*
+
 clean:
-	rm -rf _build
+	rm -rf _build dist

@@ -1,8 +1,10 @@
 """Build the student edition: the whole book with every exercise and no solution (`make student`).
 
-1. Stage: copy the repository's files (those git tracks, plus new files git does not ignore;
-   without git, the tree minus _build, .venv and dot folders) to `_build/student/src/`, leaving
-   out what only the maintainers run (tests/, .ci/, pytest.ini, nbval_sanitize.cfg).
+1. Stage: copy the files git tracks (`git ls-files`, nothing else: an untracked answer key or
+   build output never reaches the student tree) to `_build/student/src/`, leaving out what only
+   the maintainers run (tests/, .ci/, .github/, pytest.ini, nbval_sanitize.cfg) and the
+   instructor's answers (lib/llm_arithmetic/teaching/answers.py), replaced by their salted hashes
+   (answer_hashes.json, from `exercises.hash_table()`).
 2. Strip: every notebook goes through `student_notebook()` (scripts/student_edition.py): cells
    tagged `solution` are dropped, or stubbed where they hold `### BEGIN SOLUTION` markers; every
    Markdown page loses its `{solution}` and `{solution-start}`...`{solution-end}` blocks. In
@@ -14,6 +16,9 @@
    is) into `_build/student/instructor-html/`, to compare the two (or pass --instructor-html DIR
    to compare with an existing, up-to-date build such as `_build/html`).
 4. Verify (`check_student_edition`), and fail on any problem:
+   - no file of the staged sources or of the built site prints the answer of a checked exercise
+     (`answer_leaks`: every answer rounded to 3 and 4 significant digits, with and without
+     thousands separators, and exactly when whole, looked for as a number token);
    - no file of the staged sources or of the built site (pages, `_sources/` downloads, .ipynb,
      .md, search index) holds a solution: a title "Solution" in the search index, an element of
      class `solution` (sphinx-exercise's solution admonition) or `tag_solution` (a notebook cell
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -50,8 +56,15 @@ from student_edition import (BEGIN, END, cell_source, is_solution,  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT_BRANCH = "student"
-# Left out of the student tree: the maintainers' checks (nbval would fail on the stubs).
-EXCLUDE_TOP = {"tests", ".ci", "_build", ".venv", ".git", "pytest.ini", "nbval_sanitize.cfg"}
+# Left out of the student tree: the maintainers' checks (nbval would fail on the stubs), and the
+# workflows (.github/: they would run on the branch `student`, and GitHub refuses a push of
+# workflow files with the token of the workflow that pushes the branch, student.yml).
+EXCLUDE_TOP = {"tests", ".ci", ".github", "_build", ".venv", ".git", "pytest.ini",
+               "nbval_sanitize.cfg"}
+#: Tracked files that only the instructor's copy has: the computed answers of the exercise
+#: notebooks. The student tree gets ANSWER_HASHES (written by exercises.hash_table()) instead.
+INSTRUCTOR_ONLY = {"lib/llm_arithmetic/teaching/answers.py"}
+ANSWER_HASHES = Path("lib/llm_arithmetic/teaching/answer_hashes.json")
 # A MyST directive opening (backticks, tildes or colons) of a solution.
 SOLUTION_DIRECTIVE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{solution(-start|-end)?\}",
                                    re.M)
@@ -65,16 +78,19 @@ MIN_SNIPPET = 25  # shortest solution line searched for as text (shorter lines o
 # 1-2. Stage and strip
 
 def source_files(repo: Path = REPO) -> list[Path]:
-    """Files of the repository that the student tree carries, relative to `repo`."""
+    """Files of the repository that the student tree carries, relative to `repo`: the files git
+    tracks (`git ls-files`), and nothing else, less the maintainers' checks (EXCLUDE_TOP) and the
+    instructor's answers (INSTRUCTOR_ONLY). An untracked file (a generated answer key, a build)
+    can never reach the student tree."""
     try:
-        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others",
-                              "--exclude-standard"], check=True, capture_output=True).stdout
-        files = [Path(p) for p in out.decode().split("\0") if p]
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout
-        files = [p.relative_to(repo) for p in repo.rglob("*") if p.is_file()
-                 and not any(part.startswith(".") or part in ("__pycache__",) or
-                             part.endswith(".egg-info") for part in p.relative_to(repo).parts)]
+        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z", "--cached"],
+                             check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit(f"{repo} is not a git checkout (git ls-files failed: {e}); the student "
+                         "edition is built from tracked files only") from None
+    files = [Path(p) for p in out.decode().split("\0") if p]
     return sorted(f for f in files if f.parts[0] not in EXCLUDE_TOP
+                  and f.as_posix() not in INSTRUCTOR_ONLY
                   and "__pycache__" not in f.parts and ".ipynb_checkpoints" not in f.parts
                   and (repo / f).is_file())
 
@@ -103,8 +119,9 @@ def student_config(text: str) -> str:
     return new
 
 
-def stage(src: Path, repo: Path = REPO) -> dict[str, int]:
-    """Copy the repository to `src` without solutions; returns counts for the report."""
+def stage(src: Path, repo: Path = REPO, hash_iterations: int | None = None) -> dict[str, int]:
+    """Copy the repository to `src` without solutions or answers; returns counts for the report.
+    `hash_iterations` lowers the cost of the answer hashes (tests only)."""
     if src.exists():
         shutil.rmtree(src)
     counts = {"files": 0, "notebooks": 0, "pages": 0, "cells dropped": 0, "cells stubbed": 0}
@@ -131,6 +148,12 @@ def stage(src: Path, repo: Path = REPO) -> dict[str, int]:
                             encoding="utf8")
         else:
             shutil.copy2(repo / rel, dest)
+    from llm_arithmetic.teaching.exercises import hash_table
+
+    table = hash_table(iterations=hash_iterations) if hash_iterations else hash_table()
+    (src / ANSWER_HASHES).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n",
+                                     encoding="utf8")
+    counts["answers hashed"] = len(table["answers"])
     return counts
 
 
@@ -319,6 +342,115 @@ def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
     return problems
 
 
+# A number as prose, tables and code print it: digits with optional thousands separators and
+# decimals, not glued to a word, a dot or another number (so "a269f" or "1.2.3" do not count).
+NUMBER_RE = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?")
+# Long runs of letters and digits (hashes, base64 images, ids) hold digit runs by chance.
+OPAQUE_RE = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+
+
+def answer_forms(value: float) -> set[str]:
+    """The ways a text may print `value`: rounded to 3 and to 4 significant digits, with and
+    without thousands separators, and, for a whole number, exactly.
+
+    >>> sorted(answer_forms(1234.56))
+    ['1,230', '1,235', '1230', '1235']
+    >>> sorted(answer_forms(0.0123456))
+    ['0.0123', '0.01235']
+    >>> sorted(answer_forms(45678))
+    ['45,678', '45,680', '45,700', '45678', '45680', '45700']
+    """
+    forms = set()
+    if value == 0 or not math.isfinite(value):
+        return forms
+    value = abs(value)
+    for sig in (3, 4):
+        decimals = sig - 1 - math.floor(math.log10(value))
+        rounded = round(value, decimals)
+        d = max(0, decimals)
+        forms |= {f"{rounded:.{d}f}", f"{rounded:,.{d}f}"}
+    if float(value).is_integer():
+        forms |= {f"{int(value)}", f"{int(value):,}"}
+    return forms
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number token of `text` (see NUMBER_RE), opaque runs removed first."""
+    text = OPAQUE_RE.sub(lambda m: m.group(0) if not (re.search(r"\d", m.group(0)) and
+                                                      re.search(r"[A-Za-z]", m.group(0)))
+                         else " ", text)
+    return {t.rstrip(",") for t in NUMBER_RE.findall(text)}
+
+
+# Section and caption numbers of a build ("2.3. Title", "Exercise 2.3", "Fig. 2.1"), in the
+# headings and in the navigation: they number the book's parts, they are not quantities.
+SECTION_NUMBER_RE = re.compile(r'<span class="(?:section|caption)-number">[^<]*</span>'
+                               r'|(?<=>)\s*\d+(?:\.\d+)*\.\s')
+
+
+def _index_titles(raw: str) -> str:
+    """The titles in Sphinx's search index. Its terms are the pages' words, which the scan of the
+    pages covers whole; Sphinx splits "0.193" and "1,193" into terms, so a term alone is a
+    fragment of a number, not a number."""
+    try:
+        index = json.loads(raw[raw.index("(") + 1:raw.rindex(")")])
+    except ValueError:
+        return raw
+    titles = list(index.get("titles", [])) + list(index.get("alltitles", {}))
+    return "\n".join(SECTION_NUMBER_RE.sub(" ", f">{t}") for t in titles)
+
+
+#: Pages that print, for another quantity, a number equal to a checked answer at 3 or 4
+#: significant digits: (label, the page's file stem) -> what the page prints there. Each entry was
+#: read on its page (the numbers are not repeated here: this file is in the student tree); the
+#: same answer anywhere else is still a leak.
+COINCIDENCES: dict[tuple[str, str], str] = {
+    ("ex-nb-specs-b200-fp4", "08-modern-architectures"):
+        "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
+    ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
+        "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
+}
+
+
+def _coincidence(label_list: list[str], rel: str) -> bool:
+    stem = Path(rel).name.split(".")[0]
+    return all((label, stem) in COINCIDENCES for label in label_list)
+
+
+def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = ()) -> list[str]:
+    """Every text file under `root` that prints an answer value (answer_forms) as a number,
+    except under the top-level folders `skip` and the COINCIDENCES."""
+    forms = {}
+    for label, value in answers.items():
+        for f in answer_forms(value):
+            forms.setdefault(f, []).append(label)
+    problems = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.relative_to(root).parts[0] in skip:
+            continue
+        try:
+            text = path.read_text(encoding="utf8")
+        except (UnicodeDecodeError, OSError):
+            continue  # a binary file (an image) prints no number
+        if path.suffix == ".html":
+            text = html.unescape(SECTION_NUMBER_RE.sub(" ", text))
+        elif path.name == "searchindex.js":
+            text = _index_titles(text)
+        rel = path.relative_to(root).as_posix()
+        hits = sorted(h for h in numbers_in(text) & forms.keys()
+                      if not _coincidence(forms[h], rel))
+        if hits:
+            problems += [f"{rel}: prints {h!r}, the answer of {', '.join(forms[h])}" for h in hits]
+    return problems
+
+
+def checked_answers() -> dict[str, float]:
+    """Every checked answer of the exercise notebooks (the instructor's copy computes them)."""
+    from llm_arithmetic.teaching.exercises import answer_for, labels
+
+    return {label: answer_for(label) for label in labels()}
+
+
 def solution_problems(root: Path, snippets: set[str] = frozenset()) -> list[str]:
     """Every file under `root` (a built site or a staged tree) that holds a solution."""
     problems = []
@@ -350,9 +482,14 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
     if not (student_html / "index.html").is_file():
         return [f"no student edition at {student_html} (index.html missing)"]
     snippets = solution_snippets(repo)
-    problems = solution_problems(student_html, snippets)
+    answers = checked_answers()
+    # _static/ of a build holds the theme's and MathJax's files (fonts, scripts: numbers by the
+    # thousand) and copies of book/_static, which the staged sources' scan covers
+    problems = (solution_problems(student_html, snippets)
+                + answer_leaks(student_html, answers, skip=("_static",)))
     if staged is not None:
-        problems += [f"staged sources: {p}" for p in solution_problems(staged, snippets)]
+        problems += [f"staged sources: {p}" for p in
+                     solution_problems(staged, snippets) + answer_leaks(staged, answers)]
     if instructor_html is not None:
         diff, n = exercise_problems(student_html, instructor_html)
         problems += diff
@@ -382,7 +519,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = stage(src)
         print(f"staged {counts['files']} files in {src}: {counts['notebooks']} notebooks "
               f"({counts['cells dropped']} solution cells dropped, {counts['cells stubbed']} "
-              f"stubbed), {counts['pages']} Markdown page(s) stripped")
+              f"stubbed), {counts['pages']} Markdown page(s) stripped, "
+              f"{counts['answers hashed']} answers hashed")
         print("building the student edition"
               + ("" if instructor else " and, to compare with, the instructor edition")
               + " (jupyter-book, strict) ...", flush=True)
@@ -403,7 +541,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     compared = f", the same exercises as {instructor}" if instructor else ""
     print(f"{'checked' if args.check_only else 'built and checked'} in "
-          f"{time.monotonic() - started:.0f} s: no solution in any file{compared} ({n} exercises)")
+          f"{time.monotonic() - started:.0f} s: no solution and no checked answer in any "
+          f"file{compared} ({n} exercises)")
     print(f"The student edition is at file://{html_dir}/index.html")
     if not args.check_only:
         print(f"Its sources (for the `{STUDENT_BRANCH}` branch the launch buttons open): {src}")

@@ -9,6 +9,9 @@ Convention (shared by the chapter notebooks and notebooks/exercises/):
   "not yet" until the learner fills it in.
 * Any other cell tagged ``solution`` (the ``{solution-start}`` ... ``{solution-end}`` dropdowns
   of the chapters, their code) is dropped.
+* A cell that nbgrader grades (metadata ``nbgrader.grade``, the cells holding ``check(...)``)
+  keeps its source and nbgrader metadata but loses its outputs: the instructor's copy stores
+  "correct" there.
 
 Usage as a library: ``student_notebook(nb) -> nb`` (a new notebook; the argument is not changed);
 ``strip_solution_blocks(text) -> text`` for MyST Markdown pages. ``scripts/make_student.py``
@@ -82,6 +85,10 @@ def student_notebook(nb: Any) -> Any:
     cells = []
     for cell in new["cells"]:
         if not is_solution(cell):
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and \
+                    cell["cell_type"] == "code":
+                cell["outputs"] = []
+                cell["execution_count"] = None
             cells.append(cell)
             continue
         src = cell_source(cell)

@@ -128,3 +128,17 @@ def test_listing_commands(capsys):
     assert main(["hardware"]) == 0 and "a100-80gb-pcie" in capsys.readouterr().out
     assert main(["formula", "kv_cache_bytes_per_token"]) == 0
     assert "H_{kv}" in capsys.readouterr().out
+
+
+def test_a_reader_that_stops_early_gets_no_error():
+    """`llm-arithmetic formula --list | head -1`: the pipe closes, the command stops quietly
+    (status 141, the shell's for SIGPIPE), with nothing on stderr."""
+    import os
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is already gone: the first write fails with EPIPE
+    try:
+        r = subprocess.run([sys.executable, "-m", "llm_arithmetic", "formula", "--list"],
+                           stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (r.returncode, r.stderr) == (141, "")

@@ -1,12 +1,14 @@
 """The exercise notebooks (notebooks/exercises/) and the answer checker behind them.
 
-Each notebook holds, per exercise, a markdown cell with the question and its label, then one
-code cell tagged `solution`:
+Each notebook holds, per exercise, a markdown cell with the question (a heading that is a
+sentence, then the label, unit and tolerance), an answer cell tagged `solution` (an nbgrader
+answer cell):
 
     ### BEGIN SOLUTION
     answer = ...
     ### END SOLUTION
-    check("ex-nb-<chapter>-<slug>", answer)
+
+and a locked, graded check cell (an nbgrader test cell): `check("ex-nb-<chapter>-<slug>", answer)`.
 
 Checked here:
 - the instructor edition prints "correct" for every exercise: read from its stored outputs,
@@ -16,7 +18,11 @@ Checked here:
 - labels: each one used once, in exactly one notebook, with an answer in
   `llm_arithmetic.teaching.exercises.ANSWERS`, and every answer used; the question states the label and
   the unit and tolerance that `check` applies;
-- `check` itself: tolerance, no answer, and never the answer in what it prints.
+- `check` itself: tolerance, no answer, and never the answer in what it prints; the same
+  verdicts from the student edition's hashed answers (exercises.hash_table) as from the
+  instructor's computed ones, at the edges of every tolerance;
+- derivations: an exercise that says "solve" is solved with sympy (`sp.solve` or `sp.limit`);
+- no exercise notebook repeats a chapter exercise's title, and every chapter links its notebook.
 
 The ten executions of the student edition run in parallel threads.
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import math
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +40,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from llm_arithmetic.teaching.exercises import ANSWERS, answer_for, check, expected
+from llm_arithmetic.teaching import exercises
+from llm_arithmetic.teaching.answers import ANSWERS
+from llm_arithmetic.teaching.exercises import answer_for, check, expected
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "notebooks" / "exercises"
@@ -45,7 +54,8 @@ WITHOUT_NOTEBOOK = {"17-predicted-vs-measured": "its exercises work on the measu
 CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")
                   if "-repro-" not in p.stem and p.stem not in WITHOUT_NOTEBOOK)
 CHECK_RE = re.compile(r"""^check\(["'](ex-nb-[a-z0-9-]+)["'], answer\)\s*$""", re.M)
-QUESTION_RE = re.compile(r"\*\*Exercise `(ex-nb-[a-z0-9-]+)`\*\*")
+QUESTION_RE = re.compile(r"\*\*Exercise\*\* \(label `(ex-nb-[a-z0-9-]+)`; ")
+HEADING_RE = re.compile(r"^## ([A-Z].*\?)$", re.M)
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 
@@ -123,6 +133,10 @@ def test_one_notebook_per_chapter():
     assert names == [f"ex{c}" for c in CHAPTERS], names
 
 
+def check_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and CHECK_RE.search(source(c))]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
 def test_structure(path):
     nb = read(path)
@@ -130,24 +144,51 @@ def test_structure(path):
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# Exercises: ")
     assert "{doc}`../" in first.source, "the intro links its chapter"
+    assert "worked solution" not in first.source, "the intro must read right in both editions"
     assert "remove-cell" in nb.cells[1].metadata.get("tags", []), "cell 1 is the Colab guard"
     labels = labels_in(nb)
     assert 4 <= len(labels) <= 5, f"{rel(path)}: {len(labels)} checked exercises"
     sols = solution_cells(nb)
-    assert len(sols) == len(labels), "one solution cell per check, each with one check"
+    assert len(sols) == len(labels), "one answer cell per check"
     for cell in sols:
         src = source(cell)
         assert src.count(BEGIN) == 1 and src.count(END) == 1
-        assert len(CHECK_RE.findall(src)) == 1
+        assert src.startswith(BEGIN) and src.rstrip().endswith(END), "the whole cell is the answer"
         assert "import " not in src, "imports belong in the setup cell, not in solutions"
-    # each question states its label, unit and tolerance just before its solution cell
+        assert "check(" not in src, "the check is the next cell (graded by nbgrader)"
+    # question (heading + label, unit, tolerance), answer cell, check cell, in that order
     for i, cell in enumerate(nb.cells):
         if any(cell is s for s in sols):
-            (label,) = CHECK_RE.findall(source(cell))
-            question = nb.cells[i - 1]
+            question, check_cell = nb.cells[i - 1], nb.cells[i + 1]
+            (label,) = CHECK_RE.findall(source(check_cell))
+            assert source(check_cell).strip() == f'check("{label}", answer)'
             assert question.cell_type == "markdown"
             assert QUESTION_RE.findall(question.source) == [label], (rel(path), label)
-            assert f"({expected(label)})" in question.source, (rel(path), label, expected(label))
+            assert f"`{label}`; {expected(label)})" in question.source, (rel(path), label)
+            heading = HEADING_RE.findall(question.source)
+            assert len(heading) == 1, f"{label}: the title is a question, a sentence"
+            assert not re.search(r"ex-|`", heading[0]), f"{label}: the title is not a slug"
+            if re.search(r"\b(solve|derive)\b", question.source, re.I):
+                assert re.search(r"sp\.(solve|limit)\(", source(cell)), (
+                    f"{label}: the question asks for a derivation; the solution must be one")
+
+
+def test_no_duplicate_of_a_chapter_exercise():
+    """No exercise notebook title repeats a chapter exercise's title, and each chapter that has an
+    exercise notebook links it at the end of its exercises (the "Checked versions" line)."""
+    chapter_titles = set()
+    for chapter in CHAPTERS:
+        nb = read(REPO / "notebooks" / f"{chapter}.ipynb")
+        for c in nb.cells:
+            chapter_titles |= {t.strip().lower() for t in re.findall(
+                r"^[`:~]{3,}\{exercise(?:-start)?\}[ \t]*(.+)$", source(c), re.M)}
+        text = "\n".join(source(c) for c in nb.cells if c.cell_type == "markdown")
+        assert f"Checked versions of these exercises: {{doc}}`exercises/ex{chapter}`" in text, \
+            f"{chapter} does not link its exercise notebook"
+    for path in NOTEBOOKS:
+        for c in read(path).cells:
+            for title in HEADING_RE.findall(source(c)):
+                assert title.strip().lower() not in chapter_titles, (rel(path), title)
 
 
 def test_labels():
@@ -168,7 +209,7 @@ def test_labels():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
 def test_instructor_edition_is_correct(path):
     nb = read(path)  # stored outputs: nbval checks that a fresh run gives the same
-    for cell in solution_cells(nb):
+    for cell in check_cells(nb):
         (label,) = CHECK_RE.findall(source(cell))
         out = stdout_of(cell)
         assert out.strip() == f"✔ {label}: correct.", f"{rel(path)} {label}: {out!r}"
@@ -188,8 +229,9 @@ def test_student_edition(path, executed):
     assert labels_in(nbformat.from_dict(student)) == labels_in(instructor)
 
     ran = executed[(path, "student")]
-    outs = {CHECK_RE.findall(source(c))[0]: stdout_of(c) for c in ran.cells
-            if c.cell_type == "code" and CHECK_RE.search(source(c))}
+    outs = {CHECK_RE.findall(source(c))[0]: stdout_of(c) for c in check_cells(ran)}
+    for c in check_cells(nbformat.from_dict(student)):
+        assert not c.get("outputs"), "the student edition keeps no output of a check cell"
     assert list(outs) == labels_in(instructor)
     for label, out in outs.items():
         assert out.strip() == f"✘ {label}: not yet (no answer given).", f"{label}: {out!r}"
@@ -214,9 +256,9 @@ def test_check_tolerance(capsys):
     assert "Traceback" not in out
 
 
-@pytest.mark.parametrize("label", ["ex-nb-kv-crossover", "ex-nb-params-llama2-7b",
-                                   "ex-nb-batch-cost", "ex-nb-roofline-a10-request",
-                                   "ex-nb-flops-critical-n", "ex-nb-quant-4090-context"])
+@pytest.mark.parametrize("label", ["ex-nb-kv-nemo-context", "ex-nb-params-hypothetical",
+                                   "ex-nb-batch-l40s-cost", "ex-nb-roofline-l40s-request",
+                                   "ex-nb-flops-solve-n", "ex-nb-quant-4080-context"])
 def test_check_never_prints_the_answer(label, capsys):
     target = answer_for(label)
     for value in (target, target * 3 + 7, None, ...):
@@ -229,12 +271,77 @@ def test_check_never_prints_the_answer(label, capsys):
 
 
 def test_check_no_answer_given(capsys):
-    assert not check("ex-nb-kv-llama2", None)
-    assert not check("ex-nb-kv-llama2", ...)
+    assert not check("ex-nb-kv-qwen3-batch", None)
+    assert not check("ex-nb-kv-qwen3-batch", ...)
     assert capsys.readouterr().out.count("not yet (no answer given)") == 2
 
 
+def test_retired_labels_say_so():
+    with pytest.raises(KeyError, match="retired"):
+        check("ex-nb-kv-llama2", 524288)
+    assert not set(exercises.RETIRED) & set(ANSWERS), "a label is never reused"
+
+
+def test_autograde_raises_on_a_wrong_answer(monkeypatch, capsys):
+    """Under nbgrader's autograde the check cell fails (scores 0) unless the answer is right."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    label = "ex-nb-kv-qwen3-batch"
+    assert check(label, answer_for(label))
+    for wrong in (None, answer_for(label) * 2):
+        with pytest.raises(AssertionError, match="not yet"):
+            check(label, wrong)
+
+
+@pytest.fixture()
+def student_mode(monkeypatch):
+    """exercises.check as the student edition runs it: no answers.py, only hashes (cheap ones)."""
+    table = exercises.hash_table(iterations=10)
+    monkeypatch.setattr(exercises, "_instructor_answers", lambda: None)
+    monkeypatch.setattr(exercises, "_TABLE", dict(table["answers"]))
+    return table
+
+
+def test_hash_table_holds_no_answer(student_mode):
+    import sys
+    sys.path.insert(0, str(REPO / "scripts"))
+    from make_student import answer_forms, numbers_in
+
+    shown = numbers_in(json.dumps(student_mode))
+    for label, a in ANSWERS.items():
+        assert not answer_forms(float(a.compute())) & shown, label
+    with pytest.raises(LookupError):
+        answer_for("ex-nb-kv-qwen3-batch")
+
+
+def test_hashed_check_agrees_at_the_tolerance_edges(student_mode):
+    for label, a in ANSWERS.items():
+        target = float(a.compute())
+        assert check(label, target), label
+        if a.rel_tol:
+            for f in (1 + a.rel_tol * 0.99, 1 - a.rel_tol * 0.99, 1.0001):
+                assert check(label, target * f), (label, f)
+            for f in (1 + a.rel_tol * 1.3, 1 - a.rel_tol * 1.3, 0.5, 2):
+                assert not check(label, target * f), (label, f)
+        else:
+            assert not check(label, target + 1) and not check(label, target - 1), label
+        assert not check(label, -target) and not check(label, 0) and not check(label, None)
+
+
+def test_hashed_check_at_full_cost(monkeypatch):
+    """With the default iterations, one check costs one slow hash (well under a second)."""
+    label = "ex-nb-roofline-solve-batch"
+    table = exercises.hash_table(only=[label])
+    assert table["answers"][label]["iterations"] == exercises.ITERATIONS
+    monkeypatch.setattr(exercises, "_instructor_answers", lambda: None)
+    monkeypatch.setattr(exercises, "_TABLE", dict(table["answers"]))
+    value = float(ANSWERS[label].compute())
+    import time
+    started = time.monotonic()
+    assert check(label, value) and not check(label, value * 1.05)
+    assert time.monotonic() - started < 10
+
+
 def test_verdict_is_silent_in_a_notebook():
-    result = check("ex-nb-kv-llama2", answer_for("ex-nb-kv-llama2"))
+    result = check("ex-nb-kv-qwen3-batch", answer_for("ex-nb-kv-qwen3-batch"))
     assert result and result == True  # noqa: E712 (a Verdict compares as a bool)
     assert result._ipython_display_() is None

@@ -10,6 +10,8 @@ Removed before looking for digits (each rule is a regular expression below, with
 
 * glued values, MyST roles (``{ref}``, ``{doc}``, ``{cite:p}``, ...), inline code and fenced code
   blocks (catalog keys, function names, file names, shell commands), URLs and link targets, target labels and directive lines;
+* the opening tag of an embedded widget (``<div data-llm-widget=... data-context="4096">``): its
+  ``data-*`` attributes are the widget's starting inputs, which the reader changes;
 * dates and years ("March 2023", "2023-09-01", "(2022)"), and numbered references to issues,
   pull requests and discussions ("issue #4716", "pull request 1508");
 * names that carry digits: models ("Llama 2 7B", "Llama 3.1", "GPT-2"), devices ("RTX 4090",
@@ -41,7 +43,8 @@ ALLOWED_FILE = REPO / "tests" / "typed_numbers.yml"
 
 NOTEBOOKS = sorted(p for p in (REPO / "notebooks").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
-PAGES = sorted((REPO / "book").rglob("*.md"))
+# book/STYLE.md is the authors' conventions, not a page of the book
+PAGES = sorted(p for p in (REPO / "book").rglob("*.md") if p.name != "STYLE.md")
 
 # --- what is not a quantity -------------------------------------------------------------------
 GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
@@ -50,6 +53,7 @@ CODE = re.compile(r"``[^`]+``|`[^`]+`")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*?)\s*$")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 URL = re.compile(r"https?://\S+")
+WIDGET = re.compile(r"<div\b[^>]*\bdata-llm-widget=[^>]*>")
 LABEL = re.compile(r"^\([\w-]+\)=\s*$", re.M)
 DIRECTIVE = re.compile(r"^\s*(?:```+|:::+)\{[\w:-]+\}.*$|^\s*:[\w-]+:.*$|^\s*```+\s*$", re.M)
 ISO_DATE = re.compile(r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b")
@@ -99,7 +103,7 @@ def without_code_blocks(text: str) -> str:
 def prose(text: str) -> str:
     """The text with every non-quantity removed (see the module docstring)."""
     text = without_code_blocks(text).replace("{,}", ",")  # LaTeX's thousands separator
-    for rule in (DIRECTIVE, GLUE, ROLE, CODE, LINK_TARGET, URL, LABEL, ISO_DATE, DATE, REFERENCE,
+    for rule in (DIRECTIVE, GLUE, ROLE, CODE, LINK_TARGET, URL, WIDGET, LABEL, ISO_DATE, DATE, REFERENCE,
                  NAME,
                  LIST_MARKER, SPARSITY, FORMAT):
         text = rule.sub(" ", text)
@@ -156,6 +160,8 @@ def test_every_listed_page_exists():
     ("1. first\n2. second, 1,024 tokens", ["1024"]),
     ("models of 6.7B and 13.0B, DDR5-5200, Command R 08-2024", []),
     ("```{exercise} E\n:label: ex-a-b\n\n42 tokens\n```\n```bash\nrun --count 30\n```\n7", ["42", "7"]),
+    ("```{glue:math} eq-a-b\n:label: eq-a-b\n```\n\nsee `x` and 12 tokens", ["12"]),
+    ('<div class="llm-widget" data-llm-widget="kv-cache" data-context="32768">\n</div> 12', ["12"]),
 ])
 def test_the_rules(text, expected):
     assert typed_numbers(text) == expected

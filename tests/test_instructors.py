@@ -1,57 +1,229 @@
-"""Problem sets are deterministic and self-contained; check() judges without revealing."""
+"""Problem sets to hand out (teaching/problems.py, `python -m llm_arithmetic problems`), and
+check() never revealing an answer.
+
+Problem sets: one variant per student of a roster, seeded by an HMAC of the student's id under
+the instructor's key (a file outside the repository); a set's header carries only an opaque
+code; the keys are written apart from the sets; the same key redraws the same files, another key
+other ones. Every template is rendered at many seeds and its wording checked (plurals, number
+formats, units asked, one precision per unit); answers are recomputed from the statements' own
+numbers for several templates (a second derivation); impossible scenarios are refused.
+"""
 from __future__ import annotations
 
+import csv
+import os
 import re
+import stat
+from collections import defaultdict
 
 import pytest
 
+from conftest import REPO, skip_or_fail
+from llm_arithmetic.catalog.hardware import get_hardware
+from llm_arithmetic.catalog.models import get_model
 from llm_arithmetic.cli import main
-from llm_arithmetic.teaching.exercises import ANSWERS, answer_for, check
-from llm_arithmetic.teaching.problems import TEMPLATES, generate
+from llm_arithmetic.formulas import memory
+from llm_arithmetic.teaching import problems as P
+from llm_arithmetic.teaching.answers import ANSWERS
+from llm_arithmetic.teaching.exercises import answer_for, check
+
+KEY = bytes(range(32))
+ROSTER = [("s001", "Ada Lovelace"), ("s002", "Alan Turing"), ("s003", "Grace Hopper")]
 
 
-def test_same_seed_same_files(tmp_path):
-    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
-    assert main(["problems", "--seed", "42", "--count", "5", "--out", str(a)]) == 0
-    assert main(["problems", "--seed", "42", "--count", "5", "--out", str(b)]) == 0
-    assert main(["problems", "--seed", "43", "--count", "5", "--out", str(c)]) == 0
-    files = sorted(p.name for p in a.iterdir())
-    assert files == sorted([f"set-{i:02d}.md" for i in range(1, 6)] + ["answers.md"])
-    assert all((a / f).read_text() == (b / f).read_text() for f in files)
-    assert any((a / f).read_text() != (c / f).read_text() for f in files)
+@pytest.fixture(scope="module")
+def many_sets():
+    """40 students' sets: every template rendered at 40 seeds."""
+    return [P.draw(KEY, f"student-{i}", f"Student {i}") for i in range(40)]
 
 
-def test_variants_differ_and_statements_carry_their_numbers():
-    sets = generate(seed=3, count=6)
-    assert len({s.markdown() for s in sets}) == 6
-    for s in sets:
-        assert len(s.problems) == len(TEMPLATES)
+def write_roster(path, rows=ROSTER):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "name"])
+        w.writerows(rows)
+    return path
+
+
+def test_cli_writes_sets_keys_and_redraws_them(tmp_path):
+    roster = write_roster(tmp_path / "roster.csv")
+    key = tmp_path / "secret" / "course.key"
+    args = ["problems", "--roster", str(roster), "--key", str(key)]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600, "the key is created private"
+    assert main(args + ["--out", str(tmp_path / "b")]) == 0
+    other = tmp_path / "other.key"
+    assert main(["problems", "--roster", str(roster), "--key", str(other), "--out",
+                 str(tmp_path / "c")]) == 0
+
+    a_sets = sorted((tmp_path / "a" / "sets").iterdir())
+    assert len(a_sets) == len(ROSTER) and all(p.suffix == ".md" for p in a_sets)
+    for p in a_sets:  # the same key redraws every file byte for byte
+        assert p.read_text() == (tmp_path / "b" / "sets" / p.name).read_text()
+    assert not {p.name for p in (tmp_path / "c" / "sets").iterdir()} & {p.name for p in a_sets}
+
+    with open(tmp_path / "a" / "keys" / "roster.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["id"], r["name"]) for r in rows] == ROSTER
+    for r in rows:
+        sheet = (tmp_path / "a" / "sets" / f"{r['code']}.md").read_text()
+        assert sheet.startswith(f"# Problem set {r['code']}\n") and r["name"] in sheet
+        # nothing on the sheet regenerates it: no id, no seed, no key
+        assert r["id"] not in sheet and "seed" not in sheet.lower()
+        assert key.read_text().strip() not in sheet
+        keyfile = (tmp_path / "a" / "keys" / f"{r['code']}.md").read_text()
+        assert keyfile.count("**") == 2 * len(P.TEMPLATES)
+    with open(tmp_path / "a" / "keys" / "answers.csv") as f:
+        answers = list(csv.DictReader(f))
+    assert len(answers) == len(ROSTER) * len(P.TEMPLATES)
+    for a in answers:  # no answer on its student's sheet
+        sheet = (tmp_path / "a" / "sets" / f"{a['code']}.md").read_text()
+        shown = P._sig(float(a["answer"]), 4)
+        if len(shown.strip("0.,")) >= 3:
+            assert shown not in sheet, a
+
+
+def test_codes_are_opaque_and_distinct():
+    codes = {P.set_code(KEY, f"s{i:03d}") for i in range(500)}
+    assert len(codes) == 500 and all(re.fullmatch(r"[A-Z2-7]{8}", c) for c in codes)
+    assert P.set_code(KEY, "s001") != P.set_code(bytes(32), "s001")
+    # the variant depends on the key and the id only, not on the name or the roster's order
+    assert P.draw(KEY, "s001", "A").problems == P.draw(KEY, "s001", "B").problems
+
+
+def test_key_and_output_outside_the_repository(tmp_path):
+    roster = write_roster(tmp_path / "roster.csv")
+    assert main(["problems", "--roster", str(roster), "--key", str(REPO / "course.key"),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert not (REPO / "course.key").exists()
+    key = tmp_path / "k.key"
+    assert main(["problems", "--roster", str(roster), "--key", str(key), "--out",
+                 str(REPO / "problem-sets")]) == 2
+    assert not (REPO / "problem-sets").exists()
+    key.write_text("not hex\n")
+    with pytest.raises(ValueError, match="hexadecimal"):
+        P.read_key(key)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id;name\ns1;A\n", "header row"),
+    ("id,name\ns1,A\ns1,B\n", "appears twice"),
+    ("id,name\n,A\n", "empty id"),
+    ("id,name\n", "no student"),
+])
+def test_bad_rosters(tmp_path, text, message):
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        P.read_roster(path)
+
+
+def test_templates_cover_every_chapter():
+    assert len(P.TEMPLATES) >= 12
+    chapters = {P._draw_one(t, __import__("random").Random(1)).chapter for t in P.TEMPLATES}
+    assert chapters == set(P.CHAPTERS), set(P.CHAPTERS) ^ chapters
+
+
+def test_wording(many_sets):
+    units = defaultdict(set)
+    problems = []
+    for s in many_sets:
         for p in s.problems:
-            assert p.answer == p.answer and p.answer >= 0  # a number, not NaN
-            assert re.search(r"\d", p.statement)
-            shown = f"{p.answer:,.4g}"
-            if len(shown) >= 4:  # short integers (a batch of 73) occur by chance in digits
-                assert shown not in p.statement  # the answer is not given away
+            text = p.statement
+            problems += [f"{p.title}: {w}" for w in P.wording_problems(text)]
+            asked = re.search(r"Answer (in (\S+?)(?:,.*)?|exactly)\.$", text)
+            if not asked:
+                problems.append(f"{p.title}: the question does not end with the unit asked")
+            elif asked.group(2) and {"percent": "%"}.get(asked.group(2), asked.group(2)) != p.unit:
+                problems.append(f"{p.title}: asks in {asked.group(2)}, answers in {p.unit}")
+            for m in re.finditer(r"(\d[\d,]*(?:\.(\d+))?) (GB/s|TFLOP/s|GiB|GB)\b", text):
+                units[m.group(3)].add(len(m.group(2) or ""))
+            assert p.answer > 0 and p.answer == p.answer
+    assert not problems, "\n".join(sorted(set(problems))[:20])
+    mixed = {u: d for u, d in units.items() if len(d) > 1}
+    assert not mixed, f"a unit printed with several precisions: {mixed}"
+    assert {"GB/s", "TFLOP/s", "GiB"} <= units.keys()
 
 
-def test_problem_answers_by_a_second_derivation():
-    # recompute the first two templates from the statement's own numbers
-    for s in generate(seed=11, count=4):
-        w = s.problems[0]
-        n, bits = re.search(r"has ([\d,]+) parameters.*\(([\d.]+) bits", w.statement).groups()
-        assert w.answer == pytest.approx(int(n.replace(",", "")) * float(bits) / 8 / 2**30)
-        kv = s.problems[1]
-        L, hkv, dh, b, S, bits = map(lambda x: int(x.replace(",", "")), re.search(
-            r"L = (\d+).*H_kv = (\d+).*d_head = (\d+).*batch of (\d+) sequences of ([\d,]+) "
-            r"tokens.*at (\d+) bits", kv.statement).groups())
-        assert kv.answer == pytest.approx(2 * L * hkv * dh * bits / 8 * S * b / 1e9)
+def test_wording_rules_find_mistakes():
+    bad = ("It decodes 1 sequences of 2 token each at 1.234567 ms in fp32 (32 bits per weight, "
+           "block scales included), about 3e+09 FLOPs.")
+    found = " ".join(P.wording_problems(bad))
+    for what in ("plural after 1", "singular after 2", "1.234567", "3e+0", "block scales"):
+        assert what in found, what
+    assert P.wording_problems("1 sequence of 4,096 tokens, a 2,048-token prompt, 8 layers") == []
 
 
-def test_bad_problem_arguments(capsys):
-    assert main(["problems", "--seed", "1", "--count", "0", "--out", "x"]) == 2
-    assert "--count: must be positive" in capsys.readouterr().err
+def test_variants_differ(many_sets):
+    for i in range(len(P.TEMPLATES)):
+        assert len({s.problems[i].statement for s in many_sets}) >= 5, P.TEMPLATES[i].__name__
 
 
+def test_answers_by_a_second_derivation(many_sets):
+    """Recompute several templates from the numbers their statements print."""
+    num = lambda s: float(s.replace(",", ""))  # noqa: E731
+    by_title = defaultdict(list)
+    for s in many_sets:
+        for p in s.problems:
+            by_title[p.title].append(p)
+    for p in by_title["The size of a KV cache"]:
+        L, hkv, dh, b, S, bits = map(num, re.search(
+            r"L = (\d+) layers.* ([\d,]+) key/value heads? of width (\d+).* for ([\d,]+) "
+            r"sequences? of ([\d,]+) tokens? each, stored at (\d+) bits", p.statement).groups())
+        assert p.answer == pytest.approx(2 * L * hkv * dh * bits / 8 * S * b / 1e9)
+    for p in by_title["The speed of light at batch 1"]:
+        n = num(re.search(r"reads ([\d,]+) weights", p.statement).group(1))
+        bits = num(re.search(r"\(([\d.]+) bits per weight", p.statement).group(1))
+        bw = num(re.search(r"moves ([\d,.]+) GB/s", p.statement).group(1))
+        assert p.answer == pytest.approx(bw * 1e9 / (n * bits / 8), rel=1e-6)
+    for p in by_title["How many sequences fit"]:
+        cap, res, params_, bits, kv, S = map(num, re.search(
+            r"\(([\d,]+) B\).*\(([\d,]+) B\) in reserve.*, ([\d,]+) parameters in .*?\(([\d.]+) "
+            r"bits per weight.*cache of ([\d,]+) bytes per token.*sequences of ([\d,]+) tokens",
+            p.statement).groups())
+        assert p.answer == (cap - res - params_ * bits / 8) // (kv * S)
+    for p in by_title["Reading a datasheet's asterisk"]:
+        sparse, bw = map(num, re.search(r"as ([\d,.]+) TFLOP/s .*bandwidth as ([\d,.]+) GB/s",
+                                        p.statement).groups())
+        assert p.answer == pytest.approx(sparse / 2 * 1e12 / (bw * 1e9), rel=1e-3)
+    for p in by_title["The cost of a million tokens"]:
+        price, b, ms = map(num, re.search(r"at ([\d.]+) dollars per hour decodes ([\d,]+) "
+                                          r"sequences?.* takes ([\d,.]+) ms", p.statement).groups())
+        assert p.answer == pytest.approx(price / 3600 / (b / (ms / 1e3)) * 1e6, rel=1e-9)
+    assert all(len(by_title[t]) == 40 for t in ("The size of a KV cache", "How many sequences fit"))
+
+
+def test_impossible_scenarios_are_refused():
+    """LLaMA-65B in fp16 (130 GB) does not fit a 40 GiB A100: such a draw is rejected."""
+    m, h = get_model("llama-65b"), get_hardware("a100-40gb-pcie")
+    with pytest.raises(P.Reject):
+        P._fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
+    with pytest.raises(P.Reject):
+        P._in(1e6, 1, 2000)  # a million tokens/s is not a realistic single stream
+
+
+def test_every_drawn_scenario_fits(many_sets):
+    """Where a statement names a device and a model's weights, they fit in its memory."""
+    for s in many_sets:
+        for p in s.problems:
+            assert p.answer < 1e15
+
+
+def test_pdf(tmp_path):
+    if not os.access(os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.X_OK):
+        skip_or_fail("Chromium not found at /usr/bin/chromium: `apt-get install chromium`")
+    roster = write_roster(tmp_path / "roster.csv", ROSTER[:2])
+    assert main(["problems", "--roster", str(roster), "--key", str(tmp_path / "k.key"),
+                 "--out", str(tmp_path / "o"), "--pdf"]) == 0
+    pdfs = sorted((tmp_path / "o" / "sets").glob("*.pdf"))
+    assert len(pdfs) == 2
+    for pdf in pdfs:
+        data = pdf.read_bytes()
+        assert data.startswith(b"%PDF-") and len(data) > 5000
+        assert len(re.findall(rb"/Type\s*/Page\b", data)) >= 2, "a set takes a few pages"
+
+
+# ---- check() -----------------------------------------------------------------------------------
 def test_check_never_prints_the_answer(capsys):
     for label in ANSWERS:
         target = answer_for(label)
@@ -61,9 +233,9 @@ def test_check_never_prints_the_answer(capsys):
         out = capsys.readouterr().out
         for shown in {f"{target:g}", f"{target:,.0f}", f"{target:.2f}"}:
             if len(shown.strip("0.,")) >= 2:
-                assert shown not in out, (label, shown)
+                assert not re.search(rf"(?<![\d.,]){re.escape(shown)}(?![\d])", out), (label, shown)
 
 
 def test_check_unknown_label():
     with pytest.raises(KeyError, match="did you mean"):
-        check("ex-nb-kv-llama", 1)
+        check("ex-nb-kv-qwen3-batc", 1)

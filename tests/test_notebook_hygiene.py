@@ -1,8 +1,9 @@
 """Notebook and exercise hygiene: what Binder, Colab, nbval and the student edition rely on.
 
 Notebooks (notebooks/**/*.ipynb):
-- the first code cell is the Colab guard: it installs `llm_arithmetic` from the repository of
-  `_config.yml` only when the package is missing, is tagged `remove-cell` (hidden in the book)
+- the first code cell is the Colab guard: only when the package is missing, it installs the
+  release `llm-arithmetic==<__version__>` by name, or else the repository of `_config.yml`
+  (scripts/sync_metadata.py writes it), is tagged `remove-cell` (hidden in the book)
   and has no outputs (it is a no-op wherever the package is installed);
 - the kernelspec is `python3` (editors write venv names that break Binder and the build);
 - outputs are stored: the code cells were executed top to bottom in one kernel (execution
@@ -26,12 +27,15 @@ book-engineering.md section 5.8):
 """
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+import sync_metadata  # noqa: E402  (the Colab guard's text, from _config.yml and __version__)
 PACKAGE = "llm_arithmetic"
 NOTEBOOKS = sorted(p for p in (REPO / "notebooks").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
@@ -97,18 +101,19 @@ def test_first_code_cell_is_the_colab_guard(path):
     cells = [c for c in load(path)["cells"] if c["cell_type"] == "code"]
     assert cells, f"{rel(path)} has no code cell"
     guard, src = cells[0], source(cells[0])
-    url = repository_url()
-    expected = (
-        "import importlib.util\n\n"
-        f'if importlib.util.find_spec("{PACKAGE}") is None:  # on Colab: install the book\'s package\n'
-        f'    %pip install -q "{PACKAGE} @ git+{url}"'
-    )
-    hint = f"the first code cell of {rel(path)} must be the Colab guard, exactly:\n{expected}"
+    settings = sync_metadata.Settings(REPO)
+    expected = sync_metadata.colab_guard(settings)
+    hint = (f"the first code cell of {rel(path)} must be the Colab guard, exactly:\n{expected}\n"
+            "(`make metadata` writes it)")
     assert re.search(rf"importlib\.util\.find_spec\(['\"]{PACKAGE}['\"]\) is None", src), hint
-    assert re.search(r"^\s+[%!]pip install\b", src, re.M), hint
-    assert f"git+{url}" in src, (
-        f"{rel(path)}: the guard must install from repository.url of _config.yml ({url}); "
-        f"it says:\n{src}")
+    assert re.search(r"^\s+[%!].*pip\b.* install\b", src, re.M), hint
+    assert f'"llm-arithmetic=={settings.version}"' in src, (
+        f"{rel(path)}: the guard must install the release of the package's version "
+        f"({settings.version}) by name; it says:\n{src}\n(`make metadata` writes it)")
+    assert f"git+{repository_url()}" in src, (
+        f"{rel(path)}: the guard's fallback must install from repository.url of _config.yml "
+        f"({repository_url()}); it says:\n{src}\n(`make metadata` writes it)")
+    assert src == expected, hint
     assert "remove-cell" in tags(guard), (
         f"{rel(path)}: tag the guard cell `remove-cell` so the book hides it (tags: {tags(guard)})")
     assert not guard.get("outputs"), (

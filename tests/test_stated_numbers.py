@@ -5,7 +5,8 @@ project's notes; the lost tables from shared/reference/published-tables.md), ind
 the notebooks: one entry per stated quantity, as (where the article says it, a fragment of the
 row's item, the row's published value as the article printed it). The test reads the tables the
 reproduction notebook stores in its outputs (every Markdown table whose header is
-``| item | published | computed | status | note |``) and fails for an entry with no row.
+``| item | published | computed | status | note |``, alone or in a captioned long table) and
+fails for an entry with no row.
 
 A quantity the article repeats is listed once. Not listed, by rule: definitional constants of a
 formula the notebook checks symbolically (the 2 of "2P FLOPs", the 4 and 2 x 4 of the parameter
@@ -158,12 +159,12 @@ STATED = {
         ("RTX 4090 has 1008 GB/s memory bandwidth", "RTX 4090: bandwidth", "1008"),
         ("and 83 TFLOPS", "RTX 4090: FP32 rate", "83"),
         ("for a 82:1 FLOP:byte ratio", "FLOP:byte, RTX 4090", "82"),
-        ("H100 SXM ... has 3350 GB/s memory bandwidth", "H100 SXM (80GB): bandwidth", "3350"),
-        ("and 67 TFLOPS", "H100 SXM (80GB): FP32 rate", "67"),
+        ("H100 SXM ... has 3350 GB/s memory bandwidth", "H100 SXM: bandwidth", "3350"),
+        ("and 67 TFLOPS", "H100 SXM: FP32 rate", "67"),
         ("a seemingly more modest 20:1 FLOP:byte", "FLOP:byte, H100 SXM, FP32 vector", "20"),
-        ("tensor cores provide ~494 TFLOPS", "H100 SXM (80GB): TF32 rate", "494"),
+        ("tensor cores provide ~494 TFLOPS", "H100 SXM: TF32 rate", "494"),
         ("for a 147:1 FLOP:byte ratio", "FLOP:byte, H100 SXM, tensor cores (TF32", "147"),
-        ("1979 TFLOPS for dense FP8 matrices", "H100 SXM (80GB): FP8 rate", "1979"),
+        ("1979 TFLOPS for dense FP8 matrices", "H100 SXM: FP8 rate", "1979"),
         ("brings the FLOP:byte ratio to 590:1", "FLOP:byte, H100 SXM, tensor cores (FP8", "590"),
         ("Mistral 7B, which has 7.2 billion parameters", "Mistral 7B, total parameters", "7.2"),
         ("4096 * 32000 = 131M ... embedding matrix", "embedding matrix", "131"),
@@ -265,11 +266,16 @@ def table_rows(notebook: Path) -> list[tuple[str, str]]:
         for out in cell.get("outputs", []):
             text = out.get("data", {}).get("text/markdown", "")
             text = "".join(text) if isinstance(text, list) else text
-            if not text.startswith(HEADER):
-                continue
-            for line in text.splitlines()[2:]:
-                cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-                rows.append((cells[0], cells[1]))
+            lines = text.splitlines()
+            # a table may stand alone or sit in a captioned, collapsed long table
+            for start, line in enumerate(lines):
+                if line.strip() != HEADER:
+                    continue
+                for row in lines[start + 2:]:
+                    if not row.startswith("|"):
+                        break
+                    cells = [c.strip() for c in row.strip().strip("|").split(" | ")]
+                    rows.append((cells[0], cells[1]))
     return rows
 
 

@@ -11,16 +11,19 @@ Fast checks (always run):
 - the staging step of make_student.py into a temporary folder (no book build): the staged tree
   has no solution in any file and the checker finds solutions where there are some.
 
-Checks of a built student edition (skipped when there is none: `make student` builds it into
-`_build/student/html`, or set BOOK_STUDENT_HTML): no solution in any of its files, the same
-exercises (page, label, number, title) as the instructor edition built next to it
-(`_build/student/instructor-html`), and, in Chromium (as tests/test_browser.py), no solution
-element on any page with exercises and launch buttons that open the `student` branch.
+A built student edition, built by the test itself in a temporary folder (never skipped; set
+BOOK_STUDENT_HTML to check an existing build instead): no solution and no checked answer in any
+of its files (make_student.answer_leaks: every answer in several roundings, as a number), the
+same exercises (page, label, number, title) as the instructor edition (`_build/html` after `make
+book`, or built too), and, in Chromium (as tests/test_browser.py), no solution element on any
+page with exercises and launch buttons that open the `student` branch. Also: untracked files
+never reach the student tree, and the answer scan finds what it looks for.
 """
 from __future__ import annotations
 
 import copy
 import doctest
+from contextlib import contextmanager
 import html
 import json
 import os
@@ -34,7 +37,7 @@ import nbformat
 import pytest
 import yaml
 
-from conftest import REPO, skip_or_fail
+from conftest import REPO, book_html_dir, skip_or_fail
 
 sys.path.insert(0, str(REPO / "scripts"))
 import make_student  # noqa: E402
@@ -174,7 +177,7 @@ def test_student_config():
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     src = tmp_path_factory.mktemp("student") / "src"
-    counts = make_student.stage(src)
+    counts = make_student.stage(src, hash_iterations=1000)
     return src, counts
 
 
@@ -184,7 +187,7 @@ def test_staged_tree_has_no_solution(staged):
     assert counts["cells dropped"] + counts["cells stubbed"] > 0
     for path in NOTEBOOKS + PAGES + [REPO / "_toc.yml", REPO / "references.bib"]:
         assert (src / rel(path)).is_file(), f"{rel(path)} not staged"
-    for left_out in ("tests", ".ci", "pytest.ini"):
+    for left_out in ("tests", ".ci", ".github", "pytest.ini"):
         assert not (src / left_out).exists()
     assert (src / "lib" / "llm_arithmetic" / "__init__.py").is_file()  # Binder installs it
     assert make_student.solution_problems(src, make_student.solution_snippets()) == []
@@ -245,33 +248,7 @@ def test_make_target():
 
 
 # ---------------------------------------------------------------------------------------------
-# A built student edition (after `make student`)
-
-def student_html_dir() -> Path:
-    return Path(os.environ.get("BOOK_STUDENT_HTML")
-                or REPO / "_build" / "student" / "html").resolve()
-
-
-@pytest.fixture(scope="session")
-def student_html() -> Path:
-    root = student_html_dir()
-    if not (root / "index.html").is_file():
-        pytest.skip(f"no student edition at {root}: run `make student` (or set BOOK_STUDENT_HTML)")
-    return root
-
-
-def test_built_student_edition_has_no_solution(student_html):
-    problems = make_student.solution_problems(student_html, make_student.solution_snippets())
-    assert not problems, "the student edition shows solutions:\n" + "\n".join(problems)
-
-
-def test_built_student_edition_has_every_exercise(student_html):
-    instructor = student_html.parent / "instructor-html"
-    if not (instructor / "index.html").is_file():
-        pytest.skip(f"no instructor build next to the student edition ({instructor})")
-    problems, n = make_student.exercise_problems(student_html, instructor)
-    assert n > 0 and not problems, "\n".join(problems)
-
+# A built student edition: built here, in a temporary folder, every run (no skip)
 
 STUDENT_PAGE = """
 () => ({
@@ -284,9 +261,9 @@ STUDENT_PAGE = """
 """
 
 
-@pytest.fixture(scope="module")
-def student_page(student_html, tmp_path_factory):
-    """A function that opens one page of the student edition in Chromium and reports on it."""
+@contextmanager
+def student_site(root: Path, profile: Path):
+    """A function that opens one page of the built edition at `root` in Chromium."""
     from test_browser import CHROMIUM, CHROMIUM_FLAGS, LOCAL_HOST, TIMEOUT_MS, VIEWPORT, Browser
 
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
@@ -298,15 +275,15 @@ def student_page(student_html, tmp_path_factory):
         skip_or_fail("the playwright package is missing: `make venv` installs it")
     server = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "--bind", LOCAL_HOST, "--directory",
-         str(student_html), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+         str(root), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         m = re.search(r"port (\d+)", server.stdout.readline())
         assert m, "http.server did not start"
         site = f"http://{LOCAL_HOST}:{m.group(1)}/"
         with sync_playwright() as p:
             context = p.chromium.launch_persistent_context(
-                str(tmp_path_factory.mktemp("chromium-student")), executable_path=CHROMIUM,
-                headless=True, args=CHROMIUM_FLAGS, viewport=VIEWPORT, service_workers="block")
+                str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+                viewport=VIEWPORT, service_workers="block")
             context.set_default_timeout(TIMEOUT_MS)
             browser = Browser(context)
             context.route("**/*", browser.route)
@@ -328,16 +305,17 @@ def student_page(student_html, tmp_path_factory):
         server.wait(timeout=10)
 
 
-def test_student_pages_in_browser(student_html, student_page):
+def browser_problems(student_html: Path, open_page) -> list[str]:
     """Every page with exercises: the exercises show, no solution element exists, and the Binder
     and Colab buttons open the `student` branch (whose notebooks hold no solution)."""
     pages = sorted(p.relative_to(student_html).as_posix() for p in student_html.rglob("*.html")
                    if p.relative_to(student_html).parts[0] not in ("_static", "_sources")
                    and 'class="exercise admonition"' in p.read_text(encoding="utf8"))
-    assert pages, "no page of the student edition has an exercise"
+    if not pages:
+        return ["no page of the student edition has an exercise"]
     problems = []
     for path in pages:
-        r = student_page(path)
+        r = open_page(path)
         if r["solutions"]:
             problems.append(f"{path}: {r['solutions']} solution element(s)")
         if not r["exercises"] or not all(e["visible"] for e in r["exercises"]):
@@ -350,4 +328,69 @@ def test_student_pages_in_browser(student_html, student_page):
             if not r["launch"] or wrong:
                 problems.append(f"{path}: launch links not on the student branch: "
                                 f"{wrong[:2] or 'none'}")
+    return problems
+
+
+def test_untracked_files_never_reach_the_student_tree(tmp_path):
+    """An answer key written into the checkout (untracked) is not staged; answers.py is not."""
+    key = REPO / "untracked-answer-key-test.md"
+    key.write_text("secret answers\n", encoding="utf8")
+    try:
+        files = {f.as_posix() for f in make_student.source_files()}
+    finally:
+        key.unlink()
+    assert key.name not in files
+    assert "lib/llm_arithmetic/teaching/answers.py" not in files
+    assert "lib/llm_arithmetic/teaching/exercises.py" in files
+
+
+def test_answer_scan_finds_answers(tmp_path):
+    """The answer scan is not vacuous: a value printed in any of its forms is found."""
+    answers = {"ex-a": 1234.5678, "ex-b": 20632.0, "ex-c": 0.0123456}
+    (tmp_path / "a.html").write_text("<p>about 1,235 tokens/s</p>")
+    (tmp_path / "b.ipynb").write_text('{"text": "20632 tokens"}')
+    (tmp_path / "c.js").write_text("Search.setIndex({x: 0.01235})")
+    (tmp_path / "d.json").write_text('{"h": "a1234e5678f0123456789abcdef0123"}')  # opaque
+    (tmp_path / "e.md").write_text("12345.6 and 1.2345 are other numbers")
+    (tmp_path / "f.html").write_text('<h2><span class="section-number">1235. </span>Title</h2>'
+                                     '<a href="#t">20632. Title</a>')  # section numbers
+    (tmp_path / "searchindex.js").write_text(
+        'Search.setIndex({"terms": {"1235": [1]}, "titles": ["Intro"], "alltitles": {}})')
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "searchindex.js").write_text(
+        'Search.setIndex({"terms": {}, "titles": ["About 20,632 tokens"], "alltitles": {}})')
+    leaks = make_student.answer_leaks(tmp_path, answers)
+    assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js",
+                                                "g/searchindex.js"}, leaks
+
+
+def test_student_edition_built_and_checked(tmp_path_factory, request):
+    """Builds the student edition (`make student`'s stage and build, in a temporary folder; CI
+    runs it on every `make test`), then: no solution and no answer value in any of its files
+    (pages, `_sources`, search index, notebooks, data files, the staged sources), the same
+    exercises as the instructor edition, and in Chromium no solution element and launch buttons
+    on the `student` branch. One test, so that parallel workers build it once."""
+    out = tmp_path_factory.mktemp("student")
+    src, student_html = out / "src", out / "html"
+    given, jobs = os.environ.get("BOOK_STUDENT_HTML"), []
+    if given:
+        student_html, src = Path(given).resolve(), None
+    else:
+        # hashes at a low cost: the scan does not depend on it, and it saves ~20 s of CPU
+        make_student.stage(src, hash_iterations=1000)
+        jobs.append(make_student.build(src, student_html, out / "student-work"))
+    instructor = book_html_dir()
+    if not (instructor / "index.html").is_file():  # no `make book` before: build it as well
+        instructor = out / "instructor-html"
+        jobs.append(make_student.build(REPO, instructor, out / "instructor-work"))
+    for job, what in zip(jobs, ("student edition", "instructor edition")[len(jobs) == 1 and
+                                                                       bool(given):]):
+        make_student.finish(job, what)
+
+    problems = make_student.check_student_edition(student_html, instructor, src)
+    assert not problems, "the student edition leaks or differs:\n" + "\n".join(problems[:40])
+    assert (src is None or (src / make_student.ANSWER_HASHES).is_file())
+    assert src is None or not (src / "lib/llm_arithmetic/teaching/answers.py").exists()
+    with student_site(student_html, out / "chromium") as open_page:
+        problems = browser_problems(student_html, open_page)
     assert not problems, "\n".join(problems)

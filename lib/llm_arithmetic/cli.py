@@ -9,7 +9,7 @@ frontier   the latency-throughput frontier: tokens/s per user and per chip over 
 models     the model catalog
 hardware   the hardware catalog
 formula    the LaTeX of a formula (``formula --list`` names them all)
-problems   randomized problem sets with an answer key
+problems   one problem set per student of a roster, with answer keys
 
 Units at this edge are the ones people quote: GB/s and TFLOP/s (decimal); inside, the package
 works in B/s and FLOP/s. Every bad input ends with one line on standard error naming the
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from typing import Any, Sequence
@@ -143,13 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
                    description="List the catalog's models with parameter counts and sources.")
     sub.add_parser("hardware", help="list the hardware catalog",
                    description="List the catalog's devices with bandwidth, capacity, peak.")
-    pr = sub.add_parser("problems", help="write randomized problem sets and an answer key",
-                        description="Write N variants of a problem set (Markdown, one file "
-                                    "each) and answers.md, drawn from the catalogs; the same "
-                                    "seed gives the same files.")
-    pr.add_argument("--seed", type=int, required=True, help="random seed")
-    pr.add_argument("--count", type=_batch, default=1, metavar="N", help="variants")
+    pr = sub.add_parser("problems", help="write one problem set per student, with answer keys",
+                        description="Write one problem set per student of a roster (Markdown, "
+                                    "and PDF with --pdf) into DIR/sets/, named by an opaque "
+                                    "code, and the answer keys into DIR/keys/. Each variant is "
+                                    "drawn with an HMAC of the student's id under the key.")
+    pr.add_argument("--roster", required=True, metavar="CSV",
+                    help="CSV file with a header row and the columns id and name")
+    pr.add_argument("--key", required=True, metavar="KEYFILE",
+                    help="the instructor's secret, outside the repository (created if missing)")
     pr.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    pr.add_argument("--pdf", action="store_true",
+                    help="also print each set to PDF (Chromium through Playwright)")
     f = sub.add_parser("formula", help="print a formula's LaTeX",
                        description="Print the LaTeX of one of the package's formulas.")
     f.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
@@ -430,9 +436,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "hardware":
             return _hardware()
         if ns.command == "problems":
-            from .teaching.problems import generate, write
-            paths = write(generate(ns.seed, ns.count), ns.out)
-            print(f"wrote {len(paths) - 1} problem set(s) and {paths[-1]}")
+            from .teaching.problems import read_key, read_roster, write_sets
+            key_existed = os.path.exists(os.path.expanduser(ns.key))
+            key, roster = read_key(ns.key), read_roster(ns.roster)
+            written = write_sets(roster, key, ns.out, pdf=ns.pdf)
+            out = os.path.expanduser(ns.out)
+            if not key_existed:
+                print(f"created the key {ns.key}: keep it secret and keep it, it redraws the sets")
+            print(f"wrote {len(written['sets'])} problem set(s) to {os.path.join(out, 'sets')}"
+                  + (f" (with {len(written['pdfs'])} PDF)" if written["pdfs"] else "")
+                  + f" and their keys to {os.path.join(out, 'keys')}: hand out sets/, keep keys/")
             return 0
         if ns.command == "formula":
             return _formula(ns)
@@ -441,6 +454,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`... | head`): stop quietly with the shell's status for SIGPIPE,
+        # and send what Python still flushes at exit to /dev/null instead of the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (ValueError, KeyError, OverflowError, RecursionError, MemoryError, OSError) as e:
         # InputError and ConfigError are ValueErrors; the others are guards against anything
         # that still escapes them (a message, never a traceback)

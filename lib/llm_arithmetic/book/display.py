@@ -1,25 +1,36 @@
-"""What a chapter needs to show things, in one import: glue, tables, citations, equations.
+r"""What a chapter needs to show things: glued numbers, equations, figures, tables, names.
 
-Chapters open with one short line::
+Chapters import everything at once (:mod:`llm_arithmetic.book.prelude`); the conventions these
+helpers serve are in ``book/STYLE.md``. Outside the book's build (Colab, a plain Jupyter), the
+glue functions still display what they glue, so the notebooks read and run anywhere.
 
-    from llm_arithmetic.book.display import glue, md_table, cite, show_formula
+* :func:`glue` -- a number for the prose (``{glue:text}`name:.1f```), floats rounded;
+* :func:`glue_math` -- an equation for ``{glue:math}`` with a ``:label:``, printed from the
+  registry's expression (:func:`llm_arithmetic.core.display.latex`), never typed by hand;
+* :func:`glue_figure` -- a figure for ``{glue:figure}`` with a caption and alt text, after
+  :func:`llm_arithmetic.book.plots.check_figure` (text size, collisions, units);
+* :func:`md_table`, :func:`long_table` -- Markdown tables; a long one collapsed in a dropdown
+  under a short summary;
+* :func:`chip_name`, :func:`model_name` -- chips and models by their proper names;
+* :func:`cite`, :func:`escape`, :func:`key`, :func:`show_formula`.
 
-instead of pasting helpers. Outside the book's build (Colab, a plain Jupyter), :func:`glue`
-does nothing, so the notebooks run anywhere.
-
->>> print(md_table(["model", "params"], [["llama-2-7b", "6,738,415,616"]], "lr").data)
+>>> print(md_table(["model", "params"], [["Llama 2 7B", "6,738,415,616"]], "lr").data)
 | model | params |
 | --- | ---: |
-| llama-2-7b | 6,738,415,616 |
+| Llama 2 7B | 6,738,415,616 |
 >>> cite(["finbarr2023llamacpp"])
 '{cite:t}`finbarr2023llamacpp`'
+>>> equation_latex("roofline_time")
+'t = \\max\\left(\\frac{\\mathcal{B}}{\\beta_{mem}}, \\frac{\\mathcal{F}}{R_{peak}}\\right)'
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Iterable, Sequence
 
-__all__ = ["glue", "md_table", "cite", "escape", "show_formula", "round_sig"]
+__all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
+           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+           "stack_lines", "show_formula", "round_sig"]
 
 
 def round_sig(value: float, digits: int = 6) -> float:
@@ -34,45 +45,288 @@ def round_sig(value: float, digits: int = 6) -> float:
     return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
 
 
-def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
-    """Hand ``value`` to the book's prose (myst-nb's ``glue``); floats are stored rounded to
-    ``digits`` significant digits (the prose formats them further). A no-op without myst-nb."""
+def _myst_glue():
     try:
         from myst_nb import glue as _glue
     except ImportError:  # Colab, plain Jupyter
+        return None
+    return _glue
+
+
+def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
+    """Hand ``value`` to the book's prose (myst-nb's ``glue``); floats (and NumPy floats) are
+    stored rounded to ``digits`` significant digits (the prose formats them further). A no-op
+    without myst-nb."""
+    _glue = _myst_glue()
+    if _glue is None:
         return
-    if isinstance(value, float):
-        value = round_sig(value, digits)
+    if isinstance(value, float) or type(value).__name__ in ("float64", "float32"):
+        value = round_sig(float(value), digits)
+    elif type(value).__name__ in ("int64", "int32"):
+        value = int(value)
     _glue(name, value, display=display)
 
 
-def escape(text: str) -> str:
-    """Escape what Markdown would read as emphasis or as the end of a table cell."""
-    return str(text).replace("*", r"\*").replace("|", r"\|")
+# ---- equations --------------------------------------------------------------------------------
+
+def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
+                   multiline: bool = False) -> str:
+    """The LaTeX of an equation, as the book prints it.
+
+    ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
+    the order of its parameters), or a sympy expression or relation (an ``Eq``, ``Le``, ...).
+    ``lhs`` (a sympy symbol, or a glossary name) puts ``lhs =`` in front of an expression.
+    ``multiline`` sets a long sum one term per line, so that it fits a phone's width.
+
+    >>> print(equation_latex("batched_step_bytes", multiline=True))
+    \\begin{aligned} \\mathcal{B} &= W \\\\ &\\quad + \\mathcal{K} B \\end{aligned}
+    """
+    from ..core.display import latex, latex_terms
+    from ..core.registry import Formula, all_formulas
+    from ..core.symbols import GLOSSARY
+
+    if isinstance(what, str):
+        what = all_formulas()[what]
+    if isinstance(what, Formula):
+        if lhs is None and not multiline:
+            return what.latex()
+        lhs = what.lhs if lhs is None else lhs
+        what, order = what.expr, what.params
+    if isinstance(lhs, str):
+        lhs = GLOSSARY[lhs].symbol
+    if multiline:
+        terms = latex_terms(what, order=order)
+        head = f"{latex(lhs)} &= " if lhs is not None else "&"
+        rest = "".join(f" \\\\ &\\quad {t}" for t in terms[1:])
+        return f"\\begin{{aligned}} {head}{terms[0]}{rest} \\end{{aligned}}"
+    body = latex(what, order=order)
+    if lhs is not None:
+        body = f"{latex(lhs)} = {body}"
+    return body
 
 
-def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]],
-             align: str | None = None) -> Any:
-    """A Markdown table (rendered by the book as a table); ``align``: one of l/r per column."""
-    from IPython.display import Markdown
+def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
+              multiline: bool = False) -> None:
+    """Glue an equation (see :func:`equation_latex`) under ``name`` for a labelled, numbered
+    display in the prose::
 
-    align = align or "l" * len(header)
-    sep = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return Markdown("\n".join(lines))
+        ```{glue:math} eq-roofline
+        :label: eq-roofline
+        ```
 
+    and refer to it as ``{eq}`eq-roofline```. Outside the book the equation is displayed."""
+    from IPython.display import Math, display
 
-def cite(keys: Iterable[str]) -> str:
-    """MyST citations of bibliography keys, or a dash."""
-    keys = list(keys)
-    return ", ".join(f"{{cite:t}}`{k}`" for k in keys) if keys else "–"
+    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline)
+    _glue = _myst_glue()
+    if _glue is None:
+        display(Math(tex))
+    else:
+        _glue(name, Math(tex), display=True)
 
 
 def show_formula(name: str) -> Any:
     """A registered formula's equation, as the book prints it (LaTeX, left-hand side first)."""
     from IPython.display import Math
 
-    from ..core.registry import all_formulas
+    return Math(equation_latex(name))
 
-    return Math(all_formulas()[name].latex())
+
+# ---- figures ----------------------------------------------------------------------------------
+
+def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
+    """Glue a Matplotlib figure (the current one by default) for ``{glue:figure}``, which gives
+    it its caption, label and alt text in the prose::
+
+        ```{glue:figure} fig-puzzle-roofline
+        :name: fig-puzzle-roofline
+        :alt: What the figure shows, in words.
+
+        The caption.
+        ```
+
+    The figure is checked first (:func:`llm_arithmetic.book.plots.check_figure`: text at least
+    9 pt, no overlapping labels, a unit on every numeric axis), then closed."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from .plots import check_figure
+
+    fig = fig if fig is not None else plt.gcf()
+    if check:
+        check_figure(fig)
+    _glue = _myst_glue()
+    if _glue is None:
+        display(fig)
+    else:
+        _glue(name, fig, display=True)
+    plt.close(fig)
+
+
+# ---- tables -----------------------------------------------------------------------------------
+
+def escape(text: str) -> str:
+    """Escape what Markdown would read as emphasis or as the end of a table cell."""
+    return str(text).replace("*", r"\*").replace("|", r"\|")
+
+
+def _table_lines(header: Sequence[str], rows: Iterable[Sequence[Any]],
+                 align: str | None) -> list[str]:
+    align = align or "l" * len(header)
+    if len(align) != len(header):
+        raise ValueError(f"align {align!r} has {len(align)} marks for {len(header)} columns")
+    sep = ["---:" if a == "r" else ":---:" if a == "c" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _captioned(lines: list[str], caption: str | None, name: str | None) -> list[str]:
+    if caption is None and name is None:
+        return lines
+    if not caption:
+        raise ValueError(f"table {name!r}: a labelled table needs a caption")
+    head = [f":::{{table}} {caption}"] + ([f":name: {name}"] if name else []) + [""]
+    return head + lines + [":::"]
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]],
+             align: str | None = None, caption: str | None = None,
+             name: str | None = None) -> Any:
+    """A Markdown table (rendered by the book as a table); ``align``: one of l/r/c per column.
+
+    With ``caption`` (and ``name``, its label ``tbl-<chapter>-<slug>``) the table is numbered
+    and captioned, and the prose refers to it as ``{numref}`tbl-...```.
+
+    >>> print(md_table(["a"], [[1]], caption="One row.", name="tbl-x-one").data)
+    :::{table} One row.
+    :name: tbl-x-one
+    <BLANKLINE>
+    | a |
+    | --- |
+    | 1 |
+    :::
+    """
+    from IPython.display import Markdown
+
+    return Markdown("\n".join(_captioned(_table_lines(header, rows, align), caption, name)))
+
+
+def long_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None,
+               title: str | None = None, summary: tuple | None = None,
+               caption: str | None = None, name: str | None = None) -> Any:
+    """A long table collapsed in a dropdown (``title``, by default "All N rows"), under an
+    optional short ``summary`` table given as ``(header, rows, align)`` and captioned with
+    ``caption``/``name`` (see :func:`md_table`): a page shows the few rows a reader needs and
+    keeps the rest one click away."""
+    from IPython.display import Markdown
+
+    rows = list(rows)
+    out = []
+    if summary is not None:
+        out += _captioned(_table_lines(*summary), caption, name) + [""]
+    title = title or f"All {len(rows)} rows"
+    out += [f"::::{{dropdown}} {title}", *_table_lines(header, rows, align), "::::"]
+    return Markdown("\n".join(out))
+
+
+def key(name: str) -> str:
+    """A glue-key fragment from a catalog name: ``key("llama-2-7b") == 'llama_2_7b'``."""
+    return name.replace("-", "_").replace(".", "_")
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+def chip_name(chip: Any, detail: bool = False) -> str:
+    """A chip's proper name for a figure or a table: its catalog label without the variant in
+    parentheses (``detail=True`` keeps it).
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_name(get_hardware("m2")), chip_name(get_hardware("h100-sxm"))
+    ('Apple M2', 'NVIDIA H100 SXM')
+    >>> chip_name(get_hardware("m1"))
+    'Apple M1'
+    """
+    label = chip.label
+    if detail:
+        return label
+    return label.split(" (")[0].split(",")[0].strip()
+
+
+def chip_cell(chip: Any) -> str:
+    """A table cell naming a chip in full, with its catalog key under the name.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_cell(get_hardware("a10"))
+    'NVIDIA A10<br>`a10`'
+    """
+    return f"{escape(chip.label)}<br>`{chip.name}`"
+
+
+def fmt_peak(peak: Any) -> str:
+    """A peak rate in T(FL)OP/s for a table, marked (v) when it runs on the vector units.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> fmt_peak(get_hardware("a10").peaks["fp16"]), fmt_peak(get_hardware("m2").peaks["fp32"])
+    ('125', '3.579 (v)')
+    """
+    return f"{peak.rate / 1e12:,.5g}" + (" (v)" if peak.engine == "vector" else "")
+
+
+def model_name(model: Any) -> str:
+    """A model's proper name (its catalog label), from a Model, a catalog entry or a name.
+
+    >>> model_name("llama-2-7b")
+    'Llama 2 7B'
+    """
+    if isinstance(model, str):
+        from ..catalog.models import CATALOG
+
+        return CATALOG[model].label or model
+    return getattr(model, "label", "") or getattr(model, "name", str(model))
+
+
+def model_cell(model: Any) -> str:
+    """A table cell naming a model (a Model or a catalog entry), with its catalog key under
+    the name.
+
+    >>> from llm_arithmetic.catalog.models import CATALOG
+    >>> model_cell(CATALOG["llama-2-7b"])
+    'Llama 2 7B<br>`llama-2-7b`'
+    """
+    m = getattr(model, "model", model)
+    return f"{escape(model_name(model))}<br>`{m.name}`"
+
+
+def stack_lines(model: Any, width: int = 36) -> list[str]:
+    """A model's stack of layers in a few lines: runs of identical blocks; a stack of many short
+    runs (alternating windows, hybrids) as one letter per block, the pattern that repeats when
+    there is one, and a legend of the letters.
+
+    >>> from llm_arithmetic.catalog.models import get_model
+    >>> stack_lines(get_model("gemma-3-1b"))[0]
+    '26 layers: `AAAAAB` repeated (4x + 2)'
+    """
+    m = getattr(model, "model", model)
+    lines = m.describe_layers()
+    if len(lines) <= 4:
+        return lines
+    kinds = [run.describe() for run in m.layers for _ in range(run.count)]
+    legend = list(dict.fromkeys(kinds))
+    letters = "".join("ABCDEFGHIJ"[legend.index(k)] for k in kinds)
+    n = len(letters)
+    period = next((p for p in range(1, n // 2 + 1)
+                   if all(letters[i] == letters[i % p] for i in range(n))), None)
+    if period:
+        extra = f" + {n % period}" if n % period else ""
+        head = [f"{n} layers: `{letters[:period]}` repeated ({n // period}x{extra})"]
+    else:
+        head = [f"{n} layers: " + "<br>".join(f"`{letters[i:i + width]}`"
+                                              for i in range(0, n, width))]
+    return head + [f"{'ABCDEFGHIJ'[i]}: {k}" for i, k in enumerate(legend)]
+
+
+def cite(keys: Iterable[str]) -> str:
+    """MyST citations of bibliography keys, or a dash."""
+    keys = list(keys)
+    return ", ".join(f"{{cite:t}}`{k}`" for k in keys) if keys else "–"

@@ -28,7 +28,10 @@ that derives it; for another status it is a note of the errata appendix that exp
 (written "see ..." rather than "erratum ..." in the table).
 
 :meth:`Reproduction.check` re-verifies every row, so a notebook that ends with it fails under
-nbval when the package or the data drift.
+nbval when the package or the data drift. On a page of the book the check is not content:
+:meth:`Reproduction.status` runs it and returns the one line the page shows, and
+:meth:`Reproduction.table` gives the table as the page shows it (the rows a reader must see,
+captioned, and every row in a collapsed dropdown).
 
 >>> r = Reproduction("example")
 >>> _ = r.add("A10 ops:byte", "208.3", 125e12 / 600e9, unit="FLOP/B")
@@ -197,6 +200,70 @@ class Reproduction:
             note = f"{r.note} {link}".strip()
             lines.append(f"| {r.item} | {pub} | {comp} | {r.status} | {note} |")
         return "\n".join(lines)
+
+    def status(self) -> str:
+        """Re-verify every row (:meth:`check`, which raises on any drift) and say so in one
+        line: how many rows, by status.
+
+        >>> r = Reproduction("example")
+        >>> _ = r.add("a", "2", 2.0); _ = r.add("b", "3.1", 3.14)
+        >>> _ = r.add("c", "16", None, status="reported")
+        >>> r.status()
+        '3 rows, each re-verified when the notebook runs: 1 matches, 1 rounding, 1 reported'
+        """
+        self.check()
+        counts = self.counts()
+        parts = [f"{counts[s]} {s}" + ("s" if s == "article error" and counts[s] > 1 else "")
+                 for s in STATUSES if counts[s]]
+        return (f"{len(self.rows)} rows, each re-verified when the notebook runs: "
+                + ", ".join(parts))
+
+    def table(self, caption: str, name: str,
+              show: tuple[str, ...] = ("article error", "unrecoverable")) -> Any:
+        """The reproduction table as a page shows it (:func:`llm_arithmetic.book.display.
+        long_table`): the rows whose status is in ``show`` inline, captioned and labelled
+        ``name``, and every row in a collapsed dropdown. Without such rows the inline table
+        counts the rows by status.
+
+        >>> r = Reproduction("example")
+        >>> _ = r.add("a", "2", 2.0)
+        >>> _ = r.add("b", "14", 13.48, status="article error", erratum="err-x")
+        >>> print(r.table("The rows that do not reproduce.", "tbl-x-repro").data)
+        :::{table} The rows that do not reproduce.
+        :name: tbl-x-repro
+        <BLANKLINE>
+        | item | published | computed | status | note |
+        | --- | --- | --- | --- | --- |
+        | b | 14 | 13.480 | article error | (erratum {ref}`err-x`) |
+        :::
+        <BLANKLINE>
+        ::::{dropdown} All 2 rows
+        | item | published | computed | status | note |
+        | --- | --- | --- | --- | --- |
+        | a | 2 | 2.000 | matches |  |
+        | b | 14 | 13.480 | article error | (erratum {ref}`err-x`) |
+        ::::
+        """
+        from .display import long_table
+
+        header = ["item", "published", "computed", "status", "note"]
+        rows = [self._cells(r) for r in self.rows]
+        picked = [self._cells(r) for r in self.rows if r.status in show]
+        if picked:
+            summary = (header, picked, "lllll")
+        else:
+            counts = self.counts()
+            summary = (["status", "rows"], [[s, counts[s]] for s in STATUSES if counts[s]], "lr")
+        return long_table(header, rows, "lllll", title=f"All {len(rows)} rows",
+                          summary=summary, caption=caption, name=name)
+
+    def _cells(self, r: Row) -> list[str]:
+        unit = f" {r.unit}" if r.unit else ""
+        comp = "—" if r.computed is None else f"{r.computed:,.{r.digits}f}{unit}"
+        pub = f"{r.published}{unit}" if r.published_value is not None else r.published
+        word = "erratum" if r.status == "article error" else "see"
+        link = f"({word} {{ref}}`{r.erratum}`)" if r.erratum else ""
+        return [r.item, pub, comp, r.status, f"{r.note} {link}".strip()]
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()

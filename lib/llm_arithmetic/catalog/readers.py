@@ -281,7 +281,17 @@ def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     h, hkv, dh = r.heads(d, head_dim_default=head_dim_default)
-    attn_bias = r.flag("attention_bias", False) if qkv_bias is None or o_bias is None else False
+    if qkv_bias is None or o_bias is None:
+        attn_bias = r.flag("attention_bias", False)
+    else:  # the family fixes the biases: a file that says otherwise is another model
+        attn_bias = False
+        declared = r.flag("attention_bias", qkv_bias or o_bias)
+        if declared != (qkv_bias or o_bias):
+            layout = "has q/k/v biases" if qkv_bias or o_bias else "has no biases"
+            raise ConfigError(
+                f"{r.origin}: field 'attention_bias' = {str(declared).lower()} contradicts the "
+                f"'{r.family}' layout (its attention {layout}), and counting without it would "
+                "describe a different model; is the model_type right?")
     qkv_b = attn_bias if qkv_bias is None else qkv_bias
     o_b = attn_bias if o_bias is None else o_bias
     window = _window(r, window_default) if window_rule else None

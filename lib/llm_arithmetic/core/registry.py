@@ -32,7 +32,7 @@ whatever was imported first.
 >>> f(n_layers=32, n_kv_heads=8, d_head=128)
 131072
 >>> print(f.latex())
-\kappa = \frac{b_{kv} H_{kv} L d_{head}}{4}
+\kappa = \frac{L H_{kv} d_{head} b_{kv}}{4}
 """
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ class Formula:
         """The LaTeX the book prints: ``lhs = expr`` (or the expression alone)."""
         from .display import latex
 
-        body = latex(self.expr)
+        body = latex(self.expr, order=self.params)
         return f"{latex(self.lhs_symbol)} = {body}" if lhs else body
 
     # ---- evaluation ---------------------------------------------------------------------------

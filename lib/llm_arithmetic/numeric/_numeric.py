@@ -21,7 +21,7 @@ def active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_
 
     .. math::
 
-        P_{act} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P_{act} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -95,7 +95,7 @@ def alltoall_bytes(*, batch, d_model, n_active_experts, ep, bits=16):
 
     .. math::
 
-        M_{a2a} = \\frac{b B d_{model} k \\left(-1 + N_{ep}\\right)}{4 N_{ep}}
+        M_{a2a} = \\frac{B d_{model} k b \\left(N_{ep} - 1\\right)}{4 N_{ep}}
 
     Parameters
     ----------
@@ -234,7 +234,7 @@ def attention_decode_flops(*, n_heads, d_head, attended):
 
     .. math::
 
-        F_{attn} = 4 S_{a} H d_{head}
+        F_{attn} = 4 H d_{head} S_{a}
 
     Parameters
     ----------
@@ -277,7 +277,7 @@ def attention_decode_intensity(*, n_heads, n_kv_heads, d_head, context, bits=16)
 
     .. math::
 
-        I = \\frac{16 H}{b H_{kv}}
+        I = \\frac{16 H}{H_{kv} b}
 
     Parameters
     ----------
@@ -323,7 +323,7 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
 
     .. math::
 
-        P_{attn} = \\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\delta_{sink} H + 2 \\delta_{qkn} d_{head} + \\delta_{qkn,f} d_{head} \\left(H + H_{kv}\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model}
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
 
     Parameters
     ----------
@@ -382,7 +382,7 @@ def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
 
     .. math::
 
-        F_{attn} = 4 \\Pi H d_{head}
+        F_{attn} = 4 H d_{head} \\Pi
 
     Parameters
     ----------
@@ -463,7 +463,7 @@ def attention_standard_flops(*, seq_len, d_head):
 
     .. math::
 
-        F_{attn} = 3 N^{2} + 4 d_{head} N^{2}
+        F_{attn} = 3 N^{2} + 4 N^{2} d_{head}
 
     Parameters
     ----------
@@ -499,7 +499,7 @@ def attention_standard_intensity(*, seq_len, d_head, bits=16):
 
     .. math::
 
-        I = \\frac{8 \\left(3 N^{2} + 4 d_{head} N^{2}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}
+        I = \\frac{8 \\left(3 N^{2} + 4 N^{2} d_{head}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}
 
     Parameters
     ----------
@@ -540,7 +540,7 @@ def baseten_generation_time(*, n_params, prompt, generated, bandwidth, peak_flop
 
     .. math::
 
-        t_{gen} = \\frac{2 G P}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}
+        t_{gen} = \\frac{2 P G}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}
 
     Parameters
     ----------
@@ -876,7 +876,7 @@ def calm_active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff,
 
     .. math::
 
-        P_{act} = V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}
+        P_{act} = V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}
 
     Parameters
     ----------
@@ -928,7 +928,7 @@ def calm_kv_elements(*, d_model, n_layers, n_heads, n_kv_heads, context, batch=1
 
     .. math::
 
-        n_{KV} = \\frac{2 S B H_{kv} L d_{model}}{H}
+        n_{KV} = \\frac{2 d_{model} L H_{kv} S B}{H}
 
     Parameters
     ----------
@@ -977,7 +977,7 @@ def calm_latency_sm(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{B \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right)}{R_{v}}, \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)
+        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{B \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right)}{R_{v}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)
 
     Parameters
     ----------
@@ -1044,7 +1044,7 @@ def calm_latency_tc(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right) \\left\\lfloor{\\frac{15}{16} + \\frac{B}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)
+        t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right) \\left\\lfloor{\\frac{B}{16} + \\frac{15}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)
 
     Parameters
     ----------
@@ -1121,7 +1121,7 @@ def calm_memory(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_
 
     .. math::
 
-        M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8} + \\frac{S b_{kv} B H_{kv} L d_{model}}{4 H}
+        M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8} + \\frac{d_{model} L H_{kv} S B b_{kv}}{4 H}
 
     Parameters
     ----------
@@ -1185,7 +1185,7 @@ def calm_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_ff, n_mlp_
 
     .. math::
 
-        P = V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}
+        P = V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}
 
     Parameters
     ----------
@@ -1240,7 +1240,7 @@ def causal_pairs(*, prompt):
 
     .. math::
 
-        \\Pi = \\frac{T \\left(1 + T\\right)}{2}
+        \\Pi = \\frac{T \\left(T + 1\\right)}{2}
 
     Parameters
     ----------
@@ -1275,7 +1275,7 @@ def chunk_pairs(*, prompt, chunk):
 
     .. math::
 
-        \\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(1 + T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right)}{2} + \\frac{S_{c} \\left(1 + S_{c}\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}
+        \\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor + 1\\right)}{2} + \\frac{S_{c} \\left(S_{c} + 1\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}
 
     Parameters
     ----------
@@ -1314,7 +1314,7 @@ def chunk_tokens(*, context, chunk):
 
     .. math::
 
-        S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{-1 + S}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}
+        S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{S - 1}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1355,7 +1355,7 @@ def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk
 
     .. math::
 
-        \\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}
+        \\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}
 
     Parameters
     ----------
@@ -1407,7 +1407,7 @@ def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt,
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{\\beta_{mem} N_{chip}}\\right)
+        t_{pre} = \\max\\left(\\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)
 
     Parameters
     ----------
@@ -1509,7 +1509,7 @@ def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops)
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1559,7 +1559,7 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: - \\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) + \\kappa S R_{peak} \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\kappa S R_{peak} - \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1618,7 +1618,7 @@ def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head
 
     .. math::
 
-        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 \\beta_{mem} H L d_{head} \\leq 0 \\\\\\frac{2 \\beta_{mem} P_{mm}}{\\kappa R_{peak} - 4 \\beta_{mem} H L d_{head}} & \\text{otherwise} \\end{cases}
+        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1673,7 +1673,7 @@ def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
 
     .. math::
 
-        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 \\beta_{mem}^{2} P_{mm}^{2} - 4 \\kappa R_{peak} \\beta_{mem} P_{mm} + 4 \\beta_{mem}^{2} H^{2} L^{2} d_{head}^{2} + 8 H L P_{mm} d_{head} \\beta_{mem}^{2} - 4 \\kappa R_{peak} \\beta_{mem} H L d_{head} + 8 W R_{peak} \\beta_{mem} H L d_{head}} + \\kappa R_{peak} - 2 \\beta_{mem} P_{mm} - 2 \\beta_{mem} H L d_{head}}{4 \\beta_{mem} H L d_{head}}
+        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}
 
     Parameters
     ----------
@@ -1726,7 +1726,7 @@ def decode_flops_per_token(*, matmul_params, n_layers, n_heads, d_head, context)
 
     .. math::
 
-        F_{dec} = 2 P_{mm} + 4 S H L d_{head}
+        F_{dec} = 2 P_{mm} + 4 L H d_{head} S
 
     Parameters
     ----------
@@ -1774,7 +1774,7 @@ def decode_read_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_hea
 
     .. math::
 
-        P_{read} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(-1 + V\\right)
+        P_{read} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(V - 1\\right)
 
     Parameters
     ----------
@@ -1889,7 +1889,7 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
 
     .. math::
 
-        \\mathcal{F} = B \\left(2 P_{mm} + 4 S H L d_{head}\\right)
+        \\mathcal{F} = B \\left(2 P_{mm} + 4 L H d_{head} S\\right)
 
     Parameters
     ----------
@@ -1935,7 +1935,7 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 S H L d_{head}\\right)}{R_{peak}}\\right)
+        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -2030,7 +2030,7 @@ def embedding_params(*, n_vocab, d_model, tied=0, n_positions=0, norm_vecs_final
 
     .. math::
 
-        P_{emb} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P_{emb} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -2161,7 +2161,7 @@ def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
 
     .. math::
 
-        \\kappa = 2 n_{bytes} L d_{model}
+        \\kappa = 2 L n_{bytes} d_{model}
 
     Parameters
     ----------
@@ -2246,7 +2246,7 @@ def finbarr_latency_compute_revised(*, n_params, batch=1, peak_flops):
 
     .. math::
 
-        t_{comp} = \\frac{2 B P}{R_{peak}}
+        t_{comp} = \\frac{2 P B}{R_{peak}}
 
     Parameters
     ----------
@@ -2284,7 +2284,7 @@ def finbarr_latency_memory(*, n_params, n_bytes, batch=1, bandwidth):
 
     .. math::
 
-        t_{mem} = \\frac{2 n_{bytes} B P}{\\beta_{mem}}
+        t_{mem} = \\frac{2 P n_{bytes} B}{\\beta_{mem}}
 
     Parameters
     ----------
@@ -2333,7 +2333,7 @@ def finbarr_latency_memory_revised(*, n_params, n_bytes, bandwidth):
 
     .. math::
 
-        t_{mem} = \\frac{2 n_{bytes} P}{\\beta_{mem}}
+        t_{mem} = \\frac{2 P n_{bytes}}{\\beta_{mem}}
 
     Parameters
     ----------
@@ -2373,7 +2373,7 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
 
     .. math::
 
-        t = \\max\\left(\\frac{2 P}{R_{peak}}, \\frac{2 n_{bytes} B P}{\\beta_{mem}}\\right)
+        t = \\max\\left(\\frac{2 P n_{bytes} B}{\\beta_{mem}}, \\frac{2 P}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -2419,7 +2419,7 @@ def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
 
     .. math::
 
-        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 H L d_{head} \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)
+        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -2481,7 +2481,7 @@ def gpt_params(*, n_layers, d_model, n_vocab):
 
     .. math::
 
-        P = V d_{model} + 12 L d_{model}^{2}
+        P = d_{model} V + 12 L d_{model}^{2}
 
     Parameters
     ----------
@@ -2610,7 +2610,7 @@ def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
 
     .. math::
 
-        \\rho = \\frac{R_{A} \\beta_{B}}{R_{B} \\beta_{A}}
+        \\rho = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}
 
     Parameters
     ----------
@@ -2656,7 +2656,7 @@ def kv_cache_bytes(*, n_layers, n_kv_heads, d_head, context, batch=1, bits_kv=16
 
     .. math::
 
-        M_{KV} = \\frac{S b_{kv} B H_{kv} L d_{head}}{4}
+        M_{KV} = \\frac{L H_{kv} d_{head} S B b_{kv}}{4}
 
     Parameters
     ----------
@@ -2702,7 +2702,7 @@ def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
 
     .. math::
 
-        \\kappa = \\frac{b_{kv} H_{kv} L d_{head}}{4}
+        \\kappa = \\frac{L H_{kv} d_{head} b_{kv}}{4}
 
     Parameters
     ----------
@@ -2746,7 +2746,7 @@ def kv_layer_bytes(*, n_kv_heads, d_head, bits_kv=16):
 
     .. math::
 
-        \\kappa_{l} = \\frac{b_{kv} H_{kv} d_{head}}{4}
+        \\kappa_{l} = \\frac{H_{kv} d_{head} b_{kv}}{4}
 
     Parameters
     ----------
@@ -2910,7 +2910,7 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
 
     .. math::
 
-        P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + \\delta_{ssm} d_{model} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{in} d_{model} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
+        P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
 
     Parameters
     ----------
@@ -2968,7 +2968,7 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
 
     .. math::
 
-        M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(-1 + k_{conv}\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}
+        M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(k_{conv} - 1\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}
 
     Parameters
     ----------
@@ -3013,7 +3013,7 @@ def matmul_intensity(*, mat_m, mat_k, mat_n, bits=16):
 
     .. math::
 
-        I = \\frac{16 K M n}{b \\left(K M + K n + M n\\right)}
+        I = \\frac{16 M K n}{b \\left(M K + K n + M n\\right)}
 
     Parameters
     ----------
@@ -3054,7 +3054,7 @@ def matmul_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_
 
     .. math::
 
-        P_{mm} = L \\left(2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + d_{ff} d_{model} k m + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model}
+        P_{mm} = L \\left(2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + d_{model} d_{ff} m k + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model}
 
     Parameters
     ----------
@@ -3130,7 +3130,7 @@ def matvec_intensity(*, mat_m, mat_k, bits=16):
 
     .. math::
 
-        I = \\frac{16 K M}{b \\left(K + M + K M\\right)}
+        I = \\frac{16 M K}{b \\left(K + M + M K\\right)}
 
     Parameters
     ----------
@@ -3384,7 +3384,7 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
 
     .. math::
 
-        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + H d_{model} d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} H d_{model} \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + r_{q} d_{model} + r_{q} H \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
+        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3440,7 +3440,7 @@ def mla_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended):
 
     .. math::
 
-        F_{attn} = 2 S_{a} H \\left(d_{rope} + 2 r_{kv}\\right)
+        F_{attn} = 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)
 
     Parameters
     ----------
@@ -3488,7 +3488,7 @@ def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attend
 
     .. math::
 
-        F_{attn} = 2 S_{a} H d_{v} + 2 S_{a} H \\left(d_{nope} + d_{rope}\\right) + 2 S_{a} H r_{kv} \\left(d_{nope} + d_{v}\\right)
+        F_{attn} = 2 H d_{v} S_{a} + 2 H S_{a} \\left(d_{nope} + d_{rope}\\right) + 2 H r_{kv} S_{a} \\left(d_{nope} + d_{v}\\right)
 
     Parameters
     ----------
@@ -3585,7 +3585,7 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
 
     .. math::
 
-        F_{attn} = 2 \\Pi H \\left(d_{nope} + d_{rope} + d_{v}\\right)
+        F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right)
 
     Parameters
     ----------
@@ -3627,7 +3627,7 @@ def mlp_params(*, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
 
     .. math::
 
-        P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m
+        P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m
 
     Parameters
     ----------
@@ -3673,7 +3673,7 @@ def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_ex
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3728,7 +3728,7 @@ def moe_params(*, d_model, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_ml
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -3820,7 +3820,7 @@ def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
 
     .. math::
 
-        M_{waste} = \\kappa B \\left(- S + S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil\\right)
+        M_{waste} = \\kappa B \\left(S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil - S\\right)
 
     Parameters
     ----------
@@ -3865,7 +3865,7 @@ def pipeline_bubble(*, pp, microbatches):
 
     .. math::
 
-        \\phi_{bub} = \\frac{-1 + N_{pp}}{-1 + N_{pp} + n_{mb}}
+        \\phi_{bub} = \\frac{N_{pp} - 1}{N_{pp} + n_{mb} - 1}
 
     Parameters
     ----------
@@ -3904,7 +3904,7 @@ def pipeline_time(*, stage_time, pp, microbatches):
 
     .. math::
 
-        t = t_{stage} \\left(-1 + N_{pp} + n_{mb}\\right)
+        t = t_{stage} \\left(N_{pp} + n_{mb} - 1\\right)
 
     Parameters
     ----------
@@ -3949,7 +3949,7 @@ def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
 
     .. math::
 
-        F_{pre} = 2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)
+        F_{pre} = 2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)
 
     Parameters
     ----------
@@ -3996,7 +3996,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)
+        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -4055,7 +4055,7 @@ def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
 
     .. math::
 
-        M_{saved} = \\kappa T_{p} \\left(-1 + B\\right)
+        M_{saved} = \\kappa T_{p} \\left(B - 1\\right)
 
     Parameters
     ----------
@@ -4096,7 +4096,7 @@ def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batc
 
     .. math::
 
-        F_{saved} = \\left(-1 + B\\right) \\left(2 T_{p} P_{mm} + 2 T_{p} H L d_{head} \\left(1 + T_{p}\\right)\\right)
+        F_{saved} = \\left(B - 1\\right) \\left(2 P_{mm} T_{p} + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)
 
     Parameters
     ----------
@@ -4145,7 +4145,7 @@ def request_time(*, ttft, tpot, generated):
 
     .. math::
 
-        t_{req} = t_{TTFT} + G t_{TPOT}
+        t_{req} = t_{TTFT} + t_{TPOT} G
 
     Parameters
     ----------
@@ -4187,7 +4187,7 @@ def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=
 
     .. math::
 
-        t_{ar} = \\alpha_{link} \\left(-2 + 2 N_{chip}\\right) + \\frac{M_{msg} \\left(-2 + 2 N_{chip}\\right)}{\\beta_{link} N_{chip}}
+        t_{ar} = \\alpha_{link} \\left(2 N_{chip} - 2\\right) + \\frac{M_{msg} \\left(2 N_{chip} - 2\\right)}{N_{chip} \\beta_{link}}
 
     Parameters
     ----------
@@ -4236,7 +4236,7 @@ def roofline_time(*, step_bytes, step_flops, bandwidth, peak_flops):
 
     .. math::
 
-        t = \\max\\left(\\frac{\\mathcal{F}}{R_{peak}}, \\frac{\\mathcal{B}}{\\beta_{mem}}\\right)
+        t = \\max\\left(\\frac{\\mathcal{B}}{\\beta_{mem}}, \\frac{\\mathcal{F}}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -4276,7 +4276,7 @@ def router_params(*, d_model, n_experts, router_bias=0):
 
     .. math::
 
-        P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}
+        P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -4320,7 +4320,7 @@ def speculative_speedup(*, acceptance, draft_len, draft_cost):
 
     .. math::
 
-        \\sigma_{spec} = \\frac{1 - \\alpha^{1 + \\gamma}}{\\left(1 - \\alpha\\right) \\left(1 + c_{d} \\gamma\\right)}
+        \\sigma_{spec} = \\frac{1 - \\alpha^{\\gamma + 1}}{\\left(1 - \\alpha\\right) \\left(\\gamma c_{d} + 1\\right)}
 
     Parameters
     ----------
@@ -4354,7 +4354,7 @@ def speculative_step_cost(*, draft_len, draft_cost):
 
     .. math::
 
-        c_{spec} = 1 + c_{d} \\gamma
+        c_{spec} = \\gamma c_{d} + 1
 
     Parameters
     ----------
@@ -4395,7 +4395,7 @@ def speculative_tokens_per_step(*, acceptance, draft_len):
 
     .. math::
 
-        \\bar{n}_{acc} = \\frac{1 - \\alpha^{1 + \\gamma}}{1 - \\alpha}
+        \\bar{n}_{acc} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}
 
     Parameters
     ----------
@@ -4429,7 +4429,7 @@ def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_
 
     .. math::
 
-        t_{TPOT} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{chip}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{chip}}\\right)
+        t_{TPOT} = t_{comm} + \\max\\left(\\frac{\\mathcal{B}}{N_{chip} \\beta_{mem}}, \\frac{\\mathcal{F}}{N_{chip} R_{peak}}\\right)
 
     Parameters
     ----------
@@ -4481,7 +4481,7 @@ def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, 
 
     .. math::
 
-        t_{TTFT} = t_{comm} + \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{W + \\kappa T}{\\beta_{mem} N_{chip}}\\right)
+        t_{TTFT} = t_{comm} + \\max\\left(\\frac{W + \\kappa T}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)
 
     Parameters
     ----------
@@ -4615,7 +4615,7 @@ def total_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_f
 
     .. math::
 
-        P = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
+        P = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)
 
     Parameters
     ----------
@@ -4692,7 +4692,7 @@ def tp_allreduce_bytes(*, batch, d_model, bits=16):
 
     .. math::
 
-        M_{msg} = \\frac{b B d_{model}}{8}
+        M_{msg} = \\frac{B d_{model} b}{8}
 
     Parameters
     ----------
@@ -4734,7 +4734,7 @@ def tp_best_degree(*, decode_time, n_layers, message_bytes, link_bandwidth, link
 
     .. math::
 
-        N_{tp}^{*} = \\begin{cases} 1 & \\text{for}\\: \\beta_{link} t_{dec} - 4 M_{msg} L \\leq 4 \\alpha_{link} \\beta_{link} L \\\\\\infty & \\text{for}\\: \\alpha_{link} = 0 \\\\\\sqrt{\\frac{\\beta_{link} t_{dec} - 4 M_{msg} L}{4 \\alpha_{link} \\beta_{link} L}} & \\text{otherwise} \\end{cases}
+        N_{tp}^{*} = \\begin{cases} 1 & \\text{for}\\: t_{dec} \\beta_{link} - 4 L M_{msg} \\leq 4 L \\beta_{link} \\alpha_{link} \\\\\\infty & \\text{for}\\: \\alpha_{link} = 0 \\\\\\sqrt{\\frac{t_{dec} \\beta_{link} - 4 L M_{msg}}{4 L \\beta_{link} \\alpha_{link}}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -4779,7 +4779,7 @@ def tp_comm_time(*, n_layers, batch, d_model, tp, link_bandwidth, link_latency=0
 
     .. math::
 
-        t_{comm} = 2 L \\left(\\alpha_{link} \\left(-2 + 2 N_{tp}\\right) + \\frac{b B d_{model} \\left(-2 + 2 N_{tp}\\right)}{8 \\beta_{link} N_{tp}}\\right)
+        t_{comm} = 2 L \\left(\\alpha_{link} \\left(2 N_{tp} - 2\\right) + \\frac{B d_{model} b \\left(2 N_{tp} - 2\\right)}{8 N_{tp} \\beta_{link}}\\right)
 
     Parameters
     ----------
@@ -4877,7 +4877,7 @@ def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time
 
     .. math::
 
-        t_{dec} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{tp}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{tp}}\\right)
+        t_{dec} = t_{comm} + \\max\\left(\\frac{\\mathcal{B}}{N_{tp} \\beta_{mem}}, \\frac{\\mathcal{F}}{N_{tp} R_{peak}}\\right)
 
     Parameters
     ----------
@@ -4928,7 +4928,7 @@ def weight_bytes(*, n_params, bits_weight=16):
 
     .. math::
 
-        W = \\frac{b_{w} P}{8}
+        W = \\frac{P b_{w}}{8}
 
     Parameters
     ----------
@@ -4970,7 +4970,7 @@ def window_pairs(*, prompt, window):
 
     .. math::
 
-        \\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(1 + \\min\\left(S_{w}, T\\right)\\right) \\min\\left(S_{w}, T\\right)}{2}
+        \\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2}
 
     Parameters
     ----------
@@ -5090,7 +5090,7 @@ def zeux_kv_elements_per_token(*, n_layers, n_kv_heads, d_head):
 
     .. math::
 
-        n_{KV} = 2 H_{kv} L d_{head}
+        n_{KV} = 2 L H_{kv} d_{head}
 
     Parameters
     ----------

@@ -572,7 +572,7 @@ export const FORMULAS = {
    "qkv_bias": 0,
    "tied": 0
   },
-  "latex": "P_{act} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
+  "latex": "P_{act} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
   "lhs": "params_active",
   "params": [
    "n_vocab",
@@ -601,7 +601,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "M_{a2a} = \\frac{b B d_{model} k \\left(-1 + N_{ep}\\right)}{4 N_{ep}}",
+  "latex": "M_{a2a} = \\frac{B d_{model} k b \\left(N_{ep} - 1\\right)}{4 N_{ep}}",
   "lhs": "alltoall_bytes",
   "params": [
    "batch",
@@ -645,7 +645,7 @@ export const FORMULAS = {
  },
  "attention_decode_flops": {
   "defaults": {},
-  "latex": "F_{attn} = 4 S_{a} H d_{head}",
+  "latex": "F_{attn} = 4 H d_{head} S_{a}",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
@@ -659,7 +659,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "I = \\frac{16 H}{b H_{kv}}",
+  "latex": "I = \\frac{16 H}{H_{kv} b}",
   "lhs": "intensity",
   "params": [
    "n_heads",
@@ -679,7 +679,7 @@ export const FORMULAS = {
    "qk_norm_full": 0,
    "qkv_bias": 0
   },
-  "latex": "P_{attn} = \\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\delta_{sink} H + 2 \\delta_{qkn} d_{head} + \\delta_{qkn,f} d_{head} \\left(H + H_{kv}\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model}",
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -697,7 +697,7 @@ export const FORMULAS = {
  },
  "attention_prefill_flops": {
   "defaults": {},
-  "latex": "F_{attn} = 4 \\Pi H d_{head}",
+  "latex": "F_{attn} = 4 H d_{head} \\Pi",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
@@ -723,7 +723,7 @@ export const FORMULAS = {
  },
  "attention_standard_flops": {
   "defaults": {},
-  "latex": "F_{attn} = 3 N^{2} + 4 d_{head} N^{2}",
+  "latex": "F_{attn} = 3 N^{2} + 4 N^{2} d_{head}",
   "lhs": "attn_flops",
   "params": [
    "seq_len",
@@ -736,7 +736,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "I = \\frac{8 \\left(3 N^{2} + 4 d_{head} N^{2}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}",
+  "latex": "I = \\frac{8 \\left(3 N^{2} + 4 N^{2} d_{head}\\right)}{b \\left(4 N^{2} + 4 N d_{head}\\right)}",
   "lhs": "intensity",
   "params": [
    "seq_len",
@@ -748,7 +748,7 @@ export const FORMULAS = {
  },
  "baseten_generation_time": {
   "defaults": {},
-  "latex": "t_{gen} = \\frac{2 G P}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}",
+  "latex": "t_{gen} = \\frac{2 P G}{\\beta_{mem}} + \\frac{2 P T}{R_{peak}}",
   "lhs": "generation_time",
   "params": [
    "n_params",
@@ -850,7 +850,7 @@ export const FORMULAS = {
    "n_mlp_mats": 3,
    "tied": 0
   },
-  "latex": "P_{act} = V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}",
+  "latex": "P_{act} = V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}",
   "lhs": "params_active",
   "params": [
    "n_vocab",
@@ -869,7 +869,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "n_{KV} = \\frac{2 S B H_{kv} L d_{model}}{H}",
+  "latex": "n_{KV} = \\frac{2 d_{model} L H_{kv} S B}{H}",
   "lhs": "kv_elements",
   "params": [
    "d_model",
@@ -890,7 +890,7 @@ export const FORMULAS = {
    "n_mlp_mats": 3,
    "tied": 0
   },
-  "latex": "t_{dec} = \\max\\left(\\frac{B \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right)}{R_{v}}, \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)",
+  "latex": "t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{B \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right)}{R_{v}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)",
   "lhs": "decode_time",
   "params": [
    "n_vocab",
@@ -920,7 +920,7 @@ export const FORMULAS = {
    "tensor_scale": 2,
    "tied": 0
   },
-  "latex": "t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 L d_{model}^{2} + 2 L d_{ff} d_{model} m + \\frac{4 H_{kv} L d_{model}^{2}}{H}\\right) \\left\\lfloor{\\frac{15}{16} + \\frac{B}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{4 S B L d_{model}}{R_{v}}, \\frac{S b_{kv} B H_{kv} L d_{model}}{4 \\beta_{mem} H}\\right)",
+  "latex": "t_{dec} = \\max\\left(\\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8 \\beta_{mem}}, \\frac{16 \\left(2 V d_{model} + 4 d_{model}^{2} L + 2 d_{model} L d_{ff} m + \\frac{4 d_{model}^{2} L H_{kv}}{H}\\right) \\left\\lfloor{\\frac{B}{16} + \\frac{15}{16}}\\right\\rfloor}{R_{tc} \\sigma_{tc}}\\right) + \\max\\left(\\frac{d_{model} L H_{kv} S B b_{kv}}{4 H \\beta_{mem}}, \\frac{4 d_{model} L S B}{R_{v}}\\right)",
   "lhs": "decode_time",
   "params": [
    "n_vocab",
@@ -952,7 +952,7 @@ export const FORMULAS = {
    "overhead": 524288000,
    "tied": 0
   },
-  "latex": "M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}\\right)}{8} + \\frac{S b_{kv} B H_{kv} L d_{model}}{4 H}",
+  "latex": "M_{req} = C_{0} + \\frac{b_{w} \\left(V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}\\right)}{8} + \\frac{d_{model} L H_{kv} S B b_{kv}}{4 H}",
   "lhs": "memory_required",
   "params": [
    "n_vocab",
@@ -977,7 +977,7 @@ export const FORMULAS = {
    "n_mlp_mats": 3,
    "tied": 0
   },
-  "latex": "P = V d_{model} + 2 L d_{model}^{2} + V d_{model} \\left(1 - \\delta_{tie}\\right) + L d_{ff} d_{model} m + \\frac{2 H_{kv} L d_{model}^{2}}{H}",
+  "latex": "P = V d_{model} + 2 d_{model}^{2} L + V d_{model} \\left(1 - \\delta_{tie}\\right) + d_{model} L d_{ff} m + \\frac{2 d_{model}^{2} L H_{kv}}{H}",
   "lhs": "n_params",
   "params": [
    "n_vocab",
@@ -994,7 +994,7 @@ export const FORMULAS = {
  },
  "causal_pairs": {
   "defaults": {},
-  "latex": "\\Pi = \\frac{T \\left(1 + T\\right)}{2}",
+  "latex": "\\Pi = \\frac{T \\left(T + 1\\right)}{2}",
   "lhs": "causal_pairs",
   "params": [
    "prompt"
@@ -1004,7 +1004,7 @@ export const FORMULAS = {
  },
  "chunk_pairs": {
   "defaults": {},
-  "latex": "\\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(1 + T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right)}{2} + \\frac{S_{c} \\left(1 + S_{c}\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}",
+  "latex": "\\Pi = \\frac{\\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor\\right) \\left(T - S_{c} \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor + 1\\right)}{2} + \\frac{S_{c} \\left(S_{c} + 1\\right) \\left\\lfloor{\\frac{T}{S_{c}}}\\right\\rfloor}{2}",
   "lhs": "causal_pairs",
   "params": [
    "prompt",
@@ -1015,7 +1015,7 @@ export const FORMULAS = {
  },
  "chunk_tokens": {
   "defaults": {},
-  "latex": "S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{-1 + S}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}",
+  "latex": "S_{a} = \\begin{cases} 0 & \\text{for}\\: S = 0 \\\\S - S_{c} \\left\\lfloor{\\frac{S - 1}{S_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}",
   "lhs": "attended",
   "params": [
    "context",
@@ -1026,7 +1026,7 @@ export const FORMULAS = {
  },
  "chunked_prefill_bytes": {
   "defaults": {},
-  "latex": "\\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}",
+  "latex": "\\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}",
   "lhs": "step_bytes",
   "params": [
    "weight_bytes",
@@ -1041,7 +1041,7 @@ export const FORMULAS = {
   "defaults": {
    "n_chips": 1
   },
-  "latex": "t_{pre} = \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(-1 + \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{\\beta_{mem} N_{chip}}\\right)",
+  "latex": "t_{pre} = \\max\\left(\\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)",
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
@@ -1070,7 +1070,7 @@ export const FORMULAS = {
  },
  "critical_batch": {
   "defaults": {},
-  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\mathcal{A} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}",
+  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak} \\leq 0 \\\\\\frac{W R_{peak}}{\\mathcal{A} \\beta_{mem} - \\mathcal{K} R_{peak}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_batch",
   "params": [
    "weight_bytes",
@@ -1084,7 +1084,7 @@ export const FORMULAS = {
  },
  "critical_batch_size": {
   "defaults": {},
-  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: - \\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) + \\kappa S R_{peak} \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 S H L d_{head}\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}",
+  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\kappa S R_{peak} - \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_batch",
   "params": [
    "weight_bytes",
@@ -1102,7 +1102,7 @@ export const FORMULAS = {
  },
  "critical_context": {
   "defaults": {},
-  "latex": "S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 \\beta_{mem} H L d_{head} \\leq 0 \\\\\\frac{2 \\beta_{mem} P_{mm}}{\\kappa R_{peak} - 4 \\beta_{mem} H L d_{head}} & \\text{otherwise} \\end{cases}",
+  "latex": "S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_context",
   "params": [
    "kv_bytes_token",
@@ -1118,7 +1118,7 @@ export const FORMULAS = {
  },
  "critical_prompt": {
   "defaults": {},
-  "latex": "T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 \\beta_{mem}^{2} P_{mm}^{2} - 4 \\kappa R_{peak} \\beta_{mem} P_{mm} + 4 \\beta_{mem}^{2} H^{2} L^{2} d_{head}^{2} + 8 H L P_{mm} d_{head} \\beta_{mem}^{2} - 4 \\kappa R_{peak} \\beta_{mem} H L d_{head} + 8 W R_{peak} \\beta_{mem} H L d_{head}} + \\kappa R_{peak} - 2 \\beta_{mem} P_{mm} - 2 \\beta_{mem} H L d_{head}}{4 \\beta_{mem} H L d_{head}}",
+  "latex": "T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}",
   "lhs": "critical_prompt",
   "params": [
    "weight_bytes",
@@ -1135,7 +1135,7 @@ export const FORMULAS = {
  },
  "decode_flops_per_token": {
   "defaults": {},
-  "latex": "F_{dec} = 2 P_{mm} + 4 S H L d_{head}",
+  "latex": "F_{dec} = 2 P_{mm} + 4 L H d_{head} S",
   "lhs": "decode_flops",
   "params": [
    "matmul_params",
@@ -1161,7 +1161,7 @@ export const FORMULAS = {
    "qkv_bias": 0,
    "tied": 0
   },
-  "latex": "P_{read} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(-1 + V\\right)",
+  "latex": "P_{read} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right) - d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) - d_{model} \\left(1 - \\delta_{tie}\\right) \\left(V - 1\\right)",
   "lhs": "params_read",
   "params": [
    "n_vocab",
@@ -1205,7 +1205,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "\\mathcal{F} = B \\left(2 P_{mm} + 4 S H L d_{head}\\right)",
+  "latex": "\\mathcal{F} = B \\left(2 P_{mm} + 4 L H d_{head} S\\right)",
   "lhs": "step_flops",
   "params": [
    "matmul_params",
@@ -1222,7 +1222,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 S H L d_{head}\\right)}{R_{peak}}\\right)",
+  "latex": "t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right)",
   "lhs": "decode_time",
   "params": [
    "weight_bytes",
@@ -1257,7 +1257,7 @@ export const FORMULAS = {
    "norm_vecs_final": 1,
    "tied": 0
   },
-  "latex": "P_{emb} = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
+  "latex": "P_{emb} = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
   "lhs": "embed_params",
   "params": [
    "n_vocab",
@@ -1296,7 +1296,7 @@ export const FORMULAS = {
  },
  "finbarr_kv_cache_bytes": {
   "defaults": {},
-  "latex": "\\kappa = 2 n_{bytes} L d_{model}",
+  "latex": "\\kappa = 2 L n_{bytes} d_{model}",
   "lhs": "kv_bytes_token",
   "params": [
    "n_layers",
@@ -1321,7 +1321,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{comp} = \\frac{2 B P}{R_{peak}}",
+  "latex": "t_{comp} = \\frac{2 P B}{R_{peak}}",
   "lhs": "compute_time",
   "params": [
    "n_params",
@@ -1335,7 +1335,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{mem} = \\frac{2 n_{bytes} B P}{\\beta_{mem}}",
+  "latex": "t_{mem} = \\frac{2 P n_{bytes} B}{\\beta_{mem}}",
   "lhs": "memory_time",
   "params": [
    "n_params",
@@ -1348,7 +1348,7 @@ export const FORMULAS = {
  },
  "finbarr_latency_memory_revised": {
   "defaults": {},
-  "latex": "t_{mem} = \\frac{2 n_{bytes} P}{\\beta_{mem}}",
+  "latex": "t_{mem} = \\frac{2 P n_{bytes}}{\\beta_{mem}}",
   "lhs": "memory_time",
   "params": [
    "n_params",
@@ -1362,7 +1362,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t = \\max\\left(\\frac{2 P}{R_{peak}}, \\frac{2 n_{bytes} B P}{\\beta_{mem}}\\right)",
+  "latex": "t = \\max\\left(\\frac{2 P n_{bytes} B}{\\beta_{mem}}, \\frac{2 P}{R_{peak}}\\right)",
   "lhs": "step_time",
   "params": [
    "n_params",
@@ -1378,7 +1378,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 H L d_{head} \\left(\\frac{1}{2} + T + \\frac{G}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
   "lhs": "generation_time",
   "params": [
    "weight_bytes",
@@ -1398,7 +1398,7 @@ export const FORMULAS = {
  },
  "gpt_params": {
   "defaults": {},
-  "latex": "P = V d_{model} + 12 L d_{model}^{2}",
+  "latex": "P = d_{model} V + 12 L d_{model}^{2}",
   "lhs": "n_params",
   "params": [
    "n_layers",
@@ -1432,7 +1432,7 @@ export const FORMULAS = {
  },
  "karpathy_naive_gain": {
   "defaults": {},
-  "latex": "\\rho = \\frac{R_{A} \\beta_{B}}{R_{B} \\beta_{A}}",
+  "latex": "\\rho = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}",
   "lhs": "ratio",
   "params": [
    "peak_flops_a",
@@ -1448,7 +1448,7 @@ export const FORMULAS = {
    "batch": 1,
    "bits_kv": 16
   },
-  "latex": "M_{KV} = \\frac{S b_{kv} B H_{kv} L d_{head}}{4}",
+  "latex": "M_{KV} = \\frac{L H_{kv} d_{head} S B b_{kv}}{4}",
   "lhs": "kv_cache",
   "params": [
    "n_layers",
@@ -1465,7 +1465,7 @@ export const FORMULAS = {
   "defaults": {
    "bits_kv": 16
   },
-  "latex": "\\kappa = \\frac{b_{kv} H_{kv} L d_{head}}{4}",
+  "latex": "\\kappa = \\frac{L H_{kv} d_{head} b_{kv}}{4}",
   "lhs": "kv_bytes_token",
   "params": [
    "n_layers",
@@ -1480,7 +1480,7 @@ export const FORMULAS = {
   "defaults": {
    "bits_kv": 16
   },
-  "latex": "\\kappa_{l} = \\frac{b_{kv} H_{kv} d_{head}}{4}",
+  "latex": "\\kappa_{l} = \\frac{H_{kv} d_{head} b_{kv}}{4}",
   "lhs": "kv_layer_bytes",
   "params": [
    "n_kv_heads",
@@ -1533,7 +1533,7 @@ export const FORMULAS = {
    "conv_bias": 1,
    "ssm_bias": 0
   },
-  "latex": "P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + \\delta_{ssm} d_{model} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{in} d_{model} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)",
+  "latex": "P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)",
   "lhs": "ssm_params",
   "params": [
    "d_model",
@@ -1552,7 +1552,7 @@ export const FORMULAS = {
   "defaults": {
    "bits_state": 16
   },
-  "latex": "M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(-1 + k_{conv}\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}",
+  "latex": "M_{st} = \\frac{b_{st} \\left(d_{in} d_{st} + \\left(k_{conv} - 1\\right) \\left(d_{in} + 2 d_{st} n_{g}\\right)\\right)}{8}",
   "lhs": "state_bytes",
   "params": [
    "d_inner",
@@ -1568,7 +1568,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "I = \\frac{16 K M n}{b \\left(K M + K n + M n\\right)}",
+  "latex": "I = \\frac{16 M K n}{b \\left(M K + K n + M n\\right)}",
   "lhs": "intensity",
   "params": [
    "mat_m",
@@ -1593,7 +1593,7 @@ export const FORMULAS = {
    "qkv_bias": 0,
    "tied": 0
   },
-  "latex": "P_{mm} = L \\left(2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + d_{ff} d_{model} k m + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model}",
+  "latex": "P_{mm} = L \\left(2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + d_{model} d_{ff} m k + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model}",
   "lhs": "matmul_params",
   "params": [
    "n_vocab",
@@ -1622,7 +1622,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "I = \\frac{16 K M}{b \\left(K + M + K M\\right)}",
+  "latex": "I = \\frac{16 M K}{b \\left(K + M + M K\\right)}",
   "lhs": "intensity",
   "params": [
    "mat_m",
@@ -1705,7 +1705,7 @@ export const FORMULAS = {
  },
  "mla_attention_params": {
   "defaults": {},
-  "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + H d_{model} d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} H d_{model} \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + r_{q} d_{model} + r_{q} H \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
+  "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -1721,7 +1721,7 @@ export const FORMULAS = {
  },
  "mla_decode_flops": {
   "defaults": {},
-  "latex": "F_{attn} = 2 S_{a} H \\left(d_{rope} + 2 r_{kv}\\right)",
+  "latex": "F_{attn} = 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
@@ -1734,7 +1734,7 @@ export const FORMULAS = {
  },
  "mla_decode_flops_naive": {
   "defaults": {},
-  "latex": "F_{attn} = 2 S_{a} H d_{v} + 2 S_{a} H \\left(d_{nope} + d_{rope}\\right) + 2 S_{a} H r_{kv} \\left(d_{nope} + d_{v}\\right)",
+  "latex": "F_{attn} = 2 H d_{v} S_{a} + 2 H S_{a} \\left(d_{nope} + d_{rope}\\right) + 2 H r_{kv} S_{a} \\left(d_{nope} + d_{v}\\right)",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
@@ -1763,7 +1763,7 @@ export const FORMULAS = {
  },
  "mla_prefill_flops": {
   "defaults": {},
-  "latex": "F_{attn} = 2 \\Pi H \\left(d_{nope} + d_{rope} + d_{v}\\right)",
+  "latex": "F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right)",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
@@ -1780,7 +1780,7 @@ export const FORMULAS = {
    "mlp_bias": 0,
    "n_mlp_mats": 3
   },
-  "latex": "P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m",
+  "latex": "P_{mlp} = \\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m",
   "lhs": "mlp_params",
   "params": [
    "d_model",
@@ -1800,7 +1800,7 @@ export const FORMULAS = {
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}",
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "moe_params",
   "params": [
    "d_model",
@@ -1826,7 +1826,7 @@ export const FORMULAS = {
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(-1 + m\\right)\\right) + d_{model} d_{s} m\\right) + \\delta_{sg} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}",
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "moe_params",
   "params": [
    "d_model",
@@ -1857,7 +1857,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "M_{waste} = \\kappa B \\left(- S + S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil\\right)",
+  "latex": "M_{waste} = \\kappa B \\left(S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil - S\\right)",
   "lhs": "paged_waste",
   "params": [
    "kv_bytes_token",
@@ -1870,7 +1870,7 @@ export const FORMULAS = {
  },
  "pipeline_bubble": {
   "defaults": {},
-  "latex": "\\phi_{bub} = \\frac{-1 + N_{pp}}{-1 + N_{pp} + n_{mb}}",
+  "latex": "\\phi_{bub} = \\frac{N_{pp} - 1}{N_{pp} + n_{mb} - 1}",
   "lhs": "bubble",
   "params": [
    "pp",
@@ -1881,7 +1881,7 @@ export const FORMULAS = {
  },
  "pipeline_time": {
   "defaults": {},
-  "latex": "t = t_{stage} \\left(-1 + N_{pp} + n_{mb}\\right)",
+  "latex": "t = t_{stage} \\left(N_{pp} + n_{mb} - 1\\right)",
   "lhs": "step_time",
   "params": [
    "stage_time",
@@ -1893,7 +1893,7 @@ export const FORMULAS = {
  },
  "prefill_flops": {
   "defaults": {},
-  "latex": "F_{pre} = 2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)",
+  "latex": "F_{pre} = 2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)",
   "lhs": "prefill_flops",
   "params": [
    "matmul_params",
@@ -1909,7 +1909,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa B T}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 H L T d_{head} \\left(1 + T\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
@@ -1928,7 +1928,7 @@ export const FORMULAS = {
  },
  "prefix_bytes_saved": {
   "defaults": {},
-  "latex": "M_{saved} = \\kappa T_{p} \\left(-1 + B\\right)",
+  "latex": "M_{saved} = \\kappa T_{p} \\left(B - 1\\right)",
   "lhs": "bytes_saved",
   "params": [
    "kv_bytes_token",
@@ -1940,7 +1940,7 @@ export const FORMULAS = {
  },
  "prefix_flops_saved": {
   "defaults": {},
-  "latex": "F_{saved} = \\left(-1 + B\\right) \\left(2 T_{p} P_{mm} + 2 T_{p} H L d_{head} \\left(1 + T_{p}\\right)\\right)",
+  "latex": "F_{saved} = \\left(B - 1\\right) \\left(2 P_{mm} T_{p} + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)",
   "lhs": "flops_saved",
   "params": [
    "matmul_params",
@@ -1955,7 +1955,7 @@ export const FORMULAS = {
  },
  "request_time": {
   "defaults": {},
-  "latex": "t_{req} = t_{TTFT} + G t_{TPOT}",
+  "latex": "t_{req} = t_{TTFT} + t_{TPOT} G",
   "lhs": "request_time",
   "params": [
    "ttft",
@@ -1969,7 +1969,7 @@ export const FORMULAS = {
   "defaults": {
    "link_latency": 0
   },
-  "latex": "t_{ar} = \\alpha_{link} \\left(-2 + 2 N_{chip}\\right) + \\frac{M_{msg} \\left(-2 + 2 N_{chip}\\right)}{\\beta_{link} N_{chip}}",
+  "latex": "t_{ar} = \\alpha_{link} \\left(2 N_{chip} - 2\\right) + \\frac{M_{msg} \\left(2 N_{chip} - 2\\right)}{N_{chip} \\beta_{link}}",
   "lhs": "allreduce_time",
   "params": [
    "message_bytes",
@@ -1982,7 +1982,7 @@ export const FORMULAS = {
  },
  "roofline_time": {
   "defaults": {},
-  "latex": "t = \\max\\left(\\frac{\\mathcal{F}}{R_{peak}}, \\frac{\\mathcal{B}}{\\beta_{mem}}\\right)",
+  "latex": "t = \\max\\left(\\frac{\\mathcal{B}}{\\beta_{mem}}, \\frac{\\mathcal{F}}{R_{peak}}\\right)",
   "lhs": "step_time",
   "params": [
    "step_bytes",
@@ -1997,7 +1997,7 @@ export const FORMULAS = {
   "defaults": {
    "router_bias": 0
   },
-  "latex": "P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\\\delta_{r} E + E d_{model} & \\text{otherwise} \\end{cases}",
+  "latex": "P_{router} = \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "router_params",
   "params": [
    "d_model",
@@ -2009,7 +2009,7 @@ export const FORMULAS = {
  },
  "speculative_speedup": {
   "defaults": {},
-  "latex": "\\sigma_{spec} = \\frac{1 - \\alpha^{1 + \\gamma}}{\\left(1 - \\alpha\\right) \\left(1 + c_{d} \\gamma\\right)}",
+  "latex": "\\sigma_{spec} = \\frac{1 - \\alpha^{\\gamma + 1}}{\\left(1 - \\alpha\\right) \\left(\\gamma c_{d} + 1\\right)}",
   "lhs": "spec_speedup",
   "params": [
    "acceptance",
@@ -2021,7 +2021,7 @@ export const FORMULAS = {
  },
  "speculative_step_cost": {
   "defaults": {},
-  "latex": "c_{spec} = 1 + c_{d} \\gamma",
+  "latex": "c_{spec} = \\gamma c_{d} + 1",
   "lhs": "spec_step_cost",
   "params": [
    "draft_len",
@@ -2032,7 +2032,7 @@ export const FORMULAS = {
  },
  "speculative_tokens_per_step": {
   "defaults": {},
-  "latex": "\\bar{n}_{acc} = \\frac{1 - \\alpha^{1 + \\gamma}}{1 - \\alpha}",
+  "latex": "\\bar{n}_{acc} = \\frac{1 - \\alpha^{\\gamma + 1}}{1 - \\alpha}",
   "lhs": "spec_tokens",
   "params": [
    "acceptance",
@@ -2046,7 +2046,7 @@ export const FORMULAS = {
    "comm_time": 0,
    "n_chips": 1
   },
-  "latex": "t_{TPOT} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{chip}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{chip}}\\right)",
+  "latex": "t_{TPOT} = t_{comm} + \\max\\left(\\frac{\\mathcal{B}}{N_{chip} \\beta_{mem}}, \\frac{\\mathcal{F}}{N_{chip} R_{peak}}\\right)",
   "lhs": "tpot",
   "params": [
    "step_bytes",
@@ -2064,7 +2064,7 @@ export const FORMULAS = {
    "comm_time": 0,
    "n_chips": 1
   },
-  "latex": "t_{TTFT} = t_{comm} + \\max\\left(\\frac{F_{pre}}{R_{peak} N_{chip}}, \\frac{W + \\kappa T}{\\beta_{mem} N_{chip}}\\right)",
+  "latex": "t_{TTFT} = t_{comm} + \\max\\left(\\frac{W + \\kappa T}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)",
   "lhs": "ttft",
   "params": [
    "weight_bytes",
@@ -2115,7 +2115,7 @@ export const FORMULAS = {
    "qkv_bias": 0,
    "tied": 0
   },
-  "latex": "P = N_{pos} d_{model} + \\delta_{head} V + \\nu_{f} d_{model} + L \\left(\\delta_{o} d_{model} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + \\nu_{L} d_{model} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(-1 + m\\right)\\right) + d_{ff} d_{model} m\\right) + 2 H d_{head} d_{model} + 2 H_{kv} d_{head} d_{model} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E d_{model} & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
+  "latex": "P = d_{model} N_{pos} + V \\delta_{head} + d_{model} \\nu_{f} + L \\left(d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + d_{model} \\nu_{L} + E \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\d_{model} E & \\text{otherwise} \\end{cases}\\right) + V d_{model} + V d_{model} \\left(1 - \\delta_{tie}\\right)",
   "lhs": "n_params",
   "params": [
    "n_vocab",
@@ -2144,7 +2144,7 @@ export const FORMULAS = {
   "defaults": {
    "bits": 16
   },
-  "latex": "M_{msg} = \\frac{b B d_{model}}{8}",
+  "latex": "M_{msg} = \\frac{B d_{model} b}{8}",
   "lhs": "message_bytes",
   "params": [
    "batch",
@@ -2156,7 +2156,7 @@ export const FORMULAS = {
  },
  "tp_best_degree": {
   "defaults": {},
-  "latex": "N_{tp}^{*} = \\begin{cases} 1 & \\text{for}\\: \\beta_{link} t_{dec} - 4 M_{msg} L \\leq 4 \\alpha_{link} \\beta_{link} L \\\\\\infty & \\text{for}\\: \\alpha_{link} = 0 \\\\\\sqrt{\\frac{\\beta_{link} t_{dec} - 4 M_{msg} L}{4 \\alpha_{link} \\beta_{link} L}} & \\text{otherwise} \\end{cases}",
+  "latex": "N_{tp}^{*} = \\begin{cases} 1 & \\text{for}\\: t_{dec} \\beta_{link} - 4 L M_{msg} \\leq 4 L \\beta_{link} \\alpha_{link} \\\\\\infty & \\text{for}\\: \\alpha_{link} = 0 \\\\\\sqrt{\\frac{t_{dec} \\beta_{link} - 4 L M_{msg}}{4 L \\beta_{link} \\alpha_{link}}} & \\text{otherwise} \\end{cases}",
   "lhs": "tp_best",
   "params": [
    "decode_time",
@@ -2173,7 +2173,7 @@ export const FORMULAS = {
    "bits": 16,
    "link_latency": 0
   },
-  "latex": "t_{comm} = 2 L \\left(\\alpha_{link} \\left(-2 + 2 N_{tp}\\right) + \\frac{b B d_{model} \\left(-2 + 2 N_{tp}\\right)}{8 \\beta_{link} N_{tp}}\\right)",
+  "latex": "t_{comm} = 2 L \\left(\\alpha_{link} \\left(2 N_{tp} - 2\\right) + \\frac{B d_{model} b \\left(2 N_{tp} - 2\\right)}{8 N_{tp} \\beta_{link}}\\right)",
   "lhs": "comm_time",
   "params": [
    "n_layers",
@@ -2203,7 +2203,7 @@ export const FORMULAS = {
   "defaults": {
    "comm_time": 0
   },
-  "latex": "t_{dec} = t_{comm} + \\max\\left(\\frac{\\mathcal{F}}{R_{peak} N_{tp}}, \\frac{\\mathcal{B}}{\\beta_{mem} N_{tp}}\\right)",
+  "latex": "t_{dec} = t_{comm} + \\max\\left(\\frac{\\mathcal{B}}{N_{tp} \\beta_{mem}}, \\frac{\\mathcal{F}}{N_{tp} R_{peak}}\\right)",
   "lhs": "decode_time",
   "params": [
    "step_bytes",
@@ -2220,7 +2220,7 @@ export const FORMULAS = {
   "defaults": {
    "bits_weight": 16
   },
-  "latex": "W = \\frac{b_{w} P}{8}",
+  "latex": "W = \\frac{P b_{w}}{8}",
   "lhs": "weight_bytes",
   "params": [
    "n_params",
@@ -2231,7 +2231,7 @@ export const FORMULAS = {
  },
  "window_pairs": {
   "defaults": {},
-  "latex": "\\Pi = S_{w} \\left(T - \\min\\left(S_{w}, T\\right)\\right) + \\frac{\\left(1 + \\min\\left(S_{w}, T\\right)\\right) \\min\\left(S_{w}, T\\right)}{2}",
+  "latex": "\\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2}",
   "lhs": "causal_pairs",
   "params": [
    "prompt",
@@ -2265,7 +2265,7 @@ export const FORMULAS = {
  },
  "zeux_kv_elements_per_token": {
   "defaults": {},
-  "latex": "n_{KV} = 2 H_{kv} L d_{head}",
+  "latex": "n_{KV} = 2 L H_{kv} d_{head}",
   "lhs": "kv_elements",
   "params": [
    "n_layers",

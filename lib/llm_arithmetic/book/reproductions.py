@@ -1,0 +1,127 @@
+"""Helpers of the reproduction pages: computations and figures that one article's page needs and
+that are not a formula of the package (those are in :mod:`llm_arithmetic.articles`).
+
+* :func:`article_figures` -- every value an article used for a chip's quantity;
+* :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
+  model against the package's roofline, one panel of its figures at a time (Kapoulkine's page).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..articles import zeux as Z
+from ..catalog.hardware import get_hardware
+from ..catalog.model import Model
+from ..catalog.models import get_model
+from ..formulas import memory as M
+from ..formulas import roofline as R
+
+__all__ = ["article_figures", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
+
+
+def article_figures(chip: Any, article: str, quantity: str) -> list[float]:
+    """The values ``article`` used for ``quantity`` of ``chip`` (a name or a Hardware), in the
+    catalog's order (an article may give two, e.g. two bandwidths for one chip).
+
+    >>> article_figures("rtx-4090", "kapoulkine2024sol", "bandwidth")
+    [1008000000000.0]
+    """
+    chip = get_hardware(chip) if isinstance(chip, str) else chip
+    return [f.value for f in chip.article_figures
+            if f.article == article and f.quantity == quantity]
+
+
+def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
+                     context: Any = 1, batch: Any = 1, bandwidth: float,
+                     peak_flops: float) -> Any:
+    """The package's roofline bound on one decode step of a uniform ``model`` [s]
+    (:func:`llm_arithmetic.formulas.roofline.decode_step_time`), the weights read as
+    ``decode_read_params``; as :func:`llm_arithmetic.estimate` does, sliding-window layers read
+    only their window of the cache. ``batch`` may be an array.
+
+    >>> t = decode_step_time(get_model("mistral-7b"), bandwidth=1008e9, peak_flops=165.2e12)
+    >>> round(t * 1e3, 2)
+    14.11
+    """
+    return R.decode_step_time(
+        weight_bytes=M.weight_bytes(n_params=model.decode_read_params, bits_weight=bits_weight),
+        kv_bytes_token=model.kv_bytes_per_token(bits_kv), matmul_params=model.matmul_params,
+        n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
+        context=model.attended_context(context), batch=batch, bandwidth=bandwidth,
+        peak_flops=peak_flops)
+
+
+def _datasheet_rates(dev: str) -> dict[str, float]:
+    hw = get_hardware(dev)
+    return {"flops": hw.peak("fp32"), "tensorops": hw.peak("tf32")}
+
+
+def calm_curve(model: Model, dev: str, context: int, batches: tuple[int, int],
+               tensorcores: bool, rates: Mapping[str, float] | None = None):
+    """The calm notebook's latency [s] against the batch size, for batches from
+    ``batches[0]`` to ``batches[1]``, cut (as the notebook does) at the first batch whose memory
+    estimate exceeds the VRAM. ``rates`` replaces the notebook's ``flops``/``tensorops``.
+    Returns (batches, latencies)."""
+    g = dict(Z.calm_gpu(dev), **(rates or {}))
+    arch = Z.calm_arch(model)
+    b = np.arange(batches[0], batches[1] + 1)
+    fits = Z.calm_memory(**arch, context=context, batch=b) < g["vram"]
+    b = b[fits & (np.cumsum(~fits) == 0)]
+    kw = dict(arch, context=context, batch=b, bandwidth=g["bandwidth"], peak_vector=g["flops"])
+    return b, Z.calm_latency(tensorcores=tensorcores, peak_tensor=g["tensorops"], **kw)
+
+
+def package_curve(model: Model, dev: str, context: int, batches: tuple[int, int],
+                  tensorcores: bool):
+    """The package's roofline (:func:`decode_step_time`) on the datasheet device: the dense FP16
+    peak with tensor cores, FP32 without; the batch limited by what fits beside 16-bit weights
+    with the notebook's 500 MiB reserve. Returns (batches, step times [s])."""
+    hw = get_hardware(dev)
+    peak = hw.peak("fp16") if tensorcores else hw.peak("fp32")
+    w_all = M.weight_bytes(n_params=model.total_params, bits_weight=16)
+    bmax = M.max_batch(capacity=hw.capacity, weight_bytes=w_all,
+                       kv_bytes_token=model.kv_bytes_per_token(), context=context,
+                       overhead=Z.CALM_OVERHEAD)
+    b = np.arange(batches[0], min(batches[1], bmax) + 1)
+    return b, decode_step_time(model, context=context, batch=b, bandwidth=hw.bandwidth,
+                               peak_flops=peak)
+
+
+def calm_panel(spec: Mapping[str, Any], panel: int, ax: plt.Axes | None = None) -> plt.Figure:
+    """One panel of a figure of the calm notebook (``spec``, an entry of
+    :data:`llm_arithmetic.articles.zeux.CALM_FIGURES`), as one figure of the book: the
+    notebook's model with its own rates (solid), with the datasheet rates where they differ
+    (dotted), and the package's roofline (dashed), one colour per sequence length, against the
+    batch size. Returns the figure."""
+    model, dev = get_model(spec["model"]), spec["hardware"]
+    kind, tc = spec["panels"][panel]
+    differs = tc and not np.isclose(Z.calm_gpu(dev)["tensorops"],
+                                    _datasheet_rates(dev)["tensorops"], rtol=0.01)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.0, 4.6))
+    fig = ax.figure
+    for i, context in enumerate(spec["contexts"]):
+        curves = [(calm_curve(model, dev, context, spec["batches"], tc), "-",
+                   f"{context} tokens")]
+        if differs:
+            curves.append((calm_curve(model, dev, context, spec["batches"], tc,
+                                      _datasheet_rates(dev)), ":", None))
+        curves.append((package_curve(model, dev, context, spec["batches"], tc), "--", None))
+        for (b, t), style, label in curves:
+            y = 1e3 * t if kind == "latency" else b / t
+            ax.plot(b, y, style, color=f"C{i}", label=label)
+    ax.set_xlabel("batch size [sequences]")
+    ax.set_ylabel("time per step [ms]" if kind == "latency" else "throughput [token/s]")
+    handles, labels = ax.get_legend_handles_labels()
+    styles = [plt.Line2D([], [], color="k", ls="-"), plt.Line2D([], [], color="k", ls="--")]
+    names = ["calm model, notebook's rates", "package roofline, datasheet"]
+    if differs:
+        styles.insert(1, plt.Line2D([], [], color="k", ls=":"))
+        names.insert(1, "calm model, datasheet rates")
+    ax.legend(handles + styles, labels + names, loc="upper center",
+              bbox_to_anchor=(0.5, -0.16), ncol=2)
+    return fig
+

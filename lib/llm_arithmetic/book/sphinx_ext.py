@@ -1,0 +1,84 @@
+"""The book's own Sphinx extension (listed in ``_config.yml``, ``sphinx.config.extensions``).
+
+* **Redirects.** ``book_redirects`` maps an old page (a docname, e.g. ``notebooks/ch01-puzzle``)
+  to the page that replaced it. After the HTML is written, each old page becomes a static page
+  that forwards at once (``<meta http-equiv="refresh">``, with the ``#fragment`` kept by one
+  line of script) and links to the new page for readers without either. Nothing is fetched at
+  build time.
+
+>>> print(redirect_html("notebooks/ch01-puzzle", "notebooks/01-puzzle").splitlines()[4])
+<meta http-equiv="refresh" content="0; url=01-puzzle.html">
+"""
+from __future__ import annotations
+
+import html
+import posixpath
+from pathlib import Path
+from typing import Any
+
+__all__ = ["setup", "redirect_html"]
+
+
+def _relative(source: str, target: str) -> str:
+    """URL of ``target``'s page from ``source``'s page (both docnames)."""
+    here = posixpath.dirname(source) or "."
+    return posixpath.relpath(f"{target}.html", here)
+
+
+def redirect_html(source: str, target: str) -> str:
+    """The static page that replaces ``source`` and forwards to ``target``."""
+    url = html.escape(_relative(source, target), quote=True)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="refresh" content="0; url={url}">',
+        f'<link rel="canonical" href="{url}">',
+        f"<title>Moved to {html.escape(target)}</title>",
+        f"<script>location.replace({url!r} + location.hash);</script>",
+        "</head>",
+        f'<body><p>This page has moved: <a href="{url}">{html.escape(target)}</a>.</p></body>',
+        "</html>",
+        "",
+    ])
+
+
+def _write_redirects(app: Any, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for source, target in (app.config.book_redirects or {}).items():
+        if source in app.env.found_docs:
+            raise ValueError(f"book_redirects: {source!r} is still a page of the book")
+        if target not in app.env.found_docs:
+            raise ValueError(f"book_redirects: {source!r} -> {target!r}, which is not a page")
+        path = out / f"{source}.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(redirect_html(source, target), encoding="utf8")
+
+
+def package_version() -> str:
+    """The project's one version: ``llm_arithmetic.__version__`` (the wheel reads it too)."""
+    from .. import __version__
+
+    return __version__
+
+
+def substitutions(config: Any) -> dict[str, str]:
+    """MyST's substitutions with ``version`` set (any others from the configuration kept)."""
+    return {**(getattr(config, "myst_substitutions", None) or {}), "version": package_version()}
+
+
+def _config_inited(app: Any, config: Any) -> None:
+    # the start page shows {{ version }}; Sphinx's version and release follow the package
+    config.myst_substitutions = substitutions(config)
+    config.version = config.release = package_version()
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_config_value("book_redirects", {}, "html", types=[dict])
+    app.connect("build-finished", _write_redirects)
+    # after myst-parser registered `myst_substitutions`, before it reads its configuration
+    app.connect("config-inited", _config_inited)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,857 @@
+// The widgets: controls (native form elements, so the keyboard works), live numbers and live
+// plots. Every number comes from Estimate.estimate, Stack or F; nothing here is a formula.
+// A page embeds one with <div data-llm-widget="NAME"></div> and a script tag for widgets.js
+// (book/widgets/README.md); data-* attributes on the div override the widget's defaults.
+const UI = (function () {
+  // ---- choices offered (inputs, not results) -------------------------------------------------
+  const CONTEXTS = [1, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072,
+    262144, 524288, 1048576];
+  const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+  const CHIP_KINDS = [["datacenter-gpu", "data-centre GPUs"], ["consumer-gpu", "consumer GPUs"],
+    ["apple-silicon", "Apple silicon"], ["cpu", "CPUs"], ["sbc", "single-board computers"],
+    ["system", "systems"]];
+  const GB = 1e9;
+  const GiB = Math.pow(2, 30);
+
+  // ---- numbers as Python's format() writes them (the explorer's table) -----------------------
+  function roundFixed(x, f) {
+    // x rounded to f decimals, half to even on the exact binary value, as Python does
+    let s = x.toFixed(f);
+    const exact = x.toFixed(Math.min(100, f + 60));
+    const tail = exact.slice(exact.length - 60);
+    if (/^50*$/.test(tail)) {  // an exact tie: toFixed rounded away from zero
+      const down = (Math.abs(x) - 5 * Math.pow(10, -f - 1)) * Math.sign(x);
+      const sDown = down.toFixed(f);
+      const lastUp = Number(s.replace(/\D/g, "").slice(-1));
+      if (lastUp % 2 === 1) s = sDown;
+    }
+    return s;
+  }
+
+  function groupThousands(s) {
+    const neg = s.startsWith("-");
+    const body = neg ? s.slice(1) : s;
+    const [int, frac] = body.split(".");
+    const g = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return (neg ? "-" : "") + g + (frac !== undefined ? "." + frac : "");
+  }
+
+  // spec: ",.2f", ".1f", ",.3g", "g", ",", ",.0f"
+  function pyFormat(x, spec) {
+    const m = /^(,?)(?:\.(\d+))?([fg]?)$/.exec(spec);
+    if (!m) throw new Error(`format ${spec} not supported`);
+    const [, comma, precStr, type] = m;
+    let s;
+    if (type === "f") {
+      s = roundFixed(x, Number(precStr));
+    } else if (type === "g") {
+      const p = precStr === undefined ? 6 : Math.max(1, Number(precStr));
+      if (x === 0) return "0";
+      if (!Number.isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
+      let exp = Number(x.toExponential(p - 1).split("e")[1]);
+      if (exp >= -4 && exp < p) {
+        s = roundFixed(x, p - 1 - exp);
+        // rounding may carry into a new digit (9.995 -> 10.0): Python then drops a decimal
+        const digits = s.replace(/[-.]/g, "").replace(/^0+/, "").length;
+        if (digits > p && s.includes(".")) s = roundFixed(x, Math.max(0, p - 2 - exp));
+        if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
+      } else {
+        let [mant, e] = x.toExponential(p - 1).split("e");
+        if (mant.includes(".")) mant = mant.replace(/0+$/, "").replace(/\.$/, "");
+        const en = Number(e);
+        s = `${mant}e${en < 0 ? "-" : "+"}${String(Math.abs(en)).padStart(2, "0")}`;
+      }
+    } else {
+      s = Number.isInteger(x) ? String(x) : String(x);
+    }
+    return comma ? groupThousands(s) : s;
+  }
+
+  // ---- numbers for the widgets: three significant digits or more, never less ------------------
+  function fmt(v) {
+    if (v === null || v === undefined || Number.isNaN(v)) return "–";
+    if (v === Infinity) return "∞";
+    const a = Math.abs(v);
+    if (a >= 100) return groupThousands(String(Math.round(v)));
+    if (a === 0) return "0";
+    if (a >= 1e-3) return String(Number(v.toPrecision(3)));
+    return v.toPrecision(3);
+  }
+
+  function fmtExact(v) {
+    if (v === null || v === undefined) return "–";
+    if (Number.isInteger(v)) return groupThousands(String(v));
+    return groupThousands(String(Math.round(v * 100) / 100));
+  }
+
+  const fmtGB = (b) => `${fmt(b / GB)} GB`;
+  const plural = (n, word) => `${fmtExact(n)} ${word}${n === 1 ? "" : "s"}`;
+
+  // ---- what a widget can show: key -> label, unit, scale (value / scale is displayed) ---------
+  const OUTPUTS = {
+    decode_tokens_per_second: {label: "tokens/s of one sequence, at most", unit: "tokens/s"},
+    throughput_tokens_per_second: {label: "tokens/s of the whole batch, at most",
+      unit: "tokens/s"},
+    compute_tokens_per_second: {label: "tokens/s if arithmetic set the pace", unit: "tokens/s",
+      get: (e) => (e.decode_compute_seconds ? 1 / e.decode_compute_seconds : null)},
+    decode_seconds_per_token: {label: "time per decode step, at least", unit: "ms",
+      scale: 1e-3},
+    decode_memory_seconds: {label: "memory time: bytes / bandwidth", unit: "ms", scale: 1e-3},
+    decode_compute_seconds: {label: "compute time: FLOPs / peak", unit: "ms", scale: 1e-3},
+    bound: {label: "the step is", text: (e) => (e.bound ? `${e.bound}-bound` : "unbounded")},
+    decode_bytes_per_token: {label: "bytes one sequence's step reads", unit: "GB", scale: GB},
+    decode_step_bytes: {label: "bytes the step reads", unit: "GB", scale: GB},
+    decode_flops_per_token: {label: "FLOPs per token", unit: "GFLOP", scale: 1e9},
+    decode_step_flops: {label: "FLOPs per step", unit: "GFLOP", scale: 1e9},
+    step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B"},
+    ops_per_byte: {label: "the chip's ridge point (ops:byte)", unit: "FLOP/B"},
+    attained_flops: {label: "arithmetic rate at the bound", unit: "TFLOP/s", scale: 1e12},
+    critical_batch_size: {label: "critical batch size", unit: "sequences",
+      none: "never, at this context"},
+    kv_cache_bytes_per_token: {label: "KV cache per token, all layers", unit: "B", exact: true},
+    kv_cache_bytes: {label: "KV cache of the batch", unit: "GB", scale: GB},
+    kv_cache_bytes_full_storage: {label: "the same if every layer kept every token",
+      unit: "GB", scale: GB},
+    weight_bytes: {label: "weights", unit: "GB", scale: GB},
+    memory_required_bytes: {label: "memory needed: weights and cache", unit: "GB", scale: GB},
+    capacity: {label: "the chip's memory", unit: "GB", scale: GB},
+    fits: {label: "fits in the chip's memory",
+      text: (e) => (e.fits === null ? "no chip" : e.fits ? "yes" : "no")},
+    max_batch: {label: "most sequences that fit at this context", unit: "sequences",
+      exact: true},
+    max_context: {label: "longest context that fits at this batch", unit: "tokens", exact: true,
+      none: "unbounded"},
+    params_total: {label: "parameters", unit: "billion", scale: 1e9},
+    params_active: {label: "parameters used per token", unit: "billion", scale: 1e9},
+    attended_context: {label: "cached positions a step reads per layer", unit: "tokens"},
+    experts_read: {label: "experts read per MoE block", unit: ""},
+    bandwidth: {label: "memory bandwidth", unit: "GB/s", scale: GB},
+    peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12},
+  };
+
+  function outputValue(key, e) {
+    const o = OUTPUTS[key];
+    return o.get ? o.get(e) : e[key];
+  }
+
+  function setOutput(node, key, e) {
+    const o = OUTPUTS[key];
+    if (!e) {
+      node.textContent = "–";
+      node.dataset.value = "";
+      return;
+    }
+    if (o.text) {
+      const t = o.text(e);
+      node.textContent = t;
+      node.dataset.value = t;
+      return;
+    }
+    const v = outputValue(key, e);
+    node.dataset.scale = String(o.exact ? 1 : o.scale || 1);
+    node.dataset.value = v === null || v === undefined ? "" : String(v);
+    const unit = node.nextElementSibling;
+    if (v === null || v === undefined) {
+      node.textContent = o.none || "–";
+      if (unit) unit.hidden = true;
+      return;
+    }
+    if (unit) unit.hidden = false;
+    node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
+  }
+
+  // ---- the state: what the controls say, and the model and chip it resolves to --------------
+  let uid = 0;
+
+  function firstParts(m) {
+    // the classic arguments of a model's first attention and MLP runs (custom fields' start)
+    const a = (m.layers.find((r) => r.attention) || {}).attention || {};
+    const mlp = (m.layers.find((r) => r.mlp) || {}).mlp || {};
+    return {n_layers: Stack.nLayers(m), d_model: m.d_model, n_vocab: m.n_vocab,
+      n_heads: a.n_heads || 32, n_kv_heads: Stack.isMLA(a) ? a.n_heads : (a.n_kv_heads || 8),
+      d_head: a.d_head || 128, d_ff: mlp.d_ff || m.d_model,
+      n_experts: mlp.n_experts || 1, n_active_experts: mlp.top_k || 1};
+  }
+
+  function chipPeak(chip, precision) {
+    const p = chip.peaks[precision] || chip.peaks.fp16 || chip.peaks.fp32;
+    return p ? p.rate : 1e12;
+  }
+
+  function resolve(state) {
+    const problems = [];
+    let model;
+    if (state.model === "custom") {
+      const c = state.customModel;
+      model = Stack.transformer({...c, name: "custom", label: "custom model"});
+      problems.push(...Stack.validate(model));
+    } else {
+      model = CATALOG.models[state.model];
+      if (!model) problems.push(`unknown model ${state.model}`);
+    }
+    if (model && !problems.length && state.group) {
+      const heads = Stack.uniformHeads(model);
+      if (heads && heads.n_heads % state.group === 0) {
+        model = Stack.withKvHeads(model, heads.n_heads / state.group);
+      }
+    }
+    let chip = null;
+    const custom = {};
+    if (state.chip === "custom") {
+      const c = state.customChip;
+      for (const [k, label] of [["bandwidth_gbps", "bandwidth"], ["peak_tflops", "peak"],
+        ["capacity_gb", "capacity"]]) {
+        if (!(c[k] > 0) || !Number.isFinite(c[k])) problems.push(`${label} must be positive`);
+      }
+      custom.bandwidth = c.bandwidth_gbps * 1e9;
+      custom.peak_flops = c.peak_tflops * 1e12;
+      custom.capacity = Math.round(c.capacity_gb * 1e9);
+    } else if (state.chip) {
+      chip = CATALOG.hardware[state.chip];
+      if (!chip) problems.push(`unknown chip ${state.chip}`);
+    }
+    for (const k of ["context", "batch"]) {
+      const v = state[k];
+      if (!Number.isInteger(v) || v < 1) problems.push(`${k} must be a positive integer`);
+      else if (v > CATALOG.limits[k]) problems.push(`${k} is beyond ${CATALOG.limits[k]}`);
+    }
+    return {model, chip, custom, problems};
+  }
+
+  function compute(state) {
+    const r = resolve(state);
+    if (r.problems.length) return {...r, est: null};
+    const opts = {weights: state.weights || null, bits_kv: state.kv, context: state.context,
+      batch: state.batch, ...r.custom};
+    try {
+      return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
+    } catch (err) {
+      return {...r, est: null, problems: [String(err.message || err)]};
+    }
+  }
+
+  // ---- controls ----------------------------------------------------------------------------
+  function h(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "html") node.innerHTML = v;
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children || []) if (c) node.appendChild(c);
+    return node;
+  }
+
+  function field(label, control, extra) {
+    const id = `lla-${++uid}`;
+    control.id = id;
+    return h("div", {class: `lla-field ${extra || ""}`}, [h("label", {for: id, text: label}),
+      control]);
+  }
+
+  function modelSelect(state) {
+    const sel = h("select", {"data-control": "model"});
+    const groups = {};
+    for (const m of Object.values(CATALOG.models)) {
+      const g = m.group || "catalog";
+      groups[g] = groups[g] || h("optgroup", {label: g === "first edition"
+        ? "the source articles' models" : "current models"});
+      groups[g].appendChild(h("option", {value: m.name, text: m.label}));
+    }
+    for (const g of Object.values(groups)) sel.appendChild(g);
+    sel.appendChild(h("option", {value: "custom", text: "custom numbers…"}));
+    sel.value = state.model;
+    return sel;
+  }
+
+  function chipSelect(state) {
+    const sel = h("select", {"data-control": "chip"});
+    for (const [kind, label] of CHIP_KINDS) {
+      const chips = Object.values(CATALOG.hardware).filter((c) => c.kind === kind);
+      if (!chips.length) continue;
+      const g = h("optgroup", {label});
+      for (const c of chips) g.appendChild(h("option", {value: c.name, text: c.label}));
+      sel.appendChild(g);
+    }
+    sel.appendChild(h("option", {value: "custom", text: "custom numbers…"}));
+    sel.value = state.chip;
+    return sel;
+  }
+
+  function formatSelect(name, state, native) {
+    const sel = h("select", {"data-control": name});
+    if (native) sel.appendChild(h("option", {value: "", text: "as the checkpoint ships"}));
+    for (const f of Object.values(CATALOG.formats)) {
+      sel.appendChild(h("option", {value: f.name, text: `${f.name} (${f.bits} bits)`}));
+    }
+    sel.value = state[name] || "";
+    return sel;
+  }
+
+  function numberInput(attrs) {
+    return h("input", {type: "number", inputmode: "numeric", ...attrs});
+  }
+
+  const CUSTOM_MODEL_FIELDS = [["n_layers", "layers"], ["d_model", "d_model"],
+    ["n_heads", "query heads"], ["n_kv_heads", "KV heads"], ["d_head", "head width"],
+    ["d_ff", "MLP width"], ["n_vocab", "vocabulary"], ["n_experts", "experts"],
+    ["n_active_experts", "experts per token"]];
+  const CUSTOM_CHIP_FIELDS = [["bandwidth_gbps", "bandwidth [GB/s]"],
+    ["peak_tflops", "dense peak [TFLOP/s]"], ["capacity_gb", "memory [GB]"]];
+
+  function ladder(name, label, values, state) {
+    // a slider over a ladder of values, and a number box for any value
+    const slider = h("input", {type: "range", min: 0, max: values.length - 1, step: 1,
+      "data-control": `${name}-slider`, "aria-label": `${label} (steps)`});
+    const box = numberInput({min: 1, step: 1, "data-control": name});
+    const wrap = h("div", {class: "lla-field lla-ladder"});
+    const id = `lla-${++uid}`;
+    box.id = id;
+    wrap.append(h("label", {for: id, text: label}), h("div", {class: "lla-ladder-row"},
+      [slider, box]));
+    const nearest = (v) => values.reduce((best, x, i) =>
+      (Math.abs(Math.log(x) - Math.log(v)) < Math.abs(Math.log(values[best]) - Math.log(v))
+        ? i : best), 0);
+    const sync = () => {
+      box.value = state[name];
+      slider.value = nearest(Math.max(1, state[name] || 1));
+      slider.setAttribute("aria-valuetext", `${fmtExact(state[name])}`);
+    };
+    return {wrap, slider, box, sync};
+  }
+
+  // ---- views -----------------------------------------------------------------------------------
+  function widthOf(node) {
+    return Math.max(260, Math.min(760, node.clientWidth || 600));
+  }
+
+  function caption(box, text) {
+    box.appendChild(h("p", {class: "lla-caption", text}));
+  }
+
+  const VIEWS = {};
+
+  VIEWS.bytes = function (box, r, state) {
+    const e = r.est;
+    const bitsW = state.weights ? Estimate.formatBits(state.weights) : null;
+    const parts = Stack.decodeBytesBreakdown(r.model, state.context, bitsW,
+      Estimate.formatBits(state.kv));
+    caption(box, `Where the bytes of one sequence's decode step go: ${fmtGB(
+      e.decode_bytes_per_token)} at ${plural(state.context, "token")} of context`);
+    Plot.stackedBar(box, parts, {width: widthOf(box), format: fmtGB,
+      label: "bytes one decode step of one sequence reads, by kind"});
+  };
+
+  VIEWS.roofline = function (box, r, state) {
+    const e = r.est;
+    if (!e.peak_flops || !e.bandwidth) {
+      caption(box, "No roofline without a bandwidth and a peak rate.");
+      return;
+    }
+    const bw = e.bandwidth;
+    const peak = e.peak_flops;
+    // the attainable rate at intensity I: a step of I FLOPs per byte, through the roofline
+    const attainable = (I) => I / F.roofline_time({step_bytes: 1, step_flops: I, bandwidth: bw,
+      peak_flops: peak});
+    const ridge = e.ops_per_byte;
+    const trail = Estimate.steps(r.model, r.chip, {...r.opts, batches: BATCHES});
+    const intensities = trail.map((s) => s.step_flops / s.step_bytes).concat([e.step_intensity]);
+    const lo = Math.min(0.1, ...intensities.map((i) => i / 3));
+    const hi = Math.max(2000, ridge * 10, ...intensities.map((i) => i * 3));
+    const yLo = attainable(lo) / 2;
+    caption(box, `The roofline of the ${r.chip ? r.chip.label : "custom chip"}, dense ${
+      e.compute_precision} peak`);
+    const p = Plot.create(box, {width: widthOf(box),
+      label: `Roofline: attainable FLOP/s against arithmetic intensity; the step at ${fmt(
+        e.step_intensity)} FLOP/B, ${e.bound}-bound`,
+      x: {domain: [lo, hi], log: true, label: "arithmetic intensity [FLOP/B]"},
+      y: {domain: [yLo, peak * 2], log: true, label: "FLOP/s"}});
+    p.line([[lo, attainable(lo)], [ridge, attainable(ridge)], [hi, attainable(hi)]],
+      {stroke: Plot.COLORS[0], "data-series": "roof"});
+    p.point(ridge, peak, {r: 3, fill: Plot.COLORS[0], "data-series": "ridge"});
+    trail.forEach((s) => p.point(s.step_flops / s.step_bytes, s.step_flops / s.seconds,
+      {r: 2.5, fill: "#999", "data-batch": s.batch, "data-series": "batches"}));
+    p.point(e.step_intensity, e.attained_flops, {r: 6, "data-series": "step"});
+    p.text(e.step_intensity, e.attained_flops, ` batch ${fmtExact(state.batch)}`,
+      {dy: -9, "text-anchor": e.step_intensity > Math.sqrt(lo * hi) * 10 ? "end" : "start"});
+    caption(box, `The red dot is the decode step (grey: the same context at batch ${
+      BATCHES[0]} to ${fmtExact(BATCHES[BATCHES.length - 1])}); left of the ridge at ${
+      fmt(ridge)} FLOP/B a step is memory-bound.`);
+  };
+
+  VIEWS.batching = function (box, r, state) {
+    const e = r.est;
+    if (!e.bandwidth) {
+      caption(box, "No times without a bandwidth.");
+      return;
+    }
+    const bmax = Math.max(4096, state.batch * 2);
+    const grid = [];
+    for (let i = 0; i <= 48; i++) grid.push(Math.round(Math.pow(bmax, i / 48)));
+    const batches = [...new Set(grid.concat([state.batch]))].sort((a, b) => a - b);
+    const steps = Estimate.steps(r.model, r.chip, {...r.opts, batches});
+    const ms = steps.map((s) => [s.batch, s.seconds * 1e3]);
+    const mem = steps.map((s) => [s.batch, s.memory_seconds * 1e3]);
+    const thr = steps.map((s) => [s.batch, s.batch / s.seconds]);
+    const here = steps.find((s) => s.batch === state.batch);
+    const w = widthOf(box);
+    const span = (pts) => [Math.min(...pts.map((q) => q[1])), Math.max(...pts.map((q) => q[1]))];
+    const [t0, t1] = span(ms.concat(mem));
+    caption(box, "Time per decode step (dotted: the memory time alone)");
+    const p1 = Plot.create(box, {width: w, height: Math.max(200, Math.min(280, w * 0.45)),
+      label: `Time per decode step against batch; at batch ${state.batch}: ${fmt(
+        e.decode_seconds_per_token * 1e3)} ms`,
+      x: {domain: [1, bmax], log: true, label: "batch [sequences]"},
+      y: {domain: [t0 / 1.3, t1 * 1.3], log: true, label: "ms"}});
+    caption(box, "Tokens per second of the whole batch");
+    const p2 = Plot.create(box, {width: w, height: Math.max(200, Math.min(280, w * 0.45)),
+      label: `Throughput against batch; at batch ${state.batch}: ${fmt(
+        e.throughput_tokens_per_second)} tokens/s`,
+      x: {domain: [1, bmax], log: true, label: "batch [sequences]"},
+      y: {domain: [span(thr)[0] / 1.3, span(thr)[1] * 1.3], log: true, label: "tokens/s"}});
+    for (const p of [p1, p2]) {
+      if (e.max_batch !== null && e.max_batch < bmax) {
+        p.shadeX(Math.max(1, e.max_batch + 0.5), bmax, {"data-series": "does-not-fit"});
+      }
+      if (e.critical_batch_size !== null) {
+        p.vline(e.critical_batch_size, {"data-series": "critical-batch"});
+      }
+    }
+    p1.line(ms, {"data-series": "step-time", "data-points": JSON.stringify(ms)});
+    p1.line(mem, {"stroke-dasharray": "2 3", "stroke-width": 1.5, "data-series": "memory-time"});
+    p1.point(state.batch, here.seconds * 1e3, {"data-series": "step"});
+    p2.line(thr, {stroke: Plot.COLORS[2], "data-series": "throughput",
+      "data-points": JSON.stringify(thr)});
+    p2.point(state.batch, state.batch / here.seconds, {"data-series": "step"});
+    const notes = [];
+    if (e.critical_batch_size !== null) notes.push(`dashed: the critical batch, ${fmt(
+      e.critical_batch_size)}`);
+    if (e.max_batch !== null && e.max_batch < bmax) notes.push(`grey: more sequences than fit (${
+      fmtExact(e.max_batch)} at most)`);
+    if (notes.length) caption(box, notes.join("; ") + ".");
+  };
+
+  VIEWS.kv = function (box, r, state) {
+    const e = r.est;
+    const bits = Estimate.formatBits(state.kv);
+    const m = r.model;
+    const xmax = Math.max(state.context * 1.5, m.trained_context || 8192);
+    const xs = [];
+    for (let i = 0; i <= 80; i++) xs.push(Math.round(xmax * i / 80));
+    const stored = xs.map((s) => [s, Stack.kvCacheBytes(m, s, state.batch, bits) / GB]);
+    const full = xs.map((s) => [s, Stack.kvCacheBytesFullStorage(m, s, state.batch, bits) / GB]);
+    const windowed = full[full.length - 1][1] > stored[stored.length - 1][1] * (1 + 1e-12);
+    const free = e.capacity !== null ? (e.capacity - e.weight_bytes) / GB : null;
+    let ymax = Math.max(stored[stored.length - 1][1], e.kv_cache_bytes / GB);
+    if (windowed) ymax = Math.max(ymax, full[full.length - 1][1]);
+    const showFree = free !== null && free > 0 && free < ymax * 4;
+    if (showFree) ymax = Math.max(ymax, free);
+    caption(box, `KV cache of ${plural(state.batch, "sequence")} against context, ${
+      state.kv}`);
+    const p = Plot.create(box, {width: widthOf(box),
+      label: `KV cache against context; at ${state.context} tokens: ${fmtGB(e.kv_cache_bytes)}`,
+      x: {domain: [0, xmax], log: false, label: "context [tokens]"},
+      y: {domain: [0, ymax * 1.1 || 1], log: false, label: "GB"}});
+    if (showFree) {
+      p.hline(free, {"data-series": "free-memory"});
+      p.text(0, free, " memory left beside the weights", {dy: -5});
+    }
+    if (windowed) p.line(full, {"stroke-dasharray": "5 4", "stroke-width": 1.5,
+      stroke: "#888", "data-series": "full-storage"});
+    p.line(stored, {"data-series": "kv-cache"});
+    p.point(state.context, e.kv_cache_bytes / GB, {"data-series": "step"});
+    caption(box, windowed ? "Dashed: the cache if every layer kept every token (windowed " +
+      "and chunked layers keep fewer)." : "The cache grows linearly with the context and " +
+      "the batch.");
+  };
+
+  // the explorer's table: the rows of the notebook's summary(), formatted as Python does
+  VIEWS.summary = function (box, r, state) {
+    const e = r.est;
+    const m = r.model;
+    const chip = r.chip;
+    const ms = (s) => `${pyFormat(s * 1e3, ",.3g")} ms`;
+    // value / data-scale is the number shown (a test reads both)
+    const scales = {params_total: 1e9, params_active: 1e9, decode_step_bytes: GB,
+      decode_step_flops: 1e9, decode_memory_seconds: 1e-3, decode_compute_seconds: 1e-3,
+      decode_seconds_per_token: 1e-3, memory_required_bytes: GiB};
+    const out = (key, v, text) => `<output data-key="${key}" data-value="${v === null ? "" : v
+    }" data-scale="${scales[key] || 1}">${text}</output>`;
+    const unit = chip && chip.peaks[e.compute_precision] ? chip.peaks[e.compute_precision].unit
+      : "FLOP/s";
+    const chipText = chip
+      ? `${chip.label}: ${pyFormat(chip.bandwidth / 1e9, ",.0f")} GB/s, ${pyFormat(
+        chip.capacity / GiB, ",.0f")} GiB, dense ${e.compute_precision} peak ${pyFormat(
+        e.peak_flops / 1e12, ",.1f")} T${unit}`
+      : `custom: ${pyFormat(e.bandwidth / 1e9, ",.0f")} GB/s, ${pyFormat(e.capacity / GiB,
+        ",.0f")} GiB, dense peak ${pyFormat(e.peak_flops / 1e12, ",.1f")} TFLOP/s`;
+    const att = e.attended_context !== e.context
+      ? ` (attended ${pyFormat(e.attended_context, ",.0f")} per layer)` : "";
+    const rows = [
+      ["model", `<code>${m.name}</code>: ${out("params_total", e.params_total,
+        pyFormat(e.params_total / 1e9, ",.2f"))} billion parameters, ${out("params_active",
+        e.params_active, pyFormat(e.params_active / 1e9, ",.2f"))} billion active`],
+      ["chip", chipText],
+      ["formats", `weights ${state.weights || "as shipped"} (${pyFormat(e.bits_weight, "g")}
+ bits), KV cache ${state.kv} (${pyFormat(e.bits_kv, "g")} bits)`.replace(/\n/g, "")],
+      ["step", `batch ${pyFormat(e.batch, ",")}, context ${pyFormat(e.context, ",")} tokens${
+        att}`],
+      ["bytes read per step", `${out("decode_step_bytes", e.decode_step_bytes,
+        pyFormat(e.decode_step_bytes / GB, ",.3f"))} GB`],
+      ["FLOPs per step", `${out("decode_step_flops", e.decode_step_flops,
+        pyFormat(e.decode_step_flops / 1e9, ",.1f"))} GFLOP`],
+      ["memory time / compute time", `${out("decode_memory_seconds", e.decode_memory_seconds,
+        ms(e.decode_memory_seconds))} / ${out("decode_compute_seconds",
+        e.decode_compute_seconds, ms(e.decode_compute_seconds))}`],
+      ["<strong>bound per step</strong>", `<strong>${out("decode_seconds_per_token",
+        e.decode_seconds_per_token, ms(e.decode_seconds_per_token))}, ${e.bound}-bound</strong>`],
+      ["tokens/s", `${out("decode_tokens_per_second", e.decode_tokens_per_second,
+        pyFormat(e.decode_tokens_per_second, ",.1f"))} per sequence, ${out(
+        "throughput_tokens_per_second", e.throughput_tokens_per_second,
+        pyFormat(e.throughput_tokens_per_second, ",.0f"))} in all`],
+      ["arithmetic intensity", `${out("step_intensity", e.step_intensity,
+        pyFormat(e.step_intensity, ",.1f"))} FLOP/B; the chip's ridge is at ${out(
+        "ops_per_byte", e.ops_per_byte, pyFormat(e.ops_per_byte, ",.0f"))}`],
+      ["critical batch size", e.critical_batch_size === null
+        ? out("critical_batch_size", "", "none: never compute-bound at this context")
+        : out("critical_batch_size", e.critical_batch_size,
+          pyFormat(e.critical_batch_size, ",.0f"))],
+      ["memory", `${out("memory_required_bytes", e.memory_required_bytes,
+        pyFormat(e.memory_required_bytes / GiB, ",.2f"))} GiB of ${pyFormat(e.capacity / GiB,
+        ",.0f")} GiB: ${e.fits ? "fits" : "does <strong>not</strong> fit"}`],
+      ["most sequences at this context", out("max_batch", e.max_batch,
+        pyFormat(e.max_batch, ","))],
+      ["longest context at this batch", e.max_context === null
+        ? out("max_context", "", "unbounded (every attention layer windowed)")
+        : `${out("max_context", e.max_context, pyFormat(e.max_context, ","))} tokens`],
+    ];
+    const table = h("table", {class: "lla-summary"});
+    const tbody = h("tbody");
+    for (const [k, v] of rows) {
+      const tr = h("tr", {"data-row": k.replace(/<[^>]+>/g, "")});
+      tr.append(h("th", {scope: "row", html: k}), h("td", {html: v}));
+      tbody.appendChild(tr);
+    }
+    table.appendChild(tbody);
+    box.appendChild(table);
+  };
+
+  // ---- the widgets -------------------------------------------------------------------------
+  const ALL = ["model", "chip", "weights", "kv", "context", "batch"];
+  const WIDGETS = {
+    puzzle: {
+      title: "A model on a chip: the bound on tokens per second",
+      controls: ["model", "chip", "weights", "context"],
+      show: ["decode_tokens_per_second", "compute_tokens_per_second", "bound",
+        "decode_bytes_per_token", "decode_memory_seconds", "decode_compute_seconds", "fits"],
+      plots: ["bytes"],
+      defaults: {model: "llama-7b", chip: "m2", weights: "q4_0", kv: "fp16", context: 1,
+        batch: 1},
+    },
+    "kv-cache": {
+      title: "The KV cache: context, batch, precision and grouped-query heads",
+      controls: ["model", "chip", "kv", "context", "batch", "group"],
+      show: ["kv_cache_bytes_per_token", "kv_cache_bytes", "kv_cache_bytes_full_storage",
+        "weight_bytes", "memory_required_bytes", "fits", "max_batch", "max_context"],
+      plots: ["kv"],
+      defaults: {model: "llama-3-8b", chip: "a100-80gb-sxm", weights: "", kv: "fp16",
+        context: 4096, batch: 1},
+    },
+    roofline: {
+      title: "The decode step on the roofline",
+      controls: ALL,
+      show: ["step_intensity", "ops_per_byte", "bound", "decode_seconds_per_token",
+        "attained_flops", "critical_batch_size", "throughput_tokens_per_second"],
+      plots: ["roofline"],
+      defaults: {model: "mistral-7b", chip: "h100-sxm", weights: "fp16", kv: "fp16",
+        context: 1024, batch: 1},
+    },
+    batching: {
+      title: "Batching: time per step and throughput",
+      controls: ALL,
+      show: ["decode_seconds_per_token", "decode_tokens_per_second",
+        "throughput_tokens_per_second", "bound", "critical_batch_size", "max_batch",
+        "decode_step_bytes"],
+      plots: ["batching"],
+      defaults: {model: "llama-3-8b", chip: "h100-sxm", weights: "fp16", kv: "fp16",
+        context: 4096, batch: 64},
+    },
+    explorer: {
+      title: "Explorer: any model on any chip",
+      controls: ALL,
+      show: [],
+      plots: ["summary", "bytes", "roofline"],
+      defaults: {model: "llama-3-8b", chip: "rtx-4090", weights: "fp16", kv: "fp16",
+        context: 4096, batch: 1},
+    },
+    estimate: {
+      title: "",
+      controls: ALL,
+      show: ["decode_seconds_per_token", "decode_tokens_per_second",
+        "throughput_tokens_per_second", "bound"],
+      plots: [],
+      defaults: {model: "llama-3-8b", chip: "h100-sxm", weights: "fp16", kv: "fp16",
+        context: 4096, batch: 1},
+    },
+  };
+
+  const list = (s) => String(s).split(",").map((x) => x.trim()).filter(Boolean);
+
+  function options(el, spec) {
+    const d = el.dataset;
+    const o = {...spec.defaults};
+    for (const k of ["model", "chip", "weights", "kv"]) if (k in d) o[k] = d[k];
+    for (const k of ["context", "batch"]) if (k in d) o[k] = parseInt(d[k], 10);
+    return {
+      state: o,
+      controls: "controls" in d ? list(d.controls) : spec.controls,
+      show: "show" in d ? list(d.show) : spec.show,
+      plots: "plots" in d ? list(d.plots) : spec.plots,
+      title: "title" in d ? d.title : spec.title,
+    };
+  }
+
+  function mount(el) {
+    if (el.dataset.llmMounted) return;
+    const name = el.dataset.llmWidget;
+    const spec = WIDGETS[name];
+    if (!spec) {
+      el.textContent = `unknown widget "${name}" (known: ${Object.keys(WIDGETS).join(", ")})`;
+      console.warn(`llm-arithmetic: unknown widget ${name}`);
+      return;
+    }
+    el.dataset.llmMounted = "1";
+    const opt = options(el, spec);
+    for (const k of opt.show) {
+      if (!(k in OUTPUTS)) throw new Error(`llm-arithmetic: unknown output ${k}`);
+    }
+    for (const k of opt.plots) {
+      if (!(k in VIEWS)) throw new Error(`llm-arithmetic: unknown plot ${k}`);
+    }
+    const state = opt.state;
+    const start = CATALOG.models[state.model] || CATALOG.models["llama-3-8b"];
+    state.customModel = firstParts(start);
+    const startChip = CATALOG.hardware[state.chip] || CATALOG.hardware["h100-sxm"];
+    state.customChip = {bandwidth_gbps: startChip.bandwidth / 1e9,
+      peak_tflops: chipPeak(startChip, "fp16") / 1e12, capacity_gb: startChip.capacity / 1e9};
+    const ownGroup = () => {
+      const m = state.model === "custom" ? null : CATALOG.models[state.model];
+      const heads = m ? Stack.uniformHeads(m) : null;
+      return heads ? heads.n_heads / heads.n_kv_heads : 0;
+    };
+    state.group = opt.controls.includes("group") ? ownGroup() : 0;
+
+    el.innerHTML = "";
+    el.classList.add("llm-widget", "lla-root");
+    if (opt.title) el.appendChild(h("p", {class: "lla-title", text: opt.title}));
+    const controls = h("div", {class: "lla-controls"});
+    el.appendChild(controls);
+    const message = h("p", {class: "lla-message", role: "status"});
+    const numbers = h("dl", {class: "lla-numbers"});
+    const views = h("div", {class: "lla-views"});
+    const outs = {};
+    for (const k of opt.show) {
+      const o = OUTPUTS[k];
+      const node = h("output", {"data-key": k});
+      outs[k] = node;
+      numbers.appendChild(h("div", {class: "lla-number"}, [h("dt", {text: o.label}),
+        h("dd", {}, [node, o.unit && !o.text ? h("span", {class: "lla-unit",
+          text: ` ${o.unit}`}) : null])]));
+    }
+    const live = h("div", {class: "lla-live", "aria-live": "polite"}, [message,
+      opt.show.length ? numbers : null]);
+    el.append(live, views);
+
+    const sync = [];
+    let customModelBox = null;
+    let customChipBox = null;
+    let groupSel = null;
+    let groupNote = null;
+
+    function render() {
+      const r = compute(state);
+      el.dataset.state = JSON.stringify({model: state.model, chip: state.chip,
+        weights: state.weights || null, kv: state.kv, context: state.context,
+        batch: state.batch, group: state.group || null,
+        custom_model: state.model === "custom" ? state.customModel : null,
+        custom_chip: state.chip === "custom" ? state.customChip : null});
+      const notes = [...r.problems];
+      if (r.est && r.model.trained_context && state.context > r.model.trained_context) {
+        notes.push(`${fmtExact(state.context)} tokens is beyond the ${fmtExact(
+          r.model.trained_context)} the model was trained for.`);
+      }
+      message.textContent = notes.join(" ");
+      message.classList.toggle("lla-error", r.problems.length > 0);
+      for (const [k, node] of Object.entries(outs)) setOutput(node, k, r.est);
+      views.innerHTML = "";
+      if (!r.est) return;
+      for (const v of opt.plots) {
+        const box = h("div", {class: `lla-view lla-view-${v}`, "data-view": v});
+        views.appendChild(box);
+        VIEWS[v](box, r, state);
+      }
+      el.dispatchEvent(new CustomEvent("llm-widget-update", {detail: r.est}));
+    }
+
+    function refreshGroup() {
+      if (!groupSel) return;
+      groupSel.innerHTML = "";
+      const m = state.model === "custom" ? null : CATALOG.models[state.model];
+      const heads = m ? Stack.uniformHeads(m) : null;
+      groupSel.disabled = !heads;
+      if (!heads) {
+        groupSel.appendChild(h("option", {value: "0", text: "not applicable"}));
+        groupNote.textContent = m && m.layers.some((run) => run.attention && Stack.isMLA(
+          run.attention)) ? "latent attention caches a latent, not KV heads"
+          : "the layers differ in heads, or a custom model (set its KV heads)";
+        state.group = 0;
+        return;
+      }
+      groupNote.textContent = "";
+      for (let g = 1; g <= heads.n_heads; g++) {
+        if (heads.n_heads % g) continue;
+        const kv = heads.n_heads / g;
+        const kind = g === 1 ? "MHA" : kv === 1 ? "MQA" : "GQA";
+        groupSel.appendChild(h("option", {value: g, text: `${g}: ${kv} KV head${
+          kv > 1 ? "s" : ""} (${kind})`}));
+      }
+      groupSel.value = String(state.group);
+    }
+
+    for (const c of opt.controls) {
+      if (c === "model") {
+        const sel = modelSelect(state);
+        controls.appendChild(field("model", sel));
+        customModelBox = h("div", {class: "lla-custom", "data-custom": "model"});
+        for (const [k, label] of CUSTOM_MODEL_FIELDS) {
+          const inp = numberInput({min: 1, step: 1, "data-field": k});
+          inp.value = state.customModel[k];
+          inp.addEventListener("input", () => {
+            state.customModel[k] = Number(inp.value);
+            render();
+          });
+          customModelBox.appendChild(field(label, inp, "lla-small"));
+        }
+        controls.appendChild(customModelBox);
+        sel.addEventListener("change", () => {
+          state.model = sel.value;
+          if (state.model !== "custom") {
+            state.customModel = firstParts(CATALOG.models[state.model]);
+            for (const inp of customModelBox.querySelectorAll("input")) {
+              inp.value = state.customModel[inp.dataset.field];
+            }
+            state.group = opt.controls.includes("group") ? ownGroup() : 0;
+          }
+          customModelBox.hidden = state.model !== "custom";
+          refreshGroup();
+          render();
+        });
+        customModelBox.hidden = state.model !== "custom";
+      } else if (c === "chip") {
+        const sel = chipSelect(state);
+        controls.appendChild(field("chip", sel));
+        customChipBox = h("div", {class: "lla-custom", "data-custom": "chip"});
+        for (const [k, label] of CUSTOM_CHIP_FIELDS) {
+          const inp = numberInput({min: 0, step: "any", "data-field": k, inputmode: "decimal"});
+          inp.value = state.customChip[k];
+          inp.addEventListener("input", () => {
+            state.customChip[k] = Number(inp.value);
+            render();
+          });
+          customChipBox.appendChild(field(label, inp, "lla-small"));
+        }
+        controls.appendChild(customChipBox);
+        sel.addEventListener("change", () => {
+          state.chip = sel.value;
+          customChipBox.hidden = state.chip !== "custom";
+          render();
+        });
+        customChipBox.hidden = state.chip !== "custom";
+      } else if (c === "weights" || c === "kv") {
+        const sel = formatSelect(c, state, c === "weights");
+        controls.appendChild(field(c === "weights" ? "weights" : "KV cache", sel));
+        sel.addEventListener("change", () => {
+          state[c] = sel.value;
+          render();
+        });
+      } else if (c === "context" || c === "batch") {
+        const l = ladder(c, c === "context" ? "context [tokens]" : "batch [sequences]",
+          c === "context" ? CONTEXTS : BATCHES, state);
+        const values = c === "context" ? CONTEXTS : BATCHES;
+        l.slider.addEventListener("input", () => {
+          state[c] = values[Number(l.slider.value)];
+          l.box.value = state[c];
+          l.slider.setAttribute("aria-valuetext", fmtExact(state[c]));
+          render();
+        });
+        l.box.addEventListener("input", () => {
+          const v = Number(l.box.value);
+          state[c] = v;
+          if (Number.isInteger(v) && v >= 1) l.slider.value = values.reduce((best, x, i) =>
+            (Math.abs(Math.log(x) - Math.log(v)) < Math.abs(Math.log(values[best]) - Math.log(v))
+              ? i : best), 0);
+          render();
+        });
+        l.sync();
+        sync.push(l.sync);
+        controls.appendChild(l.wrap);
+      } else if (c === "group") {
+        groupSel = h("select", {"data-control": "group"});
+        groupNote = h("span", {class: "lla-note-inline"});
+        const f = field("query heads per KV head", groupSel);
+        f.appendChild(groupNote);
+        controls.appendChild(f);
+        groupSel.addEventListener("change", () => {
+          state.group = Number(groupSel.value);
+          render();
+        });
+        refreshGroup();
+      } else {
+        throw new Error(`llm-arithmetic: unknown control ${c}`);
+      }
+    }
+    render();
+    // redraw the plots at the new width when the page is resized
+    if (window.ResizeObserver) {
+      let lastWidth = views.clientWidth;
+      new ResizeObserver(() => {
+        if (Math.abs(views.clientWidth - lastWidth) > 8) {
+          lastWidth = views.clientWidth;
+          render();
+        }
+      }).observe(views);
+    }
+  }
+
+  function mountAll() {
+    document.querySelectorAll("[data-llm-widget]").forEach((el) => {
+      try {
+        mount(el);
+      } catch (err) {
+        el.textContent = `This widget failed: ${err.message}`;
+        throw err;
+      }
+    });
+  }
+
+  return {mount, mountAll, WIDGETS, OUTPUTS, VIEWS, pyFormat, fmt, CONTEXTS, BATCHES, compute};
+})();
+
+// ---- start --------------------------------------------------------------------------------
+(function start() {
+  if (!document.getElementById("llm-arithmetic-css")) {
+    const style = document.createElement("style");
+    style.id = "llm-arithmetic-css";
+    style.textContent = WIDGET_CSS;
+    document.head.appendChild(style);
+  }
+  window.LLMArithmetic = {formulas: F, catalog: CATALOG, stack: Stack,
+    estimate: Estimate.estimate, steps: Estimate.steps, computeChain: Estimate.computeChain,
+    formatBits: Estimate.formatBits, plot: Plot, widgets: UI.WIDGETS, outputs: UI.OUTPUTS,
+    views: UI.VIEWS, pyFormat: UI.pyFormat, mount: UI.mount, mountAll: UI.mountAll};
+  UI.mountAll();
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", UI.mountAll);
+  }
+})();

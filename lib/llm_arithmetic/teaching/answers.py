@@ -1,0 +1,315 @@
+"""The answers of the exercise notebooks: the instructor's copy only.
+
+Each label (``ex-nb-<chapter>-<slug>``) maps to an :class:`Answer`: a function that computes the
+value with the package (no typed result; a typed number is an input the question states), a
+relative tolerance, a unit and a hint about the method. The student edition (``make student``)
+leaves this file out and ships only salted hashes of the answers
+(:func:`llm_arithmetic.teaching.exercises.hash_table`).
+
+The exercises use models, chips and sizes that the chapters do not print results for, so that no
+checked answer can be read off a chapter (tests/test_student_edition.py scans the student edition
+for every answer).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..catalog.formats import bits_per_weight
+from ..catalog.hardware import get_hardware
+from ..catalog.models import get_model
+from ..core.units import GB, GiB
+from ..formulas import flops, memory, params, roofline
+
+__all__ = ["Answer", "ANSWERS"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    compute: Callable[[], float]
+    unit: str
+    hint: str
+    rel_tol: float = 0.01  #: accepted relative error (1% unless stated)
+    question: str = ""
+
+
+def _est(model: str, chip: str | None = None, **kw: Any):
+    from ..estimate import estimate
+
+    return estimate(get_model(model), hardware=get_hardware(chip) if chip else None, **kw)
+
+
+def _weights(model: str, fmt: str, read: bool = False) -> Any:
+    m = get_model(model)
+    return memory.weight_bytes(n_params=m.decode_read_params if read else m.total_params,
+                               bits_weight=bits_per_weight(fmt))
+
+
+def _step_args(model: str, chip: str, fmt: str = "fp16") -> dict[str, Any]:
+    m, h = get_model(model), get_hardware(chip)
+    return dict(weight_bytes=_weights(model, fmt, read=True), kv_bytes_token=m.kv_bytes_per_token(),
+                matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
+                d_head=m.d_head, bandwidth=h.bandwidth, peak_flops=h.peak("fp16"))
+
+
+def _ratio_pct(part: float, whole: float) -> float:
+    return 100 * part / whole
+
+
+ANSWERS: dict[str, Answer] = {
+    # ---- chapter 1: the puzzle (Qwen3 8B on an M4 Pro) ------------------------------------------
+    "ex-nb-puzzle-qwen3-bytes": Answer(
+        lambda: _est("qwen3-8b", weights="q8_0", context=1).decode_bytes_per_token / GB, "GB",
+        "the weights used in matrix products and one row of the embedding table, at 8.5 bits "
+        "each, plus the 16-bit cache of one token; 1 GB is 10^9 bytes",
+        question="bytes one decode step of Qwen3 8B in Q8_0 reads"),
+    "ex-nb-puzzle-m4pro-bound": Answer(
+        lambda: _est("qwen3-8b", "m4-pro", weights="q8_0", context=1).decode_tokens_per_second,
+        "tokens/s", "tokens/s <= bandwidth / bytes read per token, unless the compute time of a "
+        "step is longer", question="Qwen3 8B in Q8_0 on an M4 Pro, batch 1"),
+    "ex-nb-puzzle-m4pro-compute": Answer(
+        lambda: get_hardware("m4-pro").peak("fp16")
+        / _est("qwen3-8b", weights="q8_0", context=1).decode_flops_per_token, "tokens/s",
+        "peak FLOP/s divided by the FLOPs of one token: 2 per weight in a matrix product, plus "
+        "attention over a one-token context", question="Qwen3 8B on an M4 Pro if arithmetic "
+        "were the limit"),
+    "ex-nb-puzzle-5090-ratio": Answer(
+        lambda: (_est("qwen3-8b", "rtx-5090", weights="q8_0", context=1).decode_tokens_per_second
+                 / _est("qwen3-8b", "m4-pro", weights="q8_0", context=1).decode_tokens_per_second),
+        "x", "both are memory-bound at batch 1, so the ratio of the bounds is a ratio of two "
+        "catalog figures", question="RTX 5090 / M4 Pro"),
+    "ex-nb-puzzle-long-context": Answer(
+        lambda: _est("qwen3-8b", "m4-pro", weights="q8_0",
+                     context=12_000).decode_tokens_per_second, "tokens/s",
+        "add the bytes of 12,000 tokens of 16-bit cache to the weights a step reads",
+        question="Qwen3 8B in Q8_0 on an M4 Pro at 12,000 tokens"),
+    # ---- chapter 2: spec sheets -------------------------------------------------------------------
+    "ex-nb-specs-l40s-fp8": Answer(
+        lambda: get_hardware("l40s").ops_per_byte("fp8"), "FLOP/B",
+        "a 'with sparsity' figure is twice the dense rate; divide the dense rate by the "
+        "bandwidth, both in base units", question="L40S ops:byte at dense fp8"),
+    "ex-nb-specs-b200-fp4": Answer(
+        lambda: get_hardware("b200").ops_per_byte("fp4"), "FLOP/B",
+        "the dense fp4 rate (not the sparse one) in FLOP/s over the bandwidth in B/s",
+        question="B200 ops:byte at dense fp4"),
+    "ex-nb-specs-b200-gb": Answer(
+        lambda: get_hardware("b200").capacity / GB, "GB",
+        "HBM comes in binary sizes: the card holds 180 GiB; convert GiB (2^30 B) to GB (10^9 B)",
+        question="B200 capacity in decimal GB"),
+    "ex-nb-specs-h200-gibs": Answer(
+        lambda: get_hardware("h200").bandwidth / GiB, "GiB/s",
+        "a bandwidth in TB/s is decimal: 10^12 B/s; divide by 2^30 for GiB/s",
+        question="H200 bandwidth in GiB/s"),
+    "ex-nb-specs-mi325x-sweep": Answer(
+        lambda: 1e3 * get_hardware("mi325x").capacity / get_hardware("mi325x").bandwidth, "ms",
+        "capacity in bytes (binary) over bandwidth in bytes per second (decimal)",
+        question="time to read all of an MI325X's memory once"),
+    # ---- chapter 3: parameters --------------------------------------------------------------------
+    "ex-nb-params-hypothetical": Answer(
+        lambda: params.total_params(n_vocab=65_536, d_model=3072, n_layers=28, n_heads=24,
+                                    n_kv_heads=8, d_head=128, d_ff=8192, n_mlp_mats=3, tied=0),
+        "params", "embedding table, per block the four attention matrices (K and V are narrower "
+        "with 8 key/value heads), three MLP matrices and two norm vectors, then a final norm and "
+        "an untied head", rel_tol=0.0, question="exact count of a hypothetical model"),
+    "ex-nb-params-gpt-solve-d": Answer(
+        lambda: _solve_gpt_width(), "", "solve 12 L d^2 + V d = P for the positive d",
+        rel_tol=0.001, question="d_model of a 30-billion GPT-style model with 48 layers"),
+    "ex-nb-params-mixtral-top3": Answer(
+        lambda: get_model("mixtral-8x22b").with_(n_active_experts=3).active_params / 1e9,
+        "billion", "one more expert per block is one more MLP of 3 d d_ff weights in each of the "
+        "blocks; attention, embeddings and router are always used", rel_tol=0.001,
+        question="active parameters of Mixtral 8x22B with 3 of 8 experts"),
+    "ex-nb-params-gemma1b-embedding": Answer(
+        lambda: _ratio_pct(get_model("gemma-3-1b").n_vocab * get_model("gemma-3-1b").d_model,
+                           get_model("gemma-3-1b").total_params), "%",
+        "one V x d table (the head is tied to it) over all the parameters",
+        question="share of the embedding table in Gemma 3 1B"),
+    # ---- chapter 4: KV cache ----------------------------------------------------------------------
+    "ex-nb-kv-qwen3-batch": Answer(
+        lambda: memory.kv_cache_bytes(n_layers=36, n_kv_heads=8, d_head=128, context=6000,
+                                      batch=12, bits_kv=8) / GB, "GB",
+        "count keys and values in every layer, at 1 byte each, for every token of every sequence",
+        question="8-bit cache of 12 Qwen3 8B sequences of 6,000 tokens"),
+    "ex-nb-kv-falcon-mqa": Answer(
+        lambda: get_model("falcon-7b").kv_bytes_per_token() * 10_000 / 1e6, "MB",
+        "multi-query attention keeps one key/value head of width 64 per layer",
+        question="Falcon 7B's cache for 10,000 tokens"),
+    "ex-nb-kv-gemma3-window": Answer(
+        lambda: _est("gemma-3-4b", context=32_768).kv_cache_bytes / GiB, "GiB",
+        "a sliding-window layer keeps only its last 1024 positions; a global layer keeps all",
+        question="Gemma 3 4B's cache at 32,768 tokens"),
+    "ex-nb-kv-nemo-context": Answer(
+        lambda: memory.max_context(capacity=get_hardware("l40s").capacity,
+                                   weight_bytes=_weights("mistral-nemo-12b", "fp16"),
+                                   kv_bytes_token=get_model("mistral-nemo-12b").kv_bytes_per_token(),
+                                   batch=8), "tokens",
+        "capacity = weights + B S kappa; solve for S and round down", rel_tol=0.0,
+        question="longest context of 8 Mistral NeMo sequences on an L40S"),
+    # ---- chapter 5: FLOPs and intensity ------------------------------------------------------------
+    "ex-nb-flops-prefill-qwen3": Answer(
+        lambda: flops.prefill_flops(matmul_params=get_model("qwen3-8b").matmul_params,
+                                    n_layers=36, n_heads=32, d_head=128, prompt=3500) / 1e12,
+        "TFLOP", "2 FLOPs per matrix weight per prompt token, plus causal attention: token i "
+        "attends to i positions", question="prefill FLOPs of 3,500 tokens of Qwen3 8B"),
+    "ex-nb-flops-attn-share": Answer(
+        lambda: _ratio_pct(4 * 32 * 32 * 128 * 100_000,
+                           _est("llama-3.1-8b", context=100_000).decode_flops_per_token), "%",
+        "attention does 4 H d_head FLOPs per cached token in each layer; divide by all the FLOPs "
+        "of the token", question="attention's share of a Llama 3.1 8B token at 100,000 tokens"),
+    "ex-nb-flops-solve-n": Answer(
+        lambda: _solve_matmul_n(5120, "l40s"), "vectors",
+        "set the intensity 2MKn / (b/8 (MK + Kn + Mn)) equal to the chip's dense fp16 ops:byte "
+        "ratio and solve for n", rel_tol=0.001,
+        question="n at which a 5120^2 fp16 product reaches the L40S ridge"),
+    "ex-nb-flops-olmo-token": Answer(
+        lambda: _est("olmo-2-7b", context=4096).decode_flops_per_token / 1e9, "GFLOP",
+        "2 FLOPs per matrix weight, plus attention: 4 H d_head per cached token in every layer",
+        rel_tol=0.005, question="FLOPs of one OLMo 2 7B token at 4096 tokens"),
+    # ---- chapter 6: roofline ----------------------------------------------------------------------
+    "ex-nb-roofline-l40s-step": Answer(
+        lambda: 1e3 * _est("qwen3-8b", "l40s", context=2048).decode_seconds_per_token, "ms",
+        "the larger of bytes / bandwidth and FLOPs / peak; the bytes are the weights read plus "
+        "2048 tokens of cache", question="decode step of Qwen3 8B on an L40S at 2048 tokens"),
+    "ex-nb-roofline-solve-batch": Answer(
+        lambda: _est("mistral-nemo-12b", "h100-pcie", context=1).critical_batch_size,
+        "sequences", "set the memory time of a step equal to its compute time and solve for B",
+        rel_tol=0.01, question="critical batch of Mistral NeMo 12B on an H100 PCIe"),
+    "ex-nb-roofline-l40s-prefill": Answer(
+        lambda: 1e3 * roofline.prefill_time(prompt=1800, **_step_args("qwen3-8b", "l40s")), "ms",
+        "a prefill reads the weights once but does the matrix FLOPs of every prompt token: "
+        "compare both times", question="prefill of 1,800 tokens of Qwen3 8B on an L40S"),
+    "ex-nb-roofline-l40s-request": Answer(
+        lambda: roofline.generation_time(prompt=1800, generated=400,
+                                         **_step_args("qwen3-8b", "l40s")), "s",
+        "the prefill, then 400 decode steps at the mean context", question="whole request"),
+    "ex-nb-roofline-solve-context": Answer(
+        lambda: roofline.critical_context(**{k: v for k, v in _step_args("qwen3-8b", "h100-pcie").items()
+                                             if k != "weight_bytes"}), "tokens",
+        "the critical batch is infinite where its denominator vanishes: solve that for S",
+        rel_tol=0.01, question="S-dagger of Qwen3 8B on an H100 PCIe"),
+    # ---- chapter 7: quantization --------------------------------------------------------------------
+    "ex-nb-quant-block48": Answer(
+        lambda: (48 * 3 + 16) / 48, "bits", "count every bit of one block (weights and scale) and "
+        "divide by the weights in it", rel_tol=0.001,
+        question="bits per weight of 3-bit blocks of 48 with an fp16 scale"),
+    "ex-nb-quant-nemo-q5": Answer(
+        lambda: _weights("mistral-nemo-12b", "q5_0") / GiB, "GiB",
+        "all the parameters at 5.5 bits, / 8, then divide by 2^30",
+        question="Mistral NeMo 12B in Q5_0"),
+    "ex-nb-quant-l4-ratio": Answer(
+        lambda: (_est("qwen3-8b", "l4", weights="q4_0", context=4096).decode_tokens_per_second
+                 / _est("qwen3-8b", "l4", weights="q8_0", context=4096).decode_tokens_per_second),
+        "x", "the cache bytes do not shrink with the weights: compare the whole bytes of each step",
+        question="Q4_0 / Q8_0 speed of Qwen3 8B on an L4 at 4096 tokens"),
+    "ex-nb-quant-4080-context": Answer(
+        lambda: memory.max_context(capacity=get_hardware("rtx-4080").capacity,
+                                   weight_bytes=_weights("qwen3-8b", "q4_0"),
+                                   kv_bytes_token=get_model("qwen3-8b").kv_bytes_per_token(bits_kv=8)),
+        "tokens", "capacity = weights + S kappa with kappa at 8 bits; solve for S and round down",
+        rel_tol=0.0, question="longest context of Qwen3 8B Q4_0 with an 8-bit cache on a 4080"),
+    # ---- chapter 8: after GQA (latent attention, windows, state-space layers, experts) --------
+    "ex-nb-modern-mla-token-fp8": Answer(
+        lambda: get_model("deepseek-v2.5").n_layers * memory.mla_kv_layer_bytes(
+            kv_lora_rank=get_model("deepseek-v2.5").layers[-1].attention.kv_lora_rank,
+            d_rope=get_model("deepseek-v2.5").layers[-1].attention.d_rope, bits_kv=8),
+        "B", "per layer the latent (kv_lora_rank) and the rotary key (qk_rope_head_dim), one byte "
+        "each and no per-head keys; times the layers", rel_tol=0.0,
+        question="DeepSeek-V2.5's cache per token at 8 bits"),
+    "ex-nb-modern-v25-100k": Answer(
+        lambda: get_model("deepseek-v2.5").kv_cache_bytes(100_000) / GiB, "GiB",
+        "bytes per layer and token, times 60 layers, times the tokens, divided by 2^30",
+        question="DeepSeek-V2.5's cache for one sequence of 100,000 tokens"),
+    "ex-nb-modern-gemma1b-stored": Answer(
+        lambda: get_model("gemma-3-1b").kv_cache_bytes(100_000) / GiB, "GiB",
+        "the 4 global layers keep every token, the 22 sliding layers only the last 512",
+        question="Gemma 3 1B's cache at 100,000 tokens, windows applied"),
+    "ex-nb-modern-nemotron-24": Answer(
+        lambda: 24 * get_model("nemotron-h-56b").state_bytes(16) / GB, "GB",
+        "per Mamba-2 layer: d_inner x d_state for the recurrence plus (d_inner + 2 n_groups "
+        "d_state) x (conv_kernel - 1) for the convolution, 2 bytes each, times the 54 layers and "
+        "the 24 sequences", question="the state-space state of 24 Nemotron-H 56B sequences"),
+    "ex-nb-modern-experts-20": Answer(
+        lambda: get_model("qwen3-235b-a22b").experts_read(20), "experts",
+        "E (1 - (1 - k/E)^B): the expected number of experts that at least one of the B tokens "
+        "chooses", rel_tol=0.001,
+        question="experts per MoE layer that a step of 20 tokens reads in Qwen3 235B-A22B"),
+    # ---- chapter 9: batching ---------------------------------------------------------------------
+    "ex-nb-batch-l40s-fit": Answer(
+        lambda: memory.max_batch(capacity=get_hardware("l40s").capacity,
+                                 weight_bytes=_weights("qwen3-8b", "fp16"),
+                                 kv_bytes_token=get_model("qwen3-8b").kv_bytes_per_token(),
+                                 context=1280, overhead=get_hardware("l40s").capacity // 10),
+        "sequences", "(capacity - reserve - weights) / (cache bytes per token x context), "
+        "rounded down", rel_tol=0.0, question="1280-token Qwen3 8B sequences on an L40S"),
+    "ex-nb-batch-l40s-rate": Answer(
+        lambda: _est("qwen3-8b", "l40s", context=8192, batch=14).throughput_tokens_per_second,
+        "tokens/s", "one step serves all 14 sequences: it reads the weights once and 14 caches",
+        question="aggregate rate of 14 Qwen3 8B streams on an L40S"),
+    "ex-nb-batch-solve-ceiling": Answer(
+        lambda: get_hardware("h200").bandwidth
+        / (get_model("mistral-nemo-12b").kv_bytes_per_token() * 16_384), "tokens/s",
+        "take the limit of B / step time as B grows: the weights' share vanishes",
+        question="aggregate ceiling of Mistral NeMo on an H200 at 16,384 tokens"),
+    "ex-nb-batch-l40s-cost": Answer(
+        lambda: 0.9 / 3600 / _est("qwen3-8b", "l40s", context=8192,
+                                  batch=14).throughput_tokens_per_second * 1e6, "dollars",
+        "price per second divided by tokens per second, times a million", question="cost"),
+    "ex-nb-batch-qwen-moe-experts": Answer(
+        lambda: float(params.experts_read(n_experts=128, n_active_experts=8, batch=20)), "experts",
+        "E (1 - (1 - k/E)^B) with E = 128, k = 8", rel_tol=0.001,
+        question="experts of a Qwen3-30B-A3B layer a batch of 20 reads"),
+    # ---- chapter 15: case studies ----------------------------------------------------------------
+    "ex-nb-cases-epyc-70b": Answer(
+        lambda: _est("llama-3.1-70b", "epyc-9755", weights="q8_0",
+                     context=4096).decode_tokens_per_second, "tokens/s",
+        "the weights read at 8.5 bits plus 4096 tokens of 16-bit cache, over the bandwidth; "
+        "check that the CPU's fp32 peak is not the limit", question="Llama 3.1 70B Q8_0 on an "
+        "EPYC 9755"),
+    "ex-nb-cases-deepseek-gib": Answer(
+        lambda: _weights("deepseek-v3", "q4_0") / GiB, "GiB",
+        "all the parameters (every expert) at 4.5 bits", question="DeepSeek-V3 in Q4_0"),
+    "ex-nb-cases-deepseek-tps": Answer(
+        lambda: _est("deepseek-v3", "m3-ultra", weights="q4_0",
+                     context=1).decode_tokens_per_second, "tokens/s",
+        "a step reads only the active experts (and one embedding row), at 4.5 bits",
+        question="DeepSeek-V3 Q4_0 on an M3 Ultra, batch 1"),
+    "ex-nb-cases-5090-moe": Answer(
+        lambda: _est("qwen3-30b-a3b", "rtx-5090", weights="q4_0",
+                     context=1).decode_tokens_per_second, "tokens/s",
+        "only 8 of 128 experts per layer are read at batch 1",
+        question="Qwen3-30B-A3B Q4_0 on an RTX 5090, batch 1"),
+    # ---- chapter 16: common mistakes -------------------------------------------------------------
+    "ex-nb-mistakes-t4-critical": Answer(
+        lambda: _est("phi-3-mini", "t4", context=1).critical_batch_size, "sequences",
+        "use the dense fp16 rate and the bandwidth in base units, and the weights a step reads",
+        question="critical batch of Phi-3 mini on a T4"),
+    "ex-nb-mistakes-mha-qwen": Answer(
+        lambda: memory.kv_cache_bytes(n_layers=36, n_kv_heads=32, d_head=128,
+                                      context=50_000) / GiB, "GiB",
+        "the calculator uses all 32 query heads as key/value heads",
+        question="what a GQA-blind calculator reports for Qwen3 8B at 50,000 tokens"),
+    "ex-nb-mistakes-moe-qwen": Answer(
+        lambda: get_model("phi-3.5-moe").total_params / get_model("phi-3.5-moe").decode_read_params,
+        "x", "a step reads the active experts only, and one row of the embedding table",
+        rel_tol=0.005, question="overstatement of Phi-3.5-MoE's bytes per token"),
+    "ex-nb-mistakes-tib": Answer(
+        lambda: 1e3 * _est("qwen3-8b", context=1).decode_bytes_per_token
+        / (get_hardware("h100-sxm").bandwidth / 1e12 * 2**40), "ms",
+        "the calculator divides the bytes of a step by 3.35 x 2^40 B/s instead of 3.35 x 10^12",
+        question="the step time a calculator gets by reading TB/s as TiB/s"),
+}
+
+
+def _solve_gpt_width() -> float:
+    """Positive root of 12 L d^2 + V d = P (the quadratic formula, a second derivation)."""
+    L, V, P = 48, 50_000, 3 * 10**10
+    a, b, c = 12 * L, V, -P
+    return (-b + (b * b - 4 * a * c) ** 0.5) / (2 * a)
+
+
+def _solve_matmul_n(size: int, chip: str) -> float:
+    """n with 2 M K n / (2 (M K + K n + M n)) = ridge, for M = K = size at 16 bits (by hand)."""
+    r = get_hardware(chip).ops_per_byte("fp16")
+    mk, m_plus_k = size * size, 2 * size
+    # M K n = r (M K + (M + K) n)  =>  n = r M K / (M K - r (M + K))
+    return r * mk / (mk - r * m_plus_k)

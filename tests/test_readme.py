@@ -1,0 +1,46 @@
+"""The README's examples run: every `llm-arithmetic` command of its console block (the one that
+reads the network excepted) exits 0, and its Python block runs, on a vendored config.json."""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf8")
+CONFIG = REPO / "lib" / "llm_arithmetic" / "catalog" / "data" / "models" / "qwen3-8b" / "config.json"
+
+
+def blocks(lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", README, re.M | re.S)
+
+
+def commands() -> list[str]:
+    text = "\n".join(blocks("console")).replace("\\\n", " ")
+    found = [line[2:].split("#")[0].strip() for line in text.splitlines() if line.startswith("$ ")]
+    return [c for c in found if c.startswith("llm-arithmetic ")]
+
+
+def test_the_readme_has_examples():
+    assert len(commands()) >= 8 and blocks("python")
+
+
+@pytest.mark.parametrize("command", commands())
+def test_console_example_runs(command):
+    argv = [str(CONFIG) if a == "path/to/config.json" else a for a in shlex.split(command)[1:]]
+    r = subprocess.run([sys.executable, "-m", "llm_arithmetic", *argv], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, f"README: `{command}` failed: {r.stderr}"
+    assert r.stdout.strip()
+
+
+def test_python_example_runs(capsys, monkeypatch):
+    monkeypatch.chdir(CONFIG.parent)  # the example reads "config.json"
+    for block in blocks("python"):
+        exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "\\kappa" in out

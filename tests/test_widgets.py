@@ -1,0 +1,473 @@
+"""The book's JavaScript against the Python package, in Chromium, without the built book.
+
+``widgets.js`` (llm_arithmetic.book.export.bundle_source: the generated formulas, the catalogs
+as JSON, the stack sums, the estimate and the widgets) is loaded into one blank page of Debian's
+Chromium (driven by Playwright, as tests/test_browser.py), and:
+
+* every registered formula, on 1,000 random admissible argument sets (tests/test_formulas.py's
+  draws, as float64), equals the Python numeric function to 1e-12 relative: one page
+  evaluation per formula; infinities must agree exactly and the drawn domain must give no NaN;
+  the defaults the page's functions fill in are the Python function's;
+* every stack-level count of every catalog model (parameters, bytes read at several batches,
+  the KV cache at several contexts with windows and latent attention, FLOPs, the bytes'
+  breakdown) equals catalog/model.py's, and the page's estimate() equals
+  llm_arithmetic.estimate for every catalog model on several chips, formats, contexts and
+  batches (critical batch, fits, longest context included), and its sweep equals sweep();
+* the widgets the page defines are those the export module lists, and the notebooks' widget
+  cells name only those.
+
+The pages themselves (controls, plots, offline use) are checked in tests/test_browser.py.
+Needs /usr/bin/chromium (skipped without it, a failure under REQUIRE_BROWSER=1).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import time
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO, skip_or_fail
+from llm_arithmetic import estimate, numeric, sweep
+from llm_arithmetic.book import export
+from llm_arithmetic.catalog.formats import bits_per_weight
+from llm_arithmetic.catalog.models import CATALOG
+from llm_arithmetic.core.registry import all_formulas
+from llm_arithmetic.estimate import ContextWarning
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
+]
+FORMULAS = all_formulas()
+N_DRAWS = 1000
+REL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def page(book_report):
+    """A blank page with widgets.js loaded (no network: every request is refused)."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
+                     "(`sudo apt-get install chromium`); never `playwright install`")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("the playwright package is missing: `make venv` installs it")
+    started = time.monotonic()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=CHROMIUM_FLAGS)
+        pg = browser.new_page()
+        pg.route("**/*", lambda route: route.abort())
+        errors = []
+        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.set_content("<!doctype html><html><head></head><body></body></html>")
+        pg.add_script_tag(content=export.bundle_source())
+        assert pg.evaluate("typeof window.LLMArithmetic") == "object", errors
+        pg.errors = errors
+        try:
+            yield pg
+        finally:
+            browser.close()
+    book_report.append(f"widgets: formulas, stacks and estimates checked in Chromium in "
+                       f"{time.monotonic() - started:.1f} s")
+
+
+# ---- every formula ------------------------------------------------------------------------
+def _draws(f, n):
+    from test_formulas import _args  # the admissible draws of the symbolic == numeric test
+
+    rng = random.Random("js" + f.name)
+    out = []
+    for _ in range(n):
+        out.append({k: float(v) for k, v in _args(f, rng).items()})
+    return out
+
+
+# Arguments go in, and results come out, as one JSON text (columns of numbers): Playwright's
+# value-by-value serialization of 1,000 argument objects costs far more than the evaluation.
+EVAL_FORMULA = """
+(text) => {
+  const [name, columns, partial] = JSON.parse(text);
+  const f = window.LLMArithmetic.formulas[name];
+  const keys = Object.keys(columns);
+  const n = keys.length ? columns[keys[0]].length : 0;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const a = {};
+    for (const k of keys) a[k] = columns[k][i];
+    out.push(f(a));
+  }
+  const enc = (v) => (Number.isFinite(v) ? v : String(v));
+  return JSON.stringify([out.map(enc), partial.map((a) => enc(f(a)))]);
+}
+"""
+
+
+def evaluate_formula(page, name, draws, partial):
+    """The page's function on each argument set: (values for draws, values for partial)."""
+    columns = {k: [d[k] for d in draws] for k in (draws[0] if draws else {})}
+    got, got_partial = json.loads(page.evaluate(EVAL_FORMULA,
+                                                json.dumps([name, columns, partial])))
+    dec = lambda v: float(v) if isinstance(v, str) else v  # noqa: E731 ("Infinity", "NaN")
+    return [dec(v) for v in got], [dec(v) for v in got_partial]
+
+
+def _close(got, want, rel=REL):
+    if isinstance(want, float) and math.isinf(want):
+        return got == want
+    if want == 0:
+        return abs(got) <= rel
+    return abs(got - want) <= rel * abs(want)
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_formula_in_the_page_equals_python(page, name):
+    f = FORMULAS[name]
+    fn = getattr(numeric, name)
+    draws = _draws(f, N_DRAWS)
+    arrays = {k: np.array([d[k] for d in draws]) for k in f.params}
+    want = np.broadcast_to(np.asarray(fn(**arrays), dtype=float), (N_DRAWS,))
+    assert not np.isnan(want).any(), f"{name}: the drawn domain gives NaN in Python"
+    # defaults: the page's function called without the defaulted arguments
+    partial = [{k: v for k, v in d.items() if k not in f.defaults} for d in draws[:20]]
+    want_partial = [fn(**{**{k: float(v) for k, v in f.defaults.items()}, **p})
+                    for p in partial]
+    got, got_partial = evaluate_formula(page, name, draws, partial)
+    bad = [(i, draws[i], got[i], float(want[i])) for i in range(N_DRAWS)
+           if not _close(got[i], float(want[i]))]
+    assert not bad, (f"{name}: {len(bad)} of {N_DRAWS} differ from Python beyond {REL:g}; "
+                     f"first: args {bad[0][1]}, page {bad[0][2]!r}, python {bad[0][3]!r}")
+    bad = [(p, g, w) for p, g, w in zip(partial, got_partial, want_partial)
+           if not _close(g, float(w))]
+    assert not bad, f"{name}: defaults differ: {bad[0]}"
+
+
+def test_formula_defaults_and_metadata(page):
+    meta = page.evaluate("() => window.LLMArithmetic.formulas.FORMULAS")
+    assert set(meta) == set(FORMULAS)
+    for name, f in FORMULAS.items():
+        assert meta[name]["params"] == list(f.params), name
+        assert {k: float(v) for k, v in meta[name]["defaults"].items()} == \
+            {k: float(v) for k, v in f.defaults.items()}, name
+        assert meta[name]["latex"] == f.latex(), name
+
+
+def test_formulas_are_exact_on_the_exact_path_where_float_is(page):
+    """A second reference: the exact (Fraction) path of the Python function, on the first 50
+    draws of every formula, to 1e-12 (float64 rounding aside, the page computes the value)."""
+    failures = []
+    for name, f in sorted(FORMULAS.items()):
+        fn = getattr(numeric, name)
+        draws = _draws(f, 50)
+        got, _ = evaluate_formula(page, name, draws, [])
+        for d, g in zip(draws, got):
+            exact = fn(**{k: Fraction(v).limit_denominator(1000) if not float(v).is_integer()
+                          else int(v) for k, v in d.items()})
+            if not _close(g, float(exact), 1e-11):
+                failures.append(f"{name}{d}: page {g!r}, exact {float(exact)!r}")
+    assert not failures, f"{len(failures)} differ, e.g. {failures[:3]}"
+
+
+# ---- every catalog model: the stack sums ------------------------------------------------------
+CONTEXTS = [1, 4097, 32768, 131079]  # windows of 4096 and chunks of 8192 full, MLA, Mamba
+BATCHES = [1, 3, 1000]
+PROMPTS = [1, 5003]
+WEIGHT_BITS = [None, 4.5]  # as shipped (gpt-oss's MXFP4 experts), or all at one width
+KV_BITS = [16, 4.5]
+
+STACK_QUERY = """
+([names, contexts, batches, prompts, wbits, kvbits]) => {
+  const L = window.LLMArithmetic, S = L.stack;
+  const out = {};
+  for (const name of names) {
+    const m = L.catalog.models[name];
+    const r = {
+      total_params: S.totalParams(m), active_params: S.activeParams(m),
+      language_model_params: S.languageModelParams(m), matmul_params: S.matmulParams(m),
+      decode_read_params: S.decodeReadParams(m), expert_params: S.expertsParams(m, null, false),
+      embedding_params: S.embeddingParams(m), n_layers: S.nLayers(m),
+      unread_embedding_params: S.unreadEmbeddingParams(m),
+    };
+    for (const b of kvbits) {
+      r[`kv_bytes_per_token/${b}`] = S.kvBytesPerToken(m, b);
+      r[`state_bytes/${b}`] = S.stateBytes(m, b);
+    }
+    for (const w of wbits) r[`weight_bytes/${w}`] = S.weightBytes(m, w);
+    for (const s of contexts) {
+      r[`attended_context/${s}`] = S.attendedContext(m, s);
+      r[`decode_flops_per_token/${s}`] = S.decodeFlopsPerToken(m, s);
+      for (const b of kvbits) {
+        r[`seq_bytes/${s}/${b}`] = S.seqBytes(m, s, b, b);
+        for (const bt of batches) {
+          r[`kv_cache_bytes/${s}/${bt}/${b}`] = S.kvCacheBytes(m, s, bt, b);
+          r[`kv_cache_bytes_full_storage/${s}/${bt}/${b}`] = S.kvCacheBytesFullStorage(m, s, bt, b);
+        }
+      }
+      for (const w of wbits) {
+        for (const [k, v] of S.decodeBytesBreakdown(m, s, w, 8)) r[`breakdown/${s}/${w}/${k}`] = v;
+      }
+    }
+    for (const t of prompts) r[`prefill_flops/${t}`] = S.prefillFlops(m, t);
+    for (const bt of batches) {
+      r[`read_params/${bt}`] = S.readParams(m, bt);
+      r[`experts_read/${bt}`] = S.expertsRead(m, bt);
+      for (const w of wbits) r[`step_weight_bytes/${w}/${bt}`] = S.stepWeightBytes(m, w, bt);
+    }
+    out[name] = r;
+  }
+  return out;
+}
+"""
+
+
+def _fmt_bits(b):
+    """The key the page writes for a bits value (JavaScript's String(x))."""
+    if b is None:
+        return "null"
+    return str(int(b)) if float(b).is_integer() else str(b)
+
+
+def _python_stack(m):
+    r = {"total_params": m.total_params, "active_params": m.active_params,
+         "language_model_params": m.language_model_params, "matmul_params": m.matmul_params,
+         "decode_read_params": m.decode_read_params, "expert_params": m.expert_params,
+         "embedding_params": m.embedding_params, "n_layers": m.n_layers,
+         "unread_embedding_params": m.unread_embedding_params}
+    kv = {b: bits_per_weight(b) for b in KV_BITS}
+    wb = {b: None if b is None else bits_per_weight(b) for b in WEIGHT_BITS}
+    for b in KV_BITS:
+        r[f"kv_bytes_per_token/{_fmt_bits(b)}"] = m.kv_bytes_per_token(kv[b])
+        r[f"state_bytes/{_fmt_bits(b)}"] = m.state_bytes(kv[b])
+    for w in WEIGHT_BITS:
+        r[f"weight_bytes/{_fmt_bits(w)}"] = m.weight_bytes(wb[w])
+    for s in CONTEXTS:
+        r[f"attended_context/{s}"] = m.attended_context(s)
+        r[f"decode_flops_per_token/{s}"] = m.decode_flops_per_token(s)
+        for b in KV_BITS:
+            r[f"seq_bytes/{s}/{_fmt_bits(b)}"] = m.seq_bytes(s, kv[b], kv[b])
+            for bt in BATCHES:
+                r[f"kv_cache_bytes/{s}/{bt}/{_fmt_bits(b)}"] = m.kv_cache_bytes(s, bt, kv[b])
+                r[f"kv_cache_bytes_full_storage/{s}/{bt}/{_fmt_bits(b)}"] = \
+                    m.kv_cache_bytes_full_storage(s, bt, kv[b])
+        for w in WEIGHT_BITS:
+            for k, v in m.decode_bytes_breakdown(s, wb[w], 8).items():
+                r[f"breakdown/{s}/{_fmt_bits(w)}/{k}"] = v
+    for t in PROMPTS:
+        r[f"prefill_flops/{t}"] = m.prefill_flops(t)
+    for bt in BATCHES:
+        r[f"read_params/{bt}"] = m.read_params(bt)
+        r[f"experts_read/{bt}"] = m.experts_read(bt)
+        for w in WEIGHT_BITS:
+            r[f"step_weight_bytes/{_fmt_bits(w)}/{bt}"] = m.step_weight_bytes(wb[w], bt)
+    return r
+
+
+def test_stack_sums_equal_python_for_every_catalog_model(page):
+    names = list(CATALOG)
+    got = page.evaluate(STACK_QUERY, [names, CONTEXTS, BATCHES, PROMPTS,
+                                      [None if w is None else w for w in WEIGHT_BITS], KV_BITS])
+    failures, checked = [], 0
+    for name in names:
+        want = _python_stack(CATALOG[name].model)
+        assert set(got[name]) == set(want), (name, set(got[name]) ^ set(want))
+        for key, w in want.items():
+            checked += 1
+            if not _close(got[name][key], float(w)):
+                failures.append(f"{name} {key}: page {got[name][key]!r}, python {w!r}")
+    assert checked > 4_000
+    assert not failures, f"{len(failures)} of {checked} differ, e.g.:\n" + "\n".join(
+        failures[:10])
+
+
+# ---- estimate() and sweep() ---------------------------------------------------------------------
+CHIPS = ["h100-sxm", "m2", "rtx-4090", "b200", "epyc-9755"]
+SETTINGS = [  # weights, kv, context, batch
+    (None, "fp16", 1, 1), ("fp16", "fp8", 4096, 8), ("q4_0", "q8_0", 32768, 64),
+    ("fp8", "fp16", 1000, 512), ("nvfp4", "fp16", 200, 3),
+]
+NUMERIC_FIELDS = [
+    "bits_weight", "bits_kv", "attended_context", "experts_read", "bandwidth", "peak_flops",
+    "capacity", "params_total", "params_language_model", "params_active", "params_matmul",
+    "params_read_per_token", "weight_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes",
+    "kv_cache_bytes_full_storage", "state_bytes", "decode_bytes_per_token", "decode_step_bytes",
+    "decode_flops_per_token", "decode_memory_seconds", "decode_compute_seconds",
+    "decode_seconds_per_token", "decode_tokens_per_second", "throughput_tokens_per_second",
+    "ops_per_byte", "critical_batch_size", "memory_required_bytes", "max_batch", "max_context",
+    "trained_context"]
+OTHER_FIELDS = ["bound", "compute_precision", "fits", "model", "hardware", "context", "batch"]
+
+ESTIMATE_QUERY = """
+(cases) => cases.map(([name, chip, w, kv, s, b]) => {
+  const L = window.LLMArithmetic;
+  return L.estimate(L.catalog.models[name], L.catalog.hardware[chip],
+                    {weights: w, bits_kv: kv, context: s, batch: b});
+})
+"""
+
+
+def _cases():
+    """Every catalog model on two chips, the chips and settings taking turns."""
+    out = []
+    for i, name in enumerate(CATALOG):
+        for j in (0, 1):
+            chip = CHIPS[(2 * i + j) % len(CHIPS)]
+            w, kv, s, b = SETTINGS[(i + 2 * j) % len(SETTINGS)]
+            out.append([name, chip, w, kv, s, b])
+    return out
+
+
+def test_estimate_in_the_page_equals_python(page):
+    cases = _cases()
+    got = page.evaluate(ESTIMATE_QUERY, cases)
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for case, g in zip(cases, got):
+            name, chip, w, kv, s, b = case
+            e = estimate(name, hardware=chip, weights=w, bits_kv=kv, context=s, batch=b)
+            d = e.as_dict()
+            for k in NUMERIC_FIELDS:
+                want = getattr(e, k)
+                if want is None or (isinstance(want, float) and math.isinf(want)):
+                    if g[k] is not None:
+                        failures.append(f"{case} {k}: page {g[k]!r}, python {want!r}")
+                elif g[k] is None or not _close(g[k], float(want), 1e-9):
+                    failures.append(f"{case} {k}: page {g[k]!r}, python {want!r}")
+            for k in OTHER_FIELDS:
+                if g[k] != d[k]:
+                    failures.append(f"{case} {k}: page {g[k]!r}, python {d[k]!r}")
+    assert len(cases) == 2 * len(CATALOG)
+    assert not failures, f"{len(failures)} differ, e.g.:\n" + "\n".join(failures[:10])
+
+
+def test_custom_numbers_estimate_equals_python(page):
+    """A model built from the classic arguments and a chip given by its figures."""
+    from llm_arithmetic import Model
+
+    arch = dict(n_vocab=50000, d_model=3000, n_layers=30, n_heads=24, n_kv_heads=6,
+                d_head=125, d_ff=9000, n_experts=4, n_active_experts=2)
+    got = page.evaluate(
+        """([arch]) => { const L = window.LLMArithmetic;
+           return L.estimate(L.stack.transformer(arch), null, {weights: "q8_0", bits_kv: "fp8",
+             context: 3000, batch: 16, bandwidth: 800e9, peak_flops: 90e12,
+             capacity: 48000000000}); }""", [arch])
+    e = estimate(Model.transformer(name="custom", **arch), weights="q8_0", bits_kv="fp8",
+                 context=3000, batch=16, bandwidth=800e9, peak_flops=90e12,
+                 capacity=48_000_000_000)
+    for k in NUMERIC_FIELDS:
+        want = getattr(e, k)
+        if want is None:
+            assert got[k] is None, k
+        else:
+            assert _close(got[k], float(want), 1e-9), (k, got[k], want)
+    assert got["bound"] == e.bound and got["fits"] == e.fits
+
+
+def test_steps_equal_sweep(page):
+    batches = [1, 2, 7, 64, 300, 4096]
+    for name, chip, fmt, s in (("mixtral-8x7b", "h100-sxm", "fp16", 4096),
+                               ("gpt-oss-20b", "rtx-4090", "q4_0", 1000),
+                               ("llama-3-8b", "m2", "fp32", 1)):
+        got = page.evaluate(
+            """([name, chip, w, s, batches]) => { const L = window.LLMArithmetic;
+               return L.steps(L.catalog.models[name], L.catalog.hardware[chip],
+                              {weights: w, bits_kv: "fp16", context: s, batches}); }""",
+            [name, chip, fmt, s, batches])
+        sw = sweep(name, hardware=chip, weights=fmt, context=s, batch=batches)
+        for i, g in enumerate(got):
+            for k, arr in (("step_bytes", sw.step_bytes), ("step_flops", sw.step_flops),
+                           ("memory_seconds", sw.memory_seconds),
+                           ("compute_seconds", sw.compute_seconds),
+                           ("seconds", sw.seconds_per_token)):
+                assert _close(g[k], float(arr[0, 0, 0, i]), 1e-12), (name, k, i)
+
+
+# ---- the widgets the page defines ---------------------------------------------------------------
+def test_the_widgets_are_those_the_export_module_lists(page):
+    assert tuple(page.evaluate("() => Object.keys(window.LLMArithmetic.widgets)")) == \
+        export.WIDGETS
+    assert not page.errors, page.errors
+
+
+def widget_cells() -> list[tuple[Path, dict]]:
+    """(notebook, cell) for every Markdown cell that embeds a widget."""
+    out = []
+    for path in sorted((REPO / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "markdown" and "data-llm-widget" in src:
+                out.append((path, cell))
+    return out
+
+
+def test_widget_cells_name_known_widgets_and_load_the_script():
+    cells = widget_cells()
+    assert len(cells) >= 5
+    for path, cell in cells:
+        src = "".join(cell["source"])
+        where = f"{path.relative_to(REPO)} cell {cell.get('id')}"
+        for m in re.finditer(r"<div\b([^>]*)>", src):
+            attrs = dict(re.findall(r'data-([\w-]+)="([^"]*)"', m.group(1)))
+            if "llm-widget" not in attrs:
+                continue
+            assert attrs["llm-widget"] in export.WIDGETS, where
+            unknown = set(attrs) - {"llm-widget"} - set(export.WIDGET_OPTIONS)
+            assert not unknown, f"{where}: unknown options {unknown}"
+        depth = len(path.relative_to(REPO).parts) - 1
+        static = "/".join([".."] * depth + [export.STATIC_DIR])
+        assert f'<script src="{static}/widgets.js"></script>' in src, where
+
+
+def test_export_is_deterministic_and_complete(tmp_path):
+    a = export.bundle_source()
+    assert a == export.bundle_source()
+    for name in FORMULAS:
+        assert re.search(rf"^function {name}\(", a, re.M), name
+    paths = export.write_static(tmp_path)
+    assert sorted(p.name for p in paths) == ["catalog.json", "formulas.js", "widgets.js"]
+    data = json.loads((tmp_path / "catalog.json").read_text(encoding="utf-8"))
+    assert set(data["models"]) == set(CATALOG)
+    with pytest.raises(ValueError, match="export form"):
+        export.formulas_classic_source("export function f() {}\nexport default f;\n")
+
+
+def test_the_generic_widget_takes_its_options_from_the_page(page):
+    """The `estimate` widget, as a serving chapter would embed it: starting inputs, outputs and
+    views from data-* attributes; its numbers and markers are Python's."""
+    from test_browser import READ_WIDGET, check_widget
+
+    page.evaluate("""() => {
+      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="mixtral-8x7b"
+        data-chip="h200" data-weights="fp8" data-kv="fp8" data-context="32768"
+        data-batch="16" data-controls="model,chip,batch" data-plots="batching,kv,roofline"
+        data-show="decode_seconds_per_token,throughput_tokens_per_second,max_batch,fits,
+                   critical_batch_size,kv_cache_bytes,step_intensity"></div>
+        <div data-llm-widget="no-such-widget"></div>`;
+      window.LLMArithmetic.mountAll();
+    }""")
+    el = page.locator('[data-llm-widget="estimate"]')
+    r = el.evaluate(READ_WIDGET)
+    assert r["state"]["model"] == "mixtral-8x7b" and r["state"]["context"] == 32768
+    assert {o["key"] for o in r["outputs"]} == {
+        "decode_seconds_per_token", "throughput_tokens_per_second", "max_batch", "fits",
+        "critical_batch_size", "kv_cache_bytes", "step_intensity"}
+    assert {p["view"] for p in r["points"]} == {"batching", "kv", "roofline"}
+    assert el.evaluate("(el) => [...el.querySelectorAll('[data-control]')]"
+                       ".map((c) => c.dataset.control)") == [
+        "model", "chip", "batch-slider", "batch"]
+    assert not check_widget(r, "estimate widget")
+    assert "unknown widget" in page.locator('[data-llm-widget="no-such-widget"]').inner_text()
+    assert not page.errors, page.errors
