@@ -313,3 +313,90 @@ def _solve_matmul_n(size: int, chip: str) -> float:
     mk, m_plus_k = size * size, 2 * size
     # M K n = r (M K + (M + K) n)  =>  n = r M K / (M K - r (M + K))
     return r * mk / (mk - r * m_plus_k)
+
+
+# ---- chapters 10-14 (issue 15): prefill, parallelism, serving, speculative decoding, cost -----
+def _serving_est(model: str, chip: str, **kw: Any):
+    return _est(model, chip, **kw)
+
+
+def _critical_prompt(model: str, chip: str, weights: str) -> float:
+    from ..formulas import serving
+
+    e = _serving_est(model, chip, weights=weights, prompt=1)
+    m = get_model(model)
+    return float(serving.critical_prompt(
+        weight_bytes=float(m.step_weight_bytes(e.bits_weight, 1)),
+        kv_bytes_token=float(m.kv_bytes_per_token()), matmul_params=m.matmul_params,
+        n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, bandwidth=e.bandwidth,
+        peak_flops=e.peak_flops))
+
+
+def _chunked_bytes(model: str, prompt: int, chunk: int) -> float:
+    from ..formulas import serving
+
+    m = get_model(model)
+    return float(serving.chunked_prefill_bytes(weight_bytes=_weights(model, "fp16", read=True),
+                                               kv_bytes_token=m.kv_bytes_per_token(),
+                                               prompt=prompt, prefill_chunk=chunk))
+
+
+def _parallel(name: str, **kw: Any) -> float:
+    from ..formulas import parallel
+
+    return float(getattr(parallel, name)(**kw))
+
+
+def _serving(name: str, **kw: Any) -> float:
+    from ..formulas import serving
+
+    return float(getattr(serving, name)(**kw))
+
+
+def _little() -> float:
+    from ..lab.serving import load_measurements
+
+    rows = {r.id: r for r in load_measurements()}
+    thr = rows["mlperf51-nebius-h200x8-llama2-70b-server"]
+    tpot = rows["mlperf51-nebius-h200x8-llama2-70b-server-tpot"]
+    return thr.value / thr.dp * tpot.value * 1e-3
+
+
+def _best_draft() -> float:
+    speedups = {k: _serving("speculative_speedup", acceptance=0.9, draft_len=k, draft_cost=0.05)
+                for k in range(1, 33)}
+    return float(max(speedups.values()))
+
+
+_SERVING_ANSWERS: dict[str, Answer] = {
+    # ---- chapter 10: prefill
+    "ex-nb-prefill-flops-70b": Answer(
+        lambda: float(get_model("llama-3.3-70b").prefill_flops(6000)) / 1e12, "TFLOP",
+        "2 FLOPs per matrix weight per prompt token, plus causal attention: position i attends "
+        "to i positions, in every layer and head", rel_tol=0.005,
+        question="prefill FLOPs of a 6000-token prompt, Llama 3.3 70B"),
+    "ex-nb-prefill-crossover": Answer(
+        lambda: get_model("mistral-nemo-12b").matmul_params
+        / (get_model("mistral-nemo-12b").n_layers * get_model("mistral-nemo-12b").n_heads
+           * get_model("mistral-nemo-12b").d_head) - 1, "tokens",
+        "set the weight term 2 P_mm T equal to the attention term 2 H L d_head T (T + 1) and "
+        "solve for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
+                                "Mistral NeMo 12B"),
+    "ex-nb-prefill-critical": Answer(
+        lambda: _critical_prompt("llama-3.1-8b", "l40s", "fp16"), "tokens",
+        "solve memory time (weights + T caches) = compute time (prefill FLOPs) for T; without "
+        "attention and cache it is the ops:byte ratio times bytes per weight over 2",
+        question="critical prompt of Llama 3.1 8B at fp16 on an L40S"),
+    "ex-nb-prefill-ttft-tp4": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=4,
+                                   prompt=3000).ttft_seconds, "ms",
+        "estimate() with tp=4 and prompt=3000: the prefill's roofline split 4 ways, plus two "
+        "all-reduces of 3000 activation vectors per layer",
+        question="TTFT bound, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
+    "ex-nb-prefill-chunk-bytes": Answer(
+        lambda: _chunked_bytes("llama-3.1-8b", 8192, 512) / GB, "GB",
+        "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "
+        "prompt's cache is written once", rel_tol=0.005,
+        question="bytes of an 8192-token prefill in chunks of 512, Llama 3.1 8B fp16"),
+}
+ANSWERS.update(_SERVING_ANSWERS)
