@@ -398,5 +398,33 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "
         "prompt's cache is written once", rel_tol=0.005,
         question="bytes of an 8192-token prefill in chunks of 512, Llama 3.1 8B fp16"),
+    # ---- chapter 11: parallelism
+    "ex-nb-parallel-message": Answer(
+        lambda: _parallel("tp_allreduce_bytes", batch=48,
+                          d_model=get_model("llama-3.3-70b").d_model) / 2**20, "MiB",
+        "one activation vector of d_model values per token of the step, at 2 bytes each",
+        rel_tol=0.0, question="all-reduce message of Llama 3.3 70B at batch 48, 16-bit"),
+    "ex-nb-parallel-ring": Answer(
+        lambda: 1e6 * _parallel("ring_allreduce_time", message_bytes=6 * 2**20, n_chips=8,
+                                link_bandwidth=450e9), "us",
+        "each chip sends 2 (N - 1) / N of the message over its link",
+        question="ring all-reduce of 6 MiB over 8 chips at 450 GB/s"),
+    "ex-nb-parallel-comm": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, batch=64,
+                                   context=4096).allreduce_seconds_per_token, "ms",
+        "two ring all-reduces per layer, 80 layers, each of 64 vectors of 8192 16-bit values, "
+        "over NVLink 4 at 450 GB/s per direction",
+        question="all-reduce time per step, Llama 3.3 70B, TP 8 on H100, batch 64"),
+    "ex-nb-parallel-bubble": Answer(
+        lambda: 100 * _parallel("pipeline_bubble", pp=8, microbatches=24), "%",
+        "the last stage starts N_pp - 1 stage-times late and finishes as long after the first",
+        question="idle share of 8 pipeline stages with 24 microbatches"),
+    "ex-nb-parallel-alltoall": Answer(
+        lambda: _parallel("alltoall_bytes", batch=256, d_model=get_model("deepseek-v3").d_model,
+                          n_active_experts=get_model("deepseek-v3").n_active_experts,
+                          ep=64) / 1e6, "MB",
+        "dispatch and combine: each token's activations go to its k experts, (N - 1)/N of them "
+        "on other chips, and come back", rel_tol=0.005,
+        question="all-to-all bytes per MoE layer, DeepSeek-V3, EP 64, 256 tokens per chip"),
 }
 ANSWERS.update(_SERVING_ANSWERS)
