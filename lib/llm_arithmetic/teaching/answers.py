@@ -426,5 +426,32 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "dispatch and combine: each token's activations go to its k experts, (N - 1)/N of them "
         "on other chips, and come back", rel_tol=0.005,
         question="all-to-all bytes per MoE layer, DeepSeek-V3, EP 64, 256 tokens per chip"),
+    # ---- chapter 12: serving
+    "ex-nb-serving-tpot": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=8, prompt=2048,
+                                   generate=256, batch=128).tpot_seconds, "ms",
+        "estimate() with tp, prompt, generate and batch: one decode step of the whole batch on "
+        "the replica, at the mean cache length, with its all-reduces",
+        question="TPOT of Llama 3.3 70B fp8 on 8 H200s, batch 128, 2048 + 256 tokens"),
+    "ex-nb-serving-per-chip": Answer(
+        lambda: _serving_est("llama-3.3-70b", "b200", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=128).tokens_per_second_per_chip, "tokens/s",
+        "batch over TPOT over chips", question="tokens/s per chip of the same on 8 B200s"),
+    "ex-nb-serving-little": Answer(_little, "sequences",
+        "a replica emits one token per decoding sequence per step: its tokens per second times "
+        "the time per output token; the published total covers all replicas (dp of them)",
+        question="mean sequences decoding per replica, MLPerf v5.1 Nebius H200 Llama 2 70B server"),
+    "ex-nb-serving-paged": Answer(
+        lambda: _serving("paged_waste", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+                         context=1234, block_tokens=16, batch=28) / 1e6, "MB",
+        "each sequence's last block holds the tokens beyond the last full block; the rest of it "
+        "is empty", rel_tol=0.001,
+        question="paged-cache waste of 28 sequences of 1234 tokens in blocks of 16"),
+    "ex-nb-serving-transfer": Answer(
+        lambda: 1e3 * _serving("kv_transfer_time", transfer_bytes=_serving(
+            "kv_transfer_bytes", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+            prompt=20_000), link_bandwidth=50e9), "ms",
+        "the prompt's whole cache (all layers, K and V, 2 bytes each) over the link",
+        question="moving a 20,000-token prompt's cache over 50 GB/s, Llama 3.1 8B"),
 }
 ANSWERS.update(_SERVING_ANSWERS)
