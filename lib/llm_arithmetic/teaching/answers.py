@@ -453,5 +453,26 @@ _SERVING_ANSWERS: dict[str, Answer] = {
             prompt=20_000), link_bandwidth=50e9), "ms",
         "the prompt's whole cache (all layers, K and V, 2 bytes each) over the link",
         question="moving a 20,000-token prompt's cache over 50 GB/s, Llama 3.1 8B"),
+    # ---- chapter 13: speculative decoding
+    "ex-nb-speculative-tokens": Answer(
+        lambda: _serving("speculative_tokens_per_step", acceptance=0.7, draft_len=5), "tokens",
+        "the accepted prefix plus the target's own token: 1 + a + a^2 + ... + a^k",
+        question="expected tokens per speculative step, acceptance 0.7, 5 drafted tokens"),
+    "ex-nb-speculative-speedup": Answer(
+        lambda: _serving("speculative_speedup", acceptance=0.8, draft_len=3, draft_cost=0.1),
+        "x", "tokens per step over the step's cost in target steps, k c_d + 1",
+        question="speed-up bound, acceptance 0.8, 3 drafted tokens, draft cost 0.1"),
+    "ex-nb-speculative-breakeven": Answer(
+        lambda: (_serving("speculative_tokens_per_step", acceptance=0.6, draft_len=4) - 1) / 4,
+        "", "the speed-up is 1 when k c_d + 1 equals the tokens per step",
+        question="largest draft cost that still pays, acceptance 0.6, 4 drafted tokens"),
+    "ex-nb-speculative-draft-cost": Answer(
+        lambda: _serving_est("qwen3-0.6b", "h100-sxm", context=512).decode_seconds_per_token
+        / _serving_est("qwen3-8b", "h100-sxm", context=512).decode_seconds_per_token, "",
+        "both steps are memory-bound at batch 1: the ratio of their decode step bounds",
+        question="draft cost of Qwen3 0.6B for Qwen3 8B on an H100 at 512 tokens"),
+    "ex-nb-speculative-best-draft": Answer(_best_draft, "x",
+        "evaluate the speed-up for k = 1, 2, ..., 32 and take the largest",
+        question="speed-up at the best draft length, acceptance 0.9, draft cost 0.05"),
 }
 ANSWERS.update(_SERVING_ANSWERS)
