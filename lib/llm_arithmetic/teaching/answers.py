@@ -474,5 +474,34 @@ _SERVING_ANSWERS: dict[str, Answer] = {
     "ex-nb-speculative-best-draft": Answer(_best_draft, "x",
         "evaluate the speed-up for k = 1, 2, ..., 32 and take the largest",
         question="speed-up at the best draft length, acceptance 0.9, draft cost 0.05"),
+    # ---- chapter 14: cost
+    "ex-nb-cost-mtok": Answer(
+        lambda: _serving("cost_per_million_tokens", price_per_hour=3.0, n_chips=8,
+                         tokens_per_second=10_000), "USD",
+        "the replica's price per second (8 chips) over its tokens per second, times a million",
+        question="cost of a million tokens: 8 chips at 3 USD/h making 10,000 tokens/s"),
+    "ex-nb-cost-estimate": Answer(
+        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=64,
+                             price_per_hour=2.5).cost_per_million_tokens, "USD",
+        "estimate() with price_per_hour: the replica's tokens per second at the bound, all 8 "
+        "chips paid", question="cost per million output tokens, Llama 3.3 70B fp8, 8 H100s, "
+                               "batch 64, at 2.5 USD per chip-hour"),
+    "ex-nb-cost-energy": Answer(
+        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=64).energy_joules_per_token, "J",
+        "8 chips at the catalog's board power, over the replica's tokens per second",
+        question="board energy per output token of the same replica"),
+    "ex-nb-cost-joules": Answer(
+        lambda: _serving("energy_per_token", power=1000, n_chips=8, tokens_per_second=20_000),
+        "J", "watts are joules per second: the replica's power over its tokens per second",
+        question="8 chips at 1000 W making 20,000 tokens/s"),
+    "ex-nb-cost-prompt": Answer(
+        lambda: _serving("cost_per_million_tokens", price_per_hour=2.0, n_chips=1,
+                         tokens_per_second=4096 / _serving_est(
+                             "llama-3.1-8b", "h100-sxm", prompt=4096).ttft_seconds), "USD",
+        "prompt tokens per second of a prefill: the prompt over its time to first token",
+        question="cost of a million prompt tokens, Llama 3.1 8B fp16, one H100, 4096-token "
+                 "prompts, 2 USD/h"),
 }
 ANSWERS.update(_SERVING_ANSWERS)
