@@ -410,11 +410,11 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "each chip sends 2 (N - 1) / N of the message over its link",
         question="ring all-reduce of 6 MiB over 8 chips at 450 GB/s"),
     "ex-nb-parallel-comm": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, batch=64,
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, batch=96,
                                    context=4096).allreduce_seconds_per_token, "ms",
-        "two ring all-reduces per layer, 80 layers, each of 64 vectors of 8192 16-bit values, "
+        "two ring all-reduces per layer, 80 layers, each of 96 vectors of 8192 16-bit values, "
         "over NVLink 4 at 450 GB/s per direction",
-        question="all-reduce time per step, Llama 3.3 70B, TP 8 on H100, batch 64"),
+        question="all-reduce time per step, Llama 3.3 70B, TP 8 on H100, batch 96"),
     "ex-nb-parallel-bubble": Answer(
         lambda: 100 * _parallel("pipeline_bubble", pp=8, microbatches=24), "%",
         "the last stage starts N_pp - 1 stage-times late and finishes as long after the first",
