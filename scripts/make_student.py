@@ -413,6 +413,11 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
     ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
         "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
+    ("ex-nb-roofline-l40s-step", "10-prefill"):
+        "the all-reduce time of Llama 3.3 70B's prefill on four H100s (table tbl-prefill-ttft-tp)",
+    ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
+        "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
+        "(table tbl-spec-mtp)",
 }
 
 

@@ -313,3 +313,195 @@ def _solve_matmul_n(size: int, chip: str) -> float:
     mk, m_plus_k = size * size, 2 * size
     # M K n = r (M K + (M + K) n)  =>  n = r M K / (M K - r (M + K))
     return r * mk / (mk - r * m_plus_k)
+
+
+# ---- chapters 10-14 (issue 15): prefill, parallelism, serving, speculative decoding, cost -----
+def _serving_est(model: str, chip: str, **kw: Any):
+    return _est(model, chip, **kw)
+
+
+def _critical_prompt(model: str, chip: str, weights: str) -> float:
+    from ..formulas import serving
+
+    e = _serving_est(model, chip, weights=weights, prompt=1)
+    m = get_model(model)
+    return float(serving.critical_prompt(
+        weight_bytes=float(m.step_weight_bytes(e.bits_weight, 1)),
+        kv_bytes_token=float(m.kv_bytes_per_token()), matmul_params=m.matmul_params,
+        n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, bandwidth=e.bandwidth,
+        peak_flops=e.peak_flops))
+
+
+def _chunked_bytes(model: str, prompt: int, chunk: int) -> float:
+    from ..formulas import serving
+
+    m = get_model(model)
+    return float(serving.chunked_prefill_bytes(weight_bytes=_weights(model, "fp16", read=True),
+                                               kv_bytes_token=m.kv_bytes_per_token(),
+                                               prompt=prompt, prefill_chunk=chunk))
+
+
+def _parallel(name: str, **kw: Any) -> float:
+    from ..formulas import parallel
+
+    return float(getattr(parallel, name)(**kw))
+
+
+def _serving(name: str, **kw: Any) -> float:
+    from ..formulas import serving
+
+    return float(getattr(serving, name)(**kw))
+
+
+def _little() -> float:
+    from ..lab.serving import load_measurements
+
+    rows = {r.id: r for r in load_measurements()}
+    thr = rows["mlperf51-nebius-h200x8-llama2-70b-server"]
+    tpot = rows["mlperf51-nebius-h200x8-llama2-70b-server-tpot"]
+    return thr.value / thr.dp * tpot.value * 1e-3
+
+
+def _best_draft() -> float:
+    speedups = {k: _serving("speculative_speedup", acceptance=0.9, draft_len=k, draft_cost=0.05)
+                for k in range(1, 33)}
+    return float(max(speedups.values()))
+
+
+_SERVING_ANSWERS: dict[str, Answer] = {
+    # ---- chapter 10: prefill
+    "ex-nb-prefill-flops-70b": Answer(
+        lambda: float(get_model("llama-3.3-70b").prefill_flops(6000)) / 1e12, "TFLOP",
+        "2 FLOPs per matrix weight per prompt token, plus causal attention: position i attends "
+        "to i positions, in every layer and head", rel_tol=0.005,
+        question="prefill FLOPs of a 6000-token prompt, Llama 3.3 70B"),
+    "ex-nb-prefill-crossover": Answer(
+        lambda: get_model("mistral-nemo-12b").matmul_params
+        / (get_model("mistral-nemo-12b").n_layers * get_model("mistral-nemo-12b").n_heads
+           * get_model("mistral-nemo-12b").d_head) - 1, "tokens",
+        "set the weight term 2 P_mm T equal to the attention term 2 H L d_head T (T + 1) and "
+        "solve for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
+                                "Mistral NeMo 12B"),
+    "ex-nb-prefill-critical": Answer(
+        lambda: _critical_prompt("llama-3.1-8b", "l40s", "fp16"), "tokens",
+        "solve memory time (weights + T caches) = compute time (prefill FLOPs) for T; without "
+        "attention and cache it is the ops:byte ratio times bytes per weight over 2",
+        question="critical prompt of Llama 3.1 8B at fp16 on an L40S"),
+    "ex-nb-prefill-ttft-tp4": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=4,
+                                   prompt=3000).ttft_seconds, "ms",
+        "estimate() with tp=4 and prompt=3000: the prefill's roofline split 4 ways, plus two "
+        "all-reduces of 3000 activation vectors per layer",
+        question="TTFT bound, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
+    "ex-nb-prefill-chunk-bytes": Answer(
+        lambda: _chunked_bytes("llama-3.1-8b", 8192, 512) / GB, "GB",
+        "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "
+        "prompt's cache is written once", rel_tol=0.005,
+        question="bytes of an 8192-token prefill in chunks of 512, Llama 3.1 8B fp16"),
+    # ---- chapter 11: parallelism
+    "ex-nb-parallel-message": Answer(
+        lambda: _parallel("tp_allreduce_bytes", batch=48,
+                          d_model=get_model("llama-3.3-70b").d_model) / 2**20, "MiB",
+        "one activation vector of d_model values per token of the step, at 2 bytes each",
+        rel_tol=0.0, question="all-reduce message of Llama 3.3 70B at batch 48, 16-bit"),
+    "ex-nb-parallel-ring": Answer(
+        lambda: 1e6 * _parallel("ring_allreduce_time", message_bytes=6 * 2**20, n_chips=8,
+                                link_bandwidth=450e9), "us",
+        "each chip sends 2 (N - 1) / N of the message over its link",
+        question="ring all-reduce of 6 MiB over 8 chips at 450 GB/s"),
+    "ex-nb-parallel-comm": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, batch=96,
+                                   context=4096).allreduce_seconds_per_token, "ms",
+        "two ring all-reduces per layer, 80 layers, each of 96 vectors of 8192 16-bit values, "
+        "over NVLink 4 at 450 GB/s per direction",
+        question="all-reduce time per step, Llama 3.3 70B, TP 8 on H100, batch 96"),
+    "ex-nb-parallel-bubble": Answer(
+        lambda: 100 * _parallel("pipeline_bubble", pp=8, microbatches=24), "%",
+        "the last stage starts N_pp - 1 stage-times late and finishes as long after the first",
+        question="idle share of 8 pipeline stages with 24 microbatches"),
+    "ex-nb-parallel-alltoall": Answer(
+        lambda: _parallel("alltoall_bytes", batch=256, d_model=get_model("deepseek-v3").d_model,
+                          n_active_experts=get_model("deepseek-v3").n_active_experts,
+                          ep=64) / 1e6, "MB",
+        "dispatch and combine: each token's activations go to its k experts, (N - 1)/N of them "
+        "on other chips, and come back", rel_tol=0.005,
+        question="all-to-all bytes per MoE layer, DeepSeek-V3, EP 64, 256 tokens per chip"),
+    # ---- chapter 12: serving
+    "ex-nb-serving-tpot": Answer(
+        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=8, prompt=2048,
+                                   generate=256, batch=128).tpot_seconds, "ms",
+        "estimate() with tp, prompt, generate and batch: one decode step of the whole batch on "
+        "the replica, at the mean cache length, with its all-reduces",
+        question="TPOT of Llama 3.3 70B fp8 on 8 H200s, batch 128, 2048 + 256 tokens"),
+    "ex-nb-serving-per-chip": Answer(
+        lambda: _serving_est("llama-3.3-70b", "b200", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=128).tokens_per_second_per_chip, "tokens/s",
+        "batch over TPOT over chips", question="tokens/s per chip of the same on 8 B200s"),
+    "ex-nb-serving-little": Answer(_little, "sequences",
+        "a replica emits one token per decoding sequence per step: its tokens per second times "
+        "the time per output token; the published total covers all replicas (dp of them)",
+        question="mean sequences decoding per replica, MLPerf v5.1 Nebius H200 Llama 2 70B server"),
+    "ex-nb-serving-paged": Answer(
+        lambda: _serving("paged_waste", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+                         context=1234, block_tokens=16, batch=28) / 1e6, "MB",
+        "each sequence's last block holds the tokens beyond the last full block; the rest of it "
+        "is empty", rel_tol=0.001,
+        question="paged-cache waste of 28 sequences of 1234 tokens in blocks of 16"),
+    "ex-nb-serving-transfer": Answer(
+        lambda: 1e3 * _serving("kv_transfer_time", transfer_bytes=_serving(
+            "kv_transfer_bytes", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+            prompt=20_000), link_bandwidth=50e9), "ms",
+        "the prompt's whole cache (all layers, K and V, 2 bytes each) over the link",
+        question="moving a 20,000-token prompt's cache over 50 GB/s, Llama 3.1 8B"),
+    # ---- chapter 13: speculative decoding
+    "ex-nb-speculative-tokens": Answer(
+        lambda: _serving("speculative_tokens_per_step", acceptance=0.7, draft_len=5), "tokens",
+        "the accepted prefix plus the target's own token: 1 + a + a^2 + ... + a^k",
+        question="expected tokens per speculative step, acceptance 0.7, 5 drafted tokens"),
+    "ex-nb-speculative-speedup": Answer(
+        lambda: _serving("speculative_speedup", acceptance=0.8, draft_len=3, draft_cost=0.1),
+        "x", "tokens per step over the step's cost in target steps, k c_d + 1",
+        question="speed-up bound, acceptance 0.8, 3 drafted tokens, draft cost 0.1"),
+    "ex-nb-speculative-breakeven": Answer(
+        lambda: (_serving("speculative_tokens_per_step", acceptance=0.6, draft_len=4) - 1) / 4,
+        "", "the speed-up is 1 when k c_d + 1 equals the tokens per step",
+        question="largest draft cost that still pays, acceptance 0.6, 4 drafted tokens"),
+    "ex-nb-speculative-draft-cost": Answer(
+        lambda: _serving_est("qwen3-0.6b", "h100-sxm", context=512).decode_seconds_per_token
+        / _serving_est("qwen3-8b", "h100-sxm", context=512).decode_seconds_per_token, "",
+        "both steps are memory-bound at batch 1: the ratio of their decode step bounds",
+        question="draft cost of Qwen3 0.6B for Qwen3 8B on an H100 at 512 tokens"),
+    "ex-nb-speculative-best-draft": Answer(_best_draft, "x",
+        "evaluate the speed-up for k = 1, 2, ..., 32 and take the largest",
+        question="speed-up at the best draft length, acceptance 0.9, draft cost 0.05"),
+    # ---- chapter 14: cost
+    "ex-nb-cost-mtok": Answer(
+        lambda: _serving("cost_per_million_tokens", price_per_hour=3.0, n_chips=8,
+                         tokens_per_second=10_000), "USD",
+        "the replica's price per second (8 chips) over its tokens per second, times a million",
+        question="cost of a million tokens: 8 chips at 3 USD/h making 10,000 tokens/s"),
+    "ex-nb-cost-estimate": Answer(
+        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=64,
+                             price_per_hour=2.5).cost_per_million_tokens, "USD",
+        "estimate() with price_per_hour: the replica's tokens per second at the bound, all 8 "
+        "chips paid", question="cost per million output tokens, Llama 3.3 70B fp8, 8 H100s, "
+                               "batch 64, at 2.5 USD per chip-hour"),
+    "ex-nb-cost-energy": Answer(
+        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
+                             generate=256, batch=64).energy_joules_per_token, "J",
+        "8 chips at the catalog's board power, over the replica's tokens per second",
+        question="board energy per output token of the same replica"),
+    "ex-nb-cost-joules": Answer(
+        lambda: _serving("energy_per_token", power=1000, n_chips=8, tokens_per_second=20_000),
+        "J", "watts are joules per second: the replica's power over its tokens per second",
+        question="8 chips at 1000 W making 20,000 tokens/s"),
+    "ex-nb-cost-prompt": Answer(
+        lambda: _serving("cost_per_million_tokens", price_per_hour=2.0, n_chips=1,
+                         tokens_per_second=4096 / _serving_est(
+                             "llama-3.1-8b", "h100-sxm", prompt=4096).ttft_seconds), "USD",
+        "prompt tokens per second of a prefill: the prompt over its time to first token",
+        question="cost of a million prompt tokens, Llama 3.1 8B fp16, one H100, 4096-token "
+                 "prompts, 2 USD/h"),
+}
+ANSWERS.update(_SERVING_ANSWERS)
