@@ -47,8 +47,10 @@ MAX_LINE = 76
 #: Shortest alt text of a figure [characters]: a sentence that says what the figure shows.
 MIN_ALT = 60
 SETUP = "from llm_arithmetic.book.prelude import *"
-#: An exercise notebook's setup: the prelude and the answer checker.
+#: An exercise notebook's setup: the prelude and the answer checker, with between them imports
+#: from the package of what the questions name and the prelude does not bring.
 EXERCISE_SETUP = SETUP + "\nfrom llm_arithmetic.teaching.exercises import check"
+EXTRA_IMPORT_RE = re.compile(r"from llm_arithmetic(\.\w+)* import \w+( as \w+)?(, \w+( as \w+)?)*")
 
 #: Per-page budgets that differ from DEFAULT_BUDGET: generated back matter shows no code; pages
 #: not yet converted may not show more than they do now.
@@ -204,7 +206,14 @@ def conventions_problems(page: str) -> list[str]:
     # one setup import, no helpers defined in the notebook
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     setup = EXERCISE_SETUP if is_exercise_notebook(page) else SETUP
-    if len(code) < 2 or without_env_preamble(source(code[1])) != setup:
+    text = without_env_preamble(source(code[1])) if len(code) > 1 else ""
+    if is_exercise_notebook(page):  # the prelude, what the questions name beyond it, the checker
+        lines = text.splitlines()
+        ok = (lines[:1] == [SETUP] and lines[-1:] == EXERCISE_SETUP.splitlines()[-1:]
+              and all(EXTRA_IMPORT_RE.fullmatch(line) for line in lines[1:-1]))
+    else:
+        ok = text == setup
+    if not ok:
         problems.append(f"the first code cell after the Colab guard is not `{setup}`")
     for i, c in enumerate(nb["cells"]):
         if c["cell_type"] == "code" and re.search(r"^def \w+", source(c), re.M) \
