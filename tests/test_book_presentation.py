@@ -66,7 +66,6 @@ BUDGET = {
 #: without captions). Remove a page from here when it follows book/STYLE.md.
 NOT_YET_CONVERTED = {
     "notebooks/08-modern-architectures.ipynb", "notebooks/18-repro-finbarr.ipynb",
-    "notebooks/lab-explorer.ipynb",
 }
 HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
 FORBIDDEN = [

@@ -931,7 +931,8 @@ def _markdown_table(text: str) -> dict[str, str]:
 
 def explorer_agrees(el, r) -> list[str]:
     """The in-page explorer starts from the notebook's DEFAULTS and shows, row for row, the
-    table the notebook's Python explorer (explore -> summary) stored for them."""
+    table the notebook's Python explorer (explore -> summary, tbl-explorer-default) stored
+    for them."""
     import ast
 
     nb = _json.loads((REPO / "notebooks" / "lab-explorer.ipynb").read_text(encoding="utf8"))
@@ -945,11 +946,10 @@ def explorer_agrees(el, r) -> list[str]:
                 if isinstance(node, ast.Assign) and \
                         getattr(node.targets[0], "id", "") == "DEFAULTS":
                     defaults = {k.arg: ast.literal_eval(k.value) for k in node.value.keywords}
-        if "explore(**DEFAULTS)" in src:
-            for out in cell.get("outputs", []):
-                md = out.get("data", {}).get("text/markdown")
-                if md:
-                    table = _markdown_table("".join(md))
+        for out in cell.get("outputs", []):  # the table of explore(**DEFAULTS)
+            md = "".join(out.get("data", {}).get("text/markdown", ""))
+            if ":name: tbl-explorer-default" in md:
+                table = _markdown_table(md)
     if not (defaults and table):
         return ["the explorer notebook has no DEFAULTS or no stored table"]
     state = r["state"]
