@@ -656,7 +656,8 @@ def expert_weights_read_vs_batch(models: Sequence[Model], batches: Iterable[int]
     ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("batch size [sequences]")
-    ax.set_ylabel("share of the weights one step reads")
+    ax.yaxis.set_major_formatter(mticker.PercentFormatter(1.0))
+    ax.set_ylabel("share of the weights one step reads [%]")
     ax.legend()
     return ax
 
