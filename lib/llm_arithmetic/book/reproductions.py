@@ -6,7 +6,9 @@ that are not a formula of the package (those are in :mod:`llm_arithmetic.article
 * :func:`usable_capacity`, :func:`request_times`, :func:`step_intensity`,
   :func:`tex_cell` -- Baseten's page;
 * :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
-  model against the package's roofline, one panel of its figures at a time (Kapoulkine's page).
+  model against the package's roofline, one panel of its figures at a time (Kapoulkine's page);
+* :func:`finbarr_tps`, :func:`finbarr_tps_printed`, :func:`mac_usable`,
+  :func:`finbarr_estimate` -- finbarr's page.
 """
 from __future__ import annotations
 
