@@ -6,11 +6,14 @@ that are not a formula of the package (those are in :mod:`llm_arithmetic.article
 * :func:`usable_capacity`, :func:`request_times`, :func:`step_intensity`,
   :func:`tex_cell` -- Baseten's page;
 * :func:`calm_curve`, :func:`package_curve`, :func:`calm_panel` -- the calm notebook's latency
-  model against the package's roofline, one panel of its figures at a time (Kapoulkine's page).
+  model against the package's roofline, one panel of its figures at a time (Kapoulkine's page);
+* :func:`finbarr_tps`, :func:`finbarr_tps_printed`, :func:`mac_usable`,
+  :func:`finbarr_estimate` -- finbarr's page.
 """
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Mapping
 
 import matplotlib.pyplot as plt
@@ -25,7 +28,9 @@ from ..formulas import memory as M
 from ..formulas import roofline as R
 
 __all__ = ["article_figures", "sig_tol", "usable_capacity", "fp16_step_args", "request_times",
-           "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel"]
+           "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel",
+           "finbarr_tps", "finbarr_tps_printed", "MACOS_GPU_SHARE_8GB", "mac_usable",
+           "finbarr_estimate"]
 
 
 def article_figures(chip: Any, article: str, quantity: str) -> list[float]:
@@ -204,3 +209,55 @@ def step_intensity(model: Model, batch: int, context: int) -> float:
     return float(f / R.decode_step_bytes(weight_bytes=a["weight_bytes"],
                                           kv_bytes_token=a["kv_bytes_token"],
                                           context=context, batch=batch))
+
+
+# ---- finbarr's "How is LLaMa.cpp possible?" ------------------------------------------------
+
+def finbarr_tps(n_params: float, n_bytes: Any, bandwidth: float, peak: float) -> float:
+    """Tokens/s at batch 1 with the post's inputs and the factor 2 removed: the package's
+    roofline bound, the weights read once per token, ``2 n_params`` FLOPs.
+
+    >>> round(finbarr_tps(7e9, 0.5, 1935e9, 1248e12), 1)
+    552.9
+    """
+    w = float(M.weight_bytes(n_params=n_params, bits_weight=8 * Fraction(n_bytes)))
+    return 1 / R.roofline_time(step_bytes=w, step_flops=2.0 * n_params, bandwidth=bandwidth,
+                               peak_flops=peak)
+
+
+def finbarr_tps_printed(n_params: float, n_bytes: Any, bandwidth: float, peak: float) -> float:
+    """Tokens/s at batch 1 with the post's printed formula (factor 2 included).
+
+    >>> round(finbarr_tps_printed(7e9, 0.5, 1935e9, 1248e12), 1)
+    276.4
+    """
+    from ..articles import finbarr as FB
+
+    return 1 / FB.finbarr_latency_model(n_params=n_params, n_bytes=n_bytes, batch=1,
+                                        bandwidth=bandwidth, peak_flops=peak)
+
+
+#: macOS's recommended GPU working set on an 8 GB Mac, as llama.cpp logs it (5461.34 MiB, two
+#: thirds of 8 GiB; li-plus/chatglm.cpp issue 76). Larger Macs are not limited here.
+MACOS_GPU_SHARE_8GB = Fraction(2, 3)
+
+
+def mac_usable(dev: Any) -> int:
+    """Memory a model may use on ``dev``: two thirds of an 8 GB Mac (the OS keeps the rest),
+    else all of it.
+
+    >>> round(mac_usable(get_hardware("m1")) / 2**30, 2), mac_usable(get_hardware("m2-max")) / 2**30
+    (5.33, 96.0)
+    """
+    small_mac = dev.kind == "apple-silicon" and dev.capacity <= 8 * 2**30
+    return int(dev.capacity * MACOS_GPU_SHARE_8GB) if small_mac else dev.capacity
+
+
+def finbarr_estimate(key: str, name: str, fmt: str, context: int) -> Any:
+    """The package's ``estimate`` of ``name`` on chip ``key`` in format ``fmt``, within the
+    memory :func:`mac_usable` allows."""
+    from .. import estimate
+
+    dev = get_hardware(key)
+    return estimate(get_model(name), hardware=dev, weights=fmt, context=context,
+                    overhead=dev.capacity - mac_usable(dev))
