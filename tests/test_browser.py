@@ -23,7 +23,7 @@ and search.html is the only page that loads searchindex.js and runs Sphinx's sea
 opened with a query to check that searching works offline. index.html is only a redirect: it must
 land on the root page, which is checked as a page of its own.
 
-The reader's path (`READER_PATH`: the start page, chapters 1 and 6, the hardware table) is also
+The reader's path (`READER_PATH`: the start page, chapters 1, 6, 8 and 17, repro-zeux, the hardware table) is also
 read at 1280 px and at 390 px, as a reader sees it (test_reader_path): no visible code that does
 not teach (glue calls, asserts, nbval markers, raw True/False, more than the page's budget of
 lines), every figure in a `<figure>` with a caption and alt text that describes it, drawn at
@@ -425,6 +425,7 @@ def test_screenshots_were_taken(book_html, build_dir, browser):
 
 #: Pages a reader goes through first; chapter 8 joins when it follows book/STYLE.md.
 READER_PATH = ["book/intro.html", "notebooks/01-puzzle.html", "notebooks/06-roofline.html",
+               "notebooks/08-modern-architectures.html",
                "notebooks/17-predicted-vs-measured.html", "notebooks/21-repro-zeux.html",
                "notebooks/hardware-table.html"]
 WIDTHS = [1280, 390]
