@@ -87,13 +87,18 @@ def _count(label: str, v: Any) -> int:
     return v
 
 
+def _number(label: str, v: Any) -> float:
+    """``v`` as a float, or an InputError naming ``label``."""
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{label} must be a number, got {v!r:.40}") from None
+
+
 def _rate(label: str, v: Any) -> float | None:
     if v is None:
         return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{label} must be a number, got {v!r:.40}") from None
+    x = _number(label, v)
     if not x > 0 or not math.isfinite(x):
         raise InputError(f"{label} must be a positive finite number, got {v!r:.40}")
     low, unit, hint = _PLAUSIBLE_MIN[label]
@@ -362,10 +367,7 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
 def _serving_number(label: str, v: Any) -> float | None:
     if v is None:
         return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{label} must be a number, got {v!r:.40}") from None
+    x = _number(label, v)
     low, high, unit, why = _SERVING_RANGES[label]
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{label} must be a positive finite number [{unit}], got {v!r:.40}")
