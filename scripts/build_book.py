@@ -11,13 +11,23 @@ re-read. `make book-strict` (which `make test` and CI run) rebuilds everything.
 One thing is done differently from `jupyter-book build`: jsonschema's optional IRI format
 checker (the `rfc3987_syntax` package, pulled in through the Jupyter stack) compiles 39 Lark
 grammars when jsonschema is imported, about 3 s of every build; the book never validates an
-IRI, so it is not imported.
+IRI, so it is not imported. And the build runs on every core (Sphinx's parallel read and write;
+`jupyter-book build` always builds serially).
 """
 import sys
 
 sys.modules.setdefault("rfc3987_syntax", None)  # `import rfc3987_syntax` -> ImportError
 
+import functools  # noqa: E402
+import os  # noqa: E402
+
+import jupyter_book.sphinx  # noqa: E402
 from jupyter_book.cli.main import main  # noqa: E402
+
+#: Sphinx processes (`sphinx-build -j`; `jupyter-book build` has no option for it): one per core,
+#: or $BOOK_JOBS. Every extension of _config.yml is declared parallel-safe.
+JOBS = int(os.environ.get("BOOK_JOBS") or os.cpu_count() or 1)
+jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=JOBS)
 
 if __name__ == "__main__":
     main(["build", ".", "-W", "-n", "--keep-going", *sys.argv[1:]])

@@ -81,4 +81,14 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _write_redirects)
     # after myst-parser registered `myst_substitutions`, before it reads its configuration
     app.connect("config-inited", _config_inited)
+    _declare_mathjax_offline_parallel_safe(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _declare_mathjax_offline_parallel_safe(app: Any) -> None:
+    """sphinx-mathjax-offline (loaded before this extension) returns no metadata, so Sphinx
+    assumes it is unsafe for parallel builds, warns (an error under -W) and builds serially. It
+    only copies MathJax's files at build-finished, in the main process: it is safe."""
+    ext = app.extensions.get("sphinx-mathjax-offline")
+    if ext is not None:
+        ext.parallel_read_safe = ext.parallel_write_safe = True

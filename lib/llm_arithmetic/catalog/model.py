@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cached_property
 from fractions import Fraction
 from numbers import Integral
 from types import MappingProxyType
@@ -641,7 +642,7 @@ class Model:
                     head_bias=int(self.head_bias))
 
     # ---- parameters -----------------------------------------------------------------------
-    @property
+    @cached_property
     def embedding_params(self) -> int:
         """Embeddings, final norm and output head [-]."""
         return N.embedding_params(n_vocab=self.n_vocab, d_model=self.d_model,
@@ -649,41 +650,53 @@ class Model:
                                   norm_vecs_final=self.norm_vecs_final,
                                   head_bias=int(self.head_bias))
 
-    @property
+    @cached_property
     def language_model_params(self) -> int:
         """Parameters of the decoder: embeddings, every block (every expert), head [-]."""
         return self.embedding_params + sum(run.count * run.params(self.d_model)
                                            for run in self.layers)
 
-    @property
+    @cached_property
     def total_params(self) -> int:
         """The published total: the decoder and the extras counted in it [-]."""
         return self.language_model_params + sum(x.params for x in self.extras if x.in_total)
 
     def _experts_params(self, experts: Any, matrices: bool = False) -> Any:
-        """Parameters of the routed experts, ``experts`` of them per MoE block (None: all);
-        their matrices only when ``matrices``."""
+        """Parameters of the routed experts, ``experts(n_experts, top_k)`` of them per MoE block
+        (None: all); their matrices only when ``matrices``."""
         total = 0
-        for run in self._runs_with("mlp"):
-            if run.mlp.is_moe:
-                e = run.mlp.n_experts if experts is None else experts(run.mlp)
-                per = (run.mlp.expert_matrix_params(self.d_model) if matrices
-                       else run.mlp.expert_params(self.d_model))
-                total = total + run.count * e * per
+        for (n, k), (params, matrix_params) in self._moe_groups.items():
+            e = n if experts is None else experts(n, k)
+            total = total + e * (matrix_params if matrices else params)
         return total
 
-    @property
+    @cached_property
+    def _moe_groups(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """{(experts, top-k): (parameters of one expert of each such block, summed over those
+        blocks; the same for the experts' matrices)}. Counted once, and the experts a batch
+        reads worked out once per routing rather than per block: estimate's bisection for a
+        mixture's critical batch asks ~100 times."""
+        groups: dict[tuple[int, int], tuple[int, int]] = {}
+        for run in self._runs_with("mlp"):
+            if run.mlp.is_moe:
+                key = (run.mlp.n_experts, run.mlp.top_k)
+                p, q = groups.get(key, (0, 0))
+                groups[key] = (p + run.count * run.mlp.expert_params(self.d_model),
+                               q + run.count * run.mlp.expert_matrix_params(self.d_model))
+        return groups
+
+    @cached_property
     def expert_params(self) -> int:
         """Parameters of every routed expert of every block [-]."""
         return self._experts_params(None)
 
-    @property
+    @cached_property
     def active_params(self) -> int:
         """Parameters one token uses: the decoder with top-k routed experts per block [-]."""
         return (self.language_model_params - self.expert_params
-                + self._experts_params(lambda mlp: mlp.top_k))
+                + self._experts_params(lambda n, k: k))
 
-    @property
+    @cached_property
     def matmul_params(self) -> int:
         """Weights in matrix products for one token (2 FLOPs each): projections, active and
         shared experts, routers, mixers' projections and the output head [-]."""
@@ -694,14 +707,14 @@ class Model:
                                      if p is not None)
         return total
 
-    @property
+    @cached_property
     def unread_embedding_params(self) -> int:
         """Embedding rows a decode step does not read: all but one of an untied table's (a tied
         table is read whole, as the head), all but one of a learned position table's [-]."""
         return ((1 - int(self.tied)) * (self.n_vocab - 1) * self.d_model
                 + max(self.n_positions - 1, 0) * self.d_model)
 
-    @property
+    @cached_property
     def decode_read_params(self) -> int:
         """Parameters one decode step of one token reads [-]."""
         return self.active_params - self.unread_embedding_params
@@ -725,7 +738,7 @@ class Model:
         if not self.is_moe or (np.ndim(batch) == 0 and batch == 1):
             return self.decode_read_params
         touched = self._experts_params(
-            lambda mlp: self._experts_read(mlp.n_experts, mlp.top_k, batch))
+            lambda n, k: self._experts_read(n, k, batch))
         return (self.language_model_params - self.expert_params + touched
                 - self.unread_embedding_params)
 
@@ -776,26 +789,36 @@ class Model:
         if not self.is_moe:
             return N.weight_bytes(n_params=read, bits_weight=self._bits(bits_weight, "default"))
         if np.ndim(batch) == 0 and batch == 1:
-            experts = self._experts_params(lambda mlp: mlp.top_k, matrices=True)
+            experts = self._experts_params(lambda n, k: k, matrices=True)
         else:
             experts = self._experts_params(
-                lambda mlp: self._experts_read(mlp.n_experts, mlp.top_k, batch), matrices=True)
+                lambda n, k: self._experts_read(n, k, batch), matrices=True)
         return (N.weight_bytes(n_params=read - experts,
                                bits_weight=self._bits(bits_weight, "default"))
                 + N.weight_bytes(n_params=experts, bits_weight=self._bits(bits_weight, "experts")))
 
     def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
         """Cache bytes one token adds, all attention layers, before any window fills [B]."""
-        return sum(run.count * run.attention.kv_bytes_per_token(bits_kv)
-                   for run in self._runs_with("attention"))
+        return sum(count * attention.kv_bytes_per_token(bits_kv)
+                   for attention, count in self._attention_groups)
 
     def kv_cache_bytes(self, context: Any, batch: Any = 1, bits_kv: Any = 16) -> Any:
         """Cache of B sequences of S tokens as runtimes store it: a sliding-window layer keeps
         min(S, window) tokens, a chunked layer its current chunk, latent attention its
         latent and rotary key [B]."""
-        per_seq = sum(run.count * run.attention.kv_bytes_per_token(bits_kv)
-                      * run.attention.tokens(context) for run in self._runs_with("attention"))
+        per_seq = sum(count * attention.kv_bytes_per_token(bits_kv) * attention.tokens(context)
+                      for attention, count in self._attention_groups)
         return per_seq * batch
+
+    @cached_property
+    def _attention_groups(self) -> tuple[tuple["Attention", int], ...]:
+        """(attention, blocks that have it) for each distinct attention of the stack, in order
+        of first appearance: an interleaved stack (sliding and full layers) has a few kinds in
+        many runs, and the cache sums need each kind once."""
+        groups: dict[Attention, int] = {}
+        for run in self._runs_with("attention"):
+            groups[run.attention] = groups.get(run.attention, 0) + run.count
+        return tuple(groups.items())
 
     def kv_cache_bytes_full_storage(self, context: Any, batch: Any = 1,
                                     bits_kv: Any = 16) -> Any:
@@ -833,7 +856,7 @@ class Model:
         experts = self._bits(bits_weight, "experts")
         attn = sum(run.count * run.attention.params(d) for run in self._runs_with("attention"))
         mixers = sum(run.count * run.mixer.params(d) for run in self._runs_with("mixer"))
-        expert_used = self._experts_params(lambda mlp: mlp.top_k, matrices=True)
+        expert_used = self._experts_params(lambda n, k: k, matrices=True)
         mlp = sum(run.count * run.mlp.active_params(d) for run in self._runs_with("mlp"))
         rest = self.decode_read_params - attn - mixers - mlp
         out = {

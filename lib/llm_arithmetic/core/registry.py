@@ -92,6 +92,9 @@ class Formula:
     ----------
     name : str
         Registry key and the name of the generated numeric function.
+    build : callable
+        Calls the ``def`` with the glossary symbols: the expression, checked to use only the
+        arguments (:attr:`expr` calls it once, when first asked).
     expr : sympy.Expr
         The expression, as the ``def`` built it (never simplified).
     lhs : str
@@ -111,7 +114,7 @@ class Formula:
     """
 
     name: str
-    expr: sp.Expr
+    build: Callable[[], sp.Expr] = field(repr=False)
     lhs: str
     params: tuple[str, ...]
     defaults: Mapping[str, Any]
@@ -119,6 +122,16 @@ class Formula:
     module: str
     exact: bool = True
     _numeric: list = field(default_factory=list, repr=False)
+    _expr: list = field(default_factory=list, repr=False)
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The expression, built from the ``def`` the first time it is asked for (importing
+        the package builds none: a notebook that prints three equations builds those three,
+        and what they call)."""
+        if not self._expr:
+            self._expr.append(self.build())
+        return self._expr[0]
 
     # ---- symbols and display ----------------------------------------------------------------
     @property
@@ -215,11 +228,14 @@ def formula(lhs: str, *, name: str | None = None, exact: bool = True
             params.append(p.name)
             if p.default is not inspect.Parameter.empty:
                 defaults[p.name] = p.default
-        expr = sp.sympify(fn(**{p: GLOSSARY[p].symbol for p in params}))
-        free = expr.free_symbols - {GLOSSARY[p].symbol for p in params}
-        if free:
-            raise ValueError(f"{fn.__name__}: expression uses symbols that are not arguments: "
-                             f"{free}")
+        def build() -> sp.Expr:
+            expr = sp.sympify(fn(**{p: GLOSSARY[p].symbol for p in params}))
+            free = expr.free_symbols - {GLOSSARY[p].symbol for p in params}
+            if free:
+                raise ValueError(f"{fn.__name__}: expression uses symbols that are not "
+                                 f"arguments: {free}")
+            return expr
+
         doc = inspect.cleandoc(fn.__doc__ or "")
         if ".. math::" in doc:
             raise ValueError(f"{fn.__name__}: the docstring must not type the mathematics; it "
@@ -228,7 +244,7 @@ def formula(lhs: str, *, name: str | None = None, exact: bool = True
         if key in _REGISTRY and _REGISTRY[key].module != fn.__module__:
             raise ValueError(f"formula {key!r} registered twice ({_REGISTRY[key].module}, "
                              f"{fn.__module__})")
-        f = Formula(name=key, expr=expr, lhs=lhs, params=tuple(params),
+        f = Formula(name=key, build=build, lhs=lhs, params=tuple(params),
                     defaults=MappingProxyType(defaults), doc=doc, module=fn.__module__,
                     exact=exact)
         _REGISTRY[key] = f

@@ -41,6 +41,7 @@ class SymbolInfo:
 
 
 _GLOSSARY: dict[str, SymbolInfo] = {}
+_PRINTED: dict[str, str] = {}  #: LaTeX -> name: no two symbols print alike
 #: The glossary's sections, in page order.
 GROUPS: tuple[str, ...] = (
     "architecture", "attention kinds", "mixture of experts", "state-space layers",
@@ -60,13 +61,13 @@ def _sym(name: str, latex: str, description: str, unit: str = "1",
          assumptions: dict | None = None) -> sp.Symbol:
     if name in _GLOSSARY:
         raise ValueError(f"symbol {name!r} defined twice")
-    for other in _GLOSSARY.values():
-        if other.latex == latex:
-            raise ValueError(f"{name!r} and {other.name!r} would both print as {latex!r}")
+    if latex in _PRINTED:
+        raise ValueError(f"{name!r} and {_PRINTED[latex]!r} would both print as {latex!r}")
     s = sp.Symbol(latex, **(assumptions or _INT))
     if sp.latex(s) != latex:  # sympy would print it differently: keep the LaTeX one-to-one
         raise ValueError(f"{name!r}: sympy prints {latex!r} as {sp.latex(s)!r}")
     _GLOSSARY[name] = SymbolInfo(name, s, description, unit, _group)
+    _PRINTED[latex] = name
     return s
 
 
