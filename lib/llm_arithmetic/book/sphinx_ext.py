@@ -81,14 +81,24 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _write_redirects)
     # after myst-parser registered `myst_substitutions`, before it reads its configuration
     app.connect("config-inited", _config_inited)
-    _declare_mathjax_offline_parallel_safe(app)
+    # every extension is loaded by then (Jupyter Book adds some after the configured ones)
+    app.connect("builder-inited", _declare_parallel_safe)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
-def _declare_mathjax_offline_parallel_safe(app: Any) -> None:
-    """sphinx-mathjax-offline (loaded before this extension) returns no metadata, so Sphinx
-    assumes it is unsafe for parallel builds, warns (an error under -W) and builds serially. It
-    only copies MathJax's files at build-finished, in the main process: it is safe."""
-    ext = app.extensions.get("sphinx-mathjax-offline")
-    if ext is not None:
-        ext.parallel_read_safe = ext.parallel_write_safe = True
+#: Extensions that return no metadata, so that Sphinx assumes them unsafe for a parallel build,
+#: warns (an error under -W) and reads serially. None keeps state that parallel readers would
+#: have to merge: sphinx-mathjax-offline copies MathJax's files at build-finished (main
+#: process); sphinx_multitoc_numbering (added by Jupyter Book) replaces the section-numbering
+#: step that runs after reading (main process); sphinx_jupyterbook_latex (added by Jupyter
+#: Book) sets things up only for a LaTeX builder, and its transforms store nothing in the
+#: environment.
+PARALLEL_SAFE_WITHOUT_SAYING = ("sphinx-mathjax-offline", "sphinx_multitoc_numbering",
+                                "sphinx_jupyterbook_latex")
+
+
+def _declare_parallel_safe(app: Any) -> None:
+    for name in PARALLEL_SAFE_WITHOUT_SAYING:
+        ext = app.extensions.get(name)
+        if ext is not None:
+            ext.parallel_read_safe = ext.parallel_write_safe = True
