@@ -36,15 +36,12 @@ book-strict: $(STAMP)
 	$(PY) scripts/build_book.py --all
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-## every check: the strict book build (book-strict), then pytest on every core (pytest-xdist, by file): unit
-## tests, doctests, the browser suite, and the Binder environment with nbval over notebooks/.
+## every check (scripts/run_tests.py): the Binder environment with nbval over notebooks/ (the
+## longest test) starts at once, beside the strict book build (book-strict); then the rest of
+## pytest on every core (pytest-xdist, by file): unit tests, doctests, the browser suite.
 ## The run records its wall time (after the install) in _build/test-timing.json for `make bench`.
 test: $(STAMP)
-	@$(PY) scripts/test_timing.py start
-	@$(MAKE) --no-print-directory book-strict
-	@$(PY) scripts/test_timing.py lap book
-	@$(MAKE) --no-print-directory pytest
-	@$(PY) scripts/test_timing.py lap pytest --finish
+	@$(PY) scripts/run_tests.py $(PYTEST_ARGS)
 
 ## PYTEST_WORKERS: processes (default: one per core); PYTEST_ARGS: more options, e.g. --durations=25
 PYTEST_WORKERS ?= auto

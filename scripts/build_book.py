@@ -16,7 +16,9 @@ write, which `jupyter-book build` does not offer).
 """
 import sys
 
-sys.modules.setdefault("rfc3987_syntax", None)  # `import rfc3987_syntax` -> ImportError
+from llm_arithmetic.jupyter_imports import refuse_iri_grammars
+
+refuse_iri_grammars()  # `import rfc3987_syntax` -> ImportError (why: that module's docstring)
 
 import functools  # noqa: E402
 import os  # noqa: E402

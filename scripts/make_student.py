@@ -161,12 +161,11 @@ def stage(src: Path, repo: Path = REPO, hash_iterations: int | None = None) -> d
 # 3. Build
 
 def build(source: Path, html_out: Path, work: Path) -> subprocess.Popen:
-    """Start `jupyter-book build source` (strict) into `work`; `finish` moves its HTML."""
+    """Start `jupyter-book build source` (strict, as scripts/build_book.py builds) into `work`;
+    `finish` moves its HTML."""
     if work.exists():
         shutil.rmtree(work)
-    jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(source), "--path-output",
-           str(work), "-W", "-n", "--keep-going"]
+    cmd = [sys.executable, str(REPO / "scripts" / "build_book.py"), "--path-output", str(work)]
     log = open(work.with_suffix(".log"), "w", encoding="utf8")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=source)
     proc.html_out, proc.work, proc.log_path = html_out, work, Path(log.name)

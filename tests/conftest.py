@@ -62,9 +62,10 @@ def book_report(request) -> list:
 
 def pytest_collection_modifyitems(config, items):
     """The slow tests first (the Binder environment, which runs every notebook: the longest file).
-    `make test` distributes files in this order (`--dist loadfile --no-loadscope-reorder`), so that
-    file starts at once on one worker while the others share the rest; by default pytest-xdist
-    would start the files with the most tests first, and this one last."""
+    `make pytest` distributes files in this order (`--dist loadfile --no-loadscope-reorder`), so
+    that file starts at once on one worker while the others share the rest; by default
+    pytest-xdist would start the files with the most tests first, and this one last. (`make test`
+    runs that test in a process of its own, beside the book build: scripts/run_tests.py.)"""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept
 
 

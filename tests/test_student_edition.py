@@ -15,8 +15,9 @@ A built student edition, built by the test itself in a temporary folder (never s
 BOOK_STUDENT_HTML to check an existing build instead): no solution and no checked answer in any
 of its files (make_student.answer_leaks: every answer in several roundings, as a number), the
 same exercises (page, label, number, title) as the instructor edition (`_build/html` after `make
-book`, or built too), and, in Chromium (as tests/test_browser.py), no solution element on any
-page with exercises and launch buttons that open the `student` branch. Also: untracked files
+book`, or built too), launch links on the `student` branch in every page with exercises, and,
+in Chromium (as tests/test_browser.py) on the first and the last of those pages, exercises shown and
+numbered, no solution element, launch buttons that open the `student` branch. Also: untracked files
 never reach the student tree, and the answer scan finds what it looks for.
 """
 from __future__ import annotations
@@ -305,16 +306,50 @@ def student_site(root: Path, profile: Path):
         server.wait(timeout=10)
 
 
-def browser_problems(student_html: Path, open_page) -> list[str]:
-    """Every page with exercises: the exercises show, no solution element exists, and the Binder
-    and Colab buttons open the `student` branch (whose notebooks hold no solution)."""
-    pages = sorted(p.relative_to(student_html).as_posix() for p in student_html.rglob("*.html")
-                   if p.relative_to(student_html).parts[0] not in ("_static", "_sources")
-                   and 'class="exercise admonition"' in p.read_text(encoding="utf8"))
-    if not pages:
-        return ["no page of the student edition has an exercise"]
+LAUNCH_RE = re.compile(r'href="([^"]*(?:mybinder|binder|colab)[^"]*)"')
+
+
+def pages_with_exercises(student_html: Path) -> list[str]:
+    return sorted(p.relative_to(student_html).as_posix() for p in student_html.rglob("*.html")
+                  if p.relative_to(student_html).parts[0] not in ("_static", "_sources")
+                  and 'class="exercise admonition"' in p.read_text(encoding="utf8"))
+
+
+def wrong_launch_links(links: list[str]) -> list[str]:
+    return [h for h in links if f"/{make_student.STUDENT_BRANCH}" not in
+            urlsplit(html.unescape(h)).path + "?" + urlsplit(html.unescape(h)).query]
+
+
+def launch_problems(student_html: Path, pages: list[str]) -> list[str]:
+    """In the HTML of every notebook page with exercises: Binder and Colab links, all on the
+    `student` branch (whose notebooks hold no solution)."""
     problems = []
     for path in pages:
+        if path.startswith("notebooks/"):
+            links = LAUNCH_RE.findall((student_html / path).read_text(encoding="utf8"))
+            if not links or wrong_launch_links(links):
+                problems.append(f"{path}: launch links not on the student branch: "
+                                f"{wrong_launch_links(links)[:2] or 'none'}")
+    return problems
+
+
+def browser_sample(pages: list[str]) -> list[str]:
+    """The pages opened in Chromium: the first and the last page with exercises. Every page is
+    built from the same theme and scripts (tests/test_browser.py opens every page of the
+    instructor edition), and the HTML of every page is checked without a browser (solution
+    elements, exercises and their numbers: make_student; launch links: above)."""
+    return list(dict.fromkeys(pages[:1] + pages[-1:]))
+
+
+def browser_problems(student_html: Path, open_page) -> list[str]:
+    """Pages with exercises: in Chromium (a sample, :func:`browser_sample`) the exercises show,
+    numbered, no solution element exists and the launch buttons open the `student` branch; in
+    the HTML of all of them, the launch links (:func:`launch_problems`)."""
+    pages = pages_with_exercises(student_html)
+    if not pages:
+        return ["no page of the student edition has an exercise"]
+    problems = launch_problems(student_html, pages)
+    for path in browser_sample(pages):
         r = open_page(path)
         if r["solutions"]:
             problems.append(f"{path}: {r['solutions']} solution element(s)")
@@ -322,12 +357,9 @@ def browser_problems(student_html: Path, open_page) -> list[str]:
             problems.append(f"{path}: exercises missing or hidden: {r['exercises'][:3]}")
         if not all(re.match(r"Exercise \d+(\.\d+)*\b", e["text"]) for e in r["exercises"]):
             problems.append(f"{path}: an exercise without its number: {r['exercises'][:3]}")
-        if path.startswith("notebooks/"):
-            wrong = [h for h in r["launch"] if f"/{make_student.STUDENT_BRANCH}" not in
-                     urlsplit(h).path + "?" + urlsplit(h).query]
-            if not r["launch"] or wrong:
-                problems.append(f"{path}: launch links not on the student branch: "
-                                f"{wrong[:2] or 'none'}")
+        if not r["launch"] or wrong_launch_links(r["launch"]):
+            problems.append(f"{path}: launch buttons not on the student branch: "
+                            f"{wrong_launch_links(r['launch'])[:2] or 'none'}")
     return problems
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
+from ..jupyter_imports import without_iri_grammars
+
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
            "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
            "stack_lines", "show_formula", "round_sig"]
@@ -46,8 +48,12 @@ def round_sig(value: float, digits: int = 6) -> float:
 
 
 def _myst_glue():
+    # myst-nb's glue imports nbformat, so jsonschema: without its 3-s IRI grammars
+    # (llm_arithmetic.jupyter_imports), and only while myst-nb loads
     try:
-        from myst_nb import glue as _glue
+        with without_iri_grammars():
+            from myst_nb import glue as _glue
+            import myst_nb.ext.glue  # noqa: F401  (what myst_nb.glue imports when first called)
     except ImportError:  # Colab, plain Jupyter
         return None
     return _glue
