@@ -152,15 +152,19 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
         ```
 
     The figure is checked first (:func:`llm_arithmetic.book.plots.check_figure`: text at least
-    9 pt, no overlapping labels, a unit on every numeric axis), then closed."""
+    9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its saved width
+    would exceed the book's column (:func:`llm_arithmetic.book.plots.fit_width`: shown at its own
+    size, its 9 pt text stays 9 pt), then closed."""
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from .plots import check_figure
+    from .plots import check_figure, fit_width
 
     fig = fig if fig is not None else plt.gcf()
     if check:
-        check_figure(fig)
+        check_figure(fig)  # draws the figure
+    if fit_width(fig, drawn=check) and check:
+        check_figure(fig)  # narrower: check its texts again
     _glue = _myst_glue()
     if _glue is None:
         display(fig)

@@ -34,7 +34,7 @@ from ..core.units import GB, GB_S, GiB, TFLOP_S
 from ..estimate import estimate
 from .display import chip_name
 
-__all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "plain_log_ticks", "label_points",
+__all__ = ["STYLE", "MIN_FONT_PT", "MAX_WIDTH_PX", "use_style", "check_figure", "fit_width", "plain_log_ticks", "label_points",
            "chips_scatter", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown", "sequence_memory_vs_context",
            "mla_attention_flops_vs_context", "expert_weights_read_vs_batch"]
@@ -43,6 +43,13 @@ __all__ = ["STYLE", "MIN_FONT_PT", "use_style", "check_figure", "plain_log_ticks
 #: (a 7-inch figure is 672 CSS px wide, within the book's column at 1280 px), so a point in the
 #: figure is a point on the page.
 MIN_FONT_PT = 9.0
+
+#: Widest figure as saved [CSS px]: the book's text column at a 1280 px window. The book saves a
+#: figure with a tight bounding box (matplotlib-inline's default), which can grow it past its
+#: ``figsize`` (a legend below the axes, constrained layout's edges plus the 0.1 in pad); the
+#: browser would then shrink it, and its 9 pt text with it. :func:`fit_width` narrows such a
+#: figure instead.
+MAX_WIDTH_PX = 672
 
 #: rcParams of every figure of the book.
 STYLE: dict[str, Any] = {
@@ -134,6 +141,40 @@ def _is_data_line(line: Any) -> bool:
     style = line.get_linestyle()
     return not (style in (":", "--", "-.", "dotted", "dashed", "dashdot")
                 and line.get_linewidth() <= 1.2)
+
+
+def _saved_width_px(fig: plt.Figure) -> float:
+    """The width [CSS px] of the figure as saved with a tight bounding box (as drawn last)."""
+    bbox = fig.get_tightbbox(fig.canvas.get_renderer())
+    return (bbox.width + 2 * plt.rcParams["savefig.pad_inches"]) * 96
+
+
+def fit_width(fig: plt.Figure, max_px: float = MAX_WIDTH_PX, drawn: bool = False) -> bool:
+    """Narrow ``fig`` until, saved with a tight bounding box, it is at most ``max_px`` CSS px
+    wide (one px of margin for rounding); its text keeps its size in points. Return whether
+    the figure was changed. ``drawn``: the figure was drawn since its last change (saves a draw).
+
+    >>> fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+    >>> _ = ax.set_ylabel("time [ms]")
+    >>> fit_width(fig), round(_saved_width_px(fig)) <= MAX_WIDTH_PX
+    (True, True)
+    >>> fit_width(fig, drawn=True)
+    False
+    >>> plt.close(fig)
+    """
+    changed = False
+    for _ in range(6):
+        if not drawn:
+            fig.canvas.draw()
+        drawn = False
+        excess = _saved_width_px(fig) - (max_px - 1)
+        if excess <= 0:
+            return changed
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w - excess / 96 - 0.01, h)
+        changed = True
+    raise ValueError(f"figure could not be narrowed to {max_px} px "
+                     f"(still {_saved_width_px(fig):.0f} px)")
 
 
 def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
@@ -366,7 +407,11 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
     ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
     if legend == "below":
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+        leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+        fig = ax.figure
+        if leg.get_window_extent(fig.canvas.get_renderer()).width * 96 / fig.dpi > \
+                MAX_WIDTH_PX - 24:  # two columns wider than the page: one column
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=1)
     elif legend:
         ax.legend(loc=legend)
     return ax
@@ -1121,7 +1166,8 @@ def measured_vs_bound(comparisons: Sequence[Any], ax: plt.Axes | None = None) ->
         ax.plot(line, share * line, color="0.6", lw=0.8, ls="--")
         ax.text(line[1], share * line[1], f" {share:.0%}", fontsize=_SMALL, color="0.4",
                 va="center")
-    ax.text(line[1], line[1], " bound", fontsize=_SMALL, va="center")
+    # just past the diagonal's end (the label does not touch its line)
+    ax.text(line[1] * 1.05, line[1], " bound", fontsize=_SMALL, va="center")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(lo / 3, hi * 3)

@@ -129,6 +129,12 @@ d_v = _sym("d_v", "d_{v}", "value head width (MLA)")
 attended = _sym("attended", "S_{a}",
                 "cached positions one attention layer reads for the token being decoded",
                 "token", assumptions=_NONNEG)
+mla_queries = _sym("mla_queries", "q", "queries that share one up-projection of the cached "
+                   "latents (MLA): one per sequence in a decode step, a chunk's tokens in a "
+                   "prefill")
+mla_breakeven = _sym("mla_breakeven", "q^{*}", "queries per up-projection at which absorbed and "
+                     "up-projected latent attention (MLA) cost the same FLOPs per cached position",
+                     "1", _REAL)
 
 # --- mixture of experts --------------------------------------------------------------------
 _group = "mixture of experts"
@@ -165,6 +171,12 @@ bits_kv = _sym("bits_kv", "b_{kv}", "bits per cached key or value element", "bit
 bits_state = _sym("bits_state", "b_{st}", "bits per element of a state-space layer's state",
                   "bit", _RAT)
 bits = _sym("bits", "b", "bits per element of an operand", "bit", _RAT)
+block_size = _sym("block_size", "n_{blk}", "weights per block of a block format (they share "
+                  "one scale, and one offset if the format has one)")
+bits_int = _sym("bits_int", "b_{q}", "bits per stored integer of a block format", "bit", _RAT)
+bits_scale = _sym("bits_scale", "b_{s}", "bits of the scale of one block", "bit", _RAT)
+bits_offset = _sym("bits_offset", "b_{m}", "bits of the offset (minimum or zero point) of one "
+                   "block; 0 without one", "bit", {"nonnegative": True, "rational": True})
 
 # --- workload -----------------------------------------------------------------------------------
 _group = "workload"
@@ -185,6 +197,9 @@ peak_flops = _sym("peak_flops", "R_{peak}", "peak arithmetic rate (dense)", "FLO
 capacity = _sym("capacity", "C", "memory capacity", "B")
 overhead = _sym("overhead", "C_{0}", "memory reserved for activations, runtime, fragmentation",
                 "B", _NONNEG)
+storage_bandwidth = _sym("storage_bandwidth", r"\beta_{disk}", "read bandwidth of the storage "
+                          "(SSD, SD card) that weights not held in memory are read from", "B/s",
+                          _REAL)
 
 # --- parallelism and serving -------------------------------------------------------------------
 _group = "parallelism and serving"
@@ -239,6 +254,8 @@ embed_params = _sym("embed_params", "P_{emb}",
 experts_read = _sym("experts_read", r"\bar{E}_{B}",
                     "experts of one MoE block that a step of B tokens reads (expected)", "1",
                     _REAL)
+batch_share = _sym("batch_share", r"B_{\eta}", "batch at which a step reads, in expectation, "
+                   "a given share of a block's routed experts", "1", _REAL)
 weight_bytes = _sym("weight_bytes", "W", "bytes of the weights (stored, or read in one step)",
                     "B", _NONNEG)
 kv_bytes_token = _sym("kv_bytes_token", r"\kappa",
