@@ -342,6 +342,34 @@ def test_budget_lists_only_pages_of_the_book():
     assert NOT_YET_CONVERTED <= pages, sorted(NOT_YET_CONVERTED - pages)
 
 
+#: Symbols that earlier pages used for a quantity the glossary (core/symbols.py) writes
+#: otherwise (issue 17: one symbol, one meaning): typed mathematics must not bring them back.
+RETIRED_SYMBOLS = {r"\\pi\b": "the peak arithmetic rate is R_{peak}",
+                   r"\\dagger": "the critical context is S_{\\infty} (chapters 6 and 9)"}
+
+
+def typed_math_sources() -> dict[str, str]:
+    """The Markdown a person typed: book/**/*.md and the notebooks' Markdown cells."""
+    out = {p.relative_to(REPO).as_posix(): p.read_text(encoding="utf8")
+           for p in (REPO / "book").rglob("*.md")}
+    for p in (REPO / "notebooks").rglob("*.ipynb"):
+        if ".ipynb_checkpoints" not in p.parts:
+            out[p.relative_to(REPO).as_posix()] = markdown(json.loads(p.read_text("utf8")))
+    return out
+
+
+def test_typed_math_uses_no_retired_symbol():
+    found = [f"{page}: {m.group(0)!r} ({why})" for page, text in typed_math_sources().items()
+             for pattern, why in RETIRED_SYMBOLS.items()
+             for m in re.finditer(pattern, text)]
+    assert not found, "\n".join(found)
+
+
+def test_retired_symbols_are_found():
+    text = "$t = F / \\pi$ and $S^{\\dagger}$"
+    assert all(re.search(p, text) for p in RETIRED_SYMBOLS)
+
+
 def test_page_titles_are_plain():
     """Titles read alike in the table of contents: no quotation marks, no 'Chapter N'."""
     problems = []
