@@ -38,7 +38,8 @@ book-strict: $(STAMP)
 
 ## every check (scripts/run_tests.py): the Binder environment with nbval over notebooks/ (the
 ## longest test) starts at once, beside the strict book build (book-strict); then the rest of
-## pytest on every core (pytest-xdist, by file): unit tests, doctests, the browser suite.
+## pytest on every core (pytest-xdist, by file; tests/conftest.py): unit tests, doctests, the
+## browser suite.
 ## The run records its wall time (after the install) in _build/test-timing.json for `make bench`.
 test: $(STAMP)
 	@$(PY) scripts/run_tests.py $(PYTEST_ARGS)
@@ -47,7 +48,7 @@ test: $(STAMP)
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 pytest: $(STAMP)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 ## performance targets (ratios measured in one run), and the wall time the last `make test` recorded
 bench: $(STAMP)

@@ -45,6 +45,7 @@ Needs /usr/bin/chromium ($CHROMIUM to use another binary); without it these test
 with how to install it (`sudo apt-get install chromium`), except under REQUIRE_BROWSER=1 (CI),
 where that is a failure. Never let Playwright download a browser.
 """
+import functools
 import os
 import re
 import subprocess
@@ -126,6 +127,34 @@ def redirect_target(root: Path, page: str) -> str | None:
 
 
 PAGES = page_list(book_html_dir()) if book_is_built() else [None]
+
+
+def xdist_group(item) -> str:
+    """The worker share of a test of this file under `make test` (pytest-xdist `--dist
+    loadgroup`, tests/conftest.py): the file is split in two, each half with its own server and
+    Chromium, so that its waiting (page loads, MathJax) overlaps with the other half. Each page's
+    tests stay together (test_reader_path reads what test_page_in_browser cached for its page);
+    the pages of the reader's path and the others are dealt alternately, so that both halves get
+    some of each; the screenshot pages go with test_screenshots_were_taken, the widgets with
+    the second half."""
+    name = item.originalname if hasattr(item, "originalname") else item.name
+    if name == "test_screenshots_were_taken":
+        return "tests/test_browser.py#0"
+    if name.startswith("test_widget"):
+        return "tests/test_browser.py#1"
+    page = getattr(getattr(item, "callspec", None), "params", {}).get("page_path")
+    if page is None or not book_is_built():
+        return "tests/test_browser.py#0"
+    if page in _screenshot_pages():
+        return "tests/test_browser.py#0"
+    kind = [p for p in PAGES if (p in READER_PATH) == (page in READER_PATH)]
+    index = kind.index(page) if page in kind else 0
+    return f"tests/test_browser.py#{index % 2}"
+
+
+@functools.cache
+def _screenshot_pages() -> frozenset[str]:
+    return frozenset(screenshot_targets(book_html_dir()))
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,21 +288,37 @@ SOLUTION_STATE = """
 """
 
 
+CLICK_TITLE = """(sol) => {
+  const details = sol.closest('details');
+  (details ? details.querySelector(':scope > summary')
+           : sol.querySelector(':scope > .admonition-title')).click();
+}"""
+
+
 def check_solutions(page, problems: list[str]):
-    """Each solution is collapsed; a click on its title (or <summary>) opens it."""
+    """Each solution is collapsed; a click on its title (or <summary>) opens it. The first is
+    clicked as a reader clicks (Playwright: visible, not covered, stable), the others by a
+    click event sent from the page (the same handlers, without the ~0.2 s of checks each)."""
     before = page.evaluate(SOLUTION_STATE)
     if not before:
         return
+    clicked = False
     for i, sol in enumerate(before):
         if sol["open"]:
             problems.append(f"{sol['name']}: solution shown before any click (is it a "
                             "`:class: dropdown`?)")
-        elif sol["details"]:
-            page.locator(".solution").nth(i).locator("xpath=ancestor-or-self::details[1]/summary").click()
-        elif sol["hasTitle"] and sol["hasBody"]:
-            page.locator(".solution").nth(i).locator(":scope > .admonition-title").click()
-        else:
+            continue
+        if not (sol["details"] or (sol["hasTitle"] and sol["hasBody"])):
             problems.append(f"{sol['name']}: solution without a title or a body")
+            continue
+        target = page.locator(".solution").nth(i)
+        if clicked:
+            target.evaluate(CLICK_TITLE)
+        elif sol["details"]:
+            target.locator("xpath=ancestor-or-self::details[1]/summary").click()
+        else:
+            target.locator(":scope > .admonition-title").click()
+        clicked = True
     after = page.evaluate(SOLUTION_STATE)
     for b, a in zip(before, after):
         if not b["open"] and b["hasBody"] and not a["open"]:
@@ -328,19 +373,31 @@ WAIT_FOR_MATHJAX = ("async () => { if (window.MathJax && MathJax.startup && Math
                     " await MathJax.startup.promise; }")
 
 
-def settle(page, pending: dict, problems: list[str]):
-    """Wait until no request has been in flight for 500 ms, so that late ones are seen too."""
-    try:
-        page.wait_for_load_state("networkidle", timeout=15_000)
-    except Exception:  # playwright's TimeoutError
-        problems.append(f"the network never went idle; still loading: {sorted(pending)[:5]}")
+#: How long no request may start or be in flight before a page counts as settled [ms].
+QUIET_MS = 200
+
+
+def settle(page, pending: dict, started: list, problems: list[str]):
+    """Wait until no request of the page has been in flight, and none started, for QUIET_MS,
+    so that late ones are seen too. The page's requests are tracked by its event handlers
+    (`pending`: in flight; `started`: every one so far); Playwright's "networkidle" would wait
+    500 ms after the last one on every page."""
+    deadline = time.monotonic() + 15
+    quiet_since, seen = None, -1
+    while time.monotonic() < deadline:
+        if pending or len(started) != seen:
+            quiet_since, seen = time.monotonic(), len(started)
+        elif time.monotonic() - quiet_since >= QUIET_MS / 1000:
+            return
+        page.wait_for_timeout(25)  # lets Playwright deliver the page's events
+    problems.append(f"the network never went idle; still loading: {sorted(pending)[:5]}")
 
 
 @pytest.mark.parametrize("page_path", PAGES)
 def test_page_in_browser(page_path, book_html, site, browser, build_dir):
     root = book_html
     problems: list[str] = []
-    console, failed, pending = [], [], {}
+    console, failed, pending, started = [], [], {}, []
     foreign_before = len(browser.foreign)
 
     def local(url):
@@ -349,7 +406,7 @@ def test_page_in_browser(page_path, book_html, site, browser, build_dir):
     page = browser.context.new_page()
     page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: console.append(f"uncaught: {e}"))
-    page.on("request", lambda r: pending.__setitem__(r.url, True))
+    page.on("request", lambda r: (pending.__setitem__(r.url, True), started.append(r.url)))
     page.on("requestfinished", lambda r: pending.pop(r.url, None))
     page.on("requestfailed", lambda r: (pending.pop(r.url, None), failed.append(
         f"{r.url} ({r.failure})") if local(r.url) else None))
@@ -369,7 +426,7 @@ def test_page_in_browser(page_path, book_html, site, browser, build_dir):
         else:
             # MathJax (deferred) typesets after load: wait for its first pass.
             page.evaluate(WAIT_FOR_MATHJAX)
-            settle(page, pending, problems)
+            settle(page, pending, started, problems)
             r = page.evaluate(PAGE_CHECKS, RAW_TEX)
             if r["hasMath"] and not r["mjx"]:
                 problems.append(f"the page has math but MathJax rendered none "
@@ -398,7 +455,7 @@ def test_page_in_browser(page_path, book_html, site, browser, build_dir):
                 check_launch_buttons(page, page_path, problems)
             if page_path == "search.html":
                 check_search(page, site, problems)
-            settle(page, pending, problems)
+            settle(page, pending, started, problems)
     finally:
         page.close()
 
