@@ -48,7 +48,7 @@ test: $(STAMP)
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 pytest: $(STAMP)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 ## performance targets (ratios measured in one run), and the wall time the last `make test` recorded
 bench: $(STAMP)

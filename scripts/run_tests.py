@@ -51,7 +51,7 @@ def main(extra: list[str]) -> int:
             timing("lap", "book")
             workers = os.environ.get("PYTEST_WORKERS") or "auto"
             rest = subprocess.run(
-                [PY, "-m", "pytest", "-n", workers, "--dist", "loadgroup",
+                [PY, "-m", "pytest", "-n", workers, "--dist", "loadfile",
                  "--no-loadscope-reorder", "--deselect", NOTEBOOKS_TEST, *extra], cwd=REPO)
             waited = time.monotonic()
             notebooks.wait()

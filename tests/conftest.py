@@ -60,33 +60,23 @@ def book_report(request) -> list:
     return request.config.stash.setdefault(_REPORT_KEY, [])
 
 
-#: Files that start first under pytest-xdist, longest first: each spends most of its time
-#: waiting (a browser, a book build, subprocesses), which the other tests fill.
+#: Files that start first under pytest-xdist, longest first: each spends much of its time
+#: waiting (a browser, a book build, subprocesses), which the other files fill.
 FIRST = ("tests/test_binder.py", "tests/test_browser.py", "tests/test_student_edition.py",
-         "tests/test_nbgrader.py", "tests/test_release.py")
+         "tests/test_browser_widgets.py", "tests/test_nbgrader.py", "tests/test_release.py")
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """The files of FIRST first (the Binder environment, which runs every notebook, is the
-    longest), then the others in their order. `make pytest` and `make test` distribute in this
-    order (`--dist loadgroup --no-loadscope-reorder`); by default pytest-xdist would start the
-    groups with the most tests first, and these last. (`make test` runs the Binder test in a
-    process of its own, beside the book build: scripts/run_tests.py.)
-
-    Each test gets an xdist_group: its file (a file stays whole on one worker: module fixtures
-    such as a Chromium start once), unless its module defines `xdist_group(item) -> str`
-    (tests/test_browser.py splits itself in two)."""
+    longest), then the others in their order. `make pytest` and `make test` distribute whole
+    files in this order (`--dist loadfile --no-loadscope-reorder`); by default pytest-xdist would
+    start the files with the most tests first, and these last. (`make test` runs the Binder test
+    in a process of its own, beside the book build: scripts/run_tests.py.)"""
     def rank(item):
         path = item.nodeid.split("::")[0]
         return FIRST.index(path) if path in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: the order within a file is kept
-    for item in items:
-        module = getattr(item, "module", None)
-        split = getattr(module, "xdist_group", None)
-        group = split(item) if callable(split) else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session):

@@ -16,7 +16,7 @@ Chromium (driven by Playwright, as tests/test_browser.py), and:
 * the widgets the page defines are those the export module lists, and the notebooks' widget
   cells name only those.
 
-The pages themselves (controls, plots, offline use) are checked in tests/test_browser.py.
+The pages themselves (controls, plots, offline use) are checked in tests/test_browser_widgets.py.
 Needs /usr/bin/chromium (skipped without it, a failure under REQUIRE_BROWSER=1).
 """
 from __future__ import annotations
@@ -447,7 +447,7 @@ def test_export_is_deterministic_and_complete(tmp_path):
 def test_the_generic_widget_takes_its_options_from_the_page(page):
     """The `estimate` widget, as a serving chapter would embed it: starting inputs, outputs and
     views from data-* attributes; its numbers and markers are Python's."""
-    from test_browser import READ_WIDGET, check_widget
+    from test_browser_widgets import READ_WIDGET, check_widget
 
     page.evaluate("""() => {
       document.body.innerHTML = `<div data-llm-widget="estimate" data-model="mixtral-8x7b"
@@ -615,7 +615,7 @@ def test_the_serving_widget_follows_its_controls(page):
     """The `serving` widget as a serving chapter would embed it (no chapter does yet): its
     numbers and its frontier are Python's at the start, after each control moves, and at
     390 px wide."""
-    from test_browser import READ_WIDGET, check_widget, move_control, moves_for
+    from test_browser_widgets import READ_WIDGET, check_widget, move_control, moves_for
 
     page.set_viewport_size({"width": 800, "height": 900})
     page.evaluate("""() => {

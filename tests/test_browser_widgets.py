@@ -1,0 +1,416 @@
+"""The book's calculators (widgets, issue 18) in Chromium, on their built pages: a file of its own
+so that pytest-xdist runs it beside the pages of tests/test_browser.py (whose server, browser and
+helpers it uses; same requirements: a built book, Debian's Chromium).
+"""
+import json as _json
+import math as _math
+import re
+import warnings as _warnings
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+
+from conftest import REPO
+from test_browser import browser, site  # noqa: F401  (its fixtures, shared)
+
+
+# --------------------------------------------------------------------------------------------
+# The widgets (issue 18): the in-page calculators of the chapters and the explorer
+#
+# Every widget cell of the notebooks (a Markdown cell with <div data-llm-widget=...>) is found on
+# its built page and checked: its numbers equal llm_arithmetic.estimate for its starting choice
+# and after each control moves (selects chosen by click and by keyboard, sliders moved with the
+# arrow keys, numbers typed, custom model and chip); its plot's marker sits at the Python value;
+# it fits a 390 px wide screen and every control is reached with Tab; it works from file://
+# (no server); the explorer widget's table is the Python explorer's for the notebook's defaults.
+# Formulas, stacks and estimate() themselves are compared with Python in tests/test_widgets.py.
+
+
+def widget_pages() -> list[tuple[str, str]]:
+    """(page, widget) for every widget cell in the notebooks."""
+    out = []
+    for path in sorted((REPO / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        for cell in _json.loads(path.read_text(encoding="utf8"))["cells"]:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                for name in re.findall(r'data-llm-widget="([\w-]+)"', src):
+                    page = path.relative_to(REPO).with_suffix(".html").as_posix()
+                    out.append((page, name))
+    return out
+
+
+WIDGET_PAGES = widget_pages()
+
+READ_WIDGET = """
+(el) => ({
+  state: JSON.parse(el.dataset.state || "null"),
+  message: (el.querySelector('.lla-message') || {}).textContent || '',
+  outputs: [...el.querySelectorAll('output[data-key]')].map((o) => ({
+    key: o.dataset.key, value: o.dataset.value, scale: Number(o.dataset.scale || 1),
+    text: o.textContent})),
+  points: [...el.querySelectorAll('circle[data-series="step"]')].map((c) => ({
+    view: c.closest('[data-view]').dataset.view, x: Number(c.dataset.x),
+    y: Number(c.dataset.y)})),
+  bars: [...el.querySelectorAll('rect.lla-bar')].map((r) => [r.dataset.part,
+    Number(r.dataset.value)]),
+  curves: Object.fromEntries([...el.querySelectorAll('path[data-points]')].map((p) => [
+    p.dataset.series, JSON.parse(p.dataset.points)])),
+})
+"""
+
+
+def widget_model(state):
+    """The model a widget's state names, built in Python as the page builds it."""
+    from llm_arithmetic import Model, get_model
+
+    if state["model"] == "custom":
+        c = state["custom_model"]
+        m = Model.transformer(name="custom", **{k: int(v) for k, v in c.items()})
+    else:
+        m = get_model(state["model"])
+    if state.get("group"):
+        m = m.with_(n_kv_heads=m.n_heads // state["group"])
+    return m
+
+
+def python_arguments(state) -> tuple:
+    """(model, keyword arguments of llm_arithmetic.estimate) for a widget's state."""
+    m = widget_model(state)
+    kw = dict(weights=state["weights"], bits_kv=state["kv"], context=state["context"],
+              batch=state["batch"], tp=state.get("tp") or 1, prompt=state.get("prompt"),
+              generate=state.get("generate"), price_per_hour=state.get("price"))
+    if state["chip"] == "custom":
+        c = state["custom_chip"]
+        kw.update(bandwidth=c["bandwidth_gbps"] * 1e9, peak_flops=c["peak_tflops"] * 1e12,
+                  capacity=round(c["capacity_gb"] * 1e9))
+    else:
+        kw["hardware"] = state["chip"]
+    return m, kw
+
+
+def python_values(state) -> dict:
+    """What the widget must show for its state, from llm_arithmetic.estimate (the serving
+    keys included: a replica of tp chips, a request of prompt and generate tokens)."""
+    from llm_arithmetic import estimate, numeric
+
+    m, kw = python_arguments(state)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        e = estimate(m, **kw)
+    d = dict(e.as_dict())
+    d.update({k: getattr(e, k) for k in ("critical_batch_size", "max_batch", "max_context")})
+    step_flops = numeric.batched_step_flops(seq_flops=e.decode_flops_per_token, batch=e.batch)
+    d.update(decode_step_flops=step_flops,
+             step_intensity=float(step_flops) / float(e.decode_step_bytes),
+             attained_flops=float(step_flops) / e.decode_seconds_per_token,
+             compute_tokens_per_second=1 / e.decode_compute_seconds,
+             bound=f"{e.bound}-bound", fits="yes" if e.fits else "no",
+             fits_per_chip="yes" if e.fits_per_chip else "no",
+             breakdown=m.decode_bytes_breakdown(e.context, _bits(state["weights"]),
+                                                _bits(state["kv"])))
+    return d
+
+
+def _bits(fmt):
+    from llm_arithmetic.catalog.formats import bits_per_weight
+
+    return None if fmt is None else bits_per_weight(fmt)
+
+
+FIRST_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def check_widget(r: dict, where: str) -> list[str]:
+    """The widget's numbers, text and plot markers against Python; a list of problems."""
+    problems = []
+    state = r["state"]
+    if not state:
+        return [f"{where}: the widget did not render (no state)"]
+    if r["message"] and "beyond" not in r["message"]:
+        problems.append(f"{where}: the widget says {r['message']!r}")
+    want = python_values(state)
+    for o in r["outputs"]:
+        k, w = o["key"], want.get(o["key"])
+        label = f"{where} {k} (state {state})"
+        if k in ("bound", "fits", "fits_per_chip"):
+            if o["text"] != w:
+                problems.append(f"{label}: shows {o['text']!r}, Python {w!r}")
+            continue
+        if w is None or (isinstance(w, float) and _math.isinf(w)):
+            if o["value"] != "":
+                problems.append(f"{label}: value {o['value']!r}, Python None")
+            continue
+        got = float(o["value"])
+        if not abs(got - float(w)) <= 1e-9 * abs(float(w)):
+            problems.append(f"{label}: value {got!r}, Python {float(w)!r}")
+        # the number shown is the Python value rounded to the digits shown
+        m = FIRST_NUMBER.search(o["text"])
+        if m is None:
+            problems.append(f"{label}: shows no number ({o['text']!r})")
+            continue
+        mant, _, exp = m.group().replace(",", "").partition("e")
+        decimals = len(mant.partition(".")[2])
+        half = 0.5 * 10 ** (int(exp or 0) - decimals) * o["scale"]
+        if abs(float(m.group().replace(",", "")) * o["scale"] - float(w)) > \
+                half * (1 + 1e-9) + 1e-9 * abs(float(w)):
+            problems.append(f"{label}: shows {o['text']!r} x {o['scale']:g}, Python {w!r}")
+    for p in r["points"]:
+        x, y = {"roofline": (want["step_intensity"], want["attained_flops"]),
+                "batching": (state["batch"], None),
+                "kv": (state["context"], want["kv_cache_bytes"] / 1e9),
+                "frontier": (want["tokens_per_second_per_user"],
+                             want["tokens_per_second_per_chip"])}[p["view"]]
+        if not _math.isclose(p["x"], x, rel_tol=1e-9) or (
+                y is not None and not _math.isclose(p["y"], y, rel_tol=1e-9)):
+            problems.append(f"{where}: the {p['view']} plot's marker is at ({p['x']}, {p['y']}),"
+                            f" Python ({x}, {y})")
+    if r["bars"]:
+        got = dict(r["bars"])
+        for k, v in want["breakdown"].items():
+            if not _math.isclose(got.get(k, -1), float(v), rel_tol=1e-9):
+                problems.append(f"{where}: bar {k!r} is {got.get(k)}, Python {float(v)}")
+    if "step-time" in r["curves"] and state["chip"] != "custom" and state["weights"]:
+        from llm_arithmetic import sweep
+
+        pts = r["curves"]["step-time"]
+        batches = [int(b) for b, _ in pts]
+        m = widget_model(state)
+        s = sweep(m, hardware=state["chip"], weights=state["weights"], context=state["context"],
+                  batch=batches, bits_kv=state["kv"])
+        for (b, ms), t in zip(pts, s.seconds_per_token[0, 0, 0]):
+            if not _math.isclose(ms, t * 1e3, rel_tol=1e-9):
+                problems.append(f"{where}: the step-time curve at batch {b} is {ms} ms, "
+                                f"Python's sweep {t * 1e3} ms")
+                break
+    if "frontier" in r["curves"]:
+        from llm_arithmetic.estimate import frontier
+
+        m, kw = python_arguments(state)
+        kw.pop("batch")
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            pts = frontier(m, **kw)
+        got = r["curves"]["frontier"]  # [batch, per user, per chip, fits]
+        if [g[0] for g in got] != [p["batch"] for p in pts]:
+            problems.append(f"{where}: the frontier's batches are {[g[0] for g in got]}, "
+                            f"Python's {[p['batch'] for p in pts]}")
+        for g, p in zip(got, pts):
+            if g[3] != p["fits"] or not (
+                    _math.isclose(g[1], p["tokens_per_second_per_user"], rel_tol=1e-9)
+                    and _math.isclose(g[2], p["tokens_per_second_per_chip"], rel_tol=1e-9)):
+                keys = ("tokens_per_second_per_user", "tokens_per_second_per_chip", "fits")
+                problems.append(f"{where}: the frontier at batch {g[0]} is {g[1:]}, Python "
+                                f"{[p[k] for k in keys]}")
+                break
+    return problems
+
+
+@pytest.fixture
+def widget_page(browser, site):
+    """A fresh page; console errors and uncaught exceptions collected in page.errors."""
+    page = browser.context.new_page()
+    page.errors = []
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.errors.append(f"uncaught: {e}"))
+    yield page
+    page.close()
+
+
+def open_widget(page, url, name):
+    page.goto(url, wait_until="load")
+    el = page.locator(f'[data-llm-widget="{name}"]').first
+    el.wait_for()
+    page.wait_for_function("(el) => !!el.dataset.state", arg=el.element_handle())
+    return el
+
+
+def moves_for(controls: set[str]) -> list[tuple]:
+    """The control changes the test makes, in order (the custom ones last)."""
+    moves = [("model", "keyboard"), ("model", "select", ["gpt-oss-20b", "mixtral-8x7b"]),
+             ("chip", "select", ["h200", "a100-80gb-sxm"]), ("weights", "select", ["q4_0", "fp8"]),
+             ("kv", "select", ["fp8", "q4_0"]), ("context-slider", "key", "ArrowRight"),
+             ("context", "fill", "3000"), ("batch-slider", "key", "ArrowRight"),
+             ("batch", "fill", "48"), ("group", "select", None), ("tp", "select", None),
+             ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
+             ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
+             ("price", "fill", "3.5"),
+             ("chip", "custom", {"bandwidth_gbps": "800", "peak_tflops": "90",
+                                 "capacity_gb": "48"}),
+             ("model", "custom", {"n_layers": "30", "d_model": "3000", "n_heads": "24",
+                                  "n_kv_heads": "6", "d_head": "125", "d_ff": "9000",
+                                  "n_vocab": "50000", "n_experts": "4",
+                                  "n_active_experts": "2"})]
+    return [m for m in moves if m[0] in controls]
+
+
+WIDGET_IDS = [f"{p.split('/')[-1]}:{n}" for p, n in WIDGET_PAGES]
+
+MODULE_CHECK = """async () => {
+  const mod = await import(new URL('../_static/llm-arithmetic/formulas.js', location).href);
+  const bundled = window.LLMArithmetic.formulas;
+  const names = Object.keys(mod.FORMULAS);
+  const diff = [];
+  for (const name of names) {
+    const args = Object.fromEntries(mod.FORMULAS[name].params.map((p, i) => [p, 3 + i]));
+    const a = mod[name](args), b = bundled[name](args);
+    if (!(a === b || (Number.isNaN(a) && Number.isNaN(b)))) diff.push([name, a, b]);
+  }
+  return {n: names.length, diff};
+}"""
+
+
+def move_control(page, el, move):
+    ctl = el.locator(f'[data-control="{move[0]}"]')
+    if move[1] == "keyboard":
+        ctl.focus()
+        page.keyboard.press("ArrowDown")
+    elif move[1] == "select":
+        # the first candidate (or else the first option) that differs from the current
+        opts = move[2] or ctl.evaluate("(s) => [...s.options].map((o) => o.value)")
+        ctl.select_option(next(v for v in opts if v != ctl.input_value()))
+    elif move[1] == "key":
+        ctl.focus()
+        page.keyboard.press(move[2])
+    elif move[1] == "fill":
+        ctl.fill(move[2])
+    elif move[1] == "custom":
+        ctl.select_option("custom")
+        box = el.locator(f'[data-custom="{move[0]}"]')
+        assert box.is_visible(), f"the custom {move[0]} fields did not appear"
+        # the first field typed, the others set in one go (each sends an input event)
+        (first, v0), *rest = move[2].items()
+        box.locator(f'[data-field="{first}"]').fill(v0)
+        box.evaluate("""(box, values) => { for (const [k, v] of values) {
+            const inp = box.querySelector(`[data-field="${k}"]`);
+            inp.value = v; inp.dispatchEvent(new Event('input', {bubbles: true})); } }""", rest)
+
+
+@pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)
+def test_widget_follows_its_controls(page_path, name, site, widget_page):
+    """Served over HTTP: the starting numbers, then each control moved in turn, against
+    Python; the ES module formulas.js imports and equals the page's script; the explorer's
+    table is the Python explorer's."""
+    page = widget_page
+    el = open_widget(page, urljoin(site, page_path), name)
+    read = lambda: el.evaluate(READ_WIDGET)  # noqa: E731
+    r = read()
+    problems = check_widget(r, f"{page_path} {name} (start)")
+    module = page.evaluate(MODULE_CHECK)
+    assert module["n"] >= 60 and not module["diff"], module
+    if name == "explorer":
+        problems += explorer_agrees(el, r)
+    controls = set(el.evaluate(
+        "(el) => [...el.querySelectorAll('[data-control]')].map((c) => c.dataset.control)"))
+    moved = []
+    for move in moves_for(controls):
+        before = r["state"]
+        move_control(page, el, move)
+        r = read()
+        key = move[0].removesuffix("-slider")
+        changed = {k for k in r["state"] if r["state"][k] != before.get(k)}
+        if key not in changed and not (move[1] == "custom" and f"custom_{key}" in changed):
+            problems.append(f"{name}: {move} did not change the state's {key}")
+        moved.append(move[:2])
+        problems += check_widget(r, f"{page_path} {name} after {move[:2]}")
+    problems += [f"JavaScript error: {e}" for e in page.errors]
+    assert not problems, "\n".join(problems[:15])
+    assert len(moved) >= 4, moved
+
+
+@pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)
+def test_widget_from_disk_at_390px_by_keyboard(page_path, name, book_html, widget_page):
+    """Opened as a file (file://, no server; Chromium would refuse an ES module there) on a
+    390 px wide screen: the numbers are Python's, nothing is wider than the widget, Tab reaches
+    every control in order and the arrow keys move a slider."""
+    page = widget_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    el = open_widget(page, (book_html / page_path).as_uri(), name)
+    problems = check_widget(el.evaluate(READ_WIDGET), f"file://{page_path} {name}")
+    fit = el.evaluate("""(el) => {
+      const box = el.getBoundingClientRect();
+      const wide = [...el.querySelectorAll('*')].filter((n) => {
+        const r = n.getBoundingClientRect();
+        return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1);
+      }).map((n) => n.tagName + '.' + n.getAttribute('class'));
+      return {width: box.width, scroll: el.scrollWidth, client: el.clientWidth, wide,
+              page: document.documentElement.clientWidth};
+    }""")
+    if not (fit["width"] <= fit["page"] and fit["scroll"] <= fit["client"] + 1):
+        problems.append(f"wider than a 390 px screen: {fit}")
+    if fit["wide"]:
+        problems.append(f"elements wider than the widget at 390 px: {fit['wide'][:5]}")
+    controls = el.evaluate("""(el) => [...el.querySelectorAll('select, input')]
+      .filter((c) => c.offsetParent !== null)
+      .map((c) => c.dataset.control || c.dataset.field)""")
+    el.locator("select, input").first.focus()
+    reached = []
+    for _ in range(len(controls)):
+        reached.append(page.evaluate("() => document.activeElement.dataset.control"
+                                     " || document.activeElement.dataset.field"))
+        page.keyboard.press("Tab")
+    if reached != controls:
+        problems.append(f"Tab reaches {reached}, not every control in order {controls}")
+    if "context-slider" in controls:
+        before = el.evaluate("(el) => JSON.parse(el.dataset.state).context")
+        el.locator('[data-control="context-slider"]').focus()
+        page.keyboard.press("ArrowRight")
+        r = el.evaluate(READ_WIDGET)
+        if not r["state"]["context"] > before:
+            problems.append("ArrowRight on the context slider did not raise the context")
+        problems += check_widget(r, f"file://{page_path} {name} after ArrowRight")
+    problems += [f"JavaScript error: {e}" for e in page.errors]
+    assert not problems, "\n".join(problems[:15])
+
+
+def _markdown_table(text: str) -> dict[str, str]:
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] and not set(cells[0]) <= set("-"):
+            clean = lambda s: re.sub(r"\*\*|`", "", s)  # noqa: E731
+            rows[clean(cells[0])] = clean(cells[1])
+    return rows
+
+
+def explorer_agrees(el, r) -> list[str]:
+    """The in-page explorer starts from the notebook's DEFAULTS and shows, row for row, the
+    table the notebook's Python explorer (explore -> summary, tbl-explorer-default) stored
+    for them."""
+    import ast
+
+    nb = _json.loads((REPO / "notebooks" / "lab-explorer.ipynb").read_text(encoding="utf8"))
+    defaults, table = None, None
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        src = "".join(cell["source"])
+        if "DEFAULTS = dict(" in src:
+            for node in ast.walk(ast.parse(src)):
+                if isinstance(node, ast.Assign) and \
+                        getattr(node.targets[0], "id", "") == "DEFAULTS":
+                    defaults = {k.arg: ast.literal_eval(k.value) for k in node.value.keywords}
+        for out in cell.get("outputs", []):  # the table of explore(**DEFAULTS)
+            md = "".join(out.get("data", {}).get("text/markdown", ""))
+            if ":name: tbl-explorer-default" in md:
+                table = _markdown_table(md)
+    if not (defaults and table):
+        return ["the explorer notebook has no DEFAULTS or no stored table"]
+    state = r["state"]
+    problems = []
+    mine = (state["model"], state["chip"], state["weights"], state["kv"], state["context"],
+            state["batch"])
+    theirs = (defaults["model"], defaults["chip"], defaults["weights"], defaults["bits_kv"],
+              defaults["context"], defaults["batch"])
+    if mine != theirs:
+        problems.append(f"the explorer widget starts at {mine}, the notebook at {theirs}")
+    rows = el.evaluate("""(el) => Object.fromEntries([...el.querySelectorAll('tr[data-row]')]
+      .map((tr) => [tr.dataset.row, tr.querySelector('td').textContent]))""")
+    shared = sorted(set(rows) & set(table))
+    if len(shared) < 10:
+        problems.append(f"the two explorers share too few rows: {shared}")
+    problems += [f"explorer row {k!r}: widget {rows[k]!r}, notebook {table[k]!r}"
+                 for k in shared if rows[k] != table[k]]
+    return problems
