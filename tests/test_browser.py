@@ -187,7 +187,9 @@ def browser(site, tmp_path_factory, book_report, request):
             yield b
         finally:
             context.close()
-    what = (f"{len(PAGES)} pages checked" if request.module.__name__ == "test_browser"
+    pages = getattr(request.module, "PAGES_HERE" if request.module.__name__ == "test_browser"
+                    else "PAGES_SECOND", None)
+    what = (f"{len(pages)} pages checked" if pages is not None
             else f"{request.module.__name__}'s checks")
     book_report.append(f"browser: {what} in Chromium in {time.monotonic() - started:.1f} s")
 
@@ -365,8 +367,8 @@ def settle(page, pending: dict, started: list, problems: list[str]):
     problems.append(f"the network never went idle; still loading: {sorted(pending)[:5]}")
 
 
-@pytest.mark.parametrize("page_path", PAGES)
-def test_page_in_browser(page_path, book_html, site, browser, build_dir):
+def check_page(page_path, book_html, site, browser, build_dir):
+    """The checks of one page (see the module docstring), in one load."""
     root = book_html
     problems: list[str] = []
     console, failed, pending, started = [], [], {}, []
@@ -450,13 +452,6 @@ def check_search(page, site, problems):
         problems.append(f"searching for {word!r} found nothing (search.html?q={word})")
 
 
-def test_screenshots_were_taken(book_html, build_dir, browser):
-    """The page tests above saved them; here only say which and where (run after them)."""
-    missing = [f"{name}.png ({page})" for page, name in screenshot_targets(book_html).items()
-               if not (build_dir / "screenshots" / f"{name}.png").is_file()]
-    assert not missing, f"screenshots not written to {build_dir / 'screenshots'}: {missing}"
-
-
 # --------------------------------------------------------------------------------------------
 # The reader's path, at a desktop and a phone width (issue 17)
 
@@ -472,6 +467,37 @@ def reader_path() -> list[str]:
 
 READER_PATH = reader_path()
 WIDTHS = [1280, 390]
+
+
+def halves(pages: list) -> tuple[list, list]:
+    """The pages in two halves, this file's and tests/test_browser_pages_second.py's, which
+    pytest-xdist runs side by side (this file alone would be the longest of the suite): the
+    reader's path and the other pages dealt alternately; the screenshot pages here, where
+    test_screenshots_were_taken looks for them."""
+    shots = set(screenshot_targets(book_html_dir())) if book_is_built() else set()
+    first, second = [], []
+    reader = [p for p in pages if p in READER_PATH]
+    for group in (reader, [p for p in pages if p not in reader]):
+        for i, p in enumerate(group):
+            (first if p in shots or i % 2 == 0 else second).append(p)
+    return [p for p in pages if p in first], [p for p in pages if p in second]
+
+
+PAGES_HERE, PAGES_SECOND = halves(PAGES)
+
+
+@pytest.mark.parametrize("page_path", PAGES_HERE)
+def test_page_in_browser(page_path, book_html, site, browser, build_dir):
+    check_page(page_path, book_html, site, browser, build_dir)
+
+
+def test_screenshots_were_taken(book_html, build_dir, browser):
+    """The page tests above saved them; here only say which and where (run after them)."""
+    missing = [f"{name}.png ({page})" for page, name in screenshot_targets(book_html).items()
+               if not (build_dir / "screenshots" / f"{name}.png").is_file()]
+    assert not missing, f"screenshots not written to {build_dir / 'screenshots'}: {missing}"
+
+
 PHONE = {"width": 390, "height": 844}
 #: Visible code lines a page of the reader's path may show (exercise solutions are collapsed).
 READER_CODE_BUDGET = 40
@@ -610,11 +636,18 @@ def reader_phone(browser):
     page.close()
 
 
+def reader_params(pages: list[str]) -> list:
+    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet converted"))
+            if p in READER_PATH_PENDING else p for p in READER_PATH if p in pages]
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("page_path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet converted"))
-    if p in READER_PATH_PENDING else p for p in READER_PATH])
+@pytest.mark.parametrize("page_path", reader_params(PAGES_HERE))
 def test_reader_path(page_path, width, book_html, site, browser, build_dir, request):
+    check_reader(page_path, width, book_html, site, browser, build_dir, request)
+
+
+def check_reader(page_path, width, book_html, site, browser, build_dir, request):
     """The checks ran in test_page_in_browser's load of the page, at both widths (its console
     errors are reported there). Run alone (-k), this test loads the page itself: at 1280 px in
     a new page, at 390 px in one page object that goes from page to page (loaded, MathJax's
