@@ -1,7 +1,10 @@
 """The built book opened in a real browser: Debian's Chromium, driven by Playwright's Python package.
 
 `_build/html` (or $BOOK_HTML) is served on 127.0.0.1 at a free port, and every page is opened in
-one headless Chromium (one context, pages one after another). On each page:
+one headless Chromium (one context, pages one after another). This file checks half of the pages,
+tests/test_browser_pages_second.py the other half with the same functions (`halves`), and
+tests/test_browser_widgets.py the calculators, so that pytest-xdist runs them side by side. On
+each page:
 
 - no request for a linked asset fails (requestfailed, or an HTTP status >= 400 from 127.0.0.1);
 - no request leaves 127.0.0.1: the book must not depend on a CDN. Any other host is aborted,
