@@ -8,10 +8,8 @@ changed sources: a warning in a page it does not re-read is not reported again, 
 that pastes another notebook's glued number (book/intro.md) keeps the old value until it is
 re-read. `make book-strict` (which `make test` and CI run) rebuilds everything.
 
-One thing is done differently from `jupyter-book build`: jsonschema's optional IRI format
-checker (the `rfc3987_syntax` package, pulled in through the Jupyter stack) compiles 39 Lark
-grammars when jsonschema is imported, about 3 s of every build; the book never validates an
-IRI, so it is not imported. And BOOK_JOBS=N builds in N processes (Sphinx's parallel read and
+One thing is done differently from `jupyter-book build`: jsonschema's optional IRI check is
+left out (about 3 s of every build; why it is safe: llm_arithmetic.jupyter_imports). And BOOK_JOBS=N builds in N processes (Sphinx's parallel read and
 write, which `jupyter-book build` does not offer).
 """
 import sys

@@ -6,10 +6,10 @@ The longest test, the Binder environment that runs every notebook under nbval
 (tests/test_binder.py::test_binder_environment_runs_every_notebook, a few minutes), needs no
 built book, so it starts at once in its own pytest process, while the book is built (one
 Sphinx process: a core would otherwise wait for it); then the rest of pytest runs on every core
-(pytest-xdist, each file whole on one worker, the browser suite split in two: tests/conftest.py).
-At the end the notebooks' report is printed, and the exit status is non-zero when any of the
-three failed. A failed book build stops the run (the browser tests
-need the book), as `make` stops at a failing step.
+(pytest-xdist, each file whole on one worker, in the order of tests/conftest.py's FIRST). At
+the end the notebooks' report is printed, and the exit status is non-zero when any of the three
+failed. A failed book build stops the run (the browser tests need the book), as `make` stops at
+a failing step.
 
 Each phase's wall time goes to `_build/test-timing.json` (scripts/test_timing.py), read by
 `make bench`; the notebooks' pytest output to `_build/test-notebooks.log`.

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import REPO
 from test_browser import browser, site  # noqa: F401  (its fixtures, shared)
+from test_widgets import widget_cells
 
 
 # --------------------------------------------------------------------------------------------
@@ -28,18 +29,10 @@ from test_browser import browser, site  # noqa: F401  (its fixtures, shared)
 
 
 def widget_pages() -> list[tuple[str, str]]:
-    """(page, widget) for every widget cell in the notebooks."""
-    out = []
-    for path in sorted((REPO / "notebooks").rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
-        for cell in _json.loads(path.read_text(encoding="utf8"))["cells"]:
-            src = "".join(cell["source"])
-            if cell["cell_type"] == "markdown":
-                for name in re.findall(r'data-llm-widget="([\w-]+)"', src):
-                    page = path.relative_to(REPO).with_suffix(".html").as_posix()
-                    out.append((page, name))
-    return out
+    """(page, widget) for every widget cell in the notebooks (test_widgets.widget_cells)."""
+    return [(path.relative_to(REPO).with_suffix(".html").as_posix(), name)
+            for path, cell in widget_cells()
+            for name in re.findall(r'data-llm-widget="([\w-]+)"', "".join(cell["source"]))]
 
 
 WIDGET_PAGES = widget_pages()

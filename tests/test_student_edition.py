@@ -316,8 +316,11 @@ def pages_with_exercises(student_html: Path) -> list[str]:
 
 
 def wrong_launch_links(links: list[str]) -> list[str]:
-    return [h for h in links if f"/{make_student.STUDENT_BRANCH}" not in
-            urlsplit(html.unescape(h)).path + "?" + urlsplit(html.unescape(h)).query]
+    """The links that do not open the `student` branch (in their path or query)."""
+    def on_branch(url: str) -> bool:
+        parts = urlsplit(html.unescape(url))
+        return f"/{make_student.STUDENT_BRANCH}" in parts.path + "?" + parts.query
+    return [h for h in links if not on_branch(h)]
 
 
 def launch_problems(student_html: Path, pages: list[str]) -> list[str]:
