@@ -14,10 +14,13 @@ all: book
 
 # The pinned uv installs requirements.txt (seconds, from its cache, which the Binder test then
 # finds warm); where uv cannot reach an index (pip's own configuration only), pip does it.
+# Both write the bytecode of what they install, as pip does by default (uv only when asked):
+# where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every process of `make test`
+# would compile sympy, matplotlib and Sphinx again (6 CPU-s per process, measured).
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check "$$(grep -E '^uv==' requirements.txt)"
-	$(PY) -m uv pip install --quiet --python $(PY) -r requirements.txt \
+	$(PY) -m uv pip install --quiet --compile-bytecode --python $(PY) -r requirements.txt \
 	  || $(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)

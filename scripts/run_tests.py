@@ -11,12 +11,17 @@ the end the notebooks' report is printed, and the exit status is non-zero when a
 failed. A failed book build stops the run (the browser tests need the book), as `make` stops at
 a failing step.
 
+The project's own code (lib/, tests/, scripts/) is byte-compiled first, once: where
+PYTHONDONTWRITEBYTECODE is set, every process would compile what it imports again (`make venv`
+does the same for the installed packages).
+
 Each phase's wall time goes to `_build/test-timing.json` (scripts/test_timing.py), read by
 `make bench`; the notebooks' pytest output to `_build/test-notebooks.log`.
 Environment: PYTEST_WORKERS (processes for the rest, default `auto`: one per core).
 """
 from __future__ import annotations
 
+import compileall
 import os
 import signal
 import subprocess
@@ -36,6 +41,8 @@ def timing(*args: str) -> None:
 
 def main(extra: list[str]) -> int:
     timing("start")
+    for folder in ("lib", "tests", "scripts"):
+        compileall.compile_dir(REPO / folder, quiet=1)
     LOG.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with open(LOG, "w", encoding="utf8") as log:
