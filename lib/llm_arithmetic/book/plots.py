@@ -22,8 +22,6 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
-import matplotlib.pyplot as plt
-import matplotlib.ticker as mticker
 import numpy as np
 
 from .. import numeric as N
@@ -33,8 +31,11 @@ from ..catalog.model import Model
 from ..core.units import GB, GB_S, GiB, TFLOP_S
 from ..estimate import estimate
 from .display import chip_name
+from .matplotlib_on_demand import after_import
+from .matplotlib_on_demand import pyplot as plt
+from .matplotlib_on_demand import ticker as mticker
 
-__all__ = ["STYLE", "MIN_FONT_PT", "MAX_WIDTH_PX", "use_style", "check_figure", "fit_width", "plain_log_ticks", "label_points",
+__all__ = ["STYLE", "MIN_FONT_PT", "MAX_WIDTH_PX", "use_style", "use_style_when_imported", "check_figure", "fit_width", "plain_log_ticks", "label_points",
            "chips_scatter", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown", "sequence_memory_vs_context",
            "mla_attention_flops_vs_context", "expert_weights_read_vs_batch"]
@@ -60,6 +61,13 @@ STYLE: dict[str, Any] = {
     # no date or version in what the figures carry
     "svg.hashsalt": "llm-arithmetic", "svg.fonttype": "path",
 }
+
+
+def use_style_when_imported() -> None:
+    """:func:`use_style` right after ``matplotlib.pyplot`` is first imported, by whatever code
+    (at once if it is already): the prelude's way, so that a notebook that draws nothing does
+    not import Matplotlib (:mod:`llm_arithmetic.book.matplotlib_on_demand`)."""
+    after_import("matplotlib.pyplot", use_style)
 
 
 def use_style() -> None:

@@ -20,8 +20,10 @@ which brings, in the names the chapters use:
   :func:`formula_args`, :func:`fmt_batch`, :func:`article_figure`.
 
 It also applies the book's figure style (:data:`llm_arithmetic.book.plots.STYLE`, PNG at twice
-the pixel size) and silences :class:`~llm_arithmetic.ContextWarning`: the chapters ask what-if
-questions beyond a model's trained context on purpose.
+the pixel size) as soon as Matplotlib's pyplot is imported (``plt`` imports it on first use, so
+that a notebook that draws nothing does not pay for it), and silences
+:class:`~llm_arithmetic.ContextWarning`: the chapters ask what-if questions beyond a model's
+trained context on purpose.
 
 >>> import llm_arithmetic.book.prelude as prelude
 >>> sorted(set(prelude.__all__) - set(vars(prelude)))
@@ -32,7 +34,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
 from IPython.display import Markdown, Math, display
@@ -50,6 +51,7 @@ from ..formulas import memory as M
 from ..formulas import params as P
 from ..formulas import roofline as R
 from . import plots
+from .matplotlib_on_demand import pyplot as plt
 from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
                       glue_figure, glue_math, key, long_table, md_table, model_cell, model_name,
                       round_sig, show_formula, stack_lines)
@@ -72,7 +74,7 @@ __all__ = [
 ]
 
 warnings.simplefilter("ignore", ContextWarning)
-plots.use_style()
+plots.use_style_when_imported()
 
 
 def model_args(m: Model, bits_weight: Any = 16, bits_kv: Any = 16) -> dict[str, Any]:
