@@ -8,6 +8,8 @@
 
 >>> print(redirect_html("notebooks/ch01-puzzle", "notebooks/01-puzzle").splitlines()[4])
 <meta http-equiv="refresh" content="0; url=01-puzzle.html">
+
+* **Speed.** :mod:`.sphinx_speed`: numbered references and citation styles looked up once.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import html
 import posixpath
 from pathlib import Path
 from typing import Any
+
+from . import sphinx_speed
 
 __all__ = ["setup", "redirect_html"]
 
@@ -77,6 +81,7 @@ def _config_inited(app: Any, config: Any) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
+    sphinx_speed.install()  # two repeated lookups of the build, paid once
     app.add_config_value("book_redirects", {}, "html", types=[dict])
     app.connect("build-finished", _write_redirects)
     # after myst-parser registered `myst_substitutions`, before it reads its configuration
