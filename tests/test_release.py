@@ -343,8 +343,11 @@ def run(cmd, *, cwd, env=None, timeout=600, hint=""):
 
 
 def clean_env(**extra) -> dict[str, str]:
+    """This environment without what would point Python elsewhere, and with bytecode written:
+    the fresh environment's first command compiles what it imports for the others."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+                        "PYTHONDONTWRITEBYTECODE")}
     env.update(extra)
     return env
 
@@ -419,8 +422,8 @@ def test_wheel_alone_in_a_fresh_environment(dists, tmp_path):
     base_python = getattr(sys, "_base_executable", sys.executable)
     run([base_python, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
     py, bin_dir = venv / "bin" / "python", venv / "bin"
-    # --no-compile: byte-compiling all of sympy costs a minute; the commands below compile what
-    # they import
+    # --no-compile: byte-compiling all of sympy costs a minute; the first command below compiles
+    # what it imports, the others use it
     run([sys.executable, "-m", "pip", "--python", py, "install", *PIP, "--no-compile",
          "--no-index", "--find-links", cache, wheel], cwd=tmp_path, env=clean_env())
     installed = json.loads(run([sys.executable, "-m", "pip", "--python", py, "list",
