@@ -65,6 +65,7 @@ for path in sys.argv[1:]:
     nbformat.write(nb, path)
 PY
 
-# Keep outputs and execution counts; drop timestamps and other volatile metadata.
-"$PYTHON" -m nbstripout --keep-output --keep-count "${notebooks[@]}"
+# Keep outputs, execution counts and cell ids (custom ids such as `widget-serving` too; nbstripout
+# would renumber them); drop timestamps and other volatile metadata.
+"$PYTHON" -m nbstripout --keep-output --keep-count --keep-id "${notebooks[@]}"
 echo "regenerated ${#notebooks[@]} notebook(s)"
