@@ -23,8 +23,9 @@ side by side. On each page:
 Pages: every .html of the build except `_static/` (the theme's Jinja macro templates, not pages).
 search.html and genindex.html are kept: they cost under a second each, every page links to them,
 and search.html is the only page that loads searchindex.js and runs Sphinx's search; it is also
-opened with a query to check that searching works offline. index.html is only a redirect: it must
-land on the root page, which is checked as a page of its own.
+opened with a query to check that searching works offline. index.html and the moved pages
+(book_redirects) are redirects: each must land on its target, which is answered there with a stub
+(the target is checked as a page of its own).
 
 The reader's path (`READER_PATH`: every page of _toc.yml but the exercise notebooks: the start
 page, chapters 1-21, the errata and other prose pages, the labs, the hardware and model tables,
