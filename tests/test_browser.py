@@ -8,8 +8,8 @@ side by side. On each page:
 
 - no request for a linked asset fails (requestfailed, or an HTTP status >= 400 from 127.0.0.1);
 - no request leaves 127.0.0.1: the book must not depend on a CDN. No other host resolves in
-  this Chromium; a request for one is recorded and fails the page (MathJax comes from `_static/mathjax`, shipped by
-  sphinx-mathjax-offline);
+  this Chromium; a request for one is recorded and fails the page (MathJax comes from
+  `_static/mathjax`, shipped by sphinx-mathjax-offline);
 - no JavaScript error (console errors and uncaught exceptions): none is whitelisted;
 - mathematics is rendered by MathJax: every `.math` element holds an `mjx-container`, no
   `mjx-merror` (a TeX error), and no raw TeX (`$$`, `\\frac`, `\\(`, `$x_{i}$`, ...) is left in the
