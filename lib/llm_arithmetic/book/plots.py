@@ -35,10 +35,11 @@ from .matplotlib_on_demand import after_import
 from .matplotlib_on_demand import pyplot as plt
 from .matplotlib_on_demand import ticker as mticker
 
-__all__ = ["STYLE", "MIN_FONT_PT", "MAX_WIDTH_PX", "use_style", "use_style_when_imported", "check_figure", "fit_width", "plain_log_ticks", "label_points",
-           "chips_scatter", "roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
-           "decode_bytes_breakdown", "params_breakdown", "sequence_memory_vs_context",
-           "mla_attention_flops_vs_context", "expert_weights_read_vs_batch"]
+__all__ = ["STYLE", "MIN_FONT_PT", "MAX_WIDTH_PX", "use_style", "use_style_when_imported",
+           "check_figure", "fit_width", "plain_log_ticks", "label_points", "chips_scatter",
+           "roofline", "time_per_token_vs_batch", "kv_cache_vs_context", "decode_bytes_breakdown",
+           "params_breakdown", "sequence_memory_vs_context", "mla_attention_flops_vs_context",
+           "expert_weights_read_vs_batch"]
 
 #: Smallest text in a figure [pt]. Figures are drawn at 96 dpi and shown at their own size
 #: (a 7-inch figure is 672 CSS px wide, within the book's column at 1280 px), so a point in the
