@@ -431,9 +431,8 @@ def check_page(page_path, book_html, site, browser, build_dir):
     tab = browser.tab()
     page = tab.page
     tab.start()
-    target = redirect_target(root, page_path)
+    url, target = urljoin(site, page_path), redirect_target(root, page_path)
     try:
-        url = urljoin(site, page_path)
         if target:  # index.html and moved pages: a meta refresh (and a script) to the new URL
             final = urljoin(url, target)
             landing = final.split("#")[0]
@@ -487,7 +486,7 @@ def check_page(page_path, book_html, site, browser, build_dir):
 
     # a redirect page's own request may be cut short by the redirect itself (its script
     # replaces the location at once): that is the redirect working, not a failed request
-    cut_short = f"{urljoin(site, page_path)} (net::ERR_ABORTED)" if target else None
+    cut_short = f"{url} (net::ERR_ABORTED)" if target else None
     problems += [f"JavaScript error: {msg}" for msg in tab.console]
     problems += [f"failed request: {f}" for f in tab.failed if f != cut_short]
     problems += [f"request to another host (not resolved; the book must not need the network): {u}"

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import pytest
 
 from conftest import REPO
-from test_browser import VIEWPORT, browser, site  # noqa: F401  (its fixtures, shared)
+from test_browser import browser, site  # noqa: F401  (its fixtures, shared)
 from test_widgets import widget_cells
 
 
@@ -201,25 +201,15 @@ def check_widget(r: dict, where: str) -> list[str]:
     return problems
 
 
-@pytest.fixture(scope="module")
-def widget_tab(browser):
-    """One tab for every widget test, going from page to page as a reader does (a new tab per
-    test would start a renderer each time); console errors and uncaught exceptions collected in
-    page.errors."""
+@pytest.fixture
+def widget_page(browser, site):
+    """A fresh page; console errors and uncaught exceptions collected in page.errors."""
     page = browser.context.new_page()
     page.errors = []
     page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: page.errors.append(f"uncaught: {e}"))
     yield page
     page.close()
-
-
-@pytest.fixture
-def widget_page(widget_tab):
-    """The module's tab at the desktop size, its errors emptied."""
-    widget_tab.errors.clear()
-    widget_tab.set_viewport_size(VIEWPORT)
-    return widget_tab
 
 
 def open_widget(page, url, name):

@@ -15,7 +15,6 @@ third of its CPU went to two lookups repeated for every reference:
 Neither changes what is built: the HTML is byte for byte the same (checked when this was
 written, on every page).
 
->>> from collections import OrderedDict
 >>> class Env:
 ...     def __init__(self):
 ...         self._pickled_doctree_cache, self.unpickled = {"a": b"1"}, 0
