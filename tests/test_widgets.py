@@ -195,7 +195,7 @@ STACK_QUERY = """
     const r = {
       total_params: S.totalParams(m), active_params: S.activeParams(m),
       language_model_params: S.languageModelParams(m), matmul_params: S.matmulParams(m),
-      decode_read_params: S.decodeReadParams(m), expert_params: S.expertsParams(m, null, false),
+      decode_read_params: S.decodeReadParams(m), expert_params: S.expertParams(m),
       embedding_params: S.embeddingParams(m), n_layers: S.nLayers(m),
       unread_embedding_params: S.unreadEmbeddingParams(m),
     };

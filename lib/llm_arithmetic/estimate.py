@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.formats import BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_chain, mix_bits
+from .catalog.formats import BITS_PER_WEIGHT, FORMATS, MIXES, bits_per_weight, mix_bits
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.models import MODELS, get_model
@@ -298,57 +298,6 @@ class Estimate:
         return d
 
 
-def _max_context(model: Model, capacity: int, weights: Any, batch: int, bits_kv: Any,
-                 overhead: int) -> int | None:
-    """Largest S whose cache for ``batch`` sequences fits beside the weights, by bisection on
-    the model's cache (which only grows with S); None when it stops growing below the
-    limit (every attention layer windowed or chunked, or no attention at all)."""
-    free = capacity - overhead - weights - batch * model.state_bytes(bits_kv)
-
-    def fits(s: int) -> bool:
-        return model.kv_cache_bytes(s, batch, bits_kv) <= free
-
-    if not fits(0):
-        return 0
-    if fits(LIMITS["context"]):
-        return None
-    lo, hi = 0, LIMITS["context"]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo
-
-
-def _critical_batch(model: Model, bits_w: Any, seq_bytes: float, seq_flops: float,
-                    bandwidth: float, peak_flops: float) -> float | None:
-    """Batch at which decode turns compute-bound, from :data:`~llm_arithmetic.formulas.
-    roofline.critical_batch`; for a mixture of experts, whose weights read grow with the batch,
-    its defining equation (memory time = compute time) is solved by bisection."""
-    w1 = float(model.step_weight_bytes(bits_w, 1))
-    crit = N.critical_batch(weight_bytes=w1, seq_bytes=seq_bytes, seq_flops=seq_flops,
-                            bandwidth=bandwidth, peak_flops=peak_flops)
-    if math.isinf(crit):
-        return None
-    if not model.is_moe:
-        return float(crit)
-
-    def gap(b: float) -> float:
-        w = float(model.step_weight_bytes(bits_w, b))
-        t_mem = N.batched_step_bytes(weight_bytes=w, seq_bytes=seq_bytes, batch=b) / bandwidth
-        t_cmp = N.batched_step_flops(seq_flops=seq_flops, batch=b) / peak_flops
-        return t_cmp - t_mem
-
-    lo, hi = 0.0, 1.0
-    while gap(hi) < 0:  # W(B) is concave and bounded, so the gap turns positive
-        lo, hi = hi, hi * 2
-        if hi > 1e12:
-            return None
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
-    return hi
-
-
 def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = None) -> Any:
     """Bits per weight of ``model`` for a format name, a llama.cpp file type (``"q4_k_m"``:
     computed per model from its tensors, :func:`~llm_arithmetic.catalog.formats.mix_bits`) or a
@@ -401,48 +350,65 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
     return tp, ep, pp
 
 
-def _decode_step(m: Model, bits_w: Any, kv_bits: Any, context: Any, batch: int, *, tp: int,
-                 ep: int, pp: int, bandwidth: float, peak: float | None,
-                 link_bw: float | None, link_latency: float) -> tuple[float, float | None,
-                                                                       float | None]:
-    """Time per output token of a batch on tp x pp chips, with the all-reduce and all-to-all
-    times inside it: (tpot, allreduce, alltoall) [s].
+#: Estimate field -> the plan's step that gives it (the fields not named here are inputs).
+FIELD_STEPS = {
+    "bits_weight": "bits_weight_effective", "attended_context": "attended_context",
+    "experts_read": "experts_read", "bandwidth": "bandwidth", "peak_flops": "peak_flops",
+    "compute_precision": "compute_precision", "capacity": "capacity",
+    "params_total": "total_params", "params_language_model": "language_model_params",
+    "params_active": "active_params", "params_matmul": "matmul_params",
+    "params_read_per_token": "decode_read_params", "weight_bytes": "weight_bytes",
+    "kv_cache_bytes_per_token": "kv_bytes_per_token", "kv_cache_bytes": "kv_cache_bytes",
+    "kv_cache_bytes_full_storage": "kv_cache_bytes_full_storage",
+    "state_bytes": "batch_state_bytes", "decode_bytes_per_token": "decode_bytes_per_token",
+    "decode_step_bytes": "decode_step_bytes", "decode_flops_per_token": "decode_flops",
+    "decode_memory_seconds": "decode_memory_seconds",
+    "decode_compute_seconds": "decode_compute_seconds",
+    "decode_seconds_per_token": "decode_seconds_per_token",
+    "decode_tokens_per_second": "decode_tokens_per_second",
+    "throughput_tokens_per_second": "throughput_tokens_per_second", "bound": "bound",
+    "ops_per_byte": "ops_per_byte", "critical_batch_size": "critical_batch_size",
+    "memory_required_bytes": "memory_required_bytes", "fits": "fits", "max_batch": "max_batch",
+    "max_context": "max_context", "n_chips": "n_chips", "serving_context": "serving_context",
+    "link_bandwidth": "link_bandwidth", "ttft_seconds": "ttft_seconds",
+    "tpot_seconds": "tpot_seconds", "request_seconds": "request_seconds",
+    "tokens_per_second_per_user": "tokens_per_second_per_user",
+    "tokens_per_second_per_chip": "tokens_per_second_per_chip",
+    "cost_per_million_tokens": "cost_per_million_tokens",
+    "energy_joules_per_token": "energy_joules_per_token",
+    "allreduce_seconds_per_token": "allreduce_seconds_per_token",
+    "alltoall_seconds_per_token": "alltoall_seconds_per_token", "power_watts": "power",
+    "memory_per_chip_bytes": "memory_per_chip_bytes", "fits_per_chip": "fits_per_chip",
+    "max_batch_per_replica": "max_batch_per_replica",
+}
+#: Largest batch the critical-batch search tries before it says there is none.
+CROSSING_LIMIT = 1e12
 
-    The batch is split into min(batch, pp) microbatches; each pipeline stage holds 1/pp of
-    the layers and, per microbatch, reads their weights and the microbatches' cache and does
-    their FLOPs, split tp ways (the roofline of its share), then its communication; a token
-    crosses the pp stages in turn (:data:`~llm_arithmetic.formulas.parallel.pipeline_time`).
-    """
-    micro_n = min(batch, pp)
-    micro = batch / micro_n if micro_n > 1 else batch
-    w_step = float(m.step_weight_bytes(bits_w, micro))
-    seq_bytes = float(m.seq_bytes(context, kv_bits, kv_bits))
-    seq_flops = float(m.decode_flops_per_token(context))
-    stage_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes,
-                                       batch=micro) / pp
-    stage_flops = N.batched_step_flops(seq_flops=seq_flops, batch=micro) / pp
-    allreduce = alltoall = 0.0 if tp == 1 and ep == 1 else None
-    comm = 0.0
-    if tp > 1 or ep > 1:
-        if link_bw is not None:
-            moe_layers = sum(run.count for run in m.layers if run.mlp is not None
-                             and run.mlp.is_moe) if ep > 1 else 0
-            allreduce = float(N.decode_allreduce_time(
-                n_layers=m.n_layers, n_ep_layers=moe_layers, batch=micro, d_model=m.d_model,
-                tp=tp, link_bandwidth=link_bw, link_latency=link_latency)) if tp > 1 else 0.0
-            alltoall = 0.0
-            if moe_layers:
-                alltoall = float(N.decode_alltoall_time(
-                    n_ep_layers=moe_layers, batch=micro / ep, d_model=m.d_model,
-                    n_active_experts=m.n_active_experts, ep=ep, link_bandwidth=link_bw,
-                    link_latency=link_latency))
-            # the stage's share of the layers communicates once per microbatch
-            comm = (allreduce + alltoall) / pp
-    peak_rate = peak if peak is not None else math.inf
-    t_stage = N.tp_step_time(step_bytes=stage_bytes, step_flops=stage_flops, tp=tp,
-                             bandwidth=bandwidth, peak_flops=peak_rate, comm_time=comm)
-    tpot = N.pipeline_time(stage_time=t_stage, pp=pp, microbatches=1)
-    return float(tpot), allreduce, alltoall
+
+def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
+    """A chip's figures as the plan reads them (all None without a chip)."""
+    if chip is None:
+        return dict(chip_bandwidth=None, chip_capacity=None, chip_power=None, chip_peaks=None,
+                    chip_interconnect=None)
+    ic = chip.interconnect
+    return dict(chip_bandwidth=chip.bandwidth, chip_capacity=chip.capacity,
+                chip_power=chip.power,
+                chip_peaks={k: {"rate": p.rate} for k, p in chip.peaks.items()},
+                chip_interconnect={"scale_up_domain": ic.scale_up_domain,
+                                   "scale_up_bandwidth": ic.scale_up_bandwidth,
+                                   "pcie_bandwidth": ic.pcie_bandwidth,
+                                   "scale_out_bandwidth": ic.scale_out_bandwidth})
+
+
+def format_input(weights: Any) -> dict[str, Any] | None:
+    """A named weight format as the plan's precision chain reads it (None for a number or a
+    file type)."""
+    if not isinstance(weights, str):
+        return None
+    f = FORMATS.get(weights.strip().lower())
+    if f is None:
+        return None
+    return {"compute": f.compute, "compute_fallback": f.compute_fallback or None}
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
@@ -546,140 +512,20 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
                       f"context {m.trained_context:,}", ContextWarning, stacklevel=2)
 
-    chain = compute_chain(weights, bw_bits if bw_bits is not None else Fraction(16))
-    precision = chain[0]
-    if chip is not None:
-        bandwidth = chip.bandwidth if bandwidth is None else bandwidth
-        capacity = chip.capacity if capacity is None else capacity
-        if peak_flops is None:
-            for prec in chain:
-                if prec in chip.peaks:
-                    peak_flops, precision = chip.peaks[prec].rate, prec
-                    break
-        if power_watts is None:
-            power_watts = chip.power
-        if link_bandwidth is None and max(tp, ep) > 1:
-            link_bandwidth = chip.interconnect.link_bandwidth(max(tp, ep))
-
-    w_total = m.weight_bytes(bw_bits)
-    p_total = m.total_params
-    eff_bits = w_total * 8 / p_total
-    kv_tok = m.kv_bytes_per_token(kv_bits)
-    kv_stored = m.kv_cache_bytes(context, batch, kv_bits)
-    kv_full = m.kv_cache_bytes_full_storage(context, batch, kv_bits)
-    state = m.state_bytes(kv_bits) * batch
-    seq_bytes = m.seq_bytes(context, kv_bits, kv_bits)
-    w_read_1 = m.step_weight_bytes(bw_bits, 1)
-    dec_bytes_1 = N.batched_step_bytes(weight_bytes=w_read_1, seq_bytes=seq_bytes, batch=1)
-    w_step = m.step_weight_bytes(bw_bits, batch)
-    step_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes, batch=batch)
-    seq_flops = m.decode_flops_per_token(context)
-    step_flops = N.batched_step_flops(seq_flops=seq_flops, batch=batch)
-
-    mem_s = comp_s = step_s = tps = thr = opb = crit = None
-    bound = None
-    if bandwidth is not None:
-        mem_s = float(step_bytes) / bandwidth
-        step_s, bound = mem_s, "memory"
-    if peak_flops is not None:
-        comp_s = float(step_flops) / peak_flops
-    if bandwidth is not None and peak_flops is not None:
-        step_s = N.roofline_time(step_bytes=float(step_bytes), step_flops=float(step_flops),
-                                 bandwidth=bandwidth, peak_flops=peak_flops)
-        bound = "compute" if comp_s > mem_s else "memory"
-        opb = N.ops_per_byte(peak_flops=peak_flops, bandwidth=bandwidth)
-        crit = _critical_batch(m, bw_bits, float(seq_bytes), float(seq_flops), bandwidth,
-                               peak_flops)
-    if step_s is not None:
-        tps = 1.0 / step_s
-        thr = batch / step_s
-    required = w_total + kv_stored + state + overhead
-    fits = mb = mc = None
-    if capacity is not None:
-        fits = bool(required <= capacity)
-        per_seq = m.kv_cache_bytes(context, 1, kv_bits) + m.state_bytes(kv_bits)
-        mb = N.max_sequences(capacity=capacity, weight_bytes=w_total, seq_bytes=per_seq,
-                             overhead=overhead)
-        mb = int(mb) if not (isinstance(mb, float) and math.isinf(mb)) else None
-        mc = _max_context(m, capacity, w_total, batch, kv_bits, overhead)
-
-    # ---- serving: a replica of tp x pp chips ----------------------------------------------
-    serving_context: Any = context
-    final_context = context
-    if prompt is not None:
-        serving_context = N.mean_decode_context(prompt=prompt, generated=g)
-        final_context = prompt + g
-    kv_final = m.kv_cache_bytes(final_context, batch, kv_bits) + state
-    mem_chip = N.memory_per_chip(weight_bytes=w_total, kv_cache=kv_final, n_chips=n_chips) \
-        + overhead
-    fits_chip = mb_rep = None
-    if capacity is not None:
-        fits_chip = bool(mem_chip <= capacity)
-        per_seq_final = m.kv_cache_bytes(final_context, 1, kv_bits) + m.state_bytes(kv_bits)
-        mb_rep = N.max_sequences(capacity=n_chips * capacity, weight_bytes=w_total,
-                                 seq_bytes=per_seq_final, overhead=n_chips * overhead)
-        mb_rep = int(mb_rep) if not (isinstance(mb_rep, float) and math.isinf(mb_rep)) \
-            else None
-    ttft = tpot = req = per_user = per_chip = cost = energy = allreduce = alltoall = None
-    if bandwidth is not None:
-        tpot, allreduce, alltoall = _decode_step(
-            m, bw_bits, kv_bits, serving_context, batch, tp=tp, ep=ep, pp=pp,
-            bandwidth=bandwidth, peak=peak_flops, link_bw=link_bandwidth,
-            link_latency=link_latency)
-        if prompt is not None:
-            comm = 0.0
-            if tp > 1 and link_bandwidth is not None:
-                comm = N.tp_comm_time(n_layers=m.n_layers, batch=prompt, d_model=m.d_model,
-                                      tp=tp, link_bandwidth=link_bandwidth,
-                                      link_latency=link_latency)
-            kv_prompt = float(m.kv_cache_bytes(prompt, 1, kv_bits))
-            ttft = float(N.time_to_first_token(
-                weight_bytes=float(m.step_weight_bytes(bw_bits, prompt)),
-                kv_bytes_token=kv_prompt / prompt, prefill_flops=float(m.prefill_flops(prompt)),
-                prompt=prompt, n_chips=tp, bandwidth=bandwidth,
-                peak_flops=peak_flops if peak_flops is not None else math.inf,
-                comm_time=comm))
-            if generate is not None:
-                req = float(N.request_time(ttft=ttft, tpot=tpot, generated=generate))
-        per_user = float(N.tokens_per_user(tpot=tpot))
-        per_chip = float(N.tokens_per_chip(batch=batch, tpot=tpot, n_chips=n_chips))
-        replica_rate = per_chip * n_chips
-        if price_per_hour is not None:
-            cost = float(N.cost_per_million_tokens(price_per_hour=price_per_hour,
-                                                   n_chips=n_chips,
-                                                   tokens_per_second=replica_rate))
-        if power_watts is not None:
-            energy = float(N.energy_per_token(power=power_watts, n_chips=n_chips,
-                                              tokens_per_second=replica_rate))
-
-    extra = {x.name: x.params for x in m.extras}
+    ev = m.plan.child(**chip_inputs(chip), **dict(
+        context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
+        tp=tp, ep=ep, pp=pp, link_latency=link_latency, price_per_hour=price_per_hour,
+        bits_weight=bw_bits, weight_format=format_input(weights), bits_kv=kv_bits,
+        bits_state=kv_bits, given_bandwidth=bandwidth, given_peak_flops=peak_flops,
+        given_capacity=capacity, given_power=power_watts, given_link_bandwidth=link_bandwidth,
+        context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT))
+    out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
+    out["bits_weight"] = float(out["bits_weight"])
     return Estimate(
-        model=m.name, hardware=chip.name if chip is not None else None,
-        bits_weight=float(eff_bits), bits_kv=float(kv_bits), context=context,
-        attended_context=m.attended_context(context), batch=batch,
-        experts_read=m.experts_read(batch), bandwidth=bandwidth, peak_flops=peak_flops,
-        compute_precision=precision, capacity=capacity, params_total=p_total,
-        params_language_model=m.language_model_params, params_extra=extra,
-        params_active=m.active_params, params_matmul=m.matmul_params,
-        params_read_per_token=m.decode_read_params, weight_bytes=w_total,
-        kv_cache_bytes_per_token=kv_tok, kv_cache_bytes=kv_stored,
-        kv_cache_bytes_full_storage=kv_full, state_bytes=state,
-        decode_bytes_per_token=dec_bytes_1, decode_step_bytes=step_bytes,
-        decode_flops_per_token=seq_flops, decode_memory_seconds=mem_s,
-        decode_compute_seconds=comp_s, decode_seconds_per_token=step_s,
-        decode_tokens_per_second=tps, throughput_tokens_per_second=thr, bound=bound,
-        ops_per_byte=opb, critical_batch_size=crit, memory_required_bytes=required,
-        fits=fits, max_batch=mb, max_context=mc, trained_context=m.trained_context,
-        tp=tp, ep=ep, pp=pp, n_chips=n_chips, prompt=prompt, generate=generate,
-        serving_context=serving_context, link_bandwidth=link_bandwidth,
-        link_latency=link_latency, ttft_seconds=ttft, tpot_seconds=tpot,
-        request_seconds=req, tokens_per_second_per_user=per_user,
-        tokens_per_second_per_chip=per_chip, cost_per_million_tokens=cost,
-        energy_joules_per_token=energy, allreduce_seconds_per_token=allreduce,
-        alltoall_seconds_per_token=alltoall, price_per_hour=price_per_hour,
-        power_watts=power_watts, memory_per_chip_bytes=mem_chip, fits_per_chip=fits_chip,
-        max_batch_per_replica=mb_rep,
-    )
+        model=m.name, hardware=chip.name if chip is not None else None, bits_kv=float(kv_bits),
+        context=context, batch=batch, params_extra={x.name: x.params for x in m.extras},
+        trained_context=m.trained_context, tp=tp, ep=ep, pp=pp, prompt=prompt,
+        generate=generate, link_latency=link_latency, price_per_hour=price_per_hour, **out)
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.
@@ -811,31 +657,20 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     bat = _axis("batch", batch)
     kv_bits = bits_per_weight(bits_kv)
     shape = (len(chips), len(formats), ctx.size, bat.size)
-    out = {k: np.empty(shape) for k in ("step_bytes", "step_flops", "memory_seconds",
-                                        "compute_seconds", "seconds_per_token")}
-    fits = np.empty(shape, dtype=bool)
-    S, B = ctx[:, None], bat[None, :]
-    seq_bytes = np.asarray(m.seq_bytes(S, kv_bits, kv_bits), dtype=float)
-    seq_flops = np.asarray(m.decode_flops_per_token(S), dtype=float)
-    kv_stored = np.asarray(m.kv_cache_bytes(S, B, kv_bits), dtype=float) + \
-        B * float(m.state_bytes(kv_bits))
+    keys = {"step_bytes": "decode_step_bytes", "step_flops": "decode_step_flops",
+            "memory_seconds": "decode_memory_seconds", "compute_seconds": "peak_compute_seconds",
+            "seconds_per_token": "peak_seconds_per_token", "fits": "fits"}
+    out = {k: np.empty(shape, dtype=bool if k == "fits" else float) for k in keys}
     for j, fmt in enumerate(formats):
-        bits = weight_bits(m, fmt)
-        w_step = np.asarray(m.step_weight_bytes(bits, B), dtype=float)
-        w_total = float(m.weight_bytes(bits))
-        step_bytes = N.batched_step_bytes(weight_bytes=w_step, seq_bytes=seq_bytes, batch=B)
-        step_flops = N.batched_step_flops(seq_flops=seq_flops, batch=B)
+        base = m.plan.child(
+            context=ctx[:, None], batch=bat[None, :], bits_weight=weight_bits(m, fmt),
+            weight_format=format_input(fmt), bits_kv=kv_bits, bits_state=kv_bits, overhead=0,
+            given_bandwidth=None, given_peak_flops=None, given_capacity=None)
         for i, chip in enumerate(chips):
-            prec = next((p for p in compute_chain(fmt, bits) if p in chip.peaks), None)
-            peak = chip.peaks[prec].rate if prec else math.inf
-            out["step_bytes"][i, j] = step_bytes
-            out["step_flops"][i, j] = step_flops
-            out["memory_seconds"][i, j] = step_bytes / chip.bandwidth
-            out["compute_seconds"][i, j] = step_flops / peak
-            out["seconds_per_token"][i, j] = N.roofline_time(
-                step_bytes=step_bytes, step_flops=step_flops, bandwidth=chip.bandwidth,
-                peak_flops=peak)
-            fits[i, j] = w_total + kv_stored <= chip.capacity
+            ev = base.child(**chip_inputs(chip))
+            for k, step in keys.items():
+                out[k][i, j] = ev.get(step)
+    fits = out.pop("fits")
     t = out["seconds_per_token"]
     return Sweep(model=m.name, hardware=tuple(c.name for c in chips), weights=tuple(formats),
                  context=ctx, batch=bat, tokens_per_second=1 / t,

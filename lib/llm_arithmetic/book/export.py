@@ -44,7 +44,8 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.models import CATALOG
-from ..estimate import _SERVING_RANGES, FRONTIER_MAX_BATCH, LIMITS
+from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
+from ..plan import plan_data
 
 __all__ = ["catalog_data", "formulas_classic_source", "bundle_source", "write_static",
            "widget_cell", "WIDGETS", "WIDGET_OPTIONS", "STATIC_DIR", "JS_SOURCES"]
@@ -53,7 +54,7 @@ HERE = Path(__file__).resolve().parent
 #: The generated ES module (written by ``python -m llm_arithmetic.numeric.generate``).
 JS_PATH = HERE.parent / "numeric" / "formulas.js"
 #: The hand-written JavaScript and CSS, in the order the bundle concatenates them.
-JS_SOURCES = ("stack.js", "estimate.js", "svgplot.js", "ui.js")
+JS_SOURCES = ("interpreter.js", "model.js", "calculator.js", "svgplot.js", "ui.js")
 CSS_SOURCE = "widgets.css"
 #: Where the files go, relative to the HTML book's root.
 STATIC_DIR = "_static/llm-arithmetic"
@@ -132,6 +133,10 @@ def catalog_data() -> dict[str, Any]:
         "serving_ranges": {k: [lo, hi, unit] for k, (lo, hi, unit, _) in
                            _SERVING_RANGES.items()},
         "frontier_max_batch": FRONTIER_MAX_BATCH,
+        # the plan and the stack's terms, which interpreter.js evaluates as estimate.py does
+        "plan": plan_data(),
+        "field_steps": dict(FIELD_STEPS),
+        "crossing_limit": CROSSING_LIMIT,
     }
 
 

@@ -31,8 +31,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .. import numeric as N
 from ..core.errors import ConfigError
+from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
 
 __all__ = ["Attention", "MLP", "Mamba2", "Layers", "Extra", "Model", "ConfigError"]
 
@@ -45,8 +45,16 @@ def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
         raise ConfigError(f"{owner}: {name} must be {need}, got {value}")
 
 
-def _flag(b: bool) -> int:
-    return int(bool(b))
+def _part(part: str, record: Any, term: str, **inputs: Any) -> Any:
+    """One term of :data:`llm_arithmetic.plan.stack.TERMS` for one part of a layer."""
+    def lookup(name: str, default: bool = False) -> Any:
+        if name in inputs:
+            return inputs[name]
+        if default:
+            return DEFAULT
+        raise ConfigError(f"{term} of a {part} needs {name!r}")
+
+    return part_term(term, part_scope(part, asdict(record)), lookup, {})
 
 
 @dataclass(frozen=True)
@@ -132,16 +140,7 @@ class Attention:
 
     def params(self, d_model: int) -> int:
         """Parameters of the block [-]."""
-        if self.is_mla:
-            return N.mla_attention_params(
-                d_model=d_model, n_heads=self.n_heads, q_lora_rank=self.q_lora_rank,
-                kv_lora_rank=self.kv_lora_rank, d_nope=self.d_nope, d_rope=self.d_rope,
-                d_v=self.d_v)
-        return N.attention_params(
-            d_model=d_model, n_heads=self.n_heads, n_kv_heads=self.n_kv_heads,
-            d_head=self.d_head, qkv_bias=_flag(self.qkv_bias), o_bias=_flag(self.o_bias),
-            qk_norm=_flag(self.qk_norm == "head"), qk_norm_full=_flag(self.qk_norm == "full"),
-            attn_sinks=_flag(self.sinks))
+        return _part("attention", self, "params", d_model=d_model)
 
     def matmul_params(self, d_model: int) -> int:
         """Weights in the block's matrix products for one token (no biases, norms, sinks) [-].
@@ -149,48 +148,23 @@ class Attention:
         In MLA's absorbed form the key and value up-projections are applied to the query and
         the output instead of the cache, still once per token, so every projection counts.
         """
-        if self.is_mla:
-            norms = self.kv_lora_rank + self.q_lora_rank  # the latents' norm weights
-            return self.params(d_model) - norms
-        return N.attention_params(d_model=d_model, n_heads=self.n_heads,
-                                  n_kv_heads=self.n_kv_heads, d_head=self.d_head)
+        return _part("attention", self, "matmul_params", d_model=d_model)
 
     def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
         """Cache bytes one token adds to this layer [B]."""
-        if self.is_mla:
-            return N.mla_kv_layer_bytes(kv_lora_rank=self.kv_lora_rank, d_rope=self.d_rope,
-                                        bits_kv=bits_kv)
-        return N.kv_layer_bytes(n_kv_heads=self.n_kv_heads, d_head=self.d_head, bits_kv=bits_kv)
+        return _part("attention", self, "kv_layer", bits_kv=bits_kv)
 
     def tokens(self, context: Any) -> Any:
         """Cached positions the layer keeps, and reads for the next token, at S tokens."""
-        if self.window:
-            return N.window_tokens(context=context, window=self.window)
-        if self.chunk:
-            return N.chunk_tokens(context=context, chunk=self.chunk)
-        return context
+        return _part("attention", self, "attended", context=context)
 
     def decode_flops(self, context: Any) -> Any:
         """Attention FLOPs of the layer for one decoded token at S tokens [FLOP]."""
-        a = self.tokens(context)
-        if self.is_mla:
-            return N.mla_decode_flops(n_heads=self.n_heads, kv_lora_rank=self.kv_lora_rank,
-                                      d_rope=self.d_rope, attended=a)
-        return N.attention_decode_flops(n_heads=self.n_heads, d_head=self.d_head, attended=a)
+        return _part("attention", self, "layer_decode_flops", context=context)
 
     def prefill_flops(self, prompt: Any) -> Any:
         """Attention FLOPs of the layer for a causal prefill of T tokens [FLOP]."""
-        if self.window:
-            pairs = N.window_pairs(prompt=prompt, window=self.window)
-        elif self.chunk:
-            pairs = N.chunk_pairs(prompt=prompt, chunk=self.chunk)
-        else:
-            pairs = N.causal_pairs(prompt=prompt)
-        if self.is_mla:
-            return N.mla_prefill_flops(n_heads=self.n_heads, d_nope=self.d_nope,
-                                       d_rope=self.d_rope, d_v=self.d_v, causal_pairs=pairs)
-        return N.attention_prefill_flops(n_heads=self.n_heads, d_head=self.d_head,
-                                         causal_pairs=pairs)
+        return _part("attention", self, "layer_prefill_flops", prompt=prompt)
 
     def describe(self) -> str:
         text = f"{self.kind} {self.n_heads}"
@@ -261,43 +235,21 @@ class MLP:
     def is_moe(self) -> bool:
         return self.n_experts > 1
 
-    def _kw(self, d_model: int) -> dict[str, int]:
-        return dict(d_model=d_model, d_ff=self.d_ff, n_experts=self.n_experts,
-                    n_shared_experts=self.n_shared, d_shared=self.d_shared or 1,
-                    n_mlp_mats=self.n_mats, mlp_bias=_flag(self.bias),
-                    router_bias=_flag(self.router_bias), shared_gate=_flag(self.shared_gate))
-
     def params(self, d_model: int) -> int:
         """Parameters of the block (every expert) [-]."""
-        if not self.is_moe and not self.n_shared:
-            return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats,
-                                mlp_bias=_flag(self.bias))
-        return N.moe_params(**self._kw(d_model))
+        return _part("mlp", self, "params", d_model=d_model)
 
-    def active_params(self, d_model: int, experts: Any = None) -> Any:
-        """Parameters one token uses (``experts`` routed experts; top-k by default) [-]."""
-        if not self.is_moe and not self.n_shared:
-            return self.params(d_model)
-        k = self.top_k if experts is None else experts
-        return N.moe_active_params(n_active_experts=k, **self._kw(d_model))
+    def active_params(self, d_model: int) -> Any:
+        """Parameters one token uses (top-k routed experts) [-]."""
+        return _part("mlp", self, "active_params", d_model=d_model)
 
-    def expert_params(self, d_model: int) -> int:
-        """Parameters of one routed expert [-]."""
-        return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats,
-                            mlp_bias=_flag(self.bias))
-
-    def expert_matrix_params(self, d_model: int) -> int:
-        """Weights of one routed expert's matrices, without biases (what an expert-only
-        format such as gpt-oss's MXFP4 stores) [-]."""
-        return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats)
+    def routed_params(self, d_model: int) -> int:
+        """Parameters of every routed expert of the block (0 for a dense MLP) [-]."""
+        return _part("mlp", self, "routed_params", d_model=d_model) or 0
 
     def matmul_params(self, d_model: int) -> int:
         """Weights in matrix products for one token: k experts, shared experts, router [-]."""
-        if not self.is_moe and not self.n_shared:
-            return N.mlp_params(d_model=d_model, d_ff=self.d_ff, n_mlp_mats=self.n_mats)
-        kw = self._kw(d_model)
-        kw.update(mlp_bias=0, router_bias=0, shared_gate=0)
-        return N.moe_active_params(n_active_experts=self.top_k, **kw) + self.shared_gate * d_model
+        return _part("mlp", self, "matmul_params", d_model=d_model)
 
     def describe(self) -> str:
         gate = "gated" if self.n_mats == 3 else "plain"
@@ -334,27 +286,18 @@ class Mamba2:
         for f in ("d_inner", "d_state", "n_groups", "n_heads", "d_conv"):
             _check_int(owner, f, getattr(self, f))
 
-    def _kw(self) -> dict[str, int]:
-        return dict(d_inner=self.d_inner, d_state=self.d_state, n_groups=self.n_groups,
-                    n_ssm_heads=self.n_heads, d_conv=self.d_conv)
-
     def params(self, d_model: int) -> int:
-        return N.mamba2_params(d_model=d_model, conv_bias=_flag(self.conv_bias),
-                               ssm_bias=_flag(self.bias), **self._kw())
+        return _part("mixer", self, "params", d_model=d_model)
 
     def matmul_params(self, d_model: int) -> int:
         """The input and output projections' weights [-]."""
-        proj_in = 2 * self.d_inner + 2 * self.n_groups * self.d_state + self.n_heads
-        return d_model * proj_in + self.d_inner * d_model
+        return _part("mixer", self, "matmul_params", d_model=d_model)
 
     def state_bytes(self, bits_state: Any = 16) -> Any:
-        return N.mamba2_state_bytes(d_inner=self.d_inner, d_state=self.d_state,
-                                    n_groups=self.n_groups, d_conv=self.d_conv,
-                                    bits_state=bits_state)
+        return _part("mixer", self, "state", bits_state=bits_state)
 
     def decode_flops(self) -> int:
-        return N.mamba2_decode_flops(d_inner=self.d_inner, d_state=self.d_state,
-                                     n_groups=self.n_groups, d_conv=self.d_conv)
+        return _part("mixer", self, "layer_decode_flops")
 
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
@@ -384,11 +327,25 @@ class Layers:
     def params(self, d_model: int) -> int:
         """Parameters of one block of the run [-]."""
         return (sum(p.params(d_model) for p in (self.attention, self.mixer, self.mlp)
-                    if p is not None) + self.norms * d_model)
+                    if p is not None) + _part("norms", _Norms(self.norms), "params",
+                                              d_model=d_model))
+
+    def parts(self) -> dict[str, dict[str, Any]]:
+        """The block's parts as plain records, the form the plan's fold reads."""
+        out = {name: asdict(p) for name, p in (("attention", self.attention),
+                                               ("mixer", self.mixer), ("mlp", self.mlp))
+               if p is not None}
+        out["norms"] = {"norms": self.norms}
+        return out
 
     def describe(self) -> str:
         parts = [p.describe() for p in (self.attention, self.mixer, self.mlp) if p is not None]
         return " + ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Norms:
+    norms: int
 
 
 @dataclass(frozen=True)
@@ -641,106 +598,100 @@ class Model:
                     norm_vecs_layer=self.layers[0].norms, norm_vecs_final=self.norm_vecs_final,
                     head_bias=int(self.head_bias))
 
+    # ---- the plan's view of the model ------------------------------------------------------
+    @cached_property
+    def blocks(self) -> tuple[tuple[int, dict[str, dict[str, Any]]], ...]:
+        """(count, parts) for each distinct block of the stack, counts summed over its runs:
+        what the plan's fold reads (an interleaved stack has a few kinds of block in many
+        runs, and every sum needs each kind once)."""
+        groups: dict[Layers, int] = {}
+        for run in self.layers:
+            key = replace(run, count=1)
+            groups[key] = groups.get(key, 0) + run.count
+        return tuple((count, key.parts()) for key, count in groups.items())
+
+    @cached_property
+    def plan_inputs(self) -> Mapping[str, Any]:
+        """The model's inputs to the plan (:mod:`llm_arithmetic.plan.steps`), with the
+        workload's defaults: one sequence of one token, 16-bit cache and state, weights as
+        shipped."""
+        try:
+            k = self.n_active_experts
+        except ConfigError:
+            k = None
+        default = self.native_bits["default"]
+        return MappingProxyType(dict(
+            blocks=self.blocks, n_vocab=self.n_vocab, d_model=self.d_model, tied=int(self.tied),
+            n_positions=self.n_positions, norm_vecs_final=self.norm_vecs_final,
+            head_bias=int(self.head_bias),
+            extras_in_total=sum(x.params for x in self.extras if x.in_total),
+            native_bits_default=default,
+            native_bits_experts=self.native_bits.get("experts", default),
+            is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
+            bits_state=16, context=1, batch=1, prompt=None))
+
+    @cached_property
+    def plan(self) -> Evaluator:
+        """The plan evaluated for this model at the default inputs; what does not depend on
+        the workload (the counts) is computed once and kept."""
+        return Evaluator(PLAN_STEPS, self.plan_inputs)
+
+    def evaluate(self, name: str, **inputs: Any) -> Any:
+        """One quantity of the plan for this model, with some inputs given."""
+        return self.plan.child(**inputs).get(name)
+
     # ---- parameters -----------------------------------------------------------------------
     @cached_property
     def embedding_params(self) -> int:
         """Embeddings, final norm and output head [-]."""
-        return N.embedding_params(n_vocab=self.n_vocab, d_model=self.d_model,
-                                  tied=int(self.tied), n_positions=self.n_positions,
-                                  norm_vecs_final=self.norm_vecs_final,
-                                  head_bias=int(self.head_bias))
+        return self.evaluate("embedding_params")
 
     @cached_property
     def language_model_params(self) -> int:
         """Parameters of the decoder: embeddings, every block (every expert), head [-]."""
-        return self.embedding_params + sum(run.count * run.params(self.d_model)
-                                           for run in self.layers)
+        return self.evaluate("language_model_params")
 
     @cached_property
     def total_params(self) -> int:
         """The published total: the decoder and the extras counted in it [-]."""
-        return self.language_model_params + sum(x.params for x in self.extras if x.in_total)
-
-    def _experts_params(self, experts: Any, matrices: bool = False) -> Any:
-        """Parameters of the routed experts, ``experts(n_experts, top_k)`` of them per MoE block
-        (None: all); their matrices only when ``matrices``."""
-        total = 0
-        for (n, k), (params, matrix_params) in self._moe_groups.items():
-            e = n if experts is None else experts(n, k)
-            total = total + e * (matrix_params if matrices else params)
-        return total
-
-    @cached_property
-    def _moe_groups(self) -> dict[tuple[int, int], tuple[int, int]]:
-        """{(experts, top-k): (parameters of one expert of each such block, summed over those
-        blocks; the same for the experts' matrices)}. Counted once, and the experts a batch
-        reads worked out once per routing rather than per block: estimate's bisection for a
-        mixture's critical batch asks ~100 times."""
-        groups: dict[tuple[int, int], tuple[int, int]] = {}
-        for run in self._runs_with("mlp"):
-            if run.mlp.is_moe:
-                key = (run.mlp.n_experts, run.mlp.top_k)
-                p, q = groups.get(key, (0, 0))
-                groups[key] = (p + run.count * run.mlp.expert_params(self.d_model),
-                               q + run.count * run.mlp.expert_matrix_params(self.d_model))
-        return groups
+        return self.evaluate("total_params")
 
     @cached_property
     def expert_params(self) -> int:
         """Parameters of every routed expert of every block [-]."""
-        return self._experts_params(None)
+        return self.evaluate("routed_params")
 
     @cached_property
     def active_params(self) -> int:
         """Parameters one token uses: the decoder with top-k routed experts per block [-]."""
-        return (self.language_model_params - self.expert_params
-                + self._experts_params(lambda n, k: k))
+        return self.evaluate("active_params")
 
     @cached_property
     def matmul_params(self) -> int:
         """Weights in matrix products for one token (2 FLOPs each): projections, active and
         shared experts, routers, mixers' projections and the output head [-]."""
-        total = self.n_vocab * self.d_model
-        for run in self.layers:
-            total += run.count * sum(p.matmul_params(self.d_model)
-                                     for p in (run.attention, run.mixer, run.mlp)
-                                     if p is not None)
-        return total
+        return self.evaluate("matmul_params")
 
     @cached_property
     def unread_embedding_params(self) -> int:
         """Embedding rows a decode step does not read: all but one of an untied table's (a tied
         table is read whole, as the head), all but one of a learned position table's [-]."""
-        return ((1 - int(self.tied)) * (self.n_vocab - 1) * self.d_model
-                + max(self.n_positions - 1, 0) * self.d_model)
+        return self.evaluate("unread_embedding_params")
 
     @cached_property
     def decode_read_params(self) -> int:
         """Parameters one decode step of one token reads [-]."""
-        return self.active_params - self.unread_embedding_params
+        return self.evaluate("decode_read_params")
 
     def experts_read(self, batch: Any = 1) -> Any:
         """Routed experts per MoE block that a step of B tokens reads (uniform routing; the
         top-k at batch 1; 1 for a dense model) [-]."""
-        if not self.is_moe:
-            return 1
-        return self._experts_read(self.n_experts, self.n_active_experts, batch)
-
-    @staticmethod
-    def _experts_read(n: int, k: int, batch: Any) -> Any:
-        if np.ndim(batch) == 0 and batch == 1:
-            return k
-        return N.experts_read(n_experts=n, n_active_experts=k, batch=batch)
+        return self.evaluate("experts_read", batch=batch)
 
     def read_params(self, batch: Any = 1) -> Any:
         """Parameters one decode step of B tokens reads: every shared weight once, and the
         experts the batch's tokens chose (uniform routing, the upper end) [-]."""
-        if not self.is_moe or (np.ndim(batch) == 0 and batch == 1):
-            return self.decode_read_params
-        touched = self._experts_params(
-            lambda n, k: self._experts_read(n, k, batch))
-        return (self.language_model_params - self.expert_params + touched
-                - self.unread_embedding_params)
+        return self.evaluate("read_params", batch=batch)
 
     def params_breakdown(self) -> dict[str, int]:
         """Where the parameters are: embeddings and head, attention, mixers, MLPs (dense),
@@ -757,151 +708,111 @@ class Model:
                 out["state-space mixers"] += c * run.mixer.params(d)
             if run.mlp is not None:
                 if run.mlp.is_moe or run.mlp.n_shared:
-                    experts = run.mlp.n_experts * run.mlp.expert_params(d) if run.mlp.is_moe \
-                        else 0
+                    experts = run.mlp.routed_params(d)
                     out["routed experts"] += c * experts
                     out["shared experts and routers"] += c * (run.mlp.params(d) - experts)
                 else:
                     out["dense MLPs"] += c * run.mlp.params(d)
-            out["norms"] += c * run.norms * d
+            out["norms"] += c * (run.params(d) - sum(
+                p.params(d) for p in (run.attention, run.mixer, run.mlp) if p is not None))
         for x in self.extras:
             out[x.name + (" (in the total)" if x.in_total else " (not in the total)")] = x.params
         return {k: v for k, v in out.items() if v}
 
     # ---- bytes ----------------------------------------------------------------------------
-    def _bits(self, bits_weight: Any, part: str) -> Any:
-        if bits_weight is not None:
-            return bits_weight
-        return self.native_bits.get(part, self.native_bits["default"])
-
     def weight_bytes(self, bits_weight: Any = None) -> Any:
         """Bytes of all the weights [B]: at ``bits_weight`` each, or as shipped (the routed
         experts' matrices in their own format where the checkpoint has one)."""
-        experts = self._experts_params(None, matrices=True)
-        return (N.weight_bytes(n_params=self.total_params - experts,
-                               bits_weight=self._bits(bits_weight, "default"))
-                + N.weight_bytes(n_params=experts, bits_weight=self._bits(bits_weight, "experts")))
+        return self.evaluate("weight_bytes", bits_weight=bits_weight)
 
     def step_weight_bytes(self, bits_weight: Any = None, batch: Any = 1) -> Any:
         """Weight bytes one decode step of B tokens reads [B] (the experts the batch touches,
         as :meth:`read_params`)."""
-        read = self.read_params(batch)
-        if not self.is_moe:
-            return N.weight_bytes(n_params=read, bits_weight=self._bits(bits_weight, "default"))
-        if np.ndim(batch) == 0 and batch == 1:
-            experts = self._experts_params(lambda n, k: k, matrices=True)
-        else:
-            experts = self._experts_params(
-                lambda n, k: self._experts_read(n, k, batch), matrices=True)
-        return (N.weight_bytes(n_params=read - experts,
-                               bits_weight=self._bits(bits_weight, "default"))
-                + N.weight_bytes(n_params=experts, bits_weight=self._bits(bits_weight, "experts")))
+        return self.evaluate("step_weight_bytes", bits_weight=bits_weight, batch=batch)
 
     def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
         """Cache bytes one token adds, all attention layers, before any window fills [B]."""
-        return sum(count * attention.kv_bytes_per_token(bits_kv)
-                   for attention, count in self._attention_groups)
+        return self.evaluate("kv_bytes_per_token", bits_kv=bits_kv)
 
     def kv_cache_bytes(self, context: Any, batch: Any = 1, bits_kv: Any = 16) -> Any:
         """Cache of B sequences of S tokens as runtimes store it: a sliding-window layer keeps
         min(S, window) tokens, a chunked layer its current chunk, latent attention its
         latent and rotary key [B]."""
-        per_seq = sum(count * attention.kv_bytes_per_token(bits_kv) * attention.tokens(context)
-                      for attention, count in self._attention_groups)
-        return per_seq * batch
-
-    @cached_property
-    def _attention_groups(self) -> tuple[tuple["Attention", int], ...]:
-        """(attention, blocks that have it) for each distinct attention of the stack, in order
-        of first appearance: an interleaved stack (sliding and full layers) has a few kinds in
-        many runs, and the cache sums need each kind once."""
-        groups: dict[Attention, int] = {}
-        for run in self._runs_with("attention"):
-            groups[run.attention] = groups.get(run.attention, 0) + run.count
-        return tuple(groups.items())
+        return self.evaluate("kv_cache_bytes", context=context, batch=batch, bits_kv=bits_kv)
 
     def kv_cache_bytes_full_storage(self, context: Any, batch: Any = 1,
                                     bits_kv: Any = 16) -> Any:
         """The cache if every layer kept all S tokens (runtimes without a window-aware cache)
         [B]."""
-        return self.kv_bytes_per_token(bits_kv) * context * batch
+        return self.evaluate("kv_cache_bytes_full_storage", context=context, batch=batch,
+                             bits_kv=bits_kv)
 
     def state_bytes(self, bits_state: Any = 16) -> Any:
         """Bytes of the state-space layers' state for one sequence (constant in S) [B]."""
-        return sum(run.count * run.mixer.state_bytes(bits_state)
-                   for run in self._runs_with("mixer"))
+        return self.evaluate("state_bytes", bits_state=bits_state)
 
     def seq_bytes(self, context: Any, bits_kv: Any = 16, bits_state: Any = 16) -> Any:
         """Bytes one decode step moves for one sequence besides the weights: the cache it
         reads (windows and chunks applied) and the state-space layers' state, read and
         written back [B]."""
-        return (self.kv_cache_bytes(context, 1, bits_kv)
-                + 2 * self.state_bytes(bits_state))
+        return self.evaluate("seq_bytes", context=context, bits_kv=bits_kv,
+                             bits_state=bits_state)
 
-    def decode_bytes_breakdown(self, context: Any, bits_weight: Any = None,
-                               bits_kv: Any = 16) -> dict[str, Any]:
+    def decode_bytes_breakdown(self, context: Any, bits_weight: Any = None, bits_kv: Any = 16,
+                               bits_state: Any = 16) -> dict[str, Any]:
         """Where the bytes of one decode step of one sequence go [B]: attention weights,
         state-space mixers, MLP and expert weights used, everything else the step reads (the
         head, one embedding row, norms, routers), the cache (windows applied) and the state.
-        The parts add up to :meth:`step_weight_bytes` at batch 1 plus :meth:`seq_bytes`.
+        The parts add up to :meth:`step_weight_bytes` at batch 1 plus :meth:`seq_bytes` at the
+        same bits.
 
         >>> from llm_arithmetic import get_model
-        >>> m = get_model("mistral-7b")
-        >>> sum(m.decode_bytes_breakdown(32768).values()) == (m.step_weight_bytes(16, 1)
-        ...                                                   + m.seq_bytes(32768))
+        >>> m = get_model("nemotron-h-56b")
+        >>> sum(m.decode_bytes_breakdown(32768, bits_kv=8, bits_state=8).values()) == (
+        ...     m.step_weight_bytes(16, 1) + m.seq_bytes(32768, 8, 8))
         True
         """
+        ev = self.plan.child(context=context, bits_weight=bits_weight, bits_kv=bits_kv,
+                             bits_state=bits_state)
+
         d = self.d_model
-        default = self._bits(bits_weight, "default")
-        experts = self._bits(bits_weight, "experts")
         attn = sum(run.count * run.attention.params(d) for run in self._runs_with("attention"))
         mixers = sum(run.count * run.mixer.params(d) for run in self._runs_with("mixer"))
-        expert_used = self._experts_params(lambda n, k: k, matrices=True)
         mlp = sum(run.count * run.mlp.active_params(d) for run in self._runs_with("mlp"))
+        expert_used = ev.child(batch=1).get("expert_matrices_read")
+        default, experts = ev.get("bits_default"), ev.get("bits_experts")
         rest = self.decode_read_params - attn - mixers - mlp
+        wb = self._weight_bytes
         out = {
-            "attention weights": N.weight_bytes(n_params=attn, bits_weight=default),
-            "state-space mixers": N.weight_bytes(n_params=mixers, bits_weight=default),
-            "MLP and expert weights used": (
-                N.weight_bytes(n_params=mlp - expert_used, bits_weight=default)
-                + N.weight_bytes(n_params=expert_used, bits_weight=experts)),
-            "head, embedding row, norms": N.weight_bytes(n_params=rest, bits_weight=default),
-            "KV cache": self.kv_cache_bytes(context, 1, bits_kv),
-            "state (read and written)": 2 * self.state_bytes(bits_kv),
+            "attention weights": wb(attn, default),
+            "state-space mixers": wb(mixers, default),
+            "MLP and expert weights used": wb(mlp - expert_used, default)
+            + wb(expert_used, experts),
+            "head, embedding row, norms": wb(rest, default),
+            "KV cache": ev.get("seq_kv_bytes"),
+            "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_bytes"),
         }
         return {k: v for k, v in out.items() if v}
 
+    @staticmethod
+    def _weight_bytes(n_params: Any, bits: Any) -> Any:
+        return Evaluator({"w": {"name": "w", "op": "formula", "formula": "weight_bytes",
+                                "args": {"n_params": "n", "bits_weight": "b"}}},
+                         {"n": n_params, "b": bits}).get("w")
+
     def attended_context(self, context: Any) -> Any:
         """Cached positions a decode step reads per attention layer, on average [token]."""
-        runs = self._runs_with("attention")
-        count = sum(run.count for run in runs)
-        total = sum(run.count * run.attention.tokens(context) for run in runs)
-        if isinstance(total, (int, Fraction)) and isinstance(count, int):
-            q = Fraction(total, count)
-            return int(q) if q.denominator == 1 else float(q)
-        return total / count
+        return self.evaluate("attended_context", context=context)
 
     # ---- FLOPs ----------------------------------------------------------------------------
     def decode_flops_per_token(self, context: Any) -> Any:
         """FLOPs to decode one token at S cached tokens: 2 per matrix weight, attention over
         what each layer attends to, the state-space recurrences [FLOP]."""
-        total = 2 * self.matmul_params
-        for run in self.layers:
-            if run.attention is not None:
-                total = total + run.count * run.attention.decode_flops(context)
-            if run.mixer is not None:
-                total = total + run.count * run.mixer.decode_flops()
-        return total
+        return self.evaluate("decode_flops", context=context)
 
     def prefill_flops(self, prompt: Any) -> Any:
         """FLOPs to prefill a prompt of T tokens [FLOP]."""
-        total = 2 * self.matmul_params * prompt
-        for run in self.layers:
-            if run.attention is not None:
-                total = total + run.count * run.attention.prefill_flops(prompt)
-            if run.mixer is not None:
-                total = total + run.count * run.mixer.decode_flops() * prompt
-        return total
+        return self.evaluate("prefill_flops", prompt=prompt)
 
     # ---- editing and display --------------------------------------------------------------
     _ATTN_FIELDS = {"n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",

@@ -59,6 +59,7 @@ FORMULA_MODULES: tuple[str, ...] = (
     "llm_arithmetic.formulas.roofline",
     "llm_arithmetic.formulas.parallel",
     "llm_arithmetic.formulas.serving",
+    "llm_arithmetic.formulas.stack",
     "llm_arithmetic.articles.finbarr",
     "llm_arithmetic.articles.karpathy",
     "llm_arithmetic.articles.baseten",

@@ -328,6 +328,19 @@ tokens_per_user = _sym("tokens_per_user", r"\tau_{user}", "tokens per second one
 tokens_per_chip = _sym("tokens_per_chip", r"\tau_{chip}", "tokens per second per chip", "token/s",
                        _REAL)
 ttft = _sym("ttft", "t_{TTFT}", "time to first token", "s", _REAL)
+layer_matmul_params = _sym("layer_matmul_params", r"P_{mm,l}",
+                          "weights of one part of the model used in matrix products for one "
+                          "token")
+norm_params = _sym("norm_params", r"P_{norm}", "normalization weights of one block")
+expert_params = _sym("expert_params", r"P_{exp}",
+                     "parameters of the routed experts counted in one MoE block")
+params_unread = _sym("params_unread", r"P_{unread}",
+                     "embedding parameters a decode step does not read")
+layer_flops = _sym("layer_flops", r"F_{layers}",
+                   "attention and state-space FLOPs, summed over the layers", "FLOP",
+                   _NONNEG_REAL)
+micro_batch = _sym("micro_batch", r"b_{\mu}", "sequences in one microbatch of a pipeline", "1",
+                   _RAT)
 tpot = _sym("tpot", "t_{TPOT}", "time per output token", "s", _REAL)
 request_time = _sym("request_time", "t_{req}", "end-to-end time of one request", "s", _REAL)
 transfer_bytes = _sym("transfer_bytes", "M_{xfer}",

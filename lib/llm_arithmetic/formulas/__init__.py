@@ -7,10 +7,11 @@
 * :mod:`~llm_arithmetic.formulas.parallel` -- tensor, expert and pipeline parallelism
 * :mod:`~llm_arithmetic.formulas.serving` -- prefill, requests, the frontier, speculative
   decoding, cache management, cost and energy
+* :mod:`~llm_arithmetic.formulas.stack` -- the pieces a layer stack sums (per part of a layer)
 
 Importing this package imports them all; :func:`llm_arithmetic.core.registry.all_formulas`
 also imports the articles' own formulas, so the registry is complete.
 """
-from . import flops, memory, params, parallel, roofline, serving  # noqa: F401
+from . import flops, memory, params, parallel, roofline, serving, stack  # noqa: F401
 
-__all__ = ["params", "memory", "flops", "roofline", "parallel", "serving"]
+__all__ = ["params", "memory", "flops", "roofline", "parallel", "serving", "stack"]

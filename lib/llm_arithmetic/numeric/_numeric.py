@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'mamba2_decode_flops', 'mamba2_params', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'request_time', 'ring_allreduce_time', 'roofline_time', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 
 def active_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_head, d_ff, n_mlp_mats=3, n_experts=1, n_active_experts=1, tied=0, n_positions=0, qkv_bias=0, o_bias=0, mlp_bias=0, norm_vecs_layer=2, norm_vecs_final=1, head_bias=0):
@@ -1460,6 +1460,42 @@ def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt,
         return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_bytes_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
 
 
+def compute_time(*, step_flops, peak_flops):
+    """Time to do a step's FLOPs at the peak rate.
+
+    .. math::
+
+        t_{comp} = \\frac{\\mathcal{F}}{R_{peak}}
+
+    Parameters
+    ----------
+    step_flops : number or array
+        Floating-point operations in one step, :math:`\\mathcal{F}` [FLOP]
+    peak_flops : number or array
+        Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+
+    Returns
+    -------
+    compute_time : number or array
+        Time to do a step's FLOPs at the peak rate, :math:`t_{comp}` [s]
+
+    Examples
+    --------
+    >>> compute_time(step_flops=2e12, peak_flops=1e15)
+    0.002
+    """
+    _exact = _exact_args(('step_flops', 'peak_flops'), (step_flops, peak_flops))
+    if _exact is not None:
+        step_flops, peak_flops = _exact
+        try:
+            return _exact_result(step_flops/peak_flops)
+        except ZeroDivisionError:
+            return _inf
+    step_flops, peak_flops = _vector_args(('step_flops', 'peak_flops'), (step_flops, peak_flops))
+    with _quiet():
+        return _vector_result(step_flops/peak_flops)
+
+
 def cost_per_million_tokens(*, price_per_hour, n_chips, tokens_per_second):
     """Cost of a million tokens on a replica of N chips rented at c_h per chip-hour that
     produces tau tokens per second: the replica's price per second over its tokens per second.
@@ -1963,6 +1999,43 @@ def decode_read_params(*, n_vocab, d_model, n_layers, n_heads, n_kv_heads, d_hea
         return _vector_result(n_layers*(2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + norm_vecs_layer*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*d_model)) + n_positions*d_model + n_vocab*head_bias + n_vocab*d_model*(1 - tied) + n_vocab*d_model + norm_vecs_final*d_model - d_model*(1 - tied)*(n_vocab - 1) - d_model*(n_positions - _np.minimum(1, n_positions)))
 
 
+def decode_seq_bytes(*, kv_cache, state_bytes):
+    """Bytes a decode step moves for one sequence besides the weights: the cache it reads and
+    the state-space layers' state, read and written back.
+
+    .. math::
+
+        \\mathcal{K} = M_{KV} + 2 M_{st}
+
+    Parameters
+    ----------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+    state_bytes : number or array
+        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+
+    Returns
+    -------
+    seq_bytes : number or array
+        Bytes a decode step reads for one sequence (its cache and state), :math:`\\mathcal{K}` [B]
+
+    Examples
+    --------
+    >>> decode_seq_bytes(kv_cache=1000, state_bytes=10)
+    1020
+    """
+    _exact = _exact_args(('kv_cache', 'state_bytes'), (kv_cache, state_bytes))
+    if _exact is not None:
+        kv_cache, state_bytes = _exact
+        try:
+            return _exact_result(kv_cache + 2*state_bytes)
+        except ZeroDivisionError:
+            return _inf
+    kv_cache, state_bytes = _vector_args(('kv_cache', 'state_bytes'), (kv_cache, state_bytes))
+    with _quiet():
+        return _vector_result(kv_cache + 2*state_bytes)
+
+
 def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
     """Bytes one decode step of B sequences reads, each with S tokens in every layer's cache.
 
@@ -2107,6 +2180,42 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
         return _vector_result(_np.maximum((batch*context*kv_bytes_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
 
 
+def effective_bits(*, weight_bytes, n_params):
+    """Bits per weight on average, where parts of a model are stored at different precisions.
+
+    .. math::
+
+        b_{w} = \\frac{8 W}{P}
+
+    Parameters
+    ----------
+    weight_bytes : number or array
+        Bytes of the weights (stored, or read in one step), :math:`W` [B]
+    n_params : number or array
+        Parameters of a model, :math:`P` [-]
+
+    Returns
+    -------
+    bits_weight : number or array
+        Bits per weight (scales of block formats included), :math:`b_{w}` [bit]
+
+    Examples
+    --------
+    >>> effective_bits(weight_bytes=13476831232, n_params=6738415616)
+    16
+    """
+    _exact = _exact_args(('weight_bytes', 'n_params'), (weight_bytes, n_params))
+    if _exact is not None:
+        weight_bytes, n_params = _exact
+        try:
+            return _exact_result(8*weight_bytes/n_params)
+        except ZeroDivisionError:
+            return _inf
+    weight_bytes, n_params = _vector_args(('weight_bytes', 'n_params'), (weight_bytes, n_params))
+    with _quiet():
+        return _vector_result(8*weight_bytes/n_params)
+
+
 def efficiency(*, measured_tps, tokens_per_second):
     """Efficiency of an implementation: its measured rate over the bound.
 
@@ -2236,7 +2345,7 @@ def experts_read(*, n_experts, n_active_experts, batch):
 
     .. math::
 
-        \\bar{E}_{B} = E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right)
+        \\bar{E}_{B} = \\begin{cases} k & \\text{for}\\: B = 1 \\\\E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right) & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -2272,7 +2381,7 @@ def experts_read(*, n_experts, n_active_experts, batch):
     """
     n_experts, n_active_experts, batch = _vector_args(('n_experts', 'n_active_experts', 'batch'), (n_experts, n_active_experts, batch))
     with _quiet():
-        return _vector_result(n_experts*(1 - (1 - n_active_experts/n_experts)**batch))
+        return _vector_result(_np.where(_np.equal(batch, 1), n_active_experts, n_experts*(1 - (1 - n_active_experts/n_experts)**batch)))
 
 
 def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
@@ -2643,6 +2752,42 @@ def gpt_params(*, n_layers, d_model, n_vocab):
         return _vector_result(12*n_layers*d_model**2 + n_vocab*d_model)
 
 
+def head_matmul_params(*, n_vocab, d_model):
+    """Weights of the output head, in a matrix product for every token.
+
+    .. math::
+
+        P_{mm,l} = V d_{model}
+
+    Parameters
+    ----------
+    n_vocab : number or array
+        Vocabulary size (rows of the embedding table), :math:`V` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> head_matmul_params(n_vocab=32000, d_model=4096)
+    131072000
+    """
+    _exact = _exact_args(('n_vocab', 'd_model'), (n_vocab, d_model))
+    if _exact is not None:
+        n_vocab, d_model = _exact
+        try:
+            return _exact_result(n_vocab*d_model)
+        except ZeroDivisionError:
+            return _inf
+    n_vocab, d_model = _vector_args(('n_vocab', 'd_model'), (n_vocab, d_model))
+    with _quiet():
+        return _vector_result(n_vocab*d_model)
+
+
 def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
     """How many times the memory bandwidth of chip A is that of chip B.
 
@@ -2980,6 +3125,46 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
 
 
+def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
+    """Cache of one attention layer for B sequences, each holding the positions the layer keeps.
+
+    .. math::
+
+        M_{KV} = \\kappa_{l} S_{a} B
+
+    Parameters
+    ----------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    batch : number or array (default 1)
+        Sequences decoded together in one step, :math:`B` [-]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    Examples
+    --------
+    A Llama-2-7B layer at 4,096 tokens, one sequence:
+
+    >>> layer_cache_bytes(kv_layer_bytes=16384, attended=4096)
+    67108864
+    """
+    _exact = _exact_args(('kv_layer_bytes', 'attended', 'batch'), (kv_layer_bytes, attended, batch))
+    if _exact is not None:
+        kv_layer_bytes, attended, batch = _exact
+        try:
+            return _exact_result(batch*attended*kv_layer_bytes)
+        except ZeroDivisionError:
+            return _inf
+    kv_layer_bytes, attended, batch = _vector_args(('kv_layer_bytes', 'attended', 'batch'), (kv_layer_bytes, attended, batch))
+    with _quiet():
+        return _vector_result(batch*attended*kv_layer_bytes)
+
+
 def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     """FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted
     with the weights): the causal convolution over x, B and C (a multiply-add per tap), the
@@ -3022,6 +3207,50 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     d_inner, d_state, n_groups, d_conv = _vector_args(('d_inner', 'd_state', 'n_groups', 'd_conv'), (d_inner, d_state, n_groups, d_conv))
     with _quiet():
         return _vector_result(5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups))
+
+
+def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
+    """Weights of a Mamba-2 mixer in matrix products for one token: the input projection (to
+    z, x, B, C and the heads' step sizes) and the output projection.
+
+    .. math::
+
+        P_{mm,l} = d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_inner : number or array
+        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+    n_groups : number or array
+        Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
+    n_ssm_heads : number or array
+        Heads of a Mamba-2 mixer, :math:`H_{ssm}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> mamba2_matmul_params(d_model=8192, d_inner=16384, d_state=128, n_groups=8,
+    ...                      n_ssm_heads=256)
+    421527552
+    """
+    _exact = _exact_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'), (d_model, d_inner, d_state, n_groups, n_ssm_heads))
+    if _exact is not None:
+        d_model, d_inner, d_state, n_groups, n_ssm_heads = _exact
+        try:
+            return _exact_result(d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_inner, d_state, n_groups, n_ssm_heads = _vector_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'), (d_model, d_inner, d_state, n_groups, n_ssm_heads))
+    with _quiet():
+        return _vector_result(d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups))
 
 
 def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1, ssm_bias=0):
@@ -3078,6 +3307,48 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias = _vector_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias'), (d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias))
     with _quiet():
         return _vector_result(3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_inner + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups))
+
+
+def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
+    """FLOPs of a Mamba-2 mixer's recurrence over a prompt of T tokens: one step per token.
+
+    .. math::
+
+        F_{pre} = T \\left(k_{conv} \\left(2 d_{in} + 4 d_{st} n_{g}\\right) + 5 d_{in} d_{st}\\right)
+
+    Parameters
+    ----------
+    d_inner : number or array
+        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+    n_groups : number or array
+        Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> mamba2_prefill_flops(d_inner=8192, d_state=128, n_groups=8, d_conv=4, prompt=2)
+    10649600
+    """
+    _exact = _exact_args(('d_inner', 'd_state', 'n_groups', 'd_conv', 'prompt'), (d_inner, d_state, n_groups, d_conv, prompt))
+    if _exact is not None:
+        d_inner, d_state, n_groups, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups)))
+        except ZeroDivisionError:
+            return _inf
+    d_inner, d_state, n_groups, d_conv, prompt = _vector_args(('d_inner', 'd_state', 'n_groups', 'd_conv', 'prompt'), (d_inner, d_state, n_groups, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups)))
 
 
 def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
@@ -3539,6 +3810,122 @@ def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
         return _vector_result((kv_cache + weight_bytes)/n_chips)
 
 
+def memory_required(*, weight_bytes, kv_cache, state_bytes, batch, overhead=0):
+    """Memory a deployment needs: the weights, the cache of B sequences, each sequence's state,
+    and a reserve.
+
+    .. math::
+
+        M_{req} = M_{KV} + C_{0} + W + M_{st} B
+
+    Parameters
+    ----------
+    weight_bytes : number or array
+        Bytes of the weights (stored, or read in one step), :math:`W` [B]
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+    state_bytes : number or array
+        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    overhead : number or array (default 0)
+        Memory reserved for activations, runtime, fragmentation, :math:`C_{0}` [B]
+
+    Returns
+    -------
+    memory_required : number or array
+        Memory a deployment needs, :math:`M_{req}` [B]
+
+    Examples
+    --------
+    >>> memory_required(weight_bytes=100, kv_cache=20, state_bytes=3, batch=2, overhead=1)
+    127
+    """
+    _exact = _exact_args(('weight_bytes', 'kv_cache', 'state_bytes', 'batch', 'overhead'), (weight_bytes, kv_cache, state_bytes, batch, overhead))
+    if _exact is not None:
+        weight_bytes, kv_cache, state_bytes, batch, overhead = _exact
+        try:
+            return _exact_result(batch*state_bytes + overhead + kv_cache + weight_bytes)
+        except ZeroDivisionError:
+            return _inf
+    weight_bytes, kv_cache, state_bytes, batch, overhead = _vector_args(('weight_bytes', 'kv_cache', 'state_bytes', 'batch', 'overhead'), (weight_bytes, kv_cache, state_bytes, batch, overhead))
+    with _quiet():
+        return _vector_result(batch*state_bytes + overhead + kv_cache + weight_bytes)
+
+
+def memory_time(*, step_bytes, bandwidth):
+    """Time to move a step's bytes at the memory bandwidth.
+
+    .. math::
+
+        t_{mem} = \\frac{\\mathcal{B}}{\\beta_{mem}}
+
+    Parameters
+    ----------
+    step_bytes : number or array
+        Bytes moved in one step, :math:`\\mathcal{B}` [B]
+    bandwidth : number or array
+        Memory bandwidth, :math:`\\beta_{mem}` [B/s]
+
+    Returns
+    -------
+    memory_time : number or array
+        Time to move a step's bytes at the memory bandwidth, :math:`t_{mem}` [s]
+
+    Examples
+    --------
+    >>> memory_time(step_bytes=2e9, bandwidth=1e12)
+    0.002
+    """
+    _exact = _exact_args(('step_bytes', 'bandwidth'), (step_bytes, bandwidth))
+    if _exact is not None:
+        step_bytes, bandwidth = _exact
+        try:
+            return _exact_result(step_bytes/bandwidth)
+        except ZeroDivisionError:
+            return _inf
+    step_bytes, bandwidth = _vector_args(('step_bytes', 'bandwidth'), (step_bytes, bandwidth))
+    with _quiet():
+        return _vector_result(step_bytes/bandwidth)
+
+
+def micro_batch(*, batch, pp):
+    """Sequences in one microbatch when a batch of B is split into min(B, pp) microbatches, one
+    per pipeline stage.
+
+    .. math::
+
+        b_{\\mu} = \\frac{B}{\\min\\left(B, N_{pp}\\right)}
+
+    Parameters
+    ----------
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    pp : number or array
+        Pipeline-parallel degree (stages of consecutive layers), :math:`N_{pp}` [-]
+
+    Returns
+    -------
+    micro_batch : number or array
+        Sequences in one microbatch of a pipeline, :math:`b_{\\mu}` [-]
+
+    Examples
+    --------
+    >>> micro_batch(batch=64, pp=4), micro_batch(batch=2, pp=4), micro_batch(batch=8, pp=1)
+    (16, 1, 8)
+    """
+    _exact = _exact_args(('batch', 'pp'), (batch, pp))
+    if _exact is not None:
+        batch, pp = _exact
+        try:
+            return _exact_result(batch/min(batch, pp))
+        except ZeroDivisionError:
+            return _inf
+    batch, pp = _vector_args(('batch', 'pp'), (batch, pp))
+    with _quiet():
+        return _vector_result(batch/_np.minimum(batch, pp))
+
+
 def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
     """Parameters of one multi-head latent attention block (DeepSeek-V2/V3).
 
@@ -3738,6 +4125,57 @@ def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
         return _vector_result(((1/8))*bits_kv*(d_rope + kv_lora_rank))
 
 
+def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+    """Weights of a latent-attention block in matrix products for one token: every projection
+    (in the absorbed form the key and value up-projections act on the query and the output, still
+    once per token), not the latents' norm vectors.
+
+    .. math::
+
+        P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA), :math:`d_{v}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    DeepSeek-V3's attention block:
+
+    >>> mla_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128)
+    187107328
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    if _exact is not None:
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _exact
+        try:
+            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    with _quiet():
+        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
 def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     """Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and
     values up-projected once per token, counted with the weights): scores of width
@@ -3933,6 +4371,42 @@ def moe_params(*, d_model, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_ml
     d_model, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
     with _quiet():
         return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def norm_params(*, d_model, norm_vecs_layer):
+    """Normalization weights of one block: its norm vectors of width d.
+
+    .. math::
+
+        P_{norm} = d_{model} \\nu_{L}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    norm_vecs_layer : number or array
+        Normalization weight vectors of width d per block (RMSNorm: 1 each, LayerNorm with bias: 2 each; sandwich norms count four), :math:`\\nu_{L}` [-]
+
+    Returns
+    -------
+    norm_params : number or array
+        Normalization weights of one block, :math:`P_{norm}` [-]
+
+    Examples
+    --------
+    >>> norm_params(d_model=4096, norm_vecs_layer=2)
+    8192
+    """
+    _exact = _exact_args(('d_model', 'norm_vecs_layer'), (d_model, norm_vecs_layer))
+    if _exact is not None:
+        d_model, norm_vecs_layer = _exact
+        try:
+            return _exact_result(norm_vecs_layer*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, norm_vecs_layer = _vector_args(('d_model', 'norm_vecs_layer'), (d_model, norm_vecs_layer))
+    with _quiet():
+        return _vector_result(norm_vecs_layer*d_model)
 
 
 def ops_per_byte(*, peak_flops, bandwidth):
@@ -4299,6 +4773,43 @@ def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batc
         return _vector_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix))
 
 
+def replica_chips(*, tp, pp):
+    """Chips of one replica: tp-way tensor parallelism in each of pp pipeline stages (the
+    experts are split over the same chips).
+
+    .. math::
+
+        N_{chip} = N_{tp} N_{pp}
+
+    Parameters
+    ----------
+    tp : number or array
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+    pp : number or array
+        Pipeline-parallel degree (stages of consecutive layers), :math:`N_{pp}` [-]
+
+    Returns
+    -------
+    n_chips : number or array
+        Chips that serve one model replica, :math:`N_{chip}` [-]
+
+    Examples
+    --------
+    >>> replica_chips(tp=8, pp=2)
+    16
+    """
+    _exact = _exact_args(('tp', 'pp'), (tp, pp))
+    if _exact is not None:
+        tp, pp = _exact
+        try:
+            return _exact_result(pp*tp)
+        except ZeroDivisionError:
+            return _inf
+    tp, pp = _vector_args(('tp', 'pp'), (tp, pp))
+    with _quiet():
+        return _vector_result(pp*tp)
+
+
 def request_time(*, ttft, tpot, generated):
     """End-to-end time of a request: its first token, then G more at the time per output
     token.
@@ -4429,6 +4940,51 @@ def roofline_time(*, step_bytes, step_flops, bandwidth, peak_flops):
     step_bytes, step_flops, bandwidth, peak_flops = _vector_args(('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'), (step_bytes, step_flops, bandwidth, peak_flops))
     with _quiet():
         return _vector_result(_np.maximum(step_flops/peak_flops, step_bytes/bandwidth))
+
+
+def routed_expert_params(*, experts_read, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
+    """Parameters of the routed experts of one MoE block, counted at a number of experts (all
+    of them for what is stored, k for one token, the expected count a batch reads).
+
+    .. math::
+
+        P_{exp} = \\bar{E}_{B} \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right)
+
+    Parameters
+    ----------
+    experts_read : number or array
+        Experts of one MoE block that a step of B tokens reads (expected), :math:`\\bar{E}_{B}` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_ff : number or array
+        Hidden width of a dense MLP, or of one routed expert, :math:`d_{ff}` [-]
+    n_mlp_mats : number or array (default 3)
+        Weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated), :math:`m` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+
+    Returns
+    -------
+    expert_params : number or array
+        Parameters of the routed experts counted in one MoE block, :math:`P_{exp}` [-]
+
+    Examples
+    --------
+    The 128 experts of one Qwen3-30B-A3B block, their matrices:
+
+    >>> routed_expert_params(experts_read=128, d_model=2048, d_ff=768)
+    603979776
+    """
+    _exact = _exact_args(('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'), (experts_read, d_model, d_ff, n_mlp_mats, mlp_bias))
+    if _exact is not None:
+        experts_read, d_model, d_ff, n_mlp_mats, mlp_bias = _exact
+        try:
+            return _exact_result(experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats))
+        except ZeroDivisionError:
+            return _inf
+    experts_read, d_model, d_ff, n_mlp_mats, mlp_bias = _vector_args(('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'), (experts_read, d_model, d_ff, n_mlp_mats, mlp_bias))
+    with _quiet():
+        return _vector_result(experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats))
 
 
 def router_params(*, d_model, n_experts, router_bias=0):
@@ -4579,6 +5135,154 @@ def speculative_tokens_per_step(*, acceptance, draft_len):
     acceptance, draft_len = _vector_args(('acceptance', 'draft_len'), (acceptance, draft_len))
     with _quiet():
         return _vector_result((1 - acceptance**(draft_len + 1))/(1 - acceptance))
+
+
+def stack_decode_flops(*, matmul_params, layer_flops):
+    """FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and
+    state-space FLOPs of every layer.
+
+    .. math::
+
+        F_{dec} = F_{layers} + 2 P_{mm}
+
+    Parameters
+    ----------
+    matmul_params : number or array
+        Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    layer_flops : number or array
+        Attention and state-space FLOPs, summed over the layers, :math:`F_{layers}` [FLOP]
+
+    Returns
+    -------
+    decode_flops : number or array
+        FLOPs to decode one token of one sequence, :math:`F_{dec}` [FLOP]
+
+    Examples
+    --------
+    >>> stack_decode_flops(matmul_params=1000, layer_flops=256)
+    2256
+    """
+    _exact = _exact_args(('matmul_params', 'layer_flops'), (matmul_params, layer_flops))
+    if _exact is not None:
+        matmul_params, layer_flops = _exact
+        try:
+            return _exact_result(layer_flops + 2*matmul_params)
+        except ZeroDivisionError:
+            return _inf
+    matmul_params, layer_flops = _vector_args(('matmul_params', 'layer_flops'), (matmul_params, layer_flops))
+    with _quiet():
+        return _vector_result(layer_flops + 2*matmul_params)
+
+
+def stack_prefill_flops(*, matmul_params, prompt, layer_flops):
+    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention
+    and state-space FLOPs of every layer over the prompt.
+
+    .. math::
+
+        F_{pre} = F_{layers} + 2 P_{mm} T
+
+    Parameters
+    ----------
+    matmul_params : number or array
+        Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+    layer_flops : number or array
+        Attention and state-space FLOPs, summed over the layers, :math:`F_{layers}` [FLOP]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> stack_prefill_flops(matmul_params=1000, prompt=1, layer_flops=256)
+    2256
+    """
+    _exact = _exact_args(('matmul_params', 'prompt', 'layer_flops'), (matmul_params, prompt, layer_flops))
+    if _exact is not None:
+        matmul_params, prompt, layer_flops = _exact
+        try:
+            return _exact_result(layer_flops + 2*matmul_params*prompt)
+        except ZeroDivisionError:
+            return _inf
+    matmul_params, prompt, layer_flops = _vector_args(('matmul_params', 'prompt', 'layer_flops'), (matmul_params, prompt, layer_flops))
+    with _quiet():
+        return _vector_result(layer_flops + 2*matmul_params*prompt)
+
+
+def stage_bytes(*, step_bytes, pp):
+    """Bytes one of pp pipeline stages moves: its share of the layers' weights and cache.
+
+    .. math::
+
+        \\mathcal{B} = \\frac{\\mathcal{B}}{N_{pp}}
+
+    Parameters
+    ----------
+    step_bytes : number or array
+        Bytes moved in one step, :math:`\\mathcal{B}` [B]
+    pp : number or array
+        Pipeline-parallel degree (stages of consecutive layers), :math:`N_{pp}` [-]
+
+    Returns
+    -------
+    step_bytes : number or array
+        Bytes moved in one step, :math:`\\mathcal{B}` [B]
+
+    Examples
+    --------
+    >>> stage_bytes(step_bytes=1000, pp=4)
+    250
+    """
+    _exact = _exact_args(('step_bytes', 'pp'), (step_bytes, pp))
+    if _exact is not None:
+        step_bytes, pp = _exact
+        try:
+            return _exact_result(step_bytes/pp)
+        except ZeroDivisionError:
+            return _inf
+    step_bytes, pp = _vector_args(('step_bytes', 'pp'), (step_bytes, pp))
+    with _quiet():
+        return _vector_result(step_bytes/pp)
+
+
+def stage_flops(*, step_flops, pp):
+    """FLOPs one of pp pipeline stages does: its share of the layers.
+
+    .. math::
+
+        \\mathcal{F} = \\frac{\\mathcal{F}}{N_{pp}}
+
+    Parameters
+    ----------
+    step_flops : number or array
+        Floating-point operations in one step, :math:`\\mathcal{F}` [FLOP]
+    pp : number or array
+        Pipeline-parallel degree (stages of consecutive layers), :math:`N_{pp}` [-]
+
+    Returns
+    -------
+    step_flops : number or array
+        Floating-point operations in one step, :math:`\\mathcal{F}` [FLOP]
+
+    Examples
+    --------
+    >>> stage_flops(step_flops=1000, pp=4)
+    250
+    """
+    _exact = _exact_args(('step_flops', 'pp'), (step_flops, pp))
+    if _exact is not None:
+        step_flops, pp = _exact
+        try:
+            return _exact_result(step_flops/pp)
+        except ZeroDivisionError:
+            return _inf
+    step_flops, pp = _vector_args(('step_flops', 'pp'), (step_flops, pp))
+    with _quiet():
+        return _vector_result(step_flops/pp)
 
 
 def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_flops, comm_time=0):
@@ -5081,6 +5785,50 @@ def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time
     step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = _vector_args(('step_bytes', 'step_flops', 'tp', 'bandwidth', 'peak_flops', 'comm_time'), (step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time))
     with _quiet():
         return _vector_result(comm_time + _np.maximum(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth)))
+
+
+def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):
+    """Embedding parameters a decode step of one token does not read: all but one row of an
+    untied input table (a tied table is read whole, as the head) and all but one row of a learned
+    position table.
+
+    .. math::
+
+        P_{unread} = d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) + d_{model} \\left(1 - \\delta_{tie}\\right) \\left(V - 1\\right)
+
+    Parameters
+    ----------
+    n_vocab : number or array
+        Vocabulary size (rows of the embedding table), :math:`V` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    tied : number or array (default 0)
+        1 if the output head reuses the input embedding matrix, else 0, :math:`\\delta_{tie}` [-]
+    n_positions : number or array (default 0)
+        Rows of a learned position-embedding table (0 with rotary embeddings), :math:`N_{pos}` [-]
+
+    Returns
+    -------
+    params_unread : number or array
+        Embedding parameters a decode step does not read, :math:`P_{unread}` [-]
+
+    Examples
+    --------
+    >>> unread_embedding_params(n_vocab=32000, d_model=4096)
+    131067904
+    >>> unread_embedding_params(n_vocab=50257, d_model=768, tied=1, n_positions=1024)
+    785664
+    """
+    _exact = _exact_args(('n_vocab', 'd_model', 'tied', 'n_positions'), (n_vocab, d_model, tied, n_positions))
+    if _exact is not None:
+        n_vocab, d_model, tied, n_positions = _exact
+        try:
+            return _exact_result(d_model*(1 - tied)*(n_vocab - 1) + d_model*(n_positions - min(1, n_positions)))
+        except ZeroDivisionError:
+            return _inf
+    n_vocab, d_model, tied, n_positions = _vector_args(('n_vocab', 'd_model', 'tied', 'n_positions'), (n_vocab, d_model, tied, n_positions))
+    with _quiet():
+        return _vector_result(d_model*(1 - tied)*(n_vocab - 1) + d_model*(n_positions - _np.minimum(1, n_positions)))
 
 
 def weight_bytes(*, n_params, bits_weight=16):

@@ -152,6 +152,11 @@ export function chunked_prefill_time({weight_bytes, kv_bytes_token, prefill_flop
   return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_bytes_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
 }
 
+/** Time to do a step's FLOPs at the peak rate. [s] */
+export function compute_time({step_flops, peak_flops} = {}) {
+  return step_flops/peak_flops;
+}
+
 /** Cost of a million tokens on a replica of N chips rented at c_h per chip-hour that produces tau tokens per second: the replica's price per second over its tokens per second. [USD] */
 export function cost_per_million_tokens({price_per_hour, n_chips, tokens_per_second} = {}) {
   return ((2500/9))*n_chips*price_per_hour/tokens_per_second;
@@ -197,6 +202,11 @@ export function decode_read_params({n_vocab, d_model, n_layers, n_heads, n_kv_he
   return n_layers*(2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + norm_vecs_layer*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*d_model))) + n_positions*d_model + n_vocab*head_bias + n_vocab*d_model*(1 - tied) + n_vocab*d_model + norm_vecs_final*d_model - d_model*(1 - tied)*(n_vocab - 1) - d_model*(n_positions - Math.min(1, n_positions));
 }
 
+/** Bytes a decode step moves for one sequence besides the weights: the cache it reads and the state-space layers' state, read and written back. [B] */
+export function decode_seq_bytes({kv_cache, state_bytes} = {}) {
+  return kv_cache + 2*state_bytes;
+}
+
 /** Bytes one decode step of B sequences reads, each with S tokens in every layer's cache. [B] */
 export function decode_step_bytes({weight_bytes, kv_bytes_token, context, batch = 1} = {}) {
   return batch*context*kv_bytes_token + weight_bytes;
@@ -210,6 +220,11 @@ export function decode_step_flops({matmul_params, n_layers, n_heads, d_head, con
 /** Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs. [s] */
 export function decode_step_time({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch = 1, bandwidth, peak_flops} = {}) {
   return Math.max((batch*context*kv_bytes_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
+}
+
+/** Bits per weight on average, where parts of a model are stored at different precisions. [bit] */
+export function effective_bits({weight_bytes, n_params} = {}) {
+  return 8*weight_bytes/n_params;
 }
 
 /** Efficiency of an implementation: its measured rate over the bound. [1] */
@@ -229,7 +244,7 @@ export function energy_per_token({power, n_chips, tokens_per_second} = {}) {
 
 /** Expected experts of one mixture-of-experts block that a decode step of B tokens reads. [1] */
 export function experts_read({n_experts, n_active_experts, batch} = {}) {
-  return n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch));
+  return ((batch === 1) ? (n_active_experts) : (n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch))));
 }
 
 /** The post's KV-cache size: keys and values of every layer, for one token. [B] */
@@ -272,6 +287,11 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
+/** Weights of the output head, in a matrix product for every token. [1] */
+export function head_matmul_params({n_vocab, d_model} = {}) {
+  return n_vocab*d_model;
+}
+
 /** How many times the memory bandwidth of chip A is that of chip B. [1] */
 export function karpathy_bandwidth_ratio({bandwidth_a, bandwidth_b} = {}) {
   return bandwidth_a/bandwidth_b;
@@ -312,14 +332,29 @@ export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency =
   return transfer_bytes/link_bandwidth + link_latency;
 }
 
+/** Cache of one attention layer for B sequences, each holding the positions the layer keeps. [B] */
+export function layer_cache_bytes({kv_layer_bytes, attended, batch = 1} = {}) {
+  return batch*attended*kv_layer_bytes;
+}
+
 /** FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two). [FLOP] */
 export function mamba2_decode_flops({d_inner, d_state, n_groups, d_conv} = {}) {
   return 5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups);
 }
 
+/** Weights of a Mamba-2 mixer in matrix products for one token: the input projection (to z, x, B, C and the heads' step sizes) and the output projection. [1] */
+export function mamba2_matmul_params({d_model, d_inner, d_state, n_groups, n_ssm_heads} = {}) {
+  return d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups);
+}
+
 /** Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state). [1] */
 export function mamba2_params({d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias = 1, ssm_bias = 0} = {}) {
   return 3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_inner + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups);
+}
+
+/** FLOPs of a Mamba-2 mixer's recurrence over a prompt of T tokens: one step per token. [FLOP] */
+export function mamba2_prefill_flops({d_inner, d_state, n_groups, d_conv, prompt} = {}) {
+  return prompt*(5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups));
 }
 
 /** Bytes of one Mamba-2 layer's state for one sequence: the recurrent state (d_in x d_st) and the last k_conv - 1 inputs of the convolution (over x, B and C). It does not grow with the context. [B] */
@@ -372,6 +407,21 @@ export function memory_per_chip({weight_bytes, kv_cache, n_chips} = {}) {
   return (kv_cache + weight_bytes)/n_chips;
 }
 
+/** Memory a deployment needs: the weights, the cache of B sequences, each sequence's state, and a reserve. [B] */
+export function memory_required({weight_bytes, kv_cache, state_bytes, batch, overhead = 0} = {}) {
+  return batch*state_bytes + overhead + kv_cache + weight_bytes;
+}
+
+/** Time to move a step's bytes at the memory bandwidth. [s] */
+export function memory_time({step_bytes, bandwidth} = {}) {
+  return step_bytes/bandwidth;
+}
+
+/** Sequences in one microbatch when a batch of B is split into min(B, pp) microbatches, one per pipeline stage. [1] */
+export function micro_batch({batch, pp} = {}) {
+  return batch/Math.min(batch, pp);
+}
+
 /** Parameters of one multi-head latent attention block (DeepSeek-V2/V3). [1] */
 export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v} = {}) {
   return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
@@ -392,6 +442,11 @@ export function mla_kv_layer_bytes({kv_lora_rank, d_rope, bits_kv = 16} = {}) {
   return ((1/8))*bits_kv*(d_rope + kv_lora_rank);
 }
 
+/** Weights of a latent-attention block in matrix products for one token: every projection (in the absorbed form the key and value up-projections act on the query and the output, still once per token), not the latents' norm vectors. [1] */
+export function mla_matmul_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v} = {}) {
+  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
 /** Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and values up-projected once per token, counted with the weights): scores of width d_nope + d_rope and values of width d_v. [FLOP] */
 export function mla_prefill_flops({n_heads, d_nope, d_rope, d_v, causal_pairs} = {}) {
   return 2*n_heads*causal_pairs*(d_nope + d_rope + d_v);
@@ -410,6 +465,11 @@ export function moe_active_params({d_model, d_ff, n_experts, n_active_experts, n
 /** Parameters of one mixture-of-experts block: E routed experts of width d_ff, E_s shared experts of width d_s, the router and a shared-expert gate. [1] */
 export function moe_params({d_model, d_ff, n_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
   return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
+/** Normalization weights of one block: its norm vectors of width d. [1] */
+export function norm_params({d_model, norm_vecs_layer} = {}) {
+  return norm_vecs_layer*d_model;
 }
 
 /** A chip's ops:byte ratio: the FLOPs it can do for each byte it loads. An operation of lower arithmetic intensity is memory-bound on it; of higher, compute-bound. [FLOP/B] */
@@ -452,6 +512,11 @@ export function prefix_flops_saved({matmul_params, n_layers, n_heads, d_head, pr
   return (batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix);
 }
 
+/** Chips of one replica: tp-way tensor parallelism in each of pp pipeline stages (the experts are split over the same chips). [1] */
+export function replica_chips({tp, pp} = {}) {
+  return pp*tp;
+}
+
 /** End-to-end time of a request: its first token, then G more at the time per output token. [s] */
 export function request_time({ttft, tpot, generated} = {}) {
   return generated*tpot + ttft;
@@ -465,6 +530,11 @@ export function ring_allreduce_time({message_bytes, n_chips, link_bandwidth, lin
 /** Lower bound on the time of a step: the larger of its memory time and its compute time. [s] */
 export function roofline_time({step_bytes, step_flops, bandwidth, peak_flops} = {}) {
   return Math.max(step_flops/peak_flops, step_bytes/bandwidth);
+}
+
+/** Parameters of the routed experts of one MoE block, counted at a number of experts (all of them for what is stored, k for one token, the expected count a batch reads). [1] */
+export function routed_expert_params({experts_read, d_model, d_ff, n_mlp_mats = 3, mlp_bias = 0} = {}) {
+  return experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats);
 }
 
 /** Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any. [1] */
@@ -485,6 +555,26 @@ export function speculative_step_cost({draft_len, draft_cost} = {}) {
 /** Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k. [token] */
 export function speculative_tokens_per_step({acceptance, draft_len} = {}) {
   return (1 - Math.pow(acceptance, draft_len + 1))/(1 - acceptance);
+}
+
+/** FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and state-space FLOPs of every layer. [FLOP] */
+export function stack_decode_flops({matmul_params, layer_flops} = {}) {
+  return layer_flops + 2*matmul_params;
+}
+
+/** FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention and state-space FLOPs of every layer over the prompt. [FLOP] */
+export function stack_prefill_flops({matmul_params, prompt, layer_flops} = {}) {
+  return layer_flops + 2*matmul_params*prompt;
+}
+
+/** Bytes one of pp pipeline stages moves: its share of the layers' weights and cache. [B] */
+export function stage_bytes({step_bytes, pp} = {}) {
+  return step_bytes/pp;
+}
+
+/** FLOPs one of pp pipeline stages does: its share of the layers. [FLOP] */
+export function stage_flops({step_flops, pp} = {}) {
+  return step_flops/pp;
 }
 
 /** Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step. [s] */
@@ -535,6 +625,11 @@ export function tp_speedup({decode_time, tp, comm_time} = {}) {
 /** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. [s] */
 export function tp_step_time({step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth));
+}
+
+/** Embedding parameters a decode step of one token does not read: all but one row of an untied input table (a tied table is read whole, as the head) and all but one row of a learned position table. [1] */
+export function unread_embedding_params({n_vocab, d_model, tied = 0, n_positions = 0} = {}) {
+  return d_model*(1 - tied)*(n_vocab - 1) + d_model*(n_positions - Math.min(1, n_positions));
 }
 
 /** Bytes needed to store P weights at b_w bits each (block formats' scales included in b_w). [B] */
@@ -1071,6 +1166,17 @@ export const FORMULAS = {
   "summary": "Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).",
   "unit": "s"
  },
+ "compute_time": {
+  "defaults": {},
+  "latex": "t_{comp} = \\frac{\\mathcal{F}}{R_{peak}}",
+  "lhs": "compute_time",
+  "params": [
+   "step_flops",
+   "peak_flops"
+  ],
+  "summary": "Time to do a step's FLOPs at the peak rate.",
+  "unit": "s"
+ },
  "cost_per_million_tokens": {
   "defaults": {},
   "latex": "c_{Mtok} = \\frac{2500 c_{h} N_{chip}}{9 \\tau}",
@@ -1241,6 +1347,17 @@ export const FORMULAS = {
   "summary": "Parameters one decode step of one token reads from memory.",
   "unit": "1"
  },
+ "decode_seq_bytes": {
+  "defaults": {},
+  "latex": "\\mathcal{K} = M_{KV} + 2 M_{st}",
+  "lhs": "seq_bytes",
+  "params": [
+   "kv_cache",
+   "state_bytes"
+  ],
+  "summary": "Bytes a decode step moves for one sequence besides the weights: the cache it reads and the state-space layers' state, read and written back.",
+  "unit": "B"
+ },
  "decode_step_bytes": {
   "defaults": {
    "batch": 1
@@ -1294,6 +1411,17 @@ export const FORMULAS = {
   "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs.",
   "unit": "s"
  },
+ "effective_bits": {
+  "defaults": {},
+  "latex": "b_{w} = \\frac{8 W}{P}",
+  "lhs": "bits_weight",
+  "params": [
+   "weight_bytes",
+   "n_params"
+  ],
+  "summary": "Bits per weight on average, where parts of a model are stored at different precisions.",
+  "unit": "bit"
+ },
  "efficiency": {
   "defaults": {},
   "latex": "\\eta = \\frac{\\tau_{meas}}{\\tau}",
@@ -1339,7 +1467,7 @@ export const FORMULAS = {
  },
  "experts_read": {
   "defaults": {},
-  "latex": "\\bar{E}_{B} = E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right)",
+  "latex": "\\bar{E}_{B} = \\begin{cases} k & \\text{for}\\: B = 1 \\\\E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right) & \\text{otherwise} \\end{cases}",
   "lhs": "experts_read",
   "params": [
    "n_experts",
@@ -1463,6 +1591,17 @@ export const FORMULAS = {
   "summary": "Parameters of a GPT-style model, the approximation the articles use.",
   "unit": "1"
  },
+ "head_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = V d_{model}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "n_vocab",
+   "d_model"
+  ],
+  "summary": "Weights of the output head, in a matrix product for every token.",
+  "unit": "1"
+ },
  "karpathy_bandwidth_ratio": {
   "defaults": {},
   "latex": "\\rho = \\frac{\\beta_{A}}{\\beta_{B}}",
@@ -1570,6 +1709,20 @@ export const FORMULAS = {
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
   "unit": "s"
  },
+ "layer_cache_bytes": {
+  "defaults": {
+   "batch": 1
+  },
+  "latex": "M_{KV} = \\kappa_{l} S_{a} B",
+  "lhs": "kv_cache",
+  "params": [
+   "kv_layer_bytes",
+   "attended",
+   "batch"
+  ],
+  "summary": "Cache of one attention layer for B sequences, each holding the positions the layer keeps.",
+  "unit": "B"
+ },
  "mamba2_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = k_{conv} \\left(2 d_{in} + 4 d_{st} n_{g}\\right) + 5 d_{in} d_{st}",
@@ -1582,6 +1735,20 @@ export const FORMULAS = {
   ],
   "summary": "FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two).",
   "unit": "FLOP"
+ },
+ "mamba2_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right)",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "d_inner",
+   "d_state",
+   "n_groups",
+   "n_ssm_heads"
+  ],
+  "summary": "Weights of a Mamba-2 mixer in matrix products for one token: the input projection (to z, x, B, C and the heads' step sizes) and the output projection.",
+  "unit": "1"
  },
  "mamba2_params": {
   "defaults": {
@@ -1602,6 +1769,20 @@ export const FORMULAS = {
   ],
   "summary": "Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state).",
   "unit": "1"
+ },
+ "mamba2_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(k_{conv} \\left(2 d_{in} + 4 d_{st} n_{g}\\right) + 5 d_{in} d_{st}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "d_inner",
+   "d_state",
+   "n_groups",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a Mamba-2 mixer's recurrence over a prompt of T tokens: one step per token.",
+  "unit": "FLOP"
  },
  "mamba2_state_bytes": {
   "defaults": {
@@ -1769,6 +1950,44 @@ export const FORMULAS = {
   "summary": "Bytes each chip of a replica holds when the weights and the cache are split evenly over its N chips (tensor and pipeline parallelism both split them; so does expert parallelism, for the experts).",
   "unit": "B"
  },
+ "memory_required": {
+  "defaults": {
+   "overhead": 0
+  },
+  "latex": "M_{req} = M_{KV} + C_{0} + W + M_{st} B",
+  "lhs": "memory_required",
+  "params": [
+   "weight_bytes",
+   "kv_cache",
+   "state_bytes",
+   "batch",
+   "overhead"
+  ],
+  "summary": "Memory a deployment needs: the weights, the cache of B sequences, each sequence's state, and a reserve.",
+  "unit": "B"
+ },
+ "memory_time": {
+  "defaults": {},
+  "latex": "t_{mem} = \\frac{\\mathcal{B}}{\\beta_{mem}}",
+  "lhs": "memory_time",
+  "params": [
+   "step_bytes",
+   "bandwidth"
+  ],
+  "summary": "Time to move a step's bytes at the memory bandwidth.",
+  "unit": "s"
+ },
+ "micro_batch": {
+  "defaults": {},
+  "latex": "b_{\\mu} = \\frac{B}{\\min\\left(B, N_{pp}\\right)}",
+  "lhs": "micro_batch",
+  "params": [
+   "batch",
+   "pp"
+  ],
+  "summary": "Sequences in one microbatch when a batch of B is split into min(B, pp) microbatches, one per pipeline stage.",
+  "unit": "1"
+ },
  "mla_attention_params": {
   "defaults": {},
   "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
@@ -1826,6 +2045,22 @@ export const FORMULAS = {
   ],
   "summary": "Cache bytes one token adds to one latent-attention (MLA) layer: the compressed latent and the rotary key, which every head shares.",
   "unit": "B"
+ },
+ "mla_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_nope",
+   "d_rope",
+   "d_v"
+  ],
+  "summary": "Weights of a latent-attention block in matrix products for one token: every projection (in the absorbed form the key and value up-projections act on the query and the output, still once per token), not the latents' norm vectors.",
+  "unit": "1"
  },
  "mla_prefill_flops": {
   "defaults": {},
@@ -1906,6 +2141,17 @@ export const FORMULAS = {
    "shared_gate"
   ],
   "summary": "Parameters of one mixture-of-experts block: E routed experts of width d_ff, E_s shared experts of width d_s, the router and a shared-expert gate.",
+  "unit": "1"
+ },
+ "norm_params": {
+  "defaults": {},
+  "latex": "P_{norm} = d_{model} \\nu_{L}",
+  "lhs": "norm_params",
+  "params": [
+   "d_model",
+   "norm_vecs_layer"
+  ],
+  "summary": "Normalization weights of one block: its norm vectors of width d.",
   "unit": "1"
  },
  "ops_per_byte": {
@@ -2019,6 +2265,17 @@ export const FORMULAS = {
   "summary": "Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).",
   "unit": "FLOP"
  },
+ "replica_chips": {
+  "defaults": {},
+  "latex": "N_{chip} = N_{tp} N_{pp}",
+  "lhs": "n_chips",
+  "params": [
+   "tp",
+   "pp"
+  ],
+  "summary": "Chips of one replica: tp-way tensor parallelism in each of pp pipeline stages (the experts are split over the same chips).",
+  "unit": "1"
+ },
  "request_time": {
   "defaults": {},
   "latex": "t_{req} = t_{TTFT} + t_{TPOT} G",
@@ -2058,6 +2315,23 @@ export const FORMULAS = {
   ],
   "summary": "Lower bound on the time of a step: the larger of its memory time and its compute time.",
   "unit": "s"
+ },
+ "routed_expert_params": {
+  "defaults": {
+   "mlp_bias": 0,
+   "n_mlp_mats": 3
+  },
+  "latex": "P_{exp} = \\bar{E}_{B} \\left(\\delta_{mlp} \\left(d_{model} + d_{ff} \\left(m - 1\\right)\\right) + d_{model} d_{ff} m\\right)",
+  "lhs": "expert_params",
+  "params": [
+   "experts_read",
+   "d_model",
+   "d_ff",
+   "n_mlp_mats",
+   "mlp_bias"
+  ],
+  "summary": "Parameters of the routed experts of one MoE block, counted at a number of experts (all of them for what is stored, k for one token, the expected count a batch reads).",
+  "unit": "1"
  },
  "router_params": {
   "defaults": {
@@ -2106,6 +2380,51 @@ export const FORMULAS = {
   ],
   "summary": "Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k.",
   "unit": "token"
+ },
+ "stack_decode_flops": {
+  "defaults": {},
+  "latex": "F_{dec} = F_{layers} + 2 P_{mm}",
+  "lhs": "decode_flops",
+  "params": [
+   "matmul_params",
+   "layer_flops"
+  ],
+  "summary": "FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and state-space FLOPs of every layer.",
+  "unit": "FLOP"
+ },
+ "stack_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = F_{layers} + 2 P_{mm} T",
+  "lhs": "prefill_flops",
+  "params": [
+   "matmul_params",
+   "prompt",
+   "layer_flops"
+  ],
+  "summary": "FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention and state-space FLOPs of every layer over the prompt.",
+  "unit": "FLOP"
+ },
+ "stage_bytes": {
+  "defaults": {},
+  "latex": "\\mathcal{B} = \\frac{\\mathcal{B}}{N_{pp}}",
+  "lhs": "step_bytes",
+  "params": [
+   "step_bytes",
+   "pp"
+  ],
+  "summary": "Bytes one of pp pipeline stages moves: its share of the layers' weights and cache.",
+  "unit": "B"
+ },
+ "stage_flops": {
+  "defaults": {},
+  "latex": "\\mathcal{F} = \\frac{\\mathcal{F}}{N_{pp}}",
+  "lhs": "step_flops",
+  "params": [
+   "step_flops",
+   "pp"
+  ],
+  "summary": "FLOPs one of pp pipeline stages does: its share of the layers.",
+  "unit": "FLOP"
  },
  "time_per_output_token": {
   "defaults": {
@@ -2281,6 +2600,22 @@ export const FORMULAS = {
   ],
   "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce.",
   "unit": "s"
+ },
+ "unread_embedding_params": {
+  "defaults": {
+   "n_positions": 0,
+   "tied": 0
+  },
+  "latex": "P_{unread} = d_{model} \\left(N_{pos} - \\min\\left(1, N_{pos}\\right)\\right) + d_{model} \\left(1 - \\delta_{tie}\\right) \\left(V - 1\\right)",
+  "lhs": "params_unread",
+  "params": [
+   "n_vocab",
+   "d_model",
+   "tied",
+   "n_positions"
+  ],
+  "summary": "Embedding parameters a decode step of one token does not read: all but one row of an untied input table (a tied table is read whole, as the head) and all but one row of a learned position table.",
+  "unit": "1"
  },
  "weight_bytes": {
   "defaults": {

@@ -223,11 +223,14 @@ def javascript_source() -> str:
 
 def write() -> list[Path]:
     """Write the generated files (and the compiled catalogs); returns their paths."""
+    from ..book.plan_page import PATH as PLAN_PAGE, page_text
     from ..catalog import compiled
 
     PY_PATH.write_text(python_source(), encoding="utf-8")
     JS_PATH.write_text(javascript_source(), encoding="utf-8")
-    return [PY_PATH, JS_PATH, compiled.write()]
+    plan_page = HERE.parents[2] / PLAN_PAGE
+    plan_page.write_text(page_text(), encoding="utf-8")
+    return [PY_PATH, JS_PATH, compiled.write(), plan_page]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,173 @@
+"""The appendix "How the calculator computes its numbers", written from the plan.
+
+:func:`page_text` prints every step of :data:`llm_arithmetic.plan.steps.PLAN` in order: what it
+is, its numbered equation (the registered formula's, generated from the sympy expression) or the
+operation in words, and the names that feed it, each a link to the step that computes it. The
+stack's terms are listed with the formula of each layer form. ``book/calculator.md`` is this
+text; the build step that writes the generated files writes it, and a test fails when it is stale.
+
+>>> "plan-total_params" in page_text()
+True
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.registry import all_formulas
+from ..plan.interpreter import dependencies
+from ..plan.stack import TERMS
+from ..plan.steps import ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
+
+__all__ = ["page_text", "PATH"]
+
+PATH = "book/calculator.md"
+
+_INTRO = """\
+(calculator-plan)=
+# How the calculator computes its numbers
+
+<!-- GENERATED from llm_arithmetic/plan/steps.py and plan/stack.py by
+     python -m llm_arithmetic.numeric.generate; do not edit. -->
+
+Every number the command line, the Python functions and the calculators on these pages report
+comes from one list of steps, evaluated by one small interpreter in Python and its twin in
+JavaScript. A step takes a registered formula (the equation printed with it, the same one the
+chapters derive) or a plain operation (a sum over the layers, the first value given, a
+comparison, a search), and names what feeds it: an input, a sum over the layer stack, or an
+earlier step. Reading down the list is following a `config.json` to a time per token. A step
+is evaluated only when something asks for it, and a value that is missing (no chip given, say)
+makes every step that needs it missing, so a calculator without a peak rate shows no compute
+time rather than a wrong one.
+
+## Inputs
+
+The model's record: {inputs_model}. The workload and precision: {inputs_workload}. The chip, as
+the catalog has it, and what a caller gave instead: {inputs_chip}.
+
+## Sums over the layer stack
+
+A layer has up to four parts: attention, a state-space mixer, an MLP (dense or a mixture of
+experts) and its norm vectors. Each part takes a form (latent or grouped-query attention over a
+full, sliding or chunked span; a dense, shared or routed MLP; a Mamba-2 mixer) and each term
+below is, for each form, one registered formula. A sum step adds the term over every block,
+times how many blocks of that kind the stack has; a part whose form has no case adds nothing.
+
+| term | what it is | form: formula |
+|---|---|---|
+{terms}
+"""
+
+_MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
+                 "head_bias", "extras_in_total", "native_bits_default", "native_bits_experts",
+                 "is_moe", "n_active_experts")
+_CHIP_INPUTS = tuple(i for i in INPUTS if i.startswith(("chip_", "given_")))
+
+
+def _code(names: Any) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _ref(v: Any, steps: set[str]) -> str:
+    if isinstance(v, dict):
+        return "infinity" if v.get("inf") else f"`{v['literal']!r}`"
+    if isinstance(v, str):
+        return f"[`{v}`](plan-{v})" if v in steps else f"`{v}`"
+    return f"`{v}`"
+
+
+def _describe(step: dict[str, Any], steps: set[str]) -> str:
+    r = lambda v: _ref(v, steps)  # noqa: E731
+    op = step["op"]
+    if op in ("sum", "mean"):
+        what = "the sum" if op == "sum" else "the mean (weighted by count)"
+        text = f"{what} over the layer stack of the term `{step['term']}`"
+        if step.get("args"):
+            text += " with " + ", ".join(f"`{k}` = {r(v)}" for k, v in step["args"].items())
+        if step.get("plus"):
+            text += ", plus " + ", ".join(r(x) for x in step["plus"])
+        if step.get("minus"):
+            text += ", minus " + ", ".join(r(x) for x in step["minus"])
+        return text
+    if op == "add":
+        text = " + ".join(r(x) for x in step.get("plus", ()))
+        return text + "".join(f" - {r(x)}" for x in step.get("minus", ()))
+    if op == "mul":
+        return " x ".join(r(x) for x in step["of"])
+    if op == "div":
+        return f"{r(step['of'][0])} / {r(step['of'][1])}"
+    if op == "first":
+        return "the first given of " + ", ".join(r(x) for x in step["of"])
+    if op == "choose":
+        return f"{r(step['then'])} where {r(step['when'])}, else {r(step['otherwise'])}"
+    if op == "gt":
+        return f"whether {r(step['of'][0])} > {r(step['of'][1])}"
+    if op == "le":
+        return f"whether {r(step['of'][0])} <= {r(step['of'][1])}"
+    if op == "finite":
+        return f"{r(step['of'])}, or none where it is infinite"
+    if op == "at":
+        return f"{r(step['target'])} evaluated with " + ", ".join(
+            f"`{k}` = {r(v)}" for k, v in step["with"].items())
+    if op == "chain":
+        return (f"the weight format's compute precision and its fallback, then "
+                f"{_code(step['fallbacks'])} ({step['wide']} for {step['wide_bits']}-bit "
+                f"weights without a format)")
+    if op == "precision":
+        return f"the first of {r(step['chain'])} that {r(step['peaks'])} lists"
+    if op == "rate":
+        return f"the rate of {r(step['peaks'])} at {r(step['precision'])}"
+    if op == "link":
+        return (f"from {r(step['interconnect'])}: the scale-up link within its domain, else the "
+                "node network (PCIe where a card has nothing else)")
+    if op == "solve":
+        if step["solver"] == "largest":
+            return (f"the largest `{step['var']}` (an integer, up to {r(step['limit'])}) whose "
+                    f"{r(step['value'])} stays within {r(step['budget'])}, by bisection")
+        return (f"the `{step['var']}` where {r(step['rises'])} reaches {r(step['falls'])}, by "
+                "doubling and then bisection")
+    raise ValueError(f"unknown op {op!r}")
+
+
+def _step_text(step: dict[str, Any], steps: set[str], formulas: Any) -> str:
+    name = step["name"]
+    lines = [f"(plan-{name})=", f"### `{name}`", "", step["doc"][:1].upper() + step["doc"][1:]
+             + "."]
+    if step["op"] == "formula":
+        f = formulas[step["formula"]]
+        lines += ["", "```{math}", f":label: eq-plan-{name}", f.latex(), "```", ""]
+        args = step.get("args", {})
+        feeds = [f"`{p}` = {_ref(args[p], steps)}" if p in args else _ref(p, steps)
+                 for p in f.params]
+        lines.append(f"Formula `{f.name}`; fed by " + ", ".join(feeds) + ".")
+    else:
+        lines += ["", _describe(step, steps)[:1].upper() + _describe(step, steps)[1:] + "."]
+    if "if" in step:
+        lines.append(f"Only where {_ref(step['if'], steps)} is given (and not false or zero); "
+                     f"else {_ref(step.get('else'), steps) if step.get('else') is not None else 'none'}.")
+    return "\n".join(lines)
+
+
+def page_text() -> str:
+    """The Markdown of the appendix."""
+    formulas = all_formulas()
+    steps = {s["name"] for s in PLAN}
+    rows = []
+    for term, spec in TERMS.items():
+        cases = "; ".join(f"{form}: `{case[0]}`" if case[0] != "=" else
+                          f"{form}: {_ref(case[1]['value'], set())}"
+                          for form, case in spec["cases"].items())
+        rows.append(f"| `{term}` | {spec['doc']} | {cases} |")
+    text = _INTRO.format(inputs_model=_code(_MODEL_INPUTS),
+                         inputs_workload=_code(i for i in INPUTS if i not in _MODEL_INPUTS
+                                               and i not in _CHIP_INPUTS),
+                         inputs_chip=_code(_CHIP_INPUTS), terms="\n".join(rows))
+    memo: dict[str, frozenset[str]] = {}
+    by_name = {s["name"]: s for s in PLAN}
+    for title, group in (("The model's counts", MODEL_STEPS),
+                         ("From the counts to the bounds", ESTIMATE_STEPS)):
+        text += f"\n## {title}\n"
+        for step in group:
+            text += "\n" + _step_text(step, steps, formulas) + "\n"
+            deps = sorted(dependencies(by_name, step["name"], memo) & set(INPUTS))
+            text += f"Depends on the inputs {_code(deps)}.\n" if deps else ""
+    return text

@@ -1,0 +1,195 @@
+// estimate() in the browser: the input checks of llm_arithmetic.estimate (what a caller may
+// ask), then the plan that interpreter.js evaluates, step for step the one estimate.py runs.
+// The fields keep the Python names (CATALOG.field_steps maps each to its step).
+const Estimate = (function () {
+  const LIMITS = CATALOG.limits;
+
+  function formatBits(fmt) {
+    // bits per weight of a named format (case-insensitive) or of a number (formats.py)
+    if (typeof fmt === "number") return fmt;
+    const f = CATALOG.formats[String(fmt).trim().toLowerCase()];
+    if (f) return f.bits;
+    const x = Number(fmt);
+    if (String(fmt).trim() !== "" && Number.isFinite(x)) return x;
+    throw new Error(`unknown weight format ${JSON.stringify(fmt)}`);
+  }
+
+  function formatInput(fmt) {
+    // a named weight format as the plan's precision chain reads it (estimate.format_input)
+    if (typeof fmt !== "string") return null;
+    const f = CATALOG.formats[fmt.trim().toLowerCase()];
+    return f ? {compute: f.compute, compute_fallback: f.compute_fallback || null} : null;
+  }
+
+  function chipInputs(chip) {
+    // estimate.chip_inputs
+    if (!chip) {
+      return {chip_bandwidth: null, chip_capacity: null, chip_power: null, chip_peaks: null,
+        chip_interconnect: null};
+    }
+    return {chip_bandwidth: chip.bandwidth, chip_capacity: chip.capacity,
+      chip_power: chip.power ?? null, chip_peaks: chip.peaks,
+      chip_interconnect: chip.interconnect};
+  }
+
+  // precisions whose peak may apply, in order (the plan's chain step)
+  function computeChain(weightFormat, bits) {
+    return Plan.evaluate({layers: [], native_bits: {default: 16}}, "precision_chain",
+      {weight_format: formatInput(weightFormat), bits_weight: bits ?? null});
+  }
+
+  function count(label, v) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`${label} must be a positive integer`);
+    if (v > LIMITS[label]) throw new Error(`${label} is beyond the limit ${LIMITS[label]}`);
+    return v;
+  }
+
+  function servingNumber(label, v) {
+    // estimate._serving_number: a positive figure within its plausible range, or null
+    if (v === null || v === undefined) return null;
+    const x = Number(v);
+    const [low, high, unit] = CATALOG.serving_ranges[label];
+    if (!Number.isFinite(x) || x <= 0) {
+      throw new Error(`${label} must be a positive finite number [${unit}]`);
+    }
+    if (x < low) {
+      throw new Error(`${label} = ${x} ${unit} is implausibly small (the unit is ${unit})`);
+    }
+    if (x > high) {
+      throw new Error(`${label} = ${x} ${unit} is beyond the plausibility limit ${high}`);
+    }
+    return x;
+  }
+
+  function parallel(m, tp, ep, pp) {
+    // estimate._parallel: degrees the model's heads, layers and experts allow
+    tp = count("tp", tp);
+    ep = count("ep", ep);
+    pp = count("pp", pp);
+    const heads = m.layers.filter((run) => run.attention).map((run) => run.attention.n_heads);
+    const minHeads = Math.min(...heads);
+    if (heads.length && tp > minHeads) {
+      throw new Error(`tp = ${tp} exceeds the ${minHeads} attention heads of ${m.name}'s layers`);
+    }
+    if (heads.some((h) => h % tp)) {
+      throw new Error(`tp = ${tp} does not divide the ${minHeads} attention heads of ${
+        m.name}'s layers`);
+    }
+    if (pp > Stack.nLayers(m)) {
+      throw new Error(`pp = ${pp} exceeds the ${Stack.nLayers(m)} layers of ${m.name}`);
+    }
+    if (ep > 1) {
+      if (!Stack.isMoE(m)) {
+        throw new Error(`ep = ${ep} needs a mixture of experts; ${m.name} is dense`);
+      }
+      if (ep > Stack.nExperts(m)) {
+        throw new Error(`ep = ${ep} exceeds the ${Stack.nExperts(m)} experts of ${m.name}`);
+      }
+      if ((tp * pp) % ep) throw new Error(`ep = ${ep} must divide the replica's tp x pp chips`);
+    }
+    return [tp, ep, pp];
+  }
+
+  // whether estimate() accepts tp for this model (the heads split evenly)
+  function tpAllowed(m, tp) {
+    try {
+      parallel(m, tp, 1, 1);
+      return true;
+    } catch (err) {
+      return false;
+    }
+  }
+
+  // m: a model object; chip: a catalog chip, or null with opts.bandwidth / peak_flops /
+  // capacity; opts.weights: a format name or null (as shipped); opts.bits_kv: a format name or
+  // bits; opts.context, opts.batch, opts.overhead; serving (a replica of tp x pp chips):
+  // opts.tp, ep, pp, prompt, generate, price_per_hour, power_watts, link_bandwidth,
+  // link_latency, as estimate()'s keywords.
+  function evaluator(m, chip, opts) {
+    const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
+      pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
+      link_bandwidth: null, link_latency: 0, ...opts};
+    const context = count("context", o.context);
+    const batch = count("batch", o.batch);
+    const [tp, ep, pp] = parallel(m, o.tp, o.ep, o.pp);
+    const prompt = o.prompt === null || o.prompt === undefined ? null : count("prompt", o.prompt);
+    let generate = o.generate ?? null;
+    if (generate !== null && generate !== 0) generate = count("generate", generate);
+    const pricePerHour = servingNumber("price_per_hour", o.price_per_hour);
+    const powerWatts = servingNumber("power_watts", o.power_watts);
+    const linkBw = servingNumber("link_bandwidth", o.link_bandwidth);
+    const linkLatency = Number(o.link_latency);
+    if (!(Number.isFinite(linkLatency) && linkLatency >= 0 && linkLatency <= 1)) {
+      throw new Error("link_latency is in seconds and must lie in [0, 1]");
+    }
+    const bwBits = o.weights === null || o.weights === undefined ? null : formatBits(o.weights);
+    const kvBits = formatBits(o.bits_kv);
+    const inputs = {...chipInputs(chip), context, batch, prompt, generate, overhead: o.overhead,
+      tp, ep, pp, link_latency: linkLatency, price_per_hour: pricePerHour,
+      bits_weight: bwBits, weight_format: formatInput(o.weights), bits_kv: kvBits,
+      bits_state: kvBits, given_bandwidth: o.bandwidth ?? null,
+      given_peak_flops: o.peak_flops ?? null, given_capacity: o.capacity ?? null,
+      given_power: powerWatts, given_link_bandwidth: linkBw,
+      context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
+    return [Plan.base(m).child(inputs), {context, batch, tp, ep, pp, prompt, generate,
+      link_latency: linkLatency, price_per_hour: pricePerHour, bits_kv: kvBits}];
+  }
+
+  function estimate(m, chip, opts) {
+    const [ev, given] = evaluator(m, chip, opts);
+    const e = {model: m.name, hardware: chip ? chip.name : null, ...given,
+      trained_context: m.trained_context};
+    for (const [field, step] of Object.entries(CATALOG.field_steps)) e[field] = ev.get(step);
+    // for the pages: the step's FLOPs, its arithmetic intensity and the rate it attains
+    e.decode_step_flops = ev.get("decode_step_flops");
+    e.step_intensity = e.decode_step_flops / e.decode_step_bytes;
+    e.attained_flops = e.decode_seconds_per_token !== null
+      ? e.decode_step_flops / e.decode_seconds_per_token : null;
+    e.seq_bytes = ev.get("seq_bytes");
+    return e;
+  }
+
+  // estimate.frontier: for each batch, tokens/s per user and per chip and whether the
+  // replica holds it; without batches, powers of two from 1 up to the first that does not
+  // fit (included), or to 1024 when the chip's memory is unknown
+  function frontier(m, chip, opts, batches) {
+    const point = (b) => {
+      const e = estimate(m, chip, {...opts, batch: b});
+      return {batch: e.batch, tokens_per_second_per_user: e.tokens_per_second_per_user,
+        tokens_per_second_per_chip: e.tokens_per_second_per_chip, tpot_seconds: e.tpot_seconds,
+        fits: e.fits_per_chip, memory_per_chip_bytes: e.memory_per_chip_bytes,
+        cost_per_million_tokens: e.cost_per_million_tokens,
+        energy_joules_per_token: e.energy_joules_per_token};
+    };
+    if (batches) return batches.map(point);
+    const points = [];
+    for (let b = 1; b <= CATALOG.frontier_max_batch; b *= 2) {
+      const p = point(b);
+      points.push(p);
+      if (p.fits === false || (p.fits === null && b >= 1024)) break;
+    }
+    return points;
+  }
+
+  // sweep() over batches at one context: the bytes, FLOPs and times of a decode step of each
+  // batch (estimate.py's sweep, one chip and one format)
+  function steps(m, chip, opts) {
+    const o = {weights: null, bits_kv: 16, context: 1, batches: [1], ...opts};
+    const kvBits = formatBits(o.bits_kv);
+    const base = Plan.base(m).child({...chipInputs(chip), context: o.context,
+      bits_weight: o.weights === null || o.weights === undefined ? null : formatBits(o.weights),
+      weight_format: formatInput(o.weights), bits_kv: kvBits, bits_state: kvBits,
+      given_bandwidth: o.bandwidth ?? null, given_peak_flops: o.peak_flops ?? null,
+      given_capacity: null, overhead: 0});
+    return o.batches.map((batch) => {
+      const ev = base.child({batch});
+      return {batch, step_bytes: ev.get("decode_step_bytes"),
+        step_flops: ev.get("decode_step_flops"),
+        memory_seconds: ev.get("decode_memory_seconds"),
+        compute_seconds: ev.get("peak_compute_seconds"),
+        seconds: ev.get("peak_seconds_per_token")};
+    });
+  }
+
+  return {estimate, steps, frontier, computeChain, formatBits, tpAllowed, LIMITS};
+})();

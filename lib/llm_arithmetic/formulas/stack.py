@@ -1,0 +1,279 @@
+r"""The pieces a layer stack sums that no other formula module holds.
+
+Each is arithmetic that used to be typed inside a method of the model record: the matrix weights
+of a latent-attention block and of a Mamba-2 mixer, a block's norm vectors, the routed experts of
+an MoE block counted at a given number of experts, the embedding rows a decode step skips, a
+layer's cache at its attended length, the state a decode step reads and writes, the stack's
+FLOPs, and the two shares a pipeline stage takes. :mod:`llm_arithmetic.plan.stack` says which of
+them applies to which part of a layer, and one fold sums them over the stack.
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import formula
+from .params import mla_attention_params, mlp_params
+from .flops import mamba2_decode_flops
+
+__all__ = ["mla_matmul_params", "mamba2_matmul_params", "norm_params", "routed_expert_params",
+           "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
+           "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
+           "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
+           "compute_time", "memory_required", "replica_chips", "effective_bits"]
+
+
+@formula("layer_matmul_params")
+def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+    """Weights of a latent-attention block in matrix products for one token: every projection
+    (in the absorbed form the key and value up-projections act on the query and the output, still
+    once per token), not the latents' norm vectors.
+
+    Examples
+    --------
+    DeepSeek-V3's attention block:
+
+    >>> mla_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128)
+    187107328
+    """
+    return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
+                                 kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
+                                 d_v=d_v)
+            - (kv_lora_rank + q_lora_rank))
+
+
+@formula("layer_matmul_params")
+def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
+    """Weights of a Mamba-2 mixer in matrix products for one token: the input projection (to
+    z, x, B, C and the heads' step sizes) and the output projection.
+
+    Examples
+    --------
+    >>> mamba2_matmul_params(d_model=8192, d_inner=16384, d_state=128, n_groups=8,
+    ...                      n_ssm_heads=256)
+    421527552
+    """
+    return (d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
+            + d_inner * d_model)
+
+
+@formula("norm_params")
+def norm_params(*, d_model, norm_vecs_layer):
+    """Normalization weights of one block: its norm vectors of width d.
+
+    Examples
+    --------
+    >>> norm_params(d_model=4096, norm_vecs_layer=2)
+    8192
+    """
+    return norm_vecs_layer * d_model
+
+
+@formula("expert_params")
+def routed_expert_params(*, experts_read, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
+    """Parameters of the routed experts of one MoE block, counted at a number of experts (all
+    of them for what is stored, k for one token, the expected count a batch reads).
+
+    Examples
+    --------
+    The 128 experts of one Qwen3-30B-A3B block, their matrices:
+
+    >>> routed_expert_params(experts_read=128, d_model=2048, d_ff=768)
+    603979776
+    """
+    return experts_read * mlp_params(d_model=d_model, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                                     mlp_bias=mlp_bias)
+
+
+@formula("layer_matmul_params")
+def head_matmul_params(*, n_vocab, d_model):
+    """Weights of the output head, in a matrix product for every token.
+
+    Examples
+    --------
+    >>> head_matmul_params(n_vocab=32000, d_model=4096)
+    131072000
+    """
+    return n_vocab * d_model
+
+
+@formula("params_unread")
+def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):
+    """Embedding parameters a decode step of one token does not read: all but one row of an
+    untied input table (a tied table is read whole, as the head) and all but one row of a learned
+    position table.
+
+    Examples
+    --------
+    >>> unread_embedding_params(n_vocab=32000, d_model=4096)
+    131067904
+    >>> unread_embedding_params(n_vocab=50257, d_model=768, tied=1, n_positions=1024)
+    785664
+    """
+    return ((1 - tied) * (n_vocab - 1) * d_model
+            + (n_positions - sp.Min(n_positions, 1, evaluate=False)) * d_model)
+
+
+@formula("kv_cache")
+def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
+    """Cache of one attention layer for B sequences, each holding the positions the layer keeps.
+
+    Examples
+    --------
+    A Llama-2-7B layer at 4,096 tokens, one sequence:
+
+    >>> layer_cache_bytes(kv_layer_bytes=16384, attended=4096)
+    67108864
+    """
+    return kv_layer_bytes * attended * batch
+
+
+@formula("seq_bytes")
+def decode_seq_bytes(*, kv_cache, state_bytes):
+    """Bytes a decode step moves for one sequence besides the weights: the cache it reads and
+    the state-space layers' state, read and written back.
+
+    Examples
+    --------
+    >>> decode_seq_bytes(kv_cache=1000, state_bytes=10)
+    1020
+    """
+    return kv_cache + 2 * state_bytes
+
+
+@formula("prefill_flops")
+def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
+    """FLOPs of a Mamba-2 mixer's recurrence over a prompt of T tokens: one step per token.
+
+    Examples
+    --------
+    >>> mamba2_prefill_flops(d_inner=8192, d_state=128, n_groups=8, d_conv=4, prompt=2)
+    10649600
+    """
+    return mamba2_decode_flops(d_inner=d_inner, d_state=d_state, n_groups=n_groups,
+                               d_conv=d_conv) * prompt
+
+
+@formula("decode_flops")
+def stack_decode_flops(*, matmul_params, layer_flops):
+    """FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and
+    state-space FLOPs of every layer.
+
+    Examples
+    --------
+    >>> stack_decode_flops(matmul_params=1000, layer_flops=256)
+    2256
+    """
+    return 2 * matmul_params + layer_flops
+
+
+@formula("prefill_flops")
+def stack_prefill_flops(*, matmul_params, prompt, layer_flops):
+    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention
+    and state-space FLOPs of every layer over the prompt.
+
+    Examples
+    --------
+    >>> stack_prefill_flops(matmul_params=1000, prompt=1, layer_flops=256)
+    2256
+    """
+    return 2 * matmul_params * prompt + layer_flops
+
+
+@formula("micro_batch")
+def micro_batch(*, batch, pp):
+    """Sequences in one microbatch when a batch of B is split into min(B, pp) microbatches, one
+    per pipeline stage.
+
+    Examples
+    --------
+    >>> micro_batch(batch=64, pp=4), micro_batch(batch=2, pp=4), micro_batch(batch=8, pp=1)
+    (16, 1, 8)
+    """
+    return batch / sp.Min(batch, pp, evaluate=False)
+
+
+@formula("step_bytes")
+def stage_bytes(*, step_bytes, pp):
+    """Bytes one of pp pipeline stages moves: its share of the layers' weights and cache.
+
+    Examples
+    --------
+    >>> stage_bytes(step_bytes=1000, pp=4)
+    250
+    """
+    return step_bytes / pp
+
+
+@formula("step_flops")
+def stage_flops(*, step_flops, pp):
+    """FLOPs one of pp pipeline stages does: its share of the layers.
+
+    Examples
+    --------
+    >>> stage_flops(step_flops=1000, pp=4)
+    250
+    """
+    return step_flops / pp
+
+
+@formula("memory_time")
+def memory_time(*, step_bytes, bandwidth):
+    """Time to move a step's bytes at the memory bandwidth.
+
+    Examples
+    --------
+    >>> memory_time(step_bytes=2e9, bandwidth=1e12)
+    0.002
+    """
+    return step_bytes / bandwidth
+
+
+@formula("compute_time")
+def compute_time(*, step_flops, peak_flops):
+    """Time to do a step's FLOPs at the peak rate.
+
+    Examples
+    --------
+    >>> compute_time(step_flops=2e12, peak_flops=1e15)
+    0.002
+    """
+    return step_flops / peak_flops
+
+
+@formula("memory_required")
+def memory_required(*, weight_bytes, kv_cache, state_bytes, batch, overhead=0):
+    """Memory a deployment needs: the weights, the cache of B sequences, each sequence's state,
+    and a reserve.
+
+    Examples
+    --------
+    >>> memory_required(weight_bytes=100, kv_cache=20, state_bytes=3, batch=2, overhead=1)
+    127
+    """
+    return weight_bytes + kv_cache + batch * state_bytes + overhead
+
+
+@formula("n_chips")
+def replica_chips(*, tp, pp):
+    """Chips of one replica: tp-way tensor parallelism in each of pp pipeline stages (the
+    experts are split over the same chips).
+
+    Examples
+    --------
+    >>> replica_chips(tp=8, pp=2)
+    16
+    """
+    return tp * pp
+
+
+@formula("bits_weight")
+def effective_bits(*, weight_bytes, n_params):
+    """Bits per weight on average, where parts of a model are stored at different precisions.
+
+    Examples
+    --------
+    >>> effective_bits(weight_bytes=13476831232, n_params=6738415616)
+    16
+    """
+    return 8 * weight_bytes / n_params

@@ -1,0 +1,591 @@
+"""The one interpreter of the plan (:mod:`llm_arithmetic.plan.steps`) and of the stack sums
+(:mod:`llm_arithmetic.plan.stack`); the book's pages run its twin, ``interpreter.js``, on the
+same data exported as JSON.
+
+A plan is a list of named steps. :class:`Evaluator` computes a name on demand: an input, or the
+step of that name, whose arguments it computes first (each once). Every step is one of a few
+operations:
+
+========  ==================================================================================
+op        value
+========  ==================================================================================
+formula   a registered formula, its arguments bound to names or numbers
+sum       a term of :data:`~llm_arithmetic.plan.stack.TERMS` summed over the layer stack
+          (times each layer's count), plus and minus other values
+mean      a term averaged over the layers that have it (weighted by count)
+add       values added (``plus``) and subtracted (``minus``)
+mul, div  a product, a quotient
+first     the first value that is not missing
+choose    one of two values, on a condition
+gt, le    a comparison
+finite    the value, or missing when it is infinite
+at        another step evaluated with some inputs changed (a sequence of one, a longer context)
+chain     the precisions whose peak may apply, in order, for a weight format
+precision the first of them the chip has; ``rate``: the chip's peak at a precision
+link      the link a group of chips uses, from the chip's interconnect
+solve     a named numerical search over one input: ``largest`` (the largest integer whose
+          value stays within a budget) or ``crossing`` (where a rising time meets a falling one)
+========  ==================================================================================
+
+A missing value (None) makes every step that needs it missing, unless the step says otherwise
+(``first``, or a guard: ``"if": name`` and ``"else"``).
+
+>>> from llm_arithmetic.plan.steps import PLAN
+>>> from llm_arithmetic.catalog.models import get_model
+>>> ev = Evaluator(PLAN, model_inputs(get_model("llama-2-7b")))
+>>> ev.get("total_params")
+6738415616
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Integral
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .. import numeric as N
+from ..core.errors import InputError
+from .stack import FIELDS, FORMS, PARTS, TERMS
+
+__all__ = ["Evaluator", "fold", "part_scope", "part_term", "model_inputs", "EXACT_ONLY_WHOLE", "INF",
+           "DEFAULT", "PLAN_STEPS"]
+
+#: Formulas computed in floating point whose whole results stay exact integers (the experts a
+#: step of one token reads is k itself).
+EXACT_ONLY_WHOLE = frozenset({"experts_read"})
+#: How the data writes infinity (JSON has no literal for it).
+INF = {"inf": True}
+
+
+def _is_exact(v: Any) -> bool:
+    return isinstance(v, (Integral, Fraction)) and not isinstance(v, bool)
+
+
+def call(name: str, args: Mapping[str, Any]) -> Any:
+    """A registered formula's numeric function on ``args``."""
+    value = getattr(N, name)(**args)
+    if name in EXACT_ONLY_WHOLE and isinstance(value, float) and value.is_integer() \
+            and all(_is_exact(v) for v in args.values()):
+        return int(value)
+    return value
+
+
+# ---- the stack ------------------------------------------------------------------------------
+def _condition(cond: Any, raw: Mapping[str, Any]) -> bool:
+    if cond is True:
+        return True
+    op, field, *rest = cond
+    value = raw.get(field)
+    if op == "gt":
+        return value is not None and value > rest[0]
+    if op == "set":
+        return bool(value)
+    raise ValueError(f"unknown condition {cond!r}")
+
+
+def _field(source: Any, raw: Mapping[str, Any]) -> Any:
+    if isinstance(source, str):
+        return raw.get(source)
+    op, field, *rest = source
+    value = raw.get(field)
+    if op == "flag":
+        return int(bool(value))
+    if op == "is":
+        return int(value == rest[0])
+    if op == "or":
+        return value or rest[0]
+    raise ValueError(f"unknown field rule {source!r}")
+
+
+def part_scope(part: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A part's selectors (``form``, ``span``) and its numbers under glossary names."""
+    scope = {name: _field(src, raw) for name, src in FIELDS[part].items()}
+    for selector, rules in FORMS.items():
+        if part in rules:
+            scope[selector] = next(f for f, cond in rules[part] if _condition(cond, raw))
+    return scope
+
+
+def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, Any]) -> Any:
+    """One term of one part; None when the part's form has no case for it."""
+    if term in cache:
+        return cache[term]
+    spec = TERMS[term]
+    case = spec["cases"].get(scope.get(spec["by"]))
+    if case is None:
+        cache[term] = None
+        return None
+    formula, bindings = case
+
+    def bind(source: Any) -> Any:
+        if isinstance(source, str):
+            if source.startswith("@"):
+                return part_term(source[1:], scope, lookup, cache)
+            if source in scope:
+                return scope[source]
+            return lookup(source)
+        return source
+
+    if formula == "=":
+        value = bind(bindings["value"])
+    else:
+        params = _PARAMS.get(formula) or _params(formula)
+        args = {}
+        for p in params:
+            if p in bindings:
+                args[p] = bind(bindings[p])
+            elif p in scope and scope[p] is not None:
+                args[p] = scope[p]
+            else:
+                v = lookup(p, default=True)
+                if v is not _DEFAULT:
+                    args[p] = v
+        value = call(formula, args)
+    cache[term] = value
+    return value
+
+
+_PARAMS: dict[str, tuple[str, ...]] = {}
+#: What a lookup returns for a name it does not know when asked for a default.
+DEFAULT = object()
+_DEFAULT = DEFAULT
+_SCOPES: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _scope(part: str, raw: Any) -> dict[str, Any]:
+    """:func:`part_scope`, kept per record (a record is immutable once in a model's blocks)."""
+    hit = _SCOPES.get(id(raw))
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    scope = part_scope(part, raw)
+    if len(_SCOPES) > 4096:
+        _SCOPES.clear()
+    _SCOPES[id(raw)] = (raw, scope)
+    return scope
+
+
+def _params(formula: str) -> tuple[str, ...]:
+    """A numeric function's keyword arguments (read once from its signature)."""
+    import inspect
+
+    fn = getattr(N, formula)
+    _PARAMS[formula] = tuple(inspect.signature(fn).parameters)
+    return _PARAMS[formula]
+
+
+def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: str,
+         lookup: Any, parts: Sequence[str] | None = None, mean: bool = False) -> Any:
+    """Sum ``term`` over ``blocks`` ((count, {part: record}) pairs), each block's value times
+    its count; with ``mean``, the count-weighted mean over the blocks that have the term
+    (None when none has it)."""
+    total: Any = 0
+    weight = 0
+    for count, block in blocks:
+        for part in PARTS:
+            raw = block.get(part)
+            if raw is None or (parts is not None and part not in parts):
+                continue
+            value = part_term(term, _scope(part, raw), lookup, {})
+            if value is None:
+                continue
+            total = total + count * value
+            weight += count
+    if not mean:
+        return total
+    if weight == 0:
+        return None
+    if _is_exact(total):
+        q = Fraction(total) / weight
+        return int(q) if q.denominator == 1 else float(q)
+    return total / weight
+
+
+def model_inputs(model: Any) -> Mapping[str, Any]:
+    """What the plan reads from a model record: its scalars and its blocks."""
+    return model.plan_inputs
+
+
+# ---- the plan -------------------------------------------------------------------------------
+def _refs(v: Any) -> list[str]:
+    return [v] if isinstance(v, str) else []
+
+
+def _term_deps(term: str, overrides: Mapping[str, Any], seen: set[str]) -> set[str]:
+    """Plan names a stack term may read (a superset: part fields are read from the part)."""
+    if term in seen:
+        return set()
+    seen.add(term)
+    out: set[str] = set()
+    fields = {n for part in FIELDS.values() for n in part}
+    for formula, bindings in TERMS[term]["cases"].values():
+        names = ["value"] if formula == "=" else (_PARAMS.get(formula) or _params(formula))
+        for p in names:
+            src = bindings.get(p, p)
+            if not isinstance(src, str):
+                continue
+            if src.startswith("@"):
+                out |= _term_deps(src[1:], overrides, seen)
+            elif src in overrides:
+                out |= set(_refs(overrides[src])) | {"@override:" + src}
+            elif src not in fields:
+                out.add(src)
+    return out
+
+
+def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
+    """(names a step reads directly, names whose change it hides: a solver's variable or an
+    ``at``'s inputs)."""
+    op = step["op"]
+    refs: set[str] = set()
+    hidden: set[str] = set()
+    if "if" in step:
+        refs |= set(_refs(step["if"])) | set(_refs(step.get("else")))
+    if op == "formula":
+        args = step.get("args", {})
+        for p in _PARAMS.get(step["formula"]) or _params(step["formula"]):
+            refs |= set(_refs(args.get(p, p)))
+    elif op in ("sum", "mean"):
+        overrides = step.get("args", {})
+        deps = _term_deps(step["term"], overrides, set())
+        refs |= {d for d in deps if not d.startswith("@override:")} | {"blocks"}
+        refs |= set(_refs(step.get("empty")))
+        refs |= {r for k in ("plus", "minus") for x in step.get(k, ()) for r in _refs(x)}
+    elif op == "add":
+        refs |= {r for k in ("plus", "minus") for x in step.get(k, ()) for r in _refs(x)}
+    elif op in ("mul", "div", "first", "gt", "le"):
+        refs |= {r for x in step["of"] for r in _refs(x)}
+    elif op == "finite":
+        refs |= set(_refs(step["of"]))
+    elif op == "choose":
+        refs |= {r for k in ("when", "then", "otherwise") for r in _refs(step[k])}
+    elif op == "at":
+        refs |= {step["target"]} | {r for v in step["with"].values() for r in _refs(v)}
+        hidden |= set(step["with"])
+    elif op == "chain":
+        refs |= set(_refs(step["format"])) | set(_refs(step["bits"]))
+    elif op == "precision":
+        refs |= {r for k in ("chain", "peaks", "unless") for r in _refs(step[k])}
+    elif op == "rate":
+        refs |= set(_refs(step["peaks"])) | set(_refs(step["precision"]))
+    elif op == "link":
+        refs |= set(_refs(step["interconnect"])) | {r for x in step["chips"] for r in _refs(x)}
+    elif op == "solve":
+        keys = ("value", "budget", "limit") if step["solver"] == "largest" else \
+            ("rises", "falls", "limit")
+        refs |= {r for k in keys for r in _refs(step[k])}
+        hidden.add(step["var"])
+    return refs, hidden
+
+
+def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
+                 memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The inputs a name depends on (a superset), computed once per plan."""
+    if name in memo:
+        return memo[name]
+    step = steps.get(name)
+    if step is None:
+        memo[name] = frozenset({name})
+        return memo[name]
+    memo[name] = frozenset()  # a step never reads itself
+    refs, hidden = _step_refs(step)
+    out: set[str] = set()
+    for r in refs:
+        deps = dependencies(steps, r, memo)
+        out |= deps - hidden if (step["op"] in ("at", "solve") and r in _hidden_targets(step))\
+            else deps
+    memo[name] = frozenset(out)
+    return memo[name]
+
+
+def _hidden_targets(step: Mapping[str, Any]) -> set[str]:
+    if step["op"] == "at":
+        return {step["target"]}
+    keys = ("value",) if step["solver"] == "largest" else ("rises", "falls")
+    return {step[k] for k in keys}
+
+
+_DEPS: dict[int, tuple[Any, dict[str, frozenset[str]]]] = {}
+
+
+class Evaluator:
+    """Values of a plan's names for one set of inputs, each computed once, on demand.
+
+    :meth:`child` gives the same plan with some inputs changed; a child asks its parent for
+    every name that does not depend on them, so a value is computed once however many
+    children (a search's trials, a sequence of one) ask for it.
+    """
+
+    def __init__(self, plan: Sequence[Mapping[str, Any]] | Mapping[str, Any],
+                 *inputs: Mapping[str, Any], parent: "Evaluator | None" = None) -> None:
+        self.steps = plan if isinstance(plan, Mapping) else {s["name"]: s for s in plan}
+        self.inputs: dict[str, Any] = {}
+        for d in inputs:
+            self.inputs.update(d)
+        self.values: dict[str, Any] = dict(self.inputs)
+        self.parent = parent
+        self.changed = frozenset(self.inputs) if parent is not None else frozenset()
+        hit = _DEPS.get(id(self.steps))
+        if hit is None or hit[0] is not self.steps:
+            hit = (self.steps, {})
+            _DEPS[id(self.steps)] = hit
+        self._memo = hit[1]
+
+    def child(self, **changes: Any) -> "Evaluator":
+        """The same plan with some inputs changed."""
+        return Evaluator(self.steps, changes, parent=self)
+
+    def get(self, name: str, default: bool = False) -> Any:
+        if name in self.values:
+            return self.values[name]
+        if self.parent is not None and not (dependencies(self.steps, name, self._memo)
+                                            & self.changed):
+            return self.parent.get(name, default)
+        step = self.steps.get(name)
+        if step is None:
+            if default:
+                return _DEFAULT
+            raise KeyError(f"the plan has no input or step named {name!r}")
+        value = self._guarded(step)
+        self.values[name] = value
+        return value
+
+    def ref(self, source: Any) -> Any:
+        if isinstance(source, str):
+            return self.get(source)
+        if isinstance(source, dict):
+            if source.get("inf"):
+                return math.inf
+            return source["literal"]
+        return source
+
+    def _guarded(self, step: Mapping[str, Any]) -> Any:
+        if "if" in step:
+            cond = self.get(step["if"])
+            if cond is None or cond is False or (cond == 0 and not isinstance(cond, str)):
+                return self.ref(step.get("else"))
+        return OPS[step["op"]](self, step)
+
+
+def _formula(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    formula = step["formula"]
+    bindings = step.get("args", {})
+    args = {}
+    for p in _PARAMS.get(formula) or _params(formula):
+        if p in bindings:
+            v = ev.ref(bindings[p])
+        else:
+            v = ev.get(p, default=True)
+            if v is _DEFAULT:
+                continue
+        if v is None:
+            return None
+        args[p] = v
+    return call(formula, args)
+
+
+def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
+    def lookup(name: str, default: bool = False) -> Any:
+        if name in overrides:
+            return ev.ref(overrides[name])
+        return ev.get(name, default=default)
+    return lookup
+
+
+def _sum(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+                 step.get("parts"))
+    return _add_terms(ev, value, step)
+
+
+def _mean(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+                 step.get("parts"), mean=True)
+    return ev.ref(step.get("empty")) if value is None else value
+
+
+def _add_terms(ev: Evaluator, value: Any, step: Mapping[str, Any]) -> Any:
+    for name in step.get("plus", ()):
+        v = ev.ref(name)
+        if v is None:
+            return None
+        value = value + v
+    for name in step.get("minus", ()):
+        v = ev.ref(name)
+        if v is None:
+            return None
+        value = value - v
+    return value
+
+
+def _add(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    return _add_terms(ev, 0, step)
+
+
+def _mul(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    out: Any = 1
+    for name in step["of"]:
+        v = ev.ref(name)
+        if v is None:
+            return None
+        out = out * v
+    return out
+
+
+def _div(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    a, b = ev.ref(step["of"][0]), ev.ref(step["of"][1])
+    if a is None or b is None:
+        return None
+    if _is_exact(a) and _is_exact(b):
+        q = Fraction(a) / Fraction(b)
+        return int(q) if q.denominator == 1 else float(q)
+    return a / b
+
+
+def _first(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    for name in step["of"]:
+        v = ev.ref(name)
+        if v is not None:
+            return v
+    return None
+
+
+def _choose(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    cond = ev.ref(step["when"])
+    return ev.ref(step["then"] if cond else step["otherwise"])
+
+
+def _truth(x: Any) -> Any:
+    return bool(x) if np.ndim(x) == 0 else np.asarray(x)
+
+
+def _gt(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    a, b = ev.ref(step["of"][0]), ev.ref(step["of"][1])
+    return a is not None and b is not None and _truth(a > b)
+
+
+def _le(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    a, b = ev.ref(step["of"][0]), ev.ref(step["of"][1])
+    if a is None or b is None:
+        return None
+    return _truth(a <= b)
+
+
+def _finite(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    v = ev.ref(step["of"])
+    if v is None or (isinstance(v, float) and math.isinf(v)):
+        return None
+    return int(v) if step.get("integer") else v
+
+
+def _at(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    changes = {k: ev.ref(v) for k, v in step["with"].items()}
+    if any(v is None for v in changes.values()):
+        return None
+    return ev.child(**changes).get(step["target"])
+
+
+def _chain(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    fmt = ev.ref(step["format"])
+    bits = ev.ref(step["bits"])
+    chain: list[str] = []
+    if fmt is not None:
+        chain += [fmt["compute"]] + ([fmt["compute_fallback"]] if fmt.get("compute_fallback")
+                                     else [])
+    elif bits is not None and bits >= step["wide_bits"]:
+        chain.append(step["wide"])
+    for p in step["fallbacks"]:
+        if p not in chain:
+            chain.append(p)
+    return chain
+
+
+def _precision(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    chain = ev.ref(step["chain"])
+    peaks = ev.ref(step["peaks"])
+    if peaks is not None and ev.ref(step["unless"]) is None:
+        for p in chain:
+            if p in peaks:
+                return p
+    return chain[0]
+
+
+def _rate(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    peaks, precision = ev.ref(step["peaks"]), ev.ref(step["precision"])
+    if peaks is None or precision not in peaks:
+        return None
+    return peaks[precision]["rate"]
+
+
+def _link(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    ic = ev.ref(step["interconnect"])
+    if ic is None:
+        return None
+    n = max(ev.ref(x) for x in step["chips"])
+    domain = max(ic.get("scale_up_domain") or 0, 1)
+    if n <= domain and ic.get("scale_up_bandwidth"):
+        return ic["scale_up_bandwidth"]
+    if n <= domain and ic.get("pcie_bandwidth"):
+        return ic["pcie_bandwidth"]
+    return ic.get("scale_out_bandwidth") or ic.get("pcie_bandwidth") or None
+
+
+def _solve(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    return SOLVERS[step["solver"]](ev, step)
+
+
+def _largest(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    """The largest integer x in [0, limit] whose ``value`` stays within ``budget`` (``value``
+    grows with x); 0 when even 0 does not fit, None when the limit still fits."""
+    var, limit = step["var"], ev.ref(step["limit"])
+    budget = ev.ref(step["budget"])
+    if budget is None:
+        return None
+
+    def fits(x: int) -> bool:
+        return ev.child(**{var: x}).get(step["value"]) <= budget
+
+    if not fits(0):
+        return 0
+    if fits(limit):
+        return None
+    lo, hi = 0, limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    """The x > 0 where ``rises`` (x) first reaches ``falls`` (x), by doubling then 60
+    bisections (relative precision 1e-18); None when no x below ``limit`` reaches it."""
+    var, limit = step["var"], ev.ref(step["limit"])
+
+    def gap(x: float) -> float:
+        child = ev.child(**{var: x})
+        return child.get(step["rises"]) - child.get(step["falls"])
+
+    lo, hi = 0.0, 1.0
+    while gap(hi) < 0:
+        lo, hi = hi, hi * 2
+        if hi > limit:
+            return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return hi
+
+
+def _plan_steps() -> Mapping[str, Any]:
+    from .steps import PLAN
+
+    return {s["name"]: s for s in PLAN}
+
+
+PLAN_STEPS: Mapping[str, Any] = _plan_steps()
+
+SOLVERS = {"largest": _largest, "crossing": _crossing}
+OPS = {"formula": _formula, "sum": _sum, "mean": _mean, "add": _add, "mul": _mul, "div": _div,
+       "first": _first, "choose": _choose, "gt": _gt, "le": _le, "finite": _finite, "at": _at,
+       "chain": _chain, "precision": _precision, "rate": _rate, "link": _link, "solve": _solve}
