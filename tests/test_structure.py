@@ -27,8 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 LAYER = {"core.errors": 0, "core.units": 0, "core.lookup": 0, "core": 0, "numeric": 1,
          "core.symbols": 2, "core.display": 2, "core.registry": 2, "formulas": 3, "catalog": 3,
          "estimate": 4, "articles": 5, "book": 5, "teaching": 5, "lab": 5, "cli": 6,
-         "numeric.generate": 6, "__main__": 7, "__init__": 7,
-         "jupyter_imports": 0, "pytest_no_iri_grammars": 1}
+         "numeric.generate": 6, "__main__": 7, "__init__": 7}
 NO_SYMPY = ("catalog", "estimate", "numeric", "cli")
 SYMPY_MODULES = {"llm_arithmetic.formulas", "llm_arithmetic.core.registry",
                  "llm_arithmetic.core.symbols", "llm_arithmetic.core.display"}
