@@ -8,7 +8,7 @@ glue functions still display what they glue, so the notebooks read and run anywh
 * :func:`glue_math` -- an equation for ``{glue:math}`` with a ``:label:``, printed from the
   registry's expression (:func:`llm_arithmetic.core.display.latex`), never typed by hand;
 * :func:`glue_figure` -- a figure for ``{glue:figure}`` with a caption and alt text, after
-  :func:`llm_arithmetic.book.plots.check_figure` (text size, collisions, units);
+  :func:`llm_arithmetic.book.figure_check.check_figure` (text size, collisions, units);
 * :func:`md_table`, :func:`long_table` -- Markdown tables; a long one collapsed in a dropdown
   under a short summary;
 * :func:`chip_name`, :func:`model_name` -- chips and models by their proper names;
@@ -29,6 +29,8 @@ import math
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
+
+from .figure_check import check_figure, fit_width
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
            "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
@@ -182,14 +184,13 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
         The caption.
         ```
 
-    The figure is checked first (:func:`llm_arithmetic.book.plots.check_figure`: text at least
-    9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its saved width
-    would exceed the book's column (:func:`llm_arithmetic.book.plots.fit_width`: shown at its own
-    size, its 9 pt text stays 9 pt), then closed."""
+    The figure is checked first (:func:`~llm_arithmetic.book.figure_check.check_figure`: text
+    at least 9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its
+    saved width would exceed the book's column
+    (:func:`~llm_arithmetic.book.figure_check.fit_width`: shown at its own size, its 9 pt text
+    stays 9 pt), then closed."""
     import matplotlib.pyplot as plt
     from IPython.display import display
-
-    from .plots import check_figure, fit_width
 
     fig = fig if fig is not None else plt.gcf()
     if check:
