@@ -9,12 +9,16 @@ that pastes another notebook's glued number (book/intro.md) keeps the old value 
 re-read. `make book-strict` (which `make test` and CI run) rebuilds everything.
 
 One thing is done differently from `jupyter-book build`: jsonschema's optional IRI check is
-left out (about 3 s of every build; why it is safe: llm_arithmetic.jupyter_imports). And BOOK_JOBS=N builds in N processes (Sphinx's parallel read and
-write, which `jupyter-book build` does not offer).
+left out (about 3 s of every build; why it is safe: tools/jupyter_imports.py). And
+BOOK_JOBS=N builds in N processes (Sphinx's parallel read and write, which `jupyter-book build`
+does not offer).
 """
 import sys
+from pathlib import Path
 
-from llm_arithmetic.jupyter_imports import refuse_iri_grammars
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tools/
+
+from tools.jupyter_imports import refuse_iri_grammars  # noqa: E402
 
 refuse_iri_grammars()  # `import rfc3987_syntax` -> ImportError (why: that module's docstring)
 
@@ -25,7 +29,7 @@ import jupyter_book.sphinx  # noqa: E402
 from jupyter_book.cli.main import main  # noqa: E402
 
 #: Sphinx processes (`sphinx-build -j`; `jupyter-book build` has no option for it): $BOOK_JOBS,
-#: 1 by default. Every extension is declared parallel-safe (llm_arithmetic.book.sphinx_ext), but
+#: 1 by default. Every extension is declared parallel-safe (tools.sphinx_ext), but
 #: on 2 busy cores a parallel build cost 40% more CPU and took longer (64 s vs 46 s of CPU).
 JOBS = int(os.environ.get("BOOK_JOBS") or 1)
 jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=JOBS)

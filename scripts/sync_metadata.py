@@ -5,7 +5,7 @@ The two settings:
   book's launch buttons and repository button read it there at build time;
 - the version: `__version__` in `lib/llm_arithmetic/__init__.py`; the wheel reads it there at
   build time (pyproject.toml, dynamic version) and the start page at book build time
-  (llm_arithmetic.book.sphinx_ext); its release date is its heading in CHANGELOG.md.
+  (tools.sphinx_ext); its release date is its heading in CHANGELOG.md.
 
 What this script writes (files that cannot read a setting themselves):
 - the first code cell of every notebook (the Colab cell): `pip install llm-arithmetic==VERSION`,

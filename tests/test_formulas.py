@@ -24,7 +24,7 @@ import sympy as sp
 from llm_arithmetic import numeric
 from llm_arithmetic.core.registry import all_formulas
 from llm_arithmetic.core.symbols import GLOSSARY
-from llm_arithmetic.numeric import generate
+from tools import generate
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 FORMULAS = all_formulas()
@@ -61,12 +61,15 @@ def test_formula_list_in_a_fresh_process_lists_them_all():
 
 def test_generated_modules_are_up_to_date():
     assert generate.PY_PATH.read_text(encoding="utf-8") == generate.python_source(), (
-        "numeric/_numeric.py is stale: run python -m llm_arithmetic.numeric.generate")
+        "numeric/_numeric.py is stale: run python -m tools.generate")
     assert generate.JS_PATH.read_text(encoding="utf-8") == generate.javascript_source(), (
-        "numeric/formulas.js is stale: run python -m llm_arithmetic.numeric.generate")
+        "numeric/formulas.js is stale: run python -m tools.generate")
     from llm_arithmetic.catalog import compiled
     assert compiled.COMPILED.read_text(encoding="utf-8") == compiled.compile_source(), (
-        "catalog/data/compiled.json is stale: run python -m llm_arithmetic.numeric.generate")
+        "catalog/data/compiled.json is stale: run python -m tools.generate")
+    from llm_arithmetic.book.plan_page import PATH, page_text
+    assert (generate.ROOT / PATH).read_text(encoding="utf-8") == page_text(), (
+        "book/calculator.md is stale: run python -m tools.generate")
 
 
 @pytest.mark.parametrize("name", sorted(FORMULAS))

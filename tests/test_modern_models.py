@@ -44,7 +44,7 @@ import re
 
 import pytest
 
-from llm_arithmetic import ConfigError, Model, get_model
+from llm_arithmetic import ConfigError, Model, get_model, read_config
 from llm_arithmetic.catalog.models import DATA_PATH
 from llm_arithmetic.formulas import memory as M
 
@@ -119,7 +119,7 @@ NOT_UNDERSTOOD = r"is not understood by the '{family}' reader.*is the model_type
 def test_relabelled_config_is_refused_with_the_key_named(name, as_type, drop, rename, key):
     cfg = relabelled(name, as_type, drop, rename)
     with pytest.raises(ConfigError) as err:
-        Model.from_hf_config(cfg, name=name)
+        read_config(cfg, name=name)
     message = str(err.value)
     assert re.search(rf"field '({key})'", message), message
     assert "is the model_type right?" in message, message
@@ -129,7 +129,7 @@ def test_plain_relabel_to_mixtral_is_refused_before_any_count():
     # Qwen3-30B-A3B relabelled without renaming anything: Mixtral's own experts field is missing
     cfg = relabelled("qwen3-30b-a3b", "mixtral")
     with pytest.raises(ConfigError, match="missing field 'num_local_experts'"):
-        Model.from_hf_config(cfg)
+        read_config(cfg)
 
 
 def test_unread_count_key_names_its_meaning():
@@ -137,7 +137,7 @@ def test_unread_count_key_names_its_meaning():
     with pytest.raises(ConfigError, match=r"'moe_intermediate_size' = 768 \(the width of each "
                                           r"routed expert\) " + NOT_UNDERSTOOD.format(
                                               family="mixtral")):
-        Model.from_hf_config(cfg, name="qwen3-30b-a3b")
+        read_config(cfg, name="qwen3-30b-a3b")
 
 
 def test_what_the_relabelled_files_would_have_miscounted():
@@ -179,7 +179,7 @@ def test_gemma3_text_config_of_six_keys_takes_the_class_defaults():
     explicit["text_config"] = dict(cfg["text_config"], num_attention_heads=8,
                                    num_key_value_heads=4, head_dim=256, vocab_size=262208,
                                    tie_word_embeddings=True, sliding_window_pattern=6)
-    spelled = Model.from_hf_config(explicit, name="gemma-3-4b")
+    spelled = read_config(explicit, name="gemma-3-4b")
     assert spelled.layers == m.layers and spelled.total_params == m.total_params
 
 
@@ -188,7 +188,7 @@ def test_gemma3_default_window_applies_when_the_file_omits_it():
     # sets 1024. Dropping the key must change the model: the default is really read.
     cfg = vendored("gemma-3-4b")
     cfg["text_config"] = {k: v for k, v in cfg["text_config"].items() if k != "sliding_window"}
-    m = Model.from_hf_config(cfg, name="gemma-3-4b-default-window")
+    m = read_config(cfg, name="gemma-3-4b-default-window")
     assert m.sliding_window == 4096
     assert m.kv_cache_bytes(131072) > get_model("gemma-3-4b").kv_cache_bytes(131072)
 
@@ -197,7 +197,7 @@ def test_gpt_oss_default_layer_types_alternate():
     # GptOssConfig: layer_types[i] = "sliding_attention" if (i + 1) % 2 else "full_attention"
     cfg = vendored("gpt-oss-20b")
     listed = cfg.pop("layer_types")
-    m = Model.from_hf_config(cfg, name="gpt-oss-20b")
+    m = read_config(cfg, name="gpt-oss-20b")
     assert m.layers == get_model("gpt-oss-20b").layers
     windows = [run.attention.window for run in m.layers for _ in range(run.count)]
     assert [w == 128 for w in windows] == [t == "sliding_attention" for t in listed]
@@ -237,7 +237,7 @@ def test_qwen3_moe_head_dim_is_read_not_divided():
     cfg = vendored("qwen3-30b-a3b")
     assert cfg["head_dim"] == 128 != cfg["hidden_size"] // cfg["num_attention_heads"]
     cfg.pop("head_dim")
-    assert Model.from_hf_config(cfg).d_head == 64
+    assert read_config(cfg).d_head == 64
 
 
 # ---- 3. KV bytes per token against runtimes and papers ------------------------------------------

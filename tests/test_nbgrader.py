@@ -34,13 +34,14 @@ c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 
 
 TIMES: dict[str, float] = {}
-NBGRADER = ("import sys; from llm_arithmetic.jupyter_imports import refuse_iri_grammars; "
+NBGRADER = (f"import sys; sys.path.insert(0, {str(REPO)!r}); "
+            "from tools.jupyter_imports import refuse_iri_grammars; "
             "refuse_iri_grammars(); from nbgrader.apps.nbgraderapp import main; "
             "sys.argv[0] = 'nbgrader'; sys.exit(main())")
 
 
 def nbgrader(course: Path, *args: str) -> str:
-    # the `nbgrader` command, without jsonschema's 3-s IRI grammars (llm_arithmetic.jupyter_imports)
+    # the `nbgrader` command, without jsonschema's 3-s IRI grammars (tools.jupyter_imports)
     cmd = [sys.executable, "-c", NBGRADER]
     # nbgrader runs `alembic` (its database migrations) from PATH: the environment's bin folder
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent),

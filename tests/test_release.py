@@ -1,7 +1,7 @@
 """The release: one version, one repository address, a wheel that works alone.
 
 - One version: `__version__` in lib/llm_arithmetic/__init__.py. pyproject.toml reads it
-  (setuptools' dynamic version), the start page substitutes it (llm_arithmetic.book.sphinx_ext),
+  (setuptools' dynamic version), the start page substitutes it (tools.sphinx_ext),
   CITATION.cff and CHANGELOG.md state it, the notebooks' Colab cell installs it by name.
 - One address: `repository.url` in _config.yml. The launch buttons read it; the Colab cell, the
   package URLs, the README badges, CITATION.cff and CHANGELOG.md's links are written from it by
@@ -140,9 +140,9 @@ def test_start_page_substitutes_the_version():
     assert "{{ version }}" in intro, "book/intro.md shows the version as {{ version }}"
     assert VERSION not in intro, f"book/intro.md types the version {VERSION}: use {{{{ version }}}}"
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
-    from llm_arithmetic.book import sphinx_ext as book_version
-    assert "llm_arithmetic.book.sphinx_ext" in config["sphinx"]["config"]["extensions"], (
-        "_config.yml: the book's extension (llm_arithmetic.book.sphinx_ext) sets {{ version }}")
+    from tools import sphinx_ext as book_version
+    assert "tools.sphinx_ext" in config["sphinx"]["config"]["extensions"], (
+        "_config.yml: the book's extension (tools.sphinx_ext) sets {{ version }}")
 
     class Config:
         myst_substitutions = {"other": "kept"}

@@ -1,20 +1,29 @@
-"""The package's structure: subpackages by role, dependencies one way, no import cycle.
+"""The package's structure: floors by role, every import pointing down, no import circle.
 
-Layers, lowest first; a module may import from its own layer's modules and from lower layers
-only (imports inside functions included, since they are dependencies too):
+Floors, lowest first. A module may import from its own floor and from lower floors only, and
+every import counts: at module level, inside a function or method, under ``if``/``try``
+(a lazy import is a dependency too; it only runs later):
 
-    core.errors, core.units, core.lookup
-    <- numeric (generated code; needs only core.errors)
-    <- core.symbols, core.display, core.registry (sympy; a registered formula evaluates through
-       its generated numeric function)
-    <- formulas, catalog (catalog uses the numeric functions, never sympy)
-    <- estimate
-    <- articles, book, teaching, lab
-    <- cli, numeric.generate (tools), the package's __init__
+    0  core          errors, units, lookup, symbols, display, the formula registry (sympy)
+    1  numeric       the generated functions (no sympy; needs only core.errors). The registry
+                     evaluates through them without importing them: llm_arithmetic.formulas
+                     binds them (core.registry.bind_numeric)
+    2  formulas, catalog
+                     registered expressions; models, chips and formats (catalog: numeric only,
+                     never sympy)
+    3  estimate      the one orchestration
+    4  articles, book, teaching, lab
+    5  cli
+    6  the package's __init__ and __main__ (nothing inside the package imports them)
+
+A circle is any cycle among these imports, whether they run at import time or later: two
+modules that need each other are one module, or a third one is missing.
 
 ``catalog``, ``estimate``, ``numeric`` and ``cli`` must not import sympy at module level (the
 command line's speed depends on it; the ``formula`` command imports the registry when it runs).
-An import cycle is one among module-level imports, the ones that run at import time.
+
+No module is left outside these rules: the generator of the numeric code and the appendix is
+``tools/generate.py``, the build step, outside the installed package.
 """
 from __future__ import annotations
 
@@ -24,37 +33,37 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
-LAYER = {"core.errors": 0, "core.units": 0, "core.lookup": 0, "core": 0, "numeric": 1,
-         "core.symbols": 2, "core.display": 2, "core.registry": 2, "formulas": 3, "catalog": 3,
-         "estimate": 4, "articles": 5, "book": 5, "teaching": 5, "lab": 5, "cli": 6,
-         "numeric.generate": 6, "__main__": 7, "__init__": 7,
-         "jupyter_imports": 0, "pytest_no_iri_grammars": 1}
+#: The floor of each role: a subpackage, or a top-level module.
+FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2, "estimate": 3,
+         "articles": 4, "book": 4, "teaching": 4, "lab": 4, "forecast": 4, "cli": 5,
+         "__init__": 6, "__main__": 6}
 NO_SYMPY = ("catalog", "estimate", "numeric", "cli")
 SYMPY_MODULES = {"llm_arithmetic.formulas", "llm_arithmetic.core.registry",
                  "llm_arithmetic.core.symbols", "llm_arithmetic.core.display"}
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    parts = list(rel.parts)
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-_ALL = {".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
-        for p in PACKAGE.rglob("*.py")}
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _imports(path: Path, top_level: bool = False) -> set[str]:
-    """Package-internal modules a file imports (absolute names); with ``top_level``, only the
-    imports that run when the module is imported."""
+    """Package-internal modules a file imports (absolute names): every import statement
+    anywhere in it; with ``top_level``, only those that run when the module is imported."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    out = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = ([n for n in tree.body] + [c for n in tree.body if isinstance(n, (ast.Try, ast.If))
-                                       for c in ast.walk(n)]) if top_level else ast.walk(tree)
+    if top_level:
+        nodes = list(tree.body) + [c for n in tree.body if isinstance(n, (ast.Try, ast.If))
+                                   for c in ast.walk(n)]
+    else:
+        nodes = list(ast.walk(tree))
+    out = set()
     for node in nodes:
         if isinstance(node, ast.ImportFrom):
             if node.level:
@@ -63,57 +72,133 @@ def _imports(path: Path, top_level: bool = False) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target.startswith("llm_arithmetic"):
-                subs = {f"{target}.{a.name}" for a in node.names}
-                out.update(subs & set(_ALL))
-                if subs - set(_ALL):  # names defined in the module itself
-                    out.add(target)
+            if target.split(".")[0] != "llm_arithmetic":
+                continue
+            subs = {f"{target}.{a.name}" for a in node.names}
+            out.update(subs & set(MODULES))
+            if subs - set(MODULES):  # names defined in the module (or package) itself
+                out.add(target)
         elif isinstance(node, ast.Import):
-            out.update(a.name for a in node.names if a.name.startswith("llm_arithmetic"))
-    return out
+            out.update(a.name for a in node.names if a.name.split(".")[0] == "llm_arithmetic")
+    return {m for m in out if m != name}
 
 
-MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-GRAPH = {m: {i for i in _imports(p) if i in MODULES and i != m} for m, p in MODULES.items()}
-TOP = {m: {i for i in _imports(p, True) if i in MODULES and i != m} for m, p in MODULES.items()}
+def _with_parents(modules: set[str]) -> set[str]:
+    """Importing ``a.b.c`` runs ``a.b``'s ``__init__`` too (the top package's excepted: it is
+    imported before anything in it)."""
+    out = set(modules)
+    for m in modules:
+        parts = m.split(".")
+        out.update(".".join(parts[:i]) for i in range(2, len(parts)))
+    return out & set(MODULES)
+
+
+def _parent_packages(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(2, len(parts))}
+
+
+#: Every edge, module to module (a module's own parent packages left out: they run first; but
+#: a name taken from the top package, ``from .. import estimate``, is an import of its
+#: ``__init__``, the top floor).
+GRAPH = {m: _with_parents(_imports(p)) - _parent_packages(m) for m, p in MODULES.items()}
+TOP = {m: _with_parents(_imports(p, True)) - _parent_packages(m) for m, p in MODULES.items()}
 
 
 def _role(module: str) -> str:
     parts = module.split(".")
-    if len(parts) > 2 and ".".join(parts[1:3]) in LAYER:
-        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def test_no_import_cycle():
-    seen, stack = {}, []
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each as a path
+    that closes on its first module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
 
-    def visit(m):
-        seen[m] = "active"
-        stack.append(m)
-        for d in TOP[m]:
-            if seen.get(d) == "active":
-                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
-            if d not in seen:
-                visit(d)
-        stack.pop()
-        seen[m] = "done"
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(_path(graph, sorted(component)))
 
-    for m in sorted(TOP):
-        if m not in seen:
-            visit(m)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+def _path(graph: dict[str, set[str]], component: list[str]) -> list[str]:
+    """A closed path through a component, from its first module back to it (for the message)."""
+    start, members = component[0], set(component)
+    previous, queue = {start: None}, [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph[v] & members):
+            if w == start:
+                path = [v]
+                while previous[path[-1]] is not None:
+                    path.append(previous[path[-1]])
+                return path[::-1] + [start]
+            if w not in previous:
+                previous[w] = v
+                queue.append(w)
+    return component
+
+
+def test_every_module_has_a_floor():
+    assert {_role(m) for m in MODULES} <= set(FLOOR), set(map(_role, MODULES)) - set(FLOOR)
+
+
+def test_the_graph_sees_imports_inside_functions():
+    # book.display imports the registry inside equation_latex only: a graph of module-level
+    # imports alone would miss that edge
+    assert "llm_arithmetic.core.registry" in GRAPH["llm_arithmetic.book.display"]
+    assert "llm_arithmetic.core.registry" not in TOP["llm_arithmetic.book.display"]
+
+
+def test_no_import_circle():
+    cycles = _cycles(GRAPH)
+    assert not cycles, "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_circle_finder_finds_circles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _marked(modules):
+    return sorted(modules)
+
+
+@pytest.mark.parametrize("module", _marked(MODULES))
 def test_dependencies_point_down(module):
-    role = _role(module)
-    for dep in GRAPH[module]:
-        if dep.startswith(module + ".") or _role(dep) in ("__init__",) and dep == "llm_arithmetic":
-            continue
-        assert LAYER[_role(dep)] <= LAYER[role], f"{module} (layer {role}) imports {dep}"
+    floor = FLOOR[_role(module)]
+    up = sorted(d for d in GRAPH[module] if FLOOR[_role(d)] > floor)
+    assert not up, f"{module} (floor {floor}, {_role(module)}) imports " + ", ".join(
+        f"{d} (floor {FLOOR[_role(d)]})" for d in up)
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _role(m) in NO_SYMPY))
+@pytest.mark.parametrize("module", _marked(m for m in MODULES if _role(m) in NO_SYMPY))
 def test_fast_path_imports_no_sympy(module):
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     top_sympy = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))

@@ -1,6 +1,6 @@
 """The book's JavaScript against the Python package, in Chromium, without the built book.
 
-``widgets.js`` (llm_arithmetic.book.export.bundle_source: the generated formulas, the catalogs
+``widgets.js`` (tools.sphinx_widgets.bundle_source: the generated formulas, the catalogs
 as JSON, the stack sums, the estimate and the widgets) is loaded into one blank page of Debian's
 Chromium (driven by Playwright, as tests/test_browser.py), and:
 
@@ -41,6 +41,7 @@ from llm_arithmetic.catalog.formats import bits_per_weight
 from llm_arithmetic.catalog.models import CATALOG
 from llm_arithmetic.core.registry import all_formulas
 from llm_arithmetic.estimate import ContextWarning
+from tools import sphinx_widgets as bundle
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -72,7 +73,7 @@ def page(book_report):
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.set_content("<!doctype html><html><head></head><body></body></html>")
-        pg.add_script_tag(content=export.bundle_source())
+        pg.add_script_tag(content=bundle.bundle_source())
         assert pg.evaluate("typeof window.LLMArithmetic") == "object", errors
         pg.errors = errors
         try:
@@ -427,21 +428,21 @@ def test_widget_cells_name_known_widgets_and_load_the_script():
             unknown = set(attrs) - {"llm-widget"} - set(export.WIDGET_OPTIONS)
             assert not unknown, f"{where}: unknown options {unknown}"
         depth = len(path.relative_to(REPO).parts) - 1
-        static = "/".join([".."] * depth + [export.STATIC_DIR])
+        static = "/".join([".."] * depth + [bundle.STATIC_DIR])
         assert f'<script src="{static}/widgets.js"></script>' in src, where
 
 
 def test_export_is_deterministic_and_complete(tmp_path):
-    a = export.bundle_source()
-    assert a == export.bundle_source()
+    a = bundle.bundle_source()
+    assert a == bundle.bundle_source()
     for name in FORMULAS:
         assert re.search(rf"^function {name}\(", a, re.M), name
-    paths = export.write_static(tmp_path)
+    paths = bundle.write_static(tmp_path)
     assert sorted(p.name for p in paths) == ["catalog.json", "formulas.js", "widgets.js"]
     data = json.loads((tmp_path / "catalog.json").read_text(encoding="utf-8"))
     assert set(data["models"]) == set(CATALOG)
     with pytest.raises(ValueError, match="export form"):
-        export.formulas_classic_source("export function f() {}\nexport default f;\n")
+        bundle.formulas_classic_source("export function f() {}\nexport default f;\n")
 
 
 def test_the_generic_widget_takes_its_options_from_the_page(page):

@@ -33,6 +33,7 @@ __version__ = "0.2.0"
 _EXPORTS = {
     "Model": "catalog.model", "Attention": "catalog.model", "MLP": "catalog.model",
     "Mamba2": "catalog.model", "Layers": "catalog.model",
+    "read_config": "catalog.readers",
     "get_model": "catalog.models", "model_names": "catalog.models", "MODELS": "catalog.models",
     "get_hardware": "catalog.hardware", "hardware_names": "catalog.hardware",
     "HARDWARE": "catalog.hardware", "Hardware": "catalog.hardware", "Peak": "catalog.hardware",

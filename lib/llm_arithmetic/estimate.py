@@ -31,6 +31,7 @@ from .catalog.formats import BITS_PER_WEIGHT, FORMATS, MIXES, bits_per_weight, m
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.models import MODELS, get_model
+from .catalog.readers import read_config
 from .core.errors import InputError
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
@@ -61,13 +62,13 @@ def resolve_model(model: str | Path | Model) -> Model:
     if isinstance(model, Model):
         return model
     if isinstance(model, Path):
-        return Model.from_hf_config(model)
+        return read_config(model)
     if not isinstance(model, str):
         raise InputError(f"model must be a Model, a catalog name or a path to a config.json, "
                          f"got {type(model).__name__}")
     if model == "-" or model.endswith(".json") or "/" in model or Path(model).is_file():
         if model not in MODELS:
-            return Model.from_hf_config(model)
+            return read_config(model)
     return get_model(model)
 
 

@@ -5,4 +5,8 @@ a different convention), the article's version is a sympy expression here, named
 article, so the reproduction uses the article's formula and the errata appendix can print both.
 Inputs the article states (its bandwidth, its parameter counts) are constants here, each with the
 sentence it comes from paraphrased in a comment.
+
+Importing any article imports :mod:`llm_arithmetic.formulas` first (their formulas build on the
+package's, and are evaluated through the generated numeric functions it binds).
 """
+from .. import formulas  # noqa: F401

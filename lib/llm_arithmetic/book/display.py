@@ -8,7 +8,7 @@ glue functions still display what they glue, so the notebooks read and run anywh
 * :func:`glue_math` -- an equation for ``{glue:math}`` with a ``:label:``, printed from the
   registry's expression (:func:`llm_arithmetic.core.display.latex`), never typed by hand;
 * :func:`glue_figure` -- a figure for ``{glue:figure}`` with a caption and alt text, after
-  :func:`llm_arithmetic.book.plots.check_figure` (text size, collisions, units);
+  :func:`llm_arithmetic.book.figure_check.check_figure` (text size, collisions, units);
 * :func:`md_table`, :func:`long_table` -- Markdown tables; a long one collapsed in a dropdown
   under a short summary;
 * :func:`chip_name`, :func:`model_name` -- chips and models by their proper names;
@@ -26,9 +26,11 @@ glue functions still display what they glue, so the notebooks read and run anywh
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Sequence
 
-from ..jupyter_imports import without_iri_grammars
+from .figure_check import check_figure, fit_width
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
            "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
@@ -47,9 +49,40 @@ def round_sig(value: float, digits: int = 6) -> float:
     return round(value, digits - 1 - int(math.floor(math.log10(abs(value)))))
 
 
+#: The package whose import compiles jsonschema's IRI grammars (see :func:`without_iri_grammars`).
+IRI_MODULE = "rfc3987_syntax"
+
+
+@contextmanager
+def without_iri_grammars() -> Iterator[None]:
+    """``import rfc3987_syntax`` fails inside the block; afterwards it works again.
+
+    jsonschema, which myst-nb's glue imports through nbformat, checks the ``iri`` string format
+    only when ``rfc3987_syntax`` is installed, and that package compiles 39 Lark grammars when
+    imported: about 3 s of CPU in every notebook kernel that glues a number. Nothing here
+    validates an IRI, so the import is refused while myst-nb loads, and a reader's kernel is left
+    as it was. (Build and test processes refuse it for good: ``tools/jupyter_imports.py``.)
+
+    >>> before = sys.modules.get(IRI_MODULE, "absent")
+    >>> with without_iri_grammars():
+    ...     sys.modules[IRI_MODULE] is None  # so `import rfc3987_syntax` raises ImportError
+    True
+    >>> sys.modules.get(IRI_MODULE, "absent") is before  # as it was
+    True
+    """
+    refused = IRI_MODULE not in sys.modules
+    if refused:
+        sys.modules[IRI_MODULE] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if refused and IRI_MODULE in sys.modules and sys.modules[IRI_MODULE] is None:
+            del sys.modules[IRI_MODULE]
+
+
 def _myst_glue():
-    # myst-nb's glue imports nbformat, so jsonschema: without its 3-s IRI grammars
-    # (llm_arithmetic.jupyter_imports), and only while myst-nb loads
+    # myst-nb's glue imports nbformat, so jsonschema: without its 3-s IRI grammars, and only
+    # while myst-nb loads
     try:
         with without_iri_grammars():
             from myst_nb import glue as _glue
@@ -151,14 +184,13 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
         The caption.
         ```
 
-    The figure is checked first (:func:`llm_arithmetic.book.plots.check_figure`: text at least
-    9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its saved width
-    would exceed the book's column (:func:`llm_arithmetic.book.plots.fit_width`: shown at its own
-    size, its 9 pt text stays 9 pt), then closed."""
+    The figure is checked first (:func:`~llm_arithmetic.book.figure_check.check_figure`: text
+    at least 9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its
+    saved width would exceed the book's column
+    (:func:`~llm_arithmetic.book.figure_check.fit_width`: shown at its own size, its 9 pt text
+    stays 9 pt), then closed."""
     import matplotlib.pyplot as plt
     from IPython.display import display
-
-    from .plots import check_figure, fit_width
 
     fig = fig if fig is not None else plt.gcf()
     if check:

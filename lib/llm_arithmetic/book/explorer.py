@@ -21,11 +21,12 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from .. import estimate
+from ..estimate import estimate
 from ..catalog.formats import BITS_PER_WEIGHT
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
 from ..catalog.models import MODELS, get_model
+from ..catalog.readers import read_config
 from ..core.errors import ConfigError
 from ..core.units import GB, GiB
 from . import plots
@@ -53,7 +54,7 @@ def parse_config(text: str) -> tuple[Model | None, str]:
         return None, "expected a JSON object, {...}"
     name = cfg.get("_name_or_path") if isinstance(cfg.get("_name_or_path"), str) else None
     try:
-        return Model.from_hf_config(cfg, name=name or "pasted config"), ""
+        return read_config(cfg, name=name or "pasted config"), ""
     except (ConfigError, ValueError, TypeError) as err:
         return None, str(err)
 

@@ -1,28 +1,13 @@
-"""The book's JavaScript: the generated formulas, the catalogs as JSON, and the widgets' script.
+"""The catalogs as JSON for the book's widgets, and the HTML that embeds a widget in a page.
 
 The HTML book's interactive widgets run the package's formulas in the reader's browser, with
-no kernel. Nothing there is a formula typed in JavaScript:
-
-* ``formulas.js`` is the ES module that :mod:`llm_arithmetic.numeric.generate` prints from the
-  registry's sympy expressions (the committed ``numeric/formulas.js``, which
-  ``tests/test_formulas.py`` regenerates and compares);
-* ``catalog.json`` is :func:`catalog_data`: every catalog model's layer stack (runs of blocks
-  with their attention, mixer and MLP, as :mod:`llm_arithmetic.catalog.model` holds them), every
-  chip (bandwidth, capacity, dense peaks by precision, interconnect) and every weight format
-  (bits per weight, compute precision);
-* ``widgets.js`` is one *classic* script (:func:`bundle_source`): the functions of
-  ``formulas.js`` unchanged inside a function scope, the catalog, and the hand-written parts in
-  ``book/widgets/``: ``stack.js`` (each stack-level count as a loop over the runs that calls
-  only generated per-layer formulas, mirroring ``catalog/model.py``), ``estimate.js``
-  (mirroring :func:`llm_arithmetic.estimate`), ``svgplot.js`` (log-scale SVG plots) and
-  ``ui.js`` (the controls and the widgets). A classic script, not a module, because Chromium
-  refuses ES modules on pages opened from disk (``file://``): one script works from disk and
-  from a server.
-
-:mod:`llm_arithmetic.book.sphinx_widgets` writes the three files into the built book's
-``_static/llm-arithmetic/`` at every build, so they cannot be stale. By hand::
-
-    python -m llm_arithmetic.book.export DIR
+no kernel. Nothing there is a formula typed in JavaScript: the functions come from the
+generated ``numeric/formulas.js``; the models, chips and weight formats come from
+:func:`catalog_data` (every catalog model's layer stack, runs of blocks with their attention,
+mixer and MLP, as :mod:`llm_arithmetic.catalog.model` holds them; every chip's bandwidth,
+capacity, dense peaks by precision and interconnect; every format's bits per weight and
+compute precision). The build bundles both with the hand-written ``book/widgets/*.js`` into one
+script (``tools/sphinx_widgets.py``, outside the installed package).
 
 A page embeds a widget with :func:`widget_cell`'s HTML (see ``book/widgets/README.md``).
 
@@ -32,13 +17,9 @@ A page embeds a widget with :func:`widget_cell`'s HTML (see ``book/widgets/READM
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import html
-import json
-import re
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from ..catalog.formats import FORMATS
@@ -47,17 +28,8 @@ from ..catalog.models import CATALOG
 from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
 from ..plan import plan_data
 
-__all__ = ["catalog_data", "formulas_classic_source", "bundle_source", "write_static",
-           "widget_cell", "WIDGETS", "WIDGET_OPTIONS", "STATIC_DIR", "JS_SOURCES"]
+__all__ = ["catalog_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
 
-HERE = Path(__file__).resolve().parent
-#: The generated ES module (written by ``python -m llm_arithmetic.numeric.generate``).
-JS_PATH = HERE.parent / "numeric" / "formulas.js"
-#: The hand-written JavaScript and CSS, in the order the bundle concatenates them.
-JS_SOURCES = ("interpreter.js", "model.js", "calculator.js", "svgplot.js", "ui.js")
-CSS_SOURCE = "widgets.css"
-#: Where the files go, relative to the HTML book's root.
-STATIC_DIR = "_static/llm-arithmetic"
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
@@ -140,63 +112,6 @@ def catalog_data() -> dict[str, Any]:
     }
 
 
-_EXPORT = re.compile(r"^export (function|const) ([A-Za-z_$][\w$]*)", re.M)
-
-
-def formulas_classic_source(module_text: str | None = None) -> str:
-    """``formulas.js`` as a classic-script expression: its text with ``export`` dropped, in a
-    function that returns every exported name (the module's own code, unchanged otherwise)."""
-    text = JS_PATH.read_text(encoding="utf-8") if module_text is None else module_text
-    names = [m.group(2) for m in _EXPORT.finditer(text)]
-    if not names:
-        raise ValueError("formulas.js exports nothing")
-    body = _EXPORT.sub(r"\1 \2", text)
-    if "export " in re.sub(r"//.*|/\*.*?\*/", "", body, flags=re.S):
-        raise ValueError("formulas.js has an export form this bundler does not know")
-    return ("(function () {\n" + body + "\nreturn {" + ", ".join(names) + "};\n})()")
-
-
-def _read(name: str) -> str:
-    return (HERE / "widgets" / name).read_text(encoding="utf-8")
-
-
-def bundle_source() -> str:
-    """The text of ``widgets.js``: formulas, catalog and widgets in one classic script that
-    defines ``window.LLMArithmetic`` and mounts every ``[data-llm-widget]`` element."""
-    parts = [
-        "// LLM Inference Arithmetic: the book's widgets. GENERATED by",
-        "// llm_arithmetic.book.export from numeric/formulas.js (itself generated from the",
-        "// package's sympy expressions), the catalogs and book/widgets/*.js. Do not edit.",
-        "(function () {",
-        '"use strict";',
-        "if (window.LLMArithmetic) { window.LLMArithmetic.mountAll(); return; }",
-        "const F = " + formulas_classic_source() + ";",
-        "const CATALOG = " + json.dumps(catalog_data(), sort_keys=True,
-                                         separators=(",", ":")) + ";",
-        "const WIDGET_CSS = " + json.dumps(_read(CSS_SOURCE)) + ";",
-    ]
-    for name in JS_SOURCES:
-        parts += [f"// ---- book/widgets/{name}", _read(name)]
-    parts += ["})();", ""]
-    return "\n".join(parts)
-
-
-def write_static(root: str | Path) -> list[Path]:
-    """Write ``formulas.js``, ``catalog.json`` and ``widgets.js`` into ``root`` (a folder, made
-    if missing); returns their paths."""
-    root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
-    out = {"formulas.js": JS_PATH.read_text(encoding="utf-8"),
-           "catalog.json": json.dumps(catalog_data(), sort_keys=True, indent=1) + "\n",
-           "widgets.js": bundle_source()}
-    paths = []
-    for name, text in out.items():
-        path = root / name
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    return paths
-
-
 def widget_cell(widget: str, *, static: str = "../_static", intro: str = "",
                 **options: Any) -> str:
     """The Markdown (raw HTML) that embeds ``widget`` in a page: a container ``div`` naming it,
@@ -225,17 +140,3 @@ def widget_cell(widget: str, *, static: str = "../_static", intro: str = "",
               "</div>",
               f'<script src="{static}/llm-arithmetic/widgets.js"></script>']
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m llm_arithmetic.book.export",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("dir", help="folder to write formulas.js, catalog.json, widgets.js into")
-    args = parser.parse_args(argv)
-    for path in write_static(args.dir):
-        print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -27,7 +27,7 @@ _INTRO = """\
 # How the calculator computes its numbers
 
 <!-- GENERATED from llm_arithmetic/plan/steps.py and plan/stack.py by
-     python -m llm_arithmetic.numeric.generate; do not edit. -->
+     python -m tools.generate; do not edit. -->
 
 Every number the command line, the Python functions and the calculators on these pages report
 comes from one list of steps, evaluated by one small interpreter in Python and its twin in

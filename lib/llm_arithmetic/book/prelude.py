@@ -7,7 +7,8 @@ Every chapter of the book opens with one line::
 which brings, in the names the chapters use:
 
 * the package's API: :func:`estimate`, :func:`sweep`, :func:`get_model`, :func:`get_hardware`,
-  ``HARDWARE``, ``CATALOG``, ``FIRST_EDITION``, ``Model``, :func:`bits_per_weight`;
+  ``HARDWARE``, ``CATALOG``, ``FIRST_EDITION``, ``Model``, :func:`read_config` (a Hugging Face
+  ``config.json`` as a ``Model``), :func:`bits_per_weight`;
 * the formula modules as ``F`` (FLOPs), ``M`` (memory), ``P`` (parameters), ``R`` (roofline),
   and the glossary's symbols as ``S``: each registered formula is callable with numbers, and
   its ``.expr`` is the sympy expression;
@@ -38,11 +39,12 @@ import numpy as np
 import sympy as sp
 from IPython.display import Markdown, Math, display
 
-from .. import ContextWarning, estimate, sweep
+from ..estimate import ContextWarning, estimate, sweep
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
 from ..catalog.models import CATALOG, FIRST_EDITION, get_model
+from ..catalog.readers import read_config
 from ..core import symbols as S
 from ..core.units import (GB, GB_S, GFLOP_S, GiB, KB, KiB, MB, MiB, PFLOP_S, TB, TB_S,
                           TFLOP_S, TiB)
@@ -59,7 +61,7 @@ from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_pe
 __all__ = [
     # the package
     "estimate", "sweep", "get_model", "get_hardware", "HARDWARE", "CATALOG", "FIRST_EDITION",
-    "Model", "bits_per_weight", "ContextWarning", "F", "M", "P", "R", "S",
+    "Model", "read_config", "bits_per_weight", "ContextWarning", "F", "M", "P", "R", "S",
     # units
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB_S", "TB_S", "GFLOP_S", "TFLOP_S",
     "PFLOP_S",

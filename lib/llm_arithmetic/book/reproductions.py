@@ -23,6 +23,7 @@ from ..articles import zeux as Z
 from ..catalog.hardware import get_hardware
 from ..catalog.model import Model
 from ..catalog.models import get_model
+from ..estimate import estimate
 from ..core import symbols as S
 from ..formulas import memory as M
 from ..formulas import roofline as R
@@ -256,8 +257,6 @@ def mac_usable(dev: Any) -> int:
 def finbarr_estimate(key: str, name: str, fmt: str, context: int) -> Any:
     """The package's ``estimate`` of ``name`` on chip ``key`` in format ``fmt``, within the
     memory :func:`mac_usable` allows."""
-    from .. import estimate
-
     dev = get_hardware(key)
     return estimate(get_model(name), hardware=dev, weights=fmt, context=context,
                     overhead=dev.capacity - mac_usable(dev))

@@ -3,7 +3,7 @@
 Python's TOML parser is written in Python and takes tens of milliseconds on the hardware
 catalog; the JSON parser is written in C. ``data/compiled.json`` holds exactly what ``tomllib``
 reads from ``hardware.toml``, ``formats.toml`` and ``models.toml``, and the package reads only
-it. ``python -m llm_arithmetic.numeric.generate`` rewrites it with the generated code, and a test
+it. ``python -m tools.generate`` rewrites it with the generated code, and a test
 fails when it is stale, as for the generated numeric module.
 """
 from __future__ import annotations

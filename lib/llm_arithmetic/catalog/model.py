@@ -489,14 +489,6 @@ class Model:
                    norm_vecs_final=norm_vecs_final, trained_context=trained_context,
                    family=family, source=source, label=label)
 
-    @classmethod
-    def from_hf_config(cls, config: Any, name: str | None = None, source: str = "") -> "Model":
-        """Read a Hugging Face ``config.json``: a path, ``"-"`` for standard input, or the
-        parsed dict (see :mod:`llm_arithmetic.catalog.readers`)."""
-        from .readers import read_config
-
-        return read_config(config, name=name, source=source)
-
     # ---- the stack ------------------------------------------------------------------------
     @property
     def n_layers(self) -> int:

@@ -49,7 +49,7 @@ import sympy as sp
 
 from .symbols import GLOSSARY
 
-__all__ = ["Formula", "formula", "FORMULAS", "all_formulas", "FORMULA_MODULES"]
+__all__ = ["Formula", "formula", "FORMULAS", "all_formulas", "FORMULA_MODULES", "bind_numeric"]
 
 #: Every module that registers formulas; :func:`all_formulas` imports them all.
 FORMULA_MODULES: tuple[str, ...] = (
@@ -69,6 +69,21 @@ FORMULA_MODULES: tuple[str, ...] = (
 _REGISTRY: dict[str, "Formula"] = {}
 #: The registry, read-only. Prefer :func:`all_formulas`, which is complete on every call.
 FORMULAS: Mapping[str, "Formula"] = MappingProxyType(_REGISTRY)
+
+#: Where a formula's generated numeric function comes from: a module (or any object) with one
+#: attribute per formula name. The registry sits below the code generated from it and never
+#: imports it; the floor that registers formulas binds it (:func:`bind_numeric`, called by
+#: ``llm_arithmetic.formulas`` and ``llm_arithmetic.articles`` with ``llm_arithmetic.numeric``).
+_NUMERIC_SOURCE: list[Any] = []
+
+
+def bind_numeric(source: Any) -> None:
+    """Evaluate every formula through ``source``'s attribute of the formula's name (the
+    generated :mod:`llm_arithmetic.numeric`; a test may bind another). Functions already looked
+    up are looked up again."""
+    _NUMERIC_SOURCE[:] = [source]
+    for f in _REGISTRY.values():
+        f._numeric.clear()
 
 
 def _sympify_arg(value: Any) -> Any:
@@ -170,9 +185,10 @@ class Formula:
     def numeric(self) -> Callable[..., Any]:
         """The generated numeric function (:mod:`llm_arithmetic.numeric`)."""
         if not self._numeric:
-            from .. import numeric
-
-            self._numeric.append(getattr(numeric, self.name))
+            if not _NUMERIC_SOURCE:
+                raise RuntimeError(f"{self.name}: no numeric functions bound (the package "
+                                   "llm_arithmetic.formulas binds them when imported)")
+            self._numeric.append(getattr(_NUMERIC_SOURCE[0], self.name))
         return self._numeric[0]
 
     def subs(self, **kwargs: Any) -> sp.Expr:

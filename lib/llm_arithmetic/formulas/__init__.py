@@ -12,6 +12,12 @@
 Importing this package imports them all; :func:`llm_arithmetic.core.registry.all_formulas`
 also imports the articles' own formulas, so the registry is complete.
 """
+from .. import numeric
+from ..core.registry import bind_numeric
 from . import flops, memory, params, parallel, roofline, serving, stack  # noqa: F401
+
+# A registered formula, called with numbers, runs its generated numeric function: bound here,
+# one floor above the registry, which never imports the code generated from it.
+bind_numeric(numeric)
 
 __all__ = ["params", "memory", "flops", "roofline", "parallel", "serving", "stack"]

@@ -2,7 +2,7 @@
 
 ``from llm_arithmetic.numeric import kv_cache_bytes_per_token`` gives a plain function with an
 explicit keyword signature: exact on Python integers (a byte count stays an ``int``),
-vectorized on NumPy arrays. :mod:`llm_arithmetic.numeric.generate` writes ``_numeric.py`` (and
+vectorized on NumPy arrays. :mod:`tools.generate` writes ``_numeric.py`` (and
 the book's JavaScript module) from the formula registry; a test checks both are up to date.
 """
 from ._numeric import *  # noqa: F401,F403

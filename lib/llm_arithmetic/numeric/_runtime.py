@@ -8,7 +8,7 @@
   0-d result comes back as a Python ``float``.
 
 Hand-written on purpose and small: everything formula-specific is generated
-(:mod:`llm_arithmetic.numeric.generate`).
+(``tools/generate.py``).
 """
 from __future__ import annotations
 

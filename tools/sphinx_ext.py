@@ -1,4 +1,4 @@
-"""The book's own Sphinx extension (listed in ``_config.yml``, ``sphinx.config.extensions``).
+"""The book's own Sphinx extension (named in ``_config.yml``, ``sphinx.local_extensions``).
 
 * **Redirects.** ``book_redirects`` maps an old page (a docname, e.g. ``notebooks/ch01-puzzle``)
   to the page that replaced it. After the HTML is written, each old page becomes a static page
@@ -9,7 +9,8 @@
 >>> print(redirect_html("notebooks/ch01-puzzle", "notebooks/01-puzzle").splitlines()[4])
 <meta http-equiv="refresh" content="0; url=01-puzzle.html">
 
-* **Speed.** :mod:`.sphinx_speed`: numbered references and citation styles looked up once.
+* **Speed.** :mod:`tools.sphinx_speed`: numbered references and citation styles looked up
+  once.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
-from . import sphinx_speed
+from tools import sphinx_speed
 
 __all__ = ["setup", "redirect_html"]
 
@@ -64,7 +65,7 @@ def _write_redirects(app: Any, exception: Exception | None) -> None:
 
 def package_version() -> str:
     """The project's one version: ``llm_arithmetic.__version__`` (the wheel reads it too)."""
-    from .. import __version__
+    from llm_arithmetic import __version__
 
     return __version__
 

@@ -1,4 +1,4 @@
-"""Two repeated costs of a Sphinx build, paid once (installed by :mod:`.sphinx_ext`'s setup).
+"""Two repeated costs of a Sphinx build, paid once (installed by :mod:`tools.sphinx_ext`).
 
 Profiled on the book's full build (Sphinx 7.4, sphinxcontrib-bibtex 2.7, pybtex 0.26), about a
 third of its CPU went to two lookups repeated for every reference:
