@@ -126,8 +126,8 @@ def test_sparse_is_twice_dense():
 def test_dense_ladders_where_the_source_gives_one():
     # Independent of how each figure was transcribed: on one chip, FP8 runs at twice the 16-bit
     # tensor rate wherever both are stored (datacenter Hopper/Blackwell/Ada and AMD matrix cores).
-    for name in ("h100-sxm", "h100-pcie", "h200", "h20", "b200", "gb200", "l4", "l40s", "mi300x",
-                 "mi325x", "mi355x"):
+    for name in ("h100-sxm", "h100-pcie", "h200", "h20", "gh200", "b200", "gb200", "b300", "gb300",
+                 "l4", "l40s", "mi300x", "mi325x", "mi350x", "mi355x"):
         pk = DEVICES[name]["peaks"]
         assert math.isclose(pk["fp8"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2.5e-2), name
 
