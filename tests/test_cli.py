@@ -130,6 +130,24 @@ def test_listing_commands(capsys):
     assert "H_{kv}" in capsys.readouterr().out
 
 
+def test_catalogs_as_json_for_other_tools(capsys):
+    assert main(["hardware", "--json"]) == 0
+    chips = json.loads(capsys.readouterr().out)
+    h100 = chips["h100-sxm"]
+    assert h100["bandwidth"] == 3.35e12 and h100["capacity"] == 80 * 2**30  # B/s, B
+    assert h100["peaks"]["fp16"]["rate"] == 989.4e12 and h100["peaks"]["fp16"]["dense"]
+    assert h100["peaks"]["fp16-sparse"]["dense"] is False
+    assert all(p["source"].startswith(("https://", "http://")) for c in chips.values()
+               for p in c["peaks"].values())  # every figure with its source
+    assert h100["interconnect"]["scale_up_domain"] == 8
+    assert chips["b200"]["figure_choices"][0]["quantity"] == "bandwidth"
+    assert main(["models", "--json"]) == 0
+    models = json.loads(capsys.readouterr().out)
+    assert models["llama-2-7b"]["params_total"] == 6_738_415_616
+    assert models["mixtral-8x7b"]["params_active"] < models["mixtral-8x7b"]["params_total"]
+    assert models["llama-2-7b"]["layers"][0]["count"] == 32
+
+
 def test_a_reader_that_stops_early_gets_no_error():
     """`llm-arithmetic formula --list | head -1`: the pipe closes, the command stops quietly
     (status 141, the shell's for SIGPIPE), with nothing on stderr."""

@@ -17,7 +17,8 @@ DATA = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog
 DEVICES = tomllib.loads((DATA / "hardware.toml").read_text(encoding="utf-8"))["devices"]
 FORMATS_FILE = tomllib.loads((DATA / "formats.toml").read_text(encoding="utf-8"))
 
-KINDS = {"datacenter-gpu", "consumer-gpu", "apple-silicon", "cpu", "sbc", "system"}
+KINDS = {"datacenter-gpu", "accelerator", "consumer-gpu", "soc", "apple-silicon", "cpu", "sbc",
+         "system"}
 PRECISIONS = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp6", "fp4", "int4",
               "fp16-acc16", "fp16-vector"}
 ENGINES = {"tensor", "vector", ""}
@@ -76,6 +77,42 @@ def test_peak_fields(name, key, p):
     assert set(p) <= {"rate", "dense", "engine", "unit", "source"}
 
 
+def test_a_sparse_figure_has_its_dense_twin():
+    # Chapters and tables divide a -sparse rate by its dense twin; a figure a vendor calls sparse
+    # without a dense twin at half the rate belongs in the notes (see the file's header).
+    for name, key, p in _peaks():
+        if key.endswith("-sparse"):
+            assert key.removesuffix("-sparse") in DEVICES[name]["peaks"], (name, key)
+
+
+def test_narrower_formats_are_not_slower():
+    # On one chip a narrower format never runs slower (fp4 >= fp8 >= fp16 = bf16 >= tf32);
+    # fp16 and bf16 share the datapath wherever both are stored.
+    ladder = ("fp4", "fp6", "fp8", "fp16", "tf32")
+    for name, d in DEVICES.items():
+        pk = {k: p["rate"] for k, p in d["peaks"].items() if p["dense"]}
+        rates = [pk[k] for k in ladder if k in pk]
+        assert rates == sorted(rates, reverse=True), name
+        if "fp16" in pk and "bf16" in pk:
+            assert pk["fp16"] == pk["bf16"], name
+
+
+@pytest.mark.parametrize("name", sorted(DEVICES))
+def test_plausible_ratios(name):
+    d = DEVICES[name]
+    # reading the whole memory once takes between 5 ms (HBM) and 5 s (a CPU's DIMMs)
+    assert 5e-3 < d["capacity"] / d["bandwidth"] < 5, "capacity [B] / bandwidth [B/s]"
+    pk = {k: p["rate"] for k, p in d["peaks"].items() if p["dense"]}
+    head = next((pk[k] for k in ("fp16", "bf16", "fp32") if k in pk), None)
+    if head is not None:  # ops:byte between a CPU's ~4 and the L40S's ~420 FLOP/B
+        assert 1 < head / d["bandwidth"] < 1000, "headline peak [FLOP/s] / bandwidth [B/s]"
+    ic = d.get("interconnect", {})
+    if "scale_up_bandwidth" in ic:  # a link is slower than the chip's own memory
+        assert ic["scale_up_bandwidth"] < d["bandwidth"]
+        if "scale_out_bandwidth" in ic:
+            assert ic["scale_out_bandwidth"] <= ic["scale_up_bandwidth"]
+
+
 def test_sparse_is_twice_dense():
     off = set()
     for name, key, p in _peaks():
@@ -89,8 +126,8 @@ def test_sparse_is_twice_dense():
 def test_dense_ladders_where_the_source_gives_one():
     # Independent of how each figure was transcribed: on one chip, FP8 runs at twice the 16-bit
     # tensor rate wherever both are stored (datacenter Hopper/Blackwell/Ada and AMD matrix cores).
-    for name in ("h100-sxm", "h100-pcie", "h200", "h20", "b200", "gb200", "l4", "l40s", "mi300x",
-                 "mi325x", "mi355x"):
+    for name in ("h100-sxm", "h100-pcie", "h200", "h20", "gh200", "b200", "gb200", "b300", "gb300",
+                 "l4", "l40s", "mi300x", "mi325x", "mi350x", "mi355x"):
         pk = DEVICES[name]["peaks"]
         assert math.isclose(pk["fp8"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2.5e-2), name
 
@@ -99,19 +136,49 @@ def test_dense_ladders_where_the_source_gives_one():
 def test_interconnect(name):
     ic = DEVICES[name]["interconnect"]
     assert set(ic) <= {"scale_up", "scale_up_bandwidth", "scale_up_domain", "pcie", "pcie_bandwidth",
-                       "scale_out", "scale_out_bandwidth", "source", "scale_out_source"}
+                       "scale_out", "scale_out_bandwidth", "source", "scale_out_source",
+                       "scale_up_topology", "scale_up_in_switch_reduction", "scale_up_latency",
+                       "scale_up_latency_source", "scale_out_latency", "scale_out_latency_source"}
     for key, value in ic.items():
         if key.endswith("_bandwidth"):
             assert isinstance(value, float) and value > 0, key  # B/s per direction
+            assert 1e9 <= value <= 1e13, key  # between 1 GB/s and 10 TB/s: not in Gb/s
             assert ic[key.removesuffix("_bandwidth")], f"{key} without a link named"
+        if key.endswith("_latency"):  # seconds, only with a public source
+            assert isinstance(value, float) and 0 < value < 1e-3, key
+            assert URL.fullmatch(ic[f"{key}_source"]), f"{key} without a source"
     assert type(ic["scale_up_domain"]) is int and ic["scale_up_domain"] >= 1
+    assert ic.get("scale_up_topology", "") in {"", "switch", "all-to-all", "torus-2d", "torus-3d",
+                                                "ring"}
     if not ic["scale_up"]:
         assert ic["scale_up_domain"] == 1 and "scale_up_bandwidth" not in ic
-    else:
-        assert ic["scale_up_domain"] >= 2 and ic["scale_up_bandwidth"] > 0
+        assert not ic.get("scale_up_in_switch_reduction", False)
+    else:  # a named link whose bandwidth the source does not give has none
+        assert ic["scale_up_domain"] >= 2
+    if ic.get("scale_up_in_switch_reduction"):
+        assert ic["scale_up_topology"] == "switch"
     assert ic["source"].startswith("https://")
     if "scale_out_source" in ic:
         assert ic["scale_out_source"].startswith("https://")
+
+
+def test_figure_choices():
+    # Where a vendor prints a figure two ways, the catalog says which it took and why; the
+    # value taken is the one stored, and the other one is really different.
+    n = 0
+    for name, d in DEVICES.items():
+        for c in d.get("figure_choices", []):
+            n += 1
+            assert set(c) == {"quantity", "taken", "other", "other_source", "why"}, name
+            q = c["quantity"]
+            stored = d[q] if q in ("bandwidth", "capacity") else \
+                d["peaks"][q.removeprefix("peak:")]["rate"]
+            assert c["taken"] == stored, (name, q)
+            assert abs(c["other"] / c["taken"] - 1) > 1e-3, (name, q)
+            assert URL.fullmatch(c["other_source"]) and len(c["why"]) > 40, (name, q)
+    # the issue's three: the B200's bandwidth, the H200's and B200's capacities
+    got = {(n, c["quantity"]) for n, d in DEVICES.items() for c in d.get("figure_choices", [])}
+    assert {("b200", "bandwidth"), ("b200", "capacity"), ("h200", "capacity")} <= got
 
 
 def test_article_figures():

@@ -140,10 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "not fit)")
     fr.add_argument("--json", action="store_true", help="print a JSON list of points")
 
-    sub.add_parser("models", help="list the model catalog",
-                   description="List the catalog's models with parameter counts and sources.")
-    sub.add_parser("hardware", help="list the hardware catalog",
-                   description="List the catalog's devices with bandwidth, capacity, peak.")
+    for name, noun, listed, as_json in (
+            ("models", "model", "models with parameter counts and sources",
+             "name -> parameter counts, source and the layer stack"),
+            ("hardware", "hardware", "devices with bandwidth, capacity, peak",
+             "name -> every field in the catalog's units (B/s, B, FLOP/s, W, s), peaks dense "
+             "and sparse, each with its source")):
+        c = sub.add_parser(name, help=f"list the {noun} catalog",
+                           description=f"List the catalog's {listed}.")
+        c.add_argument("--json", action="store_true", help=f"print one JSON object: {as_json}")
     pr = sub.add_parser("problems", help="write one problem set per student, with answer keys",
                         description="Write one problem set per student of a roster (Markdown, "
                                     "and PDF with --pdf) into DIR/sets/, named by an opaque "
@@ -386,9 +391,18 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     return rows
 
 
-def _models() -> int:
+def _models(as_json: bool = False) -> int:
     from .catalog.models import CATALOG
 
+    if as_json:
+        from .book.export import _model
+
+        out = {}
+        for name, entry in CATALOG.items():
+            out[name] = {"params_total": entry.model.total_params,
+                         "params_active": entry.model.active_params, **_model(entry)}
+        print(json.dumps(out, indent=1))
+        return 0
     for name, entry in CATALOG.items():
         m = entry.model
         print(f"{name:<20} {m.total_params / 1e9:9.3f} B params "
@@ -396,9 +410,12 @@ def _models() -> int:
     return 0
 
 
-def _hardware() -> int:
-    from .catalog.hardware import HARDWARE
+def _hardware(as_json: bool = False) -> int:
+    from .catalog.hardware import HARDWARE, hardware_record
 
+    if as_json:
+        print(json.dumps({name: hardware_record(h) for name, h in HARDWARE.items()}, indent=1))
+        return 0
     for name, h in HARDWARE.items():
         peak = h.peaks.get("fp16") or h.peaks.get("fp32")
         pk = f"{peak.rate / 1e12:8.2f} TFLOP/s" if peak else " " * 15
@@ -434,9 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "frontier":
             return _frontier(ns)
         if ns.command == "models":
-            return _models()
+            return _models(ns.json)
         if ns.command == "hardware":
-            return _hardware()
+            return _hardware(ns.json)
         if ns.command == "problems":
             from .teaching.problems import read_key, read_roster, write_sets
             key_existed = os.path.exists(os.path.expanduser(ns.key))

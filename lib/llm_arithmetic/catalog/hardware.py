@@ -22,8 +22,8 @@ from typing import Mapping
 from ..core.errors import InputError
 from ..core.lookup import lookup
 
-__all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "HARDWARE", "get_hardware",
-           "hardware_names", "load_hardware", "DATA_PATH"]
+__all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice", "HARDWARE",
+           "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,31 @@ class ArticleFigure:
 
 
 @dataclass(frozen=True)
+class FigureChoice:
+    """Where a vendor prints a figure two ways, which one the catalog took and why.
+
+    Attributes
+    ----------
+    quantity : str
+        ``"bandwidth"``, ``"capacity"`` or ``"peak:<precision>"``.
+    taken : float
+        The value stored, in the quantity's unit ([B/s], [B], [FLOP/s]).
+    other : float
+        The value the other document (or reading) gives, in the same unit.
+    other_source : str
+        Where the other value is printed.
+    why : str
+        Why ``taken`` was preferred.
+    """
+
+    quantity: str
+    taken: float
+    other: float
+    other_source: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Interconnect:
     """How a device reaches its peers. Bandwidths per device and per direction [B/s].
 
@@ -92,6 +117,18 @@ class Interconnect:
         The node network per device in the vendor's reference system [B/s].
     source : str
         Where the figures come from.
+    scale_out_source : str
+        The reference system's page, when not ``source``.
+    scale_up_topology : str
+        How the domain is wired: ``"switch"`` (NVSwitch, NVLink Switch), ``"all-to-all"``
+        (direct links to every peer), ``"torus-2d"``, ``"torus-3d"``, ``"ring"``, or ``""``.
+    scale_up_in_switch_reduction : bool
+        True where the switches reduce in the network (NVLink SHARP), so that an all-reduce
+        need not send the ring's 2(N-1)/N of the data from each device.
+    scale_up_latency, scale_out_latency : float or None
+        Latency of one collective step on the link [s], where a public source gives one
+        (``scale_up_latency_source``, ``scale_out_latency_source``); None otherwise, never
+        guessed.
     """
 
     scale_up: str = ""
@@ -103,6 +140,12 @@ class Interconnect:
     scale_out_bandwidth: float | None = None
     source: str = ""
     scale_out_source: str = ""
+    scale_up_topology: str = ""
+    scale_up_in_switch_reduction: bool = False
+    scale_up_latency: float | None = None
+    scale_up_latency_source: str = ""
+    scale_out_latency: float | None = None
+    scale_out_latency_source: str = ""
 
     def link_bandwidth(self, n_chips: int) -> float | None:
         """Per-direction bandwidth of the slowest link a group of ``n_chips`` uses [B/s]: the
@@ -126,7 +169,9 @@ class Hardware:
     label : str
         Proper name (``"NVIDIA A100 80GB PCIe"``).
     kind : str
-        ``"datacenter-gpu"``, ``"consumer-gpu"``, ``"apple-silicon"``, ``"cpu"`` or ``"sbc"``.
+        ``"datacenter-gpu"``, ``"accelerator"`` (TPU, Gaudi, Trainium, Inferentia),
+        ``"consumer-gpu"``, ``"soc"`` (a CPU-GPU chip with unified memory: DGX Spark, Jetson,
+        Ryzen AI Max), ``"apple-silicon"``, ``"cpu"``, ``"sbc"`` or ``"system"``.
     bandwidth : float
         Peak memory bandwidth [B/s] (decimal: 1 GB/s = 1e9 B/s).
     capacity : int
@@ -148,6 +193,8 @@ class Hardware:
         Board power (TDP, TGP) [W].
     interconnect : Interconnect
         Links to other devices.
+    figure_choices : tuple[FigureChoice, ...]
+        Figures the vendor prints two ways, with the one taken and why.
     """
 
     name: str
@@ -163,6 +210,7 @@ class Hardware:
     year: int | None = None
     power: float | None = None
     interconnect: Interconnect = field(default_factory=Interconnect)
+    figure_choices: tuple[FigureChoice, ...] = ()
 
     def peak(self, precision: str = "fp16", *, dense: bool = True) -> float:
         """Peak rate [FLOP/s] for ``precision``; dense unless ``dense=False``.
@@ -179,15 +227,32 @@ class Hardware:
             ) from None
         return p.rate
 
+    def headline_precision(self) -> str | None:
+        """The precision of the chip's headline dense rate: fp16, else bf16 (TPUs, Gaudi),
+        else fp32; None where the catalog holds none of them (a chip with only fp4/int8
+        figures, e.g. Vera Rubin or Jetson Thor).
+
+        >>> get_hardware("tpu-v6e").headline_precision(), get_hardware("m2").headline_precision()
+        ('bf16', 'fp16')
+        """
+        return next((p for p in HEADLINE_PRECISIONS if p in self.peaks), None)
+
     def ops_per_byte(self, precision: str = "fp16") -> float:
         """The chip's ops:byte ratio, dense peak / bandwidth [FLOP/B]."""
         return self.peak(precision) / self.bandwidth
 
 
+#: The precisions a chip's headline dense rate is read from, in order (see
+#: :meth:`Hardware.headline_precision`).
+HEADLINE_PRECISIONS = ("fp16", "bf16", "fp32")
+
 #: Where the catalog lives: package data, one file (``catalog/data/hardware.toml``).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "hardware.toml"
 
-_KINDS = ("datacenter-gpu", "consumer-gpu", "apple-silicon", "cpu", "sbc", "system")
+_KINDS = ("datacenter-gpu", "accelerator", "consumer-gpu", "soc", "apple-silicon", "cpu", "sbc",
+          "system")
+_TOPOLOGIES = ("", "switch", "all-to-all", "torus-2d", "torus-3d", "ring")
+_QUANTITY = ("bandwidth", "capacity")
 _REQUIRED = ("label", "kind", "bandwidth", "capacity", "source", "peaks")
 
 
@@ -243,13 +308,49 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
         unknown = set(ic) - {f.name for f in fields(Interconnect)}
         if unknown:
             raise _fail(path, name, "interconnect", f"unknown keys {sorted(unknown)}")
+        _check_links(path, name, ic)
+        choices = tuple(FigureChoice(c["quantity"], float(c["taken"]), float(c["other"]),
+                                     c["other_source"], c["why"])
+                        for c in d.get("figure_choices", ()))
+        for c in choices:
+            if c.quantity not in _QUANTITY and c.quantity.removeprefix("peak:") not in peaks:
+                raise _fail(path, name, "figure_choices.quantity", f"unknown {c.quantity!r}")
         out[name] = Hardware(
             name=name, label=d["label"], kind=d["kind"], bandwidth=float(d["bandwidth"]),
             capacity=d["capacity"], peaks=MappingProxyType(peaks), source=d["source"],
             notes=d.get("notes", ""), article_figures=figures, vendor=d.get("vendor", ""),
             year=d.get("year"), power=float(d["power"]) if "power" in d else None,
-            interconnect=Interconnect(**ic))
+            interconnect=Interconnect(**ic), figure_choices=choices)
     return out
+
+
+def _check_links(path: Path, name: str, ic: dict) -> None:
+    """Units and vocabulary of an interconnect table: bandwidths [B/s], latencies [s]."""
+    if ic.get("scale_up_topology", "") not in _TOPOLOGIES:
+        raise _fail(path, name, "interconnect.scale_up_topology",
+                    f"{ic['scale_up_topology']!r} is not one of {', '.join(_TOPOLOGIES[1:])}")
+    for key in ("scale_up_latency", "scale_out_latency"):
+        if key in ic:
+            v = ic[key]
+            if not isinstance(v, (int, float)) or not 0 < v < 1e-3:
+                raise _fail(path, name, f"interconnect.{key}",
+                            f"{v!r} is not a latency in seconds (0 < t < 1 ms): is it in us?")
+            if not ic.get(f"{key}_source", "").startswith("https://"):
+                raise _fail(path, name, f"interconnect.{key}_source", "a latency needs a source")
+
+
+def hardware_record(h: Hardware) -> dict:
+    """One device as plain JSON-ready data: every field, peaks dense and sparse with their
+    flags and sources, the interconnect, article figures and figure choices. Units as in the
+    catalog: [B/s], [B], [FLOP/s] (or [OP/s]), [W], [s]."""
+    from dataclasses import asdict
+
+    d = {f.name: getattr(h, f.name) for f in fields(Hardware)}
+    d["peaks"] = {k: {**asdict(p), "source": p.source or h.source} for k, p in h.peaks.items()}
+    d["article_figures"] = [asdict(a) for a in h.article_figures]
+    d["figure_choices"] = [asdict(c) for c in h.figure_choices]
+    d["interconnect"] = asdict(h.interconnect)
+    return d
 
 
 class _LazyHardware(Mapping):

@@ -218,22 +218,26 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None,
 
 
 #: How :func:`chips_scatter` names the kinds of the hardware catalog.
-CHIP_KINDS = {"datacenter-gpu": "data-centre GPU", "consumer-gpu": "consumer GPU",
+CHIP_KINDS = {"datacenter-gpu": "data-centre GPU", "accelerator": "TPU, Gaudi, Trainium",
+              "consumer-gpu": "consumer GPU", "soc": "unified-memory SoC",
               "apple-silicon": "Apple silicon", "cpu": "CPU", "sbc": "single-board computer"}
 
 
 def _short_chip_name(h: Hardware) -> str:
     name = chip_name(h)
-    for vendor in ("NVIDIA GeForce ", "NVIDIA ", "AMD Instinct ", "AMD ", "Apple "):
+    for vendor in ("NVIDIA GeForce ", "NVIDIA ", "AMD Instinct ", "AMD ", "Apple ", "Google Cloud ",
+                   "Intel ", "AWS "):
         name = name.removeprefix(vendor)
     return name
 
 
 def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
                   ratios: Sequence[float] = (10, 100, 1000)) -> plt.Axes:
-    """Each chip's memory bandwidth against its dense peak (fp16; fp32 where it has no fp16
-    figure), coloured by kind, labelled by name without the vendor (variants of one chip at
-    one point share a label), with dotted lines of equal ops:byte ratio.
+    """Each chip's memory bandwidth against its dense peak (its
+    :meth:`~llm_arithmetic.catalog.hardware.Hardware.headline_precision`: fp16, else bf16, else
+    fp32; chips with none of them are left out), coloured by kind, labelled by name without the
+    vendor (variants of one chip at one point share a label), with dotted lines of equal
+    ops:byte ratio.
 
     >>> from llm_arithmetic import HARDWARE
     >>> ax = chips_scatter(list(HARDWARE.values())[:6])
@@ -244,7 +248,9 @@ def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
     ax = _ax(ax)
     points: dict[str, list[tuple[float, float, str]]] = {}
     for h in chips:
-        prec = "fp16" if "fp16" in h.peaks else "fp32"
+        prec = h.headline_precision()
+        if prec is None:
+            continue
         points.setdefault(_short_chip_name(h), []).append(
             (h.bandwidth / GB_S, h.peak(prec) / TFLOP_S, h.kind))
     # variants of one chip (the A100's four) at nearly one point: one label
@@ -265,7 +271,7 @@ def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
         ax.plot(bw, r * bw * GB_S / TFLOP_S, ls=":", color="0.6", lw=1)
     ax.set_xlim(x_lo, x_hi)
     ax.set_xlabel("memory bandwidth [GB/s]")
-    ax.set_ylabel("dense peak [TFLOP/s] (fp16, or fp32)")
+    ax.set_ylabel("dense peak [TFLOP/s] (fp16, bf16 or fp32)")
     ax.legend(loc="upper left")
     ax.figure.canvas.draw()
     for r in ratios:  # each ratio's name along its line, near the left edge

@@ -1,0 +1,136 @@
+"""A handful of catalog figures checked against the text of the documents they come from.
+
+Each quote below is copied from the vendor document named with it (as read for issue 27), not
+from hardware.toml: the numbers are parsed out of the quote and compared with the catalog, so a
+typo in the data file or a unit slip (GB/s for B/s, bidirectional for per direction) fails here.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from llm_arithmetic import get_hardware
+
+GB, GiB, T = 10**9, 2**30, 10**12
+
+
+def _grab(pattern: str, text: str) -> float:
+    """The number the one group of ``pattern`` matches in ``text`` (commas dropped)."""
+    (m,) = re.findall(pattern, text)
+    return float(m.replace(",", ""))
+
+
+def _cells(line: str) -> list[float]:
+    """The numeric cells of one Markdown table row."""
+    return [float(c) for c in (c.strip() for c in line.split("|")) if re.fullmatch(r"[\d.]+", c)]
+
+
+# https://docs.cloud.google.com/tpu/docs/v6e (specification table)
+V6E = """| Peak compute per chip (bf16) | 918 TFLOPs |
+| Peak compute per chip (Int8) | 1836 TOPs |
+| HBM capacity per chip | 32 GB |
+| HBM bandwidth per chip | 1638 GBps |
+| Bidirectional inter-chip interconnect (ICI) bandwidth (per chip) | 800 GBps |
+| TPU Pod size | 256 chips |"""
+
+# https://docs.cloud.google.com/tpu/docs/v5e (key chip specifications)
+V5E = """| Peak compute per chip (bf16) | 197 TFLOPs |
+| HBM2 capacity and bandwidth | 16 GB, 819 GBps |
+| Bidirectional inter-chip interconnect (ICI) bandwidth (per chip) | 400 GBps |"""
+
+# https://docs.cloud.google.com/tpu/docs/tpu7x (columns v5p, v6e, TPU7x)
+TPU7X = """| Number of chips per pod | 8960 | 256 | 9216 |
+| Peak compute per chip (BF16) (TFLOPs) | 459 | 918 | 2307 |
+| Peak compute per chip (FP8) (TFLOPs) | 459 | 918 | 4614 |
+| HBM capacity per chip (GiB) | 95 | 32 | 192 |"""
+
+# https://awsdocs-neuron.readthedocs-hosted.com (Trainium2 architecture; NKI guide)
+TRN2 = """* 1,299 FP8 TFLOPS
+* 667 BF16/FP16/TF32 TFLOPS
+* 181 FP32 TFLOPS
+4 HBM stacks with a total device memory capacity of 96GiB and bandwidth of 2.9TB/s."""
+
+# https://awsdocs-neuron.readthedocs-hosted.com (Inferentia2 architecture, first edition)
+INF2 = """2x NeuronCore-v2 cores, delivering 380 INT8 TOPS, 190 FP16/BF16/cFP8/TF32 TFLOPS, and 47.5
+FP32 TFLOPS. 32GB of HBM of device memory (for storing model state), with 820 GB/sec of
+bandwidth."""
+
+# https://docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration/index.html
+GAUDI3 = """The theoretical peak of scale-up bandwidth from each Gaudi is 21*200Gbps = 21*25 GB/s =
+525 GB/s unidirectional bandwidth or 1050 GB/s bidirectional bandwidth. The scale-out bandwidth
+from each Gaudi 3 is 3*200Gbps = 75 GB/s in each direction"""
+
+
+def test_tpu_v6e_and_v5e():
+    bf16, int8, cap, bw, ici, pod = (_grab(r"\| (\d+) \w+ \|$", line)
+                                     for line in V6E.splitlines())
+    h = get_hardware("tpu-v6e")
+    assert (h.peak("bf16"), h.peak("int8")) == (bf16 * T, int8 * T)
+    assert h.capacity == cap * GiB and h.bandwidth == bw * GB
+    assert h.interconnect.scale_up_bandwidth == ici / 2 * GB  # bidirectional -> per direction
+    assert h.interconnect.scale_up_domain == pod
+    h = get_hardware("tpu-v5e")
+    assert h.peak("bf16") == _grab(r"\(bf16\) \| (\d+) TFLOPs", V5E) * T
+    assert h.capacity == _grab(r"\| (\d+) GB, \d+ GBps", V5E) * GiB
+    assert h.bandwidth == _grab(r"GB, (\d+) GBps", V5E) * GB
+    assert h.interconnect.scale_up_bandwidth == _grab(r"chip\) \| (\d+) GBps", V5E) / 2 * GB
+
+
+def test_tpu7x_and_v5p_columns():
+    rows = [_cells(line) for line in TPU7X.splitlines()]
+    for col, name in ((0, "tpu-v5p"), (1, "tpu-v6e"), (2, "tpu-v7")):
+        h = get_hardware(name)
+        assert h.interconnect.scale_up_domain == rows[0][col]
+        assert h.peak("bf16") == rows[1][col] * T
+        assert h.capacity == rows[3][col] * GiB
+    assert get_hardware("tpu-v7").peak("fp8") == rows[2][2] * T
+
+
+def test_trainium2_and_inferentia2():
+    h = get_hardware("trainium2")
+    assert h.peak("fp8") == _grab(r"([\d,]+) FP8 TFLOPS", TRN2) * T
+    bf16 = _grab(r"(\d+) BF16/FP16/TF32 TFLOPS", TRN2) * T
+    assert h.peak("bf16") == h.peak("fp16") == h.peak("tf32") == bf16
+    assert h.peak("fp32") == _grab(r"(\d+) FP32 TFLOPS", TRN2) * T
+    assert h.capacity == _grab(r"capacity of (\d+)GiB", TRN2) * GiB
+    assert h.bandwidth == _grab(r"bandwidth of ([\d.]+)TB/s", TRN2) * T
+    h = get_hardware("inferentia2")
+    assert h.peak("int8") == _grab(r"(\d+) INT8 TOPS", INF2) * T
+    fp16 = _grab(r"(\d+) FP16/BF16/cFP8/TF32 TFLOPS", INF2) * T
+    assert h.peak("fp16") == h.peak("bf16") == h.peak("fp8") == h.peak("tf32") == fp16
+    assert h.peak("fp32") == _grab(r"([\d.]+)\sFP32 TFLOPS", INF2) * T
+    assert h.capacity == _grab(r"(\d+)GB of HBM", INF2) * GiB
+    assert h.bandwidth == _grab(r"(\d+) GB/sec", INF2) * GB
+
+
+def test_gaudi3_links_per_direction():
+    ic = get_hardware("gaudi3").interconnect
+    assert ic.scale_up_bandwidth == _grab(r"(\d+) GB/s unidirectional", GAUDI3) * GB
+    assert ic.scale_up_bandwidth == 21 * 200e9 / 8  # 21 ports of 200 Gb/s, in bytes
+    assert ic.scale_out_bandwidth == _grab(r"(\d+) GB/s in each direction", GAUDI3) * GB
+    assert ic.scale_up_domain == 8 and ic.scale_up_topology == "all-to-all"
+
+
+@pytest.mark.parametrize("name", ["rtx-4090", "rtx-4080"])
+def test_ada_fp8_is_the_fp32_accumulate_rate(name):
+    # Ada whitepaper, later revision: FP8 with FP32 accumulate runs at the FP16-with-FP32-
+    # accumulate rate times two, and at half the FP16-accumulate FP8 rate the first edition
+    # printed; second derivation from the catalog's own FP16 rows (fp16 = FP32 accumulate).
+    h = get_hardware(name)
+    assert h.peak("fp8") == pytest.approx(2 * h.peak("fp16"), rel=2e-3)
+    assert h.peak("fp8") == pytest.approx(h.peak("fp16-acc16"), rel=2e-3)
+    assert h.peak("fp8", dense=False) == pytest.approx(2 * h.peak("fp8"), rel=2e-3)
+
+
+def test_b200_and_h200_say_which_figure_they_took():
+    b200, h200 = get_hardware("b200"), get_hardware("h200")
+    choice = {c.quantity: c for c in b200.figure_choices}
+    assert choice["bandwidth"].taken == b200.bandwidth == 7.7e12
+    assert choice["bandwidth"].other == 8e12  # DGX B200: 64 TB/s for 8 GPUs
+    assert choice["capacity"].taken == b200.capacity == 180 * GiB
+    (h,) = h200.figure_choices
+    assert h.quantity == "capacity" and h.taken == h200.capacity == 141 * GiB
+    # nvidia-smi's 143,771 MiB lies between the two readings of "141GB", nearer the binary one
+    smi = 143_771 * 2**20
+    assert h.other < smi < h.taken and abs(smi / h.taken - 1) < abs(smi / h.other - 1)
