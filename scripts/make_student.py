@@ -414,6 +414,8 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
     ("ex-nb-roofline-l40s-step", "10-prefill"):
         "the all-reduce time of Llama 3.3 70B's prefill on four H100s (table tbl-prefill-ttft-tp)",
+    ("ex-nb-serving-per-chip", "hardware-table"):
+        "the memory bandwidth in GB/s of two chips of the catalog (GH200 and Trainium3)",
     ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
         "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
         "(table tbl-spec-mtp)",
