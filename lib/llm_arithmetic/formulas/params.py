@@ -361,5 +361,4 @@ def experts_read(*, n_experts, n_active_experts, batch):
     >>> round(experts_read(n_experts=8, n_active_experts=2, batch=16), 3)
     7.92
     """
-    return sp.Piecewise((n_active_experts, sp.Eq(batch, 1)),
-                        (n_experts * (1 - (1 - n_active_experts / n_experts) ** batch), True))
+    return n_experts * (1 - (1 - n_active_experts / n_experts) ** batch)

@@ -2345,7 +2345,7 @@ def experts_read(*, n_experts, n_active_experts, batch):
 
     .. math::
 
-        \\bar{E}_{B} = \\begin{cases} k & \\text{for}\\: B = 1 \\\\E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right) & \\text{otherwise} \\end{cases}
+        \\bar{E}_{B} = E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right)
 
     Parameters
     ----------
@@ -2381,7 +2381,7 @@ def experts_read(*, n_experts, n_active_experts, batch):
     """
     n_experts, n_active_experts, batch = _vector_args(('n_experts', 'n_active_experts', 'batch'), (n_experts, n_active_experts, batch))
     with _quiet():
-        return _vector_result(_np.where(_np.equal(batch, 1), n_active_experts, n_experts*(1 - (1 - n_active_experts/n_experts)**batch)))
+        return _vector_result(n_experts*(1 - (1 - n_active_experts/n_experts)**batch))
 
 
 def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):

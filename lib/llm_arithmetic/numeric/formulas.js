@@ -244,7 +244,7 @@ export function energy_per_token({power, n_chips, tokens_per_second} = {}) {
 
 /** Expected experts of one mixture-of-experts block that a decode step of B tokens reads. [1] */
 export function experts_read({n_experts, n_active_experts, batch} = {}) {
-  return ((batch === 1) ? (n_active_experts) : (n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch))));
+  return n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch));
 }
 
 /** The post's KV-cache size: keys and values of every layer, for one token. [B] */
@@ -1467,7 +1467,7 @@ export const FORMULAS = {
  },
  "experts_read": {
   "defaults": {},
-  "latex": "\\bar{E}_{B} = \\begin{cases} k & \\text{for}\\: B = 1 \\\\E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right) & \\text{otherwise} \\end{cases}",
+  "latex": "\\bar{E}_{B} = E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right)",
   "lhs": "experts_read",
   "params": [
    "n_experts",

@@ -52,8 +52,9 @@ from .stack import FIELDS, FORMS, PARTS, TERMS
 __all__ = ["Evaluator", "fold", "part_scope", "part_term", "model_inputs", "EXACT_ONLY_WHOLE", "INF",
            "DEFAULT", "PLAN_STEPS"]
 
-#: Formulas computed in floating point whose whole results stay exact integers (the experts a
-#: step of one token reads is k itself).
+#: Formulas computed in floating point whose results, from exact inputs, stay exact integers
+#: where they are whole to within rounding (the experts a step of one token reads is k itself,
+#: which E (1 - (1 - k/E)) gives in floating point only to the last bit).
 EXACT_ONLY_WHOLE = frozenset({"experts_read"})
 #: How the data writes infinity (JSON has no literal for it).
 INF = {"inf": True}
@@ -66,9 +67,10 @@ def _is_exact(v: Any) -> bool:
 def call(name: str, args: Mapping[str, Any]) -> Any:
     """A registered formula's numeric function on ``args``."""
     value = getattr(N, name)(**args)
-    if name in EXACT_ONLY_WHOLE and isinstance(value, float) and value.is_integer() \
-            and all(_is_exact(v) for v in args.values()):
-        return int(value)
+    if name in EXACT_ONLY_WHOLE and isinstance(value, float) \
+            and all(_is_exact(v) for v in args.values()) \
+            and abs(value - round(value)) <= 1e-12 * abs(value):
+        return int(round(value))
     return value
 
 
