@@ -416,6 +416,8 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "the all-reduce time of Llama 3.3 70B's prefill on four H100s (table tbl-prefill-ttft-tp)",
     ("ex-nb-serving-per-chip", "hardware-table"):
         "the memory bandwidth in GB/s of two chips of the catalog (GH200 and Trainium3)",
+    ("ex-nb-serving-per-chip", "hardware"):
+        "the same bandwidths, in the catalog's data file",
     ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
         "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
         "(table tbl-spec-mtp)",

@@ -34,7 +34,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
 
     >>> mla_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
     ...                   d_nope=128, d_rope=64, d_v=128)
-    187107328
+    187105280
     """
     return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
                                  kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,

@@ -4162,7 +4162,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
 
     >>> mla_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
     ...                   d_nope=128, d_rope=64, d_v=128)
-    187107328
+    187105280
     """
     _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
     if _exact is not None:
