@@ -30,7 +30,7 @@ import test_timing  # scripts/test_timing.py, beside this file
 import os
 
 from llm_arithmetic import HARDWARE
-from llm_arithmetic.catalog.models import FIRST_EDITION
+from llm_arithmetic.catalog.model_catalog import FIRST_EDITION
 from llm_arithmetic.core.symbols import GLOSSARY
 from llm_arithmetic.formulas.memory import kv_cache_bytes_per_token as KV_FORMULA
 from llm_arithmetic.formulas.roofline import decode_step_time as STEP_FORMULA

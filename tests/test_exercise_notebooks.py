@@ -87,8 +87,9 @@ def solution_cells(nb):
 
 
 #: A line of an expression wrapped over several lines that says nothing by itself: closing
-#: brackets, a name and an opening bracket (`R.batched_step_bytes(`), or an operator and one name
-#: (`+ cache`). Such lines also occur in the questions: no evidence of a leaked solution.
+#: brackets, a name and an opening bracket (`roofline.batched_step_bytes(`), or an operator
+#: and one name (`+ cache`). Such lines also occur in the questions: no evidence of a leaked
+#: solution.
 FRAGMENT_RE = re.compile(r"[)\]},]+|[\w.]*[(\[{]|[-+*/] ?[\w.]+[)\]},]*")
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import REPO, skip_or_fail
 from llm_arithmetic.catalog.hardware import get_hardware
-from llm_arithmetic.catalog.models import get_model
+from llm_arithmetic.catalog.model_catalog import get_model
 from llm_arithmetic.cli import main
 from llm_arithmetic.formulas import memory
 from llm_arithmetic.teaching import problems as P

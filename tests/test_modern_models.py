@@ -45,7 +45,7 @@ import re
 import pytest
 
 from llm_arithmetic import ConfigError, Model, get_model, read_config
-from llm_arithmetic.catalog.models import DATA_PATH
+from llm_arithmetic.catalog.model_catalog import DATA_PATH
 from llm_arithmetic.formulas import memory as M
 
 MiB, GiB = 2**20, 2**30

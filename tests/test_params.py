@@ -13,7 +13,7 @@ import pytest
 
 from llm_arithmetic import get_model
 from llm_arithmetic.book.tables import rounds_to
-from llm_arithmetic.catalog.models import CATALOG
+from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.formulas.params import gpt_params, total_params
 
 

@@ -392,7 +392,7 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
 
 
 def _models(as_json: bool = False) -> int:
-    from .catalog.models import CATALOG
+    from .catalog.model_catalog import CATALOG
 
     if as_json:
         from .book.export import _model

@@ -30,7 +30,7 @@ from . import numeric as N
 from .catalog.formats import BITS_PER_WEIGHT, FORMATS, MIXES, bits_per_weight, mix_bits
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
-from .catalog.models import MODELS, get_model
+from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
 

@@ -9,8 +9,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..formulas import memory as M
-from ..formulas import roofline as R
+from ..formulas import memory, roofline
 
 __all__ = ["frontier"]
 
@@ -28,22 +27,22 @@ def frontier(model: Any, chip: Any, contexts: Iterable[int], ax: Any, reserve: i
     2
     >>> plt.close("all")
     """
-    w = float(M.weight_bytes(n_params=model.decode_read_params, bits_weight=bits))
+    w = float(memory.weight_bytes(n_params=model.decode_read_params, bits_weight=bits))
     kv = float(model.kv_bytes_per_token(bits))
     for s in contexts:
         s_eff = float(model.attended_context(s))
-        b_max = M.max_batch(capacity=chip.capacity,
-                            weight_bytes=M.weight_bytes(n_params=model.total_params,
-                                                        bits_weight=bits),
+        b_max = memory.max_batch(capacity=chip.capacity,
+                                 weight_bytes=memory.weight_bytes(n_params=model.total_params,
+                                                                  bits_weight=bits),
                             kv_bytes_token=model.kv_bytes_per_token(bits), context=s,
                             overhead=reserve)
         if b_max < 1:
             continue
         b = np.arange(1, b_max + 1, dtype=float)
-        t = R.decode_step_time(weight_bytes=w, kv_bytes_token=kv,
-                               matmul_params=model.matmul_params, n_layers=model.n_layers,
-                               n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
-                               batch=b, bandwidth=chip.bandwidth, peak_flops=chip.peak("fp16"))
+        t = roofline.decode_step_time(
+            weight_bytes=w, kv_bytes_token=kv, matmul_params=model.matmul_params,
+            n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
+            batch=b, bandwidth=chip.bandwidth, peak_flops=chip.peak("fp16"))
         (line,) = ax.plot(1 / t, b / t, label=f"context {s:,} (B_max {b_max})")
         ax.plot([1 / t[-1]], [b[-1] / t[-1]], "o", color=line.get_color(), ms=5)
     ax.set_xscale("log")

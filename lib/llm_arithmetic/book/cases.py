@@ -14,7 +14,7 @@ from typing import Any
 from ..catalog.model import Model
 from ..core.units import GiB
 from ..estimate import estimate
-from ..formulas import memory as M
+from ..formulas import memory
 
 __all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "read_bytes", "tps"]
 
@@ -55,7 +55,7 @@ def on(model: Any, chip: Any, n: int = 1, share: float = RESERVE_SHARE, **kw: An
 
 def read_bytes(model: Model, bits: Any = 16) -> Any:
     """Weight bytes one decode step of one sequence reads [B]."""
-    return M.weight_bytes(n_params=model.decode_read_params, bits_weight=bits)
+    return memory.weight_bytes(n_params=model.decode_read_params, bits_weight=bits)
 
 
 def tps(x: float) -> str:

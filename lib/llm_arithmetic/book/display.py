@@ -322,7 +322,7 @@ def model_name(model: Any) -> str:
     'Llama 2 7B'
     """
     if isinstance(model, str):
-        from ..catalog.models import CATALOG
+        from ..catalog.model_catalog import CATALOG
 
         return CATALOG[model].label or model
     return getattr(model, "label", "") or getattr(model, "name", str(model))
@@ -332,7 +332,7 @@ def model_cell(model: Any) -> str:
     """A table cell naming a model (a Model or a catalog entry), with its catalog key under
     the name.
 
-    >>> from llm_arithmetic.catalog.models import CATALOG
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
     >>> model_cell(CATALOG["llama-2-7b"])
     'Llama 2 7B<br>`llama-2-7b`'
     """
@@ -345,7 +345,7 @@ def stack_lines(model: Any, width: int = 36) -> list[str]:
     runs (alternating windows, hybrids) as one letter per block, the pattern that repeats when
     there is one, and a legend of the letters.
 
-    >>> from llm_arithmetic.catalog.models import get_model
+    >>> from llm_arithmetic.catalog.model_catalog import get_model
     >>> stack_lines(get_model("gemma-3-1b"))[0]
     '26 layers: `AAAAAB` repeated (4x + 2)'
     """

@@ -25,7 +25,7 @@ from ..estimate import estimate
 from ..catalog.formats import BITS_PER_WEIGHT
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
-from ..catalog.models import MODELS, get_model
+from ..catalog.model_catalog import MODELS, get_model
 from ..catalog.readers import read_config
 from ..core.errors import ConfigError
 from ..core.units import GB, GiB

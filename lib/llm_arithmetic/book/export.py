@@ -24,7 +24,7 @@ from typing import Any
 
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
-from ..catalog.models import CATALOG
+from ..catalog.model_catalog import CATALOG
 from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
 from ..plan import plan_data
 

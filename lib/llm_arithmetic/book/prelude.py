@@ -9,9 +9,10 @@ which brings, in the names the chapters use:
 * the package's API: :func:`estimate`, :func:`sweep`, :func:`get_model`, :func:`get_hardware`,
   ``HARDWARE``, ``CATALOG``, ``FIRST_EDITION``, ``Model``, :func:`read_config` (a Hugging Face
   ``config.json`` as a ``Model``), :func:`bits_per_weight`;
-* the formula modules as ``F`` (FLOPs), ``M`` (memory), ``P`` (parameters), ``R`` (roofline),
-  and the glossary's symbols as ``S``: each registered formula is callable with numbers, and
-  its ``.expr`` is the sympy expression;
+* the formula modules ``flops``, ``memory``, ``params`` and ``roofline``, and the glossary's
+  symbols as ``sym`` (``sym.context``): each registered formula is callable with numbers, and
+  its ``.expr`` is the sympy expression (not single letters: the book writes S, P, R and M for
+  its own quantities);
 * units (``GB``, ``GiB``, ``GB_S``, ``TFLOP_S``, ...): bytes are integers, rates in B/s and
   FLOP/s, converted only for display;
 * the book's display helpers (:mod:`llm_arithmetic.book.display`: ``glue``, ``glue_math``,
@@ -43,15 +44,12 @@ from ..estimate import ContextWarning, estimate, sweep
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
-from ..catalog.models import CATALOG, FIRST_EDITION, get_model
+from ..catalog.model_catalog import CATALOG, FIRST_EDITION, get_model
 from ..catalog.readers import read_config
-from ..core import symbols as S
+from ..core import symbols as sym
 from ..core.units import (GB, GB_S, GFLOP_S, GiB, KB, KiB, MB, MiB, PFLOP_S, TB, TB_S,
                           TFLOP_S, TiB)
-from ..formulas import flops as F
-from ..formulas import memory as M
-from ..formulas import params as P
-from ..formulas import roofline as R
+from ..formulas import flops, memory, params, roofline
 from . import plots
 from .matplotlib_on_demand import pyplot as plt
 from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
@@ -61,7 +59,8 @@ from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_pe
 __all__ = [
     # the package
     "estimate", "sweep", "get_model", "get_hardware", "HARDWARE", "CATALOG", "FIRST_EDITION",
-    "Model", "read_config", "bits_per_weight", "ContextWarning", "F", "M", "P", "R", "S",
+    "Model", "read_config", "bits_per_weight", "ContextWarning", "flops", "memory", "params",
+    "roofline", "sym",
     # units
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB_S", "TB_S", "GFLOP_S", "TFLOP_S",
     "PFLOP_S",
@@ -80,14 +79,15 @@ plots.use_style_when_imported()
 
 
 def model_args(m: Model, bits_weight: Any = 16, bits_kv: Any = 16) -> dict[str, Any]:
-    """A uniform decoder's arguments of the roofline's step formulas (``R.decode_step_time``,
-    ``R.critical_batch_size``, ...): weights read per step, cache per token, shape.
+    """A uniform decoder's arguments of the roofline's step formulas
+    (``roofline.decode_step_time``, ``roofline.critical_batch_size``, ...): weights read per
+    step, cache per token, shape.
 
     >>> sorted(model_args(get_model("llama-2-7b")))
     ['d_head', 'kv_bytes_token', 'matmul_params', 'n_heads', 'n_layers', 'weight_bytes']
     """
-    return dict(weight_bytes=M.weight_bytes(n_params=m.decode_read_params,
-                                            bits_weight=bits_per_weight(bits_weight)),
+    return dict(weight_bytes=memory.weight_bytes(n_params=m.decode_read_params,
+                                                 bits_weight=bits_per_weight(bits_weight)),
                 kv_bytes_token=m.kv_bytes_per_token(bits_per_weight(bits_kv)),
                 matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
                 d_head=m.d_head)
@@ -104,9 +104,9 @@ def formula_args(formula: Any, *sources: dict[str, Any], **kwargs: Any) -> dict[
     :func:`model_args` and :func:`chip_args`) and ``kwargs``; what the formula does not take is
     left out.
 
-    >>> a = formula_args(R.critical_context, model_args(get_model("mistral-7b")),
+    >>> a = formula_args(roofline.critical_context, model_args(get_model("mistral-7b")),
     ...                  chip_args(get_hardware("h100-sxm")))
-    >>> "weight_bytes" in a, round(R.critical_context(**a))
+    >>> "weight_bytes" in a, round(roofline.critical_context(**a))
     (False, 372)
     """
     merged: dict[str, Any] = {}

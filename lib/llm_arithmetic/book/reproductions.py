@@ -22,11 +22,10 @@ import numpy as np
 from ..articles import zeux as Z
 from ..catalog.hardware import get_hardware
 from ..catalog.model import Model
-from ..catalog.models import get_model
+from ..catalog.model_catalog import get_model
 from ..estimate import estimate
-from ..core import symbols as S
-from ..formulas import memory as M
-from ..formulas import roofline as R
+from ..core import symbols as sym
+from ..formulas import memory, roofline
 
 __all__ = ["article_figures", "sig_tol", "usable_capacity", "fp16_step_args", "request_times",
            "step_intensity", "tex_cell", "decode_step_time", "calm_curve", "package_curve", "calm_panel",
@@ -70,8 +69,9 @@ def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
     >>> round(t * 1e3, 2)
     14.11
     """
-    return R.decode_step_time(
-        weight_bytes=M.weight_bytes(n_params=model.decode_read_params, bits_weight=bits_weight),
+    return roofline.decode_step_time(
+        weight_bytes=memory.weight_bytes(n_params=model.decode_read_params,
+                                         bits_weight=bits_weight),
         kv_bytes_token=model.kv_bytes_per_token(bits_kv), matmul_params=model.matmul_params,
         n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
         context=model.attended_context(context), batch=batch, bandwidth=bandwidth,
@@ -105,10 +105,10 @@ def package_curve(model: Model, dev: str, context: int, batches: tuple[int, int]
     with the notebook's 500 MiB reserve. Returns (batches, step times [s])."""
     hw = get_hardware(dev)
     peak = hw.peak("fp16") if tensorcores else hw.peak("fp32")
-    w_all = M.weight_bytes(n_params=model.total_params, bits_weight=16)
-    bmax = M.max_batch(capacity=hw.capacity, weight_bytes=w_all,
-                       kv_bytes_token=model.kv_bytes_per_token(), context=context,
-                       overhead=Z.CALM_OVERHEAD)
+    w_all = memory.weight_bytes(n_params=model.total_params, bits_weight=16)
+    bmax = memory.max_batch(capacity=hw.capacity, weight_bytes=w_all,
+                            kv_bytes_token=model.kv_bytes_per_token(), context=context,
+                            overhead=Z.CALM_OVERHEAD)
     b = np.arange(batches[0], min(batches[1], bmax) + 1)
     return b, decode_step_time(model, context=context, batch=b, bandwidth=hw.bandwidth,
                                peak_flops=peak)
@@ -156,7 +156,7 @@ def calm_panel(spec: Mapping[str, Any], panel: int, ax: plt.Axes | None = None) 
 def tex_cell(expr: Any) -> str:
     """A sympy expression, expanded, as inline math for a table cell.
 
-    >>> tex_cell(S.seq_len * (S.seq_len + S.d_head))
+    >>> tex_cell(sym.seq_len * (sym.seq_len + sym.d_head))
     '$N^{2} + N d_{head}$'
     """
     import sympy as sp
@@ -180,7 +180,7 @@ def usable_capacity(hw: Any) -> int:
 def fp16_step_args(model: Model) -> dict[str, Any]:
     """The arguments of the roofline's step formulas for ``model`` at fp16 (weights read per
     step, cache per token, shape), as Baseten's page uses them."""
-    return dict(weight_bytes=M.weight_bytes(n_params=model.decode_read_params, bits_weight=16),
+    return dict(weight_bytes=memory.weight_bytes(n_params=model.decode_read_params, bits_weight=16),
                 kv_bytes_token=model.kv_bytes_per_token(16),
                 matmul_params=model.matmul_params, n_layers=model.n_layers,
                 n_heads=model.n_heads, d_head=model.d_head)
@@ -191,8 +191,8 @@ def request_times(model: Model, *, prompt: int, generated: int, bandwidth: float
     """The package's roofline for one request of ``prompt`` + ``generated`` tokens at fp16:
     (prefill, mean time per decode step, total) [s]."""
     kw = dict(fp16_step_args(model), bandwidth=bandwidth, peak_flops=peak_flops, batch=batch)
-    pre = R.prefill_time(prompt=prompt, **kw)
-    total = R.generation_time(prompt=prompt, generated=generated, **kw)
+    pre = roofline.prefill_time(prompt=prompt, **kw)
+    total = roofline.generation_time(prompt=prompt, generated=generated, **kw)
     return pre, (total - pre) / generated, total
 
 
@@ -204,10 +204,10 @@ def step_intensity(model: Model, batch: int, context: int) -> float:
     1.0
     """
     a = fp16_step_args(model)
-    f = R.decode_step_flops(matmul_params=a["matmul_params"], n_layers=a["n_layers"],
+    f = roofline.decode_step_flops(matmul_params=a["matmul_params"], n_layers=a["n_layers"],
                              n_heads=a["n_heads"], d_head=a["d_head"], context=context,
                              batch=batch)
-    return float(f / R.decode_step_bytes(weight_bytes=a["weight_bytes"],
+    return float(f / roofline.decode_step_bytes(weight_bytes=a["weight_bytes"],
                                           kv_bytes_token=a["kv_bytes_token"],
                                           context=context, batch=batch))
 
@@ -221,9 +221,9 @@ def finbarr_tps(n_params: float, n_bytes: Any, bandwidth: float, peak: float) ->
     >>> round(finbarr_tps(7e9, 0.5, 1935e9, 1248e12), 1)
     552.9
     """
-    w = float(M.weight_bytes(n_params=n_params, bits_weight=8 * Fraction(n_bytes)))
-    return 1 / R.roofline_time(step_bytes=w, step_flops=2.0 * n_params, bandwidth=bandwidth,
-                               peak_flops=peak)
+    w = float(memory.weight_bytes(n_params=n_params, bits_weight=8 * Fraction(n_bytes)))
+    return 1 / roofline.roofline_time(step_bytes=w, step_flops=2.0 * n_params, bandwidth=bandwidth,
+                                      peak_flops=peak)
 
 
 def finbarr_tps_printed(n_params: float, n_bytes: Any, bandwidth: float, peak: float) -> float:

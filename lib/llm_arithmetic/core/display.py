@@ -21,13 +21,13 @@ one printer every page, docstring and the glossary use; it prints
 >>> x, y = sp.symbols("x y", positive=True)
 >>> latex(sp.Add(y, -x, evaluate=False))
 'y - x'
->>> from llm_arithmetic.core import symbols as S
->>> latex(S.n_layers * S.n_kv_heads * S.d_head * S.bits_kv / 4,
+>>> from llm_arithmetic.core import symbols as sym
+>>> latex(sym.n_layers * sym.n_kv_heads * sym.d_head * sym.bits_kv / 4,
 ...       order=("n_layers", "n_kv_heads", "d_head", "bits_kv"))
 '\\frac{L H_{kv} d_{head} b_{kv}}{4}'
->>> latex(S.n_mlp_mats - 1), latex(1 + S.prompt), latex(1 - S.tied)
+>>> latex(sym.n_mlp_mats - 1), latex(1 + sym.prompt), latex(1 - sym.tied)
 ('m - 1', 'T + 1', '1 - \\delta_{tie}')
->>> latex(sp.Max(S.step_flops / S.peak_flops, S.step_bytes / S.bandwidth))
+>>> latex(sp.Max(sym.step_flops / sym.peak_flops, sym.step_bytes / sym.bandwidth))
 '\\max\\left(\\frac{\\mathcal{B}}{\\beta_{mem}}, \\frac{\\mathcal{F}}{R_{peak}}\\right)'
 """
 from __future__ import annotations
@@ -131,9 +131,9 @@ def latex_terms(expr: Any, order: Iterable[str] = ()) -> list[str]:
     """The terms of a sum as :func:`latex` orders them, each with its sign (``"+ x"``,
     ``"- y"``; the first without a plus), for an equation set over several lines.
 
-    >>> from llm_arithmetic.core import symbols as S
-    >>> print(" | ".join(latex_terms(S.weight_bytes + S.kv_bytes_token * S.context - S.overhead,
-    ...                              order=("kv_bytes_token", "context"))))
+    >>> from llm_arithmetic.core import symbols as sym
+    >>> expr = sym.weight_bytes + sym.kv_bytes_token * sym.context - sym.overhead
+    >>> print(" | ".join(latex_terms(expr, order=("kv_bytes_token", "context"))))
     W | + \\kappa S | - C_{0}
     """
     printer = _BookPrinter(order=tuple(order))

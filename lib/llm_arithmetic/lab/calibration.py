@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ..catalog.models import get_model
+from ..catalog.model_catalog import get_model
 from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
 

@@ -83,7 +83,7 @@ from .. import numeric as N
 from ..catalog.formats import bits_per_weight, compute_chain
 from ..catalog.hardware import Hardware, get_hardware
 from ..catalog.model import Model
-from ..catalog.models import get_model
+from ..catalog.model_catalog import get_model
 
 __all__ = ["DATA_PATH", "MODEL_MAP", "Measurement", "Comparison", "load_measurements",
            "catalog_model", "catalog_chip", "replica_step", "fit_batch", "compare",

@@ -31,7 +31,7 @@ A missing value (None) makes every step that needs it missing, unless the step s
 (``first``, or a guard: ``"if": name`` and ``"else"``).
 
 >>> from llm_arithmetic.plan.steps import PLAN
->>> from llm_arithmetic.catalog.models import get_model
+>>> from llm_arithmetic.catalog.model_catalog import get_model
 >>> ev = Evaluator(PLAN, model_inputs(get_model("llama-2-7b")))
 >>> ev.get("total_params")
 6738415616

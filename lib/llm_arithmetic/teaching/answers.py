@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import get_hardware
-from ..catalog.models import get_model
+from ..catalog.model_catalog import get_model
 from ..core.units import GB, GiB
 from ..formulas import flops, memory, params, roofline
 

@@ -45,7 +45,7 @@ from typing import Callable
 from ..catalog.formats import BITS_PER_WEIGHT
 from ..catalog.hardware import HARDWARE, Hardware
 from ..catalog.model import Model
-from ..catalog.models import CATALOG, MODELS
+from ..catalog.model_catalog import CATALOG, MODELS
 from ..core.units import GB, GiB
 from ..formulas import flops, memory, params, roofline
 
