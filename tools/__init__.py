@@ -12,7 +12,9 @@ repository root, beside ``scripts/`` (the commands) and ``tests/``, and is never
   (``formulas.js`` turned from an ES module into a classic script, the catalog, the
   hand-written widgets) into every HTML build;
 * :mod:`tools.jupyter_imports` and the pytest plugin :mod:`tools.pytest_no_iri_grammars` --
-  jsonschema's 3-s IRI grammars refused in build and test processes.
+  jsonschema's 3-s IRI grammars refused in build and test processes;
+* :mod:`tools.generate` -- the one build step that writes every generated file (the numeric
+  module, ``formulas.js``, the compiled catalogs, the plan's appendix).
 
 Why a folder of its own and not ``book/_ext/``: ``book/`` holds the prose pages, and two of
 these modules serve pytest, not Sphinx. How each tool finds them: Jupyter Book adds the
@@ -23,8 +25,8 @@ in ``pytest.ini``, whose ``pythonpath = .`` puts the root on ``sys.path`` first)
 
 What stayed in the package, and why: a notebook's kernel on Binder runs
 :func:`llm_arithmetic.book.display.glue`, which keeps myst-nb's import from compiling the same
-IRI grammars (:func:`llm_arithmetic.book.display.without_iri_grammars`); the widgets' own
-JavaScript and CSS (``llm_arithmetic/book/widgets/``) and the catalog's JSON
-(:func:`llm_arithmetic.book.export.catalog_data`) stay beside the package they are generated
-from, which the lead's build step reads.
+IRI grammars (:func:`llm_arithmetic.book.display.without_iri_grammars`). Not needed by a
+kernel but still in the package, as inputs of the HTML build that the bundler here reads from
+it: the widgets' JavaScript and CSS (``llm_arithmetic/book/widgets/``) and the catalog as JSON
+(:func:`llm_arithmetic.book.export.catalog_data`).
 """
