@@ -27,7 +27,7 @@ def test_status_is_judged_and_enforced():
     r.add("err", "14.47", 7.24, status="article error", erratum="err-factor-2")
     r.add("lost", "(image lost)", None, status="unrecoverable")
     assert r.counts() == {"matches": 1, "rounding": 1, "article error": 1, "unrecoverable": 1,
-                          "reported": 0}
+                          "reported": 0, "note": 0}
     r.check()
 
 
@@ -54,3 +54,16 @@ def test_reported_rows_and_verbal_bounds():
     r.add("note", "4", 4, erratum="err-note")
     assert "(see {ref}`err-note`)" in r.to_markdown()
     r.check()
+
+
+def test_note_rows_name_their_note_and_are_shown():
+    # A loose statement the article's numbers do not depend on: a row with status "note", no
+    # verdict, always linked to its note in the errata appendix, and shown inline.
+    r = Reproduction("t")
+    row = r.add("unit of the ops:byte ratio", "FLOPS per byte", 208.3, unit="FLOP/B",
+                status="note", erratum="err-x-note")
+    assert row.status == "note" and r.counts()["note"] == 1
+    with pytest.raises(ValueError, match="needs the label"):
+        r.add("loose", "words", None, status="note")
+    r.check()
+    assert "| note | (see {ref}`err-x-note`) |" in r.table("Caption.", "tbl-x").data.split(":::")[1]

@@ -18,6 +18,12 @@ one of :data:`STATUSES`:
     another source. Nothing in the article recomputes it, so there is no verdict; the row is
     there so that the table lists every number the article states, and its note (and, where one
     applies, its computed value) compares it with what the package gives. Not checked.
+``note``
+    a statement that is loose rather than wrong where the article uses it: a term used for
+    another quantity ("FLOPS per byte" for a ratio of rates), a step described imprecisely, a
+    formula applied only where it holds. The article's numbers do not depend on it, so there is
+    no verdict; the row names the note of the errata appendix that explains it, and its
+    computed value, where there is one, is what the precise reading gives.
 
 A published value written in words or as a range ("tens of megabytes", "64+") has no digits to
 round to; such a row gives ``bounds=(low, high)``, the interval the words mean, and it
@@ -56,7 +62,7 @@ from typing import Any
 
 __all__ = ["STATUSES", "Row", "Reproduction", "rounds_to"]
 
-STATUSES = ("matches", "rounding", "article error", "unrecoverable", "reported")
+STATUSES = ("matches", "rounding", "article error", "unrecoverable", "reported", "note")
 
 
 def _decimals(published: str) -> int:
@@ -157,6 +163,8 @@ class Reproduction:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         if status == "article error" and not erratum:
             raise ValueError(f"{item!r}: an article error needs an erratum label")
+        if status == "note" and not erratum:
+            raise ValueError(f"{item!r}: a note row needs the label of its note in the errata")
         row.status = status
         self._check_row(row)
         self.rows.append(row)
@@ -213,13 +221,14 @@ class Reproduction:
         """
         self.check()
         counts = self.counts()
-        parts = [f"{counts[s]} {s}" + ("s" if s == "article error" and counts[s] > 1 else "")
+        parts = [f"{counts[s]} {s}" + ("s" if s in ("article error", "note") and counts[s] > 1
+                                      else "")
                  for s in STATUSES if counts[s]]
         return (f"{len(self.rows)} rows, each re-verified when the notebook runs: "
                 + ", ".join(parts))
 
     def table(self, caption: str, name: str,
-              show: tuple[str, ...] = ("article error", "unrecoverable")) -> Any:
+              show: tuple[str, ...] = ("article error", "unrecoverable", "note")) -> Any:
         """The reproduction table as a page shows it (:func:`llm_arithmetic.book.display.
         long_table`): the rows whose status is in ``show`` inline, captioned and labelled
         ``name``, and every row in a collapsed dropdown. Without such rows the inline table
