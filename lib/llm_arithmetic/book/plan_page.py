@@ -52,8 +52,6 @@ full, sliding or chunked span; a dense, shared or routed MLP; a Mamba-2 mixer) a
 below is, for each form, one registered formula. A sum step adds the term over every block,
 times how many blocks of that kind the stack has; a part whose form has no case adds nothing.
 
-| term | what it is | form: formula |
-|---|---|---|
 {terms}
 """
 
@@ -138,7 +136,8 @@ def _step_text(step: dict[str, Any], steps: set[str], formulas: Any) -> str:
         args = step.get("args", {})
         feeds = [f"`{p}` = {_ref(args[p], steps)}" if p in args else _ref(p, steps)
                  for p in f.params]
-        lines.append(f"Formula `{f.name}`; fed by " + ", ".join(feeds) + ".")
+        lines.append(f"Equation {{eq}}`eq-plan-{name}` is the formula `{f.name}`; fed by "
+                     + ", ".join(feeds) + ".")
     else:
         lines += ["", _describe(step, steps)[:1].upper() + _describe(step, steps)[1:] + "."]
     if "if" in step:
@@ -156,7 +155,7 @@ def page_text() -> str:
         cases = "; ".join(f"{form}: `{case[0]}`" if case[0] != "=" else
                           f"{form}: {_ref(case[1]['value'], set())}"
                           for form, case in spec["cases"].items())
-        rows.append(f"| `{term}` | {spec['doc']} | {cases} |")
+        rows.append(f"`{term}`\n: {spec['doc'][:1].upper() + spec['doc'][1:]}. By form: {cases}.\n")
     text = _INTRO.format(inputs_model=_code(_MODEL_INPUTS),
                          inputs_workload=_code(i for i in INPUTS if i not in _MODEL_INPUTS
                                                and i not in _CHIP_INPUTS),
