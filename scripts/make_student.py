@@ -418,6 +418,10 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "the memory bandwidth in GB/s of two chips of the catalog (GH200 and Trainium3)",
     ("ex-nb-serving-per-chip", "hardware"):
         "the same bandwidths, in the catalog's data file",
+    ("ex-nb-prefill-critical", "hardware-table"):
+        "the dense tf32 peak in TFLOP/s of one chip of the catalog (the H100 NVL)",
+    ("ex-nb-prefill-critical", "hardware"):
+        "the same peak, in the catalog's data file",
     ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
         "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
         "(table tbl-spec-mtp)",

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.formats import BITS_PER_WEIGHT, FORMATS, MIXES, bits_per_weight, mix_bits
+from .catalog.formats import BITS_PER_WEIGHT, MIXES, bits_per_weight, mix_bits, plan_format
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.model_catalog import MODELS, get_model
@@ -35,7 +35,7 @@ from .catalog.readers import read_config
 from .core.errors import InputError
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits"]
+           "LIMITS", "frontier", "weight_bits", "peak_for"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -404,12 +404,17 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
 def format_input(weights: Any) -> dict[str, Any] | None:
     """A named weight format as the plan's precision chain reads it (None for a number or a
     file type)."""
-    if not isinstance(weights, str):
-        return None
-    f = FORMATS.get(weights.strip().lower())
-    if f is None:
-        return None
-    return {"compute": f.compute, "compute_fallback": f.compute_fallback or None}
+    return plan_format(weights)
+
+
+def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | None:
+    """The dense peak the plan uses on ``chip`` for weights of a format: its ``chip_peak_flops``
+    step (the first precision of the format's chain that the chip lists) [FLOP/s]."""
+    from .plan.interpreter import PLAN_STEPS, Evaluator
+
+    return Evaluator(PLAN_STEPS, chip_inputs(chip), {
+        "weight_format": format_input(weights), "bits_weight": bits_weight,
+        "given_peak_flops": None}).get("chip_peak_flops")
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,

@@ -24,7 +24,7 @@ from typing import Mapping
 from ..core.errors import InputError
 from ..core.units import to_fraction
 
-__all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain",
+__all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
            "mix_bits"]
 
@@ -135,20 +135,37 @@ def _mix_names() -> tuple[str, ...]:
     return tuple(MIXES)
 
 
+def plan_format(weight_format: object) -> dict[str, str | None] | None:
+    """A named weight format as the plan's precision chain reads it: its compute precision and
+    fallback (None for a number or an unknown name)."""
+    if not isinstance(weight_format, str):
+        return None
+    f = FORMATS.get(weight_format.strip().lower())
+    if f is None:
+        return None
+    return {"compute": f.compute, "compute_fallback": f.compute_fallback or None}
+
+
+def _peak_steps(weight_format: str | None, bits: Fraction | None,
+                peaks: Mapping[str, object] | None) -> object:
+    from ..plan.interpreter import PLAN_STEPS, Evaluator
+
+    return Evaluator(PLAN_STEPS, {
+        "weight_format": plan_format(weight_format), "bits_weight": bits,
+        "chip_peaks": None if peaks is None else {k: {"rate": None} for k in peaks},
+        "given_peak_flops": None})
+
+
 def compute_chain(weight_format: str | None, bits: Fraction | None = None) -> tuple[str, ...]:
     """Precisions to try, in order, for the peak rate of a matrix product on weights of a
     format: the format's own, its fallback, then fp16 and fp32. Without a format name, 32-bit
-    weights compute in fp32 and anything else in fp16."""
-    chain: list[str] = []
-    f = FORMATS.get((weight_format or "").strip().lower())
-    if f is not None:
-        chain += [f.compute] + ([f.compute_fallback] if f.compute_fallback else [])
-    elif bits is not None and bits >= 32:
-        chain.append("fp32")
-    for p in ("fp16", "fp32"):
-        if p not in chain:
-            chain.append(p)
-    return tuple(chain)
+    weights compute in fp32 and anything else in fp16. The plan's ``precision_chain`` step
+    (:mod:`llm_arithmetic.plan.steps`), the one place that says which peak applies.
+
+    >>> compute_chain("fp8"), compute_chain(None, Fraction(32))
+    (('fp8', 'fp16', 'fp32'), ('fp32', 'fp16'))
+    """
+    return tuple(_peak_steps(weight_format, bits, None).get("precision_chain"))
 
 
 def compute_precision(weight_format: str | None, bits: Fraction | None = None,
@@ -161,13 +178,7 @@ def compute_precision(weight_format: str | None, bits: Fraction | None = None,
     >>> compute_precision("fp8", peaks={"fp16": 1, "fp32": 1})
     'fp16'
     """
-    chain = compute_chain(weight_format, bits)
-    if peaks is None:
-        return chain[0]
-    for p in chain:
-        if p in peaks:
-            return p
-    return chain[0]
+    return _peak_steps(weight_format, bits, peaks).get("compute_precision")
 
 
 # ---- llama.cpp file types: a type per tensor ----------------------------------------------------

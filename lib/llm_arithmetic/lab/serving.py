@@ -80,10 +80,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import numeric as N
-from ..catalog.formats import bits_per_weight, compute_chain
+from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import Hardware, get_hardware
 from ..catalog.model import Model
 from ..catalog.model_catalog import get_model
+from ..estimate import peak_for
 
 __all__ = ["DATA_PATH", "MODEL_MAP", "Measurement", "Comparison", "load_measurements",
            "catalog_model", "catalog_chip", "replica_step", "fit_batch", "compare",
@@ -260,10 +261,10 @@ class Comparison:
 
 
 def _peak(chip: Hardware, fmt: str) -> float:
-    for precision in compute_chain(fmt, bits_per_weight(fmt)):
-        if precision in chip.peaks:
-            return chip.peaks[precision].rate
-    raise KeyError(f"{chip.name} has no peak for {fmt}")
+    rate = peak_for(chip, fmt, bits_per_weight(fmt))
+    if rate is None:
+        raise KeyError(f"{chip.name} has no peak for {fmt}")
+    return rate
 
 
 def replica_step(model: Model, chip: Hardware, weights: str, bits_kv: Any, *, n_chips: int,

@@ -13,11 +13,11 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ... import numeric as N
-from ...catalog.formats import bits_per_weight, compute_chain
+from ...catalog.formats import bits_per_weight
 from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core.units import GB
-from ...estimate import estimate, frontier
+from ...estimate import estimate, frontier, peak_for
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax
 
@@ -47,10 +47,8 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
 def _peak_for(chip: Hardware, weights: str) -> float:
     """The dense peak a format computes at on ``chip``, as estimate() chooses it: the first
     precision of the format's compute chain that the chip has [FLOP/s]."""
-    for precision in compute_chain(weights, bits_per_weight(weights)):
-        if precision in chip.peaks:
-            return chip.peaks[precision].rate
-    return math.inf
+    rate = peak_for(chip, weights, bits_per_weight(weights))
+    return math.inf if rate is None else rate
 
 
 def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
