@@ -70,7 +70,7 @@ def with_package(x: dict[str, np.ndarray]) -> np.ndarray:
     w = weight_bytes(n_params=x["read_params"], bits_weight=x["bits"])
     kv = kv_cache_bytes_per_token(n_layers=x["n_layers"], n_kv_heads=x["n_kv_heads"],
                                   d_head=x["d_head"], bits_kv=16.0)
-    return decode_step_time(weight_bytes=w, kv_bytes_token=kv, matmul_params=x["matmul_params"],
+    return decode_step_time(weight_bytes=w, kv_cache_bytes_per_token=kv, matmul_params=x["matmul_params"],
                             n_layers=x["n_layers"], n_heads=x["n_heads"], d_head=x["d_head"],
                             context=x["context"], batch=x["batch"], bandwidth=x["bandwidth"],
                             peak_flops=x["peak_flops"])
@@ -103,7 +103,7 @@ def per_point_subs(x: dict[str, np.ndarray], n: int = 20) -> float:
                            s["d_head"]: int(x["d_head"][i]), s["bits_kv"]: 16})
         bits = Fraction(str(x["bits"][i]))
         STEP_FORMULA.expr.subs({
-            s["weight_bytes"]: int(x["read_params"][i]) * bits / 8, s["kv_bytes_token"]: kv,
+            s["weight_bytes"]: int(x["read_params"][i]) * bits / 8, s["kv_cache_bytes_per_token"]: kv,
             s["matmul_params"]: int(x["matmul_params"][i]), s["n_layers"]: int(x["n_layers"][i]),
             s["n_heads"]: int(x["n_heads"][i]), s["d_head"]: int(x["d_head"][i]),
             s["context"]: int(x["context"][i]), s["batch"]: int(x["batch"][i]),

@@ -87,10 +87,10 @@ def test_kv_cache_per_token():
 
 def test_kv_cache_tokens_from_the_rounded_and_the_exact_size():
     rounded = B.baseten_kv_cache_tokens(capacity=B.A10_MEMORY, n_params=B.N_PARAMS,
-                                        kv_bytes_token=B.KV_GB_PER_TOKEN * 10**9)
+                                        kv_cache_bytes_per_token=B.KV_GB_PER_TOKEN * 10**9)
     assert int(rounded) == 19230  # the article's "19,230 tokens" (truncated)
     exact = B.baseten_kv_cache_tokens(capacity=B.A10_MEMORY, n_params=B.N_PARAMS,
-                                      kv_bytes_token=524288)
+                                      kv_cache_bytes_per_token=524288)
     assert exact == pytest.approx(10**10 / 2**19)  # 10 GB / 2^19 B
     assert int(exact) == 19073
     assert int(exact) // B.SEQ_LEN == B.BATCH == int(rounded) // B.SEQ_LEN
@@ -132,7 +132,7 @@ def test_generation_time_from_the_printed_intermediates_gives_the_printed_totals
 
 
 def test_exact_on_integers_and_fractions():
-    t = B.baseten_kv_cache_tokens(capacity=24, n_params=7, kv_bytes_token=Fraction(1, 2))
+    t = B.baseten_kv_cache_tokens(capacity=24, n_params=7, kv_cache_bytes_per_token=Fraction(1, 2))
     assert t == 20 and isinstance(t, int)
 
 
@@ -140,7 +140,7 @@ def test_decode_never_turns_compute_bound_on_the_a10_at_4096_tokens():
     """The article's batch of 4 does not reach the A10's balance point (second derivation)."""
     m = get_model("llama-2-7b")
     w = 2 * m.decode_read_params
-    kw = dict(weight_bytes=w, kv_bytes_token=524288, matmul_params=m.matmul_params,
+    kw = dict(weight_bytes=w, kv_cache_bytes_per_token=524288, matmul_params=m.matmul_params,
               n_layers=32, n_heads=32, d_head=128, bandwidth=600e9, peak_flops=125e12)
     # per sequence at S = 4096: 2^19 * 4096 B of cache (3.58 ms at 600 GB/s) vs
     # 2 * 6.6e9 + 4*32*32*128*4096 FLOPs (0.12 ms at 125 TFLOP/s)

@@ -70,12 +70,12 @@ def test_matched_precision_leaves_finbarrs_161_unchanged():
     # TOPS and int4 at 1248 TOPS all give 312e12 / 1935e9 = 161.24 (finbarr's "161")
     P = 6_738_415_616
     for bits, peak in ((16, 312e12), (8, 624e12), (4, 1248e12)):
-        b = roofline.critical_batch_size(weight_bytes=P * bits / 8, kv_bytes_token=0,
+        b = roofline.critical_batch_size(weight_bytes=P * bits / 8, kv_cache_bytes_per_token=0,
                                          matmul_params=P, n_layers=32, n_heads=32, d_head=128,
                                          context=0, bandwidth=1935e9, peak_flops=peak)
         assert b == pytest.approx(312e12 / 1935e9) and int(b) == K.FINBARR_CRITICAL_BATCH
     # 4-bit weights computed in fp16 (dequantized on the fly): a quarter of it
-    b = roofline.critical_batch_size(weight_bytes=P / 2, kv_bytes_token=0, matmul_params=P,
+    b = roofline.critical_batch_size(weight_bytes=P / 2, kv_cache_bytes_per_token=0, matmul_params=P,
                                      n_layers=32, n_heads=32, d_head=128, context=0,
                                      bandwidth=1935e9, peak_flops=312e12)
     assert b == pytest.approx(312e12 / 1935e9 / 4)
@@ -83,7 +83,7 @@ def test_matched_precision_leaves_finbarrs_161_unchanged():
 
 def _critical(model, S, beta=1935e9, pi=312e12):
     return roofline.critical_batch_size(
-        weight_bytes=2 * model.decode_read_params, kv_bytes_token=model.kv_bytes_per_token(),
+        weight_bytes=2 * model.decode_read_params, kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
         matmul_params=model.matmul_params, n_layers=model.n_layers, n_heads=model.n_heads,
         d_head=model.d_head, context=S, bandwidth=beta, peak_flops=pi)
 
@@ -91,12 +91,12 @@ def _critical(model, S, beta=1935e9, pi=312e12):
 @pytest.mark.parametrize("name", ["llama-7b", "mistral-7b", "llama-2-70b"])
 def test_context_limit_is_where_the_critical_batch_diverges(name):
     m = get_model(name)
-    kw = dict(kv_bytes_token=m.kv_bytes_per_token(), matmul_params=m.matmul_params,
+    kw = dict(kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), matmul_params=m.matmul_params,
               n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head)
     s_max = roofline.critical_context(bandwidth=1935e9, peak_flops=312e12, **kw)
     # second derivation: solve the package's denominator of B* for S with sympy
     per_seq = roofline.critical_batch_size.expr.args[1][0].as_numer_denom()[1]
-    subs = {S.kv_bytes_token: kw["kv_bytes_token"], S.matmul_params: kw["matmul_params"],
+    subs = {S.kv_cache_bytes_per_token: kw["kv_cache_bytes_per_token"], S.matmul_params: kw["matmul_params"],
             S.n_layers: kw["n_layers"], S.n_heads: kw["n_heads"], S.d_head: kw["d_head"],
             S.bandwidth: sp.Integer(1935) * 10**9, S.peak_flops: sp.Integer(312) * 10**12}
     s = sp.Symbol("s", real=True)  # the context, free of its integer assumption
@@ -108,14 +108,14 @@ def test_context_limit_is_where_the_critical_batch_diverges(name):
 
 def test_context_limit_is_infinite_when_the_cache_is_cheap():
     # kappa pi <= 4 L H d_head beta: a chip with fewer FLOPs per byte than attention does
-    s = roofline.critical_context(kv_bytes_token=2, matmul_params=10**9, n_layers=1,
+    s = roofline.critical_context(kv_cache_bytes_per_token=2, matmul_params=10**9, n_layers=1,
                                       n_heads=1, d_head=1, bandwidth=10, peak_flops=20)
     assert s == float("inf")
     # LLaMA-7B has 524,288 cache bytes per token = 4 L H d_head: the limit is then
     # 2 P_mm / (4 L H d_head (pi/beta - 1)) for any chip; on an A100 at fp16, 157.3 tokens
     m = get_model("llama-7b")
     expect = 2 * m.matmul_params / (524288 * (312e12 / 1935e9 - 1))
-    got = roofline.critical_context(kv_bytes_token=524288, matmul_params=m.matmul_params,
+    got = roofline.critical_context(kv_cache_bytes_per_token=524288, matmul_params=m.matmul_params,
                                         n_layers=32, n_heads=32, d_head=128,
                                         bandwidth=1935e9, peak_flops=312e12)
     assert got == pytest.approx(expect, rel=1e-12)

@@ -112,24 +112,24 @@ def test_attention_share_of_the_production_case():
     # 65.536 GB of 8-bit cache against 34,980,831,232 * 4.5 / 8 bytes of weights
     w = 34_980_831_232 * 9 // 16
     kv = 655_360 * 100_000
-    assert Z.zeux_attention_share(weight_bytes=w, kv_bytes_token=655_360,
+    assert Z.zeux_attention_share(weight_bytes=w, kv_cache_bytes_per_token=655_360,
                              context=100_000) == pytest.approx(kv / (w + kv))
-    assert Z.zeux_attention_share(weight_bytes=1, kv_bytes_token=1, context=1) == 0.5
+    assert Z.zeux_attention_share(weight_bytes=1, kv_cache_bytes_per_token=1, context=1) == 0.5
 
 
 def test_window_caps_the_cache_read():
     # the article's cap is the package's attended context with every layer windowed
     from llm_arithmetic.formulas import memory
     for S_ in (1000, 4096, 32768):
-        assert (Z.zeux_windowed_kv_bytes(kv_bytes_token=131072, context=S_, window=4096)
+        assert (Z.zeux_windowed_kv_bytes(kv_cache_bytes_per_token=131072, context=S_, window=4096)
                 == 131072 * memory.attended_context(context=S_, n_layers=32, n_window_layers=32,
                                                     window=4096))
-    assert Z.zeux_windowed_kv_bytes(kv_bytes_token=131072, context=1000, window=4096) == 131072000
-    assert Z.zeux_windowed_kv_bytes(kv_bytes_token=131072, context=32768,
+    assert Z.zeux_windowed_kv_bytes(kv_cache_bytes_per_token=131072, context=1000, window=4096) == 131072000
+    assert Z.zeux_windowed_kv_bytes(kv_cache_bytes_per_token=131072, context=32768,
                                window=4096) == 2**29  # 0.5 GiB
     s = np.array([1, 4096, 8192])
     np.testing.assert_array_equal(
-        Z.zeux_windowed_kv_bytes(kv_bytes_token=2, context=s, window=4096), [2, 8192, 8192])
+        Z.zeux_windowed_kv_bytes(kv_cache_bytes_per_token=2, context=s, window=4096), [2, 8192, 8192])
 
 
 def test_article_inputs():

@@ -117,6 +117,6 @@ def test_sympy_bound_matches_numeric():
     c = BY_ID["xd-llama3-4090-8b-f16"]
     m = get_model("llama-3-8b")
     step = R.decode_step_bytes.subs(weight_bytes=int(c.weight_bytes),
-                                    kv_bytes_token=m.kv_bytes_per_token(16), context=256)
+                                    kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(16), context=256)
     val = R.memory_bound_rate.subs(step_bytes=step, bandwidth=1008 * 10**9)
     assert float(val) == pytest.approx(c.bound_tps)

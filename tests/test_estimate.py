@@ -21,8 +21,8 @@ def test_zeux_mistral_on_rtx_4090():
 
 def test_zeux_kv_cache_per_token():
     # zeux: Mistral 32*128*8*2 = 65K elements/token, ~130 KB at fp16; Command-R 655K, ~1.3 MB
-    assert get_model("mistral-7b").kv_bytes_per_token() == 2 * 32 * 128 * 8 * 2
-    assert get_model("command-r").kv_bytes_per_token() == 2 * 40 * 128 * 64 * 2
+    assert get_model("mistral-7b").kv_cache_bytes_per_token() == 2 * 32 * 128 * 8 * 2
+    assert get_model("command-r").kv_cache_bytes_per_token() == 2 * 40 * 128 * 64 * 2
 
 
 def test_baseten_a10_batch_of_four():
@@ -134,7 +134,7 @@ def test_moe_critical_batch_balances_the_two_times():
     b_star = estimate(m, hardware=chip, context=1).critical_batch_size
     e_b = float(P.experts_read(n_experts=8, n_active_experts=2, batch=b_star))
     read = P.decode_read_params(**dict(m.arch(), n_active_experts=e_b))
-    t_mem = (2 * read + b_star * m.kv_bytes_per_token()) / chip.bandwidth
+    t_mem = (2 * read + b_star * m.kv_cache_bytes_per_token()) / chip.bandwidth
     e = estimate(m, hardware=chip, context=1)
     t_cmp = b_star * e.decode_flops_per_token / e.peak_flops
     assert t_cmp == pytest.approx(t_mem, rel=1e-9)
@@ -145,7 +145,7 @@ def test_moe_critical_batch_balances_the_two_times():
     for experts in (2, 8):
         w = 2 * P.decode_read_params(**dict(m.arch(), n_active_experts=experts))
         bounds.append(R.critical_batch_size(
-            weight_bytes=w, kv_bytes_token=m.kv_bytes_per_token(), matmul_params=e.params_matmul,
+            weight_bytes=w, kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), matmul_params=e.params_matmul,
             n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, context=1,
             bandwidth=chip.bandwidth, peak_flops=e.peak_flops))
     assert bounds[0] < b_star / 3

@@ -219,7 +219,7 @@ def test_falcon_7b_multi_query_without_num_kv_heads():
     assert "num_kv_heads" not in vendored("falcon-7b")
     m = get_model("falcon-7b")
     assert (m.n_heads, m.n_kv_heads, m.d_head) == (71, 1, 64)
-    assert m.kv_bytes_per_token() == 8192  # FAMILIES.md: 2 * 32 * 1 * 64 * 2
+    assert m.kv_cache_bytes_per_token() == 8192  # FAMILIES.md: 2 * 32 * 1 * 64 * 2
 
 
 def test_deepseek_v2_lite_null_q_lora_rank_means_a_plain_query_projection():
@@ -247,7 +247,7 @@ def test_deepseek_v2_lite_latent_cache_as_vllm_reserves_it():
     m = get_model("deepseek-v2-lite")
     assert round(m.kv_cache_bytes(32768) / GiB, 2) == 0.95
     # the latent and the rotary key, 512 + 64 numbers per layer (FAMILIES.md section 4)
-    assert m.kv_bytes_per_token() == 27 * (512 + 64) * 2
+    assert m.kv_cache_bytes_per_token() == 27 * (512 + 64) * 2
 
 
 def test_deepseek_v2_lite_decompressed_cache_as_llama_cpp_stored_it():
@@ -259,7 +259,7 @@ def test_deepseek_v2_lite_decompressed_cache_as_llama_cpp_stored_it():
     k_bytes = m.n_layers * a.n_heads * (a.d_nope + a.d_rope) * 2 * 4096
     v_bytes = m.n_layers * a.n_heads * a.d_v * 2 * 4096
     assert (k_bytes, v_bytes) == (648 * MiB, 432 * MiB)
-    assert m.kv_bytes_per_token() * 4096 < (1080 * MiB) / 8
+    assert m.kv_cache_bytes_per_token() * 4096 < (1080 * MiB) / 8
 
 
 def test_gpt_oss_20b_caches_as_llama_cpp_iswa():
@@ -269,8 +269,8 @@ def test_gpt_oss_20b_caches_as_llama_cpp_iswa():
     full = [run for run in m.layers if not run.attention.window]
     swa = [run for run in m.layers if run.attention.window]
     assert sum(r.count for r in full) == sum(r.count for r in swa) == 12
-    full_bytes = sum(r.count * r.attention.kv_bytes_per_token() for r in full)
-    swa_bytes = sum(r.count * r.attention.kv_bytes_per_token() for r in swa)
+    full_bytes = sum(r.count * r.attention.kv_cache_bytes_per_token() for r in full)
+    swa_bytes = sum(r.count * r.attention.kv_cache_bytes_per_token() for r in swa)
     assert full_bytes * 131072 == 3072 * MiB
     assert swa_bytes * 768 == 18 * MiB
     # the package's window-aware store: the full layers as llama.cpp, the windowed layers at
@@ -286,7 +286,7 @@ def test_qwen3_30b_a3b_cache_as_sglang_allocated_it():
     # SGLang: "#tokens: 122420, K size: 5.60 GB, V size: 5.60 GB" (GiB); with head_dim read as
     # hidden / heads (64) it would be 2.80
     m = get_model("qwen3-30b-a3b")
-    assert round(m.kv_bytes_per_token() / 2 * 122420 / GiB, 2) == 5.60
+    assert round(m.kv_cache_bytes_per_token() / 2 * 122420 / GiB, 2) == 5.60
 
 
 def test_mla_caches_as_much_as_gqa_with_two_and_a_quarter_groups():
@@ -294,7 +294,7 @@ def test_mla_caches_as_much_as_gqa_with_two_and_a_quarter_groups():
     # groups. GQA with g groups caches 2 g d_h numbers per layer; d_h = 128 in DeepSeek-V2.
     a = get_model("deepseek-v2.5").layers[0].attention  # the shapes of DeepSeek-V2
     assert a.d_nope == a.d_v == 128
-    per_layer = a.kv_bytes_per_token(16) / 2  # numbers
+    per_layer = a.kv_cache_bytes_per_token(16) / 2  # numbers
     assert per_layer / (2 * 128) == 2.25
 
 
@@ -303,15 +303,15 @@ def test_deepseek_v2_cache_is_93_3_percent_smaller_than_deepseek_67b():
     # heads of 128, a 16-bit cache), with V2's cache "compressed ... into 6 bits on average"
     v2 = get_model("deepseek-v2.5")
     dense_67b = M.kv_cache_bytes_per_token(n_layers=95, n_kv_heads=8, d_head=128, bits_kv=16)
-    saved = 1 - v2.kv_bytes_per_token(6) / dense_67b
+    saved = 1 - v2.kv_cache_bytes_per_token(6) / dense_67b
     assert round(100 * saved, 1) == 93.3
 
 
 def test_deepseek_v3_576_numbers_per_layer():
     # README / FAMILIES.md section 5: 61 layers of kv_lora_rank 512 + qk_rope_head_dim 64
     m = get_model("deepseek-v3")
-    assert {run.attention.kv_bytes_per_token(16) for run in m.layers} == {576 * 2}
-    assert m.kv_bytes_per_token() == 70_272
+    assert {run.attention.kv_cache_bytes_per_token(16) for run in m.layers} == {576 * 2}
+    assert m.kv_cache_bytes_per_token() == 70_272
 
 
 # ---- derivations of tests/configs/FAMILIES.md, where no runtime figure was found ---------------
@@ -322,7 +322,7 @@ def test_deepseek_v3_576_numbers_per_layer():
 ])
 def test_window_and_chunk_caches_as_derived_in_families_md(name, full, windowed, span):
     m = get_model(name)
-    assert m.kv_bytes_per_token() == full + windowed
+    assert m.kv_cache_bytes_per_token() == full + windowed
     s = 131072  # a multiple of 8192: a chunked layer holds a whole chunk
     assert m.kv_cache_bytes(s) == full * s + windowed * span
     assert m.kv_cache_bytes_full_storage(s) == (full + windowed) * s
@@ -338,7 +338,7 @@ def test_nemotron_h_state_does_not_grow():
     # FAMILIES.md section 11: 10 attention layers (40,960 B/token); 54 Mamba-2 layers, each with
     # an SSM state of 4,194,304 numbers and a convolution state of 61,440 numbers per sequence
     m = get_model("nemotron-h-56b")
-    assert m.kv_bytes_per_token() == 40_960
+    assert m.kv_cache_bytes_per_token() == 40_960
     assert m.state_bytes(16) == 54 * (4_194_304 + 61_440) * 2
     # the FAMILIES.md figure with transformers' fp32 SSM state and a 16-bit convolution state
     ssm32 = m.state_bytes(32) - 54 * 61_440 * 4

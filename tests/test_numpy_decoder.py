@@ -96,7 +96,7 @@ def test_gqa_equals_mha_with_repeated_kv_heads():
             lm[name] = np.repeat(heads, group, axis=0).reshape(SMALL["n_heads"] * dh, -1)
     np.testing.assert_allclose(decode(mha, TOKENS), decode(gqa, TOKENS), rtol=1e-5, atol=1e-5)
     # and MHA's cache is `group` times larger, as the package says
-    assert mha.kv_bytes_per_token == group * gqa.kv_bytes_per_token
+    assert mha.kv_cache_bytes_per_token == group * gqa.kv_cache_bytes_per_token
 
 
 def test_same_seed_same_weights_other_seed_other_weights():
@@ -123,7 +123,7 @@ def test_step_bytes_from_package_equal_arrays_nbytes(shape, dtype):
                                       d_head=m.d_head, context=context, bits_kv=m.bits)
         assert m.cache_nbytes_read() == cache
         assert m.step_bytes() == roofline.decode_step_bytes(
-            weight_bytes=m.weight_bytes, kv_bytes_token=m.kv_bytes_per_token, context=context)
+            weight_bytes=m.weight_bytes, kv_cache_bytes_per_token=m.kv_cache_bytes_per_token, context=context)
         assert m.step_bytes() == m.weight_nbytes_read() + m.cache_nbytes_read()
 
 

@@ -131,5 +131,5 @@ def test_stack_sum_equals_the_uniform_closed_form(name):
     assert m.active_params == N.active_params(**arch)
     assert m.matmul_params == N.matmul_params(**arch)
     assert m.decode_read_params == N.decode_read_params(**arch)
-    assert m.kv_bytes_per_token() == N.kv_cache_bytes_per_token(
+    assert m.kv_cache_bytes_per_token() == N.kv_cache_bytes_per_token(
         n_layers=m.n_layers, n_kv_heads=m.n_kv_heads, d_head=m.d_head)

@@ -51,11 +51,11 @@ def test_more_bits_never_fewer_bytes(P, b1, b2):
        L=small, H=small, dh=small, S=st.integers(0, 200_000), B=st.integers(1, 1024),
        bw=st.floats(1e9, 1e13), pi=st.floats(1e10, 1e16))
 def test_bound_is_the_max_of_memory_and_compute_time(W, kv, Pmm, L, H, dh, S, B, bw, pi):
-    t = roofline.decode_step_time(weight_bytes=W, kv_bytes_token=kv, matmul_params=Pmm,
+    t = roofline.decode_step_time(weight_bytes=W, kv_cache_bytes_per_token=kv, matmul_params=Pmm,
                                   n_layers=L, n_heads=H, d_head=dh, context=S, batch=B,
                                   bandwidth=bw, peak_flops=pi)
     # the bound is the larger of the two times, each from its own formula
-    mem = roofline.decode_step_bytes(weight_bytes=W, kv_bytes_token=kv, context=S,
+    mem = roofline.decode_step_bytes(weight_bytes=W, kv_cache_bytes_per_token=kv, context=S,
                                      batch=B) / bw
     comp = roofline.decode_step_flops(matmul_params=Pmm, n_layers=L, n_heads=H, d_head=dh,
                                       context=S, batch=B) / pi
@@ -68,7 +68,7 @@ def test_bound_is_the_max_of_memory_and_compute_time(W, kv, Pmm, L, H, dh, S, B,
        L=small, H=small, dh=small, S=st.integers(0, 200_000),
        bw=st.floats(1e9, 1e13), pi=st.floats(1e10, 1e16))
 def test_critical_batch_balances_memory_and_compute(W, kv, Pmm, L, H, dh, S, bw, pi):
-    kw = dict(weight_bytes=W, kv_bytes_token=kv, matmul_params=Pmm, n_layers=L, n_heads=H,
+    kw = dict(weight_bytes=W, kv_cache_bytes_per_token=kv, matmul_params=Pmm, n_layers=L, n_heads=H,
               d_head=dh, context=S, bandwidth=bw, peak_flops=pi)
     b = roofline.critical_batch_size(**kw)
     per_seq_compute = (2 * Pmm + 4 * L * H * dh * S) / pi

@@ -104,7 +104,7 @@ def test_paged_waste_by_counting_blocks(context, block):
     while blocks * block < context:
         blocks += 1
     waste_tokens = blocks * block - context
-    assert N.paged_waste(kv_bytes_token=131072, context=context, block_tokens=block,
+    assert N.paged_waste(kv_cache_bytes_per_token=131072, context=context, block_tokens=block,
                          batch=3) == 3 * 131072 * waste_tokens
 
 
@@ -116,16 +116,16 @@ def test_chunked_prefill_bytes_by_a_loop_over_chunks(prompt, chunk):
         this = min(chunk, prompt - done)
         total += W + kappa * done + kappa * this  # weights, cache before, cache written
         done += this
-    assert N.chunked_prefill_bytes(weight_bytes=W, kv_bytes_token=kappa, prompt=prompt,
+    assert N.chunked_prefill_bytes(weight_bytes=W, kv_cache_bytes_per_token=kappa, prompt=prompt,
                                    prefill_chunk=chunk) == total
 
 
 def test_critical_prompt_balances_memory_and_compute():
-    kw = dict(weight_bytes=13_476_831_232, kv_bytes_token=524288, matmul_params=6_738_415_616,
+    kw = dict(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288, matmul_params=6_738_415_616,
               n_layers=32, n_heads=32, d_head=128)
     beta, R = 1935e9, 312e12
     t = N.critical_prompt(bandwidth=beta, peak_flops=R, **kw)
-    memory = (kw["weight_bytes"] + kw["kv_bytes_token"] * t) / beta
+    memory = (kw["weight_bytes"] + kw["kv_cache_bytes_per_token"] * t) / beta
     flops = N.prefill_flops(matmul_params=kw["matmul_params"], n_layers=32, n_heads=32,
                             d_head=128, prompt=t)
     assert memory == pytest.approx(flops / R, rel=1e-9)
@@ -164,7 +164,7 @@ def test_ttft_is_the_roofline_prefill_time_for_a_uniform_decoder():
     m = get_model("llama-2-7b")
     a = m.arch()
     W = m.weight_bytes(16)
-    kw = dict(weight_bytes=W, kv_bytes_token=m.kv_bytes_per_token(), prompt=350,
+    kw = dict(weight_bytes=W, kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), prompt=350,
               bandwidth=600e9, peak_flops=125e12)
     second = N.prefill_time(matmul_params=m.matmul_params, n_layers=a["n_layers"],
                             n_heads=a["n_heads"], d_head=a["d_head"], **kw)
@@ -174,7 +174,7 @@ def test_ttft_is_the_roofline_prefill_time_for_a_uniform_decoder():
 
 def test_prefix_savings():
     m = get_model("llama-3.1-8b")
-    assert N.prefix_bytes_saved(kv_bytes_token=m.kv_bytes_per_token(), prefix=1000, batch=8) \
+    assert N.prefix_bytes_saved(kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), prefix=1000, batch=8) \
         == 7 * 1000 * 131072
     assert N.prefix_flops_saved(matmul_params=m.matmul_params, n_layers=32, n_heads=32,
                                 d_head=128, prefix=1000, batch=8) == 7 * m.prefill_flops(1000)

@@ -201,7 +201,7 @@ STACK_QUERY = """
       unread_embedding_params: S.unreadEmbeddingParams(m),
     };
     for (const b of kvbits) {
-      r[`kv_bytes_per_token/${b}`] = S.kvBytesPerToken(m, b);
+      r[`kv_cache_bytes_per_token/${b}`] = S.kvCacheBytesPerToken(m, b);
       r[`state_bytes/${b}`] = S.stateBytes(m, b);
     }
     for (const w of wbits) r[`weight_bytes/${w}`] = S.weightBytes(m, w);
@@ -248,7 +248,7 @@ def _python_stack(m):
     kv = {b: bits_per_weight(b) for b in KV_BITS}
     wb = {b: None if b is None else bits_per_weight(b) for b in WEIGHT_BITS}
     for b in KV_BITS:
-        r[f"kv_bytes_per_token/{_fmt_bits(b)}"] = m.kv_bytes_per_token(kv[b])
+        r[f"kv_cache_bytes_per_token/{_fmt_bits(b)}"] = m.kv_cache_bytes_per_token(kv[b])
         r[f"state_bytes/{_fmt_bits(b)}"] = m.state_bytes(kv[b])
     for w in WEIGHT_BITS:
         r[f"weight_bytes/{_fmt_bits(w)}"] = m.weight_bytes(wb[w])

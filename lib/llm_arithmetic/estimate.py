@@ -359,7 +359,7 @@ FIELD_STEPS = {
     "params_total": "total_params", "params_language_model": "language_model_params",
     "params_active": "active_params", "params_matmul": "matmul_params",
     "params_read_per_token": "decode_read_params", "weight_bytes": "weight_bytes",
-    "kv_cache_bytes_per_token": "kv_bytes_per_token", "kv_cache_bytes": "kv_cache_bytes",
+    "kv_cache_bytes_per_token": "kv_cache_bytes_per_token", "kv_cache_bytes": "kv_cache_bytes",
     "kv_cache_bytes_full_storage": "kv_cache_bytes_full_storage",
     "state_bytes": "batch_state_bytes", "decode_bytes_per_token": "decode_bytes_per_token",
     "decode_step_bytes": "decode_step_bytes", "decode_flops_per_token": "decode_flops",

@@ -173,7 +173,7 @@ BASETEN_ATTENTION_FLOPS_TERMS = ((2 * d) * (N * N), 3 * (N * N), (2 * N) * (N * 
 # --- the article's formulas ---------------------------------------------------------------------
 
 
-@formula("kv_bytes_token")
+@formula("kv_cache_bytes_per_token")
 def baseten_kv_bytes_per_token(*, n_layers, d_model):
     """KV-cache bytes per token as the article writes it (fp16, multi-head attention):
     "(2 * 2 * n_layers * d_model) bytes/token", K and V at 2 bytes each.
@@ -192,7 +192,7 @@ def baseten_kv_bytes_per_token(*, n_layers, d_model):
 
 
 @formula("kv_tokens")
-def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
+def baseten_kv_cache_tokens(*, capacity, n_params, kv_cache_bytes_per_token):
     """Tokens of KV cache that fit beside fp16 weights (2P bytes), the article's way.
 
     Examples
@@ -202,13 +202,13 @@ def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
 
     >>> from fractions import Fraction
     >>> round(baseten_kv_cache_tokens(capacity=24 * 10**9, n_params=7 * 10**9,
-    ...                               kv_bytes_token=Fraction(52, 100000) * 10**9), 2)
+    ...                               kv_cache_bytes_per_token=Fraction(52, 100000) * 10**9), 2)
     19230.77
     >>> round(baseten_kv_cache_tokens(capacity=24 * 10**9, n_params=7 * 10**9,
-    ...                               kv_bytes_token=524288), 2)
+    ...                               kv_cache_bytes_per_token=524288), 2)
     19073.49
     """
-    return (capacity - 2 * n_params) / kv_bytes_token
+    return (capacity - 2 * n_params) / kv_cache_bytes_per_token
 
 
 @formula("decode_time")

@@ -268,7 +268,7 @@ def finbarr_latency_compute_revised(*, n_params, batch=1, peak_flops):
     return 2 * n_params * batch / peak_flops
 
 
-@formula("kv_bytes_token")
+@formula("kv_cache_bytes_per_token")
 def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
     """The post's KV-cache size: keys and values of every layer, for one token.
 

@@ -172,7 +172,7 @@ def zeux_sol_fraction(*, weight_bytes, bandwidth, measured_seconds):
 
 
 @formula("fraction")
-def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
+def zeux_attention_share(*, weight_bytes, kv_cache_bytes_per_token, context):
     """Share of a decode step spent reading the KV cache, when weights and cache are both read
     at the peak bandwidth.
 
@@ -180,15 +180,15 @@ def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
     --------
     The article's production case: 19.7 GB of weights and 65.5 GB of cache:
 
-    >>> round(zeux_attention_share(weight_bytes=19_700_000_000, kv_bytes_token=655_360,
+    >>> round(zeux_attention_share(weight_bytes=19_700_000_000, kv_cache_bytes_per_token=655_360,
     ...                            context=100_000), 3)
     0.769
     """
-    return kv_bytes_token * context / (weight_bytes + kv_bytes_token * context)
+    return kv_cache_bytes_per_token * context / (weight_bytes + kv_cache_bytes_per_token * context)
 
 
 @formula("seq_bytes")
-def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
+def zeux_windowed_kv_bytes(*, kv_cache_bytes_per_token, context, window):
     """KV-cache bytes a decode step reads (and a rolling buffer holds) with sliding-window
     attention in every layer.
 
@@ -198,10 +198,10 @@ def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
 
     Examples
     --------
-    >>> zeux_windowed_kv_bytes(kv_bytes_token=131072, context=32768, window=4096) / 2**30
+    >>> zeux_windowed_kv_bytes(kv_cache_bytes_per_token=131072, context=32768, window=4096) / 2**30
     0.5
     """
-    return kv_bytes_token * window_tokens(context=context, window=window)
+    return kv_cache_bytes_per_token * window_tokens(context=context, window=window)
 
 
 # =========================================================================================

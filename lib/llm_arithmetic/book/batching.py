@@ -28,19 +28,19 @@ def frontier(model: Any, chip: Any, contexts: Iterable[int], ax: Any, reserve: i
     >>> plt.close("all")
     """
     w = float(memory.weight_bytes(n_params=model.decode_read_params, bits_weight=bits))
-    kv = float(model.kv_bytes_per_token(bits))
+    kv = float(model.kv_cache_bytes_per_token(bits))
     for s in contexts:
         s_eff = float(model.attended_context(s))
         b_max = memory.max_batch(capacity=chip.capacity,
                                  weight_bytes=memory.weight_bytes(n_params=model.total_params,
                                                                   bits_weight=bits),
-                            kv_bytes_token=model.kv_bytes_per_token(bits), context=s,
+                            kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(bits), context=s,
                             overhead=reserve)
         if b_max < 1:
             continue
         b = np.arange(1, b_max + 1, dtype=float)
         t = roofline.decode_step_time(
-            weight_bytes=w, kv_bytes_token=kv, matmul_params=model.matmul_params,
+            weight_bytes=w, kv_cache_bytes_per_token=kv, matmul_params=model.matmul_params,
             n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
             batch=b, bandwidth=chip.bandwidth, peak_flops=chip.peak("fp16"))
         (line,) = ax.plot(1 / t, b / t, label=f"context {s:,} (B_max {b_max})")

@@ -84,11 +84,11 @@ def model_args(m: Model, bits_weight: Any = 16, bits_kv: Any = 16) -> dict[str, 
     step, cache per token, shape.
 
     >>> sorted(model_args(get_model("llama-2-7b")))
-    ['d_head', 'kv_bytes_token', 'matmul_params', 'n_heads', 'n_layers', 'weight_bytes']
+    ['d_head', 'kv_cache_bytes_per_token', 'matmul_params', 'n_heads', 'n_layers', 'weight_bytes']
     """
     return dict(weight_bytes=memory.weight_bytes(n_params=m.decode_read_params,
                                                  bits_weight=bits_per_weight(bits_weight)),
-                kv_bytes_token=m.kv_bytes_per_token(bits_per_weight(bits_kv)),
+                kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(bits_per_weight(bits_kv)),
                 matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
                 d_head=m.d_head)
 

@@ -72,7 +72,7 @@ def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
     return roofline.decode_step_time(
         weight_bytes=memory.weight_bytes(n_params=model.decode_read_params,
                                          bits_weight=bits_weight),
-        kv_bytes_token=model.kv_bytes_per_token(bits_kv), matmul_params=model.matmul_params,
+        kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(bits_kv), matmul_params=model.matmul_params,
         n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
         context=model.attended_context(context), batch=batch, bandwidth=bandwidth,
         peak_flops=peak_flops)
@@ -107,7 +107,7 @@ def package_curve(model: Model, dev: str, context: int, batches: tuple[int, int]
     peak = hw.peak("fp16") if tensorcores else hw.peak("fp32")
     w_all = memory.weight_bytes(n_params=model.total_params, bits_weight=16)
     bmax = memory.max_batch(capacity=hw.capacity, weight_bytes=w_all,
-                            kv_bytes_token=model.kv_bytes_per_token(), context=context,
+                            kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(), context=context,
                             overhead=Z.CALM_OVERHEAD)
     b = np.arange(batches[0], min(batches[1], bmax) + 1)
     return b, decode_step_time(model, context=context, batch=b, bandwidth=hw.bandwidth,
@@ -181,7 +181,7 @@ def fp16_step_args(model: Model) -> dict[str, Any]:
     """The arguments of the roofline's step formulas for ``model`` at fp16 (weights read per
     step, cache per token, shape), as Baseten's page uses them."""
     return dict(weight_bytes=memory.weight_bytes(n_params=model.decode_read_params, bits_weight=16),
-                kv_bytes_token=model.kv_bytes_per_token(16),
+                kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(16),
                 matmul_params=model.matmul_params, n_layers=model.n_layers,
                 n_heads=model.n_heads, d_head=model.d_head)
 
@@ -208,7 +208,7 @@ def step_intensity(model: Model, batch: int, context: int) -> float:
                              n_heads=a["n_heads"], d_head=a["d_head"], context=context,
                              batch=batch)
     return float(f / roofline.decode_step_bytes(weight_bytes=a["weight_bytes"],
-                                          kv_bytes_token=a["kv_bytes_token"],
+                                          kv_cache_bytes_per_token=a["kv_cache_bytes_per_token"],
                                           context=context, batch=batch))
 
 

@@ -16,7 +16,7 @@ the tests check.
 
 >>> m = Model.transformer(name="llama-2-7b", n_vocab=32000, d_model=4096, n_layers=32,
 ...                       n_heads=32, n_kv_heads=32, d_head=128, d_ff=11008)
->>> m.total_params, m.kv_bytes_per_token()
+>>> m.total_params, m.kv_cache_bytes_per_token()
 (6738415616, 524288)
 """
 from __future__ import annotations
@@ -150,7 +150,7 @@ class Attention:
         """
         return _part("attention", self, "matmul_params", d_model=d_model)
 
-    def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
+    def kv_cache_bytes_per_token(self, bits_kv: Any = 16) -> Any:
         """Cache bytes one token adds to this layer [B]."""
         return _part("attention", self, "kv_layer", bits_kv=bits_kv)
 
@@ -722,9 +722,9 @@ class Model:
         as :meth:`read_params`)."""
         return self.evaluate("step_weight_bytes", bits_weight=bits_weight, batch=batch)
 
-    def kv_bytes_per_token(self, bits_kv: Any = 16) -> Any:
+    def kv_cache_bytes_per_token(self, bits_kv: Any = 16) -> Any:
         """Cache bytes one token adds, all attention layers, before any window fills [B]."""
-        return self.evaluate("kv_bytes_per_token", bits_kv=bits_kv)
+        return self.evaluate("kv_cache_bytes_per_token", bits_kv=bits_kv)
 
     def kv_cache_bytes(self, context: Any, batch: Any = 1, bits_kv: Any = 16) -> Any:
         """Cache of B sequences of S tokens as runtimes store it: a sliding-window layer keeps
@@ -823,7 +823,7 @@ class Model:
 
         >>> m = Model.transformer(name="x", n_vocab=100, d_model=64, n_layers=2, n_heads=4,
         ...                       n_kv_heads=4, d_head=16, d_ff=256)
-        >>> m.with_(n_kv_heads=1).kv_bytes_per_token() * 4 == m.kv_bytes_per_token()
+        >>> m.with_(n_kv_heads=1).kv_cache_bytes_per_token() * 4 == m.kv_cache_bytes_per_token()
         True
         """
         own = {f.name for f in fields(self)}

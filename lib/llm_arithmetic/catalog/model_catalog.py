@@ -8,7 +8,7 @@ file (:mod:`llm_arithmetic.catalog.readers`). Adding a model is adding a file an
 
 >>> get_model("llama-2-7b").total_params
 6738415616
->>> get_model("Mistral 7B").kv_bytes_per_token()
+>>> get_model("Mistral 7B").kv_cache_bytes_per_token()
 131072
 """
 from __future__ import annotations

@@ -21,7 +21,7 @@ Three guarantees:
 
 >>> m = read_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
 ...     "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008})
->>> m.total_params, m.kv_bytes_per_token()
+>>> m.total_params, m.kv_cache_bytes_per_token()
 (6738415616, 524288)
 >>> read_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
 ...     "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008,

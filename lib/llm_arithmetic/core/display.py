@@ -132,8 +132,8 @@ def latex_terms(expr: Any, order: Iterable[str] = ()) -> list[str]:
     ``"- y"``; the first without a plus), for an equation set over several lines.
 
     >>> from llm_arithmetic.core import symbols as sym
-    >>> expr = sym.weight_bytes + sym.kv_bytes_token * sym.context - sym.overhead
-    >>> print(" | ".join(latex_terms(expr, order=("kv_bytes_token", "context"))))
+    >>> expr = sym.weight_bytes + sym.kv_cache_bytes_per_token * sym.context - sym.overhead
+    >>> print(" | ".join(latex_terms(expr, order=("kv_cache_bytes_per_token", "context"))))
     W | + \\kappa S | - C_{0}
     """
     printer = _BookPrinter(order=tuple(order))

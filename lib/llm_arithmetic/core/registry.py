@@ -3,7 +3,7 @@ r"""The formula registry: one registration per quantity.
 A formula is written once, as a Python function whose body builds a sympy expression from its
 keyword arguments::
 
-    @formula("kv_bytes_token")
+    @formula("kv_cache_bytes_per_token")
     def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
         '''KV-cache bytes for one token: a key and a value vector per KV head and layer.'''
         return 2 * n_layers * n_kv_heads * d_head * bits_kv / 8

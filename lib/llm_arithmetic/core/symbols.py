@@ -258,7 +258,7 @@ batch_share = _sym("batch_share", r"B_{\eta}", "batch at which a step reads, in 
                    "a given share of a block's routed experts", "1", _REAL)
 weight_bytes = _sym("weight_bytes", "W", "bytes of the weights (stored, or read in one step)",
                     "B", _NONNEG)
-kv_bytes_token = _sym("kv_bytes_token", r"\kappa",
+kv_cache_bytes_per_token = _sym("kv_cache_bytes_per_token", r"\kappa",
                       "KV-cache bytes per token (all layers, K and V)", "B", _NONNEG_REAL)
 kv_layer_bytes = _sym("kv_layer_bytes", r"\kappa_{l}",
                       "KV-cache bytes per token of one attention layer", "B", _NONNEG_REAL)

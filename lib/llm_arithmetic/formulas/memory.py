@@ -122,7 +122,7 @@ def chunk_tokens(*, context, chunk):
                         evaluate=False)
 
 
-@formula("kv_bytes_token")
+@formula("kv_cache_bytes_per_token")
 def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
     """KV-cache bytes for one token of a decoder whose L layers all attend alike.
 
@@ -193,7 +193,7 @@ def max_sequences(*, capacity, weight_bytes, seq_bytes, overhead=0):
 
 
 @formula("max_batch")
-def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
+def max_batch(*, capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead=0):
     """Sequences of S tokens whose KV cache fits beside the weights and a reserve C_0, every
     layer keeping all S tokens.
 
@@ -201,22 +201,22 @@ def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
     --------
     Llama 2 7B fp16 on a 24 GB A10 at 4096 tokens (Baseten's example):
 
-    >>> max_batch(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288,
+    >>> max_batch(capacity=24*10**9, weight_bytes=13476831232, kv_cache_bytes_per_token=524288,
     ...           context=4096)
     4
     """
     return max_sequences(capacity=capacity, weight_bytes=weight_bytes,
-                         seq_bytes=kv_bytes_token * context, overhead=overhead)
+                         seq_bytes=kv_cache_bytes_per_token * context, overhead=overhead)
 
 
 @formula("max_context")
-def max_context(*, capacity, weight_bytes, kv_bytes_token, batch=1, overhead=0):
+def max_context(*, capacity, weight_bytes, kv_cache_bytes_per_token, batch=1, overhead=0):
     """Tokens per sequence whose KV cache fits beside the weights, for B sequences.
 
     Examples
     --------
-    >>> max_context(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288)
+    >>> max_context(capacity=24*10**9, weight_bytes=13476831232, kv_cache_bytes_per_token=524288)
     20071
     """
     free = capacity - overhead - weight_bytes
-    return sp.Max(0, sp.floor(free / (kv_bytes_token * batch), evaluate=False), evaluate=False)
+    return sp.Max(0, sp.floor(free / (kv_cache_bytes_per_token * batch), evaluate=False), evaluate=False)

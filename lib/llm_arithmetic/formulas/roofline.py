@@ -156,15 +156,15 @@ def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops)
 
 
 @formula("step_bytes")
-def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
+def decode_step_bytes(*, weight_bytes, kv_cache_bytes_per_token, context, batch=1):
     """Bytes one decode step of B sequences reads, each with S tokens in every layer's cache.
 
     Examples
     --------
-    >>> decode_step_bytes(weight_bytes=14_000_000_000, kv_bytes_token=131072, context=1000)
+    >>> decode_step_bytes(weight_bytes=14_000_000_000, kv_cache_bytes_per_token=131072, context=1000)
     14131072000
     """
-    return batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_bytes_token * context,
+    return batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * context,
                               batch=batch)
 
 
@@ -184,7 +184,7 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
 
 
 @formula("decode_time")
-def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
                      context, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of one decode step (one token for each of B sequences): the
     roofline of its bytes and FLOPs.
@@ -194,14 +194,14 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
     Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): zeux's
     ~14.1 ms.
 
-    >>> t = decode_step_time(weight_bytes=14221328384, kv_bytes_token=131072,
+    >>> t = decode_step_time(weight_bytes=14221328384, kv_cache_bytes_per_token=131072,
     ...                      matmul_params=7110393856, n_layers=32, n_heads=32, d_head=128,
     ...                      context=0, bandwidth=1008e9, peak_flops=165.2e12)
     >>> round(t * 1e3, 2)
     14.11
     """
     return roofline_time(
-        step_bytes=decode_step_bytes(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+        step_bytes=decode_step_bytes(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                                      context=context, batch=batch),
         step_flops=decode_step_flops(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=context,
@@ -210,7 +210,7 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
 
 
 @formula("critical_batch")
-def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads,
+def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads,
                         d_head, context, bandwidth, peak_flops):
     """Batch size at which a decode step of a uniform decoder turns compute-bound:
     :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per
@@ -222,7 +222,7 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
     (312 TFLOP/s, 1935 GB/s) that is finbarr's "161":
 
     >>> P = 6_738_415_616
-    >>> b = critical_batch_size(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    >>> b = critical_batch_size(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
     ...                         n_layers=32, n_heads=32, d_head=128, context=0,
     ...                         bandwidth=1935e9, peak_flops=312e12)
     >>> round(b, 1)
@@ -230,12 +230,12 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
     """
     per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=context)
-    return critical_batch(weight_bytes=weight_bytes, seq_bytes=kv_bytes_token * context,
+    return critical_batch(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * context,
                           seq_flops=per_seq, bandwidth=bandwidth, peak_flops=peak_flops)
 
 
 @formula("critical_context")
-def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth,
+def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth,
                      peak_flops):
     """Context beyond which no batch size makes a decode step of a uniform decoder
     compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved
@@ -248,20 +248,20 @@ def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head
     LLaMA-7B (multi-head, 512 KiB of fp16 cache per token) on an A100 at fp16: past about 157
     tokens, decode stays memory-bound at any batch size.
 
-    >>> round(critical_context(kv_bytes_token=524288, matmul_params=6607077376, n_layers=32,
+    >>> round(critical_context(kv_cache_bytes_per_token=524288, matmul_params=6607077376, n_layers=32,
     ...                        n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
     157.3
     """
     per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=_S)
-    _, denominator = _solve_critical(1, kv_bytes_token * _S, per_seq, bandwidth, peak_flops)
+    _, denominator = _solve_critical(1, kv_cache_bytes_per_token * _S, per_seq, bandwidth, peak_flops)
     (root,) = sp.solve(denominator, _S)
     root, root_denominator = _positive_form(root)
     return sp.Piecewise((sp.oo, sp.Le(root_denominator, 0)), (root, True), evaluate=False)
 
 
 @formula("prefill_time")
-def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
                  prompt, batch=1, bandwidth, peak_flops):
     """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
     new cache written, against the causal FLOPs of every prompt.
@@ -271,7 +271,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
     Llama 2 7B fp16, 350-token prompt on an A10 (125 TFLOP/s): compute-bound, ~38 ms.
 
     >>> P = 6_738_415_616
-    >>> t = prefill_time(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    >>> t = prefill_time(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
     ...                  n_layers=32, n_heads=32, d_head=128, prompt=350,
     ...                  bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
@@ -279,7 +279,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
     """
     return roofline_time(
         step_bytes=batched_step_bytes(weight_bytes=weight_bytes,
-                                      seq_bytes=kv_bytes_token * prompt, batch=batch),
+                                      seq_bytes=kv_cache_bytes_per_token * prompt, batch=batch),
         step_flops=batched_step_flops(
             seq_flops=prefill_flops(matmul_params=matmul_params, n_layers=n_layers,
                                     n_heads=n_heads, d_head=d_head, prompt=prompt),
@@ -288,7 +288,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
 
 
 @formula("generation_time")
-def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
                     prompt, generated, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
@@ -300,17 +300,17 @@ def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     --------
     With no generated tokens it is the prefill alone:
 
-    >>> kw = dict(weight_bytes=10**9, kv_bytes_token=10**5, matmul_params=5*10**8,
+    >>> kw = dict(weight_bytes=10**9, kv_cache_bytes_per_token=10**5, matmul_params=5*10**8,
     ...           n_layers=8, n_heads=8, d_head=64, prompt=100, bandwidth=1e11, peak_flops=1e13)
     >>> generation_time(generated=0, **kw) == prefill_time(**kw)
     True
     """
     mean_context = prompt + (generated + 1) / sp.Integer(2)
-    step = decode_step_time(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+    step = decode_step_time(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                             matmul_params=matmul_params, n_layers=n_layers, n_heads=n_heads,
                             d_head=d_head, context=mean_context, batch=batch,
                             bandwidth=bandwidth, peak_flops=peak_flops)
-    return prefill_time(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+    return prefill_time(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                         matmul_params=matmul_params, n_layers=n_layers, n_heads=n_heads,
                         d_head=d_head, prompt=prompt, batch=batch, bandwidth=bandwidth,
                         peak_flops=peak_flops) + generated * step

@@ -43,7 +43,7 @@ __all__ = [
 
 # ---- prefill ---------------------------------------------------------------------------------
 @formula("ttft")
-def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips=1,
+def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips=1,
                         bandwidth, peak_flops, comm_time=0):
     """Lower bound on the time to first token of a prompt served alone: the prefill's roofline
     on N chips sharing its work evenly (the weights read once, the prompt's cache written,
@@ -59,20 +59,20 @@ def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, 
     the weights, 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2) = 0.0322 TFLOP for attention;
     4.7491 TFLOP / 125 TFLOP/s = 38.0 ms, more than the 22.8 ms of its 13.66 GB: compute-bound.
 
-    >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_bytes_token=524288,
+    >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
     ...                         prefill_flops=4_749_095_321_600, prompt=350,
     ...                         bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
     38.0
     """
     step_bytes = batched_step_bytes(weight_bytes=weight_bytes,
-                                    seq_bytes=kv_bytes_token * prompt, batch=1)
+                                    seq_bytes=kv_cache_bytes_per_token * prompt, batch=1)
     return roofline_time(step_bytes=step_bytes / n_chips, step_flops=prefill_flops / n_chips,
                          bandwidth=bandwidth, peak_flops=peak_flops) + comm_time
 
 
 @formula("critical_prompt", exact=False)
-def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head,
+def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
                     bandwidth, peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
@@ -90,13 +90,13 @@ def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     a = 2 L H d_head = 262,144, b = 2 P_mm + a - kappa R / beta = 13,392,556,853 and
     c = W R / beta = 2.1730e12: T* = 161.7.
 
-    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_bytes_token=524288,
+    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
     ...                       matmul_params=6_738_415_616, n_layers=32, n_heads=32, d_head=128,
     ...                       bandwidth=1935e9, peak_flops=312e12), 1)
     161.7
     """
     t = sp.Dummy("T", positive=True)
-    memory = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_bytes_token * t,
+    memory = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * t,
                                 batch=1) / bandwidth
     compute = _flops.prefill_flops(matmul_params=matmul_params, n_layers=n_layers,
                                    n_heads=n_heads, d_head=d_head, prompt=t) / peak_flops
@@ -110,7 +110,7 @@ def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
 
 
 @formula("step_bytes")
-def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk):
+def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk):
     """Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked
     prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks
     before it, and writes its own. Every chunk but the last is full, so chunk i starts after
@@ -125,20 +125,20 @@ def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk
     in chunks of 2048: 4 weight reads, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288
     tokens read: 4 x 16,060,522,496 + 20,480 x 131,072 B.
 
-    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_bytes_token=131072, prompt=8192,
+    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072, prompt=8192,
     ...                       prefill_chunk=2048)
     66926444544
-    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_bytes_token=1000, prompt=100,
+    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_cache_bytes_per_token=1000, prompt=100,
     ...                       prefill_chunk=4096)  # one chunk: the plain prefill
     1000100000
     """
     chunks = sp.ceiling(prompt / prefill_chunk)
-    return (chunks * weight_bytes + kv_bytes_token * prompt
-            + kv_bytes_token * prefill_chunk * chunks * (chunks - 1) / 2)
+    return (chunks * weight_bytes + kv_cache_bytes_per_token * prompt
+            + kv_cache_bytes_per_token * prefill_chunk * chunks * (chunks - 1) / 2)
 
 
 @formula("prefill_time")
-def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk,
+def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk,
                          n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
     total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).
@@ -152,13 +152,13 @@ def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt,
     fp16). The FLOPs: 2 x 7,504,658,432 x 8192 for the weights and 32 x 4 x 32 x 128 x
     (8192 x 8193 / 2) for attention, 1.4055e14 in all; they take 142.1 ms, the 66.9 GB 20.0 ms.
 
-    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_bytes_token=131072,
+    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
     ...                          prefill_flops=140_550_657_277_952, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
     142.1
     """
-    step_bytes = chunked_prefill_bytes(weight_bytes=weight_bytes, kv_bytes_token=kv_bytes_token,
+    step_bytes = chunked_prefill_bytes(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                                        prompt=prompt, prefill_chunk=prefill_chunk)
     return roofline_time(step_bytes=step_bytes / n_chips, step_flops=prefill_flops / n_chips,
                          bandwidth=bandwidth, peak_flops=peak_flops)
@@ -300,7 +300,7 @@ def speculative_speedup(*, acceptance, draft_len, draft_cost):
 
 # ---- the cache ---------------------------------------------------------------------------------
 @formula("paged_waste")
-def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
+def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
     S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
 
@@ -309,14 +309,14 @@ def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
     Llama 3 8B at fp16 (131,072 B a token), 1000 tokens in blocks of 16: 63 blocks hold 1008,
     8 tokens wasted, 1 MiB.
 
-    >>> paged_waste(kv_bytes_token=131072, context=1000, block_tokens=16)
+    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, block_tokens=16)
     1048576
     """
-    return batch * kv_bytes_token * (block_tokens * sp.ceiling(context / block_tokens) - context)
+    return batch * kv_cache_bytes_per_token * (block_tokens * sp.ceiling(context / block_tokens) - context)
 
 
 @formula("bytes_saved")
-def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
+def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):
     """Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the
     runtime keeps its cache once instead of B times (prefix caching).
 
@@ -324,10 +324,10 @@ def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
     --------
     8 requests sharing a 1000-token prompt on Llama 3 8B at fp16: 7 x 1000 x 131,072 B.
 
-    >>> prefix_bytes_saved(kv_bytes_token=131072, prefix=1000, batch=8)
+    >>> prefix_bytes_saved(kv_cache_bytes_per_token=131072, prefix=1000, batch=8)
     917504000
     """
-    return (batch - 1) * kv_bytes_token * prefix
+    return (batch - 1) * kv_cache_bytes_per_token * prefix
 
 
 @formula("flops_saved")
@@ -349,7 +349,7 @@ def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batc
 
 
 @formula("transfer_bytes")
-def kv_transfer_bytes(*, kv_bytes_token, prompt):
+def kv_transfer_bytes(*, kv_cache_bytes_per_token, prompt):
     """KV-cache bytes a disaggregated server moves per request, from the instance that ran the
     prefill to the one that decodes: the prompt's cache.
 
@@ -357,10 +357,10 @@ def kv_transfer_bytes(*, kv_bytes_token, prompt):
     --------
     Llama 3 70B at fp16 (327,680 B a token), a 2048-token prompt: 671 MB.
 
-    >>> kv_transfer_bytes(kv_bytes_token=327680, prompt=2048)
+    >>> kv_transfer_bytes(kv_cache_bytes_per_token=327680, prompt=2048)
     671088640
     """
-    return kv_bytes_token * prompt
+    return kv_cache_bytes_per_token * prompt
 
 
 @formula("transfer_time")

@@ -145,9 +145,9 @@ def decode_bytes(row: Measurement) -> tuple[int, Any, Any, Any]:
     m = get_model(row.model_key)
     p_read = m.decode_read_params
     w = weight_bytes(n_params=p_read, bits_weight=to_fraction(row.bits_per_weight))
-    kv_tok = m.kv_bytes_per_token(16)
+    kv_tok = m.kv_cache_bytes_per_token(16)
     s_eff = m.attended_context(row.context or 0)
-    total = decode_step_bytes(weight_bytes=w, kv_bytes_token=kv_tok, context=s_eff, batch=1)
+    total = decode_step_bytes(weight_bytes=w, kv_cache_bytes_per_token=kv_tok, context=s_eff, batch=1)
     return p_read, w, total - w, total
 
 

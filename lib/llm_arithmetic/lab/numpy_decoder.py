@@ -296,7 +296,7 @@ class TinyDecoder:
                                    bits_weight=self.bits)
 
     @property
-    def kv_bytes_per_token(self) -> int:
+    def kv_cache_bytes_per_token(self) -> int:
         """KV-cache bytes per token, all layers, from the package [B]."""
         return memory.kv_cache_bytes_per_token(n_layers=self.n_layers,
                                                n_kv_heads=self.n_kv_heads,
@@ -308,7 +308,7 @@ class TinyDecoder:
         :func:`llm_arithmetic.roofline.decode_step_bytes` [B]."""
         context = self.position if context is None else context
         return roofline.decode_step_bytes(weight_bytes=self.weight_bytes,
-                                          kv_bytes_token=self.kv_bytes_per_token,
+                                          kv_cache_bytes_per_token=self.kv_cache_bytes_per_token,
                                           context=context)
 
     def weights(self) -> list[np.ndarray]:

@@ -598,7 +598,7 @@ def baseten_kv_bytes_per_token(*, n_layers, d_model):
 
     Returns
     -------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
 
     It equals the book's 2 L H_kv d_head b_kv / 8 when H_kv d_head = d (no grouped-query
@@ -623,7 +623,7 @@ def baseten_kv_bytes_per_token(*, n_layers, d_model):
         return _vector_result(4*n_layers*d_model)
 
 
-def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
+def baseten_kv_cache_tokens(*, capacity, n_params, kv_cache_bytes_per_token):
     """Tokens of KV cache that fit beside fp16 weights (2P bytes), the article's way.
 
     .. math::
@@ -636,7 +636,7 @@ def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
         Memory capacity, :math:`C` [B]
     n_params : number or array
         Parameters of a model, :math:`P` [-]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
 
     Returns
@@ -651,22 +651,22 @@ def baseten_kv_cache_tokens(*, capacity, n_params, kv_bytes_token):
 
     >>> from fractions import Fraction
     >>> round(baseten_kv_cache_tokens(capacity=24 * 10**9, n_params=7 * 10**9,
-    ...                               kv_bytes_token=Fraction(52, 100000) * 10**9), 2)
+    ...                               kv_cache_bytes_per_token=Fraction(52, 100000) * 10**9), 2)
     19230.77
     >>> round(baseten_kv_cache_tokens(capacity=24 * 10**9, n_params=7 * 10**9,
-    ...                               kv_bytes_token=524288), 2)
+    ...                               kv_cache_bytes_per_token=524288), 2)
     19073.49
     """
-    _exact = _exact_args(('capacity', 'n_params', 'kv_bytes_token'), (capacity, n_params, kv_bytes_token))
+    _exact = _exact_args(('capacity', 'n_params', 'kv_cache_bytes_per_token'), (capacity, n_params, kv_cache_bytes_per_token))
     if _exact is not None:
-        capacity, n_params, kv_bytes_token = _exact
+        capacity, n_params, kv_cache_bytes_per_token = _exact
         try:
-            return _exact_result((capacity - 2*n_params)/kv_bytes_token)
+            return _exact_result((capacity - 2*n_params)/kv_cache_bytes_per_token)
         except ZeroDivisionError:
             return _inf
-    capacity, n_params, kv_bytes_token = _vector_args(('capacity', 'n_params', 'kv_bytes_token'), (capacity, n_params, kv_bytes_token))
+    capacity, n_params, kv_cache_bytes_per_token = _vector_args(('capacity', 'n_params', 'kv_cache_bytes_per_token'), (capacity, n_params, kv_cache_bytes_per_token))
     with _quiet():
-        return _vector_result((capacity - 2*n_params)/kv_bytes_token)
+        return _vector_result((capacity - 2*n_params)/kv_cache_bytes_per_token)
 
 
 def baseten_prefill_time(*, n_params, prompt, peak_flops):
@@ -1347,7 +1347,7 @@ def chunk_tokens(*, context, chunk):
         return _vector_result(_np.where(_np.equal(context, 0), 0, context - chunk*_np.floor((context - 1)/chunk)))
 
 
-def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk):
+def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk):
     """Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked
     prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks
     before it, and writes its own. Every chunk but the last is full, so chunk i starts after
@@ -1361,7 +1361,7 @@ def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
@@ -1382,26 +1382,26 @@ def chunked_prefill_bytes(*, weight_bytes, kv_bytes_token, prompt, prefill_chunk
     in chunks of 2048: 4 weight reads, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288
     tokens read: 4 x 16,060,522,496 + 20,480 x 131,072 B.
 
-    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_bytes_token=131072, prompt=8192,
+    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072, prompt=8192,
     ...                       prefill_chunk=2048)
     66926444544
-    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_bytes_token=1000, prompt=100,
+    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_cache_bytes_per_token=1000, prompt=100,
     ...                       prefill_chunk=4096)  # one chunk: the plain prefill
     1000100000
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_bytes_token, prompt, prefill_chunk))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, prompt, prefill_chunk = _exact
+        weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _exact
         try:
-            return _exact_result((_F(1, 2))*prefill_chunk*kv_bytes_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*_ceil(prompt/prefill_chunk))
+            return _exact_result((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_ceil(prompt/prefill_chunk))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, prompt, prefill_chunk = _vector_args(('weight_bytes', 'kv_bytes_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_bytes_token, prompt, prefill_chunk))
+    weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
     with _quiet():
-        return _vector_result(((1/2))*prefill_chunk*kv_bytes_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*_np.ceil(prompt/prefill_chunk))
+        return _vector_result(((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_np.ceil(prompt/prefill_chunk))
 
 
-def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
+def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
     total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).
 
@@ -1413,7 +1413,7 @@ def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt,
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prefill_flops : number or array
         FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
@@ -1442,22 +1442,22 @@ def chunked_prefill_time(*, weight_bytes, kv_bytes_token, prefill_flops, prompt,
     fp16). The FLOPs: 2 x 7,504,658,432 x 8192 for the weights and 32 x 4 x 32 x 128 x
     (8192 x 8193 / 2) for attention, 1.4055e14 in all; they take 142.1 ms, the 66.9 GB 20.0 ms.
 
-    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_bytes_token=131072,
+    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
     ...                          prefill_flops=140_550_657_277_952, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
     142.1
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(max(prefill_flops/(n_chips*peak_flops), ((_F(1, 2))*prefill_chunk*kv_bytes_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*_ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
+            return _exact_result(max(prefill_flops/(n_chips*peak_flops), ((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_bytes_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
+        return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
 
 
 def compute_time(*, step_flops, peak_flops):
@@ -1588,7 +1588,7 @@ def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops)
         return _vector_result(_np.where(_np.less_equal(-peak_flops*seq_bytes + bandwidth*seq_flops, 0), _np.inf, peak_flops*weight_bytes/(-peak_flops*seq_bytes + bandwidth*seq_flops)))
 
 
-def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops):
+def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops):
     """Batch size at which a decode step of a uniform decoder turns compute-bound:
     :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per
     sequence, 2 P_mm + 4 L H d_head S.
@@ -1601,7 +1601,7 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -1629,25 +1629,25 @@ def critical_batch_size(*, weight_bytes, kv_bytes_token, matmul_params, n_layers
     (312 TFLOP/s, 1935 GB/s) that is finbarr's "161":
 
     >>> P = 6_738_415_616
-    >>> b = critical_batch_size(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    >>> b = critical_batch_size(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
     ...                         n_layers=32, n_heads=32, d_head=128, context=0,
     ...                         bandwidth=1935e9, peak_flops=312e12)
     >>> round(b, 1)
     161.2
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(((_inf) if (peak_flops*context*kv_bytes_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) else (peak_flops*weight_bytes/(-peak_flops*context*kv_bytes_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params)))))
+            return _exact_result(((_inf) if (peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) else (peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params)))))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.where(_np.greater_equal(peak_flops*context*kv_bytes_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params), 0), _np.inf, peak_flops*weight_bytes/(-peak_flops*context*kv_bytes_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))))
+        return _vector_result(_np.where(_np.greater_equal(peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params), 0), _np.inf, peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))))
 
 
-def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
+def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
     """Context beyond which no batch size makes a decode step of a uniform decoder
     compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved
     for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.
@@ -1658,7 +1658,7 @@ def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head
 
     Parameters
     ----------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -1685,23 +1685,23 @@ def critical_context(*, kv_bytes_token, matmul_params, n_layers, n_heads, d_head
     LLaMA-7B (multi-head, 512 KiB of fp16 cache per token) on an A100 at fp16: past about 157
     tokens, decode stays memory-bound at any batch size.
 
-    >>> round(critical_context(kv_bytes_token=524288, matmul_params=6607077376, n_layers=32,
+    >>> round(critical_context(kv_cache_bytes_per_token=524288, matmul_params=6607077376, n_layers=32,
     ...                        n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
     157.3
     """
-    _exact = _exact_args(('kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
     if _exact is not None:
-        kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _exact
+        kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(((_inf) if (-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token <= 0) else (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token))))
+            return _exact_result(((_inf) if (-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token <= 0) else (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token))))
         except ZeroDivisionError:
             return _inf
-    kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token, 0), _np.inf, 2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token)))
+        return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token, 0), _np.inf, 2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)))
 
 
-def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
+def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
     time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T
@@ -1715,7 +1715,7 @@ def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -1746,14 +1746,14 @@ def critical_prompt(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     a = 2 L H d_head = 262,144, b = 2 P_mm + a - kappa R / beta = 13,392,556,853 and
     c = W R / beta = 2.1730e12: T* = 161.7.
 
-    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_bytes_token=524288,
+    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
     ...                       matmul_params=6_738_415_616, n_layers=32, n_heads=32, d_head=128,
     ...                       bandwidth=1935e9, peak_flops=312e12), 1)
     161.7
     """
-    weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_bytes_token + _np.sqrt(4*n_heads**2*n_layers**2*bandwidth**2*d_head**2 + 8*n_heads*n_layers*matmul_params*bandwidth**2*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_bytes_token*d_head + 4*matmul_params**2*bandwidth**2 - 4*matmul_params*peak_flops*bandwidth*kv_bytes_token + peak_flops**2*kv_bytes_token**2))/(n_heads*n_layers*bandwidth*d_head))
+        return _vector_result(((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*bandwidth**2*d_head**2 + 8*n_heads*n_layers*matmul_params*bandwidth**2*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*matmul_params**2*bandwidth**2 - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*bandwidth*d_head))
 
 
 def decode_allreduce_time(*, n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency=0, bits=16):
@@ -2036,7 +2036,7 @@ def decode_seq_bytes(*, kv_cache, state_bytes):
         return _vector_result(kv_cache + 2*state_bytes)
 
 
-def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
+def decode_step_bytes(*, weight_bytes, kv_cache_bytes_per_token, context, batch=1):
     """Bytes one decode step of B sequences reads, each with S tokens in every layer's cache.
 
     .. math::
@@ -2047,7 +2047,7 @@ def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
@@ -2061,19 +2061,19 @@ def decode_step_bytes(*, weight_bytes, kv_bytes_token, context, batch=1):
 
     Examples
     --------
-    >>> decode_step_bytes(weight_bytes=14_000_000_000, kv_bytes_token=131072, context=1000)
+    >>> decode_step_bytes(weight_bytes=14_000_000_000, kv_cache_bytes_per_token=131072, context=1000)
     14131072000
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'context', 'batch'), (weight_bytes, kv_bytes_token, context, batch))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'), (weight_bytes, kv_cache_bytes_per_token, context, batch))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, context, batch = _exact
+        weight_bytes, kv_cache_bytes_per_token, context, batch = _exact
         try:
-            return _exact_result(batch*context*kv_bytes_token + weight_bytes)
+            return _exact_result(batch*context*kv_cache_bytes_per_token + weight_bytes)
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, context, batch = _vector_args(('weight_bytes', 'kv_bytes_token', 'context', 'batch'), (weight_bytes, kv_bytes_token, context, batch))
+    weight_bytes, kv_cache_bytes_per_token, context, batch = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'), (weight_bytes, kv_cache_bytes_per_token, context, batch))
     with _quiet():
-        return _vector_result(batch*context*kv_bytes_token + weight_bytes)
+        return _vector_result(batch*context*kv_cache_bytes_per_token + weight_bytes)
 
 
 def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batch=1):
@@ -2121,7 +2121,7 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
         return _vector_result(batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params))
 
 
-def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch=1, bandwidth, peak_flops):
+def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of one decode step (one token for each of B sequences): the
     roofline of its bytes and FLOPs.
 
@@ -2133,7 +2133,7 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -2162,22 +2162,22 @@ def decode_step_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n
     Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): zeux's
     ~14.1 ms.
 
-    >>> t = decode_step_time(weight_bytes=14221328384, kv_bytes_token=131072,
+    >>> t = decode_step_time(weight_bytes=14221328384, kv_cache_bytes_per_token=131072,
     ...                      matmul_params=7110393856, n_layers=32, n_heads=32, d_head=128,
     ...                      context=0, bandwidth=1008e9, peak_flops=165.2e12)
     >>> round(t * 1e3, 2)
     14.11
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(max((batch*context*kv_bytes_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
+            return _exact_result(max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum((batch*context*kv_bytes_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
+        return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
 
 
 def effective_bits(*, weight_bytes, n_params):
@@ -2402,7 +2402,7 @@ def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
 
     Returns
     -------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
 
     The post calls this "the total memory for the KV cache"; it is the cache of one token, and
@@ -2642,7 +2642,7 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
 
 
-def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
+def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
     .. math::
@@ -2653,7 +2653,7 @@ def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -2687,21 +2687,21 @@ def generation_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_
     --------
     With no generated tokens it is the prefill alone:
 
-    >>> kw = dict(weight_bytes=10**9, kv_bytes_token=10**5, matmul_params=5*10**8,
+    >>> kw = dict(weight_bytes=10**9, kv_cache_bytes_per_token=10**5, matmul_params=5*10**8,
     ...           n_layers=8, n_heads=8, d_head=64, prompt=100, bandwidth=1e11, peak_flops=1e13)
     >>> generation_time(generated=0, **kw) == prefill_time(**kw)
     True
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(generated*max((batch*kv_bytes_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2)) + 2*matmul_params)/peak_flops) + max((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+            return _exact_result(generated*max((batch*kv_cache_bytes_per_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2)) + 2*matmul_params)/peak_flops) + max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(generated*_np.maximum((batch*kv_bytes_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + _np.maximum((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+        return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
 
 
 def gpt_params(*, n_layers, d_model, n_vocab):
@@ -2981,7 +2981,7 @@ def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
 
     Returns
     -------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
 
     Examples
@@ -3045,7 +3045,7 @@ def kv_layer_bytes(*, n_kv_heads, d_head, bits_kv=16):
         return _vector_result(((1/4))*n_kv_heads*bits_kv*d_head)
 
 
-def kv_transfer_bytes(*, kv_bytes_token, prompt):
+def kv_transfer_bytes(*, kv_cache_bytes_per_token, prompt):
     """KV-cache bytes a disaggregated server moves per request, from the instance that ran the
     prefill to the one that decodes: the prompt's cache.
 
@@ -3055,7 +3055,7 @@ def kv_transfer_bytes(*, kv_bytes_token, prompt):
 
     Parameters
     ----------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
@@ -3069,19 +3069,19 @@ def kv_transfer_bytes(*, kv_bytes_token, prompt):
     --------
     Llama 3 70B at fp16 (327,680 B a token), a 2048-token prompt: 671 MB.
 
-    >>> kv_transfer_bytes(kv_bytes_token=327680, prompt=2048)
+    >>> kv_transfer_bytes(kv_cache_bytes_per_token=327680, prompt=2048)
     671088640
     """
-    _exact = _exact_args(('kv_bytes_token', 'prompt'), (kv_bytes_token, prompt))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'prompt'), (kv_cache_bytes_per_token, prompt))
     if _exact is not None:
-        kv_bytes_token, prompt = _exact
+        kv_cache_bytes_per_token, prompt = _exact
         try:
-            return _exact_result(prompt*kv_bytes_token)
+            return _exact_result(prompt*kv_cache_bytes_per_token)
         except ZeroDivisionError:
             return _inf
-    kv_bytes_token, prompt = _vector_args(('kv_bytes_token', 'prompt'), (kv_bytes_token, prompt))
+    kv_cache_bytes_per_token, prompt = _vector_args(('kv_cache_bytes_per_token', 'prompt'), (kv_cache_bytes_per_token, prompt))
     with _quiet():
-        return _vector_result(prompt*kv_bytes_token)
+        return _vector_result(prompt*kv_cache_bytes_per_token)
 
 
 def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
@@ -3555,7 +3555,7 @@ def matvec_intensity(*, mat_m, mat_k, bits=16):
         return _vector_result(16*mat_k*mat_m/(bits*(mat_k*mat_m + mat_k + mat_m)))
 
 
-def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
+def max_batch(*, capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead=0):
     """Sequences of S tokens whose KV cache fits beside the weights and a reserve C_0, every
     layer keeping all S tokens.
 
@@ -3569,7 +3569,7 @@ def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
         Memory capacity, :math:`C` [B]
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
@@ -3585,23 +3585,23 @@ def max_batch(*, capacity, weight_bytes, kv_bytes_token, context, overhead=0):
     --------
     Llama 2 7B fp16 on a 24 GB A10 at 4096 tokens (Baseten's example):
 
-    >>> max_batch(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288,
+    >>> max_batch(capacity=24*10**9, weight_bytes=13476831232, kv_cache_bytes_per_token=524288,
     ...           context=4096)
     4
     """
-    _exact = _exact_args(('capacity', 'weight_bytes', 'kv_bytes_token', 'context', 'overhead'), (capacity, weight_bytes, kv_bytes_token, context, overhead))
+    _exact = _exact_args(('capacity', 'weight_bytes', 'kv_cache_bytes_per_token', 'context', 'overhead'), (capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead))
     if _exact is not None:
-        capacity, weight_bytes, kv_bytes_token, context, overhead = _exact
+        capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead = _exact
         try:
-            return _exact_result(max(0, _floor((capacity - overhead - weight_bytes)/(context*kv_bytes_token))))
+            return _exact_result(max(0, _floor((capacity - overhead - weight_bytes)/(context*kv_cache_bytes_per_token))))
         except ZeroDivisionError:
             return _inf
-    capacity, weight_bytes, kv_bytes_token, context, overhead = _vector_args(('capacity', 'weight_bytes', 'kv_bytes_token', 'context', 'overhead'), (capacity, weight_bytes, kv_bytes_token, context, overhead))
+    capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead = _vector_args(('capacity', 'weight_bytes', 'kv_cache_bytes_per_token', 'context', 'overhead'), (capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead))
     with _quiet():
-        return _vector_result(_np.maximum(0, _np.floor((capacity - overhead - weight_bytes)/(context*kv_bytes_token))))
+        return _vector_result(_np.maximum(0, _np.floor((capacity - overhead - weight_bytes)/(context*kv_cache_bytes_per_token))))
 
 
-def max_context(*, capacity, weight_bytes, kv_bytes_token, batch=1, overhead=0):
+def max_context(*, capacity, weight_bytes, kv_cache_bytes_per_token, batch=1, overhead=0):
     """Tokens per sequence whose KV cache fits beside the weights, for B sequences.
 
     .. math::
@@ -3614,7 +3614,7 @@ def max_context(*, capacity, weight_bytes, kv_bytes_token, batch=1, overhead=0):
         Memory capacity, :math:`C` [B]
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     batch : number or array (default 1)
         Sequences decoded together in one step, :math:`B` [-]
@@ -3628,19 +3628,19 @@ def max_context(*, capacity, weight_bytes, kv_bytes_token, batch=1, overhead=0):
 
     Examples
     --------
-    >>> max_context(capacity=24*10**9, weight_bytes=13476831232, kv_bytes_token=524288)
+    >>> max_context(capacity=24*10**9, weight_bytes=13476831232, kv_cache_bytes_per_token=524288)
     20071
     """
-    _exact = _exact_args(('capacity', 'weight_bytes', 'kv_bytes_token', 'batch', 'overhead'), (capacity, weight_bytes, kv_bytes_token, batch, overhead))
+    _exact = _exact_args(('capacity', 'weight_bytes', 'kv_cache_bytes_per_token', 'batch', 'overhead'), (capacity, weight_bytes, kv_cache_bytes_per_token, batch, overhead))
     if _exact is not None:
-        capacity, weight_bytes, kv_bytes_token, batch, overhead = _exact
+        capacity, weight_bytes, kv_cache_bytes_per_token, batch, overhead = _exact
         try:
-            return _exact_result(max(0, _floor((capacity - overhead - weight_bytes)/(batch*kv_bytes_token))))
+            return _exact_result(max(0, _floor((capacity - overhead - weight_bytes)/(batch*kv_cache_bytes_per_token))))
         except ZeroDivisionError:
             return _inf
-    capacity, weight_bytes, kv_bytes_token, batch, overhead = _vector_args(('capacity', 'weight_bytes', 'kv_bytes_token', 'batch', 'overhead'), (capacity, weight_bytes, kv_bytes_token, batch, overhead))
+    capacity, weight_bytes, kv_cache_bytes_per_token, batch, overhead = _vector_args(('capacity', 'weight_bytes', 'kv_cache_bytes_per_token', 'batch', 'overhead'), (capacity, weight_bytes, kv_cache_bytes_per_token, batch, overhead))
     with _quiet():
-        return _vector_result(_np.maximum(0, _np.floor((capacity - overhead - weight_bytes)/(batch*kv_bytes_token))))
+        return _vector_result(_np.maximum(0, _np.floor((capacity - overhead - weight_bytes)/(batch*kv_cache_bytes_per_token))))
 
 
 def max_sequences(*, capacity, weight_bytes, seq_bytes, overhead=0):
@@ -4448,7 +4448,7 @@ def ops_per_byte(*, peak_flops, bandwidth):
         return _vector_result(peak_flops/bandwidth)
 
 
-def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
+def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
     S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
 
@@ -4458,7 +4458,7 @@ def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
 
     Parameters
     ----------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
@@ -4477,19 +4477,19 @@ def paged_waste(*, kv_bytes_token, context, block_tokens, batch=1):
     Llama 3 8B at fp16 (131,072 B a token), 1000 tokens in blocks of 16: 63 blocks hold 1008,
     8 tokens wasted, 1 MiB.
 
-    >>> paged_waste(kv_bytes_token=131072, context=1000, block_tokens=16)
+    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, block_tokens=16)
     1048576
     """
-    _exact = _exact_args(('kv_bytes_token', 'context', 'block_tokens', 'batch'), (kv_bytes_token, context, block_tokens, batch))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'), (kv_cache_bytes_per_token, context, block_tokens, batch))
     if _exact is not None:
-        kv_bytes_token, context, block_tokens, batch = _exact
+        kv_cache_bytes_per_token, context, block_tokens, batch = _exact
         try:
-            return _exact_result(batch*kv_bytes_token*(-context + block_tokens*_ceil(context/block_tokens)))
+            return _exact_result(batch*kv_cache_bytes_per_token*(-context + block_tokens*_ceil(context/block_tokens)))
         except ZeroDivisionError:
             return _inf
-    kv_bytes_token, context, block_tokens, batch = _vector_args(('kv_bytes_token', 'context', 'block_tokens', 'batch'), (kv_bytes_token, context, block_tokens, batch))
+    kv_cache_bytes_per_token, context, block_tokens, batch = _vector_args(('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'), (kv_cache_bytes_per_token, context, block_tokens, batch))
     with _quiet():
-        return _vector_result(batch*kv_bytes_token*(-context + block_tokens*_np.ceil(context/block_tokens)))
+        return _vector_result(batch*kv_cache_bytes_per_token*(-context + block_tokens*_np.ceil(context/block_tokens)))
 
 
 def pipeline_bubble(*, pp, microbatches):
@@ -4624,7 +4624,7 @@ def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
         return _vector_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)
 
 
-def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
+def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
     """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
     new cache written, against the causal FLOPs of every prompt.
 
@@ -4636,7 +4636,7 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
@@ -4665,25 +4665,25 @@ def prefill_time(*, weight_bytes, kv_bytes_token, matmul_params, n_layers, n_hea
     Llama 2 7B fp16, 350-token prompt on an A10 (125 TFLOP/s): compute-bound, ~38 ms.
 
     >>> P = 6_738_415_616
-    >>> t = prefill_time(weight_bytes=2*P, kv_bytes_token=524288, matmul_params=P,
+    >>> t = prefill_time(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
     ...                  n_layers=32, n_heads=32, d_head=128, prompt=350,
     ...                  bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
     38.0
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(max((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+            return _exact_result(max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_bytes_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+        return _vector_result(_np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
 
 
-def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
+def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):
     """Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the
     runtime keeps its cache once instead of B times (prefix caching).
 
@@ -4693,7 +4693,7 @@ def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
 
     Parameters
     ----------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prefix : number or array
         Prompt tokens shared by requests (a cached prefix), :math:`T_{p}` [token]
@@ -4709,19 +4709,19 @@ def prefix_bytes_saved(*, kv_bytes_token, prefix, batch):
     --------
     8 requests sharing a 1000-token prompt on Llama 3 8B at fp16: 7 x 1000 x 131,072 B.
 
-    >>> prefix_bytes_saved(kv_bytes_token=131072, prefix=1000, batch=8)
+    >>> prefix_bytes_saved(kv_cache_bytes_per_token=131072, prefix=1000, batch=8)
     917504000
     """
-    _exact = _exact_args(('kv_bytes_token', 'prefix', 'batch'), (kv_bytes_token, prefix, batch))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'prefix', 'batch'), (kv_cache_bytes_per_token, prefix, batch))
     if _exact is not None:
-        kv_bytes_token, prefix, batch = _exact
+        kv_cache_bytes_per_token, prefix, batch = _exact
         try:
-            return _exact_result(prefix*kv_bytes_token*(batch - 1))
+            return _exact_result(prefix*kv_cache_bytes_per_token*(batch - 1))
         except ZeroDivisionError:
             return _inf
-    kv_bytes_token, prefix, batch = _vector_args(('kv_bytes_token', 'prefix', 'batch'), (kv_bytes_token, prefix, batch))
+    kv_cache_bytes_per_token, prefix, batch = _vector_args(('kv_cache_bytes_per_token', 'prefix', 'batch'), (kv_cache_bytes_per_token, prefix, batch))
     with _quiet():
-        return _vector_result(prefix*kv_bytes_token*(batch - 1))
+        return _vector_result(prefix*kv_cache_bytes_per_token*(batch - 1))
 
 
 def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batch):
@@ -5337,7 +5337,7 @@ def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_
         return _vector_result(comm_time + _np.maximum(step_flops/(n_chips*peak_flops), step_bytes/(n_chips*bandwidth)))
 
 
-def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips=1, bandwidth, peak_flops, comm_time=0):
+def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips=1, bandwidth, peak_flops, comm_time=0):
     """Lower bound on the time to first token of a prompt served alone: the prefill's roofline
     on N chips sharing its work evenly (the weights read once, the prompt's cache written,
     against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T
@@ -5351,7 +5351,7 @@ def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, 
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prefill_flops : number or array
         FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
@@ -5380,22 +5380,22 @@ def time_to_first_token(*, weight_bytes, kv_bytes_token, prefill_flops, prompt, 
     the weights, 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2) = 0.0322 TFLOP for attention;
     4.7491 TFLOP / 125 TFLOP/s = 38.0 ms, more than the 22.8 ms of its 13.66 GB: compute-bound.
 
-    >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_bytes_token=524288,
+    >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
     ...                         prefill_flops=4_749_095_321_600, prompt=350,
     ...                         bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
     38.0
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'), (weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time = _exact
+        weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time = _exact
         try:
-            return _exact_result(comm_time + max(prefill_flops/(n_chips*peak_flops), (prompt*kv_bytes_token + weight_bytes)/(n_chips*bandwidth)))
+            return _exact_result(comm_time + max(prefill_flops/(n_chips*peak_flops), (prompt*kv_cache_bytes_per_token + weight_bytes)/(n_chips*bandwidth)))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time = _vector_args(('weight_bytes', 'kv_bytes_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'), (weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time))
+    weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time))
     with _quiet():
-        return _vector_result(comm_time + _np.maximum(prefill_flops/(n_chips*peak_flops), (prompt*kv_bytes_token + weight_bytes)/(n_chips*bandwidth)))
+        return _vector_result(comm_time + _np.maximum(prefill_flops/(n_chips*peak_flops), (prompt*kv_cache_bytes_per_token + weight_bytes)/(n_chips*bandwidth)))
 
 
 def tokens_per_chip(*, batch, tpot, n_chips):
@@ -5950,7 +5950,7 @@ def window_tokens(*, context, window):
         return _vector_result(_np.minimum(context, window))
 
 
-def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
+def zeux_attention_share(*, weight_bytes, kv_cache_bytes_per_token, context):
     """Share of a decode step spent reading the KV cache, when weights and cache are both read
     at the peak bandwidth.
 
@@ -5962,7 +5962,7 @@ def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
@@ -5976,20 +5976,20 @@ def zeux_attention_share(*, weight_bytes, kv_bytes_token, context):
     --------
     The article's production case: 19.7 GB of weights and 65.5 GB of cache:
 
-    >>> round(zeux_attention_share(weight_bytes=19_700_000_000, kv_bytes_token=655_360,
+    >>> round(zeux_attention_share(weight_bytes=19_700_000_000, kv_cache_bytes_per_token=655_360,
     ...                            context=100_000), 3)
     0.769
     """
-    _exact = _exact_args(('weight_bytes', 'kv_bytes_token', 'context'), (weight_bytes, kv_bytes_token, context))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'context'), (weight_bytes, kv_cache_bytes_per_token, context))
     if _exact is not None:
-        weight_bytes, kv_bytes_token, context = _exact
+        weight_bytes, kv_cache_bytes_per_token, context = _exact
         try:
-            return _exact_result(context*kv_bytes_token/(context*kv_bytes_token + weight_bytes))
+            return _exact_result(context*kv_cache_bytes_per_token/(context*kv_cache_bytes_per_token + weight_bytes))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_bytes_token, context = _vector_args(('weight_bytes', 'kv_bytes_token', 'context'), (weight_bytes, kv_bytes_token, context))
+    weight_bytes, kv_cache_bytes_per_token, context = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'context'), (weight_bytes, kv_cache_bytes_per_token, context))
     with _quiet():
-        return _vector_result(context*kv_bytes_token/(context*kv_bytes_token + weight_bytes))
+        return _vector_result(context*kv_cache_bytes_per_token/(context*kv_cache_bytes_per_token + weight_bytes))
 
 
 def zeux_kv_elements_per_token(*, n_layers, n_kv_heads, d_head):
@@ -6077,7 +6077,7 @@ def zeux_sol_fraction(*, weight_bytes, bandwidth, measured_seconds):
         return _vector_result(weight_bytes/(bandwidth*measured_seconds))
 
 
-def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
+def zeux_windowed_kv_bytes(*, kv_cache_bytes_per_token, context, window):
     """KV-cache bytes a decode step reads (and a rolling buffer holds) with sliding-window
     attention in every layer.
 
@@ -6087,7 +6087,7 @@ def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
 
     Parameters
     ----------
-    kv_bytes_token : number or array
+    kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
@@ -6105,16 +6105,16 @@ def zeux_windowed_kv_bytes(*, kv_bytes_token, context, window):
 
     Examples
     --------
-    >>> zeux_windowed_kv_bytes(kv_bytes_token=131072, context=32768, window=4096) / 2**30
+    >>> zeux_windowed_kv_bytes(kv_cache_bytes_per_token=131072, context=32768, window=4096) / 2**30
     0.5
     """
-    _exact = _exact_args(('kv_bytes_token', 'context', 'window'), (kv_bytes_token, context, window))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'context', 'window'), (kv_cache_bytes_per_token, context, window))
     if _exact is not None:
-        kv_bytes_token, context, window = _exact
+        kv_cache_bytes_per_token, context, window = _exact
         try:
-            return _exact_result(kv_bytes_token*min(context, window))
+            return _exact_result(kv_cache_bytes_per_token*min(context, window))
         except ZeroDivisionError:
             return _inf
-    kv_bytes_token, context, window = _vector_args(('kv_bytes_token', 'context', 'window'), (kv_bytes_token, context, window))
+    kv_cache_bytes_per_token, context, window = _vector_args(('kv_cache_bytes_per_token', 'context', 'window'), (kv_cache_bytes_per_token, context, window))
     with _quiet():
-        return _vector_result(kv_bytes_token*_np.minimum(context, window))
+        return _vector_result(kv_cache_bytes_per_token*_np.minimum(context, window))

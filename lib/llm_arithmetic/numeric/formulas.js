@@ -68,8 +68,8 @@ export function baseten_kv_bytes_per_token({n_layers, d_model} = {}) {
 }
 
 /** Tokens of KV cache that fit beside fp16 weights (2P bytes), the article's way. [token] */
-export function baseten_kv_cache_tokens({capacity, n_params, kv_bytes_token} = {}) {
-  return (capacity - 2*n_params)/kv_bytes_token;
+export function baseten_kv_cache_tokens({capacity, n_params, kv_cache_bytes_per_token} = {}) {
+  return (capacity - 2*n_params)/kv_cache_bytes_per_token;
 }
 
 /** Prefill time as the article computes it: 2 FLOPs per parameter per prompt token ("350 * (2 * 7B) FLOP / 65 TFLOP/s"). [s] */
@@ -143,13 +143,13 @@ export function chunk_tokens({context, chunk} = {}) {
 }
 
 /** Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens. [B] */
-export function chunked_prefill_bytes({weight_bytes, kv_bytes_token, prompt, prefill_chunk} = {}) {
-  return ((1/2))*prefill_chunk*kv_bytes_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*Math.ceil(prompt/prefill_chunk);
+export function chunked_prefill_bytes({weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk} = {}) {
+  return ((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk);
 }
 
 /** Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking). [s] */
-export function chunked_prefill_time({weight_bytes, kv_bytes_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
-  return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_bytes_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_bytes_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
+export function chunked_prefill_time({weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
+  return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
 }
 
 /** Time to do a step's FLOPs at the peak rate. [s] */
@@ -168,18 +168,18 @@ export function critical_batch({weight_bytes, seq_bytes, seq_flops, bandwidth, p
 }
 
 /** Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S. [1] */
-export function critical_batch_size({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops} = {}) {
-  return ((peak_flops*context*kv_bytes_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) ? (Infinity) : (peak_flops*weight_bytes/(-peak_flops*context*kv_bytes_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))));
+export function critical_batch_size({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops} = {}) {
+  return ((peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) ? (Infinity) : (peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))));
 }
 
 /** Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time. [token] */
-export function critical_context({kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
-  return ((-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token <= 0) ? (Infinity) : (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_bytes_token)));
+export function critical_context({kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
+  return ((-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token <= 0) ? (Infinity) : (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)));
 }
 
 /** Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic. [token] */
-export function critical_prompt({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
-  return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_bytes_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_bytes_token*d_head + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_bytes_token + Math.pow(peak_flops, 2)*Math.pow(kv_bytes_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
+export function critical_prompt({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
+  return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + Math.pow(peak_flops, 2)*Math.pow(kv_cache_bytes_per_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
 }
 
 /** All-reduce time of one tensor-parallel decode step of B tokens when L_ep of the L layers are expert-parallel MoE blocks: two ring all-reduces per layer (after attention and after the MLP), except that an expert-parallel MoE block gathers its experts' outputs with the all-to-all of :data:`decode_alltoall_time` instead, so 2 L - L_ep of them. Without expert parallelism (L_ep = 0) this is :data:`tp_comm_time`. [s] */
@@ -208,8 +208,8 @@ export function decode_seq_bytes({kv_cache, state_bytes} = {}) {
 }
 
 /** Bytes one decode step of B sequences reads, each with S tokens in every layer's cache. [B] */
-export function decode_step_bytes({weight_bytes, kv_bytes_token, context, batch = 1} = {}) {
-  return batch*context*kv_bytes_token + weight_bytes;
+export function decode_step_bytes({weight_bytes, kv_cache_bytes_per_token, context, batch = 1} = {}) {
+  return batch*context*kv_cache_bytes_per_token + weight_bytes;
 }
 
 /** FLOPs of one decode step of B sequences with S cached tokens each. [FLOP] */
@@ -218,8 +218,8 @@ export function decode_step_flops({matmul_params, n_layers, n_heads, d_head, con
 }
 
 /** Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs. [s] */
-export function decode_step_time({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, context, batch = 1, bandwidth, peak_flops} = {}) {
-  return Math.max((batch*context*kv_bytes_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
+export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch = 1, bandwidth, peak_flops} = {}) {
+  return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
 }
 
 /** Bits per weight on average, where parts of a model are stored at different precisions. [bit] */
@@ -278,8 +278,8 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
 }
 
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
-export function generation_time({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
-  return generated*Math.max((batch*kv_bytes_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
+export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
+  return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
 }
 
 /** Parameters of a GPT-style model, the approximation the articles use. [1] */
@@ -323,8 +323,8 @@ export function kv_layer_bytes({n_kv_heads, d_head, bits_kv = 16} = {}) {
 }
 
 /** KV-cache bytes a disaggregated server moves per request, from the instance that ran the prefill to the one that decodes: the prompt's cache. [B] */
-export function kv_transfer_bytes({kv_bytes_token, prompt} = {}) {
-  return prompt*kv_bytes_token;
+export function kv_transfer_bytes({kv_cache_bytes_per_token, prompt} = {}) {
+  return prompt*kv_cache_bytes_per_token;
 }
 
 /** Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer). [s] */
@@ -378,13 +378,13 @@ export function matvec_intensity({mat_m, mat_k, bits = 16} = {}) {
 }
 
 /** Sequences of S tokens whose KV cache fits beside the weights and a reserve C_0, every layer keeping all S tokens. [1] */
-export function max_batch({capacity, weight_bytes, kv_bytes_token, context, overhead = 0} = {}) {
-  return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/(context*kv_bytes_token)));
+export function max_batch({capacity, weight_bytes, kv_cache_bytes_per_token, context, overhead = 0} = {}) {
+  return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/(context*kv_cache_bytes_per_token)));
 }
 
 /** Tokens per sequence whose KV cache fits beside the weights, for B sequences. [token] */
-export function max_context({capacity, weight_bytes, kv_bytes_token, batch = 1, overhead = 0} = {}) {
-  return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/(batch*kv_bytes_token)));
+export function max_context({capacity, weight_bytes, kv_cache_bytes_per_token, batch = 1, overhead = 0} = {}) {
+  return Math.max(0, Math.floor((capacity - overhead - weight_bytes)/(batch*kv_cache_bytes_per_token)));
 }
 
 /** Sequences that fit beside the weights and a reserve C_0 when each needs K bytes of cache (and state). [1] */
@@ -478,8 +478,8 @@ export function ops_per_byte({peak_flops, bandwidth} = {}) {
 }
 
 /** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens. [B] */
-export function paged_waste({kv_bytes_token, context, block_tokens, batch = 1} = {}) {
-  return batch*kv_bytes_token*(-context + block_tokens*Math.ceil(context/block_tokens));
+export function paged_waste({kv_cache_bytes_per_token, context, block_tokens, batch = 1} = {}) {
+  return batch*kv_cache_bytes_per_token*(-context + block_tokens*Math.ceil(context/block_tokens));
 }
 
 /** Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late, and as long after the first finishes (GPipe's bubble). [1] */
@@ -498,13 +498,13 @@ export function prefill_flops({matmul_params, n_layers, n_heads, d_head, prompt}
 }
 
 /** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt. [s] */
-export function prefill_time({weight_bytes, kv_bytes_token, matmul_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
-  return Math.max((batch*prompt*kv_bytes_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
+export function prefill_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
+  return Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
 }
 
 /** Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the runtime keeps its cache once instead of B times (prefix caching). [B] */
-export function prefix_bytes_saved({kv_bytes_token, prefix, batch} = {}) {
-  return prefix*kv_bytes_token*(batch - 1);
+export function prefix_bytes_saved({kv_cache_bytes_per_token, prefix, batch} = {}) {
+  return prefix*kv_cache_bytes_per_token*(batch - 1);
 }
 
 /** Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`). [FLOP] */
@@ -583,8 +583,8 @@ export function time_per_output_token({step_bytes, step_flops, n_chips = 1, band
 }
 
 /** Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer). [s] */
-export function time_to_first_token({weight_bytes, kv_bytes_token, prefill_flops, prompt, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
-  return comm_time + Math.max(prefill_flops/(n_chips*peak_flops), (prompt*kv_bytes_token + weight_bytes)/(n_chips*bandwidth));
+export function time_to_first_token({weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
+  return comm_time + Math.max(prefill_flops/(n_chips*peak_flops), (prompt*kv_cache_bytes_per_token + weight_bytes)/(n_chips*bandwidth));
 }
 
 /** Tokens per second each chip of a replica produces: B tokens per step, shared by the N chips. With :data:`tokens_per_user`, one point of the latency-throughput frontier per batch size. [token/s] */
@@ -648,8 +648,8 @@ export function window_tokens({context, window} = {}) {
 }
 
 /** Share of a decode step spent reading the KV cache, when weights and cache are both read at the peak bandwidth. [1] */
-export function zeux_attention_share({weight_bytes, kv_bytes_token, context} = {}) {
-  return context*kv_bytes_token/(context*kv_bytes_token + weight_bytes);
+export function zeux_attention_share({weight_bytes, kv_cache_bytes_per_token, context} = {}) {
+  return context*kv_cache_bytes_per_token/(context*kv_cache_bytes_per_token + weight_bytes);
 }
 
 /** KV-cache elements per token, the count the article multiplies by the element size: a key and a value vector of d_head per KV head and layer. [1] */
@@ -663,8 +663,8 @@ export function zeux_sol_fraction({weight_bytes, bandwidth, measured_seconds} = 
 }
 
 /** KV-cache bytes a decode step reads (and a rolling buffer holds) with sliding-window attention in every layer. [B] */
-export function zeux_windowed_kv_bytes({kv_bytes_token, context, window} = {}) {
-  return kv_bytes_token*Math.min(context, window);
+export function zeux_windowed_kv_bytes({kv_cache_bytes_per_token, context, window} = {}) {
+  return kv_cache_bytes_per_token*Math.min(context, window);
 }
 
 export const FORMULAS = {
@@ -873,7 +873,7 @@ export const FORMULAS = {
  "baseten_kv_bytes_per_token": {
   "defaults": {},
   "latex": "\\kappa = 4 L d_{model}",
-  "lhs": "kv_bytes_token",
+  "lhs": "kv_cache_bytes_per_token",
   "params": [
    "n_layers",
    "d_model"
@@ -888,7 +888,7 @@ export const FORMULAS = {
   "params": [
    "capacity",
    "n_params",
-   "kv_bytes_token"
+   "kv_cache_bytes_per_token"
   ],
   "summary": "Tokens of KV cache that fit beside fp16 weights (2P bytes), the article's way.",
   "unit": "token"
@@ -1140,7 +1140,7 @@ export const FORMULAS = {
   "lhs": "step_bytes",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "prompt",
    "prefill_chunk"
   ],
@@ -1155,7 +1155,7 @@ export const FORMULAS = {
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "prefill_flops",
    "prompt",
    "prefill_chunk",
@@ -1209,7 +1209,7 @@ export const FORMULAS = {
   "lhs": "critical_batch",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -1226,7 +1226,7 @@ export const FORMULAS = {
   "latex": "S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_context",
   "params": [
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -1243,7 +1243,7 @@ export const FORMULAS = {
   "lhs": "critical_prompt",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -1366,7 +1366,7 @@ export const FORMULAS = {
   "lhs": "step_bytes",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "context",
    "batch"
   ],
@@ -1398,7 +1398,7 @@ export const FORMULAS = {
   "lhs": "decode_time",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -1480,7 +1480,7 @@ export const FORMULAS = {
  "finbarr_kv_cache_bytes": {
   "defaults": {},
   "latex": "\\kappa = 2 L n_{bytes} d_{model}",
-  "lhs": "kv_bytes_token",
+  "lhs": "kv_cache_bytes_per_token",
   "params": [
    "n_layers",
    "n_bytes",
@@ -1565,7 +1565,7 @@ export const FORMULAS = {
   "lhs": "generation_time",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -1660,7 +1660,7 @@ export const FORMULAS = {
    "bits_kv": 16
   },
   "latex": "\\kappa = \\frac{L H_{kv} d_{head} b_{kv}}{4}",
-  "lhs": "kv_bytes_token",
+  "lhs": "kv_cache_bytes_per_token",
   "params": [
    "n_layers",
    "n_kv_heads",
@@ -1689,7 +1689,7 @@ export const FORMULAS = {
   "latex": "M_{xfer} = \\kappa T",
   "lhs": "transfer_bytes",
   "params": [
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "prompt"
   ],
   "summary": "KV-cache bytes a disaggregated server moves per request, from the instance that ran the prefill to the one that decodes: the prompt's cache.",
@@ -1877,7 +1877,7 @@ export const FORMULAS = {
   "params": [
    "capacity",
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "context",
    "overhead"
   ],
@@ -1894,7 +1894,7 @@ export const FORMULAS = {
   "params": [
    "capacity",
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "batch",
    "overhead"
   ],
@@ -2172,7 +2172,7 @@ export const FORMULAS = {
   "latex": "M_{waste} = \\kappa B \\left(S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil - S\\right)",
   "lhs": "paged_waste",
   "params": [
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "context",
    "block_tokens",
    "batch"
@@ -2225,7 +2225,7 @@ export const FORMULAS = {
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "matmul_params",
    "n_layers",
    "n_heads",
@@ -2243,7 +2243,7 @@ export const FORMULAS = {
   "latex": "M_{saved} = \\kappa T_{p} \\left(B - 1\\right)",
   "lhs": "bytes_saved",
   "params": [
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "prefix",
    "batch"
   ],
@@ -2453,7 +2453,7 @@ export const FORMULAS = {
   "lhs": "ttft",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "prefill_flops",
    "prompt",
    "n_chips",
@@ -2658,7 +2658,7 @@ export const FORMULAS = {
   "lhs": "fraction",
   "params": [
    "weight_bytes",
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "context"
   ],
   "summary": "Share of a decode step spent reading the KV cache, when weights and cache are both read at the peak bandwidth.",
@@ -2693,7 +2693,7 @@ export const FORMULAS = {
   "latex": "\\mathcal{K} = \\kappa \\min\\left(S, S_{w}\\right)",
   "lhs": "seq_bytes",
   "params": [
-   "kv_bytes_token",
+   "kv_cache_bytes_per_token",
    "context",
    "window"
   ],

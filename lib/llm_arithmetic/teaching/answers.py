@@ -47,7 +47,7 @@ def _weights(model: str, fmt: str, read: bool = False) -> Any:
 
 def _step_args(model: str, chip: str, fmt: str = "fp16") -> dict[str, Any]:
     m, h = get_model(model), get_hardware(chip)
-    return dict(weight_bytes=_weights(model, fmt, read=True), kv_bytes_token=m.kv_bytes_per_token(),
+    return dict(weight_bytes=_weights(model, fmt, read=True), kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(),
                 matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
                 d_head=m.d_head, bandwidth=h.bandwidth, peak_flops=h.peak("fp16"))
 
@@ -131,7 +131,7 @@ ANSWERS: dict[str, Answer] = {
         "count keys and values in every layer, at 1 byte each, for every token of every sequence",
         question="8-bit cache of 12 Qwen3 8B sequences of 6,000 tokens"),
     "ex-nb-kv-falcon-mqa": Answer(
-        lambda: get_model("falcon-7b").kv_bytes_per_token() * 10_000 / 1e6, "MB",
+        lambda: get_model("falcon-7b").kv_cache_bytes_per_token() * 10_000 / 1e6, "MB",
         "multi-query attention keeps one key/value head of width 64 per layer",
         question="Falcon 7B's cache for 10,000 tokens"),
     "ex-nb-kv-gemma3-window": Answer(
@@ -141,7 +141,7 @@ ANSWERS: dict[str, Answer] = {
     "ex-nb-kv-nemo-context": Answer(
         lambda: memory.max_context(capacity=get_hardware("l40s").capacity,
                                    weight_bytes=_weights("mistral-nemo-12b", "fp16"),
-                                   kv_bytes_token=get_model("mistral-nemo-12b").kv_bytes_per_token(),
+                                   kv_cache_bytes_per_token=get_model("mistral-nemo-12b").kv_cache_bytes_per_token(),
                                    batch=8), "tokens",
         "capacity = weights + B S kappa; solve for S and round down", rel_tol=0.0,
         question="longest context of 8 Mistral NeMo sequences on an L40S"),
@@ -204,7 +204,7 @@ ANSWERS: dict[str, Answer] = {
     "ex-nb-quant-4080-context": Answer(
         lambda: memory.max_context(capacity=get_hardware("rtx-4080").capacity,
                                    weight_bytes=_weights("qwen3-8b", "q4_0"),
-                                   kv_bytes_token=get_model("qwen3-8b").kv_bytes_per_token(bits_kv=8)),
+                                   kv_cache_bytes_per_token=get_model("qwen3-8b").kv_cache_bytes_per_token(bits_kv=8)),
         "tokens", "capacity = weights + S kappa with kappa at 8 bits; solve for S and round down",
         rel_tol=0.0, question="longest context of Qwen3 8B Q4_0 with an 8-bit cache on a 4080"),
     # ---- chapter 8: after GQA (latent attention, windows, state-space layers, experts) --------
@@ -237,7 +237,7 @@ ANSWERS: dict[str, Answer] = {
     "ex-nb-batch-l40s-fit": Answer(
         lambda: memory.max_batch(capacity=get_hardware("l40s").capacity,
                                  weight_bytes=_weights("qwen3-8b", "fp16"),
-                                 kv_bytes_token=get_model("qwen3-8b").kv_bytes_per_token(),
+                                 kv_cache_bytes_per_token=get_model("qwen3-8b").kv_cache_bytes_per_token(),
                                  context=1280, overhead=get_hardware("l40s").capacity // 10),
         "sequences", "(capacity - reserve - weights) / (cache bytes per token x context), "
         "rounded down", rel_tol=0.0, question="1280-token Qwen3 8B sequences on an L40S"),
@@ -247,7 +247,7 @@ ANSWERS: dict[str, Answer] = {
         question="aggregate rate of 14 Qwen3 8B streams on an L40S"),
     "ex-nb-batch-solve-ceiling": Answer(
         lambda: get_hardware("h200").bandwidth
-        / (get_model("mistral-nemo-12b").kv_bytes_per_token() * 16_384), "tokens/s",
+        / (get_model("mistral-nemo-12b").kv_cache_bytes_per_token() * 16_384), "tokens/s",
         "take the limit of B / step time as B grows: the weights' share vanishes",
         question="aggregate ceiling of Mistral NeMo on an H200 at 16,384 tokens"),
     "ex-nb-batch-l40s-cost": Answer(
@@ -327,7 +327,7 @@ def _critical_prompt(model: str, chip: str, weights: str) -> float:
     m = get_model(model)
     return float(serving.critical_prompt(
         weight_bytes=float(m.step_weight_bytes(e.bits_weight, 1)),
-        kv_bytes_token=float(m.kv_bytes_per_token()), matmul_params=m.matmul_params,
+        kv_cache_bytes_per_token=float(m.kv_cache_bytes_per_token()), matmul_params=m.matmul_params,
         n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, bandwidth=e.bandwidth,
         peak_flops=e.peak_flops))
 
@@ -337,7 +337,7 @@ def _chunked_bytes(model: str, prompt: int, chunk: int) -> float:
 
     m = get_model(model)
     return float(serving.chunked_prefill_bytes(weight_bytes=_weights(model, "fp16", read=True),
-                                               kv_bytes_token=m.kv_bytes_per_token(),
+                                               kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(),
                                                prompt=prompt, prefill_chunk=chunk))
 
 
@@ -442,14 +442,14 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "the time per output token; the published total covers all replicas (dp of them)",
         question="mean sequences decoding per replica, MLPerf v5.1 Nebius H200 Llama 2 70B server"),
     "ex-nb-serving-paged": Answer(
-        lambda: _serving("paged_waste", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+        lambda: _serving("paged_waste", kv_cache_bytes_per_token=get_model("llama-3.1-8b").kv_cache_bytes_per_token(),
                          context=1234, block_tokens=16, batch=28) / 1e6, "MB",
         "each sequence's last block holds the tokens beyond the last full block; the rest of it "
         "is empty", rel_tol=0.001,
         question="paged-cache waste of 28 sequences of 1234 tokens in blocks of 16"),
     "ex-nb-serving-transfer": Answer(
         lambda: 1e3 * _serving("kv_transfer_time", transfer_bytes=_serving(
-            "kv_transfer_bytes", kv_bytes_token=get_model("llama-3.1-8b").kv_bytes_per_token(),
+            "kv_transfer_bytes", kv_cache_bytes_per_token=get_model("llama-3.1-8b").kv_cache_bytes_per_token(),
             prompt=20_000), link_bandwidth=50e9), "ms",
         "the prompt's whole cache (all layers, K and V, 2 bytes each) over the link",
         question="moving a 20,000-token prompt's cache over 50 GB/s, Llama 3.1 8B"),

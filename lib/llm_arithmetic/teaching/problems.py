@@ -182,7 +182,7 @@ def _in(x: float, low: float, high: float) -> float:
 
 
 def _args(m: Model, h: Hardware, weight_bytes: float) -> dict:
-    return dict(weight_bytes=weight_bytes, kv_bytes_token=m.kv_bytes_per_token(),
+    return dict(weight_bytes=weight_bytes, kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(),
                 matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
                 d_head=m.d_head, bandwidth=_bw_value(h), peak_flops=_pk_value(h))
 
@@ -313,7 +313,7 @@ def _ttft(rng: random.Random) -> Problem:
     t = rng.choice([256, 512, 1024, 2048, 4096])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
     _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_bytes_per_token() * t)
+          m.kv_cache_bytes_per_token() * t)
     pt = _in(float(roofline.prefill_time(prompt=t, **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
         "06-roofline", "The time to the first token",
@@ -321,7 +321,7 @@ def _ttft(rng: random.Random) -> Problem:
         f"{_n(t, 'token')} goes through a model with {m.matmul_params:,} matrix weights (2 FLOPs "
         f"each per token) and {_shape(m)}; causal attention costs 4 x L x H x d_head x T (T + 1) "
         f"/ 2 FLOPs. The prefill reads {float(w):,.0f} bytes of fp16 weights and writes "
-        f"{m.kv_bytes_per_token():,} bytes of KV cache per token. What is the lower bound on the "
+        f"{m.kv_cache_bytes_per_token():,} bytes of KV cache per token. What is the lower bound on the "
         "prefill time, the time to the first token? Answer in ms.",
         pt, "ms",
         "max(bytes / bandwidth, FLOPs / peak), bytes = W + T kappa, FLOPs = 2 P_mm T + attention "
@@ -348,9 +348,9 @@ def _max_batch(rng: random.Random) -> Problem:
     fmt = rng.choice(["fp16", "q8_0", "q4_0"])
     s = rng.choice([1024, 2048, 4096, 8192])
     w = memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt])
-    kv = m.kv_bytes_per_token()
+    kv = m.kv_cache_bytes_per_token()
     reserve = h.capacity // 10
-    nb = memory.max_batch(capacity=h.capacity, weight_bytes=w, kv_bytes_token=kv, context=s,
+    nb = memory.max_batch(capacity=h.capacity, weight_bytes=w, kv_cache_bytes_per_token=kv, context=s,
                           overhead=reserve)
     _in(nb, 2, 4096)
     return Problem(
@@ -371,14 +371,14 @@ def _throughput(rng: random.Random) -> Problem:
     b = rng.choice([8, 16, 32, 64])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
     _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_bytes_per_token() * s * b)
+          m.kv_cache_bytes_per_token() * s * b)
     t = float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w)))
     rate = _in(b / t, 10, 100_000)
     return Problem(
         "09-batching", "The rate of a batch",
         f"The {h.label} ({_bw(h)}, {_peak(h)} at dense fp16) decodes {_n(b, 'sequence')} of a "
         f"model together, each with {_n(s, 'token')} in its 16-bit KV cache. A step reads "
-        f"{float(w):,.0f} bytes of weights once and {m.kv_bytes_per_token():,} bytes of cache per "
+        f"{float(w):,.0f} bytes of weights once and {m.kv_cache_bytes_per_token():,} bytes of cache per "
         f"cached token of every sequence; each sequence does 2 FLOPs per each of "
         f"{m.matmul_params:,} matrix weights plus 4 x {m.n_layers} x {m.n_heads} x {m.d_head} "
         "FLOPs per cached token. What is the upper bound on the aggregate rate of all the "
@@ -395,7 +395,7 @@ def _cost(rng: random.Random) -> Problem:
     price = rng.choice([0.8, 1.2, 2.0, 2.5, 3.5])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
     _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_bytes_per_token() * s * b)
+          m.kv_cache_bytes_per_token() * s * b)
     t = round(float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w))) * 1e3, 2)
     t /= 1e3  # the step time as the statement prints it
     cost = _in(price / 3600 * t / b * 1e6, 0.01, 100)
@@ -430,7 +430,7 @@ def _moe_decode(rng: random.Random) -> Problem:
 def _gqa_mistake(rng: random.Random) -> Problem:
     m = rng.choice([m for m in _dense() if m.n_kv_heads < m.n_heads])
     s = rng.choice([4096, 8192, 32_768])
-    right = m.kv_bytes_per_token() * s
+    right = m.kv_cache_bytes_per_token() * s
     wrong = right * m.n_heads // m.n_kv_heads
     _in(wrong / GiB, 0.1, 1000)
     return Problem(

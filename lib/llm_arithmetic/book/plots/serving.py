@@ -41,7 +41,7 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
     bits = bits_per_weight(weights)
     kv = bits_per_weight(bits_kv)
     return dict(weight_bytes=float(model.step_weight_bytes(bits, prompt)),
-                kv_bytes_token=float(model.kv_cache_bytes(prompt, 1, kv)) / prompt)
+                kv_cache_bytes_per_token=float(model.kv_cache_bytes(prompt, 1, kv)) / prompt)
 
 
 def _peak_for(chip: Hardware, weights: str) -> float:

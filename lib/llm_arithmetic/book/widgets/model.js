@@ -19,7 +19,7 @@ const Stack = (function () {
   const embeddingParams = (m) => Plan.evaluate(m, "embedding_params");
   const unreadEmbeddingParams = (m) => Plan.evaluate(m, "unread_embedding_params");
   const expertParams = (m) => Plan.evaluate(m, "routed_params");
-  const kvBytesPerToken = (m, bitsKv) => Plan.evaluate(m, "kv_bytes_per_token",
+  const kvCacheBytesPerToken = (m, bitsKv) => Plan.evaluate(m, "kv_cache_bytes_per_token",
     {bits_kv: bitsKv});
   const stateBytes = (m, bitsState) => Plan.evaluate(m, "state_bytes", {bits_state: bitsState});
   const weightBytes = (m, bitsWeight) => Plan.evaluate(m, "weight_bytes",
@@ -158,7 +158,7 @@ const Stack = (function () {
 
   return {nLayers, embeddingParams, languageModelParams, totalParams, expertParams,
     activeParams, matmulParams, unreadEmbeddingParams, decodeReadParams, isMoE: isMoEModel,
-    nMoELayers, nExperts, expertsRead, readParams, weightBytes, stepWeightBytes, kvBytesPerToken,
+    nMoELayers, nExperts, expertsRead, readParams, weightBytes, stepWeightBytes, kvCacheBytesPerToken,
     kvCacheBytes, kvCacheBytesFullStorage, stateBytes, seqBytes, decodeBytesBreakdown,
     attendedContext, decodeFlopsPerToken, prefillFlops, transformer, withKvHeads, uniformHeads,
     validate, describe, isMLA, q};
