@@ -417,6 +417,54 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
         "given_peak_flops": None}).get("chip_peak_flops")
 
 
+def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, context: Any,
+                    batch: Any, bandwidth: Any, peak_flops: Any, capacity: Any, overhead: Any,
+                    tp: Any, ep: Any, pp: Any, prompt: Any, generate: Any, price_per_hour: Any,
+                    power_watts: Any, link_bandwidth: Any, link_latency: Any) -> dict[str, Any]:
+    """:func:`estimate`'s arguments checked (an :class:`InputError` naming a bad one; a
+    :class:`ContextWarning` beyond the trained context) and named as the plan's inputs."""
+    context = _count("context", context)
+    batch = _count("batch", batch)
+    tp, ep, pp = _parallel(m, tp, ep, pp)
+    prompt = None if prompt is None else _count("prompt", prompt)
+    if generate is not None:
+        if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
+                and generate == 0:
+            generate = 0
+        else:
+            generate = _count("generate", generate)
+    try:
+        link_latency = float(link_latency)
+    except (TypeError, ValueError):
+        raise InputError(f"link_latency must be a number [s], got {link_latency!r:.40}") from None
+    if not (math.isfinite(link_latency) and 0 <= link_latency <= 1):
+        raise InputError(f"link_latency is in seconds and must lie in [0, 1], got "
+                         f"{link_latency!r:.40}")
+    if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
+        raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")
+    if capacity is not None:
+        _rate("capacity", capacity)
+        capacity = int(capacity)
+    if m.trained_context and context > m.trained_context:
+        warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
+                      f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)
+    g = generate if generate is not None else 0
+    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
+        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
+                      f"context {m.trained_context:,}", ContextWarning, stacklevel=3)
+    kv_bits = bits_per_weight(bits_kv)
+    return dict(
+        context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
+        tp=tp, ep=ep, pp=pp, link_latency=link_latency,
+        price_per_hour=_serving_number("price_per_hour", price_per_hour),
+        bits_weight=weight_bits(m, weights, bits_weight), weight_format=format_input(weights),
+        bits_kv=kv_bits, bits_state=kv_bits, given_bandwidth=_rate("bandwidth", bandwidth),
+        given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
+        given_power=_serving_number("power_watts", power_watts),
+        given_link_bandwidth=_serving_number("link_bandwidth", link_bandwidth),
+        context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT)
+
+
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
              weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
              context: int = 1, batch: int = 1, bandwidth: float | None = None,
@@ -480,58 +528,21 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     """
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
-    context = _count("context", context)
-    batch = _count("batch", batch)
-    tp, ep, pp = _parallel(m, tp, ep, pp)
-    n_chips = tp * pp
-    prompt = None if prompt is None else _count("prompt", prompt)
-    if generate is not None:
-        if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
-                and generate == 0:
-            generate = 0
-        else:
-            generate = _count("generate", generate)
-    price_per_hour = _serving_number("price_per_hour", price_per_hour)
-    power_watts = _serving_number("power_watts", power_watts)
-    link_bandwidth = _serving_number("link_bandwidth", link_bandwidth)
-    try:
-        link_latency = float(link_latency)
-    except (TypeError, ValueError):
-        raise InputError(f"link_latency must be a number [s], got {link_latency!r:.40}") from None
-    if not (math.isfinite(link_latency) and 0 <= link_latency <= 1):
-        raise InputError(f"link_latency is in seconds and must lie in [0, 1], got "
-                         f"{link_latency!r:.40}")
-    bw_bits = weight_bits(m, weights, bits_weight)
-    kv_bits = bits_per_weight(bits_kv)
-    if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
-        raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")
-    bandwidth = _rate("bandwidth", bandwidth)
-    peak_flops = _rate("peak_flops", peak_flops)
-    if capacity is not None:
-        _rate("capacity", capacity)
-        capacity = int(capacity)
-    if m.trained_context and context > m.trained_context:
-        warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
-                      f"{m.trained_context:,} tokens", ContextWarning, stacklevel=2)
-    g = generate if generate is not None else 0
-    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
-        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
-                      f"context {m.trained_context:,}", ContextWarning, stacklevel=2)
-
-    ev = m.plan.child(**chip_inputs(chip), **dict(
-        context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
-        tp=tp, ep=ep, pp=pp, link_latency=link_latency, price_per_hour=price_per_hour,
-        bits_weight=bw_bits, weight_format=format_input(weights), bits_kv=kv_bits,
-        bits_state=kv_bits, given_bandwidth=bandwidth, given_peak_flops=peak_flops,
-        given_capacity=capacity, given_power=power_watts, given_link_bandwidth=link_bandwidth,
-        context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT))
+    given = _checked_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                            context=context, batch=batch, bandwidth=bandwidth,
+                            peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
+                            ep=ep, pp=pp, prompt=prompt, generate=generate,
+                            price_per_hour=price_per_hour, power_watts=power_watts,
+                            link_bandwidth=link_bandwidth, link_latency=link_latency)
+    ev = m.plan.child(**chip_inputs(chip), **given)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
-    return Estimate(
-        model=m.name, hardware=chip.name if chip is not None else None, bits_kv=float(kv_bits),
-        context=context, batch=batch, params_extra={x.name: x.params for x in m.extras},
-        trained_context=m.trained_context, tp=tp, ep=ep, pp=pp, prompt=prompt,
-        generate=generate, link_latency=link_latency, price_per_hour=price_per_hour, **out)
+    keep = ("context", "batch", "tp", "ep", "pp", "prompt", "generate", "link_latency",
+            "price_per_hour")
+    return Estimate(model=m.name, hardware=chip.name if chip is not None else None,
+                    bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
+                    params_extra={x.name: x.params for x in m.extras},
+                    **{k: given[k] for k in keep}, **out)
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.
