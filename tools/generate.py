@@ -194,7 +194,10 @@ def python_source() -> str:
     """The text of ``_numeric.py``."""
     formulas = all_formulas()
     names = sorted(formulas)
-    out = [_HEADER, "__all__ = [" + ", ".join(repr(n) for n in names) + "]\n"]
+    out = [_HEADER, "__all__ = [" + ", ".join(repr(n) for n in names) + "]\n",
+           "\n#: Each function's keyword arguments, in order (what the plan's interpreter binds).\n"
+           "PARAMS = {\n" + "".join(f"    {n!r}: {tuple(formulas[n].params)!r},\n"
+                                   for n in names) + "}\n"]
     for name in names:
         out.append("\n\n" + _python_function(formulas[name]))
     return "".join(out)

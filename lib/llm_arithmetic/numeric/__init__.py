@@ -7,3 +7,7 @@ the book's JavaScript module) from the formula registry; a test checks both are 
 """
 from ._numeric import *  # noqa: F401,F403
 from ._numeric import __all__  # noqa: F401
+from . import _numeric as _generated
+
+#: Each function's keyword arguments in order (empty while the generated module predates it).
+PARAMS = getattr(_generated, "PARAMS", {})

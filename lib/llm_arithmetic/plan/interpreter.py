@@ -169,11 +169,13 @@ def _scope(part: str, raw: Any) -> dict[str, Any]:
 
 
 def _params(formula: str) -> tuple[str, ...]:
-    """A numeric function's keyword arguments (read once from its signature)."""
-    import inspect
+    """A numeric function's keyword arguments (the generated table of them)."""
+    if formula in N.PARAMS:
+        _PARAMS[formula] = N.PARAMS[formula]
+    else:  # a generated module older than its table: read the signature
+        import inspect
 
-    fn = getattr(N, formula)
-    _PARAMS[formula] = tuple(inspect.signature(fn).parameters)
+        _PARAMS[formula] = tuple(inspect.signature(getattr(N, formula)).parameters)
     return _PARAMS[formula]
 
 
@@ -216,11 +218,16 @@ def _refs(v: Any) -> list[str]:
 
 def _term_deps(term: str, overrides: Mapping[str, Any], seen: set[str]) -> set[str]:
     """Plan names a stack term may read (a superset: part fields are read from the part)."""
+    if not seen:
+        key = (term, tuple(sorted((k, repr(v)) for k, v in overrides.items())))
+        if key not in _TERM_DEPS:
+            _TERM_DEPS[key] = frozenset(_term_deps(term, overrides, {""}))
+        return set(_TERM_DEPS[key])
     if term in seen:
         return set()
     seen.add(term)
     out: set[str] = set()
-    fields = {n for part in FIELDS.values() for n in part}
+    fields = _FIELD_NAMES
     for formula, bindings in TERMS[term]["cases"].values():
         names = ["value"] if formula == "=" else (_PARAMS.get(formula) or _params(formula))
         for p in names:
@@ -234,6 +241,10 @@ def _term_deps(term: str, overrides: Mapping[str, Any], seen: set[str]) -> set[s
             elif src not in fields:
                 out.add(src)
     return out
+
+
+_TERM_DEPS: dict[tuple[str, tuple], frozenset[str]] = {}
+_FIELD_NAMES = frozenset(n for part in FIELDS.values() for n in part)
 
 
 def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
