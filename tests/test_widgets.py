@@ -40,7 +40,7 @@ from llm_arithmetic.book import export
 from llm_arithmetic.catalog.formats import bits_per_weight
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.core.registry import all_formulas
-from llm_arithmetic.estimate import ContextWarning
+from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
 from tools import sphinx_widgets as bundle
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -350,6 +350,64 @@ def test_estimate_in_the_page_equals_python(page):
                     failures.append(f"{case} {k}: page {g[k]!r}, python {d[k]!r}")
     assert len(cases) == 2 * len(CATALOG)
     assert not failures, f"{len(failures)} differ, e.g.:\n" + "\n".join(failures[:10])
+
+
+RANDOM_QUERY = """
+(cases) => cases.map(([name, chip, opts]) => {
+  const L = window.LLMArithmetic;
+  try {
+    return L.estimate(L.catalog.models[name], L.catalog.hardware[chip], opts);
+  } catch (err) { return {error: String(err.message || err)}; }
+})
+"""
+
+
+def test_the_two_interpreters_agree_on_random_workloads(page):
+    """The plan evaluated by the page's interpreter and by Python's on 60 random workloads
+    (seeded): any catalog model and chip, weight and cache formats, context, batch, tp/ep/pp,
+    prompt and generated tokens, price, latency."""
+    rng = random.Random(20261128)
+    models, chips = sorted(CATALOG), sorted(export.catalog_data()["hardware"])
+    cases = []
+    while len(cases) < 60:
+        name = rng.choice(models)
+        m = CATALOG[name].model
+        opts = {"weights": rng.choice([None, "fp16", "fp8", "q4_0", "nvfp4", "int8"]),
+                "bits_kv": rng.choice(["fp16", "fp8", 16]), "context": rng.randint(1, 200_000),
+                "batch": rng.choice([1, 2, 7, 64, 300]), "link_latency": rng.choice([0, 2e-6])}
+        tp = _allowed_tp(m, rng.choice([1, 2, 4, 8]))
+        opts.update(tp=tp, pp=rng.choice([1, 2]) if m.n_layers >= 2 else 1)
+        if m.is_moe and rng.random() < 0.5 and (tp * opts["pp"]) % 2 == 0:
+            opts["ep"] = 2
+        if rng.random() < 0.6:
+            opts.update(prompt=rng.randint(1, 8192), generate=rng.randint(0, 1024),
+                        price_per_hour=rng.choice([1.5, 4.0]))
+        cases.append([name, rng.choice(chips), opts])
+    got = page.evaluate(RANDOM_QUERY, cases)
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for (name, chip, opts), g in zip(cases, got):
+            try:
+                e = estimate(name, hardware=chip, **opts)
+            except Exception as err:  # both refuse, or neither
+                if "error" not in g:
+                    failures.append(f"{name} {chip} {opts}: python refuses ({err}), page not")
+                continue
+            if "error" in g:
+                failures.append(f"{name} {chip} {opts}: page refuses ({g['error']})")
+                continue
+            for k in FIELD_STEPS:
+                want = getattr(e, k)
+                if isinstance(want, (bool, str)) or want is None:
+                    ok = g[k] == want
+                elif isinstance(want, float) and math.isinf(want):
+                    ok = g[k] is None
+                else:
+                    ok = g[k] is not None and _close(g[k], float(want), 1e-9)
+                if not ok:
+                    failures.append(f"{name} {chip} {opts} {k}: page {g[k]!r}, python {want!r}")
+    assert not failures, "\n".join(failures[:20])
 
 
 def test_custom_numbers_estimate_equals_python(page):

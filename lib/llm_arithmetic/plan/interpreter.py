@@ -144,6 +144,8 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
                 v = lookup(p, default=True)
                 if v is not _DEFAULT:
                     args[p] = v
+        if any(v is None for v in args.values()):
+            raise _Missing(term)
         value = call(formula, args)
     cache[term] = value
     return value
@@ -179,6 +181,13 @@ def _params(formula: str) -> tuple[str, ...]:
     return _PARAMS[formula]
 
 
+class _Missing(Exception):
+    """A term's argument is missing (None): the sum it is part of is missing too."""
+
+
+_MISSING = object()  # a mean whose term is missing (not: no layer has the term)
+
+
 def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: str,
          lookup: Any, parts: Sequence[str] | None = None, mean: bool = False) -> Any:
     """Sum ``term`` over ``blocks`` ((count, {part: record}) pairs), each block's value times
@@ -191,7 +200,10 @@ def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: st
             raw = block.get(part)
             if raw is None or (parts is not None and part not in parts):
                 continue
-            value = part_term(term, _scope(part, raw), lookup, {})
+            try:
+                value = part_term(term, _scope(part, raw), lookup, {})
+            except _Missing:
+                return _MISSING if mean else None
             if value is None:
                 continue
             total = total + count * value
@@ -409,12 +421,14 @@ def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
 def _sum(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
                  step.get("parts"))
-    return _add_terms(ev, value, step)
+    return None if value is None else _add_terms(ev, value, step)
 
 
 def _mean(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
                  step.get("parts"), mean=True)
+    if value is _MISSING:
+        return None
     return ev.ref(step.get("empty")) if value is None else value
 
 

@@ -77,11 +77,15 @@ const Plan = (function () {
           if (v !== DEFAULT) args[p] = v;
         }
       }
+      if (Object.values(args).some((v) => v === null || v === undefined)) throw MISSING;
       value = call(formula, args);
     }
     cache[term] = value;
     return value;
   }
+
+  // a term's argument is missing (null): the sum it is part of is missing too
+  const MISSING = {missing: true};
 
   function fold(blocks, term, lookup, parts, mean) {
     let total = 0;
@@ -90,7 +94,13 @@ const Plan = (function () {
       for (const part of P.parts) {
         const raw = block[part];
         if (!raw || (parts && !parts.includes(part))) continue;
-        const v = partTerm(term, partScope(part, raw), lookup, {});
+        let v;
+        try {
+          v = partTerm(term, partScope(part, raw), lookup, {});
+        } catch (err) {
+          if (err === MISSING) return mean ? MISSING : null;
+          throw err;
+        }
         if (v === null) continue;
         total += count * v;
         weight += count;
@@ -285,11 +295,15 @@ const Plan = (function () {
       }
       return call(step.formula, args);
     },
-    sum: (ev, step) => addTerms(ev, fold(ev.get("blocks"), step.term,
-      lookupFor(ev, step.args || {}), step.parts, false), step),
+    sum(ev, step) {
+      const v = fold(ev.get("blocks"), step.term, lookupFor(ev, step.args || {}), step.parts,
+        false);
+      return v === null ? null : addTerms(ev, v, step);
+    },
     mean(ev, step) {
       const v = fold(ev.get("blocks"), step.term, lookupFor(ev, step.args || {}), step.parts,
         true);
+      if (v === MISSING) return null;
       return v === null ? ev.ref(step.empty) : v;
     },
     add: (ev, step) => addTerms(ev, 0, step),

@@ -1,0 +1,81 @@
+"""The plan and its interpreter (llm_arithmetic.plan): the data is whole, and a child
+evaluator, which asks its parent for every value that does not depend on its changed inputs,
+gives what a fresh evaluation of the same inputs gives (the sharing is exact, not a shortcut).
+The JavaScript twin is held to the Python one in tests/test_widgets.py."""
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from llm_arithmetic import numeric
+from llm_arithmetic.catalog.model import MLP, Attention, Mamba2
+from llm_arithmetic.catalog.model_catalog import CATALOG
+from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
+from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, _step_refs
+from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
+
+RECORDS = {"attention": Attention, "mixer": Mamba2, "mlp": MLP}
+
+
+def test_every_step_is_named_once_and_reads_only_inputs_and_steps():
+    names = [s["name"] for s in PLAN]
+    assert len(names) == len(set(names))
+    assert not set(names) & set(INPUTS), "a step shadows an input"
+    for step in PLAN:
+        assert step["op"] in OPS, step["name"]
+        if step["op"] == "formula":
+            assert step["formula"] in numeric.PARAMS, step["name"]
+            assert set(step.get("args", {})) <= set(numeric.PARAMS[step["formula"]]), step["name"]
+        if step["op"] == "solve":
+            assert step["solver"] in SOLVERS
+        refs, _ = _step_refs(step)
+        defaults = set()
+        if step["op"] == "formula":
+            defaults = {p for p in numeric.PARAMS[step["formula"]]
+                        if p not in step.get("args", {})}
+        unknown = refs - set(names) - set(INPUTS) - defaults
+        assert not unknown, f"{step['name']} reads {sorted(unknown)}"
+
+
+def test_every_term_names_a_formula_and_every_field_a_record_field():
+    for term, spec in TERMS.items():
+        assert spec["by"] in FORMS, term
+        for form, (formula, bindings) in spec["cases"].items():
+            if formula == "=":
+                assert set(bindings) == {"value"}
+                continue
+            assert formula in numeric.PARAMS, (term, form)
+            assert set(bindings) <= set(numeric.PARAMS[formula]), (term, form)
+            for src in bindings.values():
+                if isinstance(src, str) and src.startswith("@"):
+                    assert src[1:] in TERMS, (term, src)
+    for part, record in RECORDS.items():
+        own = {f.name for f in dataclasses.fields(record)}
+        for name, src in FIELDS[part].items():
+            field = src if isinstance(src, str) else src[1]
+            assert field in own, (part, name, field)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_child_equals_a_fresh_evaluation(seed):
+    """Every step of the plan, for random models and workloads: the value a child of the
+    model's cached plan gives equals a fresh evaluator's."""
+    rng = random.Random(seed)
+    m = CATALOG[rng.choice(sorted(CATALOG))].model
+    inputs = dict(context=rng.randint(1, 100_000), batch=rng.choice([1, 3, 64]),
+                  prompt=rng.choice([None, 777]), generate=rng.choice([None, 0, 50]),
+                  bits_weight=rng.choice([None, 4.5]), bits_kv=rng.choice([16, 8]),
+                  bits_state=16, overhead=0, tp=1, ep=1, pp=1, link_latency=0.0,
+                  price_per_hour=2.0, weight_format=None, chip_bandwidth=2e12,
+                  chip_capacity=80 * 2**30, chip_power=700, chip_peaks={"fp16": {"rate": 1e15}},
+                  chip_interconnect=None, given_bandwidth=None, given_peak_flops=None,
+                  given_capacity=None, given_power=None, given_link_bandwidth=None,
+                  context_limit=1 << 32, crossing_limit=1e12)
+    shared = m.plan.child(**inputs)
+    for step in MODEL_STEPS:  # the parent holds the model's counts at its own defaults
+        m.plan.get(step["name"])
+    fresh = Evaluator(PLAN_STEPS, m.plan_inputs, inputs)
+    for name in PLAN_STEPS:
+        assert shared.get(name) == fresh.get(name), name
