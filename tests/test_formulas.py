@@ -22,7 +22,7 @@ import pytest
 import sympy as sp
 
 from llm_arithmetic import numeric
-from llm_arithmetic.core.registry import all_formulas
+from llm_arithmetic.articles import all_formulas
 from llm_arithmetic.core.symbols import GLOSSARY
 from tools import generate
 

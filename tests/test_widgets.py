@@ -39,7 +39,7 @@ from llm_arithmetic import estimate, numeric, sweep
 from llm_arithmetic.book import export
 from llm_arithmetic.catalog.formats import bits_per_weight
 from llm_arithmetic.catalog.model_catalog import CATALOG
-from llm_arithmetic.core.registry import all_formulas
+from llm_arithmetic.articles import all_formulas
 from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
 from tools import sphinx_widgets as bundle
 

@@ -27,7 +27,8 @@ from sympy.printing.jscode import JavascriptCodePrinter
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from llm_arithmetic.core.registry import Formula, all_formulas, docstring, indent
+from llm_arithmetic.articles import all_formulas
+from llm_arithmetic.core.registry import Formula, docstring, indent
 from llm_arithmetic.core.symbols import GLOSSARY
 
 __all__ = ["python_source", "javascript_source", "write", "PY_PATH", "JS_PATH"]

@@ -425,7 +425,7 @@ def _hardware(as_json: bool = False) -> int:
 
 
 def _formula(ns: argparse.Namespace) -> int:
-    from .core.registry import all_formulas
+    from .articles import all_formulas
 
     formulas = all_formulas()
     if ns.list or not ns.name:

@@ -121,7 +121,8 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     \\begin{aligned} \\mathcal{B} &= W \\\\ &\\quad + \\mathcal{K} B \\end{aligned}
     """
     from ..core.display import latex, latex_terms
-    from ..core.registry import Formula, all_formulas
+    from ..articles import all_formulas
+    from ..core.registry import Formula
     from ..core.symbols import GLOSSARY
 
     if isinstance(what, str):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.registry import all_formulas
+from ..articles import all_formulas
 from ..plan.interpreter import dependencies
 from ..plan.stack import TERMS
 from ..plan.steps import ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN

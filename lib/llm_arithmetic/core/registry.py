@@ -23,9 +23,11 @@ with sympy arguments it substitutes them, so formulas build on formulas::
     def kv_cache_bytes(*, n_layers, n_kv_heads, d_head, context, batch=1, bits_kv=16):
         return kv_cache_bytes_per_token(n_layers=n_layers, ...) * context * batch
 
-:func:`all_formulas` imports every module that registers formulas, so the registry is complete
-whatever was imported first.
+The registry holds what has been imported; :func:`llm_arithmetic.articles.all_formulas` (the top
+of the formula modules: the articles' formulas build on the package's) imports every module that
+registers one, so the registry it returns is complete whatever was imported first.
 
+>>> from llm_arithmetic.articles import all_formulas
 >>> f = all_formulas()["kv_cache_bytes_per_token"]
 >>> f.params, f.unit
 (('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'), 'B')
@@ -36,7 +38,6 @@ whatever was imported first.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -49,25 +50,12 @@ import sympy as sp
 
 from .symbols import GLOSSARY
 
-__all__ = ["Formula", "formula", "FORMULAS", "all_formulas", "FORMULA_MODULES", "bind_numeric"]
+__all__ = ["Formula", "formula", "FORMULAS", "bind_numeric"]
 
-#: Every module that registers formulas; :func:`all_formulas` imports them all.
-FORMULA_MODULES: tuple[str, ...] = (
-    "llm_arithmetic.formulas.params",
-    "llm_arithmetic.formulas.memory",
-    "llm_arithmetic.formulas.flops",
-    "llm_arithmetic.formulas.roofline",
-    "llm_arithmetic.formulas.parallel",
-    "llm_arithmetic.formulas.serving",
-    "llm_arithmetic.formulas.stack",
-    "llm_arithmetic.articles.finbarr",
-    "llm_arithmetic.articles.karpathy",
-    "llm_arithmetic.articles.baseten",
-    "llm_arithmetic.articles.zeux",
-)
 
 _REGISTRY: dict[str, "Formula"] = {}
-#: The registry, read-only. Prefer :func:`all_formulas`, which is complete on every call.
+#: The registry, read-only: what has been imported. :func:`llm_arithmetic.articles.all_formulas`
+#: imports every formula module first.
 FORMULAS: Mapping[str, "Formula"] = MappingProxyType(_REGISTRY)
 
 #: Where a formula's generated numeric function comes from: a module (or any object) with one
@@ -268,13 +256,6 @@ def formula(lhs: str, *, name: str | None = None, exact: bool = True
         return f
 
     return deco
-
-
-def all_formulas() -> Mapping[str, Formula]:
-    """Every registered formula, after importing every module that registers one."""
-    for module in FORMULA_MODULES:
-        importlib.import_module(module)
-    return FORMULAS
 
 
 def docstring(f: Formula) -> str:

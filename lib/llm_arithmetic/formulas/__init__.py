@@ -9,7 +9,7 @@
   decoding, cache management, cost and energy
 * :mod:`~llm_arithmetic.formulas.stack` -- the pieces a layer stack sums (per part of a layer)
 
-Importing this package imports them all; :func:`llm_arithmetic.core.registry.all_formulas`
+Importing this package imports them all; :func:`llm_arithmetic.articles.all_formulas`
 also imports the articles' own formulas, so the registry is complete.
 """
 from .. import numeric
