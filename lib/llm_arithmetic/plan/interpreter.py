@@ -510,7 +510,16 @@ def _at(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     changes = {k: ev.ref(v) for k, v in step["with"].items()}
     if any(v is None for v in changes.values()):
         return None
+    if all(_same(ev.get(k, default=True), v) for k, v in changes.items()):
+        return ev.get(step["target"])  # nothing changes: the value at hand
     return ev.child(**changes).get(step["target"])
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal numbers of the same exactness (an int batch of 1 and a float 1.0 are not the same
+    input: one evaluates exactly, the other in floating point)."""
+    return (a is not DEFAULT and np.ndim(a) == 0 and np.ndim(b) == 0
+            and type(a) is type(b) and a == b)
 
 
 def _chain(ev: Evaluator, step: Mapping[str, Any]) -> Any:

@@ -350,6 +350,10 @@ const Plan = (function () {
         changes[k] = ev.ref(v);
         if (isNull(changes[k])) return null;
       }
+      // nothing changes: the value at hand
+      if (Object.entries(changes).every(([k, v]) => ev.get(k, true) === v)) {
+        return ev.get(step.target);
+      }
       return ev.child(changes).get(step.target);
     },
     chain(ev, step) {
