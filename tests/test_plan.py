@@ -79,3 +79,12 @@ def test_a_child_equals_a_fresh_evaluation(seed):
     fresh = Evaluator(PLAN_STEPS, m.plan_inputs, inputs)
     for name in PLAN_STEPS:
         assert shared.get(name) == fresh.get(name), name
+
+
+def test_every_estimate_field_is_an_input_or_a_step():
+    from llm_arithmetic.estimate import FIELD_STEPS, INPUT_FIELDS, Estimate
+
+    names = {f.name for f in dataclasses.fields(Estimate)}
+    assert set(FIELD_STEPS) | set(INPUT_FIELDS) == names
+    assert not set(FIELD_STEPS) & set(INPUT_FIELDS)
+    assert set(FIELD_STEPS.values()) <= set(PLAN_STEPS)

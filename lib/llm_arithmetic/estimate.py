@@ -351,37 +351,19 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
     return tp, ep, pp
 
 
-#: Estimate field -> the plan's step that gives it (the fields not named here are inputs).
-FIELD_STEPS = {
-    "bits_weight": "bits_weight_effective", "attended_context": "attended_context",
-    "experts_read": "experts_read", "bandwidth": "bandwidth", "peak_flops": "peak_flops",
-    "compute_precision": "compute_precision", "capacity": "capacity",
-    "params_total": "total_params", "params_language_model": "language_model_params",
-    "params_active": "active_params", "params_matmul": "matmul_params",
-    "params_read_per_token": "decode_read_params", "weight_bytes": "weight_bytes",
-    "kv_cache_bytes_per_token": "kv_cache_bytes_per_token", "kv_cache_bytes": "kv_cache_bytes",
-    "kv_cache_bytes_full_storage": "kv_cache_bytes_full_storage",
-    "state_bytes": "batch_state_bytes", "decode_bytes_per_token": "decode_bytes_per_token",
-    "decode_step_bytes": "decode_step_bytes", "decode_flops_per_token": "decode_flops",
-    "decode_memory_seconds": "decode_memory_seconds",
-    "decode_compute_seconds": "decode_compute_seconds",
-    "decode_seconds_per_token": "decode_seconds_per_token",
-    "decode_tokens_per_second": "decode_tokens_per_second",
-    "throughput_tokens_per_second": "throughput_tokens_per_second", "bound": "bound",
-    "ops_per_byte": "ops_per_byte", "critical_batch_size": "critical_batch_size",
-    "memory_required_bytes": "memory_required_bytes", "fits": "fits", "max_batch": "max_batch",
-    "max_context": "max_context", "n_chips": "n_chips", "serving_context": "serving_context",
-    "link_bandwidth": "link_bandwidth", "ttft_seconds": "ttft_seconds",
-    "tpot_seconds": "tpot_seconds", "request_seconds": "request_seconds",
-    "tokens_per_second_per_user": "tokens_per_second_per_user",
-    "tokens_per_second_per_chip": "tokens_per_second_per_chip",
-    "cost_per_million_tokens": "cost_per_million_tokens",
-    "energy_joules_per_token": "energy_joules_per_token",
-    "allreduce_seconds_per_token": "allreduce_seconds_per_token",
-    "alltoall_seconds_per_token": "alltoall_seconds_per_token", "power_watts": "power",
-    "memory_per_chip_bytes": "memory_per_chip_bytes", "fits_per_chip": "fits_per_chip",
-    "max_batch_per_replica": "max_batch_per_replica",
-}
+#: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
+INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
+                "trained_context", "tp", "ep", "pp", "prompt", "generate", "link_latency",
+                "price_per_hour")
+#: Estimate fields whose step of the plan has another name.
+_STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
+               "params_language_model": "language_model_params",
+               "params_active": "active_params", "params_matmul": "matmul_params",
+               "params_read_per_token": "decode_read_params", "state_bytes": "batch_state_bytes",
+               "decode_flops_per_token": "decode_flops", "power_watts": "power"}
+#: Estimate field -> the plan's step that gives it.
+FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
+               if f.name not in INPUT_FIELDS}
 #: Largest batch the critical-batch search tries before it says there is none.
 CROSSING_LIMIT = 1e12
 
@@ -537,8 +519,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     ev = m.plan.child(**chip_inputs(chip), **given)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
-    keep = ("context", "batch", "tp", "ep", "pp", "prompt", "generate", "link_latency",
-            "price_per_hour")
+    keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     return Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
                     params_extra={x.name: x.params for x in m.extras},
