@@ -175,7 +175,7 @@ def batching() -> Svg:
     s = Svg(480, 340, f"One decode step for a batch: the weights of {m.label} are read once and "
             "used for every sequence, while each sequence reads its own KV cache")
     s.box(120, 14, 240, 52, "weights", "weights", weight="bold",
-          sub=f"{m.total_params * 2 / 1e9:.1f} GB, read once per step")
+          sub=f"{m.matmul_params * 2 / 1e9:.1f} GB, read once per step")
     B = 4
     for b in range(B):
         x = 20 + b * 115
@@ -272,7 +272,7 @@ def bound_gap() -> Svg:
                       "ops: attention, norms, sampling the bound does not count",
                       "sync: kernel launches, waits, host work between steps"],
             size=SMALL, anchor="start", color=MUTED)
-    s.text(20, 246, "measured ÷ bound = the fraction of the bound achieved", size=SMALL,
+    s.text(20, 246, "bound ÷ measured = the share of the bound achieved", size=SMALL,
            anchor="start", weight="bold")
     return s
 

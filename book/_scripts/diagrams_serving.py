@@ -288,26 +288,27 @@ def estimate_pipeline() -> Svg:
 
 def fits_by_bits() -> Svg:
     m = get_model("llama-7b")
-    chips = [get_hardware("m2"), get_hardware("raspberry-pi-4")]
+    chips = [(get_hardware("raspberry-pi-4"), "Raspberry Pi 4"), (get_hardware("m2"), "M2")]
     fmts = [("fp16", FORMATS["fp16"].bits), ("Q8_0", FORMATS["q8_0"].bits),
             ("Q4_0", FORMATS["q4_0"].bits)]
-    s = Svg(480, 290, f"The weights of {m.label} at sixteen, about eight and about four bits "
+    s = Svg(480, 250, f"The weights of {m.label} at sixteen, about eight and about four bits "
             "per weight, against the memory of two small devices")
-    scale = 300 / max(m.total_params * 16 / 8, *(c.capacity for c in chips))
+    x0 = 140
+    scale = 320 / max(m.total_params * 16 / 8, *(c.capacity for c, _ in chips))
     for i, (name, bits) in enumerate(fmts):
-        y = 30 + i * 50
+        y = 50 + i * 46
         gb = m.total_params * float(bits) / 8
-        s.text(20, y + 22, name, size=SMALL, anchor="start", weight="bold")
-        s.rect(80, y, gb * scale, 32, "weights")
-        s.text(86 + gb * scale, y + 22, f"{gb / 1e9:.1f} GB", size=SMALL, anchor="start")
-    for j, chip in enumerate(chips):
-        x = 80 + chip.capacity * scale
-        s.line(x, 20, x, 186, color="#b91c1c", width=2, dash=True)
-        s.text(x, 206 + j * 20, f"{chip.label}: {chip.capacity / 2**30:.0f} GiB", size=SMALL,
-               anchor="end" if x > 240 else "start", color="#b91c1c")
-    s.text(20, 262, "bytes = parameters × bits per weight / 8", size=BODY, anchor="start",
+        s.text(20, y + 21, f"{name}: {gb / 1e9:.1f} GB", size=SMALL, anchor="start",
+               weight="bold")
+        s.rect(x0, y, gb * scale, 30, "weights")
+    for chip, short in chips:
+        x = x0 + chip.capacity * scale
+        s.line(x, 36, x, 186, color="#b91c1c", width=2, dash=True)
+        s.text(x + 4 if x < 300 else x - 4, 28, f"{short}: {chip.capacity / 2**30:.0f} GiB",
+               size=SMALL, anchor="start" if x < 300 else "end", color="#b91c1c")
+    s.text(20, 222, "bytes = parameters × bits per weight / 8", size=BODY, anchor="start",
            weight="bold")
-    s.text(20, 282, "(the OS and the KV cache need room too)", size=SMALL, anchor="start",
+    s.text(20, 242, "(the OS and the KV cache need room too)", size=SMALL, anchor="start",
            color=MUTED)
     return s
 
@@ -356,7 +357,7 @@ def attention_steps() -> Svg:
 
 def token_bytes() -> Svg:
     m, chip = get_model("mistral-7b"), get_hardware("rtx-4090")
-    w = m.total_params * 2
+    w = m.matmul_params * 2
     per = int(m.kv_bytes_per_token(16))
     window = m.layers[0].attention.window
     s = Svg(480, 250, f"The bytes of one decoded token of {m.label} on an {chip.label}: the "
