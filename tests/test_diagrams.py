@@ -7,7 +7,8 @@
   no wider than the column's drawing width.
 - Every diagram is shown in a chapter as a numbered ``{figure}`` with a ``fig-`` name, alt text
   that describes it and a caption, and the chapter refers to it with ``{numref}``; every
-  numbered chapter notebook shows at least one, and the book at least ``MIN_DIAGRAMS``.
+  chapter of the numbered parts (notebook or MyST page) shows at least one, and the book at
+  least ``MIN_DIAGRAMS``.
 """
 import importlib.util
 import json
@@ -74,10 +75,17 @@ def test_each_svg_has_title_viewbox_and_text(drawn):
             f"{stem}: a date or a random id")
 
 
-def figures(page: Path) -> list[tuple[str, dict, str, str]]:
-    """(image path, options, caption, page markdown) of every {figure} of a notebook."""
+def markdown(page: Path) -> str:
+    """The Markdown of a chapter: a notebook's Markdown cells, or a MyST page."""
+    if page.suffix == ".md":
+        return page.read_text(encoding="utf8")
     nb = json.loads(page.read_text(encoding="utf8"))
-    md = "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def figures(page: Path) -> list[tuple[str, dict, str, str]]:
+    """(image path, options, caption, page markdown) of every {figure} of a chapter."""
+    md = markdown(page)
     out = []
     for m in FIGURE_RE.finditer(md):
         opts = dict(re.findall(r":(\w+): ?([^\n]*)", m.group(2)))
@@ -87,8 +95,12 @@ def figures(page: Path) -> list[tuple[str, dict, str, str]]:
 
 def chapters() -> list[Path]:
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))
-    return [REPO / f"{ch['file']}.ipynb" for part in toc["parts"] if part.get("numbered")
-            for ch in part["chapters"] if (REPO / f"{ch['file']}.ipynb").is_file()]
+    out = []
+    for part in toc["parts"]:
+        for ch in part["chapters"] if part.get("numbered") else []:
+            out += [p for p in (REPO / f"{ch['file']}.ipynb", REPO / f"{ch['file']}.md")
+                    if p.is_file()]
+    return out
 
 
 def test_diagrams_are_numbered_captioned_described_and_referenced(drawn):

@@ -381,6 +381,31 @@ def token_bytes() -> Svg:
     return s
 
 
+def reproduction_check() -> Svg:
+    s = Svg(480, 330, "How a published number is checked: recomputed from the article's own "
+            "inputs, compared with what it printed, and classed as a match, rounding, an "
+            "erratum or unrecoverable")
+    s.box(20, 14, 210, 46, "the article's inputs", "act", size=SMALL, sub="as printed")
+    s.box(250, 14, 210, 46, "the article's number", "gold", size=SMALL, sub="as printed")
+    s.arrow(125, 60, 125, 84)
+    s.box(20, 86, 210, 46, "the same formula", "compute", size=SMALL, sub="recomputed exactly")
+    s.arrow(125, 132, 200, 160)
+    s.arrow(355, 60, 280, 160)
+    s.box(140, 162, 200, 38, "compare", "plain", weight="bold")
+    outcomes = [("matches", "compute"), ("rounding", "weights"), ("erratum", "alert"),
+                ("unrecoverable", "plain")]
+    for i, (label, kind) in enumerate(outcomes):
+        x = 14 + i * 116
+        s.arrow(240, 200, x + 54, 236)
+        s.box(x, 238, 108, 34, label, kind, size=SMALL, weight="bold" if kind == "alert"
+              else "normal")
+    s.text(20, 300, "An erratum says which step differs: a factor, a row, a unit,", size=SMALL,
+           anchor="start", color=MUTED)
+    s.text(20, 320, "an assumption; and what the correction does to the conclusion.",
+           size=SMALL, anchor="start", color=MUTED)
+    return s
+
+
 DIAGRAMS = {
     "tensor-parallel": tensor_parallel,
     "pipeline-parallel": pipeline_parallel,
@@ -396,4 +421,5 @@ DIAGRAMS = {
     "two-chips": two_chips,
     "attention-steps": attention_steps,
     "token-bytes": token_bytes,
+    "reproduction-check": reproduction_check,
 }
