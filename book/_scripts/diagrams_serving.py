@@ -45,12 +45,14 @@ def pipeline_parallel() -> Svg:
     L, n = m.n_layers, 4
     s = Svg(480, 300, f"Pipeline parallelism: the {L} layers of {m.label} cut into four stages "
             "on four chips; activations pass from stage to stage, micro-batches keep all busy")
+    s.text(12, 16, f"layers of {m.label} per chip:", size=SMALL, anchor="start",
+           color=MUTED)
     for i in range(n):
         x = 12 + i * 118
-        s.box(x, 20, 106, 50, f"chip {i + 1}", CHIP_KINDS[0], size=SMALL,
-              sub=f"layers {i * L // n + 1}–{(i + 1) * L // n}")
+        s.box(x, 26, 106, 46, f"chip {i + 1}", CHIP_KINDS[0], size=SMALL,
+              sub=f"{i * L // n + 1}–{(i + 1) * L // n}")
         if i < n - 1:
-            s.arrow(x + 106, 45, x + 118, 45)
+            s.arrow(x + 106, 49, x + 118, 49)
     s.text(20, 100, "time →   (each box: one micro-batch in one stage)", size=SMALL,
            anchor="start", color=MUTED)
     c = 34
@@ -124,28 +126,40 @@ def ring_allreduce() -> Svg:
 def continuous_batching() -> Svg:
     s = Svg(480, 330, "Static batching against continuous batching: with static batches a "
             "finished sequence leaves an idle slot; continuous batching refills it at once")
-    lens = [5, 9, 3, 7]
-    c = 36
+    steps, c = 10, 36
+    # the decode steps each request needs, in the order the requests arrive
+    lengths = [5, 9, 3, 7, 4, 6, 5, 6, 4, 5, 6]
 
     def grid(y0, refill):
-        for slot in range(4):
+        queue = list(enumerate(lengths))
+        slots = [queue.pop(0) for _ in range(4)]
+        start = [0] * 4
+        runs = []  # (slot, first step, steps, request)
+        while slots:
+            slot = min(range(len(slots)), key=lambda i: (start[i] + slots[i][1], i))
+            req, ln = slots[slot]
+            runs.append((slot, start[slot], ln, req))
+            if refill and queue and start[slot] + ln < steps:
+                start[slot] += ln
+                slots[slot] = queue.pop(0)
+            else:
+                slots[slot] = (None, 10**6)
+            if all(r is None for r, _ in slots):
+                break
+        end = max(t + ln for _, t, ln, _ in runs if t == 0) if not refill else steps
+        nth = [0] * 4
+        for slot, t0, ln, req in sorted(runs, key=lambda r: (r[0], r[1])):
             y = y0 + slot * 28
-            t, k = 0, 0
-            seq = [lens[slot], *([4, 6, 5][slot % 3:] + [6])]
-            while t < 10:
-                ln = seq[k] if k < len(seq) else 4
-                for j in range(ln):
-                    if t + j >= 10:
-                        break
-                    s.rect(60 + (t + j) * c, y, c - 2, 24, ("act", "weights", "compute",
-                                                            "gold")[(slot + k) % 4], rx=2)
-                t += ln
-                k += 1
-                if not refill:
-                    for j in range(t, 9):
-                        s.rect(60 + j * c, y, c - 2, 24, "alert", rx=2, dash=True)
-                    t = 10
-            s.text(52, y + 18, f"slot {slot + 1}", size=SMALL, anchor="end")
+            kind = ("act", "weights")[(slot + nth[slot]) % 2]
+            nth[slot] += 1
+            for j in range(t0, min(t0 + ln, steps)):
+                s.rect(60 + j * c, y, c - 2, 24, kind, rx=2)
+            s.text(60 + t0 * c + (c - 2) / 2, y + 17, f"r{req + 1}", size=SMALL)
+            if not refill:
+                for j in range(t0 + ln, end):
+                    s.rect(60 + j * c, y, c - 2, 24, "alert", rx=2, dash=True)
+        for slot in range(4):
+            s.text(52, y0 + slot * 28 + 18, f"slot {slot + 1}", size=SMALL, anchor="end")
 
     s.text(20, 22, "static: the batch waits for its longest sequence", size=SMALL,
            anchor="start", weight="bold")
@@ -153,7 +167,7 @@ def continuous_batching() -> Svg:
     s.text(20, 172, "continuous: a new request joins the next step", size=SMALL,
            anchor="start", weight="bold")
     grid(182, True)
-    s.text(20, 318, "column: one decode step; run of one colour: one request", size=SMALL,
+    s.text(20, 318, "column: one decode step; r1, r2, ...: requests; red: idle", size=SMALL,
            anchor="start", color=MUTED)
     return s
 
