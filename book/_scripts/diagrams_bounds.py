@@ -194,9 +194,9 @@ def request_timeline() -> Svg:
     s = Svg(480, 230, "A request on a timeline: the prompt is processed in one prefill, which "
             "ends with the first token; then one decode step per further token")
     s.box(20, 40, 150, 40, "prefill (prompt)", "compute", size=SMALL)
-    for i in range(6):
+    for i in range(5):
         s.box(176 + i * 48, 40, 42, 40, f"t{i + 2}", "weights", size=SMALL)
-    s.text(176 + 6 * 48 + 6, 66, "⋯", size=HEAD, anchor="start", weight="bold")
+    s.text(176 + 5 * 48 + 4, 66, "⋯", size=HEAD, anchor="start", weight="bold")
     s.line(20, 96, 20, 120)
     s.line(170, 96, 170, 120)
     s.arrow(20, 112, 168, 112)
