@@ -391,6 +391,10 @@ SECTION_NUMBER_RE = re.compile(r'<span class="(?:section|caption)-number">[^<]*<
                                r'|(?<=>)\s*\d+(?:\.\d+)*\.\s')
 
 
+#: The printed text of an SVG diagram (book/_static/diagrams/): its <title> and <text> elements.
+SVG_TEXT_RE = re.compile(r"<(?:text|title)\b[^>]*>([^<]*)</(?:text|title)>")
+
+
 def _index_titles(raw: str) -> str:
     """The titles in Sphinx's search index. Its terms are the pages' words, which the scan of the
     pages covers whole; Sphinx splits "0.193" and "1,193" into terms, so a term alone is a
@@ -452,6 +456,8 @@ def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = 
             text = html.unescape(SECTION_NUMBER_RE.sub(" ", text))
         elif path.name == "searchindex.js":
             text = _index_titles(text)
+        elif path.suffix == ".svg":  # a diagram: what it prints is its text, not its geometry
+            text = html.unescape(" ".join(SVG_TEXT_RE.findall(text)))
         rel = path.relative_to(root).as_posix()
         hits = sorted(h for h in numbers_in(text) & forms.keys()
                       if not _coincidence(forms[h], rel))

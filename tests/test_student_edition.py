@@ -393,9 +393,12 @@ def test_answer_scan_finds_answers(tmp_path):
     (tmp_path / "g").mkdir()
     (tmp_path / "g" / "searchindex.js").write_text(
         'Search.setIndex({"terms": {}, "titles": ["About 20,632 tokens"], "alltitles": {}})')
+    # a diagram: its geometry is not printed, its text is
+    (tmp_path / "h.svg").write_text('<svg><rect x="1235" width="20632"/></svg>')
+    (tmp_path / "i.svg").write_text('<svg><text x="1">about 1,235 tokens/s</text></svg>')
     leaks = make_student.answer_leaks(tmp_path, answers)
     assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js",
-                                                "g/searchindex.js"}, leaks
+                                                "g/searchindex.js", "i.svg"}, leaks
 
 
 def test_student_edition_built_and_checked(tmp_path_factory, request):
