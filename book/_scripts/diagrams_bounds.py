@@ -9,7 +9,7 @@ import math
 
 from llm_arithmetic.catalog.formats import FORMATS
 from llm_arithmetic.catalog.hardware import get_hardware
-from llm_arithmetic.catalog.models import get_model
+from llm_arithmetic.catalog.model_catalog import get_model
 
 from svg import BODY, HEAD, MUTED, SMALL, Svg, fmt
 

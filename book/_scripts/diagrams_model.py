@@ -7,7 +7,7 @@ Where a diagram prints a model's dimensions they are read from the catalog
 from __future__ import annotations
 
 from llm_arithmetic.catalog.formats import FORMATS
-from llm_arithmetic.catalog.models import get_model
+from llm_arithmetic.catalog.model_catalog import get_model
 
 from svg import BODY, HEAD, MUTED, SMALL, Svg, fmt
 
@@ -70,7 +70,7 @@ def kv_cache_growth() -> Svg:
     m = get_model("llama-2-7b")
     a = m.layers[0].attention
     L, Hkv, dh = m.n_layers, a.n_kv_heads, a.d_head
-    per_token = int(m.kv_bytes_per_token(16))
+    per_token = int(m.kv_cache_bytes_per_token(16))
     s = Svg(480, 330, f"The KV cache of {m.label} growing by one token per decode step: every "
             "token keeps a key and a value vector in every layer")
     n_cached, cw, x0, y0 = 5, 52, 80, 46

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from llm_arithmetic.catalog.formats import FORMATS
 from llm_arithmetic.catalog.hardware import get_hardware
-from llm_arithmetic.catalog.models import get_model
+from llm_arithmetic.catalog.model_catalog import get_model
 
 from svg import BODY, HEAD, MUTED, SMALL, Svg, fmt
 
@@ -372,7 +372,7 @@ def attention_steps() -> Svg:
 def token_bytes() -> Svg:
     m, chip = get_model("mistral-7b"), get_hardware("rtx-4090")
     w = m.matmul_params * 2
-    per = int(m.kv_bytes_per_token(16))
+    per = int(m.kv_cache_bytes_per_token(16))
     window = m.layers[0].attention.window
     s = Svg(480, 250, f"The bytes of one decoded token of {m.label} on an {chip.label}: the "
             "weights plus the KV cache at the context, which stops growing at the window")
