@@ -9,7 +9,7 @@ only (imports inside functions included, since they are dependencies too):
        its generated numeric function)
     <- formulas, catalog (catalog uses the numeric functions, never sympy)
     <- estimate
-    <- articles, book, teaching, lab
+    <- articles, book, teaching, lab, forecast (fitted on lab's measurements)
     <- cli, numeric.generate (tools), the package's __init__
 
 ``catalog``, ``estimate``, ``numeric`` and ``cli`` must not import sympy at module level (the
@@ -26,7 +26,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 LAYER = {"core.errors": 0, "core.units": 0, "core.lookup": 0, "core": 0, "numeric": 1,
          "core.symbols": 2, "core.display": 2, "core.registry": 2, "formulas": 3, "catalog": 3,
-         "estimate": 4, "articles": 5, "book": 5, "teaching": 5, "lab": 5, "cli": 6,
+         "estimate": 4, "articles": 5, "book": 5, "teaching": 5, "lab": 5, "forecast": 5, "cli": 6,
          "numeric.generate": 6, "__main__": 7, "__init__": 7,
          "jupyter_imports": 0, "pytest_no_iri_grammars": 1}
 NO_SYMPY = ("catalog", "estimate", "numeric", "cli")
