@@ -1,6 +1,7 @@
 """Fit the decode forecast (llm_arithmetic.forecast) and store it as data.
 
-    .venv/bin/python scripts/fit_forecast.py          # writes lib/llm_arithmetic/lab/data/forecast_decode.json
+    .venv/bin/python scripts/fit_forecast.py
+    # writes lib/llm_arithmetic/lab/data/forecast_decode.json
 
 Fits on the `fit` rows of llm_arithmetic.lab.measurements only (the reserved validation sources
 never enter a fit), bootstraps the terms' standard errors (200 resamples, seed 0), computes the

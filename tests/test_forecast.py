@@ -20,9 +20,12 @@ def test_nnls_matches_brute_force_over_active_sets():
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=(12, 4)), rng.normal(size=12)
     x = F.nnls(a, b)
-    best = min((np.linalg.norm(a[:, list(s)] @ np.linalg.lstsq(a[:, list(s)], b, rcond=None)[0] - b), s)
+    def ls(cols):
+        return np.linalg.lstsq(a[:, list(cols)], b, rcond=None)[0]
+
+    best = min((np.linalg.norm(a[:, list(s)] @ ls(s) - b), s)
                for n in range(5) for s in itertools.combinations(range(4), n)
-               if n == 0 or np.linalg.lstsq(a[:, list(s)], b, rcond=None)[0].min() >= 0)
+               if n == 0 or ls(s).min() >= 0)
     assert (x >= 0).all()
     assert np.linalg.norm(a @ x - b) == pytest.approx(best[0], rel=1e-9)
 

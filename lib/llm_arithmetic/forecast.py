@@ -277,7 +277,8 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
     elif chip_class is None:
         raise InputError("chip_class: give a hardware name or a chip class with the bandwidth")
     if chip_class not in set(CHIP_CLASSES.values()):
-        raise InputError(f"chip_class {chip_class!r} is not one of {sorted(set(CHIP_CLASSES.values()))}")
+        known = sorted(set(CHIP_CLASSES.values()))
+        raise InputError(f"chip_class {chip_class!r} is not one of {known}")
     e = estimate(model, hardware=hardware, bandwidth=bandwidth, weights=weights,
                  bits_weight=bits_weight, bits_kv=bits_kv, context=context, batch=1)
     if e.decode_memory_seconds is None:
@@ -310,7 +311,8 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     rows = decode_fit_rows("fit")
     val = decode_fit_rows("validation")
     out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
-                           "model": "t = t_bound (1 + k[class|runtime]) + tau[runtime] + lambda[runtime] L",
+                           "model": "t = t_bound (1 + k[class|runtime]) + tau[runtime]"
+                                    " + lambda[runtime] L",
                            "fit_rows": len(rows), "validation_rows": len(val),
                            "min_rows_per_term": MIN_ROWS}
     rng = np.random.default_rng(seed)

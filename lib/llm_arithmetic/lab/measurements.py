@@ -169,7 +169,8 @@ def _row(d: dict[str, str]) -> RuntimeMeasurement:
     if d["metric"] not in METRICS:
         raise ValueError(f"row {name}: metric {d['metric']!r} is not one of {METRICS}")
     if d["unit"] not in UNITS[d["metric"]]:
-        raise ValueError(f"row {name}: unit {d['unit']!r} is not one of {sorted(UNITS[d['metric']])}")
+        known = sorted(UNITS[d["metric"]])
+        raise ValueError(f"row {name}: unit {d['unit']!r} is not one of {known}")
     if d["split"] not in SPLITS:
         raise ValueError(f"row {name}: split {d['split']!r} is not one of {SPLITS}")
     return RuntimeMeasurement(
