@@ -1,0 +1,335 @@
+r"""A first forecast of single-stream decode speed, on top of the bound.
+
+The bound (:func:`~llm_arithmetic.estimate.estimate`) says how fast a decode step *could* be:
+the bytes it must read over the chip's peak bandwidth, :math:`t_{bound}`. Real runtimes are
+slower, for reasons a few terms with units can carry:
+
+.. math::
+
+    t_{forecast} = t_{bound}\,(1 + k_{c,r}) + \tau_r + \lambda_r\,L
+
+* :math:`k_{c,r} \ge 0` [-]: the time a runtime :math:`r` spends per unit of bound time on a chip
+  class :math:`c` beyond the bound; :math:`1/(1+k)` is the fraction of peak bandwidth the
+  weight streaming reaches (kernels that do not saturate memory, dequantization, attention);
+* :math:`\tau_r \ge 0` [s]: a fixed cost per token (sampling, host work, synchronisation);
+* :math:`\lambda_r \ge 0` [s/layer]: a cost per layer and token (kernel launches, small ops),
+  times the model's :math:`L` layers.
+
+All terms are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above
+the bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
+the relative error of the time per token, on the ``fit`` rows of
+:mod:`llm_arithmetic.lab.measurements` only: single chip, batch 1, a catalogued model and a
+sourced bandwidth. A (class, runtime) pair or a runtime with fewer than :data:`MIN_ROWS` rows
+shares a pooled term (key ``*``). A second, runtime-agnostic fit (every runtime pooled) answers
+when no runtime is named, with its own, wider interval.
+
+The 80% interval comes from leave-one-source-out residuals: the 10th and 90th percentiles of
+measured / forecast speed over rows whose source was left out of the fit that predicted them;
+its upper end is capped at the bound. The stored parameters
+(``lab/data/forecast_decode.json``) are written by ``scripts/fit_forecast.py``, which also
+reports the error on the reserved validation rows; a test refits and compares.
+
+>>> f = forecast_decode("llama-3-8b", hardware="rtx-4090", weights="q4_k_m", context=256,
+...                     runtime="llama.cpp")
+>>> f.expected_tokens_per_second < f.bound_tokens_per_second
+True
+>>> lo, hi = f.expected_tokens_per_second_range
+>>> lo < f.expected_tokens_per_second <= hi <= f.bound_tokens_per_second
+True
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .catalog.hardware import get_hardware
+from .catalog.models import get_model
+from .core.errors import InputError
+from .estimate import estimate
+
+__all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
+           "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
+           "DecodeForecast", "forecast_decode", "known_runtimes"]
+
+#: The stored fit (written by ``scripts/fit_forecast.py``).
+PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
+
+#: Fewest fit rows for a (class, runtime) pair or a runtime to get its own term.
+MIN_ROWS = 5
+
+#: Chip classes of the forecast, and the hardware catalog's kinds they come from.
+CHIP_CLASSES = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
+                "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu"}
+
+
+def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarray:
+    """Non-negative least squares, :math:`\\min_x \\|Ax - b\\|_2` with :math:`x \\ge 0`
+    (Lawson and Hanson's active-set method).
+
+    >>> x = nnls(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([2.0, -1.0, 1.0]))
+    >>> [round(float(v), 6) for v in x]
+    [1.5, 0.0]
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    m, n = a.shape
+    x = np.zeros(n)
+    passive = np.zeros(n, dtype=bool)
+    tol = 10 * np.finfo(float).eps * np.abs(a).sum(axis=0).max() * max(m, n)
+    w = a.T @ (b - a @ x)
+    for _ in range(max_iter or 3 * n):
+        if passive.all() or w[~passive].max() <= tol:
+            break
+        j = int(np.argmax(np.where(passive, -np.inf, w)))
+        passive[j] = True
+        while True:
+            s = np.zeros(n)
+            s[passive] = np.linalg.lstsq(a[:, passive], b, rcond=None)[0]
+            if s[passive].min() > tol:
+                break
+            neg = passive & (s <= tol)
+            alpha = np.min(x[neg] / (x[neg] - s[neg]))
+            x = x + alpha * (s - x)
+            passive &= x > tol
+            x[~passive] = 0.0
+        x = s
+        w = a.T @ (b - a @ x)
+    return x
+
+
+@dataclass(frozen=True)
+class Row:
+    """One fit or validation row: what the forecast needs, and the bound [s] and measured
+    time [s] per token."""
+
+    id: str
+    source: str
+    device: str
+    chip_class: str
+    runtime: str
+    n_layers: int
+    t_bound: float
+    t_measured: float
+
+
+def _bound_seconds(model_key: str, bits_weight: float, bits_kv: int, context: int | None,
+                   bandwidth: float) -> float:
+    e = estimate(model_key, bits_weight=bits_weight, bits_kv=bits_kv,
+                 context=max(1, context or 0), batch=1, bandwidth=bandwidth)
+    return float(e.decode_seconds_per_token)
+
+
+def decode_fit_rows(split: str = "fit") -> list[Row]:
+    """The decode rows a fit (``split="fit"``) or the validation (``"validation"``) uses:
+    single chip, batch 1, a catalogued model and a sourced bandwidth. The bound is the public
+    :func:`~llm_arithmetic.estimate.estimate` at the row's bits, KV format, context and
+    bandwidth (memory time only: no peak is given)."""
+    from .lab import measurements as M
+
+    src = M.fit_rows("decode") if split == "fit" else M.validation_rows("decode")
+    out = []
+    for r in src:
+        if r.chips != 1 or r.batch != 1 or not r.model_key or r.bandwidth_gbps is None:
+            continue
+        kv = 8 if r.kv_format == "fp8" else 16
+        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
+                       get_model(r.model_key).n_layers,
+                       _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context,
+                                      r.bandwidth_gbps * 1e9),
+                       1.0 / r.si_value))
+    return out
+
+
+def _keys(rows: Sequence[Row], agnostic: bool) -> tuple[list[str], list[str]]:
+    """Term keys of each row: 'class|runtime' for k, 'runtime' for tau and lambda, pooled to
+    '*' below MIN_ROWS (all runtimes pooled when ``agnostic``)."""
+    runtimes = [("*" if agnostic else r.runtime) for r in rows]
+    n_rt = {k: runtimes.count(k) for k in set(runtimes)}
+    runtimes = [k if n_rt[k] >= MIN_ROWS else "*" for k in runtimes]
+    pairs = [f"{r.chip_class}|{rt}" for r, rt in zip(rows, runtimes)]
+    n_pair = {k: pairs.count(k) for k in set(pairs)}
+    pairs = [p if n_pair[p] >= MIN_ROWS else f"{r.chip_class}|*" for p, r in zip(pairs, rows)]
+    return pairs, runtimes
+
+
+def fit(rows: Sequence[Row], agnostic: bool = False) -> dict[str, Any]:
+    """Fit k, tau, lambda by NNLS on the relative error of the time per token.
+
+    Each row contributes :math:`(t - t_{bound})/t = k\\,t_{bound}/t + \\tau/t + \\lambda L/t`;
+    times are scaled to ms (tau) and microseconds (lambda) for conditioning. Returns
+    ``{"k": {key: value}, "tau_s": {...}, "lambda_s_per_layer": {...}, "rows": n}``.
+    """
+    pairs, runtimes = _keys(rows, agnostic)
+    kcols = sorted(set(pairs))
+    rcols = sorted(set(runtimes))
+    ncol = len(kcols) + 2 * len(rcols)
+    a = np.zeros((len(rows), ncol))
+    b = np.zeros(len(rows))
+    for i, (r, p, rt) in enumerate(zip(rows, pairs, runtimes)):
+        a[i, kcols.index(p)] = r.t_bound / r.t_measured
+        j = rcols.index(rt)
+        a[i, len(kcols) + j] = 1e-3 / r.t_measured
+        a[i, len(kcols) + len(rcols) + j] = 1e-6 * r.n_layers / r.t_measured
+        b[i] = (r.t_measured - r.t_bound) / r.t_measured
+    x = nnls(a, b)
+    nk, nr = len(kcols), len(rcols)
+    return {"k": {k: float(v) for k, v in zip(kcols, x[:nk])},
+            "tau_s": {k: float(v) * 1e-3 for k, v in zip(rcols, x[nk:nk + nr])},
+            "lambda_s_per_layer": {k: float(v) * 1e-6 for k, v in zip(rcols, x[nk + nr:])},
+            "rows": len(rows)}
+
+
+def _term(table: dict[str, float], key: str, fallback: str) -> float:
+    return table[key] if key in table else table.get(fallback, 0.0)
+
+
+def predict_seconds(params: dict[str, Any], t_bound: float, chip_class: str, runtime: str,
+                    n_layers: int) -> float:
+    """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms."""
+    rt = runtime if runtime in params["tau_s"] else "*"
+    k = _term(params["k"], f"{chip_class}|{rt}", f"{chip_class}|*")
+    if f"{chip_class}|{rt}" not in params["k"] and f"{chip_class}|*" not in params["k"]:
+        k = float(np.median(list(params["k"].values())))
+    tau = _term(params["tau_s"], rt, "*")
+    lam = _term(params["lambda_s_per_layer"], rt, "*")
+    return t_bound * (1.0 + k) + tau + lam * n_layers
+
+
+def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
+    """(row, measured speed / forecast speed) for each row."""
+    out = []
+    for r in rows:
+        t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        out.append((r, t / r.t_measured))
+    return out
+
+
+def cross_validate(rows: Sequence[Row], by: str = "source",
+                   agnostic: bool = False) -> list[tuple[Row, float]]:
+    """Leave-one-group-out ratios measured / forecast speed: each group (``"source"`` or
+    ``"device"``) predicted by a fit on the other rows."""
+    out = []
+    for g in sorted({getattr(r, by) for r in rows}):
+        train = [r for r in rows if getattr(r, by) != g]
+        test = [r for r in rows if getattr(r, by) == g]
+        out += _errors(fit(train, agnostic), test)
+    return out
+
+
+def error_summary(ratios: Sequence[tuple[Row, float]],
+                  interval: tuple[float, float] | None = None) -> dict[str, float]:
+    """Mean absolute percentage error of the forecast speed against the measured one
+    (|forecast / measured - 1|, with ratio q = measured / forecast), share of rows within 20%,
+    and, given an interval of ratios, the share of rows inside it (the interval's coverage)."""
+    q = np.array([x for _, x in ratios])
+    err = np.abs(1.0 / q - 1.0)
+    out = {"rows": int(q.size), "mape": float(np.mean(err)),
+           "within_20pct": float(np.mean(err <= 0.2))}
+    if interval is not None:
+        out["coverage"] = float(np.mean((q >= interval[0]) & (q <= interval[1])))
+    return out
+
+
+def load_params(path: str | Path | None = None) -> dict[str, Any]:
+    """The stored fit (both models, intervals, errors)."""
+    with open(path or PARAMS_PATH, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def known_runtimes(params: dict[str, Any] | None = None) -> list[str]:
+    """Runtimes with their own terms in the stored fit."""
+    p = params or load_params()
+    return sorted(k for k in p["by_runtime"]["tau_s"] if k != "*")
+
+
+@dataclass(frozen=True)
+class DecodeForecast:
+    """A bound and the forecast under it [token/s]; ``runtime`` None: runtime-agnostic."""
+
+    bound_tokens_per_second: float
+    expected_tokens_per_second: float
+    expected_tokens_per_second_range: tuple[float, float]
+    runtime: str | None
+    chip_class: str
+
+
+def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float | None = None,
+                    chip_class: str | None = None, runtime: str | None = None,
+                    weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
+                    context: int = 1, params: dict[str, Any] | None = None) -> DecodeForecast:
+    """Expected single-stream decode speed of ``model`` on a chip, with its 80% interval.
+
+    ``hardware`` (catalog name) gives the bandwidth and the chip class; or give ``bandwidth``
+    [B/s] and ``chip_class`` (one of ``apple``, ``consumer-gpu``, ``datacenter-gpu``, ``cpu``).
+    ``runtime`` must be one of :func:`known_runtimes`; None gives the runtime-agnostic forecast.
+    """
+    p = params or load_params()
+    if runtime is not None and runtime not in known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    if hardware is not None:
+        chip = get_hardware(hardware)
+        chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
+    elif chip_class is None:
+        raise InputError("chip_class: give a hardware name or a chip class with the bandwidth")
+    if chip_class not in set(CHIP_CLASSES.values()):
+        known = sorted(set(CHIP_CLASSES.values()))
+        raise InputError(f"chip_class {chip_class!r} is not one of {known}")
+    e = estimate(model, hardware=hardware, bandwidth=bandwidth, weights=weights,
+                 bits_weight=bits_weight, bits_kv=bits_kv, context=context, batch=1)
+    if e.decode_memory_seconds is None:
+        raise InputError("bandwidth: a forecast needs a chip or a bandwidth")
+    t_bound = float(e.decode_memory_seconds)
+    model_ = p["by_runtime"] if runtime is not None else p["agnostic"]
+    t = predict_seconds(model_, t_bound, chip_class, runtime or "*",
+                        get_model(model).n_layers if isinstance(model, str) else model.n_layers)
+    lo_q, hi_q = (p["interval_by_runtime"] if runtime is not None else p["interval_agnostic"])
+    bound = 1.0 / t_bound
+    speed = 1.0 / t
+    return DecodeForecast(bound, speed, (speed * lo_q, min(bound, speed * hi_q)), runtime,
+                          chip_class)
+
+
+def _round(x: Any, digits: int = 6) -> Any:
+    if isinstance(x, float):
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, dict):
+        return {k: _round(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_round(v, digits) for v in x]
+    return x
+
+
+def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
+    """Everything ``scripts/fit_forecast.py`` stores: both fits with bootstrap standard errors,
+    the leave-one-source-out intervals and errors, leave-one-chip-out errors, and the error on
+    the reserved validation rows (never used above)."""
+    rows = decode_fit_rows("fit")
+    val = decode_fit_rows("validation")
+    out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
+                           "model": "t = t_bound (1 + k[class|runtime]) + tau[runtime]"
+                                    " + lambda[runtime] L",
+                           "fit_rows": len(rows), "validation_rows": len(val),
+                           "min_rows_per_term": MIN_ROWS}
+    rng = np.random.default_rng(seed)
+    for name, agn in (("by_runtime", False), ("agnostic", True)):
+        p = fit(rows, agn)
+        boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
+                 for _ in range(n_boot)]
+        se = {t: {k: float(np.std([bt[t].get(k, 0.0) for bt in boots])) for k in p[t]}
+              for t in ("k", "tau_s", "lambda_s_per_layer")}
+        loso = cross_validate(rows, "source", agn)
+        q = [x for _, x in loso]
+        interval = (float(np.percentile(q, 10)), float(np.percentile(q, 90)))
+        out[name] = p
+        out[name + "_stderr"] = se
+        out["interval_" + name] = list(interval)
+        out["errors_" + name] = {
+            "leave_one_source_out": error_summary(loso, interval),
+            "leave_one_chip_out": error_summary(cross_validate(rows, "device", agn), interval),
+            "reserved_validation": error_summary(_errors(p, val), interval)}
+    return _round(out)

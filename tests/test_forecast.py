@@ -1,0 +1,83 @@
+"""The first decode forecast (lib/llm_arithmetic/forecast.py): fitted on fit rows only, never
+above the bound, reproducible from the stored parameters. Cheap: one refit (~0.1 s)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from llm_arithmetic import forecast as F
+from llm_arithmetic.core.errors import InputError
+from llm_arithmetic.lab import measurements as M
+
+FIT = F.decode_fit_rows("fit")
+VAL = F.decode_fit_rows("validation")
+PARAMS = F.load_params()
+
+
+def test_nnls_matches_brute_force_over_active_sets():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(12, 4)), rng.normal(size=12)
+    x = F.nnls(a, b)
+    def ls(cols):
+        return np.linalg.lstsq(a[:, list(cols)], b, rcond=None)[0]
+
+    best = min((np.linalg.norm(a[:, list(s)] @ ls(s) - b), s)
+               for n in range(5) for s in itertools.combinations(range(4), n)
+               if n == 0 or ls(s).min() >= 0)
+    assert (x >= 0).all()
+    assert np.linalg.norm(a @ x - b) == pytest.approx(best[0], rel=1e-9)
+
+
+def test_fit_uses_no_reserved_row():
+    ids = {r.id for r in M.validation_rows()}
+    assert FIT and not ids & {r.id for r in FIT}
+    assert {r.id for r in VAL} <= ids
+
+
+def test_stored_parameters_are_the_fit_of_the_data():
+    for name, agnostic in (("by_runtime", False), ("agnostic", True)):
+        p = F.fit(FIT, agnostic)
+        stored = PARAMS[name]
+        assert stored["rows"] == p["rows"] == len(FIT)
+        for term in ("k", "tau_s", "lambda_s_per_layer"):
+            assert set(stored[term]) == set(p[term])
+            for key, v in p[term].items():
+                assert stored[term][key] == pytest.approx(v, rel=1e-5, abs=1e-12), (name, term, key)
+                assert v >= 0
+
+
+@pytest.mark.parametrize("name", ["by_runtime", "agnostic"])
+def test_forecast_never_above_the_bound(name):
+    p = PARAMS[name]
+    for r in FIT + VAL:
+        t = F.predict_seconds(p, r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        assert t >= r.t_bound
+
+
+def test_errors_are_reported_for_the_reserved_rows():
+    for name in ("by_runtime", "agnostic"):
+        e = PARAMS["errors_" + name]
+        assert e["reserved_validation"]["rows"] == len(VAL) > 0
+        assert set(e) == {"leave_one_source_out", "leave_one_chip_out", "reserved_validation"}
+        lo, hi = PARAMS["interval_" + name]
+        assert 0 < lo < 1 <= hi or lo < hi
+
+
+def test_api_forecast_and_interval_under_the_bound():
+    for runtime in (None, "llama.cpp"):
+        f = F.forecast_decode("llama-2-7b", hardware="m2-max", weights="q4_0", context=64,
+                              runtime=runtime)
+        lo, hi = f.expected_tokens_per_second_range
+        assert lo < f.expected_tokens_per_second <= f.bound_tokens_per_second
+        assert hi <= f.bound_tokens_per_second
+    agn = F.forecast_decode("llama-2-7b", hardware="m2-max", weights="q4_0")
+    rt = F.forecast_decode("llama-2-7b", hardware="m2-max", weights="q4_0", runtime="llama.cpp")
+    width = lambda f: f.expected_tokens_per_second_range[1] / f.expected_tokens_per_second_range[0]
+    assert width(agn) > width(rt)   # the runtime-agnostic interval is the wider one
+
+
+def test_unknown_runtime_names_the_known_ones():
+    with pytest.raises(InputError, match="unknown runtime 'vllm'.*llama.cpp"):
+        F.forecast_decode("llama-2-7b", hardware="rtx-4090", runtime="vllm")
