@@ -109,3 +109,58 @@ def test_api_forecast_and_interval_under_the_bound():
 def test_unknown_runtime_names_the_known_ones():
     with pytest.raises(InputError, match="unknown runtime 'vllm'.*llama.cpp"):
         F.forecast_decode("llama-2-7b", hardware="rtx-4090", runtime="vllm")
+
+
+def _cli(*args):
+    import contextlib
+    import io
+    import json
+
+    from llm_arithmetic.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return rc, (json.loads(out.getvalue()) if "--json" in args and rc == 0 else out.getvalue()), \
+        err.getvalue()
+
+
+SERVING = ["--prompt", "512", "--generate", "128", "--batch", "8"]
+
+
+@pytest.mark.parametrize("runtime", [None, "llama.cpp", "exllamav2"])
+@pytest.mark.parametrize("chip", ["rtx-4090", "m2-max", "h100-sxm"])
+def test_describe_forecast_keys_under_their_bounds(runtime, chip):
+    """describe --json: every forecast key with its range, inside the range, never faster than
+    its bound (times never shorter); the bound keys are those of estimate(), unchanged."""
+    args = ["describe", "llama-2-7b", "--hardware", chip, "--weights", "q4_0", "--json",
+            *SERVING, *(["--runtime", runtime] if runtime else [])]
+    rc, d, _ = _cli(*args)
+    assert rc == 0
+    assert d == F.forecast("llama-2-7b", hardware=chip, weights="q4_0", prompt=512, context=512,
+                           generate=128, batch=8, runtime=runtime)
+    for key, bound in F.EXPECTED_KEYS.items():
+        lo, hi = d[key + "_range"]
+        assert lo <= d[key] <= hi
+        if key.endswith("seconds"):
+            assert d[bound] <= lo
+        else:
+            assert hi <= d[bound] * (1 + 1e-12)
+
+
+def test_describe_without_runtime_is_wider_and_unknown_runtime_exits_2():
+    _, agn, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--json")
+    _, rt, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--json",
+                    "--runtime", "llama.cpp")
+    width = lambda d: np.divide(*d["expected_decode_tokens_per_second_range"][::-1])
+    assert width(agn) > width(rt)
+    assert agn["runtime"] is None and rt["runtime"] == "llama.cpp"
+    rc, _, err = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime", "vllm")
+    assert rc == 2 and err.count("\n") == 1
+    assert "unknown runtime 'vllm'" in err and "llama.cpp" in err and "exllamav2" in err
+    # no chip: no bound, no forecast
+    _, d, _ = _cli("describe", "llama-2-7b", "--json")
+    assert d["expected_decode_tokens_per_second"] is None
+    rc, text, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime",
+                       "llama.cpp", *SERVING)
+    assert rc == 0 and "forecast (with llama.cpp; 80% interval)" in text

@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(d)
     d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
+    d.add_argument("--runtime", metavar="NAME",
+                   help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
+                        "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     fr = sub.add_parser(
         "frontier", help="tokens/s per user and per chip over batch sizes",
@@ -238,19 +241,47 @@ def _serving_given(ns: argparse.Namespace) -> bool:
 
 
 def _describe(ns: argparse.Namespace) -> int:
-    from .estimate import estimate
+    from .estimate import estimate, resolve_model
+    from .forecast import expected, known_runtimes
 
+    if ns.runtime is not None and ns.runtime not in known_runtimes():
+        raise UsageError(f"unknown runtime {ns.runtime[:60]!r}; known: "
+                         f"{', '.join(known_runtimes())}")
     kwargs = _estimate_kwargs(ns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        e = estimate(ns.model, batch=ns.batch, **kwargs)
+        m = resolve_model(ns.model)
+        e = estimate(m, batch=ns.batch, **kwargs)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    x = expected(e, m.n_layers, ns.runtime)
     if ns.json:
-        print(json.dumps(e.as_dict(), indent=2))
+        print(json.dumps({**e.as_dict(), **x}, indent=2))
     else:
         print(_table(e, serving=_serving_given(ns)))
+        if x["expected_decode_tokens_per_second"] is not None:
+            print(_forecast_table(x, serving=_serving_given(ns)))
     return 0
+
+
+def _forecast_table(x: dict[str, Any], serving: bool) -> str:
+    """The forecast under the bound, with its 80% interval."""
+    who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
+    rows = [(f"forecast ({who}; 80% interval)", ""),
+            ("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
+                x["expected_decode_tokens_per_second"],
+                *x["expected_decode_tokens_per_second_range"]))]
+    if serving:
+        for key, label, scale, unit in (
+                ("expected_ttft_seconds", "time to first token", 1e3, " ms"),
+                ("expected_tpot_seconds", "time per output token", 1e3, " ms"),
+                ("expected_tokens_per_second_per_chip", "tokens/s per chip", 1, "")):
+            if x[key] is not None:
+                lo, hi = x[key + "_range"]
+                rows.append((f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
+                                           f"{hi * scale:,.1f}{unit})"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
 def _frontier(ns: argparse.Namespace) -> int:

@@ -66,7 +66,8 @@ from .estimate import estimate
 __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
-           "interval_for", "row_intervals",
+           "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
+           "chip_class_of", "expected", "forecast",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
@@ -161,6 +162,30 @@ def decode_fit_rows(split: str = "fit") -> list[Row]:
                        _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context,
                                       r.bandwidth_gbps * 1e9),
                        1.0 / r.si_value))
+    return out
+
+
+def prefill_fit_rows() -> list[Row]:
+    """The prefill and time-to-first-token rows a prefill fit uses (all ``fit`` split: no
+    reserved source publishes prefill): one chip, batch 1, a catalogued model and chip (the
+    bound needs its peak). The bound is :func:`~llm_arithmetic.estimate.estimate`'s
+    ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate."""
+    from .lab import measurements as M
+
+    out = []
+    for r in M.fit_rows():
+        if (r.metric not in ("prefill", "ttft") or r.chips != 1 or r.batch != 1
+                or not r.model_key or not r.hardware_key or not r.prompt_tokens):
+            continue
+        named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
+        e = estimate(r.model_key, hardware=r.hardware_key,
+                     weights=r.weight_format.lower() if named else None,
+                     bits_weight=None if named else r.bits_per_weight,
+                     bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
+                     context=r.prompt_tokens)
+        t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
+        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
+                       get_model(r.model_key).n_layers, float(e.ttft_seconds), t))
     return out
 
 
@@ -308,7 +333,7 @@ def interval_for(params: dict[str, Any], name: str, chip_class: str,
     """The stored interval of ratios for one forecast: model ``name`` (``"by_runtime"`` or
     ``"agnostic"``), the chip class and the runtime (None: not named)."""
     iv = params["interval_" + name]
-    if name == "agnostic" or runtime is None or not _known(params[name], runtime):
+    if name.endswith("agnostic") or runtime is None or not _known(params[name], runtime):
         return tuple(iv["unseen_runtime"])
     seen = iv["seen_runtime"]
     return tuple(seen.get(chip_class, seen["*"]))
@@ -386,6 +411,83 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
                           chip_class)
 
 
+#: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
+EXPECTED_KEYS = {"expected_decode_tokens_per_second": "decode_tokens_per_second",
+                 "expected_ttft_seconds": "ttft_seconds",
+                 "expected_tpot_seconds": "tpot_seconds",
+                 "expected_tokens_per_second_per_chip": "tokens_per_second_per_chip"}
+
+
+def chip_class_of(hardware: Any) -> str:
+    """The forecast's chip class of a catalogued chip, ``"*"`` (pooled) for none or another
+    kind."""
+    if hardware is None:
+        return "*"
+    return CHIP_CLASSES.get(get_hardware(hardware).kind, "*")
+
+
+def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
+                   runtime: str | None, n_layers: int) -> tuple[Any, Any]:
+    """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one."""
+    if t_bound is None or not math.isfinite(t_bound) or t_bound <= 0:
+        return None, None
+    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers)
+    lo, hi = interval_for(params, name, chip_class, runtime)
+    return t, [max(t_bound, t / hi), t / lo]
+
+
+def expected(e: Any, n_layers: int, runtime: str | None = None,
+             params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The forecast keys (:data:`EXPECTED_KEYS`, each with its 80% ``_range``) of an
+    :class:`~llm_arithmetic.estimate.Estimate` ``e`` of a model of ``n_layers`` blocks; None
+    where the bound is None. ``runtime`` None: the runtime-agnostic fit and its wider interval.
+
+    Decode and time per output token use the decode fit (fitted at batch 1 on one chip: at a
+    larger batch or over several chips it is an extrapolation, the bound's own step times
+    carried through the same terms); the time to first token uses the prefill fit. Each
+    forecast time is at least its bound time, so no forecast rate is above its bound.
+    """
+    p = params or load_params()
+    if runtime is not None and runtime not in known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    cls = chip_class_of(e.hardware)
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    prefill_runtime = runtime if _known(p["prefill_by_runtime"], runtime or "*") else None
+    out: dict[str, Any] = {"runtime": runtime}
+    t, r = _time_forecast(p, dec, e.decode_seconds_per_token, cls, runtime, n_layers)
+    out["expected_decode_tokens_per_second"] = None if t is None else 1.0 / t
+    out["expected_decode_tokens_per_second_range"] = None if r is None else [1 / r[1], 1 / r[0]]
+    t, r = _time_forecast(p, "prefill_by_runtime" if prefill_runtime else "prefill_agnostic",
+                          e.ttft_seconds, cls, prefill_runtime, n_layers)
+    out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
+    t, r = _time_forecast(p, dec, e.tpot_seconds, cls, runtime, n_layers)
+    out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
+    per_chip = (lambda x: e.batch / x / e.n_chips)
+    out["expected_tokens_per_second_per_chip"] = None if t is None else per_chip(t)
+    out["expected_tokens_per_second_per_chip_range"] = \
+        None if r is None else [per_chip(r[1]), per_chip(r[0])]
+    return out
+
+
+def forecast(model: Any, *, runtime: str | None = None, **kwargs: Any) -> dict[str, Any]:
+    """:func:`~llm_arithmetic.estimate.estimate`'s keys (the bounds, unchanged) and the forecast
+    keys of :func:`expected`: what ``describe --json [--runtime NAME]`` prints.
+
+    >>> d = forecast("llama-2-7b", hardware="rtx-4090", weights="q4_0", runtime="llama.cpp",
+    ...              prompt=512, generate=128)
+    >>> lo, hi = d["expected_decode_tokens_per_second_range"]
+    >>> lo < d["expected_decode_tokens_per_second"] <= hi <= d["decode_tokens_per_second"]
+    True
+    >>> d["expected_ttft_seconds"] >= d["ttft_seconds"]
+    True
+    """
+    from .estimate import resolve_model
+
+    m = resolve_model(model)
+    e = estimate(m, **kwargs)
+    return {**e.as_dict(), **expected(e, m.n_layers, runtime)}
+
+
 def _round(x: Any, digits: int = 6) -> Any:
     if isinstance(x, float):
         return float(f"{x:.{digits}g}")
@@ -430,6 +532,17 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
             "leave_one_chip_out": summary(name, cross_validate(rows, "device", agn)),
             "leave_one_runtime_out": summary(name, cross_validate(rows, "runtime", agn)),
             "reserved_validation": summary(name, _errors(out[name], val))}
+    prefill = prefill_fit_rows()
+    out["prefill_rows"] = len(prefill)
+    out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
+                           "lambda[runtime] L (the decode model's terms, fitted to prefills)"
+    for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
+        out[name] = fit(prefill, agn)
+        out["interval_" + name] = intervals(prefill, agn)
+        out["errors_" + name] = {
+            "leave_one_source_out": summary(name, cross_validate(prefill, "source", agn)),
+            "leave_one_chip_out": summary(name, cross_validate(prefill, "device", agn)),
+            "leave_one_runtime_out": summary(name, cross_validate(prefill, "runtime", agn))}
     # as the interface serves them: a runtime with its own terms named, any other not named
     known = [r for r in val if _known(out["by_runtime"], r.runtime)]
     other = [r for r in val if not _known(out["by_runtime"], r.runtime)]
