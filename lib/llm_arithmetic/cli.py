@@ -42,6 +42,8 @@ LIMITS = {
     "power": (1e5, "no single chip draws 100 kW"),
     "link_gbps": (1e6, "no link moves a petabyte per second"),
     "latency_us": (1e6, "a hop of a second is no interconnect"),
+    "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
+    "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
 
 
@@ -128,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(d)
     d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
+    _add_speculative_arguments(d)
     d.add_argument("--runtime", metavar="NAME",
                    help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
                         "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
@@ -217,6 +220,49 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="latency of one hop in microseconds (default 0)")
 
 
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text[:40]!r}")
+    if not 0 <= v < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text[:40]}")
+    return v
+
+
+def _draft_len(text: str) -> int:
+    return _number(text, "draft_len", integer=True)
+
+
+def _draft_cost(text: str) -> float:
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return _number(text, "draft_cost")
+
+
+def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
+    """Speculative decoding: the bounds and the forecast of a speculative step over the tokens
+    it yields (chapter 13)."""
+    from .estimate import SPECULATIVE_WORKLOADS
+
+    s = d.add_argument_group("speculative decoding")
+    s.add_argument("--speculation", choices=sorted(SPECULATIVE_WORKLOADS),
+                   help="a workload with a published acceptance rate: "
+                        + "; ".join(f"{k}: {v['draft_len']} drafted token(s), acceptance "
+                                    f"{v['acceptance']}" for k, v in
+                                    SPECULATIVE_WORKLOADS.items()))
+    s.add_argument("--draft-len", type=_draft_len, metavar="K",
+                   help="tokens the draft proposes per step")
+    s.add_argument("--acceptance", type=_fraction, metavar="A",
+                   help="probability that the target accepts a drafted token (0 <= A < 1)")
+    c = s.add_mutually_exclusive_group()
+    c.add_argument("--draft-cost", type=_draft_cost, metavar="C",
+                   help="a draft step's time relative to a target step (default 0)")
+    c.add_argument("--draft", metavar="MODEL",
+                   help="the draft model (catalog name or config.json): its cost is its decode "
+                        "bound over the target's on the same chip")
+
+
 def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     from .core.units import GB_S, TFLOP_S
 
@@ -231,7 +277,9 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
         prompt=ns.prompt, generate=ns.generate, price_per_hour=ns.price_per_hour,
         power_watts=ns.power_watts,
         link_bandwidth=ns.link_gbps * GB_S if ns.link_gbps else None,
-        link_latency=ns.link_latency_us * 1e-6)
+        link_latency=ns.link_latency_us * 1e-6,
+        **{k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
+                                       "draft") if getattr(ns, k, None) is not None})
 
 
 def _serving_given(ns: argparse.Namespace) -> bool:
@@ -361,6 +409,13 @@ def _table(e: Any, serving: bool = False) -> str:
                      f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"))
         rows.append(("tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"))
         rows.append(("tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}"))
+    if e.spec_tokens_per_step is not None:
+        rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
+                                    f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
+                                    " tokens a step"))
+        if e.speculative_tokens_per_second is not None:
+            rows.append(("tokens/s per sequence, speculative (bound)",
+                         f"{e.speculative_tokens_per_second:,.1f}"))
     if e.ops_per_byte is not None:
         rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
         crit = "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
@@ -413,6 +468,10 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.tokens_per_second_per_user is not None:
         rows.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
         rows.append(("tokens/s per chip", f"{e.tokens_per_second_per_chip:,.1f}"))
+    if e.speculative_tpot_seconds is not None:
+        rows.append(("time per output token, speculative", ms(e.speculative_tpot_seconds)))
+        rows.append(("tokens/s per chip, speculative",
+                     f"{e.speculative_tokens_per_second_per_chip:,.1f}"))
     if e.cost_per_million_tokens is not None:
         rows.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
                      f"${e.price_per_hour:g} per chip-hour"))

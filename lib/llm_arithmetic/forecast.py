@@ -67,6 +67,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
+           "SPECULATIVE_BOUND_KEYS",
            "chip_class_of", "expected", "forecast",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
@@ -417,6 +418,13 @@ EXPECTED_KEYS = {"expected_decode_tokens_per_second": "decode_tokens_per_second"
                  "expected_tpot_seconds": "tpot_seconds",
                  "expected_tokens_per_second_per_chip": "tokens_per_second_per_chip"}
 
+#: With speculative decoding, the bound key each forecast key sits under instead.
+SPECULATIVE_BOUND_KEYS = {"expected_decode_tokens_per_second": "speculative_tokens_per_second",
+                          "expected_ttft_seconds": "ttft_seconds",
+                          "expected_tpot_seconds": "speculative_tpot_seconds",
+                          "expected_tokens_per_second_per_chip":
+                              "speculative_tokens_per_second_per_chip"}
+
 
 def chip_class_of(hardware: Any) -> str:
     """The forecast's chip class of a catalogued chip, ``"*"`` (pooled) for none or another
@@ -445,7 +453,10 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     Decode and time per output token use the decode fit (fitted at batch 1 on one chip: at a
     larger batch or over several chips it is an extrapolation, the bound's own step times
     carried through the same terms); the time to first token uses the prefill fit. Each
-    forecast time is at least its bound time, so no forecast rate is above its bound.
+    forecast time is at least its bound time, so no forecast rate is above its bound. With
+    speculative decoding (``e.spec_tokens_per_step``) the decode and TPOT forecasts are of a
+    speculative step's bound, over the tokens it yields, and sit under the speculative bounds
+    (:data:`SPECULATIVE_BOUND_KEYS`).
     """
     p = params or load_params()
     if runtime is not None and runtime not in known_runtimes(p):
@@ -454,13 +465,22 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     dec = "by_runtime" if runtime is not None else "agnostic"
     prefill_runtime = runtime if _known(p["prefill_by_runtime"], runtime or "*") else None
     out: dict[str, Any] = {"runtime": runtime}
-    t, r = _time_forecast(p, dec, e.decode_seconds_per_token, cls, runtime, n_layers)
-    out["expected_decode_tokens_per_second"] = None if t is None else 1.0 / t
-    out["expected_decode_tokens_per_second_range"] = None if r is None else [1 / r[1], 1 / r[0]]
+    # with speculation, the forecast is of a speculative step (drafts and the verify step, its
+    # bound k c_d t_plain + t_verify), over the tokens a step yields
+    n = e.spec_tokens_per_step or 1
+    step = (lambda t: None if t is None else t * n)
+    td = step(e.speculative_seconds_per_token if e.spec_tokens_per_step else
+              e.decode_seconds_per_token)
+    t, r = _time_forecast(p, dec, td, cls, runtime, n_layers)
+    out["expected_decode_tokens_per_second"] = None if t is None else n / t
+    out["expected_decode_tokens_per_second_range"] = \
+        None if r is None else [n / r[1], n / r[0]]
     t, r = _time_forecast(p, "prefill_by_runtime" if prefill_runtime else "prefill_agnostic",
                           e.ttft_seconds, cls, prefill_runtime, n_layers)
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
-    t, r = _time_forecast(p, dec, e.tpot_seconds, cls, runtime, n_layers)
+    tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
+    t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers)
+    t, r = (None, None) if t is None else (t / n, [x / n for x in r])
     out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
     per_chip = (lambda x: e.batch / x / e.n_chips)
     out["expected_tokens_per_second_per_chip"] = None if t is None else per_chip(t)
