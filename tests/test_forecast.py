@@ -164,3 +164,17 @@ def test_describe_without_runtime_is_wider_and_unknown_runtime_exits_2():
     rc, text, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime",
                        "llama.cpp", *SERVING)
     assert rc == 0 and "forecast (with llama.cpp; 80% interval)" in text
+
+
+def test_error_by_regime_pools_to_the_stored_errors():
+    """make bench's table: its 'all' row is the stored leave-one-out and as-served errors, and
+    every regime's rows add up to it."""
+    t = F.error_by_regime(PARAMS)
+    stored = {"leave_one_source_out": PARAMS["errors_by_runtime"]["leave_one_source_out"],
+              "leave_one_chip_out": PARAMS["errors_by_runtime"]["leave_one_chip_out"],
+              "reserved_validation": PARAMS["errors_as_served"]["reserved_validation"]}
+    for kind, want in stored.items():
+        for k in ("rows", "mape", "within_20pct", "coverage"):
+            assert t["all"][kind][k] == pytest.approx(want[k], rel=1e-5), (kind, k)
+        assert sum(v[kind]["rows"] for reg, v in t.items() if reg != "all" and kind in v) \
+            == want["rows"]

@@ -67,7 +67,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
-           "SPECULATIVE_BOUND_KEYS",
+           "SPECULATIVE_BOUND_KEYS", "regime",
+           "error_by_regime",
            "chip_class_of", "expected", "forecast",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
@@ -136,6 +137,8 @@ class Row:
     n_layers: int
     t_bound: float
     t_measured: float
+    bits: float = 16.0
+    batch: int = 1
 
 
 def _bound_seconds(model_key: str, bits_weight: float, bits_kv: int, context: int | None,
@@ -162,7 +165,7 @@ def decode_fit_rows(split: str = "fit") -> list[Row]:
                        get_model(r.model_key).n_layers,
                        _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context,
                                       r.bandwidth_gbps * 1e9),
-                       1.0 / r.si_value))
+                       1.0 / r.si_value, r.bits_per_weight, r.batch))
     return out
 
 
@@ -412,6 +415,43 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
                           chip_class)
 
 
+def regime(r: Row) -> str:
+    """A row's regime for the error table: chip class x runtime x weight format x batch."""
+    fmt = "16-bit" if r.bits >= 15 else "8-bit" if r.bits >= 7.5 else "4-6-bit"
+    return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
+
+
+def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Decode error by regime (:func:`regime`), each rows' forecast by the fit with its runtime
+    named: leave-one-source-out and leave-one-chip-out on the fit rows, and the reserved
+    validation rows as the interface serves them (a fitted runtime named, any other not).
+    Each cell: rows, mean absolute percentage error, share within 20%, the 80% interval's
+    coverage; the regime ``"all"`` pools the rows. Fits once per left-out group (~1 s)."""
+    p = params or load_params()
+    rows = decode_fit_rows("fit")
+    val = decode_fit_rows("validation")
+    cells: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {}
+
+    def add(kind: str, name: str, ratios: list[tuple[Row, float]]) -> None:
+        ivs = row_intervals(p, name, [r for r, _ in ratios])
+        for (r, q), iv in zip(ratios, ivs):
+            for key in (regime(r), "all"):
+                cells.setdefault(f"{kind}|{key}", []).append((r, q, iv))
+
+    add("leave_one_source_out", "by_runtime", cross_validate(rows, "source"))
+    add("leave_one_chip_out", "by_runtime", cross_validate(rows, "device"))
+    known = [r for r in val if _known(p["by_runtime"], r.runtime)]
+    add("reserved_validation", "by_runtime", _errors(p["by_runtime"], known))
+    add("reserved_validation", "agnostic",
+        _errors(p["agnostic"], [r for r in val if not _known(p["by_runtime"], r.runtime)]))
+    out: dict[str, dict[str, Any]] = {}
+    for key, v in sorted(cells.items()):
+        kind, reg = key.split("|", 1)
+        out.setdefault(reg, {})[kind] = error_summary([(r, q) for r, q, _ in v],
+                                                      [iv for *_, iv in v])
+    return out
+
+
 #: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
 EXPECTED_KEYS = {"expected_decode_tokens_per_second": "decode_tokens_per_second",
                  "expected_ttft_seconds": "ttft_seconds",
@@ -539,9 +579,10 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
                  for _ in range(n_boot)]
         se = {t: {k: float(np.std([bt[t].get(k, 0.0) for bt in boots])) for k in p[t]}
               for t in ("k", "tau_s", "lambda_s_per_layer")}
-        out[name] = p
+        # stored rounded, and the errors below computed from what is stored
+        out[name] = _round(p)
         out[name + "_stderr"] = se
-        out["interval_" + name] = intervals(rows, agn)
+        out["interval_" + name] = _round(intervals(rows, agn))
 
     def summary(name: str, ratios: list[tuple[Row, float]]) -> dict[str, float]:
         return error_summary(ratios, row_intervals(out, name, [r for r, _ in ratios]))
@@ -557,8 +598,8 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
                            "lambda[runtime] L (the decode model's terms, fitted to prefills)"
     for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
-        out[name] = fit(prefill, agn)
-        out["interval_" + name] = intervals(prefill, agn)
+        out[name] = _round(fit(prefill, agn))
+        out["interval_" + name] = _round(intervals(prefill, agn))
         out["errors_" + name] = {
             "leave_one_source_out": summary(name, cross_validate(prefill, "source", agn)),
             "leave_one_chip_out": summary(name, cross_validate(prefill, "device", agn)),
