@@ -6,6 +6,8 @@ describe   bytes, FLOPs and speed bounds of one model (catalog name, config.json
            standard input), optionally on a chip, or on a replica of tp x pp chips serving
            requests (--tp, --ep, --pp, --prompt, --generate, --price-per-hour, --power-watts)
 frontier   the latency-throughput frontier: tokens/s per user and per chip over batch sizes
+plan       a deployment search: chips x tp/ep/pp x formats x batch within a TTFT and a TPOT,
+           ranked by the cost of a million tokens, with the frontier
 models     the model catalog
 hardware   the hardware catalog
 formula    the LaTeX of a formula (``formula --list`` names them all)
@@ -42,6 +44,7 @@ LIMITS = {
     "power": (1e5, "no single chip draws 100 kW"),
     "link_gbps": (1e6, "no link moves a petabyte per second"),
     "latency_us": (1e6, "a hop of a second is no interconnect"),
+    "ms": (3.6e6, "a target beyond an hour is no latency target"),
     "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
     "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
@@ -146,6 +149,38 @@ def build_parser() -> argparse.ArgumentParser:
                          "not fit)")
     fr.add_argument("--json", action="store_true", help="print a JSON list of points")
 
+    pl = sub.add_parser(
+        "plan", help="search deployments that meet a TTFT and a TPOT, cheapest first",
+        description="Search chips x tensor/expert/pipeline layouts x weight and KV formats x "
+                    "batch sizes (1 to --max-batch) for the configurations whose bounds meet "
+                    "the time to first token and the time per output token, ranked by the cost "
+                    "of a million output tokens at each chip's price per hour (the catalog's "
+                    "dated price table unless --price-per-hour is given), with the frontier of "
+                    "tokens/s per user against tokens/s per chip. Bounds: a real runtime is "
+                    "slower.")
+    pl.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
+    pl.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
+                    help="time to first token target in milliseconds")
+    pl.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
+                    help="time per output token target in milliseconds")
+    pl.add_argument("--hardware", metavar="NAMES",
+                    help="comma-separated catalog chips (default: every chip with a price)")
+    pl.add_argument("--price-per-hour", type=_price, metavar="X",
+                    help="price of one chip for one hour in USD, for every chip searched")
+    pl.add_argument("--weights", metavar="FORMATS",
+                    help="comma-separated weight formats (default: bf16,fp8,int4-g128)")
+    pl.add_argument("--prompt", type=_tokens, default=1024, metavar="N",
+                    help="prompt tokens of a request (default 1024)")
+    pl.add_argument("--generate", type=_tokens, default=256, metavar="N",
+                    help="tokens generated after the first (default 256)")
+    pl.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
+                    help="largest batch tried; every batch from 1 up is (default 1024)")
+    pl.add_argument("--top", type=_batch, default=10, metavar="N",
+                    help="configurations printed (default 10)")
+    _add_speculative_arguments(pl)
+    pl.add_argument("--json", action="store_true",
+                    help="print one JSON object: configurations, frontier, prices")
+
     for name, noun, listed, as_json in (
             ("models", "model", "models with parameter counts and sources",
              "name -> parameter counts, source and the layer stack"),
@@ -218,6 +253,10 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                         "(default: the catalog's interconnect)")
     s.add_argument("--link-latency-us", type=_latency_us, default=0.0, metavar="T",
                    help="latency of one hop in microseconds (default 0)")
+
+
+def _ms(text: str) -> float:
+    return _number(text, "ms")
 
 
 def _fraction(text: str) -> float:
@@ -367,6 +406,61 @@ def _frontier(ns: argparse.Namespace) -> int:
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
     return 0
+
+
+def _plan(ns: argparse.Namespace) -> int:
+    from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, load_prices, search
+
+    split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
+    spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
+                                        "draft") if getattr(ns, k, None) is not None}
+    r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+               hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
+               prompt=ns.prompt, generate=ns.generate,
+               weights=split(ns.weights) or DEFAULT_WEIGHTS,
+               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, **spec)
+    prices = load_prices()
+    used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
+    sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
+    if ns.json:
+        print(json.dumps({"model": r.model, "ttft_target_seconds": r.ttft_target,
+                          "tpot_target_seconds": r.tpot_target, "evaluated": r.evaluated,
+                          "seconds": r.seconds, "configurations": r.configurations,
+                          "frontier": r.frontier, "prices": sources}, indent=1))
+        return 0
+    print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
+          f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms (bounds); {r.evaluated:,} "
+          f"configurations in {r.seconds:.2f} s")
+    if not r.configurations:
+        print("no configuration meets the targets")
+        return 0
+    head = ("chips", "tp/ep/pp", "weights", "KV", "batch", "TTFT ms", "TPOT ms",
+            "tok/s/user", "tok/s/chip", "$/M tokens")
+    rows = [(f"{c['n_chips']} x {c['hardware']}", f"{c['tp']}/{c['ep']}/{c['pp']}", c["weights"],
+             f"{c['kv_bits']:g}-bit", f"{c['batch']:,}", f"{c['ttft_seconds'] * 1e3:,.1f}",
+             f"{c['tpot_seconds'] * 1e3:,.2f}", f"{c['tokens_per_second_per_user']:,.1f}",
+             f"{c['tokens_per_second_per_chip']:,.0f}", f"{c['cost_per_million_tokens']:,.4f}")
+            for c in r.configurations[:ns.top]]
+    _print_columns(head, rows)
+    f = r.frontier
+    pick = sorted({round(i * (len(f) - 1) / 7) for i in range(8)}) if len(f) > 8 \
+        else range(len(f))
+    print(f"\nfrontier ({len(f):,} points; {len(pick)} shown): tokens/s per user -> per chip")
+    _print_columns(("tok/s/user", "tok/s/chip", "configuration"),
+                   [(f"{f[i]['tokens_per_second_per_user']:,.1f}",
+                     f"{f[i]['tokens_per_second_per_chip']:,.0f}",
+                     f"{f[i]['hardware']} tp {f[i]['tp']} ep {f[i]['ep']} pp {f[i]['pp']}, "
+                     f"{f[i]['weights']}, {f[i]['kv_bits']:g}-bit KV") for i in pick])
+    for c, p in sources.items():
+        print(f"price {c}: ${p['usd_per_hour']:g}/h, {p['offer']} ({p['date']}; {p['url']})")
+    return 0
+
+
+def _print_columns(head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
 
 
 def _fmt_b(n: float) -> str:
@@ -540,6 +634,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _describe(ns)
         if ns.command == "frontier":
             return _frontier(ns)
+        if ns.command == "plan":
+            return _plan(ns)
         if ns.command == "models":
             return _models(ns.json)
         if ns.command == "hardware":
