@@ -8,6 +8,7 @@ slower, for reasons a few terms with units can carry:
 
     t_{forecast} = t_{bound}\,(1 + k_{c,r}) + \tau_r + \lambda_r\,L
 
+(the registered formula :func:`~llm_arithmetic.formulas.serving.forecast_step_time`)
 * :math:`k_{c,r} \ge 0` [-]: the time a runtime :math:`r` spends per unit of bound time on a chip
   class :math:`c` beyond the bound; :math:`1/(1+k)` is the fraction of peak bandwidth the
   weight streaming reaches (kernels that do not saturate memory, dequantization, attention);
@@ -58,6 +59,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from . import numeric as N
 from .catalog.hardware import get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
@@ -245,7 +247,8 @@ def predict_seconds(params: dict[str, Any], t_bound: float, chip_class: str, run
         k = float(np.median(list(params["k"].values())))
     tau = _term(params["tau_s"], rt, "*")
     lam = _term(params["lambda_s_per_layer"], rt, "*")
-    return t_bound * (1.0 + k) + tau + lam * n_layers
+    return N.forecast_step_time(step_time=t_bound, overhead_fraction=k, fixed_time=tau,
+                                layer_time=lam, n_layers=n_layers)
 
 
 def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
