@@ -99,3 +99,27 @@ def test_cli_plan():
         assert rc == 2 and err.count("\n") == 1, (bad, err)
     with pytest.raises(InputError, match="tpot"):
         search("llama-3-8b", ttft=1.0, tpot=-1.0)
+
+
+def test_forecast_mode_prices_the_forecast_describe_prints():
+    """plan --forecast --runtime: TTFT and TPOT are describe's expected_* keys of the same
+    configuration, never faster than its bounds, and the targets hold for them."""
+    from llm_arithmetic.forecast import forecast
+
+    r = search("llama-3.1-70b", hardware=["h100-sxm", "l40s"], max_batch=128, forecast=True,
+               runtime="llama.cpp", **KW)
+    assert r.configurations
+    for c in r.configurations[:4]:
+        assert c["tpot_seconds"] >= c["tpot_bound_seconds"] and c["tpot_seconds"] <= KW["tpot"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = forecast("llama-3.1-70b", hardware=c["hardware"], weights=c["weights"],
+                         bits_kv=c["kv_bits"], tp=c["tp"], ep=c["ep"], pp=c["pp"],
+                         context=KW["prompt"], prompt=KW["prompt"], generate=KW["generate"],
+                         batch=c["batch"], runtime="llama.cpp")
+        assert c["tpot_seconds"] == pytest.approx(d["expected_tpot_seconds"], rel=1e-12)
+        assert c["ttft_seconds"] == pytest.approx(d["expected_ttft_seconds"], rel=1e-12)
+        assert c["tokens_per_second_per_chip"] == pytest.approx(
+            d["expected_tokens_per_second_per_chip"], rel=1e-12)
+    with pytest.raises(InputError, match="unknown runtime 'vllm'"):
+        search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="vllm")

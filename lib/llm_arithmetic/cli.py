@@ -177,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="largest batch tried; every batch from 1 up is (default 1024)")
     pl.add_argument("--top", type=_batch, default=10, metavar="N",
                     help="configurations printed (default 10)")
+    pl.add_argument("--forecast", action="store_true",
+                    help="hold the forecast, not the bound, to the targets and price it")
+    pl.add_argument("--runtime", metavar="NAME",
+                    help="with --forecast: the fitted runtime whose terms to use (default: "
+                         "runtime-agnostic)")
     _add_speculative_arguments(pl)
     pl.add_argument("--json", action="store_true",
                     help="print one JSON object: configurations, frontier, prices")
@@ -418,7 +423,8 @@ def _plan(ns: argparse.Namespace) -> int:
                hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
                prompt=ns.prompt, generate=ns.generate,
                weights=split(ns.weights) or DEFAULT_WEIGHTS,
-               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, **spec)
+               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
+               runtime=ns.runtime, **spec)
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
@@ -429,7 +435,9 @@ def _plan(ns: argparse.Namespace) -> int:
                           "frontier": r.frontier, "prices": sources}, indent=1))
         return 0
     print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
-          f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms (bounds); {r.evaluated:,} "
+          f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
+          + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
+          + f"); {r.evaluated:,} "
           f"configurations in {r.seconds:.2f} s")
     if not r.configurations:
         print("no configuration meets the targets")

@@ -16,8 +16,11 @@ Prices per chip-hour come from ``catalog/data/prices.toml`` (:func:`load_prices`
 page quoting it and its date for each chip), unless given. A chip without a price is left out
 of the search unless a price is given for it (or one price for every chip).
 
-These are bounds: a real runtime is slower (:mod:`llm_arithmetic.forecast`), so a configuration
-that meets a target here may miss it in practice; the ranking is what the arithmetic allows.
+By default these are bounds: a real runtime is slower, so a configuration that meets a target
+at its bound may miss it in practice. With ``forecast=True`` (``plan --forecast [--runtime
+NAME]``) the targets and the cost apply to the forecast of :mod:`llm_arithmetic.forecast` (its
+decode fit on the TPOT bound, its prefill fit on the TTFT bound; fitted at batch 1 on one chip,
+an extrapolation beyond), and each configuration carries both.
 
 >>> r = search("llama-3-8b", ttft=0.5, tpot=0.02, hardware=["h100-sxm", "l40s"], prompt=1000,
 ...            generate=200)
@@ -118,6 +121,28 @@ def frontier(per_user: np.ndarray, per_chip: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
+def _forecaster(m: Any, runtime: str | None) -> Any:
+    """A function (chip, TTFT bound, TPOT bounds, evaluator, batches, chips) -> forecast TTFT,
+    TPOT and tokens/s per chip, with the stored fit's terms."""
+    from . import forecast as F
+
+    p = F.load_params()
+    if runtime is not None and runtime not in F.known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(F.known_runtimes(p))}")
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    pre, pre_rt = F.prefill_fit_for(p, runtime)
+
+    def fc(chip: Any, t_first: float, t_tok: np.ndarray, ev: Any, batches: np.ndarray,
+           n_chips: int) -> tuple[float, np.ndarray, np.ndarray]:
+        cls = F.chip_class_of(chip)
+        n = ev.get("spec_tokens_per_step") or 1
+        first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers) / n
+        return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
+
+    return fc
+
+
 def _layouts(model: Any, degrees: Sequence[int]) -> list[tuple[int, int, int]]:
     eps = (lambda tp: sorted({1, tp})) if model.is_moe else (lambda tp: [1])
     return [(tp, ep, pp) for tp in degrees for ep in eps(tp) for pp in degrees]
@@ -128,14 +153,16 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            generate: int = 256, weights: Sequence[str] = DEFAULT_WEIGHTS,
            kv_bits: Sequence[Any] = DEFAULT_KV_BITS,
            degrees: Sequence[int] = DEFAULT_LAYOUT_DEGREES,
-           max_batch: int = DEFAULT_MAX_BATCH, overhead: int = 0,
-           **speculation: Any) -> SearchResult:
+           max_batch: int = DEFAULT_MAX_BATCH, overhead: int = 0, forecast: bool = False,
+           runtime: str | None = None, **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
 
     ``hardware``: catalog chips (default: every chip in the price table); ``price_per_hour``:
     one price for every chip, or chip -> price [USD/h] (default: the price table). Speculative
     decoding's arguments (``draft_len``, ``acceptance``, ...) make TPOT the speculative one.
+    ``forecast``: targets and cost on the forecast (``runtime``: a fitted runtime's terms, None:
+    the runtime-agnostic fit) instead of the bound.
     """
     t0 = time.perf_counter()
     m = resolve_model(model)
@@ -155,6 +182,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     if missing and hardware:
         raise InputError(f"price_per_hour: no price for {', '.join(missing)} in the price table; "
                          "give --price-per-hour")
+    if runtime is not None and not forecast:
+        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast")
+    fc = _forecaster(m, runtime) if forecast else None
     batches = np.arange(1, int(max_batch) + 1)
     spec = speculative_inputs(m, **speculation)
     tpot_step = "speculative_tpot_seconds" if spec["draft_len"] else "tpot_seconds"
@@ -190,10 +220,14 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         t_tok = np.asarray(ev.get(tpot_step), dtype=float)
                         per_chip = np.asarray(ev.get(rate_step), dtype=float)
                         fits = np.asarray(ev.get("fits_per_chip"), dtype=bool)
+                        n_chips = ev.get("n_chips")
+                        bound = (t_first, t_tok)
+                        if fc is not None and t_first is not None:
+                            t_first, t_tok, per_chip = fc(chip, t_first, t_tok, ev, batches,
+                                                          n_chips)
                         ok = fits & (t_tok <= tpot) & (t_first is not None and t_first <= ttft)
                         if not ok.any():
                             continue
-                        n_chips = ev.get("n_chips")
                         cost = N.cost_per_million_tokens(price_per_hour=price, n_chips=n_chips,
                                                          tokens_per_second=per_chip * n_chips)
                         i = int(np.argmin(np.where(ok, cost, np.inf)))
@@ -205,7 +239,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             "tokens_per_second_per_user": float(1 / t_tok[i]),
                             "tokens_per_second_per_chip": float(per_chip[i]),
                             "price_per_hour": price,
-                            "cost_per_million_tokens": float(cost[i]), "fits": True})
+                            "cost_per_million_tokens": float(cost[i]), "fits": True,
+                            "forecast": fc is not None, "runtime": runtime,
+                            "ttft_bound_seconds": float(bound[0]),
+                            "tpot_bound_seconds": float(bound[1][i])})
                         points.append((1 / t_tok[ok], per_chip[ok], found[-1]))
     found.sort(key=lambda c: (c["cost_per_million_tokens"], c["n_chips"]))
     front: list[dict[str, Any]] = []

@@ -71,7 +71,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
            "error_by_regime",
-           "chip_class_of", "expected", "forecast",
+           "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
@@ -477,6 +477,14 @@ def chip_class_of(hardware: Any) -> str:
     return CHIP_CLASSES.get(get_hardware(hardware).kind, "*")
 
 
+def prefill_fit_for(params: dict[str, Any], runtime: str | None) -> tuple[str, str | None]:
+    """(the prefill fit's name, the runtime it knows) for a runtime: its own prefill terms where
+    the prefill rows had it, else the runtime-agnostic prefill fit."""
+    if runtime is not None and _known(params["prefill_by_runtime"], runtime):
+        return "prefill_by_runtime", runtime
+    return "prefill_agnostic", None
+
+
 def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
                    runtime: str | None, n_layers: int) -> tuple[Any, Any]:
     """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one."""
@@ -506,7 +514,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
         raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
-    prefill_runtime = runtime if _known(p["prefill_by_runtime"], runtime or "*") else None
+    pre, prefill_runtime = prefill_fit_for(p, runtime)
     out: dict[str, Any] = {"runtime": runtime}
     # with speculation, the forecast is of a speculative step (drafts and the verify step, its
     # bound k c_d t_plain + t_verify), over the tokens a step yields
@@ -518,8 +526,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     out["expected_decode_tokens_per_second"] = None if t is None else n / t
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
-    t, r = _time_forecast(p, "prefill_by_runtime" if prefill_runtime else "prefill_agnostic",
-                          e.ttft_seconds, cls, prefill_runtime, n_layers)
+    t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
     t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers)
