@@ -25,7 +25,7 @@ def test_csv_columns():
     assert header == ["id", "device", "device_class", "hardware_key", "bandwidth_gbps",
                       "bandwidth_source", "model", "model_key", "params_total", "params_active",
                       "weight_format", "bits_per_weight", "context", "measured_tps", "software",
-                      "measurement_url", "note"]
+                      "measurement_url", "note", "split"]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

@@ -736,3 +736,36 @@ def test_the_serving_widget_follows_its_controls(page):
     problems += check_widget(r, "serving after ArrowRight on the prompt")
     assert not problems, "\n".join(problems[:15])
     assert not page.errors, page.errors
+
+
+SPECULATIVE_FIELDS = ("spec_tokens_per_step", "speculative_seconds_per_token",
+                      "speculative_tokens_per_second", "speculative_tpot_seconds",
+                      "speculative_tokens_per_second_per_chip")
+
+
+def test_speculative_estimate_in_the_page_equals_python(page):
+    """Speculative decoding's steps (plan.steps.SPECULATIVE_STEPS) in the page equal Python's:
+    memory- and compute-bound verify steps, one chip and a replica; bad inputs refused by
+    both."""
+    from llm_arithmetic.core.errors import InputError
+
+    cases = [(n, c, dict(draft_len=k, acceptance=a, draft_cost=cd, batch=b, context=512,
+                         prompt=512, tp=tp))
+             for n, c, tp in (("llama-3-8b", "h100-sxm", 1), ("qwen3-8b", "a100-80gb-sxm", 2),
+                              ("mixtral-8x7b", "h200", 4), ("mistral-7b", "rtx-4090", 1))
+             for k, a, cd, b in ((1, 0.85, 0.0, 1), (4, 0.8, 0.05, 1), (8, 0.6, 0.02, 512))]
+    cases.append(("llama-3-8b", "h100-sxm", dict(context=512)))   # no speculation: all null
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    for (name, chip, kw), g in zip(cases, got):
+        assert "error" not in g, (name, kw, g)
+        _compare((name, chip, tuple(kw.values())), g, estimate(name, hardware=chip, **kw),
+                 SPECULATIVE_FIELDS, failures)
+    assert not failures, "\n".join(failures[:10])
+    bad = [dict(draft_len=4), dict(draft_len=4, acceptance=1.0), dict(acceptance=0.5),
+           dict(draft_len=4, acceptance=0.5, draft_cost=-1)]
+    got = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h100-sxm", kw] for kw in bad])
+    for kw, g in zip(bad, got):
+        with pytest.raises(InputError):
+            estimate("llama-3-8b", hardware="h100-sxm", **kw)
+        assert "error" in g, (kw, g)

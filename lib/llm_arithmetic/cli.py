@@ -6,6 +6,8 @@ describe   bytes, FLOPs and speed bounds of one model (catalog name, config.json
            standard input), optionally on a chip, or on a replica of tp x pp chips serving
            requests (--tp, --ep, --pp, --prompt, --generate, --price-per-hour, --power-watts)
 frontier   the latency-throughput frontier: tokens/s per user and per chip over batch sizes
+plan       a deployment search: chips x tp/ep/pp x formats x batch within a TTFT and a TPOT,
+           ranked by the cost of a million tokens, with the frontier
 models     the model catalog
 hardware   the hardware catalog
 formula    the LaTeX of a formula (``formula --list`` names them all)
@@ -42,6 +44,9 @@ LIMITS = {
     "power": (1e5, "no single chip draws 100 kW"),
     "link_gbps": (1e6, "no link moves a petabyte per second"),
     "latency_us": (1e6, "a hop of a second is no interconnect"),
+    "ms": (3.6e6, "a target beyond an hour is no latency target"),
+    "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
+    "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
 
 
@@ -128,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(d)
     d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
+    _add_speculative_arguments(d)
+    d.add_argument("--runtime", metavar="NAME",
+                   help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
+                        "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     fr = sub.add_parser(
         "frontier", help="tokens/s per user and per chip over batch sizes",
@@ -139,6 +148,43 @@ def build_parser() -> argparse.ArgumentParser:
                     help="largest batch size of the curve (default: up to the first that does "
                          "not fit)")
     fr.add_argument("--json", action="store_true", help="print a JSON list of points")
+
+    pl = sub.add_parser(
+        "plan", help="search deployments that meet a TTFT and a TPOT, cheapest first",
+        description="Search chips x tensor/expert/pipeline layouts x weight and KV formats x "
+                    "batch sizes (1 to --max-batch) for the configurations whose bounds meet "
+                    "the time to first token and the time per output token, ranked by the cost "
+                    "of a million output tokens at each chip's price per hour (the catalog's "
+                    "dated price table unless --price-per-hour is given), with the frontier of "
+                    "tokens/s per user against tokens/s per chip. Bounds: a real runtime is "
+                    "slower.")
+    pl.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
+    pl.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
+                    help="time to first token target in milliseconds")
+    pl.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
+                    help="time per output token target in milliseconds")
+    pl.add_argument("--hardware", metavar="NAMES",
+                    help="comma-separated catalog chips (default: every chip with a price)")
+    pl.add_argument("--price-per-hour", type=_price, metavar="X",
+                    help="price of one chip for one hour in USD, for every chip searched")
+    pl.add_argument("--weights", metavar="FORMATS",
+                    help="comma-separated weight formats (default: bf16,fp8,int4-g128)")
+    pl.add_argument("--prompt", type=_tokens, default=1024, metavar="N",
+                    help="prompt tokens of a request (default 1024)")
+    pl.add_argument("--generate", type=_tokens, default=256, metavar="N",
+                    help="tokens generated after the first (default 256)")
+    pl.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
+                    help="largest batch tried; every batch from 1 up is (default 1024)")
+    pl.add_argument("--top", type=_batch, default=10, metavar="N",
+                    help="configurations printed (default 10)")
+    pl.add_argument("--forecast", action="store_true",
+                    help="hold the forecast, not the bound, to the targets and price it")
+    pl.add_argument("--runtime", metavar="NAME",
+                    help="with --forecast: the fitted runtime whose terms to use (default: "
+                         "runtime-agnostic)")
+    _add_speculative_arguments(pl)
+    pl.add_argument("--json", action="store_true",
+                    help="print one JSON object: configurations, frontier, prices")
 
     for name, noun, listed, as_json in (
             ("models", "model", "models with parameter counts and sources",
@@ -214,6 +260,53 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="latency of one hop in microseconds (default 0)")
 
 
+def _ms(text: str) -> float:
+    return _number(text, "ms")
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text[:40]!r}")
+    if not 0 <= v < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text[:40]}")
+    return v
+
+
+def _draft_len(text: str) -> int:
+    return _number(text, "draft_len", integer=True)
+
+
+def _draft_cost(text: str) -> float:
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return _number(text, "draft_cost")
+
+
+def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
+    """Speculative decoding: the bounds and the forecast of a speculative step over the tokens
+    it yields (chapter 13)."""
+    from .estimate import SPECULATIVE_WORKLOADS
+
+    s = d.add_argument_group("speculative decoding")
+    s.add_argument("--speculation", choices=sorted(SPECULATIVE_WORKLOADS),
+                   help="a workload with a published acceptance rate: "
+                        + "; ".join(f"{k}: {v['draft_len']} drafted token(s), acceptance "
+                                    f"{v['acceptance']}" for k, v in
+                                    SPECULATIVE_WORKLOADS.items()))
+    s.add_argument("--draft-len", type=_draft_len, metavar="K",
+                   help="tokens the draft proposes per step")
+    s.add_argument("--acceptance", type=_fraction, metavar="A",
+                   help="probability that the target accepts a drafted token (0 <= A < 1)")
+    c = s.add_mutually_exclusive_group()
+    c.add_argument("--draft-cost", type=_draft_cost, metavar="C",
+                   help="a draft step's time relative to a target step (default 0)")
+    c.add_argument("--draft", metavar="MODEL",
+                   help="the draft model (catalog name or config.json): its cost is its decode "
+                        "bound over the target's on the same chip")
+
+
 def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     from .core.units import GB_S, TFLOP_S
 
@@ -228,7 +321,9 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
         prompt=ns.prompt, generate=ns.generate, price_per_hour=ns.price_per_hour,
         power_watts=ns.power_watts,
         link_bandwidth=ns.link_gbps * GB_S if ns.link_gbps else None,
-        link_latency=ns.link_latency_us * 1e-6)
+        link_latency=ns.link_latency_us * 1e-6,
+        **{k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
+                                       "draft") if getattr(ns, k, None) is not None})
 
 
 def _serving_given(ns: argparse.Namespace) -> bool:
@@ -238,19 +333,47 @@ def _serving_given(ns: argparse.Namespace) -> bool:
 
 
 def _describe(ns: argparse.Namespace) -> int:
-    from .estimate import estimate
+    from .estimate import estimate, resolve_model
+    from .forecast import expected, known_runtimes
 
+    if ns.runtime is not None and ns.runtime not in known_runtimes():
+        raise UsageError(f"unknown runtime {ns.runtime[:60]!r}; known: "
+                         f"{', '.join(known_runtimes())}")
     kwargs = _estimate_kwargs(ns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        e = estimate(ns.model, batch=ns.batch, **kwargs)
+        m = resolve_model(ns.model)
+        e = estimate(m, batch=ns.batch, **kwargs)
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    x = expected(e, m.n_layers, ns.runtime)
     if ns.json:
-        print(json.dumps(e.as_dict(), indent=2))
+        print(json.dumps({**e.as_dict(), **x}, indent=2))
     else:
         print(_table(e, serving=_serving_given(ns)))
+        if x["expected_decode_tokens_per_second"] is not None:
+            print(_forecast_table(x, serving=_serving_given(ns)))
     return 0
+
+
+def _forecast_table(x: dict[str, Any], serving: bool) -> str:
+    """The forecast under the bound, with its 80% interval."""
+    who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
+    rows = [(f"forecast ({who}; 80% interval)", ""),
+            ("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
+                x["expected_decode_tokens_per_second"],
+                *x["expected_decode_tokens_per_second_range"]))]
+    if serving:
+        for key, label, scale, unit in (
+                ("expected_ttft_seconds", "time to first token", 1e3, " ms"),
+                ("expected_tpot_seconds", "time per output token", 1e3, " ms"),
+                ("expected_tokens_per_second_per_chip", "tokens/s per chip", 1, "")):
+            if x[key] is not None:
+                lo, hi = x[key + "_range"]
+                rows.append((f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
+                                           f"{hi * scale:,.1f}{unit})"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
 def _frontier(ns: argparse.Namespace) -> int:
@@ -288,6 +411,64 @@ def _frontier(ns: argparse.Namespace) -> int:
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
     return 0
+
+
+def _plan(ns: argparse.Namespace) -> int:
+    from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, load_prices, search
+
+    split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
+    spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
+                                        "draft") if getattr(ns, k, None) is not None}
+    r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+               hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
+               prompt=ns.prompt, generate=ns.generate,
+               weights=split(ns.weights) or DEFAULT_WEIGHTS,
+               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
+               runtime=ns.runtime, **spec)
+    prices = load_prices()
+    used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
+    sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
+    if ns.json:
+        print(json.dumps({"model": r.model, "ttft_target_seconds": r.ttft_target,
+                          "tpot_target_seconds": r.tpot_target, "evaluated": r.evaluated,
+                          "seconds": r.seconds, "configurations": r.configurations,
+                          "frontier": r.frontier, "prices": sources}, indent=1))
+        return 0
+    print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
+          f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
+          + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
+          + f"); {r.evaluated:,} "
+          f"configurations in {r.seconds:.2f} s")
+    if not r.configurations:
+        print("no configuration meets the targets")
+        return 0
+    head = ("chips", "tp/ep/pp", "weights", "KV", "batch", "TTFT ms", "TPOT ms",
+            "tok/s/user", "tok/s/chip", "$/M tokens")
+    rows = [(f"{c['n_chips']} x {c['hardware']}", f"{c['tp']}/{c['ep']}/{c['pp']}", c["weights"],
+             f"{c['kv_bits']:g}-bit", f"{c['batch']:,}", f"{c['ttft_seconds'] * 1e3:,.1f}",
+             f"{c['tpot_seconds'] * 1e3:,.2f}", f"{c['tokens_per_second_per_user']:,.1f}",
+             f"{c['tokens_per_second_per_chip']:,.0f}", f"{c['cost_per_million_tokens']:,.4f}")
+            for c in r.configurations[:ns.top]]
+    _print_columns(head, rows)
+    f = r.frontier
+    pick = sorted({round(i * (len(f) - 1) / 7) for i in range(8)}) if len(f) > 8 \
+        else range(len(f))
+    print(f"\nfrontier ({len(f):,} points; {len(pick)} shown): tokens/s per user -> per chip")
+    _print_columns(("tok/s/user", "tok/s/chip", "configuration"),
+                   [(f"{f[i]['tokens_per_second_per_user']:,.1f}",
+                     f"{f[i]['tokens_per_second_per_chip']:,.0f}",
+                     f"{f[i]['hardware']} tp {f[i]['tp']} ep {f[i]['ep']} pp {f[i]['pp']}, "
+                     f"{f[i]['weights']}, {f[i]['kv_bits']:g}-bit KV") for i in pick])
+    for c, p in sources.items():
+        print(f"price {c}: ${p['usd_per_hour']:g}/h, {p['offer']} ({p['date']}; {p['url']})")
+    return 0
+
+
+def _print_columns(head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
 
 
 def _fmt_b(n: float) -> str:
@@ -330,6 +511,13 @@ def _table(e: Any, serving: bool = False) -> str:
                      f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"))
         rows.append(("tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"))
         rows.append(("tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}"))
+    if e.spec_tokens_per_step is not None:
+        rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
+                                    f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
+                                    " tokens a step"))
+        if e.speculative_tokens_per_second is not None:
+            rows.append(("tokens/s per sequence, speculative (bound)",
+                         f"{e.speculative_tokens_per_second:,.1f}"))
     if e.ops_per_byte is not None:
         rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
         crit = "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
@@ -382,6 +570,10 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.tokens_per_second_per_user is not None:
         rows.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
         rows.append(("tokens/s per chip", f"{e.tokens_per_second_per_chip:,.1f}"))
+    if e.speculative_tpot_seconds is not None:
+        rows.append(("time per output token, speculative", ms(e.speculative_tpot_seconds)))
+        rows.append(("tokens/s per chip, speculative",
+                     f"{e.speculative_tokens_per_second_per_chip:,.1f}"))
     if e.cost_per_million_tokens is not None:
         rows.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
                      f"${e.price_per_hour:g} per chip-hour"))
@@ -450,6 +642,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _describe(ns)
         if ns.command == "frontier":
             return _frontier(ns)
+        if ns.command == "plan":
+            return _plan(ns)
         if ns.command == "models":
             return _models(ns.json)
         if ns.command == "hardware":

@@ -39,7 +39,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
-          "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16}
+          "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10}
 #: Plausible ranges of the serving figures, with the reason for the upper limit.
 _SERVING_RANGES = {
     "price_per_hour": (1e-4, 1e4, "USD/h", "no chip rents for more than $10,000 an hour"),
@@ -217,6 +217,16 @@ class Estimate:
         chip; None when no link bandwidth is known, TPOT then leaving them out) [s].
     price_per_hour, power_watts : float or None
         [USD/h] per chip, [W] per chip.
+    draft_len, acceptance, draft_cost : int, float, float or None
+        Speculative decoding's inputs: tokens drafted per step, the probability that the target
+        accepts each, a draft step's time relative to a plain step (None: no speculation).
+    spec_tokens_per_step : float or None
+        Tokens a speculative step yields on average [token].
+    speculative_seconds_per_token, speculative_tokens_per_second : float or None
+        The decode bound with speculation: (k drafts + the verify step) over the tokens a step
+        yields, the verify step's roofline charged k + 1 times the FLOPs [s], [token/s].
+    speculative_tpot_seconds, speculative_tokens_per_second_per_chip : float or None
+        The same on the replica [s], [token/s].
     memory_per_chip_bytes : float
         Weights, cache (at the end of the request, or at ``context``) and state split over the
         chips, plus the reserve [B].
@@ -287,6 +297,14 @@ class Estimate:
     memory_per_chip_bytes: int | float = 0
     fits_per_chip: bool | None = None
     max_batch_per_replica: int | None = None
+    draft_len: int | None = None
+    acceptance: float | None = None
+    draft_cost: float | None = None
+    spec_tokens_per_step: float | None = None
+    speculative_seconds_per_token: float | None = None
+    speculative_tokens_per_second: float | None = None
+    speculative_tpot_seconds: float | None = None
+    speculative_tokens_per_second_per_chip: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -354,7 +372,7 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
 #: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "link_latency",
-                "price_per_hour")
+                "price_per_hour", "draft_len", "acceptance", "draft_cost")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -447,6 +465,63 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT)
 
 
+#: Speculative workloads with a published acceptance rate: draft length, acceptance, and the
+#: draft step's cost (``"one block"``: one transformer block of the target's, relative to the
+#: target's stack), each with its source. Any other workload gives its acceptance explicitly.
+SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
+    "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "one block",
+            "source": "DeepSeek-V3 technical report (arXiv 2412.19437), section 5.4.3: the "
+                      "second token's acceptance rate 'ranges between 85% and 90% across "
+                      "various generation topics' (the lower end taken); one MTP module, a "
+                      "single transformer block"},
+}
+
+
+def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
+                       acceptance: Any = None, draft_cost: Any = None,
+                       draft: Any = None, hardware: Any = None,
+                       bandwidth: Any = None) -> dict[str, Any]:
+    """Checked speculative-decoding inputs of the plan: a named workload
+    (:data:`SPECULATIVE_WORKLOADS`), or a draft length with an acceptance rate and a draft cost
+    (or a ``draft`` model, whose cost is its decode bound over the target's at batch 1 on the same
+    chip, as chapter 13 computes it). Explicit values override the workload's. All None: no
+    speculation."""
+    if speculation is not None:
+        if speculation not in SPECULATIVE_WORKLOADS:
+            raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
+                             f"{', '.join(SPECULATIVE_WORKLOADS)}")
+        w = SPECULATIVE_WORKLOADS[speculation]
+        draft_len = w["draft_len"] if draft_len is None else draft_len
+        acceptance = w["acceptance"] if acceptance is None else acceptance
+        if draft_cost is None and draft is None:
+            draft_cost = 1 / m.n_layers if w["draft_cost"] == "one block" else w["draft_cost"]
+    if draft_len is None:
+        if acceptance is not None or draft_cost is not None or draft is not None:
+            raise InputError("draft_len: speculative decoding needs the draft length")
+        return dict(draft_len=None, acceptance=None, draft_cost=None)
+    draft_len = _count("draft_len", draft_len)
+    if acceptance is None:
+        raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
+                         "length, or a workload with a published one: "
+                         + ", ".join(f"{k} ({v['acceptance']})"
+                                     for k, v in SPECULATIVE_WORKLOADS.items()))
+    acceptance = _number("acceptance", acceptance)
+    if not 0 <= acceptance < 1:  # also NaN
+        raise InputError(f"acceptance must be in [0, 1), got {acceptance:g}")
+    if draft is not None:
+        if draft_cost is not None:
+            raise InputError("give either draft_cost or a draft model, not both")
+        if hardware is None and bandwidth is None:
+            raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
+        t = [estimate(x, hardware=hardware, bandwidth=bandwidth).decode_memory_seconds
+             for x in (draft, m)]
+        draft_cost = t[0] / t[1]
+    draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
+    if not 0 <= draft_cost < math.inf:
+        raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
+    return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost)
+
+
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
              weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
              context: int = 1, batch: int = 1, bandwidth: float | None = None,
@@ -454,9 +529,13 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              overhead: int = 0, tp: int = 1, ep: int = 1, pp: int = 1,
              prompt: int | None = None, generate: int | None = None,
              price_per_hour: float | None = None, power_watts: float | None = None,
-             link_bandwidth: float | None = None, link_latency: float = 0.0) -> Estimate:
+             link_bandwidth: float | None = None, link_latency: float = 0.0,
+             speculation: str | None = None, draft_len: int | None = None,
+             acceptance: float | None = None, draft_cost: float | None = None,
+             draft: str | Path | Model | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
-    bounds of a replica of tp x pp chips serving requests.
+    bounds of a replica of tp x pp chips serving requests; with speculative decoding's
+    arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
 
     Parameters
     ----------
@@ -516,9 +595,13 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                             ep=ep, pp=pp, prompt=prompt, generate=generate,
                             price_per_hour=price_per_hour, power_watts=power_watts,
                             link_bandwidth=link_bandwidth, link_latency=link_latency)
-    ev = m.plan.child(**chip_inputs(chip), **given)
+    spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
+                              acceptance=acceptance, draft_cost=draft_cost, draft=draft,
+                              hardware=chip, bandwidth=bandwidth)
+    ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
+    given.update(spec)
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     return Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,

@@ -343,6 +343,17 @@ micro_batch = _sym("micro_batch", r"b_{\mu}", "sequences in one microbatch of a 
                    _RAT)
 tpot = _sym("tpot", "t_{TPOT}", "time per output token", "s", _REAL)
 request_time = _sym("request_time", "t_{req}", "end-to-end time of one request", "s", _REAL)
+forecast_time = _sym("forecast_time", "t_{fc}",
+                     "forecast time of one step: what a real runtime is expected to take", "s",
+                     _REAL)
+overhead_fraction = _sym("overhead_fraction", "k_{rt}",
+                         "time a runtime spends per unit of bound time beyond the bound "
+                         "(fitted)", "1", _NONNEG_REAL)
+fixed_time = _sym("fixed_time", r"\tau_{rt}", "a runtime's fixed cost per step (fitted)", "s",
+                  _NONNEG_REAL)
+layer_time = _sym("layer_time", r"\lambda_{rt}",
+                  "a runtime's cost per layer and step: kernel launches, small ops (fitted)", "s",
+                  _NONNEG_REAL)
 transfer_bytes = _sym("transfer_bytes", "M_{xfer}",
                       "KV-cache bytes moved from a prefill to a decode instance per request", "B",
                       _NONNEG_REAL)

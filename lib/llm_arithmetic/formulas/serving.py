@@ -37,7 +37,7 @@ __all__ = [
     "tokens_per_chip", "speculative_tokens_per_step", "speculative_step_cost",
     "speculative_speedup",
     "paged_waste", "prefix_bytes_saved", "prefix_flops_saved", "kv_transfer_bytes",
-    "kv_transfer_time", "cost_per_million_tokens", "energy_per_token",
+    "kv_transfer_time", "cost_per_million_tokens", "energy_per_token", "forecast_step_time",
 ]
 
 
@@ -408,3 +408,24 @@ def energy_per_token(*, power, n_chips, tokens_per_second):
     1.12
     """
     return power * n_chips / tokens_per_second
+
+
+# ---- the forecast under the bound ----------------------------------------------------------------
+@formula("forecast_time")
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+    """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
+    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
+    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
+    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    is never faster than the bound (:mod:`llm_arithmetic.forecast`).
+
+    Examples
+    --------
+    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
+    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
+    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
+    13.14
+    """
+    return step_time * (1 + overhead_fraction) + fixed_time + layer_time * n_layers

@@ -63,6 +63,9 @@ class Measurement:
         Mean tokens in the KV cache during the measurement [token]; None when not stated.
     measured_tps : float
         Published decode speed of one stream [token/s].
+    split : str
+        ``"fit"`` or ``"validation"``: rows from a reserved validation source (see
+        :data:`llm_arithmetic.lab.measurements.RESERVED_SOURCES`) are never used in a fit.
     """
 
     id: str
@@ -82,6 +85,7 @@ class Measurement:
     software: str
     measurement_url: str
     note: str
+    split: str = "fit"
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,8 @@ def _row(d: dict[str, str]) -> Measurement:
         params_total=int(d["params_total"]), params_active=int(d["params_active"]),
         weight_format=d["weight_format"], bits_per_weight=float(d["bits_per_weight"]),
         context=int(ctx) if ctx else None, measured_tps=float(d["measured_tps"]),
-        software=d["software"], measurement_url=d["measurement_url"], note=d["note"])
+        software=d["software"], measurement_url=d["measurement_url"], note=d["note"],
+        split=d.get("split") or "fit")
 
 
 def load_measurements(path: str | Path | None = None) -> list[Measurement]:

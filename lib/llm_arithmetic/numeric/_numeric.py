@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -72,6 +72,7 @@ PARAMS = {
     'finbarr_latency_memory': ('n_params', 'n_bytes', 'batch', 'bandwidth'),
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
+    'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'head_matmul_params': ('n_vocab', 'd_model'),
@@ -2777,6 +2778,56 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
     n_params, n_bytes, batch, bandwidth, peak_flops = _vector_args(('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'), (n_params, n_bytes, batch, bandwidth, peak_flops))
     with _quiet():
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
+
+
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+    """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
+    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
+    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
+    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    is never faster than the bound (:mod:`llm_arithmetic.forecast`).
+
+    .. math::
+
+        t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
+
+    Parameters
+    ----------
+    step_time : number or array
+        Lower bound on the time of one step, :math:`t` [s]
+    overhead_fraction : number or array
+        Time a runtime spends per unit of bound time beyond the bound (fitted), :math:`k_{rt}` [-]
+    fixed_time : number or array
+        A runtime's fixed cost per step (fitted), :math:`\\tau_{rt}` [s]
+    layer_time : number or array
+        A runtime's cost per layer and step: kernel launches, small ops (fitted), :math:`\\lambda_{rt}` [s]
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+
+    Returns
+    -------
+    forecast_time : number or array
+        Forecast time of one step: what a real runtime is expected to take, :math:`t_{fc}` [s]
+
+    Examples
+    --------
+    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
+    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
+    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
+    13.14
+    """
+    _exact = _exact_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    if _exact is not None:
+        step_time, overhead_fraction, fixed_time, layer_time, n_layers = _exact
+        try:
+            return _exact_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
+        except ZeroDivisionError:
+            return _inf
+    step_time, overhead_fraction, fixed_time, layer_time, n_layers = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    with _quiet():
+        return _vector_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
 
 
 def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):

@@ -277,6 +277,11 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
   return Math.max(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth);
 }
 
+/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
+export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers} = {}) {
+  return n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1);
+}
+
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
 export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
   return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
@@ -1555,6 +1560,20 @@ export const FORMULAS = {
    "peak_flops"
   ],
   "summary": "Latency of one decode step as the post prints it: the larger of its compute and memory latencies.",
+  "unit": "s"
+ },
+ "forecast_step_time": {
+  "defaults": {},
+  "latex": "t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
+  "lhs": "forecast_time",
+  "params": [
+   "step_time",
+   "overhead_fraction",
+   "fixed_time",
+   "layer_time",
+   "n_layers"
+  ],
+  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
   "unit": "s"
  },
  "generation_time": {

@@ -16,7 +16,8 @@ workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``
 ``bits_kv``, ``bits_state``); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
-``context_limit`` and ``crossing_limit``.
+``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance``
+and ``draft_cost`` (None: no speculation).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'language_model_params']
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "INPUTS"]
+__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "INPUTS"]
 
 
 def f(name: str, formula: str, doc: str, **args: Any) -> dict[str, Any]:
@@ -299,7 +300,47 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       tokens_per_second="replica_rate"),
 ]
 
-PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS
+#: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
+#: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
+#: target step over k + 1 positions per sequence (the step's bytes, k + 1 times its FLOPs); the
+#: bound per token is (k c_d t_plain + t_verify) / n_acc, with n_acc the tokens a step yields.
+SPECULATIVE_STEPS: list[dict[str, Any]] = [
+    guard(f("spec_tokens_per_step", "speculative_tokens_per_step", "tokens a speculative step "
+            "yields on average"), "draft_len"),
+    guard(op("verify_positions", "add", "positions of each sequence the verify step runs",
+             plus=["draft_len", LIT(1)]), "draft_len"),
+    op("draft_cost_used", "first", "a draft step's time relative to a plain step (none: free)",
+       of=["draft_cost", LIT(0)]),
+    op("verify_step_flops", "mul", "FLOPs of the verify step of the batch",
+       of=["decode_step_flops", "verify_positions"]),
+    f("verify_seconds", "roofline_time", "the verify step's roofline: the plain step's bytes, "
+      "k + 1 times its FLOPs", step_bytes="decode_step_bytes", step_flops="verify_step_flops",
+      peak_flops="peak_or_inf"),
+    op("draft_seconds", "mul", "the k draft steps of one speculative step",
+       of=["draft_len", "draft_cost_used", "peak_seconds_per_token"]),
+    op("spec_step_seconds", "add", "one speculative step: drafts, then the verify step",
+       plus=["draft_seconds", "verify_seconds"]),
+    op("speculative_seconds_per_token", "div", "bound on the time per token of one stream with "
+       "speculation", of=["spec_step_seconds", "spec_tokens_per_step"]),
+    f("speculative_tokens_per_second", "tokens_per_user", "tokens/s of one stream with "
+      "speculation", tpot="speculative_seconds_per_token"),
+    op("verify_stage_flops", "mul", "FLOPs of one stage's verify step",
+       of=["stage_step_flops", "verify_positions"]),
+    f("verify_stage_seconds", "tp_step_time", "time of one stage's verify step",
+      step_bytes="stage_step_bytes", step_flops="verify_stage_flops", peak_flops="peak_or_inf"),
+    f("verify_tpot_seconds", "pipeline_time", "the replica's verify step",
+      stage_time="verify_stage_seconds", microbatches=1),
+    op("draft_tpot_seconds", "mul", "the k draft steps on the replica",
+       of=["draft_len", "draft_cost_used", "tpot_seconds"]),
+    op("spec_tpot_step", "add", "one speculative step on the replica",
+       plus=["draft_tpot_seconds", "verify_tpot_seconds"]),
+    op("speculative_tpot_seconds", "div", "time per output token with speculation",
+       of=["spec_tpot_step", "spec_tokens_per_step"]),
+    f("speculative_tokens_per_second_per_chip", "tokens_per_chip", "tokens/s per chip with "
+      "speculation", tpot="speculative_tpot_seconds"),
+]
+
+PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
@@ -309,4 +350,5 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
           "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
-          "given_link_bandwidth", "context_limit", "crossing_limit")
+          "given_link_bandwidth", "context_limit", "crossing_limit",
+          "draft_len", "acceptance", "draft_cost")

@@ -104,7 +104,30 @@ const Estimate = (function () {
   // capacity; opts.weights: a format name or null (as shipped); opts.bits_kv: a format name or
   // bits; opts.context, opts.batch, opts.overhead; serving (a replica of tp x pp chips):
   // opts.tp, ep, pp, prompt, generate, price_per_hour, power_watts, link_bandwidth,
-  // link_latency, as estimate()'s keywords.
+  // link_latency, as estimate()'s keywords; speculative decoding: opts.draft_len, acceptance,
+  // draft_cost (estimate.speculative_inputs' checks; a draft model's cost is Python's alone).
+  function speculative(o) {
+    if (o.draft_len === null || o.draft_len === undefined) {
+      if ((o.acceptance ?? null) !== null || (o.draft_cost ?? null) !== null) {
+        throw new Error("draft_len: speculative decoding needs the draft length");
+      }
+      return {draft_len: null, acceptance: null, draft_cost: null};
+    }
+    const draftLen = count("draft_len", o.draft_len);
+    if (o.acceptance === null || o.acceptance === undefined) {
+      throw new Error("acceptance: give the acceptance rate (0 <= a < 1) with the draft length");
+    }
+    const acceptance = Number(o.acceptance);
+    if (!(acceptance >= 0 && acceptance < 1)) {
+      throw new Error(`acceptance must be in [0, 1), got ${o.acceptance}`);
+    }
+    const draftCost = Number(o.draft_cost ?? 0);
+    if (!(draftCost >= 0 && draftCost < Infinity)) {
+      throw new Error(`draft_cost must be non-negative, got ${o.draft_cost}`);
+    }
+    return {draft_len: draftLen, acceptance, draft_cost: draftCost};
+  }
+
   function evaluator(m, chip, opts) {
     const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
@@ -131,8 +154,10 @@ const Estimate = (function () {
       given_peak_flops: o.peak_flops ?? null, given_capacity: o.capacity ?? null,
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
-    return [Plan.base(m).child(inputs), {context, batch, tp, ep, pp, prompt, generate,
-      link_latency: linkLatency, price_per_hour: pricePerHour, bits_kv: kvBits}];
+    const spec = speculative(o);
+    return [Plan.base(m).child({...inputs, ...spec}), {context, batch, tp, ep, pp, prompt,
+      generate, link_latency: linkLatency, price_per_hour: pricePerHour, bits_kv: kvBits,
+      ...spec}];
   }
 
   function estimate(m, chip, opts) {

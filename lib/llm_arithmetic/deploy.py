@@ -1,0 +1,260 @@
+r"""A deployment search: which chips, layouts, batches and formats serve a model within a time to
+first token and a time per output token, ranked by the cost of a million output tokens.
+
+``llm-arithmetic plan MODEL --ttft-ms X --tpot-ms Y`` calls :func:`search`. The space is chips x
+tensor/expert/pipeline layouts x weight formats x KV-cache formats x batch sizes; each point is
+the estimate's plan (:mod:`llm_arithmetic.plan.steps`) evaluated on it, so every number is the
+same bound ``describe`` prints (a test checks points against :func:`~llm_arithmetic.estimate.
+estimate`). The plan takes NumPy arrays: one evaluation covers every batch size of a layout at
+once (``Model.plan.child(batch=array, ...)``), and what does not depend on the batch is shared
+by the layout's evaluations. A point qualifies when the replica holds the cache of its batch at
+the end of a request, and its TTFT and TPOT bounds are within the targets; the answer is each
+layout's cheapest qualifying batch, cheapest first, and the frontier of tokens/s per user
+against tokens/s per chip over every qualifying point (the points no other beats on both).
+
+Prices per chip-hour come from ``catalog/data/prices.toml`` (:func:`load_prices`: an offer, the
+page quoting it and its date for each chip), unless given. A chip without a price is left out
+of the search unless a price is given for it (or one price for every chip).
+
+By default these are bounds: a real runtime is slower, so a configuration that meets a target
+at its bound may miss it in practice. With ``forecast=True`` (``plan --forecast [--runtime
+NAME]``) the targets and the cost apply to the forecast of :mod:`llm_arithmetic.forecast` (its
+decode fit on the TPOT bound, its prefill fit on the TTFT bound; fitted at batch 1 on one chip,
+an extrapolation beyond), and each configuration carries both.
+
+>>> r = search("llama-3-8b", ttft=0.5, tpot=0.02, hardware=["h100-sxm", "l40s"], prompt=1000,
+...            generate=200)
+>>> best = r.configurations[0]
+>>> best["tpot_seconds"] <= 0.02 and best["ttft_seconds"] <= 0.5 and best["fits"]
+True
+>>> r.evaluated > 10_000
+True
+"""
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .catalog.hardware import HARDWARE, get_hardware
+from . import numeric as N
+from .core.errors import InputError
+from .estimate import _checked_inputs, chip_inputs, resolve_model, speculative_inputs
+
+__all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
+           "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
+
+#: The dated price table.
+PRICES_PATH: Path = Path(__file__).resolve().parent / "catalog" / "data" / "prices.toml"
+
+#: Weight formats tried (each chip's peak for it as the estimate picks it).
+DEFAULT_WEIGHTS: tuple[str, ...] = ("bf16", "fp8", "int4-g128")
+
+#: KV-cache bits tried.
+DEFAULT_KV_BITS: tuple[int, ...] = (16, 8)
+
+#: Tensor- and pipeline-parallel degrees tried (expert parallelism: 1 or the tensor degree, for
+#: a mixture of experts).
+DEFAULT_LAYOUT_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
+
+#: Every batch size from 1 to this is tried.
+DEFAULT_MAX_BATCH = 1024
+
+
+def load_prices(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The price table: chip -> ``usd_per_hour``, ``offer``, ``source``, ``url``, ``date``.
+    Every entry must name a catalogued chip and carry all five."""
+    p = Path(path or PRICES_PATH)
+    data = tomllib.loads(p.read_text(encoding="utf-8"))
+    for chip, d in data.items():
+        if chip not in HARDWARE:
+            raise InputError(f"{p.name}: [{chip}] is not a catalogued chip")
+        for k in ("usd_per_hour", "offer", "source", "url", "date"):
+            if k not in d:
+                raise InputError(f"{p.name}: [{chip}] lacks {k}")
+        if not 0 < float(d["usd_per_hour"]) < 1e4:
+            raise InputError(f"{p.name}: [{chip}] usd_per_hour {d['usd_per_hour']!r} is not a "
+                             "plausible price")
+    return data
+
+
+@dataclass
+class SearchResult:
+    """What :func:`search` found: each layout's cheapest qualifying configuration (cheapest
+    first), the frontier, how many points were evaluated and how long it took [s]."""
+
+    model: str
+    ttft_target: float
+    tpot_target: float
+    configurations: list[dict[str, Any]]
+    frontier: list[dict[str, Any]]
+    evaluated: int
+    seconds: float
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """Configurations evaluated per second."""
+        return self.evaluated / self.seconds if self.seconds > 0 else math.inf
+
+
+def frontier(per_user: np.ndarray, per_chip: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both tokens/s per user and tokens/s per
+    chip, by decreasing tokens/s per user.
+
+    >>> frontier(np.array([10., 20., 30., 5.]), np.array([100., 50., 10., 80.])).tolist()
+    [2, 1, 0]
+    """
+    order = np.lexsort((-per_chip, -per_user))
+    best = -np.inf
+    keep = []
+    for i in order:
+        if per_chip[i] > best:
+            keep.append(int(i))
+            best = per_chip[i]
+    return np.array(keep, dtype=int)
+
+
+def _forecaster(m: Any, runtime: str | None) -> Any:
+    """A function (chip, TTFT bound, TPOT bounds, evaluator, batches, chips) -> forecast TTFT,
+    TPOT and tokens/s per chip, with the stored fit's terms."""
+    from . import forecast as F
+
+    p = F.load_params()
+    if runtime is not None and runtime not in F.known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(F.known_runtimes(p))}")
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    pre, pre_rt = F.prefill_fit_for(p, runtime)
+
+    def fc(chip: Any, t_first: float, t_tok: np.ndarray, ev: Any, batches: np.ndarray,
+           n_chips: int) -> tuple[float, np.ndarray, np.ndarray]:
+        cls = F.chip_class_of(chip)
+        n = ev.get("spec_tokens_per_step") or 1
+        first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers) / n
+        return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
+
+    return fc
+
+
+def _layouts(model: Any, degrees: Sequence[int]) -> list[tuple[int, int, int]]:
+    eps = (lambda tp: sorted({1, tp})) if model.is_moe else (lambda tp: [1])
+    return [(tp, ep, pp) for tp in degrees for ep in eps(tp) for pp in degrees]
+
+
+def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | None = None,
+           price_per_hour: float | dict[str, float] | None = None, prompt: int = 1024,
+           generate: int = 256, weights: Sequence[str] = DEFAULT_WEIGHTS,
+           kv_bits: Sequence[Any] = DEFAULT_KV_BITS,
+           degrees: Sequence[int] = DEFAULT_LAYOUT_DEGREES,
+           max_batch: int = DEFAULT_MAX_BATCH, overhead: int = 0, forecast: bool = False,
+           runtime: str | None = None, **speculation: Any) -> SearchResult:
+    """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
+    and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
+
+    ``hardware``: catalog chips (default: every chip in the price table); ``price_per_hour``:
+    one price for every chip, or chip -> price [USD/h] (default: the price table). Speculative
+    decoding's arguments (``draft_len``, ``acceptance``, ...) make TPOT the speculative one.
+    ``forecast``: targets and cost on the forecast (``runtime``: a fitted runtime's terms, None:
+    the runtime-agnostic fit) instead of the bound.
+    """
+    t0 = time.perf_counter()
+    m = resolve_model(model)
+    for label, v in (("ttft", ttft), ("tpot", tpot)):
+        if not (isinstance(v, (int, float)) and 0 < v < math.inf):
+            raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
+    prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}
+    if isinstance(price_per_hour, dict):
+        prices.update(price_per_hour)
+    chips = list(hardware) if hardware else list(prices)
+    skipped = []
+    if price_per_hour is not None and not isinstance(price_per_hour, dict):
+        prices = {c: float(price_per_hour) for c in chips}
+    for c in chips:
+        get_hardware(c)  # an unknown name fails here, with close matches
+    missing = [c for c in chips if c not in prices]
+    if missing and hardware:
+        raise InputError(f"price_per_hour: no price for {', '.join(missing)} in the price table; "
+                         "give --price-per-hour")
+    if runtime is not None and not forecast:
+        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast")
+    fc = _forecaster(m, runtime) if forecast else None
+    batches = np.arange(1, int(max_batch) + 1)
+    spec = speculative_inputs(m, **speculation)
+    tpot_step = "speculative_tpot_seconds" if spec["draft_len"] else "tpot_seconds"
+    rate_step = ("speculative_tokens_per_second_per_chip" if spec["draft_len"]
+                 else "tokens_per_second_per_chip")
+    found: list[dict[str, Any]] = []
+    points: list[tuple[np.ndarray, np.ndarray, dict[str, Any]]] = []
+    evaluated = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for chip_name in chips:
+            chip = get_hardware(chip_name)
+            price = prices[chip_name]
+            chip_ev = m.plan.child(**chip_inputs(chip), **spec)
+            for fmt in weights:
+                for kv in kv_bits:
+                    for tp, ep, pp in _layouts(m, degrees):
+                        try:
+                            g = _checked_inputs(
+                                m, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt,
+                                batch=1, bandwidth=None, peak_flops=None, capacity=None,
+                                overhead=overhead, tp=tp, ep=ep, pp=pp, prompt=prompt,
+                                generate=generate, price_per_hour=price, power_watts=None,
+                                link_bandwidth=None, link_latency=0.0)
+                        except InputError as e:
+                            skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
+                            continue
+                        g["batch"] = batches
+                        ev = chip_ev.child(**g)
+                        evaluated += batches.size
+                        # every point evaluated whole (no pruning), as the scalar path does
+                        t_first = ev.get("ttft_seconds")
+                        t_tok = np.asarray(ev.get(tpot_step), dtype=float)
+                        per_chip = np.asarray(ev.get(rate_step), dtype=float)
+                        fits = np.asarray(ev.get("fits_per_chip"), dtype=bool)
+                        n_chips = ev.get("n_chips")
+                        bound = (t_first, t_tok)
+                        if fc is not None and t_first is not None:
+                            t_first, t_tok, per_chip = fc(chip, t_first, t_tok, ev, batches,
+                                                          n_chips)
+                        ok = fits & (t_tok <= tpot) & (t_first is not None and t_first <= ttft)
+                        if not ok.any():
+                            continue
+                        cost = N.cost_per_million_tokens(price_per_hour=price, n_chips=n_chips,
+                                                         tokens_per_second=per_chip * n_chips)
+                        i = int(np.argmin(np.where(ok, cost, np.inf)))
+                        found.append({
+                            "hardware": chip_name, "weights": fmt, "kv_bits": kv, "tp": tp,
+                            "ep": ep, "pp": pp, "n_chips": int(n_chips),
+                            "batch": int(batches[i]), "ttft_seconds": float(t_first),
+                            "tpot_seconds": float(t_tok[i]),
+                            "tokens_per_second_per_user": float(1 / t_tok[i]),
+                            "tokens_per_second_per_chip": float(per_chip[i]),
+                            "price_per_hour": price,
+                            "cost_per_million_tokens": float(cost[i]), "fits": True,
+                            "forecast": fc is not None, "runtime": runtime,
+                            "ttft_bound_seconds": float(bound[0]),
+                            "tpot_bound_seconds": float(bound[1][i])})
+                        points.append((1 / t_tok[ok], per_chip[ok], found[-1]))
+    found.sort(key=lambda c: (c["cost_per_million_tokens"], c["n_chips"]))
+    front: list[dict[str, Any]] = []
+    if points:
+        user = np.concatenate([p[0] for p in points])
+        chip_rate = np.concatenate([p[1] for p in points])
+        owner = np.concatenate([np.full(p[0].size, k) for k, p in enumerate(points)])
+        for i in frontier(user, chip_rate):
+            c = points[owner[i]][2]
+            front.append({"hardware": c["hardware"], "weights": c["weights"],
+                          "kv_bits": c["kv_bits"], "tp": c["tp"], "ep": c["ep"], "pp": c["pp"],
+                          "tokens_per_second_per_user": float(user[i]),
+                          "tokens_per_second_per_chip": float(chip_rate[i])})
+    return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
+                        time.perf_counter() - t0, skipped)

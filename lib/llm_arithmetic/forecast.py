@@ -1,0 +1,623 @@
+r"""A first forecast of single-stream decode speed, on top of the bound.
+
+The bound (:func:`~llm_arithmetic.estimate.estimate`) says how fast a decode step *could* be:
+the bytes it must read over the chip's peak bandwidth, :math:`t_{bound}`. Real runtimes are
+slower, for reasons a few terms with units can carry:
+
+.. math::
+
+    t_{forecast} = t_{bound}\,(1 + k_{c,r}) + \tau_r + \lambda_r\,L
+
+(the registered formula :func:`~llm_arithmetic.formulas.serving.forecast_step_time`)
+* :math:`k_{c,r} \ge 0` [-]: the time a runtime :math:`r` spends per unit of bound time on a chip
+  class :math:`c` beyond the bound; :math:`1/(1+k)` is the fraction of peak bandwidth the
+  weight streaming reaches (kernels that do not saturate memory, dequantization, attention);
+* :math:`\tau_r \ge 0` [s]: a fixed cost per token (sampling, host work, synchronisation);
+* :math:`\lambda_r \ge 0` [s/layer]: a cost per layer and token (kernel launches, small ops),
+  times the model's :math:`L` layers.
+
+All terms are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above
+the bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
+the relative error of the time per token, on the ``fit`` rows of
+:mod:`llm_arithmetic.lab.measurements` only: single chip, batch 1, a catalogued model and a
+sourced bandwidth. A (class, runtime) pair or a runtime with fewer than :data:`MIN_ROWS` rows
+shares a pooled term (key ``*``). A second, runtime-agnostic fit (every runtime pooled) answers
+when no runtime is named, with its own, wider interval.
+
+The 80% interval is a conformal one, per regime: the 10th and 90th percentiles of measured /
+forecast speed over fit rows that a fit without them predicted, the left-out group chosen to
+match the question asked (:func:`intervals`):
+
+* a named runtime (it has its own terms): **leave one chip out**, per chip class with at least
+  :data:`MIN_INTERVAL_ROWS` rows, else pooled. The chip asked about may be one the fit never
+  saw; the runtime is one it knows.
+* no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
+  weighted equally (a runtime with 241 rows must not decide alone how far an unseen one lands
+  from the forecast). Leave-one-source-out is reported but not used for the interval: here a
+  source is nearly always one runtime (one page holds 233 of the 241 llama.cpp rows), so it
+  mixes the two questions.
+
+Its upper end is capped at the bound. The stored parameters
+(``lab/data/forecast_decode.json``) are written by ``scripts/fit_forecast.py``, which also
+reports the error on the reserved validation rows; a test refits and compares.
+
+>>> f = forecast_decode("llama-3-8b", hardware="rtx-4090", weights="q4_k_m", context=256,
+...                     runtime="llama.cpp")
+>>> f.expected_tokens_per_second < f.bound_tokens_per_second
+True
+>>> lo, hi = f.expected_tokens_per_second_range
+>>> lo < f.expected_tokens_per_second <= hi <= f.bound_tokens_per_second
+True
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from . import numeric as N
+from .catalog.hardware import get_hardware
+from .catalog.model_catalog import get_model
+from .core.errors import InputError
+from .estimate import estimate
+
+__all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
+           "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
+           "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
+           "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
+           "SPECULATIVE_BOUND_KEYS", "regime",
+           "error_by_regime",
+           "chip_class_of", "expected", "forecast", "prefill_fit_for",
+           "DecodeForecast", "forecast_decode", "known_runtimes"]
+
+#: The stored fit (written by ``scripts/fit_forecast.py``).
+PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
+
+#: Fewest fit rows for a (class, runtime) pair or a runtime to get its own term.
+MIN_ROWS = 5
+
+#: Fewest left-out rows of a chip class for it to get its own interval (else the pooled one).
+MIN_INTERVAL_ROWS = 20
+
+#: The interval's probability (an 80% prediction interval: the 10th to the 90th percentile).
+INTERVAL_LEVELS = (0.1, 0.9)
+
+#: Chip classes of the forecast, and the hardware catalog's kinds they come from.
+CHIP_CLASSES = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
+                "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu"}
+
+
+def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarray:
+    """Non-negative least squares, :math:`\\min_x \\|Ax - b\\|_2` with :math:`x \\ge 0`
+    (Lawson and Hanson's active-set method).
+
+    >>> x = nnls(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([2.0, -1.0, 1.0]))
+    >>> [round(float(v), 6) for v in x]
+    [1.5, 0.0]
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    m, n = a.shape
+    x = np.zeros(n)
+    passive = np.zeros(n, dtype=bool)
+    tol = 10 * np.finfo(float).eps * np.abs(a).sum(axis=0).max() * max(m, n)
+    w = a.T @ (b - a @ x)
+    for _ in range(max_iter or 3 * n):
+        if passive.all() or w[~passive].max() <= tol:
+            break
+        j = int(np.argmax(np.where(passive, -np.inf, w)))
+        passive[j] = True
+        while True:
+            s = np.zeros(n)
+            s[passive] = np.linalg.lstsq(a[:, passive], b, rcond=None)[0]
+            if s[passive].min() > tol:
+                break
+            neg = passive & (s <= tol)
+            alpha = np.min(x[neg] / (x[neg] - s[neg]))
+            x = x + alpha * (s - x)
+            passive &= x > tol
+            x[~passive] = 0.0
+        x = s
+        w = a.T @ (b - a @ x)
+    return x
+
+
+@dataclass(frozen=True)
+class Row:
+    """One fit or validation row: what the forecast needs, and the bound [s] and measured
+    time [s] per token."""
+
+    id: str
+    source: str
+    device: str
+    chip_class: str
+    runtime: str
+    n_layers: int
+    t_bound: float
+    t_measured: float
+    bits: float = 16.0
+    batch: int = 1
+
+
+def _bound_seconds(model_key: str, bits_weight: float, bits_kv: int, context: int | None,
+                   bandwidth: float) -> float:
+    e = estimate(model_key, bits_weight=bits_weight, bits_kv=bits_kv,
+                 context=max(1, context or 0), batch=1, bandwidth=bandwidth)
+    return float(e.decode_seconds_per_token)
+
+
+def decode_fit_rows(split: str = "fit") -> list[Row]:
+    """The decode rows a fit (``split="fit"``) or the validation (``"validation"``) uses:
+    single chip, batch 1, a catalogued model and a sourced bandwidth. The bound is the public
+    :func:`~llm_arithmetic.estimate.estimate` at the row's bits, KV format, context and
+    bandwidth (memory time only: no peak is given)."""
+    from .lab import measurements as M
+
+    src = M.fit_rows("decode") if split == "fit" else M.validation_rows("decode")
+    out = []
+    for r in src:
+        if r.chips != 1 or r.batch != 1 or not r.model_key or r.bandwidth_gbps is None:
+            continue
+        kv = 8 if r.kv_format == "fp8" else 16
+        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
+                       get_model(r.model_key).n_layers,
+                       _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context,
+                                      r.bandwidth_gbps * 1e9),
+                       1.0 / r.si_value, r.bits_per_weight, r.batch))
+    return out
+
+
+def prefill_fit_rows() -> list[Row]:
+    """The prefill and time-to-first-token rows a prefill fit uses (all ``fit`` split: no
+    reserved source publishes prefill): one chip, batch 1, a catalogued model and chip (the
+    bound needs its peak). The bound is :func:`~llm_arithmetic.estimate.estimate`'s
+    ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate."""
+    from .lab import measurements as M
+
+    out = []
+    for r in M.fit_rows():
+        if (r.metric not in ("prefill", "ttft") or r.chips != 1 or r.batch != 1
+                or not r.model_key or not r.hardware_key or not r.prompt_tokens):
+            continue
+        named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
+        e = estimate(r.model_key, hardware=r.hardware_key,
+                     weights=r.weight_format.lower() if named else None,
+                     bits_weight=None if named else r.bits_per_weight,
+                     bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
+                     context=r.prompt_tokens)
+        t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
+        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
+                       get_model(r.model_key).n_layers, float(e.ttft_seconds), t))
+    return out
+
+
+def _keys(rows: Sequence[Row], agnostic: bool) -> tuple[list[str], list[str]]:
+    """Term keys of each row: 'class|runtime' for k, 'runtime' for tau and lambda, pooled to
+    '*' below MIN_ROWS (all runtimes pooled when ``agnostic``)."""
+    runtimes = [("*" if agnostic else r.runtime) for r in rows]
+    n_rt = {k: runtimes.count(k) for k in set(runtimes)}
+    runtimes = [k if n_rt[k] >= MIN_ROWS else "*" for k in runtimes]
+    pairs = [f"{r.chip_class}|{rt}" for r, rt in zip(rows, runtimes)]
+    n_pair = {k: pairs.count(k) for k in set(pairs)}
+    pairs = [p if n_pair[p] >= MIN_ROWS else f"{r.chip_class}|*" for p, r in zip(pairs, rows)]
+    return pairs, runtimes
+
+
+def fit(rows: Sequence[Row], agnostic: bool = False) -> dict[str, Any]:
+    """Fit k, tau, lambda by NNLS on the relative error of the time per token.
+
+    Each row contributes :math:`(t - t_{bound})/t = k\\,t_{bound}/t + \\tau/t + \\lambda L/t`;
+    times are scaled to ms (tau) and microseconds (lambda) for conditioning. Returns
+    ``{"k": {key: value}, "tau_s": {...}, "lambda_s_per_layer": {...}, "rows": n}``.
+    """
+    pairs, runtimes = _keys(rows, agnostic)
+    kcols = sorted(set(pairs))
+    rcols = sorted(set(runtimes))
+    ncol = len(kcols) + 2 * len(rcols)
+    a = np.zeros((len(rows), ncol))
+    b = np.zeros(len(rows))
+    for i, (r, p, rt) in enumerate(zip(rows, pairs, runtimes)):
+        a[i, kcols.index(p)] = r.t_bound / r.t_measured
+        j = rcols.index(rt)
+        a[i, len(kcols) + j] = 1e-3 / r.t_measured
+        a[i, len(kcols) + len(rcols) + j] = 1e-6 * r.n_layers / r.t_measured
+        b[i] = (r.t_measured - r.t_bound) / r.t_measured
+    x = nnls(a, b)
+    nk, nr = len(kcols), len(rcols)
+    return {"k": {k: float(v) for k, v in zip(kcols, x[:nk])},
+            "tau_s": {k: float(v) * 1e-3 for k, v in zip(rcols, x[nk:nk + nr])},
+            "lambda_s_per_layer": {k: float(v) * 1e-6 for k, v in zip(rcols, x[nk + nr:])},
+            "rows": len(rows)}
+
+
+def _term(table: dict[str, float], key: str, fallback: str) -> float:
+    return table[key] if key in table else table.get(fallback, 0.0)
+
+
+def predict_seconds(params: dict[str, Any], t_bound: float, chip_class: str, runtime: str,
+                    n_layers: int) -> float:
+    """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms."""
+    rt = runtime if runtime in params["tau_s"] else "*"
+    k = _term(params["k"], f"{chip_class}|{rt}", f"{chip_class}|*")
+    if f"{chip_class}|{rt}" not in params["k"] and f"{chip_class}|*" not in params["k"]:
+        k = float(np.median(list(params["k"].values())))
+    tau = _term(params["tau_s"], rt, "*")
+    lam = _term(params["lambda_s_per_layer"], rt, "*")
+    return N.forecast_step_time(step_time=t_bound, overhead_fraction=k, fixed_time=tau,
+                                layer_time=lam, n_layers=n_layers)
+
+
+def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
+    """(row, measured speed / forecast speed) for each row."""
+    out = []
+    for r in rows:
+        t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        out.append((r, t / r.t_measured))
+    return out
+
+
+def cross_validate(rows: Sequence[Row], by: str = "source",
+                   agnostic: bool = False) -> list[tuple[Row, float]]:
+    """Leave-one-group-out ratios measured / forecast speed: each group (``"source"`` or
+    ``"device"``) predicted by a fit on the other rows."""
+    out = []
+    for g in sorted({getattr(r, by) for r in rows}):
+        train = [r for r in rows if getattr(r, by) != g]
+        test = [r for r in rows if getattr(r, by) == g]
+        out += _errors(fit(train, agnostic), test)
+    return out
+
+
+def error_summary(ratios: Sequence[tuple[Row, float]],
+                  interval: Any = None) -> dict[str, float]:
+    """Mean absolute percentage error of the forecast speed against the measured one
+    (|forecast / measured - 1|, with ratio q = measured / forecast), share of rows within 20%,
+    and, given an interval of ratios (one ``(low, high)`` for every row, or one per row), the
+    share of rows inside it (the interval's coverage)."""
+    q = np.array([x for _, x in ratios])
+    err = np.abs(1.0 / q - 1.0)
+    out = {"rows": int(q.size), "mape": float(np.mean(err)),
+           "within_20pct": float(np.mean(err <= 0.2))}
+    if interval is not None:
+        iv = np.broadcast_to(np.asarray(interval, dtype=float).reshape(-1, 2), (q.size, 2))
+        out["coverage"] = float(np.mean((q >= iv[:, 0]) & (q <= iv[:, 1])))
+    return out
+
+
+def weighted_quantiles(values: Sequence[float], weights: Sequence[float],
+                       levels: Sequence[float] = INTERVAL_LEVELS) -> list[float]:
+    """Quantiles of ``values`` where each carries a weight (the weighted empirical distribution,
+    each value placed at the midpoint of its share of the cumulative weight, linear in between;
+    equal weights give NumPy's 'hazen' percentiles).
+
+    >>> weighted_quantiles([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1], [0.5])
+    [2.5]
+    >>> [round(x, 4) for x in weighted_quantiles([1.0, 2.0, 3.0], [1, 1, 2], [0.5])]
+    [2.3333]
+    """
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    order = np.argsort(v)
+    v, w = v[order], w[order]
+    cum = (np.cumsum(w) - 0.5 * w) / w.sum()
+    return [float(np.interp(level, cum, v)) for level in levels]
+
+
+def _known(params: dict[str, Any], runtime: str) -> bool:
+    return runtime != "*" and runtime in params["tau_s"]
+
+
+def intervals(rows: Sequence[Row], agnostic: bool = False) -> dict[str, Any]:
+    """The 80% intervals of measured / forecast speed, per regime (see the module's text):
+    ``{"unseen_runtime": [lo, hi], "seen_runtime": {chip_class or "*": [lo, hi]}}``; the
+    runtime-agnostic fit has only the first."""
+    by_runtime: dict[str, list[float]] = {}
+    for r, q in cross_validate(rows, "runtime", agnostic):
+        by_runtime.setdefault(r.runtime, []).append(q)
+    qs = [q for v in by_runtime.values() for q in v]
+    ws = [1.0 / len(v) for v in by_runtime.values() for _ in v]
+    out: dict[str, Any] = {"unseen_runtime": weighted_quantiles(qs, ws)}
+    if agnostic:
+        return out
+    params = fit(rows, agnostic)
+    loco = [(r, q) for r, q in cross_validate(rows, "device", agnostic)
+            if _known(params, r.runtime)]
+    seen = {"*": weighted_quantiles([q for _, q in loco], [1.0] * len(loco))}
+    for c in sorted({r.chip_class for r, _ in loco}):
+        q = [x for r, x in loco if r.chip_class == c]
+        if len(q) >= MIN_INTERVAL_ROWS:
+            seen[c] = weighted_quantiles(q, [1.0] * len(q))
+    out["seen_runtime"] = seen
+    return out
+
+
+def interval_for(params: dict[str, Any], name: str, chip_class: str,
+                 runtime: str | None) -> tuple[float, float]:
+    """The stored interval of ratios for one forecast: model ``name`` (``"by_runtime"`` or
+    ``"agnostic"``), the chip class and the runtime (None: not named)."""
+    iv = params["interval_" + name]
+    if name.endswith("agnostic") or runtime is None or not _known(params[name], runtime):
+        return tuple(iv["unseen_runtime"])
+    seen = iv["seen_runtime"]
+    return tuple(seen.get(chip_class, seen["*"]))
+
+
+def row_intervals(params: dict[str, Any], name: str,
+                  rows: Sequence[Row]) -> list[tuple[float, float]]:
+    """Each row's interval of ratios as the forecast states it: its regime's, with the upper end
+    capped at the bound (bound speed / forecast speed)."""
+    out = []
+    for r in rows:
+        lo, hi = interval_for(params, name, r.chip_class, r.runtime)
+        t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        out.append((lo, min(hi, t / r.t_bound)))
+    return out
+
+
+def load_params(path: str | Path | None = None) -> dict[str, Any]:
+    """The stored fit (both models, intervals, errors)."""
+    with open(path or PARAMS_PATH, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def known_runtimes(params: dict[str, Any] | None = None) -> list[str]:
+    """Runtimes with their own terms in the stored fit."""
+    p = params or load_params()
+    return sorted(k for k in p["by_runtime"]["tau_s"] if k != "*")
+
+
+@dataclass(frozen=True)
+class DecodeForecast:
+    """A bound and the forecast under it [token/s]; ``runtime`` None: runtime-agnostic."""
+
+    bound_tokens_per_second: float
+    expected_tokens_per_second: float
+    expected_tokens_per_second_range: tuple[float, float]
+    runtime: str | None
+    chip_class: str
+
+
+def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float | None = None,
+                    chip_class: str | None = None, runtime: str | None = None,
+                    weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
+                    context: int = 1, params: dict[str, Any] | None = None) -> DecodeForecast:
+    """Expected single-stream decode speed of ``model`` on a chip, with its 80% interval.
+
+    ``hardware`` (catalog name) gives the bandwidth and the chip class; or give ``bandwidth``
+    [B/s] and ``chip_class`` (one of ``apple``, ``consumer-gpu``, ``datacenter-gpu``, ``cpu``).
+    ``runtime`` must be one of :func:`known_runtimes`; None gives the runtime-agnostic forecast.
+    """
+    p = params or load_params()
+    if runtime is not None and runtime not in known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    if hardware is not None:
+        chip = get_hardware(hardware)
+        chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
+    elif chip_class is None:
+        raise InputError("chip_class: give a hardware name or a chip class with the bandwidth")
+    if chip_class not in set(CHIP_CLASSES.values()):
+        known = sorted(set(CHIP_CLASSES.values()))
+        raise InputError(f"chip_class {chip_class!r} is not one of {known}")
+    e = estimate(model, hardware=hardware, bandwidth=bandwidth, weights=weights,
+                 bits_weight=bits_weight, bits_kv=bits_kv, context=context, batch=1)
+    if e.decode_memory_seconds is None:
+        raise InputError("bandwidth: a forecast needs a chip or a bandwidth")
+    t_bound = float(e.decode_memory_seconds)
+    model_ = p["by_runtime"] if runtime is not None else p["agnostic"]
+    t = predict_seconds(model_, t_bound, chip_class, runtime or "*",
+                        get_model(model).n_layers if isinstance(model, str) else model.n_layers)
+    lo_q, hi_q = interval_for(p, "by_runtime" if runtime is not None else "agnostic",
+                              chip_class, runtime)
+    bound = 1.0 / t_bound
+    speed = 1.0 / t
+    return DecodeForecast(bound, speed, (speed * lo_q, min(bound, speed * hi_q)), runtime,
+                          chip_class)
+
+
+def regime(r: Row) -> str:
+    """A row's regime for the error table: chip class x runtime x weight format x batch."""
+    fmt = "16-bit" if r.bits >= 15 else "8-bit" if r.bits >= 7.5 else "4-6-bit"
+    return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
+
+
+def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Decode error by regime (:func:`regime`), each rows' forecast by the fit with its runtime
+    named: leave-one-source-out and leave-one-chip-out on the fit rows, and the reserved
+    validation rows as the interface serves them (a fitted runtime named, any other not).
+    Each cell: rows, mean absolute percentage error, share within 20%, the 80% interval's
+    coverage; the regime ``"all"`` pools the rows. Fits once per left-out group (~1 s)."""
+    p = params or load_params()
+    rows = decode_fit_rows("fit")
+    val = decode_fit_rows("validation")
+    cells: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {}
+
+    def add(kind: str, name: str, ratios: list[tuple[Row, float]]) -> None:
+        ivs = row_intervals(p, name, [r for r, _ in ratios])
+        for (r, q), iv in zip(ratios, ivs):
+            for key in (regime(r), "all"):
+                cells.setdefault(f"{kind}|{key}", []).append((r, q, iv))
+
+    add("leave_one_source_out", "by_runtime", cross_validate(rows, "source"))
+    add("leave_one_chip_out", "by_runtime", cross_validate(rows, "device"))
+    known = [r for r in val if _known(p["by_runtime"], r.runtime)]
+    add("reserved_validation", "by_runtime", _errors(p["by_runtime"], known))
+    add("reserved_validation", "agnostic",
+        _errors(p["agnostic"], [r for r in val if not _known(p["by_runtime"], r.runtime)]))
+    out: dict[str, dict[str, Any]] = {}
+    for key, v in sorted(cells.items()):
+        kind, reg = key.split("|", 1)
+        out.setdefault(reg, {})[kind] = error_summary([(r, q) for r, q, _ in v],
+                                                      [iv for *_, iv in v])
+    return out
+
+
+#: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
+EXPECTED_KEYS = {"expected_decode_tokens_per_second": "decode_tokens_per_second",
+                 "expected_ttft_seconds": "ttft_seconds",
+                 "expected_tpot_seconds": "tpot_seconds",
+                 "expected_tokens_per_second_per_chip": "tokens_per_second_per_chip"}
+
+#: With speculative decoding, the bound key each forecast key sits under instead.
+SPECULATIVE_BOUND_KEYS = {"expected_decode_tokens_per_second": "speculative_tokens_per_second",
+                          "expected_ttft_seconds": "ttft_seconds",
+                          "expected_tpot_seconds": "speculative_tpot_seconds",
+                          "expected_tokens_per_second_per_chip":
+                              "speculative_tokens_per_second_per_chip"}
+
+
+def chip_class_of(hardware: Any) -> str:
+    """The forecast's chip class of a catalogued chip, ``"*"`` (pooled) for none or another
+    kind."""
+    if hardware is None:
+        return "*"
+    return CHIP_CLASSES.get(get_hardware(hardware).kind, "*")
+
+
+def prefill_fit_for(params: dict[str, Any], runtime: str | None) -> tuple[str, str | None]:
+    """(the prefill fit's name, the runtime it knows) for a runtime: its own prefill terms where
+    the prefill rows had it, else the runtime-agnostic prefill fit."""
+    if runtime is not None and _known(params["prefill_by_runtime"], runtime):
+        return "prefill_by_runtime", runtime
+    return "prefill_agnostic", None
+
+
+def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
+                   runtime: str | None, n_layers: int) -> tuple[Any, Any]:
+    """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one."""
+    if t_bound is None or not math.isfinite(t_bound) or t_bound <= 0:
+        return None, None
+    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers)
+    lo, hi = interval_for(params, name, chip_class, runtime)
+    return t, [max(t_bound, t / hi), t / lo]
+
+
+def expected(e: Any, n_layers: int, runtime: str | None = None,
+             params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The forecast keys (:data:`EXPECTED_KEYS`, each with its 80% ``_range``) of an
+    :class:`~llm_arithmetic.estimate.Estimate` ``e`` of a model of ``n_layers`` blocks; None
+    where the bound is None. ``runtime`` None: the runtime-agnostic fit and its wider interval.
+
+    Decode and time per output token use the decode fit (fitted at batch 1 on one chip: at a
+    larger batch or over several chips it is an extrapolation, the bound's own step times
+    carried through the same terms); the time to first token uses the prefill fit. Each
+    forecast time is at least its bound time, so no forecast rate is above its bound. With
+    speculative decoding (``e.spec_tokens_per_step``) the decode and TPOT forecasts are of a
+    speculative step's bound, over the tokens it yields, and sit under the speculative bounds
+    (:data:`SPECULATIVE_BOUND_KEYS`).
+    """
+    p = params or load_params()
+    if runtime is not None and runtime not in known_runtimes(p):
+        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    cls = chip_class_of(e.hardware)
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    pre, prefill_runtime = prefill_fit_for(p, runtime)
+    out: dict[str, Any] = {"runtime": runtime}
+    # with speculation, the forecast is of a speculative step (drafts and the verify step, its
+    # bound k c_d t_plain + t_verify), over the tokens a step yields
+    n = e.spec_tokens_per_step or 1
+    step = (lambda t: None if t is None else t * n)
+    td = step(e.speculative_seconds_per_token if e.spec_tokens_per_step else
+              e.decode_seconds_per_token)
+    t, r = _time_forecast(p, dec, td, cls, runtime, n_layers)
+    out["expected_decode_tokens_per_second"] = None if t is None else n / t
+    out["expected_decode_tokens_per_second_range"] = \
+        None if r is None else [n / r[1], n / r[0]]
+    t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
+    out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
+    tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
+    t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers)
+    t, r = (None, None) if t is None else (t / n, [x / n for x in r])
+    out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
+    per_chip = (lambda x: e.batch / x / e.n_chips)
+    out["expected_tokens_per_second_per_chip"] = None if t is None else per_chip(t)
+    out["expected_tokens_per_second_per_chip_range"] = \
+        None if r is None else [per_chip(r[1]), per_chip(r[0])]
+    return out
+
+
+def forecast(model: Any, *, runtime: str | None = None, **kwargs: Any) -> dict[str, Any]:
+    """:func:`~llm_arithmetic.estimate.estimate`'s keys (the bounds, unchanged) and the forecast
+    keys of :func:`expected`: what ``describe --json [--runtime NAME]`` prints.
+
+    >>> d = forecast("llama-2-7b", hardware="rtx-4090", weights="q4_0", runtime="llama.cpp",
+    ...              prompt=512, generate=128)
+    >>> lo, hi = d["expected_decode_tokens_per_second_range"]
+    >>> lo < d["expected_decode_tokens_per_second"] <= hi <= d["decode_tokens_per_second"]
+    True
+    >>> d["expected_ttft_seconds"] >= d["ttft_seconds"]
+    True
+    """
+    from .estimate import resolve_model
+
+    m = resolve_model(model)
+    e = estimate(m, **kwargs)
+    return {**e.as_dict(), **expected(e, m.n_layers, runtime)}
+
+
+def _round(x: Any, digits: int = 6) -> Any:
+    if isinstance(x, float):
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, dict):
+        return {k: _round(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_round(v, digits) for v in x]
+    return x
+
+
+def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
+    """Everything ``scripts/fit_forecast.py`` stores: both fits with bootstrap standard errors,
+    the per-regime intervals (:func:`intervals`), leave-one-source-out, leave-one-chip-out and
+    leave-one-runtime-out errors, and the error on the reserved validation rows (never used
+    above), each with its rows' coverage by their stated intervals."""
+    rows = decode_fit_rows("fit")
+    val = decode_fit_rows("validation")
+    out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
+                           "model": "t = t_bound (1 + k[class|runtime]) + tau[runtime]"
+                                    " + lambda[runtime] L",
+                           "fit_rows": len(rows), "validation_rows": len(val),
+                           "min_rows_per_term": MIN_ROWS,
+                           "min_rows_per_interval": MIN_INTERVAL_ROWS,
+                           "interval_levels": list(INTERVAL_LEVELS)}
+    rng = np.random.default_rng(seed)
+    for name, agn in (("by_runtime", False), ("agnostic", True)):
+        p = fit(rows, agn)
+        boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
+                 for _ in range(n_boot)]
+        se = {t: {k: float(np.std([bt[t].get(k, 0.0) for bt in boots])) for k in p[t]}
+              for t in ("k", "tau_s", "lambda_s_per_layer")}
+        # stored rounded, and the errors below computed from what is stored
+        out[name] = _round(p)
+        out[name + "_stderr"] = se
+        out["interval_" + name] = _round(intervals(rows, agn))
+
+    def summary(name: str, ratios: list[tuple[Row, float]]) -> dict[str, float]:
+        return error_summary(ratios, row_intervals(out, name, [r for r, _ in ratios]))
+
+    for name, agn in (("by_runtime", False), ("agnostic", True)):
+        out["errors_" + name] = {
+            "leave_one_source_out": summary(name, cross_validate(rows, "source", agn)),
+            "leave_one_chip_out": summary(name, cross_validate(rows, "device", agn)),
+            "leave_one_runtime_out": summary(name, cross_validate(rows, "runtime", agn)),
+            "reserved_validation": summary(name, _errors(out[name], val))}
+    prefill = prefill_fit_rows()
+    out["prefill_rows"] = len(prefill)
+    out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
+                           "lambda[runtime] L (the decode model's terms, fitted to prefills)"
+    for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
+        out[name] = _round(fit(prefill, agn))
+        out["interval_" + name] = _round(intervals(prefill, agn))
+        out["errors_" + name] = {
+            "leave_one_source_out": summary(name, cross_validate(prefill, "source", agn)),
+            "leave_one_chip_out": summary(name, cross_validate(prefill, "device", agn)),
+            "leave_one_runtime_out": summary(name, cross_validate(prefill, "runtime", agn))}
+    # as the interface serves them: a runtime with its own terms named, any other not named
+    known = [r for r in val if _known(out["by_runtime"], r.runtime)]
+    other = [r for r in val if not _known(out["by_runtime"], r.runtime)]
+    ratios = _errors(out["by_runtime"], known) + _errors(out["agnostic"], other)
+    ivs = row_intervals(out, "by_runtime", known) + row_intervals(out, "agnostic", other)
+    out["errors_as_served"] = {"reserved_validation": error_summary(ratios, ivs)}
+    return _round(out)

@@ -1,0 +1,263 @@
+r"""Published runtime measurements: decode, prefill, time to first token and batched throughput.
+
+``data/runtime_measurements.csv`` (package data; provenance, units and caveats in
+``data/runtime_README.md``) holds published measurements of real inference runtimes (llama.cpp,
+exllamav2, TensorRT-LLM, calm, gpt-fast, ...) on many chips, each with its runtime and version,
+model (a catalog key where the model is catalogued), weight and KV formats, prompt and generated
+lengths, batch, chip count, the value in the unit its page publishes, the page and where on it.
+Together with the single-stream rows of ``data/calibration_measurements.csv`` (read by
+:mod:`llm_arithmetic.lab.calibration` and converted here by :func:`calibration_rows`) they are the
+data a forecast on top of the bound is fitted to and checked against.
+
+Every row carries a ``split``: ``"validation"`` for the **reserved sources**
+(:data:`RESERVED_SOURCES`), which no fit may use, ``"fit"`` for the rest. :func:`fit_rows` and
+:func:`validation_rows` are the only doors a fit should use.
+
+Units. ``value`` is kept as published; :attr:`RuntimeMeasurement.si_value` converts it to one unit
+per metric (:data:`SI_UNITS`):
+
+========== =============================== ================================================
+metric     published units                 ``si_value``
+========== =============================== ================================================
+decode     ``token/s``, ``ms/token``        tokens/s of one stream (1000 / ms per token)
+prefill    ``token/s``                      prompt tokens/s
+ttft       ``ms``, ``s``                    seconds to the first token
+throughput ``output token/s``,              output tokens/s of the whole deployment
+           ``output token/s per GPU``       (per GPU x chips)
+========== =============================== ================================================
+
+>>> rows = load_runtime_measurements()
+>>> r = next(r for r in rows if r.metric == "ttft")
+>>> r.unit, r.value, r.si_value == r.value / 1000
+('ms', 5.0, True)
+>>> any(r.split == "fit" and is_reserved(r.measurement_url) for r in all_rows())
+False
+"""
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import calibration
+
+__all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOURCES", "COLUMNS",
+           "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
+           "all_rows", "fit_rows", "validation_rows", "count_by"]
+
+#: Where the dataset lives (package data).
+DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "runtime_measurements.csv"
+
+#: What a row measures.
+METRICS: tuple[str, ...] = ("decode", "prefill", "ttft", "throughput")
+
+#: The published units each metric may carry, with the factor to :data:`SI_UNITS` (a callable
+#: of (value, chips), since a per-GPU throughput scales with the chip count).
+UNITS: dict[str, dict[str, Callable[[float, int], float]]] = {
+    "decode": {"token/s": lambda v, n: v, "ms/token": lambda v, n: 1000.0 / v},
+    "prefill": {"token/s": lambda v, n: v},
+    "ttft": {"ms": lambda v, n: v / 1000.0, "s": lambda v, n: v},
+    "throughput": {"output token/s": lambda v, n: v,
+                   "output token/s per GPU": lambda v, n: v * n},
+}
+
+#: The unit of :attr:`RuntimeMeasurement.si_value` per metric.
+SI_UNITS: dict[str, str] = {"decode": "token/s (one stream)", "prefill": "token/s (prompt)",
+                            "ttft": "s", "throughput": "token/s (output, all chips)"}
+
+SPLITS: tuple[str, ...] = ("fit", "validation")
+
+#: Sources reserved for validation (issue 30): name -> fragments of the URLs that point to them.
+#: A row whose page matches one of them is in the validation split and in no fit.
+RESERVED_SOURCES: dict[str, tuple[str, ...]] = {
+    "llama.cpp discussion 4167 (Apple Silicon)": ("llama.cpp/discussions/4167",),
+    "llama.cpp discussion 15013": ("llama.cpp/discussions/15013",),
+    "llama.cpp DGX Spark bench page": ("llama.cpp/blob/master/benches/dgx-spark",
+                                       "llama.cpp/tree/master/benches/dgx-spark",
+                                       "llama.cpp/discussions/16578"),
+    "calm README": ("github.com/zeux/calm",),
+    "gpt-fast README": ("/gpt-fast",),
+}
+
+#: Columns of ``runtime_measurements.csv``, in order.
+COLUMNS: tuple[str, ...] = (
+    "id", "split", "source", "metric", "runtime", "runtime_version", "device", "device_class",
+    "hardware_key", "chips", "tp", "bandwidth_gbps", "bandwidth_source", "model", "model_key",
+    "weight_format", "bits_per_weight", "kv_format", "prompt_tokens", "generated_tokens",
+    "context", "batch", "value", "unit", "measurement_url", "location", "note")
+
+
+def is_reserved(url: str) -> bool:
+    """True when ``url`` points to a reserved validation source.
+
+    >>> is_reserved("https://github.com/ggml-org/llama.cpp/discussions/4167")
+    True
+    >>> is_reserved("https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference")
+    False
+    """
+    return any(f in url for frags in RESERVED_SOURCES.values() for f in frags)
+
+
+@dataclass(frozen=True)
+class RuntimeMeasurement:
+    """One published measurement (column meanings in ``data/runtime_README.md``).
+
+    Attributes
+    ----------
+    chips : int
+        Chips the measured deployment uses (tensor parallel degree ``tp`` where stated).
+    bandwidth_gbps : float or None
+        Peak memory bandwidth of one chip [GB/s] (decimal); None where no source was read.
+    bits_per_weight : float
+        Effective bits per weight, scales included [bit].
+    prompt_tokens, generated_tokens : int or None
+        Prompt length and tokens generated per request [token]; None when not stated.
+    context : int or None
+        Mean tokens in the KV cache during a decode measurement [token]; None when not stated.
+    batch : int
+        Sequences processed together (1 for single-stream decode, prefill and TTFT rows).
+    value : float
+        The measurement in its published ``unit``; :attr:`si_value` in :data:`SI_UNITS`.
+    """
+
+    id: str
+    split: str
+    source: str
+    metric: str
+    runtime: str
+    runtime_version: str
+    device: str
+    device_class: str
+    hardware_key: str
+    chips: int
+    tp: int | None
+    bandwidth_gbps: float | None
+    bandwidth_source: str
+    model: str
+    model_key: str
+    weight_format: str
+    bits_per_weight: float
+    kv_format: str
+    prompt_tokens: int | None
+    generated_tokens: int | None
+    context: int | None
+    batch: int
+    value: float
+    unit: str
+    measurement_url: str
+    location: str
+    note: str
+
+    @property
+    def si_value(self) -> float:
+        """The value in the metric's common unit (:data:`SI_UNITS`)."""
+        return UNITS[self.metric][self.unit](self.value, self.chips)
+
+
+def _int(s: str) -> int | None:
+    return int(s) if s.strip() else None
+
+
+def _float(s: str) -> float | None:
+    return float(s) if s.strip() else None
+
+
+def _row(d: dict[str, str]) -> RuntimeMeasurement:
+    name = d.get("id", "?")
+    if d["metric"] not in METRICS:
+        raise ValueError(f"row {name}: metric {d['metric']!r} is not one of {METRICS}")
+    if d["unit"] not in UNITS[d["metric"]]:
+        known = sorted(UNITS[d["metric"]])
+        raise ValueError(f"row {name}: unit {d['unit']!r} is not one of {known}")
+    if d["split"] not in SPLITS:
+        raise ValueError(f"row {name}: split {d['split']!r} is not one of {SPLITS}")
+    return RuntimeMeasurement(
+        id=d["id"], split=d["split"], source=d["source"], metric=d["metric"],
+        runtime=d["runtime"], runtime_version=d["runtime_version"], device=d["device"],
+        device_class=d["device_class"], hardware_key=d["hardware_key"], chips=int(d["chips"]),
+        tp=_int(d["tp"]), bandwidth_gbps=_float(d["bandwidth_gbps"]),
+        bandwidth_source=d["bandwidth_source"], model=d["model"], model_key=d["model_key"],
+        weight_format=d["weight_format"], bits_per_weight=float(d["bits_per_weight"]),
+        kv_format=d["kv_format"], prompt_tokens=_int(d["prompt_tokens"]),
+        generated_tokens=_int(d["generated_tokens"]), context=_int(d["context"]),
+        batch=int(d["batch"]), value=float(d["value"]), unit=d["unit"],
+        measurement_url=d["measurement_url"], location=d["location"], note=d["note"])
+
+
+def load_runtime_measurements(path: str | Path | None = None) -> list[RuntimeMeasurement]:
+    """Rows of ``runtime_measurements.csv`` in file order; a bad metric, unit or split raises
+    :class:`ValueError` naming the row and the field.
+
+    >>> rows = load_runtime_measurements()
+    >>> sorted({r.metric for r in rows})
+    ['decode', 'prefill', 'throughput', 'ttft']
+    """
+    with open(path or DATA_PATH, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise ValueError(f"{path or DATA_PATH}: columns {reader.fieldnames} are not {COLUMNS}")
+        return [_row(d) for d in reader]
+
+
+# the calibration CSV names its pages by URL; these are the short source keys used here
+_CAL_SOURCES = {
+    "XiongjieDai/GPU-Benchmarks-on-LLM-Inference": "xiongjiedai-gpu-benchmarks",
+    "llama.cpp/pull/4406": "llama.cpp-pr-4406",
+    "zeux.io": "zeux-speed-of-light-blog",
+    "mlc-ai/llm-perf-bench": "mlc-llm-perf-bench",
+    "llama.cpp/issues/4716": "llama.cpp-issue-4716",
+    "llama.cpp/discussions/4167": "llama.cpp-discussion-4167",
+}
+
+
+def calibration_rows() -> list[RuntimeMeasurement]:
+    """The single-stream decode rows of ``calibration_measurements.csv`` as records of this
+    module (metric ``decode``, batch 1, one chip, fp16 KV cache, unit token/s).
+
+    >>> rows = calibration_rows()
+    >>> {r.metric for r in rows}, {r.batch for r in rows}
+    ({'decode'}, {1})
+    >>> sorted({r.split for r in rows if "4167" in r.source})
+    ['validation']
+    """
+    out = []
+    for m in calibration.load_measurements():
+        source = next((v for k, v in _CAL_SOURCES.items() if k in m.measurement_url),
+                      m.measurement_url)
+        out.append(RuntimeMeasurement(
+            id=m.id, split=m.split, source=source, metric="decode",
+            runtime=m.software.split(" (")[0], runtime_version=m.software, device=m.device,
+            device_class=m.device_class, hardware_key=m.hardware_key, chips=1, tp=1,
+            bandwidth_gbps=m.bandwidth_gbps, bandwidth_source=m.bandwidth_source, model=m.model,
+            model_key=m.model_key, weight_format=m.weight_format,
+            bits_per_weight=m.bits_per_weight, kv_format="fp16", prompt_tokens=None,
+            generated_tokens=None, context=m.context, batch=1, value=m.measured_tps,
+            unit="token/s", measurement_url=m.measurement_url, location="", note=m.note))
+    return out
+
+
+def all_rows() -> list[RuntimeMeasurement]:
+    """Every measurement: the calibration rows, then ``runtime_measurements.csv``."""
+    return calibration_rows() + load_runtime_measurements()
+
+
+def fit_rows(metric: str | None = None) -> list[RuntimeMeasurement]:
+    """Rows a fit may use (split ``fit``), of one metric or all; never a reserved source."""
+    return [r for r in all_rows() if r.split == "fit" and metric in (None, r.metric)]
+
+
+def validation_rows(metric: str | None = None) -> list[RuntimeMeasurement]:
+    """Rows from the reserved sources (split ``validation``), of one metric or all."""
+    return [r for r in all_rows() if r.split == "validation" and metric in (None, r.metric)]
+
+
+def count_by(rows: Iterable[RuntimeMeasurement],
+             key: Callable[[RuntimeMeasurement], str]) -> dict[str, int]:
+    """Rows per value of ``key``, most frequent first.
+
+    >>> count_by(all_rows(), lambda r: r.metric)["decode"] >= 300
+    True
+    """
+    return dict(Counter(key(r) for r in rows).most_common())

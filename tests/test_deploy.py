@@ -1,0 +1,125 @@
+"""The deployment search (llm_arithmetic.deploy, ``llm-arithmetic plan``): its points are the
+scalar estimate's, each layout's answer is its cheapest qualifying batch, the frontier holds no
+dominated point, the price table is sourced and dated, and bad input exits 2 with one line."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from llm_arithmetic import estimate
+from llm_arithmetic.cli import main
+from llm_arithmetic.core.errors import InputError
+from llm_arithmetic.deploy import frontier, load_prices, search
+
+KW = dict(ttft=0.4, tpot=0.03, prompt=1500, generate=300)
+R = search("llama-3.1-70b", hardware=["h100-sxm", "a100-80gb-sxm", "l40s"], max_batch=256,
+           **KW)
+
+
+def _scalar(c, batch=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return estimate("llama-3.1-70b", hardware=c["hardware"], weights=c["weights"],
+                        bits_kv=c["kv_bits"], tp=c["tp"], ep=c["ep"], pp=c["pp"],
+                        context=KW["prompt"], prompt=KW["prompt"], generate=KW["generate"],
+                        batch=batch or c["batch"], price_per_hour=c["price_per_hour"])
+
+
+def test_points_are_the_scalar_estimate_and_the_cheapest_qualifying_batch():
+    assert len(R.configurations) > 5
+    costs = [c["cost_per_million_tokens"] for c in R.configurations]
+    assert costs == sorted(costs)
+    for c in R.configurations[:6] + R.configurations[-3:]:
+        e = _scalar(c)
+        for k in ("ttft_seconds", "tpot_seconds", "tokens_per_second_per_chip",
+                  "cost_per_million_tokens"):
+            assert c[k] == pytest.approx(getattr(e, k), rel=1e-12), k
+        assert e.fits_per_chip and e.tpot_seconds <= KW["tpot"] and e.ttft_seconds <= KW["ttft"]
+        if c["batch"] < 256:   # one more sequence: out of memory, too slow, or dearer
+            n = _scalar(c, c["batch"] + 1)
+            assert (not n.fits_per_chip or n.tpot_seconds > KW["tpot"]
+                    or n.cost_per_million_tokens >= c["cost_per_million_tokens"])
+
+
+def test_frontier_has_no_dominated_point():
+    rng = np.random.default_rng(0)
+    u, c = rng.lognormal(size=400), rng.lognormal(size=400)
+    keep = frontier(u, c)
+    for i in range(400):
+        dominated = np.any((u > u[i]) & (c > c[i]))
+        assert (i in keep) == (not dominated) or (not dominated and np.any(
+            (u[keep] == u[i]) & (c[keep] == c[i])))
+    users = [p["tokens_per_second_per_user"] for p in R.frontier]
+    chips = [p["tokens_per_second_per_chip"] for p in R.frontier]
+    assert users == sorted(users, reverse=True) and chips == sorted(chips)
+
+
+def test_price_table_is_sourced_and_dated():
+    prices = load_prices()
+    assert len(prices) >= 5
+    for chip, p in prices.items():
+        assert p["url"].startswith("https://") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", p["date"])
+        assert 0.1 < p["usd_per_hour"] < 100
+
+
+def test_speculation_shortens_the_tpot_it_searches_with():
+    s = search("llama-3.1-70b", hardware=["h100-sxm"], max_batch=64, draft_len=3,
+               acceptance=0.7, draft_cost=0.02, **KW)
+    p = search("llama-3.1-70b", hardware=["h100-sxm"], max_batch=64, **KW)
+    assert s.configurations[0]["cost_per_million_tokens"] < \
+        p.configurations[0]["cost_per_million_tokens"]
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_plan():
+    rc, out, _ = _cli("plan", "llama-3-8b", "--ttft-ms", "200", "--tpot-ms", "20",
+                      "--hardware", "h100-sxm,l4", "--max-batch", "128", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["configurations"] and d["frontier"]
+    assert set(d["prices"]) <= {"h100-sxm", "l4"}
+    assert all(c["tpot_seconds"] <= 0.02 for c in d["configurations"])
+    rc, out, _ = _cli("plan", "llama-3-8b", "--ttft-ms", "200", "--tpot-ms", "20",
+                      "--hardware", "rtx-4090", "--price-per-hour", "0.4", "--max-batch", "64")
+    assert rc == 0 and "x rtx-4090" in out and "frontier" in out
+    for bad in (["--hardware", "rtx-4090"], ["--hardware", "h100"], ["--tpot-ms", "0"]):
+        args = ["plan", "llama-3-8b", "--ttft-ms", "200", "--tpot-ms", "20", *bad]
+        rc, _, err = _cli(*args)
+        assert rc == 2 and err.count("\n") == 1, (bad, err)
+    with pytest.raises(InputError, match="tpot"):
+        search("llama-3-8b", ttft=1.0, tpot=-1.0)
+
+
+def test_forecast_mode_prices_the_forecast_describe_prints():
+    """plan --forecast --runtime: TTFT and TPOT are describe's expected_* keys of the same
+    configuration, never faster than its bounds, and the targets hold for them."""
+    from llm_arithmetic.forecast import forecast
+
+    r = search("llama-3.1-70b", hardware=["h100-sxm", "l40s"], max_batch=128, forecast=True,
+               runtime="llama.cpp", **KW)
+    assert r.configurations
+    for c in r.configurations[:4]:
+        assert c["tpot_seconds"] >= c["tpot_bound_seconds"] and c["tpot_seconds"] <= KW["tpot"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = forecast("llama-3.1-70b", hardware=c["hardware"], weights=c["weights"],
+                         bits_kv=c["kv_bits"], tp=c["tp"], ep=c["ep"], pp=c["pp"],
+                         context=KW["prompt"], prompt=KW["prompt"], generate=KW["generate"],
+                         batch=c["batch"], runtime="llama.cpp")
+        assert c["tpot_seconds"] == pytest.approx(d["expected_tpot_seconds"], rel=1e-12)
+        assert c["ttft_seconds"] == pytest.approx(d["expected_ttft_seconds"], rel=1e-12)
+        assert c["tokens_per_second_per_chip"] == pytest.approx(
+            d["expected_tokens_per_second_per_chip"], rel=1e-12)
+    with pytest.raises(InputError, match="unknown runtime 'vllm'"):
+        search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="vllm")

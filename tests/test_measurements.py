@@ -1,0 +1,84 @@
+"""The runtime measurement dataset (lib/llm_arithmetic/lab/measurements.py): schema, units,
+sources, the reserved validation split and coverage. Cheap: two CSV files are read once."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from llm_arithmetic import get_hardware, get_model
+from llm_arithmetic.lab import measurements as M
+
+NEW = M.load_runtime_measurements()
+ALL = M.all_rows()
+
+
+def test_header_is_the_documented_schema():
+    with open(M.DATA_PATH, newline="", encoding="utf-8") as fh:
+        assert tuple(next(csv.reader(fh))) == M.COLUMNS
+
+
+def test_ids_are_unique_across_both_files():
+    assert len({r.id for r in ALL}) == len(ALL)
+
+
+@pytest.mark.parametrize("r", NEW, ids=[r.id for r in NEW])
+def test_row_is_complete_and_in_range(r):
+    assert r.measurement_url.startswith("https://") and r.location and r.note
+    assert r.runtime and r.runtime_version and r.device and r.weight_format and r.kv_format
+    assert r.metric in M.METRICS and r.unit in M.UNITS[r.metric] and r.split in M.SPLITS
+    assert r.device_class in ("apple", "consumer-gpu", "datacenter-gpu", "cpu")
+    assert r.chips >= 1 and r.batch >= 1 and r.value > 0
+    assert r.tp is None or 1 <= r.tp <= r.chips
+    assert 2 <= r.bits_per_weight <= 16
+    if r.bandwidth_gbps is not None:
+        assert r.bandwidth_source.startswith("https://") and 10 <= r.bandwidth_gbps <= 10000
+    if r.metric == "decode":
+        assert r.context is None or r.context >= 0
+    else:   # prefill and throughput rows state their prompt length; TTFT rows too
+        assert r.prompt_tokens and r.prompt_tokens > 0
+    if r.metric == "throughput":
+        assert r.generated_tokens and r.batch > 1
+
+
+def test_published_units_convert():
+    ttft = next(r for r in NEW if r.unit == "ms")
+    assert ttft.si_value == pytest.approx(ttft.value / 1000)
+    per_gpu = next(r for r in NEW if r.unit == "output token/s per GPU" and r.chips > 1)
+    assert per_gpu.si_value == pytest.approx(per_gpu.value * per_gpu.chips)
+
+
+def test_bad_unit_is_an_error_naming_the_row(tmp_path):
+    src = M.DATA_PATH.read_text(encoding="utf-8").splitlines()
+    bad = src[1].replace(",token/s,", ",tokens per second,", 1)
+    p = tmp_path / "bad.csv"
+    p.write_text("\n".join([src[0], bad]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=src[1].split(",")[0] + ".*unit"):
+        M.load_runtime_measurements(p)
+
+
+def test_catalog_keys_exist_and_bandwidths_agree():
+    for r in ALL:
+        if r.model_key:
+            get_model(r.model_key)
+        if r.hardware_key:
+            assert get_hardware(r.hardware_key).bandwidth == pytest.approx(r.bandwidth_gbps * 1e9)
+
+
+def test_reserved_sources_are_never_in_the_fit_set():
+    for r in ALL:
+        assert (r.split == "validation") == M.is_reserved(r.measurement_url), r.id
+    assert not any(M.is_reserved(r.measurement_url) for r in M.fit_rows())
+    # the three rows that came from discussion 4167 left the fitting set
+    assert {r.id for r in M.validation_rows() if "4167" in r.measurement_url} == {
+        "d4167-m2ultra76-7b-q4_0", "d4167-m4max40-7b-q4_0", "d4167-m2pro16-7b-q4_0"}
+
+
+def test_counts_per_metric_runtime_and_chip():
+    by_metric = M.count_by(ALL, lambda r: r.metric)
+    assert by_metric["decode"] >= 300
+    assert by_metric["prefill"] + by_metric["ttft"] >= 100
+    assert by_metric["throughput"] >= 100
+    assert len(M.count_by(ALL, lambda r: r.runtime)) >= 5
+    assert len(M.count_by(ALL, lambda r: r.hardware_key or r.device)) >= 25
+    assert len(M.validation_rows("decode")) >= 30

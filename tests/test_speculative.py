@@ -1,0 +1,125 @@
+"""Speculative decoding in the estimate (issue 30, item 4): the plan's speculative steps against
+Leviathan et al.'s speed-up (Theorem 3.8) while the verify step is memory-bound, against the
+book's own verify-step ratio (chapter 13, a second implementation) once it is compute-bound, the
+DeepSeek-V3 MTP workload by hand, the inputs' errors, and the forecast under the new bound."""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from llm_arithmetic import estimate, get_hardware, get_model
+from llm_arithmetic import numeric as N
+from llm_arithmetic.book.plots import verify_step_ratio
+from llm_arithmetic.cli import main
+from llm_arithmetic.core.errors import InputError
+from llm_arithmetic.forecast import SPECULATIVE_BOUND_KEYS, forecast
+
+A, K = 0.8, 4
+
+
+def test_batch_one_speedup_is_leviathans_theorem():
+    """Memory-bound verify step: speculative / plain = (1 - a^(k+1)) / ((1 - a)(k c + 1))."""
+    e = estimate("qwen3-8b", hardware="h100-sxm", context=512, draft_len=K, acceptance=A,
+                 draft_cost=0.05)
+    assert e.spec_tokens_per_step == pytest.approx(1 + 0.8 + 0.64 + 0.512 + 0.4096)
+    got = e.speculative_tokens_per_second / e.decode_tokens_per_second
+    assert got == pytest.approx(3.3616 / 1.2, rel=1e-12)
+    assert got == pytest.approx(N.speculative_speedup(acceptance=A, draft_len=K,
+                                                      draft_cost=0.05), rel=1e-12)
+
+
+@pytest.mark.parametrize("batch", [1, 64, 1024])
+def test_batched_speedup_matches_chapter_13(batch):
+    """The chapter's n / (k c_d + r), r from book.plots.verify_step_ratio, c_d from the draft's
+    and the target's bounds on the same chip."""
+    target, chip = get_model("qwen3-8b"), get_hardware("h100-sxm")
+    e = estimate(target, hardware=chip, context=512, batch=batch, draft_len=K, acceptance=A,
+                 draft="qwen3-0.6b")
+    c_d = (estimate("qwen3-0.6b", hardware=chip, context=1).decode_memory_seconds
+           / estimate(target, hardware=chip, context=1).decode_memory_seconds)
+    assert e.draft_cost == pytest.approx(c_d, rel=1e-12)
+    r = float(verify_step_ratio(target, chip, "fp16", 512, [batch], K)[0])
+    n = N.speculative_tokens_per_step(acceptance=A, draft_len=K)
+    want = n / (K * c_d + r)
+    assert e.speculative_tokens_per_second / e.decode_tokens_per_second == pytest.approx(
+        want, rel=1e-9)
+    if batch == 1024:
+        assert r > 1.5     # the verify step is compute-bound: the gain shrinks
+
+
+def test_mtp_workload_by_hand():
+    """DeepSeek-V3's MTP: one drafted token accepted with 0.85 (its report's lower end), one
+    transformer block of its 61 (config.json num_hidden_layers) as the draft."""
+    e = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
+                 generate=2048, speculation="mtp")
+    assert (e.draft_len, e.acceptance) == (1, 0.85)
+    assert e.draft_cost == pytest.approx(1 / 61)
+    assert e.spec_tokens_per_step == pytest.approx(1.85)
+    # batch 1 on 8 chips stays memory-bound: the verify step costs one plain step
+    assert e.speculative_tpot_seconds == pytest.approx(e.tpot_seconds * (1 + 1 / 61) / 1.85,
+                                                       rel=1e-9)
+    assert e.speculative_tokens_per_second_per_chip == pytest.approx(
+        1 / e.speculative_tpot_seconds / 8)
+
+
+def test_no_speculation_no_keys_and_bound_keys_unchanged():
+    plain = estimate("llama-2-7b", hardware="a100-80gb-sxm", context=1000)
+    spec = estimate("llama-2-7b", hardware="a100-80gb-sxm", context=1000, draft_len=3,
+                    acceptance=0.6)
+    assert plain.speculative_tokens_per_second is None and plain.spec_tokens_per_step is None
+    for k in ("decode_seconds_per_token", "decode_tokens_per_second", "tpot_seconds"):
+        assert getattr(plain, k) == getattr(spec, k)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(draft_len=4), "acceptance: give the acceptance rate"),
+    (dict(draft_len=4, acceptance=1.0), "acceptance must be in"),
+    (dict(draft_len=4, acceptance=float("nan")), "acceptance must be in"),
+    (dict(acceptance=0.5), "draft_len"),
+    (dict(draft_len=0, acceptance=0.5), "draft_len must be a positive integer"),
+    (dict(draft_len=4, acceptance=0.5, draft_cost=-1), "draft_cost must be non-negative"),
+    (dict(draft_len=4, acceptance=0.5, draft_cost=0.1, draft="qwen3-0.6b"), "not both"),
+    (dict(speculation="medusa"), "unknown workload 'medusa'; known: mtp"),
+])
+def test_bad_speculative_inputs_name_the_field(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        estimate("qwen3-8b", hardware="h100-sxm", **kwargs)
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(args))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_cli_speculative_options():
+    rc, out, _ = _cli("describe", "qwen3-8b", "--hardware", "h100-sxm", "--draft-len", "4",
+                      "--acceptance", "0.8", "--draft", "qwen3-0.6b", "--prompt", "512")
+    assert rc == 0 and "tokens/s per sequence, speculative (bound)" in out
+    assert "time per output token, speculative" in out
+    for bad in (["--acceptance", "1"], ["--draft-len", "0"], ["--draft-len", "2"],
+                ["--speculation", "eagle"]):
+        rc, _, err = _cli("describe", "qwen3-8b", "--hardware", "h100-sxm", *bad)
+        assert rc == 2 and err.count("\n") == 1, bad
+
+
+@pytest.mark.parametrize("runtime", [None, "llama.cpp"])
+def test_forecast_sits_under_the_speculative_bound(runtime):
+    d = forecast("qwen3-8b", hardware="h100-sxm", context=512, prompt=512, generate=256,
+                 draft_len=K, acceptance=A, draft_cost=0.05, runtime=runtime)
+    plain = forecast("qwen3-8b", hardware="h100-sxm", context=512, prompt=512, generate=256,
+                     runtime=runtime)
+    for key, bound in SPECULATIVE_BOUND_KEYS.items():
+        lo, hi = d[key + "_range"]
+        assert lo <= d[key] <= hi
+        if key.endswith("seconds"):
+            assert d[bound] <= lo * (1 + 1e-12)
+        else:
+            assert hi <= d[bound] * (1 + 1e-12)
+    # speculation speeds the forecast up too; its fixed costs per step are shared by the n
+    # tokens a step yields, so its speed-up may exceed the bound's: (n (t + c)) / (s t + c)
+    up = d["expected_decode_tokens_per_second"] / plain["expected_decode_tokens_per_second"]
+    assert 1 < up < d["spec_tokens_per_step"]
