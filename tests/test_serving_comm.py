@@ -148,3 +148,30 @@ def test_deepseek_v3_alltoall_with_node_limited_routing():
     assert e.alltoall_seconds_per_token == pytest.approx(
         moe * 128 * copies * m.d_model * (1 + 2) / 50e9, rel=1e-12)
     assert 2.5 < naive / e.alltoall_seconds_per_token < 4.5
+
+
+@pytest.mark.parametrize("kw,field", [(dict(overlap="yes"), "overlap"),
+                                      (dict(allreduce="tree"), "allreduce"),
+                                      (dict(node_limit=0), "node_limit"),
+                                      (dict(dispatch_bits="fp7"), "dispatch_bits"),
+                                      (dict(link_latency=-1e-6), "link_latency")])
+def test_bad_communication_options_name_the_field(kw, field):
+    from llm_arithmetic.core.errors import InputError
+    with pytest.raises(InputError, match=field):
+        estimate("llama-3.3-70b", hardware="h100-sxm", tp=8, **kw)
+
+
+def test_command_line_communication_options():
+    import json
+    import subprocess
+    import sys
+    args = [sys.executable, "-m", "llm_arithmetic", "describe", "llama-3.3-70b", "--hardware",
+            "h100-sxm", "--weights", "fp8", "--tp", "8", "--batch", "64", "--json"]
+    out = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    ring = json.loads(subprocess.run(args + ["--allreduce", "ring", "--serialize",
+                                             "--link-latency-us", "1"],
+                                     capture_output=True, text=True, check=True).stdout)
+    assert (out["allreduce_algorithm"], out["overlap"]) == ("switch", True)
+    assert (ring["allreduce_algorithm"], ring["overlap"], ring["scale_up_latency"]) == \
+        ("ring", False, 1e-6)
+    assert ring["tpot_seconds"] == ring["tpot_serialized_seconds"] > out["tpot_seconds"]

@@ -483,10 +483,14 @@ def _comm_options(m: Model, *, overlap: Any, allreduce: Any, node_limit: Any,
                          f"{allreduce!r:.40}")
     if node_limit is not None:
         node_limit = _count("node_limit", node_limit)
+    if dispatch_bits is not None:
+        try:
+            dispatch_bits = bits_per_weight(dispatch_bits)
+        except InputError as err:
+            raise InputError(f"dispatch_bits: {err}") from None
     return dict(overlap=bool(overlap),
                 in_switch=None if allreduce is None else allreduce == "switch",
-                node_limit=node_limit,
-                dispatch_bits=None if dispatch_bits is None else bits_per_weight(dispatch_bits))
+                node_limit=node_limit, dispatch_bits=dispatch_bits)
 
 
 def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, context: Any,
