@@ -3375,7 +3375,7 @@ def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
     n_ep_layers : number or array
         MoE blocks whose experts are split over chips (expert parallelism; 0 without it), :math:`L_{ep}` [-]
     allreduce_time : number or array
-        Time of one ring all-reduce, :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
 
     Returns
     -------
@@ -5236,7 +5236,7 @@ def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=
     Returns
     -------
     allreduce_time : number or array
-        Time of one ring all-reduce, :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
 
     NCCL reports an all-reduce's "bus bandwidth" as (M / t) x 2(N - 1)/N for exactly this
     reason: it is the link bandwidth a ring all-reduce achieves, whatever N.
@@ -5674,7 +5674,7 @@ def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latenc
     Returns
     -------
     allreduce_time : number or array
-        Time of one ring all-reduce, :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
 
     Examples
     --------
@@ -6231,7 +6231,7 @@ def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwi
     Returns
     -------
     allreduce_time : number or array
-        Time of one ring all-reduce, :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
 
     With one domain (N_node = 1) this is :data:`ring_allreduce_time` over N_dom chips.
 
