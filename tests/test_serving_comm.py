@@ -44,16 +44,134 @@ def test_decode_alltoalls_by_hand():
     assert t == pytest.approx(32 * per_layer, rel=1e-12)
 
 
+def _copies_by_enumeration(k: int, destinations: int, limit: int) -> float:
+    """Mean remote destinations of a token whose k experts each sit on one of ``limit``
+    destinations (uniform, independent) chosen uniformly among ``destinations``, chip 0's own
+    being one: enumerate every choice."""
+    from itertools import combinations, product
+    total, n = 0.0, 0
+    for allowed in combinations(range(destinations), limit):
+        for picks in product(allowed, repeat=k):
+            total += len(set(picks) - {0})
+            n += 1
+    return total / n
+
+
+@pytest.mark.parametrize("k,dest,limit", [(2, 8, 8), (8, 4, 4), (8, 8, 4), (3, 5, 2)])
+def test_alltoall_copies_by_enumeration(k, dest, limit):
+    assert N.alltoall_copies(n_active_experts=k, n_nodes=dest, node_limit=limit) == \
+        pytest.approx(_copies_by_enumeration(k, dest, limit), rel=1e-12)
+
+
 def test_estimate_counts_one_allreduce_per_expert_parallel_moe_layer():
     """Mixtral 8x7B (32 MoE layers) on tp = ep = 8: 32 all-reduces and 32 all-to-alls of 8 of
-    the 64 tokens per chip; with ep = 1, 64 all-reduces and no all-to-all."""
+    the 64 tokens per chip; with ep = 1, 64 all-reduces and no all-to-all. Ring, no latency,
+    serialized: the bytes alone."""
     m = get_model("mixtral-8x7b")
     bw = 450e9
     one = 2 * 7 / 8 * (64 * m.d_model * 2) / bw
-    e = estimate(m, hardware="h100-sxm", tp=8, ep=8, batch=64, link_bandwidth=bw)
+    kw = dict(hardware="h100-sxm", tp=8, batch=64, link_bandwidth=bw, link_latency=0,
+              allreduce="ring")
+    e = estimate(m, ep=8, **kw)
     assert e.allreduce_seconds_per_token == pytest.approx(32 * one, rel=1e-12)
-    a2a = 2 * 8 * 2 * (7 / 8) * m.d_model * 2 / bw
+    a2a = 8 * _copies_by_enumeration(2, 8, 8) * m.d_model * (2 + 2) / bw
     assert e.alltoall_seconds_per_token == pytest.approx(32 * a2a, rel=1e-12)
-    e1 = estimate(m, hardware="h100-sxm", tp=8, batch=64, link_bandwidth=bw)
+    e1 = estimate(m, **kw)
     assert e1.allreduce_seconds_per_token == pytest.approx(64 * one, rel=1e-12)
     assert e1.alltoall_seconds_per_token == 0
+
+
+def test_two_tier_allreduce_by_hand():
+    """Llama 3.1 405B (126 layers, d = 16384) on two nodes of eight H100s, batch 1, ring: 28
+    NVLink steps and 2 network steps per all-reduce (NCCL's own count in tuning.cc:
+    nsteps - nInterSteps intra, 2 (nNodes - 1) inter); the network carries an eighth of the
+    message."""
+    m = get_model("llama-3.1-405b")
+    msg = 1 * 16384 * 2
+    up, out, a_up, a_out = 450e9, 50e9, 1e-6, 3e-6
+    one = (2 * 7 / 8 * msg / up + 14 * a_up) + (2 * 1 / 2 * (msg / 8) / out + 2 * a_out)
+    e = estimate(m, hardware="h100-sxm", weights="fp8", tp=16, batch=1, context=4096,
+                 allreduce="ring")
+    assert (e.scale_up_bandwidth, e.scale_out_bandwidth) == (up, out)
+    t = N.two_tier_allreduce_time(message_bytes=msg, domain_chips=8, n_nodes=2,
+                                  link_bandwidth=up, link_latency=a_up, out_bandwidth=out,
+                                  out_latency=a_out)
+    assert t == pytest.approx(one, rel=1e-12)
+    lat = e.scale_up_latency, e.scale_out_latency
+    one_default = (2 * 7 / 8 * msg / up + 14 * lat[0]) + (msg / 8 / out + 2 * lat[1])
+    assert e.allreduce_seconds_per_token == pytest.approx(252 * one_default, rel=1e-12)
+
+
+def test_switch_allreduce_sends_n_plus_one_over_n():
+    """In-switch reduction: each chip sends its message once (the switch reads it) and its
+    reduced 1/N share once (the multicast store): (N + 1)/N of the message."""
+    t = N.switch_allreduce_time(message_bytes=8e6, n_chips=8, link_bandwidth=400e9,
+                                link_latency=0)
+    assert t == pytest.approx((8e6 + 1e6) / 400e9, rel=1e-12)
+    ring = N.ring_allreduce_time(message_bytes=8e6, n_chips=8, link_bandwidth=400e9)
+    assert t < ring
+
+
+def test_the_bound_overlaps_and_the_serialized_sum_is_labelled():
+    kw = dict(hardware="h100-sxm", weights="fp8", tp=8, prompt=2048, generate=256, batch=16)
+    e = estimate("llama-3.3-70b", **kw)
+    s = estimate("llama-3.3-70b", overlap=False, **kw)
+    work = estimate("llama-3.3-70b", link_bandwidth=1e15, link_latency=0, **kw)
+    comm = e.allreduce_seconds_per_token
+    assert e.tpot_seconds == pytest.approx(max(work.tpot_seconds, comm), rel=1e-12)
+    assert e.tpot_serialized_seconds == pytest.approx(s.tpot_seconds, rel=1e-12)
+    assert s.tpot_seconds == pytest.approx(work.tpot_seconds + comm, rel=1e-9)
+    assert e.ttft_seconds <= e.ttft_serialized_seconds == s.ttft_seconds
+    assert (e.overlap, s.overlap, e.allreduce_algorithm) == (True, False, "switch")
+
+
+def test_latency_defaults_are_never_zero_unless_asked():
+    from llm_arithmetic.catalog.hardware import DEFAULT_LATENCY
+    e = estimate("llama-3.3-70b", hardware="h100-sxm", tp=8)
+    assert e.scale_up_latency == DEFAULT_LATENCY["scale_up"] > 0
+    assert e.scale_out_latency == DEFAULT_LATENCY["scale_out"] > 0
+    z = estimate("llama-3.3-70b", hardware="h100-sxm", tp=8, link_latency=0)
+    assert (z.scale_up_latency, z.scale_out_latency, z.link_latency) == (0, 0, 0)
+
+
+def test_deepseek_v3_alltoall_with_node_limited_routing():
+    """DeepSeek-V3 on four nodes of eight H100s (ep = tp = 32), 128 tokens per chip: at most
+    4 nodes a token (topk_group = 4 of its config), one copy per node, fp8 dispatch and bf16
+    combine, against once per expert at 16 bits both ways."""
+    m = get_model("deepseek-v3")
+    kw = dict(hardware="h100-sxm", weights="fp8", tp=32, ep=32, batch=128 * 32, context=4096,
+              link_latency=0)
+    e = estimate(m, node_limit=4, dispatch_bits="fp8", **kw)
+    moe = sum(r.count for r in m.layers if r.mlp is not None and r.mlp.is_moe)
+    naive = moe * 2 * 128 * 8 * 31 / 32 * m.d_model * 2 / 50e9
+    copies = _copies_by_enumeration(8, 4, 4)
+    assert e.alltoall_seconds_per_token == pytest.approx(
+        moe * 128 * copies * m.d_model * (1 + 2) / 50e9, rel=1e-12)
+    assert 2.5 < naive / e.alltoall_seconds_per_token < 4.5
+
+
+@pytest.mark.parametrize("kw,field", [(dict(overlap="yes"), "overlap"),
+                                      (dict(allreduce="tree"), "allreduce"),
+                                      (dict(node_limit=0), "node_limit"),
+                                      (dict(dispatch_bits="fp7"), "dispatch_bits"),
+                                      (dict(link_latency=-1e-6), "link_latency")])
+def test_bad_communication_options_name_the_field(kw, field):
+    from llm_arithmetic.core.errors import InputError
+    with pytest.raises(InputError, match=field):
+        estimate("llama-3.3-70b", hardware="h100-sxm", tp=8, **kw)
+
+
+def test_command_line_communication_options():
+    import json
+    import subprocess
+    import sys
+    args = [sys.executable, "-m", "llm_arithmetic", "describe", "llama-3.3-70b", "--hardware",
+            "h100-sxm", "--weights", "fp8", "--tp", "8", "--batch", "64", "--json"]
+    out = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    ring = json.loads(subprocess.run(args + ["--allreduce", "ring", "--serialize",
+                                             "--link-latency-us", "1"],
+                                     capture_output=True, text=True, check=True).stdout)
+    assert (out["allreduce_algorithm"], out["overlap"]) == ("switch", True)
+    assert (ring["allreduce_algorithm"], ring["overlap"], ring["scale_up_latency"]) == \
+        ("ring", False, 1e-6)
+    assert ring["tpot_seconds"] == ring["tpot_serialized_seconds"] > out["tpot_seconds"]

@@ -365,7 +365,8 @@ RANDOM_QUERY = """
 def test_the_two_interpreters_agree_on_random_workloads(page):
     """The plan evaluated by the page's interpreter and by Python's on 60 random workloads
     (seeded): any catalog model and chip, weight and cache formats, context, batch, tp/ep/pp,
-    prompt and generated tokens, price, latency."""
+    prompt and generated tokens, price, latency, overlap, all-reduce algorithm, node limit and
+    dispatch format."""
     rng = random.Random(20261128)
     models, chips = sorted(CATALOG), sorted(export.catalog_data()["hardware"])
     cases = []
@@ -374,8 +375,12 @@ def test_the_two_interpreters_agree_on_random_workloads(page):
         m = CATALOG[name].model
         opts = {"weights": rng.choice([None, "fp16", "fp8", "q4_0", "nvfp4", "int8"]),
                 "bits_kv": rng.choice(["fp16", "fp8", 16]), "context": rng.randint(1, 200_000),
-                "batch": rng.choice([1, 2, 7, 64, 300]), "link_latency": rng.choice([0, 2e-6])}
-        tp = _allowed_tp(m, rng.choice([1, 2, 4, 8]))
+                "batch": rng.choice([1, 2, 7, 64, 300]),
+                "link_latency": rng.choice([None, 0, 2e-6]),
+                "overlap": rng.choice([True, False]), "allreduce": rng.choice([None, "ring"]),
+                "node_limit": rng.choice([None, 1, 4]),
+                "dispatch_bits": rng.choice([None, "fp8"])}
+        tp = _allowed_tp(m, rng.choice([1, 2, 4, 8, 16]))
         opts.update(tp=tp, pp=rng.choice([1, 2]) if m.n_layers >= 2 else 1)
         if m.is_moe and rng.random() < 0.5 and (tp * opts["pp"]) % 2 == 0:
             opts["ep"] = 2

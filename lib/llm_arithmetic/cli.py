@@ -256,8 +256,41 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
     s.add_argument("--link-gbps", type=_link_gbps, metavar="X",
                    help="per-direction bandwidth of a chip's link to its peers in GB/s "
                         "(default: the catalog's interconnect)")
-    s.add_argument("--link-latency-us", type=_latency_us, default=0.0, metavar="T",
-                   help="latency of one hop in microseconds (default 0)")
+    _add_comm_options(s)
+
+
+def _add_comm_options(s: Any) -> None:
+    """The two tiers of communication (issue 27): latency, all-reduce algorithm, overlap,
+    node-limited routing and the dispatch format."""
+    s.add_argument("--link-latency-us", type=_latency_us, default=None, metavar="T",
+                   help="latency of one collective step on every link in microseconds "
+                        "(default: the catalog's per tier, else NCCL's 0.47 us NVLink, 1 us "
+                        "PCIe, 2.7 us network; 0 leaves latency out)")
+    s.add_argument("--allreduce", choices=("ring", "switch"), default=None,
+                   help="all-reduce inside a scale-up domain: ring, or in-switch reduction "
+                        "(NVLink SHARP; default where the chip's switches reduce)")
+    s.add_argument("--serialize", action="store_true",
+                   help="add communication after the work instead of overlapping it (the "
+                        "bound overlaps; the *_serialized_seconds keys always give the sum)")
+    s.add_argument("--node-limit", type=_parallel, default=None, metavar="M",
+                   help="node-limited routing: a token's experts on at most M nodes "
+                        "(DeepSeek-V3: 4)")
+    s.add_argument("--dispatch", default=None, metavar="FORMAT",
+                   help="format of the activations an expert-parallel dispatch sends "
+                        "(fp8, bf16 or bits; default 16-bit)")
+
+
+def _comm_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
+    """estimate()'s communication keywords from the options of :func:`_add_comm_options`."""
+    dispatch = ns.dispatch
+    if dispatch is not None:
+        try:
+            dispatch = float(dispatch)
+        except ValueError:
+            pass
+    return dict(link_latency=None if ns.link_latency_us is None else ns.link_latency_us * 1e-6,
+                allreduce=ns.allreduce, overlap=not ns.serialize, node_limit=ns.node_limit,
+                dispatch_bits=dispatch)
 
 
 def _ms(text: str) -> float:
@@ -320,8 +353,7 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
         peak_flops=ns.tflops * TFLOP_S if ns.tflops else None, tp=ns.tp, ep=ns.ep, pp=ns.pp,
         prompt=ns.prompt, generate=ns.generate, price_per_hour=ns.price_per_hour,
         power_watts=ns.power_watts,
-        link_bandwidth=ns.link_gbps * GB_S if ns.link_gbps else None,
-        link_latency=ns.link_latency_us * 1e-6,
+        link_bandwidth=ns.link_gbps * GB_S if ns.link_gbps else None, **_comm_kwargs(ns),
         **{k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                        "draft") if getattr(ns, k, None) is not None})
 
@@ -541,14 +573,25 @@ def _tokens_text(n: float) -> str:
     return f"{n:,.0f} tokens" if float(n).is_integer() else f"{n:,.1f} tokens"
 
 
+def _comm_rows(e: Any) -> list[tuple[str, str]]:
+    """The two tiers, as the table shows them."""
+    if e.link_bandwidth is None or e.n_chips == 1:
+        return []
+    def tier(bw: float | None, lat: float | None) -> str:
+        return ("-" if bw is None or math.isinf(bw) else f"{bw / 1e9:,.1f} GB/s per direction"
+                ) + ("" if lat is None else f", {lat * 1e6:g} us a step")
+    return [("scale-up link", tier(e.scale_up_bandwidth, e.scale_up_latency)),
+            ("scale-out link", tier(e.scale_out_bandwidth, e.scale_out_latency)),
+            ("all-reduce", f"{e.allreduce_algorithm}; communication "
+             + ("overlapped with the work (the bound)" if e.overlap else "after the work"))]
+
+
 def _serving_rows(e: Any) -> list[tuple[str, str]]:
     def ms(t: float | None) -> str:
         return "-" if t is None else f"{t * 1e3:,.3f} ms"
 
     rows = [("replica", f"{e.n_chips} chip(s): tp {e.tp} x pp {e.pp}, ep {e.ep}")]
-    if e.link_bandwidth is not None:
-        rows.append(("link to peers", f"{e.link_bandwidth / 1e9:,.1f} GB/s per direction, "
-                                      f"{e.link_latency * 1e6:g} us per hop"))
+    rows += _comm_rows(e)
     rows.append(("memory per chip", f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
                  + ("" if e.fits_per_chip is None else
                     f" ({'fits' if e.fits_per_chip else 'does not fit'} in "
@@ -561,10 +604,12 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
         rows.append(("time to first token (bound)", ms(e.ttft_seconds)))
     rows.append(("time per output token (bound)",
                  ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"))
+    if e.n_chips > 1 and e.tpot_serialized_seconds is not None:
+        rows.append(("  serialized sum (not a bound)", ms(e.tpot_serialized_seconds)))
     if e.allreduce_seconds_per_token is not None:
-        rows.append(("  of which all-reduces", ms(e.allreduce_seconds_per_token)))
+        rows.append(("  all-reduces", ms(e.allreduce_seconds_per_token)))
     if e.alltoall_seconds_per_token:
-        rows.append(("  of which all-to-alls", ms(e.alltoall_seconds_per_token)))
+        rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
     if e.request_seconds is not None:
         rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
     if e.tokens_per_second_per_user is not None:

@@ -208,7 +208,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                                 batch=1, bandwidth=None, peak_flops=None, capacity=None,
                                 overhead=overhead, tp=tp, ep=ep, pp=pp, prompt=prompt,
                                 generate=generate, price_per_hour=price, power_watts=None,
-                                link_bandwidth=None, link_latency=0.0)
+                                link_bandwidth=None, link_latency=None)
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue

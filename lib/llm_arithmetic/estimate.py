@@ -39,7 +39,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
-          "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10}
+          "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10,
+          "node_limit": 1 << 16}
 #: Plausible ranges of the serving figures, with the reason for the upper limit.
 _SERVING_RANGES = {
     "price_per_hour": (1e-4, 1e4, "USD/h", "no chip rents for more than $10,000 an hour"),
@@ -198,12 +199,31 @@ class Estimate:
         over the request's decode steps, prompt + (generate + 1) / 2, with a prompt; else
         ``context`` [token].
     link_bandwidth, link_latency : float or None
-        The chips' link to their peers, per direction [B/s], and per-hop latency [s].
+        The slowest link the chips use, per direction [B/s], and the latency of one collective
+        step on it [s].
+    scale_up_bandwidth, scale_out_bandwidth : float or None
+        Per-direction bandwidth inside one scale-up domain and between domains [B/s] (both the
+        given ``link_bandwidth`` where one is given).
+    scale_up_latency, scale_out_latency : float or None
+        Latency of one collective step on each tier: as given, the catalog's sourced figure,
+        or the stated default :data:`~llm_arithmetic.catalog.hardware.DEFAULT_LATENCY` [s].
+    allreduce_algorithm : str
+        ``"switch"`` (in-switch reduction inside a domain, NVLink SHARP) or ``"ring"``.
+    overlap : bool
+        Whether the bounds overlap communication with the work (the default) or add it.
+    node_limit, dispatch_bits : int, float or None
+        Most destinations (nodes) a token's experts may be on; bits of a dispatched
+        activation (the combine is 16-bit).
     ttft_seconds : float or None
         Lower bound on the time to first token of a prompt alone on the replica: its prefill
-        split over tp chips (the pipeline's stages take turns), then its all-reduces [s].
+        split over tp chips (the pipeline's stages take turns), its all-reduces and
+        all-to-alls overlapped with the work (``overlap``) or after it [s].
     tpot_seconds : float or None
-        Lower bound on the time per output token at ``batch``, communication serialized [s].
+        Lower bound on the time per output token at ``batch``, communication overlapped with
+        the work (or after it when ``overlap`` is false) [s].
+    ttft_serialized_seconds, tpot_serialized_seconds : float or None
+        The same with the communication after the work: the serialized sum, not a bound on an
+        engine that overlaps [s].
     request_seconds : float or None
         ``ttft_seconds`` + ``generate`` x ``tpot_seconds`` [s].
     tokens_per_second_per_user, tokens_per_second_per_chip : float or None
@@ -282,7 +302,17 @@ class Estimate:
     generate: int | None = None
     serving_context: int | float = 1
     link_bandwidth: float | None = None
-    link_latency: float = 0.0
+    link_latency: float | None = None
+    scale_up_bandwidth: float | None = None
+    scale_out_bandwidth: float | None = None
+    scale_up_latency: float | None = None
+    scale_out_latency: float | None = None
+    allreduce_algorithm: str = "ring"
+    overlap: bool = True
+    node_limit: int | None = None
+    dispatch_bits: float | None = None
+    ttft_serialized_seconds: float | None = None
+    tpot_serialized_seconds: float | None = None
     ttft_seconds: float | None = None
     tpot_seconds: float | None = None
     request_seconds: float | None = None
@@ -371,14 +401,17 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
 
 #: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
-                "trained_context", "tp", "ep", "pp", "prompt", "generate", "link_latency",
-                "price_per_hour", "draft_len", "acceptance", "draft_cost")
+                "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
+                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
                "params_active": "active_params", "params_matmul": "matmul_params",
                "params_read_per_token": "decode_read_params", "state_bytes": "batch_state_bytes",
-               "decode_flops_per_token": "decode_flops", "power_watts": "power"}
+               "decode_flops_per_token": "decode_flops", "power_watts": "power",
+               "scale_up_bandwidth": "up_link", "scale_out_bandwidth": "out_link",
+               "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
+               "overlap": "overlapping"}
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
                if f.name not in INPUT_FIELDS}
@@ -398,7 +431,11 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
                 chip_interconnect={"scale_up_domain": ic.scale_up_domain,
                                    "scale_up_bandwidth": ic.scale_up_bandwidth,
                                    "pcie_bandwidth": ic.pcie_bandwidth,
-                                   "scale_out_bandwidth": ic.scale_out_bandwidth})
+                                   "scale_out_bandwidth": ic.scale_out_bandwidth,
+                                   "scale_up_in_switch_reduction":
+                                       ic.scale_up_in_switch_reduction,
+                                   "scale_up_latency": ic.scale_up_latency,
+                                   "scale_out_latency": ic.scale_out_latency})
 
 
 def format_input(weights: Any) -> dict[str, Any] | None:
@@ -417,10 +454,50 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
         "given_peak_flops": None}).get("chip_peak_flops")
 
 
+def _latency(link_latency: Any) -> float | None:
+    """A given latency of one collective step [s] (None: the catalog's, or the default)."""
+    if link_latency is None:
+        return None
+    try:
+        link_latency = float(link_latency)
+    except (TypeError, ValueError):
+        raise InputError(f"link_latency must be a number [s], got {link_latency!r:.40}") from None
+    if not (math.isfinite(link_latency) and 0 <= link_latency <= 1):
+        raise InputError(f"link_latency is in seconds and must lie in [0, 1], got "
+                         f"{link_latency!r:.40}")
+    return link_latency
+
+
+#: The all-reduce algorithms inside a scale-up domain (None: in-switch where the chip has it).
+ALLREDUCE_ALGORITHMS = ("ring", "switch")
+
+
+def _comm_options(m: Model, *, overlap: Any, allreduce: Any, node_limit: Any,
+                  dispatch_bits: Any) -> dict[str, Any]:
+    """The communication options checked and named as the plan's inputs."""
+    if not isinstance(overlap, (bool, np.bool_)):
+        raise InputError(f"overlap must be True or False, got {overlap!r:.40}")
+    if allreduce is not None and allreduce not in ALLREDUCE_ALGORITHMS:
+        raise InputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}, got "
+                         f"{allreduce!r:.40}")
+    if node_limit is not None:
+        node_limit = _count("node_limit", node_limit)
+    if dispatch_bits is not None:
+        try:
+            dispatch_bits = bits_per_weight(dispatch_bits)
+        except InputError as err:
+            raise InputError(f"dispatch_bits: {err}") from None
+    return dict(overlap=bool(overlap),
+                in_switch=None if allreduce is None else allreduce == "switch",
+                node_limit=node_limit, dispatch_bits=dispatch_bits)
+
+
 def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, context: Any,
                     batch: Any, bandwidth: Any, peak_flops: Any, capacity: Any, overhead: Any,
                     tp: Any, ep: Any, pp: Any, prompt: Any, generate: Any, price_per_hour: Any,
-                    power_watts: Any, link_bandwidth: Any, link_latency: Any) -> dict[str, Any]:
+                    power_watts: Any, link_bandwidth: Any, link_latency: Any,
+                    overlap: Any = True, allreduce: Any = None, node_limit: Any = None,
+                    dispatch_bits: Any = None) -> dict[str, Any]:
     """:func:`estimate`'s arguments checked (an :class:`InputError` naming a bad one; a
     :class:`ContextWarning` beyond the trained context) and named as the plan's inputs."""
     context = _count("context", context)
@@ -433,13 +510,9 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
             generate = 0
         else:
             generate = _count("generate", generate)
-    try:
-        link_latency = float(link_latency)
-    except (TypeError, ValueError):
-        raise InputError(f"link_latency must be a number [s], got {link_latency!r:.40}") from None
-    if not (math.isfinite(link_latency) and 0 <= link_latency <= 1):
-        raise InputError(f"link_latency is in seconds and must lie in [0, 1], got "
-                         f"{link_latency!r:.40}")
+    link_latency = _latency(link_latency)
+    comm = _comm_options(m, overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+                         dispatch_bits=dispatch_bits)
     if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
         raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")
     if capacity is not None:
@@ -455,7 +528,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     kv_bits = bits_per_weight(bits_kv)
     return dict(
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
-        tp=tp, ep=ep, pp=pp, link_latency=link_latency,
+        tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
         price_per_hour=_serving_number("price_per_hour", price_per_hour),
         bits_weight=weight_bits(m, weights, bits_weight), weight_format=format_input(weights),
         bits_kv=kv_bits, bits_state=kv_bits, given_bandwidth=_rate("bandwidth", bandwidth),
@@ -529,9 +602,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              overhead: int = 0, tp: int = 1, ep: int = 1, pp: int = 1,
              prompt: int | None = None, generate: int | None = None,
              price_per_hour: float | None = None, power_watts: float | None = None,
-             link_bandwidth: float | None = None, link_latency: float = 0.0,
-             speculation: str | None = None, draft_len: int | None = None,
-             acceptance: float | None = None, draft_cost: float | None = None,
+             link_bandwidth: float | None = None, link_latency: float | None = None,
+             overlap: bool = True, allreduce: str | None = None, node_limit: int | None = None,
+             dispatch_bits: Any = None, speculation: str | None = None,
+             draft_len: int | None = None, acceptance: float | None = None,
+             draft_cost: float | None = None,
              draft: str | Path | Model | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
@@ -577,15 +652,30 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     link_bandwidth : float, optional
         Per-direction bandwidth of a chip's link to its peers [B/s]; default the catalog's
         interconnect for a group of ``tp`` chips.
-    link_latency : float
-        Latency of one hop [s] (default 0: the bound then leaves latency out).
+    link_latency : float, optional
+        Latency of one collective step on every link [s]; default each tier's from the
+        catalog, or :data:`~llm_arithmetic.catalog.hardware.DEFAULT_LATENCY` (NCCL's figures)
+        where it has none. 0 leaves latency out.
+    overlap : bool
+        Overlap communication with the work (the default: each bound is the longer of the two)
+        or add it after the work (the serialized sum, which the ``*_serialized_seconds`` keys
+        always report).
+    allreduce : str, optional
+        ``"ring"`` or ``"switch"`` (in-switch reduction, NVLink SHARP) inside a scale-up
+        domain; default in-switch where the chip's switches reduce.
+    node_limit : int, optional
+        Node-limited routing: a token's experts lie on at most this many destinations
+        (DeepSeek-V3: 4 nodes); default no limit.
+    dispatch_bits : number or str, optional
+        Bits (or a format, ``"fp8"``) of the activations an expert-parallel dispatch sends;
+        default 16. The combine is 16-bit.
 
     A context beyond the model's trained context gives a :class:`ContextWarning`.
 
     >>> e = estimate("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
     ...              generate=256, batch=64, price_per_hour=2.5)
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
-    (8, 4.95, 1616)
+    (8, 4.3, 1862)
     """
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
@@ -594,7 +684,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                             peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
                             ep=ep, pp=pp, prompt=prompt, generate=generate,
                             price_per_hour=price_per_hour, power_watts=power_watts,
-                            link_bandwidth=link_bandwidth, link_latency=link_latency)
+                            link_bandwidth=link_bandwidth, link_latency=link_latency,
+                            overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+                            dispatch_bits=dispatch_bits)
     spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
                               acceptance=acceptance, draft_cost=draft_cost, draft=draft,
                               hardware=chip, bandwidth=bandwidth)

@@ -117,6 +117,8 @@ def _describe(step: dict[str, Any], steps: set[str]) -> str:
     if op == "link":
         return (f"from {r(step['interconnect'])}: the scale-up link within its domain, else the "
                 "node network (PCIe where a card has nothing else)")
+    if op == "field":
+        return f"the entry `{step['key']}` of {r(step['of'])}, where it has one"
     if op == "solve":
         if step["solver"] == "largest":
             return (f"the largest `{step['var']}` (an integer, up to {r(step['limit'])}) whose "

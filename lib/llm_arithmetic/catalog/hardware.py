@@ -23,7 +23,22 @@ from ..core.errors import InputError
 from ..core.lookup import lookup
 
 __all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice", "HARDWARE",
-           "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH"]
+           "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
+           "DEFAULT_LATENCY", "DEFAULT_LATENCY_SOURCE"]
+
+#: Latency of one collective step [s] on each tier, for a link whose catalog entry has none (no
+#: vendor publishes one). The figures are NCCL's own cost model: ``hwLat`` in
+#: ``src/graph/tuning.cc``, the per-step latency of a ring with the low-latency (LL) protocol,
+#: which NCCL picks for the small messages of decoding: 0.47 us over NVLink, 1.0 us over PCIe,
+#: 2.7 us over the network (NVIDIA/nccl@01afd20a77b5804e0ecf1042509dd9d20ebf9e93). NCCL tunes
+#: these to its measurements, so they are the latency its own algorithm selection assumes; they
+#: are applied to every vendor's scale-up link (Infinity Fabric, ICI, NeuronLink) for want of a
+#: published figure, and a caller who knows better passes ``link_latency`` (0 to leave latency
+#: out).
+DEFAULT_LATENCY: Mapping[str, float] = MappingProxyType(
+    {"scale_up": 0.47e-6, "pcie": 1.0e-6, "scale_out": 2.7e-6})
+DEFAULT_LATENCY_SOURCE = ("https://github.com/NVIDIA/nccl/blob/"
+                          "01afd20a77b5804e0ecf1042509dd9d20ebf9e93/src/graph/tuning.cc")
 
 
 @dataclass(frozen=True)

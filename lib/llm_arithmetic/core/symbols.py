@@ -216,6 +216,21 @@ link_latency = _sym("link_latency", r"\alpha_{link}", "latency of one hop over t
 message_bytes = _sym("message_bytes", "M_{msg}", "bytes of one collective's message per chip", "B",
                      _NONNEG)
 microbatches = _sym("microbatches", "n_{mb}", "microbatches in flight in a pipeline")
+out_bandwidth = _sym("out_bandwidth", r"\beta_{out}", "bandwidth of one chip on the scale-out "
+                     "network (between scale-up domains), per direction", "B/s", _REAL)
+out_latency = _sym("out_latency", r"\alpha_{out}", "latency of one collective step on the "
+                   "scale-out network", "s", _NONNEG_REAL)
+domain_chips = _sym("domain_chips", "N_{dom}", "chips of a collective inside one scale-up domain")
+n_nodes = _sym("n_nodes", "N_{node}", "scale-up domains (nodes) a collective spans, or the "
+               "destinations an all-to-all sends to")
+node_limit = _sym("node_limit", "M_{node}", "most destinations (nodes) one token's experts may "
+                  "be on (node-limited routing)")
+bits_dispatch = _sym("bits_dispatch", "b_{disp}", "bits per activation an expert-parallel "
+                     "dispatch sends (the combine sends b)", "bit", _RAT)
+work_time = _sym("work_time", "t_{work}", "time of a step's memory traffic and arithmetic on "
+                 "one chip, without its communication", "s", _NONNEG_REAL)
+alltoall_copies = _sym("alltoall_copies", "c_{a2a}", "copies of one token's activations a chip "
+                       "sends to other destinations in one all-to-all phase", "1", _NONNEG_REAL)
 acceptance = _sym("acceptance", r"\alpha", "probability that the target model accepts a drafted "
                   "token", "1", {"positive": True, "real": True})
 draft_len = _sym("draft_len", r"\gamma", "tokens drafted per speculative step")
@@ -308,7 +323,8 @@ seq_bytes = _sym("seq_bytes", r"\mathcal{K}",
                  _NONNEG_REAL)
 seq_flops = _sym("seq_flops", r"\mathcal{A}",
                  "FLOPs of one decode step for one sequence", "FLOP", _REAL)
-allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one ring all-reduce", "s", _REAL)
+allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a ring, or reduced "
+                      "in the switch)", "s", _REAL)
 alltoall_bytes = _sym("alltoall_bytes", "M_{a2a}",
                       "bytes one chip sends in the all-to-all of an expert-parallel MoE layer", "B",
                       _NONNEG_REAL)

@@ -18,6 +18,15 @@ costs in time.
   communication with both: :data:`decode_allreduce_time`, :data:`decode_alltoall_time`.
 * Pipeline parallelism (PP): consecutive layers on consecutive chips, work flowing through
   them in microbatches: :data:`pipeline_bubble`, :data:`pipeline_time`.
+* Two tiers (issue 27): a scale-up domain (NVLink, Infinity Fabric, ICI) inside a scale-out
+  network, each with its bandwidth and a latency per collective step.
+  :data:`switch_allreduce_time` (in-switch reduction, NVLink SHARP),
+  :data:`two_tier_allreduce_time` (a group larger than one domain: reduce inside each domain,
+  all-reduce a 1/N_dom shard between the domains, gather inside; the plan composes the same
+  with the switch inside), :data:`layer_allreduce_time` (a step's all-reduces);
+  :data:`alltoall_copies` (one copy per destination, node-limited routing),
+  :data:`dispatch_combine_bytes` (dispatch and combine in their own formats),
+  :data:`layer_alltoall_time`; :data:`overlapped_time` (communication hidden under the work).
 
 Units: bytes [B], seconds [s], link bandwidths per chip and per direction [B/s].
 """
@@ -32,6 +41,9 @@ __all__ = [
     "memory_per_chip", "tp_allreduce_bytes", "ring_allreduce_time", "tp_comm_time",
     "tp_step_time", "tp_speedup", "tp_best_degree", "alltoall_bytes", "alltoall_time",
     "decode_allreduce_time", "decode_alltoall_time", "pipeline_bubble", "pipeline_time",
+    "switch_allreduce_time", "two_tier_allreduce_time",
+    "layer_allreduce_time", "alltoall_copies", "dispatch_combine_bytes", "layer_alltoall_time",
+    "overlapped_time",
 ]
 
 
@@ -313,3 +325,150 @@ def pipeline_time(*, stage_time, pp, microbatches):
     4
     """
     return (microbatches + pp - 1) * stage_time
+
+
+# ---- two tiers: a scale-up domain in a scale-out network (issue 27) -----------------------------
+
+
+@formula("allreduce_time")
+def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink
+    SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole
+    message once (the switch adds the N copies of each 1/N share as it reads them), reads back
+    its reduced share (M/N), and stores that share once to a multicast address that the switch
+    copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M,
+    against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when
+    chips add, not when the network does. Two steps pay a latency (reduce, multicast).
+
+    Examples
+    --------
+    1 MiB over 8 H100s (450 GB/s per direction), no latency: 1.125 x 1,048,576 B / 450 GB/s =
+    2.62 us, against 4.08 us for the ring.
+
+    >>> t = switch_allreduce_time(message_bytes=1048576, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    2.62
+    """
+    return (n_chips + 1) / n_chips * message_bytes / link_bandwidth + 2 * link_latency
+
+
+@formula("allreduce_time")
+def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwidth,
+                            link_latency, out_bandwidth, out_latency):
+    """Time of a hierarchical all-reduce over N_node scale-up domains of N_dom chips each: a
+    ring reduce-scatter inside each domain leaves every chip with one 1/N_dom share summed over
+    its domain; the chips holding the same share all-reduce it over the scale-out network, a
+    ring of N_node (every chip has its own network port); a ring all-gather inside each domain
+    spreads the result. The two phases inside the domain make one ring all-reduce of the
+    message; the network carries only 1/N_dom of it.
+
+    With one domain (N_node = 1) this is :data:`ring_allreduce_time` over N_dom chips.
+
+    Examples
+    --------
+    1 MiB over two nodes of 8 H100s (NVLink 450 GB/s, 0.47 us a step; 50 GB/s of network per
+    chip, 2.7 us a step): inside, 4.08 us of transfer and 14 x 0.47 = 6.58 us of latency;
+    outside, a 128 KiB shard between two nodes, 2.62 us and 2 x 2.7 = 5.4 us: 18.7 us.
+
+    >>> t = two_tier_allreduce_time(message_bytes=1048576, domain_chips=8, n_nodes=2,
+    ...     link_bandwidth=450e9, link_latency=0.47e-6, out_bandwidth=50e9, out_latency=2.7e-6)
+    >>> round(t * 1e6, 1)
+    18.7
+    """
+    return (ring_allreduce_time(message_bytes=message_bytes, n_chips=domain_chips,
+                                link_bandwidth=link_bandwidth, link_latency=link_latency)
+            + ring_allreduce_time(message_bytes=message_bytes / domain_chips, n_chips=n_nodes,
+                                  link_bandwidth=out_bandwidth, link_latency=out_latency))
+
+
+@formula("comm_time")
+def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
+    """All-reduces of one tensor-parallel step: two per layer (after attention and after the
+    MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the
+    all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).
+
+    Examples
+    --------
+    80 dense layers, 4.08 us each: 0.65 ms.
+
+    >>> round(layer_allreduce_time(n_layers=80, n_ep_layers=0, allreduce_time=4.08e-6) * 1e3, 2)
+    0.65
+    """
+    return (2 * n_layers - n_ep_layers) * allreduce_time
+
+
+@formula("alltoall_copies", exact=False)
+def alltoall_copies(*, n_active_experts, n_nodes, node_limit):
+    """Copies of one token's activations a chip sends away in one phase of an expert-parallel
+    all-to-all, when a token goes once to each destination that holds any of its k experts (a
+    node forwards it to its own chips) and routing may use at most M_node of the N_node
+    destinations (DeepSeek-V3: 4 nodes). With uniform routing over the M_node destinations
+    chosen, each holds at least one of the k experts with probability 1 - (1 - 1/M_node)^k,
+    and one destination in N_node is the chip's own.
+
+    Without a node limit (M_node = N_node) this is (N_node - 1)(1 - (1 - 1/N_node)^k), less
+    than the k (N_node - 1)/N_node copies of sending once per expert.
+
+    Examples
+    --------
+    DeepSeek-V3 (k = 8) over 4 nodes, at most 4 per token: 3/4 x 4 x (1 - (3/4)^8) = 2.70
+    copies, against 8 x 3/4 = 6 sent once per expert.
+
+    >>> round(alltoall_copies(n_active_experts=8, n_nodes=4, node_limit=4), 2)
+    2.7
+    """
+    return ((n_nodes - 1) / n_nodes * node_limit
+            * (1 - (1 - 1 / node_limit) ** n_active_experts))
+
+
+@formula("alltoall_bytes")
+def dispatch_combine_bytes(*, batch, d_model, alltoall_copies, bits_dispatch, bits=16):
+    """Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B
+    tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in
+    fp8), and as many expert outputs back in the combine, at b bits (bf16).
+
+    Examples
+    --------
+    128 tokens of DeepSeek-V3 (d = 7168), 2.70 copies each, fp8 dispatch and bf16 combine:
+    128 x 2.70 x 7168 x 3 B = 7.43 MB.
+
+    >>> round(dispatch_combine_bytes(batch=128, d_model=7168, alltoall_copies=2.7,
+    ...                              bits_dispatch=8) / 1e6, 2)
+    7.43
+    """
+    return batch * alltoall_copies * d_model * (bits_dispatch + bits) / 8
+
+
+@formula("comm_time")
+def layer_alltoall_time(*, n_ep_layers, alltoall_bytes, link_bandwidth, link_latency=0):
+    """All-to-all time of one step on one chip: in each of the L_ep expert-parallel MoE blocks,
+    its bytes over its link and a latency for each of the two phases
+    (:data:`alltoall_time`).
+
+    Examples
+    --------
+    58 MoE layers of 7.43 MB over 50 GB/s of network, 2.7 us a phase: 8.93 ms.
+
+    >>> round(layer_alltoall_time(n_ep_layers=58, alltoall_bytes=7.43e6, link_bandwidth=50e9,
+    ...                           link_latency=2.7e-6) * 1e3, 2)
+    8.93
+    """
+    return n_ep_layers * alltoall_time(alltoall_bytes=alltoall_bytes,
+                                       link_bandwidth=link_bandwidth, link_latency=link_latency)
+
+
+@formula("step_seconds")
+def overlapped_time(*, work_time, comm_time):
+    """Lower bound on a step whose communication runs while the chip computes: the longer of
+    its work (memory traffic and arithmetic) and its communication. Engines overlap them by
+    splitting a batch or a prompt in two and letting one half compute while the other
+    communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum
+    t_work + t_comm is what a step costs without that, a bound only for an engine that
+    waits.
+
+    Examples
+    --------
+    >>> overlapped_time(work_time=0.018, comm_time=0.021)
+    0.021
+    """
+    return sp.Max(work_time, comm_time)

@@ -13,12 +13,13 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
     'active_params': ('n_vocab', 'd_model', 'n_layers', 'n_heads', 'n_kv_heads', 'd_head', 'd_ff', 'n_mlp_mats', 'n_experts', 'n_active_experts', 'tied', 'n_positions', 'qkv_bias', 'o_bias', 'mlp_bias', 'norm_vecs_layer', 'norm_vecs_final', 'head_bias'),
     'alltoall_bytes': ('batch', 'd_model', 'n_active_experts', 'ep', 'bits'),
+    'alltoall_copies': ('n_active_experts', 'n_nodes', 'node_limit'),
     'alltoall_time': ('alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'attended_context': ('context', 'n_layers', 'n_window_layers', 'window'),
     'attention_decode_flops': ('n_heads', 'd_head', 'attended'),
@@ -61,6 +62,7 @@ PARAMS = {
     'decode_step_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'),
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
     'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'),
+    'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'effective_bits': ('weight_bytes', 'n_params'),
     'efficiency': ('measured_tps', 'tokens_per_second'),
     'embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions', 'norm_vecs_final', 'head_bias'),
@@ -84,6 +86,8 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
+    'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
+    'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
@@ -113,6 +117,7 @@ PARAMS = {
     'moe_params': ('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'norm_params': ('d_model', 'norm_vecs_layer'),
     'ops_per_byte': ('peak_flops', 'bandwidth'),
+    'overlapped_time': ('work_time', 'comm_time'),
     'paged_waste': ('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'),
     'pipeline_bubble': ('pp', 'microbatches'),
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
@@ -133,6 +138,7 @@ PARAMS = {
     'stack_prefill_flops': ('matmul_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
     'stage_flops': ('step_flops', 'pp'),
+    'switch_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'time_per_output_token': ('step_bytes', 'step_flops', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
     'time_to_first_token': ('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
     'tokens_per_chip': ('batch', 'tpot', 'n_chips'),
@@ -143,6 +149,7 @@ PARAMS = {
     'tp_comm_time': ('n_layers', 'batch', 'd_model', 'tp', 'link_bandwidth', 'link_latency', 'bits'),
     'tp_speedup': ('decode_time', 'tp', 'comm_time'),
     'tp_step_time': ('step_bytes', 'step_flops', 'tp', 'bandwidth', 'peak_flops', 'comm_time'),
+    'two_tier_allreduce_time': ('message_bytes', 'domain_chips', 'n_nodes', 'link_bandwidth', 'link_latency', 'out_bandwidth', 'out_latency'),
     'unread_embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions'),
     'weight_bytes': ('n_params', 'bits_weight'),
     'window_pairs': ('prompt', 'window'),
@@ -271,6 +278,48 @@ def alltoall_bytes(*, batch, d_model, n_active_experts, ep, bits=16):
     batch, d_model, n_active_experts, ep, bits = _vector_args(('batch', 'd_model', 'n_active_experts', 'ep', 'bits'), (batch, d_model, n_active_experts, ep, bits))
     with _quiet():
         return _vector_result(((1/4))*batch*bits*d_model*n_active_experts*(ep - 1)/ep)
+
+
+def alltoall_copies(*, n_active_experts, n_nodes, node_limit):
+    """Copies of one token's activations a chip sends away in one phase of an expert-parallel
+    all-to-all, when a token goes once to each destination that holds any of its k experts (a
+    node forwards it to its own chips) and routing may use at most M_node of the N_node
+    destinations (DeepSeek-V3: 4 nodes). With uniform routing over the M_node destinations
+    chosen, each holds at least one of the k experts with probability 1 - (1 - 1/M_node)^k,
+    and one destination in N_node is the chip's own.
+
+    .. math::
+
+        c_{a2a} = \\frac{M_{node} \\left(1 - \\left(1 - \\frac{1}{M_{node}}\\right)^{k}\\right) \\left(N_{node} - 1\\right)}{N_{node}}
+
+    Parameters
+    ----------
+    n_active_experts : number or array
+        Routed experts used per token (top-k), :math:`k` [-]
+    n_nodes : number or array
+        Scale-up domains (nodes) a collective spans, or the destinations an all-to-all sends to, :math:`N_{node}` [-]
+    node_limit : number or array
+        Most destinations (nodes) one token's experts may be on (node-limited routing), :math:`M_{node}` [-]
+
+    Returns
+    -------
+    alltoall_copies : number or array
+        Copies of one token's activations a chip sends to other destinations in one all-to-all phase, :math:`c_{a2a}` [-]
+
+    Without a node limit (M_node = N_node) this is (N_node - 1)(1 - (1 - 1/N_node)^k), less
+    than the k (N_node - 1)/N_node copies of sending once per expert.
+
+    Examples
+    --------
+    DeepSeek-V3 (k = 8) over 4 nodes, at most 4 per token: 3/4 x 4 x (1 - (3/4)^8) = 2.70
+    copies, against 8 x 3/4 = 6 sent once per expert.
+
+    >>> round(alltoall_copies(n_active_experts=8, n_nodes=4, node_limit=4), 2)
+    2.7
+    """
+    n_active_experts, n_nodes, node_limit = _vector_args(('n_active_experts', 'n_nodes', 'node_limit'), (n_active_experts, n_nodes, node_limit))
+    with _quiet():
+        return _vector_result(node_limit*(1 - (1 - 1/node_limit)**n_active_experts)*(n_nodes - 1)/n_nodes)
 
 
 def alltoall_time(*, alltoall_bytes, link_bandwidth, link_latency=0):
@@ -2318,6 +2367,54 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
         return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
 
 
+def dispatch_combine_bytes(*, batch, d_model, alltoall_copies, bits_dispatch, bits=16):
+    """Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B
+    tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in
+    fp8), and as many expert outputs back in the combine, at b bits (bf16).
+
+    .. math::
+
+        M_{a2a} = \\frac{B d_{model} c_{a2a} \\left(b + b_{disp}\\right)}{8}
+
+    Parameters
+    ----------
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    alltoall_copies : number or array
+        Copies of one token's activations a chip sends to other destinations in one all-to-all phase, :math:`c_{a2a}` [-]
+    bits_dispatch : number or array
+        Bits per activation an expert-parallel dispatch sends (the combine sends b), :math:`b_{disp}` [bit]
+    bits : number or array (default 16)
+        Bits per element of an operand, :math:`b` [bit]
+
+    Returns
+    -------
+    alltoall_bytes : number or array
+        Bytes one chip sends in the all-to-all of an expert-parallel MoE layer, :math:`M_{a2a}` [B]
+
+    Examples
+    --------
+    128 tokens of DeepSeek-V3 (d = 7168), 2.70 copies each, fp8 dispatch and bf16 combine:
+    128 x 2.70 x 7168 x 3 B = 7.43 MB.
+
+    >>> round(dispatch_combine_bytes(batch=128, d_model=7168, alltoall_copies=2.7,
+    ...                              bits_dispatch=8) / 1e6, 2)
+    7.43
+    """
+    _exact = _exact_args(('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'), (batch, d_model, alltoall_copies, bits_dispatch, bits))
+    if _exact is not None:
+        batch, d_model, alltoall_copies, bits_dispatch, bits = _exact
+        try:
+            return _exact_result((_F(1, 8))*batch*alltoall_copies*d_model*(bits + bits_dispatch))
+        except ZeroDivisionError:
+            return _inf
+    batch, d_model, alltoall_copies, bits_dispatch, bits = _vector_args(('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'), (batch, d_model, alltoall_copies, bits_dispatch, bits))
+    with _quiet():
+        return _vector_result(((1/8))*batch*alltoall_copies*d_model*(bits + bits_dispatch))
+
+
 def effective_bits(*, weight_bytes, n_params):
     """Bits per weight on average, where parts of a model are stored at different precisions.
 
@@ -3311,6 +3408,93 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
     transfer_bytes, link_bandwidth, link_latency = _vector_args(('transfer_bytes', 'link_bandwidth', 'link_latency'), (transfer_bytes, link_bandwidth, link_latency))
     with _quiet():
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
+
+
+def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
+    """All-reduces of one tensor-parallel step: two per layer (after attention and after the
+    MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the
+    all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).
+
+    .. math::
+
+        t_{comm} = t_{ar} \\left(2 L - L_{ep}\\right)
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    n_ep_layers : number or array
+        MoE blocks whose experts are split over chips (expert parallelism; 0 without it), :math:`L_{ep}` [-]
+    allreduce_time : number or array
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+
+    Returns
+    -------
+    comm_time : number or array
+        Communication time on the critical path of one step, :math:`t_{comm}` [s]
+
+    Examples
+    --------
+    80 dense layers, 4.08 us each: 0.65 ms.
+
+    >>> round(layer_allreduce_time(n_layers=80, n_ep_layers=0, allreduce_time=4.08e-6) * 1e3, 2)
+    0.65
+    """
+    _exact = _exact_args(('n_layers', 'n_ep_layers', 'allreduce_time'), (n_layers, n_ep_layers, allreduce_time))
+    if _exact is not None:
+        n_layers, n_ep_layers, allreduce_time = _exact
+        try:
+            return _exact_result(allreduce_time*(2*n_layers - n_ep_layers))
+        except ZeroDivisionError:
+            return _inf
+    n_layers, n_ep_layers, allreduce_time = _vector_args(('n_layers', 'n_ep_layers', 'allreduce_time'), (n_layers, n_ep_layers, allreduce_time))
+    with _quiet():
+        return _vector_result(allreduce_time*(2*n_layers - n_ep_layers))
+
+
+def layer_alltoall_time(*, n_ep_layers, alltoall_bytes, link_bandwidth, link_latency=0):
+    """All-to-all time of one step on one chip: in each of the L_ep expert-parallel MoE blocks,
+    its bytes over its link and a latency for each of the two phases
+    (:data:`alltoall_time`).
+
+    .. math::
+
+        t_{comm} = L_{ep} \\left(2 \\alpha_{link} + \\frac{M_{a2a}}{\\beta_{link}}\\right)
+
+    Parameters
+    ----------
+    n_ep_layers : number or array
+        MoE blocks whose experts are split over chips (expert parallelism; 0 without it), :math:`L_{ep}` [-]
+    alltoall_bytes : number or array
+        Bytes one chip sends in the all-to-all of an expert-parallel MoE layer, :math:`M_{a2a}` [B]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array (default 0)
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+
+    Returns
+    -------
+    comm_time : number or array
+        Communication time on the critical path of one step, :math:`t_{comm}` [s]
+
+    Examples
+    --------
+    58 MoE layers of 7.43 MB over 50 GB/s of network, 2.7 us a phase: 8.93 ms.
+
+    >>> round(layer_alltoall_time(n_ep_layers=58, alltoall_bytes=7.43e6, link_bandwidth=50e9,
+    ...                           link_latency=2.7e-6) * 1e3, 2)
+    8.93
+    """
+    _exact = _exact_args(('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'), (n_ep_layers, alltoall_bytes, link_bandwidth, link_latency))
+    if _exact is not None:
+        n_ep_layers, alltoall_bytes, link_bandwidth, link_latency = _exact
+        try:
+            return _exact_result(n_ep_layers*(alltoall_bytes/link_bandwidth + 2*link_latency))
+        except ZeroDivisionError:
+            return _inf
+    n_ep_layers, alltoall_bytes, link_bandwidth, link_latency = _vector_args(('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'), (n_ep_layers, alltoall_bytes, link_bandwidth, link_latency))
+    with _quiet():
+        return _vector_result(n_ep_layers*(alltoall_bytes/link_bandwidth + 2*link_latency))
 
 
 def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
@@ -4636,6 +4820,47 @@ def ops_per_byte(*, peak_flops, bandwidth):
         return _vector_result(peak_flops/bandwidth)
 
 
+def overlapped_time(*, work_time, comm_time):
+    """Lower bound on a step whose communication runs while the chip computes: the longer of
+    its work (memory traffic and arithmetic) and its communication. Engines overlap them by
+    splitting a batch or a prompt in two and letting one half compute while the other
+    communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum
+    t_work + t_comm is what a step costs without that, a bound only for an engine that
+    waits.
+
+    .. math::
+
+        t_{step} = \\max\\left(t_{work}, t_{comm}\\right)
+
+    Parameters
+    ----------
+    work_time : number or array
+        Time of a step's memory traffic and arithmetic on one chip, without its communication, :math:`t_{work}` [s]
+    comm_time : number or array
+        Communication time on the critical path of one step, :math:`t_{comm}` [s]
+
+    Returns
+    -------
+    step_seconds : number or array
+        Time of one decode step, :math:`t_{step}` [s]
+
+    Examples
+    --------
+    >>> overlapped_time(work_time=0.018, comm_time=0.021)
+    0.021
+    """
+    _exact = _exact_args(('work_time', 'comm_time'), (work_time, comm_time))
+    if _exact is not None:
+        work_time, comm_time = _exact
+        try:
+            return _exact_result(max(comm_time, work_time))
+        except ZeroDivisionError:
+            return _inf
+    work_time, comm_time = _vector_args(('work_time', 'comm_time'), (work_time, comm_time))
+    with _quiet():
+        return _vector_result(_np.maximum(comm_time, work_time))
+
+
 def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
     S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
@@ -5062,7 +5287,7 @@ def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=
     Returns
     -------
     allreduce_time : number or array
-        Time of one ring all-reduce, :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
 
     NCCL reports an all-reduce's "bus bandwidth" as (M / t) x 2(N - 1)/N for exactly this
     reason: it is the link bandwidth a ring all-reduce achieves, whatever N.
@@ -5471,6 +5696,56 @@ def stage_flops(*, step_flops, pp):
     step_flops, pp = _vector_args(('step_flops', 'pp'), (step_flops, pp))
     with _quiet():
         return _vector_result(step_flops/pp)
+
+
+def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink
+    SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole
+    message once (the switch adds the N copies of each 1/N share as it reads them), reads back
+    its reduced share (M/N), and stores that share once to a multicast address that the switch
+    copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M,
+    against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when
+    chips add, not when the network does. Two steps pay a latency (reduce, multicast).
+
+    .. math::
+
+        t_{ar} = 2 \\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} + 1\\right)}{N_{chip} \\beta_{link}}
+
+    Parameters
+    ----------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+    n_chips : number or array
+        Chips that serve one model replica, :math:`N_{chip}` [-]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array (default 0)
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+
+    Returns
+    -------
+    allreduce_time : number or array
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+
+    Examples
+    --------
+    1 MiB over 8 H100s (450 GB/s per direction), no latency: 1.125 x 1,048,576 B / 450 GB/s =
+    2.62 us, against 4.08 us for the ring.
+
+    >>> t = switch_allreduce_time(message_bytes=1048576, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    2.62
+    """
+    _exact = _exact_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    if _exact is not None:
+        message_bytes, n_chips, link_bandwidth, link_latency = _exact
+        try:
+            return _exact_result(message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency)
+        except ZeroDivisionError:
+            return _inf
+    message_bytes, n_chips, link_bandwidth, link_latency = _vector_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    with _quiet():
+        return _vector_result(message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency)
 
 
 def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_flops, comm_time=0):
@@ -5973,6 +6248,65 @@ def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time
     step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = _vector_args(('step_bytes', 'step_flops', 'tp', 'bandwidth', 'peak_flops', 'comm_time'), (step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time))
     with _quiet():
         return _vector_result(comm_time + _np.maximum(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth)))
+
+
+def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency):
+    """Time of a hierarchical all-reduce over N_node scale-up domains of N_dom chips each: a
+    ring reduce-scatter inside each domain leaves every chip with one 1/N_dom share summed over
+    its domain; the chips holding the same share all-reduce it over the scale-out network, a
+    ring of N_node (every chip has its own network port); a ring all-gather inside each domain
+    spreads the result. The two phases inside the domain make one ring all-reduce of the
+    message; the network carries only 1/N_dom of it.
+
+    .. math::
+
+        t_{ar} = \\alpha_{link} \\left(2 N_{dom} - 2\\right) + \\alpha_{out} \\left(2 N_{node} - 2\\right) + \\frac{M_{msg} \\left(2 N_{dom} - 2\\right)}{N_{dom} \\beta_{link}} + \\frac{M_{msg} \\left(2 N_{node} - 2\\right)}{N_{dom} N_{node} \\beta_{out}}
+
+    Parameters
+    ----------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+    domain_chips : number or array
+        Chips of a collective inside one scale-up domain, :math:`N_{dom}` [-]
+    n_nodes : number or array
+        Scale-up domains (nodes) a collective spans, or the destinations an all-to-all sends to, :math:`N_{node}` [-]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+    out_bandwidth : number or array
+        Bandwidth of one chip on the scale-out network (between scale-up domains), per direction, :math:`\\beta_{out}` [B/s]
+    out_latency : number or array
+        Latency of one collective step on the scale-out network, :math:`\\alpha_{out}` [s]
+
+    Returns
+    -------
+    allreduce_time : number or array
+        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+
+    With one domain (N_node = 1) this is :data:`ring_allreduce_time` over N_dom chips.
+
+    Examples
+    --------
+    1 MiB over two nodes of 8 H100s (NVLink 450 GB/s, 0.47 us a step; 50 GB/s of network per
+    chip, 2.7 us a step): inside, 4.08 us of transfer and 14 x 0.47 = 6.58 us of latency;
+    outside, a 128 KiB shard between two nodes, 2.62 us and 2 x 2.7 = 5.4 us: 18.7 us.
+
+    >>> t = two_tier_allreduce_time(message_bytes=1048576, domain_chips=8, n_nodes=2,
+    ...     link_bandwidth=450e9, link_latency=0.47e-6, out_bandwidth=50e9, out_latency=2.7e-6)
+    >>> round(t * 1e6, 1)
+    18.7
+    """
+    _exact = _exact_args(('message_bytes', 'domain_chips', 'n_nodes', 'link_bandwidth', 'link_latency', 'out_bandwidth', 'out_latency'), (message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency))
+    if _exact is not None:
+        message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency = _exact
+        try:
+            return _exact_result(message_bytes*(2*domain_chips - 2)/(domain_chips*link_bandwidth) + message_bytes*(2*n_nodes - 2)/(domain_chips*n_nodes*out_bandwidth) + link_latency*(2*domain_chips - 2) + out_latency*(2*n_nodes - 2))
+        except ZeroDivisionError:
+            return _inf
+    message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency = _vector_args(('message_bytes', 'domain_chips', 'n_nodes', 'link_bandwidth', 'link_latency', 'out_bandwidth', 'out_latency'), (message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency))
+    with _quiet():
+        return _vector_result(message_bytes*(2*domain_chips - 2)/(domain_chips*link_bandwidth) + message_bytes*(2*n_nodes - 2)/(domain_chips*n_nodes*out_bandwidth) + link_latency*(2*domain_chips - 2) + out_latency*(2*n_nodes - 2))
 
 
 def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):

@@ -12,6 +12,11 @@ export function alltoall_bytes({batch, d_model, n_active_experts, ep, bits = 16}
   return ((1/4))*batch*bits*d_model*n_active_experts*(ep - 1)/ep;
 }
 
+/** Copies of one token's activations a chip sends away in one phase of an expert-parallel all-to-all, when a token goes once to each destination that holds any of its k experts (a node forwards it to its own chips) and routing may use at most M_node of the N_node destinations (DeepSeek-V3: 4 nodes). With uniform routing over the M_node destinations chosen, each holds at least one of the k experts with probability 1 - (1 - 1/M_node)^k, and one destination in N_node is the chip's own. [1] */
+export function alltoall_copies({n_active_experts, n_nodes, node_limit} = {}) {
+  return node_limit*(1 - Math.pow(1 - 1/node_limit, n_active_experts))*(n_nodes - 1)/n_nodes;
+}
+
 /** Time of the all-to-alls of one MoE layer on one chip: its bytes over its link, and one latency for each of the two phases (dispatch, combine). [s] */
 export function alltoall_time({alltoall_bytes, link_bandwidth, link_latency = 0} = {}) {
   return alltoall_bytes/link_bandwidth + 2*link_latency;
@@ -222,6 +227,11 @@ export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul
   return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
 }
 
+/** Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in fp8), and as many expert outputs back in the combine, at b bits (bf16). [B] */
+export function dispatch_combine_bytes({batch, d_model, alltoall_copies, bits_dispatch, bits = 16} = {}) {
+  return ((1/8))*batch*alltoall_copies*d_model*(bits + bits_dispatch);
+}
+
 /** Bits per weight on average, where parts of a model are stored at different precisions. [bit] */
 export function effective_bits({weight_bytes, n_params} = {}) {
   return 8*weight_bytes/n_params;
@@ -335,6 +345,16 @@ export function kv_transfer_bytes({kv_cache_bytes_per_token, prompt} = {}) {
 /** Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer). [s] */
 export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency = 0} = {}) {
   return transfer_bytes/link_bandwidth + link_latency;
+}
+
+/** All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers). [s] */
+export function layer_allreduce_time({n_layers, n_ep_layers, allreduce_time} = {}) {
+  return allreduce_time*(2*n_layers - n_ep_layers);
+}
+
+/** All-to-all time of one step on one chip: in each of the L_ep expert-parallel MoE blocks, its bytes over its link and a latency for each of the two phases (:data:`alltoall_time`). [s] */
+export function layer_alltoall_time({n_ep_layers, alltoall_bytes, link_bandwidth, link_latency = 0} = {}) {
+  return n_ep_layers*(alltoall_bytes/link_bandwidth + 2*link_latency);
 }
 
 /** Cache of one attention layer for B sequences, each holding the positions the layer keeps. [B] */
@@ -482,6 +502,11 @@ export function ops_per_byte({peak_flops, bandwidth} = {}) {
   return peak_flops/bandwidth;
 }
 
+/** Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. Engines overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits. [s] */
+export function overlapped_time({work_time, comm_time} = {}) {
+  return Math.max(comm_time, work_time);
+}
+
 /** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens. [B] */
 export function paged_waste({kv_cache_bytes_per_token, context, block_tokens, batch = 1} = {}) {
   return batch*kv_cache_bytes_per_token*(-context + block_tokens*Math.ceil(context/block_tokens));
@@ -582,6 +607,11 @@ export function stage_flops({step_flops, pp} = {}) {
   return step_flops/pp;
 }
 
+/** Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast). [s] */
+export function switch_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
+  return message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency;
+}
+
 /** Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step. [s] */
 export function time_per_output_token({step_bytes, step_flops, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(n_chips*peak_flops), step_bytes/(n_chips*bandwidth));
@@ -630,6 +660,11 @@ export function tp_speedup({decode_time, tp, comm_time} = {}) {
 /** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. [s] */
 export function tp_step_time({step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth));
+}
+
+/** Time of a hierarchical all-reduce over N_node scale-up domains of N_dom chips each: a ring reduce-scatter inside each domain leaves every chip with one 1/N_dom share summed over its domain; the chips holding the same share all-reduce it over the scale-out network, a ring of N_node (every chip has its own network port); a ring all-gather inside each domain spreads the result. The two phases inside the domain make one ring all-reduce of the message; the network carries only 1/N_dom of it. [s] */
+export function two_tier_allreduce_time({message_bytes, domain_chips, n_nodes, link_bandwidth, link_latency, out_bandwidth, out_latency} = {}) {
+  return message_bytes*(2*domain_chips - 2)/(domain_chips*link_bandwidth) + message_bytes*(2*n_nodes - 2)/(domain_chips*n_nodes*out_bandwidth) + link_latency*(2*domain_chips - 2) + out_latency*(2*n_nodes - 2);
 }
 
 /** Embedding parameters a decode step of one token does not read: all but one row of an untied input table (a tied table is read whole, as the head) and all but one row of a learned position table. [1] */
@@ -727,6 +762,18 @@ export const FORMULAS = {
   ],
   "summary": "Bytes one chip sends in the all-to-alls of one expert-parallel MoE layer: each of its B tokens goes to its k experts, of which a share (N_ep - 1)/N_ep lives on other chips (uniform routing), once to dispatch the token's activations and once to combine the experts' outputs.",
   "unit": "B"
+ },
+ "alltoall_copies": {
+  "defaults": {},
+  "latex": "c_{a2a} = \\frac{M_{node} \\left(1 - \\left(1 - \\frac{1}{M_{node}}\\right)^{k}\\right) \\left(N_{node} - 1\\right)}{N_{node}}",
+  "lhs": "alltoall_copies",
+  "params": [
+   "n_active_experts",
+   "n_nodes",
+   "node_limit"
+  ],
+  "summary": "Copies of one token's activations a chip sends away in one phase of an expert-parallel all-to-all, when a token goes once to each destination that holds any of its k experts (a node forwards it to its own chips) and routing may use at most M_node of the N_node destinations (DeepSeek-V3: 4 nodes). With uniform routing over the M_node destinations chosen, each holds at least one of the k experts with probability 1 - (1 - 1/M_node)^k, and one destination in N_node is the chip's own.",
+  "unit": "1"
  },
  "alltoall_time": {
   "defaults": {
@@ -1416,6 +1463,22 @@ export const FORMULAS = {
   "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs.",
   "unit": "s"
  },
+ "dispatch_combine_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{a2a} = \\frac{B d_{model} c_{a2a} \\left(b + b_{disp}\\right)}{8}",
+  "lhs": "alltoall_bytes",
+  "params": [
+   "batch",
+   "d_model",
+   "alltoall_copies",
+   "bits_dispatch",
+   "bits"
+  ],
+  "summary": "Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in fp8), and as many expert outputs back in the combine, at b bits (bf16).",
+  "unit": "B"
+ },
  "effective_bits": {
   "defaults": {},
   "latex": "b_{w} = \\frac{8 W}{P}",
@@ -1726,6 +1789,33 @@ export const FORMULAS = {
    "link_latency"
   ],
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
+  "unit": "s"
+ },
+ "layer_allreduce_time": {
+  "defaults": {},
+  "latex": "t_{comm} = t_{ar} \\left(2 L - L_{ep}\\right)",
+  "lhs": "comm_time",
+  "params": [
+   "n_layers",
+   "n_ep_layers",
+   "allreduce_time"
+  ],
+  "summary": "All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).",
+  "unit": "s"
+ },
+ "layer_alltoall_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{comm} = L_{ep} \\left(2 \\alpha_{link} + \\frac{M_{a2a}}{\\beta_{link}}\\right)",
+  "lhs": "comm_time",
+  "params": [
+   "n_ep_layers",
+   "alltoall_bytes",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "All-to-all time of one step on one chip: in each of the L_ep expert-parallel MoE blocks, its bytes over its link and a latency for each of the two phases (:data:`alltoall_time`).",
   "unit": "s"
  },
  "layer_cache_bytes": {
@@ -2184,6 +2274,17 @@ export const FORMULAS = {
   "summary": "A chip's ops:byte ratio: the FLOPs it can do for each byte it loads. An operation of lower arithmetic intensity is memory-bound on it; of higher, compute-bound.",
   "unit": "FLOP/B"
  },
+ "overlapped_time": {
+  "defaults": {},
+  "latex": "t_{step} = \\max\\left(t_{work}, t_{comm}\\right)",
+  "lhs": "step_seconds",
+  "params": [
+   "work_time",
+   "comm_time"
+  ],
+  "summary": "Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. Engines overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits.",
+  "unit": "s"
+ },
  "paged_waste": {
   "defaults": {
    "batch": 1
@@ -2445,6 +2546,21 @@ export const FORMULAS = {
   "summary": "FLOPs one of pp pipeline stages does: its share of the layers.",
   "unit": "FLOP"
  },
+ "switch_allreduce_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{ar} = 2 \\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} + 1\\right)}{N_{chip} \\beta_{link}}",
+  "lhs": "allreduce_time",
+  "params": [
+   "message_bytes",
+   "n_chips",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast).",
+  "unit": "s"
+ },
  "time_per_output_token": {
   "defaults": {
    "comm_time": 0,
@@ -2618,6 +2734,22 @@ export const FORMULAS = {
    "comm_time"
   ],
   "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce.",
+  "unit": "s"
+ },
+ "two_tier_allreduce_time": {
+  "defaults": {},
+  "latex": "t_{ar} = \\alpha_{link} \\left(2 N_{dom} - 2\\right) + \\alpha_{out} \\left(2 N_{node} - 2\\right) + \\frac{M_{msg} \\left(2 N_{dom} - 2\\right)}{N_{dom} \\beta_{link}} + \\frac{M_{msg} \\left(2 N_{node} - 2\\right)}{N_{dom} N_{node} \\beta_{out}}",
+  "lhs": "allreduce_time",
+  "params": [
+   "message_bytes",
+   "domain_chips",
+   "n_nodes",
+   "link_bandwidth",
+   "link_latency",
+   "out_bandwidth",
+   "out_latency"
+  ],
+  "summary": "Time of a hierarchical all-reduce over N_node scale-up domains of N_dom chips each: a ring reduce-scatter inside each domain leaves every chip with one 1/N_dom share summed over its domain; the chips holding the same share all-reduce it over the scale-out network, a ring of N_node (every chip has its own network port); a ring all-gather inside each domain spreads the result. The two phases inside the domain make one ring all-reduce of the message; the network carries only 1/N_dom of it.",
   "unit": "s"
  },
  "unread_embedding_params": {

@@ -23,6 +23,7 @@ at        another step evaluated with some inputs changed (a sequence of one, a 
 chain     the precisions whose peak may apply, in order, for a weight format
 precision the first of them the chip has; ``rate``: the chip's peak at a precision
 link      the link a group of chips uses, from the chip's interconnect
+field     one entry of a record (a chip's interconnect), missing where absent or empty
 solve     a named numerical search over one input: ``largest`` (the largest integer whose
           value stays within a budget) or ``crossing`` (where a rising time meets a falling one)
 ========  ==================================================================================
@@ -296,6 +297,8 @@ def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
         refs |= set(_refs(step["peaks"])) | set(_refs(step["precision"]))
     elif op == "link":
         refs |= set(_refs(step["interconnect"])) | {r for x in step["chips"] for r in _refs(x)}
+    elif op == "field":
+        refs |= set(_refs(step["of"]))
     elif op == "solve":
         keys = ("value", "budget", "limit") if step["solver"] == "largest" else \
             ("rises", "falls", "limit")
@@ -567,6 +570,14 @@ def _link(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return ic.get("scale_out_bandwidth") or ic.get("pcie_bandwidth") or None
 
 
+def _entry(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    record = ev.ref(step["of"])
+    if record is None:
+        return None
+    v = record.get(step["key"])
+    return None if v is None or v == "" else v
+
+
 def _solve(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return SOLVERS[step["solver"]](ev, step)
 
@@ -624,4 +635,5 @@ PLAN_STEPS: Mapping[str, Any] = _plan_steps()
 SOLVERS = {"largest": _largest, "crossing": _crossing}
 OPS = {"formula": _formula, "sum": _sum, "mean": _mean, "add": _add, "mul": _mul, "div": _div,
        "first": _first, "choose": _choose, "gt": _gt, "le": _le, "finite": _finite, "at": _at,
-       "chain": _chain, "precision": _precision, "rate": _rate, "link": _link, "solve": _solve}
+       "chain": _chain, "precision": _precision, "rate": _rate, "link": _link, "field": _entry,
+       "solve": _solve}

@@ -389,10 +389,10 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         question="critical prompt of Llama 3.1 8B at fp16 on an L40S"),
     "ex-nb-prefill-ttft-tp4": Answer(
         lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=4,
-                                   prompt=3000).ttft_seconds, "ms",
+                                   prompt=3000).ttft_serialized_seconds, "ms",
         "estimate() with tp=4 and prompt=3000: the prefill's roofline split 4 ways, plus two "
-        "all-reduces of 3000 activation vectors per layer",
-        question="TTFT bound, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
+        "all-reduces of 3000 activation vectors per layer added after it",
+        question="serialized TTFT, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
     "ex-nb-prefill-chunk-bytes": Answer(
         lambda: _chunked_bytes("llama-3.1-8b", 8192, 512) / GB, "GB",
         "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "

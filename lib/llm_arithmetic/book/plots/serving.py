@@ -167,9 +167,11 @@ def tp_step_vs_degree(model: Model, chip: Hardware, weights: str = "fp16",
                       degrees: Sequence[int] | None = None, link_latency: float = 0.0,
                       ax: plt.Axes | None = None) -> plt.Axes:
     """Time per output token of a decode step split over N_tp chips, against N_tp, one colour
-    per batch (``estimate(..., tp=N)``): with the all-reduces at ``link_latency`` per hop
-    (solid), and without any communication (dotted). Beyond the chip's scale-up domain the
-    all-reduces cross the node network (the catalog's interconnect).
+    per batch (``estimate(..., tp=N)``): with ring all-reduces at ``link_latency`` per step
+    serialized after the work (solid: the sum of ``tp_step_time``), and without any
+    communication (dotted). Beyond the chip's scale-up domain the all-reduces are two-tier:
+    rings inside each domain and a ring of shards over the node network (the catalog's
+    interconnect).
 
     >>> from llm_arithmetic import get_model, get_hardware
     >>> ax = tp_step_vs_degree(get_model("llama-3-70b"), get_hardware("h100-sxm"), "fp8",
@@ -182,12 +184,10 @@ def tp_step_vs_degree(model: Model, chip: Hardware, weights: str = "fp16",
     n = [d for d in (1, 2, 4, 8, 16, 32, 64) if d <= heads and heads % d == 0] \
         if degrees is None else list(degrees)
     for b in batches:
-        t = [estimate(model, hardware=chip, weights=weights, context=context, batch=b, tp=d,
-                      link_latency=link_latency).tpot_seconds for d in n]
-        alone = [estimate(model, hardware=chip, weights=weights, context=context, batch=b,
-                          tp=d, link_latency=0.0).tpot_seconds
-                 - (estimate(model, hardware=chip, weights=weights, context=context, batch=b,
-                             tp=d, link_latency=0.0).allreduce_seconds_per_token or 0.0)
+        kw = dict(hardware=chip, weights=weights, context=context, batch=b)
+        t = [estimate(model, tp=d, link_latency=link_latency, allreduce="ring",
+                      overlap=False, **kw).tpot_seconds for d in n]
+        alone = [estimate(model, tp=d, link_bandwidth=1e15, link_latency=0.0, **kw).tpot_seconds
                  for d in n]
         (line,) = ax.plot(n, np.array(t) * 1e3, "o-", ms=4, label=f"batch {b}")
         ax.plot(n, np.array(alone) * 1e3, ":", color=line.get_color(), lw=1.2,

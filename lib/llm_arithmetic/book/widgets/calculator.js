@@ -131,7 +131,8 @@ const Estimate = (function () {
   function evaluator(m, chip, opts) {
     const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
-      link_bandwidth: null, link_latency: 0, ...opts};
+      link_bandwidth: null, link_latency: null, overlap: true, allreduce: null,
+      node_limit: null, dispatch_bits: null, ...opts};
     const context = count("context", o.context);
     const batch = count("batch", o.batch);
     const [tp, ep, pp] = parallel(m, o.tp, o.ep, o.pp);
@@ -141,14 +142,17 @@ const Estimate = (function () {
     const pricePerHour = servingNumber("price_per_hour", o.price_per_hour);
     const powerWatts = servingNumber("power_watts", o.power_watts);
     const linkBw = servingNumber("link_bandwidth", o.link_bandwidth);
-    const linkLatency = Number(o.link_latency);
-    if (!(Number.isFinite(linkLatency) && linkLatency >= 0 && linkLatency <= 1)) {
+    const linkLatency = o.link_latency === null || o.link_latency === undefined ? null
+      : Number(o.link_latency);
+    if (linkLatency !== null
+        && !(Number.isFinite(linkLatency) && linkLatency >= 0 && linkLatency <= 1)) {
       throw new Error("link_latency is in seconds and must lie in [0, 1]");
     }
+    const comm = commOptions(o);
     const bwBits = o.weights === null || o.weights === undefined ? null : formatBits(o.weights);
     const kvBits = formatBits(o.bits_kv);
     const inputs = {...chipInputs(chip), context, batch, prompt, generate, overhead: o.overhead,
-      tp, ep, pp, link_latency: linkLatency, price_per_hour: pricePerHour,
+      tp, ep, pp, given_link_latency: linkLatency, ...comm, price_per_hour: pricePerHour,
       bits_weight: bwBits, weight_format: formatInput(o.weights), bits_kv: kvBits,
       bits_state: kvBits, given_bandwidth: o.bandwidth ?? null,
       given_peak_flops: o.peak_flops ?? null, given_capacity: o.capacity ?? null,
@@ -156,8 +160,25 @@ const Estimate = (function () {
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(o);
     return [Plan.base(m).child({...inputs, ...spec}), {context, batch, tp, ep, pp, prompt,
-      generate, link_latency: linkLatency, price_per_hour: pricePerHour, bits_kv: kvBits,
-      ...spec}];
+      generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
+      dispatch_bits: comm.dispatch_bits, ...spec}];
+  }
+
+  // the communication options as estimate._comm_options checks them
+  function commOptions(o) {
+    if (typeof o.overlap !== "boolean") throw new Error("overlap must be true or false");
+    if (o.allreduce !== null && o.allreduce !== undefined
+        && !["ring", "switch"].includes(o.allreduce)) {
+      throw new Error("allreduce must be one of ring, switch");
+    }
+    const nodeLimit = o.node_limit === null || o.node_limit === undefined ? null
+      : count("node_limit", o.node_limit);
+    return {overlap: o.overlap,
+      in_switch: o.allreduce === null || o.allreduce === undefined ? null
+        : o.allreduce === "switch",
+      node_limit: nodeLimit,
+      dispatch_bits: o.dispatch_bits === null || o.dispatch_bits === undefined ? null
+        : formatBits(o.dispatch_bits)};
   }
 
   function estimate(m, chip, opts) {

@@ -159,6 +159,7 @@ const Plan = (function () {
       case "precision": add([step.chain, step.peaks, step.unless]); break;
       case "rate": add([step.peaks, step.precision]); break;
       case "link": add([step.interconnect, ...step.chips]); break;
+      case "field": add([step.of]); break;
       case "solve": {
         const keys = step.solver === "largest" ? ["value"] : ["rises", "falls"];
         add([...keys.map((k) => step[k]), step.budget, step.limit]);
@@ -391,6 +392,12 @@ const Plan = (function () {
       if (n <= domain && ic.scale_up_bandwidth) return ic.scale_up_bandwidth;
       if (n <= domain && ic.pcie_bandwidth) return ic.pcie_bandwidth;
       return ic.scale_out_bandwidth || ic.pcie_bandwidth || null;
+    },
+    field(ev, step) {
+      const record = ev.ref(step.of);
+      if (!record) return null;
+      const v = record[step.key];
+      return v === undefined || v === null || v === "" ? null : v;
     },
     solve: (ev, step) => SOLVERS[step.solver](ev, step),
   };
