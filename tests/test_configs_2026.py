@@ -146,6 +146,34 @@ def test_family_without_a_reader_is_refused_in_one_line(name):
     assert "\n" not in str(err.value)
 
 
+# ---- a reconstructed file (tests/configs/SOURCES.md section 7, FAMILIES.md section 14.7) ----------
+GLM_AIR = CONFIGS / "reconstructed" / "glm-4.5-air.json"
+
+
+def test_glm4_moe_equals_the_meta_device_count_with_its_router_buffers():
+    t = truth(GLM_AIR)
+    m = read_config(GLM_AIR)
+    assert m.total_params == t["params"] + t["persistent_buffers"]
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": t["persistent_buffers"]}
+    assert m.kv_bytes_per_token() == 188_416
+
+
+def test_glm4_moe_rounds_to_the_published_106b_and_12b_active():
+    m = read_config(GLM_AIR)
+    assert int(m.total_params / 1e9) == 106  # 106.85B: the card truncates
+    # the card's 12B active leaves out both embedding matrices
+    assert round((m.active_params - 2 * m.n_vocab * m.d_model) / 1e9) == 12
+    # the MTP layer transformers does not build is reported apart, outside the total
+    assert [(e.name, e.in_total) for e in m.extras] == [("multi-token prediction", False)]
+
+
+def test_glm4_moe_qk_norms_follow_use_qk_norm():
+    cfg = json.loads(GLM_AIR.read_text(encoding="utf-8"))
+    plain = read_config(cfg).total_params
+    cfg["use_qk_norm"] = True  # GLM-4.5's own setting: q_norm and k_norm of head_dim per layer
+    assert read_config(cfg).total_params - plain == 46 * 2 * 128
+
+
 # ---- relabelled and contradicted files ---------------------------------------------------------
 def _without_architectures(cfg):
     del cfg["architectures"]

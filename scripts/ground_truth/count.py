@@ -1,4 +1,5 @@
-"""Independent ground truth for parameter counts: instantiate every vendored ``config.json`` on
+"""Independent ground truth for parameter counts: instantiate every vendored ``config.json``
+(``tests/configs``, its ``reconstructed`` folder and the catalog's) on
 PyTorch's meta device with the transformers release that defines the family, and write the
 parameter and persistent-buffer counts to ``tests/data/ground_truth.json``.
 
@@ -49,6 +50,7 @@ OUT = ROOT / "tests" / "data" / "ground_truth.json"
 
 def config_files() -> list[Path]:
     files = sorted((ROOT / "tests" / "configs").glob("*.json"))
+    files += sorted((ROOT / "tests" / "configs" / "reconstructed").glob("*.json"))
     files += sorted((ROOT / "lib" / "llm_arithmetic" / "catalog" / "data" / "models")
                     .glob("*/config.json"))
     return files

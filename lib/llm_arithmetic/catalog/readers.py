@@ -645,16 +645,24 @@ def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
-    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0) if v3 else 0
-    if mtp:
-        # DeepSeek-V3's MTP module: per layer enorm, hnorm (d each), eh_proj (2d x d), one
-        # decoder block (MoE), shared_head.norm (d); its checkpoint also stores an embedding
-        # table and an output head (V x d each).
-        block = Layers(1, attn, mlp=mlp_of(n), norms=2).params(d)
-        per = 3 * d + 2 * d * d + block + 2 * kw["n_vocab"] * d
-        kw["extras"] = (Extra("multi-token prediction", mtp * per, False,
-                              "DeepSeek-V3's MTP module (not in the paper's 671B)"),)
+    if v3:
+        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2),
+                                   "DeepSeek-V3's MTP module (not in the paper's 671B)")
     return kw
+
+
+def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
+                note: str) -> tuple[Extra, ...]:
+    """Multi-token prediction layers (``num_nextn_predict_layers``), which transformers does not
+    build: in DeepSeek-V3's layout each has enorm, hnorm (d each), eh_proj (2d x d), one decoder
+    block, shared_head.norm (d), and its checkpoint also stores an embedding table and an output
+    head (V x d each). Reported apart, not in the total."""
+    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    if not mtp:
+        return ()
+    d = kw["d_model"]
+    per = 3 * d + 2 * d * d + block.params(d) + 2 * kw["n_vocab"] * d
+    return (Extra("multi-token prediction", mtp * per, False, note),)
 
 
 def _deepseek_v2(r: _Reader) -> dict[str, Any]:
@@ -663,6 +671,35 @@ def _deepseek_v2(r: _Reader) -> dict[str, Any]:
 
 def _deepseek_v3(r: _Reader) -> dict[str, Any]:
     return _deepseek(r, v3=True)
+
+
+# ---- GLM-4.5 -----------------------------------------------------------------------------------
+def _glm4_moe(r: _Reader) -> dict[str, Any]:
+    # Glm4Moe: q/k/v with biases (attention_bias), o without; q_norm and k_norm of head_dim when
+    # use_qk_norm; the first first_k_dense_replace blocks have a dense MLP of intermediate_size,
+    # the others a mixture: n_routed_experts of moe_intermediate_size, one shared MLP of
+    # n_shared_experts x moe_intermediate_size, a router d x E and its e_score_correction_bias
+    # (E, a persistent buffer the checkpoint stores). Partial rotary embedding: no parameters.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, qk_norm="head" if r.flag("use_qk_norm", False)
+                     else "")
+    e, k = _experts(r, n_key="n_routed_experts")
+    width = r.int("moe_intermediate_size")
+    shared = r.int("n_shared_experts", 1, kind="experts", minimum=0)
+    first = r.int("first_k_dense_replace", 1, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn, mlp=lambda i: moe if i >= first else dense,
+                  d_model=d)
+    kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=moe, norms=2),
+                               "GLM-4.5's MTP layer, counted in DeepSeek-V3's layout")
+    return kw
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
@@ -889,7 +926,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
-    "nemotron_h": _nemotron_h, "qwen3_vl": _qwen3_vl_of("qwen3"),
+    "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
 }
 
@@ -907,7 +944,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "PhiMoEForCausalLM": "phimoe", "Olmo2ForCausalLM": "olmo2",
     "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
-    "NemotronHForCausalLM": "nemotron_h", "Qwen3VLForConditionalGeneration": "qwen3_vl",
+    "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
+    "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
 
