@@ -64,6 +64,7 @@ REFUSED = {
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
     "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
+    "laguna-xs.2-fp8": "num_attention_heads_per_layer",
 }
 NO_READER = {"mimo-7b-base", "minimax-m2.5", "step-3.7-flash"}
 VISION_UNCOUNTED = {"kimi-k2.5"}

@@ -85,6 +85,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("attention_k_eq_v", "keys shared with values"),
     ("swa_num_attention_heads", "per-layer attention geometry (windowed layers with their own "
                                 "heads)"),
+    ("num_attention_heads_per_layer", "per-layer attention geometry (a head count per layer)"),
     ("hidden_size_per_layer_input", "per-layer input embeddings"),
     ("block_configs", "per-layer block shapes (DeciLM / Nemotron-NAS: attention and MLP widths "
                       "that change from layer to layer)"),
