@@ -47,6 +47,7 @@ ANSWERED = {
     "qwen3-vl-30b-a3b-instruct": ("params", 98_304),
     "meta-llama-3.1-405b": ("params", 516_096),
     "qwen3-32b": ("params", 262_144),
+    "minimax-m2.5": ("params+buffers", 253_952),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
@@ -66,7 +67,7 @@ REFUSED = {
     "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
     "laguna-xs.2-fp8": "num_attention_heads_per_layer",
 }
-NO_READER = {"mimo-7b-base", "minimax-m2.5", "step-3.7-flash"}
+NO_READER = {"mimo-7b-base", "step-3.7-flash"}
 VISION_UNCOUNTED = {"kimi-k2.5"}
 
 
@@ -196,6 +197,9 @@ def _pattern_with_unknown_block(cfg):
      r"field 'use_qk_norm' = false contradicts the 'qwen3_moe' layout"),
     ("qwen3-coder-480b-a35b-instruct", {"qkv_bias": True},
      r"field 'qkv_bias' = true contradicts the 'qwen3_moe' layout"),
+    # MiniMax-M2's q/k norms are counted over whole projections only; no shared expert
+    ("minimax-m2.5", {"qk_norm_type": "per_head"}, r"field 'qk_norm_type' = 'per_head'"),
+    ("minimax-m2.5", {"shared_intermediate_size": 1536}, r"field 'shared_intermediate_size'"),
     # the dense Qwen3-VL wrapper does not read a mixture of experts
     ("qwen3-vl-30b-a3b-instruct", {"model_type": "qwen3_vl"},
      r"text_config: field '(num_experts|moe_intermediate_size)'.*'qwen3' reader"),

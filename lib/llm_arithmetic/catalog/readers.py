@@ -703,6 +703,35 @@ def _glm4_moe(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- MiniMax-M2 -----------------------------------------------------------------------------------
+def _minimax_m2(r: _Reader) -> dict[str, Any]:
+    # MiniMaxM2: q/k/v/o without biases; with use_qk_norm and qk_norm_type "per_layer", q_norm
+    # over all H head_dim query channels and k_norm over the H_kv head_dim key channels; every
+    # block a mixture of num_local_experts gated experts of intermediate_size, a router d x E
+    # and, with use_routing_bias, its e_score_correction_bias (E, a persistent buffer). The MTP
+    # modules (use_mtp, num_mtp_modules) are not built by transformers and not counted.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    qk = ""
+    if r.flag("use_qk_norm", False):
+        kind = r.raw("qk_norm_type", "per_layer")
+        if kind != "per_layer":
+            raise ConfigError(f"{r.origin}: field 'qk_norm_type' = {kind!r:.40} is not counted "
+                              "(the 'minimax_m2' reader knows 'per_layer' q/k norms)")
+        qk = "full"
+    r.refuse("shared_intermediate_size", "MiniMax-M2's layout has no shared expert")
+    e, k = _experts(r, n_key="num_local_experts")
+    moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
+              router_bias=r.flag("use_routing_bias", False))
+    for key in ("use_mtp", "num_mtp_modules", "mtp_transformer_layers"):
+        r.read.add(key)
+    attn = Attention(h, hkv, dh, qk_norm=qk)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
+
+
 # ---- gpt-oss ------------------------------------------------------------------------------------
 #: OCP MXFP4: 4-bit E2M1 values and one 8-bit E8M0 scale per block of 32 [bit].
 MXFP4_BITS = Fraction(4) + Fraction(8, 32)
@@ -927,7 +956,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
-    "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "qwen3_vl": _qwen3_vl_of("qwen3"),
+    "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
+    "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
 }
 
@@ -946,6 +976,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
+    "MiniMaxM2ForCausalLM": "minimax_m2",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
