@@ -18,6 +18,8 @@ What is counted, per file:
 * ``persistent_buffers``: elements of the buffers that ``state_dict()`` saves (DeepSeek-V3's
   ``e_score_correction_bias``, for example); non-persistent ones (rotary ``inv_freq``) are
   reported apart as ``nonpersistent_buffers``;
+* ``config_mismatch``: sizes the file states that the built model does not hold (file, built):
+  the count is then not the file's and no test may use it;
 * ``by_prefix``: parameters grouped by the first two components of their names
   (``model.language_model``, ``model.visual``, ``lm_head``, ...), so that a multimodal file's
   language model can be compared alone.
@@ -94,6 +96,20 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
     return model, "; ".join(how)
 
 
+def mismatches(cfg: dict, model: torch.nn.Module) -> dict:
+    """Sizes the file states that the built model's (text) configuration does not hold: a class
+    that reads a flat file as a wrapper can fall back to its defaults, and then the count is
+    not the file's."""
+    text = model.config.get_text_config()
+    stated = {**cfg, **(cfg.get("text_config") or {})}
+    out = {}
+    for key in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size"):
+        if key in stated and getattr(text, key, stated[key]) != stated[key]:
+            out[key] = [stated[key], getattr(text, key)]
+    return out
+
+
 def count(model: torch.nn.Module) -> dict:
     params = 0
     by_prefix: Counter[str] = Counter()
@@ -130,6 +146,9 @@ def main() -> int:
         try:
             model, how = build(cfg)
             entry = {"model_type": cfg.get("model_type"), "how": how, **count(model)}
+            wrong = mismatches(cfg, model)
+            if wrong:  # the count is not the file's: say so beside it
+                entry["config_mismatch"] = wrong
             del model
         except Exception as e:  # recorded, not hidden: the reason is the data
             entry = {"model_type": cfg.get("model_type"),
