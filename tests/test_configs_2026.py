@@ -48,6 +48,7 @@ ANSWERED = {
     "meta-llama-3.1-405b": ("params", 516_096),
     "qwen3-32b": ("params", 262_144),
     "minimax-m2.5": ("params+buffers", 253_952),
+    "kimi-k2.5": ("params+buffers", 70_272),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
@@ -68,12 +69,11 @@ REFUSED = {
     "laguna-xs.2-fp8": "num_attention_heads_per_layer",
 }
 NO_READER = {"mimo-7b-base", "step-3.7-flash"}
-VISION_UNCOUNTED = {"kimi-k2.5"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
-    assert names == set(ANSWERED) | set(REFUSED) | NO_READER | VISION_UNCOUNTED
+    assert names == set(ANSWERED) | set(REFUSED) | NO_READER
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
@@ -117,13 +117,25 @@ def test_llama_405b_truncates_to_the_paper():
     assert int(read_config(CONFIGS / "meta-llama-3.1-405b.json").total_params / 1e9) == 405
 
 
-@pytest.mark.parametrize("name", ["qwen3-vl-8b-instruct", "qwen3-vl-30b-a3b-instruct"])
-def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name):
+@pytest.mark.parametrize("name, towers", [
+    ("qwen3-vl-8b-instruct", ["model.visual"]),
+    ("qwen3-vl-30b-a3b-instruct", ["model.visual"]),
+    ("kimi-k2.5", ["model.vision_tower", "model.mm_projector"]),
+])
+def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
     m = read_config(CONFIGS / f"{name}.json")
-    by = truth(CONFIGS / f"{name}.json")["by_prefix"]
+    t = truth(CONFIGS / f"{name}.json")
     tower = sum(e.params for e in m.extras)
-    assert tower == by["model.visual"]
-    assert m.total_params - tower == by["model.language_model"] + by["lm_head.weight"]
+    assert tower == sum(t["by_prefix"][p] for p in towers)
+    buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
+    assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
+                                      + t["by_prefix"]["lm_head.weight"] + buffers)
+
+
+def test_kimi_k2_5_language_model_is_kimi_k2():
+    k25 = read_config(CONFIGS / "kimi-k2.5.json")
+    k2 = read_config(CONFIGS / "kimi-k2-instruct.json")
+    assert k25.total_params - sum(e.params for e in k25.extras) == k2.total_params
 
 
 def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
@@ -143,13 +155,19 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     assert "declare" in message, message
 
 
-@pytest.mark.parametrize("name", sorted(NO_READER | VISION_UNCOUNTED))
+@pytest.mark.parametrize("name", sorted(NO_READER))
 def test_family_without_a_reader_is_refused_in_one_line(name):
     with pytest.raises(ConfigError, match=r"unsupported model_type '[^']+', architectures "
-                                          r"\[.*\]: (no reader knows its layout|it needs a "
-                                          r"vision tower)") as err:
+                                          r"\[.*\]: no reader knows its layout") as err:
         read_config(CONFIGS / f"{name}.json")
     assert "\n" not in str(err.value)
+
+
+def test_unknown_wrapper_with_a_vision_tower_is_refused_naming_it():
+    cfg = config("kimi-k2.5")
+    cfg["model_type"], cfg["architectures"] = "kimi_k26", ["KimiK26ForConditionalGeneration"]
+    with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
+        read_config(cfg)
 
 
 # ---- a reconstructed file (tests/configs/SOURCES.md section 7, FAMILIES.md section 14.7) ----------

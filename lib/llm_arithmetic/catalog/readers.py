@@ -948,6 +948,47 @@ def _qwen3_vl_of(family: str) -> Callable[[_Reader], dict[str, Any]]:
     return read
 
 
+def _moonvit_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Kimi K2.5's vision tower (MoonViT) and its patch-merger projector: a
+    Conv2d patch embedding (3 p p -> h, with bias), a learned height x width x h position table
+    (the temporal one is fixed, not a parameter), ViT blocks, a final LayerNorm; the projector
+    a LayerNorm over h, then (h k_h k_w) -> (h k_h k_w) -> the text width, with biases."""
+    h = r.int("vt_hidden_size")
+    inter = r.int("vt_intermediate_size")
+    n = r.int("vt_num_hidden_layers", kind="layers")
+    r.int("vt_num_attention_heads", kind="heads")
+    p = r.int("patch_size", kind="count")
+    for key, known in (("pos_emb_type", "divided_fixed"), ("mm_projector_type", "patchmerger")):
+        if r.raw(key, known) != known:
+            raise ConfigError(f"{r.origin}: field '{key}' = {r.raw(key)!r:.40} is not counted "
+                              f"(the 'kimi_k25' reader knows {known!r})")
+    r.read.add("merge_type")  # temporal pooling: no parameters
+    if r.int("mm_hidden_size", h) != h or r.int("text_hidden_size", d_text) != d_text:
+        raise ConfigError(f"{r.origin}: fields 'mm_hidden_size' and 'text_hidden_size' must be "
+                          "the tower's and the language model's widths")
+    merge = r.int_list("merge_kernel_size", [2, 2])
+    if len(merge) != 2 or min(merge) < 1:
+        raise ConfigError(f"{r.origin}: field 'merge_kernel_size' must be two positive sizes")
+    positions = r.int("init_pos_emb_height", kind="count") * r.int("init_pos_emb_width",
+                                                                    kind="count")
+    hm = h * merge[0] * merge[1]
+    tower = 3 * p * p * h + h + positions * h + n * _vit_block_params(h, inter) + 2 * h
+    return tower + 2 * h + (hm * hm + hm) + (d_text * hm + d_text)
+
+
+def _kimi_k25(r: _Reader) -> dict[str, Any]:
+    # KimiK25: a Kimi K2 (DeepSeek-V3 layout) language model in text_config, MoonViT and a
+    # patch-merger projector in vision_config.
+    kw = _wrapped_text(r, "deepseek_v3")
+    vision = r.raw("vision_config", None)
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+    vr = _Reader(vision, r.origin + ": vision_config", "kimi_k25_vision")
+    kw["extras"] += (Extra("vision tower and projector", _moonvit_params(vr, kw["d_model"]),
+                           True, "Kimi K2.5's MoonViT encoder and patch-merger projector"),)
+    return kw
+
+
 #: model_type -> reader.
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2,
@@ -957,6 +998,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
+    "kimi_k25": _kimi_k25,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
 }
@@ -976,7 +1018,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
-    "MiniMaxM2ForCausalLM": "minimax_m2",
+    "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
