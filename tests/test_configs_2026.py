@@ -1,0 +1,263 @@
+"""Real config.json files of 2025-2026 families (issue 26), read by what their layers are.
+
+Three independent sources for every answered file:
+
+* the meta-device count of ``tests/data/ground_truth.json``: the transformers release that
+  defines the family instantiated the file on PyTorch's meta device
+  (``scripts/ground_truth/count.py``, its own environment, not run here); each file says which
+  of parameters alone or parameters + persistent buffers the library's count equals;
+* the published count (model card or repository name, ``tests/configs/SOURCES.md`` section 7);
+* the KV bytes per token of the hand derivations in ``tests/configs/FAMILIES.md`` section 14.
+
+Files whose layers the library lacks are refused in one line naming the first missing layer
+kind and the key that declares it (FAMILIES.md section 14.6); relabelled or contradicted files
+are refused naming the key. The catalog's own configs are compared with the same ground truth.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic.catalog.readers import read_config
+from llm_arithmetic.core.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "configs"
+CATALOG = ROOT / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
+TRUTH = json.loads((ROOT / "tests" / "data" / "ground_truth.json").read_text(encoding="utf-8"))
+
+
+def truth(path: Path) -> dict:
+    return TRUTH["models"][path.relative_to(ROOT).as_posix()]
+
+
+def config(name: str) -> dict:
+    return json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+# file -> (which meta count the library equals, KV bytes per token from FAMILIES.md section 14)
+ANSWERED = {
+    "qwen3-coder-480b-a35b-instruct": ("params", 253_952),
+    "kimi-k2-instruct": ("params+buffers", 70_272),
+    "nvidia-nemotron-3-nano-30b-a3b-bf16": ("params+buffers", 6_144),
+    "qwen3-vl-8b-instruct": ("params", 147_456),
+    "qwen3-vl-30b-a3b-instruct": ("params", 98_304),
+    "meta-llama-3.1-405b": ("params", 516_096),
+    "qwen3-32b": ("params", 262_144),
+    "minimax-m2.5": ("params+buffers", 253_952),
+    "kimi-k2.5": ("params+buffers", 70_272),
+}
+
+# file -> the key the refusal names (FAMILIES.md section 14.6)
+REFUSED = {
+    "qwen3.5-27b": "text_config.linear_num_value_heads",
+    "qwen3.5-35b-a3b": "text_config.linear_num_value_heads",
+    "qwen3.5-397b-a17b": "text_config.linear_num_value_heads",
+    "kimi-k3": "text_config.linear_attn_config",
+    "deepseek-v3.2": "index_topk",
+    "glm-5": "index_topk",
+    "deepseek-v4-flash": "compress_ratios",
+    "gemma-4-26b-a4b": "text_config.global_head_dim",
+    "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
+    "mimo-v2-flash": "swa_num_attention_heads",
+    "minimax-m3": "sparse_attention_config",
+    "llama-3_3-nemotron-super-49b-v1": "block_configs",
+    "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
+    "laguna-xs.2-fp8": "num_attention_heads_per_layer",
+}
+NO_READER = {"mimo-7b-base", "step-3.7-flash"}
+
+
+def test_every_vendored_file_is_classified_and_has_ground_truth():
+    names = {p.stem for p in CONFIGS.glob("*.json")}
+    assert names == set(ANSWERED) | set(REFUSED) | NO_READER
+    for p in CONFIGS.glob("*.json"):
+        assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
+    assert TRUTH["transformers"] == "5.24.0"
+    # a count transformers built from its own defaults instead of the file's sizes is flagged in
+    # the data (Step-3.7-Flash's flat file read as a multimodal class) and compared with nothing
+    flagged = {p for p, t in TRUTH["models"].items() if "config_mismatch" in t}
+    assert flagged == {"tests/configs/step-3.7-flash.json"}
+    sources = (CONFIGS / "SOURCES.md").read_text(encoding="utf-8")
+    assert all(f"`{name}.json`" in sources for name in names)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED))
+def test_count_equals_the_meta_device_count(name):
+    which, _ = ANSWERED[name]
+    t = truth(CONFIGS / f"{name}.json")
+    expected = t["params"] + (t["persistent_buffers"] if which == "params+buffers" else 0)
+    assert read_config(CONFIGS / f"{name}.json").total_params == expected
+    if which == "params":
+        assert t["persistent_buffers"] == 0  # the statement is unambiguous
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED))
+def test_kv_bytes_per_token_equal_the_hand_derivation(name):
+    assert read_config(CONFIGS / f"{name}.json").kv_cache_bytes_per_token() == ANSWERED[name][1]
+
+
+@pytest.mark.parametrize("name, published, digits", [
+    # SOURCES.md section 7: model cards and repository names, rounded as published
+    ("qwen3-coder-480b-a35b-instruct", 480e9, 0),
+    ("kimi-k2-instruct", 1e12, 0),
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", 31.6e9, 1),
+    ("qwen3-32b", 32.8e9, 1),
+])
+def test_count_rounds_to_the_published_one(name, published, digits):
+    total = read_config(CONFIGS / f"{name}.json").total_params
+    scale = 1e12 if published >= 1e12 else 1e9
+    assert round(total / scale, digits) == round(published / scale, digits)
+
+
+def test_llama_405b_truncates_to_the_paper():
+    assert int(read_config(CONFIGS / "meta-llama-3.1-405b.json").total_params / 1e9) == 405
+
+
+@pytest.mark.parametrize("name, towers", [
+    ("qwen3-vl-8b-instruct", ["model.visual"]),
+    ("qwen3-vl-30b-a3b-instruct", ["model.visual"]),
+    ("kimi-k2.5", ["model.vision_tower", "model.mm_projector"]),
+])
+def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
+    m = read_config(CONFIGS / f"{name}.json")
+    t = truth(CONFIGS / f"{name}.json")
+    tower = sum(e.params for e in m.extras)
+    assert tower == sum(t["by_prefix"][p] for p in towers)
+    buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
+    assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
+                                      + t["by_prefix"]["lm_head.weight"] + buffers)
+
+
+def test_kimi_k2_5_language_model_is_kimi_k2():
+    k25 = read_config(CONFIGS / "kimi-k2.5.json")
+    k2 = read_config(CONFIGS / "kimi-k2-instruct.json")
+    assert k25.total_params - sum(e.params for e in k25.extras) == k2.total_params
+
+
+def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
+    vl = read_config(CONFIGS / "qwen3-vl-30b-a3b-instruct.json")
+    text = read_config(CATALOG / "qwen3-30b-a3b" / "config.json")
+    assert vl.total_params - sum(e.params for e in vl.extras) == text.total_params
+    assert vl.kv_cache_bytes_per_token() == text.kv_cache_bytes_per_token()
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_missing_layer_kind_is_refused_naming_its_key(name):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"field '{REFUSED[name]}'" in message, message
+    assert "declare" in message, message
+
+
+@pytest.mark.parametrize("name", sorted(NO_READER))
+def test_family_without_a_reader_is_refused_in_one_line(name):
+    with pytest.raises(ConfigError, match=r"unsupported model_type '[^']+', architectures "
+                                          r"\[.*\]: no reader knows its layout") as err:
+        read_config(CONFIGS / f"{name}.json")
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_wrapper_with_a_vision_tower_is_refused_naming_it():
+    cfg = config("kimi-k2.5")
+    cfg["model_type"], cfg["architectures"] = "kimi_k26", ["KimiK26ForConditionalGeneration"]
+    with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
+        read_config(cfg)
+
+
+# ---- a reconstructed file (tests/configs/SOURCES.md section 7, FAMILIES.md section 14.7) ----------
+GLM_AIR = CONFIGS / "reconstructed" / "glm-4.5-air.json"
+
+
+def test_glm4_moe_equals_the_meta_device_count_with_its_router_buffers():
+    t = truth(GLM_AIR)
+    m = read_config(GLM_AIR)
+    assert m.total_params == t["params"] + t["persistent_buffers"]
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": t["persistent_buffers"]}
+    assert m.kv_cache_bytes_per_token() == 188_416
+
+
+def test_glm4_moe_rounds_to_the_published_106b_and_12b_active():
+    m = read_config(GLM_AIR)
+    assert int(m.total_params / 1e9) == 106  # 106.85B: the card truncates
+    # the card's 12B active leaves out both embedding matrices
+    assert round((m.active_params - 2 * m.n_vocab * m.d_model) / 1e9) == 12
+    # the MTP layer transformers does not build is reported apart, outside the total
+    assert [(e.name, e.in_total) for e in m.extras] == [("multi-token prediction", False)]
+
+
+def test_glm4_moe_qk_norms_follow_use_qk_norm():
+    cfg = json.loads(GLM_AIR.read_text(encoding="utf-8"))
+    plain = read_config(cfg).total_params
+    cfg["use_qk_norm"] = True  # GLM-4.5's own setting: q_norm and k_norm of head_dim per layer
+    assert read_config(cfg).total_params - plain == 46 * 2 * 128
+
+
+# ---- relabelled and contradicted files ---------------------------------------------------------
+def _without_architectures(cfg):
+    del cfg["architectures"]
+
+
+def _pattern_with_unknown_block(cfg):
+    cfg["hybrid_override_pattern"] = "X" + cfg["hybrid_override_pattern"][1:]
+
+
+@pytest.mark.parametrize("name, change, pattern", [
+    # Kimi K2 is read through the architecture it names, and only through it
+    ("kimi-k2-instruct", _without_architectures, r"unsupported model_type 'kimi_k2'"),
+    # a known model_type wins over architectures: DeepSeek-V3.2 relabelled as deepseek_v3 meets
+    # that reader's refusal of the indexer's key
+    ("deepseek-v3.2", {"model_type": "deepseek_v3"},
+     r"field 'index_topk' = 2048 declares sparse attention with an indexer"),
+    # keys that restate the qwen3_moe layout are accepted only when they agree with it
+    ("qwen3-coder-480b-a35b-instruct", {"use_qk_norm": False},
+     r"field 'use_qk_norm' = false contradicts the 'qwen3_moe' layout"),
+    ("qwen3-coder-480b-a35b-instruct", {"qkv_bias": True},
+     r"field 'qkv_bias' = true contradicts the 'qwen3_moe' layout"),
+    # MiniMax-M2's q/k norms are counted over whole projections only; no shared expert
+    ("minimax-m2.5", {"qk_norm_type": "per_head"}, r"field 'qk_norm_type' = 'per_head'"),
+    ("minimax-m2.5", {"shared_intermediate_size": 1536}, r"field 'shared_intermediate_size'"),
+    # the dense Qwen3-VL wrapper does not read a mixture of experts
+    ("qwen3-vl-30b-a3b-instruct", {"model_type": "qwen3_vl"},
+     r"text_config: field '(num_experts|moe_intermediate_size)'.*'qwen3' reader"),
+    # Nemotron 3's MoE block has at most one shared expert; unknown block letters are refused
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", {"n_shared_experts": 2},
+     r"field 'n_shared_experts' = 2"),
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", _pattern_with_unknown_block,
+     r"field 'hybrid_override_pattern' must be"),
+])
+def test_relabelled_or_contradicted_file_is_refused_naming_the_key(name, change, pattern):
+    cfg = config(name)
+    if callable(change):
+        change(cfg)
+    else:
+        cfg.update(change)
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
+
+
+def test_qwen3_5_text_config_relabelled_as_qwen3_is_refused():
+    cfg = config("qwen3.5-27b")["text_config"]
+    cfg["model_type"] = "qwen3"
+    with pytest.raises(ConfigError, match=r"field 'linear_num_value_heads' = \d+ declares linear "
+                                          r"attention"):
+        read_config(cfg)
+
+
+# ---- the catalog against the same ground truth -------------------------------------------------
+CATALOG_FILES = sorted(CATALOG.glob("*/config.json"))
+
+
+@pytest.mark.parametrize("path", CATALOG_FILES, ids=[p.parent.name for p in CATALOG_FILES])
+def test_catalog_config_equals_the_meta_device_count(path):
+    t = truth(path)
+    total = read_config(path).total_params
+    # parameters alone, or with the persistent buffers a checkpoint stores (DeepSeek-V3's
+    # e_score_correction_bias), never anything else
+    assert total in (t["params"], t["params"] + t["persistent_buffers"]), (total, t)
+    assert re.fullmatch(r"\d+\.\d+\.\d+", TRUTH["transformers"])
