@@ -49,13 +49,14 @@ ANSWERED = {
     "qwen3-32b": ("params", 262_144),
     "minimax-m2.5": ("params+buffers", 253_952),
     "kimi-k2.5": ("params+buffers", 70_272),
+    # Gated DeltaNet hybrids: the full-attention layers alone cache keys and values
+    "qwen3.5-27b": ("params", 65_536),
+    "qwen3.5-35b-a3b": ("params", 20_480),
+    "qwen3.5-397b-a17b": ("params", 30_720),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
-    "qwen3.5-27b": "text_config.linear_num_value_heads",
-    "qwen3.5-35b-a3b": "text_config.linear_num_value_heads",
-    "qwen3.5-397b-a17b": "text_config.linear_num_value_heads",
     "kimi-k3": "text_config.linear_attn_config",
     "deepseek-v3.2": "index_topk",
     "glm-5": "index_topk",
@@ -121,6 +122,9 @@ def test_llama_405b_truncates_to_the_paper():
     ("qwen3-vl-8b-instruct", ["model.visual"]),
     ("qwen3-vl-30b-a3b-instruct", ["model.visual"]),
     ("kimi-k2.5", ["model.vision_tower", "model.mm_projector"]),
+    ("qwen3.5-27b", ["model.visual"]),
+    ("qwen3.5-35b-a3b", ["model.visual"]),
+    ("qwen3.5-397b-a17b", ["model.visual"]),
 ])
 def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
     m = read_config(CONFIGS / f"{name}.json")
@@ -143,6 +147,42 @@ def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
     text = read_config(CATALOG / "qwen3-30b-a3b" / "config.json")
     assert vl.total_params - sum(e.params for e in vl.extras) == text.total_params
     assert vl.kv_cache_bytes_per_token() == text.kv_cache_bytes_per_token()
+
+
+# file -> the Gated DeltaNet state of one sequence at 16 bits (FAMILIES.md section 14.10):
+# linear layers x (H_v d_k d_v + (2 H_qk d_k + H_v d_v)(k_conv - 1)) x 2 B
+GDN_STATE = {
+    "qwen3.5-27b": 48 * (48 * 128 * 128 + (2 * 16 * 128 + 48 * 128) * 3) * 2,
+    "qwen3.5-35b-a3b": 30 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 2,
+    "qwen3.5-397b-a17b": 45 * (64 * 128 * 128 + (2 * 16 * 128 + 64 * 128) * 3) * 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GDN_STATE))
+def test_gated_deltanet_state_equals_the_hand_derivation_and_stays_constant(name):
+    m = read_config(CONFIGS / f"{name}.json")
+    assert m.state_bytes() == GDN_STATE[name]
+    assert m.state_bytes(bits_state=32) == 2 * GDN_STATE[name]
+    # a decode step reads the cache of the full-attention layers and the state, read and
+    # written: only the cache grows with the context
+    kv = m.kv_cache_bytes_per_token()
+    for s in (1, 4096, 262_144):
+        assert m.seq_bytes(s) == kv * s + 2 * GDN_STATE[name]
+
+
+def test_gated_deltanet_layers_in_the_33_to_1_pattern():
+    m = read_config(CONFIGS / "qwen3.5-35b-a3b.json")
+    mixers = sum(run.count for run in m.layers if run.mixer is not None)
+    attention = sum(run.count for run in m.layers if run.attention is not None)
+    assert (mixers, attention) == (30, 10)
+    assert all(run.attention.out_gate for run in m.layers if run.attention is not None)
+
+
+def test_qwen3_5_without_the_output_gate_is_refused():
+    cfg = config("qwen3.5-35b-a3b")
+    cfg["text_config"]["attn_output_gate"] = False
+    with pytest.raises(ConfigError, match=r"field 'attn_output_gate' = false contradicts"):
+        read_config(cfg)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -3,9 +3,10 @@
 A :class:`Model` holds the embeddings and a tuple of :class:`Layers`, each a run of identical
 blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or DeepSeek's latent
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
-norms and attention sinks), a :class:`Mamba2` state-space mixer (a constant-size state instead
-of a cache), or both side by side, and an :class:`MLP` (dense, plain or gated; or a mixture of
-experts with routed and shared experts of their own widths). Readers of Hugging Face
+norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
+:class:`GatedDeltaNet` linear-attention mixer (a constant-size state instead of a cache), or
+attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
+of experts with routed and shared experts of their own widths). Readers of Hugging Face
 ``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
 
 Every quantity is the sum over the stack of one formula per layer kind (the formulas of
@@ -34,7 +35,7 @@ import numpy as np
 from ..core.errors import ConfigError
 from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
 
-__all__ = ["Attention", "MLP", "Mamba2", "Layers", "Extra", "Model", "ConfigError"]
+__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "Layers", "Extra", "Model", "ConfigError"]
 
 
 def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
@@ -79,6 +80,9 @@ class Attention:
         ``"full"``: norms over the whole projections (OLMo 2, Cohere).
     sinks : bool
         A learned attention-sink logit per head (gpt-oss).
+    out_gate : bool
+        The output is gated per channel by a sigmoid of a second query-width projection
+        (Qwen3-Next, Qwen3.5: the query projection is twice as wide).
     kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
@@ -94,6 +98,7 @@ class Attention:
     o_bias: bool = False
     qk_norm: str = ""
     sinks: bool = False
+    out_gate: bool = False
     kv_lora_rank: int = 0
     q_lora_rank: int = 0
     d_nope: int = 0
@@ -181,7 +186,8 @@ class Attention:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks)) if on]
+                                  ("sinks", self.sinks), ("output gate", self.out_gate))
+                  if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
 
 
@@ -261,8 +267,28 @@ class MLP:
         return text
 
 
+class _Mixer:
+    """What every constant-state mixer answers, each a term of the plan's stack data."""
+
+    def params(self, d_model: int) -> int:
+        """Parameters of the mixer [-]."""
+        return _part("mixer", self, "params", d_model=d_model)
+
+    def matmul_params(self, d_model: int) -> int:
+        """The input and output projections' weights [-]."""
+        return _part("mixer", self, "matmul_params", d_model=d_model)
+
+    def state_bytes(self, bits_state: Any = 16) -> Any:
+        """Bytes of the mixer's state for one sequence, constant in the context [B]."""
+        return _part("mixer", self, "state", bits_state=bits_state)
+
+    def decode_flops(self) -> int:
+        """FLOPs of the recurrence for one token, besides the projections [FLOP]."""
+        return _part("mixer", self, "layer_decode_flops")
+
+
 @dataclass(frozen=True)
-class Mamba2:
+class Mamba2(_Mixer):
     """A Mamba-2 mixer: a selective state-space layer whose state does not grow with context.
 
     Attributes
@@ -286,32 +312,55 @@ class Mamba2:
         for f in ("d_inner", "d_state", "n_groups", "n_heads", "d_conv"):
             _check_int(owner, f, getattr(self, f))
 
-    def params(self, d_model: int) -> int:
-        return _part("mixer", self, "params", d_model=d_model)
-
-    def matmul_params(self, d_model: int) -> int:
-        """The input and output projections' weights [-]."""
-        return _part("mixer", self, "matmul_params", d_model=d_model)
-
-    def state_bytes(self, bits_state: Any = 16) -> Any:
-        return _part("mixer", self, "state", bits_state=bits_state)
-
-    def decode_flops(self) -> int:
-        return _part("mixer", self, "layer_decode_flops")
-
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
                 f"{self.n_groups} groups")
 
 
 @dataclass(frozen=True)
+class GatedDeltaNet(_Mixer):
+    """A Gated DeltaNet mixer: linear attention whose per-sequence state, one d_k x d_v matrix
+    per value head, is updated by a gated delta rule and does not grow with the context
+    (Qwen3-Next, Qwen3.5).
+
+    Attributes
+    ----------
+    n_qk_heads, n_v_heads : int
+        Query/key heads and value heads (each query/key head serves n_v_heads / n_qk_heads
+        value heads).
+    d_k, d_v : int
+        Query/key and value head widths.
+    d_conv : int
+        Width of the causal convolution over q, k and v.
+    """
+
+    n_qk_heads: int
+    n_v_heads: int
+    d_k: int
+    d_v: int
+    d_conv: int = 4
+
+    def validate(self, owner: str) -> None:
+        for f in ("n_qk_heads", "n_v_heads", "d_k", "d_v", "d_conv"):
+            _check_int(owner, f, getattr(self, f))
+        if self.n_v_heads % self.n_qk_heads:
+            raise ConfigError(f"{owner}: n_qk_heads ({self.n_qk_heads}) does not divide "
+                              f"n_v_heads ({self.n_v_heads})")
+
+    def describe(self) -> str:
+        return (f"Gated DeltaNet {self.n_qk_heads}/{self.n_v_heads} heads x "
+                f"{self.d_k}/{self.d_v}")
+
+
+@dataclass(frozen=True)
 class Layers:
-    """A run of ``count`` identical blocks: attention and/or a Mamba-2 mixer, an MLP (or none),
-    and ``norms`` normalization vectors of width d per block."""
+    """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
+    Gated DeltaNet), an MLP (or none), and ``norms`` normalization vectors of width d per
+    block."""
 
     count: int
     attention: Attention | None = None
-    mixer: Mamba2 | None = None
+    mixer: Mamba2 | GatedDeltaNet | None = None
     mlp: MLP | None = None
     norms: int = 2
 

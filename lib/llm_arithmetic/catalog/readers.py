@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..core.errors import ConfigError
-from .model import MLP, Attention, Extra, Layers, Mamba2, Model
+from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
 
 __all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
            "COUNT_KEYS"]
@@ -889,6 +889,68 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
                n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True)
 
 
+# ---- Qwen3-Next and Qwen3.5 (Gated DeltaNet hybrids) -----------------------------------------
+def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
+    """Qwen3-Next (``qwen3_next``) and the language models of Qwen3.5 (``qwen3_5_text``,
+    ``qwen3_5_moe_text``): by ``layer_types`` (or every ``full_attention_interval``-th layer)
+    a gated full-attention block (Qwen3NextAttention: q/k norms of head_dim, a query
+    projection twice as wide whose second half gates the output) or a Gated DeltaNet mixer;
+    then an MLP or a mixture of experts with one gated shared expert (Qwen2-MoE's block:
+    router d x E without bias, shared_expert, shared_expert_gate d x 1); two RMSNorms per
+    block, final norm, untied head. Multi-token-prediction layers (``mtp_*``) are not built
+    by transformers and not counted."""
+    def read(r: _Reader) -> dict[str, Any]:
+        d = r.int("hidden_size")
+        n = r.int("num_hidden_layers", kind="layers")
+        h, hkv, dh = r.heads(d)
+        bias = r.flag("attention_bias", False)
+        _restated(r, "attn_output_gate", True, "its full attention always gates its output")
+        every = r.int("full_attention_interval", 4, kind="count")
+        types = r.str_list("layer_types", n) or [
+            "linear_attention" if (i + 1) % every else "full_attention" for i in range(n)]
+        bad = set(types) - {"linear_attention", "full_attention"}
+        if bad:
+            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+        gdn = GatedDeltaNet(n_qk_heads=r.int("linear_num_key_heads", kind="heads"),
+                            n_v_heads=r.int("linear_num_value_heads", kind="heads"),
+                            d_k=r.int("linear_key_head_dim"),
+                            d_v=r.int("linear_value_head_dim"),
+                            d_conv=r.int("linear_conv_kernel_dim", 4, kind="count"))
+        attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                         out_gate=True)
+        dense = MLP(r.int("intermediate_size")) if not moe or r.has("intermediate_size") \
+            else None
+        if moe:
+            e, k = _experts(r, n_key="num_experts")
+            shared = r.int("shared_expert_intermediate_size", 0, minimum=0)
+            expert = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k,
+                         n_shared=1 if shared else 0, d_shared=shared, shared_gate=bool(shared))
+            step = r.int("decoder_sparse_step", 1, kind="count")
+            only = set(r.int_list("mlp_only_layers", []))
+            if only and dense is None:
+                raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names dense layers "
+                                  "but no 'intermediate_size' gives their width")
+        r.read.update({"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
+                       "norm_topk_prob"})
+
+        def mlp_of(i: int) -> MLP:
+            if moe and i not in only and (i + 1) % step == 0:
+                return expert
+            if dense is None:
+                raise ConfigError(f"{r.origin}: layer {i} is dense but no "
+                                  "'intermediate_size' gives its width")
+            return dense
+
+        layers = [Layers(1, attention=attn if t == "full_attention" else None,
+                         mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
+                  for i, t in enumerate(types)]
+        return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    native_bits=_bits16())
+    return read
+
+
 # ---- multimodal wrappers ------------------------------------------------------------------------
 def _wrapped_text(r: _Reader, family: str, key: str = "text_config") -> dict[str, Any]:
     """The language model of a multimodal file, read by its family's reader. What decodes a
@@ -934,7 +996,8 @@ def _qwen3_vl_vision_params(r: _Reader, d_text: int) -> int:
             + len(deep) * (2 * hm + merger))
 
 
-def _qwen3_vl_of(family: str) -> Callable[[_Reader], dict[str, Any]]:
+def _qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and deepstack "
+                 "mergers") -> Callable[[_Reader], dict[str, Any]]:
     def read(r: _Reader) -> dict[str, Any]:
         kw = _wrapped_text(r, family)
         vision = r.raw("vision_config", None)
@@ -942,8 +1005,7 @@ def _qwen3_vl_of(family: str) -> Callable[[_Reader], dict[str, Any]]:
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
         vr = _Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
         kw["extras"] = (Extra("vision tower and mergers",
-                              _qwen3_vl_vision_params(vr, kw["d_model"]), True,
-                              "Qwen3-VL's vision encoder, merger and deepstack mergers"),)
+                              _qwen3_vl_vision_params(vr, kw["d_model"]), True, note),)
         return kw
     return read
 
@@ -1001,6 +1063,13 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "kimi_k25": _kimi_k25,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
+    "qwen3_next": _qwen3_next_of(moe=True),
+    "qwen3_5_text": _qwen3_next_of(moe=False),
+    "qwen3_5_moe_text": _qwen3_next_of(moe=True),
+    "qwen3_5": _qwen3_vl_of("qwen3_5_text", "Qwen3.5's vision encoder and merger (Qwen3-VL's, "
+                            "without deepstack mergers)"),
+    "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
+                                "(Qwen3-VL's, without deepstack mergers)"),
 }
 
 #: ``architectures`` (the class a runtime loads) -> the reader of the layout it builds, used
@@ -1021,6 +1090,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
+    "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
 }
 
 

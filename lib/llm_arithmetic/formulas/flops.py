@@ -10,7 +10,8 @@ A multiply-add is 2 floating-point operations (FLOPs, a count; a rate is written
 * Prefill of T tokens: query-key pairs scored by one head, :data:`causal_pairs` (full),
   :data:`window_pairs` (sliding window), :data:`chunk_pairs` (chunked), then
   :data:`attention_prefill_flops` and :data:`mla_prefill_flops`.
-* :data:`mamba2_decode_flops` -- a state-space layer's recurrence for one token.
+* :data:`mamba2_decode_flops`, :data:`gated_deltanet_decode_flops` -- a state-space or
+  linear-attention layer's recurrence for one token.
 * A uniform decoder: :data:`decode_flops_per_token`, :data:`prefill_flops`.
 * Intensities: :data:`matvec_intensity`, :data:`matmul_intensity`, the standard attention
   algorithm, and :data:`attention_decode_intensity`.
@@ -24,7 +25,7 @@ from ..core.registry import formula
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
     "attention_standard_intensity", "attention_decode_intensity",
 ]
@@ -172,6 +173,24 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     5324800
     """
     return 2 * (d_inner + 2 * n_groups * d_state) * d_conv + 5 * d_inner * d_state
+
+
+@formula("attn_flops")
+def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections
+    (counted with the weights): the causal convolution over q, k and v (a multiply-add per
+    tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element),
+    the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T
+    (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).
+
+    The same for every token, whatever the context: this is what replaces attention.
+
+    Examples
+    --------
+    >>> gated_deltanet_decode_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    3735552
+    """
+    return 2 * (2 * n_qk_heads * d_key + n_v_heads * d_v) * d_conv + 7 * n_v_heads * d_key * d_v
 
 
 @formula("decode_flops")

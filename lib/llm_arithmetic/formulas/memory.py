@@ -3,7 +3,8 @@ r"""Memory: bytes of weights, of the KV cache and of state-space layers' state; 
 * :data:`weight_bytes` -- P weights at b_w bits.
 * The cache of one layer for one token: :data:`kv_layer_bytes` (a key and a value per KV head),
   :data:`mla_kv_layer_bytes` (latent attention: the latent and the shared rotary key);
-  :data:`mamba2_state_bytes` is the constant state of a state-space layer.
+  :data:`mamba2_state_bytes` and :data:`gated_deltanet_state_bytes` are the constant states of
+  a state-space layer and of a linear-attention layer.
 * How many tokens a layer keeps and reads: all S for full attention,
   :data:`window_tokens` for a sliding window, :data:`chunk_tokens` for chunked attention.
 * A uniform decoder: :data:`kv_cache_bytes_per_token`, :data:`kv_cache_bytes`,
@@ -19,6 +20,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
+    "gated_deltanet_state_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
@@ -88,6 +90,28 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     2158592
     """
     return (d_inner * d_state + (d_inner + 2 * n_groups * d_state) * (d_conv - 1)) * bits_state / 8
+
+
+@formula("state_bytes")
+def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state=16):
+    """Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v
+    matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1
+    inputs of the convolution over q, k and v. It does not grow with the context.
+
+    Runtimes keep the same two tensors (vLLM's conv state of k_conv - 1 columns and its
+    temporal state); some keep the matrix at 32 bits (Qwen3.5's ``mamba_ssm_dtype``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Qwen3.5-35B-A3B linear-attention layer at 16 bits (16 query/key heads and 32 value heads
+    of 128, k_conv = 4):
+
+    >>> gated_deltanet_state_bytes(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    1097728
+    """
+    return ((n_v_heads * d_key * d_v + (2 * n_qk_heads * d_key + n_v_heads * d_v) * (d_conv - 1))
+            * bits_state / 8)
 
 
 @formula("attended")

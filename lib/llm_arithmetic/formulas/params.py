@@ -22,7 +22,8 @@ from ..core.registry import formula
 
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
-    "moe_params", "moe_active_params", "mamba2_params", "embedding_params", "total_params",
+    "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
+    "gated_deltanet_params", "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
 
@@ -204,6 +205,55 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     return (in_proj + ssm_bias * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + conv_dim * d_conv + conv_bias * conv_dim
             + 3 * n_ssm_heads + d_inner + d_inner * d_model + ssm_bias * d_model)
+
+
+@formula("attn_params")
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0,
+                           qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the
+    query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate
+    (a sigmoid) on the attention output before the output projection; otherwise
+    :data:`attention_params`.
+
+    Examples
+    --------
+    A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
+    q/k norms):
+
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, qk_norm=1)
+    27263488
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
+                             qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
+            + d_model * n_heads * d_head)
+
+
+@formula("ssm_params")
+def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    r"""Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule:
+    Qwen3-Next, Qwen3.5).
+
+    Input projections from d to the queries and keys (H_qk d_k each), the values and the
+    output gate z (H_v d_v each), and two scalars per value head (the write strength beta
+    and the decay's step a); a depthwise causal convolution of width k_conv over q, k and v,
+    without bias; per value head a decay A and a step bias; a gated RMSNorm of width d_v
+    shared by the heads; an output projection H_v d_v x d. No biases (transformers'
+    ``Qwen3NextGatedDeltaNet``; Qwen3.5 splits the same input projection into four).
+
+    Examples
+    --------
+    A linear-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query/key heads and 32 value
+    heads of 128, k_conv = 4):
+
+    >>> gated_deltanet_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                       d_conv=4)
+    33718464
+    """
+    qkv = 2 * n_qk_heads * d_key + n_v_heads * d_v
+    in_proj = d_model * (qkv + n_v_heads * d_v + 2 * n_v_heads)
+    return (in_proj + qkv * d_conv + 2 * n_v_heads + d_v
+            + n_v_heads * d_v * d_model)
 
 
 @formula("embed_params")

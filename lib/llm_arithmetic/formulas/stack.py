@@ -1,7 +1,7 @@
 r"""The pieces a layer stack sums that no other formula module holds.
 
 Each is arithmetic that used to be typed inside a method of the model record: the matrix weights
-of a latent-attention block and of a Mamba-2 mixer, a block's norm vectors, the routed experts of
+of a latent-attention block, of a Mamba-2 mixer and of a Gated DeltaNet mixer, a block's norm vectors, the routed experts of
 an MoE block counted at a given number of experts, the embedding rows a decode step skips, a
 layer's cache at its attended length, the state a decode step reads and writes, the stack's
 FLOPs, and the two shares a pipeline stage takes. :mod:`llm_arithmetic.plan.stack` says which of
@@ -13,9 +13,10 @@ import sympy as sp
 
 from ..core.registry import formula
 from .params import mla_attention_params, mlp_params
-from .flops import mamba2_decode_flops
+from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
 
-__all__ = ["mla_matmul_params", "mamba2_matmul_params", "norm_params", "routed_expert_params",
+__all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
+           "gated_deltanet_prefill_flops", "norm_params", "routed_expert_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -55,6 +56,22 @@ def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
     """
     return (d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + d_inner * d_model)
+
+
+@formula("layer_matmul_params")
+def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
+    """Weights of a Gated DeltaNet mixer in matrix products for one token: the input
+    projection (to q, k, v, the gate z and the two scalars per value head) and the output
+    projection.
+
+    Examples
+    --------
+    >>> gated_deltanet_matmul_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128,
+    ...                              d_v=128)
+    33685504
+    """
+    return (d_model * (2 * n_qk_heads * d_key + 2 * n_v_heads * d_v + 2 * n_v_heads)
+            + n_v_heads * d_v * d_model)
 
 
 @formula("norm_params")
@@ -152,6 +169,22 @@ def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
     """
     return mamba2_decode_flops(d_inner=d_inner, d_state=d_state, n_groups=n_groups,
                                d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt):
+    """FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per
+    token (the chunked form runtimes use does the same work in blocks, plus a small
+    within-chunk attention).
+
+    Examples
+    --------
+    >>> gated_deltanet_prefill_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                              d_conv=4, prompt=2)
+    7471104
+    """
+    return gated_deltanet_decode_flops(n_qk_heads=n_qk_heads, n_v_heads=n_v_heads,
+                                       d_key=d_key, d_v=d_v, d_conv=d_conv) * prompt
 
 
 @formula("decode_flops")

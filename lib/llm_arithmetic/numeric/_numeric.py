@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -72,6 +72,12 @@ PARAMS = {
     'finbarr_latency_memory': ('n_params', 'n_bytes', 'batch', 'bandwidth'),
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
+    'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
+    'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
+    'gated_deltanet_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
+    'gated_deltanet_prefill_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'),
+    'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'head_matmul_params': ('n_vocab', 'd_model'),
@@ -2149,7 +2155,7 @@ def decode_seq_bytes(*, kv_cache, state_bytes):
     kv_cache : number or array
         KV-cache bytes of B sequences, :math:`M_{KV}` [B]
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
 
     Returns
     -------
@@ -2777,6 +2783,311 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
     n_params, n_bytes, batch, bandwidth, peak_flops = _vector_args(('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'), (n_params, n_bytes, batch, bandwidth, peak_flops))
     with _quiet():
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
+
+
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the
+    query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate
+    (a sigmoid) on the attention output before the output projection; otherwise
+    :data:`attention_params`.
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H_{kv} d_{head} + 3 d_{model} H d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
+    q/k norms):
+
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, qk_norm=1)
+    27263488
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+
+
+def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections
+    (counted with the weights): the causal convolution over q, k and v (a multiply-add per
+    tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element),
+    the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T
+    (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).
+
+    .. math::
+
+        F_{attn} = k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    The same for every token, whatever the context: this is what replaces attention.
+
+    Examples
+    --------
+    >>> gated_deltanet_decode_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    3735552
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv = _exact
+        try:
+            return _exact_result(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    with _quiet():
+        return _vector_result(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v))
+
+
+def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
+    """Weights of a Gated DeltaNet mixer in matrix products for one token: the input
+    projection (to q, k, v, the gate z and the two scalars per value head) and the output
+    projection.
+
+    .. math::
+
+        P_{mm,l} = d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + d_{model} H_{v} d_{v}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> gated_deltanet_matmul_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128,
+    ...                              d_v=128)
+    33685504
+    """
+    _exact = _exact_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'), (d_model, n_qk_heads, n_v_heads, d_key, d_v))
+    if _exact is not None:
+        d_model, n_qk_heads, n_v_heads, d_key, d_v = _exact
+        try:
+            return _exact_result(n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_qk_heads, n_v_heads, d_key, d_v = _vector_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'), (d_model, n_qk_heads, n_v_heads, d_key, d_v))
+    with _quiet():
+        return _vector_result(n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads))
+
+
+def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule:
+    Qwen3-Next, Qwen3.5).
+
+    .. math::
+
+        P_{ssm} = d_{v} + 2 H_{v} + d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + k_{conv} \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + d_{model} H_{v} d_{v}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Input projections from d to the queries and keys (H_qk d_k each), the values and the
+    output gate z (H_v d_v each), and two scalars per value head (the write strength beta
+    and the decay's step a); a depthwise causal convolution of width k_conv over q, k and v,
+    without bias; per value head a decay A and a step bias; a gated RMSNorm of width d_v
+    shared by the heads; an output projection H_v d_v x d. No biases (transformers'
+    ``Qwen3NextGatedDeltaNet``; Qwen3.5 splits the same input projection into four).
+
+    Examples
+    --------
+    A linear-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query/key heads and 32 value
+    heads of 128, k_conv = 4):
+
+    >>> gated_deltanet_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                       d_conv=4)
+    33718464
+    """
+    _exact = _exact_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    if _exact is not None:
+        d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv = _exact
+        try:
+            return _exact_result(n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv = _vector_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    with _quiet():
+        return _vector_result(n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v))
+
+
+def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt):
+    """FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per
+    token (the chunked form runtimes use does the same work in blocks, plus a small
+    within-chunk attention).
+
+    .. math::
+
+        F_{pre} = T \\left(k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}\\right)
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> gated_deltanet_prefill_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                              d_conv=4, prompt=2)
+    7471104
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v)))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v)))
+
+
+def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state=16):
+    """Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v
+    matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1
+    inputs of the convolution over q, k and v. It does not grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{b_{st} \\left(\\left(k_{conv} - 1\\right) \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + H_{v} d_{k} d_{v}\\right)}{8}
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    Runtimes keep the same two tensors (vLLM's conv state of k_conv - 1 columns and its
+    temporal state); some keep the matrix at 32 bits (Qwen3.5's ``mamba_ssm_dtype``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Qwen3.5-35B-A3B linear-attention layer at 16 bits (16 query/key heads and 32 value heads
+    of 128, k_conv = 4):
+
+    >>> gated_deltanet_state_bytes(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    1097728
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
 
 
 def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
@@ -3419,7 +3730,7 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     Returns
     -------
     ssm_params : number or array
-        Parameters of one Mamba-2 mixer, :math:`P_{ssm}` [-]
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
 
     An input projection from d to the gate z and the input x (d_in each), B and C (n_g d_st
     each) and one step size per head; a causal convolution of width k_conv over x, B and C
@@ -3513,7 +3824,7 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     Returns
     -------
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
 
     Examples
     --------
@@ -3962,7 +4273,7 @@ def memory_required(*, weight_bytes, kv_cache, state_bytes, batch, overhead=0):
     kv_cache : number or array
         KV-cache bytes of B sequences, :math:`M_{KV}` [B]
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
     batch : number or array
         Sequences decoded together in one step, :math:`B` [-]
     overhead : number or array (default 0)
@@ -4085,7 +4396,7 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4185,7 +4496,7 @@ def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attend
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     attended : number or array
         Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
 
@@ -4286,7 +4597,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4331,7 +4642,7 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     causal_pairs : number or array
         Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
 

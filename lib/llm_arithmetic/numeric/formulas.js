@@ -277,6 +277,36 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
   return Math.max(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth);
 }
 
+/** Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate (a sigmoid) on the attention output before the output projection; otherwise :data:`attention_params`. [1] */
+export function gated_attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
+}
+
+/** FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over q, k and v (a multiply-add per tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element), the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel). [FLOP] */
+export function gated_deltanet_decode_flops({n_qk_heads, n_v_heads, d_key, d_v, d_conv} = {}) {
+  return 7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v);
+}
+
+/** Weights of a Gated DeltaNet mixer in matrix products for one token: the input projection (to q, k, v, the gate z and the two scalars per value head) and the output projection. [1] */
+export function gated_deltanet_matmul_params({d_model, n_qk_heads, n_v_heads, d_key, d_v} = {}) {
+  return n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads);
+}
+
+/** Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule: Qwen3-Next, Qwen3.5). [1] */
+export function gated_deltanet_params({d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv} = {}) {
+  return n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v);
+}
+
+/** FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per token (the chunked form runtimes use does the same work in blocks, plus a small within-chunk attention). [FLOP] */
+export function gated_deltanet_prefill_flops({n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt} = {}) {
+  return prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v));
+}
+
+/** Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1 inputs of the convolution over q, k and v. It does not grow with the context. [B] */
+export function gated_deltanet_state_bytes({n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = 16} = {}) {
+  return ((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v));
+}
+
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
 export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
   return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
@@ -1556,6 +1586,105 @@ export const FORMULAS = {
   ],
   "summary": "Latency of one decode step as the post prints it: the larger of its compute and memory latencies.",
   "unit": "s"
+ },
+ "gated_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H_{kv} d_{head} + 3 d_{model} H d_{head}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate (a sigmoid) on the attention output before the output projection; otherwise :data:`attention_params`.",
+  "unit": "1"
+ },
+ "gated_deltanet_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv"
+  ],
+  "summary": "FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over q, k and v (a multiply-add per tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element), the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).",
+  "unit": "FLOP"
+ },
+ "gated_deltanet_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + d_{model} H_{v} d_{v}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v"
+  ],
+  "summary": "Weights of a Gated DeltaNet mixer in matrix products for one token: the input projection (to q, k, v, the gate z and the two scalars per value head) and the output projection.",
+  "unit": "1"
+ },
+ "gated_deltanet_params": {
+  "defaults": {},
+  "latex": "P_{ssm} = d_{v} + 2 H_{v} + d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + k_{conv} \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + d_{model} H_{v} d_{v}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv"
+  ],
+  "summary": "Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule: Qwen3-Next, Qwen3.5).",
+  "unit": "1"
+ },
+ "gated_deltanet_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per token (the chunked form runtimes use does the same work in blocks, plus a small within-chunk attention).",
+  "unit": "FLOP"
+ },
+ "gated_deltanet_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{b_{st} \\left(\\left(k_{conv} - 1\\right) \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + H_{v} d_{k} d_{v}\\right)}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv",
+   "bits_state"
+  ],
+  "summary": "Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1 inputs of the convolution over q, k and v. It does not grow with the context.",
+  "unit": "B"
  },
  "generation_time": {
   "defaults": {

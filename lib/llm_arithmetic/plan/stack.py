@@ -2,13 +2,15 @@
 of a layer, and how the part's fields bind to the formula's arguments.
 
 A layer (a run of ``count`` identical blocks) has up to four parts: ``attention``, ``mixer`` (a
-Mamba-2 state-space mixer), ``mlp`` (dense or a mixture of experts) and ``norms``. Each part is a
-record of plain fields (:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the
-book's pages). Three tables say everything else:
+constant-state mixer: Mamba-2, or Gated DeltaNet's linear attention), ``mlp`` (dense or a
+mixture of experts) and ``norms``. Each part is a record of plain fields
+(:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the book's pages). Three
+tables say everything else:
 
-* :data:`FORMS` -- which form a part takes (``"mla"`` or ``"attention"``, ``"moe"``,
-  ``"shared"`` or ``"mlp"``, ...) and over which span an attention layer looks (``"full"``,
-  ``"sliding"``, ``"chunked"``), each the first rule whose condition holds;
+* :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
+  ``"gdn"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
+  attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
+  condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
   renamed field, a default);
 * :data:`TERMS` -- per quantity, the registered formula of each form, with the bindings of its
@@ -34,8 +36,9 @@ PARTS = ("attention", "mixer", "mlp", "norms")
 #: Conditions: ``True``, ``["gt", field, n]`` (field > n), ``["set", field]`` (field given).
 FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
-        "attention": [["mla", ["gt", "kv_lora_rank", 0]], ["attention", True]],
-        "mixer": [["mamba2", True]],
+        "attention": [["mla", ["gt", "kv_lora_rank", 0]], ["gated", ["set", "out_gate"]],
+                      ["attention", True]],
+        "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
         "mlp": [["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
         "norms": [["norms", True]],
@@ -53,7 +56,8 @@ FIELDS: dict[str, dict[str, Any]] = {
     "attention": {
         "n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",
         "window": "window", "chunk": "chunk", "qkv_bias": ["flag", "qkv_bias"],
-        "o_bias": ["flag", "o_bias"], "qk_norm": ["is", "qk_norm", "head"],
+        "o_bias": ["flag", "o_bias"], "attn_gate": ["flag", "out_gate"],
+        "qk_norm": ["is", "qk_norm", "head"],
         "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
         "d_rope": "d_rope", "d_v": "d_v",
@@ -61,7 +65,8 @@ FIELDS: dict[str, dict[str, Any]] = {
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
-        "ssm_bias": ["flag", "bias"],
+        "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
+        "d_key": "d_k", "d_v": "d_v",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
@@ -74,6 +79,7 @@ FIELDS: dict[str, dict[str, Any]] = {
 
 _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn_sinks": 0}
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
+           "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
 
@@ -106,6 +112,8 @@ TERMS: dict[str, dict[str, Any]] = {
     "matmul_params": {"by": "form", "doc": "weights in matrix products for one token",
                       "cases": {"attention": ["attention_params", _NO_EXTRAS],
                                 "mla": ["mla_matmul_params", {}],
+                                "gated": ["gated_attention_params", _NO_EXTRAS],
+                                "gdn": ["gated_deltanet_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
                                 "shared": ["moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
@@ -129,12 +137,14 @@ TERMS: dict[str, dict[str, Any]] = {
                           "mla": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
     "state": {"by": "form", "doc": "the mixer's state for one sequence",
-              "cases": {"mamba2": ["mamba2_state_bytes", {}]}},
+              "cases": {"mamba2": ["mamba2_state_bytes", {}],
+                        "gdn": ["gated_deltanet_state_bytes", {}]}},
     "layer_decode_flops": {"by": "form", "doc": "attention or recurrence FLOPs of one token",
                            "cases": {"attention": ["attention_decode_flops",
                                                    {"attended": "@attended"}],
                                      "mla": ["mla_decode_flops", {"attended": "@attended"}],
-                                     "mamba2": ["mamba2_decode_flops", {}]}},
+                                     "mamba2": ["mamba2_decode_flops", {}],
+                                     "gdn": ["gated_deltanet_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
                         "chunked": ["chunk_pairs", {}]}},
@@ -142,7 +152,8 @@ TERMS: dict[str, dict[str, Any]] = {
                             "cases": {"attention": ["attention_prefill_flops",
                                                     {"causal_pairs": "@pairs"}],
                                       "mla": ["mla_prefill_flops", {"causal_pairs": "@pairs"}],
-                                      "mamba2": ["mamba2_prefill_flops", {}]}},
+                                      "mamba2": ["mamba2_prefill_flops", {}],
+                                      "gdn": ["gated_deltanet_prefill_flops", {}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
                         "cases": {"attention": ["=", {"value": 1}], "mla": ["=", {"value": 1}]}},
     "block": {"by": "form", "doc": "1 for every block",
@@ -150,3 +161,9 @@ TERMS: dict[str, dict[str, Any]] = {
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",
                   "cases": {"moe": ["=", {"value": 1}]}},
 }
+
+# A gated attention block (Qwen3-Next, Qwen3.5) differs from the plain one only in its
+# parameters (counted above): it caches, reads and computes as a plain block does.
+for _spec in TERMS.values():
+    if "attention" in _spec["cases"]:
+        _spec["cases"].setdefault("gated", _spec["cases"]["attention"])

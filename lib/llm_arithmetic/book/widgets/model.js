@@ -150,7 +150,9 @@ const Stack = (function () {
         if (a.chunk) k += " chunked";
         kinds.add(k);
       }
-      if (run.mixer) kinds.add("Mamba-2");
+      if (run.mixer) {
+        kinds.add({gdn: "Gated DeltaNet"}[Plan.partScope("mixer", run.mixer).form] ?? "Mamba-2");
+      }
       if (run.mlp && isMoE(run.mlp)) kinds.add("MoE");
     }
     return [...kinds].join(", ");
