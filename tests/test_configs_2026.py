@@ -53,13 +53,14 @@ ANSWERED = {
     "qwen3.5-27b": ("params", 65_536),
     "qwen3.5-35b-a3b": ("params", 20_480),
     "qwen3.5-397b-a17b": ("params", 30_720),
+    # sparse attention: MLA's latent and rotary key, and the indexer's key (FAMILIES.md 14.11)
+    "deepseek-v3.2": ("params+buffers", 61 * (512 + 64 + 128) * 2),
+    "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
     "kimi-k3": "text_config.linear_attn_config",
-    "deepseek-v3.2": "index_topk",
-    "glm-5": "index_topk",
     "deepseek-v4-flash": "compress_ratios",
     "gemma-4-26b-a4b": "text_config.global_head_dim",
     "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
@@ -183,6 +184,31 @@ def test_qwen3_5_without_the_output_gate_is_refused():
     cfg["text_config"]["attn_output_gate"] = False
     with pytest.raises(ConfigError, match=r"field 'attn_output_gate' = false contradicts"):
         read_config(cfg)
+
+
+@pytest.mark.parametrize("name, layers", [("deepseek-v3.2", 61), ("glm-5", 78)])
+def test_sparse_attention_reads_the_indexer_keys_and_only_the_top_k_latents(name, layers):
+    m = read_config(CONFIGS / f"{name}.json")
+    latent, key, top = (512 + 64) * 2, 128 * 2, 2048  # bytes per token at 16 bits; index_topk
+    for s in (1, 2048, 4096, 131_072):
+        # stored: every token's latent, rotary key and indexer key
+        assert m.kv_cache_bytes(s) == layers * s * (latent + key)
+        # read by one decode step: every indexer key, the latents of min(S, k) positions
+        assert m.seq_bytes(s) == layers * (min(s, top) * latent + s * key)
+    # past k tokens a step reads d_I per token more, not the whole cache entry
+    assert m.seq_bytes(8193) - m.seq_bytes(8192) == layers * key
+    assert m.attended_context(131_072) == top
+
+
+def test_sparse_attention_indexer_parameters_equal_the_meta_count_difference():
+    # DeepSeek-V3.2 is DeepSeek-V3 with an indexer in each of its 61 layers: the meta-device
+    # counts differ by exactly the indexer's tensors (wq_b, wk, k_norm weight and bias,
+    # weights_proj)
+    v32 = truth(CONFIGS / "deepseek-v3.2.json")["params"]
+    v3 = truth(CATALOG / "deepseek-v3" / "config.json")["params"]
+    assert v32 - v3 == 61 * (1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64)
+    assert read_config(CONFIGS / "deepseek-v3.2.json").total_params - read_config(
+        CATALOG / "deepseek-v3" / "config.json").total_params == v32 - v3
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

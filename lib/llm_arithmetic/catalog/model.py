@@ -87,6 +87,10 @@ class Attention:
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
         with rotary embedding, and the value width.
+    index_heads, index_dim, index_topk : int
+        A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
+        heads and head width (each token caches one indexer key of ``index_dim``), and how
+        many cached positions it selects for the attention to read.
     """
 
     n_heads: int
@@ -104,12 +108,23 @@ class Attention:
     d_nope: int = 0
     d_rope: int = 0
     d_v: int = 0
+    index_heads: int = 0
+    index_dim: int = 0
+    index_topk: int = 0
 
     def validate(self, owner: str) -> None:
         for f in ("n_heads", "n_kv_heads", "d_head"):
             _check_int(owner, f, getattr(self, f))
-        for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v"):
+        for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v", "index_heads",
+                  "index_dim", "index_topk"):
             _check_int(owner, f, getattr(self, f), minimum=0)
+        if self.index_topk:
+            if not self.is_mla or not self.q_lora_rank:
+                raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
+                                  "latent attention with a query latent (kv_lora_rank, "
+                                  "q_lora_rank)")
+            for f in ("index_heads", "index_dim"):
+                _check_int(owner, f, getattr(self, f))
         for f in ("window", "chunk"):
             if getattr(self, f) is not None:
                 _check_int(owner, f, getattr(self, f))
@@ -176,6 +191,9 @@ class Attention:
         if self.is_mla:
             text += (f" heads, latent {self.kv_lora_rank} + rope {self.d_rope}"
                      + (f", q rank {self.q_lora_rank}" if self.q_lora_rank else ""))
+            if self.index_topk:
+                text += (f", indexer {self.index_heads} x {self.index_dim} selecting "
+                         f"{self.index_topk:,}")
         elif self.kind == "MHA":
             text += f" x {self.d_head}"
         else:
@@ -830,8 +848,8 @@ class Model:
             "MLP and expert weights used": wb(mlp - expert_used, default)
             + wb(expert_used, experts),
             "head, embedding row, norms": wb(rest, default),
-            "KV cache": ev.get("seq_kv_bytes"),
-            "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_bytes"),
+            "KV cache": ev.get("seq_kv_read"),
+            "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_read"),
         }
         return {k: v for k, v in out.items() if v}
 

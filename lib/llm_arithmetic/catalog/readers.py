@@ -607,7 +607,7 @@ def _falcon(r: _Reader) -> dict[str, Any]:
 
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
-def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
+def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
     # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
     # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
@@ -622,7 +622,7 @@ def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"))
+                     d_v=r.int("v_head_dim"), **(_indexer(r) if indexer else {}))
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -664,6 +664,20 @@ def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
     d = kw["d_model"]
     per = 3 * d + 2 * d * d + block.params(d) + 2 * kw["n_vocab"] * d
     return (Extra("multi-token prediction", mtp * per, False, note),)
+
+
+def _indexer(r: _Reader) -> dict[str, int]:
+    """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k."""
+    r.read.update({"indexer_rope_interleave", "index_share_q"})
+    return dict(index_heads=r.int("index_n_heads", kind="heads"),
+                index_dim=r.int("index_head_dim"),
+                index_topk=r.int("index_topk", kind="context"))
+
+
+def _deepseek_v32(r: _Reader) -> dict[str, Any]:
+    # DeepSeek-V3.2 and GLM-5 (glm_moe_dsa): DeepSeek-V3's layout, each MLA block with an indexer
+    return _deepseek(r, v3=True, indexer=True)
 
 
 def _deepseek_v2(r: _Reader) -> dict[str, Any]:
@@ -1060,7 +1074,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
-    "kimi_k25": _kimi_k25,
+    "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1090,6 +1104,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
+    "DeepseekV32ForCausalLM": "deepseek_v32", "GlmMoeDsaForCausalLM": "glm_moe_dsa",
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
 }

@@ -129,6 +129,12 @@ d_nope = _sym("d_nope", "d_{nope}", "query/key head width without rotary embeddi
 d_rope = _sym("d_rope", "d_{rope}", "query/key head width with rotary embedding, shared by the "
               "heads for keys (MLA)")
 d_v = _sym("d_v", "d_{v}", "value head width (MLA; the value heads of a Gated DeltaNet mixer)")
+index_heads = _sym("index_heads", "H_{I}", "query heads of a sparse-attention indexer (DeepSeek "
+                   "Sparse Attention)")
+index_dim = _sym("index_dim", "d_{I}", "head width of a sparse-attention indexer; each token "
+                 "caches one indexer key of this width per layer")
+index_topk = _sym("index_topk", "S_{top}", "cached positions a sparse-attention layer selects "
+                  "and reads for each query (top-k)", "token")
 attended = _sym("attended", "S_{a}",
                 "cached positions one attention layer reads for the token being decoded",
                 "token", assumptions=_NONNEG)

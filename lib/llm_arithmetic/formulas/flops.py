@@ -25,7 +25,7 @@ from ..core.registry import formula
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "dsa_decode_flops", "dsa_prefill_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
     "attention_standard_intensity", "attention_decode_intensity",
 ]
@@ -99,6 +99,9 @@ def causal_pairs(*, prompt):
     return prompt * (prompt + 1) / 2
 
 
+_pairs = causal_pairs  # the formula, where an argument of the same name hides it
+
+
 @formula("causal_pairs")
 def window_pairs(*, prompt, window):
     """Query-key pairs one sliding-window head scores in a causal prefill of T tokens: token i
@@ -157,6 +160,46 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     819200
     """
     return 2 * n_heads * (d_nope + d_rope + d_v) * causal_pairs
+
+
+@formula("attn_flops")
+def dsa_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim,
+                     context):
+    """Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded
+    token: the indexer scores every one of the S cached indexer keys with each of its H_I heads
+    (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the
+    S_a = min(S, S_top) positions it selected.
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048):
+
+    >>> dsa_decode_flops(n_heads=128, kv_lora_rank=512, d_rope=64, attended=2048,
+    ...                  index_heads=64, index_dim=128, context=32768)
+    1107296256
+    """
+    return (mla_decode_flops(n_heads=n_heads, kv_lora_rank=kv_lora_rank, d_rope=d_rope,
+                             attended=attended)
+            + 2 * index_heads * index_dim * context)
+
+
+@formula("attn_flops")
+def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim,
+                      prompt):
+    """Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer
+    scores every causal query-key pair with each of its heads, and latent attention
+    (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to
+    min(i, S_top) positions).
+
+    Examples
+    --------
+    >>> dsa_prefill_flops(n_heads=128, d_nope=128, d_rope=64, d_v=128, causal_pairs=7,
+    ...                   index_heads=64, index_dim=128, prompt=4)
+    737280
+    """
+    return (mla_prefill_flops(n_heads=n_heads, d_nope=d_nope, d_rope=d_rope, d_v=d_v,
+                              causal_pairs=causal_pairs)
+            + 2 * index_heads * index_dim * _pairs(prompt=prompt))
 
 
 @formula("attn_flops")

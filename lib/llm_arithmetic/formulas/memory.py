@@ -20,7 +20,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes",
+    "gated_deltanet_state_bytes", "dsa_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
@@ -74,6 +74,25 @@ def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
     1152
     """
     return (kv_lora_rank + d_rope) * bits_kv / 8
+
+
+@formula("kv_layer_bytes")
+def dsa_kv_layer_bytes(*, kv_lora_rank, d_rope, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer
+    (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the
+    indexer's own key of width d_I.
+
+    DeepSeek's inference code keeps the indexer's keys in fp8 with a scale per 128 values; at
+    b_kv bits for both caches this formula is the 16-bit or 8-bit case without scales.
+
+    Examples
+    --------
+    DeepSeek-V3.2 (r_kv = 512, d_rope = 64, d_I = 128) at 16 bits:
+
+    >>> dsa_kv_layer_bytes(kv_lora_rank=512, d_rope=64, index_dim=128)
+    1408
+    """
+    return (kv_lora_rank + d_rope + index_dim) * bits_kv / 8
 
 
 @formula("state_bytes")

@@ -23,7 +23,7 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "embedding_params", "total_params",
+    "gated_deltanet_params", "dsa_attention_params", "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
 
@@ -227,6 +227,30 @@ def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, 
                              d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
                              qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
             + d_model * n_heads * d_head)
+
+
+@formula("attn_params")
+def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                         index_heads, index_dim):
+    r"""Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek
+    Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's
+    query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one
+    key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head
+    weights of the index scores (d x H_I).
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's attention, 64 index heads of 128): 13,959,424 more per layer.
+
+    >>> dsa_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201066752
+    """
+    return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
+                                 kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
+                                 d_v=d_v)
+            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
+            + d_model * index_heads)
 
 
 @formula("ssm_params")

@@ -16,7 +16,7 @@ from .params import mla_attention_params, mlp_params
 from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
-           "gated_deltanet_prefill_flops", "norm_params", "routed_expert_params",
+           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params", "routed_expert_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -41,6 +41,25 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
                                  kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
                                  d_v=d_v)
             - (kv_lora_rank + q_lora_rank))
+
+
+@formula("layer_matmul_params")
+def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                      index_heads, index_dim):
+    """Weights of a latent-attention block with a sparse-attention indexer in matrix products
+    for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key
+    projection and head weights (not the key's LayerNorm).
+
+    Examples
+    --------
+    >>> dsa_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201064448
+    """
+    return (mla_matmul_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
+                              kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope, d_v=d_v)
+            + q_lora_rank * index_heads * index_dim + d_model * index_dim
+            + d_model * index_heads)
 
 
 @formula("layer_matmul_params")
@@ -143,6 +162,24 @@ def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
     67108864
     """
     return kv_layer_bytes * attended * batch
+
+
+@formula("kv_cache")
+def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a sparse-attention layer reads for one sequence: every
+    one of the S indexer keys (to score them), and the latent and rotary key of only the
+    S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing;
+    the first grows at d_I per token instead of r_kv + d_rope.
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048), 16 bits:
+
+    >>> dsa_read_bytes(kv_lora_rank=512, d_rope=64, index_dim=128, attended=2048,
+    ...                context=32768)
+    10747904
+    """
+    return (attended * (kv_lora_rank + d_rope) + context * index_dim) * bits_kv / 8
 
 
 @formula("seq_bytes")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -61,6 +61,12 @@ PARAMS = {
     'decode_step_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'),
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
     'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'),
+    'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'),
+    'dsa_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'),
+    'dsa_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_prefill_flops': ('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'),
+    'dsa_read_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'),
     'effective_bits': ('weight_bytes', 'n_params'),
     'efficiency': ('measured_tps', 'tokens_per_second'),
     'embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions', 'norm_vecs_final', 'head_bias'),
@@ -2321,6 +2327,317 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
     weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
     with _quiet():
         return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
+
+
+def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim):
+    """Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek
+    Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's
+    query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one
+    key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head
+    weights of the index scores (d x H_I).
+
+    .. math::
+
+        P_{attn} = r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's attention, 64 index heads of 128): 13,959,424 more per layer.
+
+    >>> dsa_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201066752
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def dsa_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context):
+    """Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded
+    token: the indexer scores every one of the S cached indexer keys with each of its H_I heads
+    (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the
+    S_a = min(S, S_top) positions it selected.
+
+    .. math::
+
+        F_{attn} = 2 H_{I} d_{I} S + 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048):
+
+    >>> dsa_decode_flops(n_heads=128, kv_lora_rank=512, d_rope=64, attended=2048,
+    ...                  index_heads=64, index_dim=128, context=32768)
+    1107296256
+    """
+    _exact = _exact_args(('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context))
+    if _exact is not None:
+        n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context = _exact
+        try:
+            return _exact_result(2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim)
+        except ZeroDivisionError:
+            return _inf
+    n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context = _vector_args(('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context))
+    with _quiet():
+        return _vector_result(2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim)
+
+
+def dsa_kv_layer_bytes(*, kv_lora_rank, d_rope, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer
+    (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the
+    indexer's own key of width d_I.
+
+    .. math::
+
+        \\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + d_{rope} + r_{kv}\\right)}{8}
+
+    Parameters
+    ----------
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+
+    DeepSeek's inference code keeps the indexer's keys in fp8 with a scale per 128 values; at
+    b_kv bits for both caches this formula is the 16-bit or 8-bit case without scales.
+
+    Examples
+    --------
+    DeepSeek-V3.2 (r_kv = 512, d_rope = 64, d_I = 128) at 16 bits:
+
+    >>> dsa_kv_layer_bytes(kv_lora_rank=512, d_rope=64, index_dim=128)
+    1408
+    """
+    _exact = _exact_args(('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, bits_kv))
+    if _exact is not None:
+        kv_lora_rank, d_rope, index_dim, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(index_dim + d_rope + kv_lora_rank))
+        except ZeroDivisionError:
+            return _inf
+    kv_lora_rank, d_rope, index_dim, bits_kv = _vector_args(('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(index_dim + d_rope + kv_lora_rank))
+
+
+def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim):
+    """Weights of a latent-attention block with a sparse-attention indexer in matrix products
+    for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key
+    projection and head weights (not the key's LayerNorm).
+
+    .. math::
+
+        P_{mm,l} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> dsa_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201064448
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt):
+    """Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer
+    scores every causal query-key pair with each of its heads, and latent attention
+    (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to
+    min(i, S_top) positions).
+
+    .. math::
+
+        F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right) + H_{I} d_{I} T \\left(T + 1\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> dsa_prefill_flops(n_heads=128, d_nope=128, d_rope=64, d_v=128, causal_pairs=7,
+    ...                   index_heads=64, index_dim=128, prompt=4)
+    737280
+    """
+    _exact = _exact_args(('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt))
+    if _exact is not None:
+        n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt = _exact
+        try:
+            return _exact_result(2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt = _vector_args(('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt))
+    with _quiet():
+        return _vector_result(2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1))
+
+
+def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a sparse-attention layer reads for one sequence: every
+    one of the S indexer keys (to score them), and the latent and rotary key of only the
+    S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing;
+    the first grows at d_I per token instead of r_kv + d_rope.
+
+    .. math::
+
+        M_{KV} = \\frac{b_{kv} \\left(d_{I} S + S_{a} \\left(d_{rope} + r_{kv}\\right)\\right)}{8}
+
+    Parameters
+    ----------
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048), 16 bits:
+
+    >>> dsa_read_bytes(kv_lora_rank=512, d_rope=64, index_dim=128, attended=2048,
+    ...                context=32768)
+    10747904
+    """
+    _exact = _exact_args(('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, attended, context, bits_kv))
+    if _exact is not None:
+        kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = _vector_args(('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, attended, context, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank)))
 
 
 def effective_bits(*, weight_bytes, n_params):

@@ -222,6 +222,36 @@ export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul
   return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
 }
 
+/** Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I). [1] */
+export function dsa_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim} = {}) {
+  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
+/** Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached indexer keys with each of its H_I heads (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the S_a = min(S, S_top) positions it selected. [FLOP] */
+export function dsa_decode_flops({n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context} = {}) {
+  return 2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim;
+}
+
+/** Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the indexer's own key of width d_I. [B] */
+export function dsa_kv_layer_bytes({kv_lora_rank, d_rope, index_dim, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(index_dim + d_rope + kv_lora_rank);
+}
+
+/** Weights of a latent-attention block with a sparse-attention indexer in matrix products for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key projection and head weights (not the key's LayerNorm). [1] */
+export function dsa_matmul_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim} = {}) {
+  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
+/** Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and latent attention (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to min(i, S_top) positions). [FLOP] */
+export function dsa_prefill_flops({n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt} = {}) {
+  return 2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1);
+}
+
+/** Cache bytes one decode step of a sparse-attention layer reads for one sequence: every one of the S indexer keys (to score them), and the latent and rotary key of only the S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing; the first grows at d_I per token instead of r_kv + d_rope. [B] */
+export function dsa_read_bytes({kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank));
+}
+
 /** Bits per weight on average, where parts of a model are stored at different precisions. [bit] */
 export function effective_bits({weight_bytes, n_params} = {}) {
   return 8*weight_bytes/n_params;
@@ -1440,6 +1470,107 @@ export const FORMULAS = {
   ],
   "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs.",
   "unit": "s"
+ },
+ "dsa_attention_params": {
+  "defaults": {},
+  "latex": "P_{attn} = r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I).",
+  "unit": "1"
+ },
+ "dsa_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H_{I} d_{I} S + 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "kv_lora_rank",
+   "d_rope",
+   "attended",
+   "index_heads",
+   "index_dim",
+   "context"
+  ],
+  "summary": "Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached indexer keys with each of its H_I heads (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the S_a = min(S, S_top) positions it selected.",
+  "unit": "FLOP"
+ },
+ "dsa_kv_layer_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "\\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + d_{rope} + r_{kv}\\right)}{8}",
+  "lhs": "kv_layer_bytes",
+  "params": [
+   "kv_lora_rank",
+   "d_rope",
+   "index_dim",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the indexer's own key of width d_I.",
+  "unit": "B"
+ },
+ "dsa_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Weights of a latent-attention block with a sparse-attention indexer in matrix products for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key projection and head weights (not the key's LayerNorm).",
+  "unit": "1"
+ },
+ "dsa_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right) + H_{I} d_{I} T \\left(T + 1\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "causal_pairs",
+   "index_heads",
+   "index_dim",
+   "prompt"
+  ],
+  "summary": "Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and latent attention (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to min(i, S_top) positions).",
+  "unit": "FLOP"
+ },
+ "dsa_read_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "M_{KV} = \\frac{b_{kv} \\left(d_{I} S + S_{a} \\left(d_{rope} + r_{kv}\\right)\\right)}{8}",
+  "lhs": "kv_cache",
+  "params": [
+   "kv_lora_rank",
+   "d_rope",
+   "index_dim",
+   "attended",
+   "context",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one decode step of a sparse-attention layer reads for one sequence: every one of the S indexer keys (to score them), and the latent and rotary key of only the S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing; the first grows at d_I per token instead of r_kv + d_rope.",
+  "unit": "B"
  },
  "effective_bits": {
   "defaults": {},
