@@ -31,7 +31,14 @@ TRUTH = json.loads((ROOT / "tests" / "data" / "ground_truth.json").read_text(enc
 
 
 def truth(path: Path) -> dict:
-    return TRUTH["models"][path.relative_to(ROOT).as_posix()]
+    """The meta-device count of a file; a catalog config that is a byte-for-byte copy of a
+    vendored file (the catalog's 2026 models) has that file's count."""
+    key = path.relative_to(ROOT).as_posix()
+    if key not in TRUTH["models"]:
+        same = [p for p in CONFIGS.glob("*.json") if p.read_bytes() == path.read_bytes()]
+        assert len(same) == 1, f"no ground truth for {key}"
+        key = same[0].relative_to(ROOT).as_posix()
+    return TRUTH["models"][key]
 
 
 def config(name: str) -> dict:
