@@ -57,6 +57,8 @@ ANSWERED = {
     # sparse attention: MLA's latent and rotary key, and the indexer's key (FAMILIES.md 14.11)
     "deepseek-v3.2": ("params+buffers", 61 * (512 + 64 + 128) * 2),
     "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
+    # per-layer geometry: 48 heads on full, 64 on sliding layers, 8 KV heads of 128 in all 40
+    "laguna-xs.2-fp8": ("params", 40 * 2 * 8 * 128 * 2),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
@@ -69,7 +71,6 @@ REFUSED = {
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
     "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
-    "laguna-xs.2-fp8": "num_attention_heads_per_layer",
 }
 NO_READER = {"mimo-7b-base", "step-3.7-flash"}
 
@@ -178,7 +179,8 @@ def test_gated_deltanet_layers_in_the_33_to_1_pattern():
     mixers = sum(run.count for run in m.layers if run.mixer is not None)
     attention = sum(run.count for run in m.layers if run.attention is not None)
     assert (mixers, attention) == (30, 10)
-    assert all(run.attention.out_gate for run in m.layers if run.attention is not None)
+    assert all(run.attention.gate == run.attention.d_head for run in m.layers
+               if run.attention is not None)
 
 
 def test_qwen3_5_without_the_output_gate_is_refused():
@@ -211,6 +213,14 @@ def test_sparse_attention_indexer_parameters_equal_the_meta_count_difference():
     assert v32 - v3 == 61 * (1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64)
     assert read_config(CONFIGS / "deepseek-v3.2.json").total_params - read_config(
         CATALOG / "deepseek-v3" / "config.json").total_params == v32 - v3
+
+
+def test_laguna_heads_per_layer_and_windowed_cache():
+    m = read_config(CONFIGS / "laguna-xs.2-fp8.json")
+    heads = {(run.attention.span, run.attention.n_heads) for run in m.layers}
+    assert heads == {("full", 48), ("sliding", 64)}
+    # 10 full layers keep every token, 30 sliding layers the last 512 (FAMILIES.md 14.12)
+    assert m.kv_cache_bytes(131_072) == 10 * 4096 * 131_072 + 30 * 4096 * 512
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -80,9 +80,10 @@ class Attention:
         ``"full"``: norms over the whole projections (OLMo 2, Cohere).
     sinks : bool
         A learned attention-sink logit per head (gpt-oss).
-    out_gate : bool
-        The output is gated per channel by a sigmoid of a second query-width projection
-        (Qwen3-Next, Qwen3.5: the query projection is twice as wide).
+    gate : int
+        Width of an output gate per head, a projection of the block's input applied to the
+        attention output before the output projection: ``d_head`` (a gate per channel,
+        Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 (none).
     kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
@@ -102,7 +103,7 @@ class Attention:
     o_bias: bool = False
     qk_norm: str = ""
     sinks: bool = False
-    out_gate: bool = False
+    gate: int = 0
     kv_lora_rank: int = 0
     q_lora_rank: int = 0
     d_nope: int = 0
@@ -116,7 +117,7 @@ class Attention:
         for f in ("n_heads", "n_kv_heads", "d_head"):
             _check_int(owner, f, getattr(self, f))
         for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v", "index_heads",
-                  "index_dim", "index_topk"):
+                  "index_dim", "index_topk", "gate"):
             _check_int(owner, f, getattr(self, f), minimum=0)
         if self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
@@ -204,7 +205,7 @@ class Attention:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks), ("output gate", self.out_gate))
+                                  ("sinks", self.sinks), (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
 

@@ -931,7 +931,7 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
                             d_v=r.int("linear_value_head_dim"),
                             d_conv=r.int("linear_conv_kernel_dim", 4, kind="count"))
         attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
-                         out_gate=True)
+                         gate=dh)
         dense = MLP(r.int("intermediate_size")) if not moe or r.has("intermediate_size") \
             else None
         if moe:
@@ -963,6 +963,45 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
                     trained_context=r.int("max_position_embeddings", None, kind="context"),
                     native_bits=_bits16())
     return read
+
+
+# ---- Laguna (per-layer attention geometry) -------------------------------------------------
+def _laguna(r: _Reader) -> dict[str, Any]:
+    # Laguna (transformers' modular_laguna.py): per layer, by `layer_types`, full or sliding
+    # attention with its own head count (`num_attention_heads_per_layer`), K/V heads and head_dim
+    # shared; q/k norms of head_dim; a per-head output gate g_proj d -> H when `gating` (a
+    # softplus); by `mlp_layer_types`, a dense MLP of intermediate_size or a MoE block (router
+    # d x E with an e_score_correction_bias Parameter of E, routed experts of
+    # moe_intermediate_size, one ungated shared expert); two RMSNorms per layer; untied head.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    heads = r.int_list("num_attention_heads_per_layer", [h] * n, n=n)
+    for i, hi in enumerate(heads):
+        if hi < 1 or hi % hkv:
+            raise ConfigError(f"{r.origin}: field 'num_attention_heads_per_layer' entry {i} "
+                              f"({hi}) is not a positive multiple of 'num_key_value_heads'")
+    bias = r.flag("attention_bias", False)
+    gate = 1 if r.flag("gating", True) else 0
+    window = _window(r)
+    flags = _window_flags(r, n, "") if window else [False] * n
+    kinds = r.str_list("mlp_layer_types", n) or ["sparse"] * n
+    if set(kinds) - {"dense", "sparse"}:
+        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' has kinds other than 'dense' "
+                          "and 'sparse'")
+    e, k = _experts(r, n_key="num_experts")
+    shared = r.int("shared_expert_intermediate_size", 0, minimum=0)
+    moe = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=shared, router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    r.read.update({"moe_apply_router_weight_on_input", "moe_routed_scaling_factor",
+                   "partial_rotary_factor", "use_bidirectional_attention"})
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(heads[i], hkv, dh, window=window if flags[i] else None,
+                                      qkv_bias=bias, o_bias=bias, qk_norm="head", gate=gate),
+        mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
 
 
 # ---- multimodal wrappers ------------------------------------------------------------------------
@@ -1075,6 +1114,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
+    "laguna": _laguna,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1105,6 +1145,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
     "DeepseekV32ForCausalLM": "deepseek_v32", "GlmMoeDsaForCausalLM": "glm_moe_dsa",
+    "LagunaForCausalLM": "laguna",
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
 }

@@ -115,9 +115,9 @@ qk_norm = _sym("qk_norm", r"\delta_{qkn}", "1 if queries and keys are normalized
 qk_norm_full = _sym("qk_norm_full", r"\delta_{qkn,f}", "1 if queries and keys are normalized "
                     "over the whole projection (weights of width H d_head and H_kv d_head)",
                     assumptions=_NONNEG)
-attn_gate = _sym("attn_gate", r"\delta_{og}", "1 if the attention output is gated per channel by "
-                 "a sigmoid of a second query-width projection (Qwen3-Next, Qwen3.5)",
-                 assumptions=_NONNEG)
+d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per head: d_head "
+              "(a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 "
+              "without one", assumptions=_NONNEG)
 attn_sinks = _sym("attn_sinks", r"\delta_{sink}",
                   "1 if every head has a learned attention-sink logit", assumptions=_NONNEG)
 q_lora_rank = _sym("q_lora_rank", "r_{q}",

@@ -208,25 +208,30 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
 
 
 @formula("attn_params")
-def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0,
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0,
                            qk_norm=0, qk_norm_full=0, attn_sinks=0):
-    """Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the
-    query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate
-    (a sigmoid) on the attention output before the output projection; otherwise
-    :data:`attention_params`.
+    """Parameters of one attention block whose output is gated before the output projection:
+    :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head
+    (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made
+    twice as wide; Laguna: d_g = 1, one softplus gate per head).
 
     Examples
     --------
     A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
-    q/k norms):
+    q/k norms, a gate per channel), and a sliding layer of Laguna-XS.2 (64 heads, a gate per
+    head):
 
-    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, qk_norm=1)
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, d_gate=256,
+    ...                        qk_norm=1)
     27263488
+    >>> gated_attention_params(d_model=2048, n_heads=64, n_kv_heads=8, d_head=128, d_gate=1,
+    ...                        qk_norm=1)
+    37880064
     """
     return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
                              d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
                              qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
-            + d_model * n_heads * d_head)
+            + d_model * n_heads * d_gate)
 
 
 @formula("attn_params")

@@ -78,7 +78,7 @@ PARAMS = {
     'finbarr_latency_memory': ('n_params', 'n_bytes', 'batch', 'bandwidth'),
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
-    'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
     'gated_deltanet_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
@@ -3102,15 +3102,15 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
 
 
-def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
-    """Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the
-    query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate
-    (a sigmoid) on the attention output before the output projection; otherwise
-    :data:`attention_params`.
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block whose output is gated before the output projection:
+    :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head
+    (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made
+    twice as wide; Laguna: d_g = 1, one softplus gate per head).
 
     .. math::
 
-        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H_{kv} d_{head} + 3 d_{model} H d_{head}
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{g} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
 
     Parameters
     ----------
@@ -3122,6 +3122,8 @@ def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, 
         Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
     d_head : number or array
         Width of one attention head, :math:`d_{head}` [-]
+    d_gate : number or array
+        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
     qkv_bias : number or array (default 0)
         1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
     o_bias : number or array (default 0)
@@ -3141,21 +3143,26 @@ def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, 
     Examples
     --------
     A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
-    q/k norms):
+    q/k norms, a gate per channel), and a sliding layer of Laguna-XS.2 (64 heads, a gate per
+    head):
 
-    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, qk_norm=1)
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, d_gate=256,
+    ...                        qk_norm=1)
     27263488
+    >>> gated_attention_params(d_model=2048, n_heads=64, n_kv_heads=8, d_head=128, d_gate=1,
+    ...                        qk_norm=1)
+    37880064
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
     if _exact is not None:
-        d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
         try:
-            return _exact_result(n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+            return _exact_result(n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
     with _quiet():
-        return _vector_result(n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+        return _vector_result(n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
 
 
 def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):

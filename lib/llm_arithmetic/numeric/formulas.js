@@ -307,9 +307,9 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
   return Math.max(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth);
 }
 
-/** Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate (a sigmoid) on the attention output before the output projection; otherwise :data:`attention_params`. [1] */
-export function gated_attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
-  return n_heads*attn_sinks + 3*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
+/** Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head). [1] */
+export function gated_attention_params({d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
 }
 
 /** FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over q, k and v (a multiply-add per tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element), the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel). [FLOP] */
@@ -1726,20 +1726,21 @@ export const FORMULAS = {
    "qk_norm_full": 0,
    "qkv_bias": 0
   },
-  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H_{kv} d_{head} + 3 d_{model} H d_{head}",
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{g} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
   "lhs": "attn_params",
   "params": [
    "d_model",
    "n_heads",
    "n_kv_heads",
    "d_head",
+   "d_gate",
    "qkv_bias",
    "o_bias",
    "qk_norm",
    "qk_norm_full",
    "attn_sinks"
   ],
-  "summary": "Parameters of one attention block whose output is gated (Qwen3-Next, Qwen3.5): the query projection is twice as wide, d x (2 H d_head), its second half a per-channel gate (a sigmoid) on the attention output before the output projection; otherwise :data:`attention_params`.",
+  "summary": "Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head).",
   "unit": "1"
  },
  "gated_deltanet_decode_flops": {

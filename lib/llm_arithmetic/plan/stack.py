@@ -37,7 +37,7 @@ PARTS = ("attention", "mixer", "mlp", "norms")
 FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
         "attention": [["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
-                      ["gated", ["set", "out_gate"]],
+                      ["gated", ["gt", "gate", 0]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
         "mlp": [["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
@@ -57,7 +57,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "attention": {
         "n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",
         "window": "window", "chunk": "chunk", "qkv_bias": ["flag", "qkv_bias"],
-        "o_bias": ["flag", "o_bias"], "attn_gate": ["flag", "out_gate"],
+        "o_bias": ["flag", "o_bias"], "d_gate": "gate",
         "qk_norm": ["is", "qk_norm", "head"],
         "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
