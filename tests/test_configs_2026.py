@@ -59,6 +59,9 @@ ANSWERED = {
     "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
     # per-layer geometry: 48 heads on full, 64 on sliding layers, 8 KV heads of 128 in all 40
     "laguna-xs.2-fp8": ("params", 40 * 2 * 8 * 128 * 2),
+    # windows with their own heads, values narrower than keys: 9 full layers with 4 KV heads,
+    # 39 sliding with 8, keys of 192 and values of 128
+    "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
@@ -67,7 +70,6 @@ REFUSED = {
     "deepseek-v4-flash": "compress_ratios",
     "gemma-4-26b-a4b": "text_config.global_head_dim",
     "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
-    "mimo-v2-flash": "swa_num_attention_heads",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
     "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
@@ -221,6 +223,18 @@ def test_laguna_heads_per_layer_and_windowed_cache():
     assert heads == {("full", 48), ("sliding", 64)}
     # 10 full layers keep every token, 30 sliding layers the last 512 (FAMILIES.md 14.12)
     assert m.kv_cache_bytes(131_072) == 10 * 4096 * 131_072 + 30 * 4096 * 512
+
+
+def test_mimo_v2_flash_windowed_heads_and_narrow_values():
+    m = read_config(CONFIGS / "mimo-v2-flash.json")
+    kinds = {(run.attention.span, run.attention.n_kv_heads, run.attention.d_head,
+              run.attention.d_v, run.attention.sinks) for run in m.layers}
+    assert kinds == {("full", 4, 192, 128, False), ("sliding", 8, 192, 128, True)}
+    assert m.kv_cache_bytes(131_072) == 9 * 2560 * 131_072 + 39 * 5120 * 128
+    cfg = config("mimo-v2-flash")
+    cfg["attention_chunk_size"] = 256
+    with pytest.raises(ConfigError, match="field 'attention_chunk_size' differs"):
+        read_config(cfg)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -87,7 +87,8 @@ class Attention:
     kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
-        with rotary embedding, and the value width.
+        with rotary embedding, and the value width. Without latent attention, ``d_v`` > 0 is
+        a value width other than ``d_head`` (MiMo-V2-Flash: keys of 192, values of 128).
     index_heads, index_dim, index_topk : int
         A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
         heads and head width (each token caches one indexer key of ``index_dim``), and how
@@ -119,6 +120,9 @@ class Attention:
         for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v", "index_heads",
                   "index_dim", "index_topk", "gate"):
             _check_int(owner, f, getattr(self, f), minimum=0)
+        if self.d_v and self.gate and not self.is_mla:
+            raise ConfigError(f"{owner}: an output gate with a separate value width (d_v) is "
+                              "not modelled")
         if self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
@@ -199,13 +203,16 @@ class Attention:
             text += f" x {self.d_head}"
         else:
             text += f"/{self.n_kv_heads} heads x {self.d_head}"
+        if self.d_v and not self.is_mla:
+            text += f", values of {self.d_v}"
         if self.window:
             text += f", window {self.window:,}"
         if self.chunk:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks), (f"output gate {self.gate} per head", self.gate))
+                                  ("sinks", self.sinks),
+                                  (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
 
@@ -584,6 +591,7 @@ class Model:
         return (len(kinds) == 1 and self.layers[0].attention is not None
                 and self.layers[0].mixer is None and self.layers[0].mlp is not None
                 and not self.layers[0].attention.is_mla and not self.layers[0].attention.chunk
+                and not self.layers[0].attention.d_v and not self.layers[0].attention.gate
                 and not self.layers[0].attention.qk_norm and not self.layers[0].attention.sinks
                 and not self.layers[0].mlp.n_shared and not self.layers[0].mlp.router_bias
                 and not self.layers[0].mlp.shared_gate and not self.extras)

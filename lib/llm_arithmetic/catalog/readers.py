@@ -1004,6 +1004,54 @@ def _laguna(r: _Reader) -> dict[str, Any]:
         mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
 
 
+# ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
+def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
+    # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
+    # 52549528620): by `hybrid_layer_pattern`, 1 a sliding-window layer with its own heads
+    # (swa_num_attention_heads, swa_num_key_value_heads, swa_head_dim, swa_v_head_dim), 0 a
+    # full-attention layer; q and k of head_dim, v of v_head_dim, o from H v_head_dim, no
+    # q/k norms; an attention-sink logit per head where `add_*_attention_sink_bias`; by
+    # `moe_layer_freq`, a dense MLP or DeepSeek-V3's MoE block (router d x E and its
+    # e_score_correction_bias buffer, routed experts, shared experts if any).
+    r.refuse("attention_bias", "biases on MiMo-V2-Flash's projections are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    pattern = r.int_list("hybrid_layer_pattern", [0] * n, n=n)
+    if set(pattern) - {0, 1}:
+        raise ConfigError(f"{r.origin}: field 'hybrid_layer_pattern' must hold 0 (full) and 1 "
+                          "(sliding window) per layer")
+    window = _window(r)
+    for key in ("sliding_window_size", "attention_chunk_size"):
+        if r.int(key, window, kind="context") != window:
+            raise ConfigError(f"{r.origin}: field '{key}' differs from 'sliding_window': only "
+                              "one window length is modelled")
+
+    def attention(prefix: str, sinks: bool, win: int | None) -> Attention:
+        h = r.int(prefix + "num_attention_heads", kind="heads")
+        hkv = r.int(prefix + "num_key_value_heads", kind="heads")
+        if h % hkv:
+            raise ConfigError(f"{r.origin}: field '{prefix}num_key_value_heads' ({hkv}) does "
+                              f"not divide '{prefix}num_attention_heads' ({h})")
+        return Attention(h, hkv, r.int(prefix + "head_dim"), window=win, sinks=sinks,
+                         d_v=r.int(prefix + "v_head_dim"))
+    full = attention("", r.flag("add_full_attention_sink_bias", False), None)
+    swa = attention("swa_", r.flag("add_swa_attention_sink_bias", False), window)
+    moe_at = r.int_list("moe_layer_freq", [1] * n, n=n)
+    e, k = _experts(r, n_key="n_routed_experts")
+    shared = r.int("n_shared_experts", 0, kind="experts", minimum=0)
+    width = r.int("moe_intermediate_size")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    r.read.update({"topk_method", "swa_rope_theta", "partial_rotary_factor",
+                   "attention_value_scale"})
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: swa if pattern[i] else full,
+        mlp=lambda i: moe if moe_at[i] else dense, d_model=d)
+
+
 # ---- multimodal wrappers ------------------------------------------------------------------------
 def _wrapped_text(r: _Reader, family: str, key: str = "text_config") -> dict[str, Any]:
     """The language model of a multimodal file, read by its family's reader. What decodes a
@@ -1114,7 +1162,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
-    "laguna": _laguna,
+    "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1145,7 +1193,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
     "DeepseekV32ForCausalLM": "deepseek_v32", "GlmMoeDsaForCausalLM": "glm_moe_dsa",
-    "LagunaForCausalLM": "laguna",
+    "LagunaForCausalLM": "laguna", "MiMoV2FlashForCausalLM": "mimo_v2_flash",
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
 }

@@ -128,7 +128,8 @@ kv_lora_rank = _sym("kv_lora_rank", "r_{kv}",
 d_nope = _sym("d_nope", "d_{nope}", "query/key head width without rotary embedding (MLA)")
 d_rope = _sym("d_rope", "d_{rope}", "query/key head width with rotary embedding, shared by the "
               "heads for keys (MLA)")
-d_v = _sym("d_v", "d_{v}", "value head width (MLA; the value heads of a Gated DeltaNet mixer)")
+d_v = _sym("d_v", "d_{v}", "value head width (MLA; grouped-query attention whose values are "
+           "narrower than its keys; the value heads of a Gated DeltaNet mixer)")
 index_heads = _sym("index_heads", "H_{I}", "query heads of a sparse-attention indexer (DeepSeek "
                    "Sparse Attention)")
 index_dim = _sym("index_dim", "d_{I}", "head width of a sparse-attention indexer; each token "

@@ -25,7 +25,9 @@ from ..core.registry import formula
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "dsa_decode_flops", "dsa_prefill_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "split_decode_flops", "split_prefill_flops", "decode_flops_per_token", "prefill_flops",
+    "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
     "attention_standard_intensity", "attention_decode_intensity",
 ]
@@ -160,6 +162,33 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     819200
     """
     return 2 * n_heads * (d_nope + d_rope + d_v) * causal_pairs
+
+
+@formula("attn_flops")
+def split_decode_flops(*, n_heads, d_head, d_v, attended):
+    """Attention FLOPs of one layer for one decoded token when values are narrower than keys:
+    per query head a dot product of width d_head with each of the S_a cached keys and a
+    weighted sum of as many values of width d_v.
+
+    Examples
+    --------
+    >>> split_decode_flops(n_heads=64, d_head=192, d_v=128, attended=128)
+    5242880
+    """
+    return 2 * n_heads * (d_head + d_v) * attended
+
+
+@formula("attn_flops")
+def split_prefill_flops(*, n_heads, d_head, d_v, causal_pairs):
+    """Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a
+    head scores costs 2 (d_head + d_v).
+
+    Examples
+    --------
+    >>> split_prefill_flops(n_heads=64, d_head=192, d_v=128, causal_pairs=10)
+    409600
+    """
+    return 2 * n_heads * (d_head + d_v) * causal_pairs
 
 
 @formula("attn_flops")

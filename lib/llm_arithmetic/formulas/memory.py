@@ -20,7 +20,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes", "dsa_kv_layer_bytes",
+    "gated_deltanet_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
@@ -74,6 +74,21 @@ def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
     1152
     """
     return (kv_lora_rank + d_rope) * bits_kv / 8
+
+
+@formula("kv_layer_bytes")
+def split_kv_layer_bytes(*, n_kv_heads, d_head, d_v, bits_kv=16):
+    """Cache bytes one token adds to one attention layer whose values are narrower than its
+    keys: a key of d_head and a value of d_v per KV head.
+
+    Examples
+    --------
+    A full-attention layer of MiMo-V2-Flash (4 KV heads, keys of 192, values of 128):
+
+    >>> split_kv_layer_bytes(n_kv_heads=4, d_head=192, d_v=128)
+    2560
+    """
+    return n_kv_heads * (d_head + d_v) * bits_kv / 8
 
 
 @formula("kv_layer_bytes")

@@ -23,7 +23,8 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "dsa_attention_params", "embedding_params", "total_params",
+    "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
 
@@ -232,6 +233,29 @@ def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_
                              d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
                              qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
             + d_model * n_heads * d_gate)
+
+
+@formula("attn_params")
+def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias=0, o_bias=0,
+                           qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are narrower than its
+    queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width
+    d_head per head, v of d_v, the output projection from H d_v; the same optional biases,
+    norms and sinks as :data:`attention_params`.
+
+    Examples
+    --------
+    A sliding-window layer of MiMo-V2-Flash (d = 4096, 64 heads, 8 KV heads, sinks):
+
+    >>> split_attention_params(d_model=4096, n_heads=64, n_kv_heads=8, d_head=192, d_v=128,
+    ...                        attn_sinks=1)
+    94371904
+    """
+    return (d_model * n_heads * d_head + d_model * n_kv_heads * (d_head + d_v)
+            + n_heads * d_v * d_model
+            + qkv_bias * (n_heads * d_head + n_kv_heads * (d_head + d_v)) + o_bias * d_model
+            + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
+            + attn_sinks * n_heads)
 
 
 @formula("attn_params")

@@ -1,9 +1,9 @@
 r"""The pieces a layer stack sums that no other formula module holds.
 
 Each is arithmetic that used to be typed inside a method of the model record: the matrix weights
-of a latent-attention block, of a Mamba-2 mixer and of a Gated DeltaNet mixer, a block's norm vectors, the routed experts of
-an MoE block counted at a given number of experts, the embedding rows a decode step skips, a
-layer's cache at its attended length, the state a decode step reads and writes, the stack's
+of a latent-attention block, of a Mamba-2 mixer and of a Gated DeltaNet mixer, a block's norm
+vectors, the routed experts of an MoE block counted at a given number of experts, the embedding
+rows a decode step skips, a layer's cache at its attended length, the state a decode step reads and writes, the stack's
 FLOPs, and the two shares a pipeline stage takes. :mod:`llm_arithmetic.plan.stack` says which of
 them applies to which part of a layer, and one fold sums them over the stack.
 """
@@ -16,7 +16,8 @@ from .params import mla_attention_params, mlp_params
 from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
-           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params", "routed_expert_params",
+           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params",
+           "routed_expert_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",

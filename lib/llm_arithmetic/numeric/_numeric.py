@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -140,6 +140,10 @@ PARAMS = {
     'speculative_speedup': ('acceptance', 'draft_len', 'draft_cost'),
     'speculative_step_cost': ('draft_len', 'draft_cost'),
     'speculative_tokens_per_step': ('acceptance', 'draft_len'),
+    'split_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'split_decode_flops': ('n_heads', 'd_head', 'd_v', 'attended'),
+    'split_kv_layer_bytes': ('n_kv_heads', 'd_head', 'd_v', 'bits_kv'),
+    'split_prefill_flops': ('n_heads', 'd_head', 'd_v', 'causal_pairs'),
     'stack_decode_flops': ('matmul_params', 'layer_flops'),
     'stack_prefill_flops': ('matmul_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
@@ -2355,7 +2359,7 @@ def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     index_heads : number or array
         Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
     index_dim : number or array
@@ -2509,7 +2513,7 @@ def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     index_heads : number or array
         Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
     index_dim : number or array
@@ -2557,7 +2561,7 @@ def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     causal_pairs : number or array
         Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
     index_heads : number or array
@@ -3185,7 +3189,7 @@ def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
 
@@ -3233,7 +3237,7 @@ def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -3277,7 +3281,7 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
 
@@ -3332,7 +3336,7 @@ def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, p
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
     prompt : number or array
@@ -3379,7 +3383,7 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
     bits_state : number or array (default 16)
@@ -4720,7 +4724,7 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4820,7 +4824,7 @@ def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attend
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     attended : number or array
         Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
 
@@ -4921,7 +4925,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4966,7 +4970,7 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     causal_pairs : number or array
         Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
 
@@ -5907,6 +5911,190 @@ def speculative_tokens_per_step(*, acceptance, draft_len):
     acceptance, draft_len = _vector_args(('acceptance', 'draft_len'), (acceptance, draft_len))
     with _quiet():
         return _vector_result((1 - acceptance**(draft_len + 1))/(1 - acceptance))
+
+
+def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are narrower than its
+    queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width
+    d_head per head, v of d_v, the output projection from H d_v; the same optional biases,
+    norms and sinks as :data:`attention_params`.
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + H_{kv} \\left(d_{head} + d_{v}\\right)\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{head} + d_{model} H d_{v} + d_{model} H_{kv} \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A sliding-window layer of MiMo-V2-Flash (d = 4096, 64 heads, 8 KV heads, sinks):
+
+    >>> split_attention_params(d_model=4096, n_heads=64, n_kv_heads=8, d_head=192, d_v=128,
+    ...                        attn_sinks=1)
+    94371904
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v)))
+
+
+def split_decode_flops(*, n_heads, d_head, d_v, attended):
+    """Attention FLOPs of one layer for one decoded token when values are narrower than keys:
+    per query head a dot product of width d_head with each of the S_a cached keys and a
+    weighted sum of as many values of width d_v.
+
+    .. math::
+
+        F_{attn} = 2 H S_{a} \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> split_decode_flops(n_heads=64, d_head=192, d_v=128, attended=128)
+    5242880
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'd_v', 'attended'), (n_heads, d_head, d_v, attended))
+    if _exact is not None:
+        n_heads, d_head, d_v, attended = _exact
+        try:
+            return _exact_result(2*n_heads*attended*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, d_v, attended = _vector_args(('n_heads', 'd_head', 'd_v', 'attended'), (n_heads, d_head, d_v, attended))
+    with _quiet():
+        return _vector_result(2*n_heads*attended*(d_head + d_v))
+
+
+def split_kv_layer_bytes(*, n_kv_heads, d_head, d_v, bits_kv=16):
+    """Cache bytes one token adds to one attention layer whose values are narrower than its
+    keys: a key of d_head and a value of d_v per KV head.
+
+    .. math::
+
+        \\kappa_{l} = \\frac{H_{kv} b_{kv} \\left(d_{head} + d_{v}\\right)}{8}
+
+    Parameters
+    ----------
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+
+    Examples
+    --------
+    A full-attention layer of MiMo-V2-Flash (4 KV heads, keys of 192, values of 128):
+
+    >>> split_kv_layer_bytes(n_kv_heads=4, d_head=192, d_v=128)
+    2560
+    """
+    _exact = _exact_args(('n_kv_heads', 'd_head', 'd_v', 'bits_kv'), (n_kv_heads, d_head, d_v, bits_kv))
+    if _exact is not None:
+        n_kv_heads, d_head, d_v, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*n_kv_heads*bits_kv*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_kv_heads, d_head, d_v, bits_kv = _vector_args(('n_kv_heads', 'd_head', 'd_v', 'bits_kv'), (n_kv_heads, d_head, d_v, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*n_kv_heads*bits_kv*(d_head + d_v))
+
+
+def split_prefill_flops(*, n_heads, d_head, d_v, causal_pairs):
+    """Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a
+    head scores costs 2 (d_head + d_v).
+
+    .. math::
+
+        F_{attn} = 2 H \\Pi \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> split_prefill_flops(n_heads=64, d_head=192, d_v=128, causal_pairs=10)
+    409600
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'd_v', 'causal_pairs'), (n_heads, d_head, d_v, causal_pairs))
+    if _exact is not None:
+        n_heads, d_head, d_v, causal_pairs = _exact
+        try:
+            return _exact_result(2*n_heads*causal_pairs*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, d_v, causal_pairs = _vector_args(('n_heads', 'd_head', 'd_v', 'causal_pairs'), (n_heads, d_head, d_v, causal_pairs))
+    with _quiet():
+        return _vector_result(2*n_heads*causal_pairs*(d_head + d_v))
 
 
 def stack_decode_flops(*, matmul_params, layer_flops):

@@ -617,6 +617,26 @@ export function speculative_tokens_per_step({acceptance, draft_len} = {}) {
   return (1 - Math.pow(acceptance, draft_len + 1))/(1 - acceptance);
 }
 
+/** Parameters of one grouped-query attention block whose values are narrower than its queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width d_head per head, v of d_v, the output projection from H d_v; the same optional biases, norms and sinks as :data:`attention_params`. [1] */
+export function split_attention_params({d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v));
+}
+
+/** Attention FLOPs of one layer for one decoded token when values are narrower than keys: per query head a dot product of width d_head with each of the S_a cached keys and a weighted sum of as many values of width d_v. [FLOP] */
+export function split_decode_flops({n_heads, d_head, d_v, attended} = {}) {
+  return 2*n_heads*attended*(d_head + d_v);
+}
+
+/** Cache bytes one token adds to one attention layer whose values are narrower than its keys: a key of d_head and a value of d_v per KV head. [B] */
+export function split_kv_layer_bytes({n_kv_heads, d_head, d_v, bits_kv = 16} = {}) {
+  return ((1/8))*n_kv_heads*bits_kv*(d_head + d_v);
+}
+
+/** Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a head scores costs 2 (d_head + d_v). [FLOP] */
+export function split_prefill_flops({n_heads, d_head, d_v, causal_pairs} = {}) {
+  return 2*n_heads*causal_pairs*(d_head + d_v);
+}
+
 /** FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and state-space FLOPs of every layer. [FLOP] */
 export function stack_decode_flops({matmul_params, layer_flops} = {}) {
   return layer_flops + 2*matmul_params;
@@ -2641,6 +2661,72 @@ export const FORMULAS = {
   ],
   "summary": "Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k.",
   "unit": "token"
+ },
+ "split_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + H_{kv} \\left(d_{head} + d_{v}\\right)\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{head} + d_{model} H d_{v} + d_{model} H_{kv} \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "d_v",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one grouped-query attention block whose values are narrower than its queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width d_head per head, v of d_v, the output projection from H d_v; the same optional biases, norms and sinks as :data:`attention_params`.",
+  "unit": "1"
+ },
+ "split_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H S_{a} \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "d_v",
+   "attended"
+  ],
+  "summary": "Attention FLOPs of one layer for one decoded token when values are narrower than keys: per query head a dot product of width d_head with each of the S_a cached keys and a weighted sum of as many values of width d_v.",
+  "unit": "FLOP"
+ },
+ "split_kv_layer_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "\\kappa_{l} = \\frac{H_{kv} b_{kv} \\left(d_{head} + d_{v}\\right)}{8}",
+  "lhs": "kv_layer_bytes",
+  "params": [
+   "n_kv_heads",
+   "d_head",
+   "d_v",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one token adds to one attention layer whose values are narrower than its keys: a key of d_head and a value of d_v per KV head.",
+  "unit": "B"
+ },
+ "split_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H \\Pi \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "d_v",
+   "causal_pairs"
+  ],
+  "summary": "Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a head scores costs 2 (d_head + d_v).",
+  "unit": "FLOP"
  },
  "stack_decode_flops": {
   "defaults": {},

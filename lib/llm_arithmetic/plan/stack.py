@@ -38,6 +38,7 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
         "attention": [["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
                       ["gated", ["gt", "gate", 0]],
+                      ["split", ["gt", "d_v", 0]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
         "mlp": [["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
@@ -82,7 +83,7 @@ FIELDS: dict[str, dict[str, Any]] = {
 _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn_sinks": 0}
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
-           "dsa": ["dsa_attention_params", {}],
+           "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
 
@@ -116,6 +117,7 @@ TERMS: dict[str, dict[str, Any]] = {
                       "cases": {"attention": ["attention_params", _NO_EXTRAS],
                                 "mla": ["mla_matmul_params", {}],
                                 "dsa": ["dsa_matmul_params", {}],
+                                "split": ["split_attention_params", _NO_EXTRAS],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
@@ -126,7 +128,8 @@ TERMS: dict[str, dict[str, Any]] = {
     "kv_layer": {"by": "form", "doc": "cache bytes one token adds to the layer",
                  "cases": {"attention": ["kv_layer_bytes", {}],
                            "mla": ["mla_kv_layer_bytes", {}],
-                           "dsa": ["dsa_kv_layer_bytes", {}]}},
+                           "dsa": ["dsa_kv_layer_bytes", {}],
+                           "split": ["split_kv_layer_bytes", {}]}},
     "attended": {"by": "span", "doc": "cached positions the layer keeps and reads at S tokens",
                  "cases": {"full": ["=", {"value": "context"}],
                            "sliding": ["window_tokens", {}], "chunked": ["chunk_tokens", {}],
@@ -162,6 +165,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                                    {"attended": "@attended"}],
                                      "mla": ["mla_decode_flops", {"attended": "@attended"}],
                                      "dsa": ["dsa_decode_flops", {"attended": "@attended"}],
+                                     "split": ["split_decode_flops",
+                                               {"attended": "@attended"}],
                                      "mamba2": ["mamba2_decode_flops", {}],
                                      "gdn": ["gated_deltanet_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
@@ -173,6 +178,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                                     {"causal_pairs": "@pairs"}],
                                       "mla": ["mla_prefill_flops", {"causal_pairs": "@pairs"}],
                                       "dsa": ["dsa_prefill_flops", {"causal_pairs": "@pairs"}],
+                                      "split": ["split_prefill_flops",
+                                                {"causal_pairs": "@pairs"}],
                                       "mamba2": ["mamba2_prefill_flops", {}],
                                       "gdn": ["gated_deltanet_prefill_flops", {}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
@@ -184,8 +191,10 @@ TERMS: dict[str, dict[str, Any]] = {
                   "cases": {"moe": ["=", {"value": 1}]}},
 }
 
-# A gated attention block (Qwen3-Next, Qwen3.5) differs from the plain one only in its
-# parameters (counted above): it caches, reads and computes as a plain block does.
+# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) differs from the plain one only in
+# its parameters (counted above), a block with narrower values (MiMo-V2-Flash) in its
+# parameters, cache and FLOPs: otherwise both store, read and count layers as a plain block.
 for _spec in TERMS.values():
     if "attention" in _spec["cases"]:
-        _spec["cases"].setdefault("gated", _spec["cases"]["attention"])
+        for _form in ("gated", "split"):
+            _spec["cases"].setdefault(_form, _spec["cases"]["attention"])
