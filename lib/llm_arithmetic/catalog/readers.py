@@ -67,10 +67,12 @@ LIMITS: Mapping[str, tuple[int, str]] = {
     "count": (1 << 16, "small counts (norms, kernel widths, groups) are below 65,536"),
 }
 
-#: Layer kinds the library does not model, each with a key whose presence declares it (in the
-#: order a refusal looks for them: the first found is named). A file of an unknown family is
-#: refused naming its first one; a known family's file that carries one is refused too (it is
-#: one of :data:`COUNT_KEYS`).
+#: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
+#: them: the first found is named). Some are modelled for the families whose readers read them
+#: (Gated DeltaNet: qwen3_next, qwen3_5; the indexer: deepseek_v32, glm_moe_dsa; heads per
+#: layer: laguna; windows with their own heads: mimo_v2_flash), none for the others. A file of
+#: an unknown family is refused naming its first one; a known family's file that carries one
+#: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
 FEATURES: tuple[tuple[str, str], ...] = (
     ("compress_ratios", "compressed attention (DeepSeek-V4's per-layer KV compression)"),
     ("linear_attn_config", "linear attention with a constant per-sequence state "
