@@ -62,6 +62,8 @@ ANSWERED = {
     # windows with their own heads, values narrower than keys: 9 full layers with 4 KV heads,
     # 39 sliding with 8, keys of 192 and values of 128
     "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
+    # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
+    "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
 }
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
@@ -72,7 +74,6 @@ REFUSED = {
     "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
-    "nvidia-nemotron-3-super-120b-a12b-fp8": "moe_latent_size",
 }
 NO_READER = {"mimo-7b-base", "step-3.7-flash"}
 
@@ -235,6 +236,15 @@ def test_mimo_v2_flash_windowed_heads_and_narrow_values():
     cfg["attention_chunk_size"] = 256
     with pytest.raises(ConfigError, match="field 'attention_chunk_size' differs"):
         read_config(cfg)
+
+
+def test_latent_moe_routed_experts_work_in_the_latent():
+    m = read_config(CONFIGS / "nvidia-nemotron-3-super-120b-a12b-fp8.json")
+    moe = [run for run in m.layers if run.mlp is not None and run.mlp.is_moe]
+    assert sum(run.count for run in moe) == 40 and {run.mlp.latent for run in moe} == {1024}
+    # 512 plain experts of 2,688 on a latent of 1,024 (not on d = 4,096), per MoE block
+    assert m.expert_params == 40 * 512 * 2 * 1024 * 2688
+    assert round(m.active_params / 1e9) == 13  # the name's A12B: 12.77B with both embeddings
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

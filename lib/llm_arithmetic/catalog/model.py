@@ -237,6 +237,9 @@ class MLP:
         The router carries a bias vector of ``n_experts`` entries.
     shared_gate : bool
         The shared experts' output is scaled by a learned gate (a d-vector; Qwen2-MoE).
+    latent : int
+        A latent mixture of experts (Nemotron 3 Super), when > 0: the routed experts work in a
+        latent of this width between a shared down- and up-projection.
     """
 
     d_ff: int
@@ -248,9 +251,13 @@ class MLP:
     d_shared: int = 0
     router_bias: bool = False
     shared_gate: bool = False
+    latent: int = 0
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "d_ff", self.d_ff)
+        _check_int(owner, "latent", self.latent, minimum=0)
+        if self.latent and self.n_experts < 2:
+            raise ConfigError(f"{owner}: a latent width needs routed experts")
         _check_int(owner, "n_experts", self.n_experts)
         _check_int(owner, "top_k", self.top_k)
         _check_int(owner, "n_shared", self.n_shared, minimum=0)
@@ -288,6 +295,8 @@ class MLP:
         if not self.is_moe and not self.n_shared:
             return f"{gate} MLP {self.d_ff:,}"
         text = f"MoE {self.top_k} of {self.n_experts} experts x {self.d_ff:,}"
+        if self.latent:
+            text += f" in a latent of {self.latent:,}"
         if self.n_shared:
             text += f" + {self.n_shared} shared x {self.d_shared:,}"
         return text

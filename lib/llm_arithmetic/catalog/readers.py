@@ -901,8 +901,14 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
         raise ConfigError(f"{r.origin}: field 'n_shared_experts' = {shared}: the 'nemotron_h' "
                           "layout has at most one shared expert")
     d_shared = r.int("moe_shared_expert_intermediate_size") if shared else 0
+    # Nemotron 3 Super's LatentMoE: the routed experts work in moe_latent_size, between
+    # fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), no biases; router and
+    # shared expert on d. Its MTP layers (num_nextn_predict_layers, mtp_hybrid_override_pattern)
+    # are not built by transformers' NemotronHForCausalLM and are not counted.
+    r.read.update({"num_nextn_predict_layers", "mtp_hybrid_override_pattern"})
     return MLP(r.int("moe_intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False),
-               n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True)
+               n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True,
+               latent=r.int("moe_latent_size", 0, minimum=0))
 
 
 # ---- Qwen3-Next and Qwen3.5 (Gated DeltaNet hybrids) -----------------------------------------

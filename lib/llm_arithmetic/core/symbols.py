@@ -157,6 +157,9 @@ d_shared = _sym("d_shared", "d_{s}", "hidden width of one shared expert")
 router_bias = _sym("router_bias", r"\delta_{r}",
                    "1 if the router carries a bias vector of E entries (a linear bias, or "
                    "DeepSeek-V3's score-correction bias)", assumptions=_NONNEG)
+d_latent = _sym("d_latent", "d_{lat}", "width the routed experts of a latent mixture of experts "
+                "work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 "
+                "Super); 0 without one", assumptions=_NONNEG)
 shared_gate = _sym("shared_gate", r"\delta_{sg}",
                    "1 if the shared expert's output is scaled by a learned gate (a d-vector)",
                    assumptions=_NONNEG)

@@ -24,6 +24,7 @@ __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
     "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
@@ -181,6 +182,54 @@ def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_ex
     """
     return _moe(d_model, d_ff, n_active_experts, n_experts, n_shared_experts, d_shared,
                 n_mlp_mats, mlp_bias, router_bias, shared_gate)
+
+
+def _latent_moe(d_model, d_latent, d_ff, experts, n_experts, n_shared_experts, d_shared,
+                n_mlp_mats, mlp_bias, router_bias, shared_gate):
+    return (_moe(d_model, d_ff, 0, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias,
+                 router_bias, shared_gate)
+            + experts * mlp_params(d_model=d_latent, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                                   mlp_bias=mlp_bias)
+            + 2 * d_model * d_latent)
+
+
+@formula("moe_params", name="latent_moe_params")
+def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1,
+                      n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
+    router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
+    routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
+    and a d_lat x d up-projection that the routed experts share.
+
+    Examples
+    --------
+    A block of Nemotron 3 Super (d = 4096, d_lat = 1024, 512 plain experts of 2688, one shared
+    expert of 5376, a router bias):
+
+    >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
+    2873098752
+    """
+    return _latent_moe(d_model, d_latent, d_ff, n_experts, n_experts, n_shared_experts, d_shared,
+                       n_mlp_mats, mlp_bias, router_bias, shared_gate)
+
+
+@formula("moe_params", name="latent_moe_active_params")
+def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts,
+                             n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0,
+                             router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
+    in the latent, both latent projections, every shared expert, the router.
+
+    Examples
+    --------
+    >>> latent_moe_active_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                          n_active_experts=22, n_shared_experts=1, d_shared=5376,
+    ...                          n_mlp_mats=2, router_bias=1)
+    175636992
+    """
+    return _latent_moe(d_model, d_latent, d_ff, n_active_experts, n_experts, n_shared_experts,
+                       d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate)
 
 
 @formula("ssm_params")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -95,6 +95,8 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
+    'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
+    'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
@@ -3899,6 +3901,122 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
     transfer_bytes, link_bandwidth, link_latency = _vector_args(('transfer_bytes', 'link_bandwidth', 'link_latency'), (transfer_bytes, link_bandwidth, link_latency))
     with _quiet():
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
+
+
+def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
+    in the latent, both latent projections, every shared expert, the router.
+
+    .. math::
+
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    d_ff : number or array
+        Hidden width of a dense MLP, or of one routed expert, :math:`d_{ff}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_active_experts : number or array
+        Routed experts used per token (top-k), :math:`k` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    d_shared : number or array (default 1)
+        Hidden width of one shared expert, :math:`d_{s}` [-]
+    n_mlp_mats : number or array (default 3)
+        Weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated), :math:`m` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+
+    Returns
+    -------
+    moe_params : number or array
+        Parameters of one mixture-of-experts block, :math:`P_{moe}` [-]
+
+    Examples
+    --------
+    >>> latent_moe_active_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                          n_active_experts=22, n_shared_experts=1, d_shared=5376,
+    ...                          n_mlp_mats=2, router_bias=1)
+    175636992
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    if _exact is not None:
+        d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        try:
+            return _exact_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    with _quiet():
+        return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
+    router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
+    routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
+    and a d_lat x d up-projection that the routed experts share.
+
+    .. math::
+
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    d_ff : number or array
+        Hidden width of a dense MLP, or of one routed expert, :math:`d_{ff}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    d_shared : number or array (default 1)
+        Hidden width of one shared expert, :math:`d_{s}` [-]
+    n_mlp_mats : number or array (default 3)
+        Weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated), :math:`m` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+
+    Returns
+    -------
+    moe_params : number or array
+        Parameters of one mixture-of-experts block, :math:`P_{moe}` [-]
+
+    Examples
+    --------
+    A block of Nemotron 3 Super (d = 4096, d_lat = 1024, 512 plain experts of 2688, one shared
+    expert of 5376, a router bias):
+
+    >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
+    2873098752
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    if _exact is not None:
+        d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        try:
+            return _exact_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    with _quiet():
+        return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
 def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):

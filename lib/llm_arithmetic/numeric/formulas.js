@@ -392,6 +392,16 @@ export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency =
   return transfer_bytes/link_bandwidth + link_latency;
 }
 
+/** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router. [1] */
+export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
+  return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
+/** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. [1] */
+export function latent_moe_params({d_model, d_latent, d_ff, n_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
+  return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
 /** Cache of one attention layer for B sequences, each holding the positions the layer keeps. [B] */
 export function layer_cache_bytes({kv_layer_bytes, attended, batch = 1} = {}) {
   return batch*attended*kv_layer_bytes;
@@ -1989,6 +1999,59 @@ export const FORMULAS = {
   ],
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
   "unit": "s"
+ },
+ "latent_moe_active_params": {
+  "defaults": {
+   "d_shared": 1,
+   "mlp_bias": 0,
+   "n_mlp_mats": 3,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "moe_params",
+  "params": [
+   "d_model",
+   "d_latent",
+   "d_ff",
+   "n_experts",
+   "n_active_experts",
+   "n_shared_experts",
+   "d_shared",
+   "n_mlp_mats",
+   "mlp_bias",
+   "router_bias",
+   "shared_gate"
+  ],
+  "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router.",
+  "unit": "1"
+ },
+ "latent_moe_params": {
+  "defaults": {
+   "d_shared": 1,
+   "mlp_bias": 0,
+   "n_mlp_mats": 3,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "moe_params",
+  "params": [
+   "d_model",
+   "d_latent",
+   "d_ff",
+   "n_experts",
+   "n_shared_experts",
+   "d_shared",
+   "n_mlp_mats",
+   "mlp_bias",
+   "router_bias",
+   "shared_gate"
+  ],
+  "summary": "Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share.",
+  "unit": "1"
  },
  "layer_cache_bytes": {
   "defaults": {
