@@ -10,13 +10,13 @@ import random
 import pytest
 
 from llm_arithmetic import numeric
-from llm_arithmetic.catalog.model import MLP, Attention, Mamba2
+from llm_arithmetic.catalog.model import MLP, Attention, GatedDeltaNet, Mamba2
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
 from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, _step_refs
 from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
 
-RECORDS = {"attention": Attention, "mixer": Mamba2, "mlp": MLP}
+RECORDS = {"attention": (Attention,), "mixer": (Mamba2, GatedDeltaNet), "mlp": (MLP,)}
 
 
 def test_every_step_is_named_once_and_reads_only_inputs_and_steps():
@@ -51,8 +51,8 @@ def test_every_term_names_a_formula_and_every_field_a_record_field():
             for src in bindings.values():
                 if isinstance(src, str) and src.startswith("@"):
                     assert src[1:] in TERMS, (term, src)
-    for part, record in RECORDS.items():
-        own = {f.name for f in dataclasses.fields(record)}
+    for part, records in RECORDS.items():
+        own = {f.name for record in records for f in dataclasses.fields(record)}
         for name, src in FIELDS[part].items():
             field = src if isinstance(src, str) else src[1]
             assert field in own, (part, name, field)

@@ -46,10 +46,10 @@ the catalog has it, and what a caller gave instead: {inputs_chip}.
 
 ## Sums over the layer stack
 
-A layer has up to four parts: attention, a state-space mixer, an MLP (dense or a mixture of
-experts) and its norm vectors. Each part takes a form (latent or grouped-query attention over a
-full, sliding or chunked span; a dense, shared or routed MLP; a Mamba-2 mixer) and each term
-below is, for each form, one registered formula. A sum step adds the term over every block,
+A layer has up to four parts: attention, a constant-state mixer, an MLP (dense or a mixture of
+experts) and its norm vectors. Each part takes a form (latent, grouped-query or output-gated
+attention over a full, sliding or chunked span; a dense, shared or routed MLP; a Mamba-2 or
+Gated DeltaNet mixer) and each term below is, for each form, one registered formula. A sum step adds the term over every block,
 times how many blocks of that kind the stack has; a part whose form has no case adds nothing.
 
 {terms}

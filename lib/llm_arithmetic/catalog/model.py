@@ -3,9 +3,10 @@
 A :class:`Model` holds the embeddings and a tuple of :class:`Layers`, each a run of identical
 blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or DeepSeek's latent
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
-norms and attention sinks), a :class:`Mamba2` state-space mixer (a constant-size state instead
-of a cache), or both side by side, and an :class:`MLP` (dense, plain or gated; or a mixture of
-experts with routed and shared experts of their own widths). Readers of Hugging Face
+norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
+:class:`GatedDeltaNet` linear-attention mixer (a constant-size state instead of a cache), or
+attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
+of experts with routed and shared experts of their own widths). Readers of Hugging Face
 ``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
 
 Every quantity is the sum over the stack of one formula per layer kind (the formulas of
@@ -34,7 +35,7 @@ import numpy as np
 from ..core.errors import ConfigError
 from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
 
-__all__ = ["Attention", "MLP", "Mamba2", "Layers", "Extra", "Model", "ConfigError"]
+__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "Layers", "Extra", "Model", "ConfigError"]
 
 
 def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
@@ -79,10 +80,19 @@ class Attention:
         ``"full"``: norms over the whole projections (OLMo 2, Cohere).
     sinks : bool
         A learned attention-sink logit per head (gpt-oss).
+    gate : int
+        Width of an output gate per head, a projection of the block's input applied to the
+        attention output before the output projection: ``d_head`` (a gate per channel,
+        Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 (none).
     kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
-        with rotary embedding, and the value width.
+        with rotary embedding, and the value width. Without latent attention, ``d_v`` > 0 is
+        a value width other than ``d_head`` (MiMo-V2-Flash: keys of 192, values of 128).
+    index_heads, index_dim, index_topk : int
+        A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
+        heads and head width (each token caches one indexer key of ``index_dim``), and how
+        many cached positions it selects for the attention to read.
     """
 
     n_heads: int
@@ -94,17 +104,32 @@ class Attention:
     o_bias: bool = False
     qk_norm: str = ""
     sinks: bool = False
+    gate: int = 0
     kv_lora_rank: int = 0
     q_lora_rank: int = 0
     d_nope: int = 0
     d_rope: int = 0
     d_v: int = 0
+    index_heads: int = 0
+    index_dim: int = 0
+    index_topk: int = 0
 
     def validate(self, owner: str) -> None:
         for f in ("n_heads", "n_kv_heads", "d_head"):
             _check_int(owner, f, getattr(self, f))
-        for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v"):
+        for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v", "index_heads",
+                  "index_dim", "index_topk", "gate"):
             _check_int(owner, f, getattr(self, f), minimum=0)
+        if self.d_v and self.gate and not self.is_mla:
+            raise ConfigError(f"{owner}: an output gate with a separate value width (d_v) is "
+                              "not modelled")
+        if self.index_topk:
+            if not self.is_mla or not self.q_lora_rank:
+                raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
+                                  "latent attention with a query latent (kv_lora_rank, "
+                                  "q_lora_rank)")
+            for f in ("index_heads", "index_dim"):
+                _check_int(owner, f, getattr(self, f))
         for f in ("window", "chunk"):
             if getattr(self, f) is not None:
                 _check_int(owner, f, getattr(self, f))
@@ -171,17 +196,24 @@ class Attention:
         if self.is_mla:
             text += (f" heads, latent {self.kv_lora_rank} + rope {self.d_rope}"
                      + (f", q rank {self.q_lora_rank}" if self.q_lora_rank else ""))
+            if self.index_topk:
+                text += (f", indexer {self.index_heads} x {self.index_dim} selecting "
+                         f"{self.index_topk:,}")
         elif self.kind == "MHA":
             text += f" x {self.d_head}"
         else:
             text += f"/{self.n_kv_heads} heads x {self.d_head}"
+        if self.d_v and not self.is_mla:
+            text += f", values of {self.d_v}"
         if self.window:
             text += f", window {self.window:,}"
         if self.chunk:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks)) if on]
+                                  ("sinks", self.sinks),
+                                  (f"output gate {self.gate} per head", self.gate))
+                  if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
 
 
@@ -205,6 +237,9 @@ class MLP:
         The router carries a bias vector of ``n_experts`` entries.
     shared_gate : bool
         The shared experts' output is scaled by a learned gate (a d-vector; Qwen2-MoE).
+    latent : int
+        A latent mixture of experts (Nemotron 3 Super), when > 0: the routed experts work in a
+        latent of this width between a shared down- and up-projection.
     """
 
     d_ff: int
@@ -216,9 +251,13 @@ class MLP:
     d_shared: int = 0
     router_bias: bool = False
     shared_gate: bool = False
+    latent: int = 0
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "d_ff", self.d_ff)
+        _check_int(owner, "latent", self.latent, minimum=0)
+        if self.latent and self.n_experts < 2:
+            raise ConfigError(f"{owner}: a latent width needs routed experts")
         _check_int(owner, "n_experts", self.n_experts)
         _check_int(owner, "top_k", self.top_k)
         _check_int(owner, "n_shared", self.n_shared, minimum=0)
@@ -256,13 +295,35 @@ class MLP:
         if not self.is_moe and not self.n_shared:
             return f"{gate} MLP {self.d_ff:,}"
         text = f"MoE {self.top_k} of {self.n_experts} experts x {self.d_ff:,}"
+        if self.latent:
+            text += f" in a latent of {self.latent:,}"
         if self.n_shared:
             text += f" + {self.n_shared} shared x {self.d_shared:,}"
         return text
 
 
+class _Mixer:
+    """What every constant-state mixer answers, each a term of the plan's stack data."""
+
+    def params(self, d_model: int) -> int:
+        """Parameters of the mixer [-]."""
+        return _part("mixer", self, "params", d_model=d_model)
+
+    def matmul_params(self, d_model: int) -> int:
+        """The input and output projections' weights [-]."""
+        return _part("mixer", self, "matmul_params", d_model=d_model)
+
+    def state_bytes(self, bits_state: Any = 16) -> Any:
+        """Bytes of the mixer's state for one sequence, constant in the context [B]."""
+        return _part("mixer", self, "state", bits_state=bits_state)
+
+    def decode_flops(self) -> int:
+        """FLOPs of the recurrence for one token, besides the projections [FLOP]."""
+        return _part("mixer", self, "layer_decode_flops")
+
+
 @dataclass(frozen=True)
-class Mamba2:
+class Mamba2(_Mixer):
     """A Mamba-2 mixer: a selective state-space layer whose state does not grow with context.
 
     Attributes
@@ -286,32 +347,55 @@ class Mamba2:
         for f in ("d_inner", "d_state", "n_groups", "n_heads", "d_conv"):
             _check_int(owner, f, getattr(self, f))
 
-    def params(self, d_model: int) -> int:
-        return _part("mixer", self, "params", d_model=d_model)
-
-    def matmul_params(self, d_model: int) -> int:
-        """The input and output projections' weights [-]."""
-        return _part("mixer", self, "matmul_params", d_model=d_model)
-
-    def state_bytes(self, bits_state: Any = 16) -> Any:
-        return _part("mixer", self, "state", bits_state=bits_state)
-
-    def decode_flops(self) -> int:
-        return _part("mixer", self, "layer_decode_flops")
-
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
                 f"{self.n_groups} groups")
 
 
 @dataclass(frozen=True)
+class GatedDeltaNet(_Mixer):
+    """A Gated DeltaNet mixer: linear attention whose per-sequence state, one d_k x d_v matrix
+    per value head, is updated by a gated delta rule and does not grow with the context
+    (Qwen3-Next, Qwen3.5).
+
+    Attributes
+    ----------
+    n_qk_heads, n_v_heads : int
+        Query/key heads and value heads (each query/key head serves n_v_heads / n_qk_heads
+        value heads).
+    d_k, d_v : int
+        Query/key and value head widths.
+    d_conv : int
+        Width of the causal convolution over q, k and v.
+    """
+
+    n_qk_heads: int
+    n_v_heads: int
+    d_k: int
+    d_v: int
+    d_conv: int = 4
+
+    def validate(self, owner: str) -> None:
+        for f in ("n_qk_heads", "n_v_heads", "d_k", "d_v", "d_conv"):
+            _check_int(owner, f, getattr(self, f))
+        if self.n_v_heads % self.n_qk_heads:
+            raise ConfigError(f"{owner}: n_qk_heads ({self.n_qk_heads}) does not divide "
+                              f"n_v_heads ({self.n_v_heads})")
+
+    def describe(self) -> str:
+        return (f"Gated DeltaNet {self.n_qk_heads}/{self.n_v_heads} heads x "
+                f"{self.d_k}/{self.d_v}")
+
+
+@dataclass(frozen=True)
 class Layers:
-    """A run of ``count`` identical blocks: attention and/or a Mamba-2 mixer, an MLP (or none),
-    and ``norms`` normalization vectors of width d per block."""
+    """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
+    Gated DeltaNet), an MLP (or none), and ``norms`` normalization vectors of width d per
+    block."""
 
     count: int
     attention: Attention | None = None
-    mixer: Mamba2 | None = None
+    mixer: Mamba2 | GatedDeltaNet | None = None
     mlp: MLP | None = None
     norms: int = 2
 
@@ -516,6 +600,7 @@ class Model:
         return (len(kinds) == 1 and self.layers[0].attention is not None
                 and self.layers[0].mixer is None and self.layers[0].mlp is not None
                 and not self.layers[0].attention.is_mla and not self.layers[0].attention.chunk
+                and not self.layers[0].attention.d_v and not self.layers[0].attention.gate
                 and not self.layers[0].attention.qk_norm and not self.layers[0].attention.sinks
                 and not self.layers[0].mlp.n_shared and not self.layers[0].mlp.router_bias
                 and not self.layers[0].mlp.shared_gate and not self.extras)
@@ -782,8 +867,8 @@ class Model:
             "MLP and expert weights used": wb(mlp - expert_used, default)
             + wb(expert_used, experts),
             "head, embedding row, norms": wb(rest, default),
-            "KV cache": ev.get("seq_kv_bytes"),
-            "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_bytes"),
+            "KV cache": ev.get("seq_kv_read"),
+            "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_read"),
         }
         return {k: v for k, v in out.items() if v}
 

@@ -1,4 +1,5 @@
-"""Readers of Hugging Face ``config.json`` files, one per family (``model_type``).
+"""Readers of Hugging Face ``config.json`` files, one per family (``model_type``; for a type the
+library does not know, the layout its ``architectures`` names, by :data:`ARCHITECTURES`).
 
 Each reader builds a :class:`~llm_arithmetic.catalog.model.Model` as a stack of layer kinds,
 applying the conventions the file leaves implicit: the defaults of the family's configuration
@@ -6,12 +7,16 @@ class in ``transformers`` (real files omit defaults: Gemma 3's ``text_config`` l
 and the layout of its modeling code (biases, norms, q/k norms, which layers are windowed or
 mixtures of experts). ``tests/configs/FAMILIES.md`` documents every rule with its source.
 
-Three guarantees:
+Four guarantees:
 
 * **Errors name the field.** A missing, non-integer, non-positive, implausible or
   inconsistent value raises :class:`~llm_arithmetic.core.errors.ConfigError` naming it (and,
   for a plausibility limit, why the limit is there); so do malformed, oversized or too deeply
   nested JSON and an unsupported ``model_type``.
+* **A missing layer kind is named.** A file of a family no reader knows is refused naming the
+  first layer kind of :data:`FEATURES` it declares (linear attention, an indexer, compressed
+  attention, per-layer geometry, ...) and the key that declares it; a known family's file that
+  declares one is refused the same way.
 * **Never a silently different model.** A key that changes a count but that the family's reader
   does not understand (``moe_intermediate_size`` in a ``mixtral`` file, ``kv_lora_rank`` in a
   ``llama`` file, ``layer_types`` where the reader assumes uniform layers) is an error naming
@@ -40,9 +45,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..core.errors import ConfigError
-from .model import MLP, Attention, Extra, Layers, Mamba2, Model
+from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
 
-__all__ = ["read_config", "FAMILIES", "LIMITS", "MAX_CONFIG_BYTES", "COUNT_KEYS"]
+__all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
+           "COUNT_KEYS"]
 
 #: Largest config file read [B]; real ones are a few kB (a Llama 4 config is under 10 kB).
 MAX_CONFIG_BYTES = 1 << 20
@@ -61,10 +67,38 @@ LIMITS: Mapping[str, tuple[int, str]] = {
     "count": (1 << 16, "small counts (norms, kernel widths, groups) are below 65,536"),
 }
 
+#: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
+#: them: the first found is named). Some are modelled for the families whose readers read them
+#: (Gated DeltaNet: qwen3_next, qwen3_5; the indexer: deepseek_v32, glm_moe_dsa; heads per
+#: layer: laguna; windows with their own heads: mimo_v2_flash), none for the others. A file of
+#: an unknown family is refused naming its first one; a known family's file that carries one
+#: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
+FEATURES: tuple[tuple[str, str], ...] = (
+    ("compress_ratios", "compressed attention (DeepSeek-V4's per-layer KV compression)"),
+    ("linear_attn_config", "linear attention with a constant per-sequence state "
+                           "(Kimi delta attention)"),
+    ("linear_num_value_heads", "linear attention with a constant per-sequence state "
+                               "(Gated DeltaNet)"),
+    ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
+                   "indexer's key cache and a top-k read of the main cache)"),
+    ("sparse_attention_config", "sparse attention"),
+    ("global_head_dim", "per-layer attention geometry (other head widths and key/value heads "
+                        "on global layers)"),
+    ("attention_k_eq_v", "keys shared with values"),
+    ("swa_num_attention_heads", "per-layer attention geometry (windowed layers with their own "
+                                "heads)"),
+    ("num_attention_heads_per_layer", "per-layer attention geometry (a head count per layer)"),
+    ("hidden_size_per_layer_input", "per-layer input embeddings"),
+    ("block_configs", "per-layer block shapes (DeciLM / Nemotron-NAS: attention and MLP widths "
+                      "that change from layer to layer)"),
+    ("moe_latent_size", "a latent projection around the experts (LatentMoE)"),
+)
+
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
 #: carries one (with a value other than null, false, 0 or empty) that its family's reader does
 #: not read is refused.
 COUNT_KEYS: Mapping[str, str] = {
+    **{key: feature for key, feature in FEATURES},
     "moe_intermediate_size": "the width of each routed expert",
     "shared_expert_intermediate_size": "the width of the shared expert",
     "n_shared_experts": "shared experts per MoE layer",
@@ -101,9 +135,14 @@ COUNT_KEYS: Mapping[str, str] = {
     "lm_head_bias": "a bias on the output head",
     "vision_config": "a vision tower",
     "num_nextn_predict_layers": "multi-token prediction layers",
+    "moe_shared_expert_intermediate_size": "the width of the shared expert",
+    "text_config": "a wrapped language model",
+    "language_config": "a wrapped language model",
+    "llm_config": "a wrapped language model",
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
+_FEATURE_OF = dict(FEATURES)
 
 
 class _Reader:
@@ -205,6 +244,11 @@ class _Reader:
             if key in self.read:
                 continue
             v = self.cfg.get(key)
+            if v not in _NEUTRAL and key in _FEATURE_OF:
+                raise ConfigError(
+                    f"{self.origin}: field '{key}' = {v!r:.60} declares {meaning}, which the "
+                    f"'{self.family}' reader does not model, and counting without it would "
+                    "describe a different model")
             if v not in _NEUTRAL:
                 raise ConfigError(
                     f"{self.origin}: field '{key}' = {v!r:.60} ({meaning}) is not understood by "
@@ -333,6 +377,16 @@ def _with_mlp(kw: dict[str, Any], change: Callable[[MLP], MLP]) -> dict[str, Any
     return kw
 
 
+def _restated(r: _Reader, key: str, fixed: bool, layout: str) -> None:
+    """Accept a key that restates what the family's layout fixes; refuse one that contradicts
+    it, naming the key."""
+    if r.flag(key, fixed) != fixed:
+        raise ConfigError(
+            f"{r.origin}: field '{key}' = {str(not fixed).lower()} contradicts the "
+            f"'{r.family}' layout ({layout}), and counting without it would describe a "
+            "different model; is the model_type right?")
+
+
 def _qwen2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=True, o_bias=False, window_rule="qwen2")
 
@@ -348,6 +402,11 @@ def _qwen3_moe(r: _Reader) -> dict[str, Any]:
     n = r.int("num_hidden_layers", kind="layers")
     h, hkv, dh = r.heads(d)
     bias = r.flag("attention_bias", False)
+    # Qwen3-Coder's files restate what every Qwen3-MoE block has (q/k norms) and that its
+    # q/k/v carry no bias; Qwen3MoeConfig defines neither key, so a file saying otherwise
+    # describes a model this layout does not build.
+    _restated(r, "use_qk_norm", True, "its attention always has q/k norms")
+    _restated(r, "qkv_bias", False, "its q/k/v biases follow 'attention_bias'")
     window = _window(r)
     flags = _window_flags(r, n, "qwen2") if window else [False] * n
     e, k = _experts(r, n_key="num_experts")
@@ -397,6 +456,12 @@ def _gemma3_text(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+def _vit_block_params(h: int, inter: int) -> int:
+    """One vision-transformer encoder block: q, k, v and output projections with biases (fused
+    or not), two LayerNorms with biases, an MLP h -> inter -> h with biases."""
+    return 4 * (h * h + h) + 2 * 2 * h + (h * inter + inter) + (inter * h + h)
+
+
 def _siglip_params(r: _Reader) -> int:
     """Parameters of a SigLIP vision tower without its pooling head (Gemma 3)."""
     h = r.int("hidden_size")
@@ -409,8 +474,7 @@ def _siglip_params(r: _Reader) -> int:
     r.refuse("vision_use_head", "the SigLIP pooling head is not counted")
     patches = (image // p) ** 2
     embeddings = c * p * p * h + h + patches * h
-    layer = 4 * (h * h + h) + 2 * 2 * h + (h * inter + inter) + (inter * h + h)
-    return embeddings + n * layer + 2 * h
+    return embeddings + n * _vit_block_params(h, inter) + 2 * h
 
 
 def _gemma3(r: _Reader) -> dict[str, Any]:
@@ -545,7 +609,7 @@ def _falcon(r: _Reader) -> dict[str, Any]:
 
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
-def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
+def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
     # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
     # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
@@ -560,7 +624,7 @@ def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"))
+                     d_v=r.int("v_head_dim"), **(_indexer(r) if indexer else {}))
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -584,16 +648,38 @@ def _deepseek(r: _Reader, *, v3: bool) -> dict[str, Any]:
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
-    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0) if v3 else 0
-    if mtp:
-        # DeepSeek-V3's MTP module: per layer enorm, hnorm (d each), eh_proj (2d x d), one
-        # decoder block (MoE), shared_head.norm (d); its checkpoint also stores an embedding
-        # table and an output head (V x d each).
-        block = Layers(1, attn, mlp=mlp_of(n), norms=2).params(d)
-        per = 3 * d + 2 * d * d + block + 2 * kw["n_vocab"] * d
-        kw["extras"] = (Extra("multi-token prediction", mtp * per, False,
-                              "DeepSeek-V3's MTP module (not in the paper's 671B)"),)
+    if v3:
+        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2),
+                                   "DeepSeek-V3's MTP module (not in the paper's 671B)")
     return kw
+
+
+def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
+                note: str) -> tuple[Extra, ...]:
+    """Multi-token prediction layers (``num_nextn_predict_layers``), which transformers does not
+    build: in DeepSeek-V3's layout each has enorm, hnorm (d each), eh_proj (2d x d), one decoder
+    block, shared_head.norm (d), and its checkpoint also stores an embedding table and an output
+    head (V x d each). Reported apart, not in the total."""
+    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    if not mtp:
+        return ()
+    d = kw["d_model"]
+    per = 3 * d + 2 * d * d + block.params(d) + 2 * kw["n_vocab"] * d
+    return (Extra("multi-token prediction", mtp * per, False, note),)
+
+
+def _indexer(r: _Reader) -> dict[str, int]:
+    """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k."""
+    r.read.update({"indexer_rope_interleave", "index_share_q"})
+    return dict(index_heads=r.int("index_n_heads", kind="heads"),
+                index_dim=r.int("index_head_dim"),
+                index_topk=r.int("index_topk", kind="context"))
+
+
+def _deepseek_v32(r: _Reader) -> dict[str, Any]:
+    # DeepSeek-V3.2 and GLM-5 (glm_moe_dsa): DeepSeek-V3's layout, each MLA block with an indexer
+    return _deepseek(r, v3=True, indexer=True)
 
 
 def _deepseek_v2(r: _Reader) -> dict[str, Any]:
@@ -602,6 +688,64 @@ def _deepseek_v2(r: _Reader) -> dict[str, Any]:
 
 def _deepseek_v3(r: _Reader) -> dict[str, Any]:
     return _deepseek(r, v3=True)
+
+
+# ---- GLM-4.5 -----------------------------------------------------------------------------------
+def _glm4_moe(r: _Reader) -> dict[str, Any]:
+    # Glm4Moe: q/k/v with biases (attention_bias), o without; q_norm and k_norm of head_dim when
+    # use_qk_norm; the first first_k_dense_replace blocks have a dense MLP of intermediate_size,
+    # the others a mixture: n_routed_experts of moe_intermediate_size, one shared MLP of
+    # n_shared_experts x moe_intermediate_size, a router d x E and its e_score_correction_bias
+    # (E, a persistent buffer the checkpoint stores). Partial rotary embedding: no parameters.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, qk_norm="head" if r.flag("use_qk_norm", False)
+                     else "")
+    e, k = _experts(r, n_key="n_routed_experts")
+    width = r.int("moe_intermediate_size")
+    shared = r.int("n_shared_experts", 1, kind="experts", minimum=0)
+    first = r.int("first_k_dense_replace", 1, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn, mlp=lambda i: moe if i >= first else dense,
+                  d_model=d)
+    kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=moe, norms=2),
+                               "GLM-4.5's MTP layer, counted in DeepSeek-V3's layout")
+    return kw
+
+
+# ---- MiniMax-M2 -----------------------------------------------------------------------------------
+def _minimax_m2(r: _Reader) -> dict[str, Any]:
+    # MiniMaxM2: q/k/v/o without biases; with use_qk_norm and qk_norm_type "per_layer", q_norm
+    # over all H head_dim query channels and k_norm over the H_kv head_dim key channels; every
+    # block a mixture of num_local_experts gated experts of intermediate_size, a router d x E
+    # and, with use_routing_bias, its e_score_correction_bias (E, a persistent buffer). The MTP
+    # modules (use_mtp, num_mtp_modules) are not built by transformers and not counted.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    qk = ""
+    if r.flag("use_qk_norm", False):
+        kind = r.raw("qk_norm_type", "per_layer")
+        if kind != "per_layer":
+            raise ConfigError(f"{r.origin}: field 'qk_norm_type' = {kind!r:.40} is not counted "
+                              "(the 'minimax_m2' reader knows 'per_layer' q/k norms)")
+        qk = "full"
+    r.refuse("shared_intermediate_size", "MiniMax-M2's layout has no shared expert")
+    e, k = _experts(r, n_key="num_local_experts")
+    moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
+              router_bias=r.flag("use_routing_bias", False))
+    for key in ("use_mtp", "num_mtp_modules", "mtp_transformer_layers"):
+        r.read.add(key)
+    attn = Attention(h, hkv, dh, qk_norm=qk)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
@@ -707,7 +851,7 @@ def _llama4_vision_params(r: _Reader, d_text: int) -> int:
     if r.flag("multi_modal_projector_bias", False):
         raise ConfigError(f"{r.origin}: field 'multi_modal_projector_bias' = true is not counted")
     embeddings = c * p * p * h + h + ((image // p) ** 2 + 1) * h + 2 * 2 * h
-    layer = 4 * (h * h + h) + (h * inter + inter) + (inter * h + h) + 2 * 2 * h
+    layer = _vit_block_params(h, inter)
     adapter = round(h / (ratio * ratio)) * proj_in + proj_in * proj_out
     return embeddings + n * layer + adapter + out_dim * d_text
 
@@ -715,15 +859,18 @@ def _llama4_vision_params(r: _Reader, d_text: int) -> int:
 # ---- Nemotron-H (Mamba-2 hybrid) ---------------------------------------------------------------
 def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # NemotronH: each block is one RMSNorm and one mixer, by hybrid_override_pattern: "M" a
-    # Mamba-2 mixer, "*" attention (no RoPE), "-" an MLP (up, down; ReLU^2). Final norm_f,
-    # untied lm_head.
+    # Mamba-2 mixer, "*" attention (no RoPE), "-" an MLP (up, down; ReLU^2), "E" a mixture of
+    # experts (Nemotron 3): n_routed_experts plain experts (up, down) of moe_intermediate_size,
+    # one shared expert of moe_shared_expert_intermediate_size, a router d x E and its
+    # e_score_correction_bias (E, a persistent buffer). Final norm_f, untied lm_head.
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     pattern = r.raw("hybrid_override_pattern")
-    if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("M*-"):
+    if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("M*-E"):
         raise ConfigError(f"{r.origin}: field 'hybrid_override_pattern' must be a string of "
-                          f"{n} characters from 'M' (Mamba-2), '*' (attention), '-' (MLP); "
-                          "'E' (mixture-of-experts blocks) is not supported")
+                          f"{n} characters from 'M' (Mamba-2), '*' (attention), '-' (MLP), "
+                          "'E' (mixture of experts)")
+    moe = _nemotron_h_moe(r) if "E" in pattern else None
     h = r.int("num_attention_heads", kind="heads")
     hkv = r.int("num_key_value_heads", h, kind="heads")
     dh = r.int("attention_head_dim", None) or r.int("head_dim", d // h)
@@ -737,11 +884,280 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
     r.read.add("mamba_proj_bias")
     layers = [Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
-                     mlp=mlp if c == "-" else None, norms=1) for c in pattern]
+                     mlp={"-": mlp, "E": moe}.get(c), norms=1) for c in pattern]
     return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
                 tied=r.flag("tie_word_embeddings", False),
                 trained_context=r.int("max_position_embeddings", None, kind="context"),
                 native_bits=_bits16())
+
+
+def _nemotron_h_moe(r: _Reader) -> MLP:
+    """The mixture-of-experts block of a Nemotron 3 pattern ("E")."""
+    e, k = _experts(r, n_key="n_routed_experts")
+    # NemotronHMOE builds one shared expert of moe_shared_expert_intermediate_size whatever
+    # n_shared_experts says; a file with another number is not that layout
+    shared = r.int("n_shared_experts", 1, kind="experts", minimum=0)
+    if shared > 1:
+        raise ConfigError(f"{r.origin}: field 'n_shared_experts' = {shared}: the 'nemotron_h' "
+                          "layout has at most one shared expert")
+    d_shared = r.int("moe_shared_expert_intermediate_size") if shared else 0
+    # Nemotron 3 Super's LatentMoE: the routed experts work in moe_latent_size, between
+    # fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), no biases; router and
+    # shared expert on d. Its MTP layers (num_nextn_predict_layers, mtp_hybrid_override_pattern)
+    # are not built by transformers' NemotronHForCausalLM and are not counted.
+    r.read.update({"num_nextn_predict_layers", "mtp_hybrid_override_pattern"})
+    return MLP(r.int("moe_intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False),
+               n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True,
+               latent=r.int("moe_latent_size", 0, minimum=0))
+
+
+# ---- Qwen3-Next and Qwen3.5 (Gated DeltaNet hybrids) -----------------------------------------
+def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
+    """Qwen3-Next (``qwen3_next``) and the language models of Qwen3.5 (``qwen3_5_text``,
+    ``qwen3_5_moe_text``): by ``layer_types`` (or every ``full_attention_interval``-th layer)
+    a gated full-attention block (Qwen3NextAttention: q/k norms of head_dim, a query
+    projection twice as wide whose second half gates the output) or a Gated DeltaNet mixer;
+    then an MLP or a mixture of experts with one gated shared expert (Qwen2-MoE's block:
+    router d x E without bias, shared_expert, shared_expert_gate d x 1); two RMSNorms per
+    block, final norm, untied head. Multi-token-prediction layers (``mtp_*``) are not built
+    by transformers and not counted."""
+    def read(r: _Reader) -> dict[str, Any]:
+        d = r.int("hidden_size")
+        n = r.int("num_hidden_layers", kind="layers")
+        h, hkv, dh = r.heads(d)
+        bias = r.flag("attention_bias", False)
+        _restated(r, "attn_output_gate", True, "its full attention always gates its output")
+        every = r.int("full_attention_interval", 4, kind="count")
+        types = r.str_list("layer_types", n) or [
+            "linear_attention" if (i + 1) % every else "full_attention" for i in range(n)]
+        bad = set(types) - {"linear_attention", "full_attention"}
+        if bad:
+            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+        gdn = GatedDeltaNet(n_qk_heads=r.int("linear_num_key_heads", kind="heads"),
+                            n_v_heads=r.int("linear_num_value_heads", kind="heads"),
+                            d_k=r.int("linear_key_head_dim"),
+                            d_v=r.int("linear_value_head_dim"),
+                            d_conv=r.int("linear_conv_kernel_dim", 4, kind="count"))
+        attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                         gate=dh)
+        dense = MLP(r.int("intermediate_size")) if not moe or r.has("intermediate_size") \
+            else None
+        if moe:
+            e, k = _experts(r, n_key="num_experts")
+            shared = r.int("shared_expert_intermediate_size", 0, minimum=0)
+            expert = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k,
+                         n_shared=1 if shared else 0, d_shared=shared, shared_gate=bool(shared))
+            step = r.int("decoder_sparse_step", 1, kind="count")
+            only = set(r.int_list("mlp_only_layers", []))
+            if only and dense is None:
+                raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names dense layers "
+                                  "but no 'intermediate_size' gives their width")
+        r.read.update({"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
+                       "norm_topk_prob"})
+
+        def mlp_of(i: int) -> MLP:
+            if moe and i not in only and (i + 1) % step == 0:
+                return expert
+            if dense is None:
+                raise ConfigError(f"{r.origin}: layer {i} is dense but no "
+                                  "'intermediate_size' gives its width")
+            return dense
+
+        layers = [Layers(1, attention=attn if t == "full_attention" else None,
+                         mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
+                  for i, t in enumerate(types)]
+        return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    native_bits=_bits16())
+    return read
+
+
+# ---- Laguna (per-layer attention geometry) -------------------------------------------------
+def _laguna(r: _Reader) -> dict[str, Any]:
+    # Laguna (transformers' modular_laguna.py): per layer, by `layer_types`, full or sliding
+    # attention with its own head count (`num_attention_heads_per_layer`), K/V heads and head_dim
+    # shared; q/k norms of head_dim; a per-head output gate g_proj d -> H when `gating` (a
+    # softplus); by `mlp_layer_types`, a dense MLP of intermediate_size or a MoE block (router
+    # d x E with an e_score_correction_bias Parameter of E, routed experts of
+    # moe_intermediate_size, one ungated shared expert); two RMSNorms per layer; untied head.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    heads = r.int_list("num_attention_heads_per_layer", [h] * n, n=n)
+    for i, hi in enumerate(heads):
+        if hi < 1 or hi % hkv:
+            raise ConfigError(f"{r.origin}: field 'num_attention_heads_per_layer' entry {i} "
+                              f"({hi}) is not a positive multiple of 'num_key_value_heads'")
+    bias = r.flag("attention_bias", False)
+    gate = 1 if r.flag("gating", True) else 0
+    window = _window(r)
+    flags = _window_flags(r, n, "") if window else [False] * n
+    kinds = r.str_list("mlp_layer_types", n) or ["sparse"] * n
+    if set(kinds) - {"dense", "sparse"}:
+        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' has kinds other than 'dense' "
+                          "and 'sparse'")
+    e, k = _experts(r, n_key="num_experts")
+    shared = r.int("shared_expert_intermediate_size", 0, minimum=0)
+    moe = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=shared, router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    r.read.update({"moe_apply_router_weight_on_input", "moe_routed_scaling_factor",
+                   "partial_rotary_factor", "use_bidirectional_attention"})
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(heads[i], hkv, dh, window=window if flags[i] else None,
+                                      qkv_bias=bias, o_bias=bias, qk_norm="head", gate=gate),
+        mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
+
+
+# ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
+def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
+    # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
+    # 52549528620): by `hybrid_layer_pattern`, 1 a sliding-window layer with its own heads
+    # (swa_num_attention_heads, swa_num_key_value_heads, swa_head_dim, swa_v_head_dim), 0 a
+    # full-attention layer; q and k of head_dim, v of v_head_dim, o from H v_head_dim, no
+    # q/k norms; an attention-sink logit per head where `add_*_attention_sink_bias`; by
+    # `moe_layer_freq`, a dense MLP or DeepSeek-V3's MoE block (router d x E and its
+    # e_score_correction_bias buffer, routed experts, shared experts if any).
+    r.refuse("attention_bias", "biases on MiMo-V2-Flash's projections are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    pattern = r.int_list("hybrid_layer_pattern", [0] * n, n=n)
+    if set(pattern) - {0, 1}:
+        raise ConfigError(f"{r.origin}: field 'hybrid_layer_pattern' must hold 0 (full) and 1 "
+                          "(sliding window) per layer")
+    window = _window(r)
+    for key in ("sliding_window_size", "attention_chunk_size"):
+        if r.int(key, window, kind="context") != window:
+            raise ConfigError(f"{r.origin}: field '{key}' differs from 'sliding_window': only "
+                              "one window length is modelled")
+
+    def attention(prefix: str, sinks: bool, win: int | None) -> Attention:
+        h = r.int(prefix + "num_attention_heads", kind="heads")
+        hkv = r.int(prefix + "num_key_value_heads", kind="heads")
+        if h % hkv:
+            raise ConfigError(f"{r.origin}: field '{prefix}num_key_value_heads' ({hkv}) does "
+                              f"not divide '{prefix}num_attention_heads' ({h})")
+        return Attention(h, hkv, r.int(prefix + "head_dim"), window=win, sinks=sinks,
+                         d_v=r.int(prefix + "v_head_dim"))
+    full = attention("", r.flag("add_full_attention_sink_bias", False), None)
+    swa = attention("swa_", r.flag("add_swa_attention_sink_bias", False), window)
+    moe_at = r.int_list("moe_layer_freq", [1] * n, n=n)
+    e, k = _experts(r, n_key="n_routed_experts")
+    shared = r.int("n_shared_experts", 0, kind="experts", minimum=0)
+    width = r.int("moe_intermediate_size")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    r.read.update({"topk_method", "swa_rope_theta", "partial_rotary_factor",
+                   "attention_value_scale"})
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: swa if pattern[i] else full,
+        mlp=lambda i: moe if moe_at[i] else dense, d_model=d)
+
+
+# ---- multimodal wrappers ------------------------------------------------------------------------
+def _wrapped_text(r: _Reader, family: str, key: str = "text_config") -> dict[str, Any]:
+    """The language model of a multimodal file, read by its family's reader. What decodes a
+    token is this model; the wrapper's other towers are added as extras. A tie of the output
+    head stated at the top level (Qwen3-VL's files) applies to the language model."""
+    text = r.raw(key, None)
+    if not isinstance(text, dict):
+        raise ConfigError(f"{r.origin}: field '{key}' must be an object holding the language "
+                          "model's configuration")
+    inner = dict(text)
+    if "tie_word_embeddings" in r.cfg:
+        inner["tie_word_embeddings"] = r.flag("tie_word_embeddings", False)
+    tr = _Reader(inner, f"{r.origin}: {key}", family)
+    kw = FAMILIES[family](tr)
+    tr.check_unread()
+    return kw
+
+
+def _qwen3_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Qwen3-VL's vision encoder and its mergers (Qwen3VLVisionModel): a
+    Conv3d patch embedding (c x t x p x p -> h, with bias), a learned position table, ``depth``
+    blocks (LayerNorms with bias, fused qkv and proj with biases, fc1/fc2 with biases), a
+    merger (LayerNorm over h, then (h m^2) -> (h m^2) -> out with biases), and one more merger
+    per deepstack index, whose LayerNorm is over h m^2."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    depth = r.int("depth", kind="layers")
+    r.int("num_heads", kind="heads")
+    c = r.int("in_channels", 3, kind="count")
+    t = r.int("temporal_patch_size", kind="count")
+    p = r.int("patch_size", kind="count")
+    m = r.int("spatial_merge_size", kind="count")
+    n_pos = r.int("num_position_embeddings", kind="context")
+    out = r.int("out_hidden_size")
+    if out != d_text:
+        raise ConfigError(f"{r.origin}: field 'out_hidden_size' ({out}) differs from the "
+                          f"language model's hidden size ({d_text})")
+    deep = r.int_list("deepstack_visual_indexes", [])
+    hm = h * m * m
+    embeddings = c * t * p * p * h + h + n_pos * h
+    merger = (hm * hm + hm) + (out * hm + out)
+    return (embeddings + depth * _vit_block_params(h, inter) + (2 * h + merger)
+            + len(deep) * (2 * hm + merger))
+
+
+def _qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and deepstack "
+                 "mergers") -> Callable[[_Reader], dict[str, Any]]:
+    def read(r: _Reader) -> dict[str, Any]:
+        kw = _wrapped_text(r, family)
+        vision = r.raw("vision_config", None)
+        if not isinstance(vision, dict):
+            raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+        vr = _Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
+        kw["extras"] = (Extra("vision tower and mergers",
+                              _qwen3_vl_vision_params(vr, kw["d_model"]), True, note),)
+        return kw
+    return read
+
+
+def _moonvit_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Kimi K2.5's vision tower (MoonViT) and its patch-merger projector: a
+    Conv2d patch embedding (3 p p -> h, with bias), a learned height x width x h position table
+    (the temporal one is fixed, not a parameter), ViT blocks, a final LayerNorm; the projector
+    a LayerNorm over h, then (h k_h k_w) -> (h k_h k_w) -> the text width, with biases."""
+    h = r.int("vt_hidden_size")
+    inter = r.int("vt_intermediate_size")
+    n = r.int("vt_num_hidden_layers", kind="layers")
+    r.int("vt_num_attention_heads", kind="heads")
+    p = r.int("patch_size", kind="count")
+    for key, known in (("pos_emb_type", "divided_fixed"), ("mm_projector_type", "patchmerger")):
+        if r.raw(key, known) != known:
+            raise ConfigError(f"{r.origin}: field '{key}' = {r.raw(key)!r:.40} is not counted "
+                              f"(the 'kimi_k25' reader knows {known!r})")
+    r.read.add("merge_type")  # temporal pooling: no parameters
+    if r.int("mm_hidden_size", h) != h or r.int("text_hidden_size", d_text) != d_text:
+        raise ConfigError(f"{r.origin}: fields 'mm_hidden_size' and 'text_hidden_size' must be "
+                          "the tower's and the language model's widths")
+    merge = r.int_list("merge_kernel_size", [2, 2])
+    if len(merge) != 2 or min(merge) < 1:
+        raise ConfigError(f"{r.origin}: field 'merge_kernel_size' must be two positive sizes")
+    positions = r.int("init_pos_emb_height", kind="count") * r.int("init_pos_emb_width",
+                                                                    kind="count")
+    hm = h * merge[0] * merge[1]
+    tower = 3 * p * p * h + h + positions * h + n * _vit_block_params(h, inter) + 2 * h
+    return tower + 2 * h + (hm * hm + hm) + (d_text * hm + d_text)
+
+
+def _kimi_k25(r: _Reader) -> dict[str, Any]:
+    # KimiK25: a Kimi K2 (DeepSeek-V3 layout) language model in text_config, MoonViT and a
+    # patch-merger projector in vision_config.
+    kw = _wrapped_text(r, "deepseek_v3")
+    vision = r.raw("vision_config", None)
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+    vr = _Reader(vision, r.origin + ": vision_config", "kimi_k25_vision")
+    kw["extras"] += (Extra("vision tower and projector", _moonvit_params(vr, kw["d_model"]),
+                           True, "Kimi K2.5's MoonViT encoder and patch-merger projector"),)
+    return kw
 
 
 #: model_type -> reader.
@@ -752,8 +1168,63 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
-    "nemotron_h": _nemotron_h,
+    "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
+    "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
+    "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
+    "qwen3_vl": _qwen3_vl_of("qwen3"),
+    "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
+    "qwen3_next": _qwen3_next_of(moe=True),
+    "qwen3_5_text": _qwen3_next_of(moe=False),
+    "qwen3_5_moe_text": _qwen3_next_of(moe=True),
+    "qwen3_5": _qwen3_vl_of("qwen3_5_text", "Qwen3.5's vision encoder and merger (Qwen3-VL's, "
+                            "without deepstack mergers)"),
+    "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
+                                "(Qwen3-VL's, without deepstack mergers)"),
 }
+
+#: ``architectures`` (the class a runtime loads) -> the reader of the layout it builds, used
+#: when the library does not know the file's ``model_type``: Kimi K2 says ``kimi_k2`` and
+#: ``DeepseekV3ForCausalLM`` (DeepSeek-V3's layout with 384 experts), and runtimes dispatch
+#: on the architecture. A known ``model_type`` wins, so that a relabelled file still meets its
+#: reader's refusals.
+ARCHITECTURES: Mapping[str, str] = {
+    "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral",
+    "MixtralForCausalLM": "mixtral", "Qwen2ForCausalLM": "qwen2", "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3_moe", "GemmaForCausalLM": "gemma",
+    "Gemma2ForCausalLM": "gemma2", "Gemma3ForCausalLM": "gemma3_text",
+    "Gemma3ForConditionalGeneration": "gemma3", "Phi3ForCausalLM": "phi3",
+    "PhiMoEForCausalLM": "phimoe", "Olmo2ForCausalLM": "olmo2",
+    "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
+    "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
+    "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
+    "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
+    "Qwen3VLForConditionalGeneration": "qwen3_vl",
+    "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
+    "DeepseekV32ForCausalLM": "deepseek_v32", "GlmMoeDsaForCausalLM": "glm_moe_dsa",
+    "LagunaForCausalLM": "laguna", "MiMoV2FlashForCausalLM": "mimo_v2_flash",
+    "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
+}
+
+
+def _missing_feature(cfg: Mapping[str, Any]) -> str:
+    """The first layer kind of :data:`FEATURES` the file (or a wrapped language model)
+    declares, as "field 'key' declares <feature>", or ""."""
+    scopes = [("", cfg)] + [(f"{k}.", cfg[k]) for k in ("text_config", "language_config",
+                                                       "llm_config")
+                            if isinstance(cfg.get(k), dict)]
+    for key, feature in FEATURES:
+        for prefix, scope in scopes:
+            if scope.get(key) not in _NEUTRAL:
+                return f"it needs {feature}, declared by field '{prefix}{key}'"
+        types = [scope.get("layer_types") for _, scope in scopes]
+        if key == "linear_num_value_heads" and any(
+                isinstance(t, list) and "linear_attention" in t for t in types):
+            return f"it needs {feature}, declared by 'linear_attention' in field 'layer_types'"
+    for prefix, scope in scopes:
+        if isinstance(scope.get("vision_config"), dict) and prefix == "":
+            return "it needs a vision tower the library does not count"
+    return "no reader knows its layout"
 
 
 # ---- reading files ------------------------------------------------------------------------------
@@ -839,9 +1310,14 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     family = cfg.get("model_type")
     if family is None:
         raise ConfigError(f"{origin}: missing field 'model_type'")
+    archs = cfg.get("architectures")
+    archs = archs if isinstance(archs, list) else []
+    if isinstance(family, str) and family not in FAMILIES:
+        family = next((ARCHITECTURES[a] for a in archs if a in ARCHITECTURES), family)
     if not isinstance(family, str) or family not in FAMILIES:
-        raise ConfigError(f"{origin}: unsupported model_type {family!r:.60} "
-                          f"(supported: {', '.join(sorted(FAMILIES))})")
+        named = f", architectures {archs!r:.80}" if archs else ""
+        raise ConfigError(f"{origin}: unsupported model_type {family!r:.60}{named}: "
+                          f"{_missing_feature(cfg)} (supported: {', '.join(sorted(FAMILIES))})")
     reader = _Reader(cfg, origin, family)
     kw = FAMILIES[family](reader)
     reader.check_unread()

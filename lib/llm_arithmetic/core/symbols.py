@@ -115,6 +115,9 @@ qk_norm = _sym("qk_norm", r"\delta_{qkn}", "1 if queries and keys are normalized
 qk_norm_full = _sym("qk_norm_full", r"\delta_{qkn,f}", "1 if queries and keys are normalized "
                     "over the whole projection (weights of width H d_head and H_kv d_head)",
                     assumptions=_NONNEG)
+d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per head: d_head "
+              "(a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 "
+              "without one", assumptions=_NONNEG)
 attn_sinks = _sym("attn_sinks", r"\delta_{sink}",
                   "1 if every head has a learned attention-sink logit", assumptions=_NONNEG)
 q_lora_rank = _sym("q_lora_rank", "r_{q}",
@@ -125,7 +128,14 @@ kv_lora_rank = _sym("kv_lora_rank", "r_{kv}",
 d_nope = _sym("d_nope", "d_{nope}", "query/key head width without rotary embedding (MLA)")
 d_rope = _sym("d_rope", "d_{rope}", "query/key head width with rotary embedding, shared by the "
               "heads for keys (MLA)")
-d_v = _sym("d_v", "d_{v}", "value head width (MLA)")
+d_v = _sym("d_v", "d_{v}", "value head width (MLA; grouped-query attention whose values are "
+           "narrower than its keys; the value heads of a Gated DeltaNet mixer)")
+index_heads = _sym("index_heads", "H_{I}", "query heads of a sparse-attention indexer (DeepSeek "
+                   "Sparse Attention)")
+index_dim = _sym("index_dim", "d_{I}", "head width of a sparse-attention indexer; each token "
+                 "caches one indexer key of this width per layer")
+index_topk = _sym("index_topk", "S_{top}", "cached positions a sparse-attention layer selects "
+                  "and reads for each query (top-k)", "token")
 attended = _sym("attended", "S_{a}",
                 "cached positions one attention layer reads for the token being decoded",
                 "token", assumptions=_NONNEG)
@@ -147,6 +157,9 @@ d_shared = _sym("d_shared", "d_{s}", "hidden width of one shared expert")
 router_bias = _sym("router_bias", r"\delta_{r}",
                    "1 if the router carries a bias vector of E entries (a linear bias, or "
                    "DeepSeek-V3's score-correction bias)", assumptions=_NONNEG)
+d_latent = _sym("d_latent", "d_{lat}", "width the routed experts of a latent mixture of experts "
+                "work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 "
+                "Super); 0 without one", assumptions=_NONNEG)
 shared_gate = _sym("shared_gate", r"\delta_{sg}",
                    "1 if the shared expert's output is scaled by a learned gate (a d-vector)",
                    assumptions=_NONNEG)
@@ -160,6 +173,11 @@ n_ssm_heads = _sym("n_ssm_heads", "H_{ssm}", "heads of a Mamba-2 mixer")
 d_conv = _sym("d_conv", "k_{conv}", "kernel width of a Mamba-2 mixer's causal convolution")
 conv_bias = _sym("conv_bias", r"\delta_{conv}", "1 if the convolution has a bias",
                  assumptions=_NONNEG)
+n_qk_heads = _sym("n_qk_heads", "H_{qk}", "query/key heads of a Gated DeltaNet (linear-attention) "
+                  "mixer")
+n_v_heads = _sym("n_v_heads", "H_{v}", "value heads of a Gated DeltaNet mixer (each keeps a "
+                 "d_k x d_v state)")
+d_key = _sym("d_key", "d_{k}", "query/key head width of a Gated DeltaNet mixer")
 ssm_bias = _sym("ssm_bias", r"\delta_{ssm}", "1 if the mixer's in and out projections have biases",
                 assumptions=_NONNEG)
 
@@ -263,7 +281,8 @@ attn_params = _sym("attn_params", "P_{attn}", "parameters of one attention block
 mlp_params = _sym("mlp_params", "P_{mlp}", "parameters of one MLP (or one expert)")
 moe_params = _sym("moe_params", "P_{moe}", "parameters of one mixture-of-experts block")
 router_params = _sym("router_params", "P_{router}", "parameters of a mixture-of-experts router")
-ssm_params = _sym("ssm_params", "P_{ssm}", "parameters of one Mamba-2 mixer")
+ssm_params = _sym("ssm_params", "P_{ssm}", "parameters of one constant-state mixer (Mamba-2, "
+                  "Gated DeltaNet)")
 embed_params = _sym("embed_params", "P_{emb}",
                     "parameters outside the blocks: embeddings, final norm, output head")
 experts_read = _sym("experts_read", r"\bar{E}_{B}",
@@ -279,7 +298,7 @@ kv_layer_bytes = _sym("kv_layer_bytes", r"\kappa_{l}",
                       "KV-cache bytes per token of one attention layer", "B", _NONNEG_REAL)
 kv_cache = _sym("kv_cache", "M_{KV}", "KV-cache bytes of B sequences", "B", _NONNEG_REAL)
 state_bytes = _sym("state_bytes", "M_{st}",
-                   "bytes of one state-space layer's state for one sequence", "B", _NONNEG_REAL)
+                   "bytes of one constant-state layer's state for one sequence", "B", _NONNEG_REAL)
 max_batch = _sym("max_batch", "B_{max}", "sequences whose cache fits beside the weights")
 max_context = _sym("max_context", "S_{fit}",
                    "tokens per sequence whose cache fits beside the weights", "token", _NONNEG)

@@ -10,7 +10,8 @@ A multiply-add is 2 floating-point operations (FLOPs, a count; a rate is written
 * Prefill of T tokens: query-key pairs scored by one head, :data:`causal_pairs` (full),
   :data:`window_pairs` (sliding window), :data:`chunk_pairs` (chunked), then
   :data:`attention_prefill_flops` and :data:`mla_prefill_flops`.
-* :data:`mamba2_decode_flops` -- a state-space layer's recurrence for one token.
+* :data:`mamba2_decode_flops`, :data:`gated_deltanet_decode_flops` -- a state-space or
+  linear-attention layer's recurrence for one token.
 * A uniform decoder: :data:`decode_flops_per_token`, :data:`prefill_flops`.
 * Intensities: :data:`matvec_intensity`, :data:`matmul_intensity`, the standard attention
   algorithm, and :data:`attention_decode_intensity`.
@@ -24,7 +25,9 @@ from ..core.registry import formula
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "decode_flops_per_token", "prefill_flops", "matvec_intensity",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "split_decode_flops", "split_prefill_flops", "decode_flops_per_token", "prefill_flops",
+    "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
     "attention_standard_intensity", "attention_decode_intensity",
 ]
@@ -98,6 +101,9 @@ def causal_pairs(*, prompt):
     return prompt * (prompt + 1) / 2
 
 
+_pairs = causal_pairs  # the formula, where an argument of the same name hides it
+
+
 @formula("causal_pairs")
 def window_pairs(*, prompt, window):
     """Query-key pairs one sliding-window head scores in a causal prefill of T tokens: token i
@@ -159,6 +165,73 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
 
 
 @formula("attn_flops")
+def split_decode_flops(*, n_heads, d_head, d_v, attended):
+    """Attention FLOPs of one layer for one decoded token when values are narrower than keys:
+    per query head a dot product of width d_head with each of the S_a cached keys and a
+    weighted sum of as many values of width d_v.
+
+    Examples
+    --------
+    >>> split_decode_flops(n_heads=64, d_head=192, d_v=128, attended=128)
+    5242880
+    """
+    return 2 * n_heads * (d_head + d_v) * attended
+
+
+@formula("attn_flops")
+def split_prefill_flops(*, n_heads, d_head, d_v, causal_pairs):
+    """Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a
+    head scores costs 2 (d_head + d_v).
+
+    Examples
+    --------
+    >>> split_prefill_flops(n_heads=64, d_head=192, d_v=128, causal_pairs=10)
+    409600
+    """
+    return 2 * n_heads * (d_head + d_v) * causal_pairs
+
+
+@formula("attn_flops")
+def dsa_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim,
+                     context):
+    """Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded
+    token: the indexer scores every one of the S cached indexer keys with each of its H_I heads
+    (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the
+    S_a = min(S, S_top) positions it selected.
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048):
+
+    >>> dsa_decode_flops(n_heads=128, kv_lora_rank=512, d_rope=64, attended=2048,
+    ...                  index_heads=64, index_dim=128, context=32768)
+    1107296256
+    """
+    return (mla_decode_flops(n_heads=n_heads, kv_lora_rank=kv_lora_rank, d_rope=d_rope,
+                             attended=attended)
+            + 2 * index_heads * index_dim * context)
+
+
+@formula("attn_flops")
+def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim,
+                      prompt):
+    """Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer
+    scores every causal query-key pair with each of its heads, and latent attention
+    (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to
+    min(i, S_top) positions).
+
+    Examples
+    --------
+    >>> dsa_prefill_flops(n_heads=128, d_nope=128, d_rope=64, d_v=128, causal_pairs=7,
+    ...                   index_heads=64, index_dim=128, prompt=4)
+    737280
+    """
+    return (mla_prefill_flops(n_heads=n_heads, d_nope=d_nope, d_rope=d_rope, d_v=d_v,
+                              causal_pairs=causal_pairs)
+            + 2 * index_heads * index_dim * _pairs(prompt=prompt))
+
+
+@formula("attn_flops")
 def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     """FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted
     with the weights): the causal convolution over x, B and C (a multiply-add per tap), the
@@ -172,6 +245,24 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     5324800
     """
     return 2 * (d_inner + 2 * n_groups * d_state) * d_conv + 5 * d_inner * d_state
+
+
+@formula("attn_flops")
+def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections
+    (counted with the weights): the causal convolution over q, k and v (a multiply-add per
+    tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element),
+    the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T
+    (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).
+
+    The same for every token, whatever the context: this is what replaces attention.
+
+    Examples
+    --------
+    >>> gated_deltanet_decode_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    3735552
+    """
+    return 2 * (2 * n_qk_heads * d_key + n_v_heads * d_v) * d_conv + 7 * n_v_heads * d_key * d_v
 
 
 @formula("decode_flops")

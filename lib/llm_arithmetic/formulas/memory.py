@@ -3,7 +3,8 @@ r"""Memory: bytes of weights, of the KV cache and of state-space layers' state; 
 * :data:`weight_bytes` -- P weights at b_w bits.
 * The cache of one layer for one token: :data:`kv_layer_bytes` (a key and a value per KV head),
   :data:`mla_kv_layer_bytes` (latent attention: the latent and the shared rotary key);
-  :data:`mamba2_state_bytes` is the constant state of a state-space layer.
+  :data:`mamba2_state_bytes` and :data:`gated_deltanet_state_bytes` are the constant states of
+  a state-space layer and of a linear-attention layer.
 * How many tokens a layer keeps and reads: all S for full attention,
   :data:`window_tokens` for a sliding window, :data:`chunk_tokens` for chunked attention.
 * A uniform decoder: :data:`kv_cache_bytes_per_token`, :data:`kv_cache_bytes`,
@@ -19,6 +20,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
+    "gated_deltanet_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
@@ -74,6 +76,40 @@ def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
     return (kv_lora_rank + d_rope) * bits_kv / 8
 
 
+@formula("kv_layer_bytes")
+def split_kv_layer_bytes(*, n_kv_heads, d_head, d_v, bits_kv=16):
+    """Cache bytes one token adds to one attention layer whose values are narrower than its
+    keys: a key of d_head and a value of d_v per KV head.
+
+    Examples
+    --------
+    A full-attention layer of MiMo-V2-Flash (4 KV heads, keys of 192, values of 128):
+
+    >>> split_kv_layer_bytes(n_kv_heads=4, d_head=192, d_v=128)
+    2560
+    """
+    return n_kv_heads * (d_head + d_v) * bits_kv / 8
+
+
+@formula("kv_layer_bytes")
+def dsa_kv_layer_bytes(*, kv_lora_rank, d_rope, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer
+    (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the
+    indexer's own key of width d_I.
+
+    DeepSeek's inference code keeps the indexer's keys in fp8 with a scale per 128 values; at
+    b_kv bits for both caches this formula is the 16-bit or 8-bit case without scales.
+
+    Examples
+    --------
+    DeepSeek-V3.2 (r_kv = 512, d_rope = 64, d_I = 128) at 16 bits:
+
+    >>> dsa_kv_layer_bytes(kv_lora_rank=512, d_rope=64, index_dim=128)
+    1408
+    """
+    return (kv_lora_rank + d_rope + index_dim) * bits_kv / 8
+
+
 @formula("state_bytes")
 def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     """Bytes of one Mamba-2 layer's state for one sequence: the recurrent state (d_in x d_st)
@@ -88,6 +124,28 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     2158592
     """
     return (d_inner * d_state + (d_inner + 2 * n_groups * d_state) * (d_conv - 1)) * bits_state / 8
+
+
+@formula("state_bytes")
+def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state=16):
+    """Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v
+    matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1
+    inputs of the convolution over q, k and v. It does not grow with the context.
+
+    Runtimes keep the same two tensors (vLLM's conv state of k_conv - 1 columns and its
+    temporal state); some keep the matrix at 32 bits (Qwen3.5's ``mamba_ssm_dtype``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Qwen3.5-35B-A3B linear-attention layer at 16 bits (16 query/key heads and 32 value heads
+    of 128, k_conv = 4):
+
+    >>> gated_deltanet_state_bytes(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    1097728
+    """
+    return ((n_v_heads * d_key * d_v + (2 * n_qk_heads * d_key + n_v_heads * d_v) * (d_conv - 1))
+            * bits_state / 8)
 
 
 @formula("attended")

@@ -22,7 +22,10 @@ from ..core.registry import formula
 
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
-    "moe_params", "moe_active_params", "mamba2_params", "embedding_params", "total_params",
+    "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
+    "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "latent_moe_params", "latent_moe_active_params",
+    "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
 ]
 
@@ -181,6 +184,54 @@ def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_ex
                 n_mlp_mats, mlp_bias, router_bias, shared_gate)
 
 
+def _latent_moe(d_model, d_latent, d_ff, experts, n_experts, n_shared_experts, d_shared,
+                n_mlp_mats, mlp_bias, router_bias, shared_gate):
+    return (_moe(d_model, d_ff, 0, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias,
+                 router_bias, shared_gate)
+            + experts * mlp_params(d_model=d_latent, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
+                                   mlp_bias=mlp_bias)
+            + 2 * d_model * d_latent)
+
+
+@formula("moe_params", name="latent_moe_params")
+def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1,
+                      n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
+    router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
+    routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
+    and a d_lat x d up-projection that the routed experts share.
+
+    Examples
+    --------
+    A block of Nemotron 3 Super (d = 4096, d_lat = 1024, 512 plain experts of 2688, one shared
+    expert of 5376, a router bias):
+
+    >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
+    2873098752
+    """
+    return _latent_moe(d_model, d_latent, d_ff, n_experts, n_experts, n_shared_experts, d_shared,
+                       n_mlp_mats, mlp_bias, router_bias, shared_gate)
+
+
+@formula("moe_params", name="latent_moe_active_params")
+def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts,
+                             n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0,
+                             router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
+    in the latent, both latent projections, every shared expert, the router.
+
+    Examples
+    --------
+    >>> latent_moe_active_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                          n_active_experts=22, n_shared_experts=1, d_shared=5376,
+    ...                          n_mlp_mats=2, router_bias=1)
+    175636992
+    """
+    return _latent_moe(d_model, d_latent, d_ff, n_active_experts, n_experts, n_shared_experts,
+                       d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate)
+
+
 @formula("ssm_params")
 def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1,
                   ssm_bias=0):
@@ -204,6 +255,107 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     return (in_proj + ssm_bias * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + conv_dim * d_conv + conv_bias * conv_dim
             + 3 * n_ssm_heads + d_inner + d_inner * d_model + ssm_bias * d_model)
+
+
+@formula("attn_params")
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0,
+                           qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block whose output is gated before the output projection:
+    :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head
+    (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made
+    twice as wide; Laguna: d_g = 1, one softplus gate per head).
+
+    Examples
+    --------
+    A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
+    q/k norms, a gate per channel), and a sliding layer of Laguna-XS.2 (64 heads, a gate per
+    head):
+
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, d_gate=256,
+    ...                        qk_norm=1)
+    27263488
+    >>> gated_attention_params(d_model=2048, n_heads=64, n_kv_heads=8, d_head=128, d_gate=1,
+    ...                        qk_norm=1)
+    37880064
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
+                             qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
+            + d_model * n_heads * d_gate)
+
+
+@formula("attn_params")
+def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias=0, o_bias=0,
+                           qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are narrower than its
+    queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width
+    d_head per head, v of d_v, the output projection from H d_v; the same optional biases,
+    norms and sinks as :data:`attention_params`.
+
+    Examples
+    --------
+    A sliding-window layer of MiMo-V2-Flash (d = 4096, 64 heads, 8 KV heads, sinks):
+
+    >>> split_attention_params(d_model=4096, n_heads=64, n_kv_heads=8, d_head=192, d_v=128,
+    ...                        attn_sinks=1)
+    94371904
+    """
+    return (d_model * n_heads * d_head + d_model * n_kv_heads * (d_head + d_v)
+            + n_heads * d_v * d_model
+            + qkv_bias * (n_heads * d_head + n_kv_heads * (d_head + d_v)) + o_bias * d_model
+            + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
+            + attn_sinks * n_heads)
+
+
+@formula("attn_params")
+def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                         index_heads, index_dim):
+    r"""Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek
+    Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's
+    query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one
+    key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head
+    weights of the index scores (d x H_I).
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's attention, 64 index heads of 128): 13,959,424 more per layer.
+
+    >>> dsa_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201066752
+    """
+    return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
+                                 kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
+                                 d_v=d_v)
+            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
+            + d_model * index_heads)
+
+
+@formula("ssm_params")
+def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    r"""Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule:
+    Qwen3-Next, Qwen3.5).
+
+    Input projections from d to the queries and keys (H_qk d_k each), the values and the
+    output gate z (H_v d_v each), and two scalars per value head (the write strength beta
+    and the decay's step a); a depthwise causal convolution of width k_conv over q, k and v,
+    without bias; per value head a decay A and a step bias; a gated RMSNorm of width d_v
+    shared by the heads; an output projection H_v d_v x d. No biases (transformers'
+    ``Qwen3NextGatedDeltaNet``; Qwen3.5 splits the same input projection into four).
+
+    Examples
+    --------
+    A linear-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query/key heads and 32 value
+    heads of 128, k_conv = 4):
+
+    >>> gated_deltanet_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                       d_conv=4)
+    33718464
+    """
+    qkv = 2 * n_qk_heads * d_key + n_v_heads * d_v
+    in_proj = d_model * (qkv + n_v_heads * d_v + 2 * n_v_heads)
+    return (in_proj + qkv * d_conv + 2 * n_v_heads + d_v
+            + n_v_heads * d_v * d_model)
 
 
 @formula("embed_params")

@@ -1,9 +1,9 @@
 r"""The pieces a layer stack sums that no other formula module holds.
 
 Each is arithmetic that used to be typed inside a method of the model record: the matrix weights
-of a latent-attention block and of a Mamba-2 mixer, a block's norm vectors, the routed experts of
-an MoE block counted at a given number of experts, the embedding rows a decode step skips, a
-layer's cache at its attended length, the state a decode step reads and writes, the stack's
+of a latent-attention block, of a Mamba-2 mixer and of a Gated DeltaNet mixer, a block's norm
+vectors, the routed experts of an MoE block counted at a given number of experts, the embedding
+rows a decode step skips, a layer's cache at its attended length, the state a decode step reads and writes, the stack's
 FLOPs, and the two shares a pipeline stage takes. :mod:`llm_arithmetic.plan.stack` says which of
 them applies to which part of a layer, and one fold sums them over the stack.
 """
@@ -13,9 +13,11 @@ import sympy as sp
 
 from ..core.registry import formula
 from .params import mla_attention_params, mlp_params
-from .flops import mamba2_decode_flops
+from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
 
-__all__ = ["mla_matmul_params", "mamba2_matmul_params", "norm_params", "routed_expert_params",
+__all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
+           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params",
+           "routed_expert_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -43,6 +45,25 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
 
 
 @formula("layer_matmul_params")
+def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                      index_heads, index_dim):
+    """Weights of a latent-attention block with a sparse-attention indexer in matrix products
+    for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key
+    projection and head weights (not the key's LayerNorm).
+
+    Examples
+    --------
+    >>> dsa_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201064448
+    """
+    return (mla_matmul_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
+                              kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope, d_v=d_v)
+            + q_lora_rank * index_heads * index_dim + d_model * index_dim
+            + d_model * index_heads)
+
+
+@formula("layer_matmul_params")
 def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
     """Weights of a Mamba-2 mixer in matrix products for one token: the input projection (to
     z, x, B, C and the heads' step sizes) and the output projection.
@@ -55,6 +76,22 @@ def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
     """
     return (d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + d_inner * d_model)
+
+
+@formula("layer_matmul_params")
+def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
+    """Weights of a Gated DeltaNet mixer in matrix products for one token: the input
+    projection (to q, k, v, the gate z and the two scalars per value head) and the output
+    projection.
+
+    Examples
+    --------
+    >>> gated_deltanet_matmul_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128,
+    ...                              d_v=128)
+    33685504
+    """
+    return (d_model * (2 * n_qk_heads * d_key + 2 * n_v_heads * d_v + 2 * n_v_heads)
+            + n_v_heads * d_v * d_model)
 
 
 @formula("norm_params")
@@ -128,6 +165,24 @@ def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
     return kv_layer_bytes * attended * batch
 
 
+@formula("kv_cache")
+def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a sparse-attention layer reads for one sequence: every
+    one of the S indexer keys (to score them), and the latent and rotary key of only the
+    S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing;
+    the first grows at d_I per token instead of r_kv + d_rope.
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048), 16 bits:
+
+    >>> dsa_read_bytes(kv_lora_rank=512, d_rope=64, index_dim=128, attended=2048,
+    ...                context=32768)
+    10747904
+    """
+    return (attended * (kv_lora_rank + d_rope) + context * index_dim) * bits_kv / 8
+
+
 @formula("seq_bytes")
 def decode_seq_bytes(*, kv_cache, state_bytes):
     """Bytes a decode step moves for one sequence besides the weights: the cache it reads and
@@ -152,6 +207,22 @@ def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
     """
     return mamba2_decode_flops(d_inner=d_inner, d_state=d_state, n_groups=n_groups,
                                d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt):
+    """FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per
+    token (the chunked form runtimes use does the same work in blocks, plus a small
+    within-chunk attention).
+
+    Examples
+    --------
+    >>> gated_deltanet_prefill_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                              d_conv=4, prompt=2)
+    7471104
+    """
+    return gated_deltanet_decode_flops(n_qk_heads=n_qk_heads, n_v_heads=n_v_heads,
+                                       d_key=d_key, d_v=d_v, d_conv=d_conv) * prompt
 
 
 @formula("decode_flops")

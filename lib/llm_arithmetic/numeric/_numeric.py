@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -63,6 +63,12 @@ PARAMS = {
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
     'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
+    'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'),
+    'dsa_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'),
+    'dsa_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_prefill_flops': ('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'),
+    'dsa_read_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'),
     'effective_bits': ('weight_bytes', 'n_params'),
     'efficiency': ('measured_tps', 'tokens_per_second'),
     'embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions', 'norm_vecs_final', 'head_bias'),
@@ -75,6 +81,12 @@ PARAMS = {
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
     'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'),
+    'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
+    'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
+    'gated_deltanet_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
+    'gated_deltanet_prefill_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'),
+    'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'head_matmul_params': ('n_vocab', 'd_model'),
@@ -86,6 +98,8 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
+    'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
+    'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
@@ -134,6 +148,10 @@ PARAMS = {
     'speculative_speedup': ('acceptance', 'draft_len', 'draft_cost'),
     'speculative_step_cost': ('draft_len', 'draft_cost'),
     'speculative_tokens_per_step': ('acceptance', 'draft_len'),
+    'split_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'split_decode_flops': ('n_heads', 'd_head', 'd_v', 'attended'),
+    'split_kv_layer_bytes': ('n_kv_heads', 'd_head', 'd_v', 'bits_kv'),
+    'split_prefill_flops': ('n_heads', 'd_head', 'd_v', 'causal_pairs'),
     'stack_decode_flops': ('matmul_params', 'layer_flops'),
     'stack_prefill_flops': ('matmul_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
@@ -2199,7 +2217,7 @@ def decode_seq_bytes(*, kv_cache, state_bytes):
     kv_cache : number or array
         KV-cache bytes of B sequences, :math:`M_{KV}` [B]
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
 
     Returns
     -------
@@ -2413,6 +2431,317 @@ def dispatch_combine_bytes(*, batch, d_model, alltoall_copies, bits_dispatch, bi
     batch, d_model, alltoall_copies, bits_dispatch, bits = _vector_args(('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'), (batch, d_model, alltoall_copies, bits_dispatch, bits))
     with _quiet():
         return _vector_result(((1/8))*batch*alltoall_copies*d_model*(bits + bits_dispatch))
+
+
+def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim):
+    """Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek
+    Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's
+    query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one
+    key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head
+    weights of the index scores (d x H_I).
+
+    .. math::
+
+        P_{attn} = r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's attention, 64 index heads of 128): 13,959,424 more per layer.
+
+    >>> dsa_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201066752
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def dsa_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context):
+    """Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded
+    token: the indexer scores every one of the S cached indexer keys with each of its H_I heads
+    (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the
+    S_a = min(S, S_top) positions it selected.
+
+    .. math::
+
+        F_{attn} = 2 H_{I} d_{I} S + 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048):
+
+    >>> dsa_decode_flops(n_heads=128, kv_lora_rank=512, d_rope=64, attended=2048,
+    ...                  index_heads=64, index_dim=128, context=32768)
+    1107296256
+    """
+    _exact = _exact_args(('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context))
+    if _exact is not None:
+        n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context = _exact
+        try:
+            return _exact_result(2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim)
+        except ZeroDivisionError:
+            return _inf
+    n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context = _vector_args(('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context))
+    with _quiet():
+        return _vector_result(2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim)
+
+
+def dsa_kv_layer_bytes(*, kv_lora_rank, d_rope, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer
+    (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the
+    indexer's own key of width d_I.
+
+    .. math::
+
+        \\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + d_{rope} + r_{kv}\\right)}{8}
+
+    Parameters
+    ----------
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+
+    DeepSeek's inference code keeps the indexer's keys in fp8 with a scale per 128 values; at
+    b_kv bits for both caches this formula is the 16-bit or 8-bit case without scales.
+
+    Examples
+    --------
+    DeepSeek-V3.2 (r_kv = 512, d_rope = 64, d_I = 128) at 16 bits:
+
+    >>> dsa_kv_layer_bytes(kv_lora_rank=512, d_rope=64, index_dim=128)
+    1408
+    """
+    _exact = _exact_args(('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, bits_kv))
+    if _exact is not None:
+        kv_lora_rank, d_rope, index_dim, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(index_dim + d_rope + kv_lora_rank))
+        except ZeroDivisionError:
+            return _inf
+    kv_lora_rank, d_rope, index_dim, bits_kv = _vector_args(('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(index_dim + d_rope + kv_lora_rank))
+
+
+def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim):
+    """Weights of a latent-attention block with a sparse-attention indexer in matrix products
+    for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key
+    projection and head weights (not the key's LayerNorm).
+
+    .. math::
+
+        P_{mm,l} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> dsa_matmul_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
+    ...                   d_nope=128, d_rope=64, d_v=128, index_heads=64, index_dim=128)
+    201064448
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt):
+    """Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer
+    scores every causal query-key pair with each of its heads, and latent attention
+    (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to
+    min(i, S_top) positions).
+
+    .. math::
+
+        F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right) + H_{I} d_{I} T \\left(T + 1\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_nope : number or array
+        Query/key head width without rotary embedding (MLA), :math:`d_{nope}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> dsa_prefill_flops(n_heads=128, d_nope=128, d_rope=64, d_v=128, causal_pairs=7,
+    ...                   index_heads=64, index_dim=128, prompt=4)
+    737280
+    """
+    _exact = _exact_args(('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt))
+    if _exact is not None:
+        n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt = _exact
+        try:
+            return _exact_result(2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt = _vector_args(('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt))
+    with _quiet():
+        return _vector_result(2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1))
+
+
+def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a sparse-attention layer reads for one sequence: every
+    one of the S indexer keys (to score them), and the latent and rotary key of only the
+    S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing;
+    the first grows at d_I per token instead of r_kv + d_rope.
+
+    .. math::
+
+        M_{KV} = \\frac{b_{kv} \\left(d_{I} S + S_{a} \\left(d_{rope} + r_{kv}\\right)\\right)}{8}
+
+    Parameters
+    ----------
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    Examples
+    --------
+    DeepSeek-V3.2 at 32,768 tokens (top 2,048), 16 bits:
+
+    >>> dsa_read_bytes(kv_lora_rank=512, d_rope=64, index_dim=128, attended=2048,
+    ...                context=32768)
+    10747904
+    """
+    _exact = _exact_args(('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, attended, context, bits_kv))
+    if _exact is not None:
+        kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank)))
+        except ZeroDivisionError:
+            return _inf
+    kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = _vector_args(('kv_lora_rank', 'd_rope', 'index_dim', 'attended', 'context', 'bits_kv'), (kv_lora_rank, d_rope, index_dim, attended, context, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank)))
 
 
 def effective_bits(*, weight_bytes, n_params):
@@ -2927,6 +3256,318 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
         return _vector_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
 
 
+def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one attention block whose output is gated before the output projection:
+    :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head
+    (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made
+    twice as wide; Laguna: d_g = 1, one softplus gate per head).
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{g} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_gate : number or array
+        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A full-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query heads, 2 KV heads of 256,
+    q/k norms, a gate per channel), and a sliding layer of Laguna-XS.2 (64 heads, a gate per
+    head):
+
+    >>> gated_attention_params(d_model=2048, n_heads=16, n_kv_heads=2, d_head=256, d_gate=256,
+    ...                        qk_norm=1)
+    27263488
+    >>> gated_attention_params(d_model=2048, n_heads=64, n_kv_heads=8, d_head=128, d_gate=1,
+    ...                        qk_norm=1)
+    37880064
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+
+
+def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections
+    (counted with the weights): the causal convolution over q, k and v (a multiply-add per
+    tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element),
+    the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T
+    (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).
+
+    .. math::
+
+        F_{attn} = k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    The same for every token, whatever the context: this is what replaces attention.
+
+    Examples
+    --------
+    >>> gated_deltanet_decode_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    3735552
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv = _exact
+        try:
+            return _exact_result(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    with _quiet():
+        return _vector_result(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v))
+
+
+def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
+    """Weights of a Gated DeltaNet mixer in matrix products for one token: the input
+    projection (to q, k, v, the gate z and the two scalars per value head) and the output
+    projection.
+
+    .. math::
+
+        P_{mm,l} = d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + d_{model} H_{v} d_{v}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> gated_deltanet_matmul_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128,
+    ...                              d_v=128)
+    33685504
+    """
+    _exact = _exact_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'), (d_model, n_qk_heads, n_v_heads, d_key, d_v))
+    if _exact is not None:
+        d_model, n_qk_heads, n_v_heads, d_key, d_v = _exact
+        try:
+            return _exact_result(n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_qk_heads, n_v_heads, d_key, d_v = _vector_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'), (d_model, n_qk_heads, n_v_heads, d_key, d_v))
+    with _quiet():
+        return _vector_result(n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads))
+
+
+def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
+    """Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule:
+    Qwen3-Next, Qwen3.5).
+
+    .. math::
+
+        P_{ssm} = d_{v} + 2 H_{v} + d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + k_{conv} \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + d_{model} H_{v} d_{v}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Input projections from d to the queries and keys (H_qk d_k each), the values and the
+    output gate z (H_v d_v each), and two scalars per value head (the write strength beta
+    and the decay's step a); a depthwise causal convolution of width k_conv over q, k and v,
+    without bias; per value head a decay A and a step bias; a gated RMSNorm of width d_v
+    shared by the heads; an output projection H_v d_v x d. No biases (transformers'
+    ``Qwen3NextGatedDeltaNet``; Qwen3.5 splits the same input projection into four).
+
+    Examples
+    --------
+    A linear-attention layer of Qwen3.5-35B-A3B (d = 2048, 16 query/key heads and 32 value
+    heads of 128, k_conv = 4):
+
+    >>> gated_deltanet_params(d_model=2048, n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                       d_conv=4)
+    33718464
+    """
+    _exact = _exact_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    if _exact is not None:
+        d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv = _exact
+        try:
+            return _exact_result(n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv = _vector_args(('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'), (d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv))
+    with _quiet():
+        return _vector_result(n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v))
+
+
+def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt):
+    """FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per
+    token (the chunked form runtimes use does the same work in blocks, plus a small
+    within-chunk attention).
+
+    .. math::
+
+        F_{pre} = T \\left(k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}\\right)
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> gated_deltanet_prefill_flops(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128,
+    ...                              d_conv=4, prompt=2)
+    7471104
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v)))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v)))
+
+
+def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state=16):
+    """Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v
+    matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1
+    inputs of the convolution over q, k and v. It does not grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{b_{st} \\left(\\left(k_{conv} - 1\\right) \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + H_{v} d_{k} d_{v}\\right)}{8}
+
+    Parameters
+    ----------
+    n_qk_heads : number or array
+        Query/key heads of a Gated DeltaNet (linear-attention) mixer, :math:`H_{qk}` [-]
+    n_v_heads : number or array
+        Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    Runtimes keep the same two tensors (vLLM's conv state of k_conv - 1 columns and its
+    temporal state); some keep the matrix at 32 bits (Qwen3.5's ``mamba_ssm_dtype``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Qwen3.5-35B-A3B linear-attention layer at 16 bits (16 query/key heads and 32 value heads
+    of 128, k_conv = 4):
+
+    >>> gated_deltanet_state_bytes(n_qk_heads=16, n_v_heads=32, d_key=128, d_v=128, d_conv=4)
+    1097728
+    """
+    _exact = _exact_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state))
+    if _exact is not None:
+        n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
+        except ZeroDivisionError:
+            return _inf
+    n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = _vector_args(('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'), (n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
+
+
 def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
@@ -3410,6 +4051,122 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
 
 
+def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
+    in the latent, both latent projections, every shared expert, the router.
+
+    .. math::
+
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    d_ff : number or array
+        Hidden width of a dense MLP, or of one routed expert, :math:`d_{ff}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_active_experts : number or array
+        Routed experts used per token (top-k), :math:`k` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    d_shared : number or array (default 1)
+        Hidden width of one shared expert, :math:`d_{s}` [-]
+    n_mlp_mats : number or array (default 3)
+        Weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated), :math:`m` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+
+    Returns
+    -------
+    moe_params : number or array
+        Parameters of one mixture-of-experts block, :math:`P_{moe}` [-]
+
+    Examples
+    --------
+    >>> latent_moe_active_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                          n_active_experts=22, n_shared_experts=1, d_shared=5376,
+    ...                          n_mlp_mats=2, router_bias=1)
+    175636992
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    if _exact is not None:
+        d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        try:
+            return _exact_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    with _quiet():
+        return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+    """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
+    router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
+    routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
+    and a d_lat x d up-projection that the routed experts share.
+
+    .. math::
+
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    d_ff : number or array
+        Hidden width of a dense MLP, or of one routed expert, :math:`d_{ff}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    d_shared : number or array (default 1)
+        Hidden width of one shared expert, :math:`d_{s}` [-]
+    n_mlp_mats : number or array (default 3)
+        Weight matrices per MLP: 2 (up, down) or 3 (gate, up, down; gated), :math:`m` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+
+    Returns
+    -------
+    moe_params : number or array
+        Parameters of one mixture-of-experts block, :math:`P_{moe}` [-]
+
+    Examples
+    --------
+    A block of Nemotron 3 Super (d = 4096, d_lat = 1024, 512 plain experts of 2688, one shared
+    expert of 5376, a router bias):
+
+    >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
+    ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
+    2873098752
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    if _exact is not None:
+        d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        try:
+            return _exact_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    with _quiet():
+        return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
 def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
     """All-reduces of one tensor-parallel step: two per layer (after attention and after the
     MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the
@@ -3654,7 +4411,7 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     Returns
     -------
     ssm_params : number or array
-        Parameters of one Mamba-2 mixer, :math:`P_{ssm}` [-]
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
 
     An input projection from d to the gate z and the input x (d_in each), B and C (n_g d_st
     each) and one step size per head; a causal convolution of width k_conv over x, B and C
@@ -3748,7 +4505,7 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     Returns
     -------
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
 
     Examples
     --------
@@ -4197,7 +4954,7 @@ def memory_required(*, weight_bytes, kv_cache, state_bytes, batch, overhead=0):
     kv_cache : number or array
         KV-cache bytes of B sequences, :math:`M_{KV}` [B]
     state_bytes : number or array
-        Bytes of one state-space layer's state for one sequence, :math:`M_{st}` [B]
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
     batch : number or array
         Sequences decoded together in one step, :math:`B` [-]
     overhead : number or array (default 0)
@@ -4320,7 +5077,7 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4420,7 +5177,7 @@ def mla_decode_flops_naive(*, n_heads, kv_lora_rank, d_nope, d_rope, d_v, attend
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     attended : number or array
         Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
 
@@ -4521,7 +5278,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
     Returns
     -------
@@ -4566,7 +5323,7 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
     d_rope : number or array
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
-        Value head width (MLA), :math:`d_{v}` [-]
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     causal_pairs : number or array
         Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
 
@@ -5548,6 +6305,190 @@ def speculative_tokens_per_step(*, acceptance, draft_len):
     acceptance, draft_len = _vector_args(('acceptance', 'draft_len'), (acceptance, draft_len))
     with _quiet():
         return _vector_result((1 - acceptance**(draft_len + 1))/(1 - acceptance))
+
+
+def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are narrower than its
+    queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width
+    d_head per head, v of d_v, the output projection from H d_v; the same optional biases,
+    norms and sinks as :data:`attention_params`.
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + H_{kv} \\left(d_{head} + d_{v}\\right)\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{head} + d_{model} H d_{v} + d_{model} H_{kv} \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A sliding-window layer of MiMo-V2-Flash (d = 4096, 64 heads, 8 KV heads, sinks):
+
+    >>> split_attention_params(d_model=4096, n_heads=64, n_kv_heads=8, d_head=192, d_v=128,
+    ...                        attn_sinks=1)
+    94371904
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v)))
+
+
+def split_decode_flops(*, n_heads, d_head, d_v, attended):
+    """Attention FLOPs of one layer for one decoded token when values are narrower than keys:
+    per query head a dot product of width d_head with each of the S_a cached keys and a
+    weighted sum of as many values of width d_v.
+
+    .. math::
+
+        F_{attn} = 2 H S_{a} \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> split_decode_flops(n_heads=64, d_head=192, d_v=128, attended=128)
+    5242880
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'd_v', 'attended'), (n_heads, d_head, d_v, attended))
+    if _exact is not None:
+        n_heads, d_head, d_v, attended = _exact
+        try:
+            return _exact_result(2*n_heads*attended*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, d_v, attended = _vector_args(('n_heads', 'd_head', 'd_v', 'attended'), (n_heads, d_head, d_v, attended))
+    with _quiet():
+        return _vector_result(2*n_heads*attended*(d_head + d_v))
+
+
+def split_kv_layer_bytes(*, n_kv_heads, d_head, d_v, bits_kv=16):
+    """Cache bytes one token adds to one attention layer whose values are narrower than its
+    keys: a key of d_head and a value of d_v per KV head.
+
+    .. math::
+
+        \\kappa_{l} = \\frac{H_{kv} b_{kv} \\left(d_{head} + d_{v}\\right)}{8}
+
+    Parameters
+    ----------
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+
+    Examples
+    --------
+    A full-attention layer of MiMo-V2-Flash (4 KV heads, keys of 192, values of 128):
+
+    >>> split_kv_layer_bytes(n_kv_heads=4, d_head=192, d_v=128)
+    2560
+    """
+    _exact = _exact_args(('n_kv_heads', 'd_head', 'd_v', 'bits_kv'), (n_kv_heads, d_head, d_v, bits_kv))
+    if _exact is not None:
+        n_kv_heads, d_head, d_v, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*n_kv_heads*bits_kv*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_kv_heads, d_head, d_v, bits_kv = _vector_args(('n_kv_heads', 'd_head', 'd_v', 'bits_kv'), (n_kv_heads, d_head, d_v, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*n_kv_heads*bits_kv*(d_head + d_v))
+
+
+def split_prefill_flops(*, n_heads, d_head, d_v, causal_pairs):
+    """Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a
+    head scores costs 2 (d_head + d_v).
+
+    .. math::
+
+        F_{attn} = 2 H \\Pi \\left(d_{head} + d_{v}\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    d_v : number or array
+        Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> split_prefill_flops(n_heads=64, d_head=192, d_v=128, causal_pairs=10)
+    409600
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'd_v', 'causal_pairs'), (n_heads, d_head, d_v, causal_pairs))
+    if _exact is not None:
+        n_heads, d_head, d_v, causal_pairs = _exact
+        try:
+            return _exact_result(2*n_heads*causal_pairs*(d_head + d_v))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, d_v, causal_pairs = _vector_args(('n_heads', 'd_head', 'd_v', 'causal_pairs'), (n_heads, d_head, d_v, causal_pairs))
+    with _quiet():
+        return _vector_result(2*n_heads*causal_pairs*(d_head + d_v))
 
 
 def stack_decode_flops(*, matmul_params, layer_flops):

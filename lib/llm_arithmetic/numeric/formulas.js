@@ -232,6 +232,36 @@ export function dispatch_combine_bytes({batch, d_model, alltoall_copies, bits_di
   return ((1/8))*batch*alltoall_copies*d_model*(bits + bits_dispatch);
 }
 
+/** Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I). [1] */
+export function dsa_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim} = {}) {
+  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
+/** Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached indexer keys with each of its H_I heads (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the S_a = min(S, S_top) positions it selected. [FLOP] */
+export function dsa_decode_flops({n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context} = {}) {
+  return 2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim;
+}
+
+/** Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the indexer's own key of width d_I. [B] */
+export function dsa_kv_layer_bytes({kv_lora_rank, d_rope, index_dim, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(index_dim + d_rope + kv_lora_rank);
+}
+
+/** Weights of a latent-attention block with a sparse-attention indexer in matrix products for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key projection and head weights (not the key's LayerNorm). [1] */
+export function dsa_matmul_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim} = {}) {
+  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
+/** Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and latent attention (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to min(i, S_top) positions). [FLOP] */
+export function dsa_prefill_flops({n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads, index_dim, prompt} = {}) {
+  return 2*n_heads*causal_pairs*(d_nope + d_rope + d_v) + index_heads*prompt*index_dim*(prompt + 1);
+}
+
+/** Cache bytes one decode step of a sparse-attention layer reads for one sequence: every one of the S indexer keys (to score them), and the latent and rotary key of only the S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing; the first grows at d_I per token instead of r_kv + d_rope. [B] */
+export function dsa_read_bytes({kv_lora_rank, d_rope, index_dim, attended, context, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(context*index_dim + attended*(d_rope + kv_lora_rank));
+}
+
 /** Bits per weight on average, where parts of a model are stored at different precisions. [bit] */
 export function effective_bits({weight_bytes, n_params} = {}) {
   return 8*weight_bytes/n_params;
@@ -292,6 +322,36 @@ export function forecast_step_time({step_time, overhead_fraction, fixed_time, la
   return n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1);
 }
 
+/** Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head). [1] */
+export function gated_attention_params({d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + n_heads*d_gate*d_model + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
+}
+
+/** FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over q, k and v (a multiply-add per tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element), the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel). [FLOP] */
+export function gated_deltanet_decode_flops({n_qk_heads, n_v_heads, d_key, d_v, d_conv} = {}) {
+  return 7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v);
+}
+
+/** Weights of a Gated DeltaNet mixer in matrix products for one token: the input projection (to q, k, v, the gate z and the two scalars per value head) and the output projection. [1] */
+export function gated_deltanet_matmul_params({d_model, n_qk_heads, n_v_heads, d_key, d_v} = {}) {
+  return n_v_heads*d_model*d_v + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads);
+}
+
+/** Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule: Qwen3-Next, Qwen3.5). [1] */
+export function gated_deltanet_params({d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv} = {}) {
+  return n_v_heads*d_model*d_v + 2*n_v_heads + d_model*(2*n_qk_heads*d_key + 2*n_v_heads*d_v + 2*n_v_heads) + d_v + d_conv*(2*n_qk_heads*d_key + n_v_heads*d_v);
+}
+
+/** FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per token (the chunked form runtimes use does the same work in blocks, plus a small within-chunk attention). [FLOP] */
+export function gated_deltanet_prefill_flops({n_qk_heads, n_v_heads, d_key, d_v, d_conv, prompt} = {}) {
+  return prompt*(7*n_v_heads*d_key*d_v + d_conv*(4*n_qk_heads*d_key + 2*n_v_heads*d_v));
+}
+
+/** Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1 inputs of the convolution over q, k and v. It does not grow with the context. [B] */
+export function gated_deltanet_state_bytes({n_qk_heads, n_v_heads, d_key, d_v, d_conv, bits_state = 16} = {}) {
+  return ((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v));
+}
+
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
 export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
   return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
@@ -345,6 +405,16 @@ export function kv_transfer_bytes({kv_cache_bytes_per_token, prompt} = {}) {
 /** Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer). [s] */
 export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency = 0} = {}) {
   return transfer_bytes/link_bandwidth + link_latency;
+}
+
+/** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router. [1] */
+export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
+  return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
+/** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. [1] */
+export function latent_moe_params({d_model, d_latent, d_ff, n_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
+  return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers). [s] */
@@ -585,6 +655,26 @@ export function speculative_step_cost({draft_len, draft_cost} = {}) {
 /** Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k. [token] */
 export function speculative_tokens_per_step({acceptance, draft_len} = {}) {
   return (1 - Math.pow(acceptance, draft_len + 1))/(1 - acceptance);
+}
+
+/** Parameters of one grouped-query attention block whose values are narrower than its queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width d_head per head, v of d_v, the output projection from H d_v; the same optional biases, norms and sinks as :data:`attention_params`. [1] */
+export function split_attention_params({d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v));
+}
+
+/** Attention FLOPs of one layer for one decoded token when values are narrower than keys: per query head a dot product of width d_head with each of the S_a cached keys and a weighted sum of as many values of width d_v. [FLOP] */
+export function split_decode_flops({n_heads, d_head, d_v, attended} = {}) {
+  return 2*n_heads*attended*(d_head + d_v);
+}
+
+/** Cache bytes one token adds to one attention layer whose values are narrower than its keys: a key of d_head and a value of d_v per KV head. [B] */
+export function split_kv_layer_bytes({n_kv_heads, d_head, d_v, bits_kv = 16} = {}) {
+  return ((1/8))*n_kv_heads*bits_kv*(d_head + d_v);
+}
+
+/** Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a head scores costs 2 (d_head + d_v). [FLOP] */
+export function split_prefill_flops({n_heads, d_head, d_v, causal_pairs} = {}) {
+  return 2*n_heads*causal_pairs*(d_head + d_v);
 }
 
 /** FLOPs to decode one token: 2 per weight in a matrix product, plus the attention and state-space FLOPs of every layer. [FLOP] */
@@ -1479,6 +1569,107 @@ export const FORMULAS = {
   "summary": "Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in fp8), and as many expert outputs back in the combine, at b bits (bf16).",
   "unit": "B"
  },
+ "dsa_attention_params": {
+  "defaults": {},
+  "latex": "P_{attn} = r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I).",
+  "unit": "1"
+ },
+ "dsa_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H_{I} d_{I} S + 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "kv_lora_rank",
+   "d_rope",
+   "attended",
+   "index_heads",
+   "index_dim",
+   "context"
+  ],
+  "summary": "Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached indexer keys with each of its H_I heads (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the S_a = min(S, S_top) positions it selected.",
+  "unit": "FLOP"
+ },
+ "dsa_kv_layer_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "\\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + d_{rope} + r_{kv}\\right)}{8}",
+  "lhs": "kv_layer_bytes",
+  "params": [
+   "kv_lora_rank",
+   "d_rope",
+   "index_dim",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one token adds to one latent-attention layer with a sparse-attention indexer (DeepSeek Sparse Attention): the latent and the rotary key, as MLA caches them, and the indexer's own key of width d_I.",
+  "unit": "B"
+ },
+ "dsa_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Weights of a latent-attention block with a sparse-attention indexer in matrix products for one token: :data:`mla_matmul_params` and the indexer's query up-projection, key projection and head weights (not the key's LayerNorm).",
+  "unit": "1"
+ },
+ "dsa_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H \\Pi \\left(d_{nope} + d_{rope} + d_{v}\\right) + H_{I} d_{I} T \\left(T + 1\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_nope",
+   "d_rope",
+   "d_v",
+   "causal_pairs",
+   "index_heads",
+   "index_dim",
+   "prompt"
+  ],
+  "summary": "Attention FLOPs of one sparse-attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and latent attention (:data:`mla_prefill_flops`) scores only the pairs the top-k keeps (Pi: token i attends to min(i, S_top) positions).",
+  "unit": "FLOP"
+ },
+ "dsa_read_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "M_{KV} = \\frac{b_{kv} \\left(d_{I} S + S_{a} \\left(d_{rope} + r_{kv}\\right)\\right)}{8}",
+  "lhs": "kv_cache",
+  "params": [
+   "kv_lora_rank",
+   "d_rope",
+   "index_dim",
+   "attended",
+   "context",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one decode step of a sparse-attention layer reads for one sequence: every one of the S indexer keys (to score them), and the latent and rotary key of only the S_a = min(S, S_top) positions selected. Past S_top tokens the second part stops growing; the first grows at d_I per token instead of r_kv + d_rope.",
+  "unit": "B"
+ },
  "effective_bits": {
   "defaults": {},
   "latex": "b_{w} = \\frac{8 W}{P}",
@@ -1639,6 +1830,106 @@ export const FORMULAS = {
   "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
   "unit": "s"
  },
+ "gated_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{g} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "d_gate",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head).",
+  "unit": "1"
+ },
+ "gated_deltanet_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv"
+  ],
+  "summary": "FLOPs of a Gated DeltaNet layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over q, k and v (a multiply-add per tap), and per value head on its d_k x d_v state S: the decay S <- g S (one per element), the read of the old value S^T k (two), the delta-rule write S <- S + k (beta (v - S^T k))^T (two) and the read-out S^T q (two). Norms and gates are left out (a few per channel).",
+  "unit": "FLOP"
+ },
+ "gated_deltanet_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + d_{model} H_{v} d_{v}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v"
+  ],
+  "summary": "Weights of a Gated DeltaNet mixer in matrix products for one token: the input projection (to q, k, v, the gate z and the two scalars per value head) and the output projection.",
+  "unit": "1"
+ },
+ "gated_deltanet_params": {
+  "defaults": {},
+  "latex": "P_{ssm} = d_{v} + 2 H_{v} + d_{model} \\left(2 H_{v} + 2 H_{qk} d_{k} + 2 H_{v} d_{v}\\right) + k_{conv} \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + d_{model} H_{v} d_{v}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv"
+  ],
+  "summary": "Parameters of one Gated DeltaNet mixer (linear attention with a gated delta rule: Qwen3-Next, Qwen3.5).",
+  "unit": "1"
+ },
+ "gated_deltanet_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(k_{conv} \\left(2 H_{v} d_{v} + 4 H_{qk} d_{k}\\right) + 7 H_{v} d_{k} d_{v}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a Gated DeltaNet layer's recurrence over a prompt of T tokens, one step per token (the chunked form runtimes use does the same work in blocks, plus a small within-chunk attention).",
+  "unit": "FLOP"
+ },
+ "gated_deltanet_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{b_{st} \\left(\\left(k_{conv} - 1\\right) \\left(H_{v} d_{v} + 2 H_{qk} d_{k}\\right) + H_{v} d_{k} d_{v}\\right)}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "n_qk_heads",
+   "n_v_heads",
+   "d_key",
+   "d_v",
+   "d_conv",
+   "bits_state"
+  ],
+  "summary": "Bytes of one Gated DeltaNet layer's state for one sequence: per value head a d_k x d_v matrix (the delta rule's associative memory, keys to values), and the last k_conv - 1 inputs of the convolution over q, k and v. It does not grow with the context.",
+  "unit": "B"
+ },
  "generation_time": {
   "defaults": {
    "batch": 1
@@ -1790,6 +2081,59 @@ export const FORMULAS = {
   ],
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
   "unit": "s"
+ },
+ "latent_moe_active_params": {
+  "defaults": {
+   "d_shared": 1,
+   "mlp_bias": 0,
+   "n_mlp_mats": 3,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "moe_params",
+  "params": [
+   "d_model",
+   "d_latent",
+   "d_ff",
+   "n_experts",
+   "n_active_experts",
+   "n_shared_experts",
+   "d_shared",
+   "n_mlp_mats",
+   "mlp_bias",
+   "router_bias",
+   "shared_gate"
+  ],
+  "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router.",
+  "unit": "1"
+ },
+ "latent_moe_params": {
+  "defaults": {
+   "d_shared": 1,
+   "mlp_bias": 0,
+   "n_mlp_mats": 3,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "moe_params",
+  "params": [
+   "d_model",
+   "d_latent",
+   "d_ff",
+   "n_experts",
+   "n_shared_experts",
+   "d_shared",
+   "n_mlp_mats",
+   "mlp_bias",
+   "router_bias",
+   "shared_gate"
+  ],
+  "summary": "Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share.",
+  "unit": "1"
  },
  "layer_allreduce_time": {
   "defaults": {},
@@ -2500,6 +2844,72 @@ export const FORMULAS = {
   ],
   "summary": "Tokens a speculative step yields on average when a draft proposes k tokens and the target accepts each with probability a, independently (Leviathan et al. 2023): the accepted prefix of the draft, plus the target's own token after it, 1 + a + ... + a^k.",
   "unit": "token"
+ },
+ "split_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + H_{kv} \\left(d_{head} + d_{v}\\right)\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H d_{head} + d_{model} H d_{v} + d_{model} H_{kv} \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "d_v",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one grouped-query attention block whose values are narrower than its queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width d_head per head, v of d_v, the output projection from H d_v; the same optional biases, norms and sinks as :data:`attention_params`.",
+  "unit": "1"
+ },
+ "split_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H S_{a} \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "d_v",
+   "attended"
+  ],
+  "summary": "Attention FLOPs of one layer for one decoded token when values are narrower than keys: per query head a dot product of width d_head with each of the S_a cached keys and a weighted sum of as many values of width d_v.",
+  "unit": "FLOP"
+ },
+ "split_kv_layer_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "\\kappa_{l} = \\frac{H_{kv} b_{kv} \\left(d_{head} + d_{v}\\right)}{8}",
+  "lhs": "kv_layer_bytes",
+  "params": [
+   "n_kv_heads",
+   "d_head",
+   "d_v",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one token adds to one attention layer whose values are narrower than its keys: a key of d_head and a value of d_v per KV head.",
+  "unit": "B"
+ },
+ "split_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H \\Pi \\left(d_{head} + d_{v}\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "d_v",
+   "causal_pairs"
+  ],
+  "summary": "Attention FLOPs of one layer with narrower values in a prefill: every query-key pair a head scores costs 2 (d_head + d_v).",
+  "unit": "FLOP"
  },
  "stack_decode_flops": {
   "defaults": {},

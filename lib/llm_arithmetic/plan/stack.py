@@ -2,13 +2,15 @@
 of a layer, and how the part's fields bind to the formula's arguments.
 
 A layer (a run of ``count`` identical blocks) has up to four parts: ``attention``, ``mixer`` (a
-Mamba-2 state-space mixer), ``mlp`` (dense or a mixture of experts) and ``norms``. Each part is a
-record of plain fields (:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the
-book's pages). Three tables say everything else:
+constant-state mixer: Mamba-2, or Gated DeltaNet's linear attention), ``mlp`` (dense or a
+mixture of experts) and ``norms``. Each part is a record of plain fields
+(:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the book's pages). Three
+tables say everything else:
 
-* :data:`FORMS` -- which form a part takes (``"mla"`` or ``"attention"``, ``"moe"``,
-  ``"shared"`` or ``"mlp"``, ...) and over which span an attention layer looks (``"full"``,
-  ``"sliding"``, ``"chunked"``), each the first rule whose condition holds;
+* :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
+  ``"gdn"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
+  attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
+  condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
   renamed field, a default);
 * :data:`TERMS` -- per quantity, the registered formula of each form, with the bindings of its
@@ -34,15 +36,18 @@ PARTS = ("attention", "mixer", "mlp", "norms")
 #: Conditions: ``True``, ``["gt", field, n]`` (field > n), ``["set", field]`` (field given).
 FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
-        "attention": [["mla", ["gt", "kv_lora_rank", 0]], ["attention", True]],
-        "mixer": [["mamba2", True]],
-        "mlp": [["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
+        "attention": [["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
+                      ["gated", ["gt", "gate", 0]],
+                      ["split", ["gt", "d_v", 0]],
+                      ["attention", True]],
+        "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
+        "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
         "norms": [["norms", True]],
     },
     "span": {
         "attention": [["sliding", ["set", "window"]], ["chunked", ["set", "chunk"]],
-                      ["full", True]],
+                      ["topk", ["gt", "index_topk", 0]], ["full", True]],
     },
 }
 
@@ -53,27 +58,33 @@ FIELDS: dict[str, dict[str, Any]] = {
     "attention": {
         "n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",
         "window": "window", "chunk": "chunk", "qkv_bias": ["flag", "qkv_bias"],
-        "o_bias": ["flag", "o_bias"], "qk_norm": ["is", "qk_norm", "head"],
+        "o_bias": ["flag", "o_bias"], "d_gate": "gate",
+        "qk_norm": ["is", "qk_norm", "head"],
         "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
-        "d_rope": "d_rope", "d_v": "d_v",
+        "d_rope": "d_rope", "d_v": "d_v", "index_heads": "index_heads",
+        "index_dim": "index_dim", "index_topk": "index_topk",
     },
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
-        "ssm_bias": ["flag", "bias"],
+        "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
+        "d_key": "d_k", "d_v": "d_v",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
         "n_experts": "n_experts", "n_active_experts": "top_k", "n_shared_experts": "n_shared",
         "d_shared": ["or", "d_shared", 1], "router_bias": ["flag", "router_bias"],
-        "shared_gate": ["flag", "shared_gate"],
+        "shared_gate": ["flag", "shared_gate"], "d_latent": "latent",
     },
     "norms": {"norm_vecs_layer": "norms"},
 }
 
 _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn_sinks": 0}
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
+           "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
+           "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
+           "latent": ["latent_moe_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
 
@@ -85,68 +96,120 @@ TERMS: dict[str, dict[str, Any]] = {
                "cases": _PARAMS},
     "active_params": {"by": "form", "doc": "parameters one token uses (k routed experts)",
                       "cases": {**_PARAMS, "shared": ["moe_active_params", {}],
-                                "moe": ["moe_active_params", {}]}},
+                                "moe": ["moe_active_params", {}],
+                                "latent": ["latent_moe_active_params", {}]}},
     "experts_read": {"by": "form", "doc": "routed experts a step of B tokens reads",
-                     "cases": {"moe": ["experts_read", {}]}},
+                     "cases": {"moe": ["experts_read", {}], "latent": ["experts_read", {}]}},
     "read_params": {"by": "form", "doc": "parameters a decode step of B tokens reads",
                     "cases": {**_PARAMS, "shared": ["moe_active_params", {}],
                               "moe": ["moe_active_params",
-                                      {"n_active_experts": "@experts_read"}]}},
+                                      {"n_active_experts": "@experts_read"}],
+                              "latent": ["latent_moe_active_params",
+                                         {"n_active_experts": "@experts_read"}]}},
     "expert_matrices": {"by": "form", "doc": "weights of every routed expert's matrices",
                         "cases": {"moe": ["routed_expert_params",
-                                          {"experts_read": "n_experts", "mlp_bias": 0}]}},
+                                          {"experts_read": "n_experts", "mlp_bias": 0}],
+                                  "latent": ["routed_expert_params",
+                                             {"experts_read": "n_experts", "mlp_bias": 0,
+                                              "d_model": "d_latent"}]}},
     "expert_matrices_read": {"by": "form",
                              "doc": "weights of the routed experts' matrices a step reads",
                              "cases": {"moe": ["routed_expert_params",
                                                {"experts_read": "@experts_read",
-                                                "mlp_bias": 0}]}},
+                                                "mlp_bias": 0}],
+                                       "latent": ["routed_expert_params",
+                                                  {"experts_read": "@experts_read",
+                                                   "mlp_bias": 0, "d_model": "d_latent"}]}},
     "routed_params": {"by": "form", "doc": "parameters of every routed expert",
                       "cases": {"moe": ["routed_expert_params",
-                                        {"experts_read": "n_experts"}]}},
+                                        {"experts_read": "n_experts"}],
+                                "latent": ["routed_expert_params",
+                                           {"experts_read": "n_experts",
+                                            "d_model": "d_latent"}]}},
     "matmul_params": {"by": "form", "doc": "weights in matrix products for one token",
                       "cases": {"attention": ["attention_params", _NO_EXTRAS],
                                 "mla": ["mla_matmul_params", {}],
+                                "dsa": ["dsa_matmul_params", {}],
+                                "split": ["split_attention_params", _NO_EXTRAS],
+                                "gated": ["gated_attention_params", _NO_EXTRAS],
+                                "gdn": ["gated_deltanet_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
                                 "shared": ["moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
                                 "moe": ["moe_active_params", {"mlp_bias": 0, "router_bias": 0}],
+                                "latent": ["latent_moe_active_params",
+                                           {"mlp_bias": 0, "router_bias": 0}],
                                 "mamba2": ["mamba2_matmul_params", {}]}},
     "kv_layer": {"by": "form", "doc": "cache bytes one token adds to the layer",
                  "cases": {"attention": ["kv_layer_bytes", {}],
-                           "mla": ["mla_kv_layer_bytes", {}]}},
+                           "mla": ["mla_kv_layer_bytes", {}],
+                           "dsa": ["dsa_kv_layer_bytes", {}],
+                           "split": ["split_kv_layer_bytes", {}]}},
     "attended": {"by": "span", "doc": "cached positions the layer keeps and reads at S tokens",
                  "cases": {"full": ["=", {"value": "context"}],
-                           "sliding": ["window_tokens", {}], "chunked": ["chunk_tokens", {}]}},
+                           "sliding": ["window_tokens", {}], "chunked": ["chunk_tokens", {}],
+                           "topk": ["window_tokens", {"window": "index_topk"}]}},
     "kv_stored": {"by": "form", "doc": "the layer's cache of B sequences as runtimes store it",
                   "cases": {"attention": ["layer_cache_bytes",
                                           {"kv_layer_bytes": "@kv_layer",
                                            "attended": "@attended"}],
                             "mla": ["layer_cache_bytes",
-                                    {"kv_layer_bytes": "@kv_layer", "attended": "@attended"}]}},
+                                    {"kv_layer_bytes": "@kv_layer", "attended": "@attended"}],
+                            "dsa": ["layer_cache_bytes",
+                                    {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
+    "kv_read": {"by": "form", "doc": "the layer's cache one decode step of a sequence reads",
+                "cases": {"attention": ["layer_cache_bytes",
+                                        {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
+                                         "batch": 1}],
+                          "mla": ["layer_cache_bytes",
+                                  {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
+                                   "batch": 1}],
+                          "dsa": ["dsa_read_bytes", {"attended": "@attended"}]}},
     "kv_full": {"by": "form", "doc": "the layer's cache if it kept every token",
                 "cases": {"attention": ["layer_cache_bytes",
                                         {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
                           "mla": ["layer_cache_bytes",
+                                  {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
+                          "dsa": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
     "state": {"by": "form", "doc": "the mixer's state for one sequence",
-              "cases": {"mamba2": ["mamba2_state_bytes", {}]}},
+              "cases": {"mamba2": ["mamba2_state_bytes", {}],
+                        "gdn": ["gated_deltanet_state_bytes", {}]}},
     "layer_decode_flops": {"by": "form", "doc": "attention or recurrence FLOPs of one token",
                            "cases": {"attention": ["attention_decode_flops",
                                                    {"attended": "@attended"}],
                                      "mla": ["mla_decode_flops", {"attended": "@attended"}],
-                                     "mamba2": ["mamba2_decode_flops", {}]}},
+                                     "dsa": ["dsa_decode_flops", {"attended": "@attended"}],
+                                     "split": ["split_decode_flops",
+                                               {"attended": "@attended"}],
+                                     "mamba2": ["mamba2_decode_flops", {}],
+                                     "gdn": ["gated_deltanet_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
-                        "chunked": ["chunk_pairs", {}]}},
+                        "chunked": ["chunk_pairs", {}],
+                        "topk": ["window_pairs", {"window": "index_topk"}]}},
     "layer_prefill_flops": {"by": "form", "doc": "attention or recurrence FLOPs of a prefill",
                             "cases": {"attention": ["attention_prefill_flops",
                                                     {"causal_pairs": "@pairs"}],
                                       "mla": ["mla_prefill_flops", {"causal_pairs": "@pairs"}],
-                                      "mamba2": ["mamba2_prefill_flops", {}]}},
+                                      "dsa": ["dsa_prefill_flops", {"causal_pairs": "@pairs"}],
+                                      "split": ["split_prefill_flops",
+                                                {"causal_pairs": "@pairs"}],
+                                      "mamba2": ["mamba2_prefill_flops", {}],
+                                      "gdn": ["gated_deltanet_prefill_flops", {}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
-                        "cases": {"attention": ["=", {"value": 1}], "mla": ["=", {"value": 1}]}},
+                        "cases": {"attention": ["=", {"value": 1}], "mla": ["=", {"value": 1}],
+                                  "dsa": ["=", {"value": 1}]}},
     "block": {"by": "form", "doc": "1 for every block",
               "cases": {"norms": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",
-                  "cases": {"moe": ["=", {"value": 1}]}},
+                  "cases": {"moe": ["=", {"value": 1}], "latent": ["=", {"value": 1}]}},
 }
+
+# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) differs from the plain one only in
+# its parameters (counted above), a block with narrower values (MiMo-V2-Flash) in its
+# parameters, cache and FLOPs: otherwise both store, read and count layers as a plain block.
+for _spec in TERMS.values():
+    if "attention" in _spec["cases"]:
+        for _form in ("gated", "split"):
+            _spec["cases"].setdefault(_form, _spec["cases"]["attention"])

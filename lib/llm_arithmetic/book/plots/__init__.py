@@ -13,6 +13,7 @@ notebooks end the cell with ``plt.show()``. Every name is available from here
 * :func:`params_breakdown` -- where a model's parameters are
 * :func:`sequence_memory_vs_context` -- one sequence's cache and state as stored, and with every
   layer kept whole
+* :func:`sequence_read_vs_context` -- the cache and state one decode step of a sequence moves
 * :func:`mla_attention_flops_vs_context` -- latent attention's FLOPs per token, absorbed or not
 * :func:`expert_weights_read_vs_batch` -- the share of a mixture's weights a decode step reads
 * :func:`chips_scatter` -- every chip's bandwidth against its peak, lines of equal ops:byte

@@ -21,7 +21,8 @@ from .style import _ax, label_points, plain_log_ticks
 
 __all__ = ["roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown", "chips_scatter",
-           "sequence_memory_vs_context", "mla_attention_flops_vs_context",
+           "sequence_memory_vs_context", "sequence_read_vs_context",
+           "mla_attention_flops_vs_context",
            "expert_weights_read_vs_batch"]
 
 def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
@@ -315,6 +316,32 @@ def sequence_memory_vs_context(models: Sequence[Model], max_context: int = 13107
     ax.set_xlabel("context [tokens]")
     ax.set_ylabel("cache and state of one sequence [GiB]")
     ax.set_title(f"{bits_per_weight(bits_kv)}-bit cache (dashed: every layer kept whole)")
+    ax.legend()
+    return ax
+
+
+def sequence_read_vs_context(models: Sequence[Model], max_context: int = 131072,
+                             bits_kv: Any = 16, bits_state: Any = 16,
+                             ax: plt.Axes | None = None) -> plt.Axes:
+    """Bytes one decode step moves for one sequence besides the weights [GiB] against context,
+    one colour per model (:meth:`~llm_arithmetic.catalog.model.Model.seq_bytes`: the cache it
+    reads, windows, chunks and top-k selections applied, and a constant state read and written
+    back).
+
+    >>> from llm_arithmetic import get_model
+    >>> ax = sequence_read_vs_context([get_model("deepseek-v3.2"), get_model("deepseek-v3")],
+    ...                               131072)
+    >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
+    [2.04, 8.58]
+    """
+    ax = _ax(ax)
+    s = np.unique(np.linspace(0, max_context, 400).astype(np.int64))
+    for m in models:
+        read = np.array([float(m.seq_bytes(int(x), bits_kv, bits_state)) for x in s])
+        ax.plot(s, read / GiB, label=m.label or m.name)
+    ax.set_xlabel("context [tokens]")
+    ax.set_ylabel("cache and state one step moves [GiB]")
+    ax.set_title(f"one sequence, {bits_per_weight(bits_kv)}-bit cache")
     ax.legend()
     return ax
 

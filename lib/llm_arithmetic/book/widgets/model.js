@@ -63,8 +63,8 @@ const Stack = (function () {
       ["state-space mixers", wb(mixers, dflt)],
       ["MLP and expert weights used", wb(mlp - expertUsed, dflt) + wb(expertUsed, experts)],
       ["head, embedding row, norms", wb(rest, dflt)],
-      ["KV cache", ev.get("seq_kv_bytes")],
-      ["state (read and written)", ev.get("seq_bytes") - ev.get("seq_kv_bytes")],
+      ["KV cache", ev.get("seq_kv_read")],
+      ["state (read and written)", ev.get("seq_bytes") - ev.get("seq_kv_read")],
     ];
     return out.filter(([, v]) => v);
   }
@@ -150,7 +150,9 @@ const Stack = (function () {
         if (a.chunk) k += " chunked";
         kinds.add(k);
       }
-      if (run.mixer) kinds.add("Mamba-2");
+      if (run.mixer) {
+        kinds.add({gdn: "Gated DeltaNet"}[Plan.partScope("mixer", run.mixer).form] ?? "Mamba-2");
+      }
       if (run.mlp && isMoE(run.mlp)) kinds.add("MoE");
     }
     return [...kinds].join(", ");

@@ -1,0 +1,164 @@
+"""Independent ground truth for parameter counts: instantiate every vendored ``config.json``
+(``tests/configs``, its ``reconstructed`` folder and the catalog's) on
+PyTorch's meta device with the transformers release that defines the family, and write the
+parameter and persistent-buffer counts to ``tests/data/ground_truth.json``.
+
+Not part of ``make test`` and not imported by the package: it needs torch and transformers,
+pinned in ``scripts/ground_truth/requirements.txt``. Build that environment outside the
+repository and run it from the repository root::
+
+    python3 -m venv /tmp/gt-venv
+    /tmp/gt-venv/bin/pip install -r scripts/ground_truth/requirements.txt
+    /tmp/gt-venv/bin/python scripts/ground_truth/count.py
+
+What is counted, per file:
+
+* ``params``: ``sum(p.numel() for p in model.parameters())``; a tied output head is one tensor
+  and counted once (what transformers reports);
+* ``persistent_buffers``: elements of the buffers that ``state_dict()`` saves (DeepSeek-V3's
+  ``e_score_correction_bias``, for example); non-persistent ones (rotary ``inv_freq``) are
+  reported apart as ``nonpersistent_buffers``;
+* ``config_mismatch``: sizes the file states that the built model does not hold (file, built):
+  the count is then not the file's and no test may use it;
+* ``by_prefix``: parameters grouped by the first two components of their names
+  (``model.language_model``, ``model.visual``, ``lm_head``, ...), so that a multimodal file's
+  language model can be compared alone.
+
+The class is the one the file's ``architectures`` names when transformers defines it, else the
+causal-LM (then image-text-to-text) class for its ``model_type``. A ``model_type`` transformers
+does not define is read with the configuration class of the architecture the file names (Kimi K2:
+``DeepseekV3ForCausalLM``), and the file says so in ``how``. Nothing is downloaded and no
+repository code (``auto_map``) is run; a file transformers cannot instantiate is recorded with
+the reason in ``error``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                                                    MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "tests" / "data" / "ground_truth.json"
+
+
+def config_files() -> list[Path]:
+    files = sorted((ROOT / "tests" / "configs").glob("*.json"))
+    files += sorted((ROOT / "tests" / "configs" / "reconstructed").glob("*.json"))
+    files += sorted((ROOT / "lib" / "llm_arithmetic" / "catalog" / "data" / "models")
+                    .glob("*/config.json"))
+    return files
+
+
+def type_for_architecture(arch: str) -> str | None:
+    """The model_type whose causal-LM or image-text class is named ``arch``."""
+    for table in (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
+        for model_type, name in table.items():
+            if name == arch:
+                return model_type
+    return None
+
+
+def build(cfg: dict) -> tuple[torch.nn.Module, str]:
+    model_type = cfg.get("model_type")
+    archs = cfg.get("architectures") or []
+    how = []
+    if model_type not in CONFIG_MAPPING:
+        alias = next((t for t in map(type_for_architecture, archs) if t), None)
+        if alias is None:
+            raise LookupError(f"transformers {transformers.__version__} defines neither "
+                              f"model_type {model_type!r} nor the architectures {archs}")
+        how.append(f"model_type {model_type!r} is not defined; read as {alias!r}, the type of "
+                   f"the architecture {archs[0]!r} the file names")
+        model_type = alias
+    body = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map")}
+    config = CONFIG_MAPPING[model_type].from_dict(body)
+    cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
+    with torch.device("meta"):
+        if cls is not None:
+            how.append(f"{cls.__name__}(config)")
+            model = cls(config)
+        elif model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+            how.append("AutoModelForCausalLM.from_config")
+            model = AutoModelForCausalLM.from_config(config)
+        else:
+            name = MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type]
+            how.append(f"{name}(config)")
+            model = getattr(transformers, name)(config)
+    return model, "; ".join(how)
+
+
+def mismatches(cfg: dict, model: torch.nn.Module) -> dict:
+    """Sizes the file states that the built model's (text) configuration does not hold: a class
+    that reads a flat file as a wrapper can fall back to its defaults, and then the count is
+    not the file's."""
+    text = model.config.get_text_config()
+    stated = {**cfg, **(cfg.get("text_config") or {})}
+    out = {}
+    for key in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size"):
+        if key in stated and getattr(text, key, stated[key]) != stated[key]:
+            out[key] = [stated[key], getattr(text, key)]
+    return out
+
+
+def count(model: torch.nn.Module) -> dict:
+    params = 0
+    by_prefix: Counter[str] = Counter()
+    for name, p in model.named_parameters():  # shared (tied) tensors once
+        params += p.numel()
+        by_prefix[".".join(name.split(".")[:2])] += p.numel()
+    persistent = nonpersistent = 0
+    names: Counter[str] = Counter()
+    for mod_name, module in model.named_modules():
+        for b_name, buf in module.named_buffers(recurse=False):
+            if buf is None:
+                continue
+            if b_name in module._non_persistent_buffers_set:
+                nonpersistent += buf.numel()
+            else:
+                persistent += buf.numel()
+                names[b_name] += buf.numel()
+    return {"params": params, "persistent_buffers": persistent,
+            "persistent_buffer_names": dict(sorted(names.items())),
+            "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items()))}
+
+
+def main() -> int:
+    torch.set_default_dtype(torch.bfloat16)
+    out = {"transformers": transformers.__version__, "torch": torch.__version__,
+           "method": "model class instantiated on torch.device('meta'); params = sum over "
+                     "model.parameters() (tied tensors once); persistent_buffers = elements "
+                     "of the buffers state_dict() saves",
+           "models": {}}
+    for path in config_files():
+        rel = path.relative_to(ROOT).as_posix()
+        cfg = json.loads(path.read_text())
+        t0 = time.perf_counter()
+        try:
+            model, how = build(cfg)
+            entry = {"model_type": cfg.get("model_type"), "how": how, **count(model)}
+            wrong = mismatches(cfg, model)
+            if wrong:  # the count is not the file's: say so beside it
+                entry["config_mismatch"] = wrong
+            del model
+        except Exception as e:  # recorded, not hidden: the reason is the data
+            entry = {"model_type": cfg.get("model_type"),
+                     "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"}
+        print(f"{rel}: {entry.get('params', entry.get('error'))} "
+              f"({time.perf_counter() - t0:.1f} s)", flush=True)
+        out["models"][rel] = entry
+    OUT.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

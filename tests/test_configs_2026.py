@@ -1,0 +1,365 @@
+"""Real config.json files of 2025-2026 families (issue 26), read by what their layers are.
+
+Three independent sources for every answered file:
+
+* the meta-device count of ``tests/data/ground_truth.json``: the transformers release that
+  defines the family instantiated the file on PyTorch's meta device
+  (``scripts/ground_truth/count.py``, its own environment, not run here); each file says which
+  of parameters alone or parameters + persistent buffers the library's count equals;
+* the published count (model card or repository name, ``tests/configs/SOURCES.md`` section 7);
+* the KV bytes per token of the hand derivations in ``tests/configs/FAMILIES.md`` section 14.
+
+Files whose layers the library lacks are refused in one line naming the first missing layer
+kind and the key that declares it (FAMILIES.md section 14.6); relabelled or contradicted files
+are refused naming the key. The catalog's own configs are compared with the same ground truth.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic.catalog.readers import read_config
+from llm_arithmetic.core.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "configs"
+CATALOG = ROOT / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
+TRUTH = json.loads((ROOT / "tests" / "data" / "ground_truth.json").read_text(encoding="utf-8"))
+
+
+def truth(path: Path) -> dict:
+    return TRUTH["models"][path.relative_to(ROOT).as_posix()]
+
+
+def config(name: str) -> dict:
+    return json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+# file -> (which meta count the library equals, KV bytes per token from FAMILIES.md section 14)
+ANSWERED = {
+    "qwen3-coder-480b-a35b-instruct": ("params", 253_952),
+    "kimi-k2-instruct": ("params+buffers", 70_272),
+    "nvidia-nemotron-3-nano-30b-a3b-bf16": ("params+buffers", 6_144),
+    "qwen3-vl-8b-instruct": ("params", 147_456),
+    "qwen3-vl-30b-a3b-instruct": ("params", 98_304),
+    "meta-llama-3.1-405b": ("params", 516_096),
+    "qwen3-32b": ("params", 262_144),
+    "minimax-m2.5": ("params+buffers", 253_952),
+    "kimi-k2.5": ("params+buffers", 70_272),
+    # Gated DeltaNet hybrids: the full-attention layers alone cache keys and values
+    "qwen3.5-27b": ("params", 65_536),
+    "qwen3.5-35b-a3b": ("params", 20_480),
+    "qwen3.5-397b-a17b": ("params", 30_720),
+    "qwen3-next-80b-a3b-thinking": ("params", 12 * 2 * 2 * 256 * 2),
+    # sparse attention: MLA's latent and rotary key, and the indexer's key (FAMILIES.md 14.11)
+    "deepseek-v3.2": ("params+buffers", 61 * (512 + 64 + 128) * 2),
+    "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
+    # per-layer geometry: 48 heads on full, 64 on sliding layers, 8 KV heads of 128 in all 40
+    "laguna-xs.2-fp8": ("params", 40 * 2 * 8 * 128 * 2),
+    # windows with their own heads, values narrower than keys: 9 full layers with 4 KV heads,
+    # 39 sliding with 8, keys of 192 and values of 128
+    "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
+    # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
+    "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
+}
+
+# file -> the key the refusal names (FAMILIES.md section 14.6)
+REFUSED = {
+    "kimi-k3": "text_config.linear_attn_config",
+    "deepseek-v4-flash": "compress_ratios",
+    "gemma-4-26b-a4b": "text_config.global_head_dim",
+    "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
+    "minimax-m3": "sparse_attention_config",
+    "llama-3_3-nemotron-super-49b-v1": "block_configs",
+}
+NO_READER = {"mimo-7b-base", "step-3.7-flash"}
+
+
+def test_every_vendored_file_is_classified_and_has_ground_truth():
+    names = {p.stem for p in CONFIGS.glob("*.json")}
+    assert names == set(ANSWERED) | set(REFUSED) | NO_READER
+    for p in CONFIGS.glob("*.json"):
+        assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
+    assert TRUTH["transformers"] == "5.24.0"
+    # a count transformers built from its own defaults instead of the file's sizes is flagged in
+    # the data (Step-3.7-Flash's flat file read as a multimodal class) and compared with nothing
+    flagged = {p for p, t in TRUTH["models"].items() if "config_mismatch" in t}
+    assert flagged == {"tests/configs/step-3.7-flash.json"}
+    sources = (CONFIGS / "SOURCES.md").read_text(encoding="utf-8")
+    assert all(f"`{name}.json`" in sources for name in names)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED))
+def test_count_equals_the_meta_device_count(name):
+    which, _ = ANSWERED[name]
+    t = truth(CONFIGS / f"{name}.json")
+    expected = t["params"] + (t["persistent_buffers"] if which == "params+buffers" else 0)
+    assert read_config(CONFIGS / f"{name}.json").total_params == expected
+    if which == "params":
+        assert t["persistent_buffers"] == 0  # the statement is unambiguous
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED))
+def test_kv_bytes_per_token_equal_the_hand_derivation(name):
+    assert read_config(CONFIGS / f"{name}.json").kv_cache_bytes_per_token() == ANSWERED[name][1]
+
+
+@pytest.mark.parametrize("name, published, digits", [
+    # SOURCES.md section 7: model cards and repository names, rounded as published
+    ("qwen3-coder-480b-a35b-instruct", 480e9, 0),
+    ("kimi-k2-instruct", 1e12, 0),
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", 31.6e9, 1),
+    ("qwen3-32b", 32.8e9, 1),
+])
+def test_count_rounds_to_the_published_one(name, published, digits):
+    total = read_config(CONFIGS / f"{name}.json").total_params
+    scale = 1e12 if published >= 1e12 else 1e9
+    assert round(total / scale, digits) == round(published / scale, digits)
+
+
+def test_llama_405b_truncates_to_the_paper():
+    assert int(read_config(CONFIGS / "meta-llama-3.1-405b.json").total_params / 1e9) == 405
+
+
+@pytest.mark.parametrize("name, towers", [
+    ("qwen3-vl-8b-instruct", ["model.visual"]),
+    ("qwen3-vl-30b-a3b-instruct", ["model.visual"]),
+    ("kimi-k2.5", ["model.vision_tower", "model.mm_projector"]),
+    ("qwen3.5-27b", ["model.visual"]),
+    ("qwen3.5-35b-a3b", ["model.visual"]),
+    ("qwen3.5-397b-a17b", ["model.visual"]),
+])
+def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
+    m = read_config(CONFIGS / f"{name}.json")
+    t = truth(CONFIGS / f"{name}.json")
+    tower = sum(e.params for e in m.extras)
+    assert tower == sum(t["by_prefix"][p] for p in towers)
+    buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
+    assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
+                                      + t["by_prefix"]["lm_head.weight"] + buffers)
+
+
+def test_kimi_k2_5_language_model_is_kimi_k2():
+    k25 = read_config(CONFIGS / "kimi-k2.5.json")
+    k2 = read_config(CONFIGS / "kimi-k2-instruct.json")
+    assert k25.total_params - sum(e.params for e in k25.extras) == k2.total_params
+
+
+def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
+    vl = read_config(CONFIGS / "qwen3-vl-30b-a3b-instruct.json")
+    text = read_config(CATALOG / "qwen3-30b-a3b" / "config.json")
+    assert vl.total_params - sum(e.params for e in vl.extras) == text.total_params
+    assert vl.kv_cache_bytes_per_token() == text.kv_cache_bytes_per_token()
+
+
+# file -> the Gated DeltaNet state of one sequence at 16 bits (FAMILIES.md section 14.10):
+# linear layers x (H_v d_k d_v + (2 H_qk d_k + H_v d_v)(k_conv - 1)) x 2 B
+GDN_STATE = {
+    "qwen3.5-27b": 48 * (48 * 128 * 128 + (2 * 16 * 128 + 48 * 128) * 3) * 2,
+    "qwen3.5-35b-a3b": 30 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 2,
+    "qwen3.5-397b-a17b": 45 * (64 * 128 * 128 + (2 * 16 * 128 + 64 * 128) * 3) * 2,
+    "qwen3-next-80b-a3b-thinking": 36 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GDN_STATE))
+def test_gated_deltanet_state_equals_the_hand_derivation_and_stays_constant(name):
+    m = read_config(CONFIGS / f"{name}.json")
+    assert m.state_bytes() == GDN_STATE[name]
+    assert m.state_bytes(bits_state=32) == 2 * GDN_STATE[name]
+    # a decode step reads the cache of the full-attention layers and the state, read and
+    # written: only the cache grows with the context
+    kv = m.kv_cache_bytes_per_token()
+    for s in (1, 4096, 262_144):
+        assert m.seq_bytes(s) == kv * s + 2 * GDN_STATE[name]
+
+
+def test_gated_deltanet_layers_in_the_33_to_1_pattern():
+    m = read_config(CONFIGS / "qwen3.5-35b-a3b.json")
+    mixers = sum(run.count for run in m.layers if run.mixer is not None)
+    attention = sum(run.count for run in m.layers if run.attention is not None)
+    assert (mixers, attention) == (30, 10)
+    assert all(run.attention.gate == run.attention.d_head for run in m.layers
+               if run.attention is not None)
+
+
+def test_qwen3_5_without_the_output_gate_is_refused():
+    cfg = config("qwen3.5-35b-a3b")
+    cfg["text_config"]["attn_output_gate"] = False
+    with pytest.raises(ConfigError, match=r"field 'attn_output_gate' = false contradicts"):
+        read_config(cfg)
+
+
+@pytest.mark.parametrize("name, layers", [("deepseek-v3.2", 61), ("glm-5", 78)])
+def test_sparse_attention_reads_the_indexer_keys_and_only_the_top_k_latents(name, layers):
+    m = read_config(CONFIGS / f"{name}.json")
+    latent, key, top = (512 + 64) * 2, 128 * 2, 2048  # bytes per token at 16 bits; index_topk
+    for s in (1, 2048, 4096, 131_072):
+        # stored: every token's latent, rotary key and indexer key
+        assert m.kv_cache_bytes(s) == layers * s * (latent + key)
+        # read by one decode step: every indexer key, the latents of min(S, k) positions
+        assert m.seq_bytes(s) == layers * (min(s, top) * latent + s * key)
+    # past k tokens a step reads d_I per token more, not the whole cache entry
+    assert m.seq_bytes(8193) - m.seq_bytes(8192) == layers * key
+    assert m.attended_context(131_072) == top
+
+
+def test_sparse_attention_indexer_parameters_equal_the_meta_count_difference():
+    # DeepSeek-V3.2 is DeepSeek-V3 with an indexer in each of its 61 layers: the meta-device
+    # counts differ by exactly the indexer's tensors (wq_b, wk, k_norm weight and bias,
+    # weights_proj)
+    v32 = truth(CONFIGS / "deepseek-v3.2.json")["params"]
+    v3 = truth(CATALOG / "deepseek-v3" / "config.json")["params"]
+    assert v32 - v3 == 61 * (1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64)
+    assert read_config(CONFIGS / "deepseek-v3.2.json").total_params - read_config(
+        CATALOG / "deepseek-v3" / "config.json").total_params == v32 - v3
+
+
+def test_laguna_heads_per_layer_and_windowed_cache():
+    m = read_config(CONFIGS / "laguna-xs.2-fp8.json")
+    heads = {(run.attention.span, run.attention.n_heads) for run in m.layers}
+    assert heads == {("full", 48), ("sliding", 64)}
+    # 10 full layers keep every token, 30 sliding layers the last 512 (FAMILIES.md 14.12)
+    assert m.kv_cache_bytes(131_072) == 10 * 4096 * 131_072 + 30 * 4096 * 512
+
+
+def test_mimo_v2_flash_windowed_heads_and_narrow_values():
+    m = read_config(CONFIGS / "mimo-v2-flash.json")
+    kinds = {(run.attention.span, run.attention.n_kv_heads, run.attention.d_head,
+              run.attention.d_v, run.attention.sinks) for run in m.layers}
+    assert kinds == {("full", 4, 192, 128, False), ("sliding", 8, 192, 128, True)}
+    assert m.kv_cache_bytes(131_072) == 9 * 2560 * 131_072 + 39 * 5120 * 128
+    cfg = config("mimo-v2-flash")
+    cfg["attention_chunk_size"] = 256
+    with pytest.raises(ConfigError, match="field 'attention_chunk_size' differs"):
+        read_config(cfg)
+
+
+def test_latent_moe_routed_experts_work_in_the_latent():
+    m = read_config(CONFIGS / "nvidia-nemotron-3-super-120b-a12b-fp8.json")
+    moe = [run for run in m.layers if run.mlp is not None and run.mlp.is_moe]
+    assert sum(run.count for run in moe) == 40 and {run.mlp.latent for run in moe} == {1024}
+    # 512 plain experts of 2,688 on a latent of 1,024 (not on d = 4,096), per MoE block
+    assert m.expert_params == 40 * 512 * 2 * 1024 * 2688
+    assert round(m.active_params / 1e9) == 13  # the name's A12B: 12.77B with both embeddings
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_missing_layer_kind_is_refused_naming_its_key(name):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"field '{REFUSED[name]}'" in message, message
+    assert "declare" in message, message
+
+
+@pytest.mark.parametrize("name", sorted(NO_READER))
+def test_family_without_a_reader_is_refused_in_one_line(name):
+    with pytest.raises(ConfigError, match=r"unsupported model_type '[^']+', architectures "
+                                          r"\[.*\]: no reader knows its layout") as err:
+        read_config(CONFIGS / f"{name}.json")
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_wrapper_with_a_vision_tower_is_refused_naming_it():
+    cfg = config("kimi-k2.5")
+    cfg["model_type"], cfg["architectures"] = "kimi_k26", ["KimiK26ForConditionalGeneration"]
+    with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
+        read_config(cfg)
+
+
+# ---- a reconstructed file (tests/configs/SOURCES.md section 7, FAMILIES.md section 14.7) ----------
+GLM_AIR = CONFIGS / "reconstructed" / "glm-4.5-air.json"
+
+
+def test_glm4_moe_equals_the_meta_device_count_with_its_router_buffers():
+    t = truth(GLM_AIR)
+    m = read_config(GLM_AIR)
+    assert m.total_params == t["params"] + t["persistent_buffers"]
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": t["persistent_buffers"]}
+    assert m.kv_cache_bytes_per_token() == 188_416
+
+
+def test_glm4_moe_rounds_to_the_published_106b_and_12b_active():
+    m = read_config(GLM_AIR)
+    assert int(m.total_params / 1e9) == 106  # 106.85B: the card truncates
+    # the card's 12B active leaves out both embedding matrices
+    assert round((m.active_params - 2 * m.n_vocab * m.d_model) / 1e9) == 12
+    # the MTP layer transformers does not build is reported apart, outside the total
+    assert [(e.name, e.in_total) for e in m.extras] == [("multi-token prediction", False)]
+
+
+def test_glm4_moe_qk_norms_follow_use_qk_norm():
+    cfg = json.loads(GLM_AIR.read_text(encoding="utf-8"))
+    plain = read_config(cfg).total_params
+    cfg["use_qk_norm"] = True  # GLM-4.5's own setting: q_norm and k_norm of head_dim per layer
+    assert read_config(cfg).total_params - plain == 46 * 2 * 128
+
+
+# ---- relabelled and contradicted files ---------------------------------------------------------
+def _without_architectures(cfg):
+    del cfg["architectures"]
+
+
+def _pattern_with_unknown_block(cfg):
+    cfg["hybrid_override_pattern"] = "X" + cfg["hybrid_override_pattern"][1:]
+
+
+@pytest.mark.parametrize("name, change, pattern", [
+    # Kimi K2 is read through the architecture it names, and only through it
+    ("kimi-k2-instruct", _without_architectures, r"unsupported model_type 'kimi_k2'"),
+    # a known model_type wins over architectures: DeepSeek-V3.2 relabelled as deepseek_v3 meets
+    # that reader's refusal of the indexer's key
+    ("deepseek-v3.2", {"model_type": "deepseek_v3"},
+     r"field 'index_topk' = 2048 declares sparse attention with an indexer"),
+    # keys that restate the qwen3_moe layout are accepted only when they agree with it
+    ("qwen3-coder-480b-a35b-instruct", {"use_qk_norm": False},
+     r"field 'use_qk_norm' = false contradicts the 'qwen3_moe' layout"),
+    ("qwen3-coder-480b-a35b-instruct", {"qkv_bias": True},
+     r"field 'qkv_bias' = true contradicts the 'qwen3_moe' layout"),
+    # MiniMax-M2's q/k norms are counted over whole projections only; no shared expert
+    ("minimax-m2.5", {"qk_norm_type": "per_head"}, r"field 'qk_norm_type' = 'per_head'"),
+    ("minimax-m2.5", {"shared_intermediate_size": 1536}, r"field 'shared_intermediate_size'"),
+    # the dense Qwen3-VL wrapper does not read a mixture of experts
+    ("qwen3-vl-30b-a3b-instruct", {"model_type": "qwen3_vl"},
+     r"text_config: field '(num_experts|moe_intermediate_size)'.*'qwen3' reader"),
+    # Nemotron 3's MoE block has at most one shared expert; unknown block letters are refused
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", {"n_shared_experts": 2},
+     r"field 'n_shared_experts' = 2"),
+    ("nvidia-nemotron-3-nano-30b-a3b-bf16", _pattern_with_unknown_block,
+     r"field 'hybrid_override_pattern' must be"),
+])
+def test_relabelled_or_contradicted_file_is_refused_naming_the_key(name, change, pattern):
+    cfg = config(name)
+    if callable(change):
+        change(cfg)
+    else:
+        cfg.update(change)
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
+
+
+def test_qwen3_5_text_config_relabelled_as_qwen3_is_refused():
+    cfg = config("qwen3.5-27b")["text_config"]
+    cfg["model_type"] = "qwen3"
+    with pytest.raises(ConfigError, match=r"field 'linear_num_value_heads' = \d+ declares linear "
+                                          r"attention"):
+        read_config(cfg)
+
+
+# ---- the catalog against the same ground truth -------------------------------------------------
+CATALOG_FILES = sorted(CATALOG.glob("*/config.json"))
+
+
+@pytest.mark.parametrize("path", CATALOG_FILES, ids=[p.parent.name for p in CATALOG_FILES])
+def test_catalog_config_equals_the_meta_device_count(path):
+    t = truth(path)
+    total = read_config(path).total_params
+    # parameters alone, or with the persistent buffers a checkpoint stores (DeepSeek-V3's
+    # e_score_correction_bias), never anything else
+    assert total in (t["params"], t["params"] + t["persistent_buffers"]), (total, t)
+    assert re.fullmatch(r"\d+\.\d+\.\d+", TRUTH["transformers"])
