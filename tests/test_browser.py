@@ -504,6 +504,12 @@ def check_search(page, site, problems):
         page.wait_for_selector("#search-results ul.search li", timeout=15_000)
     except Exception:  # playwright's TimeoutError
         problems.append(f"searching for {word!r} found nothing (search.html?q={word})")
+    # issue 28: the search page's own field and the header's search button made two
+    shown = page.evaluate("""() => [...document.querySelectorAll(
+        'button.search-button, .search-button-field, form.bd-search')].filter(e => {
+        const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length""")
+    if shown != 1:
+        problems.append(f"the search page shows {shown} search fields or buttons (one, please)")
 
 
 # --------------------------------------------------------------------------------------------
