@@ -426,6 +426,11 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "the dense tf32 peak in TFLOP/s of one chip of the catalog (the H100 NVL)",
     ("ex-nb-prefill-critical", "hardware"):
         "the same peak, in the catalog's data file",
+    ("ex-nb-puzzle-5090-ratio", "formats"):
+        "the bits per weight of one llama.cpp file type for Llama 2 7B, to four digits (a "
+        "weight format's example)",
+    ("ex-nb-puzzle-5090-ratio", "compiled"):
+        "the same example, in the catalog compiled to JSON",
     ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
         "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
         "(table tbl-spec-mtp)",
@@ -435,6 +440,30 @@ COINCIDENCES: dict[tuple[str, str], str] = {
 def _coincidence(label_list: list[str], rel: str) -> bool:
     stem = Path(rel).name.split(".")[0]
     return all((label, stem) in COINCIDENCES for label in label_list)
+
+
+def printed_answers(numbers: set[str], forms: dict[str, list[str]]) -> set[str]:
+    """The answer forms among `numbers`: a number printed as an answer form, or printed with
+    five or more significant digits that round to one at four (a table's "193.27" prints the
+    answer 193.3 and more).
+
+    >>> sorted(printed_answers({"98.765", "7,654.32", "12", "98.78"}, {"98.77": [], "7,654": []}))
+    ['7,654', '98.77']
+    """
+    found = numbers & forms.keys()
+    for token in numbers - found:
+        digits = token.replace(",", "").replace(".", "").lstrip("0")
+        if len(digits) < 5:
+            continue
+        four = {f for f in answer_forms(float(token.replace(",", ""))) if _sig(f) == 4}
+        found |= four & forms.keys()
+    return found
+
+
+def _sig(form: str) -> int:
+    """Significant digits of a printed rounding (trailing zeros of a whole number count, as
+    answer_forms writes 45,680 for 4 digits)."""
+    return len(form.replace(",", "").replace(".", "").lstrip("0"))
 
 
 def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = ()) -> list[str]:
@@ -459,7 +488,7 @@ def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = 
         elif path.suffix == ".svg":  # a diagram: what it prints is its text, not its geometry
             text = html.unescape(" ".join(SVG_TEXT_RE.findall(text)))
         rel = path.relative_to(root).as_posix()
-        hits = sorted(h for h in numbers_in(text) & forms.keys()
+        hits = sorted(h for h in printed_answers(numbers_in(text), forms)
                       if not _coincidence(forms[h], rel))
         if hits:
             problems += [f"{rel}: prints {h!r}, the answer of {', '.join(forms[h])}" for h in hits]

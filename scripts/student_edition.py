@@ -95,7 +95,8 @@ def student_notebook(nb: Any) -> Any:
         if BEGIN not in src:
             continue  # a prose or code solution: dropped
         cell["source"] = stub_solution(src)
-        tags = [t for t in _tags(cell) if t != "solution"]
+        # the stub is where the student types: not collapsed as the instructor's solution is
+        tags = [t for t in _tags(cell) if t not in ("solution", "hide-input")]
         if tags:
             cell["metadata"]["tags"] = tags
         else:

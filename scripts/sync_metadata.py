@@ -12,6 +12,8 @@ What this script writes (files that cannot read a setting themselves):
   the repository's git URL as the fallback;
 - `[project.urls]` in pyproject.toml: the book on GitHub Pages, the source, issues, changelog;
 - the badges of README.md (between the `badges` comments): CI, the book, Binder, PyPI;
+- the list of chapters of README.md (between the `chapters` comments), from `_toc.yml` and each
+  page's title, so that it cannot drift from the book's table of contents;
 - `version`, `date-released`, `repository-code` and `url` in CITATION.cff;
 - the link references at the end of CHANGELOG.md (one per version heading).
 
@@ -37,6 +39,8 @@ RELEASE_RE = re.compile(r"^## \[(?P<version>[^\]]+)\](?: - (?P<date>\d{4}-\d{2}-
 GITHUB_RE = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9-]+)/(?P<name>[A-Za-z0-9._-]+?)(?:\.git)?/?$")
 BADGES_START = "<!-- badges: generated from repository.url in _config.yml by scripts/sync_metadata.py -->"
 BADGES_END = "<!-- badges: end -->"
+CHAPTERS_START = "<!-- chapters: generated from _toc.yml by scripts/sync_metadata.py -->"
+CHAPTERS_END = "<!-- chapters: end -->"
 
 
 class Settings:
@@ -112,6 +116,45 @@ def badges(s: Settings) -> str:
         f"(https://pypi.org/project/{DISTRIBUTION}/)",
         BADGES_END,
     ])
+
+
+def page_title(path: Path) -> str:
+    """The first level-1 heading of a notebook's first Markdown cell or of a Markdown page."""
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf8"))["cells"]
+        text = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    else:
+        text = path.read_text(encoding="utf8")
+    return re.search(r"^# (.+)$", text, re.M).group(1).strip()
+
+
+def toc_pages(repo: Path = REPO) -> list[tuple[str, list[Path]]]:
+    """(part caption, its pages' source files) in the order of `_toc.yml`."""
+    toc = yaml.safe_load((repo / "_toc.yml").read_text(encoding="utf8"))
+    out = []
+    for part in toc["parts"]:
+        files = []
+        for entry in part["chapters"]:
+            stem = repo / entry["file"]
+            files.append(next(stem.with_suffix(s) for s in (".ipynb", ".md")
+                              if stem.with_suffix(s).is_file()))
+        out.append((part["caption"], files))
+    return out
+
+
+def chapters(repo: Path = REPO) -> str:
+    """README's list of the book's pages: one line a page, by part, in the order of `_toc.yml`
+    (the exercise notebooks, one per chapter, as one line)."""
+    lines = [CHAPTERS_START]
+    for caption, files in toc_pages(repo):
+        lines.append(f"\n**{caption}**\n")
+        if all("exercises/" in f.as_posix() for f in files):
+            lines.append(f"- `notebooks/exercises/`: {len(files)} notebooks, one per chapter "
+                         f"(`{files[0].name}` to `{files[-1].name}`), answers checked as you go")
+            continue
+        lines += [f"- {page_title(f)} (`{f.relative_to(repo).as_posix()}`)" for f in files]
+    lines.append(CHAPTERS_END)
+    return "\n".join(lines)
 
 
 def changelog_links(s: Settings) -> str:
@@ -193,7 +236,9 @@ def synced_files(repo: Path = REPO) -> dict[Path, tuple[str, str]]:
     if not re.search(pattern, text, re.M | re.S):  # first run: badges under the title
         text = re.sub(r"\A(# .*\n)", lambda m: m.group(1) + "\n" + BADGES_START + "\n" + BADGES_END
                       + "\n", text, count=1)
-    put(p, replace_block(text, pattern, badges(s), "README.md"))
+    text = replace_block(text, pattern, badges(s), "README.md")
+    pattern = rf"^{re.escape(CHAPTERS_START)}\n.*?^{re.escape(CHAPTERS_END)}$"
+    put(p, replace_block(text, pattern, chapters(repo), "README.md"))
 
     p = repo / "CITATION.cff"
     text = p.read_text(encoding="utf8")

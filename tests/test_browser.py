@@ -37,8 +37,10 @@ lines), every figure in a `<figure>` with a caption and alt text that describes 
 twice its displayed pixel size and, at 1280 px, shown at its own size (so that its 9 pt text
 stays 9 pt), every table within the page (at 1280 px without a horizontal scroll bar; at
 390 px the page itself does not scroll sideways, a wide table scrolls in its own box), every
-display equation numbered and referred to from the prose, one search box, a key-results box on
-every chapter, and no console error.
+display equation numbered and referred to from the prose and no wider than its column (none at
+1280 px; at 390 px none outside WIDE_AT_390_BY_PAGE, issue 28), one search box, a key-results
+box on every chapter, and no console error. On an exercise notebook's page the solutions' code
+and the checks' verdicts are collapsed.
 
 Screenshots of the start page, the first prose chapter and the first notebook of the table of
 contents go to `_build/screenshots/`, and of each page of the reader's path at each width to
@@ -355,6 +357,33 @@ def check_solutions(page, problems: list[str]):
             problems.append(f"{a['name']}: solution did not open when its title was clicked")
 
 
+#: On an exercise notebook's page (issue 28): the solution cells' code and the "correct" of the
+#: checks are collapsed, one click away, under the question that asks the reader to write them.
+EXERCISE_CELLS = r"""
+() => {
+  // (the content of a closed <details> keeps its box in Chromium: checkVisibility says it
+  // is not rendered)
+  const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  const sol = [...document.querySelectorAll('.cell.tag_solution')];
+  return {solutions: sol.length,
+          open: sol.filter(c => [...c.querySelectorAll('.cell_input pre')].some(shown)).length,
+          verdicts: [...document.querySelectorAll('.cell_output')].filter(o => shown(o) &&
+            /correct\./.test(o.innerText)).length};
+}
+"""
+
+
+def check_exercise_cells(page, problems: list[str]):
+    r = page.evaluate(EXERCISE_CELLS)
+    if not r["solutions"]:
+        problems.append("an exercise notebook's page without a solution cell")
+    if r["open"]:
+        problems.append(f"{r['open']} of {r['solutions']} solution cells show their code "
+                        "(tag them hide-input)")
+    if r["verdicts"]:
+        problems.append(f"{r['verdicts']} check outputs ('correct.') shown (tag hide-output)")
+
+
 def launch_config() -> dict:
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf8"))
     repo = urlsplit(config["repository"]["url"]).path.strip("/")
@@ -475,6 +504,8 @@ def check_page(page_path, book_html, site, browser, build_dir):
                 read_as_reader(page, page_path, PHONE["width"], build_dir)
                 page.set_viewport_size(VIEWPORT)
             check_solutions(page, problems)
+            if "/exercises/" in page_path:
+                check_exercise_cells(page, problems)
             if source_kind(root, page_path) == "ipynb":
                 check_launch_buttons(page, page_path, problems)
             if page_path == "search.html":
@@ -504,6 +535,12 @@ def check_search(page, site, problems):
         page.wait_for_selector("#search-results ul.search li", timeout=15_000)
     except Exception:  # playwright's TimeoutError
         problems.append(f"searching for {word!r} found nothing (search.html?q={word})")
+    # issue 28: the search page's own field and the header's search button made two
+    shown = page.evaluate("""() => [...document.querySelectorAll(
+        'button.search-button, .search-button-field, form.bd-search')].filter(e => {
+        const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length""")
+    if shown != 1:
+        problems.append(f"the search page shows {shown} search fields or buttons (one, please)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -564,6 +601,7 @@ READER_CHECKS = r"""
     return r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
   };
   const out = {code: [], codeLines: 0, rawTrue: [], figures: [], tables: [], equations: [],
+               wideEquations: [],
                unnumbered: [], searches: 0, keyResults: 0, docWidth: 0, viewWidth: 0};
   if (!art) return out;
   for (const pre of art.querySelectorAll('.cell_input pre')) {
@@ -597,6 +635,11 @@ READER_CHECKS = r"""
   const hrefs = new Set([...document.querySelectorAll('a[href*="#equation-"]')]
     .filter(a => !a.classList.contains('headerlink')).map(a => a.getAttribute('href').split('#')[1]));
   for (const m of art.querySelectorAll('div.math')) {
+    const c = m.querySelector('mjx-container');
+    // (4 px of slack: a glyph's side bearing, which differs by a pixel or two between loads)
+    if (c && c.scrollWidth > c.clientWidth + 4)
+      out.wideEquations.push({id: m.id, need: c.scrollWidth, have: c.clientWidth,
+                              number: (m.querySelector('.eqno') || {}).innerText || ''});
     if (!m.querySelector('.eqno')) { out.unnumbered.push(m.innerText.slice(0, 60)); continue; }
     out.equations.push({id: m.id, referenced: hrefs.has(m.id)});
   }
@@ -612,6 +655,26 @@ READER_CHECKS = r"""
 FORBIDDEN_CODE = [(re.compile(r"\bglue(?:_math|_figure)?\("), "a glue call"),
                   (re.compile(r"^\s*assert\b", re.M), "an assert"),
                   (re.compile(r"#\s*NBVAL_"), "an nbval marker")]
+
+
+#: Display equations still wider than a phone's column (390 px), by page: each needs line breaks
+#: (`glue_math(..., multiline=True)` for a generated one, `aligned`/`gathered` in Markdown).
+#: At 1280 px every equation fits, and one that comes to fit at 390 px must leave this list.
+WIDE_AT_390_BY_PAGE: dict[str, set[str]] = {
+    # the condition of the piecewise critical batch, one line of ~400 px
+    "notebooks/06-roofline.html": {"eq-roofline-critical-batch"},
+    "notebooks/19-repro-karpathy.html": {"eq-karpathy-critical-batch"},
+    "notebooks/20-repro-baseten.html": {"eq-baseten-critical-batch"},
+    # chapters other sessions were editing when this list was made
+    "notebooks/08-modern-architectures.html": {"eq-modern-mla-naive"},
+    "notebooks/10-prefill.html": {"eq-prefill-chunk-time"},
+    "notebooks/11-parallelism.html": {"eq-parallel-comm", "eq-parallel-best"},
+    "notebooks/16-common-mistakes.html": {"eq-mistakes-embedding"},
+    # the plan's appendix (lib/llm_arithmetic/book/plan_page.py prints them on one line)
+    "book/calculator.html": {"eq-plan-embedding-params", "eq-plan-unread-embedding-params",
+                             "eq-plan-allreduce-time"},
+}
+WIDE_AT_390 = set().union(*WIDE_AT_390_BY_PAGE.values())
 
 
 def reader_problems(r: dict, page_path: str, width: int) -> list[str]:
@@ -642,6 +705,14 @@ def reader_problems(r: dict, page_path: str, width: int) -> list[str]:
     if r["docWidth"] > r["viewWidth"] + 1:
         problems.append(f"the page is {r['docWidth']} px wide at a {r['viewWidth']} px "
                         "window: it scrolls sideways")
+    for eq in r["wideEquations"]:
+        if width >= 1280 or eq["id"].removeprefix("equation-") not in WIDE_AT_390:
+            problems.append(f"display equation {eq['number'] or eq['id']} is {eq['need']} px "
+                            f"wide in a {eq['have']} px column: it is cut off at {width} px")
+    if width < 1280:
+        narrow = {eq["id"].removeprefix("equation-") for eq in r["wideEquations"]}
+        problems += [f"equation {e} now fits at {width} px: take it out of WIDE_AT_390"
+                     for e in sorted(WIDE_AT_390_BY_PAGE.get(page_path, set()) - narrow)]
     for eq in r["equations"]:
         if not eq["referenced"]:
             problems.append(f"equation {eq['id']} is numbered but never referred to")

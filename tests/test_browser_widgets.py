@@ -43,10 +43,11 @@ READ_WIDGET = """
   message: (el.querySelector('.lla-message') || {}).textContent || '',
   outputs: [...el.querySelectorAll('output[data-key]')].map((o) => ({
     key: o.dataset.key, value: o.dataset.value, scale: Number(o.dataset.scale || 1),
-    text: o.textContent})),
+    text: o.textContent, noFit: o.dataset.doesNotFit === "1",
+    summary: !!o.closest('.lla-summary')})),
   points: [...el.querySelectorAll('circle[data-series="step"]')].map((c) => ({
     view: c.closest('[data-view]').dataset.view, x: Number(c.dataset.x),
-    y: Number(c.dataset.y)})),
+    y: Number(c.dataset.y), fill: c.getAttribute('fill')})),
   bars: [...el.querySelectorAll('rect.lla-bar')].map((r) => [r.dataset.part,
     Number(r.dataset.value)]),
   curves: Object.fromEntries([...el.querySelectorAll('path[data-points]')].map((p) => [
@@ -102,6 +103,7 @@ def python_values(state) -> dict:
              compute_tokens_per_second=1 / e.decode_compute_seconds,
              bound=f"{e.bound}-bound", fits="yes" if e.fits else "no",
              fits_per_chip="yes" if e.fits_per_chip else "no",
+             fit_flags={"fits": e.fits, "fits_per_chip": e.fits_per_chip},
              breakdown=m.decode_bytes_breakdown(e.context, _bits(state["weights"]),
                                                 _bits(state["kv"])))
     return d
@@ -112,6 +114,15 @@ def _bits(fmt):
 
     return None if fmt is None else bits_per_weight(fmt)
 
+
+#: Speeds and costs, and the memory check that must pass for a run to reach them (issue 28: a
+#: setup that does not fit shows no speed as achievable): one chip's, or the replica's.
+NEEDS = {**dict.fromkeys(("decode_seconds_per_token", "decode_tokens_per_second",
+                          "throughput_tokens_per_second"), "fits"),
+         **dict.fromkeys(("ttft_seconds", "tpot_seconds", "request_seconds",
+                          "tokens_per_second_per_user", "tokens_per_second_per_chip",
+                          "cost_per_million_tokens", "energy_joules_per_token"),
+                         "fits_per_chip")}
 
 FIRST_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -139,6 +150,13 @@ def check_widget(r: dict, where: str) -> list[str]:
         got = float(o["value"])
         if not abs(got - float(w)) <= 1e-9 * abs(float(w)):
             problems.append(f"{label}: value {got!r}, Python {float(w)!r}")
+        # (the explorer's summary table is the notebook's summary(), whose memory row says
+        # whether the setup fits)
+        fits = o["summary"] or want["fit_flags"].get(NEEDS.get(k)) is not False
+        if o["noFit"] == fits:
+            problems.append(f"{label}: shows {o['text']!r} where Python's fit is {fits}")
+        if not fits:
+            continue
         # the number shown is the Python value rounded to the digits shown
         m = FIRST_NUMBER.search(o["text"])
         if m is None:
@@ -151,6 +169,10 @@ def check_widget(r: dict, where: str) -> list[str]:
                 half * (1 + 1e-9) + 1e-9 * abs(float(w)):
             problems.append(f"{label}: shows {o['text']!r} x {o['scale']:g}, Python {w!r}")
     for p in r["points"]:
+        hollow = want["fit_flags"]["fits_per_chip"] is False
+        if p["view"] == "frontier" and (p["fill"] == "white") != hollow:
+            problems.append(f"{where}: the frontier's selected batch is drawn with fill "
+                            f"{p['fill']!r}, fits {not hollow} (hollow: it does not fit)")
         x, y = {"roofline": (want["step_intensity"], want["attained_flops"]),
                 "batching": (state["batch"], None),
                 "kv": (state["context"], want["kv_cache_bytes"] / 1e9),
@@ -226,7 +248,7 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("chip", "select", ["h200", "a100-80gb-sxm"]), ("weights", "select", ["q4_0", "fp8"]),
              ("kv", "select", ["fp8", "q4_0"]), ("context-slider", "key", "ArrowRight"),
              ("context", "fill", "3000"), ("batch-slider", "key", "ArrowRight"),
-             ("batch", "fill", "48"), ("group", "select", None), ("tp", "select", None),
+             ("batch", "fill", "4096"), ("batch", "fill", "48"), ("group", "select", None), ("tp", "select", None),
              ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
              ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
              ("price", "fill", "3.5"),

@@ -160,3 +160,31 @@ def test_a_reader_that_stops_early_gets_no_error():
     finally:
         os.close(write_end)
     assert (r.returncode, r.stderr) == (141, "")
+
+
+def _rows(text):
+    return {line[:line.index("  ")].strip(): line[line.index("  "):].strip()
+            for line in text.splitlines() if "  " in line}
+
+
+def test_describe_marks_what_does_not_fit(capsys):
+    # Issue 28: Llama 3.1 70B in fp8 on one H100 SXM (80 GiB) with 32 sequences of 2,000 tokens:
+    # 70.55e9 B of weights (its model card's 70.6B parameters at one byte) plus 32 x 2,000 x
+    # 80 layers x 2 x 8 KV heads x 128 x 2 B = 21.0e9 B of cache do not fit in 85.9e9 B; on eight
+    # chips they do. The one chip's speeds are not printed as reachable, the replica's are.
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "fp8",
+                 "--tp", "8", "--prompt", "2000", "--generate", "500", "--batch", "32"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows["one chip: fits in memory"].startswith("no")
+    assert rows["one chip: tokens/s per sequence (upper bound)"] == "- (does not fit in memory)"
+    assert "does not fit" in rows["one chip: time per token (lower bound)"]
+    assert "(fits in" in rows["memory per chip"]
+    assert float(rows["tokens/s per user"].replace(",", "")) > 0
+    # At batch 400 and 8,000 tokens two chips hold neither: no speed, no cost.
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "2",
+                 "--batch", "400", "--context", "8000", "--price-per-hour", "2"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert "does not fit" in rows["memory per chip"]
+    for key in ("tokens/s per user", "tokens/s per chip", "cost per million tokens"):
+        assert rows[key] == "- (does not fit in memory)", key
+    assert "does not fit" in rows["time per output token (bound)"]

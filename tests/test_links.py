@@ -142,3 +142,17 @@ def test_internal_links_and_anchors_resolve(book_html, build_dir, book_report):
 
     assert not problems, (f"{len(problems)} broken internal link(s) or anchor(s):\n"
                           + "\n".join(problems[:100]))
+
+
+def test_unnumbered_pages_number_their_own_tables(book_html):
+    """Issue 28: a page outside the numbered chapters (the labs, the back matter) numbers its
+    tables and figures from 1, as a chapter does (the hardware table began at "Table 5")."""
+    import re as _re
+
+    for page in ("notebooks/hardware-table.html", "notebooks/model-table.html"):
+        text = (book_html / page).read_text(encoding="utf8")
+        numbers = _re.findall(r'caption-number">(Table|Figure) (\d+)', text)
+        assert numbers, page
+        for kind in ("Table", "Figure"):
+            got = [int(n) for k, n in numbers if k == kind]
+            assert got == list(range(1, len(got) + 1)), (page, kind, got)

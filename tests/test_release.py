@@ -170,9 +170,11 @@ def test_moving_the_repository_rewrites_every_derived_place(tmp_path):
     """`make metadata` after a move: in a copy, a new repository.url and version reach every
     derived place, nothing of the old address is left, and the rest of each file is kept."""
     old_url, _ = repository()
-    for name in ("_config.yml", "pyproject.toml", "README.md", "CITATION.cff", "CHANGELOG.md",
-                 "lib/llm_arithmetic/__init__.py", *[p.relative_to(REPO).as_posix()
-                                                    for p in sync_metadata.notebook_paths()]):
+    pages = [f.relative_to(REPO).as_posix() for _, files in sync_metadata.toc_pages()
+             for f in files]
+    for name in ("_config.yml", "_toc.yml", "pyproject.toml", "README.md", "CITATION.cff",
+                 "CHANGELOG.md", "lib/llm_arithmetic/__init__.py", *pages,
+                 *[p.relative_to(REPO).as_posix() for p in sync_metadata.notebook_paths()]):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
     config = tmp_path / "_config.yml"

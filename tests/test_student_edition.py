@@ -380,7 +380,7 @@ def test_untracked_files_never_reach_the_student_tree(tmp_path):
 
 def test_answer_scan_finds_answers(tmp_path):
     """The answer scan is not vacuous: a value printed in any of its forms is found."""
-    answers = {"ex-a": 1234.5678, "ex-b": 20632.0, "ex-c": 0.0123456}
+    answers = {"ex-a": 1234.5678, "ex-b": 20632.0, "ex-c": 0.0123456, "ex-d": 180 * 2**30 / 1e9}
     (tmp_path / "a.html").write_text("<p>about 1,235 tokens/s</p>")
     (tmp_path / "b.ipynb").write_text('{"text": "20632 tokens"}')
     (tmp_path / "c.js").write_text("Search.setIndex({x: 0.01235})")
@@ -390,6 +390,8 @@ def test_answer_scan_finds_answers(tmp_path):
                                      '<a href="#t">20632. Title</a>')  # section numbers
     (tmp_path / "searchindex.js").write_text(
         'Search.setIndex({"terms": {"1235": [1]}, "titles": ["Intro"], "alltitles": {}})')
+    # issue 28: a table printing a B200's capacity with more digits than the answer's forms
+    (tmp_path / "h.html").write_text("<td>B200</td><td>193.27</td>")
     (tmp_path / "g").mkdir()
     (tmp_path / "g" / "searchindex.js").write_text(
         'Search.setIndex({"terms": {}, "titles": ["About 20,632 tokens"], "alltitles": {}})')
@@ -397,7 +399,7 @@ def test_answer_scan_finds_answers(tmp_path):
     (tmp_path / "h.svg").write_text('<svg><rect x="1235" width="20632"/></svg>')
     (tmp_path / "i.svg").write_text('<svg><text x="1">about 1,235 tokens/s</text></svg>')
     leaks = make_student.answer_leaks(tmp_path, answers)
-    assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js",
+    assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js", "h.html",
                                                 "g/searchindex.js", "i.svg"}, leaks
 
 

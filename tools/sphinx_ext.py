@@ -9,6 +9,17 @@
 >>> print(redirect_html("notebooks/ch01-puzzle", "notebooks/01-puzzle").splitlines()[4])
 <meta http-equiv="refresh" content="0; url=01-puzzle.html">
 
+* **Figures and tables of an unnumbered page** (the labs, the back matter) are numbered from 1
+  on each page, as a chapter's are within the chapter. Sphinx counts them across every
+  unnumbered page, so that the hardware table's first table was "Table 5" (issue 28).
+
+>>> numbers = {"a": {"table": {"t1": (5,), "t2": (6,)}, "figure": {"f": (3,)}},
+...            "b": {"table": {"t": (2, 1)}}}
+>>> renumber_unnumbered(numbers)["a"]
+{'table': {'t1': (1,), 't2': (2,)}, 'figure': {'f': (1,)}}
+>>> numbers["b"]
+{'table': {'t': (2, 1)}}
+
 * **Speed.** :mod:`tools.sphinx_speed`: numbered references and citation styles looked up
   once.
 """
@@ -21,7 +32,7 @@ from typing import Any
 
 from tools import sphinx_speed
 
-__all__ = ["setup", "redirect_html"]
+__all__ = ["setup", "redirect_html", "renumber_unnumbered"]
 
 
 def _relative(source: str, target: str) -> str:
@@ -63,6 +74,35 @@ def _write_redirects(app: Any, exception: Exception | None) -> None:
         path.write_text(redirect_html(source, target), encoding="utf8")
 
 
+def renumber_unnumbered(fignumbers: dict[str, dict[str, dict[str, tuple[int, ...]]]]) -> dict:
+    """Number the figures, tables and listings of each page without a chapter number (every
+    number a 1-tuple) from 1 within the page, in their order; in place, and returned."""
+    for types in fignumbers.values():
+        if all(len(n) == 1 for ids in types.values() for n in ids.values()):
+            for ids in types.values():
+                for i, key in enumerate(sorted(ids, key=ids.__getitem__), start=1):
+                    ids[key] = (i,)
+    return fignumbers
+
+
+def _install_page_numbering() -> None:
+    from sphinx.environment.collectors.toctree import TocTreeCollector
+
+    assign = TocTreeCollector.assign_figure_numbers
+    if getattr(assign, "book_per_page", False):
+        return
+
+    def assign_figure_numbers(self: Any, env: Any) -> list[str]:
+        old = env.toc_fignumbers  # Sphinx replaces the dict, so this one stays the last build's
+        rewrite = set(assign(self, env))
+        renumber_unnumbered(env.toc_fignumbers)
+        changed = rewrite | set(env.toc_fignumbers) | set(old)
+        return sorted(d for d in changed if env.toc_fignumbers.get(d) != old.get(d))
+
+    assign_figure_numbers.book_per_page = True
+    TocTreeCollector.assign_figure_numbers = assign_figure_numbers
+
+
 def package_version() -> str:
     """The project's one version: ``llm_arithmetic.__version__`` (the wheel reads it too)."""
     from llm_arithmetic import __version__
@@ -83,6 +123,7 @@ def _config_inited(app: Any, config: Any) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     sphinx_speed.install()  # two repeated lookups of the build, paid once
+    _install_page_numbering()
     app.add_config_value("book_redirects", {}, "html", types=[dict])
     app.connect("build-finished", _write_redirects)
     # after myst-parser registered `myst_substitutions`, before it reads its configuration

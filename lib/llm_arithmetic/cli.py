@@ -538,25 +538,31 @@ def _table(e: Any, serving: bool = False) -> str:
         rows.append(("memory time per step", f"{e.decode_memory_seconds * 1e3:,.3f} ms"))
     if e.decode_compute_seconds is not None:
         rows.append(("compute time per step", f"{e.decode_compute_seconds * 1e3:,.3f} ms"))
+    # With a replica, the rows above it describe one chip alone; a setup that does not fit in
+    # memory has no speed to achieve, so its speeds are not printed as if it had one.
+    one = "one chip: " if serving else ""
     if e.decode_seconds_per_token is not None:
-        rows.append(("time per token (lower bound)",
-                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"))
-        rows.append(("tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"))
-        rows.append(("tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}"))
+        rows.append((f"{one}time per token (lower bound)",
+                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"
+                     + ("; does not fit in memory" if e.fits is False else "")))
+        rows += _speed_rows(e.fits, [
+            (f"{one}tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"),
+            (f"{one}tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}")])
     if e.spec_tokens_per_step is not None:
         rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
                                     f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
                                     " tokens a step"))
         if e.speculative_tokens_per_second is not None:
-            rows.append(("tokens/s per sequence, speculative (bound)",
-                         f"{e.speculative_tokens_per_second:,.1f}"))
+            rows += _speed_rows(e.fits, [
+                (f"{one}tokens/s per sequence, speculative (bound)",
+                 f"{e.speculative_tokens_per_second:,.1f}")])
     if e.ops_per_byte is not None:
         rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
         crit = "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
             else f"{e.critical_batch_size:,.1f}"
         rows.append(("critical batch size", crit))
     if e.fits is not None:
-        rows.append(("fits in memory", f"{'yes' if e.fits else 'no'}: needs "
+        rows.append((f"{one}fits in memory", f"{'yes' if e.fits else 'no'}: needs "
                      f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
         rows.append(("max batch at this context", f"{e.max_batch:,}"))
         rows.append(("max context at this batch",
@@ -566,6 +572,14 @@ def _table(e: Any, serving: bool = False) -> str:
         rows += _serving_rows(e)
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def _speed_rows(fits: bool | None, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Rows of speeds and costs, or, where the setup does not fit in memory, the same rows
+    saying so instead of a number that no run could reach."""
+    if fits is False:
+        return [(k, "- (does not fit in memory)") for k, _ in rows]
+    return rows
 
 
 def _tokens_text(n: float) -> str:
@@ -603,7 +617,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                      + ("-" if e.generate is None else f"{e.generate:,} more")))
         rows.append(("time to first token (bound)", ms(e.ttft_seconds)))
     rows.append(("time per output token (bound)",
-                 ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"))
+                 ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"
+                 + ("; does not fit in memory" if e.fits_per_chip is False else "")))
     if e.n_chips > 1 and e.tpot_serialized_seconds is not None:
         rows.append(("  serialized sum (not a bound)", ms(e.tpot_serialized_seconds)))
     if e.allreduce_seconds_per_token is not None:
@@ -612,20 +627,21 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
         rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
     if e.request_seconds is not None:
         rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
+    speeds = []
     if e.tokens_per_second_per_user is not None:
-        rows.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
-        rows.append(("tokens/s per chip", f"{e.tokens_per_second_per_chip:,.1f}"))
+        speeds.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
+        speeds.append(("tokens/s per chip", f"{e.tokens_per_second_per_chip:,.1f}"))
     if e.speculative_tpot_seconds is not None:
-        rows.append(("time per output token, speculative", ms(e.speculative_tpot_seconds)))
-        rows.append(("tokens/s per chip, speculative",
-                     f"{e.speculative_tokens_per_second_per_chip:,.1f}"))
+        speeds.append(("time per output token, speculative", ms(e.speculative_tpot_seconds)))
+        speeds.append(("tokens/s per chip, speculative",
+                       f"{e.speculative_tokens_per_second_per_chip:,.1f}"))
     if e.cost_per_million_tokens is not None:
-        rows.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
-                     f"${e.price_per_hour:g} per chip-hour"))
+        speeds.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
+                       f"${e.price_per_hour:g} per chip-hour"))
     if e.energy_joules_per_token is not None:
-        rows.append(("energy per token", f"{e.energy_joules_per_token:,.3f} J at "
-                     f"{e.power_watts:g} W per chip"))
-    return rows
+        speeds.append(("energy per token", f"{e.energy_joules_per_token:,.3f} J at "
+                       f"{e.power_watts:g} W per chip"))
+    return rows + _speed_rows(e.fits_per_chip, speeds)
 
 
 def _models(as_json: bool = False) -> int:

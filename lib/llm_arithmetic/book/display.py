@@ -115,12 +115,18 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
     the order of its parameters), or a sympy expression or relation (an ``Eq``, ``Le``, ...).
     ``lhs`` (a sympy symbol, or a glossary name) puts ``lhs =`` in front of an expression.
-    ``multiline`` sets a long sum one term per line, so that it fits a phone's width.
+    ``multiline`` sets a long sum one term per line, and a product's sum, a max or a case
+    within a term over lines of their own (``core.display.latex_lines``), so that it fits a
+    phone's width.
 
-    >>> print(equation_latex("batched_step_bytes", multiline=True))
-    \\begin{aligned} \\mathcal{B} &= W \\\\ &\\quad + \\mathcal{K} B \\end{aligned}
+    >>> print(equation_latex("batched_step_bytes", multiline=True))  # short: one line
+    \\mathcal{B} = W + \\mathcal{K} B
+    >>> for line in equation_latex("decode_step_time", multiline=True).split(r" \\\\ "):
+    ...     print(line)
+    \\begin{aligned} t_{dec} &= \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\right.
+    &\\quad \\quad \\left. \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right) \\end{aligned}
     """
-    from ..core.display import latex, latex_terms
+    from ..core.display import latex, latex_lines
     from ..articles import all_formulas
     from ..core.registry import Formula
     from ..core.symbols import GLOSSARY
@@ -135,7 +141,9 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     if isinstance(lhs, str):
         lhs = GLOSSARY[lhs].symbol
     if multiline:
-        terms = latex_terms(what, order=order)
+        terms = latex_lines(what, order=order)
+        if len(terms) == 1:  # short enough for one line
+            return terms[0] if lhs is None else f"{latex(lhs)} = {terms[0]}"
         head = f"{latex(lhs)} &= " if lhs is not None else "&"
         rest = "".join(f" \\\\ &\\quad {t}" for t in terms[1:])
         return f"\\begin{{aligned}} {head}{terms[0]}{rest} \\end{{aligned}}"

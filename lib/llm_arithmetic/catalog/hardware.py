@@ -5,7 +5,7 @@ whether it is a *dense* figure or a *sparse* (2:4 structured sparsity) figure, b
 datasheets often print the sparse number, which is twice the dense one and unreachable for an
 ordinary matrix product. The estimates of this package use dense figures only.
 
-Where a source article used another figure than the datasheet (for example finbarr's RTX 4090
+Where a source article used another figure than the datasheet (for example Timbers's RTX 4090
 "82.6 TFLOPS of FP16", which is the card's non-tensor rate, while its dense FP16 tensor rate is
 twice that), the article's figure is kept in :attr:`Hardware.article_figures` with the name of
 the article, next to the datasheet value.

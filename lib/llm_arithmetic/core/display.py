@@ -145,3 +145,124 @@ def latex_terms(expr: Any, order: Iterable[str] = ()) -> list[str]:
         tex = printer.doprint(-term if sign == "-" else term)
         out.append(tex if i == 0 and sign == "+" else f"{sign} {tex}")
     return out
+
+
+#: How wide a line of a multi-line equation may be, in the units of :func:`_visible_width`:
+#: about what a phone's column (360 px) holds at the book's size.
+LINE_WIDTH = 22
+
+
+def _visible_width(tex: str) -> float:
+    """A rough width of LaTeX as set: a character of the baseline 1 (an operator or a comma 2,
+    with its spaces), of a subscript or superscript 0.7, a symbol's command 1, layout commands
+    and braces nothing, a fraction the wider of its two parts."""
+    import re
+
+    def frac(m: "re.Match[str]") -> str:
+        return "x" * round(max(_visible_width(m.group(1)), _visible_width(m.group(2))))
+
+    while r"\frac{" in tex:
+        new = re.sub(r"\\frac\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}",
+                     frac, tex)
+        if new == tex:
+            break
+        tex = new
+    small = sum(len(re.sub(r"\\[a-zA-Z]+|[{}\s]", "", g))
+                for g in re.findall(r"[_^]\{([^{}]*)\}", tex))
+    tex = re.sub(r"[_^]\{[^{}]*\}", "", tex)
+    tex = re.sub(r"\\(left|right|quad|qquad|displaystyle|text|cdot|,|:)(?![a-zA-Z])", "", tex)
+    relations = len(re.findall(r"[-+=<>,]|\\(?:geq|leq|approx)(?![a-zA-Z])", tex))
+    tex = re.sub(r"\\[a-zA-Z]+", "x", tex)
+    return len(re.sub(r"[{}\s.]", "", tex)) + 0.7 * small + relations
+
+
+def _pack(pieces: list[str]) -> list[str]:
+    """Consecutive pieces joined on one line while the line stays within LINE_WIDTH."""
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and _visible_width(f"{lines[-1]} {piece}") <= LINE_WIDTH:
+            lines[-1] = f"{lines[-1]} {piece}"
+        else:
+            lines.append(piece)
+    return lines
+
+
+def latex_lines(expr: Any, order: Iterable[str] = ()) -> list[str]:
+    """``expr`` set over several lines for a narrow column: a sum one term per line, and within
+    a term a product's sum in parentheses one term per line, a max or min one argument per line,
+    a piecewise expression with each condition under its value. The first line carries no
+    sign, each later one its own (for ``&\\quad`` rows of an ``aligned`` block).
+
+    >>> from llm_arithmetic.core import symbols as sym
+    >>> d, h, kv, dh = sym.d_model, sym.n_heads, sym.n_kv_heads, sym.d_head
+    >>> attention_and_mlp = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * sym.d_ff
+    >>> expr = sym.n_layers * attention_and_mlp + sym.n_vocab * d
+    >>> for line in latex_lines(expr, order=("n_layers", "d_model", "n_heads", "n_kv_heads")):
+    ...     print(line)
+    L \\left(3 d_{model} d_{ff} + 2 d_{model} H d_{head} \\right.
+    \\quad \\left. + 2 d_{model} H_{kv} d_{head}\\right)
+    + d_{model} V
+    >>> print(*latex_lines(sym.n_layers * (d + sym.d_ff)))  # short: one line
+    L \\left(d_{ff} + d_{model}\\right)
+    """
+    printer = _BookPrinter(order=tuple(order))
+    expr = sp.sympify(expr)
+    whole = printer._print(expr)
+    if _visible_width(whole) <= LINE_WIDTH:
+        return [whole]
+    terms = printer._as_ordered_terms(expr) if expr.is_Add else [expr]
+    lines: list[str] = []
+    run: list[str] = []  # terms that fit whole, packed onto shared lines
+    for i, term in enumerate(terms):
+        sign = "-" if expr.is_Add and term.could_extract_minus_sign() else "+"
+        term = -term if sign == "-" else term
+        lead = "" if i == 0 and sign == "+" else f"{sign} "
+        tex = printer._print(term)
+        if _visible_width(tex) <= LINE_WIDTH:
+            run.append(lead + tex)
+            continue
+        lines += _pack(run)
+        run = []
+        parts = _term_lines(printer, term)
+        lines += [lead + parts[0], *parts[1:]]
+    return lines + _pack(run)
+
+
+def _term_lines(printer: _BookPrinter, term: Any) -> list[str]:
+    """One term of a sum as lines (see latex_lines)."""
+    if isinstance(term, sp.Piecewise):
+        rows = []
+        for value, cond in term.args:
+            when = r"\text{otherwise}" if cond is sp.true else \
+                r"\text{for}\: " + printer._print(cond)
+            rows.append(f"\\displaystyle {printer._print(value)} \\\\ \\qquad {when}")
+        return [r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"]
+    factors = sorted(term.args, key=printer._factor_key) if term.is_Mul else [term]
+    split = [f for f in factors if f.is_Add or isinstance(f, (sp.Max, sp.Min))]
+    if len(split) != 1 or any(f.is_Pow and f.exp.is_negative for f in factors):
+        return [printer._print(term)]
+    inner = split[0]
+    rest = [f for f in factors if f is not inner]
+    head = printer._print(sp.Mul(*rest, evaluate=False)) + " " if rest else ""
+    if inner.is_Add:
+        pieces = []
+        for k, t in enumerate(printer._as_ordered_terms(inner)):
+            minus = t.could_extract_minus_sign()
+            tex = printer._print(-t if minus else t)
+            pieces.append(f"- {tex}" if minus else tex if k == 0 else f"+ {tex}")
+        opener, sep = r"\left(", ""
+    else:
+        args = sorted(inner.args, key=lambda a: (0 if printer._divides_by_bandwidth(a) else 1,
+                                                 printer._arg_rank(a), sp.default_sort_key(a)))
+        pieces = [printer._print(a) for a in args]
+        opener, sep = r"\%s\left(" % str(inner.func).lower(), ","
+    if sep:
+        pieces = [f"{p}{sep}" for p in pieces[:-1]] + pieces[-1:]
+    pieces = _pack(pieces)
+    if len(pieces) == 1:
+        return [printer._print(term)]
+    lines = [f"{head}{opener}{pieces[0]} \\right."]
+    for k, p in enumerate(pieces[1:], start=2):
+        close = r"\right)" if k == len(pieces) else r" \right."
+        lines.append(f"\\quad \\left. {p}{close}")
+    return lines

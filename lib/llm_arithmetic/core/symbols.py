@@ -416,7 +416,7 @@ flops_saved = _sym("flops_saved", "F_{saved}", "prefill FLOPs a shared prefix sa
 
 # --- the source articles' own symbols -------------------------------------------------------
 _group = "source articles"
-n_bytes = _sym("n_bytes", "n_{bytes}", "bytes per parameter or cached value (finbarr's notation; "
+n_bytes = _sym("n_bytes", "n_{bytes}", "bytes per parameter or cached value (Timbers's notation; "
                "b_w / 8 in the book's)", "B", _RAT)
 bandwidth_a = _sym("bandwidth_a", r"\beta_{A}", "memory bandwidth of chip A (the larger one, in a "
                    "two-chip comparison)", "B/s", _REAL)

@@ -191,7 +191,7 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
 
     Examples
     --------
-    Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): zeux's
+    Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): Kapoulkine's
     ~14.1 ms.
 
     >>> t = decode_step_time(weight_bytes=14221328384, kv_cache_bytes_per_token=131072,
@@ -219,7 +219,7 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     Examples
     --------
     At fp16 (W = 2 P bytes) with no context, B* is the chip's ops:byte ratio; on an A100
-    (312 TFLOP/s, 1935 GB/s) that is finbarr's "161":
+    (312 TFLOP/s, 1935 GB/s) that is Timbers's "161":
 
     >>> P = 6_738_415_616
     >>> b = critical_batch_size(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,

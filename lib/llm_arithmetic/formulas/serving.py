@@ -176,7 +176,7 @@ def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_
     Examples
     --------
     One chip, no communication: the roofline of the step. Mistral 7B at fp16 on an RTX 4090
-    (14.22 GB read a token, 1008 GB/s): zeux's 14.1 ms.
+    (14.22 GB read a token, 1008 GB/s): Kapoulkine's 14.1 ms.
 
     >>> t = time_per_output_token(step_bytes=14_221_328_384, step_flops=14_220_787_712,
     ...                           bandwidth=1008e9, peak_flops=165.2e12)

@@ -49,6 +49,18 @@ DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "calibration_measur
 #: The device classes of the dataset, in the order the chapter shows them.
 DEVICE_CLASSES: tuple[str, ...] = ("apple", "consumer-gpu", "datacenter-gpu", "cpu")
 
+
+def class_label(key: str) -> str:
+    """How a figure names a device class (or another group): in words, as the hardware
+    catalog's figures name its kinds ("consumer GPU", not the key "consumer-gpu").
+
+    >>> class_label("consumer-gpu"), class_label("apple"), class_label("8-bit")
+    ('consumer GPU', 'Apple silicon', '8-bit')
+    """
+    from ..book.plots.foundations import CHIP_KINDS
+
+    return CHIP_KINDS.get("apple-silicon" if key == "apple" else key, key)
+
 @dataclass(frozen=True)
 class Measurement:
     """One row of ``measurements.csv`` (column meanings in ``llm_arithmetic/lab/data/calibration_README.md``).
@@ -253,7 +265,8 @@ def plot_efficiency_by(cal: Sequence[Calibrated], key: Callable[[Calibrated], st
         # the median's value beside the group's dots (clear of them), at the book's text size
         ax.text(i + 0.22, med, f"{med:.0%}", ha="left", va="center", fontsize=9)
     ax.axhline(1.0, color="0.3", lw=1, ls="--")
-    ax.set_xticks(range(len(names)), [f"{g}\n(n={len(groups.get(g, []))})" for g in names])
+    ax.set_xticks(range(len(names)),
+                  [f"{class_label(g)}\n(n={len(groups.get(g, []))})" for g in names])
     ax.set_ylabel("measured / bound")
     ax.set_ylim(0, 1.1)
     if title:
@@ -273,7 +286,7 @@ def plot_measured_vs_bound(cal: Sequence[Calibrated], ax: Any = None) -> Any:
     for i, cls in enumerate(DEVICE_CLASSES):
         pts = [c for c in cal if c.row.device_class == cls]
         ax.loglog([c.bound_tps for c in pts], [c.row.measured_tps for c in pts], "o",
-                  color=f"C{i}", ms=4, label=f"{cls} ({len(pts)})")
+                  color=f"C{i}", ms=4, label=f"{class_label(cls)} ({len(pts)})")
     lo = min(min(c.bound_tps, c.row.measured_tps) for c in cal) * 0.8
     hi = max(c.bound_tps for c in cal) * 1.2
     for f, ls in ((1.0, "--"), (0.5, ":"), (0.25, ":")):

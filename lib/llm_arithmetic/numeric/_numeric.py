@@ -1831,7 +1831,7 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     Examples
     --------
     At fp16 (W = 2 P bytes) with no context, B* is the chip's ops:byte ratio; on an A100
-    (312 TFLOP/s, 1935 GB/s) that is finbarr's "161":
+    (312 TFLOP/s, 1935 GB/s) that is Timbers's "161":
 
     >>> P = 6_738_415_616
     >>> b = critical_batch_size(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
@@ -2364,7 +2364,7 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
 
     Examples
     --------
-    Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): zeux's
+    Mistral 7B, fp16 weights (14.22 GB read), short context, RTX 4090 (1008 GB/s): Kapoulkine's
     ~14.1 ms.
 
     >>> t = decode_step_time(weight_bytes=14221328384, kv_cache_bytes_per_token=131072,
@@ -2960,7 +2960,7 @@ def finbarr_kv_cache_bytes(*, n_layers, n_bytes, d_model):
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_bytes : number or array
-        Bytes per parameter or cached value (finbarr's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
+        Bytes per parameter or cached value (Timbers's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
     d_model : number or array
         Hidden size (width of the residual stream), :math:`d_{model}` [-]
 
@@ -3083,7 +3083,7 @@ def finbarr_latency_memory(*, n_params, n_bytes, batch=1, bandwidth):
     n_params : number or array
         Parameters of a model, :math:`P` [-]
     n_bytes : number or array
-        Bytes per parameter or cached value (finbarr's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
+        Bytes per parameter or cached value (Timbers's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
     batch : number or array (default 1)
         Sequences decoded together in one step, :math:`B` [-]
     bandwidth : number or array
@@ -3132,7 +3132,7 @@ def finbarr_latency_memory_revised(*, n_params, n_bytes, bandwidth):
     n_params : number or array
         Parameters of a model, :math:`P` [-]
     n_bytes : number or array
-        Bytes per parameter or cached value (finbarr's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
+        Bytes per parameter or cached value (Timbers's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
     bandwidth : number or array
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
 
@@ -3172,7 +3172,7 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
     n_params : number or array
         Parameters of a model, :math:`P` [-]
     n_bytes : number or array
-        Bytes per parameter or cached value (finbarr's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
+        Bytes per parameter or cached value (Timbers's notation; b_w / 8 in the book's), :math:`n_{bytes}` [B]
     batch : number or array (default 1)
         Sequences decoded together in one step, :math:`B` [-]
     bandwidth : number or array
@@ -6722,7 +6722,7 @@ def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_
     Examples
     --------
     One chip, no communication: the roofline of the step. Mistral 7B at fp16 on an RTX 4090
-    (14.22 GB read a token, 1008 GB/s): zeux's 14.1 ms.
+    (14.22 GB read a token, 1008 GB/s): Kapoulkine's 14.1 ms.
 
     >>> t = time_per_output_token(step_bytes=14_221_328_384, step_flops=14_220_787_712,
     ...                           bandwidth=1008e9, peak_flops=165.2e12)

@@ -93,9 +93,10 @@ ANSWERS: dict[str, Answer] = {
         "the dense fp4 rate (not the sparse one) in FLOP/s over the bandwidth in B/s",
         question="B200 ops:byte at dense fp4"),
     "ex-nb-specs-b200-gb": Answer(
-        lambda: get_hardware("b200").capacity / GB, "GB",
-        "HBM comes in binary sizes: the card holds 180 GiB; convert GiB (2^30 B) to GB (10^9 B)",
-        question="B200 capacity in decimal GB"),
+        lambda: 8 * get_hardware("b200").capacity / GB, "GB",
+        "HBM comes in binary sizes: each card holds 180 GiB; convert GiB (2^30 B) to GB "
+        "(10^9 B) and count eight cards",
+        question="HGX B200 (eight B200s) memory in decimal GB"),
     "ex-nb-specs-h200-gibs": Answer(
         lambda: get_hardware("h200").bandwidth / GiB, "GiB/s",
         "a bandwidth in TB/s is decimal: 10^12 B/s; divide by 2^30 for GiB/s",

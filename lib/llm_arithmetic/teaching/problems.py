@@ -47,15 +47,17 @@ from ..catalog.hardware import HARDWARE, Hardware
 from ..catalog.model import Model
 from ..catalog.model_catalog import CATALOG, MODELS
 from ..core.units import GB, GiB
-from ..formulas import flops, memory, params, roofline
+from ..formulas import flops, memory, parallel, params, roofline, serving
 
 __all__ = ["Problem", "ProblemSet", "TEMPLATES", "draw", "read_key", "read_roster", "write_sets",
            "wording_problems"]
 
 #: Book chapters (notebook stems) each template practises.
 CHAPTERS = ("01-puzzle", "02-spec-sheets", "03-counting-parameters", "04-kv-cache",
-            "05-flops-intensity", "06-roofline", "07-quantization", "09-batching",
-            "15-case-studies", "16-common-mistakes", "17-predicted-vs-measured")
+            "05-flops-intensity", "06-roofline", "07-quantization", "08-modern-architectures",
+            "09-batching", "10-prefill", "11-parallelism", "12-serving",
+            "13-speculative-decoding", "14-cost", "15-case-studies", "16-common-mistakes",
+            "17-predicted-vs-measured")
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,10 @@ class ProblemSet:
                  "Every number you need is in the statement. Units: GB = 10^9 B, GiB = 2^30 B, "
                  "GB/s = 10^9 B/s, TFLOP/s = 10^12 FLOP/s (a rate); a FLOP count is not a rate. "
                  "Give each answer in the unit asked, to at least three significant digits.", ""]
+        # each problem in a block the printed sheet keeps on one page, with room to answer
         for i, p in enumerate(self.problems, 1):
-            lines += [f"## {i}. {p.title}", "", p.statement, ""]
+            lines += ['<section class="problem">', "", f"## {i}. {p.title}", "", p.statement, "",
+                      '<div class="answer">Working and answer:</div>', "", "</section>", ""]
         return "\n".join(lines)
 
     def key_markdown(self) -> str:
@@ -187,6 +191,17 @@ def _args(m: Model, h: Hardware, weight_bytes: float) -> dict:
                 d_head=m.d_head, bandwidth=_bw_value(h), peak_flops=_pk_value(h))
 
 
+def _label(h: Hardware) -> str:
+    """A chip's name without the catalog label's closing parenthesis ("NVIDIA GH200 Grace
+    Hopper Superchip", not "... (144GB HBM3e)"): a statement gives its figures in parentheses
+    of its own, and two in a row read badly.
+
+    >>> _label(HARDWARE["h100-sxm"])
+    'NVIDIA H100 SXM'
+    """
+    return re.sub(r"\s*\([^()]*\)$", "", h.label)
+
+
 def _name(m: Model) -> str:
     """A model's proper name ("Llama 3 8B"), as the catalog gives it."""
     entry = CATALOG.get(m.name)
@@ -209,7 +224,7 @@ def _decode_bound(rng: random.Random) -> Problem:
     return Problem(
         "01-puzzle", "The speed of light at batch 1",
         f"One decode step of {_name(m)}, stored in {_fmt(fmt)}, reads {m.decode_read_params:,} "
-        f"weights (ignore the KV cache of the short context). The {h.label} moves {_bw(h)}. "
+        f"weights (ignore the KV cache of the short context). The {_label(h)} moves {_bw(h)}. "
         "Assuming the step is memory-bound, what is the upper bound on the tokens per second of "
         "one sequence? Answer in tokens/s.",
         tps, "tokens/s",
@@ -223,7 +238,7 @@ def _ridge(rng: random.Random) -> Problem:
     ratio = _in(sparse / 2 / _bw_value(h), 5, 2000)
     return Problem(
         "02-spec-sheets", "Reading a datasheet's asterisk",
-        f"The datasheet of the {h.label} gives its FP16 tensor rate as "
+        f"The datasheet of the {_label(h)} gives its FP16 tensor rate as "
         f"{sparse / 1e12:,.1f} TFLOP/s \"with sparsity\" (2:4 structured sparsity, twice the "
         f"dense rate) and its memory bandwidth as {_bw(h)}. What is its ops:byte ratio at dense "
         "fp16? Answer in FLOP/B.",
@@ -281,23 +296,34 @@ def _prefill_flops(rng: random.Random) -> Problem:
     return Problem(
         "05-flops-intensity", "The FLOPs of a prefill",
         f"A model has {m.matmul_params:,} weights in matrix products (2 FLOPs each per token) and "
-        f"{_shape(m)}. Causal attention over a prompt of T tokens costs 4 x L x H x d_head x "
-        f"T (T + 1) / 2 FLOPs. How many FLOPs does the prefill of a prompt of {_n(t, 'token')} cost? "
+        f"{_shape(m)}. In causal attention each token of the prompt scores itself and every "
+        "earlier token; one query-key pair costs 4 x d_head FLOPs per head and layer (its score "
+        f"and its share of the weighted values). How many FLOPs does the prefill of a prompt of "
+        f"{_n(t, 'token')} cost? "
         "Answer in TFLOP.",
         f / 1e12, "TFLOP",
         f"2 x {m.matmul_params:,} x {t:,} + 4 x {m.n_layers} x {m.n_heads} x {m.d_head} x "
         f"{t:,} x {t + 1:,} / 2 = {f:,.0f} FLOP")
 
 
-def _critical_batch(rng: random.Random) -> Problem:
+def _weights_against_arithmetic(rng: random.Random, low: float, high: float) -> tuple:
+    """A dense model in fp16 on a GPU that holds it, and the count of tokens at which reading
+    its weights once takes as long as 2 FLOPs per matrix weight per token: the critical batch
+    of an empty cache (chapter 6), which is also the prompt at which a prefill turns
+    compute-bound when attention is left out (chapter 10)."""
     m = rng.choice(_dense())
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
     _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
-    crit = _in(float(roofline.critical_batch_size(context=0, **_args(m, h, w))), 8, 2000)
+    n = _in(float(roofline.critical_batch_size(context=0, **_args(m, h, w))), low, high)
+    return m, h, w, n
+
+
+def _critical_batch(rng: random.Random) -> Problem:
+    m, h, w, crit = _weights_against_arithmetic(rng, 8, 2000)
     return Problem(
         "06-roofline", "When decoding turns compute-bound",
-        f"The {h.label} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A decode step of a "
+        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A decode step of a "
         f"model reads {float(w):,.0f} bytes of fp16 weights once for the whole batch, and does "
         f"2 FLOPs per weight for each of its {m.matmul_params:,} matrix weights for every "
         "sequence. With an empty KV cache, at which batch size does the memory time of a step "
@@ -317,10 +343,10 @@ def _ttft(rng: random.Random) -> Problem:
     pt = _in(float(roofline.prefill_time(prompt=t, **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
         "06-roofline", "The time to the first token",
-        f"The {h.label} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A prompt of "
+        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A prompt of "
         f"{_n(t, 'token')} goes through a model with {m.matmul_params:,} matrix weights (2 FLOPs "
-        f"each per token) and {_shape(m)}; causal attention costs 4 x L x H x d_head x T (T + 1) "
-        f"/ 2 FLOPs. The prefill reads {float(w):,.0f} bytes of fp16 weights and writes "
+        f"each per token) and {_shape(m)}; in causal attention each token scores itself and every "
+        "earlier one, at 4 x d_head FLOPs per query-key pair, head and layer. The prefill reads {float(w):,.0f} bytes of fp16 weights and writes "
         f"{m.kv_cache_bytes_per_token():,} bytes of KV cache per token. What is the lower bound on the "
         "prefill time, the time to the first token? Answer in ms.",
         pt, "ms",
@@ -376,7 +402,7 @@ def _throughput(rng: random.Random) -> Problem:
     rate = _in(b / t, 10, 100_000)
     return Problem(
         "09-batching", "The rate of a batch",
-        f"The {h.label} ({_bw(h)}, {_peak(h)} at dense fp16) decodes {_n(b, 'sequence')} of a "
+        f"The {_label(h)} ({_bw(h)}, {_peak(h)} at dense fp16) decodes {_n(b, 'sequence')} of a "
         f"model together, each with {_n(s, 'token')} in its 16-bit KV cache. A step reads "
         f"{float(w):,.0f} bytes of weights once and {m.kv_cache_bytes_per_token():,} bytes of cache per "
         f"cached token of every sequence; each sequence does 2 FLOPs per each of "
@@ -420,7 +446,7 @@ def _moe_decode(rng: random.Random) -> Problem:
         f"{_name(m)} has {m.total_params:,} parameters in all, but one decode step of one sequence "
         f"reads only {m.decode_read_params:,} of them ({m.n_active_experts} of its "
         f"{m.n_experts} experts per layer, attention, and one row of the embedding table). "
-        f"Stored in {_fmt(fmt)}, it runs on the {h.label} ({_cap(h)}, {_bw(h)}). Ignoring the "
+        f"Stored in {_fmt(fmt)}, it runs on the {_label(h)} ({_cap(h)}, {_bw(h)}). Ignoring the "
         "KV cache, what is the upper bound on tokens per second at batch 1? Answer in tokens/s.",
         tps, "tokens/s",
         f"bytes = {m.decode_read_params:,} x {_bits(fmt)} / 8 = {float(w):,.0f}; "
@@ -455,7 +481,7 @@ def _efficiency(rng: random.Random) -> Problem:
     return Problem(
         "17-predicted-vs-measured", "A measurement against its bound",
         f"A benchmark measured {measured:,.1f} tokens/s for {_name(m)} in {_fmt(fmt)} at batch 1 on "
-        f"the {h.label} ({_bw(h)}). A decode step reads {m.decode_read_params:,} weights (ignore "
+        f"the {_label(h)} ({_bw(h)}). A decode step reads {m.decode_read_params:,} weights (ignore "
         "the cache). What fraction of the memory-bandwidth bound did the benchmark reach? Answer "
         "in percent.",
         eff, "%",
@@ -463,9 +489,142 @@ def _efficiency(rng: random.Random) -> Problem:
         f"tokens/s; efficiency = {measured:,.1f} / bound = {_sig(eff)} %")
 
 
+def _latent_cache(rng: random.Random) -> Problem:
+    # DeepSeek-V2/V3's published shapes: latent rank 512, a decoupled rotary key of 64 (the
+    # configs' kv_lora_rank and qk_rope_head_dim); the layer counts and contexts vary
+    rank, rope = 512, 64
+    n_layers, heads, d_head = rng.choice([(27, 16, 128), (60, 128, 128), (61, 128, 128)])
+    s = rng.choice([4096, 16_384, 32_768, 131_072])
+    per_layer = memory.mla_kv_layer_bytes(kv_lora_rank=rank, d_rope=rope, bits_kv=16)
+    mla = _in(float(per_layer) * n_layers * s / GB, 0.01, 1000)
+    mha = 2 * n_layers * heads * d_head * 2 * s / GB
+    return Problem(
+        "08-modern-architectures", "What a latent cache saves",
+        f"A model of {n_layers} layers with {heads} attention heads of width {d_head} uses "
+        f"multi-head latent attention: for each token, each layer caches one latent vector of "
+        f"{rank} numbers and one rotary key of {rope} numbers, shared by all heads, at 16 bits. "
+        f"How large is the cache of one sequence of {_n(s, 'token')}? Answer in GB, then say how "
+        "large it would be if every head cached its own 16-bit key and value, and why the "
+        "latent can be so much smaller.",
+        mla, "GB",
+        f"({rank} + {rope}) x 2 B x {n_layers} x {s:,} = {float(per_layer) * n_layers * s:,.0f} B; "
+        f"per-head keys and values: 2 x {n_layers} x {heads} x {d_head} x 2 B x {s:,} = "
+        f"{_sig(mha)} GB, {_sig(mha / mla, 3)} times as much; the heads' keys and values are "
+        "recomputed from the one latent by matrices the model learns")
+
+
+def _prompt_crossover(rng: random.Random) -> Problem:
+    m, h, w, t = _weights_against_arithmetic(rng, 5, 5000)
+    return Problem(
+        "10-prefill", "When a prompt turns compute-bound",
+        f"A prefill reads the {float(w):,.0f} bytes of fp16 weights of {_name(m)} once and "
+        f"multiplies each of its {m.matmul_params:,} matrix weights with every token of the "
+        f"prompt. On the {_label(h)} ({_bw(h)}, {_peak(h)} dense fp16), from how many prompt "
+        "tokens on does the arithmetic take longer than reading the weights? Ignore attention "
+        "and the cache. Answer in tokens, not rounded.",
+        t, "tokens",
+        "reading: W / bandwidth; arithmetic: 2 FLOPs per weight per token, 2 P_mm T / peak; "
+        f"equal at T = W x peak / (2 P_mm x bandwidth) = {_sig(t)}")
+
+
+def _allreduce(rng: random.Random) -> Problem:
+    m = rng.choice(_dense())
+    n = rng.choice([2, 4, 8])
+    b = rng.choice([1, 8, 32, 128])
+    # a chip's scale-up link, or its PCIe slot, as the hardware catalog gives them (datasheets)
+    h = rng.choice([h for h in _chips(kinds=("datacenter-gpu",)) if h.interconnect])
+    ic = h.interconnect
+    link = rng.choice([(ic.scale_up_bandwidth, ic.scale_up), (ic.pcie_bandwidth, ic.pcie)])
+    _need(bool(link[0]) and bool(link[1]))
+    name = re.split(r" \(| via|,", link[1])[0]
+    link = (link[0], f"{name}, "
+                     f"{link[0] / 1e9:,.1f} GB/s per direction, between {_label(h)}s")
+    msg = b * m.d_model * 2  # one 16-bit activation vector per token
+    t_one = float(parallel.ring_allreduce_time(message_bytes=msg, n_chips=n,
+                                                link_bandwidth=link[0]))
+    total = _in(2 * m.n_layers * t_one * 1e6, 0.1, 100_000)
+    return Problem(
+        "11-parallelism", "The talk inside a tensor-parallel step",
+        f"{_name(m)} ({m.n_layers} layers, d_model = {m.d_model:,}) is split over {n} chips by "
+        f"tensor parallelism, linked by {link[1]}. Each layer ends its attention and its MLP with "
+        f"an all-reduce of the 16-bit activations of the batch's tokens. A ring all-reduce sends "
+        f"each chip's share around the ring twice. At a batch of {_n(b, 'token')}, how long do "
+        "the all-reduces of one decode step take at the link's bandwidth, ignoring latency? "
+        "Answer in us.",
+        total, "us",
+        f"message {b} x {m.d_model:,} x 2 B = {msg:,} B; one ring all-reduce moves 2 (N - 1) / N "
+        f"of it per chip: {t_one * 1e6:,.3f} us; 2 per layer x {m.n_layers} layers = "
+        f"{_sig(total)} us")
+
+
+def _paged(rng: random.Random) -> Problem:
+    m = rng.choice(_dense())
+    block = rng.choice([16, 32])
+    b = rng.choice([16, 32, 64])
+    mean_len = rng.choice([300, 700, 1500, 3000])
+    per_seq_max = rng.choice([4096, 8192])
+    kv = m.kv_cache_bytes_per_token()
+    # contiguous reservation of the maximum length against blocks of `block` tokens, each
+    # sequence wasting half a block on average
+    reserved = kv * per_seq_max * b
+    used = kv * mean_len * b
+    paged = used + kv * block / 2 * b
+    share = _in(100 * (reserved - used) / reserved, 1, 99.9)
+    return Problem(
+        "12-serving", "Reserved against paged",
+        f"A server holds {b} requests of {_name(m)}, whose KV cache takes {kv:,} bytes per token. "
+        f"It must accept requests of up to {per_seq_max:,} tokens, but they average {mean_len:,}. "
+        f"Reserving the maximum for each request up front, what share of the cache memory holds "
+        f"nothing? Answer in percent, then estimate how much a paged cache in blocks of {block} "
+        "tokens loses instead, and say why.",
+        share, "%",
+        f"reserved {reserved:,} B, used {used:,} B: {_sig(share)} % empty; paged, half a block per "
+        f"request on average: about {kv * block // 2 * b:,} B, "
+        f"{_sig(100 * (paged - used) / paged, 3)} % of what is held")
+
+
+def _speculative(rng: random.Random) -> Problem:
+    alpha = rng.choice([0.6, 0.7, 0.8, 0.9])
+    k = rng.choice([2, 3, 4, 5, 6])
+    c = rng.choice([0.02, 0.05, 0.1])
+    tokens = float(serving.speculative_tokens_per_step(acceptance=alpha, draft_len=k))
+    speed = _in(float(serving.speculative_speedup(acceptance=alpha, draft_len=k, draft_cost=c)),
+                0.5, 10)
+    return Problem(
+        "13-speculative-decoding", "What a draft model buys",
+        f"A draft model proposes {k} tokens; the target model checks them in one step that costs "
+        f"as much as one ordinary decode step, keeps the longest accepted prefix and adds one "
+        f"token of its own. Each draft token is accepted with probability {alpha}, independently, "
+        f"and one draft step costs {c} of a target step. How many tokens does it produce, on "
+        "average, in the time of one plain decode step (plain decoding: one)? Answer in tokens, "
+        "with the tokens one speculative step yields on the way.",
+        speed, "tokens",
+        f"P(at least i accepted) = alpha^i: tokens = 1 + alpha + ... + alpha^{k} = {_sig(tokens)}; "
+        f"cost = {k} x {c} + 1 = {k * c + 1:g} target steps; speed-up = {_sig(speed)}")
+
+
+def _energy_cost(rng: random.Random) -> Problem:
+    n = rng.choice([1, 2, 4, 8])
+    price = rng.choice([1.5, 2.0, 2.5, 3.5])
+    tau = rng.choice([800, 1500, 3000, 6000, 12_000])
+    cost = _in(float(serving.cost_per_million_tokens(price_per_hour=price, n_chips=n,
+                                                     tokens_per_second=tau)), 0.001, 1000)
+    return Problem(
+        "14-cost", "Dollars per million tokens",
+        f"A replica of {_n(n, 'GPU')}, each rented at {price:.2f} dollars per hour, produces "
+        f"{tau:,} tokens per second in all when its batch is full. What does a million tokens cost "
+        "at that rate? Answer in dollars, and say why that is a lower bound on what an operator "
+        "pays.",
+        cost, "dollars",
+        f"{n} x {price:.2f} $/h = {n * price:.2f} $/h; a million tokens take "
+        f"{1e6 / tau:,.1f} s; cost = {_sig(cost)} $ (the rate is an upper bound, and no replica is "
+        "full all the time)")
+
+
 TEMPLATES: tuple[Callable[[random.Random], Problem], ...] = (
     _decode_bound, _ridge, _exact_params, _kv, _prefill_flops, _critical_batch, _ttft,
-    _quantized, _max_batch, _throughput, _cost, _moe_decode, _gqa_mistake, _efficiency,
+    _quantized, _latent_cache, _max_batch, _throughput, _cost, _prompt_crossover, _allreduce,
+    _paged, _speculative, _energy_cost, _moe_decode, _gqa_mistake, _efficiency,
 )
 
 
@@ -574,7 +733,14 @@ def wording_problems(text: str) -> list[str]:
 # ---- writing -----------------------------------------------------------------------------------
 _CSS = """body{font-family:DejaVu Sans,Arial,sans-serif;font-size:11pt;line-height:1.45;margin:0}
 h1{font-size:17pt;margin:0 0 6pt}h2{font-size:12.5pt;margin:14pt 0 4pt}p{margin:4pt 0}
-code{font-size:10pt}"""
+code{font-size:10pt}
+.problem{break-inside:avoid;page-break-inside:avoid;padding-top:2pt}
+.answer{border:0.6pt solid #888;border-radius:3pt;min-height:38mm;margin:6pt 0 12pt;
+padding:3pt 5pt;color:#777;font-size:8.5pt}"""
+
+#: The printed sheet's footer: the set's page numbers (Chromium fills the two spans).
+_FOOTER = ('<div style="font-size:8pt;width:100%;text-align:center;color:#555">'
+           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
 def _html(markdown_text: str, title: str) -> str:
@@ -603,7 +769,9 @@ def _pdfs(pages: list[tuple[str, Path]]) -> None:
             for html, out in pages:
                 page.set_content(html, wait_until="load")
                 page.pdf(path=str(out), format="A4", print_background=True,
-                         margin={"top": "18mm", "bottom": "18mm", "left": "18mm",
+                         display_header_footer=True, header_template="<div></div>",
+                         footer_template=_FOOTER,
+                         margin={"top": "18mm", "bottom": "20mm", "left": "18mm",
                                  "right": "18mm"})
         finally:
             browser.close()

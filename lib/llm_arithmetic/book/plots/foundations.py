@@ -78,7 +78,10 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
                                                     else "fp32")) for h in chips)
         ax.set_ylim(bottom=lowest / 10)
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
-    ax.set_ylabel(f"attainable rate [FLOP/s], dense {precision}")
+    # the rates stay in FLOP/s (callers add points in FLOP/s); the ticks read in TFLOP/s
+    ax.set_ylabel(f"attainable rate [TFLOP/s], dense {precision}")
+    ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v / TFLOP_S:,.10g}"))
+    ax.yaxis.set_minor_formatter(mticker.NullFormatter())
     if legend == "below":
         leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
         fig = ax.figure

@@ -95,13 +95,16 @@ const UI = (function () {
 
   // ---- what a widget can show: key -> label, unit, scale (value / scale is displayed) ---------
   const OUTPUTS = {
-    decode_tokens_per_second: {label: "tokens/s of one sequence, at most", unit: "tokens/s"},
+    // `needs`: a speed or a cost, which no run reaches when the weights and cache do not fit
+    // (the one chip's `fits`, or the replica's `fits_per_chip`): shown as "does not fit"
+    decode_tokens_per_second: {label: "tokens/s of one sequence, at most", unit: "tokens/s",
+      needs: "fits"},
     throughput_tokens_per_second: {label: "tokens/s of the whole batch, at most",
-      unit: "tokens/s"},
+      unit: "tokens/s", needs: "fits"},
     compute_tokens_per_second: {label: "tokens/s if arithmetic set the pace", unit: "tokens/s",
       get: (e) => (e.decode_compute_seconds ? 1 / e.decode_compute_seconds : null)},
     decode_seconds_per_token: {label: "time per decode step, at least", unit: "ms",
-      scale: 1e-3},
+      scale: 1e-3, needs: "fits"},
     decode_memory_seconds: {label: "memory time: bytes / bandwidth", unit: "ms", scale: 1e-3},
     decode_compute_seconds: {label: "compute time: FLOPs / peak", unit: "ms", scale: 1e-3},
     bound: {label: "the step is", text: (e) => (e.bound ? `${e.bound}-bound` : "unbounded")},
@@ -135,16 +138,19 @@ const UI = (function () {
     peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12},
     // serving: a replica of tp x pp chips (estimate()'s serving keys)
     ttft_seconds: {label: "time to first token, at least", unit: "ms", scale: 1e-3,
-      none: "no prompt"},
-    tpot_seconds: {label: "time per output token, at least", unit: "ms", scale: 1e-3},
+      none: "no prompt", needs: "fits_per_chip"},
+    tpot_seconds: {label: "time per output token, at least", unit: "ms", scale: 1e-3,
+      needs: "fits_per_chip"},
     request_seconds: {label: "time for the whole request, at least", unit: "s",
-      none: "no prompt"},
-    tokens_per_second_per_user: {label: "tokens/s per user, at most", unit: "tokens/s"},
-    tokens_per_second_per_chip: {label: "tokens/s per chip, at most", unit: "tokens/s"},
+      none: "no prompt", needs: "fits_per_chip"},
+    tokens_per_second_per_user: {label: "tokens/s per user, at most", unit: "tokens/s",
+      needs: "fits_per_chip"},
+    tokens_per_second_per_chip: {label: "tokens/s per chip, at most", unit: "tokens/s",
+      needs: "fits_per_chip"},
     cost_per_million_tokens: {label: "cost of a million tokens, at least", unit: "USD",
-      none: "give a price per chip-hour"},
+      none: "give a price per chip-hour", needs: "fits_per_chip"},
     energy_joules_per_token: {label: "board energy per token, at least", unit: "J",
-      none: "no power figure"},
+      none: "no power figure", needs: "fits_per_chip"},
     allreduce_seconds_per_token: {label: "all-reduces inside one output token", unit: "ms",
       scale: 1e-3, none: "no link bandwidth known"},
     alltoall_seconds_per_token: {label: "all-to-alls inside one output token", unit: "ms",
@@ -188,6 +194,14 @@ const UI = (function () {
       if (unit) unit.hidden = true;
       return;
     }
+    if (o.needs && e[o.needs] === false) {
+      // data-value keeps the bound (the tests compare it); the reader sees no reachable speed
+      node.textContent = "does not fit in memory";
+      node.dataset.doesNotFit = "1";
+      if (unit) unit.hidden = true;
+      return;
+    }
+    delete node.dataset.doesNotFit;
     if (unit) unit.hidden = false;
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
   }
@@ -541,9 +555,14 @@ const UI = (function () {
           ` B=${q.batch}`, {dy: -7});
       }
     }
+    // the selected batch: a red dot, hollow like the others when it does not fit
+    const held = e.fits_per_chip !== false;
     p.point(e.tokens_per_second_per_user, e.tokens_per_second_per_chip,
-      {"data-series": "step"});
-    const notes = [`The red dot is batch ${fmtExact(state.batch)}; up and left, the batch grows.`];
+      held ? {"data-series": "step"} : {"data-series": "step", fill: "white",
+        stroke: Plot.COLORS[3], "stroke-width": 2, "data-fits": "no"});
+    const notes = [held ? `The red dot is batch ${fmtExact(state.batch)}; up and left, the ` +
+      "batch grows." : `The red ring is batch ${fmtExact(state.batch)}, which does not fit ` +
+      `(at most ${fmtExact(e.max_batch_per_replica)} requests): no run reaches it.`];
     if (pts.some((q) => q.fits === false)) {
       notes.push(`Hollow: more sequences than ${plural(e.n_chips, "chip")} hold.`);
     }
