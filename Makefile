@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 PORT   ?= 8000
 
-.PHONY: all book book-strict test pytest bench serve outputs student metadata dist venv clean
+.PHONY: all book book-strict pdf test pytest bench serve outputs student metadata dist venv clean
 
 all: book
 
@@ -38,6 +38,12 @@ book: $(STAMP)
 book-strict: $(STAMP)
 	$(PY) scripts/build_book.py --all
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+
+## the English book as one PDF, printed by Chromium from the built HTML (scripts/make_pdf.py):
+## contents with page numbers, numbered chapters, figures and equations, internal links, bookmarks
+pdf: book
+	$(PY) scripts/make_pdf.py
+	@echo "The PDF is at $(CURDIR)/_build/pdf/llm-inference-arithmetic.pdf"
 
 ## every check (scripts/run_tests.py): the Binder environment with nbval over notebooks/ (the
 ## longest test) starts at once, beside the strict book build (book-strict); then the rest of
