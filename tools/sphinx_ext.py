@@ -81,7 +81,44 @@ def _config_inited(app: Any, config: Any) -> None:
     config.version = config.release = package_version()
 
 
+#: The editions' languages, their names as a reader looks for them, and where each edition's
+#: root is: English at the book's root, every other language in a folder named by its code.
+EDITION_NAMES = {"en": "English", "zh_CN": "中文"}
+
+
+def edition_switcher(docname: str, language: str, editions: list[str]) -> str:
+    """The links from page `docname` of the `language` edition to the same page of the others.
+
+    >>> edition_switcher("notebooks/04-kv-cache", "en", ["en", "zh_CN"])
+    '<nav class="book-editions" aria-label="Language"><a href="../zh_CN/notebooks/04-kv-cache.html" hreflang="zh-CN" lang="zh-CN">中文</a></nav>'
+    >>> edition_switcher("book/intro", "zh_CN", ["en", "zh_CN"])
+    '<nav class="book-editions" aria-label="Language"><a href="../../book/intro.html" hreflang="en" lang="en">English</a></nav>'
+    """
+    up = "../" * docname.count("/")
+    root = up if language == "en" else up + "../"  # this edition's root -> the book's root
+    links = []
+    for other in editions:
+        if other == language:
+            continue
+        folder = "" if other == "en" else f"{other}/"
+        tag = other.replace("_", "-")
+        links.append(f'<a href="{root}{folder}{docname}.html" hreflang="{tag}" lang="{tag}">'
+                     f"{EDITION_NAMES.get(other, other)}</a>")
+    return f'<nav class="book-editions" aria-label="Language">{"".join(links)}</nav>'
+
+
+def _switcher(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    editions = list(app.config.book_editions or [])
+    if len(editions) < 2 or doctree is None or "body" not in context:
+        return
+    language = app.config.language or "en"
+    context["body"] = edition_switcher(pagename, language, editions) + context["body"]
+
+
 def setup(app: Any) -> dict[str, Any]:
+    # the language switcher (scripts/editions.py sets the editions when it builds them all)
+    app.add_config_value("book_editions", [], "html", types=[list])
+    app.connect("html-page-context", _switcher)
     sphinx_speed.install()  # two repeated lookups of the build, paid once
     app.add_config_value("book_redirects", {}, "html", types=[dict])
     app.connect("build-finished", _write_redirects)
