@@ -44,7 +44,7 @@ def update() -> int:
     """The English strings as templates (Sphinx's gettext builder, from the English doctrees),
     then sphinx-intl merges them into each language's catalogs."""
     shutil.rmtree(POT_DIR, ignore_errors=True)  # no template of a page that has gone
-    if _book("--builder", "custom", "--custom-builder", "gettext").wait():
+    if _book("--all", "--builder", "custom", "--custom-builder", "gettext").wait():
         return 1
     for language in LANGUAGES:
         subprocess.run([PY, "-m", "sphinx_intl", "update", "-p", str(POT_DIR), "-d",

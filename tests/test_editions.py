@@ -116,3 +116,13 @@ def test_translations_use_the_glossary_of_terms():
             if pattern.search(message.id) and zh not in message.string:
                 bad.append(f"{page}: {message.id[:60]!r} has no {zh}")
     assert not bad, "\n".join(bad[:20])
+
+
+def test_chinese_page_carries_the_english_editions_glued_numbers(book_html, chinese_html):
+    """A translated sentence with a glued number shows the number the notebook computed."""
+    english = (book_html / "notebooks" / "glossary.html").read_text(encoding="utf8")
+    chinese = (chinese_html / "notebooks" / "glossary.html").read_text(encoding="utf8")
+    count = re.search(r'glossary holds <span class="pasted-text">(\d+)</span>', english)
+    assert count, "the English glossary page glues its symbol count"
+    assert f'术语表共收录 <span class="pasted-text">{count.group(1)}</span> 个符号' in chinese
+    assert "<h1>符号术语表" in chinese

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import html
 import posixpath
+import re
 from pathlib import Path
 from typing import Any
+
+from sphinx.transforms import SphinxTransform
 
 from tools import sphinx_speed
 
@@ -115,7 +118,72 @@ def _switcher(app: Any, pagename: str, templatename: str, context: dict, doctree
     context["body"] = edition_switcher(pagename, language, editions) + context["body"]
 
 
+def _in_cell_output(node: Any) -> bool:
+    while node is not None:
+        if "cell_output" in (node.get("classes", []) if hasattr(node, "get") else []):
+            return True
+        node = node.parent
+    return False
+
+
+class GeneratedTableData(SphinxTransform):
+    """On the pages of `book_data_tables` (the hardware and model tables), the body cells of
+    the tables that the notebook's code printed are data: chip and model names, numbers with
+    units, notes from the catalogs' records. They stay out of the translation catalogs (not
+    translatable), so a changed figure never leaves a stale or an untranslated string behind;
+    the pages' prose, captions and column headers are translated. (The glossary's tables are
+    prose, the symbols' meanings: translated.) Runs before Sphinx's Locale transform (20)."""
+
+    default_priority = 10
+
+    def apply(self, **kwargs: Any) -> None:
+        from docutils import nodes
+
+        if self.env.docname not in (self.config.book_data_tables or []):
+            return
+        for body in self.document.findall(nodes.tbody):
+            if not _in_cell_output(body):
+                continue
+            for text in body.findall(nodes.TextElement):
+                text["translatable"] = False
+
+
+#: A glue role whose key names no page: `{glue:text}`key:fmt``, `{glue}`key``.
+_LOCAL_GLUE = re.compile(r"(\{glue(?::\w+)?\}`)(?![^`]*::)([^`]+`)")
+
+
+def glue_in_translations() -> None:
+    """Glued numbers inside translated text. Sphinx parses each translated message as a
+    document of its own, whose notebook (myst-nb's) is empty, so a `{glue:text}`key`` role in
+    a translation found no key ("No key ... found in glue data for this document") and a
+    translation could not carry a computed number. Before a message is parsed, each such role
+    is given its page (`{glue:text}`/notebooks/glossary.ipynb::key``), myst-nb's reference to
+    another page's glued value, resolved from the values the page stored when it was read.
+    Installed once; an English build parses no message.
+
+    >>> _LOCAL_GLUE.sub(r"\\1/p.ipynb::\\2", "holds {glue:text}`n:d` and {glue}`q::m` symbols")
+    'holds {glue:text}`/p.ipynb::n:d` and {glue}`q::m` symbols'
+    """
+    from sphinx.transforms import i18n
+
+    if getattr(i18n.publish_msgstr, "_glue_aware", False):
+        return
+    original = i18n.publish_msgstr
+
+    def publish_msgstr(app: Any, source: str, source_path: str, *args: Any) -> Any:
+        if "{glue" in source and app.env.docname:
+            page = "/" + Path(app.env.doc2path(app.env.docname, False)).as_posix()
+            source = _LOCAL_GLUE.sub(lambda m: f"{m.group(1)}{page}::{m.group(2)}", source)
+        return original(app, source, source_path, *args)
+
+    publish_msgstr._glue_aware = True  # type: ignore[attr-defined]
+    i18n.publish_msgstr = publish_msgstr
+
+
 def setup(app: Any) -> dict[str, Any]:
+    glue_in_translations()
+    app.add_config_value("book_data_tables", [], "env", types=[list])
+    app.add_transform(GeneratedTableData)
     # the language switcher (scripts/editions.py sets the editions when it builds them all)
     app.add_config_value("book_editions", [], "html", types=[list])
     app.connect("html-page-context", _switcher)
