@@ -61,12 +61,13 @@ def build(strict: bool = False) -> int:
 
 
 #: Roles, inline maths and code: what stays as it is in every language.
-_NEUTRAL = re.compile(r"\{[^}]*\}`[^`]*`|\$[^$]*\$|`[^`]*`|https?://\S+")
+_NEUTRAL = re.compile(r"\{[^}]*\}`[^`]*`|\$[^$]*\$|`[^`]*`|https?://\S+|\\[A-Za-z]+")
 
 
 def needs_translation(text: str) -> bool:
-    """False for a string with no word outside its roles, maths and code (a table cell of
-    numbers, a model's name in code): it reads the same in every edition.
+    """False for a string with no word outside its roles, maths (inline, or a LaTeX command)
+    and code (a table cell of numbers, a model's name in code, a display equation): it reads
+    the same in every edition.
 
     >>> needs_translation("1,555"), needs_translation("`h100-sxm`"), needs_translation("Roofline")
     (False, False, True)

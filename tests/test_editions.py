@@ -76,6 +76,7 @@ def test_numbers_code_and_maths_need_no_translation():
     assert not editions.needs_translation("1,555")
     assert not editions.needs_translation("`h100-sxm`")
     assert not editions.needs_translation("{glue:text}`n_symbols:d` $B^*$")
+    assert not editions.needs_translation(r"\displaystyle \rho = \frac{R_{A}}{R_{B}}")
     assert editions.needs_translation("Roofline")
     assert editions.needs_translation("The glossary holds {glue:text}`n_symbols:d` symbols.")
 
@@ -126,3 +127,35 @@ def test_chinese_page_carries_the_english_editions_glued_numbers(book_html, chin
     assert count, "the English glossary page glues its symbol count"
     assert f'术语表共收录 <span class="pasted-text">{count.group(1)}</span> 个符号' in chinese
     assert "<h1>符号术语表" in chinese
+
+
+def test_chinese_calculator_labels_and_numbers(chinese_html, book_html):
+    """The Chinese edition's calculator: its labels from locale/zh_CN/widgets.json, its
+    numbers the same as the English page's (one page, in Chromium, from disk)."""
+    import os
+
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not os.access(chromium, os.X_OK):
+        skip_or_fail(f"Chromium not found at {chromium}")
+    from playwright.sync_api import sync_playwright
+
+    page_path = "notebooks/06-roofline.html"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            texts = {}
+            for name, root in (("en", book_html), ("zh", chinese_html)):
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto((root / page_path).as_uri())
+                widget = page.locator("[data-llm-widget]").first
+                widget.locator("select, input").first.wait_for()
+                page.wait_for_timeout(300)
+                texts[name] = widget.inner_text()
+                page.close()
+        finally:
+            browser.close()
+    assert "模型" in texts["zh"] and "芯片" in texts["zh"], texts["zh"][:300]
+    assert "model" not in texts["zh"].split() and "model" in texts["en"].split()
+    numbers = lambda t: re.findall(r"\d[\d,.]*", t)  # noqa: E731
+    assert numbers(texts["zh"]) == numbers(texts["en"])

@@ -180,7 +180,31 @@ def glue_in_translations() -> None:
     i18n.publish_msgstr = publish_msgstr
 
 
+def fast_chinese_search() -> None:
+    """Sphinx 7.4's Chinese search index keeps every Latin word it has seen in a list and
+    looks each word up in it (`word in self.latin_terms`): quadratic, 17 of the Chinese
+    build's 47 CPU-seconds (profiled). The same words in a set: the same index, in linear
+    time. (Sphinx segments Chinese text only with jieba, which the book does not install:
+    the Chinese edition's search finds Latin words, as the English one does.)"""
+    from sphinx import search
+    from sphinx.search import zh
+
+    class SearchChinese(zh.SearchChinese):
+        def init(self, options: dict[str, str]) -> None:
+            super().init(options)
+            self.latin_terms = set()  # type: ignore[assignment]
+
+        def split(self, input: str) -> list[str]:
+            chinese = list(zh.jieba.cut_for_search(input)) if zh.JIEBA else []
+            latin = [term.strip() for term in self.latin1_letters.findall(input)]
+            self.latin_terms.update(latin)  # type: ignore[attr-defined]
+            return chinese + latin
+
+    search.languages["zh"] = SearchChinese
+
+
 def setup(app: Any) -> dict[str, Any]:
+    fast_chinese_search()
     glue_in_translations()
     app.add_config_value("book_data_tables", [], "env", types=[list])
     app.add_transform(GeneratedTableData)
