@@ -42,6 +42,11 @@ LANGUAGE = os.environ.get("BOOK_LANGUAGE") or ""
 EDITIONS = [e for e in (os.environ.get("BOOK_EDITIONS") or "").split(",") if e]
 
 
+#: How each edition names a numbered figure, table, listing and section ("Table 6.1": 表 6.1).
+NUMFIG_FORMAT = {"zh_CN": {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s",
+                           "section": "第 %s 节"}}
+
+
 def _build_edition(build, sourcedir, outputdir, **kwargs):
     overrides = dict(kwargs.pop("confoverrides", None) or {})
     if EDITIONS:
@@ -50,6 +55,8 @@ def _build_edition(build, sourcedir, outputdir, **kwargs):
         kwargs["doctreedir"] = Path(outputdir).parent / ".doctrees-gettext"
     elif LANGUAGE and LANGUAGE != "en":
         overrides["language"] = LANGUAGE
+        if LANGUAGE in NUMFIG_FORMAT:
+            overrides["numfig_format"] = NUMFIG_FORMAT[LANGUAGE]
         kwargs["doctreedir"] = Path(outputdir).parent / f".doctrees-{LANGUAGE}"
         outputdir = Path(outputdir) / LANGUAGE
     return build(sourcedir, outputdir, confoverrides=overrides, **kwargs)
