@@ -47,11 +47,14 @@ translations: $(STAMP)
 	$(PY) scripts/editions.py update
 	$(PY) scripts/editions.py report
 
-## the English book as one PDF, printed by Chromium from the built HTML (scripts/make_pdf.py):
+## the English and the Chinese book, each one PDF printed by Chromium from the built HTML
+## (scripts/make_pdf.py):
 ## contents with page numbers, numbered chapters, figures and equations, internal links, bookmarks
 pdf: book
 	$(PY) scripts/make_pdf.py
-	@echo "The PDF is at $(CURDIR)/_build/pdf/llm-inference-arithmetic.pdf"
+	$(PY) scripts/make_pdf.py --html _build/html/zh_CN --out _build/pdf/llm-inference-arithmetic-zh_CN.pdf
+	@echo "The PDFs are at $(CURDIR)/_build/pdf/llm-inference-arithmetic.pdf (English)"
+	@echo "and $(CURDIR)/_build/pdf/llm-inference-arithmetic-zh_CN.pdf (Chinese: needs a CJK font, e.g. Debian's fonts-noto-cjk)"
 
 ## every check (scripts/run_tests.py): the Binder environment with nbval over notebooks/ (the
 ## longest test) starts at once, beside the strict book build (book-strict); then the rest of

@@ -161,6 +161,7 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
     docs = {doc for _, doc in entries}
     root = entries[0][1]
     index = BeautifulSoup((html_dir / f"{root}.html").read_text(encoding="utf8"), "html.parser")
+    lang = index.html.get("lang", "en")  # the edition's language (zh-CN: Chinese fonts)
     head = []
     for link in index.head.find_all("link", rel="stylesheet"):
         link["href"] = os.path.relpath(html_dir / posixpath.dirname(root) /
@@ -199,7 +200,7 @@ def combined_html(html_dir: Path, out_dir: Path, base_url: str, title: str, auth
         outline.append((1, anchor(doc), name))
         outline.extend((2, anchor(doc, sid), text) for text, sid in sections if sid)
     html = "\n".join([
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>", f'<html lang="{lang}"><head><meta charset="utf-8">',
         f"<title>{title}</title>", *head, f"<style>{PRINT_CSS}</style>", "</head>",
         '<body><div class="bd-content"><main class="bd-main">',
         f'<div class="print-title"><h1>{title}</h1><p>{author}</p><p>Version {version}</p>'
