@@ -57,7 +57,11 @@ def build(strict: bool = False) -> int:
     editions = ["en", *LANGUAGES]
     args = ["--all"] if strict else []
     procs = [_book(*args, language=lang, editions=editions) for lang in editions]
-    return max(p.wait() for p in procs)
+    status = max(p.wait() for p in procs)
+    if status == 0:
+        for language in LANGUAGES:  # what shows in English: untranslated, or fuzzy
+            report(language=language, summary=True)
+    return status
 
 
 #: Roles, inline maths and code: what stays as it is in every language.
@@ -93,7 +97,10 @@ def catalog_counts(po: Path) -> tuple[int, list[str], list[str]]:
     return total, untranslated, fuzzy
 
 
-def report(minimum: float | None = None, language: str = "zh_CN", verbose: bool = False) -> int:
+def report(minimum: float | None = None, language: str = "zh_CN", verbose: bool = False,
+           summary: bool = False) -> int:
+    """The share translated per page (`summary`: only the pages with fuzzy strings, whose
+    English changed since they were translated, and the whole book's share)."""
     root = LOCALE / language / "LC_MESSAGES"
     pos = sorted(root.rglob("*.po"))
     if not pos:
@@ -101,15 +108,17 @@ def report(minimum: float | None = None, language: str = "zh_CN", verbose: bool 
               file=sys.stderr)
         return 2
     all_total = all_done = 0
-    print(f"{language}: translated strings per page (fuzzy = English changed since)")
+    print(f"{language}: translated strings per page (fuzzy = English changed since)"
+          + (", pages with fuzzy strings only (make translations: every page)" if summary else ""))
     for po in pos:
         total, untranslated, fuzzy = catalog_counts(po)
         done = total - len(untranslated) - len(fuzzy)
         all_total += total
         all_done += done
         share = 100 * done / total if total else 100.0
-        print(f"  {share:5.1f}%  {done:4d}/{total:<4d} fuzzy {len(fuzzy):3d}  "
-              f"{po.relative_to(root).with_suffix('')}")
+        if not summary or fuzzy:
+            print(f"  {share:5.1f}%  {done:4d}/{total:<4d} fuzzy {len(fuzzy):3d}  "
+                  f"{po.relative_to(root).with_suffix('')}")
         if verbose:
             for text in fuzzy:
                 print(f"           fuzzy: {text[:90]!r}")
