@@ -248,7 +248,7 @@ def exercises_in(html_root: Path) -> dict[str, Exercise]:
     found: dict[str, Exercise] = {}
     for page in sorted(html_root.rglob("*.html")):
         rel = page.relative_to(html_root)
-        if rel.parts[0] in ("_static", "_sources"):
+        if rel.parts[0] in ("_static", "_sources", "zh_CN"):  # zh_CN/: the Chinese edition
             continue
         parser = _PageParser()
         parser.feed(page.read_text(encoding="utf8", errors="replace"))
