@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 PORT   ?= 8000
 
-.PHONY: all book book-strict test pytest bench serve outputs student metadata dist venv clean
+.PHONY: all book book-strict pdf translations test pytest bench serve outputs student metadata dist venv clean
 
 all: book
 
@@ -31,13 +31,30 @@ venv: $(STAMP)
 ## seconds); warnings are errors in the pages it re-reads (scripts/build_book.py says what an
 ## incremental build does not catch: `make book-strict` does)
 book: $(STAMP)
-	$(PY) scripts/build_book.py
+	$(PY) scripts/editions.py build
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+	@echo "Its Chinese edition is at file://$(CURDIR)/_build/html/zh_CN/index.html"
 
 ## build the HTML book from scratch, strict: every page re-read, every Sphinx warning an error
 book-strict: $(STAMP)
-	$(PY) scripts/build_book.py --all
+	$(PY) scripts/editions.py build --all
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+	@echo "Its Chinese edition is at file://$(CURDIR)/_build/html/zh_CN/index.html"
+
+## the Chinese edition's catalogs brought up to date with the English text (new strings empty,
+## changed ones fuzzy: they show in English until translated), then the share translated per page
+translations: $(STAMP)
+	$(PY) scripts/editions.py update
+	$(PY) scripts/editions.py report
+
+## the English and the Chinese book, each one PDF printed by Chromium from the built HTML
+## (scripts/make_pdf.py):
+## contents with page numbers, numbered chapters, figures and equations, internal links, bookmarks
+pdf: book
+	$(PY) scripts/make_pdf.py
+	$(PY) scripts/make_pdf.py --html _build/html/zh_CN --out _build/pdf/llm-inference-arithmetic-zh_CN.pdf
+	@echo "The PDFs are at $(CURDIR)/_build/pdf/llm-inference-arithmetic.pdf (English)"
+	@echo "and $(CURDIR)/_build/pdf/llm-inference-arithmetic-zh_CN.pdf (Chinese: needs a CJK font, e.g. Debian's fonts-noto-cjk)"
 
 ## every check (scripts/run_tests.py): the Binder environment with nbval over notebooks/ (the
 ## longest test) starts at once, beside the strict book build (book-strict); then the rest of

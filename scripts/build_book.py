@@ -34,5 +34,36 @@ from jupyter_book.cli.main import main  # noqa: E402
 JOBS = int(os.environ.get("BOOK_JOBS") or 1)
 jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=JOBS)
 
+#: BOOK_LANGUAGE=zh_CN builds the Chinese edition (scripts/editions.py): the same sources and
+#: committed outputs, every string through locale/zh_CN/LC_MESSAGES/<page>.po, into
+#: _build/html/zh_CN with its own doctrees (a translation is applied when a page is read).
+LANGUAGE = os.environ.get("BOOK_LANGUAGE") or ""
+#: BOOK_EDITIONS=en,zh_CN puts the language switcher on every page (tools.sphinx_ext).
+EDITIONS = [e for e in (os.environ.get("BOOK_EDITIONS") or "").split(",") if e]
+
+
+#: How each edition names a numbered figure, table, listing and section ("Table 6.1": 表 6.1).
+NUMFIG_FORMAT = {"zh_CN": {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s",
+                           "section": "第 %s 节"}}
+
+
+def _build_edition(build, sourcedir, outputdir, **kwargs):
+    overrides = dict(kwargs.pop("confoverrides", None) or {})
+    if EDITIONS:
+        overrides["book_editions"] = EDITIONS
+    if kwargs.get("builder") == "gettext":  # it versions the doctrees its own way
+        kwargs["doctreedir"] = Path(outputdir).parent / ".doctrees-gettext"
+    elif LANGUAGE and LANGUAGE != "en":
+        overrides["language"] = LANGUAGE
+        if LANGUAGE in NUMFIG_FORMAT:
+            overrides["numfig_format"] = NUMFIG_FORMAT[LANGUAGE]
+        kwargs["doctreedir"] = Path(outputdir).parent / f".doctrees-{LANGUAGE}"
+        outputdir = Path(outputdir) / LANGUAGE
+    return build(sourcedir, outputdir, confoverrides=overrides, **kwargs)
+
+
+jupyter_book.sphinx.build_sphinx = functools.partial(_build_edition,
+                                                     jupyter_book.sphinx.build_sphinx)
+
 if __name__ == "__main__":
     main(["build", ".", "-W", "-n", "--keep-going", *sys.argv[1:]])

@@ -59,8 +59,10 @@ STUDENT_BRANCH = "student"
 # Left out of the student tree: the maintainers' checks (nbval would fail on the stubs), and the
 # workflows (.github/: they would run on the branch `student`, and GitHub refuses a push of
 # workflow files with the token of the workflow that pushes the branch, student.yml).
+#: locale/: the Chinese edition's catalogs quote every English string of the book, the solutions'
+#: text included (the student edition is built in English only).
 EXCLUDE_TOP = {"tests", ".ci", ".github", "_build", ".venv", ".git", "pytest.ini",
-               "nbval_sanitize.cfg"}
+               "nbval_sanitize.cfg", "locale"}
 #: Tracked files that only the instructor's copy has: the computed answers of the exercise
 #: notebooks. The student tree gets ANSWER_HASHES (written by exercises.hash_table()) instead.
 INSTRUCTOR_ONLY = {"lib/llm_arithmetic/teaching/answers.py"}
@@ -246,7 +248,7 @@ def exercises_in(html_root: Path) -> dict[str, Exercise]:
     found: dict[str, Exercise] = {}
     for page in sorted(html_root.rglob("*.html")):
         rel = page.relative_to(html_root)
-        if rel.parts[0] in ("_static", "_sources"):
+        if rel.parts[0] in ("_static", "_sources", "zh_CN"):  # zh_CN/: the Chinese edition
             continue
         parser = _PageParser()
         parser.feed(page.read_text(encoding="utf8", errors="replace"))

@@ -81,8 +81,10 @@ TIMEOUT_MS = 30_000
 # Which pages
 
 def page_list(root: Path) -> list[str]:
+    """The English edition's pages (the Chinese edition, under zh_CN/, is another book built
+    from the same sources: tests/test_editions.py checks its pages and switcher)."""
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
-                  if p.relative_to(root).parts[0] not in ("_static", "_sources"))
+                  if p.relative_to(root).parts[0] not in ("_static", "_sources", "zh_CN"))
 
 
 def toc_files() -> list[str]:

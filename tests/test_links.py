@@ -32,8 +32,8 @@ IGNORED_SCHEMES = {"mailto", "tel", "javascript", "data", "about", "blob"}
 def site_pages(root: Path) -> list[Path]:
     """Every HTML page of the build. `_static/` holds the theme's Jinja macro templates
     (webpack-macros.html), which are not pages; assets there are still checked as link targets."""
-    return sorted(p for p in root.rglob("*.html")
-                  if p.relative_to(root).parts[0] not in ("_static", "_sources"))
+    return sorted(p for p in root.rglob("*.html")  # zh_CN/_static too (the Chinese edition's)
+                  if not {"_static", "_sources"} & set(p.relative_to(root).parts[:2]))
 
 
 class PageParser(HTMLParser):

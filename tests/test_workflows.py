@@ -154,8 +154,9 @@ def test_book_is_built_strict_and_deployed_to_pages_from_main():
     assert wf["on"]["push"]["branches"] == ["main"]
     assert re.search(r"^make book-strict$", runs(wf), re.M)
     makefile = (REPO / "Makefile").read_text(encoding="utf8")
-    assert re.search(r"^book-strict:.*\n\t\$\(PY\) scripts/build_book\.py --all$", makefile, re.M), (
-        "make book-strict builds every page")
+    assert re.search(r"^book-strict:.*\n\t\$\(PY\) scripts/editions\.py build --all$", makefile,
+                     re.M), "make book-strict builds every page of every edition"
+    assert '"--all"' in (REPO / "scripts" / "editions.py").read_text(encoding="utf8")
     build = (REPO / "scripts" / "build_book.py").read_text(encoding="utf8")
     assert '"-W", "-n", "--keep-going"' in build, "scripts/build_book.py: warnings are errors"
     artifact = [s for s in steps(wf) if s.get("uses", "").startswith(

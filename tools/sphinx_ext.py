@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import html
 import posixpath
+import re
 from pathlib import Path
 from typing import Any
+
+from sphinx.transforms import SphinxTransform
 
 from tools import sphinx_speed
 
@@ -121,7 +124,133 @@ def _config_inited(app: Any, config: Any) -> None:
     config.version = config.release = package_version()
 
 
+#: The editions' languages, their names as a reader looks for them, and where each edition's
+#: root is: English at the book's root, every other language in a folder named by its code.
+EDITION_NAMES = {"en": "English", "zh_CN": "中文"}
+
+
+def edition_switcher(docname: str, language: str, editions: list[str]) -> str:
+    """The links from page `docname` of the `language` edition to the same page of the others.
+
+    >>> edition_switcher("notebooks/04-kv-cache", "en", ["en", "zh_CN"])
+    '<nav class="book-editions" aria-label="Language"><a href="../zh_CN/notebooks/04-kv-cache.html" hreflang="zh-CN" lang="zh-CN">中文</a></nav>'
+    >>> edition_switcher("book/intro", "zh_CN", ["en", "zh_CN"])
+    '<nav class="book-editions" aria-label="Language"><a href="../../book/intro.html" hreflang="en" lang="en">English</a></nav>'
+    """
+    up = "../" * docname.count("/")
+    root = up if language == "en" else up + "../"  # this edition's root -> the book's root
+    links = []
+    for other in editions:
+        if other == language:
+            continue
+        folder = "" if other == "en" else f"{other}/"
+        tag = other.replace("_", "-")
+        links.append(f'<a href="{root}{folder}{docname}.html" hreflang="{tag}" lang="{tag}">'
+                     f"{EDITION_NAMES.get(other, other)}</a>")
+    return f'<nav class="book-editions" aria-label="Language">{"".join(links)}</nav>'
+
+
+def _switcher(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    editions = list(app.config.book_editions or [])
+    if len(editions) < 2 or doctree is None or "body" not in context:
+        return
+    language = app.config.language or "en"
+    context["body"] = edition_switcher(pagename, language, editions) + context["body"]
+
+
+def _in_cell_output(node: Any) -> bool:
+    while node is not None:
+        if "cell_output" in (node.get("classes", []) if hasattr(node, "get") else []):
+            return True
+        node = node.parent
+    return False
+
+
+class GeneratedTableData(SphinxTransform):
+    """On the pages of `book_data_tables` (the hardware and model tables), the body cells of
+    the tables that the notebook's code printed are data: chip and model names, numbers with
+    units, notes from the catalogs' records. They stay out of the translation catalogs (not
+    translatable), so a changed figure never leaves a stale or an untranslated string behind;
+    the pages' prose, captions and column headers are translated. (The glossary's tables are
+    prose, the symbols' meanings: translated.) Runs before Sphinx's Locale transform (20)."""
+
+    default_priority = 10
+
+    def apply(self, **kwargs: Any) -> None:
+        from docutils import nodes
+
+        if self.env.docname not in (self.config.book_data_tables or []):
+            return
+        for body in self.document.findall(nodes.tbody):
+            if not _in_cell_output(body):
+                continue
+            for text in body.findall(nodes.TextElement):
+                text["translatable"] = False
+
+
+#: A glue role whose key names no page: `{glue:text}`key:fmt``, `{glue}`key``.
+_LOCAL_GLUE = re.compile(r"(\{glue(?::\w+)?\}`)(?![^`]*::)([^`]+`)")
+
+
+def glue_in_translations() -> None:
+    """Glued numbers inside translated text. Sphinx parses each translated message as a
+    document of its own, whose notebook (myst-nb's) is empty, so a `{glue:text}`key`` role in
+    a translation found no key ("No key ... found in glue data for this document") and a
+    translation could not carry a computed number. Before a message is parsed, each such role
+    is given its page (`{glue:text}`/notebooks/glossary.ipynb::key``), myst-nb's reference to
+    another page's glued value, resolved from the values the page stored when it was read.
+    Installed once; an English build parses no message.
+
+    >>> _LOCAL_GLUE.sub(r"\\1/p.ipynb::\\2", "holds {glue:text}`n:d` and {glue}`q::m` symbols")
+    'holds {glue:text}`/p.ipynb::n:d` and {glue}`q::m` symbols'
+    """
+    from sphinx.transforms import i18n
+
+    if getattr(i18n.publish_msgstr, "_glue_aware", False):
+        return
+    original = i18n.publish_msgstr
+
+    def publish_msgstr(app: Any, source: str, source_path: str, *args: Any) -> Any:
+        if "{glue" in source and app.env.docname:
+            page = "/" + Path(app.env.doc2path(app.env.docname, False)).as_posix()
+            source = _LOCAL_GLUE.sub(lambda m: f"{m.group(1)}{page}::{m.group(2)}", source)
+        return original(app, source, source_path, *args)
+
+    publish_msgstr._glue_aware = True  # type: ignore[attr-defined]
+    i18n.publish_msgstr = publish_msgstr
+
+
+def fast_chinese_search() -> None:
+    """Sphinx 7.4's Chinese search index keeps every Latin word it has seen in a list and
+    looks each word up in it (`word in self.latin_terms`): quadratic, 17 of the Chinese
+    build's 47 CPU-seconds (profiled). The same words in a set: the same index, in linear
+    time. (Sphinx segments Chinese text only with jieba, which the book does not install:
+    the Chinese edition's search finds Latin words, as the English one does.)"""
+    from sphinx import search
+    from sphinx.search import zh
+
+    class SearchChinese(zh.SearchChinese):
+        def init(self, options: dict[str, str]) -> None:
+            super().init(options)
+            self.latin_terms = set()  # type: ignore[assignment]
+
+        def split(self, input: str) -> list[str]:
+            chinese = list(zh.jieba.cut_for_search(input)) if zh.JIEBA else []
+            latin = [term.strip() for term in self.latin1_letters.findall(input)]
+            self.latin_terms.update(latin)  # type: ignore[attr-defined]
+            return chinese + latin
+
+    search.languages["zh"] = SearchChinese
+
+
 def setup(app: Any) -> dict[str, Any]:
+    fast_chinese_search()
+    glue_in_translations()
+    app.add_config_value("book_data_tables", [], "env", types=[list])
+    app.add_transform(GeneratedTableData)
+    # the language switcher (scripts/editions.py sets the editions when it builds them all)
+    app.add_config_value("book_editions", [], "html", types=[list])
+    app.connect("html-page-context", _switcher)
     sphinx_speed.install()  # two repeated lookups of the build, paid once
     _install_page_numbering()
     app.add_config_value("book_redirects", {}, "html", types=[dict])

@@ -92,14 +92,50 @@ def bundle_source() -> str:
     return "\n".join(parts)
 
 
-def write_static(root: str | Path) -> list[Path]:
+#: The labels of each language's edition: ``locale/<language>/widgets.json`` at the root.
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
+
+#: In a translated edition, every text node of a widget that equals a key of the labels reads
+#: as its translation, when mounted and after each redraw (the widgets' code is unchanged).
+_TRANSLATOR = """(function () {
+"use strict";
+const LABELS = %s;
+const has = (k) => Object.prototype.hasOwnProperty.call(LABELS, k);
+function translate(root) {
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const key = n.nodeValue.trim();
+    if (key && has(key)) n.nodeValue = n.nodeValue.replace(key, LABELS[key]);
+  }
+}
+for (const el of document.querySelectorAll("[data-llm-widget]")) {
+  translate(el);
+  new MutationObserver(() => translate(el)).observe(
+    el, {subtree: true, childList: true, characterData: true});
+}
+})();
+"""
+
+
+def labels_source(language: str) -> str:
+    """The translator of the widgets' labels for ``language`` ('' for English or a language
+    without ``locale/<language>/widgets.json``)."""
+    path = LOCALE_DIR / language / "widgets.json"
+    if language in ("", "en") or not path.is_file():
+        return ""
+    labels = {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items()
+              if not k.startswith("_")}
+    return _TRANSLATOR % json.dumps(labels, ensure_ascii=False, sort_keys=True)
+
+
+def write_static(root: str | Path, language: str = "en") -> list[Path]:
     """Write ``formulas.js``, ``catalog.json`` and ``widgets.js`` into ``root`` (a folder, made
-    if missing); returns their paths."""
+    if missing), the labels translated for ``language``; returns their paths."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     out = {"formulas.js": JS_PATH.read_text(encoding="utf-8"),
            "catalog.json": json.dumps(catalog_data(), sort_keys=True, indent=1) + "\n",
-           "widgets.js": bundle_source()}
+           "widgets.js": bundle_source() + labels_source(language)}
     paths = []
     for name, text in out.items():
         path = root / name
@@ -111,7 +147,7 @@ def write_static(root: str | Path) -> list[Path]:
 def _write(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    write_static(Path(app.outdir) / STATIC_DIR)
+    write_static(Path(app.outdir) / STATIC_DIR, app.config.language or "en")
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -1,0 +1,112 @@
+"""`make pdf` (scripts/make_pdf.py): the printed book, checked on a sample of its pages.
+
+The whole book prints in about a minute of Chromium per printing (two printings: the second
+writes the page numbers into the contents), too long for `make test` on 2 cores; this file
+prints four pages of the book through the same code (the start page, a chapter with a
+calculator, one with numbered equations and a figure, the errata appendix: 20-30 s) and opens
+the PDF with pypdf. The whole book is printed by `make pdf` and the release workflow, and
+`make pdf` itself fails when a chapter of `_toc.yml` has no destination in the PDF.
+"""
+import os
+import re
+
+import pytest
+import yaml
+
+from conftest import REPO, skip_or_fail
+
+SAMPLE = ["book/intro", "notebooks/01-puzzle", "notebooks/06-roofline", "book/errata"]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def printed(book_html, tmp_path_factory):
+    if not os.access(CHROMIUM, os.X_OK):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: `sudo apt-get install chromium`")
+    from scripts import make_pdf
+
+    out = tmp_path_factory.mktemp("pdf") / "sample.pdf"
+    assert make_pdf.main(["--html", str(book_html), "--out", str(out),
+                          "--pages", ",".join(SAMPLE)]) == 0
+    from pypdf import PdfReader
+
+    return PdfReader(str(out))
+
+
+def outline_titles(reader, items=None):
+    for item in reader.outline if items is None else items:
+        if isinstance(item, list):
+            yield from outline_titles(reader, item)
+        else:
+            yield item.title
+
+
+def destinations(reader) -> dict[str, int]:
+    """Named destination -> page number (1-based)."""
+    return {name.lstrip("/"): reader.get_destination_page_number(dest) + 1
+            for name, dest in reader.named_destinations.items()}
+
+
+def test_chapters_are_numbered_as_in_the_html_book(printed):
+    chapters = [t for t in outline_titles(printed) if re.match(r"\d+\. \D", t)]
+    # 1. The puzzle, 6. The roofline..., 22. Errata: the HTML book's numbers, kept in print
+    assert [t.split(".")[0] for t in chapters] == ["1", "6", "22"], chapters
+    assert "6.1. The bound" in list(outline_titles(printed))  # sections in the bookmarks
+
+
+def test_contents_lists_every_page_with_the_page_it_starts_on(printed):
+    contents = printed.pages[1]
+    assert "Contents" in contents.extract_text()
+    numbers = [int(m) for m in re.findall(r"(\d+)\s*$", contents.extract_text(), re.M)]
+    targets = [a.get_object()["/Dest"].lstrip("/") for a in contents.get("/Annots") or []]
+    pages = destinations(printed)
+    starts = [pages[t] for t in targets]
+    assert targets == [make_pdf_anchor(doc) for doc in SAMPLE]
+    # each line of the contents ends with the page its link leads to, in order
+    assert numbers[:len(starts)] == starts, (numbers, starts)  # then the footer: 2 / N
+    assert starts == sorted(starts) and starts[0] == 3  # after the title page and the contents
+
+
+def make_pdf_anchor(doc):
+    from scripts.make_pdf import anchor
+
+    return anchor(doc)
+
+
+def test_every_page_carries_its_number(printed):
+    total = len(printed.pages)
+    assert total > 20
+    for number in (1, total // 2, total):
+        text = printed.pages[number - 1].extract_text()
+        assert re.search(rf"\b{number} / {total}\s*$", text), text[-80:]
+
+
+def test_internal_links_point_into_the_document(printed):
+    names = {n.lstrip("/") for n in printed.named_destinations}
+    links = [a.get_object() for page in printed.pages for a in page.get("/Annots") or []]
+    internal = [a["/Dest"].lstrip("/") for a in links if "/Dest" in a]
+    # the contents, the cross-references to equations, sections and other chapters
+    assert len(internal) > 50
+    assert set(internal) <= names, sorted(set(internal) - names)[:5]
+    # a reference from chapter 6 to an equation of chapter 6, and to chapter 1 (printed too)
+    assert any(d.startswith("notebooks-06-roofline--equation-") for d in internal)
+    assert "notebooks-01-puzzle" in {d.split("--")[0] for d in internal}
+
+
+def test_equations_are_typeset_not_tex(printed):
+    text = "\n".join(printed.pages[i].extract_text() for i in range(len(printed.pages)))
+    assert "\\frac" not in text and "\\(" not in text  # MathJax ran before printing
+    assert "(6.1)" in text  # numbered equations keep their numbers
+
+
+def test_calculators_print_their_fallback(printed):
+    text = "\n".join(p.extract_text() for p in printed.pages)
+    assert "An interactive calculator runs here in the HTML book" in text
+
+
+def test_make_pdf_is_a_make_target():
+    makefile = (REPO / "Makefile").read_text(encoding="utf8")
+    assert re.search(r"^pdf: .*\n\t.*scripts/make_pdf\.py", makefile, re.M)
+    assert "pypdf==" in (REPO / "requirements.txt").read_text(encoding="utf8")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf8"))
+    assert set(SAMPLE[1:]) <= {c["file"] for p in toc["parts"] for c in p["chapters"]}
