@@ -30,7 +30,7 @@ def test_every_step_is_named_once_and_reads_only_inputs_and_steps():
             assert set(step.get("args", {})) <= set(numeric.PARAMS[step["formula"]]), step["name"]
         if step["op"] == "solve":
             assert step["solver"] in SOLVERS
-        refs, _ = _step_refs(step)
+        refs, _, _ = _step_refs(step)
         defaults = set()
         if step["op"] == "formula":
             defaults = {p for p in numeric.PARAMS[step["formula"]]

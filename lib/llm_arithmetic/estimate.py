@@ -27,7 +27,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.formats import BITS_PER_WEIGHT, MIXES, bits_per_weight, mix_bits, plan_format
+from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
+                              plan_format)
 from .catalog.hardware import Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.model_catalog import MODELS, get_model
@@ -438,20 +439,12 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
                                    "scale_out_latency": ic.scale_out_latency})
 
 
-def format_input(weights: Any) -> dict[str, Any] | None:
-    """A named weight format as the plan's precision chain reads it (None for a number or a
-    file type)."""
-    return plan_format(weights)
-
-
 def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | None:
-    """The dense peak the plan uses on ``chip`` for weights of a format: its ``chip_peak_flops``
-    step (the first precision of the format's chain that the chip lists) [FLOP/s]."""
-    from .plan.interpreter import PLAN_STEPS, Evaluator
-
-    return Evaluator(PLAN_STEPS, chip_inputs(chip), {
-        "weight_format": format_input(weights), "bits_weight": bits_weight,
-        "given_peak_flops": None}).get("chip_peak_flops")
+    """The dense peak the plan uses on ``chip`` for weights of a format: the rate of its
+    ``compute_precision`` step (the first precision of the format's chain that the chip lists)
+    [FLOP/s]."""
+    precision = compute_precision(weights, bits_weight, chip.peaks)
+    return chip.peaks[precision].rate if precision in chip.peaks else None
 
 
 def _latency(link_latency: Any) -> float | None:
@@ -530,7 +523,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
         price_per_hour=_serving_number("price_per_hour", price_per_hour),
-        bits_weight=weight_bits(m, weights, bits_weight), weight_format=format_input(weights),
+        bits_weight=weight_bits(m, weights, bits_weight), weight_format=plan_format(weights),
         bits_kv=kv_bits, bits_state=kv_bits, given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
         given_power=_serving_number("power_watts", power_watts),
@@ -837,7 +830,7 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     for j, fmt in enumerate(formats):
         base = m.plan.child(
             context=ctx[:, None], batch=bat[None, :], bits_weight=weight_bits(m, fmt),
-            weight_format=format_input(fmt), bits_kv=kv_bits, bits_state=kv_bits, overhead=0,
+            weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=kv_bits, overhead=0,
             given_bandwidth=None, given_peak_flops=None, given_capacity=None)
         for i, chip in enumerate(chips):
             ev = base.child(**chip_inputs(chip))

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from .. import numeric as N
 from ..core.errors import ConfigError
 from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
 
@@ -411,8 +412,11 @@ class Layers:
     def params(self, d_model: int) -> int:
         """Parameters of one block of the run [-]."""
         return (sum(p.params(d_model) for p in (self.attention, self.mixer, self.mlp)
-                    if p is not None) + _part("norms", _Norms(self.norms), "params",
-                                              d_model=d_model))
+                    if p is not None) + self.norm_params(d_model))
+
+    def norm_params(self, d_model: int) -> int:
+        """The block's normalization weights [-]."""
+        return _part("norms", _Norms(self.norms), "params", d_model=d_model)
 
     def parts(self) -> dict[str, dict[str, Any]]:
         """The block's parts as plain records, the form the plan's fold reads."""
@@ -791,8 +795,7 @@ class Model:
                     out["shared experts and routers"] += c * (run.mlp.params(d) - experts)
                 else:
                     out["dense MLPs"] += c * run.mlp.params(d)
-            out["norms"] += c * (run.params(d) - sum(
-                p.params(d) for p in (run.attention, run.mixer, run.mlp) if p is not None))
+            out["norms"] += c * run.norm_params(d)
         for x in self.extras:
             out[x.name + (" (in the total)" if x.in_total else " (not in the total)")] = x.params
         return {k: v for k, v in out.items() if v}
@@ -857,26 +860,20 @@ class Model:
         attn = sum(run.count * run.attention.params(d) for run in self._runs_with("attention"))
         mixers = sum(run.count * run.mixer.params(d) for run in self._runs_with("mixer"))
         mlp = sum(run.count * run.mlp.active_params(d) for run in self._runs_with("mlp"))
-        expert_used = ev.child(batch=1).get("expert_matrices_read")
+        expert_used = ev.get("expert_matrices_read")  # at the plan's default batch, 1
         default, experts = ev.get("bits_default"), ev.get("bits_experts")
         rest = self.decode_read_params - attn - mixers - mlp
-        wb = self._weight_bytes
+        wb = N.weight_bytes
         out = {
-            "attention weights": wb(attn, default),
-            "state-space mixers": wb(mixers, default),
-            "MLP and expert weights used": wb(mlp - expert_used, default)
-            + wb(expert_used, experts),
-            "head, embedding row, norms": wb(rest, default),
+            "attention weights": wb(n_params=attn, bits_weight=default),
+            "state-space mixers": wb(n_params=mixers, bits_weight=default),
+            "MLP and expert weights used": wb(n_params=mlp - expert_used, bits_weight=default)
+            + wb(n_params=expert_used, bits_weight=experts),
+            "head, embedding row, norms": wb(n_params=rest, bits_weight=default),
             "KV cache": ev.get("seq_kv_read"),
             "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_read"),
         }
         return {k: v for k, v in out.items() if v}
-
-    @staticmethod
-    def _weight_bytes(n_params: Any, bits: Any) -> Any:
-        return Evaluator({"w": {"name": "w", "op": "formula", "formula": "weight_bytes",
-                                "args": {"n_params": "n", "bits_weight": "b"}}},
-                         {"n": n_params, "b": bits}).get("w")
 
     def attended_context(self, context: Any) -> Any:
         """Cached positions a decode step reads per attention layer, on average [token]."""

@@ -33,7 +33,7 @@ A missing value (None) makes every step that needs it missing, unless the step s
 
 >>> from llm_arithmetic.plan.steps import PLAN
 >>> from llm_arithmetic.catalog.model_catalog import get_model
->>> ev = Evaluator(PLAN, model_inputs(get_model("llama-2-7b")))
+>>> ev = Evaluator(PLAN, get_model("llama-2-7b").plan_inputs)
 >>> ev.get("total_params")
 6738415616
 """
@@ -50,8 +50,8 @@ from .. import numeric as N
 from ..core.errors import InputError
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
-__all__ = ["Evaluator", "fold", "part_scope", "part_term", "model_inputs", "EXACT_ONLY_WHOLE", "INF",
-           "DEFAULT", "PLAN_STEPS"]
+__all__ = ["Evaluator", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE", "INF", "DEFAULT",
+           "PLAN_STEPS"]
 
 #: Formulas computed in floating point whose results, from exact inputs, stay exact integers
 #: where they are whole to within rounding (the experts a step of one token reads is k itself,
@@ -134,7 +134,7 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
     if formula == "=":
         value = bind(bindings["value"])
     else:
-        params = _PARAMS.get(formula) or _params(formula)
+        params = _params(formula)
         args = {}
         for p in params:
             if p in bindings:
@@ -143,7 +143,7 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
                 args[p] = scope[p]
             else:
                 v = lookup(p, default=True)
-                if v is not _DEFAULT:
+                if v is not DEFAULT:
                     args[p] = v
         if any(v is None for v in args.values()):
             raise _Missing(term)
@@ -155,7 +155,6 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
 _PARAMS: dict[str, tuple[str, ...]] = {}
 #: What a lookup returns for a name it does not know when asked for a default.
 DEFAULT = object()
-_DEFAULT = DEFAULT
 _SCOPES: dict[int, tuple[Any, dict[str, Any]]] = {}
 
 
@@ -172,7 +171,9 @@ def _scope(part: str, raw: Any) -> dict[str, Any]:
 
 
 def _params(formula: str) -> tuple[str, ...]:
-    """A numeric function's keyword arguments (the generated table of them)."""
+    """A numeric function's keyword arguments (the generated table of them), kept."""
+    if formula in _PARAMS:
+        return _PARAMS[formula]
     if formula in N.PARAMS:
         _PARAMS[formula] = N.PARAMS[formula]
     else:  # a generated module older than its table: read the signature
@@ -219,11 +220,6 @@ def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: st
     return total / weight
 
 
-def model_inputs(model: Any) -> Mapping[str, Any]:
-    """What the plan reads from a model record: its scalars and its blocks."""
-    return model.plan_inputs
-
-
 # ---- the plan -------------------------------------------------------------------------------
 def _refs(v: Any) -> list[str]:
     return [v] if isinstance(v, str) else []
@@ -242,7 +238,7 @@ def _term_deps(term: str, overrides: Mapping[str, Any], seen: set[str]) -> set[s
     out: set[str] = set()
     fields = _FIELD_NAMES
     for formula, bindings in TERMS[term]["cases"].values():
-        names = ["value"] if formula == "=" else (_PARAMS.get(formula) or _params(formula))
+        names = ["value"] if formula == "=" else _params(formula)
         for p in names:
             src = bindings.get(p, p)
             if not isinstance(src, str):
@@ -250,7 +246,7 @@ def _term_deps(term: str, overrides: Mapping[str, Any], seen: set[str]) -> set[s
             if src.startswith("@"):
                 out |= _term_deps(src[1:], overrides, seen)
             elif src in overrides:
-                out |= set(_refs(overrides[src])) | {"@override:" + src}
+                out |= set(_refs(overrides[src]))
             elif src not in fields:
                 out.add(src)
     return out
@@ -260,22 +256,22 @@ _TERM_DEPS: dict[tuple[str, tuple], frozenset[str]] = {}
 _FIELD_NAMES = frozenset(n for part in FIELDS.values() for n in part)
 
 
-def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
-    """(names a step reads directly, names whose change it hides: a solver's variable or an
-    ``at``'s inputs)."""
+def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
+    """(names a step reads directly; names whose change it hides, a solver's variable or an
+    ``at``'s inputs; the names it reads with them changed)."""
     op = step["op"]
     refs: set[str] = set()
     hidden: set[str] = set()
+    targets: set[str] = set()
     if "if" in step:
         refs |= set(_refs(step["if"])) | set(_refs(step.get("else")))
     if op == "formula":
         args = step.get("args", {})
-        for p in _PARAMS.get(step["formula"]) or _params(step["formula"]):
+        for p in _params(step["formula"]):
             refs |= set(_refs(args.get(p, p)))
     elif op in ("sum", "mean"):
         overrides = step.get("args", {})
-        deps = _term_deps(step["term"], overrides, set())
-        refs |= {d for d in deps if not d.startswith("@override:")} | {"blocks"}
+        refs |= _term_deps(step["term"], overrides, set()) | {"blocks"}
         refs |= set(_refs(step.get("empty")))
         refs |= {r for k in ("plus", "minus") for x in step.get(k, ()) for r in _refs(x)}
     elif op == "add":
@@ -289,6 +285,7 @@ def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
     elif op == "at":
         refs |= {step["target"]} | {r for v in step["with"].values() for r in _refs(v)}
         hidden |= set(step["with"])
+        targets.add(step["target"])
     elif op == "chain":
         refs |= set(_refs(step["format"])) | set(_refs(step["bits"]))
     elif op == "precision":
@@ -304,7 +301,8 @@ def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str]]:
             ("rises", "falls", "limit")
         refs |= {r for k in keys for r in _refs(step[k])}
         hidden.add(step["var"])
-    return refs, hidden
+        targets |= {step[k] for k in keys if k not in ("budget", "limit")}
+    return refs, hidden, targets
 
 
 def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
@@ -317,21 +315,13 @@ def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
         memo[name] = frozenset({name})
         return memo[name]
     memo[name] = frozenset()  # a step never reads itself
-    refs, hidden = _step_refs(step)
+    refs, hidden, targets = _step_refs(step)
     out: set[str] = set()
     for r in refs:
         deps = dependencies(steps, r, memo)
-        out |= deps - hidden if (step["op"] in ("at", "solve") and r in _hidden_targets(step))\
-            else deps
+        out |= deps - hidden if r in targets else deps
     memo[name] = frozenset(out)
     return memo[name]
-
-
-def _hidden_targets(step: Mapping[str, Any]) -> set[str]:
-    if step["op"] == "at":
-        return {step["target"]}
-    keys = ("value",) if step["solver"] == "largest" else ("rises", "falls")
-    return {step[k] for k in keys}
 
 
 _DEPS: dict[int, tuple[Any, dict[str, frozenset[str]]]] = {}
@@ -373,7 +363,7 @@ class Evaluator:
         step = self.steps.get(name)
         if step is None:
             if default:
-                return _DEFAULT
+                return DEFAULT
             raise KeyError(f"the plan has no input or step named {name!r}")
         value = self._guarded(step)
         self.values[name] = value
@@ -400,12 +390,12 @@ def _formula(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     formula = step["formula"]
     bindings = step.get("args", {})
     args = {}
-    for p in _PARAMS.get(formula) or _params(formula):
+    for p in _params(formula):
         if p in bindings:
             v = ev.ref(bindings[p])
         else:
             v = ev.get(p, default=True)
-            if v is _DEFAULT:
+            if v is DEFAULT:
                 continue
         if v is None:
             return None

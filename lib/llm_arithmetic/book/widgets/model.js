@@ -7,7 +7,6 @@ const Stack = (function () {
   const isMLA = (a) => a.kv_lora_rank > 0;
   const isMoE = (mlp) => mlp.n_experts > 1;
   const runsWith = (m, part) => m.layers.filter((run) => run[part]);
-  const q = (name) => (m, inputs) => Plan.evaluate(m, name, inputs);
   const nLayers = (m) => Plan.evaluate(m, "n_layers");
 
   // the stack's quantities, as Model's methods of the same names
@@ -163,5 +162,5 @@ const Stack = (function () {
     nMoELayers, nExperts, expertsRead, readParams, weightBytes, stepWeightBytes, kvCacheBytesPerToken,
     kvCacheBytes, kvCacheBytesFullStorage, stateBytes, seqBytes, decodeBytesBreakdown,
     attendedContext, decodeFlopsPerToken, prefillFlops, transformer, withKvHeads, uniformHeads,
-    validate, describe, isMLA, q};
+    validate, describe, isMLA};
 })();
