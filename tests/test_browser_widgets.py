@@ -127,8 +127,10 @@ NEEDS = {**dict.fromkeys(("decode_seconds_per_token", "decode_tokens_per_second"
 FIRST_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
-def check_widget(r: dict, where: str) -> list[str]:
-    """The widget's numbers, text and plot markers against Python; a list of problems."""
+def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> list[str]:
+    """The widget's numbers, text and plot markers against Python; a list of problems.
+    `words`: the edition's translations of the widget's texts (the Chinese edition's
+    locale/zh_CN/widgets.json), by which a word such as "memory-bound" is shown."""
     problems = []
     state = r["state"]
     if not state:
@@ -140,6 +142,7 @@ def check_widget(r: dict, where: str) -> list[str]:
         k, w = o["key"], want.get(o["key"])
         label = f"{where} {k} (state {state})"
         if k in ("bound", "fits", "fits_per_chip"):
+            w = (words or {}).get(w, w)
             if o["text"] != w:
                 problems.append(f"{label}: shows {o['text']!r}, Python {w!r}")
             continue
@@ -308,11 +311,15 @@ def test_widget_follows_its_controls(page_path, name, site, widget_page):
     """Served over HTTP: the starting numbers, then each control moved in turn, against
     Python; the ES module formulas.js imports and equals the page's script; the explorer's
     table is the Python explorer's."""
-    page = widget_page
+    follow_controls(page_path, name, site, widget_page)
+
+
+def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None):
+    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's)."""
     el = open_widget(page, urljoin(site, page_path), name)
     read = lambda: el.evaluate(READ_WIDGET)  # noqa: E731
     r = read()
-    problems = check_widget(r, f"{page_path} {name} (start)")
+    problems = check_widget(r, f"{page_path} {name} (start)", words)
     module = page.evaluate(MODULE_CHECK)
     assert module["n"] >= 60 and not module["diff"], module
     if name == "explorer":
@@ -329,7 +336,7 @@ def test_widget_follows_its_controls(page_path, name, site, widget_page):
         if key not in changed and not (move[1] == "custom" and f"custom_{key}" in changed):
             problems.append(f"{name}: {move} did not change the state's {key}")
         moved.append(move[:2])
-        problems += check_widget(r, f"{page_path} {name} after {move[:2]}")
+        problems += check_widget(r, f"{page_path} {name} after {move[:2]}", words)
     problems += [f"JavaScript error: {e}" for e in page.errors]
     assert not problems, "\n".join(problems[:15])
     assert len(moved) >= 4, moved

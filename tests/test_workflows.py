@@ -11,7 +11,8 @@ Then, read as YAML:
 - book.yml builds the book with `make book` (strict) and deploys it to GitHub Pages, from main;
 - student.yml runs `make student` and pushes `_build/student/src` to the branch `student`;
 - release.yml runs on a tag `v*`, checks the tag against `__version__`, builds with the pinned
-  tools and publishes by trusted publishing (`id-token: write`, no password or token);
+  tools and publishes by trusted publishing (`id-token: write`, no password or token), and
+  attaches both editions' PDFs to the tag's GitHub release;
 - every workflow's Python is runtime.txt's, and every action it uses, at its version, is one
   actionlint knows (its inputs are then checked too), so no step names an action that does not
   exist.
@@ -199,6 +200,19 @@ def test_release_publishes_on_a_version_tag_by_trusted_publishing():
                 if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@"))
     assert not (step.get("with") or {}).get("password"), "trusted publishing: no token"
     assert wf["permissions"] == {"contents": "read"}
+
+
+def test_release_attaches_both_editions_pdfs():
+    """Issue 29: the tag's GitHub release carries the English and the Chinese PDF (make pdf, in
+    Debian with Chromium and a CJK font), with the sdist and the wheel."""
+    job = load("release.yml")["jobs"]["pdfs"]
+    script = "\n".join(s.get("run", "") for s in job["steps"])
+    assert "make pdf" in script and "chromium" in script and "fonts-wqy-microhei" in script
+    for pdf in ("llm-inference-arithmetic.pdf", "llm-inference-arithmetic-zh_CN.pdf"):
+        assert f"_build/pdf/{pdf}" in script, f"{pdf} is not attached to the release"
+    assert "gh release upload" in script and job["permissions"] == {"contents": "write"}
+    make = (REPO / "Makefile").read_text(encoding="utf8")
+    assert "llm-inference-arithmetic-zh_CN.pdf" in make, "make pdf no longer writes that name"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,0 +1,109 @@
+"""The Chinese edition (`_build/html/zh_CN/`) in Chromium, as its reader reads it.
+
+- The reader's path (tests/test_browser.py's READER_PATH, under zh_CN/) at 1280 px and 390 px
+  with the English edition's reader checks (figures, tables and display equations within the
+  column, the page not scrolling sideways, the visible-code budget, one search box, a
+  key-results box on every chapter, no JavaScript error): each page loaded once, read at
+  1280 px, resized and read at 390 px, as tests/test_browser.py does. (The requests, MathJax,
+  launch-link and solution checks of every English page are not repeated: the two editions are
+  one build of the same sources in the same theme.)
+- Its Chinese text drawn in a font that has the glyphs: on the start page, a chapter and the
+  glossary, Chromium is asked (DevTools' CSS.getPlatformFontsForNode) which installed fonts drew
+  a few visible runs of Chinese text; one of them must be a font that fontconfig lists for
+  Chinese (`fc-list :lang=zh`; Debian's fonts-wqy-microhei, which .ci/run installs).
+- The calculators: every widget of the English edition, on its Chinese page, follows its
+  controls and agrees with the library (tests/test_browser_widgets.py's check, unchanged).
+
+Same requirements as tests/test_browser.py: a built book (`make book` builds both editions)
+and Debian's Chromium.
+"""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+
+from conftest import REPO, skip_or_fail
+from test_browser import (PHONE, READER_CHECKS, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX,  # noqa: F401
+                          browser, reader_problems, site)
+from test_browser_widgets import WIDGET_IDS, WIDGET_PAGES, follow_controls, widget_page  # noqa: F401
+
+ZH = "zh_CN/"
+
+MARK_CHINESE_RUNS = r"""() => {
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let k = 0;
+  for (let t = walk.nextNode(); t && k < 3; t = walk.nextNode()) {
+    const el = t.parentElement;
+    if (/[\u4e00-\u9fff]/.test(t.textContent) && el && el.offsetParent !== null
+        && !el.hasAttribute('data-cjk-probe')) el.setAttribute('data-cjk-probe', String(k++));
+  }
+  return k;
+}"""
+
+
+@pytest.mark.parametrize("page_path", [ZH + p for p in READER_PATH])
+def test_chinese_reader_path(page_path, book_html, site, widget_page, build_dir):  # noqa: F811
+    """The reader's checks at both widths, in one load of the page."""
+    if not (book_html / page_path).is_file():
+        pytest.fail(f"{page_path} is not in the Chinese edition's build")
+    page = widget_page
+    page.set_viewport_size(VIEWPORT)
+    page.goto(urljoin(site, page_path), wait_until="load")
+    page.evaluate(WAIT_FOR_MATHJAX)
+    problems = []
+    shots = build_dir / "screenshots"
+    shots.mkdir(exist_ok=True)
+    for viewport in (VIEWPORT, PHONE):
+        page.set_viewport_size(viewport)
+        r = page.evaluate(READER_CHECKS)
+        page.screenshot(path=str(shots / f"reader-zh_CN-{Path(page_path).stem}-"
+                                         f"{viewport['width']}.png"))
+        problems += [f"at {viewport['width']} px: {p}" for p in
+                     reader_problems(r, page_path.removeprefix(ZH), viewport["width"])]
+    problems += [f"JavaScript error: {e}" for e in page.errors]
+    assert not problems, f"{page_path}:\n" + "\n".join(problems)
+
+
+def chinese_fonts() -> set[str]:
+    """Families fontconfig lists for Chinese (every name of each, comma-separated there)."""
+    if not shutil.which("fc-list"):
+        skip_or_fail("fc-list (fontconfig) is missing: cannot tell which fonts cover Chinese")
+    out = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True).stdout
+    return {name.strip() for line in out.splitlines() for name in line.split(",") if name.strip()}
+
+
+@pytest.mark.parametrize("page_path", ["book/intro.html", "notebooks/19-repro-karpathy.html",
+                                       "notebooks/glossary.html"])
+def test_chinese_text_has_a_font(page_path, site, browser, book_html):  # noqa: F811
+    families = chinese_fonts()
+    if not families:
+        skip_or_fail("no font on this machine covers Chinese: the Chinese edition shows boxes "
+                     "(Debian: sudo apt-get install fonts-wqy-microhei; .ci/run does)")
+    page = browser.context.new_page()
+    try:
+        page.goto(urljoin(site, ZH + page_path), wait_until="load")
+        assert page.evaluate(MARK_CHINESE_RUNS) > 0, f"{ZH + page_path} shows no Chinese text"
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        probes = cdp.send("DOM.querySelectorAll",
+                          {"nodeId": root, "selector": "[data-cjk-probe]"})["nodeIds"]
+        used = [{f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode",
+                                                   {"nodeId": n})["fonts"]} for n in probes]
+    finally:
+        page.close()
+    bad = [sorted(u) for u in used if not u & families]
+    assert not bad, (f"{ZH + page_path}: Chinese text drawn in {bad}, none of which covers "
+                     f"Chinese ({sorted(families)[:4]} would)")
+
+
+@pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)
+def test_chinese_calculator_follows_its_controls(page_path, name, site, widget_page):  # noqa: F811
+    """The English edition's check on the Chinese page: the numbers are the library's, the
+    words the edition's (locale/zh_CN/widgets.json)."""
+    words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
+    follow_controls(ZH + page_path, name, site, widget_page, words)
