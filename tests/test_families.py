@@ -12,6 +12,7 @@ section 8), checked against two independent sources:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,15 @@ def test_deepseek_r1_is_deepseek_v3_shapes():
     assert {k for k in r1 if r1[k] != v3.get(k)} == {"transformers_version"}
     assert truth("deepseek-r1")["params"] == TRUTH["models"][
         "lib/llm_arithmetic/catalog/data/models/deepseek-v3/config.json"]["params"]
+
+
+def test_chapter_3_meta_counts_are_the_ground_truth():
+    # chapter 3 types the two meta-device counts as published inputs (the book needs no
+    # PyTorch); they must be this file's
+    nb = json.loads((ROOT / "notebooks" / "03-counting-parameters.ipynb").read_text("utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    typed = {name: int(value.replace("_", "")) for name, value in
+             re.findall(r"^(META_COUNT_\w+) = ([\d_]+)$", code, re.M)}
+    catalog = TRUTH["models"]["lib/llm_arithmetic/catalog/data/models/command-r/config.json"]
+    assert typed == {"META_COUNT_COMMAND_R": catalog["params"],
+                     "META_COUNT_OLMOE": truth("olmoe-1b-7b-0125-instruct")["params"]}
