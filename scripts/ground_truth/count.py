@@ -11,6 +11,10 @@ repository and run it from the repository root::
     /tmp/gt-venv/bin/pip install -r scripts/ground_truth/requirements.txt
     /tmp/gt-venv/bin/python scripts/ground_truth/count.py
 
+Given paths (``count.py tests/configs/a.json ...``) it counts only those files and merges
+them into the existing data, leaving every other entry as it is; the versions must match the
+ones the data was written with.
+
 What is counted, per file:
 
 * ``params``: ``sum(p.numel() for p in model.parameters())``; a tied output head is one tensor
@@ -132,14 +136,22 @@ def count(model: torch.nn.Module) -> dict:
             "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items()))}
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     torch.set_default_dtype(torch.bfloat16)
     out = {"transformers": transformers.__version__, "torch": torch.__version__,
            "method": "model class instantiated on torch.device('meta'); params = sum over "
                      "model.parameters() (tied tensors once); persistent_buffers = elements "
                      "of the buffers state_dict() saves",
            "models": {}}
-    for path in config_files():
+    files = config_files()
+    if argv:  # only these files, merged into the data as it stands
+        old = json.loads(OUT.read_text())
+        if (old["transformers"], old["torch"]) != (out["transformers"], out["torch"]):
+            raise SystemExit(f"{OUT} was written with transformers {old['transformers']} and "
+                             f"torch {old['torch']}: rerun every file instead")
+        out["models"] = old["models"]
+        files = [Path(a).resolve() for a in argv]
+    for path in files:
         rel = path.relative_to(ROOT).as_posix()
         cfg = json.loads(path.read_text())
         t0 = time.perf_counter()
@@ -161,4 +173,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

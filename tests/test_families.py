@@ -1,0 +1,138 @@
+"""Families the library reads, each from a real ``config.json`` (``tests/configs``, SOURCES.md
+section 8), checked against two independent sources:
+
+* the meta-device count of ``tests/data/ground_truth.json`` (the transformers release that
+  defines the family instantiated the file on PyTorch's meta device,
+  ``scripts/ground_truth/count.py``); each file says whether the library's count equals the
+  parameters alone or the parameters plus the persistent buffers a checkpoint stores;
+* the hand derivations of ``tests/configs/FAMILIES.md`` section 15: the KV bytes per token below
+  are written as the products of the config's own numbers, and the published counts (model cards)
+  are compared at the precision they are published with.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic.catalog.readers import read_config
+from llm_arithmetic.core.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "configs"
+TRUTH = json.loads((ROOT / "tests" / "data" / "ground_truth.json").read_text(encoding="utf-8"))
+
+# file -> (which meta count the library equals, KV bytes per token at 16 bits: layers x K and V x
+# KV heads x head width x 2 bytes, or MLA's latent and rotary key per layer)
+READ = {
+    "qwen2.5-0.5b-instruct": ("params", 24 * 2 * 2 * 64 * 2),
+    "mixtral-8x7b-v0.1": ("params", 32 * 2 * 8 * 128 * 2),
+    "gpt-oss-20b": ("params", 24 * 2 * 8 * 64 * 2),
+    "c4ai-command-r-v01": ("params", 40 * 2 * 64 * 128 * 2),
+    "deepseek-r1": ("params+buffers", 61 * (512 + 64) * 2),
+    "glm-4.5": ("params+buffers", 92 * 2 * 8 * 128 * 2),
+}
+# file -> (model_type, architecture, the total of its hand derivation in FAMILIES.md 15.7, 15.8)
+REFUSED = {
+    "olmoe-1b-7b-0125-instruct": ("olmoe", "OlmoeForCausalLM", 6_919_161_856),
+    "starcoder2-7b": ("starcoder2", "Starcoder2ForCausalLM", 7_173_923_840),
+    "starcoderbase-7b": ("gpt_bigcode", "GPTBigCodeForCausalLM", 7_327_263_232),
+}
+
+
+def truth(name: str) -> dict:
+    return TRUTH["models"][f"tests/configs/{name}.json"]
+
+
+def test_at_least_thirty_families_are_vendored():
+    types = {json.loads(p.read_text(encoding="utf-8"))["model_type"]
+             for p in CONFIGS.glob("*.json")}
+    assert len(types) >= 30, sorted(types)
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_count_equals_the_meta_device_count(name):
+    which, _ = READ[name]
+    t = truth(name)
+    assert "config_mismatch" not in t and t["model_type"] is not None
+    expected = t["params"] + (t["persistent_buffers"] if which == "params+buffers" else 0)
+    assert read_config(CONFIGS / f"{name}.json").total_params == expected
+    if which == "params":
+        assert t["persistent_buffers"] == 0
+    else:  # the router's e_score_correction_bias, one per expert and MoE layer
+        assert set(t["persistent_buffer_names"]) == {"e_score_correction_bias"}
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_kv_bytes_per_token_equal_the_hand_derivation(name):
+    assert read_config(CONFIGS / f"{name}.json").kv_cache_bytes_per_token() == READ[name][1]
+
+
+def _without_both_embeddings(m):
+    return m.active_params - 2 * m.n_vocab * m.d_model
+
+
+@pytest.mark.parametrize("name, published, scale, digits", [
+    # SOURCES.md section 8: exact where an index total_size gives it, else as the card rounds
+    ("mixtral-8x7b-v0.1", 46_702_792_704, 1, 0),
+    ("gpt-oss-20b", 20_914_757_184, 1, 0),
+    ("qwen2.5-0.5b-instruct", 0.49e9, 1e9, 2),
+    ("c4ai-command-r-v01", 35e9, 1e9, 0),
+    ("deepseek-r1", 671e9, 1e9, 0),
+])
+def test_count_rounds_to_the_published_one(name, published, scale, digits):
+    total = read_config(CONFIGS / f"{name}.json").total_params
+    assert round(total / scale, digits) == round(published / scale, digits)
+
+
+def test_qwen2_5_non_embedding_count_rounds_to_the_card():
+    # tied: the card's 0.36B non-embedding leaves out the one V x d table
+    m = read_config(CONFIGS / "qwen2.5-0.5b-instruct.json")
+    assert round((m.total_params - m.n_vocab * m.d_model) / 1e9, 2) == 0.36
+
+
+def test_glm_4_5_active_and_total_against_the_card():
+    m = read_config(CONFIGS / "glm-4.5.json")
+    # the card's 32B active leaves out both embedding matrices, as GLM-4.5-Air's 12B does
+    assert round(_without_both_embeddings(m) / 1e9) == 32
+    # its 355B total is not the decoder transformers builds (352.80B) nor that plus the MTP
+    # layer the library reports apart (FAMILIES.md 15.6): the card rounds neither
+    assert round(m.total_params / 1e9, 1) == 352.8
+    assert [(e.name, e.in_total) for e in m.extras] == [("multi-token prediction", False)]
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_family_without_a_reader_is_refused_in_one_line(name):
+    model_type, arch, params = REFUSED[name]
+    with pytest.raises(ConfigError, match=rf"unsupported model_type '{model_type}', "
+                                          rf"architectures \['{arch}'\]: no reader knows its "
+                                          r"layout") as err:
+        read_config(CONFIGS / f"{name}.json")
+    assert "\n" not in str(err.value)
+    # the ground truth still counts it: the hand derivations of FAMILIES.md 15.7 and 15.8
+    t = truth(name)
+    assert (t["model_type"], t["params"], t["persistent_buffers"]) == (model_type, params, 0)
+
+
+def test_deepseek_r1_is_deepseek_v3_shapes():
+    # R1's file differs from V3's in transformers_version only
+    r1 = json.loads((CONFIGS / "deepseek-r1.json").read_text(encoding="utf-8"))
+    v3 = json.loads((ROOT / "lib/llm_arithmetic/catalog/data/models/deepseek-v3/config.json")
+                    .read_text(encoding="utf-8"))
+    assert {k for k in r1 if r1[k] != v3.get(k)} == {"transformers_version"}
+    assert truth("deepseek-r1")["params"] == TRUTH["models"][
+        "lib/llm_arithmetic/catalog/data/models/deepseek-v3/config.json"]["params"]
+
+
+def test_chapter_3_meta_counts_are_the_ground_truth():
+    # chapter 3 types the two meta-device counts as published inputs (the book needs no
+    # PyTorch); they must be this file's
+    nb = json.loads((ROOT / "notebooks" / "03-counting-parameters.ipynb").read_text("utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    typed = {name: int(value.replace("_", "")) for name, value in
+             re.findall(r"^(META_COUNT_\w+) = ([\d_]+)$", code, re.M)}
+    catalog = TRUTH["models"]["lib/llm_arithmetic/catalog/data/models/command-r/config.json"]
+    assert typed == {"META_COUNT_COMMAND_R": catalog["params"],
+                     "META_COUNT_OLMOE": truth("olmoe-1b-7b-0125-instruct")["params"]}
