@@ -184,7 +184,7 @@ def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
 
 def _mxfp4(q: Mapping[str, Any], origin: str) -> Scheme:
     _check_keys(q, {"quant_method", "modules_to_not_convert", "dequantize"}, origin)
-    return Scheme("mxfp4", "mxfp4 experts (32 values per 8-bit scale)", 4, 1, 32, 8,
+    return Scheme("mxfp4", "MXFP4 experts (32 values per 8-bit scale)", 4, 1, 32, 8,
                   experts_only=True, keep=_names(q, "modules_to_not_convert", origin))
 
 
