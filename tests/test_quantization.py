@@ -33,6 +33,16 @@ def test_compressed_tensors_int4_layout():
                                                        + rows // 8 * (cols // 32) * 4)
 
 
+def test_awq_gemm_layout():
+    """AutoAWQ's WQLinear_GEMM: qweight (in, out / 8) int32, qzeros (in / g, out / 8) int32,
+    scales (in / g, out) fp16."""
+    s = read_scheme({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm",
+                     "zero_point": True})
+    out, inp = 14336, 4096
+    assert s.matrix_bytes(out, inp) == (inp * out // 8 * 4 + inp // 128 * out // 8 * 4
+                                        + inp // 128 * out * 2)
+
+
 def test_nvfp4_layouts():
     """NVFP4: two E2M1 values a byte, an fp8 scale per 16 inputs, fp32 global scales
     (ModelOpt: weight_scale_2 and input_scale; compressed-tensors: weight_global_scale, and
@@ -97,7 +107,7 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
     ({"quant_method": "gptq", "bits": 4, "group_size": 128,
       "modules_in_block_to_quantize": [["self_attn.q_proj"]]},
      "quantization_config.modules_in_block_to_quantize"),
-    ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "marlin"},
+    ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemv"},
      "quantization_config.version"),
 ])
 def test_refusals_name_the_key(q, key):

@@ -15,13 +15,18 @@ The layouts, each from the quantizer's code or specification:
 ``fp8`` (DeepSeek-V3/R1, Kimi K2, MiniMax, Qwen3-FP8: transformers' ``FineGrainedFP8``)
     float8 e4m3 elements, one fp32 ``weight_scale_inv`` per ``weight_block_size`` block
     (ceil(out/128) x ceil(in/128) per matrix): every linear layer of the blocks but the
-    router and ``modules_to_not_convert``. DeepSeek-V3 ``README_WEIGHTS.md`` (deepseek-ai/
+    router, ``lm_head`` and ``modules_to_not_convert`` (huggingface/transformers
+    ``src/transformers/quantizers/quantizer_finegrained_fp8.py`` @
+    c823c56bc7fea301efd0d206a405bc6f2e83de23, which keeps ``lm_head`` and the config's list). DeepSeek-V3 ``README_WEIGHTS.md`` (deepseek-ai/
     DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b); the shapes are those of a
     checkpoint's tensor list (``kv_a_proj_with_mqa.weight_scale_inv`` [5, 56], index file
     id 52579593692). Without ``weight_block_size``: one fp32 scale per matrix.
 ``mxfp4`` (gpt-oss: transformers' ``Mxfp4HfQuantizer``)
     the experts' matrices only: ``*_blocks`` (two 4-bit E2M1 values a byte) and ``*_scales``
-    (one 8-bit E8M0 exponent per 32 values along the input); OCP Microscaling Formats v1.0.
+    (one 8-bit E8M0 exponent per 32 values along the input); OCP Microscaling Formats v1.0;
+    ``src/transformers/quantizers/quantizer_mxfp4.py`` @
+    787b952b632ce5595a924070c0ae118ce101f1cb (only ``GptOssExperts`` become blocks and
+    scales; their biases stay).
 ``compressed-tensors`` (llm-compressor's checkpoints: NVFP4, int4 groups, fp8 blocks)
     one ``config_groups`` entry targeting ``Linear``: ``weight_packed`` or ``weight``, a
     ``weight_scale`` per group (16-bit, the checkpoint's dtype, unless ``scale_dtype`` says
@@ -35,12 +40,17 @@ The layouts, each from the quantizer's code or specification:
     description (https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-
     accurate-low-precision-inference/) and a loader's check of those shapes (index file id
     68294392818). FP8: e4m3 weights, fp32 ``weight_scale`` and ``input_scale`` per matrix.
-``awq`` (AutoAWQ GEMM/GEMV: ``qweight``, ``qzeros``, ``scales``)
-    ``w_bit``/``bits`` packed into int32, one fp16 scale and one packed zero point per
-    ``q_group_size``/``group_size`` inputs of each output.
+``awq`` (AutoAWQ GEMM: ``qweight``, ``qzeros``, ``scales``)
+    4-bit values packed into int32 (in, out/8), one fp16 scale (in/g, out) and one packed
+    zero point (in/g, out/8) per ``group_size`` inputs of each output (casper-hansen/AutoAWQ
+    ``awq/modules/linear/gemm.py`` @ d9dc8e564fed1527be2a9d8d5c74daf3823c3203). GEMV files pad
+    their scales and zero points to a multiple of 8 groups (``gemv.py`` @
+    df0a79536d035745edb575f4026b59003f88e1a0): refused, not modelled.
 ``gptq`` (AutoGPTQ / GPTQModel: ``qweight``, ``qzeros``, ``scales``, ``g_idx``)
-    as AWQ, plus an int32 ``g_idx`` per input channel, stored whether or not ``desc_act`` is
-    set; ``qzeros`` is stored for symmetric files too (Qwen2.5-7B-Instruct-GPTQ-Int4's shapes:
+    ``qweight`` (in x bits/32, out) int32, ``qzeros`` (ceil(in/g), out x bits/32) int32,
+    ``scales`` (ceil(in/g), out) fp16 and an int32 ``g_idx`` per input channel, all registered
+    whatever ``desc_act`` and ``sym`` say (AutoGPTQ's ``QuantLinear``, index file id
+    223709213) (Qwen2.5-7B-Instruct-GPTQ-Int4's shapes:
     ``qweight`` I32 [448, 3584], ``qzeros`` I32 [28, 448], ``scales`` F16 [28, 3584],
     ``g_idx`` I32 [3584]; index file id 56601793891).
 
@@ -218,9 +228,11 @@ def _groups(q: Mapping[str, Any], origin: str, method: str) -> Scheme:
         raise _origin_error(origin, key, group, "must be a positive integer or -1")
     if method == "awq" and q.get("zero_point") is False:
         raise _origin_error(origin, "zero_point", False, "(symmetric AWQ) is not modelled")
-    if method == "awq" and str(q.get("version", "gemm")).lower() not in ("gemm", "gemv"):
-        raise _origin_error(origin, "version", q.get("version"), "is not AWQ's GEMM or GEMV "
-                            "packing")
+    if method == "awq" and str(q.get("version", "gemm")).lower() != "gemm":
+        raise _origin_error(origin, "version", q.get("version"), "is not AWQ's GEMM packing "
+                            "(GEMV pads its scales and zero points; not modelled)")
+    if method == "awq" and bits != 4:
+        raise _origin_error(origin, "bits", bits, "is not AutoAWQ's 4 bits")
     fmt = str(q.get("checkpoint_format", "gptq")).lower()
     if method == "gptq" and fmt not in ("gptq", "gptq_v2"):
         raise _origin_error(origin, "checkpoint_format", q.get("checkpoint_format"),
