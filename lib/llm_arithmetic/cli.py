@@ -538,7 +538,8 @@ def _table(e: Any, serving: bool = False) -> str:
     rows: list[tuple[str, str]] = [
         ("model", e.model),
         ("hardware", e.hardware or "-"),
-        ("weights", f"{e.bits_weight:g} bits/weight; KV cache {e.bits_kv:g} bits/element"),
+        ("weights", f"{e.weights_as} ({e.bits_weight:.4g} bits/weight on average); "
+                    f"KV cache {e.bits_kv:g} bits/element"),
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([("attended context (windows)", f"{float(e.attended_context):,.0f} tokens per layer")]
           if e.attended_context != e.context else []),

@@ -150,6 +150,10 @@ class Estimate:
         The decoder alone: what decoding a token reads from [-].
     params_extra : dict
         Parameters beyond the decoder, by name (in the total or not, as each says) [-].
+    weights_as : str
+        Which weights were counted: ``"as shipped: fp8 block-scaled 128x128"`` (the
+        checkpoint's ``quantization_config``), ``"as shipped: 16-bit"``, or the format or bits
+        asked for.
     params_active, params_matmul, params_read_per_token : int
         Used per token; in matrix products per token; read by one decode step of one token [-].
     weight_bytes : int or float
@@ -337,6 +341,7 @@ class Estimate:
     speculative_tokens_per_second: float | None = None
     speculative_tpot_seconds: float | None = None
     speculative_tokens_per_second_per_chip: float | None = None
+    weights_as: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -362,6 +367,24 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
         if key not in BITS_PER_WEIGHT and key in MIXES:
             return mix_bits(model, key)
     return bits_per_weight(weights if weights is not None else bits_weight)
+
+
+def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> str:
+    """Which weights an estimate counts, in words: the checkpoint's own (its quantization
+    scheme, or 16-bit) unless a format or a number of bits was given.
+
+    >>> weights_as(get_model("deepseek-v3"))
+    'as shipped: fp8 block-scaled 128x128'
+    >>> weights_as(get_model("llama-3-8b")), weights_as(get_model("llama-3-8b"), "q4_k_m")
+    ('as shipped: 16-bit', 'as asked: q4_k_m')
+    """
+    if weights is not None:
+        return f"as asked: {weights}"
+    if bits_weight is not None:
+        return f"as asked: {float(bits_weight):g} bits"
+    if model.scheme is not None:
+        return f"as shipped: {model.scheme.label}"
+    return f"as shipped: {float(model.native_bits['default']):g}-bit"
 
 
 def _serving_number(label: str, v: Any) -> float | None:
@@ -402,7 +425,7 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
 
 
 #: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
-INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
+INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
                 "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost")
 #: Estimate fields whose step of the plan has another name.
@@ -692,6 +715,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     return Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
                     params_extra={x.name: x.params for x in m.extras},
+                    weights_as=weights_as(m, weights, bits_weight),
                     **{k: given[k] for k in keep}, **out)
 
 

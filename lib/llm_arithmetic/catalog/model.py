@@ -485,7 +485,13 @@ class Model:
         Parameters outside the decoder (vision tower, multi-token prediction).
     native_bits : Mapping[str, Fraction]
         Bits per weight of the checkpoint as shipped, by part (``"default"``, and
-        ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4).
+        ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4, ``"unread"`` for
+        the embedding rows a decode step does not read, 16-bit in quantized checkpoints,
+        where ``"default"`` would be an average of other widths): exact fractions
+        whose products with the counts are the checkpoint's bytes, scales included
+        (:mod:`llm_arithmetic.catalog.quantization`).
+    scheme : Scheme or None
+        How the checkpoint is quantized (its ``quantization_config``), None for 16-bit weights.
     family, source, label : str
         The Hugging Face ``model_type`` it was read as, where it comes from, a proper name.
     """
@@ -505,6 +511,7 @@ class Model:
     family: str = ""
     source: str = ""
     label: str = ""
+    scheme: Any = None
 
     def __post_init__(self) -> None:
         _check_int(self.name, "n_vocab", self.n_vocab)
@@ -709,6 +716,7 @@ class Model:
             extras_in_total=sum(x.params for x in self.extras if x.in_total),
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),
+            native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, context=1, batch=1, prompt=None, draft_len=None, acceptance=None,
             draft_cost=None))

@@ -40,12 +40,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..core.errors import ConfigError
 from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
+from .quantization import find_scheme, native_bits
 
 __all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
            "COUNT_KEYS"]
@@ -749,10 +751,6 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
-#: OCP MXFP4: 4-bit E2M1 values and one 8-bit E8M0 scale per block of 32 [bit].
-MXFP4_BITS = Fraction(4) + Fraction(8, 32)
-
-
 def _gpt_oss(r: _Reader) -> dict[str, Any]:
     # GptOss: q/k/v/o with biases (attention_bias), a learned sink per head, layer_types
     # (sliding_attention / full_attention), MoE of num_local_experts with biases on every
@@ -768,16 +766,12 @@ def _gpt_oss(r: _Reader) -> dict[str, Any]:
     if r.int("experts_per_token", k, kind="experts") != k:
         raise ConfigError(f"{r.origin}: 'experts_per_token' and 'num_experts_per_tok' differ")
     mlp = MLP(r.int("intermediate_size"), bias=True, n_experts=e, top_k=k, router_bias=True)
-    native = _bits16()
-    q = r.raw("quantization_config", {})
-    if isinstance(q, dict) and q.get("quant_method") == "mxfp4":
-        native["experts"] = MXFP4_BITS
     return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                     trained_context=r.int("max_position_embeddings", None, kind="context"),
                     attention=lambda i: Attention(h, hkv, dh,
                                                   window=window if flags[i] else None,
                                                   qkv_bias=bias, o_bias=bias, sinks=True),
-                    mlp=lambda i: mlp, d_model=d, native=native)
+                    mlp=lambda i: mlp, d_model=d)
 
 
 # ---- Llama 4 ------------------------------------------------------------------------------------
@@ -1321,4 +1315,8 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     reader = _Reader(cfg, origin, family)
     kw = FAMILIES[family](reader)
     reader.check_unread()
-    return Model(name=name or family, family=family, source=source, **kw)
+    scheme = find_scheme(cfg, origin)
+    model = Model(name=name or family, family=family, source=source, **kw)
+    if scheme is None:
+        return model
+    return replace(model, native_bits=native_bits(model, scheme), scheme=scheme)

@@ -195,6 +195,17 @@ bits_int = _sym("bits_int", "b_{q}", "bits per stored integer of a block format"
 bits_scale = _sym("bits_scale", "b_{s}", "bits of the scale of one block", "bit", _RAT)
 bits_offset = _sym("bits_offset", "b_{m}", "bits of the offset (minimum or zero point) of one "
                    "block; 0 without one", "bit", {"nonnegative": True, "rational": True})
+block_rows = _sym("block_rows", "m_{blk}", "rows (output channels) of a weight matrix that "
+                  "share one scale: 128 for block-scaled fp8, 1 for groups along the input")
+block_cols = _sym("block_cols", "k_{blk}", "columns (input channels) of a weight matrix that "
+                  "share one scale: the group size (32 for MXFP4, 16 for NVFP4, 128 for "
+                  "int4 groups)")
+bits_tensor = _sym("bits_tensor", "b_{t}", "bits a quantized matrix stores once, whatever its "
+                   "size (NVFP4's fp32 global scales, compressed-tensors' packed shape); 0 "
+                   "without any", "bit", {"nonnegative": True, "rational": True})
+bits_channel = _sym("bits_channel", "b_{ch}", "bits a quantized matrix stores per input column "
+                    "(GPTQ's int32 group index g_idx); 0 without any", "bit",
+                    {"nonnegative": True, "rational": True})
 
 # --- workload -----------------------------------------------------------------------------------
 _group = "workload"
@@ -292,6 +303,9 @@ batch_share = _sym("batch_share", r"B_{\eta}", "batch at which a step reads, in 
                    "a given share of a block's routed experts", "1", _REAL)
 weight_bytes = _sym("weight_bytes", "W", "bytes of the weights (stored, or read in one step)",
                     "B", _NONNEG)
+matrix_bytes = _sym("matrix_bytes", "W_{mat}", "bytes of one weight matrix as a quantized "
+                    "checkpoint stores it: its elements, their scales and zero points", "B",
+                    _NONNEG_REAL)
 kv_cache_bytes_per_token = _sym("kv_cache_bytes_per_token", r"\kappa",
                       "KV-cache bytes per token (all layers, K and V)", "B", _NONNEG_REAL)
 kv_layer_bytes = _sym("kv_layer_bytes", r"\kappa_{l}",

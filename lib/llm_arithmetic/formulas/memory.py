@@ -19,7 +19,7 @@ import sympy as sp
 from ..core.registry import formula
 
 __all__ = [
-    "weight_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
+    "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
     "gated_deltanet_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
@@ -41,6 +41,34 @@ def weight_bytes(*, n_params, bits_weight=16):
     3790358784
     """
     return n_params * bits_weight / 8
+
+
+@formula("matrix_bytes")
+def quantized_matrix_bytes(*, mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale,
+                           bits_offset=0, bits_tensor=0, bits_channel=0):
+    """Bytes of one M x K weight matrix (M outputs, K inputs) as a quantized checkpoint stores
+    it: b_q bits per element, one scale of b_s bits (and a zero point of b_m bits) per block of
+    m_blk rows x k_blk columns, a block cut short at an edge still holding a whole scale, plus
+    b_t bits stored once per matrix and b_ch bits per input column.
+
+    One expression covers the layouts of :mod:`llm_arithmetic.catalog.quantization`:
+    block-scaled fp8 (128 x 128 blocks, an fp32 ``weight_scale_inv`` each; DeepSeek-V3),
+    MXFP4 (1 x 32, an 8-bit exponent), NVFP4 (1 x 16, an fp8 scale, and fp32 global scales per
+    matrix), integer groups (1 x g, a 16-bit scale and a packed zero point; AWQ, GPTQ with its
+    int32 ``g_idx`` per input column, compressed-tensors).
+
+    Examples
+    --------
+    DeepSeek-V3's ``kv_a_proj_with_mqa`` (576 x 7168 in fp8): 5 x 56 fp32 scales, the fifth
+    row of blocks only 64 rows high.
+
+    >>> quantized_matrix_bytes(mat_m=576, mat_k=7168, bits_int=8, block_rows=128,
+    ...                        block_cols=128, bits_scale=32)
+    4129888
+    """
+    blocks = sp.ceiling(mat_m / block_rows) * sp.ceiling(mat_k / block_cols)
+    return (mat_m * mat_k * bits_int + blocks * (bits_scale + bits_offset) + bits_tensor
+            + mat_k * bits_channel) / 8
 
 
 @formula("kv_layer_bytes")

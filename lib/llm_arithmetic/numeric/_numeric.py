@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -139,6 +139,7 @@ PARAMS = {
     'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'),
     'prefix_bytes_saved': ('kv_cache_bytes_per_token', 'prefix', 'batch'),
     'prefix_flops_saved': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'),
+    'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
@@ -5941,6 +5942,69 @@ def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batc
     matmul_params, n_layers, n_heads, d_head, prefix, batch = _vector_args(('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'), (matmul_params, n_layers, n_heads, d_head, prefix, batch))
     with _quiet():
         return _vector_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix))
+
+
+def quantized_matrix_bytes(*, mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset=0, bits_tensor=0, bits_channel=0):
+    """Bytes of one M x K weight matrix (M outputs, K inputs) as a quantized checkpoint stores
+    it: b_q bits per element, one scale of b_s bits (and a zero point of b_m bits) per block of
+    m_blk rows x k_blk columns, a block cut short at an edge still holding a whole scale, plus
+    b_t bits stored once per matrix and b_ch bits per input column.
+
+    .. math::
+
+        W_{mat} = \\frac{b_{t}}{8} + \\frac{K b_{ch}}{8} + \\frac{M K b_{q}}{8} + \\frac{\\left(b_{m} + b_{s}\\right) \\left\\lceil{\\frac{K}{k_{blk}}}\\right\\rceil \\left\\lceil{\\frac{M}{m_{blk}}}\\right\\rceil}{8}
+
+    Parameters
+    ----------
+    mat_m : number or array
+        Rows of a weight matrix, :math:`M` [-]
+    mat_k : number or array
+        Columns of a weight matrix (inner dimension), :math:`K` [-]
+    bits_int : number or array
+        Bits per stored integer of a block format, :math:`b_{q}` [bit]
+    block_rows : number or array
+        Rows (output channels) of a weight matrix that share one scale: 128 for block-scaled fp8, 1 for groups along the input, :math:`m_{blk}` [-]
+    block_cols : number or array
+        Columns (input channels) of a weight matrix that share one scale: the group size (32 for MXFP4, 16 for NVFP4, 128 for int4 groups), :math:`k_{blk}` [-]
+    bits_scale : number or array
+        Bits of the scale of one block, :math:`b_{s}` [bit]
+    bits_offset : number or array (default 0)
+        Bits of the offset (minimum or zero point) of one block; 0 without one, :math:`b_{m}` [bit]
+    bits_tensor : number or array (default 0)
+        Bits a quantized matrix stores once, whatever its size (NVFP4's fp32 global scales, compressed-tensors' packed shape); 0 without any, :math:`b_{t}` [bit]
+    bits_channel : number or array (default 0)
+        Bits a quantized matrix stores per input column (GPTQ's int32 group index g_idx); 0 without any, :math:`b_{ch}` [bit]
+
+    Returns
+    -------
+    matrix_bytes : number or array
+        Bytes of one weight matrix as a quantized checkpoint stores it: its elements, their scales and zero points, :math:`W_{mat}` [B]
+
+    One expression covers the layouts of :mod:`llm_arithmetic.catalog.quantization`:
+    block-scaled fp8 (128 x 128 blocks, an fp32 ``weight_scale_inv`` each; DeepSeek-V3),
+    MXFP4 (1 x 32, an 8-bit exponent), NVFP4 (1 x 16, an fp8 scale, and fp32 global scales per
+    matrix), integer groups (1 x g, a 16-bit scale and a packed zero point; AWQ, GPTQ with its
+    int32 ``g_idx`` per input column, compressed-tensors).
+
+    Examples
+    --------
+    DeepSeek-V3's ``kv_a_proj_with_mqa`` (576 x 7168 in fp8): 5 x 56 fp32 scales, the fifth
+    row of blocks only 64 rows high.
+
+    >>> quantized_matrix_bytes(mat_m=576, mat_k=7168, bits_int=8, block_rows=128,
+    ...                        block_cols=128, bits_scale=32)
+    4129888
+    """
+    _exact = _exact_args(('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'), (mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset, bits_tensor, bits_channel))
+    if _exact is not None:
+        mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset, bits_tensor, bits_channel = _exact
+        try:
+            return _exact_result((_F(1, 8))*mat_k*mat_m*bits_int + (_F(1, 8))*mat_k*bits_channel + (_F(1, 8))*bits_tensor + (_F(1, 8))*(bits_offset + bits_scale)*_ceil(mat_k/block_cols)*_ceil(mat_m/block_rows))
+        except ZeroDivisionError:
+            return _inf
+    mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset, bits_tensor, bits_channel = _vector_args(('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'), (mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset, bits_tensor, bits_channel))
+    with _quiet():
+        return _vector_result(((1/8))*mat_k*mat_m*bits_int + ((1/8))*mat_k*bits_channel + ((1/8))*bits_tensor + ((1/8))*(bits_offset + bits_scale)*_np.ceil(mat_k/block_cols)*_np.ceil(mat_m/block_rows))
 
 
 def replica_chips(*, tp, pp):

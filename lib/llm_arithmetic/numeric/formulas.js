@@ -612,6 +612,11 @@ export function prefix_flops_saved({matmul_params, n_layers, n_heads, d_head, pr
   return (batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix);
 }
 
+/** Bytes of one M x K weight matrix (M outputs, K inputs) as a quantized checkpoint stores it: b_q bits per element, one scale of b_s bits (and a zero point of b_m bits) per block of m_blk rows x k_blk columns, a block cut short at an edge still holding a whole scale, plus b_t bits stored once per matrix and b_ch bits per input column. [B] */
+export function quantized_matrix_bytes({mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset = 0, bits_tensor = 0, bits_channel = 0} = {}) {
+  return ((1/8))*mat_k*mat_m*bits_int + ((1/8))*mat_k*bits_channel + ((1/8))*bits_tensor + ((1/8))*(bits_offset + bits_scale)*Math.ceil(mat_k/block_cols)*Math.ceil(mat_m/block_rows);
+}
+
 /** Chips of one replica: tp-way tensor parallelism in each of pp pipeline stages (the experts are split over the same chips). [1] */
 export function replica_chips({tp, pp} = {}) {
   return pp*tp;
@@ -2728,6 +2733,28 @@ export const FORMULAS = {
   ],
   "summary": "Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).",
   "unit": "FLOP"
+ },
+ "quantized_matrix_bytes": {
+  "defaults": {
+   "bits_channel": 0,
+   "bits_offset": 0,
+   "bits_tensor": 0
+  },
+  "latex": "W_{mat} = \\frac{b_{t}}{8} + \\frac{K b_{ch}}{8} + \\frac{M K b_{q}}{8} + \\frac{\\left(b_{m} + b_{s}\\right) \\left\\lceil{\\frac{K}{k_{blk}}}\\right\\rceil \\left\\lceil{\\frac{M}{m_{blk}}}\\right\\rceil}{8}",
+  "lhs": "matrix_bytes",
+  "params": [
+   "mat_m",
+   "mat_k",
+   "bits_int",
+   "block_rows",
+   "block_cols",
+   "bits_scale",
+   "bits_offset",
+   "bits_tensor",
+   "bits_channel"
+  ],
+  "summary": "Bytes of one M x K weight matrix (M outputs, K inputs) as a quantized checkpoint stores it: b_q bits per element, one scale of b_s bits (and a zero point of b_m bits) per block of m_blk rows x k_blk columns, a block cut short at an edge still holding a whole scale, plus b_t bits stored once per matrix and b_ch bits per input column.",
+  "unit": "B"
  },
  "replica_chips": {
   "defaults": {},

@@ -10,7 +10,8 @@ record's counts and the book's pages all evaluate this one list.
 
 Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars
 (``n_vocab``, ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``,
-``extras_in_total``, ``native_bits_default``, ``native_bits_experts``, ``is_moe``); the
+``extras_in_total``, ``native_bits_default``, ``native_bits_experts``,
+``native_bits_unread``, ``is_moe``); the
 workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``,
 ``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``in_switch``,
 ``node_limit``, ``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
@@ -82,15 +83,20 @@ MODEL_STEPS: list[dict[str, Any]] = [
        of=["bits_weight", "native_bits_default"]),
     op("bits_experts", "first", "bits per weight of the routed experts' matrices",
        of=["bits_weight", "native_bits_experts"]),
+    op("bits_unread", "first", "bits per weight of the embedding rows a step does not read",
+       of=["bits_weight", "native_bits_unread"]),
     s("expert_matrices", "expert_matrices", "weights of every routed expert's matrices"),
-    op("other_params", "add", "every parameter but the routed experts' matrices",
-       plus=["total_params"], minus=["expert_matrices"]),
-    f("weight_bytes_other", "weight_bytes", "bytes of everything but the experts' matrices",
-      n_params="other_params", bits_weight="bits_default"),
+    op("other_params", "add", "every parameter but the routed experts' matrices and the "
+       "embedding rows a step does not read",
+       plus=["total_params"], minus=["expert_matrices", "unread_embedding_params"]),
+    f("weight_bytes_other", "weight_bytes", "bytes of everything but the experts' matrices "
+      "and the unread embedding rows", n_params="other_params", bits_weight="bits_default"),
+    f("weight_bytes_unread", "weight_bytes", "bytes of the embedding rows a step does not read",
+      n_params="unread_embedding_params", bits_weight="bits_unread"),
     f("weight_bytes_experts", "weight_bytes", "bytes of the experts' matrices",
       n_params="expert_matrices", bits_weight="bits_experts"),
     op("weight_bytes", "add", "bytes of all the weights",
-       plus=["weight_bytes_other", "weight_bytes_experts"]),
+       plus=["weight_bytes_other", "weight_bytes_unread", "weight_bytes_experts"]),
     s("expert_matrices_read", "expert_matrices_read",
       "weights of the experts' matrices a step of B tokens reads"),
     op("read_other_params", "add", "what a step reads but the experts' matrices",
@@ -481,8 +487,8 @@ PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-          "head_bias", "extras_in_total", "native_bits_default", "native_bits_experts", "is_moe",
-          "n_active_experts",
+          "head_bias", "extras_in_total", "native_bits_default", "native_bits_experts",
+          "native_bits_unread", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "in_switch", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",

@@ -1,0 +1,545 @@
+"""Weights as shipped: the bytes a checkpoint's ``quantization_config`` implies.
+
+A Hugging Face ``config.json`` of a quantized checkpoint says how its weights are stored. This
+module reads that record (:func:`read_scheme`) into a :class:`Scheme` (element bits, the block
+of rows x columns that shares one scale, the scale's and zero point's bits, what a matrix
+stores once or per input column, which modules stay at 16 bits) and counts the checkpoint's
+bytes matrix by matrix (:func:`shipped_bytes`), each matrix by the registered formula
+:data:`~llm_arithmetic.formulas.memory.quantized_matrix_bytes`. Everything that is not a
+quantized matrix (embeddings, the output head, norms, biases, routers, modules the config
+keeps) is stored at 16 bits, but for DeepSeek's router correction bias, which its fp8
+checkpoints keep in fp32.
+
+The layouts, each from the quantizer's code or specification:
+
+``fp8`` (DeepSeek-V3/R1, Kimi K2, MiniMax, Qwen3-FP8: transformers' ``FineGrainedFP8``)
+    float8 e4m3 elements, one fp32 ``weight_scale_inv`` per ``weight_block_size`` block
+    (ceil(out/128) x ceil(in/128) per matrix): every linear layer of the blocks but the
+    router, ``lm_head`` and ``modules_to_not_convert`` (huggingface/transformers
+    ``src/transformers/quantizers/quantizer_finegrained_fp8.py`` @
+    c823c56bc7fea301efd0d206a405bc6f2e83de23, which keeps ``lm_head`` and the config's list). DeepSeek-V3 ``README_WEIGHTS.md`` (deepseek-ai/
+    DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b); the shapes are those of a
+    checkpoint's tensor list (``kv_a_proj_with_mqa.weight_scale_inv`` [5, 56], index file
+    id 52579593692). Without ``weight_block_size``: one fp32 scale per matrix.
+``mxfp4`` (gpt-oss: transformers' ``Mxfp4HfQuantizer``)
+    the experts' matrices only: ``*_blocks`` (two 4-bit E2M1 values a byte) and ``*_scales``
+    (one 8-bit E8M0 exponent per 32 values along the input); OCP Microscaling Formats v1.0;
+    ``src/transformers/quantizers/quantizer_mxfp4.py`` @
+    787b952b632ce5595a924070c0ae118ce101f1cb (only ``GptOssExperts`` become blocks and
+    scales; their biases stay).
+``compressed-tensors`` (llm-compressor's checkpoints: NVFP4, int4 groups, fp8 blocks)
+    one ``config_groups`` entry targeting ``Linear``: ``weight_packed`` or ``weight``, a
+    ``weight_scale`` per group (16-bit, the checkpoint's dtype, unless ``scale_dtype`` says
+    otherwise; fp8 for NVFP4), a packed int32 ``weight_zero_point`` when asymmetric, the packed
+    format's int32 ``weight_shape`` (2 values; ``pack_quantized.py`` of compressed-tensors,
+    index file id 1716642038), NVFP4's fp32 ``weight_global_scale`` and, for static input
+    scales, ``input_global_scale``; ``ignore`` keeps modules (``re:`` a regular expression).
+``modelopt`` (NVIDIA TensorRT Model Optimizer: NVFP4 and FP8)
+    NVFP4: ``weight`` (two E2M1 values a byte), ``weight_scale`` (fp8 e4m3 per 16 inputs),
+    ``weight_scale_2`` and ``input_scale`` (fp32, one each per matrix); NVIDIA's NVFP4
+    description (https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-
+    accurate-low-precision-inference/) and a loader's check of those shapes (index file id
+    68294392818). FP8: e4m3 weights, fp32 ``weight_scale`` and ``input_scale`` per matrix.
+``awq`` (AutoAWQ GEMM: ``qweight``, ``qzeros``, ``scales``)
+    4-bit values packed into int32 (in, out/8), one fp16 scale (in/g, out) and one packed
+    zero point (in/g, out/8) per ``group_size`` inputs of each output (casper-hansen/AutoAWQ
+    ``awq/modules/linear/gemm.py`` @ d9dc8e564fed1527be2a9d8d5c74daf3823c3203). GEMV files pad
+    their scales and zero points to a multiple of 8 groups (``gemv.py`` @
+    df0a79536d035745edb575f4026b59003f88e1a0): refused, not modelled.
+``gptq`` (AutoGPTQ / GPTQModel: ``qweight``, ``qzeros``, ``scales``, ``g_idx``)
+    ``qweight`` (in x bits/32, out) int32, ``qzeros`` (ceil(in/g), out x bits/32) int32,
+    ``scales`` (ceil(in/g), out) fp16 and an int32 ``g_idx`` per input channel, all registered
+    whatever ``desc_act`` and ``sym`` say (AutoGPTQ's ``QuantLinear``, index file id
+    223709213) (Qwen2.5-7B-Instruct-GPTQ-Int4's shapes:
+    ``qweight`` I32 [448, 3584], ``qzeros`` I32 [28, 448], ``scales`` F16 [28, 3584],
+    ``g_idx`` I32 [3584]; index file id 56601793891).
+
+A ``quant_method`` not listed, or a key of the record this module does not know and that
+could change a count, is refused in one line naming it.
+
+>>> s = read_scheme({"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+...                  "weight_block_size": [128, 128]})
+>>> s.label
+'fp8 block-scaled 128x128'
+>>> read_scheme({"quant_method": "bitnet"})
+Traceback (most recent call last):
+...
+llm_arithmetic.core.errors.ConfigError: config: field 'quantization_config.quant_method' = 'bitnet' is not a layout this library counts (known: awq, compressed-tensors, fp8, gptq, modelopt, mxfp4)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterator, Mapping
+
+from ..core.errors import ConfigError
+
+__all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
+           "native_bits", "METHODS"]
+
+#: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
+PLAIN_BITS = 16
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How a quantized checkpoint stores its matrices.
+
+    Attributes
+    ----------
+    method, label : str
+        The config's ``quant_method``; what ``describe`` prints ("fp8 block-scaled 128x128").
+    bits_int, block_rows, block_cols, bits_scale, bits_offset, bits_tensor, bits_channel
+        The arguments of :data:`~llm_arithmetic.formulas.memory.quantized_matrix_bytes`.
+    experts_only : bool
+        Only the routed experts' matrices are quantized (MXFP4 in transformers).
+    head : bool
+        The output head is quantized too (compressed-tensors without ``lm_head`` in ignore).
+    keep : tuple of str
+        Module-name patterns kept at 16 bits: ``re:...`` a regular expression (matched from
+        the start), otherwise whole dot-separated parts of a name (``gate`` keeps
+        ``mlp.gate``, not ``gate_proj``), ``*`` standing for one part.
+    router_bias_bits : int
+        Bits of a router's bias vector (DeepSeek's ``e_score_correction_bias``: fp32 in its fp8
+        checkpoints).
+    """
+
+    method: str
+    label: str
+    bits_int: int
+    block_rows: int
+    block_cols: int
+    bits_scale: int
+    bits_offset: int = 0
+    bits_tensor: int = 0
+    bits_channel: int = 0
+    experts_only: bool = False
+    head: bool = False
+    keep: tuple[str, ...] = ()
+    router_bias_bits: int = PLAIN_BITS
+
+    def kept(self, name: str) -> bool:
+        """Whether the module ``name`` stays unquantized by the config's own list."""
+        for pattern in self.keep:
+            if pattern.startswith("re:"):
+                if re.match(pattern[3:], name):
+                    return True
+            elif re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
+                           name):
+                return True
+        return False
+
+    def matrix_bytes(self, rows: int, cols: int) -> Any:
+        """Bytes of one quantized rows x cols matrix [B]."""
+        from ..numeric import _numeric as N
+
+        return N.quantized_matrix_bytes(
+            mat_m=rows, mat_k=cols, bits_int=self.bits_int, block_rows=self.block_rows,
+            block_cols=self.block_cols, bits_scale=self.bits_scale,
+            bits_offset=self.bits_offset, bits_tensor=self.bits_tensor,
+            bits_channel=self.bits_channel)
+
+
+def _origin_error(origin: str, key: str, value: Any, why: str) -> ConfigError:
+    return ConfigError(f"{origin}: field 'quantization_config.{key}' = {value!r:.60} {why}")
+
+
+def _int(q: Mapping[str, Any], key: str, origin: str, default: Any = ...) -> int:
+    v = q.get(key, default)
+    if v is ...:
+        raise ConfigError(f"{origin}: missing field 'quantization_config.{key}'")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v > 1 << 20:
+        raise _origin_error(origin, key, v, "must be a positive integer")
+    return v
+
+
+def _names(q: Mapping[str, Any], key: str, origin: str) -> tuple[str, ...]:
+    v = q.get(key) or []
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise _origin_error(origin, key, v, "must be a list of module names")
+    return tuple(v)
+
+
+def _check_keys(q: Mapping[str, Any], known: set[str], origin: str, where: str = "") -> None:
+    for key in q:
+        if key not in known:
+            raise ConfigError(f"{origin}: field 'quantization_config.{where}{key}' is not "
+                              "understood, and it may change the checkpoint's bytes")
+
+
+def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
+    _check_keys(q, {"quant_method", "activation_scheme", "fmt", "scale_fmt",
+                    "weight_block_size", "modules_to_not_convert", "ignored_layers",
+                    "dequant"}, origin)
+    fmt = q.get("fmt", "e4m3")
+    if fmt not in ("e4m3", "float8_e4m3fn"):
+        raise _origin_error(origin, "fmt", fmt, "is not an fp8 format this library counts "
+                            "(e4m3)")
+    if q.get("activation_scheme", "dynamic") != "dynamic":
+        raise _origin_error(origin, "activation_scheme", q.get("activation_scheme"),
+                            "stores input scales per matrix, which are not counted")
+    keep = _names(q, "modules_to_not_convert", origin) + _names(q, "ignored_layers", origin)
+    block = q.get("weight_block_size")
+    if block is None:  # one fp32 scale per matrix
+        return Scheme("fp8", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=32, keep=keep,
+                      router_bias_bits=32)
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block)):
+        raise _origin_error(origin, "weight_block_size", block, "must be two positive integers")
+    # scale_fmt 'ue8m0' (DeepSeek-V3.1 and later): the scales are powers of two, still fp32
+    return Scheme("fp8", f"fp8 block-scaled {block[0]}x{block[1]}", 8, block[0], block[1], 32,
+                  keep=keep, router_bias_bits=32)
+
+
+def _mxfp4(q: Mapping[str, Any], origin: str) -> Scheme:
+    _check_keys(q, {"quant_method", "modules_to_not_convert", "dequantize"}, origin)
+    return Scheme("mxfp4", "MXFP4 experts (32 values per 8-bit scale)", 4, 1, 32, 8,
+                  experts_only=True, keep=_names(q, "modules_to_not_convert", origin))
+
+
+def _groups(q: Mapping[str, Any], origin: str, method: str) -> Scheme:
+    """AWQ and GPTQ: int4 (or int8, int2, int3) groups along the input, an fp16 scale and a
+    packed zero point per group of each output row; GPTQ adds g_idx."""
+    known = {"quant_method", "bits", "group_size", "modules_to_not_convert", "version",
+             "backend", "zero_point", "w_bit", "q_group_size", "do_fuse", "fuse_max_seq_len",
+             "desc_act", "sym", "true_sequential", "damp_percent", "static_groups",
+             "checkpoint_format", "model_name_or_path", "model_file_base_name", "pack_dtype",
+             "meta", "lm_head", "damp_auto_increment", "exllama_config", "use_exllama",
+             "use_cuda_fp16", "cache_block_outputs", "tokenizer", "dataset", "max_input_length",
+             "batch_size", "module_name_preceding_first_block", "block_name_to_quantize",
+             "modules_in_block_to_quantize"}
+    _check_keys(q, known, origin)
+    if q.get("modules_in_block_to_quantize"):
+        raise _origin_error(origin, "modules_in_block_to_quantize",
+                            q["modules_in_block_to_quantize"],
+                            "quantizes only some modules of each block, which is not modelled")
+    if q.get("lm_head"):
+        raise _origin_error(origin, "lm_head", q["lm_head"], "quantizes the output head, "
+                            "which is not modelled")
+    bits = _int(q, "bits", origin, None) or _int(q, "w_bit", origin)
+    if bits not in (2, 3, 4, 8):
+        raise _origin_error(origin, "bits", bits, "is not 2, 3, 4 or 8")
+    group = q.get("group_size", q.get("q_group_size", 128))
+    key = "group_size" if "group_size" in q else "q_group_size"
+    if group == -1:  # one group per output row: the whole input
+        group = 1 << 20
+    elif isinstance(group, bool) or not isinstance(group, int) or group < 1:
+        raise _origin_error(origin, key, group, "must be a positive integer or -1")
+    if method == "awq" and q.get("zero_point") is False:
+        raise _origin_error(origin, "zero_point", False, "(symmetric AWQ) is not modelled")
+    if method == "awq" and str(q.get("version", "gemm")).lower() != "gemm":
+        raise _origin_error(origin, "version", q.get("version"), "is not AWQ's GEMM packing "
+                            "(GEMV pads its scales and zero points; not modelled)")
+    if method == "awq" and bits != 4:
+        raise _origin_error(origin, "bits", bits, "is not AutoAWQ's 4 bits")
+    fmt = str(q.get("checkpoint_format", "gptq")).lower()
+    if method == "gptq" and fmt not in ("gptq", "gptq_v2"):
+        raise _origin_error(origin, "checkpoint_format", q.get("checkpoint_format"),
+                            "(a repacked layout) is not modelled")
+    shown = "whole rows" if group == 1 << 20 else f"groups of {group}"
+    channel = 32 if method == "gptq" else 0
+    return Scheme(method, f"{method.upper()} int{bits}, {shown}", bits, 1, group, 16,
+                  bits_offset=bits, bits_channel=channel, keep=_names(q, "modules_to_not_convert",
+                                                                       origin))
+
+
+_CT_WEIGHT_KEYS = {"num_bits", "type", "symmetric", "group_size", "strategy", "block_structure",
+                   "dynamic", "actorder", "observer", "observer_kwargs", "scale_dtype",
+                   "zp_dtype"}
+
+
+def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
+    _check_keys(q, {"quant_method", "config_groups", "format", "ignore", "kv_cache_scheme",
+                    "quantization_status", "global_compression_ratio", "version",
+                    "sparsity_config", "transform_config"}, origin)
+    # kv_cache_scheme: the cache's precision (--kv-bits sets it); its scalar k_scale and
+    # v_scale per attention layer (a few bytes) are not counted
+    if q.get("sparsity_config"):
+        raise _origin_error(origin, "sparsity_config", q["sparsity_config"], "is not modelled")
+    # transform_config: Hadamard rotations fused into the weights (Laguna); a deterministic
+    # Hadamard matrix is generated when the model loads, not stored (a random one would be)
+    for gname, t in ((q.get("transform_config") or {}).get("config_groups") or {}).items():
+        if not isinstance(t, dict) or t.get("type") != "hadamard" or t.get("randomize"):
+            raise _origin_error(origin, f"transform_config.config_groups.{gname}", t,
+                                "is not a deterministic Hadamard rotation (stored "
+                                "transforms are not modelled)")
+    groups = q.get("config_groups")
+    if not isinstance(groups, dict) or len(groups) != 1:
+        raise _origin_error(origin, "config_groups", groups, "must hold one group (several "
+                            "schemes in one checkpoint are not modelled)")
+    (gname, g), = groups.items()
+    where = f"config_groups.{gname}."
+    if not isinstance(g, dict):
+        raise _origin_error(origin, where[:-1], g, "must be an object")
+    _check_keys(g, {"targets", "weights", "input_activations", "output_activations", "format"},
+                origin, where)
+    if g.get("targets") != ["Linear"]:
+        raise _origin_error(origin, where + "targets", g.get("targets"), "is not ['Linear']")
+    if g.get("output_activations"):
+        raise _origin_error(origin, where + "output_activations", g["output_activations"],
+                            "is not modelled")
+    w = g.get("weights")
+    if not isinstance(w, dict):
+        raise _origin_error(origin, where + "weights", w, "must be an object")
+    _check_keys(w, _CT_WEIGHT_KEYS, origin, where + "weights.")
+    bits = _int(w, "num_bits", origin)
+    kind, strategy = w.get("type"), w.get("strategy")
+    fmt = str(g.get("format") or q.get("format") or "")
+    a = g.get("input_activations") or {}
+    keep = _names(q, "ignore", origin)
+    head = not any(p == "lm_head" or (p.startswith("re:") and re.match(p[3:], "lm_head"))
+                   for p in keep)
+    scale_dtype = w.get("scale_dtype")
+    if kind == "float" and bits == 4 and w.get("group_size") == 16:  # NVFP4
+        if scale_dtype not in (None, "torch.float8_e4m3fn"):
+            raise _origin_error(origin, where + "weights.scale_dtype", scale_dtype,
+                                "is not NVFP4's fp8 scale")
+        static_input = bool(a) and not a.get("dynamic", False)
+        # weight_global_scale (fp32), and input_global_scale (fp32) for static input scales
+        return Scheme("compressed-tensors", "NVFP4 (16 values per fp8 scale, fp32 global "
+                      "scales)", 4, 1, 16, 8, bits_tensor=32 * (1 + static_input), head=head,
+                      keep=keep)
+    if a and not a.get("dynamic", False):
+        raise _origin_error(origin, where + "input_activations", a, "stores static input "
+                            "scales, which are not counted")
+    if kind == "float" and bits == 4 and w.get("group_size") == 32 \
+            and scale_dtype == "torch.uint8":  # MXFP4 packed by compressed-tensors
+        return Scheme("compressed-tensors", "MXFP4 (32 values per 8-bit scale)", 4, 1, 32, 8,
+                      head=head, keep=keep)
+    scale_bits = {None: 16, "torch.bfloat16": 16, "torch.float16": 16,
+                  "torch.float32": 32}.get(scale_dtype)
+    if scale_bits is None:
+        raise _origin_error(origin, where + "weights.scale_dtype", scale_dtype, "is not counted")
+    if kind == "float" and bits == 8 and strategy == "block":
+        block = w.get("block_structure")
+        if not (isinstance(block, list) and len(block) == 2
+                and all(isinstance(b, int) and b > 0 for b in block)):
+            raise _origin_error(origin, where + "weights.block_structure", block,
+                                "must be two positive integers")
+        return Scheme("compressed-tensors", f"fp8 block-scaled {block[0]}x{block[1]}", 8,
+                      block[0], block[1], scale_bits, head=head, keep=keep)
+    if kind == "int" and strategy == "group" and fmt == "pack-quantized":
+        group = _int(w, "group_size", origin)
+        if w.get("actorder") not in (None, "weight"):
+            raise _origin_error(origin, where + "weights.actorder", w.get("actorder"),
+                                "stores a group index per input, which is not modelled")
+        zero = 0 if w.get("symmetric", True) else bits
+        # weight_packed (int32), weight_scale per group, weight_zero_point packed in int32 when
+        # asymmetric, weight_shape (2 x int32) per matrix
+        return Scheme("compressed-tensors", f"int{bits} groups of {group}"
+                      + ("" if not zero else " with zero points"), bits, 1, group, scale_bits,
+                      bits_offset=zero, bits_tensor=64, head=head, keep=keep)
+    raise _origin_error(origin, where + "weights", w, f"(format {fmt!r}) is not a layout this "
+                        "library counts (NVFP4, MXFP4, fp8 blocks, packed int groups)")
+
+
+def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
+    """NVIDIA ModelOpt (TensorRT Model Optimizer) checkpoints: NVFP4 (``weight`` two E2M1
+    values a byte, ``weight_scale`` fp8 per 16 inputs, ``weight_scale_2`` and ``input_scale``
+    fp32 per matrix) or FP8 (``weight`` e4m3, ``weight_scale`` and ``input_scale`` fp32 per
+    matrix); ``exclude_modules`` (wildcards) kept at 16 bits."""
+    _check_keys(q, {"quant_method", "quant_algo", "group_size", "exclude_modules", "ignore",
+                    "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups"},
+                origin)
+    algo = q.get("quant_algo")
+    keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
+    # newer files restate the algorithm as compressed-tensors-like groups: they must agree
+    for gname, g in (q.get("config_groups") or {}).items():
+        w = g.get("weights") if isinstance(g, dict) else None
+        said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
+                                                    w.get("group_size"))
+        if said not in ((("float", 4, q.get("group_size", 16)),) if algo == "NVFP4"
+                        else (("float", 8, None),)) or g.get("targets") != ["Linear"]:
+            raise _origin_error(origin, f"config_groups.{gname}", g, f"does not restate "
+                                f"quant_algo {algo!r}")
+    if algo == "NVFP4":
+        group = _int(q, "group_size", origin, 16)
+        return Scheme("modelopt", f"NVFP4 ({group} values per fp8 scale, fp32 global scales)",
+                      4, 1, group, 8, bits_tensor=64, keep=keep)
+    if algo == "FP8":
+        return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, keep=keep)
+    raise _origin_error(origin, "quant_algo", algo, "is not NVFP4 or FP8")
+
+
+#: quant_method -> reader of its record.
+METHODS = {"fp8": _fp8, "mxfp4": _mxfp4, "compressed-tensors": _compressed_tensors,
+           "modelopt": _modelopt,
+           "awq": lambda q, o: _groups(q, o, "awq"), "gptq": lambda q, o: _groups(q, o, "gptq")}
+
+
+def read_scheme(q: Any, origin: str = "config") -> Scheme:
+    """A :class:`Scheme` from a ``quantization_config`` record; a one-line
+    :class:`~llm_arithmetic.core.errors.ConfigError` for a method or key not modelled."""
+    if not isinstance(q, dict):
+        raise ConfigError(f"{origin}: field 'quantization_config' must be an object")
+    method = q.get("quant_method")
+    if method not in METHODS:
+        raise ConfigError(f"{origin}: field 'quantization_config.quant_method' = {method!r:.40} "
+                          f"is not a layout this library counts (known: "
+                          f"{', '.join(sorted(METHODS))})")
+    return METHODS[method](q, origin)
+
+
+#: Where a multimodal wrapper keeps its language model's record.
+_WRAPPERS = ("text_config", "language_config", "llm_config")
+
+
+def find_scheme(cfg: Mapping[str, Any], origin: str = "config") -> Scheme | None:
+    """The scheme of a config (its own ``quantization_config`` or its wrapped language
+    model's), or None for a checkpoint in plain 16-bit weights."""
+    q = cfg.get("quantization_config")
+    if q is None:
+        for key in _WRAPPERS:
+            inner = cfg.get(key)
+            if isinstance(inner, dict) and inner.get("quantization_config") is not None:
+                q = inner["quantization_config"]
+                origin = f"{origin}: {key}"
+                break
+    return None if q is None else read_scheme(q, origin)
+
+
+# ---- the matrices of a model --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tensor:
+    """``count`` alike matrices of ``rows`` x ``cols`` (outputs x inputs) named ``name``
+    (Hugging Face's module name, layer number included); ``quantizable`` is False for a matrix
+    quantizers leave alone (routers, DeepSeek-V3.2's indexer weights); ``expert`` marks a
+    routed expert's matrix."""
+
+    name: str
+    rows: int
+    cols: int
+    count: int = 1
+    quantizable: bool = True
+    expert: bool = False
+
+
+def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
+    h, hkv, dh = a.n_heads, a.n_kv_heads, a.d_head
+    if a.is_mla:
+        qk = a.d_nope + a.d_rope
+        if a.q_lora_rank:
+            yield Tensor(p + "self_attn.q_a_proj", a.q_lora_rank, d)
+            yield Tensor(p + "self_attn.q_b_proj", h * qk, a.q_lora_rank)
+        else:
+            yield Tensor(p + "self_attn.q_proj", h * qk, d)
+        yield Tensor(p + "self_attn.kv_a_proj_with_mqa", a.kv_lora_rank + a.d_rope, d)
+        yield Tensor(p + "self_attn.kv_b_proj", h * (a.d_nope + a.d_v), a.kv_lora_rank)
+        yield Tensor(p + "self_attn.o_proj", d, h * a.d_v)
+        if a.index_topk:  # DeepSeek-V3.2: wq_b and wk in fp8, weights_proj kept in bf16
+            yield Tensor(p + "self_attn.indexer.wq_b", a.index_heads * a.index_dim,
+                         a.q_lora_rank)
+            yield Tensor(p + "self_attn.indexer.wk", a.index_dim, d)
+            yield Tensor(p + "self_attn.indexer.weights_proj", a.index_heads, d,
+                         quantizable=False)
+        return
+    dv = a.d_v or dh
+    gate_fused = a.gate == dh  # Qwen3-Next: q_proj holds the queries and the gate
+    yield Tensor(p + "self_attn.q_proj", h * dh * (2 if gate_fused else 1), d)
+    if a.gate and not gate_fused:
+        yield Tensor(p + "self_attn.g_proj", h * a.gate, d)
+    yield Tensor(p + "self_attn.k_proj", hkv * dh, d)
+    yield Tensor(p + "self_attn.v_proj", hkv * dv, d)
+    yield Tensor(p + "self_attn.o_proj", d, h * dv)
+
+
+def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor]:
+    def mats(prefix: str, ff: int, count: int, expert: bool) -> Iterator[Tensor]:
+        names = ("gate_proj", "up_proj", "down_proj") if m.n_mats == 3 else ("up_proj",
+                                                                             "down_proj")
+        for n in names:
+            rows, cols = (d, ff) if n == "down_proj" else (ff, d)
+            yield Tensor(prefix + n, rows, cols, count, expert=expert)
+
+    if m.latent:
+        raise ConfigError("a latent mixture of experts (LatentMoE) in a quantized checkpoint: "
+                          "its shipped bytes are not modelled")
+    if not m.is_moe and not m.n_shared:
+        yield from mats(p + dense, m.d_ff, 1, False)
+        return
+    if m.is_moe:
+        yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False)
+        yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True)
+    if m.n_shared:
+        yield from mats(p + "mlp.shared_experts.", m.d_shared, m.n_shared, False)
+
+
+def tensors(model: Any) -> Iterator[Tensor]:
+    """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
+    the experts of a block, with their count). A mixer (Mamba-2, Gated DeltaNet) is refused:
+    which of its projections a quantizer converts is not modelled."""
+    i = 0
+    for run in model.layers:
+        if run.mixer is not None:
+            raise ConfigError(f"{model.name}: a {type(run.mixer).__name__} mixer in a quantized "
+                              "checkpoint: its shipped bytes are not modelled")
+        for _ in range(run.count):
+            p = f"model.layers.{i}."
+            if run.attention is not None:
+                yield from _attention_tensors(run.attention, model.d_model, p)
+            if run.mlp is not None:
+                yield from _mlp_tensors(run.mlp, model.d_model, p)
+            i += 1
+
+
+def _quantized(scheme: Scheme, t: Tensor) -> bool:
+    if not t.quantizable or (scheme.experts_only and not t.expert):
+        return False
+    return not scheme.kept(t.name)
+
+
+def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
+    """The checkpoint's bytes of the decoder and the extras in its total, in two classes:
+    ``"experts"`` (every routed expert's matrices) and ``"other"`` (everything else), with the
+    parameters of each (``"expert_params"``, ``"other_params"``) [B].
+
+    Each quantized matrix by :data:`~llm_arithmetic.formulas.memory.quantized_matrix_bytes`;
+    the rest at 16 bits (a router's bias at the scheme's ``router_bias_bits``).
+    """
+    scheme = scheme if scheme is not None else model.scheme
+    d = model.d_model
+    expert_bytes = other_bytes = Fraction(0)
+    expert_params = matrix_params = 0
+    for t in tensors(model):
+        n = t.rows * t.cols * t.count
+        if _quantized(scheme, t):
+            b = t.count * Fraction(scheme.matrix_bytes(t.rows, t.cols))
+        else:
+            b = Fraction(n * PLAIN_BITS, 8)
+        if t.expert:
+            expert_bytes += b
+            expert_params += n
+        else:
+            other_bytes += b
+            matrix_params += n
+    if scheme.head and not model.tied:
+        n = model.n_vocab * d
+        other_bytes += Fraction(scheme.matrix_bytes(model.n_vocab, d)) - Fraction(n * PLAIN_BITS,
+                                                                                  8)
+    if expert_params != model.evaluate("expert_matrices"):
+        raise ConfigError(f"{model.name}: the experts' matrices listed ({expert_params:,}) "
+                          "differ from the count; shipped bytes not modelled for this layout")
+    rest = model.total_params - expert_params - matrix_params  # plain 16-bit tensors
+    other_bytes += Fraction(rest * PLAIN_BITS, 8)
+    if scheme.router_bias_bits != PLAIN_BITS:
+        biases = sum(run.count * run.mlp.n_experts for run in model.layers
+                     if run.mlp is not None and run.mlp.is_moe and run.mlp.router_bias)
+        other_bytes += Fraction(biases * (scheme.router_bias_bits - PLAIN_BITS), 8)
+    return {"experts": expert_bytes, "other": other_bytes, "expert_params": expert_params,
+            "other_params": model.total_params - expert_params}
+
+
+def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
+    """Bits per weight of the three classes the plan reads: ``"experts"`` (the routed
+    experts' matrices), ``"unread"`` (the embedding rows a decode step does not read: 16-bit,
+    no layout here quantizes an embedding table) and ``"default"`` (everything else), exact
+    fractions whose products with the parameter counts give the checkpoint's bytes."""
+    b = shipped_bytes(model, scheme)
+    unread = model.evaluate("unread_embedding_params")
+    out = {"default": (8 * (b["other"] - Fraction(unread * PLAIN_BITS, 8))
+                       / (b["other_params"] - unread)),
+           "unread": Fraction(PLAIN_BITS)}
+    if b["expert_params"]:
+        out["experts"] = 8 * b["experts"] / b["expert_params"]
+    return out

@@ -1,0 +1,144 @@
+"""Weights as shipped: the bytes a checkpoint's ``quantization_config`` implies (block-scaled
+fp8, MXFP4, NVFP4, integer groups of compressed-tensors, AWQ and GPTQ), each layout against the
+tensors its quantizer writes; refusals; the asked format overriding the shipped one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic import estimate, get_model
+from llm_arithmetic.catalog.quantization import find_scheme, read_scheme, shipped_bytes
+from llm_arithmetic.catalog.readers import read_config
+from llm_arithmetic.core.errors import ConfigError
+
+CONFIGS = Path(__file__).parent / "configs"
+
+
+# ---- layouts ------------------------------------------------------------------------------------
+def test_compressed_tensors_int4_layout():
+    """pack_quantized.py: weight_packed (rows, cols / 8) int32, weight_shape 2 x int32, one
+    16-bit scale per group; asymmetric groups add weight_zero_point (rows / 8, groups) int32."""
+    q = {"quant_method": "compressed-tensors", "format": "pack-quantized",
+         "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+             "num_bits": 4, "type": "int", "strategy": "group", "group_size": 32,
+             "symmetric": True}}}}
+    rows, cols = 7168, 2048
+    s = read_scheme(q)
+    assert s.matrix_bytes(rows, cols) == (rows * cols // 8 * 4 + 2 * 4
+                                          + rows * (cols // 32) * 2)
+    q["config_groups"]["group_0"]["weights"]["symmetric"] = False
+    assert read_scheme(q).matrix_bytes(rows, cols) == (s.matrix_bytes(rows, cols)
+                                                       + rows // 8 * (cols // 32) * 4)
+
+
+def test_awq_gemm_layout():
+    """AutoAWQ's WQLinear_GEMM: qweight (in, out / 8) int32, qzeros (in / g, out / 8) int32,
+    scales (in / g, out) fp16."""
+    s = read_scheme({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm",
+                     "zero_point": True})
+    out, inp = 14336, 4096
+    assert s.matrix_bytes(out, inp) == (inp * out // 8 * 4 + inp // 128 * out // 8 * 4
+                                        + inp // 128 * out * 2)
+
+
+def test_nvfp4_layouts():
+    """NVFP4: two E2M1 values a byte, an fp8 scale per 16 inputs, fp32 global scales
+    (ModelOpt: weight_scale_2 and input_scale; compressed-tensors: weight_global_scale, and
+    input_global_scale for static input scales)."""
+    rows, cols = 5120, 25600
+    body = rows * cols // 2 + rows * cols // 16
+    mo = read_scheme({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+                      "exclude_modules": ["lm_head"]})
+    assert mo.matrix_bytes(rows, cols) == body + 8
+    cfg = json.loads((CONFIGS / "gemma-4-31b-it-nvfp4.json").read_text())
+    ct = find_scheme(cfg)
+    assert ct.label.startswith("NVFP4") and ct.matrix_bytes(rows, cols) == body + 8
+    assert ct.kept("model.language_model.layers.0.self_attn.q_proj")
+    assert not ct.kept("model.language_model.layers.0.mlp.gate_proj")
+
+
+def test_block_fp8_scale_rounds_up_at_an_edge():
+    s = read_scheme({"quant_method": "fp8", "weight_block_size": [128, 128]})
+    # kv_a_proj_with_mqa: 576 = 4.5 blocks of rows, five scales per column of blocks
+    assert s.matrix_bytes(576, 7168) == 576 * 7168 + 5 * 56 * 4
+
+
+# ---- every quantized file the library reads ------------------------------------------------------
+QUANTIZED = ["kimi-k2-instruct", "kimi-k2.5", "laguna-xs.2-fp8", "mimo-v2-flash",
+             "minimax-m2.5", "deepseek-v3.2"]
+
+
+@pytest.mark.parametrize("name", QUANTIZED)
+def test_shipped_bytes_of_quantized_files(name):
+    m = read_config(CONFIGS / f"{name}.json")
+    assert m.scheme is not None
+    b = shipped_bytes(m)
+    assert m.weight_bytes() == b["experts"] + b["other"]
+    assert m.weight_bytes(16) == 2 * m.total_params
+    # a quantized checkpoint is smaller than its 16-bit count, larger than its elements alone
+    assert m.weight_bytes() < m.weight_bytes(16)
+    assert m.weight_bytes() > m.total_params * m.scheme.bits_int / 8 * (m.scheme.bits_int < 8)
+
+
+def test_kimi_k2_5_keeps_attention_and_shared_experts_in_16_bits():
+    m = read_config(CONFIGS / "kimi-k2.5.json")
+    assert m.scheme.label == "int4 groups of 32"
+    assert m.native_bits["default"] == 16
+    # int4 + a bf16 scale per 32 + the packed shape, 2 x int32 per matrix
+    assert float(m.native_bits["experts"]) == pytest.approx(4.5, abs=1e-5)
+
+
+def test_minimax_keeps_its_router_not_its_gate_proj():
+    m = read_config(CONFIGS / "minimax-m2.5.json")
+    assert m.scheme.kept("model.layers.0.mlp.gate")
+    assert not m.scheme.kept("model.layers.0.mlp.experts.0.gate_proj")
+    assert m.native_bits["experts"] == 8 + 32 / 128 ** 2
+
+
+# ---- refusals, overrides, describe ---------------------------------------------------------------
+@pytest.mark.parametrize("q, key", [
+    ({"quant_method": "bitnet"}, "quantization_config.quant_method"),
+    ({"quant_method": "fp8", "weight_block_size": [128, 128], "fmt": "e4m3",
+      "scale_layout": "rows"}, "quantization_config.scale_layout"),
+    ({"quant_method": "fp8", "activation_scheme": "static"},
+     "quantization_config.activation_scheme"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": 128,
+      "modules_in_block_to_quantize": [["self_attn.q_proj"]]},
+     "quantization_config.modules_in_block_to_quantize"),
+    ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemv"},
+     "quantization_config.version"),
+])
+def test_refusals_name_the_key(q, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as err:
+        read_scheme(q)
+    assert "\n" not in str(err.value)
+
+
+def test_a_refusal_stops_the_read():
+    cfg = json.loads((CONFIGS / "kimi-k2-instruct.json").read_text())
+    cfg["quantization_config"] = dict(cfg["quantization_config"], quant_method="hqq")
+    with pytest.raises(ConfigError, match="quant_method"):
+        read_config(cfg)
+
+
+def test_asked_format_overrides_the_shipped_one():
+    e = estimate("deepseek-v3", weights="fp8")
+    assert e.weights_as == "as asked: fp8"
+    assert e.weight_bytes == get_model("deepseek-v3").total_params
+    shipped = estimate("deepseek-v3")
+    assert shipped.weights_as == "as shipped: fp8 block-scaled 128x128"
+    assert shipped.weight_bytes == get_model("deepseek-v3").weight_bytes()
+    assert estimate("llama-3-8b").weights_as == "as shipped: 16-bit"
+
+
+def test_decode_reads_the_head_at_16_bits_and_skips_the_table():
+    """DeepSeek-V3's decode step: the fp8 matrices of 8 experts and everything shared, the head
+    in bf16; the embedding table (bf16) is not read."""
+    m = get_model("deepseek-v3")
+    b = shipped_bytes(m)
+    unread = m.evaluate("unread_embedding_params")
+    read_shared = b["other"] - 2 * unread
+    experts = m.evaluate("step_weight_read_experts")
+    assert m.step_weight_bytes() == read_shared + experts
