@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from llm_arithmetic.core.errors import InputError
-from llm_arithmetic.engine import ENGINES, engine_view
+from llm_arithmetic.engine import ENGINES, check_log_line, engine_view
 
 ROOT = Path(__file__).resolve().parents[1]
 LINES = tomllib.loads((ROOT / "tests" / "data" / "engine_logs.toml")
                       .read_text(encoding="utf-8"))["lines"]
-GiB, MiB = 2**30, 2**20
 
 
 def test_enough_sourced_lines_of_every_paged_and_cell_engine():
@@ -29,26 +28,7 @@ def test_enough_sourced_lines_of_every_paged_and_cell_engine():
 
 @pytest.mark.parametrize("line", LINES, ids=[line["id"] for line in LINES])
 def test_engine_view_within_five_percent_of_the_log(line):
-    model = line["model"]
-    model = str(ROOT / model) if model.endswith(".json") else model
-    kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
-    if line["check"] == "tokens_from_memory":
-        v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], **kw)
-        got, want = v.engine_kv_cache_tokens, line["tokens"]
-    elif line["check"] == "tokens_from_flags":
-        v = engine_view(model, line["engine"], capacity=int(line["capacity_gib"] * GiB),
-                        flags={"--gpu-memory-utilization": line["fraction"]},
-                        reserve_gib=line["reserve_gib"], **kw)
-        got, want = v.engine_kv_cache_tokens, line["tokens"]
-    elif line["check"] == "pool_bytes":
-        v = engine_view(model, line["engine"], kv_memory_gib=0,
-                        flags={"--mem-fraction-static": 0.9}, **kw)
-        got, want = v.engine_kv_bytes_per_token * line["tokens"], line["pool_gib"] * GiB
-    else:
-        flags = {"--ctx-size": line["ctx"], "--cache-type-k": line.get("type_k", "f16"),
-                 "--cache-type-v": line.get("type_v", "f16")}
-        v = engine_view(model, line["engine"], flags=flags)
-        got, want = v.engine_kv_cache_bytes, line["mib"] * MiB
+    got, want = check_log_line(line, ROOT)
     assert got == pytest.approx(want, rel=0.05), (got, want)
 
 

@@ -26,9 +26,10 @@ from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
 from .catalog.model import ENGINE_INPUTS, Model
 from .core.errors import InputError
-from .core.units import GiB
+from .core.units import GiB, MiB
 
-__all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags"]
+__all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags",
+           "check_log_line"]
 
 #: The engines' rules as ``engines.toml`` gives them, by the name ``--engine`` takes.
 ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
@@ -278,3 +279,38 @@ def _whole(v: Any) -> Any:
 
 def _flag(spec: Mapping[str, Any], rule: str) -> str:
     return next(flag for flag, r in spec["flags"].items() if r == rule)
+
+
+def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[Any, float]:
+    """The engine view's figure for one published log line and the line's own, as
+    ``tests/data/engine_logs.toml`` records it (``check``: ``tokens_from_memory``,
+    ``tokens_from_flags``, ``pool_bytes`` or ``cells_bytes``); a model given as a path to a
+    ``config.json`` is read relative to ``root``.
+
+    >>> check_log_line({"engine": "llama.cpp", "model": "llama-3.1-70b", "check": "cells_bytes",
+    ...                 "ctx": 4096, "mib": 1280.0})
+    (1342177280, 1342177280.0)
+    """
+    model = line["model"]
+    if model.endswith(".json") and root is not None:
+        model = str(Path(root) / model)
+    kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
+    check = line["check"]
+    if check == "tokens_from_memory":
+        v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], **kw)
+        return v.engine_kv_cache_tokens, float(line["tokens"])
+    if check == "tokens_from_flags":
+        spec = _engine(line["engine"])
+        v = engine_view(model, line["engine"], capacity=int(line["capacity_gib"] * GiB),
+                        flags={_flag(spec, "fraction"): line["fraction"]},
+                        reserve_gib=line["reserve_gib"], **kw)
+        return v.engine_kv_cache_tokens, float(line["tokens"])
+    if check == "pool_bytes":
+        v = engine_view(model, line["engine"], kv_memory_gib=0, **kw)
+        return v.engine_kv_bytes_per_token * line["tokens"], line["pool_gib"] * GiB
+    if check == "cells_bytes":
+        flags = {"--ctx-size": line["ctx"], "--cache-type-k": line.get("type_k", "f16"),
+                 "--cache-type-v": line.get("type_v", "f16")}
+        v = engine_view(model, line["engine"], flags=flags)
+        return v.engine_kv_cache_bytes, line["mib"] * MiB
+    raise InputError(f"check: unknown check {check!r:.40} of log line {line.get('id')!r:.40}")
