@@ -441,7 +441,7 @@ def _engine_table(v: Any) -> str:
             ("  windowed layers", "counted whole" if v.windowed_layers_whole
              else "their window and a micro-batch")]
     width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {val}" for k, val in rows)
+    return "\n".join(f"{k:<{width}}  {val}".rstrip() for k, val in rows)
 
 
 def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
