@@ -36,6 +36,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 #: The floor of each role: a subpackage, or a top-level module.
 FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2, "estimate": 3,
          "articles": 4, "book": 4, "teaching": 4, "lab": 4, "forecast": 4, "deploy": 4,
+         "engine": 4,
          "cli": 5,
          "__init__": 6, "__main__": 6}
 NO_SYMPY = ("catalog", "estimate", "numeric", "cli")

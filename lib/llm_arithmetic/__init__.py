@@ -42,6 +42,7 @@ _EXPORTS = {
     "FORMATS": "catalog.formats", "MIXES": "catalog.formats", "mix_bits": "catalog.formats",
     "ConfigError": "core.errors", "InputError": "core.errors",
     "GB": "core.units", "GiB": "core.units",
+    "engine_view": "engine", "EngineView": "engine",
 }
 
 __all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "Sweep", "estimate", "frontier",

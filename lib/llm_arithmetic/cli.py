@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--batch", type=_batch, default=1, metavar="N",
                    help="sequences decoded together (default 1)")
     _add_speculative_arguments(d)
+    _add_engine_arguments(d)
     d.add_argument("--runtime", metavar="NAME",
                    help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
                         "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
@@ -265,11 +266,11 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="tokens in each sequence's KV cache (default: the prompt length when "
                         "--prompt is given, else 1)")
     s = d.add_argument_group("serving (a replica of tp x pp chips)")
-    s.add_argument("--tp", type=_parallel, default=1, metavar="N",
+    s.add_argument("--tp", "--tensor-parallel-size", type=_parallel, default=1, metavar="N",
                    help="tensor-parallel degree (default 1)")
     s.add_argument("--ep", type=_parallel, default=1, metavar="N",
                    help="expert-parallel degree, over the same chips (default 1)")
-    s.add_argument("--pp", type=_parallel, default=1, metavar="N",
+    s.add_argument("--pp", "--pipeline-parallel-size", type=_parallel, default=1, metavar="N",
                    help="pipeline-parallel degree (default 1)")
     s.add_argument("--prompt", type=_tokens, metavar="N", help="prompt tokens of a request")
     s.add_argument("--generate", type=_tokens, metavar="N",
@@ -365,6 +366,109 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
                         "bound over the target's on the same chip")
 
 
+def _fraction_flag(text: str) -> float:
+    try:
+        v = float(text[:40])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text[:40]!r}")
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"a memory fraction lies in (0, 1], got {text[:40]}")
+    return v
+
+
+def _gib(text: str) -> float:
+    try:
+        v = float(text[:40])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size in GiB, got {text[:40]!r}")
+    if not 0 <= v < 1e6:
+        raise argparse.ArgumentTypeError(f"a size in GiB lies in [0, 1e6), got {text[:40]}")
+    return v
+
+
+#: How the command line reads each engine rule's value (``engines.toml`` names the rules).
+_ENGINE_TYPES = {"fraction": _fraction_flag, "max_model_len": _tokens,
+                 "max_batched_tokens": _tokens, "max_seqs": _batch, "page": _tokens,
+                 "ctx": lambda t: 0 if t.strip() == "0" else _tokens(t), "ubatch": _tokens,
+                 "seqs": _batch, "kv_dtype": str, "type_k": str, "type_v": str}
+
+
+def _engine_dest(flag: str) -> str:
+    return "engine_flag_" + flag.lstrip("-").replace("-", "_")
+
+
+def _add_engine_arguments(d: argparse.ArgumentParser) -> None:
+    """``--engine`` and every engine's own flags (``catalog/data/engines.toml``)."""
+    from .catalog.compiled import load
+
+    engines = load("engines")["engines"]
+    g = d.add_argument_group("the engine's view (paste the engine's own flags)")
+    g.add_argument("--engine", choices=sorted(engines), metavar="NAME",
+                   help="what this engine allocates on one chip: " + ", ".join(sorted(engines)))
+    g.add_argument("--engine-reserve-gib", type=_gib, metavar="X",
+                   help="the engine's reserve beside weights and cache, as its log prints it "
+                        "(activation peak, CUDA graphs, non-torch memory); default: an empirical "
+                        "figure, engines.toml")
+    g.add_argument("--engine-kv-memory-gib", type=_gib, metavar="X",
+                   help="the cache memory the engine printed ('Available KV cache memory'): "
+                        "tokens by the engine's own arithmetic")
+    seen: dict[str, list[str]] = {}
+    rule_of: dict[str, str] = {}
+    for name, spec in engines.items():
+        for flag, rule in spec["flags"].items():
+            seen.setdefault(flag, []).append(name)
+            rule_of[flag] = rule
+    for flag, names in seen.items():
+        rule = rule_of[flag]
+        if rule in ("eager", "swa_full"):
+            g.add_argument(flag, dest=_engine_dest(flag), action="store_true", default=None,
+                           help=f"({', '.join(names)})")
+        else:
+            g.add_argument(flag, dest=_engine_dest(flag), type=_ENGINE_TYPES[rule],
+                           metavar="X", help=f"({', '.join(names)})")
+
+
+def _engine_given(ns: argparse.Namespace) -> dict[str, Any]:
+    """The engine flags given on the command line, by the engine's own names."""
+    from .engine import engine_flags
+
+    return {flag: getattr(ns, _engine_dest(flag)) for flag in engine_flags()
+            if getattr(ns, _engine_dest(flag), None) is not None}
+
+
+def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
+    from .engine import engine_view
+
+    flags = _engine_given(ns)
+    if ns.engine is None:
+        raise UsageError(f"{next(iter(flags))} is an engine's flag: it needs --engine NAME")
+    return engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
+                       weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
+                       reserve_gib=ns.engine_reserve_gib, kv_memory_gib=ns.engine_kv_memory_gib)
+
+
+def _engine_table(v: Any) -> str:
+    gib = lambda b: "-" if b is None else f"{b / 2**30:,.2f} GiB"  # noqa: E731
+    rows = [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
+            ("  weights as loaded", gib(v.engine_weights_bytes)),
+            ("  reserve (activations, graphs, buffers)",
+             gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
+                                             else " (empirical)")),
+            *([("  cache pool memory", gib(v.engine_kv_memory_bytes))]
+              if v.engine_kv_memory_bytes is not None else []),
+            ("  KV cache per token (this chip)", f"{v.engine_kv_bytes_per_token:,.0f} B"),
+            ("  KV cache allocated", gib(v.engine_kv_cache_bytes)),
+            ("  KV cache tokens", f"{v.engine_kv_cache_tokens:,}"),
+            *([("  bound's KV capacity (no reserve)", f"{v.physics_kv_tokens:,} tokens")]
+              if v.physics_kv_tokens is not None else []),
+            *([("  max concurrency at max-model-len", f"{v.max_concurrency:,.2f}x")]
+              if v.max_concurrency is not None else []),
+            ("  windowed layers", "counted whole" if v.windowed_layers_whole
+             else "their window and a micro-batch")]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {val}".rstrip() for k, val in rows)
+
+
 def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     from .core.units import GB_S, TFLOP_S
 
@@ -404,12 +508,17 @@ def _describe(ns: argparse.Namespace) -> int:
     for w in caught:
         print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     x = expected(e, m.n_layers, ns.runtime)
+    v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
     if ns.json:
-        print(json.dumps({**e.as_dict(), **x}, indent=2))
+        view = {} if v is None else {k: val for k, val in v.as_dict().items()
+                                     if k.startswith(("engine_", "physics_", "max_concurrency"))}
+        print(json.dumps({**e.as_dict(), **x, **view}, indent=2))
     else:
         print(_table(e, serving=_serving_given(ns)))
         if x["expected_decode_tokens_per_second"] is not None:
             print(_forecast_table(x, serving=_serving_given(ns)))
+        if v is not None:
+            print(_engine_table(v))
     return 0
 
 

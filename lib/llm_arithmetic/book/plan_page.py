@@ -16,7 +16,7 @@ from typing import Any
 from ..articles import all_formulas
 from ..plan.interpreter import dependencies
 from ..plan.stack import TERMS
-from ..plan.steps import ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
+from ..plan.steps import ENGINE_STEPS, ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
 
 __all__ = ["page_text", "PATH"]
 
@@ -165,7 +165,8 @@ def page_text() -> str:
     memo: dict[str, frozenset[str]] = {}
     by_name = {s["name"]: s for s in PLAN}
     for title, group in (("The model's counts", MODEL_STEPS),
-                         ("From the counts to the bounds", ESTIMATE_STEPS)):
+                         ("From the counts to the bounds", ESTIMATE_STEPS),
+                         ("What an engine allocates", ENGINE_STEPS)):
         text += f"\n## {title}\n"
         for step in group:
             text += "\n" + _step_text(step, steps, formulas) + "\n"

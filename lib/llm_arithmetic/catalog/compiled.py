@@ -2,8 +2,8 @@
 
 Python's TOML parser is written in Python and takes tens of milliseconds on the hardware
 catalog; the JSON parser is written in C. ``data/compiled.json`` holds exactly what ``tomllib``
-reads from ``hardware.toml``, ``formats.toml`` and ``models.toml``, and the package reads only
-it. ``python -m tools.generate`` rewrites it with the generated code, and a test
+reads from ``hardware.toml``, ``formats.toml``, ``models.toml`` and ``engines.toml``, and the
+package reads only it. ``python -m tools.generate`` rewrites it with the generated code, and a test
 fails when it is stale, as for the generated numeric module.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["SOURCES", "COMPILED", "compile_source", "write", "load"]
 DATA = Path(__file__).resolve().parent / "data"
 #: The edited files, by key of the compiled file.
 SOURCES = {"hardware": DATA / "hardware.toml", "formats": DATA / "formats.toml",
-           "models": DATA / "models.toml"}
+           "models": DATA / "models.toml", "engines": DATA / "engines.toml"}
 COMPILED = DATA / "compiled.json"
 
 
@@ -42,6 +42,6 @@ def _compiled() -> dict[str, Any]:
 
 
 def load(key: str) -> Any:
-    """One catalog (``"hardware"``, ``"formats"`` or ``"models"``) as ``tomllib`` reads it (the
-    file is parsed once for all three)."""
+    """One catalog (``"hardware"``, ``"formats"``, ``"models"`` or ``"engines"``) as ``tomllib``
+    reads it (the file is parsed once for all)."""
     return _compiled()[key]

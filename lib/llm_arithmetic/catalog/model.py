@@ -36,6 +36,10 @@ from .. import numeric as N
 from ..core.errors import ConfigError
 from ..core.records import record
 from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
+from ..plan.steps import INPUTS
+
+#: The plan's inputs that describe a serving engine (None: no engine).
+ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "Layers", "Extra", "Model", "ConfigError"]
 
@@ -719,7 +723,7 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, context=1, batch=1, prompt=None, draft_len=None, acceptance=None,
-            draft_cost=None))
+            draft_cost=None, **{name: None for name in ENGINE_INPUTS}))
 
     @cached_property
     def plan(self) -> Evaluator:

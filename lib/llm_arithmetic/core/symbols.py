@@ -427,6 +427,24 @@ bytes_saved = _sym("bytes_saved", "M_{saved}", "cache bytes a shared prefix save
                    _NONNEG_REAL)
 flops_saved = _sym("flops_saved", "F_{saved}", "prefill FLOPs a shared prefix saves", "FLOP",
                    _NONNEG_REAL)
+mem_fraction = _sym("mem_fraction", r"f_{mem}", "share of a chip's memory a serving engine may "
+                    "use (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)", "1",
+                    _NONNEG_REAL)
+kv_budget = _sym("kv_budget", r"M_{pool}", "memory an engine gives its KV-cache pool on one chip",
+                 "B", {"real": True})
+page_tokens = _sym("page_tokens", r"n_{page}", "tokens per block of an engine's paged KV cache "
+                   "(vLLM's block size, SGLang's page size)", "token")
+kv_heads_chip = _sym("kv_heads_chip", r"H_{kv}^{chip}", "key/value heads of one layer that one "
+                     "chip caches (split over tensor parallelism, at least one)", "1", _RAT)
+ctx_cells = _sym("ctx_cells", r"n_{cells}", "cells (token slots) llama.cpp allocates per "
+                 "layer of its cache", "token")
+ubatch = _sym("ubatch", r"n_{ub}", "tokens of one micro-batch an engine computes at once "
+              "(llama.cpp's --ubatch-size)", "token")
+n_seqs = _sym("n_seqs", r"n_{seq}", "sequences one llama.cpp cache serves (--parallel)")
+cell_pad = _sym("cell_pad", r"n_{pad}", "multiple that llama.cpp rounds a cache's cells up to",
+                "token")
+swa_full = _sym("swa_full", r"\phi_{swa}", "1 if windowed layers keep every cell "
+                "(llama.cpp's --swa-full), else 0", assumptions=_NONNEG)
 
 # --- the source articles' own symbols -------------------------------------------------------
 _group = "source articles"

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -73,6 +73,7 @@ PARAMS = {
     'efficiency': ('measured_tps', 'tokens_per_second'),
     'embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions', 'norm_vecs_final', 'head_bias'),
     'energy_per_token': ('power', 'n_chips', 'tokens_per_second'),
+    'engine_kv_memory': ('capacity', 'mem_fraction', 'weight_bytes', 'overhead'),
     'experts_read': ('n_experts', 'n_active_experts', 'batch'),
     'finbarr_kv_cache_bytes': ('n_layers', 'n_bytes', 'd_model'),
     'finbarr_latency_compute': ('n_params', 'peak_flops'),
@@ -95,6 +96,7 @@ PARAMS = {
     'karpathy_naive_gain': ('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'),
     'kv_cache_bytes': ('n_layers', 'n_kv_heads', 'd_head', 'context', 'batch', 'bits_kv'),
     'kv_cache_bytes_per_token': ('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'),
+    'kv_heads_per_chip': ('n_kv_heads', 'tp'),
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
@@ -132,9 +134,11 @@ PARAMS = {
     'norm_params': ('d_model', 'norm_vecs_layer'),
     'ops_per_byte': ('peak_flops', 'bandwidth'),
     'overlapped_time': ('work_time', 'comm_time'),
+    'padded_cells': ('context', 'cell_pad'),
     'paged_waste': ('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'),
     'pipeline_bubble': ('pp', 'microbatches'),
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
+    'pool_tokens': ('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'),
     'prefill_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt'),
     'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'),
     'prefix_bytes_saved': ('kv_cache_bytes_per_token', 'prefix', 'batch'),
@@ -157,6 +161,7 @@ PARAMS = {
     'stack_prefill_flops': ('matmul_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
     'stage_flops': ('step_flops', 'pp'),
+    'swa_cells': ('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'),
     'switch_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'time_per_output_token': ('step_bytes', 'step_flops', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
     'time_to_first_token': ('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
@@ -2905,6 +2910,58 @@ def energy_per_token(*, power, n_chips, tokens_per_second):
         return _vector_result(n_chips*power/tokens_per_second)
 
 
+def engine_kv_memory(*, capacity, mem_fraction, weight_bytes, overhead=0):
+    """Memory an engine gives its KV-cache pool on one chip: the share f of the chip's memory
+    it may use, minus the weights as loaded on that chip and the engine's reserve C_0 (the
+    activation peak of its profiling run, CUDA graphs, communication buffers and the CUDA
+    context, as the engine measures them).
+
+    .. math::
+
+        M_{pool} = C f_{mem} - C_{0} - W
+
+    Parameters
+    ----------
+    capacity : number or array
+        Memory capacity, :math:`C` [B]
+    mem_fraction : number or array
+        Share of a chip's memory a serving engine may use (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static), :math:`f_{mem}` [-]
+    weight_bytes : number or array
+        Bytes of the weights (stored, or read in one step), :math:`W` [B]
+    overhead : number or array (default 0)
+        Memory reserved for activations, runtime, fragmentation, :math:`C_{0}` [B]
+
+    Returns
+    -------
+    kv_budget : number or array
+        Memory an engine gives its KV-cache pool on one chip, :math:`M_{pool}` [B]
+
+    vLLM's ``gpu_memory_utilization`` and SGLang's ``mem_fraction_static`` are both f: SGLang
+    takes the memory free after loading the weights and keeps (1 - f) C of it back, which is
+    the same difference.
+
+    Examples
+    --------
+    vLLM 0.6 on an RTX 3090 (23.58 GiB, f = 0.90) with Llama 3.1 8B, in GiB: a profiled peak of
+    17.06 (weights included) and 0.35 outside PyTorch leave 21.222 - 17.06 - 0.35 = 3.812 (vLLM
+    issue 10517 prints 3.81):
+
+    >>> round(engine_kv_memory(capacity=23.58, mem_fraction=0.9, weight_bytes=17.06,
+    ...                        overhead=0.35), 3)
+    3.812
+    """
+    _exact = _exact_args(('capacity', 'mem_fraction', 'weight_bytes', 'overhead'), (capacity, mem_fraction, weight_bytes, overhead))
+    if _exact is not None:
+        capacity, mem_fraction, weight_bytes, overhead = _exact
+        try:
+            return _exact_result(capacity*mem_fraction - overhead - weight_bytes)
+        except ZeroDivisionError:
+            return _inf
+    capacity, mem_fraction, weight_bytes, overhead = _vector_args(('capacity', 'mem_fraction', 'weight_bytes', 'overhead'), (capacity, mem_fraction, weight_bytes, overhead))
+    with _quiet():
+        return _vector_result(capacity*mem_fraction - overhead - weight_bytes)
+
+
 def experts_read(*, n_experts, n_active_experts, batch):
     """Expected experts of one mixture-of-experts block that a decode step of B tokens reads.
 
@@ -3930,6 +3987,46 @@ def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
     n_layers, n_kv_heads, d_head, bits_kv = _vector_args(('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'), (n_layers, n_kv_heads, d_head, bits_kv))
     with _quiet():
         return _vector_result(((1/4))*n_kv_heads*n_layers*bits_kv*d_head)
+
+
+def kv_heads_per_chip(*, n_kv_heads, tp=1):
+    """Key/value heads of one attention layer that one chip caches when N_tp chips split the
+    heads: its share, or one head copied to every chip when there are fewer heads than chips
+    (vLLM's ``max(1, num_kv_heads // tp)``).
+
+    .. math::
+
+        H_{kv}^{chip} = \\max\\left(1, \\frac{H_{kv}}{N_{tp}}\\right)
+
+    Parameters
+    ----------
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    tp : number or array (default 1)
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+
+    Returns
+    -------
+    kv_heads_chip : number or array
+        Key/value heads of one layer that one chip caches (split over tensor parallelism, at least one), :math:`H_{kv}^{chip}` [-]
+
+    Examples
+    --------
+    Qwen3-235B-A22B (4 KV heads) on 4 chips, and Llama 3 8B (8 KV heads) on 16:
+
+    >>> kv_heads_per_chip(n_kv_heads=4, tp=4), kv_heads_per_chip(n_kv_heads=8, tp=16)
+    (1, 1)
+    """
+    _exact = _exact_args(('n_kv_heads', 'tp'), (n_kv_heads, tp))
+    if _exact is not None:
+        n_kv_heads, tp = _exact
+        try:
+            return _exact_result(max(1, n_kv_heads/tp))
+        except ZeroDivisionError:
+            return _inf
+    n_kv_heads, tp = _vector_args(('n_kv_heads', 'tp'), (n_kv_heads, tp))
+    with _quiet():
+        return _vector_result(_np.maximum(1, n_kv_heads/tp))
 
 
 def kv_layer_bytes(*, n_kv_heads, d_head, bits_kv=16):
@@ -5619,6 +5716,43 @@ def overlapped_time(*, work_time, comm_time):
         return _vector_result(_np.maximum(comm_time, work_time))
 
 
+def padded_cells(*, context, cell_pad=256):
+    """Cells llama.cpp allocates per layer for a context of S tokens (``--ctx-size``): S rounded
+    up to a multiple of n_pad.
+
+    .. math::
+
+        n_{cells} = n_{pad} \\left\\lceil{\\frac{S}{n_{pad}}}\\right\\rceil
+
+    Parameters
+    ----------
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    cell_pad : number or array (default 256)
+        Multiple that llama.cpp rounds a cache's cells up to, :math:`n_{pad}` [token]
+
+    Returns
+    -------
+    ctx_cells : number or array
+        Cells (token slots) llama.cpp allocates per layer of its cache, :math:`n_{cells}` [token]
+
+    Examples
+    --------
+    >>> padded_cells(context=4096), padded_cells(context=5000)
+    (4096, 5120)
+    """
+    _exact = _exact_args(('context', 'cell_pad'), (context, cell_pad))
+    if _exact is not None:
+        context, cell_pad = _exact
+        try:
+            return _exact_result(cell_pad*_ceil(context/cell_pad))
+        except ZeroDivisionError:
+            return _inf
+    context, cell_pad = _vector_args(('context', 'cell_pad'), (context, cell_pad))
+    with _quiet():
+        return _vector_result(cell_pad*_np.ceil(context/cell_pad))
+
+
 def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
     S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
@@ -5746,6 +5880,50 @@ def pipeline_time(*, stage_time, pp, microbatches):
     stage_time, pp, microbatches = _vector_args(('stage_time', 'pp', 'microbatches'), (stage_time, pp, microbatches))
     with _quiet():
         return _vector_result(stage_time*(pp + microbatches - 1))
+
+
+def pool_tokens(*, kv_budget, kv_cache_bytes_per_token, page_tokens=16):
+    """Tokens an engine's paged cache holds: its memory cut into whole blocks of n_page tokens,
+    each block holding every layer's keys and values for those tokens (none when the memory is
+    negative).
+
+    .. math::
+
+        S_{KV} = n_{page} \\max\\left(0, \\left\\lfloor{\\frac{M_{pool}}{\\kappa n_{page}}}\\right\\rfloor\\right)
+
+    Parameters
+    ----------
+    kv_budget : number or array
+        Memory an engine gives its KV-cache pool on one chip, :math:`M_{pool}` [B]
+    kv_cache_bytes_per_token : number or array
+        KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
+    page_tokens : number or array (default 16)
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
+
+    Returns
+    -------
+    kv_tokens : number or array
+        Tokens whose cache fits in the free memory, :math:`S_{KV}` [token]
+
+    Examples
+    --------
+    vLLM with Qwen3-1.7B (114,688 B a token, blocks of 16) and the 18.78 GiB its log prints
+    (20,164,871,454 B): 10,988 whole blocks, 175,808 tokens; the engine printed 175,856 (three
+    blocks more) from its unrounded memory:
+
+    >>> pool_tokens(kv_budget=20_164_871_454, kv_cache_bytes_per_token=114688, page_tokens=16)
+    175808
+    """
+    _exact = _exact_args(('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'), (kv_budget, kv_cache_bytes_per_token, page_tokens))
+    if _exact is not None:
+        kv_budget, kv_cache_bytes_per_token, page_tokens = _exact
+        try:
+            return _exact_result(page_tokens*max(0, _floor(kv_budget/(kv_cache_bytes_per_token*page_tokens))))
+        except ZeroDivisionError:
+            return _inf
+    kv_budget, kv_cache_bytes_per_token, page_tokens = _vector_args(('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'), (kv_budget, kv_cache_bytes_per_token, page_tokens))
+    with _quiet():
+        return _vector_result(page_tokens*_np.maximum(0, _np.floor(kv_budget/(kv_cache_bytes_per_token*page_tokens))))
 
 
 def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
@@ -6701,6 +6879,57 @@ def stage_flops(*, step_flops, pp):
     step_flops, pp = _vector_args(('step_flops', 'pp'), (step_flops, pp))
     with _quiet():
         return _vector_result(step_flops/pp)
+
+
+def swa_cells(*, ctx_cells, window, ubatch=512, n_seqs=1, cell_pad=256, swa_full=0):
+    """Cells llama.cpp allocates per sliding-window layer: the window of each sequence and one
+    micro-batch, never more than the full layers' cells, rounded up to n_pad; with
+    ``--swa-full``, as many as the full layers (``llama-kv-cache-iswa.cpp``).
+
+    .. math::
+
+        n_{cells} = \\begin{cases} n_{cells} & \\text{for}\\: \\phi_{swa} > 0 \\\\n_{pad} \\left\\lceil{\\frac{\\min\\left(n_{cells}, n_{ub} + S_{w} n_{seq}\\right)}{n_{pad}}}\\right\\rceil & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    ctx_cells : number or array
+        Cells (token slots) llama.cpp allocates per layer of its cache, :math:`n_{cells}` [token]
+    window : number or array
+        Sliding-window length of a windowed attention layer, :math:`S_{w}` [token]
+    ubatch : number or array (default 512)
+        Tokens of one micro-batch an engine computes at once (llama.cpp's --ubatch-size), :math:`n_{ub}` [token]
+    n_seqs : number or array (default 1)
+        Sequences one llama.cpp cache serves (--parallel), :math:`n_{seq}` [-]
+    cell_pad : number or array (default 256)
+        Multiple that llama.cpp rounds a cache's cells up to, :math:`n_{pad}` [token]
+    swa_full : number or array (default 0)
+        1 if windowed layers keep every cell (llama.cpp's --swa-full), else 0, :math:`\\phi_{swa}` [-]
+
+    Returns
+    -------
+    ctx_cells : number or array
+        Cells (token slots) llama.cpp allocates per layer of its cache, :math:`n_{cells}` [token]
+
+    Examples
+    --------
+    gpt-oss-20b (window 128) at 131,072 cells with micro-batches of 512: 640 rounded up to
+    768; a 1,024-token window with four sequences: 4,608.
+
+    >>> swa_cells(ctx_cells=131072, window=128), swa_cells(ctx_cells=8192, window=1024, n_seqs=4)
+    (768, 4608)
+    >>> swa_cells(ctx_cells=131072, window=128, swa_full=1)
+    131072
+    """
+    _exact = _exact_args(('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'), (ctx_cells, window, ubatch, n_seqs, cell_pad, swa_full))
+    if _exact is not None:
+        ctx_cells, window, ubatch, n_seqs, cell_pad, swa_full = _exact
+        try:
+            return _exact_result(((ctx_cells) if (swa_full > 0) else (cell_pad*_ceil(min(ctx_cells, window*n_seqs + ubatch)/cell_pad))))
+        except ZeroDivisionError:
+            return _inf
+    ctx_cells, window, ubatch, n_seqs, cell_pad, swa_full = _vector_args(('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'), (ctx_cells, window, ubatch, n_seqs, cell_pad, swa_full))
+    with _quiet():
+        return _vector_result(_np.where(_np.greater(swa_full, 0), ctx_cells, cell_pad*_np.ceil(_np.minimum(ctx_cells, window*n_seqs + ubatch)/cell_pad)))
 
 
 def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):

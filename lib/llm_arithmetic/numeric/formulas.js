@@ -282,6 +282,11 @@ export function energy_per_token({power, n_chips, tokens_per_second} = {}) {
   return n_chips*power/tokens_per_second;
 }
 
+/** Memory an engine gives its KV-cache pool on one chip: the share f of the chip's memory it may use, minus the weights as loaded on that chip and the engine's reserve C_0 (the activation peak of its profiling run, CUDA graphs, communication buffers and the CUDA context, as the engine measures them). [B] */
+export function engine_kv_memory({capacity, mem_fraction, weight_bytes, overhead = 0} = {}) {
+  return capacity*mem_fraction - overhead - weight_bytes;
+}
+
 /** Expected experts of one mixture-of-experts block that a decode step of B tokens reads. [1] */
 export function experts_read({n_experts, n_active_experts, batch} = {}) {
   return n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch));
@@ -390,6 +395,11 @@ export function kv_cache_bytes({n_layers, n_kv_heads, d_head, context, batch = 1
 /** KV-cache bytes for one token of a decoder whose L layers all attend alike. [B] */
 export function kv_cache_bytes_per_token({n_layers, n_kv_heads, d_head, bits_kv = 16} = {}) {
   return ((1/4))*n_kv_heads*n_layers*bits_kv*d_head;
+}
+
+/** Key/value heads of one attention layer that one chip caches when N_tp chips split the heads: its share, or one head copied to every chip when there are fewer heads than chips (vLLM's ``max(1, num_kv_heads // tp)``). [1] */
+export function kv_heads_per_chip({n_kv_heads, tp = 1} = {}) {
+  return Math.max(1, n_kv_heads/tp);
 }
 
 /** Cache bytes one token adds to one attention layer: a key and a value vector per KV head. [B] */
@@ -577,6 +587,11 @@ export function overlapped_time({work_time, comm_time} = {}) {
   return Math.max(comm_time, work_time);
 }
 
+/** Cells llama.cpp allocates per layer for a context of S tokens (``--ctx-size``): S rounded up to a multiple of n_pad. [token] */
+export function padded_cells({context, cell_pad = 256} = {}) {
+  return cell_pad*Math.ceil(context/cell_pad);
+}
+
 /** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens. [B] */
 export function paged_waste({kv_cache_bytes_per_token, context, block_tokens, batch = 1} = {}) {
   return batch*kv_cache_bytes_per_token*(-context + block_tokens*Math.ceil(context/block_tokens));
@@ -590,6 +605,11 @@ export function pipeline_bubble({pp, microbatches} = {}) {
 /** Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to fill the pipeline with the first, then one more for each of the others. [s] */
 export function pipeline_time({stage_time, pp, microbatches} = {}) {
   return stage_time*(pp + microbatches - 1);
+}
+
+/** Tokens an engine's paged cache holds: its memory cut into whole blocks of n_page tokens, each block holding every layer's keys and values for those tokens (none when the memory is negative). [token] */
+export function pool_tokens({kv_budget, kv_cache_bytes_per_token, page_tokens = 16} = {}) {
+  return page_tokens*Math.max(0, Math.floor(kv_budget/(kv_cache_bytes_per_token*page_tokens)));
 }
 
 /** FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and the attention of every layer over the causal pairs. [FLOP] */
@@ -700,6 +720,11 @@ export function stage_bytes({step_bytes, pp} = {}) {
 /** FLOPs one of pp pipeline stages does: its share of the layers. [FLOP] */
 export function stage_flops({step_flops, pp} = {}) {
   return step_flops/pp;
+}
+
+/** Cells llama.cpp allocates per sliding-window layer: the window of each sequence and one micro-batch, never more than the full layers' cells, rounded up to n_pad; with ``--swa-full``, as many as the full layers (``llama-kv-cache-iswa.cpp``). [token] */
+export function swa_cells({ctx_cells, window, ubatch = 512, n_seqs = 1, cell_pad = 256, swa_full = 0} = {}) {
+  return ((swa_full > 0) ? (ctx_cells) : (cell_pad*Math.ceil(Math.min(ctx_cells, window*n_seqs + ubatch)/cell_pad)));
 }
 
 /** Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast). [s] */
@@ -1729,6 +1754,21 @@ export const FORMULAS = {
   "summary": "Energy per token [J] of a replica of N chips drawing P_W watts each that produces tau tokens per second. Board power only: the host, the network and cooling come on top.",
   "unit": "J"
  },
+ "engine_kv_memory": {
+  "defaults": {
+   "overhead": 0
+  },
+  "latex": "M_{pool} = C f_{mem} - C_{0} - W",
+  "lhs": "kv_budget",
+  "params": [
+   "capacity",
+   "mem_fraction",
+   "weight_bytes",
+   "overhead"
+  ],
+  "summary": "Memory an engine gives its KV-cache pool on one chip: the share f of the chip's memory it may use, minus the weights as loaded on that chip and the engine's reserve C_0 (the activation peak of its profiling run, CUDA graphs, communication buffers and the CUDA context, as the engine measures them).",
+  "unit": "B"
+ },
  "experts_read": {
   "defaults": {},
   "latex": "\\bar{E}_{B} = E \\left(1 - \\left(1 - \\frac{k}{E}\\right)^{B}\\right)",
@@ -2047,6 +2087,19 @@ export const FORMULAS = {
   ],
   "summary": "KV-cache bytes for one token of a decoder whose L layers all attend alike.",
   "unit": "B"
+ },
+ "kv_heads_per_chip": {
+  "defaults": {
+   "tp": 1
+  },
+  "latex": "H_{kv}^{chip} = \\max\\left(1, \\frac{H_{kv}}{N_{tp}}\\right)",
+  "lhs": "kv_heads_chip",
+  "params": [
+   "n_kv_heads",
+   "tp"
+  ],
+  "summary": "Key/value heads of one attention layer that one chip caches when N_tp chips split the heads: its share, or one head copied to every chip when there are fewer heads than chips (vLLM's ``max(1, num_kv_heads // tp)``).",
+  "unit": "1"
  },
  "kv_layer_bytes": {
   "defaults": {
@@ -2634,6 +2687,19 @@ export const FORMULAS = {
   "summary": "Lower bound on a step whose communication runs while the chip computes: the longer of its work (memory traffic and arithmetic) and its communication. Engines overlap them by splitting a batch or a prompt in two and letting one half compute while the other communicates (DeepSeek's two microbatches; a prefill's chunks); the serialized sum t_work + t_comm is what a step costs without that, a bound only for an engine that waits.",
   "unit": "s"
  },
+ "padded_cells": {
+  "defaults": {
+   "cell_pad": 256
+  },
+  "latex": "n_{cells} = n_{pad} \\left\\lceil{\\frac{S}{n_{pad}}}\\right\\rceil",
+  "lhs": "ctx_cells",
+  "params": [
+   "context",
+   "cell_pad"
+  ],
+  "summary": "Cells llama.cpp allocates per layer for a context of S tokens (``--ctx-size``): S rounded up to a multiple of n_pad.",
+  "unit": "token"
+ },
  "paged_waste": {
   "defaults": {
    "batch": 1
@@ -2671,6 +2737,20 @@ export const FORMULAS = {
   ],
   "summary": "Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to fill the pipeline with the first, then one more for each of the others.",
   "unit": "s"
+ },
+ "pool_tokens": {
+  "defaults": {
+   "page_tokens": 16
+  },
+  "latex": "S_{KV} = n_{page} \\max\\left(0, \\left\\lfloor{\\frac{M_{pool}}{\\kappa n_{page}}}\\right\\rfloor\\right)",
+  "lhs": "kv_tokens",
+  "params": [
+   "kv_budget",
+   "kv_cache_bytes_per_token",
+   "page_tokens"
+  ],
+  "summary": "Tokens an engine's paged cache holds: its memory cut into whole blocks of n_page tokens, each block holding every layer's keys and values for those tokens (none when the memory is negative).",
+  "unit": "token"
  },
  "prefill_flops": {
   "defaults": {},
@@ -2982,6 +3062,26 @@ export const FORMULAS = {
   ],
   "summary": "FLOPs one of pp pipeline stages does: its share of the layers.",
   "unit": "FLOP"
+ },
+ "swa_cells": {
+  "defaults": {
+   "cell_pad": 256,
+   "n_seqs": 1,
+   "swa_full": 0,
+   "ubatch": 512
+  },
+  "latex": "n_{cells} = \\begin{cases} n_{cells} & \\text{for}\\: \\phi_{swa} > 0 \\\\n_{pad} \\left\\lceil{\\frac{\\min\\left(n_{cells}, n_{ub} + S_{w} n_{seq}\\right)}{n_{pad}}}\\right\\rceil & \\text{otherwise} \\end{cases}",
+  "lhs": "ctx_cells",
+  "params": [
+   "ctx_cells",
+   "window",
+   "ubatch",
+   "n_seqs",
+   "cell_pad",
+   "swa_full"
+  ],
+  "summary": "Cells llama.cpp allocates per sliding-window layer: the window of each sequence and one micro-batch, never more than the full layers' cells, rounded up to n_pad; with ``--swa-full``, as many as the full layers (``llama-kv-cache-iswa.cpp``).",
+  "unit": "token"
  },
  "switch_allreduce_time": {
   "defaults": {

@@ -88,6 +88,10 @@ _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params"
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
 
+#: How llama.cpp's windowed layers bind their cells to the engine's inputs.
+_ENGINE_CELLS = {"ctx_cells": "engine_ctx_cells", "ubatch": "engine_ubatch",
+                 "n_seqs": "engine_seqs", "cell_pad": "engine_pad", "swa_full": "engine_swa_full"}
+
 #: term -> {"by": which of FORMS selects the case, "doc": what it is,
 #:          "cases": {form: [formula, {argument: binding}]}}; the formula ``"="`` is the
 #: binding of its one argument ``"value"`` itself.
@@ -197,6 +201,26 @@ TERMS: dict[str, dict[str, Any]] = {
                                                 {"causal_pairs": "@pairs"}],
                                       "mamba2": ["mamba2_prefill_flops", {}],
                                       "gdn": ["gated_deltanet_prefill_flops", {}]}},
+    # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
+    "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
+                      "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}]}},
+    "kv_layer_chip": {"by": "form", "doc": "cache bytes one token adds to the layer on one chip",
+                      "cases": {"attention": ["kv_layer_bytes",
+                                              {"n_kv_heads": "@kv_heads_chip"}],
+                                "split": ["split_kv_layer_bytes",
+                                          {"n_kv_heads": "@kv_heads_chip"}],
+                                "mla": ["mla_kv_layer_bytes", {}],
+                                "dsa": ["dsa_kv_layer_bytes", {}]}},
+    "engine_cells": {"by": "span", "doc": "cells llama.cpp allocates for the layer",
+                     "cases": {"full": ["=", {"value": "engine_ctx_cells"}],
+                               "topk": ["=", {"value": "engine_ctx_cells"}],
+                               "sliding": ["swa_cells", _ENGINE_CELLS],
+                               "chunked": ["swa_cells", {**_ENGINE_CELLS, "window": "chunk"}]}},
+    "engine_kv_stored": {"by": "form", "doc": "the layer's cache as llama.cpp allocates it",
+                         "cases": {form: ["layer_cache_bytes",
+                                          {"kv_layer_bytes": "@kv_layer_chip",
+                                           "attended": "@engine_cells", "batch": 1}]
+                                   for form in ("attention", "mla", "dsa")}},
     "block": {"by": "form", "doc": "1 for every block",
               "cases": {"norms": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",

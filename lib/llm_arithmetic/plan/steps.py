@@ -19,7 +19,10 @@ workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
 ``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance``
-and ``draft_cost`` (None: no speculation).
+and ``draft_cost`` (None: no speculation); a serving engine's rules (``engine``, its name; paged
+engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
+llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``,
+``engine_swa_full``; None: no engine).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'language_model_params']
@@ -30,7 +33,8 @@ from typing import Any
 
 from ..catalog.hardware import DEFAULT_LATENCY
 
-__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "INPUTS"]
+__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "ENGINE_STEPS",
+           "INPUTS"]
 
 
 def f(name: str, formula: str, doc: str, **args: Any) -> dict[str, Any]:
@@ -483,7 +487,51 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "speculation", tpot="speculative_tpot_seconds"),
 ]
 
-PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS
+#: What a serving engine allocates on one chip (:mod:`llm_arithmetic.engine` gives the
+#: engine's rules as inputs): a paged engine (vLLM, SGLang) cuts the memory its share of the
+#: chip leaves beside the weights and its reserve into blocks of tokens, every layer counted
+#: whole; llama.cpp allocates a number of cells per layer, windowed layers only their window.
+ENGINE_STEPS: list[dict[str, Any]] = [
+    guard(s("engine_kv_bytes_per_token", "kv_layer_chip", "cache one token adds on one chip: "
+            "every attention layer, its key/value heads split over tp (at least one a chip)"),
+          "engine"),
+    guard(op("engine_weights_bytes", "div", "weights as loaded on one chip: the replica's "
+             "weights over its chips", of=["weight_bytes", "n_chips"]), "engine"),
+    guard(f("engine_kv_budget", "engine_kv_memory", "memory the engine's share of the chip "
+            "leaves for the cache beside the weights and its reserve",
+            mem_fraction="engine_fraction", weight_bytes="engine_weights_bytes",
+            overhead="engine_reserve"), "engine_fraction"),
+    guard(f("engine_free_budget", "engine_kv_memory", "memory a share of what is free after "
+            "the weights and the reserve leaves for the cache (TensorRT-LLM)",
+            capacity="engine_free_memory", mem_fraction="engine_free_fraction", weight_bytes=0,
+            overhead=0), "engine_free_fraction"),
+    guard(op("engine_free_memory", "add", "memory free on one chip after the weights and the "
+             "reserve", plus=["capacity"], minus=["engine_weights_bytes", "engine_reserve"]),
+          "engine_free_fraction"),
+    op("engine_pool_memory", "first", "memory of the cache pool: as the engine printed it, or "
+       "by its rule", of=["engine_kv_memory_given", "engine_kv_budget", "engine_free_budget"]),
+    guard(f("engine_pool_tokens", "pool_tokens", "tokens the paged pool holds, in whole blocks",
+            kv_budget="engine_pool_memory", kv_cache_bytes_per_token="engine_kv_bytes_per_token",
+            page_tokens="engine_page"), "engine_page"),
+    op("engine_pool_bytes", "mul", "bytes of the paged pool",
+       of=["engine_pool_tokens", "engine_kv_bytes_per_token"]),
+    guard(f("engine_ctx_cells", "padded_cells", "cells llama.cpp allocates per full layer",
+            context="engine_ctx", cell_pad="engine_pad"), "engine_ctx"),
+    guard(s("engine_cells_bytes", "engine_kv_stored", "llama.cpp's cache: every layer's cells, "
+            "windowed layers their window and a micro-batch"), "engine_ctx"),
+    op("engine_kv_cache_bytes", "first", "bytes of the cache the engine allocates on one chip",
+       of=["engine_pool_bytes", "engine_cells_bytes"]),
+    op("engine_kv_cache_tokens", "first", "tokens of cache the engine has (a paged pool's "
+       "tokens, llama.cpp's cells)", of=["engine_pool_tokens", "engine_ctx_cells"]),
+    guard(f("physics_kv_memory", "engine_kv_memory", "the bound's memory for the cache on one "
+            "chip: all of it beside the weights, no reserve", mem_fraction=1,
+            weight_bytes="engine_weights_bytes", overhead=0), "engine"),
+    guard(f("physics_kv_tokens", "pool_tokens", "tokens of cache the bound fits on one chip, "
+            "every layer counted whole", kv_budget="physics_kv_memory",
+            kv_cache_bytes_per_token="engine_kv_bytes_per_token", page_tokens=1), "engine"),
+]
+
+PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS + ENGINE_STEPS
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
@@ -495,4 +543,6 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
-          "draft_len", "acceptance", "draft_cost")
+          "draft_len", "acceptance", "draft_cost",
+          "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page", "engine_kv_memory_given",
+          "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad", "engine_swa_full")

@@ -1,0 +1,316 @@
+"""The engine's view: what vLLM, SGLang, TensorRT-LLM or llama.cpp allocates on one chip for a
+model, from the engine's own flags, beside the physics (the bound's KV capacity).
+
+The rules, each with its source, are data (``catalog/data/engines.toml``); the arithmetic is the
+plan's ``ENGINE_STEPS`` (:mod:`llm_arithmetic.plan.steps`) over registered formulas
+(:mod:`llm_arithmetic.formulas.engine`). This module only turns an engine's flags into the
+plan's inputs and reads the results.
+
+>>> v = engine_view("qwen3-1.7b", "vllm", kv_memory_gib=18.78)
+>>> v.engine_kv_bytes_per_token, v.engine_kv_cache_tokens
+(114688, 175808)
+>>> v = engine_view("gpt-oss-20b", "llama.cpp", flags={"--ctx-size": 131072})
+>>> round(v.engine_kv_cache_bytes / 2**20, 2), v.engine_kv_cache_tokens
+(3090.0, 131072)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping
+
+from .catalog.compiled import load
+from .catalog.formats import bits_per_weight, plan_format
+from .catalog.hardware import get_hardware
+from .catalog.model import ENGINE_INPUTS, Model
+from .core.errors import InputError
+from .core.units import GiB, MiB
+
+__all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags",
+           "check_log_line"]
+
+#: The engines' rules as ``engines.toml`` gives them, by the name ``--engine`` takes.
+ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
+
+#: Rules that are switches (a flag without a value).
+_SWITCHES = ("eager", "swa_full")
+#: Rules that are counts of tokens or sequences.
+_COUNTS = ("max_model_len", "max_batched_tokens", "max_seqs", "page", "ctx", "ubatch", "seqs")
+
+
+def engine_flags() -> dict[str, tuple[str, ...]]:
+    """Every engine flag, with the engines that take it (for the command line)."""
+    out: dict[str, list[str]] = {}
+    for name, spec in ENGINES.items():
+        for flag in spec["flags"]:
+            out.setdefault(flag, []).append(name)
+    return {flag: tuple(names) for flag, names in out.items()}
+
+
+def _engine(name: str) -> Mapping[str, Any]:
+    if name not in ENGINES:
+        raise InputError(f"engine: unknown engine {str(name)[:40]!r}; known: "
+                         f"{', '.join(ENGINES)}")
+    return ENGINES[name]
+
+
+def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The engine's rules set by ``flags`` (its own flag names, ``"--gpu-memory-utilization"``,
+    or the rules' names, ``"fraction"``), the engine's defaults for the others; a flag the
+    engine does not take, or a bad value, raises an :class:`InputError` naming it."""
+    spec = _engine(engine)
+    out = dict(spec.get("defaults", {}))
+    rules = set(spec["flags"].values())
+    for key, value in (flags or {}).items():
+        if value is None:
+            continue
+        rule = spec["flags"].get(key, key if key in rules else None)
+        if rule is None:
+            others = [e for e, s in ENGINES.items() if key in s["flags"]]
+            where = f" (a flag of {', '.join(others)})" if others else ""
+            raise InputError(f"{key}: not a flag of {engine}{where}; {engine} takes "
+                             f"{', '.join(spec['flags'])}")
+        out[rule] = _value(key, rule, value, spec)
+    return out
+
+
+def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
+    if rule in _SWITCHES:
+        if not isinstance(value, bool):
+            raise InputError(f"{key} is a switch (True or False), got {value!r:.40}")
+        return value
+    if rule in _COUNTS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or value != int(value) or value < (0 if rule == "ctx" else 1):
+            raise InputError(f"{key} must be a positive whole number, got {value!r:.40}")
+        return int(value)
+    if rule == "fraction":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise InputError(f"{key} must be a fraction in (0, 1], got {value!r:.40}")
+        return float(value)
+    if rule == "kv_dtype":
+        if value not in spec["kv_dtypes"]:
+            raise InputError(f"{key}: unknown cache dtype {str(value)[:30]!r}; known: "
+                             f"{', '.join(spec['kv_dtypes'])}")
+        return value
+    if rule in ("type_k", "type_v"):
+        if value not in spec["cache_types"]:
+            raise InputError(f"{key}: unknown cache type {str(value)[:30]!r}; known: "
+                             f"{', '.join(spec['cache_types'])}")
+        return value
+    raise InputError(f"{key}: no rule {rule!r}")  # pragma: no cover - the TOML's own error
+
+
+@dataclass(frozen=True)
+class EngineView:
+    """What an engine allocates on one chip of a replica.
+
+    Attributes
+    ----------
+    engine_weights_bytes : number
+        The weights as loaded on one chip (the replica's weights over its chips) [B].
+    engine_reserved_bytes : float or None
+        The reserve beside weights and cache: activation peak, CUDA graphs, communication
+        buffers (empirical; None where not modelled, llama.cpp) [B].
+    engine_kv_memory_bytes : float or None
+        Memory of a paged engine's pool, before cutting it into blocks [B].
+    engine_kv_bytes_per_token : int
+        Cache one token takes on one chip, every attention layer counted whole [B].
+    engine_kv_cache_bytes : number
+        The cache the engine allocates on one chip [B].
+    engine_kv_cache_tokens : int
+        Tokens of cache: a paged pool's tokens, llama.cpp's cells [token].
+    physics_kv_tokens : int or None
+        The bound's capacity: tokens whose cache fits beside the weights, no reserve [token].
+    max_concurrency : float or None
+        Requests of ``max_model_len`` tokens the pool holds at once (paged engines).
+    """
+
+    engine: str
+    model: str
+    hardware: str | None
+    tp: int
+    pp: int
+    settings: dict[str, Any]
+    bits_kv: float
+    engine_weights_bytes: Any
+    engine_reserved_bytes: float | None
+    engine_kv_memory_bytes: float | None
+    engine_kv_bytes_per_token: Any
+    engine_kv_cache_bytes: Any
+    engine_kv_cache_tokens: Any
+    physics_kv_tokens: Any
+    max_concurrency: float | None
+    windowed_layers_whole: bool
+    rules: tuple[str, ...] = field(repr=False)
+    reserve_source: str | None = field(repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (exact numbers as int or float)."""
+        d = asdict(self)
+        for k, v in d.items():
+            if isinstance(v, Fraction):
+                d[k] = int(v) if v.denominator == 1 else float(v)
+        d["rules"] = list(self.rules)
+        return d
+
+
+def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any]) -> Fraction:
+    if spec["kind"] == "cells":
+        k, v = (bits_per_weight(spec["cache_types"][settings[t]]) for t in ("type_k", "type_v"))
+        return (k + v) / 2
+    dtype = spec["kv_dtypes"][settings.get("kv_dtype", "auto")]
+    return Fraction(16) if dtype == "model" else bits_per_weight(dtype)
+
+
+def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
+             reserve_gib: Any) -> float | None:
+    if reserve_gib is not None:
+        if isinstance(reserve_gib, bool) or not isinstance(reserve_gib, (int, float)) \
+                or not 0 <= reserve_gib < math.inf:
+            raise InputError(f"engine reserve must be a non-negative number of GiB, got "
+                             f"{reserve_gib!r:.40}")
+        return float(reserve_gib) * GiB
+    parts = dict(spec.get("reserve", {}))
+    if not parts:
+        return None
+    if settings.get("eager"):
+        parts.pop("cuda_graph_gib", None)
+    return sum(parts.values()) * GiB
+
+
+def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
+                capacity: int | None = None, tp: int = 1, pp: int = 1,
+                weights: str | None = None, bits_weight: Any = None,
+                flags: Mapping[str, Any] | None = None, reserve_gib: float | None = None,
+                kv_memory_gib: float | None = None) -> EngineView:
+    """What ``engine`` allocates on one chip for ``model`` with the engine's ``flags``.
+
+    Parameters
+    ----------
+    model : Model, str or Path
+        A model, a catalog name or a path to a ``config.json``.
+    engine : str
+        ``"vllm"``, ``"sglang"``, ``"tensorrt-llm"`` or ``"llama.cpp"``.
+    hardware : str or Hardware, optional
+        The chip (its memory sizes a paged engine's pool).
+    capacity : int, optional
+        The chip's memory [B], instead of the catalog's (what the engine sees: vLLM's
+        ``total_gpu_memory``).
+    tp, pp : int
+        Tensor- and pipeline-parallel degrees (vLLM's ``--tensor-parallel-size``).
+    weights, bits_weight : optional
+        The weights as loaded (a format name, a llama.cpp file type, or bits); default as the
+        checkpoint ships.
+    flags : mapping, optional
+        The engine's flags, by its own names (``{"--gpu-memory-utilization": 0.9}``).
+    reserve_gib : float, optional
+        The engine's reserve beside weights and cache [GiB], as its log prints it; default the
+        empirical figure of ``engines.toml``.
+    kv_memory_gib : float, optional
+        The pool's memory as the engine printed it ("Available KV cache memory") [GiB]: the
+        tokens then follow from the engine's own arithmetic, whatever the reserve.
+    """
+    from .estimate import _parallel, chip_inputs, resolve_model, weight_bits
+
+    spec = _engine(engine)
+    settings = engine_settings(engine, flags)
+    m = resolve_model(model)
+    chip = get_hardware(hardware) if hardware is not None else None
+    tp, _, pp = _parallel(m, tp, 1, pp)
+    if spec["kind"] == "cells" and max(tp, pp) > 1:
+        raise InputError("tp: the llama.cpp view is of one device (its layers split over "
+                         "devices keep the whole cache of their layers)")
+    if capacity is not None and (isinstance(capacity, bool) or not capacity > 0):
+        raise InputError(f"capacity must be a positive number of bytes, got {capacity!r:.40}")
+    kv_memory = None
+    if kv_memory_gib is not None:
+        if isinstance(kv_memory_gib, bool) or not isinstance(kv_memory_gib, (int, float)) \
+                or not 0 <= kv_memory_gib < math.inf:
+            raise InputError(f"kv_memory_gib must be a non-negative number, got "
+                             f"{kv_memory_gib!r:.40}")
+        kv_memory = int(round(kv_memory_gib * GiB))
+    paged = spec["kind"] == "paged"
+    reserve = _reserve(spec, settings, reserve_gib)
+    fraction = settings.get("fraction")
+    if paged and fraction is None and kv_memory is None:
+        raise InputError(f"{engine}: give {_flag(spec, 'fraction')} (the engine picks it from "
+                         "the chip when it is not given; its log prints it)")
+    bits_kv = _bits_kv(spec, settings)
+    inputs = {name: None for name in ENGINE_INPUTS}
+    inputs.update(engine=engine, engine_kv_memory_given=kv_memory, engine_reserve=reserve)
+    if paged:
+        key = "engine_free_fraction" if spec.get("free_fraction") else "engine_fraction"
+        inputs.update({key: fraction, "engine_page": settings["page"]})
+    else:
+        inputs.update(engine_ctx=settings["ctx"] or m.trained_context,
+                      engine_ubatch=settings["ubatch"], engine_seqs=settings["seqs"],
+                      engine_pad=settings["pad"], engine_swa_full=int(settings["swa_full"]))
+    ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
+                      bits_weight=weight_bits(m, weights, bits_weight),
+                      weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_kv,
+                      **inputs)
+    if paged and kv_memory is None and ev.get("capacity") is None:
+        raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
+                         "hardware or its capacity, or the memory the log prints")
+    tokens = _whole(ev.get("engine_kv_cache_tokens"))
+    max_len = settings.get("max_model_len")
+    return EngineView(
+        engine=engine, model=m.name, hardware=chip.name if chip is not None else None, tp=tp,
+        pp=pp, settings=settings, bits_kv=float(bits_kv),
+        engine_weights_bytes=ev.get("engine_weights_bytes"), engine_reserved_bytes=reserve,
+        engine_kv_memory_bytes=ev.get("engine_pool_memory"),
+        engine_kv_bytes_per_token=ev.get("engine_kv_bytes_per_token"),
+        engine_kv_cache_bytes=_whole(ev.get("engine_kv_cache_bytes")),
+        engine_kv_cache_tokens=tokens,
+        physics_kv_tokens=ev.get("physics_kv_tokens") if ev.get("capacity") else None,
+        max_concurrency=tokens / max_len if paged and max_len and tokens is not None else None,
+        windowed_layers_whole=paged or bool(settings.get("swa_full")),
+        rules=tuple(spec["rules"]), reserve_source=spec.get("reserve_source"))
+
+
+def _whole(v: Any) -> Any:
+    """A float that is a whole number as an int (a pool's tokens and bytes are counts)."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _flag(spec: Mapping[str, Any], rule: str) -> str:
+    return next(flag for flag, r in spec["flags"].items() if r == rule)
+
+
+def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[Any, float]:
+    """The engine view's figure for one published log line and the line's own, as
+    ``tests/data/engine_logs.toml`` records it (``check``: ``tokens_from_memory``,
+    ``tokens_from_flags``, ``pool_bytes`` or ``cells_bytes``); a model given as a path to a
+    ``config.json`` is read relative to ``root``.
+
+    >>> check_log_line({"engine": "llama.cpp", "model": "llama-3.1-70b", "check": "cells_bytes",
+    ...                 "ctx": 4096, "mib": 1280.0})
+    (1342177280, 1342177280.0)
+    """
+    model = line["model"]
+    if model.endswith(".json") and root is not None:
+        model = str(Path(root) / model)
+    kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
+    check = line["check"]
+    if check == "tokens_from_memory":
+        v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], **kw)
+        return v.engine_kv_cache_tokens, float(line["tokens"])
+    if check == "tokens_from_flags":
+        spec = _engine(line["engine"])
+        v = engine_view(model, line["engine"], capacity=int(line["capacity_gib"] * GiB),
+                        flags={_flag(spec, "fraction"): line["fraction"]},
+                        reserve_gib=line["reserve_gib"], **kw)
+        return v.engine_kv_cache_tokens, float(line["tokens"])
+    if check == "pool_bytes":
+        v = engine_view(model, line["engine"], kv_memory_gib=0, **kw)
+        return v.engine_kv_bytes_per_token * line["tokens"], line["pool_gib"] * GiB
+    if check == "cells_bytes":
+        flags = {"--ctx-size": line["ctx"], "--cache-type-k": line.get("type_k", "f16"),
+                 "--cache-type-v": line.get("type_v", "f16")}
+        v = engine_view(model, line["engine"], flags=flags)
+        return v.engine_kv_cache_bytes, line["mib"] * MiB
+    raise InputError(f"check: unknown check {check!r:.40} of log line {line.get('id')!r:.40}")

@@ -1,0 +1,84 @@
+"""The engine's view (llm_arithmetic.engine) against published engine log lines
+(tests/data/engine_logs.toml, each with its source), within 5%; the engine flags on the command
+line; bad engine input named in one line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic.core.errors import InputError
+from llm_arithmetic.engine import ENGINES, check_log_line, engine_view
+
+ROOT = Path(__file__).resolve().parents[1]
+LINES = tomllib.loads((ROOT / "tests" / "data" / "engine_logs.toml")
+                      .read_text(encoding="utf-8"))["lines"]
+
+
+def test_enough_sourced_lines_of_every_paged_and_cell_engine():
+    assert {line["engine"] for line in LINES} >= {"vllm", "sglang", "llama.cpp"}
+    assert all(line["source"].startswith(("https://", "index file id ")) for line in LINES)
+    assert len(LINES) >= 15
+    assert len({line["id"] for line in LINES}) == len(LINES)
+
+
+@pytest.mark.parametrize("line", LINES, ids=[line["id"] for line in LINES])
+def test_engine_view_within_five_percent_of_the_log(line):
+    got, want = check_log_line(line, ROOT)
+    assert got == pytest.approx(want, rel=0.05), (got, want)
+
+
+def test_every_engine_rule_has_a_source():
+    for name, spec in ENGINES.items():
+        assert spec["rules"], name
+        assert all("http" in r or any(x in r for x in (".py", ".cpp", ".h)")) for r in spec["rules"]), name
+        if "reserve" in spec:
+            assert "http" in spec["reserve_source"], name
+
+
+def test_windowed_layers_whole_in_a_pool_and_their_window_in_llama_cpp():
+    whole = engine_view("gpt-oss-20b", "llama.cpp", flags={"--ctx-size": 8192,
+                                                           "--swa-full": True})
+    window = engine_view("gpt-oss-20b", "llama.cpp", flags={"--ctx-size": 8192})
+    assert whole.engine_kv_cache_bytes == 8192 * whole.engine_kv_bytes_per_token
+    assert window.engine_kv_cache_bytes < whole.engine_kv_cache_bytes
+
+
+def test_tensor_parallelism_never_splits_below_one_head_per_chip():
+    one = engine_view("llama-3.1-8b", "vllm", kv_memory_gib=1)
+    eight = engine_view("llama-3.1-8b", "vllm", kv_memory_gib=1, tp=8)
+    sixteen = engine_view("llama-3.1-8b", "vllm", kv_memory_gib=1, tp=16)
+    assert one.engine_kv_bytes_per_token == 8 * eight.engine_kv_bytes_per_token
+    assert sixteen.engine_kv_bytes_per_token == eight.engine_kv_bytes_per_token
+
+
+def test_bad_engine_input_names_the_flag():
+    with pytest.raises(InputError, match="--ctx-size"):
+        engine_view("llama-3.1-8b", "vllm", flags={"--ctx-size": 4096})
+    with pytest.raises(InputError, match="--gpu-memory-utilization"):
+        engine_view("llama-3.1-8b", "vllm", hardware="h100-sxm",
+                    flags={"--gpu-memory-utilization": 1.5})
+    with pytest.raises(InputError, match="engine"):
+        engine_view("llama-3.1-8b", "ollama")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "llm_arithmetic", "describe", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_takes_the_engines_own_flags_and_prints_the_json_keys():
+    r = _cli("qwen3-1.7b", "--engine", "vllm", "--engine-kv-memory-gib", "18.78",
+             "--gpu-memory-utilization", "0.9", "--block-size", "16", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ("engine_weights_bytes", "engine_reserved_bytes", "engine_kv_cache_bytes",
+                "engine_kv_bytes_per_token", "engine_kv_cache_tokens"):
+        assert key in d
+    assert d["engine_kv_cache_tokens"] == pytest.approx(175856, rel=0.05)
+    r = _cli("qwen3-1.7b", "--ctx-size", "4096")
+    assert r.returncode == 2 and "--engine" in r.stderr and r.stderr.count("\n") == 1
