@@ -2,9 +2,8 @@
 issue 30 item 7): the published numbers agree with each other, and no point beats its bound."""
 import pytest
 
-from llm_arithmetic.book.plots.forecast import curve_batches
 from llm_arithmetic.estimate import estimate
-from llm_arithmetic.lab.curves import curve_names, load_curve
+from llm_arithmetic.lab.curves import curve_names, forecast_points, load_curve
 from llm_arithmetic.core.errors import InputError
 
 
@@ -26,7 +25,7 @@ def test_no_point_beats_the_bound(name):
     """Each point's speed per user is under the bound's at batch 1 (the fastest a user can be
     served), and its throughput per chip under the bound's at the largest batch that fits."""
     c = load_curve(name)
-    pts = curve_batches(c)
+    pts = forecast_points(c)
     fastest_user = max(p["tokens_per_second_per_user"] for p in pts)
     most_per_chip = max(p["tokens_per_second_per_chip"] for p in pts)
     for p in c.points:

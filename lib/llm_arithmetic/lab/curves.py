@@ -5,7 +5,9 @@ r"""Published throughput-versus-interactivity curves: a serving stack swept over
 time to first token, the mean inter-token latency and the output throughput of the deployment,
 with the model, chips, formats and lengths a bound needs. :func:`load_curve` reads one curve;
 each point gives the speed one user sees (1 / ITL) and the throughput per chip, the two axes of
-the latency-throughput frontier (:func:`~llm_arithmetic.estimate.frontier`).
+the latency-throughput frontier (:func:`~llm_arithmetic.estimate.frontier`);
+:func:`forecast_points` gives the bound and the forecast of the same deployment over batch sizes,
+for :func:`llm_arithmetic.book.plots.forecast_over_curve` to draw over the curve.
 
 >>> c = load_curve("nim-llama-3.3-70b-2xh100-fp8")
 >>> c.model_key, c.hardware_key, c.tp, [p.concurrency for p in c.points][:3]
@@ -20,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import InputError
 
-__all__ = ["DATA_PATH", "CurvePoint", "Curve", "curve_names", "load_curve"]
+__all__ = ["DATA_PATH", "CurvePoint", "Curve", "curve_names", "load_curve", "forecast_points"]
 
 #: Where the curves live (package data).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "published_curves.csv"
@@ -102,3 +106,31 @@ def load_curve(name: str, path: Path | None = None) -> Curve:
                  chips, int(r0["tp"]), r0["model"], r0["model_key"], r0["weight_format"],
                  r0["kv_format"], int(r0["prompt_tokens"]), int(r0["generated_tokens"]),
                  r0["measurement_url"], tuple(pts))
+
+
+def forecast_points(curve: Curve, runtime: str | None = None,
+                    per_octave: int = 2) -> list[dict[str, Any]]:
+    """The bound and the forecast of a published curve's deployment
+    (:class:`~llm_arithmetic.lab.curves.Curve`) at batch sizes from 1 to the largest that fits
+    in the replica's memory (``per_octave`` sizes per doubling): for each, the
+    :func:`~llm_arithmetic.forecast.forecast` keys (bounds and ``expected_*`` with their
+    ranges) and ``batch``. ``runtime`` None: the runtime-agnostic forecast.
+
+    >>> pts = forecast_points(load_curve("nim-llama-3.3-70b-2xh100-fp8"))
+    >>> pts[0]["batch"], pts[-1]["fits_per_chip"]
+    (1, True)
+    """
+    from ..forecast import forecast  # here: the forecast reads this package's measurements
+
+    args = curve.estimate_args()
+    first = forecast(curve.model_key, runtime=runtime, batch=1, **args)
+    top = int(first["max_batch_per_replica"])
+    grid = np.unique(np.round(2 ** np.arange(0, np.log2(top) + 1e-9, 1 / per_octave)))
+    sizes = [int(b) for b in grid if b <= top]
+    if sizes[-1] != top:
+        sizes.append(top)
+    out = []
+    for b in sizes:
+        d = first if b == 1 else forecast(curve.model_key, runtime=runtime, batch=b, **args)
+        out.append({**d, "batch": b})
+    return out

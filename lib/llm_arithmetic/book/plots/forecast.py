@@ -1,8 +1,9 @@
 """Figures of the chapter "From bound to forecast": the bound and the forecast
 (:mod:`llm_arithmetic.forecast`) drawn over published measurements.
 
-Each function computes through :func:`~llm_arithmetic.estimate.estimate` and
-:func:`~llm_arithmetic.forecast.forecast`; nothing is fitted or composed here.
+The functions draw what they are given: the bound and forecast points come from
+:func:`llm_arithmetic.lab.curves.forecast_points` (this module does not import the forecast,
+which reads the measurements, whose module draws with this package: no import circle).
 """
 from __future__ import annotations
 
@@ -10,57 +11,29 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...forecast import forecast
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax, label_points, plain_log_ticks
 
-__all__ = ["curve_batches", "forecast_over_curve"]
+__all__ = ["forecast_over_curve"]
 
 #: Smallest font of these figures [pt].
 _SMALL = 9
 
 
-def curve_batches(curve: Any, runtime: str | None = None, per_octave: int = 2,
-                  params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The bound and the forecast of a published curve's deployment
-    (:class:`~llm_arithmetic.lab.curves.Curve`) at batch sizes from 1 to the largest that fits
-    in the replica's memory (``per_octave`` sizes per doubling): for each, the
-    :func:`~llm_arithmetic.forecast.forecast` keys (bounds and ``expected_*`` with their
-    ranges) and ``batch``.
-
-    >>> from llm_arithmetic.lab.curves import load_curve
-    >>> pts = curve_batches(load_curve("nim-llama-3.3-70b-2xh100-fp8"))
-    >>> pts[0]["batch"], pts[-1]["fits_per_chip"]
-    (1, True)
-    """
-    args = curve.estimate_args()
-    first = forecast(curve.model_key, runtime=runtime, batch=1, **args)
-    top = int(first["max_batch_per_replica"])
-    grid = np.unique(np.round(2 ** np.arange(0, np.log2(top) + 1e-9, 1 / per_octave)))
-    sizes = [int(b) for b in grid if b <= top]
-    if sizes[-1] != top:
-        sizes.append(top)
-    out = []
-    for b in sizes:
-        d = first if b == 1 else forecast(curve.model_key, runtime=runtime, batch=b, **args)
-        out.append({**d, "batch": b})
-    return out
-
-
-def forecast_over_curve(curve: Any, runtime: str | None = None,
+def forecast_over_curve(curve: Any, pts: Sequence[dict[str, Any]],
                         ax: plt.Axes | None = None) -> plt.Axes:
     """A published throughput-versus-interactivity curve (tokens/s per chip against tokens/s
     per user, one point per concurrency, labelled) with the bound's frontier (a line) and the
-    forecast (a line and its 80% band) of the same deployment over batch sizes up to the largest
-    that fits (:func:`curve_batches`). ``runtime`` None: the runtime-agnostic forecast.
+    forecast (a line and its 80% band) of the same deployment at the batch sizes of ``pts``
+    (:func:`~llm_arithmetic.lab.curves.forecast_points`).
 
-    >>> from llm_arithmetic.lab.curves import load_curve
-    >>> ax = forecast_over_curve(load_curve("nim-llama-3.3-70b-2xh100-fp8"))
+    >>> from llm_arithmetic.lab.curves import forecast_points, load_curve
+    >>> c = load_curve("nim-llama-3.3-70b-2xh100-fp8")
+    >>> ax = forecast_over_curve(c, forecast_points(c))
     >>> len(ax.lines) >= 3
     True
     """
     ax = _ax(ax)
-    pts = curve_batches(curve, runtime)
     x_b = np.array([p["tokens_per_second_per_user"] for p in pts])
     y_b = np.array([p["tokens_per_second_per_chip"] for p in pts])
     x_f = np.array([1.0 / p["expected_tpot_seconds"] for p in pts])
