@@ -277,6 +277,36 @@ def bound_gap() -> Svg:
     return s
 
 
+def forecast_terms() -> Svg:
+    s = Svg(480, 330, "The forecast of a decode step: the bound stretched by a fraction k, plus "
+            "a cost per layer times the L layers, plus a fixed cost per token; a small model "
+            "on a fast chip spends most of its step in the terms that do not scale with bytes")
+
+    def row(y, label, bound, k, layer, fixed):
+        s.text(20, y, label, size=BODY, anchor="start", weight="bold")
+        x = 20
+        s.box(x, y + 10, bound, 34, "bound" if bound >= 60 else "b", "weights", size=SMALL)
+        x += bound
+        s.box(x, y + 10, k, 34, "k × bound" if k >= 70 else "k", "alert", size=SMALL)
+        x += k
+        for i in range(8):
+            s.rect(x + i * layer / 8, y + 10, layer / 8, 34, "compute", rx=1, stroke_width=1)
+        s.text(x + layer / 2, y + 60, "λ × L", size=SMALL, color=MUTED)
+        x += layer
+        s.box(x, y + 10, fixed, 34, "τ", "gold", size=SMALL)
+
+    row(24, "large model, slow memory", 250, 80, 64, 24)
+    row(118, "small model, fast memory", 40, 14, 64, 24)
+    s.lines(20, 226, ["bound: the step's bytes ÷ the peak bandwidth",
+                      "k × bound: bandwidth below peak, dequantizing, attention",
+                      "λ × L: kernel launches and small operations, per layer",
+                      "τ: sampling and host work, once per token"],
+            size=SMALL, anchor="start", color=MUTED)
+    s.text(20, 316, "all terms ≥ 0: the forecast is never faster than the bound",
+           size=SMALL, anchor="start", weight="bold")
+    return s
+
+
 DIAGRAMS = {
     "weights-per-token": weights_per_token,
     "chip-anatomy": chip_anatomy,
@@ -288,4 +318,5 @@ DIAGRAMS = {
     "prefill-triangle": prefill_triangle,
     "embedding-vs-head": embedding_vs_head,
     "bound-gap": bound_gap,
+    "forecast-terms": forecast_terms,
 }

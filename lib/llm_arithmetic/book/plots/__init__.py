@@ -22,16 +22,20 @@ notebooks end the cell with ``plt.show()``. Every name is available from here
 pipeline parallelism, the serving frontier, speculative decoding, cost and energy, and
 measurements against the bound.
 
+:mod:`~llm_arithmetic.book.plots.forecast` (chapter "From bound to forecast"): the bound and the
+forecast over a published throughput-versus-interactivity curve.
+
 :mod:`~llm_arithmetic.book.plots.style`: :data:`STYLE` and :func:`label_points` (labels placed
 clear of each other, the markers and the lines). The checker that keeps every figure readable
 (:func:`check_figure`: text size, collisions, units; :func:`fit_width`) is a module of its own,
 :mod:`llm_arithmetic.book.figure_check`, re-exported here.
 """
 from ..figure_check import MAX_WIDTH_PX, MIN_FONT_PT, check_figure, fit_width
-from . import foundations, serving, style
+from . import forecast, foundations, serving, style
+from .forecast import *  # noqa: F401,F403
 from .foundations import *  # noqa: F401,F403
 from .serving import *  # noqa: F401,F403
 from .style import *  # noqa: F401,F403
 
 __all__ = (["MIN_FONT_PT", "MAX_WIDTH_PX", "check_figure", "fit_width"] + style.__all__
-           + foundations.__all__ + serving.__all__)
+           + foundations.__all__ + serving.__all__ + forecast.__all__)
