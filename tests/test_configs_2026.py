@@ -64,14 +64,21 @@ ANSWERED = {
     "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
     # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
     "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
+    # per-layer geometry (FAMILIES.md 14.15): sliding layers 8 (16) KV heads of 256, global
+    # layers 2 (4) KV heads of 512 whose values are the key projection, still cached apart
+    "gemma-4-26b-a4b": ("params", 25 * 2 * 8 * 256 * 2 + 5 * 2 * 2 * 512 * 2),
+    "gemma-4-31b-it-nvfp4": ("params", 50 * 2 * 16 * 256 * 2 + 10 * 2 * 4 * 512 * 2),
 }
+
+# file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
+# Gemma 4's layer_scalar (one per decoder layer) and its vision tower's standardization
+# (std_bias, std_scale of the tower's width)
+BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
     "kimi-k3": "text_config.linear_attn_config",
     "deepseek-v4-flash": "compress_ratios",
-    "gemma-4-26b-a4b": "text_config.global_head_dim",
-    "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
@@ -98,8 +105,8 @@ def test_count_equals_the_meta_device_count(name):
     t = truth(CONFIGS / f"{name}.json")
     expected = t["params"] + (t["persistent_buffers"] if which == "params+buffers" else 0)
     assert read_config(CONFIGS / f"{name}.json").total_params == expected
-    if which == "params":
-        assert t["persistent_buffers"] == 0  # the statement is unambiguous
+    if which == "params":  # the statement is unambiguous
+        assert t["persistent_buffers"] == BUFFERS_NOT_COUNTED.get(name, 0)
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERED))
@@ -120,6 +127,16 @@ def test_count_rounds_to_the_published_one(name, published, digits):
     assert round(total / scale, digits) == round(published / scale, digits)
 
 
+def test_gemma4_language_models_round_to_the_published_counts():
+    # SOURCES.md section 7: 25.2B total and 3.8B active (26B-A4B), 30.7B (31B): the language
+    # model alone, the vision tower apart; active with the tied embedding once, 8 of 128 experts
+    m = read_config(CONFIGS / "gemma-4-26b-a4b.json")
+    text = m.total_params - sum(e.params for e in m.extras)
+    assert (round(text / 1e9, 1), round(m.active_params / 1e9, 1)) == (25.2, 3.8)
+    m = read_config(CONFIGS / "gemma-4-31b-it-nvfp4.json")
+    assert round((m.total_params - sum(e.params for e in m.extras)) / 1e9, 1) == 30.7
+
+
 def test_llama_405b_truncates_to_the_paper():
     assert int(read_config(CONFIGS / "meta-llama-3.1-405b.json").total_params / 1e9) == 405
 
@@ -131,6 +148,8 @@ def test_llama_405b_truncates_to_the_paper():
     ("qwen3.5-27b", ["model.visual"]),
     ("qwen3.5-35b-a3b", ["model.visual"]),
     ("qwen3.5-397b-a17b", ["model.visual"]),
+    ("gemma-4-26b-a4b", ["model.vision_tower", "model.embed_vision"]),
+    ("gemma-4-31b-it-nvfp4", ["model.vision_tower", "model.embed_vision"]),
 ])
 def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
     m = read_config(CONFIGS / f"{name}.json")
@@ -139,7 +158,7 @@ def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(n
     assert tower == sum(t["by_prefix"][p] for p in towers)
     buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
     assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
-                                      + t["by_prefix"]["lm_head.weight"] + buffers)
+                                      + t["by_prefix"].get("lm_head.weight", 0) + buffers)
 
 
 def test_kimi_k2_5_language_model_is_kimi_k2():
@@ -245,6 +264,45 @@ def test_latent_moe_routed_experts_work_in_the_latent():
     # 512 plain experts of 2,688 on a latent of 1,024 (not on d = 4,096), per MoE block
     assert m.expert_params == 40 * 512 * 2 * 1024 * 2688
     assert round(m.active_params / 1e9) == 13  # the name's A12B: 12.77B with both embeddings
+
+
+def test_gemma4_geometry_per_layer_kind_and_windowed_cache():
+    m = read_config(CONFIGS / "gemma-4-26b-a4b.json")
+    kinds = {(run.attention.span, run.attention.n_kv_heads, run.attention.d_head,
+              run.attention.kv_tied) for run in m.layers}
+    assert kinds == {("sliding", 8, 256, False), ("full", 2, 512, True)}
+    # 5 global layers keep every token, 25 sliding ones the last 1,024
+    assert m.kv_cache_bytes(131_072) == 5 * 4096 * 131_072 + 25 * 8192 * 1024
+    # values = keys: the global layers have no v_proj (2 heads x 512 x d each)
+    cfg = config("gemma-4-26b-a4b")
+    cfg["text_config"]["attention_k_eq_v"] = False  # then global layers keep 8 KV heads
+    cfg["text_config"]["num_global_key_value_heads"] = 8
+    untied = read_config(cfg)
+    assert untied.total_params - m.total_params == 5 * 2816 * (2 * 8 - 1 * 2) * 512
+    # the parallel dense MLP and mixture: one token uses the MLP, 8 of 128 experts, the router
+    moe = m.layers[0].mlp
+    assert (moe.n_experts, moe.top_k, moe.d_ff, moe.n_shared, moe.d_shared) == (128, 8, 704, 1,
+                                                                                 2112)
+
+
+@pytest.mark.parametrize("key, value, pattern", [
+    ("num_kv_shared_layers", 4, r"field 'num_kv_shared_layers' = 4 is not supported"),
+    ("hidden_size_per_layer_input", 256, r"field 'hidden_size_per_layer_input' = 256"),
+    ("use_bidirectional_attention", "all", r"field 'use_bidirectional_attention' = 'all'"),
+])
+def test_gemma4_layouts_not_modelled_are_refused_naming_the_key(key, value, pattern):
+    cfg = config("gemma-4-26b-a4b")
+    cfg["text_config"][key] = value
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
+    cfg = config("gemma-4-26b-a4b")
+    del cfg["text_config"]["hidden_size_per_layer_input"]  # the class default is 256
+    with pytest.raises(ConfigError, match=r"'hidden_size_per_layer_input' = 256"):
+        read_config(cfg)
+    cfg = config("gemma-4-26b-a4b")
+    cfg["audio_config"] = {"hidden_size": 1024}
+    with pytest.raises(ConfigError, match=r"field 'audio_config'"):
+        read_config(cfg)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

@@ -94,6 +94,10 @@ class Attention:
         A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
         heads and head width (each token caches one indexer key of ``index_dim``), and how
         many cached positions it selects for the attention to read.
+    kv_tied : bool
+        The values are the key projection's output (no value projection; Gemma 4's global
+        layers, ``attention_k_eq_v``). Keys and values are still cached apart (the keys are
+        normalized and rotated, the values only normalized), so only the parameters change.
     """
 
     n_heads: int
@@ -114,6 +118,7 @@ class Attention:
     index_heads: int = 0
     index_dim: int = 0
     index_topk: int = 0
+    kv_tied: bool = False
 
     def validate(self, owner: str) -> None:
         for f in ("n_heads", "n_kv_heads", "d_head"):
@@ -124,6 +129,9 @@ class Attention:
         if self.d_v and self.gate and not self.is_mla:
             raise ConfigError(f"{owner}: an output gate with a separate value width (d_v) is "
                               "not modelled")
+        if self.kv_tied and (self.is_mla or self.d_v or self.gate):
+            raise ConfigError(f"{owner}: values tied to keys (kv_tied) are modelled for plain "
+                              "grouped-query attention only")
         if self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
@@ -212,7 +220,7 @@ class Attention:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks),
+                                  ("sinks", self.sinks), ("values = keys", self.kv_tied),
                                   (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")

@@ -70,7 +70,8 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
 #: (Gated DeltaNet: qwen3_next, qwen3_5; the indexer: deepseek_v32, glm_moe_dsa; heads per
-#: layer: laguna; windows with their own heads: mimo_v2_flash), none for the others. A file of
+#: layer: laguna; windows with their own heads: mimo_v2_flash; global layers with their own
+#: head width and values = keys: gemma4), none for the others. A file of
 #: an unknown family is refused naming its first one; a known family's file that carries one
 #: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
 FEATURES: tuple[tuple[str, str], ...] = (
@@ -493,6 +494,129 @@ def _gemma3(r: _Reader) -> dict[str, Any]:
     projector = vr.int("hidden_size") * kw["d_model"] + vr.int("hidden_size")
     kw["extras"] = (Extra("vision tower and projector", tower + projector, True,
                           "SigLIP encoder and Gemma 3's multimodal projector"),)
+    return kw
+
+
+#: transformers' Gemma4TextConfig defaults (5.24.0, ``configuration_gemma4.py``).
+GEMMA4_TEXT_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216,
+    "num_hidden_layers": 30, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "head_dim": 256, "global_head_dim": 512, "max_position_embeddings": 131072,
+    "sliding_window": 512, "tie_word_embeddings": True, "attention_bias": False,
+    "hidden_size_per_layer_input": 256, "attention_k_eq_v": False, "num_kv_shared_layers": 0,
+    "enable_moe_block": False,
+}
+#: transformers' Gemma4VisionConfig defaults.
+GEMMA4_VISION_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 16,
+    "num_attention_heads": 12, "num_key_value_heads": 12, "head_dim": 64, "patch_size": 16,
+    "position_embedding_size": 10240,
+}
+
+
+def _gemma4_text(r: _Reader) -> dict[str, Any]:
+    # Gemma4TextModel (transformers 5.24.0 modeling_gemma4.py): sliding layers with
+    # num_key_value_heads x head_dim, global layers with head_dim = global_head_dim and, when
+    # attention_k_eq_v, num_global_key_value_heads and no v_proj (values = the key projection);
+    # q_norm, k_norm of the layer's head width (v_norm has no weight); four RMSNorms per layer;
+    # a dense GeGLU MLP of intermediate_size and, with enable_moe_block, beside it a mixture of
+    # num_experts of moe_intermediate_size (top_k_experts), a router (proj E x d, scale d,
+    # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.15.
+    cfg = dict(GEMMA4_TEXT_DEFAULTS)
+    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
+    g = _Reader(cfg, r.origin, r.family)
+    d = g.int("hidden_size")
+    n = g.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = g.heads(d)
+    g.refuse("hidden_size_per_layer_input", "per-layer input embeddings (a second embedding "
+             "table and a gate per layer) are not counted")
+    g.read.add("vocab_size_per_layer_input")
+    g.refuse("num_kv_shared_layers", "layers that reuse an earlier layer's keys and values "
+             "(no projections or cache of their own) are not modelled")
+    g.read.add("use_double_wide_mlp")  # applies to key/value-sharing layers only
+    g.refuse("per_layer_config", "an explicit per-layer geometry is not read")
+    if g.raw("use_bidirectional_attention") == "all":
+        raise ConfigError(f"{r.origin}: field 'use_bidirectional_attention' = 'all' makes the "
+                          "model an encoder (no causal cache), which is not modelled")
+    types = g.str_list("layer_types", n) or [
+        "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
+    bad = set(types) - {"sliding_attention", "full_attention"}
+    if bad:
+        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+    types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer global
+    window = _window(g)
+    tied_kv = g.flag("attention_k_eq_v", False)
+    g_heads = (g.int("num_global_key_value_heads", hkv, kind="heads") if tied_kv else hkv)
+    g.read.add("num_global_key_value_heads")
+    if h % g_heads:
+        raise ConfigError(f"{r.origin}: field 'num_global_key_value_heads' ({g_heads}) does not "
+                          f"divide 'num_attention_heads' ({h})")
+    bias = g.flag("attention_bias", False)
+    sliding = Attention(h, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head")
+    full = Attention(h, g_heads, g.int("global_head_dim"), qkv_bias=bias, o_bias=bias,
+                     qk_norm="head", kv_tied=tied_kv)
+    ff = g.int("intermediate_size")
+    mlp, norms = MLP(ff), 4
+    if g.flag("enable_moe_block", False):
+        e = g.int("num_experts", kind="experts")
+        k = g.int("top_k_experts", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'top_k_experts' ({k}) exceeds 'num_experts' "
+                              f"({e})")
+        # the dense MLP runs beside the experts on every token: one shared expert of width ff;
+        # per_expert_scale is the router's vector of E; router.scale (d) weights the router's
+        # RMSNorm and counts with the three extra norms
+        mlp = MLP(g.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1, d_shared=ff,
+                  router_bias=True)
+        norms = 4 + 3 + 1
+    else:
+        g.read.update({"num_experts", "top_k_experts", "moe_intermediate_size"})
+    g.refuse("expert_intermediate_size", "Gemma 4's expert width is 'moe_intermediate_size'")
+    kw = _decoder(g, n_layers=n, norms=norms, tied=g.flag("tie_word_embeddings", True),
+                  trained_context=g.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: sliding if types[i] == "sliding_attention" else full,
+                  mlp=lambda i: mlp, d_model=d)
+    r.read |= g.read
+    return kw
+
+
+def _gemma4_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Gemma 4's vision encoder (Gemma4VisionModel) and its projection into the
+    language model (Gemma4MultimodalEmbedder): a patch projection 3 p^2 -> h and two learned
+    position tables (x and y) of position_embedding_size x h; per layer q, o of H d_head, k, v
+    of H_kv d_head (no biases), q/k norms of d_head, a GeGLU MLP h -> inter -> h and four
+    RMSNorms of h; the pooler has no parameters (the standardization's bias and scale are
+    buffers); the embedder one h x d_text matrix (its norm has no weight)."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads, kv, dh = r.heads(h)
+    r.read.add("global_head_dim")  # vision layers are all alike: head_dim applies
+    r.refuse("attention_bias", "biases in Gemma 4's vision attention are not counted")
+    p = r.int("patch_size", kind="count")
+    positions = r.int("position_embedding_size", kind="context")
+    r.read.update({"standardize", "use_clipped_linears", "pooling_kernel_size"})  # buffers only
+    layer = (2 * heads + 2 * kv) * dh * h + 2 * dh + 3 * h * inter + 4 * h
+    tower = 3 * p * p * h + 2 * positions * h + n * layer
+    return tower + h * d_text
+
+
+def _gemma4(r: _Reader) -> dict[str, Any]:
+    # Gemma4ForConditionalGeneration: the language model in text_config, a vision tower in
+    # vision_config, an audio tower in audio_config (counted: not yet; refused when present)
+    kw = _wrapped_text(r, "gemma4_text")
+    r.refuse("audio_config", "Gemma 4's audio tower is not counted")
+    vision = r.raw("vision_config", None)
+    if vision is not None:
+        if not isinstance(vision, dict):
+            raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+        vcfg = dict(GEMMA4_VISION_DEFAULTS)
+        vcfg.update({k: v for k, v in vision.items() if v is not None})
+        vr = _Reader(vcfg, r.origin + ": vision_config", "gemma4_vision")
+        kw["extras"] = (Extra("vision tower and projector",
+                              _gemma4_vision_params(vr, kw["d_model"]), True,
+                              "Gemma 4's vision encoder and its projection into the text "
+                              "width"),)
     return kw
 
 
@@ -1171,6 +1295,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
+    "gemma4": _gemma4, "gemma4_text": _gemma4_text,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1204,6 +1329,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "LagunaForCausalLM": "laguna", "MiMoV2FlashForCausalLM": "mimo_v2_flash",
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
+    "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
 }
 
 

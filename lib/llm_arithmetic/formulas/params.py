@@ -24,6 +24,7 @@ __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
     "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "tied_attention_params",
     "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
@@ -305,6 +306,28 @@ def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bia
             + qkv_bias * (n_heads * d_head + n_kv_heads * (d_head + d_v)) + o_bias * d_model
             + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
             + attn_sinks * n_heads)
+
+
+@formula("attn_params")
+def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0,
+                          qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are its keys' projection
+    (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value
+    projection. The cache still holds keys and values apart (the keys are normalized and
+    rotated, the values only normalized), so only the count changes.
+
+    Examples
+    --------
+    A global layer of Gemma 4 26B-A4B (d = 2816, 16 query heads, 2 KV heads of 512, q/k
+    norms): 16 x 512 x 2816 for q and o each, 2 x 512 x 2816 for k, 2 x 512 for the norms.
+
+    >>> tied_attention_params(d_model=2816, n_heads=16, n_kv_heads=2, d_head=512, qk_norm=1)
+    49021952
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
+                             qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
+            - (d_model + qkv_bias) * n_kv_heads * d_head)
 
 
 @formula("attn_params")

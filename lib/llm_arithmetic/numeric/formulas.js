@@ -702,6 +702,11 @@ export function switch_allreduce_time({message_bytes, n_chips, link_bandwidth, l
   return message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency;
 }
 
+/** Parameters of one grouped-query attention block whose values are its keys' projection (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value projection. The cache still holds keys and values apart (the keys are normalized and rotated, the values only normalized), so only the count changes. [1] */
+export function tied_attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model - n_kv_heads*d_head*(qkv_bias + d_model) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
+}
+
 /** Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step. [s] */
 export function time_per_output_token({step_bytes, step_flops, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(n_chips*peak_flops), step_bytes/(n_chips*bandwidth));
@@ -2970,6 +2975,30 @@ export const FORMULAS = {
   ],
   "summary": "Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast).",
   "unit": "s"
+ },
+ "tied_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} - H_{kv} d_{head} \\left(\\delta_{qkv} + d_{model}\\right)",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one grouped-query attention block whose values are its keys' projection (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value projection. The cache still holds keys and values apart (the keys are normalized and rotated, the values only normalized), so only the count changes.",
+  "unit": "1"
  },
  "time_per_output_token": {
   "defaults": {

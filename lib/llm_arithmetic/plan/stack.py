@@ -38,7 +38,7 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
         "attention": [["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
                       ["gated", ["gt", "gate", 0]],
-                      ["split", ["gt", "d_v", 0]],
+                      ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
@@ -84,6 +84,7 @@ _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
+           "tied": ["tied_attention_params", {}],
            "latent": ["latent_moe_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
@@ -131,6 +132,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "mla": ["mla_matmul_params", {}],
                                 "dsa": ["dsa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
+                                "tied": ["tied_attention_params", _NO_EXTRAS],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
@@ -203,10 +205,12 @@ TERMS: dict[str, dict[str, Any]] = {
                   "cases": {"moe": ["=", {"value": 1}], "latent": ["=", {"value": 1}]}},
 }
 
-# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) differs from the plain one only in
-# its parameters (counted above), a block with narrower values (MiMo-V2-Flash) in its
-# parameters, cache and FLOPs: otherwise both store, read and count layers as a plain block.
+# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) and one whose values are its keys'
+# projection (Gemma 4's global layers, which still cache keys and values apart) differ from
+# the plain one only in their parameters (counted above), a block with narrower values
+# (MiMo-V2-Flash) in its parameters, cache and FLOPs: otherwise they store, read and count
+# layers as a plain block.
 for _spec in TERMS.values():
     if "attention" in _spec["cases"]:
-        for _form in ("gated", "split"):
+        for _form in ("gated", "split", "tied"):
             _spec["cases"].setdefault(_form, _spec["cases"]["attention"])
