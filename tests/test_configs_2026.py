@@ -315,6 +315,19 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     assert "declare" in message, message
 
 
+@pytest.mark.parametrize("name, keys", [
+    # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks
+    ("kimi-k3", ["text_config.linear_attn_config", "text_config.attn_res_block_size",
+                 "text_config.mla_use_output_gate", "text_config.routed_expert_hidden_size"]),
+    ("deepseek-v4-flash", ["compress_ratios", "index_topk", "hc_mult"]),
+])
+def test_refusal_names_every_missing_layer_kind_in_order(name, keys):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    named = re.findall(r"field '([^']+)'", str(err.value))
+    assert named == keys
+
+
 @pytest.mark.parametrize("name", sorted(NO_READER))
 def test_family_without_a_reader_is_refused_in_one_line(name):
     with pytest.raises(ConfigError, match=r"unsupported model_type '[^']+', architectures "

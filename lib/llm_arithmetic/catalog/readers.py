@@ -76,8 +76,9 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
 FEATURES: tuple[tuple[str, str], ...] = (
     ("compress_ratios", "compressed attention (DeepSeek-V4's per-layer KV compression)"),
-    ("linear_attn_config", "linear attention with a constant per-sequence state "
-                           "(Kimi delta attention)"),
+    ("linear_attn_config", "linear attention with a constant per-sequence state (Kimi delta "
+                           "attention, KDA: a gated delta rule with a head_dim x head_dim state "
+                           "per head in the kda_layers)"),
     ("linear_num_value_heads", "linear attention with a constant per-sequence state "
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
@@ -93,6 +94,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("block_configs", "per-layer block shapes (DeciLM / Nemotron-NAS: attention and MLP widths "
                       "that change from layer to layer)"),
     ("moe_latent_size", "a latent projection around the experts (LatentMoE)"),
+    ("attn_res_block_size", "attention residuals (Kimi K3: each block mixes the outputs of "
+                            "earlier blocks with a learned pseudo-query and norm)"),
+    ("mla_use_output_gate", "an output gate on latent attention (Kimi K3's gated MLA)"),
+    ("routed_expert_hidden_size", "a latent projection around the experts (Kimi K3)"),
+    ("hc_mult", "hyper-connections (DeepSeek-V4: several residual streams mixed per block)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -1334,19 +1340,25 @@ ARCHITECTURES: Mapping[str, str] = {
 
 
 def _missing_feature(cfg: Mapping[str, Any]) -> str:
-    """The first layer kind of :data:`FEATURES` the file (or a wrapped language model)
-    declares, as "field 'key' declares <feature>", or ""."""
+    """The layer kinds of :data:`FEATURES` the file (or a wrapped language model) declares,
+    in that order, as "it needs <feature>, declared by field 'key'" (the first one; the others
+    follow, "; and <feature>, field 'key'"), or what else it lacks."""
     scopes = [("", cfg)] + [(f"{k}.", cfg[k]) for k in ("text_config", "language_config",
                                                        "llm_config")
                             if isinstance(cfg.get(k), dict)]
+    found: list[str] = []
     for key, feature in FEATURES:
         for prefix, scope in scopes:
             if scope.get(key) not in _NEUTRAL:
-                return f"it needs {feature}, declared by field '{prefix}{key}'"
+                found.append(f"{feature}, declared by field '{prefix}{key}'" if not found
+                             else f"{feature}, field '{prefix}{key}'")
+                break
         types = [scope.get("layer_types") for _, scope in scopes]
-        if key == "linear_num_value_heads" and any(
+        if key == "linear_num_value_heads" and not found and any(
                 isinstance(t, list) and "linear_attention" in t for t in types):
-            return f"it needs {feature}, declared by 'linear_attention' in field 'layer_types'"
+            found.append(f"{feature}, declared by 'linear_attention' in field 'layer_types'")
+    if found:
+        return "it needs " + "; and ".join(found)
     for prefix, scope in scopes:
         if isinstance(scope.get("vision_config"), dict) and prefix == "":
             return "it needs a vision tower the library does not count"
