@@ -131,10 +131,10 @@ def test_gemma4_language_models_round_to_the_published_counts():
     # SOURCES.md section 7: 25.2B total and 3.8B active (26B-A4B), 30.7B (31B): the language
     # model alone, the vision tower apart; active with the tied embedding once, 8 of 128 experts
     m = read_config(CONFIGS / "gemma-4-26b-a4b.json")
-    text = m.total_params - sum(e.params for e in m.extras)
+    text = m.total_params - sum(e.params for e in m.extras if e.in_total)
     assert (round(text / 1e9, 1), round(m.active_params / 1e9, 1)) == (25.2, 3.8)
     m = read_config(CONFIGS / "gemma-4-31b-it-nvfp4.json")
-    assert round((m.total_params - sum(e.params for e in m.extras)) / 1e9, 1) == 30.7
+    assert round((m.total_params - sum(e.params for e in m.extras if e.in_total)) / 1e9, 1) == 30.7
 
 
 def test_llama_405b_truncates_to_the_paper():
@@ -154,7 +154,7 @@ def test_llama_405b_truncates_to_the_paper():
 def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
     m = read_config(CONFIGS / f"{name}.json")
     t = truth(CONFIGS / f"{name}.json")
-    tower = sum(e.params for e in m.extras)
+    tower = sum(e.params for e in m.extras if e.in_total)
     assert tower == sum(t["by_prefix"][p] for p in towers)
     buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
     assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
@@ -164,13 +164,13 @@ def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(n
 def test_kimi_k2_5_language_model_is_kimi_k2():
     k25 = read_config(CONFIGS / "kimi-k2.5.json")
     k2 = read_config(CONFIGS / "kimi-k2-instruct.json")
-    assert k25.total_params - sum(e.params for e in k25.extras) == k2.total_params
+    assert k25.total_params - sum(e.params for e in k25.extras if e.in_total) == k2.total_params
 
 
 def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
     vl = read_config(CONFIGS / "qwen3-vl-30b-a3b-instruct.json")
     text = read_config(CATALOG / "qwen3-30b-a3b" / "config.json")
-    assert vl.total_params - sum(e.params for e in vl.extras) == text.total_params
+    assert vl.total_params - sum(e.params for e in vl.extras if e.in_total) == text.total_params
     assert vl.kv_cache_bytes_per_token() == text.kv_cache_bytes_per_token()
 
 
@@ -302,6 +302,49 @@ def test_gemma4_layouts_not_modelled_are_refused_naming_the_key(key, value, patt
     cfg = config("gemma-4-26b-a4b")
     cfg["audio_config"] = {"hidden_size": 1024}
     with pytest.raises(ConfigError, match=r"field 'audio_config'"):
+        read_config(cfg)
+
+
+# file -> one MTP module by hand (FAMILIES.md section 14.16, vLLM's layouts): its blocks, a
+# 2d x d projection, three norms of d; embeddings and head shared with the model
+MTP = {
+    # a gated full-attention block (q 2 H dh d, k and v K dh d, o, q/k norms) with the MLP
+    "qwen3.5-27b": (2 * 24 * 256 + 2 * 4 * 256 + 24 * 256) * 5120 + 2 * 256
+                   + 3 * 5120 * 17408 + 2 * 5120 + 2 * 5120**2 + 3 * 5120,
+    # ... with the mixture: router, 256 experts and a gated shared expert of 512
+    "qwen3.5-35b-a3b": (2 * 16 * 256 + 2 * 2 * 256 + 16 * 256) * 2048 + 2 * 256
+                       + 256 * 2048 + 256 * 3 * 2048 * 512 + 3 * 2048 * 512 + 2048
+                       + 2 * 2048 + 2 * 2048**2 + 3 * 2048,
+    # '*E': an attention block (32/2 heads of 128) and a latent mixture block (512 experts of
+    # 2,688 on a latent of 1,024, its router with the score-correction bias, a shared expert
+    # of 5,376), one norm each
+    "nvidia-nemotron-3-super-120b-a12b-fp8": (2 * 32 + 2 * 2) * 128 * 4096
+    + 512 * 2 * 1024 * 2688 + 2 * 4096 * 1024 + 512 * 4096 + 512 + 2 * 4096 * 5376
+    + 2 * 4096 + 2 * 4096**2 + 3 * 4096,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MTP))
+def test_mtp_module_is_reported_apart_by_hand(name):
+    m = read_config(CONFIGS / f"{name}.json")
+    mtp = [e for e in m.extras if e.name == "multi-token prediction"]
+    assert [(e.params, e.in_total) for e in mtp] == [(MTP[name], False)]
+    # not in the total: the meta count (transformers builds no MTP layer) is unchanged
+    t = truth(CONFIGS / f"{name}.json")
+    assert m.total_params in (t["params"], t["params"] + t["persistent_buffers"])
+
+
+def test_mtp_keys_are_read_not_assumed():
+    # Qwen3-Next's file declares no MTP key: nothing is reported; a dedicated embedding or an
+    # unknown MTP block is refused naming the key
+    assert read_config(CONFIGS / "qwen3-next-80b-a3b-thinking.json").extras == ()
+    cfg = config("qwen3.5-27b")
+    cfg["text_config"]["mtp_use_dedicated_embeddings"] = True
+    with pytest.raises(ConfigError, match=r"field 'mtp_use_dedicated_embeddings' = True"):
+        read_config(cfg)
+    cfg = config("nvidia-nemotron-3-super-120b-a12b-fp8")
+    cfg["mtp_hybrid_override_pattern"] = "*M"
+    with pytest.raises(ConfigError, match=r"field 'mtp_hybrid_override_pattern' must be"):
         read_config(cfg)
 
 

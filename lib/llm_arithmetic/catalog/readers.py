@@ -786,16 +786,27 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
 
 def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
                 note: str) -> tuple[Extra, ...]:
-    """Multi-token prediction layers (``num_nextn_predict_layers``), which transformers does not
-    build: in DeepSeek-V3's layout each has enorm, hnorm (d each), eh_proj (2d x d), one decoder
-    block, shared_head.norm (d), and its checkpoint also stores an embedding table and an output
-    head (V x d each). Reported apart, not in the total."""
-    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
-    if not mtp:
+    """Multi-token prediction layers (``num_nextn_predict_layers``) in DeepSeek-V3's layout,
+    which transformers does not build: each module has enorm, hnorm (d each), eh_proj
+    (2d x d), one decoder block, shared_head.norm (d), and its checkpoint also stores an
+    embedding table and an output head (V x d each). Reported apart, not in the total."""
+    return _mtp(kw, r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0), [block],
+                note, own_embeddings=True)
+
+
+def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
+         own_embeddings: bool) -> tuple[Extra, ...]:
+    """``modules`` multi-token-prediction modules, each two input norms of d (the token's
+    embedding and the last hidden state), a 2d x d projection of the two, its decoder
+    ``blocks``, a final norm of d, and, when the checkpoint stores them per module
+    (DeepSeek-V3), an embedding table and an output head of V x d; Qwen3.5's and Nemotron 3's
+    share the model's. Reported apart, not in the total (transformers builds none)."""
+    if not modules:
         return ()
     d = kw["d_model"]
-    per = 3 * d + 2 * d * d + block.params(d) + 2 * kw["n_vocab"] * d
-    return (Extra("multi-token prediction", mtp * per, False, note),)
+    per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks)
+           + (2 * kw["n_vocab"] * d if own_embeddings else 0))
+    return (Extra("multi-token prediction", modules * per, False, note),)
 
 
 def _indexer(r: _Reader) -> dict[str, int]:
@@ -1013,12 +1024,29 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
                    conv_bias=r.flag("use_conv_bias", True), bias=r.flag("use_bias", False))
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
     r.read.add("mamba_proj_bias")
-    layers = [Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
-                     mlp={"-": mlp, "E": moe}.get(c), norms=1) for c in pattern]
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", None, kind="context"),
-                native_bits=_bits16())
+    def block(c: str) -> Layers:
+        return Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
+                      mlp={"-": mlp, "E": moe}.get(c), norms=1)
+
+    kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d,
+              layers=_runs([block(c) for c in pattern]),
+              tied=r.flag("tie_word_embeddings", False),
+              trained_context=r.int("max_position_embeddings", None, kind="context"),
+              native_bits=_bits16())
+    # MTP (vLLM's nemotron_h_mtp.py; transformers builds none): num_nextn_predict_layers
+    # modules, each the blocks of mtp_hybrid_override_pattern ('*' attention, 'E' the mixture),
+    # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
+    # shared with the model
+    modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    mtp_pattern = r.raw("mtp_hybrid_override_pattern", "")
+    if modules and (not isinstance(mtp_pattern, str) or not mtp_pattern
+                    or set(mtp_pattern) - set("*E") or ("E" in mtp_pattern and moe is None)):
+        raise ConfigError(f"{r.origin}: field 'mtp_hybrid_override_pattern' must be a string of "
+                          "'*' (attention) and 'E' (mixture of experts) blocks for the "
+                          f"{modules} multi-token-prediction module(s)")
+    kw["extras"] = _mtp(kw, modules, [block(c) for c in mtp_pattern or ""],
+                        "Nemotron 3's MTP module (vLLM's layout)", own_embeddings=False)
+    return kw
 
 
 def _nemotron_h_moe(r: _Reader) -> MLP:
@@ -1033,9 +1061,7 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
     d_shared = r.int("moe_shared_expert_intermediate_size") if shared else 0
     # Nemotron 3 Super's LatentMoE: the routed experts work in moe_latent_size, between
     # fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), no biases; router and
-    # shared expert on d. Its MTP layers (num_nextn_predict_layers, mtp_hybrid_override_pattern)
-    # are not built by transformers' NemotronHForCausalLM and are not counted.
-    r.read.update({"num_nextn_predict_layers", "mtp_hybrid_override_pattern"})
+    # shared expert on d. Its MTP layers: _nemotron_h.
     return MLP(r.int("moe_intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False),
                n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True,
                latent=r.int("moe_latent_size", 0, minimum=0))
@@ -1049,8 +1075,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
     projection twice as wide whose second half gates the output) or a Gated DeltaNet mixer;
     then an MLP or a mixture of experts with one gated shared expert (Qwen2-MoE's block:
     router d x E without bias, shared_expert, shared_expert_gate d x 1); two RMSNorms per
-    block, final norm, untied head. Multi-token-prediction layers (``mtp_*``) are not built
-    by transformers and not counted."""
+    block, final norm, untied head. Multi-token-prediction layers (``mtp_num_hidden_layers``),
+    which transformers does not build, are reported apart."""
     def read(r: _Reader) -> dict[str, Any]:
         d = r.int("hidden_size")
         n = r.int("num_hidden_layers", kind="layers")
@@ -1082,8 +1108,7 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
             if only and dense is None:
                 raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names dense layers "
                                   "but no 'intermediate_size' gives their width")
-        r.read.update({"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
-                       "norm_topk_prob"})
+        r.read.add("norm_topk_prob")
 
         def mlp_of(i: int) -> MLP:
             if moe and i not in only and (i + 1) % step == 0:
@@ -1096,10 +1121,20 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         layers = [Layers(1, attention=attn if t == "full_attention" else None,
                          mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
                   for i, t in enumerate(types)]
-        return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                    tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    native_bits=_bits16())
+        kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                  tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  native_bits=_bits16())
+        # MTP (vLLM's qwen3_next_mtp.py; transformers builds none): one module of
+        # mtp_num_hidden_layers full-attention blocks with the model's MLP, fc (2d x d),
+        # pre_fc_norm_embedding, pre_fc_norm_hidden and norm; embeddings and head shared
+        r.refuse("mtp_use_dedicated_embeddings", "an MTP module with its own embeddings is not "
+                 "counted")
+        n_mtp = r.int("mtp_num_hidden_layers", 0, kind="layers", minimum=0)
+        kw["extras"] = _mtp(kw, 1 if n_mtp else 0,
+                            [Layers(1, attention=attn, mlp=mlp_of(n), norms=2)] * n_mtp,
+                            "Qwen3.5's MTP module (vLLM's layout)", own_embeddings=False)
+        return kw
     return read
 
 
@@ -1243,8 +1278,8 @@ def _qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and
         if not isinstance(vision, dict):
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
         vr = _Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
-        kw["extras"] = (Extra("vision tower and mergers",
-                              _qwen3_vl_vision_params(vr, kw["d_model"]), True, note),)
+        kw["extras"] = (*kw.get("extras", ()), Extra("vision tower and mergers",
+                        _qwen3_vl_vision_params(vr, kw["d_model"]), True, note))
         return kw
     return read
 
