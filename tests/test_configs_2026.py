@@ -107,6 +107,10 @@ def test_count_equals_the_meta_device_count(name):
     assert read_config(CONFIGS / f"{name}.json").total_params == expected
     if which == "params":  # the statement is unambiguous
         assert t["persistent_buffers"] == BUFFERS_NOT_COUNTED.get(name, 0)
+    if name.startswith("gemma-4"):  # which buffers: one scalar per layer, the standardization
+        layers = config(name)["text_config"]["num_hidden_layers"]
+        assert t["persistent_buffer_names"] == {"layer_scalar": layers, "std_bias": 1152,
+                                                "std_scale": 1152}
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERED))
