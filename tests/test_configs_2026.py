@@ -78,16 +78,17 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
     "kimi-k3": "text_config.linear_attn_config",
-    "deepseek-v4-flash": "compress_ratios",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
 NO_READER = {"mimo-7b-base", "step-3.7-flash"}
+# parameters exact, the cache refused naming the part (FAMILIES.md section 14.17)
+PARAMS_ONLY = {"deepseek-v4-flash"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
-    assert names == set(ANSWERED) | set(REFUSED) | NO_READER
+    assert names == set(ANSWERED) | set(REFUSED) | NO_READER | PARAMS_ONLY
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
@@ -366,13 +367,43 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks
     ("kimi-k3", ["text_config.linear_attn_config", "text_config.attn_res_block_size",
                  "text_config.mla_use_output_gate", "text_config.routed_expert_hidden_size"]),
-    ("deepseek-v4-flash", ["compress_ratios", "index_topk", "hc_mult"]),
 ])
 def test_refusal_names_every_missing_layer_kind_in_order(name, keys):
     with pytest.raises(ConfigError) as err:
         read_config(CONFIGS / f"{name}.json")
     named = re.findall(r"field '([^']+)'", str(err.value))
     assert named == keys
+
+
+def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    t = truth(CONFIGS / "deepseek-v4-flash.json")
+    # parameters alone: the persistent buffers are the hash-routing tables (3 layers x V x k
+    # token -> expert ids) and 40 score-correction biases of E, none of them weights
+    assert m.total_params == t["params"]
+    assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
+                                            "e_score_correction_bias": 40 * 256}
+    # the split as transformers builds it: decoder, its hyper-connection head, the head
+    assert [(e.name, e.params) for e in m.extras] == [("hyper-connection head", 4 * 4 * 4096
+                                                       + 4 + 1)]
+    assert t["by_prefix"]["model.hc_head"] == m.extras[0].params
+    # 2 window-only layers, 21 CSA (overlapping, with the indexer), 20 HCA
+    kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads)
+             for run in m.layers}
+    assert kinds == {(0, 0, 0), (4, 2, 64), (128, 1, 0)}
+    assert sum(run.count for run in m.layers if run.attention.compress == 4) == 21
+    for quantity in (m.kv_cache_bytes_per_token, lambda: m.kv_cache_bytes(4096),
+                     lambda: m.seq_bytes(4096)):
+        with pytest.raises(ConfigError, match=r"not counted: it needs the cache of "
+                                              r"DeepSeek-V4's compressed attention") as err:
+            quantity()
+        assert "\n" not in str(err.value)
+    # the estimate gives what it can and leaves the rest missing, with a warning saying why
+    from llm_arithmetic.estimate import estimate
+    with pytest.warns(UserWarning, match="not counted"):
+        e = estimate(m, context=4096)
+    assert (e.params_total, e.kv_cache_bytes_per_token, e.decode_seconds_per_token) == (
+        t["params"], None, None)
 
 
 @pytest.mark.parametrize("name", sorted(NO_READER))

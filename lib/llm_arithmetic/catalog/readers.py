@@ -40,10 +40,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
 
@@ -267,11 +269,9 @@ def _runs(layers: list[Layers]) -> tuple[Layers, ...]:
     """Consecutive identical layers merged into runs."""
     out: list[Layers] = []
     for layer in layers:
-        if out and out[-1].attention == layer.attention and out[-1].mixer == layer.mixer \
-                and out[-1].mlp == layer.mlp and out[-1].norms == layer.norms:
+        if out and replace(out[-1], count=layer.count) == layer:
             last = out.pop()
-            out.append(Layers(last.count + layer.count, last.attention, last.mixer, last.mlp,
-                              last.norms))
+            out.append(replace(last, count=last.count + layer.count))
         else:
             out.append(layer)
     return tuple(out)
@@ -831,6 +831,86 @@ def _deepseek_v3(r: _Reader) -> dict[str, Any]:
     return _deepseek(r, v3=True)
 
 
+# ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
+#: compress ratio -> (layer type, compressor series): transformers 5.24.0's
+#: _COMPRESS_RATIO_TO_LAYER_TYPE; CSA's windows overlap (two series), HCA's do not.
+V4_LAYER_TYPES: Mapping[str, int] = {"sliding_attention": 0, "compressed_sparse_attention": 2,
+                                     "heavily_compressed_attention": 1}
+V4_RATIO_TYPES: Mapping[int, str] = {0: "sliding_attention", 4: "compressed_sparse_attention",
+                                     128: "heavily_compressed_attention"}
+
+
+def _deepseek_v4(r: _Reader) -> dict[str, Any]:
+    # DeepseekV4 (transformers 5.24.0 modeling_deepseek_v4.py; FAMILIES.md section 14.17): per
+    # layer a compressed attention (q_a_proj d x r_q, q_a_norm, q_b_proj r_q x H dh, one
+    # key-value head kv_proj d x dh with kv_norm, the grouped output o_a_proj (H dh r_o) and
+    # o_b_proj (g r_o x d), sinks H; a CSA layer's compressor (kv and gate d x 2dh, position bias
+    # 4 x 2dh, norm dh) and indexer (its own compressor of 2 d_I, q_b_proj r_q x H_I d_I,
+    # weights_proj d x H_I), an HCA layer's compressor (dh, position bias 128 x dh)); a mixture of
+    # n_routed_experts (gate, up, down) and one shared MLP of moe_intermediate_size, a router
+    # d x E (hash-routed in the first layers: same weight, a token -> experts table as buffer);
+    # two norms and two hyper-connection mixers per layer; a hyper-connection head, final norm,
+    # untied head. Its cache is not counted (plan/stack.py UNCOUNTED).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    if r.int("num_key_value_heads", 1, kind="heads") != 1:
+        raise ConfigError(f"{r.origin}: field 'num_key_value_heads' must be 1: DeepSeek-V4's "
+                          "attention has one key-value head shared by keys and values")
+    for key in ("attention_bias", "mlp_bias"):
+        r.refuse(key, "biases are not counted in the 'deepseek_v4' layout")
+    types = r.str_list("layer_types", n)
+    if types is None:
+        ratios = r.raw("compress_ratios")
+        if not isinstance(ratios, list) or len(ratios) < n or any(
+                x not in V4_RATIO_TYPES for x in ratios[:n]):
+            raise ConfigError(f"{r.origin}: field 'compress_ratios' must list at least {n} "
+                              f"ratios from {sorted(V4_RATIO_TYPES)}")
+        types = [V4_RATIO_TYPES[x] for x in ratios[:n]]  # transformers keeps the first n
+    r.read.add("compress_ratios")
+    if set(types) - set(V4_LAYER_TYPES):
+        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds "
+                          f"{sorted(set(types) - set(V4_LAYER_TYPES))}")
+    rates = {"compressed_sparse_attention": r.int("compress_rate_csa", 4, kind="count"),
+             "heavily_compressed_attention": r.int("compress_rate_hca", 128, kind="count")}
+    given = r.raw("compress_rates", {})
+    if not isinstance(given, dict):
+        raise ConfigError(f"{r.origin}: field 'compress_rates' must be an object")
+    rates.update(given)
+    dh, rq = r.int("head_dim"), r.int("q_lora_rank")
+    common = dict(q_lora_rank=rq, o_lora_rank=r.int("o_lora_rank"),
+                  o_groups=r.int("o_groups", kind="count"), window=_window(r, 128))
+    index = dict(index_heads=r.int("index_n_heads", kind="heads"),
+                 index_dim=r.int("index_head_dim"))
+    r.read.update({"index_topk", "qk_rope_head_dim", "partial_rotary_factor"})
+
+    def attention(t: str) -> Attention:
+        overlap = V4_LAYER_TYPES[t]
+        return Attention(h, 1, dh, compress=rates.get(t, 0) if overlap else 0, overlap=overlap,
+                         **common, **(index if overlap == 2 else {}))
+
+    e, k = _experts(r, n_key="n_routed_experts")
+    if r.int("n_shared_experts", 1, kind="experts", minimum=0) != 1:
+        raise ConfigError(f"{r.origin}: field 'n_shared_experts' must be 1: transformers' "
+                          "DeepseekV4SparseMoeBlock builds one shared MLP")
+    width = r.int("moe_intermediate_size")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
+    r.read.update({"num_hash_layers", "mlp_layer_types"})  # hash routing: the same router weight
+    hc = r.int("hc_mult", 4, kind="count")
+    # MTP (num_nextn_predict_layers): not built by transformers; its layout in DeepSeek's
+    # inference code was not examined, so it is neither counted nor reported
+    r.read.add("num_nextn_predict_layers")
+    layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", None, kind="context"),
+                native_bits=_bits16(),
+                extras=(Extra("hyper-connection head", N.hyper_head_params(d_model=d,
+                                                                          hc_streams=hc),
+                              True, "DeepSeek-V4's merge of its residual streams before the "
+                              "final norm (read by every token: 16 d + 5 weights)"),))
+
+
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
 def _glm4_moe(r: _Reader) -> dict[str, Any]:
     # Glm4Moe: q/k/v with biases (attention_bias), o without; q_norm and k_norm of head_dim when
@@ -1336,7 +1416,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
-    "gemma4": _gemma4, "gemma4_text": _gemma4_text,
+    "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1371,6 +1451,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
+    "DeepseekV4ForCausalLM": "deepseek_v4",
 }
 
 
