@@ -417,8 +417,9 @@ const Plan = (function () {
     for (const run of m.layers) {
       const parts = {};
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
-      parts.norms = {norms: run.norms};
-      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms]);
+      // hyper-connections (DeepSeek-V4's residual streams) count with the norms
+      parts.norms = run.hc ? {norms: run.norms, hc: run.hc} : {norms: run.norms};
+      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0]);
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }
