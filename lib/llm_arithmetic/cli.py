@@ -21,6 +21,7 @@ problem and exit status 2; a context beyond the model's trained context prints a
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -54,7 +55,31 @@ class UsageError(Exception):
     """A problem with the user's input; printed as one line, exit status 2."""
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it ($COLUMNS, the terminal,
+    else 80), without importing shutil (and the archive modules it imports) at every start."""
+    for ask in (lambda: int(os.environ["COLUMNS"]),
+                lambda: os.get_terminal_size(sys.__stdout__.fileno()).columns):
+        try:
+            columns = ask()
+        except (KeyError, ValueError, AttributeError, OSError):
+            continue
+        if columns > 0:
+            return columns
+    return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        kwargs.setdefault("width", _columns() - 2)  # what argparse computes when not told
+        super().__init__(prog, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line, not usage + message
         raise UsageError(message)
 
@@ -699,7 +724,12 @@ def _formula(ns: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line (``argv``, or the process's arguments); returns the exit status."""
+    if argv is None:
+        # The process is this command (``python -m llm_arithmetic``, ``llm-arithmetic``): what
+        # the imports built lives until it exits, so the cyclic garbage collector is told not to
+        # walk it again, at every collection and once more at exit.
+        gc.freeze()
     parser = build_parser()
     try:
         ns = parser.parse_args(argv)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from fractions import Fraction
 from numbers import Integral, Real
 from pathlib import Path
@@ -34,6 +34,7 @@ from .catalog.model import Model
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
+from .core.records import record
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "peak_for"]
@@ -113,7 +114,7 @@ def _rate(label: str, v: Any) -> float | None:
     return x
 
 
-@dataclass(frozen=True)
+@record
 class Estimate:
     """What :func:`estimate` computes; field names are the command line's JSON keys.
 
@@ -743,7 +744,7 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
 
 
 # ---- sweeps -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class Sweep:
     """Decode bounds over a grid: axes (chips, formats, contexts, batches), arrays of shape
     ``(len(hardware), len(weights), len(context), len(batch))``.

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -63,6 +62,7 @@ from . import numeric as N
 from .catalog.hardware import get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
+from .core.records import record
 from .estimate import estimate
 
 __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
@@ -126,7 +126,7 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarra
     return x
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """One fit or validation row: what the forecast needs, and the bound [s] and measured
     time [s] per token."""
@@ -370,7 +370,7 @@ def known_runtimes(params: dict[str, Any] | None = None) -> list[str]:
     return sorted(k for k in p["by_runtime"]["tau_s"] if k != "*")
 
 
-@dataclass(frozen=True)
+@record
 class DecodeForecast:
     """A bound and the forecast under it [token/s]; ``runtime`` None: runtime-agnostic."""
 

@@ -37,6 +37,11 @@ def write() -> Path:
 
 
 @lru_cache(maxsize=None)
+def _compiled() -> dict[str, Any]:
+    return json.loads(COMPILED.read_text(encoding="utf-8"))
+
+
 def load(key: str) -> Any:
-    """One catalog (``"hardware"``, ``"formats"`` or ``"models"``) as ``tomllib`` reads it."""
-    return json.loads(COMPILED.read_text(encoding="utf-8"))[key]
+    """One catalog (``"hardware"``, ``"formats"`` or ``"models"``) as ``tomllib`` reads it (the
+    file is parsed once for all three)."""
+    return _compiled()[key]

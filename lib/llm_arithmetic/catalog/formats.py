@@ -14,14 +14,14 @@ Fraction(9, 2)
 """
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
 from ..core.errors import InputError
+from ..core.lookup import close_matches
+from ..core.records import record
 from ..core.units import to_fraction
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
@@ -34,7 +34,7 @@ DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
 MAX_BITS = 64
 
 
-@dataclass(frozen=True)
+@record
 class Format:
     """A named weight format.
 
@@ -113,7 +113,7 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
                 raise InputError(f"{fmt[:40]!r} is a llama.cpp file type (a type per tensor): "
                                  "its bits per weight depend on the model; give it as weights= "
                                  "to estimate() or use mix_bits(model, name)") from None
-            close = difflib.get_close_matches(key, BITS_PER_WEIGHT, n=3, cutoff=0.4)
+            close = close_matches(key, BITS_PER_WEIGHT, n=3, cutoff=0.4)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise InputError(f"unknown weight format {fmt[:40]!r}{hint} (known: "
                              f"{', '.join(BITS_PER_WEIGHT)})") from None
@@ -196,7 +196,7 @@ _FALLBACK = {"q2_k": "q4_0", "q3_k": "q4_0", "q4_k": "q5_0", "q5_k": "q5_1", "q6
 _EIGHT_EXPERT_OUTPUT_Q5K = ("q2_k", "q3_k_s", "q3_k_m", "q4_k_s", "q4_k_m")
 
 
-@dataclass(frozen=True)
+@record
 class Mix:
     """A llama.cpp file type ("Q4_K_M"): a default type and the rules that give some tensors
     another (``formats.toml``, ``[mixes]``).
@@ -286,7 +286,7 @@ def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
     """
     key = mix.strip().lower()
     if key not in MIXES:
-        close = difflib.get_close_matches(key, MIXES, n=3, cutoff=0.4)
+        close = close_matches(key, MIXES, n=3, cutoff=0.4)
         raise InputError(f"unknown llama.cpp file type {mix[:40]!r}"
                          + (f"; did you mean {', '.join(close)}?" if close else "")
                          + f" (known: {', '.join(MIXES)})")

@@ -14,13 +14,14 @@ Units: bandwidth [B/s], capacity [B], peak rates [FLOP/s] (or [OP/s] for integer
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import lookup
+from ..core.records import record
 
 __all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice", "HARDWARE",
            "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
@@ -41,7 +42,7 @@ DEFAULT_LATENCY_SOURCE = ("https://github.com/NVIDIA/nccl/blob/"
                           "01afd20a77b5804e0ecf1042509dd9d20ebf9e93/src/graph/tuning.cc")
 
 
-@dataclass(frozen=True)
+@record
 class Peak:
     """A peak arithmetic rate for one number format.
 
@@ -67,7 +68,7 @@ class Peak:
     source: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class ArticleFigure:
     """A figure a source article used for a device, next to the datasheet value.
 
@@ -89,7 +90,7 @@ class ArticleFigure:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class FigureChoice:
     """Where a vendor prints a figure two ways, which one the catalog took and why.
 
@@ -114,7 +115,7 @@ class FigureChoice:
     why: str
 
 
-@dataclass(frozen=True)
+@record
 class Interconnect:
     """How a device reaches its peers. Bandwidths per device and per direction [B/s].
 
@@ -173,7 +174,7 @@ class Interconnect:
         return self.scale_out_bandwidth or self.pcie_bandwidth
 
 
-@dataclass(frozen=True)
+@record
 class Hardware:
     """One device.
 
@@ -292,51 +293,53 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"{path.name}: malformed TOML: {e}") from None
-    out: dict[str, Hardware] = {}
-    for name, d in data.get("devices", {}).items():
-        for key in _REQUIRED:
-            if key not in d:
-                raise _fail(path, name, key, "missing")
-        if d["kind"] not in _KINDS:
-            raise _fail(path, name, "kind", f"{d['kind']!r} is not one of {', '.join(_KINDS)}")
-        if not isinstance(d["bandwidth"], (int, float)) or not d["bandwidth"] > 0:
-            raise _fail(path, name, "bandwidth", "must be a positive number [B/s]")
-        if d["bandwidth"] < 1e6:
-            raise _fail(path, name, "bandwidth", f"{d['bandwidth']} B/s is implausibly low: is "
-                        "it in GB/s? The unit is B/s")
-        if isinstance(d["capacity"], bool) or not isinstance(d["capacity"], int) \
-                or d["capacity"] <= 0:
-            raise _fail(path, name, "capacity", "must be a positive integer [B]")
-        peaks = {}
-        for key, p in d["peaks"].items():
-            if not isinstance(p.get("rate"), (int, float)) or not p["rate"] > 0:
-                raise _fail(path, name, f"peaks.{key}.rate", "must be a positive number")
-            if not isinstance(p.get("dense"), bool):
-                raise _fail(path, name, f"peaks.{key}.dense", "must be true or false")
-            if key.endswith("-sparse") and p["dense"]:
-                raise _fail(path, name, f"peaks.{key}.dense", "a -sparse key must be dense = false")
-            peaks[key] = Peak(float(p["rate"]), dense=p["dense"], unit=p.get("unit", "FLOP/s"),
-                              engine=p.get("engine", ""), source=p.get("source", ""))
-        figures = tuple(ArticleFigure(a["article"], a["quantity"], float(a["value"]),
-                                      a.get("note", "")) for a in d.get("article_figures", ()))
-        ic = d.get("interconnect", {})
-        unknown = set(ic) - {f.name for f in fields(Interconnect)}
-        if unknown:
-            raise _fail(path, name, "interconnect", f"unknown keys {sorted(unknown)}")
-        _check_links(path, name, ic)
-        choices = tuple(FigureChoice(c["quantity"], float(c["taken"]), float(c["other"]),
-                                     c["other_source"], c["why"])
-                        for c in d.get("figure_choices", ()))
-        for c in choices:
-            if c.quantity not in _QUANTITY and c.quantity.removeprefix("peak:") not in peaks:
-                raise _fail(path, name, "figure_choices.quantity", f"unknown {c.quantity!r}")
-        out[name] = Hardware(
-            name=name, label=d["label"], kind=d["kind"], bandwidth=float(d["bandwidth"]),
-            capacity=d["capacity"], peaks=MappingProxyType(peaks), source=d["source"],
-            notes=d.get("notes", ""), article_figures=figures, vendor=d.get("vendor", ""),
-            year=d.get("year"), power=float(d["power"]) if "power" in d else None,
-            interconnect=Interconnect(**ic), figure_choices=choices)
-    return out
+    return {name: _device(path, name, d) for name, d in data.get("devices", {}).items()}
+
+
+def _device(path: Path, name: str, d: dict) -> Hardware:
+    """One device's table, checked against the schema."""
+    for key in _REQUIRED:
+        if key not in d:
+            raise _fail(path, name, key, "missing")
+    if d["kind"] not in _KINDS:
+        raise _fail(path, name, "kind", f"{d['kind']!r} is not one of {', '.join(_KINDS)}")
+    if not isinstance(d["bandwidth"], (int, float)) or not d["bandwidth"] > 0:
+        raise _fail(path, name, "bandwidth", "must be a positive number [B/s]")
+    if d["bandwidth"] < 1e6:
+        raise _fail(path, name, "bandwidth", f"{d['bandwidth']} B/s is implausibly low: is "
+                    "it in GB/s? The unit is B/s")
+    if isinstance(d["capacity"], bool) or not isinstance(d["capacity"], int) \
+            or d["capacity"] <= 0:
+        raise _fail(path, name, "capacity", "must be a positive integer [B]")
+    peaks = {}
+    for key, p in d["peaks"].items():
+        if not isinstance(p.get("rate"), (int, float)) or not p["rate"] > 0:
+            raise _fail(path, name, f"peaks.{key}.rate", "must be a positive number")
+        if not isinstance(p.get("dense"), bool):
+            raise _fail(path, name, f"peaks.{key}.dense", "must be true or false")
+        if key.endswith("-sparse") and p["dense"]:
+            raise _fail(path, name, f"peaks.{key}.dense", "a -sparse key must be dense = false")
+        peaks[key] = Peak(float(p["rate"]), dense=p["dense"], unit=p.get("unit", "FLOP/s"),
+                          engine=p.get("engine", ""), source=p.get("source", ""))
+    figures = tuple(ArticleFigure(a["article"], a["quantity"], float(a["value"]),
+                                  a.get("note", "")) for a in d.get("article_figures", ()))
+    ic = d.get("interconnect", {})
+    unknown = set(ic) - {f.name for f in fields(Interconnect)}
+    if unknown:
+        raise _fail(path, name, "interconnect", f"unknown keys {sorted(unknown)}")
+    _check_links(path, name, ic)
+    choices = tuple(FigureChoice(c["quantity"], float(c["taken"]), float(c["other"]),
+                                 c["other_source"], c["why"])
+                    for c in d.get("figure_choices", ()))
+    for c in choices:
+        if c.quantity not in _QUANTITY and c.quantity.removeprefix("peak:") not in peaks:
+            raise _fail(path, name, "figure_choices.quantity", f"unknown {c.quantity!r}")
+    return Hardware(
+        name=name, label=d["label"], kind=d["kind"], bandwidth=float(d["bandwidth"]),
+        capacity=d["capacity"], peaks=MappingProxyType(peaks), source=d["source"],
+        notes=d.get("notes", ""), article_figures=figures, vendor=d.get("vendor", ""),
+        year=d.get("year"), power=float(d["power"]) if "power" in d else None,
+        interconnect=Interconnect(**ic), figure_choices=choices)
 
 
 def _check_links(path: Path, name: str, ic: dict) -> None:
@@ -369,23 +372,33 @@ def hardware_record(h: Hardware) -> dict:
 
 
 class _LazyHardware(Mapping):
-    """The hardware catalog, read on first use."""
+    """The hardware catalog, each device read and checked on first use (a look-up of one
+    device builds one record, not 68)."""
 
-    _data: dict[str, Hardware] | None = None
+    _raw: dict[str, dict] | None = None
+    _built: dict[str, Hardware] = {}
 
-    def _all(self) -> dict[str, Hardware]:
-        if _LazyHardware._data is None:
-            _LazyHardware._data = load_hardware()
-        return _LazyHardware._data
+    def _devices(self) -> dict[str, dict]:
+        if _LazyHardware._raw is None:
+            from .compiled import load
+
+            _LazyHardware._raw = load("hardware")["devices"]
+        return _LazyHardware._raw
 
     def __getitem__(self, name: str) -> Hardware:
-        return self._all()[name]
+        built = _LazyHardware._built
+        if name not in built:
+            built[name] = _device(DATA_PATH, name, self._devices()[name])
+        return built[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._devices()
 
     def __iter__(self):
-        return iter(self._all())
+        return iter(self._devices())
 
     def __len__(self) -> int:
-        return len(self._all())
+        return len(self._devices())
 
     def __repr__(self) -> str:
         return f"<hardware catalog of {len(self)} devices>"

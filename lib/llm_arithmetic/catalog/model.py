@@ -23,7 +23,7 @@ the tests check.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, field, fields, replace
 from functools import cached_property
 from fractions import Fraction
 from numbers import Integral
@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import numeric as N
 from ..core.errors import ConfigError
+from ..core.records import record
 from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, _Missing, part_scope, part_term
 from ..plan.stack import UNCOUNTED
 
@@ -65,7 +66,7 @@ def _part(part: str, record: Any, term: str, **inputs: Any) -> Any:
         raise ConfigError(f"{term} of a {part} is not counted: it needs {why}") from None
 
 
-@dataclass(frozen=True)
+@record
 class Attention:
     """One attention block.
 
@@ -260,7 +261,7 @@ class Attention:
         return text + (f" ({', '.join(extras)})" if extras else "")
 
 
-@dataclass(frozen=True)
+@record
 class MLP:
     """One MLP block: dense (``n_experts`` = 1) or a mixture of experts.
 
@@ -365,7 +366,7 @@ class _Mixer:
         return _part("mixer", self, "layer_decode_flops")
 
 
-@dataclass(frozen=True)
+@record
 class Mamba2(_Mixer):
     """A Mamba-2 mixer: a selective state-space layer whose state does not grow with context.
 
@@ -395,7 +396,7 @@ class Mamba2(_Mixer):
                 f"{self.n_groups} groups")
 
 
-@dataclass(frozen=True)
+@record
 class GatedDeltaNet(_Mixer):
     """A Gated DeltaNet mixer: linear attention whose per-sequence state, one d_k x d_v matrix
     per value head, is updated by a gated delta rule and does not grow with the context
@@ -430,7 +431,7 @@ class GatedDeltaNet(_Mixer):
                 f"{self.d_k}/{self.d_v}")
 
 
-@dataclass(frozen=True)
+@record
 class Layers:
     """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
     Gated DeltaNet), an MLP (or none), and ``norms`` normalization vectors of width d per
@@ -476,13 +477,13 @@ class Layers:
         return " + ".join(parts)
 
 
-@dataclass(frozen=True)
+@record
 class _Norms:
     norms: int
     hc: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class Extra:
     """Parameters a checkpoint holds besides the decoder (a vision tower, a multi-token
     prediction module), reported on their own.
@@ -504,7 +505,7 @@ ARCH_KEYS = ("n_vocab", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_head"
              "o_bias", "mlp_bias", "norm_vecs_layer", "norm_vecs_final", "head_bias")
 
 
-@dataclass(frozen=True)
+@record
 class Model:
     """A decoder: embeddings, a stack of :class:`Layers`, a final norm and an output head.
 

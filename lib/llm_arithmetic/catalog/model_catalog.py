@@ -13,13 +13,14 @@ file (:mod:`llm_arithmetic.catalog.readers`). Adding a model is adding a file an
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import lookup
+from ..core.records import record
 from .model import Model
 from .readers import read_config
 
@@ -30,7 +31,7 @@ __all__ = ["CatalogEntry", "MODELS", "CATALOG", "FIRST_EDITION", "CURRENT", "get
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "models.toml"
 
 
-@dataclass(frozen=True)
+@record
 class CatalogEntry:
     """One catalog model and what the catalog says about it.
 

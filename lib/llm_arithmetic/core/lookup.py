@@ -1,13 +1,12 @@
 """Catalog look-up by name, with close matches in the error (shared by models and hardware)."""
 from __future__ import annotations
 
-import difflib
 import re
-from typing import Mapping, TypeVar
+from typing import Iterable, Mapping, TypeVar
 
 from .errors import InputError
 
-__all__ = ["lookup", "normalize"]
+__all__ = ["lookup", "normalize", "close_matches"]
 
 T = TypeVar("T")
 
@@ -16,6 +15,19 @@ def normalize(name: str) -> str:
     """A catalog key from a name as people write it: lower case, spaces and underscores as
     dashes (``"H100 SXM"`` -> ``"h100-sxm"``)."""
     return re.sub(r"[\s_]+", "-", name.strip().lower())
+
+
+def close_matches(word: str, options: Iterable[str], n: int = 3,
+                  cutoff: float = 0.4) -> list[str]:
+    """The options most like ``word`` (difflib's ratio), best first: the hint of an error
+    message. difflib is imported here, on the error path only.
+
+    >>> close_matches("fp9", ["fp8", "fp16", "int4"])
+    ['fp8', 'fp16']
+    """
+    import difflib
+
+    return difflib.get_close_matches(word, options, n=n, cutoff=cutoff)
 
 
 def lookup(kind: str, name: str, table: Mapping[str, T]) -> T:
@@ -35,7 +47,7 @@ def lookup(kind: str, name: str, table: Mapping[str, T]) -> T:
     if key in table:
         return table[key]
     close = [n for n in table if key and key in n][:4]
-    close += [n for n in difflib.get_close_matches(key, table, n=4, cutoff=0.5) if n not in close]
+    close += [n for n in close_matches(key, table, n=4, cutoff=0.5) if n not in close]
     hint = (f"; did you mean {', '.join(close[:4])}?" if close
             else f"; known: {', '.join(sorted(table))}")
     raise InputError(f"unknown {kind} {name[:80]!r}{hint}")
