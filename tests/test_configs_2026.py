@@ -64,14 +64,20 @@ ANSWERED = {
     "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
     # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
     "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
+    # per-layer geometry (FAMILIES.md 14.16): sliding layers 8 (16) KV heads of 256, global
+    # layers 2 (4) KV heads of 512 whose values are the key projection, still cached apart
+    "gemma-4-26b-a4b": ("params", 25 * 2 * 8 * 256 * 2 + 5 * 2 * 2 * 512 * 2),
+    "gemma-4-31b-it-nvfp4": ("params", 50 * 2 * 16 * 256 * 2 + 10 * 2 * 4 * 512 * 2),
 }
+
+# file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
+# Gemma 4's layer_scalar (one per decoder layer) and its vision tower's standardization
+# (std_bias, std_scale of the tower's width)
+BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
     "kimi-k3": "text_config.linear_attn_config",
-    "deepseek-v4-flash": "compress_ratios",
-    "gemma-4-26b-a4b": "text_config.global_head_dim",
-    "gemma-4-31b-it-nvfp4": "text_config.global_head_dim",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
@@ -80,11 +86,13 @@ NO_READER = {"mimo-7b-base", "step-3.7-flash"}
 FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4ai-command-r-v01",
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
                 "starcoderbase-7b"}
+# parameters exact, the cache refused naming the part (FAMILIES.md section 14.18)
+PARAMS_ONLY = {"deepseek-v4-flash"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
-    assert names == set(ANSWERED) | set(REFUSED) | NO_READER | FAMILY_FILES
+    assert names == set(ANSWERED) | set(REFUSED) | NO_READER | FAMILY_FILES | PARAMS_ONLY
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
@@ -102,8 +110,12 @@ def test_count_equals_the_meta_device_count(name):
     t = truth(CONFIGS / f"{name}.json")
     expected = t["params"] + (t["persistent_buffers"] if which == "params+buffers" else 0)
     assert read_config(CONFIGS / f"{name}.json").total_params == expected
-    if which == "params":
-        assert t["persistent_buffers"] == 0  # the statement is unambiguous
+    if which == "params":  # the statement is unambiguous
+        assert t["persistent_buffers"] == BUFFERS_NOT_COUNTED.get(name, 0)
+    if name.startswith("gemma-4"):  # which buffers: one scalar per layer, the standardization
+        layers = config(name)["text_config"]["num_hidden_layers"]
+        assert t["persistent_buffer_names"] == {"layer_scalar": layers, "std_bias": 1152,
+                                                "std_scale": 1152}
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERED))
@@ -124,6 +136,16 @@ def test_count_rounds_to_the_published_one(name, published, digits):
     assert round(total / scale, digits) == round(published / scale, digits)
 
 
+def test_gemma4_language_models_round_to_the_published_counts():
+    # SOURCES.md section 7: 25.2B total and 3.8B active (26B-A4B), 30.7B (31B): the language
+    # model alone, the vision tower apart; active with the tied embedding once, 8 of 128 experts
+    m = read_config(CONFIGS / "gemma-4-26b-a4b.json")
+    text = m.total_params - sum(e.params for e in m.extras if e.in_total)
+    assert (round(text / 1e9, 1), round(m.active_params / 1e9, 1)) == (25.2, 3.8)
+    m = read_config(CONFIGS / "gemma-4-31b-it-nvfp4.json")
+    assert round((m.total_params - sum(e.params for e in m.extras if e.in_total)) / 1e9, 1) == 30.7
+
+
 def test_llama_405b_truncates_to_the_paper():
     assert int(read_config(CONFIGS / "meta-llama-3.1-405b.json").total_params / 1e9) == 405
 
@@ -135,27 +157,29 @@ def test_llama_405b_truncates_to_the_paper():
     ("qwen3.5-27b", ["model.visual"]),
     ("qwen3.5-35b-a3b", ["model.visual"]),
     ("qwen3.5-397b-a17b", ["model.visual"]),
+    ("gemma-4-26b-a4b", ["model.vision_tower", "model.embed_vision"]),
+    ("gemma-4-31b-it-nvfp4", ["model.vision_tower", "model.embed_vision"]),
 ])
 def test_multimodal_language_model_and_tower_split_as_transformers_builds_them(name, towers):
     m = read_config(CONFIGS / f"{name}.json")
     t = truth(CONFIGS / f"{name}.json")
-    tower = sum(e.params for e in m.extras)
+    tower = sum(e.params for e in m.extras if e.in_total)
     assert tower == sum(t["by_prefix"][p] for p in towers)
     buffers = t["persistent_buffers"] if ANSWERED[name][0] == "params+buffers" else 0
     assert m.total_params - tower == (t["by_prefix"]["model.language_model"]
-                                      + t["by_prefix"]["lm_head.weight"] + buffers)
+                                      + t["by_prefix"].get("lm_head.weight", 0) + buffers)
 
 
 def test_kimi_k2_5_language_model_is_kimi_k2():
     k25 = read_config(CONFIGS / "kimi-k2.5.json")
     k2 = read_config(CONFIGS / "kimi-k2-instruct.json")
-    assert k25.total_params - sum(e.params for e in k25.extras) == k2.total_params
+    assert k25.total_params - sum(e.params for e in k25.extras if e.in_total) == k2.total_params
 
 
 def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
     vl = read_config(CONFIGS / "qwen3-vl-30b-a3b-instruct.json")
     text = read_config(CATALOG / "qwen3-30b-a3b" / "config.json")
-    assert vl.total_params - sum(e.params for e in vl.extras) == text.total_params
+    assert vl.total_params - sum(e.params for e in vl.extras if e.in_total) == text.total_params
     assert vl.kv_cache_bytes_per_token() == text.kv_cache_bytes_per_token()
 
 
@@ -251,6 +275,88 @@ def test_latent_moe_routed_experts_work_in_the_latent():
     assert round(m.active_params / 1e9) == 13  # the name's A12B: 12.77B with both embeddings
 
 
+def test_gemma4_geometry_per_layer_kind_and_windowed_cache():
+    m = read_config(CONFIGS / "gemma-4-26b-a4b.json")
+    kinds = {(run.attention.span, run.attention.n_kv_heads, run.attention.d_head,
+              run.attention.kv_tied) for run in m.layers}
+    assert kinds == {("sliding", 8, 256, False), ("full", 2, 512, True)}
+    # 5 global layers keep every token, 25 sliding ones the last 1,024
+    assert m.kv_cache_bytes(131_072) == 5 * 4096 * 131_072 + 25 * 8192 * 1024
+    # values = keys: the global layers have no v_proj (2 heads x 512 x d each)
+    cfg = config("gemma-4-26b-a4b")
+    cfg["text_config"]["attention_k_eq_v"] = False  # then global layers keep 8 KV heads
+    cfg["text_config"]["num_global_key_value_heads"] = 8
+    untied = read_config(cfg)
+    assert untied.total_params - m.total_params == 5 * 2816 * (2 * 8 - 1 * 2) * 512
+    # the parallel dense MLP and mixture: one token uses the MLP, 8 of 128 experts, the router
+    moe = m.layers[0].mlp
+    assert (moe.n_experts, moe.top_k, moe.d_ff, moe.n_shared, moe.d_shared) == (128, 8, 704, 1,
+                                                                                 2112)
+
+
+@pytest.mark.parametrize("key, value, pattern", [
+    ("num_kv_shared_layers", 4, r"field 'num_kv_shared_layers' = 4 is not supported"),
+    ("hidden_size_per_layer_input", 256, r"field 'hidden_size_per_layer_input' = 256"),
+    ("use_bidirectional_attention", "all", r"field 'use_bidirectional_attention' = 'all'"),
+])
+def test_gemma4_layouts_not_modelled_are_refused_naming_the_key(key, value, pattern):
+    cfg = config("gemma-4-26b-a4b")
+    cfg["text_config"][key] = value
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
+    cfg = config("gemma-4-26b-a4b")
+    del cfg["text_config"]["hidden_size_per_layer_input"]  # the class default is 256
+    with pytest.raises(ConfigError, match=r"'hidden_size_per_layer_input' = 256"):
+        read_config(cfg)
+    cfg = config("gemma-4-26b-a4b")
+    cfg["audio_config"] = {"hidden_size": 1024}
+    with pytest.raises(ConfigError, match=r"field 'audio_config'"):
+        read_config(cfg)
+
+
+# file -> one MTP module by hand (FAMILIES.md section 14.17, vLLM's layouts): its blocks, a
+# 2d x d projection, three norms of d; embeddings and head shared with the model
+MTP = {
+    # a gated full-attention block (q 2 H dh d, k and v K dh d, o, q/k norms) with the MLP
+    "qwen3.5-27b": (2 * 24 * 256 + 2 * 4 * 256 + 24 * 256) * 5120 + 2 * 256
+                   + 3 * 5120 * 17408 + 2 * 5120 + 2 * 5120**2 + 3 * 5120,
+    # ... with the mixture: router, 256 experts and a gated shared expert of 512
+    "qwen3.5-35b-a3b": (2 * 16 * 256 + 2 * 2 * 256 + 16 * 256) * 2048 + 2 * 256
+                       + 256 * 2048 + 256 * 3 * 2048 * 512 + 3 * 2048 * 512 + 2048
+                       + 2 * 2048 + 2 * 2048**2 + 3 * 2048,
+    # '*E': an attention block (32/2 heads of 128) and a latent mixture block (512 experts of
+    # 2,688 on a latent of 1,024, its router with the score-correction bias, a shared expert
+    # of 5,376), one norm each
+    "nvidia-nemotron-3-super-120b-a12b-fp8": (2 * 32 + 2 * 2) * 128 * 4096
+    + 512 * 2 * 1024 * 2688 + 2 * 4096 * 1024 + 512 * 4096 + 512 + 2 * 4096 * 5376
+    + 2 * 4096 + 2 * 4096**2 + 3 * 4096,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MTP))
+def test_mtp_module_is_reported_apart_by_hand(name):
+    m = read_config(CONFIGS / f"{name}.json")
+    mtp = [e for e in m.extras if e.name == "multi-token prediction"]
+    assert [(e.params, e.in_total) for e in mtp] == [(MTP[name], False)]
+    # not in the total: the meta count (transformers builds no MTP layer) is unchanged
+    t = truth(CONFIGS / f"{name}.json")
+    assert m.total_params in (t["params"], t["params"] + t["persistent_buffers"])
+
+
+def test_mtp_keys_are_read_not_assumed():
+    # Qwen3-Next's file declares no MTP key: nothing is reported; a dedicated embedding or an
+    # unknown MTP block is refused naming the key
+    assert read_config(CONFIGS / "qwen3-next-80b-a3b-thinking.json").extras == ()
+    cfg = config("qwen3.5-27b")
+    cfg["text_config"]["mtp_use_dedicated_embeddings"] = True
+    with pytest.raises(ConfigError, match=r"field 'mtp_use_dedicated_embeddings' = True"):
+        read_config(cfg)
+    cfg = config("nvidia-nemotron-3-super-120b-a12b-fp8")
+    cfg["mtp_hybrid_override_pattern"] = "*M"
+    with pytest.raises(ConfigError, match=r"field 'mtp_hybrid_override_pattern' must be"):
+        read_config(cfg)
+
+
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_missing_layer_kind_is_refused_naming_its_key(name):
     with pytest.raises(ConfigError) as err:
@@ -259,6 +365,49 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     assert "\n" not in message
     assert f"field '{REFUSED[name]}'" in message, message
     assert "declare" in message, message
+
+
+@pytest.mark.parametrize("name, keys", [
+    # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks
+    ("kimi-k3", ["text_config.linear_attn_config", "text_config.attn_res_block_size",
+                 "text_config.mla_use_output_gate", "text_config.routed_expert_hidden_size"]),
+])
+def test_refusal_names_every_missing_layer_kind_in_order(name, keys):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    named = re.findall(r"field '([^']+)'", str(err.value))
+    assert named == keys
+
+
+def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    t = truth(CONFIGS / "deepseek-v4-flash.json")
+    # parameters alone: the persistent buffers are the hash-routing tables (3 layers x V x k
+    # token -> expert ids) and 40 score-correction biases of E, none of them weights
+    assert m.total_params == t["params"]
+    assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
+                                            "e_score_correction_bias": 40 * 256}
+    # the split as transformers builds it: decoder, its hyper-connection head, the head
+    assert [(e.name, e.params) for e in m.extras] == [("hyper-connection head", 4 * 4 * 4096
+                                                       + 4 + 1)]
+    assert t["by_prefix"]["model.hc_head"] == m.extras[0].params
+    # 2 window-only layers, 21 CSA (overlapping, with the indexer), 20 HCA
+    kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads)
+             for run in m.layers}
+    assert kinds == {(0, 0, 0), (4, 2, 64), (128, 1, 0)}
+    assert sum(run.count for run in m.layers if run.attention.compress == 4) == 21
+    for quantity in (m.kv_cache_bytes_per_token, lambda: m.kv_cache_bytes(4096),
+                     lambda: m.seq_bytes(4096)):
+        with pytest.raises(ConfigError, match=r"not counted: it needs the cache of "
+                                              r"DeepSeek-V4's compressed attention") as err:
+            quantity()
+        assert "\n" not in str(err.value)
+    # the estimate gives what it can and leaves the rest missing, with a warning saying why
+    from llm_arithmetic.estimate import estimate
+    with pytest.warns(UserWarning, match="not counted"):
+        e = estimate(m, context=4096)
+    assert (e.params_total, e.kv_cache_bytes_per_token, e.decode_seconds_per_token) == (
+        t["params"], None, None)
 
 
 @pytest.mark.parametrize("name", sorted(NO_READER))

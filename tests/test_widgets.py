@@ -291,6 +291,25 @@ def test_stack_sums_equal_python_for_every_catalog_model(page):
         failures[:10])
 
 
+def test_page_counts_a_model_outside_the_catalog_and_leaves_its_uncounted_cache_missing(page):
+    """DeepSeek-V4-Flash (tests/configs, not in the catalog): its compressed attention and
+    hyper-connections through the same stack data in the page, the parameters equal to
+    Python's, every cache figure missing (null) as in Python, never a silent 0."""
+    from llm_arithmetic.catalog.model_catalog import CatalogEntry
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = read_config(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    record = export._model(CatalogEntry(model=m, url=""))
+    got = page.evaluate("""(m) => {
+      const S = window.LLMArithmetic.stack;
+      return [S.totalParams(m), S.activeParams(m), S.matmulParams(m),
+              S.kvCacheBytesPerToken(m, 16), S.kvCacheBytes(m, 4096, 1, 16),
+              S.seqBytes(m, 4096, 16, 16)];
+    }""", record)
+    assert got[:3] == [m.total_params, m.active_params, m.matmul_params]
+    assert got[3:] == [None, None, None]
+
+
 # ---- estimate() and sweep() ---------------------------------------------------------------------
 CHIPS = ["h100-sxm", "m2", "rtx-4090", "b200", "epyc-9755"]
 SETTINGS = [  # weights, kv, context, batch

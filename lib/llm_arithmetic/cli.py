@@ -637,7 +637,9 @@ def _print_columns(head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
 
 
-def _fmt_b(n: float) -> str:
+def _fmt_b(n: float | None) -> str:
+    if n is None:  # a figure the library does not count (the warning says why)
+        return "not counted"
     if n >= 1e9:
         return f"{n:,.0f} B ({n / 1e9:,.3f} GB, {n / 2**30:,.3f} GiB)"
     return f"{n:,.0f} B ({n / 1e6:,.3f} MB, {n / 2**20:,.3f} MiB)"
@@ -651,7 +653,7 @@ def _table(e: Any, serving: bool = False) -> str:
                     f"KV cache {e.bits_kv:g} bits/element"),
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([("attended context (windows)", f"{float(e.attended_context):,.0f} tokens per layer")]
-          if e.attended_context != e.context else []),
+          if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),
         *([(f"  of which {name}", f"{n:,}") for name, n in e.params_extra.items()]),
         ("parameters (active per token)", f"{e.params_active:,}"),
@@ -663,7 +665,8 @@ def _table(e: Any, serving: bool = False) -> str:
           if e.kv_cache_bytes_full_storage != e.kv_cache_bytes else []),
         *([("state-space state (batch)", _fmt_b(e.state_bytes))] if e.state_bytes else []),
         ("bytes read per token (1 sequence)", _fmt_b(e.decode_bytes_per_token)),
-        ("FLOPs per token", f"{e.decode_flops_per_token:,.0f} FLOP"),
+        ("FLOPs per token", "not counted" if e.decode_flops_per_token is None
+         else f"{e.decode_flops_per_token:,.0f} FLOP"),
     ]
     if e.bandwidth is not None:
         rows.append(("bandwidth", f"{e.bandwidth / 1e9:,.1f} GB/s"))
@@ -693,7 +696,8 @@ def _table(e: Any, serving: bool = False) -> str:
                  f"{e.speculative_tokens_per_second:,.1f}")])
     if e.ops_per_byte is not None:
         rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
-        crit = "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
+        crit = "not counted" if e.decode_bytes_per_token is None else \
+            "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
             else f"{e.critical_batch_size:,.1f}"
         rows.append(("critical batch size", crit))
     if e.fits is not None:

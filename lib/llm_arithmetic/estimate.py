@@ -535,6 +535,9 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     if capacity is not None:
         _rate("capacity", capacity)
         capacity = int(capacity)
+    if m.uncounted:  # the figures that need it come back missing (None), and say why here
+        warnings.warn(f"{m.name}: the KV cache and every figure that needs it are not counted "
+                      f"(null): they need {m.uncounted}", stacklevel=3)
     if m.trained_context and context > m.trained_context:
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)

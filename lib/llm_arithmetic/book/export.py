@@ -50,7 +50,8 @@ def _model(entry: Any) -> dict[str, Any]:
     for run in m.layers:
         d = {"count": run.count, "norms": run.norms,
              "attention": dataclasses.asdict(run.attention) if run.attention else None,
-             "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None}
+             "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None,
+             **({"hc": run.hc} if run.hc else {})}
         if run.mixer is not None:
             d["mixer"] = dataclasses.asdict(run.mixer)
             # The one count catalog/model.py computes outside the formula registry (the input

@@ -157,7 +157,10 @@ def page_text() -> str:
         cases = "; ".join(f"{form}: `{case[0]}`" if case[0] != "=" else
                           f"{form}: {_ref(case[1]['value'], set())}"
                           for form, case in spec["cases"].items())
-        rows.append(f"`{term}`\n: {spec['doc'][:1].upper() + spec['doc'][1:]}. By form: {cases}.\n")
+        missing = (f" Not counted (missing) for: {', '.join(spec['missing'])}."
+                   if spec.get("missing") else "")
+        rows.append(f"`{term}`\n: {spec['doc'][:1].upper() + spec['doc'][1:]}. By form: {cases}."
+                    f"{missing}\n")
     text = _INTRO.format(inputs_model=_code(_MODEL_INPUTS),
                          inputs_workload=_code(i for i in INPUTS if i not in _MODEL_INPUTS
                                                and i not in _CHIP_INPUTS),

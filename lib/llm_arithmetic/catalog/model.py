@@ -35,7 +35,8 @@ import numpy as np
 from .. import numeric as N
 from ..core.errors import ConfigError
 from ..core.records import record
-from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, part_scope, part_term
+from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, _Missing, part_scope, part_term
+from ..plan.stack import UNCOUNTED
 from ..plan.steps import INPUTS
 
 #: The plan's inputs that describe a serving engine (None: no engine).
@@ -61,7 +62,12 @@ def _part(part: str, record: Any, term: str, **inputs: Any) -> Any:
             return DEFAULT
         raise ConfigError(f"{term} of a {part} needs {name!r}")
 
-    return part_term(term, part_scope(part, asdict(record)), lookup, {})
+    scope = part_scope(part, asdict(record))
+    try:
+        return part_term(term, scope, lookup, {})
+    except _Missing:
+        why = next((UNCOUNTED[v] for v in scope.values() if v in UNCOUNTED), "")
+        raise ConfigError(f"{term} of a {part} is not counted: it needs {why}") from None
 
 
 @record
@@ -99,6 +105,21 @@ class Attention:
         A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
         heads and head width (each token caches one indexer key of ``index_dim``), and how
         many cached positions it selects for the attention to read.
+    o_lora_rank, o_groups : int
+        A grouped low-rank output projection (DeepSeek-V4), when ``o_groups`` > 0: the heads'
+        outputs in ``o_groups`` groups, each projected to ``o_lora_rank``, then one projection
+        to d. Such a block is DeepSeek-V4's compressed attention: one key-value head shared by
+        keys and values (``n_kv_heads`` 1), a window, and with ``compress`` > 0 a compressor
+        that adds one cache entry per ``compress`` tokens, from ``overlap`` series (2:
+        overlapping windows, with an indexer of ``index_heads`` x ``index_dim``; 1: disjoint).
+        Its parameters are counted; its cache is not (:data:`~llm_arithmetic.plan.stack.
+        UNCOUNTED`).
+    compress, overlap : int
+        See ``o_groups``.
+    kv_tied : bool
+        The values are the key projection's output (no value projection; Gemma 4's global
+        layers, ``attention_k_eq_v``). Keys and values are still cached apart (the keys are
+        normalized and rotated, the values only normalized), so only the parameters change.
     """
 
     n_heads: int
@@ -119,6 +140,11 @@ class Attention:
     index_heads: int = 0
     index_dim: int = 0
     index_topk: int = 0
+    kv_tied: bool = False
+    o_lora_rank: int = 0
+    o_groups: int = 0
+    compress: int = 0
+    overlap: int = 0
 
     def validate(self, owner: str) -> None:
         for f in ("n_heads", "n_kv_heads", "d_head"):
@@ -129,6 +155,17 @@ class Attention:
         if self.d_v and self.gate and not self.is_mla:
             raise ConfigError(f"{owner}: an output gate with a separate value width (d_v) is "
                               "not modelled")
+        for f in ("o_lora_rank", "o_groups", "compress", "overlap"):
+            _check_int(owner, f, getattr(self, f), minimum=0)
+        if self.o_groups and (not self.o_lora_rank or not self.q_lora_rank or self.is_mla
+                              or (self.n_heads * self.d_head) % self.o_groups
+                              or bool(self.compress) != bool(self.overlap)):
+            raise ConfigError(f"{owner}: compressed attention (o_groups) needs o_lora_rank, "
+                              "q_lora_rank, heads that divide into the groups, and a compress "
+                              "ratio exactly when it has an overlap")
+        if self.kv_tied and (self.is_mla or self.d_v or self.gate):
+            raise ConfigError(f"{owner}: values tied to keys (kv_tied) are modelled for plain "
+                              "grouped-query attention only")
         if self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
@@ -211,13 +248,18 @@ class Attention:
             text += f"/{self.n_kv_heads} heads x {self.d_head}"
         if self.d_v and not self.is_mla:
             text += f", values of {self.d_v}"
+        if self.o_groups:
+            text += (f", output in {self.o_groups} groups of rank {self.o_lora_rank}"
+                     + (f", one cache entry per {self.compress} tokens" if self.compress else "")
+                     + (f", indexer {self.index_heads} x {self.index_dim}"
+                        if self.index_heads else ""))
         if self.window:
             text += f", window {self.window:,}"
         if self.chunk:
             text += f", chunks of {self.chunk:,}"
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
-                                  ("sinks", self.sinks),
+                                  ("sinks", self.sinks), ("values = keys", self.kv_tied),
                                   (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
@@ -404,10 +446,12 @@ class Layers:
     mixer: Mamba2 | GatedDeltaNet | None = None
     mlp: MLP | None = None
     norms: int = 2
+    hc: int = 0
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "count", self.count)
         _check_int(owner, "norms", self.norms, minimum=0)
+        _check_int(owner, "hc", self.hc, minimum=0)
         if self.attention is None and self.mixer is None and self.mlp is None:
             raise ConfigError(f"{owner}: a layer needs attention, a mixer or an MLP")
         for part in (self.attention, self.mixer, self.mlp):
@@ -421,14 +465,15 @@ class Layers:
 
     def norm_params(self, d_model: int) -> int:
         """The block's normalization weights [-]."""
-        return _part("norms", _Norms(self.norms), "params", d_model=d_model)
+        return _part("norms", _Norms(self.norms, self.hc), "params", d_model=d_model)
 
     def parts(self) -> dict[str, dict[str, Any]]:
         """The block's parts as plain records, the form the plan's fold reads."""
         out = {name: asdict(p) for name, p in (("attention", self.attention),
                                                ("mixer", self.mixer), ("mlp", self.mlp))
                if p is not None}
-        out["norms"] = {"norms": self.norms}
+        # hyper-connections (DeepSeek-V4's residual streams) count with the norms
+        out["norms"] = {"norms": self.norms, **({"hc": self.hc} if self.hc else {})}
         return out
 
     def describe(self) -> str:
@@ -439,6 +484,7 @@ class Layers:
 @record
 class _Norms:
     norms: int
+    hc: int = 0
 
 
 @record
@@ -732,8 +778,21 @@ class Model:
         return Evaluator(PLAN_STEPS, self.plan_inputs)
 
     def evaluate(self, name: str, **inputs: Any) -> Any:
-        """One quantity of the plan for this model, with some inputs given."""
-        return self.plan.child(**inputs).get(name)
+        """One quantity of the plan for this model, with some inputs given; a quantity that
+        needs a part the library does not count (:data:`~llm_arithmetic.plan.stack.UNCOUNTED`)
+        is refused naming it."""
+        value = self.plan.child(**inputs).get(name)
+        if value is None and self.uncounted:
+            raise ConfigError(f"{self.name}: {name} is not counted: it needs {self.uncounted}")
+        return value
+
+    @cached_property
+    def uncounted(self) -> str:
+        """What of this model the library does not count (its forms in
+        :data:`~llm_arithmetic.plan.stack.UNCOUNTED`), or ""."""
+        forms = {v for _, parts in self.blocks for part, raw in parts.items()
+                 for v in part_scope(part, raw).values() if isinstance(v, str)}
+        return "; ".join(UNCOUNTED[f] for f in sorted(forms & set(UNCOUNTED)))
 
     # ---- parameters -----------------------------------------------------------------------
     @cached_property

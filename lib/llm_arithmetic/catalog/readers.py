@@ -45,6 +45,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
 from .quantization import find_scheme, native_bits
@@ -72,13 +73,15 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
 #: (Gated DeltaNet: qwen3_next, qwen3_5; the indexer: deepseek_v32, glm_moe_dsa; heads per
-#: layer: laguna; windows with their own heads: mimo_v2_flash), none for the others. A file of
+#: layer: laguna; windows with their own heads: mimo_v2_flash; global layers with their own
+#: head width and values = keys: gemma4), none for the others. A file of
 #: an unknown family is refused naming its first one; a known family's file that carries one
 #: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
 FEATURES: tuple[tuple[str, str], ...] = (
     ("compress_ratios", "compressed attention (DeepSeek-V4's per-layer KV compression)"),
-    ("linear_attn_config", "linear attention with a constant per-sequence state "
-                           "(Kimi delta attention)"),
+    ("linear_attn_config", "linear attention with a constant per-sequence state (Kimi delta "
+                           "attention, KDA: a gated delta rule with a head_dim x head_dim state "
+                           "per head in the kda_layers)"),
     ("linear_num_value_heads", "linear attention with a constant per-sequence state "
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
@@ -94,6 +97,11 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("block_configs", "per-layer block shapes (DeciLM / Nemotron-NAS: attention and MLP widths "
                       "that change from layer to layer)"),
     ("moe_latent_size", "a latent projection around the experts (LatentMoE)"),
+    ("attn_res_block_size", "attention residuals (Kimi K3: each block mixes the outputs of "
+                            "earlier blocks with a learned pseudo-query and norm)"),
+    ("mla_use_output_gate", "an output gate on latent attention (Kimi K3's gated MLA)"),
+    ("routed_expert_hidden_size", "a latent projection around the experts (Kimi K3)"),
+    ("hc_mult", "hyper-connections (DeepSeek-V4: several residual streams mixed per block)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -262,11 +270,9 @@ def _runs(layers: list[Layers]) -> tuple[Layers, ...]:
     """Consecutive identical layers merged into runs."""
     out: list[Layers] = []
     for layer in layers:
-        if out and out[-1].attention == layer.attention and out[-1].mixer == layer.mixer \
-                and out[-1].mlp == layer.mlp and out[-1].norms == layer.norms:
+        if out and replace(out[-1], count=layer.count) == layer:
             last = out.pop()
-            out.append(Layers(last.count + layer.count, last.attention, last.mixer, last.mlp,
-                              last.norms))
+            out.append(replace(last, count=last.count + layer.count))
         else:
             out.append(layer)
     return tuple(out)
@@ -498,6 +504,129 @@ def _gemma3(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+#: transformers' Gemma4TextConfig defaults (5.24.0, ``configuration_gemma4.py``).
+GEMMA4_TEXT_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216,
+    "num_hidden_layers": 30, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "head_dim": 256, "global_head_dim": 512, "max_position_embeddings": 131072,
+    "sliding_window": 512, "tie_word_embeddings": True, "attention_bias": False,
+    "hidden_size_per_layer_input": 256, "attention_k_eq_v": False, "num_kv_shared_layers": 0,
+    "enable_moe_block": False,
+}
+#: transformers' Gemma4VisionConfig defaults.
+GEMMA4_VISION_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 16,
+    "num_attention_heads": 12, "num_key_value_heads": 12, "head_dim": 64, "patch_size": 16,
+    "position_embedding_size": 10240,
+}
+
+
+def _gemma4_text(r: _Reader) -> dict[str, Any]:
+    # Gemma4TextModel (transformers 5.24.0 modeling_gemma4.py): sliding layers with
+    # num_key_value_heads x head_dim, global layers with head_dim = global_head_dim and, when
+    # attention_k_eq_v, num_global_key_value_heads and no v_proj (values = the key projection);
+    # q_norm, k_norm of the layer's head width (v_norm has no weight); four RMSNorms per layer;
+    # a dense GeGLU MLP of intermediate_size and, with enable_moe_block, beside it a mixture of
+    # num_experts of moe_intermediate_size (top_k_experts), a router (proj E x d, scale d,
+    # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.16.
+    cfg = dict(GEMMA4_TEXT_DEFAULTS)
+    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
+    g = _Reader(cfg, r.origin, r.family)
+    d = g.int("hidden_size")
+    n = g.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = g.heads(d)
+    g.refuse("hidden_size_per_layer_input", "per-layer input embeddings (a second embedding "
+             "table and a gate per layer) are not counted")
+    g.read.add("vocab_size_per_layer_input")
+    g.refuse("num_kv_shared_layers", "layers that reuse an earlier layer's keys and values "
+             "(no projections or cache of their own) are not modelled")
+    g.read.add("use_double_wide_mlp")  # applies to key/value-sharing layers only
+    g.refuse("per_layer_config", "an explicit per-layer geometry is not read")
+    if g.raw("use_bidirectional_attention") == "all":
+        raise ConfigError(f"{r.origin}: field 'use_bidirectional_attention' = 'all' makes the "
+                          "model an encoder (no causal cache), which is not modelled")
+    types = g.str_list("layer_types", n) or [
+        "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
+    bad = set(types) - {"sliding_attention", "full_attention"}
+    if bad:
+        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+    types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer global
+    window = _window(g)
+    tied_kv = g.flag("attention_k_eq_v", False)
+    g_heads = (g.int("num_global_key_value_heads", hkv, kind="heads") if tied_kv else hkv)
+    g.read.add("num_global_key_value_heads")
+    if h % g_heads:
+        raise ConfigError(f"{r.origin}: field 'num_global_key_value_heads' ({g_heads}) does not "
+                          f"divide 'num_attention_heads' ({h})")
+    bias = g.flag("attention_bias", False)
+    sliding = Attention(h, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head")
+    full = Attention(h, g_heads, g.int("global_head_dim"), qkv_bias=bias, o_bias=bias,
+                     qk_norm="head", kv_tied=tied_kv)
+    ff = g.int("intermediate_size")
+    mlp, norms = MLP(ff), 4
+    if g.flag("enable_moe_block", False):
+        e = g.int("num_experts", kind="experts")
+        k = g.int("top_k_experts", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'top_k_experts' ({k}) exceeds 'num_experts' "
+                              f"({e})")
+        # the dense MLP runs beside the experts on every token: one shared expert of width ff;
+        # per_expert_scale is the router's vector of E; router.scale (d) weights the router's
+        # RMSNorm and counts with the three extra norms
+        mlp = MLP(g.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1, d_shared=ff,
+                  router_bias=True)
+        norms = 4 + 3 + 1
+    else:
+        g.read.update({"num_experts", "top_k_experts", "moe_intermediate_size"})
+    g.refuse("expert_intermediate_size", "Gemma 4's expert width is 'moe_intermediate_size'")
+    kw = _decoder(g, n_layers=n, norms=norms, tied=g.flag("tie_word_embeddings", True),
+                  trained_context=g.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: sliding if types[i] == "sliding_attention" else full,
+                  mlp=lambda i: mlp, d_model=d)
+    r.read |= g.read
+    return kw
+
+
+def _gemma4_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Gemma 4's vision encoder (Gemma4VisionModel) and its projection into the
+    language model (Gemma4MultimodalEmbedder): a patch projection 3 p^2 -> h and two learned
+    position tables (x and y) of position_embedding_size x h; per layer q, o of H d_head, k, v
+    of H_kv d_head (no biases), q/k norms of d_head, a GeGLU MLP h -> inter -> h and four
+    RMSNorms of h; the pooler has no parameters (the standardization's bias and scale are
+    buffers); the embedder one h x d_text matrix (its norm has no weight)."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads, kv, dh = r.heads(h)
+    r.read.add("global_head_dim")  # vision layers are all alike: head_dim applies
+    r.refuse("attention_bias", "biases in Gemma 4's vision attention are not counted")
+    p = r.int("patch_size", kind="count")
+    positions = r.int("position_embedding_size", kind="context")
+    r.read.update({"standardize", "use_clipped_linears", "pooling_kernel_size"})  # buffers only
+    layer = (2 * heads + 2 * kv) * dh * h + 2 * dh + 3 * h * inter + 4 * h
+    tower = 3 * p * p * h + 2 * positions * h + n * layer
+    return tower + h * d_text
+
+
+def _gemma4(r: _Reader) -> dict[str, Any]:
+    # Gemma4ForConditionalGeneration: the language model in text_config, a vision tower in
+    # vision_config, an audio tower in audio_config (counted: not yet; refused when present)
+    kw = _wrapped_text(r, "gemma4_text")
+    r.refuse("audio_config", "Gemma 4's audio tower is not counted")
+    vision = r.raw("vision_config", None)
+    if vision is not None:
+        if not isinstance(vision, dict):
+            raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+        vcfg = dict(GEMMA4_VISION_DEFAULTS)
+        vcfg.update({k: v for k, v in vision.items() if v is not None})
+        vr = _Reader(vcfg, r.origin + ": vision_config", "gemma4_vision")
+        kw["extras"] = (Extra("vision tower and projector",
+                              _gemma4_vision_params(vr, kw["d_model"]), True,
+                              "Gemma 4's vision encoder and its projection into the text "
+                              "width"),)
+    return kw
+
+
 def _phi3(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
 
@@ -658,16 +787,27 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
 
 def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
                 note: str) -> tuple[Extra, ...]:
-    """Multi-token prediction layers (``num_nextn_predict_layers``), which transformers does not
-    build: in DeepSeek-V3's layout each has enorm, hnorm (d each), eh_proj (2d x d), one decoder
-    block, shared_head.norm (d), and its checkpoint also stores an embedding table and an output
-    head (V x d each). Reported apart, not in the total."""
-    mtp = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
-    if not mtp:
+    """Multi-token prediction layers (``num_nextn_predict_layers``) in DeepSeek-V3's layout,
+    which transformers does not build: each module has enorm, hnorm (d each), eh_proj
+    (2d x d), one decoder block, shared_head.norm (d), and its checkpoint also stores an
+    embedding table and an output head (V x d each). Reported apart, not in the total."""
+    return _mtp(kw, r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0), [block],
+                note, own_embeddings=True)
+
+
+def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
+         own_embeddings: bool) -> tuple[Extra, ...]:
+    """``modules`` multi-token-prediction modules, each two input norms of d (the token's
+    embedding and the last hidden state), a 2d x d projection of the two, its decoder
+    ``blocks``, a final norm of d, and, when the checkpoint stores them per module
+    (DeepSeek-V3), an embedding table and an output head of V x d; Qwen3.5's and Nemotron 3's
+    share the model's. Reported apart, not in the total (transformers builds none)."""
+    if not modules:
         return ()
     d = kw["d_model"]
-    per = 3 * d + 2 * d * d + block.params(d) + 2 * kw["n_vocab"] * d
-    return (Extra("multi-token prediction", mtp * per, False, note),)
+    per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks)
+           + (2 * kw["n_vocab"] * d if own_embeddings else 0))
+    return (Extra("multi-token prediction", modules * per, False, note),)
 
 
 def _indexer(r: _Reader) -> dict[str, int]:
@@ -690,6 +830,86 @@ def _deepseek_v2(r: _Reader) -> dict[str, Any]:
 
 def _deepseek_v3(r: _Reader) -> dict[str, Any]:
     return _deepseek(r, v3=True)
+
+
+# ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
+#: compress ratio -> (layer type, compressor series): transformers 5.24.0's
+#: _COMPRESS_RATIO_TO_LAYER_TYPE; CSA's windows overlap (two series), HCA's do not.
+V4_LAYER_TYPES: Mapping[str, int] = {"sliding_attention": 0, "compressed_sparse_attention": 2,
+                                     "heavily_compressed_attention": 1}
+V4_RATIO_TYPES: Mapping[int, str] = {0: "sliding_attention", 4: "compressed_sparse_attention",
+                                     128: "heavily_compressed_attention"}
+
+
+def _deepseek_v4(r: _Reader) -> dict[str, Any]:
+    # DeepseekV4 (transformers 5.24.0 modeling_deepseek_v4.py; FAMILIES.md section 14.18): per
+    # layer a compressed attention (q_a_proj d x r_q, q_a_norm, q_b_proj r_q x H dh, one
+    # key-value head kv_proj d x dh with kv_norm, the grouped output o_a_proj (H dh r_o) and
+    # o_b_proj (g r_o x d), sinks H; a CSA layer's compressor (kv and gate d x 2dh, position bias
+    # 4 x 2dh, norm dh) and indexer (its own compressor of 2 d_I, q_b_proj r_q x H_I d_I,
+    # weights_proj d x H_I), an HCA layer's compressor (dh, position bias 128 x dh)); a mixture of
+    # n_routed_experts (gate, up, down) and one shared MLP of moe_intermediate_size, a router
+    # d x E (hash-routed in the first layers: same weight, a token -> experts table as buffer);
+    # two norms and two hyper-connection mixers per layer; a hyper-connection head, final norm,
+    # untied head. Its cache is not counted (plan/stack.py UNCOUNTED).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    if r.int("num_key_value_heads", 1, kind="heads") != 1:
+        raise ConfigError(f"{r.origin}: field 'num_key_value_heads' must be 1: DeepSeek-V4's "
+                          "attention has one key-value head shared by keys and values")
+    for key in ("attention_bias", "mlp_bias"):
+        r.refuse(key, "biases are not counted in the 'deepseek_v4' layout")
+    types = r.str_list("layer_types", n)
+    if types is None:
+        ratios = r.raw("compress_ratios")
+        if not isinstance(ratios, list) or len(ratios) < n or any(
+                x not in V4_RATIO_TYPES for x in ratios[:n]):
+            raise ConfigError(f"{r.origin}: field 'compress_ratios' must list at least {n} "
+                              f"ratios from {sorted(V4_RATIO_TYPES)}")
+        types = [V4_RATIO_TYPES[x] for x in ratios[:n]]  # transformers keeps the first n
+    r.read.add("compress_ratios")
+    if set(types) - set(V4_LAYER_TYPES):
+        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds "
+                          f"{sorted(set(types) - set(V4_LAYER_TYPES))}")
+    rates = {"compressed_sparse_attention": r.int("compress_rate_csa", 4, kind="count"),
+             "heavily_compressed_attention": r.int("compress_rate_hca", 128, kind="count")}
+    given = r.raw("compress_rates", {})
+    if not isinstance(given, dict):
+        raise ConfigError(f"{r.origin}: field 'compress_rates' must be an object")
+    rates.update(given)
+    dh, rq = r.int("head_dim"), r.int("q_lora_rank")
+    common = dict(q_lora_rank=rq, o_lora_rank=r.int("o_lora_rank"),
+                  o_groups=r.int("o_groups", kind="count"), window=_window(r, 128))
+    index = dict(index_heads=r.int("index_n_heads", kind="heads"),
+                 index_dim=r.int("index_head_dim"))
+    r.read.update({"index_topk", "qk_rope_head_dim", "partial_rotary_factor"})
+
+    def attention(t: str) -> Attention:
+        overlap = V4_LAYER_TYPES[t]
+        return Attention(h, 1, dh, compress=rates.get(t, 0) if overlap else 0, overlap=overlap,
+                         **common, **(index if overlap == 2 else {}))
+
+    e, k = _experts(r, n_key="n_routed_experts")
+    if r.int("n_shared_experts", 1, kind="experts", minimum=0) != 1:
+        raise ConfigError(f"{r.origin}: field 'n_shared_experts' must be 1: transformers' "
+                          "DeepseekV4SparseMoeBlock builds one shared MLP")
+    width = r.int("moe_intermediate_size")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
+    r.read.update({"num_hash_layers", "mlp_layer_types"})  # hash routing: the same router weight
+    hc = r.int("hc_mult", 4, kind="count")
+    # MTP (num_nextn_predict_layers): not built by transformers; its layout in DeepSeek's
+    # inference code was not examined, so it is neither counted nor reported
+    r.read.add("num_nextn_predict_layers")
+    layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", None, kind="context"),
+                native_bits=_bits16(),
+                extras=(Extra("hyper-connection head", N.hyper_head_params(d_model=d,
+                                                                          hc_streams=hc),
+                              True, "DeepSeek-V4's merge of its residual streams before the "
+                              "final norm (read by every token: 16 d + 5 weights)"),))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
@@ -877,12 +1097,29 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
                    conv_bias=r.flag("use_conv_bias", True), bias=r.flag("use_bias", False))
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
     r.read.add("mamba_proj_bias")
-    layers = [Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
-                     mlp={"-": mlp, "E": moe}.get(c), norms=1) for c in pattern]
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", None, kind="context"),
-                native_bits=_bits16())
+    def block(c: str) -> Layers:
+        return Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
+                      mlp={"-": mlp, "E": moe}.get(c), norms=1)
+
+    kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d,
+              layers=_runs([block(c) for c in pattern]),
+              tied=r.flag("tie_word_embeddings", False),
+              trained_context=r.int("max_position_embeddings", None, kind="context"),
+              native_bits=_bits16())
+    # MTP (vLLM's nemotron_h_mtp.py; transformers builds none): num_nextn_predict_layers
+    # modules, each the blocks of mtp_hybrid_override_pattern ('*' attention, 'E' the mixture),
+    # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
+    # shared with the model
+    modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    mtp_pattern = r.raw("mtp_hybrid_override_pattern", "")
+    if modules and (not isinstance(mtp_pattern, str) or not mtp_pattern
+                    or set(mtp_pattern) - set("*E") or ("E" in mtp_pattern and moe is None)):
+        raise ConfigError(f"{r.origin}: field 'mtp_hybrid_override_pattern' must be a string of "
+                          "'*' (attention) and 'E' (mixture of experts) blocks for the "
+                          f"{modules} multi-token-prediction module(s)")
+    kw["extras"] = _mtp(kw, modules, [block(c) for c in mtp_pattern or ""],
+                        "Nemotron 3's MTP module (vLLM's layout)", own_embeddings=False)
+    return kw
 
 
 def _nemotron_h_moe(r: _Reader) -> MLP:
@@ -897,9 +1134,7 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
     d_shared = r.int("moe_shared_expert_intermediate_size") if shared else 0
     # Nemotron 3 Super's LatentMoE: the routed experts work in moe_latent_size, between
     # fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), no biases; router and
-    # shared expert on d. Its MTP layers (num_nextn_predict_layers, mtp_hybrid_override_pattern)
-    # are not built by transformers' NemotronHForCausalLM and are not counted.
-    r.read.update({"num_nextn_predict_layers", "mtp_hybrid_override_pattern"})
+    # shared expert on d. Its MTP layers: _nemotron_h.
     return MLP(r.int("moe_intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False),
                n_experts=e, top_k=k, n_shared=shared, d_shared=d_shared, router_bias=True,
                latent=r.int("moe_latent_size", 0, minimum=0))
@@ -913,8 +1148,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
     projection twice as wide whose second half gates the output) or a Gated DeltaNet mixer;
     then an MLP or a mixture of experts with one gated shared expert (Qwen2-MoE's block:
     router d x E without bias, shared_expert, shared_expert_gate d x 1); two RMSNorms per
-    block, final norm, untied head. Multi-token-prediction layers (``mtp_*``) are not built
-    by transformers and not counted."""
+    block, final norm, untied head. Multi-token-prediction layers (``mtp_num_hidden_layers``),
+    which transformers does not build, are reported apart."""
     def read(r: _Reader) -> dict[str, Any]:
         d = r.int("hidden_size")
         n = r.int("num_hidden_layers", kind="layers")
@@ -946,8 +1181,7 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
             if only and dense is None:
                 raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names dense layers "
                                   "but no 'intermediate_size' gives their width")
-        r.read.update({"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings",
-                       "norm_topk_prob"})
+        r.read.add("norm_topk_prob")
 
         def mlp_of(i: int) -> MLP:
             if moe and i not in only and (i + 1) % step == 0:
@@ -960,10 +1194,20 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         layers = [Layers(1, attention=attn if t == "full_attention" else None,
                          mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
                   for i, t in enumerate(types)]
-        return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                    tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    native_bits=_bits16())
+        kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                  tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  native_bits=_bits16())
+        # MTP (vLLM's qwen3_next_mtp.py; transformers builds none): one module of
+        # mtp_num_hidden_layers full-attention blocks with the model's MLP, fc (2d x d),
+        # pre_fc_norm_embedding, pre_fc_norm_hidden and norm; embeddings and head shared
+        r.refuse("mtp_use_dedicated_embeddings", "an MTP module with its own embeddings is not "
+                 "counted")
+        n_mtp = r.int("mtp_num_hidden_layers", 0, kind="layers", minimum=0)
+        kw["extras"] = _mtp(kw, 1 if n_mtp else 0,
+                            [Layers(1, attention=attn, mlp=mlp_of(n), norms=2)] * n_mtp,
+                            "Qwen3.5's MTP module (vLLM's layout)", own_embeddings=False)
+        return kw
     return read
 
 
@@ -1107,8 +1351,8 @@ def _qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and
         if not isinstance(vision, dict):
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
         vr = _Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
-        kw["extras"] = (Extra("vision tower and mergers",
-                              _qwen3_vl_vision_params(vr, kw["d_model"]), True, note),)
+        kw["extras"] = (*kw.get("extras", ()), Extra("vision tower and mergers",
+                        _qwen3_vl_vision_params(vr, kw["d_model"]), True, note))
         return kw
     return read
 
@@ -1165,6 +1409,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
+    "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1198,23 +1443,31 @@ ARCHITECTURES: Mapping[str, str] = {
     "LagunaForCausalLM": "laguna", "MiMoV2FlashForCausalLM": "mimo_v2_flash",
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
+    "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
+    "DeepseekV4ForCausalLM": "deepseek_v4",
 }
 
 
 def _missing_feature(cfg: Mapping[str, Any]) -> str:
-    """The first layer kind of :data:`FEATURES` the file (or a wrapped language model)
-    declares, as "field 'key' declares <feature>", or ""."""
+    """The layer kinds of :data:`FEATURES` the file (or a wrapped language model) declares,
+    in that order, as "it needs <feature>, declared by field 'key'" (the first one; the others
+    follow, "; and <feature>, field 'key'"), or what else it lacks."""
     scopes = [("", cfg)] + [(f"{k}.", cfg[k]) for k in ("text_config", "language_config",
                                                        "llm_config")
                             if isinstance(cfg.get(k), dict)]
+    found: list[str] = []
     for key, feature in FEATURES:
         for prefix, scope in scopes:
             if scope.get(key) not in _NEUTRAL:
-                return f"it needs {feature}, declared by field '{prefix}{key}'"
+                found.append(f"{feature}, declared by field '{prefix}{key}'" if not found
+                             else f"{feature}, field '{prefix}{key}'")
+                break
         types = [scope.get("layer_types") for _, scope in scopes]
-        if key == "linear_num_value_heads" and any(
+        if key == "linear_num_value_heads" and not found and any(
                 isinstance(t, list) and "linear_attention" in t for t in types):
-            return f"it needs {feature}, declared by 'linear_attention' in field 'layer_types'"
+            found.append(f"{feature}, declared by 'linear_attention' in field 'layer_types'")
+    if found:
+        return "it needs " + "; and ".join(found)
     for prefix, scope in scopes:
         if isinstance(scope.get("vision_config"), dict) and prefix == "":
             return "it needs a vision tower the library does not count"

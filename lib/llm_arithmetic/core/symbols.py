@@ -99,6 +99,9 @@ norm_vecs_layer = _sym("norm_vecs_layer", r"\nu_{L}",
                        "normalization weight vectors of width d per block (RMSNorm: 1 each, "
                        "LayerNorm with bias: 2 each; sandwich norms count four)",
                        assumptions=_NONNEG)
+hc_streams = _sym("hc_streams", "n_{hc}", "residual streams of a hyper-connected stack (DeepSeek-V4: "
+                  "4), mixed by a learned projection before and after each sub-block; 0 for one "
+                  "plain residual stream", assumptions=_NONNEG)
 norm_vecs_final = _sym("norm_vecs_final", r"\nu_{f}",
                        "normalization weight vectors of width d after the last block",
                        assumptions=_NONNEG)
@@ -136,6 +139,16 @@ index_dim = _sym("index_dim", "d_{I}", "head width of a sparse-attention indexer
                  "caches one indexer key of this width per layer")
 index_topk = _sym("index_topk", "S_{top}", "cached positions a sparse-attention layer selects "
                   "and reads for each query (top-k)", "token")
+o_lora_rank = _sym("o_lora_rank", "r_{o}", "rank each group of heads is projected to by a grouped "
+                   "low-rank output projection (DeepSeek-V4)")
+o_groups = _sym("o_groups", "g_{o}", "groups of heads whose outputs are projected separately "
+                "before one shared projection to d (DeepSeek-V4)")
+compress_ratio = _sym("compress_ratio", "m_{c}", "source tokens per compressed cache entry of a "
+                      "compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only "
+                      "its window)", assumptions=_NONNEG)
+compress_overlap = _sym("compress_overlap", "c_{o}", "series a compressor projects each token "
+                        "to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones "
+                        "(HCA), 0 without a compressor", assumptions=_NONNEG)
 attended = _sym("attended", "S_{a}",
                 "cached positions one attention layer reads for the token being decoded",
                 "token", assumptions=_NONNEG)

@@ -24,6 +24,7 @@ __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
     "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
     "active_params", "matmul_params", "decode_read_params", "experts_read",
@@ -305,6 +306,91 @@ def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bia
             + qkv_bias * (n_heads * d_head + n_kv_heads * (d_head + d_v)) + o_bias * d_model
             + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
             + attn_sinks * n_heads)
+
+
+@formula("attn_params")
+def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0,
+                          qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are its keys' projection
+    (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value
+    projection. The cache still holds keys and values apart (the keys are normalized and
+    rotated, the values only normalized), so only the count changes.
+
+    Examples
+    --------
+    A global layer of Gemma 4 26B-A4B (d = 2816, 16 query heads, 2 KV heads of 512, q/k
+    norms): 16 x 512 x 2816 for q and o each, 2 x 512 x 2816 for k, 2 x 512 for the norms.
+
+    >>> tied_attention_params(d_model=2816, n_heads=16, n_kv_heads=2, d_head=512, qk_norm=1)
+    49021952
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
+                             qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
+            - (d_model + qkv_bias) * n_kv_heads * d_head)
+
+
+@formula("matmul_params", name="compressed_matmul_params")
+def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups,
+                             compress_overlap=0, index_heads=0, index_dim=0):
+    r"""Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one
+    token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and
+    values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to
+    r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections
+    (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its
+    own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I).
+
+    Examples
+    --------
+    A layer of DeepSeek-V4-Flash with disjoint windows (HCA: 64 heads of 512, r_q = 1024,
+    8 groups of rank 1024, d = 4096):
+
+    >>> compressed_matmul_params(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024,
+    ...                          o_lora_rank=1024, o_groups=8, compress_overlap=1)
+    111149056
+    """
+    q = d_model * q_lora_rank + q_lora_rank * n_heads * d_head
+    o = n_heads * d_head * o_lora_rank + o_groups * o_lora_rank * d_model
+    compressor = 2 * compress_overlap * d_head * d_model
+    indexer = (2 * compress_overlap * index_dim * d_model + q_lora_rank * index_heads * index_dim
+               + d_model * index_heads)
+    return q + d_model * d_head + o + compressor + indexer
+
+
+@formula("attn_params")
+def compressed_attention_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups,
+                                compress_ratio=0, compress_overlap=0, index_heads=0,
+                                index_dim=0):
+    r"""Parameters of one compressed-attention block (DeepSeek-V4): the weights of
+    :data:`compressed_matmul_params`, the query latent's and the key-value head's norms
+    (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned
+    position bias over the m_c tokens of a window (c_o d_head each) and the compressed
+    entries' norm (d_head); an indexer has the same two for its own width d_I.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's three kinds of layer: a window only, disjoint windows of 128 (HCA),
+    overlapping windows of 4 with an indexer of 64 heads of 128 (CSA):
+
+    >>> kw = dict(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024, o_lora_rank=1024,
+    ...           o_groups=8)
+    >>> compressed_attention_params(**kw)
+    106956352
+    >>> compressed_attention_params(compress_ratio=128, compress_overlap=1, **kw)
+    111216704
+    >>> compressed_attention_params(compress_ratio=4, compress_overlap=2, index_heads=64,
+    ...                             index_dim=128, **kw)
+    126098624
+    """
+    compressor = sp.Piecewise((0, sp.Eq(compress_overlap, 0)),
+                              (compress_overlap * d_head * compress_ratio + d_head, True),
+                              evaluate=False)
+    indexer = compress_overlap * index_dim * compress_ratio + index_dim
+    return (compressed_matmul_params(d_model=d_model, n_heads=n_heads, d_head=d_head,
+                                     q_lora_rank=q_lora_rank, o_lora_rank=o_lora_rank,
+                                     o_groups=o_groups, compress_overlap=compress_overlap,
+                                     index_heads=index_heads, index_dim=index_dim)
+            + q_lora_rank + d_head + n_heads + compressor + indexer)
 
 
 @formula("attn_params")

@@ -17,7 +17,7 @@ from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params",
-           "routed_expert_params",
+           "routed_expert_params", "hyper_norm_params", "hyper_head_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -104,6 +104,37 @@ def norm_params(*, d_model, norm_vecs_layer):
     8192
     """
     return norm_vecs_layer * d_model
+
+
+@formula("norm_params", name="hyper_norm_params")
+def hyper_norm_params(*, d_model, norm_vecs_layer, hc_streams):
+    r"""Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm
+    vectors of width d and two hyper-connection mixers (before attention and before the MLP),
+    each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights,
+    their bias and three scales.
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash block (d = 4096, two norms, four streams):
+
+    >>> hyper_norm_params(d_model=4096, norm_vecs_layer=2, hc_streams=4)
+    794678
+    """
+    mix = (2 + hc_streams) * hc_streams
+    return norm_vecs_layer * d_model + 2 * (mix * hc_streams * d_model + mix + 3)
+
+
+@formula("embed_params", name="hyper_head_params")
+def hyper_head_params(*, d_model, hc_streams):
+    r"""The head that merges the n_hc residual streams of a hyper-connected stack into one
+    before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale.
+
+    Examples
+    --------
+    >>> hyper_head_params(d_model=4096, hc_streams=4)
+    65541
+    """
+    return hc_streams * hc_streams * d_model + hc_streams + 1
 
 
 @formula("expert_params")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -48,6 +48,8 @@ PARAMS = {
     'chunk_tokens': ('context', 'chunk'),
     'chunked_prefill_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'),
     'chunked_prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'),
+    'compressed_attention_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
+    'compressed_matmul_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'),
     'compute_time': ('step_flops', 'peak_flops'),
     'cost_per_million_tokens': ('price_per_hour', 'n_chips', 'tokens_per_second'),
     'critical_batch': ('weight_bytes', 'seq_bytes', 'seq_flops', 'bandwidth', 'peak_flops'),
@@ -91,6 +93,8 @@ PARAMS = {
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'head_matmul_params': ('n_vocab', 'd_model'),
+    'hyper_head_params': ('d_model', 'hc_streams'),
+    'hyper_norm_params': ('d_model', 'norm_vecs_layer', 'hc_streams'),
     'karpathy_bandwidth_ratio': ('bandwidth_a', 'bandwidth_b'),
     'karpathy_compute_ratio': ('peak_flops_a', 'peak_flops_b'),
     'karpathy_naive_gain': ('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'),
@@ -163,6 +167,7 @@ PARAMS = {
     'stage_flops': ('step_flops', 'pp'),
     'swa_cells': ('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'),
     'switch_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
+    'tied_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'time_per_output_token': ('step_bytes', 'step_flops', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
     'time_to_first_token': ('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'),
     'tokens_per_chip': ('batch', 'tpot', 'n_chips'),
@@ -1669,6 +1674,131 @@ def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flop
     weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     with _quiet():
         return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
+
+
+def compressed_attention_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio=0, compress_overlap=0, index_heads=0, index_dim=0):
+    """Parameters of one compressed-attention block (DeepSeek-V4): the weights of
+    :data:`compressed_matmul_params`, the query latent's and the key-value head's norms
+    (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned
+    position bias over the m_c tokens of a window (c_o d_head each) and the compressed
+    entries' norm (d_head); an indexer has the same two for its own width d_I.
+
+    .. math::
+
+        P_{attn} = r_{q} + H + d_{I} + d_{head} + d_{model} r_{q} + d_{model} H_{I} + d_{model} d_{head} + m_{c} c_{o} d_{I} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    o_lora_rank : number or array
+        Rank each group of heads is projected to by a grouped low-rank output projection (DeepSeek-V4), :math:`r_{o}` [-]
+    o_groups : number or array
+        Groups of heads whose outputs are projected separately before one shared projection to d (DeepSeek-V4), :math:`g_{o}` [-]
+    compress_ratio : number or array (default 0)
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    compress_overlap : number or array (default 0)
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_heads : number or array (default 0)
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array (default 0)
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's three kinds of layer: a window only, disjoint windows of 128 (HCA),
+    overlapping windows of 4 with an indexer of 64 heads of 128 (CSA):
+
+    >>> kw = dict(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024, o_lora_rank=1024,
+    ...           o_groups=8)
+    >>> compressed_attention_params(**kw)
+    106956352
+    >>> compressed_attention_params(compress_ratio=128, compress_overlap=1, **kw)
+    111216704
+    >>> compressed_attention_params(compress_ratio=4, compress_overlap=2, index_heads=64,
+    ...                             index_dim=128, **kw)
+    126098624
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + n_heads + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + ((0) if (compress_overlap == 0) else (compress_overlap*d_head*compress_ratio + d_head)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + n_heads + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + _np.where(_np.equal(compress_overlap, 0), 0, compress_overlap*d_head*compress_ratio + d_head))
+
+
+def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap=0, index_heads=0, index_dim=0):
+    """Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one
+    token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and
+    values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to
+    r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections
+    (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its
+    own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I).
+
+    .. math::
+
+        P_{mm} = d_{model} r_{q} + d_{model} H_{I} + d_{model} d_{head} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    o_lora_rank : number or array
+        Rank each group of heads is projected to by a grouped low-rank output projection (DeepSeek-V4), :math:`r_{o}` [-]
+    o_groups : number or array
+        Groups of heads whose outputs are projected separately before one shared projection to d (DeepSeek-V4), :math:`g_{o}` [-]
+    compress_overlap : number or array (default 0)
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_heads : number or array (default 0)
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array (default 0)
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    matmul_params : number or array
+        Weights used in matrix products for one token, :math:`P_{mm}` [-]
+
+    Examples
+    --------
+    A layer of DeepSeek-V4-Flash with disjoint windows (HCA: 64 heads of 512, r_q = 1024,
+    8 groups of rank 1024, d = 4096):
+
+    >>> compressed_matmul_params(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024,
+    ...                          o_lora_rank=1024, o_groups=8, compress_overlap=1)
+    111149056
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim = _exact
+        try:
+            return _exact_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_head*d_model + d_model*o_groups*o_lora_rank + d_model*q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_head*d_model + d_model*o_groups*o_lora_rank + d_model*q_lora_rank)
 
 
 def compute_time(*, step_flops, peak_flops):
@@ -3770,6 +3900,86 @@ def head_matmul_params(*, n_vocab, d_model):
     n_vocab, d_model = _vector_args(('n_vocab', 'd_model'), (n_vocab, d_model))
     with _quiet():
         return _vector_result(n_vocab*d_model)
+
+
+def hyper_head_params(*, d_model, hc_streams):
+    """The head that merges the n_hc residual streams of a hyper-connected stack into one
+    before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale.
+
+    .. math::
+
+        P_{emb} = n_{hc} + d_{model} n_{hc}^{2} + 1
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    hc_streams : number or array
+        Residual streams of a hyper-connected stack (DeepSeek-V4: 4), mixed by a learned projection before and after each sub-block; 0 for one plain residual stream, :math:`n_{hc}` [-]
+
+    Returns
+    -------
+    embed_params : number or array
+        Parameters outside the blocks: embeddings, final norm, output head, :math:`P_{emb}` [-]
+
+    Examples
+    --------
+    >>> hyper_head_params(d_model=4096, hc_streams=4)
+    65541
+    """
+    _exact = _exact_args(('d_model', 'hc_streams'), (d_model, hc_streams))
+    if _exact is not None:
+        d_model, hc_streams = _exact
+        try:
+            return _exact_result(d_model*hc_streams**2 + hc_streams + 1)
+        except ZeroDivisionError:
+            return _inf
+    d_model, hc_streams = _vector_args(('d_model', 'hc_streams'), (d_model, hc_streams))
+    with _quiet():
+        return _vector_result(d_model*hc_streams**2 + hc_streams + 1)
+
+
+def hyper_norm_params(*, d_model, norm_vecs_layer, hc_streams):
+    """Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm
+    vectors of width d and two hyper-connection mixers (before attention and before the MLP),
+    each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights,
+    their bias and three scales.
+
+    .. math::
+
+        P_{norm} = d_{model} \\nu_{L} + 2 n_{hc} \\left(n_{hc} + 2\\right) + 2 d_{model} n_{hc}^{2} \\left(n_{hc} + 2\\right) + 6
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    norm_vecs_layer : number or array
+        Normalization weight vectors of width d per block (RMSNorm: 1 each, LayerNorm with bias: 2 each; sandwich norms count four), :math:`\\nu_{L}` [-]
+    hc_streams : number or array
+        Residual streams of a hyper-connected stack (DeepSeek-V4: 4), mixed by a learned projection before and after each sub-block; 0 for one plain residual stream, :math:`n_{hc}` [-]
+
+    Returns
+    -------
+    norm_params : number or array
+        Normalization weights of one block, :math:`P_{norm}` [-]
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash block (d = 4096, two norms, four streams):
+
+    >>> hyper_norm_params(d_model=4096, norm_vecs_layer=2, hc_streams=4)
+    794678
+    """
+    _exact = _exact_args(('d_model', 'norm_vecs_layer', 'hc_streams'), (d_model, norm_vecs_layer, hc_streams))
+    if _exact is not None:
+        d_model, norm_vecs_layer, hc_streams = _exact
+        try:
+            return _exact_result(norm_vecs_layer*d_model + 2*d_model*hc_streams**2*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6)
+        except ZeroDivisionError:
+            return _inf
+    d_model, norm_vecs_layer, hc_streams = _vector_args(('d_model', 'norm_vecs_layer', 'hc_streams'), (d_model, norm_vecs_layer, hc_streams))
+    with _quiet():
+        return _vector_result(norm_vecs_layer*d_model + 2*d_model*hc_streams**2*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6)
 
 
 def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
@@ -6980,6 +7190,62 @@ def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latenc
     message_bytes, n_chips, link_bandwidth, link_latency = _vector_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
     with _quiet():
         return _vector_result(message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency)
+
+
+def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block whose values are its keys' projection
+    (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value
+    projection. The cache still holds keys and values apart (the keys are normalized and
+    rotated, the values only normalized), so only the count changes.
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} - H_{kv} d_{head} \\left(\\delta_{qkv} + d_{model}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A global layer of Gemma 4 26B-A4B (d = 2816, 16 query heads, 2 KV heads of 512, q/k
+    norms): 16 x 512 x 2816 for q and o each, 2 x 512 x 2816 for k, 2 x 512 for the norms.
+
+    >>> tied_attention_params(d_model=2816, n_heads=16, n_kv_heads=2, d_head=512, qk_norm=1)
+    49021952
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model - n_kv_heads*d_head*(qkv_bias + d_model) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model - n_kv_heads*d_head*(qkv_bias + d_model) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
 
 
 def time_per_output_token(*, step_bytes, step_flops, n_chips=1, bandwidth, peak_flops, comm_time=0):

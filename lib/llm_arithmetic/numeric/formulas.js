@@ -157,6 +157,16 @@ export function chunked_prefill_time({weight_bytes, kv_cache_bytes_per_token, pr
   return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
 }
 
+/** Parameters of one compressed-attention block (DeepSeek-V4): the weights of :data:`compressed_matmul_params`, the query latent's and the key-value head's norms (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned position bias over the m_c tokens of a window (c_o d_head each) and the compressed entries' norm (d_head); an indexer has the same two for its own width d_I. [1] */
+export function compressed_attention_params({d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio = 0, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + n_heads + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
+}
+
+/** Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I). [1] */
+export function compressed_matmul_params({d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_head*d_model + d_model*o_groups*o_lora_rank + d_model*q_lora_rank;
+}
+
 /** Time to do a step's FLOPs at the peak rate. [s] */
 export function compute_time({step_flops, peak_flops} = {}) {
   return step_flops/peak_flops;
@@ -370,6 +380,16 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
 /** Weights of the output head, in a matrix product for every token. [1] */
 export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
+}
+
+/** The head that merges the n_hc residual streams of a hyper-connected stack into one before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale. [1] */
+export function hyper_head_params({d_model, hc_streams} = {}) {
+  return d_model*Math.pow(hc_streams, 2) + hc_streams + 1;
+}
+
+/** Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm vectors of width d and two hyper-connection mixers (before attention and before the MLP), each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights, their bias and three scales. [1] */
+export function hyper_norm_params({d_model, norm_vecs_layer, hc_streams} = {}) {
+  return norm_vecs_layer*d_model + 2*d_model*Math.pow(hc_streams, 2)*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6;
 }
 
 /** How many times the memory bandwidth of chip A is that of chip B. [1] */
@@ -730,6 +750,11 @@ export function swa_cells({ctx_cells, window, ubatch = 512, n_seqs = 1, cell_pad
 /** Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast). [s] */
 export function switch_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
   return message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency;
+}
+
+/** Parameters of one grouped-query attention block whose values are its keys' projection (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value projection. The cache still holds keys and values apart (the keys are normalized and rotated, the values only normalized), so only the count changes. [1] */
+export function tied_attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model - n_kv_heads*d_head*(qkv_bias + d_model) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
 }
 
 /** Lower bound on the time per output token of a sequence decoded in a batch: one decode step of the whole batch (its bytes and FLOPs, B sequences' worth) on the N chips of the replica, with the step's communication (:data:`~llm_arithmetic.formulas.parallel. tp_step_time`). Every sequence of the batch gets one token per step. [s] */
@@ -1337,6 +1362,52 @@ export const FORMULAS = {
   ],
   "summary": "Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).",
   "unit": "s"
+ },
+ "compressed_attention_params": {
+  "defaults": {
+   "compress_overlap": 0,
+   "compress_ratio": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{attn} = r_{q} + H + d_{I} + d_{head} + d_{model} r_{q} + d_{model} H_{I} + d_{model} d_{head} + m_{c} c_{o} d_{I} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "d_head",
+   "q_lora_rank",
+   "o_lora_rank",
+   "o_groups",
+   "compress_ratio",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one compressed-attention block (DeepSeek-V4): the weights of :data:`compressed_matmul_params`, the query latent's and the key-value head's norms (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned position bias over the m_c tokens of a window (c_o d_head each) and the compressed entries' norm (d_head); an indexer has the same two for its own width d_I.",
+  "unit": "1"
+ },
+ "compressed_matmul_params": {
+  "defaults": {
+   "compress_overlap": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{mm} = d_{model} r_{q} + d_{model} H_{I} + d_{model} d_{head} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o}",
+  "lhs": "matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "d_head",
+   "q_lora_rank",
+   "o_lora_rank",
+   "o_groups",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I).",
+  "unit": "1"
  },
  "compute_time": {
   "defaults": {},
@@ -2018,6 +2089,29 @@ export const FORMULAS = {
    "d_model"
   ],
   "summary": "Weights of the output head, in a matrix product for every token.",
+  "unit": "1"
+ },
+ "hyper_head_params": {
+  "defaults": {},
+  "latex": "P_{emb} = n_{hc} + d_{model} n_{hc}^{2} + 1",
+  "lhs": "embed_params",
+  "params": [
+   "d_model",
+   "hc_streams"
+  ],
+  "summary": "The head that merges the n_hc residual streams of a hyper-connected stack into one before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale.",
+  "unit": "1"
+ },
+ "hyper_norm_params": {
+  "defaults": {},
+  "latex": "P_{norm} = d_{model} \\nu_{L} + 2 n_{hc} \\left(n_{hc} + 2\\right) + 2 d_{model} n_{hc}^{2} \\left(n_{hc} + 2\\right) + 6",
+  "lhs": "norm_params",
+  "params": [
+   "d_model",
+   "norm_vecs_layer",
+   "hc_streams"
+  ],
+  "summary": "Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm vectors of width d and two hyper-connection mixers (before attention and before the MLP), each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights, their bias and three scales.",
   "unit": "1"
  },
  "karpathy_bandwidth_ratio": {
@@ -3097,6 +3191,30 @@ export const FORMULAS = {
   ],
   "summary": "Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast).",
   "unit": "s"
+ },
+ "tied_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head} - H_{kv} d_{head} \\left(\\delta_{qkv} + d_{model}\\right)",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one grouped-query attention block whose values are its keys' projection (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value projection. The cache still holds keys and values apart (the keys are normalized and rotated, the values only normalized), so only the count changes.",
+  "unit": "1"
  },
  "time_per_output_token": {
   "defaults": {

@@ -118,6 +118,8 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
     spec = TERMS[term]
     case = spec["cases"].get(scope.get(spec["by"]))
     if case is None:
+        if scope.get(spec["by"]) in spec.get("missing", ()):  # a term the form has, uncounted
+            raise _Missing(term)
         cache[term] = None
         return None
     formula, bindings = case
@@ -583,6 +585,8 @@ def _largest(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     def fits(x: int) -> bool:
         return ev.child(**{var: x}).get(step["value"]) <= budget
 
+    if ev.child(**{var: 0}).get(step["value"]) is None:  # a missing value: missing too
+        return None
     if not fits(0):
         return 0
     if fits(limit):
@@ -603,6 +607,9 @@ def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
         child = ev.child(**{var: x})
         return child.get(step["rises"]) - child.get(step["falls"])
 
+    first = ev.child(**{var: 1.0})
+    if first.get(step["rises"]) is None or first.get(step["falls"]) is None:
+        return None  # a missing value: missing too
     lo, hi = 0.0, 1.0
     while gap(hi) < 0:
         lo, hi = hi, hi * 2

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PARTS", "FORMS", "FIELDS", "TERMS"]
+__all__ = ["PARTS", "FORMS", "FIELDS", "TERMS", "UNCOUNTED"]
 
 #: The parts of a layer, in the order a layer is described.
 PARTS = ("attention", "mixer", "mlp", "norms")
@@ -36,17 +36,19 @@ PARTS = ("attention", "mixer", "mlp", "norms")
 #: Conditions: ``True``, ``["gt", field, n]`` (field > n), ``["set", field]`` (field given).
 FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
-        "attention": [["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
+        "attention": [["compressed", ["gt", "o_groups", 0]],
+                      ["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
                       ["gated", ["gt", "gate", 0]],
-                      ["split", ["gt", "d_v", 0]],
+                      ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
-        "norms": [["norms", True]],
+        "norms": [["hyper", ["gt", "hc", 0]], ["norms", True]],
     },
     "span": {
-        "attention": [["sliding", ["set", "window"]], ["chunked", ["set", "chunk"]],
+        "attention": [["compressed", ["gt", "o_groups", 0]],
+                      ["sliding", ["set", "window"]], ["chunked", ["set", "chunk"]],
                       ["topk", ["gt", "index_topk", 0]], ["full", True]],
     },
 }
@@ -63,7 +65,8 @@ FIELDS: dict[str, dict[str, Any]] = {
         "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
         "d_rope": "d_rope", "d_v": "d_v", "index_heads": "index_heads",
-        "index_dim": "index_dim", "index_topk": "index_topk",
+        "index_dim": "index_dim", "index_topk": "index_topk", "o_lora_rank": "o_lora_rank",
+        "o_groups": "o_groups", "compress_ratio": "compress", "compress_overlap": "overlap",
     },
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
@@ -77,16 +80,19 @@ FIELDS: dict[str, dict[str, Any]] = {
         "d_shared": ["or", "d_shared", 1], "router_bias": ["flag", "router_bias"],
         "shared_gate": ["flag", "shared_gate"], "d_latent": "latent",
     },
-    "norms": {"norm_vecs_layer": "norms"},
+    "norms": {"norm_vecs_layer": "norms", "hc_streams": "hc"},
 }
 
 _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn_sinks": 0}
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
+           "tied": ["tied_attention_params", {}],
            "latent": ["latent_moe_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
-           "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}]}
+           "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}],
+           "hyper": ["hyper_norm_params", {}],
+           "compressed": ["compressed_attention_params", {}]}
 
 #: How llama.cpp's windowed layers bind their cells to the engine's inputs.
 _ENGINE_CELLS = {"ctx_cells": "engine_ctx_cells", "ubatch": "engine_ubatch",
@@ -135,6 +141,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "mla": ["mla_matmul_params", {}],
                                 "dsa": ["dsa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
+                                "tied": ["tied_attention_params", _NO_EXTRAS],
+                                "compressed": ["compressed_matmul_params", {}],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
@@ -222,15 +230,35 @@ TERMS: dict[str, dict[str, Any]] = {
                                            "attended": "@engine_cells", "batch": 1}]
                                    for form in ("attention", "mla", "dsa")}},
     "block": {"by": "form", "doc": "1 for every block",
-              "cases": {"norms": ["=", {"value": 1}]}},
+              "cases": {"norms": ["=", {"value": 1}], "hyper": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",
                   "cases": {"moe": ["=", {"value": 1}], "latent": ["=", {"value": 1}]}},
 }
 
-# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) differs from the plain one only in
-# its parameters (counted above), a block with narrower values (MiMo-V2-Flash) in its
-# parameters, cache and FLOPs: otherwise both store, read and count layers as a plain block.
+#: Forms that have a term the library does not count, per term (the selector's value): the
+#: term is then missing (None) for the whole stack, never a silent 0, and a model names why
+#: (:data:`UNCOUNTED`). DeepSeek-V4's compressed attention: its parameters are exact, its
+#: cache (a window, compressed entries every m_c tokens, an indexer's keys, the compressors'
+#: pending tokens) and what a step reads of it are not counted.
+for _term in ("kv_layer", "kv_stored", "kv_read", "kv_full", "layer_decode_flops",
+              "layer_prefill_flops", "attended", "pairs"):
+    TERMS[_term]["missing"] = ["compressed"]
+#: form -> what of it is not counted, for the message that refuses a quantity needing it.
+UNCOUNTED: dict[str, str] = {
+    "compressed": "the cache of DeepSeek-V4's compressed attention, which the library does not "
+                  "model: per layer a window of keys-values (one head, keys = values), one "
+                  "compressed entry of d_head per m_c tokens (CSA m_c = 4, HCA 128), a CSA "
+                  "layer's indexer keys of d_I per 4 tokens, the compressors' pending tokens; "
+                  "a decode step reads the window and the top-k CSA entries or every HCA "
+                  "entry (the parameters are exact)",
+}
+
+# A gated attention block (Qwen3-Next, Qwen3.5, Laguna) and one whose values are its keys'
+# projection (Gemma 4's global layers, which still cache keys and values apart) differ from
+# the plain one only in their parameters (counted above), a block with narrower values
+# (MiMo-V2-Flash) in its parameters, cache and FLOPs: otherwise they store, read and count
+# layers as a plain block.
 for _spec in TERMS.values():
     if "attention" in _spec["cases"]:
-        for _form in ("gated", "split"):
+        for _form in ("gated", "split", "tied"):
             _spec["cases"].setdefault(_form, _spec["cases"]["attention"])

@@ -54,6 +54,8 @@ const Plan = (function () {
     const spec = P.terms[term];
     const kase = spec.cases[scope[spec.by]];
     if (!kase) {
+      // a term the form has but the library does not count: missing, never a silent 0
+      if ((spec.missing || []).includes(scope[spec.by])) throw MISSING;
       cache[term] = null;
       return null;
     }
@@ -253,6 +255,8 @@ const Plan = (function () {
       const budget = ev.ref(step.budget);
       if (isNull(budget)) return null;
       const fits = (x) => ev.child({[step.var]: x}).get(step.value) <= budget;
+      // a missing value: missing too
+      if (isNull(ev.child({[step.var]: 0}).get(step.value))) return null;
       if (!fits(0)) return 0;
       if (fits(limit)) return null;
       let lo = 0;
@@ -269,6 +273,8 @@ const Plan = (function () {
         const c = ev.child({[step.var]: x});
         return c.get(step.rises) - c.get(step.falls);
       };
+      const first = ev.child({[step.var]: 1});
+      if (isNull(first.get(step.rises)) || isNull(first.get(step.falls))) return null;
       let lo = 0;
       let hi = 1;
       while (gap(hi) < 0) {
@@ -411,8 +417,9 @@ const Plan = (function () {
     for (const run of m.layers) {
       const parts = {};
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
-      parts.norms = {norms: run.norms};
-      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms]);
+      // hyper-connections (DeepSeek-V4's residual streams) count with the norms
+      parts.norms = run.hc ? {norms: run.norms, hc: run.hc} : {norms: run.norms};
+      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0]);
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }

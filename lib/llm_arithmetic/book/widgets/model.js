@@ -2,7 +2,7 @@
 // arithmetic), and the stack's quantities by name, each one step of the plan that
 // interpreter.js evaluates (the same steps llm_arithmetic.catalog.model.Model evaluates).
 // A model is catalog.json's object: {n_vocab, d_model, tied, n_positions, head_bias,
-// norm_vecs_final, native_bits, extras, layers: [{count, norms, attention, mixer, mlp}]}.
+// norm_vecs_final, native_bits, extras, layers: [{count, norms, attention, mixer, mlp, hc?}]}.
 const Stack = (function () {
   const isMLA = (a) => a.kv_lora_rank > 0;
   const isMoE = (mlp) => mlp.n_experts > 1;
