@@ -412,20 +412,24 @@ def energy_per_token(*, power, n_chips, tokens_per_second):
 
 # ---- the forecast under the bound ----------------------------------------------------------------
 @formula("forecast_time")
-def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequant_time,
+                       fixed_time, layer_time, n_layers):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
-    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
-    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
-    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
+    dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
+    weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches,
+    small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     Examples
     --------
-    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
-    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+    A 10 ms bound, k = 0.2, delta = 0.05 over a 16-bit read time of 30 ms, 0.5 ms fixed and
+    20 us for each of 32 layers: 10 x 1.2 + 1.5 + 0.5 + 0.64 = 14.64 ms.
 
-    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
-    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
-    13.14
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, dequant_fraction=0.05,
+    ...                          dequant_time=0.030, fixed_time=0.0005, layer_time=20e-6,
+    ...                          n_layers=32) * 1e3, 2)
+    14.64
     """
-    return step_time * (1 + overhead_fraction) + fixed_time + layer_time * n_layers
+    return (step_time * (1 + overhead_fraction) + dequant_fraction * dequant_time + fixed_time
+            + layer_time * n_layers)

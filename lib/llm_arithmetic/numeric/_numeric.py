@@ -80,7 +80,7 @@ PARAMS = {
     'finbarr_latency_memory': ('n_params', 'n_bytes', 'batch', 'bandwidth'),
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
-    'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'),
+    'forecast_step_time': ('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'),
     'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
@@ -3206,16 +3206,17 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
 
 
-def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
-    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
-    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
-    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
+    dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
+    weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches,
+    small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     .. math::
 
-        t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
+        t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
 
     Parameters
     ----------
@@ -3223,6 +3224,10 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
         Lower bound on the time of one step, :math:`t` [s]
     overhead_fraction : number or array
         Time a runtime spends per unit of bound time beyond the bound (fitted), :math:`k_{rt}` [-]
+    dequant_fraction : number or array
+        Dequantization cost per weight, in units of the time to read the weight at 16 bits (fitted), :math:`\\delta` [-]
+    dequant_time : number or array
+        Time to read a step's quantized weights at 16 bits: the dequantization term's regressor (0 for 16-bit weights), :math:`t_{16}` [s]
     fixed_time : number or array
         A runtime's fixed cost per step (fitted), :math:`\\tau_{rt}` [s]
     layer_time : number or array
@@ -3237,23 +3242,24 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
 
     Examples
     --------
-    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
-    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+    A 10 ms bound, k = 0.2, delta = 0.05 over a 16-bit read time of 30 ms, 0.5 ms fixed and
+    20 us for each of 32 layers: 10 x 1.2 + 1.5 + 0.5 + 0.64 = 14.64 ms.
 
-    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
-    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
-    13.14
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, dequant_fraction=0.05,
+    ...                          dequant_time=0.030, fixed_time=0.0005, layer_time=20e-6,
+    ...                          n_layers=32) * 1e3, 2)
+    14.64
     """
-    _exact = _exact_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    _exact = _exact_args(('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers))
     if _exact is not None:
-        step_time, overhead_fraction, fixed_time, layer_time, n_layers = _exact
+        step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers = _exact
         try:
-            return _exact_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
+            return _exact_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
         except ZeroDivisionError:
             return _inf
-    step_time, overhead_fraction, fixed_time, layer_time, n_layers = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers = _vector_args(('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers))
     with _quiet():
-        return _vector_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
+        return _vector_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
 
 
 def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):

@@ -317,9 +317,9 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
   return Math.max(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth);
 }
 
-/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
-export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers} = {}) {
-  return n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1);
+/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
+export function forecast_step_time({step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers} = {}) {
+  return n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1);
 }
 
 /** Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head). [1] */
@@ -1818,16 +1818,18 @@ export const FORMULAS = {
  },
  "forecast_step_time": {
   "defaults": {},
-  "latex": "t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
+  "latex": "t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
   "lhs": "forecast_time",
   "params": [
    "step_time",
    "overhead_fraction",
+   "dequant_fraction",
+   "dequant_time",
    "fixed_time",
    "layer_time",
    "n_layers"
   ],
-  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
+  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
   "unit": "s"
  },
  "gated_attention_params": {
