@@ -86,7 +86,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime",
+           "error_by_regime", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
@@ -564,6 +564,33 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
         kind, reg = key.split("|", 1)
         out.setdefault(reg, {})[kind] = error_summary([(r, q) for r, q, _ in v],
                                                       [iv for *_, iv in v])
+    return out
+
+
+#: The kinds of error :func:`error_by_regime` reports, in the order a table shows them.
+ERROR_KINDS = ("leave_one_source_out", "leave_one_chip_out", "reserved_validation")
+
+#: Issue 30's targets for batch-1 decode on the reserved rows: (key, test, as printed).
+TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
+           ("within_20pct", lambda v: v >= 0.90, "at least 90%"),
+           ("coverage", lambda v: 0.70 <= v <= 0.95, "70-95%"))
+
+
+def error_table_rows(table: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
+    """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
+    regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
+    20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
+    pooled regime ``all`` first."""
+    table = table or error_by_regime()
+    out = []
+    for reg in sorted(table, key=lambda k: (k != "all", k)):
+        row = [reg]
+        for kind in ERROR_KINDS:
+            e = table[reg].get(kind)
+            row += (["-"] * 4 if e is None else
+                    [str(e["rows"]), f"{e['mape']:.1%}", f"{e['within_20pct']:.0%}",
+                     f"{e['coverage']:.0%}"])
+        out.append(row)
     return out
 
 
