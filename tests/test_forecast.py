@@ -204,3 +204,55 @@ def test_error_by_regime_pools_to_the_stored_errors():
             assert t["all"][kind][k] == pytest.approx(want[k], rel=1e-5), (kind, k)
         assert sum(v[kind]["rows"] for reg, v in t.items() if reg != "all" and kind in v) \
             == want["rows"]
+
+
+PLAN_CASES = [
+    ("llama-2-7b", "rtx-4090", "llama.cpp", dict(weights="q4_0", prompt=512, generate=128,
+                                                 batch=8, context=512)),
+    ("llama-2-7b", "m2-max", None, dict(weights="q4_0", context=64)),
+    ("llama-3-8b", "h100-sxm", "exllamav2", dict(weights="fp16", prompt=2048, generate=256,
+                                                 batch=1, context=2048)),
+    ("llama-3-70b", "h100-sxm", None, dict(weights="fp8", tp=4, prompt=1024, generate=64,
+                                           batch=16, context=1024)),
+    ("llama-3-8b", "rtx-4090", "llama.cpp", dict(weights="q4_k_m", prompt=256, generate=64,
+                                                 draft_len=4, acceptance=0.7, draft_cost=0.1)),
+]
+
+
+def _plan_forecast(model, chip, runtime, kw):
+    """The plan's forecast steps (FORECAST_STEPS) evaluated by the Python interpreter, with the
+    inputs forecast_inputs() gives: the evaluator estimate() builds, the forecast records
+    added."""
+    from llm_arithmetic.catalog.model_catalog import get_model
+    from llm_arithmetic.estimate import estimate
+
+    m = get_model(model)
+    inputs = F.forecast_inputs(F.chip_class_of(chip), runtime)
+    base, seen = m.plan, []
+
+    class Spy:
+        def child(self, **kw_):
+            seen.append(base.child(**kw_, **inputs))
+            return seen[-1]
+
+    m.__dict__["plan"] = Spy()
+    try:
+        e = estimate(m, hardware=chip, **kw)
+    finally:
+        m.__dict__["plan"] = base
+    return e, m, seen[-1]
+
+
+@pytest.mark.parametrize("model,chip,runtime,kw", PLAN_CASES)
+def test_plan_forecast_steps_equal_expected(model, chip, runtime, kw):
+    """The plan's forecast steps, which the book's calculators evaluate, give expected()'s keys
+    (the reference, with its own lookups of the fit)."""
+    e, m, ev = _plan_forecast(model, chip, runtime, kw)
+    want = F.expected(e, m.n_layers, runtime)
+    for key in F.EXPECTED_KEYS:
+        got, lo, hi = (ev.get(key), ev.get(key + "_low"), ev.get(key + "_high"))
+        if want[key] is None:
+            assert got is None
+            continue
+        assert got == pytest.approx(want[key], rel=1e-12), key
+        assert [lo, hi] == pytest.approx(want[key + "_range"], rel=1e-12), key

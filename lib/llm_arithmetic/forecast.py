@@ -86,7 +86,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime", "ERROR_KINDS", "TARGETS", "error_table_rows",
+           "error_by_regime", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
@@ -631,8 +631,44 @@ def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chi
     if t_bound is None or not math.isfinite(t_bound) or t_bound <= 0:
         return None, None
     t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers, t_dequant)
-    lo, hi = interval_for(params, name, chip_class, runtime)
-    return t, [max(t_bound, t / hi), t / lo]
+    return t, [N.forecast_end_time(forecast_time=t, interval_ratio=q, step_time=t_bound)
+               for q in interval_for(params, name, chip_class, runtime)[::-1]]
+
+
+def forecast_inputs(chip_class: str, runtime: str | None,
+                    params: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+    """The plan's forecast inputs (:data:`~llm_arithmetic.plan.steps.FORECAST_STEPS`) for a chip
+    class (``"*"``: none known) and a runtime (None: not named): ``forecast_decode`` with the
+    decode fit's ``k``, ``delta``, ``tau``, ``lambda`` and its interval's ratios ``low``,
+    ``high``, and ``forecast_prefill`` with the prefill fit's (no ``delta``). The same terms and
+    intervals :func:`expected` uses; the book's calculators read them from the exported
+    catalog."""
+    p = params or load_params()
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    pre, pre_rt = prefill_fit_for(p, runtime)
+    out = {}
+    for key, name, rt in (("forecast_decode", dec, runtime), ("forecast_prefill", pre, pre_rt)):
+        v = terms_for(p[name], chip_class, rt or "*")
+        lo, hi = interval_for(p, name, chip_class, rt)
+        rec = {"k": v["k"], "delta": v["delta"], "tau": v["tau_s"],
+               "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
+        if key == "forecast_prefill":
+            del rec["delta"]
+        out[key] = rec
+    return out
+
+
+def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the book's calculators need to forecast (exported with the catalog): the runtimes
+    with their own terms, the chip class of each hardware kind (:data:`CHIP_CLASSES`; another
+    kind or no chip is ``"*"``) and :func:`forecast_inputs` for every class and runtime (key
+    ``""``: not named)."""
+    p = params or load_params()
+    runtimes = known_runtimes(p)
+    classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
+    return {"runtimes": runtimes, "classes": dict(CHIP_CLASSES),
+            "inputs": {c: {rt or "": forecast_inputs(c, rt, p) for rt in [None, *runtimes]}
+                       for c in classes}}
 
 
 def expected(e: Any, n_layers: int, runtime: str | None = None,

@@ -26,6 +26,7 @@ from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.model_catalog import CATALOG
 from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
+from ..forecast import forecast_catalog
 from ..plan import plan_data
 
 __all__ = ["catalog_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
@@ -109,6 +110,8 @@ def catalog_data() -> dict[str, Any]:
         "plan": plan_data(),
         "field_steps": dict(FIELD_STEPS),
         "crossing_limit": CROSSING_LIMIT,
+        # the forecast's fitted terms by chip class and runtime (lab/data/forecast_decode.json)
+        "forecast": forecast_catalog(),
     }
 
 

@@ -710,7 +710,7 @@ class Model:
             native_bits_experts=self.native_bits.get("experts", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, context=1, batch=1, prompt=None, draft_len=None, acceptance=None,
-            draft_cost=None))
+            draft_cost=None, forecast_decode=None, forecast_prefill=None))
 
     @cached_property
     def plan(self) -> Evaluator:

@@ -386,6 +386,11 @@ overhead_fraction = _sym("overhead_fraction", "k_{rt}",
                          "(fitted)", "1", _NONNEG_REAL)
 fixed_time = _sym("fixed_time", r"\tau_{rt}", "a runtime's fixed cost per step (fitted)", "s",
                   _NONNEG_REAL)
+forecast_end_time = _sym("forecast_end_time", r"t_{fc}^{\pm}",
+                         "one end of the forecast's 80% interval of step time", "s", _REAL)
+interval_ratio = _sym("interval_ratio", "q_{fc}",
+                      "measured over forecast speed at one end of the forecast's 80% interval "
+                      "(fitted)", "1", _REAL)
 dequant_fraction = _sym("dequant_fraction", r"\delta",
                         "dequantization cost per weight, in units of the time to read the weight "
                         "at 16 bits (fitted)", "1", _NONNEG_REAL)

@@ -38,6 +38,7 @@ __all__ = [
     "speculative_speedup",
     "paged_waste", "prefix_bytes_saved", "prefix_flops_saved", "kv_transfer_bytes",
     "kv_transfer_time", "cost_per_million_tokens", "energy_per_token", "forecast_step_time",
+    "forecast_end_time",
 ]
 
 
@@ -433,3 +434,22 @@ def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequan
     """
     return (step_time * (1 + overhead_fraction) + dequant_fraction * dequant_time + fixed_time
             + layer_time * n_layers)
+
+
+@formula("forecast_end_time")
+def forecast_end_time(*, forecast_time, interval_ratio, step_time):
+    """One end of the forecast's 80% interval of step time: the forecast time over a ratio q of
+    measured to forecast speed at that end of the interval (its 10th or 90th percentile over
+    rows a fit without them predicted), never shorter than the bound t, so that no end of the
+    interval is faster than the bound (:mod:`llm_arithmetic.forecast`).
+
+    Examples
+    --------
+    A forecast of 12 ms over a 10 ms bound, with an interval of speed ratios from 0.8 to 1.25:
+    the slow end is 12 / 0.8 = 15 ms; the fast end, 12 / 1.25 = 9.6 ms, is held at the bound.
+
+    >>> [round(forecast_end_time(forecast_time=0.012, interval_ratio=q, step_time=0.010) * 1e3, 2)
+    ...  for q in (0.8, 1.25)]
+    [15.0, 10.0]
+    """
+    return sp.Max(step_time, forecast_time / interval_ratio)
