@@ -479,6 +479,26 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "speculation", tpot="speculative_tpot_seconds"),
 ]
 
+def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dict[str, Any]]:
+    """The forecast of a step under a bound per token (``plain``, or ``speculative`` with a draft
+    length): the bound of one step (the tokens it yields x the bound per token), its forecast
+    time with the decode fit's terms, and the fast and slow ends of its 80% interval."""
+    return [
+        op(f"{name}_token", "choose", f"{what} per token the forecast sits under",
+           when="draft_len", then=speculative, otherwise=plain),
+        op(f"{name}_bound", "mul", "the bound of one step", of=[f"{name}_token", "fc_tokens"]),
+        guard(f(f"{name}_step", "forecast_step_time", "the forecast time of that step",
+                step_time=f"{name}_bound", overhead_fraction="fc_k",
+                dequant_fraction="fc_delta", dequant_time="forecast_dequant_time",
+                fixed_time="fc_tau", layer_time="fc_lambda"), "forecast_decode"),
+        f(f"{name}_fast", "forecast_end_time", "the fast end of its interval, never faster "
+          "than the bound", forecast_time=f"{name}_step", interval_ratio="fc_high",
+          step_time=f"{name}_bound"),
+        f(f"{name}_slow", "forecast_end_time", "the slow end of its interval",
+          forecast_time=f"{name}_step", interval_ratio="fc_low", step_time=f"{name}_bound"),
+    ]
+
+
 #: The forecast under the bounds (:mod:`llm_arithmetic.forecast`): the fitted terms of a chip
 #: class and a runtime come as two records, ``forecast_decode`` (``k``, ``delta``, ``tau``,
 #: ``lambda``, and the 80% interval's ratios ``low``, ``high``) and ``forecast_prefill`` (the
@@ -503,20 +523,10 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     for key in ("k", "tau", "lambda", "low", "high")] + [
     op("fc_tokens", "first", "tokens a step yields (1 without speculation)",
        of=["spec_tokens_per_step", LIT(1)]),
-    op("fc_decode_token", "choose", "the decode bound per token the forecast sits under",
-       when="draft_len", then="speculative_seconds_per_token",
-       otherwise="decode_seconds_per_token"),
-    op("fc_decode_bound", "mul", "the bound of one step", of=["fc_decode_token", "fc_tokens"]),
-    guard(f("fc_decode_step", "forecast_step_time", "the forecast time of that step",
-            step_time="fc_decode_bound", overhead_fraction="fc_k", dequant_fraction="fc_delta",
-            dequant_time="forecast_dequant_time", fixed_time="fc_tau", layer_time="fc_lambda"),
-          "forecast_decode"),
+] + _forecast_of("fc_decode", "decode_seconds_per_token", "speculative_seconds_per_token",
+                 "the decode bound") + [
     op("expected_decode_tokens_per_second", "div", "expected tokens/s of one stream",
        of=["fc_tokens", "fc_decode_step"]),
-    f("fc_decode_slow", "forecast_end_time", "the slow end of its interval",
-      forecast_time="fc_decode_step", interval_ratio="fc_low", step_time="fc_decode_bound"),
-    f("fc_decode_fast", "forecast_end_time", "the fast end, never faster than the bound",
-      forecast_time="fc_decode_step", interval_ratio="fc_high", step_time="fc_decode_bound"),
     op("expected_decode_tokens_per_second_low", "div", "the interval's low end",
        of=["fc_tokens", "fc_decode_slow"]),
     op("expected_decode_tokens_per_second_high", "div", "the interval's high end",
@@ -529,20 +539,10 @@ FORECAST_STEPS: list[dict[str, Any]] = [
       forecast_time="expected_ttft_seconds", interval_ratio="fp_high", step_time="ttft_seconds"),
     f("expected_ttft_seconds_high", "forecast_end_time", "its interval's slow end",
       forecast_time="expected_ttft_seconds", interval_ratio="fp_low", step_time="ttft_seconds"),
-    op("fc_tpot_token", "choose", "the TPOT bound the forecast sits under", when="draft_len",
-       then="speculative_tpot_seconds", otherwise="tpot_seconds"),
-    op("fc_tpot_bound", "mul", "the bound of one step on the replica",
-       of=["fc_tpot_token", "fc_tokens"]),
-    guard(f("fc_tpot_step", "forecast_step_time", "the forecast time of that step",
-            step_time="fc_tpot_bound", overhead_fraction="fc_k", dequant_fraction="fc_delta",
-            dequant_time="forecast_dequant_time", fixed_time="fc_tau", layer_time="fc_lambda"),
-          "forecast_decode"),
+] + _forecast_of("fc_tpot", "tpot_seconds", "speculative_tpot_seconds",
+                 "the TPOT bound") + [
     op("expected_tpot_seconds", "div", "expected time per output token",
        of=["fc_tpot_step", "fc_tokens"]),
-    f("fc_tpot_fast", "forecast_end_time", "the fast end of its interval",
-      forecast_time="fc_tpot_step", interval_ratio="fc_high", step_time="fc_tpot_bound"),
-    f("fc_tpot_slow", "forecast_end_time", "the slow end of its interval",
-      forecast_time="fc_tpot_step", interval_ratio="fc_low", step_time="fc_tpot_bound"),
     op("expected_tpot_seconds_low", "div", "the interval's fast end",
        of=["fc_tpot_fast", "fc_tokens"]),
     op("expected_tpot_seconds_high", "div", "the interval's slow end",
