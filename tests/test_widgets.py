@@ -704,6 +704,12 @@ def test_the_serving_widget_follows_its_controls(page):
         controls = el.evaluate("(el) => [...el.querySelectorAll('[data-control]')]"
                                ".map((c) => c.dataset.control)")
         assert {"tp", "prompt", "prompt-slider", "generate", "batch", "price"} <= set(controls)
+        if name == "serving":   # the forecast's band beside the bound, and its controls
+            assert "forecast-band" in r["curves"] and len(r["curves"]["forecast-band"]) > 3
+            assert {"runtime", "draft", "acceptance"} <= set(controls)
+            assert {o["key"] for o in r["outputs"] if o["low"] is not None} == {
+                "expected_ttft_seconds", "expected_tpot_seconds",
+                "expected_tokens_per_second_per_chip"}
         for move in moves_for(set(controls)):
             before = r["state"]
             move_control(page, el, move)
@@ -716,6 +722,8 @@ def test_the_serving_widget_follows_its_controls(page):
     moved = page.locator('[data-llm-widget="serving"]').evaluate(
         "(el) => JSON.parse(el.dataset.state)")
     assert moved["prompt"] == 3000 and moved["generate"] == 100 and moved["price"] == 3.5
+    # the speculative-decoding controls were moved last: draft 4 at acceptance 0.6, any runtime
+    assert (moved["draft"], moved["acceptance"], moved["runtime"]) == (4, 0.6, None)
     page.set_viewport_size({"width": 390, "height": 844})
     el = page.locator('[data-llm-widget="serving"]')
     page.wait_for_timeout(200)

@@ -25,7 +25,8 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.model_catalog import CATALOG
-from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
+from ..estimate import (_SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
+                        LIMITS, SPECULATIVE_WORKLOADS)
 from ..forecast import forecast_catalog
 from ..plan import plan_data
 
@@ -112,6 +113,8 @@ def catalog_data() -> dict[str, Any]:
         "crossing_limit": CROSSING_LIMIT,
         # the forecast's fitted terms by chip class and runtime (lab/data/forecast_decode.json)
         "forecast": forecast_catalog(),
+        # speculative workloads with a published acceptance rate (the page's stated default)
+        "speculative": {k: dict(v) for k, v in SPECULATIVE_WORKLOADS.items()},
     }
 
 

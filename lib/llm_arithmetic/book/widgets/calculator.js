@@ -228,6 +228,8 @@ const Estimate = (function () {
         cost_per_million_tokens: e.cost_per_million_tokens,
         expected_tokens_per_second_per_chip_range: e.expected_tokens_per_second_per_chip_range,
         expected_tpot_seconds_range: e.expected_tpot_seconds_range,
+        speculative_tpot_seconds: e.speculative_tpot_seconds,
+        speculative_tokens_per_second_per_chip: e.speculative_tokens_per_second_per_chip,
         energy_joules_per_token: e.energy_joules_per_token};
     };
     if (batches) return batches.map(point);
