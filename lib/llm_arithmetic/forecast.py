@@ -32,10 +32,11 @@ bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and
 the relative error of the time per token, on the ``fit`` rows of
 :mod:`llm_arithmetic.lab.measurements` only: single chip, batch 1, a catalogued model and a
 sourced bandwidth. A key with fewer than :data:`MIN_ROWS` rows shares a pooled term (key ``*``).
-A second, runtime-agnostic fit answers when no runtime is named, with its own, wider interval:
-every runtime pooled, **each runtime weighing the same** in the least squares (one runtime has
-241 of the 263 rows; unweighted, the agnostic forecast is that runtime's), and the per-layer
-and dequantization terms pooled over chip classes. Both structures were chosen on the fit rows
+A second, runtime-agnostic fit answers when no runtime is named, with its own interval (wider
+than a named runtime's on GPUs; on Apple chips llama.cpp's leave-one-chip-out interval over
+four chip generations is as wide): every runtime pooled, **each runtime weighing the same** in
+the least squares (one runtime has 241 of the 263 rows; unweighted, the agnostic forecast is
+that runtime's), and the per-layer and dequantization terms pooled over chip classes. Both structures were chosen on the fit rows
 alone, by leave-one-source-out and leave-one-chip-out error for the named runtime and by
 leave-one-runtime-out error (each runtime weighted equally) for the agnostic fit; the numbers
 are in ``lab/data/runtime_README.md``.
