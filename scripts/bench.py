@@ -1,7 +1,8 @@
 """``make bench``: performance targets, measured in one run and printed as ratios.
 
 Rows: ``benchmark | measured | target | ok/over``. Exit status 0 whatever the outcome (the
-verdict is in the table); ``--strict`` exits 1 if a row is over.
+verdict is in the table); ``--strict`` exits 1 if a row is over. ``--forecast`` runs row 7
+alone (``python scripts/bench.py --forecast``, a few seconds).
 
 1. A vectorized sweep of 10**6 (model, chip, precision, context, batch) points through the
    package's numeric functions, against the same formula written by hand in NumPy: at most 2x.
@@ -239,6 +240,9 @@ def forecast_error() -> bool:
 
 
 def main() -> int:
+    if "--forecast" in sys.argv:   # row 7 alone: the forecast's error table and targets
+        ok = forecast_error()
+        return 1 if "--strict" in sys.argv and not ok else 0
     x = sweep_inputs()
     a, b = with_package(x), by_hand(x)
     assert np.allclose(a, b, rtol=1e-12), "the package and the hand-written formula disagree"
