@@ -413,13 +413,13 @@ def energy_per_token(*, power, n_chips, tokens_per_second):
 
 # ---- the forecast under the bound ----------------------------------------------------------------
 @formula("forecast_time")
-def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequant_time,
-                       fixed_time, layer_time, n_layers):
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers,
+                       dequant_fraction=0, dequant_time=0):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
     per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
     dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
-    weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches,
-    small ops). The terms are fitted to published measurements, non-negative, so the forecast
+    weights; 0 by default, the form before the term existed), a fixed cost per step (sampling,
+    host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     Examples

@@ -81,7 +81,7 @@ PARAMS = {
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
     'forecast_end_time': ('forecast_time', 'interval_ratio', 'step_time'),
-    'forecast_step_time': ('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'),
+    'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'),
     'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
@@ -3252,12 +3252,12 @@ def forecast_end_time(*, forecast_time, interval_ratio, step_time):
         return _vector_result(_np.maximum(step_time, forecast_time/interval_ratio))
 
 
-def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers):
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction=0, dequant_time=0):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
     per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
     dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
-    weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches,
-    small ops). The terms are fitted to published measurements, non-negative, so the forecast
+    weights; 0 by default, the form before the term existed), a fixed cost per step (sampling,
+    host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     .. math::
@@ -3270,16 +3270,16 @@ def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequan
         Lower bound on the time of one step, :math:`t` [s]
     overhead_fraction : number or array
         Time a runtime spends per unit of bound time beyond the bound (fitted), :math:`k_{rt}` [-]
-    dequant_fraction : number or array
-        Dequantization cost per weight, in units of the time to read the weight at 16 bits (fitted), :math:`\\delta` [-]
-    dequant_time : number or array
-        Time to read a step's quantized weights at 16 bits: the dequantization term's regressor (0 for 16-bit weights), :math:`t_{16}` [s]
     fixed_time : number or array
         A runtime's fixed cost per step (fitted), :math:`\\tau_{rt}` [s]
     layer_time : number or array
         A runtime's cost per layer and step: kernel launches, small ops (fitted), :math:`\\lambda_{rt}` [s]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
+    dequant_fraction : number or array (default 0)
+        Dequantization cost per weight, in units of the time to read the weight at 16 bits (fitted), :math:`\\delta` [-]
+    dequant_time : number or array (default 0)
+        Time to read a step's quantized weights at 16 bits: the dequantization term's regressor (0 for 16-bit weights), :math:`t_{16}` [s]
 
     Returns
     -------
@@ -3296,14 +3296,14 @@ def forecast_step_time(*, step_time, overhead_fraction, dequant_fraction, dequan
     ...                          n_layers=32) * 1e3, 2)
     14.64
     """
-    _exact = _exact_args(('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers))
+    _exact = _exact_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time))
     if _exact is not None:
-        step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers = _exact
+        step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _exact
         try:
             return _exact_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
         except ZeroDivisionError:
             return _inf
-    step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers = _vector_args(('step_time', 'overhead_fraction', 'dequant_fraction', 'dequant_time', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers))
+    step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time))
     with _quiet():
         return _vector_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
 

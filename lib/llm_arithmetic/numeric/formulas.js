@@ -322,8 +322,8 @@ export function forecast_end_time({forecast_time, interval_ratio, step_time} = {
   return Math.max(step_time, forecast_time/interval_ratio);
 }
 
-/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
-export function forecast_step_time({step_time, overhead_fraction, dequant_fraction, dequant_time, fixed_time, layer_time, n_layers} = {}) {
+/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights; 0 by default, the form before the term existed), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
+export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction = 0, dequant_time = 0} = {}) {
   return n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1);
 }
 
@@ -1834,19 +1834,22 @@ export const FORMULAS = {
   "unit": "s"
  },
  "forecast_step_time": {
-  "defaults": {},
+  "defaults": {
+   "dequant_fraction": 0,
+   "dequant_time": 0
+  },
   "latex": "t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
   "lhs": "forecast_time",
   "params": [
    "step_time",
    "overhead_fraction",
-   "dequant_fraction",
-   "dequant_time",
    "fixed_time",
    "layer_time",
-   "n_layers"
+   "n_layers",
+   "dequant_fraction",
+   "dequant_time"
   ],
-  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
+  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights; 0 by default, the form before the term existed), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
   "unit": "s"
  },
  "gated_attention_params": {
