@@ -1,7 +1,7 @@
 """Fit the decode forecast (llm_arithmetic.forecast) and store it as data.
 
-    .venv/bin/python scripts/fit_forecast.py
-    # writes lib/llm_arithmetic/lab/data/forecast_decode.json
+    .venv/bin/python scripts/fit_forecast.py            # writes lab/data/forecast_decode.json
+    .venv/bin/python scripts/fit_forecast.py --select   # the model selection, fit rows only
 
 Fits on the `fit` rows of llm_arithmetic.lab.measurements only (the reserved validation sources
 never enter a fit), bootstraps the terms' standard errors (200 resamples, seed 0), computes the
@@ -9,16 +9,59 @@ never enter a fit), bootstraps the terms' standard errors (200 resamples, seed 0
 for an unnamed one) and reports leave-one-source-out, leave-one-chip-out, leave-one-runtime-out
 and reserved-validation errors, the last also as the interface serves them (a runtime with its
 own terms named, any other not). Deterministic: a test refits and compares.
+
+``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen: each
+candidate's leave-one-source-out and leave-one-chip-out error with a runtime named, and the
+leave-one-runtime-out error of the runtime-agnostic fit (mean over runtimes of each runtime's
+mean error), all on fit rows; no reserved row is read.
 """
 from __future__ import annotations
 
 import json
 import sys
 
-from llm_arithmetic.forecast import PARAMS_PATH, build_params
+import numpy as np
+
+from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, build_params, cross_validate,
+                                     decode_fit_rows)
+
+OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
+#: Candidate structures: name -> (terms, weighting of the agnostic fit).
+CANDIDATES = {
+    "k, tau, lambda per runtime (the first fit)": (OLD, "rows"),
+    "+ runtime-weighted": (OLD, "runtime"),
+    "+ delta per chip class": ({**OLD, "delta": "class"}, "rows"),
+    "+ delta pooled, runtime-weighted": ({**OLD, "delta": "*"}, "runtime"),
+    "+ delta per class, lambda per class and runtime": (
+        {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}, "rows"),
+    "+ delta per class, lambda per class and runtime, runtime-weighted": (
+        {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}, "runtime"),
+}
+
+
+def select() -> None:
+    rows = decode_fit_rows("fit")
+
+    def mape(ratios):
+        return float(np.mean([abs(1 / q - 1) for _, q in ratios]))
+
+    print(f"{'structure':<68} | named: LOSO  LOCO | agnostic: LORO")
+    for name, (terms, weighting) in CANDIDATES.items():
+        named = {"terms": terms, "weighting": "rows"}
+        agn = {"terms": terms, "weighting": weighting}
+        loro = cross_validate(rows, "runtime", True, agn)
+        per_rt = [mape([(r, q) for r, q in loro if r.runtime == rt])
+                  for rt in sorted({r.runtime for r in rows})]
+        print(f"{name:<68} | {mape(cross_validate(rows, 'source', False, named)):6.1%} "
+              f"{mape(cross_validate(rows, 'device', False, named)):6.1%} | "
+              f"{np.mean(per_rt):6.1%}")
+    print("chosen:", json.dumps(MODELS))
 
 
 def main() -> int:
+    if "--select" in sys.argv:
+        select()
+        return 0
     params = build_params()
     PARAMS_PATH.write_text(json.dumps(params, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     for name in ("by_runtime", "agnostic", "as_served"):

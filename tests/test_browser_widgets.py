@@ -43,6 +43,7 @@ READ_WIDGET = """
   message: (el.querySelector('.lla-message') || {}).textContent || '',
   outputs: [...el.querySelectorAll('output[data-key]')].map((o) => ({
     key: o.dataset.key, value: o.dataset.value, scale: Number(o.dataset.scale || 1),
+    low: o.dataset.low ?? null, high: o.dataset.high ?? null,
     text: o.textContent, noFit: o.dataset.doesNotFit === "1",
     summary: !!o.closest('.lla-summary')})),
   points: [...el.querySelectorAll('circle[data-series="step"]')].map((c) => ({
@@ -76,6 +77,8 @@ def python_arguments(state) -> tuple:
     kw = dict(weights=state["weights"], bits_kv=state["kv"], context=state["context"],
               batch=state["batch"], tp=state.get("tp") or 1, prompt=state.get("prompt"),
               generate=state.get("generate"), price_per_hour=state.get("price"))
+    if state.get("draft"):
+        kw.update(draft_len=state["draft"], acceptance=state["acceptance"])
     if state["chip"] == "custom":
         c = state["custom_chip"]
         kw.update(bandwidth=c["bandwidth_gbps"] * 1e9, peak_flops=c["peak_tflops"] * 1e12,
@@ -90,11 +93,14 @@ def python_values(state) -> dict:
     keys included: a replica of tp chips, a request of prompt and generate tokens)."""
     from llm_arithmetic import estimate, numeric
 
+    from llm_arithmetic.forecast import expected
+
     m, kw = python_arguments(state)
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
         e = estimate(m, **kw)
     d = dict(e.as_dict())
+    d.update(expected(e, m.n_layers, state.get("runtime")))
     d.update({k: getattr(e, k) for k in ("critical_batch_size", "max_batch", "max_context")})
     step_flops = numeric.batched_step_flops(seq_flops=e.decode_flops_per_token, batch=e.batch)
     d.update(decode_step_flops=step_flops,
@@ -118,10 +124,13 @@ def _bits(fmt):
 #: Speeds and costs, and the memory check that must pass for a run to reach them (issue 28: a
 #: setup that does not fit shows no speed as achievable): one chip's, or the replica's.
 NEEDS = {**dict.fromkeys(("decode_seconds_per_token", "decode_tokens_per_second",
-                          "throughput_tokens_per_second"), "fits"),
+                          "throughput_tokens_per_second", "speculative_tokens_per_second",
+                          "expected_decode_tokens_per_second"), "fits"),
          **dict.fromkeys(("ttft_seconds", "tpot_seconds", "request_seconds",
                           "tokens_per_second_per_user", "tokens_per_second_per_chip",
-                          "cost_per_million_tokens", "energy_joules_per_token"),
+                          "cost_per_million_tokens", "energy_joules_per_token",
+                          "speculative_tpot_seconds", "expected_ttft_seconds",
+                          "expected_tpot_seconds", "expected_tokens_per_second_per_chip"),
                          "fits_per_chip")}
 
 FIRST_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -153,6 +162,12 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
         got = float(o["value"])
         if not abs(got - float(w)) <= 1e-9 * abs(float(w)):
             problems.append(f"{label}: value {got!r}, Python {float(w)!r}")
+        # a forecast's 80% interval beside it (data-low, data-high)
+        rng = want.get(k + "_range")
+        if (o["low"] is None) != (rng is None) or rng is not None and not all(
+                _math.isclose(float(a), b, rel_tol=1e-9) for a, b in
+                zip((o["low"], o["high"]), rng)):
+            problems.append(f"{label}: range ({o['low']}, {o['high']}), Python {rng}")
         # (the explorer's summary table is the notebook's summary(), whose memory row says
         # whether the setup fits)
         fits = o["summary"] or want["fit_flags"].get(NEEDS.get(k)) is not False
@@ -202,6 +217,21 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
             if not _math.isclose(ms, t * 1e3, rel_tol=1e-9):
                 problems.append(f"{where}: the step-time curve at batch {b} is {ms} ms, "
                                 f"Python's sweep {t * 1e3} ms")
+                break
+    if "forecast-band" in r["curves"]:
+        from llm_arithmetic.forecast import forecast
+
+        m, kw = python_arguments(state)
+        for b, tpot, per_chip in r["curves"]["forecast-band"]:
+            with _warnings.catch_warnings():
+                _warnings.simplefilter("ignore")
+                f = forecast(m, runtime=state.get("runtime"), **{**kw, "batch": b})
+            if not all(_math.isclose(a, c, rel_tol=1e-9) for a, c in zip(
+                    tpot + per_chip, f["expected_tpot_seconds_range"]
+                    + f["expected_tokens_per_second_per_chip_range"])):
+                problems.append(f"{where}: the forecast band at batch {b} is {tpot, per_chip}, "
+                                f"Python {f['expected_tpot_seconds_range']}, "
+                                f"{f['expected_tokens_per_second_per_chip_range']}")
                 break
     if "frontier" in r["curves"]:
         from llm_arithmetic.estimate import frontier
@@ -254,7 +284,9 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("batch", "fill", "4096"), ("batch", "fill", "48"), ("group", "select", None), ("tp", "select", None),
              ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
              ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
-             ("price", "fill", "3.5"),
+             ("price", "fill", "3.5"), ("runtime", "select", ["llama.cpp", "exllamav2"]),
+             ("draft", "select", ["4", "2"]), ("acceptance", "fill", "0.6"),
+             ("runtime", "select", [""]),
              ("chip", "custom", {"bandwidth_gbps": "800", "peak_tflops": "90",
                                  "capacity_gb": "48"}),
              ("model", "custom", {"n_layers": "30", "d_model": "3000", "n_heads": "24",

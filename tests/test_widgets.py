@@ -723,6 +723,12 @@ def test_the_serving_widget_follows_its_controls(page):
         controls = el.evaluate("(el) => [...el.querySelectorAll('[data-control]')]"
                                ".map((c) => c.dataset.control)")
         assert {"tp", "prompt", "prompt-slider", "generate", "batch", "price"} <= set(controls)
+        if name == "serving":   # the forecast's band beside the bound, and its controls
+            assert "forecast-band" in r["curves"] and len(r["curves"]["forecast-band"]) > 3
+            assert {"runtime", "draft", "acceptance"} <= set(controls)
+            assert {o["key"] for o in r["outputs"] if o["low"] is not None} == {
+                "expected_ttft_seconds", "expected_tpot_seconds",
+                "expected_tokens_per_second_per_chip"}
         for move in moves_for(set(controls)):
             before = r["state"]
             move_control(page, el, move)
@@ -735,6 +741,8 @@ def test_the_serving_widget_follows_its_controls(page):
     moved = page.locator('[data-llm-widget="serving"]').evaluate(
         "(el) => JSON.parse(el.dataset.state)")
     assert moved["prompt"] == 3000 and moved["generate"] == 100 and moved["price"] == 3.5
+    # the speculative-decoding controls were moved last: draft 4 at acceptance 0.6, any runtime
+    assert (moved["draft"], moved["acceptance"], moved["runtime"]) == (4, 0.6, None)
     page.set_viewport_size({"width": 390, "height": 844})
     el = page.locator('[data-llm-widget="serving"]')
     page.wait_for_timeout(200)
@@ -793,3 +801,53 @@ def test_speculative_estimate_in_the_page_equals_python(page):
         with pytest.raises(InputError):
             estimate("llama-3-8b", hardware="h100-sxm", **kw)
         assert "error" in g, (kw, g)
+
+
+def test_forecast_in_the_page_equals_python(page):
+    """The forecast under the bounds (plan.steps.FORECAST_STEPS, with the fitted terms the
+    export module puts in the catalog) in the page equals llm_arithmetic.forecast's keys and
+    their 80% intervals: named and unnamed runtimes, each chip class and a custom chip, one
+    chip and a replica, with and without speculative decoding; an unknown runtime is refused
+    naming the known ones."""
+    from llm_arithmetic import forecast as F
+
+    cases = []
+    for i, (name, chip, kw) in enumerate((
+            ("llama-2-7b", "rtx-4090", dict(weights="q4_0", context=512)),
+            ("llama-3-8b", "m2-max", dict(weights="q8_0", context=64, prompt=128,
+                                          generate=32)),
+            ("llama-3-8b", "h100-sxm", dict(weights="fp16", prompt=2048, generate=256,
+                                            batch=8, context=2048)),
+            ("llama-3-70b", "h100-sxm", dict(weights="fp8", tp=4, prompt=1024, generate=64,
+                                             batch=16, context=1024)),
+            ("mixtral-8x7b", "h200", dict(weights="q8_0", tp=2, ep=2, prompt=512,
+                                          generate=64, batch=4)),
+            ("qwen3-8b", "a100-80gb-sxm", dict(weights="fp16", prompt=512, draft_len=4,
+                                               acceptance=0.7, draft_cost=0.05)),
+            ("mistral-7b", "rtx-4090", dict(weights="q4_0", draft_len=2, acceptance=0.8)))):
+        for rt in (None, "llama.cpp", "exllamav2"):
+            cases.append((name, chip, {**kw, "runtime": rt}))
+    cases.append(("llama-2-7b", None, dict(weights="q4_0", bandwidth=800e9, peak_flops=100e12,
+                                           prompt=256, runtime="llama.cpp")))
+    got = page.evaluate("""(cases) => cases.map(([name, chip, opts]) => {
+      const L = window.LLMArithmetic;
+      try {
+        return L.estimate(L.catalog.models[name], chip ? L.catalog.hardware[chip] : null, opts);
+      } catch (err) { return {error: String(err.message || err)}; }
+    })""", [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    for (name, chip, kw), g in zip(cases, got):
+        assert "error" not in g, (name, chip, kw, g)
+        want = F.forecast(name, hardware=chip, **kw)
+        for key in F.EXPECTED_KEYS:
+            for k in (key, key + "_range"):
+                w, v = want[k], g.get(k)
+                if w is None:
+                    if v is not None:
+                        failures.append(f"{name} {chip} {kw} {k}: page {v!r}, python None")
+                elif v is None or not all(_close(a, b, 1e-9) for a, b in
+                                          zip(np.atleast_1d(v), np.atleast_1d(w))):
+                    failures.append(f"{name} {chip} {kw} {k}: page {v!r}, python {w!r}")
+    assert not failures, "\n".join(failures[:10])
+    err = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h100-sxm", {"runtime": "vllm"}]])[0]
+    assert "unknown runtime" in err["error"] and "llama.cpp" in err["error"]

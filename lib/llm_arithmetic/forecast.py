@@ -6,23 +6,40 @@ slower, for reasons a few terms with units can carry:
 
 .. math::
 
-    t_{forecast} = t_{bound}\,(1 + k_{c,r}) + \tau_r + \lambda_r\,L
+    t_{forecast} = t_{bound}\,(1 + k) + \delta\,t_{16} + \tau + \lambda\,L
 
 (the registered formula :func:`~llm_arithmetic.formulas.serving.forecast_step_time`)
-* :math:`k_{c,r} \ge 0` [-]: the time a runtime :math:`r` spends per unit of bound time on a chip
-  class :math:`c` beyond the bound; :math:`1/(1+k)` is the fraction of peak bandwidth the
-  weight streaming reaches (kernels that do not saturate memory, dequantization, attention);
-* :math:`\tau_r \ge 0` [s]: a fixed cost per token (sampling, host work, synchronisation);
-* :math:`\lambda_r \ge 0` [s/layer]: a cost per layer and token (kernel launches, small ops),
+
+* :math:`k \ge 0` [-]: the time a runtime spends per unit of bound time on a chip class beyond
+  the bound; :math:`1/(1+k)` is the fraction of peak bandwidth the weight streaming reaches
+  (kernels that do not saturate memory, attention);
+* :math:`\delta \ge 0` [-]: dequantization, a cost per weight the step unpacks, in units of the
+  time to read that weight at 16 bits; its regressor :math:`t_{16}` (:func:`dequant_seconds`) is
+  the time to read the step's weights at 16 bits when they are stored in fewer, else 0. It
+  counts weights, not bytes: at 4 bits a weight costs the same arithmetic in a quarter of the
+  bytes, which is why 4-bit rows reach a smaller fraction of the bound than 16-bit rows of the
+  same runtime and chip;
+* :math:`\tau \ge 0` [s]: a fixed cost per token (sampling, host work, synchronisation);
+* :math:`\lambda \ge 0` [s/layer]: a cost per layer and token (kernel launches, small ops),
   times the model's :math:`L` layers.
 
-All terms are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above
-the bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
+Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
+fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
+Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
+(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). All terms
+are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
+bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
 :mod:`llm_arithmetic.lab.measurements` only: single chip, batch 1, a catalogued model and a
-sourced bandwidth. A (class, runtime) pair or a runtime with fewer than :data:`MIN_ROWS` rows
-shares a pooled term (key ``*``). A second, runtime-agnostic fit (every runtime pooled) answers
-when no runtime is named, with its own, wider interval.
+sourced bandwidth. A key with fewer than :data:`MIN_ROWS` rows shares a pooled term (key ``*``).
+A second, runtime-agnostic fit answers when no runtime is named, with its own interval (wider
+than a named runtime's on GPUs; on Apple chips llama.cpp's leave-one-chip-out interval over
+four chip generations is as wide): every runtime pooled, **each runtime weighing the same** in
+the least squares (one runtime has 241 of the 263 rows; unweighted, the agnostic forecast is
+that runtime's), and the per-layer and dequantization terms pooled over chip classes. Both structures were chosen on the fit rows
+alone, by leave-one-source-out and leave-one-chip-out error for the named runtime and by
+leave-one-runtime-out error (each runtime weighted equally) for the agnostic fit; the numbers
+are in ``lab/data/runtime_README.md``.
 
 The 80% interval is a conformal one, per regime: the 10th and 90th percentiles of measured /
 forecast speed over fit rows that a fit without them predicted, the left-out group chosen to
@@ -70,7 +87,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime",
+           "error_by_regime", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes"]
 
@@ -129,7 +146,8 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarra
 @record
 class Row:
     """One fit or validation row: what the forecast needs, and the bound [s] and measured
-    time [s] per token."""
+    time [s] per token; ``t_dequant`` [s] is the dequantization term's regressor
+    (:func:`dequant_seconds`)."""
 
     id: str
     source: str
@@ -141,6 +159,7 @@ class Row:
     t_measured: float
     bits: float = 16.0
     batch: int = 1
+    t_dequant: float = 0.0
 
 
 def _bound_seconds(model_key: str, bits_weight: float, bits_kv: int, context: int | None,
@@ -163,11 +182,12 @@ def decode_fit_rows(split: str = "fit") -> list[Row]:
         if r.chips != 1 or r.batch != 1 or not r.model_key or r.bandwidth_gbps is None:
             continue
         kv = 8 if r.kv_format == "fp8" else 16
-        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
-                       get_model(r.model_key).n_layers,
-                       _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context,
-                                      r.bandwidth_gbps * 1e9),
-                       1.0 / r.si_value, r.bits_per_weight, r.batch))
+        m = get_model(r.model_key)
+        bw = r.bandwidth_gbps * 1e9
+        out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime, m.n_layers,
+                       _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context, bw),
+                       1.0 / r.si_value, r.bits_per_weight, r.batch,
+                       dequant_seconds(m.decode_read_params, r.bits_per_weight, bw)))
     return out
 
 
@@ -195,80 +215,170 @@ def prefill_fit_rows() -> list[Row]:
     return out
 
 
-def _keys(rows: Sequence[Row], agnostic: bool) -> tuple[list[str], list[str]]:
-    """Term keys of each row: 'class|runtime' for k, 'runtime' for tau and lambda, pooled to
-    '*' below MIN_ROWS (all runtimes pooled when ``agnostic``)."""
-    runtimes = [("*" if agnostic else r.runtime) for r in rows]
-    n_rt = {k: runtimes.count(k) for k in set(runtimes)}
-    runtimes = [k if n_rt[k] >= MIN_ROWS else "*" for k in runtimes]
-    pairs = [f"{r.chip_class}|{rt}" for r, rt in zip(rows, runtimes)]
-    n_pair = {k: pairs.count(k) for k in set(pairs)}
-    pairs = [p if n_pair[p] >= MIN_ROWS else f"{r.chip_class}|*" for p, r in zip(pairs, rows)]
-    return pairs, runtimes
+#: Which chip class or runtime each term is kept per (its key; a key with fewer than
+#: :data:`MIN_ROWS` rows is pooled into the next one, ``*`` meaning all):
+#: ``"class|runtime"`` (then ``"class|*"``), ``"class"`` (then ``"*"``), ``"runtime"`` (then
+#: ``"*"``) or ``"*"``. ``weighting`` ``"runtime"`` gives each runtime's rows the same total weight
+#: in the least squares (else each row weighs the same). Chosen on the fit rows alone (see
+#: ``runtime_README.md``): the per-layer cost of a named runtime depends on the chip class (the
+#: launch path differs between CUDA, Metal and CPU threads), dequantization per chip class; the
+#: runtime-agnostic fit weighs runtimes equally and pools the per-layer and dequantization terms,
+#: which forecast a runtime the fit never saw best (leave one runtime out).
+MODELS: dict[str, dict[str, Any]] = {
+    "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
+                             "lambda_s_per_layer": "runtime|class"}, "weighting": "rows"},
+    "agnostic": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
+                           "lambda_s_per_layer": "runtime"}, "weighting": "runtime"},
+    "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
+                          "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
+}
+
+#: The terms' regressors (times the term's value: seconds), and their scale in the fit.
+_SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6}
 
 
-def fit(rows: Sequence[Row], agnostic: bool = False) -> dict[str, Any]:
-    """Fit k, tau, lambda by NNLS on the relative error of the time per token.
+def dequant_seconds(read_params: Any, bits_weight: Any, bandwidth: Any) -> Any:
+    """The dequantization term's regressor [s]: the time to read a step's weights at 16 bits,
+    for weights stored in fewer bits (0 for 16-bit weights). Unpacking and scaling costs the
+    same arithmetic per weight whatever the chip's bandwidth, so the term
+    :math:`\\delta\\,t_{16}` counts weights, not bytes; :math:`\\delta` [-] is that cost per
+    weight in units of the time to read two bytes.
 
-    Each row contributes :math:`(t - t_{bound})/t = k\\,t_{bound}/t + \\tau/t + \\lambda L/t`;
-    times are scaled to ms (tau) and microseconds (lambda) for conditioning. Returns
-    ``{"k": {key: value}, "tau_s": {...}, "lambda_s_per_layer": {...}, "rows": n}``.
+    >>> dequant_seconds(7e9, 4.5, 1e12), dequant_seconds(7e9, 16, 1e12)
+    (0.014, 0.0)
     """
-    pairs, runtimes = _keys(rows, agnostic)
-    kcols = sorted(set(pairs))
-    rcols = sorted(set(runtimes))
-    ncol = len(kcols) + 2 * len(rcols)
-    a = np.zeros((len(rows), ncol))
+    t16 = N.memory_time(step_bytes=N.weight_bytes(n_params=read_params, bits_weight=16),
+                        bandwidth=bandwidth)
+    out = np.where(np.asarray(bits_weight) < 16, t16, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def estimate_dequant_seconds(e: Any) -> float:
+    """:func:`dequant_seconds` of an :class:`~llm_arithmetic.estimate.Estimate`: the weights one
+    decode step of one token reads, at the estimate's bits per weight, on one chip of its
+    tensor-parallel group (each dequantizes its 1/tp share); 0 without a bandwidth."""
+    if e.bandwidth is None:
+        return 0.0
+    return dequant_seconds(e.params_read_per_token, e.bits_weight, e.bandwidth) / e.tp
+
+
+def _chain(kind: str, chip_class: str, runtime: str) -> list[str]:
+    """A term's keys for a row, most specific first (:data:`MODELS`)."""
+    return {"class|runtime": [f"{chip_class}|{runtime}", f"{chip_class}|*"],
+            "runtime|class": [f"{chip_class}|{runtime}", runtime, "*"],
+            "class": [chip_class, "*"], "runtime": [runtime, "*"], "*": ["*"]}[kind]
+
+
+def _regressor(term: str, r: Row) -> float:
+    return {"k": r.t_bound, "delta": r.t_dequant, "tau_s": 1.0,
+            "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
+
+
+def _spec(agnostic: bool, spec: dict[str, Any] | None) -> dict[str, Any]:
+    return spec or MODELS["agnostic" if agnostic else "by_runtime"]
+
+
+def fit(rows: Sequence[Row], agnostic: bool = False,
+        spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Fit the terms of ``spec`` (default: :data:`MODELS`' decode fit, runtime-agnostic when
+    ``agnostic``) by NNLS on the relative error of the time per token.
+
+    Each row contributes :math:`(t - t_{bound})/t = \\sum_j x_j\\,g_j/t` over its terms
+    :math:`x_j` (k, delta, tau, lambda) with regressors :math:`g_j` (:math:`t_{bound}`,
+    :math:`t_{16}`, 1, :math:`L`); tau is fitted in ms and lambda in microseconds for
+    conditioning. Returns ``{term: {key: value}, "rows": n, "terms": ..., "weighting": ...}``.
+    """
+    spec = _spec(agnostic, spec)
+    terms = spec["terms"]
+    rts = [("*" if agnostic else r.runtime) for r in rows]
+    counts: dict[tuple[str, str], int] = {}
+    for r, rt in zip(rows, rts):
+        for term, kind in terms.items():
+            if _regressor(term, r) != 0:
+                for key in _chain(kind, r.chip_class, rt):
+                    counts[(term, key)] = counts.get((term, key), 0) + 1
+    cols: dict[tuple[str, str], int] = {}
+    keys = []
+    for r, rt in zip(rows, rts):
+        row = {}
+        for term, kind in terms.items():
+            chain = _chain(kind, r.chip_class, rt)
+            row[term] = next((k for k in chain if counts.get((term, k), 0) >= MIN_ROWS),
+                             chain[-1])
+            cols.setdefault((term, row[term]), len(cols))
+        keys.append(row)
+    a = np.zeros((len(rows), len(cols)))
     b = np.zeros(len(rows))
-    for i, (r, p, rt) in enumerate(zip(rows, pairs, runtimes)):
-        a[i, kcols.index(p)] = r.t_bound / r.t_measured
-        j = rcols.index(rt)
-        a[i, len(kcols) + j] = 1e-3 / r.t_measured
-        a[i, len(kcols) + len(rcols) + j] = 1e-6 * r.n_layers / r.t_measured
+    for i, (r, row) in enumerate(zip(rows, keys)):
+        for term, key in row.items():
+            a[i, cols[(term, key)]] = _regressor(term, r) / r.t_measured
         b[i] = (r.t_measured - r.t_bound) / r.t_measured
+    if spec["weighting"] == "runtime":
+        n = {rt: sum(1 for r in rows if r.runtime == rt) for rt in {r.runtime for r in rows}}
+        w = np.sqrt([1.0 / n[r.runtime] for r in rows])
+        a, b = a * w[:, None], b * w
     x = nnls(a, b)
-    nk, nr = len(kcols), len(rcols)
-    return {"k": {k: float(v) for k, v in zip(kcols, x[:nk])},
-            "tau_s": {k: float(v) * 1e-3 for k, v in zip(rcols, x[nk:nk + nr])},
-            "lambda_s_per_layer": {k: float(v) * 1e-6 for k, v in zip(rcols, x[nk + nr:])},
-            "rows": len(rows)}
+    out: dict[str, Any] = {term: {} for term in terms}
+    for (term, key), j in sorted(cols.items(), key=lambda c: c[1]):
+        out[term][key] = float(x[j]) * _SCALE[term]
+    out = {term: dict(sorted(v.items())) for term, v in out.items()}
+    return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"]}
 
 
-def _term(table: dict[str, float], key: str, fallback: str) -> float:
-    return table[key] if key in table else table.get(fallback, 0.0)
+#: The terms of a fit stored before the dequantization term existed.
+_OLD_TERMS = MODELS["prefill"]["terms"]
 
 
-def predict_seconds(params: dict[str, Any], t_bound: float, chip_class: str, runtime: str,
-                    n_layers: int) -> float:
-    """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms."""
-    rt = runtime if runtime in params["tau_s"] else "*"
-    k = _term(params["k"], f"{chip_class}|{rt}", f"{chip_class}|*")
-    if f"{chip_class}|{rt}" not in params["k"] and f"{chip_class}|*" not in params["k"]:
-        k = float(np.median(list(params["k"].values())))
-    tau = _term(params["tau_s"], rt, "*")
-    lam = _term(params["lambda_s_per_layer"], rt, "*")
-    return N.forecast_step_time(step_time=t_bound, overhead_fraction=k, fixed_time=tau,
-                                layer_time=lam, n_layers=n_layers)
+def _value(params: dict[str, Any], term: str, kind: str, chip_class: str, runtime: str) -> float:
+    table = params.get(term, {})
+    for key in _chain(kind, chip_class, runtime):
+        if key in table:
+            return table[key]
+    return float(np.median(list(table.values()))) if table else 0.0
+
+
+def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> dict[str, float]:
+    """The values of a fit's terms for a chip class and a runtime (None or ``"*"``: not named;
+    a runtime without its own terms uses the pooled ones): ``{"k", "delta", "tau_s",
+    "lambda_s_per_layer"}``, what :func:`predict_seconds` and the book's calculators use."""
+    rt = runtime if runtime and runtime in params["tau_s"] else "*"
+    terms = params.get("terms", _OLD_TERMS)
+    out = {t: 0.0 for t in ("k", "delta", "tau_s", "lambda_s_per_layer")}
+    for term, kind in terms.items():
+        out[term] = _value(params, term, kind, chip_class, rt)
+    return out
+
+
+def predict_seconds(params: dict[str, Any], t_bound: Any, chip_class: str, runtime: str,
+                    n_layers: int, t_dequant: Any = 0.0) -> Any:
+    """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms.
+    ``t_dequant``: the step's dequantization regressor (:func:`dequant_seconds`)."""
+    v = terms_for(params, chip_class, runtime)
+    return N.forecast_step_time(step_time=t_bound, overhead_fraction=v["k"],
+                                dequant_fraction=v["delta"], dequant_time=t_dequant,
+                                fixed_time=v["tau_s"], layer_time=v["lambda_s_per_layer"],
+                                n_layers=n_layers)
 
 
 def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
     """(row, measured speed / forecast speed) for each row."""
     out = []
     for r in rows:
-        t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers,
+                            r.t_dequant)
         out.append((r, t / r.t_measured))
     return out
 
 
-def cross_validate(rows: Sequence[Row], by: str = "source",
-                   agnostic: bool = False) -> list[tuple[Row, float]]:
+def cross_validate(rows: Sequence[Row], by: str = "source", agnostic: bool = False,
+                   spec: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
     """Leave-one-group-out ratios measured / forecast speed: each group (``"source"`` or
     ``"device"``) predicted by a fit on the other rows."""
     out = []
     for g in sorted({getattr(r, by) for r in rows}):
         train = [r for r in rows if getattr(r, by) != g]
         test = [r for r in rows if getattr(r, by) == g]
-        out += _errors(fit(train, agnostic), test)
+        out += _errors(fit(train, agnostic, spec), test)
     return out
 
 
@@ -311,20 +421,21 @@ def _known(params: dict[str, Any], runtime: str) -> bool:
     return runtime != "*" and runtime in params["tau_s"]
 
 
-def intervals(rows: Sequence[Row], agnostic: bool = False) -> dict[str, Any]:
+def intervals(rows: Sequence[Row], agnostic: bool = False,
+              spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """The 80% intervals of measured / forecast speed, per regime (see the module's text):
     ``{"unseen_runtime": [lo, hi], "seen_runtime": {chip_class or "*": [lo, hi]}}``; the
     runtime-agnostic fit has only the first."""
     by_runtime: dict[str, list[float]] = {}
-    for r, q in cross_validate(rows, "runtime", agnostic):
+    for r, q in cross_validate(rows, "runtime", agnostic, spec):
         by_runtime.setdefault(r.runtime, []).append(q)
     qs = [q for v in by_runtime.values() for q in v]
     ws = [1.0 / len(v) for v in by_runtime.values() for _ in v]
     out: dict[str, Any] = {"unseen_runtime": weighted_quantiles(qs, ws)}
     if agnostic:
         return out
-    params = fit(rows, agnostic)
-    loco = [(r, q) for r, q in cross_validate(rows, "device", agnostic)
+    params = fit(rows, agnostic, spec)
+    loco = [(r, q) for r, q in cross_validate(rows, "device", agnostic, spec)
             if _known(params, r.runtime)]
     seen = {"*": weighted_quantiles([q for _, q in loco], [1.0] * len(loco))}
     for c in sorted({r.chip_class for r, _ in loco}):
@@ -353,7 +464,8 @@ def row_intervals(params: dict[str, Any], name: str,
     out = []
     for r in rows:
         lo, hi = interval_for(params, name, r.chip_class, r.runtime)
-        t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers)
+        t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers,
+                            r.t_dequant)
         out.append((lo, min(hi, t / r.t_bound)))
     return out
 
@@ -409,7 +521,8 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
     t_bound = float(e.decode_memory_seconds)
     model_ = p["by_runtime"] if runtime is not None else p["agnostic"]
     t = predict_seconds(model_, t_bound, chip_class, runtime or "*",
-                        get_model(model).n_layers if isinstance(model, str) else model.n_layers)
+                        get_model(model).n_layers if isinstance(model, str) else model.n_layers,
+                        estimate_dequant_seconds(e))
     lo_q, hi_q = interval_for(p, "by_runtime" if runtime is not None else "agnostic",
                               chip_class, runtime)
     bound = 1.0 / t_bound
@@ -455,6 +568,33 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     return out
 
 
+#: The kinds of error :func:`error_by_regime` reports, in the order a table shows them.
+ERROR_KINDS = ("leave_one_source_out", "leave_one_chip_out", "reserved_validation")
+
+#: Issue 30's targets for batch-1 decode on the reserved rows: (key, test, as printed).
+TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
+           ("within_20pct", lambda v: v >= 0.90, "at least 90%"),
+           ("coverage", lambda v: 0.70 <= v <= 0.95, "70-95%"))
+
+
+def error_table_rows(table: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
+    """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
+    regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
+    20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
+    pooled regime ``all`` first."""
+    table = table or error_by_regime()
+    out = []
+    for reg in sorted(table, key=lambda k: (k != "all", k)):
+        row = [reg]
+        for kind in ERROR_KINDS:
+            e = table[reg].get(kind)
+            row += (["-"] * 4 if e is None else
+                    [str(e["rows"]), f"{e['mape']:.1%}", f"{e['within_20pct']:.0%}",
+                     f"{e['coverage']:.0%}"])
+        out.append(row)
+    return out
+
+
 #: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
 EXPECTED_KEYS = {"expected_decode_tokens_per_second": "decode_tokens_per_second",
                  "expected_ttft_seconds": "ttft_seconds",
@@ -486,13 +626,50 @@ def prefill_fit_for(params: dict[str, Any], runtime: str | None) -> tuple[str, s
 
 
 def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
-                   runtime: str | None, n_layers: int) -> tuple[Any, Any]:
+                   runtime: str | None, n_layers: int,
+                   t_dequant: float = 0.0) -> tuple[Any, Any]:
     """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one."""
     if t_bound is None or not math.isfinite(t_bound) or t_bound <= 0:
         return None, None
-    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers)
-    lo, hi = interval_for(params, name, chip_class, runtime)
-    return t, [max(t_bound, t / hi), t / lo]
+    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers, t_dequant)
+    return t, [N.forecast_end_time(forecast_time=t, interval_ratio=q, step_time=t_bound)
+               for q in interval_for(params, name, chip_class, runtime)[::-1]]
+
+
+def forecast_inputs(chip_class: str, runtime: str | None,
+                    params: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+    """The plan's forecast inputs (:data:`~llm_arithmetic.plan.steps.FORECAST_STEPS`) for a chip
+    class (``"*"``: none known) and a runtime (None: not named): ``forecast_decode`` with the
+    decode fit's ``k``, ``delta``, ``tau``, ``lambda`` and its interval's ratios ``low``,
+    ``high``, and ``forecast_prefill`` with the prefill fit's (no ``delta``). The same terms and
+    intervals :func:`expected` uses; the book's calculators read them from the exported
+    catalog."""
+    p = params or load_params()
+    dec = "by_runtime" if runtime is not None else "agnostic"
+    pre, pre_rt = prefill_fit_for(p, runtime)
+    out = {}
+    for key, name, rt in (("forecast_decode", dec, runtime), ("forecast_prefill", pre, pre_rt)):
+        v = terms_for(p[name], chip_class, rt or "*")
+        lo, hi = interval_for(p, name, chip_class, rt)
+        rec = {"k": v["k"], "delta": v["delta"], "tau": v["tau_s"],
+               "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
+        if key == "forecast_prefill":
+            del rec["delta"]
+        out[key] = rec
+    return out
+
+
+def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the book's calculators need to forecast (exported with the catalog): the runtimes
+    with their own terms, the chip class of each hardware kind (:data:`CHIP_CLASSES`; another
+    kind or no chip is ``"*"``) and :func:`forecast_inputs` for every class and runtime (key
+    ``""``: not named)."""
+    p = params or load_params()
+    runtimes = known_runtimes(p)
+    classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
+    return {"runtimes": runtimes, "classes": dict(CHIP_CLASSES),
+            "inputs": {c: {rt or "": forecast_inputs(c, rt, p) for rt in [None, *runtimes]}
+                       for c in classes}}
 
 
 def expected(e: Any, n_layers: int, runtime: str | None = None,
@@ -522,14 +699,15 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     step = (lambda t: None if t is None else t * n)
     td = step(e.speculative_seconds_per_token if e.spec_tokens_per_step else
               e.decode_seconds_per_token)
-    t, r = _time_forecast(p, dec, td, cls, runtime, n_layers)
+    dq = estimate_dequant_seconds(e)
+    t, r = _time_forecast(p, dec, td, cls, runtime, n_layers, dq)
     out["expected_decode_tokens_per_second"] = None if t is None else n / t
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
     t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
-    t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers)
+    t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers, dq)
     t, r = (None, None) if t is None else (t / n, [x / n for x in r])
     out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
     per_chip = (lambda x: e.batch / x / e.n_chips)
@@ -576,8 +754,8 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     rows = decode_fit_rows("fit")
     val = decode_fit_rows("validation")
     out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
-                           "model": "t = t_bound (1 + k[class|runtime]) + tau[runtime]"
-                                    " + lambda[runtime] L",
+                           "model": "t = t_bound (1 + k) + delta t_16 + tau + lambda L"
+                                    " (each term keyed as its fit's 'terms' say)",
                            "fit_rows": len(rows), "validation_rows": len(val),
                            "min_rows_per_term": MIN_ROWS,
                            "min_rows_per_interval": MIN_INTERVAL_ROWS,
@@ -588,7 +766,7 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
                  for _ in range(n_boot)]
         se = {t: {k: float(np.std([bt[t].get(k, 0.0) for bt in boots])) for k in p[t]}
-              for t in ("k", "tau_s", "lambda_s_per_layer")}
+              for t in p["terms"]}
         # stored rounded, and the errors below computed from what is stored
         out[name] = _round(p)
         out[name + "_stderr"] = se
@@ -607,13 +785,14 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     out["prefill_rows"] = len(prefill)
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
                            "lambda[runtime] L (the decode model's terms, fitted to prefills)"
+    pre = MODELS["prefill"]
     for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
-        out[name] = _round(fit(prefill, agn))
-        out["interval_" + name] = _round(intervals(prefill, agn))
+        out[name] = _round(fit(prefill, agn, pre))
+        out["interval_" + name] = _round(intervals(prefill, agn, pre))
         out["errors_" + name] = {
-            "leave_one_source_out": summary(name, cross_validate(prefill, "source", agn)),
-            "leave_one_chip_out": summary(name, cross_validate(prefill, "device", agn)),
-            "leave_one_runtime_out": summary(name, cross_validate(prefill, "runtime", agn))}
+            kind: summary(name, cross_validate(prefill, by, agn, pre))
+            for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
+                             ("leave_one_runtime_out", "runtime"))}
     # as the interface serves them: a runtime with its own terms named, any other not named
     known = [r for r in val if _known(out["by_runtime"], r.runtime)]
     other = [r for r in val if not _known(out["by_runtime"], r.runtime)]

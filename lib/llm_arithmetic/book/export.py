@@ -25,7 +25,9 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import HARDWARE
 from ..catalog.model_catalog import CATALOG
-from ..estimate import _SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH, LIMITS
+from ..estimate import (_SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
+                        LIMITS, SPECULATIVE_WORKLOADS)
+from ..forecast import forecast_catalog
 from ..plan import plan_data
 
 __all__ = ["catalog_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
@@ -110,6 +112,10 @@ def catalog_data() -> dict[str, Any]:
         "plan": plan_data(),
         "field_steps": dict(FIELD_STEPS),
         "crossing_limit": CROSSING_LIMIT,
+        # the forecast's fitted terms by chip class and runtime (lab/data/forecast_decode.json)
+        "forecast": forecast_catalog(),
+        # speculative workloads with a published acceptance rate (the page's stated default)
+        "speculative": {k: dict(v) for k, v in SPECULATIVE_WORKLOADS.items()},
     }
 
 

@@ -413,6 +413,17 @@ overhead_fraction = _sym("overhead_fraction", "k_{rt}",
                          "(fitted)", "1", _NONNEG_REAL)
 fixed_time = _sym("fixed_time", r"\tau_{rt}", "a runtime's fixed cost per step (fitted)", "s",
                   _NONNEG_REAL)
+forecast_end_time = _sym("forecast_end_time", r"t_{fc}^{\pm}",
+                         "one end of the forecast's 80% interval of step time", "s", _REAL)
+interval_ratio = _sym("interval_ratio", "q_{fc}",
+                      "measured over forecast speed at one end of the forecast's 80% interval "
+                      "(fitted)", "1", _REAL)
+dequant_fraction = _sym("dequant_fraction", r"\delta",
+                        "dequantization cost per weight, in units of the time to read the weight "
+                        "at 16 bits (fitted)", "1", _NONNEG_REAL)
+dequant_time = _sym("dequant_time", "t_{16}",
+                    "time to read a step's quantized weights at 16 bits: the dequantization "
+                    "term's regressor (0 for 16-bit weights)", "s", _NONNEG_REAL)
 layer_time = _sym("layer_time", r"\lambda_{rt}",
                   "a runtime's cost per layer and step: kernel launches, small ops (fitted)", "s",
                   _NONNEG_REAL)

@@ -38,6 +38,7 @@ __all__ = [
     "speculative_speedup",
     "paged_waste", "prefix_bytes_saved", "prefix_flops_saved", "kv_transfer_bytes",
     "kv_transfer_time", "cost_per_million_tokens", "energy_per_token", "forecast_step_time",
+    "forecast_end_time",
 ]
 
 
@@ -412,20 +413,43 @@ def energy_per_token(*, power, n_chips, tokens_per_second):
 
 # ---- the forecast under the bound ----------------------------------------------------------------
 @formula("forecast_time")
-def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers,
+                       dequant_fraction=0, dequant_time=0):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
-    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
-    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
-    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
+    dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
+    weights; 0 by default, the form before the term existed), a fixed cost per step (sampling,
+    host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     Examples
     --------
-    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
-    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+    A 10 ms bound, k = 0.2, delta = 0.05 over a 16-bit read time of 30 ms, 0.5 ms fixed and
+    20 us for each of 32 layers: 10 x 1.2 + 1.5 + 0.5 + 0.64 = 14.64 ms.
 
-    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
-    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
-    13.14
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, dequant_fraction=0.05,
+    ...                          dequant_time=0.030, fixed_time=0.0005, layer_time=20e-6,
+    ...                          n_layers=32) * 1e3, 2)
+    14.64
     """
-    return step_time * (1 + overhead_fraction) + fixed_time + layer_time * n_layers
+    return (step_time * (1 + overhead_fraction) + dequant_fraction * dequant_time + fixed_time
+            + layer_time * n_layers)
+
+
+@formula("forecast_end_time")
+def forecast_end_time(*, forecast_time, interval_ratio, step_time):
+    """One end of the forecast's 80% interval of step time: the forecast time over a ratio q of
+    measured to forecast speed at that end of the interval (its 10th or 90th percentile over
+    rows a fit without them predicted), never shorter than the bound t, so that no end of the
+    interval is faster than the bound (:mod:`llm_arithmetic.forecast`).
+
+    Examples
+    --------
+    A forecast of 12 ms over a 10 ms bound, with an interval of speed ratios from 0.8 to 1.25:
+    the slow end is 12 / 0.8 = 15 ms; the fast end, 12 / 1.25 = 9.6 ms, is held at the bound.
+
+    >>> [round(forecast_end_time(forecast_time=0.012, interval_ratio=q, step_time=0.010) * 1e3, 2)
+    ...  for q in (0.8, 1.25)]
+    [15.0, 10.0]
+    """
+    return sp.Max(step_time, forecast_time / interval_ratio)

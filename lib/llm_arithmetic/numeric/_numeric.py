@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -83,7 +83,8 @@ PARAMS = {
     'finbarr_latency_memory': ('n_params', 'n_bytes', 'batch', 'bandwidth'),
     'finbarr_latency_memory_revised': ('n_params', 'n_bytes', 'bandwidth'),
     'finbarr_latency_model': ('n_params', 'n_bytes', 'batch', 'bandwidth', 'peak_flops'),
-    'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'),
+    'forecast_end_time': ('forecast_time', 'interval_ratio', 'step_time'),
+    'forecast_step_time': ('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'),
     'gated_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_gate', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'gated_deltanet_decode_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_matmul_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v'),
@@ -3394,16 +3395,62 @@ def finbarr_latency_model(*, n_params, n_bytes, batch=1, bandwidth, peak_flops):
         return _vector_result(_np.maximum(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth))
 
 
-def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers):
+def forecast_end_time(*, forecast_time, interval_ratio, step_time):
+    """One end of the forecast's 80% interval of step time: the forecast time over a ratio q of
+    measured to forecast speed at that end of the interval (its 10th or 90th percentile over
+    rows a fit without them predicted), never shorter than the bound t, so that no end of the
+    interval is faster than the bound (:mod:`llm_arithmetic.forecast`).
+
+    .. math::
+
+        t_{fc}^{\\pm} = \\max\\left(\\frac{t_{fc}}{q_{fc}}, t\\right)
+
+    Parameters
+    ----------
+    forecast_time : number or array
+        Forecast time of one step: what a real runtime is expected to take, :math:`t_{fc}` [s]
+    interval_ratio : number or array
+        Measured over forecast speed at one end of the forecast's 80% interval (fitted), :math:`q_{fc}` [-]
+    step_time : number or array
+        Lower bound on the time of one step, :math:`t` [s]
+
+    Returns
+    -------
+    forecast_end_time : number or array
+        One end of the forecast's 80% interval of step time, :math:`t_{fc}^{\\pm}` [s]
+
+    Examples
+    --------
+    A forecast of 12 ms over a 10 ms bound, with an interval of speed ratios from 0.8 to 1.25:
+    the slow end is 12 / 0.8 = 15 ms; the fast end, 12 / 1.25 = 9.6 ms, is held at the bound.
+
+    >>> [round(forecast_end_time(forecast_time=0.012, interval_ratio=q, step_time=0.010) * 1e3, 2)
+    ...  for q in (0.8, 1.25)]
+    [15.0, 10.0]
+    """
+    _exact = _exact_args(('forecast_time', 'interval_ratio', 'step_time'), (forecast_time, interval_ratio, step_time))
+    if _exact is not None:
+        forecast_time, interval_ratio, step_time = _exact
+        try:
+            return _exact_result(max(step_time, forecast_time/interval_ratio))
+        except ZeroDivisionError:
+            return _inf
+    forecast_time, interval_ratio, step_time = _vector_args(('forecast_time', 'interval_ratio', 'step_time'), (forecast_time, interval_ratio, step_time))
+    with _quiet():
+        return _vector_result(_np.maximum(step_time, forecast_time/interval_ratio))
+
+
+def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction=0, dequant_time=0):
     """Forecast time of a step on a real runtime, over its bound t: the runtime spends k more
-    per unit of bound time (kernels that do not reach the peak, dequantization, attention),
-    a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small
-    ops). The three terms are fitted to published measurements, non-negative, so the forecast
+    per unit of bound time (kernels that do not reach the peak, attention), delta per weight it
+    dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit
+    weights; 0 by default, the form before the term existed), a fixed cost per step (sampling,
+    host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast
     is never faster than the bound (:mod:`llm_arithmetic.forecast`).
 
     .. math::
 
-        t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
+        t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
 
     Parameters
     ----------
@@ -3417,6 +3464,10 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
         A runtime's cost per layer and step: kernel launches, small ops (fitted), :math:`\\lambda_{rt}` [s]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
+    dequant_fraction : number or array (default 0)
+        Dequantization cost per weight, in units of the time to read the weight at 16 bits (fitted), :math:`\\delta` [-]
+    dequant_time : number or array (default 0)
+        Time to read a step's quantized weights at 16 bits: the dequantization term's regressor (0 for 16-bit weights), :math:`t_{16}` [s]
 
     Returns
     -------
@@ -3425,23 +3476,24 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
 
     Examples
     --------
-    A 10 ms bound, k = 0.2, 0.5 ms fixed and 20 us for each of 32 layers:
-    10 x 1.2 + 0.5 + 0.64 = 13.14 ms.
+    A 10 ms bound, k = 0.2, delta = 0.05 over a 16-bit read time of 30 ms, 0.5 ms fixed and
+    20 us for each of 32 layers: 10 x 1.2 + 1.5 + 0.5 + 0.64 = 14.64 ms.
 
-    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, fixed_time=0.0005,
-    ...                          layer_time=20e-6, n_layers=32) * 1e3, 2)
-    13.14
+    >>> round(forecast_step_time(step_time=0.010, overhead_fraction=0.2, dequant_fraction=0.05,
+    ...                          dequant_time=0.030, fixed_time=0.0005, layer_time=20e-6,
+    ...                          n_layers=32) * 1e3, 2)
+    14.64
     """
-    _exact = _exact_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    _exact = _exact_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time))
     if _exact is not None:
-        step_time, overhead_fraction, fixed_time, layer_time, n_layers = _exact
+        step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _exact
         try:
-            return _exact_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
+            return _exact_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
         except ZeroDivisionError:
             return _inf
-    step_time, overhead_fraction, fixed_time, layer_time, n_layers = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers))
+    step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time))
     with _quiet():
-        return _vector_result(n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1))
+        return _vector_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
 
 
 def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):

@@ -332,9 +332,14 @@ export function finbarr_latency_model({n_params, n_bytes, batch = 1, bandwidth, 
   return Math.max(2*n_params/peak_flops, 2*batch*n_params*n_bytes/bandwidth);
 }
 
-/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
-export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers} = {}) {
-  return n_layers*layer_time + fixed_time + step_time*(overhead_fraction + 1);
+/** One end of the forecast's 80% interval of step time: the forecast time over a ratio q of measured to forecast speed at that end of the interval (its 10th or 90th percentile over rows a fit without them predicted), never shorter than the bound t, so that no end of the interval is faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
+export function forecast_end_time({forecast_time, interval_ratio, step_time} = {}) {
+  return Math.max(step_time, forecast_time/interval_ratio);
+}
+
+/** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights; 0 by default, the form before the term existed), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
+export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction = 0, dequant_time = 0} = {}) {
+  return n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1);
 }
 
 /** Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head). [1] */
@@ -1932,18 +1937,35 @@ export const FORMULAS = {
   "summary": "Latency of one decode step as the post prints it: the larger of its compute and memory latencies.",
   "unit": "s"
  },
- "forecast_step_time": {
+ "forecast_end_time": {
   "defaults": {},
-  "latex": "t_{fc} = \\tau_{rt} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
+  "latex": "t_{fc}^{\\pm} = \\max\\left(\\frac{t_{fc}}{q_{fc}}, t\\right)",
+  "lhs": "forecast_end_time",
+  "params": [
+   "forecast_time",
+   "interval_ratio",
+   "step_time"
+  ],
+  "summary": "One end of the forecast's 80% interval of step time: the forecast time over a ratio q of measured to forecast speed at that end of the interval (its 10th or 90th percentile over rows a fit without them predicted), never shorter than the bound t, so that no end of the interval is faster than the bound (:mod:`llm_arithmetic.forecast`).",
+  "unit": "s"
+ },
+ "forecast_step_time": {
+  "defaults": {
+   "dequant_fraction": 0,
+   "dequant_time": 0
+  },
+  "latex": "t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
   "lhs": "forecast_time",
   "params": [
    "step_time",
    "overhead_fraction",
    "fixed_time",
    "layer_time",
-   "n_layers"
+   "n_layers",
+   "dequant_fraction",
+   "dequant_time"
   ],
-  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, dequantization, attention), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The three terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
+  "summary": "Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights; 0 by default, the form before the term existed), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`).",
   "unit": "s"
  },
  "gated_attention_params": {

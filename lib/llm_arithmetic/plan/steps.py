@@ -19,10 +19,11 @@ workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
 ``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance``
-and ``draft_cost`` (None: no speculation); a serving engine's rules (``engine``, its name; paged
-engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
-llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``,
-``engine_swa_full``; None: no engine).
+and ``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
+``forecast_prefill`` (None: no forecast); a serving engine's rules (``engine``, its name; paged
+engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``,
+``engine_kv_memory_given``; llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``,
+``engine_pad``, ``engine_swa_full``; None: no engine).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'language_model_params']
@@ -33,7 +34,8 @@ from typing import Any
 
 from ..catalog.hardware import DEFAULT_LATENCY
 
-__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "ENGINE_STEPS",
+__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "FORECAST_STEPS",
+           "ENGINE_STEPS",
            "INPUTS"]
 
 
@@ -487,6 +489,83 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "speculation", tpot="speculative_tpot_seconds"),
 ]
 
+def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dict[str, Any]]:
+    """The forecast of a step under a bound per token (``plain``, or ``speculative`` with a draft
+    length): the bound of one step (the tokens it yields x the bound per token), its forecast
+    time with the decode fit's terms, and the fast and slow ends of its 80% interval."""
+    return [
+        op(f"{name}_token", "choose", f"{what} per token the forecast sits under",
+           when="draft_len", then=speculative, otherwise=plain),
+        op(f"{name}_bound", "mul", "the bound of one step", of=[f"{name}_token", "fc_tokens"]),
+        guard(f(f"{name}_step", "forecast_step_time", "the forecast time of that step",
+                step_time=f"{name}_bound", overhead_fraction="fc_k",
+                dequant_fraction="fc_delta", dequant_time="forecast_dequant_time",
+                fixed_time="fc_tau", layer_time="fc_lambda"), "forecast_decode"),
+        f(f"{name}_fast", "forecast_end_time", "the fast end of its interval, never faster "
+          "than the bound", forecast_time=f"{name}_step", interval_ratio="fc_high",
+          step_time=f"{name}_bound"),
+        f(f"{name}_slow", "forecast_end_time", "the slow end of its interval",
+          forecast_time=f"{name}_step", interval_ratio="fc_low", step_time=f"{name}_bound"),
+    ]
+
+
+#: The forecast under the bounds (:mod:`llm_arithmetic.forecast`): the fitted terms of a chip
+#: class and a runtime come as two records, ``forecast_decode`` (``k``, ``delta``, ``tau``,
+#: ``lambda``, and the 80% interval's ratios ``low``, ``high``) and ``forecast_prefill`` (the
+#: same without ``delta``), which :func:`llm_arithmetic.forecast.forecast_inputs` looks up;
+#: without them every step is None. With speculation the decode and TPOT forecasts are of a
+#: speculative step's bound, over the tokens it yields.
+FORECAST_STEPS: list[dict[str, Any]] = [
+    op("quantized", "gt", "weights stored in fewer than 16 bits",
+       of=[LIT(16), "bits_weight_effective"]),
+    f("dequant_bytes", "weight_bytes", "the weights one decode step of one token reads, at 16 "
+      "bits", n_params="decode_read_params", bits_weight=LIT(16)),
+    guard(f("dequant_read_seconds", "memory_time", "time to read them at 16 bits",
+            step_bytes="dequant_bytes"), "bandwidth"),
+    op("dequant_chip_seconds", "div", "one tensor-parallel chip's share",
+       of=["dequant_read_seconds", "tp"]),
+    op("forecast_dequant_time", "choose", "the dequantization term's regressor t_16: that time "
+       "for quantized weights, else 0", when="quantized", then="dequant_chip_seconds",
+       otherwise=LIT(0.0)),
+] + [op(f"fc_{key}", "field", f"the decode fit's {key}", of="forecast_decode", key=key)
+     for key in ("k", "delta", "tau", "lambda", "low", "high")] + [
+    op(f"fp_{key}", "field", f"the prefill fit's {key}", of="forecast_prefill", key=key)
+    for key in ("k", "tau", "lambda", "low", "high")] + [
+    op("fc_tokens", "first", "tokens a step yields (1 without speculation)",
+       of=["spec_tokens_per_step", LIT(1)]),
+] + _forecast_of("fc_decode", "decode_seconds_per_token", "speculative_seconds_per_token",
+                 "the decode bound") + [
+    op("expected_decode_tokens_per_second", "div", "expected tokens/s of one stream",
+       of=["fc_tokens", "fc_decode_step"]),
+    op("expected_decode_tokens_per_second_low", "div", "the interval's low end",
+       of=["fc_tokens", "fc_decode_slow"]),
+    op("expected_decode_tokens_per_second_high", "div", "the interval's high end",
+       of=["fc_tokens", "fc_decode_fast"]),
+    guard(f("expected_ttft_seconds", "forecast_step_time", "expected time to first token",
+            step_time="ttft_seconds", overhead_fraction="fp_k", dequant_fraction=LIT(0),
+            dequant_time=LIT(0), fixed_time="fp_tau", layer_time="fp_lambda"),
+          "forecast_prefill"),
+    f("expected_ttft_seconds_low", "forecast_end_time", "its interval's fast end",
+      forecast_time="expected_ttft_seconds", interval_ratio="fp_high", step_time="ttft_seconds"),
+    f("expected_ttft_seconds_high", "forecast_end_time", "its interval's slow end",
+      forecast_time="expected_ttft_seconds", interval_ratio="fp_low", step_time="ttft_seconds"),
+] + _forecast_of("fc_tpot", "tpot_seconds", "speculative_tpot_seconds",
+                 "the TPOT bound") + [
+    op("expected_tpot_seconds", "div", "expected time per output token",
+       of=["fc_tpot_step", "fc_tokens"]),
+    op("expected_tpot_seconds_low", "div", "the interval's fast end",
+       of=["fc_tpot_fast", "fc_tokens"]),
+    op("expected_tpot_seconds_high", "div", "the interval's slow end",
+       of=["fc_tpot_slow", "fc_tokens"]),
+    f("expected_tokens_per_second_per_chip", "tokens_per_chip", "expected tokens/s per chip",
+      tpot="expected_tpot_seconds"),
+    f("expected_tokens_per_second_per_chip_low", "tokens_per_chip", "its interval's low end",
+      tpot="expected_tpot_seconds_high"),
+    f("expected_tokens_per_second_per_chip_high", "tokens_per_chip", "its interval's high end",
+      tpot="expected_tpot_seconds_low"),
+]
+
+
 #: What a serving engine allocates on one chip (:mod:`llm_arithmetic.engine` gives the
 #: engine's rules as inputs): a paged engine (vLLM, SGLang) cuts the memory its share of the
 #: chip leaves beside the weights and its reserve into blocks of tokens, every layer counted
@@ -531,7 +610,8 @@ ENGINE_STEPS: list[dict[str, Any]] = [
             kv_cache_bytes_per_token="engine_kv_bytes_per_token", page_tokens=1), "engine"),
 ]
 
-PLAN: list[dict[str, Any]] = MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS + ENGINE_STEPS
+PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS + FORECAST_STEPS
+                              + ENGINE_STEPS)
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
@@ -543,6 +623,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
-          "draft_len", "acceptance", "draft_cost",
-          "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page", "engine_kv_memory_given",
-          "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad", "engine_swa_full")
+          "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",
+          "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
+          "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
+          "engine_swa_full")

@@ -3,6 +3,8 @@
 // The fields keep the Python names (CATALOG.field_steps maps each to its step).
 const Estimate = (function () {
   const LIMITS = CATALOG.limits;
+  const EXPECTED_KEYS = ["expected_decode_tokens_per_second", "expected_ttft_seconds",
+    "expected_tpot_seconds", "expected_tokens_per_second_per_chip"];
 
   function formatBits(fmt) {
     // bits per weight of a named format (case-insensitive) or of a number (formats.py)
@@ -128,11 +130,23 @@ const Estimate = (function () {
     return {draft_len: draftLen, acceptance, draft_cost: draftCost};
   }
 
+  // the forecast's fitted terms for the chip's class and a runtime (forecast.forecast_inputs,
+  // exported with the catalog): a lookup, not a formula; runtime null: the agnostic fit
+  function forecastInputs(chip, runtime) {
+    const fc = CATALOG.forecast;
+    if (runtime !== null && runtime !== undefined && !fc.runtimes.includes(runtime)) {
+      throw new Error(`unknown runtime ${JSON.stringify(runtime)}; known: ${
+        fc.runtimes.join(", ")}`);
+    }
+    const cls = chip ? (fc.classes[chip.kind] ?? "*") : "*";
+    return fc.inputs[cls][runtime ?? ""];
+  }
+
   function evaluator(m, chip, opts) {
     const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
       link_bandwidth: null, link_latency: null, overlap: true, allreduce: null,
-      node_limit: null, dispatch_bits: null, ...opts};
+      node_limit: null, dispatch_bits: null, runtime: null, ...opts};
     const context = count("context", o.context);
     const batch = count("batch", o.batch);
     const [tp, ep, pp] = parallel(m, o.tp, o.ep, o.pp);
@@ -159,9 +173,10 @@ const Estimate = (function () {
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(o);
-    return [Plan.base(m).child({...inputs, ...spec}), {context, batch, tp, ep, pp, prompt,
+    const fc = forecastInputs(chip, o.runtime);
+    return [Plan.base(m).child({...inputs, ...spec, ...fc}), {context, batch, tp, ep, pp, prompt,
       generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
-      dispatch_bits: comm.dispatch_bits, ...spec}];
+      dispatch_bits: comm.dispatch_bits, runtime: o.runtime, ...spec}];
   }
 
   // the communication options as estimate._comm_options checks them
@@ -192,6 +207,12 @@ const Estimate = (function () {
     e.attained_flops = e.decode_seconds_per_token !== null
       ? e.decode_step_flops / e.decode_seconds_per_token : null;
     e.seq_bytes = ev.get("seq_bytes");
+    // the forecast under the bounds (forecast.expected's keys), each with its 80% interval
+    for (const key of EXPECTED_KEYS) {
+      e[key] = ev.get(key);
+      const lo = ev.get(`${key}_low`);
+      e[`${key}_range`] = lo === null ? null : [lo, ev.get(`${key}_high`)];
+    }
     return e;
   }
 
@@ -205,6 +226,10 @@ const Estimate = (function () {
         tokens_per_second_per_chip: e.tokens_per_second_per_chip, tpot_seconds: e.tpot_seconds,
         fits: e.fits_per_chip, memory_per_chip_bytes: e.memory_per_chip_bytes,
         cost_per_million_tokens: e.cost_per_million_tokens,
+        expected_tokens_per_second_per_chip_range: e.expected_tokens_per_second_per_chip_range,
+        expected_tpot_seconds_range: e.expected_tpot_seconds_range,
+        speculative_tpot_seconds: e.speculative_tpot_seconds,
+        speculative_tokens_per_second_per_chip: e.speculative_tokens_per_second_per_chip,
         energy_joules_per_token: e.energy_joules_per_token};
     };
     if (batches) return batches.map(point);

@@ -117,6 +117,13 @@ const Plot = (function () {
         return el("path", {d, fill: "none", stroke: COLORS[0], "stroke-width": 2, ...attrs},
           layer);
       },
+      area(points, attrs) {
+        // a closed region through the points (a band: one edge, then the other reversed)
+        const d = points.filter(([a, b]) => ok(a, opts.x.log) && ok(b, opts.y.log))
+          .map(([a, b], i) => `${i ? "L" : "M"}${clipX(x(a)).toFixed(1)},${
+            clipY(y(b)).toFixed(1)}`).join("") + "Z";
+        return el("path", {d, fill: COLORS[1], stroke: "none", ...attrs}, layer);
+      },
       point(a, b, attrs) {
         if (!ok(a, opts.x.log) || !ok(b, opts.y.log)) return null;
         return el("circle", {cx: clipX(x(a)), cy: clipY(y(b)), r: 5, fill: COLORS[3],

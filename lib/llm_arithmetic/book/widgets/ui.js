@@ -10,6 +10,7 @@ const UI = (function () {
   const GENERATES = [1, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
   // tensor-parallel degrees offered (those the model's heads allow)
   const TPS = [1, 2, 4, 8, 16, 32, 64];
+  const DRAFTS = [0, 1, 2, 3, 4, 5, 6, 8];
   // the ladders: state key -> values of the slider, label
   const LADDERS = {context: [CONTEXTS, "context [tokens]"], batch: [BATCHES, "batch [sequences]"],
     prompt: [CONTEXTS, "prompt [tokens]"], generate: [GENERATES, "tokens generated [tokens]"]};
@@ -165,6 +166,20 @@ const UI = (function () {
       text: (e) => (e.fits_per_chip === null ? "no chip" : e.fits_per_chip ? "yes" : "no")},
     max_batch_per_replica: {label: "most requests the replica holds", unit: "sequences",
       exact: true},
+    // speculative decoding (chapter 13): the bounds of a speculative step over its tokens
+    speculative_tokens_per_second: {label: "tokens/s of one sequence with speculation, at most",
+      unit: "tokens/s", none: "no speculation", needs: "fits"},
+    speculative_tpot_seconds: {label: "time per output token with speculation, at least",
+      unit: "ms", scale: 1e-3, none: "no speculation", needs: "fits_per_chip"},
+    // the forecast under the bounds, with its 80% interval (llm_arithmetic.forecast)
+    expected_decode_tokens_per_second: {label: "expected tokens/s of one sequence (80% range)",
+      unit: "tokens/s", range: true, needs: "fits"},
+    expected_ttft_seconds: {label: "expected time to first token (80% range)", unit: "ms",
+      scale: 1e-3, range: true, none: "no prompt", needs: "fits_per_chip"},
+    expected_tpot_seconds: {label: "expected time per output token (80% range)", unit: "ms",
+      scale: 1e-3, range: true, needs: "fits_per_chip"},
+    expected_tokens_per_second_per_chip: {label: "expected tokens/s per chip (80% range)",
+      unit: "tokens/s", range: true, needs: "fits_per_chip"},
   };
 
   function outputValue(key, e) {
@@ -204,6 +219,15 @@ const UI = (function () {
     delete node.dataset.doesNotFit;
     if (unit) unit.hidden = false;
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
+    const range = o.range ? e[`${key}_range`] : null;
+    delete node.dataset.low;
+    delete node.dataset.high;
+    if (range) {
+      // the 80% interval beside the forecast; data-low and data-high keep the numbers
+      [node.dataset.low, node.dataset.high] = range.map(String);
+      node.textContent += ` (${fmt(range[0] / (o.scale || 1))} to ${
+        fmt(range[1] / (o.scale || 1))})`;
+    }
   }
 
   // ---- the state: what the controls say, and the model and chip it resolves to --------------
@@ -272,7 +296,9 @@ const UI = (function () {
     if (r.problems.length) return {...r, est: null};
     const opts = {weights: state.weights || null, bits_kv: state.kv, context: state.context,
       batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
-      generate: state.generate ?? null, price_per_hour: state.price ?? null, ...r.custom};
+      generate: state.generate ?? null, price_per_hour: state.price ?? null,
+      runtime: state.runtime ?? null, draft_len: state.draft || null,
+      acceptance: state.draft ? state.acceptance : null, ...r.custom};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
@@ -526,7 +552,18 @@ const UI = (function () {
     }
     const pts = Estimate.frontier(r.model, r.chip, r.opts);
     const xy = pts.map((q) => [q.tokens_per_second_per_user, q.tokens_per_second_per_chip]);
-    const all = xy.concat([[e.tokens_per_second_per_user, e.tokens_per_second_per_chip]]);
+    // the forecast (with speculation, of the speculative step) as a band: its 80% interval at
+    // each batch that fits, tokens/s per user from 1 / TPOT; under it, the speculative bound
+    const fitting = pts.filter((q) => q.fits !== false);
+    const band = fitting.filter((q) => q.expected_tpot_seconds_range);
+    const upper = band.map((q) => [1 / q.expected_tpot_seconds_range[0],
+      q.expected_tokens_per_second_per_chip_range[1]]);
+    const lower = band.map((q) => [1 / q.expected_tpot_seconds_range[1],
+      q.expected_tokens_per_second_per_chip_range[0]]);
+    const spec = fitting.filter((q) => q.speculative_tpot_seconds)
+      .map((q) => [1 / q.speculative_tpot_seconds, q.speculative_tokens_per_second_per_chip]);
+    const all = xy.concat([[e.tokens_per_second_per_user, e.tokens_per_second_per_chip]],
+      upper, lower, spec);
     const xs = all.map((q) => q[0]);
     const ys = all.map((q) => q[1]);
     const w = widthOf(box);
@@ -540,7 +577,16 @@ const UI = (function () {
         label: "tokens/s per user"},
       y: {domain: [Math.min(...ys) / 1.5, Math.max(...ys) * 1.5], log: true,
         label: "tokens/s per chip"}});
-    const fitting = pts.filter((q) => q.fits !== false);
+    if (band.length) {
+      p.area(upper.concat([...lower].reverse()), {fill: Plot.COLORS[1], "fill-opacity": 0.25,
+        stroke: "none", "data-series": "forecast-band",
+        "data-points": JSON.stringify(band.map((q) => [q.batch,
+          q.expected_tpot_seconds_range, q.expected_tokens_per_second_per_chip_range]))});
+    }
+    if (spec.length) {
+      p.line(spec, {stroke: Plot.COLORS[0], "stroke-dasharray": "5 4", "stroke-width": 1.5,
+        "data-series": "speculative-bound"});
+    }
     p.line(fitting.map((q) => [q.tokens_per_second_per_user, q.tokens_per_second_per_chip]),
       {stroke: Plot.COLORS[0], "data-series": "frontier", "data-points": JSON.stringify(
         pts.map((q) => [q.batch, q.tokens_per_second_per_user, q.tokens_per_second_per_chip,
@@ -560,9 +606,14 @@ const UI = (function () {
     p.point(e.tokens_per_second_per_user, e.tokens_per_second_per_chip,
       held ? {"data-series": "step"} : {"data-series": "step", fill: "white",
         stroke: Plot.COLORS[3], "stroke-width": 2, "data-fits": "no"});
-    const notes = [held ? `The red dot is batch ${fmtExact(state.batch)}; up and left, the ` +
+    const notes = [];
+    if (band.length) {
+      notes.push(`Shaded: the forecast's 80% range (${state.runtime || "any runtime"}), under ` +
+        `the bound${spec.length ? " (dashed: the bound with speculation)" : ""}.`);
+    }
+    notes.push(held ? `The red dot is batch ${fmtExact(state.batch)}; up and left, the ` +
       "batch grows." : `The red ring is batch ${fmtExact(state.batch)}, which does not fit ` +
-      `(at most ${fmtExact(e.max_batch_per_replica)} requests): no run reaches it.`];
+      `(at most ${fmtExact(e.max_batch_per_replica)} requests): no run reaches it.`);
     if (pts.some((q) => q.fits === false)) {
       notes.push(`Hollow: more sequences than ${plural(e.n_chips, "chip")} hold.`);
     }
@@ -690,19 +741,23 @@ const UI = (function () {
     },
     serving: {
       title: "Serving on a replica: the first token, each next one, and the frontier",
-      controls: ["model", "chip", "weights", "tp", "prompt", "generate", "batch", "price"],
+      controls: ["model", "chip", "weights", "tp", "prompt", "generate", "batch", "price",
+        "runtime", "draft", "acceptance"],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
-        "cost_per_million_tokens", "fits_per_chip"],
+        "cost_per_million_tokens", "fits_per_chip", "speculative_tpot_seconds",
+        "expected_ttft_seconds", "expected_tpot_seconds",
+        "expected_tokens_per_second_per_chip"],
       plots: ["frontier"],
       defaults: {model: "llama-3-70b", chip: "h100-sxm", weights: "fp8", kv: "fp16",
         context: 2048, batch: 64, tp: 8, prompt: 2048, generate: 256, price: null},
     },
     estimate: {
       title: "",
-      controls: ALL,
+      controls: [...ALL, "runtime", "draft", "acceptance"],
       show: ["decode_seconds_per_token", "decode_tokens_per_second",
-        "throughput_tokens_per_second", "bound"],
+        "throughput_tokens_per_second", "bound", "speculative_tokens_per_second",
+        "expected_decode_tokens_per_second"],
       plots: [],
       defaults: {model: "llama-3-8b", chip: "h100-sxm", weights: "fp16", kv: "fp16",
         context: 4096, batch: 1},
@@ -722,7 +777,8 @@ const UI = (function () {
     // a serving control without a starting value: one chip, a 2,048-token prompt and 256
     // tokens after the first (the sizes of estimate()'s example)
     const controls = "controls" in d ? list(d.controls) : spec.controls;
-    const start = {tp: 1, prompt: 2048, generate: 256, price: null};
+    const start = {tp: 1, prompt: 2048, generate: 256, price: null, runtime: null, draft: 0,
+      acceptance: CATALOG.speculative.mtp.acceptance};
     for (const k of Object.keys(start)) {
       if (controls.includes(k) && o[k] === undefined) o[k] = start[k];
     }
@@ -821,7 +877,8 @@ const UI = (function () {
         weights: state.weights || null, kv: state.kv, context: state.context,
         batch: state.batch, group: state.group || null, tp: state.tp || 1,
         prompt: state.prompt ?? null, generate: state.generate ?? null,
-        price: state.price ?? null,
+        price: state.price ?? null, runtime: state.runtime ?? null, draft: state.draft || null,
+        acceptance: state.draft ? state.acceptance : null,
         custom_model: state.model === "custom" ? state.customModel : null,
         custom_chip: state.chip === "custom" ? state.customChip : null});
       const notes = [...r.problems];
@@ -964,6 +1021,36 @@ const UI = (function () {
         controls.appendChild(field("price per chip-hour [USD]", inp));
         inp.addEventListener("input", () => {
           state.price = inp.value === "" ? null : Number(inp.value);
+          render();
+        });
+      } else if (c === "runtime") {
+        // the runtime whose fitted terms the forecast uses; none: the runtime-agnostic fit
+        const sel = h("select", {"data-control": "runtime"}, [h("option", {value: "",
+          text: "any (a wider range)"}), ...CATALOG.forecast.runtimes.map((rt) =>
+          h("option", {value: rt, text: rt}))]);
+        sel.value = state.runtime ?? "";
+        controls.appendChild(field("runtime of the forecast", sel));
+        sel.addEventListener("change", () => {
+          state.runtime = sel.value || null;
+          render();
+        });
+      } else if (c === "draft") {
+        const sel = h("select", {"data-control": "draft"}, DRAFTS.map((k) => h("option",
+          {value: k, text: k ? `${k} drafted token${k > 1 ? "s" : ""}` : "none"})));
+        sel.value = String(state.draft || 0);
+        controls.appendChild(field("speculative decoding: draft length", sel));
+        sel.addEventListener("change", () => {
+          state.draft = Number(sel.value);
+          render();
+        });
+      } else if (c === "acceptance") {
+        const inp = numberInput({min: 0, max: 0.99, step: 0.05, inputmode: "decimal",
+          "data-control": "acceptance"});
+        inp.value = state.acceptance;
+        controls.appendChild(field(`acceptance rate (MTP's published: ${
+          CATALOG.speculative.mtp.acceptance})`, inp));
+        inp.addEventListener("input", () => {
+          state.acceptance = inp.value === "" ? NaN : Number(inp.value);
           render();
         });
       } else if (c === "group") {
