@@ -27,7 +27,7 @@ import math
 import os
 import sys
 import warnings
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["main", "build_parser", "LIMITS"]
 
@@ -145,98 +145,127 @@ def _tflops(text: str) -> float:
     return _number(text, "tflops")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _describe_arguments(c: argparse.ArgumentParser) -> None:
+    _add_model_arguments(c)
+    c.add_argument("--batch", type=_batch, default=1, metavar="N",
+                   help="sequences decoded together (default 1)")
+    _add_speculative_arguments(c)
+    _add_engine_arguments(c)
+    c.add_argument("--runtime", metavar="NAME",
+                   help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
+                        "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _frontier_arguments(c: argparse.ArgumentParser) -> None:
+    _add_model_arguments(c)
+    c.add_argument("--batch", type=_batch, default=None, metavar="N",
+                   help="largest batch size of the curve (default: up to the first that does "
+                        "not fit)")
+    c.add_argument("--json", action="store_true", help="print a JSON list of points")
+
+
+def _plan_arguments(c: argparse.ArgumentParser) -> None:
+    c.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
+    c.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
+                   help="time to first token target in milliseconds")
+    c.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
+                   help="time per output token target in milliseconds")
+    c.add_argument("--hardware", metavar="NAMES",
+                   help="comma-separated catalog chips (default: every chip with a price)")
+    c.add_argument("--price-per-hour", type=_price, metavar="X",
+                   help="price of one chip for one hour in USD, for every chip searched")
+    c.add_argument("--weights", metavar="FORMATS",
+                   help="comma-separated weight formats (default: bf16,fp8,int4-g128)")
+    c.add_argument("--prompt", type=_tokens, default=1024, metavar="N",
+                   help="prompt tokens of a request (default 1024)")
+    c.add_argument("--generate", type=_tokens, default=256, metavar="N",
+                   help="tokens generated after the first (default 256)")
+    c.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
+                   help="largest batch tried; every batch from 1 up is (default 1024)")
+    c.add_argument("--top", type=_batch, default=10, metavar="N",
+                   help="configurations printed (default 10)")
+    c.add_argument("--forecast", action="store_true",
+                   help="hold the forecast, not the bound, to the targets and price it")
+    c.add_argument("--runtime", metavar="NAME",
+                   help="with --forecast: the fitted runtime whose terms to use (default: "
+                        "runtime-agnostic)")
+    _add_speculative_arguments(c)
+    c.add_argument("--json", action="store_true",
+                   help="print one JSON object: configurations, frontier, prices")
+
+
+def _catalog_arguments(as_json: str) -> Callable[[argparse.ArgumentParser], None]:
+    def add(c: argparse.ArgumentParser) -> None:
+        c.add_argument("--json", action="store_true", help=f"print one JSON object: {as_json}")
+    return add
+
+
+def _problems_arguments(c: argparse.ArgumentParser) -> None:
+    c.add_argument("--roster", required=True, metavar="CSV",
+                   help="CSV file with a header row and the columns id and name")
+    c.add_argument("--key", required=True, metavar="KEYFILE",
+                   help="the instructor's secret, outside the repository (created if missing)")
+    c.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    c.add_argument("--pdf", action="store_true",
+                   help="also print each set to PDF (Chromium through Playwright)")
+
+
+def _formula_arguments(c: argparse.ArgumentParser) -> None:
+    c.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
+    c.add_argument("--list", action="store_true", help="list every formula with its unit")
+
+
+#: Each command: its one-line help, its description and what adds its arguments.
+COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
+    "describe": (
+        "numbers for one model, optionally on one chip or a replica",
+        "Parameter count, weight and KV-cache bytes, bytes and FLOPs per decoded token and, "
+        "given a chip, the roofline bound on decode speed; with --tp, --prompt and the other "
+        "serving options, the bounds of a replica serving requests (time to first token, time "
+        "per output token, cost, energy).", _describe_arguments),
+    "frontier": (
+        "tokens/s per user and per chip over batch sizes",
+        "The latency-throughput frontier of a model on a replica: for each batch size (powers "
+        "of two, up to the first that does not fit), tokens/s per user (1 / TPOT) and per chip "
+        "(batch / TPOT / chips).", _frontier_arguments),
+    "plan": (
+        "search deployments that meet a TTFT and a TPOT, cheapest first",
+        "Search chips x tensor/expert/pipeline layouts x weight and KV formats x batch sizes (1 "
+        "to --max-batch) for the configurations whose bounds meet the time to first token and "
+        "the time per output token, ranked by the cost of a million output tokens at each "
+        "chip's price per hour (the catalog's dated price table unless --price-per-hour is "
+        "given), with the frontier of tokens/s per user against tokens/s per chip. Bounds: a "
+        "real runtime is slower.", _plan_arguments),
+    "models": (
+        "list the model catalog", "List the catalog's models with parameter counts and sources.",
+        _catalog_arguments("name -> parameter counts, source and the layer stack")),
+    "hardware": (
+        "list the hardware catalog",
+        "List the catalog's devices with bandwidth, capacity, peak.",
+        _catalog_arguments("name -> every field in the catalog's units (B/s, B, FLOP/s, W, s), "
+                           "peaks dense and sparse, each with its source")),
+    "problems": (
+        "write one problem set per student, with answer keys",
+        "Write one problem set per student of a roster (Markdown, and PDF with --pdf) into "
+        "DIR/sets/, named by an opaque code, and the answer keys into DIR/keys/. Each variant "
+        "is drawn with an HMAC of the student's id under the key.", _problems_arguments),
+    "formula": (
+        "print a formula's LaTeX", "Print the LaTeX of one of the package's formulas.",
+        _formula_arguments),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given a ``command``, only that command's arguments are
+    added (the others are listed, with their help): what one run parses, built faster."""
     p = _Parser(prog=f"python -m {PROG}",
                 description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    d = sub.add_parser(
-        "describe", help="numbers for one model, optionally on one chip or a replica",
-        description="Parameter count, weight and KV-cache bytes, bytes and FLOPs per decoded "
-                    "token and, given a chip, the roofline bound on decode speed; with --tp, "
-                    "--prompt and the other serving options, the bounds of a replica serving "
-                    "requests (time to first token, time per output token, cost, energy).")
-    _add_model_arguments(d)
-    d.add_argument("--batch", type=_batch, default=1, metavar="N",
-                   help="sequences decoded together (default 1)")
-    _add_speculative_arguments(d)
-    _add_engine_arguments(d)
-    d.add_argument("--runtime", metavar="NAME",
-                   help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
-                        "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
-    d.add_argument("--json", action="store_true", help="print one JSON object")
-    fr = sub.add_parser(
-        "frontier", help="tokens/s per user and per chip over batch sizes",
-        description="The latency-throughput frontier of a model on a replica: for each batch "
-                    "size (powers of two, up to the first that does not fit), tokens/s per user "
-                    "(1 / TPOT) and per chip (batch / TPOT / chips).")
-    _add_model_arguments(fr)
-    fr.add_argument("--batch", type=_batch, default=None, metavar="N",
-                    help="largest batch size of the curve (default: up to the first that does "
-                         "not fit)")
-    fr.add_argument("--json", action="store_true", help="print a JSON list of points")
-
-    pl = sub.add_parser(
-        "plan", help="search deployments that meet a TTFT and a TPOT, cheapest first",
-        description="Search chips x tensor/expert/pipeline layouts x weight and KV formats x "
-                    "batch sizes (1 to --max-batch) for the configurations whose bounds meet "
-                    "the time to first token and the time per output token, ranked by the cost "
-                    "of a million output tokens at each chip's price per hour (the catalog's "
-                    "dated price table unless --price-per-hour is given), with the frontier of "
-                    "tokens/s per user against tokens/s per chip. Bounds: a real runtime is "
-                    "slower.")
-    pl.add_argument("model", metavar="MODEL", help="catalog name or path to a config.json")
-    pl.add_argument("--ttft-ms", type=_ms, required=True, metavar="X",
-                    help="time to first token target in milliseconds")
-    pl.add_argument("--tpot-ms", type=_ms, required=True, metavar="Y",
-                    help="time per output token target in milliseconds")
-    pl.add_argument("--hardware", metavar="NAMES",
-                    help="comma-separated catalog chips (default: every chip with a price)")
-    pl.add_argument("--price-per-hour", type=_price, metavar="X",
-                    help="price of one chip for one hour in USD, for every chip searched")
-    pl.add_argument("--weights", metavar="FORMATS",
-                    help="comma-separated weight formats (default: bf16,fp8,int4-g128)")
-    pl.add_argument("--prompt", type=_tokens, default=1024, metavar="N",
-                    help="prompt tokens of a request (default 1024)")
-    pl.add_argument("--generate", type=_tokens, default=256, metavar="N",
-                    help="tokens generated after the first (default 256)")
-    pl.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
-                    help="largest batch tried; every batch from 1 up is (default 1024)")
-    pl.add_argument("--top", type=_batch, default=10, metavar="N",
-                    help="configurations printed (default 10)")
-    pl.add_argument("--forecast", action="store_true",
-                    help="hold the forecast, not the bound, to the targets and price it")
-    pl.add_argument("--runtime", metavar="NAME",
-                    help="with --forecast: the fitted runtime whose terms to use (default: "
-                         "runtime-agnostic)")
-    _add_speculative_arguments(pl)
-    pl.add_argument("--json", action="store_true",
-                    help="print one JSON object: configurations, frontier, prices")
-
-    for name, noun, listed, as_json in (
-            ("models", "model", "models with parameter counts and sources",
-             "name -> parameter counts, source and the layer stack"),
-            ("hardware", "hardware", "devices with bandwidth, capacity, peak",
-             "name -> every field in the catalog's units (B/s, B, FLOP/s, W, s), peaks dense "
-             "and sparse, each with its source")):
-        c = sub.add_parser(name, help=f"list the {noun} catalog",
-                           description=f"List the catalog's {listed}.")
-        c.add_argument("--json", action="store_true", help=f"print one JSON object: {as_json}")
-    pr = sub.add_parser("problems", help="write one problem set per student, with answer keys",
-                        description="Write one problem set per student of a roster (Markdown, "
-                                    "and PDF with --pdf) into DIR/sets/, named by an opaque "
-                                    "code, and the answer keys into DIR/keys/. Each variant is "
-                                    "drawn with an HMAC of the student's id under the key.")
-    pr.add_argument("--roster", required=True, metavar="CSV",
-                    help="CSV file with a header row and the columns id and name")
-    pr.add_argument("--key", required=True, metavar="KEYFILE",
-                    help="the instructor's secret, outside the repository (created if missing)")
-    pr.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    pr.add_argument("--pdf", action="store_true",
-                    help="also print each set to PDF (Chromium through Playwright)")
-    f = sub.add_parser("formula", help="print a formula's LaTeX",
-                       description="Print the LaTeX of one of the package's formulas.")
-    f.add_argument("name", nargs="?", help="formula name, e.g. kv_cache_bytes_per_token")
-    f.add_argument("--list", action="store_true", help="list every formula with its unit")
+    for name, (summary, description, add_arguments) in COMMANDS.items():
+        c = sub.add_parser(name, help=summary, description=description)
+        if command is None or command == name:
+            add_arguments(c)
     return p
 
 
@@ -840,9 +869,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the imports built lives until it exits, so the cyclic garbage collector is told not to
         # walk it again, at every collection and once more at exit.
         gc.freeze()
-    parser = build_parser()
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args[0] if args and args[0] in COMMANDS else None)
     try:
-        ns = parser.parse_args(argv)
+        ns = parser.parse_args(args)
         if ns.command == "describe":
             return _describe(ns)
         if ns.command == "frontier":

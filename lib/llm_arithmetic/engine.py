@@ -16,7 +16,7 @@ plan's inputs and reads the results.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,6 +26,7 @@ from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
 from .catalog.model import ENGINE_INPUTS, Model
 from .core.errors import InputError
+from .core.records import record
 from .core.units import GiB, MiB
 
 __all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags",
@@ -104,7 +105,7 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
     raise InputError(f"{key}: no rule {rule!r}")  # pragma: no cover - the TOML's own error
 
 
-@dataclass(frozen=True)
+@record
 class EngineView:
     """What an engine allocates on one chip of a replica.
 

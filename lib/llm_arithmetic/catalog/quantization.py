@@ -69,11 +69,11 @@ llm_arithmetic.core.errors.ConfigError: config: field 'quantization_config.quant
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
 from ..core.errors import ConfigError
+from ..core.records import record
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
            "native_bits", "METHODS"]
@@ -82,7 +82,7 @@ __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped
 PLAIN_BITS = 16
 
 
-@dataclass(frozen=True)
+@record
 class Scheme:
     """How a quantized checkpoint stores its matrices.
 
@@ -400,7 +400,7 @@ def find_scheme(cfg: Mapping[str, Any], origin: str = "config") -> Scheme | None
 
 
 # ---- the matrices of a model --------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class Tensor:
     """``count`` alike matrices of ``rows`` x ``cols`` (outputs x inputs) named ``name``
     (Hugging Face's module name, layer number included); ``quantizable`` is False for a matrix
