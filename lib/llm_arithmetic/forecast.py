@@ -349,6 +349,23 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     return out
 
 
+def terms_with_errors(params: dict[str, Any], fit_name: str, chip_class: str,
+                      runtime: str | None) -> dict[str, tuple[float, float]]:
+    """Each term of the stored fit ``fit_name`` (``"by_runtime"`` or ``"agnostic"``) for a chip
+    class and a runtime, with its bootstrap standard error: ``{term: (value, error)}``, the
+    keys looked up as :func:`terms_for` does.
+
+    >>> t = terms_with_errors(load_params(), "by_runtime", "consumer-gpu", "llama.cpp")
+    >>> sorted(t) == ["delta", "k", "lambda_s_per_layer", "tau_s"] and t["k"][1] >= 0
+    True
+    """
+    fit = params[fit_name]
+    values = terms_for(fit, chip_class, runtime)
+    errors = terms_for({**params[f"{fit_name}_stderr"], "terms": fit.get("terms", _OLD_TERMS)},
+                       chip_class, runtime)
+    return {term: (values[term], errors[term]) for term in values}
+
+
 def predict_seconds(params: dict[str, Any], t_bound: Any, chip_class: str, runtime: str,
                     n_layers: int, t_dequant: Any = 0.0) -> Any:
     """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms.
