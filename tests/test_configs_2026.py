@@ -226,6 +226,24 @@ def test_kimi_delta_attention_state_equals_the_hand_derivation_and_stays_constan
     assert [i for i, (_, moe) in enumerate(kinds) if not moe] == [0]
 
 
+def test_kimi_delta_attention_layer_by_hand():
+    # transformers 5.24.0 KimiLinearDeltaAttention, d = 2304, 32 heads of 128 (W = 4096), k = 4
+    d, h, dk, w, k = 2304, 32, 128, 4096, 4
+    kda = next(run.mixer for run in read_config(
+        CONFIGS / "kimi-linear-48b-a3b-instruct.json").layers if run.mixer is not None)
+    projections = (3 * d * w          # q_proj, k_proj, v_proj
+                   + d * h            # b_proj (beta)
+                   + d * dk + dk * w  # f_a_proj, f_b_proj (forget gate)
+                   + d * dk + dk * w  # g_a_proj, g_b_proj (output gate)
+                   + w * d)           # o_proj
+    assert kda.matmul_params(d) == projections
+    # + the three depthwise convolutions, dt_bias (W), A_log (H), o_norm (d_k)
+    assert kda.params(d) == projections + 3 * w * k + w + h + dk == 39_514_272
+    # per token: the convolutions (a multiply-add per tap) and on each 128 x 128 state the
+    # decay (1 per element), the read S^T k (2), the delta write (2) and the read-out (2)
+    assert kda.decode_flops() == 2 * 3 * w * k + 7 * h * dk * dk
+
+
 def test_kimi_linear_rounds_to_the_published_48b_and_3b_active():
     # README of MoonshotAI/Kimi-Linear: 48B total, 3B activated; 48B is the count without the
     # embedding table and the head (0.75B), which the meta-device count includes
