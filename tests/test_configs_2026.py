@@ -547,6 +547,12 @@ def _pattern_with_unknown_block(cfg):
      r"field 'n_shared_experts' = 2"),
     ("nvidia-nemotron-3-nano-30b-a3b-bf16", _pattern_with_unknown_block,
      r"field 'hybrid_override_pattern' must be"),
+    # Kimi Linear relabelled as DeepSeek-V3 (whose MLA and MoE it shares) meets that reader's
+    # refusal of the linear-attention layers; a K3 key in a kimi_linear file is refused
+    ("kimi-linear-48b-a3b-instruct", {"model_type": "deepseek_v3"},
+     r"field 'linear_attn_config' = .* declares linear attention"),
+    ("kimi-linear-48b-a3b-instruct", {"mla_use_output_gate": True},
+     r"field 'mla_use_output_gate' = True declares an output gate on latent attention"),
 ])
 def test_relabelled_or_contradicted_file_is_refused_naming_the_key(name, change, pattern):
     cfg = config(name)
