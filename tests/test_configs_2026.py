@@ -54,6 +54,8 @@ ANSWERED = {
     "qwen3.5-35b-a3b": ("params", 20_480),
     "qwen3.5-397b-a17b": ("params", 30_720),
     "qwen3-next-80b-a3b-thinking": ("params", 12 * 2 * 2 * 256 * 2),
+    # Kimi delta attention hybrid: 7 MLA layers cache the latent and the rotary key (14.19)
+    "kimi-linear-48b-a3b-instruct": ("params+buffers", 7 * (512 + 64) * 2),
     # sparse attention: MLA's latent and rotary key, and the indexer's key (FAMILIES.md 14.11)
     "deepseek-v3.2": ("params+buffers", 61 * (512 + 64 + 128) * 2),
     "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
@@ -77,7 +79,7 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
-    "kimi-k3": "text_config.linear_attn_config",
+    "kimi-k3": "text_config.linear_attn_config.use_full_rank_gate",
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
@@ -203,6 +205,64 @@ def test_gated_deltanet_state_equals_the_hand_derivation_and_stays_constant(name
     kv = m.kv_cache_bytes_per_token()
     for s in (1, 4096, 262_144):
         assert m.seq_bytes(s) == kv * s + 2 * GDN_STATE[name]
+
+
+# Kimi-Linear-48B-A3B (FAMILIES.md section 14.19): 20 KDA layers x (H d_k d_k + 3 H d_k
+# (k_conv - 1)) x 2 B, 32 heads of 128, k_conv = 4
+KDA_STATE = 20 * (32 * 128 * 128 + 3 * 32 * 128 * 3) * 2
+
+
+def test_kimi_delta_attention_state_equals_the_hand_derivation_and_stays_constant():
+    m = read_config(CONFIGS / "kimi-linear-48b-a3b-instruct.json")
+    assert m.state_bytes() == KDA_STATE == 22_446_080
+    assert m.state_bytes(bits_state=32) == 2 * KDA_STATE  # transformers keeps it at 32 bits
+    kv = m.kv_cache_bytes_per_token()
+    for s in (1, 4096, 1_048_576):
+        assert m.seq_bytes(s) == kv * s + 2 * KDA_STATE
+    # the layout: layers 4, 8, ..., 24 and 27 (1-indexed) are MLA, the first block dense
+    kinds = [("mla" if run.attention else "kda", run.mlp.is_moe) for run in m.layers
+             for _ in range(run.count)]
+    assert [i + 1 for i, (k, _) in enumerate(kinds) if k == "mla"] == [4, 8, 12, 16, 20, 24, 27]
+    assert [i for i, (_, moe) in enumerate(kinds) if not moe] == [0]
+
+
+def test_kimi_delta_attention_layer_by_hand():
+    # transformers 5.24.0 KimiLinearDeltaAttention, d = 2304, 32 heads of 128 (W = 4096), k = 4
+    d, h, dk, w, k = 2304, 32, 128, 4096, 4
+    kda = next(run.mixer for run in read_config(
+        CONFIGS / "kimi-linear-48b-a3b-instruct.json").layers if run.mixer is not None)
+    projections = (3 * d * w          # q_proj, k_proj, v_proj
+                   + d * h            # b_proj (beta)
+                   + d * dk + dk * w  # f_a_proj, f_b_proj (forget gate)
+                   + d * dk + dk * w  # g_a_proj, g_b_proj (output gate)
+                   + w * d)           # o_proj
+    assert kda.matmul_params(d) == projections
+    # + the three depthwise convolutions, dt_bias (W), A_log (H), o_norm (d_k)
+    assert kda.params(d) == projections + 3 * w * k + w + h + dk == 39_514_272
+    # per token: the convolutions (a multiply-add per tap) and on each 128 x 128 state the
+    # decay (1 per element), the read S^T k (2), the delta write (2) and the read-out (2)
+    assert kda.decode_flops() == 2 * 3 * w * k + 7 * h * dk * dk
+
+
+def test_kimi_linear_rounds_to_the_published_48b_and_3b_active():
+    # README of MoonshotAI/Kimi-Linear: 48B total, 3B activated; 48B is the count without the
+    # embedding table and the head (0.75B), which the meta-device count includes
+    m = read_config(CONFIGS / "kimi-linear-48b-a3b-instruct.json")
+    assert round((m.total_params - 2 * 163_840 * 2304) / 1e9) == 48
+    assert round(m.active_params / 1e9) == 3
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"use_full_rank_gate": True}, r"'linear_attn_config.use_full_rank_gate' = True is not "
+                                   r"supported"),
+    ({"kda_layers": [1, 2, 3]}, r"layer 5 is in neither"),
+    ({"expand_v": 2}, r"'linear_attn_config.expand_v' is not understood"),
+])
+def test_kimi_linear_layouts_not_modelled_are_refused_naming_the_key(change, pattern):
+    cfg = config("kimi-linear-48b-a3b-instruct")
+    cfg["linear_attn_config"].update(change)
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
 
 
 def test_gated_deltanet_layers_in_the_33_to_1_pattern():
@@ -369,8 +429,10 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
 
 @pytest.mark.parametrize("name, keys", [
     # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks
-    ("kimi-k3", ["text_config.linear_attn_config", "text_config.attn_res_block_size",
-                 "text_config.mla_use_output_gate", "text_config.routed_expert_hidden_size"]),
+    # its text_config is a kimi_linear file: Kimi delta attention is read, what K3 adds is not
+    ("kimi-k3", ["text_config.linear_attn_config.use_full_rank_gate",
+                 "text_config.attn_res_block_size", "text_config.mla_use_output_gate",
+                 "text_config.routed_expert_hidden_size"]),
 ])
 def test_refusal_names_every_missing_layer_kind_in_order(name, keys):
     with pytest.raises(ConfigError) as err:
@@ -485,6 +547,12 @@ def _pattern_with_unknown_block(cfg):
      r"field 'n_shared_experts' = 2"),
     ("nvidia-nemotron-3-nano-30b-a3b-bf16", _pattern_with_unknown_block,
      r"field 'hybrid_override_pattern' must be"),
+    # Kimi Linear relabelled as DeepSeek-V3 (whose MLA and MoE it shares) meets that reader's
+    # refusal of the linear-attention layers; a K3 key in a kimi_linear file is refused
+    ("kimi-linear-48b-a3b-instruct", {"model_type": "deepseek_v3"},
+     r"field 'linear_attn_config' = .* declares linear attention"),
+    ("kimi-linear-48b-a3b-instruct", {"mla_use_output_gate": True},
+     r"field 'mla_use_output_gate' = True declares an output gate on latent attention"),
 ])
 def test_relabelled_or_contradicted_file_is_refused_naming_the_key(name, change, pattern):
     cfg = config(name)

@@ -4,7 +4,8 @@ A :class:`Model` holds the embeddings and a tuple of :class:`Layers`, each a run
 blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or DeepSeek's latent
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
 norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
-:class:`GatedDeltaNet` linear-attention mixer (a constant-size state instead of a cache), or
+:class:`GatedDeltaNet` or :class:`KimiDeltaAttention` linear-attention mixer (a constant-size
+state instead of a cache), or
 attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
 of experts with routed and shared experts of their own widths). Readers of Hugging Face
 ``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
@@ -42,7 +43,8 @@ from ..plan.steps import INPUTS
 #: The plan's inputs that describe a serving engine (None: no engine).
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
-__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "Layers", "Extra", "Model", "ConfigError"]
+__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "Layers", "Extra",
+           "Model", "ConfigError"]
 
 
 def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
@@ -436,14 +438,43 @@ class GatedDeltaNet(_Mixer):
 
 
 @record
+class KimiDeltaAttention(_Mixer):
+    """A Kimi delta attention (KDA) mixer: Gated DeltaNet's linear attention with a decay per
+    key channel instead of per head, low-rank forget and output gates, and as many query/key
+    heads as value heads (Kimi Linear; transformers 5.24.0 ``KimiLinearDeltaAttention``). Its
+    state, one d_k x d_k matrix per head, does not grow with the context.
+
+    Attributes
+    ----------
+    kda_heads : int
+        Heads (queries, keys and values alike).
+    d_k : int
+        Head width (queries, keys and values; the rank of the two gates' factors).
+    d_conv : int
+        Width of the causal convolutions over q, k and v.
+    """
+
+    kda_heads: int
+    d_k: int
+    d_conv: int = 4
+
+    def validate(self, owner: str) -> None:
+        for f in ("kda_heads", "d_k", "d_conv"):
+            _check_int(owner, f, getattr(self, f))
+
+    def describe(self) -> str:
+        return f"Kimi delta attention {self.kda_heads} heads x {self.d_k}"
+
+
+@record
 class Layers:
     """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
-    Gated DeltaNet), an MLP (or none), and ``norms`` normalization vectors of width d per
-    block."""
+    Gated DeltaNet, Kimi delta attention), an MLP (or none), and ``norms`` normalization
+    vectors of width d per block."""
 
     count: int
     attention: Attention | None = None
-    mixer: Mamba2 | GatedDeltaNet | None = None
+    mixer: Mamba2 | GatedDeltaNet | KimiDeltaAttention | None = None
     mlp: MLP | None = None
     norms: int = 2
     hc: int = 0

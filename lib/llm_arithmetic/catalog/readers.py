@@ -47,7 +47,7 @@ from typing import Any, Callable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
-from .model import MLP, Attention, Extra, GatedDeltaNet, Layers, Mamba2, Model
+from .model import MLP, Attention, Extra, GatedDeltaNet, KimiDeltaAttention, Layers, Mamba2, Model
 from .quantization import find_scheme, native_bits
 
 __all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
@@ -72,7 +72,8 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
-#: (Gated DeltaNet: qwen3_next, qwen3_5; the indexer: deepseek_v32, glm_moe_dsa; heads per
+#: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; the indexer:
+#: deepseek_v32, glm_moe_dsa; heads per
 #: layer: laguna; windows with their own heads: mimo_v2_flash; global layers with their own
 #: head width and values = keys: gemma4), none for the others. A file of
 #: an unknown family is refused naming its first one; a known family's file that carries one
@@ -82,6 +83,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("linear_attn_config", "linear attention with a constant per-sequence state (Kimi delta "
                            "attention, KDA: a gated delta rule with a head_dim x head_dim state "
                            "per head in the kda_layers)"),
+    ("linear_attn_config.use_full_rank_gate", "full-rank forget and output gates in Kimi "
+                                              "delta attention (Kimi K3)"),
     ("linear_num_value_heads", "linear attention with a constant per-sequence state "
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
@@ -151,8 +154,26 @@ COUNT_KEYS: Mapping[str, str] = {
     "llm_config": "a wrapped language model",
 }
 
+#: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
+#: model of that family declares one (Kimi K3's ``text_config`` is a ``kimi_linear`` file), a
+#: refusal of the wrapper names the others, what the library lacks.
+MODELLED_BY: Mapping[str, frozenset[str]] = {
+    "linear_attn_config": frozenset({"kimi_linear"}),
+    "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
+    "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
+}
+
 _NEUTRAL = (None, False, 0, "", [], {})
 _FEATURE_OF = dict(FEATURES)
+
+
+def _declared(scope: Mapping[str, Any], key: str) -> Any:
+    """The value of a (dotted) key in a config, or None."""
+    for part in key.split("."):
+        if not isinstance(scope, Mapping):
+            return None
+        scope = scope.get(part)
+    return scope
 
 
 class _Reader:
@@ -832,6 +853,113 @@ def _deepseek_v3(r: _Reader) -> dict[str, Any]:
     return _deepseek(r, v3=True)
 
 
+# ---- Kimi Linear (Kimi delta attention and MLA) ---------------------------------------------------
+#: Keys of ``linear_attn_config`` the kimi_linear reader reads; ``gate_lower_bound`` (a floor on
+#: the forget gate's value) and ``use_full_rank_gate: false`` change no count.
+KDA_KEYS = ("head_dim", "num_heads", "short_conv_kernel_size", "kda_layers", "full_attn_layers",
+            "gate_lower_bound", "use_full_rank_gate")
+
+
+def _kimi_linear_types(r: _Reader, lin: Mapping[str, Any], n: int) -> list[str]:
+    """Which blocks are full attention (MLA) and which KDA, as KimiLinearConfig decides: the
+    file's ``layer_types``, else ``full_attn_layers`` and ``kda_layers`` (1-indexed, every block
+    in exactly one), else every 4th block from the 5th (0-indexed i > 0, i % 4 == 0)."""
+    types = r.str_list("layer_types", n)
+    if types is not None:
+        bad = set(types) - {"linear_attention", "full_attention"}
+        if bad:
+            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
+        return types
+    full, kda = lin.get("full_attn_layers"), lin.get("kda_layers")
+    if full is None or kda is None:
+        return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(n)]
+    out: list[str | None] = [None] * n
+    for key, lst, kind in (("full_attn_layers", full, "full_attention"),
+                           ("kda_layers", kda, "linear_attention")):
+        if not isinstance(lst, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                for x in lst):
+            raise ConfigError(f"{r.origin}: field 'linear_attn_config.{key}' must be a list of "
+                              "integers")
+        for x in lst:
+            if not 1 <= x <= n or out[x - 1] is not None:
+                raise ConfigError(f"{r.origin}: field 'linear_attn_config.{key}' names layer {x}, "
+                                  f"outside 1..{n} or named twice (the lists are 1-indexed)")
+            out[x - 1] = kind
+    if None in out:
+        raise ConfigError(f"{r.origin}: layer {out.index(None) + 1} is in neither "
+                          "'linear_attn_config.full_attn_layers' nor 'kda_layers'")
+    return out  # type: ignore[return-value]
+
+
+def _kimi_linear(r: _Reader) -> dict[str, Any]:
+    # KimiLinear (transformers 5.24.0 modeling_kimi_linear.py; FAMILIES.md section 14.19): per
+    # block either MLA (KimiLinearAttention = DeepseekV3Attention, no RoPE applied, which
+    # changes no count) or a Kimi delta attention mixer (KimiLinearDeltaAttention); the first
+    # first_k_dense_replace blocks a dense MLP (intermediate_size), then DeepSeek-V3's MoE
+    # (num_experts of moe_intermediate_size, num_shared_experts shared, a router d x E and its
+    # e_score_correction_bias); two RMSNorms per block, final norm, untied head.
+    r.refuse("attention_bias", "biases on latent attention's projections are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    r.int("num_key_value_heads", h, kind="heads")  # = H in latent attention; unused
+    r.read.update({"head_dim", "mla_use_nope"})  # KimiLinearConfig sets head_dim = d_rope
+    lin = r.raw("linear_attn_config", {})
+    if not isinstance(lin, dict):
+        raise ConfigError(f"{r.origin}: field 'linear_attn_config' must be an object")
+    unknown = sorted(set(lin) - set(KDA_KEYS))
+    if unknown:
+        raise ConfigError(f"{r.origin}: field 'linear_attn_config.{unknown[0]}' is not understood "
+                          "by the 'kimi_linear' reader, and counting without it could describe a "
+                          "different model")
+    if lin.get("use_full_rank_gate") not in (None, False):
+        raise ConfigError(f"{r.origin}: field 'linear_attn_config.use_full_rank_gate' = "
+                          f"{lin['use_full_rank_gate']!r:.20} is not supported: full-rank forget "
+                          "and output gates (Kimi K3) are not counted")
+    lr = _Reader(lin, f"{r.origin}: linear_attn_config", r.family)
+    kda = KimiDeltaAttention(kda_heads=lr.int("num_heads", 32, kind="heads"),
+                             d_k=lr.int("head_dim", 128),
+                             d_conv=lr.int("short_conv_kernel_size", 4, kind="count"))
+    types = _kimi_linear_types(r, lin, n)
+    nope, rope = r.int("qk_nope_head_dim", 128), r.int("qk_rope_head_dim", 64)
+    attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 512),
+                     q_lora_rank=r.int("q_lora_rank", 0, minimum=0), d_nope=nope, d_rope=rope,
+                     d_v=r.int("v_head_dim", 128))
+    e = r.int("num_experts", 256, kind="experts")
+    k = r.int("num_experts_per_token", 8, kind="experts")
+    if k > e:
+        raise ConfigError(f"{r.origin}: field 'num_experts_per_token' ({k}) exceeds "
+                          f"'num_experts' ({e})")
+    width = r.int("moe_intermediate_size", 1024)
+    shared = r.int("num_shared_experts", 1, kind="experts", minimum=0)
+    if r.int("moe_layer_freq", 1, kind="count") != 1:  # KimiLinearConfig ignores it
+        raise ConfigError(f"{r.origin}: field 'moe_layer_freq' = {r.cfg['moe_layer_freq']} is not "
+                          "supported: transformers' kimi_linear makes every block after "
+                          "first_k_dense_replace a mixture of experts")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size", 9216))
+    kinds = r.str_list("mlp_layer_types", n)
+    if kinds is None:
+        first = r.int("first_k_dense_replace", 1, kind="layers", minimum=0)
+        kinds = ["dense" if i < first else "sparse" for i in range(n)]
+    elif set(kinds) - {"dense", "sparse"}:
+        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' has unknown kinds "
+                          f"{sorted(set(kinds) - {'dense', 'sparse'})}")
+    r.read.update({"first_k_dense_replace", "num_expert_group", "topk_group",
+                   "use_grouped_topk", "moe_renormalize", "moe_router_activation_func",
+                   "routed_scaling_factor"})
+    layers = [Layers(1, attention=attn if t == "full_attention" else None,
+                     mixer=kda if t == "linear_attention" else None,
+                     mlp=moe if kinds[i] == "sparse" else dense, norms=2)
+              for i, t in enumerate(types)]
+    ctx = r.int("model_max_length", None, kind="context")
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", ctx, kind="context"),
+                native_bits=_bits16())
+
+
 # ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
 #: compress ratio -> (layer type, compressor series): transformers 5.24.0's
 #: _COMPRESS_RATIO_TO_LAYER_TYPE; CSA's windows overlap (two series), HCA's do not.
@@ -1407,7 +1535,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
-    "kimi_k25": _kimi_k25, "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
+    "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear,
+    "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
@@ -1444,7 +1573,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
-    "DeepseekV4ForCausalLM": "deepseek_v4",
+    "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
 }
 
 
@@ -1458,7 +1587,9 @@ def _missing_feature(cfg: Mapping[str, Any]) -> str:
     found: list[str] = []
     for key, feature in FEATURES:
         for prefix, scope in scopes:
-            if scope.get(key) not in _NEUTRAL:
+            if scope.get("model_type") in MODELLED_BY.get(key, ()):
+                continue
+            if _declared(scope, key) not in _NEUTRAL:
                 found.append(f"{feature}, declared by field '{prefix}{key}'" if not found
                              else f"{feature}, field '{prefix}{key}'")
                 break

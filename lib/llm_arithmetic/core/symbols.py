@@ -190,7 +190,10 @@ n_qk_heads = _sym("n_qk_heads", "H_{qk}", "query/key heads of a Gated DeltaNet (
                   "mixer")
 n_v_heads = _sym("n_v_heads", "H_{v}", "value heads of a Gated DeltaNet mixer (each keeps a "
                  "d_k x d_v state)")
-d_key = _sym("d_key", "d_{k}", "query/key head width of a Gated DeltaNet mixer")
+d_key = _sym("d_key", "d_{k}", "query/key head width of a Gated DeltaNet mixer (a Kimi delta "
+             "attention mixer's head width, its values' too)")
+n_kda_heads = _sym("n_kda_heads", "H_{kda}", "heads of a Kimi delta attention (KDA) mixer, "
+                   "each with its own queries, keys and values and a d_k x d_k state")
 ssm_bias = _sym("ssm_bias", r"\delta_{ssm}", "1 if the mixer's in and out projections have biases",
                 assumptions=_NONNEG)
 

@@ -25,7 +25,7 @@ from ..core.registry import formula
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
     "split_decode_flops", "split_prefill_flops", "decode_flops_per_token", "prefill_flops",
     "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
@@ -263,6 +263,23 @@ def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
     3735552
     """
     return 2 * (2 * n_qk_heads * d_key + n_v_heads * d_v) * d_conv + 7 * n_v_heads * d_key * d_v
+
+
+@formula("attn_flops")
+def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
+    """FLOPs of a Kimi delta attention layer's recurrence for one token, besides its
+    projections: Gated DeltaNet's with as many query/key heads as value heads, all of width
+    d_k. Its decay is a vector per head (one factor per key channel, ``S *= exp(g)[..., None]``
+    in transformers' ``recurrent_kimi_delta_attention``) instead of a scalar, still one
+    multiplication per state element.
+
+    Examples
+    --------
+    >>> kda_decode_flops(n_kda_heads=32, d_key=128, d_conv=4)
+    3768320
+    """
+    return gated_deltanet_decode_flops(n_qk_heads=n_kda_heads, n_v_heads=n_kda_heads,
+                                       d_key=d_key, d_v=d_key, d_conv=d_conv)
 
 
 @formula("decode_flops")

@@ -20,7 +20,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
+    "gated_deltanet_state_bytes", "kda_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
@@ -174,6 +174,28 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
     """
     return ((n_v_heads * d_key * d_v + (2 * n_qk_heads * d_key + n_v_heads * d_v) * (d_conv - 1))
             * bits_state / 8)
+
+
+@formula("state_bytes")
+def kda_state_bytes(*, n_kda_heads, d_key, d_conv, bits_state=16):
+    """Bytes of one Kimi delta attention layer's state for one sequence: Gated DeltaNet's
+    with as many query/key heads as value heads, all of width d_k (per head a d_k x d_k
+    matrix, and the last k_conv - 1 inputs of the convolutions over q, k and v). It does not
+    grow with the context.
+
+    transformers keeps the matrix at 32 bits (``update_recurrent_state(...float32)``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Kimi-Linear-48B-A3B KDA layer at 16 bits (32 heads of 128, k_conv = 4):
+
+    >>> kda_state_bytes(n_kda_heads=32, d_key=128, d_conv=4)
+    1122304
+    """
+    return gated_deltanet_state_bytes(n_qk_heads=n_kda_heads, n_v_heads=n_kda_heads,
+                                      d_key=d_key, d_v=d_key, d_conv=d_conv,
+                                      bits_state=bits_state)
 
 
 @formula("attended")

@@ -23,7 +23,7 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "dsa_attention_params", "split_attention_params",
+    "gated_deltanet_params", "kda_params", "dsa_attention_params", "split_attention_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
@@ -442,6 +442,32 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
     in_proj = d_model * (qkv + n_v_heads * d_v + 2 * n_v_heads)
     return (in_proj + qkv * d_conv + 2 * n_v_heads + d_v
             + n_v_heads * d_v * d_model)
+
+
+@formula("ssm_params")
+def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
+    r"""Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta
+    rule whose decay is per key channel (Kimi Linear).
+
+    With H heads of width d_k (keys, queries and values alike, H d_k wide): projections from
+    d to the queries, keys and values; a depthwise causal convolution of width k_conv over
+    each, without bias; the write strength beta, one per head (d x H); the forget gate, a
+    low-rank projection d x d_k then d_k x H d_k with a bias per channel (``dt_bias``) and a
+    decay rate per head (``A_log``); the output gate, d x d_k then d_k x H d_k; a gated
+    RMSNorm of width d_k shared by the heads; an output projection H d_k x d. No biases
+    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``).
+
+    Examples
+    --------
+    A KDA layer of Kimi-Linear-48B-A3B (d = 2304, 32 heads of 128, k_conv = 4):
+
+    >>> kda_params(d_model=2304, n_kda_heads=32, d_key=128, d_conv=4)
+    39514272
+    """
+    width = n_kda_heads * d_key
+    return (3 * d_model * width + 3 * width * d_conv + d_model * n_kda_heads
+            + 2 * (d_model * d_key + d_key * width) + width + n_kda_heads + d_key
+            + width * d_model)
 
 
 @formula("embed_params")

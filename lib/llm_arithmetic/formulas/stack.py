@@ -13,9 +13,10 @@ import sympy as sp
 
 from ..core.registry import formula
 from .params import mla_attention_params, mlp_params
-from .flops import gated_deltanet_decode_flops, mamba2_decode_flops
+from .flops import gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
+           "kda_matmul_params", "kda_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params",
            "routed_expert_params", "hyper_norm_params", "hyper_head_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
@@ -92,6 +93,22 @@ def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
     """
     return (d_model * (2 * n_qk_heads * d_key + 2 * n_v_heads * d_v + 2 * n_v_heads)
             + n_v_heads * d_v * d_model)
+
+
+@formula("layer_matmul_params")
+def kda_matmul_params(*, d_model, n_kda_heads, d_key):
+    """Weights of a Kimi delta attention mixer in matrix products for one token: the query,
+    key and value projections, the write strength's, the two low-rank factors of the forget
+    gate and of the output gate, and the output projection.
+
+    Examples
+    --------
+    >>> kda_matmul_params(d_model=2304, n_kda_heads=32, d_key=128)
+    39460864
+    """
+    width = n_kda_heads * d_key
+    return (3 * d_model * width + d_model * n_kda_heads + 2 * (d_model * d_key + d_key * width)
+            + width * d_model)
 
 
 @formula("norm_params")
@@ -254,6 +271,19 @@ def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, p
     """
     return gated_deltanet_decode_flops(n_qk_heads=n_qk_heads, n_v_heads=n_v_heads,
                                        d_key=d_key, d_v=d_v, d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
+    """FLOPs of a Kimi delta attention layer's recurrence over a prompt of T tokens, one step
+    per token (the chunked kernel does the same work in blocks).
+
+    Examples
+    --------
+    >>> kda_prefill_flops(n_kda_heads=32, d_key=128, d_conv=4, prompt=2)
+    7536640
+    """
+    return kda_decode_flops(n_kda_heads=n_kda_heads, d_key=d_key, d_conv=d_conv) * prompt
 
 
 @formula("decode_flops")

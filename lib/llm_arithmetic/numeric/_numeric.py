@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -99,6 +99,11 @@ PARAMS = {
     'karpathy_bandwidth_ratio': ('bandwidth_a', 'bandwidth_b'),
     'karpathy_compute_ratio': ('peak_flops_a', 'peak_flops_b'),
     'karpathy_naive_gain': ('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'),
+    'kda_decode_flops': ('n_kda_heads', 'd_key', 'd_conv'),
+    'kda_matmul_params': ('d_model', 'n_kda_heads', 'd_key'),
+    'kda_params': ('d_model', 'n_kda_heads', 'd_key', 'd_conv'),
+    'kda_prefill_flops': ('n_kda_heads', 'd_key', 'd_conv', 'prompt'),
+    'kda_state_bytes': ('n_kda_heads', 'd_key', 'd_conv', 'bits_state'),
     'kv_cache_bytes': ('n_layers', 'n_kv_heads', 'd_head', 'context', 'batch', 'bits_kv'),
     'kv_cache_bytes_per_token': ('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'),
     'kv_heads_per_chip': ('n_kv_heads', 'tp'),
@@ -3577,7 +3582,7 @@ def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -3625,7 +3630,7 @@ def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
@@ -3669,7 +3674,7 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -3724,7 +3729,7 @@ def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, p
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -3771,7 +3776,7 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer, :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -4159,6 +4164,228 @@ def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
     peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b = _vector_args(('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'), (peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b))
     with _quiet():
         return _vector_result(peak_flops_a*bandwidth_b/(peak_flops_b*bandwidth_a))
+
+
+def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
+    """FLOPs of a Kimi delta attention layer's recurrence for one token, besides its
+    projections: Gated DeltaNet's with as many query/key heads as value heads, all of width
+    d_k. Its decay is a vector per head (one factor per key channel, ``S *= exp(g)[..., None]``
+    in transformers' ``recurrent_kimi_delta_attention``) instead of a scalar, still one
+    multiplication per state element.
+
+    .. math::
+
+        F_{attn} = 7 H_{kda} d_{k}^{2} + 6 H_{kda} d_{k} k_{conv}
+
+    Parameters
+    ----------
+    n_kda_heads : number or array
+        Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> kda_decode_flops(n_kda_heads=32, d_key=128, d_conv=4)
+    3768320
+    """
+    _exact = _exact_args(('n_kda_heads', 'd_key', 'd_conv'), (n_kda_heads, d_key, d_conv))
+    if _exact is not None:
+        n_kda_heads, d_key, d_conv = _exact
+        try:
+            return _exact_result(7*n_kda_heads*d_key**2 + 6*n_kda_heads*d_key*d_conv)
+        except ZeroDivisionError:
+            return _inf
+    n_kda_heads, d_key, d_conv = _vector_args(('n_kda_heads', 'd_key', 'd_conv'), (n_kda_heads, d_key, d_conv))
+    with _quiet():
+        return _vector_result(7*n_kda_heads*d_key**2 + 6*n_kda_heads*d_key*d_conv)
+
+
+def kda_matmul_params(*, d_model, n_kda_heads, d_key):
+    """Weights of a Kimi delta attention mixer in matrix products for one token: the query,
+    key and value projections, the write strength's, the two low-rank factors of the forget
+    gate and of the output gate, and the output projection.
+
+    .. math::
+
+        P_{mm,l} = d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 4 d_{model} H_{kda} d_{k}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_kda_heads : number or array
+        Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> kda_matmul_params(d_model=2304, n_kda_heads=32, d_key=128)
+    39460864
+    """
+    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key'), (d_model, n_kda_heads, d_key))
+    if _exact is not None:
+        d_model, n_kda_heads, d_key = _exact
+        try:
+            return _exact_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_kda_heads, d_key = _vector_args(('d_model', 'n_kda_heads', 'd_key'), (d_model, n_kda_heads, d_key))
+    with _quiet():
+        return _vector_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model)
+
+
+def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
+    """Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta
+    rule whose decay is per key channel (Kimi Linear).
+
+    .. math::
+
+        P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_kda_heads : number or array
+        Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    With H heads of width d_k (keys, queries and values alike, H d_k wide): projections from
+    d to the queries, keys and values; a depthwise causal convolution of width k_conv over
+    each, without bias; the write strength beta, one per head (d x H); the forget gate, a
+    low-rank projection d x d_k then d_k x H d_k with a bias per channel (``dt_bias``) and a
+    decay rate per head (``A_log``); the output gate, d x d_k then d_k x H d_k; a gated
+    RMSNorm of width d_k shared by the heads; an output projection H d_k x d. No biases
+    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``).
+
+    Examples
+    --------
+    A KDA layer of Kimi-Linear-48B-A3B (d = 2304, 32 heads of 128, k_conv = 4):
+
+    >>> kda_params(d_model=2304, n_kda_heads=32, d_key=128, d_conv=4)
+    39514272
+    """
+    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv'), (d_model, n_kda_heads, d_key, d_conv))
+    if _exact is not None:
+        d_model, n_kda_heads, d_key, d_conv = _exact
+        try:
+            return _exact_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_kda_heads, d_key, d_conv = _vector_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv'), (d_model, n_kda_heads, d_key, d_conv))
+    with _quiet():
+        return _vector_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key)
+
+
+def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
+    """FLOPs of a Kimi delta attention layer's recurrence over a prompt of T tokens, one step
+    per token (the chunked kernel does the same work in blocks).
+
+    .. math::
+
+        F_{pre} = T \\left(7 H_{kda} d_{k}^{2} + 6 H_{kda} d_{k} k_{conv}\\right)
+
+    Parameters
+    ----------
+    n_kda_heads : number or array
+        Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> kda_prefill_flops(n_kda_heads=32, d_key=128, d_conv=4, prompt=2)
+    7536640
+    """
+    _exact = _exact_args(('n_kda_heads', 'd_key', 'd_conv', 'prompt'), (n_kda_heads, d_key, d_conv, prompt))
+    if _exact is not None:
+        n_kda_heads, d_key, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(7*n_kda_heads*d_key**2 + 6*n_kda_heads*d_key*d_conv))
+        except ZeroDivisionError:
+            return _inf
+    n_kda_heads, d_key, d_conv, prompt = _vector_args(('n_kda_heads', 'd_key', 'd_conv', 'prompt'), (n_kda_heads, d_key, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(7*n_kda_heads*d_key**2 + 6*n_kda_heads*d_key*d_conv))
+
+
+def kda_state_bytes(*, n_kda_heads, d_key, d_conv, bits_state=16):
+    """Bytes of one Kimi delta attention layer's state for one sequence: Gated DeltaNet's
+    with as many query/key heads as value heads, all of width d_k (per head a d_k x d_k
+    matrix, and the last k_conv - 1 inputs of the convolutions over q, k and v). It does not
+    grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{b_{st} \\left(H_{kda} d_{k}^{2} + 3 H_{kda} d_{k} \\left(k_{conv} - 1\\right)\\right)}{8}
+
+    Parameters
+    ----------
+    n_kda_heads : number or array
+        Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    transformers keeps the matrix at 32 bits (``update_recurrent_state(...float32)``): then
+    b_st = 32.
+
+    Examples
+    --------
+    A Kimi-Linear-48B-A3B KDA layer at 16 bits (32 heads of 128, k_conv = 4):
+
+    >>> kda_state_bytes(n_kda_heads=32, d_key=128, d_conv=4)
+    1122304
+    """
+    _exact = _exact_args(('n_kda_heads', 'd_key', 'd_conv', 'bits_state'), (n_kda_heads, d_key, d_conv, bits_state))
+    if _exact is not None:
+        n_kda_heads, d_key, d_conv, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_state*(n_kda_heads*d_key**2 + 3*n_kda_heads*d_key*(d_conv - 1)))
+        except ZeroDivisionError:
+            return _inf
+    n_kda_heads, d_key, d_conv, bits_state = _vector_args(('n_kda_heads', 'd_key', 'd_conv', 'bits_state'), (n_kda_heads, d_key, d_conv, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*bits_state*(n_kda_heads*d_key**2 + 3*n_kda_heads*d_key*(d_conv - 1)))
 
 
 def kv_cache_bytes(*, n_layers, n_kv_heads, d_head, context, batch=1, bits_kv=16):

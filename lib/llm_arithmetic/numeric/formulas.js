@@ -412,6 +412,31 @@ export function karpathy_naive_gain({peak_flops_a, bandwidth_a, peak_flops_b, ba
   return peak_flops_a*bandwidth_b/(peak_flops_b*bandwidth_a);
 }
 
+/** FLOPs of a Kimi delta attention layer's recurrence for one token, besides its projections: Gated DeltaNet's with as many query/key heads as value heads, all of width d_k. Its decay is a vector per head (one factor per key channel, ``S *= exp(g)[..., None]`` in transformers' ``recurrent_kimi_delta_attention``) instead of a scalar, still one multiplication per state element. [FLOP] */
+export function kda_decode_flops({n_kda_heads, d_key, d_conv} = {}) {
+  return 7*n_kda_heads*Math.pow(d_key, 2) + 6*n_kda_heads*d_key*d_conv;
+}
+
+/** Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate and of the output gate, and the output projection. [1] */
+export function kda_matmul_params({d_model, n_kda_heads, d_key} = {}) {
+  return 2*n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model;
+}
+
+/** Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta rule whose decay is per key channel (Kimi Linear). [1] */
+export function kda_params({d_model, n_kda_heads, d_key, d_conv} = {}) {
+  return 2*n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key;
+}
+
+/** FLOPs of a Kimi delta attention layer's recurrence over a prompt of T tokens, one step per token (the chunked kernel does the same work in blocks). [FLOP] */
+export function kda_prefill_flops({n_kda_heads, d_key, d_conv, prompt} = {}) {
+  return prompt*(7*n_kda_heads*Math.pow(d_key, 2) + 6*n_kda_heads*d_key*d_conv);
+}
+
+/** Bytes of one Kimi delta attention layer's state for one sequence: Gated DeltaNet's with as many query/key heads as value heads, all of width d_k (per head a d_k x d_k matrix, and the last k_conv - 1 inputs of the convolutions over q, k and v). It does not grow with the context. [B] */
+export function kda_state_bytes({n_kda_heads, d_key, d_conv, bits_state = 16} = {}) {
+  return ((1/8))*bits_state*(n_kda_heads*Math.pow(d_key, 2) + 3*n_kda_heads*d_key*(d_conv - 1));
+}
+
 /** KV-cache bytes of B sequences holding S tokens each, every layer keeping them all. [B] */
 export function kv_cache_bytes({n_layers, n_kv_heads, d_head, context, batch = 1, bits_kv = 16} = {}) {
   return ((1/4))*batch*n_kv_heads*n_layers*context*bits_kv*d_head;
@@ -2170,6 +2195,71 @@ export const FORMULAS = {
   ],
   "summary": "How much faster chip B is at batch 1 than its compute ratio suggests.",
   "unit": "1"
+ },
+ "kda_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 7 H_{kda} d_{k}^{2} + 6 H_{kda} d_{k} k_{conv}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_kda_heads",
+   "d_key",
+   "d_conv"
+  ],
+  "summary": "FLOPs of a Kimi delta attention layer's recurrence for one token, besides its projections: Gated DeltaNet's with as many query/key heads as value heads, all of width d_k. Its decay is a vector per head (one factor per key channel, ``S *= exp(g)[..., None]`` in transformers' ``recurrent_kimi_delta_attention``) instead of a scalar, still one multiplication per state element.",
+  "unit": "FLOP"
+ },
+ "kda_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 4 d_{model} H_{kda} d_{k}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_kda_heads",
+   "d_key"
+  ],
+  "summary": "Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate and of the output gate, and the output projection.",
+  "unit": "1"
+ },
+ "kda_params": {
+  "defaults": {},
+  "latex": "P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "n_kda_heads",
+   "d_key",
+   "d_conv"
+  ],
+  "summary": "Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta rule whose decay is per key channel (Kimi Linear).",
+  "unit": "1"
+ },
+ "kda_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(7 H_{kda} d_{k}^{2} + 6 H_{kda} d_{k} k_{conv}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "n_kda_heads",
+   "d_key",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a Kimi delta attention layer's recurrence over a prompt of T tokens, one step per token (the chunked kernel does the same work in blocks).",
+  "unit": "FLOP"
+ },
+ "kda_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{b_{st} \\left(H_{kda} d_{k}^{2} + 3 H_{kda} d_{k} \\left(k_{conv} - 1\\right)\\right)}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "n_kda_heads",
+   "d_key",
+   "d_conv",
+   "bits_state"
+  ],
+  "summary": "Bytes of one Kimi delta attention layer's state for one sequence: Gated DeltaNet's with as many query/key heads as value heads, all of width d_k (per head a d_k x d_k matrix, and the last k_conv - 1 inputs of the convolutions over q, k and v). It does not grow with the context.",
+  "unit": "B"
  },
  "kv_cache_bytes": {
   "defaults": {

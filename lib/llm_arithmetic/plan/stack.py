@@ -2,13 +2,14 @@
 of a layer, and how the part's fields bind to the formula's arguments.
 
 A layer (a run of ``count`` identical blocks) has up to four parts: ``attention``, ``mixer`` (a
-constant-state mixer: Mamba-2, or Gated DeltaNet's linear attention), ``mlp`` (dense or a
+constant-state mixer: Mamba-2, or the linear attention of Gated DeltaNet or Kimi delta
+attention), ``mlp`` (dense or a
 mixture of experts) and ``norms``. Each part is a record of plain fields
 (:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the book's pages). Three
 tables say everything else:
 
 * :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
-  ``"gdn"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
+  ``"gdn"``, ``"kda"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
   attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
   condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
@@ -41,7 +42,8 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
                       ["gated", ["gt", "gate", 0]],
                       ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
-        "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["mamba2", True]],
+        "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["kda", ["gt", "kda_heads", 0]],
+                  ["mamba2", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
         "norms": [["hyper", ["gt", "hc", 0]], ["norms", True]],
@@ -72,7 +74,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
         "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
-        "d_key": "d_k", "d_v": "d_v",
+        "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
@@ -86,6 +88,7 @@ FIELDS: dict[str, dict[str, Any]] = {
 _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn_sinks": 0}
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
+           "kda": ["kda_params", {}],
            "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
            "tied": ["tied_attention_params", {}],
            "latent": ["latent_moe_params", {}],
@@ -145,6 +148,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "compressed": ["compressed_matmul_params", {}],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
+                                "kda": ["kda_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
                                 "shared": ["moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
@@ -186,7 +190,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
     "state": {"by": "form", "doc": "the mixer's state for one sequence",
               "cases": {"mamba2": ["mamba2_state_bytes", {}],
-                        "gdn": ["gated_deltanet_state_bytes", {}]}},
+                        "gdn": ["gated_deltanet_state_bytes", {}],
+                        "kda": ["kda_state_bytes", {}]}},
     "layer_decode_flops": {"by": "form", "doc": "attention or recurrence FLOPs of one token",
                            "cases": {"attention": ["attention_decode_flops",
                                                    {"attended": "@attended"}],
@@ -195,7 +200,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                      "split": ["split_decode_flops",
                                                {"attended": "@attended"}],
                                      "mamba2": ["mamba2_decode_flops", {}],
-                                     "gdn": ["gated_deltanet_decode_flops", {}]}},
+                                     "gdn": ["gated_deltanet_decode_flops", {}],
+                                     "kda": ["kda_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
                         "chunked": ["chunk_pairs", {}],
@@ -208,7 +214,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                       "split": ["split_prefill_flops",
                                                 {"causal_pairs": "@pairs"}],
                                       "mamba2": ["mamba2_prefill_flops", {}],
-                                      "gdn": ["gated_deltanet_prefill_flops", {}]}},
+                                      "gdn": ["gated_deltanet_prefill_flops", {}],
+                                      "kda": ["kda_prefill_flops", {}]}},
     # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
     "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
                       "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}]}},
