@@ -62,6 +62,16 @@ GAUDI3 = """The theoretical peak of scale-up bandwidth from each Gaudi is 21*200
 from each Gaudi 3 is 3*200Gbps = 75 GB/s in each direction"""
 
 
+# https://rocm.docs.amd.com/en/latest/reference/gpu-arch/mi350.html ("Memory hierarchy" and the
+# "Performance" table, MI350X and MI350P columns)
+MI350P = """The MI350P provides a 128MB Infinity Cache in its single IOD, up to 4 TB/s of peak
+theoretical memory bandwidth, and 144GB of total capacity across four HBM3E stacks.
+| Vector FP32 | 144.2 TF | 72 TF |
+| Matrix FP16 | FP16 Sparsity | 2.3 PF | 4.6 PF | 1.15 PF | 2.3 PF |
+| Matrix OCP-FP8 | OCP-FP8 Sparsity | 4.6 PF | 9.2 PF | 2.3 PF | 4.6 PF |
+| Matrix MXFP6 / MXFP4 | 9.2 PF | 4.6 PF |"""
+
+
 def test_tpu_v6e_and_v5e():
     bf16, int8, cap, bw, ici, pod = (_grab(r"\| (\d+) \w+ \|$", line)
                                      for line in V6E.splitlines())
@@ -134,3 +144,22 @@ def test_b200_and_h200_say_which_figure_they_took():
     # nvidia-smi's 143,771 MiB lies between the two readings of "141GB", nearer the binary one
     smi = 143_771 * 2**20
     assert h.other < smi < h.taken and abs(smi / h.taken - 1) < abs(smi / h.other - 1)
+
+
+def test_mi350p_is_half_an_mi350x():
+    # AMD prints the MI350P's rates rounded; the catalog stores the MI350X's exact ladder halved
+    # (half the matrix cores at the same clock), which must round to AMD's figures and be half
+    # the MI350X row: a second derivation beside the quoted table.
+    p, x = get_hardware("mi350p"), get_hardware("mi350x")
+    assert p.bandwidth == _grab(r"up to (\d+) TB/s", MI350P) * T
+    assert p.capacity == _grab(r"(\d+)GB of total capacity", MI350P) * GiB
+    rows = {line.split("|")[1].strip(): [float(v) for v in re.findall(r"([\d.]+) [TP]F", line)]
+            for line in MI350P.splitlines()[2:]}
+    assert p.peak("fp32") == pytest.approx(rows["Vector FP32"][1] * T, rel=2e-3)
+    for key, row in (("fp16", "Matrix FP16"), ("fp8", "Matrix OCP-FP8")):
+        x_dense, x_sparse, p_dense, p_sparse = rows[row]
+        assert p.peak(key) == pytest.approx(p_dense * 1e15, rel=5e-3), key
+        assert p.peak(key, dense=False) == pytest.approx(p_sparse * 1e15, rel=5e-3), key
+        assert p.peak(key) == pytest.approx(x.peak(key) / 2, rel=1e-4), key
+    assert p.peak("fp4") == pytest.approx(rows["Matrix MXFP6 / MXFP4"][1] * 1e15, rel=5e-3)
+    assert p.interconnect.scale_up_domain == 1 and p.interconnect.pcie_bandwidth == 64 * GB

@@ -147,6 +147,16 @@ def test_wording(many_sets):
     assert {"GB/s", "TFLOP/s", "GiB"} <= units.keys()
 
 
+def test_statements_do_not_hand_over_the_formula(many_sets):
+    """A statement gives the numbers (a config's values, a chip's figures) and asks for the
+    quantity; how they combine is what the problem tests, so it stays in the key (issue 28)."""
+    tells = [r" x ", r"FLOPs? (?:each|per)", r"\btwice\b", r"\bonce for\b", r"around the ring",
+             r"scores itself", r"Assuming the step is memory-bound", r"d_head FLOPs"]
+    found = {(p.title, t) for s in many_sets for p in s.problems for t in tells
+             if re.search(t, p.statement)}
+    assert not found, sorted(found)
+
+
 def test_wording_rules_find_mistakes():
     bad = ("It decodes 1 sequences of 2 token each at 1.234567 ms in fp32 (32 bits per weight, "
            "block scales included), about 3e+09 FLOPs.")

@@ -87,7 +87,8 @@ class ProblemSet:
         lines = [f"# Problem set {self.code}", "", f"**Name:** {self.name}", "",
                  "Every number you need is in the statement. Units: GB = 10^9 B, GiB = 2^30 B, "
                  "GB/s = 10^9 B/s, TFLOP/s = 10^12 FLOP/s (a rate); a FLOP count is not a rate. "
-                 "Give each answer in the unit asked, to at least three significant digits.", ""]
+                 "A multiply-add counts as 2 FLOPs. Give each answer in the unit asked, to at least "
+                 "three significant digits.", ""]
         # each problem in a block the printed sheet keeps on one page, with room to answer
         for i, p in enumerate(self.problems, 1):
             lines += ['<section class="problem">', "", f"## {i}. {p.title}", "", p.statement, "",
@@ -225,8 +226,7 @@ def _decode_bound(rng: random.Random) -> Problem:
         "01-puzzle", "The speed of light at batch 1",
         f"One decode step of {_name(m)}, stored in {_fmt(fmt)}, reads {m.decode_read_params:,} "
         f"weights (ignore the KV cache of the short context). The {_label(h)} moves {_bw(h)}. "
-        "Assuming the step is memory-bound, what is the upper bound on the tokens per second of "
-        "one sequence? Answer in tokens/s.",
+        "What is the upper bound on the tokens per second of one sequence? Answer in tokens/s.",
         tps, "tokens/s",
         f"bytes = {m.decode_read_params:,} x {_bits(fmt)} / 8 = {float(w):,.0f} B; "
         f"tokens/s <= {_bw(h)} / bytes = {_sig(tps)}")
@@ -239,8 +239,8 @@ def _ridge(rng: random.Random) -> Problem:
     return Problem(
         "02-spec-sheets", "Reading a datasheet's asterisk",
         f"The datasheet of the {_label(h)} gives its FP16 tensor rate as "
-        f"{sparse / 1e12:,.1f} TFLOP/s \"with sparsity\" (2:4 structured sparsity, twice the "
-        f"dense rate) and its memory bandwidth as {_bw(h)}. What is its ops:byte ratio at dense "
+        f"{sparse / 1e12:,.1f} TFLOP/s \"with sparsity\" (a footnote: 2:4 structured "
+        f"sparsity) and its memory bandwidth as {_bw(h)}. What is its ops:byte ratio at dense "
         "fp16? Answer in FLOP/B.",
         ratio, "FLOP/B",
         f"dense = {sparse / 1e12:,.1f} / 2 TFLOP/s; ratio = dense / bandwidth = {_sig(ratio)}")
@@ -295,11 +295,9 @@ def _prefill_flops(rng: random.Random) -> Problem:
     _in(f / 1e12, 0.1, 10_000)
     return Problem(
         "05-flops-intensity", "The FLOPs of a prefill",
-        f"A model has {m.matmul_params:,} weights in matrix products (2 FLOPs each per token) and "
-        f"{_shape(m)}. In causal attention each token of the prompt scores itself and every "
-        "earlier token; one query-key pair costs 4 x d_head FLOPs per head and layer (its score "
-        f"and its share of the weighted values). How many FLOPs does the prefill of a prompt of "
-        f"{_n(t, 'token')} cost? "
+        f"A model has {m.matmul_params:,} weights in matrix products and {_shape(m)}, with "
+        "causal attention. How many FLOPs does the prefill of a prompt of "
+        f"{_n(t, 'token')} cost, the attention scores and weighted values included? "
         "Answer in TFLOP.",
         f / 1e12, "TFLOP",
         f"2 x {m.matmul_params:,} x {t:,} + 4 x {m.n_layers} x {m.n_heads} x {m.d_head} x "
@@ -323,11 +321,11 @@ def _critical_batch(rng: random.Random) -> Problem:
     m, h, w, crit = _weights_against_arithmetic(rng, 8, 2000)
     return Problem(
         "06-roofline", "When decoding turns compute-bound",
-        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A decode step of a "
-        f"model reads {float(w):,.0f} bytes of fp16 weights once for the whole batch, and does "
-        f"2 FLOPs per weight for each of its {m.matmul_params:,} matrix weights for every "
-        "sequence. With an empty KV cache, at which batch size does the memory time of a step "
-        "equal its compute time? Answer in sequences, not rounded.",
+        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. It decodes "
+        f"{_name(m)} in fp16: a decode step reads {float(w):,.0f} bytes of weights, and "
+        f"{m.matmul_params:,} of the model's weights are in matrix products. With an empty KV "
+        "cache, at which batch size does the memory time of a step equal its compute time? "
+        "Answer in sequences, not rounded.",
         crit, "sequences",
         "W / bandwidth = B x 2 P_mm / peak  =>  B* = W x peak / (2 P_mm x bandwidth) = "
         f"{_sig(crit)}")
@@ -343,15 +341,15 @@ def _ttft(rng: random.Random) -> Problem:
     pt = _in(float(roofline.prefill_time(prompt=t, **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
         "06-roofline", "The time to the first token",
-        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. A prompt of "
-        f"{_n(t, 'token')} goes through a model with {m.matmul_params:,} matrix weights (2 FLOPs "
-        f"each per token) and {_shape(m)}; in causal attention each token scores itself and every "
-        "earlier one, at 4 x d_head FLOPs per query-key pair, head and layer. The prefill reads {float(w):,.0f} bytes of fp16 weights and writes "
-        f"{m.kv_cache_bytes_per_token():,} bytes of KV cache per token. What is the lower bound on the "
-        "prefill time, the time to the first token? Answer in ms.",
+        f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. It runs a model "
+        f"with {_shape(m)} and causal attention, whose fp16 weights take {float(w):,.0f} bytes "
+        f"({m.matmul_params:,} weights in matrix products) and whose KV cache takes "
+        f"{m.kv_cache_bytes_per_token():,} bytes per token. A prompt of {_n(t, 'token')} arrives. "
+        "What is the lower bound on the time to the first token? Answer in ms.",
         pt, "ms",
-        "max(bytes / bandwidth, FLOPs / peak), bytes = W + T kappa, FLOPs = 2 P_mm T + attention "
-        f"= {_sig(pt)} ms")
+        "max(bytes / bandwidth, FLOPs / peak), bytes = W + T kappa (the cache written), FLOPs = "
+        "2 P_mm T + 4 L H d_head T (T + 1) / 2 (each token scores itself and every earlier one: "
+        f"2 d_head for the score, 2 d_head for the weighted values) = {_sig(pt)} ms")
 
 
 def _quantized(rng: random.Random) -> Problem:
@@ -403,15 +401,14 @@ def _throughput(rng: random.Random) -> Problem:
     return Problem(
         "09-batching", "The rate of a batch",
         f"The {_label(h)} ({_bw(h)}, {_peak(h)} at dense fp16) decodes {_n(b, 'sequence')} of a "
-        f"model together, each with {_n(s, 'token')} in its 16-bit KV cache. A step reads "
-        f"{float(w):,.0f} bytes of weights once and {m.kv_cache_bytes_per_token():,} bytes of cache per "
-        f"cached token of every sequence; each sequence does 2 FLOPs per each of "
-        f"{m.matmul_params:,} matrix weights plus 4 x {m.n_layers} x {m.n_heads} x {m.d_head} "
-        "FLOPs per cached token. What is the upper bound on the aggregate rate of all the "
-        "streams? Answer in tokens/s.",
+        f"model together, each with {_n(s, 'token')} in its KV cache. The model has {_shape(m)}; "
+        f"its fp16 weights take {float(w):,.0f} bytes ({m.matmul_params:,} weights in matrix "
+        f"products) and its 16-bit KV cache {m.kv_cache_bytes_per_token():,} bytes per token. "
+        "What is the upper bound on the aggregate rate of all the streams? Answer in tokens/s.",
         rate, "tokens/s",
-        f"step time = max(bytes / bandwidth, FLOPs / peak) = {t * 1e3:,.3f} ms; rate = B / step = "
-        f"{_sig(rate)}")
+        "bytes = W (read once for the whole batch) + B S kappa; FLOPs = B (2 P_mm + "
+        f"4 L H d_head S); step time = max(bytes / bandwidth, FLOPs / peak) = {t * 1e3:,.3f} ms; "
+        f"rate = B / step = {_sig(rate)}")
 
 
 def _cost(rng: random.Random) -> Problem:
@@ -428,8 +425,8 @@ def _cost(rng: random.Random) -> Problem:
     return Problem(
         "09-batching", "The cost of a million tokens",
         f"A GPU rented at {price:.2f} dollars per hour decodes {_n(b, 'sequence')} together; "
-        f"at the bound each step takes {t * 1e3:,.2f} ms and produces one token for every "
-        "sequence. What do a million output tokens cost? Answer in dollars.",
+        f"at the bound each step takes {t * 1e3:,.2f} ms. What do a million output tokens cost? "
+        "Answer in dollars.",
         cost, "dollars",
         f"tokens/s = {b} / {t:.5f} s; cost = price / 3600 / (tokens/s) x 10^6 = {_sig(cost)}")
 
@@ -501,11 +498,10 @@ def _latent_cache(rng: random.Random) -> Problem:
     return Problem(
         "08-modern-architectures", "What a latent cache saves",
         f"A model of {n_layers} layers with {heads} attention heads of width {d_head} uses "
-        f"multi-head latent attention: for each token, each layer caches one latent vector of "
-        f"{rank} numbers and one rotary key of {rope} numbers, shared by all heads, at 16 bits. "
-        f"How large is the cache of one sequence of {_n(s, 'token')}? Answer in GB, then say how "
-        "large it would be if every head cached its own 16-bit key and value, and why the "
-        "latent can be so much smaller.",
+        f"multi-head latent attention; its config gives kv_lora_rank = {rank} and "
+        f"qk_rope_head_dim = {rope}. How large is its 16-bit cache for one sequence of "
+        f"{_n(s, 'token')}? Answer in GB, then compare it with a cache of every head's own "
+        "16-bit keys and values, and say why the latent can be so much smaller.",
         mla, "GB",
         f"({rank} + {rope}) x 2 B x {n_layers} x {s:,} = {float(per_layer) * n_layers * s:,.0f} B; "
         f"per-head keys and values: 2 x {n_layers} x {heads} x {d_head} x 2 B x {s:,} = "
@@ -517,11 +513,10 @@ def _prompt_crossover(rng: random.Random) -> Problem:
     m, h, w, t = _weights_against_arithmetic(rng, 5, 5000)
     return Problem(
         "10-prefill", "When a prompt turns compute-bound",
-        f"A prefill reads the {float(w):,.0f} bytes of fp16 weights of {_name(m)} once and "
-        f"multiplies each of its {m.matmul_params:,} matrix weights with every token of the "
-        f"prompt. On the {_label(h)} ({_bw(h)}, {_peak(h)} dense fp16), from how many prompt "
-        "tokens on does the arithmetic take longer than reading the weights? Ignore attention "
-        "and the cache. Answer in tokens, not rounded.",
+        f"The fp16 weights of {_name(m)} take {float(w):,.0f} bytes, and {m.matmul_params:,} of "
+        f"them are in matrix products. On the {_label(h)} ({_bw(h)}, {_peak(h)} dense fp16), "
+        "from how many prompt tokens on does a prefill's arithmetic take longer than reading "
+        "the weights? Ignore attention and the cache. Answer in tokens, not rounded.",
         t, "tokens",
         "reading: W / bandwidth; arithmetic: 2 FLOPs per weight per token, 2 P_mm T / peak; "
         f"equal at T = W x peak / (2 P_mm x bandwidth) = {_sig(t)}")
@@ -546,13 +541,13 @@ def _allreduce(rng: random.Random) -> Problem:
     return Problem(
         "11-parallelism", "The talk inside a tensor-parallel step",
         f"{_name(m)} ({m.n_layers} layers, d_model = {m.d_model:,}) is split over {n} chips by "
-        f"tensor parallelism, linked by {link[1]}. Each layer ends its attention and its MLP with "
-        f"an all-reduce of the 16-bit activations of the batch's tokens. A ring all-reduce sends "
-        f"each chip's share around the ring twice. At a batch of {_n(b, 'token')}, how long do "
-        "the all-reduces of one decode step take at the link's bandwidth, ignoring latency? "
-        "Answer in us.",
+        f"tensor parallelism (attention and MLP each split as in Megatron-LM), linked by "
+        f"{link[1]}, with 16-bit activations and ring all-reduces. At a batch of "
+        f"{_n(b, 'token')}, how long does the communication of one decode step take at the "
+        "link's bandwidth, ignoring latency? Answer in us.",
         total, "us",
-        f"message {b} x {m.d_model:,} x 2 B = {msg:,} B; one ring all-reduce moves 2 (N - 1) / N "
+        f"two all-reduces per layer (after attention, after the MLP); message {b} x "
+        f"{m.d_model:,} x 2 B = {msg:,} B; one ring all-reduce moves 2 (N - 1) / N "
         f"of it per chip: {t_one * 1e6:,.3f} us; 2 per layer x {m.n_layers} layers = "
         f"{_sig(total)} us")
 
@@ -592,9 +587,9 @@ def _speculative(rng: random.Random) -> Problem:
                 0.5, 10)
     return Problem(
         "13-speculative-decoding", "What a draft model buys",
-        f"A draft model proposes {k} tokens; the target model checks them in one step that costs "
-        f"as much as one ordinary decode step, keeps the longest accepted prefix and adds one "
-        f"token of its own. Each draft token is accepted with probability {alpha}, independently, "
+        f"In speculative decoding a draft model proposes {k} tokens and the target model checks "
+        f"them in one step that costs as much as one ordinary decode step. Each draft token is "
+        f"accepted with probability {alpha}, independently, "
         f"and one draft step costs {c} of a target step. How many tokens does it produce, on "
         "average, in the time of one plain decode step (plain decoding: one)? Answer in tokens, "
         "with the tokens one speculative step yields on the way.",
