@@ -192,6 +192,17 @@ class GeneratedTableData(SphinxTransform):
 _LOCAL_GLUE = re.compile(r"(\{glue(?::\w+)?\}`)(?![^`]*::)([^`]+`)")
 
 
+def _page_glue(source: str, page: str) -> str:
+    """Each local glue role of `source` given its page (glue_in_translations)."""
+    def paged(match: re.Match) -> str:
+        role, body = match.groups()
+        if role == "{glue:text}`" and ":" not in body:
+            body = body[:-1] + ":s`"
+        return f"{role}{page}::{body}"
+
+    return _LOCAL_GLUE.sub(paged, source)
+
+
 def glue_in_translations() -> None:
     """Glued numbers inside translated text. Sphinx parses each translated message as a
     document of its own, whose notebook (myst-nb's) is empty, so a `{glue:text}`key`` role in
@@ -201,8 +212,15 @@ def glue_in_translations() -> None:
     another page's glued value, resolved from the values the page stored when it was read.
     Installed once; an English build parses no message.
 
-    >>> _LOCAL_GLUE.sub(r"\\1/p.ipynb::\\2", "holds {glue:text}`n:d` and {glue}`q::m` symbols")
+    >>> _page_glue("holds {glue:text}`n:d` and {glue}`q::m` symbols", "/p.ipynb")
     'holds {glue:text}`/p.ipynb::n:d` and {glue}`q::m` symbols'
+
+    A `{glue:text}` role with no format gets myst-nb's default one, `s`: with a page, the role
+    reads the text after its last colon as the format, so `/p.ipynb::key` would look up the key
+    `/p.ipynb:` (a warning).
+
+    >>> _page_glue("none: {glue:text}`names`.", "/p.ipynb")
+    'none: {glue:text}`/p.ipynb::names:s`.'
     """
     from sphinx.transforms import i18n
 
@@ -213,7 +231,7 @@ def glue_in_translations() -> None:
     def publish_msgstr(app: Any, source: str, source_path: str, *args: Any) -> Any:
         if "{glue" in source and app.env.docname:
             page = "/" + Path(app.env.doc2path(app.env.docname, False)).as_posix()
-            source = _LOCAL_GLUE.sub(lambda m: f"{m.group(1)}{page}::{m.group(2)}", source)
+            source = _page_glue(source, page)
         return original(app, source, source_path, *args)
 
     publish_msgstr._glue_aware = True  # type: ignore[attr-defined]
