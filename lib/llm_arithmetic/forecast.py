@@ -50,9 +50,9 @@ match the question asked (:func:`intervals`):
   :data:`MIN_INTERVAL_ROWS` rows, else pooled. The chip asked about may be one the fit never
   saw; the runtime is one it knows.
 * no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
-  weighted equally (a runtime with 243 of the 322 rows must not decide alone how far an unseen
+  weighted equally (a runtime with 245 of the 329 rows must not decide alone how far an unseen
   one lands from the forecast). Leave-one-source-out is reported but not used for the interval:
-  here a source is nearly always one runtime (one page holds 235 of the 243 llama.cpp rows), so
+  here a source is nearly always one runtime (one page holds 235 of the 245 llama.cpp rows), so
   it mixes the two questions.
 
 Its upper end is capped at the bound. The stored parameters
@@ -225,7 +225,7 @@ def prefill_fit_rows() -> list[Row]:
 #: launch path differs between CUDA, Metal and CPU threads), dequantization per chip class; the
 #: runtime-agnostic fit weighs each row the same, keeps k per chip class and pools the per-token
 #: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
-#: best (leave one runtime out, on the 322 fit rows of issue 30 item 5).
+#: best (leave one runtime out, on the 329 fit rows of issue 30 item 5).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows"},
