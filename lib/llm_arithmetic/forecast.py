@@ -34,12 +34,13 @@ the relative error of the time per token, on the ``fit`` rows of
 sourced bandwidth. A key with fewer than :data:`MIN_ROWS` rows shares a pooled term (key ``*``).
 A second, runtime-agnostic fit answers when no runtime is named, with its own interval (wider
 than a named runtime's on GPUs; on Apple chips llama.cpp's leave-one-chip-out interval over
-four chip generations is as wide): every runtime pooled, **each runtime weighing the same** in
-the least squares (one runtime has 241 of the 263 rows; unweighted, the agnostic forecast is
-that runtime's), and the per-layer and dequantization terms pooled over chip classes. Both structures were chosen on the fit rows
-alone, by leave-one-source-out and leave-one-chip-out error for the named runtime and by
-leave-one-runtime-out error (each runtime weighted equally) for the agnostic fit; the numbers
-are in ``lab/data/runtime_README.md``.
+four chip generations is as wide): every runtime pooled, each row weighing the same, k per chip
+class, one :math:`\tau` and one :math:`\lambda`, no dequantization term (refitted with the rows of
+issue 30 item 5, this structure forecast a left-out runtime best; weighing each runtime the same
+no longer did). Both structures were chosen on the fit rows alone, by leave-one-source-out and
+leave-one-chip-out error for the named runtime and by leave-one-runtime-out error (each
+runtime's mean error weighted equally) for the agnostic fit; the numbers are in
+``lab/data/runtime_README.md``.
 
 The 80% interval is a conformal one, per regime: the 10th and 90th percentiles of measured /
 forecast speed over fit rows that a fit without them predicted, the left-out group chosen to
@@ -49,10 +50,10 @@ match the question asked (:func:`intervals`):
   :data:`MIN_INTERVAL_ROWS` rows, else pooled. The chip asked about may be one the fit never
   saw; the runtime is one it knows.
 * no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
-  weighted equally (a runtime with 241 rows must not decide alone how far an unseen one lands
-  from the forecast). Leave-one-source-out is reported but not used for the interval: here a
-  source is nearly always one runtime (one page holds 233 of the 241 llama.cpp rows), so it
-  mixes the two questions.
+  weighted equally (a runtime with 245 of the 329 rows must not decide alone how far an unseen
+  one lands from the forecast). Leave-one-source-out is reported but not used for the interval:
+  here a source is nearly always one runtime (one page holds 235 of the 245 llama.cpp rows), so
+  it mixes the two questions.
 
 Its upper end is capped at the bound. The stored parameters
 (``lab/data/forecast_decode.json``) are written by ``scripts/fit_forecast.py``, which also
@@ -222,13 +223,14 @@ def prefill_fit_rows() -> list[Row]:
 #: in the least squares (else each row weighs the same). Chosen on the fit rows alone (see
 #: ``runtime_README.md``): the per-layer cost of a named runtime depends on the chip class (the
 #: launch path differs between CUDA, Metal and CPU threads), dequantization per chip class; the
-#: runtime-agnostic fit weighs runtimes equally and pools the per-layer and dequantization terms,
-#: which forecast a runtime the fit never saw best (leave one runtime out).
+#: runtime-agnostic fit weighs each row the same, keeps k per chip class and pools the per-token
+#: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
+#: best (leave one runtime out, on the 329 fit rows of issue 30 item 5).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows"},
-    "agnostic": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
-                           "lambda_s_per_layer": "runtime"}, "weighting": "runtime"},
+    "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
+                           "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                           "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
 }
