@@ -192,6 +192,17 @@ class GeneratedTableData(SphinxTransform):
 _LOCAL_GLUE = re.compile(r"(\{glue(?::\w+)?\}`)(?![^`]*::)([^`]+`)")
 
 
+def _on_page(page: str, source: str) -> str:
+    """Every glue role of `source` whose key names no page, given `page` (and, for
+    `{glue:text}` without a format, the default format `s`): glue_in_translations."""
+    def repl(match: re.Match) -> str:
+        role, rest = match.group(1), match.group(2)
+        if role == "{glue:text}`" and ":" not in rest:
+            rest = rest[:-1] + ":s`"
+        return f"{role}{page}::{rest}"
+    return _LOCAL_GLUE.sub(repl, source)
+
+
 def glue_in_translations() -> None:
     """Glued numbers inside translated text. Sphinx parses each translated message as a
     document of its own, whose notebook (myst-nb's) is empty, so a `{glue:text}`key`` role in
@@ -201,8 +212,14 @@ def glue_in_translations() -> None:
     another page's glued value, resolved from the values the page stored when it was read.
     Installed once; an English build parses no message.
 
+    A `{glue:text}` role with no format gets myst-nb's default one, `s`: with a page in front,
+    myst-nb reads the text after the last colon as the format (`/p.ipynb::name` would be the
+    key `/p.ipynb:` with the format `name`).
+
     >>> _LOCAL_GLUE.sub(r"\\1/p.ipynb::\\2", "holds {glue:text}`n:d` and {glue}`q::m` symbols")
     'holds {glue:text}`/p.ipynb::n:d` and {glue}`q::m` symbols'
+    >>> _on_page("/p.ipynb", "{glue:text}`best` at {glue:text}`n:d`, {glue}`f`")
+    '{glue:text}`/p.ipynb::best:s` at {glue:text}`/p.ipynb::n:d`, {glue}`/p.ipynb::f`'
     """
     from sphinx.transforms import i18n
 
@@ -213,7 +230,7 @@ def glue_in_translations() -> None:
     def publish_msgstr(app: Any, source: str, source_path: str, *args: Any) -> Any:
         if "{glue" in source and app.env.docname:
             page = "/" + Path(app.env.doc2path(app.env.docname, False)).as_posix()
-            source = _LOCAL_GLUE.sub(lambda m: f"{m.group(1)}{page}::{m.group(2)}", source)
+            source = _on_page(page, source)
         return original(app, source, source_path, *args)
 
     publish_msgstr._glue_aware = True  # type: ignore[attr-defined]
