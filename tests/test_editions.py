@@ -113,8 +113,9 @@ def test_translations_use_the_glossary_of_terms():
     assert {"算术强度", "屋顶线模型", "键值缓存", "首字延迟"} <= {zh for _, zh in patterns}
     bad = []
     for page, message in translated_entries():
+        prose = editions._NEUTRAL.sub("", message.id)  # not a role's target: {eq}`eq-prefill-x`
         for pattern, zh in patterns:
-            if pattern.search(message.id) and zh not in message.string:
+            if pattern.search(prose) and zh not in message.string:
                 bad.append(f"{page}: {message.id[:60]!r} has no {zh}")
     assert not bad, "\n".join(bad[:20])
 
