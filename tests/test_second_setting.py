@@ -1,0 +1,217 @@
+"""Every chapter runs with a second model, chip and format (issue 28, item 4).
+
+A chapter's first code cell after the setup import is tagged `parameters` and assigns the
+setting it studies, one name a line:
+
+    MODEL = "llama-7b"
+    CHIP = "m2"
+    FORMAT = "q4_0"
+
+(more names allowed, e.g. `CONTEXT`); every later cell uses these names, never the keys. The
+notebook's metadata holds a second setting, a different family and chip class:
+
+    metadata["second_setting"] = {"MODEL": "qwen3-8b", "CHIP": "h100-sxm", "FORMAT": "fp8"}
+
+For each notebook that has one, this file substitutes those values into the `parameters` cell
+(the same assignment lines, new values), executes the whole notebook in a kernel of this
+environment (nbclient; outputs are not compared: nbval compares the first setting's) and checks
+
+* that no cell raises;
+* that every value the prose pastes (`{glue:text}`, `{glue:math}`, `{glue:figure}`, ...) is
+  glued by the second run too, so the prose could be read with it;
+* that the run studied the second setting: some glued number differs from the first setting's
+  (the committed outputs).
+
+The notebooks run concurrently (one kernel each, `WORKERS` at a time, started by the first test
+of this file), with a cheap figure backend: figures are still built and checked
+(`plots.check_figure`), their PNG is drawn at a low resolution (`LLM_ARITHMETIC_FAST_FIGURES`,
+read by `llm_arithmetic.book.display.glue_figure`).
+
+Run one notebook: `pytest tests/test_second_setting.py -k 01-puzzle`; see its executed copy with
+`SECOND_SETTING_OUT=/tmp/x pytest tests/test_second_setting.py` (one .ipynb per notebook).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+import re
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = REPO / "notebooks"
+REQUIRED = ("MODEL", "CHIP", "FORMAT")
+CELL_TIMEOUT_S = 600
+WORKERS = max(1, min(2, os.cpu_count() or 1))
+
+# A glue reference in Markdown: {glue:text}`name:fmt`, {glue:}`name`, {glue}`name`, and the
+# directives ```{glue:math} name, ```{glue:figure} name (also with colon fences).
+GLUE_ROLE_RE = re.compile(r"\{glue(?::[a-z]*)?\}`([^`:]+)")
+GLUE_DIRECTIVE_RE = re.compile(r"^\s*(?:`{3,}|~{3,}|:{3,})\{glue(?::[a-z]*)?\}\s+(\S+)", re.M)
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf8"))
+
+
+def source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def tags(cell: dict) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def notebooks_with_a_second_setting() -> list[Path]:
+    return sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb")
+                  if "second_setting" in load(p).get("metadata", {}))
+
+
+def parameters_cell(nb: dict) -> int:
+    """Index of the one code cell tagged `parameters`."""
+    found = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and "parameters" in tags(c)]
+    assert len(found) == 1, f"{len(found)} code cells tagged 'parameters' (one expected)"
+    return found[0]
+
+
+def assigned_names(code: str) -> dict[str, object]:
+    """{name: literal value} of the top-level `NAME = <literal>` lines of a cell."""
+    out = {}
+    for node in ast.parse(code).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+    return out
+
+
+def substitute(nb: dict, setting: dict) -> dict:
+    """A copy of `nb` whose `parameters` cell assigns `setting`'s values instead."""
+    nb = copy.deepcopy(nb)
+    cell = nb["cells"][parameters_cell(nb)]
+    code = source(cell)
+    first = assigned_names(code)
+    missing = [n for n in (*REQUIRED, *setting) if n not in first]
+    assert not missing, f"the parameters cell assigns no literal {missing}"
+    lines = code.splitlines()
+    for name, value in setting.items():
+        pattern = re.compile(rf"^{re.escape(name)}\s*=.*$")
+        hits = [i for i, line in enumerate(lines) if pattern.match(line)]
+        assert len(hits) == 1, f"the parameters cell assigns {name} on {len(hits)} lines"
+        comment = lines[hits[0]].partition("  #")[2]
+        lines[hits[0]] = f"{name} = {value!r}" + (f"  #{comment}" if comment else "")
+    cell["source"] = "\n".join(lines)
+    assert assigned_names(cell["source"]) == {**first, **setting}
+    return nb
+
+
+def glued(nb: dict) -> dict[str, str]:
+    """{glue name: its text/plain (or the kinds of data it holds)} of a notebook's outputs."""
+    out = {}
+    for c in nb["cells"]:
+        for o in c.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if not meta:
+                continue
+            data = o.get("data", {})
+            text = data.get(f"{meta.get('mime_prefix', '')}text/plain", data.get("text/plain"))
+            text = "".join(text) if isinstance(text, list) else text
+            out[meta["name"]] = text if text is not None else ",".join(sorted(data))
+    return out
+
+
+def pasted(nb: dict) -> set[str]:
+    """The glue names the notebook's Markdown refers to."""
+    names = set()
+    for c in nb["cells"]:
+        if c["cell_type"] == "markdown":
+            text = source(c)
+            names |= set(GLUE_ROLE_RE.findall(text)) | set(GLUE_DIRECTIVE_RE.findall(text))
+    return names
+
+
+def current_env_kernel():
+    """A kernel manager for `python3` in this environment (sys.executable), as nbval's
+    --nbval-current-env starts it."""
+    from ipykernel.kernelspec import RESOURCES, get_kernel_dict
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpec
+
+    km = KernelManager(kernel_name="python3")
+    km._kernel_spec = KernelSpec(resource_dir=RESOURCES, **get_kernel_dict())
+    return km
+
+
+def execute(path: Path) -> tuple[dict, float]:
+    """Run the notebook at `path` with its second setting; (executed notebook, seconds)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = load(path)
+    run = nbformat.from_dict(substitute(nb, nb["metadata"]["second_setting"]))
+    for c in run.cells:
+        if c.cell_type == "code":
+            c.outputs = []
+    t0 = time.monotonic()
+    os.environ["LLM_ARITHMETIC_FAST_FIGURES"] = "1"  # inherited by the kernels
+    NotebookClient(run, km=current_env_kernel(), timeout=CELL_TIMEOUT_S,
+                   resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
+    seconds = time.monotonic() - t0
+    out = os.environ.get("SECOND_SETTING_OUT")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        nbformat.write(run, Path(out) / path.name)
+    return json.loads(nbformat.writes(run)), seconds
+
+
+NOTEBOOKS = notebooks_with_a_second_setting()
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[Path, Future]:
+    """Every notebook's second run, started at once, `WORKERS` kernels at a time."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        futures = {path: pool.submit(execute, path) for path in NOTEBOOKS}
+        yield futures
+        for future in futures.values():
+            future.cancel()
+
+
+def test_each_second_setting_is_a_different_one():
+    """A second setting names MODEL, CHIP and FORMAT, and differs from the first."""
+    for path in NOTEBOOKS:
+        nb = load(path)
+        setting = nb["metadata"]["second_setting"]
+        assert set(REQUIRED) <= set(setting), f"{path.name}: second_setting lacks {REQUIRED}"
+        first = assigned_names(source(nb["cells"][parameters_cell(nb)]))
+        assert any(first[n] != setting[n] for n in REQUIRED), (
+            f"{path.name}: the second setting is the first one")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_with_its_second_setting(path, runs):
+    first = load(path)
+    try:
+        second, seconds = runs[path].result()
+    except Exception as err:  # the cell, its source and traceback are in nbclient's message
+        pytest.fail(f"{path.name} with {first['metadata']['second_setting']}: "
+                    f"{type(err).__name__}: {err}"[:6000], pytrace=False)
+    print(f"{path.name}: {seconds:.1f} s")
+    before, after = glued(first), glued(second)
+    needed = pasted(first)
+    missing = sorted(needed - set(after))
+    assert not missing, (f"{path.name}: the prose pastes {missing}, which the second setting "
+                         "does not glue (a glue name built from a catalog key?)")
+    numbers = [n for n in before if n in after and not n.startswith(("eq-", "fig-", "tbl-"))]
+    changed = [n for n in numbers if before[n] != after[n]]
+    assert changed, (f"{path.name}: none of the {len(numbers)} glued numbers changed with the "
+                     "second setting: do the later cells read MODEL, CHIP and FORMAT?")
