@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import json
 import os
 import re
 import time
@@ -56,7 +55,9 @@ GLUE_DIRECTIVE_RE = re.compile(r"^\s*(?:`{3,}|~{3,}|:{3,})\{glue(?::[a-z]*)?\}\s
 
 
 def load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf8"))
+    """The notebook at `path` (nbformat 4: every source one string)."""
+    import nbformat
+    return nbformat.read(path, as_version=4)
 
 
 def source(cell: dict) -> str:
@@ -157,7 +158,7 @@ def execute(path: Path) -> tuple[dict, float]:
     from nbclient import NotebookClient
 
     nb = load(path)
-    run = nbformat.from_dict(substitute(nb, nb["metadata"]["second_setting"]))
+    run = substitute(nb, nb["metadata"]["second_setting"])
     for c in run.cells:
         if c.cell_type == "code":
             c.outputs = []
@@ -170,7 +171,7 @@ def execute(path: Path) -> tuple[dict, float]:
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
         nbformat.write(run, Path(out) / path.name)
-    return json.loads(nbformat.writes(run)), seconds
+    return run, seconds
 
 
 NOTEBOOKS = notebooks_with_a_second_setting()
