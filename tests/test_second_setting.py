@@ -165,9 +165,14 @@ def execute(path: Path) -> tuple[dict, float]:
         if c.cell_type == "code":
             c.outputs = []
     t0 = time.monotonic()
-    NotebookClient(run, km=current_env_kernel(), timeout=CELL_TIMEOUT_S,
-                   resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute(
-        env={**os.environ, "LLM_ARITHMETIC_FAST_FIGURES": "1"})  # the kernel's environment
+    km = current_env_kernel()
+    try:
+        NotebookClient(run, km=km, timeout=CELL_TIMEOUT_S,
+                       resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute(
+            env={**os.environ, "LLM_ARITHMETIC_FAST_FIGURES": "1"})  # the kernel's environment
+    finally:  # a kernel manager passed in is not shut down by nbclient
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     seconds = time.monotonic() - t0
     out = os.environ.get("SECOND_SETTING_OUT")
     if out:
