@@ -13,7 +13,7 @@ from ...estimate import estimate
 from ...formulas import memory, params
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt
-from ..plots import decode_bytes_breakdown
+from ..plots import decode_bytes_breakdown, time_per_token_vs_batch
 
 
 def weight_rows(models: Mapping[str, Any], formats: Sequence[str]
@@ -154,3 +154,24 @@ def gguf_like_bytes(m: Any, body: str = "q4_0", head: str = "Q6_K") -> tuple[flo
     size = float(((matrices + embedding) * q_body + head_params * q_head + vectors * 32
                   + router * 16) / 8)
     return size, head_params
+
+
+def critical_batch_figure(model: Any, chip: Any, formats: Sequence[str]
+                          ) -> tuple[Any, dict[str, float]]:
+    """Time per decode step against batch at context 1, one line per weight format, each with
+    its critical batch dashed; also {format: critical batch} (infinity where a step never turns
+    compute-bound)."""
+    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    crit = {}
+    for w in formats:
+        time_per_token_vs_batch(model, chip, batches=range(1, 513), contexts=(1,), weights=w,
+                                ax=ax)
+        solid = [ln for ln in ax.lines if ln.get_linestyle() == "-"][-1]
+        solid.set_label(f"{w} weights")
+        b = estimate(model, hardware=chip, weights=w, context=1).critical_batch_size
+        crit[w] = float("inf") if b is None else b
+        if b is not None and b != float("inf"):
+            ax.axvline(b, color=solid.get_color(), ls="--", lw=1)
+    ax.set_title("")
+    ax.legend(loc="center right")
+    return fig, crit

@@ -107,3 +107,10 @@ def article_figures_that_differ(tolerance: float = 0.01) -> tuple[list[list], li
                          f"{a.value / scale:,.2f} {unit}", f"{ref / scale:,.2f} {unit}",
                          f"{a.value / ref:.3f}"])
     return rows, notes, n_figures
+
+
+def rate(chip: Any, precision: str, dense: bool = True) -> float:
+    """``chip``'s peak at ``precision`` [FLOP/s], or NaN where the catalog records none (a ratio
+    of two rates is then NaN too, and the prose shows "nan" rather than the notebook failing)."""
+    key = precision if dense else f"{precision}-sparse"
+    return chip.peaks[key].rate if key in chip.peaks else float("nan")

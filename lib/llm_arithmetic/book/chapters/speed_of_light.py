@@ -14,6 +14,12 @@ from ..plots import roofline as roofline_plot, time_per_token_vs_batch
 from ..prelude import chip_args, fmt_batch, formula_args, model_args
 
 
+def headline_args(chip: Any) -> dict[str, float]:
+    """A chip's bandwidth and dense peak at its headline precision (fp16, else bf16, else
+    fp32), as the step formulas take them."""
+    return chip_args(chip, chip.headline_precision())
+
+
 def short_chip_name(chip: Any) -> str:
     """A chip's name without its vendor where the column is narrow ("H100 SXM")."""
     return chip_name(chip).removeprefix("NVIDIA ")
@@ -23,14 +29,14 @@ def critical_batch_rows(m_args: Mapping[str, Any], chips: Iterable[Any],
                         contexts: Sequence[int]) -> list[list[str]]:
     """The critical batch size of a model (its :func:`model_args`) per chip and context."""
     return [[chip_name(h)] + [fmt_batch(roofline.critical_batch_size(context=s, **m_args,
-                                                                     **chip_args(h)))
+                                                                     **headline_args(h)))
                               for s in contexts] for h in chips]
 
 
 def critical_context(m_args: Mapping[str, Any], chip: Any) -> float:
     """The critical context S∞ [tokens] of a model (its :func:`model_args`) on ``chip``."""
     return roofline.critical_context(**formula_args(roofline.critical_context, m_args,
-                                                    chip_args(chip)))
+                                                    headline_args(chip)))
 
 
 def critical_context_rows(models: Iterable[Any], chips: Sequence[Any], chip_8bit: Any
@@ -76,9 +82,9 @@ def prefill_decode_rows(model: Any, weights: str, m_args: Mapping[str, Any],
     one decode step at that context [ms/token]."""
     rows = []
     for h in chips:
-        p = roofline.prefill_time(prompt=prompt, **m_args, **chip_args(h))
+        p = roofline.prefill_time(prompt=prompt, **m_args, **headline_args(h))
         d = estimate(model, hardware=h, weights=weights, context=prompt)
-        rows.append([chip_name(h), f"{h.peak('fp16') / TFLOP_S:.0f}",
+        rows.append([chip_name(h), f"{h.peak(h.headline_precision()) / TFLOP_S:.0f}",
                      f"{h.bandwidth / GB_S:,.0f}", f"{p * 1e3:.1f}",
                      f"{d.decode_seconds_per_token * 1e3:.2f}"])
     return rows
@@ -110,9 +116,10 @@ def steps_figure(steps: Mapping[str, tuple[float, float]], chip: Any, other: Any
                   intensity_range=(0.1, 5000.0), legend="below", ax=ax)
     rows = []
     for name, (fl, by) in steps.items():
-        t = roofline.roofline_time(step_bytes=float(by), step_flops=float(fl), **chip_args(chip))
+        c_args = headline_args(chip)
+        t = roofline.roofline_time(step_bytes=float(by), step_flops=float(fl), **c_args)
         ax.plot(fl / by, fl / t, "o", color="tab:red", ms=6)
         label = f"{name}, S = {context:,}" if name != "prefill" else f"prefill, T = {prompt:,}"
         rows.append([label, f"{fl / by:,.1f}", f"{fl / t / TFLOP_S:,.1f}",
-                     f"{fl / t / chip.peak('fp16'):.1%}", f"{t * 1e3:.2f}"])
+                     f"{fl / t / c_args['peak_flops']:.1%}", f"{t * 1e3:.2f}"])
     return fig, rows
