@@ -3,6 +3,7 @@ bound against bits per weight, the cache's share of a step, the output head's pr
 fits, and a GGUF-like file against every parameter at one width."""
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -175,3 +176,48 @@ def critical_batch_figure(model: Any, chip: Any, formats: Sequence[str]
     ax.set_title("")
     ax.legend(loc="center right")
     return fig, crit
+
+
+def block_bits(layouts: Mapping[str, tuple[int, int, int, int]], expr: Any,
+               symbols: Sequence[Any]) -> tuple[list[list], dict[str, Any]]:
+    """Bits per weight of block layouts ({format: (weights per block, bits per integer, bits of
+    the scale, bits of the offset)}) from ``expr`` in the block ``symbols`` (n_blk, b_q, b_s,
+    b_m), checked against the catalog's value where the format is one of its names; table
+    rows and {format: bits (exact)}."""
+    rows, out = [], {}
+    for fmt, values in layouts.items():
+        bits = expr.subs(dict(zip(symbols, values)))
+        if " " not in fmt:
+            assert Fraction(bits.p, bits.q) == bits_per_weight(fmt)  # the catalog's value
+        out[fmt] = bits
+        rows.append([fmt, *values, f"{bits} = {float(bits):g}"])
+    return rows, out
+
+
+def super_block_rows(super_blocks: Mapping[str, Mapping[str, int]], weights: int
+                     ) -> list[list]:
+    """The k-quants' super-blocks of ``weights`` weights, field by field [bytes], with the bits
+    per weight they give, checked against the catalog's value."""
+    rows = []
+    for fmt, fields in super_blocks.items():
+        size = sum(fields.values())
+        bits = Fraction(8 * size, weights)
+        assert bits == bits_per_weight(fmt)
+        rows.append([fmt, " + ".join(f"{v} ({k})" for k, v in fields.items()), size,
+                     f"{bits} = {float(bits):g}"])
+    return rows
+
+
+def kv_format_rows(model: Any, chip: Any, weights: str, kv_formats: Sequence[str],
+                   context: int) -> tuple[list[list[str]], dict[str, Any]]:
+    """One sequence of ``context`` tokens by the format of its cache: bits, cache [GB], weights
+    and cache [GiB], whether it fits on ``chip``, the longest context that fits, the bound;
+    also {format: estimate}."""
+    rows, out = [], {}
+    for kv in kv_formats:
+        e = estimate(model, hardware=chip, weights=weights, bits_kv=kv, context=context)
+        out[kv] = e
+        rows.append([kv, f"{float(e.bits_kv):g}", f"{e.kv_cache_bytes / GB:.1f}",
+                     f"{e.memory_required_bytes / GiB:.1f}", "yes" if e.fits else "no",
+                     f"{e.max_context:,}", f"{e.decode_tokens_per_second:.2f}"])
+    return rows, out
