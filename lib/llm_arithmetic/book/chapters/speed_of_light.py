@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from ...core.units import GB_S, TFLOP_S
+from ...core.units import GB, GB_S, TFLOP_S
 from ...estimate import estimate
 from ...formulas import flops, roofline
 from ..display import chip_name, model_name
@@ -123,3 +123,22 @@ def steps_figure(steps: Mapping[str, tuple[float, float]], chip: Any, other: Any
         rows.append([label, f"{fl / by:,.1f}", f"{fl / t / TFLOP_S:,.1f}",
                      f"{fl / t / c_args['peak_flops']:.1%}", f"{t * 1e3:.2f}"])
     return fig, rows
+
+
+def efficiency_rows(model: Any, chip: Any, measured_ms: Mapping[tuple[str, str], float],
+                    stated: Mapping[tuple[str, str], str]
+                    ) -> tuple[list[list[str]], dict[tuple, float], dict[tuple, float]]:
+    """Measured times per token ({(engine, weight format): ms}, one stream) against the bound
+    on ``chip``: table rows (engine, format, bits per weight, bytes read, bound, measured,
+    efficiency, the share the source states), {(engine, format): bound [ms]} and
+    {(engine, format): efficiency}."""
+    rows, bound_ms, eff = [], {}, {}
+    for (engine, fmt), measured in measured_ms.items():
+        e = estimate(model, hardware=chip, weights=fmt, context=1)
+        bound_ms[engine, fmt] = e.decode_seconds_per_token * 1e3
+        eff[engine, fmt] = roofline.efficiency(measured_tps=1e3 / measured,
+                                               tokens_per_second=e.decode_tokens_per_second)
+        rows.append([engine, fmt, f"{float(e.bits_weight):g}",
+                     f"{e.decode_bytes_per_token / GB:.2f}", f"{bound_ms[engine, fmt]:.2f}",
+                     f"{measured}", f"{eff[engine, fmt]:.1%}", stated[engine, fmt]])
+    return rows, bound_ms, eff
