@@ -26,6 +26,7 @@ glue functions still display what they glue, so the notebooks read and run anywh
 from __future__ import annotations
 
 import math
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
@@ -197,7 +198,11 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
     at least 9 pt, no overlapping labels, a unit on every numeric axis) and narrowed where its
     saved width would exceed the book's column
     (:func:`~llm_arithmetic.book.figure_check.fit_width`: shown at its own size, its 9 pt text
-    stays 9 pt), then closed."""
+    stays 9 pt), then closed.
+
+    With the environment variable ``LLM_ARITHMETIC_FAST_FIGURES`` set (the second-setting run
+    of the chapters, tests/test_second_setting.py), the figure is checked but not rendered: a
+    short text stands in for it."""
     import matplotlib.pyplot as plt
     from IPython.display import display
 
@@ -207,7 +212,10 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
     if fit_width(fig, drawn=check) and check:
         check_figure(fig)  # narrower: check its texts again
     _glue = _myst_glue()
-    if _glue is None:
+    if os.environ.get("LLM_ARITHMETIC_FAST_FIGURES"):
+        if _glue is not None:
+            _glue(name, f"figure {name}", display=False)
+    elif _glue is None:
         display(fig)
     else:
         _glue(name, fig, display=True)
