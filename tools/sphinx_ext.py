@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from tools import sphinx_speed
 
@@ -188,6 +189,59 @@ class GeneratedTableData(SphinxTransform):
                 text["translatable"] = False
 
 
+def translatable_exercise_titles(app: Any) -> None:
+    """An exercise's title (` ```{exercise} The batch that saturates an H100 `) is a message of
+    the page's catalog, translated like its prose. sphinx-exercise parses the title into a
+    subtitle node with no source, line or raw text, and at write time folds it into a new title
+    node, so Sphinx's gettext builder never saw it and the Chinese edition showed every
+    exercise title in English. Here the directives are sphinx-exercise's own with the subtitle
+    given the directive's argument as its raw text and the directive's place as its source and
+    line (what Sphinx's Locale transform, at read time, needs to translate it), and for the
+    gettext builder the folded title gets them back (`ExerciseTitleMessages`)."""
+    from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
+    from sphinx_exercise.nodes import exercise_subtitle
+
+    def with_source(base: type) -> type:
+        def run(self: Any) -> list:
+            result = base.run(self)
+            if self.arguments:
+                source, line = self.get_source_info()
+                for node in result:
+                    for subtitle in node.findall(exercise_subtitle):
+                        subtitle.rawsource = self.arguments[0]
+                        subtitle.source, subtitle.line = source, line
+                        node["book_subtitle"] = (self.arguments[0], source, line)
+            return result
+
+        return type(base.__name__, (base,), {"run": run})
+
+    app.setup_extension("sphinx_exercise")
+    for name, base in (("exercise", ExerciseDirective),
+                       ("exercise-start", ExerciseStartDirective)):
+        app.add_directive(name, with_source(base), override=True)
+    app.add_post_transform(ExerciseTitleMessages)
+
+
+class ExerciseTitleMessages(SphinxPostTransform):
+    """The gettext builder's half of `translatable_exercise_titles`: after sphinx-exercise's
+    post-transform (priority 20) has folded an exercise's subtitle into a title node of its
+    own, that title carries the subtitle's raw text, source and line (and the `uid` that the
+    builder requires of a message's node, which a node made after reading lacks), so that the
+    builder extracts the title as the page's message."""
+
+    default_priority = 21
+    builders = ("gettext",)
+
+    def run(self, **kwargs: Any) -> None:
+        from docutils import nodes
+
+        for node in self.document.findall(nodes.Element):
+            if "book_subtitle" in node and isinstance(node.children[0], nodes.title):
+                title = node.children[0]
+                title.rawsource, title.source, title.line = node["book_subtitle"]
+                title.uid = ""  # the builder skips a node with none, as for a toctree's
+
+
 #: A glue role whose key names no page: `{glue:text}`key:fmt``, `{glue}`key``.
 _LOCAL_GLUE = re.compile(r"(\{glue(?::\w+)?\}`)(?![^`]*::)([^`]+`)")
 
@@ -266,6 +320,7 @@ def setup(app: Any) -> dict[str, Any]:
     glue_in_translations()
     app.add_config_value("book_data_tables", [], "env", types=[list])
     app.add_transform(GeneratedTableData)
+    translatable_exercise_titles(app)
     # the language switcher (scripts/editions.py sets the editions when it builds them all)
     app.add_config_value("book_editions", [], "html", types=[list])
     app.connect("html-page-context", _switcher)
