@@ -25,6 +25,7 @@
 """
 from __future__ import annotations
 
+import gettext
 import html
 import posixpath
 import re
@@ -315,6 +316,45 @@ def fast_chinese_search() -> None:
     search.languages["zh"] = SearchChinese
 
 
+#: Words an extension asks its own message catalog for that its catalog in the edition's language
+#: lacks: sphinx-exercise's Chinese catalog has "Solution to" but not "Solution", the title of
+#: every solution in the book's `solution_follow_exercise` style. {language: {(catalog, English):
+#: translation}}, consulted after the extension's own catalog.
+EXTENSION_WORDS: dict[str, dict[tuple[str, str], str]] = {
+    "zh_CN": {("exercise", "Solution"): "解答"},
+}
+
+
+class _Words(gettext.NullTranslations):
+    """A fallback catalog of a few words.
+
+    >>> _Words({"Solution": "解答"}).gettext("Solution"), _Words({}).gettext("Exercise")
+    ('解答', 'Exercise')
+    """
+
+    def __init__(self, words: dict[str, str]) -> None:
+        super().__init__()
+        self._words = words
+
+    def gettext(self, message: str) -> str:
+        return self._words.get(message, message)
+
+
+def _extension_words(app: Any) -> None:
+    from sphinx import locale
+
+    by_catalog: dict[str, dict[str, str]] = {}
+    for (catalog, english), word in EXTENSION_WORDS.get(app.config.language, {}).items():
+        by_catalog.setdefault(catalog, {})[english] = word
+    for catalog, words in by_catalog.items():
+        key = ("general", catalog)
+        own = locale.translators.get(key)
+        if own is None or own.__class__ is gettext.NullTranslations:
+            locale.translators[key] = _Words(words)
+        else:
+            own.add_fallback(_Words(words))
+
+
 def setup(app: Any) -> dict[str, Any]:
     fast_chinese_search()
     glue_in_translations()
@@ -332,6 +372,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _config_inited)
     # every extension is loaded by then (Jupyter Book adds some after the configured ones)
     app.connect("builder-inited", _declare_parallel_safe)
+    app.connect("builder-inited", _extension_words)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
