@@ -42,7 +42,7 @@ PRINTED = {
 # a row added for one of these must take it off this set and map it.
 MISSING = {
     "NVIDIA RTX PRO 4500 Blackwell-PCIe-32GB", "NVIDIA RTX PRO 4500 Blackwell Server Edition",
-    "Intel(R) Arc(TM) Pro B70", "Dynamo Neuromorphic NPU",
+    "Dynamo Neuromorphic NPU",
 }
 GiB = 2**30
 
