@@ -31,7 +31,7 @@ def critical_prompt(model: Any, chip: Any, weights: str) -> tuple[float, Any]:
 def ttft_by_chips(model: Any, chip: Any, weights: str, prompt: int, generate: int,
                   degrees: Iterable[int] = (1, 2, 4, 8)) -> dict[int, dict[str, float]]:
     """Time to first token of a ``prompt``-token prompt on n tensor-parallel chips, for each n
-    of ``degrees`` [s]: the bound (all-reduces overlapped), the serialized sum, its arithmetic
+    of ``degrees`` that splits the model's attention heads evenly [s]: the bound (all-reduces overlapped), the serialized sum, its arithmetic
     (with an ideal link) and all-reduce parts, and the time per output token at batch 1.
 
     >>> from llm_arithmetic import get_hardware, get_model
@@ -40,7 +40,7 @@ def ttft_by_chips(model: Any, chip: Any, weights: str, prompt: int, generate: in
     (True, True)
     """
     out = {}
-    for n in degrees:
+    for n in (d for d in degrees if model.n_heads % d == 0):
         e = estimate(model, hardware=chip, weights=weights, tp=n, prompt=prompt,
                      generate=generate)
         work = estimate(model, hardware=chip, weights=weights, tp=n, prompt=prompt,
