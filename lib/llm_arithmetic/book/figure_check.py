@@ -211,3 +211,36 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
                                 f"label {label!r}")
     if problems:
         raise ValueError("; ".join(dict.fromkeys(problems)))
+
+
+def move_legends_off_data(fig: plt.Figure) -> bool:
+    """Move every legend inside an axes below that axes when :func:`check_figure` finds a
+    legend on a data line; True if it moved any. A chapter re-run with another model or chip
+    draws its lines elsewhere, so a legend placed for the first setting may cover them.
+
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1], label="a line"); _ = ax.legend(loc="center")
+    >>> _ = ax.set_xlabel("x [-]"); _ = ax.set_ylabel("y [-]")
+    >>> move_legends_off_data(fig), move_legends_off_data(fig)
+    (True, False)
+    >>> check_figure(fig); plt.close(fig)
+    """
+    try:
+        check_figure(fig)
+        return False
+    except ValueError as err:
+        if "figure legend" not in str(err):
+            return False
+    moved = False
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None or not leg.get_visible():
+            continue
+        handles, labels = ax.get_legend_handles_labels()
+        title = leg.get_title().get_text() or None
+        size = leg.get_texts()[0].get_fontsize() if leg.get_texts() else None
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                  ncol=min(3, max(len(labels), 1)), title=title, fontsize=size,
+                  title_fontsize=size)
+        moved = True
+    return moved
