@@ -5,7 +5,8 @@
 * :func:`reserve_share` -- that share for one chip (the third macOS withholds on an 8 GB Mac);
 * :func:`on` -- :func:`~llm_arithmetic.estimate` on n chips working as one, with the reserve;
 * :func:`read_bytes` -- the weight bytes one decode step of one sequence reads;
-* :func:`tps` -- a rate in tokens per second with the digits a table needs.
+* :func:`tps` -- a rate in tokens per second with the digits a table needs;
+* :func:`laptop_case` -- one chip of the laptop case study: its estimate, prefill and table row.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ..core.units import GiB
 from ..estimate import estimate
 from ..formulas import memory
 
-__all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "read_bytes", "tps"]
+__all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "read_bytes", "tps",
+           "laptop_case"]
 
 #: Memory kept back on every device: an assumption of the chapter.
 RESERVE_SHARE = 0.10
@@ -65,3 +67,34 @@ def tps(x: float) -> str:
     ('12.3', '1,234')
     """
     return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
+
+
+def laptop_case(model: Model, chip: Any, weights: str, context: int, prompt: int,
+                family: dict[str, Model]) -> tuple[Any, float, list[Any]]:
+    """One chip of the laptop case: the estimate of one stream of ``model`` (weights in
+    ``weights``, ``context`` tokens, the reserve kept back), the prefill bound of a
+    ``prompt``-token prompt [s], and the row of the chapter's table (chip, bandwidth [GB/s],
+    peak [TFLOP/s], decode [tokens/s], critical batch, prefill [s], context that fits, the
+    largest model of ``family`` that fits with its full trained context).
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> e, ttft, row = laptop_case(get_model("llama-7b"), get_hardware("m2"), "q4_0", 512, 1000,
+    ...                            {"llama-7b": get_model("llama-7b")})
+    >>> e.bound, row[0], row[-1]
+    ('memory', 'Apple M2', 'LLaMA 7B')
+    """
+    from ..formulas import roofline
+    from .display import chip_name, model_name
+    e = on(model, chip, weights=weights, context=context)
+    ttft = roofline.prefill_time(weight_bytes=read_bytes(model, e.bits_weight),
+                                 kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
+                                 matmul_params=model.matmul_params, n_layers=model.n_layers,
+                                 n_heads=model.n_heads, d_head=model.d_head, prompt=prompt,
+                                 bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+    largest = [m for m in family.values()
+               if on(m, chip, weights=weights, context=m.trained_context).fits]
+    row = [chip_name(chip), f"{chip.bandwidth / 1e9:.1f}", f"{e.peak_flops / 1e12:.3f}",
+           tps(e.decode_tokens_per_second),
+           "∞" if e.critical_batch_size is None else f"{e.critical_batch_size:.1f}",
+           f"{ttft:.2f}", f"{e.max_context:,}", model_name(largest[-1]) if largest else "none"]
+    return e, ttft, row
