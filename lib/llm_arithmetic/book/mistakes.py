@@ -16,7 +16,7 @@ import numpy as np
 
 from .display import glue
 
-__all__ = ["Mistake", "Mistakes"]
+__all__ = ["Mistake", "Mistakes", "article_sparse_figures"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +83,28 @@ class Mistakes:
         ax.axvline(1, color="k", lw=1)
         ax.set_xlabel("error factor, wrong / right [ratio]")
         return ax
+
+
+def article_sparse_figures(hardware: dict[str, Any]) -> list[list[str]]:
+    """Rows of the chapter's table of peak rates that source articles used and that are a
+    datasheet's sparse figure (within 1 %) and not the dense one: chip, article (a citation),
+    precision, the article's rate [TFLOP/s], the sparse figures it matches, the dense rate.
+
+    >>> from llm_arithmetic.catalog.hardware import HARDWARE
+    >>> [row[0] for row in article_sparse_figures(HARDWARE)]
+    ['NVIDIA H100 PCIe', 'NVIDIA GeForce RTX 4090']
+    """
+    from .display import chip_name
+    rows = []
+    for h in hardware.values():
+        sparse_rates = {k: p.rate for k, p in h.peaks.items() if not p.dense}
+        for f in h.article_figures:
+            if not f.quantity.startswith("peak:"):
+                continue
+            own = h.peaks.get(f.quantity.removeprefix("peak:"))
+            hits = [k for k, r in sparse_rates.items() if abs(f.value / r - 1) < 0.01]
+            if hits and not (own is not None and abs(f.value / own.rate - 1) < 0.01):
+                rows.append([chip_name(h), f"{{cite:t}}`{f.article}`",
+                             f.quantity.removeprefix("peak:"), f"{f.value / 1e12:,.1f}",
+                             ", ".join(hits), f"{own.rate / 1e12:,.1f}" if own else "–"])
+    return rows
