@@ -213,34 +213,51 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
         raise ValueError("; ".join(dict.fromkeys(problems)))
 
 
-def move_legends_off_data(fig: plt.Figure) -> bool:
-    """Move every legend inside an axes below that axes when :func:`check_figure` finds a
-    legend on a data line; True if it moved any. A chapter re-run with another model or chip
-    draws its lines elsewhere, so a legend placed for the first setting may cover them.
+
+def unclutter(fig: plt.Figure) -> bool:
+    """Make room where :func:`check_figure` finds a legend on a data line or point labels that
+    overlap (each other, or a line): move every legend inside an axes below that axes, and place
+    every label of a point (an annotation set off its point) again with
+    :func:`~llm_arithmetic.book.plots.style.label_points`, which looks around each point for
+    free room. True if it changed anything. A chapter re-run with another model or chip draws
+    its lines and points elsewhere, so labels placed for the first setting may collide.
 
     >>> fig, ax = plt.subplots()
-    >>> _ = ax.plot([0, 1], [0, 1], label="a line"); _ = ax.legend(loc="center")
+    >>> _ = ax.plot([0, 1], [0, 1], "o-", label="a line"); _ = ax.legend(loc="center")
     >>> _ = ax.set_xlabel("x [-]"); _ = ax.set_ylabel("y [-]")
-    >>> move_legends_off_data(fig), move_legends_off_data(fig)
+    >>> for _ in range(2):
+    ...     _ = ax.annotate("B=1", (0, 0), textcoords="offset points", xytext=(4, 5))
+    >>> unclutter(fig), unclutter(fig)
     (True, False)
     >>> check_figure(fig); plt.close(fig)
     """
+    from matplotlib.text import Annotation
+
     try:
         check_figure(fig)
         return False
     except ValueError as err:
-        if "figure legend" not in str(err):
-            return False
-    moved = False
+        problems = str(err)
+    changed = False
     for ax in fig.axes:
         leg = ax.get_legend()
-        if leg is None or not leg.get_visible():
-            continue
-        handles, labels = ax.get_legend_handles_labels()
-        title = leg.get_title().get_text() or None
-        size = leg.get_texts()[0].get_fontsize() if leg.get_texts() else None
-        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
-                  ncol=min(3, max(len(labels), 1)), title=title, fontsize=size,
-                  title_fontsize=size)
-        moved = True
-    return moved
+        if "figure legend" in problems and leg is not None and leg.get_visible():
+            handles, labels = ax.get_legend_handles_labels()
+            title = leg.get_title().get_text() or None
+            size = leg.get_texts()[0].get_fontsize() if leg.get_texts() else None
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                      ncol=min(3, max(len(labels), 1)), title=title, fontsize=size,
+                      title_fontsize=size)
+            changed = True
+        notes = [t for t in ax.texts if isinstance(t, Annotation) and t.get_visible()
+                 and t.anncoords == "offset points" and t.arrow_patch is None
+                 and f"text {t.get_text()!r}" in problems]
+        if notes:
+            from .plots.style import label_points
+            for t in notes:
+                t.remove()
+            for t in notes:
+                label_points(ax, [t.xy[0]], [t.xy[1]], [t.get_text()],
+                             fontsize=t.get_fontsize(), color=t.get_color())
+            changed = True
+    return changed
