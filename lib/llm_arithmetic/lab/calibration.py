@@ -38,7 +38,7 @@ from ..catalog.model_catalog import get_model
 from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
 
-__all__ = ["DATA_PATH", "DEVICE_CLASSES", "Measurement",
+__all__ = ["DATA_PATH", "DEVICE_CLASSES", "CLASS_OF_KIND", "chip_class", "Measurement",
            "Calibrated", "load_measurements", "decode_bytes", "bound_tokens_per_second",
            "calibrate", "group_by", "median_efficiency", "size_bucket", "precision_bucket",
            "plot_efficiency_by", "plot_measured_vs_bound"]
@@ -60,6 +60,27 @@ def class_label(key: str) -> str:
     from ..book.plots.foundations import CHIP_KINDS
 
     return CHIP_KINDS.get("apple-silicon" if key == "apple" else key, key)
+
+#: The dataset's class of each kind of chip of the hardware catalog. The dataset has no rows of
+#: three kinds; each takes the class that is nearest in how it runs a decoder (an assumption):
+#: a single-board computer (Raspberry Pi) runs it on its CPU, a system on a chip (DGX Spark,
+#: Jetson, Ryzen AI Max) on an integrated GPU sharing unified memory, as Apple silicon does, and
+#: an accelerator (TPU, Gaudi, Trainium) from datacenter HBM.
+CLASS_OF_KIND: dict[str, str] = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
+                                 "datacenter-gpu": "datacenter-gpu", "cpu": "cpu",
+                                 "sbc": "cpu", "soc": "apple", "accelerator": "datacenter-gpu"}
+
+
+def chip_class(chip: Any) -> str:
+    """The dataset's device class (:data:`DEVICE_CLASSES`) for a chip of the catalog, by its
+    kind (:data:`CLASS_OF_KIND`).
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_class(get_hardware("rtx-4090")), chip_class(get_hardware("m2"))
+    ('consumer-gpu', 'apple')
+    """
+    return CLASS_OF_KIND[chip.kind]
+
 
 @dataclass(frozen=True)
 class Measurement:
