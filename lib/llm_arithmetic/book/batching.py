@@ -8,6 +8,9 @@
 * :func:`largest_free_chunk` -- chunked prefill: the chunk that fits in a decode step's idle
   compute;
 * :func:`experts_touched_simulation` -- a seeded simulation of uniform expert routing;
+  :func:`moe_step_bytes_expr`, :func:`moe_step_bytes_fn`, :func:`moe_expert_bytes`,
+  :func:`moe_bytes_figure`, :func:`moe_critical_batch` -- the bytes of a mixture's step as the
+  batch touches more experts, and the batch at which it turns compute-bound;
 * :func:`short_chip`, :func:`peak_of` -- a chip's name without its vendor, its dense peak for a
   weight format.
 """
@@ -21,6 +24,8 @@ from ..catalog.formats import bits_per_weight
 from ..formulas import memory, roofline
 
 __all__ = ["frontier", "short_chip", "critical_context_expr", "critical_context_of",
+           "moe_step_bytes_expr", "moe_expert_bytes", "moe_step_bytes_fn", "moe_bytes_figure",
+           "moe_critical_batch",
            "critical_batch_figure", "peak_of", "frontier_figure", "largest_free_chunk",
            "experts_touched_simulation"]
 
@@ -217,3 +222,105 @@ def experts_touched_simulation(n_experts: int, n_active: int, batches: Iterable[
         np.put_along_axis(hit, choice, True, axis=2)
         out[b] = hit.any(axis=1).sum(axis=1).mean()
     return out
+
+
+def moe_step_bytes_expr() -> Any:
+    """The bytes of a decode step of a mixture of experts (sympy, glossary symbols): the weights
+    one token reads (:math:`k` experts a layer), plus the further :math:`\\bar{E}_B - k` expert
+    MLPs a batch brings into every layer, plus the caches.
+
+    >>> from llm_arithmetic.core import symbols as sym
+    >>> sym.experts_read in moe_step_bytes_expr().free_symbols
+    True
+    """
+    from ..core import symbols as sym
+    return (sym.weight_bytes + sym.n_layers * (sym.experts_read - sym.n_active_experts)
+            * sym.mlp_params * sym.bits_weight / 8
+            + sym.kv_cache_bytes_per_token * sym.context * sym.batch)
+
+
+def moe_expert_bytes(model: Any, bits: Any = 16) -> tuple[float, float, float]:
+    """A mixture's weight bytes at ``bits`` per weight [B]: those one token reads per step
+    (``k`` experts a layer), those every token reads (all but the routed experts), and all of
+    them."""
+    from ..formulas import params
+    from .cases import read_bytes
+    expert = params.mlp_params(d_model=model.d_model, d_ff=model.d_ff,
+                               n_mlp_mats=model.n_mlp_mats) * bits / 8
+    active = float(read_bytes(model, bits))
+    shared = active - model.n_layers * model.n_active_experts * expert
+    return active, shared, float(shared + model.n_layers * model.n_experts * expert)
+
+
+def moe_step_bytes_fn(model: Any, bits: Any = 16) -> Any:
+    """:func:`moe_step_bytes_expr` for ``model`` at context 1, with the expected experts of
+    uniform routing (``experts_read``), as a NumPy function of the batch [B].
+
+    >>> from llm_arithmetic import estimate, get_model
+    >>> f = moe_step_bytes_fn(get_model("mixtral-8x7b"))
+    >>> e = estimate("mixtral-8x7b", context=1, batch=8)
+    >>> abs(f(8.0) / e.decode_step_bytes - 1) < 1e-9
+    True
+    """
+    import sympy as sp
+
+    from ..core import symbols as sym
+    from ..formulas import params
+    touched = params.experts_read.expr.subs({sym.n_experts: model.n_experts,
+                                             sym.n_active_experts: model.n_active_experts})
+    return sp.lambdify(sym.batch, moe_step_bytes_expr().subs({
+        sym.experts_read: touched, sym.n_active_experts: model.n_active_experts,
+        sym.weight_bytes: moe_expert_bytes(model, bits)[0],
+        sym.mlp_params: params.mlp_params(d_model=model.d_model, d_ff=model.d_ff,
+                                          n_mlp_mats=model.n_mlp_mats),
+        sym.n_layers: model.n_layers, sym.bits_weight: bits,
+        sym.kv_cache_bytes_per_token: model.kv_cache_bytes_per_token(), sym.context: 1}),
+        "numpy")
+
+
+def moe_bytes_figure(model: Any, simulated: dict[int, float], bits: Any = 16) -> Any:
+    """The bytes a decode step of ``model`` reads against the batch (log axis, to 256): the
+    expectation of :func:`moe_step_bytes_fn`, the seeded simulation ``simulated`` (experts
+    touched per layer by batch, :func:`experts_touched_simulation`), and the two limits, the
+    active experts only (dashed) and all experts (dotted)."""
+    from ..core.units import GB
+    from .matplotlib_on_demand import pyplot as plt
+    from ..formulas import params
+    moe_bytes = moe_step_bytes_fn(model, bits)
+    active, shared, every = moe_expert_bytes(model, bits)
+    expert = params.mlp_params(d_model=model.d_model, d_ff=model.d_ff,
+                               n_mlp_mats=model.n_mlp_mats) * bits / 8
+    b = np.arange(1, 257)
+    fig, ax = plt.subplots()
+    ax.plot(b, moe_bytes(b.astype(float)) / GB, label="expected, uniform routing")
+    mc_b = np.array(sorted(simulated))
+    mc_bytes = [float(shared + model.n_layers * simulated[x] * expert
+                      + x * model.kv_cache_bytes_per_token()) for x in mc_b]
+    ax.plot(mc_b, np.array(mc_bytes) / GB, "o", ms=4, label="simulated routing")
+    ax.axhline(active / GB, color="0.4", ls="--", lw=1, label="k active experts only")
+    ax.axhline(every / GB, color="0.4", ls=":", lw=1,
+               label=f"all experts (dense {model.total_params / 1e9:.0f}B read)")
+    ax.set_xscale("log")
+    ax.set_xlabel("batch size B [tokens per step]")
+    ax.set_ylabel("bytes read per step [GB]")
+    ax.legend(loc="center right")
+    return fig
+
+
+def moe_critical_batch(model: Any, chip: Any, bits: Any = 16, largest: int = 20000) -> int:
+    """The smallest batch at which a decode step of ``model`` at context 1 on ``chip`` (fp16
+    arithmetic) is compute-bound, its bytes from :func:`moe_step_bytes_fn`; ``largest`` when no
+    batch up to it is.
+
+    >>> from llm_arithmetic import estimate, get_hardware, get_model
+    >>> b = moe_critical_batch(get_model("mixtral-8x7b"), get_hardware("h100-sxm"))
+    >>> abs(b - estimate("mixtral-8x7b", hardware="h100-sxm", context=1).critical_batch_size) <= 1
+    True
+    """
+    from ..formulas import flops
+    b = np.arange(1, largest + 1, dtype=float)
+    per_token = flops.decode_flops_per_token(matmul_params=model.matmul_params,
+                                             n_layers=model.n_layers, n_heads=model.n_heads,
+                                             d_head=model.d_head, context=1)
+    bound = b * per_token / peak_of(chip, "fp16") >= moe_step_bytes_fn(model, bits)(b) / chip.bandwidth
+    return int(b[np.argmax(bound)]) if bound.any() else largest
