@@ -669,11 +669,6 @@ WIDE_AT_390_BY_PAGE: dict[str, set[str]] = {
     "notebooks/20-repro-baseten.html": {"eq-baseten-critical-batch"},
     # chapters other sessions were editing when this list was made
     "notebooks/08-modern-architectures.html": {"eq-modern-mla-naive"},
-    "notebooks/10-prefill.html": {"eq-prefill-chunk-time"},
-    "notebooks/11-parallelism.html": {"eq-parallel-comm", "eq-parallel-best"},
-    "notebooks/16-common-mistakes.html": {"eq-mistakes-embedding"},
-    # the plan's appendix (lib/llm_arithmetic/book/plan_page.py prints them on one line)
-    "book/calculator.html": {"eq-plan-embedding-params", "eq-plan-unread-embedding-params"},
 }
 WIDE_AT_390 = set().union(*WIDE_AT_390_BY_PAGE.values())
 
