@@ -63,8 +63,9 @@ def book_report(request) -> list:
 #: Files that start first under pytest-xdist, longest first: each spends much of its time
 #: waiting (a browser, a book build, subprocesses), which the other files fill.
 FIRST = ("tests/test_binder.py", "tests/test_browser.py", "tests/test_browser_pages_second.py",
-         "tests/test_student_edition.py", "tests/test_browser_widgets.py", "tests/test_nbgrader.py",
-         "tests/test_release.py", "tests/test_pdf.py")
+         "tests/test_second_setting.py", "tests/test_student_edition.py",
+         "tests/test_browser_widgets.py", "tests/test_nbgrader.py", "tests/test_release.py",
+         "tests/test_pdf.py")
 
 
 def pytest_collection_modifyitems(config, items):

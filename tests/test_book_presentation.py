@@ -6,11 +6,12 @@ For every notebook page of the book (_toc.yml):
 
 - **Visible code teaches.** A code cell is visible unless tagged `remove-cell`, `remove-input`,
   `hide-input` or `hide-cell`. The visible code of a page, outside exercise solutions (which sit
-  in collapsed dropdowns), is at most its budget in non-blank lines (`BUDGET`, by default
-  `DEFAULT_BUDGET` for a chapter, none for the generated back matter). No visible cell,
-  solutions included, calls `glue`, `glue_math` or `glue_figure`, asserts, carries an
-  `# NBVAL_` marker, or prints a raw `True`/`False`; no visible line is longer than
-  `MAX_LINE` characters (the code box of the page at 1280 px).
+  in collapsed dropdowns) and the `parameters` cell (the setting a reader may change), is at
+  most its budget in non-blank lines (`BUDGET`, by default `DEFAULT_BUDGET` for a chapter, none
+  for the generated back matter). No visible cell, solutions included, calls `glue`,
+  `glue_math` or `glue_figure`, asserts, carries an `# NBVAL_` marker, or prints a raw
+  `True`/`False`; no visible line is longer than `MAX_LINE` characters (the code box of the
+  page at 1280 px).
 - **One setup import.** The first code cell after the Colab guard is
   `from llm_arithmetic.book.prelude import *`, and no other cell defines a function (helpers
   live in the package).
@@ -122,7 +123,10 @@ def count_lines(text: str) -> int:
 
 
 def main_text_lines(nb) -> int:
-    return sum(count_lines(source(c)) for _, c in visible_code(nb) if "solution" not in tags(c))
+    """Non-blank visible code lines outside solutions and the `parameters` cell (the setting a
+    reader may change, tests/test_second_setting.py)."""
+    return sum(count_lines(source(c)) for _, c in visible_code(nb)
+               if not {"solution", "parameters"} & set(tags(c)))
 
 
 def markdown(nb) -> str:

@@ -1,7 +1,7 @@
 """Every chapter runs with a second model, chip and format (issue 28, item 4).
 
-A chapter's first code cell after the setup import is tagged `parameters` and assigns the
-setting it studies, one name a line:
+A chapter's first visible code cell after the setup import is tagged `parameters` and assigns
+the setting it studies, one name a line:
 
     MODEL = "llama-7b"
     CHIP = "m2"
@@ -23,9 +23,11 @@ environment (nbclient; outputs are not compared: nbval compares the first settin
   (the committed outputs).
 
 The notebooks run concurrently (one kernel each, `WORKERS` at a time, started by the first test
-of this file), with a cheap figure backend: figures are still built and checked
-(`plots.check_figure`), their PNG is drawn at a low resolution (`LLM_ARITHMETIC_FAST_FIGURES`,
-read by `llm_arithmetic.book.display.glue_figure`).
+of this file that needs them) and draw no PNG: figures are still built and checked
+(`check_figure`: text size, overlaps, units), but a short text is glued in their place
+(`LLM_ARITHMETIC_FAST_FIGURES` in the kernel's environment, read by
+`llm_arithmetic.book.display.glue_figure`). `make test` starts this file among the first
+(tests/conftest.py), beside the book build's browser tests.
 
 Run one notebook: `pytest tests/test_second_setting.py -k 01-puzzle`; see its executed copy with
 `SECOND_SETTING_OUT=/tmp/x pytest tests/test_second_setting.py` (one .ipynb per notebook).
@@ -163,9 +165,14 @@ def execute(path: Path) -> tuple[dict, float]:
         if c.cell_type == "code":
             c.outputs = []
     t0 = time.monotonic()
-    os.environ["LLM_ARITHMETIC_FAST_FIGURES"] = "1"  # inherited by the kernels
-    NotebookClient(run, km=current_env_kernel(), timeout=CELL_TIMEOUT_S,
-                   resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
+    km = current_env_kernel()
+    try:
+        NotebookClient(run, km=km, timeout=CELL_TIMEOUT_S,
+                       resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute(
+            env={**os.environ, "LLM_ARITHMETIC_FAST_FIGURES": "1"})  # the kernel's environment
+    finally:  # a kernel manager passed in is not shut down by nbclient
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     seconds = time.monotonic() - t0
     out = os.environ.get("SECOND_SETTING_OUT")
     if out:
@@ -178,10 +185,15 @@ NOTEBOOKS = notebooks_with_a_second_setting()
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[Path, Future]:
-    """Every notebook's second run, started at once, `WORKERS` kernels at a time."""
+def runs(request) -> dict[Path, Future]:
+    """The second run of every notebook whose test is selected, started at once, `WORKERS`
+    kernels at a time."""
+    test = test_notebook_runs_with_its_second_setting.__name__
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if getattr(item, "module", None) is request.module
+                and getattr(item, "originalname", "") == test]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        futures = {path: pool.submit(execute, path) for path in NOTEBOOKS}
+        futures = {path: pool.submit(execute, path) for path in selected}
         yield futures
         for future in futures.values():
             future.cancel()
@@ -196,6 +208,26 @@ def test_each_second_setting_is_a_different_one():
         first = assigned_names(source(nb["cells"][parameters_cell(nb)]))
         assert any(first[n] != setting[n] for n in REQUIRED), (
             f"{path.name}: the second setting is the first one")
+
+
+HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
+SETUP = "from llm_arithmetic.book.prelude import *"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_parameters_cell_comes_first(path):
+    """The `parameters` cell is visible and the first visible code cell after the setup
+    import: a reader finds the setting before any code that uses it."""
+    nb = load(path)
+    cells = nb["cells"]
+    at = parameters_cell(nb)
+    assert not HIDDEN & set(tags(cells[at])), f"{path.name}: the parameters cell is hidden"
+    setup = [i for i, c in enumerate(cells) if c["cell_type"] == "code"
+             and source(c).strip() == SETUP]
+    assert setup and setup[0] < at, f"{path.name}: no setup import before the parameters cell"
+    between = [i for i in range(setup[0] + 1, at) if cells[i]["cell_type"] == "code"
+               and not HIDDEN & set(tags(cells[i]))]
+    assert not between, f"{path.name}: visible code cells {between} come before the parameters"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

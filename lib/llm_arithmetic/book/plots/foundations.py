@@ -25,6 +25,17 @@ __all__ = ["roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "mla_attention_flops_vs_context",
            "expert_weights_read_vs_batch"]
 
+#: Width of an operation's name along the x axis of a roofline [px]: a line of 9 pt text,
+#: rotated, at the figures' 96 dpi.
+_LABEL_PX = 9 * 96 / 72 * 1.2
+
+
+def _drawn_precision(h: Hardware, precision: str) -> str:
+    """The precision whose dense peak a roofline of ``h`` is drawn with: ``precision``, else
+    the chip's headline one (fp16, else bf16, else fp32)."""
+    return precision if precision in h.peaks else (h.headline_precision() or "fp32")
+
+
 def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = None,
              precision: str = "fp16", ax: plt.Axes | None = None,
              intensity_range: tuple[float, float] = (0.1, 2000.0),
@@ -34,8 +45,8 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     Parameters
     ----------
     chips : sequence of Hardware
-        Chips; one without a dense peak at ``precision`` is drawn with its fp32 peak, and the
-        legend says so.
+        Chips; one without a dense peak at ``precision`` is drawn with its headline peak (fp16,
+        else bf16, else fp32), and the legend says so.
     operations : dict, optional
         Name -> arithmetic intensity [FLOP/B], drawn as vertical lines.
     precision : str
@@ -56,7 +67,7 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     ax = _ax(ax)
     x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
     for h in chips:
-        prec = precision if precision in h.peaks else "fp32"
+        prec = _drawn_precision(h, precision)
         peak = h.peak(prec)
         y = np.minimum(peak, x * h.bandwidth)
         ridge_label = f"ridge {N.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth):.0f} FLOP/B"
@@ -66,16 +77,26 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
         ridge = peak / h.bandwidth
         ax.plot([ridge], [peak], "o", color=line.get_color(), ms=4)
         ax.lines[-1].set_label("_nolegend_")
-    for name, intensity in (operations or {}).items():
+    # each name stands left of its line, or right of it where the left is taken by the name of
+    # a lower intensity (two operations of nearly the same intensity)
+    px_per_decade = (ax.figure.get_figwidth() * ax.figure.dpi * ax.get_position().width
+                     / np.log10(intensity_range[1] / intensity_range[0]))
+    taken: list[tuple[float, float]] = []  # [px, px] along x of the names placed
+    for name, intensity in sorted((operations or {}).items(), key=lambda kv: kv[1]):
         ax.axvline(intensity, color="0.4", ls=":", lw=1)
         y, va = (0.02, "bottom") if labels == "bottom" else (0.98, "top")
-        ax.text(intensity, y, f" {name} ", rotation=90, va=va, ha="right", fontsize=9,
+        at = np.log10(intensity) * px_per_decade
+        ha, span = "right", (at - _LABEL_PX, at)
+        if any(a < span[1] and span[0] < b for a, b in taken):
+            ha, span = "left", (at, at + _LABEL_PX)
+        taken.append(span)
+        ax.text(intensity, y, f" {name} ", rotation=90, va=va, ha=ha, fontsize=9,
                 transform=ax.get_xaxis_transform(), color="0.3")
     ax.set_xscale("log")
     ax.set_yscale("log")
     if operations and labels == "bottom":  # a decade of room under the lowest roof
-        lowest = min(min(x[0] * h.bandwidth, h.peak(precision if precision in h.peaks
-                                                    else "fp32")) for h in chips)
+        lowest = min(min(x[0] * h.bandwidth, h.peak(_drawn_precision(h, precision)))
+                     for h in chips)
         ax.set_ylim(bottom=lowest / 10)
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
     # the rates stay in FLOP/s (callers add points in FLOP/s); the ticks read in TFLOP/s
