@@ -25,7 +25,7 @@ from ..formulas import memory, roofline
 
 __all__ = ["frontier", "short_chip", "critical_context_expr", "critical_context_of",
            "moe_step_bytes_expr", "moe_expert_bytes", "moe_step_bytes_fn", "moe_bytes_figure",
-           "moe_critical_batch",
+           "moe_critical_batch", "request_times",
            "critical_batch_figure", "peak_of", "frontier_figure", "largest_free_chunk",
            "experts_touched_simulation"]
 
@@ -324,3 +324,28 @@ def moe_critical_batch(model: Any, chip: Any, bits: Any = 16, largest: int = 200
                                              d_head=model.d_head, context=1)
     bound = b * per_token / peak_of(chip, "fp16") >= moe_step_bytes_fn(model, bits)(b) / chip.bandwidth
     return int(b[np.argmax(bound)]) if bound.any() else largest
+
+
+def request_times(model: Any, chip: Any, weights: str, prompt: int, generated: int,
+                  batches: Iterable[int]) -> dict[int, tuple[float, float, float]]:
+    """For each batch of requests prefilled together: the time to first token, the time per
+    output token (a decode step at the mean context) and the whole request [s], of a
+    ``prompt``-token prompt and ``generated`` tokens of ``model`` on ``chip``.
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> t = request_times(get_model("llama-3-8b"), get_hardware("h100-sxm"), "fp16", 2000, 500,
+    ...                   (1, 64))
+    >>> ttft, tpot, total = t[1]
+    >>> abs(total - (ttft + 500 * tpot)) < 1e-9 * total, t[64][0] > t[1][0]
+    (True, True)
+    """
+    from .cases import read_bytes
+    args = dict(weight_bytes=read_bytes(model, bits_per_weight(weights)),
+                kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
+                matmul_params=model.matmul_params, n_layers=model.n_layers,
+                n_heads=model.n_heads, d_head=model.d_head, bandwidth=chip.bandwidth,
+                peak_flops=peak_of(chip, weights))
+    return {b: (roofline.prefill_time(prompt=prompt, batch=b, **args),
+                roofline.decode_step_time(context=prompt + (generated + 1) / 2, batch=b, **args),
+                roofline.generation_time(prompt=prompt, generated=generated, batch=b, **args))
+            for b in batches}
