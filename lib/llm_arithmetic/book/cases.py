@@ -9,7 +9,8 @@
 * :func:`laptop_case` -- one chip of the laptop case study: its estimate, prefill and table row;
 * :func:`full_batch` -- a deployment at its largest batch, and its table row;
 * :func:`grouped_variants` -- a multi-head model and its grouped-query variants;
-* :func:`experts_at_full_batch` -- the experts a mixture's full batch touches, and its rate.
+* :func:`experts_at_full_batch` -- the experts a mixture's full batch touches, and its rate;
+* :func:`cache_share`, :func:`bytes_breakdown_figure` -- the weight and cache bytes of a step.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from ..estimate import estimate
 from ..formulas import memory
 
 __all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "read_bytes", "tps",
-           "laptop_case", "full_batch", "grouped_variants", "experts_at_full_batch"]
+           "laptop_case", "full_batch", "grouped_variants", "experts_at_full_batch",
+           "bytes_breakdown_figure", "cache_share"]
 
 #: Memory kept back on every device: an assumption of the chapter.
 RESERVE_SHARE = 0.10
@@ -172,3 +174,35 @@ def experts_at_full_batch(model: Model, chip: Any, n: int, weights: str, context
     full = on(model, chip, n, weights=weights, context=context, batch=b)
     assert abs(full.throughput_tokens_per_second / rate["touched"] - 1) < 1e-9
     return b, touched, full.throughput_tokens_per_second, rate["k"]
+
+
+def bytes_breakdown_figure(models: list[Model], figsize: tuple[float, float] | None = None,
+                           **kw: Any) -> Any:
+    """The chapter's bars of the bytes one decode step reads, by part, for each of ``models``
+    (:func:`~llm_arithmetic.book.plots.decode_bytes_breakdown` with ``kw``: context, weights,
+    bits_kv), without a title (the caption says it) and with the legend below the bars."""
+    from . import plots
+    from .matplotlib_on_demand import pyplot as plt
+    ax = None
+    if figsize is not None:
+        _, ax = plt.subplots(figsize=figsize)
+    ax = plots.decode_bytes_breakdown(models, ax=ax, **kw)
+    ax.set_title("")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    return ax.figure
+
+
+def cache_share(model: Model, chip: Any, context: int, **kw: Any) -> tuple[Any, float, float]:
+    """One sequence of ``model`` at ``context`` tokens on ``chip`` (the reserve kept back;
+    ``kw``: weights, bits_kv): the estimate, and the weight and cache bytes a decode step
+    reads [B].
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> e, w, kv = cache_share(get_model("command-r"), get_hardware("h100-sxm"), 8192,
+    ...                        weights="q4_0", bits_kv=8)
+    >>> w + kv == e.decode_bytes_per_token, 0 < kv < w
+    (True, True)
+    """
+    e = on(model, chip, context=context, **kw)
+    kv = float(e.kv_cache_bytes)
+    return e, float(e.decode_bytes_per_token) - kv, kv
