@@ -665,19 +665,7 @@ FORBIDDEN_CODE = [(re.compile(r"\bglue(?:_math|_figure)?\("), "a glue call"),
 #: Display equations still wider than a phone's column (390 px), by page: each needs line breaks
 #: (`glue_math(..., multiline=True)` for a generated one, `aligned`/`gathered` in Markdown).
 #: At 1280 px every equation fits, and one that comes to fit at 390 px must leave this list.
-WIDE_AT_390_BY_PAGE: dict[str, set[str]] = {
-    # the condition of the piecewise critical batch, one line of ~400 px
-    "notebooks/06-roofline.html": {"eq-roofline-critical-batch"},
-    "notebooks/19-repro-karpathy.html": {"eq-karpathy-critical-batch"},
-    "notebooks/20-repro-baseten.html": {"eq-baseten-critical-batch"},
-    # chapters other sessions were editing when this list was made
-    "notebooks/08-modern-architectures.html": {"eq-modern-mla-naive"},
-    "notebooks/10-prefill.html": {"eq-prefill-chunk-time"},
-    "notebooks/11-parallelism.html": {"eq-parallel-comm", "eq-parallel-best"},
-    "notebooks/16-common-mistakes.html": {"eq-mistakes-embedding"},
-    # the plan's appendix (lib/llm_arithmetic/book/plan_page.py prints them on one line)
-    "book/calculator.html": {"eq-plan-embedding-params", "eq-plan-unread-embedding-params"},
-}
+WIDE_AT_390_BY_PAGE: dict[str, set[str]] = {}
 WIDE_AT_390 = set().union(*WIDE_AT_390_BY_PAGE.values())
 
 

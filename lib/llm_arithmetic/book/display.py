@@ -31,7 +31,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 
-from .figure_check import check_figure, fit_width
+from .figure_check import check_figure, fit_width, unclutter
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
            "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
@@ -208,7 +208,12 @@ def glue_figure(name: str, fig: Any = None, check: bool = True) -> None:
 
     fig = fig if fig is not None else plt.gcf()
     if check:
-        check_figure(fig)  # draws the figure
+        try:
+            check_figure(fig)  # draws the figure
+        except ValueError:
+            if not unclutter(fig):  # labels placed for another setting's lines
+                raise
+            check_figure(fig)
     if fit_width(fig, drawn=check) and check:
         check_figure(fig)  # narrower: check its texts again
     _glue = _myst_glue()

@@ -9,7 +9,7 @@ same rules.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -211,3 +211,128 @@ def check_figure(fig: plt.Figure, min_pt: float = MIN_FONT_PT) -> None:
                                 f"label {label!r}")
     if problems:
         raise ValueError("; ".join(dict.fromkeys(problems)))
+
+
+
+def unclutter(fig: plt.Figure) -> bool:
+    """Make room where :func:`check_figure` finds a legend on a data line or point labels that
+    overlap (each other, or a line): move every legend inside an axes below that axes, and place
+    every label of a point (an annotation set off its point) again with
+    :func:`label_points`, which looks around each point for
+    free room. True if it changed anything. A chapter re-run with another model or chip draws
+    its lines and points elsewhere, so labels placed for the first setting may collide.
+
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1], "o-", label="a line"); _ = ax.legend(loc="center")
+    >>> _ = ax.set_xlabel("x [-]"); _ = ax.set_ylabel("y [-]")
+    >>> for _ in range(2):
+    ...     _ = ax.annotate("B=1", (0, 0), textcoords="offset points", xytext=(4, 5))
+    >>> unclutter(fig), unclutter(fig)
+    (True, False)
+    >>> check_figure(fig); plt.close(fig)
+    """
+    from matplotlib.text import Annotation
+
+    try:
+        check_figure(fig)
+        return False
+    except ValueError as err:
+        problems = str(err)
+    changed = False
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if "figure legend" in problems and leg is not None and leg.get_visible():
+            handles, labels = ax.get_legend_handles_labels()
+            title = leg.get_title().get_text() or None
+            size = leg.get_texts()[0].get_fontsize() if leg.get_texts() else None
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                      ncol=min(3, max(len(labels), 1)), title=title, fontsize=size,
+                      title_fontsize=size)
+            changed = True
+        notes = [t for t in ax.texts if isinstance(t, Annotation) and t.get_visible()
+                 and t.anncoords == "offset points" and t.arrow_patch is None
+                 and f"text {t.get_text()!r}" in problems]
+        if notes:
+            for t in notes:
+                t.remove()
+            for t in notes:
+                label_points(ax, [t.xy[0]], [t.xy[1]], [t.get_text()],
+                             fontsize=t.get_fontsize(), color=t.get_color())
+            changed = True
+    return changed
+
+
+def label_points(ax: plt.Axes, xs: Sequence[float], ys: Sequence[float],
+                 labels: Sequence[str], fontsize: float = 9.0, color: Any = "0.15",
+                 distances: Sequence[float] = (3, 8, 14, 22, 32)) -> list[str]:
+    """Label points without collisions: each label goes to the first of eight positions around
+    its point, at growing ``distances`` [pt], where it lies inside the axes and overlaps no
+    text already there, no marker and no data line (see :func:`check_figure`); a label set far
+    from its point gets a thin leader line. Call it after
+    the axes' limits and scales are final. Returns the labels that found no place (none, in a
+    figure of the book: shorten them, group close points, or enlarge the figure).
+
+    >>> fig, ax = plt.subplots(figsize=(4, 3))
+    >>> _ = ax.plot([1, 2, 3], [1, 2, 3], "o")
+    >>> label_points(ax, [1, 2, 3], [1, 2, 3], ["one", "two", "three"])
+    []
+    >>> plt.close(fig)
+    """
+    from matplotlib.path import Path
+
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    inside = ax.get_window_extent(renderer)
+    markers, lines = [], []
+    for ln in ax.lines:
+        if not ln.get_visible() or not _is_data_line(ln):
+            continue
+        xy = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if ln.get_linestyle() in ("None", "none", "", " "):
+            r = ln.get_markersize() * fig.dpi / 72 / 2 + 1
+            markers += [(x - r, y - r, x + r, y + r) for x, y in xy]
+        elif len(xy):
+            lines.append(Path(xy))
+    # texts already in the axes (reference-line labels, earlier annotations) stay clear too
+    placed: list[Any] = [_text_box(t, renderer) for t in ax.texts
+                         if t.get_visible() and t.get_text().strip()]
+    unplaced = []
+    # beside, above or below the point first (unambiguous), then the diagonals
+    directions = [(1, 0, "left", "center"), (-1, 0, "right", "center"), (0, 1, "center", "bottom"),
+                  (0, -1, "center", "top"), (1, 1, "left", "bottom"), (-1, 1, "right", "bottom"),
+                  (-1, -1, "right", "top"), (1, -1, "left", "top")]
+
+    def free(box) -> bool:
+        if not (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
+                and box.y1 <= inside.y1):
+            return False
+        if any(box.overlaps(b) for b in placed):
+            return False
+        if any(box.x0 < x1 and x0 < box.x1 and box.y0 < y1 and y0 < box.y1
+               for x0, y0, x1, y1 in markers):
+            return False
+        return not any(p.intersects_bbox(box, filled=False) for p in lines)
+
+    for x, y, text in zip(xs, ys, labels):
+        for d in distances:
+            done = False
+            for dx, dy, ha, va in directions:
+                k = 0.7 if dx and dy else 1.0
+                leader = dict(arrowstyle="-", lw=0.6, color="0.55", shrinkA=0,
+                              shrinkB=3) if d > distances[1] else None
+                t = ax.annotate(text, (x, y), xytext=(dx * d * k, dy * d * k),
+                                textcoords="offset points", ha=ha, va=va, fontsize=fontsize,
+                                color=color, arrowprops=leader)
+                box = _text_box(t, renderer).expanded(1.02, 1.05)
+                if free(box):
+                    placed.append(box)
+                    done = True
+                    break
+                t.remove()
+            if done:
+                break
+        else:
+            unplaced.append(text)
+    return unplaced

@@ -16,7 +16,8 @@ import numpy as np
 
 from .display import glue
 
-__all__ = ["Mistake", "Mistakes"]
+__all__ = ["Mistake", "Mistakes", "article_sparse_figures", "unread_shares", "embedding_rows",
+           "unread_figure"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,65 @@ class Mistakes:
         ax.axvline(1, color="k", lw=1)
         ax.set_xlabel("error factor, wrong / right [ratio]")
         return ax
+
+
+def article_sparse_figures(hardware: dict[str, Any]) -> list[list[str]]:
+    """Rows of the chapter's table of peak rates that source articles used and that are a
+    datasheet's sparse figure (within 1 %) and not the dense one: chip, article (a citation),
+    precision, the article's rate [TFLOP/s], the sparse figures it matches, the dense rate.
+
+    >>> from llm_arithmetic.catalog.hardware import HARDWARE
+    >>> [row[0] for row in article_sparse_figures(HARDWARE)]
+    ['NVIDIA H100 PCIe', 'NVIDIA GeForce RTX 4090']
+    """
+    from .display import chip_name
+    rows = []
+    for h in hardware.values():
+        sparse_rates = {k: p.rate for k, p in h.peaks.items() if not p.dense}
+        for f in h.article_figures:
+            if not f.quantity.startswith("peak:"):
+                continue
+            own = h.peaks.get(f.quantity.removeprefix("peak:"))
+            hits = [k for k, r in sparse_rates.items() if abs(f.value / r - 1) < 0.01]
+            if hits and not (own is not None and abs(f.value / own.rate - 1) < 0.01):
+                rows.append([chip_name(h), f"{{cite:t}}`{f.article}`",
+                             f.quantity.removeprefix("peak:"), f"{f.value / 1e12:,.1f}",
+                             ", ".join(hits), f"{own.rate / 1e12:,.1f}" if own else "–"])
+    return rows
+
+
+def unread_shares(catalog: dict[str, Any]) -> dict[str, float]:
+    """For each catalog entry (``FIRST_EDITION``-like: key to an entry with a ``model``): the
+    share of the parameters a token uses that a decode step does not read (the input embedding
+    table's rows but one, in an untied model).
+
+    >>> from llm_arithmetic.catalog.model_catalog import FIRST_EDITION
+    >>> share = unread_shares(FIRST_EDITION)
+    >>> share["gpt2"] < 0.05 < share["qwen2.5-7b"]  # tied GPT-2; untied Qwen2.5 7B
+    True
+    """
+    return {n: 1 - e.model.decode_read_params / e.model.active_params
+            for n, e in catalog.items()}
+
+
+def embedding_rows(models: Any, share: dict[str, float]) -> list[list[str]]:
+    """Rows of the chapter's table of used against read parameters: model, vocabulary,
+    width, tied, active and read parameters [billion], share not read [%]."""
+    from .display import model_name
+    return [[model_name(m), f"{m.n_vocab:,}", f"{m.d_model:,}", "yes" if m.tied else "no",
+             f"{m.active_params / 1e9:.3f}", f"{m.decode_read_params / 1e9:.3f}",
+             f"{100 * share[m.name]:.1f}"] for m in models]
+
+
+def unread_figure(catalog: dict[str, Any], share: dict[str, float]) -> Any:
+    """A bar per dense model of ``catalog``: the share of its parameters a decode step does not
+    read [%], in increasing order; tied models in grey."""
+    from .display import model_name
+    from .matplotlib_on_demand import pyplot as plt
+    dense = [n for n in catalog if not catalog[n].model.is_moe]
+    order = sorted(dense, key=lambda n: share[n])
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    ax.barh([model_name(catalog[n].model) for n in order], [100 * share[n] for n in order],
+            color=["0.6" if catalog[n].model.tied else "C0" for n in order])
+    ax.set_xlabel("parameters a decode step does not read [%]")
+    return fig

@@ -17,6 +17,7 @@ from ..articles import all_formulas
 from ..plan.interpreter import dependencies
 from ..plan.stack import TERMS
 from ..plan.steps import ENGINE_STEPS, ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
+from .display import equation_latex
 
 __all__ = ["page_text", "PATH"]
 
@@ -134,7 +135,9 @@ def _step_text(step: dict[str, Any], steps: set[str], formulas: Any) -> str:
              + "."]
     if step["op"] == "formula":
         f = formulas[step["formula"]]
-        lines += ["", "```{math}", f":label: eq-plan-{name}", f.latex(), "```", ""]
+        # a long right-hand side over lines, as the chapters set it for a phone's column
+        lines += ["", "```{math}", f":label: eq-plan-{name}", equation_latex(f, multiline=True),
+                  "```", ""]
         args = step.get("args", {})
         feeds = [f"`{p}` = {_ref(args[p], steps)}" if p in args else _ref(p, steps)
                  for p in f.params]

@@ -150,6 +150,13 @@ def latex_terms(expr: Any, order: Iterable[str] = ()) -> list[str]:
 #: How wide a line of a multi-line equation may be, in the units of :func:`_visible_width`:
 #: about what a phone's column (360 px) holds at the book's size.
 LINE_WIDTH = 22
+#: How wide a piecewise expression's condition may be on its own line (after ``\qquad``):
+#: 25.6 fits a phone's column, 29.1 (the critical batch's) does not (measured in Chromium at
+#: 390 px, tests/test_browser.py).
+CONDITION_WIDTH = 27
+#: A relation's operator as the book prints it.
+_RELATION_TEX = {"GreaterThan": r"\geq", "LessThan": r"\leq", "StrictGreaterThan": ">",
+                 "StrictLessThan": "<", "Equality": "="}
 
 
 def _visible_width(tex: str) -> float:
@@ -228,13 +235,38 @@ def latex_lines(expr: Any, order: Iterable[str] = ()) -> list[str]:
     return lines + _pack(run)
 
 
+def _condition_lines(printer: _BookPrinter, cond: Any) -> list[str]:
+    """A piecewise condition, ``for ...``, as one line, or two where it is wider than
+    :data:`CONDITION_WIDTH`: a relation with the subtracted terms of a side compared with zero
+    moved across (``a - b >= 0`` as ``a >= b``), broken before its operator.
+
+    >>> from llm_arithmetic.formulas import roofline
+    >>> f = roofline.critical_batch_size  # B* is infinite where this condition holds
+    >>> for line in _condition_lines(_BookPrinter(order=f.params), f.expr.args[0].cond):
+    ...     print(line)
+    \\text{for}\\: \\kappa S R_{peak}
+    \\geq \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right)
+    """
+    tex = printer._print(cond)
+    op = _RELATION_TEX.get(type(cond).__name__)
+    if _visible_width(tex) <= CONDITION_WIDTH or op is None:
+        return [r"\text{for}\: " + tex]
+    lhs, rhs = cond.lhs, cond.rhs
+    if rhs == 0 and lhs.is_Add:
+        neg = [-t for t in lhs.args if t.could_extract_minus_sign()]
+        pos = [t for t in lhs.args if not t.could_extract_minus_sign()]
+        if neg and pos:
+            lhs, rhs = sp.Add(*pos), sp.Add(*neg)
+    return [r"\text{for}\: " + printer._print(lhs), f"{op} {printer._print(rhs)}"]
+
+
 def _term_lines(printer: _BookPrinter, term: Any) -> list[str]:
     """One term of a sum as lines (see latex_lines)."""
     if isinstance(term, sp.Piecewise):
         rows = []
         for value, cond in term.args:
             when = r"\text{otherwise}" if cond is sp.true else \
-                r"\text{for}\: " + printer._print(cond)
+                r" \\ \qquad\qquad ".join(_condition_lines(printer, cond))
             rows.append(f"\\displaystyle {printer._print(value)} \\\\ \\qquad {when}")
         return [r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"]
     factors = sorted(term.args, key=printer._factor_key) if term.is_Mul else [term]

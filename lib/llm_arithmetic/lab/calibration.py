@@ -38,9 +38,10 @@ from ..catalog.model_catalog import get_model
 from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
 
-__all__ = ["DATA_PATH", "DEVICE_CLASSES", "Measurement",
+__all__ = ["DATA_PATH", "DEVICE_CLASSES", "CLASS_OF_KIND", "chip_class", "Measurement",
            "Calibrated", "load_measurements", "decode_bytes", "bound_tokens_per_second",
            "calibrate", "group_by", "median_efficiency", "size_bucket", "precision_bucket",
+           "class_spread", "table_rows",
            "plot_efficiency_by", "plot_measured_vs_bound"]
 
 #: Where the dataset lives: package data, so that it ships with every install (Binder, Colab).
@@ -60,6 +61,27 @@ def class_label(key: str) -> str:
     from ..book.plots.foundations import CHIP_KINDS
 
     return CHIP_KINDS.get("apple-silicon" if key == "apple" else key, key)
+
+#: The dataset's class of each kind of chip of the hardware catalog. The dataset has no rows of
+#: three kinds; each takes the class that is nearest in how it runs a decoder (an assumption):
+#: a single-board computer (Raspberry Pi) runs it on its CPU, a system on a chip (DGX Spark,
+#: Jetson, Ryzen AI Max) on an integrated GPU sharing unified memory, as Apple silicon does, and
+#: an accelerator (TPU, Gaudi, Trainium) from datacenter HBM.
+CLASS_OF_KIND: dict[str, str] = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
+                                 "datacenter-gpu": "datacenter-gpu", "cpu": "cpu",
+                                 "sbc": "cpu", "soc": "apple", "accelerator": "datacenter-gpu"}
+
+
+def chip_class(chip: Any) -> str:
+    """The dataset's device class (:data:`DEVICE_CLASSES`) for a chip of the catalog, by its
+    kind (:data:`CLASS_OF_KIND`).
+
+    >>> from llm_arithmetic import get_hardware
+    >>> chip_class(get_hardware("rtx-4090")), chip_class(get_hardware("m2"))
+    ('consumer-gpu', 'apple')
+    """
+    return CLASS_OF_KIND[chip.kind]
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -238,6 +260,45 @@ def median_efficiency(cal: Iterable[Calibrated],
     True
     """
     return {k: statistics.median(c.efficiency for c in v) for k, v in group_by(cal, key).items()}
+
+
+def class_spread(cal: Sequence[Calibrated]) -> dict[str, tuple[float, ...]]:
+    """For each device class (:data:`DEVICE_CLASSES`): the lowest, first quartile, median,
+    third quartile and highest efficiency, and the number of rows (a class of fewer than four
+    rows gives its lowest, median and highest in place of the quartiles).
+
+    >>> spread = class_spread(calibrate())
+    >>> lo, q1, med, q3, hi, n = spread["consumer-gpu"]
+    >>> lo <= q1 <= med <= q3 <= hi, med == median_efficiency(calibrate())["consumer-gpu"]
+    (True, True)
+    """
+    out = {}
+    for cls in DEVICE_CLASSES:
+        e = sorted(c.efficiency for c in cal if c.row.device_class == cls)
+        qs = statistics.quantiles(e, n=4) if len(e) >= 4 else [e[0], statistics.median(e), e[-1]]
+        out[cls] = (e[0], qs[0], statistics.median(e), qs[2], e[-1], len(e))
+    return out
+
+
+def table_rows(cal: Sequence[Calibrated], pct: Callable[[float], str]) -> list[list[Any]]:
+    """Every measurement as a row of the chapter's long table, by device class, then device,
+    model size and bits: device, model, format (bits), context, bandwidth [GB/s], measured and
+    bound [tokens/s], efficiency (formatted by ``pct``).
+
+    >>> rows = table_rows(calibrate(), "{:.0%}".format)
+    >>> len(rows) == len(calibrate()), len(rows[0])
+    (True, 8)
+    """
+    table = []
+    for cls in DEVICE_CLASSES:
+        for c in sorted((c for c in cal if c.row.device_class == cls),
+                        key=lambda c: (c.row.device, c.row.params_total, c.row.bits_per_weight)):
+            r = c.row
+            table.append([r.device, r.model, f"{r.weight_format} ({r.bits_per_weight:g})",
+                          "" if r.context is None else r.context,
+                          f"{r.bandwidth_gbps:g}", f"{r.measured_tps:.1f}", f"{c.bound_tps:.1f}",
+                          pct(c.efficiency)])
+    return table
 
 
 def plot_efficiency_by(cal: Sequence[Calibrated], key: Callable[[Calibrated], str],

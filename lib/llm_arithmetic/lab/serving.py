@@ -77,7 +77,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from .. import numeric as N
 from ..catalog.formats import bits_per_weight
@@ -88,7 +88,7 @@ from ..estimate import peak_for
 
 __all__ = ["DATA_PATH", "MODEL_MAP", "Measurement", "Comparison", "load_measurements",
            "catalog_model", "catalog_chip", "replica_step", "fit_batch", "compare",
-           "comparisons", "table"]
+           "comparisons", "table", "SOURCE_GROUPS", "why_excluded", "efficiency_groups"]
 
 #: The dataset (package data); provenance in ``serving_README.md`` beside it.
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "serving_measurements.csv"
@@ -443,3 +443,40 @@ def table(rows: list[Measurement] | None = None) -> list[dict[str, Any]]:
                         batch_basis=c.batch_basis, prompt=c.prompt, generated=c.generated,
                         excluded=c.excluded, assumptions="; ".join(c.assumptions)))
     return out
+
+
+#: How the serving chapter groups the bounded rows by where they were published.
+SOURCE_GROUPS: dict[str, tuple[str, ...]] = {
+    "MLPerf, prompt length not in the files read": ("mlperf",),
+    "TensorRT-LLM tables, offline, batch = what fits": ("vendor-doc",),
+    "vendor and framework blogs": ("vendor-blog", "framework-blog"),
+}
+
+
+def why_excluded(c: Comparison) -> str:
+    """Why a row has no bound, in a few words: a chip the catalog lacks, speculative decoding,
+    or no workload stated.
+
+    >>> reasons = {why_excluded(c) for c in comparisons() if c.bound is None}
+    >>> reasons <= {"a chip the catalog lacks", "speculative decoding", "no workload stated"}
+    True
+    """
+    return ("a chip the catalog lacks" if "hardware catalog" in c.excluded
+            else "speculative decoding" if "speculative" in c.excluded
+            else "no workload stated")
+
+
+def efficiency_groups(bounded: Sequence[Comparison]) -> dict[str, list[Comparison]]:
+    """The bounded rows by source (:data:`SOURCE_GROUPS`), then MLPerf's by scenario
+    (``"MLPerf, offline"``, ...), in that order.
+
+    >>> groups = efficiency_groups([c for c in comparisons() if c.bound is not None])
+    >>> list(groups)[-3:]
+    ['MLPerf, offline', 'MLPerf, server', 'MLPerf, interactive']
+    """
+    groups = {label: [c for c in bounded if c.row.source_kind in kinds]
+              for label, kinds in SOURCE_GROUPS.items()}
+    for s in ("offline", "server", "interactive"):
+        groups[f"MLPerf, {s}"] = [c for c in bounded
+                                  if c.row.source_kind == "mlperf" and c.row.scenario == s]
+    return groups

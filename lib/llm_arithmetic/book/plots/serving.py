@@ -396,7 +396,8 @@ def energy_vs_speed(model: Model | str, chips: Sequence[Hardware], ax: plt.Axes 
                     **kwargs: Any) -> plt.Axes:
     """Board energy per output token against tokens per second per user, one line per chip at
     its catalog board power, one point per batch size that fits
-    (:func:`~llm_arithmetic.estimate.frontier`).
+    (:func:`~llm_arithmetic.estimate.frontier`); a chip whose power the catalog does not
+    give is left out.
 
     >>> from llm_arithmetic import get_hardware
     >>> ax = energy_vs_speed("llama-3-8b", [get_hardware("h100-sxm")], weights="fp8",
@@ -406,6 +407,8 @@ def energy_vs_speed(model: Model | str, chips: Sequence[Hardware], ax: plt.Axes 
     """
     ax = _ax(ax)
     for chip in chips:
+        if chip.power is None:
+            continue
         pts = [p for p in frontier(model, hardware=chip, **kwargs) if p["fits"] is not False]
         ax.plot([p["tokens_per_second_per_user"] for p in pts],
                 [p["energy_joules_per_token"] for p in pts], "o-", ms=4,

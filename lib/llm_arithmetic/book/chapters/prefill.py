@@ -1,0 +1,77 @@
+"""Build code of the prefill chapter (``notebooks/10-prefill.ipynb``): the critical prompt of a
+model on a chip, the time to first token on 1 to 8 tensor-parallel chips, and the smallest
+prefill chunk that keeps a prefill near its unchunked bound.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ... import numeric as N
+from ...estimate import estimate
+
+
+def critical_prompt(model: Any, chip: Any, weights: str) -> tuple[float, Any]:
+    """The prompt length [tokens] at which a prefill of ``model`` on ``chip`` with weights in
+    ``weights`` turns compute-bound, and the estimate (at a one-token prompt) it is read from.
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> t, e = critical_prompt(get_model("llama-3.3-70b"), get_hardware("h100-sxm"), "fp8")
+    >>> 100 < t < 1000, e.compute_precision
+    (True, 'fp8')
+    """
+    e = estimate(model, hardware=chip, weights=weights, prompt=1)
+    t = N.critical_prompt(
+        weight_bytes=float(model.step_weight_bytes(e.bits_weight, 1)),
+        kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
+        matmul_params=model.matmul_params, n_layers=model.n_layers, n_heads=model.n_heads,
+        d_head=model.d_head, bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+    return t, e
+
+
+def ttft_by_chips(model: Any, chip: Any, weights: str, prompt: int, generate: int,
+                  degrees: Iterable[int] = (1, 2, 4, 8)) -> dict[int, dict[str, float]]:
+    """Time to first token of a ``prompt``-token prompt on n tensor-parallel chips, for each n
+    of ``degrees`` that splits the model's attention heads evenly [s]: the bound (all-reduces overlapped), the serialized sum, its arithmetic
+    (with an ideal link) and all-reduce parts, and the time per output token at batch 1.
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> t = ttft_by_chips(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), "fp16", 1024, 16)
+    >>> t[8]["ttft"] < t[1]["ttft"], t[8]["ttft"] <= t[8]["serialized"]
+    (True, True)
+    """
+    out = {}
+    for n in (d for d in degrees if model.n_heads % d == 0):
+        e = estimate(model, hardware=chip, weights=weights, tp=n, prompt=prompt,
+                     generate=generate)
+        work = estimate(model, hardware=chip, weights=weights, tp=n, prompt=prompt,
+                        link_bandwidth=1e15, link_latency=0).ttft_seconds
+        out[n] = dict(ttft=e.ttft_seconds, comm=e.ttft_serialized_seconds - work,
+                      tpot=e.tpot_seconds, serialized=e.ttft_serialized_seconds, work=work)
+    return out
+
+
+def chunked_prefill_args(model: Any, chip: Any, weights: str, prompt: int) -> dict[str, float]:
+    """The arguments of ``chunked_prefill_time`` but the chunk, for a ``prompt``-token prefill
+    of ``model`` on ``chip`` with weights in ``weights``."""
+    e = estimate(model, hardware=chip, weights=weights)
+    return dict(weight_bytes=float(model.step_weight_bytes(e.bits_weight, prompt)),
+                kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
+                prefill_flops=float(model.prefill_flops(prompt)), prompt=prompt,
+                bandwidth=chip.bandwidth, peak_flops=e.peak_flops)
+
+
+def smallest_chunk(args: dict[str, float], chunks: Iterable[int], tolerance: float) -> int:
+    """The smallest of ``chunks`` whose chunked prefill (``args``: :func:`chunked_prefill_args`)
+    stays within ``tolerance`` (a fraction) of the unchunked bound; the whole prompt if none.
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> a = chunked_prefill_args(get_model("llama-3.3-70b"), get_hardware("h100-sxm"), "fp8", 8192)
+    >>> c = smallest_chunk(a, [2 ** i for i in range(4, 14)], 0.05)
+    >>> c < 8192, c >= critical_prompt(get_model("llama-3.3-70b"), get_hardware("h100-sxm"),
+    ...                                "fp8")[0]
+    (True, True)
+    """
+    whole = N.chunked_prefill_time(prefill_chunk=args["prompt"], **args)
+    ok = [c for c in chunks if N.chunked_prefill_time(prefill_chunk=c, **args)
+          <= whole * (1 + tolerance)]
+    return min(ok) if ok else int(args["prompt"])
