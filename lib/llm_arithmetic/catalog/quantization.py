@@ -121,14 +121,7 @@ class Scheme:
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list."""
-        for pattern in self.keep:
-            if pattern.startswith("re:"):
-                if re.match(pattern[3:], name):
-                    return True
-            elif re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
-                           name):
-                return True
-        return False
+        return any(_matches(pattern, name) for pattern in self.keep)
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
         """Bytes of one quantized rows x cols matrix [B]."""
@@ -139,6 +132,21 @@ class Scheme:
             block_cols=self.block_cols, bits_scale=self.bits_scale,
             bits_offset=self.bits_offset, bits_tensor=self.bits_tensor,
             bits_channel=self.bits_channel)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Whether a module-name pattern of a config's keep list (see :attr:`Scheme.keep`) names
+    the module ``name``.
+
+    >>> _matches("gate", "model.layers.0.mlp.gate"), _matches("gate", "mlp.gate_proj")
+    (True, False)
+    >>> _matches("re:.*lm_head", "lm_head"), _matches("*.mlp", "layers.mlp")
+    (True, True)
+    """
+    if pattern.startswith("re:"):
+        return re.match(pattern[3:], name) is not None
+    return re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
+                     name) is not None
 
 
 def _origin_error(origin: str, key: str, value: Any, why: str) -> ConfigError:
@@ -152,6 +160,15 @@ def _int(q: Mapping[str, Any], key: str, origin: str, default: Any = ...) -> int
     if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v > 1 << 20:
         raise _origin_error(origin, key, v, "must be a positive integer")
     return v
+
+
+def _pair(block: Any, origin: str, key: str) -> list[int]:
+    """A block size of two positive integers (rows, columns), or a one-line error naming
+    ``key``."""
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block)):
+        raise _origin_error(origin, key, block, "must be two positive integers")
+    return block
 
 
 def _names(q: Mapping[str, Any], key: str, origin: str) -> tuple[str, ...]:
@@ -184,9 +201,7 @@ def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
     if block is None:  # one fp32 scale per matrix
         return Scheme("fp8", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=32, keep=keep,
                       router_bias_bits=32)
-    if (not isinstance(block, list) or len(block) != 2
-            or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block)):
-        raise _origin_error(origin, "weight_block_size", block, "must be two positive integers")
+    _pair(block, origin, "weight_block_size")
     # scale_fmt 'ue8m0' (DeepSeek-V3.1 and later): the scales are powers of two, still fp32
     return Scheme("fp8", f"fp8 block-scaled {block[0]}x{block[1]}", 8, block[0], block[1], 32,
                   keep=keep, router_bias_bits=32)
@@ -288,8 +303,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     fmt = str(g.get("format") or q.get("format") or "")
     a = g.get("input_activations") or {}
     keep = _names(q, "ignore", origin)
-    head = not any(p == "lm_head" or (p.startswith("re:") and re.match(p[3:], "lm_head"))
-                   for p in keep)
+    head = not any(_matches(p, "lm_head") for p in keep)
     scale_dtype = w.get("scale_dtype")
     if kind == "float" and bits == 4 and w.get("group_size") == 16:  # NVFP4
         if scale_dtype not in (None, "torch.float8_e4m3fn"):
@@ -312,11 +326,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     if scale_bits is None:
         raise _origin_error(origin, where + "weights.scale_dtype", scale_dtype, "is not counted")
     if kind == "float" and bits == 8 and strategy == "block":
-        block = w.get("block_structure")
-        if not (isinstance(block, list) and len(block) == 2
-                and all(isinstance(b, int) and b > 0 for b in block)):
-            raise _origin_error(origin, where + "weights.block_structure", block,
-                                "must be two positive integers")
+        block = _pair(w.get("block_structure"), origin, where + "weights.block_structure")
         return Scheme("compressed-tensors", f"fp8 block-scaled {block[0]}x{block[1]}", 8,
                       block[0], block[1], scale_bits, head=head, keep=keep)
     if kind == "int" and strategy == "group" and fmt == "pack-quantized":
