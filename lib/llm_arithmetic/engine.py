@@ -16,6 +16,7 @@ plan's inputs and reads the results.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, field
 from fractions import Fraction
 from pathlib import Path
@@ -83,13 +84,12 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
             raise InputError(f"{key} is a switch (True or False), got {value!r:.40}")
         return value
     if rule in _COUNTS:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or value != int(value) or value < (0 if rule == "ctx" else 1):
+        if not _real(value) or not math.isfinite(value) or value != int(value) \
+                or value < (0 if rule == "ctx" else 1):
             raise InputError(f"{key} must be a positive whole number, got {value!r:.40}")
         return int(value)
     if rule == "fraction":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
+        if not _real(value) or not 0 < value <= 1:
             raise InputError(f"{key} must be a fraction in (0, 1], got {value!r:.40}")
         return float(value)
     if rule == "kv_dtype":
@@ -103,6 +103,18 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
                              f"{', '.join(spec['cache_types'])}")
         return value
     raise InputError(f"{key}: no rule {rule!r}")  # pragma: no cover - the TOML's own error
+
+
+def _real(value: Any) -> bool:
+    """Whether ``value`` is a plain number (an int or a float, not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _gib(label: str, value: Any) -> float:
+    """A non-negative, finite size in GiB, or an :class:`InputError` naming ``label``."""
+    if not _real(value) or not 0 <= value < math.inf:
+        raise InputError(f"{label} must be a non-negative number of GiB, got {value!r:.40}")
+    return float(value)
 
 
 @record
@@ -170,11 +182,7 @@ def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any]) -> Fraction:
 def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
              reserve_gib: Any) -> float | None:
     if reserve_gib is not None:
-        if isinstance(reserve_gib, bool) or not isinstance(reserve_gib, (int, float)) \
-                or not 0 <= reserve_gib < math.inf:
-            raise InputError(f"engine reserve must be a non-negative number of GiB, got "
-                             f"{reserve_gib!r:.40}")
-        return float(reserve_gib) * GiB
+        return _gib("reserve_gib", reserve_gib) * GiB
     parts = dict(spec.get("reserve", {}))
     if not parts:
         return None
@@ -225,15 +233,12 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     if spec["kind"] == "cells" and max(tp, pp) > 1:
         raise InputError("tp: the llama.cpp view is of one device (its layers split over "
                          "devices keep the whole cache of their layers)")
-    if capacity is not None and (isinstance(capacity, bool) or not capacity > 0):
+    if capacity is not None and (isinstance(capacity, bool)
+                                 or not isinstance(capacity, numbers.Real) or not capacity > 0):
         raise InputError(f"capacity must be a positive number of bytes, got {capacity!r:.40}")
     kv_memory = None
     if kv_memory_gib is not None:
-        if isinstance(kv_memory_gib, bool) or not isinstance(kv_memory_gib, (int, float)) \
-                or not 0 <= kv_memory_gib < math.inf:
-            raise InputError(f"kv_memory_gib must be a non-negative number, got "
-                             f"{kv_memory_gib!r:.40}")
-        kv_memory = int(round(kv_memory_gib * GiB))
+        kv_memory = int(round(_gib("kv_memory_gib", kv_memory_gib) * GiB))
     paged = spec["kind"] == "paged"
     reserve = _reserve(spec, settings, reserve_gib)
     fraction = settings.get("fraction")
