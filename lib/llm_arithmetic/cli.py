@@ -428,12 +428,11 @@ def _engine_dest(flag: str) -> str:
 
 def _add_engine_arguments(d: argparse.ArgumentParser) -> None:
     """``--engine`` and every engine's own flags (``catalog/data/engines.toml``)."""
-    from .catalog.compiled import load
+    from .engine import ENGINES, SWITCHES, engine_flags
 
-    engines = load("engines")["engines"]
     g = d.add_argument_group("the engine's view (paste the engine's own flags)")
-    g.add_argument("--engine", choices=sorted(engines), metavar="NAME",
-                   help="what this engine allocates on one chip: " + ", ".join(sorted(engines)))
+    g.add_argument("--engine", choices=sorted(ENGINES), metavar="NAME",
+                   help="what this engine allocates on one chip: " + ", ".join(sorted(ENGINES)))
     g.add_argument("--engine-reserve-gib", type=_gib, metavar="X",
                    help="the engine's reserve beside weights and cache, as its log prints it "
                         "(activation peak, CUDA graphs, non-torch memory); default: an empirical "
@@ -441,15 +440,8 @@ def _add_engine_arguments(d: argparse.ArgumentParser) -> None:
     g.add_argument("--engine-kv-memory-gib", type=_gib, metavar="X",
                    help="the cache memory the engine printed ('Available KV cache memory'): "
                         "tokens by the engine's own arithmetic")
-    seen: dict[str, list[str]] = {}
-    rule_of: dict[str, str] = {}
-    for name, spec in engines.items():
-        for flag, rule in spec["flags"].items():
-            seen.setdefault(flag, []).append(name)
-            rule_of[flag] = rule
-    for flag, names in seen.items():
-        rule = rule_of[flag]
-        if rule in ("eager", "swa_full"):
+    for flag, (rule, names) in engine_flags().items():
+        if rule in SWITCHES:
             g.add_argument(flag, dest=_engine_dest(flag), action="store_true", default=None,
                            help=f"({', '.join(names)})")
         else:

@@ -30,25 +30,33 @@ from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
 
-__all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags",
+__all__ = ["ENGINES", "SWITCHES", "EngineView", "engine_view", "engine_settings", "engine_flags",
            "check_log_line"]
 
 #: The engines' rules as ``engines.toml`` gives them, by the name ``--engine`` takes.
 ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
 
 #: Rules that are switches (a flag without a value).
-_SWITCHES = ("eager", "swa_full")
+SWITCHES = ("eager", "swa_full")
 #: Rules that are counts of tokens or sequences.
 _COUNTS = ("max_model_len", "max_batched_tokens", "max_seqs", "page", "ctx", "ubatch", "seqs")
 
 
-def engine_flags() -> dict[str, tuple[str, ...]]:
-    """Every engine flag, with the engines that take it (for the command line)."""
-    out: dict[str, list[str]] = {}
+def engine_flags() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every engine flag: the rule it sets (a name of ``engines.toml``, one rule whichever
+    engine takes the flag) and the engines that take it, in the catalog's order (for the
+    command line).
+
+    >>> engine_flags()["--block-size"], engine_flags()["--enforce-eager"][0] in SWITCHES
+    (('page', ('vllm',)), True)
+    """
+    rules: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
     for name, spec in ENGINES.items():
-        for flag in spec["flags"]:
-            out.setdefault(flag, []).append(name)
-    return {flag: tuple(names) for flag, names in out.items()}
+        for flag, rule in spec["flags"].items():
+            rules[flag] = rule
+            names.setdefault(flag, []).append(name)
+    return {flag: (rules[flag], tuple(names[flag])) for flag in rules}
 
 
 def _engine(name: str) -> Mapping[str, Any]:
@@ -79,7 +87,7 @@ def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict
 
 
 def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
-    if rule in _SWITCHES:
+    if rule in SWITCHES:
         if not isinstance(value, bool):
             raise InputError(f"{key} is a switch (True or False), got {value!r:.40}")
         return value
