@@ -352,14 +352,23 @@ def _ms(text: str) -> float:
     return _number(text, "ms")
 
 
-def _fraction(text: str) -> float:
+def _within(text: str, noun: str, interval: str, inside: Callable[[float], bool]) -> float:
+    """``text`` as a float for which ``inside`` holds, else a one-line error that gives
+    ``noun`` and ``interval`` (``"a fraction"``, ``"(0, 1]"``)."""
+    if len(text) > 40:
+        raise argparse.ArgumentTypeError(f"expected {noun} in {interval}, got a "
+                                         f"{len(text)}-character string")
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text[:40]!r}")
-    if not 0 <= v < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text[:40]}")
+        raise argparse.ArgumentTypeError(f"expected {noun} in {interval}, got {text!r}") from None
+    if not inside(v):
+        raise argparse.ArgumentTypeError(f"must be {noun} in {interval}, got {text}")
     return v
+
+
+def _fraction(text: str) -> float:
+    return _within(text, "a number", "[0, 1)", lambda v: 0 <= v < 1)
 
 
 def _draft_len(text: str) -> int:
@@ -396,23 +405,11 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
 
 
 def _fraction_flag(text: str) -> float:
-    try:
-        v = float(text[:40])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text[:40]!r}")
-    if not 0 < v <= 1:
-        raise argparse.ArgumentTypeError(f"a memory fraction lies in (0, 1], got {text[:40]}")
-    return v
+    return _within(text, "a memory fraction", "(0, 1]", lambda v: 0 < v <= 1)
 
 
 def _gib(text: str) -> float:
-    try:
-        v = float(text[:40])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size in GiB, got {text[:40]!r}")
-    if not 0 <= v < 1e6:
-        raise argparse.ArgumentTypeError(f"a size in GiB lies in [0, 1e6), got {text[:40]}")
-    return v
+    return _within(text, "a size in GiB", "[0, 1e6)", lambda v: 0 <= v < 1e6)
 
 
 #: How the command line reads each engine rule's value (``engines.toml`` names the rules).
