@@ -843,10 +843,10 @@ def _formula(ns: argparse.Namespace) -> int:
             print(f"{name:<36} [{f.unit}]  {f.summary[:70]}")
         return 0
     if ns.name not in formulas:
-        import difflib
-        close = difflib.get_close_matches(ns.name, formulas, n=3, cutoff=0.5)
+        from .core.lookup import did_you_mean
+
         raise UsageError(f"unknown formula {ns.name[:60]!r}"
-                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+                         f"{did_you_mean(ns.name, formulas, cutoff=0.5)}")
     print(formulas[ns.name].latex())
     return 0
 

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..core.errors import InputError
-from ..core.lookup import close_matches
+from ..core.lookup import did_you_mean
 from ..core.records import record
 from ..core.units import to_fraction
 
@@ -113,9 +113,8 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
                 raise InputError(f"{fmt[:40]!r} is a llama.cpp file type (a type per tensor): "
                                  "its bits per weight depend on the model; give it as weights= "
                                  "to estimate() or use mix_bits(model, name)") from None
-            close = close_matches(key, BITS_PER_WEIGHT, n=3, cutoff=0.4)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InputError(f"unknown weight format {fmt[:40]!r}{hint} (known: "
+            raise InputError(f"unknown weight format {fmt[:40]!r}"
+                             f"{did_you_mean(key, BITS_PER_WEIGHT)} (known: "
                              f"{', '.join(BITS_PER_WEIGHT)})") from None
     else:
         try:
@@ -286,10 +285,8 @@ def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
     """
     key = mix.strip().lower()
     if key not in MIXES:
-        close = close_matches(key, MIXES, n=3, cutoff=0.4)
-        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}"
-                         + (f"; did you mean {', '.join(close)}?" if close else "")
-                         + f" (known: {', '.join(MIXES)})")
+        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
+                         f"(known: {', '.join(MIXES)})")
     m = MIXES[key]
     if model.family in _NOT_MODELLED:
         raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
