@@ -347,6 +347,20 @@ def _decoder(r: _Reader, *, attention: Callable[[int], Attention],
                 norm_vecs_final=norm_vecs_final, n_positions=n_positions)
 
 
+def _stack(r: _Reader, d: int, layers: list[Layers], *,
+           context_default: int | None = None) -> dict[str, Any]:
+    """The model's fields from a reader's list of blocks (one :class:`Layers` each, merged
+    into runs): ``vocab_size``, an untied head unless ``tie_word_embeddings``, the trained
+    context ``max_position_embeddings`` (else ``context_default``), 16-bit weights; what
+    :func:`_decoder` gives for readers that build each block themselves (mixers,
+    hyper-connections)."""
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", context_default,
+                                      kind="context"),
+                native_bits=_bits16())
+
+
 def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
                 o_bias: bool | None = None, norms: int = 2, window_rule: str = "",
                 qk_norm: str = "", head_dim_default: int | None = None,
@@ -954,10 +968,7 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
                      mlp=moe if kinds[i] == "sparse" else dense, norms=2)
               for i, t in enumerate(types)]
     ctx = r.int("model_max_length", None, kind="context")
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", ctx, kind="context"),
-                native_bits=_bits16())
+    return _stack(r, d, layers, context_default=ctx)
 
 
 # ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
@@ -1030,10 +1041,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     # inference code was not examined, so it is neither counted nor reported
     r.read.add("num_nextn_predict_layers")
     layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", None, kind="context"),
-                native_bits=_bits16(),
+    return dict(_stack(r, d, layers),
                 extras=(Extra("hyper-connection head", N.hyper_head_params(d_model=d,
                                                                           hc_streams=hc),
                               True, "DeepSeek-V4's merge of its residual streams before the "
@@ -1229,11 +1237,7 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
         return Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
                       mlp={"-": mlp, "E": moe}.get(c), norms=1)
 
-    kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d,
-              layers=_runs([block(c) for c in pattern]),
-              tied=r.flag("tie_word_embeddings", False),
-              trained_context=r.int("max_position_embeddings", None, kind="context"),
-              native_bits=_bits16())
+    kw = _stack(r, d, [block(c) for c in pattern])
     # MTP (vLLM's nemotron_h_mtp.py; transformers builds none): num_nextn_predict_layers
     # modules, each the blocks of mtp_hybrid_override_pattern ('*' attention, 'E' the mixture),
     # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
@@ -1322,10 +1326,7 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         layers = [Layers(1, attention=attn if t == "full_attention" else None,
                          mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
                   for i, t in enumerate(types)]
-        kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                  tied=r.flag("tie_word_embeddings", False),
-                  trained_context=r.int("max_position_embeddings", None, kind="context"),
-                  native_bits=_bits16())
+        kw = _stack(r, d, layers)
         # MTP (vLLM's qwen3_next_mtp.py; transformers builds none): one module of
         # mtp_num_hidden_layers full-attention blocks with the model's MLP, fc (2d x d),
         # pre_fc_norm_embedding, pre_fc_norm_hidden and norm; embeddings and head shared
