@@ -489,10 +489,16 @@ SIGLIP_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+def _defaulted(cfg: Mapping[str, Any], defaults: Mapping[str, Any], origin: str,
+               family: str) -> _Reader:
+    """A reader of ``cfg`` over transformers' ``defaults`` for the keys it leaves out or sets
+    to null (what the family's configuration class does)."""
+    return _Reader({**defaults, **{k: v for k, v in cfg.items() if v is not None}}, origin,
+                   family)
+
+
 def _gemma3_text(r: _Reader) -> dict[str, Any]:
-    cfg = dict(GEMMA3_TEXT_DEFAULTS)
-    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
-    inner = _Reader(cfg, r.origin, r.family)
+    inner = _defaulted(r.cfg, GEMMA3_TEXT_DEFAULTS, r.origin, r.family)
     kw = _llama_like(inner, tied=True, qkv_bias=False, o_bias=False, norms=4,
                      window_rule="pattern", qk_norm="head")
     r.read |= inner.read
@@ -528,9 +534,7 @@ def _gemma3(r: _Reader) -> dict[str, Any]:
     tr = _Reader(text, r.origin + ": text_config", "gemma3_text")
     kw = _gemma3_text(tr)
     tr.check_unread()
-    vcfg = dict(SIGLIP_DEFAULTS)
-    vcfg.update({k: v for k, v in vision.items() if v is not None})
-    vr = _Reader(vcfg, r.origin + ": vision_config", "siglip_vision_model")
+    vr = _defaulted(vision, SIGLIP_DEFAULTS, r.origin + ": vision_config", "siglip_vision_model")
     tower = _siglip_params(vr)
     # Gemma3MultiModalProjector: a vision_hidden x text_hidden matrix and an RMSNorm
     projector = vr.int("hidden_size") * kw["d_model"] + vr.int("hidden_size")
@@ -564,9 +568,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     # a dense GeGLU MLP of intermediate_size and, with enable_moe_block, beside it a mixture of
     # num_experts of moe_intermediate_size (top_k_experts), a router (proj E x d, scale d,
     # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.16.
-    cfg = dict(GEMMA4_TEXT_DEFAULTS)
-    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
-    g = _Reader(cfg, r.origin, r.family)
+    g = _defaulted(r.cfg, GEMMA4_TEXT_DEFAULTS, r.origin, r.family)
     d = g.int("hidden_size")
     n = g.int("num_hidden_layers", kind="layers")
     h, hkv, dh = g.heads(d)
@@ -652,9 +654,8 @@ def _gemma4(r: _Reader) -> dict[str, Any]:
     if vision is not None:
         if not isinstance(vision, dict):
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
-        vcfg = dict(GEMMA4_VISION_DEFAULTS)
-        vcfg.update({k: v for k, v in vision.items() if v is not None})
-        vr = _Reader(vcfg, r.origin + ": vision_config", "gemma4_vision")
+        vr = _defaulted(vision, GEMMA4_VISION_DEFAULTS, r.origin + ": vision_config",
+                        "gemma4_vision")
         kw["extras"] = (Extra("vision tower and projector",
                               _gemma4_vision_params(vr, kw["d_model"]), True,
                               "Gemma 4's vision encoder and its projection into the text "
