@@ -43,7 +43,7 @@ import sys
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
@@ -236,7 +236,9 @@ class _Reader:
             raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
         return v
 
-    def str_list(self, key: str, n: int) -> list[str] | None:
+    def str_list(self, key: str, n: int, kinds: Iterable[str] | None = None) -> list[str] | None:
+        """The list of ``n`` strings at ``key`` (one per layer), or None; with ``kinds``, a
+        string not among them is an error naming the field."""
         self.read.add(key)
         v = self.cfg.get(key)
         if v is None:
@@ -245,6 +247,9 @@ class _Reader:
             raise ConfigError(f"{self.origin}: field '{key}' must be a list of strings")
         if len(v) != n:
             raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
+        bad = set() if kinds is None else set(v) - set(kinds)
+        if bad:
+            raise ConfigError(f"{self.origin}: field '{key}' has unknown kinds {sorted(bad)}")
         return v
 
     def refuse(self, key: str, why: str) -> None:
@@ -306,11 +311,9 @@ def _bits16() -> dict[str, Fraction]:
 # ---- windows ----------------------------------------------------------------------------------
 def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
     """Which of the n layers use the sliding window, by the family's rule."""
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n,
+                       ("sliding_attention", "full_attention", "chunked_attention"))
     if types is not None:
-        bad = set(types) - {"sliding_attention", "full_attention", "chunked_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         return [t == "sliding_attention" for t in types]
     if rule == "all":
         return [True] * n
@@ -582,11 +585,8 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     if g.raw("use_bidirectional_attention") == "all":
         raise ConfigError(f"{r.origin}: field 'use_bidirectional_attention' = 'all' makes the "
                           "model an encoder (no causal cache), which is not modelled")
-    types = g.str_list("layer_types", n) or [
+    types = g.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
         "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
-    bad = set(types) - {"sliding_attention", "full_attention"}
-    if bad:
-        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
     types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer global
     window = _window(g)
     tied_kv = g.flag("attention_k_eq_v", False)
@@ -879,11 +879,8 @@ def _kimi_linear_types(r: _Reader, lin: Mapping[str, Any], n: int) -> list[str]:
     """Which blocks are full attention (MLA) and which KDA, as KimiLinearConfig decides: the
     file's ``layer_types``, else ``full_attn_layers`` and ``kda_layers`` (1-indexed, every block
     in exactly one), else every 4th block from the 5th (0-indexed i > 0, i % 4 == 0)."""
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n, ("linear_attention", "full_attention"))
     if types is not None:
-        bad = set(types) - {"linear_attention", "full_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         return types
     full, kda = lin.get("full_attn_layers"), lin.get("kda_layers")
     if full is None or kda is None:
@@ -954,13 +951,10 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
               router_bias=True)
     dense = MLP(r.int("intermediate_size", 9216))
-    kinds = r.str_list("mlp_layer_types", n)
+    kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))
     if kinds is None:
         first = r.int("first_k_dense_replace", 1, kind="layers", minimum=0)
         kinds = ["dense" if i < first else "sparse" for i in range(n)]
-    elif set(kinds) - {"dense", "sparse"}:
-        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' has unknown kinds "
-                          f"{sorted(set(kinds) - {'dense', 'sparse'})}")
     r.read.update({"first_k_dense_replace", "num_expert_group", "topk_group",
                    "use_grouped_topk", "moe_renormalize", "moe_router_activation_func",
                    "routed_scaling_factor"})
@@ -1000,7 +994,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                           "attention has one key-value head shared by keys and values")
     for key in ("attention_bias", "mlp_bias"):
         r.refuse(key, "biases are not counted in the 'deepseek_v4' layout")
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n, V4_LAYER_TYPES)
     if types is None:
         ratios = r.raw("compress_ratios")
         if not isinstance(ratios, list) or len(ratios) < n or any(
@@ -1009,9 +1003,6 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                               f"ratios from {sorted(V4_RATIO_TYPES)}")
         types = [V4_RATIO_TYPES[x] for x in ratios[:n]]  # transformers keeps the first n
     r.read.add("compress_ratios")
-    if set(types) - set(V4_LAYER_TYPES):
-        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds "
-                          f"{sorted(set(types) - set(V4_LAYER_TYPES))}")
     rates = {"compressed_sparse_attention": r.int("compress_rate_csa", 4, kind="count"),
              "heavily_compressed_attention": r.int("compress_rate_hca", 128, kind="count")}
     given = r.raw("compress_rates", {})
@@ -1290,11 +1281,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         bias = r.flag("attention_bias", False)
         _restated(r, "attn_output_gate", True, "its full attention always gates its output")
         every = r.int("full_attention_interval", 4, kind="count")
-        types = r.str_list("layer_types", n) or [
+        types = r.str_list("layer_types", n, ("linear_attention", "full_attention")) or [
             "linear_attention" if (i + 1) % every else "full_attention" for i in range(n)]
-        bad = set(types) - {"linear_attention", "full_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         gdn = GatedDeltaNet(n_qk_heads=r.int("linear_num_key_heads", kind="heads"),
                             n_v_heads=r.int("linear_num_value_heads", kind="heads"),
                             d_k=r.int("linear_key_head_dim"),
