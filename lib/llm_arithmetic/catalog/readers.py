@@ -403,9 +403,12 @@ def _mistral(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
 
 
-def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok") -> tuple[int, int]:
-    e = r.int(n_key, kind="experts")
-    k = r.int(k_key, kind="experts")
+def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
+             defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
+    """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
+    default (``...``: required); k > E is an error naming both fields."""
+    e = r.int(n_key, defaults[0], kind="experts")
+    k = r.int(k_key, defaults[1], kind="experts")
     if k > e:
         raise ConfigError(f"{r.origin}: field '{k_key}' ({k}) exceeds '{n_key}' ({e})")
     return e, k
@@ -602,11 +605,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     ff = g.int("intermediate_size")
     mlp, norms = MLP(ff), 4
     if g.flag("enable_moe_block", False):
-        e = g.int("num_experts", kind="experts")
-        k = g.int("top_k_experts", kind="experts")
-        if k > e:
-            raise ConfigError(f"{r.origin}: field 'top_k_experts' ({k}) exceeds 'num_experts' "
-                              f"({e})")
+        e, k = _experts(g, n_key="num_experts", k_key="top_k_experts")
         # the dense MLP runs beside the experts on every token: one shared expert of width ff;
         # per_expert_scale is the router's vector of E; router.scale (d) weights the router's
         # RMSNorm and counts with the three extra norms
@@ -937,11 +936,7 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 512),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0), d_nope=nope, d_rope=rope,
                      d_v=r.int("v_head_dim", 128))
-    e = r.int("num_experts", 256, kind="experts")
-    k = r.int("num_experts_per_token", 8, kind="experts")
-    if k > e:
-        raise ConfigError(f"{r.origin}: field 'num_experts_per_token' ({k}) exceeds "
-                          f"'num_experts' ({e})")
+    e, k = _experts(r, n_key="num_experts", k_key="num_experts_per_token", defaults=(256, 8))
     width = r.int("moe_intermediate_size", 1024)
     shared = r.int("num_shared_experts", 1, kind="experts", minimum=0)
     if r.int("moe_layer_freq", 1, kind="count") != 1:  # KimiLinearConfig ignores it
