@@ -69,7 +69,18 @@ def _engine(name: str) -> Mapping[str, Any]:
 def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The engine's rules set by ``flags`` (its own flag names, ``"--gpu-memory-utilization"``,
     or the rules' names, ``"fraction"``), the engine's defaults for the others; a flag the
-    engine does not take, or a bad value, raises an :class:`InputError` naming it."""
+    engine does not take, or a bad value, raises an :class:`InputError` naming it.
+
+    vLLM's defaults (``engines.toml``: blocks of 16 tokens, the model's cache dtype) beside a
+    given share of the chip:
+
+    >>> engine_settings("vllm", {"--gpu-memory-utilization": 0.85})
+    {'fraction': 0.85, 'page': 16, 'kv_dtype': 'auto', 'eager': False}
+    >>> engine_settings("vllm", {"--ctx-size": 4096})
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: --ctx-size: not a flag of vllm (a flag of llama.cpp); vllm takes --gpu-memory-utilization, --max-model-len, --max-num-batched-tokens, --max-num-seqs, --block-size, --kv-cache-dtype, --enforce-eager
+    """
     spec = _engine(engine)
     out = dict(spec.get("defaults", {}))
     rules = set(spec["flags"].values())
