@@ -17,12 +17,15 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import did_you_mean
 from ..core.records import record
 from ..core.units import to_fraction
+
+if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
+    from .model import Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
@@ -273,7 +276,7 @@ def _quantized(mix: Mix, kind: str, i: int, n: int, *, n_gqa: int, n_experts: in
     return t
 
 
-def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
+def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     """Every tensor kind of ``model`` in a llama.cpp file of type ``mix``, per layer: (name,
     parameters, bits per weight), in file order. The parameters add up to the decoder's.
 
@@ -383,7 +386,7 @@ def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
     return [(name, n, b) for name, n, b in out if n]
 
 
-def mix_bits(model, mix: str) -> Fraction:
+def mix_bits(model: Model, mix: str) -> Fraction:
     """Effective bits per weight of ``model`` in a llama.cpp file of type ``mix`` (``"q4_k_m"``):
     the bits of every tensor (:func:`mix_tensors`) over the decoder's parameters [bit].
 
