@@ -20,13 +20,12 @@ import math
 import warnings
 from dataclasses import asdict, fields
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from . import numeric as N
 from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
                               plan_format)
 from .catalog.hardware import Hardware, get_hardware

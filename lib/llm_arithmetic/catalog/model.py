@@ -23,15 +23,12 @@ the tests check.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, field, fields, replace
 from functools import cached_property
 from fractions import Fraction
 from numbers import Integral
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
-
-import numpy as np
+from typing import Any, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError

@@ -47,7 +47,6 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import numeric as N
-from ..core.errors import InputError
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
 __all__ = ["Evaluator", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE", "INF", "DEFAULT",
