@@ -488,7 +488,7 @@ def _latency(link_latency: Any) -> float | None:
 ALLREDUCE_ALGORITHMS = ("ring", "switch")
 
 
-def _comm_options(m: Model, *, overlap: Any, allreduce: Any, node_limit: Any,
+def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
                   dispatch_bits: Any) -> dict[str, Any]:
     """The communication options checked and named as the plan's inputs."""
     if not isinstance(overlap, (bool, np.bool_)):
@@ -527,7 +527,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         else:
             generate = _count("generate", generate)
     link_latency = _latency(link_latency)
-    comm = _comm_options(m, overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+    comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)
     if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
         raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")
