@@ -29,6 +29,7 @@ from .catalog.model import ENGINE_INPUTS, Model
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
+from .numeric._runtime import exact_result
 
 __all__ = ["ENGINES", "SWITCHES", "EngineView", "engine_view", "engine_settings", "engine_flags",
            "check_log_line"]
@@ -182,10 +183,7 @@ class EngineView:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (exact numbers as int or float)."""
-        d = asdict(self)
-        for k, v in d.items():
-            if isinstance(v, Fraction):
-                d[k] = int(v) if v.denominator == 1 else float(v)
+        d = {k: exact_result(v) for k, v in asdict(self).items()}
         d["rules"] = list(self.rules)
         return d
 

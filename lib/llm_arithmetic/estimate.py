@@ -34,6 +34,7 @@ from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
 from .core.records import record
+from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "peak_for"]
@@ -347,7 +348,7 @@ class Estimate:
         d = asdict(self)
         for k, v in d.items():
             if isinstance(v, Fraction):
-                d[k] = int(v) if v.denominator == 1 else float(v)
+                d[k] = exact_result(v)
             elif isinstance(v, float) and math.isinf(v):
                 d[k] = None
         return d
