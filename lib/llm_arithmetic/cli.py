@@ -466,7 +466,9 @@ def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
 
 
 def _engine_table(v: Any) -> str:
-    gib = lambda b: "-" if b is None else f"{b / 2**30:,.2f} GiB"  # noqa: E731
+    from .core.units import GiB
+
+    gib = lambda b: "-" if b is None else f"{b / GiB:,.2f} GiB"  # noqa: E731
     rows = [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
             ("  weights as loaded", gib(v.engine_weights_bytes)),
             ("  reserve (activations, graphs, buffers)",
