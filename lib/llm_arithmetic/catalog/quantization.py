@@ -179,6 +179,16 @@ def _pair(block: Any, origin: str, key: str) -> list[int]:
     return block
 
 
+def _object(value: Any, origin: str, key: str) -> Mapping[str, Any]:
+    """An optional sub-record of the config (``{}`` when absent, null or empty), or a one-line
+    error naming ``key`` when it is not an object."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise _origin_error(origin, key, value, "must be an object")
+    return value
+
+
 def _names(q: Mapping[str, Any], key: str, origin: str) -> tuple[str, ...]:
     v = q.get(key) or []
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -282,7 +292,9 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
         raise _origin_error(origin, "sparsity_config", q["sparsity_config"], "is not modelled")
     # transform_config: Hadamard rotations fused into the weights (Laguna); a deterministic
     # Hadamard matrix is generated when the model loads, not stored (a random one would be)
-    for gname, t in ((q.get("transform_config") or {}).get("config_groups") or {}).items():
+    transform = _object(q.get("transform_config"), origin, "transform_config")
+    for gname, t in _object(transform.get("config_groups"), origin,
+                            "transform_config.config_groups").items():
         if not isinstance(t, dict) or t.get("type") != "hadamard" or t.get("randomize"):
             raise _origin_error(origin, f"transform_config.config_groups.{gname}", t,
                                 "is not a deterministic Hadamard rotation (stored "
@@ -309,7 +321,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     bits = _int(w, "num_bits", origin)
     kind, strategy = w.get("type"), w.get("strategy")
     fmt = str(g.get("format") or q.get("format") or "")
-    a = g.get("input_activations") or {}
+    a = _object(g.get("input_activations"), origin, where + "input_activations")
     keep = _names(q, "ignore", origin)
     head = not any(_matches(p, "lm_head") for p in keep)
     scale_dtype = w.get("scale_dtype")
@@ -363,7 +375,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
     algo = q.get("quant_algo")
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree
-    for gname, g in (q.get("config_groups") or {}).items():
+    for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
         w = g.get("weights") if isinstance(g, dict) else None
         said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
                                                     w.get("group_size"))
