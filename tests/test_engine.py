@@ -79,6 +79,14 @@ def test_bad_numbers_are_one_line_errors_naming_the_argument(kwargs, field):
     assert "\n" not in str(err.value)
 
 
+def test_a_cache_the_library_does_not_count_is_refused_not_zero():
+    """DeepSeek-V4's compressed attention has no cache formula: the engine view refuses it
+    (it printed 0 B a token and an infinite pool)."""
+    with pytest.raises(InputError, match="engine view is of the KV cache, which is not counted"):
+        engine_view(str(ROOT / "tests" / "configs" / "deepseek-v4-flash.json"), "vllm",
+                    kv_memory_gib=10)
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "llm_arithmetic", "describe", *args],
                           capture_output=True, text=True, timeout=120)
