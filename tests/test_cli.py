@@ -86,6 +86,12 @@ def test_readable_table(capsys):
     (["describe", "missing/config.json"], "no such config file"),
     (["describe"], "required: MODEL"),
     (["frobnicate"], "invalid choice"),
+    (["describe", "llama-2-7b", "--draft-len", "4", "--acceptance", "1"],
+     "--acceptance: must be a number in [0, 1)"),
+    (["describe", "llama-2-7b", "--engine", "vllm", "--gpu-memory-utilization", "1.5"],
+     "--gpu-memory-utilization: must be a memory fraction in (0, 1]"),
+    (["describe", "llama-2-7b", "--engine", "vllm", "--engine-kv-memory-gib", "0." + "0" * 50],
+     "--engine-kv-memory-gib: expected a size in GiB in [0, 1e6), got a 52-character string"),
 ])
 def test_bad_input_one_line_exit_2(capsys, args, needle):
     assert main(args) == 2

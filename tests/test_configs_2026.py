@@ -584,3 +584,22 @@ def test_catalog_config_equals_the_meta_device_count(path):
     # e_score_correction_bias), never anything else
     assert total in (t["params"], t["params"] + t["persistent_buffers"]), (total, t)
     assert re.fullmatch(r"\d+\.\d+\.\d+", TRUTH["transformers"])
+
+
+@pytest.mark.parametrize("name, key", [
+    ("gemma-4-26b-a4b", "text_config.layer_types"),
+    ("qwen3.5-27b", "text_config.layer_types"),
+    ("gpt-oss-20b", "layer_types"),
+    ("kimi-linear-48b-a3b-instruct", "layer_types"),
+    ("kimi-linear-48b-a3b-instruct", "mlp_layer_types"),
+    ("deepseek-v4-flash", "layer_types"),
+])
+def test_an_unknown_layer_kind_is_refused_naming_the_field(name, key):
+    cfg = config(name)
+    scope = cfg["text_config"] if key.startswith("text_config.") else cfg
+    field = key.rsplit(".", 1)[-1]
+    scope[field] = ["mystery_attention"] * scope["num_hidden_layers"]
+    with pytest.raises(ConfigError, match=rf"field '{field}' has unknown kinds "
+                                          r"\['mystery_attention'\]") as err:
+        read_config(cfg)
+    assert "\n" not in str(err.value)

@@ -66,6 +66,27 @@ def test_bad_engine_input_names_the_flag():
         engine_view("llama-3.1-8b", "ollama")
 
 
+@pytest.mark.parametrize("kwargs, field", [
+    ({"flags": {"--max-model-len": float("inf")}, "kv_memory_gib": 1}, "--max-model-len"),
+    ({"flags": {"--max-num-seqs": float("nan")}, "kv_memory_gib": 1}, "--max-num-seqs"),
+    ({"capacity": "80", "flags": {"--gpu-memory-utilization": 0.9}}, "capacity"),
+    ({"reserve_gib": -1.0, "kv_memory_gib": 1}, "reserve_gib"),
+    ({"kv_memory_gib": True}, "kv_memory_gib"),
+])
+def test_bad_numbers_are_one_line_errors_naming_the_argument(kwargs, field):
+    with pytest.raises(InputError, match=field) as err:
+        engine_view("llama-3.1-8b", "vllm", **kwargs)
+    assert "\n" not in str(err.value)
+
+
+def test_a_cache_the_library_does_not_count_is_refused_not_zero():
+    """DeepSeek-V4's compressed attention has no cache formula: the engine view refuses it
+    (it printed 0 B a token and an infinite pool)."""
+    with pytest.raises(InputError, match="engine view is of the KV cache, which is not counted"):
+        engine_view(str(ROOT / "tests" / "configs" / "deepseek-v4-flash.json"), "vllm",
+                    kv_memory_gib=10)
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "llm_arithmetic", "describe", *args],
                           capture_output=True, text=True, timeout=120)

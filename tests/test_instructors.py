@@ -209,7 +209,7 @@ def test_impossible_scenarios_are_refused():
     """LLaMA-65B in fp16 (130 GB) does not fit a 40 GiB A100: such a draw is rejected."""
     m, h = get_model("llama-65b"), get_hardware("a100-40gb-pcie")
     with pytest.raises(P.Reject):
-        P._fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
+        P._fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
     with pytest.raises(P.Reject):
         P._in(1e6, 1, 2000)  # a million tokens/s is not a realistic single stream
 

@@ -109,6 +109,20 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
      "quantization_config.modules_in_block_to_quantize"),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemv"},
      "quantization_config.version"),
+    ({"quant_method": "fp8", "weight_block_size": [True, 128]},
+     "quantization_config.weight_block_size"),
+    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "block",
+                                           "block_structure": [True, 128]}}}},
+     "quantization_config.config_groups.group_0.weights.block_structure"),
+    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "targets": ["Linear"], "input_activations": "dynamic", "weights": {
+            "num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}}},
+     "quantization_config.config_groups.group_0.input_activations"),
+    ({"quant_method": "compressed-tensors", "transform_config": ["hadamard"]},
+     "quantization_config.transform_config"),
+    ({"quant_method": "modelopt", "quant_algo": "FP8", "config_groups": ["fp8"]},
+     "quantization_config.config_groups"),
 ])
 def test_refusals_name_the_key(q, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as err:

@@ -352,14 +352,23 @@ def _ms(text: str) -> float:
     return _number(text, "ms")
 
 
-def _fraction(text: str) -> float:
+def _within(text: str, noun: str, interval: str, inside: Callable[[float], bool]) -> float:
+    """``text`` as a float for which ``inside`` holds, else a one-line error that gives
+    ``noun`` and ``interval`` (``"a fraction"``, ``"(0, 1]"``)."""
+    if len(text) > 40:
+        raise argparse.ArgumentTypeError(f"expected {noun} in {interval}, got a "
+                                         f"{len(text)}-character string")
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text[:40]!r}")
-    if not 0 <= v < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text[:40]}")
+        raise argparse.ArgumentTypeError(f"expected {noun} in {interval}, got {text!r}") from None
+    if not inside(v):
+        raise argparse.ArgumentTypeError(f"must be {noun} in {interval}, got {text}")
     return v
+
+
+def _fraction(text: str) -> float:
+    return _within(text, "a number", "[0, 1)", lambda v: 0 <= v < 1)
 
 
 def _draft_len(text: str) -> int:
@@ -396,23 +405,11 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
 
 
 def _fraction_flag(text: str) -> float:
-    try:
-        v = float(text[:40])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text[:40]!r}")
-    if not 0 < v <= 1:
-        raise argparse.ArgumentTypeError(f"a memory fraction lies in (0, 1], got {text[:40]}")
-    return v
+    return _within(text, "a memory fraction", "(0, 1]", lambda v: 0 < v <= 1)
 
 
 def _gib(text: str) -> float:
-    try:
-        v = float(text[:40])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size in GiB, got {text[:40]!r}")
-    if not 0 <= v < 1e6:
-        raise argparse.ArgumentTypeError(f"a size in GiB lies in [0, 1e6), got {text[:40]}")
-    return v
+    return _within(text, "a size in GiB", "[0, 1e6)", lambda v: 0 <= v < 1e6)
 
 
 #: How the command line reads each engine rule's value (``engines.toml`` names the rules).
@@ -428,12 +425,11 @@ def _engine_dest(flag: str) -> str:
 
 def _add_engine_arguments(d: argparse.ArgumentParser) -> None:
     """``--engine`` and every engine's own flags (``catalog/data/engines.toml``)."""
-    from .catalog.compiled import load
+    from .engine import ENGINES, SWITCHES, engine_flags
 
-    engines = load("engines")["engines"]
     g = d.add_argument_group("the engine's view (paste the engine's own flags)")
-    g.add_argument("--engine", choices=sorted(engines), metavar="NAME",
-                   help="what this engine allocates on one chip: " + ", ".join(sorted(engines)))
+    g.add_argument("--engine", choices=sorted(ENGINES), metavar="NAME",
+                   help="what this engine allocates on one chip: " + ", ".join(sorted(ENGINES)))
     g.add_argument("--engine-reserve-gib", type=_gib, metavar="X",
                    help="the engine's reserve beside weights and cache, as its log prints it "
                         "(activation peak, CUDA graphs, non-torch memory); default: an empirical "
@@ -441,15 +437,8 @@ def _add_engine_arguments(d: argparse.ArgumentParser) -> None:
     g.add_argument("--engine-kv-memory-gib", type=_gib, metavar="X",
                    help="the cache memory the engine printed ('Available KV cache memory'): "
                         "tokens by the engine's own arithmetic")
-    seen: dict[str, list[str]] = {}
-    rule_of: dict[str, str] = {}
-    for name, spec in engines.items():
-        for flag, rule in spec["flags"].items():
-            seen.setdefault(flag, []).append(name)
-            rule_of[flag] = rule
-    for flag, names in seen.items():
-        rule = rule_of[flag]
-        if rule in ("eager", "swa_full"):
+    for flag, (rule, names) in engine_flags().items():
+        if rule in SWITCHES:
             g.add_argument(flag, dest=_engine_dest(flag), action="store_true", default=None,
                            help=f"({', '.join(names)})")
         else:
@@ -477,7 +466,9 @@ def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
 
 
 def _engine_table(v: Any) -> str:
-    gib = lambda b: "-" if b is None else f"{b / 2**30:,.2f} GiB"  # noqa: E731
+    from .core.units import GiB
+
+    gib = lambda b: "-" if b is None else f"{b / GiB:,.2f} GiB"  # noqa: E731
     rows = [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
             ("  weights as loaded", gib(v.engine_weights_bytes)),
             ("  reserve (activations, graphs, buffers)",
@@ -854,10 +845,10 @@ def _formula(ns: argparse.Namespace) -> int:
             print(f"{name:<36} [{f.unit}]  {f.summary[:70]}")
         return 0
     if ns.name not in formulas:
-        import difflib
-        close = difflib.get_close_matches(ns.name, formulas, n=3, cutoff=0.5)
+        from .core.lookup import did_you_mean
+
         raise UsageError(f"unknown formula {ns.name[:60]!r}"
-                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+                         f"{did_you_mean(ns.name, formulas, cutoff=0.5)}")
     print(formulas[ns.name].latex())
     return 0
 

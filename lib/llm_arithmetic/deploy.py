@@ -137,9 +137,8 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
         cls = F.chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
         first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
-        dq = F.dequant_seconds(ev.get("decode_read_params"), ev.get("bits_weight_effective"),
-                               ev.get("bandwidth")) / ev.get("tp")
-        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers, dq) / n
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers,
+                                ev.get("forecast_dequant_time")) / n
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
     return fc

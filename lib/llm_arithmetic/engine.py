@@ -16,6 +16,7 @@ plan's inputs and reads the results.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, field
 from fractions import Fraction
 from pathlib import Path
@@ -28,26 +29,35 @@ from .catalog.model import ENGINE_INPUTS, Model
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
+from .numeric._runtime import exact_result
 
-__all__ = ["ENGINES", "EngineView", "engine_view", "engine_settings", "engine_flags",
+__all__ = ["ENGINES", "SWITCHES", "EngineView", "engine_view", "engine_settings", "engine_flags",
            "check_log_line"]
 
 #: The engines' rules as ``engines.toml`` gives them, by the name ``--engine`` takes.
 ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
 
 #: Rules that are switches (a flag without a value).
-_SWITCHES = ("eager", "swa_full")
+SWITCHES = ("eager", "swa_full")
 #: Rules that are counts of tokens or sequences.
 _COUNTS = ("max_model_len", "max_batched_tokens", "max_seqs", "page", "ctx", "ubatch", "seqs")
 
 
-def engine_flags() -> dict[str, tuple[str, ...]]:
-    """Every engine flag, with the engines that take it (for the command line)."""
-    out: dict[str, list[str]] = {}
+def engine_flags() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every engine flag: the rule it sets (a name of ``engines.toml``, one rule whichever
+    engine takes the flag) and the engines that take it, in the catalog's order (for the
+    command line).
+
+    >>> engine_flags()["--block-size"], engine_flags()["--enforce-eager"][0] in SWITCHES
+    (('page', ('vllm',)), True)
+    """
+    rules: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
     for name, spec in ENGINES.items():
-        for flag in spec["flags"]:
-            out.setdefault(flag, []).append(name)
-    return {flag: tuple(names) for flag, names in out.items()}
+        for flag, rule in spec["flags"].items():
+            rules[flag] = rule
+            names.setdefault(flag, []).append(name)
+    return {flag: (rules[flag], tuple(names[flag])) for flag in rules}
 
 
 def _engine(name: str) -> Mapping[str, Any]:
@@ -60,7 +70,18 @@ def _engine(name: str) -> Mapping[str, Any]:
 def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The engine's rules set by ``flags`` (its own flag names, ``"--gpu-memory-utilization"``,
     or the rules' names, ``"fraction"``), the engine's defaults for the others; a flag the
-    engine does not take, or a bad value, raises an :class:`InputError` naming it."""
+    engine does not take, or a bad value, raises an :class:`InputError` naming it.
+
+    vLLM's defaults (``engines.toml``: blocks of 16 tokens, the model's cache dtype) beside a
+    given share of the chip:
+
+    >>> engine_settings("vllm", {"--gpu-memory-utilization": 0.85})
+    {'fraction': 0.85, 'page': 16, 'kv_dtype': 'auto', 'eager': False}
+    >>> engine_settings("vllm", {"--ctx-size": 4096})
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: --ctx-size: not a flag of vllm (a flag of llama.cpp); vllm takes --gpu-memory-utilization, --max-model-len, --max-num-batched-tokens, --max-num-seqs, --block-size, --kv-cache-dtype, --enforce-eager
+    """
     spec = _engine(engine)
     out = dict(spec.get("defaults", {}))
     rules = set(spec["flags"].values())
@@ -78,18 +99,17 @@ def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict
 
 
 def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
-    if rule in _SWITCHES:
+    if rule in SWITCHES:
         if not isinstance(value, bool):
             raise InputError(f"{key} is a switch (True or False), got {value!r:.40}")
         return value
     if rule in _COUNTS:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or value != int(value) or value < (0 if rule == "ctx" else 1):
+        if not _real(value) or not math.isfinite(value) or value != int(value) \
+                or value < (0 if rule == "ctx" else 1):
             raise InputError(f"{key} must be a positive whole number, got {value!r:.40}")
         return int(value)
     if rule == "fraction":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 < value <= 1:
+        if not _real(value) or not 0 < value <= 1:
             raise InputError(f"{key} must be a fraction in (0, 1], got {value!r:.40}")
         return float(value)
     if rule == "kv_dtype":
@@ -103,6 +123,18 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
                              f"{', '.join(spec['cache_types'])}")
         return value
     raise InputError(f"{key}: no rule {rule!r}")  # pragma: no cover - the TOML's own error
+
+
+def _real(value: Any) -> bool:
+    """Whether ``value`` is a plain number (an int or a float, not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _gib(label: str, value: Any) -> float:
+    """A non-negative, finite size in GiB, or an :class:`InputError` naming ``label``."""
+    if not _real(value) or not 0 <= value < math.inf:
+        raise InputError(f"{label} must be a non-negative number of GiB, got {value!r:.40}")
+    return float(value)
 
 
 @record
@@ -151,10 +183,7 @@ class EngineView:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (exact numbers as int or float)."""
-        d = asdict(self)
-        for k, v in d.items():
-            if isinstance(v, Fraction):
-                d[k] = int(v) if v.denominator == 1 else float(v)
+        d = {k: exact_result(v) for k, v in asdict(self).items()}
         d["rules"] = list(self.rules)
         return d
 
@@ -170,11 +199,7 @@ def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any]) -> Fraction:
 def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
              reserve_gib: Any) -> float | None:
     if reserve_gib is not None:
-        if isinstance(reserve_gib, bool) or not isinstance(reserve_gib, (int, float)) \
-                or not 0 <= reserve_gib < math.inf:
-            raise InputError(f"engine reserve must be a non-negative number of GiB, got "
-                             f"{reserve_gib!r:.40}")
-        return float(reserve_gib) * GiB
+        return _gib("reserve_gib", reserve_gib) * GiB
     parts = dict(spec.get("reserve", {}))
     if not parts:
         return None
@@ -220,20 +245,20 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
     m = resolve_model(model)
+    if m.uncounted:  # the plan's engine terms would count such a layer's cache as 0
+        raise InputError(f"{m.name}: the engine view is of the KV cache, which is not "
+                         f"counted: it needs {m.uncounted}")
     chip = get_hardware(hardware) if hardware is not None else None
     tp, _, pp = _parallel(m, tp, 1, pp)
     if spec["kind"] == "cells" and max(tp, pp) > 1:
         raise InputError("tp: the llama.cpp view is of one device (its layers split over "
                          "devices keep the whole cache of their layers)")
-    if capacity is not None and (isinstance(capacity, bool) or not capacity > 0):
+    if capacity is not None and (isinstance(capacity, bool)
+                                 or not isinstance(capacity, numbers.Real) or not capacity > 0):
         raise InputError(f"capacity must be a positive number of bytes, got {capacity!r:.40}")
     kv_memory = None
     if kv_memory_gib is not None:
-        if isinstance(kv_memory_gib, bool) or not isinstance(kv_memory_gib, (int, float)) \
-                or not 0 <= kv_memory_gib < math.inf:
-            raise InputError(f"kv_memory_gib must be a non-negative number, got "
-                             f"{kv_memory_gib!r:.40}")
-        kv_memory = int(round(kv_memory_gib * GiB))
+        kv_memory = int(round(_gib("kv_memory_gib", kv_memory_gib) * GiB))
     paged = spec["kind"] == "paged"
     reserve = _reserve(spec, settings, reserve_gib)
     fraction = settings.get("fraction")

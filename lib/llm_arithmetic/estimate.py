@@ -20,13 +20,12 @@ import math
 import warnings
 from dataclasses import asdict, fields
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from . import numeric as N
 from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
                               plan_format)
 from .catalog.hardware import Hardware, get_hardware
@@ -35,6 +34,7 @@ from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
 from .core.records import record
+from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "peak_for"]
@@ -348,7 +348,7 @@ class Estimate:
         d = asdict(self)
         for k, v in d.items():
             if isinstance(v, Fraction):
-                d[k] = int(v) if v.denominator == 1 else float(v)
+                d[k] = exact_result(v)
             elif isinstance(v, float) and math.isinf(v):
                 d[k] = None
         return d
@@ -489,7 +489,7 @@ def _latency(link_latency: Any) -> float | None:
 ALLREDUCE_ALGORITHMS = ("ring", "switch")
 
 
-def _comm_options(m: Model, *, overlap: Any, allreduce: Any, node_limit: Any,
+def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
                   dispatch_bits: Any) -> dict[str, Any]:
     """The communication options checked and named as the plan's inputs."""
     if not isinstance(overlap, (bool, np.bool_)):
@@ -528,7 +528,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         else:
             generate = _count("generate", generate)
     link_latency = _latency(link_latency)
-    comm = _comm_options(m, overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+    comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)
     if not isinstance(overhead, (Integral, np.integer)) or overhead < 0:
         raise InputError(f"overhead must be a non-negative integer [B], got {overhead!r:.40}")

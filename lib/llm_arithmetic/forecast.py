@@ -81,6 +81,7 @@ from .catalog.hardware import get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
 from .core.records import record
+from .core.units import GB_S
 from .estimate import estimate
 
 __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
@@ -184,7 +185,7 @@ def decode_fit_rows(split: str = "fit") -> list[Row]:
             continue
         kv = 8 if r.kv_format == "fp8" else 16
         m = get_model(r.model_key)
-        bw = r.bandwidth_gbps * 1e9
+        bw = r.bandwidth_gbps * GB_S
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime, m.n_layers,
                        _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context, bw),
                        1.0 / r.si_value, r.bits_per_weight, r.batch,

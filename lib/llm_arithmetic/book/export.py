@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from fractions import Fraction
 from typing import Any
 
 from ..catalog.formats import FORMATS
@@ -28,6 +27,7 @@ from ..catalog.model_catalog import CATALOG
 from ..estimate import (_SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
                         LIMITS, SPECULATIVE_WORKLOADS)
 from ..forecast import forecast_catalog
+from ..numeric._runtime import exact_result
 from ..plan import plan_data
 
 __all__ = ["catalog_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
@@ -37,13 +37,6 @@ WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", 
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
 WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
                   "generate", "price", "controls", "show", "plots", "title")
-
-
-def _number(x: Any) -> Any:
-    """JSON-ready: Fractions as int where whole, else float."""
-    if isinstance(x, Fraction):
-        return int(x) if x.denominator == 1 else float(x)
-    return x
 
 
 def _model(entry: Any) -> dict[str, Any]:
@@ -65,7 +58,7 @@ def _model(entry: Any) -> dict[str, Any]:
         "group": entry.group, "url": entry.url, "n_vocab": m.n_vocab, "d_model": m.d_model,
         "tied": m.tied, "n_positions": m.n_positions, "head_bias": m.head_bias,
         "norm_vecs_final": m.norm_vecs_final, "trained_context": m.trained_context,
-        "native_bits": {k: _number(v) for k, v in m.native_bits.items()},
+        "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total}
                    for x in m.extras],
         "layers": layers,
@@ -97,7 +90,7 @@ def catalog_data() -> dict[str, Any]:
     return {
         "models": {name: _model(entry) for name, entry in CATALOG.items()},
         "hardware": {name: _chip(h) for name, h in HARDWARE.items()},
-        "formats": {name: {"name": name, "bits": _number(f.bits),
+        "formats": {name: {"name": name, "bits": exact_result(f.bits),
                            "bits_exact": str(f.bits), "layout": f.layout,
                            "compute": f.compute, "compute_fallback": f.compute_fallback,
                            "source": f.source}

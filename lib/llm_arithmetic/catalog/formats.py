@@ -17,12 +17,15 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InputError
-from ..core.lookup import close_matches
+from ..core.lookup import did_you_mean
 from ..core.records import record
 from ..core.units import to_fraction
+
+if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
+    from .model import Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
@@ -113,9 +116,8 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
                 raise InputError(f"{fmt[:40]!r} is a llama.cpp file type (a type per tensor): "
                                  "its bits per weight depend on the model; give it as weights= "
                                  "to estimate() or use mix_bits(model, name)") from None
-            close = close_matches(key, BITS_PER_WEIGHT, n=3, cutoff=0.4)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InputError(f"unknown weight format {fmt[:40]!r}{hint} (known: "
+            raise InputError(f"unknown weight format {fmt[:40]!r}"
+                             f"{did_you_mean(key, BITS_PER_WEIGHT)} (known: "
                              f"{', '.join(BITS_PER_WEIGHT)})") from None
     else:
         try:
@@ -274,7 +276,7 @@ def _quantized(mix: Mix, kind: str, i: int, n: int, *, n_gqa: int, n_experts: in
     return t
 
 
-def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
+def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     """Every tensor kind of ``model`` in a llama.cpp file of type ``mix``, per layer: (name,
     parameters, bits per weight), in file order. The parameters add up to the decoder's.
 
@@ -286,10 +288,8 @@ def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
     """
     key = mix.strip().lower()
     if key not in MIXES:
-        close = close_matches(key, MIXES, n=3, cutoff=0.4)
-        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}"
-                         + (f"; did you mean {', '.join(close)}?" if close else "")
-                         + f" (known: {', '.join(MIXES)})")
+        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
+                         f"(known: {', '.join(MIXES)})")
     m = MIXES[key]
     if model.family in _NOT_MODELLED:
         raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
@@ -386,7 +386,7 @@ def mix_tensors(model, mix: str) -> list[tuple[str, int, Fraction]]:
     return [(name, n, b) for name, n, b in out if n]
 
 
-def mix_bits(model, mix: str) -> Fraction:
+def mix_bits(model: Model, mix: str) -> Fraction:
     """Effective bits per weight of ``model`` in a llama.cpp file of type ``mix`` (``"q4_k_m"``):
     the bits of every tensor (:func:`mix_tensors`) over the decoder's parameters [bit].
 

@@ -23,15 +23,12 @@ the tests check.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, field, fields, replace
 from functools import cached_property
 from fractions import Fraction
 from numbers import Integral
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
-
-import numpy as np
+from typing import Any, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
@@ -355,6 +352,12 @@ class MLP:
 class _Mixer:
     """What every constant-state mixer answers, each a term of the plan's stack data."""
 
+    def validate(self, owner: str) -> None:
+        """Every whole-number field (a width, a count of heads) is a positive integer."""
+        for f in fields(self):
+            if f.type == "int":
+                _check_int(owner, f.name, getattr(self, f.name))
+
     def params(self, d_model: int) -> int:
         """Parameters of the mixer [-]."""
         return _part("mixer", self, "params", d_model=d_model)
@@ -393,10 +396,6 @@ class Mamba2(_Mixer):
     conv_bias: bool = True
     bias: bool = False
 
-    def validate(self, owner: str) -> None:
-        for f in ("d_inner", "d_state", "n_groups", "n_heads", "d_conv"):
-            _check_int(owner, f, getattr(self, f))
-
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
                 f"{self.n_groups} groups")
@@ -426,8 +425,7 @@ class GatedDeltaNet(_Mixer):
     d_conv: int = 4
 
     def validate(self, owner: str) -> None:
-        for f in ("n_qk_heads", "n_v_heads", "d_k", "d_v", "d_conv"):
-            _check_int(owner, f, getattr(self, f))
+        super().validate(owner)
         if self.n_v_heads % self.n_qk_heads:
             raise ConfigError(f"{owner}: n_qk_heads ({self.n_qk_heads}) does not divide "
                               f"n_v_heads ({self.n_v_heads})")
@@ -457,10 +455,6 @@ class KimiDeltaAttention(_Mixer):
     kda_heads: int
     d_k: int
     d_conv: int = 4
-
-    def validate(self, owner: str) -> None:
-        for f in ("kda_heads", "d_k", "d_conv"):
-            _check_int(owner, f, getattr(self, f))
 
     def describe(self) -> str:
         return f"Kimi delta attention {self.kda_heads} heads x {self.d_k}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..core.errors import InputError

@@ -121,17 +121,18 @@ class Scheme:
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list."""
-        for pattern in self.keep:
-            if pattern.startswith("re:"):
-                if re.match(pattern[3:], name):
-                    return True
-            elif re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
-                           name):
-                return True
-        return False
+        return any(_matches(pattern, name) for pattern in self.keep)
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
-        """Bytes of one quantized rows x cols matrix [B]."""
+        """Bytes of one quantized rows x cols matrix [B].
+
+        A 7168 x 7168 matrix in fp8 with 128 x 128 blocks: 7168^2 one-byte elements and
+        56 x 56 four-byte scales, 51,380,224 + 12,544 bytes:
+
+        >>> read_scheme({"quant_method": "fp8", "weight_block_size": [128, 128]}
+        ...             ).matrix_bytes(7168, 7168)
+        51392768
+        """
         from ..numeric import _numeric as N
 
         return N.quantized_matrix_bytes(
@@ -139,6 +140,21 @@ class Scheme:
             block_cols=self.block_cols, bits_scale=self.bits_scale,
             bits_offset=self.bits_offset, bits_tensor=self.bits_tensor,
             bits_channel=self.bits_channel)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Whether a module-name pattern of a config's keep list (see :attr:`Scheme.keep`) names
+    the module ``name``.
+
+    >>> _matches("gate", "model.layers.0.mlp.gate"), _matches("gate", "mlp.gate_proj")
+    (True, False)
+    >>> _matches("re:.*lm_head", "lm_head"), _matches("*.mlp", "layers.mlp")
+    (True, True)
+    """
+    if pattern.startswith("re:"):
+        return re.match(pattern[3:], name) is not None
+    return re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
+                     name) is not None
 
 
 def _origin_error(origin: str, key: str, value: Any, why: str) -> ConfigError:
@@ -152,6 +168,25 @@ def _int(q: Mapping[str, Any], key: str, origin: str, default: Any = ...) -> int
     if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v > 1 << 20:
         raise _origin_error(origin, key, v, "must be a positive integer")
     return v
+
+
+def _pair(block: Any, origin: str, key: str) -> list[int]:
+    """A block size of two positive integers (rows, columns), or a one-line error naming
+    ``key``."""
+    if (not isinstance(block, list) or len(block) != 2
+            or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block)):
+        raise _origin_error(origin, key, block, "must be two positive integers")
+    return block
+
+
+def _object(value: Any, origin: str, key: str) -> Mapping[str, Any]:
+    """An optional sub-record of the config (``{}`` when absent, null or empty), or a one-line
+    error naming ``key`` when it is not an object."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise _origin_error(origin, key, value, "must be an object")
+    return value
 
 
 def _names(q: Mapping[str, Any], key: str, origin: str) -> tuple[str, ...]:
@@ -184,9 +219,7 @@ def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
     if block is None:  # one fp32 scale per matrix
         return Scheme("fp8", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=32, keep=keep,
                       router_bias_bits=32)
-    if (not isinstance(block, list) or len(block) != 2
-            or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block)):
-        raise _origin_error(origin, "weight_block_size", block, "must be two positive integers")
+    _pair(block, origin, "weight_block_size")
     # scale_fmt 'ue8m0' (DeepSeek-V3.1 and later): the scales are powers of two, still fp32
     return Scheme("fp8", f"fp8 block-scaled {block[0]}x{block[1]}", 8, block[0], block[1], 32,
                   keep=keep, router_bias_bits=32)
@@ -259,7 +292,9 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
         raise _origin_error(origin, "sparsity_config", q["sparsity_config"], "is not modelled")
     # transform_config: Hadamard rotations fused into the weights (Laguna); a deterministic
     # Hadamard matrix is generated when the model loads, not stored (a random one would be)
-    for gname, t in ((q.get("transform_config") or {}).get("config_groups") or {}).items():
+    transform = _object(q.get("transform_config"), origin, "transform_config")
+    for gname, t in _object(transform.get("config_groups"), origin,
+                            "transform_config.config_groups").items():
         if not isinstance(t, dict) or t.get("type") != "hadamard" or t.get("randomize"):
             raise _origin_error(origin, f"transform_config.config_groups.{gname}", t,
                                 "is not a deterministic Hadamard rotation (stored "
@@ -286,10 +321,9 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     bits = _int(w, "num_bits", origin)
     kind, strategy = w.get("type"), w.get("strategy")
     fmt = str(g.get("format") or q.get("format") or "")
-    a = g.get("input_activations") or {}
+    a = _object(g.get("input_activations"), origin, where + "input_activations")
     keep = _names(q, "ignore", origin)
-    head = not any(p == "lm_head" or (p.startswith("re:") and re.match(p[3:], "lm_head"))
-                   for p in keep)
+    head = not any(_matches(p, "lm_head") for p in keep)
     scale_dtype = w.get("scale_dtype")
     if kind == "float" and bits == 4 and w.get("group_size") == 16:  # NVFP4
         if scale_dtype not in (None, "torch.float8_e4m3fn"):
@@ -312,11 +346,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     if scale_bits is None:
         raise _origin_error(origin, where + "weights.scale_dtype", scale_dtype, "is not counted")
     if kind == "float" and bits == 8 and strategy == "block":
-        block = w.get("block_structure")
-        if not (isinstance(block, list) and len(block) == 2
-                and all(isinstance(b, int) and b > 0 for b in block)):
-            raise _origin_error(origin, where + "weights.block_structure", block,
-                                "must be two positive integers")
+        block = _pair(w.get("block_structure"), origin, where + "weights.block_structure")
         return Scheme("compressed-tensors", f"fp8 block-scaled {block[0]}x{block[1]}", 8,
                       block[0], block[1], scale_bits, head=head, keep=keep)
     if kind == "int" and strategy == "group" and fmt == "pack-quantized":
@@ -345,7 +375,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
     algo = q.get("quant_algo")
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree
-    for gname, g in (q.get("config_groups") or {}).items():
+    for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
         w = g.get("weights") if isinstance(g, dict) else None
         said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
                                                     w.get("group_size"))
@@ -387,7 +417,13 @@ _WRAPPERS = ("text_config", "language_config", "llm_config")
 
 def find_scheme(cfg: Mapping[str, Any], origin: str = "config") -> Scheme | None:
     """The scheme of a config (its own ``quantization_config`` or its wrapped language
-    model's), or None for a checkpoint in plain 16-bit weights."""
+    model's), or None for a checkpoint in plain 16-bit weights.
+
+    >>> find_scheme({"text_config": {"quantization_config": {"quant_method": "mxfp4"}}}).method
+    'mxfp4'
+    >>> find_scheme({"model_type": "llama"}) is None
+    True
+    """
     q = cfg.get("quantization_config")
     if q is None:
         for key in _WRAPPERS:
@@ -468,7 +504,14 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
 def tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
     the experts of a block, with their count). A mixer (Mamba-2, Gated DeltaNet) is refused:
-    which of its projections a quantizer converts is not modelled."""
+    which of its projections a quantizer converts is not modelled.
+
+    Llama 2 7B's first block (d = 4096, 32 heads of 128, a SwiGLU MLP of 11,008):
+
+    >>> from llm_arithmetic import get_model
+    >>> [(t.name[15:], t.rows, t.cols) for t in tensors(get_model("llama-2-7b"))][:5:4]
+    [('self_attn.q_proj', 4096, 4096), ('mlp.gate_proj', 11008, 4096)]
+    """
     i = 0
     for run in model.layers:
         if run.mixer is not None:
@@ -534,7 +577,16 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     """Bits per weight of the three classes the plan reads: ``"experts"`` (the routed
     experts' matrices), ``"unread"`` (the embedding rows a decode step does not read: 16-bit,
     no layout here quantizes an embedding table) and ``"default"`` (everything else), exact
-    fractions whose products with the parameter counts give the checkpoint's bytes."""
+    fractions whose products with the parameter counts give the checkpoint's bytes.
+
+    gpt-oss-20b ships its experts in MXFP4 (OCP: 4-bit elements and an 8-bit scale per 32,
+    4 + 8/32 = 4.25 bits) and the rest in bf16:
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("gpt-oss-20b")
+    >>> native_bits(m, m.scheme)
+    {'default': Fraction(16, 1), 'unread': Fraction(16, 1), 'experts': Fraction(17, 4)}
+    """
     b = shipped_bytes(model, scheme)
     unread = model.evaluate("unread_embedding_params")
     out = {"default": (8 * (b["other"] - Fraction(unread * PLAIN_BITS, 8))

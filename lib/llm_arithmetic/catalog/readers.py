@@ -43,7 +43,7 @@ import sys
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
@@ -236,7 +236,9 @@ class _Reader:
             raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
         return v
 
-    def str_list(self, key: str, n: int) -> list[str] | None:
+    def str_list(self, key: str, n: int, kinds: Iterable[str] | None = None) -> list[str] | None:
+        """The list of ``n`` strings at ``key`` (one per layer), or None; with ``kinds``, a
+        string not among them is an error naming the field."""
         self.read.add(key)
         v = self.cfg.get(key)
         if v is None:
@@ -245,6 +247,9 @@ class _Reader:
             raise ConfigError(f"{self.origin}: field '{key}' must be a list of strings")
         if len(v) != n:
             raise ConfigError(f"{self.origin}: field '{key}' has {len(v)} entries for {n} layers")
+        bad = set() if kinds is None else set(v) - set(kinds)
+        if bad:
+            raise ConfigError(f"{self.origin}: field '{key}' has unknown kinds {sorted(bad)}")
         return v
 
     def refuse(self, key: str, why: str) -> None:
@@ -306,11 +311,9 @@ def _bits16() -> dict[str, Fraction]:
 # ---- windows ----------------------------------------------------------------------------------
 def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
     """Which of the n layers use the sliding window, by the family's rule."""
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n,
+                       ("sliding_attention", "full_attention", "chunked_attention"))
     if types is not None:
-        bad = set(types) - {"sliding_attention", "full_attention", "chunked_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         return [t == "sliding_attention" for t in types]
     if rule == "all":
         return [True] * n
@@ -345,6 +348,20 @@ def _decoder(r: _Reader, *, attention: Callable[[int], Attention],
                 layers=_runs(layers), tied=tied, trained_context=trained_context,
                 native_bits=native or _bits16(), extras=extras, head_bias=head_bias,
                 norm_vecs_final=norm_vecs_final, n_positions=n_positions)
+
+
+def _stack(r: _Reader, d: int, layers: list[Layers], *,
+           context_default: int | None = None) -> dict[str, Any]:
+    """The model's fields from a reader's list of blocks (one :class:`Layers` each, merged
+    into runs): ``vocab_size``, an untied head unless ``tie_word_embeddings``, the trained
+    context ``max_position_embeddings`` (else ``context_default``), 16-bit weights; what
+    :func:`_decoder` gives for readers that build each block themselves (mixers,
+    hyper-connections)."""
+    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
+                tied=r.flag("tie_word_embeddings", False),
+                trained_context=r.int("max_position_embeddings", context_default,
+                                      kind="context"),
+                native_bits=_bits16())
 
 
 def _llama_like(r: _Reader, *, tied: bool = False, qkv_bias: bool | None = None,
@@ -386,9 +403,12 @@ def _mistral(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
 
 
-def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok") -> tuple[int, int]:
-    e = r.int(n_key, kind="experts")
-    k = r.int(k_key, kind="experts")
+def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
+             defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
+    """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
+    default (``...``: required); k > E is an error naming both fields."""
+    e = r.int(n_key, defaults[0], kind="experts")
+    k = r.int(k_key, defaults[1], kind="experts")
     if k > e:
         raise ConfigError(f"{r.origin}: field '{k_key}' ({k}) exceeds '{n_key}' ({e})")
     return e, k
@@ -475,10 +495,16 @@ SIGLIP_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+def _defaulted(cfg: Mapping[str, Any], defaults: Mapping[str, Any], origin: str,
+               family: str) -> _Reader:
+    """A reader of ``cfg`` over transformers' ``defaults`` for the keys it leaves out or sets
+    to null (what the family's configuration class does)."""
+    return _Reader({**defaults, **{k: v for k, v in cfg.items() if v is not None}}, origin,
+                   family)
+
+
 def _gemma3_text(r: _Reader) -> dict[str, Any]:
-    cfg = dict(GEMMA3_TEXT_DEFAULTS)
-    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
-    inner = _Reader(cfg, r.origin, r.family)
+    inner = _defaulted(r.cfg, GEMMA3_TEXT_DEFAULTS, r.origin, r.family)
     kw = _llama_like(inner, tied=True, qkv_bias=False, o_bias=False, norms=4,
                      window_rule="pattern", qk_norm="head")
     r.read |= inner.read
@@ -514,9 +540,7 @@ def _gemma3(r: _Reader) -> dict[str, Any]:
     tr = _Reader(text, r.origin + ": text_config", "gemma3_text")
     kw = _gemma3_text(tr)
     tr.check_unread()
-    vcfg = dict(SIGLIP_DEFAULTS)
-    vcfg.update({k: v for k, v in vision.items() if v is not None})
-    vr = _Reader(vcfg, r.origin + ": vision_config", "siglip_vision_model")
+    vr = _defaulted(vision, SIGLIP_DEFAULTS, r.origin + ": vision_config", "siglip_vision_model")
     tower = _siglip_params(vr)
     # Gemma3MultiModalProjector: a vision_hidden x text_hidden matrix and an RMSNorm
     projector = vr.int("hidden_size") * kw["d_model"] + vr.int("hidden_size")
@@ -550,9 +574,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     # a dense GeGLU MLP of intermediate_size and, with enable_moe_block, beside it a mixture of
     # num_experts of moe_intermediate_size (top_k_experts), a router (proj E x d, scale d,
     # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.16.
-    cfg = dict(GEMMA4_TEXT_DEFAULTS)
-    cfg.update({k: v for k, v in r.cfg.items() if v is not None})
-    g = _Reader(cfg, r.origin, r.family)
+    g = _defaulted(r.cfg, GEMMA4_TEXT_DEFAULTS, r.origin, r.family)
     d = g.int("hidden_size")
     n = g.int("num_hidden_layers", kind="layers")
     h, hkv, dh = g.heads(d)
@@ -566,11 +588,8 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     if g.raw("use_bidirectional_attention") == "all":
         raise ConfigError(f"{r.origin}: field 'use_bidirectional_attention' = 'all' makes the "
                           "model an encoder (no causal cache), which is not modelled")
-    types = g.str_list("layer_types", n) or [
+    types = g.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
         "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
-    bad = set(types) - {"sliding_attention", "full_attention"}
-    if bad:
-        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
     types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer global
     window = _window(g)
     tied_kv = g.flag("attention_k_eq_v", False)
@@ -586,11 +605,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     ff = g.int("intermediate_size")
     mlp, norms = MLP(ff), 4
     if g.flag("enable_moe_block", False):
-        e = g.int("num_experts", kind="experts")
-        k = g.int("top_k_experts", kind="experts")
-        if k > e:
-            raise ConfigError(f"{r.origin}: field 'top_k_experts' ({k}) exceeds 'num_experts' "
-                              f"({e})")
+        e, k = _experts(g, n_key="num_experts", k_key="top_k_experts")
         # the dense MLP runs beside the experts on every token: one shared expert of width ff;
         # per_expert_scale is the router's vector of E; router.scale (d) weights the router's
         # RMSNorm and counts with the three extra norms
@@ -638,9 +653,8 @@ def _gemma4(r: _Reader) -> dict[str, Any]:
     if vision is not None:
         if not isinstance(vision, dict):
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
-        vcfg = dict(GEMMA4_VISION_DEFAULTS)
-        vcfg.update({k: v for k, v in vision.items() if v is not None})
-        vr = _Reader(vcfg, r.origin + ": vision_config", "gemma4_vision")
+        vr = _defaulted(vision, GEMMA4_VISION_DEFAULTS, r.origin + ": vision_config",
+                        "gemma4_vision")
         kw["extras"] = (Extra("vision tower and projector",
                               _gemma4_vision_params(vr, kw["d_model"]), True,
                               "Gemma 4's vision encoder and its projection into the text "
@@ -864,11 +878,8 @@ def _kimi_linear_types(r: _Reader, lin: Mapping[str, Any], n: int) -> list[str]:
     """Which blocks are full attention (MLA) and which KDA, as KimiLinearConfig decides: the
     file's ``layer_types``, else ``full_attn_layers`` and ``kda_layers`` (1-indexed, every block
     in exactly one), else every 4th block from the 5th (0-indexed i > 0, i % 4 == 0)."""
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n, ("linear_attention", "full_attention"))
     if types is not None:
-        bad = set(types) - {"linear_attention", "full_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         return types
     full, kda = lin.get("full_attn_layers"), lin.get("kda_layers")
     if full is None or kda is None:
@@ -925,11 +936,7 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 512),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0), d_nope=nope, d_rope=rope,
                      d_v=r.int("v_head_dim", 128))
-    e = r.int("num_experts", 256, kind="experts")
-    k = r.int("num_experts_per_token", 8, kind="experts")
-    if k > e:
-        raise ConfigError(f"{r.origin}: field 'num_experts_per_token' ({k}) exceeds "
-                          f"'num_experts' ({e})")
+    e, k = _experts(r, n_key="num_experts", k_key="num_experts_per_token", defaults=(256, 8))
     width = r.int("moe_intermediate_size", 1024)
     shared = r.int("num_shared_experts", 1, kind="experts", minimum=0)
     if r.int("moe_layer_freq", 1, kind="count") != 1:  # KimiLinearConfig ignores it
@@ -939,13 +946,10 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
               router_bias=True)
     dense = MLP(r.int("intermediate_size", 9216))
-    kinds = r.str_list("mlp_layer_types", n)
+    kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))
     if kinds is None:
         first = r.int("first_k_dense_replace", 1, kind="layers", minimum=0)
         kinds = ["dense" if i < first else "sparse" for i in range(n)]
-    elif set(kinds) - {"dense", "sparse"}:
-        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' has unknown kinds "
-                          f"{sorted(set(kinds) - {'dense', 'sparse'})}")
     r.read.update({"first_k_dense_replace", "num_expert_group", "topk_group",
                    "use_grouped_topk", "moe_renormalize", "moe_router_activation_func",
                    "routed_scaling_factor"})
@@ -954,10 +958,7 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
                      mlp=moe if kinds[i] == "sparse" else dense, norms=2)
               for i, t in enumerate(types)]
     ctx = r.int("model_max_length", None, kind="context")
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", ctx, kind="context"),
-                native_bits=_bits16())
+    return _stack(r, d, layers, context_default=ctx)
 
 
 # ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
@@ -988,7 +989,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                           "attention has one key-value head shared by keys and values")
     for key in ("attention_bias", "mlp_bias"):
         r.refuse(key, "biases are not counted in the 'deepseek_v4' layout")
-    types = r.str_list("layer_types", n)
+    types = r.str_list("layer_types", n, V4_LAYER_TYPES)
     if types is None:
         ratios = r.raw("compress_ratios")
         if not isinstance(ratios, list) or len(ratios) < n or any(
@@ -997,9 +998,6 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                               f"ratios from {sorted(V4_RATIO_TYPES)}")
         types = [V4_RATIO_TYPES[x] for x in ratios[:n]]  # transformers keeps the first n
     r.read.add("compress_ratios")
-    if set(types) - set(V4_LAYER_TYPES):
-        raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds "
-                          f"{sorted(set(types) - set(V4_LAYER_TYPES))}")
     rates = {"compressed_sparse_attention": r.int("compress_rate_csa", 4, kind="count"),
              "heavily_compressed_attention": r.int("compress_rate_hca", 128, kind="count")}
     given = r.raw("compress_rates", {})
@@ -1030,10 +1028,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     # inference code was not examined, so it is neither counted nor reported
     r.read.add("num_nextn_predict_layers")
     layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
-    return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", None, kind="context"),
-                native_bits=_bits16(),
+    return dict(_stack(r, d, layers),
                 extras=(Extra("hyper-connection head", N.hyper_head_params(d_model=d,
                                                                           hc_streams=hc),
                               True, "DeepSeek-V4's merge of its residual streams before the "
@@ -1229,11 +1224,7 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
         return Layers(1, attention=attn if c == "*" else None, mixer=mixer if c == "M" else None,
                       mlp={"-": mlp, "E": moe}.get(c), norms=1)
 
-    kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d,
-              layers=_runs([block(c) for c in pattern]),
-              tied=r.flag("tie_word_embeddings", False),
-              trained_context=r.int("max_position_embeddings", None, kind="context"),
-              native_bits=_bits16())
+    kw = _stack(r, d, [block(c) for c in pattern])
     # MTP (vLLM's nemotron_h_mtp.py; transformers builds none): num_nextn_predict_layers
     # modules, each the blocks of mtp_hybrid_override_pattern ('*' attention, 'E' the mixture),
     # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
@@ -1285,11 +1276,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         bias = r.flag("attention_bias", False)
         _restated(r, "attn_output_gate", True, "its full attention always gates its output")
         every = r.int("full_attention_interval", 4, kind="count")
-        types = r.str_list("layer_types", n) or [
+        types = r.str_list("layer_types", n, ("linear_attention", "full_attention")) or [
             "linear_attention" if (i + 1) % every else "full_attention" for i in range(n)]
-        bad = set(types) - {"linear_attention", "full_attention"}
-        if bad:
-            raise ConfigError(f"{r.origin}: field 'layer_types' has unknown kinds {sorted(bad)}")
         gdn = GatedDeltaNet(n_qk_heads=r.int("linear_num_key_heads", kind="heads"),
                             n_v_heads=r.int("linear_num_value_heads", kind="heads"),
                             d_k=r.int("linear_key_head_dim"),
@@ -1322,10 +1310,7 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         layers = [Layers(1, attention=attn if t == "full_attention" else None,
                          mixer=gdn if t == "linear_attention" else None, mlp=mlp_of(i), norms=2)
                   for i, t in enumerate(types)]
-        kw = dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
-                  tied=r.flag("tie_word_embeddings", False),
-                  trained_context=r.int("max_position_embeddings", None, kind="context"),
-                  native_bits=_bits16())
+        kw = _stack(r, d, layers)
         # MTP (vLLM's qwen3_next_mtp.py; transformers builds none): one module of
         # mtp_num_hidden_layers full-attention blocks with the model's MLP, fc (2d x d),
         # pre_fc_norm_embedding, pre_fc_norm_hidden and norm; embeddings and head shared

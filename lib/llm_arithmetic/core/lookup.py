@@ -6,7 +6,7 @@ from typing import Iterable, Mapping, TypeVar
 
 from .errors import InputError
 
-__all__ = ["lookup", "normalize", "close_matches"]
+__all__ = ["lookup", "normalize", "close_matches", "did_you_mean"]
 
 T = TypeVar("T")
 
@@ -28,6 +28,17 @@ def close_matches(word: str, options: Iterable[str], n: int = 3,
     import difflib
 
     return difflib.get_close_matches(word, options, n=n, cutoff=cutoff)
+
+
+def did_you_mean(word: str, options: Iterable[str], n: int = 3, cutoff: float = 0.4) -> str:
+    """The hint an error message ends with: ``"; did you mean a, b?"`` over
+    :func:`close_matches`, or ``""`` when no option is close.
+
+    >>> did_you_mean("fp9", ["fp8", "fp16", "int4"]), did_you_mean("xyz", ["fp8"])
+    ('; did you mean fp8, fp16?', '')
+    """
+    close = close_matches(word, options, n=n, cutoff=cutoff)
+    return f"; did you mean {', '.join(close)}?" if close else ""
 
 
 def lookup(kind: str, name: str, table: Mapping[str, T]) -> T:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import numeric as N
 from ..core.errors import InputError
 
 __all__ = ["DATA_PATH", "CurvePoint", "Curve", "curve_names", "load_curve", "forecast_points"]
@@ -45,8 +46,9 @@ class CurvePoint:
 
     @property
     def tokens_per_second_per_user(self) -> float:
-        """The speed one user sees once the first token is out: 1 / ITL [token/s]."""
-        return 1.0 / self.itl_seconds
+        """The speed one user sees once the first token is out: 1 / ITL [token/s]
+        (:data:`~llm_arithmetic.formulas.serving.tokens_per_user` of the measured ITL)."""
+        return N.tokens_per_user(tpot=self.itl_seconds)
 
     @property
     def tokens_per_second_per_chip(self) -> float:

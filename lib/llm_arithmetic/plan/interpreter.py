@@ -47,7 +47,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import numeric as N
-from ..core.errors import InputError
+from ..numeric._runtime import exact_result
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
 __all__ = ["Evaluator", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE", "INF", "DEFAULT",
@@ -217,8 +217,7 @@ def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: st
     if weight == 0:
         return None
     if _is_exact(total):
-        q = Fraction(total) / weight
-        return int(q) if q.denominator == 1 else float(q)
+        return exact_result(Fraction(total) / weight)
     return total / weight
 
 
@@ -460,8 +459,7 @@ def _div(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     if a is None or b is None:
         return None
     if _is_exact(a) and _is_exact(b):
-        q = Fraction(a) / Fraction(b)
-        return int(q) if q.denominator == 1 else float(q)
+        return exact_result(Fraction(a) / Fraction(b))
     return a / b
 
 

@@ -250,10 +250,9 @@ def check(label: str, value: Any) -> Verdict:
     if label not in known:
         if label in RETIRED:
             raise KeyError(f"the exercise {label!r} was {RETIRED[label]}")
-        import difflib
-        close = difflib.get_close_matches(label, known, n=3)
-        raise KeyError(f"no checked exercise {label!r}"
-                       + (f"; did you mean {', '.join(close)}?" if close else ""))
+        from ..core.lookup import did_you_mean
+
+        raise KeyError(f"no checked exercise {label!r}{did_you_mean(label, known, cutoff=0.6)}")
     m = _meta(label)
     if value is None or value is Ellipsis:
         return _verdict(label, False, f"✘ {label}: not yet (no answer given).")

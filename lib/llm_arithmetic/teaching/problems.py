@@ -177,7 +177,7 @@ def _need(ok: bool) -> None:
         raise Reject
 
 
-def _fits(m: Model, h: Hardware, weight_bytes: float, cache_bytes: float = 0) -> None:
+def _fits(h: Hardware, weight_bytes: float, cache_bytes: float = 0) -> None:
     _need(weight_bytes + cache_bytes <= 0.9 * h.capacity)
 
 
@@ -220,7 +220,7 @@ def _decode_bound(rng: random.Random) -> Problem:
     h = rng.choice(_chips())
     fmt = rng.choice(["fp16", "q8_0", "q4_0"])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
     tps = _in(_bw_value(h) / float(w), 1, 2000)
     return Problem(
         "01-puzzle", "The speed of light at batch 1",
@@ -312,7 +312,7 @@ def _weights_against_arithmetic(rng: random.Random, low: float, high: float) -> 
     m = rng.choice(_dense())
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
     n = _in(float(roofline.critical_batch_size(context=0, **_args(m, h, w))), low, high)
     return m, h, w, n
 
@@ -336,7 +336,7 @@ def _ttft(rng: random.Random) -> Problem:
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
     t = rng.choice([256, 512, 1024, 2048, 4096])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
           m.kv_cache_bytes_per_token() * t)
     pt = _in(float(roofline.prefill_time(prompt=t, **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
@@ -394,7 +394,7 @@ def _throughput(rng: random.Random) -> Problem:
     s = rng.choice([1024, 2048, 4096])
     b = rng.choice([8, 16, 32, 64])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
           m.kv_cache_bytes_per_token() * s * b)
     t = float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w)))
     rate = _in(b / t, 10, 100_000)
@@ -417,7 +417,7 @@ def _cost(rng: random.Random) -> Problem:
     s, b = rng.choice([2048, 4096]), rng.choice([16, 32, 64])
     price = rng.choice([0.8, 1.2, 2.0, 2.5, 3.5])
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
           m.kv_cache_bytes_per_token() * s * b)
     t = round(float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w))) * 1e3, 2)
     t /= 1e3  # the step time as the statement prints it
@@ -435,7 +435,7 @@ def _moe_decode(rng: random.Random) -> Problem:
     m = rng.choice(_moe())
     h = rng.choice(_chips(fp16=False))
     fmt = rng.choice(["q8_0", "q4_0"])
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
     tps = _in(_bw_value(h) / float(w), 1, 2000)
     return Problem(
@@ -470,7 +470,7 @@ def _efficiency(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     h = rng.choice(_chips(fp16=False))
     fmt = rng.choice(["q8_0", "q4_0"])
-    _fits(m, h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
     bound = _in(_bw_value(h) / float(w), 2, 2000)
     measured = round(bound * rng.uniform(0.45, 0.9), 1)
