@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -179,8 +180,6 @@ class GeneratedTableData(SphinxTransform):
     default_priority = 10
 
     def apply(self, **kwargs: Any) -> None:
-        from docutils import nodes
-
         if self.env.docname not in (self.config.book_data_tables or []):
             return
         for body in self.document.findall(nodes.tbody):
@@ -234,8 +233,6 @@ class ExerciseTitleMessages(SphinxPostTransform):
     builders = ("gettext",)
 
     def run(self, **kwargs: Any) -> None:
-        from docutils import nodes
-
         for node in self.document.findall(nodes.Element):
             if "book_subtitle" in node and isinstance(node.children[0], nodes.title):
                 title = node.children[0]
@@ -256,6 +253,30 @@ def _page_glue(source: str, page: str) -> str:
         return f"{role}{page}::{body}"
 
     return _LOCAL_GLUE.sub(paged, source)
+
+
+def _adoptable(patch: Any) -> Any:
+    """A translated message's nodes, told to belong to whichever document adopts them.
+
+    Sphinx parses a translation as a small document of its own and moves its nodes into the
+    page; docutils gave each node a reference to that small document, whose settings still
+    hold the whole build environment. Pickled with the page, those references made each
+    Chinese doctree carry a copy of the environment (231 MB of doctrees against the English
+    16 MB, and a second to unpickle each of the 81 times the build reads one). A node without
+    its own reference asks its parent, so after the move it reports the page's document.
+
+    >>> from docutils import nodes, utils
+    >>> from docutils.frontend import get_default_settings
+    >>> from docutils.parsers.rst import Parser
+    >>> small = utils.new_document("<translated>", get_default_settings(Parser))
+    >>> p = nodes.paragraph(); small += p; p += nodes.strong("", "x")
+    >>> _adoptable(p) is p, "_document" in p[0].__dict__, p[0].document is small
+    (True, False, True)
+    """
+    if not isinstance(patch, nodes.document):
+        for node in patch.findall():
+            node.__dict__.pop("_document", None)
+    return patch
 
 
 def glue_in_translations() -> None:
@@ -287,7 +308,7 @@ def glue_in_translations() -> None:
         if "{glue" in source and app.env.docname:
             page = "/" + Path(app.env.doc2path(app.env.docname, False)).as_posix()
             source = _page_glue(source, page)
-        return original(app, source, source_path, *args)
+        return _adoptable(original(app, source, source_path, *args))
 
     publish_msgstr._glue_aware = True  # type: ignore[attr-defined]
     i18n.publish_msgstr = publish_msgstr
