@@ -597,22 +597,30 @@ TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
            ("coverage", lambda v: 0.70 <= v <= 0.95, "70-95%"))
 
 
-def error_table_rows(table: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
+#: The statistics of a kind of error, as :func:`error_table_rows` prints them.
+_CELLS = {"rows": lambda e: str(e["rows"]), "mape": lambda e: f"{e['mape']:.1%}",
+          "within_20pct": lambda e: f"{e['within_20pct']:.0%}",
+          "coverage": lambda e: f"{e['coverage']:.0%}"}
+
+
+def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
+                     columns: Sequence[tuple[str, str]] | None = None) -> list[list[str]]:
     """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
     regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
     20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
-    pooled regime ``all`` first."""
+    pooled regime ``all`` first. ``columns``: (kind, statistic) pairs to show instead, e.g.
+    ``("reserved_validation", "coverage")``.
+
+    >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
+    ...                                      "coverage": 1.0}}}
+    >>> error_table_rows(t, [("reserved_validation", "mape"), ("leave_one_chip_out", "rows")])
+    [['all', '12.5%', '-']]
+    """
     table = table or error_by_regime()
-    out = []
-    for reg in sorted(table, key=lambda k: (k != "all", k)):
-        row = [reg]
-        for kind in ERROR_KINDS:
-            e = table[reg].get(kind)
-            row += (["-"] * 4 if e is None else
-                    [str(e["rows"]), f"{e['mape']:.1%}", f"{e['within_20pct']:.0%}",
-                     f"{e['coverage']:.0%}"])
-        out.append(row)
-    return out
+    columns = columns or [(kind, stat) for kind in ERROR_KINDS for stat in _CELLS]
+    return [[reg] + ["-" if table[reg].get(kind) is None else _CELLS[stat](table[reg][kind])
+                     for kind, stat in columns]
+            for reg in sorted(table, key=lambda k: (k != "all", k))]
 
 
 #: The forecast's keys (each with a ``_range`` key beside it): the bound key each one sits under.
