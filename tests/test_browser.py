@@ -729,12 +729,14 @@ READER_PATH_PENDING: set[str] = set()
 READER_RESULTS: dict[tuple[str, int], dict] = {}
 
 
-def read_as_reader(page, page_path: str, width: int, build_dir: Path) -> dict:
-    """READER_CHECKS on a loaded page (before any click), a screenshot, the result cached."""
+def read_as_reader(page, page_path: str, width: int, build_dir: Path,
+                   edition: str = "") -> dict:
+    """READER_CHECKS on a loaded page (before any click), a screenshot (`edition`: a prefix
+    of its name, for another edition's page of the same name), the result cached."""
     r = page.evaluate(READER_CHECKS)
     shots = build_dir / "screenshots"
     shots.mkdir(exist_ok=True)
-    page.screenshot(path=str(shots / f"reader-{Path(page_path).stem}-{width}.png"))
+    page.screenshot(path=str(shots / f"reader-{edition}{Path(page_path).stem}-{width}.png"))
     READER_RESULTS[(page_path, width)] = r
     return r
 

@@ -20,14 +20,13 @@ and Debian's Chromium.
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
 
 from conftest import REPO, skip_or_fail
-from test_browser import (PHONE, READER_CHECKS, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX,  # noqa: F401
-                          browser, reader_problems, site)
+from test_browser import (PHONE, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX, browser,  # noqa: F401
+                          read_as_reader, reader_problems, site)
 from test_browser_widgets import WIDGET_IDS, WIDGET_PAGES, follow_controls, widget_page  # noqa: F401
 
 ZH = "zh_CN/"
@@ -54,13 +53,9 @@ def test_chinese_reader_path(page_path, book_html, site, widget_page, build_dir)
     page.goto(urljoin(site, page_path), wait_until="load")
     page.evaluate(WAIT_FOR_MATHJAX)
     problems = []
-    shots = build_dir / "screenshots"
-    shots.mkdir(exist_ok=True)
     for viewport in (VIEWPORT, PHONE):
         page.set_viewport_size(viewport)
-        r = page.evaluate(READER_CHECKS)
-        page.screenshot(path=str(shots / f"reader-zh_CN-{Path(page_path).stem}-"
-                                         f"{viewport['width']}.png"))
+        r = read_as_reader(page, page_path, viewport["width"], build_dir, edition="zh_CN-")
         problems += [f"at {viewport['width']} px: {p}" for p in
                      reader_problems(r, page_path.removeprefix(ZH), viewport["width"])]
     problems += [f"JavaScript error: {e}" for e in page.errors]
