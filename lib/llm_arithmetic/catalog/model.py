@@ -33,7 +33,8 @@ from typing import Any, Mapping
 from .. import numeric as N
 from ..core.errors import ConfigError
 from ..core.records import record
-from ..plan.interpreter import DEFAULT, PLAN_STEPS, Evaluator, _Missing, part_scope, part_term
+from ..plan.interpreter import (DEFAULT, PLAN_STEPS, Evaluator, MissingTerm, part_scope,
+                                part_term)
 from ..plan.stack import UNCOUNTED
 from ..plan.steps import INPUTS
 
@@ -64,7 +65,7 @@ def _part(part: str, record: Any, term: str, **inputs: Any) -> Any:
     scope = part_scope(part, asdict(record))
     try:
         return part_term(term, scope, lookup, {})
-    except _Missing:
+    except MissingTerm:
         why = next((UNCOUNTED[v] for v in scope.values() if v in UNCOUNTED), "")
         raise ConfigError(f"{term} of a {part} is not counted: it needs {why}") from None
 

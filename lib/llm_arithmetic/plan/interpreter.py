@@ -50,8 +50,8 @@ from .. import numeric as N
 from ..numeric._runtime import exact_result
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
-__all__ = ["Evaluator", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE", "INF", "DEFAULT",
-           "PLAN_STEPS"]
+__all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE",
+           "INF", "DEFAULT", "PLAN_STEPS"]
 
 #: Formulas computed in floating point whose results, from exact inputs, stay exact integers
 #: where they are whole to within rounding (the experts a step of one token reads is k itself,
@@ -119,7 +119,7 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
     case = spec["cases"].get(scope.get(spec["by"]))
     if case is None:
         if scope.get(spec["by"]) in spec.get("missing", ()):  # a term the form has, uncounted
-            raise _Missing(term)
+            raise MissingTerm(term)
         cache[term] = None
         return None
     formula, bindings = case
@@ -148,7 +148,7 @@ def part_term(term: str, scope: dict[str, Any], lookup: Any, cache: dict[str, An
                 if v is not DEFAULT:
                     args[p] = v
         if any(v is None for v in args.values()):
-            raise _Missing(term)
+            raise MissingTerm(term)
         value = call(formula, args)
     cache[term] = value
     return value
@@ -185,7 +185,7 @@ def _params(formula: str) -> tuple[str, ...]:
     return _PARAMS[formula]
 
 
-class _Missing(Exception):
+class MissingTerm(Exception):
     """A term's argument is missing (None): the sum it is part of is missing too."""
 
 
@@ -206,7 +206,7 @@ def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: st
                 continue
             try:
                 value = part_term(term, _scope(part, raw), lookup, {})
-            except _Missing:
+            except MissingTerm:
                 return _MISSING if mean else None
             if value is None:
                 continue
