@@ -26,16 +26,21 @@ from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, build_params, cross_va
                                      decode_fit_rows)
 
 OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
-#: Candidate structures: name -> (terms, weighting of the agnostic fit).
+NAMED = {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}
+#: Candidate structures: name -> (terms, weighting of the agnostic fit, shrinkage of the named).
 CANDIDATES = {
-    "k, tau, lambda per runtime (the first fit)": (OLD, "rows"),
-    "+ runtime-weighted": (OLD, "runtime"),
-    "+ delta per chip class": ({**OLD, "delta": "class"}, "rows"),
-    "+ delta pooled, runtime-weighted": ({**OLD, "delta": "*"}, "runtime"),
-    "+ delta per class, lambda per class and runtime": (
-        {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}, "rows"),
-    "+ delta per class, lambda per class and runtime, runtime-weighted": (
-        {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}, "runtime"),
+    "k, tau, lambda per runtime (the first fit)": (OLD, "rows", {}),
+    "+ runtime-weighted": (OLD, "runtime", {}),
+    "+ delta per chip class": ({**OLD, "delta": "class"}, "rows", {}),
+    "+ delta pooled, runtime-weighted": ({**OLD, "delta": "*"}, "runtime", {}),
+    "+ delta per class, lambda per class and runtime": (NAMED, "rows", {}),
+    "+ delta per class, lambda per class and runtime, runtime-weighted": (NAMED, "runtime", {}),
+    **{f"+ delta, lambda per class and runtime; k partially pooled ({a:g} rows)":
+       (NAMED, "rows", {"k": a}) for a in (1.0, 3.0, 10.0)},
+    **{f"+ delta, lambda per class and runtime; k and lambda partially pooled ({a:g} rows)":
+       (NAMED, "rows", {"k": a, "lambda_s_per_layer": a}) for a in (1.0, 3.0, 10.0)},
+    **{f"+ delta, lambda per class and runtime; k, tau and lambda partially pooled ({a:g} rows)":
+       (NAMED, "rows", {"k": a, "tau_s": a, "lambda_s_per_layer": a}) for a in (1.0, 3.0, 10.0)},
 }
 
 
@@ -45,15 +50,16 @@ def select() -> None:
     def mape(ratios):
         return float(np.mean([abs(1 / q - 1) for _, q in ratios]))
 
-    print(f"{'structure':<68} | named: LOSO  LOCO | agnostic: LORO")
-    for name, (terms, weighting) in CANDIDATES.items():
-        named = {"terms": terms, "weighting": "rows"}
+    print(f"{'structure':<84} | named:  LOSO   LOCO   mean | agnostic: LORO")
+    for name, (terms, weighting, shrink) in CANDIDATES.items():
+        named = {"terms": terms, "weighting": "rows", "shrink": shrink}
         agn = {"terms": terms, "weighting": weighting}
         loro = cross_validate(rows, "runtime", True, agn)
         per_rt = [mape([(r, q) for r, q in loro if r.runtime == rt])
                   for rt in sorted({r.runtime for r in rows})]
-        print(f"{name:<68} | {mape(cross_validate(rows, 'source', False, named)):6.1%} "
-              f"{mape(cross_validate(rows, 'device', False, named)):6.1%} | "
+        loso = mape(cross_validate(rows, "source", False, named, MODELS["agnostic"]))
+        loco = mape(cross_validate(rows, "device", False, named, MODELS["agnostic"]))
+        print(f"{name:<84} | {loso:6.2%} {loco:6.2%} {(loso + loco) / 2:6.2%} | "
               f"{np.mean(per_rt):6.1%}")
     print("chosen:", json.dumps(MODELS))
 

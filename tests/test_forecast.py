@@ -258,3 +258,56 @@ def test_plan_forecast_steps_equal_expected(model, chip, runtime, kw):
             continue
         assert got == pytest.approx(want[key], rel=1e-12), key
         assert [lo, hi] == pytest.approx(want[key + "_range"], rel=1e-12), key
+
+
+def test_partial_pooling_lands_between_the_rows_and_the_pool():
+    """k and lambda of a runtime with few rows are pulled towards the runtime-agnostic fit: with
+    an overwhelming prior they are the agnostic values; and as the prior's weight grows the fit
+    to the rows can only get worse and its distance to the pool only smaller (a penalized
+    convex fit), the stored fit (three pseudo-rows) in between. Every runtime is named."""
+    spec = F.MODELS["by_runtime"]
+    prior = F.fit(FIT, True)
+    fits = {a: F.fit(FIT, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})
+            for a in (1e-9, 3.0, 1e9)}
+    assert set(F.known_runtimes({"by_runtime": fits[3.0]})) == {r.runtime for r in FIT}
+    few = [rt for rt in {r.runtime for r in FIT}
+           if sum(r.runtime == rt for r in FIT) < F.MIN_ROWS]
+    assert "calm" in few
+    for rt in few:
+        cls = next(r.chip_class for r in FIT if r.runtime == rt)
+        for term in spec["shrink"]:
+            assert F.terms_for(fits[1e9], cls, rt)[term] == pytest.approx(
+                F.terms_for(prior, cls, None)[term], rel=1e-6, abs=1e-12), (rt, term)
+
+    def misfit(p):
+        return sum(((r.t_measured - F.predict_seconds(p, r.t_bound, r.chip_class, r.runtime,
+                                                      r.n_layers, r.t_dequant)) / r.t_measured)
+                   ** 2 for r in FIT)
+
+    def distance(p):
+        return sum(((v - F.terms_for(prior, key.split("|")[0], None)[term]) / F._SCALE[term]) ** 2
+                   for term in spec["shrink"] for key, v in p[term].items() if "|" in key)
+
+    assert misfit(fits[1e-9]) <= misfit(fits[3.0]) * (1 + 1e-9) <= misfit(fits[1e9]) * (1 + 2e-9)
+    assert distance(fits[1e-9]) >= distance(fits[3.0]) >= distance(fits[1e9])
+
+
+def test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit():
+    """Leaving a runtime out, the named-runtime fit no longer knows it: every row is forecast by
+    the runtime-agnostic fit, exactly as leave-one-runtime-out of that fit does."""
+    named = F.cross_validate(FIT, "runtime")
+    agnostic = F.cross_validate(FIT, "runtime", True)
+    assert [r.id for r, _ in named] == [r.id for r, _ in agnostic]
+    assert [q for _, q in named] == pytest.approx([q for _, q in agnostic], rel=1e-12)
+
+
+def test_a_runtime_with_few_rows_takes_its_chip_class_interval():
+    seen = PARAMS["interval_by_runtime"]["seen_runtime"]
+    assert "consumer-gpu|llama.cpp" in seen and "consumer-gpu|calm" not in seen
+    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "calm") == tuple(seen["consumer-gpu"])
+    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "llama.cpp") == \
+        tuple(seen["consumer-gpu|llama.cpp"])
+    rc, d, _ = _cli("describe", "mistral-7b", "--hardware", "rtx-4090", "--weights", "fp16",
+                    "--runtime", "calm", "--json")
+    assert rc == 0 and d["runtime"] == "calm"
+    assert d["expected_decode_tokens_per_second"] < d["decode_tokens_per_second"]

@@ -26,7 +26,11 @@ slower, for reasons a few terms with units can carry:
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
 fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
 Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
-(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). All terms
+(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k and
+:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
+towards the runtime-agnostic value by the weight of three rows (:func:`fit`'s ``shrink``), so a
+runtime seen in two rows is named and forecast from them, but not fitted to them alone; the
+other terms fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -37,18 +41,21 @@ than a named runtime's on GPUs; on Apple chips llama.cpp's leave-one-chip-out in
 four chip generations is as wide): every runtime pooled, each row weighing the same, k per chip
 class, one :math:`\tau` and one :math:`\lambda`, no dequantization term (refitted with the rows of
 issue 30 item 5, this structure forecast a left-out runtime best; weighing each runtime the same
-no longer did). Both structures were chosen on the fit rows alone, by leave-one-source-out and
-leave-one-chip-out error for the named runtime and by leave-one-runtime-out error (each
-runtime's mean error weighted equally) for the agnostic fit; the numbers are in
-``lab/data/runtime_README.md``.
+no longer did). Both structures were chosen on the fit rows alone, by the mean of the
+leave-one-source-out and leave-one-chip-out errors for the named runtime and by
+leave-one-runtime-out error (each runtime's mean error weighted equally) for the agnostic fit;
+the numbers are in ``lab/data/runtime_README.md``. Every cross-validation serves a left-out row
+as the interface would (:func:`cross_validate`): by the named-runtime fit if the fit without it
+still knows its runtime, else by the runtime-agnostic one.
 
 The 80% interval is a conformal one, per regime: the 10th and 90th percentiles of measured /
 forecast speed over fit rows that a fit without them predicted, the left-out group chosen to
 match the question asked (:func:`intervals`):
 
-* a named runtime (it has its own terms): **leave one chip out**, per chip class with at least
-  :data:`MIN_INTERVAL_ROWS` rows, else pooled. The chip asked about may be one the fit never
-  saw; the runtime is one it knows.
+* a named runtime (it has its own terms): **leave one chip out**, per (chip class, runtime)
+  with at least :data:`MIN_INTERVAL_ROWS` rows, else per chip class, else pooled, each runtime
+  weighing the same in a pool (:func:`_seen_intervals`). The chip asked about may be one the fit
+  never saw; the runtime is one it knows.
 * no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
   weighted equally (a runtime with 245 of the 329 rows must not decide alone how far an unseen
   one lands from the forecast). Leave-one-source-out is reported but not used for the interval:
@@ -229,7 +236,8 @@ def prefill_fit_rows() -> list[Row]:
 #: best (leave one runtime out, on the 329 fit rows of issue 30 item 5).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
-                             "lambda_s_per_layer": "runtime|class"}, "weighting": "rows"},
+                             "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
+                   "shrink": {"k": 3.0, "lambda_s_per_layer": 3.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -281,8 +289,8 @@ def _spec(agnostic: bool, spec: dict[str, Any] | None) -> dict[str, Any]:
     return spec or MODELS["agnostic" if agnostic else "by_runtime"]
 
 
-def fit(rows: Sequence[Row], agnostic: bool = False,
-        spec: dict[str, Any] | None = None) -> dict[str, Any]:
+def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None = None,
+        prior: dict[str, Any] | None = None) -> dict[str, Any]:
     """Fit the terms of ``spec`` (default: :data:`MODELS`' decode fit, runtime-agnostic when
     ``agnostic``) by NNLS on the relative error of the time per token.
 
@@ -290,9 +298,16 @@ def fit(rows: Sequence[Row], agnostic: bool = False,
     :math:`x_j` (k, delta, tau, lambda) with regressors :math:`g_j` (:math:`t_{bound}`,
     :math:`t_{16}`, 1, :math:`L`); tau is fitted in ms and lambda in microseconds for
     conditioning. Returns ``{term: {key: value}, "rows": n, "terms": ..., "weighting": ...}``.
+
+    A term in the spec's ``shrink`` (``{term: alpha}``, named-runtime fits only) is kept for
+    every runtime of the rows, however few, and partially pooled: ``alpha`` pseudo-rows pull
+    it towards the runtime-agnostic fit's value (``prior``; fitted here when not given), see
+    :func:`_with_prior`; such a fit also stores its ``runtimes`` (those it can name) and the
+    pooled values under the pooled keys, for a runtime on a chip class its rows lack.
     """
     spec = _spec(agnostic, spec)
     terms = spec["terms"]
+    shrink = {} if agnostic else spec.get("shrink", {})
     rts = [("*" if agnostic else r.runtime) for r in rows]
     counts: dict[tuple[str, str], int] = {}
     for r, rt in zip(rows, rts):
@@ -306,8 +321,8 @@ def fit(rows: Sequence[Row], agnostic: bool = False,
         row = {}
         for term, kind in terms.items():
             chain = _chain(kind, r.chip_class, rt)
-            row[term] = next((k for k in chain if counts.get((term, k), 0) >= MIN_ROWS),
-                             chain[-1])
+            row[term] = chain[0] if term in shrink else \
+                next((k for k in chain if counts.get((term, k), 0) >= MIN_ROWS), chain[-1])
             cols.setdefault((term, row[term]), len(cols))
         keys.append(row)
     a = np.zeros((len(rows), len(cols)))
@@ -320,12 +335,45 @@ def fit(rows: Sequence[Row], agnostic: bool = False,
         n = {rt: sum(1 for r in rows if r.runtime == rt) for rt in {r.runtime for r in rows}}
         w = np.sqrt([1.0 / n[r.runtime] for r in rows])
         a, b = a * w[:, None], b * w
+    if shrink:
+        prior = prior or fit(rows, True)
+        a, b = _with_prior(a, b, cols, shrink, prior)
     x = nnls(a, b)
     out: dict[str, Any] = {term: {} for term in terms}
     for (term, key), j in sorted(cols.items(), key=lambda c: c[1]):
         out[term][key] = float(x[j]) * _SCALE[term]
     out = {term: dict(sorted(v.items())) for term, v in out.items()}
-    return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"]}
+    extra = {}
+    if shrink:   # a known runtime on a chip class its rows lack: the pooled value
+        for term in shrink:
+            out[term] = {**prior[term], **out[term]}
+        extra = {"shrink": dict(shrink), "runtimes": sorted({r.runtime for r in rows})}
+    return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"],
+            **extra}
+
+
+def _with_prior(a: np.ndarray, b: np.ndarray, cols: dict[tuple[str, str], int],
+                shrink: dict[str, float], prior: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Partial pooling: for each shrunk term's column (a runtime's own key, however few its
+    rows), ``alpha`` pseudo-rows that pull it towards the runtime-agnostic fit's value for the
+    chip class (``prior``), each as heavy as a typical row of that column. A runtime with many
+    rows is fitted by its rows; one with a few lands between its rows and the pool, which is
+    what the forecast of a runtime the fit has barely seen should do."""
+    extra_a, extra_b = [], []
+    for (term, key), j in cols.items():
+        if term not in shrink:
+            continue
+        used = a[:, j][a[:, j] != 0]
+        if not used.size:
+            continue
+        w = math.sqrt(shrink[term]) * float(np.sqrt(np.mean(used ** 2)))
+        row = np.zeros(a.shape[1])
+        row[j] = w
+        extra_a.append(row)
+        extra_b.append(w * terms_for(prior, key.split("|")[0], None)[term] / _SCALE[term])
+    if not extra_a:
+        return a, b
+    return np.vstack([a, *extra_a]), np.concatenate([b, extra_b])
 
 
 #: The terms of a fit stored before the dequantization term existed.
@@ -344,7 +392,7 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     """The values of a fit's terms for a chip class and a runtime (None or ``"*"``: not named;
     a runtime without its own terms uses the pooled ones): ``{"k", "delta", "tau_s",
     "lambda_s_per_layer"}``, what :func:`predict_seconds` and the book's calculators use."""
-    rt = runtime if runtime and runtime in params["tau_s"] else "*"
+    rt = runtime if runtime and _known(params, runtime) else "*"
     terms = params.get("terms", _OLD_TERMS)
     out = {t: 0.0 for t in ("k", "delta", "tau_s", "lambda_s_per_layer")}
     for term, kind in terms.items():
@@ -391,14 +439,36 @@ def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, floa
 
 
 def cross_validate(rows: Sequence[Row], by: str = "source", agnostic: bool = False,
-                   spec: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
-    """Leave-one-group-out ratios measured / forecast speed: each group (``"source"`` or
-    ``"device"``) predicted by a fit on the other rows."""
+                   spec: dict[str, Any] | None = None,
+                   fallback: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
+    """Leave-one-group-out ratios measured / forecast speed: each group (``"source"``,
+    ``"device"`` or ``"runtime"``) predicted by a fit on the other rows, as the interface would
+    serve it: a row whose runtime the fit without it does not know is forecast by the
+    runtime-agnostic fit of the same rows (``fallback``: its structure; default
+    :data:`MODELS`' agnostic one, or ``spec`` itself when one is given)."""
+    return [(r, q) for r, q, _ in _cross_validate(rows, by, agnostic, spec, fallback)]
+
+
+def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
+                    spec: dict[str, Any] | None = None,
+                    fallback: dict[str, Any] | None = None,
+                    names: tuple[str, str] = ("by_runtime", "agnostic")
+                    ) -> list[tuple[Row, float, str]]:
+    """:func:`cross_validate` with the fit that served each row: (row, ratio, ``names[0]``
+    for the named-runtime fit or ``names[1]`` for the runtime-agnostic one)."""
     out = []
     for g in sorted({getattr(r, by) for r in rows}):
         train = [r for r in rows if getattr(r, by) != g]
         test = [r for r in rows if getattr(r, by) == g]
-        out += _errors(fit(train, agnostic, spec), test)
+        if agnostic:
+            out += [(r, q, names[1]) for r, q in _errors(fit(train, True, spec), test)]
+            continue
+        pa = fit(train, True, fallback or spec)
+        p = fit(train, False, spec, prior=pa if fallback is None and spec is None else None)
+        named = [r for r in test if _known(p, r.runtime)]
+        other = [r for r in test if not _known(p, r.runtime)]
+        out += [(r, q, names[0]) for r, q in _errors(p, named)]
+        out += [(r, q, names[1]) for r, q in _errors(pa, other)]
     return out
 
 
@@ -438,7 +508,9 @@ def weighted_quantiles(values: Sequence[float], weights: Sequence[float],
 
 
 def _known(params: dict[str, Any], runtime: str) -> bool:
-    return runtime != "*" and runtime in params["tau_s"]
+    """Whether a fit has terms of its own for ``runtime``: every runtime of its rows when a term
+    is partially pooled (``shrink``), else the runtimes with their own per-token cost."""
+    return runtime != "*" and runtime in params.get("runtimes", params["tau_s"])
 
 
 def intervals(rows: Sequence[Row], agnostic: bool = False,
@@ -454,16 +526,35 @@ def intervals(rows: Sequence[Row], agnostic: bool = False,
     out: dict[str, Any] = {"unseen_runtime": weighted_quantiles(qs, ws)}
     if agnostic:
         return out
-    params = fit(rows, agnostic, spec)
-    loco = [(r, q) for r, q in cross_validate(rows, "device", agnostic, spec)
-            if _known(params, r.runtime)]
-    seen = {"*": weighted_quantiles([q for _, q in loco], [1.0] * len(loco))}
-    for c in sorted({r.chip_class for r, _ in loco}):
-        q = [x for r, x in loco if r.chip_class == c]
-        if len(q) >= MIN_INTERVAL_ROWS:
-            seen[c] = weighted_quantiles(q, [1.0] * len(q))
-    out["seen_runtime"] = seen
+    loco = [(r, q) for r, q, name in _cross_validate(rows, "device", agnostic, spec)
+            if name == "by_runtime"]
+    out["seen_runtime"] = _seen_intervals(loco)
     return out
+
+
+def _seen_intervals(loco: Sequence[tuple[Row, float]]) -> dict[str, list[float]]:
+    """The named runtimes' intervals from leave-one-chip-out ratios: a (chip class, runtime)
+    pair with at least :data:`MIN_INTERVAL_ROWS` rows has its own (key ``"class|runtime"``);
+    any other runtime takes its chip class's (at least that many rows), else the pooled one
+    (``"*"``), both with **each runtime weighing the same** (weighing rows the same, the
+    runtime with most rows would set the interval of every other: on the fit rows such an
+    interval covered 59% of the other runtimes' rows, against 80% overall)."""
+    def quantiles(sub: Sequence[tuple[Row, float]], by_runtime: bool) -> list[float]:
+        n: dict[str, int] = {}
+        for r, _ in sub:
+            n[r.runtime] = n.get(r.runtime, 0) + 1
+        return weighted_quantiles([q for _, q in sub],
+                                  [1.0 / n[r.runtime] if by_runtime else 1.0 for r, _ in sub])
+
+    seen = {"*": quantiles(loco, True)}
+    groups: dict[str, list[tuple[Row, float]]] = {}
+    for r, q in loco:
+        groups.setdefault(r.chip_class, []).append((r, q))
+        groups.setdefault(f"{r.chip_class}|{r.runtime}", []).append((r, q))
+    for key in sorted(groups):
+        if len(groups[key]) >= MIN_INTERVAL_ROWS:
+            seen[key] = quantiles(groups[key], "|" not in key)
+    return seen
 
 
 def interval_for(params: dict[str, Any], name: str, chip_class: str,
@@ -474,7 +565,7 @@ def interval_for(params: dict[str, Any], name: str, chip_class: str,
     if name.endswith("agnostic") or runtime is None or not _known(params[name], runtime):
         return tuple(iv["unseen_runtime"])
     seen = iv["seen_runtime"]
-    return tuple(seen.get(chip_class, seen["*"]))
+    return tuple(seen.get(f"{chip_class}|{runtime}", seen.get(chip_class, seen["*"])))
 
 
 def row_intervals(params: dict[str, Any], name: str,
@@ -499,7 +590,8 @@ def load_params(path: str | Path | None = None) -> dict[str, Any]:
 def known_runtimes(params: dict[str, Any] | None = None) -> list[str]:
     """Runtimes with their own terms in the stored fit."""
     p = params or load_params()
-    return sorted(k for k in p["by_runtime"]["tau_s"] if k != "*")
+    return sorted(k for k in p["by_runtime"].get("runtimes", p["by_runtime"]["tau_s"])
+                  if k != "*")
 
 
 @record
@@ -557,6 +649,29 @@ def regime(r: Row) -> str:
     return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
 
 
+def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
+    """Each row forecast as the interface serves it: by the named-runtime fit where it knows
+    the row's runtime, else by the runtime-agnostic fit (row, ratio, the fit's name)."""
+    known = [r for r in rows if _known(params["by_runtime"], r.runtime)]
+    other = [r for r in rows if not _known(params["by_runtime"], r.runtime)]
+    return [(r, q, "by_runtime") for r, q in _errors(params["by_runtime"], known)] + \
+        [(r, q, "agnostic") for r, q in _errors(params["agnostic"], other)]
+
+
+def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
+                    ) -> list[tuple[Row, float, tuple[float, float]]]:
+    """(row, ratio, the row's interval as the fit that served it states it)."""
+    return [(r, q, row_intervals(params, name, [r])[0]) for r, q, name in served]
+
+
+def _served_summary(params: dict[str, Any],
+                    served: Sequence[tuple[Row, float, str]]) -> dict[str, float]:
+    """:func:`error_summary` of rows forecast by the fits named beside them, each with its
+    interval."""
+    rows = _with_intervals(params, served)
+    return error_summary([(r, q) for r, q, _ in rows], [iv for *_, iv in rows])
+
+
 def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Decode error by regime (:func:`regime`), each rows' forecast by the fit with its runtime
     named: leave-one-source-out and leave-one-chip-out on the fit rows, and the reserved
@@ -568,18 +683,14 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     val = decode_fit_rows("validation")
     cells: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {}
 
-    def add(kind: str, name: str, ratios: list[tuple[Row, float]]) -> None:
-        ivs = row_intervals(p, name, [r for r, _ in ratios])
-        for (r, q), iv in zip(ratios, ivs):
+    def add(kind: str, served: list[tuple[Row, float, str]]) -> None:
+        for r, q, iv in _with_intervals(p, served):
             for key in (regime(r), "all"):
                 cells.setdefault(f"{kind}|{key}", []).append((r, q, iv))
 
-    add("leave_one_source_out", "by_runtime", cross_validate(rows, "source"))
-    add("leave_one_chip_out", "by_runtime", cross_validate(rows, "device"))
-    known = [r for r in val if _known(p["by_runtime"], r.runtime)]
-    add("reserved_validation", "by_runtime", _errors(p["by_runtime"], known))
-    add("reserved_validation", "agnostic",
-        _errors(p["agnostic"], [r for r in val if not _known(p["by_runtime"], r.runtime)]))
+    add("leave_one_source_out", _cross_validate(rows, "source"))
+    add("leave_one_chip_out", _cross_validate(rows, "device"))
+    add("reserved_validation", _as_served(p, val))
     out: dict[str, dict[str, Any]] = {}
     for key, v in sorted(cells.items()):
         kind, reg = key.split("|", 1)
@@ -805,10 +916,10 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
 
     for name, agn in (("by_runtime", False), ("agnostic", True)):
         out["errors_" + name] = {
-            "leave_one_source_out": summary(name, cross_validate(rows, "source", agn)),
-            "leave_one_chip_out": summary(name, cross_validate(rows, "device", agn)),
-            "leave_one_runtime_out": summary(name, cross_validate(rows, "runtime", agn)),
-            "reserved_validation": summary(name, _errors(out[name], val))}
+            kind: _served_summary(out, _cross_validate(rows, by, agn))
+            for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
+                             ("leave_one_runtime_out", "runtime"))}
+        out["errors_" + name]["reserved_validation"] = summary(name, _errors(out[name], val))
     prefill = prefill_fit_rows()
     out["prefill_rows"] = len(prefill)
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
@@ -817,14 +928,12 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
         out[name] = _round(fit(prefill, agn, pre))
         out["interval_" + name] = _round(intervals(prefill, agn, pre))
+    for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
         out["errors_" + name] = {
-            kind: summary(name, cross_validate(prefill, by, agn, pre))
+            kind: _served_summary(out, _cross_validate(prefill, by, agn, pre, names=(
+                "prefill_by_runtime", "prefill_agnostic")))
             for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
                              ("leave_one_runtime_out", "runtime"))}
     # as the interface serves them: a runtime with its own terms named, any other not named
-    known = [r for r in val if _known(out["by_runtime"], r.runtime)]
-    other = [r for r in val if not _known(out["by_runtime"], r.runtime)]
-    ratios = _errors(out["by_runtime"], known) + _errors(out["agnostic"], other)
-    ivs = row_intervals(out, "by_runtime", known) + row_intervals(out, "agnostic", other)
-    out["errors_as_served"] = {"reserved_validation": error_summary(ratios, ivs)}
+    out["errors_as_served"] = {"reserved_validation": _served_summary(out, _as_served(out, val))}
     return _round(out)
