@@ -112,9 +112,13 @@ MIN_INTERVAL_ROWS = 20
 #: The interval's probability (an 80% prediction interval: the 10th to the 90th percentile).
 INTERVAL_LEVELS = (0.1, 0.9)
 
-#: Chip classes of the forecast, and the hardware catalog's kinds they come from.
+#: Chip classes of the forecast, and the hardware catalog's kinds they come from. A system on a
+#: chip (DGX Spark, Jetson, Ryzen AI Max) is forecast as a consumer GPU: its GPU runs the same
+#: CUDA, ROCm or Vulkan kernels of the same runtimes from LPDDR memory, without HBM (decided
+#: before any SoC row was compared with a forecast).
 CHIP_CLASSES = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
-                "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu"}
+                "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu",
+                "soc": "consumer-gpu"}
 
 
 def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarray:
