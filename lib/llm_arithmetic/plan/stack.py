@@ -246,9 +246,10 @@ TERMS: dict[str, dict[str, Any]] = {
 #: term is then missing (None) for the whole stack, never a silent 0, and a model names why
 #: (:data:`UNCOUNTED`). DeepSeek-V4's compressed attention: its parameters are exact, its
 #: cache (a window, compressed entries every m_c tokens, an indexer's keys, the compressors'
-#: pending tokens) and what a step reads of it are not counted.
+#: pending tokens), what a step reads of it and what an engine allocates for it are not
+#: counted.
 for _term in ("kv_layer", "kv_stored", "kv_read", "kv_full", "layer_decode_flops",
-              "layer_prefill_flops", "attended", "pairs"):
+              "layer_prefill_flops", "attended", "pairs", "engine_kv_stored"):
     TERMS[_term]["missing"] = ["compressed"]
 #: form -> what of it is not counted, for the message that refuses a quantity needing it.
 UNCOUNTED: dict[str, str] = {
