@@ -37,7 +37,8 @@ from .core.records import record
 from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits", "peak_for"]
+           "LIMITS", "frontier", "weight_bits", "peak_for", "weights_as", "chip_inputs",
+           "speculative_inputs"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,

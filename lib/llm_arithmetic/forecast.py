@@ -98,7 +98,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "SPECULATIVE_BOUND_KEYS", "regime",
            "error_by_regime", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
-           "DecodeForecast", "forecast_decode", "known_runtimes"]
+           "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
+           "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
