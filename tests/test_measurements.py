@@ -82,3 +82,18 @@ def test_counts_per_metric_runtime_and_chip():
     assert len(M.count_by(ALL, lambda r: r.runtime)) >= 5
     assert len(M.count_by(ALL, lambda r: r.hardware_key or r.device)) >= 25
     assert len(M.validation_rows("decode")) >= 30
+
+
+def test_dgx_spark_page_is_transcribed_whole():
+    # benches/dgx-spark.md @ 4c7e9893 has 5 models, each with llama-bench tg32 and pp2048 at 5
+    # depths and a llama-batched-bench table of 3 prompt lengths x 6 batch sizes; a B = 1 line
+    # gives a decode and a prefill row, a B >= 2 line one throughput row
+    spark = [r for r in ALL if r.source == "llama.cpp-dgx-spark-bench"]
+    models, depths, prompts, batches = 5, 5, 3, 6
+    assert M.count_by(spark, lambda r: r.metric) == {
+        "throughput": models * prompts * (batches - 1),
+        "decode": models * (depths + prompts), "prefill": models * (depths + prompts)}
+    assert {(r.split, r.hardware_key, r.device_class) for r in spark} == {
+        ("validation", "dgx-spark", "consumer-gpu")}
+    # 32 tokens generated after the prompt or depth: mean context 16 past it
+    assert all(r.context == r.prompt_tokens + 16 for r in spark if r.metric != "prefill")
