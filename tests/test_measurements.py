@@ -69,9 +69,15 @@ def test_reserved_sources_are_never_in_the_fit_set():
     for r in ALL:
         assert (r.split == "validation") == M.is_reserved(r.measurement_url), r.id
     assert not any(M.is_reserved(r.measurement_url) for r in M.fit_rows())
-    # the three rows that came from discussion 4167 left the fitting set
-    assert {r.id for r in M.validation_rows() if "4167" in r.measurement_url} == {
-        "d4167-m2ultra76-7b-q4_0", "d4167-m4max40-7b-q4_0", "d4167-m2pro16-7b-q4_0"}
+    # the three rows that came from discussion 4167 left the fitting set; seven more chips of
+    # its summary table (second-hand copies) joined them, each chip once
+    d4167 = [r for r in M.validation_rows() if "4167" in r.measurement_url]
+    assert {r.id for r in d4167} == {
+        "d4167-m2ultra76-7b-q4_0", "d4167-m4max40-7b-q4_0", "d4167-m2pro16-7b-q4_0",
+        "d4167-m1ultra64-7b-q4_0", "d4167-m3ultra80-7b-q4_0", "d4167-m4pro20-7b-q4_0",
+        "d4167-m1pro16-7b-q4_0", "d4167-m3pro18-7b-q4_0", "d4167-m3max40-7b-q4_0",
+        "d4167-m4gpu10-7b-q4_0"}
+    assert len({r.device for r in d4167}) == len(d4167)
 
 
 def test_counts_per_metric_runtime_and_chip():
@@ -82,3 +88,18 @@ def test_counts_per_metric_runtime_and_chip():
     assert len(M.count_by(ALL, lambda r: r.runtime)) >= 5
     assert len(M.count_by(ALL, lambda r: r.hardware_key or r.device)) >= 25
     assert len(M.validation_rows("decode")) >= 30
+
+
+def test_dgx_spark_page_is_transcribed_whole():
+    # benches/dgx-spark.md @ 4c7e9893 has 5 models, each with llama-bench tg32 and pp2048 at 5
+    # depths and a llama-batched-bench table of 3 prompt lengths x 6 batch sizes; a B = 1 line
+    # gives a decode and a prefill row, a B >= 2 line one throughput row
+    spark = [r for r in ALL if r.source == "llama.cpp-dgx-spark-bench"]
+    models, depths, prompts, batches = 5, 5, 3, 6
+    assert M.count_by(spark, lambda r: r.metric) == {
+        "throughput": models * prompts * (batches - 1),
+        "decode": models * (depths + prompts), "prefill": models * (depths + prompts)}
+    assert {(r.split, r.hardware_key, r.device_class) for r in spark} == {
+        ("validation", "dgx-spark", "consumer-gpu")}
+    # 32 tokens generated after the prompt or depth: mean context 16 past it
+    assert all(r.context == r.prompt_tokens + 16 for r in spark if r.metric != "prefill")

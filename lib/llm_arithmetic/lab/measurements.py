@@ -74,9 +74,10 @@ SPLITS: tuple[str, ...] = ("fit", "validation")
 RESERVED_SOURCES: dict[str, tuple[str, ...]] = {
     "llama.cpp discussion 4167 (Apple Silicon)": ("llama.cpp/discussions/4167",),
     "llama.cpp discussion 15013": ("llama.cpp/discussions/15013",),
+    # the repository's benches/dgx-spark.md at any commit (rows cite a pinned one)
     "llama.cpp DGX Spark bench page": ("llama.cpp/blob/master/benches/dgx-spark",
                                        "llama.cpp/tree/master/benches/dgx-spark",
-                                       "llama.cpp/discussions/16578"),
+                                       "/benches/dgx-spark.md", "llama.cpp/discussions/16578"),
     "calm README": ("github.com/zeux/calm",),
     "gpt-fast README": ("/gpt-fast",),
 }
