@@ -103,3 +103,19 @@ def test_cli_takes_the_engines_own_flags_and_prints_the_json_keys():
     assert d["engine_kv_cache_tokens"] == pytest.approx(175856, rel=0.05)
     r = _cli("qwen3-1.7b", "--ctx-size", "4096")
     assert r.returncode == 2 and "--engine" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_max_concurrency_is_the_pool_over_the_longest_request():
+    """vLLM's start-up log of Qwen2.5-7B (28 layers x 4 KV heads x 128, 56 KiB a token at 16
+    bits): 'Available KV cache memory: 8.0 GiB', 'GPU KV cache size: 149,712 tokens',
+    'Maximum concurrency for 32,768 tokens per request: 4.57x' (a user's notes, find_string id
+    57428438798). The view from the printed 8.0 GiB holds 80 tokens more (the engine's own
+    memory was 7.996 GiB unrounded) and prints the same concurrency."""
+    from llm_arithmetic.engine import engine_view
+
+    v = engine_view("qwen2.5-7b", "vllm", kv_memory_gib=8.0,
+                    flags={"--max-model-len": 32768})
+    assert v.engine_kv_bytes_per_token == 57344
+    assert 0 <= v.engine_kv_cache_tokens - 149_712 <= 96
+    assert f"{v.max_concurrency:.2f}" == "4.57"
+    assert engine_view("qwen2.5-7b", "vllm", kv_memory_gib=8.0).max_concurrency is None

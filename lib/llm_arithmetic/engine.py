@@ -270,7 +270,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     inputs.update(engine=engine, engine_kv_memory_given=kv_memory, engine_reserve=reserve)
     if paged:
         key = "engine_free_fraction" if spec.get("free_fraction") else "engine_fraction"
-        inputs.update({key: fraction, "engine_page": settings["page"]})
+        inputs.update({key: fraction, "engine_page": settings["page"],
+                       "engine_max_model_len": settings.get("max_model_len")})
     else:
         inputs.update(engine_ctx=settings["ctx"] or m.trained_context,
                       engine_ubatch=settings["ubatch"], engine_seqs=settings["seqs"],
@@ -283,7 +284,6 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")
     tokens = _whole(ev.get("engine_kv_cache_tokens"))
-    max_len = settings.get("max_model_len")
     return EngineView(
         engine=engine, model=m.name, hardware=chip.name if chip is not None else None, tp=tp,
         pp=pp, settings=settings, bits_kv=float(bits_kv),
@@ -293,7 +293,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         engine_kv_cache_bytes=_whole(ev.get("engine_kv_cache_bytes")),
         engine_kv_cache_tokens=tokens,
         physics_kv_tokens=ev.get("physics_kv_tokens") if ev.get("capacity") else None,
-        max_concurrency=tokens / max_len if paged and max_len and tokens is not None else None,
+        max_concurrency=ev.get("engine_max_concurrency"),
         windowed_layers_whole=paged or bool(settings.get("swa_full")),
         rules=tuple(spec["rules"]), reserve_source=spec.get("reserve_source"))
 

@@ -602,6 +602,9 @@ ENGINE_STEPS: list[dict[str, Any]] = [
        of=["engine_pool_bytes", "engine_cells_bytes"]),
     op("engine_kv_cache_tokens", "first", "tokens of cache the engine has (a paged pool's "
        "tokens, llama.cpp's cells)", of=["engine_pool_tokens", "engine_ctx_cells"]),
+    guard(op("engine_max_concurrency", "div", "requests of the longest length the paged pool "
+             "holds at once (the 'maximum concurrency' vLLM prints)",
+             of=["engine_pool_tokens", "engine_max_model_len"]), "engine_max_model_len"),
     guard(f("physics_kv_memory", "engine_kv_memory", "the bound's memory for the cache on one "
             "chip: all of it beside the weights, no reserve", mem_fraction=1,
             weight_bytes="engine_weights_bytes", overhead=0), "engine"),
@@ -626,4 +629,4 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
-          "engine_swa_full")
+          "engine_swa_full", "engine_max_model_len")
