@@ -103,3 +103,24 @@ def test_dgx_spark_page_is_transcribed_whole():
         ("validation", "dgx-spark", "consumer-gpu")}
     # 32 tokens generated after the prompt or depth: mean context 16 past it
     assert all(r.context == r.prompt_tokens + 16 for r in spark if r.metric != "prefill")
+
+
+def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
+    # issue 30 item 2 (Apple silicon, Metal): the tg128 rows that could be read on catalogued
+    # models and chips, per source: the single-node table of beowulf-ai-cluster issue 17 (one
+    # tg128 row), the "Perf M2 Ultra" table of llama.cpp PR 15616 (one readable tg128 row), and
+    # the M1 Ultra rows of the ai-benchmarks README's "gpt-oss 20b" and "Llama 3.1:70b" tables
+    expected = {"geerlingguy-beowulf-ai-cluster-17": 1, "llama.cpp-pr-15616": 1,
+                "geerlingguy-ai-benchmarks-readme": 2}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.runtime, r.device_class, r.metric, r.batch) == (
+            "fit", "llama.cpp", "apple", "decode", 1), r.id
+        assert r.hardware_key and "Metal" in r.runtime_version, r.id
+        assert "2025" in r.runtime_version or "build 7" in r.runtime_version, r.id
+        # tg128 from an empty cache: 128 tokens generated, mean context 64
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (0, 128, 64), r.id
+    # bits per weight from the published file size: 39.59 GiB over 70.55 B params (issue 17)
+    llama = next(r for r in rows if r.source == "geerlingguy-beowulf-ai-cluster-17")
+    assert llama.bits_per_weight == pytest.approx(39.59 * 8 * 2**30 / 70.55e9, abs=1e-3)
