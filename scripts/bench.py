@@ -217,7 +217,8 @@ def plan_search() -> tuple[float, float]:
 def forecast_error() -> bool:
     """Item 7: the table of the forecast's error by regime, then the targets; True if all met."""
     from llm_arithmetic.forecast import (ERROR_KINDS, TARGETS, error_by_regime,
-                                         error_table_rows, load_params)
+                                         error_table_rows, load_params,
+                                         reserved_errors_by_source)
 
     table = error_by_regime()
     print("\nforecast error, batch-1 decode (rows  MAPE  within 20%  80% coverage)")
@@ -226,6 +227,10 @@ def forecast_error() -> bool:
         print(f"{reg[:62]:<62} | " + " | ".join(
             f"{cells[i]:>4} {cells[i + 1]:>6} {cells[i + 2]:>6} {cells[i + 3]:>6}   "
             for i in range(0, len(cells), 4)))
+    print("\nreserved rows as served, by source (rows  MAPE  within 20%  80% coverage)")
+    for source, e in reserved_errors_by_source().items():
+        print(f"{source:<62} | {e['rows']:>4} {e['mape']:>6.1%} {e['within_20pct']:>6.0%} "
+              f"{e['coverage']:>6.0%}")
     served = table["all"]["reserved_validation"]
     by_rt = load_params()["errors_by_runtime"]["reserved_validation"]
     names = {"mape": "mean abs. error", "within_20pct": "within 20%",

@@ -96,7 +96,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
+           "error_by_regime", "reserved_errors_by_source", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors"]
@@ -675,6 +675,19 @@ def _served_summary(params: dict[str, Any],
     interval."""
     rows = _with_intervals(params, served)
     return error_summary([(r, q) for r, q, _ in rows], [iv for *_, iv in rows])
+
+
+def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The reserved validation rows' error as the interface serves them (:func:`_as_served`),
+    per source: ``{source: {"rows", "mape", "within_20pct", "coverage"}}`` (:func:`error_summary`),
+    and ``"all"``: what ``make bench`` tables and chapter 17b quotes."""
+    p = params or load_params()
+    served = _with_intervals(p, _as_served(p, decode_fit_rows("validation")))
+    out = {}
+    for source in ["all", *sorted({r.source for r, _, _ in served})]:
+        cell = [x for x in served if source in ("all", x[0].source)]
+        out[source] = error_summary([(r, q) for r, q, _ in cell], [iv for *_, iv in cell])
+    return out
 
 
 def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
