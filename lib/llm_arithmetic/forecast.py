@@ -727,28 +727,32 @@ TARGETS = (("mape", lambda v: v <= 0.10, "at most 10%"),
 
 
 #: The statistics of a kind of error, as :func:`error_table_rows` prints them.
-_CELLS = {"rows": lambda e: str(e["rows"]), "mape": lambda e: f"{e['mape']:.1%}",
-          "within_20pct": lambda e: f"{e['within_20pct']:.0%}",
-          "coverage": lambda e: f"{e['coverage']:.0%}"}
+_CELLS = {"rows": lambda e, d: str(e["rows"]), "mape": lambda e, d: f"{e['mape']:.{d}%}",
+          "within_20pct": lambda e, d: f"{e['within_20pct']:.0%}",
+          "coverage": lambda e, d: f"{e['coverage']:.0%}"}
 
 
 def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
-                     columns: Sequence[tuple[str, str]] | None = None) -> list[list[str]]:
+                     columns: Sequence[tuple[str, str]] | None = None,
+                     digits: int = 1) -> list[list[str]]:
     """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
     regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
     20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
     pooled regime ``all`` first. ``columns``: (kind, statistic) pairs to show instead, e.g.
-    ``("reserved_validation", "coverage")``.
+    ``("reserved_validation", "coverage")``; ``digits``: decimals of the mean error (the
+    book prints whole percents, as every other share in it).
 
     >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
     ...                                      "coverage": 1.0}}}
     >>> error_table_rows(t, [("reserved_validation", "mape"), ("leave_one_chip_out", "rows")])
     [['all', '12.5%', '-']]
+    >>> error_table_rows(t, [("reserved_validation", "mape")], digits=0)
+    [['all', '12%']]
     """
     table = table or error_by_regime()
     columns = columns or [(kind, stat) for kind in ERROR_KINDS for stat in _CELLS]
-    return [[reg] + ["-" if table[reg].get(kind) is None else _CELLS[stat](table[reg][kind])
-                     for kind, stat in columns]
+    return [[reg] + ["-" if table[reg].get(kind) is None
+                     else _CELLS[stat](table[reg][kind], digits) for kind, stat in columns]
             for reg in sorted(table, key=lambda k: (k != "all", k))]
 
 
