@@ -311,3 +311,15 @@ def test_a_runtime_with_few_rows_takes_its_chip_class_interval():
                     "--runtime", "calm", "--json")
     assert rc == 0 and d["runtime"] == "calm"
     assert d["expected_decode_tokens_per_second"] < d["decode_tokens_per_second"]
+
+
+def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
+    """error_by_regime (make bench, chapters 17 and 17b) reads each fit row's leave-one-source-
+    out and leave-one-chip-out ratio from the stored fit: they are the cross-validation of the
+    data, recomputed here."""
+    for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device")):
+        stored = PARAMS["cv_ratios"][kind]
+        assert set(stored) == {r.id for r in FIT}
+        for r, q, how in F._cross_validate(FIT, by):
+            assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
+            assert stored[r.id][1] == how

@@ -654,6 +654,22 @@ def regime(r: Row) -> str:
     return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
 
 
+#: The leave-one-group-out errors a fit reports: (kind, the row attribute left out).
+_CV_KINDS = (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
+             ("leave_one_runtime_out", "runtime"))
+
+
+def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
+               by: str) -> list[tuple[Row, float, str]]:
+    """The named fit's leave-one-group-out ratios of ``rows`` as ``scripts/fit_forecast.py``
+    stored them (``cv_ratios``), or computed (:func:`_cross_validate`) where a row is not
+    stored (the data changed since the fit was written)."""
+    stored = params.get("cv_ratios", {}).get(kind, {})
+    if not all(r.id in stored for r in rows):
+        return _cross_validate(rows, by)
+    return [(r, *stored[r.id]) for r in rows]
+
+
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
     """Each row forecast as the interface serves it: by the named-runtime fit where it knows
     the row's runtime, else by the runtime-agnostic fit (row, ratio, the fit's name)."""
@@ -695,7 +711,9 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     named: leave-one-source-out and leave-one-chip-out on the fit rows, and the reserved
     validation rows as the interface serves them (a fitted runtime named, any other not).
     Each cell: rows, mean absolute percentage error, share within 20%, the 80% interval's
-    coverage; the regime ``"all"`` pools the rows. Fits once per left-out group (~1 s)."""
+    coverage; the regime ``"all"`` pools the rows. The fit rows' left-out ratios are those the
+    stored fit recorded (``cv_ratios``; refitted once per left-out group, ~1 s, where the data
+    changed since)."""
     p = params or load_params()
     rows = decode_fit_rows("fit")
     val = decode_fit_rows("validation")
@@ -706,8 +724,8 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
             for key in (regime(r), "all"):
                 cells.setdefault(f"{kind}|{key}", []).append((r, q, iv))
 
-    add("leave_one_source_out", _cross_validate(rows, "source"))
-    add("leave_one_chip_out", _cross_validate(rows, "device"))
+    for kind, by in _CV_KINDS[:2]:
+        add(kind, _stored_cv(p, rows, kind, by))
     add("reserved_validation", _as_served(p, val))
     out: dict[str, dict[str, Any]] = {}
     for key, v in sorted(cells.items()):
@@ -937,11 +955,14 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         return error_summary(ratios, row_intervals(out, name, [r for r, _ in ratios]))
 
     for name, agn in (("by_runtime", False), ("agnostic", True)):
-        out["errors_" + name] = {
-            kind: _served_summary(out, _cross_validate(rows, by, agn))
-            for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
-                             ("leave_one_runtime_out", "runtime"))}
+        # rounded as stored, so that error_by_regime's sums of the stored ratios are these
+        served = {kind: [(r, _round(q), how) for r, q, how in _cross_validate(rows, by, agn)]
+                  for kind, by in _CV_KINDS}
+        out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
         out["errors_" + name]["reserved_validation"] = summary(name, _errors(out[name], val))
+        if not agn:   # each fit row's left-out ratio, for error_by_regime without refitting
+            out["cv_ratios"] = {kind: {r.id: [q, how] for r, q, how in served[kind]}
+                                for kind in ("leave_one_source_out", "leave_one_chip_out")}
     prefill = prefill_fit_rows()
     out["prefill_rows"] = len(prefill)
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
