@@ -111,11 +111,27 @@ def test_max_concurrency_is_the_pool_over_the_longest_request():
     'Maximum concurrency for 32,768 tokens per request: 4.57x' (a user's notes, find_string id
     57428438798). The view from the printed 8.0 GiB holds 80 tokens more (the engine's own
     memory was 7.996 GiB unrounded) and prints the same concurrency."""
-    from llm_arithmetic.engine import engine_view
-
     v = engine_view("qwen2.5-7b", "vllm", kv_memory_gib=8.0,
                     flags={"--max-model-len": 32768})
     assert v.engine_kv_bytes_per_token == 57344
     assert 0 <= v.engine_kv_cache_tokens - 149_712 <= 96
     assert f"{v.max_concurrency:.2f}" == "4.57"
     assert engine_view("qwen2.5-7b", "vllm", kv_memory_gib=8.0).max_concurrency is None
+
+
+def test_llama_cpp_recurrent_state_beside_the_cache():
+    """llama.cpp keeps a hybrid's state-space state in f32, one copy per sequence, beside the
+    attention layers' cells. A user's llama-server log of Qwen3.5-27B with -c 131072 -np 1
+    (find_string id 58671331675): 'llama_kv_cache: size = 8192.00 MiB (131072 cells, 16
+    layers, 1/1 seqs)' and 'llama_memory_recurrent: size = 149.62 MiB (1 cells, 64 layers, 1
+    seqs), R (f32): 5.62 MiB, S (f32): 144.00 MiB'."""
+    from llm_arithmetic.catalog.model_catalog import read_config
+    from llm_arithmetic.core.units import MiB
+
+    m = read_config(ROOT / "tests" / "configs" / "qwen3.5-27b.json")
+    v = engine_view(m, "llama.cpp", flags={"--ctx-size": 131072, "--parallel": 1})
+    assert v.engine_kv_cache_bytes == 8192 * MiB
+    assert f"{v.engine_state_bytes / MiB:.2f}" == "149.62"   # R 5.62 + S 144.00 MiB
+    four = engine_view(m, "llama.cpp", flags={"--ctx-size": 131072, "--parallel": 4})
+    assert four.engine_state_bytes == 4 * v.engine_state_bytes
+    assert engine_view("llama-3-8b", "llama.cpp").engine_state_bytes == 0

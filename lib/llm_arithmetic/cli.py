@@ -479,6 +479,8 @@ def _engine_table(v: Any) -> str:
             ("  KV cache per token (this chip)", f"{v.engine_kv_bytes_per_token:,.0f} B"),
             ("  KV cache allocated", gib(v.engine_kv_cache_bytes)),
             ("  KV cache tokens", f"{v.engine_kv_cache_tokens:,}"),
+            *([("  recurrent state allocated", gib(v.engine_state_bytes))]
+              if v.engine_state_bytes else []),
             *([("  bound's KV capacity (no reserve)", f"{v.physics_kv_tokens:,} tokens")]
               if v.physics_kv_tokens is not None else []),
             *([("  max concurrency at max-model-len", f"{v.max_concurrency:,.2f}x")]

@@ -160,6 +160,9 @@ class EngineView:
         The bound's capacity: tokens whose cache fits beside the weights, no reserve [token].
     max_concurrency : float or None
         Requests of ``max_model_len`` tokens the pool holds at once (paged engines).
+    engine_state_bytes : number or None
+        The state of the state-space layers llama.cpp keeps beside the cache, every sequence's
+        (0 for a model without such layers; None for a paged engine: not modelled) [B].
     """
 
     engine: str
@@ -180,6 +183,7 @@ class EngineView:
     windowed_layers_whole: bool
     rules: tuple[str, ...] = field(repr=False)
     reserve_source: str | None = field(repr=False)
+    engine_state_bytes: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (exact numbers as int or float)."""
@@ -266,6 +270,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         raise InputError(f"{engine}: give {_flag(spec, 'fraction')} (the engine picks it from "
                          "the chip when it is not given; its log prints it)")
     bits_kv = _bits_kv(spec, settings)
+    bits_state = bits_per_weight(spec["cache_types"][spec["state_type"]]) \
+        if "state_type" in spec else bits_kv
     inputs = {name: None for name in ENGINE_INPUTS}
     inputs.update(engine=engine, engine_kv_memory_given=kv_memory, engine_reserve=reserve)
     if paged:
@@ -278,7 +284,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                       engine_pad=settings["pad"], engine_swa_full=int(settings["swa_full"]))
     ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
                       bits_weight=weight_bits(m, weights, bits_weight),
-                      weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_kv,
+                      weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
                       **inputs)
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
@@ -295,7 +301,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         physics_kv_tokens=ev.get("physics_kv_tokens") if ev.get("capacity") else None,
         max_concurrency=ev.get("engine_max_concurrency"),
         windowed_layers_whole=paged or bool(settings.get("swa_full")),
-        rules=tuple(spec["rules"]), reserve_source=spec.get("reserve_source"))
+        rules=tuple(spec["rules"]), reserve_source=spec.get("reserve_source"),
+        engine_state_bytes=_whole(ev.get("engine_state_bytes")))
 
 
 def _whole(v: Any) -> Any:

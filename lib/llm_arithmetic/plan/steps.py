@@ -600,6 +600,10 @@ ENGINE_STEPS: list[dict[str, Any]] = [
             "windowed layers their window and a micro-batch"), "engine_ctx"),
     op("engine_kv_cache_bytes", "first", "bytes of the cache the engine allocates on one chip",
        of=["engine_pool_bytes", "engine_cells_bytes"]),
+    guard(op("engine_state_bytes", "mul", "recurrent state llama.cpp keeps beside the cache: "
+             "every sequence's state of the state-space layers", of=["state_bytes",
+                                                                      "engine_seqs"]),
+          "engine_ctx"),
     op("engine_kv_cache_tokens", "first", "tokens of cache the engine has (a paged pool's "
        "tokens, llama.cpp's cells)", of=["engine_pool_tokens", "engine_ctx_cells"]),
     guard(op("engine_max_concurrency", "div", "requests of the longest length the paged pool "
