@@ -116,10 +116,13 @@ INTERVAL_LEVELS = (0.1, 0.9)
 #: Chip classes of the forecast, and the hardware catalog's kinds they come from. A system on a
 #: chip (DGX Spark, Jetson, Ryzen AI Max) is forecast as a consumer GPU: its GPU runs the same
 #: CUDA, ROCm or Vulkan kernels of the same runtimes from LPDDR memory, without HBM (decided
-#: before any SoC row was compared with a forecast).
+#: before any SoC row was compared with a forecast). An accelerator (TPU, Trainium, Gaudi) has
+#: HBM and a datacenter's runtimes: the datacenter-GPU class, as chapter 17's calibration
+#: classes have it (``lab.calibration.CLASS_OF_KIND``, which puts a SoC with Apple's unified
+#: memory instead: the two maps differ there on purpose).
 CHIP_CLASSES = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
                 "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu",
-                "soc": "consumer-gpu"}
+                "soc": "consumer-gpu", "accelerator": "datacenter-gpu"}
 
 
 def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarray:
