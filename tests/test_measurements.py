@@ -124,3 +124,23 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     # bits per weight from the published file size: 39.59 GiB over 70.55 B params (issue 17)
     llama = next(r for r in rows if r.source == "geerlingguy-beowulf-ai-cluster-17")
     assert llama.bits_per_weight == pytest.approx(39.59 * 8 * 2**30 / 70.55e9, abs=1e-3)
+
+
+def test_recent_cuda_llama_cpp_rows_of_dense_models_are_fit_rows():
+    # issue 30 item 2 (NVIDIA, CUDA, dense models): calebcoffie.com's Gemma-3 4b-it page, two
+    # readable 'raw' rows (tg_1024 189.8 and tg_512 188.7 tok/s on one RTX 3090 at 450 W), and
+    # the L40S llama-bench log of perf-analysis-modeling-project (Qwen3-8B Q5_K_M tg128 104.61)
+    expected = {"calebcoffie-benchmarks": 2, "perf-analysis-modeling-project": 1}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "consumer-gpu", "decode", 1, 1), r.id
+        assert "CUDA" in r.runtime_version and r.model_key in ("gemma-3-4b", "qwen3-8b"), r.id
+        # generation from an empty cache: mean context half the generated tokens
+        assert r.prompt_tokens == 0 and r.context == r.generated_tokens // 2, r.id
+    assert sorted((r.hardware_key, r.generated_tokens, r.value) for r in rows) == [
+        ("l40s", 128, 104.61), ("rtx-3090", 512, 188.7), ("rtx-3090", 1024, 189.8)]
+    # bits per weight from llama-bench's printed size and parameter count: 5.44 GiB, 8.19 B
+    l40s = next(r for r in rows if r.hardware_key == "l40s")
+    assert l40s.bits_per_weight == pytest.approx(5.44 * 8 * 2**30 / 8.19e9, abs=1e-3)
