@@ -70,7 +70,8 @@ def test_errors_are_reported_for_the_reserved_rows():
 
 def _all_intervals(table):
     if isinstance(table, dict):
-        return [iv for k in sorted(table) for iv in _all_intervals(table[k])]
+        return [iv for k in sorted(table) if k != "one_chip_runtimes"
+                for iv in _all_intervals(table[k])]
     return [tuple(table)]
 
 
@@ -83,6 +84,7 @@ def test_intervals_come_from_fit_rows_and_cover_the_reserved_rows():
         got = F.intervals(FIT, agnostic)
         assert [pytest.approx(iv, rel=1e-5) for iv in _all_intervals(got)] \
             == _all_intervals(PARAMS["interval_" + name])
+        assert got.get("one_chip_runtimes") == PARAMS["interval_" + name].get("one_chip_runtimes")
     for e in (PARAMS["errors_by_runtime"], PARAMS["errors_agnostic"]):
         assert 0 <= e["reserved_validation"]["coverage"] <= 1
 
@@ -301,10 +303,17 @@ def test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit():
     assert [q for _, q in named] == pytest.approx([q for _, q in agnostic], rel=1e-12)
 
 
-def test_a_runtime_with_few_rows_takes_its_chip_class_interval():
-    seen = PARAMS["interval_by_runtime"]["seen_runtime"]
+def test_a_runtime_measured_on_one_chip_takes_the_unseen_runtime_interval():
+    """calm's fit rows are all on one RTX 4090: leaving that chip out, the fit no longer knows
+    calm, so no leave-one-chip-out ratio tests it; its interval is an unseen runtime's. A
+    runtime on several chips with enough rows has its own."""
+    iv = PARAMS["interval_by_runtime"]
+    seen = iv["seen_runtime"]
+    assert len({r.device for r in FIT if r.runtime == "calm"}) == 1
+    assert "calm" in iv["one_chip_runtimes"] and "llama.cpp" not in iv["one_chip_runtimes"]
     assert "consumer-gpu|llama.cpp" in seen and "consumer-gpu|calm" not in seen
-    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "calm") == tuple(seen["consumer-gpu"])
+    assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "calm") == \
+        tuple(iv["unseen_runtime"])
     assert F.interval_for(PARAMS, "by_runtime", "consumer-gpu", "llama.cpp") == \
         tuple(seen["consumer-gpu|llama.cpp"])
     rc, d, _ = _cli("describe", "mistral-7b", "--hardware", "rtx-4090", "--weights", "fp16",

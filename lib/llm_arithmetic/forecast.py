@@ -26,11 +26,11 @@ slower, for reasons a few terms with units can carry:
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
 fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
 Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
-(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k and
-:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
-towards the runtime-agnostic value by the weight of three rows (:func:`fit`'s ``shrink``), so a
-runtime seen in two rows is named and forecast from them, but not fitted to them alone; the
-other terms fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k is
+**partially pooled**: every runtime with a fit row has its own, pulled towards the
+runtime-agnostic value by the weight of ten rows (:func:`fit`'s ``shrink``), so a runtime seen
+in two rows is named and forecast from them, but not fitted to them alone; the other terms
+fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -55,7 +55,8 @@ match the question asked (:func:`intervals`):
 * a named runtime (it has its own terms): **leave one chip out**, per (chip class, runtime)
   with at least :data:`MIN_INTERVAL_ROWS` rows, else per chip class, else pooled, each runtime
   weighing the same in a pool (:func:`_seen_intervals`). The chip asked about may be one the fit
-  never saw; the runtime is one it knows.
+  never saw; the runtime is one it knows. A runtime measured on one chip only has no such
+  ratio (without its chip the fit does not know it) and takes the unseen runtime's interval.
 * no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
   weighted equally (a runtime with 245 of the 329 rows must not decide alone how far an unseen
   one lands from the forecast). Leave-one-source-out is reported but not used for the interval:
@@ -245,7 +246,7 @@ def prefill_fit_rows() -> list[Row]:
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 3.0, "lambda_s_per_layer": 3.0}},
+                   "shrink": {"k": 10.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -524,8 +525,10 @@ def _known(params: dict[str, Any], runtime: str) -> bool:
 def intervals(rows: Sequence[Row], agnostic: bool = False,
               spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """The 80% intervals of measured / forecast speed, per regime (see the module's text):
-    ``{"unseen_runtime": [lo, hi], "seen_runtime": {chip_class or "*": [lo, hi]}}``; the
-    runtime-agnostic fit has only the first."""
+    ``{"unseen_runtime": [lo, hi], "seen_runtime": {chip_class or "*": [lo, hi]},
+    "one_chip_runtimes": [...]}`` (a runtime measured on one chip only takes the unseen
+    runtime's interval: no left-out chip tests it); the runtime-agnostic fit has only the
+    first."""
     by_runtime: dict[str, list[float]] = {}
     for r, q in cross_validate(rows, "runtime", agnostic, spec):
         by_runtime.setdefault(r.runtime, []).append(q)
@@ -537,6 +540,12 @@ def intervals(rows: Sequence[Row], agnostic: bool = False,
     loco = [(r, q) for r, q, name in _cross_validate(rows, "device", agnostic, spec)
             if name == "by_runtime"]
     out["seen_runtime"] = _seen_intervals(loco)
+    # a runtime measured on one chip leaves no leave-one-chip-out ratio of its own (without that
+    # chip the fit no longer knows it): its interval is the one of an unseen runtime
+    chips: dict[str, set[str]] = {}
+    for r in rows:
+        chips.setdefault(r.runtime, set()).add(r.device)
+    out["one_chip_runtimes"] = sorted(rt for rt, d in chips.items() if len(d) == 1)
     return out
 
 
@@ -570,7 +579,8 @@ def interval_for(params: dict[str, Any], name: str, chip_class: str,
     """The stored interval of ratios for one forecast: model ``name`` (``"by_runtime"`` or
     ``"agnostic"``), the chip class and the runtime (None: not named)."""
     iv = params["interval_" + name]
-    if name.endswith("agnostic") or runtime is None or not _known(params[name], runtime):
+    if name.endswith("agnostic") or runtime is None or not _known(params[name], runtime) \
+            or runtime in iv.get("one_chip_runtimes", ()):
         return tuple(iv["unseen_runtime"])
     seen = iv["seen_runtime"]
     return tuple(seen.get(f"{chip_class}|{runtime}", seen.get(chip_class, seen["*"])))
