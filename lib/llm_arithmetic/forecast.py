@@ -242,7 +242,11 @@ def prefill_fit_rows() -> list[Row]:
 #: launch path differs between CUDA, Metal and CPU threads), dequantization per chip class; the
 #: runtime-agnostic fit weighs each row the same, keeps k per chip class and pools the per-token
 #: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
-#: best (leave one runtime out, on the 329 fit rows of issue 30 item 5).
+#: best (leave one runtime out, on the 329 fit rows of issue 30 item 5). ``shrink`` (named fit
+#: only): the terms kept for every runtime of the rows and partially pooled, with the weight in
+#: rows of the pull towards the agnostic fit (:func:`_with_prior`); chosen on the 344 fit rows by
+#: the mean of leave-one-source-out and leave-one-chip-out error among the structures that can
+#: name every runtime (``scripts/fit_forecast.py --select``).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
