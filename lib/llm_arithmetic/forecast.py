@@ -85,7 +85,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.hardware import get_hardware
+from .catalog.hardware import CLASS_OF_KIND, get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
 from .core.records import record
@@ -97,7 +97,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime", "reserved_errors_by_source", "forecast_inputs", "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
+           "error_by_regime", "reserved_errors_by_source", "forecast_inputs",
+           "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors"]
@@ -114,16 +115,14 @@ MIN_INTERVAL_ROWS = 20
 #: The interval's probability (an 80% prediction interval: the 10th to the 90th percentile).
 INTERVAL_LEVELS = (0.1, 0.9)
 
-#: Chip classes of the forecast, and the hardware catalog's kinds they come from. A system on a
-#: chip (DGX Spark, Jetson, Ryzen AI Max) is forecast as a consumer GPU: its GPU runs the same
-#: CUDA, ROCm or Vulkan kernels of the same runtimes from LPDDR memory, without HBM (decided
-#: before any SoC row was compared with a forecast). An accelerator (TPU, Trainium, Gaudi) has
-#: HBM and a datacenter's runtimes: the datacenter-GPU class, as chapter 17's calibration
-#: classes have it (``lab.calibration.CLASS_OF_KIND``, which puts a SoC with Apple's unified
-#: memory instead: the two maps differ there on purpose).
-CHIP_CLASSES = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
-                "datacenter-gpu": "datacenter-gpu", "cpu": "cpu", "sbc": "cpu",
-                "soc": "consumer-gpu", "accelerator": "datacenter-gpu"}
+#: Chip classes of the forecast, and the hardware catalog's kinds they come from: chapter 17's
+#: calibration classes (:data:`~llm_arithmetic.catalog.hardware.CLASS_OF_KIND`; an
+#: accelerator, TPU, Trainium or Gaudi, with HBM and a datacenter's runtimes, is a datacenter
+#: GPU), but for a system on a chip (DGX Spark, Jetson, Ryzen AI Max), which the forecast treats
+#: as a consumer GPU: its GPU runs the same CUDA, ROCm or Vulkan kernels of the same runtimes
+#: from LPDDR memory, without HBM (decided before any SoC row was compared with a forecast);
+#: the calibration classes put it with Apple's unified memory.
+CHIP_CLASSES = {**CLASS_OF_KIND, "soc": "consumer-gpu"}
 
 
 def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarray:
@@ -462,6 +461,17 @@ def cross_validate(rows: Sequence[Row], by: str = "source", agnostic: bool = Fal
     return [(r, q) for r, q, _ in _cross_validate(rows, by, agnostic, spec, fallback)]
 
 
+def _serve(named: dict[str, Any], agnostic: dict[str, Any], rows: Sequence[Row],
+           names: tuple[str, str] = ("by_runtime", "agnostic")) -> list[tuple[Row, float, str]]:
+    """Each row forecast as the interface serves it: by the named-runtime fit ``named`` where it
+    knows the row's runtime, else by the runtime-agnostic fit ``agnostic``: (row, measured /
+    forecast speed, the name of the fit that served it)."""
+    known = [r for r in rows if _known(named, r.runtime)]
+    other = [r for r in rows if not _known(named, r.runtime)]
+    return [(r, q, names[0]) for r, q in _errors(named, known)] + \
+        [(r, q, names[1]) for r, q in _errors(agnostic, other)]
+
+
 def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
                     spec: dict[str, Any] | None = None,
                     fallback: dict[str, Any] | None = None,
@@ -477,11 +487,9 @@ def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
             out += [(r, q, names[1]) for r, q in _errors(fit(train, True, spec), test)]
             continue
         pa = fit(train, True, fallback or spec)
-        p = fit(train, False, spec, prior=pa if fallback is None and spec is None else None)
-        named = [r for r in test if _known(p, r.runtime)]
-        other = [r for r in test if not _known(p, r.runtime)]
-        out += [(r, q, names[0]) for r, q in _errors(p, named)]
-        out += [(r, q, names[1]) for r, q in _errors(pa, other)]
+        # the agnostic fit is the named fit's prior when both have the default structures
+        p = fit(train, False, spec, prior=pa if (fallback or spec) is None else None)
+        out += _serve(p, pa, test, names)
     return out
 
 
@@ -533,12 +541,8 @@ def intervals(rows: Sequence[Row], agnostic: bool = False,
     "one_chip_runtimes": [...]}`` (a runtime measured on one chip only takes the unseen
     runtime's interval: no left-out chip tests it); the runtime-agnostic fit has only the
     first."""
-    by_runtime: dict[str, list[float]] = {}
-    for r, q in cross_validate(rows, "runtime", agnostic, spec):
-        by_runtime.setdefault(r.runtime, []).append(q)
-    qs = [q for v in by_runtime.values() for q in v]
-    ws = [1.0 / len(v) for v in by_runtime.values() for _ in v]
-    out: dict[str, Any] = {"unseen_runtime": weighted_quantiles(qs, ws)}
+    out: dict[str, Any] = {
+        "unseen_runtime": _quantiles(cross_validate(rows, "runtime", agnostic, spec))}
     if agnostic:
         return out
     loco = [(r, q) for r, q, name in _cross_validate(rows, "device", agnostic, spec)
@@ -560,22 +564,25 @@ def _seen_intervals(loco: Sequence[tuple[Row, float]]) -> dict[str, list[float]]
     (``"*"``), both with **each runtime weighing the same** (weighing rows the same, the
     runtime with most rows would set the interval of every other: on the fit rows such an
     interval covered 59% of the other runtimes' rows, against 80% overall)."""
-    def quantiles(sub: Sequence[tuple[Row, float]], by_runtime: bool) -> list[float]:
-        n: dict[str, int] = {}
-        for r, _ in sub:
-            n[r.runtime] = n.get(r.runtime, 0) + 1
-        return weighted_quantiles([q for _, q in sub],
-                                  [1.0 / n[r.runtime] if by_runtime else 1.0 for r, _ in sub])
-
-    seen = {"*": quantiles(loco, True)}
+    seen = {"*": _quantiles(loco)}
     groups: dict[str, list[tuple[Row, float]]] = {}
     for r, q in loco:
         groups.setdefault(r.chip_class, []).append((r, q))
         groups.setdefault(f"{r.chip_class}|{r.runtime}", []).append((r, q))
     for key in sorted(groups):
         if len(groups[key]) >= MIN_INTERVAL_ROWS:
-            seen[key] = quantiles(groups[key], "|" not in key)
+            seen[key] = _quantiles(groups[key], by_runtime="|" not in key)
     return seen
+
+
+def _quantiles(ratios: Sequence[tuple[Row, float]], by_runtime: bool = True) -> list[float]:
+    """The interval's ends (:data:`INTERVAL_LEVELS`) of (row, ratio) pairs, each runtime's rows
+    weighing the same in all (``by_runtime``) or each row the same."""
+    n: dict[str, int] = {}
+    for r, _ in ratios:
+        n[r.runtime] = n.get(r.runtime, 0) + 1
+    return weighted_quantiles([q for _, q in ratios],
+                              [1.0 / n[r.runtime] if by_runtime else 1.0 for r, _ in ratios])
 
 
 def interval_for(params: dict[str, Any], name: str, chip_class: str,
@@ -688,12 +695,8 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 
 
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
-    """Each row forecast as the interface serves it: by the named-runtime fit where it knows
-    the row's runtime, else by the runtime-agnostic fit (row, ratio, the fit's name)."""
-    known = [r for r in rows if _known(params["by_runtime"], r.runtime)]
-    other = [r for r in rows if not _known(params["by_runtime"], r.runtime)]
-    return [(r, q, "by_runtime") for r, q in _errors(params["by_runtime"], known)] + \
-        [(r, q, "agnostic") for r, q in _errors(params["agnostic"], other)]
+    """:func:`_serve` by the stored fits."""
+    return _serve(params["by_runtime"], params["agnostic"], rows)
 
 
 def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
@@ -702,12 +705,22 @@ def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, s
     return [(r, q, row_intervals(params, name, [r])[0]) for r, q, name in served]
 
 
+def _summaries_by(cells: Sequence[tuple[Row, float, tuple[float, float]]],
+                  key: Any = None) -> dict[str, dict[str, float]]:
+    """:func:`error_summary` of (row, ratio, interval) triples: ``"all"`` of them, and with a
+    ``key`` (a function of the row) each group of it."""
+    groups: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {"all": list(cells)}
+    for cell in cells if key else ():
+        groups.setdefault(key(cell[0]), []).append(cell)
+    return {name: error_summary([(r, q) for r, q, _ in v], [iv for *_, iv in v])
+            for name, v in groups.items()}
+
+
 def _served_summary(params: dict[str, Any],
                     served: Sequence[tuple[Row, float, str]]) -> dict[str, float]:
     """:func:`error_summary` of rows forecast by the fits named beside them, each with its
     interval."""
-    rows = _with_intervals(params, served)
-    return error_summary([(r, q) for r, q, _ in rows], [iv for *_, iv in rows])
+    return _summaries_by(_with_intervals(params, served))["all"]
 
 
 def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
@@ -716,11 +729,8 @@ def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str,
     and ``"all"``: what ``make bench`` tables and chapter 17b quotes."""
     p = params or load_params()
     served = _with_intervals(p, _as_served(p, decode_fit_rows("validation")))
-    out = {}
-    for source in ["all", *sorted({r.source for r, _, _ in served})]:
-        cell = [x for x in served if source in ("all", x[0].source)]
-        out[source] = error_summary([(r, q) for r, q, _ in cell], [iv for *_, iv in cell])
-    return out
+    out = _summaries_by(served, lambda r: r.source)
+    return {"all": out.pop("all"), **dict(sorted(out.items()))}
 
 
 def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
@@ -733,23 +743,13 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     changed since)."""
     p = params or load_params()
     rows = decode_fit_rows("fit")
-    val = decode_fit_rows("validation")
-    cells: dict[str, list[tuple[Row, float, tuple[float, float]]]] = {}
-
-    def add(kind: str, served: list[tuple[Row, float, str]]) -> None:
-        for r, q, iv in _with_intervals(p, served):
-            for key in (regime(r), "all"):
-                cells.setdefault(f"{kind}|{key}", []).append((r, q, iv))
-
-    for kind, by in _CV_KINDS[:2]:
-        add(kind, _stored_cv(p, rows, kind, by))
-    add("reserved_validation", _as_served(p, val))
+    served = {kind: _stored_cv(p, rows, kind, by) for kind, by in _CV_KINDS[:2]}
+    served["reserved_validation"] = _as_served(p, decode_fit_rows("validation"))
     out: dict[str, dict[str, Any]] = {}
-    for key, v in sorted(cells.items()):
-        kind, reg = key.split("|", 1)
-        out.setdefault(reg, {})[kind] = error_summary([(r, q) for r, q, _ in v],
-                                                      [iv for *_, iv in v])
-    return out
+    for kind, v in served.items():
+        for reg, e in _summaries_by(_with_intervals(p, v), regime).items():
+            out.setdefault(reg, {})[kind] = e
+    return dict(sorted(out.items()))
 
 
 #: The kinds of error :func:`error_by_regime` reports, in the order a table shows them.
@@ -968,15 +968,13 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         out[name + "_stderr"] = se
         out["interval_" + name] = _round(intervals(rows, agn))
 
-    def summary(name: str, ratios: list[tuple[Row, float]]) -> dict[str, float]:
-        return error_summary(ratios, row_intervals(out, name, [r for r, _ in ratios]))
-
     for name, agn in (("by_runtime", False), ("agnostic", True)):
         # rounded as stored, so that error_by_regime's sums of the stored ratios are these
         served = {kind: [(r, _round(q), how) for r, q, how in _cross_validate(rows, by, agn)]
                   for kind, by in _CV_KINDS}
         out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
-        out["errors_" + name]["reserved_validation"] = summary(name, _errors(out[name], val))
+        out["errors_" + name]["reserved_validation"] = _served_summary(
+            out, [(r, q, name) for r, q in _errors(out[name], val)])
         if not agn:   # each fit row's left-out ratio, for error_by_regime without refitting
             out["cv_ratios"] = {kind: {r.id: [q, how] for r, q, how in served[kind]}
                                 for kind in ("leave_one_source_out", "leave_one_chip_out")}
@@ -992,8 +990,7 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         out["errors_" + name] = {
             kind: _served_summary(out, _cross_validate(prefill, by, agn, pre, names=(
                 "prefill_by_runtime", "prefill_agnostic")))
-            for kind, by in (("leave_one_source_out", "source"), ("leave_one_chip_out", "device"),
-                             ("leave_one_runtime_out", "runtime"))}
+            for kind, by in _CV_KINDS}
     # as the interface serves them: a runtime with its own terms named, any other not named
     out["errors_as_served"] = {"reserved_validation": _served_summary(out, _as_served(out, val))}
     return _round(out)

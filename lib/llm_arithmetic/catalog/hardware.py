@@ -23,8 +23,8 @@ from ..core.errors import InputError
 from ..core.lookup import lookup
 from ..core.records import record
 
-__all__ = ["Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice", "HARDWARE",
-           "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
+__all__ = ["CLASS_OF_KIND", "Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice",
+           "HARDWARE", "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
            "DEFAULT_LATENCY", "DEFAULT_LATENCY_SOURCE"]
 
 #: Latency of one collective step [s] on each tier, for a link whose catalog entry has none (no
@@ -264,6 +264,16 @@ HEADLINE_PRECISIONS = ("fp16", "bf16", "fp32")
 
 #: Where the catalog lives: package data, one file (``catalog/data/hardware.toml``).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "hardware.toml"
+
+#: The class of each kind of chip of this catalog in chapter 17's dataset of measurements
+#: (``lab.calibration``; the forecast's classes build on it). The dataset has no rows of
+#: three kinds; each takes the class that is nearest in how it runs a decoder (an assumption):
+#: a single-board computer (Raspberry Pi) runs it on its CPU, a system on a chip (DGX Spark,
+#: Jetson, Ryzen AI Max) on an integrated GPU sharing unified memory, as Apple silicon does, and
+#: an accelerator (TPU, Gaudi, Trainium) from datacenter HBM.
+CLASS_OF_KIND: dict[str, str] = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
+                                 "datacenter-gpu": "datacenter-gpu", "cpu": "cpu",
+                                 "sbc": "cpu", "soc": "apple", "accelerator": "datacenter-gpu"}
 
 _KINDS = ("datacenter-gpu", "accelerator", "consumer-gpu", "soc", "apple-silicon", "cpu", "sbc",
           "system")

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from ..catalog.hardware import CLASS_OF_KIND
 from ..catalog.model_catalog import get_model
 from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
@@ -62,14 +63,6 @@ def class_label(key: str) -> str:
 
     return CHIP_KINDS.get("apple-silicon" if key == "apple" else key, key)
 
-#: The dataset's class of each kind of chip of the hardware catalog. The dataset has no rows of
-#: three kinds; each takes the class that is nearest in how it runs a decoder (an assumption):
-#: a single-board computer (Raspberry Pi) runs it on its CPU, a system on a chip (DGX Spark,
-#: Jetson, Ryzen AI Max) on an integrated GPU sharing unified memory, as Apple silicon does, and
-#: an accelerator (TPU, Gaudi, Trainium) from datacenter HBM.
-CLASS_OF_KIND: dict[str, str] = {"apple-silicon": "apple", "consumer-gpu": "consumer-gpu",
-                                 "datacenter-gpu": "datacenter-gpu", "cpu": "cpu",
-                                 "sbc": "cpu", "soc": "apple", "accelerator": "datacenter-gpu"}
 
 
 def chip_class(chip: Any) -> str:
