@@ -230,6 +230,34 @@ def test_mix_as_weights_in_estimate():
     assert set(MIXES) >= {"q3_k_m", "q4_k_m", "q5_k_m", "q6_k"}
 
 
+# llama.cpp prints these files' sizes (llama-bench's "size" column, GiB) in discussion 15396's
+# tables: ggml-org/gpt-oss-20b-GGUF and gpt-oss-120b-GGUF, file type MXFP4_MOE.
+GPT_OSS_GIB = {"gpt-oss-20b": 11.27, "gpt-oss-120b": 59.02}
+
+
+@pytest.mark.parametrize("name", sorted(GPT_OSS_GIB))
+def test_mxfp4_moe_mix_matches_the_published_gguf_size(name):
+    m = get_model(name)
+    gib = float(mix_bits(m, "mxfp4_moe")) * m.language_model_params / 8 / 2**30
+    # below the file by its header and the F32 router (2.2 and 8.3 M parameters counted at F16)
+    assert 0 < GPT_OSS_GIB[name] - gib < 0.05
+
+
+def test_mxfp4_moe_decode_reads_experts_at_4_25_bits_and_the_rest_at_8_5():
+    # a second derivation from the model's counts: the active share of the routed experts at
+    # MXFP4, everything else a step reads at Q8_0 (not the file's mean 4.63 bits)
+    m = get_model("gpt-oss-20b")
+    # config.json: 24 layers, 32 experts (4 active), gate, up and down of 2880 x 2880; the
+    # experts' biases are vectors, counted with the rest
+    experts = 24 * 4 * 3 * 2880 * 2880
+    expected = (experts * 4.25 + (m.decode_read_params - experts) * 8.5) / 8
+    e = estimate(m, weights="mxfp4_moe", bandwidth=1e12)
+    assert e.decode_bytes_per_token - e.kv_cache_bytes == pytest.approx(expected, rel=1e-9)
+    assert 5.6 < 8 * expected / m.decode_read_params < 5.8
+    # a dense model has no experts: every matrix is Q8_0
+    assert estimate("llama-3-8b", weights="mxfp4_moe").bits_weight == 8.5
+
+
 # ---- estimate and the command line ----------------------------------------------------------------
 def test_acceptance_command_answers_every_key():
     r = subprocess.run([sys.executable, "-m", "llm_arithmetic", *ACCEPTANCE],

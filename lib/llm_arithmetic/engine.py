@@ -244,7 +244,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         The pool's memory as the engine printed it ("Available KV cache memory") [GiB]: the
         tokens then follow from the engine's own arithmetic, whatever the reserve.
     """
-    from .estimate import _parallel, chip_inputs, resolve_model, weight_bits
+    from .estimate import _parallel, chip_inputs, resolve_model, weight_inputs
 
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
@@ -283,7 +283,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                       engine_ubatch=settings["ubatch"], engine_seqs=settings["seqs"],
                       engine_pad=settings["pad"], engine_swa_full=int(settings["swa_full"]))
     ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
-                      bits_weight=weight_bits(m, weights, bits_weight),
+                      **weight_inputs(m, weights, bits_weight),
                       weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
                       **inputs)
     if paged and kv_memory is None and ev.get("capacity") is None:

@@ -37,8 +37,8 @@ from .core.records import record
 from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits", "peak_for", "weights_as", "chip_inputs",
-           "speculative_inputs"]
+           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
+           "chip_inputs", "speculative_inputs"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -370,6 +370,32 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
     return bits_per_weight(weights if weights is not None else bits_weight)
 
 
+def weight_inputs(model: Model, weights: str | None = None,
+                  bits_weight: Any = None) -> dict[str, Any]:
+    """The plan's weight inputs for a format name, a llama.cpp file type or a number: one
+    ``bits_weight`` for every weight (:func:`weight_bits`), except for a file type that stores
+    the routed experts in a type of their own (``mxfp4_moe``: experts MXFP4, every other matrix
+    Q8_0), whose parts the plan counts apart, as it does a checkpoint's own (``native_bits_*``):
+    a decode step then reads the active experts at the experts' bits and the rest at the
+    default's, not the file's mean bits [bit].
+
+    >>> m = get_model("gpt-oss-20b")
+    >>> weight_inputs(m, "q8_0")
+    {'bits_weight': Fraction(17, 2)}
+    >>> i = weight_inputs(m, "mxfp4_moe")
+    >>> i["bits_weight"], i["native_bits_experts"], i["native_bits_default"]
+    (None, Fraction(17, 4), Fraction(17, 2))
+    """
+    mix = MIXES.get(weights.strip().lower()) if isinstance(weights, str) else None
+    if mix is None or mix.experts is None or weights.strip().lower() in BITS_PER_WEIGHT:
+        return {"bits_weight": weight_bits(model, weights, bits_weight)}
+    if bits_weight is not None:
+        raise InputError("give either weights (a format name) or bits_weight, not both")
+    rest = bits_per_weight(mix.default)
+    return {"bits_weight": None, "native_bits_default": rest, "native_bits_unread": rest,
+            "native_bits_experts": bits_per_weight(mix.experts) if model.is_moe else rest}
+
+
 def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> str:
     """Which weights an estimate counts, in words: the checkpoint's own (its quantization
     scheme, or 16-bit) unless a format or a number of bits was given.
@@ -551,7 +577,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
         price_per_hour=_serving_number("price_per_hour", price_per_hour),
-        bits_weight=weight_bits(m, weights, bits_weight), weight_format=plan_format(weights),
+        **weight_inputs(m, weights, bits_weight), weight_format=plan_format(weights),
         bits_kv=kv_bits, bits_state=kv_bits, given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
         given_power=_serving_number("power_watts", power_watts),
@@ -858,7 +884,7 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     out = {k: np.empty(shape, dtype=bool if k == "fits" else float) for k in keys}
     for j, fmt in enumerate(formats):
         base = m.plan.child(
-            context=ctx[:, None], batch=bat[None, :], bits_weight=weight_bits(m, fmt),
+            context=ctx[:, None], batch=bat[None, :], **weight_inputs(m, fmt),
             weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=kv_bits, overhead=0,
             given_bandwidth=None, given_peak_flops=None, given_capacity=None)
         for i, chip in enumerate(chips):

@@ -26,11 +26,11 @@ slower, for reasons a few terms with units can carry:
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
 fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
 Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
-(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k is
-**partially pooled**: every runtime with a fit row has its own, pulled towards the
-runtime-agnostic value by the weight of ten rows (:func:`fit`'s ``shrink``), so a runtime seen
-in two rows is named and forecast from them, but not fitted to them alone; the other terms
-fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k and
+:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
+towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s ``shrink``),
+so a runtime seen in two rows is named and forecast from them, but not fitted to them alone;
+the other terms fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -101,7 +101,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
-           "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors"]
+           "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
+           "FILE_TYPES", "row_weights"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -179,10 +180,29 @@ class Row:
     t_dequant: float = 0.0
 
 
-def _bound_seconds(model_key: str, bits_weight: float, bits_kv: int, context: int | None,
+#: Weight formats of the data that name a llama.cpp file type whose parts an estimate counts
+#: apart (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts are
+#: MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
+#: file's mean is 4.6. Any other row's bound counts every weight at its ``bits_per_weight``.
+FILE_TYPES = {"MXFP4": "mxfp4_moe"}
+
+
+def row_weights(weight_format: str, bits_per_weight: float) -> dict[str, Any]:
+    """The weights a data row's bound counts: ``{"weights": file type}`` for a format of
+    :data:`FILE_TYPES`, else ``{"bits_weight": bits_per_weight}``.
+
+    >>> row_weights("MXFP4", 4.63), row_weights("Q4_0", 4.5)
+    ({'weights': 'mxfp4_moe'}, {'bits_weight': 4.5})
+    """
+    if weight_format in FILE_TYPES:
+        return {"weights": FILE_TYPES[weight_format]}
+    return {"bits_weight": bits_per_weight}
+
+
+def _bound_seconds(model_key: str, weights: dict[str, Any], bits_kv: int, context: int | None,
                    bandwidth: float) -> float:
-    e = estimate(model_key, bits_weight=bits_weight, bits_kv=bits_kv,
-                 context=max(1, context or 0), batch=1, bandwidth=bandwidth)
+    e = estimate(model_key, **weights, bits_kv=bits_kv, context=max(1, context or 0), batch=1,
+                 bandwidth=bandwidth)
     return float(e.decode_seconds_per_token)
 
 
@@ -202,7 +222,9 @@ def decode_fit_rows(split: str = "fit") -> list[Row]:
         m = get_model(r.model_key)
         bw = r.bandwidth_gbps * GB_S
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime, m.n_layers,
-                       _bound_seconds(r.model_key, r.bits_per_weight, kv, r.context, bw),
+                       _bound_seconds(r.model_key, row_weights(r.weight_format,
+                                                               r.bits_per_weight),
+                                      kv, r.context, bw),
                        1.0 / r.si_value, r.bits_per_weight, r.batch,
                        dequant_seconds(m.decode_read_params, r.bits_per_weight, bw)))
     return out
@@ -221,9 +243,9 @@ def prefill_fit_rows() -> list[Row]:
                 or not r.model_key or not r.hardware_key or not r.prompt_tokens):
             continue
         named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
-        e = estimate(r.model_key, hardware=r.hardware_key,
-                     weights=r.weight_format.lower() if named else None,
-                     bits_weight=None if named else r.bits_per_weight,
+        w = {"weights": r.weight_format.lower()} if named else \
+            row_weights(r.weight_format, r.bits_per_weight)
+        e = estimate(r.model_key, hardware=r.hardware_key, **w,
                      bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
                      context=r.prompt_tokens)
         t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
@@ -243,13 +265,14 @@ def prefill_fit_rows() -> list[Row]:
 #: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
 #: best (leave one runtime out, on the 329 fit rows of issue 30 item 5). ``shrink`` (named fit
 #: only): the terms kept for every runtime of the rows and partially pooled, with the weight in
-#: rows of the pull towards the agnostic fit (:func:`_with_prior`); chosen on the 344 fit rows by
+#: rows of the pull towards the agnostic fit (:func:`_with_prior`); chosen on the fit rows by
 #: the mean of leave-one-source-out and leave-one-chip-out error among the structures that can
-#: name every runtime (``scripts/fit_forecast.py --select``).
+#: name every runtime (``scripts/fit_forecast.py --select``; the pick moves between structures
+#: whose errors differ by less than their noise, see ``runtime_README.md``).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 10.0}},
+                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",

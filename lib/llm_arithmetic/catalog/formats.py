@@ -210,13 +210,17 @@ class Mix:
         Tensor kind (``attn_v``, ``ffn_down``, ``attn_output``) -> ((type, condition), ...),
         the first pair whose condition holds wins.
     output : str
-        Type of the output head (``q6_k`` but for ``q8_0``).
+        Type of the output head (``q6_k`` but for ``q8_0`` and ``mxfp4_moe``).
+    experts : str or None
+        Type of every routed expert's matrices, whatever the other rules say (``mxfp4`` in
+        ``mxfp4_moe``); None where the rules above type them.
     """
 
     name: str
     default: str
     rules: Mapping[str, tuple[tuple[str, str], ...]]
     output: str = "q6_k"
+    experts: str | None = None
 
 
 def _load_mixes(path: Path | None = None) -> dict[str, Mix]:
@@ -232,7 +236,8 @@ def _load_mixes(path: Path | None = None) -> dict[str, Mix]:
     for name, d in data.get("mixes", {}).items():
         rules = {kind: tuple((t, c) for t, c in d[kind])
                  for kind in ("attn_v", "ffn_down", "attn_output") if kind in d}
-        out[name] = Mix(name, d["default"], MappingProxyType(rules), d.get("output", "q6_k"))
+        out[name] = Mix(name, d["default"], MappingProxyType(rules), d.get("output", "q6_k"),
+                        d.get("experts"))
     return out
 
 
@@ -284,7 +289,8 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     default type, its rules for attn_v, ffn_down and attn_output, Q6_K for the output head (the
     tied embedding when there is none), Q8_0 for attn_v and attn_k in 8-expert models, Q5_K for
     attn_v in a 70B Llama, a fallback for rows that are not whole super-blocks; 1-D tensors stay
-    F32 and routers F16.
+    F32 and routers F16. A mix with an ``experts`` type (``mxfp4_moe``) gives it to every routed
+    expert's matrices.
     """
     key = mix.strip().lower()
     if key not in MIXES:
@@ -307,8 +313,8 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     kw = dict(n_gqa=n_gqa, n_experts=n_experts, is_70b=is_70b)
     bits = {f: FORMATS[f].bits for f in FORMATS}
 
-    def typed(kind: str, i: int, n: int, row: int) -> Fraction:
-        t = _quantized(m, kind, i, n, **kw)
+    def typed(kind: str, i: int, n: int, row: int, expert: bool = False) -> Fraction:
+        t = m.experts if expert and m.experts else _quantized(m, kind, i, n, **kw)
         if row % 256:
             t = _FALLBACK.get(t, t)
             if row % 32:
@@ -360,9 +366,10 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 down = mlp.d_ff * d
                 e = mlp.n_experts if mlp.is_moe else 1
                 if mlp.is_moe or not mlp.n_shared:
-                    out.append(("ffn_gate/up", e * up, typed("ffn_up", layer, n_layers, d)))
+                    out.append(("ffn_gate/up", e * up,
+                                typed("ffn_up", layer, n_layers, d, mlp.is_moe)))
                     out.append(("ffn_down", e * down,
-                                typed("ffn_down", layer, n_layers, mlp.d_ff)))
+                                typed("ffn_down", layer, n_layers, mlp.d_ff, mlp.is_moe)))
                 if mlp.n_shared:
                     s_up = mlp.n_shared * (mlp.n_mats - 1) * d * mlp.d_shared
                     s_down = mlp.n_shared * mlp.d_shared * d
