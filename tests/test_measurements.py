@@ -130,17 +130,42 @@ def test_recent_cuda_llama_cpp_rows_of_dense_models_are_fit_rows():
     # issue 30 item 2 (NVIDIA, CUDA, dense models): calebcoffie.com's Gemma-3 4b-it page, two
     # readable 'raw' rows (tg_1024 189.8 and tg_512 188.7 tok/s on one RTX 3090 at 450 W), and
     # the L40S llama-bench log of perf-analysis-modeling-project (Qwen3-8B Q5_K_M tg128 104.61)
-    expected = {"calebcoffie-benchmarks": 2, "perf-analysis-modeling-project": 1}
+    # and its A30 log of the same build (tg128 75.83; a chip the catalog lacks, so no key)
+    expected = {"calebcoffie-benchmarks": 2, "perf-analysis-modeling-project": 2}
     rows = [r for r in NEW if r.source in expected]
     assert M.count_by(rows, lambda r: r.source) == expected
     for r in rows:
-        assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
-            "fit", "llama.cpp", "consumer-gpu", "decode", 1, 1), r.id
+        assert (r.split, r.runtime, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "decode", 1, 1), r.id
+        assert r.device_class == ("datacenter-gpu" if "A30" in r.device else "consumer-gpu"), r.id
         assert "CUDA" in r.runtime_version and r.model_key in ("gemma-3-4b", "qwen3-8b"), r.id
         # generation from an empty cache: mean context half the generated tokens
         assert r.prompt_tokens == 0 and r.context == r.generated_tokens // 2, r.id
     assert sorted((r.hardware_key, r.generated_tokens, r.value) for r in rows) == [
-        ("l40s", 128, 104.61), ("rtx-3090", 512, 188.7), ("rtx-3090", 1024, 189.8)]
+        ("", 128, 75.83), ("l40s", 128, 104.61), ("rtx-3090", 512, 188.7),
+        ("rtx-3090", 1024, 189.8)]
     # bits per weight from llama-bench's printed size and parameter count: 5.44 GiB, 8.19 B
     l40s = next(r for r in rows if r.hardware_key == "l40s")
     assert l40s.bits_per_weight == pytest.approx(5.44 * 8 * 2**30 / 8.19e9, abs=1e-3)
+
+
+def test_more_recent_cuda_llama_cpp_rows_are_first_hand_fit_rows():
+    # issue 30 item 2, second pass (NVIDIA, CUDA, 2025-26 builds, dense catalogued models): per
+    # source, the tg128 rows of a single uncapped GPU with the whole model on it.
+    # llm-tracker vault "RTX PRO 6000.md": Llama 2 7B Q4_0 at 600 W, the 70B and the Mistral
+    # Nemo 12B tables (the 405B runs with 116 of 126 layers on the GPU and the MoE tables are out)
+    expected = {"llm-tracker-rtx-pro-6000": 3}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.runtime, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "decode", 1, 1), r.id
+        assert "CUDA" in r.runtime_version and r.bandwidth_source.startswith("https://"), r.id
+        assert not get_model(r.model_key).is_moe, r.id
+        build = int(r.runtime_version.split("(")[1].split(")")[0])
+        assert build >= 4500, r.id
+        assert r.context == r.prompt_tokens + r.generated_tokens // 2, r.id
+    # Llama 2 7B Q4_0: 3.56 GiB over 6.74 B parameters, as llama-bench prints them
+    q4 = next(r for r in rows if r.model_key == "llama-2-7b")
+    assert q4.bits_per_weight == pytest.approx(3.56 * 8 * 2**30 / 6.74e9, abs=1e-3)
+    assert q4.value == 278.95
