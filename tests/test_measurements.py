@@ -169,3 +169,25 @@ def test_more_recent_cuda_llama_cpp_rows_are_first_hand_fit_rows():
     q4 = next(r for r in rows if r.model_key == "llama-2-7b")
     assert q4.bits_per_weight == pytest.approx(3.56 * 8 * 2**30 / 6.74e9, abs=1e-3)
     assert q4.value == 278.95
+
+
+def test_recent_cuda_llama_cpp_rows_from_web_pages_are_fit_rows():
+    # issue 30 item 2, web pages: InventiveHQ Lab's RTX 5060 Ti series, Qwen2.5-Coder-7B-Instruct
+    # through llama-server: Q4_K_M 81.2 tok/s (power-limit post, 180 W row), Q2_K 91.2 and Q8_0
+    # 49.6 (the two ends the quantization post's summary names)
+    rows = [r for r in NEW if r.id.startswith("pg-")]
+    assert M.count_by(rows, lambda r: r.source) == {"pg-inventivehq-lab": 3}
+    for r in rows:
+        assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "consumer-gpu", "decode", 1, 1), r.id
+        assert "CUDA" in r.runtime_version and "2026" in r.runtime_version, r.id
+        assert (r.hardware_key, r.model_key) == ("rtx-5060-ti", "qwen2.5-7b"), r.id
+        assert r.measurement_url.startswith("https://inventivehq.com/blog/"), r.id
+    assert sorted((r.weight_format, r.value) for r in rows) == [
+        ("Q2_K", 91.2), ("Q4_K_M", 81.2), ("Q8_0", 49.6)]
+    # bits from the published file sizes (3.02 and 4.68 GB) over Qwen2.5-7B's 7.616 B params
+    bits = {r.weight_format: r.bits_per_weight for r in rows}
+    assert bits["Q2_K"] == pytest.approx(3.02e9 * 8 / 7.616e9, abs=1e-3)
+    assert bits["Q4_K_M"] == pytest.approx(4.68e9 * 8 / 7.616e9, abs=1e-3)
+    # fewer bits read, faster: the three rates fall as the bits rise
+    assert [r.value for r in sorted(rows, key=lambda r: r.bits_per_weight)] == [91.2, 81.2, 49.6]
