@@ -263,10 +263,10 @@ def test_plan_forecast_steps_equal_expected(model, chip, runtime, kw):
 
 
 def test_partial_pooling_lands_between_the_rows_and_the_pool():
-    """k and lambda of a runtime with few rows are pulled towards the runtime-agnostic fit: with
+    """The pooled terms of a runtime with few rows are pulled towards the runtime-agnostic fit: with
     an overwhelming prior they are the agnostic values; and as the prior's weight grows the fit
     to the rows can only get worse and its distance to the pool only smaller (a penalized
-    convex fit), the stored fit (three pseudo-rows) in between. Every runtime is named."""
+    convex fit), a prior of three pseudo-rows in between. Every runtime is named."""
     spec = F.MODELS["by_runtime"]
     prior = F.fit(FIT, True)
     fits = {a: F.fit(FIT, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})

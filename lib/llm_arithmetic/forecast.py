@@ -26,11 +26,11 @@ slower, for reasons a few terms with units can carry:
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
 fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
 Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
-(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k and
-:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
-towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s ``shrink``),
-so a runtime seen in two rows is named and forecast from them, but not fitted to them alone;
-the other terms fall back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k,
+:math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
+own, pulled towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s
+``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
+them alone; :math:`\delta` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -272,7 +272,7 @@ def prefill_fit_rows() -> list[Row]:
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
+                   "shrink": {"k": 1.0, "tau_s": 1.0, "lambda_s_per_layer": 1.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
