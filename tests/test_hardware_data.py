@@ -214,7 +214,7 @@ def test_formats_agree_with_units_py():
 
 def test_mixes_name_known_formats():
     for mix, m in MIXES.items():
-        assert m["default"] in FORMATS, mix
+        assert m["default"] in FORMATS and m.get("experts", "fp16") in FORMATS, mix
         for rule in m["rules"]:
             for target in re.findall(r"q\d_[a-z0-9]+", rule.split("->")[-1]):
                 assert target in FORMATS, (mix, rule)

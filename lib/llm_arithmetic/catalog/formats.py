@@ -117,8 +117,9 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
                                  "its bits per weight depend on the model; give it as weights= "
                                  "to estimate() or use mix_bits(model, name)") from None
             raise InputError(f"unknown weight format {fmt[:40]!r}"
-                             f"{did_you_mean(key, BITS_PER_WEIGHT)} (known: "
-                             f"{', '.join(BITS_PER_WEIGHT)})") from None
+                             f"{did_you_mean(key, [*BITS_PER_WEIGHT, *_mix_names()])} (known: "
+                             f"{', '.join(BITS_PER_WEIGHT)}; llama.cpp file types, whose bits "
+                             f"depend on the model: {', '.join(_mix_names())})") from None
     else:
         try:
             value = to_fraction(fmt)
