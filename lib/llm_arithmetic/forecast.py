@@ -558,18 +558,26 @@ def _known(params: dict[str, Any], runtime: str) -> bool:
 
 
 def intervals(rows: Sequence[Row], agnostic: bool = False,
-              spec: dict[str, Any] | None = None) -> dict[str, Any]:
+              spec: dict[str, Any] | None = None,
+              served: dict[str, Sequence[tuple[Row, float, str]]] | None = None
+              ) -> dict[str, Any]:
     """The 80% intervals of measured / forecast speed, per regime (see the module's text):
     ``{"unseen_runtime": [lo, hi], "seen_runtime": {chip_class or "*": [lo, hi]},
     "one_chip_runtimes": [...]}`` (a runtime measured on one chip only takes the unseen
     runtime's interval: no left-out chip tests it); the runtime-agnostic fit has only the
-    first."""
+    first. ``served``: the leave-one-runtime-out and leave-one-chip-out (row, ratio, fit name)
+    triples (:func:`_cross_validate`, keys ``"runtime"`` and ``"device"``) when they are already
+    known, e.g. stored with the fit; else they are computed."""
+    served = served or {}
+
+    def left_out(by: str) -> Sequence[tuple[Row, float, str]]:
+        return served[by] if by in served else _cross_validate(rows, by, agnostic, spec)
+
     out: dict[str, Any] = {
-        "unseen_runtime": _quantiles(cross_validate(rows, "runtime", agnostic, spec))}
+        "unseen_runtime": _quantiles([(r, q) for r, q, _ in left_out("runtime")])}
     if agnostic:
         return out
-    loco = [(r, q) for r, q, name in _cross_validate(rows, "device", agnostic, spec)
-            if name == "by_runtime"]
+    loco = [(r, q) for r, q, name in left_out("device") if name == "by_runtime"]
     out["seen_runtime"] = _seen_intervals(loco)
     # a runtime measured on one chip leaves no leave-one-chip-out ratio of its own (without that
     # chip the fit no longer knows it): its interval is the one of an unseen runtime
@@ -998,9 +1006,9 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
         out["errors_" + name]["reserved_validation"] = _served_summary(
             out, [(r, q, name) for r, q in _errors(out[name], val)])
-        if not agn:   # each fit row's left-out ratio, for error_by_regime without refitting
+        if not agn:   # each fit row's left-out ratio: error_by_regime and the intervals' test
             out["cv_ratios"] = {kind: {r.id: [q, how] for r, q, how in served[kind]}
-                                for kind in ("leave_one_source_out", "leave_one_chip_out")}
+                                for kind, _ in _CV_KINDS}
     prefill = prefill_fit_rows()
     out["prefill_rows"] = len(prefill)
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
