@@ -41,6 +41,10 @@ def test_awq_gemm_layout():
     out, inp = 14336, 4096
     assert s.matrix_bytes(out, inp) == (inp * out // 8 * 4 + inp // 128 * out // 8 * 4
                                         + inp // 128 * out * 2)
+    # "version": null (no packing named) is read as the default, as vLLM's loader does
+    none = read_scheme({"quant_method": "awq", "bits": 4, "group_size": 128, "version": None,
+                        "zero_point": True})
+    assert none.matrix_bytes(out, inp) == s.matrix_bytes(out, inp)
 
 
 def test_nvfp4_layouts():

@@ -261,7 +261,10 @@ def _groups(q: Mapping[str, Any], origin: str, method: str) -> Scheme:
         raise _origin_error(origin, key, group, "must be a positive integer or -1")
     if method == "awq" and q.get("zero_point") is False:
         raise _origin_error(origin, "zero_point", False, "(symmetric AWQ) is not modelled")
-    if method == "awq" and str(q.get("version", "gemm")).lower() != "gemm":
+    # "version": null names no packing: vLLM's AWQ loader reads no version and allocates the
+    # GEMM layout (vllm/model_executor/layers/quantization/awq.py, AWQConfig.from_config and
+    # AWQLinearMethod.create_weights), so a null is read as AutoAWQ's default, GEMM
+    if method == "awq" and str(q.get("version") or "gemm").lower() != "gemm":
         raise _origin_error(origin, "version", q.get("version"), "is not AWQ's GEMM packing "
                             "(GEMV pads its scales and zero points; not modelled)")
     if method == "awq" and bits != 4:
