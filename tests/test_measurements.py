@@ -196,9 +196,10 @@ def test_recent_cuda_llama_cpp_rows_from_web_pages_are_fit_rows():
 def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     # issue 30 item 2: llama.cpp's own CI (ggml-org/ci), node ggml-4-x86-cuda-v100, the text
     # generation step of OpenLLaMA 7B v2 for the first successful run found in each quarter
-    # it ran that model (builds 1300, 1743, 2585), five formats each
+    # it ran that model (builds 1300, 1743, 2585) and the last run found before the node moved
+    # to Pythia 2.8B (build 2971), five formats each
     rows = [r for r in NEW if r.source == "ggml-org-ci-v100"]
-    assert len(rows) == 3 * 5
+    assert len(rows) == 4 * 5
     for r in rows:
         assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
             "fit", "llama.cpp", "datacenter-gpu", "decode", 1, 1), r.id
@@ -207,15 +208,15 @@ def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
         # an 8-token prompt, then 256 tokens (-n 256): mean context 8 + 128
         assert (r.prompt_tokens, r.generated_tokens, r.context) == (8, 256, 136), r.id
     builds = {int(r.runtime_version.split()[1]) for r in rows}
-    assert builds == {1300, 1743, 2585}
+    assert builds == {1300, 1743, 2585, 2971}
     for b in builds:
         assert sorted(r.weight_format for r in rows if f"build {b} " in r.runtime_version) == [
             "Q4_0", "Q4_K_M", "Q6_K", "Q8_0", "fp16"]
     # each log's eval line prints both the time of its 255 runs and the rate: 255 / time
-    eval_ms = {  # build 1300 (2 Oct 2023), 1743 (2 Jan 2024), 2585 (1 Apr 2024)
+    eval_ms = {  # build 1300 (2 Oct 2023), 1743 (2 Jan 2024), 2585 (1 Apr 2024), 2971 (22 May)
         "b1300-openllama7b-q4_0": 2300.10, "b1743-openllama7b-q4_0": 2241.23,
         "b2585-openllama7b-q4_0": 2268.16, "b1300-openllama7b-f16": 4892.47,
-        "b2585-openllama7b-q6_k": 2885.48}
+        "b2585-openllama7b-q6_k": 2885.48, "b2971-openllama7b-f16": 5164.38}
     for key, ms in eval_ms.items():
         r = next(r for r in rows if r.id == f"ggml-ci-v100-{key}")
         assert r.value == pytest.approx(255 / (ms / 1000), abs=0.01), r.id
