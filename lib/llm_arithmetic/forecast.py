@@ -24,13 +24,13 @@ slower, for reasons a few terms with units can carry:
   times the model's :math:`L` layers.
 
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
-fit): with a runtime named, k per (chip class, runtime), :math:`\delta` per chip class (CUDA,
-Metal and CPU kernels unpack differently), :math:`\tau` per runtime and :math:`\lambda` per
-(chip class, runtime) (the launch path differs between CUDA, Metal and CPU threads). k,
-:math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
+fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
+present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
+differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and one :math:`\delta`
+for all. k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
-them alone; :math:`\delta` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+them alone; :math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -260,7 +260,7 @@ def prefill_fit_rows() -> list[Row]:
 #: ``"*"``) or ``"*"``. ``weighting`` ``"runtime"`` gives each runtime's rows the same total weight
 #: in the least squares (else each row weighs the same). Chosen on the fit rows alone (see
 #: ``runtime_README.md``): the per-layer cost of a named runtime depends on the chip class (the
-#: launch path differs between CUDA, Metal and CPU threads), dequantization per chip class; the
+#: launch path differs between CUDA, Metal and CPU threads), one dequantization cost for all; the
 #: runtime-agnostic fit weighs each row the same, keeps k per chip class and pools the per-token
 #: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
 #: best (leave one runtime out, on the 329 fit rows of issue 30 item 5). ``shrink`` (named fit
@@ -270,9 +270,9 @@ def prefill_fit_rows() -> list[Row]:
 #: name every runtime (``scripts/fit_forecast.py --select``; the pick moves between structures
 #: whose errors differ by less than their noise, see ``runtime_README.md``).
 MODELS: dict[str, dict[str, Any]] = {
-    "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
+    "by_runtime": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 1.0, "tau_s": 1.0, "lambda_s_per_layer": 1.0}},
+                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
