@@ -438,6 +438,17 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-batch-l40s-fit", "13-speculative-decoding"):
         "a published measurement: TensorRT-LLM's DeepSeek-R1 tokens/s per user on 8 H200s "
         "(table tbl-spec-mtp)",
+    ("ex-nb-puzzle-5090-ratio", "runtime_README"):
+        "the bits per weight of a Q6_K file of Llama 2 7B's shapes, from llama.cpp's CI log "
+        "(the V100 rows' provenance)",
+    ("ex-nb-puzzle-5090-ratio", "runtime_measurements"):
+        "the same bits per weight, in the V100 rows of the data",
+    ("ex-nb-modern-nemotron-24", "runtime_README"):
+        "the forecast's mean error on gpt-fast's reserved rows, in percent",
+    ("ex-nb-batch-l40s-cost", "forecast_decode"):
+        "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
+    ("ex-nb-kv-gemma3-window", "forecast_decode"):
+        "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
 }
 
 
