@@ -10,7 +10,8 @@ for an unnamed one) and reports leave-one-source-out, leave-one-chip-out, leave-
 and reserved-validation errors, the last also as the interface serves them (a runtime with its
 own terms named, any other not). Deterministic: a test refits and compares.
 
-``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen: each
+``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (and
+two candidates that make llama.cpp's 2023-24 builds a runtime of their own): each
 candidate's leave-one-source-out and leave-one-chip-out error with a runtime named and their
 mean (the criterion), and the leave-one-runtime-out error of the runtime-agnostic fit (mean
 over runtimes of each runtime's mean error), all on fit rows; no reserved row is read. The
@@ -25,7 +26,7 @@ import sys
 import numpy as np
 
 from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, build_params, cross_validate,
-                                     decode_fit_rows)
+                                     decode_fit_rows, with_builds)
 
 OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
 NAMED = {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}
@@ -49,6 +50,13 @@ CANDIDATES = {
     **{f"+ delta, lambda per class and runtime; k, tau and lambda partially pooled ({a:g} rows)":
        (NAMED, "rows", {"k": a, "tau_s": a, "lambda_s_per_layer": a}) for a in (1.0, 3.0, 10.0)},
 }
+#: Candidates that give llama.cpp's builds of 2023-24 terms of their own (forecast.with_builds),
+#: on the structure chosen: name -> the terms the two build eras still share.
+BUILD_CANDIDATES = {
+    "the chosen structure, llama.cpp's 2023-24 builds a runtime of their own": (),
+    "the same, tau and lambda shared across llama.cpp's builds (k split)":
+        ("tau_s", "lambda_s_per_layer"),
+}
 
 
 def select() -> None:
@@ -59,14 +67,22 @@ def select() -> None:
 
     print(f"{'structure':<84} | named:  LOSO   LOCO   mean | agnostic: LORO")
     best = {}
-    for name, (terms, weighting, shrink) in CANDIDATES.items():
-        named = {"terms": terms, "weighting": "rows", "shrink": shrink}
+    chosen = MODELS["by_runtime"]
+    candidates = {name: (rows, terms, weighting, shrink, ())
+                  for name, (terms, weighting, shrink) in CANDIDATES.items()}
+    eras = with_builds(rows)
+    candidates.update({name: (eras, chosen["terms"], MODELS["agnostic"]["weighting"],
+                              chosen["shrink"], shared)
+                       for name, shared in BUILD_CANDIDATES.items()})
+    for name, (data, terms, weighting, shrink, shared) in candidates.items():
+        named = {"terms": terms, "weighting": "rows", "shrink": shrink,
+                 "shared_across_builds": shared}
         agn = {"terms": terms, "weighting": weighting}
-        loro = cross_validate(rows, "runtime", True, agn)
+        loro = cross_validate(data, "runtime", True, agn)
         per_rt = [mape([(r, q) for r, q in loro if r.runtime == rt])
-                  for rt in sorted({r.runtime for r in rows})]
-        loso = mape(cross_validate(rows, "source", False, named, MODELS["agnostic"]))
-        loco = mape(cross_validate(rows, "device", False, named, MODELS["agnostic"]))
+                  for rt in sorted({r.runtime for r in data})]
+        loso = mape(cross_validate(data, "source", False, named, MODELS["agnostic"]))
+        loco = mape(cross_validate(data, "device", False, named, MODELS["agnostic"]))
         print(f"{name:<84} | {loso:6.2%} {loco:6.2%} {(loso + loco) / 2:6.2%} | "
               f"{np.mean(per_rt):6.1%}")
         # the interface names every runtime of the rows only if k is partially pooled

@@ -337,3 +337,17 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
         for r, q, how in F._cross_validate(FIT, by):
             assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
             assert stored[r.id][1] == how
+
+
+def test_build_eras_share_the_terms_they_are_told_to_share():
+    """The build-era candidates of --select: llama.cpp's 2023-24 builds become a runtime of
+    their own (their own k); the terms a spec shares across builds keep one key per runtime."""
+    rows = F.with_builds(FIT)
+    assert {r.runtime for r in rows} - {r.runtime for r in FIT} == {"llama.cpp@2023-24"}
+    spec = {**F.MODELS["by_runtime"], "shared_across_builds": ("tau_s", "lambda_s_per_layer")}
+    p = F.fit(rows, spec=spec)
+    assert {"consumer-gpu|llama.cpp@2023-24", "consumer-gpu|llama.cpp"} <= set(p["k"])
+    assert not any("@" in key for t in spec["shared_across_builds"] for key in p[t])
+    old, new = (F.terms_for(p, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
+    assert old["lambda_s_per_layer"] == new["lambda_s_per_layer"] and old["tau_s"] == new["tau_s"]
+    assert old["k"] != new["k"]

@@ -224,3 +224,11 @@ def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     assert q4.value == 110.86
     # bits from the printed "model size = 3.56 GiB" over "model params = 6.74 B"
     assert q4.bits_per_weight == pytest.approx(3.56 * 8 * 2**30 / 6.74e9, abs=1e-3)
+
+
+def test_every_llama_cpp_source_has_its_builds_dated():
+    # the forecast's build-era candidates (scripts/fit_forecast.py --select) read the era of each
+    # llama.cpp source: a new source must be dated (runtime_README.md, "Builds of llama.cpp")
+    sources = {r.source for r in M.all_rows() if r.runtime == "llama.cpp"}
+    assert sources == set(M.LLAMA_CPP_BUILDS)
+    assert set(M.LLAMA_CPP_BUILDS.values()) == {"2023-24", "2025-26"}

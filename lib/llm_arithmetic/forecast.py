@@ -102,7 +102,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "FILE_TYPES", "row_weights"]
+           "FILE_TYPES", "row_weights", "with_builds"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -320,6 +320,33 @@ def _regressor(term: str, r: Row) -> float:
             "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
 
 
+def with_builds(rows: Sequence[Row], runtime: str = "llama.cpp",
+                current: str = "2025-26") -> list[Row]:
+    """``rows`` with ``runtime``'s rows of older builds named ``runtime@era`` (a runtime of
+    their own; :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`), the current builds
+    keeping the plain name: the candidate structures of ``scripts/fit_forecast.py --select``
+    that ask whether a runtime's version should be a term. A spec's
+    ``shared_across_builds`` lists the terms the two still share.
+
+    >>> rows = with_builds(decode_fit_rows("fit"))
+    >>> sorted({r.runtime for r in rows if r.runtime.startswith("llama.cpp")})
+    ['llama.cpp', 'llama.cpp@2023-24']
+    """
+    from dataclasses import replace
+
+    from .lab.measurements import LLAMA_CPP_BUILDS
+
+    return [replace(r, runtime=f"{runtime}@{LLAMA_CPP_BUILDS[r.source]}")
+            if r.runtime == runtime and LLAMA_CPP_BUILDS[r.source] != current else r
+            for r in rows]
+
+
+def _runtime_for(spec: dict[str, Any], term: str, runtime: str) -> str:
+    """The runtime name a term is keyed by: without its build (``@era``) for a term the spec
+    shares across builds."""
+    return runtime.split("@")[0] if term in spec.get("shared_across_builds", ()) else runtime
+
+
 def _spec(agnostic: bool, spec: dict[str, Any] | None) -> dict[str, Any]:
     return spec or MODELS["agnostic" if agnostic else "by_runtime"]
 
@@ -348,14 +375,14 @@ def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None
     for r, rt in zip(rows, rts):
         for term, kind in terms.items():
             if _regressor(term, r) != 0:
-                for key in _chain(kind, r.chip_class, rt):
+                for key in _chain(kind, r.chip_class, _runtime_for(spec, term, rt)):
                     counts[(term, key)] = counts.get((term, key), 0) + 1
     cols: dict[tuple[str, str], int] = {}
     keys = []
     for r, rt in zip(rows, rts):
         row = {}
         for term, kind in terms.items():
-            chain = _chain(kind, r.chip_class, rt)
+            chain = _chain(kind, r.chip_class, _runtime_for(spec, term, rt))
             row[term] = chain[0] if term in shrink else \
                 next((k for k in chain if counts.get((term, k), 0) >= MIN_ROWS), chain[-1])
             cols.setdefault((term, row[term]), len(cols))
@@ -383,6 +410,8 @@ def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None
         for term in shrink:
             out[term] = {**prior[term], **out[term]}
         extra = {"shrink": dict(shrink), "runtimes": sorted({r.runtime for r in rows})}
+    if spec.get("shared_across_builds"):
+        extra["shared_across_builds"] = list(spec["shared_across_builds"])
     return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"],
             **extra}
 
@@ -417,7 +446,7 @@ _OLD_TERMS = MODELS["prefill"]["terms"]
 
 def _value(params: dict[str, Any], term: str, kind: str, chip_class: str, runtime: str) -> float:
     table = params.get(term, {})
-    for key in _chain(kind, chip_class, runtime):
+    for key in _chain(kind, chip_class, _runtime_for(params, term, runtime)):
         if key in table:
             return table[key]
     return float(np.median(list(table.values()))) if table else 0.0

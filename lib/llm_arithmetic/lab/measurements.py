@@ -45,7 +45,7 @@ from . import calibration
 
 __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOURCES", "COLUMNS",
            "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
-           "all_rows", "fit_rows", "validation_rows", "count_by"]
+           "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS"]
 
 #: Where the dataset lives (package data).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "runtime_measurements.csv"
@@ -242,6 +242,31 @@ def calibration_rows() -> list[RuntimeMeasurement]:
 def all_rows() -> list[RuntimeMeasurement]:
     """Every measurement: the calibration rows, then ``runtime_measurements.csv``."""
     return calibration_rows() + load_runtime_measurements()
+
+
+#: llama.cpp's builds per source: ``"2023-24"`` or ``"2025-26"``, from the build a source
+#: states (its number or commit date), else from the page's date (each source's provenance in
+#: ``runtime_README.md``). A candidate structure of the forecast gives the older builds terms of
+#: their own (``scripts/fit_forecast.py --select``); a test requires every llama.cpp source here.
+LLAMA_CPP_BUILDS: dict[str, str] = {
+    "xiongjiedai-gpu-benchmarks": "2023-24",          # tables of Dec 2023 and May 2024
+    "zeux-speed-of-light-blog": "2023-24",            # the article's runs, early 2024
+    "llama.cpp-pr-4406": "2023-24",                   # PR of Dec 2023
+    "llama.cpp-issue-4716": "2023-24",                # issue of Jan 2024
+    "ggml-org-ci-v100": "2023-24",                    # builds 1300-2971, Oct 2023-May 2024
+    "llama.cpp-discussion-4167": "2023-24",           # build 8e672ef, Nov 2023
+    "llama.cpp-discussion-15396": "2025-26",          # builds 6205-6210, Aug 2025
+    "llama.cpp-pr-15616": "2025-26",                  # master of 27 Aug 2025
+    "llama.cpp-discussion-15013": "2025-26",          # scoreboard opened Aug 2025
+    "llama.cpp-dgx-spark-bench": "2025-26",           # build 6918, Nov 2025
+    "llm-tracker-rtx-pro-6000": "2025-26",            # build 6413
+    "perf-analysis-modeling-project": "2025-26",      # build 7199, Nov 2025
+    "geerlingguy-beowulf-ai-cluster-17": "2025-26",   # build 7315
+    "geerlingguy-ai-benchmarks-readme": "2025-26",    # build 7825
+    "calebcoffie-benchmarks": "2025-26",              # commit 3e12fbd, a 2026 harness run
+    "llmfit-community-bench": "2025-26",              # llmfit 1.1.3 submissions, 2026
+    "pg-inventivehq-lab": "2025-26",                  # a 2026 release
+}
 
 
 def fit_rows(metric: str | None = None) -> list[RuntimeMeasurement]:
