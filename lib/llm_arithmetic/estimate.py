@@ -363,11 +363,18 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
         raise InputError("give either weights (a format name) or bits_weight, not both")
     if weights is None and bits_weight is None:
         return None
-    if isinstance(weights, str):
-        key = weights.strip().lower()
-        if key not in BITS_PER_WEIGHT and key in MIXES:
-            return mix_bits(model, key)
+    mix = _file_type(weights)
+    if mix is not None:
+        return mix_bits(model, mix.name)
     return bits_per_weight(weights if weights is not None else bits_weight)
+
+
+def _file_type(weights: Any) -> Any:
+    """The llama.cpp file type (:class:`~llm_arithmetic.catalog.formats.Mix`) that ``weights``
+    names, or None (a format name, a number, or nothing): a name that is both, ``q8_0``,
+    is the format."""
+    key = weights.strip().lower() if isinstance(weights, str) else None
+    return None if key is None or key in BITS_PER_WEIGHT else MIXES.get(key)
 
 
 def weight_inputs(model: Model, weights: str | None = None,
@@ -386,11 +393,10 @@ def weight_inputs(model: Model, weights: str | None = None,
     >>> i["bits_weight"], i["native_bits_experts"], i["native_bits_default"]
     (None, Fraction(17, 4), Fraction(17, 2))
     """
-    mix = MIXES.get(weights.strip().lower()) if isinstance(weights, str) else None
-    if mix is None or mix.experts is None or weights.strip().lower() in BITS_PER_WEIGHT:
+    mix = _file_type(weights)
+    if mix is None or mix.experts is None or bits_weight is not None:
+        # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
-    if bits_weight is not None:
-        raise InputError("give either weights (a format name) or bits_weight, not both")
     rest = bits_per_weight(mix.default)
     return {"bits_weight": None, "native_bits_default": rest, "native_bits_unread": rest,
             "native_bits_experts": bits_per_weight(mix.experts) if model.is_moe else rest}

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -320,24 +321,21 @@ def _regressor(term: str, r: Row) -> float:
             "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
 
 
-def with_builds(rows: Sequence[Row], runtime: str = "llama.cpp",
-                current: str = "2025-26") -> list[Row]:
-    """``rows`` with ``runtime``'s rows of older builds named ``runtime@era`` (a runtime of
-    their own; :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`), the current builds
-    keeping the plain name: the candidate structures of ``scripts/fit_forecast.py --select``
-    that ask whether a runtime's version should be a term. A spec's
-    ``shared_across_builds`` lists the terms the two still share.
+def with_builds(rows: Sequence[Row], current: str = "2025-26") -> list[Row]:
+    """``rows`` with llama.cpp's rows of older builds named ``llama.cpp@era`` (a runtime of
+    their own; :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`, the one runtime whose
+    builds the data date), the current builds keeping the plain name: the candidate structures
+    of ``scripts/fit_forecast.py --select`` that ask whether a runtime's version should be a
+    term. A spec's ``shared_across_builds`` lists the terms the two still share.
 
     >>> rows = with_builds(decode_fit_rows("fit"))
     >>> sorted({r.runtime for r in rows if r.runtime.startswith("llama.cpp")})
     ['llama.cpp', 'llama.cpp@2023-24']
     """
-    from dataclasses import replace
-
     from .lab.measurements import LLAMA_CPP_BUILDS
 
-    return [replace(r, runtime=f"{runtime}@{LLAMA_CPP_BUILDS[r.source]}")
-            if r.runtime == runtime and LLAMA_CPP_BUILDS[r.source] != current else r
+    return [replace(r, runtime=f"llama.cpp@{LLAMA_CPP_BUILDS[r.source]}")
+            if r.runtime == "llama.cpp" and LLAMA_CPP_BUILDS[r.source] != current else r
             for r in rows]
 
 
@@ -1017,6 +1015,7 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
                            "min_rows_per_interval": MIN_INTERVAL_ROWS,
                            "interval_levels": list(INTERVAL_LEVELS)}
     rng = np.random.default_rng(seed)
+    left_out: dict[str, dict[str, list[tuple[Row, float, str]]]] = {}
     for name, agn in (("by_runtime", False), ("agnostic", True)):
         p = fit(rows, agn)
         boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
@@ -1026,11 +1025,12 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
         # stored rounded, and the errors below computed from what is stored
         out[name] = _round(p)
         out[name + "_stderr"] = se
-        out["interval_" + name] = _round(intervals(rows, agn))
+        left_out[name] = {by: _cross_validate(rows, by, agn) for _, by in _CV_KINDS}
+        out["interval_" + name] = _round(intervals(rows, agn, served=left_out[name]))
 
     for name, agn in (("by_runtime", False), ("agnostic", True)):
         # rounded as stored, so that error_by_regime's sums of the stored ratios are these
-        served = {kind: [(r, _round(q), how) for r, q, how in _cross_validate(rows, by, agn)]
+        served = {kind: [(r, _round(q), how) for r, q, how in left_out[name][by]]
                   for kind, by in _CV_KINDS}
         out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
         out["errors_" + name]["reserved_validation"] = _served_summary(
