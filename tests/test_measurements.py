@@ -226,6 +226,31 @@ def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     assert q4.bits_per_weight == pytest.approx(3.56 * 8 * 2**30 / 6.74e9, abs=1e-3)
 
 
+def test_llama_cpp_pr_tables_of_2024_are_master_columns_of_one_gpu():
+    # issue 30 item 2: the master column of llama.cpp maintainers' compare-llama-bench tables in
+    # PRs opened in 2024, per quarter and GPU the first PR found with batch-1 tg rows of a
+    # catalogued dense model. Only PR 4766 (Q1) had such rows readable in the stored copies:
+    # JohannesGaessler's table, RTX 3090 (F16, Q4_0) and one P40 (Q4_0); its Q8_0 rows were cut
+    rows = [r for r in NEW if r.source == "llama.cpp-cuda-prs-2024"]
+    assert len(rows) == 3
+    for r in rows:
+        assert (r.split, r.runtime, r.metric, r.batch, r.chips, r.model_key) == (
+            "fit", "llama.cpp", "decode", 1, 1, "llama-2-7b"), r.id
+        assert r.runtime_version.startswith("master of ") and "CUDA" in r.runtime_version, r.id
+        assert r.measurement_url == "https://github.com/ggml-org/llama.cpp/pull/4766", r.id
+        assert "t/s master" in r.location, r.id
+        # llama-bench tg128 from an empty cache: mean context 64
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (0, 128, 64), r.id
+    # values typed from the table's 't/s master' column (turn 56 of the thread)
+    value = {(r.device.split()[1], r.weight_format): r.value for r in rows}
+    assert value[("GeForce", "Q4_0")] == 121.82      # RTX 3090 | 0 | llama 7B Q4_0 | tg128
+    assert value[("Tesla", "Q4_0")] == 56.79          # P40 | 0 | llama 7B Q4_0 | tg128
+    # the P40 row carries NVIDIA's datasheet bandwidth, no catalog key
+    p40 = next(r for r in rows if "P40" in r.device)
+    assert (p40.hardware_key, p40.bandwidth_gbps) == ("", 346)
+    assert "Tesla-P40-Datasheet" in p40.bandwidth_source
+
+
 def test_every_llama_cpp_source_has_its_builds_dated():
     # the forecast's build-era candidates (scripts/fit_forecast.py --select) read the era of each
     # llama.cpp source: a new source must be dated (runtime_README.md, "Builds of llama.cpp")

@@ -254,6 +254,8 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "llama.cpp-pr-4406": "2023-24",                   # PR of Dec 2023
     "llama.cpp-issue-4716": "2023-24",                # issue of Jan 2024
     "ggml-org-ci-v100": "2023-24",                    # builds 1300-2971, Oct 2023-May 2024
+    # master columns of llama.cpp maintainers' PR tables, PRs opened in 2024 (PR 4766: Jan 2024)
+    "llama.cpp-cuda-prs-2024": "2023-24",
     "llama.cpp-discussion-4167": "2023-24",           # build 8e672ef, Nov 2023
     "llama.cpp-discussion-15396": "2025-26",          # builds 6205-6210, Aug 2025
     "llama.cpp-pr-15616": "2025-26",                  # master of 27 Aug 2025
