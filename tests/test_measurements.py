@@ -257,3 +257,25 @@ def test_every_llama_cpp_source_has_its_builds_dated():
     sources = {r.source for r in M.all_rows() if r.runtime == "llama.cpp"}
     assert sources == set(M.LLAMA_CPP_BUILDS)
     assert set(M.LLAMA_CPP_BUILDS.values()) == {"2023-24", "2025-26"}
+
+
+def test_llama_cpp_cuda_pr_tables_2025_26_are_baseline_columns_of_dated_prs():
+    # issue 30 item 2: the master (baseline) column of compare-llama-bench tables in CUDA pull
+    # requests of ggml-org/llama.cpp opened from January 2025 on, first PR per quarter and GPU
+    rows = [r for r in NEW if r.source == "llama.cpp-cuda-prs-2025-26"]
+    assert len(rows) == 2
+    for r in rows:
+        assert (r.split, r.runtime, r.metric, r.batch, r.chips, r.unit) == (
+            "fit", "llama.cpp", "decode", 1, 1, "token/s"), r.id
+        assert r.measurement_url.startswith("https://github.com/ggml-org/llama.cpp/pull/"), r.id
+        pr = r.measurement_url.rsplit("/", 1)[1]
+        assert f"(PR #{pr}'s baseline), CUDA, llama-bench, FA " in r.runtime_version, r.id
+        assert r.runtime_version.startswith(("master of 2025-", "master of 2026-")), r.id
+        assert r.model_key and r.bandwidth_gbps and r.bandwidth_source, r.id
+        # tgN from an empty cache (or after M cached tokens): mean context M + N/2
+        assert r.context == r.prompt_tokens + r.generated_tokens // 2, r.id
+    by_id = {r.id: r for r in rows}
+    # PR 16630 (am17an, 2025-10-17), "Performance on a 4090": qwen3 0.6B F16, tg128, t/s master
+    assert by_id["prs25-16630-rtx4090-qwen3-0.6b-f16-tg128"].value == 303.35
+    # PR 16715, JohannesGaessler's comment of 2025-10-26: P40, gemma3 4B Q4_0, tg128, baseline
+    assert by_id["prs25-16715-p40-gemma3-4b-q4_0-tg128"].value == 73.25
