@@ -10,8 +10,8 @@ for an unnamed one) and reports leave-one-source-out, leave-one-chip-out, leave-
 and reserved-validation errors, the last also as the interface serves them (a runtime with its
 own terms named, any other not). Deterministic: a test refits and compares.
 
-``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (and
-two candidates that make llama.cpp's 2023-24 builds a runtime of their own): each
+``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (with
+four candidates that make llama.cpp's 2023-24 builds a runtime of their own): each
 candidate's leave-one-source-out and leave-one-chip-out error with a runtime named and their
 mean (the criterion), and the leave-one-runtime-out error of the runtime-agnostic fit (mean
 over runtimes of each runtime's mean error), all on fit rows; no reserved row is read. The
@@ -50,12 +50,17 @@ CANDIDATES = {
     **{f"+ delta, lambda per class and runtime; k, tau and lambda partially pooled ({a:g} rows)":
        (NAMED, "rows", {"k": a, "tau_s": a, "lambda_s_per_layer": a}) for a in (1.0, 3.0, 10.0)},
 }
+#: The structure the build candidates start from: delta pooled, lambda per class and runtime,
+#: k and lambda partially pooled with one row (the pick before llama.cpp's builds were split).
+BUILDS_BASE = ({**NAMED, "delta": "*"}, {"k": 1.0, "lambda_s_per_layer": 1.0})
 #: Candidates that give llama.cpp's builds of 2023-24 terms of their own (forecast.with_builds),
-#: on the structure chosen: name -> the terms the two build eras still share.
+#: on BUILDS_BASE: name -> the terms the two build eras still share.
 BUILD_CANDIDATES = {
-    "the chosen structure, llama.cpp's 2023-24 builds a runtime of their own": (),
-    "the same, tau and lambda shared across llama.cpp's builds (k split)":
+    "+ delta pooled, k and lambda pooled (1 row); llama.cpp's 2023-24 builds a runtime": (),
+    "  the same, tau and lambda shared across llama.cpp's builds (k split)":
         ("tau_s", "lambda_s_per_layer"),
+    "  the same, k and tau shared across llama.cpp's builds (lambda split)": ("k", "tau_s"),
+    "  the same, tau shared across llama.cpp's builds (k and lambda split)": ("tau_s",),
 }
 
 
@@ -67,12 +72,11 @@ def select() -> None:
 
     print(f"{'structure':<84} | named:  LOSO   LOCO   mean | agnostic: LORO")
     best = {}
-    chosen = MODELS["by_runtime"]
     candidates = {name: (rows, terms, weighting, shrink, ())
                   for name, (terms, weighting, shrink) in CANDIDATES.items()}
     eras = with_builds(rows)
-    candidates.update({name: (eras, chosen["terms"], MODELS["agnostic"]["weighting"],
-                              chosen["shrink"], shared)
+    candidates.update({name: (eras, BUILDS_BASE[0], MODELS["agnostic"]["weighting"],
+                              BUILDS_BASE[1], shared)
                        for name, shared in BUILD_CANDIDATES.items()})
     for name, (data, terms, weighting, shrink, shared) in candidates.items():
         named = {"terms": terms, "weighting": "rows", "shrink": shrink,

@@ -13,6 +13,8 @@ from llm_arithmetic.lab import measurements as M
 
 FIT = F.decode_fit_rows("fit")
 VAL = F.decode_fit_rows("validation")
+#: the fit rows as the named-runtime fit sees them (llama.cpp's 2023-24 builds named apart)
+SEEN = F.named_rows(FIT)
 PARAMS = F.load_params()
 
 
@@ -38,7 +40,7 @@ def test_fit_uses_no_reserved_row():
 
 def test_stored_parameters_are_the_fit_of_the_data():
     for name, agnostic in (("by_runtime", False), ("agnostic", True)):
-        p = F.fit(FIT, agnostic)
+        p = F.fit(FIT if agnostic else SEEN, agnostic)
         stored = PARAMS[name]
         assert stored["rows"] == p["rows"] == len(FIT)
         assert stored["terms"] == p["terms"] == F.MODELS[name]["terms"]
@@ -83,9 +85,9 @@ def test_intervals_come_from_fit_rows_and_cover_the_reserved_rows():
     # from the stored left-out ratios (test_stored_left_out_ratios_are_the_cross_validation_of_
     # the_data recomputes them); leaving a runtime out, both fits serve its rows with the
     # agnostic fit (test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit)
-    served = {by: F._stored_cv(PARAMS, FIT, kind, by) for kind, by in F._CV_KINDS}
+    served = {by: F._stored_cv(PARAMS, SEEN, kind, by) for kind, by in F._CV_KINDS}
     for name, agnostic in (("by_runtime", False), ("agnostic", True)):
-        got = F.intervals(FIT, agnostic, served=served)
+        got = F.intervals(SEEN, agnostic, served=served)
         assert [pytest.approx(iv, rel=1e-5) for iv in _all_intervals(got)] \
             == _all_intervals(PARAMS["interval_" + name])
         assert got.get("one_chip_runtimes") == PARAMS["interval_" + name].get("one_chip_runtimes")
@@ -272,15 +274,15 @@ def test_partial_pooling_lands_between_the_rows_and_the_pool():
     to the rows can only get worse and its distance to the pool only smaller (a penalized
     convex fit), a prior of three pseudo-rows in between. Every runtime is named."""
     spec = F.MODELS["by_runtime"]
-    prior = F.fit(FIT, True)
-    fits = {a: F.fit(FIT, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})
+    prior = F.fit(SEEN, True)
+    fits = {a: F.fit(SEEN, spec={**spec, "shrink": {t: a for t in spec["shrink"]}})
             for a in (1e-9, 3.0, 1e9)}
-    assert set(F.known_runtimes({"by_runtime": fits[3.0]})) == {r.runtime for r in FIT}
-    few = [rt for rt in {r.runtime for r in FIT}
-           if sum(r.runtime == rt for r in FIT) < F.MIN_ROWS]
+    assert set(F.known_runtimes({"by_runtime": fits[3.0]})) == {r.runtime for r in SEEN}
+    few = [rt for rt in {r.runtime for r in SEEN}
+           if sum(r.runtime == rt for r in SEEN) < F.MIN_ROWS]
     assert "calm" in few
     for rt in few:
-        cls = next(r.chip_class for r in FIT if r.runtime == rt)
+        cls = next(r.chip_class for r in SEEN if r.runtime == rt)
         for term in spec["shrink"]:
             assert F.terms_for(fits[1e9], cls, rt)[term] == pytest.approx(
                 F.terms_for(prior, cls, None)[term], rel=1e-6, abs=1e-12), (rt, term)
@@ -288,7 +290,7 @@ def test_partial_pooling_lands_between_the_rows_and_the_pool():
     def misfit(p):
         return sum(((r.t_measured - F.predict_seconds(p, r.t_bound, r.chip_class, r.runtime,
                                                       r.n_layers, r.t_dequant)) / r.t_measured)
-                   ** 2 for r in FIT)
+                   ** 2 for r in SEEN)
 
     def distance(p):
         return sum(((v - F.terms_for(prior, key.split("|")[0], None)[term]) / F._SCALE[term]) ** 2
@@ -301,7 +303,7 @@ def test_partial_pooling_lands_between_the_rows_and_the_pool():
 def test_cross_validation_serves_an_unknown_runtime_with_the_agnostic_fit():
     """Leaving a runtime out, the named-runtime fit no longer knows it: every row is forecast by
     the runtime-agnostic fit, exactly as leave-one-runtime-out of that fit does."""
-    named = F.cross_validate(FIT, "runtime")
+    named = F.cross_validate(SEEN, "runtime")
     agnostic = F.cross_validate(FIT, "runtime", True)
     assert [r.id for r, _ in named] == [r.id for r, _ in agnostic]
     assert [q for _, q in named] == pytest.approx([q for _, q in agnostic], rel=1e-12)
@@ -334,7 +336,7 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
     for kind, by in F._CV_KINDS:
         stored = PARAMS["cv_ratios"][kind]
         assert set(stored) == {r.id for r in FIT}
-        for r, q, how in F._cross_validate(FIT, by):
+        for r, q, how in F._cross_validate(SEEN, by):
             assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
             assert stored[r.id][1] == how
 
@@ -351,3 +353,28 @@ def test_build_eras_share_the_terms_they_are_told_to_share():
     old, new = (F.terms_for(p, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
     assert old["lambda_s_per_layer"] == new["lambda_s_per_layer"] and old["tau_s"] == new["tau_s"]
     assert old["k"] != new["k"]
+
+
+def test_llama_cpp_builds_are_named_apart_and_the_plain_name_is_the_current_one():
+    """The stored named fit keeps llama.cpp's 2023-24 builds apart (k of their own, tau and
+    lambda shared): ``llama.cpp`` is today's builds, ``llama.cpp@2023-24`` the older ones; a
+    reserved row of an older build (discussion 4167, November 2023) is served with the older
+    builds' terms, a left-out runtime with all its builds (an era of a seen runtime is not an
+    unseen runtime)."""
+    named = PARAMS["by_runtime"]
+    assert named["builds"] and {"llama.cpp", "llama.cpp@2023-24"} <= set(F.known_runtimes())
+    old, new = (F.terms_for(named, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
+    assert old["k"] == named["k"]["consumer-gpu|llama.cpp@2023-24"]
+    assert new["k"] == named["k"]["consumer-gpu|llama.cpp"] != old["k"]
+    assert old["lambda_s_per_layer"] == new["lambda_s_per_layer"]
+    served = {r.source: r.runtime for r in F.named_rows(VAL, named)}
+    assert served["llama.cpp-discussion-4167"] == "llama.cpp@2023-24"
+    assert served["llama.cpp-discussion-15013"] == "llama.cpp"
+    loro = F._cross_validate(SEEN, "runtime")
+    assert all(how == "agnostic" for r, _, how in loro if r.runtime.startswith("llama.cpp"))
+    rc, d, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--weights", "q4_0",
+                    "--runtime", "llama.cpp@2023-24", "--json")
+    rc2, d2, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--weights", "q4_0",
+                      "--runtime", "llama.cpp", "--json")
+    assert rc == rc2 == 0
+    assert d["expected_decode_tokens_per_second"] != d2["expected_decode_tokens_per_second"]

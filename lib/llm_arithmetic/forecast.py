@@ -27,7 +27,9 @@ Which chip class or runtime each term is kept per is data (:data:`MODELS`, store
 fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
 differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and one :math:`\delta`
-for all. k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
+for all; llama.cpp's builds of 2023-24 are a runtime of their own for k
+(``llama.cpp@2023-24``, :func:`named_rows`) and share :math:`\tau` and :math:`\lambda` with
+today's (``llama.cpp``). k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
 them alone; :math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
@@ -103,7 +105,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "FILE_TYPES", "row_weights", "with_builds"]
+           "FILE_TYPES", "row_weights", "with_builds", "named_rows", "base_runtime"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -269,11 +271,14 @@ def prefill_fit_rows() -> list[Row]:
 #: rows of the pull towards the agnostic fit (:func:`_with_prior`); chosen on the fit rows by
 #: the mean of leave-one-source-out and leave-one-chip-out error among the structures that can
 #: name every runtime (``scripts/fit_forecast.py --select``; the pick moves between structures
-#: whose errors differ by less than their noise, see ``runtime_README.md``).
+#: whose errors differ by less than their noise, see ``runtime_README.md``). ``builds`` (named
+#: fit only): llama.cpp's rows of 2023-24 builds are a runtime of their own
+#: (:func:`named_rows`), sharing the terms of ``shared_across_builds`` with today's builds.
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
+                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0},
+                   "builds": True, "shared_across_builds": ["tau_s", "lambda_s_per_layer"]},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -339,10 +344,34 @@ def with_builds(rows: Sequence[Row], current: str = "2025-26") -> list[Row]:
             for r in rows]
 
 
+def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[Row]:
+    """``rows`` as the named-runtime fit ``spec`` (a structure of :data:`MODELS` or a stored
+    fit; default the named structure) sees them: with llama.cpp's older builds a runtime of their
+    own (:func:`with_builds`) when it keeps ``builds`` apart, else unchanged. The
+    runtime-agnostic fit and the question "a runtime never seen" take the rows as they are:
+    every build of a runtime is the same runtime there.
+
+    >>> sorted({r.runtime for r in named_rows(decode_fit_rows("fit"))
+    ...         if r.runtime.startswith("llama.cpp")})
+    ['llama.cpp', 'llama.cpp@2023-24']
+    """
+    spec = MODELS["by_runtime"] if spec is None else spec
+    return with_builds(rows) if spec.get("builds") else list(rows)
+
+
+def base_runtime(runtime: str) -> str:
+    """A runtime's name without its build era (``llama.cpp@2023-24`` is llama.cpp).
+
+    >>> base_runtime("llama.cpp@2023-24"), base_runtime("vLLM")
+    ('llama.cpp', 'vLLM')
+    """
+    return runtime.split("@")[0]
+
+
 def _runtime_for(spec: dict[str, Any], term: str, runtime: str) -> str:
     """The runtime name a term is keyed by: without its build (``@era``) for a term the spec
     shares across builds."""
-    return runtime.split("@")[0] if term in spec.get("shared_across_builds", ()) else runtime
+    return base_runtime(runtime) if term in spec.get("shared_across_builds", ()) else runtime
 
 
 def _spec(agnostic: bool, spec: dict[str, Any] | None) -> dict[str, Any]:
@@ -408,6 +437,8 @@ def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None
         for term in shrink:
             out[term] = {**prior[term], **out[term]}
         extra = {"shrink": dict(shrink), "runtimes": sorted({r.runtime for r in rows})}
+    if spec.get("builds"):
+        extra["builds"] = True
     if spec.get("shared_across_builds"):
         extra["shared_across_builds"] = list(spec["shared_across_builds"])
     return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"],
@@ -529,10 +560,13 @@ def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
                     ) -> list[tuple[Row, float, str]]:
     """:func:`cross_validate` with the fit that served each row: (row, ratio, ``names[0]``
     for the named-runtime fit or ``names[1]`` for the runtime-agnostic one)."""
+    # a runtime is left out with all its builds: a build era of a seen runtime is not unseen
+    group = (lambda r: base_runtime(r.runtime)) if by == "runtime" else \
+        (lambda r: getattr(r, by))
     out = []
-    for g in sorted({getattr(r, by) for r in rows}):
-        train = [r for r in rows if getattr(r, by) != g]
-        test = [r for r in rows if getattr(r, by) == g]
+    for g in sorted({group(r) for r in rows}):
+        train = [r for r in rows if group(r) != g]
+        test = [r for r in rows if group(r) == g]
         if agnostic:
             out += [(r, q, names[1]) for r, q in _errors(fit(train, True, spec), test)]
             continue
@@ -638,9 +672,9 @@ def _quantiles(ratios: Sequence[tuple[Row, float]], by_runtime: bool = True) -> 
     weighing the same in all (``by_runtime``) or each row the same."""
     n: dict[str, int] = {}
     for r, _ in ratios:
-        n[r.runtime] = n.get(r.runtime, 0) + 1
-    return weighted_quantiles([q for _, q in ratios],
-                              [1.0 / n[r.runtime] if by_runtime else 1.0 for r, _ in ratios])
+        n[base_runtime(r.runtime)] = n.get(base_runtime(r.runtime), 0) + 1
+    return weighted_quantiles([q for _, q in ratios], [1.0 / n[base_runtime(r.runtime)]
+                                                       if by_runtime else 1.0 for r, _ in ratios])
 
 
 def interval_for(params: dict[str, Any], name: str, chip_class: str,
@@ -753,8 +787,9 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 
 
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
-    """:func:`_serve` by the stored fits."""
-    return _serve(params["by_runtime"], params["agnostic"], rows)
+    """:func:`_serve` by the stored fits, each row as the named fit sees it
+    (:func:`named_rows`: a llama.cpp row of an older build names that build's era)."""
+    return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
 
 
 def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
@@ -800,7 +835,7 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     stored fit recorded (``cv_ratios``; refitted once per left-out group, ~1 s, where the data
     changed since)."""
     p = params or load_params()
-    rows = decode_fit_rows("fit")
+    rows = named_rows(decode_fit_rows("fit"), p["by_runtime"])
     served = {kind: _stored_cv(p, rows, kind, by) for kind, by in _CV_KINDS[:2]}
     served["reserved_validation"] = _as_served(p, decode_fit_rows("validation"))
     out: dict[str, dict[str, Any]] = {}
@@ -1016,7 +1051,9 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
                            "interval_levels": list(INTERVAL_LEVELS)}
     rng = np.random.default_rng(seed)
     left_out: dict[str, dict[str, list[tuple[Row, float, str]]]] = {}
+    sees = {"by_runtime": named_rows(rows), "agnostic": rows}   # the rows as each fit sees them
     for name, agn in (("by_runtime", False), ("agnostic", True)):
+        rows = sees[name]
         p = fit(rows, agn)
         boots = [fit([rows[i] for i in rng.integers(0, len(rows), len(rows))], agn)
                  for _ in range(n_boot)]
@@ -1034,7 +1071,7 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
                   for kind, by in _CV_KINDS}
         out["errors_" + name] = {kind: _served_summary(out, v) for kind, v in served.items()}
         out["errors_" + name]["reserved_validation"] = _served_summary(
-            out, [(r, q, name) for r, q in _errors(out[name], val)])
+            out, [(r, q, name) for r, q in _errors(out[name], named_rows(val, out[name]))])
         if not agn:   # each fit row's left-out ratio: error_by_regime and the intervals' test
             out["cv_ratios"] = {kind: {r.id: [q, how] for r, q, how in served[kind]}
                                 for kind, _ in _CV_KINDS}
