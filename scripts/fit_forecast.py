@@ -51,7 +51,7 @@ CANDIDATES = {
        (NAMED, "rows", {"k": a, "tau_s": a, "lambda_s_per_layer": a}) for a in (1.0, 3.0, 10.0)},
 }
 #: The structure the build candidates start from: delta pooled, lambda per class and runtime,
-#: k and lambda partially pooled with one row (the pick before llama.cpp's builds were split).
+#: k and lambda partially pooled with one row.
 BUILDS_BASE = ({**NAMED, "delta": "*"}, {"k": 1.0, "lambda_s_per_layer": 1.0})
 #: Candidates that give llama.cpp's builds of 2023-24 terms of their own (forecast.with_builds),
 #: on BUILDS_BASE: name -> the terms the two build eras still share.

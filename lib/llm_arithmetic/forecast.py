@@ -27,9 +27,8 @@ Which chip class or runtime each term is kept per is data (:data:`MODELS`, store
 fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
 differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and one :math:`\delta`
-for all; llama.cpp's builds of 2023-24 are a runtime of their own for k
-(``llama.cpp@2023-24``, :func:`named_rows`) and share :math:`\tau` and :math:`\lambda` with
-today's (``llama.cpp``). k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
+for all. (A structure may also keep llama.cpp's builds of 2023-24 apart, ``builds``:
+:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
 them alone; :math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
@@ -271,14 +270,14 @@ def prefill_fit_rows() -> list[Row]:
 #: rows of the pull towards the agnostic fit (:func:`_with_prior`); chosen on the fit rows by
 #: the mean of leave-one-source-out and leave-one-chip-out error among the structures that can
 #: name every runtime (``scripts/fit_forecast.py --select``; the pick moves between structures
-#: whose errors differ by less than their noise, see ``runtime_README.md``). ``builds`` (named
-#: fit only): llama.cpp's rows of 2023-24 builds are a runtime of their own
-#: (:func:`named_rows`), sharing the terms of ``shared_across_builds`` with today's builds.
+#: whose errors differ by less than their noise, see ``runtime_README.md``). A named structure
+#: may set ``builds`` (llama.cpp's rows of 2023-24 builds a runtime of their own,
+#: :func:`named_rows`, sharing the terms of ``shared_across_builds`` with today's builds): a
+#: candidate of the selection, not the present pick.
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0},
-                   "builds": True, "shared_across_builds": ["tau_s", "lambda_s_per_layer"]},
+                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",

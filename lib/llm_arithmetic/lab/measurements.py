@@ -263,9 +263,8 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "llama.cpp-dgx-spark-bench": "2025-26",           # build 6918, Nov 2025
     "llm-tracker-rtx-pro-6000": "2025-26",            # build 6413
     # the llm-tracker vault's other pages: builds 1988 and 4006 (Jan and Nov 2024) and a
-    # llama-bench run of 13 Nov 2023 (build not stated) ...
+    # llama-bench run of 13 Nov 2023 (build not stated)
     "llm-tracker-vault-2023-24": "2023-24",
-    "llm-tracker-vault-2025-26": "2025-26",           # ... and build 5599 (June 2025)
     "perf-analysis-modeling-project": "2025-26",      # build 7199, Nov 2025
     "geerlingguy-beowulf-ai-cluster-17": "2025-26",   # build 7315
     "geerlingguy-ai-benchmarks-readme": "2025-26",    # build 7825
