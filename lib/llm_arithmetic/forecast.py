@@ -350,7 +350,10 @@ def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[
     runtime-agnostic fit and the question "a runtime never seen" take the rows as they are:
     every build of a runtime is the same runtime there.
 
-    >>> sorted({r.runtime for r in named_rows(decode_fit_rows("fit"))
+    >>> rows = decode_fit_rows("fit")
+    >>> named_rows(rows) == rows                    # the present structure keeps builds together
+    True
+    >>> sorted({r.runtime for r in named_rows(rows, {"builds": True})
     ...         if r.runtime.startswith("llama.cpp")})
     ['llama.cpp', 'llama.cpp@2023-24']
     """
