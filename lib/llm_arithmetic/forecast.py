@@ -28,10 +28,11 @@ fit, chosen by cross-validation and re-chosen when the data change): with a runt
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
 differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and one :math:`\delta`
 for all. (A structure may also keep llama.cpp's builds of 2023-24 apart, ``builds``:
-:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
-own, pulled towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s
-``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
-them alone; :math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k and
+:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
+towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s ``shrink``),
+so a runtime seen in two rows is named and forecast from them, but not fitted to them alone;
+:math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
