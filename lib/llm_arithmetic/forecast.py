@@ -105,7 +105,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "FILE_TYPES", "row_weights", "with_builds", "named_rows", "base_runtime"]
+           "FILE_TYPES", "row_weights", "with_builds", "named_rows", "base_runtime",
+           "layer_time_by_build"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -360,6 +361,27 @@ def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[
     """
     spec = MODELS["by_runtime"] if spec is None else spec
     return with_builds(rows) if spec.get("builds") else list(rows)
+
+
+def layer_time_by_build(chip_class: str = "consumer-gpu") -> dict[str, tuple[int, float]]:
+    """What llama.cpp's dense-model fit rows on a chip class spend per layer beyond the bound,
+    by era of build (:func:`with_builds`): ``{runtime: (rows, median [s])}`` of
+    :math:`(t_{meas} - t_{bound}) / L`. Fit rows only (the reserved sources never enter); a
+    mixture-of-experts model is left out, since its layers hold more kernels.
+
+    >>> t = layer_time_by_build("consumer-gpu")
+    >>> sorted(t), t["llama.cpp"][1] < t["llama.cpp@2023-24"][1]
+    (['llama.cpp', 'llama.cpp@2023-24'], True)
+    """
+    from .lab import measurements as M
+
+    dense = {r.id for r in M.fit_rows("decode")
+             if r.model_key and not get_model(r.model_key).is_moe}
+    out: dict[str, list[float]] = {}
+    for r in with_builds(decode_fit_rows("fit")):
+        if base_runtime(r.runtime) == "llama.cpp" and r.chip_class == chip_class and r.id in dense:
+            out.setdefault(r.runtime, []).append((r.t_measured - r.t_bound) / r.n_layers)
+    return {rt: (len(v), float(np.median(v))) for rt, v in sorted(out.items())}
 
 
 def base_runtime(runtime: str) -> str:
