@@ -2,6 +2,7 @@
 above the bound, reproducible from the stored parameters. Cheap: one refit (~0.1 s)."""
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -341,13 +342,24 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
             assert stored[r.id][1] == how
 
 
+#: A named structure with llama.cpp's 2023-24 builds apart, tau and lambda shared: the
+#: build-era candidate of --select the two tests below read (fitted once, :func:`_builds_fit`).
+BUILDS_SPEC = {**F.MODELS["by_runtime"], "builds": True,
+               "shared_across_builds": ("tau_s", "lambda_s_per_layer")}
+
+
+@functools.cache
+def _builds_fit() -> dict:
+    return F.fit(F.named_rows(FIT, BUILDS_SPEC), spec=BUILDS_SPEC)
+
+
 def test_build_eras_share_the_terms_they_are_told_to_share():
     """The build-era candidates of --select: llama.cpp's 2023-24 builds become a runtime of
     their own (their own k); the terms a spec shares across builds keep one key per runtime."""
     rows = F.with_builds(FIT)
     assert {r.runtime for r in rows} - {r.runtime for r in FIT} == {"llama.cpp@2023-24"}
-    spec = {**F.MODELS["by_runtime"], "shared_across_builds": ("tau_s", "lambda_s_per_layer")}
-    p = F.fit(rows, spec=spec)
+    spec = BUILDS_SPEC
+    p = _builds_fit()
     assert {"consumer-gpu|llama.cpp@2023-24", "consumer-gpu|llama.cpp"} <= set(p["k"])
     assert not any("@" in key for t in spec["shared_across_builds"] for key in p[t])
     old, new = (F.terms_for(p, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))
@@ -362,11 +374,10 @@ def test_a_structure_with_builds_names_them_apart_and_serves_rows_with_their_bui
     November 2023) is served with the older builds' terms; a left-out runtime goes with all its
     builds (an era of a seen runtime is not an unseen runtime). The stored structure has none:
     its rows are the data's."""
-    spec = {**F.MODELS["by_runtime"], "builds": True,
-            "shared_across_builds": ("tau_s", "lambda_s_per_layer")}
+    spec = BUILDS_SPEC
     assert F.named_rows(FIT) == list(FIT) and not PARAMS["by_runtime"].get("builds")
     seen = F.named_rows(FIT, spec)
-    named = F.fit(seen, spec=spec)
+    named = _builds_fit()
     assert named["builds"] and {"llama.cpp", "llama.cpp@2023-24"} <= set(F.known_runtimes(
         {"by_runtime": named}))
     old, new = (F.terms_for(named, "consumer-gpu", rt) for rt in ("llama.cpp@2023-24", "llama.cpp"))

@@ -126,17 +126,25 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     assert llama.bits_per_weight == pytest.approx(39.59 * 8 * 2**30 / 70.55e9, abs=1e-3)
 
 
+def _batch1_llama_cpp_fit_rows(expected: dict[str, int]) -> list:
+    """The rows of the sources in ``expected`` (source -> rows, counted from the pages), each a
+    single-chip, batch-1 llama.cpp decode row of the fit split (issue 30 item 2's passes)."""
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.runtime, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "decode", 1, 1), r.id
+    return rows
+
+
 def test_recent_cuda_llama_cpp_rows_of_dense_models_are_fit_rows():
     # issue 30 item 2 (NVIDIA, CUDA, dense models): calebcoffie.com's Gemma-3 4b-it page, two
     # readable 'raw' rows (tg_1024 189.8 and tg_512 188.7 tok/s on one RTX 3090 at 450 W), and
     # the L40S llama-bench log of perf-analysis-modeling-project (Qwen3-8B Q5_K_M tg128 104.61)
     # and its A30 log of the same build (tg128 75.83; a chip the catalog lacks, so no key)
     expected = {"calebcoffie-benchmarks": 2, "perf-analysis-modeling-project": 2}
-    rows = [r for r in NEW if r.source in expected]
-    assert M.count_by(rows, lambda r: r.source) == expected
+    rows = _batch1_llama_cpp_fit_rows(expected)
     for r in rows:
-        assert (r.split, r.runtime, r.metric, r.batch, r.chips) == (
-            "fit", "llama.cpp", "decode", 1, 1), r.id
         assert r.device_class == ("datacenter-gpu" if "A30" in r.device else "consumer-gpu"), r.id
         assert "CUDA" in r.runtime_version and r.model_key in ("gemma-3-4b", "qwen3-8b"), r.id
         # generation from an empty cache: mean context half the generated tokens
@@ -155,11 +163,8 @@ def test_more_recent_cuda_llama_cpp_rows_are_first_hand_fit_rows():
     # llm-tracker vault "RTX PRO 6000.md": Llama 2 7B Q4_0 at 600 W, the 70B and the Mistral
     # Nemo 12B tables (the 405B runs with 116 of 126 layers on the GPU and the MoE tables are out)
     expected = {"llm-tracker-rtx-pro-6000": 3}
-    rows = [r for r in NEW if r.source in expected]
-    assert M.count_by(rows, lambda r: r.source) == expected
+    rows = _batch1_llama_cpp_fit_rows(expected)
     for r in rows:
-        assert (r.split, r.runtime, r.metric, r.batch, r.chips) == (
-            "fit", "llama.cpp", "decode", 1, 1), r.id
         assert "CUDA" in r.runtime_version and r.bandwidth_source.startswith("https://"), r.id
         assert not get_model(r.model_key).is_moe, r.id
         build = int(r.runtime_version.split("(")[1].split(")")[0])
@@ -177,11 +182,9 @@ def test_llm_tracker_vault_rows_are_first_hand_single_gpu_cuda_tg128():
     # models, tg128; dated by build (1988 and 4006 in 2024, a 2023-11-13 run); the H200 run of
     # Llama 3.1 405B is not a row (outside the rule's model list, written before reading)
     expected = {"llm-tracker-vault-2023-24": 5}
-    rows = [r for r in NEW if r.source in expected]
-    assert M.count_by(rows, lambda r: r.source) == expected
+    rows = _batch1_llama_cpp_fit_rows(expected)
     for r in rows:
-        assert r.id.startswith("lhv-") and (r.split, r.runtime, r.metric, r.batch, r.chips) == (
-            "fit", "llama.cpp", "decode", 1, 1), r.id
+        assert r.id.startswith("lhv-"), r.id
         assert "CUDA" in r.runtime_version and r.hardware_key, r.id
         assert M.LLAMA_CPP_BUILDS[r.source] == "2023-24", r.id
         assert not get_model(r.model_key).is_moe, r.id
@@ -256,11 +259,9 @@ def test_llama_cpp_pr_tables_of_2024_are_master_columns_of_one_gpu():
     # PRs opened in 2024, per quarter and GPU the first PR found with batch-1 tg rows of a
     # catalogued dense model. Only PR 4766 (Q1) had such rows readable in the stored copies:
     # JohannesGaessler's table, RTX 3090 (F16, Q4_0) and one P40 (Q4_0); its Q8_0 rows were cut
-    rows = [r for r in NEW if r.source == "llama.cpp-cuda-prs-2024"]
-    assert len(rows) == 3
+    rows = _batch1_llama_cpp_fit_rows({"llama.cpp-cuda-prs-2024": 3})
     for r in rows:
-        assert (r.split, r.runtime, r.metric, r.batch, r.chips, r.model_key) == (
-            "fit", "llama.cpp", "decode", 1, 1, "llama-2-7b"), r.id
+        assert r.model_key == "llama-2-7b", r.id
         assert r.runtime_version.startswith("master of ") and "CUDA" in r.runtime_version, r.id
         assert r.measurement_url == "https://github.com/ggml-org/llama.cpp/pull/4766", r.id
         assert "t/s master" in r.location, r.id
@@ -287,11 +288,9 @@ def test_every_llama_cpp_source_has_its_builds_dated():
 def test_llama_cpp_cuda_pr_tables_2025_26_are_baseline_columns_of_dated_prs():
     # issue 30 item 2: the master (baseline) column of compare-llama-bench tables in CUDA pull
     # requests of ggml-org/llama.cpp opened from January 2025 on, first PR per quarter and GPU
-    rows = [r for r in NEW if r.source == "llama.cpp-cuda-prs-2025-26"]
-    assert len(rows) == 2
+    rows = _batch1_llama_cpp_fit_rows({"llama.cpp-cuda-prs-2025-26": 2})
     for r in rows:
-        assert (r.split, r.runtime, r.metric, r.batch, r.chips, r.unit) == (
-            "fit", "llama.cpp", "decode", 1, 1, "token/s"), r.id
+        assert r.unit == "token/s", r.id
         assert r.measurement_url.startswith("https://github.com/ggml-org/llama.cpp/pull/"), r.id
         pr = r.measurement_url.rsplit("/", 1)[1]
         assert f"(PR #{pr}'s baseline), CUDA, llama-bench, FA " in r.runtime_version, r.id
