@@ -319,6 +319,9 @@ def test_deepseek_v3_576_numbers_per_layer():
     ("gemma-3-4b", 20_480, 118_784, 1024),    # section 3: 5 global + 29 sliding layers of 4,096 B
     ("gemma-3-1b", 4_096, 22_528, 512),       # section 3: 4 global + 22 sliding layers of 1,024 B
     ("llama-4-scout", 49_152, 147_456, 8192),  # section 10: 12 NoPE + 36 chunked layers of 4,096 B
+    # issue 30, from the shapes in tests/configs/SOURCES.md section 10 (K and V, 16-bit):
+    ("gemma-3-12b", 8 * 8_192, 40 * 8_192, 1024),   # 8 global + 40 sliding of 2 x 8 x 256 x 2 B
+    ("gemma-3-27b", 10 * 8_192, 52 * 8_192, 1024),  # 10 global + 52 sliding of 2 x 16 x 128 x 2 B
 ])
 def test_window_and_chunk_caches_as_derived_in_families_md(name, full, windowed, span):
     m = get_model(name)
