@@ -303,3 +303,31 @@ def test_llama_cpp_cuda_pr_tables_2025_26_are_baseline_columns_of_dated_prs():
     assert by_id["prs25-16630-rtx4090-qwen3-0.6b-f16-tg128"].value == 303.35
     # PR 16715, JohannesGaessler's comment of 2025-10-26: P40, gemma3 4B Q4_0, tg128, baseline
     assert by_id["prs25-16715-p40-gemma3-4b-q4_0-tg128"].value == 73.25
+
+
+def test_rows_of_newly_catalogued_dense_models_follow_the_earlier_rules():
+    # issue 30 item 2: the three earlier llama.cpp rules applied again once the catalog gained
+    # Llama 3.2 1B/3B, Qwen3 4B/14B/32B and Qwen2.5 3B/14B/32B. Readable in the stored excerpts:
+    # PR 12183's thread (March 2025), two plain llama-bench tables of Qwen2.5-Coder-3B Q4_0
+    # ('qwen2 3B Q4_0', -fa 0,1), the threads rule's source; their fa 1 tg128 rows are cut
+    rows = _batch1_llama_cpp_fit_rows({"llama.cpp-issue-threads-2025-26": 2})
+    for r in rows:
+        assert r.id.startswith("thr-12183-") and r.model_key == "qwen2.5-3b", r.id
+        assert r.measurement_url == "https://github.com/ggml-org/llama.cpp/pull/12183", r.id
+        assert r.runtime_version.endswith("CUDA, llama-bench, FA off"), r.id
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (0, 128, 64), r.id
+    assert M.LLAMA_CPP_BUILDS["llama.cpp-issue-threads-2025-26"] == "2025-26"
+    by_gpu = {r.device: r for r in rows}
+    v100 = by_gpu["NVIDIA Tesla V100-PCIE-16GB"]
+    rtx = by_gpu["NVIDIA GeForce RTX 4090 24GB"]
+    # values typed from the tables' 't/s' column, row 'qwen2 3B Q4_0 ... | 0 | tg128':
+    assert v100.value == 143.53      # ggerganov, turn 2, 'Device 0: Tesla V100-PCIE-16GB'
+    assert rtx.value == 239.25       # gaugarg-nv, turn 3, 'Device 0: NVIDIA GeForce RTX 4090'
+    # bits from each table's printed size and parameter count (1.70 GiB / 3.09 B; 1.86 / 3.40)
+    assert v100.bits_per_weight == pytest.approx(1.70 * 8 * 2**30 / 3.09e9, abs=1e-3)
+    assert rtx.bits_per_weight == pytest.approx(1.86 * 8 * 2**30 / 3.40e9, abs=1e-3)
+    # the printed counts against the catalog's: 3.09 B is Qwen2.5 3B with its tied head; the
+    # 3.40 B file stores the 151,936 x 2,048 output head as a tensor of its own
+    n = get_model("qwen2.5-3b").total_params
+    assert round(n / 1e9, 2) == 3.09 and round((n + 151_936 * 2_048) / 1e9, 2) == 3.40
+    assert (v100.hardware_key, v100.bandwidth_gbps, rtx.hardware_key) == ("", 900, "rtx-4090")

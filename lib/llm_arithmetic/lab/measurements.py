@@ -274,6 +274,9 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     # the master (baseline) column of CUDA pull requests' compare-llama-bench tables, PRs opened
     # from January 2025 on; each row's runtime_version names the PR and the day
     "llama.cpp-cuda-prs-2025-26": "2025-26",
+    # plain llama-bench tables users and developers paste into GitHub issue and PR threads,
+    # builds of 2025-26 (PR 12183's thread: March 2025)
+    "llama.cpp-issue-threads-2025-26": "2025-26",
 }
 
 
