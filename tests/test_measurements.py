@@ -303,3 +303,26 @@ def test_llama_cpp_cuda_pr_tables_2025_26_are_baseline_columns_of_dated_prs():
     assert by_id["prs25-16630-rtx4090-qwen3-0.6b-f16-tg128"].value == 303.35
     # PR 16715, JohannesGaessler's comment of 2025-10-26: P40, gemma3 4B Q4_0, tg128, baseline
     assert by_id["prs25-16715-p40-gemma3-4b-q4_0-tg128"].value == 73.25
+
+
+def test_vendor_speed_benchmarks_take_every_catalogued_size():
+    # issue 30 items 5 and 2: the Qwen pages' batch-1 decode rows (input length 1, 2048 tokens
+    # generated, one GPU), re-read once more sizes were catalogued. Qwen2.5's vLLM tables (A100
+    # 80GB): 7B, 3B and 14B in BF16, GPTQ-Int8, GPTQ-Int4 and AWQ; 32B without its BF16 row,
+    # which ran with enforce_eager=True ("setting1"), not with CUDA graphs as the others
+    expected = {"qwen2.5-speed-benchmark": 4 * 3 + 3}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.metric, r.batch, r.chips) == ("fit", "decode", 1, 1), r.id
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (1, 2048, 1024), r.id
+    q25 = {(r.model_key, r.weight_format): r.value for r in rows
+           if r.source == "qwen2.5-speed-benchmark"}
+    assert ("qwen2.5-32b", "bf16") not in q25
+    # typed from speed_benchmark.rst @ a912d239, "3B (vLLM)" and "14B (vLLM)" tables,
+    # Input Length 1, Speed(tokens/s)
+    assert q25[("qwen2.5-3b", "bf16")] == 127.61
+    assert q25[("qwen2.5-14b", "GPTQ int4 g128")] == 98.02
+    # fewer bits read, faster, size by size (GPTQ-Int4 faster than GPTQ-Int8 faster than BF16)
+    for key in ("qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b"):
+        assert q25[(key, "GPTQ int4 g128")] > q25[(key, "GPTQ int8 g128")] > q25[(key, "bf16")]
