@@ -309,8 +309,10 @@ def test_vendor_speed_benchmarks_take_every_catalogued_size():
     # issue 30 items 5 and 2: the Qwen pages' batch-1 decode rows (input length 1, 2048 tokens
     # generated, one GPU), re-read once more sizes were catalogued. Qwen2.5's vLLM tables (A100
     # 80GB): 7B, 3B and 14B in BF16, GPTQ-Int8, GPTQ-Int4 and AWQ; 32B without its BF16 row,
-    # which ran with enforce_eager=True ("setting1"), not with CUDA graphs as the others
-    expected = {"qwen2.5-speed-benchmark": 4 * 3 + 3}
+    # which ran with enforce_eager=True ("setting1"), not with CUDA graphs as the others.
+    # Qwen3's SGLang tables (H20): 0.6B and 1.7B in BF16, FP8, GPTQ-Int8; 4B, 8B, 14B and 32B in
+    # BF16, FP8, AWQ-INT4; 30B-A3B in BF16, FP8 (GPTQ-INT4 in SGLang "needs improvement": out)
+    expected = {"qwen2.5-speed-benchmark": 4 * 3 + 3, "qwen3-speed-benchmark": 3 * 6 + 2}
     rows = [r for r in NEW if r.source in expected]
     assert M.count_by(rows, lambda r: r.source) == expected
     for r in rows:
@@ -326,3 +328,10 @@ def test_vendor_speed_benchmarks_take_every_catalogued_size():
     # fewer bits read, faster, size by size (GPTQ-Int4 faster than GPTQ-Int8 faster than BF16)
     for key in ("qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b"):
         assert q25[(key, "GPTQ int4 g128")] > q25[(key, "GPTQ int8 g128")] > q25[(key, "bf16")]
+    q3 = {(r.model_key, r.weight_format): r for r in rows if r.source == "qwen3-speed-benchmark"}
+    assert {r.hardware_key for r in q3.values()} == {"h20"}
+    # typed from speed_benchmark.md @ c7f51a1a, "Qwen3-4B (SGLang)" and "Qwen3-32B (SGLang)",
+    # Input Length 1, Speed (tokens/s)
+    assert q3[("qwen3-4b", "fp8 (block-wise)")].value == 200.61
+    assert q3[("qwen3-32b", "bf16")].value == 20.72
+    assert ("qwen3-32b", "GPTQ int4 g128") not in q3
