@@ -335,3 +335,25 @@ def test_vendor_speed_benchmarks_take_every_catalogued_size():
     assert q3[("qwen3-4b", "fp8 (block-wise)")].value == 200.61
     assert q3[("qwen3-32b", "bf16")].value == 20.72
     assert ("qwen3-32b", "GPTQ int4 g128") not in q3
+
+
+def test_mlx_community_submissions_take_every_catalogued_model():
+    # issue 30 items 5 and 2: the community submissions (Rapid-MLX's JSON files @ 88cb79e9,
+    # llmfit's @ 3f44fd30, vllm-mlx issue 531), re-read once more models were catalogued.
+    # Rapid-MLX, M3 Ultra 60-core: + Qwen2.5 14B and Gemma 3 27B (QAT), short and long buckets;
+    # llmfit, M4 Pro with mlx_lm.server: + Llama 3.2 1B and 3B, Qwen2.5-Coder-3B, Qwen3 14B and
+    # Gemma 3 27B (MLX 4-bit; llama-server rows of Q4_K_M files whose size no source gives stay
+    # out, as before); issue 531 holds one model, already a row
+    expected = {"rapid-mlx-community-bench": 10 + 4, "llmfit-community-bench": 7 + 5,
+                "vllm-mlx-issue-531": 1}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.metric, r.batch, r.chips) == ("fit", "decode", 1, 1), r.id
+        if r.weight_format == "MLX 4-bit g64":
+            assert r.bits_per_weight == 4.5, r.id
+    value = {(r.source, r.model_key, r.generated_tokens): r.value for r in rows}
+    # typed from submission 94b9aedd6522, buckets.short.decode_tps.median = 66.3624...
+    assert value[("rapid-mlx-community-bench", "qwen2.5-14b", 128)] == 66.36
+    # typed from apple-m4-pro/1786347990-003c6fb4.json: Qwen3-14B-4bit, mlx, avgTps 27.8
+    assert value[("llmfit-community-bench", "qwen3-14b", 300)] == 27.8
