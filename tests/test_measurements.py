@@ -109,9 +109,10 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     # issue 30 item 2 (Apple silicon, Metal): the tg128 rows that could be read on catalogued
     # models and chips, per source: the single-node table of beowulf-ai-cluster issue 17 (one
     # tg128 row), the "Perf M2 Ultra" table of llama.cpp PR 15616 (one readable tg128 row), and
-    # the M1 Ultra rows of the ai-benchmarks README's "gpt-oss 20b" and "Llama 3.1:70b" tables
+    # the M1 Ultra rows of the ai-benchmarks README's "gpt-oss 20b" and "Llama 3.1:70b" tables,
+    # and (once Llama 3.2 was catalogued) of its "Llama 3.2:3b" table
     expected = {"geerlingguy-beowulf-ai-cluster-17": 1, "llama.cpp-pr-15616": 1,
-                "geerlingguy-ai-benchmarks-readme": 2}
+                "geerlingguy-ai-benchmarks-readme": 3}
     rows = [r for r in NEW if r.source in expected]
     assert M.count_by(rows, lambda r: r.source) == expected
     for r in rows:
@@ -124,6 +125,11 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     # bits per weight from the published file size: 39.59 GiB over 70.55 B params (issue 17)
     llama = next(r for r in rows if r.source == "geerlingguy-beowulf-ai-cluster-17")
     assert llama.bits_per_weight == pytest.approx(39.59 * 8 * 2**30 / 70.55e9, abs=1e-3)
+    # README @ 022fb931, "Llama 3.2:3b", row "M1 Ultra (64 GPU Core) 128GB": 127.6 Tokens/s;
+    # bits from issue 48's llama-bench print "llama 3B Q4_K - Medium | 1.87 GiB | 3.21 B"
+    small = next(r for r in rows if r.model_key == "llama-3.2-3b")
+    assert (small.hardware_key, small.value) == ("m1-ultra", 127.6)
+    assert small.bits_per_weight == pytest.approx(1.87 * 8 * 2**30 / 3.21e9, abs=1e-3)
 
 
 def _batch1_llama_cpp_fit_rows(expected: dict[str, int]) -> list:
