@@ -109,9 +109,10 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     # issue 30 item 2 (Apple silicon, Metal): the tg128 rows that could be read on catalogued
     # models and chips, per source: the single-node table of beowulf-ai-cluster issue 17 (one
     # tg128 row), the "Perf M2 Ultra" table of llama.cpp PR 15616 (one readable tg128 row), and
-    # the M1 Ultra rows of the ai-benchmarks README's "gpt-oss 20b" and "Llama 3.1:70b" tables
+    # the M1 Ultra rows of the ai-benchmarks README's "gpt-oss 20b" and "Llama 3.1:70b" tables,
+    # and (once Llama 3.2 was catalogued) of its "Llama 3.2:3b" table
     expected = {"geerlingguy-beowulf-ai-cluster-17": 1, "llama.cpp-pr-15616": 1,
-                "geerlingguy-ai-benchmarks-readme": 2}
+                "geerlingguy-ai-benchmarks-readme": 3}
     rows = [r for r in NEW if r.source in expected]
     assert M.count_by(rows, lambda r: r.source) == expected
     for r in rows:
@@ -124,6 +125,11 @@ def test_recent_apple_llama_cpp_rows_are_fit_rows_of_2025_26_builds():
     # bits per weight from the published file size: 39.59 GiB over 70.55 B params (issue 17)
     llama = next(r for r in rows if r.source == "geerlingguy-beowulf-ai-cluster-17")
     assert llama.bits_per_weight == pytest.approx(39.59 * 8 * 2**30 / 70.55e9, abs=1e-3)
+    # README @ 022fb931, "Llama 3.2:3b", row "M1 Ultra (64 GPU Core) 128GB": 127.6 Tokens/s;
+    # bits from issue 48's llama-bench print "llama 3B Q4_K - Medium | 1.87 GiB | 3.21 B"
+    small = next(r for r in rows if r.model_key == "llama-3.2-3b")
+    assert (small.hardware_key, small.value) == ("m1-ultra", 127.6)
+    assert small.bits_per_weight == pytest.approx(1.87 * 8 * 2**30 / 3.21e9, abs=1e-3)
 
 
 def _batch1_llama_cpp_fit_rows(expected: dict[str, int]) -> list:
@@ -331,3 +337,57 @@ def test_rows_of_newly_catalogued_dense_models_follow_the_earlier_rules():
     n = get_model("qwen2.5-3b").total_params
     assert round(n / 1e9, 2) == 3.09 and round((n + 151_936 * 2_048) / 1e9, 2) == 3.40
     assert (v100.hardware_key, v100.bandwidth_gbps, rtx.hardware_key) == ("", 900, "rtx-4090")
+
+
+def test_vendor_speed_benchmarks_take_every_catalogued_size():
+    # issue 30 items 5 and 2: the Qwen pages' batch-1 decode rows (input length 1, 2048 tokens
+    # generated, one GPU), re-read once more sizes were catalogued. Qwen2.5's vLLM tables (A100
+    # 80GB): 7B, 3B and 14B in BF16, GPTQ-Int8, GPTQ-Int4 and AWQ; 32B without its BF16 row,
+    # which ran with enforce_eager=True ("setting1"), not with CUDA graphs as the others.
+    # Qwen3's SGLang tables (H20): 0.6B and 1.7B in BF16, FP8, GPTQ-Int8; 4B, 8B, 14B and 32B in
+    # BF16, FP8, AWQ-INT4; 30B-A3B in BF16, FP8 (GPTQ-INT4 in SGLang "needs improvement": out)
+    expected = {"qwen2.5-speed-benchmark": 4 * 3 + 3, "qwen3-speed-benchmark": 3 * 6 + 2}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.metric, r.batch, r.chips) == ("fit", "decode", 1, 1), r.id
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (1, 2048, 1024), r.id
+    q25 = {(r.model_key, r.weight_format): r.value for r in rows
+           if r.source == "qwen2.5-speed-benchmark"}
+    assert ("qwen2.5-32b", "bf16") not in q25
+    # typed from speed_benchmark.rst @ a912d239, "3B (vLLM)" and "14B (vLLM)" tables,
+    # Input Length 1, Speed(tokens/s)
+    assert q25[("qwen2.5-3b", "bf16")] == 127.61
+    assert q25[("qwen2.5-14b", "GPTQ int4 g128")] == 98.02
+    # fewer bits read, faster, size by size (GPTQ-Int4 faster than GPTQ-Int8 faster than BF16)
+    for key in ("qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b"):
+        assert q25[(key, "GPTQ int4 g128")] > q25[(key, "GPTQ int8 g128")] > q25[(key, "bf16")]
+    q3 = {(r.model_key, r.weight_format): r for r in rows if r.source == "qwen3-speed-benchmark"}
+    assert {r.hardware_key for r in q3.values()} == {"h20"}
+    # typed from speed_benchmark.md @ c7f51a1a, "Qwen3-4B (SGLang)" and "Qwen3-32B (SGLang)",
+    # Input Length 1, Speed (tokens/s)
+    assert q3[("qwen3-4b", "fp8 (block-wise)")].value == 200.61
+    assert q3[("qwen3-32b", "bf16")].value == 20.72
+    assert ("qwen3-32b", "GPTQ int4 g128") not in q3
+
+
+def test_mlx_community_submissions_take_every_catalogued_model():
+    # issue 30 items 5 and 2: the community submissions (Rapid-MLX's JSON files @ 88cb79e9,
+    # llmfit's @ 3f44fd30, vllm-mlx issue 531), re-read once more models were catalogued.
+    # Rapid-MLX, M3 Ultra 60-core: + Qwen2.5 14B and Gemma 3 27B (QAT), short and long buckets;
+    # llmfit, M4 Pro with mlx_lm.server: + Llama 3.2 1B and 3B, Qwen2.5-Coder-3B, Qwen3 14B and
+    # Gemma 3 27B (MLX 4-bit; llama-server rows of Q4_K_M files whose size no source gives stay
+    # out, as before); issue 531 holds one model, already a row
+    expected = {"rapid-mlx-community-bench": 10 + 4, "llmfit-community-bench": 7 + 5,
+                "vllm-mlx-issue-531": 1}
+    rows = [r for r in NEW if r.source in expected]
+    assert M.count_by(rows, lambda r: r.source) == expected
+    for r in rows:
+        assert (r.split, r.metric, r.batch, r.chips) == ("fit", "decode", 1, 1), r.id
+        if r.weight_format == "MLX 4-bit g64":
+            assert r.bits_per_weight == 4.5, r.id
+    value = {(r.source, r.model_key, r.generated_tokens): r.value for r in rows}
+    # typed from submission 94b9aedd6522, buckets.short.decode_tps.median = 66.3624...
+    assert value[("rapid-mlx-community-bench", "qwen2.5-14b", 128)] == 66.36
+    # typed from apple-m4-pro/1786347990-003c6fb4.json: Qwen3-14B-4bit, mlx, avgTps 27.8
+    assert value[("llmfit-community-bench", "qwen3-14b", 300)] == 27.8
