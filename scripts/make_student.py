@@ -449,6 +449,15 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
     ("ex-nb-kv-gemma3-window", "forecast_decode"):
         "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
+    ("ex-nb-puzzle-qwen3-bytes", "model-table"):
+        "the GB of Qwen3 4B's weights as the checkpoint ships (table tbl-models-memory), not the "
+        "bytes a step of Qwen3 8B in Q8_0 reads",
+    ("ex-nb-mistakes-moe-qwen", "model-table"):
+        "the GB of Llama 3.2 3B's weights as the checkpoint ships (table tbl-models-memory), not "
+        "a ratio of Phi-3.5-MoE's parameters",
+    ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
+        "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
+        "current models), not a state-space state",
 }
 
 
