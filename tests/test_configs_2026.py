@@ -615,3 +615,15 @@ def test_an_unknown_layer_kind_is_refused_naming_the_field(name, key):
                                           r"\['mystery_attention'\]") as err:
         read_config(cfg)
     assert "\n" not in str(err.value)
+
+
+def test_issue_30_catalog_copies_are_the_vendored_files():
+    # tests/configs/SOURCES.md section 11: the catalog's Qwen3.5-27B is the vendored file, and its
+    # Gemma 4 31B is NVIDIA's NVFP4 file of google/gemma-4-31B-it without quantization_config
+    def catalog(name: str) -> dict:
+        return json.loads((CATALOG / name / "config.json").read_text(encoding="utf-8"))
+
+    assert catalog("qwen3.5-27b") == config("qwen3.5-27b")
+    nvfp4 = config("gemma-4-31b-it-nvfp4")
+    del nvfp4["quantization_config"]
+    assert catalog("gemma-4-31b") == nvfp4
