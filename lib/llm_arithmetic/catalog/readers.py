@@ -403,6 +403,21 @@ def _mistral(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
 
 
+def _smollm3(r: _Reader) -> dict[str, Any]:
+    # SmolLM3: Llama's layout without biases, the head tied by default (SmolLM3Config), and
+    # NoPE layers (no_rope_layers: 0 skips the rotary embedding), which change no count.
+    # max_window_layers is a Qwen2 key the model does not read. A window exists only where
+    # use_sliding_window and sliding_window are both set, on NoPE layers: not read, refused.
+    n = r.int("num_hidden_layers", kind="layers")
+    r.int("no_rope_layer_interval", 4, kind="count")
+    r.int_list("no_rope_layers", [], n=n)
+    types = r.str_list("layer_types", n, ("full_attention", "sliding_attention")) or []
+    r.read.add("max_window_layers")
+    if r.flag("use_sliding_window", False) or "sliding_attention" in types:
+        r.refuse("sliding_window", "SmolLM3's sliding NoPE layers are not read")
+    return _llama_like(r, tied=True, qkv_bias=False, o_bias=False)
+
+
 def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
              defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
     """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
@@ -1570,7 +1585,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
-    "mistral3": _mistral3,
+    "mistral3": _mistral3, "smollm3": _smollm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1606,7 +1621,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
-    "Mistral3ForConditionalGeneration": "mistral3",
+    "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
 }
 
 
