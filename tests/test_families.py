@@ -136,3 +136,27 @@ def test_chapter_3_meta_counts_are_the_ground_truth():
     catalog = TRUTH["models"]["lib/llm_arithmetic/catalog/data/models/command-r/config.json"]
     assert typed == {"META_COUNT_COMMAND_R": catalog["params"],
                      "META_COUNT_OLMOE": truth("olmoe-1b-7b-0125-instruct")["params"]}
+
+
+def test_mistral3_reads_pixtral_and_refuses_what_it_does_not_build():
+    # Mistral Small 3.1 (mistral3): Pixtral's heads are hidden_size / num_attention_heads wide
+    # whatever head_dim says, and the projector's biases follow multimodal_projector_bias
+    path = ROOT / "lib/llm_arithmetic/catalog/data/models/mistral-small-3.1-24b/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    base = read_config(cfg).total_params
+    biased = {**cfg, "multimodal_projector_bias": True}
+    assert read_config(biased).total_params - base == 2 * 5120  # linear_1 and linear_2 biases
+    wide = {**cfg, "vision_config": {**cfg["vision_config"], "head_dim": 128}}
+    with pytest.raises(ConfigError, match=r"field 'head_dim' = 128 is not supported"):
+        read_config(wide)
+
+
+def test_smollm3_reads_nope_layers_and_refuses_a_window():
+    # SmolLM3 3B: NoPE layers change no count; the file leaves the tie to SmolLM3Config (true)
+    path = ROOT / "lib/llm_arithmetic/catalog/data/models/smollm3-3b/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    m = read_config(cfg)
+    assert m.tied and "tie_word_embeddings" not in cfg
+    assert m.total_params == read_config({**cfg, "no_rope_layers": [1] * 36}).total_params
+    with pytest.raises(ConfigError, match=r"field 'sliding_window' = 4096 is not supported"):
+        read_config({**cfg, "use_sliding_window": True, "sliding_window": 4096})

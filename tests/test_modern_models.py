@@ -332,6 +332,16 @@ def test_window_and_chunk_caches_as_derived_in_families_md(name, full, windowed,
     assert m.kv_cache_bytes(100) == (full + windowed) * 100  # before any window fills
 
 
+def test_issue_30_full_attention_caches_from_the_shapes():
+    # K and V, 16-bit, every layer, from the shapes in tests/configs/SOURCES.md section 11
+    # (Qwen3.5-27B and Gemma 4 31B are held by tests/test_configs_2026.py's ANSWERED table)
+    phi4 = get_model("phi-4")                     # 40 layers x 10 KV heads of 128
+    assert phi4.kv_cache_bytes_per_token() == 2 * 40 * 10 * 128 * 2 == 200 * 1024
+    assert phi4.kv_cache_bytes(16_384) == 3_200 * 2**20  # 3,200 MiB at the trained 16K
+    mistral = get_model("mistral-small-3.1-24b")  # 40 layers x 8 KV heads of 128
+    assert mistral.kv_cache_bytes_per_token() == 2 * 40 * 8 * 128 * 2 == 160 * 1024
+
+
 def test_llama4_chunk_restarts_after_a_boundary():
     m = get_model("llama-4-scout")
     assert m.kv_cache_bytes(8193) == 49_152 * 8193 + 147_456 * 1

@@ -48,7 +48,7 @@ def test_exact_counts_cover_every_new_family():
     families = {e.model.family for e in CATALOG.values() if e.published_params_exact}
     assert {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "deepseek_v2", "gpt_oss", "olmo2",
             "falcon", "llama4", "llama", "mistral", "mixtral", "qwen2", "gemma2",
-            "phi3", "gpt2"} <= families
+            "phi3", "gpt2", "qwen3_5", "gemma4", "mistral3", "smollm3"} <= families
 
 
 def test_mixtral_active_params_second_derivation():
@@ -103,6 +103,13 @@ def test_multimodal_totals_count_the_vision_tower():
     assert g.total_params == 4_300_079_472
     scout = get_model("llama-4-scout")
     assert scout.language_model_params == 107_769_861_120
+    # Mistral Small 3.1: its language model is Devstral Small 1.1's and Magistral Small's
+    # published text-only checkpoint (keras-hub presets "params": 23572403200, the same shapes;
+    # llama.cpp's n_params of the GGUF, which leaves the tower to the mmproj file); the
+    # difference is the Pixtral tower and projector (tests/configs/SOURCES.md section 11)
+    ms = get_model("mistral-small-3.1-24b")
+    assert ms.language_model_params == 23_572_403_200
+    assert ms.total_params == 24_011_361_280
 
 
 def test_llama1_sizes_match_the_paper():

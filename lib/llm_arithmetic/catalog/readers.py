@@ -403,6 +403,21 @@ def _mistral(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=False, o_bias=False, window_rule="all")
 
 
+def _smollm3(r: _Reader) -> dict[str, Any]:
+    # SmolLM3: Llama's layout without biases, the head tied by default (SmolLM3Config), and
+    # NoPE layers (no_rope_layers: 0 skips the rotary embedding), which change no count.
+    # max_window_layers is a Qwen2 key the model does not read. A window exists only where
+    # use_sliding_window and sliding_window are both set, on NoPE layers: not read, refused.
+    n = r.int("num_hidden_layers", kind="layers")
+    r.int("no_rope_layer_interval", 4, kind="count")
+    r.int_list("no_rope_layers", [], n=n)
+    types = r.str_list("layer_types", n, ("full_attention", "sliding_attention")) or []
+    r.read.add("max_window_layers")
+    if r.flag("use_sliding_window", False) or "sliding_attention" in types:
+        r.refuse("sliding_window", "SmolLM3's sliding NoPE layers are not read")
+    return _llama_like(r, tied=True, qkv_bias=False, o_bias=False)
+
+
 def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
              defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
     """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
@@ -659,6 +674,55 @@ def _gemma4(r: _Reader) -> dict[str, Any]:
                               _gemma4_vision_params(vr, kw["d_model"]), True,
                               "Gemma 4's vision encoder and its projection into the text "
                               "width"),)
+    return kw
+
+
+def _vision_reader(r: _Reader, family: str) -> _Reader:
+    """A reader of the file's required ``vision_config`` object."""
+    vision = r.raw("vision_config", None)
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+    return _Reader(vision, r.origin + ": vision_config", family)
+
+
+def _pixtral_params(r: _Reader, d_text: int, merge: int, features: int, bias: bool) -> int:
+    """Parameters of Pixtral's vision encoder (PixtralVisionModel) and Mistral 3's projector
+    (Mistral3MultiModalProjector). The encoder: a patch convolution c p^2 -> h without bias, an
+    RMSNorm before the blocks, per block q, k, v, o of h x h and a SwiGLU MLP h -> inter -> h,
+    all without biases, and two RMSNorms; positions are rotary (no table). The projector: an
+    RMSNorm over h, a patch merger (h m^2 -> h, no bias), then features h -> d_text and
+    d_text -> d_text, with biases when ``multimodal_projector_bias``. Every size must be in
+    the file (the class's defaults are Pixtral 12B's, not Mistral Small's)."""
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    dh = r.int("head_dim", h // heads)
+    if dh != h // heads:
+        raise ConfigError(f"{r.origin}: field 'head_dim' = {dh} is not supported: Pixtral's "
+                          f"heads are hidden_size / num_attention_heads = {h // heads} wide")
+    c = r.int("num_channels", 3, kind="count")
+    p = r.int("patch_size", kind="count")
+    tower = c * p * p * h + h + n * (4 * h * h + 3 * h * inter + 2 * h)
+    projector = (h + merge * merge * h * h + features * h * d_text + d_text * d_text
+                 + (2 * d_text if bias else 0))
+    return tower + projector
+
+
+def _mistral3(r: _Reader) -> dict[str, Any]:
+    # Mistral3ForConditionalGeneration (Mistral Small 3.1/3.2): a Mistral language model in
+    # text_config, a Pixtral encoder in vision_config, a patch-merging projector between them
+    kw = _wrapped_text(r, "mistral")
+    vr = _vision_reader(r, "pixtral")
+    layer = r.raw("vision_feature_layer", -1)
+    features = len(layer) if isinstance(layer, list) else 1
+    tower = _pixtral_params(vr, kw["d_model"], r.int("spatial_merge_size", 2, kind="count"),
+                            features, r.flag("multimodal_projector_bias", False))
+    kw["extras"] = (Extra("vision tower and projector", tower, True,
+                          "Pixtral's vision encoder and Mistral 3's patch-merging projector"),)
     return kw
 
 
@@ -1502,10 +1566,7 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
     # KimiK25: a Kimi K2 (DeepSeek-V3 layout) language model in text_config, MoonViT and a
     # patch-merger projector in vision_config.
     kw = _wrapped_text(r, "deepseek_v3")
-    vision = r.raw("vision_config", None)
-    if not isinstance(vision, dict):
-        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
-    vr = _Reader(vision, r.origin + ": vision_config", "kimi_k25_vision")
+    vr = _vision_reader(r, "kimi_k25_vision")
     kw["extras"] += (Extra("vision tower and projector", _moonvit_params(vr, kw["d_model"]),
                            True, "Kimi K2.5's MoonViT encoder and patch-merger projector"),)
     return kw
@@ -1524,6 +1585,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
+    "mistral3": _mistral3, "smollm3": _smollm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1559,6 +1621,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
+    "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
 }
 
 
