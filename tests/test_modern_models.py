@@ -230,6 +230,10 @@ def test_gpt_neox_attention_bias_and_architecture_fallback():
     m = read_config(cfg)
     assert (m.n_heads, m.n_kv_heads, m.d_head, m.n_layers) == (32, 32, 80, 32)
     assert m.kv_cache_bytes_per_token() == 2 * 32 * 2560 * 2  # K and V, 32 layers, 16-bit
+    # llama.cpp's CI log of the model (ggml-org/ci, llama.cpp commit 57684331, V100 node,
+    # pythia_2_8b-tg-f16.log): "n_ctx = 512", "KV self size = 160.00 MiB, K (f16): 80.00 MiB,
+    # V (f16): 80.00 MiB"; its perplexity run at n_ctx 2048: "640.00 MiB"
+    assert m.kv_cache_bytes(512) == 160 * 2**20 and m.kv_cache_bytes(2048) == 640 * 2**20
     nobias = read_config({**cfg, "attention_bias": False})
     assert m.total_params - nobias.total_params == 32 * (3 * 2560 + 2560)
     for key, value in [("rotary_pct", 1.0), ("use_parallel_residual", False)]:
