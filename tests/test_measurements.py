@@ -232,7 +232,7 @@ def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     # generation step of OpenLLaMA 7B v2 for the first successful run found in each quarter
     # it ran that model (builds 1300, 1743, 2585) and the last run found before the node moved
     # to Pythia 2.8B (build 2971), five formats each
-    rows = [r for r in NEW if r.source == "ggml-org-ci-v100"]
+    rows = [r for r in NEW if r.source == "ggml-org-ci-v100" and r.model_key == "llama-2-7b"]
     assert len(rows) == 4 * 5
     for r in rows:
         assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
@@ -258,6 +258,40 @@ def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     assert q4.value == 110.86
     # bits from the printed "model size = 3.56 GiB" over "model params = 6.74 B"
     assert q4.bits_per_weight == pytest.approx(3.56 * 8 * 2**30 / 6.74e9, abs=1e-3)
+
+
+def test_llama_cpp_ci_v100_pythia_rows_carry_the_chip_into_2025():
+    # issue 30 item 2: the same CI node after its text-generation step moved to Pythia 2.8B
+    # (25 May 2024): the first successful run found per quarter, 2024 Q2 to 2025 Q1 (builds
+    # 2992, 3293, 3854, 4423), five formats each; the 2025 build under a source of its own
+    rows = [r for r in NEW if r.model_key == "pythia-2.8b" and "ci-v100-pythia" in r.id]
+    assert len(rows) == 4 * 5
+    builds = {int(r.runtime_version.split()[1]): r.source for r in rows}
+    assert builds == {2992: "ggml-org-ci-v100", 3293: "ggml-org-ci-v100",
+                      3854: "ggml-org-ci-v100", 4423: "ggml-org-ci-v100-2025"}
+    assert M.LLAMA_CPP_BUILDS["ggml-org-ci-v100-2025"] == "2025-26"
+    for r in rows:
+        assert (r.split, r.runtime, r.device, r.metric, r.batch, r.bandwidth_gbps) == (
+            "fit", "llama.cpp", "NVIDIA Tesla V100-PCIE-16GB", "decode", 1, 900), r.id
+        assert r.measurement_url.startswith("https://github.com/ggml-org/ci/blob/"), r.id
+        # 256 tokens after the prompt as printed: 8 tokens in build 2992 (a BOS token), 7 later
+        assert r.generated_tokens == 256 and r.context == r.prompt_tokens + 128, r.id
+        assert r.prompt_tokens == (8 if "build 2992 " in r.runtime_version else 7), r.id
+    for b in builds:
+        assert sorted(r.weight_format for r in rows if f"build {b} " in r.runtime_version) == [
+            "Q4_0", "Q4_K_M", "Q6_K", "Q8_0", "fp16"]
+    # typed from the logs' eval lines: build 2992 Q4_0 'eval time = 1663.78 ms / 255 runs
+    # (6.52 ms per token, 153.27 tokens per second)', build 4423 F16 'eval time = 2601.62 ms /
+    # 255 runs (10.20 ms per token, 98.02 tokens per second)'
+    q4 = next(r for r in rows if r.id == "ggml-ci-v100-pythia-b2992-q4_0")
+    f16 = next(r for r in rows if r.id == "ggml-ci-v100-pythia-b4423-f16")
+    assert (q4.value, f16.value) == (153.27, 98.02)
+    assert q4.value == pytest.approx(255 / 1.66378, abs=0.01)
+    assert f16.value == pytest.approx(255 / 2.60162, abs=0.01)
+    # bits from the printed "model size = 1.49 GiB (4.61 BPW)" over "model params = 2.78 B"
+    assert q4.bits_per_weight == pytest.approx(1.49 * 8 * 2**30 / 2.78e9, abs=1e-3)
+    # the printed parameter count rounds the catalog's exact one
+    assert round(get_model("pythia-2.8b").total_params / 1e9, 2) == 2.78
 
 
 def test_llama_cpp_pr_tables_of_2024_are_master_columns_of_one_gpu():

@@ -222,6 +222,27 @@ def test_falcon_7b_multi_query_without_num_kv_heads():
     assert m.kv_cache_bytes_per_token() == 8192  # FAMILIES.md: 2 * 32 * 1 * 64 * 2
 
 
+def test_gpt_neox_attention_bias_and_architecture_fallback():
+    # GPTNeoXConfig (transformers configuration_gpt_neox.py, FAMILIES.md section 16):
+    # attention_bias (default true) puts biases on query_key_value (3d) and dense (d); the MLP
+    # keeps its biases; rotary_pct and use_parallel_residual own no parameters
+    cfg = vendored("pythia-2.8b")
+    m = read_config(cfg)
+    assert (m.n_heads, m.n_kv_heads, m.d_head, m.n_layers) == (32, 32, 80, 32)
+    assert m.kv_cache_bytes_per_token() == 2 * 32 * 2560 * 2  # K and V, 32 layers, 16-bit
+    # llama.cpp's CI log of the model (ggml-org/ci, llama.cpp commit 57684331, V100 node,
+    # pythia_2_8b-tg-f16.log): "n_ctx = 512", "KV self size = 160.00 MiB, K (f16): 80.00 MiB,
+    # V (f16): 80.00 MiB"; its perplexity run at n_ctx 2048: "640.00 MiB"
+    assert m.kv_cache_bytes(512) == 160 * 2**20 and m.kv_cache_bytes(2048) == 640 * 2**20
+    nobias = read_config({**cfg, "attention_bias": False})
+    assert m.total_params - nobias.total_params == 32 * (3 * 2560 + 2560)
+    for key, value in [("rotary_pct", 1.0), ("use_parallel_residual", False)]:
+        assert read_config({**cfg, key: value}).total_params == m.total_params
+    # a file of an unknown model_type that names GPTNeoXForCausalLM reads as gpt_neox
+    other = {**cfg, "model_type": "pythia_fork"}
+    assert read_config(other).total_params == m.total_params
+
+
 def test_deepseek_v2_lite_null_q_lora_rank_means_a_plain_query_projection():
     # DeepseekV2Config's default q_lora_rank is 1536; the Lite file sets null: q_proj d x H*192
     assert vendored("deepseek-v2-lite")["q_lora_rank"] is None

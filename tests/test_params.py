@@ -48,7 +48,7 @@ def test_exact_counts_cover_every_new_family():
     families = {e.model.family for e in CATALOG.values() if e.published_params_exact}
     assert {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "deepseek_v2", "gpt_oss", "olmo2",
             "falcon", "llama4", "llama", "mistral", "mixtral", "qwen2", "gemma2",
-            "phi3", "gpt2", "qwen3_5", "gemma4", "mistral3", "smollm3"} <= families
+            "phi3", "gpt2", "qwen3_5", "gemma4", "mistral3", "smollm3", "gpt_neox"} <= families
 
 
 def test_mixtral_active_params_second_derivation():
@@ -72,6 +72,21 @@ def test_non_embedding_counts_published_in_reports():
     # Qwen3-8B: non-embedding 6.95B on its model card (6,946,075,648 exact)
     q3 = get_model("qwen3-8b")
     assert abs(q3.total_params - 2 * q3.n_vocab * q3.d_model - 6.95e9) <= 0.005e9
+
+
+def test_pythia_non_embedding_count_matches_the_paper():
+    # Biderman et al. 2023 (arXiv:2304.01373) Table 1: Pythia 2.8B, 2,517,652,480 non-embedding
+    # parameters; the untied embed_in and embed_out are the embedding parameters
+    m = get_model("pythia-2.8b")
+    assert not m.tied
+    assert m.total_params - 2 * m.n_vocab * m.d_model == 2_517_652_480
+    # second derivation from the module shapes a user printed for pythia-2.8b-deduped (search
+    # index file id 52692317637): query_key_value 2560 -> 7680, dense 2560 -> 2560,
+    # dense_h_to_4h 2560 -> 10240, dense_4h_to_h 10240 -> 2560, all with bias; two LayerNorms
+    # (weight + bias) per block and a final one; Embedding(50304, 2560) twice
+    block = (2560 * 7680 + 7680) + (2560 * 2560 + 2560) + (2560 * 10240 + 10240) \
+        + (10240 * 2560 + 2560) + 2 * 2 * 2560
+    assert m.total_params == 32 * block + 2 * 2560 + 2 * 50304 * 2560
 
 
 def test_checkpoint_byte_totals():

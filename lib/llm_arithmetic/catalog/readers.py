@@ -838,6 +838,30 @@ def _falcon(r: _Reader) -> dict[str, Any]:
                     mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
 
 
+def _gpt_neox(r: _Reader) -> dict[str, Any]:
+    # GPTNeoXModel (defaults of GPTNeoXConfig: GPT-NeoX-20B's shapes): embed_in; per block
+    # input_layernorm and post_attention_layernorm (LayerNorm, weight + bias), a fused
+    # query_key_value d x 3d and a dense d x d (biases if `attention_bias`, default true), an MLP
+    # dense_h_to_4h / dense_4h_to_h with biases (GELU); final_layer_norm; an untied embed_out
+    # without bias. Rotary on `rotary_pct` of each head and the parallel residual
+    # (`use_parallel_residual`) own no parameters.
+    d = r.int("hidden_size", 6144)
+    h = r.int("num_attention_heads", 64, kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide "
+                          f"'hidden_size' ({d})")
+    r.flag("use_parallel_residual", True)
+    r.raw("rotary_pct")
+    bias = r.flag("attention_bias", True)
+    mlp = MLP(r.int("intermediate_size", 24576), n_mats=2, bias=True)
+    return _decoder(r, n_layers=r.int("num_hidden_layers", 44, kind="layers"), norms=4,
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", 2048, kind="context"),
+                    attention=lambda i: Attention(h, h, d // h, qkv_bias=bias, o_bias=bias),
+                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2,
+                    n_vocab=r.int("vocab_size", 50432, kind="vocab"))
+
+
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
 def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
@@ -1578,7 +1602,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
     "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
-    "falcon": _falcon, "deepseek_v2": _deepseek_v2, "deepseek_v3": _deepseek_v3,
+    "falcon": _falcon, "gpt_neox": _gpt_neox, "deepseek_v2": _deepseek_v2,
+    "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear,
@@ -1622,6 +1647,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
+    "GPTNeoXForCausalLM": "gpt_neox",
 }
 
 

@@ -253,7 +253,11 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "zeux-speed-of-light-blog": "2023-24",            # the article's runs, early 2024
     "llama.cpp-pr-4406": "2023-24",                   # PR of Dec 2023
     "llama.cpp-issue-4716": "2023-24",                # issue of Jan 2024
-    "ggml-org-ci-v100": "2023-24",                    # builds 1300-2971, Oct 2023-May 2024
+    # ggml-org's CI node ggml-4-x86-cuda-v100: OpenLLaMA 7B v2, builds 1300-2971 (Oct 2023-May
+    # 2024), then Pythia 2.8B, builds 2992-3854 (May-Oct 2024); its 2025 builds (Pythia 2.8B,
+    # build 4423 of Jan 2025) under a key of their own
+    "ggml-org-ci-v100": "2023-24",
+    "ggml-org-ci-v100-2025": "2025-26",
     # master columns of llama.cpp maintainers' PR tables, PRs opened in 2024 (PR 4766: Jan 2024)
     "llama.cpp-cuda-prs-2024": "2023-24",
     "llama.cpp-discussion-4167": "2023-24",           # build 8e672ef, Nov 2023
