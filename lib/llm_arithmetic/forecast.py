@@ -277,9 +277,9 @@ def prefill_fit_rows() -> list[Row]:
 #: :func:`named_rows`, sharing the terms of ``shared_across_builds`` with today's builds): a
 #: candidate of the selection, not the present pick.
 MODELS: dict[str, dict[str, Any]] = {
-    "by_runtime": {"terms": {"k": "class|runtime", "delta": "*", "tau_s": "runtime",
+    "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 1.0, "lambda_s_per_layer": 1.0}},
+                   "shrink": {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0}},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
