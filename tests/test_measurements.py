@@ -425,3 +425,30 @@ def test_mlx_community_submissions_take_every_catalogued_model():
     assert value[("rapid-mlx-community-bench", "qwen2.5-14b", 128)] == 66.36
     # typed from apple-m4-pro/1786347990-003c6fb4.json: Qwen3-14B-4bit, mlx, avgTps 27.8
     assert value[("llmfit-community-bench", "qwen3-14b", 300)] == 27.8
+
+
+def test_llama_bench_logs_in_repository_files_are_single_gpu_cuda_tg128():
+    # issue 30 item 2: llama-bench tables in public repository files, each cited by repository,
+    # path and commit; the rule's only rows: luckyNwa6/lucky-blog's post on llama.cpp, Ollama
+    # and LM Studio @ 94e52d46, two PCs, one CUDA device each, build fcc750875 (8828)
+    rows = _batch1_llama_cpp_fit_rows({"llama-bench-repository-files-2025-26": 2})
+    for r in rows:
+        assert r.id.startswith("rf-") and r.model_key == "qwen3-14b", r.id
+        assert r.measurement_url.startswith(
+            "https://github.com/luckyNwa6/lucky-blog/blob/94e52d463f5307d3c3881367b97c335af0646f1d/"
+        ), r.id
+        assert r.runtime_version.startswith("build fcc750875 (8828), CUDA"), r.id
+        assert (r.prompt_tokens, r.generated_tokens, r.context, r.kv_format) == (
+            0, 128, 64, "fp16"), r.id
+        # bits from the table's printed size and parameter count: 8.38 GiB, 14.77 B
+        assert r.bits_per_weight == pytest.approx(8.38 * 8 * 2**30 / 14.77e9, abs=1e-3), r.id
+    assert M.LLAMA_CPP_BUILDS["llama-bench-repository-files-2025-26"] == "2025-26"
+    # the printed 14.77 B is the catalog's Qwen3 14B
+    assert round(get_model("qwen3-14b").total_params / 1e9, 2) == 14.77
+    by_key = {r.hardware_key: r for r in rows}
+    # values typed from the post's two tables, row 'qwen3 14B Q4_K - Medium ... | 100 | tg128',
+    # column 't/s': 'Device 0: NVIDIA GeForce RTX 4080' and 'Device 0: NVIDIA GeForce RTX 3080'
+    assert by_key["rtx-4080"].value == 66.49
+    assert by_key[""].value == 65.09
+    # the RTX 3080 is not catalogued: 19 Gbps on a 320-bit bus, NVIDIA's GA102 whitepaper figure
+    assert by_key[""].bandwidth_gbps == 19 * 320 / 8

@@ -281,6 +281,8 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     # plain llama-bench tables users and developers paste into GitHub issue and PR threads,
     # builds of 2025-26 (PR 12183's thread: March 2025)
     "llama.cpp-issue-threads-2025-26": "2025-26",
+    # llama-bench logs in public repository files (a blog repository's post: build 8828, 2026)
+    "llama-bench-repository-files-2025-26": "2025-26",
 }
 
 
