@@ -333,11 +333,20 @@ def test_stored_left_out_ratios_are_the_cross_validation_of_the_data():
     """error_by_regime (make bench, chapters 17 and 17b) reads each fit row's leave-one-source-
     out and leave-one-chip-out ratio from the stored fit, and the intervals' test the
     leave-one-runtime-out ones too: they are the cross-validation of the data, recomputed
-    here."""
+    here for every third left-out group of each kind (a third of the folds, the largest
+    included; a stale stored fit differs in every fold, and the whole recomputation took
+    most of this file's time)."""
+    def every_third_and_largest(groups: list[str]) -> list[str]:
+        largest = max(groups, key=lambda g: sum(getattr(r, by) == g for r in SEEN)) \
+            if by != "runtime" else "llama.cpp"
+        return sorted(set(groups[::3]) | {largest})
+
     for kind, by in F._CV_KINDS:
         stored = PARAMS["cv_ratios"][kind]
         assert set(stored) == {r.id for r in FIT}
-        for r, q, how in F._cross_validate(SEEN, by):
+        checked = F._cross_validate(SEEN, by, only=every_third_and_largest)
+        assert len(checked) >= len(FIT) // 4, kind
+        for r, q, how in checked:
             assert stored[r.id][0] == pytest.approx(q, rel=1e-5), (kind, r.id)
             assert stored[r.id][1] == how
 

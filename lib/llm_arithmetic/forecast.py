@@ -83,7 +83,7 @@ import json
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -581,15 +581,18 @@ def _serve(named: dict[str, Any], agnostic: dict[str, Any], rows: Sequence[Row],
 def _cross_validate(rows: Sequence[Row], by: str, agnostic: bool = False,
                     spec: dict[str, Any] | None = None,
                     fallback: dict[str, Any] | None = None,
-                    names: tuple[str, str] = ("by_runtime", "agnostic")
+                    names: tuple[str, str] = ("by_runtime", "agnostic"),
+                    only: Callable[[list[str]], list[str]] | None = None
                     ) -> list[tuple[Row, float, str]]:
     """:func:`cross_validate` with the fit that served each row: (row, ratio, ``names[0]``
-    for the named-runtime fit or ``names[1]`` for the runtime-agnostic one)."""
+    for the named-runtime fit or ``names[1]`` for the runtime-agnostic one). ``only`` picks
+    the groups to leave out from the sorted list of all (default: every group)."""
     # a runtime is left out with all its builds: a build era of a seen runtime is not unseen
     group = (lambda r: base_runtime(r.runtime)) if by == "runtime" else \
         (lambda r: getattr(r, by))
     out = []
-    for g in sorted({group(r) for r in rows}):
+    groups = sorted({group(r) for r in rows})
+    for g in (only(groups) if only else groups):
         train = [r for r in rows if group(r) != g]
         test = [r for r in rows if group(r) == g]
         if agnostic:
