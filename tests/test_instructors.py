@@ -251,3 +251,19 @@ def test_check_never_prints_the_answer(capsys):
 def test_check_unknown_label():
     with pytest.raises(KeyError, match="did you mean"):
         check("ex-nb-kv-qwen3-batc", 1)
+
+
+def test_a_set_never_prints_one_of_its_answers():
+    # under this key, student "s164"'s first draw states, in another problem, the number that
+    # is the answer of its problem 10 (found by drawing 300 ids: 2 such first draws); draw()
+    # draws that set again from the same stream, the same way every time
+    key, sid = bytes(range(32)), "s164"
+    rng = P.random.Random(int.from_bytes(P._mac(key, "seed", sid)[:16], "big"))
+    first = P.ProblemSet(P.set_code(key, sid), sid, "x",
+                         tuple(P._draw_one(t, rng) for t in P.TEMPLATES))
+    assert P.answers_on_sheet(first) == [10]
+    answer = P._sig(first.problems[9].answer, 4)
+    assert answer in "".join(p.statement for i, p in enumerate(first.problems) if i != 9)
+    s = P.draw(key, sid, "x")
+    assert P.answers_on_sheet(s) == [] and s.problems != first.problems
+    assert P.draw(key, sid, "x") == s

@@ -642,11 +642,31 @@ def set_code(key: bytes, student_id: str) -> str:
     return base64.b32encode(_mac(key, "code", student_id)[:5]).decode()
 
 
-def draw(key: bytes, student_id: str, name: str) -> ProblemSet:
-    """The variant of ``student_id``: one problem per template, seeded by an HMAC of the id."""
+def answers_on_sheet(s: ProblemSet) -> list[int]:
+    """The problems (1-based) whose answer, to 4 significant digits and with at least three of
+    them, is printed as a number of its own on the student's sheet (in another statement)."""
+    sheet = s.markdown()
+    out = []
+    for i, p in enumerate(s.problems, 1):
+        shown = _sig(p.answer, 4)
+        # as a number of its own: 6,921 may well be the start of 6,921,420,800 on the sheet
+        if len(shown.strip("0.,")) >= 3 and re.search(
+                rf"(?<![\d.,]){re.escape(shown)}(?![\d]|[.,]\d)", sheet):
+            out.append(i)
+    return out
+
+
+def draw(key: bytes, student_id: str, name: str, tries: int = 50) -> ProblemSet:
+    """The variant of ``student_id``: one problem per template, seeded by an HMAC of the id. A
+    set that would print one of its answers in another statement (:func:`answers_on_sheet`) is
+    drawn again from the same stream, so a key still redraws every set byte for byte."""
     rng = random.Random(int.from_bytes(_mac(key, "seed", student_id)[:16], "big"))
-    return ProblemSet(set_code(key, student_id), student_id, name,
-                      tuple(_draw_one(t, rng) for t in TEMPLATES))
+    for _ in range(tries):
+        s = ProblemSet(set_code(key, student_id), student_id, name,
+                       tuple(_draw_one(t, rng) for t in TEMPLATES))
+        if not answers_on_sheet(s):
+            return s
+    raise RuntimeError(f"{student_id}: every draw of {tries} prints an answer on its sheet")
 
 
 def _repository() -> Path | None:
