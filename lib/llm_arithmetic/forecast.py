@@ -264,7 +264,8 @@ def prefill_fit_rows() -> list[Row]:
 #: ``"*"``) or ``"*"``. ``weighting`` ``"runtime"`` gives each runtime's rows the same total weight
 #: in the least squares (else each row weighs the same). Chosen on the fit rows alone (see
 #: ``runtime_README.md``): the per-layer cost of a named runtime depends on the chip class (the
-#: launch path differs between CUDA, Metal and CPU threads), one dequantization cost for all; the
+#: launch path differs between CUDA, Metal and CPU threads), one dequantization cost per chip
+#: class shared by every runtime (the pick on 433 and 435 fit rows; one for all before); the
 #: runtime-agnostic fit weighs each row the same, keeps k per chip class and pools the per-token
 #: and per-layer costs, without a dequantization term, which forecast a runtime the fit never saw
 #: best (leave one runtime out, on the 329 fit rows of issue 30 item 5). ``shrink`` (named fit
