@@ -266,9 +266,10 @@ def test_llama_cpp_ci_v100_pythia_rows_carry_the_chip_into_2025():
     # 2992, 3293, 3854, 4423), five formats each; the 2025 build under a source of its own
     rows = [r for r in NEW if r.model_key == "pythia-2.8b" and "ci-v100-pythia" in r.id]
     assert len(rows) == 4 * 5
-    builds = {int(r.runtime_version.split()[1]): r.source for r in rows}
-    assert builds == {2992: "ggml-org-ci-v100", 3293: "ggml-org-ci-v100",
-                      3854: "ggml-org-ci-v100", 4423: "ggml-org-ci-v100-2025"}
+    # every row's (build, source) pair, so that one row filed under the wrong key fails
+    builds = {(int(r.runtime_version.split()[1]), r.source) for r in rows}
+    assert builds == {(2992, "ggml-org-ci-v100"), (3293, "ggml-org-ci-v100"),
+                      (3854, "ggml-org-ci-v100"), (4423, "ggml-org-ci-v100-2025")}
     assert M.LLAMA_CPP_BUILDS["ggml-org-ci-v100-2025"] == "2025-26"
     for r in rows:
         assert (r.split, r.runtime, r.device, r.metric, r.batch, r.bandwidth_gbps) == (
@@ -277,7 +278,7 @@ def test_llama_cpp_ci_v100_pythia_rows_carry_the_chip_into_2025():
         # 256 tokens after the prompt as printed: 8 tokens in build 2992 (a BOS token), 7 later
         assert r.generated_tokens == 256 and r.context == r.prompt_tokens + 128, r.id
         assert r.prompt_tokens == (8 if "build 2992 " in r.runtime_version else 7), r.id
-    for b in builds:
+    for b, _ in builds:
         assert sorted(r.weight_format for r in rows if f"build {b} " in r.runtime_version) == [
             "Q4_0", "Q4_K_M", "Q6_K", "Q8_0", "fp16"]
     # typed from the logs' eval lines: build 2992 Q4_0 'eval time = 1663.78 ms / 255 runs
@@ -288,6 +289,12 @@ def test_llama_cpp_ci_v100_pythia_rows_carry_the_chip_into_2025():
     assert (q4.value, f16.value) == (153.27, 98.02)
     assert q4.value == pytest.approx(255 / 1.66378, abs=0.01)
     assert f16.value == pytest.approx(255 / 2.60162, abs=0.01)
+    # read again in review, the logs' eval lines: build 3293 Q4_K_M 'eval time = 1755.26 ms /
+    # 255 runs (6.88 ms per token, 145.28 tokens per second)', build 3854 Q6_K 'eval time =
+    # 1895.57 ms / 255 runs (7.43 ms per token, 134.52 tokens per second)'
+    by_id = {r.id: r.value for r in rows}
+    assert by_id["ggml-ci-v100-pythia-b3293-q4_k"] == 145.28 == round(255 / 1.75526, 2)
+    assert by_id["ggml-ci-v100-pythia-b3854-q6_k"] == 134.52 == round(255 / 1.89557, 2)
     # bits from the printed "model size = 1.49 GiB (4.61 BPW)" over "model params = 2.78 B"
     assert q4.bits_per_weight == pytest.approx(1.49 * 8 * 2**30 / 2.78e9, abs=1e-3)
     # the printed parameter count rounds the catalog's exact one
@@ -403,6 +410,51 @@ def test_vendor_speed_benchmarks_take_every_catalogued_size():
     assert q3[("qwen3-4b", "fp8 (block-wise)")].value == 200.61
     assert q3[("qwen3-32b", "bf16")].value == 20.72
     assert ("qwen3-32b", "GPTQ int4 g128") not in q3
+
+
+# Shapes of the Qwen checkpoints, typed from their Hugging Face config.json files (hidden size,
+# layers, intermediate size, attention heads, KV heads, head dim, vocabulary, tied head);
+# Qwen2.5 has q/k/v biases, Qwen3 per-head q/k RMSNorms instead.
+_QWEN_SHAPES = {
+    "qwen2.5-3b": (2048, 36, 11008, 16, 2, 128, 151936, True),
+    "qwen2.5-14b": (5120, 48, 13824, 40, 8, 128, 152064, False),
+    "qwen2.5-32b": (5120, 64, 27648, 40, 8, 128, 152064, False),
+    "qwen3-4b": (2560, 36, 9728, 32, 8, 128, 151936, True),
+    "qwen3-14b": (5120, 40, 17408, 40, 8, 128, 151936, False),
+    "qwen3-32b": (5120, 64, 25600, 64, 8, 128, 151936, False),
+}
+
+
+def _qwen_weights_read(key: str) -> tuple[int, int]:
+    """(weights one decode step reads, of which the output matrix), counted here from the
+    shapes alone: a second derivation, not the library's count."""
+    h, layers, inter, heads, kv, hd, vocab, _tied = _QWEN_SHAPES[key]
+    attn = h * heads * hd + 2 * h * kv * hd + heads * hd * h
+    attn += (heads + 2 * kv) * hd if key.startswith("qwen2.5") else 2 * hd
+    body = layers * (attn + 3 * h * inter + 2 * h) + h
+    return body + vocab * h, vocab * h   # the tied head is the embedding, read once either way
+
+
+def test_vendor_speed_benchmark_bits_follow_the_stated_group_formats():
+    # the rows the Qwen pages gave once 3B/14B/32B (Qwen2.5) and 4B/14B/32B (Qwen3) were
+    # catalogued: bits over the weights a step reads, every matrix in the checkpoint's format but
+    # the output projection, kept 16-bit (runtime_README, "Conventions of these rows"); GPTQ
+    # int8 g128 = 8 + a 16-bit scale and an 8-bit zero per 128, GPTQ/AWQ int4 g128 = 4 + 16/128
+    # + 4/128, FP8 8 (its 128x128 block scales are 0.002 bits), BF16 16
+    group = {"GPTQ int8 g128": 8 + 24 / 128, "GPTQ int4 g128": 4 + 20 / 128,
+             "AWQ int4 g128": 4 + 20 / 128, "fp8 (block-wise)": 8, "bf16": 16}
+    rows = [r for r in NEW if r.model_key in _QWEN_SHAPES
+            and r.source in ("qwen2.5-speed-benchmark", "qwen3-speed-benchmark")]
+    assert len(rows) == 11 + 9
+    for r in rows:
+        n, head = _qwen_weights_read(r.model_key)
+        b = group[r.weight_format]
+        assert r.bits_per_weight == pytest.approx((b * (n - head) + 16 * head) / n, abs=1e-3), r.id
+    # the counts agree with the published totals (model cards: Qwen2.5 3B 3.09 B with its tied
+    # head; Qwen3 32B 32.8 B: the read count plus the untied embedding)
+    assert round(_qwen_weights_read("qwen2.5-3b")[0] / 1e9, 2) == 3.09
+    n, head = _qwen_weights_read("qwen3-32b")
+    assert round((n + head) / 1e9, 1) == 32.8
 
 
 def test_mlx_community_submissions_take_every_catalogued_model():
