@@ -151,6 +151,20 @@ def test_mistral3_reads_pixtral_and_refuses_what_it_does_not_build():
         read_config(wide)
 
 
+@pytest.mark.parametrize("value", ["-1", 1.5, True, [], [-1, "-2"], {"layer": -1}])
+def test_mistral3_vision_feature_layer_is_a_layer_choice(value):
+    # Mistral3MultiModalProjector (transformers modeling_mistral3.py): linear_1 reads
+    # vision hidden_size x (1 for an int index, len(list) for a list) inputs, so two listed
+    # layers add one 1,024 x 5,120 block; anything else is refused naming the field
+    path = ROOT / "lib/llm_arithmetic/catalog/data/models/mistral-small-3.1-24b/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    two = read_config({**cfg, "vision_feature_layer": [-1, -2]}).total_params
+    assert two - read_config(cfg).total_params == 1024 * 5120
+    with pytest.raises(ConfigError, match=r"field 'vision_feature_layer' must be") as err:
+        read_config({**cfg, "vision_feature_layer": value})
+    assert "\n" not in str(err.value)
+
+
 def test_smollm3_reads_nope_layers_and_refuses_a_window():
     # SmolLM3 3B: NoPE layers change no count; the file leaves the tie to SmolLM3Config (true)
     path = ROOT / "lib/llm_arithmetic/catalog/data/models/smollm3-3b/config.json"

@@ -717,10 +717,15 @@ def _mistral3(r: _Reader) -> dict[str, Any]:
     # text_config, a Pixtral encoder in vision_config, a patch-merging projector between them
     kw = _wrapped_text(r, "mistral")
     vr = _vision_reader(r, "pixtral")
+    # Mistral3MultiModalProjector: linear_1 takes hidden_size x (1 for one layer index, else
+    # the number of indices listed); anything else is not a layer choice
     layer = r.raw("vision_feature_layer", -1)
-    features = len(layer) if isinstance(layer, list) else 1
+    indices = layer if isinstance(layer, list) else [layer]
+    if not indices or not all(isinstance(x, int) and not isinstance(x, bool) for x in indices):
+        raise ConfigError(f"{r.origin}: field 'vision_feature_layer' must be a layer index or "
+                          f"a non-empty list of them, got {layer!r:.60}")
     tower = _pixtral_params(vr, kw["d_model"], r.int("spatial_merge_size", 2, kind="count"),
-                            features, r.flag("multimodal_projector_bias", False))
+                            len(indices), r.flag("multimodal_projector_bias", False))
     kw["extras"] = (Extra("vision tower and projector", tower, True,
                           "Pixtral's vision encoder and Mistral 3's patch-merging projector"),)
     return kw
