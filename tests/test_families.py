@@ -174,3 +174,19 @@ def test_smollm3_reads_nope_layers_and_refuses_a_window():
     assert m.total_params == read_config({**cfg, "no_rope_layers": [1] * 36}).total_params
     with pytest.raises(ConfigError, match=r"field 'sliding_window' = 4096 is not supported"):
         read_config({**cfg, "use_sliding_window": True, "sliding_window": 4096})
+
+
+@pytest.mark.parametrize("name, key, value", [
+    # SmolLM3Config: no_rope_layers holds 1 (rotary) or 0 (NoPE) per layer
+    ("smollm3-3b", "no_rope_layers", [2] * 36),
+    # GPTNeoXConfig: rotary_pct is the fraction of each head's width that is rotated
+    ("pythia-2.8b", "rotary_pct", "0.25"),
+    ("pythia-2.8b", "rotary_pct", 4),
+    ("pythia-2.8b", "rotary_pct", 0),
+])
+def test_issue_30_readers_refuse_a_wrong_position_field(name, key, value):
+    path = ROOT / f"lib/llm_arithmetic/catalog/data/models/{name}/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=rf"field '{key}' must") as err:
+        read_config({**cfg, key: value})
+    assert "\n" not in str(err.value)
