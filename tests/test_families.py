@@ -151,6 +151,20 @@ def test_mistral3_reads_pixtral_and_refuses_what_it_does_not_build():
         read_config(wide)
 
 
+@pytest.mark.parametrize("value", ["-1", 1.5, True, [], [-1, "-2"], {"layer": -1}])
+def test_mistral3_vision_feature_layer_is_a_layer_choice(value):
+    # Mistral3MultiModalProjector (transformers modeling_mistral3.py): linear_1 reads
+    # vision hidden_size x (1 for an int index, len(list) for a list) inputs, so two listed
+    # layers add one 1,024 x 5,120 block; anything else is refused naming the field
+    path = ROOT / "lib/llm_arithmetic/catalog/data/models/mistral-small-3.1-24b/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    two = read_config({**cfg, "vision_feature_layer": [-1, -2]}).total_params
+    assert two - read_config(cfg).total_params == 1024 * 5120
+    with pytest.raises(ConfigError, match=r"field 'vision_feature_layer' must be") as err:
+        read_config({**cfg, "vision_feature_layer": value})
+    assert "\n" not in str(err.value)
+
+
 def test_smollm3_reads_nope_layers_and_refuses_a_window():
     # SmolLM3 3B: NoPE layers change no count; the file leaves the tie to SmolLM3Config (true)
     path = ROOT / "lib/llm_arithmetic/catalog/data/models/smollm3-3b/config.json"
@@ -160,3 +174,19 @@ def test_smollm3_reads_nope_layers_and_refuses_a_window():
     assert m.total_params == read_config({**cfg, "no_rope_layers": [1] * 36}).total_params
     with pytest.raises(ConfigError, match=r"field 'sliding_window' = 4096 is not supported"):
         read_config({**cfg, "use_sliding_window": True, "sliding_window": 4096})
+
+
+@pytest.mark.parametrize("name, key, value", [
+    # SmolLM3Config: no_rope_layers holds 1 (rotary) or 0 (NoPE) per layer
+    ("smollm3-3b", "no_rope_layers", [2] * 36),
+    # GPTNeoXConfig: rotary_pct is the fraction of each head's width that is rotated
+    ("pythia-2.8b", "rotary_pct", "0.25"),
+    ("pythia-2.8b", "rotary_pct", 4),
+    ("pythia-2.8b", "rotary_pct", 0),
+])
+def test_issue_30_readers_refuse_a_wrong_position_field(name, key, value):
+    path = ROOT / f"lib/llm_arithmetic/catalog/data/models/{name}/config.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=rf"field '{key}' must") as err:
+        read_config({**cfg, key: value})
+    assert "\n" not in str(err.value)

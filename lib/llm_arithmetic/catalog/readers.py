@@ -410,7 +410,9 @@ def _smollm3(r: _Reader) -> dict[str, Any]:
     # use_sliding_window and sliding_window are both set, on NoPE layers: not read, refused.
     n = r.int("num_hidden_layers", kind="layers")
     r.int("no_rope_layer_interval", 4, kind="count")
-    r.int_list("no_rope_layers", [], n=n)
+    if set(r.int_list("no_rope_layers", [], n=n)) - {0, 1}:
+        raise ConfigError(f"{r.origin}: field 'no_rope_layers' must hold 0 (NoPE) or 1 "
+                          "(rotary) per layer")
     types = r.str_list("layer_types", n, ("full_attention", "sliding_attention")) or []
     r.read.add("max_window_layers")
     if r.flag("use_sliding_window", False) or "sliding_attention" in types:
@@ -717,10 +719,15 @@ def _mistral3(r: _Reader) -> dict[str, Any]:
     # text_config, a Pixtral encoder in vision_config, a patch-merging projector between them
     kw = _wrapped_text(r, "mistral")
     vr = _vision_reader(r, "pixtral")
+    # Mistral3MultiModalProjector: linear_1 takes hidden_size x (1 for one layer index, else
+    # the number of indices listed); anything else is not a layer choice
     layer = r.raw("vision_feature_layer", -1)
-    features = len(layer) if isinstance(layer, list) else 1
+    indices = layer if isinstance(layer, list) else [layer]
+    if not indices or not all(isinstance(x, int) and not isinstance(x, bool) for x in indices):
+        raise ConfigError(f"{r.origin}: field 'vision_feature_layer' must be a layer index or "
+                          f"a non-empty list of them, got {layer!r:.60}")
     tower = _pixtral_params(vr, kw["d_model"], r.int("spatial_merge_size", 2, kind="count"),
-                            features, r.flag("multimodal_projector_bias", False))
+                            len(indices), r.flag("multimodal_projector_bias", False))
     kw["extras"] = (Extra("vision tower and projector", tower, True,
                           "Pixtral's vision encoder and Mistral 3's patch-merging projector"),)
     return kw
@@ -851,7 +858,10 @@ def _gpt_neox(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide "
                           f"'hidden_size' ({d})")
     r.flag("use_parallel_residual", True)
-    r.raw("rotary_pct")
+    pct = r.raw("rotary_pct", 0.25)
+    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not 0 < pct <= 1:
+        raise ConfigError(f"{r.origin}: field 'rotary_pct' must be a fraction in (0, 1], "
+                          f"got {pct!r:.60}")
     bias = r.flag("attention_bias", True)
     mlp = MLP(r.int("intermediate_size", 24576), n_mats=2, bias=True)
     return _decoder(r, n_layers=r.int("num_hidden_layers", 44, kind="layers"), norms=4,
