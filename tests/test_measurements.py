@@ -463,8 +463,10 @@ def test_mlx_community_submissions_take_every_catalogued_model():
     # Rapid-MLX, M3 Ultra 60-core: + Qwen2.5 14B and Gemma 3 27B (QAT), short and long buckets;
     # llmfit, M4 Pro with mlx_lm.server: + Llama 3.2 1B and 3B, Qwen2.5-Coder-3B, Qwen3 14B and
     # Gemma 3 27B (MLX 4-bit; llama-server rows of Q4_K_M files whose size no source gives stay
-    # out, as before); issue 531 holds one model, already a row
-    expected = {"rapid-mlx-community-bench": 10 + 4, "llmfit-community-bench": 7 + 5,
+    # out, as before), then, from the catalog's second batch, SmolLM3 3B, Phi-4 and Mistral
+    # Small 3.2 24B (counted as mistral-small-3.1-24b); Rapid-MLX holds none of the second batch;
+    # issue 531 holds one model, already a row
+    expected = {"rapid-mlx-community-bench": 10 + 4, "llmfit-community-bench": 7 + 5 + 3,
                 "vllm-mlx-issue-531": 1}
     rows = [r for r in NEW if r.source in expected]
     assert M.count_by(rows, lambda r: r.source) == expected
@@ -477,6 +479,11 @@ def test_mlx_community_submissions_take_every_catalogued_model():
     assert value[("rapid-mlx-community-bench", "qwen2.5-14b", 128)] == 66.36
     # typed from apple-m4-pro/1786347990-003c6fb4.json: Qwen3-14B-4bit, mlx, avgTps 27.8
     assert value[("llmfit-community-bench", "qwen3-14b", 300)] == 27.8
+    # typed from the same file: Mistral-Small-3.2-24B-Instruct-2506-4bit, mlx, avgTps 17.4,
+    # avgOutputTokens 192.67; phi-4-4bit avgTps 27.39; SmolLM3-3B-4bit avgTps 100.8
+    assert value[("llmfit-community-bench", "mistral-small-3.1-24b", 193)] == 17.4
+    assert value[("llmfit-community-bench", "phi-4", 219)] == 27.39
+    assert value[("llmfit-community-bench", "smollm3-3b", 300)] == 100.8
 
 
 def test_llama_bench_logs_in_repository_files_are_single_gpu_cuda_tg128():
