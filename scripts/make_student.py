@@ -455,6 +455,8 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-mistakes-moe-qwen", "model-table"):
         "the GB of Llama 3.2 3B's weights as the checkpoint ships (table tbl-models-memory), not "
         "a ratio of Phi-3.5-MoE's parameters",
+    ("ex-nb-cost-mtok", "forecast_decode"):
+        "a share of fit rows within 20% (two thirds), stored with the fit's error summaries",
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",
