@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,16 @@ def test_llama_cpp_recurrent_state_beside_the_cache():
     four = engine_view(m, "llama.cpp", flags={"--ctx-size": 131072, "--parallel": 4})
     assert four.engine_state_bytes == 4 * v.engine_state_bytes
     assert engine_view("llama-3-8b", "llama.cpp").engine_state_bytes == 0
+
+
+def test_paged_view_of_a_hybrid_warns_that_the_state_pages_are_not_modelled():
+    """vLLM keeps a hybrid's state-space state in pages of its pool (the attention pages
+    widened to the state's page size; kaito-project/kaito PR 2052, vllm issue 40691): the view
+    does not model that, and says so; a model without state layers gets no warning."""
+    with pytest.warns(UserWarning, match="state-space or linear-attention layers"):
+        v = engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20)
+    assert v.engine_state_bytes is None  # the field's documented "not modelled"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        engine_view("llama-3-8b", "vllm", kv_memory_gib=20)
+        engine_view("nemotron-h-56b", "llama.cpp")  # llama.cpp's state is modelled

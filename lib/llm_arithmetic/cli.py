@@ -460,9 +460,14 @@ def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
     flags = _engine_given(ns)
     if ns.engine is None:
         raise UsageError(f"{next(iter(flags))} is an engine's flag: it needs --engine NAME")
-    return engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
-                       weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
-                       reserve_gib=ns.engine_reserve_gib, kv_memory_gib=ns.engine_kv_memory_gib)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        v = engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
+                        weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
+                        reserve_gib=ns.engine_reserve_gib, kv_memory_gib=ns.engine_kv_memory_gib)
+    for w in caught:
+        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+    return v
 
 
 def _engine_table(v: Any) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import asdict, field
 from fractions import Fraction
 from pathlib import Path
@@ -289,6 +290,12 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")
+    if paged and m.state_bytes(16):
+        warnings.warn(f"{engine}: {m.name} has state-space or linear-attention layers, whose "
+                      "recurrent state a paged engine keeps in pages of the same pool (vLLM "
+                      "widens the attention pages to the state's page size); that is not "
+                      "modelled: the tokens here are the attention layers' alone and differ "
+                      "from what the engine prints", stacklevel=2)
     tokens = _whole(ev.get("engine_kv_cache_tokens"))
     return EngineView(
         engine=engine, model=m.name, hardware=chip.name if chip is not None else None, tp=tp,
