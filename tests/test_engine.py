@@ -138,14 +138,62 @@ def test_llama_cpp_recurrent_state_beside_the_cache():
     assert engine_view("llama-3-8b", "llama.cpp").engine_state_bytes == 0
 
 
-def test_paged_view_of_a_hybrid_warns_that_the_state_pages_are_not_modelled():
+def test_paged_view_of_a_hybrid_warns_where_the_state_pages_are_not_modelled():
     """vLLM keeps a hybrid's state-space state in pages of its pool (the attention pages
     widened to the state's page size; kaito-project/kaito PR 2052, vllm issue 40691): the view
-    does not model that, and says so; a model without state layers gets no warning."""
+    models it for Gated DeltaNet hybrids on one chip, and warns elsewhere (Mamba-2 and KDA
+    layers, tensor parallelism, other paged engines); a model without state layers gets no
+    warning."""
     with pytest.warns(UserWarning, match="state-space or linear-attention layers"):
         v = engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20)
-    assert v.engine_state_bytes is None  # the field's documented "not modelled"
+    assert v.engine_state_bytes is None and v.engine_block_tokens is None
+    with pytest.warns(UserWarning, match="tensor or pipeline parallelism"):
+        engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=20, tp=2)
+    with pytest.warns(UserWarning, match="not modelled for sglang"):
+        engine_view("qwen3.5-35b-a3b", "sglang", kv_memory_gib=20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         engine_view("llama-3-8b", "vllm", kv_memory_gib=20)
         engine_view("nemotron-h-56b", "llama.cpp")  # llama.cpp's state is modelled
+        assert engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=20).engine_block_tokens
+
+
+HYBRID = [line for line in LINES if "block_tokens" in line]
+
+
+@pytest.mark.parametrize("line", HYBRID, ids=[line["id"] for line in HYBRID])
+def test_hybrid_block_padding_and_concurrency_as_vllm_prints_them(line):
+    """The other figures a hybrid's vLLM log prints: the attention block size (exact), the
+    padding of the state page (two decimals) and the maximum concurrency (two decimals)."""
+    flags = {"--max-model-len": line["max_model_len"], "--mamba-cache-mode": line["mamba_mode"]}
+    v = engine_view(line["model"], "vllm", kv_memory_gib=line["kv_memory_gib"], flags=flags)
+    assert v.engine_block_tokens == line["block_tokens"]
+    pad = 100 * (v.engine_page_bytes - v.engine_state_page_bytes) / v.engine_state_page_bytes
+    assert f"{pad:.2f}" == f"{line['padding_percent']:.2f}"
+    assert f"{v.max_concurrency:.2f}" == f"{line['concurrency']:.2f}"
+
+
+def test_hybrid_pool_of_vllm_issue_40691():
+    """vLLM issue 40691 (vLLM 0.19.0, Qwen3.5-27B, --max-model-len 32768, prefix caching off:
+    one state block a request) prints 'GPU KV cache size: 290,864 tokens' and 'Maximum
+    concurrency for 32,768 tokens per request: 33.04x' without the memory. Second derivation:
+    Qwen3.5-27B's state page (48 value heads of 128 x 128 at float32, its config's
+    mamba_ssm_dtype, and a convolution window of 3 x 10,240 at 16 bits: 3,207,168 B) over an
+    attention token of 4 KV heads x 256 x 2 x 2 B = 4,096 B gives blocks of
+    16 x ceil(3,207,168 / 65,536) = 784 tokens; 16 attention and 48 state layers make 1 + 3
+    groups of 16; 1,487 blocks then print 1,487 // 4 x 784 = 290,864 tokens and
+    1,487 / (ceil(32,768 / 784) + 3) = 33.04x, both lines at once."""
+    from llm_arithmetic.numeric import hybrid_concurrency, hybrid_tokens
+
+    assert 48 * 128 * 128 * 4 + 3 * (2 * 16 * 128 + 48 * 128) * 2 == 3207168
+    page = 784 * 4096
+    v = engine_view("qwen3.5-27b", "vllm", kv_memory_gib=1487 * 16 * page / 2**30,
+                    flags={"--max-model-len": 32768})
+    assert (v.engine_state_page_bytes, v.engine_block_tokens, v.engine_page_bytes) == (
+        3207168, 784, page)
+    assert (v.engine_kv_groups, v.engine_pool_blocks) == (4, 1487)
+    assert v.engine_kv_cache_tokens == hybrid_tokens(pool_blocks=1487, kv_groups=4,
+                                                     page_tokens=784) == 290864
+    assert f"{v.max_concurrency:.2f}" == "33.04"
+    assert hybrid_concurrency(pool_blocks=1487, attn_groups=1, state_groups=3,
+                              max_model_len=32768, page_tokens=784) == v.max_concurrency

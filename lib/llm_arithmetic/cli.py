@@ -416,7 +416,8 @@ def _gib(text: str) -> float:
 _ENGINE_TYPES = {"fraction": _fraction_flag, "max_model_len": _tokens,
                  "max_batched_tokens": _tokens, "max_seqs": _batch, "page": _tokens,
                  "ctx": lambda t: 0 if t.strip() == "0" else _tokens(t), "ubatch": _tokens,
-                 "seqs": _batch, "kv_dtype": str, "type_k": str, "type_v": str}
+                 "seqs": _batch, "kv_dtype": str, "type_k": str, "type_v": str,
+                 "mamba_mode": str, "state_dtype": str, "ssm_dtype": str}
 
 
 def _engine_dest(flag: str) -> str:
@@ -486,6 +487,12 @@ def _engine_table(v: Any) -> str:
             ("  KV cache tokens", f"{v.engine_kv_cache_tokens:,}"),
             *([("  recurrent state allocated", gib(v.engine_state_bytes))]
               if v.engine_state_bytes else []),
+            *([("  attention block size (hybrid)", f"{v.engine_block_tokens:,} tokens"),
+               ("  state page, padded to", f"{v.engine_state_page_bytes:,} B, "
+                                           f"{v.engine_page_bytes:,} B"),
+               ("  pool blocks, KV cache groups", f"{v.engine_pool_blocks:,}, "
+                                                  f"{v.engine_kv_groups}")]
+              if v.engine_block_tokens is not None else []),
             *([("  bound's KV capacity (no reserve)", f"{v.physics_kv_tokens:,} tokens")]
               if v.physics_kv_tokens is not None else []),
             *([("  max concurrency at max-model-len", f"{v.max_concurrency:,.2f}x")]

@@ -15,6 +15,7 @@ plan's inputs and reads the results.
 """
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import warnings
@@ -26,7 +27,7 @@ from typing import Any, Mapping
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
-from .catalog.model import ENGINE_INPUTS, Model
+from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Model
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
@@ -76,12 +77,13 @@ def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict
     vLLM's defaults (``engines.toml``: blocks of 16 tokens, the model's cache dtype) beside a
     given share of the chip:
 
-    >>> engine_settings("vllm", {"--gpu-memory-utilization": 0.85})
-    {'fraction': 0.85, 'page': 16, 'kv_dtype': 'auto', 'eager': False}
+    >>> engine_settings("vllm", {"--gpu-memory-utilization": 0.85})  # doctest: +NORMALIZE_WHITESPACE
+    {'fraction': 0.85, 'page': 16, 'kv_dtype': 'auto', 'eager': False, 'mamba_mode': 'none',
+     'state_dtype': 'auto', 'ssm_dtype': 'auto'}
     >>> engine_settings("vllm", {"--ctx-size": 4096})
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.InputError: --ctx-size: not a flag of vllm (a flag of llama.cpp); vllm takes --gpu-memory-utilization, --max-model-len, --max-num-batched-tokens, --max-num-seqs, --block-size, --kv-cache-dtype, --enforce-eager
+    llm_arithmetic.core.errors.InputError: --ctx-size: not a flag of vllm (a flag of llama.cpp); vllm takes --gpu-memory-utilization, --max-model-len, --max-num-batched-tokens, --max-num-seqs, --block-size, --kv-cache-dtype, --enforce-eager, --mamba-cache-mode, --mamba-cache-dtype, --mamba-ssm-cache-dtype
     """
     spec = _engine(engine)
     out = dict(spec.get("defaults", {}))
@@ -117,6 +119,16 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
         if value not in spec["kv_dtypes"]:
             raise InputError(f"{key}: unknown cache dtype {str(value)[:30]!r}; known: "
                              f"{', '.join(spec['kv_dtypes'])}")
+        return value
+    if rule == "mamba_mode":
+        if value not in spec["mamba_modes"]:
+            raise InputError(f"{key}: unknown mode {str(value)[:30]!r}; known: "
+                             f"{', '.join(spec['mamba_modes'])}")
+        return value
+    if rule in ("state_dtype", "ssm_dtype"):
+        if value not in spec["state_dtypes"]:
+            raise InputError(f"{key}: unknown state dtype {str(value)[:30]!r}; known: "
+                             f"{', '.join(spec['state_dtypes'])}")
         return value
     if rule in ("type_k", "type_v"):
         if value not in spec["cache_types"]:
@@ -163,7 +175,20 @@ class EngineView:
         Requests of ``max_model_len`` tokens the pool holds at once (paged engines).
     engine_state_bytes : number or None
         The state of the state-space layers llama.cpp keeps beside the cache, every sequence's
-        (0 for a model without such layers; None for a paged engine: not modelled) [B].
+        (0 for a model without such layers; None for a paged engine, whose state is in pages
+        of its pool) [B].
+    engine_block_tokens : int or None
+        vLLM's attention block size for a hybrid model (state-space or linear-attention
+        layers): the block raised until one attention page holds one layer's state, as its
+        log prints it ('Setting attention block size to N tokens'); None otherwise [token].
+    engine_state_page_bytes : int or None
+        One state layer's page before padding (vLLM's mamba page size) [B].
+    engine_page_bytes : int or None
+        One layer's page: the attention page, the state page padded to it [B].
+    engine_kv_groups : int or None
+        KV cache groups of a hybrid's pool (attention groups and state groups).
+    engine_pool_blocks : int or None
+        Blocks of a hybrid's pool (each one page of every layer of a group).
     """
 
     engine: str
@@ -185,6 +210,11 @@ class EngineView:
     rules: tuple[str, ...] = field(repr=False)
     reserve_source: str | None = field(repr=False)
     engine_state_bytes: Any = None
+    engine_block_tokens: Any = None
+    engine_state_page_bytes: Any = None
+    engine_page_bytes: Any = None
+    engine_kv_groups: Any = None
+    engine_pool_blocks: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (exact numbers as int or float)."""
@@ -211,6 +241,55 @@ def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
     if settings.get("eager"):
         parts.pop("cuda_graph_gib", None)
     return sum(parts.values()) * GiB
+
+
+def _state_bits(spec: Mapping[str, Any], dtype: str, auto: Any) -> Any:
+    """Bits of a state dtype of ``spec["state_dtypes"]``; ``auto`` for "auto"."""
+    name = spec["state_dtypes"][dtype]
+    return auto if name == "auto" else bits_per_weight(name)
+
+
+def _checkpoint_ssm_bits(m: Model) -> Fraction | None:
+    """Bits of the recurrent state the checkpoint's ``config.json`` asks for
+    (``mamba_ssm_dtype``, Qwen3.5: float32, which vLLM's ``--mamba-ssm-cache-dtype auto``
+    takes), or None where the config names none or is not at hand: the file the model was
+    read from, else the catalog's copy of its config.
+
+    >>> from llm_arithmetic import get_model
+    >>> _checkpoint_ssm_bits(get_model("qwen3.5-27b")), _checkpoint_ssm_bits(get_model("gpt2"))
+    (Fraction(32, 1), None)
+    """
+    from .catalog.model_catalog import DATA_PATH
+    path = Path(m.source)
+    if not (m.source.endswith(".json") and path.is_file()):
+        path = DATA_PATH.parent / "models" / m.name / "config.json"
+    if not path.is_file():
+        return None
+    config = json.loads(path.read_text())
+    dtype = config.get("mamba_ssm_dtype", config.get("text_config", {}).get("mamba_ssm_dtype"))
+    sizes = {"float32": Fraction(32), "bfloat16": Fraction(16), "float16": Fraction(16)}
+    if dtype is not None and dtype not in sizes:
+        raise InputError(f"mamba_ssm_dtype: unknown dtype {str(dtype)[:30]!r} in {path.name}")
+    return sizes.get(dtype)
+
+
+def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
+    """Why vLLM's hybrid pool of ``m`` is not modelled here (None when it is): one chip, every
+    attention layer full and alike, every state layer a Gated DeltaNet and alike, none sharing
+    a block."""
+    if max(tp, pp) > 1:
+        return "with tensor or pipeline parallelism (the state split over chips)"
+    attention = {repr(b.attention) for b in m.layers if b.attention is not None}
+    mixers = {repr(b.mixer) for b in m.layers if b.mixer is not None}
+    if any(b.attention is not None and b.mixer is not None for b in m.layers) \
+            or len(attention) != 1 or len(mixers) != 1 \
+            or any(b.attention.window or b.attention.chunk for b in m.layers
+                   if b.attention is not None):
+        return "for a stack whose attention or state layers differ from one another"
+    if not all(type(b.mixer) is GatedDeltaNet for b in m.layers if b.mixer is not None):
+        return ("for Mamba-2 or KDA layers (the rule is checked against published logs of "
+                "Gated DeltaNet hybrids only)")
+    return None
 
 
 def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
@@ -283,6 +362,15 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         inputs.update(engine_ctx=settings["ctx"] or m.trained_context,
                       engine_ubatch=settings["ubatch"], engine_seqs=settings["seqs"],
                       engine_pad=settings["pad"], engine_swa_full=int(settings["swa_full"]))
+    hybrid = paged and bool(m.state_bytes(16)) and "hybrid" in spec
+    why_not = _hybrid_modelled(m, tp, pp) if hybrid else None
+    if hybrid and why_not is None:
+        bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
+        bits_ssm = _state_bits(spec, settings["ssm_dtype"],
+                               _checkpoint_ssm_bits(m) or bits_conv)
+        inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
+                      engine_bits_conv=bits_conv, engine_bits_ssm=bits_ssm,
+                      engine_state_blocks=spec["mamba_modes"][settings["mamba_mode"]])
     ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
                       **weight_inputs(m, weights, bits_weight),
                       weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
@@ -290,12 +378,13 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")
-    if paged and m.state_bytes(16):
+    if paged and m.state_bytes(16) and (not hybrid or why_not):
+        where = f"{engine} {why_not}" if why_not else engine
         warnings.warn(f"{engine}: {m.name} has state-space or linear-attention layers, whose "
                       "recurrent state a paged engine keeps in pages of the same pool (vLLM "
                       "widens the attention pages to the state's page size); that is not "
-                      "modelled: the tokens here are the attention layers' alone and differ "
-                      "from what the engine prints", stacklevel=2)
+                      f"modelled for {where}: the tokens here are the attention layers' alone "
+                      "and differ from what the engine prints", stacklevel=2)
     tokens = _whole(ev.get("engine_kv_cache_tokens"))
     return EngineView(
         engine=engine, model=m.name, hardware=chip.name if chip is not None else None, tp=tp,
@@ -309,7 +398,12 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         max_concurrency=ev.get("engine_max_concurrency"),
         windowed_layers_whole=paged or bool(settings.get("swa_full")),
         rules=tuple(spec["rules"]), reserve_source=spec.get("reserve_source"),
-        engine_state_bytes=_whole(ev.get("engine_state_bytes")))
+        engine_state_bytes=_whole(ev.get("engine_state_bytes")),
+        engine_block_tokens=ev.get("engine_block_tokens"),
+        engine_state_page_bytes=_whole(ev.get("engine_state_page")),
+        engine_page_bytes=_whole(ev.get("engine_page_bytes")),
+        engine_kv_groups=ev.get("engine_kv_groups"),
+        engine_pool_blocks=_whole(ev.get("engine_pool_blocks")))
 
 
 def _whole(v: Any) -> Any:
@@ -337,7 +431,11 @@ def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[A
     kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
     check = line["check"]
     if check == "tokens_from_memory":
-        v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], **kw)
+        spec = _engine(line["engine"])
+        flags = {_flag(spec, rule): line[rule] for rule in ("max_model_len", "mamba_mode")
+                 if rule in line}
+        v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], flags=flags,
+                        **kw)
         return v.engine_kv_cache_tokens, float(line["tokens"])
     if check == "tokens_from_flags":
         spec = _engine(line["engine"])

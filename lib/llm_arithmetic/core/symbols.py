@@ -472,6 +472,26 @@ cell_pad = _sym("cell_pad", r"n_{pad}", "multiple that llama.cpp rounds a cache'
                 "token")
 swa_full = _sym("swa_full", r"\phi_{swa}", "1 if windowed layers keep every cell "
                 "(llama.cpp's --swa-full), else 0", assumptions=_NONNEG)
+page_align = _sym("page_align", r"n_{align}", "multiple an engine rounds a hybrid model's "
+                  "attention block size up to (vLLM: 16)", "token")
+n_attn_layers = _sym("n_attn_layers", r"L_{attn}", "attention layers of a hybrid model's stack")
+n_state_layers = _sym("n_state_layers", r"L_{st}", "constant-state layers (Mamba-2, Gated "
+                      "DeltaNet, KDA) of a hybrid model's stack")
+group_layers = _sym("group_layers", r"n_{grp}", "layers of one KV cache group of vLLM's pool "
+                    "(the layers sharing one block table)")
+kv_groups = _sym("kv_groups", r"G_{kv}", "KV cache groups of vLLM's pool")
+attn_groups = _sym("attn_groups", r"G_{attn}", "KV cache groups of a hybrid's attention layers")
+state_groups = _sym("state_groups", r"G_{st}", "KV cache groups of a hybrid's constant-state "
+                    "layers")
+pool_blocks = _sym("pool_blocks", r"N_{blk}", "blocks of an engine's paged pool (each block one "
+                   "page of every layer of a group)", assumptions=_NONNEG)
+state_blocks = _sym("state_blocks", r"n_{blk}^{st}", "blocks of each state group one request "
+                    "holds (vLLM's --mamba-cache-mode: none 1, align 2)")
+max_model_len = _sym("max_model_len", r"S_{max}", "tokens of the longest request an engine "
+                     "admits (vLLM's --max-model-len)", "token")
+max_concurrency = _sym("max_concurrency", r"c_{max}", "requests of the longest length an "
+                       "engine's pool holds at once (vLLM's 'Maximum concurrency')", "1",
+                       _NONNEG_REAL)
 
 # --- the source articles' own symbols -------------------------------------------------------
 _group = "source articles"

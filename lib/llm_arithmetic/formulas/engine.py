@@ -13,7 +13,12 @@ rules (:mod:`llm_arithmetic.engine` reads them, with their sources, from
   one: :data:`kv_heads_per_chip`;
 * llama.cpp instead allocates a fixed number of cells per layer, rounded up:
   :data:`padded_cells`, and for windowed layers only the window and a micro-batch:
-  :data:`swa_cells`.
+  :data:`swa_cells`;
+* vLLM keeps a hybrid model's constant state (Mamba-2, Gated DeltaNet, KDA) in pages of the
+  same pool: the attention block grows until one attention page holds one layer's state,
+  :data:`hybrid_page_tokens`; layers are grouped, :data:`group_layers` and :data:`kv_groups`;
+  the pool's blocks give the tokens vLLM prints, :data:`hybrid_tokens`, and the requests it
+  holds, :data:`hybrid_concurrency`.
 """
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ import sympy as sp
 
 from ..core.registry import formula
 
-__all__ = ["kv_heads_per_chip", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells"]
+__all__ = ["kv_heads_per_chip", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
+           "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
+           "hybrid_concurrency"]
 
 
 @formula("kv_heads_chip")
@@ -115,3 +122,94 @@ def swa_cells(*, ctx_cells, window, ubatch=512, n_seqs=1, cell_pad=256, swa_full
     windowed = sp.ceiling(sp.Min(ctx_cells, window * n_seqs + ubatch, evaluate=False) / cell_pad) \
         * cell_pad
     return sp.Piecewise((ctx_cells, sp.Gt(swa_full, 0)), (windowed, True), evaluate=False)
+
+
+@formula("page_tokens")
+def hybrid_page_tokens(*, state_bytes, kv_layer_bytes, page_tokens=16, page_align=16):
+    """Attention block size vLLM takes for a hybrid model: the smallest multiple of n_align
+    tokens whose page (the block's keys and values of one attention layer) holds one layer's
+    state M_st, unless the block size asked for is larger; the state's page is then padded to
+    the attention page (``HybridAttentionMambaModelConfig``: 'Setting attention block size to
+    N tokens', 'Padding mamba page size by X%').
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B at 16 bits (2 KV heads of 256: 2,048 B a token; a Gated DeltaNet state of
+    2,146,304 B with its matrix at 32 bits): 1,056 tokens, as vLLM 0.18 logs:
+
+    >>> hybrid_page_tokens(state_bytes=2146304, kv_layer_bytes=2048)
+    1056
+    """
+    aligned = page_align * sp.ceiling(state_bytes / (page_align * kv_layer_bytes))
+    return sp.Max(page_tokens, aligned, evaluate=False)
+
+
+@formula("group_layers")
+def group_layers(*, n_attn_layers, n_state_layers):
+    """Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st
+    state layers into groups of equal size: the smaller count, or the larger when it is under
+    5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``).
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B (10 attention, 30 Gated DeltaNet layers) and a 13-to-12 split:
+
+    >>> group_layers(n_attn_layers=10, n_state_layers=30), group_layers(n_attn_layers=13,
+    ...                                                                 n_state_layers=12)
+    (10, 13)
+    """
+    big = sp.Max(n_attn_layers, n_state_layers, evaluate=False)
+    small = sp.Min(n_attn_layers, n_state_layers, evaluate=False)
+    return sp.Piecewise((big, sp.Lt(big, sp.Rational(5, 4) * small)), (small, True),
+                        evaluate=False)
+
+
+@formula("kv_groups")
+def kv_groups(*, n_layers, group_layers):
+    """KV cache groups L layers of one kind fill, n_grp layers to a group (the last one
+    padded).
+
+    Examples
+    --------
+    >>> kv_groups(n_layers=30, group_layers=10), kv_groups(n_layers=12, group_layers=13)
+    (3, 1)
+    """
+    return sp.ceiling(n_layers / group_layers)
+
+
+@formula("kv_tokens")
+def hybrid_tokens(*, pool_blocks, kv_groups, page_tokens):
+    """Tokens vLLM prints as its 'GPU KV cache size' for a pool of N_blk blocks shared by G
+    groups: the blocks split evenly over the groups, times the block size
+    (``_report_kv_cache_config`` up to 0.19; for a hybrid it counts the state groups' share
+    too, vLLM issue 40691).
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B's 2,766 blocks of 1,056 tokens over 4 groups (vLLM 0.18 prints 729,696):
+
+    >>> hybrid_tokens(pool_blocks=2766, kv_groups=4, page_tokens=1056)
+    729696
+    """
+    return sp.floor(pool_blocks / kv_groups, evaluate=False) * page_tokens
+
+
+@formula("max_concurrency")
+def hybrid_concurrency(*, pool_blocks, attn_groups, state_groups, max_model_len, page_tokens,
+                       state_blocks=1):
+    """Requests of S_max tokens a hybrid's pool of N_blk blocks holds at once, as vLLM prints
+    it ('Maximum concurrency'): each request takes ceil(S_max / n_page) blocks of every
+    attention group and n_blk^st blocks of every state group (``--mamba-cache-mode`` none: 1,
+    align: 2).
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B's 2,766 blocks, 1 attention and 3 state groups, 262,144-token requests,
+    align mode: 249 + 6 blocks a request, 10.85 requests (vLLM 0.18 prints 10.85x):
+
+    >>> round(hybrid_concurrency(pool_blocks=2766, attn_groups=1, state_groups=3,
+    ...                          max_model_len=262144, page_tokens=1056, state_blocks=2), 2)
+    10.85
+    """
+    return pool_blocks / (attn_groups * sp.ceiling(max_model_len / page_tokens)
+                          + state_groups * state_blocks)

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'head_matmul_params', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -93,7 +93,11 @@ PARAMS = {
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
+    'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
+    'hybrid_concurrency': ('pool_blocks', 'attn_groups', 'state_groups', 'max_model_len', 'page_tokens', 'state_blocks'),
+    'hybrid_page_tokens': ('state_bytes', 'kv_layer_bytes', 'page_tokens', 'page_align'),
+    'hybrid_tokens': ('pool_blocks', 'kv_groups', 'page_tokens'),
     'hyper_head_params': ('d_model', 'hc_streams'),
     'hyper_norm_params': ('d_model', 'norm_vecs_layer', 'hc_streams'),
     'karpathy_bandwidth_ratio': ('bandwidth_a', 'bandwidth_b'),
@@ -106,6 +110,7 @@ PARAMS = {
     'kda_state_bytes': ('n_kda_heads', 'd_key', 'd_conv', 'bits_state'),
     'kv_cache_bytes': ('n_layers', 'n_kv_heads', 'd_head', 'context', 'batch', 'bits_kv'),
     'kv_cache_bytes_per_token': ('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'),
+    'kv_groups': ('n_layers', 'group_layers'),
     'kv_heads_per_chip': ('n_kv_heads', 'tp'),
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
@@ -3923,6 +3928,47 @@ def gpt_params(*, n_layers, d_model, n_vocab):
         return _vector_result(12*n_layers*d_model**2 + n_vocab*d_model)
 
 
+def group_layers(*, n_attn_layers, n_state_layers):
+    """Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st
+    state layers into groups of equal size: the smaller count, or the larger when it is under
+    5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``).
+
+    .. math::
+
+        n_{grp} = \\begin{cases} \\max\\left(L_{attn}, L_{st}\\right) & \\text{for}\\: \\max\\left(L_{attn}, L_{st}\\right) < \\frac{5 \\min\\left(L_{attn}, L_{st}\\right)}{4} \\\\\\min\\left(L_{attn}, L_{st}\\right) & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    n_attn_layers : number or array
+        Attention layers of a hybrid model's stack, :math:`L_{attn}` [-]
+    n_state_layers : number or array
+        Constant-state layers (Mamba-2, Gated DeltaNet, KDA) of a hybrid model's stack, :math:`L_{st}` [-]
+
+    Returns
+    -------
+    group_layers : number or array
+        Layers of one KV cache group of vLLM's pool (the layers sharing one block table), :math:`n_{grp}` [-]
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B (10 attention, 30 Gated DeltaNet layers) and a 13-to-12 split:
+
+    >>> group_layers(n_attn_layers=10, n_state_layers=30), group_layers(n_attn_layers=13,
+    ...                                                                 n_state_layers=12)
+    (10, 13)
+    """
+    _exact = _exact_args(('n_attn_layers', 'n_state_layers'), (n_attn_layers, n_state_layers))
+    if _exact is not None:
+        n_attn_layers, n_state_layers = _exact
+        try:
+            return _exact_result(((max(n_attn_layers, n_state_layers)) if (max(n_attn_layers, n_state_layers) < (_F(5, 4))*min(n_attn_layers, n_state_layers)) else (min(n_attn_layers, n_state_layers))))
+        except ZeroDivisionError:
+            return _inf
+    n_attn_layers, n_state_layers = _vector_args(('n_attn_layers', 'n_state_layers'), (n_attn_layers, n_state_layers))
+    with _quiet():
+        return _vector_result(_np.where(_np.less(_np.maximum(n_attn_layers, n_state_layers), ((5/4))*_np.minimum(n_attn_layers, n_state_layers)), _np.maximum(n_attn_layers, n_state_layers), _np.minimum(n_attn_layers, n_state_layers)))
+
+
 def head_matmul_params(*, n_vocab, d_model):
     """Weights of the output head, in a matrix product for every token.
 
@@ -3957,6 +4003,147 @@ def head_matmul_params(*, n_vocab, d_model):
     n_vocab, d_model = _vector_args(('n_vocab', 'd_model'), (n_vocab, d_model))
     with _quiet():
         return _vector_result(n_vocab*d_model)
+
+
+def hybrid_concurrency(*, pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks=1):
+    """Requests of S_max tokens a hybrid's pool of N_blk blocks holds at once, as vLLM prints
+    it ('Maximum concurrency'): each request takes ceil(S_max / n_page) blocks of every
+    attention group and n_blk^st blocks of every state group (``--mamba-cache-mode`` none: 1,
+    align: 2).
+
+    .. math::
+
+        c_{max} = \\frac{N_{blk}}{G_{attn} \\left\\lceil{\\frac{S_{max}}{n_{page}}}\\right\\rceil + G_{st} n_{blk}^{st}}
+
+    Parameters
+    ----------
+    pool_blocks : number or array
+        Blocks of an engine's paged pool (each block one page of every layer of a group), :math:`N_{blk}` [-]
+    attn_groups : number or array
+        KV cache groups of a hybrid's attention layers, :math:`G_{attn}` [-]
+    state_groups : number or array
+        KV cache groups of a hybrid's constant-state layers, :math:`G_{st}` [-]
+    max_model_len : number or array
+        Tokens of the longest request an engine admits (vLLM's --max-model-len), :math:`S_{max}` [token]
+    page_tokens : number or array
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
+    state_blocks : number or array (default 1)
+        Blocks of each state group one request holds (vLLM's --mamba-cache-mode: none 1, align 2), :math:`n_{blk}^{st}` [-]
+
+    Returns
+    -------
+    max_concurrency : number or array
+        Requests of the longest length an engine's pool holds at once (vLLM's 'Maximum concurrency'), :math:`c_{max}` [-]
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B's 2,766 blocks, 1 attention and 3 state groups, 262,144-token requests,
+    align mode: 249 + 6 blocks a request, 10.85 requests (vLLM 0.18 prints 10.85x):
+
+    >>> round(hybrid_concurrency(pool_blocks=2766, attn_groups=1, state_groups=3,
+    ...                          max_model_len=262144, page_tokens=1056, state_blocks=2), 2)
+    10.85
+    """
+    _exact = _exact_args(('pool_blocks', 'attn_groups', 'state_groups', 'max_model_len', 'page_tokens', 'state_blocks'), (pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks))
+    if _exact is not None:
+        pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks = _exact
+        try:
+            return _exact_result(pool_blocks/(attn_groups*_ceil(max_model_len/page_tokens) + state_groups*state_blocks))
+        except ZeroDivisionError:
+            return _inf
+    pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks = _vector_args(('pool_blocks', 'attn_groups', 'state_groups', 'max_model_len', 'page_tokens', 'state_blocks'), (pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks))
+    with _quiet():
+        return _vector_result(pool_blocks/(attn_groups*_np.ceil(max_model_len/page_tokens) + state_groups*state_blocks))
+
+
+def hybrid_page_tokens(*, state_bytes, kv_layer_bytes, page_tokens=16, page_align=16):
+    """Attention block size vLLM takes for a hybrid model: the smallest multiple of n_align
+    tokens whose page (the block's keys and values of one attention layer) holds one layer's
+    state M_st, unless the block size asked for is larger; the state's page is then padded to
+    the attention page (``HybridAttentionMambaModelConfig``: 'Setting attention block size to
+    N tokens', 'Padding mamba page size by X%').
+
+    .. math::
+
+        n_{page} = \\max\\left(n_{align} \\left\\lceil{\\frac{M_{st}}{\\kappa_{l} n_{align}}}\\right\\rceil, n_{page}\\right)
+
+    Parameters
+    ----------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+    page_tokens : number or array (default 16)
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
+    page_align : number or array (default 16)
+        Multiple an engine rounds a hybrid model's attention block size up to (vLLM: 16), :math:`n_{align}` [token]
+
+    Returns
+    -------
+    page_tokens : number or array
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B at 16 bits (2 KV heads of 256: 2,048 B a token; a Gated DeltaNet state of
+    2,146,304 B with its matrix at 32 bits): 1,056 tokens, as vLLM 0.18 logs:
+
+    >>> hybrid_page_tokens(state_bytes=2146304, kv_layer_bytes=2048)
+    1056
+    """
+    _exact = _exact_args(('state_bytes', 'kv_layer_bytes', 'page_tokens', 'page_align'), (state_bytes, kv_layer_bytes, page_tokens, page_align))
+    if _exact is not None:
+        state_bytes, kv_layer_bytes, page_tokens, page_align = _exact
+        try:
+            return _exact_result(max(page_tokens, page_align*_ceil(state_bytes/(kv_layer_bytes*page_align))))
+        except ZeroDivisionError:
+            return _inf
+    state_bytes, kv_layer_bytes, page_tokens, page_align = _vector_args(('state_bytes', 'kv_layer_bytes', 'page_tokens', 'page_align'), (state_bytes, kv_layer_bytes, page_tokens, page_align))
+    with _quiet():
+        return _vector_result(_np.maximum(page_tokens, page_align*_np.ceil(state_bytes/(kv_layer_bytes*page_align))))
+
+
+def hybrid_tokens(*, pool_blocks, kv_groups, page_tokens):
+    """Tokens vLLM prints as its 'GPU KV cache size' for a pool of N_blk blocks shared by G
+    groups: the blocks split evenly over the groups, times the block size
+    (``_report_kv_cache_config`` up to 0.19; for a hybrid it counts the state groups' share
+    too, vLLM issue 40691).
+
+    .. math::
+
+        S_{KV} = n_{page} \\left\\lfloor{\\frac{N_{blk}}{G_{kv}}}\\right\\rfloor
+
+    Parameters
+    ----------
+    pool_blocks : number or array
+        Blocks of an engine's paged pool (each block one page of every layer of a group), :math:`N_{blk}` [-]
+    kv_groups : number or array
+        KV cache groups of vLLM's pool, :math:`G_{kv}` [-]
+    page_tokens : number or array
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
+
+    Returns
+    -------
+    kv_tokens : number or array
+        Tokens whose cache fits in the free memory, :math:`S_{KV}` [token]
+
+    Examples
+    --------
+    Qwen3.5-35B-A3B's 2,766 blocks of 1,056 tokens over 4 groups (vLLM 0.18 prints 729,696):
+
+    >>> hybrid_tokens(pool_blocks=2766, kv_groups=4, page_tokens=1056)
+    729696
+    """
+    _exact = _exact_args(('pool_blocks', 'kv_groups', 'page_tokens'), (pool_blocks, kv_groups, page_tokens))
+    if _exact is not None:
+        pool_blocks, kv_groups, page_tokens = _exact
+        try:
+            return _exact_result(page_tokens*_floor(pool_blocks/kv_groups))
+        except ZeroDivisionError:
+            return _inf
+    pool_blocks, kv_groups, page_tokens = _vector_args(('pool_blocks', 'kv_groups', 'page_tokens'), (pool_blocks, kv_groups, page_tokens))
+    with _quiet():
+        return _vector_result(page_tokens*_np.floor(pool_blocks/kv_groups))
 
 
 def hyper_head_params(*, d_model, hc_streams):
@@ -4476,6 +4663,43 @@ def kv_cache_bytes_per_token(*, n_layers, n_kv_heads, d_head, bits_kv=16):
     n_layers, n_kv_heads, d_head, bits_kv = _vector_args(('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'), (n_layers, n_kv_heads, d_head, bits_kv))
     with _quiet():
         return _vector_result(((1/4))*n_kv_heads*n_layers*bits_kv*d_head)
+
+
+def kv_groups(*, n_layers, group_layers):
+    """KV cache groups L layers of one kind fill, n_grp layers to a group (the last one
+    padded).
+
+    .. math::
+
+        G_{kv} = \\left\\lceil{\\frac{L}{n_{grp}}}\\right\\rceil
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    group_layers : number or array
+        Layers of one KV cache group of vLLM's pool (the layers sharing one block table), :math:`n_{grp}` [-]
+
+    Returns
+    -------
+    kv_groups : number or array
+        KV cache groups of vLLM's pool, :math:`G_{kv}` [-]
+
+    Examples
+    --------
+    >>> kv_groups(n_layers=30, group_layers=10), kv_groups(n_layers=12, group_layers=13)
+    (3, 1)
+    """
+    _exact = _exact_args(('n_layers', 'group_layers'), (n_layers, group_layers))
+    if _exact is not None:
+        n_layers, group_layers = _exact
+        try:
+            return _exact_result(_ceil(n_layers/group_layers))
+        except ZeroDivisionError:
+            return _inf
+    n_layers, group_layers = _vector_args(('n_layers', 'group_layers'), (n_layers, group_layers))
+    with _quiet():
+        return _vector_result(_np.ceil(n_layers/group_layers))
 
 
 def kv_heads_per_chip(*, n_kv_heads, tp=1):

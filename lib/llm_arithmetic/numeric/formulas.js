@@ -382,9 +382,29 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
+/** Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``). [1] */
+export function group_layers({n_attn_layers, n_state_layers} = {}) {
+  return ((Math.max(n_attn_layers, n_state_layers) < ((5/4))*Math.min(n_attn_layers, n_state_layers)) ? (Math.max(n_attn_layers, n_state_layers)) : (Math.min(n_attn_layers, n_state_layers)));
+}
+
 /** Weights of the output head, in a matrix product for every token. [1] */
 export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
+}
+
+/** Requests of S_max tokens a hybrid's pool of N_blk blocks holds at once, as vLLM prints it ('Maximum concurrency'): each request takes ceil(S_max / n_page) blocks of every attention group and n_blk^st blocks of every state group (``--mamba-cache-mode`` none: 1, align: 2). [1] */
+export function hybrid_concurrency({pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks = 1} = {}) {
+  return pool_blocks/(attn_groups*Math.ceil(max_model_len/page_tokens) + state_groups*state_blocks);
+}
+
+/** Attention block size vLLM takes for a hybrid model: the smallest multiple of n_align tokens whose page (the block's keys and values of one attention layer) holds one layer's state M_st, unless the block size asked for is larger; the state's page is then padded to the attention page (``HybridAttentionMambaModelConfig``: 'Setting attention block size to N tokens', 'Padding mamba page size by X%'). [token] */
+export function hybrid_page_tokens({state_bytes, kv_layer_bytes, page_tokens = 16, page_align = 16} = {}) {
+  return Math.max(page_tokens, page_align*Math.ceil(state_bytes/(kv_layer_bytes*page_align)));
+}
+
+/** Tokens vLLM prints as its 'GPU KV cache size' for a pool of N_blk blocks shared by G groups: the blocks split evenly over the groups, times the block size (``_report_kv_cache_config`` up to 0.19; for a hybrid it counts the state groups' share too, vLLM issue 40691). [token] */
+export function hybrid_tokens({pool_blocks, kv_groups, page_tokens} = {}) {
+  return page_tokens*Math.floor(pool_blocks/kv_groups);
 }
 
 /** The head that merges the n_hc residual streams of a hyper-connected stack into one before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale. [1] */
@@ -445,6 +465,11 @@ export function kv_cache_bytes({n_layers, n_kv_heads, d_head, context, batch = 1
 /** KV-cache bytes for one token of a decoder whose L layers all attend alike. [B] */
 export function kv_cache_bytes_per_token({n_layers, n_kv_heads, d_head, bits_kv = 16} = {}) {
   return ((1/4))*n_kv_heads*n_layers*bits_kv*d_head;
+}
+
+/** KV cache groups L layers of one kind fill, n_grp layers to a group (the last one padded). [1] */
+export function kv_groups({n_layers, group_layers} = {}) {
+  return Math.ceil(n_layers/group_layers);
 }
 
 /** Key/value heads of one attention layer that one chip caches when N_tp chips split the heads: its share, or one head copied to every chip when there are fewer heads than chips (vLLM's ``max(1, num_kv_heads // tp)``). [1] */
@@ -2127,6 +2152,17 @@ export const FORMULAS = {
   "summary": "Parameters of a GPT-style model, the approximation the articles use.",
   "unit": "1"
  },
+ "group_layers": {
+  "defaults": {},
+  "latex": "n_{grp} = \\begin{cases} \\max\\left(L_{attn}, L_{st}\\right) & \\text{for}\\: \\max\\left(L_{attn}, L_{st}\\right) < \\frac{5 \\min\\left(L_{attn}, L_{st}\\right)}{4} \\\\\\min\\left(L_{attn}, L_{st}\\right) & \\text{otherwise} \\end{cases}",
+  "lhs": "group_layers",
+  "params": [
+   "n_attn_layers",
+   "n_state_layers"
+  ],
+  "summary": "Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``).",
+  "unit": "1"
+ },
  "head_matmul_params": {
   "defaults": {},
   "latex": "P_{mm,l} = V d_{model}",
@@ -2137,6 +2173,51 @@ export const FORMULAS = {
   ],
   "summary": "Weights of the output head, in a matrix product for every token.",
   "unit": "1"
+ },
+ "hybrid_concurrency": {
+  "defaults": {
+   "state_blocks": 1
+  },
+  "latex": "c_{max} = \\frac{N_{blk}}{G_{attn} \\left\\lceil{\\frac{S_{max}}{n_{page}}}\\right\\rceil + G_{st} n_{blk}^{st}}",
+  "lhs": "max_concurrency",
+  "params": [
+   "pool_blocks",
+   "attn_groups",
+   "state_groups",
+   "max_model_len",
+   "page_tokens",
+   "state_blocks"
+  ],
+  "summary": "Requests of S_max tokens a hybrid's pool of N_blk blocks holds at once, as vLLM prints it ('Maximum concurrency'): each request takes ceil(S_max / n_page) blocks of every attention group and n_blk^st blocks of every state group (``--mamba-cache-mode`` none: 1, align: 2).",
+  "unit": "1"
+ },
+ "hybrid_page_tokens": {
+  "defaults": {
+   "page_align": 16,
+   "page_tokens": 16
+  },
+  "latex": "n_{page} = \\max\\left(n_{align} \\left\\lceil{\\frac{M_{st}}{\\kappa_{l} n_{align}}}\\right\\rceil, n_{page}\\right)",
+  "lhs": "page_tokens",
+  "params": [
+   "state_bytes",
+   "kv_layer_bytes",
+   "page_tokens",
+   "page_align"
+  ],
+  "summary": "Attention block size vLLM takes for a hybrid model: the smallest multiple of n_align tokens whose page (the block's keys and values of one attention layer) holds one layer's state M_st, unless the block size asked for is larger; the state's page is then padded to the attention page (``HybridAttentionMambaModelConfig``: 'Setting attention block size to N tokens', 'Padding mamba page size by X%').",
+  "unit": "token"
+ },
+ "hybrid_tokens": {
+  "defaults": {},
+  "latex": "S_{KV} = n_{page} \\left\\lfloor{\\frac{N_{blk}}{G_{kv}}}\\right\\rfloor",
+  "lhs": "kv_tokens",
+  "params": [
+   "pool_blocks",
+   "kv_groups",
+   "page_tokens"
+  ],
+  "summary": "Tokens vLLM prints as its 'GPU KV cache size' for a pool of N_blk blocks shared by G groups: the blocks split evenly over the groups, times the block size (``_report_kv_cache_config`` up to 0.19; for a hybrid it counts the state groups' share too, vLLM issue 40691).",
+  "unit": "token"
  },
  "hyper_head_params": {
   "defaults": {},
@@ -2293,6 +2374,17 @@ export const FORMULAS = {
   ],
   "summary": "KV-cache bytes for one token of a decoder whose L layers all attend alike.",
   "unit": "B"
+ },
+ "kv_groups": {
+  "defaults": {},
+  "latex": "G_{kv} = \\left\\lceil{\\frac{L}{n_{grp}}}\\right\\rceil",
+  "lhs": "kv_groups",
+  "params": [
+   "n_layers",
+   "group_layers"
+  ],
+  "summary": "KV cache groups L layers of one kind fill, n_grp layers to a group (the last one padded).",
+  "unit": "1"
  },
  "kv_heads_per_chip": {
   "defaults": {

@@ -236,6 +236,16 @@ TERMS: dict[str, dict[str, Any]] = {
                                           {"kv_layer_bytes": "@kv_layer_chip",
                                            "attended": "@engine_cells", "batch": 1}]
                                    for form in ("attention", "mla", "dsa")}},
+    "state_matrix": {"by": "form", "doc": "the mixer's recurrent state alone for one sequence "
+                     "(its convolution window dropped: k_conv = 1)",
+                     "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
+                               "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
+                               "kda": ["kda_state_bytes", {"d_conv": 1}]}},
+    "attention_layer": {"by": "form", "doc": "1 for an attention layer",
+                        "cases": {form: ["=", {"value": 1}]
+                                  for form in ("attention", "mla", "dsa", "split")}},
+    "state_layer": {"by": "form", "doc": "1 for a constant-state layer",
+                    "cases": {form: ["=", {"value": 1}] for form in ("mamba2", "gdn", "kda")}},
     "block": {"by": "form", "doc": "1 for every block",
               "cases": {"norms": ["=", {"value": 1}], "hyper": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",

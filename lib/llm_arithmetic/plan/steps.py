@@ -589,11 +589,66 @@ ENGINE_STEPS: list[dict[str, Any]] = [
           "engine_free_fraction"),
     op("engine_pool_memory", "first", "memory of the cache pool: as the engine printed it, or "
        "by its rule", of=["engine_kv_memory_given", "engine_kv_budget", "engine_free_budget"]),
-    guard(f("engine_pool_tokens", "pool_tokens", "tokens the paged pool holds, in whole blocks",
-            kv_budget="engine_pool_memory", kv_cache_bytes_per_token="engine_kv_bytes_per_token",
-            page_tokens="engine_page"), "engine_page"),
-    op("engine_pool_bytes", "mul", "bytes of the paged pool",
-       of=["engine_pool_tokens", "engine_kv_bytes_per_token"]),
+    guard(f("engine_paged_tokens", "pool_tokens", "tokens the paged pool holds, in whole "
+            "blocks", kv_budget="engine_pool_memory",
+            kv_cache_bytes_per_token="engine_kv_bytes_per_token", page_tokens="engine_page"),
+          "engine_page"),
+    # vLLM's pool for a hybrid model (engine_hybrid): the state in pages of the same pool
+    guard(s("engine_attn_layers", "attention_layer", "attention layers of the stack"),
+          "engine_hybrid"),
+    guard(s("engine_state_layers", "state_layer", "constant-state layers of the stack"),
+          "engine_hybrid"),
+    guard(op("engine_kv_layer_bytes", "mean", "cache one token adds to one attention layer on "
+             "one chip", term="kv_layer_chip"), "engine_hybrid"),
+    guard(op("engine_state_at_conv", "mean", "one state layer's state, every element at the "
+             "convolution state's bits", term="state", args={"bits_state": "engine_bits_conv"}),
+          "engine_hybrid"),
+    guard(op("engine_matrix_at_ssm", "mean", "one state layer's recurrent matrix at the bits "
+             "the engine keeps it in", term="state_matrix",
+             args={"bits_state": "engine_bits_ssm"}), "engine_hybrid"),
+    guard(op("engine_matrix_at_conv", "mean", "one state layer's recurrent matrix at the "
+             "convolution state's bits", term="state_matrix",
+             args={"bits_state": "engine_bits_conv"}), "engine_hybrid"),
+    op("engine_state_page", "add", "one state layer's page before padding: its convolution "
+       "window and its matrix, each at its own bits (vLLM's mamba page size)",
+       plus=["engine_state_at_conv", "engine_matrix_at_ssm"], minus=["engine_matrix_at_conv"]),
+    f("engine_block_tokens", "hybrid_page_tokens", "attention block size: the attention page "
+      "raised to hold one state page", state_bytes="engine_state_page",
+      kv_layer_bytes="engine_kv_layer_bytes", page_tokens="engine_page",
+      page_align="engine_page_align"),
+    op("engine_page_bytes", "mul", "one page of one layer: the attention page, the state page "
+       "padded to it", of=["engine_block_tokens", "engine_kv_layer_bytes"]),
+    f("engine_group_layers", "group_layers", "layers of one KV cache group",
+      n_attn_layers="engine_attn_layers", n_state_layers="engine_state_layers"),
+    f("engine_attn_groups", "kv_groups", "KV cache groups of the attention layers",
+      n_layers="engine_attn_layers", group_layers="engine_group_layers"),
+    f("engine_state_groups", "kv_groups", "KV cache groups of the state layers",
+      n_layers="engine_state_layers", group_layers="engine_group_layers"),
+    op("engine_kv_groups", "add", "KV cache groups of the pool",
+       plus=["engine_attn_groups", "engine_state_groups"]),
+    op("engine_group_token_bytes", "mul", "bytes one token of a block takes in one group's "
+       "layers", of=["engine_kv_layer_bytes", "engine_group_layers"]),
+    f("engine_pool_slots", "pool_tokens", "the pool's blocks times the block size",
+      kv_budget="engine_pool_memory", kv_cache_bytes_per_token="engine_group_token_bytes",
+      page_tokens="engine_block_tokens"),
+    op("engine_pool_blocks", "div", "blocks of the pool, each one page of every layer of a "
+       "group", of=["engine_pool_slots", "engine_block_tokens"]),
+    f("engine_hybrid_tokens", "hybrid_tokens", "tokens vLLM prints for a hybrid's pool",
+      pool_blocks="engine_pool_blocks", kv_groups="engine_kv_groups",
+      page_tokens="engine_block_tokens"),
+    op("engine_hybrid_bytes", "mul", "bytes of a hybrid's pool",
+       of=["engine_pool_slots", "engine_group_token_bytes"]),
+    f("engine_hybrid_concurrency", "hybrid_concurrency", "requests of the longest length a "
+      "hybrid's pool holds at once", pool_blocks="engine_pool_blocks",
+      attn_groups="engine_attn_groups", state_groups="engine_state_groups",
+      max_model_len="engine_max_model_len", page_tokens="engine_block_tokens",
+      state_blocks="engine_state_blocks"),
+    op("engine_pool_tokens", "first", "tokens of the paged pool as the engine prints them",
+       of=["engine_hybrid_tokens", "engine_paged_tokens"]),
+    op("engine_paged_bytes", "mul", "bytes of a pool of whole blocks of every layer",
+       of=["engine_paged_tokens", "engine_kv_bytes_per_token"]),
+    op("engine_pool_bytes", "first", "bytes of the paged pool",
+       of=["engine_hybrid_bytes", "engine_paged_bytes"]),
     guard(f("engine_ctx_cells", "padded_cells", "cells llama.cpp allocates per full layer",
             context="engine_ctx", cell_pad="engine_pad"), "engine_ctx"),
     guard(s("engine_cells_bytes", "engine_kv_stored", "llama.cpp's cache: every layer's cells, "
@@ -606,9 +661,12 @@ ENGINE_STEPS: list[dict[str, Any]] = [
           "engine_ctx"),
     op("engine_kv_cache_tokens", "first", "tokens of cache the engine has (a paged pool's "
        "tokens, llama.cpp's cells)", of=["engine_pool_tokens", "engine_ctx_cells"]),
-    guard(op("engine_max_concurrency", "div", "requests of the longest length the paged pool "
-             "holds at once (the 'maximum concurrency' vLLM prints)",
-             of=["engine_pool_tokens", "engine_max_model_len"]), "engine_max_model_len"),
+    guard(op("engine_paged_concurrency", "div", "requests of the longest length a pool of "
+             "every layer holds at once", of=["engine_paged_tokens", "engine_max_model_len"]),
+          "engine_max_model_len"),
+    op("engine_max_concurrency", "first", "requests of the longest length the paged pool "
+       "holds at once (the 'maximum concurrency' vLLM prints)",
+       of=["engine_hybrid_concurrency", "engine_paged_concurrency"]),
     guard(f("physics_kv_memory", "engine_kv_memory", "the bound's memory for the cache on one "
             "chip: all of it beside the weights, no reserve", mem_fraction=1,
             weight_bytes="engine_weights_bytes", overhead=0), "engine"),
@@ -633,4 +691,5 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
-          "engine_swa_full", "engine_max_model_len")
+          "engine_swa_full", "engine_max_model_len", "engine_hybrid", "engine_page_align",
+          "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks")
