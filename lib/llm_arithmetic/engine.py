@@ -323,6 +323,22 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     kv_memory_gib : float, optional
         The pool's memory as the engine printed it ("Available KV cache memory") [GiB]: the
         tokens then follow from the engine's own arithmetic, whatever the reserve.
+
+    Notes
+    -----
+    A hybrid model (state-space or linear-attention layers beside attention) on vLLM keeps
+    each layer's state in pages of the same pool: the attention block grows until a page holds
+    one layer's state, and the tokens and the concurrency are those vLLM prints (up to 0.19; the
+    printed tokens count the state groups' blocks too). That is modelled for Gated DeltaNet
+    hybrids (Qwen3.5, Qwen3-Next) on one chip, the state's dtypes from ``--mamba-cache-dtype``
+    and ``--mamba-ssm-cache-dtype`` (auto: the checkpoint's ``mamba_ssm_dtype``), and checked
+    against a published log; elsewhere (Mamba-2 or KDA layers, tensor parallelism, SGLang,
+    TensorRT-LLM) the view counts the attention layers alone and warns.
+
+    >>> v = engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=55.72,
+    ...                 flags={"--max-model-len": 262144, "--mamba-cache-mode": "align"})
+    >>> v.engine_block_tokens, v.engine_kv_cache_tokens, round(v.max_concurrency, 2)
+    (1056, 729696, 10.85)
     """
     from .estimate import _parallel, chip_inputs, resolve_model, weight_inputs
 
