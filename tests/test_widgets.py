@@ -851,3 +851,38 @@ def test_forecast_in_the_page_equals_python(page):
     assert not failures, "\n".join(failures[:10])
     err = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h100-sxm", {"runtime": "vllm"}]])[0]
     assert "unknown runtime" in err["error"] and "llama.cpp" in err["error"]
+
+
+ENGINE_QUERY = """
+([name, inputs, names]) => {
+  const m = window.LLMArithmetic.catalog.models[name];
+  return names.map((n) => window.LLMArithmetic.plan.evaluate(m, n, inputs));
+}
+"""
+
+
+def test_hybrid_engine_pool_in_the_page_equals_python(page):
+    """vLLM's pool for a Gated DeltaNet hybrid (the plan's engine steps with the inputs
+    ``engine_view`` gives them for the GB10 log line of tests/data/engine_logs.toml): block
+    size, state page, groups, blocks, printed tokens and concurrency, equal in both
+    interpreters and to the view."""
+    from llm_arithmetic.core.units import GiB
+    from llm_arithmetic.engine import engine_view
+
+    name, memory = "qwen3.5-35b-a3b", int(round(55.72 * GiB))
+    inputs = {"engine": "vllm", "engine_kv_memory_given": memory, "engine_page": 16,
+              "engine_max_model_len": 262144, "engine_hybrid": 1, "engine_page_align": 16,
+              "engine_bits_conv": 16, "engine_bits_ssm": 32, "engine_state_blocks": 2,
+              "tp": 1, "ep": 1, "pp": 1, "bits_kv": 16, "bits_state": 16}
+    names = ["engine_block_tokens", "engine_state_page", "engine_page_bytes",
+             "engine_kv_groups", "engine_pool_blocks", "engine_pool_tokens",
+             "engine_max_concurrency", "engine_pool_bytes"]
+    ev = CATALOG[name].model.plan.child(**inputs)
+    want = [ev.get(n) for n in names]
+    v = engine_view(name, "vllm", kv_memory_gib=55.72,
+                    flags={"--max-model-len": 262144, "--mamba-cache-mode": "align"})
+    assert want == [v.engine_block_tokens, v.engine_state_page_bytes, v.engine_page_bytes,
+                    v.engine_kv_groups, v.engine_pool_blocks, v.engine_kv_cache_tokens,
+                    v.max_concurrency, v.engine_kv_cache_bytes]
+    got = page.evaluate(ENGINE_QUERY, [name, inputs, names])
+    assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)

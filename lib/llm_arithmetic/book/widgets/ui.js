@@ -1104,7 +1104,7 @@ const UI = (function () {
     style.textContent = WIDGET_CSS;
     document.head.appendChild(style);
   }
-  window.LLMArithmetic = {formulas: F, catalog: CATALOG, stack: Stack,
+  window.LLMArithmetic = {formulas: F, catalog: CATALOG, stack: Stack, plan: Plan,
     estimate: Estimate.estimate, steps: Estimate.steps, frontier: Estimate.frontier,
     computeChain: Estimate.computeChain,
     formatBits: Estimate.formatBits, plot: Plot, widgets: UI.WIDGETS, outputs: UI.OUTPUTS,
