@@ -165,7 +165,8 @@ HYBRID = [line for line in LINES if "block_tokens" in line]
 def test_hybrid_block_padding_and_concurrency_as_vllm_prints_them(line):
     """The other figures a hybrid's vLLM log prints: the attention block size (exact), the
     padding of the state page (two decimals) and the maximum concurrency (two decimals)."""
-    flags = {"--max-model-len": line["max_model_len"], "--mamba-cache-mode": line["mamba_mode"]}
+    flags = {"--max-model-len": line["max_model_len"], "--mamba-cache-mode": line["mamba_mode"],
+             "--kv-cache-dtype": line.get("kv_dtype", "auto")}
     v = engine_view(line["model"], "vllm", kv_memory_gib=line["kv_memory_gib"], flags=flags)
     assert v.engine_block_tokens == line["block_tokens"]
     pad = 100 * (v.engine_page_bytes - v.engine_state_page_bytes) / v.engine_state_page_bytes

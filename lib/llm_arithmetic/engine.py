@@ -448,8 +448,8 @@ def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[A
     check = line["check"]
     if check == "tokens_from_memory":
         spec = _engine(line["engine"])
-        flags = {_flag(spec, rule): line[rule] for rule in ("max_model_len", "mamba_mode")
-                 if rule in line}
+        flags = {_flag(spec, rule): line[rule]
+                 for rule in ("max_model_len", "mamba_mode", "kv_dtype") if rule in line}
         v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], flags=flags,
                         **kw)
         return v.engine_kv_cache_tokens, float(line["tokens"])
