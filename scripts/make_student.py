@@ -457,6 +457,16 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "a ratio of Phi-3.5-MoE's parameters",
     ("ex-nb-cost-mtok", "forecast_decode"):
         "a share of fit rows within 20% (two thirds), stored with the fit's error summaries",
+    ("ex-nb-serving-little", "engines"):
+        "the attention block size in tokens vLLM 0.19 sets for Qwen3.5-27B (vLLM issue 40691's "
+        "log, quoted in a hybrid rule)",
+    ("ex-nb-serving-little", "compiled"):
+        "the same block size, in the catalog compiled to JSON",
+    ("ex-nb-prefill-chunk-bytes", "engine"):
+        "the attention blocks one request of 262,144 tokens holds in 1,056-token blocks (a "
+        "worked example of vLLM's hybrid concurrency, formulas/engine.py)",
+    ("ex-nb-prefill-chunk-bytes", "_numeric"):
+        "the same worked example, in the generated numeric functions",
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",
