@@ -21,13 +21,14 @@ problem and exit status 2; a context beyond the model's trained context prints a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import math
 import os
 import sys
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 __all__ = ["main", "build_parser", "LIMITS"]
 
@@ -455,20 +456,27 @@ def _engine_given(ns: argparse.Namespace) -> dict[str, Any]:
             if getattr(ns, _engine_dest(flag), None) is not None}
 
 
+@contextlib.contextmanager
+def _warnings_printed() -> Iterator[None]:
+    """Run the block, then print each distinct warning it raised as one line on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
 def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
     from .engine import engine_view
 
     flags = _engine_given(ns)
     if ns.engine is None:
         raise UsageError(f"{next(iter(flags))} is an engine's flag: it needs --engine NAME")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        v = engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
-                        weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
-                        reserve_gib=ns.engine_reserve_gib, kv_memory_gib=ns.engine_kv_memory_gib)
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
-    return v
+    with _warnings_printed():
+        return engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
+                           weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
+                           reserve_gib=ns.engine_reserve_gib,
+                           kv_memory_gib=ns.engine_kv_memory_gib)
 
 
 def _engine_table(v: Any) -> str:
@@ -535,12 +543,9 @@ def _describe(ns: argparse.Namespace) -> int:
         raise UsageError(f"unknown runtime {ns.runtime[:60]!r}; known: "
                          f"{', '.join(known_runtimes())}")
     kwargs = _estimate_kwargs(ns)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _warnings_printed():
         m = resolve_model(ns.model)
         e = estimate(m, batch=ns.batch, **kwargs)
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
     x = expected(e, m.n_layers, ns.runtime)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
     if ns.json:
@@ -585,12 +590,9 @@ def _frontier(ns: argparse.Namespace) -> int:
         batches = [1 << k for k in range(ns.batch.bit_length()) if 1 << k <= ns.batch]
         if batches[-1] != ns.batch:
             batches.append(ns.batch)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _warnings_printed():
         first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
         points = frontier(ns.model, batches=batches, **kwargs)
-    for w in {str(w.message) for w in caught}:
-        print(f"{PROG}: warning: {w}", file=sys.stderr)
     if first.tpot_seconds is None:
         raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
     if ns.json:

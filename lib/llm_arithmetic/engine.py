@@ -101,6 +101,13 @@ def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict
     return out
 
 
+#: Rules whose value is a name of one of the engine's tables: rule -> (table, what it names).
+_CHOICES = {"kv_dtype": ("kv_dtypes", "cache dtype"), "mamba_mode": ("mamba_modes", "mode"),
+            "state_dtype": ("state_dtypes", "state dtype"),
+            "ssm_dtype": ("state_dtypes", "state dtype"),
+            "type_k": ("cache_types", "cache type"), "type_v": ("cache_types", "cache type")}
+
+
 def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
     if rule in SWITCHES:
         if not isinstance(value, bool):
@@ -115,25 +122,11 @@ def _value(key: str, rule: str, value: Any, spec: Mapping[str, Any]) -> Any:
         if not _real(value) or not 0 < value <= 1:
             raise InputError(f"{key} must be a fraction in (0, 1], got {value!r:.40}")
         return float(value)
-    if rule == "kv_dtype":
-        if value not in spec["kv_dtypes"]:
-            raise InputError(f"{key}: unknown cache dtype {str(value)[:30]!r}; known: "
-                             f"{', '.join(spec['kv_dtypes'])}")
-        return value
-    if rule == "mamba_mode":
-        if value not in spec["mamba_modes"]:
-            raise InputError(f"{key}: unknown mode {str(value)[:30]!r}; known: "
-                             f"{', '.join(spec['mamba_modes'])}")
-        return value
-    if rule in ("state_dtype", "ssm_dtype"):
-        if value not in spec["state_dtypes"]:
-            raise InputError(f"{key}: unknown state dtype {str(value)[:30]!r}; known: "
-                             f"{', '.join(spec['state_dtypes'])}")
-        return value
-    if rule in ("type_k", "type_v"):
-        if value not in spec["cache_types"]:
-            raise InputError(f"{key}: unknown cache type {str(value)[:30]!r}; known: "
-                             f"{', '.join(spec['cache_types'])}")
+    if rule in _CHOICES:
+        table, what = _CHOICES[rule]
+        if value not in spec[table]:
+            raise InputError(f"{key}: unknown {what} {str(value)[:30]!r}; known: "
+                             f"{', '.join(spec[table])}")
         return value
     raise InputError(f"{key}: no rule {rule!r}")  # pragma: no cover - the TOML's own error
 

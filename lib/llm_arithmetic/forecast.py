@@ -26,13 +26,13 @@ slower, for reasons a few terms with units can carry:
 Which chip class or runtime each term is kept per is data (:data:`MODELS`, stored with each
 fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
-differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and one :math:`\delta`
-for all. (A structure may also keep llama.cpp's builds of 2023-24 apart, ``builds``:
-:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k and
-:math:`\lambda` are **partially pooled**: every runtime with a fit row has its own, pulled
-towards the runtime-agnostic value by the weight of one of its rows (:func:`fit`'s ``shrink``),
-so a runtime seen in two rows is named and forecast from them, but not fitted to them alone;
-:math:`\tau` falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
+differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and :math:`\delta` per
+chip class. (A structure may also keep llama.cpp's builds of 2023-24 apart, ``builds``:
+:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k,
+:math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
+own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
+``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
+them alone; another term falls back to a pooled key (``*``) below :data:`MIN_ROWS` rows. All terms
 are non-negative, so :math:`t_{forecast} \ge t_{bound}`: **the forecast is never above the
 bound**. They are fitted by non-negative least squares (:func:`nnls`, Lawson and Hanson) on
 the relative error of the time per token, on the ``fit`` rows of
@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -699,11 +700,10 @@ def _seen_intervals(loco: Sequence[tuple[Row, float]]) -> dict[str, list[float]]
 def _quantiles(ratios: Sequence[tuple[Row, float]], by_runtime: bool = True) -> list[float]:
     """The interval's ends (:data:`INTERVAL_LEVELS`) of (row, ratio) pairs, each runtime's rows
     weighing the same in all (``by_runtime``) or each row the same."""
-    n: dict[str, int] = {}
-    for r, _ in ratios:
-        n[base_runtime(r.runtime)] = n.get(base_runtime(r.runtime), 0) + 1
-    return weighted_quantiles([q for _, q in ratios], [1.0 / n[base_runtime(r.runtime)]
-                                                       if by_runtime else 1.0 for r, _ in ratios])
+    runtimes = [base_runtime(r.runtime) for r, _ in ratios]
+    n = Counter(runtimes)
+    return weighted_quantiles([q for _, q in ratios],
+                              [1.0 / n[rt] if by_runtime else 1.0 for rt in runtimes])
 
 
 def interval_for(params: dict[str, Any], name: str, chip_class: str,
