@@ -11,7 +11,8 @@ and reserved-validation errors, the last also as the interface serves them (a ru
 own terms named, any other not). Deterministic: a test refits and compares.
 
 ``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (with
-four candidates that make llama.cpp's 2023-24 builds a runtime of their own): each
+four candidates that make llama.cpp's 2023-24 builds a runtime of their own, and three that
+do so for its CUDA runs without CUDA graphs): each
 candidate's leave-one-source-out and leave-one-chip-out error with a runtime named and their
 mean (the criterion), and the leave-one-runtime-out error of the runtime-agnostic fit (mean
 over runtimes of each runtime's mean error), all on fit rows; no reserved row is read. The
@@ -62,6 +63,16 @@ BUILD_CANDIDATES = {
     "  the same, k and tau shared across llama.cpp's builds (lambda split)": ("k", "tau_s"),
     "  the same, tau shared across llama.cpp's builds (k and lambda split)": ("tau_s",),
 }
+#: Candidates that give llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, chips
+#: before Ampere: measurements.uses_cuda_graphs) terms of their own, on the present structure
+#: (MODELS["by_runtime"]): name -> the terms the two still share. Added in the seventh sitting
+#: of 2026-11-28, after the reserved rows of discussion 15013 had been seen (runtime_README).
+GRAPH_CANDIDATES = {
+    "+ the present structure; llama.cpp without CUDA graphs a runtime (every term split)": (),
+    "  the same, k shared (tau and lambda split: a launch cost per token and per layer)":
+        ("k",),
+    "  the same, k and tau shared (lambda split)": ("k", "tau_s"),
+}
 
 
 def select() -> None:
@@ -78,6 +89,11 @@ def select() -> None:
     candidates.update({name: (eras, BUILDS_BASE[0], MODELS["agnostic"]["weighting"],
                               BUILDS_BASE[1], shared)
                        for name, shared in BUILD_CANDIDATES.items()})
+    graphs = with_builds(rows, by="cuda-graphs")
+    present = MODELS["by_runtime"]
+    candidates.update({name: (graphs, present["terms"], MODELS["agnostic"]["weighting"],
+                              present["shrink"], shared)
+                       for name, shared in GRAPH_CANDIDATES.items()})
     for name, (data, terms, weighting, shrink, shared) in candidates.items():
         named = {"terms": terms, "weighting": "rows", "shrink": shrink,
                  "shared_across_builds": shared}

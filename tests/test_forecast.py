@@ -381,10 +381,10 @@ def test_a_structure_with_builds_names_them_apart_and_serves_rows_with_their_bui
     builds apart (k of their own, tau and lambda shared): ``llama.cpp`` is today's builds,
     ``llama.cpp@2023-24`` the older ones; a reserved row of an older build (discussion 4167,
     November 2023) is served with the older builds' terms; a left-out runtime goes with all its
-    builds (an era of a seen runtime is not an unseen runtime). The stored structure has none:
-    its rows are the data's."""
+    builds (an era of a seen runtime is not an unseen runtime). The stored structure splits
+    by CUDA graphs instead (the next test)."""
     spec = BUILDS_SPEC
-    assert F.named_rows(FIT) == list(FIT) and not PARAMS["by_runtime"].get("builds")
+    assert PARAMS["by_runtime"]["builds"] == F.MODELS["by_runtime"]["builds"] == "cuda-graphs"
     seen = F.named_rows(FIT, spec)
     named = _builds_fit()
     assert named["builds"] and {"llama.cpp", "llama.cpp@2023-24"} <= set(F.known_runtimes(
@@ -399,3 +399,29 @@ def test_a_structure_with_builds_names_them_apart_and_serves_rows_with_their_bui
     small = [r for r in seen if r.runtime.startswith("llama.cpp") or r.runtime == "calm"]
     loro = F._cross_validate(small, "runtime", spec=spec)
     assert {how for r, _, how in loro if r.runtime.startswith("llama.cpp")} == {"agnostic"}
+
+
+def test_the_stored_structure_keeps_llama_cpp_cuda_runs_without_cuda_graphs_apart():
+    """The pick of --select on 438 rows: llama.cpp's CUDA runs without CUDA graphs are a runtime
+    of their own. Which rows ran without them follows from llama.cpp's history, not from the
+    fit: CUDA graphs came with PR #6766 (May 2024) and stay off before Ampere. So the CI's V100
+    (every build), XiongjieDai's December 2023 runs (builds 1671-1691) and maintainers' January
+    2024 PR tables ran without; XiongjieDai's May 2024 runs (builds 2824-2843) and every 2025-26
+    run on Ampere or later with them, and so did the reserved scoreboard's and DGX Spark's; Metal
+    runs keep the plain name. Each no-graphs run pays more time per layer (one launch per kernel)."""
+    named = F.named_rows(FIT)
+    runtime = {r.id: r.runtime for r in named}
+    no_graphs = F.NO_CUDA_GRAPHS
+    assert runtime["xd-llama1-4090-7b-q4_0"] == no_graphs
+    assert runtime["xd-llama3-4090-8b-q4km"] == "llama.cpp"
+    assert runtime["xd-llama3-m1-8b-q4km"] == "llama.cpp"
+    assert {runtime[r.id] for r in FIT if r.source.startswith("ggml-org-ci-v100")} == {no_graphs}
+    assert {runtime[r.id] for r in FIT if r.source == "llama.cpp-cuda-prs-2024"} == {no_graphs}
+    assert {r.runtime for r in F.named_rows(VAL) if r.source in (
+        "llama.cpp-discussion-15013", "llama.cpp-dgx-spark-bench",
+        "llama.cpp-discussion-4167")} == {"llama.cpp"}
+    assert no_graphs in F.known_runtimes()
+    for chip_class in ("consumer-gpu", "datacenter-gpu"):
+        with_graphs, without = (F.terms_for(PARAMS["by_runtime"], chip_class, rt)
+                                for rt in ("llama.cpp", no_graphs))
+        assert without["lambda_s_per_layer"] > with_graphs["lambda_s_per_layer"], chip_class

@@ -511,3 +511,19 @@ def test_llama_bench_logs_in_repository_files_are_single_gpu_cuda_tg128():
     assert by_key[""].value == 65.09
     # the RTX 3080 is not catalogued: 19 Gbps on a 320-bit bus, NVIDIA's GA102 whitepaper figure
     assert by_key[""].bandwidth_gbps == 19 * 320 / 8
+
+
+def test_xiongjiedai_rows_state_the_build_of_their_run():
+    # The README's LLaMA 3 tables do not name a build; each run's notebook in the same repository
+    # (commit aa72e0e, "LLaMA 3/<group>/<card>_v3.ipynb") ends with llama-bench's
+    # "build: <commit> (<number>)" line and shows the compile (make LLAMA_CUBLAS=1) passing
+    # -DGGML_CUDA_USE_GRAPHS. The builds run from 2795 (M3 Max, 7 May 2024) to 2843 (H100 PCIe,
+    # 12 May 2024): after CUDA graphs were merged (#6766, 8 May 2024) for every NVIDIA run.
+    rows = [r for r in ALL if r.source == "xiongjiedai-gpu-benchmarks"]
+    assert len(rows) == 347
+    for r in rows:
+        build = int(r.runtime_version.split("(")[1].split(")")[0])
+        cuda = r.device.startswith("NVIDIA")
+        assert (2824 if cuda else 2795) <= build <= (2843 if cuda else 2797), r.id
+        assert ("CUDA 12.1.1, built with -DGGML_CUDA_USE_GRAPHS" in r.runtime_version) == cuda, r.id
+    assert M.LLAMA_CPP_BUILDS[rows[0].source] == "2023-24"      # a 2024 build, before 2025-26

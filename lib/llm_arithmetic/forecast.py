@@ -27,8 +27,9 @@ Which chip class or runtime each term is kept per is data (:data:`MODELS`, store
 fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
 differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and :math:`\delta` per
-chip class. (A structure may also keep llama.cpp's builds of 2023-24 apart, ``builds``:
-:func:`named_rows`; the selection has picked it once and dropped it at the next refit.) k,
+chip class; llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, chips before
+Ampere) are a runtime of their own, ``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`;
+one launch per kernel instead of one graph per token costs time per layer). k,
 :math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
@@ -106,7 +107,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "FILE_TYPES", "row_weights", "with_builds", "named_rows", "base_runtime",
+           "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
+           "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
@@ -275,13 +277,15 @@ def prefill_fit_rows() -> list[Row]:
 #: the mean of leave-one-source-out and leave-one-chip-out error among the structures that can
 #: name every runtime (``scripts/fit_forecast.py --select``; the pick moves between structures
 #: whose errors differ by less than their noise, see ``runtime_README.md``). A named structure
-#: may set ``builds`` (llama.cpp's rows of 2023-24 builds a runtime of their own,
-#: :func:`named_rows`, sharing the terms of ``shared_across_builds`` with today's builds): a
-#: candidate of the selection, not the present pick.
+#: may set ``builds`` (some of llama.cpp's rows a runtime of their own, :func:`named_rows`,
+#: sharing the terms of ``shared_across_builds`` with the rest): by era of build, a candidate
+#: the selection picked once and dropped; by CUDA graphs, every term split, the pick on 438 rows
+#: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
-                   "shrink": {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0}},
+                   "shrink": {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0},
+                   "builds": "cuda-graphs"},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -329,40 +333,66 @@ def _regressor(term: str, r: Row) -> float:
             "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
 
 
-def with_builds(rows: Sequence[Row], current: str = "2025-26") -> list[Row]:
-    """``rows`` with llama.cpp's rows of older builds named ``llama.cpp@era`` (a runtime of
-    their own; :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`, the one runtime whose
-    builds the data date), the current builds keeping the plain name: the candidate structures
-    of ``scripts/fit_forecast.py --select`` that ask whether a runtime's version should be a
-    term. A spec's ``shared_across_builds`` lists the terms the two still share.
+#: What a structure's ``builds`` splits llama.cpp's rows by: ``"era"`` (``True`` in older
+#: specs), the year of the build; ``"cuda-graphs"``, whether a CUDA run used CUDA graphs.
+BUILD_SPLITS = ("era", "cuda-graphs")
+#: The runtime name of llama.cpp's CUDA rows without CUDA graphs (a ``"cuda-graphs"`` split).
+NO_CUDA_GRAPHS = "llama.cpp@no-cuda-graphs"
 
-    >>> rows = with_builds(decode_fit_rows("fit"))
-    >>> sorted({r.runtime for r in rows if r.runtime.startswith("llama.cpp")})
+
+def with_builds(rows: Sequence[Row], current: str = "2025-26", by: str = "era") -> list[Row]:
+    """``rows`` with some of llama.cpp's rows named as a runtime of their own: by ``"era"``,
+    its rows of older builds as ``llama.cpp@era``
+    (:data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`, the one runtime whose builds
+    the data date); by ``"cuda-graphs"``, its CUDA rows run without CUDA graphs (an older
+    build or a chip before Ampere:
+    :func:`~llm_arithmetic.lab.measurements.uses_cuda_graphs`) as :data:`NO_CUDA_GRAPHS`. The
+    rest keep the plain name. These are candidate structures of
+    ``scripts/fit_forecast.py --select`` that ask whether a runtime's version should be a
+    term; a spec's ``shared_across_builds`` lists the terms the two still share.
+
+    >>> rows = decode_fit_rows("fit")
+    >>> sorted({r.runtime for r in with_builds(rows) if r.runtime.startswith("llama.cpp")})
     ['llama.cpp', 'llama.cpp@2023-24']
+    >>> sorted({r.runtime for r in with_builds(rows, by="cuda-graphs")
+    ...         if r.runtime.startswith("llama.cpp")})
+    ['llama.cpp', 'llama.cpp@no-cuda-graphs']
     """
-    from .lab.measurements import LLAMA_CPP_BUILDS
+    from .lab import measurements as M
 
-    return [replace(r, runtime=f"llama.cpp@{LLAMA_CPP_BUILDS[r.source]}")
-            if r.runtime == "llama.cpp" and LLAMA_CPP_BUILDS[r.source] != current else r
+    if by == "cuda-graphs":
+        off = {m.id for m in M.all_rows() if M.uses_cuda_graphs(m) is False}
+        return [replace(r, runtime=NO_CUDA_GRAPHS) if r.runtime == "llama.cpp" and r.id in off
+                else r for r in rows]
+    if by != "era":
+        raise ValueError(f"builds: unknown split {by!r}; known: {', '.join(BUILD_SPLITS)}")
+    return [replace(r, runtime=f"llama.cpp@{M.LLAMA_CPP_BUILDS[r.source]}")
+            if r.runtime == "llama.cpp" and M.LLAMA_CPP_BUILDS[r.source] != current else r
             for r in rows]
 
 
 def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[Row]:
     """``rows`` as the named-runtime fit ``spec`` (a structure of :data:`MODELS` or a stored
-    fit; default the named structure) sees them: with llama.cpp's older builds a runtime of their
-    own (:func:`with_builds`) when it keeps ``builds`` apart, else unchanged. The
-    runtime-agnostic fit and the question "a runtime never seen" take the rows as they are:
-    every build of a runtime is the same runtime there.
+    fit; default the named structure) sees them: with some of llama.cpp's rows a runtime of their
+    own (:func:`with_builds`: the present structure, its CUDA runs without CUDA graphs) when
+    it keeps ``builds`` apart, else unchanged. The runtime-agnostic fit and the question "a
+    runtime never seen" take the rows as they are: every build of a runtime is the same runtime
+    there.
 
     >>> rows = decode_fit_rows("fit")
-    >>> named_rows(rows) == rows                    # the present structure keeps builds together
-    True
+    >>> sorted({r.runtime for r in named_rows(rows) if r.runtime.startswith("llama.cpp")})
+    ['llama.cpp', 'llama.cpp@no-cuda-graphs']
     >>> sorted({r.runtime for r in named_rows(rows, {"builds": True})
     ...         if r.runtime.startswith("llama.cpp")})
     ['llama.cpp', 'llama.cpp@2023-24']
+    >>> named_rows(rows, {}) == rows
+    True
     """
     spec = MODELS["by_runtime"] if spec is None else spec
-    return with_builds(rows) if spec.get("builds") else list(rows)
+    builds = spec.get("builds")
+    if not builds:
+        return list(rows)
+    return with_builds(rows, by="era" if builds is True else builds)
 
 
 def layer_time_by_build(chip_class: str = "consumer-gpu") -> dict[str, tuple[int, float]]:
@@ -465,7 +495,7 @@ def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None
             out[term] = {**prior[term], **out[term]}
         extra = {"shrink": dict(shrink), "runtimes": sorted({r.runtime for r in rows})}
     if spec.get("builds"):
-        extra["builds"] = True
+        extra["builds"] = spec["builds"]
     if spec.get("shared_across_builds"):
         extra["shared_across_builds"] = list(spec["shared_across_builds"])
     return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"],

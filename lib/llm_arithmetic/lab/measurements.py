@@ -36,6 +36,7 @@ False
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,8 @@ from . import calibration
 
 __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOURCES", "COLUMNS",
            "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
-           "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS"]
+           "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS",
+           "CUDA_GRAPHS_FIRST_BUILD", "PRE_AMPERE", "llama_cpp_build", "uses_cuda_graphs"]
 
 #: Where the dataset lives (package data).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "runtime_measurements.csv"
@@ -284,6 +286,49 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     # llama-bench logs in public repository files (a blog repository's post: build 8828, 2026)
     "llama-bench-repository-files-2025-26": "2025-26",
 }
+
+
+#: The first llama.cpp build the data show compiled with CUDA graphs (``-DGGML_CUDA_USE_GRAPHS``
+#: in the compile lines of XiongjieDai's LLaMA 3 notebooks, builds 2824-2843 of 9-12 May 2024;
+#: their Metal runs of 7 May are builds 2795-2797). CUDA graphs came with llama.cpp PR #6766
+#: (commit bc4bba3, merged 8 May 2024: "updated Makefile build to enable CUDA graphs"): one graph
+#: launch per token instead of one launch per kernel, used at batch 1 on a single GPU.
+CUDA_GRAPHS_FIRST_BUILD = 2824
+#: NVIDIA chips of the data older than Ampere (compute capability 7.0 and 6.1,
+#: https://developer.nvidia.com/cuda-gpus), on which llama.cpp turns CUDA graphs off
+#: (``cc < GGML_CUDA_CC_AMPERE`` in ggml-cuda.cu; lowered to Volta by PR #25749, 16 July 2026,
+#: after every row of the data).
+PRE_AMPERE = ("V100", "P40")
+
+
+def llama_cpp_build(r: RuntimeMeasurement) -> int | None:
+    """The llama.cpp build number a row states (``build 4423``, ``(2824)``), else None.
+
+    >>> row = next(r for r in all_rows() if r.id == "xd-llama3-4090-8b-q4km")
+    >>> llama_cpp_build(row)
+    2824
+    """
+    m = re.search(r"\((\d{3,5})\)|\bbuild (\d{3,5})\b", r.runtime_version)
+    return int(m.group(1) or m.group(2)) if m else None
+
+
+def uses_cuda_graphs(r: RuntimeMeasurement) -> bool | None:
+    """Whether a llama.cpp CUDA row ran with CUDA graphs: a build from
+    :data:`CUDA_GRAPHS_FIRST_BUILD` on (a row without a build number: its source's era,
+    :data:`LLAMA_CPP_BUILDS`, 2025-26 counting as after) on a chip of Ampere or later
+    (:data:`PRE_AMPERE`); None for a row of another runtime or backend (Metal, CPU).
+
+    >>> rows = {r.id: r for r in all_rows()}
+    >>> [uses_cuda_graphs(rows[i]) for i in ("xd-llama1-4090-7b-q4_0", "xd-llama3-4090-8b-q4km",
+    ...                                      "xd-llama3-m1-8b-q4km")]
+    [False, True, None]
+    """
+    if r.runtime != "llama.cpp" or not r.device.startswith("NVIDIA"):
+        return None
+    build = llama_cpp_build(r)
+    recent = (build >= CUDA_GRAPHS_FIRST_BUILD if build is not None
+              else LLAMA_CPP_BUILDS[r.source] == "2025-26")
+    return recent and not any(chip in r.device for chip in PRE_AMPERE)
 
 
 def fit_rows(metric: str | None = None) -> list[RuntimeMeasurement]:
