@@ -141,11 +141,11 @@ def test_llama_cpp_recurrent_state_beside_the_cache():
 def test_paged_view_of_a_hybrid_warns_where_the_state_pages_are_not_modelled():
     """vLLM keeps a hybrid's state-space state in pages of its pool (the attention pages
     widened to the state's page size; kaito-project/kaito PR 2052, vllm issue 40691): the view
-    models it for Gated DeltaNet hybrids on one chip, and warns elsewhere (Mamba-2 and KDA
+    models it for Gated DeltaNet and Mamba-2 hybrids on one chip, and warns elsewhere (KDA
     layers, tensor parallelism, other paged engines); a model without state layers gets no
     warning."""
     with pytest.warns(UserWarning, match="state-space or linear-attention layers"):
-        v = engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20)
+        v = engine_view("kimi-linear-48b-a3b", "vllm", kv_memory_gib=20)
     assert v.engine_state_bytes is None and v.engine_block_tokens is None
     with pytest.warns(UserWarning, match="tensor or pipeline parallelism"):
         engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=20, tp=2)
@@ -166,12 +166,23 @@ def test_hybrid_block_padding_and_concurrency_as_vllm_prints_them(line):
     """The other figures a hybrid's vLLM log prints: the attention block size (exact), the
     padding of the state page (two decimals) and the maximum concurrency (two decimals)."""
     flags = {"--max-model-len": line["max_model_len"], "--mamba-cache-mode": line["mamba_mode"],
-             "--kv-cache-dtype": line.get("kv_dtype", "auto")}
-    v = engine_view(line["model"], "vllm", kv_memory_gib=line["kv_memory_gib"], flags=flags)
+             "--kv-cache-dtype": line.get("kv_dtype", "auto"),
+             "--mamba-ssm-cache-dtype": line.get("ssm_dtype", "auto")}
+    model = str(ROOT / line["model"]) if line["model"].endswith(".json") else line["model"]
+
+    def view(gib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a modelled hybrid: no "not modelled" warning
+            return engine_view(model, "vllm", kv_memory_gib=gib, flags=flags)
+
+    v = view(line["kv_memory_gib"])
     assert v.engine_block_tokens == line["block_tokens"]
     pad = 100 * (v.engine_page_bytes - v.engine_state_page_bytes) / v.engine_state_page_bytes
     assert f"{pad:.2f}" == f"{line['padding_percent']:.2f}"
-    assert f"{v.max_concurrency:.2f}" == f"{line['concurrency']:.2f}"
+    # the log prints the memory to two decimals of GiB: the concurrency it prints lies between
+    # the view's at the two ends of that interval (vLLM divides the unrounded memory)
+    low, high = (view(line["kv_memory_gib"] + d).max_concurrency for d in (-0.005, 0.005))
+    assert round(low, 2) <= line["concurrency"] <= round(high, 2), (low, high)
 
 
 def test_hybrid_pool_of_vllm_issue_40691():
@@ -198,3 +209,89 @@ def test_hybrid_pool_of_vllm_issue_40691():
     assert f"{v.max_concurrency:.2f}" == "33.04"
     assert hybrid_concurrency(pool_blocks=1487, attn_groups=1, state_groups=3,
                               max_model_len=32768, page_tokens=784) == v.max_concurrency
+
+
+NANO = ROOT / "tests" / "configs" / "nvidia-nemotron-3-nano-30b-a3b-bf16.json"
+
+
+def _altered(tmp_path, path, scope, key, value):
+    """A copy of the config at ``path`` with ``key`` of ``scope`` (None: the top level) set to
+    ``value`` (removed when it is None)."""
+    config = json.loads(path.read_text())
+    where = config if scope is None else config[scope]
+    if value is None:
+        where.pop(key, None)
+    else:
+        where[key] = value
+    out = tmp_path / path.name
+    out.write_text(json.dumps(config))
+    return str(out)
+
+
+def test_mamba2_state_page_from_the_checkpoint_dtype(tmp_path):
+    """The recurrent state's dtype is the family reader's (Nemotron-H's mamba_ssm_cache_dtype
+    in config.json), and vLLM's --mamba-ssm-cache-dtype auto takes it. Second derivation for
+    Nemotron 3 Nano (64 heads of 64, 8 groups, state 128, kernel 4; 2 KV heads of 128 at fp8:
+    512 B a token): a convolution window of 3 x (4,096 + 2 x 8 x 128) at 16 bits, 36,864 B,
+    beside a temporal state of 64 x 64 x 128 = 524,288 values at 32 bits (float32, the file's)
+    or at 16 (an altered file's bfloat16); blocks of 16 x ceil(page / (16 x 512)) tokens."""
+    flags = {"--kv-cache-dtype": "fp8", "--max-model-len": 4096}
+    conv, values = 3 * (4096 + 2 * 8 * 128) * 2, 64 * 64 * 128
+    for dtype, bits in (("float32", 32), ("bfloat16", 16), ("float16", 16)):
+        v = engine_view(_altered(tmp_path, NANO, None, "mamba_ssm_cache_dtype", dtype), "vllm",
+                        kv_memory_gib=10, flags=flags)
+        page = conv + values * bits // 8
+        assert v.engine_state_page_bytes == page
+        assert v.engine_block_tokens == 16 * -(-page // (16 * 512))
+    assert page == 1085440 and v.engine_block_tokens == 2128
+    # no dtype in the file: vLLM's Nemotron-H default, float32 (engines.toml's hybrid.ssm_auto)
+    v = engine_view(_altered(tmp_path, NANO, None, "mamba_ssm_cache_dtype", None), "vllm",
+                    kv_memory_gib=10, flags=flags)
+    assert v.engine_state_page_bytes == conv + values * 4
+    # the flag overrides the file
+    v = engine_view(str(NANO), "vllm", kv_memory_gib=10,
+                    flags={**flags, "--mamba-ssm-cache-dtype": "bfloat16"})
+    assert v.engine_state_page_bytes == conv + values * 2
+
+
+def test_gated_deltanet_state_dtype_from_the_reader(tmp_path):
+    """Qwen3.5's mamba_ssm_dtype (in text_config) flows through the reader to the state page:
+    48 value heads of 128 x 128 at 32 bits or, altered, 16, beside the same convolution
+    window of 3 x 10,240 at 16 bits."""
+    path = ROOT / "tests" / "configs" / "qwen3.5-27b.json"
+    conv = 3 * 10240 * 2
+    for dtype, bits in (("float32", 32), ("bfloat16", 16)):
+        v = engine_view(_altered(tmp_path, path, "text_config", "mamba_ssm_dtype", dtype), "vllm",
+                        kv_memory_gib=10, flags={"--max-model-len": 4096})
+        assert v.engine_state_page_bytes == conv + 48 * 128 * 128 * bits // 8
+
+
+@pytest.mark.parametrize("path,scope,key", [
+    (NANO, None, "mamba_ssm_cache_dtype"),
+    (ROOT / "tests" / "configs" / "qwen3.5-27b.json", "text_config", "mamba_ssm_dtype")])
+@pytest.mark.parametrize("bad", ["float8", 32, ["float32"]])
+def test_bad_state_dtype_names_the_field(tmp_path, path, scope, key, bad):
+    from llm_arithmetic.core.errors import ConfigError
+    from llm_arithmetic.estimate import resolve_model
+
+    with pytest.raises(ConfigError, match=f"field '{key}' must be one of float32") as err:
+        resolve_model(_altered(tmp_path, path, scope, key, bad))
+    assert "\n" not in str(err.value)
+
+
+def test_mamba2_hybrids_modelled_on_one_chip():
+    """The catalog's Mamba-2 hybrids get vLLM's pool on one chip (no warning, a block size),
+    the warning with tensor parallelism; Nemotron-H 56B's config names no state dtype, so
+    vLLM's Nemotron-H default (float32) applies: 256 heads of 64 x 256 at 4 B and a window of
+    3 x (16,384 + 2 x 8 x 256) at 2 B, 16,900,096 B, over 8 KV heads x 128 x 2 x 2 B = 4,096 B
+    a token: blocks of 16 x ceil(16,900,096 / 65,536) = 4,128 tokens."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert engine_view("nemotron-3-super", "vllm", kv_memory_gib=20).engine_block_tokens
+        v = engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20)
+    assert 256 * 64 * 256 * 4 + 3 * (16384 + 2 * 8 * 256) * 2 == 16900096
+    assert (v.engine_state_page_bytes, v.engine_block_tokens) == (16900096, 4128)
+    with pytest.warns(UserWarning, match="for KDA layers"):
+        engine_view("kimi-linear-48b-a3b", "vllm", kv_memory_gib=20)
+    with pytest.warns(UserWarning, match="tensor or pipeline parallelism"):
+        engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20, tp=2)

@@ -886,3 +886,28 @@ def test_hybrid_engine_pool_in_the_page_equals_python(page):
                     v.max_concurrency, v.engine_kv_cache_bytes]
     got = page.evaluate(ENGINE_QUERY, [name, inputs, names])
     assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)
+
+
+def test_mamba2_engine_pool_in_the_page_from_the_catalog_state_dtype(page):
+    """A Mamba-2 hybrid's pool in the page: the page's catalog carries the state dtype the
+    family reader read (Nemotron 3 Super's mamba_ssm_cache_dtype, float32: ssm_bits 32), and
+    the plan's engine steps fed with it give the block size, state page, groups and blocks
+    ``engine_view`` gives (vLLM's --mamba-ssm-cache-dtype auto)."""
+    from llm_arithmetic.core.units import GiB
+    from llm_arithmetic.engine import engine_view
+
+    name, memory = "nemotron-3-super", int(round(20 * GiB))
+    bits = page.evaluate("""(name) => [...new Set(window.LLMArithmetic.catalog.models[name]
+      .layers.filter((r) => r.mixer).map((r) => r.mixer.ssm_bits))]""", name)
+    assert bits == [32]
+    inputs = {"engine": "vllm", "engine_kv_memory_given": memory, "engine_page": 16,
+              "engine_max_model_len": 65536, "engine_hybrid": 1, "engine_page_align": 16,
+              "engine_bits_conv": 16, "engine_bits_ssm": bits[0], "engine_state_blocks": 1,
+              "tp": 1, "ep": 1, "pp": 1, "bits_kv": 16, "bits_state": 16}
+    names = ["engine_block_tokens", "engine_state_page", "engine_kv_groups",
+             "engine_pool_blocks", "engine_max_concurrency"]
+    v = engine_view(name, "vllm", kv_memory_gib=20, flags={"--max-model-len": 65536})
+    want = [v.engine_block_tokens, v.engine_state_page_bytes, v.engine_kv_groups,
+            v.engine_pool_blocks, v.max_concurrency]
+    got = page.evaluate(ENGINE_QUERY, [name, inputs, names])
+    assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)

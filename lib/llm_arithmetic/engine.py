@@ -15,7 +15,6 @@ plan's inputs and reads the results.
 """
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import warnings
@@ -27,7 +26,7 @@ from typing import Any, Mapping
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
-from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Model
+from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Mamba2, Model
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
@@ -242,34 +241,35 @@ def _state_bits(spec: Mapping[str, Any], dtype: str, auto: Any) -> Any:
     return auto if name == "auto" else bits_per_weight(name)
 
 
-def _checkpoint_ssm_bits(m: Model) -> Fraction | None:
-    """Bits of the recurrent state the checkpoint's ``config.json`` asks for
-    (``mamba_ssm_dtype``, Qwen3.5: float32, which vLLM's ``--mamba-ssm-cache-dtype auto``
-    takes), or None where the config names none or is not at hand: the file the model was
-    read from, else the catalog's copy of its config.
+def _checkpoint_ssm_bits(m: Model) -> int | None:
+    """Bits of the recurrent state the checkpoint asks for, as its family's reader read them
+    from ``config.json`` into the state layers (``ssm_bits``: Qwen3.5's ``mamba_ssm_dtype``,
+    Nemotron-H's ``mamba_ssm_cache_dtype``), or None where the config names none.
 
     >>> from llm_arithmetic import get_model
     >>> _checkpoint_ssm_bits(get_model("qwen3.5-27b")), _checkpoint_ssm_bits(get_model("gpt2"))
-    (Fraction(32, 1), None)
+    (32, None)
     """
-    from .catalog.model_catalog import DATA_PATH
-    path = Path(m.source)
-    if not (m.source.endswith(".json") and path.is_file()):
-        path = DATA_PATH.parent / "models" / m.name / "config.json"
-    if not path.is_file():
-        return None
-    config = json.loads(path.read_text())
-    dtype = config.get("mamba_ssm_dtype", config.get("text_config", {}).get("mamba_ssm_dtype"))
-    sizes = {"float32": Fraction(32), "bfloat16": Fraction(16), "float16": Fraction(16)}
-    if dtype is not None and dtype not in sizes:
-        raise InputError(f"mamba_ssm_dtype: unknown dtype {str(dtype)[:30]!r} in {path.name}")
-    return sizes.get(dtype)
+    bits = {getattr(b.mixer, "ssm_bits", None) for b in m.layers if b.mixer is not None}
+    bits.discard(None)
+    return bits.pop() if len(bits) == 1 else None
+
+
+def _auto_ssm_bits(spec: Mapping[str, Any], m: Model, conv: Any) -> Any:
+    """Bits of the recurrent state under ``--mamba-ssm-cache-dtype auto``: the checkpoint's,
+    else the engine's default for the model's family (vLLM: float32 for Nemotron-H), else the
+    convolution state's."""
+    own = _checkpoint_ssm_bits(m)
+    if own is not None:
+        return Fraction(own)
+    family = spec["hybrid"].get("ssm_auto", {}).get(m.family)
+    return conv if family is None else _state_bits(spec, family, conv)
 
 
 def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
     """Why vLLM's hybrid pool of ``m`` is not modelled here (None when it is): one chip, every
-    attention layer full and alike, every state layer a Gated DeltaNet and alike, none sharing
-    a block."""
+    attention layer full and alike, every state layer a Gated DeltaNet or a Mamba-2 mixer and
+    alike, none sharing a block."""
     if max(tp, pp) > 1:
         return "with tensor or pipeline parallelism (the state split over chips)"
     attention = {repr(b.attention) for b in m.layers if b.attention is not None}
@@ -279,9 +279,9 @@ def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
             or any(b.attention.window or b.attention.chunk for b in m.layers
                    if b.attention is not None):
         return "for a stack whose attention or state layers differ from one another"
-    if not all(type(b.mixer) is GatedDeltaNet for b in m.layers if b.mixer is not None):
-        return ("for Mamba-2 or KDA layers (the rule is checked against published logs of "
-                "Gated DeltaNet hybrids only)")
+    if not all(type(b.mixer) in (GatedDeltaNet, Mamba2) for b in m.layers if b.mixer is not None):
+        return ("for KDA layers (the rule is checked against published logs of Gated DeltaNet "
+                "and Mamba-2 hybrids only)")
     return None
 
 
@@ -321,12 +321,14 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     -----
     A hybrid model (state-space or linear-attention layers beside attention) on vLLM keeps
     each layer's state in pages of the same pool: the attention block grows until a page holds
-    one layer's state, and the tokens and the concurrency are those vLLM prints (up to 0.19; the
-    printed tokens count the state groups' blocks too). That is modelled for Gated DeltaNet
-    hybrids (Qwen3.5, Qwen3-Next) on one chip, the state's dtypes from ``--mamba-cache-dtype``
-    and ``--mamba-ssm-cache-dtype`` (auto: the checkpoint's ``mamba_ssm_dtype``), and checked
-    against a published log; elsewhere (Mamba-2 or KDA layers, tensor parallelism, SGLang,
-    TensorRT-LLM) the view counts the attention layers alone and warns.
+    one layer's state, and the tokens and the concurrency are those vLLM prints (up to 0.20.0;
+    the printed tokens count the state groups' blocks too). That is modelled for Gated DeltaNet
+    hybrids (Qwen3.5, Qwen3-Next) and Mamba-2 hybrids (Nemotron-H, Nemotron 3) on one chip, the
+    state's dtypes from ``--mamba-cache-dtype`` and ``--mamba-ssm-cache-dtype`` (auto: the
+    dtype the checkpoint names, read by its family's reader into the state layers'
+    ``ssm_bits``; else vLLM's default for the family), and checked against published logs;
+    elsewhere (KDA layers, tensor parallelism, SGLang, TensorRT-LLM) the view counts the
+    attention layers alone and warns.
 
     >>> v = engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=55.72,
     ...                 flags={"--max-model-len": 262144, "--mamba-cache-mode": "align"})
@@ -375,8 +377,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     why_not = _hybrid_modelled(m, tp, pp) if hybrid else None
     if hybrid and why_not is None:
         bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
-        bits_ssm = _state_bits(spec, settings["ssm_dtype"],
-                               _checkpoint_ssm_bits(m) or bits_conv)
+        bits_ssm = _state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
         inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
                       engine_bits_conv=bits_conv, engine_bits_ssm=bits_ssm,
                       engine_state_blocks=spec["mamba_modes"][settings["mamba_mode"]])
@@ -427,8 +428,11 @@ def _flag(spec: Mapping[str, Any], rule: str) -> str:
 def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[Any, float]:
     """The engine view's figure for one published log line and the line's own, as
     ``tests/data/engine_logs.toml`` records it (``check``: ``tokens_from_memory``,
-    ``tokens_from_flags``, ``pool_bytes`` or ``cells_bytes``); a model given as a path to a
-    ``config.json`` is read relative to ``root``.
+    ``concurrency_tokens``, ``tokens_from_flags``, ``pool_bytes`` or ``cells_bytes``); a model
+    given as a path to a ``config.json`` is read relative to ``root``.
+
+    ``concurrency_tokens`` is the "GPU KV cache size" of the vLLM versions that print
+    int(maximum concurrency x max_model_len) (0.20.1 and later) from the memory the log prints.
 
     >>> check_log_line({"engine": "llama.cpp", "model": "llama-3.1-70b", "check": "cells_bytes",
     ...                 "ctx": 4096, "mib": 1280.0})
@@ -439,12 +443,14 @@ def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[A
         model = str(Path(root) / model)
     kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
     check = line["check"]
-    if check == "tokens_from_memory":
+    if check in ("tokens_from_memory", "concurrency_tokens"):
         spec = _engine(line["engine"])
-        flags = {_flag(spec, rule): line[rule]
-                 for rule in ("max_model_len", "mamba_mode", "kv_dtype") if rule in line}
+        flags = {_flag(spec, rule): line[rule] for rule in
+                 ("max_model_len", "mamba_mode", "kv_dtype", "ssm_dtype") if rule in line}
         v = engine_view(model, line["engine"], kv_memory_gib=line["kv_memory_gib"], flags=flags,
                         **kw)
+        if check == "concurrency_tokens":
+            return int(v.max_concurrency * line["max_model_len"]), float(line["tokens"])
         return v.engine_kv_cache_tokens, float(line["tokens"])
     if check == "tokens_from_flags":
         spec = _engine(line["engine"])

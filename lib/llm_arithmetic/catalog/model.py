@@ -387,6 +387,10 @@ class Mamba2(_Mixer):
         heads, convolution width.
     conv_bias, bias : bool
         A bias on the convolution; biases on the input and output projections.
+    ssm_bits : int or None
+        Bits the checkpoint asks its recurrent state be kept in at inference (Nemotron-H's
+        ``mamba_ssm_cache_dtype``: 32 for float32), None where its config names none. It
+        changes no count; engines read it (:mod:`llm_arithmetic.engine`).
     """
 
     d_inner: int
@@ -396,6 +400,7 @@ class Mamba2(_Mixer):
     d_conv: int = 4
     conv_bias: bool = True
     bias: bool = False
+    ssm_bits: int | None = None
 
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
@@ -417,6 +422,10 @@ class GatedDeltaNet(_Mixer):
         Query/key and value head widths.
     d_conv : int
         Width of the causal convolution over q, k and v.
+    ssm_bits : int or None
+        Bits the checkpoint asks its recurrent state (the matrices) be kept in at inference
+        (Qwen3.5's ``mamba_ssm_dtype``: 32 for float32), None where its config names none. It
+        changes no count; engines read it (:mod:`llm_arithmetic.engine`).
     """
 
     n_qk_heads: int
@@ -424,6 +433,7 @@ class GatedDeltaNet(_Mixer):
     d_k: int
     d_v: int
     d_conv: int = 4
+    ssm_bits: int | None = None
 
     def validate(self, owner: str) -> None:
         super().validate(owner)

@@ -453,6 +453,26 @@ def _restated(r: _Reader, key: str, fixed: bool, layout: str) -> None:
             "different model; is the model_type right?")
 
 
+#: The dtypes a config may name for a recurrent state kept at inference, by the format name
+#: whose bits they take (catalog/data/formats.toml).
+STATE_DTYPES: Mapping[str, str] = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+
+
+def _ssm_bits(r: _Reader, key: str) -> int | None:
+    """Bits of the recurrent state the config's ``key`` names (``mamba_ssm_dtype``,
+    ``mamba_ssm_cache_dtype``), None where it names none; another value is refused naming
+    the key."""
+    from .formats import bits_per_weight
+
+    v = r.raw(key)
+    if v is None:
+        return None
+    if not isinstance(v, str) or v not in STATE_DTYPES:
+        raise ConfigError(f"{r.origin}: field '{key}' must be one of "
+                          f"{', '.join(STATE_DTYPES)}, got {v!r:.40}")
+    return int(bits_per_weight(STATE_DTYPES[v]))
+
+
 def _qwen2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=True, o_bias=False, window_rule="qwen2")
 
@@ -1315,7 +1335,8 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     mixer = Mamba2(d_inner=mheads * r.int("mamba_head_dim"), d_state=r.int("ssm_state_size"),
                    n_groups=r.int("n_groups", kind="count"), n_heads=mheads,
                    d_conv=r.int("conv_kernel", 4, kind="count"),
-                   conv_bias=r.flag("use_conv_bias", True), bias=r.flag("use_bias", False))
+                   conv_bias=r.flag("use_conv_bias", True), bias=r.flag("use_bias", False),
+                   ssm_bits=_ssm_bits(r, "mamba_ssm_cache_dtype"))
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
     r.read.add("mamba_proj_bias")
     def block(c: str) -> Layers:
@@ -1380,7 +1401,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
                             n_v_heads=r.int("linear_num_value_heads", kind="heads"),
                             d_k=r.int("linear_key_head_dim"),
                             d_v=r.int("linear_value_head_dim"),
-                            d_conv=r.int("linear_conv_kernel_dim", 4, kind="count"))
+                            d_conv=r.int("linear_conv_kernel_dim", 4, kind="count"),
+                            ssm_bits=_ssm_bits(r, "mamba_ssm_dtype"))
         attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
                          gate=dh)
         dense = MLP(r.int("intermediate_size")) if not moe or r.has("intermediate_size") \
