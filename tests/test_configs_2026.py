@@ -368,7 +368,7 @@ def test_gemma4_layouts_not_modelled_are_refused_naming_the_key(key, value, patt
 
 
 # ---- Gemma 4 E2B and E4B: per-layer embeddings, KV-sharing layers, an audio tower -------------
-#: key -> (the Hub's safetensors total, its stored layer scalars; SOURCES.md section 12)
+#: key -> (the Hub's safetensors total, its stored layer scalars; SOURCES.md section 13)
 HUB_TOTAL = {"gemma-4-e2b": (5_123_178_051, 35), "gemma-4-e4b": (7_996_156_490, 42)}
 
 
@@ -378,7 +378,7 @@ def e_model(name: str) -> dict:
 
 def unused_kv_by_hand(name: str) -> int:
     """k, v (H_kv x d_head x d each) and k norm (d_head) of every KV-sharing layer, which the
-    checkpoint stores and transformers 5.24.0 does not build (FAMILIES.md section 14.19)."""
+    checkpoint stores and transformers 5.24.0 does not build (FAMILIES.md section 14.20)."""
     t = e_model(name)["text_config"]
     n, shared, d = t["num_hidden_layers"], t["num_kv_shared_layers"], t["hidden_size"]
     widths = [t["head_dim"] if kind == "sliding_attention" else t["global_head_dim"]

@@ -596,7 +596,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     # norm, and per layer a gate, a projection back and a norm (Model.d_ple). The last
     # num_kv_shared_layers layers read the cache of the last earlier layer of their kind: no
     # k/v projections, no k norm (kv_shared); with use_double_wide_mlp their MLP is twice as
-    # wide. FAMILIES.md section 14.19.
+    # wide. FAMILIES.md section 14.20.
     given_ple_vocab = r.cfg.get("vocab_size_per_layer_input", ...)
     g = _defaulted(r.cfg, GEMMA4_TEXT_DEFAULTS, r.origin, r.family)
     d = g.int("hidden_size")
@@ -716,7 +716,7 @@ def _gemma4_audio_params(r: _Reader, d_text: int) -> int:
     key projection, h x h each, and a per-dimension scale of h/heads), a light convolution (h ->
     2h gated, a depthwise kernel of k per channel, h -> h, two norms) and three norms; an
     output projection h -> o with bias; the embedder one o x d_text matrix (its norm has no
-    weight). The clipped linears' bounds are buffers. FAMILIES.md section 14.19."""
+    weight). The clipped linears' bounds are buffers. FAMILIES.md section 14.20."""
     h = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     heads = r.int("num_attention_heads", kind="heads")
