@@ -58,6 +58,7 @@ def _model(entry: Any) -> dict[str, Any]:
         "group": entry.group, "url": entry.url, "n_vocab": m.n_vocab, "d_model": m.d_model,
         "tied": m.tied, "n_positions": m.n_positions, "head_bias": m.head_bias,
         "norm_vecs_final": m.norm_vecs_final, "trained_context": m.trained_context,
+        "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total}
                    for x in m.extras],

@@ -57,7 +57,8 @@ times how many blocks of that kind the stack has; a part whose form has no case 
 """
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-                 "head_bias", "extras_in_total", "native_bits_default", "native_bits_experts",
+                 "head_bias", "extras_in_total", "d_ple", "n_vocab_ple",
+                 "native_bits_default", "native_bits_experts",
                  "native_bits_unread", "is_moe", "n_active_experts")
 _CHIP_INPUTS = tuple(i for i in INPUTS if i.startswith(("chip_", "given_")))
 

@@ -120,6 +120,10 @@ class Attention:
         The values are the key projection's output (no value projection; Gemma 4's global
         layers, ``attention_k_eq_v``). Keys and values are still cached apart (the keys are
         normalized and rotated, the values only normalized), so only the parameters change.
+    kv_shared : bool
+        The block reads the keys and values an earlier layer of the same kind cached (Gemma 4
+        E2B/E4B's last ``num_kv_shared_layers`` layers): no key or value projection, no key
+        norm, no cache of its own; a decode step still reads that layer's cache.
     """
 
     n_heads: int
@@ -141,6 +145,7 @@ class Attention:
     index_dim: int = 0
     index_topk: int = 0
     kv_tied: bool = False
+    kv_shared: bool = False
     o_lora_rank: int = 0
     o_groups: int = 0
     compress: int = 0
@@ -166,6 +171,10 @@ class Attention:
         if self.kv_tied and (self.is_mla or self.d_v or self.gate):
             raise ConfigError(f"{owner}: values tied to keys (kv_tied) are modelled for plain "
                               "grouped-query attention only")
+        if self.kv_shared and (self.is_mla or self.d_v or self.gate or self.kv_tied
+                               or self.o_groups):
+            raise ConfigError(f"{owner}: layers that read an earlier layer's keys and values "
+                              "(kv_shared) are modelled for plain grouped-query attention only")
         if self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
@@ -260,6 +269,7 @@ class Attention:
         extras = [x for x, on in (("q/k/v bias", self.qkv_bias), ("o bias", self.o_bias),
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
                                   ("sinks", self.sinks), ("values = keys", self.kv_tied),
+                                  ("keys and values of an earlier layer", self.kv_shared),
                                   (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
@@ -569,6 +579,10 @@ class Model:
         Context the model was trained for (``max_position_embeddings``) [token].
     extras : tuple of Extra
         Parameters outside the decoder (vision tower, multi-token prediction).
+    d_ple, n_vocab_ple : int
+        Per-layer input embeddings (Gemma 4 E2B/E4B): each block's slice width of a second
+        embedding table, and that table's rows (0, 0: none). A decode step gathers one row of
+        the table (every block's slice) and reads the rest of the PLE weights.
     native_bits : Mapping[str, Fraction]
         Bits per weight of the checkpoint as shipped, by part (``"default"``, and
         ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4, ``"unread"`` for
@@ -592,6 +606,8 @@ class Model:
     norm_vecs_final: int = 1
     trained_context: int | None = None
     extras: tuple[Extra, ...] = ()
+    d_ple: int = 0
+    n_vocab_ple: int = 0
     native_bits: Mapping[str, Fraction] = field(
         default_factory=lambda: MappingProxyType({"default": Fraction(16)}))
     family: str = ""
@@ -604,6 +620,11 @@ class Model:
         _check_int(self.name, "d_model", self.d_model)
         _check_int(self.name, "n_positions", self.n_positions, minimum=0)
         _check_int(self.name, "norm_vecs_final", self.norm_vecs_final, minimum=0)
+        _check_int(self.name, "d_ple", self.d_ple, minimum=0)
+        _check_int(self.name, "n_vocab_ple", self.n_vocab_ple, minimum=0)
+        if bool(self.d_ple) != bool(self.n_vocab_ple):
+            raise ConfigError(f"{self.name}: per-layer embeddings need both d_ple and "
+                              f"n_vocab_ple (got {self.d_ple} and {self.n_vocab_ple})")
         if self.trained_context is not None:
             _check_int(self.name, "trained_context", self.trained_context)
         if not isinstance(self.layers, tuple) or not self.layers:
@@ -701,7 +722,8 @@ class Model:
                 and not self.layers[0].attention.d_v and not self.layers[0].attention.gate
                 and not self.layers[0].attention.qk_norm and not self.layers[0].attention.sinks
                 and not self.layers[0].mlp.n_shared and not self.layers[0].mlp.router_bias
-                and not self.layers[0].mlp.shared_gate and not self.extras)
+                and not self.layers[0].mlp.shared_gate and not self.extras
+                and not self.d_ple)
 
     # classic attributes, where every layer agrees
     n_heads = property(lambda self: self._uniform("attention", "n_heads"),
@@ -800,6 +822,7 @@ class Model:
             n_positions=self.n_positions, norm_vecs_final=self.norm_vecs_final,
             head_bias=int(self.head_bias),
             extras_in_total=sum(x.params for x in self.extras if x.in_total),
+            d_ple=self.d_ple, n_vocab_ple=self.n_vocab_ple,
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),
             native_bits_unread=self.native_bits.get("unread", default),
@@ -888,7 +911,9 @@ class Model:
         """Where the parameters are: embeddings and head, attention, mixers, MLPs (dense),
         routed experts, shared experts and routers, norms, extras [-]."""
         d = self.d_model
-        out = {"embeddings and head": self.embedding_params, "attention": 0,
+        out = {"embeddings and head": self.embedding_params,
+               "per-layer embeddings (table, projections, gates)": self.evaluate("ple_params"),
+               "attention": 0,
                "state-space mixers": 0, "dense MLPs": 0, "routed experts": 0,
                "shared experts and routers": 0, "norms": 0}
         for run in self.layers:
@@ -971,13 +996,16 @@ class Model:
         mlp = sum(run.count * run.mlp.active_params(d) for run in self._runs_with("mlp"))
         expert_used = ev.get("expert_matrices_read")  # at the plan's default batch, 1
         default, experts = ev.get("bits_default"), ev.get("bits_experts")
-        rest = self.decode_read_params - attn - mixers - mlp
+        ple = ev.get("ple_params") - ev.get("unread_ple_params")
+        rest = self.decode_read_params - attn - mixers - mlp - ple
         wb = N.weight_bytes
         out = {
             "attention weights": wb(n_params=attn, bits_weight=default),
             "state-space mixers": wb(n_params=mixers, bits_weight=default),
             "MLP and expert weights used": wb(n_params=mlp - expert_used, bits_weight=default)
             + wb(n_params=expert_used, bits_weight=experts),
+            "per-layer embeddings: one table row, projections, gates":
+                wb(n_params=ple, bits_weight=default),
             "head, embedding row, norms": wb(n_params=rest, bits_weight=default),
             "KV cache": ev.get("seq_kv_read"),
             "state (read and written)": ev.get("seq_bytes") - ev.get("seq_kv_read"),

@@ -592,8 +592,8 @@ GEMMA4_TEXT_DEFAULTS: Mapping[str, Any] = {
     "num_hidden_layers": 30, "num_attention_heads": 8, "num_key_value_heads": 4,
     "head_dim": 256, "global_head_dim": 512, "max_position_embeddings": 131072,
     "sliding_window": 512, "tie_word_embeddings": True, "attention_bias": False,
-    "hidden_size_per_layer_input": 256, "attention_k_eq_v": False, "num_kv_shared_layers": 0,
-    "enable_moe_block": False,
+    "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144,
+    "attention_k_eq_v": False, "num_kv_shared_layers": 0, "enable_moe_block": False,
 }
 #: transformers' Gemma4VisionConfig defaults.
 GEMMA4_VISION_DEFAULTS: Mapping[str, Any] = {
@@ -610,17 +610,32 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     # q_norm, k_norm of the layer's head width (v_norm has no weight); four RMSNorms per layer;
     # a dense GeGLU MLP of intermediate_size and, with enable_moe_block, beside it a mixture of
     # num_experts of moe_intermediate_size (top_k_experts), a router (proj E x d, scale d,
-    # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.16.
+    # per_expert_scale E) and three more RMSNorms. FAMILIES.md section 14.16. Per-layer input
+    # embeddings (hidden_size_per_layer_input > 0; E2B, E4B): a table of
+    # vocab_size_per_layer_input x (layers x width), a projection d -> layers x width and its
+    # norm, and per layer a gate, a projection back and a norm (Model.d_ple). The last
+    # num_kv_shared_layers layers read the cache of the last earlier layer of their kind: no
+    # k/v projections, no k norm (kv_shared); with use_double_wide_mlp their MLP is twice as
+    # wide. FAMILIES.md section 14.20.
+    given_ple_vocab = r.cfg.get("vocab_size_per_layer_input", ...)
     g = _defaulted(r.cfg, GEMMA4_TEXT_DEFAULTS, r.origin, r.family)
     d = g.int("hidden_size")
     n = g.int("num_hidden_layers", kind="layers")
     h, hkv, dh = g.heads(d)
-    g.refuse("hidden_size_per_layer_input", "per-layer input embeddings (a second embedding "
-             "table and a gate per layer) are not counted")
+    d_ple = g.int("hidden_size_per_layer_input", 0, minimum=0)
+    n_vocab_ple = 0
+    if d_ple:
+        if given_ple_vocab is None or given_ple_vocab == 0:
+            raise ConfigError(f"{r.origin}: field 'vocab_size_per_layer_input' is "
+                              f"{given_ple_vocab} while 'hidden_size_per_layer_input' is "
+                              f"{d_ple}: per-layer input embeddings need both dimensions")
+        n_vocab_ple = g.int("vocab_size_per_layer_input", kind="vocab")
     g.read.add("vocab_size_per_layer_input")
-    g.refuse("num_kv_shared_layers", "layers that reuse an earlier layer's keys and values "
-             "(no projections or cache of their own) are not modelled")
-    g.read.add("use_double_wide_mlp")  # applies to key/value-sharing layers only
+    shared = g.int("num_kv_shared_layers", 0, kind="layers", minimum=0)
+    if shared >= n:
+        raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) must be less "
+                          f"than 'num_hidden_layers' ({n}): some layer must own a cache")
+    double_mlp = g.flag("use_double_wide_mlp", False)  # key/value-sharing layers only
     g.refuse("per_layer_config", "an explicit per-layer geometry is not read")
     if g.raw("use_bidirectional_attention") == "all":
         raise ConfigError(f"{r.origin}: field 'use_bidirectional_attention' = 'all' makes the "
@@ -628,6 +643,11 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     types = g.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
         "sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
     types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer global
+    first_shared = n - shared
+    if set(types[:first_shared]) != set(types):
+        raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) leaves no "
+                          "earlier layer of kind "
+                          f"{sorted(set(types) - set(types[:first_shared]))} to read from")
     window = _window(g)
     tied_kv = g.flag("attention_k_eq_v", False)
     g_heads = (g.int("num_global_key_value_heads", hkv, kind="heads") if tied_kv else hkv)
@@ -639,9 +659,15 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     sliding = Attention(h, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head")
     full = Attention(h, g_heads, g.int("global_head_dim"), qkv_bias=bias, o_bias=bias,
                      qk_norm="head", kv_tied=tied_kv)
+    if shared and tied_kv:
+        raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) together with "
+                          "'attention_k_eq_v' is not modelled")
     ff = g.int("intermediate_size")
     mlp, norms = MLP(ff), 4
     if g.flag("enable_moe_block", False):
+        if shared and double_mlp:
+            raise ConfigError(f"{r.origin}: field 'use_double_wide_mlp' with "
+                              "'enable_moe_block' is not modelled")
         e, k = _experts(g, n_key="num_experts", k_key="top_k_experts")
         # the dense MLP runs beside the experts on every token: one shared expert of width ff;
         # per_expert_scale is the router's vector of E; router.scale (d) weights the router's
@@ -652,10 +678,24 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     else:
         g.read.update({"num_experts", "top_k_experts", "moe_intermediate_size"})
     g.refuse("expert_intermediate_size", "Gemma 4's expert width is 'moe_intermediate_size'")
+    wide = MLP(2 * ff) if double_mlp and not mlp.n_experts > 1 else mlp
+
+    def attention(i: int) -> Attention:
+        a = sliding if types[i] == "sliding_attention" else full
+        return replace(a, kv_shared=True) if i >= first_shared else a
+
+    # the checkpoints of E2B and E4B still store the KV-sharing layers' k and v projections
+    # and k norm, which no layer uses (transformers 5.24.0 builds none of them): reported apart
+    unused = sum(2 * a.n_kv_heads * a.d_head * d + a.d_head
+                 for a in (sliding if types[i] == "sliding_attention" else full
+                           for i in range(first_shared, n)))
+    extras = (Extra("unused k, v and k-norm weights of the KV-sharing layers", unused, True,
+                    "stored in the checkpoint; no decode step reads them"),) if unused else ()
     kw = _decoder(g, n_layers=n, norms=norms, tied=g.flag("tie_word_embeddings", True),
                   trained_context=g.int("max_position_embeddings", None, kind="context"),
-                  attention=lambda i: sliding if types[i] == "sliding_attention" else full,
-                  mlp=lambda i: mlp, d_model=d)
+                  attention=attention, mlp=lambda i: wide if i >= first_shared else mlp,
+                  d_model=d, extras=extras)
+    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple)
     r.read |= g.read
     return kw
 
@@ -681,21 +721,64 @@ def _gemma4_vision_params(r: _Reader, d_text: int) -> int:
     return tower + h * d_text
 
 
+#: transformers' Gemma4AudioConfig defaults (5.24.0).
+GEMMA4_AUDIO_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 1024, "num_hidden_layers": 12, "num_attention_heads": 8,
+    "subsampling_conv_channels": [128, 32], "conv_kernel_size": 5, "output_proj_dims": 1536,
+}
+
+
+def _gemma4_audio_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Gemma 4's audio encoder (Gemma4AudioModel, a Conformer) and its projection
+    into the language model: two 3 x 3 convolutions (1 -> c0 -> c1 channels, each with a norm
+    of its channels) and a projection (c0/4) c1 -> h; per layer two macaron feed-forward
+    blocks (h -> 4h -> h, two norms each), attention (q, k, v, output and a relative-position
+    key projection, h x h each, and a per-dimension scale of h/heads), a light convolution (h ->
+    2h gated, a depthwise kernel of k per channel, h -> h, two norms) and three norms; an
+    output projection h -> o with bias; the embedder one o x d_text matrix (its norm has no
+    weight). The clipped linears' bounds are buffers. FAMILIES.md section 14.20."""
+    h = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    c0, c1 = r.int_list("subsampling_conv_channels", [128, 32], n=2)
+    k = r.int("conv_kernel_size", kind="count")
+    o = r.int("output_proj_dims")
+    r.read.update({"use_clipped_linears", "attention_chunk_size", "attention_context_left",
+                   "attention_context_right", "gradient_clipping", "residual_weight"})
+    subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 // 4) * c1 * h
+    layer = 24 * h * h + 9 * h + k * h + h // heads
+    return subsample + n * layer + o * h + o + o * d_text
+
+
+def _gemma4_tower(r: _Reader, key: str, defaults: Mapping[str, Any]) -> _Reader | None:
+    tower = r.raw(key, None)
+    if tower is None:
+        return None
+    if not isinstance(tower, dict):
+        raise ConfigError(f"{r.origin}: field '{key}' must be an object")
+    return _defaulted(tower, defaults, f"{r.origin}: {key}", f"gemma4_{key[:-7]}")
+
+
 def _gemma4(r: _Reader) -> dict[str, Any]:
     # Gemma4ForConditionalGeneration: the language model in text_config, a vision tower in
-    # vision_config, an audio tower in audio_config (counted: not yet; refused when present)
+    # vision_config, an audio tower in audio_config (E2B, E4B), each with its projection into
+    # the text width
     kw = _wrapped_text(r, "gemma4_text")
-    r.refuse("audio_config", "Gemma 4's audio tower is not counted")
-    vision = r.raw("vision_config", None)
-    if vision is not None:
-        if not isinstance(vision, dict):
-            raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
-        vr = _defaulted(vision, GEMMA4_VISION_DEFAULTS, r.origin + ": vision_config",
-                        "gemma4_vision")
-        kw["extras"] = (Extra("vision tower and projector",
-                              _gemma4_vision_params(vr, kw["d_model"]), True,
-                              "Gemma 4's vision encoder and its projection into the text "
-                              "width"),)
+    towers = []
+    vr = _gemma4_tower(r, "vision_config", GEMMA4_VISION_DEFAULTS)
+    if vr is not None:
+        towers.append(Extra("vision tower and projector",
+                            _gemma4_vision_params(vr, kw["d_model"]), True,
+                            "Gemma 4's vision encoder and its projection into the text width"))
+    ar = _gemma4_tower(r, "audio_config", GEMMA4_AUDIO_DEFAULTS)
+    if ar is not None:
+        towers.append(Extra("audio tower and projector", _gemma4_audio_params(ar, kw["d_model"]),
+                            True, "Gemma 4's audio encoder (a Conformer) and its projection "
+                            "into the text width"))
+    kw["extras"] = tuple(towers) + tuple(kw.get("extras", ()))
     return kw
 
 

@@ -75,6 +75,9 @@ def _sym(name: str, latex: str, description: str, unit: str = "1",
 n_vocab = _sym("n_vocab", "V", "vocabulary size (rows of the embedding table)")
 d_model = _sym("d_model", "d_{model}", "hidden size (width of the residual stream)")
 n_layers = _sym("n_layers", "L", "number of transformer blocks")
+d_ple = _sym("d_ple", "d_{PLE}", "width of one block's per-layer input embedding (Gemma 4 E2B/E4B, Gemma 3n; 0: none)", assumptions=_NONNEG)
+n_vocab_ple = _sym("n_vocab_ple", "V_{PLE}", "rows of the per-layer input embedding table",
+                   assumptions=_NONNEG)
 n_heads = _sym("n_heads", "H", "attention (query) heads per layer")
 n_kv_heads = _sym("n_kv_heads", "H_{kv}", "key/value heads per layer (= H for MHA, 1 for MQA)")
 d_head = _sym("d_head", "d_{head}", "width of one attention head")

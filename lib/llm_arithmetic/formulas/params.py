@@ -330,6 +330,27 @@ def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o
             - (d_model + qkv_bias) * n_kv_heads * d_head)
 
 
+@formula("attn_params")
+def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0,
+                           qk_norm_full=0, attn_sinks=0):
+    """Parameters one attention block uses when it reads an earlier layer's keys and values
+    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections,
+    the query's bias and norm; no key or value projection and no key norm of its own, and no
+    cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm
+    weights; the reader reports them apart.)
+
+    Examples
+    --------
+    A sliding KV-sharing layer of Gemma 4 E2B (d = 1536, 8 query heads of 256, a query norm):
+    8 x 256 x 1536 for q and o each, 256 for the norm.
+
+    >>> reuse_attention_params(d_model=1536, n_heads=8, d_head=256, qk_norm=1)
+    6291712
+    """
+    return (2 * d_model * n_heads * d_head + qkv_bias * n_heads * d_head + o_bias * d_model
+            + qk_norm * d_head + qk_norm_full * n_heads * d_head + attn_sinks * n_heads)
+
+
 @formula("matmul_params", name="compressed_matmul_params")
 def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups,
                              compress_overlap=0, index_heads=0, index_dim=0):

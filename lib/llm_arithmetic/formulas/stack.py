@@ -199,6 +199,52 @@ def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):
             + (n_positions - sp.Min(n_positions, 1, evaluate=False)) * d_model)
 
 
+@formula("embed_params")
+def per_layer_embedding_params(*, n_layers, d_model, d_ple, n_vocab_ple):
+    """Parameters of per-layer input embeddings (PLE; Gemma 4 E2B/E4B, Gemma 3n): one table of
+    V_PLE rows holding, for every block, a slice of width d_PLE (L d_PLE columns in all); a
+    projection of the token's embedding to the same L d_PLE numbers and a norm of width d_PLE;
+    and in every block a gate (d x d_PLE), a projection back to the residual (d_PLE x d) and a
+    norm of width d.
+
+    Examples
+    --------
+    Gemma 4 E2B (L = 35, d = 1536, d_PLE = 256, V_PLE = 262,144): the table alone is
+    262,144 x 8,960.
+
+    >>> per_layer_embedding_params(n_layers=35, d_model=1536, d_ple=256, n_vocab_ple=262144)
+    2390151936
+    """
+    return (n_layers * d_ple * (n_vocab_ple + d_model) + d_ple
+            + n_layers * (2 * d_model * d_ple + d_model))
+
+
+@formula("params_unread")
+def unread_per_layer_embedding_params(*, n_layers, d_ple, n_vocab_ple):
+    """Per-layer embedding parameters a decode step of one token does not read: the table is
+    gathered, one row (L d_PLE numbers, a slice for every block) per token.
+
+    Examples
+    --------
+    >>> unread_per_layer_embedding_params(n_layers=35, d_ple=256, n_vocab_ple=262144)
+    2348801280
+    """
+    return (n_vocab_ple - 1) * n_layers * d_ple
+
+
+@formula("layer_matmul_params")
+def per_layer_embedding_matmul_params(*, n_layers, d_model, d_ple):
+    """Weights of per-layer input embeddings in matrix products for one token: the projection
+    of the embedding to L d_PLE numbers, and every block's gate and projection back.
+
+    Examples
+    --------
+    >>> per_layer_embedding_matmul_params(n_layers=35, d_model=1536, d_ple=256)
+    41287680
+    """
+    return 3 * n_layers * d_model * d_ple
+
+
 @formula("kv_cache")
 def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
     """Cache of one attention layer for B sequences, each holding the positions the layer keeps.

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -151,6 +151,8 @@ PARAMS = {
     'overlapped_time': ('work_time', 'comm_time'),
     'padded_cells': ('context', 'cell_pad'),
     'paged_waste': ('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'),
+    'per_layer_embedding_matmul_params': ('n_layers', 'd_model', 'd_ple'),
+    'per_layer_embedding_params': ('n_layers', 'd_model', 'd_ple', 'n_vocab_ple'),
     'pipeline_bubble': ('pp', 'microbatches'),
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
     'pool_tokens': ('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'),
@@ -161,6 +163,7 @@ PARAMS = {
     'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
+    'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
@@ -191,6 +194,7 @@ PARAMS = {
     'tp_step_time': ('step_bytes', 'step_flops', 'tp', 'bandwidth', 'peak_flops', 'comm_time'),
     'two_tier_allreduce_time': ('message_bytes', 'domain_chips', 'n_nodes', 'link_bandwidth', 'link_latency', 'out_bandwidth', 'out_latency'),
     'unread_embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions'),
+    'unread_per_layer_embedding_params': ('n_layers', 'd_ple', 'n_vocab_ple'),
     'weight_bytes': ('n_params', 'bits_weight'),
     'window_pairs': ('prompt', 'window'),
     'window_tokens': ('context', 'window'),
@@ -6510,6 +6514,92 @@ def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
         return _vector_result(batch*kv_cache_bytes_per_token*(-context + block_tokens*_np.ceil(context/block_tokens)))
 
 
+def per_layer_embedding_matmul_params(*, n_layers, d_model, d_ple):
+    """Weights of per-layer input embeddings in matrix products for one token: the projection
+    of the embedding to L d_PLE numbers, and every block's gate and projection back.
+
+    .. math::
+
+        P_{mm,l} = 3 L d_{model} d_{PLE}
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_ple : number or array
+        Width of one block's per-layer input embedding (Gemma 4 E2B/E4B, Gemma 3n; 0: none), :math:`d_{PLE}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> per_layer_embedding_matmul_params(n_layers=35, d_model=1536, d_ple=256)
+    41287680
+    """
+    _exact = _exact_args(('n_layers', 'd_model', 'd_ple'), (n_layers, d_model, d_ple))
+    if _exact is not None:
+        n_layers, d_model, d_ple = _exact
+        try:
+            return _exact_result(3*n_layers*d_ple*d_model)
+        except ZeroDivisionError:
+            return _inf
+    n_layers, d_model, d_ple = _vector_args(('n_layers', 'd_model', 'd_ple'), (n_layers, d_model, d_ple))
+    with _quiet():
+        return _vector_result(3*n_layers*d_ple*d_model)
+
+
+def per_layer_embedding_params(*, n_layers, d_model, d_ple, n_vocab_ple):
+    """Parameters of per-layer input embeddings (PLE; Gemma 4 E2B/E4B, Gemma 3n): one table of
+    V_PLE rows holding, for every block, a slice of width d_PLE (L d_PLE columns in all); a
+    projection of the token's embedding to the same L d_PLE numbers and a norm of width d_PLE;
+    and in every block a gate (d x d_PLE), a projection back to the residual (d_PLE x d) and a
+    norm of width d.
+
+    .. math::
+
+        P_{emb} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_ple : number or array
+        Width of one block's per-layer input embedding (Gemma 4 E2B/E4B, Gemma 3n; 0: none), :math:`d_{PLE}` [-]
+    n_vocab_ple : number or array
+        Rows of the per-layer input embedding table, :math:`V_{PLE}` [-]
+
+    Returns
+    -------
+    embed_params : number or array
+        Parameters outside the blocks: embeddings, final norm, output head, :math:`P_{emb}` [-]
+
+    Examples
+    --------
+    Gemma 4 E2B (L = 35, d = 1536, d_PLE = 256, V_PLE = 262,144): the table alone is
+    262,144 x 8,960.
+
+    >>> per_layer_embedding_params(n_layers=35, d_model=1536, d_ple=256, n_vocab_ple=262144)
+    2390151936
+    """
+    _exact = _exact_args(('n_layers', 'd_model', 'd_ple', 'n_vocab_ple'), (n_layers, d_model, d_ple, n_vocab_ple))
+    if _exact is not None:
+        n_layers, d_model, d_ple, n_vocab_ple = _exact
+        try:
+            return _exact_result(n_layers*d_ple*(n_vocab_ple + d_model) + n_layers*(2*d_ple*d_model + d_model) + d_ple)
+        except ZeroDivisionError:
+            return _inf
+    n_layers, d_model, d_ple, n_vocab_ple = _vector_args(('n_layers', 'd_model', 'd_ple', 'n_vocab_ple'), (n_layers, d_model, d_ple, n_vocab_ple))
+    with _quiet():
+        return _vector_result(n_layers*d_ple*(n_vocab_ple + d_model) + n_layers*(2*d_ple*d_model + d_model) + d_ple)
+
+
 def pipeline_bubble(*, pp, microbatches):
     """Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp
     stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late,
@@ -6974,6 +7064,61 @@ def request_time(*, ttft, tpot, generated):
     ttft, tpot, generated = _vector_args(('ttft', 'tpot', 'generated'), (ttft, tpot, generated))
     with _quiet():
         return _vector_result(generated*tpot + ttft)
+
+
+def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters one attention block uses when it reads an earlier layer's keys and values
+    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections,
+    the query's bias and norm; no key or value projection and no key norm of its own, and no
+    cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm
+    weights; the reader reports them apart.)
+
+    .. math::
+
+        P_{attn} = d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A sliding KV-sharing layer of Gemma 4 E2B (d = 1536, 8 query heads of 256, a query norm):
+    8 x 256 x 1536 for q and o each, 256 for the norm.
+
+    >>> reuse_attention_params(d_model=1536, n_heads=8, d_head=256, qk_norm=1)
+    6291712
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head)
 
 
 def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
@@ -8354,6 +8499,45 @@ def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):
     n_vocab, d_model, tied, n_positions = _vector_args(('n_vocab', 'd_model', 'tied', 'n_positions'), (n_vocab, d_model, tied, n_positions))
     with _quiet():
         return _vector_result(d_model*(1 - tied)*(n_vocab - 1) + d_model*(n_positions - _np.minimum(1, n_positions)))
+
+
+def unread_per_layer_embedding_params(*, n_layers, d_ple, n_vocab_ple):
+    """Per-layer embedding parameters a decode step of one token does not read: the table is
+    gathered, one row (L d_PLE numbers, a slice for every block) per token.
+
+    .. math::
+
+        P_{unread} = L d_{PLE} \\left(V_{PLE} - 1\\right)
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    d_ple : number or array
+        Width of one block's per-layer input embedding (Gemma 4 E2B/E4B, Gemma 3n; 0: none), :math:`d_{PLE}` [-]
+    n_vocab_ple : number or array
+        Rows of the per-layer input embedding table, :math:`V_{PLE}` [-]
+
+    Returns
+    -------
+    params_unread : number or array
+        Embedding parameters a decode step does not read, :math:`P_{unread}` [-]
+
+    Examples
+    --------
+    >>> unread_per_layer_embedding_params(n_layers=35, d_ple=256, n_vocab_ple=262144)
+    2348801280
+    """
+    _exact = _exact_args(('n_layers', 'd_ple', 'n_vocab_ple'), (n_layers, d_ple, n_vocab_ple))
+    if _exact is not None:
+        n_layers, d_ple, n_vocab_ple = _exact
+        try:
+            return _exact_result(n_layers*d_ple*(n_vocab_ple - 1))
+        except ZeroDivisionError:
+            return _inf
+    n_layers, d_ple, n_vocab_ple = _vector_args(('n_layers', 'd_ple', 'n_vocab_ple'), (n_layers, d_ple, n_vocab_ple))
+    with _quiet():
+        return _vector_result(n_layers*d_ple*(n_vocab_ple - 1))
 
 
 def weight_bytes(*, n_params, bits_weight=16):

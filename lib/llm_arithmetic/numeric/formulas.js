@@ -672,6 +672,16 @@ export function paged_waste({kv_cache_bytes_per_token, context, block_tokens, ba
   return batch*kv_cache_bytes_per_token*(-context + block_tokens*Math.ceil(context/block_tokens));
 }
 
+/** Weights of per-layer input embeddings in matrix products for one token: the projection of the embedding to L d_PLE numbers, and every block's gate and projection back. [1] */
+export function per_layer_embedding_matmul_params({n_layers, d_model, d_ple} = {}) {
+  return 3*n_layers*d_ple*d_model;
+}
+
+/** Parameters of per-layer input embeddings (PLE; Gemma 4 E2B/E4B, Gemma 3n): one table of V_PLE rows holding, for every block, a slice of width d_PLE (L d_PLE columns in all); a projection of the token's embedding to the same L d_PLE numbers and a norm of width d_PLE; and in every block a gate (d x d_PLE), a projection back to the residual (d_PLE x d) and a norm of width d. [1] */
+export function per_layer_embedding_params({n_layers, d_model, d_ple, n_vocab_ple} = {}) {
+  return n_layers*d_ple*(n_vocab_ple + d_model) + n_layers*(2*d_ple*d_model + d_model) + d_ple;
+}
+
 /** Fraction of a pipeline's time its stages sit idle when m microbatches go through N_pp stages: the first stage waits for nothing but the last starts N_pp - 1 stage-times late, and as long after the first finishes (GPipe's bubble). [1] */
 export function pipeline_bubble({pp, microbatches} = {}) {
   return (pp - 1)/(pp + microbatches - 1);
@@ -720,6 +730,11 @@ export function replica_chips({tp, pp} = {}) {
 /** End-to-end time of a request: its first token, then G more at the time per output token. [s] */
 export function request_time({ttft, tpot, generated} = {}) {
   return generated*tpot + ttft;
+}
+
+/** Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections, the query's bias and norm; no key or value projection and no key norm of its own, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.) [1] */
+export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head;
 }
 
 /** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
@@ -870,6 +885,11 @@ export function two_tier_allreduce_time({message_bytes, domain_chips, n_nodes, l
 /** Embedding parameters a decode step of one token does not read: all but one row of an untied input table (a tied table is read whole, as the head) and all but one row of a learned position table. [1] */
 export function unread_embedding_params({n_vocab, d_model, tied = 0, n_positions = 0} = {}) {
   return d_model*(1 - tied)*(n_vocab - 1) + d_model*(n_positions - Math.min(1, n_positions));
+}
+
+/** Per-layer embedding parameters a decode step of one token does not read: the table is gathered, one row (L d_PLE numbers, a slice for every block) per token. [1] */
+export function unread_per_layer_embedding_params({n_layers, d_ple, n_vocab_ple} = {}) {
+  return n_layers*d_ple*(n_vocab_ple - 1);
 }
 
 /** Bytes needed to store P weights at b_w bits each (block formats' scales included in b_w). [B] */
@@ -3013,6 +3033,31 @@ export const FORMULAS = {
   "summary": "Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.",
   "unit": "B"
  },
+ "per_layer_embedding_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = 3 L d_{model} d_{PLE}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "n_layers",
+   "d_model",
+   "d_ple"
+  ],
+  "summary": "Weights of per-layer input embeddings in matrix products for one token: the projection of the embedding to L d_PLE numbers, and every block's gate and projection back.",
+  "unit": "1"
+ },
+ "per_layer_embedding_params": {
+  "defaults": {},
+  "latex": "P_{emb} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)",
+  "lhs": "embed_params",
+  "params": [
+   "n_layers",
+   "d_model",
+   "d_ple",
+   "n_vocab_ple"
+  ],
+  "summary": "Parameters of per-layer input embeddings (PLE; Gemma 4 E2B/E4B, Gemma 3n): one table of V_PLE rows holding, for every block, a slice of width d_PLE (L d_PLE columns in all); a projection of the token's embedding to the same L d_PLE numbers and a norm of width d_PLE; and in every block a gate (d x d_PLE), a projection back to the residual (d_PLE x d) and a norm of width d.",
+  "unit": "1"
+ },
  "pipeline_bubble": {
   "defaults": {},
   "latex": "\\phi_{bub} = \\frac{N_{pp} - 1}{N_{pp} + n_{mb} - 1}",
@@ -3156,6 +3201,29 @@ export const FORMULAS = {
   ],
   "summary": "End-to-end time of a request: its first token, then G more at the time per output token.",
   "unit": "s"
+ },
+ "reuse_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "d_head",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections, the query's bias and norm; no key or value projection and no key norm of its own, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.)",
+  "unit": "1"
  },
  "ring_allreduce_time": {
   "defaults": {
@@ -3625,6 +3693,18 @@ export const FORMULAS = {
    "n_positions"
   ],
   "summary": "Embedding parameters a decode step of one token does not read: all but one row of an untied input table (a tied table is read whole, as the head) and all but one row of a learned position table.",
+  "unit": "1"
+ },
+ "unread_per_layer_embedding_params": {
+  "defaults": {},
+  "latex": "P_{unread} = L d_{PLE} \\left(V_{PLE} - 1\\right)",
+  "lhs": "params_unread",
+  "params": [
+   "n_layers",
+   "d_ple",
+   "n_vocab_ple"
+  ],
+  "summary": "Per-layer embedding parameters a decode step of one token does not read: the table is gathered, one row (L d_PLE numbers, a slice for every block) per token.",
   "unit": "1"
  },
  "weight_bytes": {

@@ -39,7 +39,7 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
         "attention": [["compressed", ["gt", "o_groups", 0]],
                       ["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
-                      ["gated", ["gt", "gate", 0]],
+                      ["gated", ["gt", "gate", 0]], ["reuse", ["set", "kv_shared"]],
                       ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["kda", ["gt", "kda_heads", 0]],
@@ -91,6 +91,7 @@ _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params"
            "kda": ["kda_params", {}],
            "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
            "tied": ["tied_attention_params", {}],
+           "reuse": ["reuse_attention_params", {}],
            "latent": ["latent_moe_params", {}],
            "mlp": ["mlp_params", {}], "shared": ["moe_params", {}], "moe": ["moe_params", {}],
            "mamba2": ["mamba2_params", {}], "norms": ["norm_params", {}],
@@ -145,6 +146,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "dsa": ["dsa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
                                 "tied": ["tied_attention_params", _NO_EXTRAS],
+                                "reuse": ["reuse_attention_params", _NO_EXTRAS],
                                 "compressed": ["compressed_matmul_params", {}],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
@@ -161,6 +163,9 @@ TERMS: dict[str, dict[str, Any]] = {
                            "mla": ["mla_kv_layer_bytes", {}],
                            "dsa": ["dsa_kv_layer_bytes", {}],
                            "split": ["split_kv_layer_bytes", {}]}},
+    "kv_layer_read": {"by": "form", "doc": "cache bytes per token of the earlier layer whose keys "
+                      "and values a KV-sharing layer reads",
+                      "cases": {"reuse": ["kv_layer_bytes", {}]}},
     "attended": {"by": "span", "doc": "cached positions the layer keeps and reads at S tokens",
                  "cases": {"full": ["=", {"value": "context"}],
                            "sliding": ["window_tokens", {}], "chunked": ["chunk_tokens", {}],
@@ -180,7 +185,10 @@ TERMS: dict[str, dict[str, Any]] = {
                           "mla": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
                                    "batch": 1}],
-                          "dsa": ["dsa_read_bytes", {"attended": "@attended"}]}},
+                          "dsa": ["dsa_read_bytes", {"attended": "@attended"}],
+                          "reuse": ["layer_cache_bytes",
+                                    {"kv_layer_bytes": "@kv_layer_read",
+                                     "attended": "@attended", "batch": 1}]}},
     "kv_full": {"by": "form", "doc": "the layer's cache if it kept every token",
                 "cases": {"attention": ["layer_cache_bytes",
                                         {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
@@ -270,6 +278,13 @@ UNCOUNTED: dict[str, str] = {
                   "a decode step reads the window and the top-k CSA entries or every HCA "
                   "entry (the parameters are exact)",
 }
+
+# A KV-sharing layer (Gemma 4 E2B/E4B, ``num_kv_shared_layers``) has no key or value
+# projections and no cache of its own: it adds nothing to the stored cache (kv_layer,
+# kv_stored, kv_full and the engines' allocations have no case for it) but a decode step still
+# reads the earlier layer's cache (kv_read, above) and does the attention arithmetic over it.
+for _term in ("layer_decode_flops", "layer_prefill_flops"):
+    TERMS[_term]["cases"]["reuse"] = TERMS[_term]["cases"]["attention"]
 
 # A gated attention block (Qwen3-Next, Qwen3.5, Laguna) and one whose values are its keys'
 # projection (Gemma 4's global layers, which still cache keys and values apart) differ from

@@ -10,7 +10,7 @@ record's counts and the book's pages all evaluate this one list.
 
 Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars
 (``n_vocab``, ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``,
-``extras_in_total``, ``native_bits_default``, ``native_bits_experts``,
+``extras_in_total``, ``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
 ``native_bits_unread``, ``is_moe``); the
 workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``,
 ``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``in_switch``,
@@ -26,7 +26,7 @@ engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``
 ``engine_pad``, ``engine_swa_full``; None: no engine).
 
 >>> [s["name"] for s in PLAN][:3]
-['embedding_params', 'layer_params', 'language_model_params']
+['embedding_params', 'layer_params', 'ple_params']
 """
 from __future__ import annotations
 
@@ -66,25 +66,36 @@ INF = {"inf": True}
 MODEL_STEPS: list[dict[str, Any]] = [
     f("embedding_params", "embedding_params", "embeddings, final norm and output head"),
     s("layer_params", "params", "parameters of every block (every expert)"),
+    guard(f("ple_params", "per_layer_embedding_params",
+            "per-layer input embeddings: the table, its projection and every block's gate"),
+          "d_ple", 0),
     op("language_model_params", "add", "the decoder: embeddings and every block",
-       plus=["embedding_params", "layer_params"]),
+       plus=["embedding_params", "ple_params", "layer_params"]),
     op("total_params", "add", "the published total: the decoder and the extras it counts",
        plus=["language_model_params", "extras_in_total"]),
     s("layer_active_params", "active_params", "parameters of every block one token uses"),
     op("active_params", "add", "parameters one token uses",
-       plus=["embedding_params", "layer_active_params"]),
+       plus=["embedding_params", "ple_params", "layer_active_params"]),
     s("routed_params", "routed_params", "parameters of every routed expert"),
     f("head_matmul_params", "head_matmul_params", "the output head's weights"),
     s("layer_matmul_params", "matmul_params", "weights of the blocks in matrix products"),
+    guard(f("ple_matmul_params", "per_layer_embedding_matmul_params",
+            "per-layer embeddings' projection and gates"), "d_ple", 0),
     op("matmul_params", "add", "weights in matrix products for one token (2 FLOPs each)",
-       plus=["head_matmul_params", "layer_matmul_params"]),
-    f("unread_embedding_params", "unread_embedding_params",
-      "embedding rows a decode step does not read"),
+       plus=["head_matmul_params", "ple_matmul_params", "layer_matmul_params"]),
+    f("unread_token_params", "unread_embedding_params",
+      "token and position embedding rows a decode step does not read"),
+    guard(f("unread_ple_params", "unread_per_layer_embedding_params",
+            "per-layer embedding rows a decode step does not read (it gathers one)"),
+          "d_ple", 0),
+    op("unread_embedding_params", "add", "embedding rows a decode step does not read",
+       plus=["unread_token_params", "unread_ple_params"]),
     op("decode_read_params", "add", "parameters one decode step of one token reads",
        plus=["active_params"], minus=["unread_embedding_params"]),
     s("layer_read_params", "read_params", "parameters of the blocks a step of B tokens reads"),
     op("read_params", "add", "parameters a decode step of B tokens reads",
-       plus=["embedding_params", "layer_read_params"], minus=["unread_embedding_params"]),
+       plus=["embedding_params", "ple_params", "layer_read_params"],
+       minus=["unread_embedding_params"]),
     op("bits_default", "first", "bits per weight: as asked, or as the checkpoint ships",
        of=["bits_weight", "native_bits_default"]),
     op("bits_experts", "first", "bits per weight of the routed experts' matrices",
@@ -680,8 +691,8 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-          "head_bias", "extras_in_total", "native_bits_default", "native_bits_experts",
-          "native_bits_unread", "is_moe", "n_active_experts",
+          "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_bits_default",
+          "native_bits_experts", "native_bits_unread", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "in_switch", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",

@@ -432,6 +432,7 @@ const Plan = (function () {
       head_bias: m.head_bias ? 1 : 0,
       extras_in_total: (m.extras || []).filter((x) => x.in_total)
         .reduce((a, x) => a + x.params, 0),
+      d_ple: m.d_ple || 0, n_vocab_ple: m.n_vocab_ple || 0,
       native_bits_default: dflt,
       native_bits_experts: m.native_bits.experts !== undefined ? m.native_bits.experts : dflt,
       native_bits_unread: m.native_bits.unread !== undefined ? m.native_bits.unread : dflt,

@@ -55,12 +55,15 @@ const Stack = (function () {
     const mixers = partSum("params", "mixer");
     const mlp = partSum("active_params", "mlp");
     const expertUsed = ev.child({batch: 1}).get("expert_matrices_read");
-    const rest = ev.get("decode_read_params") - attn - mixers - mlp;
+    // per-layer embeddings: the one table row a step gathers, the projection and the gates
+    const ple = ev.get("ple_params") - ev.get("unread_ple_params");
+    const rest = ev.get("decode_read_params") - attn - mixers - mlp - ple;
     const wb = (n, b) => F.weight_bytes({n_params: n, bits_weight: b});
     const out = [
       ["attention weights", wb(attn, dflt)],
       ["state-space mixers", wb(mixers, dflt)],
       ["MLP and expert weights used", wb(mlp - expertUsed, dflt) + wb(expertUsed, experts)],
+      ["per-layer embeddings: one table row, projections, gates", wb(ple, dflt)],
       ["head, embedding row, norms", wb(rest, dflt)],
       ["KV cache", ev.get("seq_kv_read")],
       ["state (read and written)", ev.get("seq_bytes") - ev.get("seq_kv_read")],
