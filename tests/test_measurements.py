@@ -514,16 +514,24 @@ def test_llama_bench_logs_in_repository_files_are_single_gpu_cuda_tg128():
 
 
 def test_xiongjiedai_rows_state_the_build_of_their_run():
-    # The README's LLaMA 3 tables do not name a build; each run's notebook in the same repository
-    # (commit aa72e0e, "LLaMA 3/<group>/<card>_v3.ipynb") ends with llama-bench's
-    # "build: <commit> (<number>)" line and shows the compile (make LLAMA_CUBLAS=1) passing
-    # -DGGML_CUDA_USE_GRAPHS. The builds run from 2795 (M3 Max, 7 May 2024) to 2843 (H100 PCIe,
-    # 12 May 2024): after CUDA graphs were merged (#6766, 8 May 2024) for every NVIDIA run.
+    # The README's tables do not name a build; each run's notebook in the same repository
+    # (commit aa72e0e, "LLaMA 3/<group>/<card>_v3.ipynb", "LLaMA/..." and "LLaMA 2/...") prints
+    # it ("build: <commit> (<number>)" from llama-bench, "build = <number>" from ./main). The
+    # May 2024 runs (LLaMA 3) are builds 2824-2843 on NVIDIA, compiled (make LLAMA_CUBLAS=1)
+    # with -DGGML_CUDA_USE_GRAPHS, and 2795-2797 on Apple; the December 2023 runs (LLaMA 1 and
+    # Llama 2 70B, in calibration_measurements.csv) builds 1026-1691, before CUDA graphs
+    # (#6766, 8 May 2024). The appendix's contributed Mac mini rows state none.
     rows = [r for r in ALL if r.source == "xiongjiedai-gpu-benchmarks"]
-    assert len(rows) == 347
+    assert len(rows) == 433
     for r in rows:
-        build = int(r.runtime_version.split("(")[1].split(")")[0])
-        cuda = r.device.startswith("NVIDIA")
-        assert (2824 if cuda else 2795) <= build <= (2843 if cuda else 2797), r.id
-        assert ("CUDA 12.1.1, built with -DGGML_CUDA_USE_GRAPHS" in r.runtime_version) == cuda, r.id
-    assert M.LLAMA_CPP_BUILDS[rows[0].source] == "2023-24"      # a 2024 build, before 2025-26
+        build = M.llama_cpp_build(r)
+        nvidia = r.device.startswith("NVIDIA")
+        if r.id.startswith("xd-appendix-"):
+            assert build is None, r.id
+        elif r.id.startswith(("xd-llama1-", "xd-llama2-")):
+            assert 1026 <= build <= 1691 and M.uses_cuda_graphs(r) is (False if nvidia else None)
+        else:
+            assert (2824 if nvidia else 2795) <= build <= (2843 if nvidia else 2797), r.id
+            assert ("-DGGML_CUDA_USE_GRAPHS" in r.runtime_version) == nvidia, r.id
+            assert M.uses_cuda_graphs(r) is (True if nvidia else None), r.id
+    assert M.LLAMA_CPP_BUILDS[rows[0].source] == "2023-24"      # 2023 and 2024 builds
