@@ -307,6 +307,45 @@ def forecast_terms() -> Svg:
     return s
 
 
+def kernel_launches() -> Svg:
+    s = Svg(480, 330, "One decode step on a GPU, its kernels launched one by one from the host, "
+            "then replayed as one recorded CUDA graph: the gaps in which the GPU waits for the "
+            "next launch disappear, and the step ends sooner")
+    kernels = (34, 20, 46, 18, 40, 22)   # widths: norms, projections, attention, the MLP...
+
+    def lane(y, label):
+        s.text(20, y + 20, label, size=SMALL, anchor="start", color=MUTED)
+
+    def row(y, title, gap, graph):
+        s.text(20, y, title, size=BODY, anchor="start", weight="bold")
+        lane(y + 8, "host")
+        lane(y + 50, "GPU")
+        x = 70
+        if graph:
+            s.box(x, y + 12, 64, 24, "graph", "gold", size=SMALL)
+            x += 70
+        for i, w in enumerate(kernels):
+            if not graph:
+                s.box(x, y + 12, 22, 24, "", "plain")
+                s.arrow(x + 11, y + 36, x + 11, y + 52)
+                x += 22
+            s.rect(x, y + 54, w, 24, "compute")
+            x += w + (gap if not graph and i < len(kernels) - 1 else 0)
+        s.line(x, y + 6, x, y + 86, color="#b91c1c", width=2, dash=True)
+        return x
+
+    row(24, "one launch per kernel", 8, graph=False)
+    end_graph = row(142, "one CUDA graph per token", 0, graph=True)
+    s.text(end_graph + 8, 218, "the same kernels,", size=SMALL, anchor="start", color="#b91c1c")
+    s.text(end_graph + 8, 236, "no waits", size=SMALL, anchor="start", color="#b91c1c")
+    s.lines(20, 268, ["each launch costs the host microseconds and a layer is a dozen",
+                      "kernels: the waits grow with the layers (the forecast's λ × L)"],
+            size=SMALL, anchor="start", color=MUTED)
+    s.text(20, 316, "llama.cpp on NVIDIA GPUs: one graph per token", size=SMALL,
+           anchor="start", weight="bold")
+    return s
+
+
 DIAGRAMS = {
     "weights-per-token": weights_per_token,
     "chip-anatomy": chip_anatomy,
@@ -319,4 +358,5 @@ DIAGRAMS = {
     "embedding-vs-head": embedding_vs_head,
     "bound-gap": bound_gap,
     "forecast-terms": forecast_terms,
+    "kernel-launches": kernel_launches,
 }
