@@ -334,8 +334,9 @@ def _regressor(term: str, r: Row) -> float:
 
 
 #: What a structure's ``builds`` splits llama.cpp's rows by: ``"era"`` (``True`` in older
-#: specs), the year of the build; ``"cuda-graphs"``, whether a CUDA run used CUDA graphs.
-BUILD_SPLITS = ("era", "cuda-graphs")
+#: specs), the year of the build; ``"cuda-graphs"``, whether a CUDA run used CUDA graphs;
+#: ``"cuda-graphs+era"``, both (the runs with graphs split again by era).
+BUILD_SPLITS = ("era", "cuda-graphs", "cuda-graphs+era")
 #: The runtime name of llama.cpp's CUDA rows without CUDA graphs (a ``"cuda-graphs"`` split).
 NO_CUDA_GRAPHS = "llama.cpp@no-cuda-graphs"
 
@@ -360,10 +361,13 @@ def with_builds(rows: Sequence[Row], current: str = "2025-26", by: str = "era") 
     """
     from .lab import measurements as M
 
-    if by == "cuda-graphs":
+    if by.startswith("cuda-graphs"):
         off = {m.id for m in M.all_rows() if M.uses_cuda_graphs(m) is False}
-        return [replace(r, runtime=NO_CUDA_GRAPHS) if r.runtime == "llama.cpp" and r.id in off
+        rows = [replace(r, runtime=NO_CUDA_GRAPHS) if r.runtime == "llama.cpp" and r.id in off
                 else r for r in rows]
+        if by == "cuda-graphs":
+            return rows
+        by = "era"
     if by != "era":
         raise ValueError(f"builds: unknown split {by!r}; known: {', '.join(BUILD_SPLITS)}")
     return [replace(r, runtime=f"llama.cpp@{M.LLAMA_CPP_BUILDS[r.source]}")
