@@ -154,7 +154,8 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
     _add_engine_arguments(c)
     c.add_argument("--runtime", metavar="NAME",
                    help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
-                        "exllamav2, ...); default: a runtime-agnostic forecast, wider interval")
+                        "exllamav2, ...; llama.cpp@no-cuda-graphs: a CUDA build or GPU without "
+                        "CUDA graphs); default: a runtime-agnostic forecast, wider interval")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
