@@ -441,6 +441,21 @@ def test_gemma4_e_decode_gathers_one_row_of_the_per_layer_table(name):
                                                          + t["hidden_size"]))
 
 
+@pytest.mark.parametrize("name", ["gemma-4-26b-a4b", "gemma-4-31b"])
+def test_gemma4_null_per_layer_input_width_builds_no_per_layer_embeddings(name):
+    """transformers' and mlx-lm's Gemma 4 layers build the per-layer embeddings only when
+    hidden_size_per_layer_input is truthy, so a file that sets it to null (as the 26B and 31B
+    text_configs in ollama's Go tests do, search index file id 52072569703) has none: the count of
+    the catalog's file, which says 0 (the Hub's totals, SOURCES.md section 11), not tables of
+    262,144 rows x (layers x 256) (2.1 and 4.3 billion parameters more before this test)."""
+    cfg = e_model(name)
+    text = cfg.get("text_config", cfg)
+    assert text["hidden_size_per_layer_input"] == 0
+    total = read_config(CATALOG / name / "config.json").total_params
+    text["hidden_size_per_layer_input"] = None
+    assert read_config(cfg).total_params == total
+
+
 @pytest.mark.parametrize("change, pattern", [
     ({"num_kv_shared_layers": 35},
      r"field 'num_kv_shared_layers' \(35\) must be less than 'num_hidden_layers' \(35\)"),
