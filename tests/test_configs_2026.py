@@ -403,22 +403,24 @@ def test_gemma4_e_total_is_the_hub_total_less_its_layer_scalars(name):
     assert m.language_model_params == by["model.language_model"]
 
 
-@pytest.mark.parametrize("name, kv, cache_128k", [
-    # E2B: 15 layers own a cache, 12 sliding (1 KV head of 256) and 3 global (1 of 512)
+@pytest.mark.parametrize("name, kv, cache_128k, again", [
+    # E2B: 15 layers own a cache, 12 sliding (1 KV head of 256) and 3 global (1 of 512); the 20
+    # sharing layers (15-34) are 16 sliding and 4 global
     ("gemma-4-e2b", 12 * 2 * 256 * 2 + 3 * 2 * 512 * 2,
-     12 * 2 * 256 * 2 * 512 + 3 * 2 * 512 * 2 * 131_072),
-    # E4B: 24 layers own a cache, 20 sliding (2 KV heads of 256) and 4 global (2 of 512)
+     12 * 2 * 256 * 2 * 512 + 3 * 2 * 512 * 2 * 131_072,
+     16 * 2 * 256 * 2 * 512 + 4 * 2 * 512 * 2 * 131_072),
+    # E4B: 24 layers own a cache, 20 sliding (2 KV heads of 256) and 4 global (2 of 512); the 18
+    # sharing layers (24-41) are 15 sliding and 3 global
     ("gemma-4-e4b", 20 * 2 * 2 * 256 * 2 + 4 * 2 * 2 * 512 * 2,
-     20 * 2 * 2 * 256 * 2 * 512 + 4 * 2 * 2 * 512 * 2 * 131_072),
+     20 * 2 * 2 * 256 * 2 * 512 + 4 * 2 * 2 * 512 * 2 * 131_072,
+     15 * 2 * 2 * 256 * 2 * 512 + 3 * 2 * 2 * 512 * 2 * 131_072),
 ])
-def test_gemma4_e_kv_sharing_layers_add_no_cache(name, kv, cache_128k):
+def test_gemma4_e_kv_sharing_layers_add_no_cache(name, kv, cache_128k, again):
     m = read_config(CATALOG / name / "config.json")
     assert m.kv_cache_bytes_per_token() == kv
     assert m.kv_cache_bytes(131_072) == cache_128k
-    # a decode step still reads the earlier layers' cache once more in every sharing layer
-    shared = [run for run in m.layers if run.attention.kv_shared]
-    again = sum(run.count * 2 * run.attention.n_kv_heads * run.attention.d_head * 2
-                * min(131_072, run.attention.window or 131_072) for run in shared)
+    # a decode step still reads the earlier layers' cache once more in every sharing layer (the
+    # sliding ones up to the 512-token window), counted by hand from the layer pattern
     assert m.seq_bytes(131_072) == cache_128k + again
 
 
@@ -437,6 +439,21 @@ def test_gemma4_e_decode_gathers_one_row_of_the_per_layer_table(name):
     assert parts["per-layer embeddings (table, projections, gates)"] == (
         rows * n * w + n * w * t["hidden_size"] + w + n * (2 * t["hidden_size"] * w
                                                          + t["hidden_size"]))
+
+
+@pytest.mark.parametrize("name", ["gemma-4-26b-a4b", "gemma-4-31b"])
+def test_gemma4_null_per_layer_input_width_builds_no_per_layer_embeddings(name):
+    """transformers' and mlx-lm's Gemma 4 layers build the per-layer embeddings only when
+    hidden_size_per_layer_input is truthy, so a file that sets it to null (as the 26B and 31B
+    text_configs in ollama's Go tests do, search index file id 52072569703) has none: the count of
+    the catalog's file, which says 0 (the Hub's totals, SOURCES.md section 11), not tables of
+    262,144 rows x (layers x 256) (2.1 and 4.3 billion parameters more before this test)."""
+    cfg = e_model(name)
+    text = cfg.get("text_config", cfg)
+    assert text["hidden_size_per_layer_input"] == 0
+    total = read_config(CATALOG / name / "config.json").total_params
+    text["hidden_size_per_layer_input"] = None
+    assert read_config(cfg).total_params == total
 
 
 @pytest.mark.parametrize("change, pattern", [

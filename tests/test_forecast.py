@@ -407,14 +407,18 @@ def test_the_stored_structure_keeps_llama_cpp_cuda_runs_without_cuda_graphs_apar
     fit: CUDA graphs came with PR #6766 (May 2024) and stay off before Ampere. So the CI's V100
     (every build), XiongjieDai's December 2023 runs (builds 1671-1691) and maintainers' January
     2024 PR tables ran without; XiongjieDai's May 2024 runs (builds 2824-2843) and every 2025-26
-    run on Ampere or later with them, and so did the reserved scoreboard's and DGX Spark's; Metal
-    runs keep the plain name. Each no-graphs run pays more time per layer (one launch per kernel)."""
+    run on Ampere or later with them, but for one whose build compiled them out (an L40S run of
+    build 7199 whose printed CMake cache has GGML_CUDA_GRAPHS OFF), and so did the reserved
+    scoreboard's and DGX Spark's; Metal runs keep the plain name. Each no-graphs run pays more time
+    per layer (one launch per kernel)."""
     named = F.named_rows(FIT)
     runtime = {r.id: r.runtime for r in named}
     no_graphs = F.NO_CUDA_GRAPHS
     assert runtime["xd-llama1-4090-7b-q4_0"] == no_graphs
     assert runtime["xd-llama3-4090-8b-q4km"] == "llama.cpp"
     assert runtime["xd-llama3-m1-8b-q4km"] == "llama.cpp"
+    assert runtime["pamp-l40s-qwen3-8b-q5km-tg128"] == no_graphs      # GGML_CUDA_GRAPHS OFF
+    assert runtime["pamp-a30-qwen3-8b-q5km-tg128"] == "llama.cpp"     # its file prints no cache
     assert {runtime[r.id] for r in FIT if r.source.startswith("ggml-org-ci-v100")} == {no_graphs}
     assert {runtime[r.id] for r in FIT if r.source == "llama.cpp-cuda-prs-2024"} == {no_graphs}
     assert {r.runtime for r in F.named_rows(VAL) if r.source in (

@@ -27,9 +27,10 @@ Which chip class or runtime each term is kept per is data (:data:`MODELS`, store
 fit, chosen by cross-validation and re-chosen when the data change): with a runtime named, at
 present k per (chip class, runtime), :math:`\lambda` per (chip class, runtime) (the launch path
 differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and :math:`\delta` per
-chip class; llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, chips before
-Ampere) are a runtime of their own, ``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`;
-one launch per kernel instead of one graph per token costs time per layer). k,
+chip class; llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, builds
+compiled without them, chips before Ampere) are a runtime of their own,
+``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`; one launch per kernel instead of
+one graph per token costs time per layer). k,
 :math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
@@ -346,7 +347,7 @@ def with_builds(rows: Sequence[Row], current: str = "2025-26", by: str = "era") 
     its rows of older builds as ``llama.cpp@era``
     (:data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILDS`, the one runtime whose builds
     the data date); by ``"cuda-graphs"``, its CUDA rows run without CUDA graphs (an older
-    build or a chip before Ampere:
+    build, a build compiled without them or a chip before Ampere:
     :func:`~llm_arithmetic.lab.measurements.uses_cuda_graphs`) as :data:`NO_CUDA_GRAPHS`. The
     rest keep the plain name. These are candidate structures of
     ``scripts/fit_forecast.py --select`` that ask whether a runtime's version should be a

@@ -623,6 +623,10 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     n = g.int("num_hidden_layers", kind="layers")
     h, hkv, dh = g.heads(d)
     d_ple = g.int("hidden_size_per_layer_input", 0, minimum=0)
+    if "hidden_size_per_layer_input" in r.cfg and r.cfg["hidden_size_per_layer_input"] is None:
+        # an explicit null builds no per-layer embeddings (the modeling code tests the width's
+        # truth, `if config.hidden_size_per_layer_input:`), not the class default's 256
+        d_ple = 0
     n_vocab_ple = 0
     if d_ple:
         if given_ple_vocab is None or given_ple_vocab == 0:

@@ -313,18 +313,24 @@ def llama_cpp_build(r: RuntimeMeasurement) -> int | None:
 
 
 def uses_cuda_graphs(r: RuntimeMeasurement) -> bool | None:
-    """Whether a llama.cpp CUDA row ran with CUDA graphs: a build from
-    :data:`CUDA_GRAPHS_FIRST_BUILD` on (a row without a build number: its source's era,
-    :data:`LLAMA_CPP_BUILDS`, 2025-26 counting as after) on a chip of Ampere or later
-    (:data:`PRE_AMPERE`); None for a row of another runtime or backend (Metal, CPU).
+    """Whether a llama.cpp CUDA row ran with CUDA graphs: not when the row states its build
+    had them compiled out (``GGML_CUDA_GRAPHS off``: the CMake option that defines
+    ``GGML_CUDA_USE_GRAPHS``); else a build from :data:`CUDA_GRAPHS_FIRST_BUILD` on (a row
+    without a build number: its source's era, :data:`LLAMA_CPP_BUILDS`, 2025-26 counting as
+    after) on a chip of Ampere or later (:data:`PRE_AMPERE`); None for a row of another runtime
+    or backend (Metal, CPU).
 
     >>> rows = {r.id: r for r in all_rows()}
     >>> [uses_cuda_graphs(rows[i]) for i in ("xd-llama1-4090-7b-q4_0", "xd-llama3-4090-8b-q4km",
     ...                                      "xd-llama3-m1-8b-q4km")]
     [False, True, None]
+    >>> uses_cuda_graphs(rows["pamp-l40s-qwen3-8b-q5km-tg128"])    # build 7199, graphs off
+    False
     """
     if r.runtime != "llama.cpp" or not r.device.startswith("NVIDIA"):
         return None
+    if re.search(r"\bGGML_CUDA_GRAPHS off\b", r.runtime_version, re.IGNORECASE):
+        return False
     build = llama_cpp_build(r)
     recent = (build >= CUDA_GRAPHS_FIRST_BUILD if build is not None
               else LLAMA_CPP_BUILDS[r.source] == "2025-26")
