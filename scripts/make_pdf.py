@@ -29,6 +29,7 @@ import posixpath
 import re
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -244,7 +245,11 @@ def add_outline(pdf: Path, outline: list[tuple[int, str, str]], pages: dict[str,
         writer.write(handle)
 
 
-def print_pdf(html_path: Path, pdf_path: Path) -> None:
+@contextmanager
+def chromium():
+    """Chromium, started once for both printings; yields print_pdf(html_path, pdf_path), which
+    prints a document from a fresh page (loaded and typeset anew: a page printed once lays out
+    differently the second time, so each printing starts from the same state)."""
     from playwright.sync_api import sync_playwright
 
     if not os.access(CHROMIUM, os.X_OK):
@@ -252,18 +257,26 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
                          "(sudo apt-get install chromium; never `playwright install`)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        try:
+
+        def print_pdf(html_path: Path, pdf_path: Path) -> None:
             page = browser.new_page()
-            page.set_default_timeout(240_000)
-            page.goto(html_path.as_uri(), wait_until="load")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("MathJax.startup.promise.then(() => document.fonts.ready)"
-                          ".then(() => true)")
-            page.emulate_media(media="print")
-            page.evaluate(FIT_WIDE)
-            page.pdf(path=str(pdf_path), format="A4", print_background=True,
-                     display_header_footer=True, header_template="<span></span>",
-                     footer_template=FOOTER, prefer_css_page_size=True)
+            try:
+                page.set_default_timeout(240_000)
+                page.goto(html_path.as_uri(), wait_until="load")
+                page.wait_for_function(
+                    "window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.evaluate("MathJax.startup.promise.then(() => document.fonts.ready)"
+                              ".then(() => true)")
+                page.emulate_media(media="print")
+                page.evaluate(FIT_WIDE)
+                page.pdf(path=str(pdf_path), format="A4", print_background=True,
+                         display_header_footer=True, header_template="<span></span>",
+                         footer_template=FOOTER, prefer_css_page_size=True)
+            finally:
+                page.close()
+
+        try:
+            yield print_pdf
         finally:
             browser.close()
 
@@ -289,12 +302,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     only = set(args.pages.split(",")) if args.pages else None
     pages = None
-    for _ in range(2):  # the second printing writes the page numbers into the contents
-        html, outline = combined_html(args.html.resolve(), out.parent, base_url,
-                                      config["title"], config["author"], __version__, pages, only)
-        html_path.write_text(html, encoding="utf8")
-        print_pdf(html_path, out)
-        pages = destination_pages(out, outline)
+    with chromium() as print_pdf:
+        for _ in range(2):  # the second printing writes the page numbers into the contents
+            html, outline = combined_html(args.html.resolve(), out.parent, base_url,
+                                          config["title"], config["author"], __version__, pages,
+                                          only)
+            html_path.write_text(html, encoding="utf8")
+            print_pdf(html_path, out)
+            pages = destination_pages(out, outline)
     add_outline(out, outline, pages)
     chapters = sum(1 for level, _, _ in outline if level == 1)
     print(f"make pdf: {out} ({chapters} chapters, {time.monotonic() - started:.0f} s)")

@@ -243,15 +243,22 @@ class _PageParser(HTMLParser):
             self.text.append(data)
 
 
-def exercises_in(html_root: Path) -> dict[str, Exercise]:
+#: Parsed pages shared by the checks of one build (path -> parser), so that a page the solution
+#: scan has parsed is not parsed again for its exercises (check_student_edition passes one).
+Parsed = dict[Path, _PageParser]
+
+
+def exercises_in(html_root: Path, parsed: Parsed | None = None) -> dict[str, Exercise]:
     """Every exercise admonition of a build: label -> Exercise (page, label, title)."""
     found: dict[str, Exercise] = {}
     for page in sorted(html_root.rglob("*.html")):
         rel = page.relative_to(html_root)
         if rel.parts[0] in ("_static", "_sources", "zh_CN"):  # zh_CN/: the Chinese edition
             continue
-        parser = _PageParser()
-        parser.feed(page.read_text(encoding="utf8", errors="replace"))
+        parser = (parsed or {}).get(page)
+        if parser is None:
+            parser = _PageParser()
+            parser.feed(page.read_text(encoding="utf8", errors="replace"))
         for label, title in parser.exercises:
             key = label or f"{rel.as_posix()}#{len(found)}"
             found[key] = Exercise(rel.as_posix(), label, title)
@@ -296,7 +303,8 @@ def solution_snippets(repo: Path = REPO) -> set[str]:
     return snippets
 
 
-def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
+def _file_problems(path: Path, rel: str, snippets: set[str],
+                   parsed: Parsed | None = None) -> list[str]:
     try:
         raw = path.read_text(encoding="utf8")
     except UnicodeDecodeError:
@@ -314,6 +322,8 @@ def _file_problems(path: Path, rel: str, snippets: set[str]) -> list[str]:
     if path.suffix == ".html":
         parser = _PageParser()
         parser.feed(raw)
+        if parsed is not None:
+            parsed[path] = parser
         if parser.solutions:
             problems.append(f"{rel}: {len(parser.solutions)} solution element(s), e.g. "
                             f"{parser.solutions[:2]}")
@@ -539,18 +549,23 @@ def checked_answers() -> dict[str, float]:
     return {label: answer_for(label) for label in labels()}
 
 
-def solution_problems(root: Path, snippets: set[str] = frozenset()) -> list[str]:
-    """Every file under `root` (a built site or a staged tree) that holds a solution."""
+def solution_problems(root: Path, snippets: set[str] = frozenset(),
+                      parsed: Parsed | None = None) -> list[str]:
+    """Every file under `root` (a built site or a staged tree) that holds a solution; the HTML
+    pages it parses go into `parsed` when given."""
     problems = []
     for path in sorted(root.rglob("*")):
         if path.is_file() and (path.suffix in TEXT_SUFFIXES):
-            problems += _file_problems(path, path.relative_to(root).as_posix(), snippets)
+            problems += _file_problems(path, path.relative_to(root).as_posix(), snippets,
+                                       parsed)
     return problems
 
 
-def exercise_problems(student_html: Path, instructor_html: Path) -> tuple[list[str], int]:
+def exercise_problems(student_html: Path, instructor_html: Path,
+                      parsed: Parsed | None = None) -> tuple[list[str], int]:
     """Differences between the exercises of the two builds; and how many exercises there are."""
-    teacher, student = exercises_in(instructor_html), exercises_in(student_html)
+    teacher = exercises_in(instructor_html)
+    student = exercises_in(student_html, parsed)
     problems = []
     for key, ex in teacher.items():
         got = student.get(key)
@@ -573,7 +588,8 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
     answers = checked_answers()
     # _static/ of a build holds the theme's and MathJax's files (fonts, scripts: numbers by the
     # thousand) and copies of book/_static, which the staged sources' scan covers
-    problems = (solution_problems(student_html, snippets)
+    parsed: Parsed = {}  # the student pages, parsed once for solutions and exercises
+    problems = (solution_problems(student_html, snippets, parsed)
                 + answer_leaks(student_html, answers, skip=("_static",)))
     if staged is not None:
         problems += [f"staged sources: {p}" for p in
@@ -582,7 +598,7 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
                      # prints is scanned in the SVGs it draws (their text and titles)
                      + answer_leaks(staged, answers, skip=("book/_scripts",))]
     if instructor_html is not None:
-        diff, n = exercise_problems(student_html, instructor_html)
+        diff, n = exercise_problems(student_html, instructor_html, parsed)
         problems += diff
         if n == 0:
             problems.append(f"no exercise found in the instructor edition {instructor_html}")

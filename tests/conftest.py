@@ -60,12 +60,17 @@ def book_report(request) -> list:
     return request.config.stash.setdefault(_REPORT_KEY, [])
 
 
-#: Files that start first under pytest-xdist, longest first: each spends much of its time
-#: waiting (a browser, a book build, subprocesses), which the other files fill.
-FIRST = ("tests/test_binder.py", "tests/test_browser.py", "tests/test_browser_pages_second.py",
-         "tests/test_second_setting.py", "tests/test_student_edition.py",
-         "tests/test_browser_widgets.py", "tests/test_nbgrader.py", "tests/test_release.py",
-         "tests/test_pdf.py")
+#: Files that start first under pytest-xdist, longest first (a file is the unit a worker takes:
+#: a long one started last would leave the other cores idle at the end), the ones that drive
+#: Chromium dealt between the others: a browser file leaves part of its core idle (page loads,
+#: the network going quiet), which a file that computes fills. Durations (2 workers, 2 cores):
+#: test_browser_chinese 66 s, test_second_setting 43 s (two kernels), test_browser 45 s,
+#: test_student_edition 34 s (a book build), test_browser_pages_second 39 s, and then 8-20 s.
+FIRST = ("tests/test_binder.py", "tests/test_browser_chinese.py", "tests/test_second_setting.py",
+         "tests/test_browser.py", "tests/test_student_edition.py",
+         "tests/test_browser_pages_second.py", "tests/test_nbgrader.py",
+         "tests/test_browser_widgets.py", "tests/test_release.py", "tests/test_pdf.py",
+         "tests/test_exercise_notebooks.py", "tests/test_widgets.py", "tests/test_editions.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -33,6 +33,12 @@ def printed(book_html, tmp_path_factory):
     return PdfReader(str(out))
 
 
+@pytest.fixture(scope="module")
+def texts(printed) -> list[str]:
+    """The text of every printed page, extracted once (pypdf takes seconds for the sample)."""
+    return [page.extract_text() for page in printed.pages]
+
+
 def outline_titles(reader, items=None):
     for item in reader.outline if items is None else items:
         if isinstance(item, list):
@@ -63,10 +69,10 @@ def test_chapters_are_numbered_as_in_the_html_book(printed):
     assert "6.1. The bound" in list(outline_titles(printed))  # sections in the bookmarks
 
 
-def test_contents_lists_every_page_with_the_page_it_starts_on(printed):
+def test_contents_lists_every_page_with_the_page_it_starts_on(printed, texts):
     contents = printed.pages[1]
-    assert "Contents" in contents.extract_text()
-    numbers = [int(m) for m in re.findall(r"(\d+)\s*$", contents.extract_text(), re.M)]
+    assert "Contents" in texts[1]
+    numbers = [int(m) for m in re.findall(r"(\d+)\s*$", texts[1], re.M)]
     targets = [a.get_object()["/Dest"].lstrip("/") for a in contents.get("/Annots") or []]
     pages = destinations(printed)
     starts = [pages[t] for t in targets]
@@ -82,11 +88,11 @@ def make_pdf_anchor(doc):
     return anchor(doc)
 
 
-def test_every_page_carries_its_number(printed):
-    total = len(printed.pages)
+def test_every_page_carries_its_number(texts):
+    total = len(texts)
     assert total > 20
     for number in (1, total // 2, total):
-        text = printed.pages[number - 1].extract_text()
+        text = texts[number - 1]
         assert re.search(rf"\b{number} / {total}\s*$", text), text[-80:]
 
 
@@ -102,14 +108,14 @@ def test_internal_links_point_into_the_document(printed):
     assert "notebooks-01-puzzle" in {d.split("--")[0] for d in internal}
 
 
-def test_equations_are_typeset_not_tex(printed):
-    text = "\n".join(printed.pages[i].extract_text() for i in range(len(printed.pages)))
+def test_equations_are_typeset_not_tex(texts):
+    text = "\n".join(texts)
     assert "\\frac" not in text and "\\(" not in text  # MathJax ran before printing
     assert "(6.1)" in text  # numbered equations keep their numbers
 
 
-def test_calculators_print_their_fallback(printed):
-    text = "\n".join(p.extract_text() for p in printed.pages)
+def test_calculators_print_their_fallback(texts):
+    text = "\n".join(texts)
     assert "An interactive calculator runs here in the HTML book" in text
 
 

@@ -39,6 +39,7 @@ import random
 import re
 import secrets
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Callable
 
@@ -153,14 +154,19 @@ def _fmt(fmt: str) -> str:
 
 
 # ---- what may be drawn ----------------------------------------------------------------------
-def _dense() -> list[Model]:
-    return [m for m in MODELS.values() if m.is_uniform and m.n_experts == 1
-            and m.attended_context(10**6) == 10**6 and m.n_positions == 0]
+# The catalog is fixed for the life of a process, so the models that qualify are found once: a
+# set draws from them twenty times and more (rejected scenarios are drawn again), and sorting the
+# catalog each time was nine tenths of drawing a set (Model.is_uniform compares every layer).
+@cache
+def _dense() -> tuple[Model, ...]:
+    return tuple(m for m in MODELS.values() if m.is_uniform and m.n_experts == 1
+                 and m.attended_context(10**6) == 10**6 and m.n_positions == 0)
 
 
-def _moe() -> list[Model]:
-    return [m for m in MODELS.values() if m.is_uniform and m.n_experts > 1
-            and m.attended_context(10**6) == 10**6]
+@cache
+def _moe() -> tuple[Model, ...]:
+    return tuple(m for m in MODELS.values() if m.is_uniform and m.n_experts > 1
+                 and m.attended_context(10**6) == 10**6)
 
 
 def _chips(*, fp16: bool = True, kinds: tuple[str, ...] = ()) -> list[Hardware]:
