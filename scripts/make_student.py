@@ -455,6 +455,9 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "the same bits per weight, in the V100 rows of the data",
     ("ex-nb-modern-nemotron-24", "runtime_README"):
         "the forecast's mean error on gpt-fast's reserved rows, in percent",
+    ("ex-nb-flops-olmo-token", "runtime_README"):
+        "a candidate structure's leave-one-source-out error on the fit rows, in percent (the "
+        "table of how the forecast's terms were chosen)",
     ("ex-nb-batch-l40s-cost", "forecast_decode"):
         "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
     ("ex-nb-kv-gemma3-window", "forecast_decode"):
