@@ -362,18 +362,19 @@ def with_builds(rows: Sequence[Row], current: str = "2025-26", by: str = "era") 
     """
     from .lab import measurements as M
 
-    if by.startswith("cuda-graphs"):
-        off = {m.id for m in M.all_rows() if M.uses_cuda_graphs(m) is False}
-        rows = [replace(r, runtime=NO_CUDA_GRAPHS) if r.runtime == "llama.cpp" and r.id in off
-                else r for r in rows]
-        if by == "cuda-graphs":
-            return rows
-        by = "era"
-    if by != "era":
+    if by not in BUILD_SPLITS:
         raise ValueError(f"builds: unknown split {by!r}; known: {', '.join(BUILD_SPLITS)}")
-    return [replace(r, runtime=f"llama.cpp@{M.LLAMA_CPP_BUILDS[r.source]}")
-            if r.runtime == "llama.cpp" and M.LLAMA_CPP_BUILDS[r.source] != current else r
-            for r in rows]
+    out = list(rows)
+    for step in by.split("+"):          # "cuda-graphs+era": the graphs split, then the era one
+        if step == "cuda-graphs":
+            off = {m.id for m in M.all_rows() if M.uses_cuda_graphs(m) is False}
+            out = [replace(r, runtime=NO_CUDA_GRAPHS)
+                   if r.runtime == "llama.cpp" and r.id in off else r for r in out]
+        else:
+            out = [replace(r, runtime=f"llama.cpp@{M.LLAMA_CPP_BUILDS[r.source]}")
+                   if r.runtime == "llama.cpp" and M.LLAMA_CPP_BUILDS[r.source] != current
+                   else r for r in out]
+    return out
 
 
 def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[Row]:
