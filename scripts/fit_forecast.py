@@ -63,9 +63,12 @@ BUILD_CANDIDATES = {
     "  the same, k and tau shared across llama.cpp's builds (lambda split)": ("k", "tau_s"),
     "  the same, tau shared across llama.cpp's builds (k and lambda split)": ("tau_s",),
 }
+#: The structure the CUDA-graphs candidates start from: the one chosen before them (delta per
+#: chip class; k, tau and lambda partially pooled with three rows).
+GRAPHS_BASE = (NAMED, {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0})
 #: Candidates that give llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, chips
-#: before Ampere: measurements.uses_cuda_graphs) terms of their own, on the present structure
-#: (MODELS["by_runtime"]): name -> the terms the two still share. Added in the seventh sitting
+#: before Ampere: measurements.uses_cuda_graphs) terms of their own, on GRAPHS_BASE:
+#: name -> the terms the two still share. Added in the seventh sitting
 #: of 2026-11-28, after the reserved rows of discussion 15013 had been seen (runtime_README).
 GRAPH_CANDIDATES = {
     "+ the present structure; llama.cpp without CUDA graphs a runtime (every term split)": (),
@@ -80,6 +83,11 @@ GRAPH_ERA_CANDIDATES = {
     "+ the same, llama.cpp's 2023-24 builds with graphs a runtime too (every term split)": (),
     "  the same, k shared across builds (tau and lambda split)": ("k",),
 }
+#: The split candidates, in the order printed: (how llama.cpp's rows are split,
+#: forecast.with_builds; the structure they start from; name -> the terms still shared).
+SPLIT_CANDIDATES = (("era", BUILDS_BASE, BUILD_CANDIDATES),
+                    ("cuda-graphs", GRAPHS_BASE, GRAPH_CANDIDATES),
+                    ("cuda-graphs+era", GRAPHS_BASE, GRAPH_ERA_CANDIDATES))
 
 
 def select() -> None:
@@ -92,19 +100,10 @@ def select() -> None:
     best = {}
     candidates = {name: (rows, terms, weighting, shrink, ())
                   for name, (terms, weighting, shrink) in CANDIDATES.items()}
-    eras = with_builds(rows)
-    candidates.update({name: (eras, BUILDS_BASE[0], MODELS["agnostic"]["weighting"],
-                              BUILDS_BASE[1], shared)
-                       for name, shared in BUILD_CANDIDATES.items()})
-    graphs = with_builds(rows, by="cuda-graphs")
-    present = MODELS["by_runtime"]
-    candidates.update({name: (graphs, present["terms"], MODELS["agnostic"]["weighting"],
-                              present["shrink"], shared)
-                       for name, shared in GRAPH_CANDIDATES.items()})
-    both = with_builds(rows, by="cuda-graphs+era")
-    candidates.update({name: (both, present["terms"], MODELS["agnostic"]["weighting"],
-                              present["shrink"], shared)
-                       for name, shared in GRAPH_ERA_CANDIDATES.items()})
+    for by, (terms, shrink), table in SPLIT_CANDIDATES:
+        data = with_builds(rows, by=by)
+        candidates.update({name: (data, terms, MODELS["agnostic"]["weighting"], shrink, shared)
+                           for name, shared in table.items()})
     for name, (data, terms, weighting, shrink, shared) in candidates.items():
         named = {"terms": terms, "weighting": "rows", "shrink": shrink,
                  "shared_across_builds": shared}

@@ -691,8 +691,7 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
     # the checkpoints of E2B and E4B still store the KV-sharing layers' k and v projections
     # and k norm, which no layer uses (transformers 5.24.0 builds none of them): reported apart
     unused = sum(2 * a.n_kv_heads * a.d_head * d + a.d_head
-                 for a in (sliding if types[i] == "sliding_attention" else full
-                           for i in range(first_shared, n)))
+                 for a in map(attention, range(first_shared, n)))
     extras = (Extra("unused k, v and k-norm weights of the KV-sharing layers", unused, True,
                     "stored in the checkpoint; no decode step reads them"),) if unused else ()
     kw = _decoder(g, n_layers=n, norms=norms, tied=g.flag("tie_word_embeddings", True),
@@ -732,6 +731,15 @@ GEMMA4_AUDIO_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+def _head_width(r: _Reader, h: int, heads: int) -> int:
+    """The width of one of a tower's ``heads`` attention heads over its ``hidden_size`` h [-];
+    an error naming the field when they do not divide."""
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    return h // heads
+
+
 def _gemma4_audio_params(r: _Reader, d_text: int) -> int:
     """Parameters of Gemma 4's audio encoder (Gemma4AudioModel, a Conformer) and its projection
     into the language model: two 3 x 3 convolutions (1 -> c0 -> c1 channels, each with a norm
@@ -744,16 +752,14 @@ def _gemma4_audio_params(r: _Reader, d_text: int) -> int:
     h = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     heads = r.int("num_attention_heads", kind="heads")
-    if h % heads:
-        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
-                          f"'hidden_size' ({h})")
+    head = _head_width(r, h, heads)
     c0, c1 = r.int_list("subsampling_conv_channels", [128, 32], n=2)
     k = r.int("conv_kernel_size", kind="count")
     o = r.int("output_proj_dims")
     r.read.update({"use_clipped_linears", "attention_chunk_size", "attention_context_left",
                    "attention_context_right", "gradient_clipping", "residual_weight"})
     subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 // 4) * c1 * h
-    layer = 24 * h * h + 9 * h + k * h + h // heads
+    layer = 24 * h * h + 9 * h + k * h + head
     return subsample + n * layer + o * h + o + o * d_text
 
 
@@ -806,13 +812,11 @@ def _pixtral_params(r: _Reader, d_text: int, merge: int, features: int, bias: bo
     inter = r.int("intermediate_size")
     n = r.int("num_hidden_layers", kind="layers")
     heads = r.int("num_attention_heads", kind="heads")
-    if h % heads:
-        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
-                          f"'hidden_size' ({h})")
-    dh = r.int("head_dim", h // heads)
-    if dh != h // heads:
+    head = _head_width(r, h, heads)
+    dh = r.int("head_dim", head)
+    if dh != head:
         raise ConfigError(f"{r.origin}: field 'head_dim' = {dh} is not supported: Pixtral's "
-                          f"heads are hidden_size / num_attention_heads = {h // heads} wide")
+                          f"heads are hidden_size / num_attention_heads = {head} wide")
     c = r.int("num_channels", 3, kind="count")
     p = r.int("patch_size", kind="count")
     tower = c * p * p * h + h + n * (4 * h * h + 3 * h * inter + 2 * h)
