@@ -456,6 +456,26 @@ def test_gemma4_null_per_layer_input_width_builds_no_per_layer_embeddings(name):
     assert read_config(cfg).total_params == total
 
 
+@pytest.mark.parametrize("empty", [None, 0])
+def test_gemma4_null_global_head_width_is_the_sliding_one(empty):
+    """Gemma4TextAttention sets ``head_dim = config.global_head_dim if not self.is_sliding and
+    config.global_head_dim else config.head_dim`` (transformers' modeling_gemma4.py, as quoted
+    in a reading of it, search index file id 62674771407): a file whose global_head_dim is null
+    or 0 gives its global layers the sliding layers' width (256 here), not the class default's
+    512. Counted by hand: each of the 5 global layers of 26B-A4B then has q (16 heads) and k (2
+    KV heads, values = keys) of 256 instead of 512, and q and k norms of 256 instead of 512."""
+    cfg = config("gemma-4-26b-a4b")
+    text = cfg["text_config"]
+    before = read_config(cfg)
+    text["global_head_dim"] = empty
+    after = read_config(cfg)
+    assert {(run.attention.span, run.attention.d_head) for run in after.layers} == \
+        {("sliding", 256), ("full", 256)}
+    d, h, kv = text["hidden_size"], text["num_attention_heads"], text["num_global_key_value_heads"]
+    per_layer = (2 * h * d + kv * d) * (512 - 256) + 2 * (512 - 256)  # q, o; k; q and k norms
+    assert before.total_params - after.total_params == 5 * per_layer
+
+
 @pytest.mark.parametrize("change, pattern", [
     ({"num_kv_shared_layers": 35},
      r"field 'num_kv_shared_layers' \(35\) must be less than 'num_hidden_layers' \(35\)"),

@@ -661,8 +661,14 @@ def _gemma4_text(r: _Reader) -> dict[str, Any]:
                           f"divide 'num_attention_heads' ({h})")
     bias = g.flag("attention_bias", False)
     sliding = Attention(h, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head")
-    full = Attention(h, g_heads, g.int("global_head_dim"), qkv_bias=bias, o_bias=bias,
-                     qk_norm="head", kv_tied=tied_kv)
+    # the attention layer takes `config.global_head_dim if not sliding and
+    # config.global_head_dim else config.head_dim`: an explicit null (or 0) is head_dim, not the
+    # class default's 512
+    g_dh = dh if "global_head_dim" in r.cfg and not r.cfg["global_head_dim"] else \
+        g.int("global_head_dim")
+    g.read.add("global_head_dim")
+    full = Attention(h, g_heads, g_dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                     kv_tied=tied_kv)
     if shared and tied_kv:
         raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) together with "
                           "'attention_k_eq_v' is not modelled")
