@@ -194,3 +194,19 @@ def test_describe_marks_what_does_not_fit(capsys):
     for key in ("tokens/s per user", "tokens/s per chip", "cost per million tokens"):
         assert rows[key] == "- (does not fit in memory)", key
     assert "does not fit" in rows["time per output token (bound)"]
+    # The forecast under the bound says the same, row by row: one chip of the first setup holds
+    # nothing, the replica does; the second replica holds nothing at all.
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "fp8",
+                 "--tp", "8", "--prompt", "2000", "--generate", "500", "--batch", "32",
+                 "--runtime", "vLLM"]) == 0
+    out = capsys.readouterr().out
+    forecast = _rows("\n".join(line.strip() for line in
+                                out[out.index("forecast (with vLLM"):].splitlines()))
+    assert forecast["tokens/s per sequence"] == "- (does not fit in memory)"
+    assert float(forecast["tokens/s per chip"].split()[0].replace(",", "")) > 0
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "2",
+                 "--batch", "400", "--context", "8000", "--runtime", "vLLM"]) == 0
+    out = capsys.readouterr().out
+    forecast = _rows("\n".join(line.strip() for line in
+                                out[out.index("forecast (with vLLM"):].splitlines()))
+    assert set(forecast.values()) == {"- (does not fit in memory)"}, forecast

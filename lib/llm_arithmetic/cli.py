@@ -556,19 +556,22 @@ def _describe(ns: argparse.Namespace) -> int:
     else:
         print(_table(e, serving=_serving_given(ns)))
         if x["expected_decode_tokens_per_second"] is not None:
-            print(_forecast_table(x, serving=_serving_given(ns)))
+            print(_forecast_table(x, serving=_serving_given(ns), fits=e.fits,
+                                  fits_per_chip=e.fits_per_chip))
         if v is not None:
             print(_engine_table(v))
     return 0
 
 
-def _forecast_table(x: dict[str, Any], serving: bool) -> str:
-    """The forecast under the bound, with its 80% interval."""
+def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
+                    fits_per_chip: bool | None = None) -> str:
+    """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
+    does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
+    a speed (the JSON keys keep their numbers beside the bound's fit flags)."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
-    rows = [(f"forecast ({who}; 80% interval)", ""),
-            ("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
-                x["expected_decode_tokens_per_second"],
-                *x["expected_decode_tokens_per_second_range"]))]
+    rows = [(f"forecast ({who}; 80% interval)", "")]
+    rows += _speed_rows(fits, [("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
+        x["expected_decode_tokens_per_second"], *x["expected_decode_tokens_per_second_range"]))])
     if serving:
         for key, label, scale, unit in (
                 ("expected_ttft_seconds", "time to first token", 1e3, " ms"),
@@ -576,8 +579,9 @@ def _forecast_table(x: dict[str, Any], serving: bool) -> str:
                 ("expected_tokens_per_second_per_chip", "tokens/s per chip", 1, "")):
             if x[key] is not None:
                 lo, hi = x[key + "_range"]
-                rows.append((f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
-                                           f"{hi * scale:,.1f}{unit})"))
+                rows += _speed_rows(fits_per_chip, [(
+                    f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
+                                  f"{hi * scale:,.1f}{unit})")])
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
