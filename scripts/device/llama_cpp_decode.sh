@@ -12,13 +12,16 @@
 # of the model's shapes to /tmp, runs llama-bench (JSONL appended to $OUT/llama-bench.jsonl,
 # flushed test by test) and deletes the file. A time guard starts no new model when less than
 # KIT_GUARD_S seconds of KIT_TOTAL_S remain, and bounds every step by the time left, so the
-# files in $OUT are written before the command's limit. Everything goes to $OUT (6 files):
+# files in $OUT are written before the command's limit. Knobs (environment): KIT_TOTAL_S,
+# KIT_GUARD_S, KIT_MODELS ("key:TYPE ..."), KIT_BENCH_ARGS, KIT_BUILD_DIR (an existing build is
+# reused), KIT_JOBS, KIT_PYTHON. Everything goes to $OUT (7 files; the tool returns at most 8):
 #   kit.log            every phase with its elapsed time, commands, errors
 #   device.txt         nvidia-smi (or lscpu), the driver, the GPU's clocks and memory
 #   build.txt          SOURCE_INFO, the CMake cache's GGML_* lines, compiler versions
 #   copy_bandwidth.json  the torch device-to-device copy (bytes read + written over time)
 #   models.tsv         per model: key, file type, file bytes, seconds to write, llama-bench status
 #   llama-bench.jsonl  one line per completed test
+#   llama-bench.stderr llama-bench's log (devices found, model loading, CUDA graphs warnings)
 set -uo pipefail
 
 cpu=0; tiny=0
@@ -91,10 +94,16 @@ phase_end done
 
 # --- the build ----------------------------------------------------------------------------
 phase_start build
+if [ $cpu = 0 ] && ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH="/usr/local/cuda/bin:$PATH"
+fi
+log "tools: cmake $(cmake --version | head -1 | cut -d' ' -f3), ninja $(ninja --version 2>/dev/null || echo absent), $(c++ --version | head -1)$([ $cpu = 0 ] && echo ", nvcc $(command -v nvcc) $(nvcc --version 2>&1 | grep -o 'release [0-9.]*')")"
+GENERATOR=Ninja
+command -v ninja > /dev/null || GENERATOR="Unix Makefiles"
 if [ -x "$BUILD/bin/llama-bench" ]; then
     log "reusing $BUILD/bin/llama-bench"
 else
-    cmake_args=(-S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
+    cmake_args=(-S "$SRC" -B "$BUILD" -G "$GENERATOR" -DCMAKE_BUILD_TYPE=Release
                 -DLLAMA_BUILD_NUMBER="$LLAMA_CPP_BUILD_NUMBER" -DLLAMA_BUILD_COMMIT="${LLAMA_CPP_COMMIT:0:9}"
                 -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF
                 -DLLAMA_BUILD_APP=OFF -DLLAMA_OPENSSL=OFF -DGGML_CCACHE=OFF)
@@ -111,7 +120,8 @@ else
     if ! timeout "$(left)" cmake --build "$BUILD" --target llama-bench -j "$JOBS" > "$BUILD/build.log" 2>&1; then
         tail -60 "$BUILD/build.log" >> "$LOG"; phase_end FAILED; exit 1
     fi
-    log "$(grep -c 'Building' "$BUILD/build.log") compile steps"
+    log "$(grep -c 'Building' "$BUILD/build.log") compile steps; the build log ends:"
+    tail -3 "$BUILD/build.log" >> "$LOG"
 fi
 {
     cat "$SRC/SOURCE_INFO"
@@ -174,9 +184,9 @@ for m in "${MODELS[@]}"; do
     budget=$(( $(left) - 5 ))
     if [ "$budget" -lt 5 ]; then log "no time left to run llama-bench"; rm -f "$GGUF"; phase_end CUT; break; fi
     timeout "$budget" "$BUILD/bin/llama-bench" -m "$GGUF" "${BENCH_ARGS[@]}" -o jsonl \
-        >> "$OUT/llama-bench.jsonl" 2>> "$BUILD/bench-stderr.log"
+        >> "$OUT/llama-bench.jsonl" 2>> "$OUT/llama-bench.stderr"
     rc=$?
-    [ $rc = 0 ] || { log "llama-bench exited $rc (124: cut by the time limit); stderr tail:"; tail -15 "$BUILD/bench-stderr.log" >> "$LOG"; }
+    [ $rc = 0 ] || { log "llama-bench exited $rc (124: cut by the time limit); stderr tail:"; tail -15 "$OUT/llama-bench.stderr" >> "$LOG"; }
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$ftype" "$bytes" "$write_s" "$(( $(now) - t ))" "$rc" >> "$OUT/models.tsv"
     rm -f "$GGUF"
     phase_end "done (file $bytes bytes written in $write_s s, llama-bench rc $rc)"
