@@ -41,7 +41,8 @@ def _as_cuda_run(tmp_path: Path) -> Path:
     for t in _tests(SAMPLE):
         t.update(backends="CUDA", gpu_info="NVIDIA H200", n_gpu_layers=99)
         lines.append(json.dumps(t))
-    (run / "llama-bench.jsonl").write_text("\n".join(lines) + "\n")
+    # a last line cut by the time limit is not a completed test
+    (run / "llama-bench.jsonl").write_text("\n".join(lines) + "\n" + lines[0][:100])
     (run / "device.txt").write_text((SAMPLE / "device.txt").read_text()
                                     + "# gpu: NVIDIA H200, 143771, 9.0\n")
     (run / "build.txt").write_text((SAMPLE / "build.txt").read_text()
@@ -72,6 +73,7 @@ def test_bits_per_weight_are_size_times_8_over_params():
 
 def test_a_cuda_run_is_a_2025_26_build_with_cuda_graphs(tmp_path):
     rows = [M._row(d) for d in imp.rows_of_run(_as_cuda_run(tmp_path))]
+    assert len(rows) == 4
     assert {r.source for r in rows} == {"first-hand-h200-llama.cpp"}
     for r in rows:
         assert r.split == "fit" and not M.is_reserved(r.measurement_url)

@@ -78,11 +78,16 @@ def read_run(run: Path) -> dict:
         if not (run / name).is_file():
             raise Refused(f"{run}: {name} is missing (the run wrote no such file)")
     tests = []
-    for i, line in enumerate((run / "llama-bench.jsonl").read_text().splitlines(), 1):
+    lines = (run / "llama-bench.jsonl").read_text().splitlines()
+    for i, line in enumerate(lines, 1):
         if line.strip():
             try:
                 tests.append((i, json.loads(line)))
-            except json.JSONDecodeError as e:   # a line cut by the time limit
+            except json.JSONDecodeError as e:
+                if i == len(lines):     # the last test, cut by the time limit: not completed
+                    print(f"import_llama_bench.py: {run}/llama-bench.jsonl line {i} is cut: "
+                          "not a completed test, skipped", file=sys.stderr)
+                    continue
                 raise Refused(f"{run}/llama-bench.jsonl line {i}: not JSON ({e.msg})") from e
     build = read_key_values((run / "build.txt").read_text())
     device = (run / "device.txt").read_text()
