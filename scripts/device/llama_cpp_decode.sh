@@ -166,6 +166,7 @@ phase_end done
 
 # --- the models -----------------------------------------------------------------------------
 printf 'model_key\tfile_type\tfile_bytes\twrite_s\tbench_s\tbench_rc\n' > "$OUT/models.tsv"
+touch "$OUT/llama-bench.jsonl"
 for m in "${MODELS[@]}"; do
     key=${m%%:*}; ftype=${m##*:}
     if [ "$(left)" -lt "$GUARD_S" ]; then
@@ -182,7 +183,11 @@ for m in "${MODELS[@]}"; do
     fi
     write_s=$(( $(now) - t )); bytes=$(stat -c %s "$GGUF"); t=$(now)
     budget=$(( $(left) - 5 ))
-    if [ "$budget" -lt 5 ]; then log "no time left to run llama-bench"; rm -f "$GGUF"; phase_end CUT; break; fi
+    if [ "$budget" -lt 5 ]; then
+        log "no time left to run llama-bench"
+        printf '%s\t%s\t%s\t%s\t\tnot-run\n' "$key" "$ftype" "$bytes" "$write_s" >> "$OUT/models.tsv"
+        rm -f "$GGUF"; phase_end CUT; break
+    fi
     timeout "$budget" "$BUILD/bin/llama-bench" -m "$GGUF" "${BENCH_ARGS[@]}" -o jsonl \
         >> "$OUT/llama-bench.jsonl" 2>> "$OUT/llama-bench.stderr"
     rc=$?
@@ -191,4 +196,4 @@ for m in "${MODELS[@]}"; do
     rm -f "$GGUF"
     phase_end "done (file $bytes bytes written in $write_s s, llama-bench rc $rc)"
 done
-log "llama-bench.jsonl: $(wc -l < "$OUT/llama-bench.jsonl" 2>/dev/null || echo 0) tests; total $(elapsed) s"
+log "llama-bench.jsonl: $(wc -l < "$OUT/llama-bench.jsonl") tests; total $(elapsed) s"
