@@ -328,7 +328,9 @@ def test_every_llama_cpp_source_has_its_builds_dated():
     # the forecast's build-era candidates (scripts/fit_forecast.py --select) read the era of each
     # llama.cpp source: a new source must be dated (runtime_README.md, "Builds of llama.cpp")
     sources = {r.source for r in M.all_rows() if r.runtime == "llama.cpp"}
-    assert sources == set(M.LLAMA_CPP_BUILDS)
+    # the device kit's source (scripts/device/import_llama_bench.py) is dated before its rows exist
+    assert sources <= set(M.LLAMA_CPP_BUILDS)
+    assert set(M.LLAMA_CPP_BUILDS) - sources <= {"first-hand-h200-llama.cpp"}
     assert set(M.LLAMA_CPP_BUILDS.values()) == {"2023-24", "2025-26"}
 
 

@@ -285,6 +285,8 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "llama.cpp-issue-threads-2025-26": "2025-26",
     # llama-bench logs in public repository files (a blog repository's post: build 8828, 2026)
     "llama-bench-repository-files-2025-26": "2025-26",
+    # first-hand llama-bench runs of scripts/device/ on a lent H200: build 11312 (0c1e5709, Oct 2026)
+    "first-hand-h200-llama.cpp": "2025-26",
 }
 
 
