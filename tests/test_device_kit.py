@@ -96,3 +96,23 @@ def test_reserved_sources_and_cpu_runs_are_refused(tmp_path, capsys):
     with pytest.raises(imp.Refused, match="CPU run"):
         imp.rows_of_run(SAMPLE)
     assert imp.main([str(SAMPLE), "--allow-cpu"]) == 2      # CPU rows never reach the data
+
+
+def test_a_pp_test_from_an_empty_cache_is_a_prefill_row(tmp_path):
+    """llama-bench's pp tests (n_prompt > 0, n_gen 0): from an empty cache one `prefill` row each,
+    whose value is the prompt tokens per second and whose prompt is n_prompt; after a filled
+    cache (n_depth > 0) no row (the prefill bound counts an empty cache)."""
+    run = _as_cuda_run(tmp_path)
+    t = json.loads((run / "llama-bench.jsonl").read_text().splitlines()[0])
+    pp = [{**t, "n_prompt": 512, "n_gen": 0, "n_depth": d, "avg_ts": 9000.0 + d}
+          for d in (0, 4096)]
+    with open(run / "llama-bench.jsonl", "w") as fh:
+        fh.write("\n".join(json.dumps(x) for x in pp) + "\n")
+    rows = imp.rows_of_run(run)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["metric"], row["prompt_tokens"], row["generated_tokens"], row["context"],
+            row["value"], row["unit"]) == ("prefill", "512", "0", "", "9000.00", "token/s")
+    assert "-pp512-" in row["id"] and "prompt" in row["note"]
+    r = M._row(row)
+    assert r.metric == "prefill" and M.uses_cuda_graphs(r) is True

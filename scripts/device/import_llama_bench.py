@@ -6,7 +6,9 @@
 
 RUN_DIR holds what the run wrote to $OUT (llama-bench.jsonl, build.txt, device.txt,
 copy_bandwidth.json, models.tsv, kit.log). Every JSONL line (one completed llama-bench test)
-is one decode row; none is chosen or dropped by its value. Without --dry-run the raw files are
+is one row, a tg test a `decode` row and a pp test from an empty cache a `prefill` row (a pp
+test after a filled cache is not a row: the prefill bound counts an empty cache); none is
+chosen or dropped by its value. Without --dry-run the raw files are
 copied to lab/data/raw/<source>-<date>/ (committed: each row cites its raw log there, by the
 repository's URL from _config.yml) and the rows are appended to the CSV; an id already there is
 an error. A reserved validation source (by name, by source key, or by URL) is refused, as is
@@ -129,9 +131,12 @@ def rows_of_run(run: Path, *, hardware: str = "h200", source: str = SOURCE,
         if cpu and not allow_cpu:
             raise Refused(f"{run}/llama-bench.jsonl line {line}: backend {t.get('backends')!r} "
                                "is a CPU run of the kit's test mode: not a row (--allow-cpu for a dry run)")
-        if t["n_prompt"] != 0 or t["n_gen"] <= 0:
-            raise Refused(f"{run}/llama-bench.jsonl line {line}: not a tg test "
+        prefill = t["n_prompt"] > 0 and t["n_gen"] == 0
+        if not prefill and (t["n_prompt"] != 0 or t["n_gen"] <= 0):
+            raise Refused(f"{run}/llama-bench.jsonl line {line}: neither a tg nor a pp test "
                                f"(n_prompt {t['n_prompt']}, n_gen {t['n_gen']})")
+        if prefill and int(t.get("n_depth", 0)):
+            continue        # a prompt after a filled cache: in the raw log, not a row
         name = Path(t["model_filename"]).name
         m = FILENAME.search(name)
         if not m:
@@ -144,7 +149,7 @@ def rows_of_run(run: Path, *, hardware: str = "h200", source: str = SOURCE,
                                f"({t['build_number']}) is not the fetched source's")
         bits = bits_per_weight(t)
         fa = "on" if t["flash_attn"] in (1, True, "on", "1") else "off"
-        depth, n_gen = int(t.get("n_depth", 0)), int(t["n_gen"])
+        depth, n_gen, n_prompt = int(t.get("n_depth", 0)), int(t["n_gen"]), int(t["n_prompt"])
         graphs = b.get("GGML_CUDA_GRAPHS", "")
         if cpu:
             backend = f"CPU backend ({t.get('cpu_info', '').strip()}, {t.get('n_threads')} threads)"
@@ -157,7 +162,7 @@ def rows_of_run(run: Path, *, hardware: str = "h200", source: str = SOURCE,
         device = (t.get("gpu_info") or t.get("cpu_info", "")).strip()
         if r["memory_mib"] and not cpu:
             device += f" ({r['memory_mib']} MiB)"
-        test = f"tg{n_gen}" + (f"@d{depth}" if depth else "")
+        test = f"pp{n_prompt}" if prefill else f"tg{n_gen}" + (f"@d{depth}" if depth else "")
         copy_note = (f"a torch device-to-device copy on the same GPU moved "
                      f"{copy['bytes_moved_per_second'] / 1e9:.0f} GB/s (bytes read + written, "
                      f"copy_bandwidth.json), beside the catalog's {hw.bandwidth / 1e9:.0f} GB/s"
@@ -166,7 +171,8 @@ def rows_of_run(run: Path, *, hardware: str = "h200", source: str = SOURCE,
         rows.append({
             "id": (f"fh-{'cpu' if cpu else hardware}-{date.replace('-', '')}-{key}-{ftype.lower()}-"
                    f"{test.replace('@', '-')}-fa{fa}"),
-            "split": "fit", "source": source, "metric": "decode", "runtime": "llama.cpp",
+            "split": "fit", "source": source, "metric": "prefill" if prefill else "decode",
+            "runtime": "llama.cpp",
             "runtime_version": version, "device": device,
             "device_class": "cpu" if cpu else CLASS_OF_KIND[hw.kind],
             # a CPU run (dry runs and tests only) has no catalogued chip and no bound
@@ -176,16 +182,22 @@ def rows_of_run(run: Path, *, hardware: str = "h200", source: str = SOURCE,
             "model": f"{model.label} shapes, random weights ({name}, scripts/device/random_gguf.py)",
             "model_key": key, "weight_format": WEIGHT_FORMATS[ftype], "bits_per_weight": f"{bits:.3f}",
             "kv_format": KV_FORMATS.get(t.get("type_k", "f16"), t.get("type_k", "")),
-            "prompt_tokens": str(depth), "generated_tokens": str(n_gen),
-            "context": str(depth + n_gen // 2), "batch": "1",
+            "prompt_tokens": str(n_prompt if prefill else depth), "generated_tokens": str(n_gen),
+            "context": "" if prefill else str(depth + n_gen // 2), "batch": "1",
             "value": f"{t['avg_ts']:.2f}", "unit": "token/s", "measurement_url": url,
-            "location": (f"llama-bench.jsonl line {line}: model_filename {name}, n_gen {n_gen}, "
-                         f"n_depth {depth}, flash_attn {t['flash_attn']}, avg_ts "
+            "location": (f"llama-bench.jsonl line {line}: model_filename {name}, n_prompt "
+                         f"{n_prompt}, n_gen {n_gen}, n_depth {depth}, flash_attn "
+                         f"{t['flash_attn']}, avg_ts "
                          f"{t['avg_ts']:.2f} (stddev {t.get('stddev_ts', 0):.2f})"),
-            "note": (f"first-hand llama-bench {test} (-p 0 -n {n_gen} -r {len(t.get('samples_ts', []))} "
-                     f"-d {depth} -fa {1 if fa == 'on' else 0} -ngl {t.get('n_gpu_layers')}), one stream: "
-                     f"{n_gen} tokens generated one at a time after {depth} tokens in the cache "
-                     f"(mean context {depth + n_gen // 2}); samples {samples} token/s; random weights "
+            "note": (f"first-hand llama-bench {test} (-p {n_prompt} -n {n_gen} -r "
+                     f"{len(t.get('samples_ts', []))} -d {depth} -fa {1 if fa == 'on' else 0} "
+                     f"-ngl {t.get('n_gpu_layers')}), one stream: "
+                     + (f"one {n_prompt}-token prompt processed in micro-batches of "
+                        f"{t.get('n_ubatch')} into an empty cache, the value prompt tokens/s"
+                        if prefill else
+                        f"{n_gen} tokens generated one at a time after {depth} tokens in the "
+                        f"cache (mean context {depth + n_gen // 2})")
+                     + f"; samples {samples} token/s; random weights "
                      f"of the catalog's {key} shapes (the speed of a decode step depends on the "
                      f"shapes and types, not the values); bits = model_size {t['model_size']} B x 8 / "
                      f"model_n_params {t['model_n_params']} = {bits:.3f}; KV cache "

@@ -57,9 +57,10 @@ fi
 if [ -n "${KIT_BENCH_ARGS:-}" ]; then
     read -r -a BENCH_ARGS <<< "$KIT_BENCH_ARGS"
 elif [ $tiny = 1 ]; then
-    BENCH_ARGS=(-p 0 -n 16 -r 2 -fa 0,1 -d 0,256 -ngl 0 -t "$JOBS")
+    BENCH_ARGS=(-p 64 -n 16 -r 2 -fa 0,1 -d 0,256 -ngl 0 -t "$JOBS")
 else
-    BENCH_ARGS=(-p 0 -n 128 -r 3 -fa 0,1 -d 0,4096 -ngl 99)
+    # pp512 and tg128 (the rule, with its prefill amendment)
+    BENCH_ARGS=(-p 512 -n 128 -r 3 -fa 0,1 -d 0,4096 -ngl 99)
 fi
 
 now() { date +%s; }
