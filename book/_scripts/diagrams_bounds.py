@@ -345,7 +345,7 @@ def kernel_launches() -> Svg:
     s.lines(20, 268, ["each launch costs the host microseconds and a layer is a dozen",
                       "kernels: the waits grow with the layers (the forecast's λ × L)"],
             size=SMALL, anchor="start", color=MUTED)
-    s.text(20, 316, "llama.cpp on NVIDIA GPUs: one graph per token", size=SMALL,
+    s.text(20, 316, "llama.cpp, Ampere and later: one graph per token", size=SMALL,
            anchor="start", weight="bold")
     return s
 
