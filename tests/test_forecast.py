@@ -71,6 +71,17 @@ def test_errors_are_reported_for_the_reserved_rows():
             assert 0 < lo < 1 < hi
 
 
+def test_reserved_ratios_are_the_rows_of_the_stored_reserved_error():
+    """The served ratios of the reserved rows give back the error the fit script stored for
+    them (errors_as_served): same rows, same mean error, same share within 20%."""
+    q = np.array([x for _, x in F.reserved_ratios(PARAMS)])
+    stored = PARAMS["errors_as_served"]["reserved_validation"]
+    err = np.abs(1 / q - 1)
+    assert q.size == stored["rows"] == len(VAL)
+    assert err.mean() == pytest.approx(stored["mape"], abs=1e-5)
+    assert np.mean(err <= 0.2) == pytest.approx(stored["within_20pct"], abs=1e-5)
+
+
 def _all_intervals(table):
     if isinstance(table, dict):
         return [iv for k in sorted(table) if k != "one_chip_runtimes"

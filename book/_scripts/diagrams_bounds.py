@@ -278,31 +278,35 @@ def bound_gap() -> Svg:
 
 
 def forecast_terms() -> Svg:
-    s = Svg(480, 330, "The forecast of a decode step: the bound stretched by a fraction k, plus "
-            "a cost per layer times the L layers, plus a fixed cost per token; a small model "
-            "on a fast chip spends most of its step in the terms that do not scale with bytes")
+    s = Svg(480, 350, "The forecast of a decode step: the bound stretched by a fraction k, plus "
+            "a dequantization cost per weight, a cost per layer times the L layers and a fixed "
+            "cost per token; a small model on a fast chip spends most of its step in the terms "
+            "that do not scale with bytes")
 
-    def row(y, label, bound, k, layer, fixed):
+    def row(y, label, bound, k, dequant, layer, fixed):
         s.text(20, y, label, size=BODY, anchor="start", weight="bold")
         x = 20
         s.box(x, y + 10, bound, 34, "bound" if bound >= 60 else "b", "weights", size=SMALL)
         x += bound
         s.box(x, y + 10, k, 34, "k × bound" if k >= 70 else "k", "alert", size=SMALL)
         x += k
+        s.box(x, y + 10, dequant, 34, "δ", "plain", size=SMALL)
+        x += dequant
         for i in range(8):
             s.rect(x + i * layer / 8, y + 10, layer / 8, 34, "compute", rx=1, stroke_width=1)
         s.text(x + layer / 2, y + 60, "λ × L", size=SMALL, color=MUTED)
         x += layer
         s.box(x, y + 10, fixed, 34, "τ", "gold", size=SMALL)
 
-    row(24, "large model, slow memory", 250, 80, 64, 24)
-    row(118, "small model, fast memory", 40, 14, 64, 24)
+    row(24, "large model, slow memory", 250, 80, 20, 64, 24)
+    row(118, "small model, fast memory", 40, 14, 14, 64, 24)
     s.lines(20, 226, ["bound: the step's bytes ÷ the peak bandwidth",
-                      "k × bound: bandwidth below peak, dequantizing, attention",
+                      "k × bound: bandwidth below peak, attention",
+                      "δ × t16: dequantizing, per weight unpacked",
                       "λ × L: kernel launches and small operations, per layer",
                       "τ: sampling and host work, once per token"],
             size=SMALL, anchor="start", color=MUTED)
-    s.text(20, 316, "all terms ≥ 0: the forecast is never faster than the bound",
+    s.text(20, 334, "all terms ≥ 0: the forecast is never faster than the bound",
            size=SMALL, anchor="start", weight="bold")
     return s
 
@@ -341,7 +345,7 @@ def kernel_launches() -> Svg:
     s.lines(20, 268, ["each launch costs the host microseconds and a layer is a dozen",
                       "kernels: the waits grow with the layers (the forecast's λ × L)"],
             size=SMALL, anchor="start", color=MUTED)
-    s.text(20, 316, "llama.cpp on NVIDIA GPUs: one graph per token", size=SMALL,
+    s.text(20, 316, "llama.cpp, Ampere and later: one graph per token", size=SMALL,
            anchor="start", weight="bold")
     return s
 

@@ -103,7 +103,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
            "SPECULATIVE_BOUND_KEYS", "regime",
-           "error_by_regime", "reserved_errors_by_source", "forecast_inputs",
+           "error_by_regime", "reserved_errors_by_source", "reserved_ratios", "forecast_inputs",
            "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
@@ -879,6 +879,13 @@ def _served_summary(params: dict[str, Any],
     """:func:`error_summary` of rows forecast by the fits named beside them, each with its
     interval."""
     return _summaries_by(_with_intervals(params, served))["all"]
+
+
+def reserved_ratios(params: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
+    """The reserved validation rows, each with its measured / forecast speed as the interface
+    serves it (:func:`_as_served`): above 1 where the forecast is too slow."""
+    p = params or load_params()
+    return [(r, q) for r, q, _ in _as_served(p, decode_fit_rows("validation"))]
 
 
 def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
