@@ -102,7 +102,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
            "MIN_INTERVAL_ROWS", "INTERVAL_LEVELS", "weighted_quantiles", "intervals",
            "interval_for", "row_intervals", "prefill_fit_rows", "EXPECTED_KEYS",
-           "SPECULATIVE_BOUND_KEYS", "regime",
+           "SPECULATIVE_BOUND_KEYS", "regime", "regime_label",
            "error_by_regime", "reserved_errors_by_source", "reserved_ratios", "forecast_inputs",
            "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
@@ -833,6 +833,22 @@ def regime(r: Row) -> str:
     """A row's regime for the error table: chip class x runtime x weight format x batch."""
     fmt = "16-bit" if r.bits >= 15 else "8-bit" if r.bits >= 7.5 else "4-6-bit"
     return f"{r.chip_class} x {r.runtime.split(' (')[0]} x {fmt} x batch {r.batch}"
+
+
+def regime_label(key: str, sep: str = " x ") -> str:
+    """A :func:`regime` key as the book names it: the chip class in words
+    (:func:`~llm_arithmetic.lab.calibration.class_label`), the parts joined by ``sep``
+    (``make bench`` prints the keys themselves).
+
+    >>> regime_label("consumer-gpu x llama.cpp x 4-6-bit x batch 1")
+    'consumer GPU x llama.cpp x 4-6-bit x batch 1'
+    >>> regime_label("apple x mlx-lm x 4-6-bit x batch 1", sep=", "), regime_label("all")
+    ('Apple silicon, mlx-lm, 4-6-bit, batch 1', 'all')
+    """
+    from .lab.calibration import class_label
+
+    chip_class, *rest = key.split(" x ")
+    return sep.join([class_label(chip_class), *rest])
 
 
 #: The leave-one-group-out errors a fit reports: (kind, the row attribute left out).
