@@ -289,9 +289,9 @@ def speculative_speedup_vs_draft(acceptances: Sequence[float] = (0.6, 0.8, 0.9),
         ax.plot([k[best]], [s[best]], "s", ms=8, mfc="none", color=line.get_color(),
                 label="_nolegend_")
     ax.axhline(1, color="0.5", lw=1)
-    ax.set_xlabel("draft length k [tokens]")
+    ax.set_xlabel("draft length γ [tokens]")
     ax.set_ylabel("speed-up over plain decoding [-]")
-    ax.legend(fontsize=_SMALL, loc="upper left", title="squares: best k",
+    ax.legend(fontsize=_SMALL, loc="upper left", title="squares: best γ",
               title_fontsize=_SMALL)
     return ax
 
@@ -352,7 +352,7 @@ def speculative_speedup_vs_batch(model: Model, chip: Hardware, weights: str = "f
         n_acc = N.speculative_tokens_per_step(acceptance=acceptance, draft_len=k)
         draft = N.speculative_step_cost(draft_len=k, draft_cost=draft_cost) - 1
         ratio = verify_step_ratio(model, chip, weights, context, b, k)
-        (line,) = ax.plot(b, n_acc / (draft + ratio), label=f"k = {k}")
+        (line,) = ax.plot(b, n_acc / (draft + ratio), label=f"γ = {k}")
         ax.axhline(N.speculative_speedup(acceptance=acceptance, draft_len=k,
                                          draft_cost=draft_cost), color=line.get_color(),
                    ls=":", lw=1)
