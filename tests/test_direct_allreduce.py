@@ -183,3 +183,15 @@ def test_command_line_direct_on_mi300x():
     got = json.loads(out.stdout)
     assert got["allreduce_algorithm"] == "direct"
     assert got["allreduce_seconds_per_token"] == pytest.approx(51.264e-6, rel=1e-9)
+
+
+def test_the_command_line_offers_every_algorithm():
+    import argparse
+
+    from llm_arithmetic.cli import _add_comm_options
+    from llm_arithmetic.estimate import ALLREDUCE_ALGORITHMS
+
+    parser = argparse.ArgumentParser()
+    _add_comm_options(parser)
+    (action,) = [a for a in parser._actions if a.dest == "allreduce"]
+    assert tuple(action.choices) == ALLREDUCE_ALGORITHMS
