@@ -68,7 +68,7 @@ def test_a_child_equals_a_fresh_evaluation(seed):
                   prompt=rng.choice([None, 777]), generate=rng.choice([None, 0, 50]),
                   bits_weight=rng.choice([None, 4.5]), bits_kv=rng.choice([16, 8]),
                   bits_state=16, overhead=0, tp=1, ep=1, pp=1, given_link_latency=None,
-                  overlap=None, in_switch=None, node_limit=None, dispatch_bits=None,
+                  overlap=None, allreduce_asked=None, node_limit=None, dispatch_bits=None,
                   price_per_hour=2.0, weight_format=None, chip_bandwidth=2e12,
                   chip_capacity=80 * 2**30, chip_power=700, chip_peaks={"fp16": {"rate": 1e15}},
                   chip_interconnect=None, given_bandwidth=None, given_peak_flops=None,

@@ -396,7 +396,7 @@ def test_the_two_interpreters_agree_on_random_workloads(page):
                 "bits_kv": rng.choice(["fp16", "fp8", 16]), "context": rng.randint(1, 200_000),
                 "batch": rng.choice([1, 2, 7, 64, 300]),
                 "link_latency": rng.choice([None, 0, 2e-6]),
-                "overlap": rng.choice([True, False]), "allreduce": rng.choice([None, "ring"]),
+                "overlap": rng.choice([True, False]), "allreduce": rng.choice([None, "ring", "direct"]),
                 "node_limit": rng.choice([None, 1, 4]),
                 "dispatch_bits": rng.choice([None, "fp8"])}
         tp = _allowed_tp(m, rng.choice([1, 2, 4, 8, 16]))
@@ -664,6 +664,22 @@ def test_serving_errors_agree_with_python(page):
         with pytest.raises(InputError):
             estimate(name, hardware="h100-sxm", **kw)
         assert "error" in g, (name, kw, g)
+
+
+def test_direct_allreduce_on_a_torus_is_refused_in_the_page_too(page):
+    """Direct all-reduces need chips that all reach one another: a TPU's torus is refused by
+    both; on MI300X's full mesh both use them."""
+    from llm_arithmetic.core.errors import InputError
+
+    kw = dict(tp=8, allreduce="direct", prompt=2048, generate=256)
+    got = page.evaluate(SERVING_QUERY, [["llama-3-70b", "tpu-v5e", kw],
+                                        ["llama-3-70b", "mi300x", kw]])
+    with pytest.raises(InputError, match="allreduce"):
+        estimate("llama-3-70b", hardware="tpu-v5e", **kw)
+    assert "allreduce" in got[0]["error"]
+    e = estimate("llama-3-70b", hardware="mi300x", **kw)
+    assert e.allreduce_algorithm == "direct"
+    assert _close(got[1]["allreduce_seconds_per_token"], e.allreduce_seconds_per_token, 1e-9)
 
 
 def test_frontier_in_the_page_equals_python(page):

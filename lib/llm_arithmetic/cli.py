@@ -323,9 +323,11 @@ def _add_comm_options(s: Any) -> None:
                    help="latency of one collective step on every link in microseconds "
                         "(default: the catalog's per tier, else NCCL's 0.47 us NVLink, 1 us "
                         "PCIe, 2.7 us network; 0 leaves latency out)")
-    s.add_argument("--allreduce", choices=("ring", "switch"), default=None,
-                   help="all-reduce inside a scale-up domain: ring, or in-switch reduction "
-                        "(NVLink SHARP; default where the chip's switches reduce)")
+    s.add_argument("--allreduce", choices=("ring", "switch", "direct"), default=None,
+                   help="all-reduce inside a scale-up domain: ring, in-switch reduction (NVLink "
+                        "SHARP) or direct (one- or two-stage, every chip reading every peer); "
+                        "default in-switch where the chip's switches reduce, else direct where "
+                        "every chip reaches every other, else ring")
     s.add_argument("--serialize", action="store_true",
                    help="add communication after the work instead of overlapping it (the "
                         "bound overlaps; the *_serialized_seconds keys always give the sum)")

@@ -28,7 +28,7 @@ import numpy as np
 
 from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
                               plan_format)
-from .catalog.hardware import Hardware, get_hardware
+from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import Model
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
@@ -215,7 +215,8 @@ class Estimate:
         Latency of one collective step on each tier: as given, the catalog's sourced figure,
         or the stated default :data:`~llm_arithmetic.catalog.hardware.DEFAULT_LATENCY` [s].
     allreduce_algorithm : str
-        ``"switch"`` (in-switch reduction inside a domain, NVLink SHARP) or ``"ring"``.
+        ``"switch"`` (in-switch reduction inside a domain, NVLink SHARP), ``"direct"`` (one-
+        or two-stage direct all-reduces on a fully connected domain) or ``"ring"``.
     overlap : bool
         Whether the bounds overlap communication with the work (the default) or add it.
     node_limit, dispatch_bits : int, float or None
@@ -492,6 +493,7 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
                                    "scale_out_bandwidth": ic.scale_out_bandwidth,
                                    "scale_up_in_switch_reduction":
                                        ic.scale_up_in_switch_reduction,
+                                   "scale_up_topology": ic.scale_up_topology,
                                    "scale_up_latency": ic.scale_up_latency,
                                    "scale_out_latency": ic.scale_out_latency})
 
@@ -518,8 +520,9 @@ def _latency(link_latency: Any) -> float | None:
     return link_latency
 
 
-#: The all-reduce algorithms inside a scale-up domain (None: in-switch where the chip has it).
-ALLREDUCE_ALGORITHMS = ("ring", "switch")
+#: The all-reduce algorithms inside a scale-up domain (None: in-switch where the chip's switches
+#: reduce, else direct where every chip reaches every other, else the ring).
+ALLREDUCE_ALGORITHMS = ("ring", "switch", "direct")
 
 
 def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
@@ -538,8 +541,17 @@ def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
         except InputError as err:
             raise InputError(f"dispatch_bits: {err}") from None
     return dict(overlap=bool(overlap),
-                in_switch=None if allreduce is None else allreduce == "switch",
+                allreduce_asked=allreduce,
                 node_limit=node_limit, dispatch_bits=dispatch_bits)
+
+
+def _check_direct(allreduce: Any, chip: Hardware | None) -> None:
+    """Direct all-reduces need a domain where every chip reaches every other: an error on a
+    chip whose catalog says its domain is a ring or a torus."""
+    topology = chip.interconnect.scale_up_topology if chip is not None else ""
+    if allreduce == "direct" and topology and topology not in FULLY_CONNECTED:
+        raise InputError(f"allreduce='direct' needs chips that all reach one another (a switch "
+                         f"or a full mesh); {chip.name}'s scale-up domain is a {topology}")
 
 
 def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, context: Any,
@@ -714,8 +726,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         or add it after the work (the serialized sum, which the ``*_serialized_seconds`` keys
         always report).
     allreduce : str, optional
-        ``"ring"`` or ``"switch"`` (in-switch reduction, NVLink SHARP) inside a scale-up
-        domain; default in-switch where the chip's switches reduce.
+        ``"ring"``, ``"switch"`` (in-switch reduction, NVLink SHARP) or ``"direct"`` (one- or
+        two-stage direct all-reduces, where every chip reaches every other) inside a scale-up
+        domain; default in-switch where the chip's switches reduce, else direct where the
+        catalog's topology is a switch or a full mesh (and no ``link_bandwidth`` is given),
+        else the ring. ``"direct"`` on a ring or torus is an error.
     node_limit : int, optional
         Node-limited routing: a token's experts lie on at most this many destinations
         (DeepSeek-V3: 4 nodes); default no limit.
@@ -732,6 +747,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     """
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
+    _check_direct(allreduce, chip)
     given = _checked_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
                             context=context, batch=batch, bandwidth=bandwidth,
                             peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,

@@ -22,10 +22,10 @@ import html
 from typing import Any
 
 from ..catalog.formats import FORMATS
-from ..catalog.hardware import HARDWARE
+from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
-from ..estimate import (_SERVING_RANGES, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
-                        LIMITS, SPECULATIVE_WORKLOADS)
+from ..estimate import (_SERVING_RANGES, ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS,
+                        FRONTIER_MAX_BATCH, LIMITS, SPECULATIVE_WORKLOADS)
 from ..forecast import forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -106,6 +106,9 @@ def catalog_data() -> dict[str, Any]:
         "plan": plan_data(),
         "field_steps": dict(FIELD_STEPS),
         "crossing_limit": CROSSING_LIMIT,
+        # the all-reduce algorithms a caller may ask for, and the topologies where "direct" applies
+        "allreduce": {"algorithms": list(ALLREDUCE_ALGORITHMS),
+                      "fully_connected": list(FULLY_CONNECTED)},
         # the forecast's fitted terms by chip class and runtime (lab/data/forecast_decode.json)
         "forecast": forecast_catalog(),
         # speculative workloads with a published acceptance rate (the page's stated default)

@@ -103,6 +103,8 @@ def _describe(step: dict[str, Any], steps: set[str]) -> str:
         return f"whether {r(step['of'][0])} > {r(step['of'][1])}"
     if op == "le":
         return f"whether {r(step['of'][0])} <= {r(step['of'][1])}"
+    if op == "among":
+        return f"whether {r(step['of'])} is one of {_code(step['values'])}"
     if op == "finite":
         return f"{r(step['of'])}, or none where it is infinite"
     if op == "at":

@@ -25,7 +25,7 @@ from ..core.records import record
 
 __all__ = ["CLASS_OF_KIND", "Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice",
            "HARDWARE", "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
-           "DEFAULT_LATENCY", "DEFAULT_LATENCY_SOURCE"]
+           "DEFAULT_LATENCY", "DEFAULT_LATENCY_SOURCE", "FULLY_CONNECTED"]
 
 #: Latency of one collective step [s] on each tier, for a link whose catalog entry has none (no
 #: vendor publishes one). The figures are NCCL's own cost model: ``hwLat`` in
@@ -40,6 +40,11 @@ DEFAULT_LATENCY: Mapping[str, float] = MappingProxyType(
     {"scale_up": 0.47e-6, "pcie": 1.0e-6, "scale_out": 2.7e-6})
 DEFAULT_LATENCY_SOURCE = ("https://github.com/NVIDIA/nccl/blob/"
                           "01afd20a77b5804e0ecf1042509dd9d20ebf9e93/src/graph/tuning.cc")
+
+#: Scale-up topologies in which every device reaches every other directly (through a switch, or
+#: over its own link to each peer), so that an all-reduce may read every peer at once: the
+#: direct one- and two-stage all-reduces of ``direct_allreduce_time``.
+FULLY_CONNECTED = ("switch", "all-to-all")
 
 
 @record
@@ -124,7 +129,9 @@ class Interconnect:
     scale_up : str
         The fast device-to-device link (NVLink, Infinity Fabric), "" when there is none.
     scale_up_bandwidth : float or None
-        Its bandwidth per device, per direction [B/s].
+        Its bandwidth per device, per direction [B/s]: the sum over all of the device's links
+        (an MI300X's 7 links of 64 GB/s each way: 448 GB/s), which is what it can send at once
+        to all its peers, through a switch or over a full mesh.
     scale_up_domain : int
         Devices in one scale-up domain (an HGX board: 8; GB200 NVL72: 72; none: 1).
     pcie, pcie_bandwidth : str, float or None
@@ -138,6 +145,7 @@ class Interconnect:
     scale_up_topology : str
         How the domain is wired: ``"switch"`` (NVSwitch, NVLink Switch), ``"all-to-all"``
         (direct links to every peer), ``"torus-2d"``, ``"torus-3d"``, ``"ring"``, or ``""``.
+        The first two (:data:`FULLY_CONNECTED`) let an all-reduce read every peer directly.
     scale_up_in_switch_reduction : bool
         True where the switches reduce in the network (NVLink SHARP), so that an all-reduce
         need not send the ring's 2(N-1)/N of the data from each device.

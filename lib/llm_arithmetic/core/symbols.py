@@ -375,8 +375,8 @@ seq_bytes = _sym("seq_bytes", r"\mathcal{K}",
                  _NONNEG_REAL)
 seq_flops = _sym("seq_flops", r"\mathcal{A}",
                  "FLOPs of one decode step for one sequence", "FLOP", _REAL)
-allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a ring, or reduced "
-                      "in the switch)", "s", _REAL)
+allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a ring, direct, "
+                      "or reduced in the switch)", "s", _REAL)
 alltoall_bytes = _sym("alltoall_bytes", "M_{a2a}",
                       "bytes one chip sends in the all-to-all of an expert-parallel MoE layer", "B",
                       _NONNEG_REAL)

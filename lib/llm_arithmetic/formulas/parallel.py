@@ -21,6 +21,8 @@ costs in time.
 * Two tiers (issue 27): a scale-up domain (NVLink, Infinity Fabric, ICI) inside a scale-out
   network, each with its bandwidth and a latency per collective step.
   :data:`switch_allreduce_time` (in-switch reduction, NVLink SHARP),
+  :data:`direct_allreduce_time` (one- or two-stage direct all-reduces where every chip reaches
+  every other: a switch without in-switch reduction, a full mesh),
   :data:`two_tier_allreduce_time` (a group larger than one domain: reduce inside each domain,
   all-reduce a 1/N_dom shard between the domains, gather inside; the plan composes the same
   with the switch inside), :data:`layer_allreduce_time` (a step's all-reduces);
@@ -41,7 +43,7 @@ __all__ = [
     "memory_per_chip", "tp_allreduce_bytes", "ring_allreduce_time", "tp_comm_time",
     "tp_step_time", "tp_speedup", "tp_best_degree", "alltoall_bytes", "alltoall_time",
     "decode_allreduce_time", "decode_alltoall_time", "pipeline_bubble", "pipeline_time",
-    "switch_allreduce_time", "two_tier_allreduce_time",
+    "switch_allreduce_time", "direct_allreduce_time", "two_tier_allreduce_time",
     "layer_allreduce_time", "alltoall_copies", "dispatch_combine_bytes", "layer_alltoall_time",
     "overlapped_time",
 ]
@@ -350,6 +352,54 @@ def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latenc
     2.62
     """
     return (n_chips + 1) / n_chips * message_bytes / link_bandwidth + 2 * link_latency
+
+
+@formula("allreduce_time")
+def direct_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch
+    without in-switch reduction, or a full mesh of links): the lesser of the two kernels an
+    engine picks between on such a domain (vLLM's custom all-reduce,
+    ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``).
+
+    * One stage: every chip reads the whole message of each of its N - 1 peers and adds them,
+      so each chip receives (N - 1) x M bytes; one synchronization, one latency.
+    * Two stages: a reduce-scatter (each chip reads its 1/N share from each of the N - 1 peers
+      and adds: (N - 1)/N x M) then an all-gather (each chip reads the N - 1 reduced shares it
+      lacks: (N - 1)/N x M again); two synchronizations, two latencies.
+
+    B is the chip's scale-up bandwidth per direction summed over all its links (the catalog's
+    ``scale_up_bandwidth``: an MI300X's 7 links of 64 GB/s each way are 448 GB/s). Both kernels
+    move every peer's part at once: on a full mesh each of the N - 1 parts has its own link of
+    B/(N - 1), so (N - 1) parts of X bytes take X / (B/(N - 1)) = (N - 1) X / B; through a
+    switch the chip's one port of B carries the (N - 1) X bytes. Either way the time is the
+    bytes a chip receives over B, not over one link's B/(N - 1). The two-stage kernel moves the
+    ring's 2(N - 1)/N x M in 2 steps instead of the ring's 2(N - 1), so the direct all-reduce
+    is never slower than the ring; the one-stage kernel wins on small messages, where the
+    latency dominates. For N >= 2 (a domain of one chip has nothing to reduce).
+
+    Examples
+    --------
+    A 4 KiB message (one token, d = 2048, 16 bits) over 8 MI300X (448 GB/s, 0.47 us a step):
+    one stage 7 x 4096 B / 448 GB/s + 0.47 us = 0.064 + 0.47 = 0.534 us; two stages
+    1.75 x 4096 B / 448 GB/s + 0.94 us = 0.016 + 0.94 = 0.956 us; the ring's 14 steps would
+    take 0.016 + 6.58 = 6.596 us.
+
+    >>> t = direct_allreduce_time(message_bytes=4096, n_chips=8, link_bandwidth=448e9,
+    ...                           link_latency=0.47e-6)
+    >>> round(t * 1e6, 3)
+    0.534
+
+    1 MiB over 8 H100-class chips (450 GB/s), no latency: the two-stage kernel's
+    1.75 x 1,048,576 B / 450 GB/s = 4.08 us (the one stage's 7 x would be 16.3 us).
+
+    >>> t = direct_allreduce_time(message_bytes=1048576, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    4.08
+    """
+    one_stage = (n_chips - 1) * message_bytes / link_bandwidth + link_latency
+    two_stage = (2 * (n_chips - 1) / n_chips * message_bytes / link_bandwidth
+                 + 2 * link_latency)
+    return sp.Min(one_stage, two_stage, evaluate=False)
 
 
 @formula("allreduce_time")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -64,6 +64,7 @@ PARAMS = {
     'decode_step_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'),
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
     'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'),
+    'direct_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
     'dsa_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'),
@@ -2536,6 +2537,79 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
         return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
 
 
+def direct_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch
+    without in-switch reduction, or a full mesh of links): the lesser of the two kernels an
+    engine picks between on such a domain (vLLM's custom all-reduce,
+    ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``).
+
+    .. math::
+
+        t_{ar} = \\min\\left(\\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{\\beta_{link}}, 2 \\alpha_{link} + \\frac{M_{msg} \\left(2 N_{chip} - 2\\right)}{N_{chip} \\beta_{link}}\\right)
+
+    Parameters
+    ----------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+    n_chips : number or array
+        Chips that serve one model replica, :math:`N_{chip}` [-]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array (default 0)
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+
+    Returns
+    -------
+    allreduce_time : number or array
+        Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
+
+    * One stage: every chip reads the whole message of each of its N - 1 peers and adds them,
+      so each chip receives (N - 1) x M bytes; one synchronization, one latency.
+    * Two stages: a reduce-scatter (each chip reads its 1/N share from each of the N - 1 peers
+      and adds: (N - 1)/N x M) then an all-gather (each chip reads the N - 1 reduced shares it
+      lacks: (N - 1)/N x M again); two synchronizations, two latencies.
+
+    B is the chip's scale-up bandwidth per direction summed over all its links (the catalog's
+    ``scale_up_bandwidth``: an MI300X's 7 links of 64 GB/s each way are 448 GB/s). Both kernels
+    move every peer's part at once: on a full mesh each of the N - 1 parts has its own link of
+    B/(N - 1), so (N - 1) parts of X bytes take X / (B/(N - 1)) = (N - 1) X / B; through a
+    switch the chip's one port of B carries the (N - 1) X bytes. Either way the time is the
+    bytes a chip receives over B, not over one link's B/(N - 1). The two-stage kernel moves the
+    ring's 2(N - 1)/N x M in 2 steps instead of the ring's 2(N - 1), so the direct all-reduce
+    is never slower than the ring; the one-stage kernel wins on small messages, where the
+    latency dominates. For N >= 2 (a domain of one chip has nothing to reduce).
+
+    Examples
+    --------
+    A 4 KiB message (one token, d = 2048, 16 bits) over 8 MI300X (448 GB/s, 0.47 us a step):
+    one stage 7 x 4096 B / 448 GB/s + 0.47 us = 0.064 + 0.47 = 0.534 us; two stages
+    1.75 x 4096 B / 448 GB/s + 0.94 us = 0.016 + 0.94 = 0.956 us; the ring's 14 steps would
+    take 0.016 + 6.58 = 6.596 us.
+
+    >>> t = direct_allreduce_time(message_bytes=4096, n_chips=8, link_bandwidth=448e9,
+    ...                           link_latency=0.47e-6)
+    >>> round(t * 1e6, 3)
+    0.534
+
+    1 MiB over 8 H100-class chips (450 GB/s), no latency: the two-stage kernel's
+    1.75 x 1,048,576 B / 450 GB/s = 4.08 us (the one stage's 7 x would be 16.3 us).
+
+    >>> t = direct_allreduce_time(message_bytes=1048576, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    4.08
+    """
+    _exact = _exact_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    if _exact is not None:
+        message_bytes, n_chips, link_bandwidth, link_latency = _exact
+        try:
+            return _exact_result(min(message_bytes*(n_chips - 1)/link_bandwidth + link_latency, message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + 2*link_latency))
+        except ZeroDivisionError:
+            return _inf
+    message_bytes, n_chips, link_bandwidth, link_latency = _vector_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    with _quiet():
+        return _vector_result(_np.minimum(message_bytes*(n_chips - 1)/link_bandwidth + link_latency, message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + 2*link_latency))
+
+
 def dispatch_combine_bytes(*, batch, d_model, alltoall_copies, bits_dispatch, bits=16):
     """Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B
     tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in
@@ -4998,7 +5072,7 @@ def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
     n_ep_layers : number or array
         MoE blocks whose experts are split over chips (expert parallelism; 0 without it), :math:`L_{ep}` [-]
     allreduce_time : number or array
-        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
 
     Returns
     -------
@@ -7144,7 +7218,7 @@ def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=
     Returns
     -------
     allreduce_time : number or array
-        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
 
     NCCL reports an all-reduce's "bus bandwidth" as (M / t) x 2(N - 1)/N for exactly this
     reason: it is the link bandwidth a ring all-reduce achieves, whatever N.
@@ -7817,7 +7891,7 @@ def switch_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latenc
     Returns
     -------
     allreduce_time : number or array
-        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
 
     Examples
     --------
@@ -8430,7 +8504,7 @@ def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwi
     Returns
     -------
     allreduce_time : number or array
-        Time of one all-reduce (a ring, or reduced in the switch), :math:`t_{ar}` [s]
+        Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
 
     With one domain (N_node = 1) this is :data:`ring_allreduce_time` over N_dom chips.
 

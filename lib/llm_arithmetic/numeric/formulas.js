@@ -237,6 +237,11 @@ export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul
   return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
 }
 
+/** Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch without in-switch reduction, or a full mesh of links): the lesser of the two kernels an engine picks between on such a domain (vLLM's custom all-reduce, ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``). [s] */
+export function direct_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
+  return Math.min(message_bytes*(n_chips - 1)/link_bandwidth + link_latency, message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + 2*link_latency);
+}
+
 /** Bytes one chip sends in the all-to-alls of one MoE layer: c_a2a copies of each of its B tokens' activations out in the dispatch format (DeepSeek's inference system dispatches in fp8), and as many expert outputs back in the combine, at b bits (bf16). [B] */
 export function dispatch_combine_bytes({batch, d_model, alltoall_copies, bits_dispatch, bits = 16} = {}) {
   return ((1/8))*batch*alltoall_copies*d_model*(bits + bits_dispatch);
@@ -1727,6 +1732,21 @@ export const FORMULAS = {
    "peak_flops"
   ],
   "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs.",
+  "unit": "s"
+ },
+ "direct_allreduce_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{ar} = \\min\\left(\\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{\\beta_{link}}, 2 \\alpha_{link} + \\frac{M_{msg} \\left(2 N_{chip} - 2\\right)}{N_{chip} \\beta_{link}}\\right)",
+  "lhs": "allreduce_time",
+  "params": [
+   "message_bytes",
+   "n_chips",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch without in-switch reduction, or a full mesh of links): the lesser of the two kernels an engine picks between on such a domain (vLLM's custom all-reduce, ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``).",
   "unit": "s"
  },
  "dispatch_combine_bytes": {

@@ -18,6 +18,7 @@ mul, div  a product, a quotient
 first     the first value that is not missing
 choose    one of two values, on a condition
 gt, le    a comparison
+among     whether a value is one of a list (a chip's topology among the fully connected ones)
 finite    the value, or missing when it is infinite
 at        another step evaluated with some inputs changed (a sequence of one, a longer context)
 chain     the precisions whose peak may apply, in order, for a weight format
@@ -279,7 +280,7 @@ def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
         refs |= {r for k in ("plus", "minus") for x in step.get(k, ()) for r in _refs(x)}
     elif op in ("mul", "div", "first", "gt", "le"):
         refs |= {r for x in step["of"] for r in _refs(x)}
-    elif op == "finite":
+    elif op in ("finite", "among"):
         refs |= set(_refs(step["of"]))
     elif op == "choose":
         refs |= {r for k in ("when", "then", "otherwise") for r in _refs(step[k])}
@@ -485,6 +486,11 @@ def _gt(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return a is not None and b is not None and _truth(a > b)
 
 
+def _among(ev: Evaluator, step: Mapping[str, Any]) -> Any:
+    v = ev.ref(step["of"])
+    return v is not None and v in step["values"]
+
+
 def _le(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     a, b = ev.ref(step["of"][0]), ev.ref(step["of"][1])
     if a is None or b is None:
@@ -629,6 +635,7 @@ PLAN_STEPS: Mapping[str, Any] = _plan_steps()
 
 SOLVERS = {"largest": _largest, "crossing": _crossing}
 OPS = {"formula": _formula, "sum": _sum, "mean": _mean, "add": _add, "mul": _mul, "div": _div,
-       "first": _first, "choose": _choose, "gt": _gt, "le": _le, "finite": _finite, "at": _at,
+       "first": _first, "choose": _choose, "gt": _gt, "le": _le, "among": _among,
+       "finite": _finite, "at": _at,
        "chain": _chain, "precision": _precision, "rate": _rate, "link": _link, "field": _entry,
        "solve": _solve}

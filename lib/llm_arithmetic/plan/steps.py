@@ -13,7 +13,7 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 ``extras_in_total``, ``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
 ``native_bits_unread``, ``is_moe``); the
 workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``,
-``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``in_switch``,
+``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``allreduce_asked``,
 ``node_limit``, ``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
 ``bits_kv``, ``bits_state``); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog.hardware import DEFAULT_LATENCY
+from ..catalog.hardware import DEFAULT_LATENCY, FULLY_CONNECTED
 
 __all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "FORECAST_STEPS",
            "ENGINE_STEPS",
@@ -322,11 +322,28 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of="chip_interconnect", key="scale_up_in_switch_reduction"),
     op("switch_capable", "choose", "an in-switch reduction is possible inside the domain",
        when="given_link_bandwidth", then=LIT(False), otherwise="chip_in_switch"),
-    op("switch_asked", "first", "in-switch reduction asked for, or as the chip allows",
-       of=["in_switch", "switch_capable"]),
+    op("chip_topology", "field", "how the chip's scale-up domain is wired",
+       of="chip_interconnect", key="scale_up_topology"),
+    op("chip_fully_connected", "among", "every chip of the domain reaches every other directly "
+       "(a switch, or a link to each peer)", of="chip_topology", values=list(FULLY_CONNECTED)),
+    op("direct_capable", "choose", "direct all-reduces are possible inside the domain (a given "
+       "link bandwidth says nothing of the wiring)", when="given_link_bandwidth",
+       then=LIT(False), otherwise="chip_fully_connected"),
+    op("direct_or_ring", "choose", "direct all-reduces where the chips are fully connected, else "
+       "the ring", when="direct_capable", then=LIT("direct"), otherwise=LIT("ring")),
+    op("domain_default", "choose", "the algorithm a domain uses unless asked: in-switch where "
+       "the switches reduce, else direct or ring", when="switch_capable", then=LIT("switch"),
+       otherwise="direct_or_ring"),
+    op("algorithm_asked", "first", "the all-reduce asked for, or the domain's default",
+       of=["allreduce_asked", "domain_default"]),
     op("domain_split", "gt", "more than one chip inside the domain", of=["domain_chips", LIT(1)]),
-    op("use_switch", "choose", "the domain reduces in its switch", when="domain_split",
-       then="switch_asked", otherwise=LIT(False)),
+    op("allreduce_algorithm", "choose", "how a domain all-reduces (the ring for a domain of one, "
+       "which has nothing to reduce)", when="domain_split", then="algorithm_asked",
+       otherwise=LIT("ring")),
+    op("use_switch", "among", "the domain reduces in its switch", of="allreduce_algorithm",
+       values=["switch"]),
+    op("use_direct", "among", "the domain's chips all-reduce directly",
+       of="allreduce_algorithm", values=["direct"]),
     op("comm_tokens", "first", "tokens whose activations one step all-reduces",
        of=["micro"]),
     f("allreduce_message", "tp_allreduce_bytes", "bytes of one all-reduce's message",
@@ -337,16 +354,18 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     f("allreduce_intra_switch", "switch_allreduce_time", "an all-reduce reduced in the domain's "
       "switch", message_bytes="allreduce_message", n_chips="domain_chips",
       link_bandwidth="up_bandwidth", link_latency="up_latency"),
+    f("allreduce_intra_direct", "direct_allreduce_time", "a direct all-reduce inside one domain "
+      "(one stage or two, the faster)", message_bytes="allreduce_message",
+      n_chips="domain_chips", link_bandwidth="up_bandwidth", link_latency="up_latency"),
     op("allreduce_shard", "div", "the share of the message each chip all-reduces between "
        "domains", of=["allreduce_message", "domain_chips"]),
     f("allreduce_inter", "ring_allreduce_time", "a ring all-reduce of the shards between the "
       "domains (none within one)", message_bytes="allreduce_shard", n_chips="n_nodes",
       link_bandwidth="out_bandwidth", link_latency="out_latency"),
-    op("allreduce_algorithm", "choose", "how a domain all-reduces", when="use_switch",
-       then=LIT("switch"), otherwise=LIT("ring")),
+    op("allreduce_chips", "choose", "the all-reduce inside each domain where no switch reduces",
+       when="use_direct", then="allreduce_intra_direct", otherwise="allreduce_intra_ring"),
     op("allreduce_intra", "choose", "the all-reduce inside each domain, by the algorithm in "
-       "use", when="use_switch", then="allreduce_intra_switch",
-       otherwise="allreduce_intra_ring"),
+       "use", when="use_switch", then="allreduce_intra_switch", otherwise="allreduce_chips"),
     op("allreduce_one", "add", "one all-reduce: inside the domains, then between them "
        "(two_tier_allreduce_time for rings)", plus=["allreduce_intra", "allreduce_inter"]),
     f("allreduce_time", "layer_allreduce_time", "all-reduces of one step",
@@ -694,7 +713,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
-          "given_link_latency", "overlap", "in_switch", "node_limit", "dispatch_bits",
+          "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
           "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",

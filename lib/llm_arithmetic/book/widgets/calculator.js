@@ -163,6 +163,14 @@ const Estimate = (function () {
       throw new Error("link_latency is in seconds and must lie in [0, 1]");
     }
     const comm = commOptions(o);
+    // estimate._check_direct: direct all-reduces need a domain where every chip reaches every
+    // other
+    const topology = chip ? chip.interconnect.scale_up_topology : "";
+    if (comm.allreduce_asked === "direct" && topology
+        && !CATALOG.allreduce.fully_connected.includes(topology)) {
+      throw new Error(`allreduce='direct' needs chips that all reach one another (a switch or a `
+        + `full mesh); ${chip.name}'s scale-up domain is a ${topology}`);
+    }
     const bwBits = o.weights === null || o.weights === undefined ? null : formatBits(o.weights);
     const kvBits = formatBits(o.bits_kv);
     const inputs = {...chipInputs(chip), context, batch, prompt, generate, overhead: o.overhead,
@@ -182,15 +190,14 @@ const Estimate = (function () {
   // the communication options as estimate._comm_options checks them
   function commOptions(o) {
     if (typeof o.overlap !== "boolean") throw new Error("overlap must be true or false");
-    if (o.allreduce !== null && o.allreduce !== undefined
-        && !["ring", "switch"].includes(o.allreduce)) {
-      throw new Error("allreduce must be one of ring, switch");
+    const algorithms = CATALOG.allreduce.algorithms;
+    if (o.allreduce !== null && o.allreduce !== undefined && !algorithms.includes(o.allreduce)) {
+      throw new Error(`allreduce must be one of ${algorithms.join(", ")}`);
     }
     const nodeLimit = o.node_limit === null || o.node_limit === undefined ? null
       : count("node_limit", o.node_limit);
     return {overlap: o.overlap,
-      in_switch: o.allreduce === null || o.allreduce === undefined ? null
-        : o.allreduce === "switch",
+      allreduce_asked: o.allreduce ?? null,
       node_limit: nodeLimit,
       dispatch_bits: o.dispatch_bits === null || o.dispatch_bits === undefined ? null
         : formatBits(o.dispatch_bits)};

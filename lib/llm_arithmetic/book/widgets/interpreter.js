@@ -150,7 +150,7 @@ const Plan = (function () {
         break;
       case "add": add([...(step.plus || []), ...(step.minus || [])]); break;
       case "mul": case "div": case "first": case "gt": case "le": add(step.of); break;
-      case "finite": add([step.of]); break;
+      case "finite": case "among": add([step.of]); break;
       case "choose": add([step.when, step.then, step.otherwise]); break;
       case "at":
         add([step.target, ...Object.values(step.with)]);
@@ -345,6 +345,10 @@ const Plan = (function () {
       const a = ev.ref(step.of[0]);
       const b = ev.ref(step.of[1]);
       return isNull(a) || isNull(b) ? null : a <= b;
+    },
+    among(ev, step) {
+      const v = ev.ref(step.of);
+      return !isNull(v) && step.values.includes(v);
     },
     finite(ev, step) {
       const v = ev.ref(step.of);
