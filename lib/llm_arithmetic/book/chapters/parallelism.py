@@ -43,18 +43,21 @@ def fewest_chips(model: Any, chip: Any, weights: str, context: int) -> tuple[int
 
 def links(chip: Any) -> tuple[float, float]:
     """A chip's link bandwidths per direction [B/s]: (inside a node, between nodes). Inside, its
-    scale-up fabric, else its PCIe link; between, its network, else the same figure; NaN for a
-    chip that lists no link at all (a laptop).
+    scale-up fabric, else its PCIe link; between, its network, else its PCIe link (as the
+    estimate takes them), else the same figure; NaN for a chip that lists no link at all (a
+    laptop).
 
     >>> from llm_arithmetic import get_hardware
     >>> [x / 1e9 for x in links(get_hardware("h100-sxm"))]
     [450.0, 50.0]
     >>> links(get_hardware("rtx-4090"))[0] / 1e9, math.isnan(links(get_hardware("m2"))[0])
     (32.0, True)
+    >>> [x / 1e9 for x in links(get_hardware("mi300x"))]   # no network listed: PCIe between
+    [448.0, 64.0]
     """
     ic = chip.interconnect
     up = (ic.scale_up_bandwidth or ic.pcie_bandwidth) if ic else None
-    out = (ic.scale_out_bandwidth or up) if ic else None
+    out = (ic.scale_out_bandwidth or ic.pcie_bandwidth or up) if ic else None
     return (up or math.nan), (out or math.nan)
 
 
