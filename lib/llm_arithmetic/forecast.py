@@ -897,11 +897,15 @@ def _served_summary(params: dict[str, Any],
     return _summaries_by(_with_intervals(params, served))["all"]
 
 
+def _reserved_served(params: dict[str, Any]) -> list[tuple[Row, float, str]]:
+    """The reserved validation rows as the interface serves them (:func:`_as_served`)."""
+    return _as_served(params, decode_fit_rows("validation"))
+
+
 def reserved_ratios(params: dict[str, Any] | None = None) -> list[tuple[Row, float]]:
     """The reserved validation rows, each with its measured / forecast speed as the interface
     serves it (:func:`_as_served`): above 1 where the forecast is too slow."""
-    p = params or load_params()
-    return [(r, q) for r, q, _ in _as_served(p, decode_fit_rows("validation"))]
+    return [(r, q) for r, q, _ in _reserved_served(params or load_params())]
 
 
 def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
@@ -909,8 +913,7 @@ def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str,
     per source: ``{source: {"rows", "mape", "within_20pct", "coverage"}}`` (:func:`error_summary`),
     and ``"all"``: what ``make bench`` tables and chapter 17b quotes."""
     p = params or load_params()
-    served = _with_intervals(p, _as_served(p, decode_fit_rows("validation")))
-    out = _summaries_by(served, lambda r: r.source)
+    out = _summaries_by(_with_intervals(p, _reserved_served(p)), lambda r: r.source)
     return {"all": out.pop("all"), **dict(sorted(out.items()))}
 
 
@@ -925,7 +928,7 @@ def error_by_regime(params: dict[str, Any] | None = None) -> dict[str, dict[str,
     p = params or load_params()
     rows = named_rows(decode_fit_rows("fit"), p["by_runtime"])
     served = {kind: _stored_cv(p, rows, kind, by) for kind, by in _CV_KINDS[:2]}
-    served["reserved_validation"] = _as_served(p, decode_fit_rows("validation"))
+    served["reserved_validation"] = _reserved_served(p)
     out: dict[str, dict[str, Any]] = {}
     for kind, v in served.items():
         for reg, e in _summaries_by(_with_intervals(p, v), regime).items():

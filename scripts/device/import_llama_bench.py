@@ -25,6 +25,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import yaml
+
 from llm_arithmetic import get_hardware, get_model
 from llm_arithmetic.catalog.hardware import CLASS_OF_KIND
 from llm_arithmetic.lab import measurements as M
@@ -44,11 +46,11 @@ class Refused(ValueError):
 
 def repository_url() -> str:
     """The project's repository URL (``repository.url`` in ``_config.yml``)."""
-    text = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    m = re.search(r"^repository:\s*\n(?:\s+.*\n)*?\s+url:\s*(\S+)", text, re.MULTILINE)
-    if not m:
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    url = (config.get("repository") or {}).get("url")
+    if not url:
         raise Refused("_config.yml: no repository.url")
-    return m.group(1).rstrip("/")
+    return url.rstrip("/")
 
 
 def reserved_names() -> set[str]:
