@@ -121,5 +121,5 @@ def test_forecast_mode_prices_the_forecast_describe_prints():
         assert c["ttft_seconds"] == pytest.approx(d["expected_ttft_seconds"], rel=1e-12)
         assert c["tokens_per_second_per_chip"] == pytest.approx(
             d["expected_tokens_per_second_per_chip"], rel=1e-12)
-    with pytest.raises(InputError, match="unknown runtime 'vllm'"):
-        search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="vllm")
+    with pytest.raises(InputError, match="unknown runtime 'tensorrt-llm'"):
+        search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="tensorrt-llm")

@@ -155,8 +155,26 @@ def test_dequantization_term_counts_weights_not_bytes():
 
 
 def test_unknown_runtime_names_the_known_ones():
-    with pytest.raises(InputError, match="unknown runtime 'vllm'.*llama.cpp"):
-        F.forecast_decode("llama-2-7b", hardware="rtx-4090", runtime="vllm")
+    with pytest.raises(InputError, match="unknown runtime 'tensorrt-llm'.*llama.cpp"):
+        F.forecast_decode("llama-2-7b", hardware="rtx-4090", runtime="tensorrt-llm")
+
+
+@pytest.mark.parametrize("typed, name", [("vllm", "vLLM"), ("VLLM", "vLLM"),
+                                         ("mlc-llm", "MLC LLM"), ("sglang", "SGLang"),
+                                         ("Llama.cpp", "llama.cpp"), ("vllm-mlx", "vllm-mlx")])
+def test_a_runtime_is_found_up_to_case_and_punctuation(typed, name):
+    """The names as people type them (the projects' own spellings: `pip install vllm`,
+    `mlc-llm`) reach the stored fit's runtime; a near miss is not guessed."""
+    assert name in F.known_runtimes()
+    assert F.resolve_runtime(typed) == name
+    d = F.forecast("llama-2-7b", hardware="rtx-4090", weights="q4_0", runtime=typed)
+    assert d["runtime"] == name
+    rc, out, _ = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--json",
+                      "--runtime", typed)
+    assert rc == 0 and out["runtime"] == name
+    for near in ("vll", "llamacpp2", "mlc"):
+        with pytest.raises(InputError, match="unknown runtime"):
+            F.resolve_runtime(near)
 
 
 def _cli(*args):
@@ -203,9 +221,10 @@ def test_describe_without_runtime_is_wider_and_unknown_runtime_exits_2():
     width = lambda d: np.divide(*d["expected_decode_tokens_per_second_range"][::-1])
     assert width(agn) > width(rt)
     assert agn["runtime"] is None and rt["runtime"] == "llama.cpp"
-    rc, _, err = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime", "vllm")
+    rc, _, err = _cli("describe", "llama-2-7b", "--hardware", "rtx-4090",
+                      "--runtime", "tensorrt-llm")
     assert rc == 2 and err.count("\n") == 1
-    assert "unknown runtime 'vllm'" in err and "llama.cpp" in err and "exllamav2" in err
+    assert "unknown runtime 'tensorrt-llm'" in err and "llama.cpp" in err and "exllamav2" in err
     # no chip: no bound, no forecast
     _, d, _ = _cli("describe", "llama-2-7b", "--json")
     assert d["expected_decode_tokens_per_second"] is None

@@ -865,7 +865,8 @@ def test_forecast_in_the_page_equals_python(page):
                                           zip(np.atleast_1d(v), np.atleast_1d(w))):
                     failures.append(f"{name} {chip} {kw} {k}: page {v!r}, python {w!r}")
     assert not failures, "\n".join(failures[:10])
-    err = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h100-sxm", {"runtime": "vllm"}]])[0]
+    err = page.evaluate(SERVING_QUERY,
+                        [["llama-3-8b", "h100-sxm", {"runtime": "tensorrt-llm"}]])[0]
     assert "unknown runtime" in err["error"] and "llama.cpp" in err["error"]
 
 

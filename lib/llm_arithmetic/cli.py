@@ -155,7 +155,8 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--runtime", metavar="NAME",
                    help="the runtime whose fitted forecast to show under the bound (llama.cpp, "
                         "exllamav2, ...; llama.cpp@no-cuda-graphs: a CUDA build or GPU without "
-                        "CUDA graphs); default: a runtime-agnostic forecast, wider interval")
+                        "CUDA graphs; case and punctuation do not matter: vllm is vLLM); default: a "
+                        "runtime-agnostic forecast, wider interval")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -538,13 +539,22 @@ def _serving_given(ns: argparse.Namespace) -> bool:
             or ns.link_gbps is not None)
 
 
+def _resolve_runtime(ns: argparse.Namespace) -> None:
+    """--runtime as the stored fit names it (``vllm`` is ``vLLM``); unknown: exit 2."""
+    from .core.errors import InputError
+    from .forecast import resolve_runtime
+
+    try:
+        ns.runtime = resolve_runtime(ns.runtime)
+    except InputError as err:
+        raise UsageError(str(err)) from None
+
+
 def _describe(ns: argparse.Namespace) -> int:
     from .estimate import estimate, resolve_model
-    from .forecast import expected, known_runtimes
+    from .forecast import expected
 
-    if ns.runtime is not None and ns.runtime not in known_runtimes():
-        raise UsageError(f"unknown runtime {ns.runtime[:60]!r}; known: "
-                         f"{', '.join(known_runtimes())}")
+    _resolve_runtime(ns)
     kwargs = _estimate_kwargs(ns)
     with _warnings_printed():
         m = resolve_model(ns.model)
@@ -625,6 +635,8 @@ def _frontier(ns: argparse.Namespace) -> int:
 def _plan(ns: argparse.Namespace) -> int:
     from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, load_prices, search
 
+    if ns.forecast:
+        _resolve_runtime(ns)
     split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}

@@ -127,8 +127,7 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
     from . import forecast as F
 
     p = F.load_params()
-    if runtime is not None and runtime not in F.known_runtimes(p):
-        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(F.known_runtimes(p))}")
+    runtime = F.resolve_runtime(runtime, p)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, pre_rt = F.prefill_fit_for(p, runtime)
 

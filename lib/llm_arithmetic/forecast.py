@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -106,7 +107,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "error_by_regime", "reserved_errors_by_source", "reserved_ratios", "forecast_inputs",
            "forecast_catalog", "ERROR_KINDS", "TARGETS", "error_table_rows",
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
-           "DecodeForecast", "forecast_decode", "known_runtimes", "build_params",
+           "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
@@ -780,6 +781,34 @@ def known_runtimes(params: dict[str, Any] | None = None) -> list[str]:
                   if k != "*")
 
 
+def _runtime_key(name: str) -> str:
+    return re.sub(r"[^a-z0-9@]", "", name.lower())
+
+
+def resolve_runtime(runtime: str | None, params: dict[str, Any] | None = None) -> str | None:
+    """The stored fit's name of ``runtime``: the name itself, or the one known runtime that it
+    spells up to case, spaces and punctuation (``vllm`` is ``vLLM``, ``mlc-llm`` is ``MLC
+    LLM``); None stays None (the runtime-agnostic forecast). Anything else is an
+    :class:`InputError` that lists the known names.
+
+    >>> resolve_runtime("vllm"), resolve_runtime("llama.cpp"), resolve_runtime(None)
+    ('vLLM', 'llama.cpp', None)
+    >>> resolve_runtime("tensorrt-llm")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: unknown runtime 'tensorrt-llm'; known: ...
+    """
+    if runtime is None:
+        return None
+    known = known_runtimes(params)
+    if runtime in known:
+        return runtime
+    matches = [k for k in known if _runtime_key(k) == _runtime_key(str(runtime))]
+    if len(matches) != 1:
+        raise InputError(f"unknown runtime {str(runtime)[:60]!r}; known: {', '.join(known)}")
+    return matches[0]
+
+
 @record
 class DecodeForecast:
     """A bound and the forecast under it [token/s]; ``runtime`` None: runtime-agnostic."""
@@ -802,8 +831,7 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
     ``runtime`` must be one of :func:`known_runtimes`; None gives the runtime-agnostic forecast.
     """
     p = params or load_params()
-    if runtime is not None and runtime not in known_runtimes(p):
-        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    runtime = resolve_runtime(runtime, p)
     if hardware is not None:
         chip = get_hardware(hardware)
         chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
@@ -1067,8 +1095,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     (:data:`SPECULATIVE_BOUND_KEYS`).
     """
     p = params or load_params()
-    if runtime is not None and runtime not in known_runtimes(p):
-        raise InputError(f"unknown runtime {runtime!r}; known: {', '.join(known_runtimes(p))}")
+    runtime = resolve_runtime(runtime, p)
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, prefill_runtime = prefill_fit_for(p, runtime)
