@@ -83,7 +83,10 @@ REFUSED = {
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
-NO_READER = {"mimo-7b-base", "step-3.7-flash"}
+NO_READER = {"mimo-7b-base"}
+# read, and compared with a meta count transformers built from its own defaults (the file is
+# flat, its class multimodal): FAMILIES.md section 14.21
+FROM_DEFAULTS = {"step-3.7-flash"}
 # families the catalog reads, and OLMoE, vendored for tests/test_families.py (SOURCES.md section 8)
 FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4ai-command-r-v01",
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
@@ -94,12 +97,14 @@ PARAMS_ONLY = {"deepseek-v4-flash"}
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
-    assert names == set(ANSWERED) | set(REFUSED) | NO_READER | FAMILY_FILES | PARAMS_ONLY
+    assert names == (set(ANSWERED) | set(REFUSED) | NO_READER | FAMILY_FILES | PARAMS_ONLY
+                     | FROM_DEFAULTS)
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
     # a count transformers built from its own defaults instead of the file's sizes is flagged in
-    # the data (Step-3.7-Flash's flat file read as a multimodal class) and compared with nothing
+    # the data (Step-3.7-Flash's flat file read as a multimodal class) and compared only after
+    # the flagged difference is accounted for (test_step_3_7_flash_...)
     flagged = {p for p, t in TRUTH["models"].items() if "config_mismatch" in t}
     assert flagged == {"tests/configs/step-3.7-flash.json"}
     sources = (CONFIGS / "SOURCES.md").read_text(encoding="utf-8")
@@ -601,6 +606,74 @@ def test_family_without_a_reader_is_refused_in_one_line(name):
                                           r"\[.*\]: no reader knows its layout") as err:
         read_config(CONFIGS / f"{name}.json")
     assert "\n" not in str(err.value)
+
+
+# ---- Step 3.7 Flash (FAMILIES.md section 14.21) ---------------------------------------------------
+STEP = CONFIGS / "step-3.7-flash.json"
+
+
+def test_step_3_7_flash_equals_the_meta_count_with_the_files_vocabulary():
+    # transformers read the flat file as Step3p7ForConditionalGeneration and built its language
+    # model from Step3p7TextConfig's defaults, which equal the file's sizes but for the
+    # vocabulary (flagged in the data): the file's model is that language model and head with
+    # 81 more rows in each V x d table, plus the router's e_score_correction_bias buffers (E per
+    # MoE layer, stored in the checkpoint); the default vision tower and projector are not the
+    # file's (it declares none)
+    t = truth(STEP)
+    assert t["config_mismatch"] == {"vocab_size": [128_896, 128_815]}
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": 42 * 288}
+    lm = t["by_prefix"]["model.language_model"] + t["by_prefix"]["lm_head.weight"]
+    m = read_config(STEP)
+    assert m.total_params == lm + 2 * (128_896 - 128_815) * 4096 + t["persistent_buffers"]
+
+
+def test_step_3_7_flash_cache_keeps_the_window_on_sliding_layers():
+    m = read_config(STEP)
+    # 45 layers x K and V x 8 KV heads x 128 x 2 B; 12 full layers keep every token, 33 sliding
+    # layers the last 512
+    assert m.kv_cache_bytes_per_token() == 45 * 2 * 8 * 128 * 2
+    assert m.kv_cache_bytes(65_536) == (12 * 65_536 + 33 * 512) * 2 * 8 * 128 * 2
+    assert m.kv_cache_bytes_full_storage(65_536) == 45 * 65_536 * 2 * 8 * 128 * 2
+
+
+def test_step_3_7_flash_rounds_to_the_published_counts_and_reports_its_mtp_apart():
+    # SOURCES.md section 7: a 196B language backbone, about 11B active per token (top-8 of 288)
+    m = read_config(STEP)
+    assert (round(m.total_params / 1e9), round(m.active_params / 1e9)) == (196, 11)
+    # three MTP layers, each: enorm, hnorm, eh_proj 2d x d, a block of sliding attention (q, k,
+    # v, o, a gate per head, q/k norms) with a dense MLP and two norms, shared_head.norm and an
+    # output head V x d; outside the total and read by no decode step
+    d, block = 4096, (2 * 64 + 2 * 8) * 128 * 4096 + 4096 * 64 + 2 * 128 + 3 * 4096 * 11264
+    per = 3 * d + 2 * d * d + block + 2 * d + 128_896 * d
+    assert [(e.name, e.params, e.in_total) for e in m.extras] == [
+        ("multi-token prediction", 3 * per, False)]
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"attention_other_setting": {"num_attention_heads": 64, "num_attention_groups": 4}},
+     r"field 'attention_other_setting.num_attention_groups' = 4 is not supported"),
+    ({"first_k_dense_replace": 4}, r"field 'first_k_dense_replace' \(4\) contradicts"),
+    ({"n_shared_experts": 2}, r"field 'n_shared_experts' must be 1"),
+    ({"moe_num_experts": 256}, r"fields 'moe_num_experts' \(256\) and 'num_experts' \(288\)"),
+    ({"gating": "per-channel"}, r"field 'gating' must be"),
+    ({"mlp_bias": True}, r"field 'mlp_bias' = True is not supported"),
+])
+def test_step_3_7_layouts_not_modelled_are_refused_naming_the_key(change, pattern):
+    with pytest.raises(ConfigError, match=pattern) as err:
+        read_config({**config("step-3.7-flash"), **change})
+    assert "\n" not in str(err.value)
+
+
+def test_step_3_7_reads_the_hub_layout_keys():
+    # the Hub's file pads layer_types with its three MTP layers and may give the sliding
+    # layers their own query heads (attention_other_setting): 96 heads add 32 x 128 columns
+    # to q and o and 32 gates per sliding layer
+    cfg = config("step-3.7-flash")
+    base = read_config(cfg).total_params
+    padded = {**cfg, "layer_types": cfg["layer_types"] + ["sliding_attention"] * 3}
+    assert read_config(padded).total_params == base
+    wide = {**cfg, "attention_other_setting": {"num_attention_heads": 96}}
+    assert read_config(wide).total_params - base == 33 * (2 * 32 * 128 * 4096 + 32 * 4096)
 
 
 def test_unknown_wrapper_with_a_vision_tower_is_refused_naming_it():

@@ -149,6 +149,10 @@ COUNT_KEYS: Mapping[str, str] = {
     "vision_config": "a vision tower",
     "num_nextn_predict_layers": "multi-token prediction layers",
     "moe_shared_expert_intermediate_size": "the width of the shared expert",
+    "share_expert_dim": "the width of the shared expert",
+    "moe_layers_enum": "which layers are mixtures of experts",
+    "attention_other_setting": "other query heads on sliding layers",
+    "num_sliding_attention_heads": "other query heads on sliding layers",
     "text_config": "a wrapped language model",
     "language_config": "a wrapped language model",
     "llm_config": "a wrapped language model",
@@ -1046,17 +1050,18 @@ def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
 
 
 def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
-         own_embeddings: bool) -> tuple[Extra, ...]:
+         own_embeddings: bool, own_head: bool = False) -> tuple[Extra, ...]:
     """``modules`` multi-token-prediction modules, each two input norms of d (the token's
     embedding and the last hidden state), a 2d x d projection of the two, its decoder
     ``blocks``, a final norm of d, and, when the checkpoint stores them per module
     (DeepSeek-V3), an embedding table and an output head of V x d; Qwen3.5's and Nemotron 3's
-    share the model's. Reported apart, not in the total (transformers builds none)."""
+    share the model's; Step 3.7's store an output head of V x d per module and share the
+    embedding (``own_head``). Reported apart, not in the total (transformers builds none)."""
     if not modules:
         return ()
     d = kw["d_model"]
-    per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks)
-           + (2 * kw["n_vocab"] * d if own_embeddings else 0))
+    tables = 2 if own_embeddings else 1 if own_head else 0
+    per = 3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
     return (Extra("multi-token prediction", modules * per, False, note),)
 
 
@@ -1580,6 +1585,129 @@ def _laguna(r: _Reader) -> dict[str, Any]:
         mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
 
 
+# ---- Step 3.7 (sliding layers, a per-head output gate, a shared expert, MTP) ------------------
+def _one_of(r: _Reader, keys: tuple[str, ...], default: Any, kind: str) -> int:
+    """The integer the config gives under any of ``keys`` (the family's aliases of one field),
+    ``default`` when none is given; two aliases that disagree are an error naming both."""
+    given = [(key, r.int(key, None, kind=kind)) for key in keys]
+    given = [(key, v) for key, v in given if v is not None]
+    if any(v != given[0][1] for _, v in given):
+        (a, va), (b, vb) = given[0], next((k, v) for k, v in given if v != given[0][1])
+        raise ConfigError(f"{r.origin}: fields '{a}' ({va}) and '{b}' ({vb}) give one size "
+                          "two values")
+    if given:
+        return given[0][1]
+    if default is ...:
+        raise ConfigError(f"{r.origin}: missing field '{keys[0]}'")
+    return default
+
+
+def _per_layer(r: _Reader, key: str, n: int, mtp: int, kinds: tuple[str, ...]) -> list[str] | None:
+    """A per-layer list of ``n`` kinds, or None; a hub file's list padded with one entry per
+    MTP layer (n + mtp entries) is trimmed to the decoder's n, as Step3p7TextConfig does."""
+    v = r.raw(key)
+    if isinstance(v, list) and mtp and len(v) == n + mtp:
+        return r.str_list(key, n + mtp, kinds)[:n]  # type: ignore[index]
+    return r.str_list(key, n, kinds)
+
+
+def _step3p7(r: _Reader) -> dict[str, Any]:
+    # Step3p7TextConfig / Step3p7TextModel (transformers 5.24.0, models/step3p7): per layer q, k,
+    # v, o (biases if attention_bias), q_norm and k_norm of head_dim, g_proj d -> H (a sigmoid
+    # gate per head when `gating` is true or "per-head", else d -> H d_head); sliding or full
+    # attention by `layer_types` (sliding layers keep `sliding_window` tokens and may have
+    # their own query heads, `num_sliding_attention_heads` or the hub's
+    # `attention_other_setting`); by `mlp_layer_types` (else `moe_layers_enum`, else layers
+    # 3..L-1) a dense MLP of intermediate_size or a MoE block: router d x E with its
+    # e_score_correction_bias buffer of E, E routed experts of moe_intermediate_size, one
+    # shared expert of share_expert_dim (no gate); two RMSNorms per layer, final norm, untied
+    # head. `num_nextn_predict_layers` MTP layers are not built by transformers: reported apart.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    mtp = _one_of(r, ("num_nextn_predict_layers", "num_mtp_layers"), 0, "layers")
+    bias = r.flag("attention_bias", False)
+    r.refuse("mlp_bias", "biases on Step 3.7's dense and shared-expert MLPs are not counted")
+    r.refuse("per_layer_config", "an explicit per-layer geometry is not read")
+    _restated(r, "use_qk_norm", True, "its attention always has q/k norms of head_dim")
+    _restated(r, "use_head_wise_attn_gate", True, "its attention always has an output gate")
+    gating = r.raw("gating", True)
+    if gating not in (True, False, "per-head"):
+        raise ConfigError(f"{r.origin}: field 'gating' must be true, false or 'per-head', got "
+                          f"{gating!r:.40}")
+    gate = 1 if gating in (True, "per-head") else dh
+    other = r.raw("attention_other_setting", {})
+    if not isinstance(other, dict):
+        raise ConfigError(f"{r.origin}: field 'attention_other_setting' must be an object")
+    for key, same in (("num_attention_groups", hkv), ("head_dim", dh)):
+        if other.get(key, same) != same:
+            raise ConfigError(f"{r.origin}: field 'attention_other_setting.{key}' = "
+                              f"{other[key]!r:.40} is not supported: Step3p7Attention builds "
+                              "sliding layers with the model's key/value heads and head width")
+    h_swa = r.int("num_sliding_attention_heads", None, kind="heads")
+    if h_swa is None:
+        h_swa = other.get("num_attention_heads", h)
+        if isinstance(h_swa, bool) or not isinstance(h_swa, int) or h_swa < 1:
+            raise ConfigError(f"{r.origin}: field 'attention_other_setting.num_attention_heads' "
+                              "must be a positive integer")
+    if h_swa % hkv:
+        raise ConfigError(f"{r.origin}: the sliding layers' {h_swa} query heads are not a "
+                          f"multiple of 'num_key_value_heads' ({hkv})")
+    types = _per_layer(r, "layer_types", n, mtp, ("full_attention", "sliding_attention")) \
+        or ["full_attention"] * n
+    window = _window(r)
+    if window is None and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'layer_types' has sliding layers but no "
+                          "'sliding_window' gives their window")
+    kinds = _per_layer(r, "mlp_layer_types", n, mtp, ("dense", "sparse"))
+    if kinds is None:
+        enum = r.raw("moe_layers_enum")
+        if enum is None:
+            moe_at = set(range(3, n))
+        else:
+            items = enum.split(",") if isinstance(enum, str) else enum
+            try:
+                moe_at = {int(i) for i in items if str(i).strip()}
+            except (TypeError, ValueError):
+                raise ConfigError(f"{r.origin}: field 'moe_layers_enum' must list layer "
+                                  "indices") from None
+        kinds = ["sparse" if i in moe_at else "dense" for i in range(n)]
+    first = r.int("first_k_dense_replace", None, kind="layers", minimum=0)
+    if first is not None and kinds != ["dense"] * first + ["sparse"] * (n - first):
+        raise ConfigError(f"{r.origin}: field 'first_k_dense_replace' ({first}) contradicts "
+                          "the dense layers Step3p7TextConfig derives (mlp_layer_types, "
+                          "moe_layers_enum, or layers 0-2)")
+    e = _one_of(r, ("n_routed_experts", "moe_num_experts", "num_experts", "num_local_experts"),
+                288, "experts")
+    k = _one_of(r, ("num_experts_per_tok", "moe_top_k"), 8, "experts")
+    if k > e:
+        raise ConfigError(f"{r.origin}: {k} experts per token exceed the {e} routed experts")
+    if r.int("n_shared_experts", 1, kind="experts", minimum=0) != 1:
+        raise ConfigError(f"{r.origin}: field 'n_shared_experts' must be 1: every Step 3.7 MoE "
+                          "block has one shared expert")
+    moe = MLP(r.int("moe_intermediate_size", 1280), n_experts=e, top_k=k, n_shared=1,
+              d_shared=_one_of(r, ("share_expert_dim", "share_expert_dims"), 1280, "width"),
+              router_bias=r.flag("use_moe_router_bias", True))
+    dense = MLP(r.int("intermediate_size"))
+    r.read.update({"moe_router_scaling_factor", "swiglu_limits", "swiglu_limits_shared",
+                   "partial_rotary_factors", "query_pre_attn_scalar", "scoring_func",
+                   "use_rope_layers", "yarn_only_types", "norm_expert_weight"})
+    full = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head", gate=gate)
+    swa = Attention(h_swa, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                    gate=gate)
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: swa if types[i] == "sliding_attention" else full,
+                  mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
+    # each MTP layer (checkpoint layers L..L+2; an MLX port, search index file id 45708974791,
+    # and the 17 tensors per layer a pruned copy's card counts): enorm, hnorm, eh_proj, one
+    # block of sliding attention and a dense MLP, shared_head.norm and its own output head
+    kw["extras"] = _mtp(kw, mtp, [Layers(1, swa, mlp=dense, norms=2)],
+                        "Step 3.7's MTP layers: a sliding-attention block with a dense MLP and "
+                        "an output head each", own_embeddings=False, own_head=True)
+    return kw
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -1737,7 +1865,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
     "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear,
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
-    "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash,
+    "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
@@ -1776,7 +1904,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
-    "GPTNeoXForCausalLM": "gpt_neox",
+    "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
 }
 
 
