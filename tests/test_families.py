@@ -33,10 +33,10 @@ READ = {
     "c4ai-command-r-v01": ("params", 40 * 2 * 64 * 128 * 2),
     "deepseek-r1": ("params+buffers", 61 * (512 + 64) * 2),
     "glm-4.5": ("params+buffers", 92 * 2 * 8 * 128 * 2),
+    "olmoe-1b-7b-0125-instruct": ("params", 16 * 2 * 16 * 128 * 2),
 }
 # file -> (model_type, architecture, the total of its hand derivation in FAMILIES.md 15.7, 15.8)
 REFUSED = {
-    "olmoe-1b-7b-0125-instruct": ("olmoe", "OlmoeForCausalLM", 6_919_161_856),
     "starcoder2-7b": ("starcoder2", "Starcoder2ForCausalLM", 7_173_923_840),
     "starcoderbase-7b": ("gpt_bigcode", "GPTBigCodeForCausalLM", 7_327_263_232),
 }
@@ -81,6 +81,7 @@ def _without_both_embeddings(m):
     ("qwen2.5-0.5b-instruct", 0.49e9, 1e9, 2),
     ("c4ai-command-r-v01", 35e9, 1e9, 0),
     ("deepseek-r1", 671e9, 1e9, 0),
+    ("olmoe-1b-7b-0125-instruct", 6.9e9, 1e9, 1),
 ])
 def test_count_rounds_to_the_published_one(name, published, scale, digits):
     total = read_config(CONFIGS / f"{name}.json").total_params
@@ -91,6 +92,20 @@ def test_qwen2_5_non_embedding_count_rounds_to_the_card():
     # tied: the card's 0.36B non-embedding leaves out the one V x d table
     m = read_config(CONFIGS / "qwen2.5-0.5b-instruct.json")
     assert round((m.total_params - m.n_vocab * m.d_model) / 1e9, 2) == 0.36
+
+
+def test_olmoe_active_against_the_hand_derivation_and_the_paper():
+    # FAMILIES.md 15.7: top-8 of 64 experts leaves out 16 layers x 56 experts x 3 d ff; the
+    # card's 1.3B active counts both tables, the paper's "1B per input token" neither
+    m = read_config(CONFIGS / "olmoe-1b-7b-0125-instruct.json")
+    assert m.active_params == 6_919_161_856 - 16 * 56 * 3 * 2048 * 1024
+    assert round(m.active_params / 1e9, 1) == 1.3
+    assert round(_without_both_embeddings(m) / 1e9) == 1
+    # the q/k norms span the whole projections (hidden_size wide): a head_dim that makes
+    # H x head_dim differ from it is refused naming the field
+    cfg = json.loads((CONFIGS / "olmoe-1b-7b-0125-instruct.json").read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=r"field 'head_dim' \(64\)"):
+        read_config({**cfg, "head_dim": 64})
 
 
 def test_glm_4_5_active_and_total_against_the_card():

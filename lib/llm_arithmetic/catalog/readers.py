@@ -864,6 +864,25 @@ def _olmo2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qk_norm="full", norms=2)
 
 
+def _olmoe(r: _Reader) -> dict[str, Any]:
+    # OlmoeModel (transformers 5.24.0 modeling_olmoe.py): q/k/v/o (biases if attention_bias);
+    # q_norm RMSNorm(d) and k_norm RMSNorm(d/H x H_kv) over the whole projections (OLMo 2's
+    # "full" q/k norm); pre-norm blocks (input_layernorm, post_attention_layernorm); every block
+    # a mixture of num_experts experts of intermediate_size (gate_up, down, no biases), a router
+    # d x E without bias, no shared expert; untied head. clip_qkv clamps, norm_topk_prob
+    # rescales: no parameters.
+    r.raw("clip_qkv")
+    r.read.add("norm_topk_prob")
+    kw = _llama_like(r, qkv_bias=None, qk_norm="full")
+    h = r.int("num_attention_heads", kind="heads")
+    if r.has("head_dim") and r.int("head_dim") * h != kw["d_model"]:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({r.int('head_dim')}) x "
+                          f"'num_attention_heads' ({h}) differs from 'hidden_size': OLMoE's "
+                          "q/k norms are as wide as hidden_size, which the library does not count")
+    e, k = _experts(r, n_key="num_experts")
+    return _with_mlp(kw, lambda mlp: MLP(mlp.d_ff, n_experts=e, top_k=k))
+
+
 def _cohere(r: _Reader) -> dict[str, Any]:
     r.refuse("use_qk_norm", "Cohere's per-head q/k LayerNorms are not counted")
     return _llama_like(r, tied=True, norms=1)
@@ -1858,7 +1877,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
-    "phi": _phi, "olmo2": _olmo2, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
+    "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "gpt_neox": _gpt_neox, "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
@@ -1890,7 +1909,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3MoeForCausalLM": "qwen3_moe", "GemmaForCausalLM": "gemma",
     "Gemma2ForCausalLM": "gemma2", "Gemma3ForCausalLM": "gemma3_text",
     "Gemma3ForConditionalGeneration": "gemma3", "Phi3ForCausalLM": "phi3",
-    "PhiMoEForCausalLM": "phimoe", "Olmo2ForCausalLM": "olmo2",
+    "PhiMoEForCausalLM": "phimoe", "Olmo2ForCausalLM": "olmo2", "OlmoeForCausalLM": "olmoe",
     "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
