@@ -87,7 +87,7 @@ NO_READER = {"mimo-7b-base"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
-# families the catalog reads, and OLMoE, vendored for tests/test_families.py (SOURCES.md section 8)
+# families vendored for tests/test_families.py, which reads them all (SOURCES.md section 8)
 FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4ai-command-r-v01",
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
                 "starcoderbase-7b"}

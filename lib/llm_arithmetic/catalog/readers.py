@@ -912,19 +912,49 @@ def _phi(r: _Reader) -> dict[str, Any]:
                     mlp=lambda i: mlp, d_model=d, head_bias=True, norm_vecs_final=2)
 
 
-def _gpt2(r: _Reader) -> dict[str, Any]:
+def _gpt2(r: _Reader, *, multi_query: bool = False) -> dict[str, Any]:
     # GPT2Model: wte, wpe, per block ln_1, ln_2 (weight + bias), c_attn (fused q, k, v with
-    # bias), c_proj (bias), c_fc and mlp c_proj (bias), ln_f; the head is tied to wte.
+    # bias), c_proj (bias), c_fc and mlp c_proj (bias), ln_f; the head is tied to wte. With
+    # `multi_query` (GPTBigCode), c_attn is d -> d + 2 d_head: one key and one value head.
     d = r.int("n_embd")
     h = r.int("n_head", kind="heads")
     if d % h:
         raise ConfigError(f"{r.origin}: 'n_head' ({h}) does not divide 'n_embd' ({d})")
+    hkv = 1 if multi_query else h
     n_pos = r.int("n_positions", kind="context")
     mlp = MLP(r.int("n_inner", 4 * d), n_mats=2, bias=True)
     return _decoder(r, n_layers=r.int("n_layer", kind="layers"), norms=4,
                     tied=r.flag("tie_word_embeddings", True), trained_context=n_pos,
-                    attention=lambda i: Attention(h, h, d // h, qkv_bias=True, o_bias=True),
+                    attention=lambda i: Attention(h, hkv, d // h, qkv_bias=True, o_bias=True),
                     mlp=lambda i: mlp, d_model=d, norm_vecs_final=2, n_positions=n_pos)
+
+
+def _gpt_bigcode(r: _Reader) -> dict[str, Any]:
+    # GPTBigCodeModel (transformers 5.24.0 modeling_gpt_bigcode.py, StarCoder): GPT-2's layout
+    # (learned positions wpe, LayerNorms with bias, biases on every linear layer, an MLP of
+    # n_inner or 4d, the head tied to wte) with multi-query attention when `multi_query`
+    # (default true). Cross-attention blocks (add_cross_attention) are not counted.
+    r.refuse("add_cross_attention", "GPTBigCode's cross-attention blocks are not counted")
+    return _gpt2(r, multi_query=r.flag("multi_query", True))
+
+
+def _starcoder2(r: _Reader) -> dict[str, Any]:
+    # Starcoder2Model (transformers 5.24.0 modeling_starcoder2.py): q/k/v/o and the plain MLP
+    # c_fc d -> ff, c_proj ff -> d (GELU) with biases when `use_bias` (default true); head_dim
+    # (else d/H); two LayerNorms (weight + bias) per block and a final one; every layer over
+    # the last `sliding_window` tokens when it is set; the head tied by default
+    # (Starcoder2Config: tie_word_embeddings true).
+    d = r.int("hidden_size")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("use_bias", True)
+    window = _window(r)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=bias)
+    return _decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=4,
+                    tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh, window=window, qkv_bias=bias,
+                                                  o_bias=bias),
+                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
 
 
 def _opt(r: _Reader) -> dict[str, Any]:
@@ -1878,7 +1908,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
     "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
-    "falcon": _falcon, "gpt_neox": _gpt_neox, "deepseek_v2": _deepseek_v2,
+    "falcon": _falcon, "gpt_neox": _gpt_neox, "gpt_bigcode": _gpt_bigcode,
+    "starcoder2": _starcoder2, "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
@@ -1924,6 +1955,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
+    "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
 }
 
 
