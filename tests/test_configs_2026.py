@@ -83,7 +83,8 @@ REFUSED = {
     "minimax-m3": "sparse_attention_config",
     "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
-NO_READER = {"mimo-7b-base"}
+# read, with no meta count (transformers 5.24.0 defines no `mimo`): FAMILIES.md section 14.22
+BY_HAND = {"mimo-7b-base"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -97,7 +98,7 @@ PARAMS_ONLY = {"deepseek-v4-flash"}
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
-    assert names == (set(ANSWERED) | set(REFUSED) | NO_READER | FAMILY_FILES | PARAMS_ONLY
+    assert names == (set(ANSWERED) | set(REFUSED) | BY_HAND | FAMILY_FILES | PARAMS_ONLY
                      | FROM_DEFAULTS)
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
@@ -600,12 +601,49 @@ def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
         t["params"], None, None)
 
 
-@pytest.mark.parametrize("name", sorted(NO_READER))
-def test_family_without_a_reader_is_refused_in_one_line(name):
-    with pytest.raises(ConfigError, match=r"unsupported model_type '[^']+', architectures "
-                                          r"\[.*\]: no reader knows its layout") as err:
-        read_config(CONFIGS / f"{name}.json")
+@pytest.mark.parametrize("name, model_type, arch", [
+    # every vendored file of a family has a reader since issue 30: relabelled copies stand for a
+    # family no reader knows (nor transformers 5.24.0)
+    ("mimo-7b-base", "mimo3", "MiMo3ForCausalLM"),
+    ("step-3.7-flash", "step4", "Step4ForCausalLM"),
+])
+def test_family_without_a_reader_is_refused_in_one_line(name, model_type, arch):
+    cfg = {**config(name), "model_type": model_type, "architectures": [arch]}
+    with pytest.raises(ConfigError, match=rf"unsupported model_type '{model_type}', "
+                                          rf"architectures \['{arch}'\]: no reader knows "
+                                          r"its layout") as err:
+        read_config(cfg)
     assert "\n" not in str(err.value)
+
+
+# ---- MiMo-7B-Base (FAMILIES.md section 14.22) ------------------------------------------------------
+def test_mimo_7b_is_qwen2_with_an_mtp_layer_by_hand():
+    m = read_config(CONFIGS / "mimo-7b-base.json")
+    v, d, layers, h, kv, dh, ff = 151_680, 4096, 36, 32, 8, 128, 11_008
+    # q and o, k and v, the q/k/v biases, the gated MLP, two norms
+    block = (2 * h + 2 * kv) * dh * d + (h + 2 * kv) * dh + 3 * d * ff + 2 * d
+    assert m.total_params == 2 * v * d + layers * block + d
+    # the MTP layer: token and hidden norms, input_proj 2d x d, a Qwen2 block, a final norm
+    assert [(e.name, e.params, e.in_total) for e in m.extras] == [
+        ("multi-token prediction", 3 * d + 2 * d * d + block, False)]
+    # the decoder is Qwen2's (a reader held to meta counts) on the same sizes
+    qwen2 = {k: val for k, val in config("mimo-7b-base").items()
+             if k != "num_nextn_predict_layers"}
+    qwen2.update(model_type="qwen2", architectures=["Qwen2ForCausalLM"])
+    assert read_config(qwen2).total_params == m.total_params
+    # use_sliding_window false: every layer keeps every token
+    assert m.kv_cache_bytes_per_token() == layers * 2 * kv * dh * 2
+    assert m.kv_cache_bytes(32_768) == 32_768 * layers * 2 * kv * dh * 2
+
+
+def test_mimo_7b_checkpoint_holds_the_decoder_and_its_mtp_layer():
+    # SOURCES.md section 7: a bf16 checkpoint of this layout (a fine-tune of MiMo-7B-Base,
+    # model_type mimo) ships four shards of 4.99, 4.97, 4.47 and 1.24 GB: the decoder and its
+    # MTP layer at 2 bytes each, not the decoder alone
+    m = read_config(CONFIGS / "mimo-7b-base.json")
+    shards = 4.99 + 4.97 + 4.47 + 1.24
+    assert round(2 * (m.total_params + m.extras[0].params) / 1e9, 2) == round(shards, 2)
+    assert shards - 2 * m.total_params / 1e9 > 0.4
 
 
 # ---- Step 3.7 Flash (FAMILIES.md section 14.21) ---------------------------------------------------

@@ -481,6 +481,23 @@ def _qwen2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qkv_bias=True, o_bias=False, window_rule="qwen2")
 
 
+def _mimo(r: _Reader) -> dict[str, Any]:
+    # MiMo-7B (XiaomiMiMo's remote code, modeling_mimo.py; search index file ids 25354746383,
+    # 34248343018): MiMoConfig is Qwen2Config with num_nextn_predict_layers, MiMoModel is
+    # Qwen2Model with `mtp_layers`, each token_layernorm, hidden_layernorm (d), input_proj
+    # (2d x d), a Qwen2 block (input_layernorm, Qwen2Attention with q/k/v biases, its
+    # post_attention_layernorm, Qwen2MLP) and final_layernorm; embeddings and head are the
+    # model's. Reported apart, as DeepSeek-V3's MTP module; transformers defines no `mimo`.
+    kw = _qwen2(r)
+    first = kw["layers"][0]
+    kw["extras"] = _mtp(kw, r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0),
+                        [Layers(1, replace(first.attention, window=None), mlp=first.mlp,
+                                norms=2)],
+                        "MiMo's MTP layers: a Qwen2 block each, embeddings and head shared",
+                        own_embeddings=False)
+    return kw
+
+
 def _qwen3(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qk_norm="head", window_rule="qwen2", head_dim_default=128)
 
@@ -1904,7 +1921,7 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
 
 #: model_type -> reader.
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
-    "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2,
+    "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
     "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
@@ -1956,6 +1973,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
     "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
+    "MiMoForCausalLM": "mimo",
 }
 
 
