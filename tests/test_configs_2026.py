@@ -81,10 +81,10 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 REFUSED = {
     "kimi-k3": "text_config.linear_attn_config.use_full_rank_gate",
     "minimax-m3": "sparse_attention_config",
-    "llama-3_3-nemotron-super-49b-v1": "block_configs",
 }
-# read, with no meta count (transformers 5.24.0 defines no `mimo`): FAMILIES.md section 14.22
-BY_HAND = {"mimo-7b-base"}
+# read, with no meta count (transformers 5.24.0 defines neither `mimo` nor `nemotron-nas`):
+# FAMILIES.md sections 14.22 and 14.23
+BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -644,6 +644,108 @@ def test_mimo_7b_checkpoint_holds_the_decoder_and_its_mtp_layer():
     shards = 4.99 + 4.97 + 4.47 + 1.24
     assert round(2 * (m.total_params + m.extras[0].params) / 1e9, 2) == round(shards, 2)
     assert shards - 2 * m.total_params / 1e9 > 0.4
+
+
+# ---- Llama-3.3-Nemotron-Super-49B-v1 (FAMILIES.md section 14.23) ------------------------------------
+NAS = CONFIGS / "llama-3_3-nemotron-super-49b-v1.json"
+# ffn_mult -> the MLP width vLLM's nemotron_nas.py builds (int(2 m d / 3), up to a multiple of
+# 256), worked by hand for d = 8192: 2/3 of 8192 m is 2730.7, 5461.3, 7168, 14336, 17920, 28672
+NAS_WIDTHS = {0.5: 2816, 1.0: 5632, 1.3125: 7168, 2.625: 14336, 3.28125: 17920, 5.25: 28672}
+
+
+def test_nemotron_super_49b_by_hand_from_its_block_configs():
+    m = read_config(NAS)
+    v, d, h, dh = 128_256, 8192, 64, 128
+    blocks = config("llama-3_3-nemotron-super-49b-v1")["block_configs"]
+    attn = [b for b in blocks if not b["attention"]["no_op"]]
+    assert len(blocks) == 80 and len(attn) == 49
+    assert {b["attention"]["n_heads_in_group"] for b in attn} == {8}
+    kv = h // 8
+    # embeddings and untied head; q and o (d x d), k and v (d x 8 heads of 128) in the 49
+    # attention layers; three matrices d x width in all 80 MLPs; a norm per present part + final
+    mlp = sum(3 * d * NAS_WIDTHS[b["ffn"]["ffn_mult"]] for b in blocks)
+    assert mlp == 3 * d * (6 * 2816 + 8 * 5632 + 10 * 7168 + 6 * 14336 + 17920 + 49 * 28672)
+    total = 2 * v * d + 49 * (2 * d * d + 2 * d * kv * dh) + mlp + (49 + 80 + 1) * d
+    assert m.total_params == total == 49_867_145_216
+    assert m.active_params == m.total_params
+    # only the 49 attention layers cache, each with its own 64 / 8 key/value heads
+    assert m.kv_cache_bytes_per_token() == 49 * 2 * kv * dh * 2 == 200_704
+    assert m.kv_cache_bytes(131_072) == 131_072 * 200_704
+
+
+def test_nemotron_super_49b_against_published_sizes():
+    total = read_config(NAS).total_params
+    # the Hub's safetensors count, 49.9B (SOURCES.md section 7), at its precision
+    assert round(total / 1e9, 1) == 49.9
+    # bartowski's bf16 GGUF of the checkpoint is 99.74 GB (SOURCES.md section 7): 2 B a weight
+    # (99.734 GB) plus the file's tokenizer metadata and its norms kept in fp32, a few MB; the
+    # 2.1 GB of a tied head or the 25 MB of widths not rounded up to 256 would show
+    low, high = 99.735 - 2 * total / 1e9, 99.745 - 2 * total / 1e9  # what the file adds [GB]
+    assert high > 0 and low < 0.011
+
+
+def test_nemotron_nas_with_uniform_blocks_is_llama_3_70b():
+    # every block Llama 3.3 70B's (8 KV heads, ffn_mult 5.25: width 28,672): the llama
+    # reader's count of the same sizes, Llama 3.1/3.3 70B's 70,553,706,496 parameters
+    cfg = config("llama-3_3-nemotron-super-49b-v1")
+    cfg["block_configs"] = [{"attention": {"n_heads_in_group": 8, "no_op": False},
+                             "ffn": {"ffn_mult": 5.25, "no_op": False}}] * 80
+    llama = {k: val for k, val in cfg.items() if k != "block_configs"}
+    llama.update(model_type="llama", architectures=["LlamaForCausalLM"], num_key_value_heads=8,
+                 intermediate_size=28_672)
+    assert read_config(cfg).total_params == read_config(llama).total_params == 70_553_706_496
+    # a block with both parts no-ops is the identity: nothing to count
+    cfg["block_configs"] = cfg["block_configs"][:79] + [
+        {"attention": {"no_op": True}, "ffn": {"no_op": True}}]
+    assert read_config(cfg).total_params == 70_553_706_496 - (
+        2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28_672 + 2 * 8192)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("attention", "replace_with_linear"), True,
+     r"block_configs\[3\]\.attention: field 'replace_with_linear' = True is not supported"),
+    (("ffn", "replace_with_linear"), True,
+     r"block_configs\[3\]\.ffn: field 'replace_with_linear' = True is not supported"),
+    (("attention", "window_length"), 4096,
+     r"block_configs\[3\]\.attention: field 'window_length' = 4096 is not supported"),
+    (("attention", "num_sink_tokens"), 4,
+     r"block_configs\[3\]\.attention: field 'num_sink_tokens' = 4 is not supported"),
+    (("attention", "n_heads_in_group"), 7,
+     r"block_configs\[3\]\.attention: field 'n_heads_in_group' \(7\) does not divide"),
+    (("attention", "n_heads_in_group"), None,
+     r"block_configs\[3\]\.attention: missing field 'n_heads_in_group'"),
+    (("ffn", "ffn_mult"), -1.0, r"block_configs\[3\]\.ffn: field 'ffn_mult' must be a positive"),
+    (("ffn", "ffn_mult"), "5.25", r"block_configs\[3\]\.ffn: field 'ffn_mult' must be a "),
+    (("ffn", "ffn_mult"), 1e6, r"field 'ffn_mult' = 1000000.0 makes an MLP"),
+    (("ffn", "experts"), 8, r"block_configs\[3\]\.ffn: field 'experts' = 8 is not understood"),
+])
+def test_nemotron_nas_block_it_cannot_count_is_refused_naming_the_field(path, value, message):
+    cfg = config("llama-3_3-nemotron-super-49b-v1")
+    cfg["block_configs"][3][path[0]][path[1]] = value
+    with pytest.raises(ConfigError, match=message) as err:
+        read_config(cfg)
+    assert "\n" not in str(err.value)
+
+
+def test_nemotron_nas_block_list_must_match_the_layers():
+    cfg = config("llama-3_3-nemotron-super-49b-v1")
+    cfg["block_configs"] = cfg["block_configs"][:79]
+    with pytest.raises(ConfigError, match=r"field 'block_configs' must be a list of 80 blocks"):
+        read_config(cfg)
+    cfg["block_configs"] = [{"attention": {"no_op": True}, "ffn": {"no_op": True}}] * 80
+    with pytest.raises(ConfigError, match=r"makes every block a no-op"):
+        read_config(cfg)
+
+
+def test_per_layer_block_shapes_of_an_unknown_family_are_refused_naming_the_key():
+    # the vendored file is read since section 14.23: a relabelled copy stands for a family no
+    # reader knows that declares DeciLM's block shapes
+    cfg = {**config("llama-3_3-nemotron-super-49b-v1"), "model_type": "deci2",
+           "architectures": ["Deci2ForCausalLM"]}
+    with pytest.raises(ConfigError, match=r"it needs per-layer block shapes .*declared by "
+                                          r"field 'block_configs'") as err:
+        read_config(cfg)
+    assert "\n" not in str(err.value)
 
 
 # ---- Step 3.7 Flash (FAMILIES.md section 14.21) ---------------------------------------------------

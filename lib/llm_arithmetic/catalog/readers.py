@@ -73,8 +73,8 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
 #: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; the indexer:
-#: deepseek_v32, glm_moe_dsa; heads per
-#: layer: laguna; windows with their own heads: mimo_v2_flash; global layers with their own
+#: deepseek_v32, glm_moe_dsa; heads per layer: laguna; block shapes per layer: nemotron-nas;
+#: windows with their own heads: mimo_v2_flash; global layers with their own
 #: head width and values = keys: gemma4), none for the others. A file of
 #: an unknown family is refused naming its first one; a known family's file that carries one
 #: its reader does not read is refused too (it is one of :data:`COUNT_KEYS`).
@@ -165,6 +165,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "linear_attn_config": frozenset({"kimi_linear"}),
     "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
+    "block_configs": frozenset({"nemotron-nas"}),
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
@@ -1546,6 +1547,112 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
                latent=r.int("moe_latent_size", 0, minimum=0))
 
 
+# ---- Nemotron-NAS (DeciLM: a block shape per layer) --------------------------------------------
+#: Keys of a ``block_configs`` entry's parts the reader understands: part -> key -> the value that
+#: leaves a Llama block unchanged (``...``: read below). Any other key, or one of these with
+#: another value, is refused naming it.
+_DECI_KEYS: Mapping[str, Mapping[str, Any]] = {
+    "attention": {"n_heads_in_group": ..., "no_op": ..., "replace_with_linear": False,
+                  "sparsify": None, "num_sink_tokens": None, "window_length": None,
+                  "unshifted_sink": False, "use_prefill_window_in_sink_attention": False,
+                  "llama4": None},
+    "ffn": {"ffn_mult": ..., "intermediate_size": ..., "no_op": ..., "replace_with_linear": False,
+            "sparsify": None, "hidden_act": None, "moe": None},
+}
+
+
+def _deci_ffn_width(ffn_mult: float, d: int) -> int:
+    """The MLP width of a DeciLM block from its ``ffn_mult``, as the modeling code computes it
+    (vLLM's ``nemotron_nas.py`` ``_ffn_mult_to_intermediate_size``): int(2 ffn_mult d / 3) in
+    floating point, rounded up to a multiple of 256.
+
+    >>> [_deci_ffn_width(m, 8192) for m in (0.5, 1.0, 1.3125, 2.625, 3.28125, 5.25)]
+    [2816, 5632, 7168, 14336, 17920, 28672]
+    """
+    width = int(2 * ffn_mult * d / 3)
+    return width + (-width) % 256
+
+
+def _deci_part(r: _Reader, i: int, entry: Any, part: str) -> _Reader:
+    """A reader of ``block_configs[i].<part>`` whose errors name that path; keys other than
+    :data:`_DECI_KEYS`, or those with a value that changes the block, are refused."""
+    where = f"{r.origin}: block_configs[{i}].{part}"
+    scope = entry.get(part) if isinstance(entry, Mapping) else None
+    if not isinstance(scope, Mapping):
+        raise ConfigError(f"{r.origin}: field 'block_configs' entry {i} needs an object "
+                          f"'{part}'")
+    for key, value in scope.items():
+        if key not in _DECI_KEYS[part]:
+            if value not in _NEUTRAL:
+                raise ConfigError(f"{where}: field '{key}' = {value!r:.60} is not understood "
+                                  "by the 'nemotron-nas' reader, and counting without it would "
+                                  "describe a different model")
+        elif _DECI_KEYS[part][key] is not ... and value != _DECI_KEYS[part][key] \
+                and value not in _NEUTRAL:
+            raise ConfigError(f"{where}: field '{key}' = {value!r:.60} is not supported: the "
+                              "'nemotron-nas' reader reads no-op and Llama blocks only (a "
+                              "linear replacement, sinks, windows or sparsity change the count)")
+    return _Reader(scope, where, "nemotron-nas")
+
+
+def _nemotron_nas(r: _Reader) -> dict[str, Any]:
+    # DeciLM / Nemotron-NAS (Llama-3.3-Nemotron-Super-49B-v1; vLLM's nemotron_nas.py,
+    # DeciLMDecoderLayer): Llama 3's block, one shape per layer from block_configs[i]. Attention,
+    # unless attention.no_op: input_layernorm and Llama attention with num_attention_heads query
+    # heads of hidden_size / num_attention_heads and num_attention_heads / n_heads_in_group
+    # key/value heads (each layer its own). MLP, unless ffn.no_op: post_attention_layernorm and
+    # Llama's gated MLP of _deci_ffn_width(ffn_mult) (or ffn.intermediate_size). A no-op part has
+    # no norm either. Final norm; head untied unless tie_word_embeddings. The top-level
+    # num_key_value_heads and intermediate_size (null in the files) are not read by the model.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide the hidden "
+                          f"size ({d})")
+    r.read.update({"num_key_value_heads", "intermediate_size"})
+    blocks = r.raw("block_configs")
+    if not isinstance(blocks, list) or len(blocks) != n:
+        raise ConfigError(f"{r.origin}: field 'block_configs' must be a list of "
+                          f"{n} blocks (num_hidden_layers), one per layer")
+    attn_bias = r.flag("attention_bias", False)
+    mlp_bias = r.flag("mlp_bias", False)
+    layers = []
+    for i, entry in enumerate(blocks):
+        a, f = _deci_part(r, i, entry, "attention"), _deci_part(r, i, entry, "ffn")
+        attention = None
+        if not a.flag("no_op", False):
+            group = a.int("n_heads_in_group", kind="heads")
+            if h % group:
+                raise ConfigError(f"{a.origin}: field 'n_heads_in_group' ({group}) does not "
+                                  f"divide 'num_attention_heads' ({h})")
+            attention = Attention(h, h // group, d // h, qkv_bias=attn_bias, o_bias=attn_bias)
+        mlp = None
+        if not f.flag("no_op", False):
+            if f.has("ffn_mult"):
+                mult = f.raw("ffn_mult")
+                limit, why = LIMITS["width"]
+                if isinstance(mult, bool) or not isinstance(mult, (int, float)) \
+                        or not 0 < mult < limit:
+                    raise ConfigError(f"{f.origin}: field 'ffn_mult' must be a positive number "
+                                      f"below {limit:,} ({why}), got {mult!r:.60}")
+                width = _deci_ffn_width(mult, d)
+                if width > limit:
+                    raise ConfigError(f"{f.origin}: field 'ffn_mult' = {mult} makes an MLP "
+                                      f"{width:,} wide, beyond the plausibility limit "
+                                      f"{limit:,} ({why})")
+            else:
+                width = f.int("intermediate_size")
+            mlp = MLP(width, n_mats=3, bias=mlp_bias)
+        if attention is None and mlp is None:
+            continue  # an identity block: no weights, no cache, no arithmetic
+        layers.append(Layers(1, attention, mlp=mlp,
+                             norms=(attention is not None) + (mlp is not None)))
+    if not layers:
+        raise ConfigError(f"{r.origin}: field 'block_configs' makes every block a no-op")
+    return _stack(r, d, layers)
+
+
 # ---- Qwen3-Next and Qwen3.5 (Gated DeltaNet hybrids) -----------------------------------------
 def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
     """Qwen3-Next (``qwen3_next``) and the language models of Qwen3.5 (``qwen3_5_text``,
@@ -1934,7 +2041,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
-    "mistral3": _mistral3, "smollm3": _smollm3,
+    "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -1973,7 +2080,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
     "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
-    "MiMoForCausalLM": "mimo",
+    "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
 }
 
 
