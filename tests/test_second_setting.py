@@ -19,6 +19,7 @@ environment (nbclient; outputs are not compared: nbval compares the first settin
 * that no cell raises;
 * that every value the prose pastes (`{glue:text}`, `{glue:math}`, `{glue:figure}`, ...) is
   glued by the second run too, so the prose could be read with it;
+* that no text it glues into prose holds English words (``tests/test_glued_names.py``);
 * that the run studied the second setting: some glued number differs from the first setting's
   (the committed outputs).
 
@@ -244,6 +245,10 @@ def test_notebook_runs_with_its_second_setting(path, runs):
     missing = sorted(needed - set(after))
     assert not missing, (f"{path.name}: the prose pastes {missing}, which the second setting "
                          "does not glue (a glue name built from a catalog key?)")
+    from test_glued_names import offenders  # the rule of tests/test_glued_names.py
+    english = offenders(second)
+    assert not english, (f"{path.name}: with the second setting, text glued into prose holds "
+                         f"English words: {english}")
     numbers = [n for n in before if n in after and not n.startswith(("eq-", "fig-", "tbl-"))]
     changed = [n for n in numbers if before[n] != after[n]]
     assert changed, (f"{path.name}: none of the {len(numbers)} glued numbers changed with the "
