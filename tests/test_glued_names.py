@@ -4,8 +4,9 @@ The Chinese edition translates the Markdown around a ``{glue:text}`` role, not t
 role pastes: that comes from the notebook's outputs, as the English edition glued it. A glued
 "16 to 80", "the NVIDIA GeForce RTX 4090" or a whole clause therefore shows in English on the
 Chinese page. This test reads the committed outputs of every notebook (no kernel: a second at
-most), takes each text glue that a Markdown cell pastes, and fails when its value holds a word
-that is none of
+most), takes each text glue that a Markdown cell pastes (or a page of book/, with
+``{glue:text}`/notebooks/NAME.ipynb::name```), and fails when its value holds a word that is
+none of
 
 * a name from the catalog: a model's or a chip's display name (also the chip's name without its
   vendor, as the book's two short forms print it), a catalog key, a weight format, a runtime of
@@ -86,12 +87,29 @@ def rel(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
 
 
+#: A page of book/ pastes a notebook's glue as {glue:text}`/notebooks/NAME.ipynb::name:fmt`.
+PAGE_ROLE = re.compile(r"\{glue(?::text)?:?\}`/?([^`:]+\.ipynb)::([^`:]+)")
+PAGES = sorted(p for p in (REPO / "book").rglob("*.md") if p.name != "STYLE.md")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=rel)
 def test_glued_prose_holds_no_english(path):
     bad = offenders(load(path))
     assert not bad, (f"{rel(path)}: text glued into prose holds English words, which the "
                      f"Chinese edition cannot translate: {bad}; glue the numbers and names, "
                      "write the words in the prose")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=rel)
+def test_glue_pasted_into_a_page_holds_no_english(page):
+    """The same rule for what a page of book/ pastes from a notebook's glue."""
+    bad = {}
+    for notebook, name in PAGE_ROLE.findall(page.read_text(encoding="utf8")):
+        values = glued(load(REPO / notebook))
+        assert name in values, f"{rel(page)}: {notebook} glues no {name}"
+        if words := english_words(values[name]):
+            bad[f"{notebook}::{name}"] = words
+    assert not bad, f"{rel(page)}: text glued into prose holds English words: {bad}"
 
 
 def test_the_role_pattern_is_the_second_settings():
