@@ -12,6 +12,9 @@ notebook's metadata holds a second setting, a different family and chip class:
 
     metadata["second_setting"] = {"MODEL": "qwen3-8b", "CHIP": "h100-sxm", "FORMAT": "fp8"}
 
+A chapter without one is listed in `WITHOUT_A_SECOND_SETTING` below with its reason (the
+article reproductions, chapters 18-21); a test keeps that list and the notebooks in step.
+
 For each notebook that has one, this file substitutes those values into the `parameters` cell
 (the same assignment lines, new values), executes the whole notebook in a kernel of this
 environment (nbclient; outputs are not compared: nbval compares the first setting's) and checks
@@ -19,6 +22,7 @@ environment (nbclient; outputs are not compared: nbval compares the first settin
 * that no cell raises;
 * that every value the prose pastes (`{glue:text}`, `{glue:math}`, `{glue:figure}`, ...) is
   glued by the second run too, so the prose could be read with it;
+* that no text it glues into prose holds English words (``tests/test_glued_names.py``);
 * that the run studied the second setting: some glued number differs from the first setting's
   (the committed outputs).
 
@@ -183,6 +187,25 @@ def execute(path: Path) -> tuple[dict, float]:
 
 NOTEBOOKS = notebooks_with_a_second_setting()
 
+#: The chapters without a second setting, each with its reason. The reproductions recompute an
+#: article's numbers under the article's own model, chips and formats, and their "corrected"
+#: sections answer the article's own question (a grid, a comparison of named chips, a measured
+#: run), not one setting that a `parameters` cell could name.
+WITHOUT_A_SECOND_SETTING = {
+    "18-repro-finbarr": "Timbers's post: its two tables and its text are about LLaMA-1's four "
+                        "sizes on the devices it names; the corrected answer is the same grid "
+                        "(four models x seven devices x four formats), not one setting",
+    "19-repro-karpathy": "Karpathy's note compares two named chips (an A100 and an M2) for "
+                         "LLaMA-7B; its update puts a fixed list of today's chips beside them "
+                         "for Llama 2 7B and 70B, a table rather than one setting",
+    "20-repro-baseten": "Baseten's guide works Llama 2 7B at fp16 on an A10 (and a T4 and an "
+                        "A100) through to a request time; the corrected answer asks the same "
+                        "question of five named GPUs and a table of newer models on the A10",
+    "21-repro-zeux": "Kapoulkine's post holds Mistral 7B on an RTX 4090 against calm's and "
+                     "llama.cpp's measured times; the corrected answer keeps those "
+                     "measurements (and Mistral v0.1's window against v0.2) as its subject",
+}
+
 
 @pytest.fixture(scope="module")
 def runs(request) -> dict[Path, Future]:
@@ -208,6 +231,19 @@ def test_each_second_setting_is_a_different_one():
         first = assigned_names(source(nb["cells"][parameters_cell(nb)]))
         assert any(first[n] != setting[n] for n in REQUIRED), (
             f"{path.name}: the second setting is the first one")
+
+
+def test_every_chapter_has_a_second_setting_or_a_reason():
+    """Each chapter notebook either has a second setting or is listed, with its reason, in
+    `WITHOUT_A_SECOND_SETTING`; a listed chapter has none (the list stays exact)."""
+    chapters = {p.stem: p for p in sorted(NOTEBOOK_DIR.glob("[0-9]*.ipynb"))}
+    with_one = {p.stem for p in NOTEBOOKS}
+    neither = sorted(set(chapters) - with_one - set(WITHOUT_A_SECOND_SETTING))
+    assert not neither, (f"chapters with no second setting and no reason in "
+                         f"WITHOUT_A_SECOND_SETTING: {neither}")
+    stale = sorted(set(WITHOUT_A_SECOND_SETTING) - (set(chapters) - with_one))
+    assert not stale, f"WITHOUT_A_SECOND_SETTING lists {stale}, which have one or do not exist"
+    assert all(why.strip() for why in WITHOUT_A_SECOND_SETTING.values())
 
 
 HIDDEN = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
@@ -244,6 +280,10 @@ def test_notebook_runs_with_its_second_setting(path, runs):
     missing = sorted(needed - set(after))
     assert not missing, (f"{path.name}: the prose pastes {missing}, which the second setting "
                          "does not glue (a glue name built from a catalog key?)")
+    from test_glued_names import offenders  # the rule of tests/test_glued_names.py
+    english = offenders(second)
+    assert not english, (f"{path.name}: with the second setting, text glued into prose holds "
+                         f"English words: {english}")
     numbers = [n for n in before if n in after and not n.startswith(("eq-", "fig-", "tbl-"))]
     changed = [n for n in numbers if before[n] != after[n]]
     assert changed, (f"{path.name}: none of the {len(numbers)} glued numbers changed with the "
