@@ -110,7 +110,7 @@ def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
 # ---- equations --------------------------------------------------------------------------------
 
 def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
-                   multiline: bool = False) -> str:
+                   multiline: bool = False, factor: tuple[Any, Any] | None = None) -> str:
     """The LaTeX of an equation, as the book prints it.
 
     ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
@@ -118,7 +118,8 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     ``lhs`` (a sympy symbol, or a glossary name) puts ``lhs =`` in front of an expression.
     ``multiline`` sets a long sum one term per line, and a product's sum, a max or a case
     within a term over lines of their own (``core.display.latex_lines``), so that it fits a
-    phone's width.
+    phone's width. ``factor=(numerator, denominator)`` prints the expression's rational
+    coefficient as that fraction, unevaluated (:func:`with_factor`).
 
     >>> print(equation_latex("batched_step_bytes", multiline=True))  # short: one line
     \\mathcal{B} = W + \\mathcal{K} B
@@ -135,10 +136,12 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     if isinstance(what, str):
         what = all_formulas()[what]
     if isinstance(what, Formula):
-        if lhs is None and not multiline:
+        if lhs is None and not multiline and factor is None:
             return what.latex()
         lhs = what.lhs if lhs is None else lhs
         what, order = what.expr, what.params
+    if factor is not None:
+        what = with_factor(what, *factor)
     if isinstance(lhs, str):
         lhs = GLOSSARY[lhs].symbol
     if multiline:
@@ -154,8 +157,36 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     return body
 
 
+def with_factor(expr: Any, numerator: Any, denominator: Any) -> Any:
+    r"""``expr`` with its rational coefficient written as ``numerator/denominator``, neither
+    evaluated, for display: a million tokens over the seconds of an hour reads
+    $10^{6}/3600$, not $2500/9$. The value is unchanged; a fraction that is not the
+    coefficient is an error.
+
+    >>> import sympy as sp
+    >>> from llm_arithmetic.core.display import latex
+    >>> x, y = sp.symbols("x y", positive=True)
+    >>> e = with_factor(sp.Rational(2500, 9) * x / y, sp.Pow(10, 6, evaluate=False), 3600)
+    >>> latex(e), e.doit() == sp.Rational(2500, 9) * x / y
+    ('\\frac{10^{6} x}{3600 y}', True)
+    >>> with_factor(2 * x, 3, 4)
+    Traceback (most recent call last):
+    ValueError: factor 3/4 is not the coefficient 2 of 2*x
+    """
+    import sympy as sp
+
+    coeff, rest = sp.sympify(expr).as_coeff_Mul()
+    if sp.sympify(numerator).doit() / sp.sympify(denominator).doit() != coeff:
+        raise ValueError(f"factor {numerator}/{denominator} is not the coefficient {coeff} "
+                         f"of {expr}")
+    num, den = rest.as_numer_denom()
+    below = sp.Mul(denominator, *sp.Mul.make_args(den), evaluate=False)
+    return sp.Mul(numerator, *sp.Mul.make_args(num), sp.Pow(below, -1, evaluate=False),
+                  evaluate=False)
+
+
 def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
-              multiline: bool = False) -> None:
+              multiline: bool = False, factor: tuple[Any, Any] | None = None) -> None:
     """Glue an equation (see :func:`equation_latex`) under ``name`` for a labelled, numbered
     display in the prose::
 
@@ -166,7 +197,7 @@ def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
     and refer to it as ``{eq}`eq-roofline```. Outside the book the equation is displayed."""
     from IPython.display import Math, display
 
-    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline)
+    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline, factor=factor)
     _glue = _myst_glue()
     if _glue is None:
         display(Math(tex))

@@ -243,7 +243,7 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None,
 
 
 #: How :func:`chips_scatter` names the kinds of the hardware catalog.
-CHIP_KINDS = {"datacenter-gpu": "data-centre GPU", "accelerator": "TPU, Gaudi, Trainium",
+CHIP_KINDS = {"datacenter-gpu": "datacenter GPU", "accelerator": "TPU, Gaudi, Trainium",
               "consumer-gpu": "consumer GPU", "soc": "unified-memory SoC",
               "apple-silicon": "Apple silicon", "cpu": "CPU", "sbc": "single-board computer"}
 

@@ -16,6 +16,7 @@ from ... import numeric as N
 from ...catalog.formats import bits_per_weight
 from ...catalog.hardware import Hardware
 from ...catalog.model import Model
+from ...core import symbols as sym
 from ...core.units import GB
 from ...estimate import estimate, frontier, peak_for
 from ..matplotlib_on_demand import pyplot as plt
@@ -201,7 +202,7 @@ def tp_step_vs_degree(model: Model, chip: Hardware, weights: str = "fp16",
     ax.set_yscale("log")
     ax.set_xticks(n)
     ax.set_xticklabels([str(d) for d in n])
-    ax.set_xlabel("tensor-parallel degree N_tp [chips]")
+    ax.set_xlabel(f"tensor-parallel degree ${sym.tp.name}$ [chips]")
     ax.set_ylabel("time per output token [ms]")
     ax.legend(fontsize=_SMALL, loc="lower left", title="dotted: no communication",
               title_fontsize=_SMALL)

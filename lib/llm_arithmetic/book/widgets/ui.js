@@ -14,7 +14,7 @@ const UI = (function () {
   // the ladders: state key -> values of the slider, label
   const LADDERS = {context: [CONTEXTS, "context [tokens]"], batch: [BATCHES, "batch [sequences]"],
     prompt: [CONTEXTS, "prompt [tokens]"], generate: [GENERATES, "tokens generated [tokens]"]};
-  const CHIP_KINDS = [["datacenter-gpu", "data-centre GPUs"], ["consumer-gpu", "consumer GPUs"],
+  const CHIP_KINDS = [["datacenter-gpu", "datacenter GPUs"], ["consumer-gpu", "consumer GPUs"],
     ["apple-silicon", "Apple silicon"], ["cpu", "CPUs"], ["sbc", "single-board computers"],
     ["system", "systems"]];
   const GB = 1e9;
