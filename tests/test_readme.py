@@ -72,3 +72,16 @@ def test_forecast_values_in_the_bounds_column():
     forecast = next(line for line in lines if line.startswith("  tokens/s per sequence"))
     assert bound[column - 2:column] == "  " and bound[column] != " "
     assert forecast[column - 2:column] == "  " and forecast[column] != " "
+
+
+def test_start_page_commands_run():
+    """The start page's inline `llm-arithmetic ...` commands run as printed (a command may wrap
+    over a line of the Markdown source)."""
+    text = (REPO / "book" / "intro.md").read_text(encoding="utf8")
+    found = [" ".join(c.split()) for c in re.findall(r"`(llm-arithmetic [^`]+)`", text)]
+    assert any("--runtime" in c for c in found)
+    for command in found:
+        if command.split()[1:2] != ["describe"] or len(command.split()) < 3:
+            continue  # the bare name of the command
+        r = run_cli(*shlex.split(command)[1:])
+        assert r.returncode == 0 and "forecast (with" in r.stdout, (command, r.stderr)
