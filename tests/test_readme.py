@@ -44,3 +44,44 @@ def test_python_example_runs(capsys, monkeypatch):
         exec(compile(block, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "\\kappa" in out
+
+
+def run_cli(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "llm_arithmetic", *argv], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_runtime_names_as_people_type_them():
+    """What the README says of `--runtime`: case and punctuation do not matter (`vllm` is
+    vLLM), and an unknown name exits with status 2 listing the known ones."""
+    for typed in ("vllm", "VLLM", "v-LLM"):
+        r = run_cli("describe", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", typed)
+        assert r.returncode == 0 and "forecast (with vLLM; 80% interval)" in r.stdout, typed
+    r = run_cli("describe", "llama-3.1-8b", "--runtime", "no-such-runtime")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "known:" in r.stderr and "vLLM" in r.stderr and "llama.cpp" in r.stderr
+
+
+def test_forecast_values_in_the_bounds_column():
+    """The forecast rows under the bound's table put their values in the table's column, so a
+    reader compares the bound and the forecast down one column."""
+    r = run_cli("describe", "llama-3.1-8b", "--hardware", "rtx-4090", "--runtime", "llama.cpp")
+    lines = r.stdout.splitlines()
+    column = lines[0].index("llama-3.1-8b")
+    bound = next(line for line in lines if line.startswith("tokens/s per sequence"))
+    forecast = next(line for line in lines if line.startswith("  tokens/s per sequence"))
+    assert bound[column - 2:column] == "  " and bound[column] != " "
+    assert forecast[column - 2:column] == "  " and forecast[column] != " "
+
+
+def test_start_page_commands_run():
+    """The start page's inline `llm-arithmetic ...` commands run as printed (a command may wrap
+    over a line of the Markdown source)."""
+    text = (REPO / "book" / "intro.md").read_text(encoding="utf8")
+    found = [" ".join(c.split()) for c in re.findall(r"`(llm-arithmetic [^`]+)`", text)]
+    assert any("--runtime" in c for c in found)
+    for command in found:
+        if command.split()[1:2] != ["describe"] or len(command.split()) < 3:
+            continue  # the bare name of the command
+        r = run_cli(*shlex.split(command)[1:])
+        assert r.returncode == 0 and "forecast (with" in r.stdout, (command, r.stderr)

@@ -566,20 +566,25 @@ def _describe(ns: argparse.Namespace) -> int:
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
         print(json.dumps({**e.as_dict(), **x, **view}, indent=2))
     else:
-        print(_table(e, serving=_serving_given(ns)))
+        table = _table(e, serving=_serving_given(ns))
+        print(table)
         if x["expected_decode_tokens_per_second"] is not None:
+            # the forecast's values in the bound's column (its first row is ("model", name))
+            column = len(table.split("\n", 1)[0]) - len(str(e.model)) - 2
             print(_forecast_table(x, serving=_serving_given(ns), fits=e.fits,
-                                  fits_per_chip=e.fits_per_chip))
+                                  fits_per_chip=e.fits_per_chip, width=column))
         if v is not None:
             print(_engine_table(v))
     return 0
 
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
-                    fits_per_chip: bool | None = None) -> str:
+                    fits_per_chip: bool | None = None, width: int = 0) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
-    a speed (the JSON keys keep their numbers beside the bound's fit flags)."""
+    a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
+    at ``width`` (the bound's table's column) or after the longest label, whichever is later;
+    the heading has no value and does not count."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
     rows = [(f"forecast ({who}; 80% interval)", "")]
     rows += _speed_rows(fits, [("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
@@ -594,7 +599,7 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
                 rows += _speed_rows(fits_per_chip, [(
                     f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
                                   f"{hi * scale:,.1f}{unit})")])
-    width = max(len(k) for k, _ in rows)
+    width = max(width, *(len(k) for k, _ in rows[1:]))
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..articles import all_formulas
 from ..plan.interpreter import dependencies
-from ..plan.stack import TERMS
+from ..plan.stack import FORMS, TERMS
 from ..plan.steps import ENGINE_STEPS, ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
 from .display import equation_latex
 
@@ -48,13 +48,42 @@ the catalog has it, and what a caller gave instead: {inputs_chip}.
 ## Sums over the layer stack
 
 A layer has up to four parts: attention, a constant-state mixer, an MLP (dense or a mixture of
-experts) and its norm vectors. Each part takes a form (latent, grouped-query or output-gated
-attention over a full, sliding or chunked span; a dense, shared or routed MLP; a Mamba-2 or
-Gated DeltaNet mixer) and each term below is, for each form, one registered formula. A sum step adds the term over every block,
-times how many blocks of that kind the stack has; a part whose form has no case adds nothing.
+experts) and its norm vectors. Each part takes one form, the first of its list whose condition
+the layer meets, and each term below is, for each form, one registered formula. A sum step adds
+the term over every block, times how many blocks of that kind the stack has; a part whose form
+has no case adds nothing. The forms:
+
+{forms}
 
 {terms}
 """
+
+#: What each form of :data:`~llm_arithmetic.plan.stack.FORMS` is, in words (a form without a
+#: description stops the page's generation, so the list cannot fall behind the data).
+FORM_WORDS = {
+    ("form", "attention"): {
+        "compressed": "compressed attention with a grouped low-rank output (DeepSeek-V4)",
+        "dsa": "latent attention whose indexer selects the tokens attended (DeepSeek-V3.2)",
+        "mla": "multi-head latent attention",
+        "gated": "attention with an output gate",
+        "reuse": "attention that reads an earlier layer's keys and values",
+        "split": "attention whose values are narrower than its keys",
+        "tied": "attention whose values are its keys' projection",
+        "attention": "multi-head, grouped-query or multi-query attention",
+    },
+    ("form", "mixer"): {"gdn": "Gated DeltaNet", "kda": "Kimi delta attention",
+                        "mamba2": "Mamba-2"},
+    ("form", "mlp"): {"latent": "a mixture of experts in a narrower latent",
+                      "moe": "a mixture of routed experts",
+                      "shared": "shared experts beside at most one routed expert",
+                      "mlp": "a dense MLP"},
+    ("form", "norms"): {"hyper": "norm vectors and hyper-connection mixers",
+                        "norms": "norm vectors"},
+    ("span", "attention"): {"compressed": "a window and compressed entries, not counted",
+                            "sliding": "a sliding window", "chunked": "a chunk",
+                            "topk": "the tokens an indexer selects",
+                            "full": "the whole context"},
+}
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
                  "head_bias", "extras_in_total", "d_ple", "n_vocab_ple",
@@ -167,7 +196,11 @@ def page_text() -> str:
                    if spec.get("missing") else "")
         rows.append(f"`{term}`\n: {spec['doc'][:1].upper() + spec['doc'][1:]}. By form: {cases}."
                     f"{missing}\n")
-    text = _INTRO.format(inputs_model=_code(_MODEL_INPUTS),
+    forms = "\n".join(
+        f"* {'the span of ' if kind == 'span' else ''}{part}: "
+        + "; ".join(f"`{form}`, {FORM_WORDS[kind, part][form]}" for form, _ in rules) + "."
+        for kind, parts in FORMS.items() for part, rules in parts.items())
+    text = _INTRO.format(forms=forms, inputs_model=_code(_MODEL_INPUTS),
                          inputs_workload=_code(i for i in INPUTS if i not in _MODEL_INPUTS
                                                and i not in _CHIP_INPUTS),
                          inputs_chip=_code(_CHIP_INPUTS), terms="\n".join(rows))
