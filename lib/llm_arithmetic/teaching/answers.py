@@ -334,8 +334,31 @@ def _solve_matmul_n(size: int, chip: str) -> float:
 
 
 # ---- chapters 10-14 (issue 15): prefill, parallelism, serving, speculative decoding, cost -----
-def _serving_est(model: str, chip: str, **kw: Any):
-    return _est(model, chip, **kw)
+def _peak_for(chip: str, bits: int) -> float:
+    """The dense peak at the weights' precision (fp8 weights: fp8, else fp16)."""
+    return get_hardware(chip).peak("fp8" if bits == 8 else "fp16")
+
+
+def _tp_decode_step(model: str, chip: str, bits: int, tp: int, batch: int,
+                    context: float) -> float:
+    """One decode step of a tensor-parallel replica, by hand: each chip reads 1/tp of the
+    weights and of the batch's cache and does 1/tp of its FLOPs; the all-reduces overlap, so the
+    step is the longest of the three times."""
+    m, h = get_model(model), get_hardware(chip)
+    step_bytes = m.decode_read_params * bits / 8 + batch * m.kv_cache_bytes_per_token() * context
+    step_flops = batch * (2 * m.matmul_params
+                          + 4 * m.n_layers * m.n_heads * m.d_head * context)
+    return max(step_bytes / tp / h.bandwidth, step_flops / tp / _peak_for(chip, bits),
+               _switch_allreduces(model, chip, batch=batch, tp=tp))
+
+
+def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float:
+    """A prefill's roofline on tp chips, by hand (its all-reduces apart): the weights and the
+    prompt's cache against the matrix and causal-attention FLOPs."""
+    m, h = get_model(model), get_hardware(chip)
+    step_bytes = m.decode_read_params * bits / 8 + prompt * m.kv_cache_bytes_per_token()
+    return max(step_bytes / tp / h.bandwidth,
+               _prefill_flops_by_hand(model, prompt) / tp / _peak_for(chip, bits))
 
 
 def _prefill_flops_by_hand(model: str, prompt: int) -> float:
@@ -417,8 +440,8 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "the cache and the attention", rel_tol=0.001,
         question="critical prompt of Llama 3.1 8B at fp16 on an L40S"),
     "ex-nb-prefill-ttft-tp4": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=4,
-                                   prompt=3000).ttft_serialized_seconds, "ms",
+        lambda: 1e3 * (_tp_prefill("llama-3.3-70b", "h200", 8, tp=4, prompt=3000)
+                       + _switch_allreduces("llama-3.3-70b", "h200", batch=3000, tp=4)), "ms",
         "estimate() with tp=4 and prompt=3000: the prefill's roofline split 4 ways, plus two "
         "all-reduces of 3000 activation vectors per layer added after it",
         question="serialized TTFT, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
@@ -454,15 +477,15 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         question="all-to-all bytes per MoE layer, DeepSeek-V3, EP 64, 256 tokens per chip"),
     # ---- chapter 12: serving
     "ex-nb-serving-tpot": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=8, prompt=2048,
-                                   generate=256, batch=128).tpot_seconds, "ms",
+        lambda: 1e3 * _tp_decode_step("llama-3.3-70b", "h200", 8, tp=8, batch=128,
+                                      context=2048 + (256 + 1) / 2), "ms",
         "estimate() with tp, prompt, generate and batch: one decode step of the whole batch on "
         "the replica, at the mean cache length; the all-reduces overlap the step, so the bound "
         "is the longest of memory, compute and communication time, not their sum",
         question="TPOT of Llama 3.3 70B fp8 on 8 H200s, batch 128, 2048 + 256 tokens"),
     "ex-nb-serving-per-chip": Answer(
-        lambda: _serving_est("llama-3.3-70b", "b200", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=128).tokens_per_second_per_chip, "tokens/s",
+        lambda: 128 / _tp_decode_step("llama-3.3-70b", "b200", 8, tp=8, batch=128,
+                                      context=2048 + (256 + 1) / 2) / 8, "tokens/s",
         "batch over TPOT over chips", question="tokens/s per chip of the same on 8 B200s"),
     "ex-nb-serving-little": Answer(_little, "sequences",
         "a replica emits one token per decoding sequence per step: its tokens per second times "
@@ -484,7 +507,8 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "the accepted prefix plus the target's own token: 1 + a + a^2 + ... + a^k",
         question="expected tokens per speculative step, acceptance 0.7, 5 drafted tokens"),
     "ex-nb-speculative-speedup": Answer(
-        lambda: _tokens_per_step(0.8, 3) / (3 * 0.1 + 1), "x", "tokens per step over the step's cost in target steps, k c_d + 1",
+        lambda: _tokens_per_step(0.8, 3) / (3 * 0.1 + 1), "x",
+        "tokens per step over the step's cost in target steps, k c_d + 1",
         question="speed-up bound, acceptance 0.8, 3 drafted tokens, draft cost 0.1"),
     "ex-nb-speculative-breakeven": Answer(
         lambda: (_tokens_per_step(0.6, 4) - 1) / 4,
@@ -504,15 +528,14 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "the replica's price per second (8 chips) over its tokens per second, times a million",
         question="cost of a million tokens: 8 chips at 3 USD/h making 10,000 tokens/s"),
     "ex-nb-cost-estimate": Answer(
-        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=64,
-                             price_per_hour=2.5).cost_per_million_tokens, "USD",
+        lambda: 8 * 2.5 / 3600 * _tp_decode_step("llama-3.3-70b", "h100-sxm", 8, tp=8, batch=64,
+                                                 context=2048 + (256 + 1) / 2) / 64 * 1e6, "USD",
         "estimate() with price_per_hour: the replica's tokens per second at the bound, all 8 "
         "chips paid", question="cost per million output tokens, Llama 3.3 70B fp8, 8 H100s, "
                                "batch 64, at 2.5 USD per chip-hour"),
     "ex-nb-cost-energy": Answer(
-        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=64).energy_joules_per_token, "J",
+        lambda: 8 * get_hardware("h100-sxm").power * _tp_decode_step(
+            "llama-3.3-70b", "h100-sxm", 8, tp=8, batch=64, context=2048 + (256 + 1) / 2) / 64, "J",
         "8 chips at the catalog's board power, over the replica's tokens per second",
         question="board energy per output token of the same replica"),
     "ex-nb-cost-joules": Answer(
@@ -520,8 +543,8 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "J", "watts are joules per second: the replica's power over its tokens per second",
         question="8 chips at 1000 W making 20,000 tokens/s"),
     "ex-nb-cost-prompt": Answer(
-        lambda: 2.0 / 3600 * _serving_est("llama-3.1-8b", "h100-sxm",
-                                          prompt=4096).ttft_seconds / 4096 * 1e6, "USD",
+        lambda: 2.0 / 3600 * _tp_prefill("llama-3.1-8b", "h100-sxm", 16, tp=1, prompt=4096)
+        / 4096 * 1e6, "USD",
         "prompt tokens per second of a prefill: the prompt over its time to first token",
         question="cost of a million prompt tokens, Llama 3.1 8B fp16, one H100, 4096-token "
                  "prompts, 2 USD/h"),
