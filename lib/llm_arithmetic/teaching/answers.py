@@ -233,7 +233,8 @@ ANSWERS: dict[str, Answer] = {
         lambda: 24 * get_model("nemotron-h-56b").state_bytes(16) / GB, "GB",
         "per Mamba-2 layer: d_inner x d_state for the recurrence plus (d_inner + 2 n_groups "
         "d_state) x (conv_kernel - 1) for the convolution, 2 bytes each, times the 54 layers and "
-        "the 24 sequences", question="the state-space state of 24 Nemotron-H 56B sequences"),
+        "the 24 sequences", rel_tol=0.001,
+        question="the state-space state of 24 Nemotron-H 56B sequences"),
     "ex-nb-modern-experts-20": Answer(
         lambda: get_model("qwen3-235b-a22b").experts_read(20), "experts",
         "E (1 - (1 - k/E)^B): the expected number of experts that at least one of the B tokens "
@@ -448,7 +449,7 @@ _SERVING_ANSWERS: dict[str, Answer] = {
     "ex-nb-prefill-chunk-bytes": Answer(
         lambda: _chunked_bytes("llama-3.1-8b", 8192, 512) / GB, "GB",
         "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "
-        "prompt's cache is written once", rel_tol=0.005,
+        "prompt's cache is written once", rel_tol=0.001,
         question="bytes of an 8192-token prefill in chunks of 512, Llama 3.1 8B fp16"),
     # ---- chapter 11: parallelism
     "ex-nb-parallel-message": Answer(
