@@ -259,7 +259,7 @@ ANSWERS: dict[str, Answer] = {
         question="aggregate ceiling of Mistral NeMo on an H200 at 16,384 tokens"),
     "ex-nb-batch-l40s-cost": Answer(
         lambda: 0.9 / 3600 / _est("qwen3-8b", "l40s", context=8192,
-                                  batch=14).throughput_tokens_per_second * 1e6, "dollars",
+                                  batch=14).throughput_tokens_per_second * 1e6, "USD",
         "price per second divided by tokens per second, times a million", question="cost"),
     "ex-nb-batch-qwen-moe-experts": Answer(
         lambda: float(params.experts_read(n_experts=128, n_active_experts=8, batch=18)), "experts",
