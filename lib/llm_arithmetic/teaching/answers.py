@@ -27,6 +27,13 @@ from ..formulas import flops, memory, params, roofline
 __all__ = ["Answer", "ANSWERS"]
 
 
+#: Bits per weight of llama.cpp's blocks of 32 weights, from their layout in ggml's
+#: ``ggml-common.h`` (ggml-org/llama.cpp): block_q4_0 is an fp16 scale and 16 bytes of 4-bit
+#: weights, block_q5_0 an fp16 scale, 4 bytes of fifth bits and 16 bytes of 4-bit weights.
+_Q4_0_BITS = (2 + 16) * 8 / 32
+_Q5_0_BITS = (2 + 4 + 16) * 8 / 32
+
+
 @dataclass(frozen=True)
 class Answer:
     compute: Callable[[], float]
@@ -105,7 +112,7 @@ ANSWERS: dict[str, Answer] = {
         "a bandwidth in TB/s is decimal: 10^12 B/s; divide by 2^30 for GiB/s",
         question="H200 bandwidth in GiB/s"),
     "ex-nb-specs-mi325x-sweep": Answer(
-        lambda: 1e3 * get_hardware("mi325x").capacity / get_hardware("mi325x").bandwidth, "ms",
+        lambda: 1e3 * 256 * 2**30 / 6e12, "ms",  # the question's figures (AMD's datasheet)
         "capacity in bytes (binary) over bandwidth in bytes per second (decimal)",
         question="time to read all of an MI325X's memory once"),
     # ---- chapter 3: parameters --------------------------------------------------------------------
@@ -181,12 +188,13 @@ ANSWERS: dict[str, Answer] = {
         rel_tol=0.01, question="critical batch of Mistral NeMo 12B on an H100 PCIe at 128 "
                                "tokens"),
     "ex-nb-roofline-l40s-prefill": Answer(
-        lambda: 1e3 * roofline.prefill_time(prompt=1800, **_step_args("qwen3-8b", "l40s")), "ms",
+        lambda: 1e3 * _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800), "ms",
         "a prefill reads the weights once but does the matrix FLOPs of every prompt token: "
         "compare both times", question="prefill of 1,800 tokens of Qwen3 8B on an L40S"),
     "ex-nb-roofline-l40s-request": Answer(
-        lambda: roofline.generation_time(prompt=1800, generated=400,
-                                         **_step_args("qwen3-8b", "l40s")), "s",
+        lambda: _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800)
+        + 400 * _tp_decode_step("qwen3-8b", "l40s", 16, tp=1, batch=1,
+                                context=1800 + (400 + 1) / 2), "s",
         "the prefill, then 400 decode steps at the mean context", question="whole request"),
     "ex-nb-roofline-solve-context": Answer(
         lambda: roofline.critical_context(**{k: v for k, v in _step_args("qwen3-8b", "h100-pcie").items()
@@ -199,7 +207,7 @@ ANSWERS: dict[str, Answer] = {
         "divide by the weights in it", rel_tol=0.001,
         question="bits per weight of 3-bit blocks of 48 with an fp16 scale"),
     "ex-nb-quant-nemo-q5": Answer(
-        lambda: _weights("mistral-nemo-12b", "q5_0") / GiB, "GiB",
+        lambda: get_model("mistral-nemo-12b").total_params * _Q5_0_BITS / 8 / GiB, "GiB",
         "all the parameters at 5.5 bits, / 8, then divide by 2^30",
         question="Mistral NeMo 12B in Q5_0"),
     "ex-nb-quant-l4-ratio": Answer(
@@ -236,7 +244,7 @@ ANSWERS: dict[str, Answer] = {
         "the 24 sequences", rel_tol=0.001,
         question="the state-space state of 24 Nemotron-H 56B sequences"),
     "ex-nb-modern-experts-20": Answer(
-        lambda: get_model("qwen3-235b-a22b").experts_read(20), "experts",
+        lambda: 128 * (1 - (1 - 8 / 128) ** 20), "experts",
         "E (1 - (1 - k/E)^B): the expected number of experts that at least one of the B tokens "
         "chooses", rel_tol=0.001,
         question="experts per MoE layer that a step of 20 tokens reads in Qwen3 235B-A22B"),
@@ -273,7 +281,7 @@ ANSWERS: dict[str, Answer] = {
         "check that the CPU's fp32 peak is not the limit", question="Llama 3.1 70B Q8_0 on an "
         "EPYC 9755"),
     "ex-nb-cases-deepseek-gib": Answer(
-        lambda: _weights("deepseek-v3", "q4_0") / GiB, "GiB",
+        lambda: get_model("deepseek-v3").total_params * _Q4_0_BITS / 8 / GiB, "GiB",
         "all the parameters (every expert) at 4.5 bits", question="DeepSeek-V3 in Q4_0"),
     "ex-nb-cases-deepseek-tps": Answer(
         lambda: _est("deepseek-v3", "m3-ultra", weights="q4_0",
@@ -291,8 +299,7 @@ ANSWERS: dict[str, Answer] = {
         "use the dense fp16 rate and the bandwidth in base units, and the weights a step reads",
         question="critical batch of Phi-3 mini on a T4"),
     "ex-nb-mistakes-mha-qwen": Answer(
-        lambda: memory.kv_cache_bytes(n_layers=36, n_kv_heads=32, d_head=128,
-                                      context=50_000) / GiB, "GiB",
+        lambda: 2 * 36 * 32 * 128 * 2 * 50_000 / GiB, "GiB",
         "the calculator uses all 32 query heads as key/value heads",
         question="what a GQA-blind calculator reports for Qwen3 8B at 50,000 tokens"),
     "ex-nb-mistakes-moe-qwen": Answer(
@@ -395,6 +402,8 @@ def _switch_allreduces(model: str, chip: str, batch: int, tp: int) -> float:
     back, (N + 1)/N of it over the link, and two latency steps (NCCL's default)."""
     from ..catalog.hardware import DEFAULT_LATENCY
 
+    if tp == 1:
+        return 0.0
     m, ic = get_model(model), get_hardware(chip).interconnect
     message = batch * m.d_model * 2
     one = message * (tp + 1) / (tp * ic.scale_up_bandwidth) + 2 * DEFAULT_LATENCY["scale_up"]
