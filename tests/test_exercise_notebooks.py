@@ -366,3 +366,68 @@ def test_verdict_is_silent_in_a_notebook():
     result = check("ex-nb-kv-qwen3-batch", answer_for("ex-nb-kv-qwen3-batch"))
     assert result and result == True  # noqa: E712 (a Verdict compares as a bool)
     assert result._ipython_display_() is None
+
+
+def test_plausible_wrong_answers_are_refused():
+    """Shortcuts and slips that an earlier edition accepted, or that a hint invited, each
+    computed by hand here from the chips' datasheet figures and the models' shapes; and, for the
+    questions rewritten with them, the by-hand answer that the question now describes."""
+    from llm_arithmetic.catalog.hardware import get_hardware
+    from llm_arithmetic.catalog.model_catalog import get_model
+
+    def quiet(label, value):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            return bool(check(label, value))
+
+    # the critical batch at a one-token context is the fp16 ops:byte ratio within 1%; at 128
+    # tokens of cache per sequence it is not (H100 PCIe: 756 TFLOP/s dense fp16, 2 TB/s)
+    assert not quiet("ex-nb-roofline-solve-batch", 756e12 / 2e12)
+    # the critical prompt of Llama 3.1 8B on an L40S is within 0.4% of the ops:byte ratio
+    # (362.05 TFLOP/s dense fp16, 864 GB/s): the question asks for the cache and attention too
+    assert not quiet("ex-nb-prefill-critical", 362.05e12 / 864e9)
+    # chapter 9 asks for a batch of 18, not chapter 8's 20 tokens: 128 (1 - (1 - 8/128)^20)
+    assert not quiet("ex-nb-batch-qwen-moe-experts", 128 * (1 - (1 - 8 / 128) ** 20))
+    assert quiet("ex-nb-batch-qwen-moe-experts", 128 * (1 - (1 - 8 / 128) ** 18))
+    # the all-reduces of Llama 3.3 70B at batch 96 on eight H100 SXM: the NVSwitch reduces in
+    # the switch, (N + 1)/N of the message at 450 GB/s and two steps of 0.47 us, 2 per layer
+    message = 96 * 8192 * 2
+    switch = 2 * 80 * (message * 9 / 8 / 450e9 + 2 * 0.47e-6)
+    ring = 2 * 80 * (message * 2 * 7 / 8 / 450e9 + 2 * 7 * 0.47e-6)
+    assert quiet("ex-nb-parallel-comm", switch * 1e3)
+    assert not quiet("ex-nb-parallel-comm", ring * 1e3)
+    # TPOT on eight H200s: the all-reduces overlap the step; adding them is refused
+    m = get_model("llama-3.3-70b")
+    context = 2048 + 256 / 2
+    memory_time = (m.decode_read_params + 128 * 327_680 * context) / 8 / 4.8e12
+    assert quiet("ex-nb-serving-tpot", memory_time * 1e3)
+    added = memory_time + 2 * 80 * (128 * 8192 * 2 * 9 / 8 / 450e9 + 2 * 0.47e-6)
+    assert not quiet("ex-nb-serving-tpot", added * 1e3)
+    assert get_hardware("h200").interconnect.scale_up_bandwidth == 450e9
+
+
+def test_conventions_that_a_loose_tolerance_let_pass():
+    """Slips of a few tenths of a percent, in questions that state every convention: tolerances
+    of 0.1% refuse them (by hand from the questions' numbers)."""
+    from llm_arithmetic.catalog.model_catalog import get_model
+
+    def quiet(label, value):
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            return bool(check(label, value))
+
+    # Nemotron-H 56B: the convolution keeps its last d_conv - 1 = 3 inputs, not 4
+    def state(kept):
+        return 24 * 54 * (16384 * 256 + (16384 + 2 * 8 * 256) * kept) * 2 / 1e9
+    assert quiet("ex-nb-modern-nemotron-24", state(3))
+    assert not quiet("ex-nb-modern-nemotron-24", state(4))
+    # a chunked prefill of 8192 tokens in 16 chunks of 512: the cache written counts, and a chunk
+    # reads only the cache of the chunks before it
+    m = get_model("llama-3.1-8b")
+    w, kappa = 2 * m.decode_read_params, 32 * 2 * 8 * 128 * 2
+    reads = sum(w + i * 512 * kappa for i in range(16))
+    assert quiet("ex-nb-prefill-chunk-bytes", (reads + 8192 * kappa) / 1e9)
+    assert not quiet("ex-nb-prefill-chunk-bytes", reads / 1e9)
+    assert not quiet("ex-nb-prefill-chunk-bytes", (reads + 16 * 512 * kappa + 8192 * kappa) / 1e9)

@@ -1,8 +1,11 @@
 """The answers of the exercise notebooks: the instructor's copy only.
 
 Each label (``ex-nb-<chapter>-<slug>``) maps to an :class:`Answer`: a function that computes the
-value with the package (no typed result; a typed number is an input the question states), a
-relative tolerance, a unit and a hint about the method. The student edition (``make student``)
+value (no typed result; a typed number is an input the question states), a relative tolerance,
+a unit and a hint about the method. The function takes another path than the notebook's
+solution cell, so that each checks the other: by hand from the question's numbers and the
+catalog's fields where the solution calls a registered formula, through ``estimate`` where the
+solution composes the formulas itself. The student edition (``make student``)
 leaves this file out and ships only salted hashes of the answers
 (:func:`llm_arithmetic.teaching.exercises.hash_table`).
 
@@ -22,6 +25,13 @@ from ..core.units import GB, GiB
 from ..formulas import flops, memory, params, roofline
 
 __all__ = ["Answer", "ANSWERS"]
+
+
+#: Bits per weight of llama.cpp's blocks of 32 weights, from their layout in ggml's
+#: ``ggml-common.h`` (ggml-org/llama.cpp): block_q4_0 is an fp16 scale and 16 bytes of 4-bit
+#: weights, block_q5_0 an fp16 scale, 4 bytes of fifth bits and 16 bytes of 4-bit weights.
+_Q4_0_BITS = (2 + 16) * 8 / 32
+_Q5_0_BITS = (2 + 4 + 16) * 8 / 32
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,7 @@ ANSWERS: dict[str, Answer] = {
         "a bandwidth in TB/s is decimal: 10^12 B/s; divide by 2^30 for GiB/s",
         question="H200 bandwidth in GiB/s"),
     "ex-nb-specs-mi325x-sweep": Answer(
-        lambda: 1e3 * get_hardware("mi325x").capacity / get_hardware("mi325x").bandwidth, "ms",
+        lambda: 1e3 * 256 * 2**30 / 6e12, "ms",  # the question's figures (AMD's datasheet)
         "capacity in bytes (binary) over bandwidth in bytes per second (decimal)",
         question="time to read all of an MI325X's memory once"),
     # ---- chapter 3: parameters --------------------------------------------------------------------
@@ -172,16 +182,19 @@ ANSWERS: dict[str, Answer] = {
         "the larger of bytes / bandwidth and FLOPs / peak; the bytes are the weights read plus "
         "2048 tokens of cache", question="decode step of Qwen3 8B on an L40S at 2048 tokens"),
     "ex-nb-roofline-solve-batch": Answer(
-        lambda: _est("mistral-nemo-12b", "h100-pcie", context=1).critical_batch_size,
-        "sequences", "set the memory time of a step equal to its compute time and solve for B",
-        rel_tol=0.01, question="critical batch of Mistral NeMo 12B on an H100 PCIe"),
+        lambda: _est("mistral-nemo-12b", "h100-pcie", context=128).critical_batch_size,
+        "sequences", "set the memory time of a step (the weights once, and 128 tokens of cache "
+        "per sequence) equal to its compute time and solve for B",
+        rel_tol=0.01, question="critical batch of Mistral NeMo 12B on an H100 PCIe at 128 "
+                               "tokens"),
     "ex-nb-roofline-l40s-prefill": Answer(
-        lambda: 1e3 * roofline.prefill_time(prompt=1800, **_step_args("qwen3-8b", "l40s")), "ms",
+        lambda: 1e3 * _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800), "ms",
         "a prefill reads the weights once but does the matrix FLOPs of every prompt token: "
         "compare both times", question="prefill of 1,800 tokens of Qwen3 8B on an L40S"),
     "ex-nb-roofline-l40s-request": Answer(
-        lambda: roofline.generation_time(prompt=1800, generated=400,
-                                         **_step_args("qwen3-8b", "l40s")), "s",
+        lambda: _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800)
+        + 400 * _tp_decode_step("qwen3-8b", "l40s", 16, tp=1, batch=1,
+                                context=1800 + (400 + 1) / 2), "s",
         "the prefill, then 400 decode steps at the mean context", question="whole request"),
     "ex-nb-roofline-solve-context": Answer(
         lambda: roofline.critical_context(**{k: v for k, v in _step_args("qwen3-8b", "h100-pcie").items()
@@ -194,7 +207,7 @@ ANSWERS: dict[str, Answer] = {
         "divide by the weights in it", rel_tol=0.001,
         question="bits per weight of 3-bit blocks of 48 with an fp16 scale"),
     "ex-nb-quant-nemo-q5": Answer(
-        lambda: _weights("mistral-nemo-12b", "q5_0") / GiB, "GiB",
+        lambda: get_model("mistral-nemo-12b").total_params * _Q5_0_BITS / 8 / GiB, "GiB",
         "all the parameters at 5.5 bits, / 8, then divide by 2^30",
         question="Mistral NeMo 12B in Q5_0"),
     "ex-nb-quant-l4-ratio": Answer(
@@ -228,9 +241,10 @@ ANSWERS: dict[str, Answer] = {
         lambda: 24 * get_model("nemotron-h-56b").state_bytes(16) / GB, "GB",
         "per Mamba-2 layer: d_inner x d_state for the recurrence plus (d_inner + 2 n_groups "
         "d_state) x (conv_kernel - 1) for the convolution, 2 bytes each, times the 54 layers and "
-        "the 24 sequences", question="the state-space state of 24 Nemotron-H 56B sequences"),
+        "the 24 sequences", rel_tol=0.001,
+        question="the state-space state of 24 Nemotron-H 56B sequences"),
     "ex-nb-modern-experts-20": Answer(
-        lambda: get_model("qwen3-235b-a22b").experts_read(20), "experts",
+        lambda: 128 * (1 - (1 - 8 / 128) ** 20), "experts",
         "E (1 - (1 - k/E)^B): the expected number of experts that at least one of the B tokens "
         "chooses", rel_tol=0.001,
         question="experts per MoE layer that a step of 20 tokens reads in Qwen3 235B-A22B"),
@@ -253,21 +267,21 @@ ANSWERS: dict[str, Answer] = {
         question="aggregate ceiling of Mistral NeMo on an H200 at 16,384 tokens"),
     "ex-nb-batch-l40s-cost": Answer(
         lambda: 0.9 / 3600 / _est("qwen3-8b", "l40s", context=8192,
-                                  batch=14).throughput_tokens_per_second * 1e6, "dollars",
+                                  batch=14).throughput_tokens_per_second * 1e6, "USD",
         "price per second divided by tokens per second, times a million", question="cost"),
     "ex-nb-batch-qwen-moe-experts": Answer(
-        lambda: float(params.experts_read(n_experts=128, n_active_experts=8, batch=20)), "experts",
-        "E (1 - (1 - k/E)^B) with E = 128, k = 8", rel_tol=0.001,
-        question="experts of a Qwen3-30B-A3B layer a batch of 20 reads"),
+        lambda: float(params.experts_read(n_experts=128, n_active_experts=8, batch=18)), "experts",
+        "E (1 - (1 - k/E)^B) with E = 128, k = 8: the expected number of experts that at least "
+        "one of the B tokens chooses", rel_tol=0.001,
+        question="experts of a Qwen3-30B-A3B layer a batch of 18 reads"),
     # ---- chapter 15: case studies ----------------------------------------------------------------
     "ex-nb-cases-epyc-70b": Answer(
-        lambda: _est("llama-3.1-70b", "epyc-9755", weights="q8_0",
-                     context=4096).decode_tokens_per_second, "tokens/s",
+        lambda: _memory_bound_rate("llama-3.1-70b", "epyc-9755", 8.5, 4096), "tokens/s",
         "the weights read at 8.5 bits plus 4096 tokens of 16-bit cache, over the bandwidth; "
         "check that the CPU's fp32 peak is not the limit", question="Llama 3.1 70B Q8_0 on an "
         "EPYC 9755"),
     "ex-nb-cases-deepseek-gib": Answer(
-        lambda: _weights("deepseek-v3", "q4_0") / GiB, "GiB",
+        lambda: get_model("deepseek-v3").total_params * _Q4_0_BITS / 8 / GiB, "GiB",
         "all the parameters (every expert) at 4.5 bits", question="DeepSeek-V3 in Q4_0"),
     "ex-nb-cases-deepseek-tps": Answer(
         lambda: _est("deepseek-v3", "m3-ultra", weights="q4_0",
@@ -285,8 +299,7 @@ ANSWERS: dict[str, Answer] = {
         "use the dense fp16 rate and the bandwidth in base units, and the weights a step reads",
         question="critical batch of Phi-3 mini on a T4"),
     "ex-nb-mistakes-mha-qwen": Answer(
-        lambda: memory.kv_cache_bytes(n_layers=36, n_kv_heads=32, d_head=128,
-                                      context=50_000) / GiB, "GiB",
+        lambda: 2 * 36 * 32 * 128 * 2 * 50_000 / GiB, "GiB",
         "the calculator uses all 32 query heads as key/value heads",
         question="what a GQA-blind calculator reports for Qwen3 8B at 50,000 tokens"),
     "ex-nb-mistakes-moe-qwen": Answer(
@@ -299,6 +312,18 @@ ANSWERS: dict[str, Answer] = {
         "the calculator divides the bytes of a step by 3.35 x 2^40 B/s instead of 3.35 x 10^12",
         question="the step time a calculator gets by reading TB/s as TiB/s"),
 }
+
+
+def _memory_bound_rate(model: str, chip: str, bits: float, context: int) -> float:
+    """Bandwidth over the bytes of one step at batch 1 (the weights a step reads and the 16-bit
+    cache), by hand; it asserts that arithmetic at the chip's dense fp16 peak (fp32 on a CPU
+    that lists none) is not the limit, so that the memory-bound rate is the bound."""
+    m, h = get_model(model), get_hardware(chip)
+    step_bytes = m.decode_read_params * bits / 8 + m.kv_cache_bytes_per_token() * context
+    step_flops = 2 * m.matmul_params + 4 * m.n_layers * m.n_heads * m.d_head * context
+    peak = h.peak("fp16" if "fp16" in h.peaks else "fp32")
+    assert step_flops / peak < step_bytes / h.bandwidth, (model, chip)
+    return h.bandwidth / step_bytes
 
 
 def _solve_gpt_width() -> float:
@@ -317,41 +342,77 @@ def _solve_matmul_n(size: int, chip: str) -> float:
 
 
 # ---- chapters 10-14 (issue 15): prefill, parallelism, serving, speculative decoding, cost -----
-def _serving_est(model: str, chip: str, **kw: Any):
-    return _est(model, chip, **kw)
+def _peak_for(chip: str, bits: int) -> float:
+    """The dense peak at the weights' precision (fp8 weights: fp8, else fp16)."""
+    return get_hardware(chip).peak("fp8" if bits == 8 else "fp16")
 
 
-def _critical_prompt(model: str, chip: str, weights: str) -> float:
-    from ..formulas import serving
+def _tp_decode_step(model: str, chip: str, bits: int, tp: int, batch: int,
+                    context: float) -> float:
+    """One decode step of a tensor-parallel replica, by hand: each chip reads 1/tp of the
+    weights and of the batch's cache and does 1/tp of its FLOPs; the all-reduces overlap, so the
+    step is the longest of the three times."""
+    m, h = get_model(model), get_hardware(chip)
+    step_bytes = m.decode_read_params * bits / 8 + batch * m.kv_cache_bytes_per_token() * context
+    step_flops = batch * (2 * m.matmul_params
+                          + 4 * m.n_layers * m.n_heads * m.d_head * context)
+    return max(step_bytes / tp / h.bandwidth, step_flops / tp / _peak_for(chip, bits),
+               _switch_allreduces(model, chip, batch=batch, tp=tp))
 
-    e = _serving_est(model, chip, weights=weights, prompt=1)
+
+def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float:
+    """A prefill's roofline on tp chips, by hand (its all-reduces apart): the weights and the
+    prompt's cache against the matrix and causal-attention FLOPs."""
+    m, h = get_model(model), get_hardware(chip)
+    step_bytes = m.decode_read_params * bits / 8 + prompt * m.kv_cache_bytes_per_token()
+    return max(step_bytes / tp / h.bandwidth,
+               _prefill_flops_by_hand(model, prompt) / tp / _peak_for(chip, bits))
+
+
+def _prefill_flops_by_hand(model: str, prompt: int) -> float:
+    """2 FLOPs per matrix weight per prompt token, plus causal attention: token i attends to i
+    positions, 4 H d_head FLOPs each in every layer (summed, not the library's expression)."""
     m = get_model(model)
-    return float(serving.critical_prompt(
-        weight_bytes=float(m.step_weight_bytes(e.bits_weight, 1)),
-        kv_cache_bytes_per_token=float(m.kv_cache_bytes_per_token()), matmul_params=m.matmul_params,
-        n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, bandwidth=e.bandwidth,
-        peak_flops=e.peak_flops))
+    attended = prompt * (prompt + 1) // 2
+    return 2 * m.matmul_params * prompt + 4 * m.n_layers * m.n_heads * m.d_head * attended
+
+
+def _critical_prompt(model: str, chip: str) -> float:
+    """T with (W + T kappa) / beta = (2 P_mm T + 2 H L d_head T (T + 1)) / R at 16 bits: the
+    quadratic formula by hand (a second derivation of serving.critical_prompt)."""
+    m, h = get_model(model), get_hardware(chip)
+    w, kappa = 2 * m.decode_read_params, m.kv_cache_bytes_per_token()
+    beta, r = h.bandwidth, h.peak("fp16")
+    hld = m.n_heads * m.n_layers * m.d_head
+    a, b, c = 2 * hld / r, (2 * m.matmul_params + 2 * hld) / r - kappa / beta, -w / beta
+    return (-b + (b * b - 4 * a * c) ** 0.5) / (2 * a)
 
 
 def _chunked_bytes(model: str, prompt: int, chunk: int) -> float:
-    from ..formulas import serving
-
+    """Each chunk reads the weights and the cache of the chunks before it; the prompt's cache is
+    written once (summed chunk by chunk)."""
     m = get_model(model)
-    return float(serving.chunked_prefill_bytes(weight_bytes=_weights(model, "fp16", read=True),
-                                               kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(),
-                                               prompt=prompt, prefill_chunk=chunk))
+    w, kappa = 2 * m.decode_read_params, m.kv_cache_bytes_per_token()
+    chunks = -(-prompt // chunk)
+    return sum(w + i * chunk * kappa for i in range(chunks)) + prompt * kappa
 
 
-def _parallel(name: str, **kw: Any) -> float:
-    from ..formulas import parallel
+def _switch_allreduces(model: str, chip: str, batch: int, tp: int) -> float:
+    """Two all-reduces per layer, each reduced in the switch: the message out once and the sum
+    back, (N + 1)/N of it over the link, and two latency steps (NCCL's default)."""
+    from ..catalog.hardware import DEFAULT_LATENCY
 
-    return float(getattr(parallel, name)(**kw))
+    if tp == 1:
+        return 0.0
+    m, ic = get_model(model), get_hardware(chip).interconnect
+    message = batch * m.d_model * 2
+    one = message * (tp + 1) / (tp * ic.scale_up_bandwidth) + 2 * DEFAULT_LATENCY["scale_up"]
+    return 2 * m.n_layers * one
 
 
-def _serving(name: str, **kw: Any) -> float:
-    from ..formulas import serving
-
-    return float(getattr(serving, name)(**kw))
+def _tokens_per_step(acceptance: float, draft_len: int) -> float:
+    """1 + a + a^2 + ... + a^k: the target's own token and the accepted prefix."""
+    return sum(acceptance ** i for i in range(draft_len + 1))
 
 
 def _little() -> float:
@@ -364,15 +425,14 @@ def _little() -> float:
 
 
 def _best_draft() -> float:
-    speedups = {k: _serving("speculative_speedup", acceptance=0.9, draft_len=k, draft_cost=0.05)
-                for k in range(1, 33)}
-    return float(max(speedups.values()))
+    """The largest speed-up over draft lengths 1 to 32, each by hand."""
+    return max(_tokens_per_step(0.9, k) / (k * 0.05 + 1) for k in range(1, 33))
 
 
 _SERVING_ANSWERS: dict[str, Answer] = {
     # ---- chapter 10: prefill
     "ex-nb-prefill-flops-70b": Answer(
-        lambda: float(get_model("llama-3.3-70b").prefill_flops(6000)) / 1e12, "TFLOP",
+        lambda: _prefill_flops_by_hand("llama-3.3-70b", 6000) / 1e12, "TFLOP",
         "2 FLOPs per matrix weight per prompt token, plus causal attention: position i attends "
         "to i positions, in every layer and head", rel_tol=0.005,
         question="prefill FLOPs of a 6000-token prompt, Llama 3.3 70B"),
@@ -384,92 +444,89 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         "solve for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
                                 "Mistral NeMo 12B"),
     "ex-nb-prefill-critical": Answer(
-        lambda: _critical_prompt("llama-3.1-8b", "l40s", "fp16"), "tokens",
-        "solve memory time (weights + T caches) = compute time (prefill FLOPs) for T; without "
-        "attention and cache it is the ops:byte ratio times bytes per weight over 2",
+        lambda: _critical_prompt("llama-3.1-8b", "l40s"), "tokens",
+        "solve memory time (the weights and the T tokens of cache written) = compute time (the "
+        "prefill's FLOPs, causal attention included) for T; the ops:byte ratio alone leaves out "
+        "the cache and the attention", rel_tol=0.001,
         question="critical prompt of Llama 3.1 8B at fp16 on an L40S"),
     "ex-nb-prefill-ttft-tp4": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=4,
-                                   prompt=3000).ttft_serialized_seconds, "ms",
+        lambda: 1e3 * (_tp_prefill("llama-3.3-70b", "h200", 8, tp=4, prompt=3000)
+                       + _switch_allreduces("llama-3.3-70b", "h200", batch=3000, tp=4)), "ms",
         "estimate() with tp=4 and prompt=3000: the prefill's roofline split 4 ways, plus two "
         "all-reduces of 3000 activation vectors per layer added after it",
         question="serialized TTFT, Llama 3.3 70B fp8 on 4 H200s, 3000-token prompt"),
     "ex-nb-prefill-chunk-bytes": Answer(
         lambda: _chunked_bytes("llama-3.1-8b", 8192, 512) / GB, "GB",
         "each of the 16 chunks reads the weights, and the cache of the chunks before it; the "
-        "prompt's cache is written once", rel_tol=0.005,
+        "prompt's cache is written once", rel_tol=0.001,
         question="bytes of an 8192-token prefill in chunks of 512, Llama 3.1 8B fp16"),
     # ---- chapter 11: parallelism
     "ex-nb-parallel-message": Answer(
-        lambda: _parallel("tp_allreduce_bytes", batch=48,
-                          d_model=get_model("llama-3.3-70b").d_model) / 2**20, "MiB",
+        lambda: 48 * get_model("llama-3.3-70b").d_model * 2 / 2**20, "MiB",
         "one activation vector of d_model values per token of the step, at 2 bytes each",
         rel_tol=0.0, question="all-reduce message of Llama 3.3 70B at batch 48, 16-bit"),
     "ex-nb-parallel-ring": Answer(
-        lambda: 1e6 * _parallel("ring_allreduce_time", message_bytes=6 * 2**20, n_chips=8,
-                                link_bandwidth=450e9), "us",
+        lambda: 1e6 * 2 * (8 - 1) / 8 * (6 * 2**20) / 450e9, "us",
         "each chip sends 2 (N - 1) / N of the message over its link",
         question="ring all-reduce of 6 MiB over 8 chips at 450 GB/s"),
     "ex-nb-parallel-comm": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, batch=96,
-                                   context=4096).allreduce_seconds_per_token, "ms",
-        "two ring all-reduces per layer, 80 layers, each of 96 vectors of 8192 16-bit values, "
-        "over NVLink 4 at 450 GB/s per direction",
+        lambda: 1e3 * _switch_allreduces("llama-3.3-70b", "h100-sxm", batch=96, tp=8), "ms",
+        "two all-reduces per layer, 80 layers, each of 96 vectors of 8192 16-bit values; the "
+        "NVSwitch reduces in the switch, so each chip sends its message once and receives the "
+        "sum (N + 1)/N of it at 450 GB/s, plus two latency steps",
         question="all-reduce time per step, Llama 3.3 70B, TP 8 on H100, batch 96"),
     "ex-nb-parallel-bubble": Answer(
-        lambda: 100 * _parallel("pipeline_bubble", pp=8, microbatches=24), "%",
+        lambda: 100 * (8 - 1) / (24 + 8 - 1), "%",
         "the last stage starts N_pp - 1 stage-times late and finishes as long after the first",
         question="idle share of 8 pipeline stages with 24 microbatches"),
     "ex-nb-parallel-alltoall": Answer(
-        lambda: _parallel("alltoall_bytes", batch=256, d_model=get_model("deepseek-v3").d_model,
-                          n_active_experts=get_model("deepseek-v3").n_active_experts,
-                          ep=64) / 1e6, "MB",
+        lambda: 2 * 256 * get_model("deepseek-v3").n_active_experts
+        * get_model("deepseek-v3").d_model * 2 * (64 - 1) / 64 / 1e6, "MB",
         "dispatch and combine: each token's activations go to its k experts, (N - 1)/N of them "
         "on other chips, and come back", rel_tol=0.005,
         question="all-to-all bytes per MoE layer, DeepSeek-V3, EP 64, 256 tokens per chip"),
     # ---- chapter 12: serving
     "ex-nb-serving-tpot": Answer(
-        lambda: 1e3 * _serving_est("llama-3.3-70b", "h200", weights="fp8", tp=8, prompt=2048,
-                                   generate=256, batch=128).tpot_seconds, "ms",
+        lambda: 1e3 * _tp_decode_step("llama-3.3-70b", "h200", 8, tp=8, batch=128,
+                                      context=2048 + (256 + 1) / 2), "ms",
         "estimate() with tp, prompt, generate and batch: one decode step of the whole batch on "
-        "the replica, at the mean cache length, with its all-reduces",
+        "the replica, at the mean cache length; the all-reduces overlap the step, so the bound "
+        "is the longest of memory, compute and communication time, not their sum",
         question="TPOT of Llama 3.3 70B fp8 on 8 H200s, batch 128, 2048 + 256 tokens"),
     "ex-nb-serving-per-chip": Answer(
-        lambda: _serving_est("llama-3.3-70b", "b200", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=128).tokens_per_second_per_chip, "tokens/s",
+        lambda: 128 / _tp_decode_step("llama-3.3-70b", "b200", 8, tp=8, batch=128,
+                                      context=2048 + (256 + 1) / 2) / 8, "tokens/s",
         "batch over TPOT over chips", question="tokens/s per chip of the same on 8 B200s"),
     "ex-nb-serving-little": Answer(_little, "sequences",
         "a replica emits one token per decoding sequence per step: its tokens per second times "
         "the time per output token; the published total covers all replicas (dp of them)",
         question="mean sequences decoding per replica, MLPerf v5.1 Nebius H200 Llama 2 70B server"),
     "ex-nb-serving-paged": Answer(
-        lambda: _serving("paged_waste", kv_cache_bytes_per_token=get_model("llama-3.1-8b").kv_cache_bytes_per_token(),
-                         context=1234, block_tokens=16, batch=28) / 1e6, "MB",
+        lambda: 28 * (16 - 1234 % 16) * get_model("llama-3.1-8b").kv_cache_bytes_per_token()
+        / 1e6, "MB",
         "each sequence's last block holds the tokens beyond the last full block; the rest of it "
         "is empty", rel_tol=0.001,
         question="paged-cache waste of 28 sequences of 1234 tokens in blocks of 16"),
     "ex-nb-serving-transfer": Answer(
-        lambda: 1e3 * _serving("kv_transfer_time", transfer_bytes=_serving(
-            "kv_transfer_bytes", kv_cache_bytes_per_token=get_model("llama-3.1-8b").kv_cache_bytes_per_token(),
-            prompt=20_000), link_bandwidth=50e9), "ms",
+        lambda: 1e3 * 20_000 * get_model("llama-3.1-8b").kv_cache_bytes_per_token() / 50e9, "ms",
         "the prompt's whole cache (all layers, K and V, 2 bytes each) over the link",
         question="moving a 20,000-token prompt's cache over 50 GB/s, Llama 3.1 8B"),
     # ---- chapter 13: speculative decoding
     "ex-nb-speculative-tokens": Answer(
-        lambda: _serving("speculative_tokens_per_step", acceptance=0.7, draft_len=5), "tokens",
+        lambda: _tokens_per_step(0.7, 5), "tokens",
         "the accepted prefix plus the target's own token: 1 + a + a^2 + ... + a^k",
         question="expected tokens per speculative step, acceptance 0.7, 5 drafted tokens"),
     "ex-nb-speculative-speedup": Answer(
-        lambda: _serving("speculative_speedup", acceptance=0.8, draft_len=3, draft_cost=0.1),
-        "x", "tokens per step over the step's cost in target steps, k c_d + 1",
+        lambda: _tokens_per_step(0.8, 3) / (3 * 0.1 + 1), "x",
+        "tokens per step over the step's cost in target steps, k c_d + 1",
         question="speed-up bound, acceptance 0.8, 3 drafted tokens, draft cost 0.1"),
     "ex-nb-speculative-breakeven": Answer(
-        lambda: (_serving("speculative_tokens_per_step", acceptance=0.6, draft_len=4) - 1) / 4,
+        lambda: (_tokens_per_step(0.6, 4) - 1) / 4,
         "", "the speed-up is 1 when k c_d + 1 equals the tokens per step",
         question="largest draft cost that still pays, acceptance 0.6, 4 drafted tokens"),
     "ex-nb-speculative-draft-cost": Answer(
-        lambda: _serving_est("qwen3-0.6b", "h100-sxm", context=512).decode_seconds_per_token
-        / _serving_est("qwen3-8b", "h100-sxm", context=512).decode_seconds_per_token, "",
+        lambda: _memory_bound_rate("qwen3-8b", "h100-sxm", 16, 512)
+        / _memory_bound_rate("qwen3-0.6b", "h100-sxm", 16, 512), "",
         "both steps are memory-bound at batch 1: the ratio of their decode step bounds",
         question="draft cost of Qwen3 0.6B for Qwen3 8B on an H100 at 512 tokens"),
     "ex-nb-speculative-best-draft": Answer(_best_draft, "x",
@@ -477,30 +534,27 @@ _SERVING_ANSWERS: dict[str, Answer] = {
         question="speed-up at the best draft length, acceptance 0.9, draft cost 0.05"),
     # ---- chapter 14: cost
     "ex-nb-cost-mtok": Answer(
-        lambda: _serving("cost_per_million_tokens", price_per_hour=3.0, n_chips=8,
-                         tokens_per_second=10_000), "USD",
+        lambda: 8 * 3.0 / 3600 / 10_000 * 1e6, "USD",
         "the replica's price per second (8 chips) over its tokens per second, times a million",
         question="cost of a million tokens: 8 chips at 3 USD/h making 10,000 tokens/s"),
     "ex-nb-cost-estimate": Answer(
-        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=64,
-                             price_per_hour=2.5).cost_per_million_tokens, "USD",
+        lambda: 8 * 2.5 / 3600 * _tp_decode_step("llama-3.3-70b", "h100-sxm", 8, tp=8, batch=64,
+                                                 context=2048 + (256 + 1) / 2) / 64 * 1e6, "USD",
         "estimate() with price_per_hour: the replica's tokens per second at the bound, all 8 "
         "chips paid", question="cost per million output tokens, Llama 3.3 70B fp8, 8 H100s, "
                                "batch 64, at 2.5 USD per chip-hour"),
     "ex-nb-cost-energy": Answer(
-        lambda: _serving_est("llama-3.3-70b", "h100-sxm", weights="fp8", tp=8, prompt=2048,
-                             generate=256, batch=64).energy_joules_per_token, "J",
+        lambda: 8 * get_hardware("h100-sxm").power * _tp_decode_step(
+            "llama-3.3-70b", "h100-sxm", 8, tp=8, batch=64, context=2048 + (256 + 1) / 2) / 64, "J",
         "8 chips at the catalog's board power, over the replica's tokens per second",
         question="board energy per output token of the same replica"),
     "ex-nb-cost-joules": Answer(
-        lambda: _serving("energy_per_token", power=1000, n_chips=8, tokens_per_second=20_000),
+        lambda: 8 * 1000 / 20_000,
         "J", "watts are joules per second: the replica's power over its tokens per second",
         question="8 chips at 1000 W making 20,000 tokens/s"),
     "ex-nb-cost-prompt": Answer(
-        lambda: _serving("cost_per_million_tokens", price_per_hour=2.0, n_chips=1,
-                         tokens_per_second=4096 / _serving_est(
-                             "llama-3.1-8b", "h100-sxm", prompt=4096).ttft_seconds), "USD",
+        lambda: 2.0 / 3600 * _tp_prefill("llama-3.1-8b", "h100-sxm", 16, tp=1, prompt=4096)
+        / 4096 * 1e6, "USD",
         "prompt tokens per second of a prefill: the prompt over its time to first token",
         question="cost of a million prompt tokens, Llama 3.1 8B fp16, one H100, 4096-token "
                  "prompts, 2 USD/h"),
