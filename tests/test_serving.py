@@ -104,7 +104,7 @@ def test_paged_waste_by_counting_blocks(context, block):
     while blocks * block < context:
         blocks += 1
     waste_tokens = blocks * block - context
-    assert N.paged_waste(kv_cache_bytes_per_token=131072, context=context, block_tokens=block,
+    assert N.paged_waste(kv_cache_bytes_per_token=131072, context=context, page_tokens=block,
                          batch=3) == 3 * 131072 * waste_tokens
 
 

@@ -284,7 +284,6 @@ acceptance = _sym("acceptance", r"\alpha", "probability that the target model ac
 draft_len = _sym("draft_len", r"\gamma", "tokens drafted per speculative step")
 draft_cost = _sym("draft_cost", "c_{d}", "time of one draft step relative to one target step",
                   "1", _NONNEG_REAL)
-block_tokens = _sym("block_tokens", "S_{blk}", "tokens per block of a paged KV cache", "token")
 prefix = _sym("prefix", "T_{p}", "prompt tokens shared by requests (a cached prefix)", "token",
               _NONNEG)
 price_per_hour = _sym("price_per_hour", "c_{h}", "price of one chip for one hour", "USD/h",

@@ -301,19 +301,19 @@ def speculative_speedup(*, acceptance, draft_len, draft_cost):
 
 # ---- the cache ---------------------------------------------------------------------------------
 @formula("paged_waste")
-def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
+def paged_waste(*, kv_cache_bytes_per_token, context, page_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
-    S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
+    n_page tokens, so each sequence's last block is partly empty, by up to n_page - 1 tokens.
 
     Examples
     --------
     Llama 3 8B at fp16 (131,072 B a token), 1000 tokens in blocks of 16: 63 blocks hold 1008,
     8 tokens wasted, 1 MiB.
 
-    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, block_tokens=16)
+    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, page_tokens=16)
     1048576
     """
-    return batch * kv_cache_bytes_per_token * (block_tokens * sp.ceiling(context / block_tokens) - context)
+    return batch * kv_cache_bytes_per_token * (page_tokens * sp.ceiling(context / page_tokens) - context)
 
 
 @formula("bytes_saved")

@@ -151,7 +151,7 @@ PARAMS = {
     'ops_per_byte': ('peak_flops', 'bandwidth'),
     'overlapped_time': ('work_time', 'comm_time'),
     'padded_cells': ('context', 'cell_pad'),
-    'paged_waste': ('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'),
+    'paged_waste': ('kv_cache_bytes_per_token', 'context', 'page_tokens', 'batch'),
     'per_layer_embedding_matmul_params': ('n_layers', 'd_model', 'd_ple'),
     'per_layer_embedding_params': ('n_layers', 'd_model', 'd_ple', 'n_vocab_ple'),
     'pipeline_bubble': ('pp', 'microbatches'),
@@ -6544,13 +6544,13 @@ def padded_cells(*, context, cell_pad=256):
         return _vector_result(cell_pad*_np.ceil(context/cell_pad))
 
 
-def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
+def paged_waste(*, kv_cache_bytes_per_token, context, page_tokens, batch=1):
     """Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of
-    S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.
+    n_page tokens, so each sequence's last block is partly empty, by up to n_page - 1 tokens.
 
     .. math::
 
-        M_{waste} = \\kappa B \\left(S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil - S\\right)
+        M_{waste} = \\kappa B \\left(n_{page} \\left\\lceil{\\frac{S}{n_{page}}}\\right\\rceil - S\\right)
 
     Parameters
     ----------
@@ -6558,8 +6558,8 @@ def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     context : number or array
         Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
-    block_tokens : number or array
-        Tokens per block of a paged KV cache, :math:`S_{blk}` [token]
+    page_tokens : number or array
+        Tokens per block of an engine's paged KV cache (vLLM's block size, SGLang's page size), :math:`n_{page}` [token]
     batch : number or array (default 1)
         Sequences decoded together in one step, :math:`B` [-]
 
@@ -6573,19 +6573,19 @@ def paged_waste(*, kv_cache_bytes_per_token, context, block_tokens, batch=1):
     Llama 3 8B at fp16 (131,072 B a token), 1000 tokens in blocks of 16: 63 blocks hold 1008,
     8 tokens wasted, 1 MiB.
 
-    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, block_tokens=16)
+    >>> paged_waste(kv_cache_bytes_per_token=131072, context=1000, page_tokens=16)
     1048576
     """
-    _exact = _exact_args(('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'), (kv_cache_bytes_per_token, context, block_tokens, batch))
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'context', 'page_tokens', 'batch'), (kv_cache_bytes_per_token, context, page_tokens, batch))
     if _exact is not None:
-        kv_cache_bytes_per_token, context, block_tokens, batch = _exact
+        kv_cache_bytes_per_token, context, page_tokens, batch = _exact
         try:
-            return _exact_result(batch*kv_cache_bytes_per_token*(-context + block_tokens*_ceil(context/block_tokens)))
+            return _exact_result(batch*kv_cache_bytes_per_token*(-context + page_tokens*_ceil(context/page_tokens)))
         except ZeroDivisionError:
             return _inf
-    kv_cache_bytes_per_token, context, block_tokens, batch = _vector_args(('kv_cache_bytes_per_token', 'context', 'block_tokens', 'batch'), (kv_cache_bytes_per_token, context, block_tokens, batch))
+    kv_cache_bytes_per_token, context, page_tokens, batch = _vector_args(('kv_cache_bytes_per_token', 'context', 'page_tokens', 'batch'), (kv_cache_bytes_per_token, context, page_tokens, batch))
     with _quiet():
-        return _vector_result(batch*kv_cache_bytes_per_token*(-context + block_tokens*_np.ceil(context/block_tokens)))
+        return _vector_result(batch*kv_cache_bytes_per_token*(-context + page_tokens*_np.ceil(context/page_tokens)))
 
 
 def per_layer_embedding_matmul_params(*, n_layers, d_model, d_ple):

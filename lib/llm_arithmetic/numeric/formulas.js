@@ -672,9 +672,9 @@ export function padded_cells({context, cell_pad = 256} = {}) {
   return cell_pad*Math.ceil(context/cell_pad);
 }
 
-/** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens. [B] */
-export function paged_waste({kv_cache_bytes_per_token, context, block_tokens, batch = 1} = {}) {
-  return batch*kv_cache_bytes_per_token*(-context + block_tokens*Math.ceil(context/block_tokens));
+/** Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of n_page tokens, so each sequence's last block is partly empty, by up to n_page - 1 tokens. [B] */
+export function paged_waste({kv_cache_bytes_per_token, context, page_tokens, batch = 1} = {}) {
+  return batch*kv_cache_bytes_per_token*(-context + page_tokens*Math.ceil(context/page_tokens));
 }
 
 /** Weights of per-layer input embeddings in matrix products for one token: the projection of the embedding to L d_PLE numbers, and every block's gate and projection back. [1] */
@@ -3042,15 +3042,15 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "M_{waste} = \\kappa B \\left(S_{blk} \\left\\lceil{\\frac{S}{S_{blk}}}\\right\\rceil - S\\right)",
+  "latex": "M_{waste} = \\kappa B \\left(n_{page} \\left\\lceil{\\frac{S}{n_{page}}}\\right\\rceil - S\\right)",
   "lhs": "paged_waste",
   "params": [
    "kv_cache_bytes_per_token",
    "context",
-   "block_tokens",
+   "page_tokens",
    "batch"
   ],
-  "summary": "Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of S_blk tokens, so each sequence's last block is partly empty, by up to S_blk - 1 tokens.",
+  "summary": "Cache bytes lost to paging: a paged cache (vLLM's PagedAttention) allocates blocks of n_page tokens, so each sequence's last block is partly empty, by up to n_page - 1 tokens.",
   "unit": "B"
  },
  "per_layer_embedding_matmul_params": {
