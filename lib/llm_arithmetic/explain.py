@@ -61,6 +61,9 @@ _PASSING = ("first", "finite", "choose")
 #: Steps whose explanation says, beside the value, what another step says of it.
 _NOTES = {"roofline_seconds": ("bound", "{}-bound"), "decode_seconds_per_token":
           ("bound", "{}-bound")}
+#: Counts the table prints to other digits than :func:`format_value`'s four.
+_TABLE_DIGITS = {"critical_batch_size": ",.1f", "critical_batch_closed": ",.1f",
+                 "spec_tokens_per_step": ".3f"}
 #: Units of the plan's inputs that the glossary does not name [unit].
 _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacity": "B",
                 "given_capacity": "B", "given_peak_flops": "FLOP/s", "chip_power": "W",
@@ -228,9 +231,9 @@ def format_value(v: Any, unit: str) -> str:
     if unit == "FLOP/s":
         return f"{x / 1e12:,.1f} TFLOP/s"
     suffix = "" if unit in ("1", "") else f" {unit}"
-    if isinstance(v, Integral) or (unit in ("B", "FLOP") and x.is_integer()):
+    if isinstance(v, Integral) or unit in ("B", "FLOP"):  # bytes and FLOPs whole, as the table
         return f"{x:,.0f}{suffix}"
-    if unit in ("token/s", "B", "FLOP", "FLOP/B"):
+    if unit in ("token/s", "FLOP/B"):
         return f"{x:,.1f}{suffix}"
     return f"{x:,.4g}{suffix}"
 
@@ -578,6 +581,12 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
         body = _explain_op(ev, step, unit)
     deps = [_display_key(r) for r in _step_refs_ordered(step) if r in ev.steps]
     text = format_value(value, body["unit"])
+    if name in _TABLE_DIGITS and isinstance(value, Real) and not isinstance(value, bool):
+        text = format(float(value), _TABLE_DIGITS[name])
+    if value is None and origin != name and ev.get(origin) is not None:
+        # a value passed on only where it exists (a finite critical batch): say what it was
+        text = f"- (none: {step['formula'] if step['op'] == 'formula' else origin} is " \
+               f"{format_value(ev.get(origin), body['unit'])})"
     note = _NOTES.get(name) or _NOTES.get(origin)
     if note and ev.get(note[0]) is not None and value is not None:
         text += f" ({note[1].format(ev.get(note[0]))})"
