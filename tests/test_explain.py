@@ -15,6 +15,7 @@ from llm_arithmetic.articles import all_formulas
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.explain import explain
+from llm_arithmetic.plan.interpreter import PLAN_STEPS
 
 CASES = [("llama-2-7b", "h100-sxm", None), ("qwen3-30b-a3b", "rtx-4090", "q4_0")]
 KEYS = ["decode_seconds_per_token", "decode_tokens_per_second", "weight_bytes",
@@ -40,11 +41,14 @@ def _recompute(x):
     if x.op == "sum":
         return sum(x.parts.values())
     values = [a.value for a in x.arguments]
-    if x.op == "add":
-        return sum(values)  # the plan's add steps here have no minus terms
+    if x.op == "add":  # the plan's data says which operands it subtracts
+        n_plus = len(PLAN_STEPS[x.step].get("plus", ()))
+        return sum(values[:n_plus]) - sum(values[n_plus:])
     if x.op == "div":
         return values[0] / values[1]
-    raise AssertionError(x.op)
+    if x.op == "mul":
+        return math.prod(values)
+    return None  # another operation: no equation to evaluate
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -126,6 +130,28 @@ def test_cli_all_covers_the_table(capsys):
             assert f"\n{key} = " in out, key
     for key in ("expected_decode_tokens_per_second", "expected_ttft_seconds"):
         assert f"\n{key} = " in out
+
+
+@pytest.mark.parametrize("args", [
+    dict(model="deepseek-v3", hardware="h200", weights="fp8", tp=8, ep=8, context=4096,
+         prompt=1000, price_per_hour=3),
+    dict(model="gemma-3-27b", hardware="rtx-4090", weights="q4_k_m", context=8192)])
+def test_every_printed_key_recomputes(args):
+    """Every quantity ``--explain all`` shows, on a mixture over 8 chips and on a model with
+    windowed layers: its equation on its listed values gives its value."""
+    from llm_arithmetic.cli import _printed_keys
+    from llm_arithmetic.forecast import expected
+
+    e = estimate(**args)
+    keys = _printed_keys(e, expected(e, 1), serving="tp" in args)
+    assert len(keys) > 20
+    for key in keys:
+        x = explain(e, key)
+        again = _recompute(x)
+        if again is not None and x.value is not None and not isinstance(x.value, bool):
+            assert _close(again, x.value), key
+        for dep in x.depends_on:  # each one explainable in turn
+            explain(e, dep)
 
 
 def test_cli_json_round_trips(capsys):
