@@ -139,6 +139,9 @@ class Explanation:
         For a sum: each part's contribution (all layers), parts that add nothing left out.
     source : str
         For a forecast key: where its fitted terms come from.
+    forecast : str
+        For a forecast key computed from a forecast step time (a rate, a time per token): that
+        step's equation, and with its values.
     """
 
     key: str
@@ -157,6 +160,7 @@ class Explanation:
     term: str | None = None
     parts: dict | None = None
     source: str = ""
+    forecast: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: numbers as int or float, arguments as objects."""
@@ -169,7 +173,8 @@ class Explanation:
                 "value": _json(self.value), "unit": self.unit, "value_text": self.value_text,
                 "depends_on": list(self.depends_on), "term": self.term,
                 "parts": None if self.parts is None else
-                {k: _json(v) for k, v in self.parts.items()}, "source": self.source}
+                {k: _json(v) for k, v in self.parts.items()}, "source": self.source,
+                "forecast": self.forecast}
 
     def lines(self) -> list[str]:
         """The block ``describe --explain`` prints: the equation, with numbers, the result,
@@ -182,6 +187,8 @@ class Explanation:
             out.append("  by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
                                                  for k, v in self.parts.items()))
         out.append(f"  = {self.value_text}")
+        if self.forecast:
+            out.append(f"  where {self.forecast}")
         if self.source:
             out.append(f"  fit: {self.source}")
         if self.depends_on:
@@ -354,7 +361,9 @@ def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
     equation = f"{_plain(f.lhs_symbol)} = {_sstr(f.expr.xreplace(plain))}"
     # one placeholder per argument, named so that sympy orders them as it orders the symbols
     # (two arguments of the same value must not become one symbol)
-    marks = {p: f"{_plain(GLOSSARY[p].symbol)}\u27e8{i}\u27e9"
+    # (a space sorts before any letter: "t #0#" comes before "tau #1#" as "t" before "tau";
+    # the index makes each mark unique, so none is part of another)
+    marks = {p: f"{_plain(GLOSSARY[p].symbol)} #{i}#"
              for i, p in enumerate(f.params) if p in values}
     text = _sstr(f.expr.xreplace({GLOSSARY[p].symbol: sp.Symbol(m) for p, m in marks.items()}))
     for p, m in marks.items():
@@ -599,7 +608,31 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
                        value=value, value_text=text, depends_on=tuple(dict.fromkeys(deps)),
                        term=step.get("term"),
                        parts=_parts(ev, step) if step["op"] == "sum" else None,
-                       source=_source(ev, origin) if forecast else "", **body)
+                       source=_source(ev, origin) if forecast else "",
+                       forecast=_forecast_step(ev, origin) if forecast else "", **body)
+
+
+def _forecast_step(ev: Any, name: str) -> str:
+    """The forecast's equation, and with its values, of the forecast step a key is computed
+    from ('' when the key is that step, or reads none)."""
+    step = ev.steps[name]
+    if step["op"] == "formula" and step["formula"] == "forecast_step_time":
+        return ""
+    frontier = [name]
+    for _ in range(3):
+        nxt = []
+        for n in frontier:
+            for r in _step_refs_ordered(ev.steps[n]):
+                s = ev.steps.get(_origin(ev, r)) if r in ev.steps else None
+                if s is None:
+                    continue
+                if s["op"] == "formula" and s["formula"] == "forecast_step_time":
+                    body = _explain_formula(ev, s)
+                    return (f"{body['equation']} = {body['substituted']} = "
+                            f"{format_value(ev.get(s['name']), body['unit'])}")
+                nxt.append(s["name"])
+        frontier = nxt
+    return ""
 
 
 def _step_refs_ordered(step: Mapping[str, Any]) -> list[str]:
