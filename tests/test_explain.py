@@ -70,6 +70,14 @@ def test_forecast_matches_describe(est):
         want = expected(est, resolve_model(est.model).n_layers, rt)
         assert _close(x.value, want["expected_decode_tokens_per_second"])
         assert "80% interval" in x.value_text and "forecast_decode.json" in x.source
+        assert x.forecast.startswith("t_fc = ")
+
+
+def test_chip_figures_name_their_source(est):
+    from llm_arithmetic import get_hardware
+
+    for key in ("bandwidth", "peak_flops"):
+        assert get_hardware(est.hardware).source in explain(est, key).source
 
 
 def test_dependencies_close(est):

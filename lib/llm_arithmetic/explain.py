@@ -138,7 +138,8 @@ class Explanation:
     parts : dict
         For a sum: each part's contribution (all layers), parts that add nothing left out.
     source : str
-        For a forecast key: where its fitted terms come from.
+        For a forecast key, where its fitted terms come from; for a chip's figure, the
+        catalog's source of it.
     forecast : str
         For a forecast key computed from a forecast step time (a rate, a time per token): that
         step's equation, and with its values.
@@ -190,7 +191,7 @@ class Explanation:
         if self.forecast:
             out.append(f"  where {self.forecast}")
         if self.source:
-            out.append(f"  fit: {self.source}")
+            out.append(f"  source: {self.source}")
         if self.depends_on:
             out.append("  from: " + ", ".join(self.depends_on))
         return out
@@ -608,8 +609,19 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
                        value=value, value_text=text, depends_on=tuple(dict.fromkeys(deps)),
                        term=step.get("term"),
                        parts=_parts(ev, step) if step["op"] == "sum" else None,
-                       source=_source(ev, origin) if forecast else "",
+                       source=_source(ev, origin) if forecast else _chip_source(e, step),
                        forecast=_forecast_step(ev, origin) if forecast else "", **body)
+
+
+def _chip_source(e: Any, step: Mapping[str, Any]) -> str:
+    """Where a chip's figure that a step reads comes from (the catalog's source)."""
+    named = _operands(step) + [step.get(k) for k in ("peaks", "interconnect")]
+    read = [x for x in named if isinstance(x, str) and x.startswith("chip_")]
+    if not read or e.hardware is None:
+        return ""
+    from .catalog.hardware import get_hardware
+
+    return f"{', '.join(read)}: {e.hardware}, {get_hardware(e.hardware).source}"
 
 
 def _forecast_step(ev: Any, name: str) -> str:
