@@ -345,19 +345,6 @@ class Estimate:
     speculative_tokens_per_second_per_chip: float | None = None
     weights_as: str = ""
 
-    def explain(self, key: str, runtime: str | None = None) -> Any:
-        """The step of the plan behind ``key``: its formula, the arguments' values and the keys
-        it reads (:func:`llm_arithmetic.explain.explain`; ``runtime`` for the forecast keys).
-
-        >>> e = estimate("llama-2-7b", bandwidth=1935e9, context=1)
-        >>> x = e.explain("decode_memory_seconds")
-        >>> x.formula, x.value_text, x.depends_on
-        ('memory_time', '6.830 ms', ('decode_step_bytes', 'bandwidth'))
-        """
-        from .explain import explain
-
-        return explain(self, key, runtime=runtime)
-
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
         d = asdict(self)
@@ -783,7 +770,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                     weights_as=weights_as(m, weights, bits_weight),
                     **{k: given[k] for k in keep}, **out)
     # the plan's values, kept beside the record (not a field: no key, no comparison) for
-    # :func:`llm_arithmetic.explain.explain`, which shows the step behind each key
+    # :func:`llm_arithmetic.explain.explain` (a floor above), which shows the step behind a key
     object.__setattr__(result, "_plan", ev)
     return result
 
