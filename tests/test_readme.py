@@ -46,6 +46,17 @@ def test_python_example_runs(capsys, monkeypatch):
     assert "\\kappa" in out
 
 
+def test_explain_example_output():
+    """The README's `--explain` example prints what the README shows under it (after the
+    table, which its `...` stands for)."""
+    block = next(b for b in blocks("console") if "--explain" in b)
+    command, shown = block.split("\n", 1)
+    shown = shown.split("...\n", 1)[1].rstrip("\n")
+    r = run_cli(*shlex.split(command[2:])[1:])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip("\n").endswith("\n" + shown)
+
+
 def run_cli(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "llm_arithmetic", *argv], capture_output=True,
                           text=True, timeout=120)

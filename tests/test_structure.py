@@ -12,7 +12,7 @@ every import counts: at module level, inside a function or method, under ``if``/
                      registered expressions; models, chips and formats (catalog: numeric only,
                      never sympy)
     3  estimate      the one orchestration
-    4  articles, book, teaching, lab, forecast, deploy
+    4  articles, book, teaching, lab, forecast, deploy, engine, explain
     5  cli
     6  the package's __init__ and __main__ (nothing inside the package imports them)
 
@@ -36,7 +36,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic"
 #: The floor of each role: a subpackage, or a top-level module.
 FLOOR = {"core": 0, "numeric": 1, "formulas": 2, "catalog": 2, "plan": 2, "estimate": 3,
          "articles": 4, "book": 4, "teaching": 4, "lab": 4, "forecast": 4, "deploy": 4,
-         "engine": 4,
+         "engine": 4, "explain": 4,
          "cli": 5,
          "__init__": 6, "__main__": 6}
 NO_SYMPY = ("catalog", "estimate", "numeric", "cli")

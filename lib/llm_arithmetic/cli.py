@@ -26,6 +26,7 @@ import gc
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from typing import Any, Callable, Iterator, Sequence
@@ -157,6 +158,10 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                         "exllamav2, ...; llama.cpp@no-cuda-graphs: a CUDA build or GPU without "
                         "CUDA graphs; case and punctuation do not matter: vllm is vLLM); default: a "
                         "runtime-agnostic forecast, wider interval")
+    c.add_argument("--explain", metavar="KEY[,KEY...]",
+                   help="under the table, the formula behind each key (a JSON key or a step of "
+                        "the plan), its inputs' values and the keys it reads; 'all': every "
+                        "quantity the table prints; with --json, an \"explain\" object")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -561,21 +566,105 @@ def _describe(ns: argparse.Namespace) -> int:
         e = estimate(m, batch=ns.batch, **kwargs)
     x = expected(e, m.n_layers, ns.runtime)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
+    serving = _serving_given(ns)
+    explained = _explained(ns, e, x, serving)
     if ns.json:
         view = {} if v is None else {k: val for k, val in v.as_dict().items()
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
-        print(json.dumps({**e.as_dict(), **x, **view}, indent=2))
+        extra = {} if explained is None else {"explain": {k: ex.as_dict()
+                                                          for k, ex in explained.items()}}
+        print(json.dumps({**e.as_dict(), **x, **view, **extra}, indent=2))
     else:
-        table = _table(e, serving=_serving_given(ns))
+        table = _table(e, serving=serving)
         print(table)
         if x["expected_decode_tokens_per_second"] is not None:
             # the forecast's values in the bound's column (its first row is ("model", name))
             column = len(table.split("\n", 1)[0]) - len(str(e.model)) - 2
-            print(_forecast_table(x, serving=_serving_given(ns), fits=e.fits,
+            print(_forecast_table(x, serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column))
         if v is not None:
             print(_engine_table(v))
+        for ex in (explained or {}).values():
+            print("\n" + "\n".join(ex.lines()))
     return 0
+
+
+#: The table's rows (label, without "one chip: " and a precision in parentheses) and the key
+#: of each: what ``--explain all`` explains, in the table's order. Rows not here are inputs.
+ROW_KEYS = {
+    "weights": "bits_weight", "attended context (windows)": "attended_context",
+    "parameters (total)": "params_total", "parameters (active per token)": "params_active",
+    "parameters in matrix products": "params_matmul", "weight bytes": "weight_bytes",
+    "KV cache per token": "kv_cache_bytes_per_token",
+    "KV cache (context x batch)": "kv_cache_bytes",
+    "KV cache if no layer were windowed": "kv_cache_bytes_full_storage",
+    "state-space state (batch)": "state_bytes",
+    "bytes read per token (1 sequence)": "decode_bytes_per_token",
+    "FLOPs per token": "decode_flops_per_token", "bandwidth": "bandwidth",
+    "dense peak": "peak_flops", "memory time per step": "decode_memory_seconds",
+    "compute time per step": "decode_compute_seconds",
+    "time per token (lower bound)": "decode_seconds_per_token",
+    "tokens/s per sequence (upper bound)": "decode_tokens_per_second",
+    "tokens/s, whole batch": "throughput_tokens_per_second",
+    "speculation": "spec_tokens_per_step",
+    "tokens/s per sequence, speculative (bound)": "speculative_tokens_per_second",
+    "ops:byte of the chip": "ops_per_byte", "critical batch size": "critical_batch_size",
+    "fits in memory": "memory_required_bytes", "max batch at this context": "max_batch",
+    "max context at this batch": "max_context",
+    "scale-up link": "scale_up_bandwidth", "scale-out link": "scale_out_bandwidth",
+    "memory per chip": "memory_per_chip_bytes",
+    "max batch on the replica": "max_batch_per_replica",
+    "time to first token (bound)": "ttft_seconds", "time per output token (bound)":
+        "tpot_seconds", "  serialized sum (not a bound)": "tpot_serialized_seconds",
+    "  all-reduces": "allreduce_seconds_per_token",
+    "  all-to-alls": "alltoall_seconds_per_token", "request (bound)": "request_seconds",
+    "tokens/s per user": "tokens_per_second_per_user",
+    "tokens/s per chip": "tokens_per_second_per_chip",
+    "time per output token, speculative": "speculative_tpot_seconds",
+    "tokens/s per chip, speculative": "speculative_tokens_per_second_per_chip",
+    "cost per million tokens": "cost_per_million_tokens",
+    "energy per token": "energy_joules_per_token",
+    "  tokens/s per sequence": "expected_decode_tokens_per_second",
+    "  time to first token": "expected_ttft_seconds",
+    "  time per output token": "expected_tpot_seconds",
+    "  tokens/s per chip": "expected_tokens_per_second_per_chip",
+}
+
+
+def _row_label(label: str) -> str:
+    """A row's label as :data:`ROW_KEYS` names it."""
+    return re.sub(r" \(\w+\)$", "", label.replace("one chip: ", "")) \
+        if label.startswith(("dense peak", "one chip: ")) else label
+
+
+def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
+    """The keys of the quantities the table prints, in its order (``--explain all``)."""
+    rows = _table_rows(e, serving)
+    if x["expected_decode_tokens_per_second"] is not None:
+        rows += _forecast_rows(x, serving, e.fits, e.fits_per_chip)
+    keys = [ROW_KEYS.get(_row_label(label)) for label, _ in rows]
+    return list(dict.fromkeys(k for k in keys if k is not None))
+
+
+def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any],
+               serving: bool) -> dict[str, Any] | None:
+    """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation`;
+    an unknown key exits 2 naming the known ones."""
+    from .core.errors import InputError
+    from .explain import explain, explain_keys
+
+    if ns.explain is None:
+        return None
+    asked = [k.strip() for k in ns.explain.split(",") if k.strip()]
+    keys = _printed_keys(e, x, serving) if asked == ["all"] else asked
+    out = {}
+    for key in keys:
+        try:
+            out[key] = explain(e, key, runtime=ns.runtime)
+        except InputError:
+            raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
+                             f"{', '.join(['all', *explain_keys(e)])}") from None
+    return out
 
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
@@ -585,6 +674,14 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
     a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
     the heading has no value and does not count."""
+    rows = _forecast_rows(x, serving, fits, fits_per_chip)
+    width = max(width, *(len(k) for k, _ in rows[1:]))
+    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+
+
+def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
+                   fits_per_chip: bool | None) -> list[tuple[str, str]]:
+    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
     rows = [(f"forecast ({who}; 80% interval)", "")]
     rows += _speed_rows(fits, [("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
@@ -599,8 +696,7 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
                 rows += _speed_rows(fits_per_chip, [(
                     f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
                                   f"{hi * scale:,.1f}{unit})")])
-    width = max(width, *(len(k) for k, _ in rows[1:]))
-    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+    return rows
 
 
 def _frontier(ns: argparse.Namespace) -> int:
@@ -706,6 +802,13 @@ def _fmt_b(n: float | None) -> str:
 
 
 def _table(e: Any, serving: bool = False) -> str:
+    rows = _table_rows(e, serving)
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
+    """The bound's table as (label, value) rows."""
     rows: list[tuple[str, str]] = [
         ("model", e.model),
         ("hardware", e.hardware or "-"),
@@ -769,8 +872,7 @@ def _table(e: Any, serving: bool = False) -> str:
                      else f"{e.max_context:,}"))
     if serving:
         rows += _serving_rows(e)
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+    return rows
 
 
 def _speed_rows(fits: bool | None, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:

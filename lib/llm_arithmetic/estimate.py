@@ -764,11 +764,15 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     out["bits_weight"] = float(out["bits_weight"])
     given.update(spec)
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
-    return Estimate(model=m.name, hardware=chip.name if chip is not None else None,
+    result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
                     params_extra={x.name: x.params for x in m.extras},
                     weights_as=weights_as(m, weights, bits_weight),
                     **{k: given[k] for k in keep}, **out)
+    # the plan's values, kept beside the record (not a field: no key, no comparison) for
+    # :func:`llm_arithmetic.explain.explain` (a floor above), which shows the step behind a key
+    object.__setattr__(result, "_plan", ev)
+    return result
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.

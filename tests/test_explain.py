@@ -1,0 +1,177 @@
+"""describe --explain and llm_arithmetic.explain: each printed number traced to its step.
+
+The checks re-evaluate what an explanation shows through the formula registry (the registered
+sympy expression with the listed arguments put in, a sum re-added from its parts), never copy
+the output.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from llm_arithmetic import estimate
+from llm_arithmetic.articles import all_formulas
+from llm_arithmetic.cli import main
+from llm_arithmetic.core.errors import InputError
+from llm_arithmetic.explain import explain
+from llm_arithmetic.plan.interpreter import PLAN_STEPS
+
+CASES = [("llama-2-7b", "h100-sxm", None), ("qwen3-30b-a3b", "rtx-4090", "q4_0")]
+KEYS = ["decode_seconds_per_token", "decode_tokens_per_second", "weight_bytes",
+        "kv_cache_bytes_per_token", "decode_bytes_per_token", "max_batch", "bits_weight",
+        "fc_decode_step", "expected_decode_tokens_per_second"]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c[0] for c in CASES])
+def est(request):
+    model, chip, weights = request.param
+    return estimate(model, hardware=chip, weights=weights, context=2048)
+
+
+def _close(a, b):
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _recompute(x):
+    """The explained value, evaluated a second time from what the explanation lists."""
+    if x.op == "formula":  # the registered sympy expression with the values put in (not
+        # the generated numeric function the plan ran)
+        f = all_formulas()[x.formula]
+        value = f.subs(**{a.name: a.value for a in x.arguments})
+        return math.inf if value.is_infinite else float(value)
+    if x.op == "sum":
+        return sum(x.parts.values())
+    values = [a.value for a in x.arguments]
+    if x.op == "add":  # the plan's data says which operands it subtracts
+        n_plus = len(PLAN_STEPS[x.step].get("plus", ()))
+        return sum(values[:n_plus]) - sum(values[n_plus:])
+    if x.op == "div":
+        return values[0] / values[1]
+    if x.op == "mul":
+        return math.prod(values)
+    return None  # another operation: no equation to evaluate
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_equation_gives_the_printed_value(est, key):
+    x = explain(est, key, runtime="llama.cpp")
+    printed = getattr(est, key, None)
+    if printed is None:  # a forecast key or a step without a field: the explained value
+        printed = x.value
+    assert _close(_recompute(x), printed)
+    assert x.unit and x.value_text
+
+
+def test_forecast_matches_describe(est):
+    from llm_arithmetic.estimate import resolve_model
+    from llm_arithmetic.forecast import expected
+
+    for rt in (None, "llama.cpp"):
+        x = explain(est, "expected_decode_tokens_per_second", runtime=rt)
+        want = expected(est, resolve_model(est.model).n_layers, rt)
+        assert _close(x.value, want["expected_decode_tokens_per_second"])
+        assert "80% interval" in x.value_text and "forecast_decode.json" in x.source
+        assert x.forecast.startswith("t_fc = ")
+
+
+def test_chip_figures_name_their_source(est):
+    from llm_arithmetic import get_hardware
+
+    for key in ("bandwidth", "peak_flops"):
+        assert get_hardware(est.hardware).source in explain(est, key).source
+
+
+def test_dependencies_close(est):
+    """Walk down from the time per token: every listed dependency is itself explainable."""
+    seen, todo = set(), ["decode_seconds_per_token", "expected_decode_tokens_per_second"]
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        todo += explain(est, key).depends_on
+    assert {"weight_bytes", "bandwidth", "params_total"} <= seen or \
+        {"step_weight_bytes", "bandwidth"} <= seen
+
+
+def test_stack_sum_by_part():
+    e = estimate("llama-2-7b", context=1)
+    x = explain(e, "layer_params")
+    assert x.term == "params" and set(x.parts) == {"attention", "mlp", "norms"}
+    # Llama 2 7B: 32 layers of 4 d^2 attention (d = 4096) and 3 d d_ff MLP (d_ff = 11008)
+    assert x.parts["attention"] == 32 * 4 * 4096 ** 2
+    assert x.parts["mlp"] == 32 * 3 * 4096 * 11008
+
+
+def test_unknown_key():
+    e = estimate("llama-2-7b", context=1)
+    with pytest.raises(InputError, match="unknown key 'nope'"):
+        explain(e, "nope")
+
+
+def _run(capsys, *args):
+    rc = main(["describe", *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_cli_unknown_key_exits_2(capsys):
+    rc, _, err = _run(capsys, "llama-2-7b", "--hardware", "h100-sxm", "--explain", "nope")
+    assert rc == 2 and err.count("\n") == 1
+    assert "unknown key 'nope'" in err and "decode_seconds_per_token" in err
+
+
+def test_cli_all_covers_the_table(capsys):
+    from llm_arithmetic.cli import ROW_KEYS, _row_label, _table_rows
+
+    args = ["llama-2-7b", "--hardware", "h100-sxm", "--prompt", "512", "--tp", "2",
+            "--price-per-hour", "2", "--runtime", "llama.cpp"]
+    rc, out, _ = _run(capsys, *args, "--explain", "all")
+    assert rc == 0
+    e = estimate("llama-2-7b", hardware="h100-sxm", prompt=512, context=512, tp=2,
+                 price_per_hour=2)
+    inputs = {"model", "hardware", "context x batch", "replica", "all-reduce",
+              "prompt, generated"}
+    for label, _ in _table_rows(e, serving=True):
+        key = ROW_KEYS.get(_row_label(label))
+        assert key is not None or label in inputs, label
+        if key is not None and getattr(e, key) is not None:
+            assert f"\n{key} = " in out, key
+    for key in ("expected_decode_tokens_per_second", "expected_ttft_seconds"):
+        assert f"\n{key} = " in out
+
+
+@pytest.mark.parametrize("args", [
+    dict(model="deepseek-v3", hardware="h200", weights="fp8", tp=8, ep=8, context=4096,
+         prompt=1000, price_per_hour=3),
+    dict(model="gemma-3-27b", hardware="rtx-4090", weights="q4_k_m", context=8192)])
+def test_every_printed_key_recomputes(args):
+    """Every quantity ``--explain all`` shows, on a mixture over 8 chips and on a model with
+    windowed layers: its equation on its listed values gives its value."""
+    from llm_arithmetic.cli import _printed_keys
+    from llm_arithmetic.forecast import expected
+
+    e = estimate(**args)
+    keys = _printed_keys(e, expected(e, 1), serving="tp" in args)
+    assert len(keys) > 20
+    for key in keys:
+        x = explain(e, key)
+        again = _recompute(x)
+        if again is not None and x.value is not None and not isinstance(x.value, bool):
+            assert _close(again, x.value), key
+        for dep in x.depends_on:  # each one explainable in turn
+            explain(e, dep)
+
+
+def test_cli_json_round_trips(capsys):
+    rc, out, _ = _run(capsys, "llama-2-7b", "--hardware", "h100-sxm", "--json", "--explain",
+                      "decode_seconds_per_token,weight_bytes")
+    d = json.loads(out)
+    assert rc == 0 and list(d["explain"]) == ["decode_seconds_per_token", "weight_bytes"]
+    x = d["explain"]["decode_seconds_per_token"]
+    assert x["formula"] == "roofline_time" and x["value"] == d["decode_seconds_per_token"]
+    assert json.loads(json.dumps(d["explain"])) == d["explain"]
+    f = all_formulas()[x["formula"]]
+    assert _close(float(f.subs(**{a["name"]: a["value"] for a in x["arguments"]})), x["value"])
