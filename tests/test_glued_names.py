@@ -10,7 +10,8 @@ none of
 
 * a name from the catalog: a model's or a chip's display name (also the chip's name without its
   vendor, as the book's two short forms print it), a catalog key, a weight format, a runtime of
-  the forecast;
+  the forecast, a ``model_type`` the config readers take (``catalog.readers.FAMILIES``: the
+  key a ``config.json`` names its family by, as code, not English);
 * a unit (``UNITS``);
 * a token with digits ("7B", "H100", "fp16", "Q4_0"), which the rule never sees as a word.
 
@@ -51,9 +52,11 @@ def names() -> tuple[str, ...]:
     from llm_arithmetic.book.batching import short_chip
     from llm_arithmetic.book.chapters.speed_of_light import short_chip_name
     from llm_arithmetic.book.display import chip_name, model_name
+    from llm_arithmetic.catalog.readers import FAMILIES
     from llm_arithmetic.forecast import known_runtimes
 
-    found = set(FORMATS) | set(HARDWARE) | set(model_names()) | set(known_runtimes())
+    found = (set(FORMATS) | set(HARDWARE) | set(model_names()) | set(known_runtimes())
+             | set(FAMILIES))
     for chip in HARDWARE.values():  # "NVIDIA H100 SXM (80GB)", "NVIDIA H100 SXM", "H100 SXM"
         found |= {chip.label, chip_name(chip), short_chip_name(chip), short_chip(chip)}
     found |= {model_name(key) for key in model_names()}
