@@ -18,7 +18,9 @@
 4. Verify (`check_student_edition`), and fail on any problem:
    - no file of the staged sources or of the built site prints the answer of a checked exercise
      (`answer_leaks`: every answer rounded to 3 and 4 significant digits, with and without
-     thousands separators, and exactly when whole, looked for as a number token);
+     thousands separators, and exactly when whole, looked for as a number token), except in
+     what a notebook measures on the machine that runs it (`without_measured`: the outputs of
+     cells nbval ignores, and the values they glue), which differs from machine to machine;
    - no file of the staged sources or of the built site (pages, `_sources/` downloads, .ipynb,
      .md, search index) holds a solution: a title "Solution" in the search index, an element of
      class `solution` (sphinx-exercise's solution admonition) or `tag_solution` (a notebook cell
@@ -515,9 +517,135 @@ def _sig(form: str) -> int:
     return len(form.replace(",", "").replace(".", "").lstrip("0"))
 
 
+#: How a notebook marks a cell whose output is measured on the machine that runs it (the
+#: measurement lab's bandwidths and timings): nbval's tag, or its comment on the cell's first lines
+#: (book/STYLE.md). Such an output differs from machine to machine, so a number there equal to an
+#: answer is a coincidence no list can hold; the rest of the page is scanned as any other.
+MEASURED_TAG = "nbval-ignore-output"
+MEASURED_COMMENT_RE = re.compile(r"^[ \t]*#[ \t]*NBVAL_IGNORE_OUTPUT\b", re.M)
+#: A glued text in a notebook's Markdown: {glue:text}`key` or {glue:text}`key:format`.
+GLUE_TEXT_RE = re.compile(r"\{glue:text\}`([^`]+)`")
+#: The output of a notebook cell tagged as measured, as MyST-NB writes the cell into a page.
+MEASURED_CELL_RE = re.compile(rf'<div class="cell\b[^"]*\btag_{MEASURED_TAG}\b[^"]*">')
+CELL_OUTPUT_RE = re.compile(r'<div class="cell_output\b[^"]*">')
+DIV_RE = re.compile(r"<div\b[^>]*>|</div>")
+PASTED_TEXT_RE = re.compile(r'<span class="pasted-text">([^<]*)</span>')
+
+
+def is_measured(cell: dict) -> bool:
+    """A code cell whose output nbval ignores: measured on the machine that runs it."""
+    return cell.get("cell_type") == "code" and (
+        MEASURED_TAG in cell.get("metadata", {}).get("tags", [])
+        or bool(MEASURED_COMMENT_RE.search(cell_source(cell))))
+
+
+def measured_glue(nb: dict) -> dict[str, str]:
+    """The values the measured cells of a notebook glue: key -> text/plain of the record."""
+    found = {}
+    for cell in _cells(nb):
+        if not is_measured(cell):
+            continue
+        for out in cell.get("outputs", []):
+            scrap = out.get("metadata", {}).get("scrapbook", {})
+            plain = out.get("data", {}).get(scrap.get("mime_prefix", "") + "text/plain")
+            if scrap.get("name") and plain is not None:
+                found[scrap["name"]] = "".join(plain) if isinstance(plain, list) else plain
+    return found
+
+
+def measured_pasted_texts(nb: dict) -> list[str]:
+    """What each {glue:text} role of a measured value prints on the page (MyST-NB's own
+    formatting), once per role."""
+    from myst_nb.core.variables import format_plain_text
+
+    values, texts = measured_glue(nb), []
+    for cell in _cells(nb):
+        if cell.get("cell_type") != "markdown":
+            continue
+        for role in GLUE_TEXT_RE.findall(cell_source(cell)):
+            key, _, spec = role.partition(":")
+            if key in values:
+                texts.append(format_plain_text(values[key], spec))
+    return texts
+
+
+def _element_end(text: str, start: int) -> int:
+    """The end of the <div> that opens at `start` (its matching </div> included)."""
+    depth = 0
+    for m in DIV_RE.finditer(text, start):
+        depth += 1 if m.group(0) != "</div>" else -1
+        if depth == 0:
+            return m.end()
+    return len(text)
+
+
+def _page_notebook(path: Path, root: Path) -> dict | None:
+    """The notebook a built page (.html) or its glue file (.glue.json) comes from: its copy in
+    the build (_sources/, jupyter_execute/) or beside it; None for a page of Markdown."""
+    rel = path.relative_to(root)
+    stem = rel.name.split(".")[0]
+    for nb_path in (root / "_sources" / rel.parent / f"{stem}.ipynb",
+                    root / "jupyter_execute" / rel.parent / f"{stem}.ipynb",
+                    path.parent / f"{stem}.ipynb"):
+        if nb_path.is_file():
+            try:
+                return json.loads(nb_path.read_text(encoding="utf8"))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                return None
+    return None
+
+
+def without_measured(path: Path, root: Path, text: str) -> str:
+    """`text` of the file at `path` less what its notebook measured on the machine that ran it:
+    a notebook's measured outputs, a built page's outputs of cells tagged measured and the
+    glued measured values in its prose, a glue file's measured values. Everything else is kept
+    (the code of those cells, the prose, the other outputs)."""
+    if path.suffix == ".ipynb":
+        try:
+            nb = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        if not any(is_measured(c) for c in _cells(nb)):
+            return text
+        for cell in _cells(nb):
+            if is_measured(cell):
+                cell["outputs"] = []
+        return json.dumps(nb, ensure_ascii=False)
+    if path.suffix != ".html" and not path.name.endswith(".glue.json"):
+        return text
+    nb = _page_notebook(path, root)
+    if nb is None or not any(is_measured(c) for c in _cells(nb)):
+        return text
+    if path.name.endswith(".glue.json"):
+        try:
+            glue = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        measured = measured_glue(nb)
+        return json.dumps({k: v for k, v in glue.items() if k not in measured},
+                          ensure_ascii=False)
+    cuts = []  # (start, end) of the outputs of the measured cells
+    for cell in MEASURED_CELL_RE.finditer(text):
+        end = _element_end(text, cell.start())
+        for out in CELL_OUTPUT_RE.finditer(text, cell.end(), end):
+            if not cuts or out.start() >= cuts[-1][1]:
+                cuts.append((out.start(), _element_end(text, out.start())))
+    for start, end in reversed(cuts):
+        text = text[:start] + " " + text[end:]
+    pasted = measured_pasted_texts(nb)  # each glued measured value, once per role
+
+    def unglue(m: re.Match) -> str:
+        if m.group(1) in pasted:
+            pasted.remove(m.group(1))
+            return " "
+        return m.group(0)
+    return PASTED_TEXT_RE.sub(unglue, text)
+
+
 def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = ()) -> list[str]:
     """Every text file under `root` that prints an answer value (answer_forms) as a number,
-    except under the folders `skip` (paths relative to `root`) and the COINCIDENCES."""
+    except under the folders `skip` (paths relative to `root`), the COINCIDENCES, and what a
+    notebook measured on the machine that ran it (`without_measured`)."""
     forms = {}
     for label, value in answers.items():
         for f in answer_forms(value):
@@ -531,6 +659,7 @@ def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = 
             text = path.read_text(encoding="utf8")
         except (UnicodeDecodeError, OSError):
             continue  # a binary file (an image) prints no number
+        text = without_measured(path, root, text)
         if path.suffix == ".html":
             text = html.unescape(SECTION_NUMBER_RE.sub(" ", text))
         elif path.name == "searchindex.js":

@@ -12,7 +12,9 @@
   a few visible runs of Chinese text; one of them must be a font that fontconfig lists for
   Chinese (`fc-list :lang=zh`; Debian's fonts-wqy-microhei, which .ci/run installs).
 - The calculators: every widget of the English edition, on its Chinese page, follows its
-  controls and agrees with the library (tests/test_browser_widgets.py's check, unchanged).
+  controls and agrees with the library (tests/test_browser_widgets.py's check, unchanged); and
+  without its script (widgets.js not served), every widget's container shows its fallback line
+  in the edition's words, where the English page shows it in English.
 
 Same requirements as tests/test_browser.py: a built book (`make book` builds both editions)
 and Debian's Chromium.
@@ -25,6 +27,7 @@ from urllib.parse import urljoin
 import pytest
 
 from conftest import REPO, skip_or_fail
+from llm_arithmetic.book.export import WIDGET_FALLBACK
 from test_browser import (PHONE, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX, browser,  # noqa: F401
                           read_as_reader, reader_problems, site)
 from test_browser_widgets import WIDGET_IDS, WIDGET_PAGES, follow_controls, widget_page  # noqa: F401
@@ -102,3 +105,23 @@ def test_chinese_calculator_follows_its_controls(page_path, name, site, widget_p
     words the edition's (locale/zh_CN/widgets.json)."""
     words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
     follow_controls(ZH + page_path, name, site, widget_page, words)
+
+
+@pytest.mark.parametrize("page_path", sorted({p for p, _ in WIDGET_PAGES}),
+                         ids=lambda p: p.split("/")[-1])
+def test_chinese_widget_fallback_line(page_path, site, widget_page):  # noqa: F811
+    """What a widget's container shows before or without its script (here: widgets.js is not
+    served) is the fallback line in the edition's words (locale/zh_CN/widgets.json), on the
+    English page in English."""
+    words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
+    page = widget_page
+    page.route("**/_static/llm-arithmetic/widgets.js", lambda route: route.abort())
+    shown = {}
+    for edition in ("", ZH):
+        page.goto(urljoin(site, edition + page_path), wait_until="load")
+        lines = page.locator("[data-llm-widget] .llm-widget-fallback")
+        shown[edition] = [(t.strip(), v) for t, v in zip(
+            lines.all_inner_texts(), [line.is_visible() for line in lines.all()])]
+    n = sum(p == page_path for p, _ in WIDGET_PAGES)
+    assert shown[""] == [(WIDGET_FALLBACK, True)] * n, shown[""]
+    assert shown[ZH] == [(words[WIDGET_FALLBACK], True)] * n, shown[ZH]

@@ -18,7 +18,8 @@ same exercises (page, label, number, title) as the instructor edition (`_build/h
 book`, or built too), launch links on the `student` branch in every page with exercises, and,
 in Chromium (as tests/test_browser.py) on the first and the last of those pages, exercises shown and
 numbered, no solution element, launch buttons that open the `student` branch. Also: untracked files
-never reach the student tree, and the answer scan finds what it looks for.
+never reach the student tree, and the answer scan finds what it looks for, except in the
+outputs a notebook measures on the machine that runs it (the measurement lab re-run).
 """
 from __future__ import annotations
 
@@ -401,6 +402,79 @@ def test_answer_scan_finds_answers(tmp_path):
     leaks = make_student.answer_leaks(tmp_path, answers)
     assert {l.split(":")[0] for l in leaks} == {"a.html", "b.ipynb", "c.js", "h.html",
                                                 "g/searchindex.js", "i.svg"}, leaks
+
+
+LAB = REPO / "notebooks" / "lab-measure-your-machine.ipynb"
+
+
+def lab_build(root: Path, rate: float, prose: str = "") -> None:
+    """Under `root`, the measurement lab as a build holds it, re-run on a machine whose copy kernel
+    measured `rate` GB/s (its largest rate: the glued beta_gbs too): the notebook (staged, in
+    _sources/ and jupyter_execute/), its glue file, and its page in MyST-NB's markup, with
+    `prose` as a paragraph of the page and a Markdown cell of the notebook."""
+    nb = json.loads(LAB.read_text(encoding="utf8"))
+    cells = nb["cells"]
+    copy_cell = next(c for c in cells if make_student.is_measured(c)
+                     and "bench.rates()" in source(c) and c["outputs"])
+    copy_cell["outputs"][0]["text"] = [f"copy : {rate:5.1f} GB/s\n"]
+    glue = {}
+    for cell in cells:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name == "beta_gbs":
+                out["data"]["application/papermill.record/text/plain"] = repr(rate)
+            if name:
+                glue[name] = out
+    assert "beta_gbs" in make_student.measured_glue(nb), "the lab no longer glues beta_gbs"
+    if prose:
+        cells.append({"cell_type": "markdown", "metadata": {}, "source": prose})
+    text = json.dumps(nb, indent=1)
+    for folder in ("notebooks", "_sources/notebooks", "jupyter_execute/notebooks"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / LAB.name).write_text(text, encoding="utf8")
+    (root / "jupyter_execute/notebooks/lab-measure-your-machine.glue.json").write_text(
+        json.dumps(glue), encoding="utf8")
+    page = ('<div class="cell tag_nbval-ignore-output docutils container">'
+            '<div class="cell_input docutils container"><div class="highlight"><pre>'
+            '<span class="n">bench</span><span class="o">.</span>run()</pre></div></div>'
+            '<div class="cell_output docutils container"><div class="output stream '
+            f'highlight-myst-ansi notranslate"><div class="highlight"><pre>copy : {rate:5.1f} GB/s'
+            '</pre></div></div></div></div>'
+            '<div class="cell tag_remove-input tag_nbval-ignore-output docutils container">'
+            '<div class="cell_output docutils container"><table><tr><td>copy</td>'
+            f'<td>{rate:.1f}</td></tr></table></div></div>'
+            '<p>On the machine that built this book, it came out at '
+            f'<span class="pasted-text">{rate:.1f}</span> GB/s.</p><p>{prose}</p>')
+    (root / "notebooks/lab-measure-your-machine.html").write_text(page, encoding="utf8")
+
+
+def test_answer_scan_skips_measured_outputs(tmp_path):
+    """The measurement lab re-run on a machine whose copy rate prints an answer (a reviewer's
+    24.5 GB/s, the answer of ex-nb-parallel-ring): the outputs nbval ignores (measured) and the
+    values they glue are not scanned; the same number anywhere else on the page still is."""
+    from llm_arithmetic.teaching.exercises import answer_for
+
+    answers = {"ex-nb-parallel-ring": answer_for("ex-nb-parallel-ring")}
+    rate = round(answers["ex-nb-parallel-ring"], 1)
+    assert f"{rate:.1f}" in make_student.answer_forms(answers["ex-nb-parallel-ring"])
+    lab_build(tmp_path / "measured", rate)
+    assert make_student.answer_leaks(tmp_path / "measured", answers) == []
+
+    lab_build(tmp_path / "prose", rate, prose=f"The copy kernel ran at {rate:.1f} GB/s.")
+    leaks = make_student.answer_leaks(tmp_path / "prose", answers)
+    assert sorted(l.split(":")[0] for l in leaks) == sorted(
+        [f"{d}/lab-measure-your-machine.ipynb" for d in
+         ("notebooks", "_sources/notebooks", "jupyter_execute/notebooks")]
+        + ["notebooks/lab-measure-your-machine.html"]), leaks
+
+    # a glued value that is not measured (its cell is not marked) is scanned
+    other = tmp_path / "glued"
+    lab_build(other, rate)
+    page = other / "notebooks/lab-measure-your-machine.html"
+    page.write_text(page.read_text(encoding="utf8")
+                    + f'<p>and <span class="pasted-text">{rate:.1f}</span> once more</p>')
+    assert [l.split(":")[0] for l in make_student.answer_leaks(other, answers)] == [
+        "notebooks/lab-measure-your-machine.html"]
 
 
 def test_student_edition_built_and_checked(tmp_path_factory, request):

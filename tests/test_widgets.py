@@ -512,6 +512,8 @@ def test_widget_cells_name_known_widgets_and_load_the_script():
         depth = len(path.relative_to(REPO).parts) - 1
         static = "/".join([".."] * depth + [bundle.STATIC_DIR])
         assert f'<script src="{static}/widgets.js"></script>' in src, where
+        # the words a translated edition translates (tools/sphinx_widgets.translate_fallback)
+        assert f'<p class="llm-widget-fallback">{export.WIDGET_FALLBACK}</p>' in src, where
 
 
 def test_export_is_deterministic_and_complete(tmp_path):

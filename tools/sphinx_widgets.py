@@ -22,6 +22,7 @@ By hand, from the repository root::
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 from pathlib import Path
@@ -117,15 +118,56 @@ for (const el of document.querySelectorAll("[data-llm-widget]")) {
 """
 
 
+def labels(language: str) -> dict[str, str]:
+    """The widgets' labels of ``language``'s edition, English -> translation (empty for English
+    or a language without ``locale/<language>/widgets.json``)."""
+    path = LOCALE_DIR / language / "widgets.json"
+    if language in ("", "en") or not path.is_file():
+        return {}
+    return {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items()
+            if not k.startswith("_")}
+
+
 def labels_source(language: str) -> str:
     """The translator of the widgets' labels for ``language`` ('' for English or a language
     without ``locale/<language>/widgets.json``)."""
-    path = LOCALE_DIR / language / "widgets.json"
-    if language in ("", "en") or not path.is_file():
+    words = labels(language)
+    if not words:
         return ""
-    labels = {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items()
-              if not k.startswith("_")}
-    return _TRANSLATOR % json.dumps(labels, ensure_ascii=False, sort_keys=True)
+    return _TRANSLATOR % json.dumps(words, ensure_ascii=False, sort_keys=True)
+
+
+#: A widget's fallback line in a page's raw HTML (``export.widget_cell``): what a reader sees
+#: before the script mounts the widget or without it. The script's translator never sees it (the
+#: widget replaces it as it mounts), so a translated edition translates it in the page itself.
+FALLBACK_RE = re.compile(r'(<p class="llm-widget-fallback">)([^<]*)(</p>)')
+
+
+def translate_fallback(html_text: str, words: dict[str, str]) -> str:
+    """``html_text`` with each widget's fallback line in ``words``' language (a line without a
+    translation stays as it is).
+
+    >>> translate_fallback('<p class="llm-widget-fallback">Hi</p>', {"Hi": "你好"})
+    '<p class="llm-widget-fallback">你好</p>'
+    """
+    def sub(m: re.Match) -> str:
+        text = html.unescape(m.group(2))
+        if text.strip() not in words:
+            return m.group(0)
+        return m.group(1) + html.escape(words[text.strip()], quote=False) + m.group(3)
+    return FALLBACK_RE.sub(sub, html_text)
+
+
+def _translate_fallbacks(app: Any, doctree: Any, docname: str) -> None:
+    """In a translated edition, the widgets' fallback lines of a page in its words."""
+    words = labels(app.config.language or "en")
+    if not words:
+        return
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.raw):
+        if "html" in node.get("format", "").split() and "llm-widget-fallback" in node.astext():
+            node[:] = [nodes.Text(translate_fallback(node.astext(), words))]
 
 
 def write_static(root: str | Path, language: str = "en") -> list[Path]:
@@ -152,6 +194,7 @@ def _write(app: Any, exception: Exception | None) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _write)
+    app.connect("doctree-resolved", _translate_fallbacks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -116,6 +116,13 @@ def catalog_data() -> dict[str, Any]:
     }
 
 
+#: The line a widget's container shows before (or without) its script: in Jupyter, Binder and
+#: Colab, which strip the script, and in the HTML book until widgets.js mounts the widget. A
+#: translated edition shows its own words for it (``locale/<language>/widgets.json``, put in
+#: the page's HTML by tools/sphinx_widgets.py at the build).
+WIDGET_FALLBACK = "An interactive widget runs here in the HTML book."
+
+
 def widget_cell(widget: str, *, static: str = "../_static", intro: str = "",
                 **options: Any) -> str:
     """The Markdown (raw HTML) that embeds ``widget`` in a page: a container ``div`` naming it,
@@ -139,8 +146,7 @@ def widget_cell(widget: str, *, static: str = "../_static", intro: str = "",
     attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in options.items())
     lines = [intro, ""] if intro else []
     lines += [f'<div class="llm-widget" data-llm-widget="{widget}"{attrs}>',
-              '<p class="llm-widget-fallback">An interactive widget runs here in the HTML '
-              'book.</p>',
+              f'<p class="llm-widget-fallback">{WIDGET_FALLBACK}</p>',
               "</div>",
               f'<script src="{static}/llm-arithmetic/widgets.js"></script>']
     return "\n".join(lines)
