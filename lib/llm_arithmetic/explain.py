@@ -208,6 +208,10 @@ class Explanation:
                 {k: _json(v) for k, v in self.parts.items()}, "source": self.source,
                 "forecast": self.forecast}
 
+    def __str__(self) -> str:
+        """The block ``describe --explain`` prints (:meth:`lines`)."""
+        return "\n".join(self.lines())
+
     def lines(self) -> list[str]:
         """The block ``describe --explain`` prints: the equation, with numbers, the result,
         the keys it reads."""
