@@ -6,9 +6,16 @@ Every key :func:`~llm_arithmetic.estimate.estimate` reports is a step of the pla
 but what it shows: a registered formula (its name, the equation in plain text with the
 glossary's names and in LaTeX with its symbols, the arguments with their values and units), a
 sum over the layer stack (the term summed, and each part's contribution: attention, mixer,
-MLP, norms), or a small operation (an addition, a quotient, the first value given). A step
-that only passes on another (``first``, ``finite``, ``choose``: the bound is the roofline time
-where there is a peak rate) is explained by the step it passes on. ``depends_on`` lists the
+MLP, norms), or a small operation (an addition, a quotient, the first value given). A
+piecewise formula prints as its cases, one line each (``{ value  for condition``, then
+``otherwise``), as the book prints them. A step that is no equation shows what it reads, with
+values: a mean over the layers lists the layers by value; a solver is checked at its solution
+(the largest context that fits, at it and one token past it; the batch where compute time
+meets memory time, both times there); the precision chain, the chip's peaks and links show
+the figures they pick from. A step that only passes on another (``first``, ``finite``,
+``choose``: the bound is the roofline time where there is a peak rate) is explained by the
+step it passes on. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
+the same way: each number of ``describe --engine``'s table is a step of ``ENGINE_STEPS``. ``depends_on`` lists the
 steps it reads, each itself explainable, so a reader walks down from a time per token to the
 bytes and the bandwidth, from the bytes to the parameters and the bits.
 
