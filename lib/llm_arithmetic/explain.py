@@ -38,6 +38,7 @@ t = max(ℱ/R_peak, ℬ/beta_mem)
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -560,6 +561,7 @@ def _display_key(name: str, keys: Mapping[str, str]) -> str:
     return back.get(name, name)
 
 
+@functools.lru_cache(maxsize=None)
 def _symbol(name: str) -> str:
     from .core.display import latex
     from .core.symbols import GLOSSARY
