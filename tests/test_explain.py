@@ -175,3 +175,84 @@ def test_cli_json_round_trips(capsys):
     assert json.loads(json.dumps(d["explain"])) == d["explain"]
     f = all_formulas()[x["formula"]]
     assert _close(float(f.subs(**{a["name"]: a["value"] for a in x["arguments"]})), x["value"])
+
+
+def test_piecewise_prints_as_cases():
+    """The critical batch's formula is piecewise (infinite where compute never catches up):
+    its cases one line each, 'for' a condition then 'otherwise', as the book prints them; in
+    LaTeX the book's cases environment."""
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "critical_batch_size")
+    assert "Piecewise" not in x.equation + x.substituted
+    rows = x.equation.split("\n")
+    assert len(rows) == 2 and " for " in rows[0] and rows[1].endswith("otherwise")
+    assert rows[0].index("{") == rows[1].index("{")  # the cases' braces aligned
+    assert len(x.substituted.split("\n")) == 2 and r"\begin{cases}" in x.latex
+    lines = x.lines()
+    assert lines[0].startswith("critical_batch_size = { oo") and lines[1].lstrip()[0] == "{"
+    assert lines[0].index("{") == lines[1].index("{")
+
+
+def test_solver_and_mean_show_their_inputs():
+    """Steps that are no formula give their inputs with values: the largest context that fits
+    is checked at it and one past it; a mean over windowed layers lists them."""
+    e = estimate("gemma-3-27b", hardware="rtx-4090", weights="q4_k_m", context=8192)
+    x = explain(e, "max_context")
+    at, past, budget = (a.value for a in x.arguments)
+    assert at <= budget < past and x.value == e.max_context
+    # Gemma 3 27B (config.json): 62 layers, every sixth global, the others a 1,024-token window
+    a = explain(e, "attended_context")
+    assert sorted(arg.value for arg in a.arguments) == [1024, 8192]
+    assert _close(a.value, (52 * 1024 + 10 * 8192) / 62)
+    for key, names in [("precision_chain", {"weight_format", "chain_bits"}),
+                       ("compute_precision", {"precision_chain", "chip_peaks"}),
+                       ("chip_link_bandwidth", {"chip_interconnect", "tp", "ep"})]:
+        got = {arg.name for arg in explain(e, key).arguments}
+        assert names <= got, key
+
+
+ENGINE_CASES = [dict(model="qwen3-1.7b", engine="vllm", hardware="h100-sxm",
+                     flags={"--gpu-memory-utilization": 0.9, "--max-model-len": 32768}),
+                dict(model="gpt-oss-20b", engine="llama.cpp", flags={"--ctx-size": 131072}),
+                dict(model="qwen3.5-35b-a3b", engine="vllm", kv_memory_gib=55.72,
+                     flags={"--max-model-len": 262144, "--mamba-cache-mode": "align"})]
+
+
+@pytest.mark.parametrize("args", ENGINE_CASES, ids=[c["engine"] + "-" + c["model"]
+                                                    for c in ENGINE_CASES])
+def test_engine_rows_recompute(args):
+    """Every number of the engine's table is a step of the plan: its equation on its listed
+    values gives the engine view's number."""
+    from llm_arithmetic.engine import engine_view
+    from llm_arithmetic.explain import engine_key_steps
+
+    args = dict(args)
+    v = engine_view(args.pop("model"), args.pop("engine"), **args)
+    shown = 0
+    for key in engine_key_steps():
+        if getattr(v, key) is None:
+            continue
+        x = explain(v, key)
+        assert _close(x.value, getattr(v, key)), key
+        again = _recompute(x)
+        if again is not None:
+            assert _close(again, x.value), key
+            shown += 1
+        for dep in x.depends_on:
+            explain(v, dep)
+    assert shown >= 4
+
+
+def test_cli_all_covers_the_engine_table(capsys):
+    from llm_arithmetic.cli import ENGINE_ROW_KEYS
+
+    rc, out, _ = _run(capsys, "qwen3-1.7b", "--hardware", "h100-sxm", "--engine", "vllm",
+                      "--gpu-memory-utilization", "0.9", "--max-model-len", "32768",
+                      "--explain", "all")
+    assert rc == 0
+    table = out.split("\nengine: ", 1)[1].split("\n\n", 1)[0]
+    for line in table.split("\n")[1:]:
+        label = line.strip().split("  ", 1)[0]
+        for key in ENGINE_ROW_KEYS.get(label, ()):
+            assert f"\n{key} = " in out, key
+    assert "\nengine_kv_cache_tokens = " in out and "\nmax_concurrency = " in out

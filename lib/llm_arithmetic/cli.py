@@ -488,11 +488,29 @@ def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
                            kv_memory_gib=ns.engine_kv_memory_gib)
 
 
-def _engine_table(v: Any) -> str:
+#: The engine table's rows (label without its indent) and the keys of the numbers each prints
+#: (:func:`llm_arithmetic.explain.engine_key_steps`): what ``--explain all`` explains.
+ENGINE_ROW_KEYS = {
+    "weights as loaded": ("engine_weights_bytes",),
+    "reserve (activations, graphs, buffers)": ("engine_reserved_bytes",),
+    "cache pool memory": ("engine_kv_memory_bytes",),
+    "KV cache per token (this chip)": ("engine_kv_bytes_per_token",),
+    "KV cache allocated": ("engine_kv_cache_bytes",),
+    "KV cache tokens": ("engine_kv_cache_tokens",),
+    "recurrent state allocated": ("engine_state_bytes",),
+    "attention block size (hybrid)": ("engine_block_tokens",),
+    "state page, padded to": ("engine_state_page_bytes", "engine_page_bytes"),
+    "pool blocks, KV cache groups": ("engine_pool_blocks", "engine_kv_groups"),
+    "bound's KV capacity (no reserve)": ("physics_kv_tokens",),
+    "max concurrency at max-model-len": ("max_concurrency",),
+}
+
+
+def _engine_rows(v: Any) -> list[tuple[str, str]]:
     from .core.units import GiB
 
     gib = lambda b: "-" if b is None else f"{b / GiB:,.2f} GiB"  # noqa: E731
-    rows = [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
+    return [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
             ("  weights as loaded", gib(v.engine_weights_bytes)),
             ("  reserve (activations, graphs, buffers)",
              gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
@@ -516,8 +534,18 @@ def _engine_table(v: Any) -> str:
               if v.max_concurrency is not None else []),
             ("  windowed layers", "counted whole" if v.windowed_layers_whole
              else "their window and a micro-batch")]
+
+
+def _engine_table(v: Any) -> str:
+    rows = _engine_rows(v)
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {val}".rstrip() for k, val in rows)
+
+
+def _engine_printed_keys(v: Any) -> list[str]:
+    """The keys of the numbers the engine's table prints, in its order (``--explain all``)."""
+    keys = [k for label, _ in _engine_rows(v) for k in ENGINE_ROW_KEYS.get(label.strip(), ())]
+    return [k for k in keys if getattr(v, k) is not None]
 
 
 def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
@@ -567,7 +595,7 @@ def _describe(ns: argparse.Namespace) -> int:
     x = expected(e, m.n_layers, ns.runtime)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
     serving = _serving_given(ns)
-    explained = _explained(ns, e, x, serving)
+    explained = _explained(ns, e, x, serving, v)
     if ns.json:
         view = {} if v is None else {k: val for k, val in v.as_dict().items()
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
@@ -646,24 +674,30 @@ def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k is not None))
 
 
-def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any],
-               serving: bool) -> dict[str, Any] | None:
-    """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation`;
-    an unknown key exits 2 naming the known ones."""
+def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
+               v: Any = None) -> dict[str, Any] | None:
+    """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation` (an
+    engine's key, with ``--engine``, from the engine view ``v``); an unknown key exits 2
+    naming the known ones."""
     from .core.errors import InputError
-    from .explain import explain, explain_keys
+    from .explain import engine_key_steps, explain, explain_keys
 
     if ns.explain is None:
         return None
     asked = [k.strip() for k in ns.explain.split(",") if k.strip()]
-    keys = _printed_keys(e, x, serving) if asked == ["all"] else asked
+    keys = asked
+    if asked == ["all"]:
+        keys = _printed_keys(e, x, serving) + ([] if v is None else _engine_printed_keys(v))
+    engine_keys = engine_key_steps() if v is not None else {}
     out = {}
     for key in keys:
         try:
-            out[key] = explain(e, key, runtime=ns.runtime)
+            out[key] = explain(v, key) if key in engine_keys else \
+                explain(e, key, runtime=ns.runtime)
         except InputError:
+            known = explain_keys(e) + list(engine_keys)
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
-                             f"{', '.join(['all', *explain_keys(e)])}") from None
+                             f"{', '.join(['all', *known])}") from None
     return out
 
 

@@ -396,7 +396,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                       f"modelled for {where}: the tokens here are the attention layers' alone "
                       "and differ from what the engine prints", stacklevel=2)
     tokens = _whole(ev.get("engine_kv_cache_tokens"))
-    return EngineView(
+    view = EngineView(
         engine=engine, model=m.name, hardware=chip.name if chip is not None else None, tp=tp,
         pp=pp, settings=settings, bits_kv=float(bits_kv),
         engine_weights_bytes=ev.get("engine_weights_bytes"), engine_reserved_bytes=reserve,
@@ -414,6 +414,10 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         engine_page_bytes=_whole(ev.get("engine_page_bytes")),
         engine_kv_groups=ev.get("engine_kv_groups"),
         engine_pool_blocks=_whole(ev.get("engine_pool_blocks")))
+    # the plan's values, kept beside the record as the estimate keeps them, for
+    # :func:`llm_arithmetic.explain.explain` (the step behind each row of the engine's table)
+    object.__setattr__(view, "_plan", ev)
+    return view
 
 
 def _whole(v: Any) -> Any:

@@ -6,9 +6,16 @@ Every key :func:`~llm_arithmetic.estimate.estimate` reports is a step of the pla
 but what it shows: a registered formula (its name, the equation in plain text with the
 glossary's names and in LaTeX with its symbols, the arguments with their values and units), a
 sum over the layer stack (the term summed, and each part's contribution: attention, mixer,
-MLP, norms), or a small operation (an addition, a quotient, the first value given). A step
-that only passes on another (``first``, ``finite``, ``choose``: the bound is the roofline time
-where there is a peak rate) is explained by the step it passes on. ``depends_on`` lists the
+MLP, norms), or a small operation (an addition, a quotient, the first value given). A
+piecewise formula prints as its cases, one line each (``{ value  for condition``, then
+``otherwise``), as the book prints them. A step that is no equation shows what it reads, with
+values: a mean over the layers lists the layers by value; a solver is checked at its solution
+(the largest context that fits, at it and one token past it; the batch where compute time
+meets memory time, both times there); the precision chain, the chip's peaks and links show
+the figures they pick from. A step that only passes on another (``first``, ``finite``,
+``choose``: the bound is the roofline time where there is a peak rate) is explained by the
+step it passes on. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
+the same way: each number of ``describe --engine``'s table is a step of ``ENGINE_STEPS``. ``depends_on`` lists the
 steps it reads, each itself explainable, so a reader walks down from a time per token to the
 bytes and the bandwidth, from the bytes to the parameters and the bits.
 
@@ -31,6 +38,7 @@ t = max(ℱ/R_peak, ℬ/beta_mem)
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -41,7 +49,8 @@ from .core.errors import InputError
 from .core.records import record
 from .numeric._runtime import exact_result
 
-__all__ = ["Argument", "Explanation", "explain", "explain_keys", "format_value", "KEY_STEPS"]
+__all__ = ["Argument", "Explanation", "explain", "explain_keys", "engine_key_steps",
+           "format_value", "KEY_STEPS"]
 
 #: Output keys whose step of the plan has another name (the estimate's, and the forecast's
 #: intervals); every other key is its own step.
@@ -54,6 +63,32 @@ def _key_steps() -> dict[str, str]:
     if not KEY_STEPS:
         KEY_STEPS.update(FIELD_STEPS)
     return KEY_STEPS
+
+
+#: The engine view's fields whose step of the plan has another name (the reserve is an input:
+#: ``engines.toml``'s empirical figure, or as given).
+_ENGINE_RENAMES = {"engine_kv_memory_bytes": "engine_pool_memory",
+                   "engine_state_page_bytes": "engine_state_page",
+                   "max_concurrency": "engine_max_concurrency",
+                   "engine_reserved_bytes": "engine_reserve"}
+
+
+def engine_key_steps() -> dict[str, str]:
+    """The engine view's keys (:class:`~llm_arithmetic.engine.EngineView`'s numbers, the rows
+    of ``describe --engine``'s table) and the plan's step (``ENGINE_STEPS``) behind each."""
+    from dataclasses import fields
+
+    from .engine import EngineView
+
+    return {f.name: _ENGINE_RENAMES.get(f.name, f.name) for f in fields(EngineView)
+            if f.name.startswith(("engine_", "physics_", "max_"))}
+
+
+def _keys_of(e: Any) -> dict[str, str]:
+    """Output key -> step for an estimate, or for an engine view."""
+    from .engine import EngineView
+
+    return engine_key_steps() if isinstance(e, EngineView) else _key_steps()
 
 
 #: Operations that pass another step's value on: explained by the step they pass on.
@@ -70,7 +105,11 @@ _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacit
                 "given_power": "W", "given_link_bandwidth": "B/s", "given_link_latency": "s",
                 "price_per_hour": "USD/h", "overhead": "B", "extras_in_total": "1",
                 "draft_cost": "1", "native_bits_default": "bit",
-                "native_bits_experts": "bit", "native_bits_unread": "bit"}
+                "native_bits_experts": "bit", "native_bits_unread": "bit",
+                "engine_reserve": "B", "engine_kv_memory_given": "B", "engine_fraction": "1",
+                "engine_free_fraction": "1", "engine_page": "token", "engine_ctx": "token",
+                "engine_max_model_len": "token", "engine_seqs": "1", "engine_pad": "token",
+                "engine_ubatch": "token"}
 
 
 @record
@@ -177,13 +216,22 @@ class Explanation:
                 {k: _json(v) for k, v in self.parts.items()}, "source": self.source,
                 "forecast": self.forecast}
 
+    def __str__(self) -> str:
+        """The block ``describe --explain`` prints (:meth:`lines`)."""
+        return "\n".join(self.lines())
+
     def lines(self) -> list[str]:
         """The block ``describe --explain`` prints: the equation, with numbers, the result,
         the keys it reads."""
-        head = f"{self.key} = {self.equation.split(' = ', 1)[-1]}"
-        out = [head + (f"  [{self.formula}]" if self.formula else f"  [{self.op}]")]
+        lhs, _, rhs = self.equation.partition(" = ") if self.formula else ("", "", "")
+        rows = (rhs or self.equation).split("\n")
+        # a piecewise equation: its later lines re-indented under the key's first
+        rows[1:] = [" " * (len(self.key) + 3) + r[len(lhs) + 3:] for r in rows[1:]]
+        rows[0] = f"{self.key} = {rows[0]}" + (f"  [{self.formula}]" if self.formula
+                                                 else f"  [{self.op}]")
+        out = rows
         if self.substituted:
-            out.append(f"  = {self.substituted}")
+            out.append("  = " + self.substituted.replace("\n", "\n    "))
         if self.parts:
             out.append("  by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
                                                  for k, v in self.parts.items()))
@@ -239,7 +287,8 @@ def format_value(v: Any, unit: str) -> str:
     if unit == "FLOP/s":
         return f"{x / 1e12:,.1f} TFLOP/s"
     suffix = "" if unit in ("1", "") else f" {unit}"
-    if isinstance(v, Integral) or unit in ("B", "FLOP"):  # bytes and FLOPs whole, as the table
+    if isinstance(v, Integral) or unit in ("B", "FLOP") or (unit == "token" and x.is_integer()):
+        # bytes and FLOPs whole, as the table prints them, and a whole number of tokens
         return f"{x:,.0f}{suffix}"
     if unit in ("token/s", "FLOP/B"):
         return f"{x:,.1f}{suffix}"
@@ -272,6 +321,10 @@ def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) ->
         return "1"
     if op in ("gt", "le", "among"):
         return "1"
+    if op in ("rate", "link"):
+        return "FLOP/s" if op == "rate" else "B/s"
+    if op in ("chain", "precision"):
+        return ""
     if op == "solve":
         return GLOSSARY[step["var"]].unit if step["var"] in GLOSSARY else ""
     operands = _operands(step)
@@ -285,10 +338,10 @@ def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) ->
         return rest[0] if len(rest) == 1 else "1" if not rest else "*".join(rest)
     if op == "div":
         a, b = units
-        if b in ("1", "", "token"):  # a time per token is a time [s]
-            return a
         if a == b:
             return "1"
+        if b in ("1", "", "token"):  # a time per token is a time [s]
+            return a
         return f"{'token' if a in ('1', '') else a}/{b}"
     for u in units:
         if u:
@@ -316,6 +369,12 @@ def _operands(step: Mapping[str, Any]) -> list[Any]:
         return [step[k] for k in keys]
     if op in ("sum", "mean"):
         return list(step.get("plus", ())) + list(step.get("minus", ()))
+    if op == "chain":
+        return [step["format"], step["bits"]]
+    if op == "precision":
+        return [step["chain"], step["peaks"], step["unless"]]
+    if op == "link":
+        return [step["interconnect"], *step["chips"]]
     return []
 
 
@@ -346,30 +405,111 @@ def _plain(symbol: Any) -> str:
     return text
 
 
-def _sstr(expr: Any) -> str:
+def _relation(cond: Any) -> Any:
+    """A piecewise condition as the book prints it: a side compared with zero that subtracts
+    terms has them moved across (``a - b <= 0`` as ``a <= b``), a "greater than" read as the
+    "less than" it is (``b >= a`` as ``a <= b``)."""
     import sympy as sp
 
-    return sp.sstr(expr).replace("Max(", "max(").replace("Min(", "min(")
+    if not isinstance(cond, sp.core.relational.Relational):
+        return cond
+    if cond.rhs == 0 and cond.lhs.is_Add:
+        neg = [-t for t in cond.lhs.args if t.could_extract_minus_sign()]
+        pos = [t for t in cond.lhs.args if not t.could_extract_minus_sign()]
+        if neg and pos:
+            cond = cond.func(sp.Add(*pos), sp.Add(*neg), evaluate=False)
+    if isinstance(cond, (sp.GreaterThan, sp.StrictGreaterThan)) and cond.rhs != 0:
+        cond = cond.reversed
+    return cond
+
+
+def _printer() -> Any:
+    """sympy's plain printer, ``max``/``min`` in lower case and a piecewise expression inside
+    another as ``{a for condition; b otherwise}``."""
+    from sympy.printing.str import StrPrinter
+
+    class Plain(StrPrinter):
+        def _print_Max(self, expr: Any) -> str:
+            return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Min(self, expr: Any) -> str:
+            return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Piecewise(self, expr: Any) -> str:
+            return "{" + "; ".join(f"{v} {c}" for v, c in _case_rows(self, expr)) + "}"
+
+    return Plain()
+
+
+def _case_rows(printer: Any, expr: Any) -> list[tuple[str, str]]:
+    """A piecewise expression's cases: (value, ``for condition`` or ``otherwise``)."""
+    import sympy as sp
+
+    return [(printer._print(v), "otherwise" if c is sp.true else
+             f"for {printer._print(_relation(c))}") for v, c in expr.args]
+
+
+def _rows(expr: Any) -> list[tuple[str, str]]:
+    """Plain text of an expression as rows: one ('', text), or a piecewise one's cases
+    (value, ``for condition`` / ``otherwise``)."""
+    import sympy as sp
+
+    if not isinstance(expr, sp.Piecewise):
+        return [("", _printer().doprint(expr))]
+    return _case_rows(_printer(), expr)
+
+
+def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
+    """Rows of :func:`_rows` as text: a piecewise expression's cases one line each, their
+    values aligned (``{ value  for condition``), as the book prints them. ``fix`` rewrites each
+    piece before the alignment (values in place of placeholders)."""
+    fix = fix or (lambda t: t)
+    rows = [(fix(v), fix(c)) for v, c in rows]
+    if len(rows) == 1 and not rows[0][0]:
+        return rows[0][1]
+    width = max(len(v) for v, _ in rows)
+    return "\n".join(f"{{ {v:<{width}}  {c}" for v, c in rows)
+
+
+def _sstr(expr: Any) -> str:
+    """Plain text of an expression (a piecewise one as aligned cases)."""
+    return _join(_rows(expr))
+
+
+#: Printed text of each formula, by (name, the arguments given values): printing with sympy
+#: is most of what an explanation costs, and a formula's text does not change.
+_TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
 
 
 def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
-    """(plain equation, LaTeX, the right-hand side with ``values`` in place of symbols)."""
+    """(plain equation, LaTeX, the right-hand side with ``values`` in place of symbols); a
+    piecewise right-hand side spans a line per case (later lines indented under the first)."""
     import sympy as sp
 
     from .core.symbols import GLOSSARY
 
-    plain = {s: sp.Symbol(_plain(s)) for s in f.expr.free_symbols | {f.lhs_symbol}}
-    equation = f"{_plain(f.lhs_symbol)} = {_sstr(f.expr.xreplace(plain))}"
-    # one placeholder per argument, named so that sympy orders them as it orders the symbols
-    # (two arguments of the same value must not become one symbol)
-    # (a space sorts before any letter: "t #0#" comes before "tau #1#" as "t" before "tau";
-    # the index makes each mark unique, so none is part of another)
-    marks = {p: f"{_plain(GLOSSARY[p].symbol)} #{i}#"
-             for i, p in enumerate(f.params) if p in values}
-    text = _sstr(f.expr.xreplace({GLOSSARY[p].symbol: sp.Symbol(m) for p, m in marks.items()}))
-    for p, m in marks.items():
-        text = text.replace(m, f"({values[p]})")
-    return equation, f.latex(), text
+    given = tuple(p for p in f.params if p in values)
+    hit = _TEXT.get((f.name, given))
+    if hit is None:
+        plain = {s: sp.Symbol(_plain(s)) for s in f.expr.free_symbols | {f.lhs_symbol}}
+        lhs = f"{_plain(f.lhs_symbol)} = "
+        equation = lhs + _sstr(f.expr.xreplace(plain)).replace("\n", "\n" + " " * len(lhs))
+        # one placeholder per argument, named so that sympy orders them as it orders the
+        # symbols (two arguments of the same value must not become one symbol)
+        # (a space sorts before any letter: "t #0#" comes before "tau #1#" as "t" before
+        # "tau"; the index makes each mark unique, so none is part of another)
+        marks = {p: f"{_plain(GLOSSARY[p].symbol)} #{i}#"
+                 for i, p in enumerate(f.params) if p in given}
+        rows = _rows(f.expr.xreplace({GLOSSARY[p].symbol: sp.Symbol(m)
+                                      for p, m in marks.items()}))
+        hit = _TEXT[(f.name, given)] = (equation, f.latex(), marks, rows)
+    equation, tex, marks, rows = hit
+
+    def fix(text: str) -> str:
+        for p, m in marks.items():
+            text = text.replace(m, f"({values[p]})")
+        return text
+    return equation, tex, _join(rows, fix)
 
 
 # ---- the explanation ------------------------------------------------------------------------
@@ -415,12 +555,13 @@ def _origin(ev: Any, name: str) -> str:
     return name
 
 
-def _display_key(name: str) -> str:
+def _display_key(name: str, keys: Mapping[str, str]) -> str:
     """A step's name as :func:`explain` takes it: its output key where it has one."""
-    back = {v: k for k, v in _key_steps().items()}
+    back = {v: k for k, v in keys.items()}
     return back.get(name, name)
 
 
+@functools.lru_cache(maxsize=None)
 def _symbol(name: str) -> str:
     from .core.display import latex
     from .core.symbols import GLOSSARY
@@ -482,21 +623,131 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
         sign = " > " if op == "gt" else " <= "
         equation, substituted = sign.join(names), sign.join(texts)
     elif op == "mean":
-        equation, substituted = f"mean of {step['term']} over the layers that have it", ""
+        equation = f"mean of {step['term']} over the layers that have it"
+        args = _mean_terms(ev, step, unit)
+        total = sum(a.value[0] for a in args)
+        substituted = "(" + " + ".join(f"{a.value[0]} x {format_value(a.value[1], unit)}"
+                                       for a in args) + f") / {total}" if args else ""
+        args = tuple(Argument(name=a.name, symbol="", key=None, value=a.value[1], unit=unit)
+                     for a in args)
     elif op == "solve":
-        equation = (f"largest {step['var']} with {step['value']} <= {step['budget']}"
-                    if step["solver"] == "largest" else
-                    f"{step['var']} where {step['rises']} reaches {step['falls']}")
-        substituted = ""
+        equation, substituted, args = _explain_solve(ev, step, unit)
     elif op == "rate":
         equation = f"{step['peaks']}[{step['precision']}]"
-        substituted = f"the dense peak at {texts[0]}"
+        args = (_argument(ev, step["precision"], step["precision"]),)
+        substituted = f"the dense peak at {args[0].text}"
+    elif op == "chain":
+        fmt, bits = args
+        equation = (f"the compute precision of {step['format']} and its fallback, else "
+                    f"{step['wide']} where {step['bits']} >= {step['wide_bits']}; then "
+                    f"{', '.join(step['fallbacks'])}")
+        args = (_described(fmt, _format_text(fmt.value)), bits)
+        substituted = f"{args[0].text}; {bits.name} = {bits.text}"
+    elif op == "precision":
+        chain, peaks, unless = args
+        equation = (f"the first of {step['chain']} that {step['peaks']} has (the first of "
+                    f"them where {step['unless']} is given)")
+        rates = peaks.value or {}
+        listed = [f"{p} {format_value(rates[p]['rate'], 'FLOP/s')}" if p in rates else
+                  f"{p} (none)" for p in chain.value or ()]
+        args = (chain, _described(peaks, ", ".join(listed) or "-"), unless)
+        substituted = f"{', '.join(listed)}; {unless.name} = {unless.text}"
+    elif op == "link":
+        ic, *chips = args
+        equation = (f"the scale-up link where max({', '.join(step['chips'])}) chips fit in "
+                    "one scale-up domain (PCIe where the card has no other), else the "
+                    "scale-out network's")
+        fields = ("scale_up_domain", "scale_up_bandwidth", "pcie_bandwidth",
+                  "scale_out_bandwidth")
+        record = ic.value or {}
+        shown = [f"{k} {format_value(record.get(k), '1' if k.endswith('domain') else 'B/s')}"
+                 for k in fields if k in record]
+        args = (_described(ic, ", ".join(shown) or "-"), *chips)
+        substituted = (f"max({', '.join(c.text for c in chips)}) chips; "
+                       f"{args[0].text}")
+    elif op == "field":
+        record = args[0].value
+        equation = f"{step['of']}[{step['key']}]"
+        args = (Argument(name=f"{step['of']}[{step['key']}]", symbol="", key=step["of"],
+                         value=None if record is None else record.get(step["key"]), unit=unit),)
+        substituted = args[0].text
+    elif op == "at":
+        with_ = step["with"]
+        equation = (f"{step['target']} with " +
+                    ", ".join(f"{k} = {v if isinstance(v, str) else ev.ref(v)}"
+                              for k, v in with_.items()))
+        args = tuple(_argument(ev, k, v) for k, v in with_.items())
+        substituted = f"{step['target']} at " + ", ".join(f"{a.name} = {a.text}"
+                                                          for a in args)
     else:
         equation, substituted = f"{op}({', '.join(names)})", f"{op}({', '.join(texts)})"
     if op == "sum":
         args = ()
     return dict(formula=None, equation=equation, latex="", substituted=substituted,
-                arguments=args, unit=unit)
+                arguments=tuple(args), unit=unit)
+
+
+def _described(a: Argument, text: str) -> Argument:
+    """An argument whose value is a record (a format, a chip's peaks or links), shown by the
+    figures the step reads of it."""
+    return Argument(name=a.name, symbol=a.symbol, key=a.key, value=text, unit="")
+
+
+def _format_text(fmt: Any) -> str:
+    if not fmt:
+        return "-"
+    return f"compute {fmt['compute']}" + (f", fallback {fmt['compute_fallback']}"
+                                          if fmt.get("compute_fallback") else "")
+
+
+def _mean_terms(ev: Any, step: Mapping[str, Any], unit: str) -> list[Argument]:
+    """The layers a mean is over: one argument per part and value, valued (layers, value)."""
+    from .plan.interpreter import _lookup, _scope, part_term
+    from .plan.stack import PARTS
+
+    lookup = _lookup(ev, step.get("args", {}))
+    groups: dict[tuple[str, Any], int] = {}
+    for count, block in ev.get("blocks"):
+        for part in PARTS:
+            raw = block.get(part)
+            if raw is None or (step.get("parts") is not None and part not in step["parts"]):
+                continue
+            try:
+                value = part_term(step["term"], _scope(part, raw), lookup, {})
+            except Exception:  # a term the part lacks: the mean says so (None)
+                return []
+            if value is not None:
+                key = (part, exact_result(value) if isinstance(value, Fraction) else value)
+                groups[key] = groups.get(key, 0) + count
+    return [Argument(name=f"{part} ({n} layers)", symbol="", key=None, value=(n, v), unit=unit)
+            for (part, v), n in groups.items()]
+
+
+def _explain_solve(ev: Any, step: Mapping[str, Any], unit: str) -> tuple[str, str, tuple]:
+    """A solver's equation, its check at the solution (and past it), and those values."""
+    var, x = step["var"], ev.get(step["name"])
+    if step["solver"] == "largest":
+        value, budget = step["value"], step["budget"]
+        equation = f"largest {var} with {value} <= {budget}"
+        limit = ev.ref(step["limit"])
+        b = _argument(ev, budget, budget)
+        if x is None:
+            return equation, f"{value} stays within {budget} up to {var} = {limit:,}", (b,)
+        vu = _unit(ev.steps, value)
+        at = [Argument(name=f"{value} at {var} = {n:,}", symbol="", key=value,
+                       value=ev.child(**{var: n}).get(value), unit=vu) for n in (x, x + 1)]
+        substituted = (f"at {var} = {x:,}: {at[0].text} <= {b.text}; at {x + 1:,}: "
+                       f"{at[1].text} > {b.text}")
+        return equation, substituted, (at[0], at[1], b)
+    rises, falls = step["rises"], step["falls"]
+    equation = f"{var} where {rises} reaches {falls}"
+    if x is None:
+        return equation, f"{rises} stays below {falls} up to {var} = " \
+            f"{ev.ref(step['limit']):,.0f}", ()
+    child = ev.child(**{var: x})
+    at = tuple(Argument(name=f"{n} at {var} = {x:,.1f}", symbol="", key=n,
+                        value=child.get(n), unit=_unit(ev.steps, n)) for n in (rises, falls))
+    return equation, f"at {var} = {x:,.1f}: {at[0].text} = {at[1].text}", at
 
 
 def _parts(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
@@ -573,12 +824,14 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
     >>> explain(e, "fc_decode_step").formula
     'forecast_step_time'
     """
-    ks = _key_steps()
+    ks = _keys_of(e)
     base = key[:-len("_range")] if key.endswith("_range") else key
     name = ks.get(base, base)
     forecast = name.startswith(("expected_", "fc_", "fp_", "forecast_"))
     ev = _evaluator(e, runtime, forecast)
     if name not in ev.steps:
+        if name in ev.values:  # an input of the plan (a chip's figure, an engine's reserve)
+            return _explain_input(e, ev, key, name)
         known = ", ".join(explain_keys(e))
         raise InputError(f"explain: unknown key {key[:60]!r}; known: {known}")
     value = ev.get(name)
@@ -589,7 +842,7 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
         body = _explain_formula(ev, step)
     else:
         body = _explain_op(ev, step, unit)
-    deps = [_display_key(r) for r in _step_refs_ordered(step) if r in ev.steps]
+    deps = [_display_key(r, ks) for r in _step_refs_ordered(step) if r in ev.steps]
     text = format_value(value, body["unit"])
     if name in _TABLE_DIGITS and isinstance(value, Real) and not isinstance(value, bool):
         text = format(float(value), _TABLE_DIGITS[name])
@@ -613,10 +866,25 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
                        forecast=_forecast_step(ev, origin) if forecast else "", **body)
 
 
+def _explain_input(e: Any, ev: Any, key: str, name: str) -> Explanation:
+    """An input of the plan: its value, and where it comes from where the catalog says."""
+    value = ev.get(name)
+    unit = _unit(ev.steps, name) or "1"
+    if name == "engine_reserve":
+        source = getattr(e, "reserve_source", None) or ""
+        doc = "the engine's reserve beside weights and cache (empirical, engines.toml)"
+    else:
+        source = _chip_source(e, {"op": "first", "of": [name]})
+        doc = "an input of the plan"
+    return Explanation(key=key, step=name, op="input", formula=None, doc=doc, equation="given",
+                       latex="", substituted="", arguments=(), value=value, unit=unit,
+                       value_text=format_value(value, unit), depends_on=(), source=source)
+
+
 def _chip_source(e: Any, step: Mapping[str, Any]) -> str:
     """Where a chip's figure that a step reads comes from (the catalog's source)."""
     named = _operands(step) + [step.get(k) for k in ("peaks", "interconnect")]
-    read = [x for x in named if isinstance(x, str) and x.startswith("chip_")]
+    read = list(dict.fromkeys(x for x in named if isinstance(x, str) and x.startswith("chip_")))
     if not read or e.hardware is None:
         return ""
     from .catalog.hardware import get_hardware
@@ -664,6 +932,9 @@ def _step_refs_ordered(step: Mapping[str, Any]) -> list[str]:
 
 def explain_keys(e: Any) -> list[str]:
     """The output keys :func:`explain` takes for ``e`` (any step's name is taken too)."""
+    from .engine import EngineView
     from .forecast import EXPECTED_KEYS
 
+    if isinstance(e, EngineView):
+        return list(engine_key_steps())
     return list(_key_steps()) + list(EXPECTED_KEYS)

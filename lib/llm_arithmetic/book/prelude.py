@@ -8,7 +8,8 @@ which brings, in the names the chapters use:
 
 * the package's API: :func:`estimate`, :func:`sweep`, :func:`get_model`, :func:`get_hardware`,
   ``HARDWARE``, ``CATALOG``, ``FIRST_EDITION``, ``Model``, :func:`read_config` (a Hugging Face
-  ``config.json`` as a ``Model``), :func:`bits_per_weight`;
+  ``config.json`` as a ``Model``), :func:`bits_per_weight`, :func:`explain` (the step of
+  the calculation behind a number of an estimate: its equation with the values put in);
 * the formula modules ``flops``, ``memory``, ``params`` and ``roofline``, and the glossary's
   symbols as ``sym`` (``sym.context``): each registered formula is callable with numbers, and
   its ``.expr`` is the sympy expression (not single letters: the book writes S, P, R and M for
@@ -41,6 +42,7 @@ import sympy as sp
 from IPython.display import Markdown, Math, display
 
 from ..estimate import ContextWarning, estimate, sweep
+from ..explain import explain
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
@@ -60,7 +62,7 @@ __all__ = [
     # the package
     "estimate", "sweep", "get_model", "get_hardware", "HARDWARE", "CATALOG", "FIRST_EDITION",
     "Model", "read_config", "bits_per_weight", "ContextWarning", "flops", "memory", "params",
-    "roofline", "sym",
+    "roofline", "sym", "explain",
     # units
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB_S", "TB_S", "GFLOP_S", "TFLOP_S",
     "PFLOP_S",
