@@ -14,7 +14,8 @@
 - The calculators: every widget of the English edition, on its Chinese page, follows its
   controls and agrees with the library (tests/test_browser_widgets.py's check, unchanged); and
   without its script (widgets.js not served), every widget's container shows its fallback line
-  in the edition's words, where the English page shows it in English.
+  in the edition's words, where the English page shows it in English; and a widget that fails
+  to mount says so in the edition's words too.
 
 Same requirements as tests/test_browser.py: a built book (`make book` builds both editions)
 and Debian's Chromium.
@@ -125,3 +126,32 @@ def test_chinese_widget_fallback_line(page_path, site, widget_page):  # noqa: F8
     n = sum(p == page_path for p, _ in WIDGET_PAGES)
     assert shown[""] == [(WIDGET_FALLBACK, True)] * n, shown[""]
     assert shown[ZH] == [(words[WIDGET_FALLBACK], True)] * n, shown[ZH]
+
+
+#: The words ui.js's mountAll shows before the error's message when a widget fails to mount.
+WIDGET_FAILED = "This widget failed:"
+
+
+def test_chinese_widget_failure_line(site, widget_page):  # noqa: F811
+    """A widget that fails to mount (here: its page asks it for an output it does not know) says
+    so in the edition's words (locale/zh_CN/widgets.json), on the English page in English,
+    followed by the error's message; the error is still reported as uncaught."""
+    words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
+    page = widget_page
+    page_path = "notebooks/06-roofline.html"
+
+    def break_the_widget(route):
+        body = route.fetch().text()  # the attribute given first wins over the page's own
+        route.fulfill(body=body.replace('data-llm-widget="', 'data-show="no_such_output" '
+                                        'data-llm-widget="', 1), content_type="text/html")
+
+    page.route(f"**/{page_path}", break_the_widget)
+    for edition, lead in (("", WIDGET_FAILED), (ZH, words[WIDGET_FAILED])):
+        page.errors.clear()
+        page.goto(urljoin(site, edition + page_path), wait_until="load")
+        line = page.locator("[data-llm-widget] .lla-error")
+        line.wait_for(timeout=10_000)
+        page.wait_for_timeout(200)  # the error is thrown after the script has run
+        assert line.inner_text().strip() == \
+            f"{lead} llm-arithmetic: unknown output no_such_output", (edition, line.inner_text())
+        assert [e for e in page.errors if "unknown output no_such_output" in e], page.errors

@@ -1081,13 +1081,25 @@ const UI = (function () {
     }
   }
 
+  // The line a widget shows when it fails to mount. Its words are a text node of their own, so
+  // that a translated edition shows its own (locale/<language>/widgets.json, whose translator
+  // follows this script in widgets.js); the error's message stays as the code wrote it.
+  const WIDGET_FAILED = "This widget failed:";
+
   function mountAll() {
     document.querySelectorAll("[data-llm-widget]").forEach((el) => {
       try {
         mount(el);
       } catch (err) {
-        el.textContent = `This widget failed: ${err.message}`;
-        throw err;
+        const line = document.createElement("p");
+        line.className = "lla-message lla-error";
+        const words = document.createElement("span");
+        words.textContent = WIDGET_FAILED;
+        line.append(words, " ", err.message);
+        el.replaceChildren(line);
+        // thrown after this script has run, so that the other widgets still mount and the
+        // edition's translator still runs; the page reports it as an uncaught error all the same
+        setTimeout(() => { throw err; });
       }
     });
   }
