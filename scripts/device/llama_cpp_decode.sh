@@ -95,8 +95,36 @@ phase_end done
 
 # --- the build ----------------------------------------------------------------------------
 phase_start build
-if [ $cpu = 0 ] && ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
-    export PATH="/usr/local/cuda/bin:$PATH"
+if [ $cpu = 0 ] && ! command -v nvcc > /dev/null; then
+    # a system toolkit, else the pip one (nvidia-cuda-nvcc: site-packages/nvidia/cu*/bin)
+    for d in /usr/local/cuda/bin $("$PY" -c 'import glob, nvidia
+print(" ".join(sorted(glob.glob(nvidia.__path__[0] + "/cu*/bin"))))' 2>/dev/null); do
+        if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; break; fi
+    done
+fi
+# Where the toolkit's libraries are not on the linker's default path (a pip toolkit, or
+# /usr/local/cuda without an ld.so.conf entry), CMake links libggml-cuda to them by full path
+# without an RPATH, and linking llama-bench then fails on libcublas.so.13's symbols: name the
+# folder to the linker (rpath-link) and to the loader (rpath). A pip toolkit ships only the
+# versioned files (libcublas.so.13): FindCUDAToolkit looks for libcublas.so, so the cache
+# variables point at them, and -L names the folder for the static libcudadevrt / libcudart_static
+# nvcc links (nvcc.profile says lib64, which a pip toolkit lacks). Tested here with pip's nvcc 13.0.88 (no GPU: compile and link).
+cuda_args=()
+if [ $cpu = 0 ] && command -v nvcc > /dev/null; then
+    root=$(dirname "$(dirname "$(command -v nvcc)")")
+    for d in "$root/lib64" "$root/lib" "$root/targets/x86_64-linux/lib"; do
+        if compgen -G "$d/libcublas.so*" > /dev/null; then
+            cuda_args+=("-DCMAKE_EXE_LINKER_FLAGS=-L$d -Wl,-rpath-link,$d -Wl,-rpath,$d"
+                        "-DCMAKE_SHARED_LINKER_FLAGS=-L$d -Wl,-rpath-link,$d -Wl,-rpath,$d")
+            for lib in cublas cublasLt cudart; do
+                if [ ! -e "$d/lib$lib.so" ]; then
+                    f=$(compgen -G "$d/lib$lib.so.*" | sort | head -1)
+                    [ -n "$f" ] && cuda_args+=("-DCUDA_${lib}_LIBRARY=$f")
+                fi
+            done
+            break
+        fi
+    done
 fi
 log "tools: cmake $(cmake --version | head -1 | cut -d' ' -f3), ninja $(ninja --version 2>/dev/null || echo absent), $(c++ --version | head -1)$([ $cpu = 0 ] && echo ", nvcc $(command -v nvcc) $(nvcc --version 2>&1 | grep -o 'release [0-9.]*')")"
 GENERATOR=Ninja
@@ -111,7 +139,7 @@ else
     if [ $cpu = 0 ]; then
         # KV cache f16 only: the flash-attention vector kernels for f16 alone (fewer to compile)
         cmake_args+=(-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_GRAPHS=ON -DGGML_CUDA_NCCL=OFF
-                     -DGGML_CUDA_FA_QUANTS=f16-f16)
+                     -DGGML_CUDA_FA_QUANTS=f16-f16 "${cuda_args[@]}")
     fi
     log "cmake ${cmake_args[*]}"
     if ! cmake "${cmake_args[@]}" > "$OUT/cmake.tmp" 2>&1; then
