@@ -123,3 +123,19 @@ def test_forecast_mode_prices_the_forecast_describe_prints():
             d["expected_tokens_per_second_per_chip"], rel=1e-12)
     with pytest.raises(InputError, match="unknown runtime 'tensorrt-llm'"):
         search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="tensorrt-llm")
+
+
+def test_chips_are_found_as_typed_and_priced_from_the_table():
+    """`plan --hardware H200` is the catalog's h200 (as `describe --hardware H200` is), priced
+    from the table without --price-per-hour; a price given per chip name is its chip's too."""
+    from llm_arithmetic.deploy import load_prices
+
+    typed = search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["H200"], max_batch=8)
+    keyed = search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h200"], max_batch=8)
+    assert typed.configurations == keyed.configurations and keyed.configurations
+    assert {c["hardware"] for c in typed.configurations} == {"h200"}
+    table = float(load_prices()["h200"]["usd_per_hour"])
+    assert all(c["price_per_hour"] == table for c in typed.configurations)
+    given = search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h200"], max_batch=8,
+                   price_per_hour={"H200": 2 * table})
+    assert all(c["price_per_hour"] == 2 * table for c in given.configurations)

@@ -170,14 +170,14 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}
+    # the catalog's key of each chip (an unknown name fails here, with close matches; "H200"
+    # and "h200" are one chip, as everywhere else), then its price
     if isinstance(price_per_hour, dict):
-        prices.update(price_per_hour)
-    chips = list(hardware) if hardware else list(prices)
+        prices.update({get_hardware(c).name: v for c, v in price_per_hour.items()})
+    chips = [get_hardware(c).name for c in hardware] if hardware else list(prices)
     skipped = []
     if price_per_hour is not None and not isinstance(price_per_hour, dict):
         prices = {c: float(price_per_hour) for c in chips}
-    for c in chips:
-        get_hardware(c)  # an unknown name fails here, with close matches
     missing = [c for c in chips if c not in prices]
     if missing and hardware:
         raise InputError(f"price_per_hour: no price for {', '.join(missing)} in the price table; "
