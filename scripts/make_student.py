@@ -482,6 +482,9 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "worked example of vLLM's hybrid concurrency, formulas/engine.py)",
     ("ex-nb-prefill-chunk-bytes", "_numeric"):
         "the same worked example, in the generated numeric functions",
+    ("ex-nb-parallel-ring", "model-table"):
+        "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
+        "tbl-models-memory), not an all-reduce time in microseconds",
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",
