@@ -40,10 +40,12 @@ READ = {
     "starcoderbase-7b": ("params", 42 * 2 * 1 * 128 * 2),
 }
 # a family no reader knows: a vendored file relabelled as a type that transformers 5.24.0 does
-# not define either (every real file of tests/configs/ without a reader: test_configs_2026.py)
+# not define either (every vendored family file has a reader since issue 30)
 RELABELLED = {
     "starcoder2-7b": ("starcoder3", "Starcoder3ForCausalLM"),
     "olmoe-1b-7b-0125-instruct": ("olmoe2", "Olmoe2ForCausalLM"),
+    "mimo-7b-base": ("mimo3", "MiMo3ForCausalLM"),
+    "step-3.7-flash": ("step4", "Step4ForCausalLM"),
 }
 
 

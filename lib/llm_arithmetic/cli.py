@@ -537,9 +537,7 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
 
 
 def _engine_table(v: Any) -> str:
-    rows = _engine_rows(v)
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {val}".rstrip() for k, val in rows)
+    return _render(_engine_rows(v))
 
 
 def _engine_printed_keys(v: Any) -> list[str]:
@@ -603,11 +601,11 @@ def _describe(ns: argparse.Namespace) -> int:
                                                           for k, ex in explained.items()}}
         print(json.dumps({**e.as_dict(), **x, **view, **extra}, indent=2))
     else:
-        table = _table(e, serving=serving)
-        print(table)
+        rows = _table_rows(e, serving)
+        column = _label_width(rows)
+        print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:
-            # the forecast's values in the bound's column (its first row is ("model", name))
-            column = len(table.split("\n", 1)[0]) - len(str(e.model)) - 2
+            # the forecast's values in the bound's column
             print(_forecast_table(x, serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column))
         if v is not None:
@@ -709,8 +707,7 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
     the heading has no value and does not count."""
     rows = _forecast_rows(x, serving, fits, fits_per_chip)
-    width = max(width, *(len(k) for k, _ in rows[1:]))
-    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+    return _render(rows, max(width, _label_width(rows[1:])))
 
 
 def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
@@ -835,10 +832,15 @@ def _fmt_b(n: float | None) -> str:
     return f"{n:,.0f} B ({n / 1e6:,.3f} MB, {n / 2**20:,.3f} MiB)"
 
 
-def _table(e: Any, serving: bool = False) -> str:
-    rows = _table_rows(e, serving)
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+def _label_width(rows: Sequence[tuple[str, str]]) -> int:
+    return max(len(k) for k, _ in rows)
+
+
+def _render(rows: Sequence[tuple[str, str]], width: int | None = None) -> str:
+    """(label, value) rows as two aligned columns, the values from column ``width`` (default:
+    after the longest label)."""
+    width = _label_width(rows) if width is None else width
+    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
 def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:

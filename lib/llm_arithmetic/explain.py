@@ -50,19 +50,15 @@ from .core.records import record
 from .numeric._runtime import exact_result
 
 __all__ = ["Argument", "Explanation", "explain", "explain_keys", "engine_key_steps",
-           "format_value", "KEY_STEPS"]
-
-#: Output keys whose step of the plan has another name (the estimate's, and the forecast's
-#: intervals); every other key is its own step.
-KEY_STEPS: dict[str, str] = {}
+           "format_value"]
 
 
-def _key_steps() -> dict[str, str]:
+def _key_steps() -> Mapping[str, str]:
+    """The estimate's output keys and the plan's step behind each
+    (:data:`llm_arithmetic.estimate.FIELD_STEPS`)."""
     from .estimate import FIELD_STEPS
 
-    if not KEY_STEPS:
-        KEY_STEPS.update(FIELD_STEPS)
-    return KEY_STEPS
+    return FIELD_STEPS
 
 
 #: The engine view's fields whose step of the plan has another name (the reserve is an input:
@@ -84,7 +80,7 @@ def engine_key_steps() -> dict[str, str]:
             if f.name.startswith(("engine_", "physics_", "max_"))}
 
 
-def _keys_of(e: Any) -> dict[str, str]:
+def _keys_of(e: Any) -> Mapping[str, str]:
     """Output key -> step for an estimate, or for an engine view."""
     from .engine import EngineView
 
@@ -378,15 +374,11 @@ def _operands(step: Mapping[str, Any]) -> list[Any]:
     return []
 
 
-_FORMULAS: list[Mapping[str, Any]] = []
-
-
 def _formulas() -> Mapping[str, Any]:
-    if not _FORMULAS:
-        from .articles import all_formulas
+    """The formula registry (imported on first use: the articles import the plan's formulas)."""
+    from .articles import all_formulas
 
-        _FORMULAS.append(all_formulas())
-    return _FORMULAS[0]
+    return all_formulas()
 
 
 # ---- equations ----------------------------------------------------------------------------
