@@ -227,6 +227,41 @@ def test_recent_cuda_llama_cpp_rows_from_web_pages_are_fit_rows():
     assert [r.value for r in sorted(rows, key=lambda r: r.bits_per_weight)] == [91.2, 81.2, 49.6]
 
 
+def test_inventivehq_repository_rows_are_fit_rows_of_one_card_and_build():
+    # issue 30 item 2, web pages (second pass): the repository behind InventiveHQ Lab's series
+    # (InventiveHQ/speculative-decoding-consumer-gpus @ 451748f2), one RTX 5060 Ti, llama.cpp
+    # release b9789 on CUDA, llama-server's generation rate over a 12-prompt suite
+    rows = [r for r in NEW if r.id.startswith("pw-")]
+    assert M.count_by(rows, lambda r: r.source) == {"pw-inventivehq-local-llm-benchmarks": 8}
+    for r in rows:
+        assert (r.split, r.runtime, r.device_class, r.metric, r.batch, r.chips) == (
+            "fit", "llama.cpp", "consumer-gpu", "decode", 1, 1), r.id
+        assert (r.hardware_key, M.llama_cpp_build(r), M.uses_cuda_graphs(r)) == (
+            "rtx-5060-ti", 9789, True), r.id
+        assert (r.prompt_tokens, r.generated_tokens, r.context) == (None, 256, None), r.id
+        assert r.measurement_url.startswith(
+            "https://github.com/InventiveHQ/speculative-decoding-consumer-gpus/blob/"
+            "451748f2a1c484e91381efd26bbccb7ae916ec42/experiments/"), r.id
+    got = {(r.model_key, r.weight_format, r.kv_format): r.value for r in rows}
+    # experiment #1's data.json (CUDA baselines), #3's quantization sweep, #11's 3B row and
+    # #4's quantized KV caches, as the repository prints them
+    assert got == {("qwen2.5-14b", "Q4_K_M", "fp16"): 42.0, ("qwen2.5-7b", "Q4_K_S", "fp16"): 84.7,
+                   ("qwen2.5-7b", "Q3_K_M", "fp16"): 73.03, ("qwen2.5-7b", "Q5_K_M", "fp16"): 69.8,
+                   ("qwen2.5-7b", "Q6_K", "fp16"): 59.11, ("qwen2.5-3b", "Q4_K_M", "fp16"): 157.15,
+                   ("qwen2.5-7b", "Q4_K_M", "q8_0"): 76.41, ("qwen2.5-7b", "Q4_K_M", "q4_0"): 80.29}
+    # bits = the file size the run printed (decimal MB) x 8 / the catalog's parameter count
+    # (Qwen2.5 7B 7,615,616,512; 14B 14,770,033,664, as its model card's 14.7 B)
+    bits = {(r.model_key, r.weight_format, r.kv_format): r.bits_per_weight for r in rows}
+    assert bits[("qwen2.5-7b", "Q6_K", "fp16")] == pytest.approx(6254e6 * 8 / 7_615_616_512,
+                                                                  abs=1e-3)
+    assert bits[("qwen2.5-14b", "Q4_K_M", "fp16")] == pytest.approx(
+        8988e6 * 8 / 14_770_033_664, abs=1e-3)
+    # a step reads fewer bytes at fewer bits: the sweep's Q3_K_M-Q6_K files are smaller to larger
+    sweep = sorted((r for r in rows if "quantization-quality" in r.measurement_url),
+                   key=lambda r: r.bits_per_weight)
+    assert [r.weight_format for r in sweep] == ["Q3_K_M", "Q5_K_M", "Q6_K"]
+
+
 def test_llama_cpp_ci_v100_rows_are_one_chip_one_model_many_builds():
     # issue 30 item 2: llama.cpp's own CI (ggml-org/ci), node ggml-4-x86-cuda-v100, the text
     # generation step of OpenLLaMA 7B v2 for the first successful run found in each quarter

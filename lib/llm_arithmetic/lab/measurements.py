@@ -277,6 +277,9 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "calebcoffie-benchmarks": "2025-26",              # commit 3e12fbd, a 2026 harness run
     "llmfit-community-bench": "2025-26",              # llmfit 1.1.3 submissions, 2026
     "pg-inventivehq-lab": "2025-26",                  # a 2026 release
+    # the same series' repository (InventiveHQ/speculative-decoding-consumer-gpus, renamed
+    # local-llm-benchmarks): release b9789 (June 2026)
+    "pw-inventivehq-local-llm-benchmarks": "2025-26",
     # the master (baseline) column of CUDA pull requests' compare-llama-bench tables, PRs opened
     # from January 2025 on; each row's runtime_version names the PR and the day
     "llama.cpp-cuda-prs-2025-26": "2025-26",
