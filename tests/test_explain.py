@@ -256,3 +256,33 @@ def test_cli_all_covers_the_engine_table(capsys):
         for key in ENGINE_ROW_KEYS.get(label, ()):
             assert f"\n{key} = " in out, key
     assert "\nengine_kv_cache_tokens = " in out and "\nmax_concurrency = " in out
+
+
+def test_plain_equations_keep_the_books_order():
+    """The plain equation of every registered formula names its symbols in the order of the
+    book's LaTeX (the memory time first in a max, the added terms of a denominator before the
+    subtracted ones, a product's factors in the order of its def), not in sympy's sorted order.
+    Each symbol printed as a numbered mark in both, the marks' sequences compared (a piecewise
+    formula's values; its conditions are turned round to read 'a <= b')."""
+    import re
+
+    import sympy as sp
+
+    from llm_arithmetic.core.display import _BookPrinter
+    from llm_arithmetic.explain import _rows
+
+    def marks_in(text):
+        return re.findall(r"Z\d+Z", text)
+
+    for name, f in all_formulas().items():
+        marks = {s: f"Z{i}Z" for i, s in enumerate(sorted(f.expr.free_symbols, key=str))}
+        values = [v for v, _ in f.expr.args] if isinstance(f.expr, sp.Piecewise) else [f.expr]
+        for value in values:
+            tex = _BookPrinter(order=f.params, symbol_names=marks).doprint(value)
+            (row,) = _rows(value, f.params, marks)
+            assert marks_in(row[1]) == marks_in(tex), (name, f.latex(), row[1])
+    # the one the review found: the critical batch's denominator, added term first
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "critical_batch_size")
+    assert "W*R_peak/(𝒜*beta_mem - 𝒦*R_peak)" in x.equation
+    assert explain(e, "decode_seconds_per_token").equation == "t = max(ℬ/beta_mem, ℱ/R_peak)"

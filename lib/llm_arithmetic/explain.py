@@ -29,7 +29,7 @@ stored fit (:func:`llm_arithmetic.forecast.forecast_inputs`) and its 80% interva
 >>> x.formula, x.step, x.value_text
 ('roofline_time', 'roofline_seconds', '4.586 ms (memory-bound)')
 >>> print(x.equation)
-t = max(ℱ/R_peak, ℬ/beta_mem)
+t = max(ℬ/beta_mem, ℱ/R_peak)
 >>> x.depends_on
 ('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'peak_flops')
 >>> w = explain(e, "weight_bytes")
@@ -415,22 +415,32 @@ def _relation(cond: Any) -> Any:
     return cond
 
 
-def _printer() -> Any:
-    """sympy's plain printer, ``max``/``min`` in lower case and a piecewise expression inside
-    another as ``{a for condition; b otherwise}``."""
+def _printer(order: Sequence[str] = (), names: Mapping[Any, str] | None = None) -> Any:
+    """sympy's plain printer with the book's ordering (:class:`~llm_arithmetic.core.display.
+    BookOrder`: the terms, factors and ``max``/``min`` arguments in the order of the book's
+    LaTeX; ``order``: the formula's parameters), symbols by their plain names or by ``names``,
+    ``max``/``min`` in lower case and a piecewise expression inside another as
+    ``{a for condition; b otherwise}``."""
     from sympy.printing.str import StrPrinter
 
-    class Plain(StrPrinter):
+    from .core.display import BookOrder
+
+    shown = dict(names or {})
+
+    class Plain(BookOrder, StrPrinter):
+        def _print_Symbol(self, expr: Any) -> str:
+            return shown.get(expr) or _plain(expr)
+
         def _print_Max(self, expr: Any) -> str:
-            return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+            return "max(" + ", ".join(self._print(a) for a in self._ordered_args(expr)) + ")"
 
         def _print_Min(self, expr: Any) -> str:
-            return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+            return "min(" + ", ".join(self._print(a) for a in self._ordered_args(expr)) + ")"
 
         def _print_Piecewise(self, expr: Any) -> str:
             return "{" + "; ".join(f"{v} {c}" for v, c in _case_rows(self, expr)) + "}"
 
-    return Plain()
+    return Plain(order=tuple(order))
 
 
 def _case_rows(printer: Any, expr: Any) -> list[tuple[str, str]]:
@@ -441,14 +451,16 @@ def _case_rows(printer: Any, expr: Any) -> list[tuple[str, str]]:
              f"for {printer._print(_relation(c))}") for v, c in expr.args]
 
 
-def _rows(expr: Any) -> list[tuple[str, str]]:
-    """Plain text of an expression as rows: one ('', text), or a piecewise one's cases
-    (value, ``for condition`` / ``otherwise``)."""
+def _rows(expr: Any, order: Sequence[str] = (),
+          names: Mapping[Any, str] | None = None) -> list[tuple[str, str]]:
+    """Plain text of an expression as rows (:func:`_printer`'s arguments): one ('', text), or
+    a piecewise one's cases (value, ``for condition`` / ``otherwise``)."""
     import sympy as sp
 
+    printer = _printer(order, names)
     if not isinstance(expr, sp.Piecewise):
-        return [("", _printer().doprint(expr))]
-    return _case_rows(_printer(), expr)
+        return [("", printer.doprint(expr))]
+    return _case_rows(printer, expr)
 
 
 def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
@@ -463,11 +475,6 @@ def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
     return "\n".join(f"{{ {v:<{width}}  {c}" for v, c in rows)
 
 
-def _sstr(expr: Any) -> str:
-    """Plain text of an expression (a piecewise one as aligned cases)."""
-    return _join(_rows(expr))
-
-
 #: Printed text of each formula, by (name, the arguments given values): printing with sympy
 #: is most of what an explanation costs, and a formula's text does not change.
 _TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
@@ -476,24 +483,18 @@ _TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
 def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
     """(plain equation, LaTeX, the right-hand side with ``values`` in place of symbols); a
     piecewise right-hand side spans a line per case (later lines indented under the first)."""
-    import sympy as sp
-
     from .core.symbols import GLOSSARY
 
     given = tuple(p for p in f.params if p in values)
     hit = _TEXT.get((f.name, given))
     if hit is None:
-        plain = {s: sp.Symbol(_plain(s)) for s in f.expr.free_symbols | {f.lhs_symbol}}
         lhs = f"{_plain(f.lhs_symbol)} = "
-        equation = lhs + _sstr(f.expr.xreplace(plain)).replace("\n", "\n" + " " * len(lhs))
-        # one placeholder per argument, named so that sympy orders them as it orders the
-        # symbols (two arguments of the same value must not become one symbol)
-        # (a space sorts before any letter: "t #0#" comes before "tau #1#" as "t" before
-        # "tau"; the index makes each mark unique, so none is part of another)
-        marks = {p: f"{_plain(GLOSSARY[p].symbol)} #{i}#"
-                 for i, p in enumerate(f.params) if p in given}
-        rows = _rows(f.expr.xreplace({GLOSSARY[p].symbol: sp.Symbol(m)
-                                      for p, m in marks.items()}))
+        equation = lhs + _join(_rows(f.expr, f.params)).replace("\n", "\n" + " " * len(lhs))
+        # one mark per argument given a value, printed in its symbol's place (the printer
+        # orders by the expression's own symbols, so the marks change only the text), then
+        # replaced by the value; the index makes each mark unique, none part of another
+        marks = {p: f"#{i}#" for i, p in enumerate(f.params) if p in given}
+        rows = _rows(f.expr, f.params, {GLOSSARY[p].symbol: m for p, m in marks.items()})
         hit = _TEXT[(f.name, given)] = (equation, f.latex(), marks, rows)
     equation, tex, marks, rows = hit
 
