@@ -286,3 +286,29 @@ def test_plain_equations_keep_the_books_order():
     x = explain(e, "critical_batch_size")
     assert "W*R_peak/(𝒜*beta_mem - 𝒦*R_peak)" in x.equation
     assert explain(e, "decode_seconds_per_token").equation == "t = max(ℬ/beta_mem, ℱ/R_peak)"
+
+
+def test_long_piecewise_wraps_without_changing_the_text():
+    """A piecewise formula whose aligned cases with values run past the width (the critical
+    batch: ~200 characters) prints each case from its own line, wrapped at WIDTH before an
+    operator; only the line breaks and spaces differ from the cases as the explanation holds
+    them. Cases that fit stay aligned."""
+    import re
+
+    from llm_arithmetic.explain import WIDTH, _block
+
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "critical_batch_size")
+    lines = x.lines()
+    assert lines[-2].startswith("  = - (none") and lines[-1].startswith("  from: ")
+    assert max(len(line) for line in lines[:-2]) <= WIDTH == 80  # the equation, its values
+    assert max(len(row) for row in x.substituted.split("\n")) > 150  # what it was printed as
+    starts = [line for line in lines if re.match(r"(critical_batch_size = |  = | *)\{ ", line)]
+    assert len(starts) == 4  # two cases of the equation, two of its values
+    _, _, rhs = x.equation.partition(" = ")
+    first, second = rhs.split("\n")
+    held = f"critical_batch_size = {first} [critical_batch] {second} = {x.substituted}"
+    assert "".join(held.split()) in "".join("\n".join(lines).split())
+    assert lines[3].startswith("          <= ") or lines[3].startswith("          - ")
+    fits = ["{ oo       for S <= 0", "{ W/(S*b)  otherwise"]
+    assert _block("x = ", fits) == ["x = " + fits[0], "    " + fits[1]]

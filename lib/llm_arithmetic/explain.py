@@ -8,7 +8,9 @@ glossary's names and in LaTeX with its symbols, the arguments with their values 
 sum over the layer stack (the term summed, and each part's contribution: attention, mixer,
 MLP, norms), or a small operation (an addition, a quotient, the first value given). A
 piecewise formula prints as its cases, one line each (``{ value  for condition``, then
-``otherwise``), as the book prints them. A step that is no equation shows what it reads, with
+``otherwise``), as the book prints them; where the cases with their values run past
+:data:`WIDTH` characters, each is printed unaligned from its own line and broken before an
+operator (the same text, other line breaks). A step that is no equation shows what it reads, with
 values: a mean over the layers lists the layers by value; a solver is checked at its solution
 (the largest context that fits, at it and one token past it; the batch where compute time
 meets memory time, both times there); the precision chain, the chip's peaks and links show
@@ -221,13 +223,12 @@ class Explanation:
         the keys it reads."""
         lhs, _, rhs = self.equation.partition(" = ") if self.formula else ("", "", "")
         rows = (rhs or self.equation).split("\n")
-        # a piecewise equation: its later lines re-indented under the key's first
-        rows[1:] = [" " * (len(self.key) + 3) + r[len(lhs) + 3:] for r in rows[1:]]
-        rows[0] = f"{self.key} = {rows[0]}" + (f"  [{self.formula}]" if self.formula
-                                                 else f"  [{self.op}]")
-        out = rows
+        # a piecewise equation: its later lines without the indentation under its first
+        rows[1:] = [r[len(lhs) + 3:] for r in rows[1:]]
+        out = _block(f"{self.key} = ", rows,
+                     f"  [{self.formula}]" if self.formula else f"  [{self.op}]")
         if self.substituted:
-            out.append("  = " + self.substituted.replace("\n", "\n    "))
+            out += _block("  = ", self.substituted.split("\n"))
         if self.parts:
             out.append("  by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
                                                  for k, v in self.parts.items()))
@@ -239,6 +240,63 @@ class Explanation:
         if self.depends_on:
             out.append("  from: " + ", ".join(self.depends_on))
         return out
+
+
+#: The width ``describe --explain`` wraps a piecewise formula's cases at, in characters.
+WIDTH = 80
+#: A case of a piecewise expression as :func:`_join` aligns it: ``{ value  for condition``.
+_CASE = re.compile(r"\{ (.*?) {2,}(for .*|otherwise)")
+#: Where a line may break, by preference: before a relation or a sum's operator (the space
+#: dropped), before the condition of a case, between two parenthesized values of a product or
+#: a quotient; a level is used only where the ones before it leave a line too long.
+_BREAKS = (re.compile(r" (?=(?:[-+<>]|<=|>=) )"), re.compile(r"  (?=for |otherwise$)"),
+           re.compile(r"(?<=\)[*/])(?=\()"))
+
+
+def _block(prefix: str, rows: Sequence[str], tag: str = "") -> list[str]:
+    """Rows of an equation or of its values after ``prefix`` (later rows under the first,
+    ``tag`` after the first). A piecewise expression's cases, aligned when they fit in
+    :data:`WIDTH`; else each case on its own line unaligned, wrapped where it still does not
+    fit (:func:`_wrap`): the same text, only the line breaks differ."""
+    indent = " " * len(prefix)
+    lines = [prefix + rows[0] + tag] + [indent + r for r in rows[1:]]
+    cases = [_CASE.fullmatch(r) for r in rows]
+    if len(rows) < 2 or not all(cases) or max(len(line) for line in lines) <= WIDTH:
+        return lines
+    out: list[str] = []
+    room = WIDTH - len(prefix)
+    for i, m in enumerate(cases):
+        hang = 6  # under the value, past the case's brace
+        wrapped = _wrap(f"{{ {m.group(1)}  {m.group(2)}", room - len(tag) * (i == 0),
+                        room - hang)
+        out.append((prefix + wrapped[0] + tag) if i == 0 else indent + wrapped[0])
+        out += [indent + " " * hang + w for w in wrapped[1:]]
+    return out
+
+
+def _wrap(text: str, first: int, rest: int, level: int = 0) -> list[str]:
+    """``text`` as lines of at most ``first`` characters (the first) and ``rest`` (the others),
+    broken where :data:`_BREAKS` allows, the preferred breaks first (a piece longer than its
+    line after every level stays whole)."""
+    pieces, joints, start = [], [], 0
+    for m in _BREAKS[level].finditer(text):
+        pieces.append(text[start:m.start()])
+        joints.append(m.group())
+        start = m.end()
+    pieces.append(text[start:])
+    lines = [pieces[0]]
+    for joint, piece in zip(joints, pieces[1:]):
+        if len(lines[-1] + joint + piece) <= (first if len(lines) == 1 else rest):
+            lines[-1] += joint + piece
+        else:
+            lines.append(piece)
+    if level + 1 == len(_BREAKS):
+        return lines
+    out: list[str] = []
+    for line in lines:
+        limit = rest if out else first
+        out += [line] if len(line) <= limit else _wrap(line, limit, rest, level + 1)
+    return out
 
 
 def _json(v: Any) -> Any:
