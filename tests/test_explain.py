@@ -312,3 +312,26 @@ def test_long_piecewise_wraps_without_changing_the_text():
     assert lines[3].startswith("          <= ") or lines[3].startswith("          - ")
     fits = ["{ oo       for S <= 0", "{ W/(S*b)  otherwise"]
     assert _block("x = ", fits) == ["x = " + fits[0], "    " + fits[1]]
+
+
+def test_a_value_not_computed_names_the_missing_option():
+    """Without --max-model-len a paged engine's maximum concurrency is not computed: the
+    explanation says so and names the engine's own flag (engines.toml), rather than printing
+    first(-, -); the same for an estimate's key that needs an option not given."""
+    from llm_arithmetic.engine import engine_view
+
+    for engine, fraction, flag in [("vllm", "--gpu-memory-utilization", "--max-model-len"),
+                                   ("sglang", "--mem-fraction-static", "--context-length")]:
+        v = engine_view("qwen3-1.7b", engine, hardware="h100-sxm", flags={fraction: 0.9})
+        x = explain(v, "max_concurrency")
+        assert v.max_concurrency is None and x.value is None
+        assert x.value_text == f"- (not computed without {flag})"
+        assert x.substituted == "" and "(-" not in str(x)
+        given = engine_view("qwen3-1.7b", engine, hardware="h100-sxm",
+                            flags={fraction: 0.9, flag: 32768})
+        assert explain(given, "max_concurrency").value == given.max_concurrency > 0
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "cost_per_million_tokens")
+    assert x.value_text == "- (not computed without --price-per-hour)" and "(-)" not in str(x)
+    assert explain(estimate("llama-2-7b", context=1), "decode_seconds_per_token").value_text \
+        == "- (not computed without --hardware)"

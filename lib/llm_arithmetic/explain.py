@@ -16,7 +16,8 @@ values: a mean over the layers lists the layers by value; a solver is checked at
 meets memory time, both times there); the precision chain, the chip's peaks and links show
 the figures they pick from. A step that only passes on another (``first``, ``finite``,
 ``choose``: the bound is the roofline time where there is a peak rate) is explained by the
-step it passes on. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
+step it passes on. A value not computed for want of an input says which option gives it
+(``- (not computed without --max-model-len)``) instead of an equation of dashes. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
 the same way: each number of ``describe --engine``'s table is a step of ``ENGINE_STEPS``. ``depends_on`` lists the
 steps it reads, each itself explainable, so a reader walks down from a time per token to the
 bytes and the bandwidth, from the bytes to the parameters and the bits.
@@ -901,6 +902,11 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
         # a value passed on only where it exists (a finite critical batch): say what it was
         text = f"- (none: {step['formula'] if step['op'] == 'formula' else origin} is " \
                f"{format_value(ev.get(origin), body['unit'])})"
+    missing = _missing(ev, origin) if value is None and ev.get(origin) is None else []
+    if missing:
+        # an input not given: say which, rather than an equation of dashes
+        body["substituted"] = ""
+        text = f"- (not computed without {_given_by(e, missing)})"
     note = _NOTES.get(name) or _NOTES.get(origin)
     if note and ev.get(note[0]) is not None and value is not None:
         text += f" ({note[1].format(ev.get(note[0]))})"
@@ -915,6 +921,61 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
                        parts=_parts(ev, step) if step["op"] == "sum" else None,
                        source=_source(ev, origin) if forecast else _chip_source(e, step),
                        forecast=_forecast_step(ev, origin) if forecast else "", **body)
+
+
+def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
+    """The inputs of the plan, not given, that leave step ``name`` without a value: the
+    condition of a guard that is not given, else what the steps it reads lack."""
+    from .plan.interpreter import _step_refs
+
+    seen = set() if seen is None else seen
+    if name in seen:
+        return []
+    seen.add(name)
+    if name not in ev.steps:
+        return [name] if ev.get(name) is None else []
+    step = ev.steps[name]
+    if "if" in step:
+        cond = ev.get(step["if"])
+        if cond is None or cond is False or (cond == 0 and not isinstance(cond, str)):
+            if isinstance(step.get("else"), str):
+                return _missing(ev, step["else"], seen)
+            return _missing(ev, step["if"], seen) if cond is None else []
+    out: list[str] = []
+    for ref in sorted(_step_refs(step)[0]):
+        if ev.get(ref) is None:
+            out += [m for m in _missing(ev, ref, seen) if m not in out]
+    return out
+
+
+def _given_by(e: Any, inputs: Sequence[str]) -> str:
+    """How the inputs are given: an engine's flags (``engines.toml``), the options of
+    ``describe`` named like them (a chip's figures: ``--hardware``); where none is, the
+    inputs' names. Inputs no option gives (whether a stack is hybrid) are left out when an
+    option gives another."""
+    from .engine import ENGINES, EngineView
+
+    if isinstance(e, EngineView):
+        rules = {rule: flag for flag, rule in ENGINES[e.engine]["flags"].items()}
+        shown = [rules[i[len("engine_"):]] for i in inputs
+                 if i.startswith("engine_") and i[len("engine_"):] in rules]
+    else:
+        options = _describe_options()
+        shown = [o for o in ("--hardware" if i.startswith("chip_") else f"--{i.replace('_', '-')}"
+                             for i in inputs) if o in options]
+    return ", ".join(dict.fromkeys(shown or inputs))
+
+
+@functools.lru_cache(maxsize=1)
+def _describe_options() -> frozenset[str]:
+    """The options ``describe`` takes."""
+    import argparse
+
+    from .cli import build_parser
+
+    sub = next(a for a in build_parser("describe")._actions
+               if isinstance(a, argparse._SubParsersAction))
+    return frozenset(o for a in sub.choices["describe"]._actions for o in a.option_strings)
 
 
 def _explain_input(e: Any, ev: Any, key: str, name: str) -> Explanation:
