@@ -330,8 +330,21 @@ def test_a_value_not_computed_names_the_missing_option():
         given = engine_view("qwen3-1.7b", engine, hardware="h100-sxm",
                             flags={fraction: 0.9, flag: 32768})
         assert explain(given, "max_concurrency").value == given.max_concurrency > 0
+    # an estimate names estimate()'s keyword; the command line its option
     e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
     x = explain(e, "cost_per_million_tokens")
-    assert x.value_text == "- (not computed without --price-per-hour)" and "(-)" not in str(x)
+    assert x.value_text == "- (not computed without price_per_hour)" and "(-)" not in str(x)
     assert explain(estimate("llama-2-7b", context=1), "decode_seconds_per_token").value_text \
-        == "- (not computed without --hardware)"
+        == "- (not computed without hardware)"
+
+
+def test_cli_names_the_missing_option(capsys):
+    rc, out, _ = _run(capsys, "llama-2-7b", "--hardware", "h100-sxm", "--explain",
+                      "cost_per_million_tokens,speculative_seconds_per_token")
+    assert rc == 0
+    assert "  = - (not computed without --price-per-hour)\n" in out
+    assert "  = - (not computed without --draft-len)\n" in out
+    rc, out, _ = _run(capsys, "qwen3-1.7b", "--hardware", "h100-sxm", "--engine", "vllm",
+                      "--gpu-memory-utilization", "0.9", "--explain", "max_concurrency")
+    assert rc == 0 and "  = - (not computed without --max-model-len)\n" in out
+    assert "first(-" not in out

@@ -857,12 +857,15 @@ def _reads(ev: Any, name: str, depth: int) -> set[str]:
     return out
 
 
-def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
+def explain(e: Any, key: str, runtime: str | None = None,
+            options: Mapping[str, str] | None = None) -> Explanation:
     """The step of the plan behind ``key`` of the estimate ``e``
     (:func:`~llm_arithmetic.estimate.estimate`): an output key (``decode_seconds_per_token``,
     ``weight_bytes``, ``expected_decode_tokens_per_second``, ...) or any step's name. For the
     forecast keys, ``runtime`` names the fitted runtime (None: the runtime-agnostic fit), as
-    ``describe --runtime`` does. An unknown key raises an :class:`InputError` naming the
+    ``describe --runtime`` does. A value not computed for want of an input names the keyword
+    of :func:`~llm_arithmetic.estimate.estimate` that gives it, or ``options[keyword]`` (the
+    command line passes its options). An unknown key raises an :class:`InputError` naming the
     known output keys.
 
     >>> from llm_arithmetic import estimate
@@ -906,7 +909,7 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
     if missing:
         # an input not given: say which, rather than an equation of dashes
         body["substituted"] = ""
-        text = f"- (not computed without {_given_by(e, missing)})"
+        text = f"- (not computed without {_given_by(e, missing, options)})"
     note = _NOTES.get(name) or _NOTES.get(origin)
     if note and ev.get(note[0]) is not None and value is not None:
         text += f" ({note[1].format(ev.get(note[0]))})"
@@ -948,11 +951,11 @@ def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
     return out
 
 
-def _given_by(e: Any, inputs: Sequence[str]) -> str:
-    """How the inputs are given: an engine's flags (``engines.toml``), the options of
-    ``describe`` named like them (a chip's figures: ``--hardware``); where none is, the
-    inputs' names. Inputs no option gives (whether a stack is hybrid) are left out when an
-    option gives another."""
+def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) -> str:
+    """How the inputs are given: an engine's flags (``engines.toml``); for an estimate, the
+    keywords of :func:`~llm_arithmetic.estimate.estimate` (a chip's figures: ``hardware``),
+    each as ``options`` names it (the command line's options); where none is, the inputs'
+    names. Inputs nothing gives (whether a stack is hybrid) are left out when another is."""
     from .engine import ENGINES, EngineView
 
     if isinstance(e, EngineView):
@@ -960,22 +963,19 @@ def _given_by(e: Any, inputs: Sequence[str]) -> str:
         shown = [rules[i[len("engine_"):]] for i in inputs
                  if i.startswith("engine_") and i[len("engine_"):] in rules]
     else:
-        options = _describe_options()
-        shown = [o for o in ("--hardware" if i.startswith("chip_") else f"--{i.replace('_', '-')}"
-                             for i in inputs) if o in options]
+        keywords = _estimate_keywords()
+        shown = [(options or {}).get(k, k) for k in
+                 ("hardware" if i.startswith("chip_") else i for i in inputs) if k in keywords]
     return ", ".join(dict.fromkeys(shown or inputs))
 
 
 @functools.lru_cache(maxsize=1)
-def _describe_options() -> frozenset[str]:
-    """The options ``describe`` takes."""
-    import argparse
+def _estimate_keywords() -> frozenset[str]:
+    import inspect
 
-    from .cli import build_parser
+    from .estimate import estimate
 
-    sub = next(a for a in build_parser("describe")._actions
-               if isinstance(a, argparse._SubParsersAction))
-    return frozenset(o for a in sub.choices["describe"]._actions for o in a.option_strings)
+    return frozenset(inspect.signature(estimate).parameters)
 
 
 def _explain_input(e: Any, ev: Any, key: str, name: str) -> Explanation:
