@@ -28,7 +28,9 @@ The student editions run one after another in one kernel (namespace cleared betw
 """
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import importlib.util
 import json
 import math
@@ -368,18 +370,18 @@ def test_verdict_is_silent_in_a_notebook():
     assert result._ipython_display_() is None
 
 
+def quiet(label, value) -> bool:
+    """check's verdict, its printed line swallowed."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return bool(check(label, value))
+
+
 def test_plausible_wrong_answers_are_refused():
     """Shortcuts and slips that an earlier edition accepted, or that a hint invited, each
     computed by hand here from the chips' datasheet figures and the models' shapes; and, for the
     questions rewritten with them, the by-hand answer that the question now describes."""
     from llm_arithmetic.catalog.hardware import get_hardware
     from llm_arithmetic.catalog.model_catalog import get_model
-
-    def quiet(label, value):
-        import contextlib
-        import io
-        with contextlib.redirect_stdout(io.StringIO()):
-            return bool(check(label, value))
 
     # the critical batch at a one-token context is the fp16 ops:byte ratio within 1%; at 128
     # tokens of cache per sequence it is not (H100 PCIe: 756 TFLOP/s dense fp16, 2 TB/s)
@@ -412,12 +414,6 @@ def test_conventions_that_a_loose_tolerance_let_pass():
     of 0.1% refuse them (by hand from the questions' numbers)."""
     from llm_arithmetic.catalog.model_catalog import get_model
 
-    def quiet(label, value):
-        import contextlib
-        import io
-        with contextlib.redirect_stdout(io.StringIO()):
-            return bool(check(label, value))
-
     # Nemotron-H 56B: the convolution keeps its last d_conv - 1 = 3 inputs, not 4
     def state(kept):
         return 24 * 54 * (16384 * 256 + (16384 + 2 * 8 * 256) * kept) * 2 / 1e9
@@ -431,3 +427,38 @@ def test_conventions_that_a_loose_tolerance_let_pass():
     assert quiet("ex-nb-prefill-chunk-bytes", (reads + 8192 * kappa) / 1e9)
     assert not quiet("ex-nb-prefill-chunk-bytes", reads / 1e9)
     assert not quiet("ex-nb-prefill-chunk-bytes", (reads + 16 * 512 * kappa + 8192 * kappa) / 1e9)
+
+
+def test_leftovers_of_the_review_are_refused():
+    """Three answers that an earlier tolerance or question let pass, each computed by hand from the
+    question's numbers and the catalog's fields (not by the formulas the solutions call)."""
+    from llm_arithmetic.catalog.hardware import get_hardware
+    from llm_arithmetic.catalog.model_catalog import get_model
+
+    # a whole request of Qwen3 8B on an L40S (fp16, 1,800-token prompt, 400 tokens generated):
+    # the prefill's compute time, then 400 memory-bound steps; the question names the mean context
+    m, h = get_model("qwen3-8b"), get_hardware("l40s")
+    assert (h.bandwidth, h.peak("fp16")) == (864e9, 362.05e12)  # NVIDIA's L40S datasheet
+    kappa = 36 * 2 * 8 * 128 * 2  # 36 layers, K and V, 8 heads of 128, 2 bytes
+    prefill_flops = 2 * m.matmul_params * 1800 + 4 * 36 * 32 * 128 * (1800 * 1801 // 2)
+    prefill = prefill_flops / 362.05e12
+    assert prefill > (2 * m.decode_read_params + 1800 * kappa) / 864e9  # compute-bound
+
+    def request(context):
+        return prefill + 400 * (2 * m.decode_read_params + context * kappa) / 864e9
+    assert quiet("ex-nb-roofline-l40s-request", request(1800 + 200))
+    assert quiet("ex-nb-roofline-l40s-request", request(1800 + 200.5))
+    assert not quiet("ex-nb-roofline-l40s-request", request(1800))  # the prompt's context
+    assert not quiet("ex-nb-roofline-l40s-request", request(2200))  # the last step's context
+    assert not quiet("ex-nb-roofline-l40s-request", request(2000) - prefill)  # no prefill
+
+    # 12 L d^2 + V d = 3e10 with L = 48, V = 50000: d = (sqrt(V^2 + 48 L P) - V) / (24 L)
+    d = ((50_000**2 + 48 * 48 * 3e10) ** 0.5 - 50_000) / (24 * 48)
+    assert 7173 < d < 7174
+    assert quiet("ex-nb-params-gpt-solve-d", d) and quiet("ex-nb-params-gpt-solve-d", round(d))
+    assert not quiet("ex-nb-params-gpt-solve-d", 56 * 128)  # rounded to a multiple of 128
+
+    # eight B200s of 180 GiB each in decimal GB: neither the page's 1.4 TB nor GiB read as GB
+    assert quiet("ex-nb-specs-b200-gb", 8 * 180 * 2**30 / 1e9)
+    assert not quiet("ex-nb-specs-b200-gb", 1400)
+    assert not quiet("ex-nb-specs-b200-gb", 8 * 180)

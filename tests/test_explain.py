@@ -256,3 +256,95 @@ def test_cli_all_covers_the_engine_table(capsys):
         for key in ENGINE_ROW_KEYS.get(label, ()):
             assert f"\n{key} = " in out, key
     assert "\nengine_kv_cache_tokens = " in out and "\nmax_concurrency = " in out
+
+
+def test_plain_equations_keep_the_books_order():
+    """The plain equation of every registered formula names its symbols in the order of the
+    book's LaTeX (the memory time first in a max, the added terms of a denominator before the
+    subtracted ones, a product's factors in the order of its def), not in sympy's sorted order.
+    Each symbol printed as a numbered mark in both, the marks' sequences compared (a piecewise
+    formula's values; its conditions are turned round to read 'a <= b')."""
+    import re
+
+    import sympy as sp
+
+    from llm_arithmetic.core.display import _BookPrinter
+    from llm_arithmetic.explain import _rows
+
+    def marks_in(text):
+        return re.findall(r"Z\d+Z", text)
+
+    for name, f in all_formulas().items():
+        marks = {s: f"Z{i}Z" for i, s in enumerate(sorted(f.expr.free_symbols, key=str))}
+        values = [v for v, _ in f.expr.args] if isinstance(f.expr, sp.Piecewise) else [f.expr]
+        for value in values:
+            tex = _BookPrinter(order=f.params, symbol_names=marks).doprint(value)
+            (row,) = _rows(value, f.params, marks)
+            assert marks_in(row[1]) == marks_in(tex), (name, f.latex(), row[1])
+    # the one the review found: the critical batch's denominator, added term first
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "critical_batch_size")
+    assert "W*R_peak/(𝒜*beta_mem - 𝒦*R_peak)" in x.equation
+    assert explain(e, "decode_seconds_per_token").equation == "t = max(ℬ/beta_mem, ℱ/R_peak)"
+
+
+def test_long_piecewise_wraps_without_changing_the_text():
+    """A piecewise formula whose aligned cases with values run past the width (the critical
+    batch: ~200 characters) prints each case from its own line, wrapped at WIDTH before an
+    operator; only the line breaks and spaces differ from the cases as the explanation holds
+    them. Cases that fit stay aligned."""
+    import re
+
+    from llm_arithmetic.explain import WIDTH, _block
+
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "critical_batch_size")
+    lines = x.lines()
+    assert lines[-2].startswith("  = - (none") and lines[-1].startswith("  from: ")
+    assert max(len(line) for line in lines[:-2]) <= WIDTH == 80  # the equation, its values
+    assert max(len(row) for row in x.substituted.split("\n")) > 150  # what it was printed as
+    starts = [line for line in lines if re.match(r"(critical_batch_size = |  = | *)\{ ", line)]
+    assert len(starts) == 4  # two cases of the equation, two of its values
+    _, _, rhs = x.equation.partition(" = ")
+    first, second = rhs.split("\n")
+    held = f"critical_batch_size = {first} [critical_batch] {second} = {x.substituted}"
+    assert "".join(held.split()) in "".join("\n".join(lines).split())
+    assert lines[3].startswith("          <= ") or lines[3].startswith("          - ")
+    fits = ["{ oo       for S <= 0", "{ W/(S*b)  otherwise"]
+    assert _block("x = ", fits) == ["x = " + fits[0], "    " + fits[1]]
+
+
+def test_a_value_not_computed_names_the_missing_option():
+    """Without --max-model-len a paged engine's maximum concurrency is not computed: the
+    explanation says so and names the engine's own flag (engines.toml), rather than printing
+    first(-, -); the same for an estimate's key that needs an option not given."""
+    from llm_arithmetic.engine import engine_view
+
+    for engine, fraction, flag in [("vllm", "--gpu-memory-utilization", "--max-model-len"),
+                                   ("sglang", "--mem-fraction-static", "--context-length")]:
+        v = engine_view("qwen3-1.7b", engine, hardware="h100-sxm", flags={fraction: 0.9})
+        x = explain(v, "max_concurrency")
+        assert v.max_concurrency is None and x.value is None
+        assert x.value_text == f"- (not computed without {flag})"
+        assert x.substituted == "" and "(-" not in str(x)
+        given = engine_view("qwen3-1.7b", engine, hardware="h100-sxm",
+                            flags={fraction: 0.9, flag: 32768})
+        assert explain(given, "max_concurrency").value == given.max_concurrency > 0
+    # an estimate names estimate()'s keyword; the command line its option
+    e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
+    x = explain(e, "cost_per_million_tokens")
+    assert x.value_text == "- (not computed without price_per_hour)" and "(-)" not in str(x)
+    assert explain(estimate("llama-2-7b", context=1), "decode_seconds_per_token").value_text \
+        == "- (not computed without hardware)"
+
+
+def test_cli_names_the_missing_option(capsys):
+    rc, out, _ = _run(capsys, "llama-2-7b", "--hardware", "h100-sxm", "--explain",
+                      "cost_per_million_tokens,speculative_seconds_per_token")
+    assert rc == 0
+    assert "  = - (not computed without --price-per-hour)\n" in out
+    assert "  = - (not computed without --draft-len)\n" in out
+    rc, out, _ = _run(capsys, "qwen3-1.7b", "--hardware", "h100-sxm", "--engine", "vllm",
+                      "--gpu-memory-utilization", "0.9", "--explain", "max_concurrency")
+    assert rc == 0 and "  = - (not computed without --max-model-len)\n" in out
+    assert "first(-" not in out

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import json
 import math
@@ -691,12 +692,22 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     for key in keys:
         try:
             out[key] = explain(v, key) if key in engine_keys else \
-                explain(e, key, runtime=ns.runtime)
+                explain(e, key, runtime=ns.runtime, options=_describe_options())
         except InputError:
             known = explain_keys(e) + list(engine_keys)
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
                              f"{', '.join(['all', *known])}") from None
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _describe_options() -> dict[str, str]:
+    """``describe``'s options by the name of what they give (``price_per_hour``:
+    ``--price-per-hour``), for an explanation that names an option not given."""
+    sub = next(a for a in build_parser("describe")._actions
+               if isinstance(a, argparse._SubParsersAction))
+    return {a.dest: max(a.option_strings, key=len)
+            for a in sub.choices["describe"]._actions if a.option_strings}
 
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,

@@ -8,13 +8,16 @@ glossary's names and in LaTeX with its symbols, the arguments with their values 
 sum over the layer stack (the term summed, and each part's contribution: attention, mixer,
 MLP, norms), or a small operation (an addition, a quotient, the first value given). A
 piecewise formula prints as its cases, one line each (``{ value  for condition``, then
-``otherwise``), as the book prints them. A step that is no equation shows what it reads, with
+``otherwise``), as the book prints them; where the cases with their values run past
+:data:`WIDTH` characters, each is printed unaligned from its own line and broken before an
+operator (the same text, other line breaks). A step that is no equation shows what it reads, with
 values: a mean over the layers lists the layers by value; a solver is checked at its solution
 (the largest context that fits, at it and one token past it; the batch where compute time
 meets memory time, both times there); the precision chain, the chip's peaks and links show
 the figures they pick from. A step that only passes on another (``first``, ``finite``,
 ``choose``: the bound is the roofline time where there is a peak rate) is explained by the
-step it passes on. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
+step it passes on. A value not computed for want of an input says which option gives it
+(``- (not computed without --max-model-len)``) instead of an equation of dashes. An engine's view (:func:`llm_arithmetic.engine.engine_view`) is explained
 the same way: each number of ``describe --engine``'s table is a step of ``ENGINE_STEPS``. ``depends_on`` lists the
 steps it reads, each itself explainable, so a reader walks down from a time per token to the
 bytes and the bandwidth, from the bytes to the parameters and the bits.
@@ -29,7 +32,7 @@ stored fit (:func:`llm_arithmetic.forecast.forecast_inputs`) and its 80% interva
 >>> x.formula, x.step, x.value_text
 ('roofline_time', 'roofline_seconds', '4.586 ms (memory-bound)')
 >>> print(x.equation)
-t = max(ℱ/R_peak, ℬ/beta_mem)
+t = max(ℬ/beta_mem, ℱ/R_peak)
 >>> x.depends_on
 ('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'peak_flops')
 >>> w = explain(e, "weight_bytes")
@@ -221,13 +224,12 @@ class Explanation:
         the keys it reads."""
         lhs, _, rhs = self.equation.partition(" = ") if self.formula else ("", "", "")
         rows = (rhs or self.equation).split("\n")
-        # a piecewise equation: its later lines re-indented under the key's first
-        rows[1:] = [" " * (len(self.key) + 3) + r[len(lhs) + 3:] for r in rows[1:]]
-        rows[0] = f"{self.key} = {rows[0]}" + (f"  [{self.formula}]" if self.formula
-                                                 else f"  [{self.op}]")
-        out = rows
+        # a piecewise equation: its later lines without the indentation under its first
+        rows[1:] = [r[len(lhs) + 3:] for r in rows[1:]]
+        out = _block(f"{self.key} = ", rows,
+                     f"  [{self.formula}]" if self.formula else f"  [{self.op}]")
         if self.substituted:
-            out.append("  = " + self.substituted.replace("\n", "\n    "))
+            out += _block("  = ", self.substituted.split("\n"))
         if self.parts:
             out.append("  by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
                                                  for k, v in self.parts.items()))
@@ -239,6 +241,63 @@ class Explanation:
         if self.depends_on:
             out.append("  from: " + ", ".join(self.depends_on))
         return out
+
+
+#: The width ``describe --explain`` wraps a piecewise formula's cases at, in characters.
+WIDTH = 80
+#: A case of a piecewise expression as :func:`_join` aligns it: ``{ value  for condition``.
+_CASE = re.compile(r"\{ (.*?) {2,}(for .*|otherwise)")
+#: Where a line may break, by preference: before a relation or a sum's operator (the space
+#: dropped), before the condition of a case, between two parenthesized values of a product or
+#: a quotient; a level is used only where the ones before it leave a line too long.
+_BREAKS = (re.compile(r" (?=(?:[-+<>]|<=|>=) )"), re.compile(r"  (?=for |otherwise$)"),
+           re.compile(r"(?<=\)[*/])(?=\()"))
+
+
+def _block(prefix: str, rows: Sequence[str], tag: str = "") -> list[str]:
+    """Rows of an equation or of its values after ``prefix`` (later rows under the first,
+    ``tag`` after the first). A piecewise expression's cases, aligned when they fit in
+    :data:`WIDTH`; else each case on its own line unaligned, wrapped where it still does not
+    fit (:func:`_wrap`): the same text, only the line breaks differ."""
+    indent = " " * len(prefix)
+    lines = [prefix + rows[0] + tag] + [indent + r for r in rows[1:]]
+    cases = [_CASE.fullmatch(r) for r in rows]
+    if len(rows) < 2 or not all(cases) or max(len(line) for line in lines) <= WIDTH:
+        return lines
+    out: list[str] = []
+    room = WIDTH - len(prefix)
+    for i, m in enumerate(cases):
+        hang = 6  # under the value, past the case's brace
+        wrapped = _wrap(f"{{ {m.group(1)}  {m.group(2)}", room - len(tag) * (i == 0),
+                        room - hang)
+        out.append((prefix + wrapped[0] + tag) if i == 0 else indent + wrapped[0])
+        out += [indent + " " * hang + w for w in wrapped[1:]]
+    return out
+
+
+def _wrap(text: str, first: int, rest: int, level: int = 0) -> list[str]:
+    """``text`` as lines of at most ``first`` characters (the first) and ``rest`` (the others),
+    broken where :data:`_BREAKS` allows, the preferred breaks first (a piece longer than its
+    line after every level stays whole)."""
+    pieces, joints, start = [], [], 0
+    for m in _BREAKS[level].finditer(text):
+        pieces.append(text[start:m.start()])
+        joints.append(m.group())
+        start = m.end()
+    pieces.append(text[start:])
+    lines = [pieces[0]]
+    for joint, piece in zip(joints, pieces[1:]):
+        if len(lines[-1] + joint + piece) <= (first if len(lines) == 1 else rest):
+            lines[-1] += joint + piece
+        else:
+            lines.append(piece)
+    if level + 1 == len(_BREAKS):
+        return lines
+    out: list[str] = []
+    for line in lines:
+        limit = rest if out else first
+        out += [line] if len(line) <= limit else _wrap(line, limit, rest, level + 1)
+    return out
 
 
 def _json(v: Any) -> Any:
@@ -415,22 +474,32 @@ def _relation(cond: Any) -> Any:
     return cond
 
 
-def _printer() -> Any:
-    """sympy's plain printer, ``max``/``min`` in lower case and a piecewise expression inside
-    another as ``{a for condition; b otherwise}``."""
+def _printer(order: Sequence[str] = (), names: Mapping[Any, str] | None = None) -> Any:
+    """sympy's plain printer with the book's ordering (:class:`~llm_arithmetic.core.display.
+    BookOrder`: the terms, factors and ``max``/``min`` arguments in the order of the book's
+    LaTeX; ``order``: the formula's parameters), symbols by their plain names or by ``names``,
+    ``max``/``min`` in lower case and a piecewise expression inside another as
+    ``{a for condition; b otherwise}``."""
     from sympy.printing.str import StrPrinter
 
-    class Plain(StrPrinter):
+    from .core.display import BookOrder
+
+    shown = dict(names or {})
+
+    class Plain(BookOrder, StrPrinter):
+        def _print_Symbol(self, expr: Any) -> str:
+            return shown.get(expr) or _plain(expr)
+
         def _print_Max(self, expr: Any) -> str:
-            return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+            return "max(" + ", ".join(self._print(a) for a in self._ordered_args(expr)) + ")"
 
         def _print_Min(self, expr: Any) -> str:
-            return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+            return "min(" + ", ".join(self._print(a) for a in self._ordered_args(expr)) + ")"
 
         def _print_Piecewise(self, expr: Any) -> str:
             return "{" + "; ".join(f"{v} {c}" for v, c in _case_rows(self, expr)) + "}"
 
-    return Plain()
+    return Plain(order=tuple(order))
 
 
 def _case_rows(printer: Any, expr: Any) -> list[tuple[str, str]]:
@@ -441,14 +510,16 @@ def _case_rows(printer: Any, expr: Any) -> list[tuple[str, str]]:
              f"for {printer._print(_relation(c))}") for v, c in expr.args]
 
 
-def _rows(expr: Any) -> list[tuple[str, str]]:
-    """Plain text of an expression as rows: one ('', text), or a piecewise one's cases
-    (value, ``for condition`` / ``otherwise``)."""
+def _rows(expr: Any, order: Sequence[str] = (),
+          names: Mapping[Any, str] | None = None) -> list[tuple[str, str]]:
+    """Plain text of an expression as rows (:func:`_printer`'s arguments): one ('', text), or
+    a piecewise one's cases (value, ``for condition`` / ``otherwise``)."""
     import sympy as sp
 
+    printer = _printer(order, names)
     if not isinstance(expr, sp.Piecewise):
-        return [("", _printer().doprint(expr))]
-    return _case_rows(_printer(), expr)
+        return [("", printer.doprint(expr))]
+    return _case_rows(printer, expr)
 
 
 def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
@@ -463,11 +534,6 @@ def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
     return "\n".join(f"{{ {v:<{width}}  {c}" for v, c in rows)
 
 
-def _sstr(expr: Any) -> str:
-    """Plain text of an expression (a piecewise one as aligned cases)."""
-    return _join(_rows(expr))
-
-
 #: Printed text of each formula, by (name, the arguments given values): printing with sympy
 #: is most of what an explanation costs, and a formula's text does not change.
 _TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
@@ -476,24 +542,18 @@ _TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
 def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
     """(plain equation, LaTeX, the right-hand side with ``values`` in place of symbols); a
     piecewise right-hand side spans a line per case (later lines indented under the first)."""
-    import sympy as sp
-
     from .core.symbols import GLOSSARY
 
     given = tuple(p for p in f.params if p in values)
     hit = _TEXT.get((f.name, given))
     if hit is None:
-        plain = {s: sp.Symbol(_plain(s)) for s in f.expr.free_symbols | {f.lhs_symbol}}
         lhs = f"{_plain(f.lhs_symbol)} = "
-        equation = lhs + _sstr(f.expr.xreplace(plain)).replace("\n", "\n" + " " * len(lhs))
-        # one placeholder per argument, named so that sympy orders them as it orders the
-        # symbols (two arguments of the same value must not become one symbol)
-        # (a space sorts before any letter: "t #0#" comes before "tau #1#" as "t" before
-        # "tau"; the index makes each mark unique, so none is part of another)
-        marks = {p: f"{_plain(GLOSSARY[p].symbol)} #{i}#"
-                 for i, p in enumerate(f.params) if p in given}
-        rows = _rows(f.expr.xreplace({GLOSSARY[p].symbol: sp.Symbol(m)
-                                      for p, m in marks.items()}))
+        equation = lhs + _join(_rows(f.expr, f.params)).replace("\n", "\n" + " " * len(lhs))
+        # one mark per argument given a value, printed in its symbol's place (the printer
+        # orders by the expression's own symbols, so the marks change only the text), then
+        # replaced by the value; the index makes each mark unique, none part of another
+        marks = {p: f"#{i}#" for i, p in enumerate(f.params) if p in given}
+        rows = _rows(f.expr, f.params, {GLOSSARY[p].symbol: m for p, m in marks.items()})
         hit = _TEXT[(f.name, given)] = (equation, f.latex(), marks, rows)
     equation, tex, marks, rows = hit
 
@@ -797,12 +857,15 @@ def _reads(ev: Any, name: str, depth: int) -> set[str]:
     return out
 
 
-def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
+def explain(e: Any, key: str, runtime: str | None = None,
+            options: Mapping[str, str] | None = None) -> Explanation:
     """The step of the plan behind ``key`` of the estimate ``e``
     (:func:`~llm_arithmetic.estimate.estimate`): an output key (``decode_seconds_per_token``,
     ``weight_bytes``, ``expected_decode_tokens_per_second``, ...) or any step's name. For the
     forecast keys, ``runtime`` names the fitted runtime (None: the runtime-agnostic fit), as
-    ``describe --runtime`` does. An unknown key raises an :class:`InputError` naming the
+    ``describe --runtime`` does. A value not computed for want of an input names the keyword
+    of :func:`~llm_arithmetic.estimate.estimate` that gives it, or ``options[keyword]`` (the
+    command line passes its options). An unknown key raises an :class:`InputError` naming the
     known output keys.
 
     >>> from llm_arithmetic import estimate
@@ -842,6 +905,11 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
         # a value passed on only where it exists (a finite critical batch): say what it was
         text = f"- (none: {step['formula'] if step['op'] == 'formula' else origin} is " \
                f"{format_value(ev.get(origin), body['unit'])})"
+    missing = _missing(ev, origin) if value is None and ev.get(origin) is None else []
+    if missing:
+        # an input not given: say which, rather than an equation of dashes
+        body["substituted"] = ""
+        text = f"- (not computed without {_given_by(e, missing, options)})"
     note = _NOTES.get(name) or _NOTES.get(origin)
     if note and ev.get(note[0]) is not None and value is not None:
         text += f" ({note[1].format(ev.get(note[0]))})"
@@ -856,6 +924,58 @@ def explain(e: Any, key: str, runtime: str | None = None) -> Explanation:
                        parts=_parts(ev, step) if step["op"] == "sum" else None,
                        source=_source(ev, origin) if forecast else _chip_source(e, step),
                        forecast=_forecast_step(ev, origin) if forecast else "", **body)
+
+
+def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
+    """The inputs of the plan, not given, that leave step ``name`` without a value: the
+    condition of a guard that is not given, else what the steps it reads lack."""
+    from .plan.interpreter import _step_refs
+
+    seen = set() if seen is None else seen
+    if name in seen:
+        return []
+    seen.add(name)
+    if name not in ev.steps:
+        return [name] if ev.get(name) is None else []
+    step = ev.steps[name]
+    if "if" in step:
+        cond = ev.get(step["if"])
+        if cond is None or cond is False or (cond == 0 and not isinstance(cond, str)):
+            if isinstance(step.get("else"), str):
+                return _missing(ev, step["else"], seen)
+            return _missing(ev, step["if"], seen) if cond is None else []
+    out: list[str] = []
+    for ref in sorted(_step_refs(step)[0]):
+        if ev.get(ref) is None:
+            out += [m for m in _missing(ev, ref, seen) if m not in out]
+    return out
+
+
+def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) -> str:
+    """How the inputs are given: an engine's flags (``engines.toml``); for an estimate, the
+    keywords of :func:`~llm_arithmetic.estimate.estimate` (a chip's figures: ``hardware``),
+    each as ``options`` names it (the command line's options); where none is, the inputs'
+    names. Inputs nothing gives (whether a stack is hybrid) are left out when another is."""
+    from .engine import ENGINES, EngineView
+
+    if isinstance(e, EngineView):
+        rules = {rule: flag for flag, rule in ENGINES[e.engine]["flags"].items()}
+        shown = [rules[i[len("engine_"):]] for i in inputs
+                 if i.startswith("engine_") and i[len("engine_"):] in rules]
+    else:
+        keywords = _estimate_keywords()
+        shown = [(options or {}).get(k, k) for k in
+                 ("hardware" if i.startswith("chip_") else i for i in inputs) if k in keywords]
+    return ", ".join(dict.fromkeys(shown or inputs))
+
+
+@functools.lru_cache(maxsize=1)
+def _estimate_keywords() -> frozenset[str]:
+    import inspect
+
+    from .estimate import estimate
+
+    return frozenset(inspect.signature(estimate).parameters)
 
 
 def _explain_input(e: Any, ev: Any, key: str, name: str) -> Explanation:

@@ -37,7 +37,7 @@ from typing import Any, Iterable
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-__all__ = ["latex", "latex_terms"]
+__all__ = ["BookOrder", "latex", "latex_terms"]
 
 
 def _glossary_rank() -> dict[sp.Symbol, int]:
@@ -52,8 +52,10 @@ def _bandwidth_symbols() -> frozenset[sp.Symbol]:
     return frozenset(info.symbol for info in GLOSSARY.values() if info.unit == "B/s")
 
 
-class _BookPrinter(LatexPrinter):
-    """sympy's LaTeX printer with the book's ordering rules (module docstring)."""
+class BookOrder:
+    """The book's ordering rules (module docstring), for any sympy printer: mixed in before
+    sympy's LaTeX printer (:func:`latex`) or its plain-text one (``describe --explain``'s
+    equations), so that both print the terms, factors and arguments in one order."""
 
     def __init__(self, order: Iterable[str] = (), **settings: Any) -> None:
         super().__init__({"order": "none", **settings})
@@ -99,16 +101,10 @@ class _BookPrinter(LatexPrinter):
         return super()._print_Mul(expr)
 
     # ---- Max and Min: the memory term first --------------------------------------------------
-    def _hprint_variadic_function(self, expr, exp=None) -> str:
-        if self.order != "none":
-            return super()._hprint_variadic_function(expr, exp)
-        args = sorted(expr.args, key=lambda a: (0 if self._divides_by_bandwidth(a) else 1,
+    def _ordered_args(self, expr) -> list:
+        """The arguments of a Max or Min in the book's order."""
+        return sorted(expr.args, key=lambda a: (0 if self._divides_by_bandwidth(a) else 1,
                                                 self._arg_rank(a), sp.default_sort_key(a)))
-        tex = r"\%s\left(%s\right)" % (str(expr.func).lower(),
-                                       ", ".join(self._print(a) for a in args))
-        return tex if exp is None else r"%s^{%s}" % (tex, exp)
-
-    _print_Min = _print_Max = _hprint_variadic_function
 
     def _arg_rank(self, arg) -> int:
         """A number first, then by the earliest-ranked symbol an argument holds."""
@@ -119,6 +115,19 @@ class _BookPrinter(LatexPrinter):
     def _divides_by_bandwidth(self, arg) -> bool:
         _, den = sp.fraction(arg)
         return bool(den.free_symbols & self._memory)
+
+
+class _BookPrinter(BookOrder, LatexPrinter):
+    """sympy's LaTeX printer with the book's ordering rules (module docstring)."""
+
+    def _hprint_variadic_function(self, expr, exp=None) -> str:
+        if self.order != "none":
+            return super()._hprint_variadic_function(expr, exp)
+        tex = r"\%s\left(%s\right)" % (str(expr.func).lower(),
+                                       ", ".join(self._print(a) for a in self._ordered_args(expr)))
+        return tex if exp is None else r"%s^{%s}" % (tex, exp)
+
+    _print_Min = _print_Max = _hprint_variadic_function
 
 
 def latex(expr: Any, order: Iterable[str] = ()) -> str:
