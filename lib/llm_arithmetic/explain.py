@@ -929,7 +929,7 @@ def explain(e: Any, key: str, runtime: str | None = None,
 def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
     """The inputs of the plan, not given, that leave step ``name`` without a value: the
     condition of a guard that is not given, else what the steps it reads lack."""
-    from .plan.interpreter import _step_refs
+    from .plan.interpreter import _step_refs, guard_closed
 
     seen = set() if seen is None else seen
     if name in seen:
@@ -940,7 +940,7 @@ def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
     step = ev.steps[name]
     if "if" in step:
         cond = ev.get(step["if"])
-        if cond is None or cond is False or (cond == 0 and not isinstance(cond, str)):
+        if guard_closed(cond):
             if isinstance(step.get("else"), str):
                 return _missing(ev, step["else"], seen)
             return _missing(ev, step["if"], seen) if cond is None else []

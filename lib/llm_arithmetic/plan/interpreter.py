@@ -52,7 +52,7 @@ from ..numeric._runtime import exact_result
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
 __all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE",
-           "INF", "DEFAULT", "PLAN_STEPS"]
+           "INF", "DEFAULT", "PLAN_STEPS", "guard_closed"]
 
 #: Formulas computed in floating point whose results, from exact inputs, stay exact integers
 #: where they are whole to within rounding (the experts a step of one token reads is k itself,
@@ -381,11 +381,19 @@ class Evaluator:
         return source
 
     def _guarded(self, step: Mapping[str, Any]) -> Any:
-        if "if" in step:
-            cond = self.get(step["if"])
-            if cond is None or cond is False or (cond == 0 and not isinstance(cond, str)):
-                return self.ref(step.get("else"))
+        if "if" in step and guard_closed(self.get(step["if"])):
+            return self.ref(step.get("else"))
         return OPS[step["op"]](self, step)
+
+
+def guard_closed(cond: Any) -> bool:
+    """Whether a guard's condition (a step's ``"if"``) sends it to its ``"else"``: a value not
+    given, ``False`` or zero (a string is a value, whatever it reads).
+
+    >>> guard_closed(None), guard_closed(0), guard_closed("0"), guard_closed(2)
+    (True, True, False, False)
+    """
+    return cond is None or cond is False or (cond == 0 and not isinstance(cond, str))
 
 
 def _formula(ev: Evaluator, step: Mapping[str, Any]) -> Any:
