@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from kernels import execute_notebook
 
 from llm_arithmetic.teaching import exercises
 from llm_arithmetic.teaching.answers import ANSWERS
@@ -131,8 +131,7 @@ def execute_in_turn(notebooks: dict, folder: Path) -> dict:
         start = len(combined.cells)
         combined.cells.extend(copy.deepcopy(nb.cells))
         spans[key] = (start, len(combined.cells))
-    NotebookClient(combined, kernel_name="python3", timeout=300,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    execute_notebook(combined, folder, timeout=300, name="the exercise notebooks")
     out = {}
     for key, (start, end) in spans.items():
         nb = copy.deepcopy(notebooks[key])

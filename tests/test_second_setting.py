@@ -42,13 +42,12 @@ import ast
 import copy
 import os
 import re
-import tempfile
 import time
-import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from kernels import execute_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = REPO / "notebooks"
@@ -148,33 +147,9 @@ def pasted(nb: dict) -> set[str]:
     return names
 
 
-def current_env_kernel(ipc_dir: str):
-    """A kernel manager for `python3` in this environment (sys.executable), as nbval's
-    --nbval-current-env starts it, talking over Unix sockets in `ipc_dir`, not TCP ports.
-
-    With TCP, a kernel's five ports are picked free by the parent, closed, then bound by the
-    kernel: another kernel started meanwhile (the other worker here, or nbval's under xdist)
-    can take one, and the kernel dies before it answers (CI saw "Kernel died before replying
-    to kernel_info" once in about forty runs). Socket files in a directory of this run's own
-    cannot collide."""
-    from ipykernel.kernelspec import RESOURCES, get_kernel_dict
-    from jupyter_client import KernelManager
-    from jupyter_client.kernelspec import KernelSpec
-
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(ipc_dir, "k"))
-    km._kernel_spec = KernelSpec(resource_dir=RESOURCES, **get_kernel_dict())
-    return km
-
-
-#: What nbclient raises when the kernel process ends before its first reply: a failure to start,
-#: not of the notebook, so `execute` starts another kernel once (and says so) before failing.
-KERNEL_START_FAILURE = "Kernel died before replying to kernel_info"
-
-
 def execute(path: Path) -> tuple[dict, float]:
     """Run the notebook at `path` with its second setting; (executed notebook, seconds)."""
     import nbformat
-    from nbclient import NotebookClient
 
     nb = load(path)
     run = substitute(nb, nb["metadata"]["second_setting"])
@@ -182,21 +157,8 @@ def execute(path: Path) -> tuple[dict, float]:
         if c.cell_type == "code":
             c.outputs = []
     t0 = time.monotonic()
-    for attempt in (1, 2):
-        with tempfile.TemporaryDirectory(prefix="llmarith-kernel-") as ipc_dir:
-            km = current_env_kernel(ipc_dir)
-            try:
-                NotebookClient(run, km=km, timeout=CELL_TIMEOUT_S,
-                               resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute(
-                    env={**os.environ, "LLM_ARITHMETIC_FAST_FIGURES": "1"})  # the kernel's
-                break
-            except RuntimeError as error:
-                if attempt == 2 or KERNEL_START_FAILURE not in str(error):
-                    raise
-                warnings.warn(f"{path.name}: {error}; starting a second kernel", stacklevel=1)
-            finally:  # a kernel manager passed in is not shut down by nbclient
-                if km.has_kernel:
-                    km.shutdown_kernel(now=True)
+    execute_notebook(run, NOTEBOOK_DIR, timeout=CELL_TIMEOUT_S, name=path.name,
+                     env={**os.environ, "LLM_ARITHMETIC_FAST_FIGURES": "1"})
     seconds = time.monotonic() - t0
     out = os.environ.get("SECOND_SETTING_OUT")
     if out:
