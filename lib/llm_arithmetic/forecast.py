@@ -987,7 +987,8 @@ def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
     20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
     pooled regime ``all`` first. ``columns``: (kind, statistic) pairs to show instead, e.g.
     ``("reserved_validation", "coverage")``; ``digits``: decimals of the mean error (the
-    book prints whole percents, as every other share in it).
+    shares are whole percents; chapter 17 keeps one decimal, so a mean error of 9.5% does not
+    print as the 10% target it sits under).
 
     >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
     ...                                      "coverage": 1.0}}}
