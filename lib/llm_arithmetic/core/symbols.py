@@ -416,7 +416,7 @@ forecast_time = _sym("forecast_time", "t_{fc}",
 overhead_fraction = _sym("overhead_fraction", "k_{rt}",
                          "time a runtime spends per unit of bound time beyond the bound "
                          "(fitted)", "1", _NONNEG_REAL)
-fixed_time = _sym("fixed_time", r"\tau_{rt}", "a runtime's fixed cost per step (fitted)", "s",
+fixed_time = _sym("fixed_time", "t_{rt}", "a runtime's fixed cost per step (fitted)", "s",
                   _NONNEG_REAL)
 forecast_end_time = _sym("forecast_end_time", r"t_{fc}^{\pm}",
                          "one end of the forecast's 80% interval of step time", "s", _REAL)

@@ -3538,7 +3538,7 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
 
     .. math::
 
-        t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
+        t_{fc} = t_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)
 
     Parameters
     ----------
@@ -3547,7 +3547,7 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
     overhead_fraction : number or array
         Time a runtime spends per unit of bound time beyond the bound (fitted), :math:`k_{rt}` [-]
     fixed_time : number or array
-        A runtime's fixed cost per step (fitted), :math:`\\tau_{rt}` [s]
+        A runtime's fixed cost per step (fitted), :math:`t_{rt}` [s]
     layer_time : number or array
         A runtime's cost per layer and step: kernel launches, small ops (fitted), :math:`\\lambda_{rt}` [s]
     n_layers : number or array
@@ -3576,12 +3576,12 @@ def forecast_step_time(*, step_time, overhead_fraction, fixed_time, layer_time, 
     if _exact is not None:
         step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _exact
         try:
-            return _exact_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
+            return _exact_result(n_layers*layer_time + dequant_fraction*dequant_time + step_time*(overhead_fraction + 1) + fixed_time)
         except ZeroDivisionError:
             return _inf
     step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time = _vector_args(('step_time', 'overhead_fraction', 'fixed_time', 'layer_time', 'n_layers', 'dequant_fraction', 'dequant_time'), (step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction, dequant_time))
     with _quiet():
-        return _vector_result(n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1))
+        return _vector_result(n_layers*layer_time + dequant_fraction*dequant_time + step_time*(overhead_fraction + 1) + fixed_time)
 
 
 def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):

@@ -344,7 +344,7 @@ export function forecast_end_time({forecast_time, interval_ratio, step_time} = {
 
 /** Forecast time of a step on a real runtime, over its bound t: the runtime spends k more per unit of bound time (kernels that do not reach the peak, attention), delta per weight it dequantizes (in units of the time to read that weight at 16 bits, t_16: zero for 16-bit weights; 0 by default, the form before the term existed), a fixed cost per step (sampling, host work) and a cost per layer (kernel launches, small ops). The terms are fitted to published measurements, non-negative, so the forecast is never faster than the bound (:mod:`llm_arithmetic.forecast`). [s] */
 export function forecast_step_time({step_time, overhead_fraction, fixed_time, layer_time, n_layers, dequant_fraction = 0, dequant_time = 0} = {}) {
-  return n_layers*layer_time + dequant_fraction*dequant_time + fixed_time + step_time*(overhead_fraction + 1);
+  return n_layers*layer_time + dequant_fraction*dequant_time + step_time*(overhead_fraction + 1) + fixed_time;
 }
 
 /** Parameters of one attention block whose output is gated before the output projection: :data:`attention_params` and a gate projection d x (H d_g), a gate of width d_g per head (Qwen3-Next and Qwen3.5: d_g = d_head, a sigmoid per channel, their query projection made twice as wide; Laguna: d_g = 1, one softplus gate per head). [1] */
@@ -2044,7 +2044,7 @@ export const FORMULAS = {
    "dequant_fraction": 0,
    "dequant_time": 0
   },
-  "latex": "t_{fc} = \\tau_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
+  "latex": "t_{fc} = t_{rt} + \\delta t_{16} + \\lambda_{rt} L + t \\left(k_{rt} + 1\\right)",
   "lhs": "forecast_time",
   "params": [
    "step_time",
