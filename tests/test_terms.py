@@ -7,6 +7,7 @@ Cheap: reads Markdown, notebooks' JSON and the Chinese catalogs; builds nothing 
   target that exists);
 - every `{term}` role of the chapters (notebooks/*.ipynb Markdown cells, book/*.md) names an
   entry, and a page links a term at most once (its first use);
+- every entry is linked from some page other than the glossary;
 - every entry whose term is in locale/zh_CN/terms.toml is translated with that Chinese term, and
   a Chinese `{term}` role links the entry of the English (its target, `{term}`中文 <English>``).
 """
@@ -89,6 +90,19 @@ def test_every_term_role_names_an_entry_once_per_page():
             seen.add(target)
     assert not unknown, "{term} roles naming no entry of book/terms.md:\n" + "\n".join(unknown)
     assert not repeated, "a term linked twice on one page (first use only):\n" + "\n".join(repeated)
+
+
+def test_every_entry_is_linked_from_a_page():
+    """A reader meets every entry through a `{term}` link on some page other than the glossary
+    (one of its terms: an entry such as GB / GiB has two)."""
+    linked = {role_target(m).lower() for page, text in pages().items()
+              if page != "book/terms.md" for m in TERM_ROLE.finditer(text)}
+    entries: dict[str, list[str]] = {}
+    for term, definition in glossary().items():
+        entries.setdefault(definition, []).append(term)
+    orphans = [" / ".join(terms) for terms in entries.values()
+               if not {t.lower() for t in terms} & linked]
+    assert not orphans, "glossary entries no page links with {term}: " + ", ".join(orphans)
 
 
 def test_chapters_link_terms():
