@@ -300,8 +300,9 @@ def test_long_piecewise_wraps_without_changing_the_text():
     e = estimate("llama-2-7b", hardware="h100-sxm", context=2048)
     x = explain(e, "critical_batch_size")
     lines = x.lines()
-    assert lines[-2].startswith("  = - (none") and lines[-1].startswith("  from: ")
-    assert max(len(line) for line in lines[:-2]) <= WIDTH == 80  # the equation, its values
+    at = next(i for i, line in enumerate(lines) if line.startswith("  from: "))
+    assert lines[at - 1].startswith("  = - (none")
+    assert max(len(line) for line in lines[:at - 1]) <= WIDTH == 80  # the equation, its values
     assert max(len(row) for row in x.substituted.split("\n")) > 150  # what it was printed as
     starts = [line for line in lines if re.match(r"(critical_batch_size = |  = | *)\{ ", line)]
     assert len(starts) == 4  # two cases of the equation, two of its values
@@ -348,3 +349,27 @@ def test_cli_names_the_missing_option(capsys):
                       "--gpu-memory-utilization", "0.9", "--explain", "max_concurrency")
     assert rc == 0 and "  = - (not computed without --max-model-len)\n" in out
     assert "first(-" not in out
+
+
+def test_explain_lines_fit_but_for_a_url():
+    """No line `--explain` prints runs past LIMIT characters, the forecast's step equation with
+    its values and the fit's terms included (wrapped before an operator or between words),
+    except a line that is one URL or a plan step's description with no place to break; the
+    notes (source, keys read) fit in WIDTH; the text is the one the explanation holds."""
+    import re
+
+    from llm_arithmetic.explain import LIMIT, WIDTH
+
+    e = estimate("llama-3.1-70b", hardware="h100-sxm", tp=4, prompt=2000, generate=500, batch=16)
+    keys = ["expected_tpot_seconds", "expected_ttft_seconds", "bandwidth",
+            "kv_cache_bytes_per_token", "decode_seconds_per_token", "weight_bytes"]
+    for key in keys:
+        x = explain(e, key, runtime="vllm")
+        lines = x.lines()
+        long = [line for line in lines if len(line) > LIMIT and not
+                re.fullmatch(r" *https?://\S+", line) and "[solve]" not in line]
+        notes = [line for line in lines if line.startswith(("  source: ", "  from: "))]
+        assert not long and all(len(line) <= WIDTH for line in notes), (key, long, notes)
+        if x.forecast:
+            text = "".join("".join(lines).split())
+            assert "".join(x.forecast.split()) in text and "".join(x.source.split()) in text

@@ -44,6 +44,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import textwrap
 from fractions import Fraction
 from numbers import Integral, Real
 from typing import Any, Mapping, Sequence
@@ -231,20 +232,24 @@ class Explanation:
         if self.substituted:
             out += _block("  = ", self.substituted.split("\n"))
         if self.parts:
-            out.append("  by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
-                                                 for k, v in self.parts.items()))
+            out += _lines("by part: " + ", ".join(f"{k} {format_value(v, self.unit)}"
+                                                  for k, v in self.parts.items()))
         out.append(f"  = {self.value_text}")
-        if self.forecast:
-            out.append(f"  where {self.forecast}")
+        if self.forecast:  # the step's equation, its values, its result: one line each
+            first, *rest = self.forecast.split(" = ")
+            out += _block(f"  where {first} ", [f"= {r}" for r in rest])
         if self.source:
-            out.append(f"  source: {self.source}")
+            out += _lines(f"source: {self.source}")
         if self.depends_on:
-            out.append("  from: " + ", ".join(self.depends_on))
+            out += _lines("from: " + ", ".join(self.depends_on))
         return out
 
 
-#: The width ``describe --explain`` wraps a piecewise formula's cases at, in characters.
+#: The width ``describe --explain`` wraps a piecewise formula's cases at, in characters, and
+#: any other equation that runs past :data:`LIMIT` (one of 81-100 characters is easier to read
+#: whole than broken inside a ``max``).
 WIDTH = 80
+LIMIT = 100
 #: A case of a piecewise expression as :func:`_join` aligns it: ``{ value  for condition``.
 _CASE = re.compile(r"\{ (.*?) {2,}(for .*|otherwise)")
 #: Where a line may break, by preference: before a relation or a sum's operator (the space
@@ -254,16 +259,35 @@ _BREAKS = (re.compile(r" (?=(?:[-+<>]|<=|>=) )"), re.compile(r"  (?=for |otherwi
            re.compile(r"(?<=\)[*/])(?=\()"))
 
 
+def _lines(text: str) -> list[str]:
+    """A note under an explanation (its source, the keys it reads) in lines of :data:`WIDTH`,
+    broken between words only (a URL stays whole), later lines indented further."""
+    return textwrap.wrap(text, WIDTH, initial_indent="  ", subsequent_indent="    ",
+                         break_long_words=False, break_on_hyphens=False)
+
+
 def _block(prefix: str, rows: Sequence[str], tag: str = "") -> list[str]:
     """Rows of an equation or of its values after ``prefix`` (later rows under the first,
     ``tag`` after the first). A piecewise expression's cases, aligned when they fit in
     :data:`WIDTH`; else each case on its own line unaligned, wrapped where it still does not
-    fit (:func:`_wrap`): the same text, only the line breaks differ."""
+    fit (:func:`_wrap`); rows of any other expression wrapped at :data:`WIDTH` when one runs
+    past :data:`LIMIT`: the same text, only the line breaks differ."""
     indent = " " * len(prefix)
     lines = [prefix + rows[0] + tag] + [indent + r for r in rows[1:]]
     cases = [_CASE.fullmatch(r) for r in rows]
-    if len(rows) < 2 or not all(cases) or max(len(line) for line in lines) <= WIDTH:
+    longest = max(len(line) for line in lines)
+    if longest <= WIDTH:
         return lines
+    if len(rows) < 2 or not all(cases):  # not piecewise: wrapped only past LIMIT, then at WIDTH
+        if longest <= LIMIT:
+            return lines
+        out = []
+        for i, row in enumerate(rows):
+            wrapped = _wrap(row, WIDTH - len(prefix) - len(tag) * (i == 0),
+                            WIDTH - len(prefix) - 2)
+            out.append((prefix if i == 0 else indent) + wrapped[0] + (tag if i == 0 else ""))
+            out += [indent + "  " + w for w in wrapped[1:]]
+        return out
     out: list[str] = []
     room = WIDTH - len(prefix)
     for i, m in enumerate(cases):
@@ -827,13 +851,18 @@ def _source(ev: Any, step: str) -> str:
     out = []
     for name in fits:
         rec = ev.get(name) or {}
-        terms = ", ".join(f"{k} {_short(v)}{_FIT_UNITS.get(k, '')}" for k, v in rec.items())
+        terms = ", ".join(f"{_FIT_NAMES.get(k, k)} {_short(v)}{_FIT_UNITS.get(k, '')}"
+                          for k, v in rec.items())
         out.append(f"{name.split('_')[1]} fit ({terms})")
     return "; ".join(out) + f", stored in lab/data/{PARAMS_PATH.name} (scripts/fit_forecast.py)"
 
 
 #: Units of the fitted terms as the forecast's records hold them.
 _FIT_UNITS = {"tau": " s", "lambda": " s/layer"}
+#: The fitted terms by the symbols of the forecast's equation (the records' keys are shorter):
+#: the interval's ends are the two values of q_fc.
+_FIT_NAMES = {"k": "k_rt", "tau": "t_rt", "lambda": "lambda_rt", "low": "q_fc low",
+              "high": "q_fc high"}
 
 
 def _short(v: Any) -> str:
