@@ -958,8 +958,8 @@ def error_by_regime(params: dict[str, Any] | None = None,
     coverage; the regime ``"all"`` pools the rows. The fit rows' left-out ratios are those the
     stored fit recorded (``cv_ratios``; refitted once per left-out group, ~1 s, where the data
     changed since). ``pool_below``: a regime with fewer fit rows than that and no reserved row
-    is pooled into :data:`OTHER_REGIME` (chapter 17's short table; ``make bench`` lists every
-    regime)."""
+    is pooled into :data:`OTHER_REGIME`, whose ``"regimes"`` counts them (chapter 17's short
+    table; ``make bench`` lists every regime)."""
     p = params or load_params()
     rows = named_rows(decode_fit_rows("fit"), p["by_runtime"])
     served = {kind: _stored_cv(p, rows, kind, by) for kind, by in _CV_KINDS[:2]}
@@ -975,6 +975,8 @@ def error_by_regime(params: dict[str, Any] | None = None,
     for kind, v in served.items():
         for reg, e in _summaries_by(_with_intervals(p, v), key).items():
             out.setdefault(reg, {})[kind] = e
+    if OTHER_REGIME in out:
+        out[OTHER_REGIME]["regimes"] = len({regime(r) for r in rows if key(r) == OTHER_REGIME})
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == OTHER_REGIME, kv[0])))
 
 
@@ -995,14 +997,16 @@ _CELLS = {"rows": lambda e, d: str(e["rows"]), "mape": lambda e, d: f"{e['mape']
 
 def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
                      columns: Sequence[tuple[str, str]] | None = None,
-                     digits: int = 1) -> list[list[str]]:
+                     digits: int = 1, book: bool = False) -> list[list[str]]:
     """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
     regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
     20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
     pooled regime ``all`` first, :data:`OTHER_REGIME` last. ``columns``: (kind, statistic) pairs to show instead, e.g.
     ``("reserved_validation", "coverage")``; ``digits``: decimals of the mean error (the
     shares are whole percents; chapter 17 keeps one decimal, so a mean error of 9.5% does not
-    print as the 10% target it sits under).
+    print as the 10% target it sits under); ``book``: each regime named as the book names it
+    (:func:`regime_label`, ", " between the parts, the batch of 1 left out; the pooled
+    :data:`OTHER_REGIME` as "N other regimes").
 
     >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
     ...                                      "coverage": 1.0}}}
@@ -1010,11 +1014,23 @@ def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
     [['all', '12.5%', '-']]
     >>> error_table_rows(t, [("reserved_validation", "mape")], digits=0)
     [['all', '12%']]
+    >>> t["apple x mlx-lm x 4-6-bit x batch 1"] = t["all"]
+    >>> t[OTHER_REGIME] = {**t["all"], "regimes": 2}
+    >>> [row[0] for row in error_table_rows(t, [("reserved_validation", "rows")], book=True)]
+    ['all', 'Apple silicon, mlx-lm, 4-6-bit', '2 other regimes']
     """
     table = table or error_by_regime()
     columns = columns or [(kind, stat) for kind in ERROR_KINDS for stat in _CELLS]
-    return [[reg] + ["-" if table[reg].get(kind) is None
-                     else _CELLS[stat](table[reg][kind], digits) for kind, stat in columns]
+
+    def name(reg: str) -> str:
+        if not book:
+            return reg
+        if reg == OTHER_REGIME:
+            return f"{table[reg]['regimes']} other regimes"
+        return regime_label(reg.removesuffix(" x batch 1"), sep=", ")
+
+    return [[name(reg)] + ["-" if table[reg].get(kind) is None
+                           else _CELLS[stat](table[reg][kind], digits) for kind, stat in columns]
             for reg in sorted(table, key=lambda k: (k != "all", k == OTHER_REGIME, k))]
 
 
