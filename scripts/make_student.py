@@ -491,9 +491,6 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-comm", "forecast_decode"):
         "a stored cross-validation ratio, measured / forecast speed, of one fit row (XiongjieDai's "
         "A100 PCIe Llama 3 8B F16 tg1024), not a time in milliseconds",
-    ("ex-nb-modern-nemotron-24", "17-predicted-vs-measured"):
-        "a regime's leave-one-chip-out error in percent (the dropdown of every regime under "
-        "chapter 17's error table), not a state-space state",
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",

@@ -996,17 +996,20 @@ _CELLS = {"rows": lambda e, d: str(e["rows"]), "mape": lambda e, d: f"{e['mape']
 
 
 def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
-                     columns: Sequence[tuple[str, str]] | None = None,
+                     columns: Sequence[tuple[Any, ...]] | None = None,
                      digits: int = 1, book: bool = False) -> list[list[str]]:
     """:func:`error_by_regime` as rows of text for a table (``make bench``, chapter 17): the
     regime, then per kind of :data:`ERROR_KINDS` its rows, mean absolute error, share within
     20% and the 80% interval's coverage (``-`` where the regime has no row of that kind); the
-    pooled regime ``all`` first, :data:`OTHER_REGIME` last. ``columns``: (kind, statistic) pairs to show instead, e.g.
-    ``("reserved_validation", "coverage")``; ``digits``: decimals of the mean error (the
-    shares are whole percents; chapter 17 keeps one decimal, so a mean error of 9.5% does not
-    print as the 10% target it sits under); ``book``: each regime named as the book names it
-    (:func:`regime_label`, ", " between the parts, the batch of 1 left out; the pooled
-    :data:`OTHER_REGIME` as "N other regimes").
+    pooled regime ``all`` first, :data:`OTHER_REGIME` last.
+
+    ``columns``: (kind, statistic) pairs to show instead, e.g. ``("reserved_validation",
+    "coverage")``, or ``(kind, "mape", digits)`` for a column's own decimals. ``digits``:
+    decimals of the mean error (the shares are whole percents; chapter 17 gives the reserved
+    rows' mean error one decimal, so 9.5% does not print as the 10% target it sits under).
+    ``book``: each regime named as the book names it (:func:`regime_label`, ", " between the
+    parts, the batch of 1 left out, the older llama.cpp CUDA builds' runtime in words; the
+    pooled :data:`OTHER_REGIME` as "N other regimes").
 
     >>> t = {"all": {"reserved_validation": {"rows": 3, "mape": 0.125, "within_20pct": 2 / 3,
     ...                                      "coverage": 1.0}}}
@@ -1014,6 +1017,8 @@ def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
     [['all', '12.5%', '-']]
     >>> error_table_rows(t, [("reserved_validation", "mape")], digits=0)
     [['all', '12%']]
+    >>> error_table_rows(t, [("reserved_validation", "mape", 0), ("reserved_validation", "mape")])
+    [['all', '12%', '12.5%']]
     >>> t["apple x mlx-lm x 4-6-bit x batch 1"] = t["all"]
     >>> t[OTHER_REGIME] = {**t["all"], "regimes": 2}
     >>> [row[0] for row in error_table_rows(t, [("reserved_validation", "rows")], book=True)]
@@ -1027,10 +1032,12 @@ def error_table_rows(table: dict[str, dict[str, Any]] | None = None,
             return reg
         if reg == OTHER_REGIME:
             return f"{table[reg]['regimes']} other regimes"
-        return regime_label(reg.removesuffix(" x batch 1"), sep=", ")
+        label = regime_label(reg.removesuffix(" x batch 1"), sep=", ")
+        return label.replace(NO_CUDA_GRAPHS, "llama.cpp without CUDA graphs")
 
     return [[name(reg)] + ["-" if table[reg].get(kind) is None
-                           else _CELLS[stat](table[reg][kind], digits) for kind, stat in columns]
+                           else _CELLS[stat](table[reg][kind], *(own or [digits]))
+                           for kind, stat, *own in columns]
             for reg in sorted(table, key=lambda k: (k != "all", k == OTHER_REGIME, k))]
 
 
