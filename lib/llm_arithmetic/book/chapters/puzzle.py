@@ -27,8 +27,8 @@ def bounds_table(model: Any, fmt: str, estimates: Mapping[str, Any], name: str) 
                      "ops:byte [FLOP/B]", "memory bound [token/s]", "compute bound [token/s]",
                      "binds"], rows, "lrrrrrrl", name=name,
                     caption=f"{model_name(model)} in {format_name(fmt)} at batch 1 on Apple's "
-                            "laptop chips: the two bounds of the decode step (largest memory "
-                            "configuration, dense fp16 peak of the GPU).")
+                            "laptop chips: the two bounds of the decode step (the memory of each "
+                            "chip's catalog entry, dense fp16 peak of the GPU).")
 
 
 def bounds_figure(estimates: Mapping[str, Any], observed: float, observed_on: str,

@@ -7,7 +7,7 @@ import re
 from typing import Any, Mapping
 
 from ...catalog.hardware import HARDWARE, get_hardware
-from ...core.units import GB, GB_S, GiB, MiB, TFLOP_S
+from ...core.units import GB, GB_S, GFLOP_S, GiB, MiB, TFLOP_S
 from ...formulas import roofline
 from ..display import chip_name, cite, escape, md_table
 
@@ -101,8 +101,10 @@ def article_figures_that_differ(tolerance: float = 0.01) -> tuple[list[list], li
             if ref is None or abs(a.value / ref - 1) <= tolerance:
                 continue
             notes.append(escape(a.note))
+            # a peak in TFLOP/s, or in GFLOP/s below 1 TFLOP/s (0.01 and 0.05 would hide a factor)
             scale, unit = ((GB_S, "GB/s") if a.quantity == "bandwidth" else
-                           (GB, "GB") if a.quantity == "capacity" else (TFLOP_S, "T/s"))
+                           (GB, "GB") if a.quantity == "capacity" else
+                           (TFLOP_S, "TFLOP/s") if ref >= TFLOP_S else (GFLOP_S, "GFLOP/s"))
             rows.append([len(notes), chip_name(chip), cite([a.article]), a.quantity,
                          f"{a.value / scale:,.2f} {unit}", f"{ref / scale:,.2f} {unit}",
                          f"{a.value / ref:.3f}"])
