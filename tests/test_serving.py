@@ -436,3 +436,26 @@ def test_prompt_sets_the_default_context(capsys):
     assert main(["describe", "llama-3-8b", "--prompt", "2000", "--context", "10",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["context"] == 10
+
+
+@pytest.mark.parametrize("model, tp, per_chip_token_bytes", [
+    # Llama 3.3 70B (config.json: 80 layers, 8 key/value heads of 128): at tp 8 each chip keeps
+    # one head's K and V, and at tp 16 still one (vLLM copies a head to the chips beyond 8)
+    ("llama-3.3-70b", 8, 80 * 2 * 1 * 128 * 2),
+    ("llama-3.3-70b", 16, 80 * 2 * 1 * 128 * 2),
+    # DeepSeek-V3 (61 layers, kv_lora_rank 512 + qk_rope_head_dim 64): the latent is shared by
+    # every head, so every chip of the group keeps all of it
+    ("deepseek-v3", 8, 61 * (512 + 64) * 2),
+])
+def test_tensor_parallel_cache_is_copied_where_heads_run_out(model, tp, per_chip_token_bytes):
+    """Memory per chip under tensor parallelism: the weights split over the chips, and on each
+    chip its own cache, counted by hand from the configs: a chip keeps at least one key/value
+    head, and a latent cache whole, not 1/tp of the cache."""
+    from llm_arithmetic import estimate
+
+    prompt, generate, batch = 2000, 500, 16
+    e = estimate(model, hardware="h100-sxm", tp=tp, prompt=prompt, generate=generate,
+                 batch=batch)
+    cache_per_chip = per_chip_token_bytes * (prompt + generate) * batch
+    assert e.memory_per_chip_bytes == pytest.approx(e.weight_bytes / tp + cache_per_chip,
+                                                    rel=1e-12)

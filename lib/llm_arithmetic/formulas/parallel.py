@@ -55,8 +55,10 @@ def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
     its N chips (tensor and pipeline parallelism both split them; so does expert parallelism,
     for the experts).
 
-    Even splitting is the best case: a chip also keeps activations and workspace, and under
-    tensor parallelism a cache with fewer KV heads than chips is replicated, not split.
+    The cache is the replica's with every copy counted: under tensor parallelism a chip keeps
+    at least one key/value head (more chips than heads copy them) and a latent cache whole, so
+    the estimate passes N_tp times one chip's cache. A chip also keeps activations and
+    workspace, which this leaves to the reserve.
 
     Examples
     --------

@@ -226,7 +226,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                       "kda": ["kda_prefill_flops", {}]}},
     # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
     "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
-                      "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}]}},
+                      "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}],
+                                               "reuse": ["kv_heads_per_chip", {}]}},
     "kv_layer_chip": {"by": "form", "doc": "cache bytes one token adds to the layer on one chip",
                       "cases": {"attention": ["kv_layer_bytes",
                                               {"n_kv_heads": "@kv_heads_chip"}],
@@ -234,6 +235,35 @@ TERMS: dict[str, dict[str, Any]] = {
                                           {"n_kv_heads": "@kv_heads_chip"}],
                                 "mla": ["mla_kv_layer_bytes", {}],
                                 "dsa": ["dsa_kv_layer_bytes", {}]}},
+    "kv_layer_read_chip": {"by": "form", "doc": "cache bytes per token, on one chip, of the "
+                           "earlier layer whose keys and values a KV-sharing layer reads",
+                           "cases": {"reuse": ["kv_layer_bytes",
+                                               {"n_kv_heads": "@kv_heads_chip"}]}},
+    # ---- one chip of a tensor-parallel group (the serving bounds) ----------------------------
+    "kv_stored_chip": {"by": "form", "doc": "the layer's cache of B sequences on one chip of a "
+                       "tensor-parallel group: its share of the key/value heads, at least one "
+                       "head; a latent cache whole",
+                       "cases": {"attention": ["layer_cache_bytes",
+                                               {"kv_layer_bytes": "@kv_layer_chip",
+                                                "attended": "@attended"}],
+                                 "mla": ["layer_cache_bytes",
+                                         {"kv_layer_bytes": "@kv_layer_chip",
+                                          "attended": "@attended"}],
+                                 "dsa": ["layer_cache_bytes",
+                                         {"kv_layer_bytes": "@kv_layer_chip",
+                                          "attended": "context"}]}},
+    "kv_read_chip": {"by": "form", "doc": "the layer's cache one decode step of a sequence "
+                     "reads on one chip of a tensor-parallel group",
+                     "cases": {"attention": ["layer_cache_bytes",
+                                             {"kv_layer_bytes": "@kv_layer_chip",
+                                              "attended": "@attended", "batch": 1}],
+                               "mla": ["layer_cache_bytes",
+                                       {"kv_layer_bytes": "@kv_layer_chip",
+                                        "attended": "@attended", "batch": 1}],
+                               "dsa": ["dsa_read_bytes", {"attended": "@attended"}],
+                               "reuse": ["layer_cache_bytes",
+                                         {"kv_layer_bytes": "@kv_layer_read_chip",
+                                          "attended": "@attended", "batch": 1}]}},
     "engine_cells": {"by": "span", "doc": "cells llama.cpp allocates for the layer",
                      "cases": {"full": ["=", {"value": "engine_ctx_cells"}],
                                "topk": ["=", {"value": "engine_ctx_cells"}],

@@ -26,8 +26,8 @@ def degrees_for(model: Any, degrees: Iterable[int] = DEGREES) -> list[int]:
 
 def fewest_chips(model: Any, chip: Any, weights: str, context: int) -> tuple[int | None, Any]:
     """The fewest chips (a degree of :func:`degrees_for`) whose memory holds ``model``'s weights
-    in ``weights`` and one ``context``-token cache, split evenly, and that estimate; ``(None,
-    None)`` when no degree does.
+    in ``weights`` and one ``context``-token cache (each chip keeping at least one key/value
+    head, as the estimate counts it), and that estimate; ``(None, None)`` when no degree does.
 
     >>> from llm_arithmetic import get_hardware, get_model
     >>> n, e = fewest_chips(get_model("llama-3.3-70b"), get_hardware("h100-sxm"), "fp16", 8192)
