@@ -195,3 +195,22 @@ def test_the_command_line_offers_every_algorithm():
     _add_comm_options(parser)
     (action,) = [a for a in parser._actions if a.dest == "allreduce"]
     assert tuple(action.choices) == ALLREDUCE_ALGORITHMS
+
+
+@pytest.mark.parametrize("tp, batch, switch_wins", [
+    (2, 512, False),   # two chips: the switch sends 3/2 of the message, the chips 1
+    (8, 512, True),    # 8 MB messages: 9/8 of the message against the two-stage 7/4
+    (8, 1, False),     # 16 kB messages: latency, the switch's two steps against one stage's one
+])
+def test_default_allreduce_is_the_fastest_the_domain_can_run(tp, batch, switch_wins):
+    """On a domain whose switch adds (an H100 system), the default all-reduce is the least of
+    the switch's reduction and the chips' own (direct, every chip reaching every other through
+    the switch), as engines pick kernels by size: the switch sends (N+1)/N of the message in two
+    latencies, direct all-reduces (N-1) messages in one or 2(N-1)/N in two."""
+    kw = dict(hardware="h100-sxm", weights="fp8", tp=tp, context=4096, batch=batch,
+              overlap=False)
+    by = {alg: estimate("llama-3.3-70b", allreduce=alg, **kw).allreduce_seconds_per_token
+          for alg in ("switch", "direct")}
+    default = estimate("llama-3.3-70b", **kw).allreduce_seconds_per_token
+    assert default == pytest.approx(min(by.values()), rel=1e-12)
+    assert (by["switch"] < by["direct"]) == switch_wins

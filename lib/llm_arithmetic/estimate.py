@@ -215,8 +215,9 @@ class Estimate:
         Latency of one collective step on each tier: as given, the catalog's sourced figure,
         or the stated default :data:`~llm_arithmetic.catalog.hardware.DEFAULT_LATENCY` [s].
     allreduce_algorithm : str
-        ``"switch"`` (in-switch reduction inside a domain, NVLink SHARP), ``"direct"`` (one-
-        or two-stage direct all-reduces on a fully connected domain) or ``"ring"``.
+        ``"switch"`` (the domain's switch reduces, NVLink SHARP: unless asked, the bound takes
+        the faster of its reduction and direct all-reduces), ``"direct"`` (one- or two-stage
+        direct all-reduces on a fully connected domain) or ``"ring"``.
     overlap : bool
         Whether the bounds overlap communication with the work (the default) or add it.
     node_limit, dispatch_bits : int, float or None
@@ -728,9 +729,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     allreduce : str, optional
         ``"ring"``, ``"switch"`` (in-switch reduction, NVLink SHARP) or ``"direct"`` (one- or
         two-stage direct all-reduces, where every chip reaches every other) inside a scale-up
-        domain; default in-switch where the chip's switches reduce, else direct where the
-        catalog's topology is a switch or a full mesh (and no ``link_bandwidth`` is given),
-        else the ring. ``"direct"`` on a ring or torus is an error.
+        domain; default where the chip's switches reduce: the faster of the switch's reduction
+        and direct all-reduces (the switch sends more at two chips, and pays two latencies
+        against one stage's one); else direct where the catalog's topology is a switch or a
+        full mesh (and no ``link_bandwidth`` is given), else the ring. ``"direct"`` on a ring
+        or torus is an error.
     node_limit : int, optional
         Node-limited routing: a token's experts lie on at most this many destinations
         (DeepSeek-V3: 4 nodes); default no limit.

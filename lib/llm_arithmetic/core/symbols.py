@@ -376,6 +376,11 @@ seq_flops = _sym("seq_flops", r"\mathcal{A}",
                  "FLOPs of one decode step for one sequence", "FLOP", _REAL)
 allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a ring, direct, "
                       "or reduced in the switch)", "s", _REAL)
+switch_time = _sym("switch_time", r"t_{ar}^{sw}", "time of one all-reduce reduced in the switch",
+                  "s", _REAL)
+chips_time = _sym("chips_time", r"t_{ar}^{chip}",
+                  "time of one all-reduce the chips reduce themselves (direct or a ring)", "s",
+                  _REAL)
 alltoall_bytes = _sym("alltoall_bytes", "M_{a2a}",
                       "bytes one chip sends in the all-to-all of an expert-parallel MoE layer", "B",
                       _NONNEG_REAL)

@@ -405,6 +405,25 @@ def direct_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latenc
 
 
 @formula("allreduce_time")
+def switch_or_chips_allreduce_time(*, switch_time, chips_time):
+    """Time of one all-reduce in a domain whose switch can add: the faster of the switch's
+    reduction and the chips' own (direct, or a ring). Engines pick the kernel by the message
+    and the group (NCCL's tuner, vLLM's custom all-reduce for small messages), and a bound takes
+    the least. The switch sends (N + 1)/N of the message and the chips 2(N - 1)/N: the switch
+    wins from four chips, ties at three and loses at two.
+
+    Examples
+    --------
+    1 MiB over 2 H100s (450 GB/s), no latency: the switch's 1.5 x 1,048,576 B / 450 GB/s =
+    3.50 us against the ring's 1 x 1,048,576 B / 450 GB/s = 2.33 us.
+
+    >>> round(switch_or_chips_allreduce_time(switch_time=3.50e-6, chips_time=2.33e-6) * 1e6, 2)
+    2.33
+    """
+    return sp.Min(switch_time, chips_time, evaluate=False)
+
+
+@formula("allreduce_time")
 def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwidth,
                             link_latency, out_bandwidth, out_latency):
     """Time of a hierarchical all-reduce over N_node scale-up domains of N_dom chips each: a

@@ -827,6 +827,11 @@ export function switch_allreduce_time({message_bytes, n_chips, link_bandwidth, l
   return message_bytes*(n_chips + 1)/(n_chips*link_bandwidth) + 2*link_latency;
 }
 
+/** Time of one all-reduce in a domain whose switch can add: the faster of the switch's reduction and the chips' own (direct, or a ring). Engines pick the kernel by the message and the group (NCCL's tuner, vLLM's custom all-reduce for small messages), and a bound takes the least. The switch sends (N + 1)/N of the message and the chips 2(N - 1)/N: the switch wins from four chips, ties at three and loses at two. [s] */
+export function switch_or_chips_allreduce_time({switch_time, chips_time} = {}) {
+  return Math.min(chips_time, switch_time);
+}
+
 /** Parameters of one grouped-query attention block whose values are its keys' projection (Gemma 4's global layers, ``attention_k_eq_v``): :data:`attention_params` without the value projection. The cache still holds keys and values apart (the keys are normalized and rotated, the values only normalized), so only the count changes. [1] */
 export function tied_attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
   return n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model - n_kv_heads*d_head*(qkv_bias + d_model) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
@@ -3482,6 +3487,17 @@ export const FORMULAS = {
    "link_latency"
   ],
   "summary": "Time of an all-reduce of M bytes over N chips whose switch adds in the network (NVLink SHARP on third-generation NVSwitch and later): each chip lets the switch read its whole message once (the switch adds the N copies of each 1/N share as it reads them), reads back its reduced share (M/N), and stores that share once to a multicast address that the switch copies to every chip (M/N out, M in). Each chip therefore sends and receives (N + 1)/N x M, against the ring's 2(N - 1)/N x M: the ring's figure is the least a chip must send when chips add, not when the network does. Two steps pay a latency (reduce, multicast).",
+  "unit": "s"
+ },
+ "switch_or_chips_allreduce_time": {
+  "defaults": {},
+  "latex": "t_{ar} = \\min\\left(t_{ar}^{sw}, t_{ar}^{chip}\\right)",
+  "lhs": "allreduce_time",
+  "params": [
+   "switch_time",
+   "chips_time"
+  ],
+  "summary": "Time of one all-reduce in a domain whose switch can add: the faster of the switch's reduction and the chips' own (direct, or a ring). Engines pick the kernel by the message and the group (NCCL's tuner, vLLM's custom all-reduce for small messages), and a bound takes the least. The switch sends (N + 1)/N of the message and the chips 2(N - 1)/N: the switch wins from four chips, ties at three and loses at two.",
   "unit": "s"
  },
  "tied_attention_params": {

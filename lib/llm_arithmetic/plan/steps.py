@@ -350,7 +350,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("direct_or_ring", "choose", "direct all-reduces where the chips are fully connected, else "
        "the ring", when="direct_capable", then=LIT("direct"), otherwise=LIT("ring")),
     op("domain_default", "choose", "the algorithm a domain uses unless asked: in-switch where "
-       "the switches reduce, else direct or ring", when="switch_capable", then=LIT("switch"),
+       "the switches reduce (the faster of it and the chips' own, below), else direct or ring", when="switch_capable", then=LIT("switch"),
        otherwise="direct_or_ring"),
     op("algorithm_asked", "first", "the all-reduce asked for, or the domain's default",
        of=["allreduce_asked", "domain_default"]),
@@ -382,8 +382,16 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       link_bandwidth="out_bandwidth", link_latency="out_latency"),
     op("allreduce_chips", "choose", "the all-reduce inside each domain where no switch reduces",
        when="use_direct", then="allreduce_intra_direct", otherwise="allreduce_intra_ring"),
+    op("allreduce_no_switch", "choose", "the chips' own all-reduce where the switch could "
+       "add: direct where they are fully connected, else the ring", when="direct_capable",
+       then="allreduce_intra_direct", otherwise="allreduce_intra_ring"),
+    f("allreduce_switch_best", "switch_or_chips_allreduce_time", "in the switch or by the "
+      "chips, the faster (engines pick the kernel by size)",
+      switch_time="allreduce_intra_switch", chips_time="allreduce_no_switch"),
+    op("allreduce_switch_used", "choose", "the switch's reduction as asked, else the faster",
+       when="allreduce_asked", then="allreduce_intra_switch", otherwise="allreduce_switch_best"),
     op("allreduce_intra", "choose", "the all-reduce inside each domain, by the algorithm in "
-       "use", when="use_switch", then="allreduce_intra_switch", otherwise="allreduce_chips"),
+       "use", when="use_switch", then="allreduce_switch_used", otherwise="allreduce_chips"),
     op("allreduce_one", "add", "one all-reduce: inside the domains, then between them "
        "(two_tier_allreduce_time for rings)", plus=["allreduce_intra", "allreduce_inter"]),
     f("allreduce_time", "layer_allreduce_time", "all-reduces of one step",
