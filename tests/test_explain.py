@@ -204,7 +204,7 @@ def test_solver_and_mean_show_their_inputs():
     a = explain(e, "attended_context")
     assert sorted(arg.value for arg in a.arguments) == [1024, 8192]
     assert _close(a.value, (52 * 1024 + 10 * 8192) / 62)
-    for key, names in [("precision_chain", {"weight_format", "chain_bits"}),
+    for key, names in [("precision_chain", {"chain_format", "chain_bits"}),
                        ("compute_precision", {"precision_chain", "chip_peaks"}),
                        ("chip_link_bandwidth", {"chip_interconnect", "tp", "ep"})]:
         got = {arg.name for arg in explain(e, key).arguments}

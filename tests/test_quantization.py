@@ -160,3 +160,22 @@ def test_decode_reads_the_head_at_16_bits_and_skips_the_table():
     read_shared = b["other"] - 2 * unread
     experts = m.evaluate("step_weight_read_experts")
     assert m.step_weight_bytes() == read_shared + experts
+
+
+@pytest.mark.parametrize("model, chip, kwargs, precision", [
+    # DeepSeek-V3 ships block-scaled fp8 (config.json quantization_config: fp8, 128 x 128);
+    # engines multiply it on fp8 tensor cores where the chip has them (DeepGEMM on Hopper) ...
+    ("deepseek-v3", "h100-sxm", {}, "fp8"),
+    # ... and dequantize it to 16 bits where it has none (weight-only fp8 on Ampere)
+    ("deepseek-v3", "a100-80gb-sxm", {}, "fp16"),
+    # asked for other weights, the checkpoint's own format no longer applies
+    ("deepseek-v3", "h100-sxm", {"weights": "bf16"}, "bf16"),
+    ("deepseek-v3", "h100-sxm", {"bits_weight": 4}, "fp16"),
+    # gpt-oss quantizes its experts alone (MXFP4): most chips' kernels multiply at 16 bits
+    ("gpt-oss-120b", "b200", {}, "fp16"),
+    ("llama-3.1-8b", "h100-sxm", {}, "fp16"),
+])
+def test_weights_as_shipped_compute_at_the_checkpoints_precision(model, chip, kwargs, precision):
+    from llm_arithmetic import estimate
+
+    assert estimate(model, hardware=chip, **kwargs).compute_precision == precision

@@ -60,6 +60,7 @@ def _model(entry: Any) -> dict[str, Any]:
         "norm_vecs_final": m.norm_vecs_final, "trained_context": m.trained_context,
         "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
+        "native_format": m.native_format,
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total}
                    for x in m.extras],
         "layers": layers,

@@ -807,6 +807,25 @@ class Model:
             groups[key] = groups.get(key, 0) + run.count
         return tuple((count, key.parts()) for key, count in groups.items())
 
+    @property
+    def native_format(self) -> dict[str, str | None] | None:
+        """The weight format the checkpoint ships in, as the precision chain reads it (its
+        compute precision and fallback): a scheme that quantizes every matrix (DeepSeek-V3's
+        block-scaled fp8 runs on fp8 tensor cores where the chip has them); None for 16-bit
+        checkpoints and for schemes of the experts alone (gpt-oss's MXFP4 experts are
+        multiplied at 16 bits by the kernels of most chips).
+
+        >>> from llm_arithmetic import get_model
+        >>> get_model("deepseek-v3").native_format, get_model("llama-3.1-8b").native_format
+        ({'compute': 'fp8', 'compute_fallback': 'fp16'}, None)
+        """
+        from .formats import plan_format
+
+        scheme = self.scheme
+        if scheme is None or scheme.experts_only:
+            return None
+        return plan_format(scheme.method)
+
     @cached_property
     def plan_inputs(self) -> Mapping[str, Any]:
         """The model's inputs to the plan (:mod:`llm_arithmetic.plan.steps`), with the
@@ -818,6 +837,7 @@ class Model:
             k = None
         default = self.native_bits["default"]
         return MappingProxyType(dict(
+            native_format=self.native_format,
             blocks=self.blocks, n_vocab=self.n_vocab, d_model=self.d_model, tied=int(self.tied),
             n_positions=self.n_positions, norm_vecs_final=self.norm_vecs_final,
             head_bias=int(self.head_bias),

@@ -151,8 +151,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # ---- the chip -------------------------------------------------------------------------
     op("chain_bits", "first", "bits the precision chain looks at",
        of=["bits_weight", LIT(16)]),
+    op("shipped_format", "choose", "the checkpoint's own format where the weights are as "
+       "shipped (none once bits are asked)", when="bits_weight", then=LIT(None),
+       otherwise="native_format"),
+    op("chain_format", "first", "the format asked for, else the checkpoint's own",
+       of=["weight_format", "shipped_format"]),
     op("precision_chain", "chain", "precisions whose peak may apply, in order",
-       format="weight_format", bits="chain_bits", wide_bits=32, wide="fp32",
+       format="chain_format", bits="chain_bits", wide_bits=32, wide="fp32",
        fallbacks=["fp16", "fp32"]),
     op("compute_precision", "precision", "the precision whose peak applies: the first the chip "
        "has", chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops"),
@@ -736,7 +741,8 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-          "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_bits_default",
+          "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_format",
+          "native_bits_default",
           "native_bits_experts", "native_bits_unread", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",

@@ -437,6 +437,7 @@ const Plan = (function () {
       extras_in_total: (m.extras || []).filter((x) => x.in_total)
         .reduce((a, x) => a + x.params, 0),
       d_ple: m.d_ple || 0, n_vocab_ple: m.n_vocab_ple || 0,
+      native_format: m.native_format || null,
       native_bits_default: dflt,
       native_bits_experts: m.native_bits.experts !== undefined ? m.native_bits.experts : dflt,
       native_bits_unread: m.native_bits.unread !== undefined ? m.native_bits.unread : dflt,
