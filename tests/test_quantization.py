@@ -176,6 +176,10 @@ def test_decode_reads_the_head_at_16_bits_and_skips_the_table():
     ("llama-3.1-8b", "h100-sxm", {}, "fp16"),
 ])
 def test_weights_as_shipped_compute_at_the_checkpoints_precision(model, chip, kwargs, precision):
-    from llm_arithmetic import estimate
+    from llm_arithmetic import estimate, get_model
+    from llm_arithmetic.catalog.formats import plan_format
 
     assert estimate(model, hardware=chip, **kwargs).compute_precision == precision
+    m = get_model(model)   # the model reads the formats' catalog as plan_format does
+    if m.scheme is not None and not m.scheme.experts_only:
+        assert m.native_format == plan_format(m.scheme.method)

@@ -819,12 +819,15 @@ class Model:
         >>> get_model("deepseek-v3").native_format, get_model("llama-3.1-8b").native_format
         ({'compute': 'fp8', 'compute_fallback': 'fp16'}, None)
         """
-        from .formats import plan_format
+        from .compiled import load  # the formats' catalog as formats.plan_format reads it
 
         scheme = self.scheme
-        if scheme is None or scheme.experts_only:
+        spec = None if scheme is None or scheme.experts_only else \
+            load("formats")["formats"].get(scheme.method)
+        if spec is None:
             return None
-        return plan_format(scheme.method)
+        return {"compute": spec["compute"],
+                "compute_fallback": spec.get("compute_fallback") or None}
 
     @cached_property
     def plan_inputs(self) -> Mapping[str, Any]:
