@@ -294,8 +294,9 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
                         "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ..., or a "
                         "llama.cpp file type (q4_k_m, q5_k_m, q3_k_m, ...: bits computed per "
-                        "tensor for the model); default: as the checkpoint ships (16 bits, "
-                        "gpt-oss's MXFP4 experts)")
+                        "tensor for the model); default: as the checkpoint ships (16 bits; "
+                        "block-scaled fp8 at the chip's fp8 peak where it has one; gpt-oss's "
+                        "MXFP4 experts at 16-bit arithmetic)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
@@ -333,8 +334,8 @@ def _add_comm_options(s: Any) -> None:
     s.add_argument("--allreduce", choices=("ring", "switch", "direct"), default=None,
                    help="all-reduce inside a scale-up domain: ring, in-switch reduction (NVLink "
                         "SHARP) or direct (one- or two-stage, every chip reading every peer); "
-                        "default in-switch where the chip's switches reduce, else direct where "
-                        "every chip reaches every other, else ring")
+                        "default where the chip's switches reduce: the faster of in-switch and "
+                        "direct, else direct where every chip reaches every other, else ring")
     s.add_argument("--serialize", action="store_true",
                    help="add communication after the work instead of overlapping it (the "
                         "bound overlaps; the *_serialized_seconds keys always give the sum)")

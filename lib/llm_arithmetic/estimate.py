@@ -257,8 +257,9 @@ class Estimate:
     speculative_tpot_seconds, speculative_tokens_per_second_per_chip : float or None
         The same on the replica [s], [token/s].
     memory_per_chip_bytes : float
-        Weights, cache (at the end of the request, or at ``context``) and state split over the
-        chips, plus the reserve [B].
+        Weights and state split over the chips, the cache (at the end of the request, or at
+        ``context``) as each chip stores it (under tensor parallelism at least one key/value head
+        per layer, and a latent cache whole), plus the reserve [B].
     fits_per_chip : bool or None
     max_batch_per_replica : int or None
         Sequences that fit on the replica at that context [-].
@@ -521,8 +522,9 @@ def _latency(link_latency: Any) -> float | None:
     return link_latency
 
 
-#: The all-reduce algorithms inside a scale-up domain (None: in-switch where the chip's switches
-#: reduce, else direct where every chip reaches every other, else the ring).
+#: The all-reduce algorithms inside a scale-up domain (None: where the chip's switches reduce, the
+#: faster of the switch's reduction and direct all-reduces; else direct where every chip reaches
+#: every other, else the ring).
 ALLREDUCE_ALGORITHMS = ("ring", "switch", "direct")
 
 
@@ -688,7 +690,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     weights : str, optional
         A named weight format (``"fp16"``, ``"q4_0"``, ``"nvfp4"``, ...) or a llama.cpp file
         type (``"q4_k_m"``, bits computed for this model); default: as the checkpoint ships
-        (16 bits, or gpt-oss's MXFP4 experts).
+        (16 bits; block-scaled fp8, computed at the chip's fp8 peak where it has one; or
+        gpt-oss's MXFP4 experts, computed at 16 bits).
     bits_weight : number, optional
         Bits per weight, instead of ``weights`` [bit].
     bits_kv : number
