@@ -945,14 +945,8 @@ def _comm_rows(e: Any) -> list[tuple[str, str]]:
                 ) + ("" if lat is None else f", {lat * 1e6:g} us a step")
     return [("scale-up link", tier(e.scale_up_bandwidth, e.scale_up_latency)),
             ("scale-out link", tier(e.scale_out_bandwidth, e.scale_out_latency)),
-            ("all-reduce", f"{_ALGORITHM.get(e.allreduce_algorithm, e.allreduce_algorithm)}; "
-             "communication "
+            ("all-reduce", f"{e.allreduce_algorithm}; communication "
              + ("overlapped with the work (the bound)" if e.overlap else "after the work"))]
-
-
-#: How the table names an all-reduce algorithm (where the switch reduces, the bound takes the
-#: faster of its reduction and the chips' direct all-reduces unless --allreduce names one).
-_ALGORITHM = {"switch": "in-switch, or direct where faster (unless --allreduce names one)"}
 
 
 def _serving_rows(e: Any) -> list[tuple[str, str]]:

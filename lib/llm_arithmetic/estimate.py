@@ -215,9 +215,10 @@ class Estimate:
         Latency of one collective step on each tier: as given, the catalog's sourced figure,
         or the stated default :data:`~llm_arithmetic.catalog.hardware.DEFAULT_LATENCY` [s].
     allreduce_algorithm : str
-        ``"switch"`` (the domain's switch reduces, NVLink SHARP: unless asked, the bound takes
-        the faster of its reduction and direct all-reduces), ``"direct"`` (one- or two-stage
-        direct all-reduces on a fully connected domain) or ``"ring"``.
+        The algorithm of the bound's all-reduces inside a scale-up domain: ``"switch"``
+        (in-switch reduction, NVLink SHARP), ``"direct"`` (one- or two-stage direct
+        all-reduces on a fully connected domain) or ``"ring"``. Where the switch reduces and
+        none is asked, the faster of the switch and direct at this batch.
     overlap : bool
         Whether the bounds overlap communication with the work (the default) or add it.
     node_limit, dispatch_bits : int, float or None
@@ -472,7 +473,7 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "decode_flops_per_token": "decode_flops", "power_watts": "power",
                "scale_up_bandwidth": "up_link", "scale_out_bandwidth": "out_link",
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
-               "overlap": "overlapping"}
+               "overlap": "overlapping", "allreduce_algorithm": "allreduce_used"}
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
                if f.name not in INPUT_FIELDS}

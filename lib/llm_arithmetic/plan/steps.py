@@ -397,6 +397,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        when="allreduce_asked", then="allreduce_intra_switch", otherwise="allreduce_switch_best"),
     op("allreduce_intra", "choose", "the all-reduce inside each domain, by the algorithm in "
        "use", when="use_switch", then="allreduce_switch_used", otherwise="allreduce_chips"),
+    op("switch_not_slower", "le", "the switch's reduction takes no longer than the chips' own",
+       of=["allreduce_intra_switch", "allreduce_no_switch"]),
+    op("switch_or_chips", "choose", "which of the two the bound took (one batch)",
+       when="switch_not_slower", then=LIT("switch"), otherwise="direct_or_ring"),
+    op("switch_choice", "choose", "the switch as asked, else the faster",
+       when="allreduce_asked", then=LIT("switch"), otherwise="switch_or_chips"),
+    op("allreduce_used", "choose", "the algorithm of the bound's all-reduce inside a domain",
+       when="use_switch", then="switch_choice", otherwise="allreduce_algorithm"),
     op("allreduce_one", "add", "one all-reduce: inside the domains, then between them "
        "(two_tier_allreduce_time for rings)", plus=["allreduce_intra", "allreduce_inter"]),
     f("allreduce_time", "layer_allreduce_time", "all-reduces of one step",
