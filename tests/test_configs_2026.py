@@ -599,6 +599,11 @@ def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
         e = estimate(m, context=4096)
     assert (e.params_total, e.kv_cache_bytes_per_token, e.decode_seconds_per_token) == (
         t["params"], None, None)
+    # served on a tensor-parallel group: the cache a chip holds is missing too, not a number
+    # that leaves the compressed layers out
+    with pytest.warns(UserWarning, match="not counted"):
+        s = estimate(m, hardware="h200", tp=8, prompt=1000, generate=10, batch=4)
+    assert (s.memory_per_chip_bytes, s.tpot_seconds) == (None, None)
 
 
 # a family no reader knows: tests/test_families.py's relabelled copies (mimo3, step4 among them)

@@ -23,6 +23,7 @@ from ..core.errors import InputError
 from ..core.lookup import did_you_mean
 from ..core.records import record
 from ..core.units import to_fraction
+from .format_compute import plan_format
 
 if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
     from .model import Model
@@ -136,17 +137,6 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
 
 def _mix_names() -> tuple[str, ...]:
     return tuple(MIXES)
-
-
-def plan_format(weight_format: object) -> dict[str, str | None] | None:
-    """A named weight format as the plan's precision chain reads it: its compute precision and
-    fallback (None for a number or an unknown name)."""
-    if not isinstance(weight_format, str):
-        return None
-    f = FORMATS.get(weight_format.strip().lower())
-    if f is None:
-        return None
-    return {"compute": f.compute, "compute_fallback": f.compute_fallback or None}
 
 
 def _peak_steps(weight_format: str | None, bits: Fraction | None,

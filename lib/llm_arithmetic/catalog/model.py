@@ -37,6 +37,7 @@ from ..plan.interpreter import (DEFAULT, PLAN_STEPS, Evaluator, MissingTerm, par
                                 part_term)
 from ..plan.stack import UNCOUNTED
 from ..plan.steps import INPUTS
+from .format_compute import plan_format
 
 #: The plan's inputs that describe a serving engine (None: no engine).
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
@@ -819,15 +820,8 @@ class Model:
         >>> get_model("deepseek-v3").native_format, get_model("llama-3.1-8b").native_format
         ({'compute': 'fp8', 'compute_fallback': 'fp16'}, None)
         """
-        from .compiled import load  # the formats' catalog as formats.plan_format reads it
-
         scheme = self.scheme
-        spec = None if scheme is None or scheme.experts_only else \
-            load("formats")["formats"].get(scheme.method)
-        if spec is None:
-            return None
-        return {"compute": spec["compute"],
-                "compute_fallback": spec.get("compute_fallback") or None}
+        return None if scheme is None or scheme.experts_only else plan_format(scheme.method)
 
     @cached_property
     def plan_inputs(self) -> Mapping[str, Any]:

@@ -239,31 +239,6 @@ TERMS: dict[str, dict[str, Any]] = {
                            "earlier layer whose keys and values a KV-sharing layer reads",
                            "cases": {"reuse": ["kv_layer_bytes",
                                                {"n_kv_heads": "@kv_heads_chip"}]}},
-    # ---- one chip of a tensor-parallel group (the serving bounds) ----------------------------
-    "kv_stored_chip": {"by": "form", "doc": "the layer's cache of B sequences on one chip of a "
-                       "tensor-parallel group: its share of the key/value heads, at least one "
-                       "head; a latent cache whole",
-                       "cases": {"attention": ["layer_cache_bytes",
-                                               {"kv_layer_bytes": "@kv_layer_chip",
-                                                "attended": "@attended"}],
-                                 "mla": ["layer_cache_bytes",
-                                         {"kv_layer_bytes": "@kv_layer_chip",
-                                          "attended": "@attended"}],
-                                 "dsa": ["layer_cache_bytes",
-                                         {"kv_layer_bytes": "@kv_layer_chip",
-                                          "attended": "context"}]}},
-    "kv_read_chip": {"by": "form", "doc": "the layer's cache one decode step of a sequence "
-                     "reads on one chip of a tensor-parallel group",
-                     "cases": {"attention": ["layer_cache_bytes",
-                                             {"kv_layer_bytes": "@kv_layer_chip",
-                                              "attended": "@attended", "batch": 1}],
-                               "mla": ["layer_cache_bytes",
-                                       {"kv_layer_bytes": "@kv_layer_chip",
-                                        "attended": "@attended", "batch": 1}],
-                               "dsa": ["dsa_read_bytes", {"attended": "@attended"}],
-                               "reuse": ["layer_cache_bytes",
-                                         {"kv_layer_bytes": "@kv_layer_read_chip",
-                                          "attended": "@attended", "batch": 1}]}},
     "engine_cells": {"by": "span", "doc": "cells llama.cpp allocates for the layer",
                      "cases": {"full": ["=", {"value": "engine_ctx_cells"}],
                                "topk": ["=", {"value": "engine_ctx_cells"}],
@@ -325,3 +300,17 @@ for _spec in TERMS.values():
     if "attention" in _spec["cases"]:
         for _form in ("gated", "split", "tied"):
             _spec["cases"].setdefault(_form, _spec["cases"]["attention"])
+
+# One chip of a tensor-parallel group (the serving bounds): the layer's cache as kv_stored and
+# kv_read lay it out, over the chip's own key/value heads (kv_layer_chip: its share, at least one
+# head; a latent cache whole), with the same cases and the same uncounted forms.
+_ON_A_CHIP = {"@kv_layer": "@kv_layer_chip", "@kv_layer_read": "@kv_layer_read_chip"}
+for _chip_term, _term, _doc in (
+        ("kv_stored_chip", "kv_stored", "the layer's cache of B sequences on one chip of a "
+         "tensor-parallel group: its share of the key/value heads, at least one head; a latent "
+         "cache whole"),
+        ("kv_read_chip", "kv_read", "the layer's cache one decode step of a sequence reads on "
+         "one chip of a tensor-parallel group")):
+    TERMS[_chip_term] = {**TERMS[_term], "doc": _doc, "cases": {
+        form: [name, {k: _ON_A_CHIP.get(v, v) for k, v in args.items()}]
+        for form, (name, args) in TERMS[_term]["cases"].items()}}

@@ -355,8 +355,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("direct_or_ring", "choose", "direct all-reduces where the chips are fully connected, else "
        "the ring", when="direct_capable", then=LIT("direct"), otherwise=LIT("ring")),
     op("domain_default", "choose", "the algorithm a domain uses unless asked: in-switch where "
-       "the switches reduce (the faster of it and the chips' own, below), else direct or ring", when="switch_capable", then=LIT("switch"),
-       otherwise="direct_or_ring"),
+       "the switches reduce (the faster of it and the chips' own, below), else direct or ring",
+       when="switch_capable", then=LIT("switch"), otherwise="direct_or_ring"),
     op("algorithm_asked", "first", "the all-reduce asked for, or the domain's default",
        of=["allreduce_asked", "domain_default"]),
     op("domain_split", "gt", "more than one chip inside the domain", of=["domain_chips", LIT(1)]),
