@@ -21,6 +21,7 @@ named fit is the lowest mean among the structures that can name every runtime of
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -124,8 +125,15 @@ def select() -> None:
     print("chosen:", json.dumps(MODELS))
 
 
-def main() -> int:
-    if "--select" in sys.argv:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Fit the decode forecast on the fit rows and write "
+                    "lib/llm_arithmetic/lab/data/forecast_decode.json (deterministic).")
+    parser.add_argument("--select", action="store_true",
+                        help="print how the terms' structure was chosen (fit rows only); "
+                             "writes nothing")
+    args = parser.parse_args(argv)
+    if args.select:
         select()
         return 0
     params = build_params()

@@ -123,6 +123,13 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
         "targets": ["Linear"], "input_activations": "dynamic", "weights": {
             "num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}}},
      "quantization_config.config_groups.group_0.input_activations"),
+    # int4 activations (W4A4 in integers): no activation format the library knows
+    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "targets": ["Linear"], "input_activations": {"num_bits": 4, "type": "int",
+                                                     "dynamic": True},
+        "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}},
+      "format": "pack-quantized"},
+     "quantization_config.config_groups.group_0.input_activations"),
     ({"quant_method": "compressed-tensors", "transform_config": ["hadamard"]},
      "quantization_config.transform_config"),
     ({"quant_method": "modelopt", "quant_algo": "FP8", "config_groups": ["fp8"]},
@@ -176,10 +183,26 @@ def test_decode_reads_the_head_at_16_bits_and_skips_the_table():
     ("llama-3.1-8b", "h100-sxm", {}, "fp16"),
 ])
 def test_weights_as_shipped_compute_at_the_checkpoints_precision(model, chip, kwargs, precision):
-    from llm_arithmetic import estimate, get_model
-    from llm_arithmetic.catalog.formats import plan_format
-
     assert estimate(model, hardware=chip, **kwargs).compute_precision == precision
-    m = get_model(model)   # the model reads the formats' catalog as plan_format does
-    if m.scheme is not None and not m.scheme.experts_only:
-        assert m.native_format == plan_format(m.scheme.method)
+
+
+@pytest.mark.parametrize("name, chip, precision", [
+    # ModelOpt NVFP4 with NVFP4 input activations (config_groups.group_0.input_activations:
+    # float, 4 bits, groups of 16): W4A4, the fp4 tensor cores of a Blackwell chip ...
+    ("gemma-4-31b-it-nvfp4", "b200", "fp4"),
+    # ... none on Hopper: the weights are widened to 16 bits
+    ("gemma-4-31b-it-nvfp4", "h100-sxm", "fp16"),
+    # compressed-tensors fp8 blocks with dynamic fp8 input activations (groups of 128): W8A8
+    ("laguna-xs.2-fp8", "h100-sxm", "fp8"),
+    ("laguna-xs.2-fp8", "a100-80gb-sxm", "fp16"),
+    # compressed-tensors int4 groups, input_activations null: a weight-only (W4A16) kernel
+    # (vLLM's CompressedTensorsWNA16) multiplies at 16 bits on any chip
+    ("kimi-k2.5", "h200", "fp16"),
+    ("kimi-k2.5", "b200", "fp16"),
+])
+def test_shipped_activations_decide_the_compute_precision(name, chip, precision):
+    """The products run in the activations' format where the checkpoint quantizes them, at 16
+    bits where it quantizes the weights alone (vLLM's compressed-tensors dispatch,
+    ``_get_scheme_from_parts``); the expected precisions are read off each config by hand."""
+    m = read_config(json.loads((CONFIGS / f"{name}.json").read_text()), name=name)
+    assert estimate(m, hardware=chip).compute_precision == precision

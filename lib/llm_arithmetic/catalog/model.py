@@ -811,17 +811,22 @@ class Model:
     @property
     def native_format(self) -> dict[str, str | None] | None:
         """The weight format the checkpoint ships in, as the precision chain reads it (its
-        compute precision and fallback): a scheme that quantizes every matrix (DeepSeek-V3's
-        block-scaled fp8 runs on fp8 tensor cores where the chip has them); None for 16-bit
-        checkpoints and for schemes of the experts alone (gpt-oss's MXFP4 experts are
-        multiplied at 16 bits by the kernels of most chips).
+        compute precision and fallback): the format its matrix products run in
+        (:attr:`~llm_arithmetic.catalog.quantization.Scheme.compute`), where the scheme
+        quantizes the activations too (DeepSeek-V3's block-scaled fp8 runs on fp8 tensor cores
+        where the chip has them); None for 16-bit checkpoints, for weight-only schemes (Kimi
+        K2.5's int4 experts and AWQ files are multiplied at 16 bits) and for schemes of the
+        experts alone (gpt-oss's MXFP4 experts are multiplied at 16 bits by the kernels of most
+        chips).
 
         >>> from llm_arithmetic import get_model
         >>> get_model("deepseek-v3").native_format, get_model("llama-3.1-8b").native_format
         ({'compute': 'fp8', 'compute_fallback': 'fp16'}, None)
         """
         scheme = self.scheme
-        return None if scheme is None or scheme.experts_only else plan_format(scheme.method)
+        if scheme is None or scheme.experts_only or scheme.compute is None:
+            return None
+        return plan_format(scheme.compute)
 
     @cached_property
     def plan_inputs(self) -> Mapping[str, Any]:

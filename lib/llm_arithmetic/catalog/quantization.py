@@ -103,6 +103,19 @@ class Scheme:
     router_bias_bits : int
         Bits of a router's bias vector (DeepSeek's ``e_score_correction_bias``: fp32 in its fp8
         checkpoints).
+    compute : str or None
+        The format (a key of the formats' catalog) the matrix products run in, read from how
+        the scheme treats the activations: ``fp8`` where they are quantized to fp8 too (W8A8:
+        ``activation_scheme`` of an fp8 file, ``input_activations`` of compressed-tensors,
+        ModelOpt's FP8), ``nvfp4`` for NVFP4 activations (W4A4), ``int8`` for int8 ones;
+        None where only the weights are quantized (W4A16, W8A16: the kernels widen them to 16
+        bits). vLLM picks its kernels by the same test: a compressed-tensors group without
+        ``input_activations`` runs a weight-only scheme (``CompressedTensorsWNA16``,
+        ``CompressedTensorsW4A16Fp4``), one with them ``CompressedTensorsW8A8Fp8``,
+        ``CompressedTensorsW4A4Fp4`` or ``CompressedTensorsW8A8Int8``
+        (vllm-project/vllm ``vllm/model_executor/layers/quantization/compressed_tensors/
+        compressed_tensors.py`` @ be696453ee1bf3b7a2f652cc457b340d5a20c88c,
+        ``_get_scheme_from_parts``).
     """
 
     method: str
@@ -118,6 +131,7 @@ class Scheme:
     head: bool = False
     keep: tuple[str, ...] = ()
     router_bias_bits: int = PLAIN_BITS
+    compute: str | None = None
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list."""
@@ -218,11 +232,11 @@ def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
     block = q.get("weight_block_size")
     if block is None:  # one fp32 scale per matrix
         return Scheme("fp8", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=32, keep=keep,
-                      router_bias_bits=32)
+                      router_bias_bits=32, compute="fp8")
     _pair(block, origin, "weight_block_size")
     # scale_fmt 'ue8m0' (DeepSeek-V3.1 and later): the scales are powers of two, still fp32
     return Scheme("fp8", f"fp8 block-scaled {block[0]}x{block[1]}", 8, block[0], block[1], 32,
-                  keep=keep, router_bias_bits=32)
+                  keep=keep, router_bias_bits=32, compute="fp8")
 
 
 def _mxfp4(q: Mapping[str, Any], origin: str) -> Scheme:
@@ -280,6 +294,33 @@ def _groups(q: Mapping[str, Any], origin: str, method: str) -> Scheme:
                                                                        origin))
 
 
+#: compressed-tensors' quantized activations (type, bits, group) -> the format the products run
+#: in (None: any group); see :attr:`Scheme.compute`.
+_CT_ACTIVATIONS = {("float", 8, None): "fp8", ("float", 4, 16): "nvfp4", ("int", 8, None): "int8"}
+
+
+def _activations_format(a: Mapping[str, Any], origin: str, key: str) -> str | None:
+    """The format a compressed-tensors group's matrix products run in, from its
+    ``input_activations`` (:attr:`Scheme.compute`): None without them (weight-only).
+
+    >>> _activations_format({}, "config", "input_activations")
+    >>> _activations_format({"num_bits": 8, "type": "float", "dynamic": True}, "config", "a")
+    'fp8'
+    >>> _activations_format({"num_bits": 4, "type": "int"}, "config", "input_activations")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.ConfigError: config: field 'quantization_config.input_activations' = {'num_bits': 4, 'type': 'int'} is not an activation format this library knows (fp8, NVFP4, int8)
+    """
+    if not a:
+        return None
+    kind, bits, group = a.get("type"), a.get("num_bits"), a.get("group_size")
+    found = _CT_ACTIVATIONS.get((kind, bits, group)) or _CT_ACTIVATIONS.get((kind, bits, None))
+    if found is None:
+        raise _origin_error(origin, key, a, "is not an activation format this library knows "
+                            "(fp8, NVFP4, int8)")
+    return found
+
+
 _CT_WEIGHT_KEYS = {"num_bits", "type", "symmetric", "group_size", "strategy", "block_structure",
                    "dynamic", "actorder", "observer", "observer_kwargs", "scale_dtype",
                    "zp_dtype"}
@@ -325,6 +366,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     kind, strategy = w.get("type"), w.get("strategy")
     fmt = str(g.get("format") or q.get("format") or "")
     a = _object(g.get("input_activations"), origin, where + "input_activations")
+    compute = _activations_format(a, origin, where + "input_activations")
     keep = _names(q, "ignore", origin)
     head = not any(_matches(p, "lm_head") for p in keep)
     scale_dtype = w.get("scale_dtype")
@@ -336,14 +378,14 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
         # weight_global_scale (fp32), and input_global_scale (fp32) for static input scales
         return Scheme("compressed-tensors", "NVFP4 (16 values per fp8 scale, fp32 global "
                       "scales)", 4, 1, 16, 8, bits_tensor=32 * (1 + static_input), head=head,
-                      keep=keep)
+                      keep=keep, compute=compute)
     if a and not a.get("dynamic", False):
         raise _origin_error(origin, where + "input_activations", a, "stores static input "
                             "scales, which are not counted")
     if kind == "float" and bits == 4 and w.get("group_size") == 32 \
             and scale_dtype == "torch.uint8":  # MXFP4 packed by compressed-tensors
         return Scheme("compressed-tensors", "MXFP4 (32 values per 8-bit scale)", 4, 1, 32, 8,
-                      head=head, keep=keep)
+                      head=head, keep=keep, compute=compute)
     scale_bits = {None: 16, "torch.bfloat16": 16, "torch.float16": 16,
                   "torch.float32": 32}.get(scale_dtype)
     if scale_bits is None:
@@ -351,7 +393,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
     if kind == "float" and bits == 8 and strategy == "block":
         block = _pair(w.get("block_structure"), origin, where + "weights.block_structure")
         return Scheme("compressed-tensors", f"fp8 block-scaled {block[0]}x{block[1]}", 8,
-                      block[0], block[1], scale_bits, head=head, keep=keep)
+                      block[0], block[1], scale_bits, head=head, keep=keep, compute=compute)
     if kind == "int" and strategy == "group" and fmt == "pack-quantized":
         group = _int(w, "group_size", origin)
         if w.get("actorder") not in (None, "weight"):
@@ -362,7 +404,7 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
         # asymmetric, weight_shape (2 x int32) per matrix
         return Scheme("compressed-tensors", f"int{bits} groups of {group}"
                       + ("" if not zero else " with zero points"), bits, 1, group, scale_bits,
-                      bits_offset=zero, bits_tensor=64, head=head, keep=keep)
+                      bits_offset=zero, bits_tensor=64, head=head, keep=keep, compute=compute)
     raise _origin_error(origin, where + "weights", w, f"(format {fmt!r}) is not a layout this "
                         "library counts (NVFP4, MXFP4, fp8 blocks, packed int groups)")
 
@@ -389,9 +431,10 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
     if algo == "NVFP4":
         group = _int(q, "group_size", origin, 16)
         return Scheme("modelopt", f"NVFP4 ({group} values per fp8 scale, fp32 global scales)",
-                      4, 1, group, 8, bits_tensor=64, keep=keep)
+                      4, 1, group, 8, bits_tensor=64, keep=keep, compute="nvfp4")
     if algo == "FP8":
-        return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, keep=keep)
+        return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, keep=keep,
+                      compute="fp8")
     raise _origin_error(origin, "quant_algo", algo, "is not NVFP4 or FP8")
 
 
