@@ -461,3 +461,47 @@ def test_leftovers_of_the_review_are_refused():
     assert quiet("ex-nb-specs-b200-gb", 8 * 180 * 2**30 / 1e9)
     assert not quiet("ex-nb-specs-b200-gb", 1400)
     assert not quiet("ex-nb-specs-b200-gb", 8 * 180)
+
+
+def test_a_cache_without_its_values_is_refused():
+    """Forgetting the factor 2 of keys and values where the cache is a small share of the bytes:
+    within 1% of the answer, so the tolerances are tighter. By hand from the datasheets' figures
+    and the configs' shapes (Qwen3 8B: 36 layers, 8 KV heads of 128; Llama 3.1 70B: 80 layers,
+    8 KV heads of 128; Phi-3 mini: 32 layers, 32 heads of 96), with the catalog's weight counts."""
+    from llm_arithmetic.catalog.hardware import get_hardware
+    from llm_arithmetic.catalog.model_catalog import get_model
+
+    # Qwen3 8B at fp16 on an L40S (864 GB/s, 362.05 TFLOP/s dense fp16), 2048 tokens: memory-bound
+    m = get_model("qwen3-8b")
+    assert (get_hardware("l40s").bandwidth, get_hardware("l40s").peak("fp16")) == (864e9, 362.05e12)
+    kappa = 2 * 36 * 8 * 128 * 2
+    flops_ = 2 * m.matmul_params + 4 * 36 * 32 * 128 * 2048
+    assert flops_ / 362.05e12 < 2 * m.decode_read_params / 864e9
+
+    def step_ms(kv):
+        return 1e3 * (2 * m.decode_read_params + 2048 * kv) / 864e9
+    assert quiet("ex-nb-roofline-l40s-step", step_ms(kappa))
+    assert not quiet("ex-nb-roofline-l40s-step", step_ms(kappa / 2))
+
+    # Llama 3.1 70B in Q8_0 (8.5 bits) on an EPYC 9755 (12 channels of DDR5-6400: 614.4 GB/s)
+    m = get_model("llama-3.1-70b")
+    assert get_hardware("epyc-9755").bandwidth == 12 * 8 * 6400e6
+    kappa = 2 * 80 * 8 * 128 * 2
+
+    def rate(kv):
+        return 614.4e9 / (m.decode_read_params * 8.5 / 8 + 4096 * kv)
+    assert quiet("ex-nb-cases-epyc-70b", rate(kappa))
+    assert not quiet("ex-nb-cases-epyc-70b", rate(kappa / 2))
+
+    # Phi-3 mini at fp16 on a T4 (320 GB/s, 65 TFLOP/s dense fp16), one-token context:
+    # (W / beta) / (f / R - kappa / beta)
+    m, t4 = get_model("phi-3-mini"), get_hardware("t4")
+    assert (t4.bandwidth, t4.peak("fp16")) == (320e9, 65e12)
+    kappa = 2 * 32 * 32 * 96 * 2
+    f = 2 * m.matmul_params + 4 * 32 * 32 * 96
+
+    def critical(kv):
+        return (2 * m.decode_read_params / 320e9) / (f / 65e12 - kv / 320e9)
+    assert quiet("ex-nb-mistakes-t4-critical", critical(kappa))
+    assert not quiet("ex-nb-mistakes-t4-critical", critical(kappa / 2))
+    assert not quiet("ex-nb-mistakes-t4-critical", 65e12 / 320e9)  # the ops:byte ratio alone

@@ -181,7 +181,7 @@ def test_answers_by_a_second_derivation(many_sets):
     for p in by_title["The size of a KV cache"]:
         L, hkv, dh, b, S, bits = map(num, re.search(
             r"L = (\d+) layers.* ([\d,]+) key/value heads? of width (\d+).* for ([\d,]+) "
-            r"sequences? of ([\d,]+) tokens? each, stored at (\d+) bits", p.statement).groups())
+            r"sequences? of ([\d,]+) tokens?(?: each)?, stored at (\d+) bits", p.statement).groups())
         assert p.answer == pytest.approx(2 * L * hkv * dh * bits / 8 * S * b / 1e9)
     for p in by_title["The speed of light at batch 1"]:
         n = num(re.search(r"reads ([\d,]+) weights", p.statement).group(1))
@@ -267,3 +267,17 @@ def test_a_set_never_prints_one_of_its_answers():
     s = P.draw(key, sid, "x")
     assert P.answers_on_sheet(s) == [] and s.problems != first.problems
     assert P.draw(key, sid, "x") == s
+
+
+def test_one_gpu_of_a_rack_and_one_sequence_read_right(many_sets):
+    """A catalog entry that is one GPU of a rack (GB200/GB300/Vera Rubin NVL72, 8 TB/s each, the
+    rack 72 times that) is named as the GPU, never as the rack; and one sequence is not
+    "1 sequence of N tokens each"."""
+    racks = ("GB200 NVL72", "GB300 NVL72", "Vera Rubin NVL72")
+    for s in many_sets:
+        for p in s.problems:
+            for rack in racks:
+                if rack in p.statement:
+                    assert re.search(rf"GPUs? of an NVIDIA {rack}", p.statement), p.statement
+            assert not re.search(r"\b1 sequence of [\d,]+ tokens each", p.statement), p.statement
+    assert P._label(get_hardware("gb200")) == "Blackwell GPU of an NVIDIA GB200 NVL72"

@@ -198,15 +198,23 @@ def _args(m: Model, h: Hardware, weight_bytes: float) -> dict:
                 d_head=m.d_head, bandwidth=_bw_value(h), peak_flops=_pk_value(h))
 
 
-def _label(h: Hardware) -> str:
+def _label(h: Hardware, plural: bool = False) -> str:
     """A chip's name without the catalog label's closing parenthesis ("NVIDIA GH200 Grace
     Hopper Superchip", not "... (144GB HBM3e)"): a statement gives its figures in parentheses
-    of its own, and two in a row read badly.
+    of its own, and two in a row read badly. Where the entry is one GPU of a rack ("NVIDIA
+    GB300 NVL72 (one Blackwell Ultra GPU, 288GB)"), the name is that GPU's, not the rack's,
+    whose figures are 72 times as large.
 
-    >>> _label(HARDWARE["h100-sxm"])
-    'NVIDIA H100 SXM'
+    >>> _label(HARDWARE["h100-sxm"]), _label(HARDWARE["h100-sxm"], plural=True)
+    ('NVIDIA H100 SXM', 'NVIDIA H100 SXMs')
+    >>> _label(HARDWARE["gb300"]), _label(HARDWARE["gb300"], plural=True)
+    ('Blackwell Ultra GPU of an NVIDIA GB300 NVL72', 'Blackwell Ultra GPUs of an NVIDIA GB300 NVL72')
     """
-    return re.sub(r"\s*\([^()]*\)$", "", h.label)
+    s = "s" if plural else ""
+    part = re.fullmatch(r"(.+?)\s*\(one ([^,()]+)(?:,[^()]*)?\)", h.label)
+    if part:
+        return f"{part[2]}{s} of an {part[1]}"
+    return re.sub(r"\s*\([^()]*\)$", "", h.label) + s
 
 
 def _name(m: Model) -> str:
@@ -287,7 +295,8 @@ def _kv(rng: random.Random) -> Problem:
     return Problem(
         "04-kv-cache", "The size of a KV cache",
         f"A model has {_shape(m)}. How large is its KV cache for {_n(b, 'sequence')} of "
-        f"{_n(s, 'token')} each, stored at {bits} bits per element? Answer in GB.",
+        f"{_n(s, 'token')}{' each' if b > 1 else ''}, stored at {bits} bits per element? "
+        "Answer in GB.",
         kv / GB, "GB",
         f"2 x {m.n_layers} x {m.n_kv_heads} x {m.d_head} x {bits // 8} B x {s:,} x {b} = "
         f"{kv:,} B")
@@ -483,10 +492,10 @@ def _efficiency(rng: random.Random) -> Problem:
     eff = _in(100 * measured / bound, 30, 95)
     return Problem(
         "17-predicted-vs-measured", "A measurement against its bound",
-        f"A benchmark measured {measured:,.1f} tokens/s for {_name(m)} in {_fmt(fmt)} at batch 1 on "
-        f"the {_label(h)} ({_bw(h)}). A decode step reads {m.decode_read_params:,} weights (ignore "
-        "the cache). What fraction of the memory-bandwidth bound did the benchmark reach? Answer "
-        "in percent.",
+        f"Suppose a benchmark measures {measured:,.1f} tokens/s for {_name(m)} in {_fmt(fmt)} at "
+        f"batch 1 on the {_label(h)} ({_bw(h)}). A decode step reads {m.decode_read_params:,} "
+        "weights (ignore the cache). What fraction of the memory-bandwidth bound does the "
+        "benchmark reach? Answer in percent.",
         eff, "%",
         f"bound = bandwidth / ({m.decode_read_params:,} x {_bits(fmt)} / 8 B) = {_sig(bound)} "
         f"tokens/s; efficiency = {measured:,.1f} / bound = {_sig(eff)} %")
@@ -539,7 +548,7 @@ def _allreduce(rng: random.Random) -> Problem:
     _need(bool(link[0]) and bool(link[1]))
     name = re.split(r" \(| via|,", link[1])[0]
     link = (link[0], f"{name}, "
-                     f"{link[0] / 1e9:,.1f} GB/s per direction, between {_label(h)}s")
+                     f"{link[0] / 1e9:,.1f} GB/s per direction, between {_label(h, plural=True)}")
     msg = b * m.d_model * 2  # one 16-bit activation vector per token
     t_one = float(parallel.ring_allreduce_time(message_bytes=msg, n_chips=n,
                                                 link_bandwidth=link[0]))
