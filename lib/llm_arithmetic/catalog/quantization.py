@@ -573,7 +573,8 @@ def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
 
 def tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
-    the experts of a block, with their count). A mixer (Mamba-2, Gated DeltaNet) is refused:
+    the experts of a block, with their count). A Kimi delta attention mixer's matrices are
+    listed under transformers' names; another mixer (Mamba-2, Gated DeltaNet) is refused:
     which of its projections a quantizer converts is not modelled.
 
     Llama 2 7B's first block (d = 4096, 32 heads of 128, a SwiGLU MLP of 11,008):
