@@ -79,12 +79,11 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 
 # file -> the key the refusal names (FAMILIES.md section 14.6)
 REFUSED = {
-    "kimi-k3": "text_config.linear_attn_config.use_full_rank_gate",
     "minimax-m3": "sparse_attention_config",
 }
-# read, with no meta count (transformers 5.24.0 defines neither `mimo` nor `nemotron-nas`):
-# FAMILIES.md sections 14.22 and 14.23
-BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1"}
+# read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
+# `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
+BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -258,9 +257,17 @@ def test_kimi_linear_rounds_to_the_published_48b_and_3b_active():
     assert round(m.active_params / 1e9) == 3
 
 
+def test_a_full_rank_output_gate_replaces_the_two_factors_in_every_kda_layer():
+    # Kimi K3's use_full_rank_gate on Kimi Linear's shapes: g_proj d x H d_k instead of
+    # g_a_proj d x d_k and g_b_proj d_k x H d_k (FAMILIES.md section 14.24), in its 20 KDA layers
+    d, h, dk = 2304, 32, 128
+    cfg = config("kimi-linear-48b-a3b-instruct")
+    base = read_config(cfg).total_params
+    cfg["linear_attn_config"]["use_full_rank_gate"] = True
+    assert read_config(cfg).total_params - base == 20 * (d * h * dk - (d * dk + dk * h * dk))
+
+
 @pytest.mark.parametrize("change, pattern", [
-    ({"use_full_rank_gate": True}, r"'linear_attn_config.use_full_rank_gate' = True is not "
-                                   r"supported"),
     ({"kda_layers": [1, 2, 3]}, r"layer 5 is in neither"),
     ({"expand_v": 2}, r"'linear_attn_config.expand_v' is not understood"),
 ])
@@ -556,18 +563,85 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     assert "declare" in message, message
 
 
-@pytest.mark.parametrize("name, keys", [
-    # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks
-    # its text_config is a kimi_linear file: Kimi delta attention is read, what K3 adds is not
-    ("kimi-k3", ["text_config.linear_attn_config.use_full_rank_gate",
-                 "text_config.attn_res_block_size", "text_config.mla_use_output_gate",
-                 "text_config.routed_expert_hidden_size"]),
-])
-def test_refusal_names_every_missing_layer_kind_in_order(name, keys):
+def test_refusal_names_every_missing_layer_kind_in_order():
+    # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks, in
+    # FEATURES order. Kimi K3 relabelled as families no reader knows (wrapper and language
+    # model): none of its layer kinds is then modelled by the wrapped model's family
+    cfg = config("kimi-k3")
+    cfg.update(model_type="kimi_k9", architectures=["KimiK9ForConditionalGeneration"])
+    cfg["text_config"]["model_type"] = "kimi_linear_9"
     with pytest.raises(ConfigError) as err:
-        read_config(CONFIGS / f"{name}.json")
+        read_config(cfg)
     named = re.findall(r"field '([^']+)'", str(err.value))
-    assert named == keys
+    assert named == ["text_config." + k for k in (
+        "linear_attn_config", "linear_attn_config.use_full_rank_gate", "attn_res_block_size",
+        "mla_use_output_gate", "routed_expert_hidden_size")]
+    # with its language model still a kimi_linear file, every layer kind is one the library
+    # models: what it lacks is a reader of the wrapper (and so of its vision tower)
+    cfg["text_config"]["model_type"] = "kimi_linear"
+    with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
+        read_config(cfg)
+
+
+def test_kimi_k3_rounds_to_the_published_2_78t_total_and_104_2b_activated():
+    """Kimi K3 (FAMILIES.md section 14.24): the technical report's Table 1 (arXiv 2607.24653)
+    gives 2.78T parameters and 104.2B activated; transformers defines no kimi_k3, so the
+    per-layer counts are the hand derivation's, from the layout vLLM's and mlx-lm's K3 modules
+    agree on."""
+    m = read_config(CONFIGS / "kimi-k3.json")
+    d, v, h, dk, conv = 7168, 163_840, 96, 128, 4
+    w = h * dk
+    # KDA: q, k, v and the full-rank output gate d x H d_k; the three convolutions; beta
+    # d x H; the forget gate's factors d x d_k, d_k x H d_k; dt_bias, A_log (per head), the
+    # gated norm d_k; o_proj
+    kda = 4 * d * w + 3 * w * conv + d * h + d * dk + dk * w + w + h + dk + w * d
+    # gated MLA: q_a d x 1536, its norm, q_b 1536 x H (128 + 64); kv_a d x (512 + 64), its
+    # norm, kv_b 512 x H (128 + 128); o_proj H 128 x d; g_proj d x H 128
+    mla = (d * 1536 + 1536 + 1536 * h * 192 + d * 576 + 512 + 512 * h * 256 + h * 128 * d
+           + d * h * 128)
+    # Stable LatentMoE: router d x 896 and its score-correction bias; 896 experts of three
+    # 3584 x 3072 matrices in the latent; the down- and up-projections d x 3584 and the
+    # latent's norm; two shared experts, one gated MLP of 2 x 3072 on d
+    moe = (896 * d + 896 + 896 * 3 * 3584 * 3072 + 2 * d * 3584 + 3584
+           + 3 * d * 2 * 3072)
+    dense = 3 * d * 33_792
+    blocks = {(type(r.mixer).__name__ if r.mixer else "MLA", r.mlp.is_moe) for r in m.layers}
+    assert blocks == {("KimiDeltaAttention", False), ("KimiDeltaAttention", True),
+                      ("MLA", True)}
+    for run in m.layers:
+        mixing = kda if run.mixer is not None else mla
+        assert run.params(d) == mixing + (moe if run.mlp.is_moe else dense) + 6 * d
+    assert sum(r.count for r in m.layers if r.mixer is not None) == 69
+    # norms 2 d per block; attention residuals 2 norms and 2 pseudo-queries of d per block
+    # and one of each after the stack; final norm; embedding and untied head
+    text = 69 * kda + 24 * mla + dense + 92 * moe + 93 * 6 * d + 3 * d + 2 * v * d
+    # MoonViT3d: patch embedding, 64 x 64 position table, 27 blocks (two norms, wqkv
+    # 1024 x 3 x 1536, wo, MLP 1024 -> 4096 -> 1024), final norm; PatchMergerV2 4096 x 4096,
+    # 4096 x 7168 and its norm
+    vision = (3 * 14 * 14 * 1024 + 64 * 64 * 1024
+              + 27 * (2 * 1024 + 1024 * 3 * 1536 + 1536 * 1024 + 2 * 1024 * 4096) + 1024
+              + 4096 * 4096 + 4096 * 7168 + 7168)
+    assert [(e.name, e.params) for e in m.extras] == [("vision tower and projector", vision)]
+    assert m.total_params == text + vision
+    assert text == 2_779_484_476_000  # the same digits as third-party enumerations (14.24)
+    assert round(m.total_params / 1e10) == 278  # 2.78T, with or without the 0.45B tower
+    # activated: the decode step's weights, the head but not the embedding table (one row)
+    active = m.active_params - v * d
+    assert round(active / 1e8) == 1042  # 104.2B
+    # the cache: 24 MLA layers of a 512 latent and a 64 rotary key at 16 bits
+    assert m.kv_cache_bytes_per_token() == 24 * (512 + 64) * 2
+
+
+def test_kimi_k3_ships_its_experts_in_mxfp4_and_the_rest_in_bf16():
+    # AMD's table of the checkpoint (FAMILIES.md section 14.24): routed experts' packed values
+    # and scales 1,446.456 GB (4-bit elements, an 8-bit scale per 32), 1.5609 TB in all
+    from llm_arithmetic.catalog.quantization import shipped_bytes
+    m = read_config(CONFIGS / "kimi-k3.json")
+    b = shipped_bytes(m)
+    experts = 92 * 896 * 3 * 3584 * 3072
+    assert (b["expert_params"], b["experts"]) == (experts, experts * (4 + 8 / 32) / 8)
+    assert round(b["experts"] / 1e6) == 1_446_456
+    assert round((b["experts"] + b["other"]) / 1e9) == 1561
 
 
 def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
@@ -877,10 +951,10 @@ def _pattern_with_unknown_block(cfg):
     ("nvidia-nemotron-3-nano-30b-a3b-bf16", _pattern_with_unknown_block,
      r"field 'hybrid_override_pattern' must be"),
     # Kimi Linear relabelled as DeepSeek-V3 (whose MLA and MoE it shares) meets that reader's
-    # refusal of the linear-attention layers; a K3 key in a kimi_linear file is refused
+    # refusal of the linear-attention layers; a K3 key outside a kimi_linear file is refused
     ("kimi-linear-48b-a3b-instruct", {"model_type": "deepseek_v3"},
      r"field 'linear_attn_config' = .* declares linear attention"),
-    ("kimi-linear-48b-a3b-instruct", {"mla_use_output_gate": True},
+    ("deepseek-r1", {"mla_use_output_gate": True},
      r"field 'mla_use_output_gate' = True declares an output gate on latent attention"),
 ])
 def test_relabelled_or_contradicted_file_is_refused_naming_the_key(name, change, pattern):

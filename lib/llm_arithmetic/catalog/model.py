@@ -96,7 +96,8 @@ class Attention:
     gate : int
         Width of an output gate per head, a projection of the block's input applied to the
         attention output before the output projection: ``d_head`` (a gate per channel,
-        Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 (none).
+        Qwen3-Next and Qwen3.5; ``d_v`` on Kimi K3's gated latent attention), 1 (a gate per
+        head, Laguna), 0 (none).
     kv_lora_rank, q_lora_rank, d_nope, d_rope, d_v : int
         Multi-head latent attention (MLA), when ``kv_lora_rank`` > 0: the latent width, the
         query's low rank (0: a full-rank query projection), the query/key widths without and
@@ -299,6 +300,9 @@ class MLP:
     latent : int
         A latent mixture of experts (Nemotron 3 Super), when > 0: the routed experts work in a
         latent of this width between a shared down- and up-projection.
+    latent_norm : bool
+        The routed experts' latent sum is normalized (an RMSNorm of the latent width) before
+        the up-projection (Kimi K3's ``latent_moe_use_norm``).
     """
 
     d_ff: int
@@ -311,12 +315,15 @@ class MLP:
     router_bias: bool = False
     shared_gate: bool = False
     latent: int = 0
+    latent_norm: bool = False
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "d_ff", self.d_ff)
         _check_int(owner, "latent", self.latent, minimum=0)
         if self.latent and self.n_experts < 2:
             raise ConfigError(f"{owner}: a latent width needs routed experts")
+        if self.latent_norm and not self.latent:
+            raise ConfigError(f"{owner}: a latent norm needs a latent width")
         _check_int(owner, "n_experts", self.n_experts)
         _check_int(owner, "top_k", self.top_k)
         _check_int(owner, "n_shared", self.n_shared, minimum=0)
@@ -355,7 +362,7 @@ class MLP:
             return f"{gate} MLP {self.d_ff:,}"
         text = f"MoE {self.top_k} of {self.n_experts} experts x {self.d_ff:,}"
         if self.latent:
-            text += f" in a latent of {self.latent:,}"
+            text += f" in a latent of {self.latent:,}" + (" (normed)" if self.latent_norm else "")
         if self.n_shared:
             text += f" + {self.n_shared} shared x {self.d_shared:,}"
         return text
@@ -460,9 +467,10 @@ class GatedDeltaNet(_Mixer):
 @record
 class KimiDeltaAttention(_Mixer):
     """A Kimi delta attention (KDA) mixer: Gated DeltaNet's linear attention with a decay per
-    key channel instead of per head, low-rank forget and output gates, and as many query/key
-    heads as value heads (Kimi Linear; transformers 5.24.0 ``KimiLinearDeltaAttention``). Its
-    state, one d_k x d_k matrix per head, does not grow with the context.
+    key channel instead of per head, low-rank forget and output gates (Kimi K3: a full-rank
+    output gate), and as many query/key heads as value heads (Kimi Linear; transformers 5.24.0
+    ``KimiLinearDeltaAttention``). Its state, one d_k x d_k matrix per head, does not grow with
+    the context.
 
     Attributes
     ----------
@@ -472,14 +480,19 @@ class KimiDeltaAttention(_Mixer):
         Head width (queries, keys and values; the rank of the two gates' factors).
     d_conv : int
         Width of the causal convolutions over q, k and v.
+    full_gate : bool
+        The output gate is one full-rank projection d x H d_k (Kimi K3's
+        ``use_full_rank_gate``) instead of the factors d x d_k and d_k x H d_k.
     """
 
     kda_heads: int
     d_k: int
     d_conv: int = 4
+    full_gate: bool = False
 
     def describe(self) -> str:
-        return f"Kimi delta attention {self.kda_heads} heads x {self.d_k}"
+        gate = ", full-rank output gate" if self.full_gate else ""
+        return f"Kimi delta attention {self.kda_heads} heads x {self.d_k}{gate}"
 
 
 @record

@@ -509,6 +509,8 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
         yield Tensor(p + "self_attn.kv_a_proj_with_mqa", a.kv_lora_rank + a.d_rope, d)
         yield Tensor(p + "self_attn.kv_b_proj", h * (a.d_nope + a.d_v), a.kv_lora_rank)
         yield Tensor(p + "self_attn.o_proj", d, h * a.d_v)
+        if a.gate:  # Kimi K3's gated MLA
+            yield Tensor(p + "self_attn.g_proj", h * a.gate, d)
         if a.index_topk:  # DeepSeek-V3.2: wq_b and wk in fp8, weights_proj kept in bf16
             yield Tensor(p + "self_attn.indexer.wq_b", a.index_heads * a.index_dim,
                          a.q_lora_rank)
@@ -527,29 +529,52 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
 
 
 def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor]:
-    def mats(prefix: str, ff: int, count: int, expert: bool) -> Iterator[Tensor]:
+    def mats(prefix: str, ff: int, count: int, expert: bool, width: int = d
+             ) -> Iterator[Tensor]:
         names = ("gate_proj", "up_proj", "down_proj") if m.n_mats == 3 else ("up_proj",
                                                                              "down_proj")
         for n in names:
-            rows, cols = (d, ff) if n == "down_proj" else (ff, d)
+            rows, cols = (width, ff) if n == "down_proj" else (ff, width)
             yield Tensor(prefix + n, rows, cols, count, expert=expert)
 
-    if m.latent:
-        raise ConfigError("a latent mixture of experts (LatentMoE) in a quantized checkpoint: "
-                          "its shipped bytes are not modelled")
     if not m.is_moe and not m.n_shared:
         yield from mats(p + dense, m.d_ff, 1, False)
         return
     if m.is_moe:
         yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False)
-        yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True)
+        yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True, m.latent or d)
+    if m.latent:
+        # the latent projections the routed experts share, left in 16 bits as Kimi K3 ships
+        # them: vLLM builds routed_expert_down_proj and _up_proj with quant_config=None
+        # (vllm/models/kimi_k3/nvidia/model.py, KimiMoE), and the checkpoint's 1.5609 TB is its
+        # routed experts in MXFP4 and every other weight in bf16 (FAMILIES.md section 14.24)
+        yield Tensor(p + "mlp.routed_expert_down_proj", m.latent, d, quantizable=False)
+        yield Tensor(p + "mlp.routed_expert_up_proj", d, m.latent, quantizable=False)
     if m.n_shared:
         yield from mats(p + "mlp.shared_experts.", m.d_shared, m.n_shared, False)
 
 
+def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
+    """The matrices of a Kimi delta attention mixer under transformers' names (its
+    convolutions, decay and norm are not matrices)."""
+    w = k.kda_heads * k.d_k
+    for name in ("q_proj", "k_proj", "v_proj"):
+        yield Tensor(p + "self_attn." + name, w, d)
+    yield Tensor(p + "self_attn.b_proj", k.kda_heads, d)
+    yield Tensor(p + "self_attn.f_a_proj", k.d_k, d)
+    yield Tensor(p + "self_attn.f_b_proj", w, k.d_k)
+    if k.full_gate:
+        yield Tensor(p + "self_attn.g_proj", w, d)
+    else:
+        yield Tensor(p + "self_attn.g_a_proj", k.d_k, d)
+        yield Tensor(p + "self_attn.g_b_proj", w, k.d_k)
+    yield Tensor(p + "self_attn.o_proj", d, w)
+
+
 def tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
-    the experts of a block, with their count). A mixer (Mamba-2, Gated DeltaNet) is refused:
+    the experts of a block, with their count). A Kimi delta attention mixer's matrices are
+    listed under transformers' names; another mixer (Mamba-2, Gated DeltaNet) is refused:
     which of its projections a quantizer converts is not modelled.
 
     Llama 2 7B's first block (d = 4096, 32 heads of 128, a SwiGLU MLP of 11,008):
@@ -560,13 +585,15 @@ def tensors(model: Any) -> Iterator[Tensor]:
     """
     i = 0
     for run in model.layers:
-        if run.mixer is not None:
+        if run.mixer is not None and not getattr(run.mixer, "kda_heads", 0):  # KDA: below
             raise ConfigError(f"{model.name}: a {type(run.mixer).__name__} mixer in a quantized "
                               "checkpoint: its shipped bytes are not modelled")
         for _ in range(run.count):
             p = f"model.layers.{i}."
             if run.attention is not None:
                 yield from _attention_tensors(run.attention, model.d_model, p)
+            if run.mixer is not None:
+                yield from _kda_tensors(run.mixer, model.d_model, p)
             if run.mlp is not None:
                 yield from _mlp_tensors(run.mlp, model.d_model, p)
             i += 1

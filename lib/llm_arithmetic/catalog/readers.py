@@ -83,8 +83,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("linear_attn_config", "linear attention with a constant per-sequence state (Kimi delta "
                            "attention, KDA: a gated delta rule with a head_dim x head_dim state "
                            "per head in the kda_layers)"),
-    ("linear_attn_config.use_full_rank_gate", "full-rank forget and output gates in Kimi "
-                                              "delta attention (Kimi K3)"),
+    ("linear_attn_config.use_full_rank_gate", "a full-rank output gate in Kimi delta "
+                                              "attention (Kimi K3)"),
     ("linear_num_value_heads", "linear attention with a constant per-sequence state "
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
@@ -163,6 +163,10 @@ COUNT_KEYS: Mapping[str, str] = {
 #: refusal of the wrapper names the others, what the library lacks.
 MODELLED_BY: Mapping[str, frozenset[str]] = {
     "linear_attn_config": frozenset({"kimi_linear"}),
+    "linear_attn_config.use_full_rank_gate": frozenset({"kimi_linear"}),
+    "attn_res_block_size": frozenset({"kimi_linear"}),
+    "mla_use_output_gate": frozenset({"kimi_linear"}),
+    "routed_expert_hidden_size": frozenset({"kimi_linear"}),
     "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
     "block_configs": frozenset({"nemotron-nas"}),
@@ -1156,7 +1160,8 @@ def _deepseek_v3(r: _Reader) -> dict[str, Any]:
 
 # ---- Kimi Linear (Kimi delta attention and MLA) ---------------------------------------------------
 #: Keys of ``linear_attn_config`` the kimi_linear reader reads; ``gate_lower_bound`` (a floor on
-#: the forget gate's value) and ``use_full_rank_gate: false`` change no count.
+#: the forget gate's value) changes no count, ``use_full_rank_gate`` (Kimi K3) makes the output
+#: gate one d x H d_k matrix.
 KDA_KEYS = ("head_dim", "num_heads", "short_conv_kernel_size", "kda_layers", "full_attn_layers",
             "gate_lower_bound", "use_full_rank_gate")
 
@@ -1210,19 +1215,18 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: field 'linear_attn_config.{unknown[0]}' is not understood "
                           "by the 'kimi_linear' reader, and counting without it could describe a "
                           "different model")
-    if lin.get("use_full_rank_gate") not in (None, False):
-        raise ConfigError(f"{r.origin}: field 'linear_attn_config.use_full_rank_gate' = "
-                          f"{lin['use_full_rank_gate']!r:.20} is not supported: full-rank forget "
-                          "and output gates (Kimi K3) are not counted")
     lr = _Reader(lin, f"{r.origin}: linear_attn_config", r.family)
     kda = KimiDeltaAttention(kda_heads=lr.int("num_heads", 32, kind="heads"),
                              d_k=lr.int("head_dim", 128),
-                             d_conv=lr.int("short_conv_kernel_size", 4, kind="count"))
+                             d_conv=lr.int("short_conv_kernel_size", 4, kind="count"),
+                             full_gate=lr.flag("use_full_rank_gate", False))
     types = _kimi_linear_types(r, lin, n)
     nope, rope = r.int("qk_nope_head_dim", 128), r.int("qk_rope_head_dim", 64)
+    d_v = r.int("v_head_dim", 128)
+    # Kimi K3's gated MLA: g_proj d -> H d_v, a sigmoid per channel before o_proj
     attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 512),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0), d_nope=nope, d_rope=rope,
-                     d_v=r.int("v_head_dim", 128))
+                     d_v=d_v, gate=d_v if r.flag("mla_use_output_gate", False) else 0)
     e, k = _experts(r, n_key="num_experts", k_key="num_experts_per_token", defaults=(256, 8))
     width = r.int("moe_intermediate_size", 1024)
     shared = r.int("num_shared_experts", 1, kind="experts", minimum=0)
@@ -1230,8 +1234,13 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: field 'moe_layer_freq' = {r.cfg['moe_layer_freq']} is not "
                           "supported: transformers' kimi_linear makes every block after "
                           "first_k_dense_replace a mixture of experts")
+    # Kimi K3's Stable LatentMoE: routed experts in a latent (routed_expert_down_proj d -> d_lat,
+    # routed_expert_up_proj d_lat -> d, an RMSNorm of d_lat when latent_moe_use_norm)
+    latent = r.int("routed_expert_hidden_size", 0, minimum=0)
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
-              router_bias=True)
+              router_bias=True, latent=latent,
+              latent_norm=bool(latent) and r.flag("latent_moe_use_norm", False))
+    r.read.add("latent_moe_use_norm")
     dense = MLP(r.int("intermediate_size", 9216))
     kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))
     if kinds is None:
@@ -1240,12 +1249,17 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     r.read.update({"first_k_dense_replace", "num_expert_group", "topk_group",
                    "use_grouped_topk", "moe_renormalize", "moe_router_activation_func",
                    "routed_scaling_factor"})
+    # Kimi K3's attention residuals (attn_res_block_size, which sets where block summaries are
+    # taken and changes no count): per block two more RMSNorms of d and two pseudo-queries d -> 1
+    # (self_attention_res_norm/_proj, mlp_res_norm/_proj), after the stack one of each
+    # (output_attn_res_norm/_proj); all d-vectors, counted with the norms
+    res = 4 if r.int("attn_res_block_size", 0, kind="layers", minimum=0) else 0
     layers = [Layers(1, attention=attn if t == "full_attention" else None,
                      mixer=kda if t == "linear_attention" else None,
-                     mlp=moe if kinds[i] == "sparse" else dense, norms=2)
+                     mlp=moe if kinds[i] == "sparse" else dense, norms=2 + res)
               for i, t in enumerate(types)]
     ctx = r.int("model_max_length", None, kind="context")
-    return _stack(r, d, layers, context_default=ctx)
+    return {**_stack(r, d, layers, context_default=ctx), "norm_vecs_final": 1 + res // 2}
 
 
 # ---- DeepSeek-V4 (compressed attention, hyper-connections) -------------------------------------
@@ -1988,6 +2002,21 @@ def _qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and
     return read
 
 
+def _moonvit_grid(r: _Reader, h: int, d_text: int) -> tuple[int, int]:
+    """What Kimi's MoonViT towers share: the learned position table's rows (height x width)
+    and the width of a merged patch (h k_h k_w, the projector's input), the tower feeding the
+    language model's width."""
+    if r.int("mm_hidden_size", h) != h or r.int("text_hidden_size", d_text) != d_text:
+        raise ConfigError(f"{r.origin}: fields 'mm_hidden_size' and 'text_hidden_size' must be "
+                          "the tower's and the language model's widths")
+    merge = r.int_list("merge_kernel_size", [2, 2])
+    if len(merge) != 2 or min(merge) < 1:
+        raise ConfigError(f"{r.origin}: field 'merge_kernel_size' must be two positive sizes")
+    positions = r.int("init_pos_emb_height", kind="count") * r.int("init_pos_emb_width",
+                                                                    kind="count")
+    return positions, h * merge[0] * merge[1]
+
+
 def _moonvit_params(r: _Reader, d_text: int) -> int:
     """Parameters of Kimi K2.5's vision tower (MoonViT) and its patch-merger projector: a
     Conv2d patch embedding (3 p p -> h, with bias), a learned height x width x h position table
@@ -2003,17 +2032,53 @@ def _moonvit_params(r: _Reader, d_text: int) -> int:
             raise ConfigError(f"{r.origin}: field '{key}' = {r.raw(key)!r:.40} is not counted "
                               f"(the 'kimi_k25' reader knows {known!r})")
     r.read.add("merge_type")  # temporal pooling: no parameters
-    if r.int("mm_hidden_size", h) != h or r.int("text_hidden_size", d_text) != d_text:
-        raise ConfigError(f"{r.origin}: fields 'mm_hidden_size' and 'text_hidden_size' must be "
-                          "the tower's and the language model's widths")
-    merge = r.int_list("merge_kernel_size", [2, 2])
-    if len(merge) != 2 or min(merge) < 1:
-        raise ConfigError(f"{r.origin}: field 'merge_kernel_size' must be two positive sizes")
-    positions = r.int("init_pos_emb_height", kind="count") * r.int("init_pos_emb_width",
-                                                                    kind="count")
-    hm = h * merge[0] * merge[1]
+    positions, hm = _moonvit_grid(r, h, d_text)
     tower = 3 * p * p * h + h + positions * h + n * _vit_block_params(h, inter) + 2 * h
     return tower + 2 * h + (hm * hm + hm) + (d_text * hm + d_text)
+
+
+def _moonvit3d_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Kimi K3's vision tower (MoonViT3d) and its PatchMergerV2 projector: a
+    patch embedding 3 p p -> h without bias, a learned height x width x h position table (the
+    temporal one is fixed), blocks of RMSNorm, fused qkv h -> 3 q (q = ``qkv_hidden_size``), an
+    output projection q -> h and an MLP h -> inter -> h, all without biases; a final RMSNorm;
+    the projector (h k_h k_w) -> (h k_h k_w) -> the text width without biases, then an RMSNorm
+    of the text width."""
+    h = r.int("vt_hidden_size")
+    inter = r.int("vt_intermediate_size")
+    n = r.int("vt_num_hidden_layers", kind="layers")
+    heads = r.int("vt_num_attention_heads", kind="heads")
+    q = r.int("qkv_hidden_size", h)
+    if q % heads:
+        raise ConfigError(f"{r.origin}: field 'qkv_hidden_size' ({q}) must be a multiple of "
+                          f"'vt_num_attention_heads' ({heads})")
+    p = r.int("patch_size", kind="count")
+    for key, known in (("pos_emb_type", "divided_fixed"), ("mm_projector_type", "patchmergerv2"),
+                       ("norm_type", "rmsnorm"), ("mlp_type", "mlp2"),
+                       ("merge_type", "sd2_tpool")):
+        if r.raw(key, known) != known:
+            raise ConfigError(f"{r.origin}: field '{key}' = {r.raw(key)!r:.40} is not counted "
+                              f"(the 'kimi_k3' reader knows {known!r})")
+    for key in ("attn_bias", "linear_bias", "patch_embed_proj_bias"):
+        if r.flag(key, False):
+            raise ConfigError(f"{r.origin}: field '{key}' = true is not counted (Kimi K3's "
+                              "tower has no biases)")
+    r.int("init_pos_emb_time", 4, kind="count")  # the fixed temporal table: no parameters
+    positions, hm = _moonvit_grid(r, h, d_text)
+    block = 2 * h + h * 3 * q + q * h + 2 * h * inter
+    return 3 * p * p * h + positions * h + n * block + h + hm * hm + hm * d_text + d_text
+
+
+def _kimi_k3(r: _Reader) -> dict[str, Any]:
+    # KimiK3: a kimi_linear language model in text_config (Kimi delta attention with a
+    # full-rank output gate, gated MLA, Stable LatentMoE, attention residuals; FAMILIES.md
+    # section 14.24), MoonViT3d and a PatchMergerV2 projector in vision_config.
+    kw = _wrapped_text(r, "kimi_linear")
+    vr = _vision_reader(r, "kimi_k3_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _moonvit3d_params(vr, kw["d_model"]),
+                          True, "Kimi K3's MoonViT3d encoder and PatchMergerV2 projector"))
+    return kw
 
 
 def _kimi_k25(r: _Reader) -> dict[str, Any]:
@@ -2037,7 +2102,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
-    "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear,
+    "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear, "kimi_k3": _kimi_k3,
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
@@ -2069,6 +2134,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
     "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
+    "KimiK3ForConditionalGeneration": "kimi_k3",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
     "DeepseekV32ForCausalLM": "deepseek_v32", "GlmMoeDsaForCausalLM": "glm_moe_dsa",

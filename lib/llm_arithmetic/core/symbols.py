@@ -122,8 +122,8 @@ qk_norm_full = _sym("qk_norm_full", r"\delta_{qkn,f}", "1 if queries and keys ar
                     "over the whole projection (weights of width H d_head and H_kv d_head)",
                     assumptions=_NONNEG)
 d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per head: d_head "
-              "(a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 "
-              "without one", assumptions=_NONNEG)
+              "(a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent "
+              "attention), 1 (a gate per head, Laguna), 0 without one", assumptions=_NONNEG)
 attn_sinks = _sym("attn_sinks", r"\delta_{sink}",
                   "1 if every head has a learned attention-sink logit", assumptions=_NONNEG)
 q_lora_rank = _sym("q_lora_rank", "r_{q}",
@@ -176,6 +176,9 @@ router_bias = _sym("router_bias", r"\delta_{r}",
 d_latent = _sym("d_latent", "d_{lat}", "width the routed experts of a latent mixture of experts "
                 "work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 "
                 "Super); 0 without one", assumptions=_NONNEG)
+latent_norm = _sym("latent_norm", r"\delta_{ln}",
+                   "1 if a latent mixture of experts normalizes the routed experts' latent sum "
+                   "before its up-projection (an RMSNorm of d_lat; Kimi K3)", assumptions=_NONNEG)
 shared_gate = _sym("shared_gate", r"\delta_{sg}",
                    "1 if the shared expert's output is scaled by a learned gate (a d-vector)",
                    assumptions=_NONNEG)
@@ -197,6 +200,10 @@ d_key = _sym("d_key", "d_{k}", "query/key head width of a Gated DeltaNet mixer (
              "attention mixer's head width, its values' too)")
 n_kda_heads = _sym("n_kda_heads", "H_{kda}", "heads of a Kimi delta attention (KDA) mixer, "
                    "each with its own queries, keys and values and a d_k x d_k state")
+kda_full_gate = _sym("kda_full_gate", r"\delta_{fg}",
+                     "1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k "
+                     "projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k",
+                     assumptions=_NONNEG)
 ssm_bias = _sym("ssm_bias", r"\delta_{ssm}", "1 if the mixer's in and out projections have biases",
                 assumptions=_NONNEG)
 

@@ -81,14 +81,17 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
 
 
 @formula("attn_params")
-def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                         d_gate=0):
     r"""Parameters of one multi-head latent attention block (DeepSeek-V2/V3).
 
     Queries: with a low-rank path (r_q > 0), a d x r_q down-projection, its norm and an
     r_q x H (d_nope + d_rope) up-projection; otherwise one d x H (d_nope + d_rope) matrix.
     Keys and values: a d x (r_kv + d_rope) down-projection to the latent and the shared rotary
     key, the latent's norm, and an r_kv x H (d_nope + d_v) up-projection to per-head keys and
-    values. Output: H d_v x d.
+    values. Output: H d_v x d. A gated latent attention (Kimi K3, d_g = d_v) adds an output
+    gate d x (H d_g), a sigmoid per channel of the attention output before the output
+    projection.
 
     Examples
     --------
@@ -98,13 +101,19 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     >>> mla_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
     ...                      d_nope=128, d_rope=64, d_v=128)
     187107328
+
+    A gated latent-attention layer of Kimi K3 (d = 7168, 96 heads, r_q = 1536, d_g = d_v = 128):
+
+    >>> mla_attention_params(d_model=7168, n_heads=96, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, d_gate=128)
+    232196096
     """
     q_full = d_model * n_heads * (d_nope + d_rope)
     q_lora = d_model * q_lora_rank + q_lora_rank + q_lora_rank * n_heads * (d_nope + d_rope)
     q = sp.Piecewise((q_full, sp.Eq(q_lora_rank, 0)), (q_lora, True), evaluate=False)
     kv = (d_model * (kv_lora_rank + d_rope) + kv_lora_rank
           + kv_lora_rank * n_heads * (d_nope + d_v))
-    return q + kv + n_heads * d_v * d_model
+    return q + kv + n_heads * d_v * d_model + d_model * n_heads * d_gate
 
 
 @formula("mlp_params")
@@ -186,21 +195,23 @@ def moe_active_params(*, d_model, d_ff, n_experts, n_active_experts, n_shared_ex
 
 
 def _latent_moe(d_model, d_latent, d_ff, experts, n_experts, n_shared_experts, d_shared,
-                n_mlp_mats, mlp_bias, router_bias, shared_gate):
+                n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm):
     return (_moe(d_model, d_ff, 0, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias,
                  router_bias, shared_gate)
             + experts * mlp_params(d_model=d_latent, d_ff=d_ff, n_mlp_mats=n_mlp_mats,
                                    mlp_bias=mlp_bias)
-            + 2 * d_model * d_latent)
+            + 2 * d_model * d_latent + latent_norm * d_latent)
 
 
 @formula("moe_params", name="latent_moe_params")
 def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1,
-                      n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+                      n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
     router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
     routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
-    and a d_lat x d up-projection that the routed experts share.
+    and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE
+    normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the
+    up-projection (``latent_moe_use_norm``).
 
     Examples
     --------
@@ -210,17 +221,25 @@ def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0,
     >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
     ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
     2873098752
+
+    A block of Kimi K3 (d = 7168, d_lat = 3584, 896 gated experts of 3072, two shared experts
+    of 3072, a score-correction bias, the latent norm):
+
+    >>> latent_moe_params(d_model=7168, d_latent=3584, d_ff=3072, n_experts=896,
+    ...                   n_shared_experts=1, d_shared=6144, router_bias=1, latent_norm=1)
+    29784936832
     """
     return _latent_moe(d_model, d_latent, d_ff, n_experts, n_experts, n_shared_experts, d_shared,
-                       n_mlp_mats, mlp_bias, router_bias, shared_gate)
+                       n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm)
 
 
 @formula("moe_params", name="latent_moe_active_params")
 def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts,
                              n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0,
-                             router_bias=0, shared_gate=0):
+                             router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
-    in the latent, both latent projections, every shared expert, the router.
+    in the latent, both latent projections (and the latent norm, if any), every shared expert,
+    the router.
 
     Examples
     --------
@@ -230,7 +249,7 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
     175636992
     """
     return _latent_moe(d_model, d_latent, d_ff, n_active_experts, n_experts, n_shared_experts,
-                       d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate)
+                       d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm)
 
 
 @formula("ssm_params")
@@ -466,7 +485,7 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
 
 
 @formula("ssm_params")
-def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
+def kda_params(*, d_model, n_kda_heads, d_key, d_conv, kda_full_gate=0):
     r"""Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta
     rule whose decay is per key channel (Kimi Linear).
 
@@ -476,7 +495,9 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
     low-rank projection d x d_k then d_k x H d_k with a bias per channel (``dt_bias``) and a
     decay rate per head (``A_log``); the output gate, d x d_k then d_k x H d_k; a gated
     RMSNorm of width d_k shared by the heads; an output projection H d_k x d. No biases
-    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``).
+    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``). Kimi K3
+    (``use_full_rank_gate``) makes the output gate one full-rank projection d x H d_k; its
+    forget gate keeps the two factors.
 
     Examples
     --------
@@ -484,11 +505,17 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
 
     >>> kda_params(d_model=2304, n_kda_heads=32, d_key=128, d_conv=4)
     39514272
+
+    A KDA layer of Kimi K3 (d = 7168, 96 heads of 128, the full-rank output gate):
+
+    >>> kda_params(d_model=7168, n_kda_heads=96, d_key=128, d_conv=4, kda_full_gate=1)
+    443740384
     """
     width = n_kda_heads * d_key
-    return (3 * d_model * width + 3 * width * d_conv + d_model * n_kda_heads
-            + 2 * (d_model * d_key + d_key * width) + width + n_kda_heads + d_key
-            + width * d_model)
+    low_rank = d_model * d_key + d_key * width
+    output_gate = (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
+    return (3 * d_model * width + 3 * width * d_conv + d_model * n_kda_heads + low_rank
+            + output_gate + width + n_kda_heads + d_key + width * d_model)
 
 
 @formula("embed_params")

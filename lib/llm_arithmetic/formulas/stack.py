@@ -26,7 +26,8 @@ __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_p
 
 
 @formula("layer_matmul_params")
-def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v,
+                      d_gate=0):
     """Weights of a latent-attention block in matrix products for one token: every projection
     (in the absorbed form the key and value up-projections act on the query and the output, still
     once per token), not the latents' norm vectors.
@@ -41,7 +42,7 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     """
     return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
                                  kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
-                                 d_v=d_v)
+                                 d_v=d_v, d_gate=d_gate)
             - (kv_lora_rank + q_lora_rank))
 
 
@@ -96,19 +97,22 @@ def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
 
 
 @formula("layer_matmul_params")
-def kda_matmul_params(*, d_model, n_kda_heads, d_key):
+def kda_matmul_params(*, d_model, n_kda_heads, d_key, kda_full_gate=0):
     """Weights of a Kimi delta attention mixer in matrix products for one token: the query,
     key and value projections, the write strength's, the two low-rank factors of the forget
-    gate and of the output gate, and the output projection.
+    gate, the output gate (two factors, or one full-rank matrix) and the output projection.
 
     Examples
     --------
     >>> kda_matmul_params(d_model=2304, n_kda_heads=32, d_key=128)
     39460864
+    >>> kda_matmul_params(d_model=7168, n_kda_heads=96, d_key=128, kda_full_gate=1)
+    443580416
     """
     width = n_kda_heads * d_key
-    return (3 * d_model * width + d_model * n_kda_heads + 2 * (d_model * d_key + d_key * width)
-            + width * d_model)
+    low_rank = d_model * d_key + d_key * width
+    output_gate = (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
+    return 3 * d_model * width + d_model * n_kda_heads + low_rank + output_gate + width * d_model
 
 
 @formula("norm_params")

@@ -105,8 +105,8 @@ PARAMS = {
     'karpathy_compute_ratio': ('peak_flops_a', 'peak_flops_b'),
     'karpathy_naive_gain': ('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'),
     'kda_decode_flops': ('n_kda_heads', 'd_key', 'd_conv'),
-    'kda_matmul_params': ('d_model', 'n_kda_heads', 'd_key'),
-    'kda_params': ('d_model', 'n_kda_heads', 'd_key', 'd_conv'),
+    'kda_matmul_params': ('d_model', 'n_kda_heads', 'd_key', 'kda_full_gate'),
+    'kda_params': ('d_model', 'n_kda_heads', 'd_key', 'd_conv', 'kda_full_gate'),
     'kda_prefill_flops': ('n_kda_heads', 'd_key', 'd_conv', 'prompt'),
     'kda_state_bytes': ('n_kda_heads', 'd_key', 'd_conv', 'bits_state'),
     'kv_cache_bytes': ('n_layers', 'n_kv_heads', 'd_head', 'context', 'batch', 'bits_kv'),
@@ -116,8 +116,8 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
-    'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
-    'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
+    'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
+    'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
     'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
@@ -138,11 +138,11 @@ PARAMS = {
     'memory_required': ('weight_bytes', 'kv_cache', 'state_bytes', 'batch', 'overhead'),
     'memory_time': ('step_bytes', 'bandwidth'),
     'micro_batch': ('batch', 'pp'),
-    'mla_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'),
+    'mla_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'),
     'mla_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended'),
     'mla_decode_flops_naive': ('n_heads', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'attended'),
     'mla_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'bits_kv'),
-    'mla_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'),
+    'mla_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'),
     'mla_prefill_flops': ('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs'),
     'mlp_params': ('d_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
     'moe_active_params': ('d_model', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
@@ -3606,7 +3606,7 @@ def gated_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_gate, qkv_
     d_head : number or array
         Width of one attention head, :math:`d_{head}` [-]
     d_gate : number or array
-        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
+        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent attention), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
     qkv_bias : number or array (default 0)
         1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
     o_bias : number or array (default 0)
@@ -4474,14 +4474,14 @@ def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
         return _vector_result(7*n_kda_heads*d_key**2 + 6*n_kda_heads*d_key*d_conv)
 
 
-def kda_matmul_params(*, d_model, n_kda_heads, d_key):
+def kda_matmul_params(*, d_model, n_kda_heads, d_key, kda_full_gate=0):
     """Weights of a Kimi delta attention mixer in matrix products for one token: the query,
     key and value projections, the write strength's, the two low-rank factors of the forget
-    gate and of the output gate, and the output projection.
+    gate, the output gate (two factors, or one full-rank matrix) and the output projection.
 
     .. math::
 
-        P_{mm,l} = d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 4 d_{model} H_{kda} d_{k}
+        P_{mm,l} = d_{model} H_{kda} + H_{kda} d_{k}^{2} + d_{model} d_{k} + \\left(1 - \\delta_{fg}\\right) \\left(H_{kda} d_{k}^{2} + d_{model} d_{k}\\right) + 4 d_{model} H_{kda} d_{k} + d_{model} H_{kda} d_{k} \\delta_{fg}
 
     Parameters
     ----------
@@ -4491,6 +4491,8 @@ def kda_matmul_params(*, d_model, n_kda_heads, d_key):
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    kda_full_gate : number or array (default 0)
+        1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k, :math:`\\delta_{fg}` [-]
 
     Returns
     -------
@@ -4501,26 +4503,28 @@ def kda_matmul_params(*, d_model, n_kda_heads, d_key):
     --------
     >>> kda_matmul_params(d_model=2304, n_kda_heads=32, d_key=128)
     39460864
+    >>> kda_matmul_params(d_model=7168, n_kda_heads=96, d_key=128, kda_full_gate=1)
+    443580416
     """
-    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key'), (d_model, n_kda_heads, d_key))
+    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key', 'kda_full_gate'), (d_model, n_kda_heads, d_key, kda_full_gate))
     if _exact is not None:
-        d_model, n_kda_heads, d_key = _exact
+        d_model, n_kda_heads, d_key, kda_full_gate = _exact
         try:
-            return _exact_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model)
+            return _exact_result(n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + d_key*d_model + (1 - kda_full_gate)*(n_kda_heads*d_key**2 + d_key*d_model))
         except ZeroDivisionError:
             return _inf
-    d_model, n_kda_heads, d_key = _vector_args(('d_model', 'n_kda_heads', 'd_key'), (d_model, n_kda_heads, d_key))
+    d_model, n_kda_heads, d_key, kda_full_gate = _vector_args(('d_model', 'n_kda_heads', 'd_key', 'kda_full_gate'), (d_model, n_kda_heads, d_key, kda_full_gate))
     with _quiet():
-        return _vector_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model)
+        return _vector_result(n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + d_key*d_model + (1 - kda_full_gate)*(n_kda_heads*d_key**2 + d_key*d_model))
 
 
-def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
+def kda_params(*, d_model, n_kda_heads, d_key, d_conv, kda_full_gate=0):
     """Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta
     rule whose decay is per key channel (Kimi Linear).
 
     .. math::
 
-        P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k}
+        P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + H_{kda} d_{k}^{2} + d_{model} d_{k} + \\left(1 - \\delta_{fg}\\right) \\left(H_{kda} d_{k}^{2} + d_{model} d_{k}\\right) + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k} + d_{model} H_{kda} d_{k} \\delta_{fg}
 
     Parameters
     ----------
@@ -4532,6 +4536,8 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+    kda_full_gate : number or array (default 0)
+        1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k, :math:`\\delta_{fg}` [-]
 
     Returns
     -------
@@ -4544,7 +4550,9 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
     low-rank projection d x d_k then d_k x H d_k with a bias per channel (``dt_bias``) and a
     decay rate per head (``A_log``); the output gate, d x d_k then d_k x H d_k; a gated
     RMSNorm of width d_k shared by the heads; an output projection H d_k x d. No biases
-    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``).
+    (transformers 5.24.0 ``KimiLinearDeltaAttention`` and ``KimiLinearForgetGate``). Kimi K3
+    (``use_full_rank_gate``) makes the output gate one full-rank projection d x H d_k; its
+    forget gate keeps the two factors.
 
     Examples
     --------
@@ -4552,17 +4560,22 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv):
 
     >>> kda_params(d_model=2304, n_kda_heads=32, d_key=128, d_conv=4)
     39514272
+
+    A KDA layer of Kimi K3 (d = 7168, 96 heads of 128, the full-rank output gate):
+
+    >>> kda_params(d_model=7168, n_kda_heads=96, d_key=128, d_conv=4, kda_full_gate=1)
+    443740384
     """
-    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv'), (d_model, n_kda_heads, d_key, d_conv))
+    _exact = _exact_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv', 'kda_full_gate'), (d_model, n_kda_heads, d_key, d_conv, kda_full_gate))
     if _exact is not None:
-        d_model, n_kda_heads, d_key, d_conv = _exact
+        d_model, n_kda_heads, d_key, d_conv, kda_full_gate = _exact
         try:
-            return _exact_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key)
+            return _exact_result(n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + d_key*d_model + d_key + (1 - kda_full_gate)*(n_kda_heads*d_key**2 + d_key*d_model))
         except ZeroDivisionError:
             return _inf
-    d_model, n_kda_heads, d_key, d_conv = _vector_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv'), (d_model, n_kda_heads, d_key, d_conv))
+    d_model, n_kda_heads, d_key, d_conv, kda_full_gate = _vector_args(('d_model', 'n_kda_heads', 'd_key', 'd_conv', 'kda_full_gate'), (d_model, n_kda_heads, d_key, d_conv, kda_full_gate))
     with _quiet():
-        return _vector_result(2*n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key)
+        return _vector_result(n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*d_key**2 + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + d_key*d_model + d_key + (1 - kda_full_gate)*(n_kda_heads*d_key**2 + d_key*d_model))
 
 
 def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
@@ -4941,13 +4954,14 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
 
 
-def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
-    in the latent, both latent projections, every shared expert, the router.
+    in the latent, both latent projections (and the latent norm, if any), every shared expert,
+    the router.
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -4973,6 +4987,8 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
         1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
     shared_gate : number or array (default 0)
         1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+    latent_norm : number or array (default 0)
+        1 if a latent mixture of experts normalizes the routed experts' latent sum before its up-projection (an RMSNorm of d_lat; Kimi K3), :math:`\\delta_{ln}` [-]
 
     Returns
     -------
@@ -4986,27 +5002,29 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
     ...                          n_mlp_mats=2, router_bias=1)
     175636992
     """
-    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     if _exact is not None:
-        d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _exact
         try:
-            return _exact_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+            return _exact_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
         except ZeroDivisionError:
             return _inf
-    d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     with _quiet():
-        return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+        return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
-def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0):
+def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the
     router and the shared experts work on the d-wide input as in :data:`moe_params`; the E
     routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection
-    and a d_lat x d up-projection that the routed experts share.
+    and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE
+    normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the
+    up-projection (``latent_moe_use_norm``).
 
     .. math::
 
-        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+        P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -5030,6 +5048,8 @@ def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0,
         1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
     shared_gate : number or array (default 0)
         1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+    latent_norm : number or array (default 0)
+        1 if a latent mixture of experts normalizes the routed experts' latent sum before its up-projection (an RMSNorm of d_lat; Kimi K3), :math:`\\delta_{ln}` [-]
 
     Returns
     -------
@@ -5044,17 +5064,24 @@ def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0,
     >>> latent_moe_params(d_model=4096, d_latent=1024, d_ff=2688, n_experts=512,
     ...                   n_shared_experts=1, d_shared=5376, n_mlp_mats=2, router_bias=1)
     2873098752
+
+    A block of Kimi K3 (d = 7168, d_lat = 3584, 896 gated experts of 3072, two shared experts
+    of 3072, a score-correction bias, the latent norm):
+
+    >>> latent_moe_params(d_model=7168, d_latent=3584, d_ff=3072, n_experts=896,
+    ...                   n_shared_experts=1, d_shared=6144, router_bias=1, latent_norm=1)
+    29784936832
     """
-    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    _exact = _exact_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     if _exact is not None:
-        d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _exact
+        d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _exact
         try:
-            return _exact_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+            return _exact_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
         except ZeroDivisionError:
             return _inf
-    d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
+    d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     with _quiet():
-        return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+        return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
 def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
@@ -5947,12 +5974,12 @@ def micro_batch(*, batch, pp):
         return _vector_result(batch/_np.minimum(batch, pp))
 
 
-def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate=0):
     """Parameters of one multi-head latent attention block (DeepSeek-V2/V3).
 
     .. math::
 
-        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
+        P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{g} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -5970,6 +5997,8 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_gate : number or array (default 0)
+        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent attention), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
 
     Returns
     -------
@@ -5980,7 +6009,9 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     r_q x H (d_nope + d_rope) up-projection; otherwise one d x H (d_nope + d_rope) matrix.
     Keys and values: a d x (r_kv + d_rope) down-projection to the latent and the shared rotary
     key, the latent's norm, and an r_kv x H (d_nope + d_v) up-projection to per-head keys and
-    values. Output: H d_v x d.
+    values. Output: H d_v x d. A gated latent attention (Kimi K3, d_g = d_v) adds an output
+    gate d x (H d_g), a sigmoid per channel of the attention output before the output
+    projection.
 
     Examples
     --------
@@ -5990,17 +6021,23 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     >>> mla_attention_params(d_model=7168, n_heads=128, q_lora_rank=1536, kv_lora_rank=512,
     ...                      d_nope=128, d_rope=64, d_v=128)
     187107328
+
+    A gated latent-attention layer of Kimi K3 (d = 7168, 96 heads, r_q = 1536, d_g = d_v = 128):
+
+    >>> mla_attention_params(d_model=7168, n_heads=96, q_lora_rank=1536, kv_lora_rank=512,
+    ...                      d_nope=128, d_rope=64, d_v=128, d_gate=128)
+    232196096
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate))
     if _exact is not None:
-        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _exact
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = _exact
         try:
-            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+            return _exact_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate))
     with _quiet():
-        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+        return _vector_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
 
 
 def mla_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended):
@@ -6146,14 +6183,14 @@ def mla_kv_layer_bytes(*, kv_lora_rank, d_rope, bits_kv=16):
         return _vector_result(((1/8))*bits_kv*(d_rope + kv_lora_rank))
 
 
-def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v):
+def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate=0):
     """Weights of a latent-attention block in matrix products for one token: every projection
     (in the absorbed form the key and value up-projections act on the query and the output, still
     once per token), not the latents' norm vectors.
 
     .. math::
 
-        P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}
+        P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{g} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}
 
     Parameters
     ----------
@@ -6171,6 +6208,8 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
         Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
+    d_gate : number or array (default 0)
+        Width of an attention block's output gate per head: d_head (a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent attention), 1 (a gate per head, Laguna), 0 without one, :math:`d_{g}` [-]
 
     Returns
     -------
@@ -6185,16 +6224,16 @@ def mla_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     ...                   d_nope=128, d_rope=64, d_v=128)
     187105280
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    _exact = _exact_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate))
     if _exact is not None:
-        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _exact
+        d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = _exact
         try:
-            return _exact_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
+            return _exact_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((n_heads*d_model*(d_nope + d_rope)) if (q_lora_rank == 0) else (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank)))
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v))
+    d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate))
     with _quiet():
-        return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+        return _vector_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
 
 
 def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):

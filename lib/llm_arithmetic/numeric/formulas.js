@@ -442,14 +442,14 @@ export function kda_decode_flops({n_kda_heads, d_key, d_conv} = {}) {
   return 7*n_kda_heads*Math.pow(d_key, 2) + 6*n_kda_heads*d_key*d_conv;
 }
 
-/** Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate and of the output gate, and the output projection. [1] */
-export function kda_matmul_params({d_model, n_kda_heads, d_key} = {}) {
-  return 2*n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + 2*d_key*d_model;
+/** Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate, the output gate (two factors, or one full-rank matrix) and the output projection. [1] */
+export function kda_matmul_params({d_model, n_kda_heads, d_key, kda_full_gate = 0} = {}) {
+  return n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + n_kda_heads*d_model + d_key*d_model + (1 - kda_full_gate)*(n_kda_heads*Math.pow(d_key, 2) + d_key*d_model);
 }
 
 /** Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta rule whose decay is per key channel (Kimi Linear). [1] */
-export function kda_params({d_model, n_kda_heads, d_key, d_conv} = {}) {
-  return 2*n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + 2*d_key*d_model + d_key;
+export function kda_params({d_model, n_kda_heads, d_key, d_conv, kda_full_gate = 0} = {}) {
+  return n_kda_heads*kda_full_gate*d_key*d_model + n_kda_heads*Math.pow(d_key, 2) + 4*n_kda_heads*d_key*d_model + 3*n_kda_heads*d_key*d_conv + n_kda_heads*d_key + n_kda_heads*d_model + n_kda_heads + d_key*d_model + d_key + (1 - kda_full_gate)*(n_kda_heads*Math.pow(d_key, 2) + d_key*d_model);
 }
 
 /** FLOPs of a Kimi delta attention layer's recurrence over a prompt of T tokens, one step per token (the chunked kernel does the same work in blocks). [FLOP] */
@@ -497,14 +497,14 @@ export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency =
   return transfer_bytes/link_bandwidth + link_latency;
 }
 
-/** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router. [1] */
-export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
-  return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+/** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router. [1] */
+export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0, latent_norm = 0} = {}) {
+  return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
-/** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. [1] */
-export function latent_moe_params({d_model, d_latent, d_ff, n_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0} = {}) {
-  return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+/** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the up-projection (``latent_moe_use_norm``). [1] */
+export function latent_moe_params({d_model, d_latent, d_ff, n_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0, latent_norm = 0} = {}) {
+  return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers). [s] */
@@ -608,8 +608,8 @@ export function micro_batch({batch, pp} = {}) {
 }
 
 /** Parameters of one multi-head latent attention block (DeepSeek-V2/V3). [1] */
-export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v} = {}) {
-  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = 0} = {}) {
+  return n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
 /** Attention FLOPs of one latent-attention (MLA) layer for one decoded token, absorbed form. [FLOP] */
@@ -628,8 +628,8 @@ export function mla_kv_layer_bytes({kv_lora_rank, d_rope, bits_kv = 16} = {}) {
 }
 
 /** Weights of a latent-attention block in matrix products for one token: every projection (in the absorbed form the key and value up-projections act on the query and the output, still once per token), not the latents' norm vectors. [1] */
-export function mla_matmul_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v} = {}) {
-  return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+export function mla_matmul_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = 0} = {}) {
+  return n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) - q_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
 /** Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and values up-projected once per token, counted with the weights): scores of width d_nope + d_rope and values of width d_v. [FLOP] */
@@ -2335,26 +2335,32 @@ export const FORMULAS = {
   "unit": "FLOP"
  },
  "kda_matmul_params": {
-  "defaults": {},
-  "latex": "P_{mm,l} = d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 4 d_{model} H_{kda} d_{k}",
+  "defaults": {
+   "kda_full_gate": 0
+  },
+  "latex": "P_{mm,l} = d_{model} H_{kda} + H_{kda} d_{k}^{2} + d_{model} d_{k} + \\left(1 - \\delta_{fg}\\right) \\left(H_{kda} d_{k}^{2} + d_{model} d_{k}\\right) + 4 d_{model} H_{kda} d_{k} + d_{model} H_{kda} d_{k} \\delta_{fg}",
   "lhs": "layer_matmul_params",
   "params": [
    "d_model",
    "n_kda_heads",
-   "d_key"
+   "d_key",
+   "kda_full_gate"
   ],
-  "summary": "Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate and of the output gate, and the output projection.",
+  "summary": "Weights of a Kimi delta attention mixer in matrix products for one token: the query, key and value projections, the write strength's, the two low-rank factors of the forget gate, the output gate (two factors, or one full-rank matrix) and the output projection.",
   "unit": "1"
  },
  "kda_params": {
-  "defaults": {},
-  "latex": "P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + 2 H_{kda} d_{k}^{2} + 2 d_{model} d_{k} + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k}",
+  "defaults": {
+   "kda_full_gate": 0
+  },
+  "latex": "P_{ssm} = H_{kda} + d_{k} + H_{kda} d_{k} + d_{model} H_{kda} + H_{kda} d_{k}^{2} + d_{model} d_{k} + \\left(1 - \\delta_{fg}\\right) \\left(H_{kda} d_{k}^{2} + d_{model} d_{k}\\right) + 3 H_{kda} d_{k} k_{conv} + 4 d_{model} H_{kda} d_{k} + d_{model} H_{kda} d_{k} \\delta_{fg}",
   "lhs": "ssm_params",
   "params": [
    "d_model",
    "n_kda_heads",
    "d_key",
-   "d_conv"
+   "d_conv",
+   "kda_full_gate"
   ],
   "summary": "Parameters of one Kimi delta attention (KDA) mixer: linear attention with a gated delta rule whose decay is per key channel (Kimi Linear).",
   "unit": "1"
@@ -2486,13 +2492,14 @@ export const FORMULAS = {
  "latent_moe_active_params": {
   "defaults": {
    "d_shared": 1,
+   "latent_norm": 0,
    "mlp_bias": 0,
    "n_mlp_mats": 3,
    "n_shared_experts": 0,
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + k \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "moe_params",
   "params": [
    "d_model",
@@ -2505,21 +2512,23 @@ export const FORMULAS = {
    "n_mlp_mats",
    "mlp_bias",
    "router_bias",
-   "shared_gate"
+   "shared_gate",
+   "latent_norm"
   ],
-  "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections, every shared expert, the router.",
+  "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router.",
   "unit": "1"
  },
  "latent_moe_params": {
   "defaults": {
    "d_shared": 1,
+   "latent_norm": 0,
    "mlp_bias": 0,
    "n_mlp_mats": 3,
    "n_shared_experts": 0,
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "latex": "P_{moe} = E_{s} \\left(\\delta_{mlp} \\left(d_{model} + d_{s} \\left(m - 1\\right)\\right) + d_{model} d_{s} m\\right) + d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + E \\left(\\delta_{mlp} \\left(d_{lat} + d_{ff} \\left(m - 1\\right)\\right) + d_{lat} d_{ff} m\\right) + 2 d_{model} d_{lat} + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "moe_params",
   "params": [
    "d_model",
@@ -2531,9 +2540,10 @@ export const FORMULAS = {
    "n_mlp_mats",
    "mlp_bias",
    "router_bias",
-   "shared_gate"
+   "shared_gate",
+   "latent_norm"
   ],
-  "summary": "Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share.",
+  "summary": "Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the up-projection (``latent_moe_use_norm``).",
   "unit": "1"
  },
  "layer_allreduce_time": {
@@ -2843,8 +2853,10 @@ export const FORMULAS = {
   "unit": "1"
  },
  "mla_attention_params": {
-  "defaults": {},
-  "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
+  "defaults": {
+   "d_gate": 0
+  },
+  "latex": "P_{attn} = r_{kv} + d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{g} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -2853,7 +2865,8 @@ export const FORMULAS = {
    "kv_lora_rank",
    "d_nope",
    "d_rope",
-   "d_v"
+   "d_v",
+   "d_gate"
   ],
   "summary": "Parameters of one multi-head latent attention block (DeepSeek-V2/V3).",
   "unit": "1"
@@ -2901,8 +2914,10 @@ export const FORMULAS = {
   "unit": "B"
  },
  "mla_matmul_params": {
-  "defaults": {},
-  "latex": "P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}",
+  "defaults": {
+   "d_gate": 0
+  },
+  "latex": "P_{mm,l} = d_{model} \\left(d_{rope} + r_{kv}\\right) + d_{model} H d_{g} + d_{model} H d_{v} + H r_{kv} \\left(d_{nope} + d_{v}\\right) + \\begin{cases} d_{model} H \\left(d_{nope} + d_{rope}\\right) & \\text{for}\\: r_{q} = 0 \\\\r_{q} + d_{model} r_{q} + H r_{q} \\left(d_{nope} + d_{rope}\\right) & \\text{otherwise} \\end{cases} - r_{q}",
   "lhs": "layer_matmul_params",
   "params": [
    "d_model",
@@ -2911,7 +2926,8 @@ export const FORMULAS = {
    "kv_lora_rank",
    "d_nope",
    "d_rope",
-   "d_v"
+   "d_v",
+   "d_gate"
   ],
   "summary": "Weights of a latent-attention block in matrix products for one token: every projection (in the absorbed form the key and value up-projections act on the query and the output, still once per token), not the latents' norm vectors.",
   "unit": "1"

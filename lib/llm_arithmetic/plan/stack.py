@@ -75,12 +75,14 @@ FIELDS: dict[str, dict[str, Any]] = {
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
         "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
         "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
+        "kda_full_gate": ["flag", "full_gate"],
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
         "n_experts": "n_experts", "n_active_experts": "top_k", "n_shared_experts": "n_shared",
         "d_shared": ["or", "d_shared", 1], "router_bias": ["flag", "router_bias"],
         "shared_gate": ["flag", "shared_gate"], "d_latent": "latent",
+        "latent_norm": ["flag", "latent_norm"],
     },
     "norms": {"norm_vecs_layer": "norms", "hc_streams": "hc"},
 }
