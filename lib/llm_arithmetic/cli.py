@@ -191,7 +191,7 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--generate", type=_tokens, default=256, metavar="N",
                    help="tokens generated after the first (default 256)")
     c.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
-                   help="largest batch tried; every batch from 1 up is (default 1024)")
+                   help="largest batch tried; every batch from 1 to it is (default 1024)")
     c.add_argument("--top", type=_batch, default=10, metavar="N",
                    help="configurations printed (default 10)")
     c.add_argument("--forecast", action="store_true",
@@ -245,7 +245,13 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
         "the time per output token, ranked by the cost of a million output tokens at each "
         "chip's price per hour (the catalog's dated price table unless --price-per-hour is "
         "given), with the frontier of tokens/s per user against tokens/s per chip. Bounds: a "
-        "real runtime is slower.", _plan_arguments),
+        "real runtime is slower. Columns: TTFT ms, the prefill of one prompt alone; TPOT ms, "
+        "one decode step of the whole batch at the request's mean context (prompt + half the "
+        "generated tokens); tok/s/user = 1 / TPOT; tok/s/chip = batch / TPOT / chips, decode "
+        "only; $/M tokens, the replica's price per hour over a million tokens at that rate: the "
+        "prompts' prefill is neither timed between the decode steps nor priced. The frontier "
+        "keeps the qualifying points no other beats on both tokens/s per user and per chip, "
+        "each with its batch.", _plan_arguments),
     "models": (
         "list the model catalog", "List the catalog's models with parameter counts and sources.",
         _catalog_arguments("name -> parameter counts, source and the layer stack")),
@@ -294,9 +300,12 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
                         "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ..., or a "
                         "llama.cpp file type (q4_k_m, q5_k_m, q3_k_m, ...: bits computed per "
-                        "tensor for the model); default: as the checkpoint ships (16 bits; "
-                        "block-scaled fp8 at the chip's fp8 peak where it has one; gpt-oss's "
-                        "MXFP4 experts at 16-bit arithmetic)")
+                        "tensor for the model); default: as the checkpoint ships, tensor by "
+                        "tensor from its quantization_config (its fp8 blocks, MXFP4, NVFP4 or "
+                        "int groups and the modules it keeps at 16 bits; 16 bits without "
+                        "one), computed "
+                        "in its activations' format at the chip's peak for it (fp8, fp4) where "
+                        "it has one, else at 16 bits (weight-only schemes: gpt-oss's MXFP4)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
@@ -609,7 +618,8 @@ def _describe(ns: argparse.Namespace) -> int:
         if x["expected_decode_tokens_per_second"] is not None:
             # the forecast's values in the bound's column
             print(_forecast_table(x, serving=serving, fits=e.fits,
-                                  fits_per_chip=e.fits_per_chip, width=column))
+                                  fits_per_chip=e.fits_per_chip, width=column,
+                                  speculative=e.spec_tokens_per_step is not None))
         if v is not None:
             print(_engine_table(v))
         for ex in (explained or {}).values():
@@ -662,7 +672,7 @@ ROW_KEYS = {
 def _row_label(label: str) -> str:
     """A row's label as :data:`ROW_KEYS` names it."""
     return re.sub(r" \(\w+\)$", "", label.replace("one chip: ", "")) \
-        if label.startswith(("dense peak", "one chip: ")) else label
+        if label.lstrip().startswith(("dense peak", "one chip: ")) else label
 
 
 def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
@@ -712,22 +722,31 @@ def _describe_options() -> dict[str, str]:
 
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
-                    fits_per_chip: bool | None = None, width: int = 0) -> str:
+                    fits_per_chip: bool | None = None, width: int = 0,
+                    speculative: bool = False) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
     a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
-    the heading has no value and does not count."""
-    rows = _forecast_rows(x, serving, fits, fits_per_chip)
+    the heading has no value and does not count. With speculative decoding the forecast is
+    of the speculative step, and its heading says so: it is to be read against the
+    speculative bounds, not the plain ones above it."""
+    rows = _forecast_rows(x, serving, fits, fits_per_chip, speculative)
     return _render(rows, max(width, _label_width(rows[1:])))
 
 
 def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
-                   fits_per_chip: bool | None) -> list[tuple[str, str]]:
-    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs."""
+                   fits_per_chip: bool | None, speculative: bool = False
+                   ) -> list[tuple[str, str]]:
+    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs; with a replica,
+    the speed of one sequence is one chip's, as in the bound's rows."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
-    rows = [(f"forecast ({who}; 80% interval)", "")]
-    rows += _speed_rows(fits, [("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
+    rows = [(f"forecast ({who}; 80% interval)"
+             + (", of the speculative step (against the speculative bounds)" if speculative
+                else ""), "")]
+    one = "one chip: " if serving else ""
+    rows += _speed_rows(fits, [(f"  {one}tokens/s per sequence",
+                                "{:,.1f} ({:,.1f} to {:,.1f})".format(
         x["expected_decode_tokens_per_second"], *x["expected_decode_tokens_per_second_range"]))])
     if serving:
         for key, label, scale, unit in (
@@ -818,10 +837,11 @@ def _plan(ns: argparse.Namespace) -> int:
     f = r.frontier
     pick = sorted({round(i * (len(f) - 1) / 7) for i in range(8)}) if len(f) > 8 \
         else range(len(f))
-    print(f"\nfrontier ({len(f):,} points; {len(pick)} shown): tokens/s per user -> per chip")
-    _print_columns(("tok/s/user", "tok/s/chip", "configuration"),
+    print(f"\nfrontier ({len(f):,} points no other beats on both; {len(pick)} shown): "
+          "tokens/s per user -> per chip")
+    _print_columns(("tok/s/user", "tok/s/chip", "batch", "configuration"),
                    [(f"{f[i]['tokens_per_second_per_user']:,.1f}",
-                     f"{f[i]['tokens_per_second_per_chip']:,.0f}",
+                     f"{f[i]['tokens_per_second_per_chip']:,.0f}", f"{f[i]['batch']:,}",
                      f"{f[i]['hardware']} tp {f[i]['tp']} ep {f[i]['ep']} pp {f[i]['pp']}, "
                      f"{f[i]['weights']}, {f[i]['kv_bits']:g}-bit KV") for i in pick])
     for c, p in sources.items():
