@@ -191,6 +191,18 @@ def test_a_speculative_forecast_says_it_is_one(capsys):
     assert "speculative" not in capsys.readouterr().out
 
 
+def test_max_context_beyond_the_trained_context_says_so(capsys):
+    """Llama 3.1 8B in bf16 on an 80 GiB H100: (80 x 2^30 - 2 x 8,030,261,248 B) over its
+    131,072 B of cache a token (32 layers x 2 x 8 KV heads x 128 x 2 B) = 532,827 tokens fit,
+    four times the 131,072 it is trained to (max_position_embeddings): the row says both."""
+    assert main(["describe", "llama-3.1-8b", "--hardware", "h100-sxm"]) == 0
+    row = _rows(capsys.readouterr().out)["max context at this batch"]
+    fit = (80 * 2**30 - 2 * 8_030_261_248) // (32 * 2 * 8 * 128 * 2)
+    assert row == f"{fit:,} (memory; the model is trained to 131,072)"
+    assert main(["describe", "llama-3.1-8b", "--hardware", "rtx-4090", "--batch", "8"]) == 0
+    assert "trained" not in _rows(capsys.readouterr().out)["max context at this batch"]
+
+
 def test_describe_marks_what_does_not_fit(capsys):
     # Issue 28: Llama 3.1 70B in fp8 on one H100 SXM (80 GiB) with 32 sequences of 2,000 tokens:
     # 70.55e9 B of weights (its model card's 70.6B parameters at one byte) plus 32 x 2,000 x

@@ -935,9 +935,12 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
         rows.append((f"{one}fits in memory", f"{'yes' if e.fits else 'no'}: needs "
                      f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
         rows.append(("max batch at this context", f"{e.max_batch:,}"))
+        beyond = (e.max_context is not None and e.trained_context is not None
+                  and e.max_context > e.trained_context)
         rows.append(("max context at this batch",
                      "unbounded (every layer windowed)" if e.max_context is None
-                     else f"{e.max_context:,}"))
+                     else f"{e.max_context:,}" + (f" (memory; the model is trained to "
+                                                  f"{e.trained_context:,})" if beyond else "")))
     if serving:
         rows += _serving_rows(e)
     return rows
