@@ -130,7 +130,10 @@ def test_help_for_every_command():
 
 
 def test_listing_commands(capsys):
-    assert main(["models"]) == 0 and "llama-2-7b" in capsys.readouterr().out
+    assert main(["models"]) == 0
+    # Llama 2 7B's 6,738,415,616 parameters in billions, spelled out ("B" is bytes elsewhere)
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("llama-2-7b "))
+    assert "6.738 billion params (6.738 billion active)" in line and " B " not in line
     assert main(["hardware"]) == 0 and "a100-80gb-pcie" in capsys.readouterr().out
     assert main(["formula", "kv_cache_bytes_per_token"]) == 0
     assert "H_{kv}" in capsys.readouterr().out

@@ -1030,8 +1030,9 @@ def _models(as_json: bool = False) -> int:
         return 0
     for name, entry in CATALOG.items():
         m = entry.model
-        print(f"{name:<20} {m.total_params / 1e9:9.3f} B params "
-              f"({m.active_params / 1e9:.3f} B active)  {entry.url}")
+        # billions spelled out: "B" is bytes everywhere else in this command line
+        print(f"{name:<20} {m.total_params / 1e9:9.3f} billion params "
+              f"({m.active_params / 1e9:.3f} billion active)  {entry.url}")
     return 0
 
 
