@@ -987,7 +987,9 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.prompt is not None:
         rows.append(("prompt, generated", f"{e.prompt:,} tokens, "
                      + ("-" if e.generate is None else f"{e.generate:,} more")))
-        rows.append(("time to first token (bound)", ms(e.ttft_seconds)))
+        rows.append(("time to first token (bound)", ms(e.ttft_seconds) + (
+            "; memory traffic only: no compute peak for this chip, give --tflops"
+            if e.peak_flops is None and e.ttft_seconds is not None else "")))
     rows.append(("time per output token (bound)",
                  ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"
                  + ("; does not fit in memory" if e.fits_per_chip is False else "")))
@@ -1043,8 +1045,9 @@ def _hardware(as_json: bool = False) -> int:
         print(json.dumps({name: hardware_record(h) for name, h in HARDWARE.items()}, indent=1))
         return 0
     for name, h in HARDWARE.items():
-        peak = h.peaks.get("fp16") or h.peaks.get("fp32")
-        pk = f"{peak.rate / 1e12:8.2f} TFLOP/s" if peak else " " * 15
+        # the peak a 16-bit model computes at, named (the estimate's chain: fp16, bf16, fp32)
+        prec = next((p for p in ("fp16", "bf16", "fp32") if p in h.peaks), None)
+        pk = f"{h.peaks[prec].rate / 1e12:8.2f} TFLOP/s ({prec})" if prec else " " * 22
         print(f"{name:<16} {h.bandwidth / 1e9:8.1f} GB/s {h.capacity / 2**30:7.1f} GiB {pk}  "
               f"{h.source}")
     return 0
