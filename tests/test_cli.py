@@ -243,3 +243,15 @@ def test_describe_marks_what_does_not_fit(capsys):
     forecast = _rows("\n".join(line.strip() for line in
                                 out[out.index("forecast (with vLLM"):].splitlines()))
     assert set(forecast.values()) == {"- (does not fit in memory)"}, forecast
+
+
+def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
+    """Jetson Thor's catalog entry lists fp4 alone, so a 16-bit Qwen3-8B has no peak there: its
+    time to first token is the weights' read at 273 GB/s (~56 ms) and no prefill's arithmetic,
+    and the row says so; with --tflops it is a full bound again."""
+    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--prompt", "1000",
+                 "--generate", "10"]) == 0
+    assert "memory traffic only" in _rows(capsys.readouterr().out)["time to first token (bound)"]
+    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--tflops", "100",
+                 "--prompt", "1000", "--generate", "10"]) == 0
+    assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
