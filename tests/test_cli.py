@@ -255,3 +255,15 @@ def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
     assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--tflops", "100",
                  "--prompt", "1000", "--generate", "10"]) == 0
     assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
+
+
+def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys):
+    """DeepSeek-V4-Flash's compressed attention is not modelled, so its cache, and with it the
+    memory per chip, are left out (None); with serving options describe printed a TypeError's
+    traceback instead of the table. It now says 'not counted' there, as for the cache."""
+    path = Path(__file__).parent / "configs" / "deepseek-v4-flash.json"
+    assert main(["describe", str(path), "--hardware", "h200", "--tp", "8", "--prompt", "2000",
+                 "--generate", "200"]) == 0
+    captured = capsys.readouterr()
+    assert _rows(captured.out)["memory per chip"] == "not counted"
+    assert "compressed attention" in captured.err

@@ -978,7 +978,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
 
     rows = [("replica", f"{e.n_chips} chip(s): tp {e.tp} x pp {e.pp}, ep {e.ep}")]
     rows += _comm_rows(e)
-    rows.append(("memory per chip", f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
+    rows.append(("memory per chip", "not counted" if e.memory_per_chip_bytes is None else
+                 f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
                  + ("" if e.fits_per_chip is None else
                     f" ({'fits' if e.fits_per_chip else 'does not fit'} in "
                     f"{e.capacity / 1e9:,.2f} GB)")))
