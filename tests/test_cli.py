@@ -267,3 +267,16 @@ def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys
     captured = capsys.readouterr()
     assert _rows(captured.out)["memory per chip"] == "not counted"
     assert "compressed attention" in captured.err
+
+
+def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
+    """frontier said 'needs a chip' with --hardware given, and plan 'no configuration meets the
+    targets', for DeepSeek-V4-Flash, whose cache (so every TPOT) is not counted: each now exits
+    2 with one line that says what is missing."""
+    path = str(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    assert main(["frontier", path, "--hardware", "h200", "--tp", "8"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "not counted" in err and "chip" not in err
+    assert main(["plan", path, "--ttft-ms", "500", "--tpot-ms", "50", "--hardware", "h200"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "KV cache, which is not counted" in err

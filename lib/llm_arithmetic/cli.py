@@ -773,8 +773,11 @@ def _frontier(ns: argparse.Namespace) -> int:
     with _warnings_printed():
         first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
         points = frontier(ns.model, batches=batches, **kwargs)
-    if first.tpot_seconds is None:
+    if first.bandwidth is None:
         raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
+    if first.tpot_seconds is None:
+        raise UsageError(f"{first.model}: the frontier needs the time per output token, which "
+                         "is not counted (the warning above says why)")
     if ns.json:
         print(json.dumps(points, indent=2))
         return 0

@@ -166,6 +166,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     """
     t0 = time.perf_counter()
     m = resolve_model(model)
+    if m.uncounted:  # every point's TPOT and memory would be missing: nothing could qualify
+        raise InputError(f"{m.name}: the search needs the KV cache, which is not counted: it "
+                         f"needs {m.uncounted}")
     for label, v in (("ttft", ttft), ("tpot", tpot)):
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
