@@ -130,7 +130,10 @@ def test_help_for_every_command():
 
 
 def test_listing_commands(capsys):
-    assert main(["models"]) == 0 and "llama-2-7b" in capsys.readouterr().out
+    assert main(["models"]) == 0
+    # Llama 2 7B's 6,738,415,616 parameters in billions, spelled out ("B" is bytes elsewhere)
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("llama-2-7b "))
+    assert "6.738 billion params (6.738 billion active)" in line and " B " not in line
     assert main(["hardware"]) == 0 and "a100-80gb-pcie" in capsys.readouterr().out
     assert main(["formula", "kv_cache_bytes_per_token"]) == 0
     assert "H_{kv}" in capsys.readouterr().out
@@ -173,6 +176,36 @@ def _rows(text):
             for line in text.splitlines() if "  " in line}
 
 
+def test_a_speculative_forecast_says_it_is_one(capsys):
+    """With a draft the forecast is of the speculative step: for Qwen3-8B on an H100 SXM it
+    passes the plain bound (3,350 GB/s over 16.4 GB a step: ~205 tokens/s) and stays under the
+    speculative one, and its heading says which bounds to read it against."""
+    assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm", "--draft-len", "4",
+                 "--acceptance", "0.8", "--draft", "qwen3-0.6b"]) == 0
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.startswith("forecast ("))
+    assert "speculative" in head
+    rows = _rows("\n".join(line.strip() for line in out.splitlines()))
+    plain = float(rows["tokens/s per sequence (upper bound)"].replace(",", ""))
+    spec = float(rows["tokens/s per sequence, speculative (bound)"].replace(",", ""))
+    fc = float(rows["tokens/s per sequence"].split()[0].replace(",", ""))
+    assert plain < fc < spec
+    assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm"]) == 0
+    assert "speculative" not in capsys.readouterr().out
+
+
+def test_max_context_beyond_the_trained_context_says_so(capsys):
+    """Llama 3.1 8B in bf16 on an 80 GiB H100: (80 x 2^30 - 2 x 8,030,261,248 B) over its
+    131,072 B of cache a token (32 layers x 2 x 8 KV heads x 128 x 2 B) = 532,827 tokens fit,
+    four times the 131,072 it is trained to (max_position_embeddings): the row says both."""
+    assert main(["describe", "llama-3.1-8b", "--hardware", "h100-sxm"]) == 0
+    row = _rows(capsys.readouterr().out)["max context at this batch"]
+    fit = (80 * 2**30 - 2 * 8_030_261_248) // (32 * 2 * 8 * 128 * 2)
+    assert row == f"{fit:,} (memory; the model is trained to 131,072)"
+    assert main(["describe", "llama-3.1-8b", "--hardware", "rtx-4090", "--batch", "8"]) == 0
+    assert "trained" not in _rows(capsys.readouterr().out)["max context at this batch"]
+
+
 def test_describe_marks_what_does_not_fit(capsys):
     # Issue 28: Llama 3.1 70B in fp8 on one H100 SXM (80 GiB) with 32 sequences of 2,000 tokens:
     # 70.55e9 B of weights (its model card's 70.6B parameters at one byte) plus 32 x 2,000 x
@@ -202,7 +235,7 @@ def test_describe_marks_what_does_not_fit(capsys):
     out = capsys.readouterr().out
     forecast = _rows("\n".join(line.strip() for line in
                                 out[out.index("forecast (with vLLM"):].splitlines()))
-    assert forecast["tokens/s per sequence"] == "- (does not fit in memory)"
+    assert forecast["one chip: tokens/s per sequence"] == "- (does not fit in memory)"
     assert float(forecast["tokens/s per chip"].split()[0].replace(",", "")) > 0
     assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "2",
                  "--batch", "400", "--context", "8000", "--runtime", "vLLM"]) == 0
@@ -210,3 +243,40 @@ def test_describe_marks_what_does_not_fit(capsys):
     forecast = _rows("\n".join(line.strip() for line in
                                 out[out.index("forecast (with vLLM"):].splitlines()))
     assert set(forecast.values()) == {"- (does not fit in memory)"}, forecast
+
+
+def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
+    """Jetson Thor's catalog entry lists fp4 alone, so a 16-bit Qwen3-8B has no peak there: its
+    time to first token is the weights' read at 273 GB/s (~56 ms) and no prefill's arithmetic,
+    and the row says so; with --tflops it is a full bound again."""
+    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--prompt", "1000",
+                 "--generate", "10"]) == 0
+    assert "memory traffic only" in _rows(capsys.readouterr().out)["time to first token (bound)"]
+    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--tflops", "100",
+                 "--prompt", "1000", "--generate", "10"]) == 0
+    assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
+
+
+def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys):
+    """DeepSeek-V4-Flash's compressed attention is not modelled, so its cache, and with it the
+    memory per chip, are left out (None); with serving options describe printed a TypeError's
+    traceback instead of the table. It now says 'not counted' there, as for the cache."""
+    path = Path(__file__).parent / "configs" / "deepseek-v4-flash.json"
+    assert main(["describe", str(path), "--hardware", "h200", "--tp", "8", "--prompt", "2000",
+                 "--generate", "200"]) == 0
+    captured = capsys.readouterr()
+    assert _rows(captured.out)["memory per chip"] == "not counted"
+    assert "compressed attention" in captured.err
+
+
+def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
+    """frontier said 'needs a chip' with --hardware given, and plan 'no configuration meets the
+    targets', for DeepSeek-V4-Flash, whose cache (so every TPOT) is not counted: each now exits
+    2 with one line that says what is missing."""
+    path = str(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    assert main(["frontier", path, "--hardware", "h200", "--tp", "8"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "not counted" in err and "chip" not in err
+    assert main(["plan", path, "--ttft-ms", "500", "--tpot-ms", "50", "--hardware", "h200"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "KV cache, which is not counted" in err

@@ -60,6 +60,19 @@ def test_frontier_has_no_dominated_point():
     assert users == sorted(users, reverse=True) and chips == sorted(chips)
 
 
+def test_frontier_points_name_their_batch_and_each_is_a_scalar_estimate():
+    """tokens/s per chip is the batch's tokens per step over the replica's chips: B x (1 / TPOT)
+    / (tp x pp); each frontier point carries its batch, which that relation holds to, and the
+    scalar estimate at that batch gives the same rates."""
+    for p in R.frontier[::max(1, len(R.frontier) // 4)]:
+        n = p["tp"] * p["pp"]
+        assert p["tokens_per_second_per_chip"] == pytest.approx(
+            p["batch"] * p["tokens_per_second_per_user"] / n, rel=1e-12)
+        e = _scalar({**p, "price_per_hour": None})
+        assert e.tokens_per_second_per_user == pytest.approx(p["tokens_per_second_per_user"],
+                                                            rel=1e-12)
+
+
 def test_price_table_is_sourced_and_dated():
     prices = load_prices()
     assert len(prices) >= 5

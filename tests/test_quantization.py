@@ -63,6 +63,22 @@ def test_nvfp4_layouts():
     assert not ct.kept("model.language_model.layers.0.mlp.gate_proj")
 
 
+def test_gemma_4_nvfp4_keeps_attention_named_under_the_wrapper_in_16_bits():
+    """nvidia/Gemma-4-31B-IT-NVFP4 lists its kept modules under the multimodal wrapper's names
+    (``model.language_model.layers.N.self_attn*``): every attention layer stays bf16, only the
+    60 x 3 MLP matrices of 21,504 x 5,376 are NVFP4 (two values a byte, an fp8 scale per 16,
+    two fp32 global scales). By hand from the config: those matrices, every other parameter at
+    2 B: 32,633,250,304 B, as the repository's 32.7 GB (its file tree on the Hub,
+    https://huggingface.co/nvidia/Gemma-4-31B-IT-NVFP4/tree/main, tokenizer included); read
+    as NVFP4 the attention gave 20.3 GB."""
+    m = read_config(CONFIGS / "gemma-4-31b-it-nvfp4.json")
+    rows, cols, n = 21504, 5376, 60 * 3
+    mlp = n * (rows * cols // 2 + rows * cols // 16 + 8)
+    assert m.weight_bytes() == mlp + (m.total_params - n * rows * cols) * 2 == 32_633_250_304
+    assert m.scheme.kept("model.layers.59.self_attn.o_proj")
+    assert not m.scheme.kept("model.layers.59.mlp.down_proj")
+
+
 def test_block_fp8_scale_rounds_up_at_an_edge():
     s = read_scheme({"quant_method": "fp8", "weight_block_size": [128, 128]})
     # kv_a_proj_with_mqa: 576 = 4.5 blocks of rows, five scales per column of blocks

@@ -191,7 +191,7 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--generate", type=_tokens, default=256, metavar="N",
                    help="tokens generated after the first (default 256)")
     c.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
-                   help="largest batch tried; every batch from 1 up is (default 1024)")
+                   help="largest batch tried; every batch from 1 to it is (default 1024)")
     c.add_argument("--top", type=_batch, default=10, metavar="N",
                    help="configurations printed (default 10)")
     c.add_argument("--forecast", action="store_true",
@@ -245,7 +245,13 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
         "the time per output token, ranked by the cost of a million output tokens at each "
         "chip's price per hour (the catalog's dated price table unless --price-per-hour is "
         "given), with the frontier of tokens/s per user against tokens/s per chip. Bounds: a "
-        "real runtime is slower.", _plan_arguments),
+        "real runtime is slower. Columns: TTFT ms, the prefill of one prompt alone; TPOT ms, "
+        "one decode step of the whole batch at the request's mean context (prompt + half the "
+        "generated tokens); tok/s/user = 1 / TPOT; tok/s/chip = batch / TPOT / chips, decode "
+        "only; $/M tokens, the replica's price per hour over a million tokens at that rate: the "
+        "prompts' prefill is neither timed between the decode steps nor priced. The frontier "
+        "keeps the qualifying points no other beats on both tokens/s per user and per chip, "
+        "each with its batch.", _plan_arguments),
     "models": (
         "list the model catalog", "List the catalog's models with parameter counts and sources.",
         _catalog_arguments("name -> parameter counts, source and the layer stack")),
@@ -294,9 +300,12 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                    help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
                         "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ..., or a "
                         "llama.cpp file type (q4_k_m, q5_k_m, q3_k_m, ...: bits computed per "
-                        "tensor for the model); default: as the checkpoint ships (16 bits; "
-                        "block-scaled fp8 at the chip's fp8 peak where it has one; gpt-oss's "
-                        "MXFP4 experts at 16-bit arithmetic)")
+                        "tensor for the model); default: as the checkpoint ships, tensor by "
+                        "tensor from its quantization_config (its fp8 blocks, MXFP4, NVFP4 or "
+                        "int groups and the modules it keeps at 16 bits; 16 bits without "
+                        "one), computed "
+                        "in its activations' format at the chip's peak for it (fp8, fp4) where "
+                        "it has one, else at 16 bits (weight-only schemes: gpt-oss's MXFP4)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
@@ -609,7 +618,8 @@ def _describe(ns: argparse.Namespace) -> int:
         if x["expected_decode_tokens_per_second"] is not None:
             # the forecast's values in the bound's column
             print(_forecast_table(x, serving=serving, fits=e.fits,
-                                  fits_per_chip=e.fits_per_chip, width=column))
+                                  fits_per_chip=e.fits_per_chip, width=column,
+                                  speculative=e.spec_tokens_per_step is not None))
         if v is not None:
             print(_engine_table(v))
         for ex in (explained or {}).values():
@@ -662,7 +672,7 @@ ROW_KEYS = {
 def _row_label(label: str) -> str:
     """A row's label as :data:`ROW_KEYS` names it."""
     return re.sub(r" \(\w+\)$", "", label.replace("one chip: ", "")) \
-        if label.startswith(("dense peak", "one chip: ")) else label
+        if label.lstrip().startswith(("dense peak", "one chip: ")) else label
 
 
 def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
@@ -712,22 +722,31 @@ def _describe_options() -> dict[str, str]:
 
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
-                    fits_per_chip: bool | None = None, width: int = 0) -> str:
+                    fits_per_chip: bool | None = None, width: int = 0,
+                    speculative: bool = False) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
     a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
-    the heading has no value and does not count."""
-    rows = _forecast_rows(x, serving, fits, fits_per_chip)
+    the heading has no value and does not count. With speculative decoding the forecast is
+    of the speculative step, and its heading says so: it is to be read against the
+    speculative bounds, not the plain ones above it."""
+    rows = _forecast_rows(x, serving, fits, fits_per_chip, speculative)
     return _render(rows, max(width, _label_width(rows[1:])))
 
 
 def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
-                   fits_per_chip: bool | None) -> list[tuple[str, str]]:
-    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs."""
+                   fits_per_chip: bool | None, speculative: bool = False
+                   ) -> list[tuple[str, str]]:
+    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs; with a replica,
+    the speed of one sequence is one chip's, as in the bound's rows."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
-    rows = [(f"forecast ({who}; 80% interval)", "")]
-    rows += _speed_rows(fits, [("  tokens/s per sequence", "{:,.1f} ({:,.1f} to {:,.1f})".format(
+    rows = [(f"forecast ({who}; 80% interval)"
+             + (", of the speculative step (against the speculative bounds)" if speculative
+                else ""), "")]
+    one = "one chip: " if serving else ""
+    rows += _speed_rows(fits, [(f"  {one}tokens/s per sequence",
+                                "{:,.1f} ({:,.1f} to {:,.1f})".format(
         x["expected_decode_tokens_per_second"], *x["expected_decode_tokens_per_second_range"]))])
     if serving:
         for key, label, scale, unit in (
@@ -754,8 +773,11 @@ def _frontier(ns: argparse.Namespace) -> int:
     with _warnings_printed():
         first = estimate(ns.model, batch=1, **kwargs)  # checks the arguments once
         points = frontier(ns.model, batches=batches, **kwargs)
-    if first.tpot_seconds is None:
+    if first.bandwidth is None:
         raise UsageError("the frontier needs a chip: give --hardware or --bandwidth-gbps")
+    if first.tpot_seconds is None:
+        raise UsageError(f"{first.model}: the frontier needs the time per output token, which "
+                         "is not counted (the warning above says why)")
     if ns.json:
         print(json.dumps(points, indent=2))
         return 0
@@ -818,10 +840,11 @@ def _plan(ns: argparse.Namespace) -> int:
     f = r.frontier
     pick = sorted({round(i * (len(f) - 1) / 7) for i in range(8)}) if len(f) > 8 \
         else range(len(f))
-    print(f"\nfrontier ({len(f):,} points; {len(pick)} shown): tokens/s per user -> per chip")
-    _print_columns(("tok/s/user", "tok/s/chip", "configuration"),
+    print(f"\nfrontier ({len(f):,} points no other beats on both; {len(pick)} shown): "
+          "tokens/s per user -> per chip")
+    _print_columns(("tok/s/user", "tok/s/chip", "batch", "configuration"),
                    [(f"{f[i]['tokens_per_second_per_user']:,.1f}",
-                     f"{f[i]['tokens_per_second_per_chip']:,.0f}",
+                     f"{f[i]['tokens_per_second_per_chip']:,.0f}", f"{f[i]['batch']:,}",
                      f"{f[i]['hardware']} tp {f[i]['tp']} ep {f[i]['ep']} pp {f[i]['pp']}, "
                      f"{f[i]['weights']}, {f[i]['kv_bits']:g}-bit KV") for i in pick])
     for c, p in sources.items():
@@ -915,9 +938,12 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
         rows.append((f"{one}fits in memory", f"{'yes' if e.fits else 'no'}: needs "
                      f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
         rows.append(("max batch at this context", f"{e.max_batch:,}"))
+        beyond = (e.max_context is not None and e.trained_context is not None
+                  and e.max_context > e.trained_context)
         rows.append(("max context at this batch",
                      "unbounded (every layer windowed)" if e.max_context is None
-                     else f"{e.max_context:,}"))
+                     else f"{e.max_context:,}" + (f" (memory; the model is trained to "
+                                                  f"{e.trained_context:,})" if beyond else "")))
     if serving:
         rows += _serving_rows(e)
     return rows
@@ -955,7 +981,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
 
     rows = [("replica", f"{e.n_chips} chip(s): tp {e.tp} x pp {e.pp}, ep {e.ep}")]
     rows += _comm_rows(e)
-    rows.append(("memory per chip", f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
+    rows.append(("memory per chip", "not counted" if e.memory_per_chip_bytes is None else
+                 f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
                  + ("" if e.fits_per_chip is None else
                     f" ({'fits' if e.fits_per_chip else 'does not fit'} in "
                     f"{e.capacity / 1e9:,.2f} GB)")))
@@ -964,7 +991,9 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.prompt is not None:
         rows.append(("prompt, generated", f"{e.prompt:,} tokens, "
                      + ("-" if e.generate is None else f"{e.generate:,} more")))
-        rows.append(("time to first token (bound)", ms(e.ttft_seconds)))
+        rows.append(("time to first token (bound)", ms(e.ttft_seconds) + (
+            "; memory traffic only: no compute peak for this chip, give --tflops"
+            if e.peak_flops is None and e.ttft_seconds is not None else "")))
     rows.append(("time per output token (bound)",
                  ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"
                  + ("; does not fit in memory" if e.fits_per_chip is False else "")))
@@ -1007,8 +1036,9 @@ def _models(as_json: bool = False) -> int:
         return 0
     for name, entry in CATALOG.items():
         m = entry.model
-        print(f"{name:<20} {m.total_params / 1e9:9.3f} B params "
-              f"({m.active_params / 1e9:.3f} B active)  {entry.url}")
+        # billions spelled out: "B" is bytes everywhere else in this command line
+        print(f"{name:<20} {m.total_params / 1e9:9.3f} billion params "
+              f"({m.active_params / 1e9:.3f} billion active)  {entry.url}")
     return 0
 
 
@@ -1019,8 +1049,9 @@ def _hardware(as_json: bool = False) -> int:
         print(json.dumps({name: hardware_record(h) for name, h in HARDWARE.items()}, indent=1))
         return 0
     for name, h in HARDWARE.items():
-        peak = h.peaks.get("fp16") or h.peaks.get("fp32")
-        pk = f"{peak.rate / 1e12:8.2f} TFLOP/s" if peak else " " * 15
+        # the peak a 16-bit model computes at, named (the estimate's chain: fp16, bf16, fp32)
+        prec = next((p for p in ("fp16", "bf16", "fp32") if p in h.peaks), None)
+        pk = f"{h.peaks[prec].rate / 1e12:8.2f} TFLOP/s ({prec})" if prec else " " * 22
         print(f"{name:<16} {h.bandwidth / 1e9:8.1f} GB/s {h.capacity / 2**30:7.1f} GiB {pk}  "
               f"{h.source}")
     return 0

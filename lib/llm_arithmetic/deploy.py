@@ -166,6 +166,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     """
     t0 = time.perf_counter()
     m = resolve_model(model)
+    if m.uncounted:  # every point's TPOT and memory would be missing: nothing could qualify
+        raise InputError(f"{m.name}: the search needs the KV cache, which is not counted: it "
+                         f"needs {m.uncounted}")
     for label, v in (("ttft", ttft), ("tpot", tpot)):
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
@@ -243,17 +246,19 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             "forecast": fc is not None, "runtime": runtime,
                             "ttft_bound_seconds": float(bound[0]),
                             "tpot_bound_seconds": float(bound[1][i])})
-                        points.append((1 / t_tok[ok], per_chip[ok], found[-1]))
+                        points.append((1 / t_tok[ok], per_chip[ok], found[-1], batches[ok]))
     found.sort(key=lambda c: (c["cost_per_million_tokens"], c["n_chips"]))
     front: list[dict[str, Any]] = []
     if points:
         user = np.concatenate([p[0] for p in points])
         chip_rate = np.concatenate([p[1] for p in points])
         owner = np.concatenate([np.full(p[0].size, k) for k, p in enumerate(points)])
+        batch = np.concatenate([p[3] for p in points])
         for i in frontier(user, chip_rate):
             c = points[owner[i]][2]
             front.append({"hardware": c["hardware"], "weights": c["weights"],
                           "kv_bits": c["kv_bits"], "tp": c["tp"], "ep": c["ep"], "pp": c["pp"],
+                          "batch": int(batch[i]),
                           "tokens_per_second_per_user": float(user[i]),
                           "tokens_per_second_per_chip": float(chip_rate[i])})
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,

@@ -74,7 +74,7 @@ def explore(model: Any, chip: Any, weights: str = "fp16", bits_kv: Any = "fp16",
 
 
 def effective_precision(e: Any, chip: Any) -> str:
-    """The precision whose dense peak estimate() used (it falls back to fp16, then fp32)."""
+    """The precision whose dense peak estimate() used (it falls back to fp16, then bf16, then fp32)."""
     if e.compute_precision in chip.peaks:
         return e.compute_precision
     return "fp16" if "fp16" in chip.peaks else "fp32"

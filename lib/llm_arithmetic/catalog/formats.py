@@ -10,7 +10,7 @@ the precision used where a chip has no units for it.
 >>> bits_per_weight(4.5)
 Fraction(9, 2)
 >>> compute_chain("nvfp4")
-('fp4', 'fp16', 'fp32')
+('fp4', 'fp16', 'bf16', 'fp32')
 """
 from __future__ import annotations
 
@@ -151,12 +151,13 @@ def _peak_steps(weight_format: str | None, bits: Fraction | None,
 
 def compute_chain(weight_format: str | None, bits: Fraction | None = None) -> tuple[str, ...]:
     """Precisions to try, in order, for the peak rate of a matrix product on weights of a
-    format: the format's own, its fallback, then fp16 and fp32. Without a format name, 32-bit
+    format: the format's own, its fallback, then fp16, bf16 (a chip that lists only bf16, as
+    the TPUs and Gaudis do, runs 16-bit weights at that peak) and fp32. Without a format name, 32-bit
     weights compute in fp32 and anything else in fp16. The plan's ``precision_chain`` step
     (:mod:`llm_arithmetic.plan.steps`), the one place that says which peak applies.
 
     >>> compute_chain("fp8"), compute_chain(None, Fraction(32))
-    (('fp8', 'fp16', 'fp32'), ('fp32', 'fp16'))
+    (('fp8', 'fp16', 'bf16', 'fp32'), ('fp32', 'fp16', 'bf16'))
     """
     return tuple(_peak_steps(weight_format, bits, None).get("precision_chain"))
 
@@ -170,6 +171,8 @@ def compute_precision(weight_format: str | None, bits: Fraction | None = None,
     ('fp16', 'fp32')
     >>> compute_precision("fp8", peaks={"fp16": 1, "fp32": 1})
     'fp16'
+    >>> compute_precision("q4_0", peaks={"bf16": 1, "int8": 1})   # a TPU v5e
+    'bf16'
     """
     return _peak_steps(weight_format, bits, peaks).get("compute_precision")
 

@@ -134,8 +134,20 @@ class Scheme:
     compute: str | None = None
 
     def kept(self, name: str) -> bool:
-        """Whether the module ``name`` stays unquantized by the config's own list."""
-        return any(_matches(pattern, name) for pattern in self.keep)
+        """Whether the module ``name`` stays unquantized by the config's own list. ``name`` is
+        a decoder module as a text-only checkpoint names it (``model.layers.0...``); a
+        multimodal checkpoint names the same module under its wrapper
+        (``model.language_model.layers.0...``, ``language_model.model.layers.0...``), and its
+        list is written with those names, so both are tried.
+
+        >>> s = read_scheme({"quant_method": "modelopt", "quant_algo": "NVFP4",
+        ...                  "ignore": ["model.language_model.layers.0.self_attn*"]})
+        >>> s.kept("model.layers.0.self_attn.q_proj"), s.kept("model.layers.0.mlp.up_proj")
+        (True, False)
+        """
+        names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
+                          if name.startswith("model.")]
+        return any(_matches(pattern, n) for pattern in self.keep for n in names)
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
         """Bytes of one quantized rows x cols matrix [B].
@@ -154,6 +166,13 @@ class Scheme:
             block_cols=self.block_cols, bits_scale=self.bits_scale,
             bits_offset=self.bits_offset, bits_tensor=self.bits_tensor,
             bits_channel=self.bits_channel)
+
+
+#: How a multimodal checkpoint prefixes its language model's modules, where a text-only one
+#: writes ``model.``: transformers' current wrappers (Gemma 3 and 4, Qwen-VL:
+#: ``model.language_model.layers``) and the older layout (Llava, Kimi K2.5:
+#: ``language_model.model.layers``).
+_WRAPPED_PREFIXES = ("model.language_model.", "language_model.model.")
 
 
 def _matches(pattern: str, name: str) -> bool:

@@ -158,7 +158,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["weight_format", "shipped_format"]),
     op("precision_chain", "chain", "precisions whose peak may apply, in order",
        format="chain_format", bits="chain_bits", wide_bits=32, wide="fp32",
-       fallbacks=["fp16", "fp32"]),
+       fallbacks=["fp16", "bf16", "fp32"]),
     op("compute_precision", "precision", "the precision whose peak applies: the first the chip "
        "has", chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops"),
     op("chip_peak_flops", "rate", "the chip's dense peak at that precision",
