@@ -132,6 +132,26 @@ def test_dense_ladders_where_the_source_gives_one():
         assert math.isclose(pk["fp8"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2.5e-2), name
 
 
+def test_geforce_blackwell_tensor_rates_agree_with_their_cuda_cores():
+    """The RTX 50 cards below the 5090 have no printed 16-bit tensor rate: the catalog derives it
+    from the printed AI TOPS (sparse FP4) with the 5090's whitepaper ratios. A second derivation,
+    from CUDA cores x 2 x boost clock (the card's FP32 rate) and the 5090's FP16 : FP32 of 2,
+    must agree within half a percent (the AI TOPS and the boost clock are printed rounded, the
+    rates are rounded to 0.1 TFLOPS)."""
+    ref = DEVICES["rtx-5090"]["peaks"]
+    fp16_over_fp32 = ref["fp16"]["rate"] / ref["fp32"]["rate"]
+    assert math.isclose(fp16_over_fp32, 2, rel_tol=1e-3)
+    for name in ("rtx-5080", "rtx-5070-ti", "rtx-5070", "rtx-5060-ti", "rtx-5060"):
+        pk = DEVICES[name]["peaks"]
+        cores, clock = (float(x.replace(",", "")) for x in re.search(
+            r"([\d,]+) CUDA cores, boost ([\d.]+) GHz", DEVICES[name]["notes"]).groups())
+        by_cores = cores * 2 * clock * 1e9 * fp16_over_fp32
+        assert math.isclose(pk["fp16"]["rate"], by_cores, rel_tol=5e-3), name
+        assert pk["bf16"]["rate"] == pk["fp16"]["rate"]
+        assert math.isclose(pk["fp16-acc16"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2e-3)
+        assert math.isclose(pk["fp8"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2e-3)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, d in DEVICES.items() if "interconnect" in d))
 def test_interconnect(name):
     ic = DEVICES[name]["interconnect"]
