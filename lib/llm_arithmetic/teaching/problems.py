@@ -506,7 +506,7 @@ def _latent_cache(rng: random.Random) -> Problem:
     # configs' kv_lora_rank and qk_rope_head_dim); the layer counts and contexts vary
     rank, rope = 512, 64
     n_layers, heads, d_head = rng.choice([(27, 16, 128), (60, 128, 128), (61, 128, 128)])
-    s = rng.choice([4096, 16_384, 32_768, 131_072])
+    s = rng.randrange(2048, 131_073, 1024)  # any multiple of 1,024: classmates' answers differ
     per_layer = memory.mla_kv_layer_bytes(kv_lora_rank=rank, d_rope=rope, bits_kv=16)
     mla = _in(float(per_layer) * n_layers * s / GB, 0.01, 1000)
     mha = 2 * n_layers * heads * d_head * 2 * s / GB
@@ -571,8 +571,10 @@ def _paged(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     block = rng.choice([16, 32])
     b = rng.choice([16, 32, 64])
-    mean_len = rng.choice([300, 700, 1500, 3000])
-    per_seq_max = rng.choice([4096, 8192])
+    # the empty share depends on these two alone: drawn from many values, so that classmates'
+    # answers differ
+    mean_len = rng.randrange(200, 3001, 50)
+    per_seq_max = rng.choice([4096, 8192, 16_384, 32_768])
     kv = m.kv_cache_bytes_per_token()
     # contiguous reservation of the maximum length against blocks of `block` tokens, each
     # sequence wasting half a block on average
