@@ -491,6 +491,11 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-comm", "forecast_decode"):
         "a stored cross-validation ratio, measured / forecast speed, of one fit row (XiongjieDai's "
         "A100 PCIe Llama 3 8B F16 tg1024), not a time in milliseconds",
+    ("ex-nb-batch-qwen-moe-experts", "hardware-table"):
+        "the dense 16-bit tensor rate in TFLOP/s of one GeForce card of the catalog (the RTX 5070 "
+        "Ti, derived from its AI TOPS), not a count of experts",
+    ("ex-nb-batch-qwen-moe-experts", "hardware"):
+        "the same rate, in the catalog's data file",
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",
