@@ -362,6 +362,18 @@ def test_bad_serving_options_exit_2_with_one_line(args, message):
     assert len(lines) == 1 and message in lines[0], r.stderr
 
 
+@pytest.mark.parametrize("chip", [[], ["--bandwidth-gbps", "1000"]])
+def test_a_price_needs_the_chips_speed(chip, capsys):
+    """A price with nothing to price (no chip, or a bandwidth without a peak: no time per token)
+    is refused in one line, not ignored; with both rates it is priced."""
+    assert main(["describe", "llama-3.1-8b", *chip, "--price-per-hour", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--price-per-hour needs the chip's speed" in err[0]
+    assert main(["describe", "llama-3.1-8b", "--bandwidth-gbps", "1000", "--tflops", "100",
+                 "--price-per-hour", "2"]) == 0
+    assert "cost per million tokens" in capsys.readouterr().out
+
+
 def test_frontier_needs_a_chip():
     r = subprocess.run([sys.executable, "-m", "llm_arithmetic", "frontier", "llama-3-70b"],
                        capture_output=True, text=True, timeout=120)
