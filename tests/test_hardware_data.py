@@ -152,6 +152,15 @@ def test_geforce_blackwell_tensor_rates_agree_with_their_cuda_cores():
         assert math.isclose(pk["fp8"]["rate"], 2 * pk["fp16"]["rate"], rel_tol=2e-3)
 
 
+def test_rtx_pro_6000_runs_fp16_with_fp32_accumulate_at_the_full_rate():
+    """The workstation card's 16-bit rate, derived from NVIDIA's printed AI TOPS at the full
+    rate (FP4 / 4), against a GPU database's table for the card (503.8 TFLOPS for FP16 with
+    FP32 accumulate, hmc-tech.com, cited in the entry): within 1% (the database's clock)."""
+    pk = DEVICES["rtx-pro-6000"]["peaks"]
+    assert math.isclose(pk["fp16"]["rate"], 503.8e12, rel_tol=1e-2)
+    assert pk["fp16"]["rate"] == pk["fp4"]["rate"] / 4 == pk["bf16"]["rate"] == pk["fp8"]["rate"] / 2
+
+
 @pytest.mark.parametrize("name", sorted(n for n, d in DEVICES.items() if "interconnect" in d))
 def test_interconnect(name):
     ic = DEVICES[name]["interconnect"]
