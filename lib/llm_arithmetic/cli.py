@@ -562,9 +562,10 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
 
     if ns.generate is not None and ns.prompt is None:
         raise UsageError("--generate needs --prompt (the request's prompt length)")
-    if ns.price_per_hour is not None and not (ns.hardware or (ns.bandwidth_gbps and ns.tflops)):
-        raise UsageError("--price-per-hour needs the chip's speed to price: --hardware, or "
-                         "--bandwidth-gbps with --tflops")
+    # a bandwidth alone gives a time per token (the memory-bound one), and so a price
+    if ns.price_per_hour is not None and not (ns.hardware or ns.bandwidth_gbps):
+        raise UsageError("--price-per-hour needs the chip's speed to price: --hardware or "
+                         "--bandwidth-gbps")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
         bits_kv=ns.kv_bits,
