@@ -150,6 +150,16 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
      "quantization_config.transform_config"),
     ({"quant_method": "modelopt", "quant_algo": "FP8", "config_groups": ["fp8"]},
      "quantization_config.config_groups"),
+    # ModelOpt's NVFP4 quantizes the activations to NVFP4 (W4A4, computed at fp4): a group
+    # restating it with 16-bit activations (none) or fp8 ones contradicts quant_algo
+    ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "config_groups": {
+        "group_0": {"targets": ["Linear"], "input_activations": None,
+                    "weights": {"num_bits": 4, "type": "float", "group_size": 16}}}},
+     "quantization_config.config_groups.group_0"),
+    ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "config_groups": {
+        "group_0": {"targets": ["Linear"], "input_activations": {"num_bits": 8, "type": "float"},
+                    "weights": {"num_bits": 4, "type": "float", "group_size": 16}}}},
+     "quantization_config.config_groups.group_0"),
 ])
 def test_refusals_name_the_key(q, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as err:

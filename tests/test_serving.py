@@ -362,16 +362,22 @@ def test_bad_serving_options_exit_2_with_one_line(args, message):
     assert len(lines) == 1 and message in lines[0], r.stderr
 
 
-@pytest.mark.parametrize("chip", [[], ["--bandwidth-gbps", "1000"]])
-def test_a_price_needs_the_chips_speed(chip, capsys):
-    """A price with nothing to price (no chip, or a bandwidth without a peak: no time per token)
-    is refused in one line, not ignored; with both rates it is priced."""
-    assert main(["describe", "llama-3.1-8b", *chip, "--price-per-hour", "2"]) == 2
+def test_a_price_needs_the_chips_speed(capsys):
+    """A price with nothing to price (no chip: no time per token) is refused in one line, not
+    ignored; a bandwidth alone is priced, at its memory-bound time per token: Llama 3.1 8B
+    (8,030,261,248 parameters, the 128,256 x 4,096 embedding table not read) at 2 B a weight
+    and one token of cache (32 layers x 8 KV heads x 128 x 2 x 2 B) over 1 TB/s is 15.0099 ms a
+    token, so $2 per hour is 2 / 3,600 x 15.0099e-3 x 1e6 = $8.339 per million tokens."""
+    assert main(["describe", "llama-3.1-8b", "--price-per-hour", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--price-per-hour needs the chip's speed" in err[0]
-    assert main(["describe", "llama-3.1-8b", "--bandwidth-gbps", "1000", "--tflops", "100",
-                 "--price-per-hour", "2"]) == 0
-    assert "cost per million tokens" in capsys.readouterr().out
+    read = (8_030_261_248 - 128_256 * 4096) * 2 + 32 * 8 * 128 * 2 * 2
+    cost = 2 / 3600 * read / 1e12 * 1e6
+    assert f"${cost:.3f} at $2 per chip-hour" == "$8.339 at $2 per chip-hour"
+    for speed in (["--bandwidth-gbps", "1000"], ["--bandwidth-gbps", "1000", "--tflops", "100"]):
+        assert main(["describe", "llama-3.1-8b", *speed, "--price-per-hour", "2"]) == 0
+        # memory-bound at 100 TFLOP/s too: the same price
+        assert f"${cost:.3f} at $2 per chip-hour" in capsys.readouterr().out
 
 
 def test_frontier_needs_a_chip():

@@ -562,9 +562,10 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
 
     if ns.generate is not None and ns.prompt is None:
         raise UsageError("--generate needs --prompt (the request's prompt length)")
-    if ns.price_per_hour is not None and not (ns.hardware or (ns.bandwidth_gbps and ns.tflops)):
-        raise UsageError("--price-per-hour needs the chip's speed to price: --hardware, or "
-                         "--bandwidth-gbps with --tflops")
+    # a bandwidth alone gives a time per token (the memory-bound one), and so a price
+    if ns.price_per_hour is not None and not (ns.hardware or ns.bandwidth_gbps):
+        raise UsageError("--price-per-hour needs the chip's speed to price: --hardware or "
+                         "--bandwidth-gbps")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
         bits_kv=ns.kv_bits,
@@ -1046,14 +1047,19 @@ def _models(as_json: bool = False) -> int:
 
 
 def _hardware(as_json: bool = False) -> int:
+    from fractions import Fraction
+
+    from .catalog.formats import compute_precision
     from .catalog.hardware import HARDWARE, hardware_record
 
     if as_json:
         print(json.dumps({name: hardware_record(h) for name, h in HARDWARE.items()}, indent=1))
         return 0
     for name, h in HARDWARE.items():
-        # the peak a 16-bit model computes at, named (the estimate's chain: fp16, bf16, fp32)
-        prec = next((p for p in ("fp16", "bf16", "fp32") if p in h.peaks), None)
+        # the peak a 16-bit model computes at, named: the estimate's own precision chain (its
+        # first entry where the chip lists none of it: then no peak is printed)
+        prec = compute_precision(None, Fraction(16), h.peaks)
+        prec = prec if prec in h.peaks else None
         pk = f"{h.peaks[prec].rate / 1e12:8.2f} TFLOP/s ({prec})" if prec else " " * 22
         print(f"{name:<16} {h.bandwidth / 1e9:8.1f} GB/s {h.capacity / 2**30:7.1f} GiB {pk}  "
               f"{h.source}")

@@ -438,13 +438,18 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
                 origin)
     algo = q.get("quant_algo")
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
-    # newer files restate the algorithm as compressed-tensors-like groups: they must agree
+    # newer files restate the algorithm as compressed-tensors-like groups: they must agree,
+    # the activations' format included (both algorithms quantize them: Scheme.compute)
     for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
         w = g.get("weights") if isinstance(g, dict) else None
         said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
                                                     w.get("group_size"))
+        a = g.get("input_activations") if isinstance(g, dict) else None
+        acts = _activations_format(a, origin, f"config_groups.{gname}.input_activations") \
+            if isinstance(a, dict) else None
         if said not in ((("float", 4, q.get("group_size", 16)),) if algo == "NVFP4"
-                        else (("float", 8, None),)) or g.get("targets") != ["Linear"]:
+                        else (("float", 8, None),)) or g.get("targets") != ["Linear"] \
+                or acts != {"NVFP4": "nvfp4", "FP8": "fp8"}.get(algo):
             raise _origin_error(origin, f"config_groups.{gname}", g, f"does not restate "
                                 f"quant_algo {algo!r}")
     if algo == "NVFP4":
