@@ -304,8 +304,9 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                         "tensor from its quantization_config (its fp8 blocks, MXFP4, NVFP4 or "
                         "int groups and the modules it keeps at 16 bits; 16 bits without "
                         "one), computed "
-                        "in its activations' format at the chip's peak for it (fp8, fp4) where "
-                        "it has one, else at 16 bits (weight-only schemes: gpt-oss's MXFP4)")
+                        "in its activations' format at the chip's peak for it (fp8, fp4, "
+                        "int8) where it has one, else at 16 bits (weight-only schemes such as "
+                        "Kimi K2.5's int4, and experts-only ones such as gpt-oss's MXFP4)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
