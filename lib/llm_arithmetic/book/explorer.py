@@ -33,7 +33,7 @@ from . import plots
 from .display import chip_name, md_table, model_name
 
 __all__ = ["DEFAULTS", "explore", "explorer_figure", "summary", "parse_config", "launch",
-           "step_intensity", "effective_precision"]
+           "step_intensity"]
 
 WEIGHT_FORMATS = list(BITS_PER_WEIGHT)
 KV_FORMATS = ["fp16", "fp8", "q8_0", "q4_0"]
@@ -73,13 +73,6 @@ def explore(model: Any, chip: Any, weights: str = "fp16", bits_kv: Any = "fp16",
                     batch=batch)
 
 
-def effective_precision(e: Any, chip: Any) -> str:
-    """The precision whose dense peak estimate() used (it falls back to fp16, then bf16, then fp32)."""
-    if e.compute_precision in chip.peaks:
-        return e.compute_precision
-    return "fp16" if "fp16" in chip.peaks else "fp32"
-
-
 def step_intensity(e: Any) -> float:
     """Arithmetic intensity of the whole decode step, FLOPs over bytes [FLOP/B]."""
     return e.batch * e.decode_flops_per_token / float(e.decode_step_bytes)
@@ -95,7 +88,7 @@ def summary(model: Any, chip: Any, e: Any, weights: str, bits_kv: Any,
 
     The rows and their formatting are those of the in-page explorer's table (``ui.js``)."""
     model, chip = _resolve(model, chip)
-    prec = effective_precision(e, chip)
+    prec = e.compute_precision  # the precision chain's pick: the first the chip has
     unit = chip.peaks[prec].unit
     fits = "fits" if e.fits else "does **not** fit"
     rows = [
@@ -144,7 +137,7 @@ def explorer_figure(model: Any, chip: Any, e: Any, weights: str = "fp16",
     intensity = step_intensity(e)
     lo, hi = min(0.1, intensity / 3), max(2000.0, intensity * 3)
     plots.roofline([chip], {f"decode step, batch {e.batch:,}": intensity},
-                   precision=effective_precision(e, chip), ax=bottom,
+                   precision=e.compute_precision, ax=bottom,
                    intensity_range=(lo, hi))
     attained = min(e.peak_flops, intensity * chip.bandwidth)
     bottom.plot([intensity], [attained], "o", color="C3", ms=7, zorder=5)

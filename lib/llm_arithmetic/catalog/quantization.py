@@ -74,6 +74,7 @@ from typing import Any, Iterator, Mapping
 
 from ..core.errors import ConfigError
 from ..core.records import record
+from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
            "native_bits", "METHODS"]
@@ -428,6 +429,11 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
                         "library counts (NVFP4, MXFP4, fp8 blocks, packed int groups)")
 
 
+#: ModelOpt's algorithms -> the format their products run in (:attr:`Scheme.compute`): NVFP4
+#: and FP8 quantize the activations as well as the weights (their ``input_scale``).
+_MODELOPT_COMPUTE = {"NVFP4": "nvfp4", "FP8": "fp8"}
+
+
 def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
     """NVIDIA ModelOpt (TensorRT Model Optimizer) checkpoints: NVFP4 (``weight`` two E2M1
     values a byte, ``weight_scale`` fp8 per 16 inputs, ``weight_scale_2`` and ``input_scale``
@@ -437,6 +443,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
                     "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups"},
                 origin)
     algo = q.get("quant_algo")
+    compute = _MODELOPT_COMPUTE.get(algo)  # both algorithms quantize the activations too
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree,
     # the activations' format included (both algorithms quantize them: Scheme.compute)
@@ -449,16 +456,16 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
             if isinstance(a, dict) else None
         if said not in ((("float", 4, q.get("group_size", 16)),) if algo == "NVFP4"
                         else (("float", 8, None),)) or g.get("targets") != ["Linear"] \
-                or acts != {"NVFP4": "nvfp4", "FP8": "fp8"}.get(algo):
+                or acts != compute:
             raise _origin_error(origin, f"config_groups.{gname}", g, f"does not restate "
                                 f"quant_algo {algo!r}")
     if algo == "NVFP4":
         group = _int(q, "group_size", origin, 16)
         return Scheme("modelopt", f"NVFP4 ({group} values per fp8 scale, fp32 global scales)",
-                      4, 1, group, 8, bits_tensor=64, keep=keep, compute="nvfp4")
+                      4, 1, group, 8, bits_tensor=64, keep=keep, compute=compute)
     if algo == "FP8":
         return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, keep=keep,
-                      compute="fp8")
+                      compute=compute)
     raise _origin_error(origin, "quant_algo", algo, "is not NVFP4 or FP8")
 
 
@@ -595,6 +602,11 @@ def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
     yield Tensor(p + "self_attn.o_proj", d, w)
 
 
+#: Mixers whose matrices :func:`tensors` lists (which of another mixer's projections a quantizer
+#: converts is not modelled).
+_MIXER_TENSORS = {KimiDeltaAttention: _kda_tensors}
+
+
 def tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
     the experts of a block, with their count). A Kimi delta attention mixer's matrices are
@@ -609,15 +621,16 @@ def tensors(model: Any) -> Iterator[Tensor]:
     """
     i = 0
     for run in model.layers:
-        if run.mixer is not None and not getattr(run.mixer, "kda_heads", 0):  # KDA: below
+        mixer = None if run.mixer is None else _MIXER_TENSORS.get(type(run.mixer))
+        if run.mixer is not None and mixer is None:
             raise ConfigError(f"{model.name}: a {type(run.mixer).__name__} mixer in a quantized "
                               "checkpoint: its shipped bytes are not modelled")
         for _ in range(run.count):
             p = f"model.layers.{i}."
             if run.attention is not None:
                 yield from _attention_tensors(run.attention, model.d_model, p)
-            if run.mixer is not None:
-                yield from _kda_tensors(run.mixer, model.d_model, p)
+            if mixer is not None:
+                yield from mixer(run.mixer, model.d_model, p)
             if run.mlp is not None:
                 yield from _mlp_tensors(run.mlp, model.d_model, p)
             i += 1

@@ -512,10 +512,18 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv, kda_full_gate=0):
     443740384
     """
     width = n_kda_heads * d_key
+    return (3 * d_model * width + 3 * width * d_conv + d_model * n_kda_heads
+            + kda_gate_weights(d_model, d_key, width, kda_full_gate) + width + n_kda_heads
+            + d_key + width * d_model)
+
+
+def kda_gate_weights(d_model, d_key, width, kda_full_gate):
+    """Weights of a Kimi delta attention mixer's two gates, all in matrix products: the forget
+    gate's low-rank factors d x d_k and d_k x W, and the output gate's (the same factors, or one
+    full-rank d x W matrix); W = H d_k. Shared by :data:`kda_params` and
+    :data:`~llm_arithmetic.formulas.stack.kda_matmul_params`."""
     low_rank = d_model * d_key + d_key * width
-    output_gate = (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
-    return (3 * d_model * width + 3 * width * d_conv + d_model * n_kda_heads + low_rank
-            + output_gate + width + n_kda_heads + d_key + width * d_model)
+    return low_rank + (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
 
 
 @formula("embed_params")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.registry import formula
-from .params import mla_attention_params, mlp_params
+from .params import kda_gate_weights, mla_attention_params, mlp_params
 from .flops import gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
@@ -110,9 +110,8 @@ def kda_matmul_params(*, d_model, n_kda_heads, d_key, kda_full_gate=0):
     443580416
     """
     width = n_kda_heads * d_key
-    low_rank = d_model * d_key + d_key * width
-    output_gate = (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
-    return 3 * d_model * width + d_model * n_kda_heads + low_rank + output_gate + width * d_model
+    return (3 * d_model * width + d_model * n_kda_heads
+            + kda_gate_weights(d_model, d_key, width, kda_full_gate) + width * d_model)
 
 
 @formula("norm_params")
