@@ -167,7 +167,8 @@ def test_vectorized_path_matches_exact_path(name):
 
 def test_vectorized_path_does_not_overflow_int64():
     # Llama 2 70B shapes, a 4M-token prefill: the attention term alone is ~2.1e19 > 2**63.
-    kw = dict(matmul_params=68_714_512_384, n_layers=80, n_heads=64, d_head=128)
+    kw = dict(matmul_params=68_714_512_384, head_params=32000 * 8192, n_layers=80, n_heads=64,
+              d_head=128)
     exact = numeric.prefill_flops(prompt=4_000_000, **kw)
     assert exact > 2**63
     vec = numeric.prefill_flops(prompt=np.array([4_000_000, 1]), **kw)

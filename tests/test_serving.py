@@ -121,16 +121,19 @@ def test_chunked_prefill_bytes_by_a_loop_over_chunks(prompt, chunk):
 
 
 def test_critical_prompt_balances_memory_and_compute():
+    head = 32000 * 4096  # Llama 2 7B's output head, V x d
     kw = dict(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288, matmul_params=6_738_415_616,
-              n_layers=32, n_heads=32, d_head=128)
+              head_params=head, n_layers=32, n_heads=32, d_head=128)
     beta, R = 1935e9, 312e12
     t = N.critical_prompt(bandwidth=beta, peak_flops=R, **kw)
     memory = (kw["weight_bytes"] + kw["kv_cache_bytes_per_token"] * t) / beta
-    flops = N.prefill_flops(matmul_params=kw["matmul_params"], n_layers=32, n_heads=32,
-                            d_head=128, prompt=t)
+    flops = N.prefill_flops(matmul_params=kw["matmul_params"], head_params=head, n_layers=32,
+                            n_heads=32, d_head=128, prompt=t)
     assert memory == pytest.approx(flops / R, rel=1e-9)
-    # and near the chip's ops:byte ratio (the attention and cache terms are small)
-    assert t == pytest.approx(R / beta, rel=0.01)
+    # and near the chip's ops:byte ratio scaled by the weights over those that run every
+    # prompt token (the head runs once; the attention and cache terms are small)
+    ratio = R / beta * kw["weight_bytes"] / (2 * (kw["matmul_params"] - head))
+    assert t == pytest.approx(ratio, rel=0.01)
 
 
 def test_best_tp_degree_minimizes_the_step():
@@ -166,8 +169,9 @@ def test_ttft_is_the_roofline_prefill_time_for_a_uniform_decoder():
     W = m.weight_bytes(16)
     kw = dict(weight_bytes=W, kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), prompt=350,
               bandwidth=600e9, peak_flops=125e12)
-    second = N.prefill_time(matmul_params=m.matmul_params, n_layers=a["n_layers"],
-                            n_heads=a["n_heads"], d_head=a["d_head"], **kw)
+    second = N.prefill_time(matmul_params=m.matmul_params, head_params=a["n_vocab"] * a["d_model"],
+                            n_layers=a["n_layers"], n_heads=a["n_heads"], d_head=a["d_head"],
+                            **kw)
     assert N.time_to_first_token(prefill_flops=m.prefill_flops(350), **kw) == \
         pytest.approx(second, rel=1e-12)
 
@@ -176,8 +180,10 @@ def test_prefix_savings():
     m = get_model("llama-3.1-8b")
     assert N.prefix_bytes_saved(kv_cache_bytes_per_token=m.kv_cache_bytes_per_token(), prefix=1000, batch=8) \
         == 7 * 1000 * 131072
-    assert N.prefix_flops_saved(matmul_params=m.matmul_params, n_layers=32, n_heads=32,
-                                d_head=128, prefix=1000, batch=8) == 7 * m.prefill_flops(1000)
+    head = 128256 * 4096  # V x d: every request still runs it once, after its own suffix
+    assert N.prefix_flops_saved(matmul_params=m.matmul_params, head_params=head, n_layers=32,
+                                n_heads=32, d_head=128, prefix=1000, batch=8) \
+        == 7 * (m.prefill_flops(1000) - 2 * head)
 
 
 def test_request_time_and_frontier_points():
@@ -477,3 +483,47 @@ def test_tensor_parallel_cache_is_copied_where_heads_run_out(model, tp, per_chip
     cache_per_chip = per_chip_token_bytes * (prompt + generate) * batch
     assert e.memory_per_chip_bytes == pytest.approx(e.weight_bytes / tp + cache_per_chip,
                                                     rel=1e-12)
+
+
+def _head_from_config(name: str) -> int:
+    """V x d of a catalog model, read from its config.json here, not from the library."""
+    from pathlib import Path
+    path = (Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data"
+            / "models" / name / "config.json")
+    cfg = json.loads(path.read_text())
+    cfg = cfg.get("text_config", cfg)
+    return cfg["vocab_size"] * cfg["hidden_size"]
+
+
+@pytest.mark.parametrize("name, prompts", [
+    ("llama-3.1-8b", (1, 100, 4096)),       # untied head
+    ("gemma-3-1b", (1, 300, 2000)),         # tied head, sliding-window layers (512)
+    ("gpt-oss-20b", (1, 64, 8192)),         # MoE, windows of 128 and sinks
+])
+def test_prefill_runs_the_output_head_once(name, prompts):
+    # A second derivation: a prompt one token longer adds one token's pass through the blocks
+    # and its attention, which is a decode step at that context less its output head (runtimes
+    # compute logits for the last position only: vLLM gathers logits_indices, llama.cpp
+    # build_inp_out_ids); one token of prefill is one decode step, head included.
+    m, head = get_model(name), _head_from_config(name)
+    assert m.head_params == head
+    for t in prompts:
+        if t == 1:
+            assert m.prefill_flops(1) == m.decode_flops_per_token(1)
+        else:
+            assert m.prefill_flops(t) - m.prefill_flops(t - 1) == \
+                m.decode_flops_per_token(t) - 2 * head
+
+
+def test_ttft_bound_falls_below_the_head_per_token_count():
+    # gpt-oss-20b, an 8192-token prompt on an RTX 4090: compute-bound; charging the head for
+    # every prompt token (the count before) overstates the bound by 2 V d (T - 1) FLOPs, some
+    # 16% of its weights' FLOPs (V d of its 3.6e9 matrix weights).
+    from llm_arithmetic import estimate, get_hardware
+    m, t = get_model("gpt-oss-20b"), 8192
+    e = estimate(m, hardware=get_hardware("rtx-4090"), prompt=t)
+    head = _head_from_config("gpt-oss-20b")
+    before = (m.prefill_flops(t) + 2 * head * (t - 1)) / e.peak_flops
+    assert e.ttft_seconds == pytest.approx(m.prefill_flops(t) / e.peak_flops, rel=1e-9)
+    assert before - e.ttft_seconds == pytest.approx(2 * head * (t - 1) / e.peak_flops)
+    assert before - e.ttft_seconds > 0.05  # s: the head alone, run per token, took 57 ms

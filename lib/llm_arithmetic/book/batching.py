@@ -194,12 +194,15 @@ def largest_free_chunk(model: Any, chip: Any, prompt: int, context: int, batch: 
     e = estimate(model, hardware=chip, weights=weights, context=context, batch=batch)
     peak = e.peak_flops
     idle = peak * e.decode_memory_seconds - peak * e.decode_compute_seconds   # FLOPs left over
-    pf = dict(matmul_params=model.matmul_params, n_layers=model.n_layers,
-              n_heads=model.n_heads, d_head=model.d_head)
+    pf = dict(matmul_params=model.matmul_params, head_params=model.head_params,
+              n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head)
     full = flops.prefill_flops(prompt=prompt, **pf)
     chunk = 0
     for c in range(1, prompt + 1):
-        chunk_flops = full - flops.prefill_flops(prompt=max(prompt - c, 0), **pf)
+        # the last c tokens: the difference of two prefills holds their blocks and attention,
+        # not the head (both prefills run it once); the last chunk runs it
+        chunk_flops = (full - flops.prefill_flops(prompt=max(prompt - c, 0), **pf)
+                       + 2 * model.head_params)
         if chunk_flops <= idle + peak * c * model.kv_cache_bytes_per_token() / chip.bandwidth:
             chunk = c
     return chunk, 100 * idle / (peak * e.decode_memory_seconds)
@@ -345,7 +348,9 @@ def request_times(model: Any, chip: Any, weights: str, prompt: int, generated: i
                 matmul_params=model.matmul_params, n_layers=model.n_layers,
                 n_heads=model.n_heads, d_head=model.d_head, bandwidth=chip.bandwidth,
                 peak_flops=peak_of(chip, weights))
-    return {b: (roofline.prefill_time(prompt=prompt, batch=b, **args),
+    head = dict(head_params=model.head_params)  # the prefill runs it once a prompt
+    return {b: (roofline.prefill_time(prompt=prompt, batch=b, **args, **head),
                 roofline.decode_step_time(context=prompt + (generated + 1) / 2, batch=b, **args),
-                roofline.generation_time(prompt=prompt, generated=generated, batch=b, **args))
+                roofline.generation_time(prompt=prompt, generated=generated, batch=b, **args,
+                                         **head))
             for b in batches}

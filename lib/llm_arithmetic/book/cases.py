@@ -93,7 +93,8 @@ def laptop_case(model: Model, chip: Any, weights: str, context: int, prompt: int
     e = on(model, chip, weights=weights, context=context)
     ttft = roofline.prefill_time(weight_bytes=read_bytes(model, e.bits_weight),
                                  kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
-                                 matmul_params=model.matmul_params, n_layers=model.n_layers,
+                                 matmul_params=model.matmul_params,
+                                 head_params=model.head_params, n_layers=model.n_layers,
                                  n_heads=model.n_heads, d_head=model.d_head, prompt=prompt,
                                  bandwidth=e.bandwidth, peak_flops=e.peak_flops)
     largest = [m for m in family.values()

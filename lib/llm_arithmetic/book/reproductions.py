@@ -190,7 +190,8 @@ def request_times(model: Model, *, prompt: int, generated: int, bandwidth: float
                   peak_flops: float, batch: int = 1) -> tuple[float, float, float]:
     """The package's roofline for one request of ``prompt`` + ``generated`` tokens at fp16:
     (prefill, mean time per decode step, total) [s]."""
-    kw = dict(fp16_step_args(model), bandwidth=bandwidth, peak_flops=peak_flops, batch=batch)
+    kw = dict(fp16_step_args(model), head_params=model.head_params, bandwidth=bandwidth,
+              peak_flops=peak_flops, batch=batch)
     pre = roofline.prefill_time(prompt=prompt, **kw)
     total = roofline.generation_time(prompt=prompt, generated=generated, **kw)
     return pre, (total - pre) / generated, total

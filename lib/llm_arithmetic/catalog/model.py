@@ -922,6 +922,12 @@ class Model:
         return self.evaluate("matmul_params")
 
     @cached_property
+    def head_params(self) -> int:
+        """Weights of the output head, V x d (tied or not): a prefill multiplies them once, for
+        the last prompt position, a decode step once per token [-]."""
+        return self.evaluate("head_matmul_params")
+
+    @cached_property
     def unread_embedding_params(self) -> int:
         """Embedding rows a decode step does not read: all but one of an untied table's (a tied
         table is read whole, as the head), all but one of a learned position table's [-]."""

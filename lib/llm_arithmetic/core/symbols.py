@@ -313,6 +313,8 @@ n_params = _sym("n_params", "P", "parameters of a model")
 params_active = _sym("params_active", "P_{act}", "parameters one token uses (k of E experts)")
 params_read = _sym("params_read", "P_{read}", "parameters one decode step reads from memory")
 matmul_params = _sym("matmul_params", "P_{mm}", "weights used in matrix products for one token")
+head_params = _sym("head_params", "P_{head}", "weights of the output head (V x d), in a matrix "
+                   "product only for the positions whose logits are sampled")
 attn_params = _sym("attn_params", "P_{attn}", "parameters of one attention block")
 mlp_params = _sym("mlp_params", "P_{mlp}", "parameters of one MLP (or one expert)")
 moe_params = _sym("moe_params", "P_{moe}", "parameters of one mixture-of-experts block")

@@ -3,7 +3,8 @@ r"""Arithmetic: FLOPs of decode and prefill, per layer kind, and arithmetic inte
 A multiply-add is 2 floating-point operations (FLOPs, a count; a rate is written FLOP/s).
 
 * Weights: 2 FLOPs per weight in a matrix product, per token (the ``matmul_params`` of
-  :mod:`~llm_arithmetic.formulas.params`).
+  :mod:`~llm_arithmetic.formulas.params`); the output head's only for the tokens whose logits
+  are sampled (once per prompt in a prefill).
 * Attention of one layer for one decoded token over S_a cached positions:
   :data:`attention_decode_flops` (GQA), :data:`mla_decode_flops` (latent attention, absorbed
   form) and :data:`mla_decode_flops_naive` (the cache up-projected at every step).
@@ -303,21 +304,25 @@ def decode_flops_per_token(*, matmul_params, n_layers, n_heads, d_head, context)
 
 
 @formula("prefill_flops")
-def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
-    """FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and
-    the attention of every layer over the causal pairs.
+def prefill_flops(*, matmul_params, head_params, n_layers, n_heads, d_head, prompt):
+    """FLOPs to process a prompt of T tokens with causal attention: 2 per weight of the blocks
+    per token, 2 per weight of the output head once (only the last position's logits are
+    computed: the first token is sampled from them), and the attention of every layer over the
+    causal pairs. With the head counted for every token (``head_params=0``) it is the classic
+    2 P T plus attention.
 
     Examples
     --------
     One token of prefill is one decode step at S = 1:
 
-    >>> prefill_flops(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, prompt=1)
+    >>> prefill_flops(matmul_params=1000, head_params=400, n_layers=2, n_heads=4, d_head=8,
+    ...               prompt=1)
     2256
     >>> decode_flops_per_token(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, context=1)
     2256
     """
     pairs = causal_pairs(prompt=prompt)
-    return (2 * matmul_params * prompt
+    return (2 * (matmul_params - head_params) * prompt + 2 * head_params
             + n_layers * attention_prefill_flops(n_heads=n_heads, d_head=d_head,
                                                  causal_pairs=pairs))
 

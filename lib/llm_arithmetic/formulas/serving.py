@@ -55,16 +55,18 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
 
     Examples
     --------
-    Llama 2 7B at fp16 (6,738,415,616 weights, 512 kB of cache a token), a 350-token prompt on
-    an A10 (600 GB/s, 125 TFLOP/s fp16). By hand: 2 x 6,738,415,616 x 350 = 4.7169 TFLOP for
-    the weights, 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2) = 0.0322 TFLOP for attention;
-    4.7491 TFLOP / 125 TFLOP/s = 38.0 ms, more than the 22.8 ms of its 13.66 GB: compute-bound.
+    Llama 2 7B at fp16 (6,738,415,616 weights, of them the 32,000 x 4096 output head; 512 kB of
+    cache a token), a 350-token prompt on an A10 (600 GB/s, 125 TFLOP/s fp16). By hand:
+    2 x (6,738,415,616 - 131,072,000) x 350 + 2 x 131,072,000 = 4.6254 TFLOP for the weights
+    (the head runs for the last position only), 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2)
+    = 0.0322 TFLOP for attention; 4.6576 TFLOP / 125 TFLOP/s = 37.3 ms, more than the 22.8 ms of
+    its 13.66 GB: compute-bound.
 
     >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                         prefill_flops=4_749_095_321_600, prompt=350,
+    ...                         prefill_flops=4_657_607_065_600, prompt=350,
     ...                         bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
-    38.0
+    37.3
     """
     step_bytes = batched_step_bytes(weight_bytes=weight_bytes,
                                     seq_bytes=kv_cache_bytes_per_token * prompt, batch=1)
@@ -73,8 +75,8 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
 
 
 @formula("critical_prompt", exact=False)
-def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
-                    bandwidth, peak_flops):
+def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers,
+                    n_heads, d_head, bandwidth, peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
     time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T
@@ -86,26 +88,31 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
 
     Examples
     --------
-    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention and cache
-    terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c with
-    a = 2 L H d_head = 262,144, b = 2 P_mm + a - kappa R / beta = 13,392,556,853 and
-    c = W R / beta = 2.1730e12: T* = 161.7.
+    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention, cache and
+    head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c
+    with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta =
+    13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
+    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9.
 
     >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                       matmul_params=6_738_415_616, n_layers=32, n_heads=32, d_head=128,
-    ...                       bandwidth=1935e9, peak_flops=312e12), 1)
-    161.7
+    ...                       matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
+    ...                       n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    164.9
     """
     t = sp.Dummy("T", positive=True)
     memory = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * t,
                                 batch=1) / bandwidth
-    compute = _flops.prefill_flops(matmul_params=matmul_params, n_layers=n_layers,
-                                   n_heads=n_heads, d_head=d_head, prompt=t) / peak_flops
+    compute = _flops.prefill_flops(matmul_params=matmul_params, head_params=head_params,
+                                   n_layers=n_layers, n_heads=n_heads, d_head=d_head,
+                                   prompt=t) / peak_flops
     roots = sp.solve(sp.Eq(memory, compute), t)
     # The quadratic's roots multiply to -c/a < 0 (a: attention's T^2 coefficient, c: the
-    # weights' memory time in FLOPs), so exactly one is positive for every admissible input;
-    # it is the same branch everywhere, found at any one admissible point.
+    # weights' memory time in FLOPs less the head's one pass, 2 P_head; the weights' bytes
+    # hold the head's, and a chip's ops:byte ratio is far above 2 FLOPs a byte), so exactly one
+    # is positive for every admissible input; it is the same branch everywhere, found at any
+    # one admissible point (ones, the head empty).
     ones = {s: 1 for s in memory.free_symbols | compute.free_symbols if s != t}
+    ones[head_params] = 0
     (root,) = [r for r in roots if r.xreplace(ones).evalf() > 0]
     return root
 
@@ -142,7 +149,8 @@ def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, pre
 def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk,
                          n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
-    total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).
+    total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking:
+    the output head runs once, on the last chunk's last position).
 
     Each chunk takes at least its own roofline time, and a sum of maxima is at least the
     maximum of the sums, so this is a lower bound on the chunks one after the other.
@@ -150,14 +158,15 @@ def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flop
     Examples
     --------
     Llama 3 8B at fp16, 8192 tokens in chunks of 2048 on an H100 (3.35 TB/s, 989.4 TFLOP/s
-    fp16). The FLOPs: 2 x 7,504,658,432 x 8192 for the weights and 32 x 4 x 32 x 128 x
-    (8192 x 8193 / 2) for attention, 1.4055e14 in all; they take 142.1 ms, the 66.9 GB 20.0 ms.
+    fp16). The FLOPs: 2 x (7,504,658,432 - 525,336,576) x 8192 for the blocks' weights, 2 x
+    525,336,576 for the 128,256 x 4096 head (once) and 32 x 4 x 32 x 128 x (8192 x 8193 / 2)
+    for attention, 1.3194e14 in all; they take 133.4 ms, the 66.9 GB 20.0 ms.
 
     >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
-    ...                          prefill_flops=140_550_657_277_952, prompt=8192,
+    ...                          prefill_flops=131_944_593_489_920, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
-    142.1
+    133.4
     """
     step_bytes = chunked_prefill_bytes(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                                        prompt=prompt, prefill_chunk=prefill_chunk)
@@ -332,20 +341,24 @@ def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):
 
 
 @formula("flops_saved")
-def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batch):
+def prefix_flops_saved(*, matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch):
     """Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled
-    once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).
+    once: B - 1 prefills of the prefix's blocks (:data:`~llm_arithmetic.formulas.flops.
+    prefill_flops` without the output head, which every request still runs once, at the end of
+    its own suffix).
 
     Examples
     --------
-    Llama 3 8B (7,504,658,432 matmul weights, 32 layers of 32 heads of 128), 8 requests
-    sharing 1000 tokens: 7 x (2 x 7,504,658,432 x 1000 + 32 x 4 x 32 x 128 x 500,500) FLOPs.
+    Llama 3 8B (7,504,658,432 matmul weights, of them the 128,256 x 4096 head; 32 layers of 32
+    heads of 128), 8 requests sharing 1000 tokens: 7 x (2 x (7,504,658,432 - 525,336,576) x
+    1000 + 32 x 4 x 32 x 128 x 500,500) FLOPs.
 
-    >>> prefix_flops_saved(matmul_params=7_504_658_432, n_layers=32, n_heads=32, d_head=128,
-    ...                    prefix=1000, batch=8)
-    106902061056000
+    >>> prefix_flops_saved(matmul_params=7_504_658_432, head_params=128256 * 4096, n_layers=32,
+    ...                    n_heads=32, d_head=128, prefix=1000, batch=8)
+    99547348992000
     """
-    return (batch - 1) * _flops.prefill_flops(matmul_params=matmul_params, n_layers=n_layers,
+    return (batch - 1) * _flops.prefill_flops(matmul_params=matmul_params - head_params,
+                                              head_params=0, n_layers=n_layers,
                                               n_heads=n_heads, d_head=d_head, prompt=prefix)
 
 

@@ -173,9 +173,11 @@ def routed_expert_params(*, experts_read, d_model, d_ff, n_mlp_mats=3, mlp_bias=
                                      mlp_bias=mlp_bias)
 
 
-@formula("layer_matmul_params")
+@formula("head_params")
 def head_matmul_params(*, n_vocab, d_model):
-    """Weights of the output head, in a matrix product for every token.
+    """Weights of the output head, in a matrix product for every token a step samples (every
+    decode token; once per prompt, its last position, in a prefill). A tied head is the input
+    table used again: still V d weights in a matrix product.
 
     Examples
     --------
@@ -349,16 +351,22 @@ def stack_decode_flops(*, matmul_params, layer_flops):
 
 
 @formula("prefill_flops")
-def stack_prefill_flops(*, matmul_params, prompt, layer_flops):
-    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention
-    and state-space FLOPs of every layer over the prompt.
+def stack_prefill_flops(*, matmul_params, head_params, prompt, layer_flops):
+    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight of the blocks per token, 2 per
+    weight of the output head once (runtimes compute the logits of the last prompt position
+    only, the one the first token is sampled from), plus the attention and state-space FLOPs of
+    every layer over the prompt.
 
     Examples
     --------
-    >>> stack_prefill_flops(matmul_params=1000, prompt=1, layer_flops=256)
+    One token of prefill is one decode step; every further token adds the blocks, not the head:
+
+    >>> stack_prefill_flops(matmul_params=1000, head_params=400, prompt=1, layer_flops=256)
     2256
+    >>> stack_prefill_flops(matmul_params=1000, head_params=400, prompt=2, layer_flops=256)
+    3456
     """
-    return 2 * matmul_params * prompt + layer_flops
+    return 2 * (matmul_params - head_params) * prompt + 2 * head_params + layer_flops
 
 
 @formula("micro_batch")

@@ -55,7 +55,7 @@ PARAMS = {
     'critical_batch': ('weight_bytes', 'seq_bytes', 'seq_flops', 'bandwidth', 'peak_flops'),
     'critical_batch_size': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'),
     'critical_context': ('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
-    'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
+    'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
     'decode_allreduce_time': ('n_layers', 'n_ep_layers', 'batch', 'd_model', 'tp', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_alltoall_time': ('n_ep_layers', 'batch', 'd_model', 'n_active_experts', 'ep', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_flops_per_token': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context'),
@@ -92,7 +92,7 @@ PARAMS = {
     'gated_deltanet_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_prefill_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'),
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
-    'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
+    'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
@@ -157,10 +157,10 @@ PARAMS = {
     'pipeline_bubble': ('pp', 'microbatches'),
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
     'pool_tokens': ('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'),
-    'prefill_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt'),
-    'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'),
+    'prefill_flops': ('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt'),
+    'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'),
     'prefix_bytes_saved': ('kv_cache_bytes_per_token', 'prefix', 'batch'),
-    'prefix_flops_saved': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'),
+    'prefix_flops_saved': ('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'),
     'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
@@ -177,7 +177,7 @@ PARAMS = {
     'split_kv_layer_bytes': ('n_kv_heads', 'd_head', 'd_v', 'bits_kv'),
     'split_prefill_flops': ('n_heads', 'd_head', 'd_v', 'causal_pairs'),
     'stack_decode_flops': ('matmul_params', 'layer_flops'),
-    'stack_prefill_flops': ('matmul_params', 'prompt', 'layer_flops'),
+    'stack_prefill_flops': ('matmul_params', 'head_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
     'stage_flops': ('step_flops', 'pp'),
     'swa_cells': ('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'),
@@ -1636,7 +1636,8 @@ def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, pre
 
 def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
-    total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).
+    total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking:
+    the output head runs once, on the last chunk's last position).
 
     .. math::
 
@@ -1672,14 +1673,15 @@ def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flop
     Examples
     --------
     Llama 3 8B at fp16, 8192 tokens in chunks of 2048 on an H100 (3.35 TB/s, 989.4 TFLOP/s
-    fp16). The FLOPs: 2 x 7,504,658,432 x 8192 for the weights and 32 x 4 x 32 x 128 x
-    (8192 x 8193 / 2) for attention, 1.4055e14 in all; they take 142.1 ms, the 66.9 GB 20.0 ms.
+    fp16). The FLOPs: 2 x (7,504,658,432 - 525,336,576) x 8192 for the blocks' weights, 2 x
+    525,336,576 for the 128,256 x 4096 head (once) and 32 x 4 x 32 x 128 x (8192 x 8193 / 2)
+    for attention, 1.3194e14 in all; they take 133.4 ms, the 66.9 GB 20.0 ms.
 
     >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
-    ...                          prefill_flops=140_550_657_277_952, prompt=8192,
+    ...                          prefill_flops=131_944_593_489_920, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
-    142.1
+    133.4
     """
     _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     if _exact is not None:
@@ -2059,7 +2061,7 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
         return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token, 0), _np.inf, 2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)))
 
 
-def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
+def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
     time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T
@@ -2067,7 +2069,7 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
 
     .. math::
 
-        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}
+        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{head}^{2} \\beta_{mem}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 \\kappa P_{head} \\beta_{mem} R_{peak} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 8 P_{mm} P_{head} \\beta_{mem}^{2} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 24 P_{head} L H d_{head} \\beta_{mem}^{2} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} + 2 P_{head} \\beta_{mem} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}
 
     Parameters
     ----------
@@ -2077,6 +2079,8 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_heads : number or array
@@ -2099,19 +2103,20 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
 
     Examples
     --------
-    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention and cache
-    terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c with
-    a = 2 L H d_head = 262,144, b = 2 P_mm + a - kappa R / beta = 13,392,556,853 and
-    c = W R / beta = 2.1730e12: T* = 161.7.
+    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention, cache and
+    head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c
+    with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta =
+    13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
+    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9.
 
     >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                       matmul_params=6_738_415_616, n_layers=32, n_heads=32, d_head=128,
-    ...                       bandwidth=1935e9, peak_flops=312e12), 1)
-    161.7
+    ...                       matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
+    ...                       n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    164.9
     """
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*bandwidth**2*d_head**2 + 8*n_heads*n_layers*matmul_params*bandwidth**2*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*matmul_params**2*bandwidth**2 - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*bandwidth*d_head))
+        return _vector_result(((1/4))*(-2*n_heads*n_layers*bandwidth*d_head + 2*head_params*bandwidth - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*bandwidth**2*d_head**2 - 24*n_heads*n_layers*head_params*bandwidth**2*d_head + 8*n_heads*n_layers*matmul_params*bandwidth**2*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*head_params**2*bandwidth**2 - 8*head_params*matmul_params*bandwidth**2 + 4*head_params*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*matmul_params**2*bandwidth**2 - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*bandwidth*d_head))
 
 
 def decode_allreduce_time(*, n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency=0, bits=16):
@@ -3897,12 +3902,12 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
         return _vector_result(((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
 
 
-def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
+def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
     .. math::
 
-        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
+        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -3912,6 +3917,8 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_heads : number or array
@@ -3943,20 +3950,21 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_
     With no generated tokens it is the prefill alone:
 
     >>> kw = dict(weight_bytes=10**9, kv_cache_bytes_per_token=10**5, matmul_params=5*10**8,
-    ...           n_layers=8, n_heads=8, d_head=64, prompt=100, bandwidth=1e11, peak_flops=1e13)
+    ...           head_params=5*10**7, n_layers=8, n_heads=8, d_head=64, prompt=100,
+    ...           bandwidth=1e11, peak_flops=1e13)
     >>> generation_time(generated=0, **kw) == prefill_time(**kw)
     True
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(generated*max((batch*kv_cache_bytes_per_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2)) + 2*matmul_params)/peak_flops) + max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+            return _exact_result(generated*max((batch*kv_cache_bytes_per_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2)) + 2*matmul_params)/peak_flops) + max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+        return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
 
 
 def gpt_params(*, n_layers, d_model, n_vocab):
@@ -4049,11 +4057,13 @@ def group_layers(*, n_attn_layers, n_state_layers):
 
 
 def head_matmul_params(*, n_vocab, d_model):
-    """Weights of the output head, in a matrix product for every token.
+    """Weights of the output head, in a matrix product for every token a step samples (every
+    decode token; once per prompt, its last position, in a prefill). A tied head is the input
+    table used again: still V d weights in a matrix product.
 
     .. math::
 
-        P_{mm,l} = V d_{model}
+        P_{head} = V d_{model}
 
     Parameters
     ----------
@@ -4064,8 +4074,8 @@ def head_matmul_params(*, n_vocab, d_model):
 
     Returns
     -------
-    layer_matmul_params : number or array
-        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
 
     Examples
     --------
@@ -6845,18 +6855,23 @@ def pool_tokens(*, kv_budget, kv_cache_bytes_per_token, page_tokens=16):
         return _vector_result(page_tokens*_np.maximum(0, _np.floor(kv_budget/(kv_cache_bytes_per_token*page_tokens))))
 
 
-def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
-    """FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and
-    the attention of every layer over the causal pairs.
+def prefill_flops(*, matmul_params, head_params, n_layers, n_heads, d_head, prompt):
+    """FLOPs to process a prompt of T tokens with causal attention: 2 per weight of the blocks
+    per token, 2 per weight of the output head once (only the last position's logits are
+    computed: the first token is sampled from them), and the attention of every layer over the
+    causal pairs. With the head counted for every token (``head_params=0``) it is the classic
+    2 P T plus attention.
 
     .. math::
 
-        F_{pre} = 2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)
+        F_{pre} = 2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)
 
     Parameters
     ----------
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_heads : number or array
@@ -6875,30 +6890,32 @@ def prefill_flops(*, matmul_params, n_layers, n_heads, d_head, prompt):
     --------
     One token of prefill is one decode step at S = 1:
 
-    >>> prefill_flops(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, prompt=1)
+    >>> prefill_flops(matmul_params=1000, head_params=400, n_layers=2, n_heads=4, d_head=8,
+    ...               prompt=1)
     2256
     >>> decode_flops_per_token(matmul_params=1000, n_layers=2, n_heads=4, d_head=8, context=1)
     2256
     """
-    _exact = _exact_args(('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt'), (matmul_params, n_layers, n_heads, d_head, prompt))
+    _exact = _exact_args(('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt'), (matmul_params, head_params, n_layers, n_heads, d_head, prompt))
     if _exact is not None:
-        matmul_params, n_layers, n_heads, d_head, prompt = _exact
+        matmul_params, head_params, n_layers, n_heads, d_head, prompt = _exact
         try:
-            return _exact_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)
+            return _exact_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))
         except ZeroDivisionError:
             return _inf
-    matmul_params, n_layers, n_heads, d_head, prompt = _vector_args(('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt'), (matmul_params, n_layers, n_heads, d_head, prompt))
+    matmul_params, head_params, n_layers, n_heads, d_head, prompt = _vector_args(('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt'), (matmul_params, head_params, n_layers, n_heads, d_head, prompt))
     with _quiet():
-        return _vector_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)
+        return _vector_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))
 
 
-def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
+def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
     """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
-    new cache written, against the causal FLOPs of every prompt.
+    new cache written, against the causal FLOPs of every prompt (the output head once a
+    prompt).
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
+        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
 
     Parameters
     ----------
@@ -6908,6 +6925,8 @@ def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_lay
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_heads : number or array
@@ -6930,25 +6949,28 @@ def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_lay
 
     Examples
     --------
-    Llama 2 7B fp16, 350-token prompt on an A10 (125 TFLOP/s): compute-bound, ~38 ms.
+    Llama 2 7B fp16, 350-token prompt on an A10 (125 TFLOP/s): compute-bound, ~37 ms (38.0 ms
+    with the 32,000 x 4096 head charged for every prompt token).
 
     >>> P = 6_738_415_616
-    >>> t = prefill_time(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
-    ...                  n_layers=32, n_heads=32, d_head=128, prompt=350,
-    ...                  bandwidth=600e9, peak_flops=125e12)
-    >>> round(t * 1e3, 1)
+    >>> kw = dict(weight_bytes=2*P, kv_cache_bytes_per_token=524288, matmul_params=P,
+    ...           n_layers=32, n_heads=32, d_head=128, prompt=350,
+    ...           bandwidth=600e9, peak_flops=125e12)
+    >>> round(prefill_time(head_params=32000 * 4096, **kw) * 1e3, 1)
+    37.3
+    >>> round(prefill_time(head_params=0, **kw) * 1e3, 1)
     38.0
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+            return _exact_result(max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops))
+        return _vector_result(_np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
 
 
 def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):
@@ -6992,18 +7014,22 @@ def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):
         return _vector_result(prefix*kv_cache_bytes_per_token*(batch - 1))
 
 
-def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batch):
+def prefix_flops_saved(*, matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch):
     """Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled
-    once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).
+    once: B - 1 prefills of the prefix's blocks (:data:`~llm_arithmetic.formulas.flops.
+    prefill_flops` without the output head, which every request still runs once, at the end of
+    its own suffix).
 
     .. math::
 
-        F_{saved} = \\left(B - 1\\right) \\left(2 P_{mm} T_{p} + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)
+        F_{saved} = \\left(B - 1\\right) \\left(T_{p} \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)
 
     Parameters
     ----------
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     n_layers : number or array
         Number of transformer blocks, :math:`L` [-]
     n_heads : number or array
@@ -7022,23 +7048,24 @@ def prefix_flops_saved(*, matmul_params, n_layers, n_heads, d_head, prefix, batc
 
     Examples
     --------
-    Llama 3 8B (7,504,658,432 matmul weights, 32 layers of 32 heads of 128), 8 requests
-    sharing 1000 tokens: 7 x (2 x 7,504,658,432 x 1000 + 32 x 4 x 32 x 128 x 500,500) FLOPs.
+    Llama 3 8B (7,504,658,432 matmul weights, of them the 128,256 x 4096 head; 32 layers of 32
+    heads of 128), 8 requests sharing 1000 tokens: 7 x (2 x (7,504,658,432 - 525,336,576) x
+    1000 + 32 x 4 x 32 x 128 x 500,500) FLOPs.
 
-    >>> prefix_flops_saved(matmul_params=7_504_658_432, n_layers=32, n_heads=32, d_head=128,
-    ...                    prefix=1000, batch=8)
-    106902061056000
+    >>> prefix_flops_saved(matmul_params=7_504_658_432, head_params=128256 * 4096, n_layers=32,
+    ...                    n_heads=32, d_head=128, prefix=1000, batch=8)
+    99547348992000
     """
-    _exact = _exact_args(('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'), (matmul_params, n_layers, n_heads, d_head, prefix, batch))
+    _exact = _exact_args(('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'), (matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch))
     if _exact is not None:
-        matmul_params, n_layers, n_heads, d_head, prefix, batch = _exact
+        matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch = _exact
         try:
-            return _exact_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix))
+            return _exact_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + prefix*(-2*head_params + 2*matmul_params)))
         except ZeroDivisionError:
             return _inf
-    matmul_params, n_layers, n_heads, d_head, prefix, batch = _vector_args(('matmul_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'), (matmul_params, n_layers, n_heads, d_head, prefix, batch))
+    matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch = _vector_args(('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'), (matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch))
     with _quiet():
-        return _vector_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix))
+        return _vector_result((batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + prefix*(-2*head_params + 2*matmul_params)))
 
 
 def quantized_matrix_bytes(*, mat_m, mat_k, bits_int, block_rows, block_cols, bits_scale, bits_offset=0, bits_tensor=0, bits_channel=0):
@@ -7744,18 +7771,22 @@ def stack_decode_flops(*, matmul_params, layer_flops):
         return _vector_result(layer_flops + 2*matmul_params)
 
 
-def stack_prefill_flops(*, matmul_params, prompt, layer_flops):
-    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention
-    and state-space FLOPs of every layer over the prompt.
+def stack_prefill_flops(*, matmul_params, head_params, prompt, layer_flops):
+    """FLOPs to prefill a prompt of T tokens: 2 per matrix weight of the blocks per token, 2 per
+    weight of the output head once (runtimes compute the logits of the last prompt position
+    only, the one the first token is sampled from), plus the attention and state-space FLOPs of
+    every layer over the prompt.
 
     .. math::
 
-        F_{pre} = F_{layers} + 2 P_{mm} T
+        F_{pre} = F_{layers} + 2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right)
 
     Parameters
     ----------
     matmul_params : number or array
         Weights used in matrix products for one token, :math:`P_{mm}` [-]
+    head_params : number or array
+        Weights of the output head (V x d), in a matrix product only for the positions whose logits are sampled, :math:`P_{head}` [-]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
     layer_flops : number or array
@@ -7768,19 +7799,23 @@ def stack_prefill_flops(*, matmul_params, prompt, layer_flops):
 
     Examples
     --------
-    >>> stack_prefill_flops(matmul_params=1000, prompt=1, layer_flops=256)
+    One token of prefill is one decode step; every further token adds the blocks, not the head:
+
+    >>> stack_prefill_flops(matmul_params=1000, head_params=400, prompt=1, layer_flops=256)
     2256
+    >>> stack_prefill_flops(matmul_params=1000, head_params=400, prompt=2, layer_flops=256)
+    3456
     """
-    _exact = _exact_args(('matmul_params', 'prompt', 'layer_flops'), (matmul_params, prompt, layer_flops))
+    _exact = _exact_args(('matmul_params', 'head_params', 'prompt', 'layer_flops'), (matmul_params, head_params, prompt, layer_flops))
     if _exact is not None:
-        matmul_params, prompt, layer_flops = _exact
+        matmul_params, head_params, prompt, layer_flops = _exact
         try:
-            return _exact_result(layer_flops + 2*matmul_params*prompt)
+            return _exact_result(layer_flops + 2*head_params + prompt*(-2*head_params + 2*matmul_params))
         except ZeroDivisionError:
             return _inf
-    matmul_params, prompt, layer_flops = _vector_args(('matmul_params', 'prompt', 'layer_flops'), (matmul_params, prompt, layer_flops))
+    matmul_params, head_params, prompt, layer_flops = _vector_args(('matmul_params', 'head_params', 'prompt', 'layer_flops'), (matmul_params, head_params, prompt, layer_flops))
     with _quiet():
-        return _vector_result(layer_flops + 2*matmul_params*prompt)
+        return _vector_result(layer_flops + 2*head_params + prompt*(-2*head_params + 2*matmul_params))
 
 
 def stage_bytes(*, step_bytes, pp):
@@ -8145,16 +8180,18 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
 
     Examples
     --------
-    Llama 2 7B at fp16 (6,738,415,616 weights, 512 kB of cache a token), a 350-token prompt on
-    an A10 (600 GB/s, 125 TFLOP/s fp16). By hand: 2 x 6,738,415,616 x 350 = 4.7169 TFLOP for
-    the weights, 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2) = 0.0322 TFLOP for attention;
-    4.7491 TFLOP / 125 TFLOP/s = 38.0 ms, more than the 22.8 ms of its 13.66 GB: compute-bound.
+    Llama 2 7B at fp16 (6,738,415,616 weights, of them the 32,000 x 4096 output head; 512 kB of
+    cache a token), a 350-token prompt on an A10 (600 GB/s, 125 TFLOP/s fp16). By hand:
+    2 x (6,738,415,616 - 131,072,000) x 350 + 2 x 131,072,000 = 4.6254 TFLOP for the weights
+    (the head runs for the last position only), 32 layers x 4 x 32 heads x 128 x (350 x 351 / 2)
+    = 0.0322 TFLOP for attention; 4.6576 TFLOP / 125 TFLOP/s = 37.3 ms, more than the 22.8 ms of
+    its 13.66 GB: compute-bound.
 
     >>> t = time_to_first_token(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                         prefill_flops=4_749_095_321_600, prompt=350,
+    ...                         prefill_flops=4_657_607_065_600, prompt=350,
     ...                         bandwidth=600e9, peak_flops=125e12)
     >>> round(t * 1e3, 1)
-    38.0
+    37.3
     """
     _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'n_chips', 'bandwidth', 'peak_flops', 'comm_time'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips, bandwidth, peak_flops, comm_time))
     if _exact is not None:

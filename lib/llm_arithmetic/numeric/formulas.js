@@ -152,7 +152,7 @@ export function chunked_prefill_bytes({weight_bytes, kv_cache_bytes_per_token, p
   return ((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk);
 }
 
-/** Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking). [s] */
+/** Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking: the output head runs once, on the last chunk's last position). [s] */
 export function chunked_prefill_time({weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
   return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
 }
@@ -193,8 +193,8 @@ export function critical_context({kv_cache_bytes_per_token, matmul_params, n_lay
 }
 
 /** Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic. [token] */
-export function critical_prompt({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
-  return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + Math.pow(peak_flops, 2)*Math.pow(kv_cache_bytes_per_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
+export function critical_prompt({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
+  return ((1/4))*(-2*n_heads*n_layers*bandwidth*d_head + 2*head_params*bandwidth - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) - 24*n_heads*n_layers*head_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*matmul_params*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*Math.pow(head_params, 2)*Math.pow(bandwidth, 2) - 8*head_params*matmul_params*Math.pow(bandwidth, 2) + 4*head_params*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*Math.pow(matmul_params, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + Math.pow(peak_flops, 2)*Math.pow(kv_cache_bytes_per_token, 2)))/(n_heads*n_layers*bandwidth*d_head);
 }
 
 /** All-reduce time of one tensor-parallel decode step of B tokens when L_ep of the L layers are expert-parallel MoE blocks: two ring all-reduces per layer (after attention and after the MLP), except that an expert-parallel MoE block gathers its experts' outputs with the all-to-all of :data:`decode_alltoall_time` instead, so 2 L - L_ep of them. Without expert parallelism (L_ep = 0) this is :data:`tp_comm_time`. [s] */
@@ -378,8 +378,8 @@ export function gated_deltanet_state_bytes({n_qk_heads, n_v_heads, d_key, d_v, d
 }
 
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
-export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
-  return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
+export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
+  return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops);
 }
 
 /** Parameters of a GPT-style model, the approximation the articles use. [1] */
@@ -392,7 +392,7 @@ export function group_layers({n_attn_layers, n_state_layers} = {}) {
   return ((Math.max(n_attn_layers, n_state_layers) < ((5/4))*Math.min(n_attn_layers, n_state_layers)) ? (Math.max(n_attn_layers, n_state_layers)) : (Math.min(n_attn_layers, n_state_layers)));
 }
 
-/** Weights of the output head, in a matrix product for every token. [1] */
+/** Weights of the output head, in a matrix product for every token a step samples (every decode token; once per prompt, its last position, in a prefill). A tied head is the input table used again: still V d weights in a matrix product. [1] */
 export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
 }
@@ -702,14 +702,14 @@ export function pool_tokens({kv_budget, kv_cache_bytes_per_token, page_tokens = 
   return page_tokens*Math.max(0, Math.floor(kv_budget/(kv_cache_bytes_per_token*page_tokens)));
 }
 
-/** FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and the attention of every layer over the causal pairs. [FLOP] */
-export function prefill_flops({matmul_params, n_layers, n_heads, d_head, prompt} = {}) {
-  return 2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt;
+/** FLOPs to process a prompt of T tokens with causal attention: 2 per weight of the blocks per token, 2 per weight of the output head once (only the last position's logits are computed: the first token is sampled from them), and the attention of every layer over the causal pairs. With the head counted for every token (``head_params=0``) it is the classic 2 P T plus attention. [FLOP] */
+export function prefill_flops({matmul_params, head_params, n_layers, n_heads, d_head, prompt} = {}) {
+  return 2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params);
 }
 
-/** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt. [s] */
-export function prefill_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
-  return Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*matmul_params*prompt)/peak_flops);
+/** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt). [s] */
+export function prefill_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
+  return Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops);
 }
 
 /** Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the runtime keeps its cache once instead of B times (prefix caching). [B] */
@@ -717,9 +717,9 @@ export function prefix_bytes_saved({kv_cache_bytes_per_token, prefix, batch} = {
   return prefix*kv_cache_bytes_per_token*(batch - 1);
 }
 
-/** Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`). [FLOP] */
-export function prefix_flops_saved({matmul_params, n_layers, n_heads, d_head, prefix, batch} = {}) {
-  return (batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + 2*matmul_params*prefix);
+/** Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix's blocks (:data:`~llm_arithmetic.formulas.flops. prefill_flops` without the output head, which every request still runs once, at the end of its own suffix). [FLOP] */
+export function prefix_flops_saved({matmul_params, head_params, n_layers, n_heads, d_head, prefix, batch} = {}) {
+  return (batch - 1)*(2*n_heads*n_layers*prefix*d_head*(prefix + 1) + prefix*(-2*head_params + 2*matmul_params));
 }
 
 /** Bytes of one M x K weight matrix (M outputs, K inputs) as a quantized checkpoint stores it: b_q bits per element, one scale of b_s bits (and a zero point of b_m bits) per block of m_blk rows x k_blk columns, a block cut short at an edge still holding a whole scale, plus b_t bits stored once per matrix and b_ch bits per input column. [B] */
@@ -802,9 +802,9 @@ export function stack_decode_flops({matmul_params, layer_flops} = {}) {
   return layer_flops + 2*matmul_params;
 }
 
-/** FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention and state-space FLOPs of every layer over the prompt. [FLOP] */
-export function stack_prefill_flops({matmul_params, prompt, layer_flops} = {}) {
-  return layer_flops + 2*matmul_params*prompt;
+/** FLOPs to prefill a prompt of T tokens: 2 per matrix weight of the blocks per token, 2 per weight of the output head once (runtimes compute the logits of the last prompt position only, the one the first token is sampled from), plus the attention and state-space FLOPs of every layer over the prompt. [FLOP] */
+export function stack_prefill_flops({matmul_params, head_params, prompt, layer_flops} = {}) {
+  return layer_flops + 2*head_params + prompt*(-2*head_params + 2*matmul_params);
 }
 
 /** Bytes one of pp pipeline stages moves: its share of the layers' weights and cache. [B] */
@@ -1445,7 +1445,7 @@ export const FORMULAS = {
    "bandwidth",
    "peak_flops"
   ],
-  "summary": "Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking).",
+  "summary": "Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking: the output head runs once, on the last chunk's last position).",
   "unit": "s"
  },
  "compressed_attention_params": {
@@ -1567,12 +1567,13 @@ export const FORMULAS = {
  },
  "critical_prompt": {
   "defaults": {},
-  "latex": "T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}",
+  "latex": "T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{head}^{2} \\beta_{mem}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 \\kappa P_{head} \\beta_{mem} R_{peak} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 8 P_{mm} P_{head} \\beta_{mem}^{2} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 24 P_{head} L H d_{head} \\beta_{mem}^{2} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} + 2 P_{head} \\beta_{mem} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}",
   "lhs": "critical_prompt",
   "params": [
    "weight_bytes",
    "kv_cache_bytes_per_token",
    "matmul_params",
+   "head_params",
    "n_layers",
    "n_heads",
    "d_head",
@@ -2167,12 +2168,13 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
   "lhs": "generation_time",
   "params": [
    "weight_bytes",
    "kv_cache_bytes_per_token",
    "matmul_params",
+   "head_params",
    "n_layers",
    "n_heads",
    "d_head",
@@ -2210,13 +2212,13 @@ export const FORMULAS = {
  },
  "head_matmul_params": {
   "defaults": {},
-  "latex": "P_{mm,l} = V d_{model}",
-  "lhs": "layer_matmul_params",
+  "latex": "P_{head} = V d_{model}",
+  "lhs": "head_params",
   "params": [
    "n_vocab",
    "d_model"
   ],
-  "summary": "Weights of the output head, in a matrix product for every token.",
+  "summary": "Weights of the output head, in a matrix product for every token a step samples (every decode token; once per prompt, its last position, in a prefill). A tied head is the input table used again: still V d weights in a matrix product.",
   "unit": "1"
  },
  "hybrid_concurrency": {
@@ -3138,28 +3140,30 @@ export const FORMULAS = {
  },
  "prefill_flops": {
   "defaults": {},
-  "latex": "F_{pre} = 2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)",
+  "latex": "F_{pre} = 2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)",
   "lhs": "prefill_flops",
   "params": [
    "matmul_params",
+   "head_params",
    "n_layers",
    "n_heads",
    "d_head",
    "prompt"
   ],
-  "summary": "FLOPs to process a prompt of T tokens with causal attention: 2 per weight per token, and the attention of every layer over the causal pairs.",
+  "summary": "FLOPs to process a prompt of T tokens with causal attention: 2 per weight of the blocks per token, 2 per weight of the output head once (only the last position's logits are computed: the first token is sampled from them), and the attention of every layer over the causal pairs. With the head counted for every token (``head_params=0``) it is the classic 2 P T plus attention.",
   "unit": "FLOP"
  },
  "prefill_time": {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} T + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
    "kv_cache_bytes_per_token",
    "matmul_params",
+   "head_params",
    "n_layers",
    "n_heads",
    "d_head",
@@ -3168,7 +3172,7 @@ export const FORMULAS = {
    "bandwidth",
    "peak_flops"
   ],
-  "summary": "Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt.",
+  "summary": "Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt).",
   "unit": "s"
  },
  "prefix_bytes_saved": {
@@ -3185,17 +3189,18 @@ export const FORMULAS = {
  },
  "prefix_flops_saved": {
   "defaults": {},
-  "latex": "F_{saved} = \\left(B - 1\\right) \\left(2 P_{mm} T_{p} + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)",
+  "latex": "F_{saved} = \\left(B - 1\\right) \\left(T_{p} \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)",
   "lhs": "flops_saved",
   "params": [
    "matmul_params",
+   "head_params",
    "n_layers",
    "n_heads",
    "d_head",
    "prefix",
    "batch"
   ],
-  "summary": "Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix (:data:`~llm_arithmetic.formulas.flops.prefill_flops`).",
+  "summary": "Prefill FLOPs saved when B requests share a prefix of T_p tokens and it is prefilled once: B - 1 prefills of the prefix's blocks (:data:`~llm_arithmetic.formulas.flops. prefill_flops` without the output head, which every request still runs once, at the end of its own suffix).",
   "unit": "FLOP"
  },
  "quantized_matrix_bytes": {
@@ -3438,14 +3443,15 @@ export const FORMULAS = {
  },
  "stack_prefill_flops": {
   "defaults": {},
-  "latex": "F_{pre} = F_{layers} + 2 P_{mm} T",
+  "latex": "F_{pre} = F_{layers} + 2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right)",
   "lhs": "prefill_flops",
   "params": [
    "matmul_params",
+   "head_params",
    "prompt",
    "layer_flops"
   ],
-  "summary": "FLOPs to prefill a prompt of T tokens: 2 per matrix weight per token, plus the attention and state-space FLOPs of every layer over the prompt.",
+  "summary": "FLOPs to prefill a prompt of T tokens: 2 per matrix weight of the blocks per token, 2 per weight of the output head once (runtimes compute the logits of the last prompt position only, the one the first token is sampled from), plus the attention and state-space FLOPs of every layer over the prompt.",
   "unit": "FLOP"
  },
  "stage_bytes": {

@@ -140,8 +140,9 @@ MODEL_STEPS: list[dict[str, Any]] = [
     f("decode_flops", "stack_decode_flops", "FLOPs to decode one token at S cached tokens",
       layer_flops="layer_decode_flops"),
     s("layer_prefill_flops", "layer_prefill_flops", "attention and recurrence FLOPs of a prompt"),
-    f("prefill_flops", "stack_prefill_flops", "FLOPs to prefill a prompt of T tokens",
-      layer_flops="layer_prefill_flops"),
+    f("prefill_flops", "stack_prefill_flops", "FLOPs to prefill a prompt of T tokens (the "
+      "output head once, for the last position's logits)",
+      head_params="head_matmul_params", layer_flops="layer_prefill_flops"),
     s("n_layers", "block", "blocks in the stack"),
     s("n_moe_layers", "moe_layer", "mixture-of-experts blocks"),
 ]

@@ -160,10 +160,10 @@ ANSWERS: dict[str, Answer] = {
         question="longest context of 8 Mistral NeMo sequences on an L40S"),
     # ---- chapter 5: FLOPs and intensity ------------------------------------------------------------
     "ex-nb-flops-prefill-qwen3": Answer(
-        lambda: flops.prefill_flops(matmul_params=get_model("qwen3-8b").matmul_params,
-                                    n_layers=36, n_heads=32, d_head=128, prompt=3500) / 1e12,
-        "TFLOP", "2 FLOPs per matrix weight per prompt token, plus causal attention: token i "
-        "attends to i positions", question="prefill FLOPs of 3,500 tokens of Qwen3 8B"),
+        lambda: _prefill_flops_by_hand("qwen3-8b", 3500) / 1e12,
+        "TFLOP", "2 FLOPs per matrix weight of the blocks per prompt token, 2 per weight of the "
+        "V x d output head once (the last position's logits only), plus causal attention: token "
+        "i attends to i positions", question="prefill FLOPs of 3,500 tokens of Qwen3 8B"),
     "ex-nb-flops-attn-share": Answer(
         lambda: _ratio_pct(4 * 32 * 32 * 128 * 100_000,
                            _est("llama-3.1-8b", context=100_000).decode_flops_per_token), "%",
@@ -380,21 +380,39 @@ def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float
 
 
 def _prefill_flops_by_hand(model: str, prompt: int) -> float:
-    """2 FLOPs per matrix weight per prompt token, plus causal attention: token i attends to i
-    positions, 4 H d_head FLOPs each in every layer (summed, not the library's expression)."""
+    """2 FLOPs per matrix weight of the blocks per prompt token, 2 per weight of the V x d
+    output head once (only the last position's logits are computed), plus causal attention:
+    token i attends to i positions, 4 H d_head FLOPs each in every layer (summed, not the
+    library's expression)."""
     m = get_model(model)
+    head = m.n_vocab * m.d_model
     attended = prompt * (prompt + 1) // 2
-    return 2 * m.matmul_params * prompt + 4 * m.n_layers * m.n_heads * m.d_head * attended
+    return (2 * (m.matmul_params - head) * prompt + 2 * head
+            + 4 * m.n_layers * m.n_heads * m.d_head * attended)
+
+
+def _attention_crossover(model: str) -> float:
+    """T with 2 (P_mm - V d) T + 2 V d = 2 H L d_head T (T + 1): the positive root of
+    a T^2 + b T + c, a = H L d_head, b = a - (P_mm - V d), c = -V d, by hand."""
+    m = get_model(model)
+    head = m.n_vocab * m.d_model
+    a = m.n_heads * m.n_layers * m.d_head
+    b, c = a - (m.matmul_params - head), -head
+    return (-b + (b * b - 4 * a * c) ** 0.5) / (2 * a)
 
 
 def _critical_prompt(model: str, chip: str) -> float:
-    """T with (W + T kappa) / beta = (2 P_mm T + 2 H L d_head T (T + 1)) / R at 16 bits: the
-    quadratic formula by hand (a second derivation of serving.critical_prompt)."""
+    """T with (W + T kappa) / beta = (2 (P_mm - V d) T + 2 V d + 2 H L d_head T (T + 1)) / R
+    at 16 bits (the V x d head once): the quadratic formula by hand (a second derivation of
+    serving.critical_prompt)."""
     m, h = get_model(model), get_hardware(chip)
     w, kappa = 2 * m.decode_read_params, m.kv_cache_bytes_per_token()
     beta, r = h.bandwidth, h.peak("fp16")
     hld = m.n_heads * m.n_layers * m.d_head
-    a, b, c = 2 * hld / r, (2 * m.matmul_params + 2 * hld) / r - kappa / beta, -w / beta
+    head = m.n_vocab * m.d_model
+    a = 2 * hld / r
+    b = (2 * (m.matmul_params - head) + 2 * hld) / r - kappa / beta
+    c = 2 * head / r - w / beta
     return (-b + (b * b - 4 * a * c) ** 0.5) / (2 * a)
 
 
@@ -443,15 +461,14 @@ _SERVING_ANSWERS: dict[str, Answer] = {
     # ---- chapter 10: prefill
     "ex-nb-prefill-flops-70b": Answer(
         lambda: _prefill_flops_by_hand("llama-3.3-70b", 6000) / 1e12, "TFLOP",
-        "2 FLOPs per matrix weight per prompt token, plus causal attention: position i attends "
-        "to i positions, in every layer and head", rel_tol=0.005,
+        "2 FLOPs per matrix weight of the blocks per prompt token, 2 per head weight once, plus "
+        "causal attention: position i attends to i positions, in every layer and head",
+        rel_tol=0.005,
         question="prefill FLOPs of a 6000-token prompt, Llama 3.3 70B"),
     "ex-nb-prefill-crossover": Answer(
-        lambda: get_model("mistral-nemo-12b").matmul_params
-        / (get_model("mistral-nemo-12b").n_layers * get_model("mistral-nemo-12b").n_heads
-           * get_model("mistral-nemo-12b").d_head) - 1, "tokens",
-        "set the weight term 2 P_mm T equal to the attention term 2 H L d_head T (T + 1) and "
-        "solve for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
+        lambda: _attention_crossover("mistral-nemo-12b"), "tokens",
+        "set the weight term 2 (P_mm - P_head) T + 2 P_head equal to the attention term "
+        "2 H L d_head T (T + 1) and solve the quadratic for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
                                 "Mistral NeMo 12B"),
     "ex-nb-prefill-critical": Answer(
         lambda: _critical_prompt("llama-3.1-8b", "l40s"), "tokens",

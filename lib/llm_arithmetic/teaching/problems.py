@@ -305,18 +305,19 @@ def _kv(rng: random.Random) -> Problem:
 def _prefill_flops(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     t = rng.choice([512, 1000, 2048, 3000, 4096, 8192])
-    f = flops.prefill_flops(matmul_params=m.matmul_params, n_layers=m.n_layers,
-                            n_heads=m.n_heads, d_head=m.d_head, prompt=t)
+    f = flops.prefill_flops(matmul_params=m.matmul_params, head_params=m.head_params,
+                            n_layers=m.n_layers, n_heads=m.n_heads, d_head=m.d_head, prompt=t)
     _in(f / 1e12, 0.1, 10_000)
     return Problem(
         "05-flops-intensity", "The FLOPs of a prefill",
-        f"A model has {m.matmul_params:,} weights in matrix products and {_shape(m)}, with "
-        "causal attention. How many FLOPs does the prefill of a prompt of "
-        f"{_n(t, 'token')} cost, the attention scores and weighted values included? "
-        "Answer in TFLOP.",
+        f"A model has {m.matmul_params:,} weights in matrix products, of them the "
+        f"{m.head_params:,} of its output head, and {_shape(m)}, with causal attention. How "
+        f"many FLOPs does the prefill of a prompt of {_n(t, 'token')} cost, the attention "
+        "scores and weighted values included, when the runtime computes the logits of the "
+        "last position only? Answer in TFLOP.",
         f / 1e12, "TFLOP",
-        f"2 x {m.matmul_params:,} x {t:,} + 4 x {m.n_layers} x {m.n_heads} x {m.d_head} x "
-        f"{t:,} x {t + 1:,} / 2 = {f:,.0f} FLOP")
+        f"2 x ({m.matmul_params:,} - {m.head_params:,}) x {t:,} + 2 x {m.head_params:,} + "
+        f"4 x {m.n_layers} x {m.n_heads} x {m.d_head} x {t:,} x {t + 1:,} / 2 = {f:,.0f} FLOP")
 
 
 def _weights_against_arithmetic(rng: random.Random, low: float, high: float) -> tuple:
@@ -353,17 +354,20 @@ def _ttft(rng: random.Random) -> Problem:
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
     _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
           m.kv_cache_bytes_per_token() * t)
-    pt = _in(float(roofline.prefill_time(prompt=t, **_args(m, h, w))) * 1e3, 1, 60_000)
+    pt = _in(float(roofline.prefill_time(prompt=t, head_params=m.head_params,
+                                         **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
         "06-roofline", "The time to the first token",
         f"The {_label(h)} moves {_bw(h)} and computes {_peak(h)} at dense fp16. It runs a model "
         f"with {_shape(m)} and causal attention, whose fp16 weights take {float(w):,.0f} bytes "
-        f"({m.matmul_params:,} weights in matrix products) and whose KV cache takes "
+        f"({m.matmul_params:,} weights in matrix products, of them the {m.head_params:,} of the "
+        "output head, which the prefill runs for the last position only) and whose KV cache takes "
         f"{m.kv_cache_bytes_per_token():,} bytes per token. A prompt of {_n(t, 'token')} arrives. "
         "What is the lower bound on the time to the first token? Answer in ms.",
         pt, "ms",
         "max(bytes / bandwidth, FLOPs / peak), bytes = W + T kappa (the cache written), FLOPs = "
-        "2 P_mm T + 4 L H d_head T (T + 1) / 2 (each token scores itself and every earlier one: "
+        "2 (P_mm - P_head) T + 2 P_head + 4 L H d_head T (T + 1) / 2 (the head once, for the "
+        "last position; each token scores itself and every earlier one: "
         f"2 d_head for the score, 2 d_head for the weighted values) = {_sig(pt)} ms")
 
 
@@ -525,16 +529,24 @@ def _latent_cache(rng: random.Random) -> Problem:
 
 
 def _prompt_crossover(rng: random.Random) -> Problem:
-    m, h, w, t = _weights_against_arithmetic(rng, 5, 5000)
+    m, h, w, _ = _weights_against_arithmetic(rng, 5, 5000)
+    # the prefill's weight FLOPs are 2 (P_mm - P_head) T + 2 P_head (flops.prefill_flops without
+    # attention): the head runs once, so T solves W / bandwidth = that / peak
+    one = flops.prefill_flops(matmul_params=m.matmul_params, head_params=m.head_params,
+                              n_layers=0, n_heads=0, d_head=0, prompt=1)
+    per_token = one - 2 * m.head_params
+    t = _in((float(w) * _pk_value(h) / _bw_value(h) - 2 * m.head_params) / per_token, 5, 5000)
     return Problem(
         "10-prefill", "When a prompt turns compute-bound",
         f"The fp16 weights of {_name(m)} take {float(w):,.0f} bytes, and {m.matmul_params:,} of "
-        f"them are in matrix products. On the {_label(h)} ({_bw(h)}, {_peak(h)} dense fp16), "
-        "from how many prompt tokens on does a prefill's arithmetic take longer than reading "
-        "the weights? Ignore attention and the cache. Answer in tokens, not rounded.",
+        f"them are in matrix products, {m.head_params:,} of those in the output head, which a "
+        f"prefill runs for the last position only. On the {_label(h)} ({_bw(h)}, {_peak(h)} "
+        "dense fp16), from how many prompt tokens on does a prefill's arithmetic take longer "
+        "than reading the weights? Ignore attention and the cache. Answer in tokens, not "
+        "rounded.",
         t, "tokens",
-        "reading: W / bandwidth; arithmetic: 2 FLOPs per weight per token, 2 P_mm T / peak; "
-        f"equal at T = W x peak / (2 P_mm x bandwidth) = {_sig(t)}")
+        "reading: W / bandwidth; arithmetic: 2 (P_mm - P_head) T + 2 P_head FLOPs over the peak; "
+        f"equal at T = (W x peak / bandwidth - 2 P_head) / (2 (P_mm - P_head)) = {_sig(t)}")
 
 
 def _allreduce(rng: random.Random) -> Problem:

@@ -89,7 +89,8 @@ def step_intensities(model: Any, weights: Any, prompts: Iterable[int], batches: 
     kappa = model.kv_cache_bytes_per_token()
     out = {}
     for t in prompts:
-        out[("prefill", t)] = flops.prefill_flops(prompt=t, **shape) / (w + kappa * t)
+        out[("prefill", t)] = flops.prefill_flops(prompt=t, head_params=model.head_params,
+                                                     **shape) / (w + kappa * t)
     for b in batches:
         for s in contexts:
             out[("decode", b, s)] = (roofline.decode_step_flops(context=s, batch=b, **shape)

@@ -23,7 +23,7 @@ def recompute_rows(model: Any, contexts: Iterable[int]) -> tuple[list[list[str]]
     rows, ratios = [], {}
     for s in contexts:
         with_cache = flops.decode_flops_per_token(context=s, **shape)
-        without = flops.prefill_flops(prompt=s, **shape)
+        without = flops.prefill_flops(prompt=s, head_params=model.head_params, **shape)
         ratios[s] = without / with_cache
         rows.append([f"{s:,}", f"{with_cache / 1e9:,.1f}", f"{without / 1e12:,.1f}",
                      f"{ratios[s]:,.0f}"])

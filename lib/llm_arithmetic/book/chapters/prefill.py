@@ -23,8 +23,9 @@ def critical_prompt(model: Any, chip: Any, weights: str) -> tuple[float, Any]:
     t = N.critical_prompt(
         weight_bytes=float(model.step_weight_bytes(e.bits_weight, 1)),
         kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
-        matmul_params=model.matmul_params, n_layers=model.n_layers, n_heads=model.n_heads,
-        d_head=model.d_head, bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+        matmul_params=model.matmul_params, head_params=model.head_params,
+        n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
+        bandwidth=e.bandwidth, peak_flops=e.peak_flops)
     return t, e
 
 

@@ -82,7 +82,8 @@ def prefill_decode_rows(model: Any, weights: str, m_args: Mapping[str, Any],
     one decode step at that context [ms/token]."""
     rows = []
     for h in chips:
-        p = roofline.prefill_time(prompt=prompt, **m_args, **headline_args(h))
+        p = roofline.prefill_time(prompt=prompt, head_params=model.head_params, **m_args,
+                                  **headline_args(h))
         d = estimate(model, hardware=h, weights=weights, context=prompt)
         rows.append([chip_name(h), f"{h.peak(h.headline_precision()) / TFLOP_S:.0f}",
                      f"{h.bandwidth / GB_S:,.0f}", f"{p * 1e3:.1f}",
@@ -91,9 +92,9 @@ def prefill_decode_rows(model: Any, weights: str, m_args: Mapping[str, Any],
 
 
 def step_points(m_args: Mapping[str, Any], context: int, batches: Iterable[int],
-                prompt: int) -> dict[str, tuple[float, float]]:
+                prompt: int, head_params: int) -> dict[str, tuple[float, float]]:
     """{step: (FLOPs, bytes)} of decode steps of each batch at ``context`` and of a prefill of
-    ``prompt`` tokens."""
+    ``prompt`` tokens (its output head, ``head_params`` weights, run once)."""
     out = {}
     for b in batches:
         fl = roofline.decode_step_flops(context=context, batch=b,
@@ -101,7 +102,8 @@ def step_points(m_args: Mapping[str, Any], context: int, batches: Iterable[int],
         by = roofline.decode_step_bytes(context=context, batch=b,
                                         **formula_args(roofline.decode_step_bytes, m_args))
         out[f"decode, B = {b}"] = (fl, by)
-    fl = flops.prefill_flops(prompt=prompt, **formula_args(flops.prefill_flops, m_args))
+    fl = flops.prefill_flops(prompt=prompt, head_params=head_params,
+                             **formula_args(flops.prefill_flops, m_args))
     out["prefill"] = (fl, m_args["weight_bytes"] + m_args["kv_cache_bytes_per_token"] * prompt)
     return out
 

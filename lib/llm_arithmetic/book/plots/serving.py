@@ -85,7 +85,8 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     ax.plot(t_prompt, np.array(compute) * 1e3, ls="--", color="0.35", lw=1.2,
             label="compute time: prefill FLOPs")
     critical = N.critical_prompt(**_prefill_args(model, weights, bits_kv, 1),
-                                 matmul_params=model.matmul_params, n_layers=model.n_layers,
+                                 matmul_params=model.matmul_params,
+                                 head_params=model.head_params, n_layers=model.n_layers,
                                  n_heads=model.n_heads, d_head=model.d_head, bandwidth=bw,
                                  peak_flops=peak)
     ax.axvline(critical, color=line.get_color(), ls="-.", lw=1,
@@ -108,15 +109,15 @@ def prefill_attention_share(models: Sequence[Model], prompts: Iterable[int] | No
     >>> from llm_arithmetic import get_model
     >>> ax = prefill_attention_share([get_model("llama-3-8b")], prompts=[1, 1000])
     >>> [round(float(y), 2) for y in ax.lines[0].get_ydata()]
-    [0.0, 1.72]
+    [0.0, 1.85]
     """
     ax = _ax(ax)
     t = np.unique(np.geomspace(1, 131072, 200).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
     for m in models:
         total = np.array([float(m.prefill_flops(int(x))) for x in t])
-        weights_only = N.prefill_flops(matmul_params=m.matmul_params, n_layers=0, n_heads=0,
-                                       d_head=0, prompt=t.astype(float))
+        weights_only = N.prefill_flops(matmul_params=m.matmul_params, head_params=m.head_params,
+                                       n_layers=0, n_heads=0, d_head=0, prompt=t.astype(float))
         ax.plot(t, 100 * (1 - weights_only / total), label=m.label or m.name)
     ax.set_xscale("log")
     ax.set_xlabel("prompt length [tokens]")
