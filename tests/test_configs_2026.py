@@ -233,12 +233,19 @@ KDA_STATE = 20 * (32 * 128 * 128 + 3 * 32 * 128 * 3) * 2
 
 
 def test_kimi_delta_attention_state_equals_the_hand_derivation_and_stays_constant():
+    """The recurrent matrices in float32 whatever the cache's bits (vLLM's
+    MambaStateDtypeCalculator.kda_state_dtype; transformers keeps them at 32 bits too), the
+    convolution windows at the cache's 16; every value at 16 bits when the matrices' bits are
+    asked."""
     m = read_config(CONFIGS / "kimi-linear-48b-a3b-instruct.json")
-    assert m.state_bytes() == KDA_STATE == 22_446_080  # the file names no state dtype
-    assert m.state_bytes(bits_state=32) == 2 * KDA_STATE  # transformers keeps it at 32 bits
+    matrix, conv = 20 * 32 * 128 * 128, 20 * 3 * 32 * 128 * 3
+    state = matrix * 4 + conv * 2
+    assert m.state_bytes(bits_ssm=16) == KDA_STATE == 22_446_080
+    assert m.state_bytes() == state == 43_417_600
+    assert m.state_bytes(bits_state=32) == 2 * KDA_STATE
     kv = m.kv_cache_bytes_per_token()
     for s in (1, 4096, 1_048_576):
-        assert m.seq_bytes(s) == kv * s + 2 * KDA_STATE
+        assert m.seq_bytes(s) == kv * s + 2 * state
     # the layout: layers 4, 8, ..., 24 and 27 (1-indexed) are MLA, the first block dense
     kinds = [("mla" if run.attention else "kda", run.mlp.is_moe) for run in m.layers
              for _ in range(run.count)]

@@ -947,3 +947,11 @@ def test_state_in_the_page_at_the_bits_the_checkpoint_keeps_it_in(page):
         got = page.evaluate(ENGINE_QUERY, [name, inputs, ["state_bytes", "batch_state_bytes"]])
         assert got == [want, 2 * want] == [model.state_bytes(16, bits_ssm),
                                            2 * model.state_bytes(16, bits_ssm)]
+    # Kimi Linear names no dtype, but a KDA layer's matrices are kept in float32 (20 layers of
+    # 32 heads of 128 x 128, windows of 3 x 3 x 32 x 128 at 16 bits); a Gated DeltaNet hybrid
+    # that names none (Qwen3-Next) keeps its matrices at the cache's bits
+    for name, want in (("kimi-linear-48b-a3b", 20 * 32 * 128 * 128 * 4 + 20 * 3 * 3 * 4096 * 2),
+                       ("qwen3-next-80b-a3b", CATALOG["qwen3-next-80b-a3b"].model.state_bytes(
+                           16, bits_ssm=16))):
+        got = page.evaluate(ENGINE_QUERY, [name, {"bits_state": 16}, ["state_bytes"]])
+        assert got == [want] == [CATALOG[name].model.state_bytes(16)]

@@ -81,6 +81,7 @@ FORM_WORDS = {
                         "norms": "norm vectors"},
     ("kept", "mixer"): {"checkpoint": "a recurrent state whose dtype the checkpoint's config "
                                       "names",
+                        "fp32": "a Kimi delta attention state, kept in float32",
                         "state": "a recurrent state kept at the state's bits"},
     ("span", "attention"): {"compressed": "a window and compressed entries, not counted",
                             "sliding": "a sliding window", "chunked": "a chunk",

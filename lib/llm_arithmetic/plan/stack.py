@@ -50,9 +50,13 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     },
     # the bits a constant-state mixer's recurrent matrix is kept in: the dtype the checkpoint's
     # config.json names (``ssm_bits``: Nemotron-H's mamba_ssm_cache_dtype, Qwen3.5's
-    # mamba_ssm_dtype), else the state's own bits (those of the cache)
+    # mamba_ssm_dtype); a Kimi delta attention layer's in float32, whatever is asked (vLLM's
+    # MambaStateDtypeCalculator.kda_state_dtype, vllm/model_executor/layers/mamba/
+    # mamba_utils.py @ 02d710837549a368073552333f66d714477415d2; llama.cpp keeps every
+    # recurrent state in f32); else the state's own bits (those of the cache)
     "kept": {
-        "mixer": [["checkpoint", ["set", "ssm_bits"]], ["state", True]],
+        "mixer": [["checkpoint", ["set", "ssm_bits"]], ["fp32", ["gt", "kda_heads", 0]],
+                  ["state", True]],
     },
     "span": {
         "attention": [["compressed", ["gt", "o_groups", 0]],
@@ -263,8 +267,10 @@ TERMS: dict[str, dict[str, Any]] = {
                                "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
                                "kda": ["kda_state_bytes", {"d_conv": 1}]}},
     "state_matrix_bits": {"by": "kept", "doc": "bits the mixer's recurrent matrix is kept in: "
-                          "the dtype the checkpoint's config.json names, else the state's bits",
+                          "the dtype the checkpoint's config.json names, float32 for a Kimi "
+                          "delta attention layer, else the state's bits",
                           "cases": {"checkpoint": ["=", {"value": "bits_ssm_checkpoint"}],
+                                    "fp32": ["=", {"value": 32}],
                                     "state": ["=", {"value": "bits_state"}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
                         "cases": {form: ["=", {"value": 1}]
@@ -328,7 +334,7 @@ for _chip_term, _term, _doc in (
         for form, (name, args) in TERMS[_term]["cases"].items()}}
 
 # The recurrent matrix at the bits it is kept in (state_matrix_bits: the checkpoint's dtype,
-# else the state's bits): state_matrix's cases with their bits bound to that term.
+# float32 for KDA, else the state's bits): state_matrix's cases with their bits bound to it.
 TERMS["state_matrix_kept"] = {
     "by": "form", "doc": "the mixer's recurrent matrix alone for one sequence, at the bits it "
     "is kept in", "cases": {form: [name, {**args, "bits_state": "@state_matrix_bits"}]

@@ -8,19 +8,19 @@ the value of the same name. ``doc`` says what the step is, for the appendix that
 :func:`llm_arithmetic.estimate.estimate`, :func:`~llm_arithmetic.estimate.sweep`, the model
 record's counts and the book's pages all evaluate this one list.
 
-Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars
-(``n_vocab``, ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``,
-``extras_in_total``, ``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
-``native_bits_unread``, ``is_moe``); the
-workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``,
-``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``allreduce_asked``,
-``node_limit``, ``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
-``bits_kv``, ``bits_state``: the state's bits, its convolution window's; ``bits_ssm``: its
-recurrent matrix's, None for the bits the checkpoint keeps it in); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
+Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars (``n_vocab``,
+``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
+``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
+``native_bits_unread``, ``is_moe``); the workload (``context``, ``batch``, ``prompt``,
+``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the communication
+(``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``, ``dispatch_bits``: None
+for the defaults); the precision (``bits_weight``, ``weight_format``, ``bits_kv``, ``bits_state``:
+the state's bits, its convolution window's; ``bits_ssm``: its recurrent matrix's, None for the bits
+the checkpoint keeps it in); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
-``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance``
-and ``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
+``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance`` and
+``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
 ``forecast_prefill`` (None: no forecast); a serving engine's rules (``engine``, its name; paged
 engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``,
 ``engine_kv_memory_given``; llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``,
@@ -771,7 +771,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
-          "bits_ssm", "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
+          "bits_ssm", "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks",
+          "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",
