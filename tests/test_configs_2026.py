@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from llm_arithmetic.catalog.readers import read_config
-from llm_arithmetic.core.errors import ConfigError
+from llm_arithmetic.core.errors import ConfigError, InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "configs"
@@ -192,24 +192,39 @@ def test_qwen3_vl_moe_language_model_is_qwen3_30b_a3b():
 
 # file -> the Gated DeltaNet state of one sequence at 16 bits (FAMILIES.md section 14.10):
 # linear layers x (H_v d_k d_v + (2 H_qk d_k + H_v d_v)(k_conv - 1)) x 2 B
-GDN_STATE = {
-    "qwen3.5-27b": 48 * (48 * 128 * 128 + (2 * 16 * 128 + 48 * 128) * 3) * 2,
-    "qwen3.5-35b-a3b": 30 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 2,
-    "qwen3.5-397b-a17b": 45 * (64 * 128 * 128 + (2 * 16 * 128 + 64 * 128) * 3) * 2,
-    "qwen3-next-80b-a3b-thinking": 36 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 3) * 2,
+# Gated DeltaNet layers x (recurrent matrices H_v d_k d_v, convolution window (2 H_qk d_k +
+# H_v d_v) (k_conv - 1)) elements per sequence (FAMILIES.md section 14)
+GDN_ELEMENTS = {
+    "qwen3.5-27b": (48 * 48 * 128 * 128, 48 * (2 * 16 * 128 + 48 * 128) * 3),
+    "qwen3.5-35b-a3b": (30 * 32 * 128 * 128, 30 * (2 * 16 * 128 + 32 * 128) * 3),
+    "qwen3.5-397b-a17b": (45 * 64 * 128 * 128, 45 * (2 * 16 * 128 + 64 * 128) * 3),
+    "qwen3-next-80b-a3b-thinking": (36 * 32 * 128 * 128, 36 * (2 * 16 * 128 + 32 * 128) * 3),
 }
+#: Bytes per element of the recurrent matrices as the file names them (Qwen3.5's
+#: text_config.mamba_ssm_dtype: float32, as vLLM keeps them; Qwen3-Next names none: the state's
+#: own 2 bytes at the default 16 bits).
+_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, None: 2}
 
 
-@pytest.mark.parametrize("name", sorted(GDN_STATE))
+def _gdn_matrix_bytes(name: str) -> int:
+    config = json.loads((CONFIGS / f"{name}.json").read_text())
+    return _DTYPE_BYTES[config.get("text_config", config).get("mamba_ssm_dtype")]
+
+
+@pytest.mark.parametrize("name", sorted(GDN_ELEMENTS))
 def test_gated_deltanet_state_equals_the_hand_derivation_and_stays_constant(name):
     m = read_config(CONFIGS / f"{name}.json")
-    assert m.state_bytes() == GDN_STATE[name]
-    assert m.state_bytes(bits_state=32) == 2 * GDN_STATE[name]
+    matrix, conv = GDN_ELEMENTS[name]
+    state = matrix * _gdn_matrix_bytes(name) + conv * 2
+    assert m.state_bytes() == state
+    # every element at 16 bits, or at 32, when the matrices' bits are asked
+    assert m.state_bytes(bits_ssm=16) == (matrix + conv) * 2
+    assert m.state_bytes(bits_state=32, bits_ssm=32) == (matrix + conv) * 4
     # a decode step reads the cache of the full-attention layers and the state, read and
     # written: only the cache grows with the context
     kv = m.kv_cache_bytes_per_token()
     for s in (1, 4096, 262_144):
-        assert m.seq_bytes(s) == kv * s + 2 * GDN_STATE[name]
+        assert m.seq_bytes(s) == kv * s + 2 * state
 
 
 # Kimi-Linear-48B-A3B (FAMILIES.md section 14.19): 20 KDA layers x (H d_k d_k + 3 H d_k
@@ -218,12 +233,19 @@ KDA_STATE = 20 * (32 * 128 * 128 + 3 * 32 * 128 * 3) * 2
 
 
 def test_kimi_delta_attention_state_equals_the_hand_derivation_and_stays_constant():
+    """The recurrent matrices in float32 whatever the cache's bits (vLLM's
+    MambaStateDtypeCalculator.kda_state_dtype; transformers keeps them at 32 bits too), the
+    convolution windows at the cache's 16; every value at 16 bits when the matrices' bits are
+    asked."""
     m = read_config(CONFIGS / "kimi-linear-48b-a3b-instruct.json")
-    assert m.state_bytes() == KDA_STATE == 22_446_080
-    assert m.state_bytes(bits_state=32) == 2 * KDA_STATE  # transformers keeps it at 32 bits
+    matrix, conv = 20 * 32 * 128 * 128, 20 * 3 * 32 * 128 * 3
+    state = matrix * 4 + conv * 2
+    assert m.state_bytes(bits_ssm=16) == KDA_STATE == 22_446_080
+    assert m.state_bytes() == state == 43_417_600
+    assert m.state_bytes(bits_state=32) == 2 * KDA_STATE
     kv = m.kv_cache_bytes_per_token()
     for s in (1, 4096, 1_048_576):
-        assert m.seq_bytes(s) == kv * s + 2 * KDA_STATE
+        assert m.seq_bytes(s) == kv * s + 2 * state
     # the layout: layers 4, 8, ..., 24 and 27 (1-indexed) are MLA, the first block dense
     kinds = [("mla" if run.attention else "kda", run.mlp.is_moe) for run in m.layers
              for _ in range(run.count)]
@@ -1058,3 +1080,36 @@ def test_issue_30_catalog_copies_are_the_vendored_files():
     nvfp4 = config("gemma-4-31b-it-nvfp4")
     del nvfp4["quantization_config"]
     assert catalog("gemma-4-31b") == nvfp4
+
+
+def test_mamba2_state_at_the_bits_the_checkpoint_keeps_it_in():
+    """Nemotron 3 Nano's state per sequence, derived from the file's fields: each of the
+    Mamba-2 blocks (``M`` in hybrid_override_pattern) keeps a recurrent matrix of
+    heads x head_dim x state_size values at the file's mamba_ssm_cache_dtype (float32: 4 B)
+    and a convolution window of (conv_kernel - 1) x (heads x head_dim + 2 x n_groups x
+    state_size) values at the cache's bits (2 B). vLLM's pool agrees: a state page of
+    2,134,016 B a layer gives its log's 'attention block size to 4176 tokens' at an fp8 cache
+    of 512 B a token a layer (16 x ceil(2,134,016 / (16 x 512)) = 4,176; 'Padding mamba page
+    size by 0.19%': 4,176 x 512 / 2,134,016 - 1 = 0.19%; tests/data/engine_logs.toml)."""
+    from llm_arithmetic.estimate import estimate
+
+    path = CONFIGS / "nvidia-nemotron-3-nano-30b-a3b-bf16.json"
+    c = json.loads(path.read_text())
+    layers = c["hybrid_override_pattern"].count("M")
+    heads, width, n = c["mamba_num_heads"], c["mamba_head_dim"], c["ssm_state_size"]
+    matrix = layers * heads * width * n
+    conv = layers * (c["conv_kernel"] - 1) * (heads * width + 2 * c["n_groups"] * n)
+    assert c["mamba_ssm_cache_dtype"] == "float32"
+    per_layer = (matrix * 4 + conv * 2) // layers
+    assert per_layer == 2_134_016 and 16 * -(-per_layer // (16 * 512)) == 4176
+    assert f"{100 * (4176 * 512 / per_layer - 1):.2f}" == "0.19"
+    m = read_config(path)
+    assert m.state_bytes() == matrix * 4 + conv * 2 == 49_082_368
+    # the matrix at the bits asked; the window follows the cache's
+    assert m.state_bytes(bits_ssm=16) == (matrix + conv) * 2 == 24_965_120
+    assert m.state_bytes(bits_state=8) == matrix * 4 + conv
+    e = estimate(str(path), batch=3)
+    assert e.state_bytes == 3 * 49_082_368
+    assert estimate(str(path), bits_kv=8, bits_ssm="bf16").state_bytes == matrix * 2 + conv
+    with pytest.raises(InputError, match="^bits_ssm"):
+        estimate(str(path), bits_ssm=-1)

@@ -119,3 +119,23 @@ def test_gptq_layout_equals_a_real_checkpoints_tensors():
     listed = DATA["qwen2.5-7b-instruct-gptq-int4"]["q_proj"]
     stored = sum(_bytes(*listed[k]) for k in ("qweight", "qzeros", "scales", "g_idx"))
     assert s.matrix_bytes(3584, 3584) == stored
+
+
+
+def test_nemotron_3_super_fp8_repository_is_counted_at_16_bits_and_says_so():
+    """The FP8 repository's config.json carries no quantization_config (ModelOpt's
+    hf_quant_config.json, beside it, was not found): the entry counts every weight at 16 bits,
+    2 B x the hand count of FAMILIES.md section 14.14 (120,668,707,840 parameters with the
+    router buffers), and its notes say so rather than invent a scheme."""
+    from llm_arithmetic.catalog.model_catalog import CATALOG
+    from llm_arithmetic.estimate import weights_as
+
+    entry = CATALOG["nemotron-3-super"]
+    path = (Path(__file__).parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
+            / "nemotron-3-super" / "config.json")
+    assert "quantization_config" not in json.loads(path.read_text())
+    assert "NVIDIA-Nemotron-3-Super-120B-A12B-FP8" in entry.url
+    m = entry.model
+    assert m.scheme is None and weights_as(m) == "as shipped: 16-bit"
+    assert m.weight_bytes() == 2 * 120_668_707_840
+    assert "Weights counted at 16 bits" in entry.notes

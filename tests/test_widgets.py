@@ -930,3 +930,28 @@ def test_mamba2_engine_pool_in_the_page_from_the_catalog_state_dtype(page):
             v.engine_pool_blocks, v.max_concurrency]
     got = page.evaluate(ENGINE_QUERY, [name, inputs, names])
     assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)
+
+
+def test_state_in_the_page_at_the_bits_the_checkpoint_keeps_it_in(page):
+    """The page's default plan counts a state layer's recurrent matrix at the dtype its config
+    names and its convolution window at the cache's bits, as Python does: Nemotron 3 Super's
+    40 Mamba-2 blocks (128 heads of 64, state 128, 8 groups, kernel 4; mamba_ssm_cache_dtype
+    float32) from the config's fields, 4 B a matrix value and 2 B a window value; with the
+    matrix's bits asked (bits_ssm 16), every value at 2 B."""
+    name = "nemotron-3-super"
+    matrix = 40 * 128 * 64 * 128
+    conv = 40 * 3 * (128 * 64 + 2 * 8 * 128)
+    model = CATALOG[name].model
+    for bits_ssm, want in ((None, matrix * 4 + conv * 2), (16, (matrix + conv) * 2)):
+        inputs = {"bits_kv": 16, "bits_state": 16, "bits_ssm": bits_ssm, "batch": 2}
+        got = page.evaluate(ENGINE_QUERY, [name, inputs, ["state_bytes", "batch_state_bytes"]])
+        assert got == [want, 2 * want] == [model.state_bytes(16, bits_ssm),
+                                           2 * model.state_bytes(16, bits_ssm)]
+    # Kimi Linear names no dtype, but a KDA layer's matrices are kept in float32 (20 layers of
+    # 32 heads of 128 x 128, windows of 3 x 3 x 32 x 128 at 16 bits); a Gated DeltaNet hybrid
+    # that names none (Qwen3-Next) keeps its matrices at the cache's bits
+    for name, want in (("kimi-linear-48b-a3b", 20 * 32 * 128 * 128 * 4 + 20 * 3 * 3 * 4096 * 2),
+                       ("qwen3-next-80b-a3b", CATALOG["qwen3-next-80b-a3b"].model.state_bytes(
+                           16, bits_ssm=16))):
+        got = page.evaluate(ENGINE_QUERY, [name, {"bits_state": 16}, ["state_bytes"]])
+        assert got == [want] == [CATALOG[name].model.state_bytes(16)]

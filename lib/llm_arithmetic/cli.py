@@ -310,7 +310,14 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
-                   help="bits per KV-cache element (default 16)")
+                   help="bits per KV-cache element (default 16); also the bits of the "
+                        "convolution window of state-space and linear-attention layers")
+    d.add_argument("--ssm-bits", type=_bits, default=None, metavar="B",
+                   help="bits of the recurrent state (matrix) of state-space and "
+                        "linear-attention layers (Mamba-2, Gated DeltaNet, KDA); default: the "
+                        "dtype the checkpoint's config.json names (Nemotron-H's "
+                        "mamba_ssm_cache_dtype, Qwen3.5's mamba_ssm_dtype: float32, 32 bits, "
+                        "as vLLM keeps it), else --kv-bits")
     d.add_argument("--context", type=_tokens, default=None, metavar="N",
                    help="tokens in each sequence's KV cache (default: the prompt length when "
                         "--prompt is given, else 1)")
@@ -569,7 +576,7 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
                          "--bandwidth-gbps")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
-        bits_kv=ns.kv_bits,
+        bits_kv=ns.kv_bits, bits_ssm=ns.ssm_bits,
         context=ns.context if ns.context is not None else ns.prompt or 1,
         bandwidth=ns.bandwidth_gbps * GB_S if ns.bandwidth_gbps else None,
         peak_flops=ns.tflops * TFLOP_S if ns.tflops else None, tp=ns.tp, ep=ns.ep, pp=ns.pp,

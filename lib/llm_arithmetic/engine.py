@@ -361,8 +361,11 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         raise InputError(f"{engine}: give {_flag(spec, 'fraction')} (the engine picks it from "
                          "the chip when it is not given; its log prints it)")
     bits_kv = _bits_kv(spec, settings)
+    # llama.cpp keeps the whole recurrent state (window and matrix) in its own type whatever
+    # the checkpoint names; elsewhere the matrix is at the checkpoint's bits (bits_ssm None)
     bits_state = bits_per_weight(spec["cache_types"][spec["state_type"]]) \
         if "state_type" in spec else bits_kv
+    bits_ssm = bits_state if "state_type" in spec else None
     inputs = {name: None for name in ENGINE_INPUTS}
     inputs.update(engine=engine, engine_kv_memory_given=kv_memory, engine_reserve=reserve)
     if paged:
@@ -384,7 +387,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
                       **weight_inputs(m, weights, bits_weight),
                       weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
-                      **inputs)
+                      bits_ssm=bits_ssm, **inputs)
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")

@@ -563,7 +563,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
                     tp: Any, ep: Any, pp: Any, prompt: Any, generate: Any, price_per_hour: Any,
                     power_watts: Any, link_bandwidth: Any, link_latency: Any,
                     overlap: Any = True, allreduce: Any = None, node_limit: Any = None,
-                    dispatch_bits: Any = None) -> dict[str, Any]:
+                    dispatch_bits: Any = None, bits_ssm: Any = None) -> dict[str, Any]:
     """:func:`estimate`'s arguments checked (an :class:`InputError` naming a bad one; a
     :class:`ContextWarning` beyond the trained context) and named as the plan's inputs."""
     context = _count("context", context)
@@ -595,12 +595,18 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
                       f"context {m.trained_context:,}", ContextWarning, stacklevel=3)
     kv_bits = bits_per_weight(bits_kv)
+    if bits_ssm is not None:
+        try:
+            bits_ssm = bits_per_weight(bits_ssm)
+        except InputError as err:
+            raise InputError(f"bits_ssm: {err}") from None
     return dict(
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
         price_per_hour=_serving_number("price_per_hour", price_per_hour),
         **weight_inputs(m, weights, bits_weight), weight_format=plan_format(weights),
-        bits_kv=kv_bits, bits_state=kv_bits, given_bandwidth=_rate("bandwidth", bandwidth),
+        bits_kv=kv_bits, bits_state=kv_bits, bits_ssm=bits_ssm,
+        given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
         given_power=_serving_number("power_watts", power_watts),
         given_link_bandwidth=_serving_number("link_bandwidth", link_bandwidth),
@@ -666,6 +672,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
              weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
+             bits_ssm: Any = None,
              context: int = 1, batch: int = 1, bandwidth: float | None = None,
              peak_flops: float | None = None, capacity: int | None = None,
              overhead: int = 0, tp: int = 1, ep: int = 1, pp: int = 1,
@@ -696,7 +703,13 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     bits_weight : number, optional
         Bits per weight, instead of ``weights`` [bit].
     bits_kv : number
-        Bits per KV-cache element [bit].
+        Bits per KV-cache element [bit]; the state of the constant-state layers (Mamba-2,
+        Gated DeltaNet, KDA) keeps its convolution window at these bits too.
+    bits_ssm : number or str, optional
+        Bits (or a format, ``"fp32"``) of those layers' recurrent matrices [bit]; default the
+        dtype the checkpoint's ``config.json`` names for them (Nemotron-H's
+        ``mamba_ssm_cache_dtype``, Qwen3.5's ``mamba_ssm_dtype``: float32, as vLLM keeps
+        them), else ``bits_kv``.
     context : int
         Tokens in each sequence's cache at the decode step [token].
     batch : int
@@ -762,7 +775,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                             price_per_hour=price_per_hour, power_watts=power_watts,
                             link_bandwidth=link_bandwidth, link_latency=link_latency,
                             overlap=overlap, allreduce=allreduce, node_limit=node_limit,
-                            dispatch_bits=dispatch_bits)
+                            dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
     spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
                               acceptance=acceptance, draft_cost=draft_cost, draft=draft,
                               hardware=chip, bandwidth=bandwidth)

@@ -79,11 +79,18 @@ FORM_WORDS = {
                       "mlp": "a dense MLP"},
     ("form", "norms"): {"hyper": "norm vectors and hyper-connection mixers",
                         "norms": "norm vectors"},
+    ("kept", "mixer"): {"checkpoint": "a recurrent state whose dtype the checkpoint's config "
+                                      "names",
+                        "fp32": "a Kimi delta attention state, kept in float32",
+                        "state": "a recurrent state kept at the state's bits"},
     ("span", "attention"): {"compressed": "a window and compressed entries, not counted",
                             "sliding": "a sliding window", "chunked": "a chunk",
                             "topk": "the tokens an indexer selects",
                             "full": "the whole context"},
 }
+
+#: How the list of forms names a selector other than the form itself.
+_SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent state of a "}
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
                  "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_format",
@@ -197,7 +204,7 @@ def page_text() -> str:
         rows.append(f"`{term}`\n: {spec['doc'][:1].upper() + spec['doc'][1:]}. By form: {cases}."
                     f"{missing}\n")
     forms = "\n".join(
-        f"* {'the span of ' if kind == 'span' else ''}{part}: "
+        f"* {_SELECTOR_WORDS.get(kind, '')}{part}: "
         + "; ".join(f"`{form}`, {FORM_WORDS[kind, part][form]}" for form, _ in rules) + "."
         for kind, parts in FORMS.items() for part, rules in parts.items())
     text = _INTRO.format(forms=forms, inputs_model=_code(_MODEL_INPUTS),

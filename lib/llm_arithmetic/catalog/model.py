@@ -408,7 +408,9 @@ class Mamba2(_Mixer):
     ssm_bits : int or None
         Bits the checkpoint asks its recurrent state be kept in at inference (Nemotron-H's
         ``mamba_ssm_cache_dtype``: 32 for float32), None where its config names none. It
-        changes no count; engines read it (:mod:`llm_arithmetic.engine`).
+        changes no parameter count; the state's bytes count the recurrent matrix at these bits
+        (``state_matrix_kept`` in :mod:`llm_arithmetic.plan.stack`), as engines keep it
+        (:mod:`llm_arithmetic.engine`).
     """
 
     d_inner: int
@@ -443,7 +445,9 @@ class GatedDeltaNet(_Mixer):
     ssm_bits : int or None
         Bits the checkpoint asks its recurrent state (the matrices) be kept in at inference
         (Qwen3.5's ``mamba_ssm_dtype``: 32 for float32), None where its config names none. It
-        changes no count; engines read it (:mod:`llm_arithmetic.engine`).
+        changes no parameter count; the state's bytes count the matrices at these bits
+        (``state_matrix_kept`` in :mod:`llm_arithmetic.plan.stack`), as engines keep them
+        (:mod:`llm_arithmetic.engine`).
     """
 
     n_qk_heads: int
@@ -862,8 +866,8 @@ class Model:
             native_bits_experts=self.native_bits.get("experts", default),
             native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
-            bits_state=16, context=1, batch=1, prompt=None, draft_len=None, acceptance=None,
-            draft_cost=None, forecast_decode=None, forecast_prefill=None,
+            bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
+            acceptance=None, draft_cost=None, forecast_decode=None, forecast_prefill=None,
             **{name: None for name in ENGINE_INPUTS}))
 
     @cached_property
@@ -1003,19 +1007,29 @@ class Model:
         return self.evaluate("kv_cache_bytes_full_storage", context=context, batch=batch,
                              bits_kv=bits_kv)
 
-    def state_bytes(self, bits_state: Any = 16) -> Any:
-        """Bytes of the state-space layers' state for one sequence (constant in S) [B]."""
-        return self.evaluate("state_bytes", bits_state=bits_state)
+    def state_bytes(self, bits_state: Any = 16, bits_ssm: Any = None) -> Any:
+        """Bytes of the state-space layers' state for one sequence (constant in S) [B]: the
+        convolution windows at ``bits_state``, the recurrent matrices at ``bits_ssm``, by
+        default at the bits the checkpoint keeps them in (its config's ``ssm_bits``), else at
+        ``bits_state``.
 
-    def seq_bytes(self, context: Any, bits_kv: Any = 16, bits_state: Any = 16) -> Any:
+        >>> from llm_arithmetic import get_model
+        >>> m = get_model("nemotron-3-super")  # mamba_ssm_cache_dtype: float32
+        >>> m.state_bytes(16) > m.state_bytes(16, bits_ssm=16)
+        True
+        """
+        return self.evaluate("state_bytes", bits_state=bits_state, bits_ssm=bits_ssm)
+
+    def seq_bytes(self, context: Any, bits_kv: Any = 16, bits_state: Any = 16,
+                  bits_ssm: Any = None) -> Any:
         """Bytes one decode step moves for one sequence besides the weights: the cache it
-        reads (windows and chunks applied) and the state-space layers' state, read and
-        written back [B]."""
+        reads (windows and chunks applied) and the state-space layers' state (as
+        :meth:`state_bytes` counts it), read and written back [B]."""
         return self.evaluate("seq_bytes", context=context, bits_kv=bits_kv,
-                             bits_state=bits_state)
+                             bits_state=bits_state, bits_ssm=bits_ssm)
 
     def decode_bytes_breakdown(self, context: Any, bits_weight: Any = None, bits_kv: Any = 16,
-                               bits_state: Any = 16) -> dict[str, Any]:
+                               bits_state: Any = 16, bits_ssm: Any = None) -> dict[str, Any]:
         """Where the bytes of one decode step of one sequence go [B]: attention weights,
         state-space mixers, MLP and expert weights used, everything else the step reads (the
         head, one embedding row, norms, routers), the cache (windows applied) and the state.
@@ -1029,7 +1043,7 @@ class Model:
         True
         """
         ev = self.plan.child(context=context, bits_weight=bits_weight, bits_kv=bits_kv,
-                             bits_state=bits_state)
+                             bits_state=bits_state, bits_ssm=bits_ssm)
 
         d = self.d_model
         attn = sum(run.count * run.attention.params(d) for run in self._runs_with("attention"))

@@ -48,6 +48,16 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
                 ["mlp", True]],
         "norms": [["hyper", ["gt", "hc", 0]], ["norms", True]],
     },
+    # the bits a constant-state mixer's recurrent matrix is kept in: the dtype the checkpoint's
+    # config.json names (``ssm_bits``: Nemotron-H's mamba_ssm_cache_dtype, Qwen3.5's
+    # mamba_ssm_dtype); a Kimi delta attention layer's in float32, whatever is asked (vLLM's
+    # MambaStateDtypeCalculator.kda_state_dtype, vllm/model_executor/layers/mamba/
+    # mamba_utils.py @ 02d710837549a368073552333f66d714477415d2; llama.cpp keeps every
+    # recurrent state in f32); else the state's own bits (those of the cache)
+    "kept": {
+        "mixer": [["checkpoint", ["set", "ssm_bits"]], ["fp32", ["gt", "kda_heads", 0]],
+                  ["state", True]],
+    },
     "span": {
         "attention": [["compressed", ["gt", "o_groups", 0]],
                       ["sliding", ["set", "window"]], ["chunked", ["set", "chunk"]],
@@ -75,7 +85,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
         "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
         "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
-        "kda_full_gate": ["flag", "full_gate"],
+        "kda_full_gate": ["flag", "full_gate"], "bits_ssm_checkpoint": "ssm_bits",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
@@ -256,6 +266,12 @@ TERMS: dict[str, dict[str, Any]] = {
                      "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
                                "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
                                "kda": ["kda_state_bytes", {"d_conv": 1}]}},
+    "state_matrix_bits": {"by": "kept", "doc": "bits the mixer's recurrent matrix is kept in: "
+                          "the dtype the checkpoint's config.json names, float32 for a Kimi "
+                          "delta attention layer, else the state's bits",
+                          "cases": {"checkpoint": ["=", {"value": "bits_ssm_checkpoint"}],
+                                    "fp32": ["=", {"value": 32}],
+                                    "state": ["=", {"value": "bits_state"}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
                         "cases": {form: ["=", {"value": 1}]
                                   for form in ("attention", "mla", "dsa", "split")}},
@@ -316,3 +332,10 @@ for _chip_term, _term, _doc in (
     TERMS[_chip_term] = {**TERMS[_term], "doc": _doc, "cases": {
         form: [name, {k: _ON_A_CHIP.get(v, v) for k, v in args.items()}]
         for form, (name, args) in TERMS[_term]["cases"].items()}}
+
+# The recurrent matrix at the bits it is kept in (state_matrix_bits: the checkpoint's dtype,
+# float32 for KDA, else the state's bits): state_matrix's cases with their bits bound to it.
+TERMS["state_matrix_kept"] = {
+    "by": "form", "doc": "the mixer's recurrent matrix alone for one sequence, at the bits it "
+    "is kept in", "cases": {form: [name, {**args, "bits_state": "@state_matrix_bits"}]
+                            for form, (name, args) in TERMS["state_matrix"]["cases"].items()}}

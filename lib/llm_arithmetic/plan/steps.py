@@ -8,18 +8,19 @@ the value of the same name. ``doc`` says what the step is, for the appendix that
 :func:`llm_arithmetic.estimate.estimate`, :func:`~llm_arithmetic.estimate.sweep`, the model
 record's counts and the book's pages all evaluate this one list.
 
-Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars
-(``n_vocab``, ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``,
-``extras_in_total``, ``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
-``native_bits_unread``, ``is_moe``); the
-workload (``context``, ``batch``, ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``,
-``price_per_hour``); the communication (``given_link_latency``, ``overlap``, ``allreduce_asked``,
-``node_limit``, ``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
-``bits_kv``, ``bits_state``); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
+Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars (``n_vocab``,
+``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
+``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
+``native_bits_unread``, ``is_moe``); the workload (``context``, ``batch``, ``prompt``,
+``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the communication
+(``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``, ``dispatch_bits``: None
+for the defaults); the precision (``bits_weight``, ``weight_format``, ``bits_kv``, ``bits_state``:
+the state's bits, its convolution window's; ``bits_ssm``: its recurrent matrix's, None for the bits
+the checkpoint keeps it in); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
 ``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
-``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance``
-and ``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
+``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance`` and
+``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
 ``forecast_prefill`` (None: no forecast); a serving engine's rules (``engine``, its name; paged
 engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``,
 ``engine_kv_memory_given``; llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``,
@@ -128,7 +129,22 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("kv_cache_bytes", "kv_stored", "cache of B sequences of S tokens as runtimes store it"),
     s("kv_cache_bytes_full_storage", "kv_full", "the cache if every layer kept every token"),
     s("seq_kv_bytes", "kv_stored", "cache of one sequence of S tokens", args={"batch": 1}),
-    s("state_bytes", "state", "state of the state-space layers, one sequence"),
+    # the state of a constant-state layer: its convolution window at the state's bits (those of
+    # the cache), its recurrent matrix at the bits it is kept in (the checkpoint's dtype, else
+    # the state's bits; bits_ssm where asked), as the engine's steps split it
+    s("state_at_state_bits", "state", "state of the state-space layers, one sequence, every "
+      "element at the state's bits"),
+    s("state_matrix_at_state_bits", "state_matrix", "their recurrent matrices at the state's "
+      "bits"),
+    s("state_matrix_at_checkpoint", "state_matrix_kept", "their recurrent matrices at the bits "
+      "the checkpoint keeps them in (the state's bits where its config names none)"),
+    guard(s("state_matrix_at_asked", "state_matrix", "their recurrent matrices at the bits "
+            "asked", args={"bits_state": "bits_ssm"}), "bits_ssm"),
+    op("state_matrix_bytes", "first", "the recurrent matrices at the bits asked, else at the "
+       "checkpoint's", of=["state_matrix_at_asked", "state_matrix_at_checkpoint"]),
+    op("state_bytes", "add", "state of the state-space layers, one sequence: the convolution "
+       "windows at the state's bits, the recurrent matrices at theirs",
+       plus=["state_at_state_bits", "state_matrix_bytes"], minus=["state_matrix_at_state_bits"]),
     s("seq_kv_read", "kv_read", "cache one decode step of one sequence reads"),
     f("seq_bytes", "decode_seq_bytes", "bytes a decode step moves for one sequence",
       kv_cache="seq_kv_read"),
@@ -756,7 +772,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
-          "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks", "chip_interconnect",
+          "bits_ssm", "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks",
+          "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",

@@ -442,7 +442,8 @@ const Plan = (function () {
       native_bits_experts: m.native_bits.experts !== undefined ? m.native_bits.experts : dflt,
       native_bits_unread: m.native_bits.unread !== undefined ? m.native_bits.unread : dflt,
       is_moe: moe.length > 0, n_active_experts: ks.size === 1 ? [...ks][0] : (moe.length ? null : 1),
-      bits_weight: null, bits_kv: 16, bits_state: 16, context: 1, batch: 1, prompt: null,
+      bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
+      prompt: null,
       draft_len: null, acceptance: null, draft_cost: null, forecast_decode: null,
       forecast_prefill: null,
     };
