@@ -253,13 +253,14 @@ def test_describe_marks_what_does_not_fit(capsys):
 
 
 def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
-    """Jetson Thor's catalog entry lists fp4 alone, so a 16-bit Qwen3-8B has no peak there: its
-    time to first token is the weights' read at 273 GB/s (~56 ms) and no prefill's arithmetic,
-    and the row says so; with --tflops it is a full bound again."""
-    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--prompt", "1000",
+    """Vera Rubin's catalog entry lists fp4 alone (Jetson Thor's did, before its 16-bit rate was
+    found), so a 16-bit Qwen3-8B has no peak there: its time to first token is the weights' read
+    at 22 TB/s (under a millisecond) and no prefill's arithmetic, and the row says so; with
+    --tflops it is a full bound again."""
+    assert main(["describe", "qwen3-8b", "--hardware", "vera-rubin", "--prompt", "1000",
                  "--generate", "10"]) == 0
     assert "memory traffic only" in _rows(capsys.readouterr().out)["time to first token (bound)"]
-    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--tflops", "100",
+    assert main(["describe", "qwen3-8b", "--hardware", "vera-rubin", "--tflops", "100",
                  "--prompt", "1000", "--generate", "10"]) == 0
     assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
 
@@ -287,3 +288,4 @@ def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
     assert main(["plan", path, "--ttft-ms", "500", "--tpot-ms", "50", "--hardware", "h200"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KV cache, which is not counted" in err
+
