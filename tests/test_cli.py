@@ -289,3 +289,23 @@ def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KV cache, which is not counted" in err
 
+
+def test_usage_names_the_program_as_it_was_typed():
+    """The usage lines name the program the user ran: the console script of pyproject.toml
+    (``llm-arithmetic``, whose argv[0] is the script) or ``python -m llm_arithmetic``."""
+    r = _run("describe", "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m llm_arithmetic describe ")
+    script = ("import sys; sys.argv[0] = '/somewhere/bin/llm-arithmetic'; "
+              "from llm_arithmetic.cli import main; sys.exit(main())")
+    for args in (["describe", "--help"], ["--help"]):
+        r = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0 and r.stdout.startswith(f"usage: llm-arithmetic {args[0]}"
+                                                         if args[0] != "--help" else
+                                                         "usage: llm-arithmetic [-h]"), r.stdout
+    installed = Path(sys.executable).with_name("llm-arithmetic")
+    if installed.exists():  # the console script itself, where the environment has it
+        r = subprocess.run([str(installed), "hardware", "--help"], capture_output=True,
+                           text=True, timeout=120)
+        assert r.stdout.startswith("usage: llm-arithmetic hardware "), r.stdout
+

@@ -271,10 +271,24 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
 }
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def _program_name(argv0: str | None = None) -> str:
+    """The program's name as the user typed it, for the usage lines (argparse's ``prog``):
+    ``python -m llm_arithmetic`` when run as a module (``argv0``, ``sys.argv[0]`` by default,
+    is then the package's ``__main__.py``), else the script's own name (``llm-arithmetic``, the
+    console script of pyproject.toml).
+
+    >>> _program_name("/env/bin/llm-arithmetic"), _program_name("/lib/llm_arithmetic/__main__.py")
+    ('llm-arithmetic', 'python -m llm_arithmetic')
+    """
+    name = os.path.basename(sys.argv[0] if argv0 is None and sys.argv else argv0 or "")
+    return f"python -m {PROG}" if name in ("", "__main__.py", "-m", "-c") else name
+
+
+def build_parser(command: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; given a ``command``, only that command's arguments are
-    added (the others are listed, with their help): what one run parses, built faster."""
-    p = _Parser(prog=f"python -m {PROG}",
+    added (the others are listed, with their help): what one run parses, built faster.
+    ``prog``: the program's name in the usage lines (default ``python -m llm_arithmetic``)."""
+    p = _Parser(prog=prog or f"python -m {PROG}",
                 description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (summary, description, add_arguments) in COMMANDS.items():
@@ -1092,7 +1106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # walk it again, at every collection and once more at exit.
         gc.freeze()
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(args[0] if args and args[0] in COMMANDS else None)
+    # run as a process, the usage lines name the program as it was typed (the console script or
+    # python -m); called with arguments from Python, as the module
+    parser = build_parser(args[0] if args and args[0] in COMMANDS else None,
+                          prog=_program_name() if argv is None else None)
     try:
         ns = parser.parse_args(args)
         if ns.command == "describe":
