@@ -309,3 +309,30 @@ def test_usage_names_the_program_as_it_was_typed():
                            text=True, timeout=120)
         assert r.stdout.startswith("usage: llm-arithmetic hardware "), r.stdout
 
+
+def test_json_forecast_of_a_setup_that_does_not_fit_is_null(capsys):
+    """The table says 'does not fit in memory' instead of a forecast speed; --json printed the
+    forecast's numbers all the same. Its keys are now null (with their ranges): Llama 3.1 70B
+    at batch 400 and 8,000 tokens on two H100s holds neither chip nor replica (the cache alone,
+    400 x 8,000 x 80 layers x 2 x 8 KV heads x 128 x 2 B = 1.05e12 B, is over 2 x 85.9e9 B).
+    The bound keys keep their numbers beside the fit flags; a setup whose replica fits but
+    whose one chip does not keeps the replica's forecast and loses the one chip's."""
+    keys = ("expected_decode_tokens_per_second", "expected_ttft_seconds",
+            "expected_tpot_seconds", "expected_tokens_per_second_per_chip")
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "2", "--batch",
+                 "400", "--context", "8000", "--prompt", "1000", "--runtime", "vLLM",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fits"] is False and d["fits_per_chip"] is False
+    for key in keys:
+        assert d[key] is None and d[key + "_range"] is None, key
+    assert d["tpot_seconds"] > 0 and d["decode_tokens_per_second"] > 0
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "fp8",
+                 "--tp", "8", "--prompt", "2000", "--generate", "500", "--batch", "32",
+                 "--runtime", "vLLM", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fits"] is False and d["fits_per_chip"] is True
+    assert d["expected_decode_tokens_per_second"] is None
+    for key in keys[1:]:
+        assert d[key] > 0 and len(d[key + "_range"]) == 2, key
+

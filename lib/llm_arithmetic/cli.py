@@ -629,7 +629,8 @@ def _describe(ns: argparse.Namespace) -> int:
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
         extra = {} if explained is None else {"explain": {k: ex.as_dict()
                                                           for k, ex in explained.items()}}
-        print(json.dumps({**e.as_dict(), **x, **view, **extra}, indent=2))
+        print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **view, **extra},
+                         indent=2))
     else:
         rows = _table_rows(e, serving)
         column = _label_width(rows)
@@ -740,12 +741,29 @@ def _describe_options() -> dict[str, str]:
             for a in sub.choices["describe"]._actions if a.option_strings}
 
 
+def _forecast_where_it_fits(x: dict[str, Any], e: Any) -> dict[str, Any]:
+    """The forecast keys as ``--json`` prints them: null (with their ranges) where the table
+    says "does not fit in memory" instead of a speed, the decode forecast by the one chip's fit
+    (``e.fits``), the others by the replica's (``e.fits_per_chip``). A forecast is of a run, and
+    no run of such a setup exists; the bound keys keep their numbers beside the fit flags (they
+    are the arithmetic of the setup, not a speed anyone is told to expect)."""
+    from .forecast import EXPECTED_KEYS
+
+    out = dict(x)
+    for key in EXPECTED_KEYS:
+        fits = e.fits if key == "expected_decode_tokens_per_second" else e.fits_per_chip
+        if fits is False:
+            out[key] = out[key + "_range"] = None
+    return out
+
+
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
                     fits_per_chip: bool | None = None, width: int = 0,
                     speculative: bool = False) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
-    a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
+    a speed (in the JSON the bound's keys keep their numbers beside the fit flags, the forecast's
+    are null: :func:`_forecast_where_it_fits`). The values start
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
     the heading has no value and does not count. With speculative decoding the forecast is
     of the speculative step, and its heading says so: it is to be read against the
