@@ -253,13 +253,14 @@ def test_describe_marks_what_does_not_fit(capsys):
 
 
 def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
-    """Jetson Thor's catalog entry lists fp4 alone, so a 16-bit Qwen3-8B has no peak there: its
-    time to first token is the weights' read at 273 GB/s (~56 ms) and no prefill's arithmetic,
-    and the row says so; with --tflops it is a full bound again."""
-    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--prompt", "1000",
+    """Vera Rubin's catalog entry lists fp4 alone (Jetson Thor's did, before its 16-bit rate was
+    found), so a 16-bit Qwen3-8B has no peak there: its time to first token is the weights' read
+    at 22 TB/s (under a millisecond) and no prefill's arithmetic, and the row says so; with
+    --tflops it is a full bound again."""
+    assert main(["describe", "qwen3-8b", "--hardware", "vera-rubin", "--prompt", "1000",
                  "--generate", "10"]) == 0
     assert "memory traffic only" in _rows(capsys.readouterr().out)["time to first token (bound)"]
-    assert main(["describe", "qwen3-8b", "--hardware", "jetson-thor", "--tflops", "100",
+    assert main(["describe", "qwen3-8b", "--hardware", "vera-rubin", "--tflops", "100",
                  "--prompt", "1000", "--generate", "10"]) == 0
     assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
 
@@ -287,3 +288,51 @@ def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
     assert main(["plan", path, "--ttft-ms", "500", "--tpot-ms", "50", "--hardware", "h200"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KV cache, which is not counted" in err
+
+
+def test_usage_names_the_program_as_it_was_typed():
+    """The usage lines name the program the user ran: the console script of pyproject.toml
+    (``llm-arithmetic``, whose argv[0] is the script) or ``python -m llm_arithmetic``."""
+    r = _run("describe", "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m llm_arithmetic describe ")
+    script = ("import sys; sys.argv[0] = '/somewhere/bin/llm-arithmetic'; "
+              "from llm_arithmetic.cli import main; sys.exit(main())")
+    for args in (["describe", "--help"], ["--help"]):
+        r = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0 and r.stdout.startswith(f"usage: llm-arithmetic {args[0]}"
+                                                         if args[0] != "--help" else
+                                                         "usage: llm-arithmetic [-h]"), r.stdout
+    installed = Path(sys.executable).with_name("llm-arithmetic")
+    if installed.exists():  # the console script itself, where the environment has it
+        r = subprocess.run([str(installed), "hardware", "--help"], capture_output=True,
+                           text=True, timeout=120)
+        assert r.stdout.startswith("usage: llm-arithmetic hardware "), r.stdout
+
+
+def test_json_forecast_of_a_setup_that_does_not_fit_is_null(capsys):
+    """The table says 'does not fit in memory' instead of a forecast speed; --json printed the
+    forecast's numbers all the same. Its keys are now null (with their ranges): Llama 3.1 70B
+    at batch 400 and 8,000 tokens on two H100s holds neither chip nor replica (the cache alone,
+    400 x 8,000 x 80 layers x 2 x 8 KV heads x 128 x 2 B = 1.05e12 B, is over 2 x 85.9e9 B).
+    The bound keys keep their numbers beside the fit flags; a setup whose replica fits but
+    whose one chip does not keeps the replica's forecast and loses the one chip's."""
+    keys = ("expected_decode_tokens_per_second", "expected_ttft_seconds",
+            "expected_tpot_seconds", "expected_tokens_per_second_per_chip")
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "2", "--batch",
+                 "400", "--context", "8000", "--prompt", "1000", "--runtime", "vLLM",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fits"] is False and d["fits_per_chip"] is False
+    for key in keys:
+        assert d[key] is None and d[key + "_range"] is None, key
+    assert d["tpot_seconds"] > 0 and d["decode_tokens_per_second"] > 0
+    assert main(["describe", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "fp8",
+                 "--tp", "8", "--prompt", "2000", "--generate", "500", "--batch", "32",
+                 "--runtime", "vLLM", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fits"] is False and d["fits_per_chip"] is True
+    assert d["expected_decode_tokens_per_second"] is None
+    for key in keys[1:]:
+        assert d[key] > 0 and len(d[key + "_range"]) == 2, key
+

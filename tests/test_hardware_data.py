@@ -104,7 +104,7 @@ def test_plausible_ratios(name):
     assert 5e-3 < d["capacity"] / d["bandwidth"] < 5, "capacity [B] / bandwidth [B/s]"
     pk = {k: p["rate"] for k, p in d["peaks"].items() if p["dense"]}
     head = next((pk[k] for k in ("fp16", "bf16", "fp32") if k in pk), None)
-    if head is not None:  # ops:byte between a CPU's ~4 and the L40S's ~420 FLOP/B
+    if head is not None:  # ops:byte between a CPU's ~4 and Jetson Thor's ~950 FLOP/B
         assert 1 < head / d["bandwidth"] < 1000, "headline peak [FLOP/s] / bandwidth [B/s]"
     ic = d.get("interconnect", {})
     if "scale_up_bandwidth" in ic:  # a link is slower than the chip's own memory
@@ -159,6 +159,52 @@ def test_rtx_pro_6000_runs_fp16_with_fp32_accumulate_at_the_full_rate():
     pk = DEVICES["rtx-pro-6000"]["peaks"]
     assert math.isclose(pk["fp16"]["rate"], 503.8e12, rel_tol=1e-2)
     assert pk["fp16"]["rate"] == pk["fp4"]["rate"] / 4 == pk["bf16"]["rate"] == pk["fp8"]["rate"] / 2
+
+
+def test_orin_16bit_rates_agree_with_their_tensor_cores():
+    """AGX Orin prints 85 sparse FP16 TFLOPS (its data sheet); the Orin Nano prints only INT8, so
+    its FP16 is INT8 / 2, the ratio of the AGX Orin's data sheet (170 INT8 or 85 FP16, sparse).
+    Second derivation for both: tensor cores x 256 FP16 FMA per core and clock (the A100
+    whitepaper's third-generation tensor core; the AGX figure is exactly that) x 2 x the GPU
+    clock of each data sheet (64 at 1.3 GHz; 32 at 1.02 GHz in MAXN_SUPER), within half a
+    percent (the printed figures are rounded)."""
+    for name, tensor_cores, clock in (("jetson-orin", 64, 1.3e9), ("orin-nano", 32, 1.02e9)):
+        pk = DEVICES[name]["peaks"]
+        assert math.isclose(pk["fp16"]["rate"], tensor_cores * 256 * 2 * clock, rel_tol=5e-3), name
+        assert pk["fp16"]["rate"] == pk["int8"]["rate"] / 2 == pk["bf16"]["rate"], name
+    assert DEVICES["jetson-orin"]["peaks"]["fp16-sparse"]["rate"] == 85e12
+
+
+def test_jetson_thor_ladder_is_the_b200s():
+    """Thor's FP16 and FP8 come from NVIDIA's blog table (517 TFLOPS dense FP8 or sparse FP16);
+    the FP4 from the product page (2,070 sparse). Their ratios are the B200 datasheet's: FP4 :
+    FP8 : FP16 = 4 : 2 : 1, within the rounding of 517 (half of 1,035)."""
+    thor, b200 = DEVICES["jetson-thor"]["peaks"], DEVICES["b200"]["peaks"]
+    ratio = b200["fp4"]["rate"] / b200["fp16"]["rate"]
+    assert ratio == 4
+    assert math.isclose(thor["fp4"]["rate"] / thor["fp16"]["rate"], ratio, rel_tol=5e-3)
+    assert thor["fp8"]["rate"] == 2 * thor["fp16"]["rate"] == thor["fp16-sparse"]["rate"]
+
+
+def test_gb20x_16bit_rates_derived_from_fp32_and_fp4_agree():
+    """DGX Spark (GB10) and the RTX PRO 6000 Server Edition print no 16-bit rate. The catalog
+    derives it as dense FP4 / 4 (the RTX 5090's FP16-accumulate ratio in the RTX Blackwell
+    whitepaper). A second derivation from the printed FP32 rate and the 5090's FP16 (FP16
+    accumulate) : FP32 of 4 agrees within 1% (GB10's FP32 is Hot Chips' rounded '31'); the
+    Server Edition's is that of the Workstation Edition, the same GB202."""
+    ref = DEVICES["rtx-5090"]["peaks"]
+    acc16_over_fp32 = ref["fp16-acc16"]["rate"] / ref["fp32"]["rate"]
+    assert math.isclose(acc16_over_fp32, 4, rel_tol=1e-3)
+    spark = DEVICES["dgx-spark"]["peaks"]
+    assert spark["fp16"]["rate"] == spark["fp4"]["rate"] / 4 == spark["bf16"]["rate"]
+    assert spark["fp8"]["rate"] == spark["fp4"]["rate"] / 2
+    assert math.isclose(spark["fp16"]["rate"], acc16_over_fp32 * spark["fp32"]["rate"], rel_tol=1e-2)
+    server, workstation = DEVICES["rtx-pro-6000-server"]["peaks"], DEVICES["rtx-pro-6000"]["peaks"]
+    assert math.isclose(server["fp16"]["rate"], acc16_over_fp32 * server["fp32"]["rate"],
+                        rel_tol=1e-3)
+    assert server["fp16"]["rate"] / server["fp32"]["rate"] == \
+        workstation["fp16"]["rate"] / workstation["fp32"]["rate"]
+    assert server["bf16"]["rate"] == server["fp16"]["rate"] == server["fp8"]["rate"] / 2
 
 
 @pytest.mark.parametrize("name", sorted(n for n, d in DEVICES.items() if "interconnect" in d))
@@ -250,3 +296,25 @@ def test_mixes_name_known_formats():
         ex = m["example_llama_2_7b"]
         # the example's bytes and bits per weight describe the same parameter count
         assert math.isclose(ex["bytes"] * 8 / ex["bits_per_weight"], 6_738_415_616, rel_tol=1e-3)
+
+
+def test_m5_rates_are_the_a19_benchmarks_per_core_rates_at_one_assumed_clock():
+    """The M5 family's rates: GPU cores (from each label) x the A19 benchmark's per-core-per-clock
+    figures (fp32 128 x 2 on the shader ALUs, fp16 1,024 and int8 2,048 on the matrix units) x
+    one assumed clock, the same for the three chips; at that clock the M5 Max gives the
+    benchmark's own rounded estimates for it (18 TFLOPS fp32, 70 fp16), within 3%."""
+    clocks = set()
+    for name in ("m5", "m5-pro", "m5-max"):
+        d = DEVICES[name]
+        cores = int(re.search(r"(\d+)-core GPU", d["label"]).group(1))
+        pk = d["peaks"]
+        clock = pk["fp32"]["rate"] / (cores * 256)
+        clocks.add(round(clock / 1e6))
+        assert math.isclose(pk["fp16"]["rate"], cores * 1024 * clock, rel_tol=1e-9), name
+        assert math.isclose(pk["int8"]["rate"], cores * 2048 * clock, rel_tol=1e-9), name
+        assert pk["int8"]["unit"] == "OP/s" and pk["int8"]["engine"] == "tensor"
+        assert "unconfirmed" in d["notes"] and "1.75 GHz" in d["notes"]
+    assert clocks == {1750}
+    mx = DEVICES["m5-max"]["peaks"]
+    assert math.isclose(mx["fp32"]["rate"], 18e12, rel_tol=3e-2)
+    assert math.isclose(mx["fp16"]["rate"], 70e12, rel_tol=3e-2)

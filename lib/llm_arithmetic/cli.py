@@ -271,10 +271,24 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
 }
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def _program_name(argv0: str | None = None) -> str:
+    """The program's name as the user typed it, for the usage lines (argparse's ``prog``):
+    ``python -m llm_arithmetic`` when run as a module (``argv0``, ``sys.argv[0]`` by default,
+    is then the package's ``__main__.py``), else the script's own name (``llm-arithmetic``, the
+    console script of pyproject.toml).
+
+    >>> _program_name("/env/bin/llm-arithmetic"), _program_name("/lib/llm_arithmetic/__main__.py")
+    ('llm-arithmetic', 'python -m llm_arithmetic')
+    """
+    name = os.path.basename(sys.argv[0] if argv0 is None and sys.argv else argv0 or "")
+    return f"python -m {PROG}" if name in ("", "__main__.py", "-m", "-c") else name
+
+
+def build_parser(command: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; given a ``command``, only that command's arguments are
-    added (the others are listed, with their help): what one run parses, built faster."""
-    p = _Parser(prog=f"python -m {PROG}",
+    added (the others are listed, with their help): what one run parses, built faster.
+    ``prog``: the program's name in the usage lines (default ``python -m llm_arithmetic``)."""
+    p = _Parser(prog=prog or f"python -m {PROG}",
                 description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (summary, description, add_arguments) in COMMANDS.items():
@@ -622,7 +636,8 @@ def _describe(ns: argparse.Namespace) -> int:
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
         extra = {} if explained is None else {"explain": {k: ex.as_dict()
                                                           for k, ex in explained.items()}}
-        print(json.dumps({**e.as_dict(), **x, **view, **extra}, indent=2))
+        print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **view, **extra},
+                         indent=2))
     else:
         rows = _table_rows(e, serving)
         column = _label_width(rows)
@@ -733,12 +748,29 @@ def _describe_options() -> dict[str, str]:
             for a in sub.choices["describe"]._actions if a.option_strings}
 
 
+def _forecast_where_it_fits(x: dict[str, Any], e: Any) -> dict[str, Any]:
+    """The forecast keys as ``--json`` prints them: null (with their ranges) where the table
+    says "does not fit in memory" instead of a speed, the decode forecast by the one chip's fit
+    (``e.fits``), the others by the replica's (``e.fits_per_chip``). A forecast is of a run, and
+    no run of such a setup exists; the bound keys keep their numbers beside the fit flags (they
+    are the arithmetic of the setup, not a speed anyone is told to expect)."""
+    from .forecast import EXPECTED_KEYS
+
+    out = dict(x)
+    for key in EXPECTED_KEYS:
+        fits = e.fits if key == "expected_decode_tokens_per_second" else e.fits_per_chip
+        if fits is False:
+            out[key] = out[key + "_range"] = None
+    return out
+
+
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
                     fits_per_chip: bool | None = None, width: int = 0,
                     speculative: bool = False) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
-    a speed (the JSON keys keep their numbers beside the bound's fit flags). The values start
+    a speed (in the JSON the bound's keys keep their numbers beside the fit flags, the forecast's
+    are null: :func:`_forecast_where_it_fits`). The values start
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
     the heading has no value and does not count. With speculative decoding the forecast is
     of the speculative step, and its heading says so: it is to be read against the
@@ -1099,7 +1131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # walk it again, at every collection and once more at exit.
         gc.freeze()
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(args[0] if args and args[0] in COMMANDS else None)
+    # run as a process, the usage lines name the program as it was typed (the console script or
+    # python -m); called with arguments from Python, as the module
+    parser = build_parser(args[0] if args and args[0] in COMMANDS else None,
+                          prog=_program_name() if argv is None else None)
     try:
         ns = parser.parse_args(args)
         if ns.command == "describe":

@@ -1164,7 +1164,8 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
 
 def forecast(model: Any, *, runtime: str | None = None, **kwargs: Any) -> dict[str, Any]:
     """:func:`~llm_arithmetic.estimate.estimate`'s keys (the bounds, unchanged) and the forecast
-    keys of :func:`expected`: what ``describe --json [--runtime NAME]`` prints.
+    keys of :func:`expected`: what ``describe --json [--runtime NAME]`` prints, except that
+    describe nulls the forecast of a setup that does not fit in memory (its ``fits`` flags).
 
     >>> d = forecast("llama-2-7b", hardware="rtx-4090", weights="q4_0", runtime="llama.cpp",
     ...              prompt=512, generate=128)

@@ -297,7 +297,9 @@ def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
     ax.set_xlim(x_lo, x_hi)
     ax.set_xlabel("memory bandwidth [GB/s]")
     ax.set_ylabel("dense peak [TFLOP/s] (fp16, bf16 or fp32)")
-    ax.legend(loc="upper left")
+    # lower right: a chip there would have much bandwidth and little compute, and none has (the
+    # upper left holds the high ops:byte chips, DGX Spark and Jetson Thor among them)
+    ax.legend(loc="lower right")
     ax.figure.canvas.draw()
     for r in ratios:  # each ratio's name along its line, near the left edge
         x0 = x_lo * 1.6
