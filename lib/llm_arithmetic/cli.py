@@ -331,7 +331,8 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                         "linear-attention layers (Mamba-2, Gated DeltaNet, KDA); default: the "
                         "dtype the checkpoint's config.json names (Nemotron-H's "
                         "mamba_ssm_cache_dtype, Qwen3.5's mamba_ssm_dtype: float32, 32 bits, "
-                        "as vLLM keeps it), else --kv-bits")
+                        "as vLLM keeps it), 32 bits for KDA layers (vLLM keeps them in "
+                        "float32 whatever is asked), else --kv-bits")
     d.add_argument("--context", type=_tokens, default=None, metavar="N",
                    help="tokens in each sequence's KV cache (default: the prompt length when "
                         "--prompt is given, else 1)")

@@ -709,7 +709,10 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         Bits (or a format, ``"fp32"``) of those layers' recurrent matrices [bit]; default the
         dtype the checkpoint's ``config.json`` names for them (Nemotron-H's
         ``mamba_ssm_cache_dtype``, Qwen3.5's ``mamba_ssm_dtype``: float32, as vLLM keeps
-        them), else ``bits_kv``.
+        them), 32 for a Kimi delta attention layer's (vLLM's float32 whatever is asked), else
+        ``bits_kv`` (where vLLM's own default for the family may differ: float32 for a
+        Nemotron-H file that names none, which :func:`~llm_arithmetic.engine.engine_view`
+        follows).
     context : int
         Tokens in each sequence's cache at the decode step [token].
     batch : int

@@ -386,7 +386,9 @@ class _Mixer:
         return _part("mixer", self, "matmul_params", d_model=d_model)
 
     def state_bytes(self, bits_state: Any = 16) -> Any:
-        """Bytes of the mixer's state for one sequence, constant in the context [B]."""
+        """Bytes of the mixer's state for one sequence, constant in the context, every element
+        (window and recurrent matrix) at ``bits_state`` [B]; :meth:`Model.state_bytes` keeps
+        the matrix at the bits the checkpoint names instead."""
         return _part("mixer", self, "state", bits_state=bits_state)
 
     def decode_flops(self) -> int:
@@ -1010,8 +1012,8 @@ class Model:
     def state_bytes(self, bits_state: Any = 16, bits_ssm: Any = None) -> Any:
         """Bytes of the state-space layers' state for one sequence (constant in S) [B]: the
         convolution windows at ``bits_state``, the recurrent matrices at ``bits_ssm``, by
-        default at the bits the checkpoint keeps them in (its config's ``ssm_bits``), else at
-        ``bits_state``.
+        default at the bits the checkpoint keeps them in (its config's ``ssm_bits``; 32 for a
+        Kimi delta attention layer's), else at ``bits_state``.
 
         >>> from llm_arithmetic import get_model
         >>> m = get_model("nemotron-3-super")  # mamba_ssm_cache_dtype: float32

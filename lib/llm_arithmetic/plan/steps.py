@@ -137,7 +137,8 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("state_matrix_at_state_bits", "state_matrix", "their recurrent matrices at the state's "
       "bits"),
     s("state_matrix_at_checkpoint", "state_matrix_kept", "their recurrent matrices at the bits "
-      "the checkpoint keeps them in (the state's bits where its config names none)"),
+      "the checkpoint keeps them in (float32 for Kimi delta attention; the state's bits where "
+      "its config names none)"),
     guard(s("state_matrix_at_asked", "state_matrix", "their recurrent matrices at the bits "
             "asked", args={"bits_state": "bits_ssm"}), "bits_ssm"),
     op("state_matrix_bytes", "first", "the recurrent matrices at the bits asked, else at the "

@@ -323,8 +323,8 @@ def _prefill_flops(rng: random.Random) -> Problem:
 def _weights_against_arithmetic(rng: random.Random, low: float, high: float) -> tuple:
     """A dense model in fp16 on a GPU that holds it, and the count of tokens at which reading
     its weights once takes as long as 2 FLOPs per matrix weight per token: the critical batch
-    of an empty cache (chapter 6), which is also the prompt at which a prefill turns
-    compute-bound when attention is left out (chapter 10)."""
+    of an empty cache (chapter 6). (A prefill runs the output head once, not per token, so its
+    critical prompt without attention is a little later: :func:`_prompt_crossover`.)"""
     m = rng.choice(_dense())
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
     w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
