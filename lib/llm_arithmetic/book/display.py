@@ -110,7 +110,8 @@ def glue(name: str, value: Any, display: bool = False, digits: int = 6) -> None:
 # ---- equations --------------------------------------------------------------------------------
 
 def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
-                   multiline: bool = False, factor: tuple[Any, Any] | None = None) -> str:
+                   multiline: bool = False, factor: tuple[Any, Any] | None = None,
+                   collapse: Iterable[str] = ()) -> str:
     """The LaTeX of an equation, as the book prints it.
 
     ``what`` is a registered formula (its name or the object: ``lhs = expression``, factors in
@@ -119,10 +120,14 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     ``multiline`` sets a long sum one term per line, and a product's sum, a max or a case
     within a term over lines of their own (``core.display.latex_lines``), so that it fits a
     phone's width. ``factor=(numerator, denominator)`` prints the expression's rational
-    coefficient as that fraction, unevaluated (:func:`with_factor`).
+    coefficient as that fraction, unevaluated (:func:`with_factor`). ``collapse`` names
+    registered formulas whose whole expression, where the equation holds it, is printed as
+    that formula's left-hand side (an equation printed beside it says what it stands for).
 
     >>> print(equation_latex("batched_step_bytes", multiline=True))  # short: one line
     \\mathcal{B} = W + \\mathcal{K} B
+    >>> print(equation_latex("prefill_time", collapse=["prefill_flops"]))
+    t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B F_{pre}}{R_{peak}}\\right)
     >>> for line in equation_latex("decode_step_time", multiline=True).split(r" \\\\ "):
     ...     print(line)
     \\begin{aligned} t_{dec} &= \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\right.
@@ -136,10 +141,16 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
     if isinstance(what, str):
         what = all_formulas()[what]
     if isinstance(what, Formula):
-        if lhs is None and not multiline and factor is None:
+        if lhs is None and not multiline and factor is None and not collapse:
             return what.latex()
         lhs = what.lhs if lhs is None else lhs
         what, order = what.expr, what.params
+    for name in collapse:
+        inner = all_formulas()[name]
+        collapsed = what.subs(inner.expr, GLOSSARY[inner.lhs].symbol)
+        if collapsed == what:
+            raise ValueError(f"the equation does not hold {name}'s expression to collapse")
+        what = collapsed
     if factor is not None:
         what = with_factor(what, *factor)
     if isinstance(lhs, str):
@@ -186,7 +197,8 @@ def with_factor(expr: Any, numerator: Any, denominator: Any) -> Any:
 
 
 def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
-              multiline: bool = False, factor: tuple[Any, Any] | None = None) -> None:
+              multiline: bool = False, factor: tuple[Any, Any] | None = None,
+              collapse: Iterable[str] = ()) -> None:
     """Glue an equation (see :func:`equation_latex`) under ``name`` for a labelled, numbered
     display in the prose::
 
@@ -197,7 +209,8 @@ def glue_math(name: str, what: Any, lhs: Any = None, order: Iterable[str] = (),
     and refer to it as ``{eq}`eq-roofline```. Outside the book the equation is displayed."""
     from IPython.display import Math, display
 
-    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline, factor=factor)
+    tex = equation_latex(what, lhs=lhs, order=order, multiline=multiline, factor=factor,
+                         collapse=collapse)
     _glue = _myst_glue()
     if _glue is None:
         display(Math(tex))

@@ -218,6 +218,12 @@ def latex_lines(expr: Any, order: Iterable[str] = ()) -> list[str]:
     L \\left(3 d_{model} d_{ff} + 2 d_{model} H d_{head} \\right.
     \\quad \\left. + 2 d_{model} H_{kv} d_{head}\\right)
     + d_{model} V
+    >>> from llm_arithmetic.formulas import serving  # of two sums, the wider is split
+    >>> f = serving.prefix_flops_saved
+    >>> for line in latex_lines(f.expr, order=f.params):
+    ...     print(line)
+    \\left(B - 1\\right) \\left(T_{p} \\left(2 P_{mm} - 2 P_{head}\\right) \\right.
+    \\quad \\left. + 2 L H d_{head} T_{p} \\left(T_{p} + 1\\right)\\right)
     >>> print(*latex_lines(sym.n_layers * (d + sym.d_ff)))  # short: one line
     L \\left(d_{ff} + d_{model}\\right)
     """
@@ -280,11 +286,14 @@ def _term_lines(printer: _BookPrinter, term: Any) -> list[str]:
         return [r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"]
     factors = sorted(term.args, key=printer._factor_key) if term.is_Mul else [term]
     split = [f for f in factors if f.is_Add or isinstance(f, (sp.Max, sp.Min))]
-    if len(split) != 1 or any(f.is_Pow and f.exp.is_negative for f in factors):
+    if not split or any(f.is_Pow and f.exp.is_negative for f in factors):
         return [printer._print(term)]
-    inner = split[0]
+    # of several sums the widest is set over lines ((B - 1) stays in front of the long one)
+    inner = max(split, key=lambda f: _visible_width(printer._print(f)))
     rest = [f for f in factors if f is not inner]
     head = printer._print(sp.Mul(*rest, evaluate=False)) + " " if rest else ""
+    if len(rest) == 1 and rest[0].is_Add:  # a lone sum in front keeps its parentheses
+        head = f"\\left({head.strip()}\\right) "
     if inner.is_Add:
         pieces = []
         for k, t in enumerate(printer._as_ordered_terms(inner)):
