@@ -418,14 +418,16 @@ def test_conventions_that_a_loose_tolerance_let_pass():
         return 24 * 54 * (16384 * 256 + (16384 + 2 * 8 * 256) * kept) * 2 / 1e9
     assert quiet("ex-nb-modern-nemotron-24", state(3))
     assert not quiet("ex-nb-modern-nemotron-24", state(4))
-    # a chunked prefill of 8192 tokens in 16 chunks of 512: the cache written counts, and a chunk
-    # reads only the cache of the chunks before it
+    # a chunked prefill of 8192 tokens in 16 chunks of 512: the cache written counts, a chunk
+    # reads only the cache of the chunks before it, and only the last reads the output head
+    # (Llama 3.1 8B's config: vocab_size 128256, hidden_size 4096, untied)
     m = get_model("llama-3.1-8b")
-    w, kappa = 2 * m.decode_read_params, 32 * 2 * 8 * 128 * 2
-    reads = sum(w + i * 512 * kappa for i in range(16))
+    w, kappa, head = 2 * m.decode_read_params, 32 * 2 * 8 * 128 * 2, 2 * 128256 * 4096
+    reads = sum(w - head + i * 512 * kappa for i in range(16)) + head
     assert quiet("ex-nb-prefill-chunk-bytes", (reads + 8192 * kappa) / 1e9)
     assert not quiet("ex-nb-prefill-chunk-bytes", reads / 1e9)
     assert not quiet("ex-nb-prefill-chunk-bytes", (reads + 16 * 512 * kappa + 8192 * kappa) / 1e9)
+    assert not quiet("ex-nb-prefill-chunk-bytes", (reads + 15 * head + 8192 * kappa) / 1e9)
 
 
 def test_leftovers_of_the_review_are_refused():

@@ -110,14 +110,15 @@ def test_paged_waste_by_counting_blocks(context, block):
 
 @pytest.mark.parametrize("prompt,chunk", [(8192, 2048), (1000, 300), (100, 4096), (7, 1)])
 def test_chunked_prefill_bytes_by_a_loop_over_chunks(prompt, chunk):
-    W, kappa = 10**9, 1000
+    W, head, kappa = 10**9, 10**8, 1000
     total, done = 0, 0
     while done < prompt:
         this = min(chunk, prompt - done)
-        total += W + kappa * done + kappa * this  # weights, cache before, cache written
+        last = done + this == prompt  # only the last chunk computes logits: it reads the head
+        total += W - head + (head if last else 0) + kappa * done + kappa * this
         done += this
-    assert N.chunked_prefill_bytes(weight_bytes=W, kv_cache_bytes_per_token=kappa, prompt=prompt,
-                                   prefill_chunk=chunk) == total
+    assert N.chunked_prefill_bytes(weight_bytes=W, head_bytes=head, kv_cache_bytes_per_token=kappa,
+                                   prompt=prompt, prefill_chunk=chunk) == total
 
 
 def test_critical_prompt_balances_memory_and_compute():

@@ -330,6 +330,8 @@ batch_share = _sym("batch_share", r"B_{\eta}", "batch at which a step reads, in 
                    "a given share of a block's routed experts", "1", _REAL)
 weight_bytes = _sym("weight_bytes", "W", "bytes of the weights (stored, or read in one step)",
                     "B", _NONNEG)
+head_bytes = _sym("head_bytes", "W_{head}", "bytes of the output head's weights, read only by a "
+                  "step that computes logits", "B", _NONNEG)
 matrix_bytes = _sym("matrix_bytes", "W_{mat}", "bytes of one weight matrix as a quantized "
                     "checkpoint stores it: its elements, their scales and zero points", "B",
                     _NONNEG_REAL)

@@ -118,36 +118,39 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
 
 
 @formula("step_bytes")
-def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk):
+def chunked_prefill_bytes(*, weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt,
+                          prefill_chunk):
     """Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked
-    prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks
-    before it, and writes its own. Every chunk but the last is full, so chunk i starts after
-    (i - 1) C cached tokens.
+    prefill): each of the ceil(T / C) chunks reads the weights again, but the output head's
+    W_head bytes only in the last chunk (the only one whose logits are computed), and the cache
+    of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i
+    starts after (i - 1) C cached tokens.
 
     Chunks bound the memory and the latency a prefill takes from the decode steps it shares
     the chips with; they cost weight reads (and cache reads), not FLOPs.
 
     Examples
     --------
-    Llama 3 8B at fp16 (16,060,522,496 bytes of weights, 128 kB of cache a token), 8192 tokens
-    in chunks of 2048: 4 weight reads, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288
-    tokens read: 4 x 16,060,522,496 + 20,480 x 131,072 B.
+    Llama 3 8B at fp16 (16,060,522,496 bytes of weights a step reads, 1,050,673,152 of them the
+    128,256 x 4096 head; 128 kB of cache a token), 8192 tokens in chunks of 2048: 4 reads of the
+    blocks and 1 of the head, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288 tokens read:
+    4 x 15,009,849,344 + 1,050,673,152 + 20,480 x 131,072 B.
 
-    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072, prompt=8192,
-    ...                       prefill_chunk=2048)
-    66926444544
-    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_cache_bytes_per_token=1000, prompt=100,
-    ...                       prefill_chunk=4096)  # one chunk: the plain prefill
+    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, head_bytes=1_050_673_152,
+    ...                       kv_cache_bytes_per_token=131072, prompt=8192, prefill_chunk=2048)
+    63774425088
+    >>> chunked_prefill_bytes(weight_bytes=10**9, head_bytes=10**8, kv_cache_bytes_per_token=1000,
+    ...                       prompt=100, prefill_chunk=4096)  # one chunk: the plain prefill
     1000100000
     """
     chunks = sp.ceiling(prompt / prefill_chunk)
-    return (chunks * weight_bytes + kv_cache_bytes_per_token * prompt
+    return (chunks * (weight_bytes - head_bytes) + head_bytes + kv_cache_bytes_per_token * prompt
             + kv_cache_bytes_per_token * prefill_chunk * chunks * (chunks - 1) / 2)
 
 
 @formula("prefill_time")
-def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk,
-                         n_chips=1, bandwidth, peak_flops):
+def chunked_prefill_time(*, weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops,
+                         prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
     total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking:
     the output head runs once, on the last chunk's last position).
@@ -160,15 +163,17 @@ def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flop
     Llama 3 8B at fp16, 8192 tokens in chunks of 2048 on an H100 (3.35 TB/s, 989.4 TFLOP/s
     fp16). The FLOPs: 2 x (7,504,658,432 - 525,336,576) x 8192 for the blocks' weights, 2 x
     525,336,576 for the 128,256 x 4096 head (once) and 32 x 4 x 32 x 128 x (8192 x 8193 / 2)
-    for attention, 1.3194e14 in all; they take 133.4 ms, the 66.9 GB 20.0 ms.
+    for attention, 1.3194e14 in all; they take 133.4 ms, the 63.8 GB 19.0 ms.
 
-    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
+    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, head_bytes=1_050_673_152,
+    ...                          kv_cache_bytes_per_token=131072,
     ...                          prefill_flops=131_944_593_489_920, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
     133.4
     """
-    step_bytes = chunked_prefill_bytes(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
+    step_bytes = chunked_prefill_bytes(weight_bytes=weight_bytes, head_bytes=head_bytes,
+                                       kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                                        prompt=prompt, prefill_chunk=prefill_chunk)
     return roofline_time(step_bytes=step_bytes / n_chips, step_flops=prefill_flops / n_chips,
                          bandwidth=bandwidth, peak_flops=peak_flops)

@@ -46,8 +46,8 @@ PARAMS = {
     'causal_pairs': ('prompt',),
     'chunk_pairs': ('prompt', 'chunk'),
     'chunk_tokens': ('context', 'chunk'),
-    'chunked_prefill_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'),
-    'chunked_prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'),
+    'chunked_prefill_bytes': ('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'),
+    'chunked_prefill_time': ('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'),
     'compressed_attention_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_matmul_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'),
     'compute_time': ('step_flops', 'peak_flops'),
@@ -1580,20 +1580,23 @@ def chunk_tokens(*, context, chunk):
         return _vector_result(_np.where(_np.equal(context, 0), 0, context - chunk*_np.floor((context - 1)/chunk)))
 
 
-def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk):
+def chunked_prefill_bytes(*, weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk):
     """Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked
-    prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks
-    before it, and writes its own. Every chunk but the last is full, so chunk i starts after
-    (i - 1) C cached tokens.
+    prefill): each of the ceil(T / C) chunks reads the weights again, but the output head's
+    W_head bytes only in the last chunk (the only one whose logits are computed), and the cache
+    of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i
+    starts after (i - 1) C cached tokens.
 
     .. math::
 
-        \\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}
+        \\mathcal{B} = W_{head} + \\kappa T + \\left(W - W_{head}\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}
 
     Parameters
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
+    head_bytes : number or array
+        Bytes of the output head's weights, read only by a step that computes logits, :math:`W_{head}` [B]
     kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prompt : number or array
@@ -1611,42 +1614,45 @@ def chunked_prefill_bytes(*, weight_bytes, kv_cache_bytes_per_token, prompt, pre
 
     Examples
     --------
-    Llama 3 8B at fp16 (16,060,522,496 bytes of weights, 128 kB of cache a token), 8192 tokens
-    in chunks of 2048: 4 weight reads, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288
-    tokens read: 4 x 16,060,522,496 + 20,480 x 131,072 B.
+    Llama 3 8B at fp16 (16,060,522,496 bytes of weights a step reads, 1,050,673,152 of them the
+    128,256 x 4096 head; 128 kB of cache a token), 8192 tokens in chunks of 2048: 4 reads of the
+    blocks and 1 of the head, 8192 tokens written, 2048 x (0 + 1 + 2 + 3) = 12,288 tokens read:
+    4 x 15,009,849,344 + 1,050,673,152 + 20,480 x 131,072 B.
 
-    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072, prompt=8192,
-    ...                       prefill_chunk=2048)
-    66926444544
-    >>> chunked_prefill_bytes(weight_bytes=10**9, kv_cache_bytes_per_token=1000, prompt=100,
-    ...                       prefill_chunk=4096)  # one chunk: the plain prefill
+    >>> chunked_prefill_bytes(weight_bytes=16_060_522_496, head_bytes=1_050_673_152,
+    ...                       kv_cache_bytes_per_token=131072, prompt=8192, prefill_chunk=2048)
+    63774425088
+    >>> chunked_prefill_bytes(weight_bytes=10**9, head_bytes=10**8, kv_cache_bytes_per_token=1000,
+    ...                       prompt=100, prefill_chunk=4096)  # one chunk: the plain prefill
     1000100000
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
+    _exact = _exact_args(('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _exact
+        weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _exact
         try:
-            return _exact_result((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_ceil(prompt/prefill_chunk))
+            return _exact_result((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*_ceil(prompt/prefill_chunk))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
+    weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk = _vector_args(('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'), (weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk))
     with _quiet():
-        return _vector_result(((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_np.ceil(prompt/prefill_chunk))
+        return _vector_result(((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*_np.ceil(prompt/prefill_chunk))
 
 
-def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
+def chunked_prefill_time(*, weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips=1, bandwidth, peak_flops):
     """Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks'
     total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking:
     the output head runs once, on the last chunk's last position).
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)
+        t_{pre} = \\max\\left(\\frac{W_{head} + \\kappa T + \\left(W - W_{head}\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)
 
     Parameters
     ----------
     weight_bytes : number or array
         Bytes of the weights (stored, or read in one step), :math:`W` [B]
+    head_bytes : number or array
+        Bytes of the output head's weights, read only by a step that computes logits, :math:`W_{head}` [B]
     kv_cache_bytes_per_token : number or array
         KV-cache bytes per token (all layers, K and V), :math:`\\kappa` [B]
     prefill_flops : number or array
@@ -1675,24 +1681,25 @@ def chunked_prefill_time(*, weight_bytes, kv_cache_bytes_per_token, prefill_flop
     Llama 3 8B at fp16, 8192 tokens in chunks of 2048 on an H100 (3.35 TB/s, 989.4 TFLOP/s
     fp16). The FLOPs: 2 x (7,504,658,432 - 525,336,576) x 8192 for the blocks' weights, 2 x
     525,336,576 for the 128,256 x 4096 head (once) and 32 x 4 x 32 x 128 x (8192 x 8193 / 2)
-    for attention, 1.3194e14 in all; they take 133.4 ms, the 66.9 GB 20.0 ms.
+    for attention, 1.3194e14 in all; they take 133.4 ms, the 63.8 GB 19.0 ms.
 
-    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, kv_cache_bytes_per_token=131072,
+    >>> t = chunked_prefill_time(weight_bytes=16_060_522_496, head_bytes=1_050_673_152,
+    ...                          kv_cache_bytes_per_token=131072,
     ...                          prefill_flops=131_944_593_489_920, prompt=8192,
     ...                          prefill_chunk=2048, bandwidth=3.35e12, peak_flops=989.4e12)
     >>> round(t * 1e3, 1)
     133.4
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
+    _exact = _exact_args(('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _exact
+        weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _exact
         try:
-            return _exact_result(max(prefill_flops/(n_chips*peak_flops), ((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
+            return _exact_result(max(prefill_flops/(n_chips*peak_flops), ((_F(1, 2))*prefill_chunk*kv_cache_bytes_per_token*(_ceil(prompt/prefill_chunk) - 1)*_ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*_ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
+    weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops = _vector_args(('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'), (weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips, bandwidth, peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
+        return _vector_result(_np.maximum(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(_np.ceil(prompt/prefill_chunk) - 1)*_np.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*_np.ceil(prompt/prefill_chunk))/(n_chips*bandwidth)))
 
 
 def compressed_attention_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio=0, compress_overlap=0, index_heads=0, index_dim=0):

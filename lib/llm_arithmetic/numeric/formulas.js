@@ -147,14 +147,14 @@ export function chunk_tokens({context, chunk} = {}) {
   return ((context === 0) ? (0) : (context - chunk*Math.floor((context - 1)/chunk)));
 }
 
-/** Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens. [B] */
-export function chunked_prefill_bytes({weight_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk} = {}) {
-  return ((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk);
+/** Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again, but the output head's W_head bytes only in the last chunk (the only one whose logits are computed), and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens. [B] */
+export function chunked_prefill_bytes({weight_bytes, head_bytes, kv_cache_bytes_per_token, prompt, prefill_chunk} = {}) {
+  return ((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*Math.ceil(prompt/prefill_chunk);
 }
 
 /** Lower bound on the time of a chunked prefill on N chips: the roofline of the chunks' total bytes (:data:`chunked_prefill_bytes`) and the prompt's FLOPs (unchanged by chunking: the output head runs once, on the last chunk's last position). [s] */
-export function chunked_prefill_time({weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
-  return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + weight_bytes*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
+export function chunked_prefill_time({weight_bytes, head_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, prefill_chunk, n_chips = 1, bandwidth, peak_flops} = {}) {
+  return Math.max(prefill_flops/(n_chips*peak_flops), (((1/2))*prefill_chunk*kv_cache_bytes_per_token*(Math.ceil(prompt/prefill_chunk) - 1)*Math.ceil(prompt/prefill_chunk) + prompt*kv_cache_bytes_per_token + head_bytes + (weight_bytes - head_bytes)*Math.ceil(prompt/prefill_chunk))/(n_chips*bandwidth));
 }
 
 /** Parameters of one compressed-attention block (DeepSeek-V4): the weights of :data:`compressed_matmul_params`, the query latent's and the key-value head's norms (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned position bias over the m_c tokens of a window (c_o d_head each) and the compressed entries' norm (d_head); an indexer has the same two for its own width d_I. [1] */
@@ -1418,25 +1418,27 @@ export const FORMULAS = {
  },
  "chunked_prefill_bytes": {
   "defaults": {},
-  "latex": "\\mathcal{B} = \\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}",
+  "latex": "\\mathcal{B} = W_{head} + \\kappa T + \\left(W - W_{head}\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}",
   "lhs": "step_bytes",
   "params": [
    "weight_bytes",
+   "head_bytes",
    "kv_cache_bytes_per_token",
    "prompt",
    "prefill_chunk"
   ],
-  "summary": "Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens.",
+  "summary": "Bytes a prefill of T tokens moves when processed in chunks of C tokens (chunked prefill): each of the ceil(T / C) chunks reads the weights again, but the output head's W_head bytes only in the last chunk (the only one whose logits are computed), and the cache of the chunks before it, and writes its own. Every chunk but the last is full, so chunk i starts after (i - 1) C cached tokens.",
   "unit": "B"
  },
  "chunked_prefill_time": {
   "defaults": {
    "n_chips": 1
   },
-  "latex": "t_{pre} = \\max\\left(\\frac{\\kappa T + W \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)",
+  "latex": "t_{pre} = \\max\\left(\\frac{W_{head} + \\kappa T + \\left(W - W_{head}\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil + \\frac{\\kappa C_{pf} \\left(\\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil - 1\\right) \\left\\lceil{\\frac{T}{C_{pf}}}\\right\\rceil}{2}}{N_{chip} \\beta_{mem}}, \\frac{F_{pre}}{N_{chip} R_{peak}}\\right)",
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
+   "head_bytes",
    "kv_cache_bytes_per_token",
    "prefill_flops",
    "prompt",

@@ -144,6 +144,7 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
         else np.asarray(list(chunks), dtype=int)
     bw, peak = chip.bandwidth, _peak_for(chip, weights)
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
+                head_bytes=float(model.head_params * bits_per_weight(weights) / 8),
                 prefill_flops=float(model.prefill_flops(prompt)), prompt=prompt)
     total = [N.chunked_prefill_time(prefill_chunk=int(x), bandwidth=bw, peak_flops=peak, **args)
              for x in c]
