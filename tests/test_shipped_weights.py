@@ -121,7 +121,6 @@ def test_gptq_layout_equals_a_real_checkpoints_tensors():
     assert s.matrix_bytes(3584, 3584) == stored
 
 
-
 def test_nemotron_3_super_fp8_repository_is_counted_at_16_bits_and_says_so():
     """The FP8 repository's config.json carries no quantization_config (ModelOpt's
     hf_quant_config.json, beside it, was not found): the entry counts every weight at 16 bits,
