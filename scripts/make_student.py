@@ -424,24 +424,13 @@ def _index_titles(raw: str) -> str:
 #: Pages that print, for another quantity, a number equal to a checked answer at 3 or 4
 #: significant digits: (label, the page's file stem) -> what the page prints there. Each entry was
 #: read on its page (the numbers are not repeated here: this file is in the student tree); the
-#: same answer anywhere else is still a leak.
+#: same answer anywhere else is still a leak. An entry that no longer excuses a number (a value
+#: moved) is reported by check_student_edition, so that the list keeps only what is true.
 COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-specs-b200-fp4", "08-modern-architectures"):
         "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
     ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
         "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
-    ("ex-nb-roofline-l40s-step", "10-prefill"):
-        "the all-reduce time of Llama 3.3 70B's prefill on four H100s (table tbl-prefill-ttft-tp)",
-    ("ex-nb-serving-per-chip", "hardware-table"):
-        "the memory bandwidth in GB/s of two chips of the catalog (GH200 and Trainium3)",
-    ("ex-nb-serving-per-chip", "hardware"):
-        "the same bandwidths, in the catalog's data file",
-    ("ex-nb-modern-gemma1b-stored", "forecast_decode"):
-        "a fitted term of the decode forecast, stored with its fit",
-    ("ex-nb-prefill-critical", "hardware-table"):
-        "the dense tf32 peak in TFLOP/s of one chip of the catalog (the H100 NVL)",
-    ("ex-nb-prefill-critical", "hardware"):
-        "the same peak, in the catalog's data file",
     ("ex-nb-puzzle-5090-ratio", "formats"):
         "the bits per weight of one llama.cpp file type for Llama 2 7B, to four digits (a "
         "weight format's example)",
@@ -455,33 +444,17 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "(the V100 rows' provenance)",
     ("ex-nb-puzzle-5090-ratio", "runtime_measurements"):
         "the same bits per weight, in the V100 rows of the data",
-    ("ex-nb-modern-nemotron-24", "runtime_README"):
-        "the forecast's mean error on gpt-fast's reserved rows, in percent",
-    ("ex-nb-flops-olmo-token", "runtime_README"):
-        "a candidate structure's leave-one-source-out error on the fit rows, in percent (the "
-        "table of how the forecast's terms were chosen)",
-    ("ex-nb-batch-l40s-cost", "forecast_decode"):
-        "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
-    ("ex-nb-kv-gemma3-window", "forecast_decode"):
-        "a fit row's left-out ratio (measured / forecast speed), stored with the fit",
     ("ex-nb-puzzle-qwen3-bytes", "model-table"):
         "the GB of Qwen3 4B's weights as the checkpoint ships (table tbl-models-memory), not the "
         "bytes a step of Qwen3 8B in Q8_0 reads",
     ("ex-nb-mistakes-moe-qwen", "model-table"):
         "the GB of Llama 3.2 3B's weights as the checkpoint ships (table tbl-models-memory), not "
         "a ratio of Phi-3.5-MoE's parameters",
-    ("ex-nb-cost-mtok", "forecast_decode"):
-        "a share of fit rows within 20% (two thirds), stored with the fit's error summaries",
     ("ex-nb-serving-little", "engines"):
         "the attention block size in tokens vLLM 0.19 sets for Qwen3.5-27B (vLLM issue 40691's "
         "log, quoted in a hybrid rule)",
     ("ex-nb-serving-little", "compiled"):
         "the same block size, in the catalog compiled to JSON",
-    ("ex-nb-prefill-chunk-bytes", "engine"):
-        "the attention blocks one request of 262,144 tokens holds in 1,056-token blocks (a "
-        "worked example of vLLM's hybrid concurrency, formulas/engine.py)",
-    ("ex-nb-prefill-chunk-bytes", "_numeric"):
-        "the same worked example, in the generated numeric functions",
     ("ex-nb-parallel-ring", "model-table"):
         "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
         "tbl-models-memory), not an all-reduce time in microseconds",
@@ -502,9 +475,12 @@ COINCIDENCES: dict[tuple[str, str], str] = {
 }
 
 
-def _coincidence(label_list: list[str], rel: str) -> bool:
+def _coincidence(label_list: list[str], rel: str, used: set | None = None) -> bool:
     stem = Path(rel).name.split(".")[0]
-    return all((label, stem) in COINCIDENCES for label in label_list)
+    listed = all((label, stem) in COINCIDENCES for label in label_list)
+    if listed and used is not None:
+        used.update((label, stem) for label in label_list)
+    return listed
 
 
 def printed_answers(numbers: set[str], forms: dict[str, list[str]]) -> set[str]:
@@ -656,10 +632,12 @@ def without_measured(path: Path, root: Path, text: str) -> str:
     return PASTED_TEXT_RE.sub(unglue, text)
 
 
-def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = ()) -> list[str]:
+def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = (),
+                 used: set | None = None) -> list[str]:
     """Every text file under `root` that prints an answer value (answer_forms) as a number,
     except under the folders `skip` (paths relative to `root`), the COINCIDENCES, and what a
-    notebook measured on the machine that ran it (`without_measured`)."""
+    notebook measured on the machine that ran it (`without_measured`). The coincidences that
+    excused a number are added to `used` when given."""
     forms = {}
     for label, value in answers.items():
         for f in answer_forms(value):
@@ -682,7 +660,7 @@ def answer_leaks(root: Path, answers: dict[str, float], skip: tuple[str, ...] = 
             text = html.unescape(" ".join(SVG_TEXT_RE.findall(text)))
         rel = path.relative_to(root).as_posix()
         hits = sorted(h for h in printed_answers(numbers_in(text), forms)
-                      if not _coincidence(forms[h], rel))
+                      if not _coincidence(forms[h], rel, used))
         if hits:
             problems += [f"{rel}: prints {h!r}, the answer of {', '.join(forms[h])}" for h in hits]
     return problems
@@ -735,14 +713,18 @@ def check_student_edition(student_html: Path, instructor_html: Path | None = Non
     # _static/ of a build holds the theme's and MathJax's files (fonts, scripts: numbers by the
     # thousand) and copies of book/_static, which the staged sources' scan covers
     parsed: Parsed = {}  # the student pages, parsed once for solutions and exercises
+    used: set = set()  # the coincidences that excused a number
     problems = (solution_problems(student_html, snippets, parsed)
-                + answer_leaks(student_html, answers, skip=("_static",)))
+                + answer_leaks(student_html, answers, skip=("_static",), used=used))
     if staged is not None:
         problems += [f"staged sources: {p}" for p in
                      solution_problems(staged, snippets)
                      # the diagrams' drawing code: its numbers are coordinates, and what it
                      # prints is scanned in the SVGs it draws (their text and titles)
-                     + answer_leaks(staged, answers, skip=("book/_scripts",))]
+                     + answer_leaks(staged, answers, skip=("book/_scripts",), used=used)]
+        # both scans read every file: a listed coincidence that excused nothing is stale
+        problems += [f"COINCIDENCES lists {key} but that file no longer prints the answer: "
+                     "remove the entry" for key in sorted(set(COINCIDENCES) - used)]
     if instructor_html is not None:
         diff, n = exercise_problems(student_html, instructor_html, parsed)
         problems += diff
