@@ -340,8 +340,9 @@ def test_json_forecast_of_a_setup_that_does_not_fit_is_null(capsys):
 
 def test_describe_state_bits_of_kimi_linear_default_and_asked(capsys):
     """describe's default counts a Kimi delta attention layer's recurrent matrices at 32 bits
-    (vLLM keeps them in float32 whatever is asked) and its convolution windows at --kv-bits;
-    --ssm-bits sets the matrices' bits. From the config's linear_attn_config: 20 KDA layers,
+    (vLLM keeps them in float32 whatever is asked) and its convolution windows at 16 bits
+    whatever --kv-bits says (vLLM's --mamba-cache-dtype auto: the model's dtype); --ssm-bits
+    sets the matrices' bits. From the config's linear_attn_config: 20 KDA layers,
     32 heads of 128 (a 128 x 128 matrix each), short_conv_kernel_size 4 (3 inputs kept for q,
     k and v)."""
     cfg = json.loads((MODELS / "kimi-linear-48b-a3b" / "config.json").read_text())
@@ -351,6 +352,6 @@ def test_describe_state_bits_of_kimi_linear_default_and_asked(capsys):
     window = layers * 3 * heads * d * (lin["short_conv_kernel_size"] - 1)
     for extra, want in (([], matrix * 4 + window * 2),
                         (["--ssm-bits", "16"], (matrix + window) * 2),
-                        (["--kv-bits", "8"], matrix * 4 + window)):
+                        (["--kv-bits", "8"], matrix * 4 + window * 2)):
         assert main(["describe", "kimi-linear-48b-a3b", "--json", *extra]) == 0
         assert json.loads(capsys.readouterr().out)["state_bytes"] == want, extra

@@ -1105,11 +1105,13 @@ def test_mamba2_state_at_the_bits_the_checkpoint_keeps_it_in():
     assert f"{100 * (4176 * 512 / per_layer - 1):.2f}" == "0.19"
     m = read_config(path)
     assert m.state_bytes() == matrix * 4 + conv * 2 == 49_082_368
-    # the matrix at the bits asked; the window follows the cache's
+    # the matrix at the bits asked; the window at the state's bits the model is asked for
     assert m.state_bytes(bits_ssm=16) == (matrix + conv) * 2 == 24_965_120
     assert m.state_bytes(bits_state=8) == matrix * 4 + conv
     e = estimate(str(path), batch=3)
     assert e.state_bytes == 3 * 49_082_368
-    assert estimate(str(path), bits_kv=8, bits_ssm="bf16").state_bytes == matrix * 2 + conv
+    # the estimate keeps the window at 16 bits whatever the KV cache's (vLLM's default)
+    assert estimate(str(path), bits_kv=8, bits_ssm="bf16").state_bytes == (matrix + conv) * 2
+    assert estimate(str(path), bits_kv=8).state_bytes == 49_082_368
     with pytest.raises(InputError, match="^bits_ssm"):
         estimate(str(path), bits_ssm=-1)

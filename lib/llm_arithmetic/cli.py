@@ -324,15 +324,16 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
     d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
-                   help="bits per KV-cache element (default 16); also the bits of the "
-                        "convolution window of state-space and linear-attention layers")
+                   help="bits per KV-cache element (default 16); the convolution window of "
+                        "state-space and linear-attention layers stays at 16 bits, as vLLM "
+                        "keeps it")
     d.add_argument("--ssm-bits", type=_bits, default=None, metavar="B",
                    help="bits of the recurrent state (matrix) of state-space and "
                         "linear-attention layers (Mamba-2, Gated DeltaNet, KDA); default: the "
                         "dtype the checkpoint's config.json names (Nemotron-H's "
                         "mamba_ssm_cache_dtype, Qwen3.5's mamba_ssm_dtype: float32, 32 bits, "
                         "as vLLM keeps it), 32 bits for KDA layers (vLLM keeps them in "
-                        "float32 whatever is asked), else --kv-bits")
+                        "float32 whatever is asked), else 16 bits")
     d.add_argument("--context", type=_tokens, default=None, metavar="N",
                    help="tokens in each sequence's KV cache (default: the prompt length when "
                         "--prompt is given, else 1)")

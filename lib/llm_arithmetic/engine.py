@@ -335,7 +335,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     >>> v.engine_block_tokens, v.engine_kv_cache_tokens, round(v.max_concurrency, 2)
     (1056, 729696, 10.85)
     """
-    from .estimate import _parallel, chip_inputs, resolve_model, weight_inputs
+    from .estimate import (STATE_WINDOW_BITS, _parallel, chip_inputs, resolve_model,
+                           weight_inputs)
 
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
@@ -362,9 +363,10 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                          "the chip when it is not given; its log prints it)")
     bits_kv = _bits_kv(spec, settings)
     # llama.cpp keeps the whole recurrent state (window and matrix) in its own type whatever
-    # the checkpoint names; elsewhere the matrix is at the checkpoint's bits (bits_ssm None)
+    # the checkpoint names; elsewhere the window is at the model's 16 bits (STATE_WINDOW_BITS)
+    # and the matrix at the checkpoint's bits (bits_ssm None)
     bits_state = bits_per_weight(spec["cache_types"][spec["state_type"]]) \
-        if "state_type" in spec else bits_kv
+        if "state_type" in spec else STATE_WINDOW_BITS
     bits_ssm = bits_state if "state_type" in spec else None
     inputs = {name: None for name in ENGINE_INPUTS}
     inputs.update(engine=engine, engine_kv_memory_given=kv_memory, engine_reserve=reserve)

@@ -61,6 +61,13 @@ class ContextWarning(UserWarning):
     """A context beyond the one the model was trained for."""
 
 
+#: Bits of a constant-state layer's convolution window (Mamba-2, Gated DeltaNet, KDA): the
+#: model's 16-bit dtype, whatever the KV cache's bits: vLLM keeps it in --mamba-cache-dtype,
+#: whose "auto" is the model's dtype, not the KV cache's (MambaStateDtypeCalculator,
+#: references.bib vllm2026mambastatedtype); the recurrent matrix has its own bits (bits_ssm).
+STATE_WINDOW_BITS = 16
+
+
 def resolve_model(model: str | Path | Model) -> Model:
     """A :class:`Model` from a model, a catalog name, or a path to a ``config.json``."""
     if isinstance(model, Model):
@@ -605,7 +612,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
         price_per_hour=_serving_number("price_per_hour", price_per_hour),
         **weight_inputs(m, weights, bits_weight), weight_format=plan_format(weights),
-        bits_kv=kv_bits, bits_state=kv_bits, bits_ssm=bits_ssm,
+        bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS, bits_ssm=bits_ssm,
         given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
         given_power=_serving_number("power_watts", power_watts),
@@ -703,14 +710,15 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     bits_weight : number, optional
         Bits per weight, instead of ``weights`` [bit].
     bits_kv : number
-        Bits per KV-cache element [bit]; the state of the constant-state layers (Mamba-2,
-        Gated DeltaNet, KDA) keeps its convolution window at these bits too.
+        Bits per KV-cache element [bit]. The constant-state layers (Mamba-2, Gated DeltaNet,
+        KDA) keep their convolution window at 16 bits whatever this is
+        (:data:`STATE_WINDOW_BITS`, as vLLM does).
     bits_ssm : number or str, optional
         Bits (or a format, ``"fp32"``) of those layers' recurrent matrices [bit]; default the
         dtype the checkpoint's ``config.json`` names for them (Nemotron-H's
         ``mamba_ssm_cache_dtype``, Qwen3.5's ``mamba_ssm_dtype``: float32, as vLLM keeps
         them), 32 for a Kimi delta attention layer's (vLLM's float32 whatever is asked), else
-        ``bits_kv`` (where vLLM's own default for the family may differ: float32 for a
+        16, the window's (where vLLM's own default for the family may differ: float32 for a
         Nemotron-H file that names none, which :func:`~llm_arithmetic.engine.engine_view`
         follows).
     context : int
@@ -934,7 +942,7 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     for j, fmt in enumerate(formats):
         base = m.plan.child(
             context=ctx[:, None], batch=bat[None, :], **weight_inputs(m, fmt),
-            weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=kv_bits, overhead=0,
+            weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS, overhead=0,
             given_bandwidth=None, given_peak_flops=None, given_capacity=None)
         for i, chip in enumerate(chips):
             ev = base.child(**chip_inputs(chip))

@@ -25,7 +25,7 @@ from ..catalog.formats import FORMATS
 from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
 from ..estimate import (_SERVING_RANGES, ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS,
-                        FRONTIER_MAX_BATCH, LIMITS, SPECULATIVE_WORKLOADS)
+                        FRONTIER_MAX_BATCH, LIMITS, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS)
 from ..forecast import forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -107,6 +107,8 @@ def catalog_data() -> dict[str, Any]:
         "plan": plan_data(),
         "field_steps": dict(FIELD_STEPS),
         "crossing_limit": CROSSING_LIMIT,
+        # the bits of a constant-state layer's convolution window, whatever the cache's
+        "state_window_bits": STATE_WINDOW_BITS,
         # the all-reduce algorithms a caller may ask for, and the topologies where "direct" applies
         "allreduce": {"algorithms": list(ALLREDUCE_ALGORITHMS),
                       "fully_connected": list(FULLY_CONNECTED)},

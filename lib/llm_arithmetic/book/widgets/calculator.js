@@ -176,7 +176,7 @@ const Estimate = (function () {
     const inputs = {...chipInputs(chip), context, batch, prompt, generate, overhead: o.overhead,
       tp, ep, pp, given_link_latency: linkLatency, ...comm, price_per_hour: pricePerHour,
       bits_weight: bwBits, weight_format: formatInput(o.weights), bits_kv: kvBits,
-      bits_state: kvBits, given_bandwidth: o.bandwidth ?? null,
+      bits_state: CATALOG.state_window_bits, given_bandwidth: o.bandwidth ?? null,
       given_peak_flops: o.peak_flops ?? null, given_capacity: o.capacity ?? null,
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
@@ -256,7 +256,8 @@ const Estimate = (function () {
     const kvBits = formatBits(o.bits_kv);
     const base = Plan.base(m).child({...chipInputs(chip), context: o.context,
       bits_weight: o.weights === null || o.weights === undefined ? null : formatBits(o.weights),
-      weight_format: formatInput(o.weights), bits_kv: kvBits, bits_state: kvBits,
+      weight_format: formatInput(o.weights), bits_kv: kvBits,
+      bits_state: CATALOG.state_window_bits,
       given_bandwidth: o.bandwidth ?? null, given_peak_flops: o.peak_flops ?? null,
       given_capacity: null, overhead: 0});
     return o.batches.map((batch) => {
