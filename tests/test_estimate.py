@@ -86,6 +86,30 @@ def test_compute_precision_names_the_peak_used():
     assert (e.compute_precision, e.peak_flops) == ("fp32", pi.peaks["fp32"].rate)
 
 
+@pytest.mark.parametrize("chip, weights, precision, tflops", [
+    # GeForce RTX 4090, Ada whitepaper appendix: dense FP16 tensor 165.2 TFLOPS with FP32
+    # accumulate, 330.3 with FP16 accumulate; BF16 165.2 (FP32 accumulate only)
+    ("rtx-4090", "fp16", "fp16-acc16", 330.3),
+    ("rtx-4090", "q4_0", "fp16-acc16", 330.3),
+    ("rtx-4090", "bf16", "bf16", 165.2),
+    # H100 SXM datasheet: FP16 tensor 1,979 TFLOPS with sparsity, dense one half (either
+    # accumulation: no separate rate)
+    ("h100-sxm", "fp16", "fp16", 989.4),
+])
+def test_a_16_bit_bound_takes_the_fastest_rate_for_its_inputs(chip, weights, precision, tflops):
+    """A bound holds for every runtime: fp16 inputs on a GeForce card take the fp16-accumulate
+    rate, which llama.cpp's cuBLAS path reaches (CUBLAS_COMPUTE_16F); bf16 inputs keep the
+    bf16 rate (llama.cpp multiplies them with CUBLAS_COMPUTE_32F); a datacenter card has one."""
+    prompt = 4096  # compute-bound on both chips (the critical prompt is a few hundred tokens)
+    e = estimate(get_model("llama-3-8b"), hardware=chip, weights=weights, prompt=prompt,
+                 context=prompt)
+    assert e.compute_precision == precision
+    assert e.peak_flops == pytest.approx(tflops * 1e12, rel=1e-4)
+    slower = estimate(get_model("llama-3-8b"), hardware=chip, weights=weights, prompt=prompt,
+                      context=prompt, peak_flops=tflops * 1e12 / 2)
+    assert slower.ttft_seconds == pytest.approx(2 * e.ttft_seconds, rel=0.01)
+
+
 def test_time_per_token_plot_uses_the_window():
     """Mistral 7B v0.1 (window 4096 in every layer): at 32K tokens a step reads the cache of
     4096 tokens, so its memory time equals the one at context 4096."""

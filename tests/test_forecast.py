@@ -61,6 +61,16 @@ def test_forecast_never_above_the_bound(name):
         assert t >= r.t_bound
 
 
+def test_every_prefill_row_is_at_or_above_its_bound():
+    """A bound holds for every runtime. XiongjieDai's llama.cpp run of Llama 3 8B F16 on an
+    RTX 4080 (pp512) beat a bound timed at the fp32-accumulate fp16 rate (97.5 TFLOPS in the
+    Ada whitepaper); at the fp16-accumulate rate (194.9) it does not, nor does any other row."""
+    rows = F.prefill_fit_rows()
+    (r4080,) = [r for r in rows if r.id == "xd-llama3-4080-8b-f16-pp512"]
+    assert r4080.t_measured >= r4080.t_bound
+    assert [r.id for r in rows if r.t_measured < r.t_bound] == []
+
+
 def test_errors_are_reported_for_the_reserved_rows():
     for name in ("by_runtime", "agnostic"):
         e = PARAMS["errors_" + name]

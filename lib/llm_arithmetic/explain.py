@@ -721,8 +721,9 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
         substituted = f"{args[0].text}; {bits.name} = {bits.text}"
     elif op == "precision":
         chain, peaks, unless = args
-        equation = (f"the first of {step['chain']} that {step['peaks']} has (the first of "
-                    f"them where {step['unless']} is given)")
+        equation = (f"the first of {step['chain']} that {step['peaks']} has, or its faster "
+                    f"mode ({', '.join(f'{k} -> {v}' for k, v in step['faster'].items())}) where "
+                    f"{step['peaks']} has it (the first of them where {step['unless']} is given)")
         rates = peaks.value or {}
         listed = [f"{p} {format_value(rates[p]['rate'], 'FLOP/s')}" if p in rates else
                   f"{p} (none)" for p in chain.value or ()]

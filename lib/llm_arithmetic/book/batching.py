@@ -58,7 +58,7 @@ def frontier(model: Any, chip: Any, contexts: Iterable[int], ax: Any, reserve: i
         t = roofline.decode_step_time(
             weight_bytes=w, kv_cache_bytes_per_token=kv, matmul_params=model.matmul_params,
             n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head, context=s_eff,
-            batch=b, bandwidth=chip.bandwidth, peak_flops=chip.peak("fp16"))
+            batch=b, bandwidth=chip.bandwidth, peak_flops=peak_of(chip, "fp16"))
         (line,) = ax.plot(1 / t, b / t, label=f"context {s:,} (B_max {b_max})")
         ax.plot([1 / t[-1]], [b[-1] / t[-1]], "o", color=line.get_color(), ms=5)
     ax.set_xscale("log")

@@ -151,7 +151,9 @@ def _describe(step: dict[str, Any], steps: set[str]) -> str:
                 f"{_code(step['fallbacks'])} ({step['wide']} for {step['wide_bits']}-bit "
                 f"weights without a format)")
     if op == "precision":
-        return f"the first of {r(step['chain'])} that {r(step['peaks'])} lists"
+        return (f"the first of {r(step['chain'])} that {r(step['peaks'])} lists, or its faster "
+                f"mode for the same inputs where the chip lists one "
+                f"({', '.join(f'`{k}` -> `{v}`' for k, v in step['faster'].items())})")
     if op == "rate":
         return f"the rate of {r(step['peaks'])} at {r(step['precision'])}"
     if op == "link":

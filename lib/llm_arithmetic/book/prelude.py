@@ -95,10 +95,18 @@ def model_args(m: Model, bits_weight: Any = 16, bits_kv: Any = 16) -> dict[str, 
                 d_head=m.d_head)
 
 
-def chip_args(h: Any, precision: str = "fp16") -> dict[str, float]:
+def chip_args(h: Any, precision: str | None = None) -> dict[str, float]:
     """A chip's bandwidth [B/s] and dense peak [FLOP/s] at ``precision``, as the step formulas
-    take them."""
-    return dict(bandwidth=h.bandwidth, peak_flops=h.peak(precision))
+    take them; without a precision, the peak the estimate uses for 16-bit weights (fp16 with
+    fp16 accumulation where a GeForce card lists it).
+
+    >>> round(chip_args(get_hardware("rtx-4090"))["peak_flops"]
+    ...       / chip_args(get_hardware("rtx-4090"), "fp16")["peak_flops"], 2)
+    2.0
+    """
+    from ..estimate import peak_for
+    return dict(bandwidth=h.bandwidth,
+                peak_flops=peak_for(h, "fp16") if precision is None else h.peak(precision))
 
 
 def formula_args(formula: Any, *sources: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -22,7 +22,8 @@ among     whether a value is one of a list (a chip's topology among the fully co
 finite    the value, or missing when it is infinite
 at        another step evaluated with some inputs changed (a sequence of one, a longer context)
 chain     the precisions whose peak may apply, in order, for a weight format
-precision the first of them the chip has; ``rate``: the chip's peak at a precision
+precision the first of them the chip has (or its ``faster`` mode for the same inputs where the
+          chip lists one); ``rate``: the chip's peak at a precision
 link      the link a group of chips uses, from the chip's interconnect
 field     one entry of a record (a chip's interconnect), missing where absent or empty
 solve     a named numerical search over one input: ``largest`` (the largest integer whose
@@ -550,7 +551,7 @@ def _precision(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     if peaks is not None and ev.ref(step["unless"]) is None:
         for p in chain:
             if p in peaks:
-                return p
+                return step["faster"][p] if step["faster"].get(p) in peaks else p
     return chain[0]
 
 

@@ -177,8 +177,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("precision_chain", "chain", "precisions whose peak may apply, in order",
        format="chain_format", bits="chain_bits", wide_bits=32, wide="fp32",
        fallbacks=["fp16", "bf16", "fp32"]),
+    # A bound holds for every runtime, so a 16-bit product takes the fastest 16-bit tensor rate
+    # the chip offers for those inputs: on GeForce cards fp16 with fp16 accumulation, twice the
+    # fp32-accumulate "fp16" rate, which llama.cpp's cuBLAS path reaches (CUBLAS_COMPUTE_16F).
     op("compute_precision", "precision", "the precision whose peak applies: the first the chip "
-       "has", chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops"),
+       "has, or its faster mode for the same inputs where the chip lists one",
+       chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops",
+       faster={"fp16": "fp16-acc16"}),
     op("chip_peak_flops", "rate", "the chip's dense peak at that precision",
        peaks="chip_peaks", precision="compute_precision"),
     op("peak_flops", "first", "the peak rate used", of=["given_peak_flops", "chip_peak_flops"]),

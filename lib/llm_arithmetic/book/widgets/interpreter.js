@@ -385,6 +385,8 @@ const Plan = (function () {
       const peaks = ev.ref(step.peaks);
       if (peaks && isNull(ev.ref(step.unless))) {
         const p = chain.find((q) => q in peaks);
+        const faster = p && step.faster[p];
+        if (faster && faster in peaks) return faster;
         if (p) return p;
       }
       return chain[0];
