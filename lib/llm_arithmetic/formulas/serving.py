@@ -106,11 +106,13 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
                                    n_layers=n_layers, n_heads=n_heads, d_head=d_head,
                                    prompt=t) / peak_flops
     roots = sp.solve(sp.Eq(memory, compute), t)
-    # The quadratic's roots multiply to -c/a < 0 (a: attention's T^2 coefficient, c: the
-    # weights' memory time in FLOPs less the head's one pass, 2 P_head; the weights' bytes
-    # hold the head's, and a chip's ops:byte ratio is far above 2 FLOPs a byte), so exactly one
-    # is positive for every admissible input; it is the same branch everywhere, found at any
-    # one admissible point (ones, the head empty).
+    # The quadratic's roots multiply to -c/a (a: attention's T^2 coefficient, c: the weights'
+    # memory time in FLOPs, W R / beta, less the head's one pass, 2 P_head), negative wherever
+    # R / beta > 2 P_head / W: then exactly one root is positive. That holds on every real chip
+    # (ops:byte ratios of tens to hundreds of FLOPs a byte; 2 P_head / W is about 1 at most,
+    # for 4-bit weights and a head a third of them), not for any positive input (at an
+    # ops:byte ratio of 1 a 4-bit Gemma 3 1B gets a negative root). The positive branch is the
+    # same everywhere it exists, found at one such point (ones, the head empty).
     ones = {s: 1 for s in memory.free_symbols | compute.free_symbols if s != t}
     ones[head_params] = 0
     (root,) = [r for r in roots if r.xreplace(ones).evalf() > 0]
