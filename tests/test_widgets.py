@@ -955,3 +955,22 @@ def test_state_in_the_page_at_the_bits_the_checkpoint_keeps_it_in(page):
                            16, bits_ssm=16))):
         got = page.evaluate(ENGINE_QUERY, [name, {"bits_state": 16}, ["state_bytes"]])
         assert got == [want] == [CATALOG[name].model.state_bytes(16)]
+
+
+def test_a_custom_chip_starts_at_the_peak_the_estimate_takes(page):
+    """A reader who switches a widget to a custom chip starts from the page's chip at the peak
+    the bound uses there: on an RTX 4090 with 16-bit weights, fp16 with fp16 accumulation,
+    330.3 TFLOP/s (NVIDIA's Ada whitepaper; its fp16 key holds the fp32-accumulate 165.2)."""
+    from test_browser_widgets import READ_WIDGET
+
+    page.evaluate("""() => {
+      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="llama-3-8b"
+        data-chip="rtx-4090" data-weights="fp16" data-controls="model,chip"></div>`;
+      window.LLMArithmetic.mountAll();
+    }""")
+    el = page.locator('[data-llm-widget="estimate"]')
+    el.locator('[data-control="chip"]').select_option("custom")
+    state = el.evaluate(READ_WIDGET)["state"]
+    assert state["chip"] == "custom"
+    assert state["custom_chip"]["peak_tflops"] == pytest.approx(330.3)
+    assert state["custom_chip"]["bandwidth_gbps"] == pytest.approx(1008)

@@ -812,8 +812,15 @@ const UI = (function () {
     const start = CATALOG.models[state.model] || CATALOG.models["llama-3-8b"];
     state.customModel = firstParts(start);
     const startChip = CATALOG.hardware[state.chip] || CATALOG.hardware["h100-sxm"];
+    // a custom chip starts as the starting chip, at the peak the estimate takes on it for the
+    // starting model and format (a GeForce card's fp16-acc16, not its fp16 key)
+    let startPeak = chipPeak(startChip, "fp16");
+    try {
+      startPeak = Estimate.estimate(start, startChip, {weights: state.weights || null}).peak_flops
+        || startPeak;
+    } catch (err) { /* a start the estimate refuses: the fp16 key */ }
     state.customChip = {bandwidth_gbps: startChip.bandwidth / 1e9,
-      peak_tflops: chipPeak(startChip, "fp16") / 1e12, capacity_gb: startChip.capacity / 1e9};
+      peak_tflops: startPeak / 1e12, capacity_gb: startChip.capacity / 1e9};
     const ownGroup = () => {
       const m = state.model === "custom" ? null : CATALOG.models[state.model];
       const heads = m ? Stack.uniformHeads(m) : null;
