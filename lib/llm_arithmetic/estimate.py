@@ -510,7 +510,8 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
 
 def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | None:
     """The dense peak the plan uses on ``chip`` for weights of a format: the rate of its
-    ``compute_precision`` step (the first precision of the format's chain that the chip lists)
+    ``compute_precision`` step (the first precision of the format's chain that the chip lists,
+    or that precision's faster mode where the chip lists one: a GeForce card's fp16-acc16)
     [FLOP/s]."""
     precision = compute_precision(weights, bits_weight, chip.peaks)
     return chip.peaks[precision].rate if precision in chip.peaks else None
@@ -942,7 +943,8 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     for j, fmt in enumerate(formats):
         base = m.plan.child(
             context=ctx[:, None], batch=bat[None, :], **weight_inputs(m, fmt),
-            weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS, overhead=0,
+            weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS,
+            overhead=0,
             given_bandwidth=None, given_peak_flops=None, given_capacity=None)
         for i, chip in enumerate(chips):
             ev = base.child(**chip_inputs(chip))

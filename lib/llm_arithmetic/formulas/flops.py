@@ -303,6 +303,13 @@ def decode_flops_per_token(*, matmul_params, n_layers, n_heads, d_head, context)
                                                                  attended=context)
 
 
+def prefill_weight_flops(matmul_params, head_params, prompt):
+    """FLOPs of a prefill's matrix products: 2 per weight of the blocks per prompt token, 2 per
+    weight of the output head once (the last position's logits only). Shared by
+    :data:`prefill_flops` and :data:`~llm_arithmetic.formulas.stack.stack_prefill_flops`."""
+    return 2 * (matmul_params - head_params) * prompt + 2 * head_params
+
+
 @formula("prefill_flops")
 def prefill_flops(*, matmul_params, head_params, n_layers, n_heads, d_head, prompt):
     """FLOPs to process a prompt of T tokens with causal attention: 2 per weight of the blocks
@@ -322,7 +329,7 @@ def prefill_flops(*, matmul_params, head_params, n_layers, n_heads, d_head, prom
     2256
     """
     pairs = causal_pairs(prompt=prompt)
-    return (2 * (matmul_params - head_params) * prompt + 2 * head_params
+    return (prefill_weight_flops(matmul_params, head_params, prompt)
             + n_layers * attention_prefill_flops(n_heads=n_heads, d_head=d_head,
                                                  causal_pairs=pairs))
 

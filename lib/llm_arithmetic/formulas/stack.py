@@ -13,7 +13,8 @@ import sympy as sp
 
 from ..core.registry import formula
 from .params import kda_gate_weights, mla_attention_params, mlp_params
-from .flops import gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops
+from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
+                    prefill_weight_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "kda_matmul_params", "kda_prefill_flops",
@@ -366,7 +367,7 @@ def stack_prefill_flops(*, matmul_params, head_params, prompt, layer_flops):
     >>> stack_prefill_flops(matmul_params=1000, head_params=400, prompt=2, layer_flops=256)
     3456
     """
-    return 2 * (matmul_params - head_params) * prompt + 2 * head_params + layer_flops
+    return prefill_weight_flops(matmul_params, head_params, prompt) + layer_flops
 
 
 @formula("micro_batch")

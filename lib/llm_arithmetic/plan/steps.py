@@ -129,9 +129,10 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("kv_cache_bytes", "kv_stored", "cache of B sequences of S tokens as runtimes store it"),
     s("kv_cache_bytes_full_storage", "kv_full", "the cache if every layer kept every token"),
     s("seq_kv_bytes", "kv_stored", "cache of one sequence of S tokens", args={"batch": 1}),
-    # the state of a constant-state layer: its convolution window at the state's bits (those of
-    # the cache), its recurrent matrix at the bits it is kept in (the checkpoint's dtype, else
-    # the state's bits; bits_ssm where asked), as the engine's steps split it
+    # the state of a constant-state layer: its convolution window at the state's bits (16,
+    # estimate.STATE_WINDOW_BITS, whatever the cache's), its recurrent matrix at the bits it is
+    # kept in (the checkpoint's dtype, else the state's bits; bits_ssm where asked), as the
+    # engine's steps split it
     s("state_at_state_bits", "state", "state of the state-space layers, one sequence, every "
       "element at the state's bits"),
     s("state_matrix_at_state_bits", "state_matrix", "their recurrent matrices at the state's "

@@ -56,7 +56,8 @@ def chunked_prefill_args(model: Any, chip: Any, weights: str, prompt: int) -> di
     of ``model`` on ``chip`` with weights in ``weights``."""
     e = estimate(model, hardware=chip, weights=weights)
     return dict(weight_bytes=float(model.step_weight_bytes(e.bits_weight, prompt)),
-                head_bytes=float(model.head_params * e.bits_weight / 8),
+                head_bytes=float(N.weight_bytes(n_params=model.head_params,
+                                                bits_weight=e.bits_weight)),
                 kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
                 prefill_flops=float(model.prefill_flops(prompt)), prompt=prompt,
                 bandwidth=chip.bandwidth, peak_flops=e.peak_flops)

@@ -46,8 +46,8 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
 
 
 def _peak_for(chip: Hardware, weights: str) -> float:
-    """The dense peak a format computes at on ``chip``, as estimate() chooses it: the first
-    precision of the format's compute chain that the chip has [FLOP/s]."""
+    """The dense peak a format computes at on ``chip``, as estimate() chooses it
+    (:func:`~llm_arithmetic.estimate.peak_for`) [FLOP/s]."""
     rate = peak_for(chip, weights, bits_per_weight(weights))
     return math.inf if rate is None else rate
 
@@ -144,7 +144,8 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
         else np.asarray(list(chunks), dtype=int)
     bw, peak = chip.bandwidth, _peak_for(chip, weights)
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
-                head_bytes=float(model.head_params * bits_per_weight(weights) / 8),
+                head_bytes=float(N.weight_bytes(n_params=model.head_params,
+                                                bits_weight=bits_per_weight(weights))),
                 prefill_flops=float(model.prefill_flops(prompt)), prompt=prompt)
     total = [N.chunked_prefill_time(prefill_chunk=int(x), bandwidth=bw, peak_flops=peak, **args)
              for x in c]
