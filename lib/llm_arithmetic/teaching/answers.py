@@ -379,13 +379,19 @@ def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float
                _prefill_flops_by_hand(model, prompt) / tp / _peak_for(chip, bits))
 
 
+def _head_by_hand(m: Any) -> int:
+    """The output head's weights from the config's fields, V x d (tied or not: a matrix
+    product either way), not the library's head_params."""
+    return m.n_vocab * m.d_model
+
+
 def _prefill_flops_by_hand(model: str, prompt: int) -> float:
     """2 FLOPs per matrix weight of the blocks per prompt token, 2 per weight of the V x d
     output head once (only the last position's logits are computed), plus causal attention:
     token i attends to i positions, 4 H d_head FLOPs each in every layer (summed, not the
     library's expression)."""
     m = get_model(model)
-    head = m.n_vocab * m.d_model
+    head = _head_by_hand(m)
     attended = prompt * (prompt + 1) // 2
     return (2 * (m.matmul_params - head) * prompt + 2 * head
             + 4 * m.n_layers * m.n_heads * m.d_head * attended)
@@ -395,7 +401,7 @@ def _attention_crossover(model: str) -> float:
     """T with 2 (P_mm - V d) T + 2 V d = 2 H L d_head T (T + 1): the positive root of
     a T^2 + b T + c, a = H L d_head, b = a - (P_mm - V d), c = -V d, by hand."""
     m = get_model(model)
-    head = m.n_vocab * m.d_model
+    head = _head_by_hand(m)
     a = m.n_heads * m.n_layers * m.d_head
     b, c = a - (m.matmul_params - head), -head
     return (-b + (b * b - 4 * a * c) ** 0.5) / (2 * a)
@@ -409,7 +415,7 @@ def _critical_prompt(model: str, chip: str) -> float:
     w, kappa = 2 * m.decode_read_params, m.kv_cache_bytes_per_token()
     beta, r = h.bandwidth, h.peak("fp16")
     hld = m.n_heads * m.n_layers * m.d_head
-    head = m.n_vocab * m.d_model
+    head = _head_by_hand(m)
     a = 2 * hld / r
     b = (2 * (m.matmul_params - head) + 2 * hld) / r - kappa / beta
     c = 2 * head / r - w / beta
@@ -422,7 +428,7 @@ def _chunked_bytes(model: str, prompt: int, chunk: int) -> float:
     chunk)."""
     m = get_model(model)
     w, kappa = 2 * m.decode_read_params, m.kv_cache_bytes_per_token()
-    head = 2 * m.n_vocab * m.d_model
+    head = 2 * _head_by_hand(m)  # bytes at fp16
     chunks = -(-prompt // chunk)
     return sum(w - head + i * chunk * kappa for i in range(chunks)) + head + prompt * kappa
 
@@ -470,8 +476,8 @@ _SERVING_ANSWERS: dict[str, Answer] = {
     "ex-nb-prefill-crossover": Answer(
         lambda: _attention_crossover("mistral-nemo-12b"), "tokens",
         "set the weight term 2 (P_mm - P_head) T + 2 P_head equal to the attention term "
-        "2 H L d_head T (T + 1) and solve the quadratic for T", question="prompt at which attention FLOPs equal matrix FLOPs, "
-                                "Mistral NeMo 12B"),
+        "2 H L d_head T (T + 1) and solve the quadratic for T",
+        question="prompt at which attention FLOPs equal matrix FLOPs, Mistral NeMo 12B"),
     "ex-nb-prefill-critical": Answer(
         lambda: _critical_prompt("llama-3.1-8b", "l40s"), "tokens",
         "solve memory time (the weights and the T tokens of cache written) = compute time (the "
