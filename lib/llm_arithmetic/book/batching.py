@@ -151,7 +151,9 @@ def critical_batch_figure(models: Iterable[Any], chip: Any, s_inf: dict, weights
 
 
 def peak_of(chip: Any, weights: Any) -> float:
-    """The dense peak the estimate uses for weights of the format ``weights`` [FLOP/s]."""
+    """The dense peak the estimate uses for weights of the format ``weights`` [FLOP/s]
+    (:func:`~llm_arithmetic.estimate.peak_for`), infinite where the chip lists none (the
+    chapters' helpers and plots divide by it)."""
     from ..estimate import peak_for
     rate = peak_for(chip, weights)
     return float("inf") if rate is None else rate

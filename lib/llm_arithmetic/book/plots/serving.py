@@ -18,7 +18,8 @@ from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core import symbols as sym
 from ...core.units import GB
-from ...estimate import estimate, frontier, peak_for
+from ...estimate import estimate, frontier
+from ..batching import peak_of
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax
 
@@ -45,13 +46,6 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
                 kv_cache_bytes_per_token=float(model.kv_cache_bytes(prompt, 1, kv)) / prompt)
 
 
-def _peak_for(chip: Hardware, weights: str) -> float:
-    """The dense peak a format computes at on ``chip``, as estimate() chooses it
-    (:func:`~llm_arithmetic.estimate.peak_for`) [FLOP/s]."""
-    rate = peak_for(chip, weights, bits_per_weight(weights))
-    return math.inf if rate is None else rate
-
-
 def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
                            prompts: Iterable[int] | None = None, bits_kv: Any = 16,
                            n_chips: int = 1, ax: plt.Axes | None = None) -> plt.Axes:
@@ -70,7 +64,7 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     ax = _ax(ax)
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
-    bw, peak = chip.bandwidth, _peak_for(chip, weights)
+    bw, peak = chip.bandwidth, peak_of(chip, weights)
     total, memory, compute = [], [], []
     for t in t_prompt:
         args = dict(_prefill_args(model, weights, bits_kv, int(t)),
@@ -142,7 +136,7 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
     ax = _ax(ax)
     c = np.unique(np.geomspace(16, prompt, 120).astype(int)) if chunks is None \
         else np.asarray(list(chunks), dtype=int)
-    bw, peak = chip.bandwidth, _peak_for(chip, weights)
+    bw, peak = chip.bandwidth, peak_of(chip, weights)
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
                 head_bytes=float(N.weight_bytes(n_params=model.head_params,
                                                 bits_weight=bits_per_weight(weights))),
