@@ -18,8 +18,7 @@ from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core import symbols as sym
 from ...core.units import GB
-from ...estimate import estimate, frontier
-from ..batching import peak_of
+from ...estimate import estimate, frontier, peak_for
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax
 
@@ -64,7 +63,8 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     ax = _ax(ax)
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
-    bw, peak = chip.bandwidth, peak_of(chip, weights)
+    bw, peak = chip.bandwidth, peak_for(chip, weights)
+    peak = math.inf if peak is None else peak  # no rate listed: memory time only
     total, memory, compute = [], [], []
     for t in t_prompt:
         args = dict(_prefill_args(model, weights, bits_kv, int(t)),
@@ -136,7 +136,8 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
     ax = _ax(ax)
     c = np.unique(np.geomspace(16, prompt, 120).astype(int)) if chunks is None \
         else np.asarray(list(chunks), dtype=int)
-    bw, peak = chip.bandwidth, peak_of(chip, weights)
+    bw, peak = chip.bandwidth, peak_for(chip, weights)
+    peak = math.inf if peak is None else peak  # no rate listed: memory time only
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
                 head_bytes=float(N.weight_bytes(n_params=model.head_params,
                                                 bits_weight=bits_per_weight(weights))),
