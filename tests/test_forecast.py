@@ -267,6 +267,11 @@ PLAN_CASES = [
                                            batch=16, context=1024)),
     ("llama-3-8b", "rtx-4090", "llama.cpp", dict(weights="q4_k_m", prompt=256, generate=64,
                                                  draft_len=4, acceptance=0.7, draft_cost=0.1)),
+    # a draft model (its blocks charged) and an MTP module (one block a draft)
+    ("qwen3-8b", "rtx-4090", "llama.cpp", dict(weights="q4_k_m", context=1024, batch=4,
+                                               draft="qwen3-0.6b", draft_len=4, acceptance=0.8)),
+    ("deepseek-v3", "h200", "vLLM", dict(weights="fp8", tp=8, prompt=1024, generate=256,
+                                         speculation="mtp")),
 ]
 
 

@@ -33,13 +33,21 @@ def test_batch_one_speedup_is_leviathans_theorem():
 @pytest.mark.parametrize("batch", [1, 64, 1024])
 def test_batched_speedup_matches_chapter_13(batch):
     """The chapter's n / (k c_d + r), r from book.plots.verify_step_ratio, c_d from the draft's
-    and the target's bounds on the same chip."""
+    and the target's bounds on the same chip at the same batch and context (the draft reads a
+    cache of its own: its share grows with the batch)."""
     target, chip = get_model("qwen3-8b"), get_hardware("h100-sxm")
     e = estimate(target, hardware=chip, context=512, batch=batch, draft_len=K, acceptance=A,
                  draft="qwen3-0.6b")
-    c_d = (estimate("qwen3-0.6b", hardware=chip, context=1).decode_memory_seconds
-           / estimate(target, hardware=chip, context=1).decode_memory_seconds)
+    c_d = (estimate("qwen3-0.6b", hardware=chip, context=512, batch=batch)
+           .decode_seconds_per_token
+           / estimate(target, hardware=chip, context=512, batch=batch).decode_seconds_per_token)
     assert e.draft_cost == pytest.approx(c_d, rel=1e-12)
+    # by hand at batch 1: bytes over the same bandwidth, each model's 16-bit weights a step
+    # reads and its cache of 512 tokens (layers x 2 x KV heads x head size x 2 B, config.json)
+    if batch == 1:
+        by_hand = [m.decode_read_params * 2 + 512 * m.n_layers * 2 * m.n_kv_heads * m.d_head * 2
+                   for m in (get_model("qwen3-0.6b"), target)]
+        assert e.draft_cost == pytest.approx(by_hand[0] / by_hand[1], rel=1e-6)
     r = float(verify_step_ratio(target, chip, "fp16", 512, [batch], K)[0])
     n = N.speculative_tokens_per_step(acceptance=A, draft_len=K)
     want = n / (K * c_d + r)
@@ -123,3 +131,30 @@ def test_forecast_sits_under_the_speculative_bound(runtime):
     # tokens a step yields, so its speed-up may exceed the bound's: (n (t + c)) / (s t + c)
     up = d["expected_decode_tokens_per_second"] / plain["expected_decode_tokens_per_second"]
     assert 1 < up < d["spec_tokens_per_step"]
+
+
+def test_forecast_charges_the_drafts_blocks():
+    """A speculative forecast pays the per-layer cost (kernel launches) of every block a step
+    runs: the verify step's L and the drafts' gamma L_d, with L_d from the draft's config.json
+    (Qwen3 0.6B: num_hidden_layers 28) and L from the target's (Qwen3 8B: 36). By hand from the
+    registered forecast formula with the fitted terms; a draft given by its cost alone charges
+    no blocks of its own."""
+    import llm_arithmetic.forecast as F
+    kw = dict(hardware="rtx-4090", weights="q4_k_m", context=1024, draft_len=K, acceptance=A)
+    d = F.forecast("qwen3-8b", runtime="llama.cpp", draft="qwen3-0.6b", **kw)
+    assert d["draft_layers"] == 28
+    v = F.terms_for(F.load_params()["by_runtime"], "consumer-gpu", "llama.cpp")
+    e = estimate("qwen3-8b", draft="qwen3-0.6b", **kw)
+    n = e.spec_tokens_per_step
+    step = N.forecast_step_time(step_time=e.speculative_seconds_per_token * n,
+                                overhead_fraction=v["k"], dequant_fraction=v["delta"],
+                                dequant_time=F.estimate_dequant_seconds(e),
+                                fixed_time=v["tau_s"], layer_time=v["lambda_s_per_layer"],
+                                n_layers=36 + K * 28)
+    assert d["expected_decode_tokens_per_second"] == pytest.approx(n / step, rel=1e-12)
+    # the same draft cost given as a number: the drafts' blocks are not charged, and the
+    # forecast is faster by exactly their launches
+    c = F.forecast("qwen3-8b", runtime="llama.cpp", draft_cost=e.draft_cost, **kw)
+    assert c["draft_layers"] is None
+    gap = n / c["expected_decode_tokens_per_second"] - n / d["expected_decode_tokens_per_second"]
+    assert gap == pytest.approx(-K * 28 * v["lambda_s_per_layer"], rel=1e-9)

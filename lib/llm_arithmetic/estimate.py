@@ -257,6 +257,9 @@ class Estimate:
     draft_len, acceptance, draft_cost : int, float, float or None
         Speculative decoding's inputs: tokens drafted per step, the probability that the target
         accepts each, a draft step's time relative to a plain step (None: no speculation).
+    draft_layers : int or None
+        Blocks one draft step runs [block]: a ``draft`` model's layers, one for an MTP module;
+        None where only a cost was given. The forecast charges each its per-layer time.
     spec_tokens_per_step : float or None
         Tokens a speculative step yields on average [token].
     speculative_seconds_per_token, speculative_tokens_per_second : float or None
@@ -348,6 +351,7 @@ class Estimate:
     draft_len: int | None = None
     acceptance: float | None = None
     draft_cost: float | None = None
+    draft_layers: int | None = None
     spec_tokens_per_step: float | None = None
     speculative_seconds_per_token: float | None = None
     speculative_tokens_per_second: float | None = None
@@ -471,7 +475,8 @@ def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
 #: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
-                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost")
+                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost",
+                "draft_layers")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -636,12 +641,16 @@ SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
                        acceptance: Any = None, draft_cost: Any = None,
                        draft: Any = None, hardware: Any = None,
-                       bandwidth: Any = None) -> dict[str, Any]:
+                       bandwidth: Any = None, at: dict[str, Any] | None = None
+                       ) -> dict[str, Any]:
     """Checked speculative-decoding inputs of the plan: a named workload
     (:data:`SPECULATIVE_WORKLOADS`), or a draft length with an acceptance rate and a draft cost
-    (or a ``draft`` model, whose cost is its decode bound over the target's at batch 1 on the same
-    chip, as chapter 13 computes it). Explicit values override the workload's. All None: no
-    speculation."""
+    (or a ``draft`` model, whose cost is its decode bound over the target's plain one on the
+    same chip, both at the workload ``at`` of the call: its weights, cache format, context,
+    batch and peak, on one chip; the draft keeps a cache of its own, so at a large batch or a
+    long context its share grows, as chapter 13 shows). Explicit values override the
+    workload's. All None: no speculation."""
+    draft_layers = None
     if speculation is not None:
         if speculation not in SPECULATIVE_WORKLOADS:
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
@@ -650,11 +659,13 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         draft_len = w["draft_len"] if draft_len is None else draft_len
         acceptance = w["acceptance"] if acceptance is None else acceptance
         if draft_cost is None and draft is None:
-            draft_cost = 1 / m.n_layers if w["draft_cost"] == "one block" else w["draft_cost"]
+            one_block = w["draft_cost"] == "one block"
+            draft_cost = 1 / m.n_layers if one_block else w["draft_cost"]
+            draft_layers = 1 if one_block else None
     if draft_len is None:
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
-        return dict(draft_len=None, acceptance=None, draft_cost=None)
+        return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None)
     draft_len = _count("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
@@ -669,13 +680,15 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError("give either draft_cost or a draft model, not both")
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
-        t = [estimate(x, hardware=hardware, bandwidth=bandwidth).decode_memory_seconds
-             for x in (draft, m)]
-        draft_cost = t[0] / t[1]
+        draft = resolve_model(draft)
+        t = [estimate(x, hardware=hardware, bandwidth=bandwidth, **(at or {}))
+             .decode_seconds_per_token for x in (draft, m)]
+        draft_cost, draft_layers = t[0] / t[1], draft.n_layers
     draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
     if not 0 <= draft_cost < math.inf:
         raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
-    return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost)
+    return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
+                draft_layers=draft_layers)
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
@@ -790,7 +803,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                             dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
     spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
                               acceptance=acceptance, draft_cost=draft_cost, draft=draft,
-                              hardware=chip, bandwidth=bandwidth)
+                              hardware=chip, bandwidth=bandwidth,
+                              at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                                      context=context, batch=batch, peak_flops=peak_flops))
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])

@@ -1130,7 +1130,9 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     forecast time is at least its bound time, so no forecast rate is above its bound. With
     speculative decoding (``e.spec_tokens_per_step``) the decode and TPOT forecasts are of a
     speculative step's bound, over the tokens it yields, and sit under the speculative bounds
-    (:data:`SPECULATIVE_BOUND_KEYS`).
+    (:data:`SPECULATIVE_BOUND_KEYS`); the per-layer term then counts the blocks the drafts run
+    too (``e.draft_layers`` each, ``e.draft_len`` times a step: their kernel launches), as the
+    plan's ``fc_layers`` does.
     """
     p = params or load_params()
     runtime = resolve_runtime(runtime, p)
@@ -1145,14 +1147,16 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     td = step(e.speculative_seconds_per_token if e.spec_tokens_per_step else
               e.decode_seconds_per_token)
     dq = estimate_dequant_seconds(e)
-    t, r = _time_forecast(p, dec, td, cls, runtime, n_layers, dq)
+    layers = n_layers + ((e.draft_len or 0) * (e.draft_layers or 0)
+                         if e.spec_tokens_per_step else 0)
+    t, r = _time_forecast(p, dec, td, cls, runtime, layers, dq)
     out["expected_decode_tokens_per_second"] = None if t is None else n / t
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
     t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
-    t, r = _time_forecast(p, dec, tt, cls, runtime, n_layers, dq)
+    t, r = _time_forecast(p, dec, tt, cls, runtime, layers, dq)
     t, r = (None, None) if t is None else (t / n, [x / n for x in r])
     out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
     per_chip = (lambda x: e.batch / x / e.n_chips)

@@ -869,7 +869,8 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
-            acceptance=None, draft_cost=None, forecast_decode=None, forecast_prefill=None,
+            acceptance=None, draft_cost=None, draft_layers=None, forecast_decode=None,
+            forecast_prefill=None,
             **{name: None for name in ENGINE_INPUTS}))
 
     @cached_property

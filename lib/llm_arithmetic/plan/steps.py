@@ -593,7 +593,8 @@ def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dic
         guard(f(f"{name}_step", "forecast_step_time", "the forecast time of that step",
                 step_time=f"{name}_bound", overhead_fraction="fc_k",
                 dequant_fraction="fc_delta", dequant_time="forecast_dequant_time",
-                fixed_time="fc_tau", layer_time="fc_lambda"), "forecast_decode"),
+                fixed_time="fc_tau", layer_time="fc_lambda", n_layers="fc_layers"),
+              "forecast_decode"),
         f(f"{name}_fast", "forecast_end_time", "the fast end of its interval, never faster "
           "than the bound", forecast_time=f"{name}_step", interval_ratio="fc_high",
           step_time=f"{name}_bound"),
@@ -626,6 +627,16 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     for key in ("k", "tau", "lambda", "low", "high")] + [
     op("fc_tokens", "first", "tokens a step yields (1 without speculation)",
        of=["spec_tokens_per_step", LIT(1)]),
+    # the per-layer term is kernel launches: a speculative step also runs the draft's blocks,
+    # gamma times (none charged where only a draft cost was given)
+    op("draft_layers_used", "first", "blocks one draft step runs (none given: none charged)",
+       of=["draft_layers", LIT(0)]),
+    guard(op("draft_layer_passes", "mul", "blocks the drafts of one speculative step run",
+             of=["draft_len", "draft_layers_used"]), "draft_len"),
+    guard(op("spec_layer_passes", "add", "blocks a speculative step runs: the verify step's "
+             "and the drafts'", plus=["n_layers", "draft_layer_passes"]), "draft_len"),
+    op("fc_layers", "choose", "blocks whose per-layer cost a forecast step pays",
+       when="draft_len", then="spec_layer_passes", otherwise="n_layers"),
 ] + _forecast_of("fc_decode", "decode_seconds_per_token", "speculative_seconds_per_token",
                  "the decode bound") + [
     op("expected_decode_tokens_per_second", "div", "expected tokens/s of one stream",
@@ -783,7 +794,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "chip_interconnect",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
-          "draft_len", "acceptance", "draft_cost", "forecast_decode", "forecast_prefill",
+          "draft_len", "acceptance", "draft_cost", "draft_layers", "forecast_decode",
+          "forecast_prefill",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
           "engine_swa_full", "engine_max_model_len", "engine_hybrid", "engine_page_align",

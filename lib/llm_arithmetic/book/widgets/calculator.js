@@ -113,7 +113,7 @@ const Estimate = (function () {
       if ((o.acceptance ?? null) !== null || (o.draft_cost ?? null) !== null) {
         throw new Error("draft_len: speculative decoding needs the draft length");
       }
-      return {draft_len: null, acceptance: null, draft_cost: null};
+      return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null};
     }
     const draftLen = count("draft_len", o.draft_len);
     if (o.acceptance === null || o.acceptance === undefined) {
@@ -127,7 +127,8 @@ const Estimate = (function () {
     if (!(draftCost >= 0 && draftCost < Infinity)) {
       throw new Error(`draft_cost must be non-negative, got ${o.draft_cost}`);
     }
-    return {draft_len: draftLen, acceptance, draft_cost: draftCost};
+    // a draft given by its cost alone: no blocks of its own charged (as in Python)
+    return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: null};
   }
 
   // the forecast's fitted terms for the chip's class and a runtime (forecast.forecast_inputs,

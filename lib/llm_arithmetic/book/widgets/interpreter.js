@@ -446,7 +446,8 @@ const Plan = (function () {
       is_moe: moe.length > 0, n_active_experts: ks.size === 1 ? [...ks][0] : (moe.length ? null : 1),
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
-      draft_len: null, acceptance: null, draft_cost: null, forecast_decode: null,
+      draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
+      forecast_decode: null,
       forecast_prefill: null,
     };
     models.set(m, inputs);
