@@ -175,3 +175,24 @@ def test_command_line_communication_options():
     assert (ring["allreduce_algorithm"], ring["overlap"], ring["scale_up_latency"]) == \
         ("ring", False, 1e-6)
     assert ring["tpot_seconds"] == ring["tpot_serialized_seconds"] > out["tpot_seconds"]
+
+
+def test_chapter_alltoall_naive_and_deduplicated_pay_the_same_latency():
+    """Chapter 11's DeepSeek-V3 all-to-all (32 chips in four nodes of eight H100s, 128 tokens
+    each), by hand: 58 MoE layers (61 layers, the first 3 dense, config.json), 8 routed experts
+    per token, d = 7168; the node network at 50 GB/s per chip (400 Gb/s) and NCCL's 2.7 us a
+    step between nodes, one step per phase. Naive: every token to each of its experts on
+    another chip, 16-bit both ways, 2 x 128 x 8 x 31/32 x 7168 x 2 B. One copy per remote node
+    that holds any of its experts, 3 x (1 - (3/4)^8) copies, fp8 out and 16-bit back:
+    128 x copies x 7168 x 3 B. Both pay the same two latencies per layer."""
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.book.chapters.parallelism import expert_alltoall
+
+    a = expert_alltoall(get_model("deepseek-v3"), get_hardware("h100-sxm"),
+                        get_hardware("gb200"), 32, 128, 4)
+    bw, lat, layers = 50e9, 2.7e-6, 58
+    naive = 2 * 128 * 8 * 31 / 32 * 7168 * 2
+    dedup = 128 * 3 * (1 - 0.75**8) * 7168 * 3
+    assert a["layers"] == layers
+    assert a["naive_s"] == pytest.approx(layers * (naive / bw + 2 * lat), rel=1e-9)
+    assert a["network_s"] == pytest.approx(layers * (dedup / bw + 2 * lat), rel=1e-9)

@@ -1,5 +1,5 @@
 """Build code of the cost chapter (``notebooks/14-cost.ipynb``): the points of a serving
-frontier that fit, and the cheapest of them that keeps a promised speed per user.
+frontier that fit, and the largest batch that keeps a promised speed per user.
 """
 from __future__ import annotations
 
@@ -24,16 +24,42 @@ def fitting_frontier(model: Any, chip: Any, price: float, **serve: Any) -> list[
     return [p for p in frontier(model, hardware=chip, price_per_hour=price, **serve) if p["fits"]]
 
 
-def largest_batch_meeting(points: list[dict[str, Any]], tokens_per_user: float) -> dict | None:
-    """The point of largest batch among ``points`` whose speed per user is at least
-    ``tokens_per_user`` [tokens/s], or None.
+def largest_batch_at_speed(model: Any, chip: Any, price: float, tokens_per_user: float,
+                           largest: int = 1 << 16, **serve: Any) -> dict[str, Any] | None:
+    """The point of :func:`~llm_arithmetic.estimate.frontier` at the largest batch, any whole
+    number rather than a power of two, whose weights and caches fit the chips and whose speed
+    per user is at least ``tokens_per_user`` [tokens/s]; None when batch 1 already fails.
 
-    >>> largest_batch_meeting([{"batch": 1, "tokens_per_second_per_user": 90},
-    ...                        {"batch": 2, "tokens_per_second_per_user": 40}], 50)["batch"]
-    1
+    A larger batch only lengthens the step and fills more memory, so the batches that pass are
+    1 to some B: halving an interval finds B in a few dozen estimates (``largest`` caps it).
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> p = largest_batch_at_speed(get_model("llama-3.1-8b"), get_hardware("h100-sxm"), 1.0,
+    ...                            100, weights="fp16", context=4096)
+    >>> p["batch"], p["tokens_per_second_per_user"] >= 100, p["fits"]
+    (34, True, True)
     """
-    ok = [p for p in points if p["tokens_per_second_per_user"] >= tokens_per_user]
-    return ok[-1] if ok else None
+    def point(b: int) -> dict[str, Any]:
+        return frontier(model, hardware=chip, price_per_hour=price, batches=[b], **serve)[0]
+
+    def passes(p: dict[str, Any]) -> bool:
+        return bool(p["fits"]) and p["tokens_per_second_per_user"] >= tokens_per_user
+
+    best = point(1)
+    if not passes(best):
+        return None
+    top = point(largest)
+    if passes(top):
+        return top
+    lo, hi = 1, largest          # lo passes, hi does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        p = point(mid)
+        if passes(p):
+            lo, best = mid, p
+        else:
+            hi = mid
+    return best
 
 
 def per_chip_ratio(a: dict | None, b: dict | None) -> float:

@@ -77,7 +77,8 @@ def expert_alltoall(model: Any, node_chip: Any, rack_chip: Any, ep: int, tokens:
     ``tokens`` tokens per chip, 8-bit dispatch: bytes per chip and time over all its expert
     layers [s], on nodes of ``node_chip`` joined by their network (routing limited to
     ``node_limit`` nodes) and on one scale-up domain of ``rack_chip``, beside the naive count
-    (every token to every chosen expert, 16-bit, over the network, no latency).
+    (every token to every chosen expert, 16-bit, over the same network with the same latency
+    per phase, so that the two times differ by their bytes alone).
 
     >>> from llm_arithmetic import get_hardware, get_model
     >>> a = expert_alltoall(get_model("deepseek-v3"), get_hardware("h100-sxm"),
@@ -102,7 +103,8 @@ def expert_alltoall(model: Any, node_chip: Any, rack_chip: Any, ep: int, tokens:
     return dict(
         layers=layers, nodes=nodes, copies=copies, naive_bytes=naive_bytes,
         network_bytes=net_bytes, network_bandwidth=net, rack_bandwidth=rack,
-        naive_s=layers * N.alltoall_time(alltoall_bytes=naive_bytes, link_bandwidth=net),
+        naive_s=N.layer_alltoall_time(n_ep_layers=layers, alltoall_bytes=naive_bytes,
+                                      link_bandwidth=net, link_latency=lat.scale_out_latency),
         network_s=N.layer_alltoall_time(n_ep_layers=layers, alltoall_bytes=net_bytes,
                                         link_bandwidth=net, link_latency=lat.scale_out_latency),
         rack_s=N.layer_alltoall_time(n_ep_layers=layers, alltoall_bytes=rack_bytes,
