@@ -231,6 +231,21 @@ def test_mixtral_attention_v_and_k_are_q8_0():
     assert set(types.values()) == {8.5}
 
 
+def test_q4_0_file_of_gpt2_keeps_its_position_table_at_16_bits():
+    # llama.cpp's quantizer never quantizes a learned position table (llama-quant.cpp: "do not
+    # quantize positional embeddings"). GPT-2 (124M) from its config.json, by hand: 12 layers,
+    # d = 768, 1024 positions, vocabulary 50257, tied head. In a Q4_0 file the tied table takes
+    # the output rule (Q6_K, 105/16 bits), the position table stays F16, the four matrices of a
+    # layer (768 x 2304, 768 x 768, 768 x 3072, 3072 x 768) are Q4_0 (9/2 bits) and every norm
+    # and bias vector (9,984 per layer, 1,536 in the final norm) is F32.
+    matrices = 12 * (768 * 2304 + 768 * 768 + 2 * 768 * 3072)
+    vectors = 12 * (4 * 768 + 2304 + 768 + 3072 + 768) + 2 * 768
+    expected_bits = (50257 * 768 * 105 / 16 + 1024 * 768 * 16 + matrices * 9 / 2 + vectors * 32)
+    tensors = mix_tensors(get_model("gpt2"), "q4_0")
+    assert sum(p * b for _, p, b in tensors) / 8 == pytest.approx(expected_bits / 8, abs=1)
+    assert {name: b for name, _, b in tensors}["position_embd"] == 16
+
+
 def test_mix_as_weights_in_estimate():
     e = estimate("llama-2-7b", weights="q4_k_m")
     assert e.bits_weight == pytest.approx(float(mix_bits(get_model("llama-2-7b"), "q4_k_m")))

@@ -1,6 +1,6 @@
 """Chapter 7, quantization (``notebooks/07-quantization.ipynb``): weight bytes by format, the
 bound against bits per weight, the cache's share of a step, the output head's precision, what
-fits, and a GGUF-like file against every parameter at one width."""
+fits (a GGUF file's bytes come from ``catalog.formats.mix_tensors``)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -11,7 +11,7 @@ import numpy as np
 from ...catalog.formats import bits_per_weight
 from ...core.units import GB, GiB
 from ...estimate import estimate
-from ...formulas import memory, params
+from ...formulas import memory
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt
 from ..plots import decode_bytes_breakdown, time_per_token_vs_batch
@@ -129,32 +129,6 @@ def fit_rows(models: Iterable[Any], formats: Sequence[str], chips: Sequence[Any]
                      for h in chips]
             rows.append([model_name(m), w, f"{need / GiB:.1f}"] + cells)
     return rows
-
-
-def gguf_like_bytes(m: Any, body: str = "q4_0", head: str = "Q6_K") -> tuple[float, int]:
-    """Bytes of a GGUF-like file of a dense model: matrices in ``body``, the head in ``head``,
-    1-D tensors in fp32, a router at 16 bits; and the head's parameters. The pieces add up to
-    the total (checked)."""
-    q_body, q_head = bits_per_weight(body), bits_per_weight(head)
-    a = m.arch()
-    attn_vectors = (a["qkv_bias"] * (m.n_heads + 2 * m.n_kv_heads) * m.d_head
-                    + a["o_bias"] * m.d_model)
-    attn_matrices = params.attention_params(d_model=m.d_model, n_heads=m.n_heads,
-                                            n_kv_heads=m.n_kv_heads, d_head=m.d_head)
-    mlp_vectors = a["mlp_bias"] * ((m.n_mlp_mats - 1) * m.d_ff + m.d_model)
-    mlp_matrices = m.n_mlp_mats * m.d_model * m.d_ff
-    vectors = (m.n_layers * (attn_vectors + m.n_experts * mlp_vectors)
-               + (m.n_layers * m.norm_vecs_layer + m.norm_vecs_final) * m.d_model
-               + a["head_bias"] * m.n_vocab)
-    matrices = (m.n_layers * (attn_matrices + m.n_experts * mlp_matrices)
-                + m.n_positions * m.d_model)
-    embedding = 0 if m.tied else m.n_vocab * m.d_model  # a tied table is the head
-    router = m.n_layers * params.router_params(d_model=m.d_model, n_experts=m.n_experts)
-    head_params = m.n_vocab * m.d_model
-    assert matrices + embedding + vectors + router + head_params == m.total_params
-    size = float(((matrices + embedding) * q_body + head_params * q_head + vectors * 32
-                  + router * 16) / 8)
-    return size, head_params
 
 
 def critical_batch_figure(model: Any, chip: Any, formats: Sequence[str]
