@@ -10,6 +10,7 @@ import sympy as sp
 
 from ...core import symbols as sym
 from ...core.units import GB_S, TFLOP_S
+from ...estimate import peak_for
 from ...formulas import flops, memory, roofline
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt
@@ -22,15 +23,16 @@ def _shape(m: Any) -> dict[str, Any]:
 
 def ridge_rows(chips: Sequence[Any], n_star: sp.Expr, width: int, bits: int = 16
                ) -> tuple[list[list[str]], dict[str, tuple[float, float]]]:
-    """Per chip: dense fp16 peak, bandwidth, ops:byte ratio and the number of vectors n at
+    """Per chip: the dense 16-bit peak the estimate uses (``estimate.peak_for``), bandwidth, ops:byte ratio and the number of vectors n at
     which a square ``width`` matrix product turns compute-bound (``n_star`` solved for n);
     also {chip key: (ops:byte, n)}."""
     rows, out = [], {}
     for h in chips:
-        r = roofline.ops_per_byte(peak_flops=h.peak("fp16"), bandwidth=h.bandwidth)
+        peak = peak_for(h, "fp16")  # the estimate's 16-bit rate (a GeForce card's fp16-acc16)
+        r = roofline.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth)
         n = float(n_star.subs({sym.mat_m: width, sym.bits: bits, sym.ops_per_byte: r}))
         out[h.name] = (r, n)
-        rows.append([chip_name(h), f"{h.peak('fp16') / TFLOP_S:,.1f}",
+        rows.append([chip_name(h), f"{peak / TFLOP_S:,.1f}",
                      f"{h.bandwidth / GB_S:,.0f}", f"{r:,.1f}", f"{n:,.0f}"])
     return rows, out
 

@@ -15,9 +15,10 @@ from ..prelude import chip_args, fmt_batch, formula_args, model_args
 
 
 def headline_args(chip: Any) -> dict[str, float]:
-    """A chip's bandwidth and dense peak at its headline precision (fp16, else bf16, else
-    fp32), as the step formulas take them."""
-    return chip_args(chip, chip.headline_precision())
+    """A chip's bandwidth and the dense 16-bit peak the estimate uses for it (fp16, with fp16
+    accumulation where a GeForce card lists that rate), as the step formulas take them: the
+    same rate in every table of the chapter."""
+    return chip_args(chip)
 
 
 def short_chip_name(chip: Any) -> str:
@@ -85,7 +86,7 @@ def prefill_decode_rows(model: Any, weights: str, m_args: Mapping[str, Any],
         p = roofline.prefill_time(prompt=prompt, head_params=model.head_params, **m_args,
                                   **headline_args(h))
         d = estimate(model, hardware=h, weights=weights, context=prompt)
-        rows.append([chip_name(h), f"{h.peak(h.headline_precision()) / TFLOP_S:.0f}",
+        rows.append([chip_name(h), f"{headline_args(h)['peak_flops'] / TFLOP_S:.0f}",
                      f"{h.bandwidth / GB_S:,.0f}", f"{p * 1e3:.1f}",
                      f"{d.decode_seconds_per_token * 1e3:.2f}"])
     return rows
