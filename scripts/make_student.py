@@ -458,9 +458,6 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-ring", "model-table"):
         "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
         "tbl-models-memory), not an all-reduce time in microseconds",
-    ("ex-nb-cases-deepseek-gib", "17b-forecast"):
-        "the forecast in tokens/s of Llama 3 8B with speculative decoding (the chapter's worked "
-        "example since the refit on 446 rows), not a GiB of DeepSeek-V3's weights",
     ("ex-nb-parallel-comm", "forecast_decode"):
         "a stored cross-validation ratio, measured / forecast speed, of one fit row (XiongjieDai's "
         "A100 PCIe Llama 3 8B F16 tg1024), not a time in milliseconds",
