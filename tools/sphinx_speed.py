@@ -1,4 +1,4 @@
-"""Two repeated costs of a Sphinx build, paid once (installed by :mod:`tools.sphinx_ext`).
+"""Repeated costs of a Sphinx build, paid once (installed by :mod:`tools.sphinx_ext`).
 
 Profiled on the book's full build (Sphinx 7.4, sphinxcontrib-bibtex 2.7, pybtex 0.26), about a
 third of its CPU went to two lookups repeated for every reference:
@@ -12,8 +12,24 @@ third of its CPU went to two lookups repeated for every reference:
   by name, and pybtex scans every installed distribution's entry points each time: 7 s.
   :func:`cached_plugins` memoizes ``pybtex.plugin.find_plugin`` (a name gives a class).
 
-Neither changes what is built: the HTML is byte for byte the same (checked when this was
-written, on every page).
+The Chinese edition parses every translated message (about 11,000) as a Markdown document of
+its own (Sphinx's ``publish_msgstr`` through MyST's parser), and two costs of each parse that do
+not depend on the message were about half of that build's CPU (profiled, MyST-Parser 3.0):
+
+* **A document built to be thrown away.** ``DocutilsRenderer.setup_render`` reads
+  ``options.get("document", make_document())``: Python evaluates the default first, so every
+  parse built a new docutils document, with a full ``OptionParser`` of default settings, that
+  the parser, which always passes its own document, never used. :func:`lazy_default_document`
+  builds it only when no document is given.
+* **A new Markdown parser per parse.** ``MystParser.parse`` builds a ``MarkdownIt`` with the
+  MyST plugins (and a renderer that collects its render methods by introspection) each time.
+  :func:`reused_md_parsers` keeps the parser it built for a configuration and hands it out
+  again while it is not rendering (a parse started inside another one gets a new parser).
+  ``MystParser.parse`` sets only ``options["document"]``, and ``setup_render`` resets every
+  per-render attribute of the renderer, so a reused parser renders as a new one does.
+
+None of these changes what is built: the HTML is byte for byte the same (checked when each was
+written, on every page of both editions).
 
 >>> class Env:
 ...     def __init__(self):
@@ -90,11 +106,107 @@ def cached_plugins() -> None:
             module.find_plugin = cached
 
 
+def lazy_default_document() -> None:
+    """``setup_render`` without the default document it builds and drops when it is given one
+    (MyST-Parser's ``options.get("document", make_document())``)."""
+    from myst_parser.mdit_to_docutils import base
+
+    renderer = base.DocutilsRenderer
+    if getattr(renderer.setup_render, "_lazy_default_document", False):
+        return
+    original = renderer.setup_render
+
+    @functools.wraps(original)
+    def setup_render(self: Any, options: Any, env: Any) -> None:
+        if "document" not in options:
+            return original(self, options, env)
+        make_document = base.make_document
+        base.make_document = _unused_document  # the default, evaluated and then not used
+        try:
+            return original(self, options, env)
+        finally:
+            base.make_document = make_document
+
+    setup_render._lazy_default_document = True  # type: ignore[attr-defined]
+    renderer.setup_render = setup_render
+
+
+def _unused_document(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+#: Markdown parsers kept by :func:`reused_md_parsers` (one per configuration: the book's, and
+#: one per page whose front matter changes it).
+KEEP_PARSERS = 8
+
+
+def reused_md_parsers() -> None:
+    """``MystParser.parse`` takes a kept ``MarkdownIt`` for its configuration (the same object)
+    and renderer class, unless that parser is rendering now; otherwise it builds one as before.
+
+    >>> from myst_parser.config.main import MdParserConfig
+    >>> from myst_parser.mdit_to_docutils.base import DocutilsRenderer
+    >>> from myst_parser.parsers import sphinx_ as myst_sphinx
+    >>> reused_md_parsers()
+    >>> config = MdParserConfig()
+    >>> md = myst_sphinx.create_md_parser(config, DocutilsRenderer)
+    >>> md is myst_sphinx.create_md_parser(config, DocutilsRenderer)
+    True
+    >>> md is myst_sphinx.create_md_parser(MdParserConfig(), DocutilsRenderer)
+    False
+
+    A parser asked for while the kept one renders (a parse inside a parse) is a new one:
+
+    >>> inner = []
+    >>> md.renderer.render = lambda tokens, options, env: inner.append(
+    ...     myst_sphinx.create_md_parser(config, DocutilsRenderer))
+    >>> md.render("text")
+    >>> inner[0] is md, myst_sphinx.create_md_parser(config, DocutilsRenderer) is md
+    (False, True)
+    """
+    from myst_parser.parsers import sphinx_ as myst_sphinx
+
+    create = myst_sphinx.create_md_parser
+    if getattr(create, "_reused", False):
+        return
+    kept: OrderedDict[tuple[int, Any], tuple[Any, Any, list[bool]]] = OrderedDict()
+
+    def create_md_parser(config: Any, renderer: Any) -> Any:
+        key = (id(config), renderer)
+        entry = kept.get(key)
+        if entry is not None and entry[0] is config and not entry[2][0]:
+            kept.move_to_end(key)
+            return entry[1]
+        md = create(config, renderer)
+        if entry is not None and entry[0] is config:
+            return md  # the kept one is rendering: this parse is nested in it
+        busy = [False]
+        render = md.render
+
+        def tracked_render(*args: Any, **kwargs: Any) -> Any:
+            busy[0] = True
+            try:
+                return render(*args, **kwargs)
+            finally:
+                busy[0] = False
+
+        md.render = tracked_render
+        kept[key] = (config, md, busy)
+        if len(kept) > KEEP_PARSERS:
+            kept.popitem(last=False)
+        return md
+
+    create_md_parser._reused = True  # type: ignore[attr-defined]
+    myst_sphinx.create_md_parser = create_md_parser
+
+
 def install() -> None:
-    """Both, once per process."""
+    """All of them, once per process."""
     from sphinx.domains.std import StandardDomain
 
     if not getattr(StandardDomain._resolve_numref_xref, "__wrapped__", None):
         StandardDomain._resolve_numref_xref = read_only_doctrees(
             StandardDomain._resolve_numref_xref)
     cached_plugins()
+    lazy_default_document()
+    reused_md_parsers()
