@@ -191,7 +191,7 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--generate", type=_tokens, default=256, metavar="N",
                    help="tokens generated after the first (default 256)")
     c.add_argument("--max-batch", type=_batch, default=1024, metavar="N",
-                   help="largest batch tried; every batch from 1 to it is (default 1024)")
+                   help="largest batch tried; every batch from 1 to it is tried (default 1024)")
     c.add_argument("--top", type=_batch, default=10, metavar="N",
                    help="configurations printed (default 10)")
     c.add_argument("--forecast", action="store_true",
