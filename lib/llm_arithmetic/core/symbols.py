@@ -325,6 +325,8 @@ ssm_params = _sym("ssm_params", "P_{ssm}", "parameters of one constant-state mix
                   "Gated DeltaNet)")
 embed_params = _sym("embed_params", "P_{emb}",
                     "parameters outside the blocks: embeddings, final norm, output head")
+ple_params = _sym("ple_params", "P_{PLE}", "parameters of per-layer input embeddings: their "
+                  "table, its projection and norm, and each block's gate, projection back and norm")
 experts_read = _sym("experts_read", r"\bar{E}_{B}",
                     "experts of one MoE block that a step of B tokens reads (expected)", "1",
                     _REAL)

@@ -205,7 +205,7 @@ def unread_embedding_params(*, n_vocab, d_model, tied=0, n_positions=0):
             + (n_positions - sp.Min(n_positions, 1, evaluate=False)) * d_model)
 
 
-@formula("embed_params")
+@formula("ple_params")
 def per_layer_embedding_params(*, n_layers, d_model, d_ple, n_vocab_ple):
     """Parameters of per-layer input embeddings (PLE; Gemma 4 E2B/E4B, Gemma 3n): one table of
     V_PLE rows holding, for every block, a slice of width d_PLE (L d_PLE columns in all); a

@@ -6695,7 +6695,7 @@ def per_layer_embedding_params(*, n_layers, d_model, d_ple, n_vocab_ple):
 
     .. math::
 
-        P_{emb} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)
+        P_{PLE} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)
 
     Parameters
     ----------
@@ -6710,8 +6710,8 @@ def per_layer_embedding_params(*, n_layers, d_model, d_ple, n_vocab_ple):
 
     Returns
     -------
-    embed_params : number or array
-        Parameters outside the blocks: embeddings, final norm, output head, :math:`P_{emb}` [-]
+    ple_params : number or array
+        Parameters of per-layer input embeddings: their table, its projection and norm, and each block's gate, projection back and norm, :math:`P_{PLE}` [-]
 
     Examples
     --------

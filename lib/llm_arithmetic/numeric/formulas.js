@@ -3092,8 +3092,8 @@ export const FORMULAS = {
  },
  "per_layer_embedding_params": {
   "defaults": {},
-  "latex": "P_{emb} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)",
-  "lhs": "embed_params",
+  "latex": "P_{PLE} = d_{PLE} + L \\left(d_{model} + 2 d_{model} d_{PLE}\\right) + L d_{PLE} \\left(V_{PLE} + d_{model}\\right)",
+  "lhs": "ple_params",
   "params": [
    "n_layers",
    "d_model",
