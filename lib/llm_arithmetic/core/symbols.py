@@ -239,7 +239,8 @@ context = _sym("context", "S", "tokens in the KV cache (context length) when a t
                "token", _NONNEG)
 batch = _sym("batch", "B", "sequences decoded together in one step")
 prompt = _sym("prompt", "T", "prompt tokens processed in the prefill", "token")
-generated = _sym("generated", "G", "tokens generated after the prefill", "token", _NONNEG)
+generated = _sym("generated", "G", "tokens generated after the first (the prefill yields the "
+                 "first; each of G decode steps one more)", "token", _NONNEG)
 seq_len = _sym("seq_len", "N", "sequence length of an attention block", "token")
 mat_m = _sym("mat_m", "M", "rows of a weight matrix")
 mat_k = _sym("mat_k", "K", "columns of a weight matrix (inner dimension)")

@@ -782,7 +782,7 @@ def baseten_generation_time(*, n_params, prompt, generated, bandwidth, peak_flop
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
     generated : number or array
-        Tokens generated after the prefill, :math:`G` [token]
+        Tokens generated after the first (the prefill yields the first; each of G decode steps one more), :math:`G` [token]
     bandwidth : number or array
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
@@ -3935,7 +3935,7 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
     generated : number or array
-        Tokens generated after the prefill, :math:`G` [token]
+        Tokens generated after the first (the prefill yields the first; each of G decode steps one more), :math:`G` [token]
     batch : number or array (default 1)
         Sequences decoded together in one step, :math:`B` [-]
     bandwidth : number or array
@@ -5762,7 +5762,7 @@ def mean_decode_context(*, prompt, generated):
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
     generated : number or array
-        Tokens generated after the prefill, :math:`G` [token]
+        Tokens generated after the first (the prefill yields the first; each of G decode steps one more), :math:`G` [token]
 
     Returns
     -------
@@ -7190,7 +7190,7 @@ def request_time(*, ttft, tpot, generated):
     tpot : number or array
         Time per output token, :math:`t_{TPOT}` [s]
     generated : number or array
-        Tokens generated after the prefill, :math:`G` [token]
+        Tokens generated after the first (the prefill yields the first; each of G decode steps one more), :math:`G` [token]
 
     Returns
     -------
