@@ -23,9 +23,9 @@ def _shape(m: Any) -> dict[str, Any]:
 
 def ridge_rows(chips: Sequence[Any], n_star: sp.Expr, width: int, bits: int = 16
                ) -> tuple[list[list[str]], dict[str, tuple[float, float]]]:
-    """Per chip: the dense 16-bit peak the estimate uses (``estimate.peak_for``), bandwidth, ops:byte ratio and the number of vectors n at
-    which a square ``width`` matrix product turns compute-bound (``n_star`` solved for n);
-    also {chip key: (ops:byte, n)}."""
+    """Per chip: the dense 16-bit peak the estimate uses (``estimate.peak_for``), bandwidth,
+    ops:byte ratio and the number of vectors n at which a square ``width`` matrix product turns
+    compute-bound (``n_star`` solved for n); also {chip key: (ops:byte, n)}."""
     rows, out = [], {}
     for h in chips:
         peak = peak_for(h, "fp16")  # the estimate's 16-bit rate (a GeForce card's fp16-acc16)

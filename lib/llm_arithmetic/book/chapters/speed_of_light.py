@@ -83,10 +83,11 @@ def prefill_decode_rows(model: Any, weights: str, m_args: Mapping[str, Any],
     one decode step at that context [ms/token]."""
     rows = []
     for h in chips:
+        c_args = headline_args(h)
         p = roofline.prefill_time(prompt=prompt, head_params=model.head_params, **m_args,
-                                  **headline_args(h))
+                                  **c_args)
         d = estimate(model, hardware=h, weights=weights, context=prompt)
-        rows.append([chip_name(h), f"{headline_args(h)['peak_flops'] / TFLOP_S:.0f}",
+        rows.append([chip_name(h), f"{c_args['peak_flops'] / TFLOP_S:.0f}",
                      f"{h.bandwidth / GB_S:,.0f}", f"{p * 1e3:.1f}",
                      f"{d.decode_seconds_per_token * 1e3:.2f}"])
     return rows

@@ -45,6 +45,14 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
                 kv_cache_bytes_per_token=float(model.kv_cache_bytes(prompt, 1, kv)) / prompt)
 
 
+def _peak_for(chip: Hardware, weights: str) -> float:
+    """The dense peak a format computes at on ``chip``, as estimate() chooses it
+    (:func:`~llm_arithmetic.estimate.peak_for`); infinite where the chip lists none, so that
+    only the memory time binds [FLOP/s]."""
+    rate = peak_for(chip, weights)
+    return math.inf if rate is None else rate
+
+
 def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
                            prompts: Iterable[int] | None = None, bits_kv: Any = 16,
                            n_chips: int = 1, ax: plt.Axes | None = None) -> plt.Axes:
@@ -63,8 +71,7 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     ax = _ax(ax)
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
-    bw, peak = chip.bandwidth, peak_for(chip, weights)
-    peak = math.inf if peak is None else peak  # no rate listed: memory time only
+    bw, peak = chip.bandwidth, _peak_for(chip, weights)
     total, memory, compute = [], [], []
     for t in t_prompt:
         args = dict(_prefill_args(model, weights, bits_kv, int(t)),
@@ -136,8 +143,7 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
     ax = _ax(ax)
     c = np.unique(np.geomspace(16, prompt, 120).astype(int)) if chunks is None \
         else np.asarray(list(chunks), dtype=int)
-    bw, peak = chip.bandwidth, peak_for(chip, weights)
-    peak = math.inf if peak is None else peak  # no rate listed: memory time only
+    bw, peak = chip.bandwidth, _peak_for(chip, weights)
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
                 head_bytes=float(N.weight_bytes(n_params=model.head_params,
                                                 bits_weight=bits_per_weight(weights))),
