@@ -89,6 +89,32 @@ def test_speculation_shortens_the_tpot_it_searches_with():
         p.configurations[0]["cost_per_million_tokens"]
 
 
+def test_a_draft_model_is_priced_per_point_as_the_scalar_estimate_prices_it():
+    """plan --draft MODEL: the draft's cost is taken at each point's chip, format, cache and
+    batch (a Qwen3 0.6B draft costs a larger share of a Qwen3 8B step at a larger batch, its
+    own cache growing with the target's), so each configuration's TPOT is the scalar
+    estimate's with ``draft=`` at that point, and the draft's share is the ratio of the two
+    models' one-chip TPOTs."""
+    kw = dict(ttft=0.5, tpot=0.02, prompt=4096, generate=256)
+    s = search("qwen3-8b", hardware=["h100-sxm", "l40s"], max_batch=128, draft_len=4,
+               acceptance=0.7, draft="qwen3-0.6b", **kw)
+    assert s.configurations
+    for c in s.configurations[:4] + s.configurations[-2:]:
+        at = dict(hardware=c["hardware"], weights=c["weights"], bits_kv=c["kv_bits"],
+                  context=kw["prompt"], prompt=kw["prompt"], generate=kw["generate"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e = estimate("qwen3-8b", tp=c["tp"], ep=c["ep"], pp=c["pp"], batch=c["batch"],
+                         draft_len=4, acceptance=0.7, draft="qwen3-0.6b", **at)
+            d, t = (estimate(x, batch=c["batch"], **at).tpot_seconds
+                    for x in ("qwen3-0.6b", "qwen3-8b"))
+        assert e.draft_cost == pytest.approx(d / t, rel=1e-12)
+        assert c["tpot_seconds"] == pytest.approx(e.speculative_tpot_seconds, rel=1e-12)
+    with pytest.raises(InputError, match="not both"):
+        search("qwen3-8b", draft_len=4, acceptance=0.7, draft="qwen3-0.6b", draft_cost=0.1,
+               **kw)
+
+
 def _cli(*args):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -446,7 +446,8 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
                    help="a draft step's time relative to a target step (default 0)")
     c.add_argument("--draft", metavar="MODEL",
                    help="the draft model (catalog name or config.json): its cost is its decode "
-                        "bound over the target's on the same chip")
+                        "bound over the target's on one chip of the same kind, at the same "
+                        "formats and batch (with --prompt, per output token of the request)")
 
 
 def _fraction_flag(text: str) -> float:

@@ -148,6 +148,24 @@ def _layouts(model: Any, degrees: Sequence[int]) -> list[tuple[int, int, int]]:
     return [(tp, ep, pp) for tp in degrees for ep in eps(tp) for pp in degrees]
 
 
+def _draft_ratio(draft: Any, m: Any, chip: Any, fmt: str, kv: Any, batches: np.ndarray,
+                 prompt: int, generate: int) -> np.ndarray:
+    """A draft model's cost at each batch: its time per output token over the target's, both
+    on one chip at the request's shape (estimate.draft_step_ratio, vectorized over the batch)
+    [-]."""
+    t = []
+    for x in (draft, m):
+        g = _checked_inputs(x, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt,
+                            batch=1, bandwidth=None, peak_flops=None, capacity=None,
+                            overhead=0, tp=1, ep=1, pp=1, prompt=prompt, generate=generate,
+                            price_per_hour=None, power_watts=None, link_bandwidth=None,
+                            link_latency=None)
+        g["batch"] = batches
+        t.append(np.asarray(x.plan.child(**chip_inputs(chip), **g).get("tpot_seconds"),
+                            dtype=float))
+    return t[0] / t[1]
+
+
 def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | None = None,
            price_per_hour: float | dict[str, float] | None = None, prompt: int = 1024,
            generate: int = 256, weights: Sequence[str] = DEFAULT_WEIGHTS,
@@ -189,7 +207,15 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast")
     fc = _forecaster(m, runtime) if forecast else None
     batches = np.arange(1, int(max_batch) + 1)
-    spec = speculative_inputs(m, **speculation)
+    draft = speculation.pop("draft", None)
+    if draft is not None and speculation.get("draft_cost") is not None:
+        raise InputError("give either draft_cost or a draft model, not both")
+    # a draft model's cost depends on the chip, formats and batch the search varies: checked
+    # here with a placeholder, then taken per point as the scalar path takes it
+    spec = speculative_inputs(m, **speculation, **({"draft_cost": 0.0} if draft else {}))
+    if draft is not None:
+        draft = resolve_model(draft)
+        spec["draft_layers"] = draft.n_layers
     tpot_step = "speculative_tpot_seconds" if spec["draft_len"] else "tpot_seconds"
     rate_step = ("speculative_tokens_per_second_per_chip" if spec["draft_len"]
                  else "tokens_per_second_per_chip")
@@ -204,6 +230,14 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
             chip_ev = m.plan.child(**chip_inputs(chip), **spec)
             for fmt in weights:
                 for kv in kv_bits:
+                    ratio = None
+                    if draft is not None:
+                        try:
+                            ratio = _draft_ratio(draft, m, chip, fmt, kv, batches, prompt,
+                                                 generate)
+                        except InputError as e:
+                            skipped.append(f"{chip_name} {fmt} draft {draft.name}: {e}")
+                            continue
                     for tp, ep, pp in _layouts(m, degrees):
                         try:
                             g = _checked_inputs(
@@ -216,6 +250,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
                         g["batch"] = batches
+                        if ratio is not None:
+                            g["draft_cost"] = ratio
                         ev = chip_ev.child(**g)
                         evaluated += batches.size
                         # every point evaluated whole (no pruning), as the scalar path does

@@ -38,7 +38,7 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
-           "chip_inputs", "speculative_inputs"]
+           "chip_inputs", "speculative_inputs", "draft_step_ratio"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -638,6 +638,24 @@ SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
 }
 
 
+def draft_step_ratio(draft: Model, target: Model, **at: Any) -> float:
+    """A draft model's step time over the target's, both on one chip at the workload ``at``
+    (:func:`estimate`'s arguments): the bound of one decode step at ``context``, or, where
+    ``at`` has a ``prompt``, the time per output token of a request (the step at the mean
+    decode context P + (G + 1)/2) [-].
+
+    >>> r1 = draft_step_ratio(resolve_model("qwen3-0.6b"), resolve_model("qwen3-8b"),
+    ...                       hardware="h100-sxm", batch=64, context=1)
+    >>> r2 = draft_step_ratio(resolve_model("qwen3-0.6b"), resolve_model("qwen3-8b"),
+    ...                       hardware="h100-sxm", batch=64, prompt=8192, generate=256)
+    >>> round(r1, 3) < round(r2, 3)    # the draft's own cache weighs more at a long context
+    True
+    """
+    key = "tpot_seconds" if at.get("prompt") is not None else "decode_seconds_per_token"
+    t = [getattr(estimate(x, **at), key) for x in (draft, target)]
+    return t[0] / t[1]
+
+
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
                        acceptance: Any = None, draft_cost: Any = None,
                        draft: Any = None, hardware: Any = None,
@@ -648,8 +666,10 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     (or a ``draft`` model, whose cost is its decode bound over the target's plain one on the
     same chip, both at the workload ``at`` of the call: its weights, cache format, context,
     batch and peak, on one chip; the draft keeps a cache of its own, so at a large batch or a
-    long context its share grows, as chapter 13 shows). Explicit values override the
-    workload's. All None: no speculation."""
+    long context its share grows, as chapter 13 shows). Where ``at`` has a ``prompt``, both
+    bounds are a request's time per output token (:func:`draft_step_ratio`): the context is
+    the request's mean decode context, the one the speculative TPOT multiplies. Explicit
+    values override the workload's. All None: no speculation."""
     draft_layers = None
     if speculation is not None:
         if speculation not in SPECULATIVE_WORKLOADS:
@@ -681,9 +701,9 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
         draft = resolve_model(draft)
-        t = [estimate(x, hardware=hardware, bandwidth=bandwidth, **(at or {}))
-             .decode_seconds_per_token for x in (draft, m)]
-        draft_cost, draft_layers = t[0] / t[1], draft.n_layers
+        draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
+                                      **(at or {}))
+        draft_layers = draft.n_layers
     draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
     if not 0 <= draft_cost < math.inf:
         raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
@@ -805,7 +825,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
                               acceptance=acceptance, draft_cost=draft_cost, draft=draft,
                               hardware=chip, bandwidth=bandwidth,
                               at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                                      context=context, batch=batch, peak_flops=peak_flops))
+                                      context=context, batch=batch, peak_flops=peak_flops,
+                                      prompt=prompt, generate=generate))
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
