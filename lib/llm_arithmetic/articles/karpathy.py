@@ -64,7 +64,7 @@ FINBARR_CRITICAL_BATCH = 161
 # --- the note's arithmetic ---------------------------------------------------------------------
 
 
-@formula("ratio")
+@formula("compute_ratio")
 def karpathy_compute_ratio(*, peak_flops_a, peak_flops_b):
     """How many times the peak rate of chip A is that of chip B.
 
@@ -80,7 +80,7 @@ def karpathy_compute_ratio(*, peak_flops_a, peak_flops_b):
     return peak_flops_a / peak_flops_b
 
 
-@formula("ratio")
+@formula("bandwidth_ratio")
 def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
     """How many times the memory bandwidth of chip A is that of chip B.
 
@@ -97,7 +97,7 @@ def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
     return bandwidth_a / bandwidth_b
 
 
-@formula("ratio")
+@formula("naive_gain")
 def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b):
     """How much faster chip B is at batch 1 than its compute ratio suggests.
 

@@ -527,6 +527,13 @@ bandwidth_b = _sym("bandwidth_b", r"\beta_{B}", "memory bandwidth of chip B (the
 peak_flops_a = _sym("peak_flops_a", "R_{A}", "peak arithmetic rate of chip A", "FLOP/s", _REAL)
 peak_flops_b = _sym("peak_flops_b", "R_{B}", "peak arithmetic rate of chip B", "FLOP/s", _REAL)
 ratio = _sym("ratio", r"\rho", "a ratio of two like quantities", "1", _REAL)
+compute_ratio = _sym("compute_ratio", r"\rho_{R}", "how many times the peak arithmetic rate of "
+                     "chip A is that of chip B (Karpathy's compute ratio)", "1", _REAL)
+bandwidth_ratio = _sym("bandwidth_ratio", r"\rho_{\beta}", "how many times the memory bandwidth "
+                       "of chip A is that of chip B (Karpathy's bandwidth ratio)", "1", _REAL)
+naive_gain = _sym("naive_gain", r"\rho_{I^{*}}", "how many times the ops:byte ratio of chip A is "
+                  "that of chip B: how much faster B runs at batch 1 than the compute ratio "
+                  "suggests (Karpathy's gain)", "1", _REAL)
 measured_seconds = _sym("measured_seconds", "t_{meas}",
                         "measured time of one decode step (an article's input)", "s", _REAL)
 peak_vector = _sym("peak_vector", "R_{v}", "peak rate of the vector units (CUDA cores), FP32",

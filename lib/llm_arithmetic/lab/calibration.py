@@ -40,7 +40,8 @@ from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
 
 __all__ = ["DATA_PATH", "DEVICE_CLASSES", "CLASS_OF_KIND", "chip_class", "Measurement",
-           "Calibrated", "load_measurements", "decode_bytes", "bound_tokens_per_second",
+           "Calibrated", "load_measurements", "decode_bytes", "flops_per_byte",
+           "bound_tokens_per_second",
            "calibrate", "group_by", "median_efficiency", "size_bucket", "precision_bucket",
            "class_spread", "table_rows",
            "plot_efficiency_by", "plot_measured_vs_bound"]
@@ -181,6 +182,18 @@ def decode_bytes(row: Measurement) -> tuple[int, Any, Any, Any]:
     s_eff = m.attended_context(row.context or 0)
     total = decode_step_bytes(weight_bytes=w, kv_cache_bytes_per_token=kv_tok, context=s_eff, batch=1)
     return p_read, w, total - w, total
+
+
+def flops_per_byte(row: Measurement) -> float:
+    r"""Arithmetic intensity of one decode step of one stream for a row [FLOP/B]: the catalog
+    model's decode FLOPs per token at the row's context over the bytes of :func:`decode_bytes`.
+
+    >>> round(flops_per_byte(load_measurements()[0]), 2)   # LLaMA 7B, Q4_0: near 2 x 8 / 4.5
+    3.56
+    """
+    m = get_model(row.model_key)
+    flops = m.decode_flops_per_token(m.attended_context(row.context or 0))
+    return float(flops) / float(decode_bytes(row)[3])
 
 
 def bound_tokens_per_second(row: Measurement) -> float:

@@ -4327,7 +4327,7 @@ def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
 
     .. math::
 
-        \\rho = \\frac{\\beta_{A}}{\\beta_{B}}
+        \\rho_{\\beta} = \\frac{\\beta_{A}}{\\beta_{B}}
 
     Parameters
     ----------
@@ -4338,8 +4338,8 @@ def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
 
     Returns
     -------
-    ratio : number or array
-        A ratio of two like quantities, :math:`\\rho` [-]
+    bandwidth_ratio : number or array
+        How many times the memory bandwidth of chip A is that of chip B (Karpathy's bandwidth ratio), :math:`\\rho_{\\beta}` [-]
 
     At batch size 1 both chips are memory-bound and read the same bytes per token, so this is
     also how many times slower chip B generates tokens.
@@ -4368,7 +4368,7 @@ def karpathy_compute_ratio(*, peak_flops_a, peak_flops_b):
 
     .. math::
 
-        \\rho = \\frac{R_{A}}{R_{B}}
+        \\rho_{R} = \\frac{R_{A}}{R_{B}}
 
     Parameters
     ----------
@@ -4379,8 +4379,8 @@ def karpathy_compute_ratio(*, peak_flops_a, peak_flops_b):
 
     Returns
     -------
-    ratio : number or array
-        A ratio of two like quantities, :math:`\\rho` [-]
+    compute_ratio : number or array
+        How many times the peak arithmetic rate of chip A is that of chip B (Karpathy's compute ratio), :math:`\\rho_{R}` [-]
 
     The ratio only means something when both are rates of the same kind of arithmetic.
 
@@ -4408,7 +4408,7 @@ def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
 
     .. math::
 
-        \\rho = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}
+        \\rho_{I^{*}} = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}
 
     Parameters
     ----------
@@ -4423,8 +4423,8 @@ def karpathy_naive_gain(*, peak_flops_a, bandwidth_a, peak_flops_b, bandwidth_b)
 
     Returns
     -------
-    ratio : number or array
-        A ratio of two like quantities, :math:`\\rho` [-]
+    naive_gain : number or array
+        How many times the ops:byte ratio of chip A is that of chip B: how much faster B runs at batch 1 than the compute ratio suggests (Karpathy's gain), :math:`\\rho_{I^{*}}` [-]
 
     The naive expectation is that chip B is R_A / R_B times slower; memory-bound, it is
     beta_A / beta_B times slower. The quotient is the ratio of the chips' ops:byte ratios.

@@ -2293,8 +2293,8 @@ export const FORMULAS = {
  },
  "karpathy_bandwidth_ratio": {
   "defaults": {},
-  "latex": "\\rho = \\frac{\\beta_{A}}{\\beta_{B}}",
-  "lhs": "ratio",
+  "latex": "\\rho_{\\beta} = \\frac{\\beta_{A}}{\\beta_{B}}",
+  "lhs": "bandwidth_ratio",
   "params": [
    "bandwidth_a",
    "bandwidth_b"
@@ -2304,8 +2304,8 @@ export const FORMULAS = {
  },
  "karpathy_compute_ratio": {
   "defaults": {},
-  "latex": "\\rho = \\frac{R_{A}}{R_{B}}",
-  "lhs": "ratio",
+  "latex": "\\rho_{R} = \\frac{R_{A}}{R_{B}}",
+  "lhs": "compute_ratio",
   "params": [
    "peak_flops_a",
    "peak_flops_b"
@@ -2315,8 +2315,8 @@ export const FORMULAS = {
  },
  "karpathy_naive_gain": {
   "defaults": {},
-  "latex": "\\rho = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}",
-  "lhs": "ratio",
+  "latex": "\\rho_{I^{*}} = \\frac{R_{A} \\beta_{B}}{\\beta_{A} R_{B}}",
+  "lhs": "naive_gain",
   "params": [
    "peak_flops_a",
    "bandwidth_a",

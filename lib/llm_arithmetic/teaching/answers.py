@@ -195,6 +195,12 @@ ANSWERS: dict[str, Answer] = {
         lambda: 1e3 * _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800), "ms",
         "a prefill reads the weights once but does the matrix FLOPs of every prompt token: "
         "compare both times", question="prefill of 1,800 tokens of Qwen3 8B on an L40S"),
+    "ex-nb-roofline-l40s-prefill-regime": Answer(
+        lambda: (lambda memory_s, compute_s: compute_s / memory_s)(
+            *_prefill_times("qwen3-8b", "l40s", 16, prompt=1800)), "x",
+        "divide the compute time (the prompt's FLOPs over the peak) by the memory time (the "
+        "weights and the prompt's cache over the bandwidth); above 1 the prefill is "
+        "compute-bound", question="compute time over memory time of the same prefill"),
     "ex-nb-roofline-l40s-request": Answer(
         lambda: _tp_prefill("qwen3-8b", "l40s", 16, tp=1, prompt=1800)
         + 400 * _tp_decode_step("qwen3-8b", "l40s", 16, tp=1, batch=1,
@@ -370,13 +376,18 @@ def _tp_decode_step(model: str, chip: str, bits: int, tp: int, batch: int,
                _switch_allreduces(model, chip, batch=batch, tp=tp))
 
 
-def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float:
-    """A prefill's roofline on tp chips, by hand (its all-reduces apart): the weights and the
-    prompt's cache against the matrix and causal-attention FLOPs."""
+def _prefill_times(model: str, chip: str, bits: int, prompt: int) -> tuple[float, float]:
+    """A prefill's memory time and compute time on one chip, by hand [s]: the weights and the
+    prompt's cache over the bandwidth, the matrix and causal-attention FLOPs over the peak."""
     m, h = get_model(model), get_hardware(chip)
     step_bytes = m.decode_read_params * bits / 8 + prompt * m.kv_cache_bytes_per_token()
-    return max(step_bytes / tp / h.bandwidth,
-               _prefill_flops_by_hand(model, prompt) / tp / _peak_for(chip, bits))
+    return step_bytes / h.bandwidth, _prefill_flops_by_hand(model, prompt) / _peak_for(chip, bits)
+
+
+def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float:
+    """A prefill's roofline on tp chips, by hand (its all-reduces apart): each chip reads 1/tp
+    of the bytes and does 1/tp of the FLOPs of :func:`_prefill_times`."""
+    return max(_prefill_times(model, chip, bits, prompt)) / tp
 
 
 def _head_by_hand(m: Any) -> int:

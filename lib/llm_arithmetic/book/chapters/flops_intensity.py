@@ -3,6 +3,7 @@ chips turn compute-bound, the FLOPs of a token against the 2P rule, and the inte
 prefills, decode steps and attention."""
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -24,16 +25,17 @@ def _shape(m: Any) -> dict[str, Any]:
 def ridge_rows(chips: Sequence[Any], n_star: sp.Expr, width: int, bits: int = 16
                ) -> tuple[list[list[str]], dict[str, tuple[float, float]]]:
     """Per chip: the dense 16-bit peak the estimate uses (``estimate.peak_for``), bandwidth,
-    ops:byte ratio and the number of vectors n at which a square ``width`` matrix product turns
-    compute-bound (``n_star`` solved for n); also {chip key: (ops:byte, n)}."""
+    ops:byte ratio and the first whole number of vectors n at which a square ``width`` matrix
+    product turns compute-bound (``n_star`` solved for n, rounded up); also
+    {chip key: (ops:byte, n)}."""
     rows, out = [], {}
     for h in chips:
         peak = peak_for(h, "fp16")  # the estimate's 16-bit rate (a GeForce card's fp16-acc16)
         r = roofline.ops_per_byte(peak_flops=peak, bandwidth=h.bandwidth)
-        n = float(n_star.subs({sym.mat_m: width, sym.bits: bits, sym.ops_per_byte: r}))
+        n = math.ceil(float(n_star.subs({sym.mat_m: width, sym.bits: bits, sym.ops_per_byte: r})))
         out[h.name] = (r, n)
         rows.append([chip_name(h), f"{peak / TFLOP_S:,.1f}",
-                     f"{h.bandwidth / GB_S:,.0f}", f"{r:,.1f}", f"{n:,.0f}"])
+                     f"{h.bandwidth / GB_S:,.0f}", f"{r:,.1f}", f"{n:,d}"])
     return rows, out
 
 

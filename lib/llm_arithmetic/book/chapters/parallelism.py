@@ -62,9 +62,10 @@ def links(chip: Any) -> tuple[float, float]:
 
 
 def best_degree_by_curve(model: Any, chip: Any, weights: str, batch: int, context: int,
-                         link_latency: float) -> int:
+                         link_latency: float | None = None) -> int:
     """The tensor-parallel degree of :func:`degrees_for` with the shortest time per output
-    token, ring all-reduces at ``link_latency`` [s] per step added after the work."""
+    token, ring all-reduces at ``link_latency`` [s] per step (None: the estimate's own latency
+    on each tier) added after the work."""
     t = {d: estimate(model, hardware=chip, weights=weights, batch=batch, context=context,
                      tp=d, link_latency=link_latency, allreduce="ring",
                      overlap=False).tpot_seconds for d in degrees_for(model)}

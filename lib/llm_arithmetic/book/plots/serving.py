@@ -169,11 +169,11 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
 
 def tp_step_vs_degree(model: Model, chip: Hardware, weights: str = "fp16",
                       batches: Sequence[int] = (1, 64), context: int = 4096,
-                      degrees: Sequence[int] | None = None, link_latency: float = 0.0,
+                      degrees: Sequence[int] | None = None, link_latency: float | None = None,
                       ax: plt.Axes | None = None) -> plt.Axes:
     """Time per output token of a decode step split over N_tp chips, against N_tp, one colour
-    per batch (``estimate(..., tp=N)``): with ring all-reduces at ``link_latency`` per step
-    serialized after the work (solid: the sum of ``tp_step_time``), and without any
+    per batch (``estimate(..., tp=N)``): with ring all-reduces at ``link_latency`` [s] per step
+    (None: the estimate's own latency on each tier, 0: none) serialized after the work (solid: the sum of ``tp_step_time``), and without any
     communication (dotted). Beyond the chip's scale-up domain the all-reduces are two-tier:
     rings inside each domain and a ring of shards over the node network (the catalog's
     interconnect).
