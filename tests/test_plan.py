@@ -58,6 +58,10 @@ def test_every_term_names_a_formula_and_every_field_a_record_field():
             assert field in own, (part, name, field)
 
 
+#: A format whose own precision applies on one vendor's chips only (as llama.cpp's block formats).
+BLOCK_FORMAT = {"compute": "int8", "compute_fallback": "fp16", "compute_vendors": ["NVIDIA"]}
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_child_equals_a_fresh_evaluation(seed):
     """Every step of the plan, for random models and workloads: the value a child of the
@@ -69,9 +73,10 @@ def test_a_child_equals_a_fresh_evaluation(seed):
                   bits_weight=rng.choice([None, 4.5]), bits_kv=rng.choice([16, 8]),
                   bits_state=16, overhead=0, tp=1, ep=1, pp=1, given_link_latency=None,
                   overlap=None, allreduce_asked=None, node_limit=None, dispatch_bits=None,
-                  price_per_hour=2.0, weight_format=None, chip_bandwidth=2e12,
-                  chip_capacity=80 * 2**30, chip_power=700, chip_peaks={"fp16": {"rate": 1e15}},
-                  chip_interconnect=None, given_bandwidth=None, given_peak_flops=None,
+                  price_per_hour=2.0, weight_format=rng.choice([None, BLOCK_FORMAT]),
+                  chip_bandwidth=2e12, chip_capacity=80 * 2**30, chip_power=700, chip_peaks={"fp16": {"rate": 1e15}},
+                  chip_interconnect=None, chip_vendor=rng.choice([None, "", "NVIDIA"]),
+                  given_bandwidth=None, given_peak_flops=None,
                   given_capacity=None, given_power=None, given_link_bandwidth=None,
                   context_limit=1 << 32, crossing_limit=1e12)
     shared = m.plan.child(**inputs)

@@ -497,10 +497,10 @@ def chip_inputs(chip: Hardware | None) -> dict[str, Any]:
     """A chip's figures as the plan reads them (all None without a chip)."""
     if chip is None:
         return dict(chip_bandwidth=None, chip_capacity=None, chip_power=None, chip_peaks=None,
-                    chip_interconnect=None)
+                    chip_interconnect=None, chip_vendor=None)
     ic = chip.interconnect
     return dict(chip_bandwidth=chip.bandwidth, chip_capacity=chip.capacity,
-                chip_power=chip.power,
+                chip_power=chip.power, chip_vendor=chip.vendor,
                 chip_peaks={k: {"rate": p.rate} for k, p in chip.peaks.items()},
                 chip_interconnect={"scale_up_domain": ic.scale_up_domain,
                                    "scale_up_bandwidth": ic.scale_up_bandwidth,
@@ -518,7 +518,7 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
     ``compute_precision`` step (the first precision of the format's chain that the chip lists,
     or that precision's faster mode where the chip lists one: a GeForce card's fp16-acc16)
     [FLOP/s]."""
-    precision = compute_precision(weights, bits_weight, chip.peaks)
+    precision = compute_precision(weights, bits_weight, chip.peaks, chip.vendor)
     return chip.peaks[precision].rate if precision in chip.peaks else None
 
 

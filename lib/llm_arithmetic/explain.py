@@ -449,7 +449,7 @@ def _operands(step: Mapping[str, Any]) -> list[Any]:
     if op in ("sum", "mean"):
         return list(step.get("plus", ())) + list(step.get("minus", ()))
     if op == "chain":
-        return [step["format"], step["bits"]]
+        return [step["format"], step["bits"], step["vendor"]]
     if op == "precision":
         return [step["chain"], step["peaks"], step["unless"]]
     if op == "link":
@@ -713,12 +713,13 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
         args = (_argument(ev, step["precision"], step["precision"]),)
         substituted = f"the dense peak at {args[0].text}"
     elif op == "chain":
-        fmt, bits = args
-        equation = (f"the compute precision of {step['format']} and its fallback, else "
+        fmt, bits, vendor = args
+        equation = (f"the compute precision of {step['format']} (where it names vendors, only "
+                    f"on a chip whose {step['vendor']} is one of them) and its fallback, else "
                     f"{step['wide']} where {step['bits']} >= {step['wide_bits']}; then "
                     f"{', '.join(step['fallbacks'])}")
-        args = (_described(fmt, _format_text(fmt.value)), bits)
-        substituted = f"{args[0].text}; {bits.name} = {bits.text}"
+        args = (_described(fmt, _format_text(fmt.value)), bits, vendor)
+        substituted = f"{args[0].text}; {bits.name} = {bits.text}; {vendor.name} = {vendor.text}"
     elif op == "precision":
         chain, peaks, unless = args
         equation = (f"the first of {step['chain']} that {step['peaks']} has, or its faster "
@@ -773,8 +774,10 @@ def _described(a: Argument, text: str) -> Argument:
 def _format_text(fmt: Any) -> str:
     if not fmt:
         return "-"
-    return f"compute {fmt['compute']}" + (f", fallback {fmt['compute_fallback']}"
-                                          if fmt.get("compute_fallback") else "")
+    return (f"compute {fmt['compute']}"
+            + (f" on {' or '.join(fmt['compute_vendors'])} chips" if fmt.get("compute_vendors")
+               else "")
+            + (f", fallback {fmt['compute_fallback']}" if fmt.get("compute_fallback") else ""))
 
 
 def _mean_terms(ev: Any, step: Mapping[str, Any], unit: str) -> list[Argument]:

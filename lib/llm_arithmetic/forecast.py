@@ -243,7 +243,13 @@ def prefill_fit_rows() -> list[Row]:
     """The prefill and time-to-first-token rows a prefill fit uses (all ``fit`` split: no
     reserved source publishes prefill): one chip, batch 1, a catalogued model and chip (the
     bound needs its peak). The bound is :func:`~llm_arithmetic.estimate.estimate`'s
-    ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate."""
+    ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate.
+    The row's bits are the file's; its format or file type ("Q4_K_M") still names the peak
+    (:func:`~llm_arithmetic.estimate.peak_for`: the int8 rate of a llama.cpp block format on
+    NVIDIA and AMD chips)."""
+    from .catalog.format_compute import plan_format
+    from .catalog.hardware import HARDWARE
+    from .estimate import peak_for
     from .lab import measurements as M
 
     out = []
@@ -254,6 +260,8 @@ def prefill_fit_rows() -> list[Row]:
         named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
         w = {"weights": r.weight_format.lower()} if named else \
             row_weights(r.weight_format, r.bits_per_weight)
+        if not named and plan_format(r.weight_format) is not None:
+            w["peak_flops"] = peak_for(HARDWARE[r.hardware_key], r.weight_format.lower())
         e = estimate(r.model_key, hardware=r.hardware_key, **w,
                      bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
                      context=r.prompt_tokens)

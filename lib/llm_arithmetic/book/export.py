@@ -95,6 +95,7 @@ def catalog_data() -> dict[str, Any]:
         "formats": {name: {"name": name, "bits": exact_result(f.bits),
                            "bits_exact": str(f.bits), "layout": f.layout,
                            "compute": f.compute, "compute_fallback": f.compute_fallback,
+                           "compute_vendors": list(f.compute_vendors),
                            "source": f.source}
                     for name, f in FORMATS.items()},
         "limits": dict(LIMITS),

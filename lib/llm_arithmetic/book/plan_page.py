@@ -147,7 +147,8 @@ def _describe(step: dict[str, Any], steps: set[str]) -> str:
         return f"{r(step['target'])} evaluated with " + ", ".join(
             f"`{k}` = {r(v)}" for k, v in step["with"].items())
     if op == "chain":
-        return (f"the weight format's compute precision and its fallback, then "
+        return (f"the weight format's compute precision (where the format names vendors, only "
+                f"on a chip whose {r(step['vendor'])} is one of them) and its fallback, then "
                 f"{_code(step['fallbacks'])} ({step['wide']} for {step['wide_bits']}-bit "
                 f"weights without a format)")
     if op == "precision":

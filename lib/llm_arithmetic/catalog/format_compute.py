@@ -11,18 +11,29 @@ __all__ = ["plan_format"]
 
 def plan_format(weight_format: object) -> dict[str, str | None] | None:
     """A named weight format as the plan's precision chain reads it: its compute precision and
-    fallback (None for a number or an unknown name).
+    fallback, and the vendors on whose chips the kernels run at ``compute`` where the format
+    names any; a llama.cpp file type ("q4_k_m") reads as its default type (None for a number or
+    an unknown name).
 
     >>> plan_format("fp8")
     {'compute': 'fp8', 'compute_fallback': 'fp16'}
     >>> plan_format(" Q4_0"), plan_format(4.5), plan_format("fp7")
-    ({'compute': 'fp16', 'compute_fallback': None}, None, None)
+    ({'compute': 'int8', 'compute_fallback': 'fp16', 'compute_vendors': ['AMD', 'NVIDIA']}, None, None)
+    >>> plan_format("q4_k_m") == plan_format("q4_k")
+    True
     """
     from .compiled import load  # the catalog's formats, as formats.FORMATS reads them
 
     if not isinstance(weight_format, str):
         return None
-    f = load("formats")["formats"].get(weight_format.strip().lower())
+    data = load("formats")
+    key = weight_format.strip().lower()
+    if key not in data["formats"] and key in data["mixes"]:
+        key = data["mixes"][key]["default"]
+    f = data["formats"].get(key)
     if f is None:
         return None
-    return {"compute": f["compute"], "compute_fallback": f.get("compute_fallback") or None}
+    out = {"compute": f["compute"], "compute_fallback": f.get("compute_fallback") or None}
+    if f.get("compute_vendors"):
+        out["compute_vendors"] = list(f["compute_vendors"])
+    return out

@@ -54,6 +54,11 @@ class Format:
         runs at, on a chip with units for it.
     compute_fallback : str
         The precision used otherwise ("" when the same).
+    compute_vendors : tuple of str
+        Where not empty, ``compute`` applies only on chips of these vendors (the hardware
+        catalog's ``vendor``): the kernels that multiply at ``compute`` exist only for them
+        (llama.cpp's int8 paths for its block formats); elsewhere the chain starts at
+        ``compute_fallback``.
     source, note : str
     """
 
@@ -64,6 +69,7 @@ class Format:
     compute_fallback: str = ""
     source: str = ""
     note: str = ""
+    compute_vendors: tuple[str, ...] = ()
 
 
 def _load(path: Path | None = None) -> dict[str, Format]:
@@ -83,7 +89,8 @@ def _load(path: Path | None = None) -> dict[str, Format]:
             raise InputError(f"{path.name}: formats.{name}.bits_per_weight: missing or not a "
                              "fraction") from None
         out[name] = Format(name, bits, d.get("layout", ""), d["compute"],
-                           d.get("compute_fallback", ""), d.get("source", ""), d.get("note", ""))
+                           d.get("compute_fallback", ""), d.get("source", ""), d.get("note", ""),
+                           tuple(d.get("compute_vendors", ())))
     return out
 
 
@@ -140,41 +147,50 @@ def _mix_names() -> tuple[str, ...]:
 
 
 def _peak_steps(weight_format: str | None, bits: Fraction | None,
-                peaks: Mapping[str, object] | None) -> object:
+                peaks: Mapping[str, object] | None, vendor: str | None = None) -> object:
     from ..plan.interpreter import PLAN_STEPS, Evaluator
 
     return Evaluator(PLAN_STEPS, {
         "weight_format": plan_format(weight_format), "bits_weight": bits,
         "chip_peaks": None if peaks is None else {k: {"rate": None} for k in peaks},
+        # a chip (its peaks) without a vendor is of no vendor a format names
+        "chip_vendor": None if peaks is None else (vendor or ""),
         "given_peak_flops": None})
 
 
 def compute_chain(weight_format: str | None, bits: Fraction | None = None) -> tuple[str, ...]:
     """Precisions to try, in order, for the peak rate of a matrix product on weights of a
-    format: the format's own, its fallback, then fp16, bf16 (a chip that lists only bf16, as
+    format: the format's own (on a chip, only where the format names no vendors or the chip's
+    vendor is one of them), its fallback, then fp16, bf16 (a chip that lists only bf16, as
     the TPUs and Gaudis do, runs 16-bit weights at that peak) and fp32. Without a format name, 32-bit
     weights compute in fp32 and anything else in fp16. The plan's ``precision_chain`` step
     (:mod:`llm_arithmetic.plan.steps`), the one place that says which peak applies.
 
     >>> compute_chain("fp8"), compute_chain(None, Fraction(32))
     (('fp8', 'fp16', 'bf16', 'fp32'), ('fp32', 'fp16', 'bf16'))
+    >>> compute_chain("q4_0")
+    ('int8', 'fp16', 'bf16', 'fp32')
     """
     return tuple(_peak_steps(weight_format, bits, None).get("precision_chain"))
 
 
 def compute_precision(weight_format: str | None, bits: Fraction | None = None,
-                      peaks: Mapping[str, object] | None = None) -> str:
-    """The precision whose peak applies: the first of :func:`compute_chain` the chip has (the
-    first of the chain without a chip).
+                      peaks: Mapping[str, object] | None = None, vendor: str = "") -> str:
+    """The precision whose peak applies: the first of :func:`compute_chain` the chip (its
+    ``peaks`` and ``vendor``) has, or its faster mode (the first of the chain without a chip).
 
     >>> compute_precision("q4_0"), compute_precision(None, Fraction(32))
-    ('fp16', 'fp32')
+    ('int8', 'fp32')
     >>> compute_precision("fp8", peaks={"fp16": 1, "fp32": 1})
     'fp16'
-    >>> compute_precision("q4_0", peaks={"bf16": 1, "int8": 1})   # a TPU v5e
+    >>> compute_precision("q4_0", peaks={"bf16": 1, "int8": 1}, vendor="Google")   # a TPU v5e
     'bf16'
+    >>> compute_precision("q4_0", peaks={"fp16": 1, "fp16-acc16": 1, "int8": 1}, vendor="NVIDIA")
+    'int8'
+    >>> compute_precision("q4_0", peaks={"fp16": 1, "int8": 1}, vendor="Apple")   # an M5
+    'fp16'
     """
-    return _peak_steps(weight_format, bits, peaks).get("compute_precision")
+    return _peak_steps(weight_format, bits, peaks, vendor).get("compute_precision")
 
 
 # ---- llama.cpp file types: a type per tensor ----------------------------------------------------

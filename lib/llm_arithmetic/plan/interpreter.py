@@ -290,7 +290,7 @@ def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
         hidden |= set(step["with"])
         targets.add(step["target"])
     elif op == "chain":
-        refs |= set(_refs(step["format"])) | set(_refs(step["bits"]))
+        refs |= set(_refs(step["format"])) | set(_refs(step["bits"])) | set(_refs(step["vendor"]))
     elif op == "precision":
         refs |= {r for k in ("chain", "peaks", "unless") for r in _refs(step[k])}
     elif op == "rate":
@@ -533,10 +533,16 @@ def _same(a: Any, b: Any) -> bool:
 def _chain(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     fmt = ev.ref(step["format"])
     bits = ev.ref(step["bits"])
+    vendor = ev.ref(step["vendor"])
     chain: list[str] = []
     if fmt is not None:
-        chain += [fmt["compute"]] + ([fmt["compute_fallback"]] if fmt.get("compute_fallback")
-                                     else [])
+        # a format whose kernels run at `compute` only on some vendors' chips: on a chip of
+        # another (vendor given, "" for a chip that names none) it starts at its fallback
+        vendors = fmt.get("compute_vendors")
+        if not vendors or vendor is None or vendor in vendors:
+            chain.append(fmt["compute"])
+        if fmt.get("compute_fallback"):
+            chain.append(fmt["compute_fallback"])
     elif bits is not None and bits >= step["wide_bits"]:
         chain.append(step["wide"])
     for p in step["fallbacks"]:

@@ -17,7 +17,7 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 for the defaults); the precision (``bits_weight``, ``weight_format``, ``bits_kv``, ``bits_state``:
 the state's bits, its convolution window's; ``bits_ssm``: its recurrent matrix's, None for the bits
 the checkpoint keeps it in); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
-``chip_peaks``, ``chip_interconnect``) and what the caller gave instead (``given_bandwidth``,
+``chip_peaks``, ``chip_interconnect``, ``chip_vendor``) and what the caller gave instead (``given_bandwidth``,
 ``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
 ``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance`` and
 ``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
@@ -176,7 +176,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("chain_format", "first", "the format asked for, else the checkpoint's own",
        of=["weight_format", "shipped_format"]),
     op("precision_chain", "chain", "precisions whose peak may apply, in order",
-       format="chain_format", bits="chain_bits", wide_bits=32, wide="fp32",
+       format="chain_format", bits="chain_bits", vendor="chip_vendor", wide_bits=32,
+       wide="fp32",
        fallbacks=["fp16", "bf16", "fp32"]),
     # A bound holds for every runtime, so a 16-bit product takes the fastest 16-bit tensor rate
     # the chip offers for those inputs: on GeForce cards fp16 with fp16 accumulation, twice the
@@ -791,7 +792,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
           "bits_ssm", "chip_bandwidth", "chip_capacity", "chip_power", "chip_peaks",
-          "chip_interconnect",
+          "chip_interconnect", "chip_vendor",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "forecast_decode",

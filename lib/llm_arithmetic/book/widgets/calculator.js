@@ -20,18 +20,19 @@ const Estimate = (function () {
     // a named weight format as the plan's precision chain reads it (estimate.format_input)
     if (typeof fmt !== "string") return null;
     const f = CATALOG.formats[fmt.trim().toLowerCase()];
-    return f ? {compute: f.compute, compute_fallback: f.compute_fallback || null} : null;
+    return f ? {compute: f.compute, compute_fallback: f.compute_fallback || null,
+      compute_vendors: f.compute_vendors || null} : null;
   }
 
   function chipInputs(chip) {
     // estimate.chip_inputs
     if (!chip) {
       return {chip_bandwidth: null, chip_capacity: null, chip_power: null, chip_peaks: null,
-        chip_interconnect: null};
+        chip_interconnect: null, chip_vendor: null};
     }
     return {chip_bandwidth: chip.bandwidth, chip_capacity: chip.capacity,
       chip_power: chip.power ?? null, chip_peaks: chip.peaks,
-      chip_interconnect: chip.interconnect};
+      chip_interconnect: chip.interconnect, chip_vendor: chip.vendor ?? ""};
   }
 
   // precisions whose peak may apply, in order (the plan's chain step)

@@ -157,7 +157,7 @@ const Plan = (function () {
         hidden = new Set(Object.keys(step.with));
         targets = new Set([step.target]);
         break;
-      case "chain": add([step.format, step.bits]); break;
+      case "chain": add([step.format, step.bits, step.vendor]); break;
       case "precision": add([step.chain, step.peaks, step.unless]); break;
       case "rate": add([step.peaks, step.precision]); break;
       case "link": add([step.interconnect, ...step.chips]); break;
@@ -370,9 +370,15 @@ const Plan = (function () {
     chain(ev, step) {
       const fmt = ev.ref(step.format);
       const bits = ev.ref(step.bits);
+      const vendor = ev.ref(step.vendor);
       const chain = [];
       if (fmt) {
-        chain.push(fmt.compute);
+        // a format whose kernels run at `compute` only on some vendors' chips: on a chip of
+        // another (vendor given, "" for a chip that names none) it starts at its fallback
+        const vendors = fmt.compute_vendors;
+        if (!vendors || !vendors.length || isNull(vendor) || vendors.includes(vendor)) {
+          chain.push(fmt.compute);
+        }
         if (fmt.compute_fallback) chain.push(fmt.compute_fallback);
       } else if (!isNull(bits) && bits >= step.wide_bits) {
         chain.push(step.wide);
