@@ -29,7 +29,8 @@ import sys
 import numpy as np
 
 from llm_arithmetic.forecast import (MODELS, PARAMS_PATH, build_params, cross_validate,
-                                     decode_fit_rows, prefill_fit_rows, with_builds)
+                                     decode_fit_rows, prefill_fit_rows, with_builds,
+                                     with_kernels)
 
 OLD = {"k": "class|runtime", "tau_s": "runtime", "lambda_s_per_layer": "runtime"}
 NAMED = {**OLD, "delta": "class", "lambda_s_per_layer": "runtime|class"}
@@ -94,41 +95,20 @@ SPLIT_CANDIDATES = (("era", BUILDS_BASE, BUILD_CANDIDATES),
 
 #: Prefill candidates (added when llama.cpp's block formats took the int8 rate on NVIDIA and AMD
 #: GPUs, 2026-11-29): its prefill rows then hold bounds at the int8 rate (Q4_K_M on NVIDIA GPUs)
-#: beside bounds at 16 bits (F16 rows, the Macs), under one k. name -> (llama.cpp's int8-bound
-#: rows a runtime of their own, the terms the two still share). On the 120 fit rows: the present
-#: structure 234.6% LOSO, 72.2% LOCO (mean 153.4%); k split (tau and lambda shared) 180.8%; every
-#: term split 147.2%, the lowest. Not adopted: a split forecast must know, when it serves a
-#: prefill, the precision its bound took (the interface's and the page's forecast inputs are keyed
-#: by chip class and runtime only), so the present structure stays until that is built. (Before
-#: the int8 rule the present structure scored 141.7% LOSO, 56.2% LOCO.)
+#: beside bounds at 16 bits (F16 rows, the Macs). name -> (the named fit's rows whose bound took
+#: the int8 rate a runtime of their own (forecast.with_kernels), the terms the two still
+#: share). On the 120 fit rows: one k for both 234.6% LOSO, 72.2% LOCO (mean 153.4%); k split
+#: (tau and lambda shared) 180.8%; every term split 147.2%, the lowest, chosen
+#: (MODELS["prefill"]["kernels"]; served where the estimate's compute_precision is int8). LOSO
+#: is the same for all three: each runtime's prefill rows come from one source, so leaving a
+#: source out leaves its runtime out. (Before the int8 rule one k scored 141.7% LOSO, 56.2% LOCO
+#: against 16-bit bounds.)
 PREFILL_CANDIDATES = {
-    "prefill: k, tau, lambda per runtime (the present structure)": (False, ()),
-    "prefill: llama.cpp's int8-bound rows a runtime, k split (tau, lambda shared)":
+    "prefill: k, tau, lambda per runtime (one k for every rate)": (False, ()),
+    "prefill: int8-bound rows a runtime, k split (tau, lambda shared)":
         (True, ("tau_s", "lambda_s_per_layer")),
-    "prefill: llama.cpp's int8-bound rows a runtime, every term split": (True, ()),
+    "prefill: int8-bound rows a runtime, every term split (the present structure)": (True, ()),
 }
-
-
-def with_int8_bounds(rows):
-    """Prefill rows with llama.cpp's rows whose bound took the int8 rate named
-    ``llama.cpp@int8`` (a candidate's split; fit rows only)."""
-    from dataclasses import replace
-
-    from llm_arithmetic.catalog.format_compute import plan_format
-    from llm_arithmetic.catalog.hardware import HARDWARE
-    from llm_arithmetic.estimate import peak_for
-    from llm_arithmetic.lab import measurements as M
-
-    meas = {m.id: m for m in M.fit_rows()}
-
-    def int8(r):
-        m = meas[r.id]
-        h = HARDWARE[m.hardware_key]
-        return (m.weight_format.lower() not in ("fp16", "bf16", "fp8")
-                and plan_format(m.weight_format) is not None and "int8" in h.peaks
-                and peak_for(h, m.weight_format.lower()) == h.peaks["int8"].rate)
-    return [replace(r, runtime=f"{r.runtime}@int8") if r.runtime == "llama.cpp" and int8(r)
-            else r for r in rows]
 
 
 def select_prefill() -> None:
@@ -137,14 +117,14 @@ def select_prefill() -> None:
     def mape(ratios):
         return float(np.mean([abs(1 / q - 1) for _, q in ratios]))
 
-    base = MODELS["prefill"]
+    base = {k: v for k, v in MODELS["prefill"].items() if k != "kernels"}
     for name, (split, shared) in PREFILL_CANDIDATES.items():
-        data = with_int8_bounds(rows) if split else rows
+        data = with_kernels(rows) if split else rows
         spec = {**base, "shared_across_builds": shared} if shared else base
         loso = mape(cross_validate(data, "source", False, spec, base))
         loco = mape(cross_validate(data, "device", False, spec, base))
         print(f"{name:<84} | {loso:6.2%} {loco:6.2%} {(loso + loco) / 2:6.2%}")
-    print("prefill chosen:", json.dumps(base), "(see PREFILL_CANDIDATES)")
+    print("prefill chosen:", json.dumps(MODELS["prefill"]), "(see PREFILL_CANDIDATES)")
 
 
 def select() -> None:

@@ -71,6 +71,28 @@ def test_every_prefill_row_is_at_or_above_its_bound():
     assert [r.id for r in rows if r.t_measured < r.t_bound] == []
 
 
+def test_a_prefill_at_the_int8_rate_takes_the_int8_terms():
+    """llama.cpp multiplies block formats with int8 kernels on NVIDIA GPUs (MMQ) and at 16
+    bits on Apple GPUs; the prefill fit keeps the int8-bound rows' terms apart. The served time
+    to first token is, by hand from the stored terms, ttft_bound (1 + k) + tau + lambda L with
+    the terms of llama.cpp@int8 on an RTX 4090 (its int8 rate, 660.6 TOP/s in the Ada
+    whitepaper, is the bound's) and of llama.cpp on an M2 Max."""
+    from llm_arithmetic.catalog.model_catalog import get_model
+
+    pre = PARAMS["prefill_by_runtime"]
+    layers = get_model("llama-2-7b").n_layers
+    for chip, cls, rt, rate in (("rtx-4090", "consumer-gpu", "llama.cpp@int8", 660.6e12),
+                                ("m2-max", "apple", "llama.cpp", None)):
+        d = F.forecast("llama-2-7b", hardware=chip, weights="q4_0", prompt=512,
+                       runtime="llama.cpp")
+        if rate is not None:
+            assert d["peak_flops"] == rate
+        k = pre["k"][f"{cls}|{rt}"]
+        want = d["ttft_seconds"] * (1 + k) + pre["tau_s"][rt] \
+            + pre["lambda_s_per_layer"][rt] * layers
+        assert d["expected_ttft_seconds"] == pytest.approx(want, rel=1e-12), chip
+
+
 def test_errors_are_reported_for_the_reserved_rows():
     for name in ("by_runtime", "agnostic"):
         e = PARAMS["errors_" + name]

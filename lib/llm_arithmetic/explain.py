@@ -847,7 +847,8 @@ def _parts(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
 def _source(ev: Any, step: str) -> str:
     """Where a forecast step's fitted terms come from, with their values."""
     deps = _reads(ev, step, depth=6)
-    fits = [n for n in ("forecast_decode", "forecast_prefill") if n in deps]
+    # the prefill's record is the one its bound's rate chose (prefill_terms)
+    fits = [n for n in ("forecast_decode", "prefill_terms") if n in deps or n == step]
     if not fits:
         return ""
     from .forecast import PARAMS_PATH
@@ -857,7 +858,10 @@ def _source(ev: Any, step: str) -> str:
         rec = ev.get(name) or {}
         terms = ", ".join(f"{_FIT_NAMES.get(k, k)} {_short(v)}{_FIT_UNITS.get(k, '')}"
                           for k, v in rec.items())
-        out.append(f"{name.split('_')[1]} fit ({terms})")
+        label = "decode fit" if name == "forecast_decode" else \
+            "prefill fit of int8 kernels" if ev.get("prefill_int8") and ev.get(
+                "forecast_prefill_int8") else "prefill fit"
+        out.append(f"{label} ({terms})")
     return "; ".join(out) + f", stored in lab/data/{PARAMS_PATH.name} (scripts/fit_forecast.py)"
 
 

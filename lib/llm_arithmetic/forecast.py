@@ -174,7 +174,8 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None) -> np.ndarra
 class Row:
     """One fit or validation row: what the forecast needs, and the bound [s] and measured
     time [s] per token; ``t_dequant`` [s] is the dequantization term's regressor
-    (:func:`dequant_seconds`)."""
+    (:func:`dequant_seconds`); ``precision`` the peak a prefill row's bound took (the plan's
+    ``compute_precision``; empty for decode rows, which are memory-bound)."""
 
     id: str
     source: str
@@ -187,6 +188,7 @@ class Row:
     bits: float = 16.0
     batch: int = 1
     t_dequant: float = 0.0
+    precision: str = ""
 
 
 #: Weight formats of the data that name a llama.cpp file type whose parts an estimate counts
@@ -248,6 +250,7 @@ def prefill_fit_rows() -> list[Row]:
     (:func:`~llm_arithmetic.estimate.peak_for`: the int8 rate of a llama.cpp block format on
     NVIDIA and AMD chips)."""
     from .catalog.format_compute import plan_format
+    from .catalog.formats import compute_precision
     from .catalog.hardware import HARDWARE
     from .estimate import peak_for
     from .lab import measurements as M
@@ -260,14 +263,18 @@ def prefill_fit_rows() -> list[Row]:
         named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
         w = {"weights": r.weight_format.lower()} if named else \
             row_weights(r.weight_format, r.bits_per_weight)
-        if not named and plan_format(r.weight_format) is not None:
-            w["peak_flops"] = peak_for(HARDWARE[r.hardware_key], r.weight_format.lower())
+        chip, fmt = HARDWARE[r.hardware_key], r.weight_format.lower()
+        precision = None
+        if not named and plan_format(fmt) is not None:
+            w["peak_flops"] = peak_for(chip, fmt)
+            precision = compute_precision(fmt, None, chip.peaks, chip.vendor)
         e = estimate(r.model_key, hardware=r.hardware_key, **w,
                      bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
                      context=r.prompt_tokens)
         t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
-                       get_model(r.model_key).n_layers, float(e.ttft_seconds), t))
+                       get_model(r.model_key).n_layers, float(e.ttft_seconds), t,
+                       precision=precision or e.compute_precision))
     return out
 
 
@@ -299,8 +306,17 @@ MODELS: dict[str, dict[str, Any]] = {
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
                            "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
     "prefill": {"terms": {"k": "class|runtime", "tau_s": "runtime",
-                          "lambda_s_per_layer": "runtime"}, "weighting": "rows"},
+                          "lambda_s_per_layer": "runtime"}, "weighting": "rows",
+                "kernels": "int8"},
 }
+#: A structure's ``kernels`` (``"int8"``): the named fit takes a runtime's rows whose bound took
+#: the int8 rate (llama.cpp's block formats on NVIDIA and AMD GPUs: its MMQ kernels) as a
+#: runtime of their own, ``<runtime>@int8``, every term split (:func:`with_kernels`): those
+#: kernels reach a smaller share of their roof than the 16-bit products of the same runtime
+#: reach of theirs. Chosen for the prefill fit on its fit rows (``scripts/fit_forecast.py
+#: --select``, PREFILL_CANDIDATES); the interface serves the split terms where the estimate's
+#: ``compute_precision`` is int8 (:func:`prefill_runtime_for`, the plan's ``prefill_terms``).
+INT8 = "@int8"
 
 #: The terms' regressors (times the term's value: seconds), and their scale in the fit.
 _SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6}
@@ -386,6 +402,17 @@ def with_builds(rows: Sequence[Row], current: str = "2025-26", by: str = "era") 
     return out
 
 
+def with_kernels(rows: Sequence[Row]) -> list[Row]:
+    """``rows`` with each row whose bound took the int8 rate (``precision``) named as a runtime
+    of its own, ``<runtime>@int8`` (a structure's ``kernels``).
+
+    >>> rows = prefill_fit_rows()
+    >>> sorted({r.runtime for r in with_kernels(rows) if r.runtime.endswith(INT8)})
+    ['llama.cpp@int8']
+    """
+    return [replace(r, runtime=r.runtime + INT8) if r.precision == "int8" else r for r in rows]
+
+
 def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[Row]:
     """``rows`` as the named-runtime fit ``spec`` (a structure of :data:`MODELS` or a stored
     fit; default the named structure) sees them: with some of llama.cpp's rows a runtime of their
@@ -405,9 +432,8 @@ def named_rows(rows: Sequence[Row], spec: dict[str, Any] | None = None) -> list[
     """
     spec = MODELS["by_runtime"] if spec is None else spec
     builds = spec.get("builds")
-    if not builds:
-        return list(rows)
-    return with_builds(rows, by="era" if builds is True else builds)
+    out = with_builds(rows, by="era" if builds is True else builds) if builds else list(rows)
+    return with_kernels(out) if spec.get("kernels") == "int8" else out
 
 
 def layer_time_by_build(chip_class: str = "consumer-gpu") -> dict[str, tuple[int, float]]:
@@ -511,6 +537,8 @@ def fit(rows: Sequence[Row], agnostic: bool = False, spec: dict[str, Any] | None
         extra = {"shrink": dict(shrink), "runtimes": sorted({r.runtime for r in rows})}
     if spec.get("builds"):
         extra["builds"] = spec["builds"]
+    if spec.get("kernels") and not agnostic:
+        extra["kernels"] = spec["kernels"]
     if spec.get("shared_across_builds"):
         extra["shared_across_builds"] = list(spec["shared_across_builds"])
     return {**out, "rows": len(rows), "terms": dict(terms), "weighting": spec["weighting"],
@@ -1079,6 +1107,22 @@ def prefill_fit_for(params: dict[str, Any], runtime: str | None) -> tuple[str, s
     return "prefill_agnostic", None
 
 
+def prefill_runtime_for(params: dict[str, Any], runtime: str | None,
+                        precision: str | None) -> str | None:
+    """The prefill fit's runtime key for a prefill whose bound took ``precision``: the
+    runtime's int8-bound terms (``<runtime>@int8``, a structure's ``kernels``) where the bound
+    took the int8 rate and the named prefill fit has them, else the runtime itself.
+
+    >>> p = load_params()
+    >>> prefill_runtime_for(p, "llama.cpp", "int8"), prefill_runtime_for(p, "llama.cpp", "fp16")
+    ('llama.cpp@int8', 'llama.cpp')
+    """
+    if (runtime is not None and precision == "int8"
+            and _known(params["prefill_by_runtime"], runtime + INT8)):
+        return runtime + INT8
+    return runtime
+
+
 def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
                    runtime: str | None, n_layers: int,
                    t_dequant: float = 0.0) -> tuple[Any, Any]:
@@ -1095,19 +1139,25 @@ def forecast_inputs(chip_class: str, runtime: str | None,
     """The plan's forecast inputs (:data:`~llm_arithmetic.plan.steps.FORECAST_STEPS`) for a chip
     class (``"*"``: none known) and a runtime (None: not named): ``forecast_decode`` with the
     decode fit's ``k``, ``delta``, ``tau``, ``lambda`` and its interval's ratios ``low``,
-    ``high``, and ``forecast_prefill`` with the prefill fit's (no ``delta``). The same terms and
+    ``high``, and ``forecast_prefill`` with the prefill fit's (no ``delta``), and
+    ``forecast_prefill_int8`` with the runtime's terms for a prefill whose bound takes the int8
+    rate (:func:`prefill_runtime_for`; None where the fit has none). The same terms and
     intervals :func:`expected` uses; the book's calculators read them from the exported
     catalog."""
     p = params or load_params()
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, pre_rt = prefill_fit_for(p, runtime)
-    out = {}
-    for key, name, rt in (("forecast_decode", dec, runtime), ("forecast_prefill", pre, pre_rt)):
+    int8_rt = prefill_runtime_for(p, pre_rt, "int8")
+    out: dict[str, Any] = {"forecast_prefill_int8": None}
+    for key, name, rt in (("forecast_decode", dec, runtime), ("forecast_prefill", pre, pre_rt),
+                          ("forecast_prefill_int8", pre, int8_rt)):
+        if key == "forecast_prefill_int8" and int8_rt == pre_rt:
+            continue
         v = terms_for(p[name], chip_class, rt or "*")
         lo, hi = interval_for(p, name, chip_class, rt)
         rec = {"k": v["k"], "delta": v["delta"], "tau": v["tau_s"],
                "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
-        if key == "forecast_prefill":
+        if key != "forecast_decode":
             del rec["delta"]
         out[key] = rec
     return out
@@ -1161,6 +1211,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     out["expected_decode_tokens_per_second"] = None if t is None else n / t
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
+    prefill_runtime = prefill_runtime_for(p, prefill_runtime, e.compute_precision)
     t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
@@ -1249,12 +1300,14 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
                            "lambda[runtime] L (the decode model's terms, fitted to prefills)"
     pre = MODELS["prefill"]
+    # the rows as each fit sees them: the named one with its int8-bound rows apart
+    sees = {"prefill_by_runtime": named_rows(prefill, pre), "prefill_agnostic": prefill}
     for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
-        out[name] = _round(fit(prefill, agn, pre))
-        out["interval_" + name] = _round(intervals(prefill, agn, pre))
+        out[name] = _round(fit(sees[name], agn, pre))
+        out["interval_" + name] = _round(intervals(sees[name], agn, pre))
     for name, agn in (("prefill_by_runtime", False), ("prefill_agnostic", True)):
         out["errors_" + name] = {
-            kind: _served_summary(out, _cross_validate(prefill, by, agn, pre, names=(
+            kind: _served_summary(out, _cross_validate(sees[name], by, agn, pre, names=(
                 "prefill_by_runtime", "prefill_agnostic")))
             for kind, by in _CV_KINDS}
     # as the interface serves them: a runtime with its own terms named, any other not named

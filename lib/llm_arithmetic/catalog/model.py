@@ -870,7 +870,7 @@ class Model:
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, forecast_decode=None,
-            forecast_prefill=None,
+            forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS}))
 
     @cached_property

@@ -606,8 +606,8 @@ def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dic
 
 #: The forecast under the bounds (:mod:`llm_arithmetic.forecast`): the fitted terms of a chip
 #: class and a runtime come as two records, ``forecast_decode`` (``k``, ``delta``, ``tau``,
-#: ``lambda``, and the 80% interval's ratios ``low``, ``high``) and ``forecast_prefill`` (the
-#: same without ``delta``), which :func:`llm_arithmetic.forecast.forecast_inputs` looks up;
+#: ``lambda``, and the 80% interval's ratios ``low``, ``high``), ``forecast_prefill`` (the
+#: same without ``delta``) and ``forecast_prefill_int8`` (a prefill at the int8 rate), which :func:`llm_arithmetic.forecast.forecast_inputs` looks up;
 #: without them every step is None. With speculation the decode and TPOT forecasts are of a
 #: speculative step's bound, over the tokens it yields.
 FORECAST_STEPS: list[dict[str, Any]] = [
@@ -624,7 +624,17 @@ FORECAST_STEPS: list[dict[str, Any]] = [
        otherwise=LIT(0.0)),
 ] + [op(f"fc_{key}", "field", f"the decode fit's {key}", of="forecast_decode", key=key)
      for key in ("k", "delta", "tau", "lambda", "low", "high")] + [
-    op(f"fp_{key}", "field", f"the prefill fit's {key}", of="forecast_prefill", key=key)
+    # llama.cpp's int8 kernels (its block formats on NVIDIA and AMD GPUs) reach a smaller share
+    # of their roof than 16-bit products do of theirs: a prefill whose bound took the int8 rate
+    # takes the runtime's int8 terms where the fit has them (forecast.prefill_runtime_for)
+    op("prefill_int8", "among", "the prefill bound took the int8 rate",
+       of="compute_precision", values=["int8"]),
+    op("prefill_int8_terms", "first", "the runtime's int8 prefill terms, else its own",
+       of=["forecast_prefill_int8", "forecast_prefill"]),
+    op("prefill_terms", "choose", "the prefill fit's terms for the rate the bound took",
+       when="prefill_int8", then="prefill_int8_terms", otherwise="forecast_prefill"),
+] + [
+    op(f"fp_{key}", "field", f"the prefill fit's {key}", of="prefill_terms", key=key)
     for key in ("k", "tau", "lambda", "low", "high")] + [
     op("fc_tokens", "first", "tokens a step yields (1 without speculation)",
        of=["spec_tokens_per_step", LIT(1)]),
@@ -796,7 +806,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "forecast_decode",
-          "forecast_prefill",
+          "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
           "engine_swa_full", "engine_max_model_len", "engine_hybrid", "engine_page_align",

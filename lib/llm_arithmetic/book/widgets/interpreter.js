@@ -455,6 +455,7 @@ const Plan = (function () {
       draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
       forecast_decode: null,
       forecast_prefill: null,
+      forecast_prefill_int8: null,
     };
     models.set(m, inputs);
     return inputs;
