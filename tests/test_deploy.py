@@ -164,6 +164,32 @@ def test_forecast_mode_prices_the_forecast_describe_prints():
         search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="tensorrt-llm")
 
 
+@pytest.mark.parametrize("spec", [dict(speculation="mtp"),
+                                  dict(draft="qwen3-0.6b", draft_len=4, acceptance=0.8)],
+                         ids=["mtp", "draft-model"])
+def test_forecast_mode_with_speculation_is_the_forecast_describe_prints(spec):
+    """plan --forecast with speculative decoding: a speculative step also launches the draft's
+    blocks (one MTP block, or the draft model's 28 blocks four times a step), and describe's
+    forecast (forecast.expected) charges their per-layer term; the plan's TPOT at a point is
+    that same forecast, not the one of a step that ran the target's 36 blocks alone."""
+    from llm_arithmetic.forecast import forecast
+
+    kw = dict(prompt=1024, generate=256)
+    r = search("qwen3-8b", ttft=5.0, tpot=0.2, hardware=["h100-sxm"], weights=["bf16"],
+               kv_bits=[16], degrees=[1], max_batch=8, forecast=True, runtime="vllm",
+               **kw, **spec)
+    assert r.configurations
+    for c in r.configurations:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = forecast("qwen3-8b", hardware=c["hardware"], weights=c["weights"],
+                         bits_kv=c["kv_bits"], batch=c["batch"], context=kw["prompt"],
+                         runtime="vllm", **kw, **spec)
+        assert c["tpot_seconds"] == pytest.approx(d["expected_tpot_seconds"], rel=1e-12)
+        assert c["tokens_per_second_per_chip"] == pytest.approx(
+            d["expected_tokens_per_second_per_chip"], rel=1e-12)
+
+
 def test_chips_are_found_as_typed_and_priced_from_the_table():
     """`plan --hardware H200` is the catalog's h200 (as `describe --hardware H200` is), priced
     from the table without --price-per-hour; a price given per chip name is its chip's too."""

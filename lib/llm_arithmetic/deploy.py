@@ -136,7 +136,9 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
         cls = F.chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
         first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
-        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers,
+        # the per-layer term of a speculative step counts the drafts' blocks too, as
+        # forecast.expected and the plan's fc_layers do
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", ev.get("fc_layers"),
                                 ev.get("forecast_dequant_time")) / n
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
