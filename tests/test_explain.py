@@ -177,6 +177,27 @@ def test_cli_json_round_trips(capsys):
     assert _close(float(f.subs(**{a["name"]: a["value"] for a in x["arguments"]})), x["value"])
 
 
+def test_a_forecast_left_out_for_want_of_memory_is_not_explained_as_a_number(capsys):
+    """DeepSeek-V3 in fp8 is about 671 GB: one H200 (141 GiB) does not hold it, so the table
+    prints its one-chip forecast as "- (does not fit in memory)" and --json as null. Its
+    explanation says the same instead of a speed; the replica's forecast (8 H200s hold it)
+    keeps its number, the key --json prints."""
+    args = ["deepseek-v3", "--hardware", "h200", "--weights", "fp8", "--tp", "8", "--ep", "8",
+            "--prompt", "4000", "--explain",
+            "expected_decode_tokens_per_second,expected_tpot_seconds"]
+    rc, out, _ = _run(capsys, *args, "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["fits"] is False and d["fits_per_chip"] is True
+    x = d["explain"]
+    assert d["expected_decode_tokens_per_second"] is None
+    assert x["expected_decode_tokens_per_second"]["value"] is None
+    assert x["expected_decode_tokens_per_second"]["value_text"] == "- (does not fit in memory)"
+    assert x["expected_tpot_seconds"]["value"] == d["expected_tpot_seconds"] is not None
+    rc, out, _ = _run(capsys, *args)
+    assert "expected_decode_tokens_per_second = fc_tokens / fc_decode_step  [div]\n" \
+           "  = - (does not fit in memory)\n" in out
+
+
 def test_piecewise_prints_as_cases():
     """The critical batch's formula is piecewise (infinite where compute never catches up):
     its cases one line each, 'for' a condition then 'otherwise', as the book prints them; in

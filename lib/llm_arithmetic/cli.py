@@ -719,6 +719,8 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation` (an
     engine's key, with ``--engine``, from the engine view ``v``); an unknown key exits 2
     naming the known ones."""
+    from dataclasses import replace
+
     from .core.errors import InputError
     from .explain import engine_key_steps, explain, explain_keys
 
@@ -729,6 +731,10 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     if asked == ["all"]:
         keys = _printed_keys(e, x, serving) + ([] if v is None else _engine_printed_keys(v))
     engine_keys = engine_key_steps() if v is not None else {}
+    # a forecast the table and --json leave out (the setup does not fit in memory) is not
+    # given a number here either
+    unfit = {k for k, val in _forecast_where_it_fits(x, e).items()
+             if val is None and x.get(k) is not None}
     out = {}
     for key in keys:
         try:
@@ -738,6 +744,9 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
             known = explain_keys(e) + list(engine_keys)
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
                              f"{', '.join(['all', *known])}") from None
+        if key in unfit:
+            out[key] = replace(out[key], value=None, substituted="", forecast="",
+                               value_text="- (does not fit in memory)")
     return out
 
 
