@@ -72,6 +72,45 @@ def test_mtp_workload_by_hand():
         1 / e.speculative_tpot_seconds / 8)
 
 
+def test_request_cost_and_energy_at_the_speculative_rate():
+    """With speculation the request, its cost and its energy have speculative twins, by hand
+    from the speculative TPOT t_s of one stream on 8 chips at $3 per chip-hour and P W each:
+    the request is TTFT + 2048 t_s, a million tokens take 10^6 t_s seconds of 8 chip-hours'
+    worth of $3/3600 a second, and a token takes 8 P t_s joules. The plain keys keep the plain
+    TPOT. ``plan`` prices a speculative point at this same rate (deploy.search's cost)."""
+    from llm_arithmetic.deploy import search
+
+    e = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
+                 generate=2048, speculation="mtp", price_per_hour=3.0)
+    t_s = e.speculative_tpot_seconds
+    assert e.speculative_request_seconds == pytest.approx(e.ttft_seconds + 2048 * t_s,
+                                                          rel=1e-12)
+    assert e.speculative_cost_per_million_tokens == pytest.approx(8 * 3.0 / 3600 * 1e6 * t_s,
+                                                                  rel=1e-12)
+    assert e.speculative_energy_joules_per_token == pytest.approx(8 * e.power_watts * t_s,
+                                                                  rel=1e-12)
+    assert e.cost_per_million_tokens == pytest.approx(8 * 3.0 / 3600 * 1e6 * e.tpot_seconds,
+                                                      rel=1e-12)
+    plain = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
+                     generate=2048, price_per_hour=3.0)
+    assert plain.speculative_cost_per_million_tokens is None
+    assert plain.speculative_request_seconds is None
+    kw = dict(hardware="h100-sxm", weights="bf16", prompt=1024, generate=256)
+    s = search("qwen3-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"],
+               kv_bits=[16], degrees=[1], max_batch=16, price_per_hour=2.0, prompt=1024,
+               generate=256, draft_len=3, acceptance=0.7, draft_cost=0.05)
+    c, = s.configurations
+    q = estimate("qwen3-8b", batch=c["batch"], context=1024, price_per_hour=2.0,
+                 draft_len=3, acceptance=0.7, draft_cost=0.05, **kw)
+    assert c["cost_per_million_tokens"] == pytest.approx(q.speculative_cost_per_million_tokens,
+                                                         rel=1e-12)
+    rc, out, _ = _cli("describe", "qwen3-8b", "--hardware", "h100-sxm", "--prompt", "1024",
+                      "--generate", "256", "--batch", str(c["batch"]), "--price-per-hour", "2",
+                      "--draft-len", "3", "--acceptance", "0.7", "--draft-cost", "0.05")
+    row, = [r for r in out.splitlines() if r.startswith("cost per million tokens, speculative")]
+    assert rc == 0 and row.split()[-1] == f"${c['cost_per_million_tokens']:,.3f}"
+
+
 def test_no_speculation_no_keys_and_bound_keys_unchanged():
     plain = estimate("llama-2-7b", hardware="a100-80gb-sxm", context=1000)
     spec = estimate("llama-2-7b", hardware="a100-80gb-sxm", context=1000, draft_len=3,

@@ -692,6 +692,9 @@ ROW_KEYS = {
     "tokens/s per chip, speculative": "speculative_tokens_per_second_per_chip",
     "cost per million tokens": "cost_per_million_tokens",
     "energy per token": "energy_joules_per_token",
+    "request, speculative": "speculative_request_seconds",
+    "cost per million tokens, speculative": "speculative_cost_per_million_tokens",
+    "energy per token, speculative": "speculative_energy_joules_per_token",
     "  tokens/s per sequence": "expected_decode_tokens_per_second",
     "  time to first token": "expected_ttft_seconds",
     "  time per output token": "expected_tpot_seconds",
@@ -1061,6 +1064,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
         rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
     if e.request_seconds is not None:
         rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
+    if e.speculative_request_seconds is not None:
+        rows.append(("request, speculative", f"{e.speculative_request_seconds:,.3f} s"))
     speeds = []
     if e.tokens_per_second_per_user is not None:
         speeds.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
@@ -1072,9 +1077,15 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.cost_per_million_tokens is not None:
         speeds.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
                        f"${e.price_per_hour:g} per chip-hour"))
+    if e.speculative_cost_per_million_tokens is not None:
+        speeds.append(("cost per million tokens, speculative",
+                       f"${e.speculative_cost_per_million_tokens:,.3f}"))
     if e.energy_joules_per_token is not None:
         speeds.append(("energy per token", f"{e.energy_joules_per_token:,.3f} J at "
                        f"{e.power_watts:g} W per chip"))
+    if e.speculative_energy_joules_per_token is not None:
+        speeds.append(("energy per token, speculative",
+                       f"{e.speculative_energy_joules_per_token:,.3f} J"))
     return rows + _speed_rows(e.fits_per_chip, speeds)
 
 

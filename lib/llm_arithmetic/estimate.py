@@ -267,6 +267,10 @@ class Estimate:
         yields, the verify step's roofline charged k + 1 times the FLOPs [s], [token/s].
     speculative_tpot_seconds, speculative_tokens_per_second_per_chip : float or None
         The same on the replica [s], [token/s].
+    speculative_request_seconds, speculative_cost_per_million_tokens, \
+speculative_energy_joules_per_token : float or None
+        ``request_seconds``, ``cost_per_million_tokens`` and ``energy_joules_per_token`` at the
+        speculative time per output token (the plain keys keep the plain one) [s], [USD], [J].
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -357,6 +361,9 @@ class Estimate:
     speculative_tokens_per_second: float | None = None
     speculative_tpot_seconds: float | None = None
     speculative_tokens_per_second_per_chip: float | None = None
+    speculative_request_seconds: float | None = None
+    speculative_cost_per_million_tokens: float | None = None
+    speculative_energy_joules_per_token: float | None = None
     weights_as: str = ""
 
     def as_dict(self) -> dict[str, Any]:

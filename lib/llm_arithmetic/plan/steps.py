@@ -580,6 +580,15 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        of=["spec_tpot_step", "spec_tokens_per_step"]),
     f("speculative_tokens_per_second_per_chip", "tokens_per_chip", "tokens/s per chip with "
       "speculation", tpot="speculative_tpot_seconds"),
+    f("speculative_request_seconds", "request_time", "time of the whole request with "
+      "speculation", ttft="ttft_seconds", tpot="speculative_tpot_seconds",
+      generated="generate"),
+    op("spec_replica_rate", "mul", "tokens/s of the replica with speculation",
+       of=["speculative_tokens_per_second_per_chip", "n_chips"]),
+    f("speculative_cost_per_million_tokens", "cost_per_million_tokens", "price of a million "
+      "tokens with speculation", tokens_per_second="spec_replica_rate"),
+    f("speculative_energy_joules_per_token", "energy_per_token", "energy per generated token "
+      "with speculation", tokens_per_second="spec_replica_rate"),
 ]
 
 def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dict[str, Any]]:
