@@ -973,8 +973,12 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     # memory has no speed to achieve, so its speeds are not printed as if it had one.
     one = "one chip: " if serving else ""
     if e.decode_seconds_per_token is not None:
+        # without a compute peak the bound is the memory traffic's time alone: what bounds
+        # the step is not known (a large batch may well be compute-bound)
         rows.append((f"{one}time per token (lower bound)",
-                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"
+                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms "
+                     + (f"({e.bound}-bound)" if e.peak_flops is not None else
+                        "(memory traffic only: no compute peak for this chip, give --tflops)")
                      + ("; does not fit in memory" if e.fits is False else "")))
         rows += _speed_rows(e.fits, [
             (f"{one}tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"),
