@@ -909,7 +909,9 @@ class Sweep:
     step_bytes, step_flops : ndarray
         Bytes [B] and FLOPs [FLOP] of one decode step of the batch.
     memory_seconds, compute_seconds, seconds_per_token : ndarray
-        [s]
+        [s]; ``compute_seconds`` is NaN where the chip has no peak at the format's compute
+        precision (:func:`estimate`'s None), and ``seconds_per_token`` is then the memory
+        time alone.
     tokens_per_second, throughput_tokens_per_second : ndarray
         One stream's and the batch's rate [token/s].
     fits : ndarray of bool
@@ -980,7 +982,8 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     kv_bits = bits_per_weight(bits_kv)
     shape = (len(chips), len(formats), ctx.size, bat.size)
     keys = {"step_bytes": "decode_step_bytes", "step_flops": "decode_step_flops",
-            "memory_seconds": "decode_memory_seconds", "compute_seconds": "peak_compute_seconds",
+            "memory_seconds": "decode_memory_seconds",
+            "compute_seconds": "decode_compute_seconds",   # None (NaN here) without a peak
             "seconds_per_token": "peak_seconds_per_token", "fits": "fits"}
     out = {k: np.empty(shape, dtype=bool if k == "fits" else float) for k in keys}
     for j, fmt in enumerate(formats):
