@@ -190,6 +190,19 @@ def test_forecast_mode_with_speculation_is_the_forecast_describe_prints(spec):
             d["expected_tokens_per_second_per_chip"], rel=1e-12)
 
 
+def test_an_unknown_weight_format_is_an_error_not_an_empty_search():
+    """`plan --weights fp8,nope`: 'nope' is no format (describe --weights nope refuses it with
+    close matches); the search refused every point of it in silence and, with it alone,
+    printed 'no configuration meets the targets'. It is now the same one-line error."""
+    with pytest.raises(InputError, match="unknown weight format 'nope'"):
+        search("llama-3.1-8b", ttft=0.1, tpot=0.01, hardware=["h100-sxm"],
+               weights=["fp8", "nope"])
+    rc, out, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "100", "--tpot-ms", "10",
+                        "--hardware", "h100-sxm", "--weights", "nope")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "unknown weight format 'nope'" in err
+
+
 def test_chips_are_found_as_typed_and_priced_from_the_table():
     """`plan --hardware H200` is the catalog's h200 (as `describe --hardware H200` is), priced
     from the table without --price-per-hour; a price given per chip name is its chip's too."""

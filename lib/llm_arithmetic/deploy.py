@@ -45,7 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import _checked_inputs, chip_inputs, resolve_model, speculative_inputs
+from .estimate import (_checked_inputs, chip_inputs, resolve_model, speculative_inputs,
+                       weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -192,6 +193,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     for label, v in (("ttft", ttft), ("tpot", tpot)):
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
+    for fmt in weights:  # a format the library does not know is an error, not a skipped point
+        weight_bits(m, fmt)
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}
     # the catalog's key of each chip (an unknown name fails here, with close matches; "H200"
     # and "h200" are one chip, as everywhere else), then its price
