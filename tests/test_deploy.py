@@ -203,6 +203,12 @@ def test_an_unknown_weight_format_is_an_error_not_an_empty_search():
     assert "unknown weight format 'nope'" in err
 
 
+def test_a_runtime_without_the_forecast_names_the_option_that_asks_for_it():
+    rc, _, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "100", "--tpot-ms", "10",
+                      "--hardware", "h100-sxm", "--runtime", "vllm")
+    assert rc == 2 and err.count("\n") == 1 and "plan --forecast" in err
+
+
 def test_chips_are_found_as_typed_and_priced_from_the_table():
     """`plan --hardware H200` is the catalog's h200 (as `describe --hardware H200` is), priced
     from the table without --price-per-hour; a price given per chip name is its chip's too."""

@@ -209,7 +209,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         raise InputError(f"price_per_hour: no price for {', '.join(missing)} in the price table; "
                          "give --price-per-hour")
     if runtime is not None and not forecast:
-        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast")
+        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast "
+                         "(forecast=True; plan --forecast)")
     fc = _forecaster(m, runtime) if forecast else None
     batches = np.arange(1, int(max_batch) + 1)
     draft = speculation.pop("draft", None)
