@@ -129,6 +129,7 @@ def test_no_speculation_no_keys_and_bound_keys_unchanged():
     (dict(draft_len=4, acceptance=0.5, draft_cost=-1), "draft_cost must be non-negative"),
     (dict(draft_len=4, acceptance=0.5, draft_cost=0.1, draft="qwen3-0.6b"), "not both"),
     (dict(speculation="medusa"), "unknown workload 'medusa'; known: mtp"),
+    (dict(speculation=["mtp"]), "speculation: unknown workload .*; known: mtp"),
 ])
 def test_bad_speculative_inputs_name_the_field(kwargs, match):
     with pytest.raises(InputError, match=match):

@@ -679,7 +679,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     values override the workload's. All None: no speculation."""
     draft_layers = None
     if speculation is not None:
-        if speculation not in SPECULATIVE_WORKLOADS:
+        if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         w = SPECULATIVE_WORKLOADS[speculation]
