@@ -536,8 +536,10 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
 
 #: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
 #: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
-#: target step over k + 1 positions per sequence (the step's bytes, k + 1 times its FLOPs); the
-#: bound per token is (k c_d t_plain + t_verify) / n_acc, with n_acc the tokens a step yields.
+#: target step over k + 1 positions per sequence (k + 1 times its FLOPs; the cache read once a
+#: sequence, and the weights a step of B (k + 1) tokens reads: the same for a dense model, more
+#: experts for a mixture, whose B (k + 1) tokens route as a batch of that many does); the bound
+#: per token is (k c_d t_plain + t_verify) / n_acc, with n_acc the tokens a step yields.
 SPECULATIVE_STEPS: list[dict[str, Any]] = [
     guard(f("spec_tokens_per_step", "speculative_tokens_per_step", "tokens a speculative step "
             "yields on average"), "draft_len"),
@@ -547,8 +549,15 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        of=["draft_cost", LIT(0)]),
     op("verify_step_flops", "mul", "FLOPs of the verify step of the batch",
        of=["decode_step_flops", "verify_positions"]),
-    f("verify_seconds", "roofline_time", "the verify step's roofline: the plain step's bytes, "
-      "k + 1 times its FLOPs", step_bytes="decode_step_bytes", step_flops="verify_step_flops",
+    guard(op("verify_tokens", "mul", "tokens the verify step runs: k + 1 positions of each "
+             "sequence", of=["batch", "verify_positions"]), "draft_len"),
+    op("verify_weight_bytes", "at", "weight bytes the verify step reads: a mixture's experts "
+       "routed by all its tokens", target="step_weight_bytes",
+       **{"with": {"batch": "verify_tokens"}}),
+    f("verify_step_bytes", "batched_step_bytes", "bytes of the verify step: those weights, and "
+      "each sequence's cache read once", weight_bytes="verify_weight_bytes"),
+    f("verify_seconds", "roofline_time", "the verify step's roofline: its bytes, k + 1 times "
+      "the plain step's FLOPs", step_bytes="verify_step_bytes", step_flops="verify_step_flops",
       peak_flops="peak_or_inf"),
     op("draft_seconds", "mul", "the k draft steps of one speculative step",
        of=["draft_len", "draft_cost_used", "peak_seconds_per_token"]),
@@ -560,11 +569,19 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "speculation", tpot="speculative_seconds_per_token"),
     op("verify_stage_flops", "mul", "FLOPs of one stage's verify step",
        of=["stage_step_flops", "verify_positions"]),
+    guard(op("verify_micro_tokens", "mul", "tokens a microbatch's verify step runs",
+             of=["micro", "verify_positions"]), "draft_len"),
+    op("verify_weight_bytes_micro", "at", "weight bytes a microbatch's verify step reads",
+       target="step_weight_bytes", **{"with": {"batch": "verify_micro_tokens"}}),
+    f("verify_micro_bytes", "batched_step_bytes", "bytes of a microbatch's verify step",
+      weight_bytes="verify_weight_bytes_micro", seq_bytes="seq_bytes_serving", batch="micro"),
+    f("verify_stage_bytes", "stage_bytes", "one stage's share of them",
+      step_bytes="verify_micro_bytes"),
     f("verify_stage_work", "tp_step_time", "one stage's verify step: its memory traffic and "
-      "arithmetic", step_bytes="stage_step_bytes", step_flops="verify_stage_flops",
+      "arithmetic", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
       peak_flops="peak_or_inf", comm_time=LIT(0)),
     f("verify_stage_serialized", "tp_step_time", "one stage's verify step, communication after "
-      "the work", step_bytes="stage_step_bytes", step_flops="verify_stage_flops",
+      "the work", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
       peak_flops="peak_or_inf"),
     f("verify_stage_overlapped", "overlapped_time", "one stage's verify step, communication "
       "under the work", work_time="verify_stage_work"),
