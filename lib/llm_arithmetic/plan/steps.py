@@ -351,9 +351,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("default_out_latency", "choose", "the stated default between domains: the network's, "
        "or PCIe's where the card has no network", when="chip_out_bandwidth",
        then=LIT(DEFAULT_LATENCY["scale_out"]), otherwise=LIT(DEFAULT_LATENCY["pcie"])),
+    op("default_up_latency", "choose", "the stated default inside a domain: the scale-up "
+       "link's, or PCIe's where the card has no other link", when="chip_up_bandwidth",
+       then=LIT(DEFAULT_LATENCY["scale_up"]), otherwise=LIT(DEFAULT_LATENCY["pcie"])),
     op("up_latency", "first", "latency of one collective step inside a domain: as given, the "
        "catalog's, or the stated default", of=["given_link_latency", "chip_up_latency",
-                                               LIT(DEFAULT_LATENCY["scale_up"])]),
+                                               "default_up_latency"]),
     op("out_latency", "first", "latency of one collective step between domains",
        of=["given_link_latency", "chip_out_latency", "default_out_latency"]),
     op("crosses_domains", "gt", "the group spans more than one domain",
