@@ -295,6 +295,22 @@ def test_a_decode_bound_without_a_compute_peak_does_not_call_itself_memory_bound
     assert row == f"{flops / 10e12 * 1e3:,.3f} ms (compute-bound)"
 
 
+def test_a_replica_of_chips_without_a_link_says_its_communication_is_left_out(capsys):
+    """Two M2 Max: the catalog knows no link between them, so the all-reduces are not
+    counted (--json: allreduce_seconds_per_token null) and tensor parallelism halves the
+    time per output token for free; the table said nothing of it. With --link-gbps they
+    are counted again."""
+    assert main(["describe", "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2",
+                 "--prompt", "500"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert "give --link-gbps" in rows["scale-up link"]
+    assert "leave communication out" in rows["all-reduce"]
+    assert main(["describe", "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2",
+                 "--prompt", "500", "--link-gbps", "5"]) == 0
+    out = capsys.readouterr().out
+    assert _rows(out)["scale-up link"].startswith("5.0 GB/s") and "\n  all-reduces " in out
+
+
 def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys):
     """DeepSeek-V4-Flash's compressed attention is not modelled, so its cache, and with it the
     memory per chip, are left out (None); with serving options describe printed a TypeError's

@@ -1027,6 +1027,11 @@ def _tokens_text(n: float) -> str:
 
 def _comm_rows(e: Any) -> list[tuple[str, str]]:
     """The two tiers, as the table shows them."""
+    if e.link_bandwidth is None and max(e.tp, e.ep) > 1:
+        # the chips' collectives are left out of every time below: say so
+        return [("scale-up link", "unknown for this chip: give --link-gbps"),
+                ("all-reduce", "not counted (no link bandwidth): the times below leave "
+                               "communication out")]
     if e.link_bandwidth is None or e.n_chips == 1:
         return []
     def tier(bw: float | None, lat: float | None) -> str:
