@@ -370,6 +370,16 @@ def test_cli_names_the_missing_option(capsys):
                       "--gpu-memory-utilization", "0.9", "--explain", "max_concurrency")
     assert rc == 0 and "  = - (not computed without --max-model-len)\n" in out
     assert "first(-" not in out
+    # a figure the chip's catalog entry lacks: the option that gives it, in its own units
+    # (Vera Rubin lists no 16-bit rate; an M2 Max no link to a peer), not the plan's input
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--hardware", "vera-rubin", "--explain",
+                      "decode_compute_seconds")
+    assert rc == 0 and "  = - (not computed without --tflops)\n" in out
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2", "--prompt",
+                      "500", "--explain", "allreduce_seconds_per_token")
+    assert rc == 0 and "  = - (not computed without --link-gbps)\n" in out
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--explain", "decode_seconds_per_token")
+    assert rc == 0 and "  = - (not computed without --hardware)\n" in out
 
 
 def test_explain_lines_fit_but_for_a_url():

@@ -759,8 +759,18 @@ def _describe_options() -> dict[str, str]:
     ``--price-per-hour``), for an explanation that names an option not given."""
     sub = next(a for a in build_parser("describe")._actions
                if isinstance(a, argparse._SubParsersAction))
-    return {a.dest: max(a.option_strings, key=len)
-            for a in sub.choices["describe"]._actions if a.option_strings}
+    out = {a.dest: max(a.option_strings, key=len)
+           for a in sub.choices["describe"]._actions if a.option_strings}
+    # estimate's keywords that an option gives in other units or under another name
+    out.update({k: out[dest] for k, dest in _KEYWORD_OPTIONS.items()})
+    return out
+
+
+#: estimate's keyword -> the describe option (its dest) that gives it.
+_KEYWORD_OPTIONS = {"bandwidth": "bandwidth_gbps", "peak_flops": "tflops",
+                    "link_bandwidth": "link_gbps", "link_latency": "link_latency_us",
+                    "bits_weight": "weight_bits", "bits_kv": "kv_bits", "bits_ssm": "ssm_bits",
+                    "dispatch_bits": "dispatch"}
 
 
 def _forecast_where_it_fits(x: dict[str, Any], e: Any) -> dict[str, Any]:

@@ -999,6 +999,9 @@ def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) 
         keywords = _estimate_keywords()
         shown = [(options or {}).get(k, k) for k in
                  ("hardware" if i.startswith("chip_") else i for i in inputs) if k in keywords]
+        # a figure the chip lacks (a peak, a link), or no chip: the keyword that gives it
+        shown = shown or [(options or {}).get(k, k) for k in
+                          (i.removeprefix("given_") for i in inputs) if k in keywords]
     return ", ".join(dict.fromkeys(shown or inputs))
 
 
