@@ -203,6 +203,25 @@ def test_an_unknown_weight_format_is_an_error_not_an_empty_search():
     assert "unknown weight format 'nope'" in err
 
 
+def test_a_request_past_the_trained_context_is_warned_of_as_describe_warns():
+    """Llama 2 7B is trained to 4,096 tokens (config.json max_position_embeddings): a request
+    of 4,000 + 1,000 runs past it. describe warns; plan said nothing (its estimates run with
+    warnings off)."""
+    from llm_arithmetic import ContextWarning
+
+    with pytest.warns(ContextWarning, match="prompt \\+ generate = 5,000 tokens is beyond"):
+        search("llama-2-7b", ttft=1.0, tpot=0.1, hardware=["h100-sxm"], prompt=4000,
+               generate=1000, max_batch=8)
+    rc, _, err = _cli("plan", "llama-2-7b", "--hardware", "h100-sxm", "--prompt", "4000",
+                      "--generate", "1000", "--ttft-ms", "1000", "--tpot-ms", "100")
+    assert rc == 0 and err == ("llm_arithmetic: warning: prompt + generate = 5,000 tokens is "
+                               "beyond llama-2-7b's trained context 4,096\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search("llama-2-7b", ttft=1.0, tpot=0.1, hardware=["h100-sxm"], prompt=3000,
+               generate=1000, max_batch=8)
+
+
 def test_a_runtime_without_the_forecast_names_the_option_that_asks_for_it():
     rc, _, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "100", "--tpot-ms", "10",
                       "--hardware", "h100-sxm", "--runtime", "vllm")

@@ -875,12 +875,13 @@ def _plan(ns: argparse.Namespace) -> int:
     split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
-    r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
-               hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
-               prompt=ns.prompt, generate=ns.generate,
-               weights=split(ns.weights) or DEFAULT_WEIGHTS,
-               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
-               runtime=ns.runtime, **spec)
+    with _warnings_printed():
+        r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+                   hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
+                   prompt=ns.prompt, generate=ns.generate,
+                   weights=split(ns.weights) or DEFAULT_WEIGHTS,
+                   max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
+                   runtime=ns.runtime, **spec)
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}

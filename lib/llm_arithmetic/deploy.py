@@ -46,7 +46,7 @@ from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
 from .estimate import (_checked_inputs, chip_inputs, resolve_model, speculative_inputs,
-                       weight_bits)
+                       warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -195,6 +195,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
     for fmt in weights:  # a format the library does not know is an error, not a skipped point
         weight_bits(m, fmt)
+    # said once here: the search's own estimates run with warnings off
+    warn_past_trained_context(m, prompt, generate, stacklevel=3)
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}
     # the catalog's key of each chip (an unknown name fails here, with close matches; "H200"
     # and "h200" are one chip, as everywhere else), then its price

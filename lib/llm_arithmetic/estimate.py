@@ -38,7 +38,7 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
-           "chip_inputs", "speculative_inputs", "draft_step_ratio"]
+           "chip_inputs", "speculative_inputs", "draft_step_ratio", "warn_past_trained_context"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -610,10 +610,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     if m.trained_context and context > m.trained_context:
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)
-    g = generate if generate is not None else 0
-    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
-        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
-                      f"context {m.trained_context:,}", ContextWarning, stacklevel=3)
+    warn_past_trained_context(m, prompt, generate, stacklevel=4)
     kv_bits = bits_per_weight(bits_kv)
     if bits_ssm is not None:
         try:
@@ -661,6 +658,16 @@ def draft_step_ratio(draft: Model, target: Model, **at: Any) -> float:
     key = "tpot_seconds" if at.get("prompt") is not None else "decode_seconds_per_token"
     t = [getattr(estimate(x, **at), key) for x in (draft, target)]
     return t[0] / t[1]
+
+
+def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None,
+                              stacklevel: int = 2) -> None:
+    """A :class:`ContextWarning` where a request of ``prompt`` tokens that generates
+    ``generate`` more runs past the model's trained context."""
+    g = generate if generate is not None else 0
+    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
+        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
+                      f"context {m.trained_context:,}", ContextWarning, stacklevel=stacklevel)
 
 
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
