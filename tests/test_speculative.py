@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,8 @@ from llm_arithmetic.book.plots import verify_step_ratio
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.forecast import SPECULATIVE_BOUND_KEYS, forecast
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
 
 A, K = 0.8, 4
 
@@ -118,6 +122,30 @@ def test_request_cost_and_energy_at_the_speculative_rate():
                       "--draft-len", "3", "--acceptance", "0.7", "--draft-cost", "0.05")
     row, = [r for r in out.splitlines() if r.startswith("cost per million tokens, speculative")]
     assert rc == 0 and row.split()[-1] == f"${c['cost_per_million_tokens']:,.3f}"
+
+
+def test_a_draft_whose_bound_is_not_counted_is_refused_in_one_line():
+    """DeepSeek-V4 Flash's compressed-attention cache is not modelled, so its bound is not
+    counted (null), and a draft cost relative to it cannot be: describe raised a TypeError
+    (None / float) for it as the draft or the target, and plan found 'no configuration' (a
+    NaN cost at every point). Both refuse it, naming the model."""
+    from llm_arithmetic.deploy import search
+
+    v4 = CONFIGS / "deepseek-v4-flash.json"
+    for target, draft, role in (("qwen3-8b", v4, "the draft's"), (v4, "qwen3-0.6b",
+                                                                  "the target's")):
+        with pytest.raises(InputError, match=f"{role} \\(deepseek-v4-flash\\) is not counted"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the target's own 'not counted' warning
+            estimate(target, hardware="h200", prompt=100, draft=draft, draft_len=2,
+                     acceptance=0.5)
+    with pytest.raises(InputError, match="the draft's \\(deepseek-v4-flash\\) is not counted"):
+        search("qwen3-8b", ttft=1.0, tpot=0.1, hardware=["h200"], draft=v4, draft_len=2,
+               acceptance=0.5)
+    rc, out, err = _cli("describe", str(v4), "--hardware", "h200", "--prompt", "100",
+                        "--draft", "qwen3-0.6b", "--draft-len", "2", "--acceptance", "0.5")
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("llm_arithmetic: error: draft: ")
 
 
 def test_no_speculation_no_keys_and_bound_keys_unchanged():

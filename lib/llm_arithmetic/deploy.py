@@ -45,8 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (_checked_inputs, chip_inputs, resolve_model, speculative_inputs,
-                       warn_past_trained_context, weight_bits)
+from .estimate import (_checked_inputs, chip_inputs, draft_model, resolve_model,
+                       speculative_inputs, warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -222,7 +222,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     # here with a placeholder, then taken per point as the scalar path takes it
     spec = speculative_inputs(m, **speculation, **({"draft_cost": 0.0} if draft else {}))
     if draft is not None:
-        draft = resolve_model(draft)
+        draft = draft_model(draft, m)
         spec["draft_layers"] = draft.n_layers
     tpot_step = "speculative_tpot_seconds" if spec["draft_len"] else "tpot_seconds"
     rate_step = ("speculative_tokens_per_second_per_chip" if spec["draft_len"]

@@ -38,7 +38,8 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
-           "chip_inputs", "speculative_inputs", "draft_step_ratio", "warn_past_trained_context"]
+           "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
+           "warn_past_trained_context"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -660,6 +661,18 @@ def draft_step_ratio(draft: Model, target: Model, **at: Any) -> float:
     return t[0] / t[1]
 
 
+def draft_model(draft: Any, target: Model) -> Model:
+    """The draft model (a Model, a catalog name or a config.json) whose bound, over the
+    target's, is a draft step's cost: an InputError where either model's bound is not
+    counted (a cache the library does not model)."""
+    draft = resolve_model(draft)
+    for x, role in ((draft, "the draft's"), (target, "the target's")):
+        if x.uncounted:
+            raise InputError(f"draft: a draft step's cost is its bound over the target's, and "
+                             f"{role} ({x.name}) is not counted: it needs {x.uncounted}")
+    return draft
+
+
 def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None,
                               stacklevel: int = 2) -> None:
     """A :class:`ContextWarning` where a request of ``prompt`` tokens that generates
@@ -714,7 +727,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError("give either draft_cost or a draft model, not both")
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
-        draft = resolve_model(draft)
+        draft = draft_model(draft, m)
         draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
                                       **(at or {}))
         draft_layers = draft.n_layers
