@@ -62,6 +62,14 @@ def test_cli_bad_input(args, needle):
     (json.dumps(dict(BASE, num_hidden_layers=100_000)), "plausibility limit"),
     (json.dumps(dict(BASE, model_type="mixtral", num_local_experts=8, num_experts_per_tok=2,
                      moe_intermediate_size=768)), "'moe_intermediate_size'"),
+    # JSON values of the wrong type where a name belongs (each was a TypeError traceback:
+    # a list or an object cannot be looked up as a name)
+    (json.dumps(dict(BASE, model_type=["llama"])), "field 'model_type' must be a string"),
+    (json.dumps(dict(BASE, model_type={})), "field 'model_type' must be a string"),
+    (json.dumps(dict(BASE, model_type="t5", architectures=[["LlamaForCausalLM"]])),
+     "unsupported model_type 't5'"),
+    (json.dumps(dict(BASE, model_type="t5", text_config={"model_type": {}})),
+     "unsupported model_type 't5'"),
 ])
 def test_hostile_configs(tmp_path, content, needle):
     if content == "{}":

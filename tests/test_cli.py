@@ -274,6 +274,43 @@ def test_a_ttft_without_a_compute_peak_says_it_is_memory_only(capsys):
     assert "memory" not in _rows(capsys.readouterr().out)["time to first token (bound)"]
 
 
+def test_a_decode_bound_without_a_compute_peak_does_not_call_itself_memory_bound(capsys):
+    """Llama 3.1 8B at batch 1,000 and a context of one token: the step reads about 16 GB
+    (151 ms at 100 GB/s) and does, per sequence, 2 x 7,504,658,432 matrix-product FLOPs (its
+    parameters outside the input embedding, config.json) and 4 d S = 4 x 4,096 x 1 attention
+    FLOPs in each of 32 layers, 1.501 s at 10 TFLOP/s: given that peak the step is
+    compute-bound. Given the bandwidth alone the bound is the memory
+    traffic's time, and the row says that, not that the step is memory-bound."""
+    assert main(["describe", "llama-3.1-8b", "--bandwidth-gbps", "100", "--batch", "1000"]) == 0
+    row = _rows(capsys.readouterr().out)["time per token (lower bound)"]
+    assert "memory-bound" not in row and "memory traffic only" in row
+    assert main(["describe", "llama-3.1-8b", "--bandwidth-gbps", "100", "--batch", "1000",
+                 "--explain", "decode_seconds_per_token"]) == 0
+    out = capsys.readouterr().out
+    assert "[memory_time]" in out and "-bound" not in out.split("[memory_time]")[1]
+    assert main(["describe", "llama-3.1-8b", "--bandwidth-gbps", "100", "--tflops", "10",
+                 "--batch", "1000"]) == 0
+    row = _rows(capsys.readouterr().out)["time per token (lower bound)"]
+    flops = 1000 * (2 * 7_504_658_432 + 32 * 4 * 4096 * 1)
+    assert row == f"{flops / 10e12 * 1e3:,.3f} ms (compute-bound)"
+
+
+def test_a_replica_of_chips_without_a_link_says_its_communication_is_left_out(capsys):
+    """Two M2 Max: the catalog knows no link between them, so the all-reduces are not
+    counted (--json: allreduce_seconds_per_token null) and tensor parallelism halves the
+    time per output token for free; the table said nothing of it. With --link-gbps they
+    are counted again."""
+    assert main(["describe", "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2",
+                 "--prompt", "500"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert "give --link-gbps" in rows["scale-up link"]
+    assert "leave communication out" in rows["all-reduce"]
+    assert main(["describe", "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2",
+                 "--prompt", "500", "--link-gbps", "5"]) == 0
+    out = capsys.readouterr().out
+    assert _rows(out)["scale-up link"].startswith("5.0 GB/s") and "\n  all-reduces " in out
+
+
 def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys):
     """DeepSeek-V4-Flash's compressed attention is not modelled, so its cache, and with it the
     memory per chip, are left out (None); with serving options describe printed a TypeError's

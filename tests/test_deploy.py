@@ -164,6 +164,70 @@ def test_forecast_mode_prices_the_forecast_describe_prints():
         search("llama-3-8b", ttft=1.0, tpot=0.05, forecast=True, runtime="tensorrt-llm")
 
 
+@pytest.mark.parametrize("spec", [dict(speculation="mtp"),
+                                  dict(draft="qwen3-0.6b", draft_len=4, acceptance=0.8)],
+                         ids=["mtp", "draft-model"])
+def test_forecast_mode_with_speculation_is_the_forecast_describe_prints(spec):
+    """plan --forecast with speculative decoding: a speculative step also launches the draft's
+    blocks (one MTP block, or the draft model's 28 blocks four times a step), and describe's
+    forecast (forecast.expected) charges their per-layer term; the plan's TPOT at a point is
+    that same forecast, not the one of a step that ran the target's 36 blocks alone."""
+    from llm_arithmetic.forecast import forecast
+
+    kw = dict(prompt=1024, generate=256)
+    r = search("qwen3-8b", ttft=5.0, tpot=0.2, hardware=["h100-sxm"], weights=["bf16"],
+               kv_bits=[16], degrees=[1], max_batch=8, forecast=True, runtime="vllm",
+               **kw, **spec)
+    assert r.configurations
+    for c in r.configurations:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = forecast("qwen3-8b", hardware=c["hardware"], weights=c["weights"],
+                         bits_kv=c["kv_bits"], batch=c["batch"], context=kw["prompt"],
+                         runtime="vllm", **kw, **spec)
+        assert c["tpot_seconds"] == pytest.approx(d["expected_tpot_seconds"], rel=1e-12)
+        assert c["tokens_per_second_per_chip"] == pytest.approx(
+            d["expected_tokens_per_second_per_chip"], rel=1e-12)
+
+
+def test_an_unknown_weight_format_is_an_error_not_an_empty_search():
+    """`plan --weights fp8,nope`: 'nope' is no format (describe --weights nope refuses it with
+    close matches); the search refused every point of it in silence and, with it alone,
+    printed 'no configuration meets the targets'. It is now the same one-line error."""
+    with pytest.raises(InputError, match="unknown weight format 'nope'"):
+        search("llama-3.1-8b", ttft=0.1, tpot=0.01, hardware=["h100-sxm"],
+               weights=["fp8", "nope"])
+    rc, out, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "100", "--tpot-ms", "10",
+                        "--hardware", "h100-sxm", "--weights", "nope")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "unknown weight format 'nope'" in err
+
+
+def test_a_request_past_the_trained_context_is_warned_of_as_describe_warns():
+    """Llama 2 7B is trained to 4,096 tokens (config.json max_position_embeddings): a request
+    of 4,000 + 1,000 runs past it. describe warns; plan said nothing (its estimates run with
+    warnings off)."""
+    from llm_arithmetic import ContextWarning
+
+    with pytest.warns(ContextWarning, match="prompt \\+ generate = 5,000 tokens is beyond"):
+        search("llama-2-7b", ttft=1.0, tpot=0.1, hardware=["h100-sxm"], prompt=4000,
+               generate=1000, max_batch=8)
+    rc, _, err = _cli("plan", "llama-2-7b", "--hardware", "h100-sxm", "--prompt", "4000",
+                      "--generate", "1000", "--ttft-ms", "1000", "--tpot-ms", "100")
+    assert rc == 0 and err == ("llm_arithmetic: warning: prompt + generate = 5,000 tokens is "
+                               "beyond llama-2-7b's trained context 4,096\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search("llama-2-7b", ttft=1.0, tpot=0.1, hardware=["h100-sxm"], prompt=3000,
+               generate=1000, max_batch=8)
+
+
+def test_a_runtime_without_the_forecast_names_the_option_that_asks_for_it():
+    rc, _, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "100", "--tpot-ms", "10",
+                      "--hardware", "h100-sxm", "--runtime", "vllm")
+    assert rc == 2 and err.count("\n") == 1 and "plan --forecast" in err
+
+
 def test_chips_are_found_as_typed_and_priced_from_the_table():
     """`plan --hardware H200` is the catalog's h200 (as `describe --hardware H200` is), priced
     from the table without --price-per-hour; a price given per chip name is its chip's too."""

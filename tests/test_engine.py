@@ -67,6 +67,14 @@ def test_bad_engine_input_names_the_flag():
         engine_view("llama-3.1-8b", "ollama")
 
 
+@pytest.mark.parametrize("layout, named", [({"tp": 2}, "tp"), ({"pp": 2}, "pp")])
+def test_llama_cpp_over_several_devices_names_the_degree_given(layout, named):
+    """llama.cpp's view is of one device: asked with a pipeline degree alone, the refusal
+    names pp, the option given (it named tp, which was not)."""
+    with pytest.raises(InputError, match=f"^{named}: the llama.cpp view is of one device"):
+        engine_view("qwen3-8b", "llama.cpp", hardware="rtx-4090", **layout)
+
+
 @pytest.mark.parametrize("kwargs, field", [
     ({"flags": {"--max-model-len": float("inf")}, "kv_memory_gib": 1}, "--max-model-len"),
     ({"flags": {"--max-num-seqs": float("nan")}, "kv_memory_gib": 1}, "--max-num-seqs"),

@@ -208,3 +208,31 @@ def test_a_bf16_only_chip_computes_a_16_bit_checkpoint_at_its_bf16_peak(chip, tf
     e = estimate("qwen3-32b", hardware=chip, prompt=4000, generate=1)
     assert e.compute_precision == "bf16" and e.peak_flops == tflops * 1e12
     assert e.ttft_seconds >= 2 * 31_983_534_080 * 4000 / (tflops * 1e12)
+
+
+def test_sweep_leaves_a_compute_time_without_a_peak_unknown():
+    """Vera Rubin's catalog lists an fp4 rate alone: a 16-bit Llama 3.1 8B has no compute
+    peak there, so estimate's compute time is None, and sweep's the array's NaN, not 0 s (a
+    step that took no time to compute would be an infinite peak). With MXFP4 weights (fp4
+    products) and on an H100 (fp16 peak) both give the same compute time."""
+    import numpy as np
+
+    from llm_arithmetic import sweep
+
+    s = sweep("llama-3.1-8b", hardware=["vera-rubin", "h100-sxm"], weights=["fp16", "mxfp4"],
+              context=[1, 4096], batch=[1, 64])
+    for i, chip in enumerate(s.hardware):
+        for j, fmt in enumerate(s.weights):
+            for k, ctx in enumerate(s.context):
+                for n, b in enumerate(s.batch):
+                    e = estimate("llama-3.1-8b", hardware=chip, weights=fmt,
+                                 context=int(ctx), batch=int(b))
+                    got = s.compute_seconds[i, j, k, n]
+                    if e.decode_compute_seconds is None:
+                        assert np.isnan(got), (chip, fmt)
+                    else:
+                        assert got == pytest.approx(e.decode_compute_seconds, rel=1e-12)
+                    assert s.seconds_per_token[i, j, k, n] == pytest.approx(
+                        e.decode_seconds_per_token, rel=1e-12)
+    assert np.isnan(s.compute_seconds[0, 0]).all()
+    assert not np.isnan(s.compute_seconds[1]).any()

@@ -177,6 +177,27 @@ def test_cli_json_round_trips(capsys):
     assert _close(float(f.subs(**{a["name"]: a["value"] for a in x["arguments"]})), x["value"])
 
 
+def test_a_forecast_left_out_for_want_of_memory_is_not_explained_as_a_number(capsys):
+    """DeepSeek-V3 in fp8 is about 671 GB: one H200 (141 GiB) does not hold it, so the table
+    prints its one-chip forecast as "- (does not fit in memory)" and --json as null. Its
+    explanation says the same instead of a speed; the replica's forecast (8 H200s hold it)
+    keeps its number, the key --json prints."""
+    args = ["deepseek-v3", "--hardware", "h200", "--weights", "fp8", "--tp", "8", "--ep", "8",
+            "--prompt", "4000", "--explain",
+            "expected_decode_tokens_per_second,expected_tpot_seconds"]
+    rc, out, _ = _run(capsys, *args, "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["fits"] is False and d["fits_per_chip"] is True
+    x = d["explain"]
+    assert d["expected_decode_tokens_per_second"] is None
+    assert x["expected_decode_tokens_per_second"]["value"] is None
+    assert x["expected_decode_tokens_per_second"]["value_text"] == "- (does not fit in memory)"
+    assert x["expected_tpot_seconds"]["value"] == d["expected_tpot_seconds"] is not None
+    rc, out, _ = _run(capsys, *args)
+    assert "expected_decode_tokens_per_second = fc_tokens / fc_decode_step  [div]\n" \
+           "  = - (does not fit in memory)\n" in out
+
+
 def test_piecewise_prints_as_cases():
     """The critical batch's formula is piecewise (infinite where compute never catches up):
     its cases one line each, 'for' a condition then 'otherwise', as the book prints them; in
@@ -349,6 +370,16 @@ def test_cli_names_the_missing_option(capsys):
                       "--gpu-memory-utilization", "0.9", "--explain", "max_concurrency")
     assert rc == 0 and "  = - (not computed without --max-model-len)\n" in out
     assert "first(-" not in out
+    # a figure the chip's catalog entry lacks: the option that gives it, in its own units
+    # (Vera Rubin lists no 16-bit rate; an M2 Max no link to a peer), not the plan's input
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--hardware", "vera-rubin", "--explain",
+                      "decode_compute_seconds")
+    assert rc == 0 and "  = - (not computed without --tflops)\n" in out
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2", "--prompt",
+                      "500", "--explain", "allreduce_seconds_per_token")
+    assert rc == 0 and "  = - (not computed without --link-gbps)\n" in out
+    rc, out, _ = _run(capsys, "llama-3.1-8b", "--explain", "decode_seconds_per_token")
+    assert rc == 0 and "  = - (not computed without --hardware)\n" in out
 
 
 def test_explain_lines_fit_but_for_a_url():

@@ -160,6 +160,19 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
         "group_0": {"targets": ["Linear"], "input_activations": {"num_bits": 8, "type": "float"},
                     "weights": {"num_bits": 4, "type": "float", "group_size": 16}}}},
      "quantization_config.config_groups.group_0"),
+    # a JSON list or object where a name belongs (each was a TypeError traceback)
+    ({"quant_method": ["fp8"]}, "quantization_config.quant_method"),
+    ({"quant_method": "modelopt", "quant_algo": {}}, "quantization_config.quant_algo"),
+    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "targets": ["Linear"], "input_activations": {"num_bits": 8, "type": ["float"]},
+        "weights": {"num_bits": 8, "type": "float", "strategy": "block",
+                    "block_structure": [128, 128]}}}},
+     "quantization_config.config_groups.group_0.input_activations"),
+    ({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "block",
+                                           "block_structure": [128, 128],
+                                           "scale_dtype": {}}}}},
+     "quantization_config.config_groups.group_0.weights.scale_dtype"),
 ])
 def test_refusals_name_the_key(q, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as err:

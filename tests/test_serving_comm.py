@@ -134,6 +134,16 @@ def test_latency_defaults_are_never_zero_unless_asked():
     assert (z.scale_up_latency, z.scale_out_latency, z.link_latency) == (0, 0, 0)
 
 
+def test_a_card_without_a_scale_up_link_gets_pcies_latency_on_both_tiers():
+    """An RTX 4090 has no NVLink: its peers are over PCIe, whose NCCL step latency is 1.0 us
+    (src/graph/tuning.cc hwLat, as the --link-latency-us help states: 0.47 us NVLink, 1 us
+    PCIe). The table printed 'scale-up link 32.0 GB/s per direction, 0.47 us a step', NVLink's
+    latency on a PCIe link (the all-reduce itself already paid PCIe's: a domain of one chip)."""
+    e = estimate("llama-3.1-8b", hardware="rtx-4090", tp=2, prompt=500)
+    assert (e.scale_up_latency, e.scale_out_latency, e.link_latency) == (1.0e-6,) * 3
+    assert estimate("llama-3.1-8b", hardware="h100-sxm", tp=2).scale_up_latency == 0.47e-6
+
+
 def test_deepseek_v3_alltoall_with_node_limited_routing():
     """DeepSeek-V3 on four nodes of eight H100s (ep = tp = 32), 128 tokens per chip: at most
     4 nodes a token (topk_group = 4 of its config), one copy per node, fp8 dispatch and bf16

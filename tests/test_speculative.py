@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,8 @@ from llm_arithmetic.book.plots import verify_step_ratio
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.forecast import SPECULATIVE_BOUND_KEYS, forecast
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
 
 A, K = 0.8, 4
 
@@ -65,11 +69,83 @@ def test_mtp_workload_by_hand():
     assert (e.draft_len, e.acceptance) == (1, 0.85)
     assert e.draft_cost == pytest.approx(1 / 61)
     assert e.spec_tokens_per_step == pytest.approx(1.85)
-    # batch 1 on 8 chips stays memory-bound: the verify step costs one plain step
-    assert e.speculative_tpot_seconds == pytest.approx(e.tpot_seconds * (1 + 1 / 61) / 1.85,
-                                                       rel=1e-9)
+    # batch 1 stays memory-bound, but the verify step runs 2 tokens, which route as a batch of
+    # 2 does (decision 3: E (1 - (1 - k/E)^B) experts a layer): 256 (1 - (248/256)^2) = 15.75
+    # of the 256 routed experts in each of the 58 MoE layers (config.json: 61 layers, the
+    # first 3 dense), not 8, each 3 x 7168 x 2048 weights of one byte (fp8); the cache is
+    # read once. On one chip (4.8 TB/s; the bound, though it does not hold the model):
+    extra = (256 * (1 - (248 / 256) ** 2) - 8) * 58 * 3 * 7168 * 2048 * 1
+    verify = (e.decode_step_bytes + extra) / 4.8e12
+    assert e.speculative_seconds_per_token == pytest.approx(
+        (e.decode_seconds_per_token / 61 + verify) / 1.85, rel=1e-12)
+    # on 8 chips the verify step costs 1.53 plain steps, not one: a speed-up of 1.2, not 1.82
+    ratio = e.speculative_tpot_seconds * 1.85 / e.tpot_seconds - 1 / 61
+    assert ratio == pytest.approx((e.decode_step_bytes + extra) / e.decode_step_bytes, rel=0.02)
     assert e.speculative_tokens_per_second_per_chip == pytest.approx(
         1 / e.speculative_tpot_seconds / 8)
+
+
+def test_request_cost_and_energy_at_the_speculative_rate():
+    """With speculation the request, its cost and its energy have speculative twins, by hand
+    from the speculative TPOT t_s of one stream on 8 chips at $3 per chip-hour and P W each:
+    the request is TTFT + 2048 t_s, a million tokens take 10^6 t_s seconds of 8 chip-hours'
+    worth of $3/3600 a second, and a token takes 8 P t_s joules. The plain keys keep the plain
+    TPOT. ``plan`` prices a speculative point at this same rate (deploy.search's cost)."""
+    from llm_arithmetic.deploy import search
+
+    e = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
+                 generate=2048, speculation="mtp", price_per_hour=3.0)
+    t_s = e.speculative_tpot_seconds
+    assert e.speculative_request_seconds == pytest.approx(e.ttft_seconds + 2048 * t_s,
+                                                          rel=1e-12)
+    assert e.speculative_cost_per_million_tokens == pytest.approx(8 * 3.0 / 3600 * 1e6 * t_s,
+                                                                  rel=1e-12)
+    assert e.speculative_energy_joules_per_token == pytest.approx(8 * e.power_watts * t_s,
+                                                                  rel=1e-12)
+    assert e.cost_per_million_tokens == pytest.approx(8 * 3.0 / 3600 * 1e6 * e.tpot_seconds,
+                                                      rel=1e-12)
+    plain = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
+                     generate=2048, price_per_hour=3.0)
+    assert plain.speculative_cost_per_million_tokens is None
+    assert plain.speculative_request_seconds is None
+    kw = dict(hardware="h100-sxm", weights="bf16", prompt=1024, generate=256)
+    s = search("qwen3-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"],
+               kv_bits=[16], degrees=[1], max_batch=16, price_per_hour=2.0, prompt=1024,
+               generate=256, draft_len=3, acceptance=0.7, draft_cost=0.05)
+    c, = s.configurations
+    q = estimate("qwen3-8b", batch=c["batch"], context=1024, price_per_hour=2.0,
+                 draft_len=3, acceptance=0.7, draft_cost=0.05, **kw)
+    assert c["cost_per_million_tokens"] == pytest.approx(q.speculative_cost_per_million_tokens,
+                                                         rel=1e-12)
+    rc, out, _ = _cli("describe", "qwen3-8b", "--hardware", "h100-sxm", "--prompt", "1024",
+                      "--generate", "256", "--batch", str(c["batch"]), "--price-per-hour", "2",
+                      "--draft-len", "3", "--acceptance", "0.7", "--draft-cost", "0.05")
+    row, = [r for r in out.splitlines() if r.startswith("cost per million tokens, speculative")]
+    assert rc == 0 and row.split()[-1] == f"${c['cost_per_million_tokens']:,.3f}"
+
+
+def test_a_draft_whose_bound_is_not_counted_is_refused_in_one_line():
+    """DeepSeek-V4 Flash's compressed-attention cache is not modelled, so its bound is not
+    counted (null), and a draft cost relative to it cannot be: describe raised a TypeError
+    (None / float) for it as the draft or the target, and plan found 'no configuration' (a
+    NaN cost at every point). Both refuse it, naming the model."""
+    from llm_arithmetic.deploy import search
+
+    v4 = CONFIGS / "deepseek-v4-flash.json"
+    for target, draft, role in (("qwen3-8b", v4, "the draft's"), (v4, "qwen3-0.6b",
+                                                                  "the target's")):
+        with pytest.raises(InputError, match=f"{role} \\(deepseek-v4-flash\\) is not counted"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the target's own 'not counted' warning
+            estimate(target, hardware="h200", prompt=100, draft=draft, draft_len=2,
+                     acceptance=0.5)
+    with pytest.raises(InputError, match="the draft's \\(deepseek-v4-flash\\) is not counted"):
+        search("qwen3-8b", ttft=1.0, tpot=0.1, hardware=["h200"], draft=v4, draft_len=2,
+               acceptance=0.5)
+    rc, out, err = _cli("describe", str(v4), "--hardware", "h200", "--prompt", "100",
+                        "--draft", "qwen3-0.6b", "--draft-len", "2", "--acceptance", "0.5")
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("llm_arithmetic: error: draft: ")
 
 
 def test_no_speculation_no_keys_and_bound_keys_unchanged():
@@ -90,6 +166,7 @@ def test_no_speculation_no_keys_and_bound_keys_unchanged():
     (dict(draft_len=4, acceptance=0.5, draft_cost=-1), "draft_cost must be non-negative"),
     (dict(draft_len=4, acceptance=0.5, draft_cost=0.1, draft="qwen3-0.6b"), "not both"),
     (dict(speculation="medusa"), "unknown workload 'medusa'; known: mtp"),
+    (dict(speculation=["mtp"]), "speculation: unknown workload .*; known: mtp"),
 ])
 def test_bad_speculative_inputs_name_the_field(kwargs, match):
     with pytest.raises(InputError, match=match):

@@ -790,7 +790,9 @@ def test_the_serving_widget_follows_its_controls(page):
 
 SPECULATIVE_FIELDS = ("spec_tokens_per_step", "speculative_seconds_per_token",
                       "speculative_tokens_per_second", "speculative_tpot_seconds",
-                      "speculative_tokens_per_second_per_chip")
+                      "speculative_tokens_per_second_per_chip", "speculative_request_seconds",
+                      "speculative_cost_per_million_tokens",
+                      "speculative_energy_joules_per_token")
 
 
 def test_speculative_estimate_in_the_page_equals_python(page):
@@ -800,7 +802,7 @@ def test_speculative_estimate_in_the_page_equals_python(page):
     from llm_arithmetic.core.errors import InputError
 
     cases = [(n, c, dict(draft_len=k, acceptance=a, draft_cost=cd, batch=b, context=512,
-                         prompt=512, tp=tp))
+                         prompt=512, generate=64, price_per_hour=2.0, tp=tp))
              for n, c, tp in (("llama-3-8b", "h100-sxm", 1), ("qwen3-8b", "a100-80gb-sxm", 2),
                               ("mixtral-8x7b", "h200", 4), ("mistral-7b", "rtx-4090", 1))
              for k, a, cd, b in ((1, 0.85, 0.0, 1), (4, 0.8, 0.05, 1), (8, 0.6, 0.02, 512))]

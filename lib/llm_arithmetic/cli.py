@@ -692,6 +692,9 @@ ROW_KEYS = {
     "tokens/s per chip, speculative": "speculative_tokens_per_second_per_chip",
     "cost per million tokens": "cost_per_million_tokens",
     "energy per token": "energy_joules_per_token",
+    "request, speculative": "speculative_request_seconds",
+    "cost per million tokens, speculative": "speculative_cost_per_million_tokens",
+    "energy per token, speculative": "speculative_energy_joules_per_token",
     "  tokens/s per sequence": "expected_decode_tokens_per_second",
     "  time to first token": "expected_ttft_seconds",
     "  time per output token": "expected_tpot_seconds",
@@ -719,6 +722,8 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation` (an
     engine's key, with ``--engine``, from the engine view ``v``); an unknown key exits 2
     naming the known ones."""
+    from dataclasses import replace
+
     from .core.errors import InputError
     from .explain import engine_key_steps, explain, explain_keys
 
@@ -729,6 +734,10 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     if asked == ["all"]:
         keys = _printed_keys(e, x, serving) + ([] if v is None else _engine_printed_keys(v))
     engine_keys = engine_key_steps() if v is not None else {}
+    # a forecast the table and --json leave out (the setup does not fit in memory) is not
+    # given a number here either
+    unfit = {k for k, val in _forecast_where_it_fits(x, e).items()
+             if val is None and x.get(k) is not None}
     out = {}
     for key in keys:
         try:
@@ -738,6 +747,9 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
             known = explain_keys(e) + list(engine_keys)
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
                              f"{', '.join(['all', *known])}") from None
+        if key in unfit:
+            out[key] = replace(out[key], value=None, substituted="", forecast="",
+                               value_text="- (does not fit in memory)")
     return out
 
 
@@ -747,8 +759,18 @@ def _describe_options() -> dict[str, str]:
     ``--price-per-hour``), for an explanation that names an option not given."""
     sub = next(a for a in build_parser("describe")._actions
                if isinstance(a, argparse._SubParsersAction))
-    return {a.dest: max(a.option_strings, key=len)
-            for a in sub.choices["describe"]._actions if a.option_strings}
+    out = {a.dest: max(a.option_strings, key=len)
+           for a in sub.choices["describe"]._actions if a.option_strings}
+    # estimate's keywords that an option gives in other units or under another name
+    out.update({k: out[dest] for k, dest in _KEYWORD_OPTIONS.items()})
+    return out
+
+
+#: estimate's keyword -> the describe option (its dest) that gives it.
+_KEYWORD_OPTIONS = {"bandwidth": "bandwidth_gbps", "peak_flops": "tflops",
+                    "link_bandwidth": "link_gbps", "link_latency": "link_latency_us",
+                    "bits_weight": "weight_bits", "bits_kv": "kv_bits", "bits_ssm": "ssm_bits",
+                    "dispatch_bits": "dispatch"}
 
 
 def _forecast_where_it_fits(x: dict[str, Any], e: Any) -> dict[str, Any]:
@@ -853,12 +875,13 @@ def _plan(ns: argparse.Namespace) -> int:
     split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
-    r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
-               hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
-               prompt=ns.prompt, generate=ns.generate,
-               weights=split(ns.weights) or DEFAULT_WEIGHTS,
-               max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
-               runtime=ns.runtime, **spec)
+    with _warnings_printed():
+        r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
+                   hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
+                   prompt=ns.prompt, generate=ns.generate,
+                   weights=split(ns.weights) or DEFAULT_WEIGHTS,
+                   max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
+                   runtime=ns.runtime, **spec)
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
@@ -961,8 +984,12 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     # memory has no speed to achieve, so its speeds are not printed as if it had one.
     one = "one chip: " if serving else ""
     if e.decode_seconds_per_token is not None:
+        # without a compute peak the bound is the memory traffic's time alone: what bounds
+        # the step is not known (a large batch may well be compute-bound)
         rows.append((f"{one}time per token (lower bound)",
-                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms ({e.bound}-bound)"
+                     f"{e.decode_seconds_per_token * 1e3:,.3f} ms "
+                     + (f"({e.bound}-bound)" if e.peak_flops is not None else
+                        "(memory traffic only: no compute peak for this chip, give --tflops)")
                      + ("; does not fit in memory" if e.fits is False else "")))
         rows += _speed_rows(e.fits, [
             (f"{one}tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"),
@@ -1011,6 +1038,11 @@ def _tokens_text(n: float) -> str:
 
 def _comm_rows(e: Any) -> list[tuple[str, str]]:
     """The two tiers, as the table shows them."""
+    if e.link_bandwidth is None and max(e.tp, e.ep) > 1:
+        # the chips' collectives are left out of every time below: say so
+        return [("scale-up link", "unknown for this chip: give --link-gbps"),
+                ("all-reduce", "not counted (no link bandwidth): the times below leave "
+                               "communication out")]
     if e.link_bandwidth is None or e.n_chips == 1:
         return []
     def tier(bw: float | None, lat: float | None) -> str:
@@ -1052,6 +1084,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
         rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
     if e.request_seconds is not None:
         rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
+    if e.speculative_request_seconds is not None:
+        rows.append(("request, speculative", f"{e.speculative_request_seconds:,.3f} s"))
     speeds = []
     if e.tokens_per_second_per_user is not None:
         speeds.append(("tokens/s per user", f"{e.tokens_per_second_per_user:,.1f}"))
@@ -1063,9 +1097,15 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.cost_per_million_tokens is not None:
         speeds.append(("cost per million tokens", f"${e.cost_per_million_tokens:,.3f} at "
                        f"${e.price_per_hour:g} per chip-hour"))
+    if e.speculative_cost_per_million_tokens is not None:
+        speeds.append(("cost per million tokens, speculative",
+                       f"${e.speculative_cost_per_million_tokens:,.3f}"))
     if e.energy_joules_per_token is not None:
         speeds.append(("energy per token", f"{e.energy_joules_per_token:,.3f} J at "
                        f"{e.power_watts:g} W per chip"))
+    if e.speculative_energy_joules_per_token is not None:
+        speeds.append(("energy per token, speculative",
+                       f"{e.speculative_energy_joules_per_token:,.3f} J"))
     return rows + _speed_rows(e.fits_per_chip, speeds)
 
 

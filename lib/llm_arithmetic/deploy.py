@@ -45,7 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import _checked_inputs, chip_inputs, resolve_model, speculative_inputs
+from .estimate import (_checked_inputs, chip_inputs, draft_model, resolve_model,
+                       speculative_inputs, warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -136,7 +137,9 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
         cls = F.chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
         first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
-        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", m.n_layers,
+        # the per-layer term of a speculative step counts the drafts' blocks too, as
+        # forecast.expected and the plan's fc_layers do
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", ev.get("fc_layers"),
                                 ev.get("forecast_dequant_time")) / n
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
@@ -190,6 +193,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     for label, v in (("ttft", ttft), ("tpot", tpot)):
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
+    for fmt in weights:  # a format the library does not know is an error, not a skipped point
+        weight_bits(m, fmt)
+    # said once here: the search's own estimates run with warnings off
+    warn_past_trained_context(m, prompt, generate, stacklevel=3)
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}
     # the catalog's key of each chip (an unknown name fails here, with close matches; "H200"
     # and "h200" are one chip, as everywhere else), then its price
@@ -204,7 +211,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         raise InputError(f"price_per_hour: no price for {', '.join(missing)} in the price table; "
                          "give --price-per-hour")
     if runtime is not None and not forecast:
-        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast")
+        raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast "
+                         "(forecast=True; plan --forecast)")
     fc = _forecaster(m, runtime) if forecast else None
     batches = np.arange(1, int(max_batch) + 1)
     draft = speculation.pop("draft", None)
@@ -214,7 +222,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     # here with a placeholder, then taken per point as the scalar path takes it
     spec = speculative_inputs(m, **speculation, **({"draft_cost": 0.0} if draft else {}))
     if draft is not None:
-        draft = resolve_model(draft)
+        draft = draft_model(draft, m)
         spec["draft_layers"] = draft.n_layers
     tpot_step = "speculative_tpot_seconds" if spec["draft_len"] else "tpot_seconds"
     rate_step = ("speculative_tokens_per_second_per_chip" if spec["draft_len"]

@@ -347,8 +347,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     chip = get_hardware(hardware) if hardware is not None else None
     tp, _, pp = _parallel(m, tp, 1, pp)
     if spec["kind"] == "cells" and max(tp, pp) > 1:
-        raise InputError("tp: the llama.cpp view is of one device (its layers split over "
-                         "devices keep the whole cache of their layers)")
+        raise InputError(f"{'tp' if tp > 1 else 'pp'}: the llama.cpp view is of one device "
+                         "(its layers split over devices keep the whole cache of their layers)")
     if capacity is not None and (isinstance(capacity, bool)
                                  or not isinstance(capacity, numbers.Real) or not capacity > 0):
         raise InputError(f"capacity must be a positive number of bytes, got {capacity!r:.40}")

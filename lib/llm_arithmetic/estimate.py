@@ -38,7 +38,8 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
-           "chip_inputs", "speculative_inputs", "draft_step_ratio"]
+           "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
+           "warn_past_trained_context"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -267,6 +268,10 @@ class Estimate:
         yields, the verify step's roofline charged k + 1 times the FLOPs [s], [token/s].
     speculative_tpot_seconds, speculative_tokens_per_second_per_chip : float or None
         The same on the replica [s], [token/s].
+    speculative_request_seconds, speculative_cost_per_million_tokens, \
+speculative_energy_joules_per_token : float or None
+        ``request_seconds``, ``cost_per_million_tokens`` and ``energy_joules_per_token`` at the
+        speculative time per output token (the plain keys keep the plain one) [s], [USD], [J].
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -357,6 +362,9 @@ class Estimate:
     speculative_tokens_per_second: float | None = None
     speculative_tpot_seconds: float | None = None
     speculative_tokens_per_second_per_chip: float | None = None
+    speculative_request_seconds: float | None = None
+    speculative_cost_per_million_tokens: float | None = None
+    speculative_energy_joules_per_token: float | None = None
     weights_as: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -603,10 +611,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     if m.trained_context and context > m.trained_context:
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)
-    g = generate if generate is not None else 0
-    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
-        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
-                      f"context {m.trained_context:,}", ContextWarning, stacklevel=3)
+    warn_past_trained_context(m, prompt, generate, stacklevel=4)
     kv_bits = bits_per_weight(bits_kv)
     if bits_ssm is not None:
         try:
@@ -656,6 +661,28 @@ def draft_step_ratio(draft: Model, target: Model, **at: Any) -> float:
     return t[0] / t[1]
 
 
+def draft_model(draft: Any, target: Model) -> Model:
+    """The draft model (a Model, a catalog name or a config.json) whose bound, over the
+    target's, is a draft step's cost: an InputError where either model's bound is not
+    counted (a cache the library does not model)."""
+    draft = resolve_model(draft)
+    for x, role in ((draft, "the draft's"), (target, "the target's")):
+        if x.uncounted:
+            raise InputError(f"draft: a draft step's cost is its bound over the target's, and "
+                             f"{role} ({x.name}) is not counted: it needs {x.uncounted}")
+    return draft
+
+
+def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None,
+                              stacklevel: int = 2) -> None:
+    """A :class:`ContextWarning` where a request of ``prompt`` tokens that generates
+    ``generate`` more runs past the model's trained context."""
+    g = generate if generate is not None else 0
+    if prompt is not None and m.trained_context and prompt + g > m.trained_context:
+        warnings.warn(f"prompt + generate = {prompt + g:,} tokens is beyond {m.name}'s trained "
+                      f"context {m.trained_context:,}", ContextWarning, stacklevel=stacklevel)
+
+
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
                        acceptance: Any = None, draft_cost: Any = None,
                        draft: Any = None, hardware: Any = None,
@@ -672,7 +699,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     values override the workload's. All None: no speculation."""
     draft_layers = None
     if speculation is not None:
-        if speculation not in SPECULATIVE_WORKLOADS:
+        if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         w = SPECULATIVE_WORKLOADS[speculation]
@@ -700,7 +727,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError("give either draft_cost or a draft model, not both")
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
-        draft = resolve_model(draft)
+        draft = draft_model(draft, m)
         draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
                                       **(at or {}))
         draft_layers = draft.n_layers
@@ -902,7 +929,9 @@ class Sweep:
     step_bytes, step_flops : ndarray
         Bytes [B] and FLOPs [FLOP] of one decode step of the batch.
     memory_seconds, compute_seconds, seconds_per_token : ndarray
-        [s]
+        [s]; ``compute_seconds`` is NaN where the chip has no peak at the format's compute
+        precision (:func:`estimate`'s None), and ``seconds_per_token`` is then the memory
+        time alone.
     tokens_per_second, throughput_tokens_per_second : ndarray
         One stream's and the batch's rate [token/s].
     fits : ndarray of bool
@@ -973,7 +1002,8 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     kv_bits = bits_per_weight(bits_kv)
     shape = (len(chips), len(formats), ctx.size, bat.size)
     keys = {"step_bytes": "decode_step_bytes", "step_flops": "decode_step_flops",
-            "memory_seconds": "decode_memory_seconds", "compute_seconds": "peak_compute_seconds",
+            "memory_seconds": "decode_memory_seconds",
+            "compute_seconds": "decode_compute_seconds",   # None (NaN here) without a peak
             "seconds_per_token": "peak_seconds_per_token", "fits": "fits"}
     out = {k: np.empty(shape, dtype=bool if k == "fits" else float) for k in keys}
     for j, fmt in enumerate(formats):

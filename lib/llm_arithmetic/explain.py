@@ -948,7 +948,10 @@ def explain(e: Any, key: str, runtime: str | None = None,
         body["substituted"] = ""
         text = f"- (not computed without {_given_by(e, missing, options)})"
     note = _NOTES.get(name) or _NOTES.get(origin)
-    if note and ev.get(note[0]) is not None and value is not None:
+    # without a compute peak the step's time is its memory traffic's alone: what bounds it is
+    # not known, and the plan's "memory" is no finding
+    if note and ev.get(note[0]) is not None and value is not None \
+            and ev.get("peak_flops") is not None:
         text += f" ({note[1].format(ev.get(note[0]))})"
     if key.endswith("_range") or (forecast and (name + "_low") in ev.steps):
         lo, hi = ev.get(name + "_low"), ev.get(name + "_high")
@@ -1003,6 +1006,9 @@ def _given_by(e: Any, inputs: Sequence[str], options: Mapping[str, str] | None) 
         keywords = _estimate_keywords()
         shown = [(options or {}).get(k, k) for k in
                  ("hardware" if i.startswith("chip_") else i for i in inputs) if k in keywords]
+        # a figure the chip lacks (a peak, a link), or no chip: the keyword that gives it
+        shown = shown or [(options or {}).get(k, k) for k in
+                          (i.removeprefix("given_") for i in inputs) if k in keywords]
     return ", ".join(dict.fromkeys(shown or inputs))
 
 

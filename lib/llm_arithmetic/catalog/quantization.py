@@ -195,6 +195,15 @@ def _origin_error(origin: str, key: str, value: Any, why: str) -> ConfigError:
     return ConfigError(f"{origin}: field 'quantization_config.{key}' = {value!r:.60} {why}")
 
 
+def _lookup(table: Mapping[Any, Any], key: Any) -> Any:
+    """``table.get(key)``, None for a key that cannot be one (a JSON list or object where a
+    name or a number belongs), so that the caller's one-line error names the field."""
+    try:
+        return table.get(key)
+    except TypeError:
+        return None
+
+
 def _int(q: Mapping[str, Any], key: str, origin: str, default: Any = ...) -> int:
     v = q.get(key, default)
     if v is ...:
@@ -334,7 +343,8 @@ def _activations_format(a: Mapping[str, Any], origin: str, key: str) -> str | No
     if not a:
         return None
     kind, bits, group = a.get("type"), a.get("num_bits"), a.get("group_size")
-    found = _CT_ACTIVATIONS.get((kind, bits, group)) or _CT_ACTIVATIONS.get((kind, bits, None))
+    found = (_lookup(_CT_ACTIVATIONS, (kind, bits, group))
+             or _lookup(_CT_ACTIVATIONS, (kind, bits, None)))
     if found is None:
         raise _origin_error(origin, key, a, "is not an activation format this library knows "
                             "(fp8, NVFP4, int8)")
@@ -406,8 +416,8 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
             and scale_dtype == "torch.uint8":  # MXFP4 packed by compressed-tensors
         return Scheme("compressed-tensors", "MXFP4 (32 values per 8-bit scale)", 4, 1, 32, 8,
                       head=head, keep=keep, compute=compute)
-    scale_bits = {None: 16, "torch.bfloat16": 16, "torch.float16": 16,
-                  "torch.float32": 32}.get(scale_dtype)
+    scale_bits = _lookup({None: 16, "torch.bfloat16": 16, "torch.float16": 16,
+                          "torch.float32": 32}, scale_dtype)
     if scale_bits is None:
         raise _origin_error(origin, where + "weights.scale_dtype", scale_dtype, "is not counted")
     if kind == "float" and bits == 8 and strategy == "block":
@@ -443,7 +453,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
                     "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups"},
                 origin)
     algo = q.get("quant_algo")
-    compute = _MODELOPT_COMPUTE.get(algo)  # both algorithms quantize the activations too
+    compute = _lookup(_MODELOPT_COMPUTE, algo)  # both algorithms quantize the activations too
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree,
     # the activations' format included (both algorithms quantize them: Scheme.compute)
@@ -481,7 +491,7 @@ def read_scheme(q: Any, origin: str = "config") -> Scheme:
     if not isinstance(q, dict):
         raise ConfigError(f"{origin}: field 'quantization_config' must be an object")
     method = q.get("quant_method")
-    if method not in METHODS:
+    if _lookup(METHODS, method) is None:
         raise ConfigError(f"{origin}: field 'quantization_config.quant_method' = {method!r:.40} "
                           f"is not a layout this library counts (known: "
                           f"{', '.join(sorted(METHODS))})")

@@ -2160,7 +2160,8 @@ def _missing_feature(cfg: Mapping[str, Any]) -> str:
     found: list[str] = []
     for key, feature in FEATURES:
         for prefix, scope in scopes:
-            if scope.get("model_type") in MODELLED_BY.get(key, ()):
+            if (isinstance(scope.get("model_type"), str)
+                    and scope["model_type"] in MODELLED_BY.get(key, ())):
                 continue
             if _declared(scope, key) not in _NEUTRAL:
                 found.append(f"{feature}, declared by field '{prefix}{key}'" if not found
@@ -2261,11 +2262,13 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     family = cfg.get("model_type")
     if family is None:
         raise ConfigError(f"{origin}: missing field 'model_type'")
+    if not isinstance(family, str):
+        raise ConfigError(f"{origin}: field 'model_type' must be a string, got {family!r:.40}")
     archs = cfg.get("architectures")
-    archs = archs if isinstance(archs, list) else []
-    if isinstance(family, str) and family not in FAMILIES:
+    archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+    if family not in FAMILIES:
         family = next((ARCHITECTURES[a] for a in archs if a in ARCHITECTURES), family)
-    if not isinstance(family, str) or family not in FAMILIES:
+    if family not in FAMILIES:
         named = f", architectures {archs!r:.80}" if archs else ""
         raise ConfigError(f"{origin}: unsupported model_type {family!r:.60}{named}: "
                           f"{_missing_feature(cfg)} (supported: {', '.join(sorted(FAMILIES))})")

@@ -352,9 +352,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("default_out_latency", "choose", "the stated default between domains: the network's, "
        "or PCIe's where the card has no network", when="chip_out_bandwidth",
        then=LIT(DEFAULT_LATENCY["scale_out"]), otherwise=LIT(DEFAULT_LATENCY["pcie"])),
+    op("default_up_latency", "choose", "the stated default inside a domain: the scale-up "
+       "link's, or PCIe's where the card has no other link", when="chip_up_bandwidth",
+       then=LIT(DEFAULT_LATENCY["scale_up"]), otherwise=LIT(DEFAULT_LATENCY["pcie"])),
     op("up_latency", "first", "latency of one collective step inside a domain: as given, the "
        "catalog's, or the stated default", of=["given_link_latency", "chip_up_latency",
-                                               LIT(DEFAULT_LATENCY["scale_up"])]),
+                                               "default_up_latency"]),
     op("out_latency", "first", "latency of one collective step between domains",
        of=["given_link_latency", "chip_out_latency", "default_out_latency"]),
     op("crosses_domains", "gt", "the group spans more than one domain",
@@ -537,8 +540,10 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
 
 #: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
 #: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
-#: target step over k + 1 positions per sequence (the step's bytes, k + 1 times its FLOPs); the
-#: bound per token is (k c_d t_plain + t_verify) / n_acc, with n_acc the tokens a step yields.
+#: target step over k + 1 positions per sequence (k + 1 times its FLOPs; the cache read once a
+#: sequence, and the weights a step of B (k + 1) tokens reads: the same for a dense model, more
+#: experts for a mixture, whose B (k + 1) tokens route as a batch of that many does); the bound
+#: per token is (k c_d t_plain + t_verify) / n_acc, with n_acc the tokens a step yields.
 SPECULATIVE_STEPS: list[dict[str, Any]] = [
     guard(f("spec_tokens_per_step", "speculative_tokens_per_step", "tokens a speculative step "
             "yields on average"), "draft_len"),
@@ -548,8 +553,15 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        of=["draft_cost", LIT(0)]),
     op("verify_step_flops", "mul", "FLOPs of the verify step of the batch",
        of=["decode_step_flops", "verify_positions"]),
-    f("verify_seconds", "roofline_time", "the verify step's roofline: the plain step's bytes, "
-      "k + 1 times its FLOPs", step_bytes="decode_step_bytes", step_flops="verify_step_flops",
+    guard(op("verify_tokens", "mul", "tokens the verify step runs: k + 1 positions of each "
+             "sequence", of=["batch", "verify_positions"]), "draft_len"),
+    op("verify_weight_bytes", "at", "weight bytes the verify step reads: a mixture's experts "
+       "routed by all its tokens", target="step_weight_bytes",
+       **{"with": {"batch": "verify_tokens"}}),
+    f("verify_step_bytes", "batched_step_bytes", "bytes of the verify step: those weights, and "
+      "each sequence's cache read once", weight_bytes="verify_weight_bytes"),
+    f("verify_seconds", "roofline_time", "the verify step's roofline: its bytes, k + 1 times "
+      "the plain step's FLOPs", step_bytes="verify_step_bytes", step_flops="verify_step_flops",
       peak_flops="peak_or_inf"),
     op("draft_seconds", "mul", "the k draft steps of one speculative step",
        of=["draft_len", "draft_cost_used", "peak_seconds_per_token"]),
@@ -561,11 +573,19 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "speculation", tpot="speculative_seconds_per_token"),
     op("verify_stage_flops", "mul", "FLOPs of one stage's verify step",
        of=["stage_step_flops", "verify_positions"]),
+    guard(op("verify_micro_tokens", "mul", "tokens a microbatch's verify step runs",
+             of=["micro", "verify_positions"]), "draft_len"),
+    op("verify_weight_bytes_micro", "at", "weight bytes a microbatch's verify step reads",
+       target="step_weight_bytes", **{"with": {"batch": "verify_micro_tokens"}}),
+    f("verify_micro_bytes", "batched_step_bytes", "bytes of a microbatch's verify step",
+      weight_bytes="verify_weight_bytes_micro", seq_bytes="seq_bytes_serving", batch="micro"),
+    f("verify_stage_bytes", "stage_bytes", "one stage's share of them",
+      step_bytes="verify_micro_bytes"),
     f("verify_stage_work", "tp_step_time", "one stage's verify step: its memory traffic and "
-      "arithmetic", step_bytes="stage_step_bytes", step_flops="verify_stage_flops",
+      "arithmetic", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
       peak_flops="peak_or_inf", comm_time=LIT(0)),
     f("verify_stage_serialized", "tp_step_time", "one stage's verify step, communication after "
-      "the work", step_bytes="stage_step_bytes", step_flops="verify_stage_flops",
+      "the work", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
       peak_flops="peak_or_inf"),
     f("verify_stage_overlapped", "overlapped_time", "one stage's verify step, communication "
       "under the work", work_time="verify_stage_work"),
@@ -581,6 +601,15 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        of=["spec_tpot_step", "spec_tokens_per_step"]),
     f("speculative_tokens_per_second_per_chip", "tokens_per_chip", "tokens/s per chip with "
       "speculation", tpot="speculative_tpot_seconds"),
+    f("speculative_request_seconds", "request_time", "time of the whole request with "
+      "speculation", ttft="ttft_seconds", tpot="speculative_tpot_seconds",
+      generated="generate"),
+    op("spec_replica_rate", "mul", "tokens/s of the replica with speculation",
+       of=["speculative_tokens_per_second_per_chip", "n_chips"]),
+    f("speculative_cost_per_million_tokens", "cost_per_million_tokens", "price of a million "
+      "tokens with speculation", tokens_per_second="spec_replica_rate"),
+    f("speculative_energy_joules_per_token", "energy_per_token", "energy per generated token "
+      "with speculation", tokens_per_second="spec_replica_rate"),
 ]
 
 def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dict[str, Any]]:

@@ -304,10 +304,11 @@ def speculative_speedup_vs_draft(acceptances: Sequence[float] = (0.6, 0.8, 0.9),
 def verify_step_ratio(model: Model, chip: Hardware, weights: str, context: int, batch: Any,
                       draft_len: int, bits_kv: Any = 16) -> Any:
     """Time of a target step that verifies k + 1 tokens of each of B sequences over a plain
-    step of one token each: both the roofline of the same bytes (weights read once, each
-    sequence's cache once), the first with k + 1 times the FLOPs
-    (:data:`~llm_arithmetic.formulas.roofline.roofline_time`). 1 while the verification stays
-    memory-bound; up to k + 1 once it is compute-bound.
+    step of one token each: both rooflines (:data:`~llm_arithmetic.formulas.roofline.roofline_time`)
+    read each sequence's cache once, the first does k + 1 times the FLOPs and reads the
+    weights a step of B (k + 1) tokens reads (the same for a dense model; a mixture's tokens
+    reach more experts), as the plan's ``verify_seconds`` does. For a dense model 1 while the
+    verification stays memory-bound; up to k + 1 once it is compute-bound.
 
     >>> from llm_arithmetic import get_model, get_hardware
     >>> r = verify_step_ratio(get_model("llama-3-8b"), get_hardware("h100-sxm"), "fp16", 128,
@@ -319,15 +320,16 @@ def verify_step_ratio(model: Model, chip: Hardware, weights: str, context: int, 
     kv = bits_per_weight(bits_kv)
     b = np.asarray(batch, dtype=float)
     e = estimate(model, hardware=chip, weights=weights, context=context)
-    step_bytes = N.batched_step_bytes(weight_bytes=np.asarray(model.step_weight_bytes(bits, b),
-                                                              dtype=float),
-                                      seq_bytes=float(model.seq_bytes(context, kv, kv)),
-                                      batch=b)
+    seq = float(model.seq_bytes(context, kv, kv))
+    step_bytes, verify_bytes = (
+        N.batched_step_bytes(weight_bytes=np.asarray(model.step_weight_bytes(bits, tokens),
+                                                     dtype=float), seq_bytes=seq, batch=b)
+        for tokens in (b, b * (draft_len + 1)))
     flops = float(model.decode_flops_per_token(context))
     plain = N.roofline_time(step_bytes=step_bytes,
                             step_flops=N.batched_step_flops(seq_flops=flops, batch=b),
                             bandwidth=e.bandwidth, peak_flops=e.peak_flops)
-    verify = N.roofline_time(step_bytes=step_bytes, step_flops=N.batched_step_flops(
+    verify = N.roofline_time(step_bytes=verify_bytes, step_flops=N.batched_step_flops(
         seq_flops=flops, batch=b * (draft_len + 1)), bandwidth=e.bandwidth,
         peak_flops=e.peak_flops)
     return verify / plain

@@ -267,7 +267,7 @@ const Estimate = (function () {
       return {batch, step_bytes: ev.get("decode_step_bytes"),
         step_flops: ev.get("decode_step_flops"),
         memory_seconds: ev.get("decode_memory_seconds"),
-        compute_seconds: ev.get("peak_compute_seconds"),
+        compute_seconds: ev.get("decode_compute_seconds"),
         seconds: ev.get("peak_seconds_per_token")};
     });
   }
