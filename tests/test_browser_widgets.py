@@ -45,6 +45,7 @@ READ_WIDGET = """
     key: o.dataset.key, value: o.dataset.value, scale: Number(o.dataset.scale || 1),
     low: o.dataset.low ?? null, high: o.dataset.high ?? null,
     text: o.textContent, noFit: o.dataset.doesNotFit === "1",
+    unit: (o.nextElementSibling || {}).textContent ?? null,
     summary: !!o.closest('.lla-summary')})),
   points: [...el.querySelectorAll('circle[data-series="step"]')].map((c) => ({
     view: c.closest('[data-view]').dataset.view, x: Number(c.dataset.x),
@@ -162,6 +163,12 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
         got = float(o["value"])
         if not abs(got - float(w)) <= 1e-9 * abs(float(w)):
             problems.append(f"{label}: value {got!r}, Python {float(w)!r}")
+        # a catalog chip's int8 peak counts integer operations (TOP/s, OP/B), as the CLI says
+        if k in ("peak_flops", "ops_per_byte", "attained_flops") and o["unit"]:
+            precision = str(want.get("compute_precision"))
+            ops = state["chip"] != "custom" and precision.startswith("int")
+            if ("OP" in o["unit"].replace("FLOP", "")) != ops:
+                problems.append(f"{label}: unit {o['unit']!r} at {precision}")
         # a forecast's 80% interval beside it (data-low, data-high)
         rng = want.get(k + "_range")
         if (o["low"] is None) != (rng is None) or rng is not None and not all(

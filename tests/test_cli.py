@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -401,3 +402,18 @@ def test_describe_state_bits_of_kimi_linear_default_and_asked(capsys):
                         (["--kv-bits", "8"], matrix * 4 + window * 2)):
         assert main(["describe", "kimi-linear-48b-a3b", "--json", *extra]) == 0
         assert json.loads(capsys.readouterr().out)["state_bytes"] == want, extra
+
+
+def test_an_integer_rate_is_labelled_in_operations_not_flops():
+    """llama.cpp multiplies a Q4_0 model on an RTX 4090 in int8: the peak is the Ada
+    whitepaper's 660.6 dense INT8 TOPS, integer operations, so the table and --explain print it
+    in TOP/s and the ops:byte ratio in OP/B; at 16 bits the same card's rate stays in FLOP/s
+    (330.3 TFLOPS, fp16 with fp16 accumulation)."""
+    r = _run("describe", "llama-2-7b", "--hardware", "rtx-4090", "--weights", "q4_0",
+             "--explain", "ops_per_byte")
+    table, explained = r.stdout.split("ops_per_byte =")
+    assert r.returncode == 0 and "dense peak (int8)" in table and "660.6 TOP/s" in table
+    assert "TFLOP/s" not in table and "FLOP/B" not in table
+    assert re.search(r"= \S+ OP/B", explained)
+    r = _run("describe", "llama-2-7b", "--hardware", "rtx-4090")
+    assert r.returncode == 0 and "330.3 TFLOP/s" in r.stdout and "FLOP/B" in r.stdout

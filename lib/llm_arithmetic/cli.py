@@ -948,6 +948,15 @@ def _render(rows: Sequence[tuple[str, str]], width: int | None = None) -> str:
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
+
+def _peak_unit(e: Any) -> str:
+    """The unit of the peak an estimate took: the catalog's (``OP/s`` for an integer rate,
+    whose operations are not floating-point) where the rate is the chip's, else FLOP/s."""
+    from .catalog.hardware import get_hardware
+
+    peak = get_hardware(e.hardware).peaks.get(e.compute_precision) if e.hardware else None
+    return peak.unit if peak is not None and peak.rate == e.peak_flops else "FLOP/s"
+
 def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     """The bound's table as (label, value) rows."""
     rows: list[tuple[str, str]] = [
@@ -975,7 +984,8 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     if e.bandwidth is not None:
         rows.append(("bandwidth", f"{e.bandwidth / 1e9:,.1f} GB/s"))
     if e.peak_flops is not None:
-        rows.append((f"dense peak ({e.compute_precision})", f"{e.peak_flops / 1e12:,.1f} TFLOP/s"))
+        rows.append((f"dense peak ({e.compute_precision})",
+                     f"{e.peak_flops / 1e12:,.1f} T{_peak_unit(e)}"))
     if e.decode_memory_seconds is not None:
         rows.append(("memory time per step", f"{e.decode_memory_seconds * 1e3:,.3f} ms"))
     if e.decode_compute_seconds is not None:
@@ -1003,7 +1013,8 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
                 (f"{one}tokens/s per sequence, speculative (bound)",
                  f"{e.speculative_tokens_per_second:,.1f}")])
     if e.ops_per_byte is not None:
-        rows.append(("ops:byte of the chip", f"{e.ops_per_byte:,.1f} FLOP/B"))
+        rows.append(("ops:byte of the chip",
+                     f"{e.ops_per_byte:,.1f} {_peak_unit(e).removesuffix('/s')}/B"))
         crit = "not counted" if e.decode_bytes_per_token is None else \
             "never (KV-cache traffic grows faster)" if e.critical_batch_size is None \
             else f"{e.critical_batch_size:,.1f}"

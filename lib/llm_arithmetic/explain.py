@@ -363,13 +363,13 @@ def format_value(v: Any, unit: str) -> str:
         return f"{x * 1e3:,.3f} ms" if abs(x) < 1 else f"{x:,.3f} s"
     if unit == "B/s":
         return f"{x / 1e9:,.1f} GB/s"
-    if unit == "FLOP/s":
-        return f"{x / 1e12:,.1f} TFLOP/s"
+    if unit in ("FLOP/s", "OP/s"):   # OP/s: an integer precision's rate (int8)
+        return f"{x / 1e12:,.1f} T{unit}"
     suffix = "" if unit in ("1", "") else f" {unit}"
     if isinstance(v, Integral) or unit in ("B", "FLOP") or (unit == "token" and x.is_integer()):
         # bytes and FLOPs whole, as the table prints them, and a whole number of tokens
         return f"{x:,.0f}{suffix}"
-    if unit in ("token/s", "FLOP/B"):
+    if unit in ("token/s", "FLOP/B", "OP/B"):
         return f"{x:,.1f}{suffix}"
     return f"{x:,.4g}{suffix}"
 
@@ -645,11 +645,19 @@ def _symbol(name: str) -> str:
     return latex(GLOSSARY[name].symbol) if name in GLOSSARY else ""
 
 
+def _integer_rate(ev: Any, unit: str) -> str:
+    """A rate's unit as the chip's peak has it: a peak of an integer precision (int8) counts
+    integer operations (OP/s, OP/B), not floating-point ones, where the chip's rate is used."""
+    if unit not in ("FLOP/s", "FLOP/B") or ev.get("given_peak_flops") is not None:
+        return unit
+    return "OP" + unit[4:] if str(ev.get("compute_precision")).startswith("int") else unit
+
+
 def _argument(ev: Any, name: str, source: Any) -> Argument:
     key = source if isinstance(source, str) else None
     value = ev.ref(source)
     return Argument(name=name, symbol=_symbol(name), key=key, value=value,
-                    unit=_unit(ev.steps, source) or _unit(ev.steps, name))
+                    unit=_integer_rate(ev, _unit(ev.steps, source) or _unit(ev.steps, name)))
 
 
 def _explain_formula(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
@@ -726,7 +734,8 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
                     f"mode ({', '.join(f'{k} -> {v}' for k, v in step['faster'].items())}) where "
                     f"{step['peaks']} has it (the first of them where {step['unless']} is given)")
         rates = peaks.value or {}
-        listed = [f"{p} {format_value(rates[p]['rate'], 'FLOP/s')}" if p in rates else
+        listed = [f"{p} {format_value(rates[p]['rate'], 'OP/s' if p.startswith('int') else 'FLOP/s')}"
+                  if p in rates else
                   f"{p} (none)" for p in chain.value or ()]
         args = (chain, _described(peaks, ", ".join(listed) or "-"), unless)
         substituted = f"{', '.join(listed)}; {unless.name} = {unless.text}"
@@ -929,11 +938,12 @@ def explain(e: Any, key: str, runtime: str | None = None,
     value = ev.get(name)
     origin = _origin(ev, name)
     step = ev.steps[origin]
-    unit = _unit(ev.steps, origin) or _unit(ev.steps, name)
+    unit = _integer_rate(ev, _unit(ev.steps, origin) or _unit(ev.steps, name))
     if step["op"] == "formula":
         body = _explain_formula(ev, step)
     else:
         body = _explain_op(ev, step, unit)
+    body["unit"] = _integer_rate(ev, body["unit"])
     deps = [_display_key(r, ks) for r in _step_refs_ordered(step) if r in ev.steps]
     text = format_value(value, body["unit"])
     if name in _TABLE_DIGITS and isinstance(value, Real) and not isinstance(value, bool):

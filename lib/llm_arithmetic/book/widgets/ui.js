@@ -114,8 +114,9 @@ const UI = (function () {
     decode_flops_per_token: {label: "FLOPs per token", unit: "GFLOP", scale: 1e9},
     decode_step_flops: {label: "FLOPs per step", unit: "GFLOP", scale: 1e9},
     step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B"},
-    ops_per_byte: {label: "the chip's ridge point (ops:byte)", unit: "FLOP/B"},
-    attained_flops: {label: "arithmetic rate at the bound", unit: "TFLOP/s", scale: 1e12},
+    ops_per_byte: {label: "the chip's ridge point (ops:byte)", unit: "FLOP/B", ops: true},
+    attained_flops: {label: "arithmetic rate at the bound", unit: "TFLOP/s", scale: 1e12,
+      ops: true},
     critical_batch_size: {label: "critical batch size", unit: "sequences",
       none: "never, at this context"},
     kv_cache_bytes_per_token: {label: "KV cache per token, all layers", unit: "B", exact: true},
@@ -136,7 +137,7 @@ const UI = (function () {
     attended_context: {label: "cached positions a step reads per layer", unit: "tokens"},
     experts_read: {label: "experts read per MoE block", unit: ""},
     bandwidth: {label: "memory bandwidth", unit: "GB/s", scale: GB},
-    peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12},
+    peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12, ops: true},
     // serving: a replica of tp x pp chips (estimate()'s serving keys)
     ttft_seconds: {label: "time to first token, at least", unit: "ms", scale: 1e-3,
       none: "no prompt", needs: "fits_per_chip"},
@@ -217,7 +218,14 @@ const UI = (function () {
       return;
     }
     delete node.dataset.doesNotFit;
-    if (unit) unit.hidden = false;
+    if (unit) {
+      unit.hidden = false;
+      // a catalog chip's integer rate (int8) counts integer operations, not FLOPs (as the CLI)
+      if (o.ops) {
+        unit.textContent = ` ${e.hardware && String(e.compute_precision).startsWith("int")
+          ? o.unit.replace("FLOP", "OP") : o.unit}`;
+      }
+    }
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
     const range = o.range ? e[`${key}_range`] : null;
     delete node.dataset.low;
