@@ -417,3 +417,14 @@ def test_an_integer_rate_is_labelled_in_operations_not_flops():
     assert re.search(r"= \S+ OP/B", explained)
     r = _run("describe", "llama-2-7b", "--hardware", "rtx-4090")
     assert r.returncode == 0 and "330.3 TFLOP/s" in r.stdout and "FLOP/B" in r.stdout
+
+
+def test_a_request_of_one_token():
+    """--generate 0: the request is its prefill and its first token (the API's generate=0), so
+    its time is the time to first token; a negative count is still refused."""
+    r = _run("describe", "llama-3-8b", "--hardware", "h100-sxm", "--prompt", "100",
+             "--generate", "0", "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 0 and d["request_seconds"] == d["ttft_seconds"]
+    r = _run("describe", "llama-3-8b", "--prompt", "100", "--generate", "-1")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1

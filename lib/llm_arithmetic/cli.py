@@ -114,6 +114,12 @@ def _tokens(text: str) -> int:
     return _number(text, "tokens", integer=True)
 
 
+def _generated(text: str) -> int:
+    """Tokens generated after the first: 0 is a request of one token (its prefill and first
+    token alone)."""
+    return 0 if text.strip() in ("0", "+0") else _number(text, "tokens", integer=True)
+
+
 def _batch(text: str) -> int:
     return _number(text, "batch", integer=True)
 
@@ -345,8 +351,9 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
     s.add_argument("--pp", "--pipeline-parallel-size", type=_parallel, default=1, metavar="N",
                    help="pipeline-parallel degree (default 1)")
     s.add_argument("--prompt", type=_tokens, metavar="N", help="prompt tokens of a request")
-    s.add_argument("--generate", type=_tokens, metavar="N",
-                   help="tokens generated after the first (the decode steps)")
+    s.add_argument("--generate", type=_generated, metavar="N",
+                   help="tokens generated after the first (the decode steps; 0: the first "
+                        "token alone)")
     s.add_argument("--price-per-hour", type=_price, metavar="X",
                    help="price of one chip for one hour, in USD")
     s.add_argument("--power-watts", type=_power, metavar="W",
