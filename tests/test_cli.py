@@ -428,3 +428,15 @@ def test_a_request_of_one_token():
     assert r.returncode == 0 and d["request_seconds"] == d["ttft_seconds"]
     r = _run("describe", "llama-3-8b", "--prompt", "100", "--generate", "-1")
     assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
+def test_the_forecast_says_where_it_extrapolates():
+    """The decode terms are fitted to single streams on one chip (issue 30's rows): a forecast
+    at a larger batch or over several chips says it is an extrapolation; at batch 1 on one chip
+    it says nothing of the kind."""
+    r = _run("describe", "llama-3-8b", "--hardware", "h100-sxm", "--batch", "64", "--tp", "2",
+             "--prompt", "1000", "--runtime", "vllm")
+    assert r.returncode == 0
+    assert "fitted at batch 1 on one chip: at batch 64 over 2 chips an extrapolation" in r.stdout
+    r = _run("describe", "llama-3-8b", "--hardware", "h100-sxm")
+    assert r.returncode == 0 and "forecast" in r.stdout and "extrapolation" not in r.stdout

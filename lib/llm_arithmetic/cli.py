@@ -654,7 +654,8 @@ def _describe(ns: argparse.Namespace) -> int:
         print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:
             # the forecast's values in the bound's column
-            print(_forecast_table(x, serving=serving, fits=e.fits,
+            print(_forecast_table({**x, "batch": e.batch, "n_chips": e.n_chips},
+                                  serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column,
                                   speculative=e.spec_tokens_per_step is not None))
         if v is not None:
@@ -808,18 +809,25 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
     of the speculative step, and its heading says so: it is to be read against the
     speculative bounds, not the plain ones above it."""
     rows = _forecast_rows(x, serving, fits, fits_per_chip, speculative)
-    return _render(rows, max(width, _label_width(rows[1:])))
+    return _render(rows, max(width, _label_width([r for r in rows[1:] if r[1]])))
 
 
 def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
                    fits_per_chip: bool | None, speculative: bool = False
                    ) -> list[tuple[str, str]]:
-    """:func:`_forecast_table`'s rows: its heading, then (label, value) pairs; with a replica,
-    the speed of one sequence is one chip's, as in the bound's rows."""
+    """:func:`_forecast_table`'s rows: its heading (and, where ``x`` has a batch or chips
+    beyond one, a line saying the decode terms are extrapolated there), then (label, value)
+    pairs; with a replica, the speed of one sequence is one chip's, as in the bound's rows."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
     rows = [(f"forecast ({who}; 80% interval)"
              + (", of the speculative step (against the speculative bounds)" if speculative
                 else ""), "")]
+    # the decode terms are fitted to single streams on one chip (forecast.expected)
+    batch, chips = x.get("batch") or 1, x.get("n_chips") or 1
+    if batch > 1 or chips > 1:
+        where = " over ".join(w for w in (f"batch {batch:,}" if batch > 1 else "",
+                                          f"{chips} chips" if chips > 1 else "") if w)
+        rows.append((f"  (fitted at batch 1 on one chip: at {where} an extrapolation)", ""))
     one = "one chip: " if serving else ""
     rows += _speed_rows(fits, [(f"  {one}tokens/s per sequence",
                                 "{:,.1f} ({:,.1f} to {:,.1f})".format(
@@ -953,7 +961,6 @@ def _render(rows: Sequence[tuple[str, str]], width: int | None = None) -> str:
     after the longest label)."""
     width = _label_width(rows) if width is None else width
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
-
 
 
 def _peak_unit(e: Any) -> str:
