@@ -544,7 +544,7 @@ ENGINE_ROW_KEYS = {
     "attention block size (hybrid)": ("engine_block_tokens",),
     "state page, padded to": ("engine_state_page_bytes", "engine_page_bytes"),
     "pool blocks, KV cache groups": ("engine_pool_blocks", "engine_kv_groups"),
-    "bound's KV capacity (no reserve)": ("physics_kv_tokens",),
+    "KV capacity, engine's formats, no reserve": ("physics_kv_tokens",),
     "max concurrency at max-model-len": ("max_concurrency",),
 }
 
@@ -571,8 +571,8 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
                ("  pool blocks, KV cache groups", f"{v.engine_pool_blocks:,}, "
                                                   f"{v.engine_kv_groups}")]
               if v.engine_block_tokens is not None else []),
-            *([("  bound's KV capacity (no reserve)", f"{v.physics_kv_tokens:,} tokens")]
-              if v.physics_kv_tokens is not None else []),
+            *([("  KV capacity, engine's formats, no reserve",
+                f"{v.physics_kv_tokens:,} tokens")] if v.physics_kv_tokens is not None else []),
             *([("  max concurrency at max-model-len", f"{v.max_concurrency:,.2f}x")]
               if v.max_concurrency is not None else []),
             ("  windowed layers", "counted whole" if v.windowed_layers_whole

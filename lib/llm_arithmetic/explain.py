@@ -734,8 +734,8 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
                     f"mode ({', '.join(f'{k} -> {v}' for k, v in step['faster'].items())}) where "
                     f"{step['peaks']} has it (the first of them where {step['unless']} is given)")
         rates = peaks.value or {}
-        listed = [f"{p} {format_value(rates[p]['rate'], 'OP/s' if p.startswith('int') else 'FLOP/s')}"
-                  if p in rates else
+        unit = lambda p: "OP/s" if p.startswith("int") else "FLOP/s"  # noqa: E731
+        listed = [f"{p} {format_value(rates[p]['rate'], unit(p))}" if p in rates else
                   f"{p} (none)" for p in chain.value or ()]
         args = (chain, _described(peaks, ", ".join(listed) or "-"), unless)
         substituted = f"{', '.join(listed)}; {unless.name} = {unless.text}"
