@@ -100,7 +100,7 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
         ax.set_ylim(bottom=lowest / 10)
     ax.set_xlabel("arithmetic intensity [FLOP/B]")
     # the rates stay in FLOP/s (callers add points in FLOP/s); the ticks read in TFLOP/s
-    ax.set_ylabel(f"attainable rate [TFLOP/s], dense {precision}")
+    ax.set_ylabel(f"attainable rate [T{'OP' if 'int' in precision else 'FLOP'}/s], dense {precision}")
     ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v / TFLOP_S:,.10g}"))
     ax.yaxis.set_minor_formatter(mticker.NullFormatter())
     if legend == "below":
