@@ -45,7 +45,8 @@ READ_WIDGET = """
     key: o.dataset.key, value: o.dataset.value, scale: Number(o.dataset.scale || 1),
     low: o.dataset.low ?? null, high: o.dataset.high ?? null,
     text: o.textContent, noFit: o.dataset.doesNotFit === "1",
-    unit: (o.nextElementSibling || {}).textContent ?? null,
+    unit: o.nextElementSibling?.classList.contains('lla-unit')
+      ? o.nextElementSibling.textContent : null,
     summary: !!o.closest('.lla-summary')})),
   points: [...el.querySelectorAll('circle[data-series="step"]')].map((c) => ({
     view: c.closest('[data-view]').dataset.view, x: Number(c.dataset.x),
@@ -164,7 +165,8 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
         if not abs(got - float(w)) <= 1e-9 * abs(float(w)):
             problems.append(f"{label}: value {got!r}, Python {float(w)!r}")
         # a catalog chip's int8 peak counts integer operations (TOP/s, OP/B), as the CLI says
-        if k in ("peak_flops", "ops_per_byte", "attained_flops") and o["unit"]:
+        if k in ("peak_flops", "ops_per_byte", "attained_flops", "step_intensity") \
+                and o["unit"]:
             precision = str(want.get("compute_precision"))
             ops = state["chip"] != "custom" and precision.startswith("int")
             if ("OP" in o["unit"].replace("FLOP", "")) != ops:

@@ -113,7 +113,7 @@ const UI = (function () {
     decode_step_bytes: {label: "bytes the step reads", unit: "GB", scale: GB},
     decode_flops_per_token: {label: "FLOPs per token", unit: "GFLOP", scale: 1e9},
     decode_step_flops: {label: "FLOPs per step", unit: "GFLOP", scale: 1e9},
-    step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B"},
+    step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B", ops: true},
     ops_per_byte: {label: "the chip's ridge point (ops:byte)", unit: "FLOP/B", ops: true},
     attained_flops: {label: "arithmetic rate at the bound", unit: "TFLOP/s", scale: 1e12,
       ops: true},
@@ -446,11 +446,13 @@ const UI = (function () {
     const yLo = attainable(lo) / 2;
     caption(box, `The roofline of the ${r.chip ? r.chip.label : "custom chip"}, dense ${
       e.compute_precision} peak`);
+    // under a catalog chip's integer roof (int8) the operations are integer ones (OP, not FLOP)
+    const op = r.chip && String(e.compute_precision).startsWith("int") ? "OP" : "FLOP";
     const p = Plot.create(box, {width: widthOf(box),
-      label: `Roofline: attainable FLOP/s against arithmetic intensity; the step at ${fmt(
-        e.step_intensity)} FLOP/B, ${e.bound}-bound`,
-      x: {domain: [lo, hi], log: true, label: "arithmetic intensity [FLOP/B]"},
-      y: {domain: [yLo, peak * 2], log: true, label: "FLOP/s"}});
+      label: `Roofline: attainable ${op}/s against arithmetic intensity; the step at ${fmt(
+        e.step_intensity)} ${op}/B, ${e.bound}-bound`,
+      x: {domain: [lo, hi], log: true, label: `arithmetic intensity [${op}/B]`},
+      y: {domain: [yLo, peak * 2], log: true, label: `${op}/s`}});
     p.line([[lo, attainable(lo)], [ridge, attainable(ridge)], [hi, attainable(hi)]],
       {stroke: Plot.COLORS[0], "data-series": "roof"});
     p.point(ridge, peak, {r: 3, fill: Plot.COLORS[0], "data-series": "ridge"});
@@ -461,7 +463,7 @@ const UI = (function () {
       {dy: -9, "text-anchor": e.step_intensity > Math.sqrt(lo * hi) * 10 ? "end" : "start"});
     caption(box, `The red dot is the decode step (grey: the same context at batch ${
       BATCHES[0]} to ${fmtExact(BATCHES[BATCHES.length - 1])}); left of the ridge at ${
-      fmt(ridge)} FLOP/B a step is memory-bound.`);
+      fmt(ridge)} ${op}/B a step is memory-bound.`);
   };
 
   VIEWS.batching = function (box, r, state) {
