@@ -114,3 +114,22 @@ def test_api_meets_people_where_they_are():
         estimate(m, bandwidth=1008)
     with pytest.raises(InputError, match="unknown hardware 'h100-sxn'; did you mean"):
         estimate(m, hardware="h100-sxn")
+
+
+@pytest.mark.parametrize("option", ["--roster", "--key"])
+def test_problems_unreadable_file_names_it(tmp_path, option):
+    """A file the system cannot open (missing, or a folder) is named with the system's reason:
+    'problems --roster /missing.csv' printed 'error: 2' (the errno, an OSError's first
+    argument) and '--key DIR' 'error: 21'. The expected reasons are the operating system's own
+    strings for ENOENT and EISDIR (os.strerror), not the command's."""
+    import errno
+    import os
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\n1,A\n", encoding="utf-8")
+    missing, folder = tmp_path / "missing.csv", tmp_path / "folder"
+    folder.mkdir()
+    args = {"--roster": ["--roster", str(missing), "--key", str(tmp_path / "k.key")],
+            "--key": ["--roster", str(roster), "--key", str(folder)]}[option]
+    reason = os.strerror(errno.ENOENT if option == "--roster" else errno.EISDIR)
+    r, _ = _run("problems", *args, "--out", str(tmp_path / "out"))
+    _one_line_error(r, f"{missing if option == '--roster' else folder}: {reason}")

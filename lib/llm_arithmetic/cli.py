@@ -1243,6 +1243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # InputError and ConfigError are ValueErrors; the others are guards against anything
         # that still escapes them (a message, never a traceback)
         msg = str(e.args[0]) if e.args else type(e).__name__
+        if isinstance(e, OSError) and e.strerror:
+            # the system's own error (a file not found, a folder where a file was wanted): its
+            # first argument is the errno, so the line names the file and says what went wrong
+            msg = f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
         print(f"{PROG}: error: {msg.splitlines()[0] if msg else type(e).__name__}",
               file=sys.stderr)
         return 2
