@@ -440,3 +440,27 @@ def test_the_forecast_says_where_it_extrapolates():
     assert "fitted at batch 1 on one chip: at batch 64 over 2 chips an extrapolation" in r.stdout
     r = _run("describe", "llama-3-8b", "--hardware", "h100-sxm")
     assert r.returncode == 0 and "forecast" in r.stdout and "extrapolation" not in r.stdout
+
+
+def test_frontier_says_what_its_times_leave_out(capsys):
+    """frontier printed a curve on a chip without a compute peak (Vera Rubin's catalog entry has
+    none) whose tokens/s per chip grow with the batch without end, and a tp 2 curve on M2 Max
+    chips (no catalogued link between two Macs) with the all-reduces silently left out; describe
+    says both. The header now says so, and says nothing of the kind on an H100 SXM (a peak and
+    NVLink)."""
+    assert main(["frontier", "llama-3.1-8b", "--hardware", "vera-rubin", "--batch", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "memory traffic only" in out and "give --tflops" in out
+    assert main(["frontier", "llama-3.1-8b", "--hardware", "m2-max", "--tp", "2",
+                 "--batch", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "communication not counted" in out and "give --link-gbps" in out
+    assert main(["frontier", "llama-3.1-8b", "--hardware", "h100-sxm", "--tp", "2",
+                 "--batch", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "not counted" not in out and "memory traffic only" not in out
+    # describe's time per output token on the chip without a peak says it too, as its time to
+    # first token did
+    assert main(["describe", "llama-3.1-8b", "--hardware", "vera-rubin", "--prompt", "100"]) == 0
+    row = _rows(capsys.readouterr().out)["time per output token (bound)"]
+    assert "memory traffic only" in row

@@ -869,6 +869,14 @@ def _frontier(ns: argparse.Namespace) -> int:
     print(f"{first.model} on {chips} (tp {first.tp}, ep {first.ep}, pp {first.pp}), "
           f"{first.bits_weight:g}-bit weights, decode context "
           f"{_tokens_text(first.serving_context)}")
+    # what the times leave out, as describe's table says it: without a compute peak a TPOT is
+    # the memory traffic's alone (tokens/s per chip then grows with the batch without end), and
+    # without a link the chips' collectives are not counted
+    if first.peak_flops is None:
+        print("TPOT: memory traffic only (no compute peak for this chip, give --tflops)")
+    if first.link_bandwidth is None and max(first.tp, first.ep) > 1:
+        print("TPOT: communication not counted (no link bandwidth for this chip, give "
+              "--link-gbps)")
     head = ("batch", "TPOT (ms)", "tokens/s/user", "tokens/s/chip", "GB/chip", "fits")
     rows = [(f"{p['batch']:,}", f"{p['tpot_seconds'] * 1e3:,.2f}",
              f"{p['tokens_per_second_per_user']:,.1f}",
@@ -1100,6 +1108,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
             if e.peak_flops is None and e.ttft_seconds is not None else "")))
     rows.append(("time per output token (bound)",
                  ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"
+                 + ("; memory traffic only: no compute peak for this chip, give --tflops"
+                    if e.peak_flops is None and e.tpot_seconds is not None else "")
                  + ("; does not fit in memory" if e.fits_per_chip is False else "")))
     if e.n_chips > 1 and e.tpot_serialized_seconds is not None:
         rows.append(("  serialized sum (not a bound)", ms(e.tpot_serialized_seconds)))
