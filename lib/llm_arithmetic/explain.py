@@ -821,6 +821,9 @@ def _explain_solve(ev: Any, step: Mapping[str, Any], unit: str) -> tuple[str, st
         limit = ev.ref(step["limit"])
         b = _argument(ev, budget, budget)
         if x is None:
+            blank = _not_counted(ev, var, (value, budget))
+            if blank:
+                return equation, blank, (b,)
             return equation, f"{value} stays within {budget} up to {var} = {limit:,}", (b,)
         vu = _unit(ev.steps, value)
         at = [Argument(name=f"{value} at {var} = {n:,}", symbol="", key=value,
@@ -831,12 +834,25 @@ def _explain_solve(ev: Any, step: Mapping[str, Any], unit: str) -> tuple[str, st
     rises, falls = step["rises"], step["falls"]
     equation = f"{var} where {rises} reaches {falls}"
     if x is None:
+        blank = _not_counted(ev, var, (rises, falls))
+        if blank:
+            return equation, blank, ()
         return equation, f"{rises} stays below {falls} up to {var} = " \
             f"{ev.ref(step['limit']):,.0f}", ()
     child = ev.child(**{var: x})
     at = tuple(Argument(name=f"{n} at {var} = {x:,.1f}", symbol="", key=n,
                         value=child.get(n), unit=_unit(ev.steps, n)) for n in (rises, falls))
     return equation, f"at {var} = {x:,.1f}: {at[0].text} = {at[1].text}", at
+
+
+def _not_counted(ev: Any, var: str, names: Sequence[str]) -> str:
+    """Why a solver found nothing where a quantity it compares has no value at all (a cache
+    the library does not count): the solver did not search, so it did not find the quantity
+    staying below the other up to its limit. Empty where every quantity has a value."""
+    probe = ev.child(**{var: 1})
+    blank = [n for n in names if probe.get(n) is None]
+    return f"not counted: {' and '.join(blank)} {'has' if len(blank) == 1 else 'have'} " \
+           "no value" if blank else ""
 
 
 def _parts(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
