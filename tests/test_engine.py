@@ -303,3 +303,16 @@ def test_mamba2_hybrids_modelled_on_one_chip():
         engine_view("kimi-linear-48b-a3b", "vllm", kv_memory_gib=20)
     with pytest.warns(UserWarning, match="tensor or pipeline parallelism"):
         engine_view("nemotron-h-56b", "vllm", kv_memory_gib=20, tp=2)
+
+
+def test_capacity_in_tokens_is_a_whole_number_with_a_fractional_weight_size():
+    """With a llama.cpp file type whose bytes are computed per tensor (q4_k_m: a fractional
+    byte count), the capacity row printed '46,321.0 tokens' and --json 46321.0: a count of
+    tokens is a whole number, as EngineView documents (int). By hand: the RTX 4090's 24 GiB
+    (25,769,803,776 B, NVIDIA's datasheet) less the weights as loaded, over Gemma 3 12B's
+    393,216 B a token (48 layers x 8 KV heads x 256 x 2 x 2 B), rounded down."""
+    v = engine_view("gemma-3-12b", "llama.cpp", hardware="rtx-4090", weights="q4_k_m",
+                    flags={"--ctx-size": 32768})
+    assert v.engine_kv_bytes_per_token == 48 * 8 * 256 * 2 * 2
+    assert type(v.physics_kv_tokens) is int
+    assert v.physics_kv_tokens == int((24 * 2**30 - v.engine_weights_bytes) // 393216)
