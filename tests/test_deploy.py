@@ -242,3 +242,25 @@ def test_chips_are_found_as_typed_and_priced_from_the_table():
     given = search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h200"], max_batch=8,
                    price_per_hour={"H200": 2 * table})
     assert all(c["price_per_hour"] == 2 * table for c in given.configurations)
+
+
+def test_search_says_what_a_qualifying_point_leaves_out():
+    """plan ranked eight M2 Ultras in tensor parallel (no link between Macs in the catalog, so
+    no all-reduce was counted) and Vera Rubin's configurations with TTFTs of a millisecond for
+    a 1,024-token prompt of Llama 3.1 70B (no compute peak for bf16, fp8 or int4 in its
+    catalog entry: the memory traffic alone) without a word, where describe and frontier say
+    both. The search now warns once a chip; an H100 SXM (NVLink, every peak) gets no warning."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = search("llama-3.1-70b", ttft=5.0, tpot=0.2, hardware=["m2-ultra", "vera-rubin"],
+                   price_per_hour=1.0, max_batch=8)
+    text = [str(w.message) for w in seen]
+    assert any(c["hardware"] == "m2-ultra" and c["tp"] > 1 for c in r.configurations)
+    assert sum("m2-ultra" in t and "leave communication out" in t for t in text) == 1
+    assert sum(t.startswith("vera-rubin") and "memory traffic" in t for t in text) == 1
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        search("llama-3.1-70b", ttft=5.0, tpot=0.2, hardware=["h100-sxm"], price_per_hour=1.0,
+               max_batch=8)
+    assert not [w for w in seen if "memory traffic" in str(w.message)
+                or "communication" in str(w.message)]

@@ -230,6 +230,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     found: list[dict[str, Any]] = []
     points: list[tuple[np.ndarray, np.ndarray, dict[str, Any]]] = []
     evaluated = 0
+    no_peak: dict[str, list[str]] = {}
+    no_link: set[str] = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for chip_name in chips:
@@ -291,6 +293,18 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             "ttft_bound_seconds": float(bound[0]),
                             "tpot_bound_seconds": float(bound[1][i])})
                         points.append((1 / t_tok[ok], per_chip[ok], found[-1], batches[ok]))
+                        # what a qualifying point's times leave out, said once a chip below
+                        if ev.get("peak_flops") is None:
+                            no_peak.setdefault(chip_name, []).append(fmt)
+                        if ev.get("link_bandwidth") is None and max(tp, ep) > 1:
+                            no_link.add(chip_name)
+    for chip_name, fmts in no_peak.items():
+        warnings.warn(f"{chip_name}: the catalog gives no compute peak for "
+                      f"{', '.join(dict.fromkeys(fmts))}; its times to first token and per "
+                      "output token are the memory traffic's alone", stacklevel=2)
+    for chip_name in sorted(no_link):
+        warnings.warn(f"{chip_name} has no catalogued link between chips: its tp/ep layouts "
+                      "leave communication out", stacklevel=2)
     found.sort(key=lambda c: (c["cost_per_million_tokens"], c["n_chips"]))
     front: list[dict[str, Any]] = []
     if points:
