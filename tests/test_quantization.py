@@ -245,3 +245,42 @@ def test_shipped_activations_decide_the_compute_precision(name, chip, precision)
     ``_get_scheme_from_parts``); the expected precisions are read off each config by hand."""
     m = read_config(json.loads((CONFIGS / f"{name}.json").read_text()), name=name)
     assert estimate(m, hardware=chip).compute_precision == precision
+
+
+def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types_or_a_refusal():
+    """A llama.cpp file type's bits per weight are a mean over the file's tensors, so they lie
+    between the narrowest type the mix uses and F32 (32 bits, its norms). Nemotron 3 Super and
+    Kimi K3 (a latent mixture of experts: the routed experts work in a latent narrower than
+    the model) came out at -67.81 bits a weight in q4_k_m (describe: weight bytes
+    -1,022,784,016,384 B, 'fits in memory: yes'): the per-tensor rules counted each expert at
+    the model's width and a remainder went negative. Such a model is now refused in one line;
+    every other catalogued model and test config keeps a mean within those bounds."""
+    import warnings
+
+    from llm_arithmetic import InputError, model_names
+    from llm_arithmetic.estimate import resolve_model, weight_bits
+
+    configs = Path(__file__).parent / "configs"
+    paths = [*model_names(), *sorted(configs.glob("*.json")),
+             *sorted(configs.glob("reconstructed/*.json"))]
+    latent, checked = [], 0
+    for p in paths:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m = resolve_model(p)
+        except (InputError, ValueError):
+            continue  # a family the library refuses (its own tests)
+        for mix in ("q4_k_m", "q3_k_m", "q5_k_m"):
+            if m.family == "falcon":
+                continue  # llama.cpp's own rules for Falcon, refused (formats.py)
+            if any(r.mlp is not None and r.mlp.latent for r in m.layers):
+                with pytest.raises(InputError, match="latent mixture of experts"):
+                    weight_bits(m, mix)
+                latent.append(m.name)
+                continue
+            b = float(weight_bits(m, mix))
+            assert 3.4375 <= b <= 32, (m.name, mix, b)   # Q3_K (110 B a 256-block) to F32
+            checked += 1
+    assert {"nemotron-3-super", "kimi-k3"} <= set(latent)
+    assert checked > 200
