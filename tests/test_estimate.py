@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from llm_arithmetic import estimate, get_hardware, get_model
+from llm_arithmetic import InputError, estimate, get_hardware, get_model, sweep
 
 
 def test_zeux_mistral_on_rtx_4090():
@@ -236,3 +236,12 @@ def test_sweep_leaves_a_compute_time_without_a_peak_unknown():
                         e.decode_seconds_per_token, rel=1e-12)
     assert np.isnan(s.compute_seconds[0, 0]).all()
     assert not np.isnan(s.compute_seconds[1]).any()
+
+
+@pytest.mark.parametrize("hardware", [None, 5])
+def test_sweep_without_chips_names_the_argument(hardware):
+    """sweep(model, hardware=None) raised "TypeError: 'NoneType' object is not iterable"
+    (and an int the same): bad input to the API is an InputError naming the argument, as
+    sweep's other arguments and estimate's are."""
+    with pytest.raises(InputError, match="^hardware: "):
+        sweep("llama-3.1-8b", hardware=hardware)

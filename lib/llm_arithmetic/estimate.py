@@ -1001,6 +1001,9 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
     True
     """
     m = resolve_model(model)
+    if not isinstance(hardware, (str, Hardware)) and not hasattr(hardware, "__iter__"):
+        raise InputError(f"hardware: a chip (a catalog name or a Hardware) or a sequence of "
+                         f"them, got {type(hardware).__name__}")
     chips = [get_hardware(h) for h in ([hardware] if isinstance(hardware, (str, Hardware))
                                        else hardware)]
     formats = [weights] if isinstance(weights, str) else list(weights)
