@@ -264,3 +264,17 @@ def test_search_says_what_a_qualifying_point_leaves_out():
                max_batch=8)
     assert not [w for w in seen if "memory traffic" in str(w.message)
                 or "communication" in str(w.message)]
+
+
+def test_search_takes_one_chip_or_format_alone():
+    """search(hardware="h100-sxm") iterated the name letter by letter and said "unknown
+    hardware 'h'; did you mean h100-sxm" (weights="fp8": "unknown weight format 'f'", and
+    kv_bits=8 a TypeError), where sweep takes one chip alone. One value is now an axis of one,
+    the same search as the list of it."""
+    alone = search("llama-3.1-8b", ttft=1.0, tpot=0.1, hardware="h100-sxm", weights="fp8",
+                   kv_bits=8, max_batch=4, price_per_hour=1.0)
+    listed = search("llama-3.1-8b", ttft=1.0, tpot=0.1, hardware=["h100-sxm"], weights=["fp8"],
+                    kv_bits=[8], max_batch=4, price_per_hour=1.0)
+    assert alone.configurations and alone.configurations == listed.configurations
+    with pytest.raises(InputError, match="^weights: "):
+        search("llama-3.1-8b", ttft=1.0, tpot=0.1, hardware="h100-sxm", weights=None)

@@ -169,6 +169,17 @@ def _draft_ratio(draft: Any, m: Any, chip: Any, fmt: str, kv: Any, batches: np.n
     return t[0] / t[1]
 
 
+def _listed(name: str, value: Any) -> list[Any]:
+    """A search axis as a list: one value (a name, a number) is an axis of one; anything else
+    that is not a sequence is an InputError naming the argument."""
+    if isinstance(value, (str, int, float)):
+        return [value]
+    if not isinstance(value, (list, tuple)) and not hasattr(value, "__iter__") \
+            or isinstance(value, (dict, set)):
+        raise InputError(f"{name}: one value or a list of them, got {type(value).__name__}")
+    return list(value)
+
+
 def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | None = None,
            price_per_hour: float | dict[str, float] | None = None, prompt: int = 1024,
            generate: int = 256, weights: Sequence[str] = DEFAULT_WEIGHTS,
@@ -186,6 +197,11 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     the runtime-agnostic fit) instead of the bound.
     """
     t0 = time.perf_counter()
+    # one chip, format or cache width may be given alone, as sweep takes them (a string was
+    # iterated letter by letter: hardware="h100-sxm" read "unknown hardware 'h'")
+    hardware = _listed("hardware", hardware) if hardware is not None else None
+    weights, kv_bits, degrees = (_listed(k, v) for k, v in (
+        ("weights", weights), ("kv_bits", kv_bits), ("degrees", degrees)))
     m = resolve_model(model)
     if m.uncounted:  # every point's TPOT and memory would be missing: nothing could qualify
         raise InputError(f"{m.name}: the search needs the KV cache, which is not counted: it "
