@@ -316,3 +316,12 @@ def test_capacity_in_tokens_is_a_whole_number_with_a_fractional_weight_size():
     assert v.engine_kv_bytes_per_token == 48 * 8 * 256 * 2 * 2
     assert type(v.physics_kv_tokens) is int
     assert v.physics_kv_tokens == int((24 * 2**30 - v.engine_weights_bytes) // 393216)
+
+
+@pytest.mark.parametrize("flags", [5, "--ctx-size 4096", [("--ctx-size", 4096)]])
+def test_flags_that_are_not_a_mapping_are_named(flags):
+    """engine_view(..., flags="--ctx-size 4096") (the flags as typed) raised "AttributeError:
+    'str' object has no attribute 'items'": an InputError now names the argument and its
+    form."""
+    with pytest.raises(InputError, match="^flags: a mapping"):
+        engine_view("llama-3.1-8b", "llama.cpp", flags=flags)

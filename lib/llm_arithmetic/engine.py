@@ -87,6 +87,9 @@ def engine_settings(engine: str, flags: Mapping[str, Any] | None = None) -> dict
     spec = _engine(engine)
     out = dict(spec.get("defaults", {}))
     rules = set(spec["flags"].values())
+    if flags is not None and not isinstance(flags, Mapping):
+        raise InputError(f"flags: a mapping of the engine's flags to their values "
+                         f"({{'--gpu-memory-utilization': 0.9}}), got {type(flags).__name__}")
     for key, value in (flags or {}).items():
         if value is None:
             continue
