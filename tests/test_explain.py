@@ -426,3 +426,12 @@ def test_a_solver_over_a_quantity_not_counted_says_so():
     e = estimate("qwen3-30b-a3b", hardware="h100-sxm", context=1024)
     assert e.critical_batch_size is None
     assert "stays below" in explain(e, "critical_batch_size").substituted
+
+
+@pytest.mark.parametrize("key", [None, 5, ["weight_bytes"]])
+def test_a_key_that_is_not_a_name_is_an_input_error(key):
+    """explain(e, None) raised "AttributeError: 'NoneType' object has no attribute 'endswith'"
+    (a list of keys the same): an InputError now says a key is a name."""
+    e = estimate("llama-2-7b", hardware="h100-sxm")
+    with pytest.raises(InputError, match="^explain: a key is a name"):
+        explain(e, key)

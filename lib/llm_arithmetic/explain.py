@@ -941,6 +941,8 @@ def explain(e: Any, key: str, runtime: str | None = None,
     >>> explain(e, "fc_decode_step").formula
     'forecast_step_time'
     """
+    if not isinstance(key, str):
+        raise InputError(f"explain: a key is a name (a string), got {type(key).__name__}")
     ks = _keys_of(e)
     base = key[:-len("_range")] if key.endswith("_range") else key
     name = ks.get(base, base)
