@@ -464,3 +464,16 @@ def test_frontier_says_what_its_times_leave_out(capsys):
     assert main(["describe", "llama-3.1-8b", "--hardware", "vera-rubin", "--prompt", "100"]) == 0
     row = _rows(capsys.readouterr().out)["time per output token (bound)"]
     assert "memory traffic only" in row
+
+
+def test_hardware_help_names_every_unit_its_json_uses(capsys):
+    """'hardware --json' promised every field in 'B/s, B, FLOP/s, W, s', while the int8 peaks
+    it prints (H100 SXM: 1,978.9 T a second, NVIDIA's datasheet counts integer operations,
+    TOPS) carry 'unit': 'OP/s'. The help names every unit the JSON's peaks carry."""
+    assert main(["hardware", "--json"]) == 0
+    chips = json.loads(capsys.readouterr().out)
+    units = {p["unit"] for c in chips.values() for p in c["peaks"].values()}
+    assert units == {"FLOP/s", "OP/s"}
+    assert chips["h100-sxm"]["peaks"]["int8"]["unit"] == "OP/s"
+    r = _run("hardware", "--help")
+    assert all(u in " ".join(r.stdout.split()) for u in units)

@@ -264,8 +264,9 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
     "hardware": (
         "list the hardware catalog",
         "List the catalog's devices with bandwidth, capacity, peak.",
-        _catalog_arguments("name -> every field in the catalog's units (B/s, B, FLOP/s, W, s), "
-                           "peaks dense and sparse, each with its source")),
+        _catalog_arguments("name -> every field in the catalog's units (B/s, B, FLOP/s or, "
+                           "for an integer precision's peak, OP/s, W, s), peaks dense and "
+                           "sparse, each with its unit and source")),
     "problems": (
         "write one problem set per student, with answer keys",
         "Write one problem set per student of a roster (Markdown, and PDF with --pdf) into "
