@@ -477,3 +477,22 @@ def test_hardware_help_names_every_unit_its_json_uses(capsys):
     assert chips["h100-sxm"]["peaks"]["int8"]["unit"] == "OP/s"
     r = _run("hardware", "--help")
     assert all(u in " ".join(r.stdout.split()) for u in units)
+
+
+def test_frontier_refuses_a_context_it_would_ignore(capsys):
+    """frontier --context 4096 --prompt 1000 printed a curve at 1,000.5 tokens of context (the
+    request's mean decode context, 1,000 + (0 + 1) / 2) and its memory at 1,000 tokens: the
+    --context its help calls the tokens in each sequence's cache changed nothing. The pair is
+    refused in one line; either alone is the curve at that context (4,096 tokens alone:
+    the header's 4,096, the TPOT of describe --context 4096)."""
+    assert main(["frontier", "llama-3.1-8b", "--hardware", "h100-sxm", "--context", "4096",
+                 "--prompt", "1000", "--batch", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--context" in err and "--prompt" in err
+    assert main(["frontier", "llama-3.1-8b", "--hardware", "h100-sxm", "--context", "4096",
+                 "--batch", "1", "--json"]) == 0
+    tpot = json.loads(capsys.readouterr().out)[0]["tpot_seconds"]
+    assert main(["describe", "llama-3.1-8b", "--hardware", "h100-sxm", "--context", "4096",
+                 "--json"]) == 0
+    assert tpot == pytest.approx(json.loads(capsys.readouterr().out)["decode_seconds_per_token"],
+                                 rel=1e-6)

@@ -849,6 +849,12 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
 def _frontier(ns: argparse.Namespace) -> int:
     from .estimate import estimate, frontier
 
+    if ns.context is not None and ns.prompt is not None:
+        # the curve is of times per output token, at the request's mean decode context: a
+        # --context beside --prompt changed nothing on it (describe prints both)
+        raise UsageError("--context: with --prompt the frontier's times per output token are "
+                         "at the request's mean decode context (prompt + (generate + 1) / 2), "
+                         "so a context would be ignored; give one of them")
     kwargs = _estimate_kwargs(ns)
     batches = None
     if ns.batch is not None:
