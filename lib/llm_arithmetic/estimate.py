@@ -388,13 +388,6 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
         return None
     mix = _file_type(weights)
     if mix is not None:
-        if any(run.mlp is not None and run.mlp.latent for run in model.layers):
-            # the per-tensor rules count each routed expert from the model's width; a latent
-            # mixture's experts work in the latent (and its shared projections into and out of
-            # it are tensors of their own): counted that way its bits came out negative
-            raise InputError(f"weights: {model.name} has a latent mixture of experts, whose "
-                             f"tensors llama.cpp's {mix.name} rules are not modelled for; give a "
-                             "format (q4_k, q6_k, ...) or --weight-bits")
         return mix_bits(model, mix.name)
     return bits_per_weight(weights if weights is not None else bits_weight)
 

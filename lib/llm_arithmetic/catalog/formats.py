@@ -372,14 +372,24 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 out.append(("ssm conv, biases, norms", run.mixer.params(d) - mm, _F32))
             mlp = run.mlp
             if mlp is not None:
-                up = (mlp.n_mats - 1) * d * mlp.d_ff
-                down = mlp.d_ff * d
+                # a latent mixture's routed experts work in the latent (width w), between a
+                # d x w projection into it and a w x d one out of it that they share
+                # (llama.cpp's ffn_latent_down and ffn_latent_up, ggml-org/llama.cpp PR 29018),
+                # typed here by the mix's default type: an assumption, as the rules this module
+                # models (formats.toml's [mixes]) name no latent tensor
+                w = mlp.latent or d
+                up = (mlp.n_mats - 1) * w * mlp.d_ff
+                down = mlp.d_ff * w
                 e = mlp.n_experts if mlp.is_moe else 1
                 if mlp.is_moe or not mlp.n_shared:
                     out.append(("ffn_gate/up", e * up,
-                                typed("ffn_up", layer, n_layers, d, mlp.is_moe)))
+                                typed("ffn_up", layer, n_layers, w, mlp.is_moe)))
                     out.append(("ffn_down", e * down,
                                 typed("ffn_down", layer, n_layers, mlp.d_ff, mlp.is_moe)))
+                latent_proj = 2 * d * mlp.latent
+                if latent_proj:
+                    out.append(("ffn_latent_down/up", latent_proj,
+                                typed("other", layer, n_layers, d)))
                 if mlp.n_shared:
                     s_up = mlp.n_shared * (mlp.n_mats - 1) * d * mlp.d_shared
                     s_down = mlp.n_shared * mlp.d_shared * d
@@ -390,6 +400,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                     counted = e_total + s_up + s_down
                 else:
                     counted = e * (up + down)
+                counted += latent_proj
                 if mlp.is_moe:
                     out.append(("ffn_gate_inp (router)", d * mlp.n_experts, _F16))
                     counted += d * mlp.n_experts
