@@ -496,3 +496,14 @@ def test_frontier_refuses_a_context_it_would_ignore(capsys):
                  "--json"]) == 0
     assert tpot == pytest.approx(json.loads(capsys.readouterr().out)["decode_seconds_per_token"],
                                  rel=1e-6)
+
+
+def test_an_error_names_the_flag_not_the_keyword():
+    """An error the API raises under its keyword (``draft_len: ...``) names the command's flag
+    at the command line (``--draft-len``), in describe and in plan alike."""
+    for cmd in (["describe", "qwen3-8b", "--hardware", "h100-sxm"],
+                ["plan", "qwen3-8b", "--ttft-ms", "500", "--tpot-ms", "20",
+                 "--hardware", "h100-sxm"]):
+        r = _run(*cmd, "--draft", "qwen3-0.6b")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1
+        assert "error: --draft-len: speculative decoding needs the draft length" in r.stderr

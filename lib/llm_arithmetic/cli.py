@@ -874,7 +874,7 @@ def _frontier(ns: argparse.Namespace) -> int:
         return 0
     chips = f"{first.n_chips} x {first.hardware or 'chip'}"
     print(f"{first.model} on {chips} (tp {first.tp}, ep {first.ep}, pp {first.pp}), "
-          f"{first.bits_weight:g}-bit weights, decode context "
+          f"{first.bits_weight:.3g}-bit weights, decode context "
           f"{_tokens_text(first.serving_context)}")
     # what the times leave out, as describe's table says it: without a compute peak a TPOT is
     # the memory traffic's alone (tokens/s per chip then grows with the batch without end), and
@@ -978,6 +978,20 @@ def _render(rows: Sequence[tuple[str, str]], width: int | None = None) -> str:
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
+def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
+    """An error that starts with an API keyword (``draft_len: ...``) names the command's flag
+    that gives it (``--draft-len: ...``), where the command has one."""
+    m = re.match(r"([a-z]+(?:_[a-z]+)+):", msg)
+    sub = None
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(getattr(ns, "command", None) or "")
+    flag = "--" + m.group(1).replace("_", "-") if m else None
+    if flag and sub is not None and flag in sub._option_string_actions:
+        return flag + msg[m.end(1):]
+    return msg
+
+
 def _peak_unit(e: Any) -> str:
     """The unit of the peak an estimate took: the catalog's (``OP/s`` for an integer rate,
     whose operations are not floating-point) where the rate is the chip's, else FLOP/s."""
@@ -1072,7 +1086,9 @@ def _speed_rows(fits: bool | None, rows: list[tuple[str, str]]) -> list[tuple[st
 
 
 def _tokens_text(n: float) -> str:
-    """A token count as text, with one decimal where it is a mean (2,176.5 tokens)."""
+    """A token count as text, with one decimal where it is a mean (2,176.5 tokens; 1 token)."""
+    if float(n) == 1:
+        return "1 token"
     return f"{n:,.0f} tokens" if float(n).is_integer() else f"{n:,.1f} tokens"
 
 
@@ -1220,6 +1236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # python -m); called with arguments from Python, as the module
     parser = build_parser(args[0] if args and args[0] in COMMANDS else None,
                           prog=_program_name() if argv is None else None)
+    ns = None
     try:
         ns = parser.parse_args(args)
         if ns.command == "describe":
@@ -1249,7 +1266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except UsageError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {_as_flag(str(e), parser, ns)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader went away (`... | head`): stop quietly with the shell's status for SIGPIPE,
@@ -1264,6 +1281,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             # the system's own error (a file not found, a folder where a file was wanted): its
             # first argument is the errno, so the line names the file and says what went wrong
             msg = f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
-        print(f"{PROG}: error: {msg.splitlines()[0] if msg else type(e).__name__}",
-              file=sys.stderr)
+        msg = _as_flag(msg.splitlines()[0], parser, ns) if msg else type(e).__name__
+        print(f"{PROG}: error: {msg}", file=sys.stderr)
         return 2
