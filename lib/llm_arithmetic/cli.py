@@ -1136,7 +1136,7 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                  + ("; does not fit in memory" if e.fits_per_chip is False else "")))
     if e.n_chips > 1 and e.tpot_serialized_seconds is not None:
         rows.append(("  serialized sum (not a bound)", ms(e.tpot_serialized_seconds)))
-    if e.allreduce_seconds_per_token is not None:
+    if e.allreduce_seconds_per_token is not None and e.tp > 1:   # none without tensor parallelism
         rows.append(("  all-reduces", ms(e.allreduce_seconds_per_token)))
     if e.alltoall_seconds_per_token:
         rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
