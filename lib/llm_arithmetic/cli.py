@@ -766,10 +766,9 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
 def _describe_options() -> dict[str, str]:
     """``describe``'s options by the name of what they give (``price_per_hour``:
     ``--price-per-hour``), for an explanation that names an option not given."""
-    sub = next(a for a in build_parser("describe")._actions
-               if isinstance(a, argparse._SubParsersAction))
     out = {a.dest: max(a.option_strings, key=len)
-           for a in sub.choices["describe"]._actions if a.option_strings}
+           for a in _subparser(build_parser("describe"), "describe")._actions
+           if a.option_strings}
     # estimate's keywords that an option gives in other units or under another name
     out.update({k: out[dest] for k, dest in _KEYWORD_OPTIONS.items()})
     return out
@@ -978,14 +977,17 @@ def _render(rows: Sequence[tuple[str, str]], width: int | None = None) -> str:
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str) -> Any:
+    """The parser of one of ``parser``'s commands (None for a name it has not)."""
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return subs.choices.get(command)
+
+
 def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
     """An error that starts with an API keyword (``draft_len: ...``) names the command's flag
     that gives it (``--draft-len: ...``), where the command has one."""
     m = re.match(r"([a-z]+(?:_[a-z]+)+):", msg)
-    sub = None
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            sub = action.choices.get(getattr(ns, "command", None) or "")
+    sub = _subparser(parser, getattr(ns, "command", None) or "")
     flag = "--" + m.group(1).replace("_", "-") if m else None
     if flag and sub is not None and flag in sub._option_string_actions:
         return flag + msg[m.end(1):]

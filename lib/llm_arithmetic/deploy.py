@@ -151,21 +151,28 @@ def _layouts(model: Any, degrees: Sequence[int]) -> list[tuple[int, int, int]]:
     return [(tp, ep, pp) for tp in degrees for ep in eps(tp) for pp in degrees]
 
 
+def _point_inputs(m: Any, fmt: str, kv: Any, batches: np.ndarray, prompt: int, generate: int,
+                  tp: int = 1, ep: int = 1, pp: int = 1, overhead: int = 0,
+                  price: float | None = None) -> dict[str, Any]:
+    """The plan's inputs of one search point (a format, a cache width and a layout) over the
+    batches, checked as :func:`~llm_arithmetic.estimate.estimate` checks them."""
+    g = _checked_inputs(m, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt, batch=1,
+                        bandwidth=None, peak_flops=None, capacity=None, overhead=overhead,
+                        tp=tp, ep=ep, pp=pp, prompt=prompt, generate=generate,
+                        price_per_hour=price, power_watts=None, link_bandwidth=None,
+                        link_latency=None)
+    g["batch"] = batches
+    return g
+
+
 def _draft_ratio(draft: Any, m: Any, chip: Any, fmt: str, kv: Any, batches: np.ndarray,
                  prompt: int, generate: int) -> np.ndarray:
     """A draft model's cost at each batch: its time per output token over the target's, both
     on one chip at the request's shape (estimate.draft_step_ratio, vectorized over the batch)
     [-]."""
-    t = []
-    for x in (draft, m):
-        g = _checked_inputs(x, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt,
-                            batch=1, bandwidth=None, peak_flops=None, capacity=None,
-                            overhead=0, tp=1, ep=1, pp=1, prompt=prompt, generate=generate,
-                            price_per_hour=None, power_watts=None, link_bandwidth=None,
-                            link_latency=None)
-        g["batch"] = batches
-        t.append(np.asarray(x.plan.child(**chip_inputs(chip), **g).get("tpot_seconds"),
-                            dtype=float))
+    t = [np.asarray(x.plan.child(**chip_inputs(chip), **_point_inputs(
+        x, fmt, kv, batches, prompt, generate)).get("tpot_seconds"), dtype=float)
+        for x in (draft, m)]
     return t[0] / t[1]
 
 
@@ -174,8 +181,7 @@ def _listed(name: str, value: Any) -> list[Any]:
     that is not a sequence is an InputError naming the argument."""
     if isinstance(value, (str, int, float)):
         return [value]
-    if not isinstance(value, (list, tuple)) and not hasattr(value, "__iter__") \
-            or isinstance(value, (dict, set)):
+    if isinstance(value, (dict, set)) or not hasattr(value, "__iter__"):
         raise InputError(f"{name}: one value or a list of them, got {type(value).__name__}")
     return list(value)
 
@@ -266,16 +272,11 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             continue
                     for tp, ep, pp in _layouts(m, degrees):
                         try:
-                            g = _checked_inputs(
-                                m, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt,
-                                batch=1, bandwidth=None, peak_flops=None, capacity=None,
-                                overhead=overhead, tp=tp, ep=ep, pp=pp, prompt=prompt,
-                                generate=generate, price_per_hour=price, power_watts=None,
-                                link_bandwidth=None, link_latency=None)
+                            g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
+                                              pp, overhead, price)
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
-                        g["batch"] = batches
                         if ratio is not None:
                             g["draft_cost"] = ratio
                         ev = chip_ev.child(**g)

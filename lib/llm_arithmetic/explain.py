@@ -645,12 +645,18 @@ def _symbol(name: str) -> str:
     return latex(GLOSSARY[name].symbol) if name in GLOSSARY else ""
 
 
+def _rate_unit(precision: Any, unit: str = "FLOP/s") -> str:
+    """``unit`` (FLOP/s, FLOP/B) as a peak of ``precision`` counts its operations: an integer
+    precision's (int8) are integer operations (OP/s, OP/B), not floating-point ones."""
+    return "OP" + unit[4:] if str(precision).startswith("int") else unit
+
+
 def _integer_rate(ev: Any, unit: str) -> str:
-    """A rate's unit as the chip's peak has it: a peak of an integer precision (int8) counts
-    integer operations (OP/s, OP/B), not floating-point ones, where the chip's rate is used."""
+    """A rate's unit as the chip's peak has it (:func:`_rate_unit`), where the chip's rate is
+    used (a given peak is in FLOP/s)."""
     if unit not in ("FLOP/s", "FLOP/B") or ev.get("given_peak_flops") is not None:
         return unit
-    return "OP" + unit[4:] if str(ev.get("compute_precision")).startswith("int") else unit
+    return _rate_unit(ev.get("compute_precision"), unit)
 
 
 def _argument(ev: Any, name: str, source: Any) -> Argument:
@@ -734,8 +740,7 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
                     f"mode ({', '.join(f'{k} -> {v}' for k, v in step['faster'].items())}) where "
                     f"{step['peaks']} has it (the first of them where {step['unless']} is given)")
         rates = peaks.value or {}
-        unit = lambda p: "OP/s" if p.startswith("int") else "FLOP/s"  # noqa: E731
-        listed = [f"{p} {format_value(rates[p]['rate'], unit(p))}" if p in rates else
+        listed = [f"{p} {format_value(rates[p]['rate'], _rate_unit(p))}" if p in rates else
                   f"{p} (none)" for p in chain.value or ()]
         args = (chain, _described(peaks, ", ".join(listed) or "-"), unless)
         substituted = f"{', '.join(listed)}; {unless.name} = {unless.text}"

@@ -1147,20 +1147,17 @@ def forecast_inputs(chip_class: str, runtime: str | None,
     p = params or load_params()
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, pre_rt = prefill_fit_for(p, runtime)
-    int8_rt = prefill_runtime_for(p, pre_rt, "int8")
-    out: dict[str, Any] = {"forecast_prefill_int8": None}
-    for key, name, rt in (("forecast_decode", dec, runtime), ("forecast_prefill", pre, pre_rt),
-                          ("forecast_prefill_int8", pre, int8_rt)):
-        if key == "forecast_prefill_int8" and int8_rt == pre_rt:
-            continue
+
+    def record(name: str, rt: str | None, delta: bool) -> dict[str, float]:
         v = terms_for(p[name], chip_class, rt or "*")
         lo, hi = interval_for(p, name, chip_class, rt)
-        rec = {"k": v["k"], "delta": v["delta"], "tau": v["tau_s"],
-               "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
-        if key != "forecast_decode":
-            del rec["delta"]
-        out[key] = rec
-    return out
+        return {"k": v["k"], **({"delta": v["delta"]} if delta else {}), "tau": v["tau_s"],
+                "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
+
+    int8_rt = prefill_runtime_for(p, pre_rt, "int8")
+    return {"forecast_decode": record(dec, runtime, True),
+            "forecast_prefill": record(pre, pre_rt, False),
+            "forecast_prefill_int8": record(pre, int8_rt, False) if int8_rt != pre_rt else None}
 
 
 def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -188,6 +188,13 @@ const UI = (function () {
     return o.get ? o.get(e) : e[key];
   }
 
+  // a catalog chip's integer rate (int8) counts integer operations, not FLOPs (as the CLI):
+  // `unit` (FLOP/s, FLOP/B, ...) as the estimate's peak counts them
+  function opUnit(e, unit) {
+    return e.hardware && String(e.compute_precision).startsWith("int")
+      ? unit.replace("FLOP", "OP") : unit;
+  }
+
   function setOutput(node, key, e) {
     const o = OUTPUTS[key];
     if (!e) {
@@ -220,11 +227,7 @@ const UI = (function () {
     delete node.dataset.doesNotFit;
     if (unit) {
       unit.hidden = false;
-      // a catalog chip's integer rate (int8) counts integer operations, not FLOPs (as the CLI)
-      if (o.ops) {
-        unit.textContent = ` ${e.hardware && String(e.compute_precision).startsWith("int")
-          ? o.unit.replace("FLOP", "OP") : o.unit}`;
-      }
+      if (o.ops) unit.textContent = ` ${opUnit(e, o.unit)}`;
     }
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
     const range = o.range ? e[`${key}_range`] : null;
@@ -446,8 +449,7 @@ const UI = (function () {
     const yLo = attainable(lo) / 2;
     caption(box, `The roofline of the ${r.chip ? r.chip.label : "custom chip"}, dense ${
       e.compute_precision} peak`);
-    // under a catalog chip's integer roof (int8) the operations are integer ones (OP, not FLOP)
-    const op = r.chip && String(e.compute_precision).startsWith("int") ? "OP" : "FLOP";
+    const op = opUnit(e, "FLOP");
     const p = Plot.create(box, {width: widthOf(box),
       label: `Roofline: attainable ${op}/s against arithmetic intensity; the step at ${fmt(
         e.step_intensity)} ${op}/B, ${e.bound}-bound`,
