@@ -62,7 +62,7 @@ def engine_flags() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def _engine(name: str) -> Mapping[str, Any]:
-    if name not in ENGINES:
+    if not isinstance(name, str) or name not in ENGINES:
         raise InputError(f"engine: unknown engine {str(name)[:40]!r}; known: "
                          f"{', '.join(ENGINES)}")
     return ENGINES[name]

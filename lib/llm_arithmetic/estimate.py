@@ -100,6 +100,14 @@ def _count(label: str, v: Any) -> int:
     return v
 
 
+def _generated(generate: Any) -> int:
+    """Tokens generated after the first: 0 or a positive integer, else an InputError."""
+    if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
+            and generate == 0:
+        return 0
+    return _count("generate", generate)
+
+
 def _number(label: str, v: Any) -> float:
     """``v`` as a float, or an InputError naming ``label``."""
     try:
@@ -591,12 +599,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     batch = _count("batch", batch)
     tp, ep, pp = _parallel(m, tp, ep, pp)
     prompt = None if prompt is None else _count("prompt", prompt)
-    if generate is not None:
-        if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
-                and generate == 0:
-            generate = 0
-        else:
-            generate = _count("generate", generate)
+    generate = None if generate is None else _generated(generate)
     link_latency = _latency(link_latency)
     comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)

@@ -873,9 +873,9 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
         chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
     elif chip_class is None:
         raise InputError("chip_class: give a hardware name or a chip class with the bandwidth")
-    if chip_class not in set(CHIP_CLASSES.values()):
+    if not isinstance(chip_class, str) or chip_class not in set(CHIP_CLASSES.values()):
         known = sorted(set(CHIP_CLASSES.values()))
-        raise InputError(f"chip_class {chip_class!r} is not one of {known}")
+        raise InputError(f"chip_class {chip_class!r:.40} is not one of {known}")
     e = estimate(model, hardware=hardware, bandwidth=bandwidth, weights=weights,
                  bits_weight=bits_weight, bits_kv=bits_kv, context=context, batch=1)
     if e.decode_memory_seconds is None:
