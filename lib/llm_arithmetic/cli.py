@@ -599,6 +599,15 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.price_per_hour is not None and not (ns.hardware or ns.bandwidth_gbps):
         raise UsageError("--price-per-hour needs the chip's speed to price: --hardware or "
                          "--bandwidth-gbps")
+    # a communication option without the communication it changes would be ignored
+    for flag, given in (("--node-limit", ns.node_limit is not None),
+                        ("--dispatch", ns.dispatch is not None)):
+        if given and ns.ep <= 1:
+            raise UsageError(f"{flag} needs expert parallelism (--ep above 1): it shapes the "
+                             "all-to-all that sends tokens to their experts, and there is none")
+    if ns.serialize and max(ns.tp, ns.ep) <= 1:
+        raise UsageError("--serialize needs communication to add after the work: --tp or --ep "
+                         "above 1 (no all-reduce or all-to-all is counted without them)")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
         bits_kv=ns.kv_bits, bits_ssm=ns.ssm_bits,
