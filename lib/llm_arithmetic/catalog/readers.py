@@ -567,6 +567,16 @@ def _defaulted(cfg: Mapping[str, Any], defaults: Mapping[str, Any], origin: str,
 
 
 def _gemma3_text(r: _Reader) -> dict[str, Any]:
+    # a null sliding_window is not the default window: Gemma3TextConfig keeps None as given, and
+    # transformers' create_sliding_window_causal_mask (src/transformers/masking_utils.py at
+    # huggingface/transformers@00c4411cbe15d4c56d54d3b56d4d171e9c289dac) raises for it, so such
+    # a model's sliding layers do not run; with layer_types naming no sliding layer it is unused
+    types = r.cfg.get("layer_types")
+    if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None \
+            and not (isinstance(types, list) and "sliding_attention" not in types):
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but Gemma 3's sliding "
+                          "layers need a window (transformers raises for them without one); "
+                          "give the window, or layer_types without sliding layers")
     inner = _defaulted(r.cfg, GEMMA3_TEXT_DEFAULTS, r.origin, r.family)
     kw = _llama_like(inner, tied=True, qkv_bias=False, o_bias=False, norms=4,
                      window_rule="pattern", qk_norm="head")
