@@ -182,10 +182,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # A bound holds for every runtime, so a 16-bit product takes the fastest 16-bit tensor rate
     # the chip offers for those inputs: on GeForce cards fp16 with fp16 accumulation, twice the
     # fp32-accumulate "fp16" rate, which llama.cpp's cuBLAS path reaches (CUBLAS_COMPUTE_16F).
+    # A chip that lists none of the chain's rates (Vera Rubin lists fp4 alone) is labelled by
+    # the chain's first fallback, not the format's own precision (formats.toml: a chip without
+    # an int8 rate falls back to fp16); a given peak takes the label of the first rate the chip
+    # lists (no faster mode: the rate is the one given).
     op("compute_precision", "precision", "the precision whose peak applies: the first the chip "
        "has, or its faster mode for the same inputs where the chip lists one",
        chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops",
-       faster={"fp16": "fp16-acc16"}),
+       faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]),
     op("chip_peak_flops", "rate", "the chip's dense peak at that precision",
        peaks="chip_peaks", precision="compute_precision"),
     op("peak_flops", "first", "the peak rate used", of=["given_peak_flops", "chip_peak_flops"]),
