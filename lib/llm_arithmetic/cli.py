@@ -443,8 +443,10 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
     s.add_argument("--speculation", choices=sorted(SPECULATIVE_WORKLOADS),
                    help="a workload with a published acceptance rate: "
                         + "; ".join(f"{k}: {v['draft_len']} drafted token(s), acceptance "
-                                    f"{v['acceptance']}" for k, v in
-                                    SPECULATIVE_WORKLOADS.items()))
+                                    f"{v['acceptance']}"
+                                    + (f", for a model with a {v['module']} module"
+                                       if v.get("module") else "")
+                                    for k, v in SPECULATIVE_WORKLOADS.items()))
     s.add_argument("--draft-len", type=_draft_len, metavar="K",
                    help="tokens the draft proposes per step")
     s.add_argument("--acceptance", type=_fraction, metavar="A",
