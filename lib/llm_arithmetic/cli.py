@@ -833,6 +833,8 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
     rows = [(f"forecast ({who}; 80% interval)"
              + (", of the speculative step (against the speculative bounds)" if speculative
                 else ""), "")]
+    if x.get("forecast_caveat"):  # terms the runtime has no rows for on this chip's class
+        rows.append((f"  ({x['forecast_caveat']})", ""))
     # the decode terms are fitted to single streams on one chip (forecast.expected)
     batch, chips = x.get("batch") or 1, x.get("n_chips") or 1
     if batch > 1 or chips > 1:
