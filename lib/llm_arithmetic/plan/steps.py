@@ -818,9 +818,24 @@ ENGINE_STEPS: list[dict[str, Any]] = [
     guard(f("physics_kv_memory", "engine_kv_memory", "the bound's memory for the cache on one "
             "chip: all of it beside the weights, no reserve", mem_fraction=1,
             weight_bytes="engine_weights_bytes", overhead=0), "engine"),
-    guard(f("physics_kv_tokens", "pool_tokens", "tokens of cache the bound fits on one chip, "
+    guard(f("physics_pool_tokens", "pool_tokens", "tokens of cache the bound fits on one chip, "
             "every layer counted whole", kv_budget="physics_kv_memory",
             kv_cache_bytes_per_token="engine_kv_bytes_per_token", page_tokens=1), "engine"),
+    # llama.cpp allocates a windowed layer's cells at its window and a micro-batch, whatever the
+    # context (swa_cells; ggml-org/llama.cpp@2aef9767d982beb7ab61b3ae359366f627eb74dd
+    # src/llama-kv-cache-iswa.cpp: size_swa = GGML_PAD(min(size_base, n_swa*n_seq_max +
+    # n_ubatch), 256), size_base unless --swa-full): its capacity is the largest context whose
+    # cells, every layer as llama.cpp allocates it, fit in that memory
+    guard(s("engine_capacity_bytes", "engine_kv_stored", "llama.cpp's cache at a context of "
+            "engine_capacity_cells cells", args={"engine_ctx_cells": "engine_capacity_cells"}),
+          "engine_ctx"),
+    guard(op("physics_cells_tokens", "solve", "tokens of cache the bound fits on one chip, "
+             "every layer as llama.cpp allocates it (windowed layers their window)",
+             solver="largest", var="engine_capacity_cells", value="engine_capacity_bytes",
+             budget="physics_kv_memory", limit=LIT(1 << 32)), "engine_ctx"),
+    op("physics_kv_tokens", "first", "tokens of cache the bound fits on one chip beside the "
+       "weights, no reserve, as the engine allocates each layer",
+       of=["physics_cells_tokens", "physics_pool_tokens"]),
 ]
 
 PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS + FORECAST_STEPS
@@ -842,5 +857,6 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
-          "engine_swa_full", "engine_max_model_len", "engine_hybrid", "engine_page_align",
+          "engine_swa_full", "engine_capacity_cells", "engine_max_model_len", "engine_hybrid",
+          "engine_page_align",
           "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks")
