@@ -826,8 +826,9 @@ ENGINE_STEPS: list[dict[str, Any]] = [
     # src/llama-kv-cache-iswa.cpp: size_swa = GGML_PAD(min(size_base, n_swa*n_seq_max +
     # n_ubatch), 256), size_base unless --swa-full): its capacity is the largest context whose
     # cells, every layer as llama.cpp allocates it, fit in that memory
-    guard(s("engine_capacity_bytes", "engine_kv_stored", "llama.cpp's cache at a context of "
-            "engine_capacity_cells cells", args={"engine_ctx_cells": "engine_capacity_cells"}),
+    guard(s("engine_capacity_bytes", "engine_kv_stored", "the cache llama.cpp allocates at a "
+            "context of engine_capacity_cells cells",
+            args={"engine_ctx_cells": "engine_capacity_cells"}),
           "engine_ctx"),
     guard(op("physics_cells_tokens", "solve", "tokens of cache the bound fits on one chip, "
              "every layer as llama.cpp allocates it (windowed layers their window)",
