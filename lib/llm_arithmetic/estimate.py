@@ -637,12 +637,14 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
 #: Speculative workloads with a published acceptance rate: draft length, acceptance, and the
 #: draft step's cost (``"one block"``: one transformer block of the target's, relative to the
 #: target's stack), each with its source. Any other workload gives its acceptance explicitly.
-#: ``module``: the extra (:class:`~llm_arithmetic.catalog.model.Extra`) the model must have for
-#: the workload to apply, declared by one of the config fields ``module_fields``.
+#: ``module``: the module the model must declare for the workload to apply
+#: (:meth:`~llm_arithmetic.catalog.model.Model.has_mtp`), by one of the config fields
+#: ``module_fields``.
 SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
     "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "one block",
             "module": "multi-token prediction",
-            "module_fields": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
+            "module_fields": ("num_nextn_predict_layers", "mtp_num_hidden_layers",
+                              "num_mtp_modules"),
             "source": "DeepSeek-V3 technical report (arXiv 2412.19437), section 5.4.3: the "
                       "second token's acceptance rate 'ranges between 85% and 90% across "
                       "various generation topics' (the lower end taken); one MTP module, a "
@@ -710,11 +712,11 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         w = SPECULATIVE_WORKLOADS[speculation]
-        if w.get("module") and not any(x.name == w["module"] for x in m.extras):
+        if w.get("module") and not m.has_mtp():
             # the workload's acceptance and draft are those of the model's own module
             raise InputError(
                 f"speculation: {speculation!r} drafts with the model's {w['module']} module, and "
-                f"{m.name} declares none (config.json: {' or '.join(w['module_fields'])}); "
+                f"{m.name} declares none (config.json: {', '.join(w['module_fields'])}); "
                 "give a draft length and an acceptance rate (draft_len, acceptance: "
                 "--draft-len, --acceptance) or a draft model (draft: --draft)")
         draft_len = w["draft_len"] if draft_len is None else draft_len

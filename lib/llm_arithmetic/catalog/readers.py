@@ -1396,12 +1396,15 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     e, k = _experts(r, n_key="num_local_experts")
     moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
               router_bias=r.flag("use_routing_bias", False))
-    for key in ("use_mtp", "num_mtp_modules", "mtp_transformer_layers"):
-        r.read.add(key)
+    # declared, not counted: the speculation workload 'mtp' needs only that there is one
+    mtp = r.int("num_mtp_modules", 0, kind="layers", minimum=0) \
+        if r.flag("use_mtp", False) else 0
+    r.read.update({"num_mtp_modules", "mtp_transformer_layers"})
     attn = Attention(h, hkv, dh, qk_norm=qk)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
+    return {**_decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                       trained_context=r.int("max_position_embeddings", None, kind="context"),
+                       attention=lambda i: attn, mlp=lambda i: moe, d_model=d),
+            "mtp_modules": mtp}
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
