@@ -133,3 +133,31 @@ def test_problems_unreadable_file_names_it(tmp_path, option):
     reason = os.strerror(errno.ENOENT if option == "--roster" else errno.EISDIR)
     r, _ = _run("problems", *args, "--out", str(tmp_path / "out"))
     _one_line_error(r, f"{missing if option == '--roster' else folder}: {reason}")
+
+
+@pytest.mark.parametrize("call,needle", [
+    # a container where a name or a number goes: the argument named, no bare TypeError
+    (lambda: __import__("llm_arithmetic.engine", fromlist=["x"]).engine_view(
+        "llama-3-8b", ["vllm"], hardware="h100-sxm"), "engine: unknown engine"),
+    (lambda: __import__("llm_arithmetic.forecast", fromlist=["x"]).forecast_decode(
+        "llama-3-8b", bandwidth=1e12, chip_class=["cpu"]), "chip_class ['cpu'] is not one of"),
+    (lambda: _search(prompt=[512]), "prompt must be a positive integer"),
+    (lambda: _search(generate={"n": 1}), "generate must be a positive integer"),
+    (lambda: _search(max_batch=[8]), "max_batch must be a positive integer"),
+    (lambda: _search(max_batch=0), "max_batch must be a positive integer, got 0"),
+    (lambda: _search(price_per_hour=(2.0,)), "price_per_hour must be a number"),
+    (lambda: _search(price_per_hour={"h100-sxm": "two"}), "price_per_hour must be a number"),
+], ids=["engine_view-engine", "forecast_decode-chip_class", "search-prompt",
+        "search-generate", "search-max_batch", "search-max_batch-0", "search-price",
+        "search-price-per-chip"])
+def test_api_containers_name_the_argument(call, needle):
+    with pytest.raises(InputError) as err:
+        call()
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def _search(**kw):
+    from llm_arithmetic.deploy import search
+
+    return search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"],
+                  kv_bits=[16], degrees=[1], **{"max_batch": 4, **kw})

@@ -309,13 +309,36 @@ def test_capacity_in_tokens_is_a_whole_number_with_a_fractional_weight_size():
     """With a llama.cpp file type whose bytes are computed per tensor (q4_k_m: a fractional
     byte count), the capacity row printed '46,321.0 tokens' and --json 46321.0: a count of
     tokens is a whole number, as EngineView documents (int). By hand: the RTX 4090's 24 GiB
-    (25,769,803,776 B, NVIDIA's datasheet) less the weights as loaded, over Gemma 3 12B's
-    393,216 B a token (48 layers x 8 KV heads x 256 x 2 x 2 B), rounded down."""
+    (25,769,803,776 B, NVIDIA's datasheet) less the weights as loaded; llama.cpp keeps Gemma 3
+    12B's 40 windowed layers (1,024-token window, one sequence, micro-batches of 512: 1,536
+    cells) at 8 KV heads x 256 x 2 x 2 B a cell each, and the rest buys tokens of its 8 full
+    layers, rounded down."""
     v = engine_view("gemma-3-12b", "llama.cpp", hardware="rtx-4090", weights="q4_k_m",
                     flags={"--ctx-size": 32768})
     assert v.engine_kv_bytes_per_token == 48 * 8 * 256 * 2 * 2
     assert type(v.physics_kv_tokens) is int
-    assert v.physics_kv_tokens == int((24 * 2**30 - v.engine_weights_bytes) // 393216)
+    cell = 8 * 256 * 2 * 2
+    assert v.physics_kv_tokens == int(
+        (24 * 2**30 - v.engine_weights_bytes - 40 * 1536 * cell) // (8 * cell))
+
+
+def test_llama_cpp_capacity_keeps_windowed_layers_at_their_window():
+    """llama.cpp's capacity row follows its allocation: each windowed layer keeps
+    GGML_PAD(min(cells, window x sequences + ubatch), 256) cells, the full layers every cell
+    (src/llama-kv-cache-iswa.cpp at ggml-org/llama.cpp@2aef9767d982beb7ab61b3ae359366f627eb74dd),
+    every layer at the context with --swa-full. gpt-oss-20b (config.json: 24 layers
+    alternating sliding (window 128) and full, 8 KV heads of 64) on an H100's 80 GiB, four
+    sequences, micro-batches of 512: windowed layers keep PAD(4 x 128 + 512, 256) = 1,024
+    cells; at 2 x 8 x 64 x 2 B = 2,048 B a layer a cell, the rest buys tokens of 12 full
+    layers. With --swa-full every layer counts whole: the bound's memory over 24 layers."""
+    flags = {"--ctx-size": 8192, "--parallel": 4, "--ubatch-size": 512}
+    v = engine_view("gpt-oss-20b", "llama.cpp", hardware="h100-sxm", flags=flags)
+    free = 80 * 2**30 - v.engine_weights_bytes
+    layer = 2 * 8 * 64 * 2
+    assert v.physics_kv_tokens == int((free - 12 * 1024 * layer) // (12 * layer))
+    whole = engine_view("gpt-oss-20b", "llama.cpp", hardware="h100-sxm",
+                        flags={**flags, "--swa-full": True})
+    assert whole.physics_kv_tokens == int(free // (24 * layer)) < v.physics_kv_tokens
 
 
 @pytest.mark.parametrize("flags", [5, "--ctx-size 4096", [("--ctx-size", 4096)]])

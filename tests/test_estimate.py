@@ -109,6 +109,28 @@ def test_a_block_format_takes_the_rate_of_its_kernels(chip, weights, precision, 
     assert e.peak_flops == pytest.approx(tera * 1e12, rel=1e-3)
 
 
+def test_a_chip_listing_none_of_the_chain_is_labelled_16_bit(capsys):
+    """Vera Rubin's entry lists one rate, fp4 (hardware.toml); a q4_0 weight multiplies at int8
+    only where the chip lists an int8 rate, else at fp16 (formats.toml, compute_vendors: "a
+    chip of those vendors whose entry lists no int8 rate ... also falls back to fp16"). Without
+    a peak nothing is computed, but the label follows that rule, and a --tflops given there is
+    named a 16-bit peak; a chip that lists int8 (H100) keeps it, given peak or not."""
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.cli import main
+
+    assert set(get_hardware("vera-rubin").peaks) == {"fp4"}
+    e = estimate("llama-3-8b", hardware="vera-rubin", weights="q4_0")
+    assert (e.compute_precision, e.peak_flops) == ("fp16", None)
+    assert estimate("llama-3-8b", hardware="vera-rubin", weights="q4_0",
+                    peak_flops=1e14).compute_precision == "fp16"
+    for given in (None, 1e14):
+        assert estimate("llama-3-8b", hardware="h100-sxm", weights="q4_0",
+                        peak_flops=given).compute_precision == "int8"
+    assert main(["describe", "llama-3-8b", "--hardware", "vera-rubin", "--weights", "q4_0",
+                 "--tflops", "100"]) == 0
+    assert "dense peak (fp16)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("chip, weights, precision, tflops", [
     # GeForce RTX 4090, Ada whitepaper appendix: dense FP16 tensor 165.2 TFLOPS with FP32
     # accumulate, 330.3 with FP16 accumulate; BF16 165.2 (FP32 accumulate only)

@@ -496,3 +496,57 @@ def test_the_stored_structure_keeps_llama_cpp_cuda_runs_without_cuda_graphs_apar
         with_graphs, without = (F.terms_for(PARAMS["by_runtime"], chip_class, rt)
                                 for rt in ("llama.cpp", no_graphs))
         assert without["lambda_s_per_layer"] > with_graphs["lambda_s_per_layer"], chip_class
+
+
+@pytest.mark.parametrize("runtime,chip", [
+    ("mlx-lm", "m2-max"), ("mlx-lm", "h100-sxm"), ("mlx-lm", "rtx-4090"),
+    ("vLLM", "h100-sxm"), ("vLLM", "m2-max"), ("exllamav2", "rtx-4090"),
+    ("exllamav2", "h100-sxm")])
+def test_a_runtime_without_rows_on_the_chip_class_says_it_borrows_pooled_terms(
+        capsys, runtime, chip):
+    """Whether the runtime has decode fit rows on the chip's class is counted from the data
+    (runtime_measurements.csv through the loader: one chip, batch 1, a catalogued model and a
+    bandwidth, the rows a decode fit takes); where it has none, describe's table and JSON
+    (forecast_caveat, forecast_pooled_terms) and --explain say that the runtime's per-class
+    terms are the pooled ones; where it has rows, nothing is said."""
+    import json
+
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.catalog.hardware import CLASS_OF_KIND
+    from llm_arithmetic.cli import main
+
+    cls = CLASS_OF_KIND[get_hardware(chip).kind]
+    n = sum(1 for r in M.fit_rows("decode") if r.runtime == runtime and r.device_class == cls
+            and r.chips == 1 and r.batch == 1 and r.model_key and r.bandwidth_gbps is not None)
+    args = ["describe", "llama-3-8b", "--hardware", chip, "--weights", "q4_0",
+            "--runtime", runtime]
+    assert main([*args, "--json", "--explain", "expected_decode_tokens_per_second"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    said = f"{runtime} has no measured decode rows on"
+    explained = d["explain"]["expected_decode_tokens_per_second"]["caveat"]
+    if n:
+        assert d["forecast_caveat"] is None and d["forecast_pooled_terms"] == {}
+        assert said not in table and explained == ""
+    else:
+        assert said in d["forecast_caveat"] and said in table and said in explained
+        # k is kept per class and runtime, lambda per runtime and class (forecast.MODELS)
+        assert d["forecast_pooled_terms"] == {"decode": ["k", "lambda_s_per_layer"]}
+
+
+def test_a_chip_of_a_kind_no_row_measured_says_so(capsys):
+    """No row of the data is on an accelerator (TPU, Gaudi, Trainium): its catalogued chips are
+    of other kinds. A TPU's forecast, with llama.cpp (which has datacenter GPU rows) or none,
+    says that it borrows the datacenter GPU class's terms."""
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.cli import main
+
+    kinds = {get_hardware(r.hardware_key).kind for r in M.all_rows() if r.hardware_key}
+    assert "accelerator" not in kinds and get_hardware("tpu-v5e").kind == "accelerator"
+    for extra in (["--runtime", "llama.cpp"], []):
+        assert main(["describe", "llama-3-8b", "--hardware", "tpu-v5e", *extra]) == 0
+        assert "no measured row is of an accelerator" in capsys.readouterr().out
+    assert main(["describe", "llama-3-8b", "--hardware", "h100-sxm", "--runtime",
+                 "llama.cpp"]) == 0
+    assert "no measured row" not in capsys.readouterr().out

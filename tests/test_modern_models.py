@@ -193,6 +193,24 @@ def test_gemma3_default_window_applies_when_the_file_omits_it():
     assert m.kv_cache_bytes(131072) > get_model("gemma-3-4b").kv_cache_bytes(131072)
 
 
+def test_gemma3_null_window_is_refused_not_defaulted():
+    """A null sliding_window is not the 4096 default: Gemma3TextConfig stores None as given
+    (configuration_gemma3.py at huggingface/transformers@008f5c8c29be84d4721dc6d1e0fcd72300580be4:
+    ``self.sliding_window = sliding_window``) and create_sliding_window_causal_mask
+    (masking_utils.py at @00c4411cbe15d4c56d54d3b56d4d171e9c289dac) raises "Could not find a
+    `sliding_window` argument in the config, or it is not set" for the sliding layers. The
+    reader refuses it, naming the field; with layer_types that name no sliding layer the null
+    window is never used, and every layer is full attention."""
+    cfg = vendored("gemma-3-4b")
+    cfg["text_config"] = dict(cfg["text_config"], sliding_window=None)
+    with pytest.raises(ConfigError, match="field 'sliding_window' is null"):
+        read_config(cfg, name="gemma-3-4b-null-window")
+    n = cfg["text_config"]["num_hidden_layers"]
+    cfg["text_config"]["layer_types"] = ["full_attention"] * n
+    m = read_config(cfg, name="gemma-3-4b-no-sliding-layer")
+    assert m.n_window_layers == 0 and m.n_layers == n
+
+
 def test_gpt_oss_default_layer_types_alternate():
     # GptOssConfig: layer_types[i] = "sliding_attention" if (i + 1) % 2 else "full_attention"
     cfg = vendored("gpt-oss-20b")

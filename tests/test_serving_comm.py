@@ -206,3 +206,33 @@ def test_chapter_alltoall_naive_and_deduplicated_pay_the_same_latency():
     assert a["layers"] == layers
     assert a["naive_s"] == pytest.approx(layers * (naive / bw + 2 * lat), rel=1e-9)
     assert a["network_s"] == pytest.approx(layers * (dedup / bw + 2 * lat), rel=1e-9)
+
+
+@pytest.mark.parametrize("args,option,kw", [
+    (["llama-3-8b", "--hardware", "h100-sxm", "--prompt", "512"], "--serialize",
+     dict(overlap=False)),
+    (["llama-3-8b", "--hardware", "h100-sxm", "--pp", "2", "--prompt", "512"], "--serialize",
+     dict(overlap=False)),
+    (["deepseek-v3", "--hardware", "h200", "--tp", "8", "--prompt", "512"], "--node-limit",
+     dict(node_limit=2)),
+    (["deepseek-v3", "--hardware", "h200", "--tp", "8", "--prompt", "512"], "--dispatch",
+     dict(dispatch_bits="fp8")),
+])
+def test_communication_option_without_its_communication_is_refused(capsys, args, option, kw):
+    """--serialize, --node-limit and --dispatch change nothing where there is no collective to
+    serialize or all-to-all to shape (checked: every key of estimate() but the option's own is
+    the same with and without it); describe refuses them there with one line naming the
+    option, as it refuses --generate without --prompt, instead of ignoring them."""
+    from llm_arithmetic.cli import main
+
+    model, *rest = args
+    pairs = dict(zip(rest[::2], rest[1::2]))
+    base = dict(hardware=pairs["--hardware"], tp=int(pairs.get("--tp", 1)),
+                pp=int(pairs.get("--pp", 1)), prompt=int(pairs["--prompt"]))
+    a, b = estimate(model, **base).as_dict(), estimate(model, **base, **kw).as_dict()
+    own = {"overlap", "node_limit", "dispatch_bits"}
+    assert {k for k in a if a[k] != b[k]} <= own
+    value = [] if option == "--serialize" else ["2" if option == "--node-limit" else "fp8"]
+    assert main(["describe", *args, option, *value]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {option} needs" in err

@@ -122,8 +122,9 @@ def test_gptq_layout_equals_a_real_checkpoints_tensors():
 
 
 def test_nemotron_3_super_fp8_repository_is_counted_at_16_bits_and_says_so():
-    """The FP8 repository's config.json carries no quantization_config (ModelOpt's
-    hf_quant_config.json, beside it, was not found): the entry counts every weight at 16 bits,
+    """The vendored copy of the FP8 repository's config.json (aiconfigurator's) carries no
+    quantization_config; the Hugging Face file declares a ModelOpt FP8 one whose module list was
+    not found verbatim (FAMILIES.md section 14.14): the entry counts every weight at 16 bits,
     2 B x the hand count of FAMILIES.md section 14.14 (120,668,707,840 parameters with the
     router buffers), and its notes say so rather than invent a scheme."""
     from llm_arithmetic.catalog.model_catalog import CATALOG

@@ -235,3 +235,36 @@ def test_forecast_charges_the_drafts_blocks():
     assert c["draft_layers"] is None
     gap = n / c["expected_decode_tokens_per_second"] - n / d["expected_decode_tokens_per_second"]
     assert gap == pytest.approx(-K * 28 * v["lambda_s_per_layer"], rel=1e-9)
+
+
+@pytest.mark.parametrize("model,declares", [
+    ("mistral-7b", False), ("qwen3-8b", False),
+    # the catalog's config.json files: DeepSeek-V3 num_nextn_predict_layers 1, Qwen3.5 27B
+    # text_config.mtp_num_hidden_layers 1, Nemotron 3 Super num_nextn_predict_layers 1
+    ("deepseek-v3", True), ("qwen3.5-27b", True), ("nemotron-3-super", True),
+    # MiniMax M2.5: use_mtp true, num_mtp_modules 3 (declared; the reader does not count them)
+    ("minimax-m2.5", True)])
+def test_mtp_workload_needs_a_model_that_declares_an_mtp_module(model, declares):
+    """--speculation mtp takes DeepSeek-V3's published acceptance of its own MTP module and one
+    of the target's blocks as the draft; a model whose config.json declares no MTP layers has
+    no such module, so the workload is refused (one line naming the config fields and the
+    explicit alternatives), not silently applied with a generic one-block draft."""
+    import json
+
+    from llm_arithmetic.catalog.model_catalog import DATA_PATH
+
+    cfg = json.loads((DATA_PATH.parent / "models" / model / "config.json").read_text())
+    text = cfg.get("text_config", cfg)
+    fields = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
+    assert (any(text.get(f) for f in fields)
+            or bool(text.get("use_mtp") and text.get("num_mtp_modules"))) == declares
+    if declares:
+        assert estimate(model, hardware="h200", speculation="mtp").draft_len == 1
+        return
+    with pytest.raises(InputError, match="num_nextn_predict_layers, mtp_num_hidden_layers, "
+                                         "num_mtp_modules"):
+        estimate(model, hardware="h100-sxm", speculation="mtp")
+    rc, out, err = _cli("describe", model, "--hardware", "h100-sxm", "--speculation", "mtp")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert f"{model} declares none" in err and "--draft-len, --acceptance" in err \
+        and "--draft)" in err

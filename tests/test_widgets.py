@@ -976,3 +976,17 @@ def test_a_custom_chip_starts_at_the_peak_the_estimate_takes(page):
     assert state["chip"] == "custom"
     assert state["custom_chip"]["peak_tflops"] == pytest.approx(330.3)
     assert state["custom_chip"]["bandwidth_gbps"] == pytest.approx(1008)
+
+
+def test_the_page_labels_a_chip_listing_none_of_the_chain_as_python_does(page):
+    """Vera Rubin lists fp4 alone: q4_0 weights there are labelled fp16 (formats.toml: no int8
+    rate, the fp16 fallback), with or without a given peak; a TPU v5e's given peak is its bf16
+    one (it lists bf16, not fp16). The page's interpreter agrees with Python's."""
+    cases = [["llama-3-8b", "vera-rubin", {"weights": "q4_0"}],
+             ["llama-3-8b", "vera-rubin", {"weights": "q4_0", "peak_flops": 1e14}],
+             ["llama-3-8b", "tpu-v5e", {"peak_flops": 1e14}],
+             ["llama-3-8b", "h100-sxm", {"weights": "q4_0", "peak_flops": 1e14}]]
+    got = page.evaluate(RANDOM_QUERY, cases)
+    assert [g["compute_precision"] for g in got] == ["fp16", "fp16", "bf16", "int8"]
+    assert [estimate(n, hardware=c, **o).compute_precision for n, c, o in cases] == \
+        ["fp16", "fp16", "bf16", "int8"]

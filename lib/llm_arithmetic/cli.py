@@ -443,8 +443,10 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
     s.add_argument("--speculation", choices=sorted(SPECULATIVE_WORKLOADS),
                    help="a workload with a published acceptance rate: "
                         + "; ".join(f"{k}: {v['draft_len']} drafted token(s), acceptance "
-                                    f"{v['acceptance']}" for k, v in
-                                    SPECULATIVE_WORKLOADS.items()))
+                                    f"{v['acceptance']}"
+                                    + (f", for a model with a {v['module']} module"
+                                       if v.get("module") else "")
+                                    for k, v in SPECULATIVE_WORKLOADS.items()))
     s.add_argument("--draft-len", type=_draft_len, metavar="K",
                    help="tokens the draft proposes per step")
     s.add_argument("--acceptance", type=_fraction, metavar="A",
@@ -599,6 +601,15 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
     if ns.price_per_hour is not None and not (ns.hardware or ns.bandwidth_gbps):
         raise UsageError("--price-per-hour needs the chip's speed to price: --hardware or "
                          "--bandwidth-gbps")
+    # a communication option without the communication it changes would be ignored
+    for flag, given in (("--node-limit", ns.node_limit is not None),
+                        ("--dispatch", ns.dispatch is not None)):
+        if given and ns.ep <= 1:
+            raise UsageError(f"{flag} needs expert parallelism (--ep above 1): it shapes the "
+                             "all-to-all that sends tokens to their experts, and there is none")
+    if ns.serialize and max(ns.tp, ns.ep) <= 1:
+        raise UsageError("--serialize needs communication to add after the work: --tp or --ep "
+                         "above 1 (no all-reduce or all-to-all is counted without them)")
     return dict(
         hardware=ns.hardware, weights=ns.weights, bits_weight=ns.weight_bits,
         bits_kv=ns.kv_bits, bits_ssm=ns.ssm_bits,
@@ -822,6 +833,8 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
     rows = [(f"forecast ({who}; 80% interval)"
              + (", of the speculative step (against the speculative bounds)" if speculative
                 else ""), "")]
+    if x.get("forecast_caveat"):  # terms the runtime has no rows for on this chip's class
+        rows.append((f"  ({x['forecast_caveat']})", ""))
     # the decode terms are fitted to single streams on one chip (forecast.expected)
     batch, chips = x.get("batch") or 1, x.get("n_chips") or 1
     if batch > 1 or chips > 1:

@@ -45,8 +45,9 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (_checked_inputs, chip_inputs, draft_model, resolve_model,
-                       speculative_inputs, warn_past_trained_context, weight_bits)
+from .estimate import (_checked_inputs, _count, _generated, _serving_number, chip_inputs,
+                       draft_model, resolve_model, speculative_inputs,
+                       warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -217,6 +218,17 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
     for fmt in weights:  # a format the library does not know is an error, not a skipped point
         weight_bits(m, fmt)
+    # the request and the batch axis checked once here, as estimate checks them (an error at a
+    # point would be skipped, or a bare TypeError before any point)
+    prompt, generate = _count("prompt", prompt), _generated(generate)
+    try:
+        max_batch = _count("batch", max_batch)
+    except InputError as e:
+        raise InputError(f"max_{e}") from None
+    if price_per_hour is not None:
+        price_per_hour = {c: _serving_number("price_per_hour", v) for c, v in
+                          price_per_hour.items()} if isinstance(price_per_hour, dict) \
+            else _serving_number("price_per_hour", price_per_hour)
     # said once here: the search's own estimates run with warnings off
     warn_past_trained_context(m, prompt, generate, stacklevel=3)
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}

@@ -62,7 +62,7 @@ def engine_flags() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def _engine(name: str) -> Mapping[str, Any]:
-    if name not in ENGINES:
+    if not isinstance(name, str) or name not in ENGINES:
         raise InputError(f"engine: unknown engine {str(name)[:40]!r}; known: "
                          f"{', '.join(ENGINES)}")
     return ENGINES[name]
@@ -165,7 +165,10 @@ class EngineView:
     engine_kv_cache_tokens : int
         Tokens of cache: a paged pool's tokens, llama.cpp's cells [token].
     physics_kv_tokens : int or None
-        The bound's capacity: tokens whose cache fits beside the weights, no reserve [token].
+        The bound's capacity: tokens whose cache fits beside the weights, no reserve, each
+        layer stored as the engine stores it (llama.cpp: windowed layers at their window and
+        a micro-batch, unless ``--swa-full``; a paged engine: every layer whole); None where
+        the context limit still fits (every layer windowed) [token].
     max_concurrency : float or None
         Requests of ``max_model_len`` tokens the pool holds at once (paged engines).
     engine_state_bytes : number or None

@@ -100,6 +100,14 @@ def _count(label: str, v: Any) -> int:
     return v
 
 
+def _generated(generate: Any) -> int:
+    """Tokens generated after the first: 0 or a positive integer, else an InputError."""
+    if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
+            and generate == 0:
+        return 0
+    return _count("generate", generate)
+
+
 def _number(label: str, v: Any) -> float:
     """``v`` as a float, or an InputError naming ``label``."""
     try:
@@ -591,12 +599,7 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
     batch = _count("batch", batch)
     tp, ep, pp = _parallel(m, tp, ep, pp)
     prompt = None if prompt is None else _count("prompt", prompt)
-    if generate is not None:
-        if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
-                and generate == 0:
-            generate = 0
-        else:
-            generate = _count("generate", generate)
+    generate = None if generate is None else _generated(generate)
     link_latency = _latency(link_latency)
     comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)
@@ -634,8 +637,14 @@ def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, c
 #: Speculative workloads with a published acceptance rate: draft length, acceptance, and the
 #: draft step's cost (``"one block"``: one transformer block of the target's, relative to the
 #: target's stack), each with its source. Any other workload gives its acceptance explicitly.
+#: ``module``: the module the model must declare for the workload to apply
+#: (:meth:`~llm_arithmetic.catalog.model.Model.has_mtp`), by one of the config fields
+#: ``module_fields``.
 SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
     "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "one block",
+            "module": "multi-token prediction",
+            "module_fields": ("num_nextn_predict_layers", "mtp_num_hidden_layers",
+                              "num_mtp_modules"),
             "source": "DeepSeek-V3 technical report (arXiv 2412.19437), section 5.4.3: the "
                       "second token's acceptance rate 'ranges between 85% and 90% across "
                       "various generation topics' (the lower end taken); one MTP module, a "
@@ -703,6 +712,13 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         w = SPECULATIVE_WORKLOADS[speculation]
+        if w.get("module") and not m.has_mtp():
+            # the workload's acceptance and draft are those of the model's own module
+            raise InputError(
+                f"speculation: {speculation!r} drafts with the model's {w['module']} module, and "
+                f"{m.name} declares none (config.json: {', '.join(w['module_fields'])}); "
+                "give a draft length and an acceptance rate (draft_len, acceptance: "
+                "--draft-len, --acceptance) or a draft model (draft: --draft)")
         draft_len = w["draft_len"] if draft_len is None else draft_len
         acceptance = w["acceptance"] if acceptance is None else acceptance
         if draft_cost is None and draft is None:

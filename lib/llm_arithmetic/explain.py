@@ -182,6 +182,9 @@ class Explanation:
     forecast : str
         For a forecast key computed from a forecast step time (a rate, a time per token): that
         step's equation, and with its values.
+    caveat : str
+        For a forecast key, what its terms borrow ('' for nothing): the runtime's terms it has
+        no fit rows for on the chip's class, pooled (:func:`~llm_arithmetic.forecast.forecast_caveat`).
     """
 
     key: str
@@ -201,6 +204,7 @@ class Explanation:
     parts: dict | None = None
     source: str = ""
     forecast: str = ""
+    caveat: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: numbers as int or float, arguments as objects."""
@@ -214,7 +218,7 @@ class Explanation:
                 "depends_on": list(self.depends_on), "term": self.term,
                 "parts": None if self.parts is None else
                 {k: _json(v) for k, v in self.parts.items()}, "source": self.source,
-                "forecast": self.forecast}
+                "forecast": self.forecast, "caveat": self.caveat}
 
     def __str__(self) -> str:
         """The block ``describe --explain`` prints (:meth:`lines`)."""
@@ -240,6 +244,8 @@ class Explanation:
             out += _block(f"  where {first} ", [f"= {r}" for r in rest])
         if self.source:
             out += _lines(f"source: {self.source}")
+        if self.caveat:
+            out += _lines(f"caveat: {self.caveat}")
         if self.depends_on:
             out += _lines("from: " + ", ".join(self.depends_on))
         return out
@@ -895,6 +901,23 @@ def _source(ev: Any, step: str) -> str:
     return "; ".join(out) + f", stored in lab/data/{PARAMS_PATH.name} (scripts/fit_forecast.py)"
 
 
+def _caveat(e: Any, ev: Any, step: str, runtime: str | None) -> str:
+    """What a forecast step's fitted terms borrow (:func:`~llm_arithmetic.forecast.
+    forecast_caveat`), for the fits it reads: the decode fit's, the prefill fit's, or both."""
+    from .catalog.hardware import get_hardware
+    from .forecast import chip_class_of, forecast_caveat, load_params, resolve_runtime
+
+    deps = _reads(ev, step, depth=6) | {step}
+    decode, prefill = "forecast_decode" in deps, "prefill_terms" in deps
+    if not (decode or prefill):
+        return ""
+    p = load_params()
+    text, _ = forecast_caveat(p, chip_class_of(e.hardware), resolve_runtime(runtime, p),
+                              prefill=prefill, decode=decode,
+                              kind=get_hardware(e.hardware).kind if e.hardware else None)
+    return text or ""
+
+
 #: Units of the fitted terms as the forecast's records hold them.
 _FIT_UNITS = {"tau": " s", "lambda": " s/layer"}
 #: The fitted terms by the symbols of the forecast's equation (the records' keys are shorter):
@@ -996,7 +1019,8 @@ def explain(e: Any, key: str, runtime: str | None = None,
                        term=step.get("term"),
                        parts=_parts(ev, step) if step["op"] == "sum" else None,
                        source=_source(ev, origin) if forecast else _chip_source(e, step),
-                       forecast=_forecast_step(ev, origin) if forecast else "", **body)
+                       forecast=_forecast_step(ev, origin) if forecast else "",
+                       caveat=_caveat(e, ev, origin, runtime) if forecast else "", **body)
 
 
 def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:

@@ -109,6 +109,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
+           "pooled_terms", "forecast_caveat", "UNMEASURED_KINDS",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build"]
@@ -593,6 +594,69 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     return out
 
 
+#: The terms as the caveat and ``--explain`` name them (the forecast equation's symbols).
+_TERM_SYMBOLS = {"k": "k_rt", "delta": "delta", "tau_s": "t_rt", "lambda_s_per_layer": "lambda_rt"}
+
+
+def pooled_terms(params: dict[str, Any], chip_class: str, runtime: str | None) -> list[str]:
+    """The terms a named runtime takes from the pool on a chip class where it has no fit rows:
+    each term the fit keeps per chip class and runtime (``"class|runtime"``,
+    ``"runtime|class"``) with no key for this pair, so that :func:`terms_for` falls back to a
+    pooled key (``"class|*"``, ``"*"``). Empty for a runtime not named or not known (the
+    runtime-agnostic fit, pooled throughout, with its own wider interval).
+
+    >>> p = load_params()["by_runtime"]
+    >>> pooled_terms(p, "datacenter-gpu", "mlx-lm"), pooled_terms(p, "apple", "mlx-lm")
+    (['k', 'lambda_s_per_layer'], [])
+    """
+    if runtime is None or not _known(params, runtime):
+        return []
+    return [term for term, kind in params.get("terms", _OLD_TERMS).items()
+            if kind in ("class|runtime", "runtime|class")
+            and f"{chip_class}|{_runtime_for(params, term, runtime)}" not in params.get(term, {})]
+
+
+#: Chip kinds no row of the data is of (``runtime_measurements.csv``: its catalogued chips are
+#: GPUs, Apple silicon and SoCs): the forecast takes the class :data:`CHIP_CLASSES` gives them.
+UNMEASURED_KINDS = ("accelerator",)
+
+
+def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None,
+                    prefill: bool = False, kind: str | None = None, decode: bool = True
+                    ) -> tuple[str | None, dict[str, list[str]]]:
+    """(the caveat's text, its terms by fit) for a forecast of ``runtime`` on ``chip_class``:
+    the decode fit's :func:`pooled_terms` (``decode``) and, with ``prefill`` (a time to first
+    token is forecast), the named prefill fit's where it knows the runtime; and, for a chip of a
+    ``kind`` no row measured (:data:`UNMEASURED_KINDS`), that its class's terms are borrowed.
+    (None, {}) when there is nothing to say.
+
+    >>> forecast_caveat(load_params(), "datacenter-gpu", "mlx-lm")[0]
+    'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
+    >>> forecast_caveat(load_params(), "datacenter-gpu", "llama.cpp", kind="accelerator")[0]
+    'no measured row is of an accelerator (TPU, Gaudi, Trainium): the forecast borrows the datacenter GPU terms'
+    """
+    from .lab.calibration import class_label
+
+    pooled = {"decode": pooled_terms(params["by_runtime"], chip_class, runtime) if decode
+              else []}
+    if prefill:
+        name, rt = prefill_fit_for(params, runtime)
+        if rt is not None:
+            pooled["prefill"] = pooled_terms(params[name], chip_class, rt)
+    pooled = {k: v for k, v in pooled.items() if v}
+    where = "without a known chip class" if chip_class == "*" else \
+        f"on {class_label(chip_class)} chips"
+    out = []
+    if pooled:
+        terms = ", ".join(dict.fromkeys(_TERM_SYMBOLS[t] for v in pooled.values() for t in v))
+        out.append(f"{runtime} has no measured {' or '.join(pooled)} rows {where}: the "
+                   f"forecast borrows the pooled {terms}")
+    if kind in UNMEASURED_KINDS:
+        out.append(f"no measured row is of an {kind} (TPU, Gaudi, Trainium): the forecast "
+                   f"borrows the {class_label(chip_class)} terms")
+    return ("; ".join(out) or None), pooled
+
+
 def terms_with_errors(params: dict[str, Any], fit_name: str, chip_class: str,
                       runtime: str | None) -> dict[str, tuple[float, float]]:
     """Each term of the stored fit ``fit_name`` (``"by_runtime"`` or ``"agnostic"``) for a chip
@@ -873,9 +937,9 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
         chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
     elif chip_class is None:
         raise InputError("chip_class: give a hardware name or a chip class with the bandwidth")
-    if chip_class not in set(CHIP_CLASSES.values()):
+    if not isinstance(chip_class, str) or chip_class not in set(CHIP_CLASSES.values()):
         known = sorted(set(CHIP_CLASSES.values()))
-        raise InputError(f"chip_class {chip_class!r} is not one of {known}")
+        raise InputError(f"chip_class {chip_class!r:.40} is not one of {known}")
     e = estimate(model, hardware=hardware, bandwidth=bandwidth, weights=weights,
                  bits_weight=bits_weight, bits_kv=bits_kv, context=context, batch=1)
     if e.decode_memory_seconds is None:
@@ -1194,7 +1258,10 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, prefill_runtime = prefill_fit_for(p, runtime)
-    out: dict[str, Any] = {"runtime": runtime}
+    caveat, pooled = forecast_caveat(p, cls, runtime, prefill=e.ttft_seconds is not None,
+                                     kind=get_hardware(e.hardware).kind if e.hardware else None)
+    out: dict[str, Any] = {"runtime": runtime, "forecast_caveat": caveat,
+                           "forecast_pooled_terms": pooled}
     # with speculation, the forecast is of a speculative step (drafts and the verify step, its
     # bound k c_d t_plain + t_verify), over the tokens a step yields
     n = e.spec_tokens_per_step or 1

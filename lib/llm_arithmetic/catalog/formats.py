@@ -177,7 +177,8 @@ def compute_chain(weight_format: str | None, bits: Fraction | None = None) -> tu
 def compute_precision(weight_format: str | None, bits: Fraction | None = None,
                       peaks: Mapping[str, object] | None = None, vendor: str = "") -> str:
     """The precision whose peak applies: the first of :func:`compute_chain` the chip (its
-    ``peaks`` and ``vendor``) has, or its faster mode (the first of the chain without a chip).
+    ``peaks`` and ``vendor``) has, or its faster mode (the first of the chain without a chip;
+    the chain's first 16- or 32-bit fallback on a chip that lists none of it).
 
     >>> compute_precision("q4_0"), compute_precision(None, Fraction(32))
     ('int8', 'fp32')
@@ -188,6 +189,8 @@ def compute_precision(weight_format: str | None, bits: Fraction | None = None,
     >>> compute_precision("q4_0", peaks={"fp16": 1, "fp16-acc16": 1, "int8": 1}, vendor="NVIDIA")
     'int8'
     >>> compute_precision("q4_0", peaks={"fp16": 1, "int8": 1}, vendor="Apple")   # an M5
+    'fp16'
+    >>> compute_precision("q4_0", peaks={"fp4": 1}, vendor="NVIDIA")   # none listed: Vera Rubin
     'fp16'
     """
     return _peak_steps(weight_format, bits, peaks, vendor).get("compute_precision")

@@ -612,6 +612,10 @@ class Model:
         (:mod:`llm_arithmetic.catalog.quantization`).
     scheme : Scheme or None
         How the checkpoint is quantized (its ``quantization_config``), None for 16-bit weights.
+    mtp_modules : int
+        Multi-token-prediction modules the config declares where the reader does not count
+        them as an extra (MiniMax-M2's ``num_mtp_modules``); 0 otherwise (a counted module is
+        an extra, :meth:`has_mtp`).
     family, source, label : str
         The Hugging Face ``model_type`` it was read as, where it comes from, a proper name.
     """
@@ -634,6 +638,7 @@ class Model:
     source: str = ""
     label: str = ""
     scheme: Any = None
+    mtp_modules: int = 0
 
     def __post_init__(self) -> None:
         _check_int(self.name, "n_vocab", self.n_vocab)
@@ -642,6 +647,7 @@ class Model:
         _check_int(self.name, "norm_vecs_final", self.norm_vecs_final, minimum=0)
         _check_int(self.name, "d_ple", self.d_ple, minimum=0)
         _check_int(self.name, "n_vocab_ple", self.n_vocab_ple, minimum=0)
+        _check_int(self.name, "mtp_modules", self.mtp_modules, minimum=0)
         if bool(self.d_ple) != bool(self.n_vocab_ple):
             raise ConfigError(f"{self.name}: per-layer embeddings need both d_ple and "
                               f"n_vocab_ple (got {self.d_ple} and {self.n_vocab_ple})")
@@ -654,6 +660,12 @@ class Model:
                 raise ConfigError(f"{self.name}: layers must hold Layers, got {run!r:.60}")
             run.validate(self.name)
         object.__setattr__(self, "native_bits", MappingProxyType(dict(self.native_bits)))
+
+    def has_mtp(self) -> bool:
+        """Whether the config declares a multi-token-prediction module: counted (an extra of
+        that name) or declared alone (:attr:`mtp_modules`)."""
+        return bool(self.mtp_modules) or any(x.name == "multi-token prediction"
+                                             for x in self.extras)
 
     # ---- constructors ---------------------------------------------------------------------
     @classmethod

@@ -567,6 +567,16 @@ def _defaulted(cfg: Mapping[str, Any], defaults: Mapping[str, Any], origin: str,
 
 
 def _gemma3_text(r: _Reader) -> dict[str, Any]:
+    # a null sliding_window is not the default window: Gemma3TextConfig keeps None as given, and
+    # transformers' create_sliding_window_causal_mask (src/transformers/masking_utils.py at
+    # huggingface/transformers@00c4411cbe15d4c56d54d3b56d4d171e9c289dac) raises for it, so such
+    # a model's sliding layers do not run; with layer_types naming no sliding layer it is unused
+    types = r.cfg.get("layer_types")
+    if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None \
+            and not (isinstance(types, list) and "sliding_attention" not in types):
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but Gemma 3's sliding "
+                          "layers need a window (transformers raises for them without one); "
+                          "give the window, or layer_types without sliding layers")
     inner = _defaulted(r.cfg, GEMMA3_TEXT_DEFAULTS, r.origin, r.family)
     kw = _llama_like(inner, tied=True, qkv_bias=False, o_bias=False, norms=4,
                      window_rule="pattern", qk_norm="head")
@@ -1386,12 +1396,15 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     e, k = _experts(r, n_key="num_local_experts")
     moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
               router_bias=r.flag("use_routing_bias", False))
-    for key in ("use_mtp", "num_mtp_modules", "mtp_transformer_layers"):
-        r.read.add(key)
+    # declared, not counted: the speculation workload 'mtp' needs only that there is one
+    mtp = r.int("num_mtp_modules", 0, kind="layers", minimum=0) \
+        if r.flag("use_mtp", False) else 0
+    r.read.update({"num_mtp_modules", "mtp_transformer_layers"})
     attn = Attention(h, hkv, dh, qk_norm=qk)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
+    return {**_decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                       trained_context=r.int("max_position_embeddings", None, kind="context"),
+                       attention=lambda i: attn, mlp=lambda i: moe, d_model=d),
+            "mtp_modules": mtp}
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------

@@ -554,11 +554,14 @@ def _chain(ev: Evaluator, step: Mapping[str, Any]) -> Any:
 def _precision(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     chain = ev.ref(step["chain"])
     peaks = ev.ref(step["peaks"])
-    if peaks is not None and ev.ref(step["unless"]) is None:
-        for p in chain:
-            if p in peaks:
-                return step["faster"][p] if step["faster"].get(p) in peaks else p
-    return chain[0]
+    if peaks is None:
+        return chain[0]
+    p = next((q for q in chain if q in peaks), None)
+    if p is None:  # the chip lists none of them: the chain's first fallback names the rate
+        return next((q for q in chain if q in step.get("fallbacks", ())), chain[0])
+    if ev.ref(step["unless"]) is None and step["faster"].get(p) in peaks:
+        return step["faster"][p]
+    return p
 
 
 def _rate(ev: Evaluator, step: Mapping[str, Any]) -> Any:

@@ -182,10 +182,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # A bound holds for every runtime, so a 16-bit product takes the fastest 16-bit tensor rate
     # the chip offers for those inputs: on GeForce cards fp16 with fp16 accumulation, twice the
     # fp32-accumulate "fp16" rate, which llama.cpp's cuBLAS path reaches (CUBLAS_COMPUTE_16F).
+    # A chip that lists none of the chain's rates (Vera Rubin lists fp4 alone) is labelled by
+    # the chain's first fallback, not the format's own precision (formats.toml: a chip without
+    # an int8 rate falls back to fp16); a given peak takes the label of the first rate the chip
+    # lists (no faster mode: the rate is the one given).
     op("compute_precision", "precision", "the precision whose peak applies: the first the chip "
        "has, or its faster mode for the same inputs where the chip lists one",
        chain="precision_chain", peaks="chip_peaks", unless="given_peak_flops",
-       faster={"fp16": "fp16-acc16"}),
+       faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]),
     op("chip_peak_flops", "rate", "the chip's dense peak at that precision",
        peaks="chip_peaks", precision="compute_precision"),
     op("peak_flops", "first", "the peak rate used", of=["given_peak_flops", "chip_peak_flops"]),
@@ -814,9 +818,25 @@ ENGINE_STEPS: list[dict[str, Any]] = [
     guard(f("physics_kv_memory", "engine_kv_memory", "the bound's memory for the cache on one "
             "chip: all of it beside the weights, no reserve", mem_fraction=1,
             weight_bytes="engine_weights_bytes", overhead=0), "engine"),
-    guard(f("physics_kv_tokens", "pool_tokens", "tokens of cache the bound fits on one chip, "
+    guard(f("physics_pool_tokens", "pool_tokens", "tokens of cache the bound fits on one chip, "
             "every layer counted whole", kv_budget="physics_kv_memory",
             kv_cache_bytes_per_token="engine_kv_bytes_per_token", page_tokens=1), "engine"),
+    # llama.cpp allocates a windowed layer's cells at its window and a micro-batch, whatever the
+    # context (swa_cells; ggml-org/llama.cpp@2aef9767d982beb7ab61b3ae359366f627eb74dd
+    # src/llama-kv-cache-iswa.cpp: size_swa = GGML_PAD(min(size_base, n_swa*n_seq_max +
+    # n_ubatch), 256), size_base unless --swa-full): its capacity is the largest context whose
+    # cells, every layer as llama.cpp allocates it, fit in that memory
+    guard(s("engine_capacity_bytes", "engine_kv_stored", "the cache llama.cpp allocates at a "
+            "context of engine_capacity_cells cells",
+            args={"engine_ctx_cells": "engine_capacity_cells"}),
+          "engine_ctx"),
+    guard(op("physics_cells_tokens", "solve", "tokens of cache the bound fits on one chip, "
+             "every layer as llama.cpp allocates it (windowed layers their window)",
+             solver="largest", var="engine_capacity_cells", value="engine_capacity_bytes",
+             budget="physics_kv_memory", limit=LIT(1 << 32)), "engine_ctx"),
+    op("physics_kv_tokens", "first", "tokens of cache the bound fits on one chip beside the "
+       "weights, no reserve, as the engine allocates each layer",
+       of=["physics_cells_tokens", "physics_pool_tokens"]),
 ]
 
 PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS + FORECAST_STEPS
@@ -838,5 +858,6 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
-          "engine_swa_full", "engine_max_model_len", "engine_hybrid", "engine_page_align",
+          "engine_swa_full", "engine_capacity_cells", "engine_max_model_len", "engine_hybrid",
+          "engine_page_align",
           "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks")

@@ -389,13 +389,15 @@ const Plan = (function () {
     precision(ev, step) {
       const chain = ev.ref(step.chain);
       const peaks = ev.ref(step.peaks);
-      if (peaks && isNull(ev.ref(step.unless))) {
-        const p = chain.find((q) => q in peaks);
-        const faster = p && step.faster[p];
-        if (faster && faster in peaks) return faster;
-        if (p) return p;
+      if (!peaks) return chain[0];
+      const p = chain.find((q) => q in peaks);
+      if (!p) {  // the chip lists none of them: the chain's first fallback names the rate
+        const fb = chain.find((q) => (step.fallbacks || []).includes(q));
+        return fb === undefined ? chain[0] : fb;
       }
-      return chain[0];
+      const faster = step.faster[p];
+      if (isNull(ev.ref(step.unless)) && faster && faster in peaks) return faster;
+      return p;
     },
     rate(ev, step) {
       const peaks = ev.ref(step.peaks);
