@@ -149,7 +149,14 @@ class Estimate:
     bandwidth, peak_flops : float or None
         Memory bandwidth [B/s] and the dense peak used [FLOP/s].
     compute_precision : str
-        The precision whose peak ``peak_flops`` is.
+        The precision whose peak ``peak_flops`` is: the weights' products run at it.
+    attention_precision : str
+        The precision whose peak attention's products (scores and weighted values over the
+        cache, a layer's recurrence) run at: the cache's (16-bit for a 16-bit cache; fp8 for a
+        cache of at most 8 bits on a chip with an fp8 rate), not the weights'.
+    attention_peak_flops : float or None
+        Its dense peak [FLOP/s]; every compute time takes the weights' FLOPs at ``peak_flops``
+        and attention's at this rate.
     capacity : int or None
         Memory [B].
     params_total : int
@@ -292,6 +299,8 @@ speculative_energy_joules_per_token : float or None
     bandwidth: float | None
     peak_flops: float | None
     compute_precision: str
+    attention_precision: str
+    attention_peak_flops: float | None
     capacity: int | None
     params_total: int
     params_language_model: int
