@@ -37,7 +37,8 @@ from .core.records import record
 from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
+           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
+           "prefill_peak_for", "weights_as",
            "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "warn_past_trained_context"]
 
@@ -537,6 +538,24 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
     [FLOP/s]."""
     precision = compute_precision(weights, bits_weight, chip.peaks, chip.vendor)
     return chip.peaks[precision].rate if precision in chip.peaks else None
+
+
+def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
+                     bits_kv: Any = 16) -> Any:
+    """The rate a prefill of ``prompt`` tokens takes its FLOPs at on ``chip``, as the estimate
+    times it (the plan's ``prefill_peak_or_inf``): the weights' products at their format's rate
+    and attention's at the cache's (:data:`~llm_arithmetic.formulas.roofline.step_peak_flops`);
+    infinite where the chip lists no peak [FLOP/s]. For a sequence of prompts, one rate each
+    (an ndarray). A chunked prefill has the same FLOPs, so the same rate.
+
+    >>> r = prefill_peak_for("llama-3.1-8b", get_hardware("rtx-4090"), "q4_0", [1, 8192])
+    >>> [round(float(x) / 1e12, 1) for x in r]
+    [660.6, 582.9]
+    """
+    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, prompt=1)._plan
+    if np.ndim(prompt) == 0:
+        return float(ev.child(prompt=int(prompt)).get("prefill_peak_or_inf"))
+    return np.array([float(ev.child(prompt=int(t)).get("prefill_peak_or_inf")) for t in prompt])
 
 
 def _latency(link_latency: Any) -> float | None:

@@ -34,7 +34,7 @@ stored fit (:func:`llm_arithmetic.forecast.forecast_inputs`) and its 80% interva
 >>> print(x.equation)
 t = max(ℬ/beta_mem, ℱ/R_peak)
 >>> x.depends_on
-('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'peak_flops')
+('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'decode_peak_flops')
 >>> w = explain(e, "weight_bytes")
 >>> w.op, [a.name for a in w.arguments]
 ('add', ['weight_bytes_other', 'weight_bytes_unread', 'weight_bytes_experts'])
