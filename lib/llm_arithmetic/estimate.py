@@ -26,7 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
+from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_per_weight,
+                              compute_precision, mix_bits,
                               plan_format)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import Model
@@ -38,7 +39,7 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
-           "prefill_peak_for", "weights_as",
+           "attention_peak_for", "prefill_peak_for", "weights_as",
            "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "warn_past_trained_context"]
 
@@ -537,6 +538,19 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
     or that precision's faster mode where the chip lists one: a GeForce card's fp16-acc16)
     [FLOP/s]."""
     precision = compute_precision(weights, bits_weight, chip.peaks, chip.vendor)
+    return chip.peaks[precision].rate if precision in chip.peaks else None
+
+
+def attention_peak_for(chip: Hardware, bits_kv: Any = 16) -> float | None:
+    """The dense peak attention's products take on ``chip`` over a cache of ``bits_kv`` bits
+    an element, as the plan takes it (its ``attention_precision``: the cache's precision,
+    whatever the weights') [FLOP/s]; None where the chip lists none.
+
+    >>> attention_peak_for(get_hardware("rtx-4090")) / 1e12, attention_peak_for(
+    ...     get_hardware("h100-sxm"), 8) / 1e12
+    (330.3, 1978.9)
+    """
+    precision = attention_precision(bits_per_weight(bits_kv), chip.peaks, chip.vendor)
     return chip.peaks[precision].rate if precision in chip.peaks else None
 
 
