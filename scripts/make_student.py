@@ -469,6 +469,11 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-modern-nemotron-24", "08-modern-architectures"):
         "the GB a decoded token of Qwen2.5 3B reads at a 128K context (the chapter's table of "
         "current models), not a state-space state",
+    ("ex-nb-prefill-ttft-tp4", "21-repro-zeux"):
+        "the percent of a decode step Kapoulkine's production example spends in attention (the "
+        "reproduction's table and its glue), not a time to first token in milliseconds",
+    ("ex-nb-prefill-ttft-tp4", "errata"):
+        "the same percent, in the errata's copy of that row",
 }
 
 

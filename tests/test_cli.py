@@ -416,7 +416,10 @@ def test_an_integer_rate_is_labelled_in_operations_not_flops():
              "--explain", "ops_per_byte")
     table, explained = r.stdout.split("ops_per_byte =")
     assert r.returncode == 0 and "dense peak (int8)" in table and "660.6 TOP/s" in table
-    assert "TFLOP/s" not in table and "FLOP/B" not in table
+    # attention multiplies by the 16-bit cache, at fp16 (its own row); nothing else is FLOP/s
+    weights_rows = [line for line in table.splitlines() if not line.startswith("attention's")]
+    assert re.search(r"attention's peak \(fp16-acc16\)\s+330\.3 TFLOP/s", table)
+    assert all("TFLOP/s" not in line for line in weights_rows) and "FLOP/B" not in table
     assert re.search(r"= \S+ OP/B", explained)
     r = _run("describe", "llama-2-7b", "--hardware", "rtx-4090")
     assert r.returncode == 0 and "330.3 TFLOP/s" in r.stdout and "FLOP/B" in r.stdout

@@ -689,7 +689,8 @@ ROW_KEYS = {
     "state-space state (batch)": "state_bytes",
     "bytes read per token (1 sequence)": "decode_bytes_per_token",
     "FLOPs per token": "decode_flops_per_token", "bandwidth": "bandwidth",
-    "dense peak": "peak_flops", "memory time per step": "decode_memory_seconds",
+    "dense peak": "peak_flops", "attention's peak": "attention_peak_flops",
+    "memory time per step": "decode_memory_seconds",
     "compute time per step": "decode_compute_seconds",
     "time per token (lower bound)": "decode_seconds_per_token",
     "tokens/s per sequence (upper bound)": "decode_tokens_per_second",
@@ -724,8 +725,8 @@ ROW_KEYS = {
 
 def _row_label(label: str) -> str:
     """A row's label as :data:`ROW_KEYS` names it."""
-    return re.sub(r" \(\w+\)$", "", label.replace("one chip: ", "")) \
-        if label.lstrip().startswith(("dense peak", "one chip: ")) else label
+    return re.sub(r" \([\w-]+\)$", "", label.replace("one chip: ", "")) \
+        if label.lstrip().startswith(("dense peak", "attention's peak", "one chip: ")) else label
 
 
 def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
@@ -1007,13 +1008,16 @@ def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
     return msg
 
 
-def _peak_unit(e: Any) -> str:
-    """The unit of the peak an estimate took: the catalog's (``OP/s`` for an integer rate,
-    whose operations are not floating-point) where the rate is the chip's, else FLOP/s."""
+def _peak_unit(e: Any, precision: str | None = None, rate: float | None = None) -> str:
+    """The unit of the peak an estimate took (its weights', or ``rate`` at ``precision``): the
+    catalog's (``OP/s`` for an integer rate, whose operations are not floating-point) where the
+    rate is the chip's, else FLOP/s."""
     from .catalog.hardware import get_hardware
 
-    peak = get_hardware(e.hardware).peaks.get(e.compute_precision) if e.hardware else None
-    return peak.unit if peak is not None and peak.rate == e.peak_flops else "FLOP/s"
+    precision = e.compute_precision if precision is None else precision
+    rate = e.peak_flops if rate is None else rate
+    peak = get_hardware(e.hardware).peaks.get(precision) if e.hardware else None
+    return peak.unit if peak is not None and peak.rate == rate else "FLOP/s"
 
 def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     """The bound's table as (label, value) rows."""
@@ -1044,6 +1048,12 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
     if e.peak_flops is not None:
         rows.append((f"dense peak ({e.compute_precision})",
                      f"{e.peak_flops / 1e12:,.1f} T{_peak_unit(e)}"))
+        # attention multiplies by the cache, not the weights: where it runs at another rate,
+        # both are printed (every compute time takes each part at its own)
+        if e.attention_peak_flops is not None and e.attention_peak_flops != e.peak_flops:
+            rows.append((f"attention's peak ({e.attention_precision})",
+                         f"{e.attention_peak_flops / 1e12:,.1f} "
+                         f"T{_peak_unit(e, e.attention_precision, e.attention_peak_flops)}"))
     if e.decode_memory_seconds is not None:
         rows.append(("memory time per step", f"{e.decode_memory_seconds * 1e3:,.3f} ms"))
     if e.decode_compute_seconds is not None:

@@ -26,7 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .catalog.formats import (BITS_PER_WEIGHT, MIXES, bits_per_weight, compute_precision, mix_bits,
+from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_per_weight,
+                              compute_precision, mix_bits,
                               plan_format)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import Model
@@ -37,7 +38,8 @@ from .core.records import record
 from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for", "weights_as",
+           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
+           "attention_peak_for", "prefill_peak_for", "weights_as",
            "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "warn_past_trained_context"]
 
@@ -157,7 +159,14 @@ class Estimate:
     bandwidth, peak_flops : float or None
         Memory bandwidth [B/s] and the dense peak used [FLOP/s].
     compute_precision : str
-        The precision whose peak ``peak_flops`` is.
+        The precision whose peak ``peak_flops`` is: the weights' products run at it.
+    attention_precision : str
+        The precision whose peak attention's products (scores and weighted values over the
+        cache, a layer's recurrence) run at: the cache's (16-bit for a 16-bit cache; fp8 for a
+        cache of at most 8 bits on a chip with an fp8 rate), not the weights'.
+    attention_peak_flops : float or None
+        Its dense peak [FLOP/s]; every compute time takes the weights' FLOPs at ``peak_flops``
+        and attention's at this rate.
     capacity : int or None
         Memory [B].
     params_total : int
@@ -300,6 +309,8 @@ speculative_energy_joules_per_token : float or None
     bandwidth: float | None
     peak_flops: float | None
     compute_precision: str
+    attention_precision: str
+    attention_peak_flops: float | None
     capacity: int | None
     params_total: int
     params_language_model: int
@@ -536,6 +547,37 @@ def peak_for(chip: Hardware, weights: Any, bits_weight: Any = None) -> float | N
     [FLOP/s]."""
     precision = compute_precision(weights, bits_weight, chip.peaks, chip.vendor)
     return chip.peaks[precision].rate if precision in chip.peaks else None
+
+
+def attention_peak_for(chip: Hardware, bits_kv: Any = 16) -> float | None:
+    """The dense peak attention's products take on ``chip`` over a cache of ``bits_kv`` bits
+    an element, as the plan takes it (its ``attention_precision``: the cache's precision,
+    whatever the weights') [FLOP/s]; None where the chip lists none.
+
+    >>> attention_peak_for(get_hardware("rtx-4090")) / 1e12, attention_peak_for(
+    ...     get_hardware("h100-sxm"), 8) / 1e12
+    (330.3, 1978.9)
+    """
+    precision = attention_precision(bits_per_weight(bits_kv), chip.peaks, chip.vendor)
+    return chip.peaks[precision].rate if precision in chip.peaks else None
+
+
+def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
+                     bits_kv: Any = 16) -> Any:
+    """The rate a prefill of ``prompt`` tokens takes its FLOPs at on ``chip``, as the estimate
+    times it (the plan's ``prefill_peak_or_inf``): the weights' products at their format's rate
+    and attention's at the cache's (:data:`~llm_arithmetic.formulas.roofline.step_peak_flops`);
+    infinite where the chip lists no peak [FLOP/s]. For a sequence of prompts, one rate each
+    (an ndarray). A chunked prefill has the same FLOPs, so the same rate.
+
+    >>> r = prefill_peak_for("llama-3.1-8b", get_hardware("rtx-4090"), "q4_0", [1, 8192])
+    >>> [round(float(x) / 1e12, 1) for x in r]
+    [660.6, 582.9]
+    """
+    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, prompt=1)._plan
+    if np.ndim(prompt) == 0:
+        return float(ev.child(prompt=int(prompt)).get("prefill_peak_or_inf"))
+    return np.array([float(ev.child(prompt=int(t)).get("prefill_peak_or_inf")) for t in prompt])
 
 
 def _latency(link_latency: Any) -> float | None:

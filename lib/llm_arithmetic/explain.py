@@ -34,7 +34,7 @@ stored fit (:func:`llm_arithmetic.forecast.forecast_inputs`) and its 80% interva
 >>> print(x.equation)
 t = max(ℬ/beta_mem, ℱ/R_peak)
 >>> x.depends_on
-('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'peak_flops')
+('decode_step_bytes', 'decode_step_flops', 'bandwidth', 'decode_peak_flops')
 >>> w = explain(e, "weight_bytes")
 >>> w.op, [a.name for a in w.arguments]
 ('add', ['weight_bytes_other', 'weight_bytes_unread', 'weight_bytes_experts'])
@@ -657,19 +657,26 @@ def _rate_unit(precision: Any, unit: str = "FLOP/s") -> str:
     return "OP" + unit[4:] if str(precision).startswith("int") else unit
 
 
-def _integer_rate(ev: Any, unit: str) -> str:
+#: Rates of attention's products: their unit is their precision's, not the weights'.
+_ATTENTION_RATES = frozenset({"attention_peak_flops", "chip_attention_flops", "attn_peak_flops"})
+
+
+def _integer_rate(ev: Any, unit: str, *names: Any) -> str:
     """A rate's unit as the chip's peak has it (:func:`_rate_unit`), where the chip's rate is
-    used (a given peak is in FLOP/s)."""
+    used (a given peak is in FLOP/s): attention's rates (``names`` among them) at attention's
+    precision, every other at the weights'."""
     if unit not in ("FLOP/s", "FLOP/B") or ev.get("given_peak_flops") is not None:
         return unit
-    return _rate_unit(ev.get("compute_precision"), unit)
+    attention = any(isinstance(n, str) and n in _ATTENTION_RATES for n in names)
+    return _rate_unit(ev.get("attention_precision" if attention else "compute_precision"), unit)
 
 
 def _argument(ev: Any, name: str, source: Any) -> Argument:
     key = source if isinstance(source, str) else None
     value = ev.ref(source)
     return Argument(name=name, symbol=_symbol(name), key=key, value=value,
-                    unit=_integer_rate(ev, _unit(ev.steps, source) or _unit(ev.steps, name)))
+                    unit=_integer_rate(ev, _unit(ev.steps, source) or _unit(ev.steps, name),
+                                       name, source))
 
 
 def _explain_formula(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
@@ -984,12 +991,12 @@ def explain(e: Any, key: str, runtime: str | None = None,
     value = ev.get(name)
     origin = _origin(ev, name)
     step = ev.steps[origin]
-    unit = _integer_rate(ev, _unit(ev.steps, origin) or _unit(ev.steps, name))
+    unit = _integer_rate(ev, _unit(ev.steps, origin) or _unit(ev.steps, name), name, origin)
     if step["op"] == "formula":
         body = _explain_formula(ev, step)
     else:
         body = _explain_op(ev, step, unit)
-    body["unit"] = _integer_rate(ev, body["unit"])
+    body["unit"] = _integer_rate(ev, body["unit"], name, origin)
     deps = [_display_key(r, ks) for r in _step_refs_ordered(step) if r in ev.steps]
     text = format_value(value, body["unit"])
     if name in _TABLE_DIGITS and isinstance(value, Real) and not isinstance(value, bool):

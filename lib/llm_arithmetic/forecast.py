@@ -247,13 +247,13 @@ def prefill_fit_rows() -> list[Row]:
     reserved source publishes prefill): one chip, batch 1, a catalogued model and chip (the
     bound needs its peak). The bound is :func:`~llm_arithmetic.estimate.estimate`'s
     ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate.
-    The row's bits are the file's; its format or file type ("Q4_K_M") still names the peak
-    (:func:`~llm_arithmetic.estimate.peak_for`: the int8 rate of a llama.cpp block format on
-    NVIDIA and AMD chips)."""
+    The row's bits are the file's; its format or file type ("Q4_K_M") still names the
+    precision the weights' products take (the int8 rate of a llama.cpp block format on NVIDIA
+    and AMD chips), and attention's take the cache's, as
+    :func:`~llm_arithmetic.estimate.estimate` with that format takes them
+    (:func:`_prefill_bound`)."""
     from .catalog.format_compute import plan_format
-    from .catalog.formats import compute_precision
     from .catalog.hardware import HARDWARE
-    from .estimate import peak_for
     from .lab import measurements as M
 
     out = []
@@ -265,18 +265,40 @@ def prefill_fit_rows() -> list[Row]:
         w = {"weights": r.weight_format.lower()} if named else \
             row_weights(r.weight_format, r.bits_per_weight)
         chip, fmt = HARDWARE[r.hardware_key], r.weight_format.lower()
-        precision = None
+        bits_kv = 8 if r.kv_format == "fp8" else 16
         if not named and plan_format(fmt) is not None:
-            w["peak_flops"] = peak_for(chip, fmt)
-            precision = compute_precision(fmt, None, chip.peaks, chip.vendor)
-        e = estimate(r.model_key, hardware=r.hardware_key, **w,
-                     bits_kv=8 if r.kv_format == "fp8" else 16, prompt=r.prompt_tokens,
-                     context=r.prompt_tokens)
+            bound, precision = _prefill_bound(r.model_key, chip, w, fmt, bits_kv,
+                                              r.prompt_tokens)
+        else:
+            e = estimate(r.model_key, hardware=r.hardware_key, **w, bits_kv=bits_kv,
+                         prompt=r.prompt_tokens, context=r.prompt_tokens)
+            bound, precision = e.ttft_seconds, e.compute_precision
         t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
-                       get_model(r.model_key).n_layers, float(e.ttft_seconds), t,
-                       precision=precision or e.compute_precision))
+                       get_model(r.model_key).n_layers, float(bound), t,
+                       precision=precision))
     return out
+
+
+def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str, bits_kv: int,
+                   prompt: int) -> tuple[float, str]:
+    """The time-to-first-token bound of one prompt on one chip for weights counted as
+    ``weights`` (:func:`row_weights`: the file's bits, or a file type's parts) whose products
+    run at the compute precision of the format ``fmt`` names, attention's at the cache's: the
+    estimate's plan with the format's record beside the file's bits (``estimate`` takes a
+    format or bits, not both) [s], and the weights' precision."""
+    from .catalog.format_compute import plan_format
+    from .estimate import _checked_inputs, chip_inputs, resolve_model
+
+    m = resolve_model(model_key)
+    g = _checked_inputs(m, weights=weights.get("weights"), bits_weight=weights.get("bits_weight"),
+                        bits_kv=bits_kv, context=prompt, batch=1, bandwidth=None,
+                        peak_flops=None, capacity=None, overhead=0, tp=1, ep=1, pp=1,
+                        prompt=prompt, generate=None, price_per_hour=None, power_watts=None,
+                        link_bandwidth=None, link_latency=None)
+    g["weight_format"] = plan_format(fmt)
+    ev = m.plan.child(**chip_inputs(chip), **g)
+    return ev.get("ttft_seconds"), ev.get("compute_precision")
 
 
 #: Which chip class or runtime each term is kept per (its key; a key with fewer than

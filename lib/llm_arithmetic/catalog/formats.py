@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the model module imports the plan; formats is read without 
     from .model import Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
-           "compute_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
+           "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
            "mix_bits"]
 
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
@@ -147,11 +147,12 @@ def _mix_names() -> tuple[str, ...]:
 
 
 def _peak_steps(weight_format: str | None, bits: Fraction | None,
-                peaks: Mapping[str, object] | None, vendor: str | None = None) -> object:
+                peaks: Mapping[str, object] | None, vendor: str | None = None,
+                bits_kv: Fraction | None = None) -> object:
     from ..plan.interpreter import PLAN_STEPS, Evaluator
 
     return Evaluator(PLAN_STEPS, {
-        "weight_format": plan_format(weight_format), "bits_weight": bits,
+        "weight_format": plan_format(weight_format), "bits_weight": bits, "bits_kv": bits_kv,
         "chip_peaks": None if peaks is None else {k: {"rate": None} for k in peaks},
         # a chip (its peaks) without a vendor is of no vendor a format names
         "chip_vendor": None if peaks is None else (vendor or ""),
@@ -194,6 +195,23 @@ def compute_precision(weight_format: str | None, bits: Fraction | None = None,
     'fp16'
     """
     return _peak_steps(weight_format, bits, peaks, vendor).get("compute_precision")
+
+
+def attention_precision(bits_kv: Fraction, peaks: Mapping[str, object] | None = None,
+                        vendor: str = "") -> str:
+    """The precision whose peak attention's products (scores and weighted values over the
+    cache) take: the plan's ``attention_precision`` step, from the cache's bits whatever the
+    weights' format (fp8 for a cache of at most 8 bits where the chip lists fp8, else the
+    16-bit chain with its faster mode).
+
+    >>> attention_precision(Fraction(16), peaks={"fp16": 1, "fp16-acc16": 1, "int8": 1})
+    'fp16-acc16'
+    >>> attention_precision(Fraction(8), peaks={"fp16": 1, "fp8": 1})
+    'fp8'
+    >>> attention_precision(Fraction(8), peaks={"fp16": 1, "int8": 1})   # no fp8 units
+    'fp16'
+    """
+    return _peak_steps(None, None, peaks, vendor, bits_kv).get("attention_precision")
 
 
 # ---- llama.cpp file types: a type per tensor ----------------------------------------------------

@@ -250,6 +250,9 @@ mat_n = _sym("mat_n", "n", "columns of the right operand (vectors multiplied at 
 _group = "hardware"
 bandwidth = _sym("bandwidth", r"\beta_{mem}", "memory bandwidth", "B/s", _REAL)
 peak_flops = _sym("peak_flops", "R_{peak}", "peak arithmetic rate (dense)", "FLOP/s", _REAL)
+attn_peak_flops = _sym("attn_peak_flops", "R_{attn}", "peak arithmetic rate (dense) of attention's "
+                       "products, at the precision of the cached keys and values", "FLOP/s",
+                       _REAL)
 capacity = _sym("capacity", "C", "memory capacity", "B")
 overhead = _sym("overhead", "C_{0}", "memory reserved for activations, runtime, fragmentation",
                 "B", _NONNEG)
@@ -367,6 +370,13 @@ ops_per_byte = _sym("ops_per_byte", "I^{*}",
 step_bytes = _sym("step_bytes", r"\mathcal{B}", "bytes moved in one step", "B", _REAL)
 step_flops = _sym("step_flops", r"\mathcal{F}", "floating-point operations in one step", "FLOP",
                   _REAL)
+step_attn_flops = _sym("step_attn_flops", r"\mathcal{F}_{attn}", "the part of a step's FLOPs "
+                       "that multiplies activations by the cache or a layer's state (attention's "
+                       "scores and weighted values, a recurrence), not by weights", "FLOP",
+                       _NONNEG_REAL)
+step_peak_flops = _sym("step_peak_flops", "R_{step}", "a step's effective peak: its FLOPs over "
+                       "its compute time, the weights' products at their rate and attention's at "
+                       "its own", "FLOP/s", _REAL)
 step_time = _sym("step_time", "t", "lower bound on the time of one step", "s", _REAL)
 memory_time = _sym("memory_time", "t_{mem}", "time to move a step's bytes at the memory bandwidth",
                    "s", _REAL)

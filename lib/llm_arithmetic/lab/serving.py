@@ -40,8 +40,10 @@ Assumptions (each one can only raise a bound, so that a bound stays a bound)
 2. **Formats.** ``fp8`` weights are 8 bits; ``fp4`` is NVFP4, 4.5 bits for every weight (the
    sources do not say which layers stay at higher precision); ``fp4+fp8`` (the v4.1 B200
    preview) is counted as all NVFP4; SGLang's unstated precision is the FP8 checkpoint. A
-   matrix product runs at the peak of its format's precision (:func:`~llm_arithmetic.catalog.
-   formats.compute_chain`), attention included. An unstated KV-cache format is taken as fp8.
+   product with the weights runs at the peak of its format's precision (:func:`~llm_arithmetic.
+   catalog.formats.compute_chain`), attention's at the cache's, as the estimate takes them
+   (:func:`~llm_arithmetic.estimate.attention_peak_for`). An unstated KV-cache format is taken
+   as fp8.
 3. **Chips.** Datasheet peaks and bandwidths of the hardware catalog, dense. H200 "CTS" is the
    H200. The SGLang blog's "H100" is the H100 SXM. Rows on chips the catalog lacks (H800, GH200,
    GB300) get no bound.
@@ -84,7 +86,7 @@ from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import Hardware, get_hardware
 from ..catalog.model import Model
 from ..catalog.model_catalog import get_model
-from ..estimate import peak_for
+from ..estimate import attention_peak_for, peak_for
 
 __all__ = ["DATA_PATH", "MODEL_MAP", "Measurement", "Comparison", "load_measurements",
            "catalog_model", "catalog_chip", "replica_step", "fit_batch", "compare",
@@ -267,6 +269,18 @@ def _peak(chip: Hardware, fmt: str) -> float:
     return rate
 
 
+def _step_rate(model: Model, chip: Hardware, fmt: str, bits_kv: Any, flops: float,
+               attn_flops: float) -> float:
+    """The rate ``flops`` take when ``attn_flops`` of them are attention's: the weights' at
+    their format's peak, attention's at the cache's (``step_peak_flops``) [FLOP/s]."""
+    peak = _peak(chip, fmt)
+    attn = attention_peak_for(chip, bits_kv) or peak
+    if attn == peak or flops <= 0:
+        return peak
+    return float(N.step_peak_flops(step_flops=flops, step_attn_flops=attn_flops,
+                                   peak_flops=peak, attn_peak_flops=attn))
+
+
 def replica_step(model: Model, chip: Hardware, weights: str, bits_kv: Any, *, n_chips: int,
                  batch: float, prompt: float, generated: float,
                  context: float | None = None) -> tuple[float, str]:
@@ -282,12 +296,15 @@ def replica_step(model: Model, chip: Hardware, weights: str, bits_kv: Any, *, n_
         context = prompt + (generated + 1) / 2
     prefill_share = float(model.prefill_flops(prompt)) / generated if prompt and generated \
         else 0.0
+    attn_share = float(model.evaluate("layer_prefill_flops", prompt=prompt)) / generated \
+        if prompt and generated else 0.0
+    seq_flops = float(model.decode_flops_per_token(context)) + prefill_share
     step_bytes = N.batched_step_bytes(
         weight_bytes=float(model.step_weight_bytes(bits, batch)),
         seq_bytes=float(model.seq_bytes(context, bits_kv, bits_kv)), batch=batch)
-    step_flops = N.batched_step_flops(
-        seq_flops=float(model.decode_flops_per_token(context)) + prefill_share, batch=batch)
-    peak = _peak(chip, weights)
+    step_flops = N.batched_step_flops(seq_flops=seq_flops, batch=batch)
+    peak = _step_rate(model, chip, weights, bits_kv, seq_flops,
+                      float(model.evaluate("layer_decode_flops", context=context)) + attn_share)
     t = N.time_per_output_token(step_bytes=step_bytes, step_flops=step_flops, n_chips=n_chips,
                                 bandwidth=chip.bandwidth, peak_flops=peak)
     limit = "compute" if step_flops / peak > step_bytes / chip.bandwidth else "memory"
@@ -358,8 +375,10 @@ def compare(row: Measurement, rows: Iterable[Measurement] | None = None) -> Comp
             if prompt is None:
                 return _excluded(row, "prompt length not stated", **common)
             notes.append(f"prompt '{suffix.group(1).upper()}' read as {prompt:,} tokens")
-        per_token = float(model.prefill_flops(prompt)) / prompt
-        bound = NODE_GPUS * common["peak_flops"] / per_token
+        flops = float(model.prefill_flops(prompt))
+        rate = _step_rate(model, chip, weights, bits_kv, flops,
+                          float(model.evaluate("layer_prefill_flops", prompt=prompt)))
+        bound = NODE_GPUS * rate / (flops / prompt)
         return Comparison(row=row, prompt=prompt, bound=bound, limit="compute",
                           efficiency=row.value / bound, assumptions=tuple(notes), **common)
 

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -173,6 +173,7 @@ PARAMS = {
     'speculative_step_cost': ('draft_len', 'draft_cost'),
     'speculative_tokens_per_step': ('acceptance', 'draft_len'),
     'split_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'd_v', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'split_compute_time': ('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'),
     'split_decode_flops': ('n_heads', 'd_head', 'd_v', 'attended'),
     'split_kv_layer_bytes': ('n_kv_heads', 'd_head', 'd_v', 'bits_kv'),
     'split_prefill_flops': ('n_heads', 'd_head', 'd_v', 'causal_pairs'),
@@ -180,6 +181,7 @@ PARAMS = {
     'stack_prefill_flops': ('matmul_params', 'head_params', 'prompt', 'layer_flops'),
     'stage_bytes': ('step_bytes', 'pp'),
     'stage_flops': ('step_flops', 'pp'),
+    'step_peak_flops': ('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'),
     'swa_cells': ('ctx_cells', 'window', 'ubatch', 'n_seqs', 'cell_pad', 'swa_full'),
     'switch_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'switch_or_chips_allreduce_time': ('switch_time', 'chips_time'),
@@ -7615,6 +7617,61 @@ def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bia
         return _vector_result(n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v)))
 
 
+def split_compute_time(*, step_flops, step_attn_flops, peak_flops, attn_peak_flops):
+    """Time to do a step's FLOPs when they run at two rates: the products with the weights at
+    the weights' rate (the precision their format computes in: int8 for llama.cpp's block
+    formats on NVIDIA and AMD chips, fp8 for fp8 weights), and the products with the cached keys
+    and values (attention's scores and weighted values) or a layer's state at the rate of the
+    cache's precision (16-bit for a 16-bit cache). Attention never multiplies a weight, so it
+    never runs at the weights' rate unless the cache shares its precision.
+
+    .. math::
+
+        t_{comp} = \\frac{\\mathcal{F}_{attn}}{R_{attn}} + \\frac{\\mathcal{F} - \\mathcal{F}_{attn}}{R_{peak}}
+
+    Parameters
+    ----------
+    step_flops : number or array
+        Floating-point operations in one step, :math:`\\mathcal{F}` [FLOP]
+    step_attn_flops : number or array
+        The part of a step's FLOPs that multiplies activations by the cache or a layer's state (attention's scores and weighted values, a recurrence), not by weights, :math:`\\mathcal{F}_{attn}` [FLOP]
+    peak_flops : number or array
+        Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
+
+    Returns
+    -------
+    compute_time : number or array
+        Time to do a step's FLOPs at the peak rate, :math:`t_{comp}` [s]
+
+    Examples
+    --------
+    A prefill of Llama 3.1 8B at Q4_0 over 8,192 tokens on an RTX 4090 (int8 at 660.6 TOP/s,
+    16-bit products at 330.3 TFLOP/s). Weights: 2 x 6,979,321,856 weights of the blocks x 8,192
+    tokens + 2 x 525,336,576 of the head once = 114,350,259,961,856 FLOPs; attention:
+    32 layers x 4 x 32 heads x 128 x (8,192 x 8,193 / 2) = 17,594,333,528,064 FLOPs (13% of the
+    step). At one rate, 200 ms; attention at its own, 226 ms:
+
+    >>> kw = dict(step_flops=114_350_259_961_856 + 17_594_333_528_064,
+    ...           step_attn_flops=17_594_333_528_064, peak_flops=660.6e12)
+    >>> round(split_compute_time(attn_peak_flops=660.6e12, **kw) * 1e3, 1)
+    199.7
+    >>> round(split_compute_time(attn_peak_flops=330.3e12, **kw) * 1e3, 1)
+    226.4
+    """
+    _exact = _exact_args(('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'), (step_flops, step_attn_flops, peak_flops, attn_peak_flops))
+    if _exact is not None:
+        step_flops, step_attn_flops, peak_flops, attn_peak_flops = _exact
+        try:
+            return _exact_result((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops)
+        except ZeroDivisionError:
+            return _inf
+    step_flops, step_attn_flops, peak_flops, attn_peak_flops = _vector_args(('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'), (step_flops, step_attn_flops, peak_flops, attn_peak_flops))
+    with _quiet():
+        return _vector_result((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops)
+
+
 def split_decode_flops(*, n_heads, d_head, d_v, attended):
     """Attention FLOPs of one layer for one decoded token when values are narrower than keys:
     per query head a dot product of width d_head with each of the S_a cached keys and a
@@ -7895,6 +7952,55 @@ def stage_flops(*, step_flops, pp):
     step_flops, pp = _vector_args(('step_flops', 'pp'), (step_flops, pp))
     with _quiet():
         return _vector_result(step_flops/pp)
+
+
+def step_peak_flops(*, step_flops, step_attn_flops, peak_flops, attn_peak_flops):
+    """A step's effective peak: its FLOPs over the compute time of
+    :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this
+    rate, so that its compute time is the weights' products at their rate plus attention's at
+    its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline
+    stage or a tensor-parallel chip (each takes the same share of both) keeps it.
+
+    .. math::
+
+        R_{step} = \\frac{\\mathcal{F}}{\\frac{\\mathcal{F}_{attn}}{R_{attn}} + \\frac{\\mathcal{F} - \\mathcal{F}_{attn}}{R_{peak}}}
+
+    Parameters
+    ----------
+    step_flops : number or array
+        Floating-point operations in one step, :math:`\\mathcal{F}` [FLOP]
+    step_attn_flops : number or array
+        The part of a step's FLOPs that multiplies activations by the cache or a layer's state (attention's scores and weighted values, a recurrence), not by weights, :math:`\\mathcal{F}_{attn}` [FLOP]
+    peak_flops : number or array
+        Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
+
+    Returns
+    -------
+    step_peak_flops : number or array
+        A step's effective peak: its FLOPs over its compute time, the weights' products at their rate and attention's at its own, :math:`R_{step}` [FLOP/s]
+
+    Examples
+    --------
+    The prefill of :data:`split_compute_time`: 131.9 TFLOPs in 226.4 ms, 582.9 TFLOP/s:
+
+    >>> r = step_peak_flops(step_flops=114_350_259_961_856 + 17_594_333_528_064,
+    ...                     step_attn_flops=17_594_333_528_064, peak_flops=660.6e12,
+    ...                     attn_peak_flops=330.3e12)
+    >>> round(r / 1e12, 1)
+    582.9
+    """
+    _exact = _exact_args(('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'), (step_flops, step_attn_flops, peak_flops, attn_peak_flops))
+    if _exact is not None:
+        step_flops, step_attn_flops, peak_flops, attn_peak_flops = _exact
+        try:
+            return _exact_result(step_flops/((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops))
+        except ZeroDivisionError:
+            return _inf
+    step_flops, step_attn_flops, peak_flops, attn_peak_flops = _vector_args(('step_flops', 'step_attn_flops', 'peak_flops', 'attn_peak_flops'), (step_flops, step_attn_flops, peak_flops, attn_peak_flops))
+    with _quiet():
+        return _vector_result(step_flops/((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops))
 
 
 def swa_cells(*, ctx_cells, window, ubatch=512, n_seqs=1, cell_pad=256, swa_full=0):

@@ -782,6 +782,11 @@ export function split_attention_params({d_model, n_heads, n_kv_heads, d_head, d_
   return n_heads*attn_sinks + n_heads*d_head*d_model + n_heads*d_model*d_v + n_kv_heads*d_model*(d_head + d_v) + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + n_kv_heads*(d_head + d_v));
 }
 
+/** Time to do a step's FLOPs when they run at two rates: the products with the weights at the weights' rate (the precision their format computes in: int8 for llama.cpp's block formats on NVIDIA and AMD chips, fp8 for fp8 weights), and the products with the cached keys and values (attention's scores and weighted values) or a layer's state at the rate of the cache's precision (16-bit for a 16-bit cache). Attention never multiplies a weight, so it never runs at the weights' rate unless the cache shares its precision. [s] */
+export function split_compute_time({step_flops, step_attn_flops, peak_flops, attn_peak_flops} = {}) {
+  return (step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops;
+}
+
 /** Attention FLOPs of one layer for one decoded token when values are narrower than keys: per query head a dot product of width d_head with each of the S_a cached keys and a weighted sum of as many values of width d_v. [FLOP] */
 export function split_decode_flops({n_heads, d_head, d_v, attended} = {}) {
   return 2*n_heads*attended*(d_head + d_v);
@@ -815,6 +820,11 @@ export function stage_bytes({step_bytes, pp} = {}) {
 /** FLOPs one of pp pipeline stages does: its share of the layers. [FLOP] */
 export function stage_flops({step_flops, pp} = {}) {
   return step_flops/pp;
+}
+
+/** A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it. [FLOP/s] */
+export function step_peak_flops({step_flops, step_attn_flops, peak_flops, attn_peak_flops} = {}) {
+  return step_flops/((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops);
 }
 
 /** Cells llama.cpp allocates per sliding-window layer: the window of each sequence and one micro-batch, never more than the full layers' cells, rounded up to n_pad; with ``--swa-full``, as many as the full layers (``llama-kv-cache-iswa.cpp``). [token] */
@@ -3391,6 +3401,19 @@ export const FORMULAS = {
   "summary": "Parameters of one grouped-query attention block whose values are narrower than its queries and keys (MiMo-V2-Flash: d_head = 192, d_v = 128): q and k projections of width d_head per head, v of d_v, the output projection from H d_v; the same optional biases, norms and sinks as :data:`attention_params`.",
   "unit": "1"
  },
+ "split_compute_time": {
+  "defaults": {},
+  "latex": "t_{comp} = \\frac{\\mathcal{F}_{attn}}{R_{attn}} + \\frac{\\mathcal{F} - \\mathcal{F}_{attn}}{R_{peak}}",
+  "lhs": "compute_time",
+  "params": [
+   "step_flops",
+   "step_attn_flops",
+   "peak_flops",
+   "attn_peak_flops"
+  ],
+  "summary": "Time to do a step's FLOPs when they run at two rates: the products with the weights at the weights' rate (the precision their format computes in: int8 for llama.cpp's block formats on NVIDIA and AMD chips, fp8 for fp8 weights), and the products with the cached keys and values (attention's scores and weighted values) or a layer's state at the rate of the cache's precision (16-bit for a 16-bit cache). Attention never multiplies a weight, so it never runs at the weights' rate unless the cache shares its precision.",
+  "unit": "s"
+ },
  "split_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = 2 H S_{a} \\left(d_{head} + d_{v}\\right)",
@@ -3477,6 +3500,19 @@ export const FORMULAS = {
   ],
   "summary": "FLOPs one of pp pipeline stages does: its share of the layers.",
   "unit": "FLOP"
+ },
+ "step_peak_flops": {
+  "defaults": {},
+  "latex": "R_{step} = \\frac{\\mathcal{F}}{\\frac{\\mathcal{F}_{attn}}{R_{attn}} + \\frac{\\mathcal{F} - \\mathcal{F}_{attn}}{R_{peak}}}",
+  "lhs": "step_peak_flops",
+  "params": [
+   "step_flops",
+   "step_attn_flops",
+   "peak_flops",
+   "attn_peak_flops"
+  ],
+  "summary": "A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it.",
+  "unit": "FLOP/s"
  },
  "swa_cells": {
   "defaults": {

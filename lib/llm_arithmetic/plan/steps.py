@@ -193,6 +193,54 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("chip_peak_flops", "rate", "the chip's dense peak at that precision",
        peaks="chip_peaks", precision="compute_precision"),
     op("peak_flops", "first", "the peak rate used", of=["given_peak_flops", "chip_peak_flops"]),
+    # Attention multiplies activations by the cached keys and values, never by a weight: its
+    # products run at the cache's precision, whatever the weights'. A 16-bit cache takes the
+    # 16-bit chain (with the chip's faster mode for the same inputs, as the weights' does: the
+    # faster plausible rate keeps the bound a bound). A cache of 8 bits or fewer may run at fp8
+    # where the chip has an fp8 rate: vLLM's FlashAttention 3 backend quantizes the queries to
+    # fp8 and multiplies in fp8 over an fp8 cache
+    # (https://docs.vllm.ai/en/v0.25.0/features/quantization/quantized_kvcache/); runtimes that
+    # dequantize the cache first run 16-bit products, slower, which the bound allows. llama.cpp's
+    # q8_0 cache (8.5 bits) is converted to f16 for its tensor-core FlashAttention kernels
+    # (ggml-org/llama.cpp@00a2d60921595ea66853568270b3060490040dea, ggml/src/ggml-cuda/fattn.cu:
+    # the MMA and tile kernels set need_f16_K and need_f16_V): 16-bit.
+    op("kv_fp8_capable", "le", "the cache holds at most 8 bits an element",
+       of=["bits_kv", LIT(8)]),
+    op("kv_chain_format", "choose", "the cache's own compute precision where one applies: fp8 "
+       "for a cache of at most 8 bits, else none (the chain of its bits)",
+       when="kv_fp8_capable", then=LIT({"compute": "fp8", "compute_fallback": "fp16"}),
+       otherwise=LIT(None)),
+    op("attention_chain", "chain", "precisions whose peak may apply to attention's products "
+       "(scores and weighted values over the cache), in order", format="kv_chain_format",
+       bits="bits_kv", vendor="chip_vendor", wide_bits=32, wide="fp32",
+       fallbacks=["fp16", "bf16", "fp32"]),
+    op("attention_precision", "precision", "the precision whose peak applies to attention's "
+       "products: the first of its chain the chip has, or its faster mode for the same inputs",
+       chain="attention_chain", peaks="chip_peaks", unless="given_peak_flops",
+       faster={"fp16": "fp16-acc16"}),
+    op("chip_attention_flops", "rate", "the chip's dense peak at that precision",
+       peaks="chip_peaks", precision="attention_precision"),
+    guard(op("attention_peak_flops", "first", "the peak rate of attention's products (the "
+             "given peak, else the chip's at the cache's precision, else the weights')",
+             of=["given_peak_flops", "chip_attention_flops", "peak_flops"]), "peak_flops"),
+    op("rate_gap", "add", "how far the weights' rate is from attention's (0: one rate for both)",
+       plus=["peak_flops"], minus=["attention_peak_flops"]),
+    guard(f("decode_split_peak", "step_peak_flops", "a decode step's effective peak: the "
+            "weights' products at their rate, attention's at its own", step_flops="decode_flops",
+            step_attn_flops="layer_decode_flops", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("decode_peak_flops", "first", "the peak a decode step's FLOPs take (the weights' where "
+       "attention runs at the same rate)", of=["decode_split_peak", "peak_flops"]),
+    op("decode_peak_or_inf", "first", "that peak, or none", of=["decode_peak_flops", INF]),
+    op("serving_peak_or_inf", "at", "the peak of a decode step at the serving context",
+       target="decode_peak_or_inf", **{"with": {"context": "serving_context"}}),
+    guard(f("prefill_split_peak", "step_peak_flops", "a prefill's effective peak: the weights' "
+            "products at their rate, attention's at its own", step_flops="prefill_flops",
+            step_attn_flops="layer_prefill_flops", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("prefill_peak_flops", "first", "the peak a prefill's FLOPs take",
+       of=["prefill_split_peak", "peak_flops"]),
+    op("prefill_peak_or_inf", "first", "that peak, or none", of=["prefill_peak_flops", INF]),
     op("bandwidth", "first", "the memory bandwidth used",
        of=["given_bandwidth", "chip_bandwidth"]),
     op("capacity", "first", "the memory capacity used", of=["given_capacity", "chip_capacity"]),
@@ -220,10 +268,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       seq_flops="decode_flops"),
     f("decode_memory_seconds", "memory_time", "time to move the step's bytes",
       step_bytes="decode_step_bytes"),
-    f("decode_compute_seconds", "compute_time", "time to do the step's FLOPs",
-      step_flops="decode_step_flops"),
+    f("decode_compute_seconds", "compute_time", "time to do the step's FLOPs (the weights' "
+      "products at their rate, attention's at its own)", step_flops="decode_step_flops",
+      peak_flops="decode_peak_flops"),
     f("roofline_seconds", "roofline_time", "the roofline bound on the step",
-      step_bytes="decode_step_bytes", step_flops="decode_step_flops"),
+      step_bytes="decode_step_bytes", step_flops="decode_step_flops",
+      peak_flops="decode_peak_flops"),
     op("decode_seconds_per_token", "first", "the bound on one step (memory alone without a "
        "peak)", of=["roofline_seconds", "decode_memory_seconds"]),
     op("compute_bound", "gt", "compute time exceeds memory time",
@@ -237,7 +287,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     f("ops_per_byte", "ops_per_byte", "the chip's ops:byte ratio"),
     guard(f("critical_batch_closed", "critical_batch", "batch where the step turns "
             "compute-bound, weights read fixed", weight_bytes="step_weight_bytes_one",
-            seq_flops="decode_flops"), "peak_flops"),
+            seq_flops="decode_flops", peak_flops="decode_peak_flops"), "peak_flops"),
     op("critical_batch_dense", "finite", "that batch, where it exists",
        of="critical_batch_closed"),
     guard(op("critical_batch_moe", "solve", "for a mixture, where compute time meets memory "
@@ -476,19 +526,18 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        plus=["allreduce_seconds_per_token", "alltoall_seconds_per_token"]),
     op("comm_stage", "div", "one stage's share", of=["comm_total", "pp"]),
     op("comm_time", "first", "communication of one stage's step", of=["comm_stage", LIT(0.0)]),
-    op("peak_or_inf", "first", "the peak, or none", of=["peak_flops", INF]),
     f("peak_compute_seconds", "compute_time", "compute time (none without a peak)",
-      step_flops="decode_step_flops", peak_flops="peak_or_inf"),
+      step_flops="decode_step_flops", peak_flops="decode_peak_or_inf"),
     f("peak_seconds_per_token", "roofline_time", "the roofline bound (memory alone without a "
       "peak)", step_bytes="decode_step_bytes", step_flops="decode_step_flops",
-      peak_flops="peak_or_inf"),
+      peak_flops="decode_peak_or_inf"),
     # ---- the step: communication overlapped (the bound) or serialized (labelled so) ---------
     f("stage_work_seconds", "tp_step_time", "one stage's memory traffic and arithmetic",
-      step_bytes="stage_step_bytes", step_flops="stage_step_flops", peak_flops="peak_or_inf",
-      comm_time=LIT(0)),
+      step_bytes="stage_step_bytes", step_flops="stage_step_flops",
+      peak_flops="serving_peak_or_inf", comm_time=LIT(0)),
     f("stage_serialized_seconds", "tp_step_time", "one stage's step, communication after the "
       "work", step_bytes="stage_step_bytes", step_flops="stage_step_flops",
-      peak_flops="peak_or_inf"),
+      peak_flops="serving_peak_or_inf"),
     f("stage_overlapped_seconds", "overlapped_time", "one stage's step, communication under "
       "the work", work_time="stage_work_seconds"),
     op("overlapping", "first", "communication overlaps the work (the default)",
@@ -520,11 +569,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(f("ttft_work_seconds", "time_to_first_token", "the prefill's memory traffic and "
             "arithmetic", weight_bytes="prefill_weight_bytes",
             kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="peak_or_inf", comm_time=LIT(0)), "prompt"),
+            peak_flops="prefill_peak_or_inf", comm_time=LIT(0)), "prompt"),
     guard(f("ttft_serialized_seconds", "time_to_first_token", "time to first token, "
             "communication after the work", weight_bytes="prefill_weight_bytes",
             kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="peak_or_inf", comm_time="prefill_comm"), "prompt"),
+            peak_flops="prefill_peak_or_inf", comm_time="prefill_comm"), "prompt"),
     f("ttft_overlapped_seconds", "overlapped_time", "time to first token, communication under "
       "the work", work_time="ttft_work_seconds", comm_time="prefill_comm"),
     op("ttft_seconds", "choose", "time to first token", when="overlapping",
@@ -566,7 +615,7 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "each sequence's cache read once", weight_bytes="verify_weight_bytes"),
     f("verify_seconds", "roofline_time", "the verify step's roofline: its bytes, k + 1 times "
       "the plain step's FLOPs", step_bytes="verify_step_bytes", step_flops="verify_step_flops",
-      peak_flops="peak_or_inf"),
+      peak_flops="decode_peak_or_inf"),
     op("draft_seconds", "mul", "the k draft steps of one speculative step",
        of=["draft_len", "draft_cost_used", "peak_seconds_per_token"]),
     op("spec_step_seconds", "add", "one speculative step: drafts, then the verify step",
@@ -587,10 +636,10 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       step_bytes="verify_micro_bytes"),
     f("verify_stage_work", "tp_step_time", "one stage's verify step: its memory traffic and "
       "arithmetic", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
-      peak_flops="peak_or_inf", comm_time=LIT(0)),
+      peak_flops="serving_peak_or_inf", comm_time=LIT(0)),
     f("verify_stage_serialized", "tp_step_time", "one stage's verify step, communication after "
       "the work", step_bytes="verify_stage_bytes", step_flops="verify_stage_flops",
-      peak_flops="peak_or_inf"),
+      peak_flops="serving_peak_or_inf"),
     f("verify_stage_overlapped", "overlapped_time", "one stage's verify step, communication "
       "under the work", work_time="verify_stage_work"),
     op("verify_stage_seconds", "choose", "time of one stage's verify step, as the plain step's",

@@ -363,6 +363,12 @@ def _peak_for(chip: str, bits: int) -> float:
     return get_hardware(chip).peak("fp8" if bits == 8 else "fp16")
 
 
+def _attention_peak(chip: str) -> float:
+    """The dense peak attention's products take over a 16-bit cache: fp16, whatever the
+    weights' precision (attention multiplies activations by the cache, not by weights)."""
+    return get_hardware(chip).peak("fp16")
+
+
 def _tp_decode_step(model: str, chip: str, bits: int, tp: int, batch: int,
                     context: float) -> float:
     """One decode step of a tensor-parallel replica, by hand: each chip reads 1/tp of the
@@ -370,18 +376,22 @@ def _tp_decode_step(model: str, chip: str, bits: int, tp: int, batch: int,
     step is the longest of the three times."""
     m, h = get_model(model), get_hardware(chip)
     step_bytes = m.decode_read_params * bits / 8 + batch * m.kv_cache_bytes_per_token() * context
-    step_flops = batch * (2 * m.matmul_params
-                          + 4 * m.n_layers * m.n_heads * m.d_head * context)
-    return max(step_bytes / tp / h.bandwidth, step_flops / tp / _peak_for(chip, bits),
+    weights = batch * 2 * m.matmul_params
+    attention = batch * 4 * m.n_layers * m.n_heads * m.d_head * context
+    compute = weights / _peak_for(chip, bits) + attention / _attention_peak(chip)
+    return max(step_bytes / tp / h.bandwidth, compute / tp,
                _switch_allreduces(model, chip, batch=batch, tp=tp))
 
 
 def _prefill_times(model: str, chip: str, bits: int, prompt: int) -> tuple[float, float]:
     """A prefill's memory time and compute time on one chip, by hand [s]: the weights and the
-    prompt's cache over the bandwidth, the matrix and causal-attention FLOPs over the peak."""
+    prompt's cache over the bandwidth, the matrix FLOPs over the weights' peak and the
+    causal-attention FLOPs over the 16-bit cache's."""
     m, h = get_model(model), get_hardware(chip)
     step_bytes = m.decode_read_params * bits / 8 + prompt * m.kv_cache_bytes_per_token()
-    return step_bytes / h.bandwidth, _prefill_flops_by_hand(model, prompt) / _peak_for(chip, bits)
+    weights, attention = _prefill_flop_parts(model, prompt)
+    return (step_bytes / h.bandwidth,
+            weights / _peak_for(chip, bits) + attention / _attention_peak(chip))
 
 
 def _tp_prefill(model: str, chip: str, bits: int, tp: int, prompt: int) -> float:
@@ -401,11 +411,16 @@ def _prefill_flops_by_hand(model: str, prompt: int) -> float:
     output head once (only the last position's logits are computed), plus causal attention:
     token i attends to i positions, 4 H d_head FLOPs each in every layer (summed, not the
     library's expression)."""
+    return sum(_prefill_flop_parts(model, prompt))
+
+
+def _prefill_flop_parts(model: str, prompt: int) -> tuple[int, int]:
+    """:func:`_prefill_flops_by_hand` in its two parts: the weights' products, attention's."""
     m = get_model(model)
     head = _head_by_hand(m)
     attended = prompt * (prompt + 1) // 2
-    return (2 * (m.matmul_params - head) * prompt + 2 * head
-            + 4 * m.n_layers * m.n_heads * m.d_head * attended)
+    return (2 * (m.matmul_params - head) * prompt + 2 * head,
+            4 * m.n_layers * m.n_heads * m.d_head * attended)
 
 
 def _attention_crossover(model: str) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ... import numeric as N
-from ...estimate import estimate
+from ...estimate import estimate, prefill_peak_for
 
 
 def critical_prompt(model: Any, chip: Any, weights: str) -> tuple[float, Any]:
@@ -53,14 +53,16 @@ def ttft_by_chips(model: Any, chip: Any, weights: str, prompt: int, generate: in
 
 def chunked_prefill_args(model: Any, chip: Any, weights: str, prompt: int) -> dict[str, float]:
     """The arguments of ``chunked_prefill_time`` but the chunk, for a ``prompt``-token prefill
-    of ``model`` on ``chip`` with weights in ``weights``."""
+    of ``model`` on ``chip`` with weights in ``weights``: its FLOPs at the rate the estimate
+    takes them (the weights' at their format's, attention's at the 16-bit cache's)."""
     e = estimate(model, hardware=chip, weights=weights)
     return dict(weight_bytes=float(model.step_weight_bytes(e.bits_weight, prompt)),
                 head_bytes=float(N.weight_bytes(n_params=model.head_params,
                                                 bits_weight=e.bits_weight)),
                 kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
                 prefill_flops=float(model.prefill_flops(prompt)), prompt=prompt,
-                bandwidth=chip.bandwidth, peak_flops=e.peak_flops)
+                bandwidth=chip.bandwidth,
+                peak_flops=prefill_peak_for(model, chip, weights, prompt))
 
 
 def smallest_chunk(args: dict[str, float], chunks: Iterable[int], tolerance: float) -> int:
@@ -70,8 +72,8 @@ def smallest_chunk(args: dict[str, float], chunks: Iterable[int], tolerance: flo
     >>> from llm_arithmetic import get_hardware, get_model
     >>> a = chunked_prefill_args(get_model("llama-3.3-70b"), get_hardware("h100-sxm"), "fp8", 8192)
     >>> c = smallest_chunk(a, [2 ** i for i in range(4, 14)], 0.05)
-    >>> c < 8192, c >= critical_prompt(get_model("llama-3.3-70b"), get_hardware("h100-sxm"),
-    ...                                "fp8")[0]
+    >>> c < 8192, 2 * c > critical_prompt(get_model("llama-3.3-70b"), get_hardware("h100-sxm"),
+    ...                                   "fp8")[0]
     (True, True)
     """
     whole = N.chunked_prefill_time(prefill_chunk=args["prompt"], **args)

@@ -18,7 +18,7 @@ from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core import symbols as sym
 from ...core.units import GB
-from ...estimate import estimate, frontier, peak_for
+from ...estimate import estimate, frontier, peak_for, prefill_peak_for
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax
 
@@ -59,7 +59,10 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     """Time to first token of a prompt alone on ``n_chips`` chips (solid,
     :data:`~llm_arithmetic.formulas.serving.time_to_first_token`) against the prompt length,
     with its memory time (dotted) and its compute time (dashed), each the same formula with the
-    other rate made infinite; the critical prompt
+    other rate made infinite (the FLOPs at the rate the estimate takes them:
+    :func:`~llm_arithmetic.estimate.prefill_peak_for`, the weights' products at their format's
+    rate, attention's at the cache's); the critical prompt, where every FLOP is at the weights'
+    rate (attention is a small share of so short a prompt),
     (:data:`~llm_arithmetic.formulas.serving.critical_prompt`) marked.
 
     >>> from llm_arithmetic import get_model, get_hardware
@@ -72,14 +75,15 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
     bw, peak = chip.bandwidth, _peak_for(chip, weights)
+    rates = prefill_peak_for(model, chip, weights, t_prompt, bits_kv)
     total, memory, compute = [], [], []
-    for t in t_prompt:
+    for t, rate in zip(t_prompt, rates):
         args = dict(_prefill_args(model, weights, bits_kv, int(t)),
                     prefill_flops=float(model.prefill_flops(int(t))), prompt=int(t),
                     n_chips=n_chips)
-        total.append(N.time_to_first_token(bandwidth=bw, peak_flops=peak, **args))
+        total.append(N.time_to_first_token(bandwidth=bw, peak_flops=rate, **args))
         memory.append(N.time_to_first_token(bandwidth=bw, peak_flops=math.inf, **args))
-        compute.append(N.time_to_first_token(bandwidth=math.inf, peak_flops=peak, **args))
+        compute.append(N.time_to_first_token(bandwidth=math.inf, peak_flops=rate, **args))
     (line,) = ax.plot(t_prompt, np.array(total) * 1e3, label="time to first token (bound)")
     ax.plot(t_prompt, np.array(memory) * 1e3, ls=":", color="0.35", lw=1.2,
             label="memory time: weights and cache")
@@ -143,7 +147,7 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
     ax = _ax(ax)
     c = np.unique(np.geomspace(16, prompt, 120).astype(int)) if chunks is None \
         else np.asarray(list(chunks), dtype=int)
-    bw, peak = chip.bandwidth, _peak_for(chip, weights)
+    bw, peak = chip.bandwidth, prefill_peak_for(model, chip, weights, prompt, bits_kv)
     args = dict(_prefill_args(model, weights, bits_kv, prompt),
                 head_bytes=float(N.weight_bytes(n_params=model.head_params,
                                                 bits_weight=bits_per_weight(weights))),
