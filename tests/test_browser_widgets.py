@@ -295,6 +295,11 @@ def widget_page(widget_tab):
 
 def open_widget(page, url, name):
     page.goto(url, wait_until="load")
+    return mounted_widget(page, name)
+
+
+def mounted_widget(page, name):
+    """The widget `name` of the page loaded in `page`, once its script has mounted it."""
     el = page.locator(f'[data-llm-widget="{name}"]').first
     el.wait_for()
     page.wait_for_function("(el) => !!el.dataset.state", arg=el.element_handle())
@@ -372,9 +377,12 @@ def test_widget_follows_its_controls(page_path, name, site, widget_page):
     follow_controls(page_path, name, site, widget_page)
 
 
-def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None):
-    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's)."""
-    el = open_widget(page, urljoin(site, page_path), name)
+def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None,
+                    loaded: bool = False):
+    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's);
+    `loaded`: the page is already loaded in `page` (nothing clicked or typed there yet)."""
+    el = (mounted_widget(page, name) if loaded
+          else open_widget(page, urljoin(site, page_path), name))
     read = lambda: el.evaluate(READ_WIDGET)  # noqa: E731
     r = read()
     problems = check_widget(r, f"{page_path} {name} (start)", words)
