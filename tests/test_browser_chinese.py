@@ -31,7 +31,8 @@ from conftest import REPO, skip_or_fail
 from llm_arithmetic.book.export import WIDGET_FALLBACK
 from test_browser import (PHONE, READER_PATH, VIEWPORT, WAIT_FOR_MATHJAX, browser,  # noqa: F401
                           read_as_reader, reader_problems, site)
-from test_browser_widgets import WIDGET_IDS, WIDGET_PAGES, follow_controls, widget_page  # noqa: F401
+from test_browser_widgets import (WIDGET_IDS, WIDGET_PAGES, follow_controls,  # noqa: F401
+                                  widget_page, widget_tab)
 
 ZH = "zh_CN/"
 
@@ -52,8 +53,7 @@ def test_chinese_reader_path(page_path, book_html, site, widget_page, build_dir)
     """The reader's checks at both widths, in one load of the page."""
     if not (book_html / page_path).is_file():
         pytest.fail(f"{page_path} is not in the Chinese edition's build")
-    page = widget_page
-    page.set_viewport_size(VIEWPORT)
+    page = widget_page  # at 1280 px
     page.goto(urljoin(site, page_path), wait_until="load")
     page.evaluate(WAIT_FOR_MATHJAX)
     problems = []
@@ -62,8 +62,57 @@ def test_chinese_reader_path(page_path, book_html, site, widget_page, build_dir)
         r = read_as_reader(page, page_path, viewport["width"], build_dir, edition="zh_CN-")
         problems += [f"at {viewport['width']} px: {p}" for p in
                      reader_problems(r, page_path.removeprefix(ZH), viewport["width"])]
+        if viewport is VIEWPORT and page_path.removeprefix(ZH) in FONT_PAGES:
+            FONTS_USED[page_path] = fonts_used(page)  # for test_chinese_text_has_a_font
     problems += [f"JavaScript error: {e}" for e in page.errors]
+    calculators = [(p, n) for p, n in WIDGET_PAGES if ZH + p == page_path]
+    if calculators:  # for test_chinese_calculator_follows_its_controls, in this same load
+        page.set_viewport_size(VIEWPORT)
+        for p, name in calculators:
+            try:
+                follow_controls(page_path, name, site, page, widget_words(), loaded=True)
+                CALCULATORS[(p, name)] = None
+            except Exception as error:  # noqa: BLE001 - reported by that test
+                CALCULATORS[(p, name)] = error
     assert not problems, f"{page_path}:\n" + "\n".join(problems)
+
+
+def widget_words() -> dict[str, str]:
+    """The edition's words of the widgets (locale/zh_CN/widgets.json)."""
+    return json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
+
+
+#: What the calculator check found on a widget page of the reader's path (page, widget name:
+#: None, passed, or the error it raised), in test_chinese_reader_path's load of the page, at
+#: 1280 px after the reader's checks (which only read the page); one load less for each.
+CALCULATORS: dict[tuple[str, str], Exception | None] = {}
+
+
+#: The pages whose Chinese text must be drawn in a font that covers Chinese
+#: (test_chinese_text_has_a_font): the start page, a chapter and the glossary.
+FONT_PAGES = ["book/intro.html", "notebooks/19-repro-karpathy.html", "notebooks/glossary.html"]
+#: fonts_used() of a FONT_PAGES page, by its path under zh_CN/, found by test_chinese_reader_path
+#: in its own load of the page at 1280 px (each of these pages is on the reader's path).
+FONTS_USED: dict[str, tuple[int, list[set[str]]]] = {}
+
+
+def fonts_used(page) -> tuple[int, list[set[str]]]:
+    """On a loaded page: how many visible runs of Chinese text were marked (MARK_CHINESE_RUNS,
+    at most three) and, for each, the installed font families Chromium drew it with (DevTools'
+    CSS.getPlatformFontsForNode)."""
+    marked = page.evaluate(MARK_CHINESE_RUNS)
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        probes = cdp.send("DOM.querySelectorAll",
+                          {"nodeId": root, "selector": "[data-cjk-probe]"})["nodeIds"]
+        used = [{f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode",
+                                                   {"nodeId": n})["fonts"]} for n in probes]
+    finally:
+        cdp.detach()
+    return marked, used
 
 
 def chinese_fonts() -> set[str]:
@@ -74,27 +123,19 @@ def chinese_fonts() -> set[str]:
     return {name.strip() for line in out.splitlines() for name in line.split(",") if name.strip()}
 
 
-@pytest.mark.parametrize("page_path", ["book/intro.html", "notebooks/19-repro-karpathy.html",
-                                       "notebooks/glossary.html"])
-def test_chinese_text_has_a_font(page_path, site, browser, book_html):  # noqa: F811
+@pytest.mark.parametrize("page_path", FONT_PAGES)
+def test_chinese_text_has_a_font(page_path, site, widget_page, book_html):  # noqa: F811
+    """Read in test_chinese_reader_path's load of the page (run alone, -k, this test loads it)."""
     families = chinese_fonts()
     if not families:
         skip_or_fail("no font on this machine covers Chinese: the Chinese edition shows boxes "
                      "(Debian: sudo apt-get install fonts-wqy-microhei; .ci/run does)")
-    page = browser.context.new_page()
-    try:
-        page.goto(urljoin(site, ZH + page_path), wait_until="load")
-        assert page.evaluate(MARK_CHINESE_RUNS) > 0, f"{ZH + page_path} shows no Chinese text"
-        cdp = page.context.new_cdp_session(page)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
-        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-        probes = cdp.send("DOM.querySelectorAll",
-                          {"nodeId": root, "selector": "[data-cjk-probe]"})["nodeIds"]
-        used = [{f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode",
-                                                   {"nodeId": n})["fonts"]} for n in probes]
-    finally:
-        page.close()
+    found = FONTS_USED.get(ZH + page_path)
+    if found is None:
+        widget_page.goto(urljoin(site, ZH + page_path), wait_until="load")
+        found = fonts_used(widget_page)
+    marked, used = found
+    assert marked > 0, f"{ZH + page_path} shows no Chinese text"
     bad = [sorted(u) for u in used if not u & families]
     assert not bad, (f"{ZH + page_path}: Chinese text drawn in {bad}, none of which covers "
                      f"Chinese ({sorted(families)[:4]} would)")
@@ -103,9 +144,14 @@ def test_chinese_text_has_a_font(page_path, site, browser, book_html):  # noqa: 
 @pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)
 def test_chinese_calculator_follows_its_controls(page_path, name, site, widget_page):  # noqa: F811
     """The English edition's check on the Chinese page: the numbers are the library's, the
-    words the edition's (locale/zh_CN/widgets.json)."""
-    words = json.loads((REPO / "locale" / "zh_CN" / "widgets.json").read_text(encoding="utf8"))
-    follow_controls(ZH + page_path, name, site, widget_page, words)
+    words the edition's (locale/zh_CN/widgets.json). Run in test_chinese_reader_path's load of
+    the page (CALCULATORS); run alone (-k), this test loads the page itself."""
+    if (page_path, name) in CALCULATORS:
+        error = CALCULATORS[(page_path, name)]
+        if error is not None:
+            raise error
+        return
+    follow_controls(ZH + page_path, name, site, widget_page, widget_words())
 
 
 @pytest.mark.parametrize("page_path", sorted({p for p, _ in WIDGET_PAGES}),

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import pytest
 
 from conftest import REPO
-from test_browser import browser, site  # noqa: F401  (its fixtures, shared)
+from test_browser import VIEWPORT, browser, site  # noqa: F401  (its fixtures, shared)
 from test_widgets import widget_cells
 
 
@@ -265,9 +265,12 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
     return problems
 
 
-@pytest.fixture
-def widget_page(browser, site):
-    """A fresh page; console errors and uncaught exceptions collected in page.errors."""
+@pytest.fixture(scope="module")
+def widget_tab(browser):  # noqa: F811
+    """One tab for a module's widget checks, going from page to page as a reader does: its
+    renderer is started once, not per check (a new tab per check, as before, cost the Chinese
+    edition's file about a tenth more CPU, in Chromium and in this process). Its console errors
+    and uncaught exceptions are collected in page.errors."""
     page = browser.context.new_page()
     page.errors = []
     page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
@@ -276,8 +279,27 @@ def widget_page(browser, site):
     page.close()
 
 
+@pytest.fixture
+def widget_page(widget_tab):
+    """The module's tab as a new one starts: no error recorded yet, the context's viewport;
+    after the test, none of the routes it set. Each check then loads its page (``goto``: a new
+    document, whose scripts, storage of the page and focus start anew)."""
+    page = widget_tab
+    if page.viewport_size != VIEWPORT:  # (left blank first: the last page is not laid out again)
+        page.goto("about:blank")
+        page.set_viewport_size(VIEWPORT)
+    page.errors.clear()
+    yield page
+    page.unroute_all()
+
+
 def open_widget(page, url, name):
     page.goto(url, wait_until="load")
+    return mounted_widget(page, name)
+
+
+def mounted_widget(page, name):
+    """The widget `name` of the page loaded in `page`, once its script has mounted it."""
     el = page.locator(f'[data-llm-widget="{name}"]').first
     el.wait_for()
     page.wait_for_function("(el) => !!el.dataset.state", arg=el.element_handle())
@@ -355,9 +377,12 @@ def test_widget_follows_its_controls(page_path, name, site, widget_page):
     follow_controls(page_path, name, site, widget_page)
 
 
-def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None):
-    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's)."""
-    el = open_widget(page, urljoin(site, page_path), name)
+def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None,
+                    loaded: bool = False):
+    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's);
+    `loaded`: the page is already loaded in `page` (nothing clicked or typed there yet)."""
+    el = (mounted_widget(page, name) if loaded
+          else open_widget(page, urljoin(site, page_path), name))
     read = lambda: el.evaluate(READ_WIDGET)  # noqa: E731
     r = read()
     problems = check_widget(r, f"{page_path} {name} (start)", words)

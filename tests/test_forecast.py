@@ -33,6 +33,26 @@ def test_nnls_matches_brute_force_over_active_sets():
     assert np.linalg.norm(a @ x - b) == pytest.approx(best[0], rel=1e-9)
 
 
+def test_decode_rows_are_computed_once_until_the_data_change(monkeypatch):
+    """decode_fit_rows keeps each split's rows for the process: a second call computes no
+    bound and returns a new list of the same rows; a changed data file (another modification
+    time or size) computes them again."""
+    bounds = []
+    real = F._bound_seconds
+    monkeypatch.setattr(F, "_bound_seconds", lambda *a: bounds.append(a) or real(*a))
+    monkeypatch.setattr(F, "_DECODE_ROWS", {})
+    first = F.decode_fit_rows("fit")
+    assert len(bounds) == len(first) > 100
+    again = F.decode_fit_rows("fit")
+    assert again == first and again is not first and len(bounds) == len(first)
+    again.clear()  # the caller's list: the kept rows are not changed
+    assert F.decode_fit_rows("fit") == first
+    state = F._data_state()
+    monkeypatch.setattr(F, "_data_state", lambda: state + ((0, 1),))  # a file was edited
+    assert F.decode_fit_rows("fit") == first and len(bounds) == 2 * len(first)
+    assert F.decode_fit_rows("validation") == VAL and len(bounds) == 2 * len(first) + len(VAL)
+
+
 def test_fit_uses_no_reserved_row():
     ids = {r.id for r in M.validation_rows()}
     assert FIT and not ids & {r.id for r in FIT}

@@ -218,11 +218,38 @@ def _bound_seconds(model_key: str, weights: dict[str, Any], bits_kv: int, contex
     return float(e.decode_seconds_per_token)
 
 
+#: :func:`decode_fit_rows` by split: (the data files' state, the rows).
+_DECODE_ROWS: dict[str, tuple[tuple[tuple[int, int], ...], tuple[Row, ...]]] = {}
+
+
+def _data_state() -> tuple[tuple[int, int], ...]:
+    """(modification time [ns], size [B]) of each file the decode rows are read from."""
+    from .lab import calibration
+    from .lab import measurements as M
+
+    return tuple((s.st_mtime_ns, s.st_size)
+                 for s in (M.DATA_PATH.stat(), calibration.DATA_PATH.stat()))
+
+
 def decode_fit_rows(split: str = "fit") -> list[Row]:
     """The decode rows a fit (``split="fit"``) or the validation (``"validation"``) uses:
     single chip, batch 1, a catalogued model and a sourced bandwidth. The bound is the public
     :func:`~llm_arithmetic.estimate.estimate` at the row's bits, KV format, context and
-    bandwidth (memory time only: no peak is given)."""
+    bandwidth (memory time only: no peak is given).
+
+    Each split's rows are computed once per process (an estimate a row, a few hundred rows,
+    asked for again by the fit, the cross-validation, the intervals, the chapters and the
+    tests) and again when a data file has changed since (its modification time or size); each
+    call returns a new list of the same rows.
+    """
+    state = _data_state()
+    kept = _DECODE_ROWS.get(split)
+    if kept is None or kept[0] != state:
+        kept = _DECODE_ROWS[split] = (state, tuple(_decode_fit_rows(split)))
+    return list(kept[1])
+
+
+def _decode_fit_rows(split: str) -> list[Row]:
     from .lab import measurements as M
 
     src = M.fit_rows("decode") if split == "fit" else M.validation_rows("decode")
