@@ -139,7 +139,9 @@ def explorer_figure(model: Any, chip: Any, e: Any, weights: str = "fp16",
     plots.roofline([chip], {f"decode step, batch {e.batch:,}": intensity},
                    precision=e.compute_precision, ax=bottom,
                    intensity_range=(lo, hi))
-    attained = min(e.peak_flops, intensity * chip.bandwidth)
+    # the rate the step attains at its bound, as the page's roofline draws it: its FLOPs over
+    # its time (the weights' products at their rate, attention's at the cache's)
+    attained = e.batch * e.decode_flops_per_token / e.decode_seconds_per_token
     bottom.plot([intensity], [attained], "o", color="C3", ms=7, zorder=5)
     bottom.set_title(f"{model_name(model)} on {chip_name(chip)}: {e.bound}-bound")
     fig.tight_layout()
