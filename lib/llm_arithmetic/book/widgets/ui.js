@@ -689,7 +689,7 @@ const UI = (function () {
         "throughput_tokens_per_second", e.throughput_tokens_per_second,
         pyFormat(e.throughput_tokens_per_second, ",.0f"))} in all`],
       ["arithmetic intensity", `${out("step_intensity", e.step_intensity,
-        pyFormat(e.step_intensity, ",.1f"))} FLOP/B; the chip's ridge is at ${out(
+        pyFormat(e.step_intensity, ",.1f"))} ${stepUnit(e, "FLOP/B")}; the chip's ridge is at ${out(
         "ops_per_byte", e.ops_per_byte, pyFormat(e.ops_per_byte, ",.0f"))}`],
       ["critical batch size", e.critical_batch_size === null
         ? out("critical_batch_size", "", "none: never compute-bound at this context")
