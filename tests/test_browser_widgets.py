@@ -171,6 +171,15 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
             ops = state["chip"] != "custom" and precision.startswith("int")
             if ("OP" in o["unit"].replace("FLOP", "")) != ops:
                 problems.append(f"{label}: unit {o['unit']!r} at {precision}")
+            # the step's rate and intensity mix the weights' products and attention's: where
+            # one counts integer operations and the other FLOPs, the unit names both
+            if k in ("attained_flops", "step_intensity") and state["chip"] != "custom":
+                from llm_arithmetic.explain import _mixed_rate_unit
+
+                unit = _mixed_rate_unit(precision, want.get("attention_precision"),
+                                        "FLOP/s" if k == "attained_flops" else "FLOP/B")
+                if o["unit"].strip() not in (unit, "T" + unit):
+                    problems.append(f"{label}: unit {o['unit']!r}, Python {unit!r}")
         # a forecast's 80% interval beside it (data-low, data-high)
         rng = want.get(k + "_range")
         if (o["low"] is None) != (rng is None) or rng is not None and not all(

@@ -126,11 +126,20 @@ def test_critical_prompt_balances_memory_and_compute():
     kw = dict(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288, matmul_params=6_738_415_616,
               head_params=head, n_layers=32, n_heads=32, d_head=128)
     beta, R = 1935e9, 312e12
-    t = N.critical_prompt(bandwidth=beta, peak_flops=R, **kw)
+    t = N.critical_prompt(bandwidth=beta, peak_flops=R, attn_peak_flops=R, **kw)
     memory = (kw["weight_bytes"] + kw["kv_cache_bytes_per_token"] * t) / beta
     flops = N.prefill_flops(matmul_params=kw["matmul_params"], head_params=head, n_layers=32,
                             n_heads=32, d_head=128, prompt=t)
     assert memory == pytest.approx(flops / R, rel=1e-9)
+    # attention at half the weights' rate: the weights' FLOPs, 2 (P_mm - P_head) T + 2 P_head,
+    # at 2R and the causal attention's, 4 L H d_head T (T + 1) / 2, at R, by hand
+    t2 = N.critical_prompt(bandwidth=beta, peak_flops=2 * R, attn_peak_flops=R, **kw)
+    weights = 2 * (kw["matmul_params"] - head) * t2 + 2 * head
+    attention = 4 * 32 * 32 * 128 * t2 * (t2 + 1) / 2
+    memory2 = (kw["weight_bytes"] + kw["kv_cache_bytes_per_token"] * t2) / beta
+    assert memory2 == pytest.approx(weights / (2 * R) + attention / R, rel=1e-9)
+    assert t < t2 < N.critical_prompt(bandwidth=beta, peak_flops=2 * R, attn_peak_flops=2 * R,
+                                      **kw)
     # and near the chip's ops:byte ratio scaled by the weights over those that run every
     # prompt token (the head runs once; the attention and cache terms are small)
     ratio = R / beta * kw["weight_bytes"] / (2 * (kw["matmul_params"] - head))

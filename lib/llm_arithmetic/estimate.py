@@ -39,7 +39,7 @@ from .numeric._runtime import exact_result
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
-           "attention_peak_for", "prefill_peak_for", "weights_as",
+           "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "warn_past_trained_context"]
 
@@ -578,6 +578,22 @@ def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
     if np.ndim(prompt) == 0:
         return float(ev.child(prompt=int(prompt)).get("prefill_peak_or_inf"))
     return np.array([float(ev.child(prompt=int(t)).get("prefill_peak_or_inf")) for t in prompt])
+
+
+def decode_peak_for(model: Any, chip: Hardware, weights: Any, context: Any,
+                    bits_kv: Any = 16) -> float:
+    """The rate a decode step at ``context`` cached tokens takes its FLOPs at on ``chip``, as
+    the estimate times it (the plan's ``decode_peak_or_inf``): the weights' products at their
+    format's rate and attention's at the cache's
+    (:data:`~llm_arithmetic.formulas.roofline.step_peak_flops`); infinite where the chip lists
+    no peak [FLOP/s]. Attention's share of a step's FLOPs does not depend on the batch, nor on
+    how many tokens of each sequence a step verifies, so neither changes the rate.
+
+    >>> round(decode_peak_for("llama-3.1-8b", get_hardware("rtx-4090"), "q4_0", 16384) / 1e12, 1)
+    484.3
+    """
+    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, context=context)._plan
+    return float(ev.get("decode_peak_or_inf"))
 
 
 def _latency(link_latency: Any) -> float | None:

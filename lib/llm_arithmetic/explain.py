@@ -369,13 +369,13 @@ def format_value(v: Any, unit: str) -> str:
         return f"{x * 1e3:,.3f} ms" if abs(x) < 1 else f"{x:,.3f} s"
     if unit == "B/s":
         return f"{x / 1e9:,.1f} GB/s"
-    if unit in ("FLOP/s", "OP/s"):   # OP/s: an integer precision's rate (int8)
+    if unit in ("FLOP/s", "OP/s", "(OP+FLOP)/s"):   # OP/s: an integer precision's rate (int8)
         return f"{x / 1e12:,.1f} T{unit}"
     suffix = "" if unit in ("1", "") else f" {unit}"
     if isinstance(v, Integral) or unit in ("B", "FLOP") or (unit == "token" and x.is_integer()):
         # bytes and FLOPs whole, as the table prints them, and a whole number of tokens
         return f"{x:,.0f}{suffix}"
-    if unit in ("token/s", "FLOP/B", "OP/B"):
+    if unit in ("token/s", "FLOP/B", "OP/B", "(OP+FLOP)/B"):
         return f"{x:,.1f}{suffix}"
     return f"{x:,.4g}{suffix}"
 
@@ -657,18 +657,60 @@ def _rate_unit(precision: Any, unit: str = "FLOP/s") -> str:
     return "OP" + unit[4:] if str(precision).startswith("int") else unit
 
 
+def _mixed_rate_unit(weights: Any, attention: Any, unit: str = "FLOP/s") -> str:
+    """The unit of a step's effective rate (its FLOPs over its compute time, the weights'
+    products at the ``weights`` precision's rate and attention's at the ``attention``
+    precision's): :func:`_rate_unit` where both count the same operations; where one counts
+    integer operations and the other floating-point ones (int8 weights, a 16-bit cache), both,
+    ``(OP+FLOP)/s``: the rate is neither an integer nor a floating-point peak. The page says the
+    same (``stepUnit`` in ``ui.js``).
+
+    >>> _mixed_rate_unit("int8", "fp16-acc16"), _mixed_rate_unit("fp8", "fp16")
+    ('(OP+FLOP)/s', 'FLOP/s')
+    >>> _mixed_rate_unit("int8", "fp16", "FLOP/B")
+    '(OP+FLOP)/B'
+    """
+    w, a = _rate_unit(weights, unit), _rate_unit(attention, unit)
+    return w if w == a else "(OP+FLOP)" + unit[4:]
+
+
 #: Rates of attention's products: their unit is their precision's, not the weights'.
 _ATTENTION_RATES = frozenset({"attention_peak_flops", "chip_attention_flops", "attn_peak_flops"})
+
+
+def _takes_attention_rate(steps: Mapping[str, Any], name: Any) -> bool:
+    """Whether the plan's ``name`` is built from attention's rate (``attention_peak_flops``)
+    without being it: a step's effective rate (``decode_peak_flops``, ``prefill_peak_flops``,
+    ...), which mixes the weights' products and attention's."""
+    from .plan.interpreter import _step_refs
+
+    if not isinstance(name, str) or name in _ATTENTION_RATES:
+        return False
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in steps:
+            continue
+        seen.add(n)
+        refs = _step_refs(steps[n])[0]
+        if "attention_peak_flops" in refs:
+            return True
+        todo.extend(refs)
+    return False
 
 
 def _integer_rate(ev: Any, unit: str, *names: Any) -> str:
     """A rate's unit as the chip's peak has it (:func:`_rate_unit`), where the chip's rate is
     used (a given peak is in FLOP/s): attention's rates (``names`` among them) at attention's
-    precision, every other at the weights'."""
+    precision, a step's effective rate built from both at both (:func:`_mixed_rate_unit`),
+    every other at the weights'."""
     if unit not in ("FLOP/s", "FLOP/B") or ev.get("given_peak_flops") is not None:
         return unit
-    attention = any(isinstance(n, str) and n in _ATTENTION_RATES for n in names)
-    return _rate_unit(ev.get("attention_precision" if attention else "compute_precision"), unit)
+    if any(isinstance(n, str) and n in _ATTENTION_RATES for n in names):
+        return _rate_unit(ev.get("attention_precision"), unit)
+    if any(_takes_attention_rate(ev.steps, n) for n in names):
+        return _mixed_rate_unit(ev.get("compute_precision"), ev.get("attention_precision"), unit)
+    return _rate_unit(ev.get("compute_precision"), unit)
 
 
 def _argument(ev: Any, name: str, source: Any) -> Argument:

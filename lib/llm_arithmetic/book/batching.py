@@ -180,10 +180,14 @@ def frontier_figure(model: Any, chip: Any, contexts: Iterable[int], reserve: int
 
 def largest_free_chunk(model: Any, chip: Any, prompt: int, context: int, batch: int,
                        weights: str = "fp16") -> tuple[int, float]:
-    """Chunked prefill: the largest chunk of a ``prompt``-token prefill whose FLOPs fit in the
-    compute a memory-bound decode step of ``batch`` sequences at ``context`` leaves idle (plus
-    the time the chunk's cache writes add), and the share of the step's compute time that is
-    idle [%]. The chunk is the last, most expensive one of the causal prefill.
+    """Chunked prefill: the largest chunk of a ``prompt``-token prefill whose compute time fits
+    in the compute a memory-bound decode step of ``batch`` sequences at ``context`` leaves idle
+    (plus the time the chunk's cache writes add), and the share of the step's memory time
+    that its compute leaves idle [%]. The chunk is the last, most expensive one of the causal
+    prefill. Both compute times are the estimate's
+    (:data:`~llm_arithmetic.formulas.roofline.split_compute_time`): the weights' products at
+    their format's rate, attention's at the 16-bit cache's, the step's
+    (``decode_compute_seconds``) and the chunk's, whose attention share is its own.
 
     >>> from llm_arithmetic import get_hardware, get_model
     >>> chunk, idle = largest_free_chunk(get_model("llama-3-8b"), get_hardware("h100-sxm"),
@@ -194,20 +198,27 @@ def largest_free_chunk(model: Any, chip: Any, prompt: int, context: int, batch: 
     from ..estimate import estimate
     from ..formulas import flops
     e = estimate(model, hardware=chip, weights=weights, context=context, batch=batch)
-    peak = e.peak_flops
-    idle = peak * e.decode_memory_seconds - peak * e.decode_compute_seconds   # FLOPs left over
+    idle = e.decode_memory_seconds - e.decode_compute_seconds   # seconds of compute left over
     pf = dict(matmul_params=model.matmul_params, head_params=model.head_params,
               n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head)
-    full = flops.prefill_flops(prompt=prompt, **pf)
+    # attention's part alone: the same FLOPs with no weight (prefill_flops less its weight term)
+    attn = dict(pf, matmul_params=0, head_params=0)
+    full, full_attn = flops.prefill_flops(prompt=prompt, **pf), \
+        flops.prefill_flops(prompt=prompt, **attn)
     chunk = 0
     for c in range(1, prompt + 1):
         # the last c tokens: the difference of two prefills holds their blocks and attention,
         # not the head (both prefills run it once); the last chunk runs it
-        chunk_flops = (full - flops.prefill_flops(prompt=max(prompt - c, 0), **pf)
+        before = max(prompt - c, 0)
+        chunk_flops = (full - flops.prefill_flops(prompt=before, **pf)
                        + 2 * model.head_params)
-        if chunk_flops <= idle + peak * c * model.kv_cache_bytes_per_token() / chip.bandwidth:
+        chunk_attn = full_attn - flops.prefill_flops(prompt=before, **attn)
+        t = roofline.split_compute_time(step_flops=chunk_flops, step_attn_flops=chunk_attn,
+                                        peak_flops=e.peak_flops,
+                                        attn_peak_flops=e.attention_peak_flops)
+        if t <= idle + c * model.kv_cache_bytes_per_token() / chip.bandwidth:
             chunk = c
-    return chunk, 100 * idle / (peak * e.decode_memory_seconds)
+    return chunk, 100 * idle / e.decode_memory_seconds
 
 
 def experts_touched_simulation(n_experts: int, n_active: int, batches: Iterable[int],

@@ -3,7 +3,8 @@
 * :data:`RESERVE_SHARE` -- the share of a device's memory kept back for activations, the runtime
   and the operating system (an assumption of the chapter);
 * :func:`reserve_share` -- that share for one chip (the third macOS withholds on an 8 GB Mac);
-* :func:`on` -- :func:`~llm_arithmetic.estimate` on n chips working as one, with the reserve;
+* :func:`on` -- :func:`~llm_arithmetic.estimate` on n chips working as one (:func:`as_one`), with
+  the reserve;
 * :func:`read_bytes` -- the weight bytes one decode step of one sequence reads;
 * :func:`tps` -- a rate in tokens per second with the digits a table needs;
 * :func:`laptop_case` -- one chip of the laptop case study: its estimate, prefill and table row;
@@ -14,6 +15,7 @@
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..catalog.model import Model
@@ -21,8 +23,8 @@ from ..core.units import GiB
 from ..estimate import estimate
 from ..formulas import memory
 
-__all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "read_bytes", "tps",
-           "laptop_case", "full_batch", "grouped_variants", "experts_at_full_batch",
+__all__ = ["RESERVE_SHARE", "MACOS_GPU_SHARE_8GB", "reserve_share", "on", "as_one", "read_bytes",
+           "tps", "laptop_case", "full_batch", "grouped_variants", "experts_at_full_batch",
            "bytes_breakdown_figure", "cache_share"]
 
 #: Memory kept back on every device: an assumption of the chapter.
@@ -46,18 +48,35 @@ def reserve_share(chip: Any, share: float = RESERVE_SHARE) -> float:
 
 def on(model: Any, chip: Any, n: int = 1, share: float = RESERVE_SHARE, **kw: Any) -> Any:
     """:func:`~llm_arithmetic.estimate` on ``n`` identical chips working as one (ideal tensor
-    parallelism: n times the bandwidth, peak and memory, no communication), with the reserve
-    :func:`reserve_share` kept back; ``kw`` goes to ``estimate`` (weights, context, batch...).
+    parallelism: n times the bandwidth, every peak and the memory, no communication), with the
+    reserve :func:`reserve_share` kept back; ``kw`` goes to ``estimate`` (weights, context,
+    batch...). The n chips are one chip of the catalog's kind (:func:`as_one`), so the estimate
+    chooses its rates as for the chip itself: the weights' products at their format's rate,
+    attention's at the cache's.
 
     >>> from llm_arithmetic import get_hardware, get_model
     >>> e = on(get_model("llama-2-70b"), get_hardware("h100-sxm"), 2, context=4096)
     >>> e.fits, e.bandwidth == 2 * get_hardware("h100-sxm").bandwidth
     (True, True)
     """
-    e1 = estimate(model, hardware=chip, **kw)
-    return estimate(model, bandwidth=n * chip.bandwidth, peak_flops=n * e1.peak_flops,
-                    capacity=n * chip.capacity,
+    return estimate(model, hardware=as_one(chip, n),
                     overhead=int(n * chip.capacity * reserve_share(chip, share)), **kw)
+
+
+def as_one(chip: Any, n: int) -> Any:
+    """``n`` identical chips as one device: n times the bandwidth, the memory and every peak
+    (the chip itself for n = 1), named ``"<n>x-<name>"``.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> two = as_one(get_hardware("h100-sxm"), 2)
+    >>> two.name, two.peak("fp8") / get_hardware("h100-sxm").peak("fp8")
+    ('2x-h100-sxm', 2.0)
+    """
+    if n == 1:
+        return chip
+    return replace(chip, name=f"{n}x-{chip.name}", label=f"{n} × {chip.label}",
+                   bandwidth=n * chip.bandwidth, capacity=n * chip.capacity,
+                   peaks={k: replace(p, rate=n * p.rate) for k, p in chip.peaks.items()})
 
 
 def read_bytes(model: Model, bits: Any = 16) -> Any:
@@ -88,15 +107,11 @@ def laptop_case(model: Model, chip: Any, weights: str, context: int, prompt: int
     >>> e.bound, row[0], row[-1]
     ('memory', 'Apple M2', 'LLaMA 7B')
     """
-    from ..formulas import roofline
     from .display import chip_name, model_name
     e = on(model, chip, weights=weights, context=context)
-    ttft = roofline.prefill_time(weight_bytes=read_bytes(model, e.bits_weight),
-                                 kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
-                                 matmul_params=model.matmul_params,
-                                 head_params=model.head_params, n_layers=model.n_layers,
-                                 n_heads=model.n_heads, d_head=model.d_head, prompt=prompt,
-                                 bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+    # the prefill's bound as the estimate times it (the weights' FLOPs at their rate,
+    # attention's at the cache's), the decode fields kept from the estimate without a prompt
+    ttft = on(model, chip, weights=weights, context=context, prompt=prompt).ttft_seconds
     largest = [m for m in family.values()
                if on(m, chip, weights=weights, context=m.trained_context).fits]
     row = [chip_name(chip), f"{chip.bandwidth / 1e9:.1f}", f"{e.peak_flops / 1e12:.3f}",
@@ -168,11 +183,13 @@ def experts_at_full_batch(model: Model, chip: Any, n: int, weights: str, context
     shared = float(read_bytes(model, bits)) - model.n_layers * k * expert * bits / 8
     touched = float(params.experts_read(n_experts=model.n_experts, n_active_experts=k, batch=b))
     kv_step = b * float(model.kv_cache_bytes_per_token()) * context
+    full = on(model, chip, n, weights=weights, context=context, batch=b)
+    # the step's FLOPs count the k experts each token uses whatever the batch touches; their
+    # time is the estimate's (the weights' products at their rate, attention's at the cache's)
     rate = {}
     for label, experts in (("touched", touched), ("k", k)):
         step = shared + model.n_layers * experts * expert * bits / 8 + kv_step
-        rate[label] = b / max(step / e.bandwidth, b * e.decode_flops_per_token / e.peak_flops)
-    full = on(model, chip, n, weights=weights, context=context, batch=b)
+        rate[label] = b / max(step / e.bandwidth, full.decode_compute_seconds)
     assert abs(full.throughput_tokens_per_second / rate["touched"] - 1) < 1e-9
     return b, touched, full.throughput_tokens_per_second, rate["k"]
 

@@ -22,6 +22,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from ..estimate import estimate
+from ..explain import _mixed_rate_unit  # the unit --explain and the page give a step's rate
 from ..catalog.formats import BITS_PER_WEIGHT
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
@@ -108,7 +109,9 @@ def summary(model: Any, chip: Any, e: Any, weights: str, bits_kv: Any,
         ("**bound per step**", f"**{_ms(e.decode_seconds_per_token)}, {e.bound}-bound**"),
         ("tokens/s", f"{e.decode_tokens_per_second:,.1f} per sequence, "
                      f"{e.throughput_tokens_per_second:,.0f} in all"),
-        ("arithmetic intensity", f"{step_intensity(e):,.1f} FLOP/B; the chip's ridge is at "
+        ("arithmetic intensity", f"{step_intensity(e):,.1f} "
+                                 f"{_mixed_rate_unit(prec, e.attention_precision, 'FLOP/B')}; "
+                                 "the chip's ridge is at "
                                  f"{e.ops_per_byte:,.0f}"),
         ("critical batch size", "none: never compute-bound at this context"
          if e.critical_batch_size is None else f"{e.critical_batch_size:,.0f}"),
@@ -139,7 +142,9 @@ def explorer_figure(model: Any, chip: Any, e: Any, weights: str = "fp16",
     plots.roofline([chip], {f"decode step, batch {e.batch:,}": intensity},
                    precision=e.compute_precision, ax=bottom,
                    intensity_range=(lo, hi))
-    attained = min(e.peak_flops, intensity * chip.bandwidth)
+    # the rate the step attains at its bound, as the page's roofline draws it: its FLOPs over
+    # its time (the weights' products at their rate, attention's at the cache's)
+    attained = e.batch * e.decode_flops_per_token / e.decode_seconds_per_token
     bottom.plot([intensity], [attained], "o", color="C3", ms=7, zorder=5)
     bottom.set_title(f"{model_name(model)} on {chip_name(chip)}: {e.bound}-bound")
     fig.tight_layout()

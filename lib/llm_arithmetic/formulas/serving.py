@@ -29,7 +29,7 @@ import sympy as sp
 from ..core.registry import formula
 from . import flops as _flops
 from .parallel import tp_step_time
-from .roofline import batched_step_bytes, roofline_time
+from .roofline import batched_step_bytes, roofline_time, split_compute_time
 
 __all__ = [
     "time_to_first_token", "critical_prompt", "chunked_prefill_bytes", "chunked_prefill_time",
@@ -76,11 +76,15 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
 
 @formula("critical_prompt", exact=False)
 def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers,
-                    n_heads, d_head, bandwidth, peak_flops):
+                    n_heads, d_head, bandwidth, peak_flops, attn_peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
     time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T
-    through attention), solved by sympy; the positive root of the quadratic.
+    through attention), solved by sympy; the positive root of the quadratic. The compute time is
+    :data:`~llm_arithmetic.formulas.roofline.split_compute_time`, as every roofline of the
+    estimate takes it: the weights' products at their rate R, attention's (the quadratic term)
+    at the cache's R_attn. It stays a quadratic in T, so T* stays a closed form; with one rate
+    for both (R_attn = R) it is the root of W + kappa T = F_pre R / beta.
 
     Shorter prompts cost about as much as the weights take to read; longer ones cost in
     proportion to their FLOPs. Without the attention and cache terms, T* is W R / (2 P beta):
@@ -88,31 +92,44 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
 
     Examples
     --------
-    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention, cache and
-    head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c
-    with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta =
-    13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
-    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9.
+    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s for both parts). Without the
+    attention, cache and head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them,
+    a T^2 + b T = c with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta
+    = 13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
+    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9. With the weights' products twice as fast
+    (624e12, as 8-bit integer weights would run on that chip; their bytes kept at 16 bits to
+    isolate the rates) and attention still at 312e12, the equation times R has a = 2 x 262,144 =
+    524,288 (attention takes twice the weights' time per FLOP), b = 2 (P_mm - P_head) + a -
+    kappa R / beta = 13,046,138,801 and c = W R / beta - 2 P_head = 4.3458e12: T* = 328.8, a little
+    under the 330.9 of a single 624e12 rate.
 
-    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                       matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
-    ...                       n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    >>> kw = dict(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
+    ...           matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
+    ...           n_heads=32, d_head=128, bandwidth=1935e9)
+    >>> round(critical_prompt(peak_flops=312e12, attn_peak_flops=312e12, **kw), 1)
     164.9
+    >>> round(critical_prompt(peak_flops=624e12, attn_peak_flops=312e12, **kw), 1)
+    328.8
     """
     t = sp.Dummy("T", positive=True)
     memory = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * t,
                                 batch=1) / bandwidth
-    compute = _flops.prefill_flops(matmul_params=matmul_params, head_params=head_params,
-                                   n_layers=n_layers, n_heads=n_heads, d_head=d_head,
-                                   prompt=t) / peak_flops
+    attention = n_layers * _flops.attention_prefill_flops(
+        n_heads=n_heads, d_head=d_head, causal_pairs=_flops.causal_pairs(prompt=t))
+    compute = split_compute_time(
+        step_flops=_flops.prefill_flops(matmul_params=matmul_params, head_params=head_params,
+                                        n_layers=n_layers, n_heads=n_heads, d_head=d_head,
+                                        prompt=t),
+        step_attn_flops=attention, peak_flops=peak_flops, attn_peak_flops=attn_peak_flops)
     roots = sp.solve(sp.Eq(memory, compute), t)
     # The quadratic's roots multiply to -c/a (a: attention's T^2 coefficient, c: the weights'
-    # memory time in FLOPs, W R / beta, less the head's one pass, 2 P_head), negative wherever
-    # R / beta > 2 P_head / W: then exactly one root is positive. That holds on every real chip
-    # (ops:byte ratios of tens to hundreds of FLOPs a byte; 2 P_head / W is about 1 at most,
-    # for 4-bit weights and a head a third of them), not for any positive input (at an
-    # ops:byte ratio of 1 a 4-bit Gemma 3 1B gets a negative root). The positive branch is the
-    # same everywhere it exists, found at one such point (ones, the head empty).
+    # memory time in FLOPs at the weights' rate, W R / beta, less the head's one pass, 2 P_head),
+    # negative wherever R / beta > 2 P_head / W: then exactly one root is positive. That holds on
+    # every real chip (ops:byte ratios of tens to hundreds of FLOPs a byte; 2 P_head / W is about
+    # 1 at most, for 4-bit weights and a head a third of them), not for any positive input (at
+    # an ops:byte ratio of 1 a 4-bit Gemma 3 1B gets a negative root). Attention's rate only
+    # scales a. The positive branch is the same everywhere it exists, found at one such point
+    # (ones, the head empty).
     ones = {s: 1 for s in memory.free_symbols | compute.free_symbols if s != t}
     ones[head_params] = 0
     (root,) = [r for r in roots if r.xreplace(ones).evalf() > 0]

@@ -55,7 +55,7 @@ PARAMS = {
     'critical_batch': ('weight_bytes', 'seq_bytes', 'seq_flops', 'bandwidth', 'peak_flops'),
     'critical_batch_size': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'),
     'critical_context': ('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
-    'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
+    'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'decode_allreduce_time': ('n_layers', 'n_ep_layers', 'batch', 'd_model', 'tp', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_alltoall_time': ('n_ep_layers', 'batch', 'd_model', 'n_active_experts', 'ep', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_flops_per_token': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context'),
@@ -2070,15 +2070,19 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
         return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token, 0), _np.inf, 2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)))
 
 
-def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
+def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops):
     """Prompt length at which a prefill of a uniform decoder turns from memory-bound to
     compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute
     time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T
-    through attention), solved by sympy; the positive root of the quadratic.
+    through attention), solved by sympy; the positive root of the quadratic. The compute time is
+    :data:`~llm_arithmetic.formulas.roofline.split_compute_time`, as every roofline of the
+    estimate takes it: the weights' products at their rate R, attention's (the quadratic term)
+    at the cache's R_attn. It stays a quadratic in T, so T* stays a closed form; with one rate
+    for both (R_attn = R) it is the root of W + kappa T = F_pre R / beta.
 
     .. math::
 
-        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} + 4 P_{head}^{2} \\beta_{mem}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} + 4 \\kappa P_{head} \\beta_{mem} R_{peak} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak} - 8 P_{mm} P_{head} \\beta_{mem}^{2} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} - 24 P_{head} L H d_{head} \\beta_{mem}^{2} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}} + \\kappa R_{peak} + 2 P_{head} \\beta_{mem} - 2 P_{mm} \\beta_{mem} - 2 L H d_{head} \\beta_{mem}}{4 L H d_{head} \\beta_{mem}}
+        T^{*} = \\frac{\\sqrt{\\kappa^{2} R_{peak}^{2} R_{attn}^{2} + 4 P_{head}^{2} \\beta_{mem}^{2} R_{attn}^{2} + 4 P_{mm}^{2} \\beta_{mem}^{2} R_{attn}^{2} + 4 \\kappa P_{head} \\beta_{mem} R_{peak} R_{attn}^{2} + 4 L^{2} H^{2} d_{head}^{2} \\beta_{mem}^{2} R_{peak}^{2} + 8 W L H d_{head} \\beta_{mem} R_{peak}^{2} R_{attn} + 8 P_{mm} L H d_{head} \\beta_{mem}^{2} R_{peak} R_{attn} - 8 P_{mm} P_{head} \\beta_{mem}^{2} R_{attn}^{2} - 4 \\kappa P_{mm} \\beta_{mem} R_{peak} R_{attn}^{2} - 24 P_{head} L H d_{head} \\beta_{mem}^{2} R_{peak} R_{attn} - 4 \\kappa L H d_{head} \\beta_{mem} R_{peak}^{2} R_{attn}} + \\kappa R_{peak} R_{attn} + 2 P_{head} \\beta_{mem} R_{attn} - 2 P_{mm} \\beta_{mem} R_{attn} - 2 L H d_{head} \\beta_{mem} R_{peak}}{4 L H d_{head} \\beta_{mem} R_{peak}}
 
     Parameters
     ----------
@@ -2100,6 +2104,8 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -2112,20 +2118,28 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
 
     Examples
     --------
-    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s). Without the attention, cache and
-    head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them, a T^2 + b T = c
-    with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta =
-    13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
-    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9.
+    Llama 2 7B at fp16 on an A100 (1935 GB/s, 312 TFLOP/s for both parts). Without the
+    attention, cache and head terms T* is the ops:byte ratio, 312e12 / 1935e9 = 161.2. With them,
+    a T^2 + b T = c with a = 2 L H d_head = 262,144, b = 2 (P_mm - P_head) + a - kappa R / beta
+    = 13,130,413,016 (the 32,000 x 4096 head runs once, not per token) and
+    c = W R / beta - 2 P_head = 2.1727e12: T* = 164.9. With the weights' products twice as fast
+    (624e12, as 8-bit integer weights would run on that chip; their bytes kept at 16 bits to
+    isolate the rates) and attention still at 312e12, the equation times R has a = 2 x 262,144 =
+    524,288 (attention takes twice the weights' time per FLOP), b = 2 (P_mm - P_head) + a -
+    kappa R / beta = 13,046,138,801 and c = W R / beta - 2 P_head = 4.3458e12: T* = 328.8, a little
+    under the 330.9 of a single 624e12 rate.
 
-    >>> round(critical_prompt(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
-    ...                       matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
-    ...                       n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
+    >>> kw = dict(weight_bytes=13_476_831_232, kv_cache_bytes_per_token=524288,
+    ...           matmul_params=6_738_415_616, head_params=32000 * 4096, n_layers=32,
+    ...           n_heads=32, d_head=128, bandwidth=1935e9)
+    >>> round(critical_prompt(peak_flops=312e12, attn_peak_flops=312e12, **kw), 1)
     164.9
+    >>> round(critical_prompt(peak_flops=624e12, attn_peak_flops=312e12, **kw), 1)
+    328.8
     """
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(((1/4))*(-2*n_heads*n_layers*bandwidth*d_head + 2*head_params*bandwidth - 2*matmul_params*bandwidth + peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*bandwidth**2*d_head**2 - 24*n_heads*n_layers*head_params*bandwidth**2*d_head + 8*n_heads*n_layers*matmul_params*bandwidth**2*d_head + 8*n_heads*n_layers*peak_flops*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*peak_flops*bandwidth*kv_cache_bytes_per_token*d_head + 4*head_params**2*bandwidth**2 - 8*head_params*matmul_params*bandwidth**2 + 4*head_params*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*matmul_params**2*bandwidth**2 - 4*matmul_params*peak_flops*bandwidth*kv_cache_bytes_per_token + peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*bandwidth*d_head))
+        return _vector_result(((1/4))*(-2*n_heads*n_layers*peak_flops*bandwidth*d_head + 2*head_params*attn_peak_flops*bandwidth - 2*matmul_params*attn_peak_flops*bandwidth + attn_peak_flops*peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*peak_flops**2*bandwidth**2*d_head**2 - 24*n_heads*n_layers*head_params*attn_peak_flops*peak_flops*bandwidth**2*d_head + 8*n_heads*n_layers*matmul_params*attn_peak_flops*peak_flops*bandwidth**2*d_head + 8*n_heads*n_layers*attn_peak_flops*peak_flops**2*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*attn_peak_flops*peak_flops**2*bandwidth*kv_cache_bytes_per_token*d_head + 4*head_params**2*attn_peak_flops**2*bandwidth**2 - 8*head_params*matmul_params*attn_peak_flops**2*bandwidth**2 + 4*head_params*attn_peak_flops**2*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*matmul_params**2*attn_peak_flops**2*bandwidth**2 - 4*matmul_params*attn_peak_flops**2*peak_flops*bandwidth*kv_cache_bytes_per_token + attn_peak_flops**2*peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*peak_flops*bandwidth*d_head))
 
 
 def decode_allreduce_time(*, n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency=0, bits=16):

@@ -10,22 +10,31 @@ from ... import numeric as N
 from ...estimate import estimate, prefill_peak_for
 
 
-def critical_prompt(model: Any, chip: Any, weights: str) -> tuple[float, Any]:
+def critical_prompt(model: Any, chip: Any, weights: str, bits_kv: Any = 16) -> tuple[float, Any]:
     """The prompt length [tokens] at which a prefill of ``model`` on ``chip`` with weights in
-    ``weights`` turns compute-bound, and the estimate (at a one-token prompt) it is read from.
+    ``weights`` (and a ``bits_kv`` cache) turns compute-bound, and the estimate (at a one-token
+    prompt) it is read from.
+
+    T* is the closed form the chapter prints (the positive root of a quadratic in T:
+    :data:`~llm_arithmetic.formulas.serving.critical_prompt`), not a search over the plan: the
+    formula is a uniform decoder's (every layer attends over the whole prompt), the chapter's
+    models are. Its compute time is the estimate's, :data:`~llm_arithmetic.formulas.roofline.
+    split_compute_time`: the weights' products at ``e.peak_flops``, attention's at
+    ``e.attention_peak_flops`` (the cache's precision), so T* lies where the estimate's own
+    prefill turns compute-bound.
 
     >>> from llm_arithmetic import get_hardware, get_model
     >>> t, e = critical_prompt(get_model("llama-3.3-70b"), get_hardware("h100-sxm"), "fp8")
-    >>> 100 < t < 1000, e.compute_precision
-    (True, 'fp8')
+    >>> 100 < t < 1000, e.compute_precision, e.attention_precision
+    (True, 'fp8', 'fp16')
     """
-    e = estimate(model, hardware=chip, weights=weights, prompt=1)
+    e = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, prompt=1)
     t = N.critical_prompt(
         weight_bytes=float(model.step_weight_bytes(e.bits_weight, 1)),
-        kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token()),
+        kv_cache_bytes_per_token=float(model.kv_cache_bytes_per_token(e.bits_kv)),
         matmul_params=model.matmul_params, head_params=model.head_params,
         n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
-        bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+        bandwidth=e.bandwidth, peak_flops=e.peak_flops, attn_peak_flops=e.attention_peak_flops)
     return t, e
 
 

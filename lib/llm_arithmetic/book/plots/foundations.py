@@ -12,7 +12,7 @@ from ...catalog.formats import bits_per_weight
 from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core.units import GB, GB_S, GiB, TFLOP_S
-from ...estimate import estimate
+from ...estimate import decode_peak_for, estimate
 from ..display import chip_name
 from ..figure_check import MAX_WIDTH_PX
 from ..matplotlib_on_demand import pyplot as plt
@@ -120,7 +120,10 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     """Decode step time (solid) and its memory-only bound (dotted) against batch size.
 
     The step reads the cache each layer keeps (windows applied) and, for a mixture of experts,
-    the experts its batch touches (:meth:`~llm_arithmetic.catalog.model.Model.step_weight_bytes`).
+    the experts its batch touches (:meth:`~llm_arithmetic.catalog.model.Model.step_weight_bytes`);
+    its FLOPs run at the estimate's decode rate (:func:`~llm_arithmetic.estimate.decode_peak_for`:
+    the weights' products at their format's rate, attention's at the cache's; attention's share
+    of a step does not depend on the batch).
 
     >>> from llm_arithmetic import get_model, get_hardware
     >>> ax = time_per_token_vs_batch(get_model("llama-2-7b"), get_hardware("a100-80gb-sxm"),
@@ -136,8 +139,8 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
         step_bytes = N.batched_step_bytes(weight_bytes=model.step_weight_bytes(bits, b),
                                           seq_bytes=float(model.seq_bytes(int(s))), batch=b)
         step_flops = N.batched_step_flops(seq_flops=float(e.decode_flops_per_token), batch=b)
-        t = N.roofline_time(step_bytes=step_bytes, step_flops=step_flops,
-                            bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+        t = N.roofline_time(step_bytes=step_bytes, step_flops=step_flops, bandwidth=e.bandwidth,
+                            peak_flops=decode_peak_for(model, chip, weights, int(s)))
         (line,) = ax.plot(b, t * 1e3, label=f"context {s:,}")
         ax.plot(b, step_bytes / e.bandwidth * 1e3, ls=":", color=line.get_color(), lw=1)
         ax.lines[-1].set_label("_nolegend_")

@@ -18,7 +18,8 @@ from ...catalog.hardware import Hardware
 from ...catalog.model import Model
 from ...core import symbols as sym
 from ...core.units import GB
-from ...estimate import estimate, frontier, peak_for, prefill_peak_for
+from ...estimate import decode_peak_for, estimate, frontier, prefill_peak_for
+from ..chapters.prefill import critical_prompt
 from ..matplotlib_on_demand import pyplot as plt
 from .style import _ax
 
@@ -45,14 +46,6 @@ def _prefill_args(model: Model, weights: str, bits_kv: Any, prompt: Any) -> dict
                 kv_cache_bytes_per_token=float(model.kv_cache_bytes(prompt, 1, kv)) / prompt)
 
 
-def _peak_for(chip: Hardware, weights: str) -> float:
-    """The dense peak a format computes at on ``chip``, as estimate() chooses it
-    (:func:`~llm_arithmetic.estimate.peak_for`); infinite where the chip lists none, so that
-    only the memory time binds [FLOP/s]."""
-    rate = peak_for(chip, weights)
-    return math.inf if rate is None else rate
-
-
 def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
                            prompts: Iterable[int] | None = None, bits_kv: Any = 16,
                            n_chips: int = 1, ax: plt.Axes | None = None) -> plt.Axes:
@@ -61,9 +54,8 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     with its memory time (dotted) and its compute time (dashed), each the same formula with the
     other rate made infinite (the FLOPs at the rate the estimate takes them:
     :func:`~llm_arithmetic.estimate.prefill_peak_for`, the weights' products at their format's
-    rate, attention's at the cache's); the critical prompt, where every FLOP is at the weights'
-    rate (attention is a small share of so short a prompt),
-    (:data:`~llm_arithmetic.formulas.serving.critical_prompt`) marked.
+    rate, attention's at the cache's); the critical prompt
+    (:func:`~llm_arithmetic.book.chapters.prefill.critical_prompt`: the same split) marked.
 
     >>> from llm_arithmetic import get_model, get_hardware
     >>> ax = prefill_time_vs_prompt(get_model("llama-2-7b"), get_hardware("a100-80gb-sxm"),
@@ -74,7 +66,7 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     ax = _ax(ax)
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
-    bw, peak = chip.bandwidth, _peak_for(chip, weights)
+    bw = chip.bandwidth
     rates = prefill_peak_for(model, chip, weights, t_prompt, bits_kv)
     total, memory, compute = [], [], []
     for t, rate in zip(t_prompt, rates):
@@ -89,11 +81,7 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
             label="memory time: weights and cache")
     ax.plot(t_prompt, np.array(compute) * 1e3, ls="--", color="0.35", lw=1.2,
             label="compute time: prefill FLOPs")
-    critical = N.critical_prompt(**_prefill_args(model, weights, bits_kv, 1),
-                                 matmul_params=model.matmul_params,
-                                 head_params=model.head_params, n_layers=model.n_layers,
-                                 n_heads=model.n_heads, d_head=model.d_head, bandwidth=bw,
-                                 peak_flops=peak)
+    critical = critical_prompt(model, chip, weights, bits_kv)[0]
     ax.axvline(critical, color=line.get_color(), ls="-.", lw=1,
                label=f"critical prompt T* = {critical:,.0f} tokens")
     ax.set_xscale("log")
@@ -311,8 +299,11 @@ def verify_step_ratio(model: Model, chip: Hardware, weights: str, context: int, 
     step of one token each: both rooflines (:data:`~llm_arithmetic.formulas.roofline.roofline_time`)
     read each sequence's cache once, the first does k + 1 times the FLOPs and reads the
     weights a step of B (k + 1) tokens reads (the same for a dense model; a mixture's tokens
-    reach more experts), as the plan's ``verify_seconds`` does. For a dense model 1 while the
-    verification stays memory-bound; up to k + 1 once it is compute-bound.
+    reach more experts), as the plan's ``verify_seconds`` does, the FLOPs of both at the
+    estimate's decode rate (:func:`~llm_arithmetic.estimate.decode_peak_for`: the weights'
+    products at their format's rate, attention's at the cache's; both steps have the same
+    attention share). For a dense model 1 while the verification stays memory-bound; up to
+    k + 1 once it is compute-bound.
 
     >>> from llm_arithmetic import get_model, get_hardware
     >>> r = verify_step_ratio(get_model("llama-3-8b"), get_hardware("h100-sxm"), "fp16", 128,
@@ -323,7 +314,7 @@ def verify_step_ratio(model: Model, chip: Hardware, weights: str, context: int, 
     bits = bits_per_weight(weights)
     kv = bits_per_weight(bits_kv)
     b = np.asarray(batch, dtype=float)
-    e = estimate(model, hardware=chip, weights=weights, context=context)
+    bw, peak = chip.bandwidth, decode_peak_for(model, chip, weights, context, bits_kv)
     seq = float(model.seq_bytes(context, kv, kv))
     step_bytes, verify_bytes = (
         N.batched_step_bytes(weight_bytes=np.asarray(model.step_weight_bytes(bits, tokens),
@@ -332,10 +323,9 @@ def verify_step_ratio(model: Model, chip: Hardware, weights: str, context: int, 
     flops = float(model.decode_flops_per_token(context))
     plain = N.roofline_time(step_bytes=step_bytes,
                             step_flops=N.batched_step_flops(seq_flops=flops, batch=b),
-                            bandwidth=e.bandwidth, peak_flops=e.peak_flops)
+                            bandwidth=bw, peak_flops=peak)
     verify = N.roofline_time(step_bytes=verify_bytes, step_flops=N.batched_step_flops(
-        seq_flops=flops, batch=b * (draft_len + 1)), bandwidth=e.bandwidth,
-        peak_flops=e.peak_flops)
+        seq_flops=flops, batch=b * (draft_len + 1)), bandwidth=bw, peak_flops=peak)
     return verify / plain
 
 

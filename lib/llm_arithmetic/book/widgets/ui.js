@@ -113,10 +113,11 @@ const UI = (function () {
     decode_step_bytes: {label: "bytes the step reads", unit: "GB", scale: GB},
     decode_flops_per_token: {label: "FLOPs per token", unit: "GFLOP", scale: 1e9},
     decode_step_flops: {label: "FLOPs per step", unit: "GFLOP", scale: 1e9},
-    step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B", ops: true},
+    step_intensity: {label: "arithmetic intensity of the step", unit: "FLOP/B", ops: true,
+      step: true},
     ops_per_byte: {label: "the chip's ridge point (ops:byte)", unit: "FLOP/B", ops: true},
     attained_flops: {label: "arithmetic rate at the bound", unit: "TFLOP/s", scale: 1e12,
-      ops: true},
+      ops: true, step: true},
     critical_batch_size: {label: "critical batch size", unit: "sequences",
       none: "never, at this context"},
     kv_cache_bytes_per_token: {label: "KV cache per token, all layers", unit: "B", exact: true},
@@ -190,9 +191,18 @@ const UI = (function () {
 
   // a catalog chip's integer rate (int8) counts integer operations, not FLOPs (as the CLI):
   // `unit` (FLOP/s, FLOP/B, ...) as the estimate's peak counts them
-  function opUnit(e, unit) {
-    return e.hardware && String(e.compute_precision).startsWith("int")
+  function opUnit(e, unit, precision = e.compute_precision) {
+    return e.hardware && String(precision).startsWith("int")
       ? unit.replace("FLOP", "OP") : unit;
+  }
+
+  // a step's effective rate and intensity mix the weights' products (at their precision) and
+  // attention's (at the cache's): where one counts integer operations and the other FLOPs
+  // (int8 weights, a 16-bit cache), both, "(OP+FLOP)" (as explain.py's _mixed_rate_unit)
+  function stepUnit(e, unit) {
+    const w = opUnit(e, unit);
+    return w === opUnit(e, unit, e.attention_precision) ? w
+      : unit.replace("FLOP", "(OP+FLOP)");
   }
 
   function setOutput(node, key, e) {
@@ -227,7 +237,7 @@ const UI = (function () {
     delete node.dataset.doesNotFit;
     if (unit) {
       unit.hidden = false;
-      if (o.ops) unit.textContent = ` ${opUnit(e, o.unit)}`;
+      if (o.ops) unit.textContent = ` ${o.step ? stepUnit(e, o.unit) : opUnit(e, o.unit)}`;
     }
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
     const range = o.range ? e[`${key}_range`] : null;
@@ -449,12 +459,14 @@ const UI = (function () {
     const yLo = attainable(lo) / 2;
     caption(box, `The roofline of the ${r.chip ? r.chip.label : "custom chip"}, dense ${
       e.compute_precision} peak`);
+    // the roof is the weights' peak (op); the steps mix it with attention's rate (sop)
     const op = opUnit(e, "FLOP");
+    const sop = stepUnit(e, "FLOP");
     const p = Plot.create(box, {width: widthOf(box),
-      label: `Roofline: attainable ${op}/s against arithmetic intensity; the step at ${fmt(
-        e.step_intensity)} ${op}/B, ${e.bound}-bound`,
-      x: {domain: [lo, hi], log: true, label: `arithmetic intensity [${op}/B]`},
-      y: {domain: [yLo, peak * 2], log: true, label: `${op}/s`}});
+      label: `Roofline: attainable ${sop}/s against arithmetic intensity; the step at ${fmt(
+        e.step_intensity)} ${sop}/B, ${e.bound}-bound`,
+      x: {domain: [lo, hi], log: true, label: `arithmetic intensity [${sop}/B]`},
+      y: {domain: [yLo, peak * 2], log: true, label: `${sop}/s`}});
     p.line([[lo, attainable(lo)], [ridge, attainable(ridge)], [hi, attainable(hi)]],
       {stroke: Plot.COLORS[0], "data-series": "roof"});
     p.point(ridge, peak, {r: 3, fill: Plot.COLORS[0], "data-series": "ridge"});
@@ -677,7 +689,7 @@ const UI = (function () {
         "throughput_tokens_per_second", e.throughput_tokens_per_second,
         pyFormat(e.throughput_tokens_per_second, ",.0f"))} in all`],
       ["arithmetic intensity", `${out("step_intensity", e.step_intensity,
-        pyFormat(e.step_intensity, ",.1f"))} FLOP/B; the chip's ridge is at ${out(
+        pyFormat(e.step_intensity, ",.1f"))} ${stepUnit(e, "FLOP/B")}; the chip's ridge is at ${out(
         "ops_per_byte", e.ops_per_byte, pyFormat(e.ops_per_byte, ",.0f"))}`],
       ["critical batch size", e.critical_batch_size === null
         ? out("critical_batch_size", "", "none: never compute-bound at this context")

@@ -1,0 +1,202 @@
+"""The book's helpers take attention at the cache's rate, as the estimate does.
+
+Each helper's result is derived here by hand: model shapes from the checkpoint's config.json,
+FLOPs and bytes counted from them, rates and bandwidths typed from the datasheets the catalog
+cites. The weights' products run at their format's rate (int8 for llama.cpp's Q4_0 on an NVIDIA
+card, fp8 for fp8 weights on an H100), attention's at the 16-bit cache's.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_arithmetic import estimate
+from llm_arithmetic.catalog.hardware import get_hardware
+from llm_arithmetic.catalog.model_catalog import get_model
+
+CONFIGS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" \
+    / "models"
+
+# NVIDIA Ada GPU architecture whitepaper (v1.03, appendix table 2), GeForce RTX 4090: memory
+# bandwidth 1,008 GB/s; dense INT8 tensor 660.6 TOPS; FP16 tensor with FP16 accumulate 330.3
+# TFLOPS. https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf
+RTX4090_BW, RTX4090_INT8, RTX4090_FP16 = 1008e9, 660.6e12, 330.3e12
+# NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 3.35 TB/s; the GTC22 Hopper whitepaper,
+# dense: FP16 989.4 TFLOPS, FP8 1,978.9 TFLOPS.
+# https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+# https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper
+H100_BW, H100_FP16, H100_FP8 = 3.35e12, 989.4e12, 1978.9e12
+Q4_0_BITS = 4.5   # llama.cpp's Q4_0: blocks of 32 4-bit weights and one fp16 scale
+
+
+def _shapes(name: str) -> dict:
+    """A Llama checkpoint's shapes from its config.json, counted by hand: per block q and o
+    (d x H d_head each), k and v (d x H_kv d_head each), three MLP matrices (d x d_ff); the
+    output head V x d (untied); the weights a decode step reads besides: two norms a block, the
+    final norm and the one embedding row of the token (d each)."""
+    c = json.loads((CONFIGS / name / "config.json").read_text())
+    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    h_kv, d_ff, V = c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"]
+    assert not c.get("tie_word_embeddings", False)
+    d_head = d // H
+    blocks = L * (2 * d * H * d_head + 2 * d * h_kv * d_head + 3 * d * d_ff)
+    return dict(L=L, H=H, d_head=d_head, blocks=blocks, head=V * d,
+                read=blocks + V * d + (2 * L + 2) * d,
+                kv16=2 * L * h_kv * d_head * 2)   # K and V, 2 bytes an element
+
+
+def _prefill_parts(m: dict, prompt: int, before: int = 0) -> tuple[int, int]:
+    """FLOPs of prompt tokens ``before + 1 .. prompt``: the weights' (2 per block weight per
+    token, the head once) and the causal attention's (4 H d_head per query-key pair a layer)."""
+    pairs = prompt * (prompt + 1) // 2 - before * (before + 1) // 2
+    return (2 * m["blocks"] * (prompt - before) + 2 * m["head"],
+            4 * m["L"] * m["H"] * m["d_head"] * pairs)
+
+
+def test_the_datasheet_figures_are_the_catalog_s():
+    g, h = get_hardware("rtx-4090"), get_hardware("h100-sxm")
+    assert (g.bandwidth, g.peak("int8"), g.peak("fp16-acc16")) == (RTX4090_BW, RTX4090_INT8,
+                                                                    RTX4090_FP16)
+    assert (h.bandwidth, h.peak("fp16"), h.peak("fp8")) == (H100_BW, H100_FP16, H100_FP8)
+
+
+def test_the_critical_prompt_takes_attention_at_the_cache_s_rate():
+    """Llama 3.3 70B, fp8 weights on an H100 SXM, a 16-bit cache: T* solves
+    (W + kappa T) / beta = (2 P_blocks T + 2 P_head) / R_fp8 + 2 L H d_head T (T + 1) / R_fp16,
+    a quadratic a T^2 + b T - c = 0, by hand; the figure's marker is the same T*."""
+    from llm_arithmetic.book.chapters.prefill import critical_prompt
+    from llm_arithmetic.book.plots import prefill_time_vs_prompt
+
+    m = _shapes("llama-3.3-70b")
+    W, kappa = m["read"] * 1, m["kv16"]          # fp8: one byte a weight
+    attn = 2 * m["L"] * m["H"] * m["d_head"]     # 4 H d_head per pair, T (T + 1) / 2 pairs
+    a = attn / H100_FP16
+    b = 2 * m["blocks"] / H100_FP8 + attn / H100_FP16 - kappa / H100_BW
+    c = W / H100_BW - 2 * m["head"] / H100_FP8
+    by_hand = (-b + math.sqrt(b * b + 4 * a * c)) / (2 * a)
+    model, chip = get_model("llama-3.3-70b"), get_hardware("h100-sxm")
+    t, e = critical_prompt(model, chip, "fp8")
+    assert (e.compute_precision, e.attention_precision) == ("fp8", "fp16")
+    assert t == pytest.approx(by_hand, rel=1e-9)
+    # attention at the weights' fp8 rate would put T* a little later (its FLOPs cheaper)
+    one_rate = (-(b - attn / H100_FP16 + attn / H100_FP8)
+                + math.sqrt((b - attn / H100_FP16 + attn / H100_FP8) ** 2
+                            + 4 * attn / H100_FP8 * c)) / (2 * attn / H100_FP8)
+    assert by_hand < one_rate
+    ax = prefill_time_vs_prompt(model, chip, "fp8", prompts=[1, 100, 1000])
+    (marker,) = [ln for ln in ax.lines if ln.get_label().startswith("critical prompt")]
+    assert float(marker.get_xdata()[0]) == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_the_free_chunk_is_timed_at_both_rates():
+    """Llama 3.1 8B at Q4_0 on an RTX 4090, 16 sequences at 4,096 tokens: the step's idle
+    compute is its memory time less its compute time (the weights' FLOPs at int8, attention's
+    at fp16), and the last chunk of a 2,000-token prompt fits where its own FLOPs, split the
+    same way, take no longer than that plus the time its cache writes add."""
+    from llm_arithmetic.book.batching import largest_free_chunk
+
+    m, S, B, T = _shapes("llama-3.1-8b"), 4096, 16, 2000
+    memory = (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
+    compute = B * (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
+                   + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
+    idle = memory - compute
+
+    def fits(c: int) -> bool:
+        w, att = _prefill_parts(m, T, T - c)
+        return w / RTX4090_INT8 + att / RTX4090_FP16 <= idle + c * m["kv16"] / RTX4090_BW
+
+    by_hand = max(c for c in range(1, T + 1) if fits(c))
+    chunk, share = largest_free_chunk(get_model("llama-3.1-8b"), get_hardware("rtx-4090"), T,
+                                      S, B, "q4_0")
+    assert chunk == by_hand
+    assert share == pytest.approx(100 * idle / memory, rel=1e-9)
+    # at one rate (every FLOP at int8) the chunk would be larger than the split allows
+    one = max(c for c in range(1, T + 1)
+              if sum(_prefill_parts(m, T, T - c)) / RTX4090_INT8
+              <= (memory - B * (2 * (m["blocks"] + m["head"])
+                                + 4 * m["L"] * m["H"] * m["d_head"] * S) / RTX4090_INT8)
+              + c * m["kv16"] / RTX4090_BW)
+    assert chunk < one
+
+
+def test_n_chips_as_one_keep_both_rates():
+    """cases.on: Llama 2 70B at fp8 on two H100s working as one, 32 sequences at 4,096 tokens:
+    the compute time is the weights' FLOPs at twice the fp8 rate plus attention's at twice the
+    fp16 rate; the laptop case's first token is the estimate's prefill, split the same way."""
+    from llm_arithmetic.book.cases import laptop_case, on
+
+    m, S, B = _shapes("llama-2-70b"), 4096, 32
+    e = on(get_model("llama-2-70b"), get_hardware("h100-sxm"), 2, weights="fp8", context=S,
+           batch=B)
+    by_hand = B * (2 * (m["blocks"] + m["head"]) / (2 * H100_FP8)
+                   + 4 * m["L"] * m["H"] * m["d_head"] * S / (2 * H100_FP16))
+    assert e.decode_compute_seconds == pytest.approx(by_hand, rel=1e-12)
+    assert (e.bandwidth, e.capacity) == (2 * H100_BW, 2 * get_hardware("h100-sxm").capacity)
+
+    # a 4,096-token prompt of Llama 3.1 8B at Q4_0 on an RTX 4090 is compute-bound
+    m8, T = _shapes("llama-3.1-8b"), 4096
+    w, att = _prefill_parts(m8, T)
+    prefill = w / RTX4090_INT8 + att / RTX4090_FP16
+    assert prefill > (m8["read"] * Q4_0_BITS / 8 + T * m8["kv16"]) / RTX4090_BW
+    _, ttft, _ = laptop_case(get_model("llama-3.1-8b"), get_hardware("rtx-4090"), "q4_0", 512, T,
+                             {})
+    assert ttft == pytest.approx(prefill, rel=1e-12)
+
+
+def test_a_verify_step_takes_the_decode_step_s_rate():
+    """Speculative verification of k = 4 draft tokens for 512 sequences at 512 tokens, Llama 3.1
+    8B at Q4_0 on an RTX 4090: the plain step is memory-bound, the verify step (5 tokens a
+    sequence, the same bytes) compute-bound, so the ratio is the verify step's compute time,
+    5 B (F_w / R_int8 + F_attn / R_fp16), over the plain step's memory time."""
+    from llm_arithmetic.book.plots import verify_step_ratio
+
+    m, S, B, k = _shapes("llama-3.1-8b"), 512, 512, 4
+    memory = (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
+    per_token = (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
+                 + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
+    assert B * per_token < memory < (k + 1) * B * per_token
+    r = verify_step_ratio(get_model("llama-3.1-8b"), get_hardware("rtx-4090"), "q4_0", S,
+                          np.array([float(B)]), k)
+    assert float(r[0]) == pytest.approx((k + 1) * B * per_token / memory, rel=1e-9)
+
+
+def test_the_step_time_figure_takes_both_rates():
+    """time_per_token_vs_batch: Llama 3.1 8B at Q4_0 on an RTX 4090, 1,024 sequences at 128
+    tokens, is compute-bound; its step is 1024 (F_w / R_int8 + F_attn / R_fp16)."""
+    from llm_arithmetic.book.plots import time_per_token_vs_batch
+
+    m, S, B = _shapes("llama-3.1-8b"), 128, 1024
+    compute = B * (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
+                   + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
+    assert compute > (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
+    ax = time_per_token_vs_batch(get_model("llama-3.1-8b"), get_hardware("rtx-4090"),
+                                 batches=[1, B], contexts=(S,), weights="q4_0")
+    assert float(ax.lines[0].get_ydata()[-1]) == pytest.approx(compute * 1e3, rel=1e-9)
+
+
+def test_a_mixed_step_s_rate_is_labelled_with_both_units():
+    """--explain: the decode step's effective rate of Q4_0 weights (int8, integer operations)
+    and a 16-bit cache (FLOPs) is neither TOP/s nor TFLOP/s; by hand, 23,599,251,456 FLOPs a
+    token at 16,384 tokens over 15,009,316,864 at 660.6 TOP/s plus 8,589,934,592 at 330.3
+    TFLOP/s, 484.3 T(OP+FLOP)/s. The weights' peak stays in TOP/s, attention's in TFLOP/s, and
+    fp8 weights with a 16-bit cache mix two floating-point rates: FLOP/s."""
+    from llm_arithmetic.explain import explain
+
+    m, S = _shapes("llama-3.1-8b"), 16384
+    w, att = 2 * (m["blocks"] + m["head"]), 4 * m["L"] * m["H"] * m["d_head"] * S
+    assert (w, att) == (15_009_316_864, 8_589_934_592)
+    rate = (w + att) / (w / RTX4090_INT8 + att / RTX4090_FP16)
+    e = estimate("llama-3.1-8b", hardware="rtx-4090", weights="q4_0", context=S)
+    x = explain(e, "decode_peak_flops")
+    assert x.value == pytest.approx(rate, rel=1e-12) and x.unit == "(OP+FLOP)/s"
+    assert f"{rate / 1e12:,.1f} T(OP+FLOP)/s" == "484.3 T(OP+FLOP)/s" == x.value_text
+    assert explain(e, "peak_flops").unit == "OP/s"
+    assert explain(e, "attention_peak_flops").unit == "FLOP/s"
+    t = explain(e, "decode_seconds_per_token")
+    assert [a.unit for a in t.arguments if a.name == "peak_flops"] == ["(OP+FLOP)/s"]
+    e8 = estimate("llama-3.1-8b", hardware="h100-sxm", weights="fp8", context=S)
+    assert explain(e8, "decode_peak_flops").unit == "FLOP/s"
