@@ -442,6 +442,9 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-puzzle-5090-ratio", "runtime_README"):
         "the bits per weight of a Q6_K file of Llama 2 7B's shapes, from llama.cpp's CI log "
         "(the V100 rows' provenance)",
+    ("ex-nb-roofline-l40s-prefill-regime", "runtime_README"):
+        "the parameter count llama-bench prints for Qwen3 4B, a search string of the "
+        "third data pass, not a time",
     ("ex-nb-puzzle-5090-ratio", "runtime_measurements"):
         "the same bits per weight, in the V100 rows of the data",
     ("ex-nb-puzzle-qwen3-bytes", "model-table"):
