@@ -511,3 +511,48 @@ def explorer_agrees(el, r) -> list[str]:
     problems += [f"explorer row {k!r}: widget {rows[k]!r}, notebook {table[k]!r}"
                  for k in shared if rows[k] != table[k]]
     return problems
+
+
+CAVEAT_PAGE = "notebooks/12-serving.html"
+READ_CAVEAT = """(el) => { const c = el.querySelector('[data-caveat]');
+  return c ? {hidden: c.hidden, text: c.textContent} : null; }"""
+
+
+@pytest.mark.parametrize("edition", ["", "zh_CN/"])
+def test_the_forecast_says_what_it_borrows(edition, site, widget_page):
+    """Under its forecast, the serving calculator prints the caveat describe prints
+    (forecast.forecast_caveat, from the same templates) where the runtime chosen has no
+    measured rows on the chip's class (mlx-lm on an H100), and none where it has (llama.cpp);
+    in the Chinese edition, in the template's translation (book/calculator.po)."""
+    from llm_arithmetic import forecast as F
+    from tools.sphinx_widgets import labels, template_labels
+
+    page = widget_page
+    el = open_widget(page, urljoin(site, edition + CAVEAT_PAGE), "serving")
+    assert el.evaluate("(el) => JSON.parse(el.dataset.state).chip") == "h100-sxm"
+    runtime = el.locator('[data-control="runtime"]')
+    p = F.load_params()
+    text, pooled = F.forecast_caveat(p, "datacenter-gpu", "mlx-lm", prefill=True)
+    assert text and pooled
+    if edition:
+        # the Chinese templates (book/calculator.po), their words from widgets.json
+        zh, words = template_labels("zh_CN"), labels("zh_CN")
+        t = F.CAVEAT_TEMPLATES
+        assert t["pooled"] in zh and t["on_class"] in zh and pooled == {"decode": [
+            "k", "lambda_s_per_layer"]}
+        text = zh[t["pooled"]].format(runtime="mlx-lm", fits=words["decode"],
+                                      terms="k_rt, lambda_rt", where=zh[t["on_class"]].format(
+                                          label=words["datacenter GPU"]))
+        assert text == ("mlx-lm 在 数据中心 GPU 芯片上没有实测的 解码 数据行："
+                        "预测借用合并的 k_rt, lambda_rt")
+    runtime.select_option("mlx-lm")
+    page.wait_for_function("(el) => JSON.parse(el.dataset.state).runtime === 'mlx-lm'",
+                           arg=el.element_handle())
+    page.wait_for_timeout(100)  # the translator's redraw
+    got = el.evaluate(READ_CAVEAT)
+    assert got == {"hidden": False, "text": text}, got
+    runtime.select_option("llama.cpp")
+    assert F.forecast_caveat(p, "datacenter-gpu", "llama.cpp", prefill=True)[0] is None
+    got = el.evaluate(READ_CAVEAT)
+    assert got["hidden"] and got["text"] == "", got
+    assert not page.errors, page.errors

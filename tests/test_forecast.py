@@ -570,3 +570,51 @@ def test_a_chip_of_a_kind_no_row_measured_says_so(capsys):
     assert main(["describe", "llama-3-8b", "--hardware", "h100-sxm", "--runtime",
                  "llama.cpp"]) == 0
     assert "no measured row" not in capsys.readouterr().out
+
+
+def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for():
+    """The page's caveat data (forecast.caveat_catalog, in the exported catalog) against what
+    terms_for does, found without pooled_terms: each value of a per-class-and-runtime term of
+    the stored fits is replaced by a number of its own (its key's index), so the value terms_for
+    returns names the key it read; a term of a (class, runtime) whose value is not its own
+    "class|runtime" key's fell back to the pool (a "class|*" or "*" key, or the median of the
+    table where no key matches), and those terms are the exported list of that fit. The kinds
+    no row measured are catalogued kinds of no chip or device class of the data's rows."""
+    import copy
+
+    from llm_arithmetic import get_hardware
+    from llm_arithmetic.book.export import catalog_data
+    from llm_arithmetic.catalog.hardware import HARDWARE
+
+    p = F.load_params()
+    exported = catalog_data()["forecast"]["caveat"]
+    classes = sorted(set(F.CHIP_CLASSES.values())) + ["*"]
+    assert sorted(exported["pooled"]) == sorted(classes)
+    checked = 0
+    for fit, fit_name in (("by_runtime", "decode"), ("prefill_by_runtime", "prefill")):
+        marked = copy.deepcopy(p[fit])
+        assert not marked.get("shared_across_builds")  # keys name the runtime as given
+        per_pair = [t for t, k in marked["terms"].items() if k in ("class|runtime",
+                                                                   "runtime|class")]
+        for term in per_pair:
+            marked[term] = {k: 1000.0 + i for i, k in enumerate(sorted(marked[term]))}
+        for cls in classes:
+            for rt in F.known_runtimes(p):
+                if F.prefill_fit_for(p, rt)[1] is None and fit_name == "prefill":
+                    assert "prefill" not in exported["pooled"][cls][rt]
+                    continue
+                values = F.terms_for(marked, cls, rt)
+                want = [t for t in per_pair if values[t] != marked[t].get(f"{cls}|{rt}")]
+                assert exported["pooled"][cls][rt][fit_name] == want, (fit, cls, rt)
+                checked += 1
+    assert checked > 50
+    # describe's example: mlx-lm has no datacenter GPU rows and has Apple rows
+    assert exported["pooled"]["datacenter-gpu"]["mlx-lm"]["decode"]
+    assert exported["pooled"]["apple"]["mlx-lm"]["decode"] == []
+    # each kind listed is a catalogued kind that no row's chip is of (the rows on CPUs are of
+    # uncatalogued machines: a class "cpu" without a chip); a TPU's is among them
+    measured = {get_hardware(r.hardware_key).kind for r in M.all_rows() if r.hardware_key}
+    measured |= {r.device_class for r in M.all_rows()}
+    kinds = {h.kind for h in HARDWARE.values()}
+    assert "accelerator" in exported["unmeasured_kinds"]
+    assert set(exported["unmeasured_kinds"]) <= kinds - measured

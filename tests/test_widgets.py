@@ -826,9 +826,10 @@ def test_speculative_estimate_in_the_page_equals_python(page):
 def test_forecast_in_the_page_equals_python(page):
     """The forecast under the bounds (plan.steps.FORECAST_STEPS, with the fitted terms the
     export module puts in the catalog) in the page equals llm_arithmetic.forecast's keys and
-    their 80% intervals: named and unnamed runtimes, each chip class and a custom chip, one
-    chip and a replica, with and without speculative decoding; an unknown runtime is refused
-    naming the known ones."""
+    their 80% intervals, and its caveat (forecast_caveat: what the terms borrow) is Python's
+    text: named and unnamed runtimes (some without rows on the chip's class), each chip class,
+    a chip of a kind no row measured and a custom chip, one chip and a replica, with and
+    without speculative decoding; an unknown runtime is refused naming the known ones."""
     from llm_arithmetic import forecast as F
 
     cases = []
@@ -845,10 +846,12 @@ def test_forecast_in_the_page_equals_python(page):
             ("qwen3-8b", "a100-80gb-sxm", dict(weights="fp16", prompt=512, draft_len=4,
                                                acceptance=0.7, draft_cost=0.05)),
             ("mistral-7b", "rtx-4090", dict(weights="q4_0", draft_len=2, acceptance=0.8)))):
-        for rt in (None, "llama.cpp", "exllamav2"):
+        for rt in (None, "llama.cpp", "exllamav2", "mlx-lm", "vLLM"):
             cases.append((name, chip, {**kw, "runtime": rt}))
     cases.append(("llama-2-7b", None, dict(weights="q4_0", bandwidth=800e9, peak_flops=100e12,
                                            prompt=256, runtime="llama.cpp")))
+    for rt in (None, "llama.cpp", "mlx-lm"):  # a kind no row measured (forecast_caveat)
+        cases.append(("llama-3-8b", "tpu-v5e", dict(weights="fp16", prompt=512, runtime=rt)))
     got = page.evaluate("""(cases) => cases.map(([name, chip, opts]) => {
       const L = window.LLMArithmetic;
       try {
@@ -868,6 +871,11 @@ def test_forecast_in_the_page_equals_python(page):
                 elif v is None or not all(_close(a, b, 1e-9) for a, b in
                                           zip(np.atleast_1d(v), np.atleast_1d(w))):
                     failures.append(f"{name} {chip} {kw} {k}: page {v!r}, python {w!r}")
+        # the caveat: the same text as describe's, from the same templates
+        if g["forecast_caveat"] != want["forecast_caveat"]:
+            failures.append(f"{name} {chip} {kw} caveat: page {g['forecast_caveat']!r}, "
+                            f"python {want['forecast_caveat']!r}")
+    assert sum(1 for (_, _, kw), g in zip(cases, got) if g["forecast_caveat"]) >= 10
     assert not failures, "\n".join(failures[:10])
     err = page.evaluate(SERVING_QUERY,
                         [["llama-3-8b", "h100-sxm", {"runtime": "tensorrt-llm"}]])[0]

@@ -102,7 +102,21 @@ _TRANSLATOR = """(function () {
 "use strict";
 const LABELS = %s;
 const has = (k) => Object.prototype.hasOwnProperty.call(LABELS, k);
+const word = (k) => (has(k) ? LABELS[k] : k);
+// a sentence the page filled from a template (data-template, data-args: its {name} fields; an
+// argument may be a sentence itself) is filled again from the template's translation
+function fill(template, args) {
+  return word(template).replace(/\\{(\\w+)\\}/g, (whole, k) => {
+    const v = args[k];
+    return v !== null && typeof v === "object" ? fill(v.template, v.args) : word(String(v));
+  });
+}
 function translate(root) {
+  for (const el of root.querySelectorAll("[data-template]")) {
+    if (!has(el.dataset.template)) continue;
+    const text = fill(el.dataset.template, JSON.parse(el.dataset.args || "{}"));
+    if (el.textContent !== text) el.textContent = text;
+  }
   const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
     const key = n.nodeValue.trim();
@@ -118,14 +132,41 @@ for (const el of document.querySelectorAll("[data-llm-widget]")) {
 """
 
 
+#: The page whose catalog translates the templates the calculators fill (the forecast's
+#: caveat, :data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, printed on that page).
+TEMPLATES_PAGE = "book/calculator"
+
+
+def template_labels(language: str) -> dict[str, str]:
+    """The translations of the templates the widgets fill, English -> translation, from
+    ``language``'s catalog of :data:`TEMPLATES_PAGE` (an entry not translated, or fuzzy, is
+    left out: the page keeps the English sentence)."""
+    from babel.messages.pofile import read_po
+
+    from llm_arithmetic.forecast import CAVEAT_TEMPLATES
+
+    po = LOCALE_DIR / language / "LC_MESSAGES" / f"{TEMPLATES_PAGE}.po"
+    if language in ("", "en") or not po.is_file():
+        return {}
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    out = {}
+    for text in CAVEAT_TEMPLATES.values():
+        m = catalog.get(text)
+        if m is not None and m.string and not m.fuzzy:
+            out[text] = m.string
+    return out
+
+
 def labels(language: str) -> dict[str, str]:
     """The widgets' labels of ``language``'s edition, English -> translation (empty for English
-    or a language without ``locale/<language>/widgets.json``)."""
+    or a language without ``locale/<language>/widgets.json``), with the templates' translations
+    (:func:`template_labels`)."""
     path = LOCALE_DIR / language / "widgets.json"
     if language in ("", "en") or not path.is_file():
         return {}
-    return {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items()
-            if not k.startswith("_")}
+    return {**{k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items()
+               if not k.startswith("_")}, **template_labels(language)}
 
 
 def labels_source(language: str) -> str:

@@ -109,7 +109,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "pooled_terms", "forecast_caveat", "UNMEASURED_KINDS",
+           "pooled_terms", "forecast_caveat", "UNMEASURED_KINDS", "CAVEAT_TEMPLATES",
+           "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build"]
@@ -670,6 +671,51 @@ def pooled_terms(params: dict[str, Any], chip_class: str, runtime: str | None) -
 UNMEASURED_KINDS = ("accelerator",)
 
 
+#: The caveat's sentences, filled by :func:`forecast_caveat` (``str.format`` fields) and by the
+#: page's calculators (exported with the catalog by :func:`caveat_catalog`; the appendix page
+#: prints them, so the translated editions translate them in ``book/calculator.po``): a runtime
+#: whose per-class terms are pooled (``where``: ``on_class`` or ``no_class``), and a chip of a
+#: kind no row measured.
+CAVEAT_TEMPLATES = {
+    "pooled": "{runtime} has no measured {fits} rows {where}: the forecast borrows the pooled "
+              "{terms}",
+    "on_class": "on {label} chips",
+    "no_class": "without a known chip class",
+    "unmeasured": "no measured row is of an {kind} (TPU, Gaudi, Trainium): the forecast "
+                  "borrows the {label} terms",
+}
+
+
+def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the page's calculators need to print :func:`forecast_caveat`'s text (exported with
+    the catalog, :func:`forecast_catalog`): the templates (:data:`CAVEAT_TEMPLATES`), each chip
+    class's label, the terms' symbols, the kinds no row measured (:data:`UNMEASURED_KINDS`) and,
+    for every chip class and known runtime, the pooled terms by fit (``decode``, and
+    ``prefill`` where the named prefill fit knows the runtime; an empty list where nothing is
+    pooled): the page drops ``prefill`` where it forecasts no time to first token.
+
+    >>> c = caveat_catalog()
+    >>> c["pooled"]["datacenter-gpu"]["mlx-lm"]["decode"], c["pooled"]["apple"]["mlx-lm"]["decode"]
+    (['k', 'lambda_s_per_layer'], [])
+    """
+    from .lab.calibration import class_label
+
+    p = params or load_params()
+    classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
+    pooled = {}
+    for c in classes:
+        pooled[c] = {}
+        for rt in known_runtimes(p):
+            by_fit = {"decode": pooled_terms(p["by_runtime"], c, rt)}
+            name, pre_rt = prefill_fit_for(p, rt)
+            if pre_rt is not None:
+                by_fit["prefill"] = pooled_terms(p[name], c, pre_rt)
+            pooled[c][rt] = by_fit
+    return {"templates": dict(CAVEAT_TEMPLATES), "unmeasured_kinds": list(UNMEASURED_KINDS),
+            "labels": {c: class_label(c) for c in classes if c != "*"},
+            "symbols": dict(_TERM_SYMBOLS), "pooled": pooled}
+
+
 def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None,
                     prefill: bool = False, kind: str | None = None, decode: bool = True
                     ) -> tuple[str | None, dict[str, list[str]]]:
@@ -693,16 +739,16 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
         if rt is not None:
             pooled["prefill"] = pooled_terms(params[name], chip_class, rt)
     pooled = {k: v for k, v in pooled.items() if v}
-    where = "without a known chip class" if chip_class == "*" else \
-        f"on {class_label(chip_class)} chips"
+    t = CAVEAT_TEMPLATES
     out = []
     if pooled:
-        terms = ", ".join(dict.fromkeys(_TERM_SYMBOLS[t] for v in pooled.values() for t in v))
-        out.append(f"{runtime} has no measured {' or '.join(pooled)} rows {where}: the "
-                   f"forecast borrows the pooled {terms}")
+        where = t["no_class"] if chip_class == "*" else \
+            t["on_class"].format(label=class_label(chip_class))
+        terms = ", ".join(dict.fromkeys(_TERM_SYMBOLS[x] for v in pooled.values() for x in v))
+        out.append(t["pooled"].format(runtime=runtime, fits=" or ".join(pooled), where=where,
+                                      terms=terms))
     if kind in UNMEASURED_KINDS:
-        out.append(f"no measured row is of an {kind} (TPU, Gaudi, Trainium): the forecast "
-                   f"borrows the {class_label(chip_class)} terms")
+        out.append(t["unmeasured"].format(kind=kind, label=class_label(chip_class)))
     return ("; ".join(out) or None), pooled
 
 
@@ -1283,7 +1329,8 @@ def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
     return {"runtimes": runtimes, "classes": dict(CHIP_CLASSES),
             "inputs": {c: {rt or "": forecast_inputs(c, rt, p) for rt in [None, *runtimes]}
-                       for c in classes}}
+                       for c in classes},
+            "caveat": caveat_catalog(p)}
 
 
 def expected(e: Any, n_layers: int, runtime: str | None = None,

@@ -144,6 +144,42 @@ const Estimate = (function () {
     return fc.inputs[cls][runtime ?? ""];
   }
 
+  // forecast.forecast_caveat on the page, from what forecast.caveat_catalog exports: the same
+  // templates, the pooled terms of each chip class and runtime, the kinds no row measured.
+  // A list of sentences, each {template, args} (an argument may itself be a sentence; the
+  // page's text is fillTemplate's, and a translated edition fills its own template); [] where
+  // there is nothing to say. `prefill`: a time to first token is forecast too
+  function forecastCaveat(chip, runtime, prefill) {
+    const fc = CATALOG.forecast;
+    const c = fc.caveat;
+    const cls = chip ? (fc.classes[chip.kind] ?? "*") : "*";
+    const out = [];
+    const byFit = runtime ? c.pooled[cls][runtime] : {};
+    const fits = Object.keys(byFit).filter((f) => (f === "decode" || prefill)
+      && byFit[f].length);
+    if (fits.length) {
+      const where = cls === "*" ? {template: c.templates.no_class, args: {}}
+        : {template: c.templates.on_class, args: {label: c.labels[cls]}};
+      const terms = [...new Set(fits.flatMap((f) => byFit[f].map((t) => c.symbols[t])))];
+      out.push({template: c.templates.pooled, args: {runtime, fits: fits.join(" or "), where,
+        terms: terms.join(", ")}});
+    }
+    if (chip && c.unmeasured_kinds.includes(chip.kind)) {
+      out.push({template: c.templates.unmeasured, args: {kind: chip.kind,
+        label: c.labels[cls]}});
+    }
+    return out;
+  }
+
+  // a template's {name} fields filled from args (Python's str.format for these templates); an
+  // argument that is a sentence is filled first
+  function fillTemplate(template, args) {
+    return template.replace(/\{(\w+)\}/g, (whole, k) => {
+      const v = args[k];
+      return v !== null && typeof v === "object" ? fillTemplate(v.template, v.args) : String(v);
+    });
+  }
+
   function evaluator(m, chip, opts) {
     const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
@@ -222,6 +258,12 @@ const Estimate = (function () {
       const lo = ev.get(`${key}_low`);
       e[`${key}_range`] = lo === null ? null : [lo, ev.get(`${key}_high`)];
     }
+    // what the forecast's terms borrow (forecast.expected's forecast_caveat and
+    // forecast_pooled_terms, the text as describe prints it)
+    const ttft = e.ttft_seconds !== null && e.ttft_seconds !== undefined;
+    e.forecast_caveat_sentences = forecastCaveat(chip, given.runtime ?? null, ttft);
+    e.forecast_caveat = e.forecast_caveat_sentences.map((x) => fillTemplate(x.template, x.args))
+      .join("; ") || null;
     return e;
   }
 
@@ -272,5 +314,6 @@ const Estimate = (function () {
     });
   }
 
-  return {estimate, steps, frontier, computeChain, formatBits, tpAllowed, LIMITS};
+  return {estimate, steps, frontier, computeChain, formatBits, tpAllowed, LIMITS, forecastCaveat,
+    fillTemplate};
 })();

@@ -869,8 +869,12 @@ const UI = (function () {
         h("dd", {}, [node, o.unit && !o.text ? h("span", {class: "lla-unit",
           text: ` ${o.unit}`}) : null])]));
     }
+    // under a forecast, what its terms borrow (forecast.forecast_caveat, as describe prints
+    // it): one span a sentence, its template and arguments in data-template and data-args
+    const caveat = opt.show.some((k) => k.startsWith("expected_"))
+      ? h("p", {class: "lla-message lla-caveat", "data-caveat": "", hidden: true}) : null;
     const live = h("div", {class: "lla-live", "aria-live": "polite"}, [message,
-      opt.show.length ? numbers : null]);
+      opt.show.length ? numbers : null, caveat]);
     el.append(live, views);
 
     const sync = [];
@@ -926,6 +930,13 @@ const UI = (function () {
       message.textContent = notes.join(" ");
       message.classList.toggle("lla-error", r.problems.length > 0);
       for (const [k, node] of Object.entries(outs)) setOutput(node, k, r.est);
+      if (caveat) {
+        const sentences = r.est ? r.est.forecast_caveat_sentences : [];
+        caveat.replaceChildren(...sentences.flatMap((x, i) => [i ? "; " : null, h("span", {
+          "data-template": x.template, "data-args": JSON.stringify(x.args),
+          text: Estimate.fillTemplate(x.template, x.args)})]).filter(Boolean));
+        caveat.hidden = !sentences.length;
+      }
       views.innerHTML = "";
       if (!r.est) return;
       for (const v of opt.plots) {
