@@ -543,7 +543,7 @@ def test_the_forecast_says_what_it_borrows(edition, site, widget_page):
         text = zh[t["pooled"]].format(runtime="mlx-lm", fits=words["decode"],
                                       terms="k_rt, lambda_rt", where=zh[t["on_class"]].format(
                                           label=words["datacenter GPU"]))
-        assert text == ("mlx-lm 在 数据中心 GPU 芯片上没有实测的 解码 数据行："
+        assert text == ("mlx-lm 在 数据中心 GPU 上没有实测的 解码 数据行："
                         "预测借用合并的 k_rt, lambda_rt")
     runtime.select_option("mlx-lm")
     page.wait_for_function("(el) => JSON.parse(el.dataset.state).runtime === 'mlx-lm'",
