@@ -663,7 +663,8 @@ def pooled_terms(params: dict[str, Any], chip_class: str, runtime: str | None) -
         return []
     return [term for term, kind in params.get("terms", _OLD_TERMS).items()
             if kind in ("class|runtime", "runtime|class")
-            and f"{chip_class}|{_runtime_for(params, term, runtime)}" not in params.get(term, {})]
+            and _chain(kind, chip_class, _runtime_for(params, term, runtime))[0]
+            not in params.get(term, {})]
 
 
 #: Chip kinds no row of the data is of (``runtime_measurements.csv``: its catalogued chips are
@@ -686,6 +687,18 @@ CAVEAT_TEMPLATES = {
 }
 
 
+def _pooled_by_fit(params: dict[str, Any], chip_class: str, runtime: str | None,
+                   prefill: bool, decode: bool = True) -> dict[str, list[str]]:
+    """:func:`pooled_terms` by fit: ``decode`` (the named decode fit; empty where ``decode`` is
+    false) and, with ``prefill``, ``prefill`` where the named prefill fit knows the runtime."""
+    out = {"decode": pooled_terms(params["by_runtime"], chip_class, runtime) if decode else []}
+    if prefill:
+        name, rt = prefill_fit_for(params, runtime)
+        if rt is not None:
+            out["prefill"] = pooled_terms(params[name], chip_class, rt)
+    return out
+
+
 def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the page's calculators need to print :func:`forecast_caveat`'s text (exported with
     the catalog, :func:`forecast_catalog`): the templates (:data:`CAVEAT_TEMPLATES`), each chip
@@ -706,11 +719,7 @@ def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     for c in classes:
         pooled[c] = {}
         for rt in known_runtimes(p):
-            by_fit = {"decode": pooled_terms(p["by_runtime"], c, rt)}
-            name, pre_rt = prefill_fit_for(p, rt)
-            if pre_rt is not None:
-                by_fit["prefill"] = pooled_terms(p[name], c, pre_rt)
-            pooled[c][rt] = by_fit
+            pooled[c][rt] = _pooled_by_fit(p, c, rt, prefill=True)
     return {"templates": dict(CAVEAT_TEMPLATES), "unmeasured_kinds": list(UNMEASURED_KINDS),
             "labels": {c: class_label(c) for c in classes if c != "*"},
             "symbols": dict(_TERM_SYMBOLS), "pooled": pooled}
@@ -732,13 +741,8 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
     """
     from .lab.calibration import class_label
 
-    pooled = {"decode": pooled_terms(params["by_runtime"], chip_class, runtime) if decode
-              else []}
-    if prefill:
-        name, rt = prefill_fit_for(params, runtime)
-        if rt is not None:
-            pooled["prefill"] = pooled_terms(params[name], chip_class, rt)
-    pooled = {k: v for k, v in pooled.items() if v}
+    pooled = {k: v for k, v in _pooled_by_fit(params, chip_class, runtime, prefill, decode).items()
+              if v}
     t = CAVEAT_TEMPLATES
     out = []
     if pooled:
