@@ -98,7 +98,8 @@ def test_context_limit_is_where_the_critical_batch_diverges(name):
     per_seq = roofline.critical_batch_size.expr.args[1][0].as_numer_denom()[1]
     subs = {S.kv_cache_bytes_per_token: kw["kv_cache_bytes_per_token"], S.matmul_params: kw["matmul_params"],
             S.n_layers: kw["n_layers"], S.n_heads: kw["n_heads"], S.d_head: kw["d_head"],
-            S.bandwidth: sp.Integer(1935) * 10**9, S.peak_flops: sp.Integer(312) * 10**12}
+            S.bandwidth: sp.Integer(1935) * 10**9, S.peak_flops: sp.Integer(312) * 10**12,
+            S.attn_peak_flops: sp.Integer(312) * 10**12}  # one rate: attention's the same
     s = sp.Symbol("s", real=True)  # the context, free of its integer assumption
     root = sp.solve(sp.Eq(per_seq.xreplace(subs).xreplace({context: s}), 0), s)
     assert len(root) == 1 and s_max == pytest.approx(float(root[0]), rel=1e-12)

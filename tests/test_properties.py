@@ -60,7 +60,9 @@ def test_bound_is_the_max_of_memory_and_compute_time(W, kv, Pmm, L, H, dh, S, B,
     comp = roofline.decode_step_flops(matmul_params=Pmm, n_layers=L, n_heads=H, d_head=dh,
                                       context=S, batch=B) / pi
     assert t == max(mem, comp) or abs(t - max(mem, comp)) <= 1e-12 * max(mem, comp)
-    assert t >= mem and t >= comp
+    # (the compute time is summed part by part, weights' and attention's, each at its rate:
+    # equal to F / R_peak at one rate up to rounding)
+    assert t >= mem and t >= comp * (1 - 1e-12)
 
 
 @settings(max_examples=200)

@@ -28,7 +28,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from llm_arithmetic.articles import all_formulas
-from llm_arithmetic.core.registry import Formula, docstring, indent
+from llm_arithmetic.core.registry import Formula, docstring, indent, same_as
 from llm_arithmetic.core.symbols import GLOSSARY
 
 __all__ = ["python_source", "javascript_source", "write", "PY_PATH", "JS_PATH"]
@@ -169,12 +169,16 @@ _PY_SETTINGS = {"fully_qualified_modules": True, "inline": True, "allow_unknown_
 
 def _python_function(f: Formula) -> str:
     params = list(f.params)
-    sig = ", ".join(f"{p}={f.defaults[p]!r}" if p in f.defaults else p for p in params)
+    same = {p: d.name for p, d in f.defaults.items() if isinstance(d, same_as)}
+    sig = ", ".join(f"{p}=None" if p in same else f"{p}={f.defaults[p]!r}" if p in f.defaults
+                    else p for p in params)
     names = "(" + ", ".join(repr(p) for p in params) + ("," if len(params) == 1 else "") + ")"
     values = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
     targets = ", ".join(params) + ("," if len(params) == 1 else "")
     doc = docstring(f).replace("\\", "\\\\").replace('"""', r'\"\"\"')
     lines = [f"def {f.name}(*, {sig}):", indent('"""' + doc + '\n"""')]
+    for p, other in same.items():
+        lines += [f"    if {p} is None:", f"        {p} = {other}"]
     if f.exact:
         exact = _ExactPrinter(dict(_PY_SETTINGS)).doprint(f.expr)
         lines += [f"    _exact = _exact_args({names}, {values})",
@@ -216,8 +220,11 @@ def javascript_source() -> str:
         f = formulas[name]
         printer = _JSPrinter({"allow_unknown_functions": False})
         body = printer.doprint(f.expr).replace("\n", " ")
-        defaults = {p: (float(v) if not isinstance(v, int) else v) for p, v in f.defaults.items()}
-        params = ", ".join(f"{p} = {json.dumps(defaults[p])}" if p in defaults else p
+        same = {p: d.name for p, d in f.defaults.items() if isinstance(d, same_as)}
+        defaults = {p: (float(v) if not isinstance(v, int) else v) for p, v in f.defaults.items()
+                    if p not in same}
+        params = ", ".join(f"{p} = {same[p]}" if p in same else
+                           f"{p} = {json.dumps(defaults[p])}" if p in defaults else p
                            for p in f.params)
         lines += [f"/** {f.summary} [{f.unit}] */",
                   f"export function {name}({{{params}}} = {{}}) {{",

@@ -26,7 +26,7 @@ from ..formulas import memory, roofline
 __all__ = ["frontier", "short_chip", "critical_context_expr", "critical_context_of",
            "moe_step_bytes_expr", "moe_expert_bytes", "moe_step_bytes_fn", "moe_bytes_figure",
            "moe_critical_batch", "request_times",
-           "critical_batch_figure", "peak_of", "frontier_figure", "largest_free_chunk",
+           "critical_batch_figure", "peak_of", "attn_of", "frontier_figure", "largest_free_chunk",
            "experts_touched_simulation"]
 
 
@@ -100,16 +100,21 @@ def critical_context_expr() -> Any:
     return sp.solve(sp.Eq(den_kv, 0), sym.context)[0]
 
 
-def critical_context_of(s_inf: Any, model: Any, chip: Any, peak: float, bits_kv: int = 16) -> float:
-    """:math:`S_\\infty` [tokens] of ``model`` on ``chip`` at the dense peak ``peak`` [FLOP/s]
-    and a ``bits_kv``-bit cache, from the expression :func:`critical_context_expr`."""
+def critical_context_of(s_inf: Any, model: Any, chip: Any, peak: float, bits_kv: int = 16,
+                        attn_peak: float | None = None) -> float:
+    """:math:`S_\\infty` [tokens] of ``model`` on ``chip`` with the weights' products at the
+    dense peak ``peak`` [FLOP/s] and a ``bits_kv``-bit cache, from the expression
+    :func:`critical_context_expr`; attention's products at ``attn_peak`` [FLOP/s], by default
+    the rate the estimate gives them over that cache (:func:`attn_of`)."""
     import sympy as sp
 
     from ..core import symbols as sym
     values = {sym.matmul_params: model.matmul_params, sym.n_layers: model.n_layers,
               sym.d_head: model.d_head, sym.n_heads: model.n_heads,
               sym.n_kv_heads: model.n_kv_heads, sym.bits_kv: bits_kv,
-              sym.bandwidth: sp.Float(chip.bandwidth), sym.peak_flops: sp.Float(peak)}
+              sym.bandwidth: sp.Float(chip.bandwidth), sym.peak_flops: sp.Float(peak),
+              sym.attn_peak_flops: sp.Float(attn_of(chip, bits_kv) if attn_peak is None
+                                            else attn_peak)}
     return float(s_inf.subs(values))
 
 
@@ -137,7 +142,7 @@ def critical_batch_figure(models: Iterable[Any], chip: Any, s_inf: dict, weights
             kv_cache_bytes_per_token=float(m.kv_cache_bytes_per_token()),
             matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
             d_head=m.d_head, context=s_grid, bandwidth=chip.bandwidth,
-            peak_flops=peak_of(chip, weights))
+            peak_flops=peak_of(chip, weights), attn_peak_flops=attn_of(chip))
         cb = np.where(np.isfinite(cb) & (cb > 0), cb, np.nan)
         kind = "MHA" if m.n_kv_heads == m.n_heads else f"GQA {m.n_heads // m.n_kv_heads}x"
         (line,) = ax.plot(s_grid, cb, label=f"{model_name(m)} ({kind})")
@@ -156,6 +161,21 @@ def peak_of(chip: Any, weights: Any) -> float:
     chapters' helpers and plots divide by it)."""
     from ..estimate import peak_for
     rate = peak_for(chip, weights)
+    return float("inf") if rate is None else rate
+
+
+def attn_of(chip: Any, bits_kv: Any = 16) -> float:
+    """The dense peak the estimate gives attention's products over a ``bits_kv``-bit cache
+    [FLOP/s] (:func:`~llm_arithmetic.estimate.attention_peak_for`: the cache's precision,
+    whatever the weights'), infinite where the chip lists none, as :func:`peak_of`.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> h100 = get_hardware("h100-sxm")
+    >>> attn_of(h100) == peak_of(h100, "fp16"), attn_of(h100) == peak_of(h100, "q4_0")
+    (True, False)
+    """
+    from ..estimate import attention_peak_for
+    rate = attention_peak_for(chip, bits_kv)
     return float("inf") if rate is None else rate
 
 
@@ -360,7 +380,7 @@ def request_times(model: Any, chip: Any, weights: str, prompt: int, generated: i
                 kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
                 matmul_params=model.matmul_params, n_layers=model.n_layers,
                 n_heads=model.n_heads, d_head=model.d_head, bandwidth=chip.bandwidth,
-                peak_flops=peak_of(chip, weights))
+                peak_flops=peak_of(chip, weights), attn_peak_flops=attn_of(chip))
     head = dict(head_params=model.head_params)  # the prefill runs it once a prompt
     return {b: (roofline.prefill_time(prompt=prompt, batch=b, **args, **head),
                 roofline.decode_step_time(context=prompt + (generated + 1) / 2, batch=b, **args),

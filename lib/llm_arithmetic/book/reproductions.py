@@ -59,11 +59,12 @@ def sig_tol(published: str, significant: int) -> float:
 
 def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
                      context: Any = 1, batch: Any = 1, bandwidth: float,
-                     peak_flops: float) -> Any:
+                     peak_flops: float, attn_peak_flops: float | None = None) -> Any:
     """The package's roofline bound on one decode step of a uniform ``model`` [s]
     (:func:`llm_arithmetic.formulas.roofline.decode_step_time`), the weights read as
     ``decode_read_params``; as :func:`llm_arithmetic.estimate` does, sliding-window layers read
-    only their window of the cache. ``batch`` may be an array.
+    only their window of the cache. ``batch`` may be an array. Attention's products run at
+    ``attn_peak_flops``, by default at ``peak_flops``.
 
     >>> t = decode_step_time(get_model("mistral-7b"), bandwidth=1008e9, peak_flops=165.2e12)
     >>> round(t * 1e3, 2)
@@ -75,7 +76,7 @@ def decode_step_time(model: Model, *, bits_weight: Any = 16, bits_kv: Any = 16,
         kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(bits_kv), matmul_params=model.matmul_params,
         n_layers=model.n_layers, n_heads=model.n_heads, d_head=model.d_head,
         context=model.attended_context(context), batch=batch, bandwidth=bandwidth,
-        peak_flops=peak_flops)
+        peak_flops=peak_flops, attn_peak_flops=attn_peak_flops)
 
 
 def _datasheet_rates(dev: str) -> dict[str, float]:

@@ -88,6 +88,20 @@ def _sympify_arg(value: Any) -> Any:
     return sp.sympify(value)
 
 
+class same_as:
+    """A default that is another argument's value: ``attn_peak_flops=same_as("peak_flops")``
+    makes the argument optional, and leaving it out gives the formula at the other argument's
+    value (the expression keeps both symbols, so the special case is a substitution). The
+    argument named must come earlier in the ``def``. The generated Python takes ``None`` for
+    it; the JavaScript defaults it to the other argument."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"same_as({self.name!r})"
+
+
 @dataclass(frozen=True, eq=False)
 class Formula:
     """One quantity: a sympy expression of named arguments, and how to evaluate it.
@@ -189,6 +203,8 @@ class Formula:
         for p, s in zip(self.params, self.symbols):
             if p in kwargs:
                 values[s] = _sympify_arg(kwargs[p])
+            elif isinstance(self.defaults.get(p), same_as):
+                values[s] = values[GLOSSARY[self.defaults[p].name].symbol]
             elif p in self.defaults:
                 values[s] = _sympify_arg(self.defaults[p])
             else:
@@ -232,6 +248,9 @@ def formula(lhs: str, *, name: str | None = None, exact: bool = True
                                "(core/symbols.py)")
             params.append(p.name)
             if p.default is not inspect.Parameter.empty:
+                if isinstance(p.default, same_as) and p.default.name not in params[:-1]:
+                    raise ValueError(f"{fn.__name__}: {p.name!r} defaults to "
+                                     f"{p.default.name!r}, which is not an earlier argument")
                 defaults[p.name] = p.default
         def build() -> sp.Expr:
             expr = sp.sympify(fn(**{p: GLOSSARY[p].symbol for p in params}))
@@ -272,7 +291,9 @@ def docstring(f: Formula) -> str:
     lines = [head, "", ".. math::", "", "    " + f.latex(), "", "Parameters", "----------"]
     for p in f.params:
         info = GLOSSARY[p]
-        default = f" (default {f.defaults[p]!r})" if p in f.defaults else ""
+        d = f.defaults.get(p)
+        default = (f" (default: the value of ``{d.name}``)" if isinstance(d, same_as) else
+                   f" (default {d!r})" if p in f.defaults else "")
         lines.append(f"{p} : number or array{default}")
         lines.append(f"    {_capital(info.description)}, :math:`{latex(info.symbol)}` "
                      f"[{_unit(info.unit)}]")

@@ -17,15 +17,20 @@ best. Everything here is that bound, applied to a decode step, a prefill and a r
   :data:`prefill_time`, :data:`generation_time`.
 
 Nothing is typed twice: the step quantities are the batched ones with a uniform decoder's
-cache and FLOPs substituted, and the critical batch and context are solved from them.
+cache and FLOPs substituted, and the critical batch and context are solved from them. The
+closed forms for a uniform decoder take attention's FLOPs at their own rate, R_attn
+(``attn_peak_flops``, the cache's precision), and the rest at R_peak
+(:data:`split_compute_time`); R_attn is optional, and leaving it out gives the single-rate form,
+R_attn = R_peak.
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from ..core.registry import formula
+from ..core.registry import formula, same_as
 from ..core.symbols import batch as _B, context as _S
-from .flops import decode_flops_per_token, prefill_flops
+from .flops import (attention_decode_flops, attention_prefill_flops, causal_pairs,
+                    decode_flops_per_token, prefill_flops)
 
 __all__ = [
     "ops_per_byte", "roofline_time", "split_compute_time", "step_peak_flops",
@@ -174,12 +179,22 @@ def _positive_form(root):
     return num / den, den
 
 
-def _solve_critical(weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops):
+def _solve_critical(weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops,
+                    seq_attn_flops=None, attn_peak_flops=None):
     """B at which the memory time of a batched step equals its compute time, and the
-    denominator whose sign says whether such a B exists (it must be positive)."""
+    denominator whose sign says whether such a B exists (it must be positive). With
+    ``seq_attn_flops`` (attention's share of ``seq_flops``) the compute time is
+    :data:`split_compute_time`, attention at ``attn_peak_flops``."""
     memory_time = batched_step_bytes(weight_bytes=weight_bytes, seq_bytes=seq_bytes,
                                      batch=_B) / bandwidth
-    compute_time = batched_step_flops(seq_flops=seq_flops, batch=_B) / peak_flops
+    step_flops = batched_step_flops(seq_flops=seq_flops, batch=_B)
+    if seq_attn_flops is None:
+        compute_time = step_flops / peak_flops
+    else:
+        compute_time = split_compute_time(
+            step_flops=step_flops, step_attn_flops=batched_step_flops(seq_flops=seq_attn_flops,
+                                                                      batch=_B),
+            peak_flops=peak_flops, attn_peak_flops=attn_peak_flops)
     (root,) = sp.solve(sp.Eq(memory_time, compute_time), _B)
     return _positive_form(root)
 
@@ -236,9 +251,11 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
 
 @formula("decode_time")
 def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head,
-                     context, batch=1, bandwidth, peak_flops):
+                     context, batch=1, bandwidth, peak_flops,
+                     attn_peak_flops=same_as("peak_flops")):
     """Lower bound on the time of one decode step (one token for each of B sequences): the
-    roofline of its bytes and FLOPs.
+    roofline of its bytes and FLOPs, the products with the weights at R_peak and attention's
+    at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     Examples
     --------
@@ -251,21 +268,31 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
     >>> round(t * 1e3, 2)
     14.11
     """
-    return roofline_time(
-        step_bytes=decode_step_bytes(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
-                                     context=context, batch=batch),
-        step_flops=decode_step_flops(matmul_params=matmul_params, n_layers=n_layers,
-                                     n_heads=n_heads, d_head=d_head, context=context,
-                                     batch=batch),
-        bandwidth=bandwidth, peak_flops=peak_flops)
+    step_bytes = decode_step_bytes(weight_bytes=weight_bytes,
+                                   kv_cache_bytes_per_token=kv_cache_bytes_per_token,
+                                   context=context, batch=batch)
+    step_flops = decode_step_flops(matmul_params=matmul_params, n_layers=n_layers,
+                                   n_heads=n_heads, d_head=d_head, context=context, batch=batch)
+    attention = batched_step_flops(
+        seq_flops=n_layers * attention_decode_flops(n_heads=n_heads, d_head=d_head,
+                                                    attended=context), batch=batch)
+    # roofline_time with the compute time of split_compute_time in place of F / R_peak (the FLOPs
+    # multiplied out, so that attention's cancel from the weights' share)
+    return sp.Max(step_bytes / bandwidth,
+                  split_compute_time(step_flops=sp.expand(step_flops),
+                                     step_attn_flops=sp.expand(attention),
+                                     peak_flops=peak_flops, attn_peak_flops=attn_peak_flops),
+                  evaluate=False)
 
 
 @formula("critical_batch")
 def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads,
-                        d_head, context, bandwidth, peak_flops):
+                        d_head, context, bandwidth, peak_flops,
+                        attn_peak_flops=same_as("peak_flops")):
     """Batch size at which a decode step of a uniform decoder turns compute-bound:
     :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per
-    sequence, 2 P_mm + 4 L H d_head S.
+    sequence, 2 P_mm + 4 L H d_head S, of which attention's 4 L H d_head S run at R_attn
+    (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     Examples
     --------
@@ -281,16 +308,19 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     """
     per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=context)
-    return critical_batch(weight_bytes=weight_bytes, seq_bytes=kv_cache_bytes_per_token * context,
-                          seq_flops=per_seq, bandwidth=bandwidth, peak_flops=peak_flops)
+    attention = n_layers * attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=context)
+    root, denominator = _solve_critical(weight_bytes, kv_cache_bytes_per_token * context, per_seq,
+                                        bandwidth, peak_flops, attention, attn_peak_flops)
+    return sp.Piecewise((sp.oo, sp.Le(denominator, 0)), (root, True), evaluate=False)
 
 
 @formula("critical_context")
 def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth,
-                     peak_flops):
+                     peak_flops, attn_peak_flops=same_as("peak_flops")):
     """Context beyond which no batch size makes a decode step of a uniform decoder
     compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved
-    for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.
+    for S), a sequence's cache costs as much memory time as its arithmetic costs compute time,
+    attention's at R_attn (R_attn = R_peak unless given).
 
     Infinite when the cache never outweighs the arithmetic.
 
@@ -305,18 +335,26 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
     """
     per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=_S)
-    _, denominator = _solve_critical(1, kv_cache_bytes_per_token * _S, per_seq, bandwidth, peak_flops)
+    attention = n_layers * attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=_S)
+    _, denominator = _solve_critical(1, kv_cache_bytes_per_token * _S, per_seq, bandwidth, peak_flops,
+                                     attention, attn_peak_flops)
     (root,) = sp.solve(denominator, _S)
-    root, root_denominator = _positive_form(root)
+    num, root_denominator = sp.fraction(sp.together(root))
+    if num.could_extract_minus_sign():  # as _positive_form, the denominator multiplied out
+        num, root_denominator = -num, -root_denominator
+    root_denominator = sp.expand(root_denominator)
+    root = num / root_denominator
     return sp.Piecewise((sp.oo, sp.Le(root_denominator, 0)), (root, True), evaluate=False)
 
 
 @formula("prefill_time")
 def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers,
-                 n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
+                 n_heads, d_head, prompt, batch=1, bandwidth, peak_flops,
+                 attn_peak_flops=same_as("peak_flops")):
     """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
     new cache written, against the causal FLOPs of every prompt (the output head once a
-    prompt).
+    prompt), the products with the weights at R_peak and attention's at R_attn
+    (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     Examples
     --------
@@ -332,20 +370,30 @@ def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_
     >>> round(prefill_time(head_params=0, **kw) * 1e3, 1)
     38.0
     """
-    return roofline_time(
-        step_bytes=batched_step_bytes(weight_bytes=weight_bytes,
-                                      seq_bytes=kv_cache_bytes_per_token * prompt, batch=batch),
-        step_flops=batched_step_flops(
-            seq_flops=prefill_flops(matmul_params=matmul_params, head_params=head_params,
-                                    n_layers=n_layers, n_heads=n_heads, d_head=d_head,
-                                    prompt=prompt),
-            batch=batch),
-        bandwidth=bandwidth, peak_flops=peak_flops)
+    step_bytes = batched_step_bytes(weight_bytes=weight_bytes,
+                                    seq_bytes=kv_cache_bytes_per_token * prompt, batch=batch)
+    step_flops = batched_step_flops(
+        seq_flops=prefill_flops(matmul_params=matmul_params, head_params=head_params,
+                                n_layers=n_layers, n_heads=n_heads, d_head=d_head,
+                                prompt=prompt),
+        batch=batch)
+    attention = batched_step_flops(
+        seq_flops=n_layers * attention_prefill_flops(
+            n_heads=n_heads, d_head=d_head, causal_pairs=causal_pairs(prompt=prompt)),
+        batch=batch)
+    # roofline_time with the compute time of split_compute_time in place of F / R_peak (F_pre
+    # kept whole, so that the book can print it as F_pre: the weights' share is F_pre less
+    # attention's)
+    return sp.Max(step_bytes / bandwidth,
+                  split_compute_time(step_flops=step_flops, step_attn_flops=attention,
+                                     peak_flops=peak_flops, attn_peak_flops=attn_peak_flops),
+                  evaluate=False)
 
 
 @formula("generation_time")
 def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers,
-                    n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
+                    n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops,
+                    attn_peak_flops=same_as("peak_flops")):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
     The i-th generated token attends to T + i positions; bytes and FLOPs are linear in the
@@ -366,8 +414,10 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
     step = decode_step_time(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                             matmul_params=matmul_params, n_layers=n_layers, n_heads=n_heads,
                             d_head=d_head, context=mean_context, batch=batch,
-                            bandwidth=bandwidth, peak_flops=peak_flops)
+                            bandwidth=bandwidth, peak_flops=peak_flops,
+                            attn_peak_flops=attn_peak_flops)
     return prefill_time(weight_bytes=weight_bytes, kv_cache_bytes_per_token=kv_cache_bytes_per_token,
                         matmul_params=matmul_params, head_params=head_params, n_layers=n_layers,
                         n_heads=n_heads, d_head=d_head, prompt=prompt, batch=batch,
-                        bandwidth=bandwidth, peak_flops=peak_flops) + generated * step
+                        bandwidth=bandwidth, peak_flops=peak_flops,
+                        attn_peak_flops=attn_peak_flops) + generated * step

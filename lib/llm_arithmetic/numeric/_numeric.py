@@ -53,8 +53,8 @@ PARAMS = {
     'compute_time': ('step_flops', 'peak_flops'),
     'cost_per_million_tokens': ('price_per_hour', 'n_chips', 'tokens_per_second'),
     'critical_batch': ('weight_bytes', 'seq_bytes', 'seq_flops', 'bandwidth', 'peak_flops'),
-    'critical_batch_size': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'),
-    'critical_context': ('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'),
+    'critical_batch_size': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
+    'critical_context': ('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'decode_allreduce_time': ('n_layers', 'n_ep_layers', 'batch', 'd_model', 'tp', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_alltoall_time': ('n_ep_layers', 'batch', 'd_model', 'n_active_experts', 'ep', 'link_bandwidth', 'link_latency', 'bits'),
@@ -63,7 +63,7 @@ PARAMS = {
     'decode_seq_bytes': ('kv_cache', 'state_bytes'),
     'decode_step_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'),
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
-    'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'),
+    'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'direct_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
@@ -92,7 +92,7 @@ PARAMS = {
     'gated_deltanet_params': ('d_model', 'n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv'),
     'gated_deltanet_prefill_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'),
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
-    'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'),
+    'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
@@ -158,7 +158,7 @@ PARAMS = {
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
     'pool_tokens': ('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'),
     'prefill_flops': ('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt'),
-    'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'),
+    'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'prefix_bytes_saved': ('kv_cache_bytes_per_token', 'prefix', 'batch'),
     'prefix_flops_saved': ('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prefix', 'batch'),
     'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
@@ -1957,14 +1957,15 @@ def critical_batch(*, weight_bytes, seq_bytes, seq_flops, bandwidth, peak_flops)
         return _vector_result(_np.where(_np.less_equal(-peak_flops*seq_bytes + bandwidth*seq_flops, 0), _np.inf, peak_flops*weight_bytes/(-peak_flops*seq_bytes + bandwidth*seq_flops)))
 
 
-def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops):
+def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops=None):
     """Batch size at which a decode step of a uniform decoder turns compute-bound:
     :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per
-    sequence, 2 P_mm + 4 L H d_head S.
+    sequence, 2 P_mm + 4 L H d_head S, of which attention's 4 L H d_head S run at R_attn
+    (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\kappa S R_{peak} - \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: 2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn} \\leq 0 \\\\\\frac{W R_{peak} R_{attn}}{2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -1986,6 +1987,8 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array (default: the value of ``peak_flops``)
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -2004,26 +2007,29 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     >>> round(b, 1)
     161.2
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
+    if attn_peak_flops is None:
+        attn_peak_flops = peak_flops
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(((_inf) if (peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) else (peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params)))))
+            return _exact_result(((_inf) if (4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token <= 0) else (attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token))))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(_np.where(_np.greater_equal(peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params), 0), _np.inf, peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))))
+        return _vector_result(_np.where(_np.less_equal(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token, 0), _np.inf, attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token)))
 
 
-def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops):
+def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops=None):
     """Context beyond which no batch size makes a decode step of a uniform decoder
     compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved
-    for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.
+    for S), a sequence's cache costs as much memory time as its arithmetic costs compute time,
+    attention's at R_attn (R_attn = R_peak unless given).
 
     .. math::
 
-        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}
+        S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} R_{attn} - 4 L H d_{head} \\beta_{mem} R_{peak} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem} R_{attn}}{\\kappa R_{peak} R_{attn} - 4 L H d_{head} \\beta_{mem} R_{peak}} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -2041,6 +2047,8 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array (default: the value of ``peak_flops``)
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -2058,16 +2066,18 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
     ...                        n_heads=32, d_head=128, bandwidth=1935e9, peak_flops=312e12), 1)
     157.3
     """
-    _exact = _exact_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    if attn_peak_flops is None:
+        attn_peak_flops = peak_flops
+    _exact = _exact_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops))
     if _exact is not None:
-        kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _exact
+        kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(((_inf) if (-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token <= 0) else (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token))))
+            return _exact_result(((_inf) if (-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token <= 0) else (2*matmul_params*attn_peak_flops*bandwidth/(-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token))))
         except ZeroDivisionError:
             return _inf
-    kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops = _vector_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops))
+    kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops = _vector_args(('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token, 0), _np.inf, 2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)))
+        return _vector_result(_np.where(_np.less_equal(-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token, 0), _np.inf, 2*matmul_params*attn_peak_flops*bandwidth/(-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token)))
 
 
 def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops):
@@ -2507,13 +2517,14 @@ def decode_step_flops(*, matmul_params, n_layers, n_heads, d_head, context, batc
         return _vector_result(batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params))
 
 
-def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch=1, bandwidth, peak_flops):
+def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch=1, bandwidth, peak_flops, attn_peak_flops=None):
     """Lower bound on the time of one decode step (one token for each of B sequences): the
-    roofline of its bytes and FLOPs.
+    roofline of its bytes and FLOPs, the products with the weights at R_peak and attention's
+    at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     .. math::
 
-        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right)
+        t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{2 P_{mm} B}{R_{peak}} + \\frac{4 L H d_{head} S B}{R_{attn}}\\right)
 
     Parameters
     ----------
@@ -2537,6 +2548,8 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array (default: the value of ``peak_flops``)
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -2554,16 +2567,18 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
     >>> round(t * 1e3, 2)
     14.11
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
+    if attn_peak_flops is None:
+        attn_peak_flops = peak_flops
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
+            return _exact_result(max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*context*d_head/attn_peak_flops + 2*batch*matmul_params/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops))
+        return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*context*d_head/attn_peak_flops + 2*batch*matmul_params/peak_flops))
 
 
 def direct_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
@@ -3925,12 +3940,12 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
         return _vector_result(((1/8))*bits_state*(n_v_heads*d_key*d_v + (d_conv - 1)*(2*n_qk_heads*d_key + n_v_heads*d_v)))
 
 
-def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops):
+def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch=1, bandwidth, peak_flops, attn_peak_flops=None):
     """Lower bound on the time of a whole request: the prefill, then G decode steps.
 
     .. math::
 
-        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
+        t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{2 P_{mm} B}{R_{peak}} + \\frac{4 L H d_{head} B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{R_{attn}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right) - 2 L H d_{head} T B \\left(T + 1\\right)}{R_{peak}} + \\frac{2 L H d_{head} T B \\left(T + 1\\right)}{R_{attn}}\\right)
 
     Parameters
     ----------
@@ -3958,6 +3973,8 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array (default: the value of ``peak_flops``)
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -3978,16 +3995,18 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
     >>> generation_time(generated=0, **kw) == prefill_time(**kw)
     True
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    if attn_peak_flops is None:
+        attn_peak_flops = peak_flops
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops, attn_peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(generated*max((batch*kv_cache_bytes_per_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2)) + 2*matmul_params)/peak_flops) + max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
+            return _exact_result(generated*max((batch*kv_cache_bytes_per_token*((_F(1, 2))*generated + prompt + _F(1, 2)) + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*d_head*((_F(1, 2))*generated + prompt + _F(1, 2))/attn_peak_flops + 2*batch*matmul_params/peak_flops) + max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
+        return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2))/attn_peak_flops + 2*batch*matmul_params/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops))
 
 
 def gpt_params(*, n_layers, d_model, n_vocab):
@@ -6931,14 +6950,15 @@ def prefill_flops(*, matmul_params, head_params, n_layers, n_heads, d_head, prom
         return _vector_result(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))
 
 
-def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops):
+def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch=1, bandwidth, peak_flops, attn_peak_flops=None):
     """Lower bound on the time to prefill B prompts of T tokens: the weights read once and the
     new cache written, against the causal FLOPs of every prompt (the output head once a
-    prompt).
+    prompt), the products with the weights at R_peak and attention's at R_attn
+    (:data:`split_compute_time`; R_attn = R_peak unless given).
 
     .. math::
 
-        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)
+        t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right) - 2 L H d_{head} T B \\left(T + 1\\right)}{R_{peak}} + \\frac{2 L H d_{head} T B \\left(T + 1\\right)}{R_{attn}}\\right)
 
     Parameters
     ----------
@@ -6964,6 +6984,8 @@ def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_
         Memory bandwidth, :math:`\\beta_{mem}` [B/s]
     peak_flops : number or array
         Peak arithmetic rate (dense), :math:`R_{peak}` [FLOP/s]
+    attn_peak_flops : number or array (default: the value of ``peak_flops``)
+        Peak arithmetic rate (dense) of attention's products, at the precision of the cached keys and values, :math:`R_{attn}` [FLOP/s]
 
     Returns
     -------
@@ -6984,16 +7006,18 @@ def prefill_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, head_
     >>> round(prefill_time(head_params=0, **kw) * 1e3, 1)
     38.0
     """
-    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    if attn_peak_flops is None:
+        attn_peak_flops = peak_flops
+    _exact = _exact_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops, attn_peak_flops))
     if _exact is not None:
-        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _exact
+        weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
+            return _exact_result(max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops))
         except ZeroDivisionError:
             return _inf
-    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops))
+    weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(_np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops))
+        return _vector_result(_np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops))
 
 
 def prefix_bytes_saved(*, kv_cache_bytes_per_token, prefix, batch):

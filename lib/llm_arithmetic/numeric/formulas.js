@@ -182,14 +182,14 @@ export function critical_batch({weight_bytes, seq_bytes, seq_flops, bandwidth, p
   return ((-peak_flops*seq_bytes + bandwidth*seq_flops <= 0) ? (Infinity) : (peak_flops*weight_bytes/(-peak_flops*seq_bytes + bandwidth*seq_flops)));
 }
 
-/** Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S. [1] */
-export function critical_batch_size({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops} = {}) {
-  return ((peak_flops*context*kv_cache_bytes_per_token - bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params) >= 0) ? (Infinity) : (peak_flops*weight_bytes/(-peak_flops*context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head + 2*matmul_params))));
+/** Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S, of which attention's 4 L H d_head S run at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given). [1] */
+export function critical_batch_size({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
+  return ((4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token <= 0) ? (Infinity) : (attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token)));
 }
 
-/** Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time. [token] */
-export function critical_context({kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops} = {}) {
-  return ((-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token <= 0) ? (Infinity) : (2*matmul_params*bandwidth/(-4*n_heads*n_layers*bandwidth*d_head + peak_flops*kv_cache_bytes_per_token)));
+/** Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time, attention's at R_attn (R_attn = R_peak unless given). [token] */
+export function critical_context({kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
+  return ((-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token <= 0) ? (Infinity) : (2*matmul_params*attn_peak_flops*bandwidth/(-4*n_heads*n_layers*peak_flops*bandwidth*d_head + attn_peak_flops*peak_flops*kv_cache_bytes_per_token)));
 }
 
 /** Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic. The compute time is :data:`~llm_arithmetic.formulas.roofline.split_compute_time`, as every roofline of the estimate takes it: the weights' products at their rate R, attention's (the quadratic term) at the cache's R_attn. It stays a quadratic in T, so T* stays a closed form; with one rate for both (R_attn = R) it is the root of W + kappa T = F_pre R / beta. [token] */
@@ -232,9 +232,9 @@ export function decode_step_flops({matmul_params, n_layers, n_heads, d_head, con
   return batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params);
 }
 
-/** Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs. [s] */
-export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch = 1, bandwidth, peak_flops} = {}) {
-  return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*context*d_head + 2*matmul_params)/peak_flops);
+/** Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs, the products with the weights at R_peak and attention's at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given). [s] */
+export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch = 1, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
+  return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*context*d_head/attn_peak_flops + 2*batch*matmul_params/peak_flops);
 }
 
 /** Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch without in-switch reduction, or a full mesh of links): the lesser of the two kernels an engine picks between on such a domain (vLLM's custom all-reduce, ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``). [s] */
@@ -378,8 +378,8 @@ export function gated_deltanet_state_bytes({n_qk_heads, n_v_heads, d_key, d_v, d
 }
 
 /** Lower bound on the time of a whole request: the prefill, then G decode steps. [s] */
-export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops} = {}) {
-  return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, batch*(4*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2)) + 2*matmul_params)/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops);
+export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, generated, batch = 1, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
+  return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2))/attn_peak_flops + 2*batch*matmul_params/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops);
 }
 
 /** Parameters of a GPT-style model, the approximation the articles use. [1] */
@@ -707,9 +707,9 @@ export function prefill_flops({matmul_params, head_params, n_layers, n_heads, d_
   return 2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params);
 }
 
-/** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt). [s] */
-export function prefill_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops} = {}) {
-  return Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params))/peak_flops);
+/** Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt), the products with the weights at R_peak and attention's at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given). [s] */
+export function prefill_time({weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, prompt, batch = 1, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
+  return Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops);
 }
 
 /** Cache bytes saved when B requests share a prefix of T_p tokens (a system prompt) and the runtime keeps its cache once instead of B times (prefix caching). [B] */
@@ -1545,7 +1545,7 @@ export const FORMULAS = {
  },
  "critical_batch_size": {
   "defaults": {},
-  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\kappa S R_{peak} - \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) \\geq 0 \\\\\\frac{W R_{peak}}{\\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right) - \\kappa S R_{peak}} & \\text{otherwise} \\end{cases}",
+  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: 2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn} \\leq 0 \\\\\\frac{W R_{peak} R_{attn}}{2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_batch",
   "params": [
    "weight_bytes",
@@ -1556,14 +1556,15 @@ export const FORMULAS = {
    "d_head",
    "context",
    "bandwidth",
-   "peak_flops"
+   "peak_flops",
+   "attn_peak_flops"
   ],
-  "summary": "Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S.",
+  "summary": "Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S, of which attention's 4 L H d_head S run at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).",
   "unit": "1"
  },
  "critical_context": {
   "defaults": {},
-  "latex": "S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} - 4 L H d_{head} \\beta_{mem} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem}}{\\kappa R_{peak} - 4 L H d_{head} \\beta_{mem}} & \\text{otherwise} \\end{cases}",
+  "latex": "S_{\\infty} = \\begin{cases} \\infty & \\text{for}\\: \\kappa R_{peak} R_{attn} - 4 L H d_{head} \\beta_{mem} R_{peak} \\leq 0 \\\\\\frac{2 P_{mm} \\beta_{mem} R_{attn}}{\\kappa R_{peak} R_{attn} - 4 L H d_{head} \\beta_{mem} R_{peak}} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_context",
   "params": [
    "kv_cache_bytes_per_token",
@@ -1572,9 +1573,10 @@ export const FORMULAS = {
    "n_heads",
    "d_head",
    "bandwidth",
-   "peak_flops"
+   "peak_flops",
+   "attn_peak_flops"
   ],
-  "summary": "Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time.",
+  "summary": "Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time, attention's at R_attn (R_attn = R_peak unless given).",
   "unit": "token"
  },
  "critical_prompt": {
@@ -1736,7 +1738,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right)",
+  "latex": "t_{dec} = \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\frac{2 P_{mm} B}{R_{peak}} + \\frac{4 L H d_{head} S B}{R_{attn}}\\right)",
   "lhs": "decode_time",
   "params": [
    "weight_bytes",
@@ -1748,9 +1750,10 @@ export const FORMULAS = {
    "context",
    "batch",
    "bandwidth",
-   "peak_flops"
+   "peak_flops",
+   "attn_peak_flops"
   ],
-  "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs.",
+  "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs, the products with the weights at R_peak and attention's at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).",
   "unit": "s"
  },
  "direct_allreduce_time": {
@@ -2181,7 +2184,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{B \\left(2 P_{mm} + 4 L H d_{head} \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)\\right)}{R_{peak}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{gen} = G \\max\\left(\\frac{W + \\kappa B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{\\beta_{mem}}, \\frac{2 P_{mm} B}{R_{peak}} + \\frac{4 L H d_{head} B \\left(T + \\frac{G}{2} + \\frac{1}{2}\\right)}{R_{attn}}\\right) + \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right) - 2 L H d_{head} T B \\left(T + 1\\right)}{R_{peak}} + \\frac{2 L H d_{head} T B \\left(T + 1\\right)}{R_{attn}}\\right)",
   "lhs": "generation_time",
   "params": [
    "weight_bytes",
@@ -2195,7 +2198,8 @@ export const FORMULAS = {
    "generated",
    "batch",
    "bandwidth",
-   "peak_flops"
+   "peak_flops",
+   "attn_peak_flops"
   ],
   "summary": "Lower bound on the time of a whole request: the prefill, then G decode steps.",
   "unit": "s"
@@ -3170,7 +3174,7 @@ export const FORMULAS = {
   "defaults": {
    "batch": 1
   },
-  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right)}{R_{peak}}\\right)",
+  "latex": "t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B \\left(2 P_{head} + T \\left(2 P_{mm} - 2 P_{head}\\right) + 2 L H d_{head} T \\left(T + 1\\right)\\right) - 2 L H d_{head} T B \\left(T + 1\\right)}{R_{peak}} + \\frac{2 L H d_{head} T B \\left(T + 1\\right)}{R_{attn}}\\right)",
   "lhs": "prefill_time",
   "params": [
    "weight_bytes",
@@ -3183,9 +3187,10 @@ export const FORMULAS = {
    "prompt",
    "batch",
    "bandwidth",
-   "peak_flops"
+   "peak_flops",
+   "attn_peak_flops"
   ],
-  "summary": "Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt).",
+  "summary": "Lower bound on the time to prefill B prompts of T tokens: the weights read once and the new cache written, against the causal FLOPs of every prompt (the output head once a prompt), the products with the weights at R_peak and attention's at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).",
   "unit": "s"
  },
  "prefix_bytes_saved": {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from ...core.units import GB, GB_S, TFLOP_S
-from ...estimate import estimate
+from ...estimate import attention_peak_for, estimate
 from ...formulas import flops, roofline
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt
@@ -34,21 +34,26 @@ def critical_batch_rows(m_args: Mapping[str, Any], chips: Iterable[Any],
                               for s in contexts] for h in chips]
 
 
-def critical_context(m_args: Mapping[str, Any], chip: Any) -> float:
-    """The critical context S∞ [tokens] of a model (its :func:`model_args`) on ``chip``."""
-    return roofline.critical_context(**formula_args(roofline.critical_context, m_args,
-                                                    headline_args(chip)))
+def critical_context(m_args: Mapping[str, Any], chip: Any, bits_kv: Any = 16) -> float:
+    """The critical context S∞ [tokens] of a model (its :func:`model_args`, with a
+    ``bits_kv``-bit cache) on ``chip``: the weights' products at the 16-bit rate of
+    :func:`headline_args`, attention's at the rate the estimate gives it over that cache
+    (:func:`~llm_arithmetic.estimate.attention_peak_for`; the same rate over a 16-bit cache)."""
+    return roofline.critical_context(**formula_args(
+        roofline.critical_context, m_args, headline_args(chip),
+        attn_peak_flops=attention_peak_for(chip, bits_kv)))
 
 
 def critical_context_rows(models: Iterable[Any], chips: Sequence[Any], chip_8bit: Any
                           ) -> tuple[list[list], dict[tuple[str, str], float]]:
     """Per model: H / H_kv and S∞ on each of ``chips`` (16-bit weights and cache), and on
-    ``chip_8bit`` with an 8-bit cache; also {(model key, chip key): S∞} of ``chips``."""
+    ``chip_8bit`` with an 8-bit cache (attention at that cache's rate); also
+    {(model key, chip key): S∞} of ``chips``."""
     rows, out = [], {}
     for m in models:
         vals = [critical_context(model_args(m), h) for h in chips]
         out.update({(m.name, h.name): v for h, v in zip(chips, vals)})
-        vals.append(critical_context(model_args(m, bits_kv=8), chip_8bit))
+        vals.append(critical_context(model_args(m, bits_kv=8), chip_8bit, bits_kv=8))
         rows.append([model_name(m), m.n_heads // m.n_kv_heads] + [f"{v:,.0f}" for v in vals])
     return rows, out
 
