@@ -126,12 +126,19 @@ def equation_latex(what: Any, lhs: Any = None, order: Iterable[str] = (),
 
     >>> print(equation_latex("batched_step_bytes", multiline=True))  # short: one line
     \\mathcal{B} = W + \\mathcal{K} B
-    >>> print(equation_latex("prefill_time", collapse=["prefill_flops"]))
-    t_{pre} = \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\frac{B F_{pre}}{R_{peak}}\\right)
+    >>> # F_pre less attention's 2 L H d_head T (T + 1) per prompt at R_peak, attention's at R_attn;
+    >>> # the max's second argument, too wide for a line, one term per line
+    >>> tex = equation_latex("prefill_time", multiline=True, collapse=["prefill_flops"])
+    >>> for line in tex.split(r" \\\\ "):
+    ...     print(line)
+    \\begin{aligned} t_{pre} &= \\max\\left(\\frac{W + \\kappa T B}{\\beta_{mem}}, \\right.
+    &\\quad \\quad \\left. \\frac{B F_{pre} - 2 L H d_{head} T B \\left(T + 1\\right)}{R_{peak}} \\right.
+    &\\quad \\quad \\left. + \\frac{2 L H d_{head} T B \\left(T + 1\\right)}{R_{attn}}\\right) \\end{aligned}
+    >>> # per sequence, the weights' 2 P_mm at R_peak and attention's 4 L H d_head S at R_attn
     >>> for line in equation_latex("decode_step_time", multiline=True).split(r" \\\\ "):
     ...     print(line)
     \\begin{aligned} t_{dec} &= \\max\\left(\\frac{W + \\kappa S B}{\\beta_{mem}}, \\right.
-    &\\quad \\quad \\left. \\frac{B \\left(2 P_{mm} + 4 L H d_{head} S\\right)}{R_{peak}}\\right) \\end{aligned}
+    &\\quad \\quad \\left. \\frac{2 P_{mm} B}{R_{peak}} + \\frac{4 L H d_{head} S B}{R_{attn}}\\right) \\end{aligned}
     """
     from ..core.display import latex, latex_lines
     from ..articles import all_formulas

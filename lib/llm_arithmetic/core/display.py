@@ -256,11 +256,16 @@ def _condition_lines(printer: _BookPrinter, cond: Any) -> list[str]:
     moved across (``a - b >= 0`` as ``a >= b``), broken before its operator.
 
     >>> from llm_arithmetic.formulas import roofline
-    >>> f = roofline.critical_batch_size  # B* is infinite where this condition holds
+    >>> f = roofline.critical_context  # S_inf is infinite where this condition holds:
+    >>> # kappa R_peak R_attn - 4 L H d_head beta_mem R_peak <= 0, too wide, over two lines
     >>> for line in _condition_lines(_BookPrinter(order=f.params), f.expr.args[0].cond):
     ...     print(line)
-    \\text{for}\\: \\kappa S R_{peak}
-    \\geq \\beta_{mem} \\left(2 P_{mm} + 4 L H d_{head} S\\right)
+    \\text{for}\\: \\kappa R_{peak} R_{attn}
+    \\leq 4 L H d_{head} \\beta_{mem} R_{peak}
+    >>> f = roofline.critical_batch_size  # what memory moves in a sequence's compute time
+    >>> for line in _condition_lines(_BookPrinter(order=f.params), f.expr.args[0].cond):
+    ...     print(line)  # (its fractions set small): one line
+    \\text{for}\\: \\beta_{mem} \\left(\\frac{2 P_{mm}}{R_{peak}} + \\frac{4 L H d_{head} S}{R_{attn}}\\right) \\leq \\kappa S
     """
     tex = printer._print(cond)
     op = _RELATION_TEX.get(type(cond).__name__)
@@ -273,6 +278,16 @@ def _condition_lines(printer: _BookPrinter, cond: Any) -> list[str]:
         if neg and pos:
             lhs, rhs = sp.Add(*pos), sp.Add(*neg)
     return [r"\text{for}\: " + printer._print(lhs), f"{op} {printer._print(rhs)}"]
+
+
+def _signed_terms(printer: _BookPrinter, add: Any) -> list[str]:
+    """The terms of a sum as ``printer`` orders them, each later one with its sign."""
+    pieces = []
+    for k, t in enumerate(printer._as_ordered_terms(add)):
+        minus = t.could_extract_minus_sign()
+        tex = printer._print(-t if minus else t)
+        pieces.append(f"- {tex}" if minus else tex if k == 0 else f"+ {tex}")
+    return pieces
 
 
 def _term_lines(printer: _BookPrinter, term: Any) -> list[str]:
@@ -295,20 +310,25 @@ def _term_lines(printer: _BookPrinter, term: Any) -> list[str]:
     if len(rest) == 1 and rest[0].is_Add:  # a lone sum in front keeps its parentheses
         head = f"\\left({head.strip()}\\right) "
     if inner.is_Add:
-        pieces = []
-        for k, t in enumerate(printer._as_ordered_terms(inner)):
-            minus = t.could_extract_minus_sign()
-            tex = printer._print(-t if minus else t)
-            pieces.append(f"- {tex}" if minus else tex if k == 0 else f"+ {tex}")
-        opener, sep = r"\left(", ""
+        pieces = _pack(_signed_terms(printer, inner))
+        opener = r"\left("
     else:
         args = sorted(inner.args, key=lambda a: (0 if printer._divides_by_bandwidth(a) else 1,
                                                  printer._arg_rank(a), sp.default_sort_key(a)))
-        pieces = [printer._print(a) for a in args]
-        opener, sep = r"\%s\left(" % str(inner.func).lower(), ","
-    if sep:
-        pieces = [f"{p}{sep}" for p in pieces[:-1]] + pieces[-1:]
-    pieces = _pack(pieces)
+        opener, pieces, run = r"\%s\left(" % str(inner.func).lower(), [], []
+        for k, a in enumerate(args):
+            sep = "," if k < len(args) - 1 else ""
+            tex = printer._print(a)
+            if _visible_width(tex) <= LINE_WIDTH or not a.is_Add:
+                run.append(tex + sep)
+                continue
+            # an argument too wide for a line, a sum: one term per line (packed), after the
+            # arguments before it
+            pieces += _pack(run)
+            run = []
+            terms = _signed_terms(printer, a)
+            pieces += _pack(terms[:-1] + [terms[-1] + sep])
+        pieces += _pack(run)
     if len(pieces) == 1:
         return [printer._print(term)]
     lines = [f"{head}{opener}{pieces[0]} \\right."]

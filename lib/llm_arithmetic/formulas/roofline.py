@@ -309,9 +309,18 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     per_seq = decode_flops_per_token(matmul_params=matmul_params, n_layers=n_layers,
                                      n_heads=n_heads, d_head=d_head, context=context)
     attention = n_layers * attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=context)
-    root, denominator = _solve_critical(weight_bytes, kv_cache_bytes_per_token * context, per_seq,
-                                        bandwidth, peak_flops, attention, attn_peak_flops)
-    return sp.Piecewise((sp.oo, sp.Le(denominator, 0)), (root, True), evaluate=False)
+    root, _ = _solve_critical(weight_bytes, kv_cache_bytes_per_token * context, per_seq,
+                              bandwidth, peak_flops, attention, attn_peak_flops)
+    # W over what one more sequence adds to a step, in bytes: what memory moves in that
+    # sequence's compute time, beta (2 P_mm / R_peak + 4 L H d_head S / R_attn), less its own
+    # cache, kappa S (the solved root with numerator and denominator divided by the rates, which
+    # are positive: the denominator keeps its sign); infinite where the first is no more than
+    # the second
+    per_sequence = sp.collect(sp.expand(weight_bytes / root), bandwidth)
+    moved = sp.Add(*[t for t in per_sequence.args if not t.could_extract_minus_sign()])
+    cache = -sp.Add(*[t for t in per_sequence.args if t.could_extract_minus_sign()])
+    return sp.Piecewise((sp.oo, sp.Le(moved, cache)), (weight_bytes / per_sequence, True),
+                        evaluate=False)
 
 
 @formula("critical_context")

@@ -1965,7 +1965,7 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
 
     .. math::
 
-        B^{*} = \\begin{cases} \\infty & \\text{for}\\: 2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn} \\leq 0 \\\\\\frac{W R_{peak} R_{attn}}{2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn}} & \\text{otherwise} \\end{cases}
+        B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\left(\\frac{2 P_{mm}}{R_{peak}} + \\frac{4 L H d_{head} S}{R_{attn}}\\right) \\leq \\kappa S \\\\\\frac{W}{\\beta_{mem} \\left(\\frac{2 P_{mm}}{R_{peak}} + \\frac{4 L H d_{head} S}{R_{attn}}\\right) - \\kappa S} & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -2013,12 +2013,12 @@ def critical_batch_size(*, weight_bytes, kv_cache_bytes_per_token, matmul_params
     if _exact is not None:
         weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = _exact
         try:
-            return _exact_result(((_inf) if (4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token <= 0) else (attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token))))
+            return _exact_result(((_inf) if (bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops) <= context*kv_cache_bytes_per_token) else (weight_bytes/(-context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops)))))
         except ZeroDivisionError:
             return _inf
     weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
-        return _vector_result(_np.where(_np.less_equal(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token, 0), _np.inf, attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token)))
+        return _vector_result(_np.where(_np.less_equal(bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops), context*kv_cache_bytes_per_token), _np.inf, weight_bytes/(-context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops))))
 
 
 def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops=None):

@@ -184,7 +184,7 @@ export function critical_batch({weight_bytes, seq_bytes, seq_flops, bandwidth, p
 
 /** Batch size at which a decode step of a uniform decoder turns compute-bound: :data:`critical_batch` with the cache read per sequence, kappa S, and the FLOPs per sequence, 2 P_mm + 4 L H d_head S, of which attention's 4 L H d_head S run at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given). [1] */
 export function critical_batch_size({weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, bandwidth, peak_flops, attn_peak_flops = peak_flops} = {}) {
-  return ((4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token <= 0) ? (Infinity) : (attn_peak_flops*peak_flops*weight_bytes/(4*n_heads*n_layers*peak_flops*context*bandwidth*d_head + 2*matmul_params*attn_peak_flops*bandwidth - attn_peak_flops*peak_flops*context*kv_cache_bytes_per_token)));
+  return ((bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops) <= context*kv_cache_bytes_per_token) ? (Infinity) : (weight_bytes/(-context*kv_cache_bytes_per_token + bandwidth*(4*n_heads*n_layers*context*d_head/attn_peak_flops + 2*matmul_params/peak_flops))));
 }
 
 /** Context beyond which no batch size makes a decode step of a uniform decoder compute-bound: where the denominator of :data:`critical_batch_size` reaches zero (solved for S), a sequence's cache costs as much memory time as its arithmetic costs compute time, attention's at R_attn (R_attn = R_peak unless given). [token] */
@@ -1545,7 +1545,7 @@ export const FORMULAS = {
  },
  "critical_batch_size": {
   "defaults": {},
-  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: 2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn} \\leq 0 \\\\\\frac{W R_{peak} R_{attn}}{2 P_{mm} \\beta_{mem} R_{attn} + 4 L H d_{head} S \\beta_{mem} R_{peak} - \\kappa S R_{peak} R_{attn}} & \\text{otherwise} \\end{cases}",
+  "latex": "B^{*} = \\begin{cases} \\infty & \\text{for}\\: \\beta_{mem} \\left(\\frac{2 P_{mm}}{R_{peak}} + \\frac{4 L H d_{head} S}{R_{attn}}\\right) \\leq \\kappa S \\\\\\frac{W}{\\beta_{mem} \\left(\\frac{2 P_{mm}}{R_{peak}} + \\frac{4 L H d_{head} S}{R_{attn}}\\right) - \\kappa S} & \\text{otherwise} \\end{cases}",
   "lhs": "critical_batch",
   "params": [
    "weight_bytes",
