@@ -274,3 +274,29 @@ def test_sweep_without_chips_names_the_argument(hardware):
     sweep's other arguments and estimate's are."""
     with pytest.raises(InputError, match="^hardware: "):
         sweep("llama-3.1-8b", hardware=hardware)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(weights="q4_0", context=4096, batch=8),
+    dict(bits_weight=5, bits_kv=8, context=2048, prompt=1024, generate=128, batch=4),
+    dict(weights="fp8", tp=8, prompt=2048, generate=256, batch=64, price_per_hour=2.5)])
+def test_plan_inputs_are_what_estimate_evaluates(kw):
+    """estimate.plan_inputs (public: forecast's prefill bound and deploy's search evaluate the
+    plan from it) with the chip's inputs gives the estimate's own figures, and rejects a bad
+    argument with the estimate's message."""
+    from llm_arithmetic.estimate import chip_inputs, plan_inputs
+
+    m, h = get_model("llama-3-70b" if "tp" in kw else "llama-3.1-8b"), get_hardware("h100-sxm")
+    e = estimate(m, hardware=h, **kw)
+    ev = m.plan.child(**chip_inputs(h), **plan_inputs(m, **kw))
+    keys = ["weight_bytes", "decode_seconds_per_token", "compute_precision", "max_batch"]
+    keys += ["ttft_seconds", "tpot_seconds", "cost_per_million_tokens"] if "prompt" in kw else []
+    for key in keys:
+        assert ev.get(key) == getattr(e, key), key
+    for bad in (dict(context=0), dict(batch=1.5), dict(weights="q4_0", bits_weight=4),
+                dict(tp=3)):
+        with pytest.raises(InputError) as want:
+            estimate(m, hardware=h, **bad)
+        with pytest.raises(InputError) as got:
+            plan_inputs(m, **bad)
+        assert str(got.value) == str(want.value)

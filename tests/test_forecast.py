@@ -618,3 +618,35 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
     kinds = {h.kind for h in HARDWARE.values()}
     assert "accelerator" in exported["unmeasured_kinds"]
     assert set(exported["unmeasured_kinds"]) <= kinds - measured
+
+
+def test_a_prefill_rows_bound_is_the_estimates_at_the_formats_rate():
+    """A prefill row's bound (forecast._prefill_bound, through the public
+    estimate.plan_inputs) is the estimate's time to first token where the file's bits are the
+    format's own (Q4_0's 4.5 bits a weight: the estimate of weights="q4_0"); at a file's other
+    bits, the weights' products still take the format's int8 rate on an RTX 4090 (the
+    estimate of those bits alone takes a 16-bit one), and a bit more weight takes a bit longer.
+    forecast imports no private name of estimate (nor deploy its checked inputs)."""
+    import ast
+    import inspect
+
+    from llm_arithmetic import deploy, estimate, get_hardware
+
+    chip = get_hardware("rtx-4090")
+    for prompt in (16, 512, 4096):
+        want = estimate("llama-3.1-8b", hardware=chip, weights="q4_0", prompt=prompt,
+                        context=prompt)
+        t, precision = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.5}, "q4_0", 16,
+                                        prompt)
+        assert t == want.ttft_seconds and precision == want.compute_precision == "int8"
+        more, p2 = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.9}, "q4_0", 16,
+                                    prompt)
+        alone = estimate("llama-3.1-8b", hardware=chip, bits_weight=4.9, prompt=prompt,
+                         context=prompt)
+        assert p2 == "int8" != alone.compute_precision and more >= t
+    for module, private in ((F, lambda name: name.startswith("_")),
+                            (deploy, lambda name: name == "_checked_inputs")):
+        names = [a.name for node in ast.walk(ast.parse(inspect.getsource(module)))
+                 if isinstance(node, ast.ImportFrom) and node.module == "estimate"
+                 for a in node.names]
+        assert names and not [n for n in names if private(n)], (module.__name__, names)

@@ -314,16 +314,13 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
     ``weights`` (:func:`row_weights`: the file's bits, or a file type's parts) whose products
     run at the compute precision of the format ``fmt`` names, attention's at the cache's: the
     estimate's plan with the format's record beside the file's bits (``estimate`` takes a
-    format or bits, not both) [s], and the weights' precision."""
+    format or bits, not both; :func:`~llm_arithmetic.estimate.plan_inputs` gives the plan's
+    inputs for either) [s], and the weights' precision."""
     from .catalog.format_compute import plan_format
-    from .estimate import _checked_inputs, chip_inputs, resolve_model
+    from .estimate import chip_inputs, plan_inputs, resolve_model
 
     m = resolve_model(model_key)
-    g = _checked_inputs(m, weights=weights.get("weights"), bits_weight=weights.get("bits_weight"),
-                        bits_kv=bits_kv, context=prompt, batch=1, bandwidth=None,
-                        peak_flops=None, capacity=None, overhead=0, tp=1, ep=1, pp=1,
-                        prompt=prompt, generate=None, price_per_hour=None, power_watts=None,
-                        link_bandwidth=None, link_latency=None)
+    g = plan_inputs(m, **weights, bits_kv=bits_kv, context=prompt, prompt=prompt)
     g["weight_format"] = plan_format(fmt)
     ev = m.plan.child(**chip_inputs(chip), **g)
     return ev.get("ttft_seconds"), ev.get("compute_precision")
