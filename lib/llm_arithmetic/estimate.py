@@ -562,6 +562,17 @@ def attention_peak_for(chip: Hardware, bits_kv: Any = 16) -> float | None:
     return chip.peaks[precision].rate if precision in chip.peaks else None
 
 
+def _step_peak(step: str, model: Any, chip: Hardware, weights: Any, bits_kv: Any, name: str,
+               at: Any) -> Any:
+    """The plan's effective rate ``step`` of one step (``prefill_peak_or_inf``,
+    ``decode_peak_or_inf``) on ``chip``, with the plan's input ``name`` (``prompt``,
+    ``context``) at ``at``, checked as :func:`estimate` checks it: one rate for a number, an
+    ndarray of one rate each for a sequence [FLOP/s]."""
+    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv)._plan
+    rate = (lambda x: float(ev.child(**{name: _count(name, x)}).get(step)))
+    return rate(at) if np.ndim(at) == 0 else np.array([rate(x) for x in at])
+
+
 def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
                      bits_kv: Any = 16) -> Any:
     """The rate a prefill of ``prompt`` tokens takes its FLOPs at on ``chip``, as the estimate
@@ -574,26 +585,23 @@ def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
     >>> [round(float(x) / 1e12, 1) for x in r]
     [660.6, 582.9]
     """
-    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, prompt=1)._plan
-    if np.ndim(prompt) == 0:
-        return float(ev.child(prompt=int(prompt)).get("prefill_peak_or_inf"))
-    return np.array([float(ev.child(prompt=int(t)).get("prefill_peak_or_inf")) for t in prompt])
+    return _step_peak("prefill_peak_or_inf", model, chip, weights, bits_kv, "prompt", prompt)
 
 
 def decode_peak_for(model: Any, chip: Hardware, weights: Any, context: Any,
-                    bits_kv: Any = 16) -> float:
+                    bits_kv: Any = 16) -> Any:
     """The rate a decode step at ``context`` cached tokens takes its FLOPs at on ``chip``, as
     the estimate times it (the plan's ``decode_peak_or_inf``): the weights' products at their
     format's rate and attention's at the cache's
     (:data:`~llm_arithmetic.formulas.roofline.step_peak_flops`); infinite where the chip lists
-    no peak [FLOP/s]. Attention's share of a step's FLOPs does not depend on the batch, nor on
-    how many tokens of each sequence a step verifies, so neither changes the rate.
+    no peak [FLOP/s]. For a sequence of contexts, one rate each (an ndarray). Attention's share
+    of a step's FLOPs does not depend on the batch, nor on how many tokens of each sequence a
+    step verifies, so neither changes the rate.
 
     >>> round(decode_peak_for("llama-3.1-8b", get_hardware("rtx-4090"), "q4_0", 16384) / 1e12, 1)
     484.3
     """
-    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, context=context)._plan
-    return float(ev.get("decode_peak_or_inf"))
+    return _step_peak("decode_peak_or_inf", model, chip, weights, bits_kv, "context", context)
 
 
 def _latency(link_latency: Any) -> float | None:
