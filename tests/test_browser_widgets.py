@@ -174,9 +174,9 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
             # the step's rate and intensity mix the weights' products and attention's: where
             # one counts integer operations and the other FLOPs, the unit names both
             if k in ("attained_flops", "step_intensity") and state["chip"] != "custom":
-                from llm_arithmetic.explain import _mixed_rate_unit
+                from llm_arithmetic.core.units import mixed_rate_unit
 
-                unit = _mixed_rate_unit(precision, want.get("attention_precision"),
+                unit = mixed_rate_unit(precision, want.get("attention_precision"),
                                         "FLOP/s" if k == "attained_flops" else "FLOP/B")
                 if o["unit"].strip() not in (unit, "T" + unit):
                     problems.append(f"{label}: unit {o['unit']!r}, Python {unit!r}")

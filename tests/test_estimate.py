@@ -274,3 +274,71 @@ def test_sweep_without_chips_names_the_argument(hardware):
     sweep's other arguments and estimate's are."""
     with pytest.raises(InputError, match="^hardware: "):
         sweep("llama-3.1-8b", hardware=hardware)
+
+
+@pytest.mark.parametrize("model,chip,weights,bits_kv", [
+    ("llama-3.1-8b", "rtx-4090", "q4_0", 16), ("llama-3.1-8b", "h100-sxm", "fp8", 8),
+    ("qwen3-30b-a3b", "m2-max", "fp16", 16)])
+def test_step_rates_are_the_flops_over_their_two_rates(model, chip, weights, bits_kv):
+    """prefill_peak_for and decode_peak_for (one helper behind both) against a second
+    derivation: a step's FLOPs over its compute time, the weights' products (2 x the matmul
+    parameters a token, the head once for a prefill's last token) at the catalog's rate for the
+    estimate's compute precision and the rest (attention over the cache) at the catalog's rate
+    for its attention precision. A sequence gives one rate each; a bad length is an InputError
+    naming it."""
+    import numpy as np
+
+    from llm_arithmetic.estimate import decode_peak_for, prefill_peak_for
+
+    m, h = get_model(model), get_hardware(chip)
+    e = estimate(m, hardware=h, weights=weights, bits_kv=bits_kv)
+    peak_w = h.peaks[e.compute_precision].rate
+    peak_a = h.peaks[e.attention_precision].rate
+
+    def mixed(total, weights_flops):
+        return total / (weights_flops / peak_w + (total - weights_flops) / peak_a)
+
+    prompts, contexts = [1, 512, 8192], [1, 4096, 32768]
+    want_prefill = [mixed(float(m.prefill_flops(p)), 2.0 * (e.params_matmul - m.head_params) * p
+                          + 2.0 * m.head_params) for p in prompts]
+    want_decode = [mixed(float(m.decode_flops_per_token(c)), 2.0 * e.params_matmul)
+                   for c in contexts]
+    got_prefill = prefill_peak_for(m, h, weights, prompts, bits_kv)
+    got_decode = decode_peak_for(m, h, weights, contexts, bits_kv)
+    assert isinstance(got_prefill, np.ndarray) and isinstance(got_decode, np.ndarray)
+    assert list(got_prefill) == pytest.approx(want_prefill, rel=1e-12)
+    assert list(got_decode) == pytest.approx(want_decode, rel=1e-12)
+    for p, want in zip(prompts, want_prefill):
+        assert prefill_peak_for(m, h, weights, p, bits_kv) == pytest.approx(want, rel=1e-12)
+    for c, want in zip(contexts, want_decode):
+        assert decode_peak_for(m, h, weights, c, bits_kv) == pytest.approx(want, rel=1e-12)
+    with pytest.raises(InputError, match="context must be a positive integer"):
+        decode_peak_for(m, h, weights, 0)
+    with pytest.raises(InputError, match="prompt must be a positive integer"):
+        prefill_peak_for(m, h, weights, [512, -1])
+
+
+@pytest.mark.parametrize("kw", [
+    dict(weights="q4_0", context=4096, batch=8),
+    dict(bits_weight=5, bits_kv=8, context=2048, prompt=1024, generate=128, batch=4),
+    dict(weights="fp8", tp=8, prompt=2048, generate=256, batch=64, price_per_hour=2.5)])
+def test_plan_inputs_are_what_estimate_evaluates(kw):
+    """estimate.plan_inputs (public: forecast's prefill bound and deploy's search evaluate the
+    plan from it) with the chip's inputs gives the estimate's own figures, and rejects a bad
+    argument with the estimate's message."""
+    from llm_arithmetic.estimate import chip_inputs, plan_inputs
+
+    m, h = get_model("llama-3-70b" if "tp" in kw else "llama-3.1-8b"), get_hardware("h100-sxm")
+    e = estimate(m, hardware=h, **kw)
+    ev = m.plan.child(**chip_inputs(h), **plan_inputs(m, **kw))
+    keys = ["weight_bytes", "decode_seconds_per_token", "compute_precision", "max_batch"]
+    keys += ["ttft_seconds", "tpot_seconds", "cost_per_million_tokens"] if "prompt" in kw else []
+    for key in keys:
+        assert ev.get(key) == getattr(e, key), key
+    for bad in (dict(context=0), dict(batch=1.5), dict(weights="q4_0", bits_weight=4),
+                dict(tp=3)):
+        with pytest.raises(InputError) as want:
+            estimate(m, hardware=h, **bad)
+        with pytest.raises(InputError) as got:
+            plan_inputs(m, **bad)
+        assert str(got.value) == str(want.value)

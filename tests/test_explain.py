@@ -435,3 +435,28 @@ def test_a_key_that_is_not_a_name_is_an_input_error(key):
     e = estimate("llama-2-7b", hardware="h100-sxm")
     with pytest.raises(InputError, match="^explain: a key is a name"):
         explain(e, key)
+
+
+def test_rate_units_follow_the_catalogs_recorded_units():
+    """core.units.rate_unit and mixed_rate_unit (public: explain and the explorer both label
+    rates with them) against the units the hardware catalog records for each chip's peaks
+    (hardware.toml: ``unit = "OP/s"`` on integer rates, FLOP/s otherwise): a precision's unit is
+    its peaks' recorded unit, and a step mixing two precisions is in that unit where both
+    peaks share it, else in both, (OP+FLOP)/s (and /B for an intensity)."""
+    from llm_arithmetic.catalog.hardware import HARDWARE
+    from llm_arithmetic.core.units import mixed_rate_unit, rate_unit
+
+    seen = set()
+    for chip in HARDWARE.values():
+        units = {p: pk.unit for p, pk in chip.peaks.items() if pk.dense}
+        for p, unit in units.items():
+            assert rate_unit(p) == unit, (chip.name, p)
+            for q, other in units.items():
+                want = unit if unit == other else "(OP+FLOP)/s"
+                assert mixed_rate_unit(p, q) == want, (chip.name, p, q)
+                assert mixed_rate_unit(p, q, "FLOP/B") == want[:-1] + "B"
+                seen.add(want)
+    assert seen == {"FLOP/s", "OP/s", "(OP+FLOP)/s"}
+    # the old private spelling is gone from explain: one definition, in core.units
+    import llm_arithmetic.explain as X
+    assert not hasattr(X, "_mixed_rate_unit") and not hasattr(X, "_rate_unit")

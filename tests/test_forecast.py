@@ -555,21 +555,62 @@ def test_a_runtime_without_rows_on_the_chip_class_says_it_borrows_pooled_terms(
         assert d["forecast_pooled_terms"] == {"decode": ["k", "lambda_s_per_layer"]}
 
 
-def test_a_chip_of_a_kind_no_row_measured_says_so(capsys):
-    """No row of the data is on an accelerator (TPU, Gaudi, Trainium): its catalogued chips are
-    of other kinds. A TPU's forecast, with llama.cpp (which has datacenter GPU rows) or none,
-    says that it borrows the datacenter GPU class's terms."""
+def _kinds_of_the_data():
+    """(the hardware catalog's kinds, the kinds the data's rows are of), read from the files
+    themselves (hardware.toml and both CSVs, not through the package's loaders): a row is of its
+    catalogued chip's kind, and of its device class where that is a kind (a CPU run on a
+    machine the catalog does not hold, such as the Ryzen 9 7950X of llama.cpp issue 4716)."""
+    import csv
+    import tomllib
+    from pathlib import Path
+
+    lib = Path(F.__file__).parent
+    with open(lib / "catalog" / "data" / "hardware.toml", "rb") as f:
+        kind_of = {name: d["kind"] for name, d in tomllib.load(f)["devices"].items()}
+    kinds, measured = set(kind_of.values()), set()
+    for name in ("runtime_measurements.csv", "calibration_measurements.csv"):
+        with open(lib / "lab" / "data" / name, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                if row["hardware_key"]:
+                    measured.add(kind_of[row["hardware_key"]])
+                if row["device_class"] in kinds:
+                    measured.add(row["device_class"])
+    return kinds, measured
+
+
+def test_the_unmeasured_kinds_are_counted_from_the_data():
+    """forecast.unmeasured_kinds against the files read a second way: the catalog's kinds that
+    no row is of. Today that is the accelerators (TPU, Gaudi, Trainium: no row) and the
+    single-board computers (a Raspberry Pi: no row); every CPU row is of an uncatalogued machine
+    or an Apple chip's CPU cores, and the SoC rows (Jetson, DGX Spark) are validation rows:
+    measured, though not fitted."""
+    kinds, measured = _kinds_of_the_data()
+    assert set(F.unmeasured_kinds()) == kinds - measured
+    assert {"accelerator", "sbc"} <= set(F.unmeasured_kinds())
+    assert not {"cpu", "soc", "apple-silicon"} & set(F.unmeasured_kinds())
+
+
+@pytest.mark.parametrize("model,chip,kind,label", [
+    ("llama-3-8b", "tpu-v5e", "accelerator", "datacenter GPU"),
+    ("llama-3.2-1b", "raspberry-pi-4", "sbc", "CPU")])
+def test_a_chip_of_a_kind_no_row_measured_says_so(capsys, model, chip, kind, label):
+    """No row of the data is on an accelerator (TPU, Gaudi, Trainium) or a single-board
+    computer (Raspberry Pi): a forecast on one, with a runtime or none, says that it borrows
+    its class's terms, naming the kind; on a chip of a measured kind (an H100; a Ryzen 9 7950X,
+    whose kind has CPU rows) it says nothing of the kind."""
     from llm_arithmetic import get_hardware
     from llm_arithmetic.cli import main
 
-    kinds = {get_hardware(r.hardware_key).kind for r in M.all_rows() if r.hardware_key}
-    assert "accelerator" not in kinds and get_hardware("tpu-v5e").kind == "accelerator"
+    _, measured = _kinds_of_the_data()
+    assert kind not in measured and get_hardware(chip).kind == kind
+    said = (f"no measured row is on a chip of this kind ({kind}): the forecast borrows the "
+            f"{label} terms")
     for extra in (["--runtime", "llama.cpp"], []):
-        assert main(["describe", "llama-3-8b", "--hardware", "tpu-v5e", *extra]) == 0
-        assert "no measured row is of an accelerator" in capsys.readouterr().out
-    assert main(["describe", "llama-3-8b", "--hardware", "h100-sxm", "--runtime",
-                 "llama.cpp"]) == 0
-    assert "no measured row" not in capsys.readouterr().out
+        assert main(["describe", model, "--hardware", chip, *extra]) == 0
+        assert said in capsys.readouterr().out
+    for other in ("h100-sxm", "ryzen-7950x"):
+        assert main(["describe", model, "--hardware", other, "--runtime", "llama.cpp"]) == 0
+        assert "no measured row is on a chip" not in capsys.readouterr().out
 
 
 def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for():
@@ -582,9 +623,7 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
     no row measured are catalogued kinds of no chip or device class of the data's rows."""
     import copy
 
-    from llm_arithmetic import get_hardware
     from llm_arithmetic.book.export import catalog_data
-    from llm_arithmetic.catalog.hardware import HARDWARE
 
     p = F.load_params()
     exported = catalog_data()["forecast"]["caveat"]
@@ -611,10 +650,40 @@ def test_the_caveat_exported_to_the_page_agrees_with_the_fallbacks_of_terms_for(
     # describe's example: mlx-lm has no datacenter GPU rows and has Apple rows
     assert exported["pooled"]["datacenter-gpu"]["mlx-lm"]["decode"]
     assert exported["pooled"]["apple"]["mlx-lm"]["decode"] == []
-    # each kind listed is a catalogued kind that no row's chip is of (the rows on CPUs are of
-    # uncatalogued machines: a class "cpu" without a chip); a TPU's is among them
-    measured = {get_hardware(r.hardware_key).kind for r in M.all_rows() if r.hardware_key}
-    measured |= {r.device_class for r in M.all_rows()}
-    kinds = {h.kind for h in HARDWARE.values()}
+    # the kinds listed are the catalogued kinds that no row is of (the rows on CPUs are of
+    # uncatalogued machines or Apple chips' CPU cores: a class "cpu" without a chip of its kind)
+    kinds, measured = _kinds_of_the_data()
     assert "accelerator" in exported["unmeasured_kinds"]
-    assert set(exported["unmeasured_kinds"]) <= kinds - measured
+    assert set(exported["unmeasured_kinds"]) == kinds - measured
+
+
+def test_a_prefill_rows_bound_is_the_estimates_at_the_formats_rate():
+    """A prefill row's bound (forecast._prefill_bound, through the public
+    estimate.plan_inputs) is the estimate's time to first token where the file's bits are the
+    format's own (Q4_0's 4.5 bits a weight: the estimate of weights="q4_0"); at a file's other
+    bits, the weights' products still take the format's int8 rate on an RTX 4090 (the
+    estimate of those bits alone takes a 16-bit one), and a bit more weight takes a bit longer.
+    forecast imports no private name of estimate (nor deploy its checked inputs)."""
+    import ast
+    import inspect
+
+    from llm_arithmetic import deploy, estimate, get_hardware
+
+    chip = get_hardware("rtx-4090")
+    for prompt in (16, 512, 4096):
+        want = estimate("llama-3.1-8b", hardware=chip, weights="q4_0", prompt=prompt,
+                        context=prompt)
+        t, precision = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.5}, "q4_0", 16,
+                                        prompt)
+        assert t == want.ttft_seconds and precision == want.compute_precision == "int8"
+        more, p2 = F._prefill_bound("llama-3.1-8b", chip, {"bits_weight": 4.9}, "q4_0", 16,
+                                    prompt)
+        alone = estimate("llama-3.1-8b", hardware=chip, bits_weight=4.9, prompt=prompt,
+                         context=prompt)
+        assert p2 == "int8" != alone.compute_precision and more >= t
+    for module, private in ((F, lambda name: name.startswith("_")),
+                            (deploy, lambda name: name == "_checked_inputs")):
+        names = [a.name for node in ast.walk(ast.parse(inspect.getsource(module)))
+                 if isinstance(node, ast.ImportFrom) and node.module == "estimate"
+                 for a in node.names]
+        assert names and not [n for n in names if private(n)], (module.__name__, names)

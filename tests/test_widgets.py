@@ -857,8 +857,9 @@ def test_forecast_in_the_page_equals_python(page):
             cases.append((name, chip, {**kw, "runtime": rt}))
     cases.append(("llama-2-7b", None, dict(weights="q4_0", bandwidth=800e9, peak_flops=100e12,
                                            prompt=256, runtime="llama.cpp")))
-    for rt in (None, "llama.cpp", "mlx-lm"):  # a kind no row measured (forecast_caveat)
+    for rt in (None, "llama.cpp", "mlx-lm"):  # kinds no row measured (forecast_caveat)
         cases.append(("llama-3-8b", "tpu-v5e", dict(weights="fp16", prompt=512, runtime=rt)))
+        cases.append(("llama-3.2-1b", "raspberry-pi-4", dict(weights="q4_0", runtime=rt)))
     got = page.evaluate("""(cases) => cases.map(([name, chip, opts]) => {
       const L = window.LLMArithmetic;
       try {

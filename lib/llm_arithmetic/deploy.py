@@ -45,8 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (_checked_inputs, _count, _generated, _serving_number, chip_inputs,
-                       draft_model, resolve_model, speculative_inputs,
+from .estimate import (_count, _generated, _serving_number, chip_inputs, draft_model,
+                       plan_inputs, resolve_model, speculative_inputs,
                        warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
@@ -157,11 +157,8 @@ def _point_inputs(m: Any, fmt: str, kv: Any, batches: np.ndarray, prompt: int, g
                   price: float | None = None) -> dict[str, Any]:
     """The plan's inputs of one search point (a format, a cache width and a layout) over the
     batches, checked as :func:`~llm_arithmetic.estimate.estimate` checks them."""
-    g = _checked_inputs(m, weights=fmt, bits_weight=None, bits_kv=kv, context=prompt, batch=1,
-                        bandwidth=None, peak_flops=None, capacity=None, overhead=overhead,
-                        tp=tp, ep=ep, pp=pp, prompt=prompt, generate=generate,
-                        price_per_hour=price, power_watts=None, link_bandwidth=None,
-                        link_latency=None)
+    g = plan_inputs(m, weights=fmt, bits_kv=kv, context=prompt, overhead=overhead, tp=tp, ep=ep,
+                    pp=pp, prompt=prompt, generate=generate, price_per_hour=price)
     g["batch"] = batches
     return g
 

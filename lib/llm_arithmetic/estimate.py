@@ -40,7 +40,7 @@ from .numeric._runtime import exact_result
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
-           "chip_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
+           "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "warn_past_trained_context"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
@@ -562,6 +562,17 @@ def attention_peak_for(chip: Hardware, bits_kv: Any = 16) -> float | None:
     return chip.peaks[precision].rate if precision in chip.peaks else None
 
 
+def _step_peak(step: str, model: Any, chip: Hardware, weights: Any, bits_kv: Any, name: str,
+               at: Any) -> Any:
+    """The plan's effective rate ``step`` of one step (``prefill_peak_or_inf``,
+    ``decode_peak_or_inf``) on ``chip``, with the plan's input ``name`` (``prompt``,
+    ``context``) at ``at``, checked as :func:`estimate` checks it: one rate for a number, an
+    ndarray of one rate each for a sequence [FLOP/s]."""
+    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv)._plan
+    rate = (lambda x: float(ev.child(**{name: _count(name, x)}).get(step)))
+    return rate(at) if np.ndim(at) == 0 else np.array([rate(x) for x in at])
+
+
 def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
                      bits_kv: Any = 16) -> Any:
     """The rate a prefill of ``prompt`` tokens takes its FLOPs at on ``chip``, as the estimate
@@ -574,26 +585,23 @@ def prefill_peak_for(model: Any, chip: Hardware, weights: Any, prompt: Any,
     >>> [round(float(x) / 1e12, 1) for x in r]
     [660.6, 582.9]
     """
-    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, prompt=1)._plan
-    if np.ndim(prompt) == 0:
-        return float(ev.child(prompt=int(prompt)).get("prefill_peak_or_inf"))
-    return np.array([float(ev.child(prompt=int(t)).get("prefill_peak_or_inf")) for t in prompt])
+    return _step_peak("prefill_peak_or_inf", model, chip, weights, bits_kv, "prompt", prompt)
 
 
 def decode_peak_for(model: Any, chip: Hardware, weights: Any, context: Any,
-                    bits_kv: Any = 16) -> float:
+                    bits_kv: Any = 16) -> Any:
     """The rate a decode step at ``context`` cached tokens takes its FLOPs at on ``chip``, as
     the estimate times it (the plan's ``decode_peak_or_inf``): the weights' products at their
     format's rate and attention's at the cache's
     (:data:`~llm_arithmetic.formulas.roofline.step_peak_flops`); infinite where the chip lists
-    no peak [FLOP/s]. Attention's share of a step's FLOPs does not depend on the batch, nor on
-    how many tokens of each sequence a step verifies, so neither changes the rate.
+    no peak [FLOP/s]. For a sequence of contexts, one rate each (an ndarray). Attention's share
+    of a step's FLOPs does not depend on the batch, nor on how many tokens of each sequence a
+    step verifies, so neither changes the rate.
 
     >>> round(decode_peak_for("llama-3.1-8b", get_hardware("rtx-4090"), "q4_0", 16384) / 1e12, 1)
     484.3
     """
-    ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv, context=context)._plan
-    return float(ev.get("decode_peak_or_inf"))
+    return _step_peak("decode_peak_or_inf", model, chip, weights, bits_kv, "context", context)
 
 
 def _latency(link_latency: Any) -> float | None:
@@ -645,14 +653,37 @@ def _check_direct(allreduce: Any, chip: Hardware | None) -> None:
                          f"or a full mesh); {chip.name}'s scale-up domain is a {topology}")
 
 
-def _checked_inputs(m: Model, *, weights: Any, bits_weight: Any, bits_kv: Any, context: Any,
-                    batch: Any, bandwidth: Any, peak_flops: Any, capacity: Any, overhead: Any,
-                    tp: Any, ep: Any, pp: Any, prompt: Any, generate: Any, price_per_hour: Any,
-                    power_watts: Any, link_bandwidth: Any, link_latency: Any,
-                    overlap: Any = True, allreduce: Any = None, node_limit: Any = None,
-                    dispatch_bits: Any = None, bits_ssm: Any = None) -> dict[str, Any]:
-    """:func:`estimate`'s arguments checked (an :class:`InputError` naming a bad one; a
-    :class:`ContextWarning` beyond the trained context) and named as the plan's inputs."""
+def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: Any = None,
+                bits_kv: Any = 16, context: Any = 1, batch: Any = 1, bandwidth: Any = None,
+                peak_flops: Any = None, capacity: Any = None, overhead: Any = 0, tp: Any = 1,
+                ep: Any = 1, pp: Any = 1, prompt: Any = None, generate: Any = None,
+                price_per_hour: Any = None, power_watts: Any = None, link_bandwidth: Any = None,
+                link_latency: Any = None, overlap: Any = True, allreduce: Any = None,
+                node_limit: Any = None, dispatch_bits: Any = None,
+                bits_ssm: Any = None) -> dict[str, Any]:
+    """:func:`estimate`'s arguments (its defaults, but no chip and no speculation) checked as
+    it checks them (an :class:`InputError` naming a bad one; a :class:`ContextWarning` beyond
+    the trained context) and named as the inputs of the model's plan, to which
+    :func:`chip_inputs` adds a chip's: what a caller that evaluates the plan itself starts from
+    (a search over many points, or an input the estimate does not take, such as a format's
+    compute precision beside a file's own bits: set ``weight_format`` to
+    :func:`~llm_arithmetic.catalog.format_compute.plan_format`'s record).
+
+    >>> m = get_model("llama-3.1-8b")
+    >>> g = plan_inputs(m, weights="q4_0", context=4096)
+    >>> g["context"], g["batch"], g["bits_weight"], g["weight_format"]["compute"]
+    (4096, 1, Fraction(9, 2), 'int8')
+    >>> t = m.plan.child(**chip_inputs(get_hardware("rtx-4090")), **g).get(
+    ...     "decode_seconds_per_token")
+    >>> t == estimate(m, hardware="rtx-4090", weights="q4_0", context=4096
+    ...              ).decode_seconds_per_token
+    True
+    >>> plan_inputs(m, context=0)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: context must be a positive integer, got 0
+    """
+    m = resolve_model(model)
     context = _count("context", context)
     batch = _count("batch", batch)
     tp, ep, pp = _parallel(m, tp, ep, pp)
@@ -914,14 +945,14 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
     _check_direct(allreduce, chip)
-    given = _checked_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                            context=context, batch=batch, bandwidth=bandwidth,
-                            peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
-                            ep=ep, pp=pp, prompt=prompt, generate=generate,
-                            price_per_hour=price_per_hour, power_watts=power_watts,
-                            link_bandwidth=link_bandwidth, link_latency=link_latency,
-                            overlap=overlap, allreduce=allreduce, node_limit=node_limit,
-                            dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
+    given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                        context=context, batch=batch, bandwidth=bandwidth,
+                        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
+                        ep=ep, pp=pp, prompt=prompt, generate=generate,
+                        price_per_hour=price_per_hour, power_watts=power_watts,
+                        link_bandwidth=link_bandwidth, link_latency=link_latency,
+                        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+                        dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
     spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
                               acceptance=acceptance, draft_cost=draft_cost, draft=draft,
                               hardware=chip, bandwidth=bandwidth,

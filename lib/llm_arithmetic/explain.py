@@ -51,6 +51,7 @@ from typing import Any, Mapping, Sequence
 
 from .core.errors import InputError
 from .core.records import record
+from .core.units import mixed_rate_unit, rate_unit
 from .numeric._runtime import exact_result
 
 __all__ = ["Argument", "Explanation", "explain", "explain_keys", "engine_key_steps",
@@ -651,29 +652,6 @@ def _symbol(name: str) -> str:
     return latex(GLOSSARY[name].symbol) if name in GLOSSARY else ""
 
 
-def _rate_unit(precision: Any, unit: str = "FLOP/s") -> str:
-    """``unit`` (FLOP/s, FLOP/B) as a peak of ``precision`` counts its operations: an integer
-    precision's (int8) are integer operations (OP/s, OP/B), not floating-point ones."""
-    return "OP" + unit[4:] if str(precision).startswith("int") else unit
-
-
-def _mixed_rate_unit(weights: Any, attention: Any, unit: str = "FLOP/s") -> str:
-    """The unit of a step's effective rate (its FLOPs over its compute time, the weights'
-    products at the ``weights`` precision's rate and attention's at the ``attention``
-    precision's): :func:`_rate_unit` where both count the same operations; where one counts
-    integer operations and the other floating-point ones (int8 weights, a 16-bit cache), both,
-    ``(OP+FLOP)/s``: the rate is neither an integer nor a floating-point peak. The page says the
-    same (``stepUnit`` in ``ui.js``).
-
-    >>> _mixed_rate_unit("int8", "fp16-acc16"), _mixed_rate_unit("fp8", "fp16")
-    ('(OP+FLOP)/s', 'FLOP/s')
-    >>> _mixed_rate_unit("int8", "fp16", "FLOP/B")
-    '(OP+FLOP)/B'
-    """
-    w, a = _rate_unit(weights, unit), _rate_unit(attention, unit)
-    return w if w == a else "(OP+FLOP)" + unit[4:]
-
-
 #: Rates of attention's products: their unit is their precision's, not the weights'.
 _ATTENTION_RATES = frozenset({"attention_peak_flops", "chip_attention_flops", "attn_peak_flops"})
 
@@ -700,17 +678,17 @@ def _takes_attention_rate(steps: Mapping[str, Any], name: Any) -> bool:
 
 
 def _integer_rate(ev: Any, unit: str, *names: Any) -> str:
-    """A rate's unit as the chip's peak has it (:func:`_rate_unit`), where the chip's rate is
-    used (a given peak is in FLOP/s): attention's rates (``names`` among them) at attention's
-    precision, a step's effective rate built from both at both (:func:`_mixed_rate_unit`),
-    every other at the weights'."""
+    """A rate's unit as the chip's peak has it (:func:`~llm_arithmetic.core.units.rate_unit`),
+    where the chip's rate is used (a given peak is in FLOP/s): attention's rates (``names``
+    among them) at attention's precision, a step's effective rate built from both at both
+    (:func:`~llm_arithmetic.core.units.mixed_rate_unit`), every other at the weights'."""
     if unit not in ("FLOP/s", "FLOP/B") or ev.get("given_peak_flops") is not None:
         return unit
     if any(isinstance(n, str) and n in _ATTENTION_RATES for n in names):
-        return _rate_unit(ev.get("attention_precision"), unit)
+        return rate_unit(ev.get("attention_precision"), unit)
     if any(_takes_attention_rate(ev.steps, n) for n in names):
-        return _mixed_rate_unit(ev.get("compute_precision"), ev.get("attention_precision"), unit)
-    return _rate_unit(ev.get("compute_precision"), unit)
+        return mixed_rate_unit(ev.get("compute_precision"), ev.get("attention_precision"), unit)
+    return rate_unit(ev.get("compute_precision"), unit)
 
 
 def _argument(ev: Any, name: str, source: Any) -> Argument:
@@ -795,7 +773,7 @@ def _explain_op(ev: Any, step: Mapping[str, Any], unit: str) -> dict[str, Any]:
                     f"mode ({', '.join(f'{k} -> {v}' for k, v in step['faster'].items())}) where "
                     f"{step['peaks']} has it (the first of them where {step['unless']} is given)")
         rates = peaks.value or {}
-        listed = [f"{p} {format_value(rates[p]['rate'], _rate_unit(p))}" if p in rates else
+        listed = [f"{p} {format_value(rates[p]['rate'], rate_unit(p))}" if p in rates else
                   f"{p} (none)" for p in chain.value or ()]
         args = (chain, _described(peaks, ", ".join(listed) or "-"), unless)
         substituted = f"{', '.join(listed)}; {unless.name} = {unless.text}"

@@ -109,7 +109,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "pooled_terms", "forecast_caveat", "UNMEASURED_KINDS", "CAVEAT_TEMPLATES",
+           "pooled_terms", "forecast_caveat", "unmeasured_kinds", "CAVEAT_TEMPLATES",
            "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
@@ -314,16 +314,13 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
     ``weights`` (:func:`row_weights`: the file's bits, or a file type's parts) whose products
     run at the compute precision of the format ``fmt`` names, attention's at the cache's: the
     estimate's plan with the format's record beside the file's bits (``estimate`` takes a
-    format or bits, not both) [s], and the weights' precision."""
+    format or bits, not both; :func:`~llm_arithmetic.estimate.plan_inputs` gives the plan's
+    inputs for either) [s], and the weights' precision."""
     from .catalog.format_compute import plan_format
-    from .estimate import _checked_inputs, chip_inputs, resolve_model
+    from .estimate import chip_inputs, plan_inputs, resolve_model
 
     m = resolve_model(model_key)
-    g = _checked_inputs(m, weights=weights.get("weights"), bits_weight=weights.get("bits_weight"),
-                        bits_kv=bits_kv, context=prompt, batch=1, bandwidth=None,
-                        peak_flops=None, capacity=None, overhead=0, tp=1, ep=1, pp=1,
-                        prompt=prompt, generate=None, price_per_hour=None, power_watts=None,
-                        link_bandwidth=None, link_latency=None)
+    g = plan_inputs(m, **weights, bits_kv=bits_kv, context=prompt, prompt=prompt)
     g["weight_format"] = plan_format(fmt)
     ev = m.plan.child(**chip_inputs(chip), **g)
     return ev.get("ttft_seconds"), ev.get("compute_precision")
@@ -667,9 +664,34 @@ def pooled_terms(params: dict[str, Any], chip_class: str, runtime: str | None) -
             not in params.get(term, {})]
 
 
-#: Chip kinds no row of the data is of (``runtime_measurements.csv``: its catalogued chips are
-#: GPUs, Apple silicon and SoCs): the forecast takes the class :data:`CHIP_CLASSES` gives them.
-UNMEASURED_KINDS = ("accelerator",)
+#: :func:`unmeasured_kinds` by the data files' state.
+_UNMEASURED: dict[tuple[tuple[int, int], ...], tuple[str, ...]] = {}
+
+
+def unmeasured_kinds() -> tuple[str, ...]:
+    """The kinds of the hardware catalog's chips that no measured row is of, counted from the
+    data (every row of ``runtime_measurements.csv`` and ``calibration_measurements.csv``, any
+    split): a row is of its catalogued chip's kind, and of its device class where that is a
+    kind too (``cpu``, ``consumer-gpu``, ``datacenter-gpu``: a run on a machine the catalog does
+    not hold, or on the CPU cores of an Apple chip). A forecast for a chip of such a kind
+    borrows the terms of the class :data:`CHIP_CLASSES` gives it, and says so
+    (:func:`forecast_caveat`). Read again when a data file changes.
+
+    >>> unmeasured_kinds()
+    ('accelerator', 'sbc')
+    """
+    state = _data_state()
+    if state not in _UNMEASURED:
+        from .catalog.hardware import HARDWARE
+        from .lab import measurements as M
+
+        kinds = {h.kind for h in HARDWARE.values()}
+        rows = M.all_rows()
+        measured = {HARDWARE[r.hardware_key].kind for r in rows if r.hardware_key}
+        measured |= {r.device_class for r in rows} & kinds
+        _UNMEASURED.clear()
+        _UNMEASURED[state] = tuple(sorted(kinds - measured))
+    return _UNMEASURED[state]
 
 
 #: The caveat's sentences, filled by :func:`forecast_caveat` (``str.format`` fields) and by the
@@ -682,8 +704,8 @@ CAVEAT_TEMPLATES = {
               "{terms}",
     "on_class": "on {label} chips",
     "no_class": "without a known chip class",
-    "unmeasured": "no measured row is of an {kind} (TPU, Gaudi, Trainium): the forecast "
-                  "borrows the {label} terms",
+    "unmeasured": "no measured row is on a chip of this kind ({kind}): the forecast borrows "
+                  "the {label} terms",
 }
 
 
@@ -702,7 +724,7 @@ def _pooled_by_fit(params: dict[str, Any], chip_class: str, runtime: str | None,
 def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the page's calculators need to print :func:`forecast_caveat`'s text (exported with
     the catalog, :func:`forecast_catalog`): the templates (:data:`CAVEAT_TEMPLATES`), each chip
-    class's label, the terms' symbols, the kinds no row measured (:data:`UNMEASURED_KINDS`) and,
+    class's label, the terms' symbols, the kinds no row measured (:func:`unmeasured_kinds`) and,
     for every chip class and known runtime, the pooled terms by fit (``decode``, and
     ``prefill`` where the named prefill fit knows the runtime; an empty list where nothing is
     pooled): the page drops ``prefill`` where it forecasts no time to first token.
@@ -720,7 +742,7 @@ def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
         pooled[c] = {}
         for rt in known_runtimes(p):
             pooled[c][rt] = _pooled_by_fit(p, c, rt, prefill=True)
-    return {"templates": dict(CAVEAT_TEMPLATES), "unmeasured_kinds": list(UNMEASURED_KINDS),
+    return {"templates": dict(CAVEAT_TEMPLATES), "unmeasured_kinds": list(unmeasured_kinds()),
             "labels": {c: class_label(c) for c in classes if c != "*"},
             "symbols": dict(_TERM_SYMBOLS), "pooled": pooled}
 
@@ -731,13 +753,15 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
     """(the caveat's text, its terms by fit) for a forecast of ``runtime`` on ``chip_class``:
     the decode fit's :func:`pooled_terms` (``decode``) and, with ``prefill`` (a time to first
     token is forecast), the named prefill fit's where it knows the runtime; and, for a chip of a
-    ``kind`` no row measured (:data:`UNMEASURED_KINDS`), that its class's terms are borrowed.
+    ``kind`` no row measured (:func:`unmeasured_kinds`), that its class's terms are borrowed.
     (None, {}) when there is nothing to say.
 
     >>> forecast_caveat(load_params(), "datacenter-gpu", "mlx-lm")[0]
     'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
     >>> forecast_caveat(load_params(), "datacenter-gpu", "llama.cpp", kind="accelerator")[0]
-    'no measured row is of an accelerator (TPU, Gaudi, Trainium): the forecast borrows the datacenter GPU terms'
+    'no measured row is on a chip of this kind (accelerator): the forecast borrows the datacenter GPU terms'
+    >>> forecast_caveat(load_params(), "cpu", None, kind="sbc")[0]
+    'no measured row is on a chip of this kind (sbc): the forecast borrows the CPU terms'
     """
     from .lab.calibration import class_label
 
@@ -751,7 +775,7 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
         terms = ", ".join(dict.fromkeys(_TERM_SYMBOLS[x] for v in pooled.values() for x in v))
         out.append(t["pooled"].format(runtime=runtime, fits=" or ".join(pooled), where=where,
                                       terms=terms))
-    if kind in UNMEASURED_KINDS:
+    if kind is not None and kind in unmeasured_kinds():
         out.append(t["unmeasured"].format(kind=kind, label=class_label(chip_class)))
     return ("; ".join(out) or None), pooled
 

@@ -22,7 +22,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from ..estimate import estimate
-from ..explain import _mixed_rate_unit  # the unit --explain and the page give a step's rate
+from ..core.units import mixed_rate_unit  # the unit --explain and the page give a step's rate
 from ..catalog.formats import BITS_PER_WEIGHT
 from ..catalog.hardware import HARDWARE, get_hardware
 from ..catalog.model import Model
@@ -110,7 +110,7 @@ def summary(model: Any, chip: Any, e: Any, weights: str, bits_kv: Any,
         ("tokens/s", f"{e.decode_tokens_per_second:,.1f} per sequence, "
                      f"{e.throughput_tokens_per_second:,.0f} in all"),
         ("arithmetic intensity", f"{step_intensity(e):,.1f} "
-                                 f"{_mixed_rate_unit(prec, e.attention_precision, 'FLOP/B')}; "
+                                 f"{mixed_rate_unit(prec, e.attention_precision, 'FLOP/B')}; "
                                  "the chip's ridge is at "
                                  f"{e.ops_per_byte:,.0f}"),
         ("critical batch size", "none: never compute-bound at this context"

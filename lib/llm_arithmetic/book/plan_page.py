@@ -231,7 +231,7 @@ def _caveat_text() -> str:
     """The forecast's caveat: its sentences as templates (:data:`~llm_arithmetic.forecast.
     CAVEAT_TEMPLATES`), one list item each, so that a translated edition's catalog of this page
     holds their translations, which its calculators fill."""
-    from ..forecast import CAVEAT_TEMPLATES, UNMEASURED_KINDS
+    from ..forecast import CAVEAT_TEMPLATES, unmeasured_kinds
 
     t = CAVEAT_TEMPLATES
     return f"""
@@ -241,7 +241,7 @@ def _caveat_text() -> str:
 The forecast's fitted terms are kept per chip class and runtime where the measurements allow.
 Where a named runtime has no measured rows on the chip's class, some of its terms are the
 pooled ones of every runtime; where the chip is of a kind no measured row is of
-({_code(UNMEASURED_KINDS)}), its class's terms stand in for it. The command line
+({_code(unmeasured_kinds())}), its class's terms stand in for it. The command line
 (`describe`, its `forecast_caveat` in `--json` and `caveat` in `--explain`) and the
 calculators then print the same sentence under the forecast, from these templates (a word in
 braces is filled in: the runtime, the fits, the chip class, the terms' symbols):

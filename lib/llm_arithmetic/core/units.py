@@ -16,7 +16,7 @@ from fractions import Fraction
 
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "GB_S", "TB_S", "TFLOP_S", "GFLOP_S",
-    "PFLOP_S", "fmt_bytes", "to_fraction",
+    "PFLOP_S", "fmt_bytes", "to_fraction", "rate_unit", "mixed_rate_unit",
 ]
 
 KB, MB, GB, TB = 10**3, 10**6, 10**9, 10**12
@@ -48,3 +48,31 @@ _UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
 def fmt_bytes(n: float, unit: str = "GB", digits: int = 2) -> str:
     """Format a byte count in a named unit: ``fmt_bytes(2**30, "GiB") == '1.00 GiB'``."""
     return f"{n / _UNITS[unit]:.{digits}f} {unit}"
+
+
+def rate_unit(precision: object, unit: str = "FLOP/s") -> str:
+    """``unit`` (``"FLOP/s"``, ``"FLOP/B"``, ``"FLOP"``) as a peak of ``precision`` counts its
+    operations: an integer precision's (int8, int4) are integer operations (``OP/s``, as the
+    hardware catalog records their peaks), not floating-point ones.
+
+    >>> rate_unit("int8"), rate_unit("fp16-acc16"), rate_unit("int4", "FLOP/B")
+    ('OP/s', 'FLOP/s', 'OP/B')
+    """
+    return "OP" + unit[4:] if str(precision).startswith("int") else unit
+
+
+def mixed_rate_unit(weights: object, attention: object, unit: str = "FLOP/s") -> str:
+    """The unit of a step's effective rate (its FLOPs over its compute time: the weights'
+    products at the ``weights`` precision's peak, attention's at the ``attention`` precision's):
+    :func:`rate_unit` where both count the same operations; where one counts integer operations
+    and the other floating-point ones (int8 weights, a 16-bit cache), both, ``(OP+FLOP)/s``: the
+    rate is neither an integer nor a floating-point peak. ``--explain``, the explorer and the
+    page (``stepUnit`` in ``ui.js``) label such a rate with it.
+
+    >>> mixed_rate_unit("int8", "fp16-acc16"), mixed_rate_unit("fp8", "fp16")
+    ('(OP+FLOP)/s', 'FLOP/s')
+    >>> mixed_rate_unit("int8", "fp16", "FLOP/B"), mixed_rate_unit("int8", "int8")
+    ('(OP+FLOP)/B', 'OP/s')
+    """
+    w, a = rate_unit(weights, unit), rate_unit(attention, unit)
+    return w if w == a else "(OP+FLOP)" + unit[4:]

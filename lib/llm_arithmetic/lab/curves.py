@@ -116,16 +116,28 @@ def forecast_points(curve: Curve, runtime: str | None = None,
     (:class:`~llm_arithmetic.lab.curves.Curve`) at batch sizes from 1 to the largest that fits
     in the replica's memory (``per_octave`` sizes per doubling): for each, the
     :func:`~llm_arithmetic.forecast.forecast` keys (bounds and ``expected_*`` with their
-    ranges) and ``batch``. ``runtime`` None: the runtime-agnostic forecast.
+    ranges), ``batch``, and ``decode_caveat``: what the decode forecast borrows, or None (the
+    decode fit's :func:`~llm_arithmetic.forecast.forecast_caveat`, without the prefill fit's
+    part that ``forecast_caveat`` adds for the time to first token: the caveat of a band of
+    time per output token and of the rate per chip it gives). ``runtime`` None: the
+    runtime-agnostic forecast.
 
-    >>> pts = forecast_points(load_curve("nim-llama-3.3-70b-2xh100-fp8"))
-    >>> pts[0]["batch"], pts[-1]["fits_per_chip"]
-    (1, True)
+    >>> c = load_curve("nim-llama-3.3-70b-2xh100-fp8")
+    >>> pts = forecast_points(c)
+    >>> pts[0]["batch"], pts[-1]["fits_per_chip"], pts[0]["decode_caveat"]
+    (1, True, None)
+    >>> forecast_points(c, runtime="mlx-lm")[0]["decode_caveat"]
+    'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
     """
-    from ..forecast import forecast  # here: the forecast reads this package's measurements
+    from ..catalog.hardware import get_hardware
+    # here: the forecast reads this package's measurements
+    from ..forecast import chip_class_of, forecast, forecast_caveat, load_params
 
     args = curve.estimate_args()
     first = forecast(curve.model_key, runtime=runtime, batch=1, **args)
+    chip = args["hardware"] or None
+    caveat = forecast_caveat(load_params(), chip_class_of(chip), first["runtime"],
+                             kind=get_hardware(chip).kind if chip else None)[0]
     top = int(first["max_batch_per_replica"])
     grid = np.unique(np.round(2 ** np.arange(0, np.log2(top) + 1e-9, 1 / per_octave)))
     sizes = [int(b) for b in grid if b <= top]
@@ -134,5 +146,5 @@ def forecast_points(curve: Curve, runtime: str | None = None,
     out = []
     for b in sizes:
         d = first if b == 1 else forecast(curve.model_key, runtime=runtime, batch=b, **args)
-        out.append({**d, "batch": b})
+        out.append({**d, "batch": b, "decode_caveat": caveat})
     return out

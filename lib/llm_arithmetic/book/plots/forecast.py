@@ -2,11 +2,13 @@
 (:mod:`llm_arithmetic.forecast`) drawn over published measurements.
 
 The functions draw what they are given: the bound and forecast points come from
-:func:`llm_arithmetic.lab.curves.forecast_points` (this module does not import the forecast,
-which reads the measurements, whose module draws with this package: no import circle).
+:func:`llm_arithmetic.lab.curves.forecast_points`, with the caveat of their band (this module
+does not import the forecast, which reads the measurements, whose module draws with this
+package: no import circle).
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,13 +27,15 @@ def forecast_over_curve(curve: Any, pts: Sequence[dict[str, Any]],
     """A published throughput-versus-interactivity curve (tokens/s per chip against tokens/s
     per user, one point per concurrency, labelled) with the bound's frontier (a line) and the
     forecast (a line and its 80% band) of the same deployment at the batch sizes of ``pts``
-    (:func:`~llm_arithmetic.lab.curves.forecast_points`).
+    (:func:`~llm_arithmetic.lab.curves.forecast_points`). Where the band's terms are borrowed
+    (the points' ``decode_caveat``: a runtime without decode rows on the chip's class, a chip of
+    a kind no row measured), the legend's title says so, in the words ``describe`` prints.
 
     >>> from llm_arithmetic.lab.curves import forecast_points, load_curve
     >>> c = load_curve("nim-llama-3.3-70b-2xh100-fp8")
     >>> ax = forecast_over_curve(c, forecast_points(c))
-    >>> len(ax.lines) >= 3
-    True
+    >>> len(ax.lines) >= 3, ax.get_legend().get_title().get_text()
+    (True, '')
     """
     ax = _ax(ax)
     x_b = np.array([p["tokens_per_second_per_user"] for p in pts])
@@ -59,7 +63,10 @@ def forecast_over_curve(curve: Any, pts: Sequence[dict[str, Any]],
     ax.set_ylim(min(min(ys), y_lo.min(), y_b.min()) / 2, max(y_b.max(), max(ys)) * 2)
     ax.set_xlabel("tokens per second per user [token/s]")
     ax.set_ylabel("tokens per second per chip [token/s]")
-    ax.legend(fontsize=_SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    caveat = pts[0].get("decode_caveat") if len(pts) else None
+    ax.legend(fontsize=_SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+              title=None if caveat is None else textwrap.fill(f"Band: {caveat}.", 72),
+              title_fontsize=_SMALL)
     _label_concurrency(ax, curve.points)
     return ax
 

@@ -198,7 +198,7 @@ const UI = (function () {
 
   // a step's effective rate and intensity mix the weights' products (at their precision) and
   // attention's (at the cache's): where one counts integer operations and the other FLOPs
-  // (int8 weights, a 16-bit cache), both, "(OP+FLOP)" (as explain.py's _mixed_rate_unit)
+  // (int8 weights, a 16-bit cache), both, "(OP+FLOP)" (as core/units.py's mixed_rate_unit)
   function stepUnit(e, unit) {
     const w = opUnit(e, unit);
     return w === opUnit(e, unit, e.attention_precision) ? w
