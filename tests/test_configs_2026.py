@@ -689,8 +689,14 @@ def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the
                                           r"DeepSeek-V4's compressed attention") as err:
         m.kv_cache_bytes_per_token()
     assert "\n" not in str(err.value)
+    # the old refusal is gone: no warning that the cache and what needs it are not counted
+    import warnings
+
     from llm_arithmetic.estimate import estimate
-    e = estimate(m, context=4096)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = estimate(m, context=4096)
+    assert m.cache_uncounted == "" and "compressed" in m.uncounted
     assert (e.params_total, e.kv_cache_bytes_per_token) == (t["params"], None)
     assert e.kv_cache_bytes == m.kv_cache_bytes(4096) and e.decode_seconds_per_token is None
     # served on a tensor-parallel group: one key-value head, the whole cache on every chip
@@ -738,6 +744,24 @@ def test_deepseek_v4_cache_stored_and_read_by_hand(context, bits, stored, read):
     assert m.evaluate("seq_kv_read", context=context, bits_kv=bits) == read
     # no runtime keeps every token of a compressed layer: the full-storage figure is the same
     assert m.evaluate("kv_cache_bytes_full_storage", context=context, bits_kv=bits) == stored
+
+
+def test_deepseek_v4_tokens_that_fit_follow_the_cache_not_a_figure_per_token():
+    """How many tokens fit is found on the cache itself (it grows in steps: an entry per 4
+    tokens in CSA, per 128 in HCA, a window that stops at 128): with room for exactly the cache
+    at 100,000 tokens beside the weights, 100,003 fit (floor(S / 4) = 25,000 and
+    floor(S / 128) = 781 up to S = 100,003), and 1 sequence of 100,000. By hand at 16 bits:
+    (2 x 128 x 512 + 21 x (128 x 512 + 25,000 x 640) + 20 x (128 x 512 + 781 x 512)) x 2 B plus
+    the pending states 21 x 81,920 + 20 x 524,288 B = 705,837,056 B."""
+    from llm_arithmetic.estimate import estimate
+
+    path = CONFIGS / "deepseek-v4-flash.json"
+    rows = 2 * 128 * 512 + 21 * (128 * 512 + 25_000 * 640) + 20 * (128 * 512 + 781 * 512)
+    kv = rows * 2 + 21 * 81_920 + 20 * 524_288
+    assert kv == 705_837_056
+    weights = estimate(path, overhead=0).weight_bytes
+    e = estimate(path, context=100_000, overhead=0, capacity=weights + kv, bandwidth=1e12)
+    assert (e.kv_cache_bytes, e.max_context, e.max_batch, e.fits) == (kv, 100_003, 1, True)
 
 
 def test_deepseek_v4_attention_flops_and_prefill_pairs_by_hand():
