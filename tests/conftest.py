@@ -106,3 +106,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("built book")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+#: The plan's terms that hold a layer's cache at a context and what depends on it: the ones a
+#: form the library did not count would be missing for.
+CACHE_TERMS = ("kv_stored", "kv_read", "kv_full", "kv_stored_chip", "kv_read_chip", "attended",
+               "pairs", "layer_decode_flops", "layer_prefill_flops")
+
+
+@pytest.fixture
+def uncounted_cache(monkeypatch):
+    """A form whose whole cache the library does not count, for the tests of how such a model
+    is refused or printed: DeepSeek-V4's compressed attention with its cache terms marked
+    missing again, as they were before the library counted them (FAMILIES.md section 14.18).
+    Returns the config's path."""
+    from llm_arithmetic.plan.stack import TERMS
+
+    for term in CACHE_TERMS:  # a copy without the case: the original (its order) comes back
+        cases = {form: case for form, case in TERMS[term]["cases"].items()
+                 if form != "compressed"}
+        monkeypatch.setitem(TERMS[term], "cases", cases)
+        monkeypatch.setitem(TERMS[term], "missing", ["compressed"])
+    return REPO / "tests" / "configs" / "deepseek-v4-flash.json"

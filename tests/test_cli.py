@@ -315,29 +315,51 @@ def test_a_replica_of_chips_without_a_link_says_its_communication_is_left_out(ca
     assert _rows(out)["scale-up link"].startswith("5.0 GB/s") and "\n  all-reduces " in out
 
 
-def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys):
-    """DeepSeek-V4-Flash's compressed attention is not modelled, so its cache, and with it the
-    memory per chip, are left out (None); with serving options describe printed a TypeError's
-    traceback instead of the table. It now says 'not counted' there, as for the cache."""
-    path = Path(__file__).parent / "configs" / "deepseek-v4-flash.json"
-    assert main(["describe", str(path), "--hardware", "h200", "--tp", "8", "--prompt", "2000",
-                 "--generate", "200"]) == 0
+def test_a_replica_of_a_model_whose_cache_is_not_counted_prints_its_table(capsys,
+                                                                          uncounted_cache):
+    """A model whose cache is not counted (DeepSeek-V4-Flash's compressed attention before the
+    library counted it, see the fixture): its cache, and with it the memory per chip, are left
+    out (None); with serving options describe printed a TypeError's traceback instead of the
+    table. It says 'not counted' there, as for the cache."""
+    assert main(["describe", str(uncounted_cache), "--hardware", "h200", "--tp", "8",
+                 "--prompt", "2000", "--generate", "200"]) == 0
     captured = capsys.readouterr()
     assert _rows(captured.out)["memory per chip"] == "not counted"
     assert "compressed attention" in captured.err
 
 
-def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys):
+def test_frontier_and_plan_of_a_model_whose_cache_is_not_counted_say_so(capsys,
+                                                                        uncounted_cache):
     """frontier said 'needs a chip' with --hardware given, and plan 'no configuration meets the
-    targets', for DeepSeek-V4-Flash, whose cache (so every TPOT) is not counted: each now exits
-    2 with one line that says what is missing."""
-    path = str(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    targets', for a model whose cache (so every TPOT) is not counted: each exits 2 with one
+    line that says what is missing."""
+    path = str(uncounted_cache)
     assert main(["frontier", path, "--hardware", "h200", "--tp", "8"]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
     assert "not counted" in err and "chip" not in err
     assert main(["plan", path, "--ttft-ms", "500", "--tpot-ms", "50", "--hardware", "h200"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KV cache, which is not counted" in err
+
+
+def test_deepseek_v4_describe_counts_its_cache_and_says_what_a_token_adds(capsys):
+    """DeepSeek-V4-Flash's compressed attention is counted (FAMILIES.md section 14.18): the
+    cache at the context asked, what a step reads, the memory per chip of a replica; its cache
+    is not proportional to the context, so the row 'KV cache per token' says so and prints
+    the mean at this context instead of a figure per token (the JSON key stays null)."""
+    path = str(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    assert main(["describe", path, "--hardware", "h200", "--tp", "8", "--context", "4096",
+                 "--kv-bits", "8"]) == 0
+    captured = capsys.readouterr()
+    rows = _rows(captured.out)
+    # 29,114,368 B at 4,096 tokens and 8 bits (tests/test_configs_2026.py, by hand)
+    assert rows["KV cache (context x batch)"].startswith("29,114,368 B")
+    assert rows["KV cache per token"] == ("not proportional to the context; 7,108 B a token on "
+                                          "average at this context")
+    assert "not counted" not in captured.out and "compressed" not in captured.err
+    assert main(["describe", path, "--context", "4096", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["kv_cache_bytes_per_token"] is None and d["kv_cache_bytes"] == 46_022_656
 
 
 def test_usage_names_the_program_as_it_was_typed():

@@ -91,7 +91,7 @@ FROM_DEFAULTS = {"step-3.7-flash"}
 FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4ai-command-r-v01",
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
                 "starcoderbase-7b"}
-# parameters exact, the cache refused naming the part (FAMILIES.md section 14.18)
+# parameters exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
 PARAMS_ONLY = {"deepseek-v4-flash"}
 
 
@@ -666,7 +666,7 @@ def test_kimi_k3_ships_its_experts_in_mxfp4_and_the_rest_in_bf16():
     assert round((b["experts"] + b["other"]) / 1e9) == 1561
 
 
-def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
+def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the_part():
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     t = truth(CONFIGS / "deepseek-v4-flash.json")
     # parameters alone: the persistent buffers are the hash-routing tables (3 layers x V x k
@@ -678,28 +678,152 @@ def test_deepseek_v4_parameters_exact_and_its_cache_refused_naming_the_part():
     assert [(e.name, e.params) for e in m.extras] == [("hyper-connection head", 4 * 4 * 4096
                                                        + 4 + 1)]
     assert t["by_prefix"]["model.hc_head"] == m.extras[0].params
-    # 2 window-only layers, 21 CSA (overlapping, with the indexer), 20 HCA
-    kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads)
-             for run in m.layers}
-    assert kinds == {(0, 0, 0), (4, 2, 64), (128, 1, 0)}
+    # 2 window-only layers, 21 CSA (overlapping, with the indexer selecting 512), 20 HCA
+    kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads,
+              run.attention.index_topk) for run in m.layers}
+    assert kinds == {(0, 0, 0, 0), (4, 2, 64, 512), (128, 1, 0, 0)}
     assert sum(run.count for run in m.layers if run.attention.compress == 4) == 21
-    for quantity in (m.kv_cache_bytes_per_token, lambda: m.kv_cache_bytes(4096),
-                     lambda: m.seq_bytes(4096)):
-        with pytest.raises(ConfigError, match=r"not counted: it needs the cache of "
-                                              r"DeepSeek-V4's compressed attention") as err:
-            quantity()
-        assert "\n" not in str(err.value)
-    # the estimate gives what it can and leaves the rest missing, with a warning saying why
+    # the cache is not proportional to the context: no figure per token, refused naming why,
+    # in one line (the cache at a context is counted: FAMILIES.md section 14.18, below)
+    with pytest.raises(ConfigError, match=r"not counted: it needs a cache per token of "
+                                          r"DeepSeek-V4's compressed attention") as err:
+        m.kv_cache_bytes_per_token()
+    assert "\n" not in str(err.value)
+    # the old refusal is gone: no warning that the cache and what needs it are not counted
+    import warnings
+
     from llm_arithmetic.estimate import estimate
-    with pytest.warns(UserWarning, match="not counted"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         e = estimate(m, context=4096)
-    assert (e.params_total, e.kv_cache_bytes_per_token, e.decode_seconds_per_token) == (
-        t["params"], None, None)
-    # served on a tensor-parallel group: the cache a chip holds is missing too, not a number
-    # that leaves the compressed layers out
-    with pytest.warns(UserWarning, match="not counted"):
-        s = estimate(m, hardware="h200", tp=8, prompt=1000, generate=10, batch=4)
-    assert (s.memory_per_chip_bytes, s.tpot_seconds) == (None, None)
+    assert m.cache_uncounted == "" and "compressed" in m.uncounted
+    assert (e.params_total, e.kv_cache_bytes_per_token) == (t["params"], None)
+    assert e.kv_cache_bytes == m.kv_cache_bytes(4096) and e.decode_seconds_per_token is None
+    # served on a tensor-parallel group: one key-value head, the whole cache on every chip
+    s = estimate(m, hardware="h200", tp=8, prompt=1000, generate=10, batch=4)
+    assert s.memory_per_chip_bytes is not None and s.tpot_seconds is not None
+
+
+# ---- DeepSeek-V4-Flash's cache, by hand (FAMILIES.md section 14.18) ------------------------------
+# From the config: window W = sliding_window = 128, one key-value head of d_h = head_dim = 512
+# (keys are values), indexer keys of d_I = index_head_dim = 128, index_topk 512; compress_ratios
+# 0, 0, then 4 and 128 alternating: 2 window-only, 21 CSA (m = 4, two series), 20 HCA (m = 128,
+# one series). Rows per layer at S tokens: min(S, W) window rows of d_h; floor(S / m) entries
+# of d_h, and in a CSA layer as many indexer keys of d_I; all at b bits. The compressors'
+# pending state (vLLM: c m tokens x 2 c d in fp32, for the attention's compressor and a CSA
+# layer's indexer's) is 8 c^2 m (d_h + d_I) bytes whatever b: CSA 8 * 4 * 4 * (512 + 128) =
+# 81,920, HCA 8 * 1 * 128 * 512 = 524,288.
+V4_PENDING = {"csa": 8 * 4 * 4 * (512 + 128), "hca": 8 * 1 * 128 * 512}
+# values (elements) stored per layer: (window-only, CSA, HCA)
+V4_STORED_VALUES = {
+    4096: (128 * 512, 128 * 512 + 1024 * (512 + 128), 128 * 512 + 32 * 512),
+    131_072: (128 * 512, 128 * 512 + 32_768 * (512 + 128), 128 * 512 + 1024 * 512),
+}
+# values one decode step reads per layer: the window, the selected entries (CSA: min(S/4,
+# 512); HCA: all S/128), and every CSA indexer key
+V4_READ_VALUES = {
+    4096: (128 * 512, (128 + 512) * 512 + 1024 * 128, (128 + 32) * 512),
+    131_072: (128 * 512, (128 + 512) * 512 + 32_768 * 128, (128 + 1024) * 512),
+}
+
+
+@pytest.mark.parametrize("context, bits, stored, read", [
+    (4096, 16, 46_022_656, 22_806_528), (4096, 8, 29_114_368, 11_403_264),
+    (131_072, 16, 919_617_536, 213_778_432), (131_072, 8, 465_911_808, 106_889_216)])
+def test_deepseek_v4_cache_stored_and_read_by_hand(context, bits, stored, read):
+    """The totals are FAMILIES.md section 14.18's, summed by hand: e.g. at 4,096 tokens and 16
+    bits 2 x 131,072 + 21 x (1,441,792 + 81,920) + 20 x (163,840 + 524,288) = 46,022,656."""
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    window, csa, hca = V4_STORED_VALUES[context]
+    by_rows = (2 * window + 21 * csa + 20 * hca) * bits // 8
+    assert by_rows + 21 * V4_PENDING["csa"] + 20 * V4_PENDING["hca"] == stored
+    window, csa, hca = V4_READ_VALUES[context]
+    assert (2 * window + 21 * csa + 20 * hca) * bits // 8 == read
+    assert m.kv_cache_bytes(context, 1, bits) == stored
+    assert m.kv_cache_bytes(context, 3, bits) == 3 * stored
+    assert m.evaluate("seq_kv_read", context=context, bits_kv=bits) == read
+    # no runtime keeps every token of a compressed layer: the full-storage figure is the same
+    assert m.evaluate("kv_cache_bytes_full_storage", context=context, bits_kv=bits) == stored
+
+
+def test_deepseek_v4_tokens_that_fit_follow_the_cache_not_a_figure_per_token():
+    """How many tokens fit is found on the cache itself (it grows in steps: an entry per 4
+    tokens in CSA, per 128 in HCA, a window that stops at 128): with room for exactly the cache
+    at 100,000 tokens beside the weights, 100,003 fit (floor(S / 4) = 25,000 and
+    floor(S / 128) = 781 up to S = 100,003), and 1 sequence of 100,000. By hand at 16 bits:
+    (2 x 128 x 512 + 21 x (128 x 512 + 25,000 x 640) + 20 x (128 x 512 + 781 x 512)) x 2 B plus
+    the pending states 21 x 81,920 + 20 x 524,288 B = 705,837,056 B."""
+    from llm_arithmetic.estimate import estimate
+
+    path = CONFIGS / "deepseek-v4-flash.json"
+    rows = 2 * 128 * 512 + 21 * (128 * 512 + 25_000 * 640) + 20 * (128 * 512 + 781 * 512)
+    kv = rows * 2 + 21 * 81_920 + 20 * 524_288
+    assert kv == 705_837_056
+    weights = estimate(path, overhead=0).weight_bytes
+    e = estimate(path, context=100_000, overhead=0, capacity=weights + kv, bandwidth=1e12)
+    assert (e.kv_cache_bytes, e.max_context, e.max_batch, e.fits) == (kv, 100_003, 1, True)
+
+
+def test_deepseek_v4_attention_flops_and_prefill_pairs_by_hand():
+    """Per decoded token: 4 d_h FLOPs a row attended in each of the 64 heads, and the CSA
+    indexer's 2 d_I per key in each of its 64 heads; a prefill of T = 1,000: the window's pairs
+    (W (W + 1) / 2 + (T - W) W = 8,256 + 111,616 = 119,872), a CSA layer's entries
+    (sum of min(floor(i / 4), 512) = 4 * 250 * 249 / 2 + 250 * 1 = 124,750: none capped below
+    T = 2,048) and an HCA layer's (sum of floor(i / 128) = 128 * 7 * 6 / 2 + 7 * 105 = 3,423)."""
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    kind = {run.attention.compress: run.attention for run in m.layers}
+    window, csa, hca = kind[0], kind[4], kind[128]
+    assert csa.tokens(4096) == 128 + 512 and hca.tokens(4096) == 128 + 32
+    assert window.tokens(100) == 100 and csa.tokens(100) == 100 + 25
+    assert csa.decode_flops(4096) == 4 * 64 * 512 * 640 + 2 * 64 * 128 * 1024
+    assert hca.decode_flops(4096) == 4 * 64 * 512 * 160
+    assert window.decode_flops(4096) == 4 * 64 * 512 * 128
+    pairs = 128 * 129 // 2 + (1000 - 128) * 128
+    assert pairs == 119_872
+    assert csa.prefill_flops(1000) == (4 * 64 * 512 * (pairs + 124_750)
+                                       + 2 * 64 * 128 * 124_750)
+    assert hca.prefill_flops(1000) == 4 * 64 * 512 * (pairs + 3423)
+    # past 4 x 512 tokens a CSA query reads 512 entries: T = 3,000 adds 512 for each token
+    # after the 2,048th (sum to 2,048: 4 * 512 * 511 / 2 + 512 * 1 = 523,776)
+    capped = 523_776 + 512 * (3000 - 2048)
+    uncapped = 4 * 750 * 749 // 2 + 750 * 1
+    window_pairs = 128 * 129 // 2 + (3000 - 128) * 128
+    assert csa.prefill_flops(3000) == (4 * 64 * 512 * (window_pairs + capped)
+                                       + 2 * 64 * 128 * uncapped)
+
+
+def test_deepseek_v4_cache_at_a_million_tokens_against_the_published_ratio():
+    """DeepSeek's figure: at 1M tokens DeepSeek-V4-Flash needs 7% of DeepSeek-V3.2's KV cache
+    (FAMILIES.md section 14.18 gives the sources). By hand at S = 2^20 and 16 bits: V4's rows
+    2 x 128 x 512 + 21 x (128 x 512 + 262,144 x 640) + 20 x (128 x 512 + 8,192 x 512) values,
+    x 2 B, plus the pending states 21 x 81,920 + 20 x 524,288 B: 7,232,045,056 B; V3.2's
+    61 layers x (512 + 64 + 128) values x 2 B = 85,888 B a token: 90,060,095,488 B. The ratio
+    is 8.0% at one width for every row; with V4's indexer keys at 4 bits (FP4, as DeepSeek's
+    report describes) against V3.2's at 8 and every other row at 8 bits, 7.3%: the 7%."""
+    v4 = read_config(CONFIGS / "deepseek-v4-flash.json")
+    v32 = read_config(CONFIGS / "deepseek-v3.2.json")
+    s = 2 ** 20
+    rows = 2 * 128 * 512 + 21 * (128 * 512 + s // 4 * 640) + 20 * (128 * 512 + s // 128 * 512)
+    by_hand = rows * 2 + 21 * 81_920 + 20 * 524_288
+    assert by_hand == 7_232_045_056 == v4.kv_cache_bytes(s)
+    assert 61 * 704 * 2 * s == 90_060_095_488 == v32.kv_cache_bytes(s)
+    assert round(by_hand / 90_060_095_488, 3) == 0.080
+    # the published 7%: every row at 8 bits, V4's indexer keys at 4 (no scales either side)
+    fp4_indexer = (2 * 128 * 512 + 21 * (128 * 512 + s // 4 * (512 + 64))
+                   + 20 * (128 * 512 + s // 128 * 512)) + 21 * 81_920 + 20 * 524_288
+    assert fp4_indexer == 3_269_804_032 and round(fp4_indexer / (61 * 704 * s), 3) == 0.073
+
+
+@pytest.mark.parametrize("ratios", [[0, 0] + [7] * 42, [0, 0, 4, 128], "4,128"])
+def test_deepseek_v4_a_garbled_compress_ratios_is_refused_naming_the_field(ratios):
+    """A ratio other than 0, 4 and 128 (each a layer kind of transformers' table), too few of
+    them or not a list: refused in one line naming compress_ratios."""
+    cfg = config("deepseek-v4-flash")
+    cfg["compress_ratios"] = ratios
+    with pytest.raises(ConfigError, match=r"field 'compress_ratios' must list at least 43 "
+                                          r"ratios from \[0, 4, 128\]") as err:
+        read_config(cfg)
+    assert "\n" not in str(err.value)
 
 
 # a family no reader knows: tests/test_families.py's relabelled copies (mimo3, step4 among them)

@@ -89,9 +89,11 @@ def test_bad_numbers_are_one_line_errors_naming_the_argument(kwargs, field):
 
 
 def test_a_cache_the_library_does_not_count_is_refused_not_zero():
-    """DeepSeek-V4's compressed attention has no cache formula: the engine view refuses it
-    (it printed 0 B a token and an infinite pool)."""
-    with pytest.raises(InputError, match="engine view is of the KV cache, which is not counted"):
+    """DeepSeek-V4's compressed attention: its cache at a context is counted, but what an
+    engine's page allocator makes of it (vLLM's pages of 584-byte rows, its float32 compressor
+    state) is not: the engine view refuses it (it printed 0 B a token and an infinite pool)."""
+    with pytest.raises(InputError, match="engine view is of the KV cache an engine allocates, "
+                                         "which is not counted: it needs a cache per token"):
         engine_view(str(ROOT / "tests" / "configs" / "deepseek-v4-flash.json"), "vllm",
                     kv_memory_gib=10)
 

@@ -406,17 +406,16 @@ def test_explain_lines_fit_but_for_a_url():
             assert "".join(x.forecast.split()) in text and "".join(x.source.split()) in text
 
 
-def test_a_solver_over_a_quantity_not_counted_says_so():
-    """DeepSeek-V4-Flash's compressed-attention cache is not counted (describe's table: 'critical
-    batch size: not counted'), yet --explain said the compute time 'stays below' the memory time
-    up to a batch of 10^12 and the cache 'stays within' the free memory up to 4.3 billion
-    tokens of context, with 279 GB of weights on an 80 GiB H100. A solver whose quantity has no
-    value now says that; one that searched and found none (Qwen3-30B-A3B's cache outgrowing its
-    compute at 1,024 tokens, the table's 'never') keeps its sentence."""
-    from pathlib import Path
-    path = Path(__file__).parent / "configs" / "deepseek-v4-flash.json"
+def test_a_solver_over_a_quantity_not_counted_says_so(uncounted_cache):
+    """A model whose cache is not counted (DeepSeek-V4-Flash as it was, see the fixture;
+    describe's table: 'critical batch size: not counted'), yet --explain said the compute time
+    'stays below' the memory time up to a batch of 10^12 and the cache 'stays within' the free
+    memory up to 4.3 billion tokens of context, with 279 GB of weights on an 80 GiB H100. A
+    solver whose quantity has no value now says that; one that searched and found none
+    (Qwen3-30B-A3B's cache outgrowing its compute at 1,024 tokens, the table's 'never') keeps
+    its sentence."""
     with pytest.warns(Warning):
-        e = estimate(path, hardware="h100-sxm")
+        e = estimate(uncounted_cache, hardware="h100-sxm")
     for key, quantity in (("critical_batch_size", "decode_memory_seconds"),
                           ("max_context", "kv_cache_bytes")):
         x = explain(e, key)

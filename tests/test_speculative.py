@@ -124,14 +124,14 @@ def test_request_cost_and_energy_at_the_speculative_rate():
     assert rc == 0 and row.split()[-1] == f"${c['cost_per_million_tokens']:,.3f}"
 
 
-def test_a_draft_whose_bound_is_not_counted_is_refused_in_one_line():
-    """DeepSeek-V4 Flash's compressed-attention cache is not modelled, so its bound is not
-    counted (null), and a draft cost relative to it cannot be: describe raised a TypeError
+def test_a_draft_whose_bound_is_not_counted_is_refused_in_one_line(uncounted_cache):
+    """A model whose cache is not modelled (DeepSeek-V4 Flash as it was, see the fixture) has
+    no bound (null), and a draft cost relative to it cannot be: describe raised a TypeError
     (None / float) for it as the draft or the target, and plan found 'no configuration' (a
     NaN cost at every point). Both refuse it, naming the model."""
     from llm_arithmetic.deploy import search
 
-    v4 = CONFIGS / "deepseek-v4-flash.json"
+    v4 = uncounted_cache
     for target, draft, role in (("qwen3-8b", v4, "the draft's"), (v4, "qwen3-0.6b",
                                                                   "the target's")):
         with pytest.raises(InputError, match=f"{role} \\(deepseek-v4-flash\\) is not counted"), \

@@ -300,8 +300,10 @@ def test_stack_sums_equal_python_for_every_catalog_model(page):
 
 def test_page_counts_a_model_outside_the_catalog_and_leaves_its_uncounted_cache_missing(page):
     """DeepSeek-V4-Flash (tests/configs, not in the catalog): its compressed attention and
-    hyper-connections through the same stack data in the page, the parameters equal to
-    Python's, every cache figure missing (null) as in Python, never a silent 0."""
+    hyper-connections through the same stack data in the page, the parameters and the cache at
+    a context (stored, read) equal to Python's; the cache per token, which this form does not
+    have (its cache is not proportional to the context), missing (null) as in Python, never a
+    silent 0."""
     from llm_arithmetic.catalog.model_catalog import CatalogEntry
     from llm_arithmetic.catalog.readers import read_config
 
@@ -314,7 +316,8 @@ def test_page_counts_a_model_outside_the_catalog_and_leaves_its_uncounted_cache_
               S.seqBytes(m, 4096, 16, 16)];
     }""", record)
     assert got[:3] == [m.total_params, m.active_params, m.matmul_params]
-    assert got[3:] == [None, None, None]
+    assert got[3:] == [None, m.kv_cache_bytes(4096, 1, 16), m.seq_bytes(4096, 16, 16)]
+    assert got[4] == 46_022_656  # by hand: tests/test_configs_2026.py
 
 
 # ---- estimate() and sweep() ---------------------------------------------------------------------

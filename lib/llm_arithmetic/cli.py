@@ -980,6 +980,16 @@ def _fmt_b(n: float | None) -> str:
     return f"{n:,.0f} B ({n / 1e6:,.3f} MB, {n / 2**20:,.3f} MiB)"
 
 
+def _per_token(e: Any) -> str:
+    """The cache one token adds; where the cache is counted but is not proportional to the
+    context (DeepSeek-V4's compressed attention: a window, an entry per m_c tokens), no such
+    figure exists: the mean over the context and batch asked is printed, named as such."""
+    if e.kv_cache_bytes_per_token is not None or e.kv_cache_bytes is None:
+        return _fmt_b(e.kv_cache_bytes_per_token)
+    mean = e.kv_cache_bytes / (e.context * e.batch)
+    return f"not proportional to the context; {mean:,.0f} B a token on average at this context"
+
+
 def _label_width(rows: Sequence[tuple[str, str]]) -> int:
     return max(len(k) for k, _ in rows)
 
@@ -1034,7 +1044,7 @@ def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
         ("parameters (active per token)", f"{e.params_active:,}"),
         ("parameters in matrix products", f"{e.params_matmul:,}"),
         ("weight bytes", _fmt_b(e.weight_bytes)),
-        ("KV cache per token", _fmt_b(e.kv_cache_bytes_per_token)),
+        ("KV cache per token", _per_token(e)),
         ("KV cache (context x batch)", _fmt_b(e.kv_cache_bytes)),
         *([("KV cache if no layer were windowed", _fmt_b(e.kv_cache_bytes_full_storage))]
           if e.kv_cache_bytes_full_storage != e.kv_cache_bytes else []),

@@ -207,9 +207,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     weights, kv_bits, degrees = (_listed(k, v) for k, v in (
         ("weights", weights), ("kv_bits", kv_bits), ("degrees", degrees)))
     m = resolve_model(model)
-    if m.uncounted:  # every point's TPOT and memory would be missing: nothing could qualify
+    if m.cache_uncounted:  # every point's TPOT and memory would be missing: none qualifies
         raise InputError(f"{m.name}: the search needs the KV cache, which is not counted: it "
-                         f"needs {m.uncounted}")
+                         f"needs {m.cache_uncounted}")
     for label, v in (("ttft", ttft), ("tpot", tpot)):
         if not (isinstance(v, (int, float)) and 0 < v < math.inf):
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")

@@ -348,8 +348,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     settings = engine_settings(engine, flags)
     m = resolve_model(model)
     if m.uncounted:  # the plan's engine terms would count such a layer's cache as 0
-        raise InputError(f"{m.name}: the engine view is of the KV cache, which is not "
-                         f"counted: it needs {m.uncounted}")
+        raise InputError(f"{m.name}: the engine view is of the KV cache an engine allocates, "
+                         f"which is not counted: it needs {m.uncounted}")
     chip = get_hardware(hardware) if hardware is not None else None
     tp, _, pp = _parallel(m, tp, 1, pp)
     if spec["kind"] == "cells" and max(tp, pp) > 1:

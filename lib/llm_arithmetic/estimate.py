@@ -697,9 +697,9 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     if capacity is not None:
         _rate("capacity", capacity)
         capacity = int(capacity)
-    if m.uncounted:  # the figures that need it come back missing (None), and say why here
+    if m.cache_uncounted:  # the figures that need it come back missing (None): say why here
         warnings.warn(f"{m.name}: the KV cache and every figure that needs it are not counted "
-                      f"(null): they need {m.uncounted}", stacklevel=3)
+                      f"(null): they need {m.cache_uncounted}", stacklevel=3)
     if m.trained_context and context > m.trained_context:
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)
@@ -765,9 +765,9 @@ def draft_model(draft: Any, target: Model) -> Model:
     counted (a cache the library does not model)."""
     draft = resolve_model(draft)
     for x, role in ((draft, "the draft's"), (target, "the target's")):
-        if x.uncounted:
+        if x.cache_uncounted:
             raise InputError(f"draft: a draft step's cost is its bound over the target's, and "
-                             f"{role} ({x.name}) is not counted: it needs {x.uncounted}")
+                             f"{role} ({x.name}) is not counted: it needs {x.cache_uncounted}")
     return draft
 
 

@@ -83,7 +83,7 @@ FORM_WORDS = {
                                       "names",
                         "fp32": "a Kimi delta attention state, kept in float32",
                         "state": "a recurrent state kept at the state's bits"},
-    ("span", "attention"): {"compressed": "a window and compressed entries, not counted",
+    ("span", "attention"): {"compressed": "a window and the compressed entries it selects",
                             "sliding": "a sliding window", "chunked": "a chunk",
                             "topk": "the tokens an indexer selects",
                             "full": "the whole context"},

@@ -35,7 +35,7 @@ from ..core.errors import ConfigError
 from ..core.records import record
 from ..plan.interpreter import (DEFAULT, PLAN_STEPS, Evaluator, MissingTerm, part_scope,
                                 part_term)
-from ..plan.stack import UNCOUNTED
+from ..plan.stack import TERMS, UNCOUNTED
 from ..plan.steps import INPUTS
 from .format_compute import plan_format
 
@@ -113,9 +113,10 @@ class Attention:
         to d. Such a block is DeepSeek-V4's compressed attention: one key-value head shared by
         keys and values (``n_kv_heads`` 1), a window, and with ``compress`` > 0 a compressor
         that adds one cache entry per ``compress`` tokens, from ``overlap`` series (2:
-        overlapping windows, with an indexer of ``index_heads`` x ``index_dim``; 1: disjoint).
-        Its parameters are counted; its cache is not (:data:`~llm_arithmetic.plan.stack.
-        UNCOUNTED`).
+        overlapping windows, with an indexer of ``index_heads`` x ``index_dim`` selecting
+        ``index_topk`` entries; 1: disjoint). Its parameters, its cache at a given context and
+        its FLOPs are counted; a cache per token is not, the cache not being proportional to
+        the context (:data:`~llm_arithmetic.plan.stack.UNCOUNTED`).
     compress, overlap : int
         See ``o_groups``.
     kv_tied : bool
@@ -177,7 +178,11 @@ class Attention:
                                or self.o_groups):
             raise ConfigError(f"{owner}: layers that read an earlier layer's keys and values "
                               "(kv_shared) are modelled for plain grouped-query attention only")
-        if self.index_topk:
+        if self.index_topk and self.o_groups:  # DeepSeek-V4's CSA: a compressor's indexer
+            if not self.compress or not self.index_heads or not self.index_dim:
+                raise ConfigError(f"{owner}: an indexer of compressed attention (index_topk) "
+                                  "needs a compress ratio, index_heads and index_dim")
+        elif self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
                                   "latent attention with a query latent (kv_lora_rank, "
@@ -263,6 +268,7 @@ class Attention:
             text += (f", output in {self.o_groups} groups of rank {self.o_lora_rank}"
                      + (f", one cache entry per {self.compress} tokens" if self.compress else "")
                      + (f", indexer {self.index_heads} x {self.index_dim}"
+                        + (f" selecting {self.index_topk:,}" if self.index_topk else "")
                         if self.index_heads else ""))
         if self.window:
             text += f", window {self.window:,}"
@@ -904,8 +910,22 @@ class Model:
     def uncounted(self) -> str:
         """What of this model the library does not count (its forms in
         :data:`~llm_arithmetic.plan.stack.UNCOUNTED`), or ""."""
+        return self.uncounted_for()
+
+    @cached_property
+    def cache_uncounted(self) -> str:
+        """What of this model's KV cache at a given context the library does not count (its
+        forms whose stored cache is missing), or "": where it is "", the cache, the bound and
+        the memory are counted even if a figure per token is not."""
+        return self.uncounted_for("kv_stored")
+
+    def uncounted_for(self, term: str | None = None) -> str:
+        """What of this model the library does not count: its forms in
+        :data:`~llm_arithmetic.plan.stack.UNCOUNTED`, those missing ``term`` where given."""
         forms = {v for _, parts in self.blocks for part, raw in parts.items()
                  for v in part_scope(part, raw).values() if isinstance(v, str)}
+        if term is not None:
+            forms &= set(TERMS[term].get("missing", ()))
         return "; ".join(UNCOUNTED[f] for f in sorted(forms & set(UNCOUNTED)))
 
     # ---- parameters -----------------------------------------------------------------------

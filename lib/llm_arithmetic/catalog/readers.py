@@ -1291,7 +1291,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     # n_routed_experts (gate, up, down) and one shared MLP of moe_intermediate_size, a router
     # d x E (hash-routed in the first layers: same weight, a token -> experts table as buffer);
     # two norms and two hyper-connection mixers per layer; a hyper-connection head, final norm,
-    # untied head. Its cache is not counted (plan/stack.py UNCOUNTED).
+    # untied head. Its cache: plan/stack.py (the form "compressed"; FAMILIES.md section 14.18).
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     h = r.int("num_attention_heads", kind="heads")
@@ -1318,9 +1318,10 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     dh, rq = r.int("head_dim"), r.int("q_lora_rank")
     common = dict(q_lora_rank=rq, o_lora_rank=r.int("o_lora_rank"),
                   o_groups=r.int("o_groups", kind="count"), window=_window(r, 128))
+    # a CSA layer's indexer: its heads and key width, and the entries it selects per query
     index = dict(index_heads=r.int("index_n_heads", kind="heads"),
-                 index_dim=r.int("index_head_dim"))
-    r.read.update({"index_topk", "qk_rope_head_dim", "partial_rotary_factor"})
+                 index_dim=r.int("index_head_dim"), index_topk=r.int("index_topk", kind="count"))
+    r.read.update({"qk_rope_head_dim", "partial_rotary_factor"})
 
     def attention(t: str) -> Attention:
         overlap = V4_LAYER_TYPES[t]

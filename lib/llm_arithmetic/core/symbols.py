@@ -141,7 +141,7 @@ index_heads = _sym("index_heads", "H_{I}", "query heads of a sparse-attention in
 index_dim = _sym("index_dim", "d_{I}", "head width of a sparse-attention indexer; each token "
                  "caches one indexer key of this width per layer")
 index_topk = _sym("index_topk", "S_{top}", "cached positions a sparse-attention layer selects "
-                  "and reads for each query (top-k)", "token")
+                  "and reads for each query (top-k)", "token", assumptions=_NONNEG)
 o_lora_rank = _sym("o_lora_rank", "r_{o}", "rank each group of heads is projected to by a grouped "
                    "low-rank output projection (DeepSeek-V4)")
 o_groups = _sym("o_groups", "g_{o}", "groups of heads whose outputs are projected separately "

@@ -19,15 +19,19 @@ A multiply-add is 2 floating-point operations (FLOPs, a count; a rate is written
 """
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from ..core.registry import formula
+from .memory import compressed_entries
 
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
     "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
-    "split_decode_flops", "split_prefill_flops", "decode_flops_per_token", "prefill_flops",
+    "split_decode_flops", "split_prefill_flops", "compressed_pairs", "compressed_decode_flops",
+    "compressed_prefill_flops", "decode_flops_per_token", "prefill_flops",
     "matvec_intensity",
     "matmul_intensity", "attention_standard_flops", "attention_standard_bytes",
     "attention_standard_intensity", "attention_decode_intensity",
@@ -230,6 +234,87 @@ def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads
     return (mla_prefill_flops(n_heads=n_heads, d_nope=d_nope, d_rope=d_rope, d_v=d_v,
                               causal_pairs=causal_pairs)
             + 2 * index_heads * index_dim * _pairs(prompt=prompt))
+
+
+def compressed_entry_pairs(prompt: Any, compress_ratio: Any) -> Any:
+    """Query-entry pairs of a causal prefill of T tokens over compressed entries of m_c tokens:
+    token i sees floor(i / m_c) of them, and summing floor(i / m) for i = 1..T gives
+    m q (q - 1) / 2 + q (T - m q + 1) with q = floor(T / m); none where m_c = 0. A piece of
+    the formulas below, not a registered quantity.
+
+    >>> compressed_entry_pairs(10, 4), compressed_entry_pairs(10, 0)
+    (10, 0)
+    """
+    q = sp.floor(prompt / compress_ratio)
+    return sp.Piecewise((0, sp.Eq(compress_ratio, 0)),
+                        (compress_ratio * q * (q - 1) / 2 + q * (prompt - compress_ratio * q + 1),
+                         True), evaluate=False)
+
+
+@formula("causal_pairs")
+def compressed_pairs(*, prompt, window, compress_ratio, index_topk):
+    """Query-row pairs one head of a compressed-attention layer (DeepSeek-V4) scores in a
+    causal prefill of T tokens: the window's (:data:`window_pairs`) and, token i seeing
+    floor(i / m_c) compressed entries, those entries; in a CSA layer at most S_top of them per
+    token (min(floor(i / m_c), S_top): the first m_c S_top tokens see all theirs, every later
+    one S_top), in an HCA layer (S_top = 0) all.
+
+    Examples
+    --------
+    T = 10, a window of 4, entries of 4 tokens: the window's 1 + 2 + 3 + 4 + 6 x 4 = 34, the
+    entries' 0, 0, 0, 1, 1, 1, 1, 2, 2, 2 = 10, or 0, 0, 0, 1, ..., 1 = 7 capped at one.
+
+    >>> compressed_pairs(prompt=10, window=4, compress_ratio=4, index_topk=0)
+    44
+    >>> compressed_pairs(prompt=10, window=4, compress_ratio=4, index_topk=1)
+    41
+    """
+    capped_at = compress_ratio * index_topk
+    capped = (compressed_entry_pairs(sp.Min(prompt, capped_at, evaluate=False), compress_ratio)
+              + index_topk * sp.Max(prompt - capped_at, 0, evaluate=False))
+    return (window_pairs(prompt=prompt, window=window)
+            + sp.Piecewise((compressed_entry_pairs(prompt, compress_ratio),
+                            sp.Eq(index_topk, 0)), (capped, True), evaluate=False))
+
+
+@formula("attn_flops")
+def compressed_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context,
+                            compress_ratio):
+    """Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token:
+    each of the H query heads scores and weighs the S_a rows it attends to
+    (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a
+    row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with
+    each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere).
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash CSA layer at 4,096 tokens (640 rows attended, 1,024 keys scored):
+
+    >>> compressed_decode_flops(n_heads=64, d_head=512, attended=640, index_heads=64,
+    ...                         index_dim=128, context=4096, compress_ratio=4)
+    100663296
+    """
+    return (attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=attended)
+            + 2 * index_heads * index_dim * compressed_entries(context, compress_ratio))
+
+
+@formula("attn_flops")
+def compressed_prefill_flops(*, n_heads, d_head, causal_pairs, index_heads, index_dim, prompt,
+                             compress_ratio):
+    """Attention FLOPs of one compressed-attention layer (DeepSeek-V4) in a prefill of T
+    tokens: 4 d_head per query-row pair in each of the H heads (Pi, :data:`compressed_pairs`),
+    and a CSA layer's indexer scoring, for every token, each of the compressed entries it sees
+    with each of its H_I heads (2 d_I per head and entry). The compressors' pooling (a softmax
+    over m_c tokens per entry) is not counted.
+
+    Examples
+    --------
+    >>> compressed_prefill_flops(n_heads=64, d_head=512, causal_pairs=41, index_heads=64,
+    ...                          index_dim=128, prompt=10, compress_ratio=4)
+    5537792
+    """
+    return (attention_prefill_flops(n_heads=n_heads, d_head=d_head, causal_pairs=causal_pairs)
+            + 2 * index_heads * index_dim * compressed_entry_pairs(prompt, compress_ratio))
 
 
 @formula("attn_flops")

@@ -6,13 +6,17 @@ r"""Memory: bytes of weights, of the KV cache and of state-space layers' state; 
   :data:`mamba2_state_bytes` and :data:`gated_deltanet_state_bytes` are the constant states of
   a state-space layer and of a linear-attention layer.
 * How many tokens a layer keeps and reads: all S for full attention,
-  :data:`window_tokens` for a sliding window, :data:`chunk_tokens` for chunked attention.
+  :data:`window_tokens` for a sliding window, :data:`chunk_tokens` for chunked attention,
+  :data:`compressed_tokens` for DeepSeek-V4's compressed attention, whose cache
+  (:data:`compressed_cache_bytes`) is not proportional to S.
 * A uniform decoder: :data:`kv_cache_bytes_per_token`, :data:`kv_cache_bytes`,
   :data:`attended_context` (windows on some of its layers).
 * :data:`max_batch`, :data:`max_context` -- how many sequences, or tokens, fit beside the
   weights.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import sympy as sp
 
@@ -21,7 +25,8 @@ from ..core.registry import formula
 __all__ = [
     "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
     "gated_deltanet_state_bytes", "kda_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
-    "window_tokens", "chunk_tokens", "kv_cache_bytes_per_token", "kv_cache_bytes",
+    "window_tokens", "chunk_tokens", "compressed_tokens", "compressed_cache_bytes",
+    "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
 ]
 
@@ -228,6 +233,91 @@ def chunk_tokens(*, context, chunk):
     return sp.Piecewise((0, sp.Eq(context, 0)),
                         (context - chunk * sp.floor((context - 1) / chunk), True),
                         evaluate=False)
+
+
+def compressed_entries(context: Any, compress_ratio: Any) -> Any:
+    """Compressed entries a compressed-attention layer (DeepSeek-V4) holds at S tokens: one per
+    full run of m_c tokens, none for a layer with only its window (m_c = 0). A piece of the
+    formulas below, not a registered quantity.
+
+    >>> compressed_entries(4096, 4), compressed_entries(4096, 128), compressed_entries(4096, 0)
+    (1024, 32, 0)
+    """
+    return sp.Piecewise((0, sp.Eq(compress_ratio, 0)),
+                        (sp.floor(context / compress_ratio), True), evaluate=False)
+
+
+def selected_entries(entries: Any, index_topk: Any) -> Any:
+    """Of those entries, the ones a step attends to: the S_top an indexer selects (or all, if
+    fewer), or every one where the layer has no indexer (S_top = 0). A piece of the formulas
+    below.
+
+    >>> selected_entries(1024, 512), selected_entries(100, 512), selected_entries(32, 0)
+    (512, 100, 32)
+    """
+    return sp.Piecewise((entries, sp.Eq(index_topk, 0)),
+                        (sp.Min(entries, index_topk), True), evaluate=False)
+
+
+@formula("attended")
+def compressed_tokens(*, context, window, compress_ratio, index_topk):
+    """Cached rows of d_head one compressed-attention layer (DeepSeek-V4) attends to for the
+    token being decoded at S tokens: the last min(S, S_w) tokens of its window (keys are
+    values: one row each) and the compressed entries it reads, one per m_c earlier tokens
+    (floor(S / m_c)); a CSA layer reads only the S_top its indexer selects, an HCA layer
+    (no indexer, S_top = 0) every one, a window-only layer (m_c = 0) none.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash at 4,096 tokens (window 128): a CSA layer (m_c = 4, top 512), an HCA
+    layer (m_c = 128) and a window-only layer.
+
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=4, index_topk=512)
+    640
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=128, index_topk=0)
+    160
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=0, index_topk=0)
+    128
+    """
+    return (window_tokens(context=context, window=window)
+            + selected_entries(compressed_entries(context, compress_ratio), index_topk))
+
+
+@formula("kv_cache")
+def compressed_cache_bytes(*, context, window, d_head, compress_ratio, compress_overlap,
+                           index_dim, bits_kv=16, batch=1):
+    """Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as
+    vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys
+    are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA
+    layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0,
+    has neither), all at b_kv bits; and each compressor's pending state, kept in float32
+    whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last
+    c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's
+    (d = d_I).
+
+    It is not proportional to S: the window stops growing at S_w tokens, an entry is added once
+    every m_c tokens, the pending state is the same at every S. vLLM stores a row of
+    d_head = 512 as fp8 with a bf16 rotary part and scales (584 B), an indexer key as fp8 with
+    an fp32 scale (132 B): b_kv = 8 is that layout without its scales and the rotary part's
+    second byte.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash at 4,096 tokens, 16 bits: a CSA layer (m_c = 4, two series, d_I = 128)
+    and an HCA layer (m_c = 128, one series).
+
+    >>> compressed_cache_bytes(context=4096, window=128, d_head=512, compress_ratio=4,
+    ...                        compress_overlap=2, index_dim=128)
+    1523712
+    >>> compressed_cache_bytes(context=4096, window=128, d_head=512, compress_ratio=128,
+    ...                        compress_overlap=1, index_dim=0)
+    688128
+    """
+    entries = compressed_entries(context, compress_ratio)
+    rows = (window_tokens(context=context, window=window) * d_head
+            + entries * (d_head + index_dim)) * bits_kv / 8
+    pending = 8 * compress_overlap ** 2 * compress_ratio * (d_head + index_dim)
+    return batch * (rows + pending)
 
 
 @formula("kv_cache_bytes_per_token")

@@ -12,13 +12,15 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.registry import formula
+from .memory import compressed_entries
 from .params import kda_gate_weights, mla_attention_params, mlp_params
 from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
                     prefill_weight_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "kda_matmul_params", "kda_prefill_flops",
-           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes", "norm_params",
+           "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
+           "compressed_read_bytes", "norm_params",
            "routed_expert_params", "hyper_norm_params", "hyper_head_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
@@ -281,6 +283,26 @@ def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_k
     10747904
     """
     return (attended * (kv_lora_rank + d_rope) + context * index_dim) * bits_kv / 8
+
+
+@formula("kv_cache")
+def compressed_read_bytes(*, d_head, attended, index_dim, context, compress_ratio, bits_kv=16):
+    """Cache bytes one decode step of a compressed-attention layer (DeepSeek-V4) reads for one
+    sequence: the S_a rows of d_head it attends to (:data:`compressed_tokens`: its window and
+    the compressed entries it selects) and, in a CSA layer, every one of the floor(S / m_c)
+    indexer keys of d_I, to score them (d_I = 0 elsewhere). The compressors' pending state is
+    written a row a token and read once per m_c tokens: not counted.
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash CSA layer at 4,096 tokens (128 + 512 rows attended), 16 bits:
+
+    >>> compressed_read_bytes(d_head=512, attended=640, index_dim=128, context=4096,
+    ...                       compress_ratio=4)
+    917504
+    """
+    return (attended * d_head + compressed_entries(context, compress_ratio) * index_dim) \
+        * bits_kv / 8
 
 
 @formula("seq_bytes")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_matmul_params', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -49,7 +49,13 @@ PARAMS = {
     'chunked_prefill_bytes': ('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prompt', 'prefill_chunk'),
     'chunked_prefill_time': ('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'),
     'compressed_attention_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
+    'compressed_cache_bytes': ('context', 'window', 'd_head', 'compress_ratio', 'compress_overlap', 'index_dim', 'bits_kv', 'batch'),
+    'compressed_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'),
     'compressed_matmul_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'),
+    'compressed_pairs': ('prompt', 'window', 'compress_ratio', 'index_topk'),
+    'compressed_prefill_flops': ('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt', 'compress_ratio'),
+    'compressed_read_bytes': ('d_head', 'attended', 'index_dim', 'context', 'compress_ratio', 'bits_kv'),
+    'compressed_tokens': ('context', 'window', 'compress_ratio', 'index_topk'),
     'compute_time': ('step_flops', 'peak_flops'),
     'cost_per_million_tokens': ('price_per_hour', 'n_chips', 'tokens_per_second'),
     'critical_batch': ('weight_bytes', 'seq_bytes', 'seq_flops', 'bandwidth', 'peak_flops'),
@@ -1770,6 +1776,127 @@ def compressed_attention_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora
         return _vector_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + n_heads + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + _np.where(_np.equal(compress_overlap, 0), 0, compress_overlap*d_head*compress_ratio + d_head))
 
 
+def compressed_cache_bytes(*, context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv=16, batch=1):
+    """Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as
+    vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys
+    are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA
+    layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0,
+    has neither), all at b_kv bits; and each compressor's pending state, kept in float32
+    whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last
+    c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's
+    (d = d_I).
+
+    .. math::
+
+        M_{KV} = B \\left(\\frac{b_{kv} \\left(d_{head} \\min\\left(S, S_{w}\\right) + \\left(d_{I} + d_{head}\\right) \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right)\\right)}{8} + 8 m_{c} c_{o}^{2} \\left(d_{I} + d_{head}\\right)\\right)
+
+    Parameters
+    ----------
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    window : number or array
+        Sliding-window length of a windowed attention layer, :math:`S_{w}` [token]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    compress_overlap : number or array
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+    batch : number or array (default 1)
+        Sequences decoded together in one step, :math:`B` [-]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    It is not proportional to S: the window stops growing at S_w tokens, an entry is added once
+    every m_c tokens, the pending state is the same at every S. vLLM stores a row of
+    d_head = 512 as fp8 with a bf16 rotary part and scales (584 B), an indexer key as fp8 with
+    an fp32 scale (132 B): b_kv = 8 is that layout without its scales and the rotary part's
+    second byte.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash at 4,096 tokens, 16 bits: a CSA layer (m_c = 4, two series, d_I = 128)
+    and an HCA layer (m_c = 128, one series).
+
+    >>> compressed_cache_bytes(context=4096, window=128, d_head=512, compress_ratio=4,
+    ...                        compress_overlap=2, index_dim=128)
+    1523712
+    >>> compressed_cache_bytes(context=4096, window=128, d_head=512, compress_ratio=128,
+    ...                        compress_overlap=1, index_dim=0)
+    688128
+    """
+    _exact = _exact_args(('context', 'window', 'd_head', 'compress_ratio', 'compress_overlap', 'index_dim', 'bits_kv', 'batch'), (context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv, batch))
+    if _exact is not None:
+        context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv, batch = _exact
+        try:
+            return _exact_result(batch*((_F(1, 8))*bits_kv*(d_head*min(context, window) + (index_dim + d_head)*((0) if (compress_ratio == 0) else (_floor(context/compress_ratio)))) + 8*compress_overlap**2*compress_ratio*(index_dim + d_head)))
+        except ZeroDivisionError:
+            return _inf
+    context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv, batch = _vector_args(('context', 'window', 'd_head', 'compress_ratio', 'compress_overlap', 'index_dim', 'bits_kv', 'batch'), (context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv, batch))
+    with _quiet():
+        return _vector_result(batch*(((1/8))*bits_kv*(d_head*_np.minimum(context, window) + (index_dim + d_head)*_np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio))) + 8*compress_overlap**2*compress_ratio*(index_dim + d_head)))
+
+
+def compressed_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio):
+    """Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token:
+    each of the H query heads scores and weighs the S_a rows it attends to
+    (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a
+    row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with
+    each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere).
+
+    .. math::
+
+        F_{attn} = 2 H_{I} d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right) + 4 H d_{head} S_{a}
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash CSA layer at 4,096 tokens (640 rows attended, 1,024 keys scored):
+
+    >>> compressed_decode_flops(n_heads=64, d_head=512, attended=640, index_heads=64,
+    ...                         index_dim=128, context=4096, compress_ratio=4)
+    100663296
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'), (n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio))
+    if _exact is not None:
+        n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio = _exact
+        try:
+            return _exact_result(4*n_heads*attended*d_head + 2*index_heads*index_dim*((0) if (compress_ratio == 0) else (_floor(context/compress_ratio))))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio = _vector_args(('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'), (n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio))
+    with _quiet():
+        return _vector_result(4*n_heads*attended*d_head + 2*index_heads*index_dim*_np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio)))
+
+
 def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap=0, index_heads=0, index_dim=0):
     """Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one
     token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and
@@ -1827,6 +1954,208 @@ def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_ra
     d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap, index_heads, index_dim))
     with _quiet():
         return _vector_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_head*d_model + d_model*o_groups*o_lora_rank + d_model*q_lora_rank)
+
+
+def compressed_pairs(*, prompt, window, compress_ratio, index_topk):
+    """Query-row pairs one head of a compressed-attention layer (DeepSeek-V4) scores in a
+    causal prefill of T tokens: the window's (:data:`window_pairs`) and, token i seeing
+    floor(i / m_c) compressed entries, those entries; in a CSA layer at most S_top of them per
+    token (min(floor(i / m_c), S_top): the first m_c S_top tokens see all theirs, every later
+    one S_top), in an HCA layer (S_top = 0) all.
+
+    .. math::
+
+        \\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2} + \\begin{cases} \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(T - m_{c} \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases} & \\text{for}\\: S_{top} = 0 \\\\S_{top} \\max\\left(0, T - m_{c} S_{top}\\right) + \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(\\min\\left(T, m_{c} S_{top}\\right) - m_{c} \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases} & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+    window : number or array
+        Sliding-window length of a windowed attention layer, :math:`S_{w}` [token]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    index_topk : number or array
+        Cached positions a sparse-attention layer selects and reads for each query (top-k), :math:`S_{top}` [token]
+
+    Returns
+    -------
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+
+    Examples
+    --------
+    T = 10, a window of 4, entries of 4 tokens: the window's 1 + 2 + 3 + 4 + 6 x 4 = 34, the
+    entries' 0, 0, 0, 1, 1, 1, 1, 2, 2, 2 = 10, or 0, 0, 0, 1, ..., 1 = 7 capped at one.
+
+    >>> compressed_pairs(prompt=10, window=4, compress_ratio=4, index_topk=0)
+    44
+    >>> compressed_pairs(prompt=10, window=4, compress_ratio=4, index_topk=1)
+    41
+    """
+    _exact = _exact_args(('prompt', 'window', 'compress_ratio', 'index_topk'), (prompt, window, compress_ratio, index_topk))
+    if _exact is not None:
+        prompt, window, compress_ratio, index_topk = _exact
+        try:
+            return _exact_result(window*(prompt - min(window, prompt)) + (_F(1, 2))*(min(window, prompt) + 1)*min(window, prompt) + ((((0) if (compress_ratio == 0) else ((_F(1, 2))*compress_ratio*(_floor(prompt/compress_ratio) - 1)*_floor(prompt/compress_ratio) + (prompt - compress_ratio*_floor(prompt/compress_ratio) + 1)*_floor(prompt/compress_ratio)))) if (index_topk == 0) else (index_topk*max(0, -index_topk*compress_ratio + prompt) + ((0) if (compress_ratio == 0) else ((_F(1, 2))*compress_ratio*(_floor(min(prompt, index_topk*compress_ratio)/compress_ratio) - 1)*_floor(min(prompt, index_topk*compress_ratio)/compress_ratio) + (-compress_ratio*_floor(min(prompt, index_topk*compress_ratio)/compress_ratio) + min(prompt, index_topk*compress_ratio) + 1)*_floor(min(prompt, index_topk*compress_ratio)/compress_ratio))))))
+        except ZeroDivisionError:
+            return _inf
+    prompt, window, compress_ratio, index_topk = _vector_args(('prompt', 'window', 'compress_ratio', 'index_topk'), (prompt, window, compress_ratio, index_topk))
+    with _quiet():
+        return _vector_result(window*(prompt - _np.minimum(window, prompt)) + ((1/2))*(_np.minimum(window, prompt) + 1)*_np.minimum(window, prompt) + _np.where(_np.equal(index_topk, 0), _np.where(_np.equal(compress_ratio, 0), 0, ((1/2))*compress_ratio*(_np.floor(prompt/compress_ratio) - 1)*_np.floor(prompt/compress_ratio) + (prompt - compress_ratio*_np.floor(prompt/compress_ratio) + 1)*_np.floor(prompt/compress_ratio)), index_topk*_np.maximum(0, -index_topk*compress_ratio + prompt) + _np.where(_np.equal(compress_ratio, 0), 0, ((1/2))*compress_ratio*(_np.floor(_np.minimum(prompt, index_topk*compress_ratio)/compress_ratio) - 1)*_np.floor(_np.minimum(prompt, index_topk*compress_ratio)/compress_ratio) + (-compress_ratio*_np.floor(_np.minimum(prompt, index_topk*compress_ratio)/compress_ratio) + _np.minimum(prompt, index_topk*compress_ratio) + 1)*_np.floor(_np.minimum(prompt, index_topk*compress_ratio)/compress_ratio))))
+
+
+def compressed_prefill_flops(*, n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio):
+    """Attention FLOPs of one compressed-attention layer (DeepSeek-V4) in a prefill of T
+    tokens: 4 d_head per query-row pair in each of the H heads (Pi, :data:`compressed_pairs`),
+    and a CSA layer's indexer scoring, for every token, each of the compressed entries it sees
+    with each of its H_I heads (2 d_I per head and entry). The compressors' pooling (a softmax
+    over m_c tokens per entry) is not counted.
+
+    .. math::
+
+        F_{attn} = 2 H_{I} d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(T - m_{c} \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases}\\right) + 4 H d_{head} \\Pi
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> compressed_prefill_flops(n_heads=64, d_head=512, causal_pairs=41, index_heads=64,
+    ...                          index_dim=128, prompt=10, compress_ratio=4)
+    5537792
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt', 'compress_ratio'), (n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio))
+    if _exact is not None:
+        n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio = _exact
+        try:
+            return _exact_result(4*n_heads*causal_pairs*d_head + 2*index_heads*index_dim*((0) if (compress_ratio == 0) else ((_F(1, 2))*compress_ratio*(_floor(prompt/compress_ratio) - 1)*_floor(prompt/compress_ratio) + (prompt - compress_ratio*_floor(prompt/compress_ratio) + 1)*_floor(prompt/compress_ratio))))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio = _vector_args(('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt', 'compress_ratio'), (n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio))
+    with _quiet():
+        return _vector_result(4*n_heads*causal_pairs*d_head + 2*index_heads*index_dim*_np.where(_np.equal(compress_ratio, 0), 0, ((1/2))*compress_ratio*(_np.floor(prompt/compress_ratio) - 1)*_np.floor(prompt/compress_ratio) + (prompt - compress_ratio*_np.floor(prompt/compress_ratio) + 1)*_np.floor(prompt/compress_ratio)))
+
+
+def compressed_read_bytes(*, d_head, attended, index_dim, context, compress_ratio, bits_kv=16):
+    """Cache bytes one decode step of a compressed-attention layer (DeepSeek-V4) reads for one
+    sequence: the S_a rows of d_head it attends to (:data:`compressed_tokens`: its window and
+    the compressed entries it selects) and, in a CSA layer, every one of the floor(S / m_c)
+    indexer keys of d_I, to score them (d_I = 0 elsewhere). The compressors' pending state is
+    written a row a token and read once per m_c tokens: not counted.
+
+    .. math::
+
+        M_{KV} = \\frac{b_{kv} \\left(d_{head} S_{a} + d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right)\\right)}{8}
+
+    Parameters
+    ----------
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash CSA layer at 4,096 tokens (128 + 512 rows attended), 16 bits:
+
+    >>> compressed_read_bytes(d_head=512, attended=640, index_dim=128, context=4096,
+    ...                       compress_ratio=4)
+    917504
+    """
+    _exact = _exact_args(('d_head', 'attended', 'index_dim', 'context', 'compress_ratio', 'bits_kv'), (d_head, attended, index_dim, context, compress_ratio, bits_kv))
+    if _exact is not None:
+        d_head, attended, index_dim, context, compress_ratio, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(attended*d_head + index_dim*((0) if (compress_ratio == 0) else (_floor(context/compress_ratio)))))
+        except ZeroDivisionError:
+            return _inf
+    d_head, attended, index_dim, context, compress_ratio, bits_kv = _vector_args(('d_head', 'attended', 'index_dim', 'context', 'compress_ratio', 'bits_kv'), (d_head, attended, index_dim, context, compress_ratio, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(attended*d_head + index_dim*_np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio))))
+
+
+def compressed_tokens(*, context, window, compress_ratio, index_topk):
+    """Cached rows of d_head one compressed-attention layer (DeepSeek-V4) attends to for the
+    token being decoded at S tokens: the last min(S, S_w) tokens of its window (keys are
+    values: one row each) and the compressed entries it reads, one per m_c earlier tokens
+    (floor(S / m_c)); a CSA layer reads only the S_top its indexer selects, an HCA layer
+    (no indexer, S_top = 0) every one, a window-only layer (m_c = 0) none.
+
+    .. math::
+
+        S_{a} = \\min\\left(S, S_{w}\\right) + \\begin{cases} \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases} & \\text{for}\\: S_{top} = 0 \\\\\\min\\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}, S_{top}\\right) & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    window : number or array
+        Sliding-window length of a windowed attention layer, :math:`S_{w}` [token]
+    compress_ratio : number or array
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    index_topk : number or array
+        Cached positions a sparse-attention layer selects and reads for each query (top-k), :math:`S_{top}` [token]
+
+    Returns
+    -------
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+
+    Examples
+    --------
+    DeepSeek-V4-Flash at 4,096 tokens (window 128): a CSA layer (m_c = 4, top 512), an HCA
+    layer (m_c = 128) and a window-only layer.
+
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=4, index_topk=512)
+    640
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=128, index_topk=0)
+    160
+    >>> compressed_tokens(context=4096, window=128, compress_ratio=0, index_topk=0)
+    128
+    """
+    _exact = _exact_args(('context', 'window', 'compress_ratio', 'index_topk'), (context, window, compress_ratio, index_topk))
+    if _exact is not None:
+        context, window, compress_ratio, index_topk = _exact
+        try:
+            return _exact_result(((((0) if (compress_ratio == 0) else (_floor(context/compress_ratio)))) if (index_topk == 0) else (min(index_topk, ((0) if (compress_ratio == 0) else (_floor(context/compress_ratio)))))) + min(context, window))
+        except ZeroDivisionError:
+            return _inf
+    context, window, compress_ratio, index_topk = _vector_args(('context', 'window', 'compress_ratio', 'index_topk'), (context, window, compress_ratio, index_topk))
+    with _quiet():
+        return _vector_result(_np.where(_np.equal(index_topk, 0), _np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio)), _np.minimum(index_topk, _np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio)))) + _np.minimum(context, window))
 
 
 def compute_time(*, step_flops, peak_flops):

@@ -162,9 +162,39 @@ export function compressed_attention_params({d_model, n_heads, d_head, q_lora_ra
   return n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + n_heads + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
 }
 
+/** Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0, has neither), all at b_kv bits; and each compressor's pending state, kept in float32 whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's (d = d_I). [B] */
+export function compressed_cache_bytes({context, window, d_head, compress_ratio, compress_overlap, index_dim, bits_kv = 16, batch = 1} = {}) {
+  return batch*(((1/8))*bits_kv*(d_head*Math.min(context, window) + (index_dim + d_head)*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)))) + 8*Math.pow(compress_overlap, 2)*compress_ratio*(index_dim + d_head));
+}
+
+/** Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere). [FLOP] */
+export function compressed_decode_flops({n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio} = {}) {
+  return 4*n_heads*attended*d_head + 2*index_heads*index_dim*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)));
+}
+
 /** Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I). [1] */
 export function compressed_matmul_params({d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
   return n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_head*d_model + d_model*o_groups*o_lora_rank + d_model*q_lora_rank;
+}
+
+/** Query-row pairs one head of a compressed-attention layer (DeepSeek-V4) scores in a causal prefill of T tokens: the window's (:data:`window_pairs`) and, token i seeing floor(i / m_c) compressed entries, those entries; in a CSA layer at most S_top of them per token (min(floor(i / m_c), S_top): the first m_c S_top tokens see all theirs, every later one S_top), in an HCA layer (S_top = 0) all. [1] */
+export function compressed_pairs({prompt, window, compress_ratio, index_topk} = {}) {
+  return window*(prompt - Math.min(window, prompt)) + ((1/2))*(Math.min(window, prompt) + 1)*Math.min(window, prompt) + ((index_topk === 0) ? (((compress_ratio === 0) ? (0) : (((1/2))*compress_ratio*(Math.floor(prompt/compress_ratio) - 1)*Math.floor(prompt/compress_ratio) + (prompt - compress_ratio*Math.floor(prompt/compress_ratio) + 1)*Math.floor(prompt/compress_ratio)))) : (index_topk*Math.max(0, -index_topk*compress_ratio + prompt) + ((compress_ratio === 0) ? (0) : (((1/2))*compress_ratio*(Math.floor(Math.min(prompt, index_topk*compress_ratio)/compress_ratio) - 1)*Math.floor(Math.min(prompt, index_topk*compress_ratio)/compress_ratio) + (-compress_ratio*Math.floor(Math.min(prompt, index_topk*compress_ratio)/compress_ratio) + Math.min(prompt, index_topk*compress_ratio) + 1)*Math.floor(Math.min(prompt, index_topk*compress_ratio)/compress_ratio)))));
+}
+
+/** Attention FLOPs of one compressed-attention layer (DeepSeek-V4) in a prefill of T tokens: 4 d_head per query-row pair in each of the H heads (Pi, :data:`compressed_pairs`), and a CSA layer's indexer scoring, for every token, each of the compressed entries it sees with each of its H_I heads (2 d_I per head and entry). The compressors' pooling (a softmax over m_c tokens per entry) is not counted. [FLOP] */
+export function compressed_prefill_flops({n_heads, d_head, causal_pairs, index_heads, index_dim, prompt, compress_ratio} = {}) {
+  return 4*n_heads*causal_pairs*d_head + 2*index_heads*index_dim*((compress_ratio === 0) ? (0) : (((1/2))*compress_ratio*(Math.floor(prompt/compress_ratio) - 1)*Math.floor(prompt/compress_ratio) + (prompt - compress_ratio*Math.floor(prompt/compress_ratio) + 1)*Math.floor(prompt/compress_ratio)));
+}
+
+/** Cache bytes one decode step of a compressed-attention layer (DeepSeek-V4) reads for one sequence: the S_a rows of d_head it attends to (:data:`compressed_tokens`: its window and the compressed entries it selects) and, in a CSA layer, every one of the floor(S / m_c) indexer keys of d_I, to score them (d_I = 0 elsewhere). The compressors' pending state is written a row a token and read once per m_c tokens: not counted. [B] */
+export function compressed_read_bytes({d_head, attended, index_dim, context, compress_ratio, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(attended*d_head + index_dim*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio))));
+}
+
+/** Cached rows of d_head one compressed-attention layer (DeepSeek-V4) attends to for the token being decoded at S tokens: the last min(S, S_w) tokens of its window (keys are values: one row each) and the compressed entries it reads, one per m_c earlier tokens (floor(S / m_c)); a CSA layer reads only the S_top its indexer selects, an HCA layer (no indexer, S_top = 0) every one, a window-only layer (m_c = 0) none. [token] */
+export function compressed_tokens({context, window, compress_ratio, index_topk} = {}) {
+  return ((index_topk === 0) ? (((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)))) : (Math.min(index_topk, ((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)))))) + Math.min(context, window);
 }
 
 /** Time to do a step's FLOPs at the peak rate. [s] */
@@ -1484,6 +1514,42 @@ export const FORMULAS = {
   "summary": "Parameters of one compressed-attention block (DeepSeek-V4): the weights of :data:`compressed_matmul_params`, the query latent's and the key-value head's norms (r_q, d_head), one attention-sink logit per head, and, with a compressor, a learned position bias over the m_c tokens of a window (c_o d_head each) and the compressed entries' norm (d_head); an indexer has the same two for its own width d_I.",
   "unit": "1"
  },
+ "compressed_cache_bytes": {
+  "defaults": {
+   "batch": 1,
+   "bits_kv": 16
+  },
+  "latex": "M_{KV} = B \\left(\\frac{b_{kv} \\left(d_{head} \\min\\left(S, S_{w}\\right) + \\left(d_{I} + d_{head}\\right) \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right)\\right)}{8} + 8 m_{c} c_{o}^{2} \\left(d_{I} + d_{head}\\right)\\right)",
+  "lhs": "kv_cache",
+  "params": [
+   "context",
+   "window",
+   "d_head",
+   "compress_ratio",
+   "compress_overlap",
+   "index_dim",
+   "bits_kv",
+   "batch"
+  ],
+  "summary": "Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0, has neither), all at b_kv bits; and each compressor's pending state, kept in float32 whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's (d = d_I).",
+  "unit": "B"
+ },
+ "compressed_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H_{I} d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right) + 4 H d_{head} S_{a}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "attended",
+   "index_heads",
+   "index_dim",
+   "context",
+   "compress_ratio"
+  ],
+  "summary": "Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere).",
+  "unit": "FLOP"
+ },
  "compressed_matmul_params": {
   "defaults": {
    "compress_overlap": 0,
@@ -1505,6 +1571,65 @@ export const FORMULAS = {
   ],
   "summary": "Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I).",
   "unit": "1"
+ },
+ "compressed_pairs": {
+  "defaults": {},
+  "latex": "\\Pi = S_{w} \\left(T - \\min\\left(T, S_{w}\\right)\\right) + \\frac{\\left(\\min\\left(T, S_{w}\\right) + 1\\right) \\min\\left(T, S_{w}\\right)}{2} + \\begin{cases} \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(T - m_{c} \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases} & \\text{for}\\: S_{top} = 0 \\\\S_{top} \\max\\left(0, T - m_{c} S_{top}\\right) + \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(\\min\\left(T, m_{c} S_{top}\\right) - m_{c} \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{\\min\\left(T, m_{c} S_{top}\\right)}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases} & \\text{otherwise} \\end{cases}",
+  "lhs": "causal_pairs",
+  "params": [
+   "prompt",
+   "window",
+   "compress_ratio",
+   "index_topk"
+  ],
+  "summary": "Query-row pairs one head of a compressed-attention layer (DeepSeek-V4) scores in a causal prefill of T tokens: the window's (:data:`window_pairs`) and, token i seeing floor(i / m_c) compressed entries, those entries; in a CSA layer at most S_top of them per token (min(floor(i / m_c), S_top): the first m_c S_top tokens see all theirs, every later one S_top), in an HCA layer (S_top = 0) all.",
+  "unit": "1"
+ },
+ "compressed_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H_{I} d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left(T - m_{c} \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor + \\frac{m_{c} \\left(\\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor - 1\\right) \\left\\lfloor{\\frac{T}{m_{c}}}\\right\\rfloor}{2} & \\text{otherwise} \\end{cases}\\right) + 4 H d_{head} \\Pi",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "causal_pairs",
+   "index_heads",
+   "index_dim",
+   "prompt",
+   "compress_ratio"
+  ],
+  "summary": "Attention FLOPs of one compressed-attention layer (DeepSeek-V4) in a prefill of T tokens: 4 d_head per query-row pair in each of the H heads (Pi, :data:`compressed_pairs`), and a CSA layer's indexer scoring, for every token, each of the compressed entries it sees with each of its H_I heads (2 d_I per head and entry). The compressors' pooling (a softmax over m_c tokens per entry) is not counted.",
+  "unit": "FLOP"
+ },
+ "compressed_read_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "M_{KV} = \\frac{b_{kv} \\left(d_{head} S_{a} + d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right)\\right)}{8}",
+  "lhs": "kv_cache",
+  "params": [
+   "d_head",
+   "attended",
+   "index_dim",
+   "context",
+   "compress_ratio",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one decode step of a compressed-attention layer (DeepSeek-V4) reads for one sequence: the S_a rows of d_head it attends to (:data:`compressed_tokens`: its window and the compressed entries it selects) and, in a CSA layer, every one of the floor(S / m_c) indexer keys of d_I, to score them (d_I = 0 elsewhere). The compressors' pending state is written a row a token and read once per m_c tokens: not counted.",
+  "unit": "B"
+ },
+ "compressed_tokens": {
+  "defaults": {},
+  "latex": "S_{a} = \\min\\left(S, S_{w}\\right) + \\begin{cases} \\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases} & \\text{for}\\: S_{top} = 0 \\\\\\min\\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}, S_{top}\\right) & \\text{otherwise} \\end{cases}",
+  "lhs": "attended",
+  "params": [
+   "context",
+   "window",
+   "compress_ratio",
+   "index_topk"
+  ],
+  "summary": "Cached rows of d_head one compressed-attention layer (DeepSeek-V4) attends to for the token being decoded at S tokens: the last min(S, S_w) tokens of its window (keys are values: one row each) and the compressed entries it reads, one per m_c earlier tokens (floor(S / m_c)); a CSA layer reads only the S_top its indexer selects, an HCA layer (no indexer, S_top = 0) every one, a window-only layer (m_c = 0) none.",
+  "unit": "token"
  },
  "compute_time": {
   "defaults": {},

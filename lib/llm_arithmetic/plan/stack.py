@@ -181,7 +181,8 @@ TERMS: dict[str, dict[str, Any]] = {
     "attended": {"by": "span", "doc": "cached positions the layer keeps and reads at S tokens",
                  "cases": {"full": ["=", {"value": "context"}],
                            "sliding": ["window_tokens", {}], "chunked": ["chunk_tokens", {}],
-                           "topk": ["window_tokens", {"window": "index_topk"}]}},
+                           "topk": ["window_tokens", {"window": "index_topk"}],
+                           "compressed": ["compressed_tokens", {}]}},
     "kv_stored": {"by": "form", "doc": "the layer's cache of B sequences as runtimes store it",
                   "cases": {"attention": ["layer_cache_bytes",
                                           {"kv_layer_bytes": "@kv_layer",
@@ -189,7 +190,8 @@ TERMS: dict[str, dict[str, Any]] = {
                             "mla": ["layer_cache_bytes",
                                     {"kv_layer_bytes": "@kv_layer", "attended": "@attended"}],
                             "dsa": ["layer_cache_bytes",
-                                    {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
+                                    {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
+                            "compressed": ["compressed_cache_bytes", {}]}},
     "kv_read": {"by": "form", "doc": "the layer's cache one decode step of a sequence reads",
                 "cases": {"attention": ["layer_cache_bytes",
                                         {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
@@ -198,6 +200,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                   {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
                                    "batch": 1}],
                           "dsa": ["dsa_read_bytes", {"attended": "@attended"}],
+                          "compressed": ["compressed_read_bytes", {"attended": "@attended"}],
                           "reuse": ["layer_cache_bytes",
                                     {"kv_layer_bytes": "@kv_layer_read",
                                      "attended": "@attended", "batch": 1}]}},
@@ -207,7 +210,9 @@ TERMS: dict[str, dict[str, Any]] = {
                           "mla": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
                           "dsa": ["layer_cache_bytes",
-                                  {"kv_layer_bytes": "@kv_layer", "attended": "context"}]}},
+                                  {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
+                          # no runtime keeps a compressed layer's every token: its one layout
+                          "compressed": ["compressed_cache_bytes", {}]}},
     "state": {"by": "form", "doc": "the mixer's state for one sequence",
               "cases": {"mamba2": ["mamba2_state_bytes", {}],
                         "gdn": ["gated_deltanet_state_bytes", {}],
@@ -217,6 +222,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                                    {"attended": "@attended"}],
                                      "mla": ["mla_decode_flops", {"attended": "@attended"}],
                                      "dsa": ["dsa_decode_flops", {"attended": "@attended"}],
+                                     "compressed": ["compressed_decode_flops",
+                                                    {"attended": "@attended"}],
                                      "split": ["split_decode_flops",
                                                {"attended": "@attended"}],
                                      "mamba2": ["mamba2_decode_flops", {}],
@@ -225,12 +232,15 @@ TERMS: dict[str, dict[str, Any]] = {
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
                         "chunked": ["chunk_pairs", {}],
-                        "topk": ["window_pairs", {"window": "index_topk"}]}},
+                        "topk": ["window_pairs", {"window": "index_topk"}],
+                        "compressed": ["compressed_pairs", {}]}},
     "layer_prefill_flops": {"by": "form", "doc": "attention or recurrence FLOPs of a prefill",
                             "cases": {"attention": ["attention_prefill_flops",
                                                     {"causal_pairs": "@pairs"}],
                                       "mla": ["mla_prefill_flops", {"causal_pairs": "@pairs"}],
                                       "dsa": ["dsa_prefill_flops", {"causal_pairs": "@pairs"}],
+                                      "compressed": ["compressed_prefill_flops",
+                                                     {"causal_pairs": "@pairs"}],
                                       "split": ["split_prefill_flops",
                                                 {"causal_pairs": "@pairs"}],
                                       "mamba2": ["mamba2_prefill_flops", {}],
@@ -285,21 +295,18 @@ TERMS: dict[str, dict[str, Any]] = {
 
 #: Forms that have a term the library does not count, per term (the selector's value): the
 #: term is then missing (None) for the whole stack, never a silent 0, and a model names why
-#: (:data:`UNCOUNTED`). DeepSeek-V4's compressed attention: its parameters are exact, its
-#: cache (a window, compressed entries every m_c tokens, an indexer's keys, the compressors'
-#: pending tokens), what a step reads of it and what an engine allocates for it are not
-#: counted.
-for _term in ("kv_layer", "kv_stored", "kv_read", "kv_full", "layer_decode_flops",
-              "layer_prefill_flops", "attended", "pairs", "engine_kv_stored"):
+#: (:data:`UNCOUNTED`). DeepSeek-V4's compressed attention: its cache at S tokens, what a step
+#: reads of it and its FLOPs are counted (above); a cache per token is not, the cache not being
+#: proportional to S (a window, an entry per m_c tokens, a fixed pending state), nor what an
+#: engine's page allocator makes of it.
+for _term in ("kv_layer", "kv_layer_chip", "engine_kv_stored"):
     TERMS[_term]["missing"] = ["compressed"]
 #: form -> what of it is not counted, for the message that refuses a quantity needing it.
 UNCOUNTED: dict[str, str] = {
-    "compressed": "the cache of DeepSeek-V4's compressed attention, which the library does not "
-                  "model: per layer a window of keys-values (one head, keys = values), one "
-                  "compressed entry of d_head per m_c tokens (CSA m_c = 4, HCA 128), a CSA "
-                  "layer's indexer keys of d_I per 4 tokens, the compressors' pending tokens; "
-                  "a decode step reads the window and the top-k CSA entries or every HCA "
-                  "entry (the parameters are exact)",
+    "compressed": "a cache per token of DeepSeek-V4's compressed attention, which has none (a "
+                  "window of S_w rows, an entry per m_c tokens and a fixed pending state per "
+                  "layer: its cache is counted at a given context, not per token), and for an "
+                  "engine the pages it allocates for that cache, which are not counted",
 }
 
 # A KV-sharing layer (Gemma 4 E2B/E4B, ``num_kv_shared_layers``) has no key or value
