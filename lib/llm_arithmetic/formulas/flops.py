@@ -245,6 +245,7 @@ def compressed_entry_pairs(prompt: Any, compress_ratio: Any) -> Any:
     >>> compressed_entry_pairs(10, 4), compressed_entry_pairs(10, 0)
     (10, 0)
     """
+    prompt, compress_ratio = sp.sympify(prompt), sp.sympify(compress_ratio)
     q = sp.floor(prompt / compress_ratio)
     return sp.Piecewise((0, sp.Eq(compress_ratio, 0)),
                         (compress_ratio * q * (q - 1) / 2 + q * (prompt - compress_ratio * q + 1),

@@ -243,6 +243,7 @@ def compressed_entries(context: Any, compress_ratio: Any) -> Any:
     >>> compressed_entries(4096, 4), compressed_entries(4096, 128), compressed_entries(4096, 0)
     (1024, 32, 0)
     """
+    context, compress_ratio = sp.sympify(context), sp.sympify(compress_ratio)
     return sp.Piecewise((0, sp.Eq(compress_ratio, 0)),
                         (sp.floor(context / compress_ratio), True), evaluate=False)
 
