@@ -92,7 +92,7 @@ FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
                 "starcoderbase-7b"}
 # parameters exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
-PARAMS_ONLY = {"deepseek-v4-flash"}
+PARAMS_ONLY = {"deepseek-v4-flash", "deepseek-v4-pro"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
@@ -812,6 +812,72 @@ def test_deepseek_v4_cache_at_a_million_tokens_against_the_published_ratio():
     fp4_indexer = (2 * 128 * 512 + 21 * (128 * 512 + s // 4 * (512 + 64))
                    + 20 * (128 * 512 + s // 128 * 512)) + 21 * 81_920 + 20 * 524_288
     assert fp4_indexer == 3_269_804_032 and round(fp4_indexer / (61 * 704 * s), 3) == 0.073
+
+
+def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
+    """DeepSeek-V4-Pro (FAMILIES.md section 14.18, "DeepSeek-V4-Pro"): V 129,280, d 7,168,
+    61 layers, 128 heads of 512, one key-value head, r_q 1,536, 16 output groups of 1,024,
+    384 experts of 3,072 (top-6) and one shared, n_hc 4, indexer 64 x 128 selecting 1,024.
+    compress_ratios 128, 128, then 4 and 128 alternating (62 entries, the first 61 kept): no
+    window-only layer, 30 CSA (layers 2, 4, ..., 60) and 31 HCA, as the checkpoint's tensor
+    listing shows (compressor.ape 128 x 512 in 31 layers, 4 x 1,024 in 30)."""
+    m = read_config(CONFIGS / "deepseek-v4-pro.json")
+    t = truth(CONFIGS / "deepseek-v4-pro.json")
+    d, hd = 7168, 128 * 512
+    base = (d * 1536 + 1536 + 1536 * hd) + (d * 512 + 512) + (hd * 1024 + 16 * 1024 * d) + 128
+    assert base == 299_894_912
+    hca = 2 * d * 512 + 128 * 512 + 512
+    csa = 2 * d * 1024 + 4 * 1024 + 512
+    indexer = 2 * d * 256 + 4 * 256 + 128 + 1536 * 64 * 128 + d * 64
+    assert (hca, csa, indexer) == (7_406_080, 14_684_672, 16_712_832)
+    expert = 3 * d * 3072
+    moe = d * 384 + 384 * expert + expert
+    hyper = 2 * ((2 + 4) * 4 * 4 * d + (2 + 4) * 4 + 3)
+    head = 4 * 4 * d + 4 + 1
+    total = (61 * base + 31 * hca + 30 * (csa + indexer) + 61 * moe + 61 * (2 * d + hyper) + d
+             + 2 * 129_280 * d + head)
+    assert total == 1_572_997_179_491 == t["params"] == m.total_params
+    assert t["by_prefix"]["model.hc_head"] == head == m.extras[0].params
+    # persistent buffers, not weights: tid2eid in the 3 hash-routed layers, the score
+    # correction bias of E in the other 58
+    assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
+                                            "e_score_correction_bias": 58 * 384}
+    kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads,
+              run.attention.index_topk): 0 for run in m.layers}
+    for run in m.layers:
+        kinds[(run.attention.compress, run.attention.overlap, run.attention.index_heads,
+               run.attention.index_topk)] += run.count
+    assert kinds == {(4, 2, 64, 1024): 30, (128, 1, 0, 0): 31}
+    # DeepSeek's figures: 1.6T total, 49B activated. The library's active count takes both
+    # embedding matrices and leaves out the hyper-connection head (an extra, like Flash's);
+    # without the input table (one row read a token) it is the published 49B
+    active = 61 * base + 31 * hca + 30 * (csa + indexer) + 61 * (d * 384 + 7 * expert) \
+        + 61 * (2 * d + hyper) + d + 2 * 129_280 * d
+    assert active == 49_778_944_094 == m.active_params
+    assert round(total / 1e11) == 16 and round((active - 129_280 * d) / 1e9) == 49
+
+
+def test_deepseek_v4_pro_cache_at_a_million_tokens_against_the_published_ratio():
+    """DeepSeek's figure for V4-Pro: 10% of DeepSeek-V3.2's KV cache at 1M tokens (model card;
+    FAMILIES.md section 14.18). By hand at S = 2^20 and 16 bits: 30 CSA layers of
+    128 x 512 + 262,144 x (512 + 128) values and 31 HCA layers of 128 x 512 + 8,192 x 512,
+    x 2 B, plus the pending states 30 x 81,920 + 31 x 524,288 B = 10,353,082,368 B against
+    V3.2's 90,060,095,488 B: 11.5% at one width for every row; with the indexer keys at 4 bits
+    and every other row at 8 (V3.2 at 8), 10.4%: the published 10%."""
+    pro = read_config(CONFIGS / "deepseek-v4-pro.json")
+    s = 2 ** 20
+    pending = 30 * 8 * 4 * 4 * (512 + 128) + 31 * 8 * 1 * 128 * 512
+    assert pending == 18_710_528
+    rows = 30 * (128 * 512 + s // 4 * 640) + 31 * (128 * 512 + s // 128 * 512)
+    by_hand = rows * 2 + pending
+    assert by_hand == 10_353_082_368 == pro.kv_cache_bytes(s)
+    assert round(by_hand / 90_060_095_488, 3) == 0.115
+    fp4_indexer = 30 * (128 * 512 + s // 4 * (512 + 64)) + 31 * (128 * 512 + s // 128 * 512) \
+        + pending
+    assert round(fp4_indexer / (61 * 704 * s), 3) == 0.104
+    # at 4,096 tokens and 8 bits: 30 x (65,536 + 1,024 x 640 + 81,920) = 30 x 802,816 =
+    # 24,084,480 and 31 x (65,536 + 32 x 512 + 524,288) = 31 x 606,208 = 18,792,448
+    assert pro.kv_cache_bytes(4096, 1, 8) == 24_084_480 + 18_792_448 == 42_876_928
 
 
 @pytest.mark.parametrize("ratios", [[0, 0] + [7] * 42, [0, 0, 4, 128], "4,128"])
