@@ -4,6 +4,7 @@ line; bad engine input named in one line."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -88,14 +89,28 @@ def test_bad_numbers_are_one_line_errors_naming_the_argument(kwargs, field):
     assert "\n" not in str(err.value)
 
 
-def test_a_cache_the_library_does_not_count_is_refused_not_zero():
+@pytest.mark.parametrize("name", ["deepseek-v4-flash", "deepseek-v4-pro"])
+@pytest.mark.parametrize("engine", ["vllm", "llama.cpp"])
+def test_a_cache_the_library_does_not_count_is_refused_not_zero(name, engine):
     """DeepSeek-V4's compressed attention: its cache at a context is counted, but what an
-    engine's page allocator makes of it (vLLM's pages of 584-byte rows, its float32 compressor
-    state) is not: the engine view refuses it (it printed 0 B a token and an infinite pool)."""
-    with pytest.raises(InputError, match="engine view is of the KV cache an engine allocates, "
-                                         "which is not counted: it needs a cache per token"):
-        engine_view(str(ROOT / "tests" / "configs" / "deepseek-v4-flash.json"), "vllm",
+    engine's page allocator makes of it is not: vLLM (deepseek_v4_attention.py @ b92a330e,
+    sparse_swa.py @ 03dc5649) keeps rows of 584 B and indexer keys of 132 B in cache groups
+    whose pages differ (the window in blocks of 64 tokens, pages aligned to 576 B), and how its
+    KV cache manager fits them into one pool was not read. The view refuses it (it printed 0 B
+    a token and an infinite pool), in one line naming the engine and what is missing."""
+    with pytest.raises(InputError, match=rf"{name}: the engine view does not model what "
+                                         rf"{re.escape(engine)} allocates for DeepSeek-V4's "
+                                         r"compressed attention") as err:
+        engine_view(str(ROOT / "tests" / "configs" / f"{name}.json"), engine,
                     kv_memory_gib=10)
+    msg = str(err.value)
+    assert "\n" not in msg
+    parts = ("blocks of 64 tokens", "584 B", "132 B", "576 B", "float32 state",
+             "KV cache manager") if engine == "vllm" else ("how llama.cpp stores it was not "
+                                                           "read",)
+    for part in parts + ("the cache at a given context is counted (describe without "
+                         "--engine)",):
+        assert part in msg, part
 
 
 def _cli(*args):

@@ -138,6 +138,32 @@ def _real(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+#: Why the view refuses DeepSeek-V4's compressed attention (one line; FAMILIES.md section
+#: 14.18). What was read of vLLM: vllm/model_executor/layers/deepseek_v4_attention.py @
+#: b92a330e057db9b8c2895ba862de2a03589adce8 (a row of d_h = 512 in 584 B, fp8 only; the
+#: indexer's cache an ``MLAAttentionSpec`` with ``compress_ratio`` and ``alignment=576``, a key
+#: in 132 B), vllm/v1/attention/backends/mla/sparse_swa.py @
+#: 03dc564956172b5b2835be7a84ddde5de1d5dba6 (``DeepseekV4SWACache``: the window a
+#: ``SlidingWindowMLASpec`` in blocks of 64 tokens, sized so that a window page equals a CSA
+#: page of 256 // 4 entries, aligned to 576 B) and vllm/model_executor/layers/
+#: deepseek_compressor.py @ bbd1024110933d0f97a35c527de2f8b6da23bfa8 (the float32 compressor
+#: state). Not read: how vLLM's KV cache manager puts groups of unequal pages (window, CSA,
+#: HCA, indexer, compressor state) into one pool and how many blocks of each a request holds,
+#: which the pool's tokens and concurrency follow from; the engine plan (ENGINE_STEPS) has one
+#: page per token for attention and one state page per layer, no such groups.
+_COMPRESSED_UNMODELLED = {
+    "": "the engine view does not model what {engine} allocates for DeepSeek-V4's compressed "
+        "attention: how {engine} stores it was not read; the cache at a given context is "
+        "counted (describe without --engine)",
+    "vllm": "the engine view does not model what vllm allocates for DeepSeek-V4's compressed "
+            "attention: vLLM keeps the window (blocks of 64 tokens), the compressed entries "
+            "(blocks of block_size / m_c entries), the CSA indexer keys and the compressors' "
+            "float32 state in cache groups whose pages differ (rows of 584 B, keys of 132 B, "
+            "pages aligned to 576 B), and how its KV cache manager fits such groups into one "
+            "pool, and so the tokens and requests the pool holds, is not modelled; the cache "
+            "at a given context is counted (describe without --engine)"}
+
+
 def _gib(label: str, value: Any) -> float:
     """A non-negative, finite size in GiB, or an :class:`InputError` naming ``label``."""
     if not _real(value) or not 0 <= value < math.inf:
@@ -347,6 +373,9 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
     m = resolve_model(model)
+    if any(b.attention is not None and b.attention.o_groups for b in m.layers):
+        why = _COMPRESSED_UNMODELLED.get(engine, _COMPRESSED_UNMODELLED[""])
+        raise InputError(f"{m.name}: {why.format(engine=engine)}")
     if m.uncounted:  # the plan's engine terms would count such a layer's cache as 0
         raise InputError(f"{m.name}: the engine view is of the KV cache an engine allocates, "
                          f"which is not counted: it needs {m.uncounted}")
