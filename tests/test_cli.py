@@ -362,6 +362,33 @@ def test_deepseek_v4_describe_counts_its_cache_and_says_what_a_token_adds(capsys
     assert d["kv_cache_bytes_per_token"] is None and d["kv_cache_bytes"] == 46_022_656
 
 
+@pytest.mark.parametrize("name, attended", [
+    # Flash at 131,072 tokens: 2 window-only layers read 128 rows, 21 CSA layers 128 + 512
+    # (the indexer's top 512 of 32,768 entries), 20 HCA layers 128 + 131,072 / 128 = 1,152:
+    # (256 + 13,440 + 23,040) / 43 = 854.3 rows, of which 128 window tokens in every layer and
+    # (21 x 512 + 20 x 1,024) / 43 = 726.3 compressed entries
+    ("deepseek-v4-flash", "854 per layer on average: 128 window tokens, 726 compressed entries"),
+    # Pro: 30 CSA layers 128 + 1,024 (top 1,024), 31 HCA layers 128 + 1,024: 1,152 everywhere
+    ("deepseek-v4-pro", "1,152 per layer on average: 128 window tokens, 1,024 compressed "
+                        "entries"),
+])
+def test_deepseek_v4_attended_rows_are_split_into_window_tokens_and_compressed_entries(
+        capsys, name, attended):
+    """A compressed-attention layer reads window tokens and compressed entries (one per 4 or
+    128 tokens): describe names the two instead of calling their sum tokens; other models keep
+    the row 'attended context (windows)'."""
+    path = str(Path(__file__).parent / "configs" / f"{name}.json")
+    assert main(["describe", path, "--context", "131072"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows["attended rows (window, compressed)"] == attended
+    assert "attended context (windows)" not in rows
+    assert main(["describe", "gpt-oss-20b", "--context", "131072"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    # 12 full layers of 131,072 and 12 sliding layers of 128: 65,600 tokens
+    assert rows["attended context (windows)"] == "65,600 tokens per layer"
+    assert "attended rows (window, compressed)" not in rows
+
+
 def test_usage_names_the_program_as_it_was_typed():
     """The usage lines name the program the user ran: the console script of pyproject.toml
     (``llm-arithmetic``, whose argv[0] is the script) or ``python -m llm_arithmetic``."""

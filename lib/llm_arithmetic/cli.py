@@ -661,7 +661,7 @@ def _describe(ns: argparse.Namespace) -> int:
         print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **view, **extra},
                          indent=2))
     else:
-        rows = _table_rows(e, serving)
+        rows = _table_rows(e, serving, m)
         column = _label_width(rows)
         print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:
@@ -681,6 +681,7 @@ def _describe(ns: argparse.Namespace) -> int:
 #: of each: what ``--explain all`` explains, in the table's order. Rows not here are inputs.
 ROW_KEYS = {
     "weights": "bits_weight", "attended context (windows)": "attended_context",
+    "attended rows (window, compressed)": "attended_context",
     "parameters (total)": "params_total", "parameters (active per token)": "params_active",
     "parameters in matrix products": "params_matmul", "weight bytes": "weight_bytes",
     "KV cache per token": "kv_cache_bytes_per_token",
@@ -1029,16 +1030,32 @@ def _peak_unit(e: Any, precision: str | None = None, rate: float | None = None) 
     peak = get_hardware(e.hardware).peaks.get(precision) if e.hardware else None
     return peak.unit if peak is not None and peak.rate == rate else "FLOP/s"
 
-def _table_rows(e: Any, serving: bool = False) -> list[tuple[str, str]]:
-    """The bound's table as (label, value) rows."""
+def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
+    """The row of the cached positions a step reads per attention layer, on average. Where
+    ``model`` has DeepSeek-V4's compressed attention a row is a window token or a compressed
+    entry (one per m_c tokens): the mean is split into the two, so that entries are not read as
+    tokens."""
+    attn = [(run.count, run.attention) for run in getattr(model, "layers", ())
+            if run.attention is not None]
+    if not any(a.o_groups for _, a in attn):
+        return ("attended context (windows)",
+                f"{float(e.attended_context):,.0f} tokens per layer")
+    window = sum(n * min(e.context, a.window) for n, a in attn) / sum(n for n, _ in attn)
+    return ("attended rows (window, compressed)",
+            f"{float(e.attended_context):,.0f} per layer on average: {window:,.0f} window "
+            f"tokens, {float(e.attended_context) - window:,.0f} compressed entries")
+
+
+def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[str, str]]:
+    """The bound's table as (label, value) rows; ``model`` (the estimate's) names what its
+    attended rows are where they are not all tokens (:func:`_attended_row`)."""
     rows: list[tuple[str, str]] = [
         ("model", e.model),
         ("hardware", e.hardware or "-"),
         ("weights", f"{e.weights_as} ({e.bits_weight:.4g} bits/weight on average); "
                     f"KV cache {e.bits_kv:g} bits/element"),
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
-        *([("attended context (windows)", f"{float(e.attended_context):,.0f} tokens per layer")]
-          if e.attended_context not in (e.context, None) else []),
+        *([_attended_row(e, model)] if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),
         *([(f"  of which {name}", f"{n:,}") for name, n in e.params_extra.items()]),
         ("parameters (active per token)", f"{e.params_active:,}"),
