@@ -704,6 +704,85 @@ def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the
     assert s.memory_per_chip_bytes is not None and s.tpot_seconds is not None
 
 
+# ---- DeepSeek-V4-Flash's hyper-connection head, read by every token (FAMILIES.md 14.18) ----------
+# DeepseekV4HyperHead (hc_fn n_hc x n_hc d, hc_base n_hc, hc_scale 1) merges the four residual
+# streams before the final norm on every token. By hand from the config fields (V 129,280,
+# d 4,096, 43 layers: 2 window-only, 21 CSA, 20 HCA; E 256 of 2,048, top-6, one shared):
+# attention 43 x 106,956,352 + 20 x 4,260,352 + 21 x (8,393,216 + 10,749,056); MoE 43 x (d E +
+# 7 x 3 d 2,048); two norms and two mixers a layer and the final norm; both embedding matrices
+# 2 V d; the head 16 d + 5.
+V4_D, V4_V = 4096, 129_280
+V4_HEAD = 4 * 4 * V4_D + 4 + 1
+V4_ACTIVE = (43 * 106_956_352 + 20 * 4_260_352 + 21 * (8_393_216 + 10_749_056)
+             + 43 * (V4_D * 256 + 7 * 3 * V4_D * 2048)
+             + 43 * (2 * V4_D + 2 * ((2 + 4) * 4 * 4 * V4_D + (2 + 4) * 4 + 3)) + V4_D
+             + 2 * V4_V * V4_D + V4_HEAD)
+# a decode step reads all but V - 1 rows of the input table
+V4_READ = V4_ACTIVE - (V4_V - 1) * V4_D
+
+
+def test_deepseek_v4_active_parameters_count_the_hyper_connection_head():
+    """5,086,317,888 (attention) + 7,620,001,792 (MoE) + 34,175,250 (norms, mixers) +
+    1,059,061,760 (embeddings) + 65,541 (the head) = 13,799,622,231; Pro's in
+    test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count."""
+    from llm_arithmetic.estimate import estimate
+
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    assert V4_HEAD == 65_541 == m.extras[0].params
+    assert V4_ACTIVE == 13_799_622_231 == m.active_params
+    assert estimate(m).params_active == V4_ACTIVE
+
+
+def test_an_extra_every_token_reads_is_in_the_total_and_its_products_are_its_own():
+    """An extra a token reads is part of the decoder (in the total), and its weights in matrix
+    products are at most its parameters; an extra no token reads has none."""
+    from llm_arithmetic.catalog.model import Extra
+
+    assert Extra("head", 65_541, True, read=True, matmul=65_536).matmul == 65_536
+    with pytest.raises(ConfigError, match="in_total"):
+        Extra("head", 65_541, False, read=True)
+    for bad in (dict(read=True, matmul=65_542), dict(matmul=1)):
+        with pytest.raises(ConfigError, match="matrix products"):
+            Extra("head", 65_541, True, **bad)
+
+
+@pytest.mark.parametrize("bits", [16, 8])
+def test_deepseek_v4_a_decode_step_reads_the_hyper_connection_head(bits):
+    """13,799,622,231 - 129,279 x 4,096 = 13,270,095,447 weights a step: 26,540,190,894 B at 16
+    bits, 13,270,095,447 B at 8; at 4,096 tokens a step also reads 22,806,528 B of 16-bit cache
+    (test_deepseek_v4_cache_stored_and_read_by_hand)."""
+    from llm_arithmetic.estimate import estimate
+
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    assert V4_READ == 13_270_095_447 == m.decode_read_params == m.read_params(1)
+    assert m.step_weight_bytes(bits) == V4_READ * bits // 8
+    assert (V4_READ * 16 // 8, V4_READ * 8 // 8) == (26_540_190_894, 13_270_095_447)
+    e = estimate(m, context=4096, bits_weight=bits)
+    assert e.decode_bytes_per_token == V4_READ * bits // 8 + 22_806_528
+
+
+def test_deepseek_v4_flops_count_the_hyper_connection_heads_product():
+    """The head's one product, F.linear of the n_hc d streams by hc_fn, is 16 d = 65,536 weights
+    a token (2 FLOPs each; its bias and scale act on the four mixing weights). Weights in
+    matrix products by hand: per layer q_a, q_b, kv, o_a (grouped), o_b; an HCA compressor's kv
+    and gate d x d_h; a CSA compressor's d x 2 d_h and its indexer's d x 2 d_I, q_b r_q x 64 x
+    128 and weights d x 64; the router and 7 experts; the output head; the hyper-connection
+    head. At 4,096 tokens the attention adds 4 d_h FLOPs a row in 64 heads (2 x 128 + 21 x 640
+    + 20 x 160 rows) and 2 d_I a key in the indexer's 64 heads (21 x 1,024 keys)."""
+    from llm_arithmetic.estimate import estimate
+
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    d = V4_D
+    base = d * 1024 + 1024 * 64 * 512 + d * 512 + 64 * 512 * 1024 + 8 * 1024 * d
+    hca, csa = 2 * 512 * d, 2 * 2 * 512 * d + 2 * 2 * 128 * d + 1024 * 64 * 128 + d * 64
+    matmul = (43 * base + 20 * hca + 21 * csa + 43 * (d * 256 + 7 * 3 * d * 2048) + V4_V * d
+              + 4 * 4 * d)
+    assert matmul == 13_234_405_376 == m.matmul_params
+    attention = 4 * 512 * 64 * (2 * 128 + 21 * 640 + 20 * 160) + 2 * 128 * 64 * 21 * 1024
+    e = estimate(m, context=4096)
+    assert e.decode_flops_per_token == 2 * matmul + attention == 29_035_724_800
+
+
 # ---- DeepSeek-V4-Flash's cache, by hand (FAMILIES.md section 14.18) ------------------------------
 # From the config: window W = sliding_window = 128, one key-value head of d_h = head_dim = 512
 # (keys are values), indexer keys of d_I = index_head_dim = 128, index_topk 512; compress_ratios
@@ -849,11 +928,12 @@ def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
                run.attention.index_topk)] += run.count
     assert kinds == {(4, 2, 64, 1024): 30, (128, 1, 0, 0): 31}
     # DeepSeek's figures: 1.6T total, 49B activated. The library's active count takes both
-    # embedding matrices and leaves out the hyper-connection head (an extra, like Flash's);
+    # embedding matrices and the hyper-connection head, which every token runs (like Flash's);
     # without the input table (one row read a token) it is the published 49B
     active = 61 * base + 31 * hca + 30 * (csa + indexer) + 61 * (d * 384 + 7 * expert) \
-        + 61 * (2 * d + hyper) + d + 2 * 129_280 * d
-    assert active == 49_778_944_094 == m.active_params
+        + 61 * (2 * d + hyper) + d + 2 * 129_280 * d + head
+    assert active == 49_779_058_787 == m.active_params
+    assert m.decode_read_params == active - (129_280 - 1) * d == 48_852_386_915
     assert round(total / 1e11) == 16 and round((active - 129_280 * d) / 1e9) == 49
 
 

@@ -173,7 +173,8 @@ class Estimate:
         The published total: the decoder and what the published figure counts besides
         (Gemma 3's vision tower) [-].
     params_language_model : int
-        The decoder alone: what decoding a token reads from [-].
+        The decoder alone: what decoding a token reads from, besides an extra every token
+        reads (DeepSeek-V4's hyper-connection head) [-].
     params_extra : dict
         Parameters beyond the decoder, by name (in the total or not, as each says) [-].
     weights_as : str

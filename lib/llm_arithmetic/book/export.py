@@ -61,7 +61,8 @@ def _model(entry: Any) -> dict[str, Any]:
         "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "native_format": m.native_format,
-        "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total}
+        "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total,
+                    **({"read": True, "matmul": x.matmul} if x.read else {})}
                    for x in m.extras],
         "layers": layers,
     }

@@ -566,13 +566,28 @@ class Extra:
 
     ``in_total`` says whether the model's published total counts them (Gemma 3's vision tower:
     yes, the checkpoint's count; DeepSeek-V3's MTP module: no, the paper's 671B leaves it out).
-    A decoded token reads none of them.
+    A decoded token reads none of them, except one marked ``read``: a part outside the stack
+    that every token runs (DeepSeek-V4's hyper-connection head). Such a part counts in the
+    total, the active parameters and what a decode step reads, and its ``matmul`` weights in
+    matrix products count in the FLOPs (2 each).
     """
 
     name: str
     params: int
     in_total: bool
     note: str = ""
+    read: bool = False
+    matmul: int = 0
+
+    def __post_init__(self) -> None:
+        _check_int(self.name, "params", self.params, minimum=0)
+        _check_int(self.name, "matmul", self.matmul, minimum=0)
+        if self.read and not self.in_total:
+            raise ConfigError(f"{self.name}: an extra every token reads is part of the "
+                              "decoder: it must be counted in the total (in_total)")
+        if self.matmul > (self.params if self.read else 0):
+            raise ConfigError(f"{self.name}: its weights in matrix products ({self.matmul:,}) "
+                              "need read and at most its parameters")
 
 
 #: Keys of the classic (uniform) arguments, as :meth:`Model.arch` gives them.
@@ -604,7 +619,8 @@ class Model:
     trained_context : int or None
         Context the model was trained for (``max_position_embeddings``) [token].
     extras : tuple of Extra
-        Parameters outside the decoder (vision tower, multi-token prediction).
+        Parameters reported apart from the stack (vision tower, multi-token prediction, a
+        hyper-connection head that every token reads).
     d_ple, n_vocab_ple : int
         Per-layer input embeddings (Gemma 4 E2B/E4B): each block's slice width of a second
         embedding table, and that table's rows (0, 0: none). A decode step gathers one row of
@@ -881,6 +897,8 @@ class Model:
             n_positions=self.n_positions, norm_vecs_final=self.norm_vecs_final,
             head_bias=int(self.head_bias),
             extras_in_total=sum(x.params for x in self.extras if x.in_total),
+            extras_read=sum(x.params for x in self.extras if x.read),
+            extras_matmul=sum(x.matmul for x in self.extras if x.read),
             d_ple=self.d_ple, n_vocab_ple=self.n_vocab_ple,
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),
@@ -957,7 +975,8 @@ class Model:
     @cached_property
     def matmul_params(self) -> int:
         """Weights in matrix products for one token (2 FLOPs each): projections, active and
-        shared experts, routers, mixers' projections and the output head [-]."""
+        shared experts, routers, mixers' projections, the output head and the extras every
+        token reads [-]."""
         return self.evaluate("matmul_params")
 
     @cached_property

@@ -1340,11 +1340,13 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     # inference code was not examined, so it is neither counted nor reported
     r.read.add("num_nextn_predict_layers")
     layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
-    return dict(_stack(r, d, layers),
-                extras=(Extra("hyper-connection head", N.hyper_head_params(d_model=d,
-                                                                          hc_streams=hc),
-                              True, "DeepSeek-V4's merge of its residual streams before the "
-                              "final norm (read by every token: 16 d + 5 weights)"),))
+    # the head (DeepseekV4HyperHead) runs on every token before the final norm: its projection
+    # n_hc d -> n_hc is a matrix product, its bias and scale act on the n_hc mixing weights
+    head = Extra("hyper-connection head", N.hyper_head_params(d_model=d, hc_streams=hc), True,
+                 "DeepSeek-V4's merge of its residual streams before the final norm (read by "
+                 "every token: 16 d + 5 weights)", read=True,
+                 matmul=N.hyper_head_matmul_params(d_model=d, hc_streams=hc))
+    return dict(_stack(r, d, layers), extras=(head,))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------

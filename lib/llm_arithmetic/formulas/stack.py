@@ -22,6 +22,7 @@ __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_p
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
            "compressed_read_bytes", "norm_params",
            "routed_expert_params", "hyper_norm_params", "hyper_head_params",
+           "hyper_head_matmul_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -158,6 +159,20 @@ def hyper_head_params(*, d_model, hc_streams):
     65541
     """
     return hc_streams * hc_streams * d_model + hc_streams + 1
+
+
+@formula("matmul_params", name="hyper_head_matmul_params")
+def hyper_head_matmul_params(*, d_model, hc_streams):
+    r"""Weights of the hyper-connection head (DeepSeek-V4) in a matrix product for every token:
+    its n_hc d x n_hc projection of the flattened streams to one mixing weight per stream (the
+    bias and the scale act on those n_hc values, not on the streams).
+
+    Examples
+    --------
+    >>> hyper_head_matmul_params(d_model=4096, hc_streams=4)
+    65536
+    """
+    return hc_streams * hc_streams * d_model
 
 
 @formula("expert_params")

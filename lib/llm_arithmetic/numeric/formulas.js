@@ -442,6 +442,11 @@ export function hybrid_tokens({pool_blocks, kv_groups, page_tokens} = {}) {
   return page_tokens*Math.floor(pool_blocks/kv_groups);
 }
 
+/** Weights of the hyper-connection head (DeepSeek-V4) in a matrix product for every token: its n_hc d x n_hc projection of the flattened streams to one mixing weight per stream (the bias and the scale act on those n_hc values, not on the streams). [1] */
+export function hyper_head_matmul_params({d_model, hc_streams} = {}) {
+  return d_model*Math.pow(hc_streams, 2);
+}
+
 /** The head that merges the n_hc residual streams of a hyper-connected stack into one before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale. [1] */
 export function hyper_head_params({d_model, hc_streams} = {}) {
   return d_model*Math.pow(hc_streams, 2) + hc_streams + 1;
@@ -2407,6 +2412,17 @@ export const FORMULAS = {
   ],
   "summary": "Tokens vLLM prints as its 'GPU KV cache size' for a pool of N_blk blocks shared by G groups: the blocks split evenly over the groups, times the block size (``_report_kv_cache_config`` up to 0.19; for a hybrid it counts the state groups' share too, vLLM issue 40691).",
   "unit": "token"
+ },
+ "hyper_head_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm} = d_{model} n_{hc}^{2}",
+  "lhs": "matmul_params",
+  "params": [
+   "d_model",
+   "hc_streams"
+  ],
+  "summary": "Weights of the hyper-connection head (DeepSeek-V4) in a matrix product for every token: its n_hc d x n_hc projection of the flattened streams to one mixing weight per stream (the bias and the scale act on those n_hc values, not on the streams).",
+  "unit": "1"
  },
  "hyper_head_params": {
   "defaults": {},

@@ -10,21 +10,23 @@ record's counts and the book's pages all evaluate this one list.
 
 Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars (``n_vocab``,
 ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
-``d_ple``, ``n_vocab_ple``, ``native_bits_default``, ``native_bits_experts``,
-``native_bits_unread``, ``is_moe``); the workload (``context``, ``batch``, ``prompt``,
-``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the communication
-(``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``, ``dispatch_bits``: None
-for the defaults); the precision (``bits_weight``, ``weight_format``, ``bits_kv``, ``bits_state``:
-the state's bits, its convolution window's; ``bits_ssm``: its recurrent matrix's, None for the bits
-the checkpoint keeps it in); the chip (``chip_bandwidth``, ``chip_capacity``, ``chip_power``,
-``chip_peaks``, ``chip_interconnect``, ``chip_vendor``) and what the caller gave instead (``given_bandwidth``,
-``given_peak_flops``, ``given_capacity``, ``given_power``, ``given_link_bandwidth``); the limits
-``context_limit`` and ``crossing_limit``; speculative decoding's ``draft_len``, ``acceptance`` and
-``draft_cost`` (None: no speculation); the forecast's fitted terms ``forecast_decode`` and
-``forecast_prefill`` (None: no forecast); a serving engine's rules (``engine``, its name; paged
-engines: ``engine_fraction`` or ``engine_free_fraction``, ``engine_reserve``, ``engine_page``,
-``engine_kv_memory_given``; llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``,
-``engine_pad``, ``engine_swa_full``; None: no engine).
+``extras_read`` (parameters outside the stack that every token reads), ``extras_matmul`` (their
+weights in matrix products), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
+``native_bits_experts``, ``native_bits_unread``, ``is_moe``); the workload (``context``, ``batch``,
+``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the
+communication (``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``,
+``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
+``bits_kv``, ``bits_state``: the state's bits, its convolution window's; ``bits_ssm``: its
+recurrent matrix's, None for the bits the checkpoint keeps it in); the chip (``chip_bandwidth``,
+``chip_capacity``, ``chip_power``, ``chip_peaks``, ``chip_interconnect``, ``chip_vendor``) and what
+the caller gave instead (``given_bandwidth``, ``given_peak_flops``, ``given_capacity``,
+``given_power``, ``given_link_bandwidth``); the limits ``context_limit`` and ``crossing_limit``;
+speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation); the
+forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast); a serving
+engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
+``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
+llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``, ``engine_swa_full``;
+None: no engine).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -76,14 +78,15 @@ MODEL_STEPS: list[dict[str, Any]] = [
        plus=["language_model_params", "extras_in_total"]),
     s("layer_active_params", "active_params", "parameters of every block one token uses"),
     op("active_params", "add", "parameters one token uses",
-       plus=["embedding_params", "ple_params", "layer_active_params"]),
+       plus=["embedding_params", "ple_params", "layer_active_params", "extras_read"]),
     s("routed_params", "routed_params", "parameters of every routed expert"),
     f("head_matmul_params", "head_matmul_params", "the output head's weights"),
     s("layer_matmul_params", "matmul_params", "weights of the blocks in matrix products"),
     guard(f("ple_matmul_params", "per_layer_embedding_matmul_params",
             "per-layer embeddings' projection and gates"), "d_ple", 0),
     op("matmul_params", "add", "weights in matrix products for one token (2 FLOPs each)",
-       plus=["head_matmul_params", "ple_matmul_params", "layer_matmul_params"]),
+       plus=["head_matmul_params", "ple_matmul_params", "layer_matmul_params",
+             "extras_matmul"]),
     f("unread_token_params", "unread_embedding_params",
       "token and position embedding rows a decode step does not read"),
     guard(f("unread_ple_params", "unread_per_layer_embedding_params",
@@ -95,7 +98,7 @@ MODEL_STEPS: list[dict[str, Any]] = [
        plus=["active_params"], minus=["unread_embedding_params"]),
     s("layer_read_params", "read_params", "parameters of the blocks a step of B tokens reads"),
     op("read_params", "add", "parameters a decode step of B tokens reads",
-       plus=["embedding_params", "ple_params", "layer_read_params"],
+       plus=["embedding_params", "ple_params", "layer_read_params", "extras_read"],
        minus=["unread_embedding_params"]),
     op("bits_default", "first", "bits per weight: as asked, or as the checkpoint ships",
        of=["bits_weight", "native_bits_default"]),
@@ -893,8 +896,8 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-          "head_bias", "extras_in_total", "d_ple", "n_vocab_ple", "native_format",
-          "native_bits_default",
+          "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple", "n_vocab_ple",
+          "native_format", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",

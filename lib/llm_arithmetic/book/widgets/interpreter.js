@@ -446,6 +446,10 @@ const Plan = (function () {
       head_bias: m.head_bias ? 1 : 0,
       extras_in_total: (m.extras || []).filter((x) => x.in_total)
         .reduce((a, x) => a + x.params, 0),
+      // parts outside the stack that every token runs (DeepSeek-V4's hyper-connection head)
+      extras_read: (m.extras || []).filter((x) => x.read).reduce((a, x) => a + x.params, 0),
+      extras_matmul: (m.extras || []).filter((x) => x.read)
+        .reduce((a, x) => a + (x.matmul || 0), 0),
       d_ple: m.d_ple || 0, n_vocab_ple: m.n_vocab_ple || 0,
       native_format: m.native_format || null,
       native_bits_default: dflt,
