@@ -761,26 +761,36 @@ def test_deepseek_v4_a_decode_step_reads_the_hyper_connection_head(bits):
     assert e.decode_bytes_per_token == V4_READ * bits // 8 + 22_806_528
 
 
-def test_deepseek_v4_flops_count_the_hyper_connection_heads_product():
+def test_deepseek_v4_flops_count_the_hyper_connection_products():
     """The head's one product, F.linear of the n_hc d streams by hc_fn, is 16 d = 65,536 weights
-    a token (2 FLOPs each; its bias and scale act on the four mixing weights). Weights in
+    a token (2 FLOPs each; its bias and scale act on the four mixing weights); each block's two
+    mixers (attn_hc, ffn_hc: DeepseekV4HyperConnection.forward, F.linear of the n_hc d streams
+    by fn, (2 + n_hc) n_hc x n_hc d) are 2 x 24 x 16,384 = 786,432 more a layer. Weights in
     matrix products by hand: per layer q_a, q_b, kv, o_a (grouped), o_b; an HCA compressor's kv
     and gate d x d_h; a CSA compressor's d x 2 d_h and its indexer's d x 2 d_I, q_b r_q x 64 x
-    128 and weights d x 64; the router and 7 experts; the output head; the hyper-connection
-    head. At 4,096 tokens the attention adds 4 d_h FLOPs a row in 64 heads (2 x 128 + 21 x 640
-    + 20 x 160 rows) and 2 d_I a key in the indexer's 64 heads (21 x 1,024 keys)."""
+    128 and weights d x 64; the router and 7 experts; the two mixers; the output head; the
+    hyper-connection head. At 4,096 tokens the attention adds 4 d_h FLOPs a row in 64 heads
+    (2 x 128 + 21 x 640 + 20 x 160 rows) and 2 d_I a key in the indexer's 64 heads (21 x 1,024
+    keys)."""
     from llm_arithmetic.estimate import estimate
 
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     d = V4_D
     base = d * 1024 + 1024 * 64 * 512 + d * 512 + 64 * 512 * 1024 + 8 * 1024 * d
     hca, csa = 2 * 512 * d, 2 * 2 * 512 * d + 2 * 2 * 128 * d + 1024 * 64 * 128 + d * 64
-    matmul = (43 * base + 20 * hca + 21 * csa + 43 * (d * 256 + 7 * 3 * d * 2048) + V4_V * d
-              + 4 * 4 * d)
-    assert matmul == 13_234_405_376 == m.matmul_params
+    mixers = 2 * (2 + 4) * 4 * 4 * d
+    assert mixers == 786_432
+    matmul = (43 * (base + mixers) + 20 * hca + 21 * csa + 43 * (d * 256 + 7 * 3 * d * 2048)
+              + V4_V * d + 4 * 4 * d)
+    assert matmul == 13_268_221_952 == m.matmul_params
     attention = 4 * 512 * 64 * (2 * 128 + 21 * 640 + 20 * 160) + 2 * 128 * 64 * 21 * 1024
     e = estimate(m, context=4096)
-    assert e.decode_flops_per_token == 2 * matmul + attention == 29_035_724_800
+    assert e.decode_flops_per_token == 2 * matmul + attention == 29_103_357_952
+    # a prefill runs the mixers and the head on every prompt token, the output head once
+    prompt = 10
+    assert m.evaluate("prefill_flops", prompt=prompt) == (
+        2 * prompt * (matmul - V4_V * d) + 2 * V4_V * d
+        + m.evaluate("layer_prefill_flops", prompt=prompt))
 
 
 # ---- DeepSeek-V4-Flash's cache, by hand (FAMILIES.md section 14.18) ------------------------------

@@ -21,8 +21,8 @@ __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_p
            "kda_matmul_params", "kda_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
            "compressed_read_bytes", "norm_params",
-           "routed_expert_params", "hyper_norm_params", "hyper_head_params",
-           "hyper_head_matmul_params",
+           "routed_expert_params", "hyper_norm_params", "hyper_norm_matmul_params",
+           "hyper_head_params", "hyper_head_matmul_params",
            "head_matmul_params", "unread_embedding_params", "layer_cache_bytes",
            "decode_seq_bytes", "mamba2_prefill_flops", "stack_decode_flops",
            "stack_prefill_flops", "micro_batch", "stage_bytes", "stage_flops", "memory_time",
@@ -146,6 +146,22 @@ def hyper_norm_params(*, d_model, norm_vecs_layer, hc_streams):
     """
     mix = (2 + hc_streams) * hc_streams
     return norm_vecs_layer * d_model + 2 * (mix * hc_streams * d_model + mix + 3)
+
+
+@formula("layer_matmul_params", name="hyper_norm_matmul_params")
+def hyper_norm_matmul_params(*, d_model, hc_streams):
+    r"""Weights of one block's two hyper-connection mixers (DeepSeek-V4) in matrix products for
+    every token: each projects the n_hc streams (n_hc d values) to the (2 + n_hc) n_hc mixing
+    weights; their bias and scales act on those weights, not on the streams.
+
+    Examples
+    --------
+    A DeepSeek-V4-Flash block (d = 4096, four streams): 2 x 24 x 16,384
+
+    >>> hyper_norm_matmul_params(d_model=4096, hc_streams=4)
+    786432
+    """
+    return 2 * (2 + hc_streams) * hc_streams * hc_streams * d_model
 
 
 @formula("embed_params", name="hyper_head_params")

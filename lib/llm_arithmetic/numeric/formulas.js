@@ -452,6 +452,11 @@ export function hyper_head_params({d_model, hc_streams} = {}) {
   return d_model*Math.pow(hc_streams, 2) + hc_streams + 1;
 }
 
+/** Weights of one block's two hyper-connection mixers (DeepSeek-V4) in matrix products for every token: each projects the n_hc streams (n_hc d values) to the (2 + n_hc) n_hc mixing weights; their bias and scales act on those weights, not on the streams. [1] */
+export function hyper_norm_matmul_params({d_model, hc_streams} = {}) {
+  return d_model*Math.pow(hc_streams, 2)*(2*hc_streams + 4);
+}
+
 /** Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm vectors of width d and two hyper-connection mixers (before attention and before the MLP), each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights, their bias and three scales. [1] */
 export function hyper_norm_params({d_model, norm_vecs_layer, hc_streams} = {}) {
   return norm_vecs_layer*d_model + 2*d_model*Math.pow(hc_streams, 2)*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6;
@@ -2433,6 +2438,17 @@ export const FORMULAS = {
    "hc_streams"
   ],
   "summary": "The head that merges the n_hc residual streams of a hyper-connected stack into one before the final norm (DeepSeek-V4): an n_hc d x n_hc projection, its bias and one scale.",
+  "unit": "1"
+ },
+ "hyper_norm_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} n_{hc}^{2} \\left(2 n_{hc} + 4\\right)",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "hc_streams"
+  ],
+  "summary": "Weights of one block's two hyper-connection mixers (DeepSeek-V4) in matrix products for every token: each projects the n_hc streams (n_hc d values) to the (2 + n_hc) n_hc mixing weights; their bias and scales act on those weights, not on the streams.",
   "unit": "1"
  },
  "hyper_norm_params": {

@@ -169,7 +169,9 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "moe": ["moe_active_params", {"mlp_bias": 0, "router_bias": 0}],
                                 "latent": ["latent_moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
-                                "mamba2": ["mamba2_matmul_params", {}]}},
+                                "mamba2": ["mamba2_matmul_params", {}],
+                                # a hyper-connected block's two mixers (DeepSeek-V4)
+                                "hyper": ["hyper_norm_matmul_params", {}]}},
     "kv_layer": {"by": "form", "doc": "cache bytes one token adds to the layer",
                  "cases": {"attention": ["kv_layer_bytes", {}],
                            "mla": ["mla_kv_layer_bytes", {}],
