@@ -94,3 +94,29 @@ def test_every_estimate_field_is_an_input_or_a_step():
     assert set(FIELD_STEPS) | set(INPUT_FIELDS) == names
     assert not set(FIELD_STEPS) & set(INPUT_FIELDS)
     assert set(FIELD_STEPS.values()) <= set(PLAN_STEPS)
+
+
+@pytest.mark.parametrize("name,kw", [("mixtral-8x7b", dict(hardware="h200")),
+                                     ("deepseek-v3", dict(hardware="h100-sxm", weights="fp8")),
+                                     ("gpt-oss-20b", dict(bandwidth=1e12, peak_flops=1e15))])
+def test_the_crossing_is_sixty_bisections_to_the_bit(name, kw):
+    """The crossing solver stops bisecting once the bracket is two neighbouring floats; its
+    critical batch is still, bit for bit, what doubling then all 60 bisections give (written out
+    here on the estimate's own evaluator)."""
+    from llm_arithmetic import estimate
+
+    e = estimate(name, **kw)
+    ev = e._plan
+    step = PLAN_STEPS["critical_batch_moe"]
+
+    def gap(x):
+        child = ev.child(**{step["var"]: x})
+        return child.get(step["rises"]) - child.get(step["falls"])
+
+    lo, hi = 0.0, 1.0
+    while gap(hi) < 0:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    assert e.critical_batch_size == hi

@@ -36,6 +36,7 @@ from .catalog.readers import read_config
 from .core.errors import InputError
 from .core.records import record
 from .numeric._runtime import exact_result
+from .plan.interpreter import Evaluator
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
@@ -843,6 +844,44 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
                 draft_layers=draft_layers)
 
 
+def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,
+               bits_weight: Any = None, bits_kv: Any = 16, bits_ssm: Any = None,
+               context: Any = 1, batch: Any = 1, bandwidth: Any = None,
+               peak_flops: Any = None, capacity: Any = None, overhead: Any = 0, tp: Any = 1,
+               ep: Any = 1, pp: Any = 1, prompt: Any = None, generate: Any = None,
+               price_per_hour: Any = None, power_watts: Any = None,
+               link_bandwidth: Any = None, link_latency: Any = None, overlap: Any = True,
+               allreduce: Any = None, node_limit: Any = None, dispatch_bits: Any = None,
+               speculation: Any = None, draft_len: Any = None, acceptance: Any = None,
+               draft_cost: Any = None, draft: Any = None
+               ) -> tuple[Model, Hardware | None, dict[str, Any], Evaluator]:
+    """:func:`estimate`'s arguments checked as it checks them: (the model, the chip, the plan's
+    inputs with the speculative ones, the evaluator of the model's plan on them), from which
+    :func:`estimate` reads every field and :func:`frontier` the few a point needs (each value
+    computed on demand, so a frontier's point does not pay for the critical batch or the
+    longest context)."""
+    m = resolve_model(model)
+    chip = get_hardware(hardware) if hardware is not None else None
+    _check_direct(allreduce, chip)
+    given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                        context=context, batch=batch, bandwidth=bandwidth,
+                        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
+                        ep=ep, pp=pp, prompt=prompt, generate=generate,
+                        price_per_hour=price_per_hour, power_watts=power_watts,
+                        link_bandwidth=link_bandwidth, link_latency=link_latency,
+                        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+                        dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
+    spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
+                              acceptance=acceptance, draft_cost=draft_cost, draft=draft,
+                              hardware=chip, bandwidth=bandwidth,
+                              at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                                      context=context, batch=batch, peak_flops=peak_flops,
+                                      prompt=prompt, generate=generate))
+    ev = m.plan.child(**chip_inputs(chip), **given, **spec)
+    given.update(spec)
+    return m, chip, given, ev
+
+
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
              weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
              bits_ssm: Any = None,
@@ -942,27 +981,17 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
-    m = resolve_model(model)
-    chip = get_hardware(hardware) if hardware is not None else None
-    _check_direct(allreduce, chip)
-    given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                        context=context, batch=batch, bandwidth=bandwidth,
-                        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
-                        ep=ep, pp=pp, prompt=prompt, generate=generate,
-                        price_per_hour=price_per_hour, power_watts=power_watts,
-                        link_bandwidth=link_bandwidth, link_latency=link_latency,
-                        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
-                        dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
-    spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
-                              acceptance=acceptance, draft_cost=draft_cost, draft=draft,
-                              hardware=chip, bandwidth=bandwidth,
-                              at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                                      context=context, batch=batch, peak_flops=peak_flops,
-                                      prompt=prompt, generate=generate))
-    ev = m.plan.child(**chip_inputs(chip), **given, **spec)
+    m, chip, given, ev = _evaluated(
+        model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+        bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
+        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp, ep=ep, pp=pp,
+        prompt=prompt, generate=generate, price_per_hour=price_per_hour,
+        power_watts=power_watts, link_bandwidth=link_bandwidth, link_latency=link_latency,
+        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+        dispatch_bits=dispatch_bits, speculation=speculation, draft_len=draft_len,
+        acceptance=acceptance, draft_cost=draft_cost, draft=draft)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
-    given.update(spec)
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -998,13 +1027,15 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
     points = []
 
     def point(b: int) -> dict[str, Any]:
-        e = estimate(model, batch=b, **kwargs)
-        return {"batch": e.batch, "tokens_per_second_per_user": e.tokens_per_second_per_user,
-                "tokens_per_second_per_chip": e.tokens_per_second_per_chip,
-                "tpot_seconds": e.tpot_seconds, "fits": e.fits_per_chip,
-                "memory_per_chip_bytes": e.memory_per_chip_bytes,
-                "cost_per_million_tokens": e.cost_per_million_tokens,
-                "energy_joules_per_token": e.energy_joules_per_token}
+        # estimate's values for these keys, read from its plan alone (estimate computes all)
+        _, _, given, ev = _evaluated(model, batch=b, **kwargs)
+        return {"batch": given["batch"], **{key: ev.get(FIELD_STEPS[field]) for key, field in (
+            ("tokens_per_second_per_user", "tokens_per_second_per_user"),
+            ("tokens_per_second_per_chip", "tokens_per_second_per_chip"),
+            ("tpot_seconds", "tpot_seconds"), ("fits", "fits_per_chip"),
+            ("memory_per_chip_bytes", "memory_per_chip_bytes"),
+            ("cost_per_million_tokens", "cost_per_million_tokens"),
+            ("energy_joules_per_token", "energy_joules_per_token"))}}
 
     if batches is not None:
         return [point(b) for b in batches]

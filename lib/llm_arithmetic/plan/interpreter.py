@@ -622,7 +622,11 @@ def _largest(ev: Evaluator, step: Mapping[str, Any]) -> Any:
 
 def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     """The x > 0 where ``rises`` (x) first reaches ``falls`` (x), by doubling then 60
-    bisections (relative precision 1e-18); None when no x below ``limit`` reaches it."""
+    bisections (relative precision 1e-18); None when no x below ``limit`` reaches it.
+
+    The bisections stop early once the midpoint rounds to an end of the bracket (two
+    neighbouring floats): each further one would evaluate that end again and keep the same
+    bracket, so the result is the 60 bisections' to the bit."""
     var, limit = step["var"], ev.ref(step["limit"])
 
     def gap(x: float) -> float:
@@ -639,6 +643,8 @@ def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
             return None
     for _ in range(60):
         mid = (lo + hi) / 2
+        if mid == lo or mid == hi:
+            break
         lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
     return hi
 
