@@ -120,3 +120,25 @@ def test_the_crossing_is_sixty_bisections_to_the_bit(name, kw):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
     assert e.critical_batch_size == hi
+
+
+def test_a_kept_formula_value_is_the_one_its_arguments_compute():
+    """The interpreter keeps each formula's value by its arguments (interpreter._CALLS): what
+    compares equal but computes otherwise is kept apart (an int and a float give an int and a
+    float; 1/0.0 and 1/-0.0 are inf and -inf, as the generated functions give them), an
+    unhashable argument (an array) is computed as it comes, and a repeated call returns the
+    first value."""
+    import numpy as np
+
+    from llm_arithmetic.plan.interpreter import call
+
+    for args, want in [(dict(ttft=1, tpot=1, generated=2), 3),
+                       (dict(ttft=1.0, tpot=1, generated=2), 3.0),
+                       (dict(ttft=1, tpot=1, generated=2), 3)]:
+        got = call("request_time", args)
+        assert got == want and type(got) is type(want)
+    assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
+    assert call("tokens_per_user", {"tpot": -0.0}) == float("-inf")
+    assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
+    got = call("tokens_per_user", {"tpot": np.array([0.5, 0.25])})
+    assert got.tolist() == [2.0, 4.0]

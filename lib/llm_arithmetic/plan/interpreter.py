@@ -67,8 +67,42 @@ def _is_exact(v: Any) -> bool:
     return isinstance(v, (Integral, Fraction)) and not isinstance(v, bool)
 
 
+#: Values of :func:`call` by formula and arguments: the generated functions are pure, and one
+#: estimate asks for the same ones many times (a part's parameter counts in every sum over the
+#: stack, in each of a solver's trials, and again in the next estimate of the same model).
+_CALLS: dict[tuple, Any] = {}
+_CALLS_MAX = 1 << 15
+
+
+def _call_key(name: str, args: Mapping[str, Any]) -> tuple:
+    """A key that tells apart what compares equal but may compute differently: an argument's
+    type (2, 2.0, Fraction(2), True) and a zero's sign."""
+    key: list[Any] = [name]
+    for k, v in args.items():
+        t = type(v)
+        key.append((k, t, ("zero", math.copysign(1.0, v)) if t is float and v == 0 else v))
+    return tuple(key)
+
+
 def call(name: str, args: Mapping[str, Any]) -> Any:
-    """A registered formula's numeric function on ``args``."""
+    """A registered formula's numeric function on ``args``, each computed once (kept by
+    formula and arguments: ``_CALLS``; arguments that cannot be a key, arrays or records, are
+    computed every time)."""
+    key = _call_key(name, args)
+    try:
+        return _CALLS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable argument: not kept
+        return _call(name, args)
+    value = _call(name, args)
+    if len(_CALLS) >= _CALLS_MAX:
+        _CALLS.clear()
+    _CALLS[key] = value
+    return value
+
+
+def _call(name: str, args: Mapping[str, Any]) -> Any:
     value = getattr(N, name)(**args)
     if name in EXACT_ONLY_WHOLE and isinstance(value, float) \
             and all(_is_exact(v) for v in args.values()) \
