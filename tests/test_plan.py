@@ -13,7 +13,7 @@ from llm_arithmetic import numeric
 from llm_arithmetic.catalog.model import MLP, Attention, GatedDeltaNet, KimiDeltaAttention, Mamba2
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
-from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, _step_refs
+from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, step_refs
 from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
 
 RECORDS = {"attention": (Attention,), "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention), "mlp": (MLP,)}
@@ -30,7 +30,7 @@ def test_every_step_is_named_once_and_reads_only_inputs_and_steps():
             assert set(step.get("args", {})) <= set(numeric.PARAMS[step["formula"]]), step["name"]
         if step["op"] == "solve":
             assert step["solver"] in SOLVERS
-        refs, _, _ = _step_refs(step)
+        refs, _, _ = step_refs(step)
         defaults = set()
         if step["op"] == "formula":
             defaults = {p for p in numeric.PARAMS[step["formula"]]

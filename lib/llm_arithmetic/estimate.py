@@ -42,14 +42,16 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "warn_past_trained_context"]
+           "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
+           "serving_argument", "parallel_degrees"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
           "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10,
           "node_limit": 1 << 16}
-#: Plausible ranges of the serving figures, with the reason for the upper limit.
-_SERVING_RANGES = {
+#: Plausible ranges of the serving figures: (low, high, unit, the reason for the upper limit);
+#: :func:`serving_argument` checks them and the page's widgets read them.
+SERVING_RANGES = {
     "price_per_hour": (1e-4, 1e4, "USD/h", "no chip rents for more than $10,000 an hour"),
     "power_watts": (0.1, 1e5, "W", "no single chip draws 100 kW"),
     "link_bandwidth": (1e6, 1e15, "B/s", "no link moves a petabyte per second"),
@@ -87,8 +89,23 @@ def resolve_model(model: str | Path | Model) -> Model:
     return get_model(model)
 
 
-def _count(label: str, v: Any) -> int:
-    """A positive integer argument (NumPy integers accepted)."""
+def count_argument(label: str, v: Any) -> int:
+    """A positive integer argument named ``label`` (a key of :data:`LIMITS`), as
+    :func:`estimate` checks it: NumPy integers and whole floats accepted and returned as an
+    ``int``; zero, a fraction, a bool or a value beyond its limit is an :class:`InputError`
+    naming it.
+
+    >>> count_argument("batch", np.int64(8)), count_argument("context", 4096.0)
+    (8, 4096)
+    >>> count_argument("tp", 0)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp must be a positive integer, got 0
+    >>> count_argument("batch", 2.5)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: batch must be a positive integer, got 2.5
+    """
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer)):
         if isinstance(v, (float, np.floating)) and float(v).is_integer():
             v = int(v)
@@ -103,12 +120,22 @@ def _count(label: str, v: Any) -> int:
     return v
 
 
-def _generated(generate: Any) -> int:
-    """Tokens generated after the first: 0 or a positive integer, else an InputError."""
+def generated_argument(generate: Any) -> int:
+    """Tokens generated after the first (``generate``), as :func:`estimate` checks it: 0 (a
+    request of one token) or a positive integer (:func:`count_argument`), else an
+    :class:`InputError`.
+
+    >>> generated_argument(0), generated_argument(np.int32(255))
+    (0, 255)
+    >>> generated_argument(-1)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: generate must be a positive integer, got -1
+    """
     if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
             and generate == 0:
         return 0
-    return _count("generate", generate)
+    return count_argument("generate", generate)
 
 
 def _number(label: str, v: Any) -> float:
@@ -463,11 +490,23 @@ def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> st
     return f"as shipped: {float(model.native_bits['default']):g}-bit"
 
 
-def _serving_number(label: str, v: Any) -> float | None:
+def serving_argument(label: str, v: Any) -> float | None:
+    """A serving figure (``price_per_hour`` [USD/h], ``power_watts`` [W] or
+    ``link_bandwidth`` [B/s]) as :func:`estimate` checks it: None stays None, else a positive
+    finite float within the figure's plausible range, or an :class:`InputError` that names the
+    figure and its unit.
+
+    >>> serving_argument("price_per_hour", 2), serving_argument("power_watts", None)
+    (2.0, None)
+    >>> serving_argument("link_bandwidth", 900)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: link_bandwidth = 900 B/s is implausibly small (the unit is B/s)
+    """
     if v is None:
         return None
     x = _number(label, v)
-    low, high, unit, why = _SERVING_RANGES[label]
+    low, high, unit, why = SERVING_RANGES[label]
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{label} must be a positive finite number [{unit}], got {v!r:.40}")
     if x < low:
@@ -478,8 +517,21 @@ def _serving_number(label: str, v: Any) -> float | None:
     return x
 
 
-def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
-    tp, ep, pp = _count("tp", tp), _count("ep", ep), _count("pp", pp)
+def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
+    """The tensor-, expert- and pipeline-parallel degrees as :func:`estimate` checks them for
+    ``model``: each a positive integer (:func:`count_argument`); tp divides every attention
+    layer's heads, pp is at most the layers, and ep > 1 needs a mixture whose experts it
+    divides among the replica's tp x pp chips; else an :class:`InputError` saying which.
+
+    >>> m = get_model("mixtral-8x7b")
+    >>> parallel_degrees(m, 4, 4, 2)
+    (4, 4, 2)
+    >>> parallel_degrees(m, 3, 1, 1)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 3 does not divide the 32 attention heads of mixtral-8x7b's layers (tensor parallelism gives each chip whole heads)
+    """
+    tp, ep, pp = count_argument("tp", tp), count_argument("ep", ep), count_argument("pp", pp)
     heads = [run.attention.n_heads for run in model.layers if run.attention is not None]
     if heads and tp > min(heads):
         raise InputError(f"tp = {tp} exceeds the {min(heads)} attention heads of {model.name}'s "
@@ -570,7 +622,7 @@ def _step_peak(step: str, model: Any, chip: Hardware, weights: Any, bits_kv: Any
     ``context``) at ``at``, checked as :func:`estimate` checks it: one rate for a number, an
     ndarray of one rate each for a sequence [FLOP/s]."""
     ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv)._plan
-    rate = (lambda x: float(ev.child(**{name: _count(name, x)}).get(step)))
+    rate = (lambda x: float(ev.child(**{name: count_argument(name, x)}).get(step)))
     return rate(at) if np.ndim(at) == 0 else np.array([rate(x) for x in at])
 
 
@@ -634,7 +686,7 @@ def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
         raise InputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}, got "
                          f"{allreduce!r:.40}")
     if node_limit is not None:
-        node_limit = _count("node_limit", node_limit)
+        node_limit = count_argument("node_limit", node_limit)
     if dispatch_bits is not None:
         try:
             dispatch_bits = bits_per_weight(dispatch_bits)
@@ -685,11 +737,11 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     llm_arithmetic.core.errors.InputError: context must be a positive integer, got 0
     """
     m = resolve_model(model)
-    context = _count("context", context)
-    batch = _count("batch", batch)
-    tp, ep, pp = _parallel(m, tp, ep, pp)
-    prompt = None if prompt is None else _count("prompt", prompt)
-    generate = None if generate is None else _generated(generate)
+    context = count_argument("context", context)
+    batch = count_argument("batch", batch)
+    tp, ep, pp = parallel_degrees(m, tp, ep, pp)
+    prompt = None if prompt is None else count_argument("prompt", prompt)
+    generate = None if generate is None else generated_argument(generate)
     link_latency = _latency(link_latency)
     comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)
@@ -714,13 +766,13 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     return dict(
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
-        price_per_hour=_serving_number("price_per_hour", price_per_hour),
+        price_per_hour=serving_argument("price_per_hour", price_per_hour),
         **weight_inputs(m, weights, bits_weight), weight_format=plan_format(weights),
         bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS, bits_ssm=bits_ssm,
         given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
-        given_power=_serving_number("power_watts", power_watts),
-        given_link_bandwidth=_serving_number("link_bandwidth", link_bandwidth),
+        given_power=serving_argument("power_watts", power_watts),
+        given_link_bandwidth=serving_argument("link_bandwidth", link_bandwidth),
         context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT)
 
 
@@ -819,7 +871,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
         return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None)
-    draft_len = _count("draft_len", draft_len)
+    draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
                          "length, or a workload with a published one: "
@@ -1111,7 +1163,7 @@ def _axis(label: str, values: Any) -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(f"{label} must be a number or a one-dimensional sequence of numbers")
     for v in arr:
-        _count(label, v.item() if hasattr(v, "item") else v)
+        count_argument(label, v.item() if hasattr(v, "item") else v)
     return arr.astype(np.float64)
 
 

@@ -52,7 +52,8 @@ from .. import numeric as N
 from ..numeric._runtime import exact_result
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
-__all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE",
+__all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "step_refs",
+           "step_lookup", "dependencies", "EXACT_ONLY_WHOLE",
            "INF", "DEFAULT", "PLAN_STEPS", "guard_closed"]
 
 #: Formulas computed in floating point whose results, from exact inputs, stay exact integers
@@ -293,9 +294,19 @@ _TERM_DEPS: dict[tuple[str, tuple], frozenset[str]] = {}
 _FIELD_NAMES = frozenset(n for part in FIELDS.values() for n in part)
 
 
-def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
+def step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
     """(names a step reads directly; names whose change it hides, a solver's variable or an
-    ``at``'s inputs; the names it reads with them changed)."""
+    ``at``'s inputs; the names it reads with them changed): what :func:`dependencies` follows,
+    and what :mod:`llm_arithmetic.explain` shows a step to be computed from.
+
+    >>> refs, hidden, targets = step_refs({"name": "x", "op": "mul",
+    ...                                    "of": ["a", "b", {"literal": 2}]})
+    >>> sorted(refs), hidden, targets
+    (['a', 'b'], set(), set())
+    >>> refs, hidden, targets = step_refs(PLAN_STEPS["max_context"])
+    >>> sorted(refs), hidden, targets
+    (['capacity', 'context_limit', 'free_memory', 'kv_cache_bytes'], {'context'}, {'kv_cache_bytes'})
+    """
     op = step["op"]
     refs: set[str] = set()
     hidden: set[str] = set()
@@ -352,7 +363,7 @@ def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
         memo[name] = frozenset({name})
         return memo[name]
     memo[name] = frozenset()  # a step never reads itself
-    refs, hidden, targets = _step_refs(step)
+    refs, hidden, targets = step_refs(step)
     out: set[str] = set()
     for r in refs:
         deps = dependencies(steps, r, memo)
@@ -448,7 +459,18 @@ def _formula(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return call(formula, args)
 
 
-def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
+def step_lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
+    """The ``lookup`` a stack step's terms read plan names through (:func:`part_term`,
+    :func:`fold`): a name the step's ``args`` bind (``overrides``) is that binding's value in
+    ``ev``, any other name ``ev``'s own; with ``default``, a name ``ev`` lacks is
+    :data:`DEFAULT`.
+
+    >>> from llm_arithmetic.catalog.model_catalog import get_model
+    >>> ev = Evaluator(PLAN_STEPS, get_model("llama-2-7b").plan_inputs, {"context": 4096})
+    >>> lookup = step_lookup(ev, {"context": {"literal": 1}})
+    >>> lookup("context"), ev.get("context"), lookup("no such name", default=True) is DEFAULT
+    (1, 4096, True)
+    """
     def lookup(name: str, default: bool = False) -> Any:
         if name in overrides:
             return ev.ref(overrides[name])
@@ -457,13 +479,13 @@ def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
 
 
 def _sum(ev: Evaluator, step: Mapping[str, Any]) -> Any:
-    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+    value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
                  step.get("parts"))
     return None if value is None else _add_terms(ev, value, step)
 
 
 def _mean(ev: Evaluator, step: Mapping[str, Any]) -> Any:
-    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+    value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
                  step.get("parts"), mean=True)
     if value is _MISSING:
         return None
