@@ -3,8 +3,9 @@
 `_build/html` (or $BOOK_HTML) is served on 127.0.0.1 at a free port, and every page is opened in
 one headless Chromium (one context; the pages one after another in one tab). This file checks
 half of the pages, tests/test_browser_pages_second.py the other half with the same functions
-(`halves`), and tests/test_browser_widgets.py the calculators, so that pytest-xdist runs them
-side by side. On each page:
+(`halves`), and tests/test_browser_widgets.py the calculators (whose check over HTTP,
+test_widget_follows_its_controls, runs in these files' load of each calculator's page), so that
+pytest-xdist runs them side by side. On each page:
 
 - no request for a linked asset fails (requestfailed, or an HTTP status >= 400 from 127.0.0.1);
 - no request leaves 127.0.0.1: the book must not depend on a CDN. No other host resolves in
@@ -505,6 +506,7 @@ def check_page(page_path, book_html, site, browser, build_dir):
                 page.set_viewport_size(PHONE)  # a relayout costs far less than a reload
                 read_as_reader(page, page_path, PHONE["width"], build_dir)
                 page.set_viewport_size(VIEWPORT)
+            follow_widgets(page_path, site, tab)  # before anything on the page is clicked
             check_solutions(page, problems)
             if "/exercises/" in page_path:
                 check_exercise_cells(page, problems)
@@ -526,6 +528,42 @@ def check_page(page_path, book_html, site, browser, build_dir):
                  for u in browser.foreign[foreign_before:]]
     problems = list(dict.fromkeys(problems))  # a page loaded twice reports things twice
     assert not problems, f"{page_path}:\n" + "\n".join(problems)
+
+
+#: What test_widget_follows_its_controls found, by (page, widget): None (passed) or the error it
+#: raised, in check_page's load of the page, at 1280 px after the reader's checks (which only
+#: read the page) and before any click: one load of each calculator's page less.
+WIDGETS_CHECKED: dict[tuple[str, str], Exception | None] = {}
+
+
+def follow_widgets(page_path: str, site: str, tab: "Tab") -> None:
+    """test_browser_widgets.follow_controls for each widget of the loaded page, its outcome
+    kept in WIDGETS_CHECKED (the page's JavaScript errors, which that check reports too, stay
+    in the page check's own list)."""
+    for p, name in WIDGET_PAGES:
+        if p == page_path:
+            tab.page.errors = tab.console
+            try:
+                follow_controls(page_path, name, site, tab.page, loaded=True)
+                WIDGETS_CHECKED[(p, name)] = None
+            except Exception as error:  # noqa: BLE001 - raised by test_widget_follows_its_controls
+                WIDGETS_CHECKED[(p, name)] = error
+
+
+def check_widget_page(page_path: str, name: str, site: str, browser: "Browser") -> None:
+    """test_widget_follows_its_controls: the outcome check_page found in its load of the page,
+    or, where that did not run (the test selected alone, or the page check stopped before), the
+    check in a load of its own."""
+    if (page_path, name) in WIDGETS_CHECKED:
+        error = WIDGETS_CHECKED[(page_path, name)]
+        if error is not None:
+            raise error
+        return
+    tab = browser.tab()
+    tab.start()
+    tab.page.set_viewport_size(VIEWPORT)
+    tab.page.errors = tab.console
+    follow_controls(page_path, name, site, tab.page)
 
 
 def check_search(page, site, problems):
@@ -582,6 +620,21 @@ PAGES_HERE, PAGES_SECOND = halves(PAGES)
 @pytest.mark.parametrize("page_path", PAGES_HERE)
 def test_page_in_browser(page_path, book_html, site, browser, build_dir):
     check_page(page_path, book_html, site, browser, build_dir)
+
+
+# The calculators' checks (tests/test_browser_widgets.py, which takes this module's server,
+# browser and viewport: imported here, once those are defined)
+from test_browser_widgets import WIDGET_PAGES, follow_controls  # noqa: E402
+
+
+@pytest.mark.parametrize("page_path,name", [w for w in WIDGET_PAGES if w[0] in PAGES_HERE],
+                         ids=lambda v: v.split("/")[-1])
+def test_widget_follows_its_controls(page_path, name, site, browser):
+    """The calculator `name` on its page, served over HTTP (test_browser_widgets.follow_controls):
+    the starting numbers, then each control moved in turn, against Python; the ES module
+    formulas.js imports and equals the page's script; the explorer's table is the Python
+    explorer's. Run in test_page_in_browser's load of the page (WIDGETS_CHECKED)."""
+    check_widget_page(page_path, name, site, browser)
 
 
 def test_screenshots_were_taken(book_html, build_dir, browser):

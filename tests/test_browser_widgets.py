@@ -1,6 +1,9 @@
 """The book's calculators (widgets, issue 18) in Chromium, on their built pages: a file of its own
 so that pytest-xdist runs it beside the pages of tests/test_browser.py (whose server, browser and
-helpers it uses; same requirements: a built book, Debian's Chromium).
+helpers it uses; same requirements: a built book, Debian's Chromium). Each calculator's check
+over HTTP (`follow_controls`) runs in that file's load of the page (test_browser.py and
+test_browser_pages_second.py: test_widget_follows_its_controls); this file opens each from disk
+at 390 px, and checks the forecast's caveat.
 """
 import json as _json
 import math as _math
@@ -378,18 +381,16 @@ def move_control(page, el, move):
             inp.value = v; inp.dispatchEvent(new Event('input', {bubbles: true})); } }""", rest)
 
 
-@pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)
-def test_widget_follows_its_controls(page_path, name, site, widget_page):
-    """Served over HTTP: the starting numbers, then each control moved in turn, against
-    Python; the ES module formulas.js imports and equals the page's script; the explorer's
-    table is the Python explorer's."""
-    follow_controls(page_path, name, site, widget_page)
-
-
 def follow_controls(page_path: str, name: str, site: str, page, words: dict | None = None,
                     loaded: bool = False):
-    """test_widget_follows_its_controls on any edition's page (`words`: check_widget's);
-    `loaded`: the page is already loaded in `page` (nothing clicked or typed there yet)."""
+    """The calculator `name` on its page, served over HTTP: the starting numbers, then each
+    control moved in turn, against Python; the ES module formulas.js imports and equals the
+    page's script; the explorer's table is the Python explorer's. On any edition's page
+    (`words`: check_widget's); `loaded`: the page is already loaded in `page` (nothing clicked
+    or typed there yet). The English pages' test_widget_follows_its_controls runs it in
+    tests/test_browser.py's load of each page (and tests/test_browser_pages_second.py's), the
+    Chinese ones in tests/test_browser_chinese.py's; `page.errors`: the page's JavaScript
+    errors."""
     el = (mounted_widget(page, name) if loaded
           else open_widget(page, urljoin(site, page_path), name))
     read = lambda: el.evaluate(READ_WIDGET)  # noqa: E731

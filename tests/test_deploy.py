@@ -280,3 +280,20 @@ def test_search_takes_one_chip_or_format_alone():
     assert alone.configurations and alone.configurations == listed.configurations
     with pytest.raises(InputError, match="^weights: "):
         search("llama-3.1-8b", ttft=1.0, tpot=0.1, hardware="h100-sxm", weights=None)
+
+
+@pytest.mark.parametrize("bad", [dict(prompt=0), dict(prompt=2.5), dict(generate=-1),
+                                 dict(price_per_hour=1e6), dict(price_per_hour=float("nan"))])
+def test_the_search_rejects_a_request_as_estimate_does(bad):
+    """The search checks its request with estimate's public checkers (count_argument,
+    generated_argument, serving_argument; it imported them as private names before): a bad
+    prompt, generate or price is refused with estimate's own message."""
+    from llm_arithmetic import estimate
+    from llm_arithmetic.core.errors import InputError
+    from llm_arithmetic.deploy import search
+
+    with pytest.raises(InputError) as want:
+        estimate("llama-3.1-8b", hardware="h100-sxm", **{"prompt": 1024, **bad})
+    with pytest.raises(InputError) as got:
+        search("llama-3.1-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], **bad)
+    assert str(got.value) == str(want.value)

@@ -13,7 +13,7 @@ from llm_arithmetic import numeric
 from llm_arithmetic.catalog.model import MLP, Attention, GatedDeltaNet, KimiDeltaAttention, Mamba2
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
-from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, _step_refs
+from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, step_refs
 from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
 
 RECORDS = {"attention": (Attention,), "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention), "mlp": (MLP,)}
@@ -30,7 +30,7 @@ def test_every_step_is_named_once_and_reads_only_inputs_and_steps():
             assert set(step.get("args", {})) <= set(numeric.PARAMS[step["formula"]]), step["name"]
         if step["op"] == "solve":
             assert step["solver"] in SOLVERS
-        refs, _, _ = _step_refs(step)
+        refs, _, _ = step_refs(step)
         defaults = set()
         if step["op"] == "formula":
             defaults = {p for p in numeric.PARAMS[step["formula"]]
@@ -94,3 +94,51 @@ def test_every_estimate_field_is_an_input_or_a_step():
     assert set(FIELD_STEPS) | set(INPUT_FIELDS) == names
     assert not set(FIELD_STEPS) & set(INPUT_FIELDS)
     assert set(FIELD_STEPS.values()) <= set(PLAN_STEPS)
+
+
+@pytest.mark.parametrize("name,kw", [("mixtral-8x7b", dict(hardware="h200")),
+                                     ("deepseek-v3", dict(hardware="h100-sxm", weights="fp8")),
+                                     ("gpt-oss-20b", dict(bandwidth=1e12, peak_flops=1e15))])
+def test_the_crossing_is_sixty_bisections_to_the_bit(name, kw):
+    """The crossing solver stops bisecting once the bracket is two neighbouring floats; its
+    critical batch is still, bit for bit, what doubling then all 60 bisections give (written out
+    here on the estimate's own evaluator)."""
+    from llm_arithmetic import estimate
+
+    e = estimate(name, **kw)
+    ev = e._plan
+    step = PLAN_STEPS["critical_batch_moe"]
+
+    def gap(x):
+        child = ev.child(**{step["var"]: x})
+        return child.get(step["rises"]) - child.get(step["falls"])
+
+    lo, hi = 0.0, 1.0
+    while gap(hi) < 0:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    assert e.critical_batch_size == hi
+
+
+def test_a_kept_formula_value_is_the_one_its_arguments_compute():
+    """The interpreter keeps each formula's value by its arguments (interpreter._CALLS): what
+    compares equal but computes otherwise is kept apart (an int and a float give an int and a
+    float; 1/0.0 and 1/-0.0 are inf and -inf, as the generated functions give them), an
+    unhashable argument (an array) is computed as it comes, and a repeated call returns the
+    first value."""
+    import numpy as np
+
+    from llm_arithmetic.plan.interpreter import call
+
+    for args, want in [(dict(ttft=1, tpot=1, generated=2), 3),
+                       (dict(ttft=1.0, tpot=1, generated=2), 3.0),
+                       (dict(ttft=1, tpot=1, generated=2), 3)]:
+        got = call("request_time", args)
+        assert got == want and type(got) is type(want)
+    assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
+    assert call("tokens_per_user", {"tpot": -0.0}) == float("-inf")
+    assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
+    got = call("tokens_per_user", {"tpot": np.array([0.5, 0.25])})
+    assert got.tolist() == [2.0, 4.0]

@@ -355,6 +355,30 @@ def test_frontier_is_a_tradeoff():
     assert pts[-1]["fits"] is False and all(p["fits"] for p in pts[:-1])
 
 
+
+@pytest.mark.parametrize("name,kw", [
+    ("llama-3-70b", dict(hardware="h100-sxm", weights="fp8", tp=8, prompt=2048, generate=256,
+                         price_per_hour=2.5)),
+    ("mixtral-8x7b", dict(hardware="h200", tp=4, prompt=4096, generate=512, draft_len=4,
+                          acceptance=0.6)),
+    ("llama-3.1-8b", dict(bandwidth=8e11, peak_flops=9e13, capacity=48_000_000_000))])
+def test_frontier_points_are_the_estimates_at_each_batch(name, kw):
+    """frontier reads each point's keys from the estimate's plan without building the whole
+    estimate: every value (and the point's batch) is the estimate's at that batch, to the bit."""
+    keys = {"tokens_per_second_per_user": "tokens_per_second_per_user",
+            "tokens_per_second_per_chip": "tokens_per_second_per_chip",
+            "tpot_seconds": "tpot_seconds", "fits": "fits_per_chip",
+            "memory_per_chip_bytes": "memory_per_chip_bytes",
+            "cost_per_million_tokens": "cost_per_million_tokens",
+            "energy_joules_per_token": "energy_joules_per_token"}
+    pts = frontier(name, batches=[1, 3, 48, 4096], **kw)
+    assert [p["batch"] for p in pts] == [1, 3, 48, 4096]
+    for p in pts:
+        e = estimate(name, batch=p["batch"], **kw)
+        assert set(p) == {"batch", *keys}
+        for key, field in keys.items():
+            assert p[key] == getattr(e, field) and type(p[key]) is type(getattr(e, field)), key
+
 def test_frontier_command_json(capsys):
     assert main(["frontier", "llama-3-70b", "--hardware", "h200", "--weights", "fp8",
                  "--tp", "8", "--prompt", "2048", "--generate", "256", "--batch", "64",

@@ -308,7 +308,7 @@ def test_page_counts_a_model_outside_the_catalog_and_leaves_its_uncounted_cache_
     from llm_arithmetic.catalog.readers import read_config
 
     m = read_config(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
-    record = export._model(CatalogEntry(model=m, url=""))
+    record = export.model_data(CatalogEntry(model=m, url=""))
     got = page.evaluate("""(m) => {
       const S = window.LLMArithmetic.stack;
       return [S.totalParams(m), S.activeParams(m), S.matmulParams(m),

@@ -1223,12 +1223,12 @@ def _models(as_json: bool = False) -> int:
     from .catalog.model_catalog import CATALOG
 
     if as_json:
-        from .book.export import _model
+        from .book.export import model_data
 
         out = {}
         for name, entry in CATALOG.items():
             out[name] = {"params_total": entry.model.total_params,
-                         "params_active": entry.model.active_params, **_model(entry)}
+                         "params_active": entry.model.active_params, **model_data(entry)}
         print(json.dumps(out, indent=1))
         return 0
     for name, entry in CATALOG.items():

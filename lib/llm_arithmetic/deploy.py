@@ -45,8 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (_count, _generated, _serving_number, chip_inputs, draft_model,
-                       plan_inputs, resolve_model, speculative_inputs,
+from .estimate import (chip_inputs, count_argument, draft_model, generated_argument,
+                       plan_inputs, resolve_model, serving_argument, speculative_inputs,
                        warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
@@ -217,15 +217,15 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         weight_bits(m, fmt)
     # the request and the batch axis checked once here, as estimate checks them (an error at a
     # point would be skipped, or a bare TypeError before any point)
-    prompt, generate = _count("prompt", prompt), _generated(generate)
+    prompt, generate = count_argument("prompt", prompt), generated_argument(generate)
     try:
-        max_batch = _count("batch", max_batch)
+        max_batch = count_argument("batch", max_batch)
     except InputError as e:
         raise InputError(f"max_{e}") from None
     if price_per_hour is not None:
-        price_per_hour = {c: _serving_number("price_per_hour", v) for c, v in
+        price_per_hour = {c: serving_argument("price_per_hour", v) for c, v in
                           price_per_hour.items()} if isinstance(price_per_hour, dict) \
-            else _serving_number("price_per_hour", price_per_hour)
+            else serving_argument("price_per_hour", price_per_hour)
     # said once here: the search's own estimates run with warnings off
     warn_past_trained_context(m, prompt, generate, stacklevel=3)
     prices = {k: float(v["usd_per_hour"]) for k, v in load_prices().items()}

@@ -367,7 +367,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     >>> v.engine_block_tokens, v.engine_kv_cache_tokens, round(v.max_concurrency, 2)
     (1056, 729696, 10.85)
     """
-    from .estimate import (STATE_WINDOW_BITS, _parallel, chip_inputs, resolve_model,
+    from .estimate import (STATE_WINDOW_BITS, chip_inputs, parallel_degrees, resolve_model,
                            weight_inputs)
 
     spec = _engine(engine)
@@ -380,7 +380,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         raise InputError(f"{m.name}: the engine view is of the KV cache an engine allocates, "
                          f"which is not counted: it needs {m.uncounted}")
     chip = get_hardware(hardware) if hardware is not None else None
-    tp, _, pp = _parallel(m, tp, 1, pp)
+    tp, _, pp = parallel_degrees(m, tp, 1, pp)
     if spec["kind"] == "cells" and max(tp, pp) > 1:
         raise InputError(f"{'tp' if tp > 1 else 'pp'}: the llama.cpp view is of one device "
                          "(its layers split over devices keep the whole cache of their layers)")

@@ -36,19 +36,22 @@ from .catalog.readers import read_config
 from .core.errors import InputError
 from .core.records import record
 from .numeric._runtime import exact_result
+from .plan.interpreter import Evaluator
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "warn_past_trained_context"]
+           "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
+           "serving_argument", "parallel_degrees"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
           "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10,
           "node_limit": 1 << 16}
-#: Plausible ranges of the serving figures, with the reason for the upper limit.
-_SERVING_RANGES = {
+#: Plausible ranges of the serving figures: (low, high, unit, the reason for the upper limit);
+#: :func:`serving_argument` checks them and the page's widgets read them.
+SERVING_RANGES = {
     "price_per_hour": (1e-4, 1e4, "USD/h", "no chip rents for more than $10,000 an hour"),
     "power_watts": (0.1, 1e5, "W", "no single chip draws 100 kW"),
     "link_bandwidth": (1e6, 1e15, "B/s", "no link moves a petabyte per second"),
@@ -86,8 +89,23 @@ def resolve_model(model: str | Path | Model) -> Model:
     return get_model(model)
 
 
-def _count(label: str, v: Any) -> int:
-    """A positive integer argument (NumPy integers accepted)."""
+def count_argument(label: str, v: Any) -> int:
+    """A positive integer argument named ``label`` (a key of :data:`LIMITS`), as
+    :func:`estimate` checks it: NumPy integers and whole floats accepted and returned as an
+    ``int``; zero, a fraction, a bool or a value beyond its limit is an :class:`InputError`
+    naming it.
+
+    >>> count_argument("batch", np.int64(8)), count_argument("context", 4096.0)
+    (8, 4096)
+    >>> count_argument("tp", 0)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp must be a positive integer, got 0
+    >>> count_argument("batch", 2.5)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: batch must be a positive integer, got 2.5
+    """
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer)):
         if isinstance(v, (float, np.floating)) and float(v).is_integer():
             v = int(v)
@@ -102,12 +120,22 @@ def _count(label: str, v: Any) -> int:
     return v
 
 
-def _generated(generate: Any) -> int:
-    """Tokens generated after the first: 0 or a positive integer, else an InputError."""
+def generated_argument(generate: Any) -> int:
+    """Tokens generated after the first (``generate``), as :func:`estimate` checks it: 0 (a
+    request of one token) or a positive integer (:func:`count_argument`), else an
+    :class:`InputError`.
+
+    >>> generated_argument(0), generated_argument(np.int32(255))
+    (0, 255)
+    >>> generated_argument(-1)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: generate must be a positive integer, got -1
+    """
     if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
             and generate == 0:
         return 0
-    return _count("generate", generate)
+    return count_argument("generate", generate)
 
 
 def _number(label: str, v: Any) -> float:
@@ -463,11 +491,23 @@ def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> st
     return f"as shipped: {float(model.native_bits['default']):g}-bit"
 
 
-def _serving_number(label: str, v: Any) -> float | None:
+def serving_argument(label: str, v: Any) -> float | None:
+    """A serving figure (``price_per_hour`` [USD/h], ``power_watts`` [W] or
+    ``link_bandwidth`` [B/s]) as :func:`estimate` checks it: None stays None, else a positive
+    finite float within the figure's plausible range, or an :class:`InputError` that names the
+    figure and its unit.
+
+    >>> serving_argument("price_per_hour", 2), serving_argument("power_watts", None)
+    (2.0, None)
+    >>> serving_argument("link_bandwidth", 900)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: link_bandwidth = 900 B/s is implausibly small (the unit is B/s)
+    """
     if v is None:
         return None
     x = _number(label, v)
-    low, high, unit, why = _SERVING_RANGES[label]
+    low, high, unit, why = SERVING_RANGES[label]
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{label} must be a positive finite number [{unit}], got {v!r:.40}")
     if x < low:
@@ -478,8 +518,21 @@ def _serving_number(label: str, v: Any) -> float | None:
     return x
 
 
-def _parallel(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
-    tp, ep, pp = _count("tp", tp), _count("ep", ep), _count("pp", pp)
+def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
+    """The tensor-, expert- and pipeline-parallel degrees as :func:`estimate` checks them for
+    ``model``: each a positive integer (:func:`count_argument`); tp divides every attention
+    layer's heads, pp is at most the layers, and ep > 1 needs a mixture whose experts it
+    divides among the replica's tp x pp chips; else an :class:`InputError` saying which.
+
+    >>> m = get_model("mixtral-8x7b")
+    >>> parallel_degrees(m, 4, 4, 2)
+    (4, 4, 2)
+    >>> parallel_degrees(m, 3, 1, 1)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 3 does not divide the 32 attention heads of mixtral-8x7b's layers (tensor parallelism gives each chip whole heads)
+    """
+    tp, ep, pp = count_argument("tp", tp), count_argument("ep", ep), count_argument("pp", pp)
     heads = [run.attention.n_heads for run in model.layers if run.attention is not None]
     if heads and tp > min(heads):
         raise InputError(f"tp = {tp} exceeds the {min(heads)} attention heads of {model.name}'s "
@@ -570,7 +623,7 @@ def _step_peak(step: str, model: Any, chip: Hardware, weights: Any, bits_kv: Any
     ``context``) at ``at``, checked as :func:`estimate` checks it: one rate for a number, an
     ndarray of one rate each for a sequence [FLOP/s]."""
     ev = estimate(model, hardware=chip, weights=weights, bits_kv=bits_kv)._plan
-    rate = (lambda x: float(ev.child(**{name: _count(name, x)}).get(step)))
+    rate = (lambda x: float(ev.child(**{name: count_argument(name, x)}).get(step)))
     return rate(at) if np.ndim(at) == 0 else np.array([rate(x) for x in at])
 
 
@@ -634,7 +687,7 @@ def _comm_options(*, overlap: Any, allreduce: Any, node_limit: Any,
         raise InputError(f"allreduce must be one of {', '.join(ALLREDUCE_ALGORITHMS)}, got "
                          f"{allreduce!r:.40}")
     if node_limit is not None:
-        node_limit = _count("node_limit", node_limit)
+        node_limit = count_argument("node_limit", node_limit)
     if dispatch_bits is not None:
         try:
             dispatch_bits = bits_per_weight(dispatch_bits)
@@ -685,11 +738,11 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     llm_arithmetic.core.errors.InputError: context must be a positive integer, got 0
     """
     m = resolve_model(model)
-    context = _count("context", context)
-    batch = _count("batch", batch)
-    tp, ep, pp = _parallel(m, tp, ep, pp)
-    prompt = None if prompt is None else _count("prompt", prompt)
-    generate = None if generate is None else _generated(generate)
+    context = count_argument("context", context)
+    batch = count_argument("batch", batch)
+    tp, ep, pp = parallel_degrees(m, tp, ep, pp)
+    prompt = None if prompt is None else count_argument("prompt", prompt)
+    generate = None if generate is None else generated_argument(generate)
     link_latency = _latency(link_latency)
     comm = _comm_options(overlap=overlap, allreduce=allreduce, node_limit=node_limit,
                          dispatch_bits=dispatch_bits)
@@ -714,13 +767,13 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     return dict(
         context=context, batch=batch, prompt=prompt, generate=generate, overhead=overhead,
         tp=tp, ep=ep, pp=pp, given_link_latency=link_latency, **comm,
-        price_per_hour=_serving_number("price_per_hour", price_per_hour),
+        price_per_hour=serving_argument("price_per_hour", price_per_hour),
         **weight_inputs(m, weights, bits_weight), weight_format=plan_format(weights),
         bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS, bits_ssm=bits_ssm,
         given_bandwidth=_rate("bandwidth", bandwidth),
         given_peak_flops=_rate("peak_flops", peak_flops), given_capacity=capacity,
-        given_power=_serving_number("power_watts", power_watts),
-        given_link_bandwidth=_serving_number("link_bandwidth", link_bandwidth),
+        given_power=serving_argument("power_watts", power_watts),
+        given_link_bandwidth=serving_argument("link_bandwidth", link_bandwidth),
         context_limit=LIMITS["context"], crossing_limit=CROSSING_LIMIT)
 
 
@@ -819,7 +872,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
         return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None)
-    draft_len = _count("draft_len", draft_len)
+    draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
                          "length, or a workload with a published one: "
@@ -842,6 +895,44 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
                 draft_layers=draft_layers)
+
+
+def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,
+               bits_weight: Any = None, bits_kv: Any = 16, bits_ssm: Any = None,
+               context: Any = 1, batch: Any = 1, bandwidth: Any = None,
+               peak_flops: Any = None, capacity: Any = None, overhead: Any = 0, tp: Any = 1,
+               ep: Any = 1, pp: Any = 1, prompt: Any = None, generate: Any = None,
+               price_per_hour: Any = None, power_watts: Any = None,
+               link_bandwidth: Any = None, link_latency: Any = None, overlap: Any = True,
+               allreduce: Any = None, node_limit: Any = None, dispatch_bits: Any = None,
+               speculation: Any = None, draft_len: Any = None, acceptance: Any = None,
+               draft_cost: Any = None, draft: Any = None
+               ) -> tuple[Model, Hardware | None, dict[str, Any], Evaluator]:
+    """:func:`estimate`'s arguments checked as it checks them: (the model, the chip, the plan's
+    inputs with the speculative ones, the evaluator of the model's plan on them), from which
+    :func:`estimate` reads every field and :func:`frontier` the few a point needs (each value
+    computed on demand, so a frontier's point does not pay for the critical batch or the
+    longest context)."""
+    m = resolve_model(model)
+    chip = get_hardware(hardware) if hardware is not None else None
+    _check_direct(allreduce, chip)
+    given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                        context=context, batch=batch, bandwidth=bandwidth,
+                        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
+                        ep=ep, pp=pp, prompt=prompt, generate=generate,
+                        price_per_hour=price_per_hour, power_watts=power_watts,
+                        link_bandwidth=link_bandwidth, link_latency=link_latency,
+                        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+                        dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
+    spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
+                              acceptance=acceptance, draft_cost=draft_cost, draft=draft,
+                              hardware=chip, bandwidth=bandwidth,
+                              at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+                                      context=context, batch=batch, peak_flops=peak_flops,
+                                      prompt=prompt, generate=generate))
+    ev = m.plan.child(**chip_inputs(chip), **given, **spec)
+    given.update(spec)
+    return m, chip, given, ev
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
@@ -943,27 +1034,17 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
-    m = resolve_model(model)
-    chip = get_hardware(hardware) if hardware is not None else None
-    _check_direct(allreduce, chip)
-    given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                        context=context, batch=batch, bandwidth=bandwidth,
-                        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
-                        ep=ep, pp=pp, prompt=prompt, generate=generate,
-                        price_per_hour=price_per_hour, power_watts=power_watts,
-                        link_bandwidth=link_bandwidth, link_latency=link_latency,
-                        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
-                        dispatch_bits=dispatch_bits, bits_ssm=bits_ssm)
-    spec = speculative_inputs(m, speculation=speculation, draft_len=draft_len,
-                              acceptance=acceptance, draft_cost=draft_cost, draft=draft,
-                              hardware=chip, bandwidth=bandwidth,
-                              at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
-                                      context=context, batch=batch, peak_flops=peak_flops,
-                                      prompt=prompt, generate=generate))
-    ev = m.plan.child(**chip_inputs(chip), **given, **spec)
+    m, chip, given, ev = _evaluated(
+        model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
+        bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
+        peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp, ep=ep, pp=pp,
+        prompt=prompt, generate=generate, price_per_hour=price_per_hour,
+        power_watts=power_watts, link_bandwidth=link_bandwidth, link_latency=link_latency,
+        overlap=overlap, allreduce=allreduce, node_limit=node_limit,
+        dispatch_bits=dispatch_bits, speculation=speculation, draft_len=draft_len,
+        acceptance=acceptance, draft_cost=draft_cost, draft=draft)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
-    given.update(spec)
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -999,13 +1080,15 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
     points = []
 
     def point(b: int) -> dict[str, Any]:
-        e = estimate(model, batch=b, **kwargs)
-        return {"batch": e.batch, "tokens_per_second_per_user": e.tokens_per_second_per_user,
-                "tokens_per_second_per_chip": e.tokens_per_second_per_chip,
-                "tpot_seconds": e.tpot_seconds, "fits": e.fits_per_chip,
-                "memory_per_chip_bytes": e.memory_per_chip_bytes,
-                "cost_per_million_tokens": e.cost_per_million_tokens,
-                "energy_joules_per_token": e.energy_joules_per_token}
+        # estimate's values for these keys, read from its plan alone (estimate computes all)
+        _, _, given, ev = _evaluated(model, batch=b, **kwargs)
+        return {"batch": given["batch"], **{key: ev.get(FIELD_STEPS[field]) for key, field in (
+            ("tokens_per_second_per_user", "tokens_per_second_per_user"),
+            ("tokens_per_second_per_chip", "tokens_per_second_per_chip"),
+            ("tpot_seconds", "tpot_seconds"), ("fits", "fits_per_chip"),
+            ("memory_per_chip_bytes", "memory_per_chip_bytes"),
+            ("cost_per_million_tokens", "cost_per_million_tokens"),
+            ("energy_joules_per_token", "energy_joules_per_token"))}}
 
     if batches is not None:
         return [point(b) for b in batches]
@@ -1081,7 +1164,7 @@ def _axis(label: str, values: Any) -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(f"{label} must be a number or a one-dimensional sequence of numbers")
     for v in arr:
-        _count(label, v.item() if hasattr(v, "item") else v)
+        count_argument(label, v.item() if hasattr(v, "item") else v)
     return arr.astype(np.float64)
 
 

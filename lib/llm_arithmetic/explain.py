@@ -661,7 +661,7 @@ def _takes_attention_rate(steps: Mapping[str, Any], name: Any) -> bool:
     """Whether the plan's ``name`` is built from attention's rate (``attention_peak_flops``)
     without being it: a step's effective rate (``decode_peak_flops``, ``prefill_peak_flops``,
     ...), which mixes the weights' products and attention's."""
-    from .plan.interpreter import _step_refs
+    from .plan.interpreter import step_refs
 
     if not isinstance(name, str) or name in _ATTENTION_RATES:
         return False
@@ -671,7 +671,7 @@ def _takes_attention_rate(steps: Mapping[str, Any], name: Any) -> bool:
         if n in seen or n not in steps:
             continue
         seen.add(n)
-        refs = _step_refs(steps[n])[0]
+        refs = step_refs(steps[n])[0]
         if "attention_peak_flops" in refs:
             return True
         todo.extend(refs)
@@ -830,10 +830,10 @@ def _format_text(fmt: Any) -> str:
 
 def _mean_terms(ev: Any, step: Mapping[str, Any], unit: str) -> list[Argument]:
     """The layers a mean is over: one argument per part and value, valued (layers, value)."""
-    from .plan.interpreter import _lookup, _scope, part_term
+    from .plan.interpreter import part_scope, part_term, step_lookup
     from .plan.stack import PARTS
 
-    lookup = _lookup(ev, step.get("args", {}))
+    lookup = step_lookup(ev, step.get("args", {}))
     groups: dict[tuple[str, Any], int] = {}
     for count, block in ev.get("blocks"):
         for part in PARTS:
@@ -841,7 +841,7 @@ def _mean_terms(ev: Any, step: Mapping[str, Any], unit: str) -> list[Argument]:
             if raw is None or (step.get("parts") is not None and part not in step["parts"]):
                 continue
             try:
-                value = part_term(step["term"], _scope(part, raw), lookup, {})
+                value = part_term(step["term"], part_scope(part, raw), lookup, {})
             except Exception:  # a term the part lacks: the mean says so (None)
                 return []
             if value is not None:
@@ -896,10 +896,10 @@ def _not_counted(ev: Any, var: str, names: Sequence[str]) -> str:
 
 def _parts(ev: Any, step: Mapping[str, Any]) -> dict[str, Any]:
     """Each part's contribution to a sum over the stack (parts that add nothing left out)."""
-    from .plan.interpreter import _lookup, fold
+    from .plan.interpreter import fold, step_lookup
     from .plan.stack import PARTS
 
-    lookup = _lookup(ev, step.get("args", {}))
+    lookup = step_lookup(ev, step.get("args", {}))
     out = {}
     for part in PARTS:
         v = fold(ev.get("blocks"), step["term"], lookup, [part])
@@ -960,7 +960,7 @@ def _short(v: Any) -> str:
 
 def _reads(ev: Any, name: str, depth: int) -> set[str]:
     """The names a step reads, ``depth`` steps down."""
-    from .plan.interpreter import _step_refs
+    from .plan.interpreter import step_refs
 
     out: set[str] = set()
     frontier = [name]
@@ -968,7 +968,7 @@ def _reads(ev: Any, name: str, depth: int) -> set[str]:
         nxt = []
         for n in frontier:
             if n in ev.steps:
-                refs = _step_refs(ev.steps[n])[0]
+                refs = step_refs(ev.steps[n])[0]
                 nxt += [r for r in refs if r not in out]
                 out |= refs
         frontier = nxt
@@ -1054,7 +1054,7 @@ def explain(e: Any, key: str, runtime: str | None = None,
 def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
     """The inputs of the plan, not given, that leave step ``name`` without a value: the
     condition of a guard that is not given, else what the steps it reads lack."""
-    from .plan.interpreter import _step_refs, guard_closed
+    from .plan.interpreter import guard_closed, step_refs
 
     seen = set() if seen is None else seen
     if name in seen:
@@ -1070,7 +1070,7 @@ def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:
                 return _missing(ev, step["else"], seen)
             return _missing(ev, step["if"], seen) if cond is None else []
     out: list[str] = []
-    for ref in sorted(_step_refs(step)[0]):
+    for ref in sorted(step_refs(step)[0]):
         if ev.get(ref) is None:
             out += [m for m in _missing(ev, ref, seen) if m not in out]
     return out
@@ -1157,9 +1157,9 @@ def _forecast_step(ev: Any, name: str) -> str:
 
 def _step_refs_ordered(step: Mapping[str, Any]) -> list[str]:
     """The names a step reads, in the order it names them (a formula's arguments first)."""
-    from .plan.interpreter import _step_refs
+    from .plan.interpreter import step_refs
 
-    refs = _step_refs(step)[0]
+    refs = step_refs(step)[0]
     if step["op"] == "formula":
         f = _formulas()[step["formula"]]
         bindings = step.get("args", {})

@@ -24,13 +24,13 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
-from ..estimate import (_SERVING_RANGES, ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS,
-                        FRONTIER_MAX_BATCH, LIMITS, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS)
+from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
+                        LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS)
 from ..forecast import forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
 
-__all__ = ["catalog_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
+__all__ = ["catalog_data", "model_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
 
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
@@ -39,7 +39,17 @@ WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "p
                   "generate", "price", "controls", "show", "plots", "title")
 
 
-def _model(entry: Any) -> dict[str, Any]:
+def model_data(entry: Any) -> dict[str, Any]:
+    """One catalog entry's model as the widgets read it (:func:`catalog_data`'s ``models``) and
+    ``llm-arithmetic models --json`` prints it: its labels and sizes, and its layer stack as
+    runs of blocks (``count``, ``norms``, and each block's fields as
+    :mod:`llm_arithmetic.catalog.model` holds them).
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> d = model_data(CATALOG["mixtral-8x7b"])
+    >>> d["d_model"], d["layers"][0]["count"], d["layers"][0]["mlp"]["n_experts"]
+    (4096, 32, 8)
+    """
     m = entry.model
     layers = []
     for run in m.layers:
@@ -91,7 +101,7 @@ def catalog_data() -> dict[str, Any]:
     keep their dense peaks only, by precision key.
     """
     return {
-        "models": {name: _model(entry) for name, entry in CATALOG.items()},
+        "models": {name: model_data(entry) for name, entry in CATALOG.items()},
         "hardware": {name: _chip(h) for name, h in HARDWARE.items()},
         "formats": {name: {"name": name, "bits": exact_result(f.bits),
                            "bits_exact": str(f.bits), "layout": f.layout,
@@ -103,7 +113,7 @@ def catalog_data() -> dict[str, Any]:
         # estimate()'s plausible ranges of the serving figures [low, high, unit], and the
         # largest batch of a frontier
         "serving_ranges": {k: [lo, hi, unit] for k, (lo, hi, unit, _) in
-                           _SERVING_RANGES.items()},
+                           SERVING_RANGES.items()},
         "frontier_max_batch": FRONTIER_MAX_BATCH,
         # the plan and the stack's terms, which interpreter.js evaluates as estimate.py does
         "plan": plan_data(),

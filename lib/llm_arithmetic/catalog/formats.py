@@ -360,8 +360,14 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     i_v = 0
     layer = 0
     for run in model.layers:
+        # a run's blocks are the same in every layer of it: their counts, each computed through
+        # the plan's stack terms, once per run rather than once per layer
+        a, mlp, mixer = run.attention, run.mlp, run.mixer
+        a_params, a_mm = (a.params(d), a.matmul_params(d)) if a is not None else (0, 0)
+        mix_params, mix_mm = (mixer.params(d), mixer.matmul_params(d)) if mixer is not None \
+            else (0, 0)
+        mlp_params = mlp.params(d) if mlp is not None else 0
         for _ in range(run.count):
-            a = run.attention
             if a is not None:
                 if a.is_mla:
                     kv_b = a.kv_lora_rank * a.n_heads * (a.d_nope + a.d_v)
@@ -369,10 +375,10 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                                                          a.kv_lora_rank)))
                     out.append(("attn_output", a.n_heads * a.d_v * d,
                                 typed("attn_output", layer, n_layers, a.n_heads * a.d_v)))
-                    rest = a.matmul_params(d) - kv_b - a.n_heads * a.d_v * d
+                    rest = a_mm - kv_b - a.n_heads * a.d_v * d
                     out.append(("attn (other MLA projections)", rest,
                                 typed("other", layer, n_layers, d)))
-                    out.append(("attn norms", a.params(d) - a.matmul_params(d), _F32))
+                    out.append(("attn norms", a_params - a_mm, _F32))
                 else:
                     q = d * a.n_heads * a.d_head
                     kv = d * a.n_kv_heads * a.d_head
@@ -384,14 +390,11 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                         out.append(("attn_v", kv, typed("attn_v", i_v, n_attn_v, d)))
                     out.append(("attn_output", a.n_heads * a.d_head * d,
                                 typed("attn_output", layer, n_layers, a.n_heads * a.d_head)))
-                    out.append(("attn biases and norms", a.params(d) - a.matmul_params(d),
-                                _F32))
+                    out.append(("attn biases and norms", a_params - a_mm, _F32))
                 i_v += 1
-            if run.mixer is not None:
-                mm = run.mixer.matmul_params(d)
-                out.append(("ssm projections", mm, typed("ssm", layer, n_layers, d)))
-                out.append(("ssm conv, biases, norms", run.mixer.params(d) - mm, _F32))
-            mlp = run.mlp
+            if mixer is not None:
+                out.append(("ssm projections", mix_mm, typed("ssm", layer, n_layers, d)))
+                out.append(("ssm conv, biases, norms", mix_params - mix_mm, _F32))
             if mlp is not None:
                 # a latent mixture's routed experts work in the latent (width w), between a
                 # d x w projection into it and a w x d one out of it that they share
@@ -425,7 +428,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 if mlp.is_moe:
                     out.append(("ffn_gate_inp (router)", d * mlp.n_experts, _F16))
                     counted += d * mlp.n_experts
-                out.append(("ffn biases, router bias, gates", mlp.params(d) - counted, _F32))
+                out.append(("ffn biases, router bias, gates", mlp_params - counted, _F32))
             out.append(("norms", run.norms * d, _F32))
             layer += 1
     if not model.tied:

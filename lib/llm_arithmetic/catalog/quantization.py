@@ -160,7 +160,7 @@ class Scheme:
         ...             ).matrix_bytes(7168, 7168)
         51392768
         """
-        from ..numeric import _numeric as N
+        from .. import numeric as N
 
         return N.quantized_matrix_bytes(
             mat_m=rows, mat_k=cols, bits_int=self.bits_int, block_rows=self.block_rows,

@@ -52,7 +52,8 @@ from .. import numeric as N
 from ..numeric._runtime import exact_result
 from .stack import FIELDS, FORMS, PARTS, TERMS
 
-__all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "EXACT_ONLY_WHOLE",
+__all__ = ["Evaluator", "MissingTerm", "fold", "part_scope", "part_term", "step_refs",
+           "step_lookup", "dependencies", "EXACT_ONLY_WHOLE",
            "INF", "DEFAULT", "PLAN_STEPS", "guard_closed"]
 
 #: Formulas computed in floating point whose results, from exact inputs, stay exact integers
@@ -67,8 +68,42 @@ def _is_exact(v: Any) -> bool:
     return isinstance(v, (Integral, Fraction)) and not isinstance(v, bool)
 
 
+#: Values of :func:`call` by formula and arguments: the generated functions are pure, and one
+#: estimate asks for the same ones many times (a part's parameter counts in every sum over the
+#: stack, in each of a solver's trials, and again in the next estimate of the same model).
+_CALLS: dict[tuple, Any] = {}
+_CALLS_MAX = 1 << 15
+
+
+def _call_key(name: str, args: Mapping[str, Any]) -> tuple:
+    """A key that tells apart what compares equal but may compute differently: an argument's
+    type (2, 2.0, Fraction(2), True) and a zero's sign."""
+    key: list[Any] = [name]
+    for k, v in args.items():
+        t = type(v)
+        key.append((k, t, ("zero", math.copysign(1.0, v)) if t is float and v == 0 else v))
+    return tuple(key)
+
+
 def call(name: str, args: Mapping[str, Any]) -> Any:
-    """A registered formula's numeric function on ``args``."""
+    """A registered formula's numeric function on ``args``, each computed once (kept by
+    formula and arguments: ``_CALLS``; arguments that cannot be a key, arrays or records, are
+    computed every time)."""
+    key = _call_key(name, args)
+    try:
+        return _CALLS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable argument: not kept
+        return _call(name, args)
+    value = _call(name, args)
+    if len(_CALLS) >= _CALLS_MAX:
+        _CALLS.clear()
+    _CALLS[key] = value
+    return value
+
+
+def _call(name: str, args: Mapping[str, Any]) -> Any:
     value = getattr(N, name)(**args)
     if name in EXACT_ONLY_WHOLE and isinstance(value, float) \
             and all(_is_exact(v) for v in args.values()) \
@@ -259,9 +294,19 @@ _TERM_DEPS: dict[tuple[str, tuple], frozenset[str]] = {}
 _FIELD_NAMES = frozenset(n for part in FIELDS.values() for n in part)
 
 
-def _step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
+def step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
     """(names a step reads directly; names whose change it hides, a solver's variable or an
-    ``at``'s inputs; the names it reads with them changed)."""
+    ``at``'s inputs; the names it reads with them changed): what :func:`dependencies` follows,
+    and what :mod:`llm_arithmetic.explain` shows a step to be computed from.
+
+    >>> refs, hidden, targets = step_refs({"name": "x", "op": "mul",
+    ...                                    "of": ["a", "b", {"literal": 2}]})
+    >>> sorted(refs), hidden, targets
+    (['a', 'b'], set(), set())
+    >>> refs, hidden, targets = step_refs(PLAN_STEPS["max_context"])
+    >>> sorted(refs), hidden, targets
+    (['capacity', 'context_limit', 'free_memory', 'kv_cache_bytes'], {'context'}, {'kv_cache_bytes'})
+    """
     op = step["op"]
     refs: set[str] = set()
     hidden: set[str] = set()
@@ -318,7 +363,7 @@ def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
         memo[name] = frozenset({name})
         return memo[name]
     memo[name] = frozenset()  # a step never reads itself
-    refs, hidden, targets = _step_refs(step)
+    refs, hidden, targets = step_refs(step)
     out: set[str] = set()
     for r in refs:
         deps = dependencies(steps, r, memo)
@@ -414,7 +459,18 @@ def _formula(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     return call(formula, args)
 
 
-def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
+def step_lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
+    """The ``lookup`` a stack step's terms read plan names through (:func:`part_term`,
+    :func:`fold`): a name the step's ``args`` bind (``overrides``) is that binding's value in
+    ``ev``, any other name ``ev``'s own; with ``default``, a name ``ev`` lacks is
+    :data:`DEFAULT`.
+
+    >>> from llm_arithmetic.catalog.model_catalog import get_model
+    >>> ev = Evaluator(PLAN_STEPS, get_model("llama-2-7b").plan_inputs, {"context": 4096})
+    >>> lookup = step_lookup(ev, {"context": {"literal": 1}})
+    >>> lookup("context"), ev.get("context"), lookup("no such name", default=True) is DEFAULT
+    (1, 4096, True)
+    """
     def lookup(name: str, default: bool = False) -> Any:
         if name in overrides:
             return ev.ref(overrides[name])
@@ -423,13 +479,13 @@ def _lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
 
 
 def _sum(ev: Evaluator, step: Mapping[str, Any]) -> Any:
-    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+    value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
                  step.get("parts"))
     return None if value is None else _add_terms(ev, value, step)
 
 
 def _mean(ev: Evaluator, step: Mapping[str, Any]) -> Any:
-    value = fold(ev.get("blocks"), step["term"], _lookup(ev, step.get("args", {})),
+    value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
                  step.get("parts"), mean=True)
     if value is _MISSING:
         return None
@@ -622,7 +678,11 @@ def _largest(ev: Evaluator, step: Mapping[str, Any]) -> Any:
 
 def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     """The x > 0 where ``rises`` (x) first reaches ``falls`` (x), by doubling then 60
-    bisections (relative precision 1e-18); None when no x below ``limit`` reaches it."""
+    bisections (relative precision 1e-18); None when no x below ``limit`` reaches it.
+
+    The bisections stop early once the midpoint rounds to an end of the bracket (two
+    neighbouring floats): each further one would evaluate that end again and keep the same
+    bracket, so the result is the 60 bisections' to the bit."""
     var, limit = step["var"], ev.ref(step["limit"])
 
     def gap(x: float) -> float:
@@ -639,6 +699,8 @@ def _crossing(ev: Evaluator, step: Mapping[str, Any]) -> Any:
             return None
     for _ in range(60):
         mid = (lo + hi) / 2
+        if mid == lo or mid == hi:
+            break
         lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
     return hi
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..matplotlib_on_demand import pyplot as plt
-from .style import _ax, label_points, plain_log_ticks
+from .style import axes_or_new, label_points, plain_log_ticks
 
 __all__ = ["forecast_over_curve"]
 
@@ -37,7 +37,7 @@ def forecast_over_curve(curve: Any, pts: Sequence[dict[str, Any]],
     >>> len(ax.lines) >= 3, ax.get_legend().get_title().get_text()
     (True, '')
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     x_b = np.array([p["tokens_per_second_per_user"] for p in pts])
     y_b = np.array([p["tokens_per_second_per_chip"] for p in pts])
     x_f = np.array([1.0 / p["expected_tpot_seconds"] for p in pts])

@@ -17,7 +17,7 @@ from ..display import chip_name
 from ..figure_check import MAX_WIDTH_PX
 from ..matplotlib_on_demand import pyplot as plt
 from ..matplotlib_on_demand import ticker as mticker
-from .style import _ax, label_points, plain_log_ticks
+from .style import axes_or_new, label_points, plain_log_ticks
 
 __all__ = ["roofline", "time_per_token_vs_batch", "kv_cache_vs_context",
            "decode_bytes_breakdown", "params_breakdown", "chips_scatter",
@@ -64,7 +64,7 @@ def roofline(chips: Sequence[Hardware], operations: dict[str, float] | None = No
     >>> ax.get_xscale(), len(ax.lines)  # the roof, its ridge point, the operation
     ('log', 3)
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
     for h in chips:
         prec = _drawn_precision(h, precision)
@@ -131,7 +131,7 @@ def time_per_token_vs_batch(model: Model, chip: Hardware, batches: Iterable[int]
     >>> len(ax.lines)
     2
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     b = np.asarray(list(batches), dtype=float)
     bits = bits_per_weight(weights)
     for s in contexts:
@@ -163,7 +163,7 @@ def kv_cache_vs_context(models: Sequence[Model], max_context: int = 131072, bits
     >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
     [4.0, 0.5]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     s = np.linspace(0, max_context, 200)
     bits = bits_per_weight(bits_kv)
     for m in models:
@@ -193,7 +193,7 @@ def decode_bytes_breakdown(models: Sequence[Model], context: int = 4096, weights
     >>> round(total, 3), round(e.decode_bytes_per_token / 1e9, 3)
     (14.758, 14.758)
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     names = [m.label or m.name for m in models]
     bits_w = bits_per_weight(weights)
     parts = [m.decode_bytes_breakdown(context, bits_w, bits_per_weight(bits_kv)) for m in models]
@@ -225,7 +225,7 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None,
     >>> round(float(sum(p.get_width() for p in ax.patches)), 6)
     100.0
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     names = [m.label or m.name for m in models]
     parts = [m.params_breakdown() for m in models]
     keys = list(dict.fromkeys(k for p in parts for k in p))
@@ -273,7 +273,7 @@ def chips_scatter(chips: Sequence[Hardware], ax: plt.Axes | None = None,
     ['1,000 FLOP/B', '10 FLOP/B', '100 FLOP/B']
     >>> plt.close(ax.figure)
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     points: dict[str, list[tuple[float, float, str]]] = {}
     for h in chips:
         prec = h.headline_precision()
@@ -332,7 +332,7 @@ def sequence_memory_vs_context(models: Sequence[Model], max_context: int = 13107
     >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
     [3.0, 6.0, 16.0]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     s = np.unique(np.linspace(0, max_context, 400).astype(np.int64))
     for m in models:
         state = float(m.state_bytes(bits_state))
@@ -363,7 +363,7 @@ def sequence_read_vs_context(models: Sequence[Model], max_context: int = 131072,
     >>> [round(float(line.get_ydata()[-1]), 2) for line in ax.lines]
     [2.04, 8.58]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     s = np.unique(np.linspace(0, max_context, 400).astype(np.int64))
     for m in models:
         read = np.array([float(m.seq_bytes(int(x), bits_kv, bits_state)) for x in s])
@@ -388,7 +388,7 @@ def mla_attention_flops_vs_context(model: Model, max_context: int = 131072,
     >>> [round(float(line.get_ydata()[-1]) / 1e12, 3) for line in ax.lines[:2]]
     [0.07, 8.404]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     s = np.unique(np.geomspace(1, max_context, 300).astype(np.int64)).astype(float)
     absorbed = np.zeros_like(s)
     naive = np.zeros_like(s)
@@ -425,7 +425,7 @@ def expert_weights_read_vs_batch(models: Sequence[Model], batches: Iterable[int]
     >>> [round(float(y), 3) for y in ax.lines[0].get_ydata()]
     [0.273, 0.454, 0.997]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     b = np.asarray(list(batches), dtype=float)
     for m in models:
         share = (np.asarray(m.step_weight_bytes(None, b), dtype=float)

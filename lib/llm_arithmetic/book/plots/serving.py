@@ -21,7 +21,7 @@ from ...core.units import GB
 from ...estimate import decode_peak_for, estimate, frontier, prefill_peak_for
 from ..chapters.prefill import critical_prompt
 from ..matplotlib_on_demand import pyplot as plt
-from .style import _ax
+from .style import axes_or_new
 
 __all__ = ["prefill_time_vs_prompt", "prefill_attention_share", "chunked_prefill_vs_chunk",
            "tp_step_vs_degree", "pipeline_bubble_vs_microbatches", "serving_frontier",
@@ -63,7 +63,7 @@ def prefill_time_vs_prompt(model: Model, chip: Hardware, weights: str = "fp16",
     >>> len(ax.lines)
     4
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     t_prompt = np.unique(np.geomspace(1, 32768, 160).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
     bw = chip.bandwidth
@@ -104,7 +104,7 @@ def prefill_attention_share(models: Sequence[Model], prompts: Iterable[int] | No
     >>> [round(float(y), 2) for y in ax.lines[0].get_ydata()]
     [0.0, 1.85]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     t = np.unique(np.geomspace(1, 131072, 200).astype(int)) if prompts is None \
         else np.asarray(list(prompts), dtype=int)
     for m in models:
@@ -132,7 +132,7 @@ def chunked_prefill_vs_chunk(model: Model, chip: Hardware, prompt: int, weights:
     >>> len(ax.lines)
     3
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     c = np.unique(np.geomspace(16, prompt, 120).astype(int)) if chunks is None \
         else np.asarray(list(chunks), dtype=int)
     bw, peak = chip.bandwidth, prefill_peak_for(model, chip, weights, prompt, bits_kv)
@@ -176,7 +176,7 @@ def tp_step_vs_degree(model: Model, chip: Hardware, weights: str = "fp16",
     >>> len(ax.lines)
     2
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     heads = model.n_heads
     n = [d for d in (1, 2, 4, 8, 16, 32, 64) if d <= heads and heads % d == 0] \
         if degrees is None else list(degrees)
@@ -216,7 +216,7 @@ def pipeline_bubble_vs_microbatches(stages: Sequence[int] = (2, 4, 8),
     >>> [round(float(y), 1) for y in ax.lines[0].get_ydata()]
     [75.0, 20.0]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     m = np.arange(1, 65) if microbatches is None else np.asarray(list(microbatches))
     for p in stages:
         ax.plot(m, 100 * N.pipeline_bubble(pp=p, microbatches=m.astype(float)),
@@ -240,7 +240,7 @@ def serving_frontier(model: Model | str, chips: Sequence[Hardware], label_batche
     >>> len(ax.lines)
     1
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     for chip in chips:
         pts = frontier(model, hardware=chip, **kwargs)
         x = np.array([p["tokens_per_second_per_user"] for p in pts])
@@ -277,7 +277,7 @@ def speculative_speedup_vs_draft(acceptances: Sequence[float] = (0.6, 0.8, 0.9),
     >>> round(float(ax.lines[0].get_ydata()[-1]), 2)
     2.8
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     k = np.arange(0, max_draft + 1)
     for a in acceptances:
         s = N.speculative_speedup(acceptance=a, draft_len=k.astype(float), draft_cost=draft_cost)
@@ -346,7 +346,7 @@ def speculative_speedup_vs_batch(model: Model, chip: Hardware, weights: str = "f
     >>> [round(float(y), 2) for y in ax.lines[0].get_ydata()]
     [2.8, 0.65]
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     b = np.unique(np.geomspace(1, 1024, 80).astype(int)) if batches is None \
         else np.asarray(list(batches), dtype=int)
     for k in draft_lens:
@@ -378,7 +378,7 @@ def cost_vs_speed(model: Model | str, chips: Sequence[Hardware], prices: Sequenc
     >>> len(ax.lines)
     1
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     for chip, price in zip(chips, prices):
         pts = [p for p in frontier(model, hardware=chip, price_per_hour=price, **kwargs)
                if p["fits"] is not False]
@@ -406,7 +406,7 @@ def energy_vs_speed(model: Model | str, chips: Sequence[Hardware], ax: plt.Axes 
     >>> len(ax.lines)
     1
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     for chip in chips:
         if chip.power is None:
             continue
@@ -444,7 +444,7 @@ def measured_vs_bound(comparisons: Sequence[Any], ax: plt.Axes | None = None) ->
     >>> len(ax.collections) >= 1
     True
     """
-    ax = _ax(ax)
+    ax = axes_or_new(ax)
     rows = [c for c in comparisons if c.bound is not None]
     colours = {"memory": "tab:blue", "compute": "tab:orange"}
     lo, hi = math.inf, 0.0

@@ -1,5 +1,5 @@
 """The book's figure style, and the drawing helpers every figure shares: plain log ticks,
-labels placed clear of each other (:func:`label_points`), a new axes in the style (``_ax``)."""
+labels placed clear of each other (:func:`label_points`), a new axes in the style (:func:`axes_or_new`)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -11,7 +11,8 @@ from ..matplotlib_on_demand import after_import
 from ..matplotlib_on_demand import pyplot as plt
 from ..matplotlib_on_demand import ticker as mticker
 
-__all__ = ["STYLE", "use_style", "use_style_when_imported", "plain_log_ticks", "label_points"]
+__all__ = ["STYLE", "use_style", "use_style_when_imported", "plain_log_ticks", "label_points",
+           "axes_or_new"]
 
 #: rcParams of every figure of the book.
 STYLE: dict[str, Any] = {
@@ -54,7 +55,15 @@ def plain_log_ticks(axis: Any) -> None:
         lambda v, _: f"{v:g}" if round(v / 10 ** np.floor(np.log10(v))) in (2, 3, 5) else ""))
 
 
-def _ax(ax: plt.Axes | None) -> plt.Axes:
+def axes_or_new(ax: plt.Axes | None) -> plt.Axes:
+    """``ax``, or where it is None the axes of a new figure in the book's style: what every plot
+    function of :mod:`llm_arithmetic.book.plots` draws on.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> axes_or_new(ax) is ax, axes_or_new(None) is ax
+    (True, False)
+    """
     if ax is None:
         use_style()
         _, ax = plt.subplots()

@@ -48,7 +48,7 @@ const Estimate = (function () {
   }
 
   function servingNumber(label, v) {
-    // estimate._serving_number: a positive figure within its plausible range, or null
+    // estimate.serving_argument: a positive figure within its plausible range, or null
     if (v === null || v === undefined) return null;
     const x = Number(v);
     const [low, high, unit] = CATALOG.serving_ranges[label];
@@ -65,7 +65,7 @@ const Estimate = (function () {
   }
 
   function parallel(m, tp, ep, pp) {
-    // estimate._parallel: degrees the model's heads, layers and experts allow
+    // estimate.parallel_degrees: degrees the model's heads, layers and experts allow
     tp = count("tp", tp);
     ep = count("ep", ep);
     pp = count("pp", pp);
