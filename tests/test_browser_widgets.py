@@ -163,6 +163,17 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
         if w is None or (isinstance(w, float) and _math.isinf(w)):
             if o["value"] != "":
                 problems.append(f"{label}: value {o['value']!r}, Python None")
+            # a cache not proportional to the context: describe's sentence, the mean at the
+            # context asked (or its translation, filled by the edition's translator)
+            if k == "kv_cache_bytes_per_token" and want.get("kv_cache_bytes") is not None:
+                from types import SimpleNamespace
+
+                from llm_arithmetic.cli import _per_token
+                from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
+
+                said = _per_token(SimpleNamespace(**want))
+                if KV_PER_TOKEN_MEAN not in (words or {}) and o["text"] != said:
+                    problems.append(f"{label}: shows {o['text']!r}, describe {said!r}")
             continue
         got = float(o["value"])
         if not abs(got - float(w)) <= 1e-9 * abs(float(w)):

@@ -4,6 +4,7 @@ tensors its quantizer writes; refusals; the asked format overriding the shipped 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,7 @@ def test_block_fp8_scale_rounds_up_at_an_edge():
 
 # ---- every quantized file the library reads ------------------------------------------------------
 QUANTIZED = ["kimi-k2-instruct", "kimi-k2.5", "laguna-xs.2-fp8", "mimo-v2-flash",
-             "minimax-m2.5", "deepseek-v3.2"]
+             "minimax-m2.5", "deepseek-v3.2", "deepseek-v4-flash", "deepseek-v4-pro"]
 
 
 @pytest.mark.parametrize("name", QUANTIZED)
@@ -115,6 +116,93 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
     assert m.scheme.kept("model.layers.0.mlp.gate")
     assert not m.scheme.kept("model.layers.0.mlp.experts.0.gate_proj")
     assert m.native_bits["experts"] == 8 + 32 / 128 ** 2
+
+
+# ---- DeepSeek-V4: fp8 blocks with E8M0 scales, MXFP4 experts (expert_dtype), fp32 mixers ---------
+#: DeepSeek-V4-Pro's checkpoint as a public report lists it tensor by tensor (tests/configs/
+#: SOURCES.md section 7, index file id 62525154746): (tensors, shape, bytes an element), the
+#: multi-token-prediction module (mtp.0.*) and the buffers (tid2eid, gate.bias) left out. int8
+#: experts hold two FP4 values a byte; the scales are float8_e8m0fnu (1 B).
+V4_PRO_LISTING = [
+    (1, (129280, 7168), 2), (1, (129280, 7168), 2), (1, (7168,), 2),  # embed, head, norm
+    (1, (4,), 4), (1, (4, 28672), 4), (1, (1,), 4),                    # hc_head base, fn, scale
+    (61, (128,), 4), (61, (512,), 2), (61, (512,), 2), (61, (1536,), 2),  # sink, 3 norms
+    (61, (4, 56), 1), (61, (512, 7168), 1),                            # wkv scale, weight
+    (61, (128, 32), 1), (61, (16384, 4096), 1),                        # wo_a
+    (61, (56, 128), 1), (61, (7168, 16384), 1),                        # wo_b
+    (61, (12, 56), 1), (61, (1536, 7168), 1),                          # wq_a
+    (61, (512, 12), 1), (61, (65536, 1536), 1),                        # wq_b
+    (61, (7168,), 2), (61, (7168,), 2), (61, (384, 7168), 2),          # attn/ffn norm, gate
+    (61 * 384, (3072, 224), 1), (61 * 384, (3072, 3584), 1),           # experts w1
+    (61 * 384, (7168, 96), 1), (61 * 384, (7168, 1536), 1),            # w2
+    (61 * 384, (3072, 224), 1), (61 * 384, (3072, 3584), 1),           # w3
+    (61, (24, 56), 1), (61, (3072, 7168), 1), (61, (56, 24), 1),       # shared w1, w2
+    (61, (7168, 3072), 1), (61, (24, 56), 1), (61, (3072, 7168), 1),   # w2, w3
+    (2 * 61, (24,), 4), (2 * 61, (24, 28672), 4), (2 * 61, (3,), 4),   # hc_attn, hc_ffn
+    (31, (128, 512), 4), (31, (512, 7168), 2), (31, (512, 7168), 2),   # HCA compressor
+    (30, (4, 1024), 4), (30, (1024, 7168), 2), (30, (1024, 7168), 2),  # CSA compressor
+    (30, (4, 256), 4), (30, (128,), 2), (30, (256, 7168), 2),          # indexer compressor
+    (30, (256, 7168), 2), (30, (64, 7168), 2),                         # ..., weights_proj
+    (30, (64, 12), 1), (30, (8192, 1536), 1),                          # indexer wq_b
+]
+
+
+def test_deepseek_v4_pro_weights_are_its_checkpoints_tensors():
+    """Every tensor of the list above, shapes times element bytes: 850,729,499,596 B. The
+    report's own total, 805.32 GB (GiB: the embedding's 129,280 x 7,168 x 2 B it prints as
+    1.73 GB), is this plus the MTP module (13.00 GiB, its experts in the same MXFP4) and the
+    buffers (0.02 GiB). The library read 1,537,202,650,822 B before (every expert in fp8, and
+    query and output projections of a shape the checkpoint does not have)."""
+    listed = sum(n * math.prod(shape) * size for n, shape, size in V4_PRO_LISTING)
+    assert listed == 850_729_499_596
+    m = read_config(CONFIGS / "deepseek-v4-pro.json")
+    assert m.weight_bytes() == listed
+    assert m.scheme.label == "fp8 block-scaled 128x128 (E8M0 scales), MXFP4 experts"
+    assert m.native_bits["experts"] == 4 + 8 / 32
+
+
+def test_deepseek_v4_flash_weights_by_hand():
+    """Flash's checkpoint by the same layout, from its config's fields (FAMILIES.md 14.18):
+    fp8 e4m3 with one E8M0 byte a 128 x 128 block, MXFP4 experts (half a byte a value, one
+    byte a 32), the compressors, router, norms and tables in bf16, sinks, position biases and
+    hyper-connections in fp32: 155,997,040,860 B (145.3 GiB; a native FP4/FP8 GGUF of the
+    checkpoint is listed at about 146 GB, huggingface.co/nsparks/DeepSeek-V4-Flash-FP4-FP8-GGUF
+    as a mirror stores it)."""
+    V, d, L, H, dh, rq, g, ro, E, ff, n = 129280, 4096, 43, 64, 512, 1024, 8, 1024, 256, 2048, 4
+
+    def fp8(r, c):
+        return r * c + -(-r // 128) * -(-c // 128)
+
+    def mxfp4(r, c):
+        return r * c // 2 + r * (c // 32)
+
+    attn = (fp8(rq, d) + fp8(H * dh, rq) + fp8(dh, d) + fp8(g * ro, H * dh // g) + fp8(d, g * ro)
+            + 2 * (rq + dh) + 4 * H)
+    hca = 2 * 2 * dh * d + 4 * 128 * dh + 2 * dh
+    csa = 2 * 2 * 2 * dh * d + 4 * 4 * 2 * dh + 2 * dh
+    indexer = 2 * 2 * 2 * 128 * d + 4 * 4 * 2 * 128 + 2 * 128 + fp8(64 * 128, rq) + 2 * 64 * d
+    moe = 3 * E * mxfp4(ff, d) + 3 * fp8(ff, d) + 2 * E * d
+    block = 2 * 2 * d + 2 * 4 * ((2 + n) * n * n * d + (2 + n) * n + 3)
+    total = (L * (attn + moe + block) + 20 * hca + 21 * (csa + indexer)
+             + 2 * 2 * V * d + 2 * d + 4 * (n * n * d + n + 1))
+    assert total == 155_997_040_860
+    assert read_config(CONFIGS / "deepseek-v4-flash.json").weight_bytes() == total
+
+
+def test_deepseek_v4_expert_dtype():
+    """Without ``expert_dtype`` (or with ``fp8``: DeepSeek-V4-Flash-Base's layout) the file's
+    fp8 scheme as read, the experts in fp8 blocks with fp32 scales; another value is refused
+    naming the field."""
+    cfg = json.loads((CONFIGS / "deepseek-v4-flash.json").read_text())
+    for value in (None, "fp8"):
+        c = {k: v for k, v in cfg.items() if k != "expert_dtype"}
+        if value:
+            c["expert_dtype"] = value
+        m = read_config(c)
+        assert m.scheme.label == "fp8 block-scaled 128x128"
+        assert m.native_bits["experts"] == 8 + 32 / 128 ** 2
+    with pytest.raises(ConfigError, match=r"field 'expert_dtype' = 'nvfp4'"):
+        read_config({**cfg, "expert_dtype": "nvfp4"})
 
 
 # ---- refusals, overrides, describe ---------------------------------------------------------------

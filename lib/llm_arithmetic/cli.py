@@ -985,10 +985,12 @@ def _per_token(e: Any) -> str:
     """The cache one token adds; where the cache is counted but is not proportional to the
     context (DeepSeek-V4's compressed attention: a window, an entry per m_c tokens), no such
     figure exists: the mean over the context and batch asked is printed, named as such."""
+    from .plan.stack import KV_PER_TOKEN_MEAN  # the page's calculators print the same
+
     if e.kv_cache_bytes_per_token is not None or e.kv_cache_bytes is None:
         return _fmt_b(e.kv_cache_bytes_per_token)
     mean = e.kv_cache_bytes / (e.context * e.batch)
-    return f"not proportional to the context; {mean:,.0f} B a token on average at this context"
+    return KV_PER_TOKEN_MEAN.format(mean=f"{mean:,.0f}")
 
 
 def _label_width(rows: Sequence[tuple[str, str]]) -> int:

@@ -225,7 +225,26 @@ def page_text() -> str:
             text += "\n" + _step_text(step, steps, formulas) + "\n"
             deps = sorted(dependencies(by_name, step["name"], memo) & set(INPUTS))
             text += f"Depends on the inputs {_code(deps)}.\n" if deps else ""
-    return text + _caveat_text()
+    return text + _mean_text() + _caveat_text()
+
+
+def _mean_text() -> str:
+    """The sentence printed for a cache per token that a form does not have (:data:`~llm_arithmetic.
+    plan.stack.KV_PER_TOKEN_MEAN`), so that a translated edition's catalog of this page holds
+    its translation, which its calculators fill."""
+    from ..plan.stack import KV_PER_TOKEN_MEAN
+
+    return f"""
+(plan-cache-not-proportional)=
+## A cache not proportional to the context
+
+Where a form's cache per token is missing although its cache at a context is counted
+(DeepSeek-V4's compressed attention: a window, an entry per $m_c$ tokens, a fixed pending
+state), the command line (`describe`) and the calculators print in its place the mean over
+the context and batch asked, from this template (the word in braces is that mean in bytes):
+
+* {KV_PER_TOKEN_MEAN}
+"""
 
 
 def _caveat_text() -> str:

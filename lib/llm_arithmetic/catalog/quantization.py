@@ -69,6 +69,7 @@ llm_arithmetic.core.errors.ConfigError: config: field 'quantization_config.quant
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
@@ -77,7 +78,7 @@ from ..core.records import record
 from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "METHODS"]
+           "native_bits", "deepseek_v4_scheme", "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
 PLAIN_BITS = 16
@@ -117,6 +118,12 @@ class Scheme:
         (vllm-project/vllm ``vllm/model_executor/layers/quantization/compressed_tensors/
         compressed_tensors.py`` @ be696453ee1bf3b7a2f652cc457b340d5a20c88c,
         ``_get_scheme_from_parts``).
+    expert_scheme : Scheme or None
+        The routed experts' own layout, where it differs from the other matrices' (DeepSeek-V4
+        with ``expert_dtype`` ``fp4``: MXFP4 experts beside fp8 blocks; :func:`deepseek_v4_scheme`).
+    fp32_mixers : bool
+        DeepSeek-V4's plain tensors kept in fp32: attention sinks, the compressors' position
+        biases, the hyper-connection mixers and head (:func:`deepseek_v4_scheme`).
     """
 
     method: str
@@ -133,6 +140,8 @@ class Scheme:
     keep: tuple[str, ...] = ()
     router_bias_bits: int = PLAIN_BITS
     compute: str | None = None
+    expert_scheme: Scheme | None = None
+    fp32_mixers: bool = False
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list. ``name`` is
@@ -522,6 +531,61 @@ def find_scheme(cfg: Mapping[str, Any], origin: str = "config") -> Scheme | None
     return None if q is None else read_scheme(q, origin)
 
 
+def deepseek_v4_scheme(scheme: Scheme, cfg: Mapping[str, Any], origin: str = "config"
+                       ) -> Scheme:
+    """A DeepSeek-V4 checkpoint's layout: its ``quantization_config`` (fp8 e4m3 blocks of
+    128 x 128) and, outside it, ``expert_dtype``. With ``fp4`` the routed experts ship in
+    MXFP4 (two E2M1 values a byte, one E8M0 scale per 32 inputs), the fp8 blocks' scales are
+    E8M0 (one byte), and the attention sinks, the compressors' position biases and the
+    hyper-connection mixers and head are fp32. DeepSeek-V4-Pro's tensor list shows each
+    (``experts.*.w1.weight`` [3072, 3584] int8 with ``w1.scale`` [3072, 224] float8_e8m0fnu,
+    ``wkv.scale`` [4, 56] float8_e8m0fnu, ``attn_sink``, ``compressor.ape``, ``hc_attn_fn``
+    float32; tests/configs/SOURCES.md section 7, index file id 62525154746), and vLLM keys its
+    expert kernels off the field: ``fp4`` MXFP4 experts with UE8M0 fp8 scales, ``fp8`` fp8
+    block experts with float32 scales (index file id 59714467680). Without the field (or
+    with ``fp8``) the scheme is the fp8 one as read. Another value is refused naming it.
+
+    >>> s = deepseek_v4_scheme(read_scheme({"quant_method": "fp8", "weight_block_size":
+    ...                                     [128, 128]}), {"expert_dtype": "fp4"})
+    >>> s.label, s.bits_scale, s.expert_scheme.matrix_bytes(3072, 7168)
+    ('fp8 block-scaled 128x128 (E8M0 scales), MXFP4 experts', 8, 11698176)
+    """
+    dtype = cfg.get("expert_dtype", "fp8")
+    if dtype == "fp8":
+        return scheme
+    if dtype != "fp4":
+        raise ConfigError(f"{origin}: field 'expert_dtype' = {dtype!r:.40} is not a layout "
+                          "this library counts (fp4, fp8)")
+    if scheme.method != "fp8" or scheme.bits_tensor:
+        raise ConfigError(f"{origin}: field 'expert_dtype' = 'fp4' beside a "
+                          f"{scheme.label} scheme: DeepSeek-V4's layout is fp8 blocks")
+    return replace(scheme, label=f"{scheme.label} (E8M0 scales), MXFP4 experts", bits_scale=8,
+                   expert_scheme=Scheme("mxfp4", "MXFP4 experts", 4, 1, 32, 8,
+                                        experts_only=True),
+                   fp32_mixers=True)
+
+
+def _fp32_params(model: Any) -> int:
+    """DeepSeek-V4's parameters kept in fp32 (:func:`deepseek_v4_scheme`): per compressed
+    attention block its sinks (one a head) and its compressors' position biases (m_c x c_o
+    d_head, the indexer's m_c x c_o d_I), per block the two hyper-connection mixers
+    ((2 + n)n x n d, (2 + n)n and 3 each), and the hyper-connection head (n x n d, n, 1)."""
+    n32 = 0
+    for run in model.layers:
+        a, per = run.attention, 0
+        if a is not None and a.o_groups:
+            per += a.n_heads + a.compress * a.overlap * (a.d_head + (a.index_dim
+                                                                     if a.index_heads else 0))
+        if run.hc:
+            n = run.hc
+            per += 2 * ((2 + n) * n * n * model.d_model + (2 + n) * n + 3)
+        n32 += run.count * per
+    hc = max((run.hc for run in model.layers), default=0)
+    if hc:
+        n32 += hc * hc * model.d_model + hc + 1
+    return n32
+
+
 # ---- the matrices of a model --------------------------------------------------------------------
 @record
 class Tensor:
@@ -558,6 +622,24 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
             yield Tensor(p + "self_attn.indexer.wk", a.index_dim, d)
             yield Tensor(p + "self_attn.indexer.weights_proj", a.index_heads, d,
                          quantizable=False)
+        return
+    if a.o_groups:  # DeepSeek-V4 (FAMILIES.md section 14.18): its checkpoint's names
+        yield Tensor(p + "attn.wq_a", a.q_lora_rank, d)
+        yield Tensor(p + "attn.wq_b", h * dh, a.q_lora_rank)
+        yield Tensor(p + "attn.wkv", dh, d)
+        yield Tensor(p + "attn.wo_a", a.o_groups * a.o_lora_rank, h * dh // a.o_groups)
+        yield Tensor(p + "attn.wo_b", d, a.o_groups * a.o_lora_rank)
+        if a.overlap:  # the compressors' projections stay in bf16
+            for w in ("wkv", "wgate"):
+                yield Tensor(p + f"attn.compressor.{w}", a.overlap * dh, d, quantizable=False)
+            if a.index_heads:
+                for w in ("wkv", "wgate"):
+                    yield Tensor(p + f"attn.indexer.compressor.{w}", a.overlap * a.index_dim, d,
+                                 quantizable=False)
+                yield Tensor(p + "attn.indexer.wq_b", a.index_heads * a.index_dim,
+                             a.q_lora_rank)
+                yield Tensor(p + "attn.indexer.weights_proj", a.index_heads, d,
+                             quantizable=False)
         return
     dv = a.d_v or dh
     gate_fused = a.gate == dh  # Qwen3-Next: q_proj holds the queries and the gate
@@ -667,7 +749,8 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     for t in tensors(model):
         n = t.rows * t.cols * t.count
         if _quantized(scheme, t):
-            b = t.count * Fraction(scheme.matrix_bytes(t.rows, t.cols))
+            layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
+            b = t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
         else:
             b = Fraction(n * PLAIN_BITS, 8)
         if t.expert:
@@ -684,7 +767,12 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
         raise ConfigError(f"{model.name}: the experts' matrices listed ({expert_params:,}) "
                           "differ from the count; shipped bytes not modelled for this layout")
     rest = model.total_params - expert_params - matrix_params  # plain 16-bit tensors
+    if rest < 0:  # the matrices listed are not the model's
+        raise ConfigError(f"{model.name}: the matrices listed ({expert_params + matrix_params:,}) "
+                          "exceed the count; shipped bytes not modelled for this layout")
     other_bytes += Fraction(rest * PLAIN_BITS, 8)
+    if scheme.fp32_mixers:
+        other_bytes += Fraction(_fp32_params(model) * (32 - PLAIN_BITS), 8)
     if scheme.router_bias_bits != PLAIN_BITS:
         biases = sum(run.count * run.mlp.n_experts for run in model.layers
                      if run.mlp is not None and run.mlp.is_moe and run.mlp.router_bias)

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import MLP, Attention, Extra, GatedDeltaNet, KimiDeltaAttention, Layers, Mamba2, Model
-from .quantization import find_scheme, native_bits
+from .quantization import deepseek_v4_scheme, find_scheme, native_bits
 
 __all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
            "COUNT_KEYS"]
@@ -2292,6 +2292,8 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     kw = FAMILIES[family](reader)
     reader.check_unread()
     scheme = find_scheme(cfg, origin)
+    if family == "deepseek_v4" and scheme is not None:  # experts outside quantization_config
+        scheme = deepseek_v4_scheme(scheme, cfg, origin)
     model = Model(name=name or family, family=family, source=source, **kw)
     if scheme is None:
         return model

@@ -310,6 +310,13 @@ UNCOUNTED: dict[str, str] = {
                   "layer: its cache is counted at a given context, not per token), and for an "
                   "engine the pages it allocates for that cache, which are not counted",
 }
+#: What ``describe`` and the page's calculators print for the cache per token where it is
+#: missing (above) but the cache at the context is counted: the mean over the context and
+#: batch asked, named as such (``{mean}``: bytes, printed with ``,.0f``). Exported with the
+#: catalog (``book/export.py``); the calculator appendix prints it, so that a translated
+#: edition's catalog of that page holds its translation, which its calculators fill.
+KV_PER_TOKEN_MEAN = ("not proportional to the context; {mean} B a token on average at this "
+                     "context")
 
 # A KV-sharing layer (Gemma 4 E2B/E4B, ``num_kv_shared_layers``) has no key or value
 # projections and no cache of its own: it adds nothing to the stored cache (kv_layer,

@@ -120,7 +120,12 @@ const UI = (function () {
       ops: true, step: true},
     critical_batch_size: {label: "critical batch size", unit: "sequences",
       none: "never, at this context"},
-    kv_cache_bytes_per_token: {label: "KV cache per token, all layers", unit: "B", exact: true},
+    // a cache not proportional to the context has no figure per token: describe's sentence,
+    // the mean over the context and batch asked (catalog_data's templates)
+    kv_cache_bytes_per_token: {label: "KV cache per token, all layers", unit: "B", exact: true,
+      missing: (e) => (e.kv_cache_bytes === null || e.kv_cache_bytes === undefined ? null
+        : {template: CATALOG.templates.kv_per_token_mean, args: {mean: pyFormat(
+          e.kv_cache_bytes / (e.context * e.batch), ",.0f")}})},
     kv_cache_bytes: {label: "KV cache of the batch", unit: "GB", scale: GB},
     kv_cache_bytes_full_storage: {label: "the same if every layer kept every token",
       unit: "GB", scale: GB},
@@ -222,8 +227,15 @@ const UI = (function () {
     node.dataset.scale = String(o.exact ? 1 : o.scale || 1);
     node.dataset.value = v === null || v === undefined ? "" : String(v);
     const unit = node.nextElementSibling;
+    delete node.dataset.template;
+    delete node.dataset.args;
     if (v === null || v === undefined) {
-      node.textContent = o.none || "–";
+      const said = o.missing ? o.missing(e) : null;
+      node.textContent = said ? Estimate.fillTemplate(said.template, said.args) : o.none || "–";
+      if (said) {  // a translated edition fills its own template (tools/sphinx_widgets.py)
+        node.dataset.template = said.template;
+        node.dataset.args = JSON.stringify(said.args);
+      }
       if (unit) unit.hidden = true;
       return;
     }
