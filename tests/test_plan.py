@@ -140,5 +140,10 @@ def test_a_kept_formula_value_is_the_one_its_arguments_compute():
     assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
     assert call("tokens_per_user", {"tpot": -0.0}) == float("-inf")
     assert call("tokens_per_user", {"tpot": 0.0}) == float("inf")
+    # numpy's floats too (np.float64 is a float subclass, np.float32 is not): 1 / -0.0 is -inf
+    for t in (np.float64, np.float32):
+        with np.errstate(divide="ignore"):
+            assert call("tokens_per_user", {"tpot": t(0.0)}) == float("inf")
+            assert call("tokens_per_user", {"tpot": t(-0.0)}) == float("-inf")
     got = call("tokens_per_user", {"tpot": np.array([0.5, 0.25])})
     assert got.tolist() == [2.0, 4.0]

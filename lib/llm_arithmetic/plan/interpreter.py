@@ -77,11 +77,12 @@ _CALLS_MAX = 1 << 15
 
 def _call_key(name: str, args: Mapping[str, Any]) -> tuple:
     """A key that tells apart what compares equal but may compute differently: an argument's
-    type (2, 2.0, Fraction(2), True) and a zero's sign."""
+    type (2, 2.0, Fraction(2), True) and a zero's sign (a Python or a numpy float's)."""
     key: list[Any] = [name]
     for k, v in args.items():
         t = type(v)
-        key.append((k, t, ("zero", math.copysign(1.0, v)) if t is float and v == 0 else v))
+        signed = isinstance(v, (float, np.floating)) and v == 0
+        key.append((k, t, ("zero", math.copysign(1.0, v)) if signed else v))
     return tuple(key)
 
 
