@@ -365,8 +365,8 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
         except (InputError, ValueError):
             continue  # a family the library refuses (its own tests)
         for mix in ("q4_k_m", "q3_k_m", "q5_k_m"):
-            if m.family == "falcon":
-                continue  # llama.cpp's own rules for Falcon, refused (formats.py)
+            if m.family in ("falcon", "deepseek_v4"):
+                continue  # refused (formats.py): test_llama_cpp_mixes_refuse_deepseek_v4
             if any(r.mlp is not None and r.mlp.latent for r in m.layers):
                 tensors = mix_tensors(m, mix)
                 assert all(n > 0 for _, n, _ in tensors), m.name
@@ -378,3 +378,20 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
     assert checked > 200
     n3 = resolve_model("nemotron-3-super")
     assert sum(n for _, n, _ in mix_tensors(n3, "q4_k_m")) == n3.total_params == 120_668_707_840
+
+
+def test_llama_cpp_mixes_refuse_deepseek_v4():
+    """A llama.cpp file type's tensors are a plain attention's (d x H d_h queries and output,
+    separate keys and values): DeepSeek-V4-Flash's low-rank queries are d r_q + r_q H d_h =
+    4,096 x 1,024 + 1,024 x 32,768 = 37,748,736 weights a layer, not 4,096 x 64 x 512 =
+    134,217,728, and its compressors, indexer and hyper-connection mixers have no tensor
+    there (FAMILIES.md 14.18): the mix is refused, not counted from the wrong shapes."""
+    from llm_arithmetic.catalog.formats import mix_bits, mix_tensors
+    from llm_arithmetic.core.errors import InputError
+
+    for name in ("deepseek-v4-flash", CONFIGS / "deepseek-v4-pro.json"):
+        m = get_model(name) if isinstance(name, str) else read_config(name)
+        for call in (lambda: mix_tensors(m, "q4_k_m"), lambda: mix_bits(m, "q4_k_m"),
+                     lambda: estimate(m, weights="q4_k_m")):
+            with pytest.raises(InputError, match="compressed attention"):
+                call()
