@@ -367,9 +367,12 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
         for mix in ("q4_k_m", "q3_k_m", "q5_k_m"):
             if m.family in ("falcon", "deepseek_v4"):
                 continue  # refused (formats.py): test_llama_cpp_mixes_refuse_deepseek_v4
+            # every tensor counted once: the tensors add up to the decoder (mix_tensors
+            # refuses a model whose tensors it does not know, which fails here)
+            tensors = mix_tensors(m, mix)
+            assert all(n > 0 for _, n, _ in tensors), m.name
+            assert sum(n for _, n, _ in tensors) == m.language_model_params, (m.name, mix)
             if any(r.mlp is not None and r.mlp.latent for r in m.layers):
-                tensors = mix_tensors(m, mix)
-                assert all(n > 0 for _, n, _ in tensors), m.name
                 latent.append(m.name)
             b = float(weight_bits(m, mix))
             assert 3.4375 <= b <= 32, (m.name, mix, b)   # Q3_K (110 B a 256-block) to F32
@@ -378,6 +381,93 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
     assert checked > 200
     n3 = resolve_model("nemotron-3-super")
     assert sum(n for _, n, _ in mix_tensors(n3, "q4_k_m")) == n3.total_params == 120_668_707_840
+
+
+def test_llama_cpp_tensors_of_the_2025_26_families_add_up_to_the_decoder():
+    """The tensors of a llama.cpp file fell short of, or beyond, the decoder for the Qwen3.5,
+    Qwen3-Next, Gemma 4, Step 3.7 and MiMo-V2-Flash families (Qwen3.5-27B: 26,392,681,984
+    against 26,895,998,464; Gemma 4 E2B: 2,257,291,776 against 4,628,569,344), so
+    ``mix_bits`` divided by the wrong count. Each shape below is read off the family's
+    config.json by hand:
+
+    - gated attention (Qwen3.5-27B: d 5,120, 24 heads of 256, ``attn_output_gate``): the
+      query projection carries the gate, 2 x 5,120 x 24 x 256 = 62,914,560 weights, in each
+      of the 16 full-attention layers (every 4th of 64);
+    - per-head gates (Step 3.7 Flash: 64 heads, d 4,096): a d x 64 = 262,144 gate a layer;
+    - values narrower than keys (MiMo-V2-Flash: 64 heads, values of 128, d 4,096): an
+      output projection of 64 x 128 x 4,096 = 33,554,432;
+    - values = keys (Gemma 4 31B, ``attention_k_eq_v``): no attn_v in its 10 global layers
+      (60 layers, every 6th global), so 50 value projections;
+    - per-layer embeddings (Gemma 4 E2B: vocabulary 262,144 x 35 layers x 256) and
+      keys/values shared from earlier layers (the last 20 of 35, ``num_kv_shared_layers``):
+      a per_layer_token_embd of 2,348,810,240 and 15 key projections."""
+    from llm_arithmetic.catalog.formats import mix_tensors
+
+    def tensors(name):
+        m = get_model(name)
+        out = mix_tensors(m, "q4_k_m")
+        assert sum(n for _, n, _ in out) == m.language_model_params, name
+        return out
+
+    def sizes(out, prefix):
+        return [n for name, n, _ in out if name.startswith(prefix)]
+
+    assert sizes(tensors("qwen3.5-27b"), "attn_q") == [62_914_560] * 16
+    assert sizes(tensors("step-3.7-flash"), "attn_gate") == [262_144] * 45
+    assert set(sizes(tensors("mimo-v2-flash"), "attn_output")) == {33_554_432}
+    assert len(sizes(tensors("gemma-4-31b"), "attn_v")) == 50
+    e2b = tensors("gemma-4-e2b")
+    assert sizes(e2b, "per_layer_token_embd") == [2_348_810_240]
+    assert len(sizes(e2b, "attn_k")) == 15
+    for name in ("qwen3.5-35b-a3b", "qwen3.5-397b-a17b", "qwen3-next-80b-a3b",
+                 "gemma-4-26b-a4b", "gemma-4-e4b"):
+        tensors(name)
+
+
+def test_llama_cpp_tensors_match_a_published_file_size():
+    """sokann/Qwen3.5-27B-GGUF-4.165bpw (stored page https://hugingapi.com/sokann/
+    Qwen3.5-27B-GGUF-4.165bpw) publishes its recipe, every tensor q4_K except the FFN of the
+    layers not in a list at q3_K, and llama.cpp's load report: model size 13.040 GiB
+    (4.165 BPW), repeating layers 24.353 B parameters. The tensors here, typed by that
+    recipe (norms, convolutions and other 1-D tensors F32), give the same size to the
+    three decimals printed (+-0.0005 GiB, about 0.5 MB; the file's metadata is not in
+    llama.cpp's model size), and the layers' parameters to the digits printed."""
+    from fractions import Fraction
+
+    from llm_arithmetic.catalog.formats import mix_tensors
+
+    m = get_model("qwen3.5-27b")
+    high = {*range(16), *range(18, 64, 3)}
+    layer, bits, n = 0, Fraction(0), 0
+    for name, p, b in mix_tensors(m, "q4_k_m"):
+        n += p
+        if b == 32:
+            t = Fraction(32)
+        elif name.startswith("ffn"):
+            t = Fraction(144, 32) if layer in high else Fraction(110, 32)   # q4_K, q3_K
+        else:
+            t = Fraction(144, 32)
+        bits += p * t
+        layer += name == "norms"
+    assert abs(float(bits / 8) / 2**30 - 13.040) <= 0.0005
+    assert round(float(bits / n), 3) == 4.165
+    head = 2 * 248_320 * 5_120 + 5_120   # token_embd, output, output_norm (config.json)
+    assert round((n - head) / 1e9, 3) == 24.353
+
+
+def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):
+    """A model whose tensors do not add up to its decoder is refused with one line naming
+    it, rather than given bits per weight over the wrong count."""
+    from llm_arithmetic.catalog import formats
+    from llm_arithmetic.catalog.model import Model
+    from llm_arithmetic.core.errors import InputError
+
+    m = get_model("llama-2-7b")
+    true = m.language_model_params
+    monkeypatch.setattr(Model, "language_model_params", property(lambda self: true + 1))
+    with pytest.raises(InputError, match=r"^llama-2-7b: its llama.cpp tensors are not "
+                                         r"modelled here .*\)$"):
+        formats.mix_tensors(m, "q4_k_m")
 
 
 def test_llama_cpp_mixes_refuse_deepseek_v4():

@@ -322,6 +322,16 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     attn_v in a 70B Llama, a fallback for rows that are not whole super-blocks; 1-D tensors stay
     F32 and routers F16. A mix with an ``experts`` type (``mxfp4_moe``) gives it to every routed
     expert's matrices.
+
+    The attention's tensors follow the block's record: an output gate (Qwen3-Next and
+    Qwen3.5's per-channel gate widens attn_q; a per-head gate, Step and Laguna, is attn_gate),
+    values of their own width (``d_v``), no attn_v where the values are the keys
+    (``kv_tied``), neither attn_k nor attn_v where an earlier layer's are read
+    (``kv_shared``); per-layer embeddings (Gemma 4 E2B/E4B) are llama.cpp's
+    per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm and each block's
+    inp_gate, proj and post_norm (the names of llama.cpp's Gemma 3n tensor list,
+    https://github.com/ggml-org/llama.cpp/blob/3679b65db16ebaabba95a893c62eb6c4840e832c/src/llama-arch.cpp).
+    A model whose tensors do not add up to its decoder is refused (:class:`InputError`).
     """
     key = mix.strip().lower()
     if key not in MIXES:
@@ -340,7 +350,11 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     d = model.d_model
     n_layers = model.n_layers
     attn_runs = [run for run in model.layers if run.attention is not None]
-    n_attn_v = sum(run.count for run in attn_runs)
+    # llama.cpp counts attn_v tensors (qs.n_attention_wv): a block whose values are its keys
+    # (Gemma 4's kv_tied) or an earlier layer's (kv_shared) has none
+    n_attn_v = sum(run.count for run in attn_runs
+                   if run.attention.is_mla or not (run.attention.kv_tied
+                                                   or run.attention.kv_shared))
     n_experts = model.n_experts
     heads = {run.attention.n_heads // run.attention.n_kv_heads for run in attn_runs
              if not run.attention.is_mla}
@@ -363,6 +377,15 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 typed("output", 0, 1, d) if model.tied else bits[m.default]))
     if model.n_positions:
         out.append(("position_embd", model.n_positions * d, _F16))
+    ple = model.d_ple * n_layers
+    if ple:
+        # per-layer embeddings (Gemma 4 E2B/E4B): llama.cpp's per_layer_token_embd takes
+        # token_embd's rule (the mix's default type under the K-quants), its projection
+        # per_layer_model_proj the default rule, per_layer_proj_norm stays F32
+        out.append(("per_layer_token_embd", model.n_vocab_ple * ple,
+                    typed("token_embd", 0, 1, ple)))
+        out.append(("per_layer_model_proj", d * ple, typed("other", 0, 1, d)))
+        out.append(("per_layer_proj_norm", model.d_ple, _F32))
     i_v = 0
     layer = 0
     for run in model.layers:
@@ -386,18 +409,37 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                                 typed("other", layer, n_layers, d)))
                     out.append(("attn norms", a_params - a_mm, _F32))
                 else:
+                    # values of their own width (MiMo-V2-Flash's d_v), none where they are
+                    # the keys (kv_tied) and neither keys nor values where an earlier layer's
+                    # are read (kv_shared); an output gate of ``gate`` per head: Qwen3-Next's
+                    # and Qwen3.5's (gate = d_head) sits in attn_q, twice as wide, a gate
+                    # per head (Step, Laguna) is a d x H tensor of its own
+                    d_v = a.d_v or a.d_head
                     q = d * a.n_heads * a.d_head
-                    kv = d * a.n_kv_heads * a.d_head
+                    gate = d * a.n_heads * a.gate
+                    k = 0 if a.kv_shared else d * a.n_kv_heads * a.d_head
+                    v = 0 if a.kv_shared or a.kv_tied else d * a.n_kv_heads * d_v
+                    o = a.n_heads * d_v * d
+                    if q + gate + k + v + o != a_mm:
+                        raise InputError(f"{model.name}: the projections of its attention "
+                                         f"({a.describe()}) are not modelled as llama.cpp "
+                                         "tensors here")
                     if fused:
-                        out.append(("attn_qkv", q + 2 * kv, typed("attn_v", i_v, n_attn_v, d)))
+                        out.append(("attn_qkv", q + k + v, typed("attn_v", i_v, n_attn_v, d)))
                     else:
-                        out.append(("attn_q", q, typed("attn_q", layer, n_layers, d)))
-                        out.append(("attn_k", kv, typed("attn_k", layer, n_layers, d)))
-                        out.append(("attn_v", kv, typed("attn_v", i_v, n_attn_v, d)))
-                    out.append(("attn_output", a.n_heads * a.d_head * d,
-                                typed("attn_output", layer, n_layers, a.n_heads * a.d_head)))
+                        fused_gate = a.gate == a.d_head
+                        out.append(("attn_q (with its output gate)" if gate and fused_gate
+                                    else "attn_q", q + (gate if fused_gate else 0),
+                                    typed("attn_q", layer, n_layers, d)))
+                        if gate and not fused_gate:
+                            out.append(("attn_gate", gate, typed("other", layer, n_layers, d)))
+                        out.append(("attn_k", k, typed("attn_k", layer, n_layers, d)))
+                        out.append(("attn_v", v, typed("attn_v", i_v, n_attn_v, d)))
+                    out.append(("attn_output", o,
+                                typed("attn_output", layer, n_layers, a.n_heads * d_v)))
                     out.append(("attn biases and norms", a_params - a_mm, _F32))
-                i_v += 1
+                if a.is_mla or not (a.kv_tied or a.kv_shared):
+                    i_v += 1
             if mixer is not None:
                 out.append(("ssm projections", mix_mm, typed("ssm", layer, n_layers, d)))
                 out.append(("ssm conv, biases, norms", mix_params - mix_mm, _F32))
@@ -436,12 +478,23 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                     counted += d * mlp.n_experts
                 out.append(("ffn biases, router bias, gates", mlp_params - counted, _F32))
             out.append(("norms", run.norms * d, _F32))
+            if model.d_ple:
+                out.append(("inp_gate, proj (per-layer embedding)", 2 * d * model.d_ple,
+                            typed("other", layer, n_layers, d)))
+                out.append(("post_norm (per-layer embedding)", d, _F32))
             layer += 1
     if not model.tied:
         out.append(("output", model.n_vocab * d, typed("output", 0, 1, d)))
     out.append(("output_norm and head bias", model.embedding_params - model.n_vocab * d
                 * (1 if model.tied else 2) - model.n_positions * d, _F32))
-    return [(name, n, b) for name, n, b in out if n]
+    out = [(name, n, b) for name, n, b in out if n]
+    total, decoder = sum(n for _, n, _ in out), model.language_model_params
+    if total != decoder or any(n < 0 for _, n, _ in out):
+        # a family whose tensors this function does not know: refuse rather than divide bits
+        # by the wrong count
+        raise InputError(f"{model.name}: its llama.cpp tensors are not modelled here (they "
+                         f"add up to {total:,} parameters, the decoder has {decoder:,})")
+    return out
 
 
 def mix_bits(model: Model, mix: str) -> Fraction:
