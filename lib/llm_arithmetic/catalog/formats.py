@@ -26,7 +26,7 @@ from ..core.units import to_fraction
 from .format_compute import plan_format
 
 if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
-    from .model import Model
+    from .model import Attention, Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
@@ -352,9 +352,10 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     attn_runs = [run for run in model.layers if run.attention is not None]
     # llama.cpp counts attn_v tensors (qs.n_attention_wv): a block whose values are its keys
     # (Gemma 4's kv_tied) or an earlier layer's (kv_shared) has none
-    n_attn_v = sum(run.count for run in attn_runs
-                   if run.attention.is_mla or not (run.attention.kv_tied
-                                                   or run.attention.kv_shared))
+    def has_attn_v(a: Attention) -> bool:
+        return a.is_mla or not (a.kv_tied or a.kv_shared)
+
+    n_attn_v = sum(run.count for run in attn_runs if has_attn_v(run.attention))
     n_experts = model.n_experts
     heads = {run.attention.n_heads // run.attention.n_kv_heads for run in attn_runs
              if not run.attention.is_mla}
@@ -438,7 +439,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                     out.append(("attn_output", o,
                                 typed("attn_output", layer, n_layers, a.n_heads * d_v)))
                     out.append(("attn biases and norms", a_params - a_mm, _F32))
-                if a.is_mla or not (a.kv_tied or a.kv_shared):
+                if has_attn_v(a):
                     i_v += 1
             if mixer is not None:
                 out.append(("ssm projections", mix_mm, typed("ssm", layer, n_layers, d)))

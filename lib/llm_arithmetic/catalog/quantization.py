@@ -569,20 +569,22 @@ def _fp32_params(model: Any) -> int:
     """DeepSeek-V4's parameters kept in fp32 (:func:`deepseek_v4_scheme`): per compressed
     attention block its sinks (one a head) and its compressors' position biases (m_c x c_o
     d_head, the indexer's m_c x c_o d_I), per block the two hyper-connection mixers
-    ((2 + n)n x n d, (2 + n)n and 3 each), and the hyper-connection head (n x n d, n, 1)."""
-    n32 = 0
+    ((2 + n)n x n d, (2 + n)n and 3 each: hyper_norm_params without the norms), and the
+    hyper-connection head (hyper_head_params: n x n d, n, 1)."""
+    from .. import numeric as N
+
+    d, n32 = model.d_model, 0
     for run in model.layers:
         a, per = run.attention, 0
         if a is not None and a.o_groups:
             per += a.n_heads + a.compress * a.overlap * (a.d_head + (a.index_dim
                                                                      if a.index_heads else 0))
         if run.hc:
-            n = run.hc
-            per += 2 * ((2 + n) * n * n * model.d_model + (2 + n) * n + 3)
+            per += N.hyper_norm_params(d_model=d, norm_vecs_layer=0, hc_streams=run.hc)
         n32 += run.count * per
     hc = max((run.hc for run in model.layers), default=0)
     if hc:
-        n32 += hc * hc * model.d_model + hc + 1
+        n32 += N.hyper_head_params(d_model=d, hc_streams=hc)
     return n32
 
 

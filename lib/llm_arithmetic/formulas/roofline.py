@@ -169,13 +169,15 @@ def batched_step_flops(*, seq_flops, batch=1):
     return batch * seq_flops
 
 
-def _positive_form(root):
+def _positive_form(root, expand=False):
     """``root`` as numerator / denominator with a numerator that has no leading minus sign
     (the numerators here are products of positive quantities), so that the root is positive
-    exactly when the denominator is."""
+    exactly when the denominator is; with ``expand`` the denominator multiplied out."""
     num, den = sp.fraction(sp.together(root))
     if num.could_extract_minus_sign():
         num, den = -num, -den
+    if expand:
+        den = sp.expand(den)
     return num / den, den
 
 
@@ -348,11 +350,7 @@ def critical_context(*, kv_cache_bytes_per_token, matmul_params, n_layers, n_hea
     _, denominator = _solve_critical(1, kv_cache_bytes_per_token * _S, per_seq, bandwidth, peak_flops,
                                      attention, attn_peak_flops)
     (root,) = sp.solve(denominator, _S)
-    num, root_denominator = sp.fraction(sp.together(root))
-    if num.could_extract_minus_sign():  # as _positive_form, the denominator multiplied out
-        num, root_denominator = -num, -root_denominator
-    root_denominator = sp.expand(root_denominator)
-    root = num / root_denominator
+    root, root_denominator = _positive_form(root, expand=True)
     return sp.Piecewise((sp.oo, sp.Le(root_denominator, 0)), (root, True), evaluate=False)
 
 
