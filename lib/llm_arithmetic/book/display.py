@@ -401,6 +401,27 @@ def model_name(model: Any) -> str:
     return getattr(model, "label", "") or getattr(model, "name", str(model))
 
 
+def stepwise_cache_note(model: Any, label: str, context: int, at: str) -> str | None:
+    """The footnote of a table row whose model has a cache that is not proportional to the
+    context (DeepSeek-V4's compressed attention: a window and one entry per m_c tokens), so no
+    figure per token: what it grows by, and its mean per token at ``context`` tokens (``at``
+    says that context in the caption's words) [B]. None for a model with a cache per token.
+
+    >>> from llm_arithmetic import get_model
+    >>> stepwise_cache_note(get_model("llama-2-7b"), "Llama 2 7B", 4096, "4K tokens") is None
+    True
+    >>> print(stepwise_cache_note(get_model("deepseek-v4-flash"), "V4", 131072, "128K tokens"))
+    V4's cache grows by steps (a window, one entry per 4 or 128 tokens), so it has no figure per token: at 128K tokens it is 7,016 B a token on average
+    """
+    if not model.uncounted_for("kv_layer"):
+        return None
+    ratios = sorted({run.attention.compress for run in model.layers
+                     if run.attention is not None and run.attention.compress})
+    return (f"{label}'s cache grows by steps (a window, one entry per "
+            f"{' or '.join(str(r) for r in ratios)} tokens), so it has no figure per token: at "
+            f"{at} it is {model.kv_cache_bytes(context) / context:,.0f} B a token on average")
+
+
 def model_cell(model: Any) -> str:
     """A table cell naming a model (a Model or a catalog entry), with its catalog key under
     the name.
