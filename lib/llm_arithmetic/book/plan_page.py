@@ -15,7 +15,7 @@ from typing import Any
 
 from ..articles import all_formulas
 from ..plan.interpreter import dependencies
-from ..plan.stack import FORMS, TERMS
+from ..plan.stack import FORMS, KV_PER_TOKEN_MEAN, TERMS
 from ..plan.steps import ENGINE_STEPS, ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
 from .display import equation_latex
 
@@ -232,8 +232,6 @@ def _mean_text() -> str:
     """The sentence printed for a cache per token that a form does not have (:data:`~llm_arithmetic.
     plan.stack.KV_PER_TOKEN_MEAN`), so that a translated edition's catalog of this page holds
     its translation, which its calculators fill."""
-    from ..plan.stack import KV_PER_TOKEN_MEAN
-
     return f"""
 (plan-cache-not-proportional)=
 ## A cache not proportional to the context

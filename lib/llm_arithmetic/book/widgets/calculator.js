@@ -132,6 +132,12 @@ const Estimate = (function () {
     return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: null};
   }
 
+  // the forecast's chip class of a chip (its kind's; "*" for a custom chip or a kind no class
+  // holds), as the exported forecast catalog keys its inputs and pooled terms
+  function chipClass(chip) {
+    return chip ? (CATALOG.forecast.classes[chip.kind] ?? "*") : "*";
+  }
+
   // the forecast's fitted terms for the chip's class and a runtime (forecast.forecast_inputs,
   // exported with the catalog): a lookup, not a formula; runtime null: the agnostic fit
   function forecastInputs(chip, runtime) {
@@ -140,8 +146,7 @@ const Estimate = (function () {
       throw new Error(`unknown runtime ${JSON.stringify(runtime)}; known: ${
         fc.runtimes.join(", ")}`);
     }
-    const cls = chip ? (fc.classes[chip.kind] ?? "*") : "*";
-    return fc.inputs[cls][runtime ?? ""];
+    return fc.inputs[chipClass(chip)][runtime ?? ""];
   }
 
   // forecast.forecast_caveat on the page, from what forecast.caveat_catalog exports: the same
@@ -152,7 +157,7 @@ const Estimate = (function () {
   function forecastCaveat(chip, runtime, prefill) {
     const fc = CATALOG.forecast;
     const c = fc.caveat;
-    const cls = chip ? (fc.classes[chip.kind] ?? "*") : "*";
+    const cls = chipClass(chip);
     const out = [];
     const byFit = runtime ? c.pooled[cls][runtime] : {};
     const fits = Object.keys(byFit).filter((f) => (f === "decode" || prefill)
