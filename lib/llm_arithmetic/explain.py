@@ -657,25 +657,13 @@ def _symbol(name: str) -> str:
 _ATTENTION_RATES = frozenset({"attention_peak_flops", "chip_attention_flops", "attn_peak_flops"})
 
 
-def _takes_attention_rate(steps: Mapping[str, Any], name: Any) -> bool:
+def _takes_attention_rate(ev: Any, name: Any) -> bool:
     """Whether the plan's ``name`` is built from attention's rate (``attention_peak_flops``)
     without being it: a step's effective rate (``decode_peak_flops``, ``prefill_peak_flops``,
-    ...), which mixes the weights' products and attention's."""
-    from .plan.interpreter import step_refs
-
+    ...), which mixes the weights' products and attention's (:func:`_reads`, every step down)."""
     if not isinstance(name, str) or name in _ATTENTION_RATES:
         return False
-    seen, todo = set(), [name]
-    while todo:
-        n = todo.pop()
-        if n in seen or n not in steps:
-            continue
-        seen.add(n)
-        refs = step_refs(steps[n])[0]
-        if "attention_peak_flops" in refs:
-            return True
-        todo.extend(refs)
-    return False
+    return "attention_peak_flops" in _reads(ev, name, depth=len(ev.steps))
 
 
 def _integer_rate(ev: Any, unit: str, *names: Any) -> str:
@@ -687,7 +675,7 @@ def _integer_rate(ev: Any, unit: str, *names: Any) -> str:
         return unit
     if any(isinstance(n, str) and n in _ATTENTION_RATES for n in names):
         return rate_unit(ev.get("attention_precision"), unit)
-    if any(_takes_attention_rate(ev.steps, n) for n in names):
+    if any(_takes_attention_rate(ev, n) for n in names):
         return mixed_rate_unit(ev.get("compute_precision"), ev.get("attention_precision"), unit)
     return rate_unit(ev.get("compute_precision"), unit)
 
@@ -932,17 +920,15 @@ def _source(ev: Any, step: str) -> str:
 def _caveat(e: Any, ev: Any, step: str, runtime: str | None) -> str:
     """What a forecast step's fitted terms borrow (:func:`~llm_arithmetic.forecast.
     forecast_caveat`), for the fits it reads: the decode fit's, the prefill fit's, or both."""
-    from .catalog.hardware import get_hardware
-    from .forecast import chip_class_of, forecast_caveat, load_params, resolve_runtime
+    from .forecast import chip_caveat, load_params, resolve_runtime
 
     deps = _reads(ev, step, depth=6) | {step}
     decode, prefill = "forecast_decode" in deps, "prefill_terms" in deps
     if not (decode or prefill):
         return ""
     p = load_params()
-    text, _ = forecast_caveat(p, chip_class_of(e.hardware), resolve_runtime(runtime, p),
-                              prefill=prefill, decode=decode,
-                              kind=get_hardware(e.hardware).kind if e.hardware else None)
+    text, _ = chip_caveat(p, e.hardware, resolve_runtime(runtime, p), prefill=prefill,
+                          decode=decode)
     return text or ""
 
 

@@ -109,8 +109,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "chip_class_of", "expected", "forecast", "prefill_fit_for",
            "DecodeForecast", "forecast_decode", "known_runtimes", "resolve_runtime", "build_params",
            "dequant_seconds", "estimate_dequant_seconds", "terms_for", "terms_with_errors",
-           "pooled_terms", "forecast_caveat", "unmeasured_kinds", "CAVEAT_TEMPLATES",
-           "caveat_catalog",
+           "pooled_terms", "forecast_caveat", "chip_caveat", "unmeasured_kinds",
+           "CAVEAT_TEMPLATES", "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build"]
@@ -721,6 +721,12 @@ def _pooled_by_fit(params: dict[str, Any], chip_class: str, runtime: str | None,
     return out
 
 
+def _class_keys() -> list[str]:
+    """The chip classes the page's catalogs are keyed by: each of :data:`CHIP_CLASSES`'s, then
+    ``"*"`` (another kind, or no chip)."""
+    return sorted(set(CHIP_CLASSES.values())) + ["*"]
+
+
 def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the page's calculators need to print :func:`forecast_caveat`'s text (exported with
     the catalog, :func:`forecast_catalog`): the templates (:data:`CAVEAT_TEMPLATES`), each chip
@@ -736,12 +742,9 @@ def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     from .lab.calibration import class_label
 
     p = params or load_params()
-    classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
-    pooled = {}
-    for c in classes:
-        pooled[c] = {}
-        for rt in known_runtimes(p):
-            pooled[c][rt] = _pooled_by_fit(p, c, rt, prefill=True)
+    classes = _class_keys()
+    pooled = {c: {rt: _pooled_by_fit(p, c, rt, prefill=True) for rt in known_runtimes(p)}
+              for c in classes}
     return {"templates": dict(CAVEAT_TEMPLATES), "unmeasured_kinds": list(unmeasured_kinds()),
             "labels": {c: class_label(c) for c in classes if c != "*"},
             "symbols": dict(_TERM_SYMBOLS), "pooled": pooled}
@@ -778,6 +781,19 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
     if kind is not None and kind in unmeasured_kinds():
         out.append(t["unmeasured"].format(kind=kind, label=class_label(chip_class)))
     return ("; ".join(out) or None), pooled
+
+
+def chip_caveat(params: dict[str, Any], hardware: Any, runtime: str | None,
+                prefill: bool = False, decode: bool = True
+                ) -> tuple[str | None, dict[str, list[str]]]:
+    """:func:`forecast_caveat` for a forecast on ``hardware`` (a catalogued chip or its name;
+    None: no chip), with the chip's class (:func:`chip_class_of`) and kind.
+
+    >>> chip_caveat(load_params(), "h100-sxm", "mlx-lm")[0]
+    'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
+    """
+    return forecast_caveat(params, chip_class_of(hardware), runtime, prefill=prefill,
+                           kind=get_hardware(hardware).kind if hardware else None, decode=decode)
 
 
 def terms_with_errors(params: dict[str, Any], fit_name: str, chip_class: str,
@@ -1354,7 +1370,7 @@ def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     ``""``: not named)."""
     p = params or load_params()
     runtimes = known_runtimes(p)
-    classes = sorted(set(CHIP_CLASSES.values())) + ["*"]
+    classes = _class_keys()
     return {"runtimes": runtimes, "classes": dict(CHIP_CLASSES),
             "inputs": {c: {rt or "": forecast_inputs(c, rt, p) for rt in [None, *runtimes]}
                        for c in classes},
@@ -1382,8 +1398,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, prefill_runtime = prefill_fit_for(p, runtime)
-    caveat, pooled = forecast_caveat(p, cls, runtime, prefill=e.ttft_seconds is not None,
-                                     kind=get_hardware(e.hardware).kind if e.hardware else None)
+    caveat, pooled = chip_caveat(p, e.hardware, runtime, prefill=e.ttft_seconds is not None)
     out: dict[str, Any] = {"runtime": runtime, "forecast_caveat": caveat,
                            "forecast_pooled_terms": pooled}
     # with speculation, the forecast is of a speculative step (drafts and the verify step, its

@@ -129,15 +129,12 @@ def forecast_points(curve: Curve, runtime: str | None = None,
     >>> forecast_points(c, runtime="mlx-lm")[0]["decode_caveat"]
     'mlx-lm has no measured decode rows on datacenter GPU chips: the forecast borrows the pooled k_rt, lambda_rt'
     """
-    from ..catalog.hardware import get_hardware
     # here: the forecast reads this package's measurements
-    from ..forecast import chip_class_of, forecast, forecast_caveat, load_params
+    from ..forecast import chip_caveat, forecast, load_params
 
     args = curve.estimate_args()
     first = forecast(curve.model_key, runtime=runtime, batch=1, **args)
-    chip = args["hardware"] or None
-    caveat = forecast_caveat(load_params(), chip_class_of(chip), first["runtime"],
-                             kind=get_hardware(chip).kind if chip else None)[0]
+    caveat = chip_caveat(load_params(), args["hardware"] or None, first["runtime"])[0]
     top = int(first["max_batch_per_replica"])
     grid = np.unique(np.round(2 ** np.arange(0, np.log2(top) + 1e-9, 1 / per_octave)))
     sizes = [int(b) for b in grid if b <= top]
