@@ -1037,11 +1037,10 @@ def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
     ``model`` has DeepSeek-V4's compressed attention a row is a window token or a compressed
     entry (one per m_c tokens): the mean is split into the two, so that entries are not read as
     tokens."""
-    attn = [(run.count, run.attention) for run in getattr(model, "layers", ())
-            if run.attention is not None]
-    if not any(a.o_groups for _, a in attn):
+    if model is None or not model.has_compressed_attention:
         return ("attended context (windows)",
                 f"{float(e.attended_context):,.0f} tokens per layer")
+    attn = [(run.count, run.attention) for run in model.layers if run.attention is not None]
     window = sum(n * min(e.context, a.window) for n, a in attn) / sum(n for n, _ in attn)
     return ("attended rows (window, compressed)",
             f"{float(e.attended_context):,.0f} per layer on average: {window:,.0f} window "

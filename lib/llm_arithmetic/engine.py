@@ -373,7 +373,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     spec = _engine(engine)
     settings = engine_settings(engine, flags)
     m = resolve_model(model)
-    if any(b.attention is not None and b.attention.o_groups for b in m.layers):
+    if m.has_compressed_attention:
         why = _COMPRESSED_UNMODELLED.get(engine, _COMPRESSED_UNMODELLED[""])
         raise InputError(f"{m.name}: {why.format(engine=engine)}")
     if m.uncounted:  # the plan's engine terms would count such a layer's cache as 0

@@ -341,7 +341,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     if model.family in _NOT_MODELLED:
         raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
                          "own, not modelled here")
-    if any(run.attention is not None and run.attention.o_groups for run in model.layers):
+    if model.has_compressed_attention:
         # the tensors below are a plain attention's: d x H d_h queries and output, separate
         # keys and values; none of the compressors, indexer or hyper-connection mixers
         raise InputError(f"{model.name}: the tensors of a llama.cpp file of DeepSeek-V4's "

@@ -752,6 +752,13 @@ class Model:
         """Blocks in the stack [-]."""
         return sum(run.count for run in self.layers)
 
+    @property
+    def has_compressed_attention(self) -> bool:
+        """Some block has DeepSeek-V4's compressed attention (an attention with ``o_groups`` >
+        0, the plan's form ``compressed``), whose cache and tensors the views that read a plain
+        attention's refuse."""
+        return any(run.attention is not None and run.attention.o_groups for run in self.layers)
+
     def _runs_with(self, part: str) -> list[Layers]:
         return [run for run in self.layers if getattr(run, part) is not None]
 
