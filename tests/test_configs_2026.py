@@ -674,9 +674,11 @@ def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the
     assert m.total_params == t["params"]
     assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
                                             "e_score_correction_bias": 40 * 256}
-    # the split as transformers builds it: decoder, its hyper-connection head, the head
-    assert [(e.name, e.params) for e in m.extras] == [("hyper-connection head", 4 * 4 * 4096
-                                                       + 4 + 1)]
+    # the split as transformers builds it: decoder, its hyper-connection head, the head; the
+    # MTP module transformers does not build is reported apart (test_deepseek_v4_mtp_module_...)
+    assert [(e.name, e.params) for e in m.extras][:1] == [("hyper-connection head", 4 * 4 * 4096
+                                                           + 4 + 1)]
+    assert [e.name for e in m.extras[1:]] == ["multi-token prediction"]
     assert t["by_prefix"]["model.hc_head"] == m.extras[0].params
     # 2 window-only layers, 21 CSA (overlapping, with the indexer selecting 512), 20 HCA
     kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads,
@@ -945,6 +947,88 @@ def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
     assert active == 49_779_058_787 == m.active_params
     assert m.decode_read_params == active - (129_280 - 1) * d == 48_852_386_915
     assert round(total / 1e11) == 16 and round((active - 129_280 * d) / 1e9) == 49
+
+
+# ---- DeepSeek-V4's multi-token-prediction module (FAMILIES.md section 14.18, "The MTP module") ---
+# DeepSeek's inference code (inference/model.py of the Hub repositories, as copied in
+# Mockingjay1316/deepseek-v4-flash-spark @ 0825add42734731a285e30f657b0ccfc5bad74c9, Flash, and
+# Nicooo-Wang/DeepSeek-V4-Pro-code @ 0ec3a03c2fc34f29b2e72696ceaed9ae7a373aeb, Pro; the classes
+# are the same): Transformer builds num_nextn_predict_layers MTPBlock(n + i), each a Block
+# (Attention with compress_ratios[n + i], MoE with Gate, two RMSNorms, the hc_attn_* and hc_ffn_*
+# mixers) plus e_proj and h_proj (d x d each), enorm, hnorm and norm (d each) and its own
+# hyper-connection head (hc_head_fn n_hc x n_hc d, hc_head_base n_hc, hc_head_scale 1); its
+# embed and head are the model's (self.mtp[-1].embed = self.embed). compress_ratios[43] = 0 in
+# Flash's file and [61] = 0 in Pro's: the module's attention is window-only (no compressor, no
+# indexer). Layer 43 (61) is past num_hash_layers = 3: its Gate keeps a bias of E in float32 in
+# place of tid2eid, left out as the decoder's 40 (58) score-correction biases are.
+def _v4_mtp_by_hand(d, heads, r_q, groups, r_o, experts, width, n_hc=4, d_h=512):
+    attention = (d * r_q + r_q + r_q * heads * d_h      # wq_a, q_norm, wq_b
+                 + d * d_h + d_h                        # wkv, kv_norm (one head, keys = values)
+                 + heads * d_h // groups * groups * r_o  # wo_a, grouped
+                 + groups * r_o * d + heads)            # wo_b, attn_sink
+    moe = experts * d + experts * 3 * d * width + 3 * d * width  # gate, experts, shared
+    block = attention + moe + 2 * d + 2 * ((2 + n_hc) * n_hc * n_hc * d + (2 + n_hc) * n_hc + 3)
+    own = 2 * d * d + 3 * d + n_hc * n_hc * d + n_hc + 1  # e_proj, h_proj, 3 norms, hc_head
+    return block + own
+
+
+def test_deepseek_v4_mtp_module_is_reported_apart_by_hand():
+    """Flash: attention 106,956,352 (the window-only layers' count), MoE 6,468,665,344, norms
+    8,192, mixers 786,486, e_proj and h_proj 33,554,432, three norms 12,288, the head 65,541:
+    6,610,048,635. Pro: 25,840,145,595, which is also the sum of the mtp.0.* shapes in the
+    checkpoint's tensor listing (SOURCES.md section 7, index file id 62525154746; an int8 byte of
+    the experts holds two FP4 values) without gate.bias. Not in the total (the published 284B
+    is the decoder's 284.33B: with the module it would be 290.94B), not read by a plain decode
+    step; it makes the speculation workload 'mtp' apply, as DeepSeek-V3's does."""
+    from llm_arithmetic.estimate import estimate
+
+    flash = _v4_mtp_by_hand(4096, 64, 1024, 8, 1024, 256, 2048)
+    pro = _v4_mtp_by_hand(7168, 128, 1536, 16, 1024, 384, 3072)
+    assert (flash, pro) == (6_610_048_635, 25_840_145_595)
+    listing = (128 + 512 + 1536 + 512 * 7168 + 16384 * 4096 + 7168 * 16384 + 1536 * 7168
+               + 65536 * 1536 + 7168                                  # attn.*, attn_norm
+               + 384 * (2 * 3072 * 3584 * 2 + 7168 * 1536 * 2)        # ffn.experts.*, int8
+               + 384 * 7168 + 3 * 3072 * 7168 + 7168                  # gate, shared, ffn_norm
+               + 2 * 7168 * 7168 + 3 * 7168                           # e_proj, h_proj, norms
+               + 2 * (24 * 28672 + 24 + 3) + 4 * 28672 + 4 + 1)       # hc_attn/ffn, hc_head
+    assert listing == pro
+    for name, by_hand in (("deepseek-v4-flash", flash), ("deepseek-v4-pro", pro)):
+        m = read_config(CONFIGS / f"{name}.json")
+        t = truth(CONFIGS / f"{name}.json")
+        assert [(e.name, e.params, e.in_total, e.read) for e in m.extras] == [
+            ("hyper-connection head", 4 * 4 * m.d_model + 4 + 1, True, True),
+            ("multi-token prediction", by_hand, False, False)]
+        assert m.total_params == t["params"] and m.has_mtp()
+    m = read_config(CONFIGS / "deepseek-v4-flash.json")
+    assert round(m.total_params / 1e9, 2) == 284.33
+    assert round((m.total_params + flash) / 1e9, 2) == 290.94
+    # a plain step reads none of it; speculation with the module drafts one block a token
+    plain = estimate(m, hardware="h200", context=4096)
+    spec = estimate(m, hardware="h200", context=4096, speculation="mtp")
+    assert spec.params_active == plain.params_active == 13_799_622_231
+    assert spec.decode_bytes_per_token == plain.decode_bytes_per_token
+    assert spec.speculative_tokens_per_second > plain.decode_tokens_per_second
+
+
+def test_deepseek_v4_mtp_module_attention_follows_its_compress_ratio():
+    """The module's attention is compress_ratios[n + i], as DeepSeek's Attention(layer_id)
+    reads it: a file whose 44th entry is 4 gives the module a CSA layer's compressor (kv and gate
+    d x 2 d_h, position bias 4 x 2 d_h, norm d_h: 8,393,216) and indexer (10,749,056); without a
+    44th entry (a file in transformers' layer_types form) the module is window-only, as in both
+    published checkpoints; a ratio outside 0, 4, 128 is refused naming the field."""
+    base = read_config(CONFIGS / "deepseek-v4-flash.json").extras[1].params
+    cfg = config("deepseek-v4-flash")
+    cfg["compress_ratios"] = cfg["compress_ratios"][:43] + [4]
+    assert read_config(cfg).extras[1].params == base + 8_393_216 + 10_749_056
+    cfg["compress_ratios"] = cfg["compress_ratios"][:43]
+    assert read_config(cfg).extras[1].params == base
+    cfg["num_nextn_predict_layers"] = 2
+    assert read_config(cfg).extras[1].params == 2 * base
+    cfg["compress_ratios"] = cfg["compress_ratios"][:43] + [0, 64]
+    with pytest.raises(ConfigError, match=r"field 'compress_ratios'"):
+        read_config(cfg)
+    cfg["num_nextn_predict_layers"] = 0
+    assert [e.name for e in read_config(cfg).extras] == ["hyper-connection head"]
 
 
 def test_deepseek_v4_pro_cache_at_a_million_tokens_against_the_published_ratio():

@@ -1131,18 +1131,21 @@ def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
 
 
 def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
-         own_embeddings: bool, own_head: bool = False) -> tuple[Extra, ...]:
+         own_embeddings: bool, own_head: bool = False, head: int = 0) -> tuple[Extra, ...]:
     """``modules`` multi-token-prediction modules, each two input norms of d (the token's
-    embedding and the last hidden state), a 2d x d projection of the two, its decoder
-    ``blocks``, a final norm of d, and, when the checkpoint stores them per module
-    (DeepSeek-V3), an embedding table and an output head of V x d; Qwen3.5's and Nemotron 3's
-    share the model's; Step 3.7's store an output head of V x d per module and share the
-    embedding (``own_head``). Reported apart, not in the total (transformers builds none)."""
+    embedding and the last hidden state), a 2d x d projection of the two (DeepSeek-V4: two
+    d x d, e_proj and h_proj), its decoder ``blocks``, a final norm of d, and, when the
+    checkpoint stores them per module (DeepSeek-V3), an embedding table and an output head of
+    V x d; Qwen3.5's, Nemotron 3's and DeepSeek-V4's share the model's; Step 3.7's store an
+    output head of V x d per module and share the embedding (``own_head``); ``head``: the
+    parameters of a module's own hyper-connection head (DeepSeek-V4). Reported apart, not in
+    the total (transformers builds none)."""
     if not modules:
         return ()
     d = kw["d_model"]
     tables = 2 if own_embeddings else 1 if own_head else 0
-    per = 3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
+    per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
+           + head)
     return (Extra("multi-token prediction", modules * per, False, note),)
 
 
@@ -1336,9 +1339,6 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
     r.read.update({"num_hash_layers", "mlp_layer_types"})  # hash routing: the same router weight
     hc = r.int("hc_mult", 4, kind="count")
-    # MTP (num_nextn_predict_layers): not built by transformers; its layout in DeepSeek's
-    # inference code was not examined, so it is neither counted nor reported
-    r.read.add("num_nextn_predict_layers")
     layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
     # the head (DeepseekV4HyperHead) runs on every token before the final norm: its projection
     # n_hc d -> n_hc is a matrix product, its bias and scale act on the n_hc mixing weights
@@ -1346,7 +1346,28 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                  "DeepSeek-V4's merge of its residual streams before the final norm (read by "
                  "every token: 16 d + 5 weights)", read=True,
                  matmul=N.hyper_head_matmul_params(d_model=d, hc_streams=hc))
-    return dict(_stack(r, d, layers), extras=(head,))
+    kw = _stack(r, d, layers)
+    # MTP (num_nextn_predict_layers; transformers builds none): DeepSeek's inference code
+    # (inference/model.py, MTPBlock; FAMILIES.md section 14.18) builds module i as block n + i,
+    # its attention of compress_ratios[n + i] (0, window-only, in both published files; a file
+    # without that entry, as transformers' layer_types form, is taken as 0), the model's MoE
+    # (past the hash-routed layers: its Gate's bias of E is left out, as the decoder's), two
+    # norms and two mixers; plus e_proj and h_proj (2 d^2), enorm, hnorm, norm (3 d) and its
+    # own hyper-connection head; embeddings and output head are the model's. Reported apart,
+    # not in the total, read only by speculation with the module, as DeepSeek-V3's.
+    modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    ratios = r.raw("compress_ratios", [])
+    ratios = ratios[n:n + modules] if isinstance(ratios, list) else []
+    if any(type(x) is not int or x not in V4_RATIO_TYPES for x in ratios):
+        raise ConfigError(f"{r.origin}: field 'compress_ratios' must give the "
+                          f"multi-token-prediction module(s) a ratio from "
+                          f"{sorted(V4_RATIO_TYPES)} (entries {n + 1} on), got {ratios!r:.60}")
+    ratios += [0] * (modules - len(ratios))
+    mtp = [_mtp(kw, 1, [Layers(1, attention(V4_RATIO_TYPES[x]), mlp=moe, norms=2, hc=hc)],
+                "", own_embeddings=False, head=head.params)[0].params for x in ratios]
+    return dict(kw, extras=(head,) + ((Extra(
+        "multi-token prediction", sum(mtp), False, "DeepSeek-V4's MTP module, in DeepSeek's "
+        "inference code's layout (not in Flash's published 284B)"),) if mtp else ()))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
