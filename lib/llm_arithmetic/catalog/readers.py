@@ -48,10 +48,10 @@ from typing import Any, Callable, Iterable, Mapping
 from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import MLP, Attention, Extra, GatedDeltaNet, KimiDeltaAttention, Layers, Mamba2, Model
-from .quantization import deepseek_v4_scheme, find_scheme, native_bits
+from .quantization import Scheme, deepseek_v4_scheme, find_scheme, native_bits
 
-__all__ = ["read_config", "FAMILIES", "ARCHITECTURES", "FEATURES", "LIMITS", "MAX_CONFIG_BYTES",
-           "COUNT_KEYS"]
+__all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
+           "MAX_CONFIG_BYTES", "COUNT_KEYS"]
 
 #: Largest config file read [B]; real ones are a few kB (a Llama 4 config is under 10 kB).
 MAX_CONFIG_BYTES = 1 << 20
@@ -2155,6 +2155,15 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                                 "(Qwen3-VL's, without deepstack mergers)"),
 }
 
+#: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
+#: ``quantization_config``) from the file's other fields, called as ``adjust(scheme, cfg,
+#: origin)`` by :func:`read_config`: DeepSeek-V4's ``expert_dtype`` (MXFP4 experts beside fp8
+#: blocks, E8M0 scales, fp32 mixers). A family not listed ships what its
+#: ``quantization_config`` says; a file without one has no scheme to adjust.
+SCHEME_ADJUSTERS: Mapping[str, Callable[[Scheme, Mapping[str, Any], str], Scheme]] = {
+    "deepseek_v4": deepseek_v4_scheme,
+}
+
 #: ``architectures`` (the class a runtime loads) -> the reader of the layout it builds, used
 #: when the library does not know the file's ``model_type``: Kimi K2 says ``kimi_k2`` and
 #: ``DeepseekV3ForCausalLM`` (DeepSeek-V3's layout with 384 experts), and runtimes dispatch
@@ -2313,8 +2322,9 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     kw = FAMILIES[family](reader)
     reader.check_unread()
     scheme = find_scheme(cfg, origin)
-    if family == "deepseek_v4" and scheme is not None:  # experts outside quantization_config
-        scheme = deepseek_v4_scheme(scheme, cfg, origin)
+    adjust = SCHEME_ADJUSTERS.get(family)
+    if adjust is not None and scheme is not None:
+        scheme = adjust(scheme, cfg, origin)
     model = Model(name=name or family, family=family, source=source, **kw)
     if scheme is None:
         return model
