@@ -342,8 +342,8 @@ def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_t
     from llm_arithmetic.cli import _per_token
     from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
-    assert page.evaluate("window.LLMArithmetic.catalog.templates") == {
-        "kv_per_token_mean": KV_PER_TOKEN_MEAN}
+    assert page.evaluate("window.LLMArithmetic.catalog.templates")["kv_per_token_mean"] == (
+        KV_PER_TOKEN_MEAN)
     shown = {}
     for name, context, batch in (("deepseek-v4-flash", 131072, 1),
                                  ("deepseek-v4-flash", 5000, 3), ("llama-3.1-8b", 4096, 1)):
@@ -367,6 +367,71 @@ def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_t
     # by hand (FAMILIES.md 14.18): 919,617,536 B at 131,072 tokens, 16 bits
     assert shown["deepseek-v4-flash", 131072][0] == (
         "not proportional to the context; 7,016 B a token on average at this context")
+    assert not page.errors, page.errors
+
+
+def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
+    """Where describe labels the attended rows of DeepSeek-V4's compressed attention "attended
+    rows (window, compressed)" and splits the mean into window tokens and compressed entries
+    (cli._attended_row), the page's attended_context output says the same, from the same
+    templates (exported with the catalog; template and arguments on the output for a
+    translated edition), its number still in data-value; a model without compressed
+    attention keeps "cached positions a step reads per layer" and its tokens, and the label
+    follows the model chosen."""
+    from types import SimpleNamespace
+
+    from llm_arithmetic.catalog.model_catalog import get_model
+    from llm_arithmetic.cli import _attended_row
+    from llm_arithmetic.plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT
+
+    templates = page.evaluate("window.LLMArithmetic.catalog.templates")
+    assert (templates["attended_rows_label"], templates["attended_rows_split"]) == (
+        ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT)
+    read = """() => {
+      const o = document.querySelector('output[data-key="attended_context"]');
+      return [o.closest('.lla-number').querySelector('dt').textContent, o.textContent,
+              o.dataset.value, o.dataset.template || null, o.dataset.args || null,
+              !!o.nextElementSibling && !o.nextElementSibling.hidden];
+    }"""
+    shown = {}
+    for name, context in (("deepseek-v4-flash", 4096), ("deepseek-v4-flash", 131072),
+                          ("mistral-7b", 8192)):
+        page.evaluate("""([name, context]) => {
+          document.body.innerHTML = `<div data-llm-widget="estimate" data-model="${name}"
+            data-chip="h200" data-kv="fp16" data-context="${context}" data-batch="1"
+            data-show="attended_context"></div>`;
+          window.LLMArithmetic.mountAll();
+        }""", [name, context])
+        shown[name, context] = page.evaluate(read)
+        e = estimate(name, hardware="h200", bits_kv="fp16", context=context)
+        label, value = _attended_row(SimpleNamespace(**e.as_dict()), get_model(name))
+        got = shown[name, context]
+        assert float(got[2]) == float(e.attended_context)
+        if get_model(name).has_compressed_attention:
+            assert got[:2] == [label, value] and got[3] == ATTENDED_ROWS_SPLIT
+            assert ATTENDED_ROWS_SPLIT.format(**json.loads(got[4])) == value and not got[5]
+        else:
+            assert got[:2] == ["cached positions a step reads per layer",
+                               f"{float(e.attended_context):,.0f}"] and got[3:] == [None,
+                                                                                 None, True]
+    # by hand (FAMILIES.md 14.18, tests/test_cli.py): at 131,072 tokens 854 a layer, 128 of
+    # them window tokens
+    assert shown["deepseek-v4-flash", 131072][:2] == [
+        "attended rows (window, compressed)",
+        "854 per layer on average: 128 window tokens, 726 compressed entries"]
+    # the label follows the model: V4 chosen in the widget's own select, then another model
+    page.evaluate("""() => {
+      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="mistral-7b"
+        data-chip="h200" data-kv="fp16" data-context="131072" data-batch="1"
+        data-show="attended_context"></div>`;
+      window.LLMArithmetic.mountAll();
+    }""")
+    labels = []
+    for name in ("deepseek-v4-flash", "mistral-7b"):
+        page.select_option('select[data-control="model"]', name)
+        labels.append(page.evaluate(read)[0])
+    assert labels == ["attended rows (window, compressed)",
+                      "cached positions a step reads per layer"]
     assert not page.errors, page.errors
 
 

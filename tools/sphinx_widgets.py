@@ -133,9 +133,10 @@ for (const el of document.querySelectorAll("[data-llm-widget]")) {
 
 
 #: The page whose catalog translates the templates the calculators fill (the forecast's
-#: caveat, :data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, and the mean cache a token of a
+#: caveat, :data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, the mean cache a token of a
 #: cache not proportional to the context, :data:`llm_arithmetic.plan.stack.KV_PER_TOKEN_MEAN`,
-#: printed on that page).
+#: and compressed attention's attended rows, ``ATTENDED_ROWS_LABEL`` and
+#: ``ATTENDED_ROWS_SPLIT``, printed on that page).
 TEMPLATES_PAGE = "book/calculator"
 
 
@@ -146,7 +147,8 @@ def template_labels(language: str) -> dict[str, str]:
     from babel.messages.pofile import read_po
 
     from llm_arithmetic.forecast import CAVEAT_TEMPLATES
-    from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
+    from llm_arithmetic.plan.stack import (ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT,
+                                           KV_PER_TOKEN_MEAN)
 
     po = LOCALE_DIR / language / "LC_MESSAGES" / f"{TEMPLATES_PAGE}.po"
     if language in ("", "en") or not po.is_file():
@@ -154,7 +156,8 @@ def template_labels(language: str) -> dict[str, str]:
     with po.open("rb") as f:
         catalog = read_po(f)
     out = {}
-    for text in [*CAVEAT_TEMPLATES.values(), KV_PER_TOKEN_MEAN]:
+    for text in [*CAVEAT_TEMPLATES.values(), KV_PER_TOKEN_MEAN, ATTENDED_ROWS_LABEL,
+                 ATTENDED_ROWS_SPLIT]:
         m = catalog.get(text)
         if m is not None and m.string and not m.fuzzy:
             out[text] = m.string

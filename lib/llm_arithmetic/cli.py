@@ -1037,14 +1037,16 @@ def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
     ``model`` has DeepSeek-V4's compressed attention a row is a window token or a compressed
     entry (one per m_c tokens): the mean is split into the two, so that entries are not read as
     tokens."""
+    from .plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT  # the page's, too
+
     if model is None or not model.has_compressed_attention:
         return ("attended context (windows)",
                 f"{float(e.attended_context):,.0f} tokens per layer")
     attn = [(run.count, run.attention) for run in model.layers if run.attention is not None]
     window = sum(n * min(e.context, a.window) for n, a in attn) / sum(n for n, _ in attn)
-    return ("attended rows (window, compressed)",
-            f"{float(e.attended_context):,.0f} per layer on average: {window:,.0f} window "
-            f"tokens, {float(e.attended_context) - window:,.0f} compressed entries")
+    return (ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT.format(
+        rows=f"{float(e.attended_context):,.0f}", window=f"{window:,.0f}",
+        entries=f"{float(e.attended_context) - window:,.0f}"))
 
 
 def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[str, str]]:

@@ -29,7 +29,7 @@ from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONT
 from ..forecast import forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
-from ..plan.stack import KV_PER_TOKEN_MEAN
+from ..plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, KV_PER_TOKEN_MEAN
 
 __all__ = ["catalog_data", "model_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
 
@@ -130,8 +130,11 @@ def catalog_data() -> dict[str, Any]:
         # speculative workloads with a published acceptance rate (the page's stated default)
         "speculative": {k: dict(v) for k, v in SPECULATIVE_WORKLOADS.items()},
         # the sentences the calculators fill as describe does (a cache per token that a model's
-        # cache, not proportional to the context, does not have)
-        "templates": {"kv_per_token_mean": KV_PER_TOKEN_MEAN},
+        # cache, not proportional to the context, does not have; the rows a step attends to in
+        # compressed attention, window tokens and compressed entries, and their label)
+        "templates": {"kv_per_token_mean": KV_PER_TOKEN_MEAN,
+                      "attended_rows_label": ATTENDED_ROWS_LABEL,
+                      "attended_rows_split": ATTENDED_ROWS_SPLIT},
     }
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..articles import all_formulas
 from ..plan.interpreter import dependencies
-from ..plan.stack import FORMS, KV_PER_TOKEN_MEAN, TERMS
+from ..plan.stack import (ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, FORMS, KV_PER_TOKEN_MEAN,
+                          TERMS)
 from ..plan.steps import ENGINE_STEPS, ESTIMATE_STEPS, INPUTS, MODEL_STEPS, PLAN
 from .display import equation_latex
 
@@ -230,8 +231,9 @@ def page_text() -> str:
 
 def _mean_text() -> str:
     """The sentence printed for a cache per token that a form does not have (:data:`~llm_arithmetic.
-    plan.stack.KV_PER_TOKEN_MEAN`), so that a translated edition's catalog of this page holds
-    its translation, which its calculators fill."""
+    plan.stack.KV_PER_TOKEN_MEAN`), and the label and sentence of compressed attention's
+    attended rows (``ATTENDED_ROWS_LABEL``, ``ATTENDED_ROWS_SPLIT``), so that a translated
+    edition's catalog of this page holds their translations, which its calculators fill."""
     return f"""
 (plan-cache-not-proportional)=
 ## A cache not proportional to the context
@@ -242,6 +244,14 @@ state), the command line (`describe`) and the calculators print in its place the
 the context and batch asked, from this template (the word in braces is that mean in bytes):
 
 * {KV_PER_TOKEN_MEAN}
+
+The rows a decode step attends to in such a layer are of two kinds, window tokens and
+compressed entries, so where the calculators show the rows attended per layer they name them
+with this label and split their mean (in braces: the mean, the window's share, the entries'
+share), as `describe` does:
+
+* {ATTENDED_ROWS_LABEL}
+* {ATTENDED_ROWS_SPLIT}
 """
 
 

@@ -318,6 +318,15 @@ UNCOUNTED: dict[str, str] = {
 KV_PER_TOKEN_MEAN = ("not proportional to the context; {mean} B a token on average at this "
                      "context")
 
+#: What ``describe`` and the page's calculators print for the cached rows a decode step reads
+#: per attention layer where a model has DeepSeek-V4's compressed attention, whose row is a
+#: window token or a compressed entry (one per m_c tokens): the label, and the mean split into
+#: the two (``{rows}``, ``{window}``, ``{entries}``: counts printed with ``,.0f``). Exported
+#: and printed in the calculator appendix as :data:`KV_PER_TOKEN_MEAN` is.
+ATTENDED_ROWS_LABEL = "attended rows (window, compressed)"
+ATTENDED_ROWS_SPLIT = ("{rows} per layer on average: {window} window tokens, {entries} "
+                       "compressed entries")
+
 # A KV-sharing layer (Gemma 4 E2B/E4B, ``num_kv_shared_layers``) has no key or value
 # projections and no cache of its own: it adds nothing to the stored cache (kv_layer,
 # kv_stored, kv_full and the engines' allocations have no case for it) but a decode step still

@@ -40,6 +40,17 @@ const Stack = (function () {
   const nMoELayers = (m) => Plan.evaluate(m, "n_moe_layers");
   // the routed experts of the MoE layers (1 for a dense model): a field of the record
   const nExperts = (m) => Math.max(1, ...runsWith(m, "mlp").map((run) => run.mlp.n_experts));
+  // DeepSeek-V4's compressed attention (Model.has_compressed_attention: an attention with
+  // output groups), whose attended rows are window tokens and compressed entries; the window
+  // tokens a step attends to per attention layer, on average (cli._attended_row)
+  const hasCompressedAttention = (m) => runsWith(m, "attention").some(
+    (run) => run.attention.o_groups > 0);
+  function windowRows(m, context) {
+    const runs = runsWith(m, "attention");
+    const rows = runs.reduce((s, run) => s + run.count * Math.min(context,
+      run.attention.window ?? context), 0);
+    return rows / runs.reduce((s, run) => s + run.count, 0);
+  }
 
   // where the bytes of one decode step of one sequence go (Model.decode_bytes_breakdown): the
   // parts' parameters from the stack's terms, their bytes from the generated formula
@@ -166,5 +177,5 @@ const Stack = (function () {
     nMoELayers, nExperts, expertsRead, readParams, weightBytes, stepWeightBytes, kvCacheBytesPerToken,
     kvCacheBytes, kvCacheBytesFullStorage, stateBytes, seqBytes, decodeBytesBreakdown,
     attendedContext, decodeFlopsPerToken, prefillFlops, transformer, withKvHeads, uniformHeads,
-    validate, describe, isMLA};
+    validate, describe, isMLA, hasCompressedAttention, windowRows};
 })();

@@ -140,7 +140,17 @@ const UI = (function () {
       none: "unbounded"},
     params_total: {label: "parameters", unit: "billion", scale: 1e9},
     params_active: {label: "parameters used per token", unit: "billion", scale: 1e9},
-    attended_context: {label: "cached positions a step reads per layer", unit: "tokens"},
+    // in DeepSeek-V4's compressed attention a row is a window token or a compressed entry:
+    // describe's label and its split of the mean (cli._attended_row, catalog_data's templates)
+    attended_context: {label: "cached positions a step reads per layer", unit: "tokens",
+      described: (e, m) => {
+        if (!m || !Stack.hasCompressedAttention(m)) return null;
+        const window = Stack.windowRows(m, e.context);
+        return {label: CATALOG.templates.attended_rows_label,
+          template: CATALOG.templates.attended_rows_split,
+          args: {rows: pyFormat(e.attended_context, ",.0f"), window: pyFormat(window, ",.0f"),
+            entries: pyFormat(e.attended_context - window, ",.0f")}};
+      }},
     experts_read: {label: "experts read per MoE block", unit: ""},
     bandwidth: {label: "memory bandwidth", unit: "GB/s", scale: GB},
     peak_flops: {label: "dense peak", unit: "TFLOP/s", scale: 1e12, ops: true},
@@ -210,8 +220,11 @@ const UI = (function () {
       : unit.replace("FLOP", "(OP+FLOP)");
   }
 
-  function setOutput(node, key, e) {
+  function setOutput(node, key, e, m) {
     const o = OUTPUTS[key];
+    // an output whose label depends on the model (described): the label of its row
+    const dt = o.described ? node.parentElement.previousElementSibling : null;
+    if (dt) dt.textContent = o.label;
     if (!e) {
       node.textContent = "–";
       node.dataset.value = "";
@@ -236,6 +249,15 @@ const UI = (function () {
         node.dataset.template = said.template;
         node.dataset.args = JSON.stringify(said.args);
       }
+      if (unit) unit.hidden = true;
+      return;
+    }
+    const described = o.described ? o.described(e, m) : null;
+    if (described) {  // its label and sentence; data-value keeps the number
+      dt.textContent = described.label;
+      node.textContent = Estimate.fillTemplate(described.template, described.args);
+      node.dataset.template = described.template;
+      node.dataset.args = JSON.stringify(described.args);
       if (unit) unit.hidden = true;
       return;
     }
@@ -941,7 +963,7 @@ const UI = (function () {
       }
       message.textContent = notes.join(" ");
       message.classList.toggle("lla-error", r.problems.length > 0);
-      for (const [k, node] of Object.entries(outs)) setOutput(node, k, r.est);
+      for (const [k, node] of Object.entries(outs)) setOutput(node, k, r.est, r.model);
       if (caveat) {
         const sentences = r.est ? r.est.forecast_caveat_sentences : [];
         caveat.replaceChildren(...sentences.flatMap((x, i) => [i ? "; " : null, h("span", {
