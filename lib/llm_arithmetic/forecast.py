@@ -62,9 +62,9 @@ match the question asked (:func:`intervals`):
   never saw; the runtime is one it knows. A runtime measured on one chip only has no such
   ratio (without its chip the fit does not know it) and takes the unseen runtime's interval.
 * no runtime named, or a runtime without its own terms: **leave one runtime out**, each runtime
-  weighted equally (a runtime with 330 of the 446 rows must not decide alone how far an unseen
+  weighted equally (a runtime with 332 of the 448 rows must not decide alone how far an unseen
   one lands from the forecast). Leave-one-source-out is reported but not used for the interval:
-  here a source is nearly always one runtime (one page holds 235 of the 330 llama.cpp rows), so
+  here a source is nearly always one runtime (one page holds 235 of the 332 llama.cpp rows), so
   it mixes the two questions.
 
 Its upper end is capped at the bound. The stored parameters

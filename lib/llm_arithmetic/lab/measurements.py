@@ -47,7 +47,8 @@ from . import calibration
 __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOURCES", "COLUMNS",
            "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
            "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS",
-           "CUDA_GRAPHS_FIRST_BUILD", "PRE_AMPERE", "llama_cpp_build", "uses_cuda_graphs"]
+           "CUDA_GRAPHS_FIRST_BUILD", "CUDA_GRAPHS_FIRST_DATE", "PRE_AMPERE", "llama_cpp_build",
+           "uses_cuda_graphs"]
 
 #: Where the dataset lives (package data).
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "runtime_measurements.csv"
@@ -288,6 +289,9 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
     "llama.cpp-issue-threads-2025-26": "2025-26",
     # llama-bench logs in public repository files (a blog repository's post: build 8828, 2026)
     "llama-bench-repository-files-2025-26": "2025-26",
+    # the same rule for builds of May-December 2024 (CUDA graphs, Ampere or later): a blog
+    # repository's post of 16 December 2024 (build not printed; each row states its run's date)
+    "llama-bench-repository-files-2024": "2023-24",
     # first-hand llama-bench runs of scripts/device/ on a lent H200: build 11312 (0c1e5709, Oct 2026)
     "first-hand-h200-llama.cpp": "2025-26",
 }
@@ -299,6 +303,10 @@ LLAMA_CPP_BUILDS: dict[str, str] = {
 #: (commit bc4bba3, merged 8 May 2024: "updated Makefile build to enable CUDA graphs"): one graph
 #: launch per token instead of one launch per kernel, used at batch 1 on a single GPU.
 CUDA_GRAPHS_FIRST_BUILD = 2824
+#: The day PR #6766 was merged (8 May 2024): a row that prints no build number but states the
+#: date of its run (``run dated YYYY-MM-DD`` in ``runtime_version``) ran a build with CUDA graphs
+#: from that day on (the rule of "llama.cpp CUDA builds of May-December 2024", runtime_README.md).
+CUDA_GRAPHS_FIRST_DATE = "2024-05-08"
 #: NVIDIA chips of the data older than Ampere (compute capability 7.0 and 6.1,
 #: https://developer.nvidia.com/cuda-gpus), on which llama.cpp turns CUDA graphs off
 #: (``cc < GGML_CUDA_CC_AMPERE`` in ggml-cuda.cu; lowered to Volta by PR #25749, 16 July 2026,
@@ -321,9 +329,10 @@ def uses_cuda_graphs(r: RuntimeMeasurement) -> bool | None:
     """Whether a llama.cpp CUDA row ran with CUDA graphs: not when the row states its build
     had them compiled out (``GGML_CUDA_GRAPHS off``: the CMake option that defines
     ``GGML_CUDA_USE_GRAPHS``); else a build from :data:`CUDA_GRAPHS_FIRST_BUILD` on (a row
-    without a build number: its source's era, :data:`LLAMA_CPP_BUILDS`, 2025-26 counting as
-    after) on a chip of Ampere or later (:data:`PRE_AMPERE`); None for a row of another runtime
-    or backend (Metal, CPU).
+    without a build number: the date of its run where it states one, ``run dated YYYY-MM-DD``,
+    from :data:`CUDA_GRAPHS_FIRST_DATE` on; else its source's era, :data:`LLAMA_CPP_BUILDS`,
+    2025-26 counting as after) on a chip of Ampere or later (:data:`PRE_AMPERE`); None for a
+    row of another runtime or backend (Metal, CPU).
 
     >>> rows = {r.id: r for r in all_rows()}
     >>> [uses_cuda_graphs(rows[i]) for i in ("xd-llama1-4090-7b-q4_0", "xd-llama3-4090-8b-q4km",
@@ -331,14 +340,21 @@ def uses_cuda_graphs(r: RuntimeMeasurement) -> bool | None:
     [False, True, None]
     >>> uses_cuda_graphs(rows["pamp-l40s-qwen3-8b-q5km-tg128"])    # build 7199, graphs off
     False
+    >>> uses_cuda_graphs(rows["rf24-yeswearecoding-rtx3060-llama31-8b-q5km-tg512"])  # Dec 2024
+    True
     """
     if r.runtime != "llama.cpp" or not r.device.startswith("NVIDIA"):
         return None
     if re.search(r"\bGGML_CUDA_GRAPHS off\b", r.runtime_version, re.IGNORECASE):
         return False
     build = llama_cpp_build(r)
-    recent = (build >= CUDA_GRAPHS_FIRST_BUILD if build is not None
-              else LLAMA_CPP_BUILDS[r.source] == "2025-26")
+    dated = re.search(r"\brun dated (\d{4}-\d{2}-\d{2})\b", r.runtime_version)
+    if build is not None:
+        recent = build >= CUDA_GRAPHS_FIRST_BUILD
+    elif dated:
+        recent = dated.group(1) >= CUDA_GRAPHS_FIRST_DATE      # ISO dates compare as strings
+    else:
+        recent = LLAMA_CPP_BUILDS[r.source] == "2025-26"
     return recent and not any(chip in r.device for chip in PRE_AMPERE)
 
 
