@@ -576,6 +576,57 @@ def test_widget_cells_name_known_widgets_and_load_the_script():
         assert f'<p class="llm-widget-fallback">{export.WIDGET_FALLBACK}</p>' in src, where
 
 
+def _catalog_paths(js: str, expr: str, seen: frozenset = frozenset()) -> set[str]:
+    """The paths under ``CATALOG`` that the object expression ``expr`` (``c``, ``fc.caveat``,
+    ``CATALOG.templates``) may stand for in the widget source ``js``, following its
+    ``const name = a.b.c;`` bindings (every binding of a name: the source reuses short names)."""
+    head, _, rest = expr.partition(".")
+    if head == "CATALOG":
+        return {rest}
+    out = set()
+    for bound in re.findall(rf"\bconst {re.escape(head)} = ([\w$.]+);", js):
+        if head not in seen:
+            out |= {".".join(filter(None, [p, rest]))
+                    for p in _catalog_paths(js, bound, seen | {head})}
+    return out
+
+
+def test_every_template_the_widgets_fill_is_in_the_one_list():
+    """The templates the widgets fill are the one list export.widget_templates gives (which
+    tools/sphinx_widgets.template_labels translates): every ``<object>.templates.<name>`` the
+    widgets' code reads (ui.js: ``CATALOG.templates``; calculator.js: the forecast caveat's,
+    through ``const`` bindings) is in it, under the path catalog_data carries it at; the list
+    names exactly what catalog_data carries, the same sentences; and the calculator appendix
+    (plan_page, whose translated catalogs hold the translations) prints each one."""
+    from llm_arithmetic.book import plan_page
+
+    listed = export.widget_templates()
+    data = export.catalog_data()
+    for path, text in listed.items():
+        node = data
+        for part in path.split("."):
+            node = node[part]
+        assert node == text, path
+    carried = {f"templates.{k}" for k in data["templates"]} | {
+        f"forecast.caveat.templates.{k}" for k in data["forecast"]["caveat"]["templates"]}
+    assert carried == set(listed)
+    read = set()
+    for name in bundle.JS_SOURCES:
+        js = (bundle.WIDGETS_DIR / name).read_text(encoding="utf-8")
+        code = re.sub(r"//[^\n]*", "", js)
+        assert not re.search(r"\btemplates\s*\[", code), f"{name}: a template read by index"
+        for m in re.finditer(r"([\w$.]+)\.templates\.(\w+)", code):
+            paths = {".".join(filter(None, [p, "templates", m.group(2)]))
+                     for p in _catalog_paths(code, m.group(1))}
+            assert paths, f"{name}: {m.group(0)} is not read from the catalog"
+            assert paths <= set(listed), f"{name}: {m.group(0)} is not in widget_templates"
+            read |= paths
+    assert read == set(listed), set(listed) - read  # and every listed one is used
+    page = plan_page.page_text()
+    for path, text in listed.items():
+        assert f"\n* {text}\n" in page, path
+
+
 def test_export_is_deterministic_and_complete(tmp_path):
     a = bundle.bundle_source()
     assert a == bundle.bundle_source()

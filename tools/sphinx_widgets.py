@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import llm_arithmetic
-from llm_arithmetic.book.export import catalog_data
+from llm_arithmetic.book.export import catalog_data, widget_templates
 
 __all__ = ["setup", "formulas_classic_source", "bundle_source", "write_static", "STATIC_DIR",
            "JS_SOURCES"]
@@ -132,21 +132,18 @@ for (const el of document.querySelectorAll("[data-llm-widget]")) {
 """
 
 
-#: The page whose catalog translates the templates the calculators fill (the forecast's
-#: caveat, :data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, and the mean cache a token of a
-#: cache not proportional to the context, :data:`llm_arithmetic.plan.stack.KV_PER_TOKEN_MEAN`,
-#: printed on that page).
+#: The page whose catalog translates the templates the calculators fill
+#: (:func:`llm_arithmetic.book.export.widget_templates`: the forecast's caveat and the mean
+#: cache a token of a cache not proportional to the context, printed on that page).
 TEMPLATES_PAGE = "book/calculator"
 
 
 def template_labels(language: str) -> dict[str, str]:
-    """The translations of the templates the widgets fill, English -> translation, from
+    """The translations of the templates the widgets fill
+    (:func:`~llm_arithmetic.book.export.widget_templates`), English -> translation, from
     ``language``'s catalog of :data:`TEMPLATES_PAGE` (an entry not translated, or fuzzy, is
     left out: the page keeps the English sentence)."""
     from babel.messages.pofile import read_po
-
-    from llm_arithmetic.forecast import CAVEAT_TEMPLATES
-    from llm_arithmetic.plan.stack import KV_PER_TOKEN_MEAN
 
     po = LOCALE_DIR / language / "LC_MESSAGES" / f"{TEMPLATES_PAGE}.po"
     if language in ("", "en") or not po.is_file():
@@ -154,7 +151,7 @@ def template_labels(language: str) -> dict[str, str]:
     with po.open("rb") as f:
         catalog = read_po(f)
     out = {}
-    for text in [*CAVEAT_TEMPLATES.values(), KV_PER_TOKEN_MEAN]:
+    for text in widget_templates().values():
         m = catalog.get(text)
         if m is not None and m.string and not m.fuzzy:
             out[text] = m.string
