@@ -200,3 +200,52 @@ def test_a_mixed_step_s_rate_is_labelled_with_both_units():
     assert [a.unit for a in t.arguments if a.name == "peak_flops"] == ["(OP+FLOP)/s"]
     e8 = estimate("llama-3.1-8b", hardware="h100-sxm", weights="fp8", context=S)
     assert explain(e8, "decode_peak_flops").unit == "FLOP/s"
+
+
+# Intel Arc Pro B70: 608 GB/s and 367 INT8 TOPS dense on the XMX engines, the one rate the
+# catalog's source prints (no FP16 or FP32 rate is stored).
+# https://zolotukhin.ai/blog/2026-05-18-intel-arc-pro-b70-deep-dive-and-zincs-t-intel-plan/
+ARC_BW, ARC_INT8 = 608e9, 367e12
+
+
+def test_a_chip_lacking_a_rate_gives_what_the_estimate_gives():
+    """Both chapters' critical-context helpers (chapter 9's batching.critical_context_of,
+    chapter 6's speed_of_light.critical_context) take a missing rate as the estimate does.
+
+    The Arc Pro B70 lists an int8 rate alone. With int8 weights attention has no rate at its
+    16-bit cache's precision: the estimate runs it at the weights' int8 rate, so S∞ is the
+    one-rate closed form 2 P_mm beta / (kappa R - 4 L H d_head beta), by hand (it read NaN:
+    attention was taken infinitely fast). With 16-bit weights the chip lists neither rate, as
+    Vera Rubin (fp4 alone) does not: the estimate's FLOPs take no time and its critical batch
+    is None, so every context is past S∞, 0 in both helpers (chapter 6's read NaN)."""
+    from llm_arithmetic.book.batching import (attn_of, critical_context_expr,
+                                              critical_context_of, peak_of)
+    from llm_arithmetic.book.chapters.speed_of_light import critical_context
+    from llm_arithmetic.book.prelude import model_args
+
+    arc, rubin = get_hardware("arc-pro-b70"), get_hardware("vera-rubin")
+    assert (arc.bandwidth, arc.peak("int8"), sorted(arc.peaks)) == (ARC_BW, ARC_INT8, ["int8"])
+    assert "fp16" not in rubin.peaks and "fp8" not in rubin.peaks
+    m, model = _shapes("llama-2-7b"), get_model("llama-2-7b")
+    p_mm = m["blocks"] + m["head"]
+    by_hand = 2 * p_mm * ARC_BW / (m["kv16"] * ARC_INT8 - 4 * m["L"] * m["H"] * m["d_head"]
+                                   * ARC_BW)
+    e = estimate(model, hardware=arc, weights="int8")
+    assert (e.peak_flops, e.attention_peak_flops) == (ARC_INT8, ARC_INT8)
+    assert attn_of(arc, weights="int8") == ARC_INT8
+    s_inf = critical_context_expr()
+    got = critical_context_of(s_inf, model, arc, peak_of(arc, "int8"))
+    assert got == pytest.approx(by_hand, rel=1e-9)
+    # the same chip given attention's rate explicitly (the caller's) keeps it
+    assert critical_context_of(s_inf, model, arc, ARC_INT8, attn_peak=ARC_INT8) == got
+    for chip in (arc, rubin):
+        assert estimate(model, hardware=chip).critical_batch_size is None
+        assert attn_of(chip) == math.inf
+        assert critical_context_of(s_inf, model, chip, peak_of(chip, "fp16")) == 0.0
+        assert critical_context_of(s_inf, model, chip, None) == 0.0   # estimate's peak: None
+        assert critical_context(model_args(model), chip) == 0.0
+        assert critical_context(model_args(model, bits_kv=8), chip, bits_kv=8) == 0.0
+    # a chip with both rates is unchanged: chapter 6's equals chapter 9's
+    h100 = get_hardware("h100-sxm")
+    assert critical_context(model_args(model), h100) == pytest.approx(
+        critical_context_of(s_inf, model, h100, peak_of(h100, "fp16")), rel=1e-12)
