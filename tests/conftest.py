@@ -31,6 +31,32 @@ def skip_or_fail(message: str):
     pytest.skip(message)
 
 
+#: Debian's Chromium, or the binary CHROMIUM names: the browser tests never download one.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def require_chromium() -> str:
+    """:data:`CHROMIUM`'s path; skips (fails under REQUIRE_BROWSER=1) where it is not an
+    executable file."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
+                     "(`sudo apt-get install chromium`), or set CHROMIUM to its path; never "
+                     "`playwright install`")
+    return CHROMIUM
+
+
+def require_playwright():
+    """Playwright's ``sync_playwright``, once :func:`require_chromium` has found the browser;
+    skips (fails under REQUIRE_BROWSER=1) where either is missing."""
+    require_chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("the playwright package is missing: `make venv` (requirements.txt) "
+                     "installs it")
+    return sync_playwright
+
+
 def book_html_dir() -> Path:
     return Path(os.environ.get("BOOK_HTML") or REPO / "_build" / "html").resolve()
 

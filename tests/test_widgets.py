@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, skip_or_fail
+from conftest import CHROMIUM, REPO, require_playwright
 from llm_arithmetic import estimate, numeric, sweep
 from llm_arithmetic.book import export
 from llm_arithmetic.catalog.formats import bits_per_weight
@@ -45,7 +44,6 @@ from llm_arithmetic.core.registry import same_as
 from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
 from tools import sphinx_widgets as bundle
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
@@ -58,13 +56,7 @@ REL = 1e-12
 @pytest.fixture(scope="module")
 def page(book_report):
     """A blank page with widgets.js loaded (no network: every request is refused)."""
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
-                     "(`sudo apt-get install chromium`); never `playwright install`")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("the playwright package is missing: `make venv` installs it")
+    sync_playwright = require_playwright()
     started = time.monotonic()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
