@@ -9,12 +9,15 @@ Without a built book these tests are skipped with a message saying to run `make 
 (`.ci/run`) exports REQUIRE_BROWSER=1: there a missing book or a missing Chromium is a failure,
 never a skip.
 """
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: The catalog's vendored checkpoint files, ``<name>/config.json``.
+CONFIGS = REPO / "lib" / "llm_arithmetic" / "catalog" / "data" / "models"
 
 _REPORT_KEY = pytest.StashKey[list]()
 
@@ -29,6 +32,50 @@ def skip_or_fail(message: str):
     if require_browser():
         pytest.fail(f"{message} (REQUIRE_BROWSER is set, so this is a failure)", pytrace=False)
     pytest.skip(message)
+
+
+#: Debian's Chromium, or the binary CHROMIUM names: the browser tests never download one.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def require_chromium() -> str:
+    """:data:`CHROMIUM`'s path; skips (fails under REQUIRE_BROWSER=1) where it is not an
+    executable file."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
+                     "(`sudo apt-get install chromium`), or set CHROMIUM to its path; never "
+                     "`playwright install`")
+    return CHROMIUM
+
+
+def require_playwright():
+    """Playwright's ``sync_playwright``, once :func:`require_chromium` has found the browser;
+    skips (fails under REQUIRE_BROWSER=1) where either is missing."""
+    require_chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("the playwright package is missing: `make venv` (requirements.txt) "
+                     "installs it")
+    return sync_playwright
+
+
+def llama_shapes(name: str) -> dict:
+    """A Llama checkpoint's shapes from its config.json (under :data:`CONFIGS`), counted by
+    hand for the tests' expected values: ``L``, ``H``, ``h_kv``, ``d_head`` (d / H);
+    ``blocks``, the weights of every block's matrix products (q and o, d x H d_head each; k
+    and v, d x H_kv d_head each; three MLP matrices, d x d_ff each); ``head``, the untied
+    output head (V x d); ``read``, what a decode step reads besides (two norms a block, the
+    final norm, the token's one embedding row: d each) added to both; ``kv16``, the cache a
+    token (K and V of every layer at 2 bytes an element) [B]."""
+    c = json.loads((CONFIGS / name / "config.json").read_text())
+    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    h_kv, d_ff, V = c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"]
+    assert not c.get("tie_word_embeddings", False)
+    d_head = d // H
+    blocks = L * (2 * d * H * d_head + 2 * d * h_kv * d_head + 3 * d * d_ff)
+    return dict(L=L, H=H, h_kv=h_kv, d_head=d_head, blocks=blocks, head=V * d,
+                read=blocks + V * d + (2 * L + 2) * d, kv16=2 * L * h_kv * d_head * 2)
 
 
 def book_html_dir() -> Path:

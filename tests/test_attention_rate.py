@@ -8,16 +8,11 @@ config.json, FLOPs counted from them, rates typed from the datasheets the catalo
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
+from conftest import llama_shapes
 from llm_arithmetic import estimate
 from llm_arithmetic.catalog.hardware import get_hardware
-
-CONFIGS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" \
-    / "models"
 
 # NVIDIA Ada GPU architecture whitepaper (v1.03, appendix table 2), GeForce RTX 4090, dense:
 # INT8 tensor 660.6 TOPS; FP16 tensor with FP16 accumulate 330.3 TFLOPS.
@@ -27,19 +22,6 @@ RTX4090_INT8, RTX4090_FP16_ACC16 = 660.6e12, 330.3e12
 # TFLOPS, FP8 1,978.9 TFLOPS.
 # https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper
 H100_FP16, H100_FP8 = 989.4e12, 1978.9e12
-
-
-def _llama_31_8b() -> dict:
-    """Llama 3.1 8B's shapes from its config.json, and its weights in matrix products counted
-    by hand: per block q and o (d x H d_head each), k and v (d x H_kv d_head each), the three
-    MLP matrices (d x d_ff each); the output head (V x d, untied)."""
-    c = json.loads((CONFIGS / "llama-3.1-8b" / "config.json").read_text())
-    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
-    h_kv, d_ff, V = c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"]
-    assert not c["tie_word_embeddings"]
-    d_head = d // H
-    block = 2 * d * H * d_head + 2 * d * h_kv * d_head + 3 * d * d_ff
-    return dict(L=L, H=H, d_head=d_head, blocks=L * block, head=V * d)
 
 
 def test_the_datasheet_rates_are_the_catalog_s():
@@ -56,7 +38,7 @@ def test_a_q4_prefill_on_an_rtx_4090_by_hand(prompt):
     rate, its attention's (4 H d_head per query-key pair per layer, T (T + 1) / 2 causal pairs)
     at the 16-bit rate of its 16-bit cache. The bound rose from the one-rate bound by exactly
     the attention FLOPs x (1/r16 - 1/r8)."""
-    m = _llama_31_8b()
+    m = llama_shapes("llama-3.1-8b")
     weights = 2 * m["blocks"] * prompt + 2 * m["head"]
     attention = m["L"] * 4 * m["H"] * m["d_head"] * prompt * (prompt + 1) // 2
     e = estimate("llama-3.1-8b", hardware="rtx-4090", weights="q4_0", prompt=prompt,
@@ -78,7 +60,7 @@ def test_a_q4_prefill_on_an_rtx_4090_by_hand(prompt):
 def test_a_decode_step_by_hand():
     """A decode step of B sequences at S cached tokens: 2 P_mm B FLOPs at the int8 rate,
     4 L H d_head S B of attention at the 16-bit rate."""
-    m = _llama_31_8b()
+    m = llama_shapes("llama-3.1-8b")
     S, B = 16384, 64
     weights = 2 * (m["blocks"] + m["head"]) * B
     attention = 4 * m["L"] * m["H"] * m["d_head"] * S * B
@@ -100,7 +82,7 @@ def test_an_fp8_cache_runs_attention_at_fp8_where_the_chip_has_it():
     """vLLM's FlashAttention 3 backend multiplies in fp8 over an fp8 cache (the queries
     quantized too): on an H100 a bf16 model with an fp8 cache takes attention at the fp8 rate,
     twice the weights' bf16 rate; an A100, without fp8 units, keeps 16-bit products."""
-    m = _llama_31_8b()
+    m = llama_shapes("llama-3.1-8b")
     T = 8192
     weights = 2 * m["blocks"] * T + 2 * m["head"]
     attention = m["L"] * 4 * m["H"] * m["d_head"] * T * (T + 1) // 2

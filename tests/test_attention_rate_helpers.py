@@ -7,19 +7,15 @@ card, fp8 for fp8 weights on an H100), attention's at the 16-bit cache's.
 """
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import llama_shapes
 from llm_arithmetic import estimate
 from llm_arithmetic.catalog.hardware import get_hardware
 from llm_arithmetic.catalog.model_catalog import get_model
-
-CONFIGS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" \
-    / "models"
 
 # NVIDIA Ada GPU architecture whitepaper (v1.03, appendix table 2), GeForce RTX 4090: memory
 # bandwidth 1,008 GB/s; dense INT8 tensor 660.6 TOPS; FP16 tensor with FP16 accumulate 330.3
@@ -31,22 +27,6 @@ RTX4090_BW, RTX4090_INT8, RTX4090_FP16 = 1008e9, 660.6e12, 330.3e12
 # https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper
 H100_BW, H100_FP16, H100_FP8 = 3.35e12, 989.4e12, 1978.9e12
 Q4_0_BITS = 4.5   # llama.cpp's Q4_0: blocks of 32 4-bit weights and one fp16 scale
-
-
-def _shapes(name: str) -> dict:
-    """A Llama checkpoint's shapes from its config.json, counted by hand: per block q and o
-    (d x H d_head each), k and v (d x H_kv d_head each), three MLP matrices (d x d_ff); the
-    output head V x d (untied); the weights a decode step reads besides: two norms a block, the
-    final norm and the one embedding row of the token (d each)."""
-    c = json.loads((CONFIGS / name / "config.json").read_text())
-    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
-    h_kv, d_ff, V = c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"]
-    assert not c.get("tie_word_embeddings", False)
-    d_head = d // H
-    blocks = L * (2 * d * H * d_head + 2 * d * h_kv * d_head + 3 * d * d_ff)
-    return dict(L=L, H=H, d_head=d_head, blocks=blocks, head=V * d,
-                read=blocks + V * d + (2 * L + 2) * d,
-                kv16=2 * L * h_kv * d_head * 2)   # K and V, 2 bytes an element
 
 
 def _prefill_parts(m: dict, prompt: int, before: int = 0) -> tuple[int, int]:
@@ -71,7 +51,7 @@ def test_the_critical_prompt_takes_attention_at_the_cache_s_rate():
     from llm_arithmetic.book.chapters.prefill import critical_prompt
     from llm_arithmetic.book.plots import prefill_time_vs_prompt
 
-    m = _shapes("llama-3.3-70b")
+    m = llama_shapes("llama-3.3-70b")
     W, kappa = m["read"] * 1, m["kv16"]          # fp8: one byte a weight
     attn = 2 * m["L"] * m["H"] * m["d_head"]     # 4 H d_head per pair, T (T + 1) / 2 pairs
     a = attn / H100_FP16
@@ -99,7 +79,7 @@ def test_the_free_chunk_is_timed_at_both_rates():
     same way, take no longer than that plus the time its cache writes add."""
     from llm_arithmetic.book.batching import largest_free_chunk
 
-    m, S, B, T = _shapes("llama-3.1-8b"), 4096, 16, 2000
+    m, S, B, T = llama_shapes("llama-3.1-8b"), 4096, 16, 2000
     memory = (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
     compute = B * (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
                    + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
@@ -129,7 +109,7 @@ def test_n_chips_as_one_keep_both_rates():
     fp16 rate; the laptop case's first token is the estimate's prefill, split the same way."""
     from llm_arithmetic.book.cases import laptop_case, on
 
-    m, S, B = _shapes("llama-2-70b"), 4096, 32
+    m, S, B = llama_shapes("llama-2-70b"), 4096, 32
     e = on(get_model("llama-2-70b"), get_hardware("h100-sxm"), 2, weights="fp8", context=S,
            batch=B)
     by_hand = B * (2 * (m["blocks"] + m["head"]) / (2 * H100_FP8)
@@ -138,7 +118,7 @@ def test_n_chips_as_one_keep_both_rates():
     assert (e.bandwidth, e.capacity) == (2 * H100_BW, 2 * get_hardware("h100-sxm").capacity)
 
     # a 4,096-token prompt of Llama 3.1 8B at Q4_0 on an RTX 4090 is compute-bound
-    m8, T = _shapes("llama-3.1-8b"), 4096
+    m8, T = llama_shapes("llama-3.1-8b"), 4096
     w, att = _prefill_parts(m8, T)
     prefill = w / RTX4090_INT8 + att / RTX4090_FP16
     assert prefill > (m8["read"] * Q4_0_BITS / 8 + T * m8["kv16"]) / RTX4090_BW
@@ -154,7 +134,7 @@ def test_a_verify_step_takes_the_decode_step_s_rate():
     5 B (F_w / R_int8 + F_attn / R_fp16), over the plain step's memory time."""
     from llm_arithmetic.book.plots import verify_step_ratio
 
-    m, S, B, k = _shapes("llama-3.1-8b"), 512, 512, 4
+    m, S, B, k = llama_shapes("llama-3.1-8b"), 512, 512, 4
     memory = (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
     per_token = (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
                  + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
@@ -169,7 +149,7 @@ def test_the_step_time_figure_takes_both_rates():
     tokens, is compute-bound; its step is 1024 (F_w / R_int8 + F_attn / R_fp16)."""
     from llm_arithmetic.book.plots import time_per_token_vs_batch
 
-    m, S, B = _shapes("llama-3.1-8b"), 128, 1024
+    m, S, B = llama_shapes("llama-3.1-8b"), 128, 1024
     compute = B * (2 * (m["blocks"] + m["head"]) / RTX4090_INT8
                    + 4 * m["L"] * m["H"] * m["d_head"] * S / RTX4090_FP16)
     assert compute > (m["read"] * Q4_0_BITS / 8 + B * m["kv16"] * S) / RTX4090_BW
@@ -186,7 +166,7 @@ def test_a_mixed_step_s_rate_is_labelled_with_both_units():
     fp8 weights with a 16-bit cache mix two floating-point rates: FLOP/s."""
     from llm_arithmetic.explain import explain
 
-    m, S = _shapes("llama-3.1-8b"), 16384
+    m, S = llama_shapes("llama-3.1-8b"), 16384
     w, att = 2 * (m["blocks"] + m["head"]), 4 * m["L"] * m["H"] * m["d_head"] * S
     assert (w, att) == (15_009_316_864, 8_589_934_592)
     rate = (w + att) / (w / RTX4090_INT8 + att / RTX4090_FP16)
@@ -200,3 +180,52 @@ def test_a_mixed_step_s_rate_is_labelled_with_both_units():
     assert [a.unit for a in t.arguments if a.name == "peak_flops"] == ["(OP+FLOP)/s"]
     e8 = estimate("llama-3.1-8b", hardware="h100-sxm", weights="fp8", context=S)
     assert explain(e8, "decode_peak_flops").unit == "FLOP/s"
+
+
+# Intel Arc Pro B70: 608 GB/s and 367 INT8 TOPS dense on the XMX engines, the one rate the
+# catalog's source prints (no FP16 or FP32 rate is stored).
+# https://zolotukhin.ai/blog/2026-05-18-intel-arc-pro-b70-deep-dive-and-zincs-t-intel-plan/
+ARC_BW, ARC_INT8 = 608e9, 367e12
+
+
+def test_a_chip_lacking_a_rate_gives_what_the_estimate_gives():
+    """Both chapters' critical-context helpers (chapter 9's batching.critical_context_of,
+    chapter 6's speed_of_light.critical_context) take a missing rate as the estimate does.
+
+    The Arc Pro B70 lists an int8 rate alone. With int8 weights attention has no rate at its
+    16-bit cache's precision: the estimate runs it at the weights' int8 rate, so S∞ is the
+    one-rate closed form 2 P_mm beta / (kappa R - 4 L H d_head beta), by hand (it read NaN:
+    attention was taken infinitely fast). With 16-bit weights the chip lists neither rate, as
+    Vera Rubin (fp4 alone) does not: the estimate's FLOPs take no time and its critical batch
+    is None, so every context is past S∞, 0 in both helpers (chapter 6's read NaN)."""
+    from llm_arithmetic.book.batching import (attn_of, critical_context_expr,
+                                              critical_context_of, peak_of)
+    from llm_arithmetic.book.chapters.speed_of_light import critical_context
+    from llm_arithmetic.book.prelude import model_args
+
+    arc, rubin = get_hardware("arc-pro-b70"), get_hardware("vera-rubin")
+    assert (arc.bandwidth, arc.peak("int8"), sorted(arc.peaks)) == (ARC_BW, ARC_INT8, ["int8"])
+    assert "fp16" not in rubin.peaks and "fp8" not in rubin.peaks
+    m, model = llama_shapes("llama-2-7b"), get_model("llama-2-7b")
+    p_mm = m["blocks"] + m["head"]
+    by_hand = 2 * p_mm * ARC_BW / (m["kv16"] * ARC_INT8 - 4 * m["L"] * m["H"] * m["d_head"]
+                                   * ARC_BW)
+    e = estimate(model, hardware=arc, weights="int8")
+    assert (e.peak_flops, e.attention_peak_flops) == (ARC_INT8, ARC_INT8)
+    assert attn_of(arc, weights="int8") == ARC_INT8
+    s_inf = critical_context_expr()
+    got = critical_context_of(s_inf, model, arc, peak_of(arc, "int8"))
+    assert got == pytest.approx(by_hand, rel=1e-9)
+    # the same chip given attention's rate explicitly (the caller's) keeps it
+    assert critical_context_of(s_inf, model, arc, ARC_INT8, attn_peak=ARC_INT8) == got
+    for chip in (arc, rubin):
+        assert estimate(model, hardware=chip).critical_batch_size is None
+        assert attn_of(chip) == math.inf
+        assert critical_context_of(s_inf, model, chip, peak_of(chip, "fp16")) == 0.0
+        assert critical_context_of(s_inf, model, chip, None) == 0.0   # estimate's peak: None
+        assert critical_context(model_args(model), chip) == 0.0
+        assert critical_context(model_args(model, bits_kv=8), chip, bits_kv=8) == 0.0
+    # a chip with both rates is unchanged: chapter 6's equals chapter 9's
+    h100 = get_hardware("h100-sxm")
+    assert critical_context(model_args(model), h100) == pytest.approx(
+        critical_context_of(s_inf, model, h100, peak_of(h100, "fp16")), rel=1e-12)

@@ -52,7 +52,6 @@ Needs /usr/bin/chromium ($CHROMIUM to use another binary); without it these test
 with how to install it (`sudo apt-get install chromium`), except under REQUIRE_BROWSER=1 (CI),
 where that is a failure. Never let Playwright download a browser.
 """
-import os
 import re
 import subprocess
 import sys
@@ -63,9 +62,8 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
-from conftest import REPO, book_html_dir, book_is_built, skip_or_fail
+from conftest import CHROMIUM, REPO, book_html_dir, book_is_built, require_playwright
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
@@ -228,14 +226,7 @@ REDIRECT_LANDING = ('<!DOCTYPE html><link rel="icon" href="data:,">'  # no favic
 
 @pytest.fixture(scope="module")
 def browser(site, tmp_path_factory, book_report, request):
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
-                     "(`sudo apt-get install chromium`) to run the browser tests, or set CHROMIUM "
-                     "to its path; never `playwright install`")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("the playwright package is missing: `make venv` (requirements.txt) installs it")
+    sync_playwright = require_playwright()
     started = time.monotonic()
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(

@@ -9,16 +9,13 @@ counted from them, rates and bandwidth typed from the datasheet the catalog cite
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from conftest import llama_shapes
 from llm_arithmetic.catalog.hardware import get_hardware
 from llm_arithmetic.formulas import roofline
-
-CONFIGS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" \
-    / "models"
 
 # NVIDIA Ada GPU architecture whitepaper (v1.03, appendix table 2), GeForce RTX 4090: dense
 # INT8 tensor 660.6 TOPS, FP16 tensor with FP16 accumulate 330.3 TFLOPS; memory bandwidth
@@ -28,20 +25,12 @@ R8, R16, BW = 660.6e12, 330.3e12, 1008e9
 
 
 def _llama_31_8b() -> dict:
-    """Shapes from config.json; weights in matrix products counted by hand: per block q and o
-    (d x H d_head each), k and v (d x H_kv d_head each), three MLP matrices (d x d_ff each);
-    the untied output head (V x d). W: those weights at Q4_0's 4.5 bits (18 bytes a block of
-    32); kappa: K and V of every layer at 16 bits."""
-    c = json.loads((CONFIGS / "llama-3.1-8b" / "config.json").read_text())
-    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
-    h_kv, d_ff, V = c["num_key_value_heads"], c["intermediate_size"], c["vocab_size"]
-    assert not c["tie_word_embeddings"]
-    d_head = d // H
-    blocks = L * (2 * d * H * d_head + 2 * d * h_kv * d_head + 3 * d * d_ff)
-    head = V * d
-    p_mm = blocks + head
-    return dict(L=L, H=H, d_head=d_head, p_mm=p_mm, head=head, W=p_mm * 18 // 32,
-                kappa=2 * L * h_kv * d_head * 2)
+    """Llama 3.1 8B's shapes and weights counted by hand (conftest.llama_shapes), with
+    ``p_mm``, its weights in matrix products (the blocks' and the head's); ``W``, those at
+    Q4_0's 4.5 bits (18 bytes a block of 32); ``kappa``, its 16-bit cache a token."""
+    m = llama_shapes("llama-3.1-8b")
+    p_mm = m["blocks"] + m["head"]
+    return dict(m, p_mm=p_mm, W=p_mm * 18 // 32, kappa=m["kv16"])
 
 
 def _args(m: dict) -> dict:

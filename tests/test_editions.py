@@ -11,7 +11,7 @@ import re
 import pytest
 import yaml
 
-from conftest import REPO, skip_or_fail
+from conftest import REPO, require_playwright, skip_or_fail
 from scripts import editions
 
 LOCALE = REPO / "locale" / "zh_CN" / "LC_MESSAGES"
@@ -157,13 +157,9 @@ def test_chinese_page_carries_the_english_editions_glued_numbers(book_html, chin
 def test_chinese_calculator_labels_and_numbers(chinese_html, book_html):
     """The Chinese edition's calculator: its labels from locale/zh_CN/widgets.json, its
     numbers the same as the English page's (one page, in Chromium, from disk)."""
-    import os
+    from conftest import CHROMIUM as chromium
 
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    if not os.access(chromium, os.X_OK):
-        skip_or_fail(f"Chromium not found at {chromium}")
-    from playwright.sync_api import sync_playwright
-
+    sync_playwright = require_playwright()
     page_path = "notebooks/06-roofline.html"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True,

@@ -11,14 +11,13 @@ numbers for several templates (a second derivation); impossible scenarios are re
 from __future__ import annotations
 
 import csv
-import os
 import re
 import stat
 from collections import defaultdict
 
 import pytest
 
-from conftest import REPO, skip_or_fail
+from conftest import REPO, require_chromium
 from llm_arithmetic.catalog.hardware import get_hardware
 from llm_arithmetic.catalog.model_catalog import get_model
 from llm_arithmetic.cli import main
@@ -222,8 +221,7 @@ def test_every_drawn_scenario_fits(many_sets):
 
 
 def test_pdf(tmp_path):
-    if not os.access(os.environ.get("CHROMIUM", "/usr/bin/chromium"), os.X_OK):
-        skip_or_fail("Chromium not found at /usr/bin/chromium: `apt-get install chromium`")
+    require_chromium()
     roster = write_roster(tmp_path / "roster.csv", ROSTER[:2])
     assert main(["problems", "--roster", str(roster), "--key", str(tmp_path / "k.key"),
                  "--out", str(tmp_path / "o"), "--pdf"]) == 0

@@ -7,22 +7,19 @@ calculator, one with numbered equations and a figure, the errata appendix: 20-30
 the PDF with pypdf. The whole book is printed by `make pdf` and the release workflow, and
 `make pdf` itself fails when a chapter of `_toc.yml` has no destination in the PDF.
 """
-import os
 import re
 
 import pytest
 import yaml
 
-from conftest import REPO, skip_or_fail
+from conftest import REPO, require_chromium
 
 SAMPLE = ["book/intro", "notebooks/01-puzzle", "notebooks/06-roofline", "book/errata"]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
 def printed(book_html, tmp_path_factory):
-    if not os.access(CHROMIUM, os.X_OK):
-        skip_or_fail(f"Chromium not found at {CHROMIUM}: `sudo apt-get install chromium`")
+    require_chromium()
     from scripts import make_pdf
 
     out = tmp_path_factory.mktemp("pdf") / "sample.pdf"

@@ -39,7 +39,7 @@ import nbformat
 import pytest
 import yaml
 
-from conftest import REPO, book_html_dir, skip_or_fail
+from conftest import REPO, book_html_dir, require_playwright
 
 sys.path.insert(0, str(REPO / "scripts"))
 import make_student  # noqa: E402
@@ -268,13 +268,7 @@ def student_site(root: Path, profile: Path):
     """A function that opens one page of the built edition at `root` in Chromium."""
     from test_browser import CHROMIUM, CHROMIUM_FLAGS, LOCAL_HOST, TIMEOUT_MS, VIEWPORT, Browser
 
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        skip_or_fail(f"Chromium not found at {CHROMIUM}: `sudo apt-get install chromium` (or set "
-                     "CHROMIUM); never `playwright install`")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("the playwright package is missing: `make venv` installs it")
+    sync_playwright = require_playwright()
     server = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "--bind", LOCAL_HOST, "--directory",
          str(root), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, skip_or_fail
+from conftest import CHROMIUM, REPO, require_playwright
 from llm_arithmetic import estimate, numeric, sweep
 from llm_arithmetic.book import export
 from llm_arithmetic.catalog.formats import bits_per_weight
@@ -45,7 +44,6 @@ from llm_arithmetic.core.registry import same_as
 from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
 from tools import sphinx_widgets as bundle
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync",
@@ -58,13 +56,7 @@ REL = 1e-12
 @pytest.fixture(scope="module")
 def page(book_report):
     """A blank page with widgets.js loaded (no network: every request is refused)."""
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        skip_or_fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium "
-                     "(`sudo apt-get install chromium`); never `playwright install`")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("the playwright package is missing: `make venv` installs it")
+    sync_playwright = require_playwright()
     started = time.monotonic()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -639,6 +631,57 @@ def test_widget_cells_name_known_widgets_and_load_the_script():
         assert f'<script src="{static}/widgets.js"></script>' in src, where
         # the words a translated edition translates (tools/sphinx_widgets.translate_fallback)
         assert f'<p class="llm-widget-fallback">{export.WIDGET_FALLBACK}</p>' in src, where
+
+
+def _catalog_paths(js: str, expr: str, seen: frozenset = frozenset()) -> set[str]:
+    """The paths under ``CATALOG`` that the object expression ``expr`` (``c``, ``fc.caveat``,
+    ``CATALOG.templates``) may stand for in the widget source ``js``, following its
+    ``const name = a.b.c;`` bindings (every binding of a name: the source reuses short names)."""
+    head, _, rest = expr.partition(".")
+    if head == "CATALOG":
+        return {rest}
+    out = set()
+    for bound in re.findall(rf"\bconst {re.escape(head)} = ([\w$.]+);", js):
+        if head not in seen:
+            out |= {".".join(filter(None, [p, rest]))
+                    for p in _catalog_paths(js, bound, seen | {head})}
+    return out
+
+
+def test_every_template_the_widgets_fill_is_in_the_one_list():
+    """The templates the widgets fill are the one list export.widget_templates gives (which
+    tools/sphinx_widgets.template_labels translates): every ``<object>.templates.<name>`` the
+    widgets' code reads (ui.js: ``CATALOG.templates``; calculator.js: the forecast caveat's,
+    through ``const`` bindings) is in it, under the path catalog_data carries it at; the list
+    names exactly what catalog_data carries, the same sentences; and the calculator appendix
+    (plan_page, whose translated catalogs hold the translations) prints each one."""
+    from llm_arithmetic.book import plan_page
+
+    listed = export.widget_templates()
+    data = export.catalog_data()
+    for path, text in listed.items():
+        node = data
+        for part in path.split("."):
+            node = node[part]
+        assert node == text, path
+    carried = {f"templates.{k}" for k in data["templates"]} | {
+        f"forecast.caveat.templates.{k}" for k in data["forecast"]["caveat"]["templates"]}
+    assert carried == set(listed)
+    read = set()
+    for name in bundle.JS_SOURCES:
+        js = (bundle.WIDGETS_DIR / name).read_text(encoding="utf-8")
+        code = re.sub(r"//[^\n]*", "", js)
+        assert not re.search(r"\btemplates\s*\[", code), f"{name}: a template read by index"
+        for m in re.finditer(r"([\w$.]+)\.templates\.(\w+)", code):
+            paths = {".".join(filter(None, [p, "templates", m.group(2)]))
+                     for p in _catalog_paths(code, m.group(1))}
+            assert paths, f"{name}: {m.group(0)} is not read from the catalog"
+            assert paths <= set(listed), f"{name}: {m.group(0)} is not in widget_templates"
+            read |= paths
+    assert read == set(listed), set(listed) - read  # and every listed one is used
+    page = plan_page.page_text()
+    for path, text in listed.items():
+        assert f"\n* {text}\n" in page, path
 
 
 def test_export_is_deterministic_and_complete(tmp_path):

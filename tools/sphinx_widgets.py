@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import llm_arithmetic
-from llm_arithmetic.book.export import catalog_data
+from llm_arithmetic.book.export import catalog_data, widget_templates
 
 __all__ = ["setup", "formulas_classic_source", "bundle_source", "write_static", "STATIC_DIR",
            "JS_SOURCES"]
@@ -132,23 +132,19 @@ for (const el of document.querySelectorAll("[data-llm-widget]")) {
 """
 
 
-#: The page whose catalog translates the templates the calculators fill (the forecast's
-#: caveat, :data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, the mean cache a token of a
-#: cache not proportional to the context, :data:`llm_arithmetic.plan.stack.KV_PER_TOKEN_MEAN`,
-#: and compressed attention's attended rows, ``ATTENDED_ROWS_LABEL`` and
-#: ``ATTENDED_ROWS_SPLIT``, printed on that page).
+#: The page whose catalog translates the templates the calculators fill
+#: (:func:`llm_arithmetic.book.export.widget_templates`: the forecast's caveat, the mean
+#: cache a token of a cache not proportional to the context and compressed attention's
+#: attended rows, printed on that page).
 TEMPLATES_PAGE = "book/calculator"
 
 
 def template_labels(language: str) -> dict[str, str]:
-    """The translations of the templates the widgets fill, English -> translation, from
+    """The translations of the templates the widgets fill
+    (:func:`~llm_arithmetic.book.export.widget_templates`), English -> translation, from
     ``language``'s catalog of :data:`TEMPLATES_PAGE` (an entry not translated, or fuzzy, is
     left out: the page keeps the English sentence)."""
     from babel.messages.pofile import read_po
-
-    from llm_arithmetic.forecast import CAVEAT_TEMPLATES
-    from llm_arithmetic.plan.stack import (ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT,
-                                           KV_PER_TOKEN_MEAN)
 
     po = LOCALE_DIR / language / "LC_MESSAGES" / f"{TEMPLATES_PAGE}.po"
     if language in ("", "en") or not po.is_file():
@@ -156,8 +152,7 @@ def template_labels(language: str) -> dict[str, str]:
     with po.open("rb") as f:
         catalog = read_po(f)
     out = {}
-    for text in [*CAVEAT_TEMPLATES.values(), KV_PER_TOKEN_MEAN, ATTENDED_ROWS_LABEL,
-                 ATTENDED_ROWS_SPLIT]:
+    for text in widget_templates().values():
         m = catalog.get(text)
         if m is not None and m.string and not m.fuzzy:
             out[text] = m.string

@@ -11,12 +11,15 @@
   :func:`moe_step_bytes_expr`, :func:`moe_step_bytes_fn`, :func:`moe_expert_bytes`,
   :func:`moe_bytes_figure`, :func:`moe_critical_batch` -- the bytes of a mixture's step as the
   batch touches more experts, and the batch at which it turns compute-bound;
-* :func:`short_chip`, :func:`peak_of` -- a chip's name without its vendor, its dense peak for a
-  weight format.
+* :func:`short_chip`, :func:`peak_of`, :func:`attn_of`, :func:`rates_of` -- a chip's name
+  without its vendor, its dense peak for a weight format, attention's over a cache, both as the
+  estimate takes them; :func:`critical_context_at` -- :math:`S_\\infty` at those rates (also
+  chapter 6's).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+import math
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -26,7 +29,8 @@ from ..formulas import memory, roofline
 __all__ = ["frontier", "short_chip", "critical_context_expr", "critical_context_of",
            "moe_step_bytes_expr", "moe_expert_bytes", "moe_step_bytes_fn", "moe_bytes_figure",
            "moe_critical_batch", "request_times",
-           "critical_batch_figure", "peak_of", "attn_of", "frontier_figure", "largest_free_chunk",
+           "critical_batch_figure", "peak_of", "attn_of", "rates_of", "critical_context_at",
+           "frontier_figure", "largest_free_chunk",
            "experts_touched_simulation"]
 
 
@@ -100,22 +104,46 @@ def critical_context_expr() -> Any:
     return sp.solve(sp.Eq(den_kv, 0), sym.context)[0]
 
 
-def critical_context_of(s_inf: Any, model: Any, chip: Any, peak: float, bits_kv: int = 16,
-                        attn_peak: float | None = None) -> float:
+def critical_context_of(s_inf: Any, model: Any, chip: Any, peak: float | None,
+                        bits_kv: int = 16, attn_peak: float | None = None) -> float:
     """:math:`S_\\infty` [tokens] of ``model`` on ``chip`` with the weights' products at the
     dense peak ``peak`` [FLOP/s] and a ``bits_kv``-bit cache, from the expression
     :func:`critical_context_expr`; attention's products at ``attn_peak`` [FLOP/s], by default
-    the rate the estimate gives them over that cache (:func:`attn_of`)."""
+    the rate the estimate gives them over that cache (:func:`rates_of`). A chip without either
+    rate: 0 (:func:`critical_context_at`)."""
     import sympy as sp
 
     from ..core import symbols as sym
     values = {sym.matmul_params: model.matmul_params, sym.n_layers: model.n_layers,
               sym.d_head: model.d_head, sym.n_heads: model.n_heads,
               sym.n_kv_heads: model.n_kv_heads, sym.bits_kv: bits_kv,
-              sym.bandwidth: sp.Float(chip.bandwidth), sym.peak_flops: sp.Float(peak),
-              sym.attn_peak_flops: sp.Float(attn_of(chip, bits_kv) if attn_peak is None
-                                            else attn_peak)}
-    return float(s_inf.subs(values))
+              sym.bandwidth: sp.Float(chip.bandwidth)}
+    return critical_context_at(
+        lambda r, a: s_inf.subs({**values, sym.peak_flops: sp.Float(r),
+                                 sym.attn_peak_flops: sp.Float(a)}),
+        chip, peak, bits_kv, attn_peak)
+
+
+def critical_context_at(s_inf: Callable[[float, float], Any], chip: Any, peak: float | None,
+                        bits_kv: Any = 16, attn_peak: float | None = None) -> float:
+    """:math:`S_\\infty` [tokens] on ``chip``: ``s_inf(R_peak, R_attn)`` at the rates
+    :func:`rates_of` gives for the weights' peak ``peak`` and a ``bits_kv``-bit cache
+    (attention's at ``attn_peak`` where given). Where the chip lists neither rate, the
+    estimate's step FLOPs take no time (its critical batch is None: no batch turns a decode
+    step compute-bound), so every context is past :math:`S_\\infty`: 0, the limit of the
+    closed form, which reads inf/inf there.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> critical_context_at(lambda r, a: 1.0, get_hardware("vera-rubin"), peak_of(
+    ...     get_hardware("vera-rubin"), "fp16"))   # fp4 alone: no 16-bit rate
+    0.0
+    """
+    r, a = rates_of(chip, peak, bits_kv)
+    if attn_peak is not None:
+        a = float(attn_peak)
+    if math.isinf(r) and math.isinf(a):
+        return 0.0
+    return float(s_inf(r, a))
 
 
 def critical_batch_figure(models: Iterable[Any], chip: Any, s_inf: dict, weights: str = "fp16",
@@ -142,7 +170,7 @@ def critical_batch_figure(models: Iterable[Any], chip: Any, s_inf: dict, weights
             kv_cache_bytes_per_token=float(m.kv_cache_bytes_per_token()),
             matmul_params=m.matmul_params, n_layers=m.n_layers, n_heads=m.n_heads,
             d_head=m.d_head, context=s_grid, bandwidth=chip.bandwidth,
-            peak_flops=peak_of(chip, weights), attn_peak_flops=attn_of(chip))
+            peak_flops=peak_of(chip, weights), attn_peak_flops=attn_of(chip, weights=weights))
         cb = np.where(np.isfinite(cb) & (cb > 0), cb, np.nan)
         kind = "MHA" if m.n_kv_heads == m.n_heads else f"GQA {m.n_heads // m.n_kv_heads}x"
         (line,) = ax.plot(s_grid, cb, label=f"{model_name(m)} ({kind})")
@@ -164,19 +192,37 @@ def peak_of(chip: Any, weights: Any) -> float:
     return float("inf") if rate is None else rate
 
 
-def attn_of(chip: Any, bits_kv: Any = 16) -> float:
+def rates_of(chip: Any, peak: float | None, bits_kv: Any = 16) -> tuple[float, float]:
+    """(the weights' rate, attention's) [FLOP/s] on ``chip`` as the estimate's plan takes them:
+    the weights' products at ``peak`` (None or infinite: the chip lists none); attention's at
+    the chip's rate at the cache's precision (:func:`~llm_arithmetic.estimate.
+    attention_peak_for`), else at the weights' rate (the plan's ``attention_peak_flops``
+    step); a rate listed neither way is infinite (the plan's ``decode_peak_or_inf``: those
+    FLOPs take no time), as :func:`peak_of`.
+
+    >>> from llm_arithmetic import get_hardware
+    >>> arc = get_hardware("arc-pro-b70")   # an int8 rate alone: attention takes it too
+    >>> [r / 1e12 for r in rates_of(arc, peak_of(arc, "int8"))], rates_of(arc, None)
+    ([367.0, 367.0], (inf, inf))
+    """
+    from ..estimate import attention_peak_for
+    weights = float("inf") if peak is None else float(peak)
+    rate = attention_peak_for(chip, bits_kv)
+    return weights, (weights if rate is None else float(rate))
+
+
+def attn_of(chip: Any, bits_kv: Any = 16, weights: Any = "fp16") -> float:
     """The dense peak the estimate gives attention's products over a ``bits_kv``-bit cache
     [FLOP/s] (:func:`~llm_arithmetic.estimate.attention_peak_for`: the cache's precision,
-    whatever the weights'), infinite where the chip lists none, as :func:`peak_of`.
+    whatever the weights'), else the peak of weights of the format ``weights``, else infinite
+    (:func:`rates_of`).
 
     >>> from llm_arithmetic import get_hardware
     >>> h100 = get_hardware("h100-sxm")
     >>> attn_of(h100) == peak_of(h100, "fp16"), attn_of(h100) == peak_of(h100, "q4_0")
     (True, False)
     """
-    from ..estimate import attention_peak_for
-    rate = attention_peak_for(chip, bits_kv)
-    return float("inf") if rate is None else rate
+    return rates_of(chip, peak_of(chip, weights), bits_kv)[1]
 
 
 def frontier_figure(model: Any, chip: Any, contexts: Iterable[int], reserve: int,
@@ -380,7 +426,8 @@ def request_times(model: Any, chip: Any, weights: str, prompt: int, generated: i
                 kv_cache_bytes_per_token=model.kv_cache_bytes_per_token(),
                 matmul_params=model.matmul_params, n_layers=model.n_layers,
                 n_heads=model.n_heads, d_head=model.d_head, bandwidth=chip.bandwidth,
-                peak_flops=peak_of(chip, weights), attn_peak_flops=attn_of(chip))
+                peak_flops=peak_of(chip, weights),
+                attn_peak_flops=attn_of(chip, weights=weights))
     head = dict(head_params=model.head_params)  # the prefill runs it once a prompt
     return {b: (roofline.prefill_time(prompt=prompt, batch=b, **args, **head),
                 roofline.decode_step_time(context=prompt + (generated + 1) / 2, batch=b, **args),

@@ -26,18 +26,46 @@ from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
                         LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS)
-from ..forecast import forecast_catalog
+from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
 from ..plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, KV_PER_TOKEN_MEAN
 
-__all__ = ["catalog_data", "model_data", "widget_cell", "WIDGETS", "WIDGET_OPTIONS"]
+__all__ = ["catalog_data", "model_data", "widget_cell", "widget_templates", "WIDGETS",
+           "WIDGET_OPTIONS", "PAGE_TEMPLATES"]
 
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
 WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
                   "generate", "price", "controls", "show", "plots", "title")
+#: The sentences the calculators fill as describe does, besides the forecast's caveat:
+#: :func:`catalog_data`'s ``templates`` (``ui.js`` reads ``CATALOG.templates``).
+PAGE_TEMPLATES = {
+    # a cache per token that a model's cache, not proportional to the context, does not have
+    "kv_per_token_mean": KV_PER_TOKEN_MEAN,
+    # compressed attention's attended rows (window tokens and compressed entries): the label
+    # and the sentence that splits their mean
+    "attended_rows_label": ATTENDED_ROWS_LABEL,
+    "attended_rows_split": ATTENDED_ROWS_SPLIT,
+}
+
+
+def widget_templates() -> dict[str, str]:
+    """Every template the widgets fill, keyed by where :func:`catalog_data` carries it: its
+    ``templates`` (:data:`PAGE_TEMPLATES`) and the forecast's caveat
+    (:data:`llm_arithmetic.forecast.CAVEAT_TEMPLATES`, in ``forecast.caveat.templates``). The
+    one list: a translated edition translates these (``tools/sphinx_widgets.py``), the
+    calculator appendix prints them, and a test checks that the widgets' code reads no other.
+
+    >>> sorted(widget_templates())  # doctest: +NORMALIZE_WHITESPACE
+    ['forecast.caveat.templates.no_class', 'forecast.caveat.templates.on_class',
+     'forecast.caveat.templates.pooled', 'forecast.caveat.templates.unmeasured',
+     'templates.attended_rows_label', 'templates.attended_rows_split',
+     'templates.kv_per_token_mean']
+    """
+    return {**{f"forecast.caveat.templates.{k}": v for k, v in CAVEAT_TEMPLATES.items()},
+            **{f"templates.{k}": v for k, v in PAGE_TEMPLATES.items()}}
 
 
 def model_data(entry: Any) -> dict[str, Any]:
@@ -129,12 +157,8 @@ def catalog_data() -> dict[str, Any]:
         "forecast": forecast_catalog(),
         # speculative workloads with a published acceptance rate (the page's stated default)
         "speculative": {k: dict(v) for k, v in SPECULATIVE_WORKLOADS.items()},
-        # the sentences the calculators fill as describe does (a cache per token that a model's
-        # cache, not proportional to the context, does not have; the rows a step attends to in
-        # compressed attention, window tokens and compressed entries, and their label)
-        "templates": {"kv_per_token_mean": KV_PER_TOKEN_MEAN,
-                      "attended_rows_label": ATTENDED_ROWS_LABEL,
-                      "attended_rows_split": ATTENDED_ROWS_SPLIT},
+        # the sentences the calculators fill as describe does (widget_templates lists them all)
+        "templates": dict(PAGE_TEMPLATES),
     }
 
 

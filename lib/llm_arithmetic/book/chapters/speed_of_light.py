@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from ...core.units import GB, GB_S, TFLOP_S
-from ...estimate import attention_peak_for, estimate
+from ...estimate import estimate
 from ...formulas import flops, roofline
+from ..batching import critical_context_at
 from ..display import chip_name, model_name
 from ..matplotlib_on_demand import pyplot as plt
 from ..plots import roofline as roofline_plot, time_per_token_vs_batch
@@ -38,10 +39,14 @@ def critical_context(m_args: Mapping[str, Any], chip: Any, bits_kv: Any = 16) ->
     """The critical context S∞ [tokens] of a model (its :func:`model_args`, with a
     ``bits_kv``-bit cache) on ``chip``: the weights' products at the 16-bit rate of
     :func:`headline_args`, attention's at the rate the estimate gives it over that cache
-    (:func:`~llm_arithmetic.estimate.attention_peak_for`; the same rate over a 16-bit cache)."""
-    return roofline.critical_context(**formula_args(
-        roofline.critical_context, m_args, headline_args(chip),
-        attn_peak_flops=attention_peak_for(chip, bits_kv)))
+    (:func:`~llm_arithmetic.book.batching.rates_of`: the cache's precision, else the weights'
+    rate); 0 on a chip that lists neither (:func:`~llm_arithmetic.book.batching.
+    critical_context_at`)."""
+    c_args = headline_args(chip)
+    return critical_context_at(
+        lambda r, a: roofline.critical_context(**formula_args(
+            roofline.critical_context, m_args, c_args, peak_flops=r, attn_peak_flops=a)),
+        chip, c_args["peak_flops"], bits_kv)
 
 
 def critical_context_rows(models: Iterable[Any], chips: Sequence[Any], chip_8bit: Any
