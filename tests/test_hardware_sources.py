@@ -163,3 +163,62 @@ def test_mi350p_is_half_an_mi350x():
         assert p.peak(key) == pytest.approx(x.peak(key) / 2, rel=1e-4), key
     assert p.peak("fp4") == pytest.approx(rows["Matrix MXFP6 / MXFP4"][1] * 1e15, rel=5e-3)
     assert p.interconnect.scale_up_domain == 1 and p.interconnect.pcie_bandwidth == 64 * GB
+
+
+# The dense INT8 tensor rates llama.cpp's block formats run at (their int8 MMQ kernels on NVIDIA
+# and AMD GPUs), each against the vendor's row as printed. The figures are typed from the sources
+# named, not from hardware.toml.
+
+# https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf
+# appendix A, table 3, GeForce RTX 5090 column (dense/sparse; "Effective TOPS / TFLOPS using the
+# Sparsity Feature"), as two public transcriptions of the table give it
+RTX5090 = """Peak FP8 Tensor TFLOPS with FP16 Accumulate | 838/1676
+Peak INT8 Tensor TOPS | 838/1676"""
+
+# https://github.com/ROCm/rocm-docs/blob/002654d682cc540a946f88e04616b754e9f47a65/docs/reference/gpu-arch/mi350.rst
+# table "Peak theoretical performance of the AMD Instinct MI350 Series GPUs", columns MI350X,
+# MI355X, MI350P (each "dense | with sparsity")
+MI350_SERIES = """| Matrix OCP-FP8 | OCP-FP8 Sparsity | 4.6 PF | 9.2 PF | 5.0 PF | 10 PF | 2.3 PF | 4.6 PF |
+| Matrix INT8 | INT8 Sparsity | 4.6 POPs | 9.2 POPs | 5.0 POPs | 10 POPs | 2.3 POPs | 4.6 POPs |"""
+
+
+def _printed(x: float, figure: str) -> bool:
+    """Whether ``x`` rounds to ``figure`` at the figure's significant digits ("5.0", "10")."""
+    digits = len(figure.replace(".", "").lstrip("0"))
+    return float(f"{x:.{digits}g}") == float(figure)
+
+
+def test_rtx_5090_int8_is_the_whitepapers_row():
+    h = get_hardware("rtx-5090")
+    rows = {line.split("|")[0].strip(): line.split("|")[1].strip().split("/")
+            for line in RTX5090.splitlines()}
+    dense, sparse = (float(v) * T for v in rows["Peak INT8 Tensor TOPS"])
+    assert h.peak("int8") == dense and h.peak("int8", dense=False) == sparse
+    assert h.peaks["int8"].unit == "OP/s"
+    # the table's own equality: INT8 at the rate of FP8 with FP16 accumulation (kept in the notes;
+    # 'fp8' holds the FP32-accumulate rate, one half of it)
+    fp8_acc16 = float(rows["Peak FP8 Tensor TFLOPS with FP16 Accumulate"][0]) * T
+    assert h.peak("int8") == fp8_acc16 == 2 * h.peak("fp8")
+
+
+@pytest.mark.parametrize("column,name", [(0, "mi350x"), (1, "mi355x"), (2, "mi350p")])
+def test_mi350_series_int8_is_amds_row(column, name):
+    h = get_hardware(name)
+    rows = {line.split("|")[1].strip(): re.findall(r"([\d.]+) P", line)
+            for line in MI350_SERIES.splitlines()}
+    dense, sparse = rows["Matrix INT8"][2 * column: 2 * column + 2]
+    assert _printed(h.peak("int8") / 1e15, dense), (h.peak("int8"), dense)
+    assert _printed(h.peak("int8", dense=False) / 1e15, sparse), (h.peak("int8", False), sparse)
+    assert h.peak("int8", dense=False) == pytest.approx(2 * h.peak("int8"), rel=1e-4)
+    # AMD prints INT8 and OCP-FP8 alike, row for row; the catalog stores one rate for both
+    assert rows["Matrix INT8"] == rows["Matrix OCP-FP8"]
+    assert h.peak("int8") == h.peak("fp8")
+
+
+@pytest.mark.parametrize("name", ["rtx-5090", "mi350x", "mi355x"])
+def test_block_formats_prefill_at_the_int8_rate(name):
+    # llama.cpp's Q4_K_M runs through int8 MMQ on NVIDIA and AMD GPUs (formats.toml): with an
+    # int8 rate stored, the estimate's prefill bound takes it
+    from llm_arithmetic import estimate
+    e = estimate("llama-3-8b", hardware=name, weights="Q4_K_M", context=2048, prompt=2048)
+    assert e.compute_precision == "int8" and e.peak_flops == get_hardware(name).peak("int8")
