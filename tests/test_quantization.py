@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from llm_arithmetic.catalog.readers import read_config
 from llm_arithmetic.core.errors import ConfigError
 
 CONFIGS = Path(__file__).parent / "configs"
+MODELS = Path(__file__).resolve().parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data" / \
+    "models"
 
 
 # ---- layouts ------------------------------------------------------------------------------------
@@ -445,7 +448,7 @@ def test_llama_cpp_tensors_of_the_2025_26_families_add_up_to_the_decoder():
     def sizes(out, prefix):
         return [n for name, n, _ in out if name.startswith(prefix)]
 
-    assert sizes(tensors("qwen3.5-27b"), "attn_q") == [62_914_560] * 16
+    assert sizes(tensors("qwen3.5-27b"), "attn_q (with") == [62_914_560] * 16
     assert sizes(tensors("step-3.7-flash"), "attn_gate") == [262_144] * 45
     assert set(sizes(tensors("mimo-v2-flash"), "attn_output")) == {33_554_432}
     assert len(sizes(tensors("gemma-4-31b"), "attn_v")) == 50
@@ -486,6 +489,89 @@ def test_llama_cpp_tensors_match_a_published_file_size():
     assert round(float(bits / n), 3) == 4.165
     head = 2 * 248_320 * 5_120 + 5_120   # token_embd, output, output_norm (config.json)
     assert round((n - head) / 1e9, 3) == 24.353
+
+
+# llama.cpp's block sizes (ggml-common.h): bytes per 256 weights, and the use_more_bits rule
+# (src/llama-quant.cpp), written out here rather than read from formats.toml or formats.py
+_Q4K, _Q6K = Fraction(144, 256), Fraction(210, 256)
+
+
+def _more_bits(i, n):
+    return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+
+
+def test_llama_cpp_gated_deltanet_tensors_match_a_published_q4_k_m_file():
+    """A Q4_K_M file of Qwen3.5-27B as llama.cpp (src/llama-quant.cpp at commit
+    007dbbf3fd17eefe9b47fee45f48f7ba5e62b714) writes it. Each of its 48 Gated DeltaNet layers
+    has an attn_qkv of 5,120 x (2 x 16 x 128 + 48 x 128) = 52,428,800 weights, which
+    llama.cpp counts with the 16 attention layers' attn_v (one such tensor a layer, 64 in
+    all) and types by the attn_v rule: Q6_K where use_more_bits(layer, 64) holds (24 of the
+    linear layers, 8 of the attention layers), else Q4_K. Before this, the linear layers
+    were typed at Q4_K throughout: 15.099 GiB, 4.822 bits a weight.
+
+    Published: mradermacher's i1-Q4_K_M of Qwen3.6-27B (the same shapes: 64 layers, 24.353 B
+    parameters in the repeating layers) loads in llama.cpp as 15.401 GiB (4.919 BPW)
+    (table on the stored page http://kk6lht.com/sokann/Qwen3.6-27B-GGUF-5.076bpw).
+    llama.cpp's model size counts the tensors only, not the file's metadata, so the bytes
+    here agree to the digits printed (+-0.0005 GiB, about 0.5 MB). Files of Qwen3.5-27B made
+    in March 2026 (mradermacher's i1-Q4_K_M: a 15.404 GiB file, which holds about 11 MB of
+    metadata) predate the llama.cpp change that gave attn_qkv the attn_v rule; they typed
+    every attn_qkv Q5_K, 7.1 MB less."""
+    from llm_arithmetic.catalog.formats import mix_tensors
+
+    m = get_model("qwen3.5-27b")
+    out = mix_tensors(m, "q4_k_m")
+    qkv = [(n, b) for name, n, b in out if name.startswith("attn_qkv")]
+    v = [b for name, _, b in out if name == "attn_v"]
+    linear = [i for i in range(64) if i % 4 != 3]
+    full = [i for i in range(64) if i % 4 == 3]
+    assert [n for n, _ in qkv] == [52_428_800] * 48
+    assert [b for _, b in qkv] == [8 * (_Q6K if _more_bits(i, 64) else _Q4K) for i in linear]
+    assert v == [8 * (_Q6K if _more_bits(i, 64) else _Q4K) for i in full]
+    assert sum(b == 8 * _Q6K for _, b in qkv) == 24 and sum(b == 8 * _Q6K for b in v) == 8
+    n = sum(p for _, p, _ in out)
+    size = sum(p * b for _, p, b in out) / 8
+    assert abs(float(size) / 2**30 - 15.401) <= 0.0005
+    assert round(float(size * 8 / n), 3) == 4.919
+
+
+def test_llama_cpp_gemma4_per_layer_embeddings_match_published_q4_k_m_files():
+    """Gemma 4 E2B/E4B in llama.cpp's Q4_K_M (src/llama-quant.cpp at commit
+    007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): per_layer_token_embd is in the token-embedding
+    category, which takes the output head's Q6_K when the file has no output.weight (tied
+    embeddings); per_layer_model_proj is never quantized (16 bits). The files also keep the
+    key and value projections of the layers that read an earlier layer's cache, with their
+    key norms, plus the rope frequencies (global head width / 2) and one scale a layer, all
+    unread: mix_tensors lists the decoder only, and those extra tensors' attn_v count in
+    llama.cpp's attn_v counter (one a layer). The extra tensors are typed here from the
+    config by the same rules, independently of the library.
+
+    Published: ggml-org/gemma-4-E4B-it-GGUF's Q4_K_M
+    (https://huggingface.co/ggml-org/gemma-4-E4B-it-GGUF/blob/2714b5519c6c3516b1000e7c5e1eba998dfe1fe8/gemma-4-E4B-it-Q4_K_M.gguf)
+    loads in llama.cpp (b8967) as 5,319,465,128 bytes of tensors: equal to the byte.
+    A plain Q4_K_M of E2B is 3.412 GB (stored page
+    https://huggingface.co/Asystemoffields/gemma-4-E2B-it-PMRA-GGUF): to the digits printed.
+    This module typed both at the default Q4_K before: E4B's decoder came to 4.210 GiB (4.845
+    bits a weight), now 4.922 GiB (5.665)."""
+    from llm_arithmetic.catalog.formats import mix_tensors
+
+    def file_bytes(name):
+        m = get_model(name)
+        out = mix_tensors(m, "q4_k_m")
+        assert [b for n, _, b in out if n == "per_layer_token_embd"] == [8 * _Q6K]
+        assert [b for n, _, b in out if n == "per_layer_model_proj"] == [16]
+        t = json.loads((MODELS / name / "config.json").read_text())
+        t = t.get("text_config", t)
+        d, L, kv = t["hidden_size"], t["num_hidden_layers"], t["num_key_value_heads"]
+        extra = Fraction(4) * (t["global_head_dim"] // 2 + L)   # rope_freqs, layer scales
+        for i in range(L - t["num_kv_shared_layers"], L):     # unread k, v, k_norm
+            hd = t["global_head_dim"] if t["layer_types"][i] == "full_attention" \
+                else t["head_dim"]
+            extra += d * kv * hd * (_Q4K + (_Q6K if _more_bits(i, L) else _Q4K)) + 4 * hd
+        return sum(p * b for _, p, b in out) / 8 + extra
+
+    assert file_bytes("gemma-4-e4b") == 5_319_465_128
+    assert round(float(file_bytes("gemma-4-e2b")) / 1e9, 3) == 3.412
 
 
 def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):

@@ -26,7 +26,7 @@ from ..core.units import to_fraction
 from .format_compute import plan_format
 
 if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
-    from .model import Attention, Model
+    from .model import Attention, Layers, Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
@@ -327,12 +327,32 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     Qwen3.5's per-channel gate widens attn_q; a per-head gate, Step and Laguna, is attn_gate),
     values of their own width (``d_v``), no attn_v where the values are the keys
     (``kv_tied``), neither attn_k nor attn_v where an earlier layer's are read
-    (``kv_shared``); per-layer embeddings (Gemma 4 E2B/E4B) are llama.cpp's
-    per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm and each block's
-    inp_gate, proj and post_norm (the names of llama.cpp's Gemma 3n tensor list,
-    https://github.com/ggml-org/llama.cpp/blob/3679b65db16ebaabba95a893c62eb6c4840e832c/src/llama-arch.cpp).
+    (``kv_shared``).
+
+    A Gated DeltaNet layer (Qwen3.5, Qwen3-Next) is llama.cpp's attn_qkv (q, k and v in one
+    tensor), attn_gate (the output gate z), ssm_alpha and ssm_beta (one row a value head;
+    Qwen3-Next's ssm_ba holds both), ssm_out, and the F32 ssm_conv1d, ssm_dt, ssm_a and
+    ssm_norm. llama.cpp counts attn_qkv with attn_v (one tensor a layer, in layer order) and
+    gives it the attn_v rule: in a Q4_K_M file of Qwen3.5-27B, Q6_K in 24 of the 48 linear
+    layers. The other tensors take the default type. (Qwen3-Next files converted before
+    llama.cpp split its fused ssm_in into attn_qkv and attn_gate type all of it at the default.)
+
+    Per-layer embeddings (Gemma 4 E2B/E4B) are per_layer_token_embd, per_layer_model_proj,
+    per_layer_proj_norm and each block's inp_gate, proj and post_norm. per_layer_token_embd
+    takes the output head's rule (Q6_K) where the embeddings are tied, as token_embd does;
+    per_layer_model_proj stays as converted (16 bits). Gemma 4's GGUF files also keep the key
+    and value projections of the layers that read an earlier layer's (18,880,803 weights in
+    E2B with their key norms, the rope frequencies and the layer scales); no step reads them,
+    they are not listed, but their attn_v tensors count in llama.cpp's attn_v counter.
+
+    Tensor names and shapes: ``LLM_TENSOR_NAMES`` in llama.cpp's src/llama-arch.cpp
+    (https://github.com/ggml-org/llama.cpp/blob/00395eb285c7c6821ff372e3ca41dae9da33c2c7/src/llama-arch.cpp)
+    and ``load_arch_tensors`` in src/models/qwen35.cpp, qwen3next.cpp and gemma4.cpp; the types
+    from src/llama-quant.cpp at commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714 (``formats.toml``).
     A model whose tensors do not add up to its decoder is refused (:class:`InputError`).
     """
+    from .model import GatedDeltaNet
+
     key = mix.strip().lower()
     if key not in MIXES:
         raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
@@ -350,12 +370,20 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     d = model.d_model
     n_layers = model.n_layers
     attn_runs = [run for run in model.layers if run.attention is not None]
-    # llama.cpp counts attn_v tensors (qs.n_attention_wv): a block whose values are its keys
-    # (Gemma 4's kv_tied) or an earlier layer's (kv_shared) has none
+    # llama.cpp counts the tensors that take the attn_v rule (qs.n_attention_wv, counted in
+    # init_quantize_state_counters: every name with attn_v.weight, attn_qkv.weight or
+    # attn_kv_b.weight, src/llama-quant.cpp at 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714) in
+    # the file's order, layer by layer. A block whose values are its keys (Gemma 4's kv_tied)
+    # has none; one that reads an earlier layer's keys and values (kv_shared) still carries
+    # its own in Gemma 4's files, unread (see the docstring), so it counts
     def has_attn_v(a: Attention) -> bool:
-        return a.is_mla or not (a.kv_tied or a.kv_shared)
+        return a.is_mla or not a.kv_tied
 
-    n_attn_v = sum(run.count for run in attn_runs if has_attn_v(run.attention))
+    def gdn(run: Layers) -> bool:   # a Gated DeltaNet mixer: its attn_qkv takes the attn_v rule
+        return isinstance(run.mixer, GatedDeltaNet)
+
+    n_attn_v = sum(run.count for run in model.layers
+                   if (run.attention is not None and has_attn_v(run.attention)) or gdn(run))
     n_experts = model.n_experts
     heads = {run.attention.n_heads // run.attention.n_kv_heads for run in attn_runs
              if not run.attention.is_mla}
@@ -380,12 +408,15 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
         out.append(("position_embd", model.n_positions * d, _F16))
     ple = model.d_ple * n_layers
     if ple:
-        # per-layer embeddings (Gemma 4 E2B/E4B): llama.cpp's per_layer_token_embd takes
-        # token_embd's rule (the mix's default type under the K-quants), its projection
-        # per_layer_model_proj the default rule, per_layer_proj_norm stays F32
+        # per-layer embeddings (Gemma 4 E2B/E4B), src/llama-quant.cpp at 007dbbf3: the name
+        # per_layer_token_embd.weight is in the token-embedding category, which takes the
+        # output head's type when the file has no output.weight (tied embeddings:
+        # has_tied_embeddings) and the mix's default type otherwise; per_layer_model_proj is
+        # never quantized (tensor_allows_quantization: "not too big so keep them as it is"),
+        # it stays as converted, 16 bits; per_layer_proj_norm is 1-D, F32
         out.append(("per_layer_token_embd", model.n_vocab_ple * ple,
-                    typed("token_embd", 0, 1, ple)))
-        out.append(("per_layer_model_proj", d * ple, typed("other", 0, 1, d)))
+                    typed("output", 0, 1, ple) if model.tied else bits[m.default]))
+        out.append(("per_layer_model_proj", d * ple, _F16))
         out.append(("per_layer_proj_norm", model.d_ple, _F32))
     i_v = 0
     layer = 0
@@ -441,7 +472,29 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                     out.append(("attn biases and norms", a_params - a_mm, _F32))
                 if has_attn_v(a):
                     i_v += 1
-            if mixer is not None:
+            if isinstance(mixer, GatedDeltaNet):
+                # llama.cpp's tensors of a Gated DeltaNet layer (src/models/qwen35.cpp,
+                # qwen3next.cpp): attn_qkv d x (2 H_qk d_k + H_v d_v) takes the attn_v rule
+                # on the shared counter; attn_gate d x H_v d_v, ssm_alpha and ssm_beta
+                # d x H_v each (Qwen3-Next: one ssm_ba of d x 2 H_v) and ssm_out
+                # H_v d_v x d take the default; ssm_conv1d is never quantized
+                qkv = d * (2 * mixer.n_qk_heads * mixer.d_k + mixer.n_v_heads * mixer.d_v)
+                z = d * mixer.n_v_heads * mixer.d_v
+                ab = 2 * d * mixer.n_v_heads
+                o = mixer.n_v_heads * mixer.d_v * d
+                if qkv + z + ab + o != mix_mm:
+                    raise InputError(f"{model.name}: the projections of its Gated DeltaNet "
+                                     f"({mixer.describe()}) are not modelled as llama.cpp "
+                                     "tensors here")
+                out.append(("attn_qkv (linear attention)", qkv,
+                            typed("attn_v", i_v, n_attn_v, d)))
+                out.append(("attn_gate (linear attention)", z, typed("other", layer, n_layers, d)))
+                out.append(("ssm_alpha, ssm_beta", ab, typed("other", layer, n_layers, d)))
+                out.append(("ssm_out", o, typed("other", layer, n_layers,
+                                                mixer.n_v_heads * mixer.d_v)))
+                out.append(("ssm_conv1d, ssm_dt, ssm_a, ssm_norm", mix_params - mix_mm, _F32))
+                i_v += 1
+            elif mixer is not None:
                 out.append(("ssm projections", mix_mm, typed("ssm", layer, n_layers, d)))
                 out.append(("ssm conv, biases, norms", mix_params - mix_mm, _F32))
             if mlp is not None:
