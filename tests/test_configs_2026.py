@@ -585,6 +585,47 @@ def test_missing_layer_kind_is_refused_naming_its_key(name):
     assert "declare" in message, message
 
 
+def test_minimax_m3_text_tower_and_vision_tower_are_the_published_checkpoint():
+    """MiniMax-M3 (FAMILIES.md section 14.6): the vendored file is the checkpoint's text tower.
+    Its meta count (transformers 5.24.0, ``minimax_m3_vl_text``) plus the vision tower and the
+    two projectors by hand from the Hub checkpoint's ``vision_config`` is the Hugging Face API's
+    ``safetensors.parameters`` of MiniMaxAI/MiniMax-M3 (BF16 426,993,800,960 + F32 46,339,200;
+    SOURCES.md section 7), and at 2 B per BF16 and 4 B per F32 element the checkpoint's
+    tensor payload (854,172,958,720 B). The file stays refused: the count is checked, the
+    sparse attention is not modelled."""
+    t = truth(CONFIGS / "minimax-m3.json")
+    text = t["params"] + t["persistent_buffers"]  # the routers' biases are checkpoint tensors
+    # vision_config: a CLIP ViT of width 1280, 32 blocks, MLP 5120, 3 channels, 2-frame 14 x 14
+    # patches; projector_hidden_size 6144 (the text width d), 2 x 2 spatial merge
+    w, blocks, ff, channels, frames, patch, d, merge = 1280, 32, 5120, 3, 2, 14, 6144, 2
+    patch_embedding = w * channels * frames * patch * patch  # Conv3d without bias
+    block = (4 * (w * w + w)  # q, k, v, out with biases
+             + (w * ff + ff) + (ff * w + w)  # fc1, fc2 with biases
+             + 2 * 2 * w)  # two LayerNorms, weight and bias
+    vision = patch_embedding + 2 * w + blocks * block  # + pre_layrnorm
+    projector = (w * d + d) + (d * d + d)  # multi_modal_projector: w -> d -> d
+    patch_merge = (merge ** 2 * d * d + d) + (d * d + d)  # patch_merge_mlp: 4 d -> d -> d
+    assert (vision, projector + patch_merge) == (631_185_920, 234_381_312)
+    total = text + vision + projector + patch_merge
+    assert total == 426_993_800_960 + 46_339_200 == 427_040_140_160
+    # float32 in the checkpoint: the 57 routers and their biases, the patch embedding
+    f32 = 57 * (128 * d + 128) + patch_embedding
+    assert f32 == 46_339_200
+    assert 2 * total + 2 * f32 == 854_172_958_720
+    # the index's metadata.total_size (869,157,697,024 B) exceeds that payload by one MTP module
+    # at the same precisions, none of whose tensors the checkpoint holds: eh_proj 2d x d, three
+    # norms, one sparse layer (attention, indexer, mixture, two norms) = FAMILIES.md's 7,491,582,592
+    H, K, dh, index_heads, E, d_e = 64, 4, 128, 4, 128, 3072
+    attention = 2 * d * H * dh + 2 * d * K * dh + 2 * dh  # q, o; k, v; per-head q/k norms
+    indexer = d * index_heads * dh + d * dh + 2 * dh  # index q (4 heads), index k (one), norms
+    mixture = E * 3 * d * d_e + 3 * d * d_e + E * d + E  # experts, shared expert, router, bias
+    mtp = 2 * d * d + 3 * d + attention + indexer + mixture + 2 * d
+    assert mtp == 7_491_582_592
+    assert 869_157_697_024 - 854_172_958_720 == 2 * mtp + 2 * (128 * d + 128)
+    with pytest.raises(ConfigError, match="field 'sparse_attention_config'"):
+        read_config(CONFIGS / "minimax-m3.json")
+
+
 def test_refusal_names_every_missing_layer_kind_in_order():
     # FAMILIES.md section 14.6: every layer kind the file declares that the library lacks, in
     # FEATURES order. Kimi K3 relabelled as families no reader knows (wrapper and language
