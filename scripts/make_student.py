@@ -429,6 +429,9 @@ def _index_titles(raw: str) -> str:
 COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-specs-b200-fp4", "08-modern-architectures"):
         "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
+    ("ex-nb-serving-transfer", "08-modern-architectures"):
+        "the GB one decode step of MiniMax-M3 reads at 128K tokens (table tbl-modern-current), "
+        "not the milliseconds a prompt's cache takes over a link",
     ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
         "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
     ("ex-nb-puzzle-5090-ratio", "formats"):

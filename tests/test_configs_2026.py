@@ -70,6 +70,9 @@ ANSWERED = {
     # layers 2 (4) KV heads of 512 whose values are the key projection, still cached apart
     "gemma-4-26b-a4b": ("params", 25 * 2 * 8 * 256 * 2 + 5 * 2 * 2 * 512 * 2),
     "gemma-4-31b-it-nvfp4": ("params", 50 * 2 * 16 * 256 * 2 + 10 * 2 * 4 * 512 * 2),
+    # block-sparse attention (FAMILIES.md 14.6): 60 layers of 4 KV heads of 128, and an index
+    # key of 128 in the 57 sparse ones
+    "minimax-m3": ("params+buffers", 60 * 2 * 4 * 128 * 2 + 57 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -77,10 +80,9 @@ ANSWERED = {
 # (std_bias, std_scale of the tower's width)
 BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
-# file -> the key the refusal names (FAMILIES.md section 14.6)
-REFUSED = {
-    "minimax-m3": "sparse_attention_config",
-}
+# file -> the key the refusal names (FAMILIES.md section 14.6): none is refused since MiniMax-M3's
+# block-sparse attention is read; the refusal of a layer kind is tested on relabelled copies
+REFUSED: dict[str, str] = {}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -575,14 +577,142 @@ def test_mtp_keys_are_read_not_assumed():
         read_config(cfg)
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_missing_layer_kind_is_refused_naming_its_key(name):
+def test_missing_layer_kind_is_refused_naming_its_key():
+    # MiniMax-M3 relabelled as a family no reader knows: its block-sparse attention is then a
+    # layer kind the library lacks, named by the key that declares it
+    cfg = config("minimax-m3")
+    cfg.update(model_type="minimax_m9", architectures=["MiniMaxM9ForCausalLM"])
     with pytest.raises(ConfigError) as err:
-        read_config(CONFIGS / f"{name}.json")
+        read_config(cfg)
     message = str(err.value)
     assert "\n" not in message
-    assert f"field '{REFUSED[name]}'" in message, message
+    assert "field 'sparse_attention_config'" in message, message
     assert "declare" in message, message
+
+
+def test_minimax_m3_text_tower_and_vision_tower_are_the_published_checkpoint():
+    """MiniMax-M3 (FAMILIES.md section 14.6): the vendored file is the checkpoint's text tower.
+    Its meta count (transformers 5.24.0, ``minimax_m3_vl_text``) plus the vision tower and the
+    two projectors by hand from the Hub checkpoint's ``vision_config`` is the Hugging Face API's
+    ``safetensors.parameters`` of MiniMaxAI/MiniMax-M3 (BF16 426,993,800,960 + F32 46,339,200;
+    SOURCES.md section 7), and at 2 B per BF16 and 4 B per F32 element the checkpoint's
+    tensor payload (854,172,958,720 B). The library counts the text tower."""
+    t = truth(CONFIGS / "minimax-m3.json")
+    text = t["params"] + t["persistent_buffers"]  # the routers' biases are checkpoint tensors
+    # vision_config: a CLIP ViT of width 1280, 32 blocks, MLP 5120, 3 channels, 2-frame 14 x 14
+    # patches; projector_hidden_size 6144 (the text width d), 2 x 2 spatial merge
+    w, blocks, ff, channels, frames, patch, d, merge = 1280, 32, 5120, 3, 2, 14, 6144, 2
+    patch_embedding = w * channels * frames * patch * patch  # Conv3d without bias
+    block = (4 * (w * w + w)  # q, k, v, out with biases
+             + (w * ff + ff) + (ff * w + w)  # fc1, fc2 with biases
+             + 2 * 2 * w)  # two LayerNorms, weight and bias
+    vision = patch_embedding + 2 * w + blocks * block  # + pre_layrnorm
+    projector = (w * d + d) + (d * d + d)  # multi_modal_projector: w -> d -> d
+    patch_merge = (merge ** 2 * d * d + d) + (d * d + d)  # patch_merge_mlp: 4 d -> d -> d
+    assert (vision, projector + patch_merge) == (631_185_920, 234_381_312)
+    total = text + vision + projector + patch_merge
+    assert total == 426_993_800_960 + 46_339_200 == 427_040_140_160
+    # float32 in the checkpoint: the 57 routers and their biases, the patch embedding
+    f32 = 57 * (128 * d + 128) + patch_embedding
+    assert f32 == 46_339_200
+    assert 2 * total + 2 * f32 == 854_172_958_720
+    # the index's metadata.total_size (869,157,697,024 B) exceeds that payload by one MTP module
+    # at the same precisions, none of whose tensors the checkpoint holds: eh_proj 2d x d, three
+    # norms, one sparse layer (attention, indexer, mixture, two norms) = FAMILIES.md's 7,491,582,592
+    H, K, dh, index_heads, E, d_e = 64, 4, 128, 4, 128, 3072
+    attention = 2 * d * H * dh + 2 * d * K * dh + 2 * dh  # q, o; k, v; per-head q/k norms
+    indexer = d * index_heads * dh + d * dh + 2 * dh  # index q (4 heads), index k (one), norms
+    mixture = E * 3 * d * d_e + 3 * d * d_e + E * d + E  # experts, shared expert, router, bias
+    mtp = 2 * d * d + 3 * d + attention + indexer + mixture + 2 * d
+    assert mtp == 7_491_582_592
+    assert 869_157_697_024 - 854_172_958_720 == 2 * mtp + 2 * (128 * d + 128)
+    m = read_config(CONFIGS / "minimax-m3.json")
+    assert m.total_params == text
+    assert not m.extras and m.mtp_modules == 0  # the checkpoint ships no MTP module
+    # active: 4 of 128 experts; without the two vocabulary tables, the card's "~23B" (truncated)
+    active = m.active_params - 2 * m.n_vocab * d
+    assert active == 23_504_087_424 and int(active / 1e9) == 23
+
+
+MSA_LAYER = dict(n_heads=64, n_kv_heads=4, d_head=128, index_heads=4, index_dim=128,
+                 index_topk=2048, index_block=128)
+
+
+@pytest.mark.parametrize("context", [1_000, 2_048, 131_072, 1_048_576])
+def test_minimax_m3_cache_read_and_flops_by_hand(context):
+    """FAMILIES.md section 14.6: 3 full-attention layers read every key and value; the 57
+    sparse layers read every index key (128 values a token) and, per KV head, keys and values
+    at min(S, 16 x 128) positions; 16-bit cache. The indexer scores every key with its 4 heads
+    (2 x 128 FLOPs each) before GQA runs over the selected positions."""
+    m = read_config(CONFIGS / "minimax-m3.json")
+    kv, idx, attended = 2 * 4 * 128 * 2, 128 * 2, min(context, 16 * 128)
+    assert m.kv_cache_bytes(context) == 60 * kv * context + 57 * idx * context
+    assert m.seq_bytes(context) == 3 * kv * context + 57 * (kv * attended + idx * context)
+    assert m.attended_context(context) == pytest.approx((3 * context + 57 * attended) / 60)
+
+    def attention(s: int) -> int:  # score and weighted value: 4 d_h per query head and position
+        return 3 * 4 * 64 * 128 * s + 57 * (4 * 64 * 128 * min(s, 2048) + 2 * 4 * 128 * s)
+    # the weights' FLOPs do not change with the context
+    assert (m.decode_flops_per_token(context) - m.decode_flops_per_token(1)
+            == attention(context) - attention(1))
+
+
+def test_minimax_m3_layer_parameters_by_hand():
+    from llm_arithmetic.catalog.model import Attention
+    a = Attention(**MSA_LAYER, qk_norm="head")
+    d = 6144
+    gqa = 2 * d * 64 * 128 + 2 * d * 4 * 128 + 2 * 128  # q, o; k, v; per-head q/k norms
+    assert a.params(d) == gqa + d * 4 * 128 + d * 128 + 2 * 128  # index q, index k, norms
+    assert a.matmul_params(d) == gqa - 2 * 128 + d * 4 * 128 + d * 128
+    assert a.kv_cache_bytes_per_token() == 2 * 4 * 128 * 2 + 128 * 2
+    assert "16 blocks of 128 per KV head" in a.describe()
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"index_block": 100}, "not a whole number of blocks"),
+    ({"window": 4096}, "plain grouped-query attention over the whole context"),
+    ({"index_dim": 0}, "index_dim"),
+])
+def test_block_sparse_attention_record_checks(change, pattern):
+    from llm_arithmetic.catalog.model import Attention
+    with pytest.raises(ConfigError, match=pattern):
+        Attention(**{**MSA_LAYER, **change}).validate("layer")
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"qk_norm_type": "per_layer"}, r"field 'qk_norm_type' = 'per_layer'"),
+    ({"attention_output_gate": True}, r"field 'attention_output_gate'"),
+    ({"shared_intermediate_size": 1536}, r"field 'shared_intermediate_size'"),
+    ({"moe_intermediate_size": 1536}, r"field 'moe_intermediate_size'"),
+    ({"first_k_dense_replace": 2}, r"field 'first_k_dense_replace'"),
+    ({"sparse_attention_config": {"sparse_disable_index_value": [0] * 60}},
+     r"sparse_disable_index_value' is 0 on sparse layer 3"),
+    ({"sparse_attention_config": {"sparse_init_block": 1}}, r"sparse_init_block"),
+    ({"sparse_attention_config": {"sparse_local_block": 17}}, r"sparse_local_block"),
+    ({"sparse_attention_config": {"sparse_index_heads": 4}},
+     r"'sparse_attention_config.sparse_index_heads' is not understood"),
+    ({"sparse_attention_config": {"sparse_attention_freq": [1] * 59}},
+     r"'sparse_attention_freq' has 59 entries for 60 layers"),
+])
+def test_minimax_m3_layouts_not_modelled_are_refused_naming_the_field(change, pattern):
+    cfg = config("minimax-m3")
+    for key, value in change.items():
+        if key == "sparse_attention_config":
+            cfg[key] = {**cfg[key], **value}
+        else:
+            cfg[key] = value
+    with pytest.raises(ConfigError, match=pattern):
+        read_config(cfg)
+
+
+def test_minimax_m3_without_sparse_attention_is_gqa_everywhere():
+    cfg = config("minimax-m3")
+    cfg["sparse_attention_config"] = {**cfg["sparse_attention_config"],
+                                      "use_sparse_attention": False}
+    m = read_config(cfg)
+    assert m.total_params == read_config(CONFIGS / "minimax-m3.json").total_params \
+        - 57 * (6144 * 4 * 128 + 6144 * 128 + 2 * 128)
+    assert m.kv_cache_bytes_per_token() == 60 * 2 * 4 * 128 * 2
 
 
 def test_refusal_names_every_missing_layer_kind_in_order():

@@ -31,7 +31,8 @@ What is counted, per file:
 The class is the one the file's ``architectures`` names when transformers defines it, else the
 causal-LM (then image-text-to-text) class for its ``model_type``. A ``model_type`` transformers
 does not define is read with the configuration class of the architecture the file names (Kimi K2:
-``DeepseekV3ForCausalLM``), and the file says so in ``how``. Nothing is downloaded and no
+``DeepseekV3ForCausalLM``), or with the type :data:`TYPE_ALIASES` names for it, and the file says
+so in ``how``. Nothing is downloaded and no
 repository code (``auto_map``) is run; a file transformers cannot instantiate is recorded with
 the reason in ``error``.
 """
@@ -62,6 +63,13 @@ def config_files() -> list[Path]:
     return files
 
 
+#: model_type -> the type transformers defines the same model under, where neither the file's
+#: type nor its architecture is a transformers name. MiniMax-M3: the vendored file is a flat copy
+#: of the Hub checkpoint's ``text_config`` (the checkpoint is ``minimax_m3_vl``), whose text model
+#: transformers defines as ``minimax_m3_vl_text`` (``MiniMaxM3VLForCausalLM``).
+TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
+
+
 def type_for_architecture(arch: str) -> str | None:
     """The model_type whose causal-LM or image-text class is named ``arch``."""
     for table in (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
@@ -75,7 +83,12 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
     model_type = cfg.get("model_type")
     archs = cfg.get("architectures") or []
     how = []
-    if model_type not in CONFIG_MAPPING:
+    if model_type not in CONFIG_MAPPING and model_type in TYPE_ALIASES:
+        alias = TYPE_ALIASES[model_type]
+        how.append(f"model_type {model_type!r} is not defined; read as {alias!r}, the type "
+                   "transformers defines the same model under (TYPE_ALIASES)")
+        model_type = alias
+    elif model_type not in CONFIG_MAPPING:
         alias = next((t for t in map(type_for_architecture, archs) if t), None)
         if alias is None:
             raise LookupError(f"transformers {transformers.__version__} defines neither "

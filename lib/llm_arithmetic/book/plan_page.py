@@ -64,6 +64,8 @@ has no case adds nothing. The forms:
 FORM_WORDS = {
     ("form", "attention"): {
         "compressed": "compressed attention with a grouped low-rank output (DeepSeek-V4)",
+        "msa": "grouped-query attention whose indexer selects the blocks each key/value head "
+               "attends (MiniMax-M3)",
         "dsa": "latent attention whose indexer selects the tokens attended (DeepSeek-V3.2)",
         "mla": "multi-head latent attention",
         "gated": "attention with an output gate",

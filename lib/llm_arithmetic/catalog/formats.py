@@ -452,7 +452,11 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                     k = 0 if a.kv_shared else d * a.n_kv_heads * a.d_head
                     v = 0 if a.kv_shared or a.kv_tied else d * a.n_kv_heads * d_v
                     o = a.n_heads * d_v * d
-                    if q + gate + k + v + o != a_mm:
+                    # MiniMax-M3's indexer: its query and key projections, typed by the mix's
+                    # default rule as the MLA branch types DeepSeek-V3.2's (an assumption:
+                    # formats.toml's [mixes] name no indexer tensor)
+                    idx = d * a.index_dim * (a.index_heads + 1) if a.index_block else 0
+                    if q + gate + k + v + o + idx != a_mm:
                         raise InputError(f"{model.name}: the projections of its attention "
                                          f"({a.describe()}) are not modelled as llama.cpp "
                                          "tensors here")
@@ -469,6 +473,9 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                         out.append(("attn_v", v, typed("attn_v", i_v, n_attn_v, d)))
                     out.append(("attn_output", o,
                                 typed("attn_output", layer, n_layers, a.n_heads * d_v)))
+                    if idx:
+                        out.append(("attn indexer (index q and k projections)", idx,
+                                    typed("other", layer, n_layers, d)))
                     out.append(("attn biases and norms", a_params - a_mm, _F32))
                 if has_attn_v(a):
                     i_v += 1

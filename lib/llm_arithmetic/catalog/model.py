@@ -107,6 +107,12 @@ class Attention:
         A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
         heads and head width (each token caches one indexer key of ``index_dim``), and how
         many cached positions it selects for the attention to read.
+    index_block : int
+        Block-sparse selection (MiniMax Sparse Attention, MiniMax-M3), when > 0: on
+        grouped-query attention, the indexer (``index_heads`` queries of ``index_dim``, one
+        index key of ``index_dim`` cached per token, a norm on each) selects, for each
+        key/value head, blocks of ``index_block`` tokens, ``index_topk`` tokens in all (the
+        top-k blocks times the block size, the current block among them).
     o_lora_rank, o_groups : int
         A grouped low-rank output projection (DeepSeek-V4), when ``o_groups`` > 0: the heads'
         outputs in ``o_groups`` groups, each projected to ``o_lora_rank``, then one projection
@@ -147,6 +153,7 @@ class Attention:
     index_heads: int = 0
     index_dim: int = 0
     index_topk: int = 0
+    index_block: int = 0
     kv_tied: bool = False
     kv_shared: bool = False
     o_lora_rank: int = 0
@@ -158,7 +165,7 @@ class Attention:
         for f in ("n_heads", "n_kv_heads", "d_head"):
             _check_int(owner, f, getattr(self, f))
         for f in ("kv_lora_rank", "q_lora_rank", "d_nope", "d_rope", "d_v", "index_heads",
-                  "index_dim", "index_topk", "gate"):
+                  "index_dim", "index_topk", "index_block", "gate"):
             _check_int(owner, f, getattr(self, f), minimum=0)
         if self.d_v and self.gate and not self.is_mla:
             raise ConfigError(f"{owner}: an output gate with a separate value width (d_v) is "
@@ -182,6 +189,16 @@ class Attention:
             if not self.compress or not self.index_heads or not self.index_dim:
                 raise ConfigError(f"{owner}: an indexer of compressed attention (index_topk) "
                                   "needs a compress ratio, index_heads and index_dim")
+        elif self.index_block:  # MiniMax Sparse Attention: blocks per key/value head
+            if (self.is_mla or self.o_groups or self.d_v or self.gate or self.kv_tied
+                    or self.kv_shared or self.window or self.chunk):
+                raise ConfigError(f"{owner}: a block-sparse indexer (index_block) is modelled "
+                                  "for plain grouped-query attention over the whole context")
+            for f in ("index_heads", "index_dim", "index_topk"):
+                _check_int(owner, f, getattr(self, f))
+            if self.index_topk % self.index_block:
+                raise ConfigError(f"{owner}: index_topk ({self.index_topk}) is not a whole "
+                                  f"number of blocks of index_block ({self.index_block})")
         elif self.index_topk:
             if not self.is_mla or not self.q_lora_rank:
                 raise ConfigError(f"{owner}: a sparse-attention indexer (index_topk) needs "
@@ -262,6 +279,10 @@ class Attention:
             text += f" x {self.d_head}"
         else:
             text += f"/{self.n_kv_heads} heads x {self.d_head}"
+        if self.index_block:
+            text += (f", indexer {self.index_heads} x {self.index_dim} selecting "
+                     f"{self.index_topk // self.index_block} blocks of {self.index_block} "
+                     "per KV head")
         if self.d_v and not self.is_mla:
             text += f", values of {self.d_v}"
         if self.o_groups:

@@ -651,6 +651,9 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
     yield Tensor(p + "self_attn.k_proj", hkv * dh, d)
     yield Tensor(p + "self_attn.v_proj", hkv * dv, d)
     yield Tensor(p + "self_attn.o_proj", d, h * dv)
+    if a.index_block:  # MiniMax-M3's indexer: its query and key projections
+        yield Tensor(p + "self_attn.index_q_proj", a.index_heads * a.index_dim, d)
+        yield Tensor(p + "self_attn.index_k_proj", a.index_dim, d)
 
 
 def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor]:

@@ -89,7 +89,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
                    "indexer's key cache and a top-k read of the main cache)"),
-    ("sparse_attention_config", "sparse attention"),
+    ("sparse_attention_config", "block-sparse attention (MiniMax Sparse Attention: an indexer "
+                                "that selects blocks of the cache for each key/value head)"),
     ("global_head_dim", "per-layer attention geometry (other head widths and key/value heads "
                         "on global layers)"),
     ("attention_k_eq_v", "keys shared with values"),
@@ -169,6 +170,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "routed_expert_hidden_size": frozenset({"kimi_linear"}),
     "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
+    "sparse_attention_config": frozenset({"minimax_m3"}),
     "block_configs": frozenset({"nemotron-nas"}),
 }
 
@@ -1400,6 +1402,19 @@ def _glm4_moe(r: _Reader) -> dict[str, Any]:
 
 
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
+def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
+    """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
+    the one kind the family's layout has (``known``, its default), read as the library's
+    ``qk_norm`` (M2's "per_layer": norms over whole projections; M3's "per_head")."""
+    if not r.flag("use_qk_norm", False):
+        return ""
+    kind = r.raw("qk_norm_type", known)
+    if kind != known:
+        raise ConfigError(f"{r.origin}: field 'qk_norm_type' = {kind!r:.40} is not counted "
+                          f"(the '{r.family}' reader knows '{known}' q/k norms)")
+    return qk_norm
+
+
 def _minimax_m2(r: _Reader) -> dict[str, Any]:
     # MiniMaxM2: q/k/v/o without biases; with use_qk_norm and qk_norm_type "per_layer", q_norm
     # over all H head_dim query channels and k_norm over the H_kv head_dim key channels; every
@@ -1409,13 +1424,7 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     h, hkv, dh = r.heads(d)
-    qk = ""
-    if r.flag("use_qk_norm", False):
-        kind = r.raw("qk_norm_type", "per_layer")
-        if kind != "per_layer":
-            raise ConfigError(f"{r.origin}: field 'qk_norm_type' = {kind!r:.40} is not counted "
-                              "(the 'minimax_m2' reader knows 'per_layer' q/k norms)")
-        qk = "full"
+    qk = _minimax_qk_norm(r, "per_layer", "full")
     r.refuse("shared_intermediate_size", "MiniMax-M2's layout has no shared expert")
     e, k = _experts(r, n_key="num_local_experts")
     moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
@@ -1429,6 +1438,91 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
                        trained_context=r.int("max_position_embeddings", None, kind="context"),
                        attention=lambda i: attn, mlp=lambda i: moe, d_model=d),
             "mtp_modules": mtp}
+
+
+# ---- MiniMax-M3 -----------------------------------------------------------------------------------
+#: Keys of ``sparse_attention_config`` the minimax_m3 reader reads (vLLM's MiniMaxM3TextConfig);
+#: ``sparse_score_type`` (how block scores pool) changes no count.
+MSA_KEYS = ("use_sparse_attention", "sparse_attention_freq", "sparse_disable_index_value",
+            "sparse_num_index_heads", "sparse_index_dim", "sparse_block_size",
+            "sparse_topk_blocks", "sparse_init_block", "sparse_local_block", "sparse_score_type")
+
+
+def _minimax_m3(r: _Reader) -> dict[str, Any]:
+    # MiniMax-M3's text tower (FAMILIES.md section 14.6; vLLM's vllm/models/minimax_m3/nvidia/
+    # model.py, transformers' minimax_m3_vl_text): q/k/v/o without biases, per-head q/k norms
+    # (qk_norm_type "per_head", Gemma-style weights: the same count), two norms per block; the
+    # layers sparse_attention_freq marks add MiniMax Sparse Attention's indexer (index_q_proj
+    # d -> H_I d_I, index_k_proj d -> d_I, a norm of d_I on each; no index value or output
+    # projection where sparse_disable_index_value is set), which picks sparse_topk_blocks
+    # blocks of sparse_block_size tokens per key/value head, the current block among them;
+    # the layers moe_layer_freq marks a mixture of num_local_experts gated experts of
+    # intermediate_size (top num_experts_per_tok, no biases), one shared expert of
+    # shared_intermediate_size, a router d x E and its e_score_correction_bias; the others a
+    # dense gated MLP of dense_intermediate_size. The checkpoint ships no MTP module
+    # (num_mtp_modules, num_nextn_predict_layers: read, not counted).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    qk = _minimax_qk_norm(r, "per_head", "head")
+    r.refuse("attention_output_gate", "an output gate on MiniMax-M3's attention is not counted")
+    sparse = r.raw("sparse_attention_config", {})
+    if not isinstance(sparse, Mapping):
+        raise ConfigError(f"{r.origin}: field 'sparse_attention_config' must be an object")
+    unknown = sorted(set(sparse) - set(MSA_KEYS))
+    if unknown:
+        raise ConfigError(f"{r.origin}: field 'sparse_attention_config.{unknown[0]}' is not "
+                          "understood by the 'minimax_m3' reader, and counting without it would "
+                          "describe a different model")
+    s = _Reader(sparse, r.origin, r.family)  # errors name the key inside the object
+    sparse_layers = [False] * n
+    index: dict[str, int] = {}
+    if s.flag("use_sparse_attention", False):
+        freq = s.int_list("sparse_attention_freq", [1] * n, n=n)
+        no_value = s.int_list("sparse_disable_index_value", [1] * n, n=n)
+        sparse_layers = [f != 0 for f in freq]
+        valued = [i for i in range(n) if sparse_layers[i] and not no_value[i]]
+        if valued:
+            raise ConfigError(f"{r.origin}: field 'sparse_attention_config."
+                              f"sparse_disable_index_value' is 0 on sparse layer {valued[0]}: "
+                              "an index value and output projection are not counted")
+        if s.int("sparse_init_block", 0, kind="count", minimum=0):
+            raise ConfigError(f"{r.origin}: field 'sparse_attention_config.sparse_init_block' "
+                              "> 0: blocks kept at the start of the context are not counted")
+        block = s.int("sparse_block_size", kind="context")
+        blocks = s.int("sparse_topk_blocks", kind="count")
+        if s.int("sparse_local_block", 0, kind="count", minimum=0) > blocks:
+            raise ConfigError(f"{r.origin}: field 'sparse_attention_config.sparse_local_block' "
+                              "exceeds 'sparse_topk_blocks' (the local blocks are among them)")
+        s.raw("sparse_score_type")
+        index = dict(index_heads=s.int("sparse_num_index_heads", kind="heads"),
+                     index_dim=s.int("sparse_index_dim"), index_topk=blocks * block,
+                     index_block=block)
+    moe_flags = [f != 0 for f in r.int_list("moe_layer_freq", [1] * n, n=n)]
+    first = r.int("first_k_dense_replace", None, kind="layers", minimum=0)
+    if first is not None and moe_flags != [i >= first for i in range(n)]:
+        raise ConfigError(f"{r.origin}: field 'first_k_dense_replace' ({first}) contradicts "
+                          "'moe_layer_freq'")
+    e, k = _experts(r, n_key="num_local_experts")
+    d_e = r.int("intermediate_size")
+    if r.int("moe_intermediate_size", d_e) != d_e:
+        raise ConfigError(f"{r.origin}: field 'moe_intermediate_size' differs from "
+                          "'intermediate_size' (MiniMax-M3's experts are intermediate_size wide)")
+    n_shared = r.int("n_shared_experts", 0, kind="experts", minimum=0)
+    d_shared = r.int("shared_intermediate_size", 0, minimum=0)
+    if d_shared != n_shared * d_e:  # vLLM builds n_shared x intermediate_size, transformers
+        raise ConfigError(           # shared_intermediate_size: the file must agree
+            f"{r.origin}: field 'shared_intermediate_size' ({d_shared}) is not "
+            f"'n_shared_experts' x 'intermediate_size' ({n_shared} x {d_e})")
+    moe = MLP(d_e, n_experts=e, top_k=k, n_shared=1 if n_shared else 0, d_shared=d_shared,
+              router_bias=r.flag("use_routing_bias", False))
+    dense = MLP(r.int("dense_intermediate_size"))
+    r.read.update({"num_mtp_modules", "num_nextn_predict_layers"})
+    full, msa = Attention(h, hkv, dh, qk_norm=qk), Attention(h, hkv, dh, qk_norm=qk, **index)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: msa if sparse_layers[i] else full,
+                    mlp=lambda i: moe if moe_flags[i] else dense, d_model=d)
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
@@ -2139,6 +2233,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
+    "minimax_m3": _minimax_m3,
     "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear, "kimi_k3": _kimi_k3,
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
@@ -2180,6 +2275,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GptOssForCausalLM": "gpt_oss", "Llama4ForConditionalGeneration": "llama4",
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
     "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
+    "MiniMaxM3ForCausalLM": "minimax_m3", "MiniMaxM3SparseForCausalLM": "minimax_m3",
     "KimiK3ForConditionalGeneration": "kimi_k3",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",

@@ -30,6 +30,7 @@ __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
     "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "msa_decode_flops", "msa_prefill_flops",
     "split_decode_flops", "split_prefill_flops", "compressed_pairs", "compressed_decode_flops",
     "compressed_prefill_flops", "decode_flops_per_token", "prefill_flops",
     "matvec_intensity",
@@ -233,6 +234,43 @@ def dsa_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs, index_heads
     """
     return (mla_prefill_flops(n_heads=n_heads, d_nope=d_nope, d_rope=d_rope, d_v=d_v,
                               causal_pairs=causal_pairs)
+            + 2 * index_heads * index_dim * _pairs(prompt=prompt))
+
+
+@formula("attn_flops")
+def msa_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context):
+    """Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one
+    decoded token: the indexer scores every one of the S cached index keys with each of its
+    H_I heads (2 d_I per head and key), then grouped-query attention
+    (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks
+    it selected for each KV head.
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer at 32,768 tokens (16 blocks of 128: 2,048 attended):
+
+    >>> msa_decode_flops(n_heads=64, d_head=128, attended=2048, index_heads=4,
+    ...                  index_dim=128, context=32768)
+    100663296
+    """
+    return (attention_decode_flops(n_heads=n_heads, d_head=d_head, attended=attended)
+            + 2 * index_heads * index_dim * context)
+
+
+@formula("attn_flops")
+def msa_prefill_flops(*, n_heads, d_head, causal_pairs, index_heads, index_dim, prompt):
+    """Attention FLOPs of one block-sparse attention layer in a prefill of T tokens: the
+    indexer scores every causal query-key pair with each of its heads, and grouped-query
+    attention (:data:`attention_prefill_flops`) scores only the pairs of the selected blocks
+    (Pi: token i attends to min(i, S_top) positions).
+
+    Examples
+    --------
+    >>> msa_prefill_flops(n_heads=64, d_head=128, causal_pairs=7, index_heads=4,
+    ...                   index_dim=128, prompt=4)
+    239616
+    """
+    return (attention_prefill_flops(n_heads=n_heads, d_head=d_head, causal_pairs=causal_pairs)
             + 2 * index_heads * index_dim * _pairs(prompt=prompt))
 
 

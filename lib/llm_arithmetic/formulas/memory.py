@@ -24,7 +24,8 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes", "kda_state_bytes", "dsa_kv_layer_bytes", "split_kv_layer_bytes",
+    "gated_deltanet_state_bytes", "kda_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
+    "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "compressed_tokens", "compressed_cache_bytes",
     "kv_cache_bytes_per_token", "kv_cache_bytes",
     "attended_context", "max_sequences", "max_batch", "max_context",
@@ -141,6 +142,22 @@ def dsa_kv_layer_bytes(*, kv_lora_rank, d_rope, index_dim, bits_kv=16):
     1408
     """
     return (kv_lora_rank + d_rope + index_dim) * bits_kv / 8
+
+
+@formula("kv_layer_bytes")
+def msa_kv_layer_bytes(*, n_kv_heads, d_head, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one grouped-query attention layer with a block-sparse
+    indexer (MiniMax Sparse Attention): a key and a value per KV head, as
+    :data:`kv_layer_bytes`, and the indexer's one key of width d_I.
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer (4 KV heads of 128, index keys of 128) at 16 bits:
+
+    >>> msa_kv_layer_bytes(n_kv_heads=4, d_head=128, index_dim=128)
+    2304
+    """
+    return (2 * n_kv_heads * d_head + index_dim) * bits_kv / 8
 
 
 @formula("state_bytes")

@@ -23,7 +23,8 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "kda_params", "dsa_attention_params", "split_attention_params",
+    "gated_deltanet_params", "kda_params", "dsa_attention_params", "msa_attention_params",
+    "split_attention_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
@@ -455,6 +456,30 @@ def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
                                  d_v=d_v)
             + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
             + d_model * index_heads)
+
+
+@formula("attn_params")
+def msa_attention_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim,
+                         qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    r"""Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax
+    Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection
+    (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and
+    a norm of width d_I on each (applied per index head). No index value or output projection:
+    the indexer only selects the blocks the attention reads.
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer (d = 6144, 64 query and 4 KV heads of 128, per-head q/k norms,
+    4 index heads of 128): 3,932,416 more than its attention.
+
+    >>> msa_attention_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1,
+    ...                      index_heads=4, index_dim=128)
+    110887424
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
+                             qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
+            + d_model * index_heads * index_dim + d_model * index_dim + 2 * index_dim)
 
 
 @formula("ssm_params")

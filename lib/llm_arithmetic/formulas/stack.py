@@ -13,13 +13,14 @@ import sympy as sp
 
 from ..core.registry import formula
 from .memory import compressed_entries
-from .params import kda_gate_weights, mla_attention_params, mlp_params
+from .params import attention_params, kda_gate_weights, mla_attention_params, mlp_params
 from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
                     prefill_weight_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "kda_matmul_params", "kda_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
+           "msa_matmul_params", "msa_read_bytes",
            "compressed_read_bytes", "norm_params",
            "routed_expert_params", "hyper_norm_params", "hyper_norm_matmul_params",
            "hyper_head_params", "hyper_head_matmul_params",
@@ -67,6 +68,23 @@ def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
                               kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope, d_v=d_v)
             + q_lora_rank * index_heads * index_dim + d_model * index_dim
             + d_model * index_heads)
+
+
+@formula("layer_matmul_params")
+def msa_matmul_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim):
+    """Weights of a grouped-query attention block with a block-sparse indexer (MiniMax Sparse
+    Attention) in matrix products for one token: the q, k, v and output projections and the
+    indexer's query and key projections (not the norms).
+
+    Examples
+    --------
+    >>> msa_matmul_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, index_heads=4,
+    ...                   index_dim=128)
+    110886912
+    """
+    return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                             d_head=d_head)
+            + d_model * index_heads * index_dim + d_model * index_dim)
 
 
 @formula("layer_matmul_params")
@@ -314,6 +332,24 @@ def dsa_read_bytes(*, kv_lora_rank, d_rope, index_dim, attended, context, bits_k
     10747904
     """
     return (attended * (kv_lora_rank + d_rope) + context * index_dim) * bits_kv / 8
+
+
+@formula("kv_cache")
+def msa_read_bytes(*, n_kv_heads, d_head, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a block-sparse attention layer (MiniMax Sparse Attention)
+    reads for one sequence: every one of the S index keys (to score them), and per KV head
+    its key and value at the S_a = min(S, S_top) positions of the blocks selected for that head
+    (S_top: the top-k blocks times the block size, the current block among them). Each head
+    picks its own blocks, so this is an upper end: a block counts whole.
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer at 32,768 tokens (2,048 attended), 16 bits:
+
+    >>> msa_read_bytes(n_kv_heads=4, d_head=128, index_dim=128, attended=2048, context=32768)
+    12582912
+    """
+    return (attended * 2 * n_kv_heads * d_head + context * index_dim) * bits_kv / 8
 
 
 @formula("kv_cache")

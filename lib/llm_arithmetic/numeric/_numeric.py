@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -155,6 +155,12 @@ PARAMS = {
     'mlp_params': ('d_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
     'moe_active_params': ('d_model', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'moe_params': ('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
+    'msa_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'msa_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context'),
+    'msa_kv_layer_bytes': ('n_kv_heads', 'd_head', 'index_dim', 'bits_kv'),
+    'msa_matmul_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim'),
+    'msa_prefill_flops': ('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'),
+    'msa_read_bytes': ('n_kv_heads', 'd_head', 'index_dim', 'attended', 'context', 'bits_kv'),
     'norm_params': ('d_model', 'norm_vecs_layer'),
     'ops_per_byte': ('peak_flops', 'bandwidth'),
     'overlapped_time': ('work_time', 'comm_time'),
@@ -6892,6 +6898,308 @@ def moe_params(*, d_model, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_ml
     d_model, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate = _vector_args(('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'), (d_model, d_ff, n_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate))
     with _quiet():
         return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def msa_attention_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+    """Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax
+    Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection
+    (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and
+    a norm of width d_I on each (applied per index head). No index value or output projection:
+    the indexer only selects the blocks the attention reads.
+
+    .. math::
+
+        P_{attn} = 2 d_{I} + d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H_{I} d_{I} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    qkv_bias : number or array (default 0)
+        1 if the q, k, v projections have biases, :math:`\\delta_{qkv}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    attn_sinks : number or array (default 0)
+        1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer (d = 6144, 64 query and 4 KV heads of 128, per-head q/k norms,
+    4 index heads of 128): 3,932,416 more than its attention.
+
+    >>> msa_attention_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1,
+    ...                      index_heads=4, index_dim=128)
+    110887424
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        try:
+            return _exact_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    with _quiet():
+        return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim)
+
+
+def msa_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context):
+    """Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one
+    decoded token: the indexer scores every one of the S cached index keys with each of its
+    H_I heads (2 d_I per head and key), then grouped-query attention
+    (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks
+    it selected for each KV head.
+
+    .. math::
+
+        F_{attn} = 2 H_{I} d_{I} S + 4 H d_{head} S_{a}
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer at 32,768 tokens (16 blocks of 128: 2,048 attended):
+
+    >>> msa_decode_flops(n_heads=64, d_head=128, attended=2048, index_heads=4,
+    ...                  index_dim=128, context=32768)
+    100663296
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, d_head, attended, index_heads, index_dim, context))
+    if _exact is not None:
+        n_heads, d_head, attended, index_heads, index_dim, context = _exact
+        try:
+            return _exact_result(4*n_heads*attended*d_head + 2*index_heads*context*index_dim)
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, attended, index_heads, index_dim, context = _vector_args(('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context'), (n_heads, d_head, attended, index_heads, index_dim, context))
+    with _quiet():
+        return _vector_result(4*n_heads*attended*d_head + 2*index_heads*context*index_dim)
+
+
+def msa_kv_layer_bytes(*, n_kv_heads, d_head, index_dim, bits_kv=16):
+    """Cache bytes one token adds to one grouped-query attention layer with a block-sparse
+    indexer (MiniMax Sparse Attention): a key and a value per KV head, as
+    :data:`kv_layer_bytes`, and the indexer's one key of width d_I.
+
+    .. math::
+
+        \\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + 2 H_{kv} d_{head}\\right)}{8}
+
+    Parameters
+    ----------
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_layer_bytes : number or array
+        KV-cache bytes per token of one attention layer, :math:`\\kappa_{l}` [B]
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer (4 KV heads of 128, index keys of 128) at 16 bits:
+
+    >>> msa_kv_layer_bytes(n_kv_heads=4, d_head=128, index_dim=128)
+    2304
+    """
+    _exact = _exact_args(('n_kv_heads', 'd_head', 'index_dim', 'bits_kv'), (n_kv_heads, d_head, index_dim, bits_kv))
+    if _exact is not None:
+        n_kv_heads, d_head, index_dim, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(2*n_kv_heads*d_head + index_dim))
+        except ZeroDivisionError:
+            return _inf
+    n_kv_heads, d_head, index_dim, bits_kv = _vector_args(('n_kv_heads', 'd_head', 'index_dim', 'bits_kv'), (n_kv_heads, d_head, index_dim, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(2*n_kv_heads*d_head + index_dim))
+
+
+def msa_matmul_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim):
+    """Weights of a grouped-query attention block with a block-sparse indexer (MiniMax Sparse
+    Attention) in matrix products for one token: the q, k, v and output projections and the
+    indexer's query and key projections (not the norms).
+
+    .. math::
+
+        P_{mm,l} = d_{model} d_{I} + d_{model} H_{I} d_{I} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> msa_matmul_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, index_heads=4,
+    ...                   index_dim=128)
+    110886912
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim'), (d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim = _exact
+        try:
+            return _exact_result(2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + index_dim*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim'), (d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + index_dim*d_model)
+
+
+def msa_prefill_flops(*, n_heads, d_head, causal_pairs, index_heads, index_dim, prompt):
+    """Attention FLOPs of one block-sparse attention layer in a prefill of T tokens: the
+    indexer scores every causal query-key pair with each of its heads, and grouped-query
+    attention (:data:`attention_prefill_flops`) scores only the pairs of the selected blocks
+    (Pi: token i attends to min(i, S_top) positions).
+
+    .. math::
+
+        F_{attn} = 4 H d_{head} \\Pi + H_{I} d_{I} T \\left(T + 1\\right)
+
+    Parameters
+    ----------
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    causal_pairs : number or array
+        Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> msa_prefill_flops(n_heads=64, d_head=128, causal_pairs=7, index_heads=4,
+    ...                   index_dim=128, prompt=4)
+    239616
+    """
+    _exact = _exact_args(('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_head, causal_pairs, index_heads, index_dim, prompt))
+    if _exact is not None:
+        n_heads, d_head, causal_pairs, index_heads, index_dim, prompt = _exact
+        try:
+            return _exact_result(4*n_heads*causal_pairs*d_head + index_heads*prompt*index_dim*(prompt + 1))
+        except ZeroDivisionError:
+            return _inf
+    n_heads, d_head, causal_pairs, index_heads, index_dim, prompt = _vector_args(('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt'), (n_heads, d_head, causal_pairs, index_heads, index_dim, prompt))
+    with _quiet():
+        return _vector_result(4*n_heads*causal_pairs*d_head + index_heads*prompt*index_dim*(prompt + 1))
+
+
+def msa_read_bytes(*, n_kv_heads, d_head, index_dim, attended, context, bits_kv=16):
+    """Cache bytes one decode step of a block-sparse attention layer (MiniMax Sparse Attention)
+    reads for one sequence: every one of the S index keys (to score them), and per KV head
+    its key and value at the S_a = min(S, S_top) positions of the blocks selected for that head
+    (S_top: the top-k blocks times the block size, the current block among them). Each head
+    picks its own blocks, so this is an upper end: a block counts whole.
+
+    .. math::
+
+        M_{KV} = \\frac{b_{kv} \\left(d_{I} S + 2 H_{kv} d_{head} S_{a}\\right)}{8}
+
+    Parameters
+    ----------
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    attended : number or array
+        Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    context : number or array
+        Tokens in the KV cache (context length) when a token is decoded, :math:`S` [token]
+    bits_kv : number or array (default 16)
+        Bits per cached key or value element, :math:`b_{kv}` [bit]
+
+    Returns
+    -------
+    kv_cache : number or array
+        KV-cache bytes of B sequences, :math:`M_{KV}` [B]
+
+    Examples
+    --------
+    A MiniMax-M3 sparse layer at 32,768 tokens (2,048 attended), 16 bits:
+
+    >>> msa_read_bytes(n_kv_heads=4, d_head=128, index_dim=128, attended=2048, context=32768)
+    12582912
+    """
+    _exact = _exact_args(('n_kv_heads', 'd_head', 'index_dim', 'attended', 'context', 'bits_kv'), (n_kv_heads, d_head, index_dim, attended, context, bits_kv))
+    if _exact is not None:
+        n_kv_heads, d_head, index_dim, attended, context, bits_kv = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_kv*(2*n_kv_heads*attended*d_head + context*index_dim))
+        except ZeroDivisionError:
+            return _inf
+    n_kv_heads, d_head, index_dim, attended, context, bits_kv = _vector_args(('n_kv_heads', 'd_head', 'index_dim', 'attended', 'context', 'bits_kv'), (n_kv_heads, d_head, index_dim, attended, context, bits_kv))
+    with _quiet():
+        return _vector_result(((1/8))*bits_kv*(2*n_kv_heads*attended*d_head + context*index_dim))
 
 
 def norm_params(*, d_model, norm_vecs_layer):

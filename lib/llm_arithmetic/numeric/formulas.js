@@ -692,6 +692,36 @@ export function moe_params({d_model, d_ff, n_experts, n_shared_experts = 0, d_sh
   return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + shared_gate*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
+/** Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads. [1] */
+export function msa_attention_params({d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
+  return n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim;
+}
+
+/** Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached index keys with each of its H_I heads (2 d_I per head and key), then grouped-query attention (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks it selected for each KV head. [FLOP] */
+export function msa_decode_flops({n_heads, d_head, attended, index_heads, index_dim, context} = {}) {
+  return 4*n_heads*attended*d_head + 2*index_heads*context*index_dim;
+}
+
+/** Cache bytes one token adds to one grouped-query attention layer with a block-sparse indexer (MiniMax Sparse Attention): a key and a value per KV head, as :data:`kv_layer_bytes`, and the indexer's one key of width d_I. [B] */
+export function msa_kv_layer_bytes({n_kv_heads, d_head, index_dim, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(2*n_kv_heads*d_head + index_dim);
+}
+
+/** Weights of a grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention) in matrix products for one token: the q, k, v and output projections and the indexer's query and key projections (not the norms). [1] */
+export function msa_matmul_params({d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim} = {}) {
+  return 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + index_dim*d_model;
+}
+
+/** Attention FLOPs of one block-sparse attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and grouped-query attention (:data:`attention_prefill_flops`) scores only the pairs of the selected blocks (Pi: token i attends to min(i, S_top) positions). [FLOP] */
+export function msa_prefill_flops({n_heads, d_head, causal_pairs, index_heads, index_dim, prompt} = {}) {
+  return 4*n_heads*causal_pairs*d_head + index_heads*prompt*index_dim*(prompt + 1);
+}
+
+/** Cache bytes one decode step of a block-sparse attention layer (MiniMax Sparse Attention) reads for one sequence: every one of the S index keys (to score them), and per KV head its key and value at the S_a = min(S, S_top) positions of the blocks selected for that head (S_top: the top-k blocks times the block size, the current block among them). Each head picks its own blocks, so this is an upper end: a block counts whole. [B] */
+export function msa_read_bytes({n_kv_heads, d_head, index_dim, attended, context, bits_kv = 16} = {}) {
+  return ((1/8))*bits_kv*(2*n_kv_heads*attended*d_head + context*index_dim);
+}
+
 /** Normalization weights of one block: its norm vectors of width d. [1] */
 export function norm_params({d_model, norm_vecs_layer} = {}) {
   return norm_vecs_layer*d_model;
@@ -3188,6 +3218,109 @@ export const FORMULAS = {
   ],
   "summary": "Parameters of one mixture-of-experts block: E routed experts of width d_ff, E_s shared experts of width d_s, the router and a shared-expert gate.",
   "unit": "1"
+ },
+ "msa_attention_params": {
+  "defaults": {
+   "attn_sinks": 0,
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qkv_bias": 0
+  },
+  "latex": "P_{attn} = 2 d_{I} + d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + d_{model} H_{I} d_{I} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "index_heads",
+   "index_dim",
+   "qkv_bias",
+   "o_bias",
+   "qk_norm",
+   "qk_norm_full",
+   "attn_sinks"
+  ],
+  "summary": "Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads.",
+  "unit": "1"
+ },
+ "msa_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 H_{I} d_{I} S + 4 H d_{head} S_{a}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "attended",
+   "index_heads",
+   "index_dim",
+   "context"
+  ],
+  "summary": "Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached index keys with each of its H_I heads (2 d_I per head and key), then grouped-query attention (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks it selected for each KV head.",
+  "unit": "FLOP"
+ },
+ "msa_kv_layer_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "\\kappa_{l} = \\frac{b_{kv} \\left(d_{I} + 2 H_{kv} d_{head}\\right)}{8}",
+  "lhs": "kv_layer_bytes",
+  "params": [
+   "n_kv_heads",
+   "d_head",
+   "index_dim",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one token adds to one grouped-query attention layer with a block-sparse indexer (MiniMax Sparse Attention): a key and a value per KV head, as :data:`kv_layer_bytes`, and the indexer's one key of width d_I.",
+  "unit": "B"
+ },
+ "msa_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} d_{I} + d_{model} H_{I} d_{I} + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Weights of a grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention) in matrix products for one token: the q, k, v and output projections and the indexer's query and key projections (not the norms).",
+  "unit": "1"
+ },
+ "msa_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 4 H d_{head} \\Pi + H_{I} d_{I} T \\left(T + 1\\right)",
+  "lhs": "attn_flops",
+  "params": [
+   "n_heads",
+   "d_head",
+   "causal_pairs",
+   "index_heads",
+   "index_dim",
+   "prompt"
+  ],
+  "summary": "Attention FLOPs of one block-sparse attention layer in a prefill of T tokens: the indexer scores every causal query-key pair with each of its heads, and grouped-query attention (:data:`attention_prefill_flops`) scores only the pairs of the selected blocks (Pi: token i attends to min(i, S_top) positions).",
+  "unit": "FLOP"
+ },
+ "msa_read_bytes": {
+  "defaults": {
+   "bits_kv": 16
+  },
+  "latex": "M_{KV} = \\frac{b_{kv} \\left(d_{I} S + 2 H_{kv} d_{head} S_{a}\\right)}{8}",
+  "lhs": "kv_cache",
+  "params": [
+   "n_kv_heads",
+   "d_head",
+   "index_dim",
+   "attended",
+   "context",
+   "bits_kv"
+  ],
+  "summary": "Cache bytes one decode step of a block-sparse attention layer (MiniMax Sparse Attention) reads for one sequence: every one of the S index keys (to score them), and per KV head its key and value at the S_a = min(S, S_top) positions of the blocks selected for that head (S_top: the top-k blocks times the block size, the current block among them). Each head picks its own blocks, so this is an upper end: a block counts whole.",
+  "unit": "B"
  },
  "norm_params": {
   "defaults": {},

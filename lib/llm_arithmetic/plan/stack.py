@@ -37,7 +37,7 @@ PARTS = ("attention", "mixer", "mlp", "norms")
 #: Conditions: ``True``, ``["gt", field, n]`` (field > n), ``["set", field]`` (field given).
 FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
-        "attention": [["compressed", ["gt", "o_groups", 0]],
+        "attention": [["compressed", ["gt", "o_groups", 0]], ["msa", ["gt", "index_block", 0]],
                       ["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
                       ["gated", ["gt", "gate", 0]], ["reuse", ["set", "kv_shared"]],
                       ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
@@ -101,7 +101,8 @@ _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "kda": ["kda_params", {}],
-           "dsa": ["dsa_attention_params", {}], "split": ["split_attention_params", {}],
+           "dsa": ["dsa_attention_params", {}], "msa": ["msa_attention_params", {}],
+           "split": ["split_attention_params", {}],
            "tied": ["tied_attention_params", {}],
            "reuse": ["reuse_attention_params", {}],
            "latent": ["latent_moe_params", {}],
@@ -156,6 +157,7 @@ TERMS: dict[str, dict[str, Any]] = {
                       "cases": {"attention": ["attention_params", _NO_EXTRAS],
                                 "mla": ["mla_matmul_params", {}],
                                 "dsa": ["dsa_matmul_params", {}],
+                                "msa": ["msa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
                                 "tied": ["tied_attention_params", _NO_EXTRAS],
                                 "reuse": ["reuse_attention_params", _NO_EXTRAS],
@@ -176,6 +178,7 @@ TERMS: dict[str, dict[str, Any]] = {
                  "cases": {"attention": ["kv_layer_bytes", {}],
                            "mla": ["mla_kv_layer_bytes", {}],
                            "dsa": ["dsa_kv_layer_bytes", {}],
+                           "msa": ["msa_kv_layer_bytes", {}],
                            "split": ["split_kv_layer_bytes", {}]}},
     "kv_layer_read": {"by": "form", "doc": "cache bytes per token of the earlier layer whose keys "
                       "and values a KV-sharing layer reads",
@@ -193,6 +196,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                     {"kv_layer_bytes": "@kv_layer", "attended": "@attended"}],
                             "dsa": ["layer_cache_bytes",
                                     {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
+                            "msa": ["layer_cache_bytes",
+                                    {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
                             "compressed": ["compressed_cache_bytes", {}]}},
     "kv_read": {"by": "form", "doc": "the layer's cache one decode step of a sequence reads",
                 "cases": {"attention": ["layer_cache_bytes",
@@ -202,6 +207,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                   {"kv_layer_bytes": "@kv_layer", "attended": "@attended",
                                    "batch": 1}],
                           "dsa": ["dsa_read_bytes", {"attended": "@attended"}],
+                          "msa": ["msa_read_bytes", {"attended": "@attended"}],
                           "compressed": ["compressed_read_bytes", {"attended": "@attended"}],
                           "reuse": ["layer_cache_bytes",
                                     {"kv_layer_bytes": "@kv_layer_read",
@@ -212,6 +218,8 @@ TERMS: dict[str, dict[str, Any]] = {
                           "mla": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
                           "dsa": ["layer_cache_bytes",
+                                  {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
+                          "msa": ["layer_cache_bytes",
                                   {"kv_layer_bytes": "@kv_layer", "attended": "context"}],
                           # no runtime keeps a compressed layer's every token: its one layout
                           "compressed": ["compressed_cache_bytes", {}]}},
@@ -224,6 +232,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                                    {"attended": "@attended"}],
                                      "mla": ["mla_decode_flops", {"attended": "@attended"}],
                                      "dsa": ["dsa_decode_flops", {"attended": "@attended"}],
+                                     "msa": ["msa_decode_flops", {"attended": "@attended"}],
                                      "compressed": ["compressed_decode_flops",
                                                     {"attended": "@attended"}],
                                      "split": ["split_decode_flops",
@@ -241,6 +250,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                                     {"causal_pairs": "@pairs"}],
                                       "mla": ["mla_prefill_flops", {"causal_pairs": "@pairs"}],
                                       "dsa": ["dsa_prefill_flops", {"causal_pairs": "@pairs"}],
+                                      "msa": ["msa_prefill_flops", {"causal_pairs": "@pairs"}],
                                       "compressed": ["compressed_prefill_flops",
                                                      {"causal_pairs": "@pairs"}],
                                       "split": ["split_prefill_flops",
@@ -251,6 +261,7 @@ TERMS: dict[str, dict[str, Any]] = {
     # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
     "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
                       "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}],
+                                               "msa": ["kv_heads_per_chip", {}],
                                                "reuse": ["kv_heads_per_chip", {}]}},
     "kv_layer_chip": {"by": "form", "doc": "cache bytes one token adds to the layer on one chip",
                       "cases": {"attention": ["kv_layer_bytes",
@@ -258,7 +269,10 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "split": ["split_kv_layer_bytes",
                                           {"n_kv_heads": "@kv_heads_chip"}],
                                 "mla": ["mla_kv_layer_bytes", {}],
-                                "dsa": ["dsa_kv_layer_bytes", {}]}},
+                                "dsa": ["dsa_kv_layer_bytes", {}],
+                                # the index key is one head, kept whole on every chip
+                                "msa": ["msa_kv_layer_bytes",
+                                        {"n_kv_heads": "@kv_heads_chip"}]}},
     "kv_layer_read_chip": {"by": "form", "doc": "cache bytes per token, on one chip, of the "
                            "earlier layer whose keys and values a KV-sharing layer reads",
                            "cases": {"reuse": ["kv_layer_bytes",
@@ -272,7 +286,7 @@ TERMS: dict[str, dict[str, Any]] = {
                          "cases": {form: ["layer_cache_bytes",
                                           {"kv_layer_bytes": "@kv_layer_chip",
                                            "attended": "@engine_cells", "batch": 1}]
-                                   for form in ("attention", "mla", "dsa")}},
+                                   for form in ("attention", "mla", "dsa", "msa")}},
     "state_matrix": {"by": "form", "doc": "the mixer's recurrent state alone for one sequence "
                      "(its convolution window dropped: k_conv = 1)",
                      "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
@@ -286,7 +300,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                     "state": ["=", {"value": "bits_state"}]}},
     "attention_layer": {"by": "form", "doc": "1 for an attention layer",
                         "cases": {form: ["=", {"value": 1}]
-                                  for form in ("attention", "mla", "dsa", "split")}},
+                                  for form in ("attention", "mla", "dsa", "msa", "split")}},
     "state_layer": {"by": "form", "doc": "1 for a constant-state layer",
                     "cases": {form: ["=", {"value": 1}] for form in ("mamba2", "gdn", "kda")}},
     "block": {"by": "form", "doc": "1 for every block",
@@ -357,6 +371,11 @@ for _chip_term, _term, _doc in (
     TERMS[_chip_term] = {**TERMS[_term], "doc": _doc, "cases": {
         form: [name, {k: _ON_A_CHIP.get(v, v) for k, v in args.items()}]
         for form, (name, args) in TERMS[_term]["cases"].items()}}
+
+# A block-sparse layer (MiniMax Sparse Attention) on one chip reads the keys and values of its own
+# key/value heads and every index key (one head, kept whole on each chip).
+TERMS["kv_read_chip"]["cases"]["msa"] = ["msa_read_bytes", {"attended": "@attended",
+                                                            "n_kv_heads": "@kv_heads_chip"}]
 
 # The recurrent matrix at the bits it is kept in (state_matrix_bits: the checkpoint's dtype,
 # float32 for KDA, else the state's bits): state_matrix's cases with their bits bound to it.
