@@ -367,6 +367,24 @@ def test_deepseek_v4_describe_counts_its_cache_and_says_what_a_token_adds(capsys
     assert d["params_active"] == 13_799_622_231
 
 
+def test_an_extra_outside_the_total_is_not_printed_as_part_of_it(capsys):
+    """DeepSeek-V3's total, 671,026,419,200, is the paper's 671B without the MTP module; the
+    module is counted by hand from config.json (d = 7,168, V = 129,280): one MoE block
+    11,507,286,272 (its router bias included), three norms 3 d, eh_proj 2 d^2 and its own
+    embedding and head 2 V d: 13,463,426,304, which the 685B of the model card adds. The table
+    must not print it as 'of which' under the total; Qwen3.5's vision tower, which its total
+    counts, stays 'of which'."""
+    assert main(["describe", "deepseek-v3"]) == 0
+    out = capsys.readouterr().out
+    assert "of which multi-token prediction" not in out
+    assert re.search(r"^  not in the total: multi-token prediction +13,463,426,304$", out, re.M)
+    assert re.search(r"^parameters \(total\) +671,026,419,200$", out, re.M)
+    assert main(["describe", "qwen3.5-35b-a3b"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  not in the total: multi-token prediction +844,640,768$", out, re.M)
+    assert re.search(r"^  of which vision tower and mergers +446,571,248$", out, re.M)
+
+
 @pytest.mark.parametrize("name, attended", [
     # Flash at 131,072 tokens: 2 window-only layers read 128 rows, 21 CSA layers 128 + 512
     # (the indexer's top 512 of 32,768 entries), 20 HCA layers 128 + 131,072 / 128 = 1,152:

@@ -1047,6 +1047,14 @@ def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
             f"tokens, {float(e.attended_context) - window:,.0f} compressed entries")
 
 
+def _extra_label(name: str, model: Any) -> str:
+    """The label of an extra's row under the total: ``of which`` where the published total
+    counts it (a vision tower), ``not in the total:`` where it does not (DeepSeek-V3's MTP
+    module, Extra.in_total)."""
+    in_total = {x.name: x.in_total for x in model.extras} if model is not None else {}
+    return f"of which {name}" if in_total.get(name, True) else f"not in the total: {name}"
+
+
 def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[str, str]]:
     """The bound's table as (label, value) rows; ``model`` (the estimate's) names what its
     attended rows are where they are not all tokens (:func:`_attended_row`)."""
@@ -1058,7 +1066,7 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([_attended_row(e, model)] if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),
-        *([(f"  of which {name}", f"{n:,}") for name, n in e.params_extra.items()]),
+        *[(f"  {_extra_label(name, model)}", f"{n:,}") for name, n in e.params_extra.items()],
         ("parameters (active per token)", f"{e.params_active:,}"),
         ("parameters in matrix products", f"{e.params_matmul:,}"),
         ("weight bytes", _fmt_b(e.weight_bytes)),
