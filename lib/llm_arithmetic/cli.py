@@ -938,6 +938,9 @@ def _plan(ns: argparse.Namespace) -> int:
     print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
+          # with speculation, TPOT and what follows from it are the speculative step's
+          + ("; TPOT speculative: " + ", ".join(f"{k.replace('_', ' ')} {v}"
+                                                for k, v in spec.items()) if spec else "")
           + f"); {r.evaluated:,} "
           f"configurations in {r.seconds:.2f} s")
     if not r.configurations:
