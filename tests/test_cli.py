@@ -506,6 +506,8 @@ def test_a_request_of_one_token():
     assert r.returncode == 0 and d["request_seconds"] == d["ttft_seconds"]
     r = _run("describe", "llama-3-8b", "--prompt", "100", "--generate", "-1")
     assert r.returncode == 2 and r.stderr.count("\n") == 1
+    # the message states the rule that holds: 0 is allowed ('must be positive' said it was not)
+    assert "--generate: must be 0 or more, got -1" in r.stderr
 
 
 def test_the_forecast_says_where_it_extrapolates():

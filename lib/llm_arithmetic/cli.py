@@ -117,7 +117,15 @@ def _tokens(text: str) -> int:
 def _generated(text: str) -> int:
     """Tokens generated after the first: 0 is a request of one token (its prefill and first
     token alone)."""
-    return 0 if text.strip() in ("0", "+0") else _number(text, "tokens", integer=True)
+    try:
+        v = int(text)
+    except ValueError:  # not an integer: _number says so
+        v = None
+    if v is not None and v <= 0:
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+        return 0
+    return _number(text, "tokens", integer=True)
 
 
 def _batch(text: str) -> int:
