@@ -587,3 +587,18 @@ def test_an_error_names_the_flag_not_the_keyword():
         r = _run(*cmd, "--draft", "qwen3-0.6b")
         assert r.returncode == 2 and r.stderr.count("\n") == 1
         assert "error: --draft-len: speculative decoding needs the draft length" in r.stderr
+
+
+def test_an_engine_pool_below_zero_says_the_engine_would_not_start(capsys):
+    """vLLM at --gpu-memory-utilization 0.1 on an RTX 5090 (32 GiB): 3.2 GiB for Qwen3-8B's
+    16,381,470,720 B of weights (15.26 GiB) and the empirical 3.41 GiB reserve leaves
+    3.2 - 15.26 - 3.41 = -15.47 GiB; vLLM refuses to start ('No available memory for the cache
+    blocks'). The table printed the negative pool as if it were memory."""
+    assert main(["describe", "qwen3-8b", "--hardware", "rtx-5090", "--engine", "vllm",
+                 "--gpu-memory-utilization", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  cache pool memory +-15\.47 GiB \(below zero: the weights and reserve "
+                     r"exceed the engine's share of the memory; it would not start\)$", out, re.M)
+    assert re.search(r"^  KV cache tokens +0$", out, re.M)
+    assert main(["describe", "qwen3-8b", "--hardware", "rtx-5090", "--engine", "vllm"]) == 0
+    assert "below zero" not in capsys.readouterr().out

@@ -569,7 +569,9 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
             ("  reserve (activations, graphs, buffers)",
              gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
                                              else " (empirical)")),
-            *([("  cache pool memory", gib(v.engine_kv_memory_bytes))]
+            *([("  cache pool memory", gib(v.engine_kv_memory_bytes) + (
+                " (below zero: the weights and reserve exceed the engine's share of the "
+                "memory; it would not start)" if v.engine_kv_memory_bytes < 0 else ""))]
               if v.engine_kv_memory_bytes is not None else []),
             ("  KV cache per token (this chip)", f"{v.engine_kv_bytes_per_token:,.0f} B"),
             ("  KV cache allocated", gib(v.engine_kv_cache_bytes)),
