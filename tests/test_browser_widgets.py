@@ -15,7 +15,6 @@ from urllib.parse import urljoin
 import pytest
 
 from conftest import REPO
-from test_browser import VIEWPORT, browser, site  # noqa: F401  (its fixtures, shared)
 from test_widgets import widget_cells
 
 
@@ -427,6 +426,13 @@ def follow_controls(page_path: str, name: str, site: str, page, words: dict | No
     problems += [f"JavaScript error: {e}" for e in page.errors]
     assert not problems, "\n".join(problems[:15])
     assert len(moved) >= 4, moved
+
+
+# test_browser's server, browser and viewport (its fixtures, shared). Imported here, below
+# WIDGET_PAGES and follow_controls, because test_browser's last lines import those two from this
+# module: at the top, this file or test_widgets.py run alone (this module imported first) stopped
+# on an ImportError of the half-initialized module.
+from test_browser import VIEWPORT, browser, site  # noqa: E402, F401
 
 
 @pytest.mark.parametrize("page_path,name", WIDGET_PAGES, ids=WIDGET_IDS)

@@ -367,6 +367,24 @@ def test_deepseek_v4_describe_counts_its_cache_and_says_what_a_token_adds(capsys
     assert d["params_active"] == 13_799_622_231
 
 
+def test_an_extra_outside_the_total_is_not_printed_as_part_of_it(capsys):
+    """DeepSeek-V3's total, 671,026,419,200, is the paper's 671B without the MTP module; the
+    module is counted by hand from config.json (d = 7,168, V = 129,280): one MoE block
+    11,507,286,272 (its router bias included), three norms 3 d, eh_proj 2 d^2 and its own
+    embedding and head 2 V d: 13,463,426,304, which the 685B of the model card adds. The table
+    must not print it as 'of which' under the total; Qwen3.5's vision tower, which its total
+    counts, stays 'of which'."""
+    assert main(["describe", "deepseek-v3"]) == 0
+    out = capsys.readouterr().out
+    assert "of which multi-token prediction" not in out
+    assert re.search(r"^  not in the total: multi-token prediction +13,463,426,304$", out, re.M)
+    assert re.search(r"^parameters \(total\) +671,026,419,200$", out, re.M)
+    assert main(["describe", "qwen3.5-35b-a3b"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  not in the total: multi-token prediction +844,640,768$", out, re.M)
+    assert re.search(r"^  of which vision tower and mergers +446,571,248$", out, re.M)
+
+
 @pytest.mark.parametrize("name, attended", [
     # Flash at 131,072 tokens: 2 window-only layers read 128 rows, 21 CSA layers 128 + 512
     # (the indexer's top 512 of 32,768 entries), 20 HCA layers 128 + 131,072 / 128 = 1,152:
@@ -488,6 +506,8 @@ def test_a_request_of_one_token():
     assert r.returncode == 0 and d["request_seconds"] == d["ttft_seconds"]
     r = _run("describe", "llama-3-8b", "--prompt", "100", "--generate", "-1")
     assert r.returncode == 2 and r.stderr.count("\n") == 1
+    # the message states the rule that holds: 0 is allowed ('must be positive' said it was not)
+    assert "--generate: must be 0 or more, got -1" in r.stderr
 
 
 def test_the_forecast_says_where_it_extrapolates():
@@ -567,3 +587,18 @@ def test_an_error_names_the_flag_not_the_keyword():
         r = _run(*cmd, "--draft", "qwen3-0.6b")
         assert r.returncode == 2 and r.stderr.count("\n") == 1
         assert "error: --draft-len: speculative decoding needs the draft length" in r.stderr
+
+
+def test_an_engine_pool_below_zero_says_the_engine_would_not_start(capsys):
+    """vLLM at --gpu-memory-utilization 0.1 on an RTX 5090 (32 GiB): 3.2 GiB for Qwen3-8B's
+    16,381,470,720 B of weights (15.26 GiB) and the empirical 3.41 GiB reserve leaves
+    3.2 - 15.26 - 3.41 = -15.47 GiB; vLLM refuses to start ('No available memory for the cache
+    blocks'). The table printed the negative pool as if it were memory."""
+    assert main(["describe", "qwen3-8b", "--hardware", "rtx-5090", "--engine", "vllm",
+                 "--gpu-memory-utilization", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  cache pool memory +-15\.47 GiB \(below zero: the weights and reserve "
+                     r"exceed the engine's share of the memory; it would not start\)$", out, re.M)
+    assert re.search(r"^  KV cache tokens +0$", out, re.M)
+    assert main(["describe", "qwen3-8b", "--hardware", "rtx-5090", "--engine", "vllm"]) == 0
+    assert "below zero" not in capsys.readouterr().out

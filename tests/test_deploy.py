@@ -297,3 +297,20 @@ def test_the_search_rejects_a_request_as_estimate_does(bad):
     with pytest.raises(InputError) as got:
         search("llama-3.1-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], **bad)
     assert str(got.value) == str(want.value)
+
+
+def test_a_speculative_plan_says_its_tpot_is_the_speculative_one():
+    """With `--speculation mtp` (or a draft) the search holds and prints the speculative TPOT
+    (deploy.search's docstring); the heading said '(bounds)' alone, as for a plain search, so
+    a reader compared it with describe's plain TPOT. The heading now names the speculation."""
+    args = ["plan", "deepseek-v3", "--ttft-ms", "2000", "--tpot-ms", "50", "--hardware", "b200",
+            "--max-batch", "8", "--top", "1"]
+    rc, out, _ = _cli(*args)
+    assert rc == 0 and "(bounds);" in out.splitlines()[0]
+    rc, out, _ = _cli(*args, "--speculation", "mtp")
+    assert rc == 0 and "(bounds; TPOT speculative: speculation mtp);" in out.splitlines()[0]
+    rc, out, _ = _cli("plan", "qwen3-8b", "--ttft-ms", "200", "--tpot-ms", "50", "--hardware",
+                      "h100-sxm", "--max-batch", "4", "--draft-len", "4", "--acceptance", "0.8",
+                      "--draft", "qwen3-0.6b")
+    assert rc == 0 and ("TPOT speculative: draft len 4, acceptance 0.8, draft qwen3-0.6b)"
+                        in out.splitlines()[0])

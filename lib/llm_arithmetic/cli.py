@@ -117,7 +117,15 @@ def _tokens(text: str) -> int:
 def _generated(text: str) -> int:
     """Tokens generated after the first: 0 is a request of one token (its prefill and first
     token alone)."""
-    return 0 if text.strip() in ("0", "+0") else _number(text, "tokens", integer=True)
+    try:
+        v = int(text)
+    except ValueError:  # not an integer: _number says so
+        v = None
+    if v is not None and v <= 0:
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+        return 0
+    return _number(text, "tokens", integer=True)
 
 
 def _batch(text: str) -> int:
@@ -561,7 +569,9 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
             ("  reserve (activations, graphs, buffers)",
              gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
                                              else " (empirical)")),
-            *([("  cache pool memory", gib(v.engine_kv_memory_bytes))]
+            *([("  cache pool memory", gib(v.engine_kv_memory_bytes) + (
+                " (below zero: the weights and reserve exceed the engine's share of the "
+                "memory; it would not start)" if v.engine_kv_memory_bytes < 0 else ""))]
               if v.engine_kv_memory_bytes is not None else []),
             ("  KV cache per token (this chip)", f"{v.engine_kv_bytes_per_token:,.0f} B"),
             ("  KV cache allocated", gib(v.engine_kv_cache_bytes)),
@@ -938,6 +948,9 @@ def _plan(ns: argparse.Namespace) -> int:
     print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
+          # with speculation, TPOT and what follows from it are the speculative step's
+          + ("; TPOT speculative: " + ", ".join(f"{k.replace('_', ' ')} {v}"
+                                                for k, v in spec.items()) if spec else "")
           + f"); {r.evaluated:,} "
           f"configurations in {r.seconds:.2f} s")
     if not r.configurations:
@@ -1049,6 +1062,14 @@ def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
         entries=f"{float(e.attended_context) - window:,.0f}"))
 
 
+def _extra_label(name: str, model: Any) -> str:
+    """The label of an extra's row under the total: ``of which`` where the published total
+    counts it (a vision tower), ``not in the total:`` where it does not (DeepSeek-V3's MTP
+    module, Extra.in_total)."""
+    in_total = {x.name: x.in_total for x in model.extras} if model is not None else {}
+    return f"of which {name}" if in_total.get(name, True) else f"not in the total: {name}"
+
+
 def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[str, str]]:
     """The bound's table as (label, value) rows; ``model`` (the estimate's) names what its
     attended rows are where they are not all tokens (:func:`_attended_row`)."""
@@ -1060,7 +1081,7 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([_attended_row(e, model)] if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),
-        *([(f"  of which {name}", f"{n:,}") for name, n in e.params_extra.items()]),
+        *[(f"  {_extra_label(name, model)}", f"{n:,}") for name, n in e.params_extra.items()],
         ("parameters (active per token)", f"{e.params_active:,}"),
         ("parameters in matrix products", f"{e.params_matmul:,}"),
         ("weight bytes", _fmt_b(e.weight_bytes)),

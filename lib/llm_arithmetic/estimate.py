@@ -130,10 +130,12 @@ def generated_argument(generate: Any) -> int:
     >>> generated_argument(-1)
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.InputError: generate must be a positive integer, got -1
+    llm_arithmetic.core.errors.InputError: generate must be 0 or a positive integer, got -1
     """
     if isinstance(generate, (Integral, np.integer)) and not isinstance(generate, bool) \
-            and generate == 0:
+            and generate <= 0:
+        if generate < 0:
+            raise InputError(f"generate must be 0 or a positive integer, got {generate}")
         return 0
     return count_argument("generate", generate)
 
