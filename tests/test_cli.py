@@ -412,6 +412,23 @@ def test_deepseek_v4_attended_rows_are_split_into_window_tokens_and_compressed_e
     assert "attended rows (window, compressed)" not in rows
 
 
+@pytest.mark.parametrize("name, attended", [
+    # DeepSeek-V3.2: every layer reads the indexer's top 2,048 tokens (config index_topk)
+    ("deepseek-v3.2", "2,048 tokens per layer"),
+    # MiniMax-M3: 3 full layers of 65,536 and 57 reading at most 2,048 positions per KV head
+    # (config: sparse_attention_freq three 0s then 1s; sparse_topk_blocks 16 x
+    # sparse_block_size 128): (3 x 65,536 + 57 x 2,048) / 60 = 5,222
+    ("minimax-m3", "5,222 tokens per layer"),
+])
+def test_an_indexer_selected_context_is_labelled_selected(capsys, name, attended):
+    """A sparse-attention indexer selects positions that no window describes: the row says
+    'windows, selected'."""
+    assert main(["describe", name, "--context", "65536"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows["attended context (windows, selected)"] == attended
+    assert "attended context (windows)" not in rows
+
+
 def test_usage_names_the_program_as_it_was_typed():
     """The usage lines name the program the user ran: the console script of pyproject.toml
     (``llm-arithmetic``, whose argv[0] is the script) or ``python -m llm_arithmetic``."""

@@ -691,6 +691,7 @@ def _describe(ns: argparse.Namespace) -> int:
 #: of each: what ``--explain all`` explains, in the table's order. Rows not here are inputs.
 ROW_KEYS = {
     "weights": "bits_weight", "attended context (windows)": "attended_context",
+    "attended context (windows, selected)": "attended_context",
     "attended rows (window, compressed)": "attended_context",
     "parameters (total)": "params_total", "parameters (active per token)": "params_active",
     "parameters in matrix products": "params_matmul", "weight bytes": "weight_bytes",
@@ -1046,14 +1047,21 @@ def _peak_unit(e: Any, precision: str | None = None, rate: float | None = None) 
     return peak.unit if peak is not None and peak.rate == rate else "FLOP/s"
 
 def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
-    """The row of the cached positions a step reads per attention layer, on average. Where
+    """The row of the cached positions a step reads per attention layer, on average (labelled
+    "windows, selected" where a sparse-attention indexer selects some of them). Where
     ``model`` has DeepSeek-V4's compressed attention a row is a window token or a compressed
     entry (one per m_c tokens): the mean is split into the two, so that entries are not read as
     tokens."""
     from .plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT  # the page's, too
 
     if model is None or not model.has_compressed_attention:
-        return ("attended context (windows)",
+        # a sparse-attention indexer (DeepSeek's top-k tokens, MiniMax's top-k blocks) selects
+        # positions beyond any window: the label says so
+        selects = model is not None and any(
+            run.attention is not None and (run.attention.index_topk or run.attention.index_block)
+            for run in model.layers)
+        return ("attended context (windows, selected)" if selects
+                else "attended context (windows)",
                 f"{float(e.attended_context):,.0f} tokens per layer")
     attn = [(run.count, run.attention) for run in model.layers if run.attention is not None]
     window = sum(n * min(e.context, a.window) for n, a in attn) / sum(n for n, _ in attn)
