@@ -619,3 +619,13 @@ def test_an_engine_pool_below_zero_says_the_engine_would_not_start(capsys):
     assert re.search(r"^  KV cache tokens +0$", out, re.M)
     assert main(["describe", "qwen3-8b", "--hardware", "rtx-5090", "--engine", "vllm"]) == 0
     assert "below zero" not in capsys.readouterr().out
+
+
+def test_a_runtime_without_a_chip_says_the_forecast_needs_one(capsys):
+    """A forecast stretches the bound's time per token, which needs a bandwidth: with a runtime
+    named and no chip, describe says so instead of printing nothing."""
+    assert main(["describe", "qwen3-8b", "--runtime", "vllm"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert rows["forecast (with vLLM)"] == "- (needs a chip: --hardware or --bandwidth-gbps)"
+    assert main(["describe", "qwen3-8b"]) == 0
+    assert not any(k.startswith("forecast") for k in _rows(capsys.readouterr().out))

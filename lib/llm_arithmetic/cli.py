@@ -680,6 +680,10 @@ def _describe(ns: argparse.Namespace) -> int:
                                   serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column,
                                   speculative=e.spec_tokens_per_step is not None))
+        elif x["runtime"]:
+            # a forecast stretches a bound in time: with no chip there is none to stretch
+            print(_render([(f"forecast (with {x['runtime']})",
+                            "- (needs a chip: --hardware or --bandwidth-gbps)")], column))
         if v is not None:
             print(_engine_table(v))
         for ex in (explained or {}).values():
