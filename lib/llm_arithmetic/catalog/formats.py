@@ -572,7 +572,6 @@ def mix_bits(model: Model, mix: str) -> Fraction:
     return sum(p * b for _, p, b in tensors) / n
 
 
-
 def mix_parts(model: Model, mix: str) -> dict[str, Fraction]:
     """Bits per weight of the three parts an estimate counts apart (the plan's
     ``native_bits_default``, ``native_bits_experts`` and ``native_bits_unread``) in a llama.cpp
