@@ -560,18 +560,156 @@ def test_llama_cpp_gemma4_per_layer_embeddings_match_published_q4_k_m_files():
         out = mix_tensors(m, "q4_k_m")
         assert [b for n, _, b in out if n == "per_layer_token_embd"] == [8 * _Q6K]
         assert [b for n, _, b in out if n == "per_layer_model_proj"] == [16]
-        t = json.loads((MODELS / name / "config.json").read_text())
-        t = t.get("text_config", t)
-        d, L, kv = t["hidden_size"], t["num_hidden_layers"], t["num_key_value_heads"]
-        extra = Fraction(4) * (t["global_head_dim"] // 2 + L)   # rope_freqs, layer scales
-        for i in range(L - t["num_kv_shared_layers"], L):     # unread k, v, k_norm
-            hd = t["global_head_dim"] if t["layer_types"][i] == "full_attention" \
-                else t["head_dim"]
-            extra += d * kv * hd * (_Q4K + (_Q6K if _more_bits(i, L) else _Q4K)) + 4 * hd
-        return sum(p * b for _, p, b in out) / 8 + extra
+        return sum(p * b for _, p, b in out) / 8 + _gemma4_unlisted_bytes(name)
 
     assert file_bytes("gemma-4-e4b") == 5_319_465_128
     assert round(float(file_bytes("gemma-4-e2b")) / 1e9, 3) == 3.412
+
+
+def _gemma4_unlisted_bytes(name):
+    """Bytes of the tensors a Gemma 4 E2B/E4B Q4_K_M file holds beyond the decoder's (see the
+    test above), typed from the config by llama.cpp's rules: the unread keys, values and key
+    norms of the layers that read an earlier layer's cache, the rope frequencies and the
+    layer scales."""
+    t = json.loads((MODELS / name / "config.json").read_text())
+    t = t.get("text_config", t)
+    d, L, kv = t["hidden_size"], t["num_hidden_layers"], t["num_key_value_heads"]
+    extra = Fraction(4) * (t["global_head_dim"] // 2 + L)   # rope_freqs, layer scales
+    for i in range(L - t["num_kv_shared_layers"], L):     # unread k, v, k_norm
+        hd = t["global_head_dim"] if t["layer_types"][i] == "full_attention" \
+            else t["head_dim"]
+        extra += d * kv * hd * (_Q4K + (_Q6K if _more_bits(i, L) else _Q4K)) + 4 * hd
+    return extra
+
+
+# ---- a llama.cpp file's parts in an estimate ----------------------------------------------------
+# A llama.cpp file type reaches the plan as three parts (estimate.weight_inputs,
+# formats.mix_parts): the embedding rows a step does not read, the routed experts' matrices and
+# the rest, each at the mean bits of its own tensors; the storage counts all three, a decode
+# step what it reads. Models: dense untied (Llama 3 8B), dense tied (Llama 3.2 1B, Gemma 3 1B),
+# MoE (Qwen3-30B-A3B; Mixtral, 8 experts: attn_v and attn_k Q8_0; gpt-oss, routed experts with
+# biases), Gemma 4 E2B/E4B (per-layer embeddings), hybrids (Qwen3-Next: Gated DeltaNet;
+# Nemotron 3 Super: Mamba-2 and a latent mixture).
+_FILE_MODELS = ["llama-3-8b", "llama-3.2-1b", "gemma-3-1b", "qwen3-30b-a3b", "mixtral-8x7b",
+                "gpt-oss-20b", "gemma-4-e2b", "gemma-4-e4b", "qwen3-next-80b-a3b",
+                "nemotron-3-super"]
+
+
+def _file_plan(m, mix, **inputs):
+    from llm_arithmetic.estimate import plan_inputs
+
+    return m.plan.child(**plan_inputs(m, weights=mix), **inputs)
+
+
+@pytest.mark.parametrize("name", _FILE_MODELS)
+@pytest.mark.parametrize("mix", ["q4_k_m", "q3_k_m"])
+def test_llama_cpp_file_weight_bytes_are_its_tensors_bytes(name, mix):
+    """The plan's weight bytes for a file are its tensors' bytes (mix_tensors, checked against
+    published files above), exactly, as integers. Gemma 4 E2B/E4B count their vision and audio
+    encoders in the published total, which a GGUF leaves to a separate file (mmproj): the
+    decoder alone (no extras) is the file; the estimate adds the encoders at the default's
+    bits."""
+    from llm_arithmetic.catalog.formats import mix_bits, mix_tensors
+
+    m = get_model(name)
+    tensors = sum(p * b for _, p, b in mix_tensors(m, mix)) / 8
+    assert tensors.denominator == 1
+    ev = _file_plan(m, mix, extras_in_total=0)
+    assert ev.get("bits_weight") is None
+    assert ev.get("weight_bytes") == int(tensors)
+    e = estimate(m, weights=mix)
+    if m.plan_inputs["extras_in_total"] == 0:
+        assert e.weight_bytes == int(tensors)
+        # the estimate's mean bits stay the file's
+        assert e.bits_weight == pytest.approx(float(mix_bits(m, mix)), rel=1e-12)
+
+
+def test_gemma_4_e4b_file_in_the_plan_is_the_published_file():
+    """The plan's weight bytes for Gemma 4 E4B's decoder at Q4_K_M, with the tensors it
+    does not model (_gemma4_unlisted_bytes), are ggml-org's published file to the byte."""
+    m = get_model("gemma-4-e4b")
+    ev = _file_plan(m, "q4_k_m", extras_in_total=0)
+    assert ev.get("weight_bytes") + _gemma4_unlisted_bytes("gemma-4-e4b") == 5_319_465_128
+
+
+def test_gemma_4_e4b_q4_k_m_decode_reads_each_tensor_at_its_type():
+    """One decode step of Gemma 4 E4B in ggml-org's Q4_K_M reads these tensors, typed by
+    llama.cpp's rules (src/llama-quant.cpp at 007dbbf3; Q4_K 144 B and Q6_K 210 B a 256-block)
+    from the config.json (d 2,560; 42 layers, every 6th full attention with heads of 512, the
+    others sliding with heads of 256; 8 query and 2 key/value heads; the last 18 layers read
+    the keys and values of an earlier one; FFN 10,240; per-layer inputs of 256; vocabulary
+    262,144, tied embeddings), summed by hand. It does not read per_layer_token_embd (one row
+    of 42 x 256 a token) and, the table being tied, reads token_embd whole as the output head.
+    With the file's mean bits (5.665) for every weight the estimate read about 10% more:
+    per_layer_token_embd is Q6_K and unread."""
+    q4, q6 = _Q4K * 8, _Q6K * 8
+    d, L, ffn, ple, vocab = 2_560, 42, 10_240, 256, 262_144
+    full = [i for i in range(L) if i % 6 == 5]                  # 5, 11, ..., 41
+    hd = [512 if i in full else 256 for i in range(L)]
+    own_kv = range(L - 18)                                       # layers 0..23
+    n_v = L   # llama.cpp's attn_v counter counts the shared layers' unread projections too
+    bits = (vocab * d * q6                                       # token_embd = output head
+            + L * ple * q6                                       # one per_layer_token_embd row
+            + d * L * ple * 16 + ple * 32                        # per_layer_model_proj, norm
+            + sum(d * 8 * hd[i] * q4 * 2 for i in range(L))     # attn_q, attn_output
+            + sum(d * 2 * hd[i] * q4 for i in own_kv)            # attn_k
+            + sum(d * 2 * hd[i] * (q6 if _more_bits(i, n_v) else q4) for i in own_kv)
+            + sum(hd[i] for i in range(L)) * 32                  # q_norm
+            + sum(hd[i] for i in own_kv) * 32                    # k_norm
+            + L * 2 * d * ffn * q4                               # ffn_gate, ffn_up
+            + sum(ffn * d * (q6 if _more_bits(i, L) else q4) for i in range(L))   # ffn_down
+            + L * 4 * d * 32                                     # the block's four norms
+            + L * 2 * d * ple * q4 + L * d * 32                  # inp_gate, proj, post_norm
+            + d * 32)                                            # output_norm
+    read = bits / 8
+    ev = _file_plan(get_model("gemma-4-e4b"), "q4_k_m")
+    assert ev.get("step_weight_bytes") == read
+    e = estimate("gemma-4-e4b", weights="q4_k_m", bandwidth=1e12)
+    assert e.decode_bytes_per_token - float(ev.get("seq_kv_read")) == pytest.approx(
+        float(read), rel=1e-12)
+    mean = estimate("gemma-4-e4b", bits_weight=e.bits_weight, bandwidth=1e12)
+    assert 1.09 < mean.decode_bytes_per_token / e.decode_bytes_per_token < 1.12
+
+
+@pytest.mark.parametrize("name", ["gpt-oss-20b", "qwen3-30b-a3b"])
+def test_llama_cpp_file_moe_step_reads_the_active_experts_at_their_bits(name):
+    """A MoE file at Q4_K_M: a step of one token reads every tensor but the unread embedding
+    rows and the inactive experts' matrices and (gpt-oss) their F32 biases, at each tensor's
+    type; the whole file is stored."""
+    from llm_arithmetic.catalog.formats import mix_tensors
+
+    m = get_model(name)
+    rows = mix_tensors(m, "q4_k_m")
+    t = json.loads((MODELS / name / "config.json").read_text())
+    n_e, k = t.get("num_local_experts") or t["num_experts"], t.get("num_experts_per_tok")
+    # the routed experts' matrices: the rows named ffn_* that are not the shared experts'
+    # (neither model has any) and not the router; their biases (gpt-oss) are F32
+    experts = sum(p * b for name_, p, b in rows if name_ in ("ffn_gate/up", "ffn_down"))
+    biases = (t["num_hidden_layers"] * n_e * (2 * t["intermediate_size"] + t["hidden_size"])
+              if t.get("model_type") == "gpt_oss" else 0)
+    embd = [b for name_, _, b in rows if name_ == "token_embd"][0]
+    unread = (t["vocab_size"] - 1) * t["hidden_size"] * embd
+    total = sum(p * b for _, p, b in rows)
+    read = (total - unread - (experts + 32 * biases) * (1 - Fraction(k, n_e))) / 8
+    ev = _file_plan(m, "q4_k_m")
+    assert ev.get("weight_bytes") == total / 8
+    assert ev.get("step_weight_bytes") == pytest.approx(float(read), rel=1e-12)
+
+
+def test_mxfp4_moe_parts_unchanged():
+    """MXFP4_MOE keeps the parts its types name (experts MXFP4, every other weight Q8_0), as
+    the published gpt-oss sizes and the forecast's fit were checked with."""
+    from llm_arithmetic.estimate import weight_inputs
+
+    m = get_model("gpt-oss-20b")
+    assert weight_inputs(m, "mxfp4_moe") == {
+        "bits_weight": None, "native_bits_default": Fraction(17, 2),
+        "native_bits_unread": Fraction(17, 2), "native_bits_experts": Fraction(17, 4)}
+    ev = _file_plan(m, "mxfp4_moe")
+    # config.json: 24 layers of 32 experts, 4 active, gate/up/down 2,880 x 2,880
+    experts = 24 * 32 * 3 * 2880 * 2880
+    assert ev.get("weight_bytes") == (experts * Fraction(17, 4)
+                                      + (m.total_params - experts) * Fraction(17, 2)) / 8
 
 
 def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):

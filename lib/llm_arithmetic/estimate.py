@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_per_weight,
-                              compute_precision, mix_bits,
+                              compute_precision, mix_bits, mix_parts,
                               plan_format)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import Model
@@ -453,11 +453,16 @@ def _file_type(weights: Any) -> Any:
 def weight_inputs(model: Model, weights: str | None = None,
                   bits_weight: Any = None) -> dict[str, Any]:
     """The plan's weight inputs for a format name, a llama.cpp file type or a number: one
-    ``bits_weight`` for every weight (:func:`weight_bits`), except for a file type that stores
-    the routed experts in a type of their own (``mxfp4_moe``: experts MXFP4, every other matrix
-    Q8_0), whose parts the plan counts apart, as it does a checkpoint's own (``native_bits_*``):
-    a decode step then reads the active experts at the experts' bits and the rest at the
-    default's, not the file's mean bits [bit].
+    ``bits_weight`` for every weight of a format or a number (:func:`weight_bits`); for a file
+    type, the bits of the parts the plan counts apart, as it does a checkpoint's own
+    (``native_bits_*``), so that a decode step reads each part at its own bits, not at the
+    file's mean [bit]. Most file types take them from the types of the file's tensors
+    (:func:`~llm_arithmetic.catalog.formats.mix_parts`): the embedding rows a step does not
+    read (``unread``: an untied input table, Gemma 4 E2B/E4B's per-layer table), the routed
+    experts' matrices (``experts``) and every other weight (``default``). A file type that
+    names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0) counts
+    every part at its named types, as the published sizes of its files and the forecast's fit
+    were checked with.
 
     >>> m = get_model("gpt-oss-20b")
     >>> weight_inputs(m, "q8_0")
@@ -465,14 +470,21 @@ def weight_inputs(model: Model, weights: str | None = None,
     >>> i = weight_inputs(m, "mxfp4_moe")
     >>> i["bits_weight"], i["native_bits_experts"], i["native_bits_default"]
     (None, Fraction(17, 4), Fraction(17, 2))
+    >>> i = weight_inputs(get_model("gemma-4-e4b"), "q4_k_m")
+    >>> i["bits_weight"], i["native_bits_unread"], round(float(i["native_bits_default"]), 3)
+    (None, Fraction(105, 16), 5.12)
     """
     mix = _file_type(weights)
-    if mix is None or mix.experts is None or bits_weight is not None:
+    if mix is None or bits_weight is not None:
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
-    rest = bits_per_weight(mix.default)
-    return {"bits_weight": None, "native_bits_default": rest, "native_bits_unread": rest,
-            "native_bits_experts": bits_per_weight(mix.experts) if model.is_moe else rest}
+    if mix.experts is not None:
+        rest = bits_per_weight(mix.default)
+        parts = {"default": rest, "unread": rest,
+                 "experts": bits_per_weight(mix.experts) if model.is_moe else rest}
+    else:
+        parts = mix_parts(model, mix.name)
+    return {"bits_weight": None, **{f"native_bits_{k}": v for k, v in parts.items()}}
 
 
 def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> str:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the model module imports the plan; formats is read without 
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
-           "mix_bits"]
+           "mix_bits", "mix_parts"]
 
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
 
@@ -351,6 +351,12 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     from src/llama-quant.cpp at commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714 (``formats.toml``).
     A model whose tensors do not add up to its decoder is refused (:class:`InputError`).
     """
+    return [(name, n, b) for name, n, b, _ in _mix_tensors(model, mix)]
+
+
+def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]]:
+    """:func:`mix_tensors`' rows, each with a fourth field: True for the routed experts'
+    matrices (what the plan's ``expert_matrices`` counts)."""
     from .model import GatedDeltaNet
 
     key = mix.strip().lower()
@@ -401,7 +407,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 return _F16
         return bits[t]
 
-    out: list[tuple[str, int, Fraction]] = []
+    out: list[tuple[str, int, Fraction, bool]] = []
     out.append(("token_embd", model.n_vocab * d,
                 typed("output", 0, 1, d) if model.tied else bits[m.default]))
     if model.n_positions:
@@ -515,10 +521,12 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
                 down = mlp.d_ff * w
                 e = mlp.n_experts if mlp.is_moe else 1
                 if mlp.is_moe or not mlp.n_shared:
+                    # a mixture's are the routed experts' matrices (flagged for mix_parts)
                     out.append(("ffn_gate/up", e * up,
-                                typed("ffn_up", layer, n_layers, w, mlp.is_moe)))
+                                typed("ffn_up", layer, n_layers, w, mlp.is_moe), mlp.is_moe))
                     out.append(("ffn_down", e * down,
-                                typed("ffn_down", layer, n_layers, mlp.d_ff, mlp.is_moe)))
+                                typed("ffn_down", layer, n_layers, mlp.d_ff, mlp.is_moe),
+                                mlp.is_moe))
                 latent_proj = 2 * d * mlp.latent
                 if latent_proj:
                     out.append(("ffn_latent_down/up", latent_proj,
@@ -548,9 +556,9 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
         out.append(("output", model.n_vocab * d, typed("output", 0, 1, d)))
     out.append(("output_norm and head bias", model.embedding_params - model.n_vocab * d
                 * (1 if model.tied else 2) - model.n_positions * d, _F32))
-    out = [(name, n, b) for name, n, b in out if n]
-    total, decoder = sum(n for _, n, _ in out), model.language_model_params
-    if total != decoder or any(n < 0 for _, n, _ in out):
+    out = [(r[0], r[1], r[2], len(r) > 3 and r[3]) for r in out if r[1]]
+    total, decoder = sum(r[1] for r in out), model.language_model_params
+    if total != decoder or any(r[1] < 0 for r in out):
         # a family whose tensors this function does not know: refuse rather than divide bits
         # by the wrong count
         raise InputError(f"{model.name}: its llama.cpp tensors are not modelled here (they "
@@ -570,3 +578,54 @@ def mix_bits(model: Model, mix: str) -> Fraction:
     n = sum(p for _, p, _ in tensors)
     return sum(p * b for _, p, b in tensors) / n
 
+
+def mix_parts(model: Model, mix: str) -> dict[str, Fraction]:
+    """Bits per weight of the three parts an estimate counts apart (the plan's
+    ``native_bits_default``, ``native_bits_experts`` and ``native_bits_unread``) in a llama.cpp
+    file of type ``mix``, each from the types of its tensors (:func:`mix_tensors`) [bit]:
+
+    - ``"unread"``: the embedding rows a decode step does not read, at their tables' bits:
+      all but one row of an untied token_embd (a tied one is read whole, as the output head,
+      and is typed by the head's rule), of a learned position_embd and of the per-layer
+      per_layer_token_embd (Gemma 3n, Gemma 4 E2B/E4B);
+    - ``"experts"``: the routed experts' matrices;
+    - ``"default"``: every other weight, the rows of the tables a step reads included.
+
+    The plan counts the weights at these bits, so its weight bytes are the tensors' bytes (the
+    file's, header aside) and a decode step's are the bytes of the tensors it reads, where one
+    mean for every weight (:func:`mix_bits`) would count the unread tables at the mean too.
+    The routed experts' biases (1-D, F32; gpt-oss), which the plan counts with the other weights
+    but of which a step reads only the active experts', are left out of the default's mean and
+    their bytes given to the experts' matrices, less what the default counts for them: both
+    the file's bytes and a step's then come out exact. Parts with no weights take the default.
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("gemma-4-e4b")       # per_layer_token_embd Q6_K, unread
+    >>> p = mix_parts(m, "q4_k_m")
+    >>> p["unread"], round(float(p["default"]), 3), round(float(mix_bits(m, "q4_k_m")), 3)
+    (Fraction(105, 16), 5.12, 5.665)
+    """
+    rows = _mix_tensors(model, mix)
+    d = model.d_model
+    # the width of the row a step reads of each table whose other rows it does not read
+    # (plan: unread_embedding_params); 0 for a tied token_embd, read whole as the head
+    row = {"token_embd": 0 if model.tied else d, "position_embd": d,
+           "per_layer_token_embd": model.d_ple * model.n_layers}
+    total = total_bits = unread = unread_bits = experts = expert_bits = 0
+    for name, n, b, expert in rows:
+        total, total_bits = total + n, total_bits + n * b
+        if expert:
+            experts, expert_bits = experts + n, expert_bits + n * b
+        elif row.get(name):
+            unread, unread_bits = unread + n - row[name], unread_bits + (n - row[name]) * b
+    if (unread, experts) != (model.evaluate("unread_embedding_params"),
+                             model.evaluate("expert_matrices")):
+        raise InputError(f"{model.name}: the unread rows and routed experts of its llama.cpp "
+                         "tensors are not the plan's")
+    biases = model.evaluate("routed_params") - experts   # the routed experts' 1-D biases, F32
+    default = (Fraction(total_bits - unread_bits - expert_bits - biases * _F32)
+               / (total - unread - experts - biases))
+    return {"default": default,
+            "experts": (expert_bits + biases * (_F32 - default)) / experts if experts
+            else default,
+            "unread": Fraction(unread_bits, unread) if unread else default}
