@@ -464,9 +464,6 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-ring", "model-table"):
         "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
         "tbl-models-memory), not an all-reduce time in microseconds",
-    ("ex-nb-parallel-comm", "forecast_decode"):
-        "a stored cross-validation ratio, measured / forecast speed, of one fit row (XiongjieDai's "
-        "A100 PCIe Llama 3 8B F16 tg1024), not a time in milliseconds",
     ("ex-nb-batch-qwen-moe-experts", "hardware-table"):
         "the dense 16-bit tensor rate in TFLOP/s of one GeForce card of the catalog (the RTX 5070 "
         "Ti, derived from its AI TOPS), not a count of experts",
