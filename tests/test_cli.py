@@ -629,3 +629,18 @@ def test_a_runtime_without_a_chip_says_the_forecast_needs_one(capsys):
     assert rows["forecast (with vLLM)"] == "- (needs a chip: --hardware or --bandwidth-gbps)"
     assert main(["describe", "qwen3-8b"]) == 0
     assert not any(k.startswith("forecast") for k in _rows(capsys.readouterr().out))
+
+
+def test_the_json_says_which_extras_the_total_counts(capsys):
+    """``params_extra_in_total`` tells a JSON reader what the table says with 'of which' and
+    'not in the total': DeepSeek-V3's published 671B leaves its multi-token-prediction module
+    out (the model card: 671B of the main model plus 14B of MTP, 685B on the Hub), Gemma 3's
+    published 27B counts its SigLIP vision tower (the total is over the language model's)."""
+    assert main(["describe", "deepseek-v3", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["params_extra_in_total"] == {"multi-token prediction": False}
+    assert d["params_total"] < 672e9 < d["params_total"] + d["params_extra"]["multi-token prediction"]
+    assert main(["describe", "gemma-3-27b", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["params_extra_in_total"] == {"vision tower and projector": True}
+    assert d["params_total"] == d["params_language_model"] + d["params_extra"]["vision tower and projector"]

@@ -207,6 +207,9 @@ class Estimate:
         reads (DeepSeek-V4's hyper-connection head) [-].
     params_extra : dict
         Parameters beyond the decoder, by name (in the total or not, as each says) [-].
+    params_extra_in_total : dict
+        For each of ``params_extra``, whether ``params_total`` counts it (a vision tower the
+        published total includes: True; a multi-token-prediction module: False) [-].
     weights_as : str
         Which weights were counted: ``"as shipped: fp8 block-scaled 128x128"`` (the
         checkpoint's ``quantization_config``), ``"as shipped: 16-bit"``, or the format or bits
@@ -346,6 +349,7 @@ speculative_energy_joules_per_token : float or None
     params_total: int
     params_language_model: int
     params_extra: dict
+    params_extra_in_total: dict
     params_active: int
     params_matmul: int
     params_read_per_token: int
@@ -568,7 +572,8 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
 
 
 #: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
-INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra", "weights_as",
+INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
+                "params_extra_in_total", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
                 "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost",
                 "draft_layers")
@@ -1063,6 +1068,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
                     params_extra={x.name: x.params for x in m.extras},
+                    params_extra_in_total={x.name: x.in_total for x in m.extras},
                     weights_as=weights_as(m, weights, bits_weight),
                     **{k: given[k] for k in keep}, **out)
     # the plan's values, kept beside the record (not a field: no key, no comparison) for
