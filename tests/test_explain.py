@@ -417,7 +417,9 @@ def test_a_solver_over_a_quantity_not_counted_says_so(uncounted_cache):
     with pytest.warns(Warning):
         e = estimate(uncounted_cache, hardware="h100-sxm")
     for key, quantity in (("critical_batch_size", "decode_memory_seconds"),
-                          ("max_context", "kv_cache_bytes")):
+                          # the cache max_context searches over: the target's with a
+                          # draft's (none here)
+                          ("max_context", "kv_cache_all")):
         x = explain(e, key)
         assert x.value is None
         assert x.substituted.startswith("not counted") and quantity in x.substituted

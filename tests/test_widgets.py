@@ -726,6 +726,41 @@ def test_the_generic_widget_takes_its_options_from_the_page(page):
     assert not page.errors, page.errors
 
 
+def test_the_explorer_shows_no_speed_for_a_setup_that_does_not_fit(page):
+    """DeepSeek-V3 at 16 bits on one H200 (671,026,419,200 parameters x 2 B = 1.34 TB against
+    141 GiB): the explorer's table said 'tokens/s 5.5 per sequence' where describe prints
+    '- (does not fit in memory)'. The page's table now shows describe's words, row for row as
+    the notebook's Python explorer (book.explorer.summary) writes them; a setup that fits keeps
+    its speeds."""
+    from test_browser_widgets import READ_WIDGET, _markdown_table, check_widget
+
+    from llm_arithmetic.book.explorer import explore, summary
+
+    rows_js = """(el) => Object.fromEntries([...el.querySelectorAll('tr[data-row]')]
+      .map((tr) => [tr.dataset.row, tr.querySelector('td').textContent]))"""
+    for model, chip, fits in (("deepseek-v3", "h200", False), ("llama-3-8b", "h100-sxm", True)):
+        page.evaluate("""([model, chip]) => {
+          document.body.innerHTML = `<div data-llm-widget="explorer" data-model="${model}"
+            data-chip="${chip}" data-weights="fp16" data-kv="fp16" data-context="4096"
+            data-batch="1"></div>`;
+          window.LLMArithmetic.mountAll();
+        }""", [model, chip])
+        el = page.locator('[data-llm-widget="explorer"]')
+        rows = el.evaluate(rows_js)
+        e = explore(model, chip, "fp16", "fp16", 4096, 1)
+        assert e.fits is fits
+        table = _markdown_table(summary(model, chip, e, "fp16", "fp16").data)
+        for key in ("bound per step", "tokens/s", "memory"):
+            assert rows[key] == table[key], (model, key, rows[key], table[key])
+        if fits:
+            assert "per sequence" in rows["tokens/s"]
+        else:
+            assert rows["tokens/s"] == "- (does not fit in memory)"
+            assert rows["bound per step"].endswith("; does not fit in memory")
+        assert not check_widget(el.evaluate(READ_WIDGET), f"explorer {model} on {chip}")
+    assert not page.errors, page.errors
+
+
 # ---- the serving keys: a replica of tp x pp chips, a request of (prompt, generate) -------------
 SERVING_CHIPS = ["h100-sxm", "b200", "mi300x", "a100-40gb-pcie", "rtx-4090", "m2"]
 SERVING_SETTINGS = [  # weights, prompt, generate, batch, tp wanted, price [USD/h], latency [s]

@@ -711,7 +711,7 @@ ROW_KEYS = {
     "time per token (lower bound)": "decode_seconds_per_token",
     "tokens/s per sequence (upper bound)": "decode_tokens_per_second",
     "tokens/s, whole batch": "throughput_tokens_per_second",
-    "speculation": "spec_tokens_per_step",
+    "speculation": "spec_tokens_per_step", "  draft held in memory": "draft_memory_bytes",
     "tokens/s per sequence, speculative (bound)": "speculative_tokens_per_second",
     "ops:byte of the chip": "ops_per_byte", "critical batch size": "critical_batch_size",
     "fits in memory": "memory_required_bytes", "max batch at this context": "max_batch",
@@ -1139,6 +1139,9 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
                                     f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
                                     " tokens a step"))
+        if e.draft_memory_bytes:
+            rows.append(("  draft held in memory", f"{_fmt_b(e.draft_memory_bytes)}: its weights "
+                         "and cache at this context x batch, counted in the memory below"))
         if e.speculative_tokens_per_second is not None:
             rows += _speed_rows(e.fits, [
                 (f"{one}tokens/s per sequence, speculative (bound)",

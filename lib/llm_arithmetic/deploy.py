@@ -45,9 +45,9 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (chip_inputs, count_argument, draft_model, generated_argument,
-                       plan_inputs, resolve_model, serving_argument, speculative_inputs,
-                       warn_past_trained_context, weight_bits)
+from .estimate import (chip_inputs, count_argument, draft_memory_inputs, draft_model,
+                       generated_argument, plan_inputs, resolve_model, serving_argument,
+                       speculative_inputs, warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -272,6 +272,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
             for fmt in weights:
                 for kv in kv_bits:
                     ratio = None
+                    held: dict[str, Any] = {}
                     if draft is not None:
                         try:
                             ratio = _draft_ratio(draft, m, chip, fmt, kv, batches, prompt,
@@ -279,6 +280,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} draft {draft.name}: {e}")
                             continue
+                        # the draft's weights (at the format asked) and its stack, held on
+                        # the replica's chips beside the target's
+                        held = draft_memory_inputs(draft, weights=fmt)
                     for tp, ep, pp in _layouts(m, degrees):
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
@@ -288,6 +292,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             continue
                         if ratio is not None:
                             g["draft_cost"] = ratio
+                        g.update(held)
                         ev = chip_ev.child(**g)
                         evaluated += batches.size
                         # every point evaluated whole (no pruning), as the scalar path does

@@ -30,7 +30,7 @@ from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_
                               compute_precision, mix_bits, mix_parts,
                               plan_format)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
-from .catalog.model import Model
+from .catalog.model import Model, stack_blocks
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
@@ -42,6 +42,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
+           "draft_memory_inputs",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
 
@@ -312,6 +313,12 @@ class Estimate:
     draft_layers : int or None
         Blocks one draft step runs [block]: a ``draft`` model's layers, one for an MTP module;
         None where only a cost was given. The forecast charges each its per-layer time.
+    draft_memory_bytes : int or float
+        What the draft holds on one chip beside the target: a draft model's weights (at its
+        own bits) and its cache and state of ``batch`` sequences at ``context``; the ``mtp``
+        workload's module weights and cache; 0 without a draft, or for a draft given by its
+        cost alone. ``memory_required_bytes``, ``fits``, ``max_batch``, ``max_context`` and the
+        replica's memory count it (the replica's split over its chips as the target's) [B].
     spec_tokens_per_step : float or None
         Tokens a speculative step yields on average [token].
     speculative_seconds_per_token, speculative_tokens_per_second : float or None
@@ -411,6 +418,7 @@ speculative_energy_joules_per_token : float or None
     acceptance: float | None = None
     draft_cost: float | None = None
     draft_layers: int | None = None
+    draft_memory_bytes: int | float = 0
     spec_tokens_per_step: float | None = None
     speculative_seconds_per_token: float | None = None
     speculative_tokens_per_second: float | None = None
@@ -867,8 +875,14 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     long context its share grows, as chapter 13 shows). Where ``at`` has a ``prompt``, both
     bounds are a request's time per output token (:func:`draft_step_ratio`): the context is
     the request's mean decode context, the one the speculative TPOT multiplies. Explicit
-    values override the workload's. All None: no speculation."""
+    values override the workload's. All None: no speculation.
+
+    What the draft holds beside the target (:func:`draft_memory_inputs`): a draft model's
+    weights at its own bits (``weights``, ``bits_weight`` of ``at``) and its stack; the
+    multi-token-prediction module of the ``mtp`` workload its parameters and blocks; a draft
+    given by its cost alone nothing counted."""
     draft_layers = None
+    held = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
     if speculation is not None:
         if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
@@ -887,10 +901,13 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             one_block = w["draft_cost"] == "one block"
             draft_cost = 1 / m.n_layers if one_block else w["draft_cost"]
             draft_layers = 1 if one_block else None
+        if draft is None and w.get("module"):
+            held = draft_memory_inputs(m, module=True)
     if draft_len is None:
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
-        return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None)
+        return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None,
+                    draft_weight_bytes=None, draft_params=None, draft_blocks=None)
     draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
@@ -909,11 +926,40 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
                                       **(at or {}))
         draft_layers = draft.n_layers
+        held = draft_memory_inputs(draft, weights=(at or {}).get("weights"),
+                                   bits_weight=(at or {}).get("bits_weight"))
     draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
     if not 0 <= draft_cost < math.inf:
         raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
-                draft_layers=draft_layers)
+                draft_layers=draft_layers, **held)
+
+
+def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = None,
+                        bits_weight: Any = None) -> dict[str, Any]:
+    """The plan's inputs for what a draft holds beside the target: with ``module``, the
+    multi-token-prediction module of ``model`` (the target): its parameters outside the
+    published total (``draft_params``, stored at the bits of the target's weights; None where
+    the reader counts none, or where the total already counts them) and its blocks
+    (``draft_blocks``, every module's, for their cache; None where the reader gives none);
+    else ``model`` is a draft model: its weights at ``weights`` or ``bits_weight`` (as
+    :func:`estimate` takes them; None: as it ships), ``draft_weight_bytes`` [B], and its stack.
+
+    >>> held = draft_memory_inputs(get_model("qwen3-0.6b"))
+    >>> held["draft_weight_bytes"], held["draft_params"], len(held["draft_blocks"])
+    (1192099840, None, 1)
+    >>> held = draft_memory_inputs(get_model("deepseek-v3"), module=True)
+    >>> held["draft_weight_bytes"], held["draft_params"], held["draft_blocks"][0][0]
+    (None, 13463426304, 1)
+    """
+    if module:
+        mtp = [x for x in model.extras if x.name == "multi-token prediction"]
+        params = sum(x.params for x in mtp if not x.in_total)
+        layers = [run for x in mtp for run in x.layers]
+        return dict(draft_weight_bytes=None, draft_params=params or None,
+                    draft_blocks=stack_blocks(layers) if layers else None)
+    w = model.plan.child(**weight_inputs(model, weights, bits_weight)).get("weight_bytes")
+    return dict(draft_weight_bytes=w, draft_params=None, draft_blocks=model.blocks)
 
 
 def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,

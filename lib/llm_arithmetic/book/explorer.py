@@ -40,6 +40,9 @@ WEIGHT_FORMATS = list(BITS_PER_WEIGHT)
 KV_FORMATS = ["fp16", "fp8", "q8_0", "q4_0"]
 CONTEXTS = [1, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+#: What the table shows instead of a speed where the setup does not fit in memory (the words
+#: of ``describe``'s table, :func:`llm_arithmetic.cli._speed_rows`).
+NO_FIT = "- (does not fit in memory)"
 #: The explorer's starting choice (the in-page widget starts from the same one).
 DEFAULTS = dict(model="llama-3-8b", chip="rtx-4090", weights="fp16", bits_kv="fp16",
                 context=4096, batch=1)
@@ -106,9 +109,13 @@ def summary(model: Any, chip: Any, e: Any, weights: str, bits_kv: Any,
         ("FLOPs per step", f"{e.batch * e.decode_flops_per_token / 1e9:,.1f} GFLOP"),
         ("memory time / compute time", f"{_ms(e.decode_memory_seconds)} / "
                                        f"{_ms(e.decode_compute_seconds)}"),
-        ("**bound per step**", f"**{_ms(e.decode_seconds_per_token)}, {e.bound}-bound**"),
-        ("tokens/s", f"{e.decode_tokens_per_second:,.1f} per sequence, "
-                     f"{e.throughput_tokens_per_second:,.0f} in all"),
+        # a setup that does not fit has no speed a run could reach: its bound per step is
+        # said to be of a setup that does not fit, and no speed is shown (describe's words)
+        ("**bound per step**", f"**{_ms(e.decode_seconds_per_token)}, {e.bound}-bound**"
+                               + ("; does not fit in memory" if e.fits is False else "")),
+        ("tokens/s", NO_FIT if e.fits is False else
+         f"{e.decode_tokens_per_second:,.1f} per sequence, "
+         f"{e.throughput_tokens_per_second:,.0f} in all"),
         ("arithmetic intensity", f"{step_intensity(e):,.1f} "
                                  f"{mixed_rate_unit(prec, e.attention_precision, 'FLOP/B')}; "
                                  "the chip's ridge is at "

@@ -587,8 +587,11 @@ class Extra:
 
     ``in_total`` says whether the model's published total counts them (Gemma 3's vision tower:
     yes, the checkpoint's count; DeepSeek-V3's MTP module: no, the paper's 671B leaves it out).
-    A decoded token reads none of them, except one marked ``read``: a part outside the stack
-    that every token runs (DeepSeek-V4's hyper-connection head). Such a part counts in the
+    ``layers``: the blocks of a multi-token-prediction module, as runs of :class:`Layers`
+    (every module's), whose cache and state speculation with the module keeps beside the
+    target's; () where the reader gives none. A decoded token reads none of them, except one
+    marked ``read``: a part outside the stack that every token runs (DeepSeek-V4's
+    hyper-connection head). Such a part counts in the
     total, the active parameters and what a decode step reads, and its ``matmul`` weights in
     matrix products count in the FLOPs (2 each).
     """
@@ -599,6 +602,7 @@ class Extra:
     note: str = ""
     read: bool = False
     matmul: int = 0
+    layers: tuple = ()
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
@@ -609,6 +613,17 @@ class Extra:
         if self.matmul > (self.params if self.read else 0):
             raise ConfigError(f"{self.name}: its weights in matrix products ({self.matmul:,}) "
                               "need read and at most its parameters")
+
+
+def stack_blocks(layers: Any) -> tuple[tuple[int, dict[str, dict[str, Any]]], ...]:
+    """(count, parts) for each distinct block of runs of :class:`Layers`, counts summed over
+    the runs: the plan's ``blocks`` (:attr:`Model.blocks`; a multi-token-prediction module's
+    ``draft_blocks``)."""
+    groups: dict[Layers, int] = {}
+    for run in layers:
+        key = replace(run, count=1)
+        groups[key] = groups.get(key, 0) + run.count
+    return tuple((count, key.parts()) for key, count in groups.items())
 
 
 #: Keys of the classic (uniform) arguments, as :meth:`Model.arch` gives them.
@@ -883,11 +898,7 @@ class Model:
         """(count, parts) for each distinct block of the stack, counts summed over its runs:
         what the plan's fold reads (an interleaved stack has a few kinds of block in many
         runs, and every sum needs each kind once)."""
-        groups: dict[Layers, int] = {}
-        for run in self.layers:
-            key = replace(run, count=1)
-            groups[key] = groups.get(key, 0) + run.count
-        return tuple((count, key.parts()) for key, count in groups.items())
+        return stack_blocks(self.layers)
 
     @property
     def native_format(self) -> dict[str, str | None] | None:
@@ -933,7 +944,8 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
-            acceptance=None, draft_cost=None, draft_layers=None, forecast_decode=None,
+            acceptance=None, draft_cost=None, draft_layers=None, draft_weight_bytes=None,
+            draft_params=None, draft_blocks=None, forecast_decode=None,
             forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS}))
 

@@ -1148,7 +1148,8 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     tables = 2 if own_embeddings else 1 if own_head else 0
     per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
            + head)
-    return (Extra("multi-token prediction", modules * per, False, note),)
+    return (Extra("multi-token prediction", modules * per, False, note,
+                  layers=tuple(blocks) * modules),)
 
 
 def _indexer(r: _Reader) -> dict[str, int]:
@@ -1366,10 +1367,11 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
                           f"{sorted(V4_RATIO_TYPES)} (entries {n + 1} on), got {ratios!r:.60}")
     ratios += [0] * (modules - len(ratios))
     mtp = [_mtp(kw, 1, [Layers(1, attention(V4_RATIO_TYPES[x]), mlp=moe, norms=2, hc=hc)],
-                "", own_embeddings=False, head=head.params)[0].params for x in ratios]
+                "", own_embeddings=False, head=head.params)[0] for x in ratios]
     return dict(kw, extras=(head,) + ((Extra(
-        "multi-token prediction", sum(mtp), False, "DeepSeek-V4's MTP module, in DeepSeek's "
-        "inference code's layout (not in Flash's published 284B)"),) if mtp else ()))
+        "multi-token prediction", sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
+        "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
+        layers=tuple(run for x in mtp for run in x.layers)),) if mtp else ()))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------

@@ -306,7 +306,7 @@ def step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
     (['a', 'b'], set(), set())
     >>> refs, hidden, targets = step_refs(PLAN_STEPS["max_context"])
     >>> sorted(refs), hidden, targets
-    (['capacity', 'context_limit', 'free_memory', 'kv_cache_bytes'], {'context'}, {'kv_cache_bytes'})
+    (['capacity', 'context_limit', 'free_memory', 'kv_cache_all'], {'context'}, {'kv_cache_all'})
     """
     op = step["op"]
     refs: set[str] = set()

@@ -21,7 +21,10 @@ recurrent matrix's, None for the bits the checkpoint keeps it in); the chip (``c
 ``chip_capacity``, ``chip_power``, ``chip_peaks``, ``chip_interconnect``, ``chip_vendor``) and what
 the caller gave instead (``given_bandwidth``, ``given_peak_flops``, ``given_capacity``,
 ``given_power``, ``given_link_bandwidth``); the limits ``context_limit`` and ``crossing_limit``;
-speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation); the
+speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation) and
+what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
+multi-token-prediction module's parameters; ``draft_blocks``: the draft's stack, for its cache;
+None: nothing counted); the
 forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast); a serving
 engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
@@ -299,20 +302,70 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
              limit="crossing_limit"), "critical_batch_dense"),
     op("critical_batch_size", "choose", "batch at which decode turns compute-bound",
        when="is_moe", then="critical_batch_moe", otherwise="critical_batch_dense"),
-    # ---- memory -------------------------------------------------------------------------------
-    f("memory_required_bytes", "memory_required", "weights, cache, state and the reserve",
-      kv_cache="kv_cache_bytes"),
-    op("fits", "le", "it fits in the chip's memory", of=["memory_required_bytes", "capacity"]),
+    # ---- the draft's memory (speculative decoding) ----------------------------------------------
+    # A draft model, or the model's own multi-token-prediction module, is held beside the
+    # target on the same chips: its weights (a draft model's at its own bits, draft_weight_bytes;
+    # a module's parameters, draft_params, at the bits of the target's weights) and, for every
+    # sequence, its own cache and state at the same context (its stack, draft_blocks). It is
+    # split over a replica's chips as the target is, since its time is charged as a share of
+    # the target's step on the replica (draft_tpot_seconds); each chip keeps its share of the
+    # draft's key/value heads, at least one, as of the target's. A draft given by its cost
+    # alone holds nothing counted. Each term below is the target's step evaluated on the
+    # draft's stack.
+    guard(op("draft_module_experts", "at", "weights of the module's routed experts' matrices",
+             target="expert_matrices", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
+    guard(op("draft_module_other", "add", "the module's other parameters",
+             plus=["draft_params"], minus=["draft_module_experts"]), "draft_params"),
+    f("draft_module_other_bytes", "weight_bytes", "bytes of the module's other parameters, at "
+      "the bits of the target's (its own embedding table and head, where it stores them, "
+      "included)", n_params="draft_module_other", bits_weight="bits_default"),
+    f("draft_module_expert_bytes", "weight_bytes", "bytes of the module's experts' matrices, "
+      "at the bits of the target's", n_params="draft_module_experts",
+      bits_weight="bits_experts"),
+    guard(op("draft_module_bytes", "add", "the multi-token-prediction module's weights",
+             plus=["draft_module_other_bytes", "draft_module_expert_bytes"]), "draft_params"),
+    op("draft_weights", "first", "the draft's weights: a draft model's, or the module's (none "
+       "without a draft)", of=["draft_weight_bytes", "draft_module_bytes", LIT(0)]),
+    op("resident_weight_bytes", "add", "weights held: the target's and the draft's",
+       plus=["weight_bytes", "draft_weights"]),
+    op("batch_cache_bytes", "add", "cache and state of B sequences of S tokens",
+       plus=["kv_cache_bytes", "batch_state_bytes"]),
+    guard(op("draft_batch_cache", "at", "the draft's cache and state of B sequences of S "
+             "tokens", target="batch_cache_bytes", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
     op("sequence_bytes", "add", "cache and state of one sequence",
        plus=["seq_kv_bytes", "state_bytes"]),
+    guard(op("draft_sequence_bytes", "at", "the draft's cache and state of one sequence",
+             target="sequence_bytes", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
+    op("sequence_bytes_all", "add", "cache and state of one sequence, the draft's with the "
+       "target's", plus=["sequence_bytes", "draft_sequence_bytes"]),
+    # ---- memory -------------------------------------------------------------------------------
+    f("memory_required_target", "memory_required", "the target's weights, cache, state and "
+      "the reserve", kv_cache="kv_cache_bytes"),
+    op("draft_memory_bytes", "add", "what the draft holds on one chip: its weights, its cache "
+       "and state of B sequences of S tokens", plus=["draft_weights", "draft_batch_cache"]),
+    op("memory_required_bytes", "add", "weights, cache, state and the reserve, the draft's "
+       "with the target's", plus=["memory_required_target", "draft_memory_bytes"]),
+    op("fits", "le", "it fits in the chip's memory", of=["memory_required_bytes", "capacity"]),
     guard(f("max_sequences_raw", "max_sequences", "sequences that fit beside the weights",
-            seq_bytes="sequence_bytes"), "capacity"),
+            weight_bytes="resident_weight_bytes", seq_bytes="sequence_bytes_all"), "capacity"),
     op("max_batch", "finite", "sequences of S tokens that fit", of="max_sequences_raw",
        integer=True),
+    guard(op("draft_batch_state", "at", "the draft's state of B sequences",
+             target="batch_state_bytes", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
     op("free_memory", "add", "memory left for the cache",
-       plus=["capacity"], minus=["overhead", "weight_bytes", "batch_state_bytes"]),
+       plus=["capacity"], minus=["overhead", "resident_weight_bytes", "batch_state_bytes",
+                                 "draft_batch_state"]),
+    guard(op("draft_kv_cache", "at", "the draft's cache of B sequences of S tokens",
+             target="kv_cache_bytes", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
+    op("kv_cache_all", "add", "cache of B sequences of S tokens, the draft's with the "
+       "target's", plus=["kv_cache_bytes", "draft_kv_cache"]),
     guard(op("max_context", "solve", "tokens per sequence that fit at B", solver="largest",
-             var="context", value="kv_cache_bytes", budget="free_memory",
+             var="context", value="kv_cache_all", budget="free_memory",
              limit="context_limit"), "capacity"),
     # ---- serving: a replica of tp x pp chips --------------------------------------------------
     op("generated", "first", "tokens generated after the first", of=["generate", LIT(0)]),
@@ -345,18 +398,29 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        **{"with": {"context": "final_context"}}),
     op("kv_final", "add", "cache and state of the batch at the end",
        plus=["kv_final_cache", "batch_state_bytes"]),
-    f("memory_per_chip_raw", "memory_per_chip", "weights and cache split over the chips",
-      kv_cache="kv_final"),
+    guard(op("draft_kv_final", "at", "the draft's cache and state of the batch at the end, "
+             "every copy counted", target="kv_final", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
+    op("kv_final_all", "add", "cache and state of the batch at the end, the draft's with the "
+       "target's", plus=["kv_final", "draft_kv_final"]),
+    f("memory_per_chip_raw", "memory_per_chip", "weights and cache, the draft's with the "
+      "target's, split over the chips", weight_bytes="resident_weight_bytes",
+      kv_cache="kv_final_all"),
     op("memory_per_chip_bytes", "add", "memory per chip with the reserve",
        plus=["memory_per_chip_raw", "overhead"]),
     op("fits_per_chip", "le", "the replica holds it", of=["memory_per_chip_bytes", "capacity"]),
     op("sequence_bytes_final", "at", "cache and state of one sequence at the end",
        target="sequence_bytes_held", **{"with": {"context": "final_context"}}),
+    guard(op("draft_sequence_final", "at", "the draft's cache and state of one sequence at "
+             "the end, every copy counted", target="sequence_bytes_final",
+             **{"with": {"blocks": "draft_blocks"}}), "draft_blocks", 0),
+    op("sequence_bytes_final_all", "add", "cache and state of one sequence at the end, the "
+       "draft's with the target's", plus=["sequence_bytes_final", "draft_sequence_final"]),
     op("replica_capacity", "mul", "memory of the replica", of=["n_chips", "capacity"]),
     op("replica_overhead", "mul", "reserve of the replica", of=["n_chips", "overhead"]),
     guard(f("max_sequences_replica", "max_sequences", "sequences the replica holds",
-            capacity="replica_capacity", seq_bytes="sequence_bytes_final",
-            overhead="replica_overhead"), "capacity"),
+            capacity="replica_capacity", weight_bytes="resident_weight_bytes",
+            seq_bytes="sequence_bytes_final_all", overhead="replica_overhead"), "capacity"),
     op("max_batch_per_replica", "finite", "sequences the replica holds",
        of="max_sequences_replica", integer=True),
     f("micro", "micro_batch", "sequences per microbatch"),
@@ -906,7 +970,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "chip_interconnect", "chip_vendor",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
-          "draft_len", "acceptance", "draft_cost", "draft_layers", "forecast_decode",
+          "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_weight_bytes",
+          "draft_params", "draft_blocks", "forecast_decode",
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",

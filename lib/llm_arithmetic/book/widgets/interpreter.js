@@ -459,6 +459,9 @@ const Plan = (function () {
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
       draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
+      // what a draft holds beside the target: on the page a draft is given by its cost alone,
+      // and holds nothing counted (Python counts a draft model's or an MTP module's)
+      draft_weight_bytes: null, draft_params: null, draft_blocks: null,
       forecast_decode: null,
       forecast_prefill: null,
       forecast_prefill_int8: null,

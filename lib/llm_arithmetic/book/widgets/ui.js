@@ -716,12 +716,18 @@ const UI = (function () {
       ["memory time / compute time", `${out("decode_memory_seconds", e.decode_memory_seconds,
         ms(e.decode_memory_seconds))} / ${out("decode_compute_seconds",
         e.decode_compute_seconds, ms(e.decode_compute_seconds))}`],
+      // a setup that does not fit has no speed a run could reach (describe's words; the
+      // output keeps the bound in data-value)
       ["<strong>bound per step</strong>", `<strong>${out("decode_seconds_per_token",
-        e.decode_seconds_per_token, ms(e.decode_seconds_per_token))}, ${e.bound}-bound</strong>`],
-      ["tokens/s", `${out("decode_tokens_per_second", e.decode_tokens_per_second,
-        pyFormat(e.decode_tokens_per_second, ",.1f"))} per sequence, ${out(
-        "throughput_tokens_per_second", e.throughput_tokens_per_second,
-        pyFormat(e.throughput_tokens_per_second, ",.0f"))} in all`],
+        e.decode_seconds_per_token, ms(e.decode_seconds_per_token))}, ${e.bound}-bound</strong>${
+        e.fits === false ? "; does not fit in memory" : ""}`],
+      ["tokens/s", e.fits === false
+        ? out("decode_tokens_per_second", e.decode_tokens_per_second,
+          "- (does not fit in memory)").replace("<output ", '<output data-does-not-fit="1" ')
+        : `${out("decode_tokens_per_second", e.decode_tokens_per_second,
+          pyFormat(e.decode_tokens_per_second, ",.1f"))} per sequence, ${out(
+          "throughput_tokens_per_second", e.throughput_tokens_per_second,
+          pyFormat(e.throughput_tokens_per_second, ",.0f"))} in all`],
       ["arithmetic intensity", `${out("step_intensity", e.step_intensity,
         pyFormat(e.step_intensity, ",.1f"))} ${stepUnit(e, "FLOP/B")}; the chip's ridge is at ${out(
         "ops_per_byte", e.ops_per_byte, pyFormat(e.ops_per_byte, ",.0f"))}`],
