@@ -103,8 +103,9 @@ MODEL_STEPS: list[dict[str, Any]] = [
     op("read_params", "add", "parameters a decode step of B tokens reads",
        plus=["embedding_params", "ple_params", "layer_read_params", "extras_read"],
        minus=["unread_embedding_params"]),
-    op("bits_default", "first", "bits per weight: as asked, or as the checkpoint ships",
-       of=["bits_weight", "native_bits_default"]),
+    op("bits_default", "first", "bits per weight of every weight but the routed experts' "
+       "matrices and the embedding rows a step does not read: as asked, or as the checkpoint "
+       "or the llama.cpp file type stores them", of=["bits_weight", "native_bits_default"]),
     op("bits_experts", "first", "bits per weight of the routed experts' matrices",
        of=["bits_weight", "native_bits_experts"]),
     op("bits_unread", "first", "bits per weight of the embedding rows a step does not read",
