@@ -628,7 +628,9 @@ def test_minimax_m3_text_tower_and_vision_tower_are_the_published_checkpoint():
     assert 869_157_697_024 - 854_172_958_720 == 2 * mtp + 2 * (128 * d + 128)
     m = read_config(CONFIGS / "minimax-m3.json")
     assert m.total_params == text
-    assert not m.extras and m.mtp_modules == 0  # the checkpoint ships no MTP module
+    # the checkpoint ships no MTP module: none counted, the 7 declared kept so that the
+    # speculation workload 'mtp' refuses the model naming the field
+    assert not m.extras and (m.mtp_modules, m.mtp_field) == (7, "num_mtp_modules")
     # active: 4 of 128 experts; without the two vocabulary tables, the card's "~23B" (truncated)
     active = m.active_params - 2 * m.n_vocab * d
     assert active == 23_504_087_424 and int(active / 1e9) == 23

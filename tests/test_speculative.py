@@ -242,8 +242,9 @@ def test_forecast_charges_the_drafts_blocks():
     # the catalog's config.json files: DeepSeek-V3 num_nextn_predict_layers 1, Qwen3.5 27B
     # text_config.mtp_num_hidden_layers 1, Nemotron 3 Super num_nextn_predict_layers 1
     ("deepseek-v3", True), ("qwen3.5-27b", True), ("nemotron-3-super", True),
-    # MiniMax M2.5: use_mtp true, num_mtp_modules 3 (declared; the reader does not count them)
-    ("minimax-m2.5", True)])
+    # MiniMax M2.5 (use_mtp true, num_mtp_modules 3) declares modules its reader does not
+    # count: refused too, naming the field (tests/test_engine_draft.py)
+    ])
 def test_mtp_workload_needs_a_model_that_declares_an_mtp_module(model, declares):
     """--speculation mtp takes DeepSeek-V3's published acceptance of its own MTP module and one
     of the target's blocks as the draft; a model whose config.json declares no MTP layers has
@@ -268,3 +269,36 @@ def test_mtp_workload_needs_a_model_that_declares_an_mtp_module(model, declares)
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert f"{model} declares none" in err and "--draft-len, --acceptance" in err \
         and "--draft)" in err
+
+
+# ---- MTP modules the reader does not count --------------------------------------------------
+# MiniMax-M2.5's config.json: use_mtp true, num_mtp_modules 3, mtp_transformer_layers 1 (no
+# reference implementation of their layout was found: transformers builds none, vLLM has no
+# minimax_m2 MTP); MiniMax-M3's: num_mtp_modules 7, num_nextn_predict_layers 1, and the
+# checkpoint ships no mtp.* tensor (tests/configs/FAMILIES.md, minimax-m3).
+
+@pytest.mark.parametrize("model,n", [("minimax-m2.5", 3), ("minimax-m3", 7)])
+def test_mtp_workload_refuses_modules_the_reader_does_not_count(model, n):
+    with pytest.raises(InputError, match=rf"the {n} that {model}'s config.json declares "
+                                         r"\(field 'num_mtp_modules'\) are not counted"):
+        estimate(model, hardware="h200", speculation="mtp")
+    rc, out, err = _cli("describe", model, "--hardware", "h200", "--tp", "8",
+                        "--speculation", "mtp")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "field 'num_mtp_modules'" in err and "--draft-len, --acceptance" in err
+
+
+def test_mtp_workload_with_a_draft_model_does_not_need_the_module_counted():
+    """With a draft model the module holds nothing: the workload's acceptance applies and the
+    draft's weights are what is held."""
+    e = estimate("minimax-m2.5", hardware="h200", tp=4, speculation="mtp",
+                 draft="qwen3-0.6b")
+    # more than Qwen3-0.6B's 596,049,920 weights at 2 B: its cache as well
+    assert e.acceptance == 0.85 and e.draft_memory_bytes > 596_049_920 * 2
+
+
+def test_mtp_workload_counts_a_module_the_reader_counts():
+    """DeepSeek-V3's module (13,463,426,304 parameters, derived in tests/test_draft_memory.py)
+    at fp8, one byte each, and one MLA layer's cache of one token: (512 + 64) x 2 B."""
+    e = estimate("deepseek-v3", hardware="h200", tp=8, weights="fp8", speculation="mtp")
+    assert e.draft_memory_bytes == 13_463_426_304 + (512 + 64) * 2

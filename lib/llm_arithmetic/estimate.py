@@ -42,7 +42,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs",
+           "draft_memory_inputs", "check_module",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
 
@@ -888,13 +888,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         w = SPECULATIVE_WORKLOADS[speculation]
-        if w.get("module") and not m.has_mtp():
-            # the workload's acceptance and draft are those of the model's own module
-            raise InputError(
-                f"speculation: {speculation!r} drafts with the model's {w['module']} module, and "
-                f"{m.name} declares none (config.json: {', '.join(w['module_fields'])}); "
-                "give a draft length and an acceptance rate (draft_len, acceptance: "
-                "--draft-len, --acceptance) or a draft model (draft: --draft)")
+        check_module(m, speculation, module_held=draft is None)
         draft_len = w["draft_len"] if draft_len is None else draft_len
         acceptance = w["acceptance"] if acceptance is None else acceptance
         if draft_cost is None and draft is None:
@@ -933,6 +927,39 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
                 draft_layers=draft_layers, **held)
+
+
+#: What to give instead of a module the workload cannot use (the end of its refusals).
+_INSTEAD = ("give a draft length and an acceptance rate (draft_len, acceptance: --draft-len, "
+            "--acceptance) or a draft model (draft: --draft)")
+
+
+def check_module(m: Model, speculation: str, *, module_held: bool = True) -> None:
+    """An :class:`InputError` where the workload ``speculation`` drafts with the model's own
+    module and ``m`` has none it counts: none declared, or, where the module is what the
+    draft holds (``module_held``: no draft model given), modules its config declares
+    (:attr:`~llm_arithmetic.catalog.model.Model.mtp_modules`, by the field
+    :attr:`~llm_arithmetic.catalog.model.Model.mtp_field`) that its family's reader does not
+    count, whose weights and cache would otherwise be left out of every memory figure.
+
+    >>> check_module(get_model("deepseek-v3"), "mtp")
+    >>> check_module(get_model("minimax-m2.5"), "mtp")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: speculation: 'mtp' drafts with the model's multi-token prediction module, and the 3 that minimax-m2.5's config.json declares (field 'num_mtp_modules') are not counted by the 'minimax_m2' reader, so their weights and cache would be left out; give a draft length and an acceptance rate (draft_len, acceptance: --draft-len, --acceptance) or a draft model (draft: --draft)
+    """
+    w = SPECULATIVE_WORKLOADS[speculation]
+    if not w.get("module"):
+        return
+    # the workload's acceptance and draft are those of the model's own module
+    head = f"speculation: {speculation!r} drafts with the model's {w['module']} module, and "
+    if m.mtp_modules and module_held:
+        raise InputError(f"{head}the {m.mtp_modules} that {m.name}'s config.json declares "
+                         f"(field '{m.mtp_field}') are not counted by the '{m.family}' reader, "
+                         f"so their weights and cache would be left out; {_INSTEAD}")
+    if not m.has_mtp():
+        raise InputError(f"{head}{m.name} declares none (config.json: "
+                         f"{', '.join(w['module_fields'])}); {_INSTEAD}")
 
 
 def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = None,

@@ -674,6 +674,9 @@ class Model:
         Multi-token-prediction modules the config declares where the reader does not count
         them as an extra (MiniMax-M2's ``num_mtp_modules``); 0 otherwise (a counted module is
         an extra, :meth:`has_mtp`).
+    mtp_field : str
+        The config field that declares :attr:`mtp_modules` (``"num_mtp_modules"``), for the
+        errors that refuse to count without them; "" where there are none.
     family, source, label : str
         The Hugging Face ``model_type`` it was read as, where it comes from, a proper name.
     """
@@ -697,6 +700,7 @@ class Model:
     label: str = ""
     scheme: Any = None
     mtp_modules: int = 0
+    mtp_field: str = ""
 
     def __post_init__(self) -> None:
         _check_int(self.name, "n_vocab", self.n_vocab)

@@ -1431,7 +1431,8 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     e, k = _experts(r, n_key="num_local_experts")
     moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
               router_bias=r.flag("use_routing_bias", False))
-    # declared, not counted: the speculation workload 'mtp' needs only that there is one
+    # declared, not counted (no reference implementation of their layout was found): the
+    # speculation workload 'mtp' refuses the model, naming the field, rather than count nothing
     mtp = r.int("num_mtp_modules", 0, kind="layers", minimum=0) \
         if r.flag("use_mtp", False) else 0
     r.read.update({"num_mtp_modules", "mtp_transformer_layers"})
@@ -1439,7 +1440,7 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     return {**_decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                        trained_context=r.int("max_position_embeddings", None, kind="context"),
                        attention=lambda i: attn, mlp=lambda i: moe, d_model=d),
-            "mtp_modules": mtp}
+            "mtp_modules": mtp, "mtp_field": "num_mtp_modules" if mtp else ""}
 
 
 # ---- MiniMax-M3 -----------------------------------------------------------------------------------
@@ -1519,12 +1520,17 @@ def _minimax_m3(r: _Reader) -> dict[str, Any]:
     moe = MLP(d_e, n_experts=e, top_k=k, n_shared=1 if n_shared else 0, d_shared=d_shared,
               router_bias=r.flag("use_routing_bias", False))
     dense = MLP(r.int("dense_intermediate_size"))
-    r.read.update({"num_mtp_modules", "num_nextn_predict_layers"})
+    # declared, not counted (the checkpoint ships none): kept so that the speculation workload
+    # 'mtp' refuses the model naming the field, not as a model without a module
+    declared = {k: r.int(k, 0, kind="layers", minimum=0)
+                for k in ("num_mtp_modules", "num_nextn_predict_layers")}
+    field = next((k for k, v in declared.items() if v), "")
     full, msa = Attention(h, hkv, dh, qk_norm=qk), Attention(h, hkv, dh, qk_norm=qk, **index)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: msa if sparse_layers[i] else full,
-                    mlp=lambda i: moe if moe_flags[i] else dense, d_model=d)
+    return {**_decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                       trained_context=r.int("max_position_embeddings", None, kind="context"),
+                       attention=lambda i: msa if sparse_layers[i] else full,
+                       mlp=lambda i: moe if moe_flags[i] else dense, d_model=d),
+            "mtp_modules": declared.get(field, 0), "mtp_field": field}
 
 
 # ---- gpt-oss ------------------------------------------------------------------------------------
