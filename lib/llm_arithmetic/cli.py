@@ -539,16 +539,20 @@ def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
         return engine_view(model, ns.engine, hardware=ns.hardware, tp=ns.tp, pp=ns.pp,
                            weights=ns.weights, bits_weight=ns.weight_bits, flags=flags,
                            reserve_gib=ns.engine_reserve_gib,
-                           kv_memory_gib=ns.engine_kv_memory_gib)
+                           kv_memory_gib=ns.engine_kv_memory_gib,
+                           speculation=getattr(ns, "speculation", None),
+                           draft=getattr(ns, "draft", None))
 
 
 #: The engine table's rows (label without its indent) and the keys of the numbers each prints
 #: (:func:`llm_arithmetic.explain.engine_key_steps`): what ``--explain all`` explains.
 ENGINE_ROW_KEYS = {
     "weights as loaded": ("engine_weights_bytes",),
+    "of which the draft's": ("engine_draft_weights_bytes",),
     "reserve (activations, graphs, buffers)": ("engine_reserved_bytes",),
     "cache pool memory": ("engine_kv_memory_bytes",),
     "KV cache per token (this chip)": ("engine_kv_bytes_per_token",),
+    "of which the draft's layers": ("engine_draft_kv_bytes_per_token",),
     "KV cache allocated": ("engine_kv_cache_bytes",),
     "KV cache tokens": ("engine_kv_cache_tokens",),
     "recurrent state allocated": ("engine_state_bytes",),
@@ -566,6 +570,8 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
     gib = lambda b: "-" if b is None else f"{b / GiB:,.2f} GiB"  # noqa: E731
     return [(f"engine: {v.engine} (one chip of tp={v.tp}, pp={v.pp})", ""),
             ("  weights as loaded", gib(v.engine_weights_bytes)),
+            *([("    of which the draft's", gib(v.engine_draft_weights_bytes))]
+              if v.engine_draft_weights_bytes is not None else []),
             ("  reserve (activations, graphs, buffers)",
              gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
                                              else " (empirical)")),
@@ -574,6 +580,9 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
                 "memory; it would not start)" if v.engine_kv_memory_bytes < 0 else ""))]
               if v.engine_kv_memory_bytes is not None else []),
             ("  KV cache per token (this chip)", f"{v.engine_kv_bytes_per_token:,.0f} B"),
+            *([("    of which the draft's layers",
+                f"{v.engine_draft_kv_bytes_per_token:,.0f} B (their pages in the same pool)")]
+              if v.engine_draft_kv_bytes_per_token is not None else []),
             ("  KV cache allocated", gib(v.engine_kv_cache_bytes)),
             ("  KV cache tokens", f"{v.engine_kv_cache_tokens:,}"),
             *([("  recurrent state allocated", gib(v.engine_state_bytes))]

@@ -213,6 +213,13 @@ class EngineView:
         KV cache groups of a hybrid's pool (attention groups and state groups).
     engine_pool_blocks : int or None
         Blocks of a hybrid's pool (each one page of every layer of a group).
+    engine_draft_weights_bytes : number or None
+        A speculative draft's weights on one chip (a draft model's, or the model's MTP
+        module's), counted in ``engine_weights_bytes``; None without a draft [B].
+    engine_draft_kv_bytes_per_token : number or None
+        Cache one token adds to the draft's layers on one chip, counted in
+        ``engine_kv_bytes_per_token`` (vLLM); None without a draft, or where the engine's
+        handling of the draft's cache was not read [B].
     """
 
     engine: str
@@ -239,6 +246,8 @@ class EngineView:
     engine_page_bytes: Any = None
     engine_kv_groups: Any = None
     engine_pool_blocks: Any = None
+    engine_draft_weights_bytes: Any = None
+    engine_draft_kv_bytes_per_token: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready fields (exact numbers as int or float)."""
@@ -321,7 +330,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                 capacity: int | None = None, tp: int = 1, pp: int = 1,
                 weights: str | None = None, bits_weight: Any = None,
                 flags: Mapping[str, Any] | None = None, reserve_gib: float | None = None,
-                kv_memory_gib: float | None = None) -> EngineView:
+                kv_memory_gib: float | None = None, speculation: str | None = None,
+                draft: Any = None) -> EngineView:
     """What ``engine`` allocates on one chip for ``model`` with the engine's ``flags``.
 
     Parameters
@@ -348,6 +358,16 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     kv_memory_gib : float, optional
         The pool's memory as the engine printed it ("Available KV cache memory") [GiB]: the
         tokens then follow from the engine's own arithmetic, whatever the reserve.
+    speculation, draft : optional
+        A speculative draft held beside the model (as :func:`~llm_arithmetic.estimate`
+        takes them): the workload ``"mtp"`` (the model's own MTP module) or a draft model
+        (a Model, a catalog name or a config.json; its weights in the format of ``weights``).
+        vLLM loads the draft's weights in the same memory profile as the target's, so they
+        come out of the pool's memory, and gives the draft's attention layers pages of the
+        same pool, so a token takes the draft's cache too (``engines.toml`` gives the
+        source). SGLang and TensorRT-LLM: the draft's weights are taken from the memory left
+        and its cache is not counted (not read; a warning says so). llama.cpp, and vLLM's
+        hybrid pool, with a draft: refused.
 
     Notes
     -----
@@ -415,6 +435,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                       engine_pad=settings["pad"], engine_swa_full=int(settings["swa_full"]))
     hybrid = paged and bool(m.state_bytes(16)) and "hybrid" in spec
     why_not = _hybrid_modelled(m, tp, pp) if hybrid else None
+    held = _draft_held(m, engine, spec, speculation, draft, weights, bits_weight,
+                       hybrid=hybrid and why_not is None)
     if hybrid and why_not is None:
         bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
         bits_ssm = _state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
@@ -424,7 +446,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
                       **weight_inputs(m, weights, bits_weight),
                       weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
-                      bits_ssm=bits_ssm, **inputs)
+                      bits_ssm=bits_ssm, **inputs, **held)
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")
@@ -453,11 +475,55 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         engine_state_page_bytes=_whole(ev.get("engine_state_page")),
         engine_page_bytes=_whole(ev.get("engine_page_bytes")),
         engine_kv_groups=ev.get("engine_kv_groups"),
-        engine_pool_blocks=_whole(ev.get("engine_pool_blocks")))
+        engine_pool_blocks=_whole(ev.get("engine_pool_blocks")),
+        engine_draft_weights_bytes=(ev.get("engine_draft_weights_bytes")
+                                    if any(v is not None for v in held.values()) else None),
+        engine_draft_kv_bytes_per_token=(ev.get("engine_draft_kv_bytes_per_token")
+                                         if held["draft_blocks"] is not None else None))
     # the plan's values, kept beside the record as the estimate keeps them, for
     # :func:`llm_arithmetic.explain.explain` (the step behind each row of the engine's table)
     object.__setattr__(view, "_plan", ev)
     return view
+
+
+def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any, draft: Any,
+                weights: Any, bits_weight: Any, *, hybrid: bool) -> dict[str, Any]:
+    """The plan's inputs for what a speculative draft holds on the engine's chips
+    (:func:`~llm_arithmetic.estimate.draft_memory_inputs`), as far as the engine's handling
+    of a draft was read: vLLM's whole (weights and cache); SGLang's and TensorRT-LLM's weights
+    alone, with a warning; llama.cpp and vLLM's hybrid pool refused."""
+    from .estimate import (SPECULATIVE_WORKLOADS, check_module, draft_memory_inputs,
+                           draft_model)
+
+    none = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
+    which = "draft" if draft is not None else "speculation"
+    if speculation is not None:
+        if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
+            raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
+                             f"{', '.join(SPECULATIVE_WORKLOADS)}")
+        check_module(m, speculation, module_held=draft is None)
+    if draft is not None:
+        held = draft_memory_inputs(draft_model(draft, m), weights=weights,
+                                   bits_weight=bits_weight)
+    elif speculation is not None and SPECULATIVE_WORKLOADS[speculation].get("module"):
+        held = draft_memory_inputs(m, module=True)
+    else:
+        return none
+    if spec["kind"] == "cells":
+        raise InputError(f"{which}: the {engine} view does not model a speculative draft: "
+                         "how llama.cpp holds a draft's weights and cache was not read; "
+                         "describe without --engine counts the draft's weights and cache")
+    if hybrid and held["draft_blocks"] is not None:
+        raise InputError(f"{which}: the engine view does not model {engine}'s hybrid pool with a "
+                         "speculative draft: the draft's layers join the pool's KV cache "
+                         "groups, which is not modelled; describe without --engine counts "
+                         "the draft's weights and cache")
+    if engine != "vllm":
+        warnings.warn(f"{engine}: the draft's weights are taken from the memory left for the "
+                      f"cache; how {engine} sizes the draft's own cache was not read, so it is "
+                      "not counted and the tokens are an upper end", stacklevel=3)
+        held = dict(held, draft_blocks=None)
+    return held
 
 
 def _whole(v: Any) -> Any:

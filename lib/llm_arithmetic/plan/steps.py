@@ -836,11 +836,26 @@ FORECAST_STEPS: list[dict[str, Any]] = [
 #: chip leaves beside the weights and its reserve into blocks of tokens, every layer counted
 #: whole; llama.cpp allocates a number of cells per layer, windowed layers only their window.
 ENGINE_STEPS: list[dict[str, Any]] = [
-    guard(s("engine_kv_bytes_per_token", "kv_layer_chip", "cache one token adds on one chip: "
-            "every attention layer, its key/value heads split over tp (at least one a chip)"),
+    guard(s("engine_target_kv_bytes_per_token", "kv_layer_chip", "cache one token adds to the "
+            "target's layers on one chip: every attention layer, its key/value heads split over "
+            "tp (at least one a chip)"), "engine"),
+    # A speculative draft (a draft model, or the model's MTP module) on vLLM: its weights are
+    # loaded in the same memory profile as the target's, and its attention layers take pages
+    # of the same pool (vllm/v1/worker/gpu_model_runner.py, load_model and get_kv_cache_spec;
+    # engines.toml says where); engine.py gives the draft's stack only where that was read
+    guard(op("engine_draft_kv_bytes_per_token", "at", "cache one token adds to the draft's "
+             "layers on one chip (its stack in the target's terms)",
+             target="engine_target_kv_bytes_per_token", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_blocks", 0),
+    guard(op("engine_kv_bytes_per_token", "add", "cache one token adds on one chip: the "
+             "target's layers and the draft's", plus=["engine_target_kv_bytes_per_token",
+                                                      "engine_draft_kv_bytes_per_token"]),
           "engine"),
     guard(op("engine_weights_bytes", "div", "weights as loaded on one chip: the replica's "
-             "weights over its chips", of=["weight_bytes", "n_chips"]), "engine"),
+             "weights, the draft's with the target's, over its chips",
+             of=["resident_weight_bytes", "n_chips"]), "engine"),
+    guard(op("engine_draft_weights_bytes", "div", "the draft's weights as loaded on one chip "
+             "(in the weights above)", of=["draft_weights", "n_chips"]), "engine"),
     guard(f("engine_kv_budget", "engine_kv_memory", "memory the engine's share of the chip "
             "leaves for the cache beside the weights and its reserve",
             mem_fraction="engine_fraction", weight_bytes="engine_weights_bytes",
