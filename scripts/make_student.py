@@ -464,6 +464,12 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-ring", "model-table"):
         "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
         "tbl-models-memory), not an all-reduce time in microseconds",
+    ("ex-nb-speculative-breakeven", "forecast_decode"):
+        "the fitted k of LMDeploy TurboMind on datacenter GPUs (by_runtime), a fraction of the "
+        "bound's time, not a draft cost",
+    ("ex-nb-mistakes-moe-qwen", "forecast_decode"):
+        "a bootstrap standard error in seconds per layer (by_runtime_stderr's lambda of SGLang on "
+        "datacenter GPUs), not a ratio of parameters",
     ("ex-nb-batch-qwen-moe-experts", "hardware-table"):
         "the dense 16-bit tensor rate in TFLOP/s of one GeForce card of the catalog (the RTX 5070 "
         "Ti, derived from its AI TOPS), not a count of experts",

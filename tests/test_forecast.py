@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -687,3 +688,114 @@ def test_a_prefill_rows_bound_is_the_estimates_at_the_formats_rate():
                  if isinstance(node, ast.ImportFrom) and node.module == "estimate"
                  for a in node.names]
         assert names and not [n for n in names if private(n)], (module.__name__, names)
+
+
+def _row(row_id):
+    return next(r for r in FIT if r.id == row_id)
+
+
+def test_a_dense_llama_cpp_rows_bound_reads_the_file_by_parts():
+    """XiongjieDai's Llama 3 8B Q4_K_M on an RTX 4090 (1008 GB/s, tg512: mean context 256),
+    the file 4.899 bits a weight (4.58 GiB over the parameters). By hand, from the config
+    (meta-llama/Meta-Llama-3-8B: 32 layers, d 4096, 8 KV heads of 128, d_ff 14336, vocabulary
+    128256, untied) and llama.cpp's Q4_K_M rule (src/llama-quant.cpp at 007dbbf3, as
+    formats.toml transcribes it): attn_v and ffn_down Q6_K (6.5625 bits) in the 16 layers where
+    use_more_bits holds, Q4_K (4.5) elsewhere; every other matrix and token_embd Q4_K, output
+    Q6_K, norms F32. The rule's file is 4.8944 bits a weight; every part is scaled by
+    4.899 / 4.8944 so that the file is the row's, and a step reads all of it but the 128,255
+    token_embd rows it does not look up, plus the fp16 cache of 256 tokens. The bound is 0.56%
+    slower than the file's mean bits for every weight gave (Q6_K output and attn_v/ffn_down
+    are read, Q4_K embedding rows are not)."""
+    L, d, dff, vocab, kv_heads, hd = 32, 4096, 14336, 128256, 8, 128
+    q4k, q6k, f32 = Fraction(9, 2), Fraction(105, 16), 32
+    more = [i for i in range(L) if i < L // 8 or i >= 7 * L // 8 or (i - L // 8) % 3 == 2]
+    assert len(more) == 16
+    layers = sum(2 * d * d * q4k + d * kv_heads * hd * (q4k + (q6k if i in more else q4k))
+                 + 2 * d * dff * q4k + dff * d * (q6k if i in more else q4k) + 2 * d * f32
+                 for i in range(L))
+    emb = vocab * d
+    file_bits = layers + emb * q4k + emb * q6k + d * f32
+    n = L * (2 * d * d + 2 * d * kv_heads * hd + 3 * d * dff + 2 * d) + 2 * emb + d
+    assert n == 8_030_261_248 and round(float(file_bits / n), 4) == 4.8944
+    scale = Fraction(4899, 1000) / (file_bits / n)
+    read = scale * (file_bits - (vocab - 1) * d * q4k) / 8
+    cache = 2 * L * kv_heads * hd * 2 * 256
+    t = float((read + cache) / 1008) / 1e9
+    assert _row("xd-llama3-4090-8b-q4km").t_bound == pytest.approx(t, rel=1e-7)
+    mean = float((Fraction(4899, 1000) * (n - (vocab - 1) * d) / 8 + cache) / 1008) / 1e9
+    assert t / mean - 1 == pytest.approx(0.0056, abs=5e-5)
+
+
+def test_a_mixture_of_experts_llama_cpp_rows_bound_reads_the_file_by_parts():
+    """PR 4406's Mixtral 8x7B Q6_K on an M2 Max (400 GB/s, tg128: mean context 64), the file
+    35.74 GiB: 6.574 bits a weight. By hand, from the config (mistralai/Mixtral-8x7B-v0.1: 32
+    layers, d 4096, 8 KV heads of 128, 8 experts of d_ff 14336, top 2, vocabulary 32000,
+    untied) and llama.cpp's rules: with 8 experts attn_k and attn_v take Q8_0 (8.5 bits); every
+    other matrix, token_embd and output Q6_K (6.5625); the router F16 and norms F32, as
+    converted. The rule's file is 6.5740 bits a weight (the row's, to its digits); a step reads
+    attention, the router, the norms, 2 of the 8 experts, the output head and one embedding row,
+    each at its own bits, plus the fp16 cache: 0.47% slower than the mean bits for every
+    weight, because attention (at 6.9 bits a weight) weighs more in what a step reads than in
+    the file."""
+    L, d, dff, vocab, kv_heads, hd, experts, top = 32, 4096, 14336, 32000, 8, 128, 8, 2
+    q6k, q8, f16, f32 = Fraction(105, 16), Fraction(17, 2), 16, 32
+    attn = 2 * d * d * q6k + 2 * d * kv_heads * hd * q8
+    expert = 3 * d * dff * q6k
+    rest = d * experts * f16 + 2 * d * f32
+    emb = vocab * d
+    file_bits = L * (attn + experts * expert + rest) + 2 * emb * q6k + d * f32
+    n = (L * (2 * d * d + 2 * d * kv_heads * hd + experts * 3 * d * dff + d * experts + 2 * d)
+         + 2 * emb + d)
+    assert n == 46_702_792_704 and round(float(file_bits / n), 4) == 6.5740
+    scale = Fraction(6574, 1000) / (file_bits / n)
+    read = scale * (L * (attn + top * expert + rest) + emb * q6k + d * f32 + d * q6k) / 8
+    cache = 2 * L * kv_heads * hd * 2 * 64
+    t = float((read + cache) / 400) / 1e9
+    assert _row("pr4406-m2max-mixtral-q6_k").t_bound == pytest.approx(t, rel=1e-7)
+    active = L * (2 * d * d + 2 * d * kv_heads * hd + top * 3 * d * dff + d * experts + 2 * d)
+    mean = float((Fraction(6574, 1000) * (active + emb + d) / 8 + cache) / 400) / 1e9
+    assert t / mean - 1 == pytest.approx(0.0047, abs=5e-5)
+
+
+def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits():
+    """A row whose bits are the block type's nominal figure (Q4_0 4.5: no file size, the
+    output head at Q6_K not counted) reads the file llama.cpp's rules give, which is the size
+    the sources state: Mixtral 8x7B Q4_0 24.62 GiB (PR 4406's comment), Llama 2 7B Q4_0
+    3.56 GiB (discussions 4167 and 15013); in Mixtral attention is Q8_0 and the head Q6_K, so
+    what is not an expert averages 5.4 bits. A file at the rules' own mean bits is the file
+    type as an estimate serves it (weights="q4_k_m"). A format that is no llama.cpp file type
+    (AWQ, GPTQ, EXL2, MLX, 16-bit) keeps one figure for every weight, and MXFP4 its named
+    types; the unsloth gpt-oss GGUF (experts as shipped) is no file type of the rules."""
+    from llm_arithmetic import estimate, get_model
+    from llm_arithmetic.catalog.formats import mix_bits, mix_parts
+    from llm_arithmetic.estimate import weight_inputs
+
+    for key, gib in (("mixtral-8x7b", 24.62), ("llama-2-7b", 3.56)):
+        m = get_model(key)
+        w = F.row_weights(key, "Q4_0", 4.5)
+        assert w == {"bits_weight": None,
+                     **{f"native_bits_{k}": v for k, v in mix_parts(m, "q4_0").items()}}
+        assert float(mix_bits(m, "q4_0")) * m.language_model_params / 8 / 2**30 == \
+            pytest.approx(gib, abs=0.005)
+    assert float(F.row_weights("mixtral-8x7b", "Q4_0", 4.5)["native_bits_default"]) == \
+        pytest.approx(5.425, abs=5e-4)
+    m = get_model("llama-3-8b")
+    served = weight_inputs(m, "q4_k_m")
+    w = F.row_weights("llama-3-8b", "Q4_K_M", float(mix_bits(m, "q4_k_m")))
+    assert w.keys() == served.keys()
+    assert all(w[k] == served[k] or float(w[k]) == pytest.approx(float(served[k]), rel=1e-12)
+               for k in w)
+    assert F.row_weights("gpt-oss-20b", "MXFP4", 4.63) == weight_inputs(
+        get_model("gpt-oss-20b"), "mxfp4_moe")
+    assert F.row_weights("gpt-oss-20b", "Q4_K_M (unsloth; MoE experts as shipped)",
+                         4.437) == {"bits_weight": Fraction(4437, 1000)}
+    rows = {r.id: r for r in M.fit_rows("decode")}
+    plain = [r for r in FIT if rows[r.id].weight_format.split()[0] in
+             ("AWQ", "GPTQ", "EXL2", "MLX", "fp16", "bf16")]
+    assert len(plain) > 100
+    for r in plain:
+        s = rows[r.id]
+        want = estimate(s.model_key, bits_weight=s.bits_per_weight,
+                        bits_kv=8 if s.kv_format == "fp8" else 16,
+                        context=max(1, s.context or 0), bandwidth=s.bandwidth_gbps * 1e9)
+        assert r.t_bound == want.decode_seconds_per_token, r.id

@@ -193,30 +193,77 @@ class Row:
     precision: str = ""
 
 
-#: Weight formats of the data that name a llama.cpp file type whose parts an estimate counts
-#: apart (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts are
-#: MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
-#: file's mean is 4.6. Any other row's bound counts every weight at its ``bits_per_weight``.
+#: Weight formats of the data that name a llama.cpp file type with a type of its own for the
+#: routed experts (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts
+#: are MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
+#: file's mean is 4.6. Its row's bound counts every part at its named type, as served.
 FILE_TYPES = {"MXFP4": "mxfp4_moe"}
 
 
-def row_weights(weight_format: str, bits_per_weight: float) -> dict[str, Any]:
-    """The weights a data row's bound counts: ``{"weights": file type}`` for a format of
-    :data:`FILE_TYPES`, else ``{"bits_weight": bits_per_weight}``.
+def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> dict[str, Any]:
+    """The plan's weight inputs of a data row's bound (``bits_weight`` and, for a file whose
+    parts are counted apart, ``native_bits_default``, ``_experts`` and ``_unread``) [bit]:
 
-    >>> row_weights("MXFP4", 4.63), row_weights("Q4_0", 4.5)
-    ({'weights': 'mxfp4_moe'}, {'bits_weight': 4.5})
+    - a format of :data:`FILE_TYPES` (``MXFP4``): the file type's named types, as served
+      (:func:`~llm_arithmetic.estimate.weight_inputs`);
+    - any other llama.cpp file type that :mod:`~llm_arithmetic.catalog.formats` models for the
+      model (``Q4_K_M``, ``Q4_0``, ``Q8_0``, ``Q6_K`` ...): the file split in the proportions
+      llama.cpp's rules give (:func:`~llm_arithmetic.catalog.formats.mix_parts`: the embedding
+      rows a step does not read, the routed experts, the rest), every part's bits times one
+      factor, the row's bits over the rules' mean bits
+      (:func:`~llm_arithmetic.catalog.formats.mix_bits`), so that the file holds the row's bits
+      per weight over the model's parameters, as the row's bits were computed (a file size over
+      the parameter count). A row whose bits
+      are the block type's nominal figure (Q4_0 4.5, Q8_0 8.5: no file size, the output head
+      at Q6_K not counted) takes the rules' parts as they are (factor 1): that is the file;
+    - any other format, or a model whose tensors the rules do not model: one
+      ``bits_weight``, the row's bits, for every weight.
+
+    A decode step then reads each part at its own bits, as an estimate given the file type
+    counts them (``weights="q4_k_m"``), while the file keeps the row's size.
+
+    >>> row_weights("llama-2-7b", "GPTQ int4 g128", 4.156)
+    {'bits_weight': Fraction(1039, 250)}
+    >>> w = row_weights("mixtral-8x7b", "Q6_K", 6.574)   # attention Q6_K/Q8_0, experts Q6_K
+    >>> round(float(w["native_bits_default"]), 2), round(float(w["native_bits_experts"]), 2)
+    (6.93, 6.56)
+    >>> w = row_weights("mixtral-8x7b", "Q4_0", 4.5)      # nominal: the rules' file
+    >>> round(float(w["native_bits_default"]), 3), float(w["native_bits_experts"])
+    (5.425, 4.5)
     """
+    from .catalog.formats import BITS_PER_WEIGHT, MIXES, mix_bits, mix_parts
+    from .catalog.formats import bits_per_weight as exact_bits
+    from .estimate import weight_inputs
+
+    m = get_model(model_key)
     if weight_format in FILE_TYPES:
-        return {"weights": FILE_TYPES[weight_format]}
-    return {"bits_weight": bits_per_weight}
+        return weight_inputs(m, FILE_TYPES[weight_format])
+    mix = weight_format.strip().lower()
+    if mix in MIXES and MIXES[mix].experts is None:
+        try:
+            parts, mean = mix_parts(m, mix), mix_bits(m, mix)
+        except InputError:  # a family whose llama.cpp tensors are not modelled
+            parts = None
+        if parts is not None:
+            bits = exact_bits(bits_per_weight)
+            scale = 1 if BITS_PER_WEIGHT.get(mix) == bits else bits / mean
+            return {"bits_weight": None,
+                    **{f"native_bits_{k}": v * scale for k, v in parts.items()}}
+    return weight_inputs(m, None, bits_per_weight)
 
 
 def _bound_seconds(model_key: str, weights: dict[str, Any], bits_kv: int, context: int | None,
                    bandwidth: float) -> float:
-    e = estimate(model_key, **weights, bits_kv=bits_kv, context=max(1, context or 0), batch=1,
-                 bandwidth=bandwidth)
-    return float(e.decode_seconds_per_token)
+    """The memory-time bound of one decode step of one sequence for the plan's weight inputs
+    ``weights`` (:func:`row_weights`) [s]: :func:`~llm_arithmetic.estimate.estimate`'s, with
+    the weights' parts given as the plan's inputs."""
+    from .estimate import chip_inputs, plan_inputs, resolve_model
+
+    m = resolve_model(model_key)
+    g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=max(1, context or 0), batch=1,
+                    bandwidth=bandwidth)
+    g.update(weights)
+    return float(m.plan.child(**chip_inputs(None), **g).get("decode_seconds_per_token"))
 
 
 #: :func:`decode_fit_rows` by split: (the data files' state, the rows).
@@ -235,8 +282,9 @@ def _data_state() -> tuple[tuple[int, int], ...]:
 def decode_fit_rows(split: str = "fit") -> list[Row]:
     """The decode rows a fit (``split="fit"``) or the validation (``"validation"``) uses:
     single chip, batch 1, a catalogued model and a sourced bandwidth. The bound is the public
-    :func:`~llm_arithmetic.estimate.estimate` at the row's bits, KV format, context and
-    bandwidth (memory time only: no peak is given).
+    :func:`~llm_arithmetic.estimate.estimate`'s plan at the row's weights (:func:`row_weights`:
+    its bits, or a llama.cpp file's parts at the file's size), KV format, context and bandwidth
+    (memory time only: no peak is given).
 
     Each split's rows are computed once per process (an estimate a row, a few hundred rows,
     asked for again by the fit, the cross-validation, the intervals, the chapters and the
@@ -262,7 +310,7 @@ def _decode_fit_rows(split: str) -> list[Row]:
         m = get_model(r.model_key)
         bw = r.bandwidth_gbps * GB_S
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime, m.n_layers,
-                       _bound_seconds(r.model_key, row_weights(r.weight_format,
+                       _bound_seconds(r.model_key, row_weights(r.model_key, r.weight_format,
                                                                r.bits_per_weight),
                                       kv, r.context, bw),
                        1.0 / r.si_value, r.bits_per_weight, r.batch,
@@ -275,12 +323,12 @@ def prefill_fit_rows() -> list[Row]:
     reserved source publishes prefill): one chip, batch 1, a catalogued model and chip (the
     bound needs its peak). The bound is :func:`~llm_arithmetic.estimate.estimate`'s
     ``ttft_seconds`` for the row's prompt; a prompt rate (tokens/s) is read as prompt / rate.
-    The row's bits are the file's; its format or file type ("Q4_K_M") still names the
+    The row's weights are counted as a decode row's (:func:`row_weights`: its bits, or a
+    llama.cpp file's parts at the file's size); its format or file type ("Q4_K_M") names the
     precision the weights' products take (the int8 rate of a llama.cpp block format on NVIDIA
     and AMD chips), and attention's take the cache's, as
     :func:`~llm_arithmetic.estimate.estimate` with that format takes them
     (:func:`_prefill_bound`)."""
-    from .catalog.format_compute import plan_format
     from .catalog.hardware import HARDWARE
     from .lab import measurements as M
 
@@ -289,18 +337,16 @@ def prefill_fit_rows() -> list[Row]:
         if (r.metric not in ("prefill", "ttft") or r.chips != 1 or r.batch != 1
                 or not r.model_key or not r.hardware_key or not r.prompt_tokens):
             continue
-        named = r.weight_format.lower() in ("fp16", "bf16", "fp8")
-        w = {"weights": r.weight_format.lower()} if named else \
-            row_weights(r.weight_format, r.bits_per_weight)
         chip, fmt = HARDWARE[r.hardware_key], r.weight_format.lower()
         bits_kv = 8 if r.kv_format == "fp8" else 16
-        if not named and plan_format(fmt) is not None:
-            bound, precision = _prefill_bound(r.model_key, chip, w, fmt, bits_kv,
-                                              r.prompt_tokens)
-        else:
-            e = estimate(r.model_key, hardware=r.hardware_key, **w, bits_kv=bits_kv,
+        if fmt in ("fp16", "bf16", "fp8"):
+            e = estimate(r.model_key, hardware=r.hardware_key, weights=fmt, bits_kv=bits_kv,
                          prompt=r.prompt_tokens, context=r.prompt_tokens)
             bound, precision = e.ttft_seconds, e.compute_precision
+        else:
+            bound, precision = _prefill_bound(
+                r.model_key, chip, row_weights(r.model_key, r.weight_format, r.bits_per_weight),
+                fmt, bits_kv, r.prompt_tokens)
         t = r.si_value if r.metric == "ttft" else r.prompt_tokens / r.si_value
         out.append(Row(r.id, r.source, r.device, r.device_class, r.runtime,
                        get_model(r.model_key).n_layers, float(bound), t,
@@ -310,17 +356,18 @@ def prefill_fit_rows() -> list[Row]:
 
 def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str, bits_kv: int,
                    prompt: int) -> tuple[float, str]:
-    """The time-to-first-token bound of one prompt on one chip for weights counted as
+    """The time-to-first-token bound of one prompt on one chip for the plan's weight inputs
     ``weights`` (:func:`row_weights`: the file's bits, or a file type's parts) whose products
-    run at the compute precision of the format ``fmt`` names, attention's at the cache's: the
-    estimate's plan with the format's record beside the file's bits (``estimate`` takes a
-    format or bits, not both; :func:`~llm_arithmetic.estimate.plan_inputs` gives the plan's
-    inputs for either) [s], and the weights' precision."""
+    run at the compute precision of the format ``fmt`` names (none for a format without a
+    record: the weights' bits then decide), attention's at the cache's: the estimate's plan
+    with the format's record beside the file's bits or parts (``estimate`` takes a format or
+    bits, not both) [s], and the weights' precision."""
     from .catalog.format_compute import plan_format
     from .estimate import chip_inputs, plan_inputs, resolve_model
 
     m = resolve_model(model_key)
-    g = plan_inputs(m, **weights, bits_kv=bits_kv, context=prompt, prompt=prompt)
+    g = plan_inputs(m, bits_weight=16, bits_kv=bits_kv, context=prompt, prompt=prompt)
+    g.update(weights)
     g["weight_format"] = plan_format(fmt)
     ev = m.plan.child(**chip_inputs(chip), **g)
     return ev.get("ttft_seconds"), ev.get("compute_precision")
