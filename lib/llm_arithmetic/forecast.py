@@ -225,8 +225,8 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     >>> row_weights("llama-2-7b", "GPTQ int4 g128", 4.156)
     {'bits_weight': Fraction(1039, 250)}
     >>> w = row_weights("mixtral-8x7b", "Q6_K", 6.574)   # attention Q6_K/Q8_0, experts Q6_K
-    >>> round(float(w["native_bits_default"]), 2), round(float(w["native_bits_experts"]), 2)
-    (6.93, 6.56)
+    >>> round(float(w["native_bits_default"]), 3), round(float(w["native_bits_experts"]), 3)
+    (6.927, 6.563)
     >>> w = row_weights("mixtral-8x7b", "Q4_0", 4.5)      # nominal: the rules' file
     >>> round(float(w["native_bits_default"]), 3), float(w["native_bits_experts"])
     (5.425, 4.5)
