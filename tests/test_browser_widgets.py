@@ -81,8 +81,13 @@ def python_arguments(state) -> tuple:
     kw = dict(weights=state["weights"], bits_kv=state["kv"], context=state["context"],
               batch=state["batch"], tp=state.get("tp") or 1, prompt=state.get("prompt"),
               generate=state.get("generate"), price_per_hour=state.get("price"))
-    if state.get("draft"):
+    # the draft chosen, as describe takes it: --speculation mtp (the draft length and the
+    # acceptance as the reader left them), --draft-cost, or --draft MODEL
+    kind = state.get("speculation")
+    if kind:
         kw.update(draft_len=state["draft"], acceptance=state["acceptance"])
+        kw.update({"mtp": dict(speculation="mtp"), "cost": dict(draft_cost=state["draft_cost"]),
+                   "draft": dict(draft=state["draft_model"])}[kind])
     if state["chip"] == "custom":
         c = state["custom_chip"]
         kw.update(bandwidth=c["bandwidth_gbps"] * 1e9, peak_flops=c["peak_tflops"] * 1e12,
@@ -340,7 +345,9 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
              ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
              ("price", "fill", "3.5"), ("runtime", "select", ["llama.cpp", "exllamav2"]),
+             ("speculation", "select", ["cost"]), ("draft_cost", "fill", "0.05"),
              ("draft", "select", ["4", "2"]), ("acceptance", "fill", "0.6"),
+             ("speculation", "select", ["draft:llama-3.2-1b", "draft:qwen3-0.6b"]),
              ("runtime", "select", [""]),
              ("chip", "custom", {"bandwidth_gbps": "800", "peak_tflops": "90",
                                  "capacity_gb": "48"}),

@@ -946,7 +946,8 @@ def test_the_serving_widget_follows_its_controls(page):
         assert {"tp", "prompt", "prompt-slider", "generate", "batch", "price"} <= set(controls)
         if name == "serving":   # the forecast's band beside the bound, and its controls
             assert "forecast-band" in r["curves"] and len(r["curves"]["forecast-band"]) > 3
-            assert {"runtime", "draft", "acceptance"} <= set(controls)
+            assert {"runtime", "speculation", "draft", "acceptance", "draft_cost"} <= set(
+                controls)
             assert {o["key"] for o in r["outputs"] if o["low"] is not None} == {
                 "expected_ttft_seconds", "expected_tpot_seconds",
                 "expected_tokens_per_second_per_chip"}
@@ -962,8 +963,11 @@ def test_the_serving_widget_follows_its_controls(page):
     moved = page.locator('[data-llm-widget="serving"]').evaluate(
         "(el) => JSON.parse(el.dataset.state)")
     assert moved["prompt"] == 3000 and moved["generate"] == 100 and moved["price"] == 3.5
-    # the speculative-decoding controls were moved last: draft 4 at acceptance 0.6, any runtime
-    assert (moved["draft"], moved["acceptance"], moved["runtime"]) == (4, 0.6, None)
+    # the speculative-decoding controls were moved last: a draft of step time 0.05, 2 drafted
+    # at acceptance 0.6, then a draft model (Llama 3.2 1B) at those; any runtime
+    assert (moved["speculation"], moved["draft_model"], moved["draft"], moved["acceptance"],
+            moved["draft_cost"], moved["runtime"]) == ("draft", "llama-3.2-1b", 2, 0.6, None,
+                                                       None)
     page.set_viewport_size({"width": 390, "height": 844})
     el = page.locator('[data-llm-widget="serving"]')
     page.wait_for_timeout(200)
@@ -1024,6 +1028,161 @@ def test_speculative_estimate_in_the_page_equals_python(page):
         with pytest.raises(InputError):
             estimate("llama-3-8b", hardware="h100-sxm", **kw)
         assert "error" in g, (kw, g)
+
+
+SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",
+                    "memory_required_bytes", "memory_per_chip_bytes", "max_batch",
+                    "max_batch_per_replica", "max_context") + SPECULATIVE_FIELDS
+
+
+def test_the_drafts_describe_offers_in_the_page_equal_python(page):
+    """The drafts of describe in the page (estimate.speculative_inputs): the model's MTP module
+    (``speculation="mtp"``: the workload's draft length and acceptance, the module's draft
+    steps, weights and cache, as exported by export.speculation_data), a draft given by its step
+    time, and a draft model of the catalog (its bound over the target's on one chip, its weights
+    and cache held beside the target's); the same refusals as Python."""
+    from llm_arithmetic.core.errors import InputError
+
+    serving = dict(prompt=2048, generate=256, batch=64)
+    cases = [("deepseek-v3", "h200", dict(tp=8, speculation="mtp", **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, speculation="mtp", draft_len=3, acceptance=0.9,
+                                          **serving)),
+             ("deepseek-v3", "h200", dict(speculation="mtp", context=4096, batch=8)),
+             ("deepseek-v3", "h200", dict(tp=8, speculation="mtp", draft_cost=0.1, **serving)),
+             ("nemotron-3-super", "b200", dict(tp=4, speculation="mtp", **serving)),
+             ("qwen3.5-27b", "h100-sxm", dict(tp=2, weights="fp8", speculation="mtp",
+                                               **serving)),
+             ("llama-3-70b", "h100-sxm", dict(tp=8, weights="fp8", draft_len=4, acceptance=0.8,
+                                              draft_cost=0.05, **serving)),
+             ("llama-3-70b", "h100-sxm", dict(tp=8, weights="fp16", draft="llama-3.2-1b",
+                                              draft_len=4, acceptance=0.8, **serving)),
+             ("qwen3-8b", "h100-sxm", dict(weights="fp16", draft="qwen3-0.6b", draft_len=4,
+                                           acceptance=0.8, context=512, batch=4)),
+             ("qwen3-8b", "h100-sxm", dict(weights="q4_0", bits_kv=8, draft="qwen3-0.6b",
+                                           draft_len=4, acceptance=0.8, prompt=1000,
+                                           generate=200))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for (name, chip, kw), g in zip(cases, got):
+            assert "error" not in g, (name, kw, g)
+            e = estimate(name, hardware=chip, **kw)
+            _compare((name, chip, tuple(kw.items())), g, e, SPECULATION_KEYS, failures)
+            if g["fits_per_chip"] != e.fits_per_chip:
+                failures.append(f"{name} {kw} fits_per_chip: page {g['fits_per_chip']}")
+    assert not failures, "\n".join(failures[:10])
+    # DeepSeek-V3's MTP module, as its config declares it (num_nextn_predict_layers: 1 module,
+    # one block beside num_hidden_layers: 61): one draft step costs a block of the 61, and
+    # what it holds counts in the memory per chip
+    config = json.loads((REPO / "lib/llm_arithmetic/catalog/data/models/deepseek-v3/"
+                         "config.json").read_text())
+    assert (config["num_nextn_predict_layers"], config["num_hidden_layers"]) == (1, 61)
+    mtp = got[0]
+    assert (mtp["draft_len"], mtp["acceptance"], mtp["draft_layers"]) == (1, 0.85, 1)
+    assert _close(mtp["draft_cost"], 1 / 61)
+    plain = page.evaluate(SERVING_QUERY, [["deepseek-v3", "h200", dict(tp=8, **serving)]])[0]
+    assert mtp["memory_per_chip_bytes"] > plain["memory_per_chip_bytes"]
+    assert mtp["draft_memory_bytes"] > 13e9 > plain["draft_memory_bytes"] == 0
+    # a draft given by its step time holds nothing counted
+    assert got[6]["draft_memory_bytes"] == 0 and got[6]["draft_cost"] == 0.05
+    # modules the reader does not count (MiniMax-M2.5's num_mtp_modules): the page does as
+    # Python does, whether Python counts nothing of them or refuses the workload
+    kw = dict(tp=4, speculation="mtp", **serving)
+    g = page.evaluate(SERVING_QUERY, [["minimax-m2.5", "h200", kw]])[0]
+    try:
+        e = estimate("minimax-m2.5", hardware="h200", **kw)
+    except InputError:
+        assert "error" in g, g
+    else:
+        _compare("minimax-m2.5", g, e, SPECULATION_KEYS, failures)
+        assert not failures, failures
+    bad = [("llama-3-8b", "h100-sxm", dict(speculation="mtp")),      # no module
+           ("deepseek-v3", "h200", dict(speculation="eagle")),       # no such workload
+           ("qwen3-8b", "h100-sxm", dict(draft="qwen3-0.6b", draft_len=2, acceptance=0.5,
+                                         draft_cost=0.1)),           # both
+           ("qwen3-8b", "h100-sxm", dict(draft="qwen3-0.6b", acceptance=0.5)),  # no length
+           ("deepseek-v3", "h200", dict(speculation="mtp", acceptance=1.0))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in bad])
+    for (name, chip, kw), g in zip(bad, got):
+        with pytest.raises(InputError):
+            estimate(name, hardware=chip, **kw)
+        assert "error" in g, (name, kw, g)
+    # a draft model's cost needs a chip or a bandwidth, in both
+    g = page.evaluate("""() => { const L = window.LLMArithmetic; try {
+        L.estimate(L.catalog.models["qwen3-8b"], null, {draft: "qwen3-0.6b", draft_len: 2,
+          acceptance: 0.5}); return "no error"; } catch (err) { return err.message; } }""")
+    with pytest.raises(InputError, match="needs a chip or a bandwidth"):
+        estimate("qwen3-8b", draft="qwen3-0.6b", draft_len=2, acceptance=0.5)
+    assert "needs a chip or a bandwidth" in g
+
+
+def test_the_serving_widget_offers_the_drafts_describe_offers(page):
+    """The serving widget's speculative decoding, a choice of draft as describe's: DeepSeek-V3
+    on 8 H200s with its own MTP module (the draft length and acceptance the CLI takes, 1 and
+    0.85, then an acceptance typed; its draft steps and memory charged), a draft given by its
+    step time, a draft model of the catalog: each time the widget's numbers are
+    llm_arithmetic.estimate's for the same choice. A model without a module is not offered
+    one, and a widget may start with it (data-speculation)."""
+    from test_browser_widgets import READ_WIDGET, check_widget, move_control
+
+    page.set_viewport_size({"width": 800, "height": 900})
+    page.evaluate("""() => {
+      document.body.innerHTML = `<div data-llm-widget="serving" data-model="deepseek-v3"
+          data-chip="h200" data-tp="8" data-batch="64"></div>
+        <div data-llm-widget="estimate" data-model="deepseek-v3" data-chip="h200"
+          data-speculation="mtp"></div>`;
+      window.LLMArithmetic.mountAll();
+    }""")
+    el = page.locator('[data-llm-widget="serving"]')
+    offered = lambda: el.evaluate("""(el) => [...el.querySelector(  // noqa: E731
+      '[data-control="speculation"]').options].map((o) => o.value)""")
+    visible = lambda: el.evaluate("""(el) => [...el.querySelectorAll(  // noqa: E731
+      '[data-control]')].filter((c) => c.offsetParent !== null).map((c) => c.dataset.control)""")
+    value = lambda r, k: next(o for o in r["outputs"] if o["key"] == k)  # noqa: E731
+    assert offered()[:3] == ["", "mtp", "cost"] and "draft:qwen3-0.6b" in offered()
+    r = el.evaluate(READ_WIDGET)
+    assert r["state"]["speculation"] is None and "draft" not in visible()
+    assert value(r, "draft_cost")["text"] == "no speculation"
+    drawn = lambda k: el.locator(f'output[data-key="{k}"]').is_visible()  # noqa: E731
+    assert not drawn("draft_cost") and not drawn("draft_memory_bytes")  # rows of a draft only
+    problems = check_widget(r, "deepseek-v3 (start)")
+    moves = [(("speculation", "select", ["mtp"]), dict(speculation="mtp", draft=1,
+                                                         acceptance=0.85)),
+             (("acceptance", "fill", "0.7"), dict(speculation="mtp", acceptance=0.7)),
+             (("draft", "select", ["3"]), dict(speculation="mtp", draft=3)),
+             (("speculation", "select", ["cost"]), dict(speculation="cost", draft_cost=0)),
+             (("draft_cost", "fill", "0.05"), dict(speculation="cost", draft_cost=0.05)),
+             (("speculation", "select", ["draft:qwen3-0.6b"]),
+              dict(speculation="draft", draft_model="qwen3-0.6b", draft_cost=None)),
+             (("speculation", "select", ["mtp"]), dict(speculation="mtp", draft=1,
+                                                         acceptance=0.85))]
+    for move, want in moves:
+        move_control(page, el, move)
+        r = el.evaluate(READ_WIDGET)
+        assert {k: r["state"][k] for k in want} == want, (move, r["state"])
+        problems += check_widget(r, f"deepseek-v3 after {move}")
+        shown = visible()
+        assert ("draft_cost" in shown) == (want["speculation"] == "cost"), (move, shown)
+        note = el.locator('[data-note="mtp"]')
+        assert note.is_visible() == (want["speculation"] == "mtp")
+        assert drawn("draft_cost") and drawn("draft_memory_bytes")
+    # the MTP module as describe charges it: a block of 61 per draft step, its weights and cache
+    assert _close(float(value(r, "draft_cost")["value"]), 1 / 61)
+    assert float(value(r, "draft_memory_bytes")["value"]) > 13e9
+    # a model without a module: the choice falls to none, and is not offered
+    move_control(page, el, ("model", "select", ["llama-3-70b"]))
+    r = el.evaluate(READ_WIDGET)
+    assert r["state"]["speculation"] is None and "mtp" not in offered()
+    assert "draft:llama-3.2-1b" in offered() and "draft:llama-3-70b" not in offered()
+    problems += check_widget(r, "llama-3-70b after deepseek-v3's MTP")
+    # a widget that starts with the module: the CLI's draft length and acceptance
+    r = page.locator('[data-llm-widget="estimate"]').evaluate(READ_WIDGET)
+    assert (r["state"]["speculation"], r["state"]["draft"], r["state"]["acceptance"]) == (
+        "mtp", 1, 0.85)
+    problems += check_widget(r, "estimate widget starting with MTP")
+    assert not problems, "\n".join(problems[:15])
+    assert not page.errors, page.errors
 
 
 def test_forecast_in_the_page_equals_python(page):

@@ -24,8 +24,10 @@ from typing import Any
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
+from ..core.errors import InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
-                        LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS)
+                        LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
+                        speculative_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -38,7 +40,7 @@ __all__ = ["catalog_data", "model_data", "widget_cell", "widget_templates", "WID
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
 WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
-                  "generate", "price", "controls", "show", "plots", "title")
+                  "generate", "price", "speculation", "controls", "show", "plots", "title")
 #: The sentences the calculators fill as describe does, besides the forecast's caveat:
 #: :func:`catalog_data`'s ``templates`` (``ui.js`` reads ``CATALOG.templates``).
 PAGE_TEMPLATES = {
@@ -80,18 +82,6 @@ def model_data(entry: Any) -> dict[str, Any]:
     (4096, 32, 8)
     """
     m = entry.model
-    layers = []
-    for run in m.layers:
-        d = {"count": run.count, "norms": run.norms,
-             "attention": dataclasses.asdict(run.attention) if run.attention else None,
-             "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None,
-             **({"hc": run.hc} if run.hc else {})}
-        if run.mixer is not None:
-            d["mixer"] = dataclasses.asdict(run.mixer)
-            # The one count catalog/model.py computes outside the formula registry (the input
-            # and output projections of a Mamba-2 mixer): shipped as data, not retyped.
-            d["mixer"]["matmul_params"] = run.mixer.matmul_params(m.d_model)
-        layers.append(d)
     return {
         "name": m.name, "label": entry.label or m.label or m.name, "family": m.family,
         "group": entry.group, "url": entry.url, "n_vocab": m.n_vocab, "d_model": m.d_model,
@@ -103,8 +93,59 @@ def model_data(entry: Any) -> dict[str, Any]:
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total,
                     **({"read": True, "matmul": x.matmul} if x.read else {})}
                    for x in m.extras],
-        "layers": layers,
+        "layers": _runs(m.layers, m.d_model),
+        "speculation": speculation_data(m),
     }
+
+
+def _runs(layers: Any, d_model: int) -> list[dict[str, Any]]:
+    """Runs of :class:`~llm_arithmetic.catalog.model.Layers` as the widgets read them: ``count``,
+    ``norms``, each block's parts by their fields (``hc``: hyper-connections, where any)."""
+    out = []
+    for run in layers:
+        d = {"count": run.count, "norms": run.norms,
+             "attention": dataclasses.asdict(run.attention) if run.attention else None,
+             "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None,
+             **({"hc": run.hc} if run.hc else {})}
+        if run.mixer is not None:
+            d["mixer"] = dataclasses.asdict(run.mixer)
+            # The one count catalog/model.py computes outside the formula registry (the input
+            # and output projections of a Mamba-2 mixer): shipped as data, not retyped.
+            d["mixer"]["matmul_params"] = run.mixer.matmul_params(d_model)
+        out.append(d)
+    return out
+
+
+def speculation_data(m: Any) -> dict[str, dict[str, Any]]:
+    """The plan's speculative inputs of each named workload the model allows
+    (:func:`~llm_arithmetic.estimate.speculative_inputs` with ``speculation=name`` and nothing
+    else: the workload's draft length and acceptance, its draft's cost, blocks and what it holds,
+    the MTP module's parameters and blocks for ``mtp``), the draft's blocks as runs
+    (``draft_runs``, :func:`_runs`'s form, which the page groups as it groups the stack); a
+    workload the model refuses is left out. The page overrides the draft length and the
+    acceptance as :func:`~llm_arithmetic.estimate.speculative_inputs` does.
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> d = speculation_data(CATALOG["deepseek-v3"].model)["mtp"]
+    >>> d["draft_len"], d["acceptance"], d["draft_layers"], d["draft_params"]
+    (1, 0.85, 1, 13463426304)
+    >>> d["draft_runs"][0]["count"], speculation_data(CATALOG["llama-3-8b"].model)
+    (1, {})
+    """
+    out = {}
+    for name in SPECULATIVE_WORKLOADS:
+        try:
+            spec = speculative_inputs(m, speculation=name)
+        except InputError:
+            continue
+        # where Python gives the module's blocks, their runs (the page groups them as
+        # stack_blocks does)
+        layers = [run for x in m.extras if x.name == "multi-token prediction"
+                  for run in x.layers]
+        spec["draft_runs"] = (_runs(layers, m.d_model) if spec.pop("draft_blocks") is not None
+                              else None)
+        out[name] = spec
+    return out
 
 
 def _chip(h: Any) -> dict[str, Any]:

@@ -107,29 +107,86 @@ const Estimate = (function () {
   // capacity; opts.weights: a format name or null (as shipped); opts.bits_kv: a format name or
   // bits; opts.context, opts.batch, opts.overhead; serving (a replica of tp x pp chips):
   // opts.tp, ep, pp, prompt, generate, price_per_hour, power_watts, link_bandwidth,
-  // link_latency, as estimate()'s keywords; speculative decoding: opts.draft_len, acceptance,
-  // draft_cost (estimate.speculative_inputs' checks; a draft model's cost is Python's alone).
-  function speculative(o) {
-    if (o.draft_len === null || o.draft_len === undefined) {
-      if ((o.acceptance ?? null) !== null || (o.draft_cost ?? null) !== null) {
+  // link_latency, as estimate()'s keywords; speculative decoding: opts.speculation (a named
+  // workload: "mtp", the model's own module), draft_len, acceptance, draft_cost, draft (a
+  // catalog key or a model object), as estimate.speculative_inputs takes and checks them.
+  // Returns the plan's speculative inputs: the draft's length, acceptance, cost and blocks run
+  // per step, and what it holds (draft_weight_bytes, draft_params, draft_blocks).
+  function speculative(m, chip, o) {
+    let draftLen = o.draft_len ?? null;
+    let acceptance = o.acceptance ?? null;
+    let draftCost = o.draft_cost ?? null;
+    let draftLayers = null;
+    const draft = o.draft ?? null;
+    let held = {draft_weight_bytes: null, draft_params: null, draft_blocks: null};
+    if (o.speculation !== null && o.speculation !== undefined) {
+      const w = CATALOG.speculative[o.speculation];
+      if (!w) {
+        throw new Error(`speculation: unknown workload ${JSON.stringify(o.speculation)}; known: ${
+          Object.keys(CATALOG.speculative).join(", ")}`);
+      }
+      // the workload's inputs for this model as Python gives them (export.speculation_data:
+      // the draft length, acceptance, cost and blocks of the module, what it holds); a model
+      // that declares no such module has none
+      const own = (m.speculation || {})[o.speculation];
+      if (!own) {
+        throw new Error(`speculation: '${o.speculation}' drafts with the model's ${
+          w.module} module, and ${m.name} declares none`);
+      }
+      draftLen = draftLen ?? own.draft_len;
+      acceptance = acceptance ?? own.acceptance;
+      if (draftCost === null && draft === null) {
+        draftCost = own.draft_cost;
+        draftLayers = own.draft_layers;
+      }
+      if (draft === null && w.module) {
+        held = {draft_weight_bytes: own.draft_weight_bytes, draft_params: own.draft_params,
+          draft_blocks: own.draft_runs ? Plan.blocksOf(own.draft_runs) : null};
+      }
+    }
+    if (draftLen === null) {
+      if (acceptance !== null || draftCost !== null || draft !== null) {
         throw new Error("draft_len: speculative decoding needs the draft length");
       }
-      return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null};
+      return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null, ...held};
     }
-    const draftLen = count("draft_len", o.draft_len);
-    if (o.acceptance === null || o.acceptance === undefined) {
+    draftLen = count("draft_len", draftLen);
+    if (acceptance === null) {
       throw new Error("acceptance: give the acceptance rate (0 <= a < 1) with the draft length");
     }
-    const acceptance = Number(o.acceptance);
+    const given = acceptance;
+    acceptance = Number(acceptance);
     if (!(acceptance >= 0 && acceptance < 1)) {
-      throw new Error(`acceptance must be in [0, 1), got ${o.acceptance}`);
+      throw new Error(`acceptance must be in [0, 1), got ${given}`);
     }
-    const draftCost = Number(o.draft_cost ?? 0);
+    if (draft !== null) {
+      if (draftCost !== null) throw new Error("give either draft_cost or a draft model, not both");
+      if (!chip && (o.bandwidth ?? null) === null) {
+        throw new Error("draft: a draft model's cost needs a chip or a bandwidth");
+      }
+      const d = typeof draft === "string" ? CATALOG.models[draft] : draft;
+      if (!d) throw new Error(`draft: unknown model ${JSON.stringify(draft)}`);
+      // estimate.draft_step_ratio: the draft's bound over the target's, both on one chip at
+      // the call's workload (a request's time per output token where there is a prompt)
+      const at = {weights: o.weights, bits_kv: o.bits_kv, context: o.context, batch: o.batch,
+        prompt: o.prompt, generate: o.generate, bandwidth: o.bandwidth,
+        peak_flops: o.peak_flops};
+      const step = CATALOG.field_steps[o.prompt !== null && o.prompt !== undefined
+        ? "tpot_seconds" : "decode_seconds_per_token"];
+      const evDraft = evaluator(d, chip, at)[0];
+      draftCost = evDraft.get(step) / evaluator(m, chip, at)[0].get(step);
+      draftLayers = Stack.nLayers(d);
+      // estimate.draft_memory_inputs: its weights at the call's format, and its stack
+      held = {draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
+        draft_params: null, draft_blocks: Plan.modelInputs(d).blocks};
+    }
+    const cost = draftCost;
+    draftCost = draftCost === null ? 0 : Number(draftCost);
     if (!(draftCost >= 0 && draftCost < Infinity)) {
-      throw new Error(`draft_cost must be non-negative, got ${o.draft_cost}`);
+      throw new Error(`draft_cost must be non-negative, got ${cost}`);
     }
-    // a draft given by its cost alone: no blocks of its own charged (as in Python)
-    return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: null};
+    return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: draftLayers,
+      ...held};
   }
 
   // the forecast's chip class of a chip (its kind's; "*" for a custom chip or a kind no class
@@ -223,11 +280,12 @@ const Estimate = (function () {
       given_peak_flops: o.peak_flops ?? null, given_capacity: o.capacity ?? null,
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
-    const spec = speculative(o);
+    const spec = speculative(m, chip, o);
     const fc = forecastInputs(chip, o.runtime);
     return [Plan.base(m).child({...inputs, ...spec, ...fc}), {context, batch, tp, ep, pp, prompt,
       generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
-      dispatch_bits: comm.dispatch_bits, runtime: o.runtime, ...spec}];
+      dispatch_bits: comm.dispatch_bits, runtime: o.runtime, draft_len: spec.draft_len,
+      acceptance: spec.acceptance, draft_cost: spec.draft_cost, draft_layers: spec.draft_layers}];
   }
 
   // the communication options as estimate._comm_options checks them

@@ -423,12 +423,11 @@ const Plan = (function () {
   };
 
   // ---- a model record as the plan reads it --------------------------------------------------
-  const models = new WeakMap();
-  function modelInputs(m) {
-    let inputs = models.get(m);
-    if (inputs) return inputs;
+  // (count, parts) for each distinct block of runs, counts summed over the runs: the plan's
+  // blocks (model.stack_blocks), of a stack or of a multi-token-prediction module
+  function blocksOf(runs) {
     const groups = new Map();
-    for (const run of m.layers) {
+    for (const run of runs) {
       const parts = {};
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
       // hyper-connections (DeepSeek-V4's residual streams) count with the norms
@@ -437,11 +436,18 @@ const Plan = (function () {
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }
+    return [...groups.values()];
+  }
+
+  const models = new WeakMap();
+  function modelInputs(m) {
+    let inputs = models.get(m);
+    if (inputs) return inputs;
     const moe = m.layers.filter((r) => r.mlp && r.mlp.n_experts > 1);
     const ks = new Set(moe.map((r) => r.mlp.top_k));
     const dflt = m.native_bits.default;
     inputs = {
-      blocks: [...groups.values()], n_vocab: m.n_vocab, d_model: m.d_model, tied: m.tied ? 1 : 0,
+      blocks: blocksOf(m.layers), n_vocab: m.n_vocab, d_model: m.d_model, tied: m.tied ? 1 : 0,
       n_positions: m.n_positions, norm_vecs_final: m.norm_vecs_final,
       head_bias: m.head_bias ? 1 : 0,
       extras_in_total: (m.extras || []).filter((x) => x.in_total)
@@ -459,8 +465,8 @@ const Plan = (function () {
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
       draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
-      // what a draft holds beside the target: on the page a draft is given by its cost alone,
-      // and holds nothing counted (Python counts a draft model's or an MTP module's)
+      // what a draft holds beside the target (calculator.js gives a draft model's or an MTP
+      // module's, as estimate.speculative_inputs does; a draft given by its cost holds none)
       draft_weight_bytes: null, draft_params: null, draft_blocks: null,
       forecast_decode: null,
       forecast_prefill: null,
@@ -483,6 +489,6 @@ const Plan = (function () {
 
   function evaluate(m, name, inputs) { return base(m).child(inputs || {}).get(name); }
 
-  return {Evaluator, evaluate, base, modelInputs, fold, partScope, partTerm, dependencies,
+  return {Evaluator, evaluate, base, modelInputs, blocksOf, fold, partScope, partTerm, dependencies,
     STEPS, exactOnlyWhole};
 })();

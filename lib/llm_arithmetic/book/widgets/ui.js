@@ -10,7 +10,10 @@ const UI = (function () {
   const GENERATES = [1, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
   // tensor-parallel degrees offered (those the model's heads allow)
   const TPS = [1, 2, 4, 8, 16, 32, 64];
-  const DRAFTS = [0, 1, 2, 3, 4, 5, 6, 8];
+  // draft lengths offered [tokens per step], and the draft's starting length and acceptance
+  // (chapter 13's example; choosing the model's MTP module sets its workload's instead)
+  const DRAFTS = [1, 2, 3, 4, 5, 6, 8];
+  const DRAFT_START = {draft: 4, acceptance: 0.8};
   // the ladders: state key -> values of the slider, label
   const LADDERS = {context: [CONTEXTS, "context [tokens]"], batch: [BATCHES, "batch [sequences]"],
     prompt: [CONTEXTS, "prompt [tokens]"], generate: [GENERATES, "tokens generated [tokens]"]};
@@ -188,6 +191,12 @@ const UI = (function () {
       unit: "tokens/s", none: "no speculation", needs: "fits"},
     speculative_tpot_seconds: {label: "time per output token with speculation, at least",
       unit: "ms", scale: 1e-3, none: "no speculation", needs: "fits_per_chip"},
+    // the draft as estimate.speculative_inputs charges it: a step's time, what it holds
+    // (rows shown only with a draft)
+    draft_cost: {label: "time of a draft step", unit: "% of a target step", scale: 0.01,
+      none: "no speculation", drafted: true},
+    draft_memory_bytes: {label: "draft held in memory (weights and cache)", unit: "GB",
+      scale: GB, drafted: true},
     // the forecast under the bounds, with its 80% interval (llm_arithmetic.forecast)
     expected_decode_tokens_per_second: {label: "expected tokens/s of one sequence (80% range)",
       unit: "tokens/s", range: true, needs: "fits"},
@@ -225,9 +234,14 @@ const UI = (function () {
     // an output whose label depends on the model (described): the label of its row
     const dt = o.described ? node.parentElement.previousElementSibling : null;
     if (dt) dt.textContent = o.label;
+    // a draft's row without a draft: hidden (its value, Python's, stays in data-value)
+    const row = node.closest(".lla-number");
+    if (row && o.drafted) row.hidden = !e || e.draft_len === null || e.draft_len === undefined;
     if (!e) {
       node.textContent = "–";
       node.dataset.value = "";
+      delete node.dataset.low;
+      delete node.dataset.high;
       return;
     }
     if (o.text) {
@@ -242,6 +256,12 @@ const UI = (function () {
     const unit = node.nextElementSibling;
     delete node.dataset.template;
     delete node.dataset.args;
+    // the 80% interval beside the forecast: data-low and data-high keep the numbers (also where
+    // the reader sees no reachable speed, as data-value does), none left from an earlier state
+    const range = o.range && v !== null && v !== undefined ? e[`${key}_range`] : null;
+    delete node.dataset.low;
+    delete node.dataset.high;
+    if (range) [node.dataset.low, node.dataset.high] = range.map(String);
     if (v === null || v === undefined) {
       const said = o.missing ? o.missing(e) : null;
       node.textContent = said ? Estimate.fillTemplate(said.template, said.args) : o.none || "–";
@@ -274,12 +294,7 @@ const UI = (function () {
       if (o.ops) unit.textContent = ` ${o.step ? stepUnit(e, o.unit) : opUnit(e, o.unit)}`;
     }
     node.textContent = o.exact ? fmtExact(v) : fmt(v / (o.scale || 1));
-    const range = o.range ? e[`${key}_range`] : null;
-    delete node.dataset.low;
-    delete node.dataset.high;
     if (range) {
-      // the 80% interval beside the forecast; data-low and data-high keep the numbers
-      [node.dataset.low, node.dataset.high] = range.map(String);
       node.textContent += ` (${fmt(range[0] / (o.scale || 1))} to ${
         fmt(range[1] / (o.scale || 1))})`;
     }
@@ -352,13 +367,23 @@ const UI = (function () {
     const opts = {weights: state.weights || null, bits_kv: state.kv, context: state.context,
       batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
       generate: state.generate ?? null, price_per_hour: state.price ?? null,
-      runtime: state.runtime ?? null, draft_len: state.draft || null,
-      acceptance: state.draft ? state.acceptance : null, ...r.custom};
+      runtime: state.runtime ?? null, ...speculationOptions(state), ...r.custom};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
       return {...r, est: null, problems: [String(err.message || err)]};
     }
+  }
+
+  // estimate()'s speculative keywords for the state's choice: the model's MTP module (the named
+  // workload, its draft length and acceptance as the reader left them), a draft of the cost
+  // given, or a draft model of the catalog; none: no speculation
+  function speculationOptions(state) {
+    const kind = state.speculation;
+    if (!kind) return {};
+    return {speculation: kind === "mtp" ? "mtp" : null, draft_len: state.draft,
+      acceptance: state.acceptance, draft_cost: kind === "cost" ? state.draft_cost : null,
+      draft: kind === "draft" ? state.draft_model : null};
   }
 
   // ---- controls ----------------------------------------------------------------------------
@@ -379,6 +404,14 @@ const UI = (function () {
     control.id = id;
     return h("div", {class: `lla-field ${extra || ""}`}, [h("label", {for: id, text: label}),
       control]);
+  }
+
+  // a catalog model's total parameters, counted once (the drafts a target is offered: the
+  // smaller models)
+  const catalogTotals = new Map();
+  function catalogParams(m) {
+    if (!catalogTotals.has(m.name)) catalogTotals.set(m.name, Stack.totalParams(m));
+    return catalogTotals.get(m.name);
   }
 
   function modelSelect(state) {
@@ -757,6 +790,9 @@ const UI = (function () {
 
   // ---- the widgets -------------------------------------------------------------------------
   const ALL = ["model", "chip", "weights", "kv", "context", "batch"];
+  // speculative decoding's controls: which draft (none, the model's MTP module, a draft of the
+  // cost given, a draft model), its length, the acceptance rate, the cost given
+  const SPECULATION = ["speculation", "draft", "acceptance", "draft_cost"];
   const WIDGETS = {
     puzzle: {
       title: "A model on a chip: the bound on tokens per second",
@@ -806,11 +842,11 @@ const UI = (function () {
     serving: {
       title: "Serving on a replica: the first token, each next one, and the frontier",
       controls: ["model", "chip", "weights", "tp", "prompt", "generate", "batch", "price",
-        "runtime", "draft", "acceptance"],
+        "runtime", ...SPECULATION],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
-        "cost_per_million_tokens", "fits_per_chip", "speculative_tpot_seconds",
-        "expected_ttft_seconds", "expected_tpot_seconds",
+        "cost_per_million_tokens", "fits_per_chip", "speculative_tpot_seconds", "draft_cost",
+        "draft_memory_bytes", "expected_ttft_seconds", "expected_tpot_seconds",
         "expected_tokens_per_second_per_chip"],
       plots: ["frontier"],
       defaults: {model: "llama-3-70b", chip: "h100-sxm", weights: "fp8", kv: "fp16",
@@ -818,10 +854,10 @@ const UI = (function () {
     },
     estimate: {
       title: "",
-      controls: [...ALL, "runtime", "draft", "acceptance"],
+      controls: [...ALL, "runtime", ...SPECULATION],
       show: ["decode_seconds_per_token", "decode_tokens_per_second",
-        "throughput_tokens_per_second", "bound", "speculative_tokens_per_second",
-        "expected_decode_tokens_per_second"],
+        "throughput_tokens_per_second", "bound", "speculative_tokens_per_second", "draft_cost",
+        "draft_memory_bytes", "expected_decode_tokens_per_second"],
       plots: [],
       defaults: {model: "llama-3-8b", chip: "h100-sxm", weights: "fp16", kv: "fp16",
         context: 4096, batch: 1},
@@ -840,11 +876,25 @@ const UI = (function () {
     if ("price" in d) o.price = d.price === "" ? null : Number(d.price);
     // a serving control without a starting value: one chip, a 2,048-token prompt and 256
     // tokens after the first (the sizes of estimate()'s example)
-    const controls = "controls" in d ? list(d.controls) : spec.controls;
-    const start = {tp: 1, prompt: 2048, generate: 256, price: null, runtime: null, draft: 0,
-      acceptance: CATALOG.speculative.mtp.acceptance};
+    let controls = "controls" in d ? list(d.controls) : spec.controls;
+    // the draft's length, acceptance or cost are those of the draft chosen: a widget that
+    // lists them gets the choice of draft before them
+    const first = controls.findIndex((c) => SPECULATION.includes(c));
+    if (first >= 0 && !controls.includes("speculation")) {
+      controls = [...controls.slice(0, first), "speculation", ...controls.slice(first)];
+    }
+    const start = {tp: 1, prompt: 2048, generate: 256, price: null, runtime: null,
+      speculation: null, draft_model: null, draft_cost: 0, ...DRAFT_START};
     for (const k of Object.keys(start)) {
-      if (controls.includes(k) && o[k] === undefined) o[k] = start[k];
+      const shown = k in DRAFT_START || k.startsWith("draft_") ? controls.includes("speculation")
+        : controls.includes(k);
+      if (shown && o[k] === undefined) o[k] = start[k];
+    }
+    // a starting draft (data-speculation): "mtp" (the model's module), "cost", or a catalog
+    // model's key (a draft model)
+    if ("speculation" in d && controls.includes("speculation") && d.speculation) {
+      if (d.speculation === "mtp" || d.speculation === "cost") o.speculation = d.speculation;
+      else [o.speculation, o.draft_model] = ["draft", d.speculation];
     }
     return {
       state: o,
@@ -891,6 +941,11 @@ const UI = (function () {
       return heads ? heads.n_heads / heads.n_kv_heads : 0;
     };
     state.group = opt.controls.includes("group") ? ownGroup() : 0;
+    // starting with the model's MTP module: its workload's draft length and acceptance
+    const ownMtp = (start.speculation || {}).mtp;
+    if (state.speculation === "mtp" && ownMtp) {
+      [state.draft, state.acceptance] = [ownMtp.draft_len, ownMtp.acceptance];
+    }
 
     el.innerHTML = "";
     el.classList.add("llm-widget", "lla-root");
@@ -924,6 +979,7 @@ const UI = (function () {
     let groupNote = null;
     let tpSel = null;
     let tpOffered = "";
+    let specUI = null;  // speculation: the draft's select, its fields, what is offered
 
     function refreshTp() {
       // the degrees the current model allows; a tp it does not allow falls to the largest
@@ -945,15 +1001,52 @@ const UI = (function () {
       tpSel.value = String(state.tp);
     }
 
+    // the drafts the current model allows: its own MTP module where Python gives one
+    // (export.speculation_data), a draft given by its step time, and the catalog's models
+    // smaller than it; a draft it does not allow falls to none
+    function refreshSpeculation() {
+      const model = resolve(state).model;
+      if (!model) return;
+      const mtp = !!(model.speculation || {}).mtp;
+      const size = Stack.totalParams(model);
+      const drafts = Object.values(CATALOG.models).filter((m) => m.name !== model.name
+        && catalogParams(m) < size);
+      const offered = JSON.stringify([mtp, drafts.map((m) => m.name)]);
+      if (state.speculation === "mtp" && !mtp) state.speculation = null;
+      if (state.speculation === "draft" && !drafts.some((m) => m.name === state.draft_model)) {
+        state.speculation = null;
+      }
+      if (state.speculation !== "draft") state.draft_model = null;
+      if (offered !== specUI.offered) {
+        specUI.offered = offered;
+        specUI.sel.replaceChildren(h("option", {value: "", text: "none"}),
+          mtp ? h("option", {value: "mtp", text: "the model's MTP module"}) : null,
+          h("option", {value: "cost", text: "a draft given by its step time"}),
+          drafts.length ? h("optgroup", {label: "a draft model from the catalog"},
+            drafts.map((m) => h("option", {value: `draft:${m.name}`, text: m.label}))) : null);
+      }
+      specUI.sel.value = state.speculation === "draft" ? `draft:${state.draft_model}`
+        : state.speculation || "";
+      for (const [k, f] of Object.entries(specUI.fields)) {
+        f.hidden = !state.speculation || (k === "draft_cost" && state.speculation !== "cost");
+      }
+      if (specUI.mtpNote) specUI.mtpNote.hidden = state.speculation !== "mtp";
+    }
+
     function render() {
       if (tpSel) refreshTp();
+      if (specUI) refreshSpeculation();
       const r = compute(state);
       el.dataset.state = JSON.stringify({model: state.model, chip: state.chip,
         weights: state.weights || null, kv: state.kv, context: state.context,
         batch: state.batch, group: state.group || null, tp: state.tp || 1,
         prompt: state.prompt ?? null, generate: state.generate ?? null,
-        price: state.price ?? null, runtime: state.runtime ?? null, draft: state.draft || null,
-        acceptance: state.draft ? state.acceptance : null,
+        price: state.price ?? null, runtime: state.runtime ?? null,
+        speculation: state.speculation ?? null,
+        draft: state.speculation ? state.draft : null,
+        acceptance: state.speculation ? state.acceptance : null,
+        draft_cost: state.speculation === "cost" ? state.draft_cost : null,
+        draft_model: state.speculation === "draft" ? state.draft_model : null,
         custom_model: state.model === "custom" ? state.customModel : null,
         custom_chip: state.chip === "custom" ? state.customChip : null});
       const notes = [...r.problems];
@@ -1116,11 +1209,33 @@ const UI = (function () {
           state.runtime = sel.value || null;
           render();
         });
+      } else if (c === "speculation") {
+        // which draft: none, the model's MTP module (describe's --speculation mtp: its draft
+        // length, acceptance, draft steps and memory as Python gives them), a draft given by its
+        // step time (--draft-cost), or a draft model of the catalog (--draft)
+        const sel = h("select", {"data-control": "speculation"});
+        specUI = {sel, fields: {}, offered: "", mtpNote: null, inputs: {}};
+        controls.appendChild(field("speculative decoding", sel));
+        sel.addEventListener("change", () => {
+          const v = sel.value;
+          if (v === "mtp") {  // the workload's draft length and acceptance, as the CLI takes them
+            const own = resolve(state).model.speculation.mtp;
+            state.draft = own.draft_len;
+            state.acceptance = own.acceptance;
+          }
+          state.speculation = v.startsWith("draft:") ? "draft" : v || null;
+          state.draft_model = v.startsWith("draft:") ? v.slice("draft:".length) : null;
+          if (specUI.inputs.draft) specUI.inputs.draft.value = String(state.draft);
+          if (specUI.inputs.acceptance) specUI.inputs.acceptance.value = state.acceptance;
+          render();
+        });
       } else if (c === "draft") {
         const sel = h("select", {"data-control": "draft"}, DRAFTS.map((k) => h("option",
-          {value: k, text: k ? `${k} drafted token${k > 1 ? "s" : ""}` : "none"})));
-        sel.value = String(state.draft || 0);
-        controls.appendChild(field("speculative decoding: draft length", sel));
+          {value: k, text: `${k} drafted token${k > 1 ? "s" : ""}`})));
+        sel.value = String(state.draft);
+        const f = field("draft length", sel);
+        controls.appendChild(f);
+        if (specUI) [specUI.fields.draft, specUI.inputs.draft] = [f, sel];
         sel.addEventListener("change", () => {
           state.draft = Number(sel.value);
           render();
@@ -1129,10 +1244,31 @@ const UI = (function () {
         const inp = numberInput({min: 0, max: 0.99, step: 0.05, inputmode: "decimal",
           "data-control": "acceptance"});
         inp.value = state.acceptance;
-        controls.appendChild(field(`acceptance rate (MTP's published: ${
-          CATALOG.speculative.mtp.acceptance})`, inp));
+        const f = field("acceptance rate", inp);
+        if (specUI) {
+          // the rate the MTP workload takes, and its source's (SPECULATIVE_WORKLOADS)
+          specUI.mtpNote = h("span", {class: "lla-note-inline", "data-note": "mtp"},
+            [h("span", {text: "published for MTP:"}),
+              document.createTextNode(` ${CATALOG.speculative.mtp.acceptance}`)]);
+          f.appendChild(specUI.mtpNote);
+          [specUI.fields.acceptance, specUI.inputs.acceptance] = [f, inp];
+        }
+        controls.appendChild(f);
         inp.addEventListener("input", () => {
           state.acceptance = inp.value === "" ? NaN : Number(inp.value);
+          render();
+        });
+      } else if (c === "draft_cost") {
+        // a draft given by its step time relative to the target's (0: a free draft)
+        const inp = numberInput({min: 0, step: 0.01, inputmode: "decimal",
+          "data-control": "draft_cost"});
+        inp.value = state.draft_cost;
+        const f = field("time of a draft step [target steps]", inp);
+        f.appendChild(h("span", {class: "lla-note-inline", text: "0: a free draft"}));
+        if (specUI) specUI.fields.draft_cost = f;
+        controls.appendChild(f);
+        inp.addEventListener("input", () => {
+          state.draft_cost = inp.value === "" ? NaN : Number(inp.value);
           render();
         });
       } else if (c === "group") {
