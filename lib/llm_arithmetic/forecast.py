@@ -729,13 +729,20 @@ def unmeasured_kinds() -> tuple[str, ...]:
     """
     state = _data_state()
     if state not in _UNMEASURED:
+        import csv
+
         from .catalog.hardware import HARDWARE
+        from .lab import calibration
         from .lab import measurements as M
 
         kinds = {h.kind for h in HARDWARE.values()}
-        rows = M.all_rows()
-        measured = {HARDWARE[r.hardware_key].kind for r in rows if r.hardware_key}
-        measured |= {r.device_class for r in rows} & kinds
+        # two columns of each file, read as text (describe asks this once per run: building
+        # every row's record would cost it more than the rest of a forecast)
+        cells = [(r["hardware_key"], r["device_class"])
+                 for path in (calibration.DATA_PATH, M.DATA_PATH)
+                 for r in csv.DictReader(path.open(encoding="utf8", newline=""))]
+        measured = {HARDWARE[key].kind for key, _ in cells if key}
+        measured |= {cls for _, cls in cells} & kinds
         _UNMEASURED.clear()
         _UNMEASURED[state] = tuple(sorted(kinds - measured))
     return _UNMEASURED[state]
