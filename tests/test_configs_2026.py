@@ -707,10 +707,34 @@ def test_minimax_m3_layouts_not_modelled_are_refused_naming_the_field(change, pa
         read_config(cfg)
 
 
+def test_minimax_m3_sparse_layers_as_vllm_builds_them_or_refused_naming_the_field():
+    """vLLM makes layer i sparse where sparse_attention_config.sparse_attention_freq[i] is
+    nonzero, and none without the list, whatever use_sparse_attention says
+    (_sparse_attention_layer_ids in vllm/models/minimax_m3/nvidia/model.py @0443308a). The
+    reader took a missing list as every layer sparse (60 indexers where vLLM builds none) and
+    use_sparse_attention false as none (where vLLM builds 57): both are refused, naming the
+    field; a missing key inside the object is named with the object."""
+    for change, pattern in (
+            ({"sparse_attention_freq": None},
+             r"field 'sparse_attention_config.sparse_attention_freq' is missing"),
+            ({"use_sparse_attention": False},
+             r"field 'sparse_attention_config.use_sparse_attention' is not true"),
+            ({"use_sparse_attention": None},
+             r"field 'sparse_attention_config.use_sparse_attention' is not true"),
+            ({"sparse_block_size": None},
+             r"sparse_attention_config: missing field 'sparse_block_size'")):
+        cfg = config("minimax-m3")
+        sparse = {**cfg["sparse_attention_config"], **change}
+        cfg["sparse_attention_config"] = {k: v for k, v in sparse.items() if v is not None}
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(cfg)
+
+
 def test_minimax_m3_without_sparse_attention_is_gqa_everywhere():
     cfg = config("minimax-m3")
     cfg["sparse_attention_config"] = {**cfg["sparse_attention_config"],
-                                      "use_sparse_attention": False}
+                                      "use_sparse_attention": False,
+                                      "sparse_attention_freq": [0] * 60}
     m = read_config(cfg)
     assert m.total_params == read_config(CONFIGS / "minimax-m3.json").total_params \
         - 57 * (6144 * 4 * 128 + 6144 * 128 + 2 * 128)

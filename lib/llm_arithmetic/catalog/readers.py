@@ -1477,11 +1477,24 @@ def _minimax_m3(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: field 'sparse_attention_config.{unknown[0]}' is not "
                           "understood by the 'minimax_m3' reader, and counting without it would "
                           "describe a different model")
-    s = _Reader(sparse, r.origin, r.family)  # errors name the key inside the object
+    # errors name the object and the key inside it
+    s = _Reader(sparse, f"{r.origin}: sparse_attention_config", r.family)
     sparse_layers = [False] * n
     index: dict[str, int] = {}
-    if s.flag("use_sparse_attention", False):
-        freq = s.int_list("sparse_attention_freq", [1] * n, n=n)
+    # vLLM builds a sparse layer where sparse_attention_freq is nonzero and none without it,
+    # whatever use_sparse_attention says (_sparse_attention_layer_ids, vllm/models/minimax_m3/
+    # nvidia/model.py @0443308a): a file where the two disagree is refused, not guessed
+    use, listed = s.flag("use_sparse_attention", False), s.has("sparse_attention_freq")
+    if use and not listed:
+        raise ConfigError(f"{r.origin}: field 'sparse_attention_config.sparse_attention_freq' "
+                          "is missing: use_sparse_attention is true, but vLLM makes a layer "
+                          "sparse only where this list says so (without it, none)")
+    if not use and any(s.int_list("sparse_attention_freq", [], n=n)):
+        raise ConfigError(f"{r.origin}: field 'sparse_attention_config.use_sparse_attention' "
+                          "is not true, but 'sparse_attention_freq' marks sparse layers, which "
+                          "vLLM builds from that list alone")
+    if use:
+        freq = s.int_list("sparse_attention_freq", [], n=n)
         no_value = s.int_list("sparse_disable_index_value", [1] * n, n=n)
         sparse_layers = [f != 0 for f in freq]
         valued = [i for i in range(n) if sparse_layers[i] and not no_value[i]]
