@@ -1086,17 +1086,21 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
     assert mtp["draft_memory_bytes"] > 13e9 > plain["draft_memory_bytes"] == 0
     # a draft given by its step time holds nothing counted
     assert got[6]["draft_memory_bytes"] == 0 and got[6]["draft_cost"] == 0.05
-    # modules the reader does not count (MiniMax-M2.5's num_mtp_modules): the page does as
-    # Python does, whether Python counts nothing of them or refuses the workload
+    # modules the reader does not count (MiniMax-M2.5's 3 and MiniMax-M3's 7, field
+    # num_mtp_modules): the page refuses the workload with Python's words, naming the field
+    # (it said the model declared none); a model without a module: the fields that would
+    # declare one
     kw = dict(tp=4, speculation="mtp", **serving)
-    g = page.evaluate(SERVING_QUERY, [["minimax-m2.5", "h200", kw]])[0]
-    try:
-        e = estimate("minimax-m2.5", hardware="h200", **kw)
-    except InputError:
-        assert "error" in g, g
-    else:
-        _compare("minimax-m2.5", g, e, SPECULATION_KEYS, failures)
-        assert not failures, failures
+    for name, declared in (("minimax-m2.5", 3), ("minimax-m3", 7)):
+        g = page.evaluate(SERVING_QUERY, [[name, "h200", kw]])[0]
+        with pytest.raises(InputError) as err:
+            estimate(name, hardware="h200", **kw)
+        assert g.get("error") == str(err.value), g
+        assert f"the {declared} that {name}'s config.json declares (field 'num_mtp_modules')" \
+            in g["error"]
+    g = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h200", kw]])[0]
+    assert "llama-3-8b declares none (config.json: num_nextn_predict_layers, " \
+        "mtp_num_hidden_layers, num_mtp_modules)" in g.get("error", ""), g
     bad = [("llama-3-8b", "h100-sxm", dict(speculation="mtp")),      # no module
            ("deepseek-v3", "h200", dict(speculation="eagle")),       # no such workload
            ("qwen3-8b", "h100-sxm", dict(draft="qwen3-0.6b", draft_len=2, acceptance=0.5,

@@ -95,7 +95,22 @@ def model_data(entry: Any) -> dict[str, Any]:
                    for x in m.extras],
         "layers": _runs(m.layers, m.d_model),
         "speculation": speculation_data(m),
+        # where the config declares modules its reader does not count, Python's refusal of the
+        # workloads that draft with them (it names the field), which the page then says
+        **({"speculation_refused": _refusals(m)} if m.mtp_modules else {}),
     }
+
+
+def _refusals(m: Any) -> dict[str, str]:
+    """Python's refusal of each named workload ``m`` refuses (:func:`speculation_data` leaves
+    them out), by workload."""
+    out = {}
+    for name in SPECULATIVE_WORKLOADS:
+        try:
+            speculative_inputs(m, speculation=name)
+        except InputError as err:
+            out[name] = str(err)
+    return out
 
 
 def _runs(layers: Any, d_model: int) -> list[dict[str, Any]]:

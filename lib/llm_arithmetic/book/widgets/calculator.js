@@ -130,8 +130,11 @@ const Estimate = (function () {
       // that declares no such module has none
       const own = (m.speculation || {})[o.speculation];
       if (!own) {
-        throw new Error(`speculation: '${o.speculation}' drafts with the model's ${
-          w.module} module, and ${m.name} declares none`);
+        // Python's refusal where the model declares modules its reader does not count
+        // (export.model_data), else none declared, naming the fields that would declare one
+        throw new Error((m.speculation_refused || {})[o.speculation] ?? `speculation: '${
+          o.speculation}' drafts with the model's ${w.module} module, and ${
+          m.name} declares none (config.json: ${(w.module_fields || []).join(", ")})`);
       }
       draftLen = draftLen ?? own.draft_len;
       acceptance = acceptance ?? own.acceptance;
