@@ -125,3 +125,30 @@ def test_plan_ranks_batches_with_the_draft_held():
         found = search("qwen3-8b", max_batch=most, **args)
         best[most] = [(r["n_chips"], r["batch"]) for r in found.configurations]
     assert best == {400: [(1, 217)], 216: [(1, 216)]}
+
+
+def test_a_draft_whose_heads_the_replicas_tp_does_not_split_is_refused():
+    """The draft is split over the replica's chips as the target is, so tp must give each chip
+    whole heads of the draft's too: Gemma 3 1B has 4 attention heads
+    (https://huggingface.co/google/gemma-3-1b-it/blob/main/config.json, num_attention_heads 4),
+    Gemma 3 27B 32; at tp 8 the 27B's heads split (4 a chip) and the 1B's cannot. Estimate,
+    describe, the engine view and plan refuse it as they refuse such a tp for the target; at
+    tp 4 (one head a chip) it is accepted."""
+    from llm_arithmetic.core.errors import InputError
+    from llm_arithmetic.engine import engine_view
+
+    kw = dict(hardware="h100-sxm", prompt=PROMPT, generate=GENERATE, draft="gemma-3-1b",
+              draft_len=4, acceptance=0.8)
+    estimate("gemma-3-27b", tp=8, prompt=PROMPT, generate=GENERATE, hardware="h100-sxm")
+    with pytest.raises(InputError, match=r"^draft: tp = 8 exceeds the 4 attention heads of "
+                                         r"gemma-3-1b's layers"):
+        estimate("gemma-3-27b", tp=8, **kw)
+    assert estimate("gemma-3-27b", tp=4, **kw).draft_memory_bytes > 0
+    with pytest.raises(InputError, match="^draft: tp = 8"):
+        engine_view("gemma-3-27b", "vllm", hardware="h100-sxm", tp=8, draft="gemma-3-1b")
+    found = search("gemma-3-27b", ttft=10.0, tpot=1.0, hardware=["h100-sxm"], weights=["fp16"],
+                   kv_bits=[16], degrees=[4, 8], max_batch=4, prompt=PROMPT,
+                   generate=GENERATE, price_per_hour=2.0, draft="gemma-3-1b", draft_len=4,
+                   acceptance=0.8)
+    assert {r["tp"] for r in found.configurations} == {4}
+    assert any("tp8" in s and "draft: tp = 8" in s for s in found.skipped)

@@ -114,7 +114,23 @@ def test_vllm_pool_with_deepseek_v3s_mtp_module_by_hand():
 
 
 def test_a_draft_given_by_its_cost_alone_holds_nothing_in_the_engine_view():
-    assert _vllm().engine_kv_cache_tokens == _vllm(speculation=None).engine_kv_cache_tokens
+    """describe --engine vllm with --draft-cost: nothing is known of what the draft holds, so
+    the engine's rows are the target's alone (303,952 tokens, as in
+    test_vllm_pool_with_a_draft_model_by_hand) and no draft row is printed; with --draft the
+    pool shrinks (166,432). (It compared two identical calls, which could not fail.)"""
+    base = ("describe", "qwen3-8b", "--hardware", "h100-sxm", "--engine", "vllm",
+            "--gpu-memory-utilization", "0.75", "--engine-reserve-gib", str(RESERVE_GIB),
+            "--max-model-len", str(MAX_LEN))
+    spec = ("--draft-len", "4", "--acceptance", "0.8")
+    rows = {}
+    for name, extra in (("plain", ()), ("cost", spec + ("--draft-cost", "0.1")),
+                        ("model", spec + ("--draft", "qwen3-0.6b"))):
+        rc, out, err = _cli(*base, *extra)
+        assert rc == 0, err
+        rows[name] = out[out.index("engine: vllm"):]     # the engine's table, last
+    assert "  KV cache tokens                            303,952\n" in rows["plain"]
+    assert rows["cost"] == rows["plain"] and "draft" not in rows["cost"]
+    assert "  KV cache tokens                            166,432\n" in rows["model"]
 
 
 def test_engines_whose_draft_handling_was_not_read():

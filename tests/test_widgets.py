@@ -1060,7 +1060,9 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
                                            acceptance=0.8, context=512, batch=4)),
              ("qwen3-8b", "h100-sxm", dict(weights="q4_0", bits_kv=8, draft="qwen3-0.6b",
                                            draft_len=4, acceptance=0.8, prompt=1000,
-                                           generate=200))]
+                                           generate=200)),
+             ("gemma-3-27b", "h100-sxm", dict(tp=4, draft="gemma-3-1b", draft_len=4,
+                                              acceptance=0.8, **serving))]
     got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
     failures = []
     with warnings.catch_warnings():
@@ -1106,7 +1108,10 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
            ("qwen3-8b", "h100-sxm", dict(draft="qwen3-0.6b", draft_len=2, acceptance=0.5,
                                          draft_cost=0.1)),           # both
            ("qwen3-8b", "h100-sxm", dict(draft="qwen3-0.6b", acceptance=0.5)),  # no length
-           ("deepseek-v3", "h200", dict(speculation="mtp", acceptance=1.0))]
+           ("deepseek-v3", "h200", dict(speculation="mtp", acceptance=1.0)),
+           # Gemma 3 1B's 4 heads over the 8 chips the target's 32 split over
+           ("gemma-3-27b", "h100-sxm", dict(tp=8, draft="gemma-3-1b", draft_len=4,
+                                            acceptance=0.8, **serving))]
     got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in bad])
     for (name, chip, kw), g in zip(bad, got):
         with pytest.raises(InputError):

@@ -45,9 +45,10 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (chip_inputs, count_argument, draft_memory_inputs, draft_model,
-                       generated_argument, plan_inputs, resolve_model, serving_argument,
-                       speculative_inputs, warn_past_trained_context, weight_bits)
+from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
+                       draft_model, generated_argument, plan_inputs, resolve_model,
+                       serving_argument, speculative_inputs, warn_past_trained_context,
+                       weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -291,6 +292,11 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
                         if ratio is not None:
+                            try:
+                                draft_degrees(draft, tp, pp)
+                            except InputError as e:
+                                skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
+                                continue
                             g["draft_cost"] = ratio
                         g.update(held)
                         ev = chip_ev.child(**g)

@@ -436,7 +436,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     hybrid = paged and bool(m.state_bytes(16)) and "hybrid" in spec
     why_not = _hybrid_modelled(m, tp, pp) if hybrid else None
     held = _draft_held(m, engine, spec, speculation, draft, weights, bits_weight,
-                       hybrid=hybrid and why_not is None)
+                       hybrid=hybrid and why_not is None, tp=tp, pp=pp)
     if hybrid and why_not is None:
         bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
         bits_ssm = _state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
@@ -487,13 +487,14 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
 
 
 def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any, draft: Any,
-                weights: Any, bits_weight: Any, *, hybrid: bool) -> dict[str, Any]:
+                weights: Any, bits_weight: Any, *, hybrid: bool, tp: int = 1,
+                pp: int = 1) -> dict[str, Any]:
     """The plan's inputs for what a speculative draft holds on the engine's chips
     (:func:`~llm_arithmetic.estimate.draft_memory_inputs`), as far as the engine's handling
     of a draft was read: vLLM's whole (weights and cache); SGLang's and TensorRT-LLM's weights
     alone, with a warning; llama.cpp and vLLM's hybrid pool refused."""
-    from .estimate import (SPECULATIVE_WORKLOADS, check_module, draft_memory_inputs,
-                           draft_model)
+    from .estimate import (SPECULATIVE_WORKLOADS, check_module, draft_degrees,
+                           draft_memory_inputs, draft_model)
 
     none = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
     which = "draft" if draft is not None else "speculation"
@@ -503,8 +504,9 @@ def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         check_module(m, speculation, module_held=draft is None)
     if draft is not None:
-        held = draft_memory_inputs(draft_model(draft, m), weights=weights,
-                                   bits_weight=bits_weight)
+        draft = draft_model(draft, m)
+        draft_degrees(draft, tp, pp)  # split over the chips as the target (tp: vLLM's default)
+        held = draft_memory_inputs(draft, weights=weights, bits_weight=bits_weight)
     elif speculation is not None and SPECULATIVE_WORKLOADS[speculation].get("module"):
         held = draft_memory_inputs(m, module=True)
     else:

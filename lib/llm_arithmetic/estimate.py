@@ -42,7 +42,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "check_module",
+           "draft_memory_inputs", "draft_degrees", "check_module",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
 
@@ -852,6 +852,24 @@ def draft_model(draft: Any, target: Model) -> Model:
     return draft
 
 
+def draft_degrees(draft: Model, tp: Any, pp: Any) -> None:
+    """An :class:`InputError` where a draft model cannot be split over a replica of ``tp`` x
+    ``pp`` chips as the target is (its weights, and its cache by key/value heads): the checks
+    :func:`parallel_degrees` makes of the target, made of the draft.
+
+    >>> draft_degrees(get_model("qwen3-0.6b"), 8, 1)
+    >>> draft_degrees(get_model("gemma-3-1b"), 8, 1)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: draft: tp = 8 exceeds the 4 attention heads of gemma-3-1b's layers: tensor parallelism splits heads, not parts of one (the draft is split over the replica's chips as the target is)
+    """
+    try:
+        parallel_degrees(draft, tp, 1, pp)
+    except InputError as e:
+        raise InputError(f"draft: {e} (the draft is split over the replica's chips as the "
+                         "target is)") from None
+
+
 def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None,
                               stacklevel: int = 2) -> None:
     """A :class:`ContextWarning` where a request of ``prompt`` tokens that generates
@@ -865,8 +883,8 @@ def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
                        acceptance: Any = None, draft_cost: Any = None,
                        draft: Any = None, hardware: Any = None,
-                       bandwidth: Any = None, at: dict[str, Any] | None = None
-                       ) -> dict[str, Any]:
+                       bandwidth: Any = None, at: dict[str, Any] | None = None,
+                       tp: Any = 1, pp: Any = 1) -> dict[str, Any]:
     """Checked speculative-decoding inputs of the plan: a named workload
     (:data:`SPECULATIVE_WORKLOADS`), or a draft length with an acceptance rate and a draft cost
     (or a ``draft`` model, whose cost is its decode bound over the target's plain one on the
@@ -880,7 +898,8 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     What the draft holds beside the target (:func:`draft_memory_inputs`): a draft model's
     weights at its own bits (``weights``, ``bits_weight`` of ``at``) and its stack; the
     multi-token-prediction module of the ``mtp`` workload its parameters and blocks; a draft
-    given by its cost alone nothing counted."""
+    given by its cost alone nothing counted. A draft model is split over the replica's ``tp`` x
+    ``pp`` chips as the target is, so those degrees must suit it too (:func:`draft_degrees`)."""
     draft_layers = None
     held = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
     if speculation is not None:
@@ -917,6 +936,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
         draft = draft_model(draft, m)
+        draft_degrees(draft, tp, pp)
         draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
                                       **(at or {}))
         draft_layers = draft.n_layers
@@ -1021,7 +1041,7 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                               hardware=chip, bandwidth=bandwidth,
                               at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
                                       context=context, batch=batch, peak_flops=peak_flops,
-                                      prompt=prompt, generate=generate))
+                                      prompt=prompt, generate=generate), tp=tp, pp=pp)
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
     return m, chip, given, ev

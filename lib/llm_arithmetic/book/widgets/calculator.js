@@ -169,6 +169,13 @@ const Estimate = (function () {
       }
       const d = typeof draft === "string" ? CATALOG.models[draft] : draft;
       if (!d) throw new Error(`draft: unknown model ${JSON.stringify(draft)}`);
+      // estimate.draft_degrees: the draft is split over the replica's chips as the target is
+      try {
+        parallel(d, o.tp, 1, o.pp);
+      } catch (err) {
+        throw new Error(`draft: ${err.message} (the draft is split over the replica's chips as `
+          + "the target is)");
+      }
       // estimate.draft_step_ratio: the draft's bound over the target's, both on one chip at
       // the call's workload (a request's time per output token where there is a prompt)
       const at = {weights: o.weights, bits_kv: o.bits_kv, context: o.context, batch: o.batch,
