@@ -365,3 +365,16 @@ def test_flags_that_are_not_a_mapping_are_named(flags):
     form."""
     with pytest.raises(InputError, match="^flags: a mapping"):
         engine_view("llama-3.1-8b", "llama.cpp", flags=flags)
+
+
+def test_a_given_reserve_is_labelled_given_not_empirical(capsys):
+    """The engine table calls the reserve the engine's empirical figure only where it is:
+    --engine-reserve-gib gives it, and the row then says so."""
+    from llm_arithmetic.cli import main
+
+    assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm", "--engine", "vllm",
+                 "--engine-reserve-gib", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2.00 GiB (given)" in out and "(empirical)" not in out
+    assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm", "--engine", "vllm"]) == 0
+    assert "(empirical)" in capsys.readouterr().out

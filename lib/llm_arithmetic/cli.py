@@ -564,7 +564,9 @@ ENGINE_ROW_KEYS = {
 }
 
 
-def _engine_rows(v: Any) -> list[tuple[str, str]]:
+def _engine_rows(v: Any, reserve_given: bool = False) -> list[tuple[str, str]]:
+    """The engine view's rows; the reserve is said to be the engine's empirical figure unless
+    the caller gave it (``--engine-reserve-gib``: ``reserve_given``)."""
     from .core.units import GiB
 
     gib = lambda b: "-" if b is None else f"{b / GiB:,.2f} GiB"  # noqa: E731
@@ -574,6 +576,7 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
               if v.engine_draft_weights_bytes is not None else []),
             ("  reserve (activations, graphs, buffers)",
              gib(v.engine_reserved_bytes) + ("" if v.engine_reserved_bytes is None
+                                             else " (given)" if reserve_given
                                              else " (empirical)")),
             *([("  cache pool memory", gib(v.engine_kv_memory_bytes) + (
                 " (below zero: the weights and reserve exceed the engine's share of the "
@@ -601,8 +604,8 @@ def _engine_rows(v: Any) -> list[tuple[str, str]]:
              else "their window and a micro-batch")]
 
 
-def _engine_table(v: Any) -> str:
-    return _render(_engine_rows(v))
+def _engine_table(v: Any, reserve_given: bool = False) -> str:
+    return _render(_engine_rows(v, reserve_given))
 
 
 def _engine_printed_keys(v: Any) -> list[str]:
@@ -694,7 +697,7 @@ def _describe(ns: argparse.Namespace) -> int:
             print(_render([(f"forecast (with {x['runtime']})",
                             "- (needs a chip: --hardware or --bandwidth-gbps)")], column))
         if v is not None:
-            print(_engine_table(v))
+            print(_engine_table(v, reserve_given=ns.engine_reserve_gib is not None))
         for ex in (explained or {}).values():
             print("\n" + "\n".join(ex.lines()))
     return 0
