@@ -189,8 +189,8 @@ def test_a_speculative_forecast_says_it_is_one(capsys):
     passes the plain forecast and stays under the speculative bound, and its heading says which
     bounds to read it against; a draft model of 28 blocks run four times a step pays their
     launches, and its forecast stays below the plain bound (3,350 GB/s over 16.4 GB a step:
-    ~205 tokens/s). An MTP-sized draft (one block of the target's 36, one token accepted at
-    0.85) passes the plain forecast too."""
+    ~205 tokens/s). A draft given by its cost alone
+    (1/36 of a step, one token accepted at 0.85) passes the plain forecast too."""
     def forecast_of(*extra):
         assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm", *extra]) == 0
         out = capsys.readouterr().out
@@ -207,7 +207,7 @@ def test_a_speculative_forecast_says_it_is_one(capsys):
     assert "speculative" not in out0
     assert fc0 < fc < plain < spec
     # an MTP-like draft given explicitly (qwen3-8b declares no MTP module: --speculation mtp
-    # is refused for it): one token at 0.85, one block of its 36 a draft step
+    # is refused for it): one token at 0.85, a draft step 1/36 of a plain one
     _, _, rows1, fc1 = forecast_of("--draft-len", "1", "--acceptance", "0.85",
                                    "--draft-cost", str(1 / 36))
     assert fc0 < fc1 < float(rows1["tokens/s per sequence, speculative (bound)"]

@@ -1158,7 +1158,7 @@ def test_deepseek_v4_mtp_module_is_reported_apart_by_hand():
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     assert round(m.total_params / 1e9, 2) == 284.33
     assert round((m.total_params + flash) / 1e9, 2) == 290.94
-    # a plain step reads none of it; speculation with the module drafts one block a token
+    # a plain step reads none of it; speculation with the module drafts a token a step
     plain = estimate(m, hardware="h200", context=4096)
     spec = estimate(m, hardware="h200", context=4096, speculation="mtp")
     assert spec.params_active == plain.params_active == 13_799_622_231

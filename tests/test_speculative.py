@@ -61,13 +61,93 @@ def test_batched_speedup_matches_chapter_13(batch):
         assert r > 1.5     # the verify step is compute-bound: the gain shrinks
 
 
+# DeepSeek-V3's MTP module step by hand, from its config.json (hidden_size d = 7168,
+# vocab_size V = 129280, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128,
+# qk_rope_head_dim 64, v_head_dim 128, num_attention_heads 128, n_routed_experts 256,
+# num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size 2048) and the module's layout
+# in DeepSeek's inference code (the report's section 2.2): enorm and hnorm (d each), eh_proj
+# (2d x d), one decoder block, shared_head.norm (d) and the output head (V x d); the token's
+# embedding is one gathered row (d).
+D, V = 7168, 129_280
+MTP_HEAD = V * D                                       # 926,679,040: the 0.93 B of the head
+MTP_PROJ = 2 * D * D + 2 * D                           # eh_proj, enorm, hnorm
+MTP_OUTSIDE = D + D                                    # shared_head.norm, the embedding row
+MTP_ATTN = (D * 1536 + 1536                            # q_a_proj, q_a_layernorm
+            + 1536 * 128 * (128 + 64)                  # q_b_proj
+            + D * (512 + 64) + 512                     # kv_a_proj_with_mqa, kv_a_layernorm
+            + 512 * 128 * (128 + 128)                  # kv_b_proj
+            + 128 * 128 * D)                           # o_proj
+MTP_EXPERT = 3 * D * 2048                              # gate, up, down of one expert
+MTP_ROUTER = 256 * D + 256                             # gate and its e_score_correction_bias
+MTP_NORMS = 2 * D                                      # the block's two norms
+MTP_CACHE = (512 + 64) * 2                             # latent and rope key, 16-bit, a token
+
+
+def mtp_step_bytes(batch, context, experts, bytes_per_weight=2):
+    """What one step of the module reads for ``batch`` sequences at ``context``: its weights
+    (``experts`` routed experts read, the shared one always) and its cache."""
+    weights = (MTP_HEAD + MTP_PROJ + MTP_OUTSIDE + MTP_ATTN + MTP_ROUTER + MTP_NORMS
+               + (experts + 1) * MTP_EXPERT)
+    return weights * bytes_per_weight + batch * context * MTP_CACHE
+
+
+def test_mtp_module_step_reads_its_projection_block_and_head():
+    """A draft step of DeepSeek-V3's MTP module reads the module's projection, its block (the
+    MoE's active experts only) and the shared output head, ~1.6 GB at 8 bits against a plain
+    step's ~36.6 GB: 0.044 of a step, not one block of the 61 (1/61 = 0.016). Its cost is that
+    ratio at the call's bits, context and batch (at batch 8 the module's MoE reads the experts 8
+    tokens route to, 256 (1 - (248/256)^8), and the cache of 8 sequences)."""
+    e = estimate("deepseek-v3", bits_weight=16, speculation="mtp")
+    got = e._plan.get("module_step_bytes")
+    assert got == mtp_step_bytes(1, 1, 8) == 3_229_574_784
+    assert e.draft_cost == pytest.approx(got / e.decode_step_bytes, rel=1e-12)
+    assert e.draft_layers == 1
+    e8 = estimate("deepseek-v3", bits_weight=16, speculation="mtp", context=4096, batch=8)
+    want = mtp_step_bytes(8, 4096, 256 * (1 - (248 / 256) ** 8))
+    assert e8._plan.get("module_step_bytes") == pytest.approx(want, rel=1e-12)
+    assert e8.draft_cost == pytest.approx(want / e8.decode_step_bytes, rel=1e-12)
+    fp8 = estimate("deepseek-v3", weights="fp8", speculation="mtp")
+    assert round(mtp_step_bytes(1, 1, 8, bytes_per_weight=1) / 1e9, 2) == 1.61
+    assert round(fp8.decode_step_bytes / 1e9, 1) == 36.6
+    assert round(fp8.draft_cost, 3) == 0.044 > round(1 / 61, 3)
+
+
+def test_nemotron_3_super_module_is_two_layers():
+    """Nemotron 3 Super's module is mtp_hybrid_override_pattern "*E": an attention layer and a
+    latent MoE layer, each with one norm (config.json: hidden_size d = 4096, vocab_size
+    131072, 32 heads and 2 key/value heads of 128, 512 routed experts of 2688 in a latent of
+    1024, 22 a token, relu2 (two matrices), a shared expert of 5376). A draft step runs both
+    (draft_layers 2, which the forecast charges) and reads them with the projection and the
+    head: by hand at 16 bits, one sequence, one cached token."""
+    d = 4096
+    head, proj, outside = 131_072 * d, 2 * d * d + 2 * d, d + d
+    attention = d * 32 * 128 + 2 * d * 2 * 128 + 32 * 128 * d + d
+    moe = (22 * 2 * 1024 * 2688            # the routed experts a token reads, in the latent
+           + 2 * d * 5376                  # the shared expert
+           + 2 * d * 1024                  # the projections into the latent and back
+           + 512 * d + 512 + d)            # router, its bias, the norm
+    cache = 2 * 2 * 128 * 2                # the attention layer's K and V, 16-bit, a token
+    e = estimate("nemotron-3-super", bits_weight=16, speculation="mtp")
+    assert e._plan.get("module_step_bytes") == 2 * (head + proj + outside + attention + moe) \
+        + cache == 1_563_478_016
+    assert e.draft_layers == 2
+    assert e.draft_cost == pytest.approx(1_563_478_016 / e.decode_step_bytes, rel=1e-12)
+    assert e.draft_cost > 2 / 88
+
+
 def test_mtp_workload_by_hand():
-    """DeepSeek-V3's MTP: one drafted token accepted with 0.85 (its report's lower end), one
-    transformer block of its 61 (config.json num_hidden_layers) as the draft."""
+    """DeepSeek-V3's MTP: one drafted token accepted with 0.85 (its report's lower end), the
+    module's step (its projection, block and the output head) as the draft: with a prompt, at
+    the request's mean decode context 1024 + (2048 + 1)/2, as TPOT's step."""
     e = estimate("deepseek-v3", hardware="h200", weights="fp8", tp=8, prompt=1024,
                  generate=2048, speculation="mtp")
     assert (e.draft_len, e.acceptance) == (1, 0.85)
-    assert e.draft_cost == pytest.approx(1 / 61)
+    # a plain step's bytes are linear in the context (MLA, no window): the mean of 2048 and 2049
+    plain = sum(estimate("deepseek-v3", weights="fp8", context=s).decode_step_bytes
+                for s in (2048, 2049)) / 2
+    module = mtp_step_bytes(1, 2048.5, 8, bytes_per_weight=1)
+    assert e.draft_cost == pytest.approx(module / plain, rel=1e-12)
+    c = e.draft_cost
     assert e.spec_tokens_per_step == pytest.approx(1.85)
     # batch 1 stays memory-bound, but the verify step runs 2 tokens, which route as a batch of
     # 2 does (decision 3: E (1 - (1 - k/E)^B) experts a layer): 256 (1 - (248/256)^2) = 15.75
@@ -77,9 +157,9 @@ def test_mtp_workload_by_hand():
     extra = (256 * (1 - (248 / 256) ** 2) - 8) * 58 * 3 * 7168 * 2048 * 1
     verify = (e.decode_step_bytes + extra) / 4.8e12
     assert e.speculative_seconds_per_token == pytest.approx(
-        (e.decode_seconds_per_token / 61 + verify) / 1.85, rel=1e-12)
+        (e.decode_seconds_per_token * c + verify) / 1.85, rel=1e-12)
     # on 8 chips the verify step costs 1.53 plain steps, not one: a speed-up of 1.2, not 1.82
-    ratio = e.speculative_tpot_seconds * 1.85 / e.tpot_seconds - 1 / 61
+    ratio = e.speculative_tpot_seconds * 1.85 / e.tpot_seconds - c
     assert ratio == pytest.approx((e.decode_step_bytes + extra) / e.decode_step_bytes, rel=0.02)
     assert e.speculative_tokens_per_second_per_chip == pytest.approx(
         1 / e.speculative_tpot_seconds / 8)

@@ -1075,14 +1075,16 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
                 failures.append(f"{name} {kw} fits_per_chip: page {g['fits_per_chip']}")
     assert not failures, "\n".join(failures[:10])
     # DeepSeek-V3's MTP module, as its config declares it (num_nextn_predict_layers: 1 module,
-    # one block beside num_hidden_layers: 61): one draft step costs a block of the 61, and
-    # what it holds counts in the memory per chip
+    # one block beside num_hidden_layers: 61): one draft step runs its one block, and costs
+    # what the module reads (its projection, block and the output head) over a plain step,
+    # more than a block of the 61; what it holds counts in the memory per chip
     config = json.loads((REPO / "lib/llm_arithmetic/catalog/data/models/deepseek-v3/"
                          "config.json").read_text())
     assert (config["num_nextn_predict_layers"], config["num_hidden_layers"]) == (1, 61)
     mtp = got[0]
     assert (mtp["draft_len"], mtp["acceptance"], mtp["draft_layers"]) == (1, 0.85, 1)
-    assert _close(mtp["draft_cost"], 1 / 61)
+    assert 1 / 61 < mtp["draft_cost"] < 0.05
+    assert got[4]["draft_layers"] == 2  # Nemotron 3 Super's module: "*E", two layers
     plain = page.evaluate(SERVING_QUERY, [["deepseek-v3", "h200", dict(tp=8, **serving)]])[0]
     assert mtp["memory_per_chip_bytes"] > plain["memory_per_chip_bytes"]
     assert mtp["draft_memory_bytes"] > 13e9 > plain["draft_memory_bytes"] == 0
@@ -1176,8 +1178,9 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
         note = el.locator('[data-note="mtp"]')
         assert note.is_visible() == (want["speculation"] == "mtp")
         assert drawn("draft_cost") and drawn("draft_memory_bytes")
-    # the MTP module as describe charges it: a block of 61 per draft step, its weights and cache
-    assert _close(float(value(r, "draft_cost")["value"]), 1 / 61)
+    # the MTP module as describe charges it: what its step reads over a plain step's (more
+    # than a block of the 61), its weights and cache
+    assert 1 / 61 < float(value(r, "draft_cost")["value"]) < 0.05
     assert float(value(r, "draft_memory_bytes")["value"]) > 13e9
     # a model without a module: the choice falls to none, and is not offered
     move_control(page, el, ("model", "select", ["llama-3-70b"]))

@@ -309,10 +309,12 @@ class Estimate:
         [USD/h] per chip, [W] per chip.
     draft_len, acceptance, draft_cost : int, float, float or None
         Speculative decoding's inputs: tokens drafted per step, the probability that the target
-        accepts each, a draft step's time relative to a plain step (None: no speculation).
+        accepts each, a draft step's time relative to a plain step (None: no speculation;
+        the ``mtp`` workload's: what one step of the module reads, its projection, blocks and
+        the output head, at the call's bits, context and batch, over what a plain step reads).
     draft_layers : int or None
-        Blocks one draft step runs [block]: a ``draft`` model's layers, one for an MTP module;
-        None where only a cost was given. The forecast charges each its per-layer time.
+        Blocks one draft step runs [block]: a ``draft`` model's layers, one module's blocks for
+        MTP; None where only a cost was given. The forecast charges each its per-layer time.
     draft_memory_bytes : int or float
         What the draft holds on one chip beside the target: a draft model's weights (at its
         own bits) and its cache and state of ``batch`` sequences at ``context``; the ``mtp``
@@ -583,8 +585,7 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
                 "params_extra_in_total", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
-                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_cost",
-                "draft_layers")
+                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_layers")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -593,7 +594,8 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "decode_flops_per_token": "decode_flops", "power_watts": "power",
                "scale_up_bandwidth": "up_link", "scale_out_bandwidth": "out_link",
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
-               "overlap": "overlapping", "allreduce_algorithm": "allreduce_used"}
+               "overlap": "overlapping", "allreduce_algorithm": "allreduce_used",
+               "draft_cost": "draft_cost_used"}
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
                if f.name not in INPUT_FIELDS}
@@ -805,20 +807,22 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
 
 
 #: Speculative workloads with a published acceptance rate: draft length, acceptance, and the
-#: draft step's cost (``"one block"``: one transformer block of the target's, relative to the
-#: target's stack), each with its source. Any other workload gives its acceptance explicitly.
+#: draft step's cost (``"module"``: what one step of the model's own module reads over what a
+#: plain step of the target reads, the plan's ``module_draft_cost``), each with its source. Any
+#: other workload gives its acceptance explicitly.
 #: ``module``: the module the model must declare for the workload to apply
 #: (:meth:`~llm_arithmetic.catalog.model.Model.has_mtp`), by one of the config fields
 #: ``module_fields``.
 SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
-    "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "one block",
+    "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "module",
             "module": "multi-token prediction",
             "module_fields": ("num_nextn_predict_layers", "mtp_num_hidden_layers",
                               "num_mtp_modules"),
             "source": "DeepSeek-V3 technical report (arXiv 2412.19437), section 5.4.3: the "
                       "second token's acceptance rate 'ranges between 85% and 90% across "
-                      "various generation topics' (the lower end taken); one MTP module, a "
-                      "single transformer block"},
+                      "various generation topics' (the lower end taken); a draft step runs "
+                      "one MTP module: its projection, its block(s) and the shared output "
+                      "head (section 2.2)"},
 }
 
 
@@ -901,6 +905,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     given by its cost alone nothing counted. A draft model is split over the replica's ``tp`` x
     ``pp`` chips as the target is, so those degrees must suit it too (:func:`draft_degrees`)."""
     draft_layers = None
+    step_blocks = None
     held = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
     if speculation is not None:
         if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
@@ -911,16 +916,21 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         draft_len = w["draft_len"] if draft_len is None else draft_len
         acceptance = w["acceptance"] if acceptance is None else acceptance
         if draft_cost is None and draft is None:
-            one_block = w["draft_cost"] == "one block"
-            draft_cost = 1 / m.n_layers if one_block else w["draft_cost"]
-            draft_layers = 1 if one_block else None
+            if w["draft_cost"] == "module":
+                # the plan prices one module's step (module_draft_cost) from its blocks
+                layers = m.mtp_step_layers()
+                step_blocks = stack_blocks(layers) if layers else None
+                draft_layers = sum(run.count for run in layers) or None
+            else:
+                draft_cost = w["draft_cost"]
         if draft is None and w.get("module"):
             held = draft_memory_inputs(m, module=True)
     if draft_len is None:
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
         return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None,
-                    draft_weight_bytes=None, draft_params=None, draft_blocks=None)
+                    draft_step_blocks=None, draft_weight_bytes=None, draft_params=None,
+                    draft_blocks=None)
     draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
@@ -942,11 +952,12 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         draft_layers = draft.n_layers
         held = draft_memory_inputs(draft, weights=(at or {}).get("weights"),
                                    bits_weight=(at or {}).get("bits_weight"))
-    draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
-    if not 0 <= draft_cost < math.inf:
-        raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
+    if draft_cost is not None or step_blocks is None:
+        draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
+        if not 0 <= draft_cost < math.inf:
+            raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
-                draft_layers=draft_layers, **held)
+                draft_layers=draft_layers, draft_step_blocks=step_blocks, **held)
 
 
 #: What to give instead of a module the workload cannot use (the end of its refusals).

@@ -136,14 +136,19 @@ def speculation_data(m: Any) -> dict[str, dict[str, Any]]:
     (:func:`~llm_arithmetic.estimate.speculative_inputs` with ``speculation=name`` and nothing
     else: the workload's draft length and acceptance, its draft's cost, blocks and what it holds,
     the MTP module's parameters and blocks for ``mtp``), the draft's blocks as runs
-    (``draft_runs``, :func:`_runs`'s form, which the page groups as it groups the stack); a
+    (``draft_runs``, :func:`_runs`'s form, which the page groups as it groups the stack) and
+    those of the one module a draft step runs (``draft_step_runs``: the ``mtp`` workload's
+    cost, None, is the plan's, from them and the page's workload); a
     workload the model refuses is left out. The page overrides the draft length and the
     acceptance as :func:`~llm_arithmetic.estimate.speculative_inputs` does.
 
     >>> from llm_arithmetic.catalog.model_catalog import CATALOG
     >>> d = speculation_data(CATALOG["deepseek-v3"].model)["mtp"]
-    >>> d["draft_len"], d["acceptance"], d["draft_layers"], d["draft_params"]
-    (1, 0.85, 1, 13463426304)
+    >>> d["draft_len"], d["acceptance"], d["draft_layers"], d["draft_params"], d["draft_cost"]
+    (1, 0.85, 1, 13463426304, None)
+    >>> [r["count"] for r in speculation_data(CATALOG["nemotron-3-super"].model)["mtp"][
+    ...     "draft_step_runs"]]
+    [1, 1]
     >>> d["draft_runs"][0]["count"], speculation_data(CATALOG["llama-3-8b"].model)
     (1, {})
     """
@@ -154,11 +159,14 @@ def speculation_data(m: Any) -> dict[str, dict[str, Any]]:
         except InputError:
             continue
         # where Python gives the module's blocks, their runs (the page groups them as
-        # stack_blocks does)
+        # stack_blocks does): every module's, for what the draft holds, and the one module a
+        # draft step runs, whose step the plan prices (module_draft_cost)
         layers = [run for x in m.extras if x.name == "multi-token prediction"
                   for run in x.layers]
         spec["draft_runs"] = (_runs(layers, m.d_model) if spec.pop("draft_blocks") is not None
                               else None)
+        spec["draft_step_runs"] = (_runs(list(m.mtp_step_layers()), m.d_model)
+                                   if spec.pop("draft_step_blocks") is not None else None)
         out[name] = spec
     return out
 

@@ -588,8 +588,10 @@ class Extra:
     ``in_total`` says whether the model's published total counts them (Gemma 3's vision tower:
     yes, the checkpoint's count; DeepSeek-V3's MTP module: no, the paper's 671B leaves it out).
     ``layers``: the blocks of a multi-token-prediction module, as runs of :class:`Layers`
-    (every module's), whose cache and state speculation with the module keeps beside the
-    target's; () where the reader gives none. A decoded token reads none of them, except one
+    (every module's, one module's after another), whose cache and state speculation with the
+    module keeps beside the target's; () where the reader gives none. ``modules``: how many
+    modules ``layers`` holds, each the same number of runs (a draft step runs one,
+    :meth:`Model.mtp_step_layers`). A decoded token reads none of them, except one
     marked ``read``: a part outside the stack that every token runs (DeepSeek-V4's
     hyper-connection head). Such a part counts in the
     total, the active parameters and what a decode step reads, and its ``matmul`` weights in
@@ -603,10 +605,15 @@ class Extra:
     read: bool = False
     matmul: int = 0
     layers: tuple = ()
+    modules: int = 1
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
         _check_int(self.name, "matmul", self.matmul, minimum=0)
+        _check_int(self.name, "modules", self.modules, minimum=1)
+        if len(self.layers) % self.modules:
+            raise ConfigError(f"{self.name}: {len(self.layers)} runs of blocks cannot be "
+                              f"{self.modules} modules of the same number")
         if self.read and not self.in_total:
             raise ConfigError(f"{self.name}: an extra every token reads is part of the "
                               "decoder: it must be counted in the total (in_total)")
@@ -728,6 +735,22 @@ class Model:
         that name) or declared alone (:attr:`mtp_modules`)."""
         return bool(self.mtp_modules) or any(x.name == "multi-token prediction"
                                              for x in self.extras)
+
+    def mtp_step_layers(self) -> tuple:
+        """The blocks one draft step of the multi-token-prediction module runs, as runs of
+        :class:`Layers`: one module's (the first; a draft step runs one module), () where the
+        reader gives none.
+
+        >>> from llm_arithmetic.catalog.model_catalog import get_model
+        >>> [r.count for r in get_model("nemotron-3-super").mtp_step_layers()]
+        [1, 1]
+        >>> len(get_model("step-3.7-flash").mtp_step_layers())
+        1
+        """
+        for x in self.extras:
+            if x.name == "multi-token prediction" and x.layers:
+                return x.layers[:len(x.layers) // x.modules]
+        return ()
 
     # ---- constructors ---------------------------------------------------------------------
     @classmethod
@@ -948,7 +971,8 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
-            acceptance=None, draft_cost=None, draft_layers=None, draft_weight_bytes=None,
+            acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,
+            draft_weight_bytes=None,
             draft_params=None, draft_blocks=None, forecast_decode=None,
             forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS}))

@@ -1149,7 +1149,7 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
            + head)
     return (Extra("multi-token prediction", modules * per, False, note,
-                  layers=tuple(blocks) * modules),)
+                  layers=tuple(blocks) * modules, modules=modules),)
 
 
 def _indexer(r: _Reader) -> dict[str, int]:
@@ -1371,7 +1371,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     return dict(kw, extras=(head,) + ((Extra(
         "multi-token prediction", sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
         "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
-        layers=tuple(run for x in mtp for run in x.layers)),) if mtp else ()))
+        layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp)),) if mtp else ()))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------

@@ -296,7 +296,7 @@ draft_len = _sym("draft_len", r"\gamma", "tokens drafted per speculative step")
 draft_cost = _sym("draft_cost", "c_{d}", "time of one draft step relative to one target step",
                   "1", _NONNEG_REAL)
 draft_layers = _sym("draft_layers", "L_{d}", "transformer blocks one draft step runs (a draft "
-                    "model's stack, one block for an MTP module)", "block", _NONNEG)
+                    "model's stack, one module's blocks for MTP)", "block", _NONNEG)
 prefix = _sym("prefix", "T_{p}", "prompt tokens shared by requests (a cached prefix)", "token",
               _NONNEG)
 price_per_hour = _sym("price_per_hour", "c_{h}", "price of one chip for one hour", "USD/h",

@@ -21,7 +21,9 @@ recurrent matrix's, None for the bits the checkpoint keeps it in); the chip (``c
 ``chip_capacity``, ``chip_power``, ``chip_peaks``, ``chip_interconnect``, ``chip_vendor``) and what
 the caller gave instead (``given_bandwidth``, ``given_peak_flops``, ``given_capacity``,
 ``given_power``, ``given_link_bandwidth``); the limits ``context_limit`` and ``crossing_limit``;
-speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation) and
+speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation),
+``draft_step_blocks`` (the blocks of the model's own module a draft step runs, whose step the plan
+prices where no ``draft_cost`` is given; None: no module) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
 multi-token-prediction module's parameters; ``draft_blocks``: the draft's stack, for its cache;
 None: nothing counted); the
@@ -670,8 +672,37 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
             "yields on average"), "draft_len"),
     guard(op("verify_positions", "add", "positions of each sequence the verify step runs",
              plus=["draft_len", LIT(1)]), "draft_len"),
-    op("draft_cost_used", "first", "a draft step's time relative to a plain step (none: free)",
-       of=["draft_cost", LIT(0)]),
+    # The model's own multi-token-prediction module as the draft (the mtp workload,
+    # draft_step_blocks: the blocks of the one module a draft step runs). Its step reads the
+    # module's two input norms and the projection of their concatenation (2d x d, DeepSeek-V3's
+    # eh_proj), its blocks (a mixture's experts as the batch routes them) with their cache of
+    # the batch, and the output head with its norm (the target's own, or the copy a checkpoint
+    # stores), gathering one embedding row: a plain step through the module's blocks, plus the
+    # projection. Its cost is that over a plain step of the target, at the call's bits and
+    # batch, at the context TPOT bounds (the request's mean decode context with a prompt, as a
+    # draft model's cost is its bound over the target's there).
+    guard(op("module_width", "add", "d + 1", plus=["d_model", LIT(1)]), "draft_step_blocks"),
+    guard(op("module_input_params", "mul", "the module's two input norms and its projection "
+             "of the two: 2d(d + 1)", of=[LIT(2), "d_model", "module_width"]),
+          "draft_step_blocks"),
+    guard(f("module_input_bytes", "weight_bytes", "their bytes, at the bits of the target's "
+            "weights", n_params="module_input_params", bits_weight="bits_default"),
+          "draft_step_blocks"),
+    guard(op("module_stack_step_bytes", "at", "bytes of a step of the batch through the "
+             "module's blocks: the output head and its norm, one embedding row, the blocks' "
+             "weights and their cache", target="decode_step_bytes",
+             **{"with": {"blocks": "draft_step_blocks", "context": "serving_context"}}),
+          "draft_step_blocks"),
+    guard(op("module_step_bytes", "add", "bytes one draft step of the module reads",
+             plus=["module_stack_step_bytes", "module_input_bytes"]), "draft_step_blocks"),
+    guard(op("target_step_bytes_serving", "at", "bytes a plain step of the batch reads at "
+             "that context", target="decode_step_bytes",
+             **{"with": {"context": "serving_context"}}), "draft_step_blocks"),
+    guard(op("module_draft_cost", "div", "a module step's cost: its bytes over a plain step's",
+             of=["module_step_bytes", "target_step_bytes_serving"]), "draft_step_blocks"),
+    guard(op("draft_cost_used", "first", "a draft step's time relative to a plain step (given, "
+             "else the module's; none: free)", of=["draft_cost", "module_draft_cost", LIT(0)]),
+          "draft_len"),
     op("verify_step_flops", "mul", "FLOPs of the verify step of the batch",
        of=["decode_step_flops", "verify_positions"]),
     guard(op("verify_tokens", "mul", "tokens the verify step runs: k + 1 positions of each "
@@ -986,7 +1017,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "chip_interconnect", "chip_vendor",
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
-          "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_weight_bytes",
+          "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
+          "draft_weight_bytes",
           "draft_params", "draft_blocks", "forecast_decode",
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",

@@ -110,13 +110,14 @@ const Estimate = (function () {
   // link_latency, as estimate()'s keywords; speculative decoding: opts.speculation (a named
   // workload: "mtp", the model's own module), draft_len, acceptance, draft_cost, draft (a
   // catalog key or a model object), as estimate.speculative_inputs takes and checks them.
-  // Returns the plan's speculative inputs: the draft's length, acceptance, cost and blocks run
-  // per step, and what it holds (draft_weight_bytes, draft_params, draft_blocks).
+  // Returns the plan's speculative inputs: the draft's length, acceptance, cost (null for a
+  // module's: the plan's) and blocks run per step, and what it holds (draft_weight_bytes, draft_params, draft_blocks).
   function speculative(m, chip, o) {
     let draftLen = o.draft_len ?? null;
     let acceptance = o.acceptance ?? null;
     let draftCost = o.draft_cost ?? null;
     let draftLayers = null;
+    let stepBlocks = null;  // the module's blocks a draft step runs (the plan prices its step)
     const draft = o.draft ?? null;
     let held = {draft_weight_bytes: null, draft_params: null, draft_blocks: null};
     if (o.speculation !== null && o.speculation !== undefined) {
@@ -141,6 +142,7 @@ const Estimate = (function () {
       if (draftCost === null && draft === null) {
         draftCost = own.draft_cost;
         draftLayers = own.draft_layers;
+        stepBlocks = own.draft_step_runs ? Plan.blocksOf(own.draft_step_runs) : null;
       }
       if (draft === null && w.module) {
         held = {draft_weight_bytes: own.draft_weight_bytes, draft_params: own.draft_params,
@@ -151,7 +153,8 @@ const Estimate = (function () {
       if (acceptance !== null || draftCost !== null || draft !== null) {
         throw new Error("draft_len: speculative decoding needs the draft length");
       }
-      return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null, ...held};
+      return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
+        draft_step_blocks: null, ...held};
     }
     draftLen = count("draft_len", draftLen);
     if (acceptance === null) {
@@ -190,13 +193,16 @@ const Estimate = (function () {
       held = {draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
         draft_params: null, draft_blocks: Plan.modelInputs(d).blocks};
     }
-    const cost = draftCost;
-    draftCost = draftCost === null ? 0 : Number(draftCost);
-    if (!(draftCost >= 0 && draftCost < Infinity)) {
-      throw new Error(`draft_cost must be non-negative, got ${cost}`);
+    // a module's cost (none given) is the plan's: what its step reads over a plain step's
+    if (draftCost !== null || stepBlocks === null) {
+      const cost = draftCost;
+      draftCost = draftCost === null ? 0 : Number(draftCost);
+      if (!(draftCost >= 0 && draftCost < Infinity)) {
+        throw new Error(`draft_cost must be non-negative, got ${cost}`);
+      }
     }
     return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: draftLayers,
-      ...held};
+      draft_step_blocks: stepBlocks, ...held};
   }
 
   // the forecast's chip class of a chip (its kind's; "*" for a custom chip or a kind no class
