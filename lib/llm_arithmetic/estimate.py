@@ -30,7 +30,7 @@ from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_
                               compute_precision, mix_bits, mix_parts,
                               plan_format)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
-from .catalog.model import Model, stack_blocks
+from .catalog.model import MTP_EXTRA, Model, stack_blocks
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
@@ -815,7 +815,7 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
 #: ``module_fields``.
 SPECULATIVE_WORKLOADS: dict[str, dict[str, Any]] = {
     "mtp": {"draft_len": 1, "acceptance": 0.85, "draft_cost": "module",
-            "module": "multi-token prediction",
+            "module": MTP_EXTRA,
             "module_fields": ("num_nextn_predict_layers", "mtp_num_hidden_layers",
                               "num_mtp_modules"),
             "source": "DeepSeek-V3 technical report (arXiv 2412.19437), section 5.4.3: the "
@@ -1011,9 +1011,8 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
     (None, 13463426304, 1)
     """
     if module:
-        mtp = [x for x in model.extras if x.name == "multi-token prediction"]
-        params = sum(x.params for x in mtp if not x.in_total)
-        layers = [run for x in mtp for run in x.layers]
+        params = sum(x.params for x in model.mtp_extras() if not x.in_total)
+        layers = model.mtp_layers()
         return dict(draft_weight_bytes=None, draft_params=params or None,
                     draft_blocks=stack_blocks(layers) if layers else None)
     w = model.plan.child(**weight_inputs(model, weights, bits_weight)).get("weight_bytes")

@@ -161,10 +161,8 @@ def speculation_data(m: Any) -> dict[str, dict[str, Any]]:
         # where Python gives the module's blocks, their runs (the page groups them as
         # stack_blocks does): every module's, for what the draft holds, and the one module a
         # draft step runs, whose step the plan prices (module_draft_cost)
-        layers = [run for x in m.extras if x.name == "multi-token prediction"
-                  for run in x.layers]
-        spec["draft_runs"] = (_runs(layers, m.d_model) if spec.pop("draft_blocks") is not None
-                              else None)
+        spec["draft_runs"] = (_runs(list(m.mtp_layers()), m.d_model)
+                              if spec.pop("draft_blocks") is not None else None)
         spec["draft_step_runs"] = (_runs(list(m.mtp_step_layers()), m.d_model)
                                    if spec.pop("draft_step_blocks") is not None else None)
         out[name] = spec

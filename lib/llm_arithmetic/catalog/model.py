@@ -43,7 +43,7 @@ from .format_compute import plan_format
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "Layers", "Extra",
-           "Model", "ConfigError"]
+           "MTP_EXTRA", "Model", "ConfigError"]
 
 
 def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
@@ -580,6 +580,11 @@ class _Norms:
     hc: int = 0
 
 
+#: The name of the :class:`Extra` that holds a model's multi-token-prediction modules (every
+#: reader that counts them names it so; :meth:`Model.mtp_extras` finds it by this name).
+MTP_EXTRA = "multi-token prediction"
+
+
 @record
 class Extra:
     """Parameters a checkpoint holds besides the decoder (a vision tower, a multi-token
@@ -733,8 +738,18 @@ class Model:
     def has_mtp(self) -> bool:
         """Whether the config declares a multi-token-prediction module: counted (an extra of
         that name) or declared alone (:attr:`mtp_modules`)."""
-        return bool(self.mtp_modules) or any(x.name == "multi-token prediction"
-                                             for x in self.extras)
+        return bool(self.mtp_modules) or bool(self.mtp_extras())
+
+    def mtp_extras(self) -> tuple:
+        """The :class:`Extra` that count the model's multi-token-prediction modules (named
+        :data:`MTP_EXTRA`); () where the reader counts none."""
+        return tuple(x for x in self.extras if x.name == MTP_EXTRA)
+
+    def mtp_layers(self) -> tuple:
+        """Every multi-token-prediction module's blocks, as runs of :class:`Layers` (what the
+        modules hold); () where the reader gives none. One draft step runs one module's:
+        :meth:`mtp_step_layers`."""
+        return tuple(run for x in self.mtp_extras() for run in x.layers)
 
     def mtp_step_layers(self) -> tuple:
         """The blocks one draft step of the multi-token-prediction module runs, as runs of
@@ -747,8 +762,8 @@ class Model:
         >>> len(get_model("step-3.7-flash").mtp_step_layers())
         1
         """
-        for x in self.extras:
-            if x.name == "multi-token prediction" and x.layers:
+        for x in self.mtp_extras():
+            if x.layers:
                 return x.layers[:len(x.layers) // x.modules]
         return ()
 

@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
-from .model import MLP, Attention, Extra, GatedDeltaNet, KimiDeltaAttention, Layers, Mamba2, Model
+from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
+                    Layers, Mamba2, Model)
 from .quantization import Scheme, deepseek_v4_scheme, find_scheme, native_bits
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
@@ -1148,7 +1149,7 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     tables = 2 if own_embeddings else 1 if own_head else 0
     per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
            + head)
-    return (Extra("multi-token prediction", modules * per, False, note,
+    return (Extra(MTP_EXTRA, modules * per, False, note,
                   layers=tuple(blocks) * modules, modules=modules),)
 
 
@@ -1369,7 +1370,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     mtp = [_mtp(kw, 1, [Layers(1, attention(V4_RATIO_TYPES[x]), mlp=moe, norms=2, hc=hc)],
                 "", own_embeddings=False, head=head.params)[0] for x in ratios]
     return dict(kw, extras=(head,) + ((Extra(
-        "multi-token prediction", sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
+        MTP_EXTRA, sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
         "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
         layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp)),) if mtp else ()))
 
