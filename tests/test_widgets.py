@@ -78,6 +78,15 @@ def page(book_report):
                        f"{time.monotonic() - started:.1f} s")
 
 
+def mount(page, html):
+    """Replace the page's body with ``html`` (widget containers) and mount its widgets, as the
+    book's script does on load."""
+    page.evaluate("""(html) => {
+      document.body.innerHTML = html;
+      window.LLMArithmetic.mountAll();
+    }""", html)
+
+
 # ---- every formula ------------------------------------------------------------------------
 def _draws(f, n):
     from test_formulas import _args  # the admissible draws of the symbolic == numeric test
@@ -339,12 +348,9 @@ def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_t
     shown = {}
     for name, context, batch in (("deepseek-v4-flash", 131072, 1),
                                  ("deepseek-v4-flash", 5000, 3), ("llama-3.1-8b", 4096, 1)):
-        page.evaluate("""([name, context, batch]) => {
-          document.body.innerHTML = `<div data-llm-widget="estimate" data-model="${name}"
-            data-chip="h200" data-kv="fp16" data-context="${context}" data-batch="${batch}"
-            data-show="kv_cache_bytes_per_token,kv_cache_bytes"></div>`;
-          window.LLMArithmetic.mountAll();
-        }""", [name, context, batch])
+        mount(page, f"""<div data-llm-widget="estimate" data-model="{name}"
+            data-chip="h200" data-kv="fp16" data-context="{context}" data-batch="{batch}"
+            data-show="kv_cache_bytes_per_token,kv_cache_bytes"></div>""")
         out = page.locator('output[data-key="kv_cache_bytes_per_token"]')
         shown[name, context] = (out.inner_text(), out.get_attribute("data-template"),
                                 out.get_attribute("data-args"))
@@ -388,12 +394,9 @@ def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
     shown = {}
     for name, context in (("deepseek-v4-flash", 4096), ("deepseek-v4-flash", 131072),
                           ("mistral-7b", 8192)):
-        page.evaluate("""([name, context]) => {
-          document.body.innerHTML = `<div data-llm-widget="estimate" data-model="${name}"
-            data-chip="h200" data-kv="fp16" data-context="${context}" data-batch="1"
-            data-show="attended_context"></div>`;
-          window.LLMArithmetic.mountAll();
-        }""", [name, context])
+        mount(page, f"""<div data-llm-widget="estimate" data-model="{name}"
+            data-chip="h200" data-kv="fp16" data-context="{context}" data-batch="1"
+            data-show="attended_context"></div>""")
         shown[name, context] = page.evaluate(read)
         e = estimate(name, hardware="h200", bits_kv="fp16", context=context)
         label, value = _attended_row(SimpleNamespace(**e.as_dict()), get_model(name))
@@ -412,12 +415,9 @@ def test_the_calculators_name_compressed_attentions_rows_as_describe_does(page):
         "attended rows (window, compressed)",
         "854 per layer on average: 128 window tokens, 726 compressed entries"]
     # the label follows the model: V4 chosen in the widget's own select, then another model
-    page.evaluate("""() => {
-      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="mistral-7b"
+    mount(page, """<div data-llm-widget="estimate" data-model="mistral-7b"
         data-chip="h200" data-kv="fp16" data-context="131072" data-batch="1"
-        data-show="attended_context"></div>`;
-      window.LLMArithmetic.mountAll();
-    }""")
+        data-show="attended_context"></div>""")
     labels = []
     for name in ("deepseek-v4-flash", "mistral-7b"):
         page.select_option('select[data-control="model"]', name)
@@ -702,15 +702,12 @@ def test_the_generic_widget_takes_its_options_from_the_page(page):
     views from data-* attributes; its numbers and markers are Python's."""
     from test_browser_widgets import READ_WIDGET, check_widget
 
-    page.evaluate("""() => {
-      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="mixtral-8x7b"
+    mount(page, """<div data-llm-widget="estimate" data-model="mixtral-8x7b"
         data-chip="h200" data-weights="fp8" data-kv="fp8" data-context="32768"
         data-batch="16" data-controls="model,chip,batch" data-plots="batching,kv,roofline"
         data-show="decode_seconds_per_token,throughput_tokens_per_second,max_batch,fits,
                    critical_batch_size,kv_cache_bytes,step_intensity"></div>
-        <div data-llm-widget="no-such-widget"></div>`;
-      window.LLMArithmetic.mountAll();
-    }""")
+        <div data-llm-widget="no-such-widget"></div>""")
     el = page.locator('[data-llm-widget="estimate"]')
     r = el.evaluate(READ_WIDGET)
     assert r["state"]["model"] == "mixtral-8x7b" and r["state"]["context"] == 32768
@@ -739,12 +736,9 @@ def test_the_explorer_shows_no_speed_for_a_setup_that_does_not_fit(page):
     rows_js = """(el) => Object.fromEntries([...el.querySelectorAll('tr[data-row]')]
       .map((tr) => [tr.dataset.row, tr.querySelector('td').textContent]))"""
     for model, chip, fits in (("deepseek-v3", "h200", False), ("llama-3-8b", "h100-sxm", True)):
-        page.evaluate("""([model, chip]) => {
-          document.body.innerHTML = `<div data-llm-widget="explorer" data-model="${model}"
-            data-chip="${chip}" data-weights="fp16" data-kv="fp16" data-context="4096"
-            data-batch="1"></div>`;
-          window.LLMArithmetic.mountAll();
-        }""", [model, chip])
+        mount(page, f"""<div data-llm-widget="explorer" data-model="{model}"
+            data-chip="{chip}" data-weights="fp16" data-kv="fp16" data-context="4096"
+            data-batch="1"></div>""")
         el = page.locator('[data-llm-widget="explorer"]')
         rows = el.evaluate(rows_js)
         e = explore(model, chip, "fp16", "fp16", 4096, 1)
@@ -922,8 +916,7 @@ def test_the_serving_widget_follows_its_controls(page):
     from test_browser_widgets import READ_WIDGET, check_widget, move_control, moves_for
 
     page.set_viewport_size({"width": 800, "height": 900})
-    page.evaluate("""() => {
-      document.body.innerHTML = `<div data-llm-widget="serving"></div>
+    mount(page, """<div data-llm-widget="serving"></div>
         <div data-llm-widget="estimate" data-model="mixtral-8x7b" data-chip="h200"
           data-tp="4" data-prompt="4096" data-generate="512" data-batch="32" data-price="3"
           data-controls="model,chip,tp,prompt,generate,batch,price"
@@ -931,9 +924,7 @@ def test_the_serving_widget_follows_its_controls(page):
                      tokens_per_second_per_chip,cost_per_million_tokens,
                      energy_joules_per_token,allreduce_seconds_per_token,serving_context,
                      n_chips,link_bandwidth,memory_per_chip_bytes,fits_per_chip,
-                     max_batch_per_replica" data-plots="frontier"></div>`;
-      window.LLMArithmetic.mountAll();
-    }""")
+                     max_batch_per_replica" data-plots="frontier"></div>""")
     problems = []
     for name in ("serving", "estimate"):
         el = page.locator(f'[data-llm-widget="{name}"]')
@@ -1138,13 +1129,10 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
     from test_browser_widgets import READ_WIDGET, check_widget, move_control
 
     page.set_viewport_size({"width": 800, "height": 900})
-    page.evaluate("""() => {
-      document.body.innerHTML = `<div data-llm-widget="serving" data-model="deepseek-v3"
+    mount(page, """<div data-llm-widget="serving" data-model="deepseek-v3"
           data-chip="h200" data-tp="8" data-batch="64"></div>
         <div data-llm-widget="estimate" data-model="deepseek-v3" data-chip="h200"
-          data-speculation="mtp"></div>`;
-      window.LLMArithmetic.mountAll();
-    }""")
+          data-speculation="mtp"></div>""")
     el = page.locator('[data-llm-widget="serving"]')
     offered = lambda: el.evaluate("""(el) => [...el.querySelector(  // noqa: E731
       '[data-control="speculation"]').options].map((o) => o.value)""")
@@ -1348,11 +1336,8 @@ def test_a_custom_chip_starts_at_the_peak_the_estimate_takes(page):
     330.3 TFLOP/s (NVIDIA's Ada whitepaper; its fp16 key holds the fp32-accumulate 165.2)."""
     from test_browser_widgets import READ_WIDGET
 
-    page.evaluate("""() => {
-      document.body.innerHTML = `<div data-llm-widget="estimate" data-model="llama-3-8b"
-        data-chip="rtx-4090" data-weights="fp16" data-controls="model,chip"></div>`;
-      window.LLMArithmetic.mountAll();
-    }""")
+    mount(page, """<div data-llm-widget="estimate" data-model="llama-3-8b"
+        data-chip="rtx-4090" data-weights="fp16" data-controls="model,chip"></div>""")
     el = page.locator('[data-llm-widget="estimate"]')
     el.locator('[data-control="chip"]').select_option("custom")
     state = el.evaluate(READ_WIDGET)["state"]
