@@ -1071,12 +1071,9 @@ def _attended_row(e: Any, model: Any = None) -> tuple[str, str]:
     from .plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT  # the page's, too
 
     if model is None or not model.has_compressed_attention:
-        # a sparse-attention indexer (DeepSeek's top-k tokens, MiniMax's top-k blocks) selects
-        # positions beyond any window: the label says so
-        selects = model is not None and any(
-            run.attention is not None and (run.attention.index_topk or run.attention.index_block)
-            for run in model.layers)
-        return ("attended context (windows, selected)" if selects
+        # an indexer selects positions beyond any window: the label says so
+        return ("attended context (windows, selected)"
+                if model is not None and model.has_sparse_indexer
                 else "attended context (windows)",
                 f"{float(e.attended_context):,.0f} tokens per layer")
     attn = [(run.count, run.attention) for run in model.layers if run.attention is not None]

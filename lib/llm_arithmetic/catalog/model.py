@@ -837,6 +837,15 @@ class Model:
         attention's refuse."""
         return any(run.attention is not None and run.attention.o_groups for run in self.layers)
 
+    @property
+    def has_sparse_indexer(self) -> bool:
+        """Some block's attention has an indexer that selects the positions it attends:
+        DeepSeek Sparse Attention's top-k tokens (``index_topk``) or MiniMax Sparse
+        Attention's top-k blocks (``index_block``), beyond any window."""
+        return any(run.attention is not None
+                   and (run.attention.index_topk or run.attention.index_block)
+                   for run in self.layers)
+
     def _runs_with(self, part: str) -> list[Layers]:
         return [run for run in self.layers if getattr(run, part) is not None]
 
