@@ -26,7 +26,7 @@ from typing import Any
 
 # Eager: the function `estimate` must win over the submodule of the same name, which the
 # import system would otherwise bind to this attribute once anything imports it.
-from .estimate import ContextWarning, Estimate, Sweep, estimate, frontier, sweep
+from .estimate import ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep
 
 __version__ = "0.2.0"
 
@@ -46,8 +46,8 @@ _EXPORTS = {
     "engine_view": "engine", "EngineView": "engine",
 }
 
-__all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "Sweep", "estimate", "frontier",
-                              "sweep", "__version__"]
+__all__ = sorted(_EXPORTS) + ["ContextWarning", "Estimate", "FileTypeWarning", "Sweep",
+                              "estimate", "frontier", "sweep", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

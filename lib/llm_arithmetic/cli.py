@@ -199,7 +199,9 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--price-per-hour", type=_price, metavar="X",
                    help="price of one chip for one hour in USD, for every chip searched")
     c.add_argument("--weights", metavar="FORMATS",
-                   help="comma-separated weight formats (default: bf16,fp8,int4-g128)")
+                   help="comma-separated weight formats or llama.cpp file types, as describe "
+                        "--weights names them (mostly_q4_0: the Q4_0 file; q4_0: the block "
+                        "format) (default: bf16,fp8,int4-g128)")
     c.add_argument("--prompt", type=_tokens, default=1024, metavar="N",
                    help="prompt tokens of a request (default 1024)")
     c.add_argument("--generate", type=_tokens, default=256, metavar="N",
@@ -328,8 +330,12 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
     w.add_argument("--weights", metavar="FORMAT",
                    help="weight format: fp32, fp16, bf16, fp8, int8, int4, int4-g128, nvfp4 "
                         "(4.5 bits), mxfp4 (4.25), q8_0 (8.5), q4_0 (4.5), q4_k, q6_k, ..., or a "
-                        "llama.cpp file type (q4_k_m, q5_k_m, q3_k_m, ...: bits computed per "
-                        "tensor for the model); default: as the checkpoint ships, tensor by "
+                        "llama.cpp file type, bits computed per tensor for the model, named as "
+                        "llama.cpp's enum names it (mostly_q4_0, mostly_q8_0, mostly_q6_k, "
+                        "mostly_q2_k, mostly_q4_k_m, ...; q4_k_m, q5_k_m, q3_k_m and the other "
+                        "names that are no block format also without mostly_; q4_0, q8_0, q6_k "
+                        "and q2_k alone are the block formats, every weight at their bits); "
+                        "default: as the checkpoint ships, tensor by "
                         "tensor from its quantization_config (its fp8 blocks, MXFP4, NVFP4 or "
                         "int groups and the modules it keeps at 16 bits; 16 bits without "
                         "one), computed "

@@ -47,8 +47,8 @@ from . import numeric as N
 from .core.errors import InputError
 from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, resolve_model,
-                       serving_argument, speculative_inputs, warn_past_trained_context,
-                       weight_bits)
+                       serving_argument, speculative_inputs, warn_block_format,
+                       warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -216,6 +216,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
             raise InputError(f"{label} must be a positive number of seconds, got {v!r:.40}")
     for fmt in weights:  # a format the library does not know is an error, not a skipped point
         weight_bits(m, fmt)
+        # said once here: the search's own estimates run with warnings off
+        warn_block_format(m, fmt, stacklevel=2)
     # the request and the batch axis checked once here, as estimate checks them (an error at a
     # point would be skipped, or a bare TypeError before any point)
     prompt, generate = count_argument("prompt", prompt), generated_argument(generate)

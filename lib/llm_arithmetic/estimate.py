@@ -26,9 +26,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .catalog.formats import (BITS_PER_WEIGHT, MIXES, attention_precision, bits_per_weight,
-                              compute_precision, mix_bits, mix_parts,
-                              plan_format)
+from .catalog.formats import (BITS_PER_WEIGHT, FILE_TYPE_PREFIX, attention_precision,
+                              bits_per_weight, compute_precision, file_type, mix_bits,
+                              mix_parts, plan_format, shared_name)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import MTP_EXTRA, Model, stack_blocks
 from .catalog.model_catalog import MODELS, get_model
@@ -39,7 +39,8 @@ from .numeric._runtime import exact_result
 from .plan.interpreter import Evaluator
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
-           "LIMITS", "frontier", "weight_bits", "weight_inputs", "peak_for",
+           "FileTypeWarning", "block_format_note", "warn_block_format", "LIMITS", "frontier",
+           "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
            "draft_memory_inputs", "draft_degrees", "check_module",
@@ -66,6 +67,11 @@ _PLAUSIBLE_MIN = {"bandwidth": (1e6, "B/s", "GB/s: multiply by 1e9"),
 
 class ContextWarning(UserWarning):
     """A context beyond the one the model was trained for."""
+
+
+class FileTypeWarning(UserWarning):
+    """A weight-format name that is also a llama.cpp file type (``q4_0``), read as the block
+    format: :func:`block_format_note` says how to ask for the file."""
 
 
 #: Bits of a constant-state layer's convolution window (Mamba-2, Gated DeltaNet, KDA): the
@@ -459,9 +465,52 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
 def _file_type(weights: Any) -> Any:
     """The llama.cpp file type (:class:`~llm_arithmetic.catalog.formats.Mix`) that ``weights``
     names, or None (a format name, a number, or nothing): a name that is both, ``q8_0``,
-    is the format."""
-    key = weights.strip().lower() if isinstance(weights, str) else None
-    return None if key is None or key in BITS_PER_WEIGHT else MIXES.get(key)
+    is the format; ``mostly_q8_0`` is the file
+    (:func:`~llm_arithmetic.catalog.formats.file_type`)."""
+    return file_type(weights)
+
+
+def _bytes_text(b: float) -> str:
+    """A byte count for a note: three significant figures in MB or GB (10^6, 10^9 B)."""
+    return f"{b / 1e9:.3g} GB" if abs(b) >= 1e9 else f"{b / 1e6:.3g} MB" if abs(b) >= 1e6 \
+        else f"{b:,.0f} B"
+
+
+def block_format_note(model: Model, weights: Any) -> str | None:
+    """One line where ``weights`` is a bare name that is both a block format and a llama.cpp
+    file type (``q2_k``, ``q4_0``, ``q6_k``, ``q8_0``): it is read as the block format, every
+    weight at the block's bits, and ``mostly_`` + the name asks for the file llama.cpp writes,
+    whose rules type some tensors otherwise (a Q4_0 file's output head at Q6_K, its 1-D tensors
+    at F32), with the weight bytes the file adds for ``model`` (or a word that its tensors are
+    not modelled for it). None for any other name.
+
+    >>> block_format_note(get_model("llama-2-7b"), "Q4_0")
+    "'Q4_0' is read as the block format (every weight at 4.5 bits); the llama.cpp Q4_0 file, whose rules give some tensors other types, is mostly_q4_0 (34.7 MB more for llama-2-7b)"
+    >>> block_format_note(get_model("llama-2-7b"), "q4_k_m") is None
+    True
+    """
+    key = shared_name(weights)
+    if key is None:
+        return None
+    note = (f"{weights.strip()!r} is read as the block format (every weight at "
+            f"{float(BITS_PER_WEIGHT[key]):g} bits); the llama.cpp {key.upper()} file, whose "
+            f"rules give some tensors other types, is {FILE_TYPE_PREFIX}{key}")
+    try:
+        block, whole = (model.plan.child(**weight_inputs(model, w)).get("weight_bytes")
+                        for w in (key, FILE_TYPE_PREFIX + key))
+    except InputError:   # a family whose llama.cpp tensors are not modelled: no byte count
+        return f"{note} (its tensors are not modelled for {model.name})"
+    more = float(whole - block)
+    return (f"{note} ({_bytes_text(abs(more))} {'more' if more >= 0 else 'less'} for "
+            f"{model.name})")
+
+
+def warn_block_format(model: Model, weights: Any, stacklevel: int = 2) -> None:
+    """Warn (:class:`FileTypeWarning`, :func:`block_format_note`'s line) where ``weights`` is a
+    block format's name that is also a llama.cpp file type's."""
+    note = block_format_note(model, weights)
+    if note is not None:
+        warnings.warn(note, FileTypeWarning, stacklevel=stacklevel + 1)
 
 
 def weight_inputs(model: Model, weights: str | None = None,
@@ -787,6 +836,8 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
         warnings.warn(f"context {context:,} is beyond {m.name}'s trained context "
                       f"{m.trained_context:,} tokens", ContextWarning, stacklevel=3)
     warn_past_trained_context(m, prompt, generate, stacklevel=4)
+    if bits_weight is None:
+        warn_block_format(m, weights, stacklevel=3)
     kv_bits = bits_per_weight(bits_kv)
     if bits_ssm is not None:
         try:
@@ -1322,6 +1373,7 @@ def sweep(model: str | Path | Model, *, hardware: str | Hardware | Sequence[str 
             "seconds_per_token": "peak_seconds_per_token", "fits": "fits"}
     out = {k: np.empty(shape, dtype=bool if k == "fits" else float) for k in keys}
     for j, fmt in enumerate(formats):
+        warn_block_format(m, fmt)
         base = m.plan.child(
             context=ctx[:, None], batch=bat[None, :], **weight_inputs(m, fmt),
             weight_format=plan_format(fmt), bits_kv=kv_bits, bits_state=STATE_WINDOW_BITS,

@@ -26,7 +26,9 @@ It also applies the book's figure style (:data:`llm_arithmetic.book.plots.STYLE`
 the pixel size) as soon as Matplotlib's pyplot is imported (``plt`` imports it on first use, so
 that a notebook that draws nothing does not pay for it), and silences
 :class:`~llm_arithmetic.ContextWarning`: the chapters ask what-if questions beyond a model's
-trained context on purpose.
+trained context on purpose; and :class:`~llm_arithmetic.FileTypeWarning`: the chapters name the
+block formats (``q4_0``, every weight at 4.5 bits, as the articles assume), not llama.cpp's
+files of that type (``mostly_q4_0``).
 
 >>> import llm_arithmetic.book.prelude as prelude
 >>> sorted(set(prelude.__all__) - set(vars(prelude)))
@@ -41,7 +43,7 @@ import numpy as np
 import sympy as sp
 from IPython.display import Markdown, Math, display
 
-from ..estimate import ContextWarning, estimate, sweep
+from ..estimate import ContextWarning, FileTypeWarning, estimate, sweep
 from ..explain import explain
 from ..catalog.formats import bits_per_weight
 from ..catalog.hardware import HARDWARE, get_hardware
@@ -77,6 +79,7 @@ __all__ = [
 ]
 
 warnings.simplefilter("ignore", ContextWarning)
+warnings.simplefilter("ignore", FileTypeWarning)
 plots.use_style_when_imported()
 
 

@@ -12,14 +12,16 @@ __all__ = ["plan_format"]
 def plan_format(weight_format: object) -> dict[str, str | None] | None:
     """A named weight format as the plan's precision chain reads it: its compute precision and
     fallback, and the vendors on whose chips the kernels run at ``compute`` where the format
-    names any; a llama.cpp file type ("q4_k_m") reads as its default type (None for a number or
-    an unknown name).
+    names any; a llama.cpp file type ("q4_k_m", "mostly_q4_0") reads as its default type (None
+    for a number or an unknown name).
 
     >>> plan_format("fp8")
     {'compute': 'fp8', 'compute_fallback': 'fp16'}
     >>> plan_format(" Q4_0"), plan_format(4.5), plan_format("fp7")
     ({'compute': 'int8', 'compute_fallback': 'fp16', 'compute_vendors': ['AMD', 'NVIDIA']}, None, None)
     >>> plan_format("q4_k_m") == plan_format("q4_k")
+    True
+    >>> plan_format("mostly_q4_0") == plan_format("q4_0")
     True
     """
     from .compiled import load  # the catalog's formats, as formats.FORMATS reads them
@@ -28,7 +30,11 @@ def plan_format(weight_format: object) -> dict[str, str | None] | None:
         return None
     data = load("formats")
     key = weight_format.strip().lower()
-    if key not in data["formats"] and key in data["mixes"]:
+    # a file type as llama.cpp's enum names it (formats.FILE_TYPE_PREFIX, "mostly_")
+    mix = key.removeprefix("mostly_") if key.startswith("mostly_") else None
+    if mix in data["mixes"]:
+        key = data["mixes"][mix]["default"]
+    elif key not in data["formats"] and key in data["mixes"]:
         key = data["mixes"][key]["default"]
     f = data["formats"].get(key)
     if f is None:

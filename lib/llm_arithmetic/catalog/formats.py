@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # the model module imports the plan; formats is read without 
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
-           "mix_bits", "mix_parts"]
+           "mix_bits", "mix_parts", "FILE_TYPE_PREFIX", "file_type", "file_type_names",
+           "shared_name"]
 
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
 
@@ -120,14 +121,15 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
         try:
             value = to_fraction(float(key))
         except (ValueError, OverflowError):
-            if key in _mix_names():
+            if file_type(key) is not None:
                 raise InputError(f"{fmt[:40]!r} is a llama.cpp file type (a type per tensor): "
                                  "its bits per weight depend on the model; give it as weights= "
                                  "to estimate() or use mix_bits(model, name)") from None
             raise InputError(f"unknown weight format {fmt[:40]!r}"
-                             f"{did_you_mean(key, [*BITS_PER_WEIGHT, *_mix_names()])} (known: "
-                             f"{', '.join(BITS_PER_WEIGHT)}; llama.cpp file types, whose bits "
-                             f"depend on the model: {', '.join(_mix_names())})") from None
+                             f"{did_you_mean(key, [*BITS_PER_WEIGHT, *file_type_names()])} "
+                             f"(known: {', '.join(BITS_PER_WEIGHT)}; llama.cpp file types, "
+                             f"whose bits depend on the model: {', '.join(file_type_names())})"
+                             ) from None
     else:
         try:
             value = to_fraction(fmt)
@@ -140,10 +142,6 @@ def bits_per_weight(fmt: str | int | float | Fraction) -> Fraction:
         raise InputError(f"bits per weight must be at most {MAX_BITS} (fp64 is the widest "
                          f"format weights are stored in), got {float(value):g}")
     return value
-
-
-def _mix_names() -> tuple[str, ...]:
-    return tuple(MIXES)
 
 
 def _peak_steps(weight_format: str | None, bits: Fraction | None,
@@ -273,9 +271,64 @@ def _load_mixes(path: Path | None = None) -> dict[str, Mix]:
 
 
 #: llama.cpp file types by lower-case name. The names that are also block formats (``q2_k``,
-#: ``q6_k``, ``q4_0``, ``q8_0``) name the block format in ``weights=``; their mixes are reached
-#: with :func:`mix_bits`.
+#: ``q6_k``, ``q4_0``, ``q8_0``) name the block format in ``weights=``; the file types are
+#: named with :data:`FILE_TYPE_PREFIX` (``mostly_q4_0``, :func:`file_type`).
 MIXES: Mapping[str, Mix] = MappingProxyType(_load_mixes())
+
+#: The prefix that names a llama.cpp file type whatever else its name names, as llama.cpp's own
+#: enum spells its file types: ``LLAMA_FTYPE_MOSTLY_Q4_0`` (``mostly_q4_0``) is a Q4_0 file,
+#: whose output head llama.cpp writes at Q6_K and its 1-D tensors at F32, where ``q4_0`` is the
+#: block format, every weight at 4.5 bits. Every file type of :data:`MIXES` has such an enum
+#: name: ``enum llama_ftype`` in include/llama.h
+#: (https://github.com/ggml-org/llama.cpp/blob/3679b65db16ebaabba95a893c62eb6c4840e832c/include/llama.h),
+#: and ``llama_ftype_get_default_type`` in src/llama-quant.cpp at the commit formats.toml reads
+#: the rules at, which also names LLAMA_FTYPE_MOSTLY_MXFP4_MOE
+#: (https://github.com/ggml-org/llama.cpp/blob/007dbbf3fd17eefe9b47fee45f48f7ba5e62b714/src/llama-quant.cpp).
+FILE_TYPE_PREFIX = "mostly_"
+
+
+def file_type(name: object) -> Mix | None:
+    """The llama.cpp file type a weight-format name asks for (case-insensitive), or None: any
+    file type of :data:`MIXES` as llama.cpp's enum names it (``mostly_q4_0``,
+    ``mostly_q4_k_m``), and the bare name of one that is no block format (``q4_k_m``, the same
+    file as ``mostly_q4_k_m``). A bare name that is both (``q4_0``, :func:`shared_name`) is the
+    block format: None.
+
+    >>> file_type("MOSTLY_Q4_0").name, file_type("q4_k_m") == file_type("mostly_q4_k_m")
+    ('q4_0', True)
+    >>> file_type("q4_0"), file_type("mostly_q4_k"), file_type(4.5)
+    (None, None, None)
+    """
+    if not isinstance(name, str):
+        return None
+    key = name.strip().lower()
+    if key.startswith(FILE_TYPE_PREFIX):
+        return MIXES.get(key[len(FILE_TYPE_PREFIX):])
+    return None if key in BITS_PER_WEIGHT else MIXES.get(key)
+
+
+def shared_name(name: object) -> str | None:
+    """The lower-case name where ``name`` is both a block format and a llama.cpp file type
+    (``q2_k``, ``q4_0``, ``q6_k``, ``q8_0``): read as the block format, the file being
+    ``mostly_`` + it; else None.
+
+    >>> shared_name(" Q4_0"), shared_name("q4_k_m"), shared_name("mostly_q4_0")
+    ('q4_0', None, None)
+    """
+    key = name.strip().lower() if isinstance(name, str) else None
+    return key if key in BITS_PER_WEIGHT and key in MIXES else None
+
+
+def file_type_names() -> tuple[str, ...]:
+    """Every name that asks for a llama.cpp file type: ``mostly_`` + each of :data:`MIXES`, and
+    the bare names that are no block format.
+
+    >>> names = file_type_names()
+    >>> "mostly_q4_0" in names, "q4_k_m" in names, "q4_0" in names
+    (True, True, False)
+    """
+    return (*(FILE_TYPE_PREFIX + k for k in MIXES),
+            *(k for k in MIXES if k not in BITS_PER_WEIGHT))
 
 
 def _use_more_bits(i: int, n: int) -> bool:
@@ -315,6 +368,7 @@ def _quantized(mix: Mix, kind: str, i: int, n: int, *, n_gqa: int, n_experts: in
 def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     """Every tensor kind of ``model`` in a llama.cpp file of type ``mix``, per layer: (name,
     parameters, bits per weight), in file order. The parameters add up to the decoder's.
+    ``mix`` is a key of :data:`MIXES` or the same with :data:`FILE_TYPE_PREFIX` (``mostly_q4_0``).
 
     The rule is llama.cpp's ``llama_tensor_get_type`` as ``formats.toml`` documents it: the mix's
     default type, its rules for attn_v, ffn_down and attn_output, Q6_K for the output head (the
@@ -360,9 +414,10 @@ def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]
     from .model import GatedDeltaNet
 
     key = mix.strip().lower()
+    key = key[len(FILE_TYPE_PREFIX):] if key.startswith(FILE_TYPE_PREFIX) else key
     if key not in MIXES:
         raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
-                         f"(known: {', '.join(MIXES)})")
+                         f"(known: {', '.join(MIXES)}, each also as mostly_<type>)")
     m = MIXES[key]
     if model.family in _NOT_MODELLED:
         raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
