@@ -10,6 +10,8 @@ The engines' rules (read in their source):
   get_vocab_base: [PAD{i}] entries), so the count compared is vocab_size.
 - vLLM (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7 vllm/config/speculative.py,
   verify_equal_vocab_size_if_draft_model): a draft model's vocab_size must equal the target's.
+- SGLang (sgl-project/sglang@d0979b91f9e55721cb7606e38ae91fc67d4911dc
+  python/sglang/srt/speculative/standalone_worker.py): no test of the draft's vocabulary.
 
 Expected values come from the vendored config.json files (read here with json, not through
 the library's readers), the catalog's published parameter counts and the chip's capacity."""

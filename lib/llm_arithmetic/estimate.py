@@ -876,6 +876,9 @@ def check_draft(draft: Model, target: Model, engine: str | None = None) -> None:
     GGUF converter padding the token list to ``vocab_size``, while vLLM refuses any difference
     (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7 vllm/config/speculative.py,
     verify_equal_vocab_size_if_draft_model); with ``engine="vllm"`` that refusal is an error.
+    SGLang's draft-model worker checks neither (sgl-project/sglang@d0979b91f9e55721cb7606e38ae9
+    1fc67d4911dc python/sglang/srt/speculative/standalone_worker.py loads the draft with no
+    test of its vocabulary): the rule here is the tokenizer's, not one engine's.
     Equal sizes do not prove one tokenizer (Llama 2 and Mistral 7B both have 32,000 ids).
     A draft that reads at least as many parameters a decode step as the target costs at
     least a target step, so speculation cannot speed decoding up: a warning, not an error.
