@@ -465,7 +465,8 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
     c.add_argument("--draft", metavar="MODEL",
                    help="the draft model (catalog name or config.json): its cost is its decode "
                         "bound over the target's on one chip of the same kind, at the same "
-                        "formats and batch (with --prompt, per output token of the request)")
+                        "formats and batch (with --prompt, per output token of the request); "
+                        "its vocab_size must be within 128 of the target's (one tokenizer)")
 
 
 def _fraction_flag(text: str) -> float:
