@@ -116,12 +116,18 @@ def python_values(state) -> dict:
              step_intensity=float(step_flops) / float(e.decode_step_bytes),
              attained_flops=float(step_flops) / e.decode_seconds_per_token,
              compute_tokens_per_second=1 / e.decode_compute_seconds,
-             bound=f"{e.bound}-bound", fits="yes" if e.fits else "no",
-             fits_per_chip="yes" if e.fits_per_chip else "no",
+             bound=f"{e.bound}-bound", fits=_fit_text(e.fits, e.fits_without_draft),
+             fits_per_chip=_fit_text(e.fits_per_chip, e.fits_per_chip_without_draft),
              fit_flags={"fits": e.fits, "fits_per_chip": e.fits_per_chip},
              breakdown=m.decode_bytes_breakdown(e.context, _bits(state["weights"]),
                                                 _bits(state["kv"])))
     return d
+
+
+def _fit_text(fits, without_draft):
+    """The page's fit row: yes, no, or, where only the draft does not fit beside the target,
+    that (describe's 'without the draft it fits')."""
+    return "yes" if fits else "no: with the draft; yes without it" if without_draft else "no"
 
 
 def _bits(fmt):
@@ -347,7 +353,11 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("price", "fill", "3.5"), ("runtime", "select", ["llama.cpp", "exllamav2"]),
              ("speculation", "select", ["cost"]), ("draft_cost", "fill", "0.05"),
              ("draft", "select", ["4", "2"]), ("acceptance", "fill", "0.6"),
-             ("speculation", "select", ["draft:llama-3.2-1b", "draft:qwen3-0.6b"]),
+             # a draft model needs a target of its vocabulary (estimate.check_draft), which
+             # gpt-oss-20b has none smaller of: Mixtral 8x7B, drafted by Mistral 7B (32,000
+             # ids both), or else Llama 3 70B, by Llama 3.2 1B (128,256 both)
+             ("model", "select", ["mixtral-8x7b", "llama-3-70b"]),
+             ("speculation", "select", ["draft:mistral-7b", "draft:llama-3.2-1b"]),
              ("runtime", "select", [""]),
              ("chip", "custom", {"bandwidth_gbps": "800", "peak_tflops": "90",
                                  "capacity_gb": "48"}),
@@ -380,9 +390,11 @@ def move_control(page, el, move):
         ctl.focus()
         page.keyboard.press("ArrowDown")
     elif move[1] == "select":
-        # the first candidate (or else the first option) that differs from the current
-        opts = move[2] or ctl.evaluate("(s) => [...s.options].map((o) => o.value)")
-        ctl.select_option(next(v for v in opts if v != ctl.input_value()))
+        # the first candidate offered (or else the first option) that differs from the current
+        offered = ctl.evaluate("(s) => [...s.options].map((o) => o.value)")
+        current = ctl.input_value()
+        opts = [v for v in move[2] or () if v in offered and v != current] or offered
+        ctl.select_option(next(v for v in opts if v != current))
     elif move[1] == "key":
         ctl.focus()
         page.keyboard.press(move[2])

@@ -225,7 +225,7 @@ def test_a_draft_whose_bound_is_not_counted_is_refused_in_one_line(uncounted_cac
     rc, out, err = _cli("describe", str(v4), "--hardware", "h200", "--prompt", "100",
                         "--draft", "qwen3-0.6b", "--draft-len", "2", "--acceptance", "0.5")
     assert rc == 2 and out == "" and "Traceback" not in err
-    assert err.splitlines()[-1].startswith("llm_arithmetic: error: draft: ")
+    assert err.splitlines()[-1].startswith("llm_arithmetic: error: --draft: ")
 
 
 def test_no_speculation_no_keys_and_bound_keys_unchanged():
@@ -370,11 +370,14 @@ def test_mtp_workload_refuses_modules_the_reader_does_not_count(model, n):
 
 def test_mtp_workload_with_a_draft_model_does_not_need_the_module_counted():
     """With a draft model the module holds nothing: the workload's acceptance applies and the
-    draft's weights are what is held."""
-    e = estimate("minimax-m2.5", hardware="h200", tp=4, speculation="mtp",
-                 draft="qwen3-0.6b")
-    # more than Qwen3-0.6B's 596,049,920 weights at 2 B: its cache as well
-    assert e.acceptance == 0.85 and e.draft_memory_bytes > 596_049_920 * 2
+    draft's weights are what is held. (The draft was Qwen3-0.6B, whose 151,936-id vocabulary
+    cannot be MiniMax-M2.5's 200,064: such a draft is refused now, test_draft_checks.py; the
+    draft is MiniMax-M3's smaller sibling M2.5, whose config gives the same vocab_size.)"""
+    e = estimate("minimax-m3", hardware="h200", tp=8, speculation="mtp",
+                 draft="minimax-m2.5")
+    # more than MiniMax-M2.5's 228,689,764,864 published parameters at one byte each (it
+    # ships in fp8): its bf16 parts and its cache as well
+    assert e.acceptance == 0.85 and e.draft_memory_bytes > 228_689_764_864
 
 
 def test_mtp_workload_counts_a_module_the_reader_counts():

@@ -951,14 +951,19 @@ def test_the_serving_widget_follows_its_controls(page):
             if key not in changed and not (move[1] == "custom" and f"custom_{key}" in changed):
                 problems.append(f"{name}: {move} did not change the state's {key}")
             problems += check_widget(r, f"{name} after {move[:2]}")
+            if move[0] == "speculation" and str((move[2] or [""])[0]).startswith("draft:"):
+                # a draft of step time 0.05, 2 drafted at acceptance 0.6, then a draft model
+                # of the target's vocabulary (Mistral 7B for Mixtral 8x7B) at those
+                drafted = {k: r["state"][k] for k in ("speculation", "draft_model", "draft",
+                                                      "acceptance", "draft_cost")}
+                assert drafted == dict(speculation="draft", draft_model="mistral-7b", draft=2,
+                                       acceptance=0.6, draft_cost=None), drafted
     moved = page.locator('[data-llm-widget="serving"]').evaluate(
         "(el) => JSON.parse(el.dataset.state)")
     assert moved["prompt"] == 3000 and moved["generate"] == 100 and moved["price"] == 3.5
-    # the speculative-decoding controls were moved last: a draft of step time 0.05, 2 drafted
-    # at acceptance 0.6, then a draft model (Llama 3.2 1B) at those; any runtime
-    assert (moved["speculation"], moved["draft_model"], moved["draft"], moved["acceptance"],
-            moved["draft_cost"], moved["runtime"]) == ("draft", "llama-3.2-1b", 2, 0.6, None,
-                                                       None)
+    # the custom model, moved last, has 50,000 token ids, which no catalog model's vocabulary
+    # is within 128 of (GPT-2's 50,257 the nearest): its draft falls to none; any runtime
+    assert (moved["speculation"], moved["draft_model"], moved["runtime"]) == (None, None, None)
     page.set_viewport_size({"width": 390, "height": 844})
     el = page.locator('[data-llm-widget="serving"]')
     page.wait_for_timeout(200)
@@ -1023,7 +1028,8 @@ def test_speculative_estimate_in_the_page_equals_python(page):
 
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",
                     "memory_required_bytes", "memory_per_chip_bytes", "max_batch",
-                    "max_batch_per_replica", "max_context") + SPECULATIVE_FIELDS
+                    "max_batch_per_replica", "max_context", "fits_without_draft",
+                    "fits_per_chip_without_draft") + SPECULATIVE_FIELDS
 
 
 def test_the_drafts_describe_offers_in_the_page_equal_python(page):
@@ -1078,9 +1084,10 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
     assert got[4]["draft_layers"] == 2  # Nemotron 3 Super's module: "*E", two layers
     plain = page.evaluate(SERVING_QUERY, [["deepseek-v3", "h200", dict(tp=8, **serving)]])[0]
     assert mtp["memory_per_chip_bytes"] > plain["memory_per_chip_bytes"]
-    assert mtp["draft_memory_bytes"] > 13e9 > plain["draft_memory_bytes"] == 0
+    # no draft held: null, as Python's None and the engine view's draft keys
+    assert mtp["draft_memory_bytes"] > 13e9 and plain["draft_memory_bytes"] is None
     # a draft given by its step time holds nothing counted
-    assert got[6]["draft_memory_bytes"] == 0 and got[6]["draft_cost"] == 0.05
+    assert got[6]["draft_memory_bytes"] is None and got[6]["draft_cost"] == 0.05
     # modules the reader does not count (MiniMax-M2.5's 3 and MiniMax-M3's 7, field
     # num_mtp_modules): the page refuses the workload with Python's words, naming the field
     # (it said the model declared none); a model without a module: the fields that would
@@ -1119,6 +1126,36 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
     assert "needs a chip or a bandwidth" in g
 
 
+def test_the_page_checks_a_draft_and_blames_it_as_describe_does(page):
+    """The page's estimate refuses a draft of another vocabulary with Python's words (Llama 3.2
+    1B's 128,256 ids against Qwen3 8B's 151,936, their config.json files), and where only the
+    draft makes a setup not fit (Qwen3 8B with Qwen3 4B on a 24 GiB RTX 4090 at 8,192 tokens:
+    16.4 + 1.2 GB for the target, 8.0 + 1.2 for the draft; test_draft_checks.py) it says so,
+    as describe does, in its speeds and its fit row."""
+    from llm_arithmetic.core.errors import InputError
+    from test_browser_widgets import READ_WIDGET
+
+    bad = dict(draft="llama-3.2-1b", draft_len=4, acceptance=0.8)
+    g = page.evaluate(SERVING_QUERY, [["qwen3-8b", "h100-sxm", bad]])[0]
+    with pytest.raises(InputError) as err:
+        estimate("qwen3-8b", hardware="h100-sxm", **bad)
+    assert g.get("error") == str(err.value), g
+    kw = dict(draft="qwen3-4b", draft_len=4, acceptance=0.8, context=8192)
+    g = page.evaluate(SERVING_QUERY, [["qwen3-8b", "rtx-4090", kw]])[0]
+    e = estimate("qwen3-8b", hardware="rtx-4090", **kw)
+    assert (g["fits"], g["fits_without_draft"]) == (e.fits, e.fits_without_draft) == (False, True)
+    mount(page, """<div data-llm-widget="estimate" data-model="qwen3-8b" data-chip="rtx-4090"
+        data-context="8192" data-speculation="qwen3-4b"
+        data-show="decode_tokens_per_second,speculative_tokens_per_second,fits"></div>""")
+    r = page.locator('[data-llm-widget="estimate"]').evaluate(READ_WIDGET)
+    assert r["state"]["draft_model"] == "qwen3-4b", r["state"]
+    text = {o["key"]: o["text"] for o in r["outputs"]}
+    for key in ("decode_tokens_per_second", "speculative_tokens_per_second"):
+        assert text[key] == "does not fit in memory with the draft; fits without it", text
+    assert text["fits"] == "no: with the draft; yes without it", text
+    assert not page.errors, page.errors
+
+
 def test_the_serving_widget_offers_the_drafts_describe_offers(page):
     """The serving widget's speculative decoding, a choice of draft as describe's: DeepSeek-V3
     on 8 H200s with its own MTP module (the draft length and acceptance the CLI takes, 1 and
@@ -1139,7 +1176,9 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
     visible = lambda: el.evaluate("""(el) => [...el.querySelectorAll(  // noqa: E731
       '[data-control]')].filter((c) => c.offsetParent !== null).map((c) => c.dataset.control)""")
     value = lambda r, k: next(o for o in r["outputs"] if o["key"] == k)  # noqa: E731
-    assert offered()[:3] == ["", "mtp", "cost"] and "draft:qwen3-0.6b" in offered()
+    # Qwen3 0.6B's 151,936-id vocabulary cannot be DeepSeek-V3's 129,280 (their config.json
+    # files): not offered (estimate.check_draft refuses it)
+    assert offered()[:3] == ["", "mtp", "cost"] and "draft:qwen3-0.6b" not in offered()
     r = el.evaluate(READ_WIDGET)
     assert r["state"]["speculation"] is None and "draft" not in visible()
     assert value(r, "draft_cost")["text"] == "no speculation"
@@ -1152,8 +1191,6 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
              (("draft", "select", ["3"]), dict(speculation="mtp", draft=3)),
              (("speculation", "select", ["cost"]), dict(speculation="cost", draft_cost=0)),
              (("draft_cost", "fill", "0.05"), dict(speculation="cost", draft_cost=0.05)),
-             (("speculation", "select", ["draft:qwen3-0.6b"]),
-              dict(speculation="draft", draft_model="qwen3-0.6b", draft_cost=None)),
              (("speculation", "select", ["mtp"]), dict(speculation="mtp", draft=1,
                                                          acceptance=0.85))]
     for move, want in moves:
@@ -1176,6 +1213,12 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
     assert r["state"]["speculation"] is None and "mtp" not in offered()
     assert "draft:llama-3.2-1b" in offered() and "draft:llama-3-70b" not in offered()
     problems += check_widget(r, "llama-3-70b after deepseek-v3's MTP")
+    # a draft model of the catalog, of the target's vocabulary (128,256 ids both)
+    move_control(page, el, ("speculation", "select", ["draft:llama-3.2-1b"]))
+    r = el.evaluate(READ_WIDGET)
+    assert (r["state"]["speculation"], r["state"]["draft_model"]) == ("draft", "llama-3.2-1b")
+    assert drawn("draft_cost") and drawn("draft_memory_bytes")
+    problems += check_widget(r, "llama-3-70b with llama-3.2-1b as its draft")
     # a widget that starts with the module: the CLI's draft length and acceptance
     r = page.locator('[data-llm-widget="estimate"]').evaluate(READ_WIDGET)
     assert (r["state"]["speculation"], r["state"]["draft"], r["state"]["acceptance"]) == (

@@ -471,7 +471,8 @@ def _add_speculative_arguments(d: argparse.ArgumentParser) -> None:
     c.add_argument("--draft", metavar="MODEL",
                    help="the draft model (catalog name or config.json): its cost is its decode "
                         "bound over the target's on one chip of the same kind, at the same "
-                        "formats and batch (with --prompt, per output token of the request)")
+                        "formats and batch (with --prompt, per output token of the request); "
+                        "its vocab_size must be within 128 of the target's (one tokenizer)")
 
 
 def _fraction_flag(text: str) -> float:
@@ -525,6 +526,17 @@ def _engine_given(ns: argparse.Namespace) -> dict[str, Any]:
             if getattr(ns, _engine_dest(flag), None) is not None}
 
 
+#: The warnings one command has printed (a draft's, raised by the estimate and again by the
+#: engine view, is printed once); :func:`main` empties it.
+_WARNED: list[str] = []
+
+
+def _draft_flag(message: str) -> str:
+    """A draft's warning names the option that gives the draft (every command that takes a
+    draft model takes it as ``--draft``)."""
+    return "--" + message if message.startswith("draft: ") else message
+
+
 @contextlib.contextmanager
 def _warnings_printed() -> Iterator[None]:
     """Run the block, then print each distinct warning it raised as one line on stderr."""
@@ -532,7 +544,9 @@ def _warnings_printed() -> Iterator[None]:
         warnings.simplefilter("always")
         yield
     for message in dict.fromkeys(str(w.message) for w in caught):
-        print(f"{PROG}: warning: {message}", file=sys.stderr)
+        if message not in _WARNED:
+            print(f"{PROG}: warning: {_draft_flag(message)}", file=sys.stderr)
+            _WARNED.append(message)
 
 
 def _engine_view(ns: argparse.Namespace, model: Any) -> Any:
@@ -697,7 +711,9 @@ def _describe(ns: argparse.Namespace) -> int:
             print(_forecast_table({**x, "batch": e.batch, "n_chips": e.n_chips},
                                   serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column,
-                                  speculative=e.spec_tokens_per_step is not None))
+                                  speculative=e.spec_tokens_per_step is not None,
+                                  without=(e.fits_without_draft,
+                                           e.fits_per_chip_without_draft)))
         elif x["runtime"]:
             # a forecast stretches a bound in time: with no chip there is none to stretch
             print(_render([(f"forecast (with {x['runtime']})",
@@ -767,7 +783,8 @@ def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
     """The keys of the quantities the table prints, in its order (``--explain all``)."""
     rows = _table_rows(e, serving)
     if x["expected_decode_tokens_per_second"] is not None:
-        rows += _forecast_rows(x, serving, e.fits, e.fits_per_chip)
+        rows += _forecast_rows(x, serving, e.fits, e.fits_per_chip,
+                               without=(e.fits_without_draft, e.fits_per_chip_without_draft))
     keys = [ROW_KEYS.get(_row_label(label)) for label, _ in rows]
     return list(dict.fromkeys(k for k in keys if k is not None))
 
@@ -803,8 +820,10 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
                              f"{', '.join(['all', *known])}") from None
         if key in unfit:
+            without = (e.fits_without_draft if key == "expected_decode_tokens_per_second"
+                       else e.fits_per_chip_without_draft)
             out[key] = replace(out[key], value=None, substituted="", forecast="",
-                               value_text="- (does not fit in memory)")
+                               value_text=f"- ({_unfit_text(without)})")
     return out
 
 
@@ -845,7 +864,8 @@ def _forecast_where_it_fits(x: dict[str, Any], e: Any) -> dict[str, Any]:
 
 def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
                     fits_per_chip: bool | None = None, width: int = 0,
-                    speculative: bool = False) -> str:
+                    speculative: bool = False,
+                    without: tuple[bool | None, bool | None] = (None, None)) -> str:
     """The forecast under the bound, with its 80% interval; like the bound's rows, a setup that
     does not fit in memory (``fits``; the replica's rows ``fits_per_chip``) is said to, not given
     a speed (in the JSON the bound's keys keep their numbers beside the fit flags, the forecast's
@@ -853,13 +873,15 @@ def _forecast_table(x: dict[str, Any], serving: bool, fits: bool | None = None,
     at ``width`` (the bound's table's column) or after the longest label, whichever is later;
     the heading has no value and does not count. With speculative decoding the forecast is
     of the speculative step, and its heading says so: it is to be read against the
-    speculative bounds, not the plain ones above it."""
-    rows = _forecast_rows(x, serving, fits, fits_per_chip, speculative)
+    speculative bounds, not the plain ones above it. ``without``: whether the target alone fits
+    on the chip and on the replica where a draft is held (:func:`_unfit_text`)."""
+    rows = _forecast_rows(x, serving, fits, fits_per_chip, speculative, without)
     return _render(rows, max(width, _label_width([r for r in rows[1:] if r[1]])))
 
 
 def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
-                   fits_per_chip: bool | None, speculative: bool = False
+                   fits_per_chip: bool | None, speculative: bool = False,
+                   without: tuple[bool | None, bool | None] = (None, None)
                    ) -> list[tuple[str, str]]:
     """:func:`_forecast_table`'s rows: its heading (and, where ``x`` has a batch or chips
     beyond one, a line saying the decode terms are extrapolated there), then (label, value)
@@ -879,7 +901,8 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
     one = "one chip: " if serving else ""
     rows += _speed_rows(fits, [(f"  {one}tokens/s per sequence",
                                 "{:,.1f} ({:,.1f} to {:,.1f})".format(
-        x["expected_decode_tokens_per_second"], *x["expected_decode_tokens_per_second_range"]))])
+        x["expected_decode_tokens_per_second"], *x["expected_decode_tokens_per_second_range"]))],
+        without[0])
     if serving:
         for key, label, scale, unit in (
                 ("expected_ttft_seconds", "time to first token", 1e3, " ms"),
@@ -889,7 +912,7 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
                 lo, hi = x[key + "_range"]
                 rows += _speed_rows(fits_per_chip, [(
                     f"  {label}", f"{x[key] * scale:,.1f}{unit} ({lo * scale:,.1f} to "
-                                  f"{hi * scale:,.1f}{unit})")])
+                                  f"{hi * scale:,.1f}{unit})")], without[1])
     return rows
 
 
@@ -1048,8 +1071,9 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> Any:
 
 def _as_flag(msg: str, parser: argparse.ArgumentParser, ns: Any) -> str:
     """An error that starts with an API keyword (``draft_len: ...``) names the command's flag
-    that gives it (``--draft-len: ...``), where the command has one."""
-    m = re.match(r"([a-z]+(?:_[a-z]+)+):", msg)
+    that gives it (``--draft-len: ...``; ``draft: ...`` ``--draft: ...``), where the command
+    has one."""
+    m = re.match(r"([a-z]+(?:_[a-z]+)*):", msg)
     sub = _subparser(parser, getattr(ns, "command", None) or "")
     flag = "--" + m.group(1).replace("_", "-") if m else None
     if flag and sub is not None and flag in sub._option_string_actions:
@@ -1146,10 +1170,11 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
                      f"{e.decode_seconds_per_token * 1e3:,.3f} ms "
                      + (f"({e.bound}-bound)" if e.peak_flops is not None else
                         "(memory traffic only: no compute peak for this chip, give --tflops)")
-                     + ("; does not fit in memory" if e.fits is False else "")))
+                     + (f"; {_unfit_text(e.fits_without_draft)}" if e.fits is False else "")))
         rows += _speed_rows(e.fits, [
             (f"{one}tokens/s per sequence (upper bound)", f"{e.decode_tokens_per_second:,.1f}"),
-            (f"{one}tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}")])
+            (f"{one}tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}")],
+            e.fits_without_draft)
     if e.spec_tokens_per_step is not None:
         rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
                                     f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
@@ -1160,7 +1185,7 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         if e.speculative_tokens_per_second is not None:
             rows += _speed_rows(e.fits, [
                 (f"{one}tokens/s per sequence, speculative (bound)",
-                 f"{e.speculative_tokens_per_second:,.1f}")])
+                 f"{e.speculative_tokens_per_second:,.1f}")], e.fits_without_draft)
     if e.ops_per_byte is not None:
         rows.append(("ops:byte of the chip",
                      f"{e.ops_per_byte:,.1f} {_peak_unit(e).removesuffix('/s')}/B"))
@@ -1170,7 +1195,9 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         rows.append(("critical batch size", crit))
     if e.fits is not None:
         rows.append((f"{one}fits in memory", f"{'yes' if e.fits else 'no'}: needs "
-                     f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"))
+                     f"{e.memory_required_bytes / 1e9:,.2f} GB of {e.capacity / 1e9:,.2f} GB"
+                     + ("; without the draft it fits" if e.fits is False and e.fits_without_draft
+                        else "")))
         rows.append(("max batch at this context", f"{e.max_batch:,}"))
         beyond = (e.max_context is not None and e.trained_context is not None
                   and e.max_context > e.trained_context)
@@ -1183,11 +1210,21 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
     return rows
 
 
-def _speed_rows(fits: bool | None, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _unfit_text(without_draft: bool | None = None) -> str:
+    """What a setup that does not fit in memory is said to do: where the target alone fits
+    (``without_draft``: the estimate's ``fits_without_draft`` or
+    ``fits_per_chip_without_draft``), the draft is named as what does not fit."""
+    return ("does not fit in memory with the draft; fits without it" if without_draft
+            else "does not fit in memory")
+
+
+def _speed_rows(fits: bool | None, rows: list[tuple[str, str]],
+                without_draft: bool | None = None) -> list[tuple[str, str]]:
     """Rows of speeds and costs, or, where the setup does not fit in memory, the same rows
-    saying so instead of a number that no run could reach."""
+    saying so instead of a number that no run could reach (and, where only the draft makes it
+    not fit, saying that: :func:`_unfit_text`)."""
     if fits is False:
-        return [(k, "- (does not fit in memory)") for k, _ in rows]
+        return [(k, f"- ({_unfit_text(without_draft)})") for k, _ in rows]
     return rows
 
 
@@ -1226,7 +1263,9 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                  f"{e.memory_per_chip_bytes / 1e9:,.2f} GB"
                  + ("" if e.fits_per_chip is None else
                     f" ({'fits' if e.fits_per_chip else 'does not fit'} in "
-                    f"{e.capacity / 1e9:,.2f} GB)")))
+                    f"{e.capacity / 1e9:,.2f} GB"
+                    + ("; without the draft it fits" if e.fits_per_chip is False
+                       and e.fits_per_chip_without_draft else "") + ")")))
     if e.max_batch_per_replica is not None:
         rows.append(("max batch on the replica", f"{e.max_batch_per_replica:,}"))
     if e.prompt is not None:
@@ -1239,7 +1278,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                  ms(e.tpot_seconds) + f" at {_tokens_text(e.serving_context)} of context"
                  + ("; memory traffic only: no compute peak for this chip, give --tflops"
                     if e.peak_flops is None and e.tpot_seconds is not None else "")
-                 + ("; does not fit in memory" if e.fits_per_chip is False else "")))
+                 + (f"; {_unfit_text(e.fits_per_chip_without_draft)}"
+                    if e.fits_per_chip is False else "")))
     if e.n_chips > 1 and e.tpot_serialized_seconds is not None:
         rows.append(("  serialized sum (not a bound)", ms(e.tpot_serialized_seconds)))
     if e.allreduce_seconds_per_token is not None and e.tp > 1:   # none without tensor parallelism
@@ -1270,7 +1310,7 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
     if e.speculative_energy_joules_per_token is not None:
         speeds.append(("energy per token, speculative",
                        f"{e.speculative_energy_joules_per_token:,.3f} J"))
-    return rows + _speed_rows(e.fits_per_chip, speeds)
+    return rows + _speed_rows(e.fits_per_chip, speeds, e.fits_per_chip_without_draft)
 
 
 def _models(as_json: bool = False) -> int:
@@ -1338,6 +1378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # walk it again, at every collection and once more at exit.
         gc.freeze()
     args = list(sys.argv[1:] if argv is None else argv)
+    _WARNED.clear()  # a warning is printed once a command
     # run as a process, the usage lines name the program as it was typed (the console script or
     # python -m); called with arguments from Python, as the module
     parser = build_parser(args[0] if args and args[0] in COMMANDS else None,

@@ -504,7 +504,7 @@ def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any
                              f"{', '.join(SPECULATIVE_WORKLOADS)}")
         check_module(m, speculation, module_held=draft is None)
     if draft is not None:
-        draft = draft_model(draft, m)
+        draft = draft_model(draft, m, engine)  # vLLM: one vocab_size (estimate.check_draft)
         draft_degrees(draft, tp, pp)  # split over the chips as the target (tp: vLLM's default)
         held = draft_memory_inputs(draft, weights=weights, bits_weight=bits_weight)
     elif speculation is not None and SPECULATIVE_WORKLOADS[speculation].get("module"):

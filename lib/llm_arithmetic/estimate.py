@@ -43,7 +43,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "draft_degrees", "check_module",
+           "draft_memory_inputs", "draft_degrees", "check_module", "check_draft", "DraftWarning",
+           "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
 
@@ -321,12 +322,18 @@ class Estimate:
     draft_layers : int or None
         Blocks one draft step runs [block]: a ``draft`` model's layers, one module's blocks for
         MTP; None where only a cost was given. The forecast charges each its per-layer time.
-    draft_memory_bytes : int or float
+    draft_memory_bytes : int or float or None
         What the draft holds on one chip beside the target: a draft model's weights (at its
         own bits) and its cache and state of ``batch`` sequences at ``context``; the ``mtp``
-        workload's module weights and cache; 0 without a draft, or for a draft given by its
-        cost alone. ``memory_required_bytes``, ``fits``, ``max_batch``, ``max_context`` and the
-        replica's memory count it (the replica's split over its chips as the target's) [B].
+        workload's module weights and cache; None without a draft, or for a draft given by its
+        cost alone (nothing held is counted), as the engine view's draft keys are.
+        ``memory_required_bytes``, ``fits``, ``max_batch``, ``max_context`` and the replica's
+        memory count it (the replica's split over its chips as the target's) [B].
+    fits_without_draft, fits_per_chip_without_draft : bool or None
+        Where a draft is held: whether the target alone fits on the chip, and on the replica's
+        chips (``fits`` and ``fits_per_chip`` count the draft); a setup whose ``fits`` is
+        False and ``fits_without_draft`` True does not fit only because of its draft. None
+        without a draft held, or without a chip.
     spec_tokens_per_step : float or None
         Tokens a speculative step yields on average [token].
     speculative_seconds_per_token, speculative_tokens_per_second : float or None
@@ -426,7 +433,9 @@ speculative_energy_joules_per_token : float or None
     acceptance: float | None = None
     draft_cost: float | None = None
     draft_layers: int | None = None
-    draft_memory_bytes: int | float = 0
+    draft_memory_bytes: int | float | None = None
+    fits_without_draft: bool | None = None
+    fits_per_chip_without_draft: bool | None = None
     spec_tokens_per_step: float | None = None
     speculative_seconds_per_token: float | None = None
     speculative_tokens_per_second: float | None = None
@@ -895,15 +904,79 @@ def draft_step_ratio(draft: Model, target: Model, **at: Any) -> float:
     return t[0] / t[1]
 
 
-def draft_model(draft: Any, target: Model) -> Model:
+#: The most token ids by which a draft's vocabulary may differ from the target's: llama.cpp's
+#: SPEC_VOCAB_MAX_SIZE_DIFFERENCE (ggml-org/llama.cpp@6c8a04576e2cfa04261019fe8cbdc90c5cfc90fb
+#: common/speculative.cpp, common_speculative_are_compatible, which compares the two GGUF
+#: vocabularies' token counts, then their special tokens and every token's text).
+DRAFT_VOCAB_TOLERANCE = 128
+
+
+class DraftWarning(UserWarning):
+    """A draft model the estimate takes, though an engine refuses it or it cannot pay."""
+
+
+def check_draft(draft: Model, target: Model, engine: str | None = None) -> None:
+    """What a draft model must share with its target: the target verifies the token ids the
+    draft proposes, so both read one tokenizer. The catalog records no tokenizer, so the test
+    is on ``vocab_size`` (each config's embedding rows): an :class:`InputError` where the two
+    differ by more than :data:`DRAFT_VOCAB_TOLERANCE` ids, which llama.cpp refuses as
+    incompatible vocabularies (its older releases then translated text between the two, a
+    different algorithm from the one this arithmetic prices) and vLLM too; a
+    :class:`DraftWarning` where they differ by less, as one family's models pad their tables
+    differently (Qwen2.5 0.5B 151,936 rows, 7B 152,064): llama.cpp runs such a pair, its
+    GGUF converter padding the token list to ``vocab_size``, while vLLM refuses any difference
+    (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7 vllm/config/speculative.py,
+    verify_equal_vocab_size_if_draft_model); with ``engine="vllm"`` that refusal is an error.
+    SGLang's draft-model worker checks neither (sgl-project/sglang@d0979b91f9e55721cb7606e38ae9
+    1fc67d4911dc python/sglang/srt/speculative/standalone_worker.py loads the draft with no
+    test of its vocabulary): the rule here is the tokenizer's, not one engine's.
+    Equal sizes do not prove one tokenizer (Llama 2 and Mistral 7B both have 32,000 ids).
+    A draft that reads at least as many parameters a decode step as the target costs at
+    least a target step, so speculation cannot speed decoding up: a warning, not an error.
+
+    >>> check_draft(get_model("qwen3-0.6b"), get_model("qwen3-8b"))
+    >>> check_draft(get_model("llama-3.2-1b"), get_model("qwen3-8b"))
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: draft: llama-3.2-1b's vocab_size (128,256) differs from qwen3-8b's (151,936) by 23,680 token ids: a draft's tokens are verified by the target, so the two need one tokenizer (llama.cpp accepts a difference of at most 128 ids, vLLM none)
+    """
+    dv, tv = draft.n_vocab, target.n_vocab
+    gap = abs(dv - tv)
+    sizes = (f"{draft.name}'s vocab_size ({dv:,}) differs from {target.name}'s ({tv:,}) by "
+             f"{gap:,} token id{'s' if gap != 1 else ''}")
+    if gap > DRAFT_VOCAB_TOLERANCE:
+        raise InputError(f"draft: {sizes}: a draft's tokens are verified by the target, so the "
+                         f"two need one tokenizer (llama.cpp accepts a difference of at most "
+                         f"{DRAFT_VOCAB_TOLERANCE} ids, vLLM none)")
+    if gap and engine == "vllm":
+        raise InputError(f"draft: {sizes}: vLLM refuses a draft model whose vocab_size differs "
+                         "from the target's (llama.cpp accepts up to "
+                         f"{DRAFT_VOCAB_TOLERANCE})")
+    if gap:
+        warnings.warn(f"draft: {sizes}, within the {DRAFT_VOCAB_TOLERANCE} that llama.cpp "
+                      "accepts (one tokenizer, its embedding table padded differently); vLLM "
+                      "refuses a draft model whose vocab_size differs", DraftWarning,
+                      stacklevel=3)
+    dp, tp_ = draft.decode_read_params, target.decode_read_params
+    if dp >= tp_:
+        warnings.warn(f"draft: {draft.name} reads {dp:,} parameters a decode step, no fewer "
+                      f"than the target {target.name}'s {tp_:,}: a draft step costs at least a "
+                      "target step, so speculation cannot speed decoding up", DraftWarning,
+                      stacklevel=3)
+
+
+def draft_model(draft: Any, target: Model, engine: str | None = None) -> Model:
     """The draft model (a Model, a catalog name or a config.json) whose bound, over the
     target's, is a draft step's cost: an InputError where either model's bound is not
-    counted (a cache the library does not model)."""
+    counted (a cache the library does not model) or where the two cannot share a tokenizer,
+    a warning where the draft cannot pay (:func:`check_draft`; ``engine``: the engine whose
+    rule applies, None for none)."""
     draft = resolve_model(draft)
     for x, role in ((draft, "the draft's"), (target, "the target's")):
         if x.cache_uncounted:
             raise InputError(f"draft: a draft step's cost is its bound over the target's, and "
                              f"{role} ({x.name}) is not counted: it needs {x.cache_uncounted}")
+    check_draft(draft, target, engine)
     return draft
 
 

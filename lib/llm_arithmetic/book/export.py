@@ -26,7 +26,8 @@ from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
 from ..core.errors import InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
-                        LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
+                        DRAFT_VOCAB_TOLERANCE, LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS,
+                        STATE_WINDOW_BITS,
                         speculative_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
@@ -219,6 +220,9 @@ def catalog_data() -> dict[str, Any]:
         "forecast": forecast_catalog(),
         # speculative workloads with a published acceptance rate (the page's stated default)
         "speculative": {k: dict(v) for k, v in SPECULATIVE_WORKLOADS.items()},
+        # the most token ids a draft model's vocabulary may differ from its target's
+        # (estimate.check_draft: llama.cpp's tolerance)
+        "draft_vocab_tolerance": DRAFT_VOCAB_TOLERANCE,
         # the sentences the calculators fill as describe does (widget_templates lists them all)
         "templates": dict(PAGE_TEMPLATES),
     }

@@ -347,11 +347,20 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # ---- memory -------------------------------------------------------------------------------
     f("memory_required_target", "memory_required", "the target's weights, cache, state and "
       "the reserve", kv_cache="kv_cache_bytes"),
-    op("draft_memory_bytes", "add", "what the draft holds on one chip: its weights, its cache "
-       "and state of B sequences of S tokens", plus=["draft_weights", "draft_batch_cache"]),
+    op("draft_held_bytes", "add", "what the draft holds on one chip: its weights, its cache "
+       "and state of B sequences of S tokens (0 without a draft)",
+       plus=["draft_weights", "draft_batch_cache"]),
+    # the draft's figures are none (not 0) where no draft is held, as the engine view's are
+    guard(op("draft_memory_bytes", "first", "what the draft holds on one chip, where a draft "
+             "is held (none without one, or for a draft given by its cost alone)",
+             of=["draft_held_bytes"]), "draft_weights"),
     op("memory_required_bytes", "add", "weights, cache, state and the reserve, the draft's "
-       "with the target's", plus=["memory_required_target", "draft_memory_bytes"]),
+       "with the target's", plus=["memory_required_target", "draft_held_bytes"]),
     op("fits", "le", "it fits in the chip's memory", of=["memory_required_bytes", "capacity"]),
+    # whether the target alone fits, where a draft is held: a setup that fits only without
+    # its draft is said to (the draft, not the model, is what does not fit)
+    guard(op("fits_without_draft", "le", "the target alone fits in the chip's memory (none "
+             "without a draft)", of=["memory_required_target", "capacity"]), "draft_weights"),
     guard(f("max_sequences_raw", "max_sequences", "sequences that fit beside the weights",
             weight_bytes="resident_weight_bytes", seq_bytes="sequence_bytes_all"), "capacity"),
     op("max_batch", "finite", "sequences of S tokens that fit", of="max_sequences_raw",
@@ -412,6 +421,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("memory_per_chip_bytes", "add", "memory per chip with the reserve",
        plus=["memory_per_chip_raw", "overhead"]),
     op("fits_per_chip", "le", "the replica holds it", of=["memory_per_chip_bytes", "capacity"]),
+    guard(f("memory_per_chip_target", "memory_per_chip", "the target's weights and cache "
+            "alone, split over the chips", kv_cache="kv_final"), "draft_weights"),
+    guard(op("memory_per_chip_target_bytes", "add", "that with the reserve",
+             plus=["memory_per_chip_target", "overhead"]), "draft_weights"),
+    guard(op("fits_per_chip_without_draft", "le", "the replica holds the target alone (none "
+             "without a draft)", of=["memory_per_chip_target_bytes", "capacity"]),
+          "draft_weights"),
     op("sequence_bytes_final", "at", "cache and state of one sequence at the end",
        target="sequence_bytes_held", **{"with": {"context": "final_context"}}),
     guard(op("draft_sequence_final", "at", "the draft's cache and state of one sequence at "

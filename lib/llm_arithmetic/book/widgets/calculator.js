@@ -172,6 +172,16 @@ const Estimate = (function () {
       }
       const d = typeof draft === "string" ? CATALOG.models[draft] : draft;
       if (!d) throw new Error(`draft: unknown model ${JSON.stringify(draft)}`);
+      // estimate.check_draft: the target verifies the draft's token ids, so the two need one
+      // tokenizer; vocab_size may differ by llama.cpp's tolerance at most
+      const gap = Math.abs(d.n_vocab - m.n_vocab);
+      if (gap > CATALOG.draft_vocab_tolerance) {
+        const n = (v) => v.toLocaleString("en-US");
+        throw new Error(`draft: ${d.name}'s vocab_size (${n(d.n_vocab)}) differs from ${
+          m.name}'s (${n(m.n_vocab)}) by ${n(gap)} token id${gap !== 1 ? "s" : ""}: a draft's `
+          + "tokens are verified by the target, so the two need one tokenizer (llama.cpp "
+          + `accepts a difference of at most ${CATALOG.draft_vocab_tolerance} ids, vLLM none)`);
+      }
       // estimate.draft_degrees: the draft is split over the replica's chips as the target is
       try {
         parallel(d, o.tp, 1, o.pp);

@@ -95,6 +95,8 @@ const UI = (function () {
   }
 
   const fmtGB = (b) => `${fmt(b / GB)} GB`;
+  // a setup whose target fits alone but not beside its draft (fits_without_draft)
+  const DRAFT_NO_FIT = "no: with the draft; yes without it";
   const plural = (n, word) => `${fmtExact(n)} ${word}${n === 1 ? "" : "s"}`;
 
   // ---- what a widget can show: key -> label, unit, scale (value / scale is displayed) ---------
@@ -135,8 +137,10 @@ const UI = (function () {
     weight_bytes: {label: "weights", unit: "GB", scale: GB},
     memory_required_bytes: {label: "memory needed: weights and cache", unit: "GB", scale: GB},
     capacity: {label: "the chip's memory", unit: "GB", scale: GB},
+    // a setup that fits only without its draft says so (estimate's fits_without_draft)
     fits: {label: "fits in the chip's memory",
-      text: (e) => (e.fits === null ? "no chip" : e.fits ? "yes" : "no")},
+      text: (e) => (e.fits === null ? "no chip" : e.fits ? "yes"
+        : e.fits_without_draft ? DRAFT_NO_FIT : "no")},
     max_batch: {label: "most sequences that fit at this context", unit: "sequences",
       exact: true},
     max_context: {label: "longest context that fits at this batch", unit: "tokens", exact: true,
@@ -183,7 +187,8 @@ const UI = (function () {
     memory_per_chip_bytes: {label: "memory per chip at the end of the requests", unit: "GB",
       scale: GB},
     fits_per_chip: {label: "fits in the chips' memory",
-      text: (e) => (e.fits_per_chip === null ? "no chip" : e.fits_per_chip ? "yes" : "no")},
+      text: (e) => (e.fits_per_chip === null ? "no chip" : e.fits_per_chip ? "yes"
+        : e.fits_per_chip_without_draft ? DRAFT_NO_FIT : "no")},
     max_batch_per_replica: {label: "most requests the replica holds", unit: "sequences",
       exact: true},
     // speculative decoding (chapter 13): the bounds of a speculative step over its tokens
@@ -282,8 +287,10 @@ const UI = (function () {
       return;
     }
     if (o.needs && e[o.needs] === false) {
-      // data-value keeps the bound (the tests compare it); the reader sees no reachable speed
-      node.textContent = "does not fit in memory";
+      // data-value keeps the bound (the tests compare it); the reader sees no reachable speed,
+      // and, where the target alone fits, that the draft is what does not (describe's words)
+      node.textContent = e[`${o.needs}_without_draft`]
+        ? "does not fit in memory with the draft; fits without it" : "does not fit in memory";
       node.dataset.doesNotFit = "1";
       if (unit) unit.hidden = true;
       return;
@@ -1003,14 +1010,16 @@ const UI = (function () {
 
     // the drafts the current model allows: its own MTP module where Python gives one
     // (export.speculation_data), a draft given by its step time, and the catalog's models
-    // smaller than it; a draft it does not allow falls to none
+    // smaller than it whose vocabulary can be its (estimate.check_draft: vocab_size within
+    // llama.cpp's tolerance); a draft it does not allow falls to none
     function refreshSpeculation() {
       const model = resolve(state).model;
       if (!model) return;
       const mtp = !!(model.speculation || {}).mtp;
       const size = Stack.totalParams(model);
       const drafts = Object.values(CATALOG.models).filter((m) => m.name !== model.name
-        && catalogParams(m) < size);
+        && catalogParams(m) < size
+        && Math.abs(m.n_vocab - model.n_vocab) <= CATALOG.draft_vocab_tolerance);
       const offered = JSON.stringify([mtp, drafts.map((m) => m.name)]);
       if (state.speculation === "mtp" && !mtp) state.speculation = null;
       if (state.speculation === "draft" && !drafts.some((m) => m.name === state.draft_model)) {
