@@ -241,8 +241,6 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("decode_peak_flops", "first", "the peak a decode step's FLOPs take (the weights' where "
        "attention runs at the same rate)", of=["decode_split_peak", "peak_flops"]),
     op("decode_peak_or_inf", "first", "that peak, or none", of=["decode_peak_flops", INF]),
-    op("serving_peak_or_inf", "at", "the peak of a decode step at the serving context",
-       target="decode_peak_or_inf", **{"with": {"context": "serving_context"}}),
     guard(f("prefill_split_peak", "step_peak_flops", "a prefill's effective peak: the weights' "
             "products at their rate, attention's at its own", step_flops="prefill_flops",
             step_attn_flops="layer_prefill_flops", attn_peak_flops="attention_peak_flops"),
@@ -250,6 +248,33 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("prefill_peak_flops", "first", "the peak a prefill's FLOPs take",
        of=["prefill_split_peak", "peak_flops"]),
     op("prefill_peak_or_inf", "first", "that peak, or none", of=["prefill_peak_flops", INF]),
+    # A tensor-parallel group's FLOPs with every chip's copy counted: a chip computes 1/tp of
+    # them. They exceed the model's where an engine computes an indexer's heads on more chips
+    # than split them (MiniMax Sparse Attention's 4 heads on 8 chips: one a chip; DeepSeek
+    # Sparse Attention's indexer on every chip); elsewhere, and at tp 1, they are the model's.
+    s("layer_decode_flops_held", "layer_decode_flops_held", "attention and recurrence FLOPs of "
+      "a token on the tensor-parallel group, every copy of an indexer's heads counted"),
+    f("decode_flops_held", "stack_decode_flops", "FLOPs of one token on the tensor-parallel "
+      "group, every copy counted", layer_flops="layer_decode_flops_held"),
+    s("layer_prefill_flops_held", "layer_prefill_flops_held", "attention and recurrence FLOPs "
+      "of a prompt on the tensor-parallel group, every copy of an indexer's heads counted"),
+    f("prefill_flops_held", "stack_prefill_flops", "FLOPs of a prefill on the tensor-parallel "
+      "group, every copy counted", head_params="head_matmul_params",
+      layer_flops="layer_prefill_flops_held"),
+    guard(f("decode_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs of "
+            "a decode step", step_flops="decode_flops_held",
+            step_attn_flops="layer_decode_flops_held", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("decode_peak_held_or_inf", "first", "the peak a decode step's FLOPs on the group take, "
+       "or none", of=["decode_split_peak_held", "peak_flops", INF]),
+    guard(f("prefill_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs "
+            "of a prefill", step_flops="prefill_flops_held",
+            step_attn_flops="layer_prefill_flops_held", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("prefill_peak_held_or_inf", "first", "the peak a prefill's FLOPs on the group take, or "
+       "none", of=["prefill_split_peak_held", "peak_flops", INF]),
+    op("serving_peak_or_inf", "at", "the peak of a decode step on the group at the serving "
+       "context", target="decode_peak_held_or_inf", **{"with": {"context": "serving_context"}}),
     op("bandwidth", "first", "the memory bandwidth used",
        of=["given_bandwidth", "chip_bandwidth"]),
     op("capacity", "first", "the memory capacity used", of=["given_capacity", "chip_capacity"]),
@@ -431,8 +456,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        target="step_weight_bytes", **{"with": {"batch": "micro"}}),
     op("seq_bytes_serving", "at", "bytes per sequence at the serving context",
        target="seq_bytes_held", **{"with": {"context": "serving_context"}}),
-    op("seq_flops_serving", "at", "FLOPs per sequence at the serving context",
-       target="decode_flops", **{"with": {"context": "serving_context"}}),
+    op("seq_flops_serving", "at", "FLOPs per sequence at the serving context on the group, "
+       "every copy counted", target="decode_flops_held",
+       **{"with": {"context": "serving_context"}}),
     f("micro_step_bytes", "batched_step_bytes", "bytes of a microbatch's step",
       weight_bytes="step_weight_bytes_micro", seq_bytes="seq_bytes_serving", batch="micro"),
     f("micro_step_flops", "batched_step_flops", "FLOPs of a microbatch's step",
@@ -638,12 +664,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        target="step_weight_bytes", **{"with": {"batch": "prompt"}}),
     guard(f("ttft_work_seconds", "time_to_first_token", "the prefill's memory traffic and "
             "arithmetic", weight_bytes="prefill_weight_bytes",
-            kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="prefill_peak_or_inf", comm_time=LIT(0)), "prompt"),
+            kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
+            n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time=LIT(0)), "prompt"),
     guard(f("ttft_serialized_seconds", "time_to_first_token", "time to first token, "
             "communication after the work", weight_bytes="prefill_weight_bytes",
-            kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="prefill_peak_or_inf", comm_time="prefill_comm"), "prompt"),
+            kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
+            n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time="prefill_comm"),
+          "prompt"),
     f("ttft_overlapped_seconds", "overlapped_time", "time to first token, communication under "
       "the work", work_time="ttft_work_seconds", comm_time="prefill_comm"),
     op("ttft_seconds", "choose", "time to first token", when="overlapping",
