@@ -1021,6 +1021,28 @@ def test_speculative_estimate_in_the_page_equals_python(page):
         assert "error" in g, (kw, g)
 
 
+def test_indexer_copies_and_shared_tables_in_the_page_equal_python(page):
+    """The page's serving bounds count what Python's count (tests/test_indexer_tp.py,
+    tests/test_draft_memory.py): an indexer's heads as each chip computes them (MiniMax-M3 at tp
+    8 and 16, one head a chip; DeepSeek-V3.2 at tp 8, the indexer on every chip) and an MTP
+    module without its copies of the model's embedding table and head, its own embedding held
+    over two pipeline stages. Prompts long enough for the indexer to matter; fp8 caches, so
+    that attention's products take their own rate (the held FLOPs' effective peak)."""
+    serving = dict(context=32768, prompt=32768, generate=256, batch=4, bits_kv="fp8")
+    cases = [("minimax-m3", "h200", dict(tp=8, **serving)),
+             ("minimax-m3", "b200", dict(tp=16, **serving)),
+             ("deepseek-v3.2", "h200", dict(tp=8, **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, speculation="mtp", **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, pp=2, speculation="mtp", **serving))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    for (name, chip, kw), g in zip(cases, got):
+        assert "error" not in g, (name, kw, g)
+        _compare((name, chip, tuple(kw.values())), g, estimate(name, hardware=chip, **kw),
+                 SERVING_NUMERIC + ["draft_memory_bytes"], failures)
+    assert not failures, "\n".join(failures[:10])
+
+
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",
                     "memory_required_bytes", "memory_per_chip_bytes", "max_batch",
                     "max_batch_per_replica", "max_context") + SPECULATIVE_FIELDS
