@@ -19,7 +19,14 @@ capacities, not read from the code under test:
   shared_head.norm (d), its own embedding table and output head (V x d each): 13,463,426,304
   parameters, which with the main model's and the fp8 scales' sums to the Hub's element total
   (tests/configs/SOURCES.md, row deepseek-v3.json). Its MLA cache per token and layer is
-  (kv_lora_rank + qk_rope_head_dim) x 2 B, kept whole on every tensor-parallel chip.
+  (kv_lora_rank + qk_rope_head_dim) x 2 B, kept whole on every tensor-parallel chip. vLLM does
+  not hold the module's copies of the embedding table and head: it replaces them with the
+  model's (vllm-project/vllm@82720b1ed4712ddebb597acdbcff752db48a76c1,
+  vllm/v1/spec_decode/llm_base_proposer.py, _maybe_share_embeddings on one pipeline stage,
+  _maybe_share_lm_head always); under pipeline parallelism it loads the module's embedding
+  table apart, which the checkpoint stores in bf16: the Hub's element count is matched only with
+  fp8 scales for the module's transformer layer (702,264) and none for its embed_tokens or
+  shared_head.head (56,560 each if they were fp8; tests/configs/FAMILIES.md, DeepSeek-V3).
 """
 from __future__ import annotations
 
@@ -100,21 +107,37 @@ def test_mtp_counts_the_modules_weights_and_cache():
            + 512 * 128 * (128 + 128)                # kv_b_proj: heads x (nope + v)
            + 128 * 128 * d)                         # o_proj
     moe = (256 + 1) * 3 * d * 2048 + 256 * d + 256  # routed + shared experts, router, its bias
-    module = 3 * d + 2 * d * d + (mla + moe + 2 * d) + 2 * v * d
+    tables = 2 * v * d                              # its own embed_tokens and shared_head.head
+    module = 3 * d + 2 * d * d + (mla + moe + 2 * d) + tables
     assert module == 13_463_426_304
+    held = module - tables                          # vLLM shares the model's: 11,610,068,224
     mla_token = (512 + 64) * 2                      # B per token, one layer, 16-bit
     at = dict(hardware="h200", weights="fp8", tp=8, prompt=PROMPT, generate=GENERATE,
               context=PROMPT)
     plain, spec = estimate("deepseek-v3", **at), estimate("deepseek-v3", **at, speculation="mtp")
     assert spec.memory_per_chip_bytes - plain.memory_per_chip_bytes == pytest.approx(
-        (module + 8 * FINAL * mla_token) / 8, abs=1e-3)
-    assert spec.draft_memory_bytes == module + PROMPT * mla_token
+        (held + 8 * FINAL * mla_token) / 8, abs=1e-3)
+    assert spec.draft_memory_bytes == held + PROMPT * mla_token
     # the replica's sequences: the main model's 671,026,419,200 parameters at one byte and its
     # 61 MLA layers' cache, whole on each chip (tests/configs/SOURCES.md)
     seq = 8 * FINAL * (61 + 1) * mla_token
-    assert spec.max_batch_per_replica == (8 * H200 - 671_026_419_200 - module) // seq
+    assert spec.max_batch_per_replica == (8 * H200 - 671_026_419_200 - held) // seq
     assert plain.max_batch_per_replica == (8 * H200 - 671_026_419_200) // (
         8 * FINAL * 61 * mla_token)
+
+
+@pytest.mark.parametrize("weights, embedding_bytes", [("fp8", 1), (None, 2)])
+def test_mtp_module_keeps_its_embedding_under_pipeline_parallelism(weights, embedding_bytes):
+    """Over two pipeline stages vLLM loads the module's embedding table apart (V x d =
+    926,679,040 parameters), at the bits of the model's embedding rows: one byte where fp8 is
+    asked for every weight, two as the checkpoint ships it (bf16); the head is still the
+    model's. The cache is the same at pp 1 and 2, so the draft's bytes differ by the table
+    alone."""
+    table = 129_280 * 7168
+    at = dict(hardware="h200", weights=weights, tp=8, prompt=PROMPT, generate=GENERATE,
+              context=PROMPT, speculation="mtp")
+    one, two = estimate("deepseek-v3", **at), estimate("deepseek-v3", **at, pp=2)
+    assert two.draft_memory_bytes - one.draft_memory_bytes == table * embedding_bytes
 
 
 def test_plan_ranks_batches_with_the_draft_held():
@@ -157,3 +180,23 @@ def test_a_draft_whose_heads_the_replicas_tp_does_not_split_is_refused():
                    acceptance=0.8)
     assert {r["tp"] for r in found.configurations} == {4}
     assert any("tp8" in s and "draft: tp = 8" in s for s in found.skipped)
+
+
+def test_step_37s_own_heads_are_shared_as_vllm_loads_them():
+    """Step 3.7 Flash stores an output head in each of its 3 MTP layers (config.json:
+    num_nextn_predict_layers 3, vocab_size 128,896, hidden_size 4,096) and shares the
+    embedding; vLLM's MTP loader replaces every layer's shared_head.head with the model's
+    lm_head (llm_base_proposer.py, above), so the module holds 3 x 128,896 x 4,096 fewer
+    parameters than it stores: at fp8, as many bytes fewer than before."""
+    from llm_arithmetic import get_model
+    from llm_arithmetic.estimate import draft_memory_inputs
+
+    m = get_model("step-3.7-flash")
+    held = draft_memory_inputs(m, module=True)
+    assert held["draft_head_params"] == 3 * 128_896 * 4096 == 1_583_874_048
+    assert held["draft_embedding_params"] == 0
+    e = estimate("step-3.7-flash", hardware="h200", weights="fp8", tp=8, speculation="mtp")
+    # and one token of the 3 layers' cache: K and V of 8 heads of 128 (num_key_value_heads,
+    # head_dim), 2 B each
+    cache = 3 * 2 * 8 * 128 * 2
+    assert e.draft_memory_bytes == held["draft_params"] - 1_583_874_048 + cache

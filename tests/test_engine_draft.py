@@ -95,9 +95,10 @@ def test_vllm_pool_from_the_printed_memory_counts_the_drafts_layers():
 
 def test_vllm_pool_with_deepseek_v3s_mtp_module_by_hand():
     """--speculation mtp on DeepSeek-V3, fp8, tensor parallel over 8 H200s: each chip loads an
-    eighth of the model and of its MTP module, and caches the module's one MLA layer whole
-    beside the model's 61."""
-    module, model = 13_463_426_304, 671_026_419_200
+    eighth of the model and of its MTP module, less the module's copies of the embedding table
+    and the head, which vLLM replaces with the model's (129,280 x 7,168 each), and caches the
+    module's one MLA layer whole beside the model's 61."""
+    module, model = 13_463_426_304 - 2 * 129_280 * 7168, 671_026_419_200
     latent = (512 + 64) * 2
     kw = dict(hardware="h200", tp=8, weights="fp8", reserve_gib=RESERVE_GIB,
               flags={"--gpu-memory-utilization": 0.75})

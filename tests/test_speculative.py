@@ -382,6 +382,8 @@ def test_mtp_workload_with_a_draft_model_does_not_need_the_module_counted():
 
 def test_mtp_workload_counts_a_module_the_reader_counts():
     """DeepSeek-V3's module (13,463,426,304 parameters, derived in tests/test_draft_memory.py)
-    at fp8, one byte each, and one MLA layer's cache of one token: (512 + 64) x 2 B."""
+    less its copies of the target's embedding table and head, which vLLM shares (129,280 x
+    7,168 each), at fp8, one byte each, and one MLA layer's cache of one token: (512 + 64) x
+    2 B."""
     e = estimate("deepseek-v3", hardware="h200", tp=8, weights="fp8", speculation="mtp")
-    assert e.draft_memory_bytes == 13_463_426_304 + (512 + 64) * 2
+    assert e.draft_memory_bytes == 13_463_426_304 - 2 * 129_280 * 7168 + (512 + 64) * 2

@@ -1026,6 +1026,28 @@ def test_speculative_estimate_in_the_page_equals_python(page):
         assert "error" in g, (kw, g)
 
 
+def test_indexer_copies_and_shared_tables_in_the_page_equal_python(page):
+    """The page's serving bounds count what Python's count (tests/test_indexer_tp.py,
+    tests/test_draft_memory.py): an indexer's heads as each chip computes them (MiniMax-M3 at tp
+    8 and 16, one head a chip; DeepSeek-V3.2 at tp 8, the indexer on every chip) and an MTP
+    module without its copies of the model's embedding table and head, its own embedding held
+    over two pipeline stages. Prompts long enough for the indexer to matter; fp8 caches, so
+    that attention's products take their own rate (the held FLOPs' effective peak)."""
+    serving = dict(context=32768, prompt=32768, generate=256, batch=4, bits_kv="fp8")
+    cases = [("minimax-m3", "h200", dict(tp=8, **serving)),
+             ("minimax-m3", "b200", dict(tp=16, **serving)),
+             ("deepseek-v3.2", "h200", dict(tp=8, **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, speculation="mtp", **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, pp=2, speculation="mtp", **serving))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    for (name, chip, kw), g in zip(cases, got):
+        assert "error" not in g, (name, kw, g)
+        _compare((name, chip, tuple(kw.values())), g, estimate(name, hardware=chip, **kw),
+                 SERVING_NUMERIC + ["draft_memory_bytes"], failures)
+    assert not failures, "\n".join(failures[:10])
+
+
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",
                     "memory_required_bytes", "memory_per_chip_bytes", "max_batch",
                     "max_batch_per_replica", "max_context", "fits_without_draft",
@@ -1084,8 +1106,11 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
     assert got[4]["draft_layers"] == 2  # Nemotron 3 Super's module: "*E", two layers
     plain = page.evaluate(SERVING_QUERY, [["deepseek-v3", "h200", dict(tp=8, **serving)]])[0]
     assert mtp["memory_per_chip_bytes"] > plain["memory_per_chip_bytes"]
+    # its 13,463,426,304 parameters less the copies of the embedding table and head that the
+    # engine shares with the model (2 x 129,280 x 7,168), a byte or more each, and its cache;
     # no draft held: null, as Python's None and the engine view's draft keys
-    assert mtp["draft_memory_bytes"] > 13e9 and plain["draft_memory_bytes"] is None
+    held = 13_463_426_304 - 2 * 129_280 * 7168
+    assert mtp["draft_memory_bytes"] > held and plain["draft_memory_bytes"] is None
     # a draft given by its step time holds nothing counted
     assert got[6]["draft_memory_bytes"] is None and got[6]["draft_cost"] == 0.05
     # modules the reader does not count (MiniMax-M2.5's 3 and MiniMax-M3's 7, field
@@ -1206,7 +1231,7 @@ def test_the_serving_widget_offers_the_drafts_describe_offers(page):
     # the MTP module as describe charges it: what its step reads over a plain step's (more
     # than a block of the 61), its weights and cache
     assert 1 / 61 < float(value(r, "draft_cost")["value"]) < 0.05
-    assert float(value(r, "draft_memory_bytes")["value"]) > 13e9
+    assert float(value(r, "draft_memory_bytes")["value"]) > 13_463_426_304 - 2 * 129_280 * 7168
     # a model without a module: the choice falls to none, and is not offered
     move_control(page, el, ("model", "select", ["llama-3-70b"]))
     r = el.evaluate(READ_WIDGET)

@@ -493,10 +493,10 @@ def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any
     (:func:`~llm_arithmetic.estimate.draft_memory_inputs`), as far as the engine's handling
     of a draft was read: vLLM's whole (weights and cache); SGLang's and TensorRT-LLM's weights
     alone, with a warning; llama.cpp and vLLM's hybrid pool refused."""
-    from .estimate import (SPECULATIVE_WORKLOADS, check_module, draft_degrees,
+    from .estimate import (NOTHING_HELD, SPECULATIVE_WORKLOADS, check_module, draft_degrees,
                            draft_memory_inputs, draft_model)
 
-    none = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
+    none = dict(NOTHING_HELD)
     which = "draft" if draft is not None else "speculation"
     if speculation is not None:
         if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:

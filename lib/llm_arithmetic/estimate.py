@@ -22,7 +22,8 @@ from dataclasses import asdict, fields
 from fractions import Fraction
 from numbers import Integral
 from pathlib import Path
-from typing import Any, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -43,8 +44,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "draft_degrees", "check_module", "check_draft", "DraftWarning",
-           "DRAFT_VOCAB_TOLERANCE",
+           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "check_module", "check_draft",
+           "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
 
@@ -1030,7 +1031,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     ``pp`` chips as the target is, so those degrees must suit it too (:func:`draft_degrees`)."""
     draft_layers = None
     step_blocks = None
-    held = dict(draft_weight_bytes=None, draft_params=None, draft_blocks=None)
+    held = dict(NOTHING_HELD)
     if speculation is not None:
         if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
             raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
@@ -1053,8 +1054,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
         return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None,
-                    draft_step_blocks=None, draft_weight_bytes=None, draft_params=None,
-                    draft_blocks=None)
+                    draft_step_blocks=None, **NOTHING_HELD)
     draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
@@ -1117,15 +1117,24 @@ def check_module(m: Model, speculation: str, *, module_held: bool = True) -> Non
                          f"{', '.join(w['module_fields'])}); {_INSTEAD}")
 
 
+#: The plan's inputs of what a draft holds, where it holds nothing counted.
+NOTHING_HELD: Mapping[str, Any] = MappingProxyType(dict(
+    draft_weight_bytes=None, draft_params=None, draft_embedding_params=None,
+    draft_head_params=None, draft_blocks=None))
+
+
 def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = None,
                         bits_weight: Any = None) -> dict[str, Any]:
     """The plan's inputs for what a draft holds beside the target: with ``module``, the
     multi-token-prediction module of ``model`` (the target): its parameters outside the
     published total (``draft_params``, stored at the bits of the target's weights; None where
-    the reader counts none, or where the total already counts them) and its blocks
-    (``draft_blocks``, every module's, for their cache; None where the reader gives none);
-    else ``model`` is a draft model: its weights at ``weights`` or ``bits_weight`` (as
-    :func:`estimate` takes them; None: as it ships), ``draft_weight_bytes`` [B], and its stack.
+    the reader counts none, or where the total already counts them), of them the embedding
+    tables and output heads it stores as its own (``draft_embedding_params``,
+    ``draft_head_params``: copies of the target's, which the plan leaves to the target as vLLM
+    does) and its blocks (``draft_blocks``, every module's, for their cache; None where the
+    reader gives none); else ``model`` is a draft model: its weights at ``weights`` or
+    ``bits_weight`` (as :func:`estimate` takes them; None: as it ships),
+    ``draft_weight_bytes`` [B], and its stack.
 
     >>> held = draft_memory_inputs(get_model("qwen3-0.6b"))
     >>> held["draft_weight_bytes"], held["draft_params"], len(held["draft_blocks"])
@@ -1133,14 +1142,19 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
     >>> held = draft_memory_inputs(get_model("deepseek-v3"), module=True)
     >>> held["draft_weight_bytes"], held["draft_params"], held["draft_blocks"][0][0]
     (None, 13463426304, 1)
+    >>> held["draft_embedding_params"], held["draft_head_params"]   # 129,280 x 7,168 each
+    (926679040, 926679040)
     """
     if module:
-        params = sum(x.params for x in model.mtp_extras() if not x.in_total)
+        extras = [x for x in model.mtp_extras() if not x.in_total]
+        params = sum(x.params for x in extras)
         layers = model.mtp_layers()
-        return dict(draft_weight_bytes=None, draft_params=params or None,
+        return dict(NOTHING_HELD, draft_params=params or None,
+                    draft_embedding_params=sum(x.embeddings for x in extras) if params else None,
+                    draft_head_params=sum(x.heads for x in extras) if params else None,
                     draft_blocks=stack_blocks(layers) if layers else None)
     w = model.plan.child(**weight_inputs(model, weights, bits_weight)).get("weight_bytes")
-    return dict(draft_weight_bytes=w, draft_params=None, draft_blocks=model.blocks)
+    return dict(NOTHING_HELD, draft_weight_bytes=w, draft_blocks=model.blocks)
 
 
 def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,

@@ -600,7 +600,11 @@ class Extra:
     marked ``read``: a part outside the stack that every token runs (DeepSeek-V4's
     hyper-connection head). Such a part counts in the
     total, the active parameters and what a decode step reads, and its ``matmul`` weights in
-    matrix products count in the FLOPs (2 each).
+    matrix products count in the FLOPs (2 each). ``embeddings`` and ``heads``: the parameters
+    (in ``params``) of the vocabulary tables a multi-token-prediction module stores as its own,
+    copies of the model's embedding table (DeepSeek-V3's layer 61 ``embed_tokens``) and output
+    head (its ``shared_head.head``; Step 3.7's), which an engine may share with the target
+    instead of holding them (the plan's ``draft_module_bytes``).
     """
 
     name: str
@@ -611,11 +615,19 @@ class Extra:
     matmul: int = 0
     layers: tuple = ()
     modules: int = 1
+    embeddings: int = 0
+    heads: int = 0
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
         _check_int(self.name, "matmul", self.matmul, minimum=0)
         _check_int(self.name, "modules", self.modules, minimum=1)
+        _check_int(self.name, "embeddings", self.embeddings, minimum=0)
+        _check_int(self.name, "heads", self.heads, minimum=0)
+        if self.embeddings + self.heads > self.params:
+            raise ConfigError(f"{self.name}: its own embedding tables and heads "
+                              f"({self.embeddings + self.heads:,}) exceed its parameters "
+                              f"({self.params:,})")
         if len(self.layers) % self.modules:
             raise ConfigError(f"{self.name}: {len(self.layers)} runs of blocks cannot be "
                               f"{self.modules} modules of the same number")
@@ -997,7 +1009,8 @@ class Model:
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,
             draft_weight_bytes=None,
-            draft_params=None, draft_blocks=None, forecast_decode=None,
+            draft_params=None, draft_embedding_params=None, draft_head_params=None,
+            draft_blocks=None, forecast_decode=None,
             forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS}))
 

@@ -1142,15 +1142,18 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     V x d; Qwen3.5's, Nemotron 3's and DeepSeek-V4's share the model's; Step 3.7's store an
     output head of V x d per module and share the embedding (``own_head``); ``head``: the
     parameters of a module's own hyper-connection head (DeepSeek-V4). Reported apart, not in
-    the total (transformers builds none)."""
+    the total (transformers builds none); the tables a module stores as its own are recorded
+    apart too (``Extra.embeddings``, ``Extra.heads``): vLLM replaces them with the model's."""
     if not modules:
         return ()
     d = kw["d_model"]
-    tables = 2 if own_embeddings else 1 if own_head else 0
-    per = (3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + tables * kw["n_vocab"] * d
-           + head)
+    table = kw["n_vocab"] * d
+    embeddings = table if own_embeddings else 0
+    heads = table if own_embeddings or own_head else 0
+    per = 3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + embeddings + heads + head
     return (Extra(MTP_EXTRA, modules * per, False, note,
-                  layers=tuple(blocks) * modules, modules=modules),)
+                  layers=tuple(blocks) * modules, modules=modules,
+                  embeddings=modules * embeddings, heads=modules * heads),)
 
 
 def _indexer(r: _Reader) -> dict[str, int]:

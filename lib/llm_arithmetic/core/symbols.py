@@ -496,6 +496,13 @@ page_tokens = _sym("page_tokens", r"n_{page}", "tokens per block of an engine's 
                    "(vLLM's block size, SGLang's page size)", "token")
 kv_heads_chip = _sym("kv_heads_chip", r"H_{kv}^{chip}", "key/value heads of one layer that one "
                      "chip caches (split over tensor parallelism, at least one)", "1", _RAT)
+index_heads_chip = _sym("index_heads_chip", r"H_{I}^{chip}", "indexer query heads of one "
+                        "sparse-attention layer that one chip computes under tensor parallelism "
+                        "(its share, at least one, or all of them where the engine replicates "
+                        "the indexer)", "1", _RAT)
+index_heads_held = _sym("index_heads_held", r"H_{I}^{tp}", "indexer query heads of one "
+                        "sparse-attention layer that a tensor-parallel group computes, every "
+                        "chip's copy counted", "1", _RAT)
 ctx_cells = _sym("ctx_cells", r"n_{cells}", "cells (token slots) llama.cpp allocates per "
                  "layer of its cache", "token")
 ubatch = _sym("ubatch", r"n_{ub}", "tokens of one micro-batch an engine computes at once "

@@ -10,7 +10,8 @@ rules (:mod:`llm_arithmetic.engine` reads them, with their sources, from
   ``gpu_memory_utilization``, SGLang's ``mem_fraction_static``);
 * that memory cut into blocks of tokens: :data:`pool_tokens`;
 * with tensor parallelism, each chip caches its share of the key/value heads, never less than
-  one: :data:`kv_heads_per_chip`;
+  one: :data:`kv_heads_per_chip`; a sparse-attention indexer's query heads, split the same
+  way or copied to every chip, make the group compute :data:`index_heads_held` of them;
 * llama.cpp instead allocates a fixed number of cells per layer, rounded up:
   :data:`padded_cells`, and for windowed layers only the window and a micro-batch:
   :data:`swa_cells`;
@@ -26,7 +27,7 @@ import sympy as sp
 
 from ..core.registry import formula
 
-__all__ = ["kv_heads_per_chip", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
+__all__ = ["kv_heads_per_chip", "index_heads_held", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
            "hybrid_concurrency"]
 
@@ -45,6 +46,43 @@ def kv_heads_per_chip(*, n_kv_heads, tp=1):
     (1, 1)
     """
     return sp.Max(1, n_kv_heads / tp, evaluate=False)
+
+
+@formula("index_heads_held")
+def index_heads_held(*, index_heads_chip, tp=1):
+    """Indexer query heads of one sparse-attention layer that a tensor-parallel group of N_tp
+    chips computes, every chip's copy counted: N_tp times the heads each chip computes. Where
+    every chip computes a share of the heads this is H_I; where there are fewer heads than
+    chips, or the engine does not split the indexer, the chips compute copies and the group
+    does more work than the model's FLOPs count, which a chip's 1/N_tp share of them misses.
+
+    What each chip computes follows the engine (vLLM):
+
+    * MiniMax Sparse Attention (MiniMax-M3) shards its index query heads as it shards the
+      key/value heads, one per chip when there are fewer heads than chips:
+      ``num_idx_heads = num_kv_heads = max(1, num_key_value_heads // tp_size)``
+      (vllm-project/vllm@902158949803be74ad6941ee4bd4b08741297fa0,
+      vllm/models/minimax_m3/nvidia/model.py, ``MiniMaxM3SparseAttention``), so
+      H_I^chip = :data:`kv_heads_per_chip` of the index heads, max(1, H_I / N_tp);
+    * DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) replicates its whole indexer on every
+      chip ("no tensor parallel, just replicated": ``ReplicatedLinear`` ``wq_b`` of all
+      ``index_n_heads``, vllm-project/vllm@002d6073aa034d4f5545d45021b0e56d1f3c3593,
+      vllm/model_executor/models/deepseek_v2.py, ``Indexer``), so H_I^chip = H_I.
+
+    The one index key head is computed and cached whole on every chip in both.
+
+    Examples
+    --------
+    MiniMax-M3 (4 index heads) on 4, 8 and 16 chips: 4, 8 and 16 heads' work, one head a chip;
+    DeepSeek-V3.2 (64 index heads, replicated) on 8 chips: 8 x 64 = 512.
+
+    >>> [index_heads_held(index_heads_chip=kv_heads_per_chip(n_kv_heads=4, tp=n), tp=n)
+    ...  for n in (4, 8, 16)]
+    [4, 8, 16]
+    >>> index_heads_held(index_heads_chip=64, tp=8)
+    512
+    """
+    return tp * index_heads_chip
 
 
 @formula("kv_budget")

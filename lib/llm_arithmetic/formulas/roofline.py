@@ -100,7 +100,9 @@ def step_peak_flops(*, step_flops, step_attn_flops, peak_flops, attn_peak_flops)
     :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this
     rate, so that its compute time is the weights' products at their rate plus attention's at
     its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline
-    stage or a tensor-parallel chip (each takes the same share of both) keeps it.
+    stage or a tensor-parallel chip (each takes the same share of both) keeps it. A chip that
+    computes copies of an indexer's heads takes more of attention's: the serving bounds take
+    the peak of the tensor-parallel group's FLOPs with those copies counted.
 
     Examples
     --------

@@ -49,7 +49,8 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
     """Lower bound on the time to first token of a prompt served alone: the prefill's roofline
     on N chips sharing its work evenly (the weights read once, the prompt's cache written,
     against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T
-    activation vectors twice a layer).
+    activation vectors twice a layer). Work that every chip repeats (copies of an indexer's
+    heads) is counted in F_pre once per copy, so that F_pre / N is one chip's.
 
     The first token comes out of the prefill: the last prompt position's logits give it.
 

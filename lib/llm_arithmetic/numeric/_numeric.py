@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -109,6 +109,7 @@ PARAMS = {
     'hyper_head_params': ('d_model', 'hc_streams'),
     'hyper_norm_matmul_params': ('d_model', 'hc_streams'),
     'hyper_norm_params': ('d_model', 'norm_vecs_layer', 'hc_streams'),
+    'index_heads_held': ('index_heads_chip', 'tp'),
     'karpathy_bandwidth_ratio': ('bandwidth_a', 'bandwidth_b'),
     'karpathy_compute_ratio': ('peak_flops_a', 'peak_flops_b'),
     'karpathy_naive_gain': ('peak_flops_a', 'bandwidth_a', 'peak_flops_b', 'bandwidth_b'),
@@ -4772,6 +4773,67 @@ def hyper_norm_params(*, d_model, norm_vecs_layer, hc_streams):
         return _vector_result(norm_vecs_layer*d_model + 2*d_model*hc_streams**2*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6)
 
 
+def index_heads_held(*, index_heads_chip, tp=1):
+    """Indexer query heads of one sparse-attention layer that a tensor-parallel group of N_tp
+    chips computes, every chip's copy counted: N_tp times the heads each chip computes. Where
+    every chip computes a share of the heads this is H_I; where there are fewer heads than
+    chips, or the engine does not split the indexer, the chips compute copies and the group
+    does more work than the model's FLOPs count, which a chip's 1/N_tp share of them misses.
+
+    .. math::
+
+        H_{I}^{tp} = H_{I}^{chip} N_{tp}
+
+    Parameters
+    ----------
+    index_heads_chip : number or array
+        Indexer query heads of one sparse-attention layer that one chip computes under tensor parallelism (its share, at least one, or all of them where the engine replicates the indexer), :math:`H_{I}^{chip}` [-]
+    tp : number or array (default 1)
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+
+    Returns
+    -------
+    index_heads_held : number or array
+        Indexer query heads of one sparse-attention layer that a tensor-parallel group computes, every chip's copy counted, :math:`H_{I}^{tp}` [-]
+
+    What each chip computes follows the engine (vLLM):
+
+    * MiniMax Sparse Attention (MiniMax-M3) shards its index query heads as it shards the
+      key/value heads, one per chip when there are fewer heads than chips:
+      ``num_idx_heads = num_kv_heads = max(1, num_key_value_heads // tp_size)``
+      (vllm-project/vllm@902158949803be74ad6941ee4bd4b08741297fa0,
+      vllm/models/minimax_m3/nvidia/model.py, ``MiniMaxM3SparseAttention``), so
+      H_I^chip = :data:`kv_heads_per_chip` of the index heads, max(1, H_I / N_tp);
+    * DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) replicates its whole indexer on every
+      chip ("no tensor parallel, just replicated": ``ReplicatedLinear`` ``wq_b`` of all
+      ``index_n_heads``, vllm-project/vllm@002d6073aa034d4f5545d45021b0e56d1f3c3593,
+      vllm/model_executor/models/deepseek_v2.py, ``Indexer``), so H_I^chip = H_I.
+
+    The one index key head is computed and cached whole on every chip in both.
+
+    Examples
+    --------
+    MiniMax-M3 (4 index heads) on 4, 8 and 16 chips: 4, 8 and 16 heads' work, one head a chip;
+    DeepSeek-V3.2 (64 index heads, replicated) on 8 chips: 8 x 64 = 512.
+
+    >>> [index_heads_held(index_heads_chip=kv_heads_per_chip(n_kv_heads=4, tp=n), tp=n)
+    ...  for n in (4, 8, 16)]
+    [4, 8, 16]
+    >>> index_heads_held(index_heads_chip=64, tp=8)
+    512
+    """
+    _exact = _exact_args(('index_heads_chip', 'tp'), (index_heads_chip, tp))
+    if _exact is not None:
+        index_heads_chip, tp = _exact
+        try:
+            return _exact_result(index_heads_chip*tp)
+        except ZeroDivisionError:
+            return _inf
+    index_heads_chip, tp = _vector_args(('index_heads_chip', 'tp'), (index_heads_chip, tp))
+    with _quiet():
+        return _vector_result(index_heads_chip*tp)
+
+
 def karpathy_bandwidth_ratio(*, bandwidth_a, bandwidth_b):
     """How many times the memory bandwidth of chip A is that of chip B.
 
@@ -8714,7 +8776,9 @@ def step_peak_flops(*, step_flops, step_attn_flops, peak_flops, attn_peak_flops)
     :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this
     rate, so that its compute time is the weights' products at their rate plus attention's at
     its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline
-    stage or a tensor-parallel chip (each takes the same share of both) keeps it.
+    stage or a tensor-parallel chip (each takes the same share of both) keeps it. A chip that
+    computes copies of an indexer's heads takes more of attention's: the serving bounds take
+    the peak of the tensor-parallel group's FLOPs with those copies counted.
 
     .. math::
 
@@ -9014,7 +9078,8 @@ def time_to_first_token(*, weight_bytes, kv_cache_bytes_per_token, prefill_flops
     """Lower bound on the time to first token of a prompt served alone: the prefill's roofline
     on N chips sharing its work evenly (the weights read once, the prompt's cache written,
     against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T
-    activation vectors twice a layer).
+    activation vectors twice a layer). Work that every chip repeats (copies of an indexer's
+    heads) is counted in F_pre once per copy, so that F_pre / N is one chip's.
 
     .. math::
 

@@ -462,6 +462,11 @@ export function hyper_norm_params({d_model, norm_vecs_layer, hc_streams} = {}) {
   return norm_vecs_layer*d_model + 2*d_model*Math.pow(hc_streams, 2)*(hc_streams + 2) + 2*hc_streams*(hc_streams + 2) + 6;
 }
 
+/** Indexer query heads of one sparse-attention layer that a tensor-parallel group of N_tp chips computes, every chip's copy counted: N_tp times the heads each chip computes. Where every chip computes a share of the heads this is H_I; where there are fewer heads than chips, or the engine does not split the indexer, the chips compute copies and the group does more work than the model's FLOPs count, which a chip's 1/N_tp share of them misses. [1] */
+export function index_heads_held({index_heads_chip, tp = 1} = {}) {
+  return index_heads_chip*tp;
+}
+
 /** How many times the memory bandwidth of chip A is that of chip B. [1] */
 export function karpathy_bandwidth_ratio({bandwidth_a, bandwidth_b} = {}) {
   return bandwidth_a/bandwidth_b;
@@ -892,7 +897,7 @@ export function stage_flops({step_flops, pp} = {}) {
   return step_flops/pp;
 }
 
-/** A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it. [FLOP/s] */
+/** A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it. A chip that computes copies of an indexer's heads takes more of attention's: the serving bounds take the peak of the tensor-parallel group's FLOPs with those copies counted. [FLOP/s] */
 export function step_peak_flops({step_flops, step_attn_flops, peak_flops, attn_peak_flops} = {}) {
   return step_flops/((step_flops - step_attn_flops)/peak_flops + step_attn_flops/attn_peak_flops);
 }
@@ -922,7 +927,7 @@ export function time_per_output_token({step_bytes, step_flops, n_chips = 1, band
   return comm_time + Math.max(step_flops/(n_chips*peak_flops), step_bytes/(n_chips*bandwidth));
 }
 
-/** Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer). [s] */
+/** Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer). Work that every chip repeats (copies of an indexer's heads) is counted in F_pre once per copy, so that F_pre / N is one chip's. [s] */
 export function time_to_first_token({weight_bytes, kv_cache_bytes_per_token, prefill_flops, prompt, n_chips = 1, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(prefill_flops/(n_chips*peak_flops), (prompt*kv_cache_bytes_per_token + weight_bytes)/(n_chips*bandwidth));
 }
@@ -2493,6 +2498,19 @@ export const FORMULAS = {
   "summary": "Normalization weights of one block of a hyper-connected stack (DeepSeek-V4): its norm vectors of width d and two hyper-connection mixers (before attention and before the MLP), each a projection of the n_hc streams (n_hc d wide) to the (2 + n_hc) n_hc mixing weights, their bias and three scales.",
   "unit": "1"
  },
+ "index_heads_held": {
+  "defaults": {
+   "tp": 1
+  },
+  "latex": "H_{I}^{tp} = H_{I}^{chip} N_{tp}",
+  "lhs": "index_heads_held",
+  "params": [
+   "index_heads_chip",
+   "tp"
+  ],
+  "summary": "Indexer query heads of one sparse-attention layer that a tensor-parallel group of N_tp chips computes, every chip's copy counted: N_tp times the heads each chip computes. Where every chip computes a share of the heads this is H_I; where there are fewer heads than chips, or the engine does not split the indexer, the chips compute copies and the group does more work than the model's FLOPs count, which a chip's 1/N_tp share of them misses.",
+  "unit": "1"
+ },
  "karpathy_bandwidth_ratio": {
   "defaults": {},
   "latex": "\\rho_{\\beta} = \\frac{\\beta_{A}}{\\beta_{B}}",
@@ -3807,7 +3825,7 @@ export const FORMULAS = {
    "peak_flops",
    "attn_peak_flops"
   ],
-  "summary": "A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it.",
+  "summary": "A step's effective peak: its FLOPs over the compute time of :data:`split_compute_time`. Every roofline of the estimate takes a step's FLOPs at this rate, so that its compute time is the weights' products at their rate plus attention's at its own; it depends only on the share of the FLOPs that is attention, so a batch, a pipeline stage or a tensor-parallel chip (each takes the same share of both) keeps it. A chip that computes copies of an indexer's heads takes more of attention's: the serving bounds take the peak of the tensor-parallel group's FLOPs with those copies counted.",
   "unit": "FLOP/s"
  },
  "swa_cells": {
@@ -3915,7 +3933,7 @@ export const FORMULAS = {
    "peak_flops",
    "comm_time"
   ],
-  "summary": "Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer).",
+  "summary": "Lower bound on the time to first token of a prompt served alone: the prefill's roofline on N chips sharing its work evenly (the weights read once, the prompt's cache written, against its FLOPs), then its communication (a tensor-parallel prefill all-reduces T activation vectors twice a layer). Work that every chip repeats (copies of an indexer's heads) is counted in F_pre once per copy, so that F_pre / N is one chip's.",
   "unit": "s"
  },
  "tokens_per_chip": {

@@ -377,6 +377,30 @@ for _chip_term, _term, _doc in (
 TERMS["kv_read_chip"]["cases"]["msa"] = ["msa_read_bytes", {"attended": "@attended",
                                                             "n_kv_heads": "@kv_heads_chip"}]
 
+# A sparse-attention layer's indexer on a tensor-parallel group (the serving bounds): the
+# indexer query heads each chip computes (MiniMax Sparse Attention: split as the key/value
+# heads are, at least one a chip; DeepSeek Sparse Attention: every head on every chip, the
+# engine replicating the indexer; formulas/engine.py index_heads_held gives the sources), and
+# the layer's attention FLOPs with the index heads' every copy counted: a chip's share of them
+# is what that chip computes. The query heads and everything else split evenly, as before.
+TERMS["index_heads_chip"] = {
+    "by": "form", "doc": "indexer query heads one chip of a tensor-parallel group computes",
+    "cases": {"msa": ["kv_heads_per_chip", {"n_kv_heads": "index_heads"}],
+              "dsa": ["=", {"value": "index_heads"}]}}
+TERMS["index_heads_held"] = {
+    "by": "form", "doc": "indexer query heads the tensor-parallel group computes, every copy "
+    "counted", "cases": {form: ["index_heads_held", {"index_heads_chip": "@index_heads_chip"}]
+                         for form in ("msa", "dsa")}}
+for _held, _term, _doc in (
+        ("layer_decode_flops_held", "layer_decode_flops", "attention or recurrence FLOPs of one "
+         "token on a tensor-parallel group, an indexer's heads as each chip computes them"),
+        ("layer_prefill_flops_held", "layer_prefill_flops", "attention or recurrence FLOPs of a "
+         "prefill on a tensor-parallel group, an indexer's heads as each chip computes them")):
+    TERMS[_held] = {**TERMS[_term], "doc": _doc, "cases": {
+        form: [name, {**args, "index_heads": "@index_heads_held"}
+               if form in TERMS["index_heads_held"]["cases"] else args]
+        for form, (name, args) in TERMS[_term]["cases"].items()}}
+
 # The recurrent matrix at the bits it is kept in (state_matrix_bits: the checkpoint's dtype,
 # float32 for KDA, else the state's bits): state_matrix's cases with their bits bound to it.
 TERMS["state_matrix_kept"] = {

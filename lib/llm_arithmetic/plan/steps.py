@@ -25,8 +25,9 @@ speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: n
 ``draft_step_blocks`` (the blocks of the model's own module a draft step runs, whose step the plan
 prices where no ``draft_cost`` is given; None: no module) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
-multi-token-prediction module's parameters; ``draft_blocks``: the draft's stack, for its cache;
-None: nothing counted); the
+multi-token-prediction module's parameters, of them ``draft_embedding_params`` and
+``draft_head_params`` in the embedding tables and output heads it stores as its own;
+``draft_blocks``: the draft's stack, for its cache; None: nothing counted); the
 forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast); a serving
 engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
@@ -241,8 +242,6 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("decode_peak_flops", "first", "the peak a decode step's FLOPs take (the weights' where "
        "attention runs at the same rate)", of=["decode_split_peak", "peak_flops"]),
     op("decode_peak_or_inf", "first", "that peak, or none", of=["decode_peak_flops", INF]),
-    op("serving_peak_or_inf", "at", "the peak of a decode step at the serving context",
-       target="decode_peak_or_inf", **{"with": {"context": "serving_context"}}),
     guard(f("prefill_split_peak", "step_peak_flops", "a prefill's effective peak: the weights' "
             "products at their rate, attention's at its own", step_flops="prefill_flops",
             step_attn_flops="layer_prefill_flops", attn_peak_flops="attention_peak_flops"),
@@ -250,6 +249,33 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("prefill_peak_flops", "first", "the peak a prefill's FLOPs take",
        of=["prefill_split_peak", "peak_flops"]),
     op("prefill_peak_or_inf", "first", "that peak, or none", of=["prefill_peak_flops", INF]),
+    # A tensor-parallel group's FLOPs with every chip's copy counted: a chip computes 1/tp of
+    # them. They exceed the model's where an engine computes an indexer's heads on more chips
+    # than split them (MiniMax Sparse Attention's 4 heads on 8 chips: one a chip; DeepSeek
+    # Sparse Attention's indexer on every chip); elsewhere, and at tp 1, they are the model's.
+    s("layer_decode_flops_held", "layer_decode_flops_held", "attention and recurrence FLOPs of "
+      "a token on the tensor-parallel group, every copy of an indexer's heads counted"),
+    f("decode_flops_held", "stack_decode_flops", "FLOPs of one token on the tensor-parallel "
+      "group, every copy counted", layer_flops="layer_decode_flops_held"),
+    s("layer_prefill_flops_held", "layer_prefill_flops_held", "attention and recurrence FLOPs "
+      "of a prompt on the tensor-parallel group, every copy of an indexer's heads counted"),
+    f("prefill_flops_held", "stack_prefill_flops", "FLOPs of a prefill on the tensor-parallel "
+      "group, every copy counted", head_params="head_matmul_params",
+      layer_flops="layer_prefill_flops_held"),
+    guard(f("decode_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs of "
+            "a decode step", step_flops="decode_flops_held",
+            step_attn_flops="layer_decode_flops_held", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("decode_peak_held_or_inf", "first", "the peak a decode step's FLOPs on the group take, "
+       "or none", of=["decode_split_peak_held", "peak_flops", INF]),
+    guard(f("prefill_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs "
+            "of a prefill", step_flops="prefill_flops_held",
+            step_attn_flops="layer_prefill_flops_held", attn_peak_flops="attention_peak_flops"),
+          "rate_gap"),
+    op("prefill_peak_held_or_inf", "first", "the peak a prefill's FLOPs on the group take, or "
+       "none", of=["prefill_split_peak_held", "peak_flops", INF]),
+    op("serving_peak_or_inf", "at", "the peak of a decode step on the group at the serving "
+       "context", target="decode_peak_held_or_inf", **{"with": {"context": "serving_context"}}),
     op("bandwidth", "first", "the memory bandwidth used",
        of=["given_bandwidth", "chip_bandwidth"]),
     op("capacity", "first", "the memory capacity used", of=["given_capacity", "chip_capacity"]),
@@ -308,7 +334,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # ---- the draft's memory (speculative decoding) ----------------------------------------------
     # A draft model, or the model's own multi-token-prediction module, is held beside the
     # target on the same chips: its weights (a draft model's at its own bits, draft_weight_bytes;
-    # a module's parameters, draft_params, at the bits of the target's weights) and, for every
+    # a module's parameters, draft_params, at the bits of the target's weights, less the copies
+    # of the target's vocabulary tables the engine shares, below) and, for every
     # sequence, its own cache and state at the same context (its stack, draft_blocks). It is
     # split over a replica's chips as the target is, since its time is charged as a share of
     # the target's step on the replica (draft_tpot_seconds); each chip keeps its share of the
@@ -318,16 +345,38 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("draft_module_experts", "at", "weights of the module's routed experts' matrices",
              target="expert_matrices", **{"with": {"blocks": "draft_blocks"}}),
           "draft_blocks", 0),
-    guard(op("draft_module_other", "add", "the module's other parameters",
-             plus=["draft_params"], minus=["draft_module_experts"]), "draft_params"),
+    # The embedding table and output head a module stores as its own (DeepSeek-V3's layer 61
+    # embed_tokens and shared_head.head) are copies of the target's, and vLLM does not hold
+    # them: loading an MTP draft it replaces the module's embedding with the target's on one
+    # pipeline stage (under pipeline parallelism it loads the module's own apart) and every
+    # module's shared_head.head with the target's lm_head (_maybe_share_embeddings,
+    # _maybe_share_lm_head, vllm-project/vllm@82720b1ed4712ddebb597acdbcff752db48a76c1,
+    # vllm/v1/spec_decode/llm_base_proposer.py). A kept embedding counts at the bits of the
+    # target's embedding rows (bf16 as DeepSeek-V3's checkpoint stores both).
+    op("draft_embedding_tables", "first", "the embedding tables the module stores as its own",
+       of=["draft_embedding_params", LIT(0)]),
+    op("draft_head_tables", "first", "the output heads the module stores as its own",
+       of=["draft_head_params", LIT(0)]),
+    guard(op("draft_module_other", "add", "the module's other parameters (its own embedding "
+             "tables and heads apart)", plus=["draft_params"],
+             minus=["draft_module_experts", "draft_embedding_tables", "draft_head_tables"]),
+          "draft_params"),
     f("draft_module_other_bytes", "weight_bytes", "bytes of the module's other parameters, at "
-      "the bits of the target's (its own embedding table and head, where it stores them, "
-      "included)", n_params="draft_module_other", bits_weight="bits_default"),
+      "the bits of the target's", n_params="draft_module_other", bits_weight="bits_default"),
     f("draft_module_expert_bytes", "weight_bytes", "bytes of the module's experts' matrices, "
       "at the bits of the target's", n_params="draft_module_experts",
       bits_weight="bits_experts"),
-    guard(op("draft_module_bytes", "add", "the multi-token-prediction module's weights",
-             plus=["draft_module_other_bytes", "draft_module_expert_bytes"]), "draft_params"),
+    op("pipeline_split", "gt", "pipeline parallelism", of=["pp", LIT(1)]),
+    op("draft_embedding_kept", "choose", "the module's own embedding tables the engine holds: "
+       "none on one pipeline stage (the target's shared), its own under pipeline parallelism",
+       when="pipeline_split", then="draft_embedding_tables", otherwise=LIT(0)),
+    f("draft_embedding_kept_bytes", "weight_bytes", "their bytes, at the bits of the target's "
+      "embedding rows", n_params="draft_embedding_kept", bits_weight="bits_unread"),
+    guard(op("draft_module_bytes", "add", "the multi-token-prediction module's weights as the "
+             "engine holds them (its copies of the target's head never, of its embedding "
+             "table under pipeline parallelism only)",
+             plus=["draft_module_other_bytes", "draft_module_expert_bytes",
+                   "draft_embedding_kept_bytes"]), "draft_params"),
     op("draft_weights", "first", "the draft's weights: a draft model's, or the module's (none "
        "without a draft)", of=["draft_weight_bytes", "draft_module_bytes", LIT(0)]),
     op("resident_weight_bytes", "add", "weights held: the target's and the draft's",
@@ -447,8 +496,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        target="step_weight_bytes", **{"with": {"batch": "micro"}}),
     op("seq_bytes_serving", "at", "bytes per sequence at the serving context",
        target="seq_bytes_held", **{"with": {"context": "serving_context"}}),
-    op("seq_flops_serving", "at", "FLOPs per sequence at the serving context",
-       target="decode_flops", **{"with": {"context": "serving_context"}}),
+    op("seq_flops_serving", "at", "FLOPs per sequence at the serving context on the group, "
+       "every copy counted", target="decode_flops_held",
+       **{"with": {"context": "serving_context"}}),
     f("micro_step_bytes", "batched_step_bytes", "bytes of a microbatch's step",
       weight_bytes="step_weight_bytes_micro", seq_bytes="seq_bytes_serving", batch="micro"),
     f("micro_step_flops", "batched_step_flops", "FLOPs of a microbatch's step",
@@ -654,12 +704,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        target="step_weight_bytes", **{"with": {"batch": "prompt"}}),
     guard(f("ttft_work_seconds", "time_to_first_token", "the prefill's memory traffic and "
             "arithmetic", weight_bytes="prefill_weight_bytes",
-            kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="prefill_peak_or_inf", comm_time=LIT(0)), "prompt"),
+            kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
+            n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time=LIT(0)), "prompt"),
     guard(f("ttft_serialized_seconds", "time_to_first_token", "time to first token, "
             "communication after the work", weight_bytes="prefill_weight_bytes",
-            kv_cache_bytes_per_token="prompt_kv_per_token", n_chips="tp",
-            peak_flops="prefill_peak_or_inf", comm_time="prefill_comm"), "prompt"),
+            kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
+            n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time="prefill_comm"),
+          "prompt"),
     f("ttft_overlapped_seconds", "overlapped_time", "time to first token, communication under "
       "the work", work_time="ttft_work_seconds", comm_time="prefill_comm"),
     op("ttft_seconds", "choose", "time to first token", when="overlapping",
@@ -1035,7 +1086,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
           "draft_weight_bytes",
-          "draft_params", "draft_blocks", "forecast_decode",
+          "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
+          "forecast_decode",
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",

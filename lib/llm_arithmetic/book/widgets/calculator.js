@@ -111,7 +111,8 @@ const Estimate = (function () {
   // workload: "mtp", the model's own module), draft_len, acceptance, draft_cost, draft (a
   // catalog key or a model object), as estimate.speculative_inputs takes and checks them.
   // Returns the plan's speculative inputs: the draft's length, acceptance, cost (null for a
-  // module's: the plan's) and blocks run per step, and what it holds (draft_weight_bytes, draft_params, draft_blocks).
+  // module's: the plan's) and blocks run per step, and what it holds (draft_weight_bytes,
+  // draft_params with its own embedding tables and heads, draft_blocks).
   function speculative(m, chip, o) {
     let draftLen = o.draft_len ?? null;
     let acceptance = o.acceptance ?? null;
@@ -119,7 +120,9 @@ const Estimate = (function () {
     let draftLayers = null;
     let stepBlocks = null;  // the module's blocks a draft step runs (the plan prices its step)
     const draft = o.draft ?? null;
-    let held = {draft_weight_bytes: null, draft_params: null, draft_blocks: null};
+    const nothing = {draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
+      draft_head_params: null, draft_blocks: null};  // estimate.NOTHING_HELD
+    let held = {...nothing};
     if (o.speculation !== null && o.speculation !== undefined) {
       const w = CATALOG.speculative[o.speculation];
       if (!w) {
@@ -146,6 +149,8 @@ const Estimate = (function () {
       }
       if (draft === null && w.module) {
         held = {draft_weight_bytes: own.draft_weight_bytes, draft_params: own.draft_params,
+          draft_embedding_params: own.draft_embedding_params,
+          draft_head_params: own.draft_head_params,
           draft_blocks: own.draft_runs ? Plan.blocksOf(own.draft_runs) : null};
       }
     }
@@ -200,8 +205,8 @@ const Estimate = (function () {
       draftCost = evDraft.get(step) / evaluator(m, chip, at)[0].get(step);
       draftLayers = Stack.nLayers(d);
       // estimate.draft_memory_inputs: its weights at the call's format, and its stack
-      held = {draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
-        draft_params: null, draft_blocks: Plan.modelInputs(d).blocks};
+      held = {...nothing, draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
+        draft_blocks: Plan.modelInputs(d).blocks};
     }
     // a module's cost (none given) is the plan's: what its step reads over a plain step's
     if (draftCost !== null || stepBlocks === null) {
