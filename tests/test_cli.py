@@ -644,3 +644,64 @@ def test_the_json_says_which_extras_the_total_counts(capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["params_extra_in_total"] == {"vision tower and projector": True}
     assert d["params_total"] == d["params_language_model"] + d["params_extra"]["vision tower and projector"]
+
+
+NANO_CONFIG = Path(__file__).resolve().parent / "configs" / "nvidia-nemotron-3-nano-30b-a3b-bf16.json"
+
+
+def test_describe_splits_the_state_at_the_bits_the_config_names(capsys):
+    # Nemotron 3 Nano's config.json: 23 'M' blocks of mamba_num_heads 64 x mamba_head_dim 64
+    # (4,096 inner channels), ssm_state_size 128, n_groups 8, conv_kernel 4,
+    # mamba_ssm_cache_dtype float32. By hand: each M block keeps one recurrent matrix of
+    # 64 x 64 x 128 at 4 B and a convolution window of 3 positions x (4,096 + 2 x 8 x 128)
+    # channels (x, B, C) at 2 B.
+    cfg = json.loads(NANO_CONFIG.read_text())
+    m_blocks = cfg["hybrid_override_pattern"].count("M")
+    assert (m_blocks, cfg["mamba_ssm_cache_dtype"]) == (23, "float32")
+    matrix = 64 * 64 * 128 * 4
+    window = (4 - 1) * (64 * 64 + 2 * 8 * 128) * 2
+    assert main(["describe", str(NANO_CONFIG), "--context", "4096", "--batch", "3",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state_matrix_bytes"] == 3 * m_blocks * matrix
+    assert out["state_bytes"] - out["state_matrix_bytes"] == 3 * m_blocks * window
+    # the table says at which bits and why
+    assert main(["describe", str(NANO_CONFIG), "--context", "4096", "--batch", "3"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if "of which recurrent matrices" in line)
+    assert f"{3 * m_blocks * matrix:,} B" in row
+    assert "at 32 bits, the dtype the checkpoint's config.json names" in row
+    assert "convolution windows, the rest, at 16 bits" in row
+    # --ssm-bits overrides the config: the matrices at 16 bits, the windows unchanged
+    assert main(["describe", str(NANO_CONFIG), "--context", "4096", "--batch", "3",
+                 "--ssm-bits", "16", "--json"]) == 0
+    half = json.loads(capsys.readouterr().out)
+    assert half["state_matrix_bytes"] == out["state_matrix_bytes"] // 2
+    assert (half["state_bytes"] - half["state_matrix_bytes"]
+            == out["state_bytes"] - out["state_matrix_bytes"])
+
+
+def test_describe_a_state_whose_config_names_no_dtype(capsys, tmp_path):
+    # the same file without mamba_ssm_cache_dtype: the matrices at the state's 16 bits, and the
+    # table says the config names none; a dtype it does not know is refused naming the field
+    cfg = json.loads(NANO_CONFIG.read_text())
+    del cfg["mamba_ssm_cache_dtype"]
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(cfg))
+    assert main(["describe", str(p), "--context", "4096", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state_matrix_bytes"] == 23 * 64 * 64 * 128 * 2
+    assert main(["describe", str(p), "--context", "4096"]) == 0
+    assert "at 16 bits, the state's (config.json names no dtype for it)" in capsys.readouterr().out
+    cfg["mamba_ssm_cache_dtype"] = "float8"
+    p.write_text(json.dumps(cfg))
+    r = _run("describe", str(p), "--json")
+    assert r.returncode == 2 and "'mamba_ssm_cache_dtype'" in r.stderr, r.stderr
+
+
+def test_no_state_no_matrix_row(capsys):
+    assert main(["describe", "llama-3-8b", "--context", "4096", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state_bytes"] == out["state_matrix_bytes"] == 0
+    assert main(["describe", "llama-3-8b", "--context", "4096"]) == 0
+    assert "recurrent matrices" not in capsys.readouterr().out

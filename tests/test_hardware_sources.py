@@ -222,3 +222,58 @@ def test_block_formats_prefill_at_the_int8_rate(name):
     from llm_arithmetic import estimate
     e = estimate("llama-3-8b", hardware=name, weights="Q4_K_M", context=2048, prompt=2048)
     assert e.compute_precision == "int8" and e.peak_flops == get_hardware(name).peak("int8")
+
+
+# NVIDIA Blackwell Architecture Technical Brief, table 3 (pp. 25-26), HGX B300 per-GPU column, as
+# two public transcriptions give it (dense | sparse); NVIDIA's Blackwell Ultra datasheet, as one of
+# them quotes it (sparse, footnote: dense is one half); NVIDIA's HGX page, 8-GPU total, sparse
+B300_BRIEF = "| INT8 Tensor | 0.15 POPS | 0.30 POPS |"
+B300_DATASHEET = "INT8 Tensor Core 307 TOPS*"
+B300_HGX = "INT8 Tensor Core 2 POPS*"
+
+
+def test_b300_int8_the_vendors_three_figures_agree():
+    h = get_hardware("b300")
+    dense, sparse = (float(v) * 1e15 for v in re.findall(r"([\d.]+) POPS", B300_BRIEF))
+    # the brief prints both: dense is one half of sparse, and so is the catalog's pair
+    assert sparse == 2 * dense
+    assert h.peak("int8", dense=False) == 2 * h.peak("int8")
+    # the datasheet's sparse figure, halved, is the brief's dense one at the brief's digits
+    datasheet_dense = _grab(r"(\d+) TOPS", B300_DATASHEET) * T / 2
+    assert _printed(datasheet_dense / 1e15, "0.15") and _printed(h.peak("int8") / 1e15, "0.15")
+    # the HGX page's 8-GPU total is the sparse rate x 8 rounded to one digit (2.4 -> 2), so its
+    # eighth halved (0.125) is not a second rate
+    assert _printed(8 * h.peak("int8", dense=False) / 1e15, str(int(_grab(r"(\d+) POPS", B300_HGX))))
+    # Blackwell Ultra: INT8 far below the 16-bit rate (the brief: FP16 2.25 PF dense)
+    assert h.peak("fp16") / h.peak("int8") == 15 and h.peaks["int8"].unit == "OP/s"
+
+
+def test_rtx_5070_int8_keeps_the_appendix_ratios():
+    # RTX Blackwell whitepaper v1.1, table 6 (RTX 5070) as transcribed: INT8 246.9 dense, FP16
+    # with FP32 accumulate 61.7; table 3 (RTX 5090): INT8 = FP8 with FP16 accumulate = 2 x FP8
+    # with FP32 accumulate = 4 x FP16 with FP32 accumulate. The 5070's 'fp8' and 'fp16' are
+    # derived from its AI TOPS (rounded to 0.1), so the ladder holds within that rounding.
+    h, ref = get_hardware("rtx-5070"), get_hardware("rtx-5090")
+    assert ref.peak("int8") == 2 * ref.peak("fp8") == 4 * ref.peak("fp16")
+    assert h.peak("int8") == pytest.approx(2 * h.peak("fp8"), rel=1e-3)
+    assert h.peak("int8") == pytest.approx(4 * h.peak("fp16"), rel=2e-3)
+    # the table's own two rows, 246.9 and 61.7, keep the same ratio within their last digit
+    assert 4 * 61.7 == pytest.approx(246.9, abs=0.15)
+    with pytest.raises(KeyError):
+        h.peaks["int8-sparse"]  # only one transcription prints the sparse figure
+
+
+@pytest.mark.parametrize("name", ["b300", "rtx-5070"])
+def test_block_formats_prefill_at_the_new_int8_rates(name):
+    from llm_arithmetic import estimate
+    e = estimate("llama-3-8b", hardware=name, weights="Q4_K_M", context=2048, prompt=2048)
+    assert e.compute_precision == "int8" and e.peak_flops == get_hardware(name).peak("int8")
+
+
+@pytest.mark.parametrize("name", ["rtx-5080", "rtx-5070-ti", "rtx-5060-ti", "rtx-5060",
+                                  "rtx-pro-6000", "rtx-pro-4500", "dgx-spark", "jetson-thor"])
+def test_chips_without_a_defensible_int8_figure_say_so(name):
+    # no int8 key (nor a -sparse one alone), and the notes say why
+    h = get_hardware(name)
+    assert "int8" not in h.peaks and "int8-sparse" not in h.peaks
+    assert "INT8" in h.notes

@@ -725,6 +725,10 @@ def _describe(ns: argparse.Namespace) -> int:
     return 0
 
 
+#: The table's row under the state: the recurrent matrices' share and their bits.
+STATE_MATRIX_LABEL = "  of which recurrent matrices"
+
+
 #: The table's rows (label, without "one chip: " and a precision in parentheses) and the key
 #: of each: what ``--explain all`` explains, in the table's order. Rows not here are inputs.
 ROW_KEYS = {
@@ -736,7 +740,7 @@ ROW_KEYS = {
     "KV cache per token": "kv_cache_bytes_per_token",
     "KV cache (context x batch)": "kv_cache_bytes",
     "KV cache if no layer were windowed": "kv_cache_bytes_full_storage",
-    "state-space state (batch)": "state_bytes",
+    "state-space state (batch)": "state_bytes", STATE_MATRIX_LABEL: "state_matrix_bytes",
     "bytes read per token (1 sequence)": "decode_bytes_per_token",
     "FLOPs per token": "decode_flops_per_token", "bandwidth": "bandwidth",
     "dense peak": "peak_flops", "attention's peak": "attention_peak_flops",
@@ -1121,6 +1125,27 @@ def _extra_label(name: str, model: Any) -> str:
     return f"of which {name}" if in_total.get(name, True) else f"not in the total: {name}"
 
 
+def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
+    """The recurrent matrices' part of the state, with the bits they are counted at and why
+    (``model``, the estimate's, gives the bits: the matrices' bytes over what they would take at
+    16 bits); the convolution windows, the rest, stay at the model's 16 bits."""
+    from .estimate import STATE_WINDOW_BITS
+
+    text = _fmt_b(e.state_matrix_bytes)
+    if model is not None:
+        windows = e.state_bytes - e.state_matrix_bytes
+        at_16 = model.state_bytes(STATE_WINDOW_BITS, bits_ssm=16) * e.batch - windows
+        bits = 16 * e.state_matrix_bytes / at_16
+        named = {run.mixer.ssm_bits for run in model.layers
+                 if run.mixer is not None and getattr(run.mixer, "ssm_bits", None)}
+        why = (", the dtype the checkpoint's config.json names" if bits in named else
+               ", the state's (config.json names no dtype for it)" if not named and bits == 16
+               else "")
+        text += (f" at {bits:.3g} bits{why}; the convolution windows, the rest, at "
+                 f"{STATE_WINDOW_BITS} bits")
+    return STATE_MATRIX_LABEL, text
+
+
 def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[str, str]]:
     """The bound's table as (label, value) rows; ``model`` (the estimate's) names what its
     attended rows are where they are not all tokens (:func:`_attended_row`)."""
@@ -1141,6 +1166,7 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         *([("KV cache if no layer were windowed", _fmt_b(e.kv_cache_bytes_full_storage))]
           if e.kv_cache_bytes_full_storage != e.kv_cache_bytes else []),
         *([("state-space state (batch)", _fmt_b(e.state_bytes))] if e.state_bytes else []),
+        *([_state_matrix_row(e, model)] if e.state_bytes and e.state_matrix_bytes else []),
         ("bytes read per token (1 sequence)", _fmt_b(e.decode_bytes_per_token)),
         ("FLOPs per token", "not counted" if e.decode_flops_per_token is None
          else f"{e.decode_flops_per_token:,.0f} FLOP"),

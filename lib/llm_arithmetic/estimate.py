@@ -236,6 +236,12 @@ class Estimate:
         The same if every layer kept every token [B].
     state_bytes : int or float
         State of the state-space layers, all sequences [B].
+    state_matrix_bytes : int or float
+        The recurrent matrices' part of ``state_bytes``, at the bits they are kept in: the
+        dtype the checkpoint's config.json names (Nemotron-H's ``mamba_ssm_cache_dtype``,
+        Qwen3.5's ``mamba_ssm_dtype``), float32 for Kimi delta attention, else the state's 16
+        bits; ``bits_ssm`` where asked. The rest of ``state_bytes`` is the convolution windows,
+        at 16 bits [B].
     decode_bytes_per_token : int or float
         Bytes one decode step of one sequence reads: the weights it uses and its cache [B].
     decode_step_bytes, decode_flops_per_token : int or float
@@ -381,6 +387,7 @@ speculative_energy_joules_per_token : float or None
     kv_cache_bytes: int | float
     kv_cache_bytes_full_storage: int | float
     state_bytes: int | float
+    state_matrix_bytes: int | float
     decode_bytes_per_token: int | float
     decode_step_bytes: int | float
     decode_flops_per_token: int | float
@@ -650,6 +657,7 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "params_language_model": "language_model_params",
                "params_active": "active_params", "params_matmul": "matmul_params",
                "params_read_per_token": "decode_read_params", "state_bytes": "batch_state_bytes",
+               "state_matrix_bytes": "batch_state_matrix_bytes",
                "decode_flops_per_token": "decode_flops", "power_watts": "power",
                "scale_up_bandwidth": "up_link", "scale_out_bandwidth": "out_link",
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",

@@ -293,6 +293,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     f("bits_weight_effective", "effective_bits", "bits per weight on average",
       n_params="total_params"),
     op("batch_state_bytes", "mul", "state of every sequence", of=["state_bytes", "batch"]),
+    op("batch_state_matrix_bytes", "mul", "the recurrent matrices of every sequence's state, "
+       "at the bits they are kept in", of=["state_matrix_bytes", "batch"]),
     op("step_weight_bytes_one", "at", "weight bytes a step of one token reads",
        target="step_weight_bytes", **{"with": {"batch": LIT(1)}}),
     f("decode_bytes_per_token", "batched_step_bytes", "bytes one step of one sequence reads",
