@@ -66,6 +66,10 @@ ANSWERED = {
     "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
     # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
     "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
+    # the pattern as transformers' NemotronHConfig writes it, a layers_block_type list (Ultra's
+    # file has no num_hidden_layers): 6 and 12 'attention' entries with 2 KV heads of 128
+    "nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4": ("params+buffers", 6 * 2 * 2 * 128 * 2),
+    "nvidia-nemotron-3-ultra-550b-a55b-bf16": ("params+buffers", 12 * 2 * 2 * 128 * 2),
     # per-layer geometry (FAMILIES.md 14.16): sliding layers 8 (16) KV heads of 256, global
     # layers 2 (4) KV heads of 512 whose values are the key projection, still cached apart
     "gemma-4-26b-a4b": ("params", 25 * 2 * 8 * 256 * 2 + 5 * 2 * 2 * 512 * 2),
@@ -575,6 +579,40 @@ def test_mtp_keys_are_read_not_assumed():
     cfg["mtp_hybrid_override_pattern"] = "*M"
     with pytest.raises(ConfigError, match=r"field 'mtp_hybrid_override_pattern' must be"):
         read_config(cfg)
+
+
+def test_nemotron_h_layers_block_type_is_the_pattern():
+    # transformers' NemotronHConfig spells the pattern as a list of block names (legacy
+    # "mamba"/"attention", current "linear_attention"/"full_attention", and "moe", "mlp") and
+    # derives the depth from it: Lightning's list is Nano's hybrid_override_pattern, block for
+    # block, and the two files count the same (their other sizes are equal)
+    lightning = config("nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4")
+    nano = config("nvidia-nemotron-3-nano-30b-a3b-bf16")
+    letters = {"mamba": "M", "moe": "E", "attention": "*"}
+    assert "".join(letters[b] for b in lightning["layers_block_type"]) == \
+        nano["hybrid_override_pattern"]
+    a, b = read_config(lightning), read_config(nano)
+    assert (a.total_params, a.active_params) == (b.total_params, b.active_params)
+    # its MTP module is the default block list, attention then the mixture (as Super's "*E")
+    super_ = config("nvidia-nemotron-3-super-120b-a12b-fp8")
+    assert super_["mtp_hybrid_override_pattern"] == "*E"
+    assert lightning["mtp_layers_block_type"] == ["attention", "moe"]
+    assert [e.name for e in a.extras] == ["multi-token prediction"]
+    current = dict(lightning, layers_block_type=[
+        {"mamba": "linear_attention", "attention": "full_attention"}.get(x, x)
+        for x in lightning["layers_block_type"]])
+    assert read_config(current).total_params == a.total_params
+    # the string and the list together must agree; the depth, where stated, must match; an
+    # unknown block name is refused naming the field
+    with pytest.raises(ConfigError, match=r"fields 'hybrid_override_pattern' and "
+                                          r"'layers_block_type' describe different"):
+        read_config(dict(lightning, hybrid_override_pattern="M" * 52))
+    with pytest.raises(ConfigError, match=r"field 'num_hidden_layers' \(51\) disagrees"):
+        read_config(dict(lightning, num_hidden_layers=51))
+    with pytest.raises(ConfigError, match=r"field 'layers_block_type' must be a list of block"):
+        read_config(dict(lightning, layers_block_type=["mamba", "ssm"]))
+    with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list"):
+        read_config(dict(lightning, mtp_layers_block_type="*E"))
 
 
 def test_missing_layer_kind_is_refused_naming_its_key():

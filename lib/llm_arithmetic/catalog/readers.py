@@ -1655,8 +1655,11 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # one shared expert of moe_shared_expert_intermediate_size, a router d x E and its
     # e_score_correction_bias (E, a persistent buffer). Final norm_f, untied lm_head.
     d = r.int("hidden_size")
-    n = r.int("num_hidden_layers", kind="layers")
-    pattern = r.raw("hybrid_override_pattern")
+    pattern = _nemotron_pattern(r, "hybrid_override_pattern", "layers_block_type")
+    n = r.int("num_hidden_layers", None if pattern is None else len(pattern), kind="layers")
+    if pattern is not None and len(pattern) != n:
+        raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({n}) disagrees with the "
+                          f"{len(pattern)} blocks of the layer pattern")
     if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("M*-E"):
         raise ConfigError(f"{r.origin}: field 'hybrid_override_pattern' must be a string of "
                           f"{n} characters from 'M' (Mamba-2), '*' (attention), '-' (MLP), "
@@ -1685,7 +1688,8 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
     # shared with the model
     modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
-    mtp_pattern = r.raw("mtp_hybrid_override_pattern", "")
+    mtp_pattern = _nemotron_pattern(r, "mtp_hybrid_override_pattern", "mtp_layers_block_type")
+    mtp_pattern = "" if mtp_pattern is None else mtp_pattern
     if modules and (not isinstance(mtp_pattern, str) or not mtp_pattern
                     or set(mtp_pattern) - set("*E") or ("E" in mtp_pattern and moe is None)):
         raise ConfigError(f"{r.origin}: field 'mtp_hybrid_override_pattern' must be a string of "
@@ -1694,6 +1698,33 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     kw["extras"] = _mtp(kw, modules, [block(c) for c in mtp_pattern or ""],
                         "Nemotron 3's MTP module (vLLM's layout)", own_embeddings=False)
     return kw
+
+
+#: The block names of a Nemotron-H ``layers_block_type`` list (the in-library
+#: ``NemotronHConfig``'s spelling of the pattern; "mamba" and "attention" are its legacy names)
+#: -> the character of ``hybrid_override_pattern``.
+_NEMOTRON_BLOCKS: Mapping[str, str] = {"mamba": "M", "linear_attention": "M", "attention": "*",
+                                       "full_attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _nemotron_pattern(r: _Reader, key: str, list_key: str) -> str | None:
+    """A Nemotron-H layer pattern as a string of ``M*-E`` from ``key`` (the remote code's
+    string) or ``list_key`` (a list of block names, as transformers' own ``NemotronHConfig``
+    writes it, with no ``num_hidden_layers`` needed); None when the file has neither. A list
+    with another name, or both fields disagreeing, is an error naming the field."""
+    pattern = r.raw(key)
+    blocks = r.raw(list_key)
+    if blocks is None:
+        return pattern
+    if not isinstance(blocks, list) or not all(isinstance(b, str) and b in _NEMOTRON_BLOCKS
+                                               for b in blocks):
+        raise ConfigError(f"{r.origin}: field '{list_key}' must be a list of block names from "
+                          f"{', '.join(repr(b) for b in _NEMOTRON_BLOCKS)}")
+    listed = "".join(_NEMOTRON_BLOCKS[b] for b in blocks)
+    if pattern is not None and pattern != listed:
+        raise ConfigError(f"{r.origin}: fields '{key}' and '{list_key}' describe different "
+                          "layer patterns")
+    return listed
 
 
 def _nemotron_h_moe(r: _Reader) -> MLP:
