@@ -84,9 +84,9 @@ ANSWERED = {
 # (std_bias, std_scale of the tower's width)
 BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
-# file -> the key the refusal names (FAMILIES.md section 14.6): none is refused since MiniMax-M3's
-# block-sparse attention is read; the refusal of a layer kind is tested on relabelled copies
-REFUSED: dict[str, str] = {}
+# file -> the key the refusal names (FAMILIES.md section 14.6): GLM-5.2's indexers shared across
+# layers; the refusal of other layer kinds is tested on relabelled copies
+REFUSED: dict[str, str] = {"glm-5.2": "indexer_types"}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -613,6 +613,25 @@ def test_nemotron_h_layers_block_type_is_the_pattern():
         read_config(dict(lightning, layers_block_type=["mamba", "ssm"]))
     with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list"):
         read_config(dict(lightning, mtp_layers_block_type="*E"))
+
+
+def test_glm_5_2_shared_indexers_are_refused_not_miscounted():
+    # GLM-5.2 is GLM-5's file plus indexer_types: its 'shared' layers reuse an earlier layer's
+    # top-k selection and hold no indexer. Read without that key it would count GLM-5's
+    # parameters; the meta-device counts differ by exactly those layers' indexers, from the
+    # file's sizes: wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk (d -> index_head_dim),
+    # k_norm (weight and bias of index_head_dim), weights_proj (d -> index_n_heads)
+    cfg = config("glm-5.2")
+    shared = cfg["indexer_types"].count("shared")
+    heads, width, d = cfg["index_n_heads"], cfg["index_head_dim"], cfg["hidden_size"]
+    per_layer = cfg["q_lora_rank"] * heads * width + d * width + 2 * width + d * heads
+    assert (truth(CONFIGS / "glm-5.json")["params"] - truth(CONFIGS / "glm-5.2.json")["params"]
+            == shared * per_layer)
+    with pytest.raises(ConfigError) as err:
+        read_config(cfg)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"field '{REFUSED['glm-5.2']}'" in message and "shared across layers" in message
 
 
 def test_missing_layer_kind_is_refused_naming_its_key():

@@ -90,6 +90,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
                    "indexer's key cache and a top-k read of the main cache)"),
+    ("indexer_types", "indexers shared across layers (GLM-5.2: a 'shared' layer reuses an "
+                      "earlier layer's top-k selection and holds no indexer weights or index "
+                      "keys)"),
     ("sparse_attention_config", "block-sparse attention (MiniMax Sparse Attention: an indexer "
                                 "that selects blocks of the cache for each key/value head)"),
     ("global_head_dim", "per-layer attention geometry (other head widths and key/value heads "
