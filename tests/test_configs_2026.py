@@ -613,6 +613,11 @@ def test_nemotron_h_layers_block_type_is_the_pattern():
         read_config(dict(lightning, layers_block_type=["mamba", "ssm"]))
     with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list"):
         read_config(dict(lightning, mtp_layers_block_type="*E"))
+    # a file with neither spelling is told that the pattern is missing, not how to write it
+    del lightning["layers_block_type"]
+    with pytest.raises(ConfigError, match=r"missing field 'layers_block_type' \(or "
+                                          r"'hybrid_override_pattern'\)"):
+        read_config(lightning)
 
 
 def test_glm_5_2_shared_indexers_are_refused_not_miscounted():

@@ -1659,6 +1659,10 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # e_score_correction_bias (E, a persistent buffer). Final norm_f, untied lm_head.
     d = r.int("hidden_size")
     pattern = _nemotron_pattern(r, "hybrid_override_pattern", "layers_block_type")
+    if pattern is None:
+        raise ConfigError(f"{r.origin}: missing field 'layers_block_type' (or "
+                          "'hybrid_override_pattern'): which blocks are Mamba-2, attention, MLP "
+                          "or mixture of experts")
     n = r.int("num_hidden_layers", None if pattern is None else len(pattern), kind="layers")
     if pattern is not None and len(pattern) != n:
         raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({n}) disagrees with the "
