@@ -2423,7 +2423,9 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
     else:
         path = Path(config)
         origin = str(path)
-        if path.is_dir() and (path / "config.json").is_file():
+        if path.is_dir():
+            if not (path / "config.json").is_file():
+                raise ConfigError(f"{path} is a folder with no config.json in it")
             path = path / "config.json"
             origin = str(path)
         try:
