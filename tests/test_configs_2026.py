@@ -613,6 +613,12 @@ def test_nemotron_h_layers_block_type_is_the_pattern():
         read_config(dict(lightning, layers_block_type=["mamba", "ssm"]))
     with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list"):
         read_config(dict(lightning, mtp_layers_block_type="*E"))
+    # an empty list is no model; an MTP list is named as the file spells it
+    with pytest.raises(ConfigError, match=r"empty layer pattern in field 'layers_block_type'"):
+        read_config(dict(lightning, layers_block_type=[], num_hidden_layers=None))
+    with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list of "
+                                          r"'attention' and 'moe' blocks"):
+        read_config(dict(lightning, mtp_layers_block_type=["attention", "mamba"]))
     # a file with neither spelling is told that the pattern is missing, not how to write it
     del lightning["layers_block_type"]
     with pytest.raises(ConfigError, match=r"missing field 'layers_block_type' \(or "

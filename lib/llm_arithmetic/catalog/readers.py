@@ -1659,8 +1659,9 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # e_score_correction_bias (E, a persistent buffer). Final norm_f, untied lm_head.
     d = r.int("hidden_size")
     pattern = _nemotron_pattern(r, "hybrid_override_pattern", "layers_block_type")
-    if pattern is None:
-        raise ConfigError(f"{r.origin}: missing field 'layers_block_type' (or "
+    if not pattern:
+        state = "missing field" if pattern is None else "empty layer pattern in field"
+        raise ConfigError(f"{r.origin}: {state} 'layers_block_type' (or "
                           "'hybrid_override_pattern'): which blocks are Mamba-2, attention, MLP "
                           "or mixture of experts")
     n = r.int("num_hidden_layers", None if pattern is None else len(pattern), kind="layers")
@@ -1699,9 +1700,14 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     mtp_pattern = "" if mtp_pattern is None else mtp_pattern
     if modules and (not isinstance(mtp_pattern, str) or not mtp_pattern
                     or set(mtp_pattern) - set("*E") or ("E" in mtp_pattern and moe is None)):
-        raise ConfigError(f"{r.origin}: field 'mtp_hybrid_override_pattern' must be a string of "
-                          "'*' (attention) and 'E' (mixture of experts) blocks for the "
-                          f"{modules} multi-token-prediction module(s)")
+        listed = r.cfg.get("mtp_layers_block_type") is not None
+        key, form = (("mtp_layers_block_type", "a list of 'attention' and 'moe'") if listed else
+                     ("mtp_hybrid_override_pattern",
+                      "a string of '*' (attention) and 'E' (mixture of experts)"))
+        raise ConfigError(f"{r.origin}: field '{key}' must be {form} blocks for the {modules} "
+                          "multi-token-prediction module(s)" + (", and the model has no "
+                                                               "mixture-of-experts block"
+                                                               if moe is None else ""))
     kw["extras"] = _mtp(kw, modules, [block(c) for c in mtp_pattern or ""],
                         "Nemotron 3's MTP module (vLLM's layout)", own_embeddings=False)
     return kw
