@@ -643,6 +643,29 @@ def test_glm_5_2_shared_indexers_are_refused_not_miscounted():
     message = str(err.value)
     assert "\n" not in message
     assert f"field '{REFUSED['glm-5.2']}'" in message and "shared across layers" in message
+    assert f"on {shared} of {cfg['num_hidden_layers']} layers" in message
+    # without the list, the schedule transformers derives it from (index_topk_freq 4 after
+    # index_skip_topk_offset 3) gives the same 57 shared layers, refused naming that key; so
+    # does a pattern of 'F' and 'S'
+    del cfg["indexer_types"]
+    with pytest.raises(ConfigError, match=rf"field 'index_topk_freq' declares .* on {shared} of"):
+        read_config(cfg)
+    pattern = "".join("F" if t == "full" else "S" for t in config("glm-5.2")["indexer_types"])
+    with pytest.raises(ConfigError, match=rf"field 'index_topk_pattern' declares .* on {shared} "):
+        read_config(dict(cfg, index_topk_pattern=pattern))
+    # every layer 'full' (NVIDIA's GLM-5.1-NVFP4 file says so) is GLM-5's layout, read as such
+    glm5 = config("glm-5")
+    n = glm5["num_hidden_layers"]
+    assert read_config(dict(glm5, indexer_types=["full"] * n)).total_params == \
+        read_config(glm5).total_params
+    # GLM-5.2's mlp_layer_types (3 dense, then MoE) agree with first_k_dense_replace; a list
+    # that does not is refused naming it
+    kinds = config("glm-5.2")["mlp_layer_types"]
+    assert kinds == ["dense"] * glm5["first_k_dense_replace"] + ["sparse"] * (n - 3)
+    assert read_config(dict(glm5, mlp_layer_types=kinds)).total_params == \
+        read_config(glm5).total_params
+    with pytest.raises(ConfigError, match=r"field 'mlp_layer_types' disagrees"):
+        read_config(dict(glm5, mlp_layer_types=["dense"] * 4 + ["sparse"] * (n - 4)))
 
 
 def test_missing_layer_kind_is_refused_naming_its_key():

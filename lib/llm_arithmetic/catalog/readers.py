@@ -1096,7 +1096,7 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"), **(_indexer(r) if indexer else {}))
+                     d_v=r.int("v_head_dim"), **(_indexer(r, n) if indexer else {}))
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -1117,6 +1117,14 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
 
         def mlp_of(i: int) -> MLP:
             return moe if (i >= first and i % freq == 0) else dense
+    # GLM-5's files restate the dense and MoE layers as mlp_layer_types (transformers'
+    # GlmMoeDsaConfig takes the list over first_k_dense_replace): it must agree
+    kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))
+    if kinds is not None and kinds != ["dense" if mlp_of(i) is dense else "sparse"
+                                       for i in range(n)]:
+        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' disagrees with the dense and "
+                          "mixture-of-experts layers of 'first_k_dense_replace' and "
+                          "'moe_layer_freq'")
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
@@ -1156,10 +1164,33 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
                   layers=tuple(blocks) * modules, modules=modules),)
 
 
-def _indexer(r: _Reader) -> dict[str, int]:
+def _indexer(r: _Reader, n: int) -> dict[str, int]:
     """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
-    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k."""
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, on every one of the
+    ``n`` layers. GLM-5.2's layers that share an earlier layer's selection instead ('shared' in
+    ``indexer_types``; else 'S' in ``index_topk_pattern``; else the schedule of
+    ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers' GlmMoeDsaConfig
+    derives it) are refused naming the key: they hold no indexer, which is not modelled."""
     r.read.update({"indexer_rope_interleave", "index_share_q"})
+    types = r.str_list("indexer_types", n, ("full", "shared"))
+    key = "indexer_types"
+    if types is None and r.raw("index_topk_pattern") is not None:
+        key, pattern = "index_topk_pattern", r.raw("index_topk_pattern")
+        if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("FS"):
+            raise ConfigError(f"{r.origin}: field 'index_topk_pattern' must be a string of {n} "
+                              "characters 'F' (full) and 'S' (shared)")
+        types = ["full" if c == "F" else "shared" for c in pattern]
+    if types is None:
+        key = "index_topk_freq"
+        freq = r.int("index_topk_freq", 1, kind="count")
+        offset = r.int("index_skip_topk_offset", 2, kind="layers", minimum=0)
+        types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
+    r.read.update({"index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"})
+    if "shared" in types:
+        raise ConfigError(f"{r.origin}: field '{key}' declares {_FEATURE_OF['indexer_types']} "
+                          f"on {types.count('shared')} of {n} layers, which the '{r.family}' "
+                          "reader does not model, and counting without it would describe a "
+                          "different model")
     return dict(index_heads=r.int("index_n_heads", kind="heads"),
                 index_dim=r.int("index_head_dim"),
                 index_topk=r.int("index_topk", kind="context"))
