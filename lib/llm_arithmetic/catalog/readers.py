@@ -54,8 +54,9 @@ from .quantization import Scheme, deepseek_v4_scheme, find_scheme, native_bits
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
 
-#: Largest config file read [B]; real ones are a few kB (a Llama 4 config is under 10 kB).
-MAX_CONFIG_BYTES = 1 << 20
+#: Largest config file read [B]. Most are a few kB (a Llama 4 config is under 10 kB), but a
+#: ModelOpt checkpoint lists its quantization per module: nvidia/MiniMax-M3-NVFP4's is 3.1 MB.
+MAX_CONFIG_BYTES = 1 << 24
 #: Deepest JSON nesting accepted (real configs nest two or three levels).
 MAX_DEPTH = 32
 
@@ -2473,8 +2474,8 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
         except (OSError, ValueError) as e:
             raise ConfigError(f"cannot read {path}: {e}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{origin}: larger than {MAX_CONFIG_BYTES // 1024} KiB; a config.json "
-                          "is a few kB")
+        raise ConfigError(f"{origin}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config.json "
+                          "is a few kB, a few MB with a per-module quantization list")
     try:
         return data.decode("utf-8"), origin
     except UnicodeDecodeError:
