@@ -81,6 +81,21 @@ def test_hostile_configs(tmp_path, content, needle):
     assert seconds < 10
 
 
+def test_a_config_of_a_few_megabytes_is_read(tmp_path):
+    # ModelOpt files list their quantization module by module: nvidia/MiniMax-M3-NVFP4's
+    # config.json (ai-dynamo/aiconfigurator @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce,
+    # model_configs/nvidia--MiniMax-M3-NVFP4_config.json) is 3,087,083 bytes; one of that size
+    # is read, not refused for its size (Llama 2 7B's 6,738,415,616, SOURCES.md section 1)
+    text = json.dumps(dict(BASE, filler=""))
+    p = tmp_path / "config.json"
+    p.write_text(text.replace('"filler": ""', '"filler": "' + "x" * (3_087_083 - len(text)) + '"'))
+    assert p.stat().st_size == 3_087_083
+    r, seconds = _run("describe", str(p), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["params_total"] == 6_738_415_616
+    assert seconds < 10
+
+
 def test_config_from_standard_input():
     text = (MODELS / "llama-2-7b" / "config.json").read_text()
     r, _ = _run("describe", "-", "--json", stdin=text)

@@ -85,6 +85,9 @@ def test_readable_table(capsys):
     (["describe", "llama-2-7b", "--kv-bits", "abc"], "expected a positive number"),
     (["describe", "llama-2-7b", "--weights", "q5"], "unknown weight format 'q5'"),
     (["describe", "missing/config.json"], "no such config file"),
+    # a folder is read for its config.json; one without it says so (not "[Errno 21] Is a
+    # directory")
+    (["describe", "tests/"], "tests is a folder with no config.json in it"),
     (["describe"], "required: MODEL"),
     (["frobnicate"], "invalid choice"),
     (["describe", "llama-2-7b", "--draft-len", "4", "--acceptance", "1"],

@@ -66,6 +66,10 @@ ANSWERED = {
     "mimo-v2-flash": ("params+buffers", 9 * 4 * (192 + 128) * 2 + 39 * 8 * (192 + 128) * 2),
     # latent MoE: 8 attention layers with 2 KV heads of 128 (FAMILIES.md 14.14)
     "nvidia-nemotron-3-super-120b-a12b-fp8": ("params+buffers", 8 * 2 * 2 * 128 * 2),
+    # the pattern as transformers' NemotronHConfig writes it, a layers_block_type list (Ultra's
+    # file has no num_hidden_layers): 6 and 12 'attention' entries with 2 KV heads of 128
+    "nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4": ("params+buffers", 6 * 2 * 2 * 128 * 2),
+    "nvidia-nemotron-3-ultra-550b-a55b-bf16": ("params+buffers", 12 * 2 * 2 * 128 * 2),
     # per-layer geometry (FAMILIES.md 14.16): sliding layers 8 (16) KV heads of 256, global
     # layers 2 (4) KV heads of 512 whose values are the key projection, still cached apart
     "gemma-4-26b-a4b": ("params", 25 * 2 * 8 * 256 * 2 + 5 * 2 * 2 * 512 * 2),
@@ -80,9 +84,9 @@ ANSWERED = {
 # (std_bias, std_scale of the tower's width)
 BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
-# file -> the key the refusal names (FAMILIES.md section 14.6): none is refused since MiniMax-M3's
-# block-sparse attention is read; the refusal of a layer kind is tested on relabelled copies
-REFUSED: dict[str, str] = {}
+# file -> the key the refusal names (FAMILIES.md section 14.6): GLM-5.2's indexers shared across
+# layers; the refusal of other layer kinds is tested on relabelled copies
+REFUSED: dict[str, str] = {"glm-5.2": "indexer_types"}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -575,6 +579,93 @@ def test_mtp_keys_are_read_not_assumed():
     cfg["mtp_hybrid_override_pattern"] = "*M"
     with pytest.raises(ConfigError, match=r"field 'mtp_hybrid_override_pattern' must be"):
         read_config(cfg)
+
+
+def test_nemotron_h_layers_block_type_is_the_pattern():
+    # transformers' NemotronHConfig spells the pattern as a list of block names (legacy
+    # "mamba"/"attention", current "linear_attention"/"full_attention", and "moe", "mlp") and
+    # derives the depth from it: Lightning's list is Nano's hybrid_override_pattern, block for
+    # block, and the two files count the same (their other sizes are equal)
+    lightning = config("nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4")
+    nano = config("nvidia-nemotron-3-nano-30b-a3b-bf16")
+    letters = {"mamba": "M", "moe": "E", "attention": "*"}
+    assert "".join(letters[b] for b in lightning["layers_block_type"]) == \
+        nano["hybrid_override_pattern"]
+    a, b = read_config(lightning), read_config(nano)
+    assert (a.total_params, a.active_params) == (b.total_params, b.active_params)
+    # its MTP module is the default block list, attention then the mixture (as Super's "*E")
+    super_ = config("nvidia-nemotron-3-super-120b-a12b-fp8")
+    assert super_["mtp_hybrid_override_pattern"] == "*E"
+    assert lightning["mtp_layers_block_type"] == ["attention", "moe"]
+    assert [e.name for e in a.extras] == ["multi-token prediction"]
+    current = dict(lightning, layers_block_type=[
+        {"mamba": "linear_attention", "attention": "full_attention"}.get(x, x)
+        for x in lightning["layers_block_type"]])
+    assert read_config(current).total_params == a.total_params
+    # the string and the list together must agree; the depth, where stated, must match; an
+    # unknown block name is refused naming the field
+    with pytest.raises(ConfigError, match=r"fields 'hybrid_override_pattern' and "
+                                          r"'layers_block_type' describe different"):
+        read_config(dict(lightning, hybrid_override_pattern="M" * 52))
+    with pytest.raises(ConfigError, match=r"field 'num_hidden_layers' \(51\) disagrees"):
+        read_config(dict(lightning, num_hidden_layers=51))
+    with pytest.raises(ConfigError, match=r"field 'layers_block_type' must be a list of block"):
+        read_config(dict(lightning, layers_block_type=["mamba", "ssm"]))
+    with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list"):
+        read_config(dict(lightning, mtp_layers_block_type="*E"))
+    # an empty list is no model; an MTP list is named as the file spells it
+    with pytest.raises(ConfigError, match=r"empty layer pattern in field 'layers_block_type'"):
+        read_config(dict(lightning, layers_block_type=[], num_hidden_layers=None))
+    with pytest.raises(ConfigError, match=r"field 'mtp_layers_block_type' must be a list of "
+                                          r"'attention' and 'moe' blocks"):
+        read_config(dict(lightning, mtp_layers_block_type=["attention", "mamba"]))
+    # a file with neither spelling is told that the pattern is missing, not how to write it
+    del lightning["layers_block_type"]
+    with pytest.raises(ConfigError, match=r"missing field 'layers_block_type' \(or "
+                                          r"'hybrid_override_pattern'\)"):
+        read_config(lightning)
+
+
+def test_glm_5_2_shared_indexers_are_refused_not_miscounted():
+    # GLM-5.2 is GLM-5's file plus indexer_types: its 'shared' layers reuse an earlier layer's
+    # top-k selection and hold no indexer. Read without that key it would count GLM-5's
+    # parameters; the meta-device counts differ by exactly those layers' indexers, from the
+    # file's sizes: wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk (d -> index_head_dim),
+    # k_norm (weight and bias of index_head_dim), weights_proj (d -> index_n_heads)
+    cfg = config("glm-5.2")
+    shared = cfg["indexer_types"].count("shared")
+    heads, width, d = cfg["index_n_heads"], cfg["index_head_dim"], cfg["hidden_size"]
+    per_layer = cfg["q_lora_rank"] * heads * width + d * width + 2 * width + d * heads
+    assert (truth(CONFIGS / "glm-5.json")["params"] - truth(CONFIGS / "glm-5.2.json")["params"]
+            == shared * per_layer)
+    with pytest.raises(ConfigError) as err:
+        read_config(cfg)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"field '{REFUSED['glm-5.2']}'" in message and "shared across layers" in message
+    assert f"on {shared} of {cfg['num_hidden_layers']} layers" in message
+    # without the list, the schedule transformers derives it from (index_topk_freq 4 after
+    # index_skip_topk_offset 3) gives the same 57 shared layers, refused naming that key; so
+    # does a pattern of 'F' and 'S'
+    del cfg["indexer_types"]
+    with pytest.raises(ConfigError, match=rf"field 'index_topk_freq' declares .* on {shared} of"):
+        read_config(cfg)
+    pattern = "".join("F" if t == "full" else "S" for t in config("glm-5.2")["indexer_types"])
+    with pytest.raises(ConfigError, match=rf"field 'index_topk_pattern' declares .* on {shared} "):
+        read_config(dict(cfg, index_topk_pattern=pattern))
+    # every layer 'full' (NVIDIA's GLM-5.1-NVFP4 file says so) is GLM-5's layout, read as such
+    glm5 = config("glm-5")
+    n = glm5["num_hidden_layers"]
+    assert read_config(dict(glm5, indexer_types=["full"] * n)).total_params == \
+        read_config(glm5).total_params
+    # GLM-5.2's mlp_layer_types (3 dense, then MoE) agree with first_k_dense_replace; a list
+    # that does not is refused naming it
+    kinds = config("glm-5.2")["mlp_layer_types"]
+    assert kinds == ["dense"] * glm5["first_k_dense_replace"] + ["sparse"] * (n - 3)
+    assert read_config(dict(glm5, mlp_layer_types=kinds)).total_params == \
+        read_config(glm5).total_params
+    with pytest.raises(ConfigError, match=r"field 'mlp_layer_types' disagrees"):
+        read_config(dict(glm5, mlp_layer_types=["dense"] * 4 + ["sparse"] * (n - 4)))
 
 
 def test_missing_layer_kind_is_refused_naming_its_key():

@@ -54,8 +54,9 @@ from .quantization import Scheme, deepseek_v4_scheme, find_scheme, native_bits
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
 
-#: Largest config file read [B]; real ones are a few kB (a Llama 4 config is under 10 kB).
-MAX_CONFIG_BYTES = 1 << 20
+#: Largest config file read [B]. Most are a few kB (a Llama 4 config is under 10 kB), but a
+#: ModelOpt checkpoint lists its quantization per module: nvidia/MiniMax-M3-NVFP4's is 3.1 MB.
+MAX_CONFIG_BYTES = 1 << 24
 #: Deepest JSON nesting accepted (real configs nest two or three levels).
 MAX_DEPTH = 32
 
@@ -90,6 +91,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
                                "(Gated DeltaNet)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
                    "indexer's key cache and a top-k read of the main cache)"),
+    ("indexer_types", "indexers shared across layers (GLM-5.2: a 'shared' layer reuses an "
+                      "earlier layer's top-k selection and holds no indexer weights or index "
+                      "keys)"),
     ("sparse_attention_config", "block-sparse attention (MiniMax Sparse Attention: an indexer "
                                 "that selects blocks of the cache for each key/value head)"),
     ("global_head_dim", "per-layer attention geometry (other head widths and key/value heads "
@@ -1093,7 +1097,7 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"), **(_indexer(r) if indexer else {}))
+                     d_v=r.int("v_head_dim"), **(_indexer(r, n) if indexer else {}))
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -1114,6 +1118,14 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
 
         def mlp_of(i: int) -> MLP:
             return moe if (i >= first and i % freq == 0) else dense
+    # GLM-5's files restate the dense and MoE layers as mlp_layer_types (transformers'
+    # GlmMoeDsaConfig takes the list over first_k_dense_replace): it must agree
+    kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))
+    if kinds is not None and kinds != ["dense" if mlp_of(i) is dense else "sparse"
+                                       for i in range(n)]:
+        raise ConfigError(f"{r.origin}: field 'mlp_layer_types' disagrees with the dense and "
+                          "mixture-of-experts layers of 'first_k_dense_replace' and "
+                          "'moe_layer_freq'")
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
@@ -1156,10 +1168,33 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
                   embeddings=modules * embeddings, heads=modules * heads),)
 
 
-def _indexer(r: _Reader) -> dict[str, int]:
+def _indexer(r: _Reader, n: int) -> dict[str, int]:
     """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
-    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k."""
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, on every one of the
+    ``n`` layers. GLM-5.2's layers that share an earlier layer's selection instead ('shared' in
+    ``indexer_types``; else 'S' in ``index_topk_pattern``; else the schedule of
+    ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers' GlmMoeDsaConfig
+    derives it) are refused naming the key: they hold no indexer, which is not modelled."""
     r.read.update({"indexer_rope_interleave", "index_share_q"})
+    types = r.str_list("indexer_types", n, ("full", "shared"))
+    key = "indexer_types"
+    if types is None and r.raw("index_topk_pattern") is not None:
+        key, pattern = "index_topk_pattern", r.raw("index_topk_pattern")
+        if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("FS"):
+            raise ConfigError(f"{r.origin}: field 'index_topk_pattern' must be a string of {n} "
+                              "characters 'F' (full) and 'S' (shared)")
+        types = ["full" if c == "F" else "shared" for c in pattern]
+    if types is None:
+        key = "index_topk_freq"
+        freq = r.int("index_topk_freq", 1, kind="count")
+        offset = r.int("index_skip_topk_offset", 2, kind="layers", minimum=0)
+        types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
+    r.read.update({"index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"})
+    if "shared" in types:
+        raise ConfigError(f"{r.origin}: field '{key}' declares {_FEATURE_OF['indexer_types']} "
+                          f"on {types.count('shared')} of {n} layers, which the '{r.family}' "
+                          "reader does not model, and counting without it would describe a "
+                          "different model")
     return dict(index_heads=r.int("index_n_heads", kind="heads"),
                 index_dim=r.int("index_head_dim"),
                 index_topk=r.int("index_topk", kind="context"))
@@ -1658,8 +1693,16 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # one shared expert of moe_shared_expert_intermediate_size, a router d x E and its
     # e_score_correction_bias (E, a persistent buffer). Final norm_f, untied lm_head.
     d = r.int("hidden_size")
-    n = r.int("num_hidden_layers", kind="layers")
-    pattern = r.raw("hybrid_override_pattern")
+    pattern = _nemotron_pattern(r, "hybrid_override_pattern", "layers_block_type")
+    if not pattern:
+        state = "missing field" if pattern is None else "empty layer pattern in field"
+        raise ConfigError(f"{r.origin}: {state} 'layers_block_type' (or "
+                          "'hybrid_override_pattern'): which blocks are Mamba-2, attention, MLP "
+                          "or mixture of experts")
+    n = r.int("num_hidden_layers", None if pattern is None else len(pattern), kind="layers")
+    if pattern is not None and len(pattern) != n:
+        raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({n}) disagrees with the "
+                          f"{len(pattern)} blocks of the layer pattern")
     if not isinstance(pattern, str) or len(pattern) != n or set(pattern) - set("M*-E"):
         raise ConfigError(f"{r.origin}: field 'hybrid_override_pattern' must be a string of "
                           f"{n} characters from 'M' (Mamba-2), '*' (attention), '-' (MLP), "
@@ -1688,15 +1731,48 @@ def _nemotron_h(r: _Reader) -> dict[str, Any]:
     # the first with enorm, hnorm and eh_proj, the last with a final norm; embeddings and head
     # shared with the model
     modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
-    mtp_pattern = r.raw("mtp_hybrid_override_pattern", "")
+    mtp_pattern = _nemotron_pattern(r, "mtp_hybrid_override_pattern", "mtp_layers_block_type")
+    mtp_pattern = "" if mtp_pattern is None else mtp_pattern
     if modules and (not isinstance(mtp_pattern, str) or not mtp_pattern
                     or set(mtp_pattern) - set("*E") or ("E" in mtp_pattern and moe is None)):
-        raise ConfigError(f"{r.origin}: field 'mtp_hybrid_override_pattern' must be a string of "
-                          "'*' (attention) and 'E' (mixture of experts) blocks for the "
-                          f"{modules} multi-token-prediction module(s)")
+        listed = r.cfg.get("mtp_layers_block_type") is not None
+        key, form = (("mtp_layers_block_type", "a list of 'attention' and 'moe'") if listed else
+                     ("mtp_hybrid_override_pattern",
+                      "a string of '*' (attention) and 'E' (mixture of experts)"))
+        raise ConfigError(f"{r.origin}: field '{key}' must be {form} blocks for the {modules} "
+                          "multi-token-prediction module(s)" + (", and the model has no "
+                                                               "mixture-of-experts block"
+                                                               if moe is None else ""))
     kw["extras"] = _mtp(kw, modules, [block(c) for c in mtp_pattern or ""],
                         "Nemotron 3's MTP module (vLLM's layout)", own_embeddings=False)
     return kw
+
+
+#: The block names of a Nemotron-H ``layers_block_type`` list (the in-library
+#: ``NemotronHConfig``'s spelling of the pattern; "mamba" and "attention" are its legacy names)
+#: -> the character of ``hybrid_override_pattern``.
+_NEMOTRON_BLOCKS: Mapping[str, str] = {"mamba": "M", "linear_attention": "M", "attention": "*",
+                                       "full_attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _nemotron_pattern(r: _Reader, key: str, list_key: str) -> str | None:
+    """A Nemotron-H layer pattern as a string of ``M*-E`` from ``key`` (the remote code's
+    string) or ``list_key`` (a list of block names, as transformers' own ``NemotronHConfig``
+    writes it, with no ``num_hidden_layers`` needed); None when the file has neither. A list
+    with another name, or both fields disagreeing, is an error naming the field."""
+    pattern = r.raw(key)
+    blocks = r.raw(list_key)
+    if blocks is None:
+        return pattern
+    if not isinstance(blocks, list) or not all(isinstance(b, str) and b in _NEMOTRON_BLOCKS
+                                               for b in blocks):
+        raise ConfigError(f"{r.origin}: field '{list_key}' must be a list of block names from "
+                          f"{', '.join(repr(b) for b in _NEMOTRON_BLOCKS)}")
+    listed = "".join(_NEMOTRON_BLOCKS[b] for b in blocks)
+    if pattern is not None and pattern != listed:
+        raise ConfigError(f"{r.origin}: fields '{key}' and '{list_key}' describe different "
+                          "layer patterns")
+    return listed
 
 
 def _nemotron_h_moe(r: _Reader) -> MLP:
@@ -2388,7 +2464,9 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
     else:
         path = Path(config)
         origin = str(path)
-        if path.is_dir() and (path / "config.json").is_file():
+        if path.is_dir():
+            if not (path / "config.json").is_file():
+                raise ConfigError(f"{path} is a folder with no config.json in it")
             path = path / "config.json"
             origin = str(path)
         try:
@@ -2399,8 +2477,8 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
         except (OSError, ValueError) as e:
             raise ConfigError(f"cannot read {path}: {e}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{origin}: larger than {MAX_CONFIG_BYTES // 1024} KiB; a config.json "
-                          "is a few kB")
+        raise ConfigError(f"{origin}: larger than {MAX_CONFIG_BYTES >> 20} MiB; a config.json "
+                          "is a few kB, a few MB with a per-module quantization list")
     try:
         return data.decode("utf-8"), origin
     except UnicodeDecodeError:
