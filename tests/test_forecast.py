@@ -799,3 +799,16 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
                         bits_kv=8 if s.kv_format == "fp8" else 16,
                         context=max(1, s.context or 0), bandwidth=s.bandwidth_gbps * 1e9)
         assert r.t_bound == want.decode_seconds_per_token, r.id
+
+
+def test_an_unknown_runtime_gets_a_hint():
+    """A name that is part of known runtimes' names is answered with them; a runtime the data
+    measure only at other metrics (TensorRT-LLM's page: batched throughput and time to first
+    token, runtime_README.md) is told why it has no terms of its own."""
+    with pytest.raises(InputError, match=r"'mlx' \(did you mean Rapid-MLX, mlx-lm or vllm-mlx\?\)"):
+        F.resolve_runtime("mlx")
+    with pytest.raises(InputError, match=r"TensorRT-LLM: the data measure its batched throughput"
+                                         r" and time to first token, no single-stream decode"):
+        F.resolve_runtime("tensorrt-llm")
+    with pytest.raises(InputError, match=r"unknown runtime 'nonesuch'; known: "):
+        F.resolve_runtime("nonesuch")

@@ -1089,17 +1089,40 @@ def resolve_runtime(runtime: str | None, params: dict[str, Any] | None = None) -
     >>> resolve_runtime("tensorrt-llm")
     Traceback (most recent call last):
     ...
-    llm_arithmetic.core.errors.InputError: unknown runtime 'tensorrt-llm'; known: ...
+    llm_arithmetic.core.errors.InputError: unknown runtime 'tensorrt-llm' (TensorRT-LLM: the data measure its ...
+    >>> resolve_runtime("mlx")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: unknown runtime 'mlx' (did you mean Rapid-MLX, mlx-lm or vllm-mlx?); known: ...
     """
     if runtime is None:
         return None
     known = known_runtimes(params)
     if runtime in known:
         return runtime
-    matches = [k for k in known if _runtime_key(k) == _runtime_key(str(runtime))]
+    asked = _runtime_key(str(runtime))
+    matches = [k for k in known if _runtime_key(k) == asked]
     if len(matches) != 1:
-        raise InputError(f"unknown runtime {str(runtime)[:60]!r}; known: {', '.join(known)}")
+        near = [k for k in known if asked and asked in _runtime_key(k)]
+        alts = ", ".join(near[:-1]) + (" or " if len(near) > 1 else "") + (near[-1] if near else "")
+        hint = f" (did you mean {alts}?)" if near else _measured_elsewhere(asked)
+        raise InputError(f"unknown runtime {str(runtime)[:60]!r}{hint}; known: {', '.join(known)}")
     return matches[0]
+
+
+def _measured_elsewhere(asked: str) -> str:
+    """For a runtime the data measure only at other metrics or batches (TensorRT-LLM: prefill and
+    batched throughput), why it has no terms of its own; else ''."""
+    from .lab import measurements as M
+
+    rows = [r for r in M.fit_rows() if _runtime_key(r.runtime) == asked]
+    if not rows:
+        return ""
+    words = {"throughput": "batched throughput", "ttft": "time to first token",
+             "prefill": "prefill", "decode": "decode on several chips or at a batch"}
+    metrics = " and ".join(sorted(words[m] for m in {r.metric for r in rows}))
+    return (f" ({rows[0].runtime}: the data measure its {metrics}, no single-stream decode, so"
+            " it has no terms of its own; leave --runtime out for the runtime-agnostic forecast)")
 
 
 @record
