@@ -342,3 +342,14 @@ def test_plan_inputs_are_what_estimate_evaluates(kw):
         with pytest.raises(InputError) as got:
             plan_inputs(m, **bad)
         assert str(got.value) == str(want.value)
+
+
+def test_tp_must_split_or_copy_whole_kv_heads():
+    """vLLM's QKVParallelLinear gives each chip n_kv / tp KV heads when tp divides them, else one
+    head copied on tp / n_kv chips, and refuses any other tp (its ``divide`` asserts). Phi-4's
+    config.json: 40 attention heads, 10 KV heads; Llama 3.1 70B's: 64 and 8."""
+    with pytest.raises(InputError, match="tp = 4 neither divides the 10 KV heads of phi-4"):
+        estimate("phi-4", hardware="h100-sxm", tp=4)
+    for tp in (2, 5, 10):      # 10 % tp == 0
+        estimate("phi-4", hardware="h100-sxm", tp=tp)
+    estimate("llama-3.1-70b", hardware="h100-sxm", tp=16)   # 16 % 8 == 0: copies

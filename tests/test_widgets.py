@@ -782,10 +782,13 @@ SERVING_QUERY = """
 
 
 def _allowed_tp(m, wanted):
-    """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts."""
+    """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts: whole
+    query heads on each chip, and KV heads that tp divides or that divide tp."""
     heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
+    kv = [run.attention.n_kv_heads for run in m.layers if run.attention is not None]
     return max(t for t in (1, 2, 4, 8, 16) if t <= wanted
-               and (not heads or (t <= min(heads) and all(h % t == 0 for h in heads))))
+               and (not heads or (t <= min(heads) and all(h % t == 0 for h in heads)
+                                  and all(k % t == 0 or t % k == 0 for k in kv))))
 
 
 def _serving_cases():

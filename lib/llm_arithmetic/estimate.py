@@ -615,7 +615,8 @@ def serving_argument(label: str, v: Any) -> float | None:
 def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int, int]:
     """The tensor-, expert- and pipeline-parallel degrees as :func:`estimate` checks them for
     ``model``: each a positive integer (:func:`count_argument`); tp divides every attention
-    layer's heads, pp is at most the layers, and ep > 1 needs a mixture whose experts it
+    layer's heads, and divides its KV heads or is a multiple of them (vLLM's
+    ``QKVParallelLinear``: fewer KV heads than chips are copied, whole), pp is at most the layers, and ep > 1 needs a mixture whose experts it
     divides among the replica's tp x pp chips; else an :class:`InputError` saying which.
 
     >>> m = get_model("mixtral-8x7b")
@@ -625,6 +626,10 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     Traceback (most recent call last):
     ...
     llm_arithmetic.core.errors.InputError: tp = 3 does not divide the 32 attention heads of mixtral-8x7b's layers (tensor parallelism gives each chip whole heads)
+    >>> parallel_degrees(get_model("qwen2.5-7b"), 14, 1, 1)   # 28 heads, 4 KV heads
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 14 neither divides the 4 KV heads of qwen2.5-7b's layers nor is a multiple of them (each chip holds whole KV heads, or one head copied on tp / KV heads chips)
     """
     tp, ep, pp = count_argument("tp", tp), count_argument("ep", ep), count_argument("pp", pp)
     heads = [run.attention.n_heads for run in model.layers if run.attention is not None]
@@ -634,6 +639,12 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     if any(h % tp for h in heads):
         raise InputError(f"tp = {tp} does not divide the {min(heads)} attention heads of "
                          f"{model.name}'s layers (tensor parallelism gives each chip whole heads)")
+    kv = sorted({run.attention.n_kv_heads for run in model.layers if run.attention is not None})
+    odd = [k for k in kv if k % tp and tp % k]
+    if odd:
+        raise InputError(f"tp = {tp} neither divides the {odd[0]} KV heads of {model.name}'s "
+                         "layers nor is a multiple of them (each chip holds whole KV heads, or "
+                         "one head copied on tp / KV heads chips)")
     if pp > model.n_layers:
         raise InputError(f"pp = {pp} exceeds the {model.n_layers} layers of {model.name}")
     if ep > 1:

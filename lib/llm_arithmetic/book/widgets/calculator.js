@@ -78,6 +78,13 @@ const Estimate = (function () {
       throw new Error(`tp = ${tp} does not divide the ${minHeads} attention heads of ${
         m.name}'s layers`);
     }
+    const kv = [...new Set(m.layers.filter((run) => run.attention)
+      .map((run) => run.attention.n_kv_heads))].sort((a, b) => a - b);
+    const odd = kv.filter((k) => k % tp && tp % k);
+    if (odd.length) {
+      throw new Error(`tp = ${tp} neither divides the ${odd[0]} KV heads of ${m.name
+      }'s layers nor is a multiple of them`);
+    }
     if (pp > Stack.nLayers(m)) {
       throw new Error(`pp = ${pp} exceeds the ${Stack.nLayers(m)} layers of ${m.name}`);
     }
