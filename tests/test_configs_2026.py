@@ -1728,3 +1728,18 @@ def test_mamba2_state_at_the_bits_the_checkpoint_keeps_it_in():
     assert estimate(str(path), bits_kv=8).state_bytes == 49_082_368
     with pytest.raises(InputError, match="^bits_ssm"):
         estimate(str(path), bits_ssm=-1)
+
+
+def test_a_wrapped_language_model_named_by_architectures_only_is_not_blamed_for_its_layers():
+    """NVIDIA's MiniMax-M3 NVFP4 file (model_type minimax_m3_vl) wraps the language model in a
+    text_config that names it by ``architectures`` (``MiniMaxM3SparseForCausalLM``) and not by
+    ``model_type``; the library models its block-sparse attention, so the refusal names the
+    wrapper's vision tower, not the attention (it did until this test)."""
+    text = json.loads((CONFIGS / "minimax-m3.json").read_text(encoding="utf-8"))
+    text.pop("model_type", None)
+    text["architectures"] = ["MiniMaxM3SparseForCausalLM"]
+    cfg = {"model_type": "minimax_m3_vl",
+           "architectures": ["MiniMaxM3SparseForConditionalGeneration"],
+           "text_config": text, "vision_config": {"hidden_size": 1024}}
+    with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
+        read_config(cfg)

@@ -2393,6 +2393,18 @@ ARCHITECTURES: Mapping[str, str] = {
 }
 
 
+def _scope_family(scope: Mapping[str, Any]) -> str | None:
+    """The family a config (or a wrapped language model's config) names: its ``model_type``, or
+    else the family of its first ``architectures`` entry (a wrapper's text_config may name only
+    that: MiniMax-M3-VL's ``MiniMaxM3SparseForCausalLM``)."""
+    if isinstance(scope.get("model_type"), str):
+        return scope["model_type"]
+    arch = scope.get("architectures")
+    if isinstance(arch, list) and arch and isinstance(arch[0], str):
+        return ARCHITECTURES.get(arch[0])
+    return None
+
+
 def _missing_feature(cfg: Mapping[str, Any]) -> str:
     """The layer kinds of :data:`FEATURES` the file (or a wrapped language model) declares,
     in that order, as "it needs <feature>, declared by field 'key'" (the first one; the others
@@ -2403,8 +2415,7 @@ def _missing_feature(cfg: Mapping[str, Any]) -> str:
     found: list[str] = []
     for key, feature in FEATURES:
         for prefix, scope in scopes:
-            if (isinstance(scope.get("model_type"), str)
-                    and scope["model_type"] in MODELLED_BY.get(key, ())):
+            if _scope_family(scope) in MODELLED_BY.get(key, ()):
                 continue
             if _declared(scope, key) not in _NEUTRAL:
                 found.append(f"{feature}, declared by field '{prefix}{key}'" if not found
