@@ -80,15 +80,36 @@ MTP_ATTN = (D * 1536 + 1536                            # q_a_proj, q_a_layernorm
 MTP_EXPERT = 3 * D * 2048                              # gate, up, down of one expert
 MTP_ROUTER = 256 * D + 256                             # gate and its e_score_correction_bias
 MTP_NORMS = 2 * D                                      # the block's two norms
-MTP_CACHE = (512 + 64) * 2                             # latent and rope key, 16-bit, a token
+MTP_CACHE = 512 + 64                                   # latent and rope key, a token
 
 
-def mtp_step_bytes(batch, context, experts, bytes_per_weight=2):
+def mtp_step_bytes(batch, context, experts, bytes_per_weight=2, cache_bytes=2):
     """What one step of the module reads for ``batch`` sequences at ``context``: its weights
-    (``experts`` routed experts read, the shared one always) and its cache."""
+    (``experts`` routed experts read, the shared one always) and its cache (``cache_bytes`` an
+    element)."""
     weights = (MTP_HEAD + MTP_PROJ + MTP_OUTSIDE + MTP_ATTN + MTP_ROUTER + MTP_NORMS
                + (experts + 1) * MTP_EXPERT)
-    return weights * bytes_per_weight + batch * context * MTP_CACHE
+    return weights * bytes_per_weight + batch * context * MTP_CACHE * cache_bytes
+
+
+# The same module's FLOPs for one token, 2 a weight of its matrix products: the output head,
+# the projection eh_proj (2d x d; its two input norms and the head's norm multiply nothing), its
+# block's attention matrices (MLA's without the two norms of its latents, 1536 and 512) and its
+# MoE's router gate (256 x d), 8 routed experts and the shared one; plus the attention over S
+# cached latents in the absorbed form (DeepSeek-V2 report, arXiv 2405.04434, section 2.1: the
+# key and value up-projections folded into the query's and the output's), each of the 128 heads
+# 2 (512 + 64) FLOPs a position for the scores and 2 x 512 for the weighted latents.
+MTP_ATTN_MATMUL = MTP_ATTN - 1536 - 512
+MTP_MOE_MATMUL = 256 * D + 9 * MTP_EXPERT
+MTP_MATMUL = MTP_HEAD + 2 * D * D + MTP_ATTN_MATMUL + MTP_MOE_MATMUL
+# a plain step of DeepSeek-V3 (config.json: 61 layers, the first 3 with a dense MLP of
+# intermediate_size 18432, the other 58 MoE as the module's block; untied head)
+TARGET_MATMUL = MTP_HEAD + 61 * MTP_ATTN_MATMUL + 3 * 3 * D * 18432 + 58 * MTP_MOE_MATMUL
+
+
+def mla_attention_flops(context):
+    """Attention FLOPs of one DeepSeek-V3 layer for one token over ``context`` cached latents."""
+    return 128 * context * 2 * ((512 + 64) + 512)
 
 
 def test_mtp_module_step_reads_its_projection_block_and_head():
@@ -133,6 +154,56 @@ def test_nemotron_3_super_module_is_two_layers():
     assert e.draft_layers == 2
     assert e.draft_cost == pytest.approx(1_563_478_016 / e.decode_step_bytes, rel=1e-12)
     assert e.draft_cost > 2 / 88
+
+
+def test_mtp_draft_cost_is_the_module_steps_roofline_time():
+    """A draft step of the module is charged its own roofline time over a plain step's: on an
+    H200 (4.8 TB/s, NVIDIA's H200 page; fp8 weights and an 8-bit cache, so every product runs
+    at the fp8 rate, 1,978.9 TFLOP/s dense, the Hopper whitepaper's figure for the H100 SXM
+    whose compute the H200 shares), at 1,024 tokens of context. One sequence: both steps are memory-bound, and the cost is the ratio of their bytes
+    (0.044, chapter 13's figure). 8,192 sequences: both are compute-bound, and the cost is the
+    ratio of their FLOPs (0.039), twice the ratio of their bytes (0.018): half the module's
+    FLOPs are the output head's, which a plain step does once beside 61 layers'."""
+    bw, peak, s = 4.8e12, 1978.9e12, 1024
+    module_flops = 2 * MTP_MATMUL + mla_attention_flops(s)
+    target_flops = 2 * TARGET_MATMUL + 61 * mla_attention_flops(s)
+    at = dict(hardware="h200", weights="fp8", bits_kv=8, context=s, speculation="mtp")
+    one = estimate("deepseek-v3", **at)
+    module_bytes = mtp_step_bytes(1, s, 8, bytes_per_weight=1, cache_bytes=1)
+    assert one._plan.get("module_step_flops") == module_flops == 3_514_695_680
+    assert module_flops / peak < module_bytes / bw            # memory-bound
+    assert one.bound == "memory"
+    assert one.draft_cost == pytest.approx(module_bytes / one.decode_step_bytes, rel=1e-12)
+    assert round(one.draft_cost, 3) == 0.044
+    b = 8192
+    big = estimate("deepseek-v3", batch=b, **at)
+    # the module's MoE reads every expert the 8,192 tokens route to: 256 (1 - (248/256)^8192)
+    module_bytes = mtp_step_bytes(b, s, 256 * (1 - (248 / 256) ** b), bytes_per_weight=1,
+                                  cache_bytes=1)
+    assert big._plan.get("module_step_flops") == b * module_flops
+    assert big._plan.get("decode_step_flops") == b * target_flops
+    assert b * module_flops / peak > module_bytes / bw        # compute-bound
+    assert big.bound == "compute"
+    assert big.draft_cost == pytest.approx(module_flops / target_flops, rel=1e-12)
+    assert round(big.draft_cost, 4) == 0.0388
+    bytes_ratio = module_bytes / big.decode_step_bytes
+    assert round(bytes_ratio, 3) == 0.018 and big.draft_cost > 2 * bytes_ratio
+    # the drafts of a speculative step take that share of a plain step's bound
+    assert big.speculative_seconds_per_token * big.spec_tokens_per_step == pytest.approx(
+        big.draft_cost * big.decode_seconds_per_token
+        + big._plan.get("verify_seconds"), rel=1e-12)
+
+
+def test_mtp_draft_cost_without_a_bandwidth_is_the_bytes_ratio():
+    """Without a chip the steps have no time: the cost is the ratio of their bytes, what the
+    roofline gives wherever both are memory-bound; a bandwidth alone (no peak) gives the same."""
+    kw = dict(bits_weight=8, context=1024, batch=8192, speculation="mtp")
+    no_chip = estimate("deepseek-v3", **kw)
+    bytes_ratio = no_chip._plan.get("module_step_bytes") / no_chip.decode_step_bytes
+    assert no_chip.draft_cost == pytest.approx(bytes_ratio, rel=1e-12)
+    assert estimate("deepseek-v3", bandwidth=4.8e12, **kw).draft_cost == pytest.approx(
+        bytes_ratio, rel=1e-12)
+    assert estimate("deepseek-v3", hardware="h200", **kw).draft_cost > 2 * bytes_ratio
 
 
 def test_mtp_workload_by_hand():

@@ -1084,7 +1084,12 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
                                            draft_len=4, acceptance=0.8, prompt=1000,
                                            generate=200)),
              ("gemma-3-27b", "h100-sxm", dict(tp=4, draft="gemma-3-1b", draft_len=4,
-                                              acceptance=0.8, **serving))]
+                                              acceptance=0.8, **serving)),
+             # the module's step compute-bound, its cost its own roofline time: a 16-bit cache
+             # (attention at its own rate), and an 8-bit one (one rate for every product)
+             ("deepseek-v3", "h200", dict(speculation="mtp", context=1024, batch=8192)),
+             ("deepseek-v3", "h200", dict(speculation="mtp", weights="fp8", bits_kv=8,
+                                          context=1024, batch=2048))]
     got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
     failures = []
     with warnings.catch_warnings():
@@ -1098,7 +1103,7 @@ def test_the_drafts_describe_offers_in_the_page_equal_python(page):
     assert not failures, "\n".join(failures[:10])
     # DeepSeek-V3's MTP module, as its config declares it (num_nextn_predict_layers: 1 module,
     # one block beside num_hidden_layers: 61): one draft step runs its one block, and costs
-    # what the module reads (its projection, block and the output head) over a plain step,
+    # its roofline time (its projection, block and the output head) over a plain step's,
     # more than a block of the 61; what it holds counts in the memory per chip
     config = json.loads((REPO / "lib/llm_arithmetic/catalog/data/models/deepseek-v3/"
                          "config.json").read_text())

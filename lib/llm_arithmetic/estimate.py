@@ -324,8 +324,10 @@ class Estimate:
     draft_len, acceptance, draft_cost : int, float, float or None
         Speculative decoding's inputs: tokens drafted per step, the probability that the target
         accepts each, a draft step's time relative to a plain step (None: no speculation;
-        the ``mtp`` workload's: what one step of the module reads, its projection, blocks and
-        the output head, at the call's bits, context and batch, over what a plain step reads).
+        the ``mtp`` workload's: the roofline time of one step of the module, its projection,
+        blocks and the output head, over a plain step's, each the larger of its bytes over the
+        bandwidth and its FLOPs over the peak, at the call's bits, context and batch; the ratio
+        of their bytes where both are memory-bound, or where no bandwidth is known).
     draft_layers : int or None
         Blocks one draft step runs [block]: a ``draft`` model's layers, one module's blocks for
         MTP; None where only a cost was given. The forecast charges each its per-layer time.
@@ -887,8 +889,8 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
 
 
 #: Speculative workloads with a published acceptance rate: draft length, acceptance, and the
-#: draft step's cost (``"module"``: what one step of the model's own module reads over what a
-#: plain step of the target reads, the plan's ``module_draft_cost``), each with its source. Any
+#: draft step's cost (``"module"``: the roofline time of one step of the model's own module over
+#: a plain step's of the target, the plan's ``module_draft_cost``), each with its source. Any
 #: other workload gives its acceptance explicitly.
 #: ``module``: the module the model must declare for the workload to apply
 #: (:meth:`~llm_arithmetic.catalog.model.Model.has_mtp`), by one of the config fields

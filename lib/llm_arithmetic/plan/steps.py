@@ -730,6 +730,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       tokens_per_second="replica_rate"),
 ]
 
+#: The inputs a draft step of a multi-token-prediction module changes in the target's steps: its
+#: blocks for the stack, the context TPOT bounds, and its input norms and projection beside the
+#: target's extras (SPECULATIVE_STEPS).
+MODULE_STEP = {"blocks": "draft_step_blocks", "context": "serving_context",
+               "extras_read": "module_extras_read", "extras_matmul": "module_extras_matmul"}
+
 #: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
 #: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
 #: target step over k + 1 positions per sequence (k + 1 times its FLOPs; the cache read once a
@@ -746,29 +752,57 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
     # module's two input norms and the projection of their concatenation (2d x d, DeepSeek-V3's
     # eh_proj), its blocks (a mixture's experts as the batch routes them) with their cache of
     # the batch, and the output head with its norm (the target's own, or the copy a checkpoint
-    # stores), gathering one embedding row: a plain step through the module's blocks, plus the
-    # projection. Its cost is that over a plain step of the target, at the call's bits and
-    # batch, at the context TPOT bounds (the request's mean decode context with a prompt, as a
-    # draft model's cost is its bound over the target's there).
+    # stores), gathering one embedding row; it does 2 FLOPs per weight of its matrix products
+    # (the projection, the blocks', the head) and its blocks' attention over their cache. That
+    # is a plain step through the module's blocks, with the input norms and the projection as
+    # parameters outside the stack that every token reads (extras_read; the projection in a
+    # matrix product, extras_matmul), evaluated by the target's own steps. Its cost is that
+    # step's roofline time over a plain step's (each the larger of its bytes at the bandwidth
+    # and its FLOPs at its effective peak), at the call's bits and batch, at the context TPOT
+    # bounds (the request's mean decode context with a prompt, as a draft model's cost is its
+    # bound over the target's there). Where both steps are memory-bound (one sequence) that is
+    # the ratio of their bytes, which stands in where no bandwidth is known; at a batch where
+    # the module's step is compute-bound it follows the module's FLOPs.
     guard(op("module_width", "add", "d + 1", plus=["d_model", LIT(1)]), "draft_step_blocks"),
     guard(op("module_input_params", "mul", "the module's two input norms and its projection "
              "of the two: 2d(d + 1)", of=[LIT(2), "d_model", "module_width"]),
           "draft_step_blocks"),
-    guard(f("module_input_bytes", "weight_bytes", "their bytes, at the bits of the target's "
-            "weights", n_params="module_input_params", bits_weight="bits_default"),
+    guard(op("module_projection_params", "mul", "the projection's weights, a matrix product "
+             "for every token: 2d x d", of=[LIT(2), "d_model", "d_model"]),
           "draft_step_blocks"),
-    guard(op("module_stack_step_bytes", "at", "bytes of a step of the batch through the "
-             "module's blocks: the output head and its norm, one embedding row, the blocks' "
-             "weights and their cache", target="decode_step_bytes",
-             **{"with": {"blocks": "draft_step_blocks", "context": "serving_context"}}),
+    guard(op("module_extras_read", "add", "parameters outside the module's blocks that its "
+             "step reads besides the head and one embedding row: the target's extras and the "
+             "module's input norms and projection", plus=["extras_read", "module_input_params"]),
           "draft_step_blocks"),
-    guard(op("module_step_bytes", "add", "bytes one draft step of the module reads",
-             plus=["module_stack_step_bytes", "module_input_bytes"]), "draft_step_blocks"),
+    guard(op("module_extras_matmul", "add", "of them, the weights in matrix products: the "
+             "target's extras' and the projection",
+             plus=["extras_matmul", "module_projection_params"]), "draft_step_blocks"),
+    guard(op("module_step_bytes", "at", "bytes one draft step of the module reads: a step of "
+             "the batch through the module's blocks (the output head and its norm, one "
+             "embedding row, the blocks' weights and their cache) and its input norms and "
+             "projection", target="decode_step_bytes", **{"with": dict(MODULE_STEP)}),
+          "draft_step_blocks"),
+    guard(op("module_step_flops", "at", "FLOPs of that step: 2 a weight of the projection, the "
+             "blocks and the head, and the blocks' attention, for every sequence",
+             target="decode_step_flops", **{"with": dict(MODULE_STEP)}), "draft_step_blocks"),
+    guard(op("module_step_seconds", "at", "the roofline bound on one draft step of the module: "
+             "the larger of its bytes at the bandwidth and its FLOPs at their effective peak "
+             "(the weights' products at their rate, attention's at its own), as a plain step's",
+             target="peak_seconds_per_token", **{"with": dict(MODULE_STEP)}),
+          "draft_step_blocks"),
     guard(op("target_step_bytes_serving", "at", "bytes a plain step of the batch reads at "
              "that context", target="decode_step_bytes",
              **{"with": {"context": "serving_context"}}), "draft_step_blocks"),
-    guard(op("module_draft_cost", "div", "a module step's cost: its bytes over a plain step's",
+    guard(op("target_step_seconds_serving", "at", "the roofline bound on a plain step of the "
+             "batch at that context", target="peak_seconds_per_token",
+             **{"with": {"context": "serving_context"}}), "draft_step_blocks"),
+    guard(op("module_time_ratio", "div", "a module step's roofline time over a plain step's",
+             of=["module_step_seconds", "target_step_seconds_serving"]), "draft_step_blocks"),
+    guard(op("module_bytes_ratio", "div", "a module step's bytes over a plain step's",
              of=["module_step_bytes", "target_step_bytes_serving"]), "draft_step_blocks"),
+    guard(op("module_draft_cost", "first", "a module step's cost: its roofline time over a "
+             "plain step's (its bytes over a plain step's without a bandwidth)",
+             of=["module_time_ratio", "module_bytes_ratio"]), "draft_step_blocks"),
     guard(op("draft_cost_used", "first", "a draft step's time relative to a plain step (given, "
              "else the module's; none: free)", of=["draft_cost", "module_draft_cost", LIT(0)]),
           "draft_len"),

@@ -36,9 +36,9 @@ def draft_cost(draft: Any, target: Any, chip: Any, context: int, weights: str = 
 
 def mtp_against_bound(kv_bits: int = 8) -> dict[str, dict[str, Any]]:
     """For each run of :data:`MTP_RUNS` (keyed by chip): the measured tokens/s per user, the
-    plain roofline bound (one token per step), a draft step's cost (``draft_cost``: what one
-    step of the MTP module reads over a plain step, ``estimate(speculation="mtp")`` at the
-    run's workload) and the MTP bound (:data:`MTP_MOST` tokens in a step that also runs
+    plain roofline bound (one token per step), a draft step's cost (``draft_cost``: the
+    roofline time of one step of the MTP module over a plain step's, at batch 1 what the two
+    read, ``estimate(speculation="mtp")`` at the run's workload) and the MTP bound (:data:`MTP_MOST` tokens in a step that also runs
     :data:`MTP_MOST` - 1 drafts at that cost), the roofline step [s], the chips and the
     measurement row.
 

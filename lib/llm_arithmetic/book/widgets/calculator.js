@@ -215,7 +215,7 @@ const Estimate = (function () {
       held = {...nothing, draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
         draft_blocks: Plan.modelInputs(d).blocks};
     }
-    // a module's cost (none given) is the plan's: what its step reads over a plain step's
+    // a module's cost (none given) is the plan's: its step's roofline time over a plain step's
     if (draftCost !== null || stepBlocks === null) {
       const cost = draftCost;
       draftCost = draftCost === null ? 0 : Number(draftCost);
