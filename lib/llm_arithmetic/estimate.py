@@ -44,7 +44,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "check_module", "check_draft",
+           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
@@ -987,6 +987,34 @@ def draft_model(draft: Any, target: Model, engine: str | None = None) -> Model:
                              f"{role} ({x.name}) is not counted: it needs {x.cache_uncounted}")
     check_draft(draft, target, engine)
     return draft
+
+
+def offered_drafts(target: Any, candidates: Any = None) -> list[str]:
+    """The catalog's models a page offers ``target`` as a draft model: those with fewer
+    parameters than it (a larger draft cannot pay) that :func:`draft_model` takes (no
+    :class:`InputError`: both caches counted, one tokenizer), in the catalog's order;
+    ``candidates``: names to choose from (None: the whole catalog). The page's list is this one,
+    exported (:func:`llm_arithmetic.book.export.catalog_data`'s ``drafts``).
+
+    >>> "qwen3-0.6b" in offered_drafts("qwen3-8b"), "llama-3.2-1b" in offered_drafts("qwen3-8b")
+    (True, False)
+    >>> offered_drafts("qwen3-0.6b", ["qwen3-8b"])   # larger: not offered
+    []
+    """
+    target = resolve_model(target)
+    out = []
+    for name in (MODELS if candidates is None else candidates):
+        m = get_model(name)
+        if m.name == target.name or m.total_params >= target.total_params:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DraftWarning)
+                draft_model(m, target)
+        except InputError:
+            continue
+        out.append(name)
+    return out
 
 
 def draft_degrees(draft: Model, tp: Any, pp: Any) -> None:
