@@ -636,6 +636,37 @@ def test_minimax_m3_text_tower_and_vision_tower_are_the_published_checkpoint():
     assert active == 23_504_087_424 and int(active / 1e9) == 23
 
 
+def test_minimax_m3_routers_are_counted_at_their_stored_fp32():
+    """MiniMax-M3's bf16 release stores each MoE block's router (``mlp.gate``, experts x d) and
+    its ``e_score_correction_bias`` in float32 (the Hub's F32 count above: 57 x 128 x (6,144 +
+    1) of routers and the vision tower's patch embedding; vLLM allocates the router in fp32,
+    vllm-project/vllm@0b6da709 vllm/models/minimax_m3/amd/model.py). From the config: 60
+    layers, the first 3 dense (first_k_dense_replace), 128 experts (num_local_experts) of
+    hidden_size 6,144. The text tower's bytes are then the checkpoint's payload less the
+    vision tower and projectors (2 B each, the patch embedding 4 B), and a decode step reads
+    the routers' extra 2 B a parameter (all but one row of the input table aside, unread)."""
+    from llm_arithmetic.estimate import estimate
+
+    cfg = config("minimax-m3")
+    moe_blocks = cfg["num_hidden_layers"] - cfg["first_k_dense_replace"]
+    E, d = cfg["num_local_experts"], cfg["hidden_size"]
+    assert (moe_blocks, E, d, cfg["torch_dtype"]) == (57, 128, 6144, "bfloat16")
+    routers = moe_blocks * (E * d + E)
+    patch_embedding = 1280 * 3 * 2 * 14 * 14
+    vision_and_projectors = 631_185_920 + 234_381_312
+    m = read_config(CONFIGS / "minimax-m3.json")
+    want = 854_172_958_720 - 2 * vision_and_projectors - 2 * patch_embedding
+    assert m.weight_bytes() == 2 * m.total_params + 2 * routers == want
+    assert m.scheme.label == "bf16, fp32 routers"
+    kw = dict(context=1, batch=1)
+    extra = (estimate(m, **kw).decode_bytes_per_token
+             - estimate(m, bits_weight=16, **kw).decode_bytes_per_token)
+    assert abs(extra - 2 * routers) < 100  # the one input row read, at the mean of the rest
+    # a copy of the file with another dtype is not this release: refused naming the field
+    with pytest.raises(ConfigError, match="torch_dtype"):
+        read_config({**cfg, "torch_dtype": "float16"})
+
+
 MSA_LAYER = dict(n_heads=64, n_kv_heads=4, d_head=128, index_heads=4, index_dim=128,
                  index_topk=2048, index_block=128)
 

@@ -212,33 +212,35 @@ def test_scheme_adjusters_are_declared_per_family(monkeypatch):
     """What completes a checkpoint's scheme from fields outside ``quantization_config`` is a
     table keyed by family beside the readers (DeepSeek-V4's ``expert_dtype``), not a test of
     one family's name inside read_config: read_config applies whatever the table declares for
-    the file's family, and only to a scheme it read."""
+    the file's family, to the scheme it read or to None for a file without one (MiniMax-M3's
+    bf16 release, whose routers are fp32)."""
     from dataclasses import replace
 
     from llm_arithmetic.catalog import readers
-    from llm_arithmetic.catalog.quantization import deepseek_v4_scheme
+    from llm_arithmetic.catalog.quantization import deepseek_v4_scheme, minimax_m3_scheme
 
-    assert dict(readers.SCHEME_ADJUSTERS) == {"deepseek_v4": deepseek_v4_scheme}
+    assert dict(readers.SCHEME_ADJUSTERS) == {"deepseek_v4": deepseek_v4_scheme,
+                                              "minimax_m3": minimax_m3_scheme}
     cfg = json.loads((CONFIGS / "deepseek-v4-flash.json").read_text())
     assert read_config(cfg).scheme.label == ("fp8 block-scaled 128x128 (E8M0 scales), MXFP4 "
                                              "experts")
     # the table decides: without V4's entry its file ships the fp8 scheme as read ...
     monkeypatch.setattr(readers, "SCHEME_ADJUSTERS", {})
     assert read_config(cfg).scheme.label == "fp8 block-scaled 128x128"
-    # ... and an entry for another family is applied to that family's scheme, not to a file
-    # without one
+    # ... and an entry for another family is applied to that family's files, a file without a
+    # scheme given None (which the entry may leave None)
     seen = []
 
     def mark(scheme, c, origin):
-        seen.append(origin)
-        return replace(scheme, label=scheme.label + " (adjusted)")
+        seen.append(scheme)
+        return None if scheme is None else replace(scheme, label=scheme.label + " (adjusted)")
 
     monkeypatch.setattr(readers, "SCHEME_ADJUSTERS", {"qwen3": mark})
     q = json.loads((CONFIGS / "qwen3-32b.json").read_text())
-    assert read_config(q).scheme is None and seen == []
+    assert read_config(q).scheme is None and seen == [None]
     q["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
     assert read_config(q, name="q").scheme.label == "fp8 block-scaled 128x128 (adjusted)"
-    assert seen == ["q"]
+    assert seen[0] is None and seen[1].label == "fp8 block-scaled 128x128" and len(seen) == 2
 
 
 # ---- refusals, overrides, describe ---------------------------------------------------------------
