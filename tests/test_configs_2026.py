@@ -478,6 +478,40 @@ def test_gemma4_e_decode_gathers_one_row_of_the_per_layer_table(name):
                                                          + t["hidden_size"]))
 
 
+@pytest.mark.parametrize("name", sorted(HUB_TOTAL))
+def test_gemma4_e_unused_kv_weights_are_stored_but_not_read(name):
+    """The KV-sharing layers' k, v and k-norm weights: in the checkpoint (the Hub's total
+    counts them) and so in the weight bytes, but in no decode step's bytes. transformers builds
+    no k_proj, v_proj, k_norm or v_norm in a layer with ``is_kv_shared_layer`` (layer_idx >=
+    num_hidden_layers - num_kv_shared_layers), takes its keys and values from
+    ``shared_kv_states`` of the last earlier layer of its kind, and lists those checkpoint keys
+    in ``_keys_to_ignore_on_load_unexpected`` (huggingface/transformers@c308a309e651a7e033f683
+    353f3f75aa66d29502 src/transformers/models/gemma4/modeling_gemma4.py, Gemma4TextAttention
+    and Gemma4TextModel.__init__). By hand at 16 bits, from the config and the meta-device
+    count of the language model as transformers builds it (tests/data/ground_truth.json)."""
+    from llm_arithmetic.estimate import estimate
+
+    m = read_config(CATALOG / name / "config.json")
+    t = e_model(name)["text_config"]
+    n, w, rows = t["num_hidden_layers"], t["hidden_size_per_layer_input"], \
+        t["vocab_size_per_layer_input"]
+    truth = TRUTH["models"][f"lib/llm_arithmetic/catalog/data/models/{name}/config.json"]
+    hub, scalars = HUB_TOTAL[name]
+    unused = unused_kv_by_hand(name)
+    assert unused > 0 and truth["params"] + unused + scalars == hub
+    e = estimate(m, bits_weight=16, context=1)
+    # stored: every parameter of the Hub's total but the layer scalars (buffers), 2 B each
+    assert e.weight_bytes == 2 * (hub - scalars)
+    # read by one decode step of one token: the language model as built (no unused weight),
+    # but one row of the per-layer table, and each layer's one cached key and value (a sharing
+    # layer reads its producer's, same heads and width)
+    widths = [t["head_dim"] if k == "sliding_attention" else t["global_head_dim"]
+              for k in t["layer_types"]]
+    kv_read = sum(2 * t["num_key_value_heads"] * x * 2 for x in widths)
+    lm = truth["by_prefix"]["model.language_model"]
+    assert e.decode_bytes_per_token == 2 * (lm - (rows - 1) * n * w) + kv_read
+
+
 @pytest.mark.parametrize("name", ["gemma-4-26b-a4b", "gemma-4-31b"])
 def test_gemma4_null_per_layer_input_width_builds_no_per_layer_embeddings(name):
     """transformers' and mlx-lm's Gemma 4 layers build the per-layer embeddings only when
