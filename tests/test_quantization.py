@@ -698,20 +698,27 @@ def test_llama_cpp_file_moe_step_reads_the_active_experts_at_their_bits(name):
     assert ev.get("step_weight_bytes") == pytest.approx(float(read), rel=1e-12)
 
 
-def test_mxfp4_moe_parts_unchanged():
-    """MXFP4_MOE keeps the parts its types name (experts MXFP4, every other weight Q8_0), as
-    the published gpt-oss sizes and the forecast's fit were checked with."""
+def test_mxfp4_moe_parts_are_the_files():
+    """MXFP4_MOE's parts are its file's (mix_parts), not its types' nominal bits: gpt-oss-20b's
+    routed experts' matrices MXFP4 (4.25 bits) with their F32 biases, every other matrix Q8_0
+    (8.5), the routers, norms, attention biases and sinks F32 (ggml-org's files; the sizes in
+    tests/test_serving.py). By hand from config.json: 24 layers of 32 experts, 4 active,
+    gate/up/down 2,880 x 2,880 and biases of 2 x 2,880 + 2,880 each; a vocabulary of 201,088."""
     from llm_arithmetic.estimate import weight_inputs
 
     m = get_model("gpt-oss-20b")
-    assert weight_inputs(m, "mxfp4_moe") == {
-        "bits_weight": None, "native_bits_default": Fraction(17, 2),
-        "native_bits_unread": Fraction(17, 2), "native_bits_experts": Fraction(17, 4)}
+    experts, biases = 24 * 32 * 3 * 2880 * 2880, 24 * 32 * 3 * 2880
+    parts = weight_inputs(m, "mxfp4_moe")
+    assert parts["bits_weight"] is None and parts["native_bits_unread"] == Fraction(17, 2)
+    assert parts["native_bits_experts"] * experts == (experts * Fraction(17, 4) + biases * 32
+                                                      - biases * parts["native_bits_default"])
     ev = _file_plan(m, "mxfp4_moe")
-    # config.json: 24 layers of 32 experts, 4 active, gate/up/down 2,880 x 2,880
-    experts = 24 * 32 * 3 * 2880 * 2880
-    assert ev.get("weight_bytes") == (experts * Fraction(17, 4)
-                                      + (m.total_params - experts) * Fraction(17, 2)) / 8
+    unread = (201088 - 1) * 2880  # the input table but the row a step reads, Q8_0
+    rest = m.total_params - experts - biases - unread
+    assert ev.get("weight_bytes") == (experts * Fraction(17, 4) + biases * 32
+                                      + unread * Fraction(17, 2)
+                                      + rest * parts["native_bits_default"]) / 8
+    assert Fraction(17, 2) < parts["native_bits_default"] < Fraction(86, 10)
 
 
 def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):

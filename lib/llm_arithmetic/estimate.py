@@ -539,17 +539,19 @@ def weight_inputs(model: Model, weights: str | None = None,
     file's mean [bit]. Most file types take them from the types of the file's tensors
     (:func:`~llm_arithmetic.catalog.formats.mix_parts`): the embedding rows a step does not
     read (``unread``: an untied input table, Gemma 4 E2B/E4B's per-layer table), the routed
-    experts' matrices (``experts``) and every other weight (``default``). A file type that
-    names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0) counts
-    every part at its named types, as the published sizes of its files and the forecast's fit
-    were checked with.
+    experts' matrices (``experts``) and every other weight (``default``). So does a file type
+    that names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0, the
+    1-D tensors and routers F32 as in ggml-org's gpt-oss files: the experts' matrices at 4.25
+    bits with their F32 biases, the rest a little above Q8_0's 8.5).
 
     >>> m = get_model("gpt-oss-20b")
     >>> weight_inputs(m, "q8_0")
     {'bits_weight': Fraction(17, 2)}
     >>> i = weight_inputs(m, "mxfp4_moe")
-    >>> i["bits_weight"], i["native_bits_experts"], i["native_bits_default"]
-    (None, Fraction(17, 4), Fraction(17, 2))
+    >>> i["bits_weight"], round(float(i["native_bits_experts"]), 3)
+    (None, 4.258)
+    >>> round(float(i["native_bits_default"]), 3), i["native_bits_unread"]
+    (8.549, Fraction(17, 2))
     >>> i = weight_inputs(get_model("gemma-4-e4b"), "q4_k_m")
     >>> i["bits_weight"], i["native_bits_unread"], round(float(i["native_bits_default"]), 3)
     (None, Fraction(105, 16), 5.12)
@@ -558,12 +560,7 @@ def weight_inputs(model: Model, weights: str | None = None,
     if mix is None or bits_weight is not None:
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
-    if mix.experts is not None:
-        rest = bits_per_weight(mix.default)
-        parts = {"default": rest, "unread": rest,
-                 "experts": bits_per_weight(mix.experts) if model.is_moe else rest}
-    else:
-        parts = mix_parts(model, mix.name)
+    parts = mix_parts(model, mix.name)
     return {"bits_weight": None, **{f"native_bits_{k}": v for k, v in parts.items()}}
 
 
