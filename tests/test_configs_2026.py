@@ -482,6 +482,40 @@ def test_gemma4_e_decode_gathers_one_row_of_the_per_layer_table(name):
                                                          + t["hidden_size"]))
 
 
+@pytest.mark.parametrize("name", sorted(HUB_TOTAL))
+def test_gemma4_e_unused_kv_weights_are_stored_but_not_read(name):
+    """The KV-sharing layers' k, v and k-norm weights: in the checkpoint (the Hub's total
+    counts them) and so in the weight bytes, but in no decode step's bytes. transformers builds
+    no k_proj, v_proj, k_norm or v_norm in a layer with ``is_kv_shared_layer`` (layer_idx >=
+    num_hidden_layers - num_kv_shared_layers), takes its keys and values from
+    ``shared_kv_states`` of the last earlier layer of its kind, and lists those checkpoint keys
+    in ``_keys_to_ignore_on_load_unexpected`` (huggingface/transformers@c308a309e651a7e033f683
+    353f3f75aa66d29502 src/transformers/models/gemma4/modeling_gemma4.py, Gemma4TextAttention
+    and Gemma4TextModel.__init__). By hand at 16 bits, from the config and the meta-device
+    count of the language model as transformers builds it (tests/data/ground_truth.json)."""
+    from llm_arithmetic.estimate import estimate
+
+    m = read_config(CATALOG / name / "config.json")
+    t = e_model(name)["text_config"]
+    n, w, rows = t["num_hidden_layers"], t["hidden_size_per_layer_input"], \
+        t["vocab_size_per_layer_input"]
+    truth = TRUTH["models"][f"lib/llm_arithmetic/catalog/data/models/{name}/config.json"]
+    hub, scalars = HUB_TOTAL[name]
+    unused = unused_kv_by_hand(name)
+    assert unused > 0 and truth["params"] + unused + scalars == hub
+    e = estimate(m, bits_weight=16, context=1)
+    # stored: every parameter of the Hub's total but the layer scalars (buffers), 2 B each
+    assert e.weight_bytes == 2 * (hub - scalars)
+    # read by one decode step of one token: the language model as built (no unused weight),
+    # but one row of the per-layer table, and each layer's one cached key and value (a sharing
+    # layer reads its producer's, same heads and width)
+    widths = [t["head_dim"] if k == "sliding_attention" else t["global_head_dim"]
+              for k in t["layer_types"]]
+    kv_read = sum(2 * t["num_key_value_heads"] * x * 2 for x in widths)
+    lm = truth["by_prefix"]["model.language_model"]
+    assert e.decode_bytes_per_token == 2 * (lm - (rows - 1) * n * w) + kv_read
+
+
 @pytest.mark.parametrize("name", ["gemma-4-26b-a4b", "gemma-4-31b"])
 def test_gemma4_null_per_layer_input_width_builds_no_per_layer_embeddings(name):
     """transformers' and mlx-lm's Gemma 4 layers build the per-layer embeddings only when
@@ -725,6 +759,37 @@ def test_minimax_m3_text_tower_and_vision_tower_are_the_published_checkpoint():
     # active: 4 of 128 experts; without the two vocabulary tables, the card's "~23B" (truncated)
     active = m.active_params - 2 * m.n_vocab * d
     assert active == 23_504_087_424 and int(active / 1e9) == 23
+
+
+def test_minimax_m3_routers_are_counted_at_their_stored_fp32():
+    """MiniMax-M3's bf16 release stores each MoE block's router (``mlp.gate``, experts x d) and
+    its ``e_score_correction_bias`` in float32 (the Hub's F32 count above: 57 x 128 x (6,144 +
+    1) of routers and the vision tower's patch embedding; vLLM allocates the router in fp32,
+    vllm-project/vllm@0b6da709 vllm/models/minimax_m3/amd/model.py). From the config: 60
+    layers, the first 3 dense (first_k_dense_replace), 128 experts (num_local_experts) of
+    hidden_size 6,144. The text tower's bytes are then the checkpoint's payload less the
+    vision tower and projectors (2 B each, the patch embedding 4 B), and a decode step reads
+    the routers' extra 2 B a parameter (all but one row of the input table aside, unread)."""
+    from llm_arithmetic.estimate import estimate
+
+    cfg = config("minimax-m3")
+    moe_blocks = cfg["num_hidden_layers"] - cfg["first_k_dense_replace"]
+    E, d = cfg["num_local_experts"], cfg["hidden_size"]
+    assert (moe_blocks, E, d, cfg["torch_dtype"]) == (57, 128, 6144, "bfloat16")
+    routers = moe_blocks * (E * d + E)
+    patch_embedding = 1280 * 3 * 2 * 14 * 14
+    vision_and_projectors = 631_185_920 + 234_381_312
+    m = read_config(CONFIGS / "minimax-m3.json")
+    want = 854_172_958_720 - 2 * vision_and_projectors - 2 * patch_embedding
+    assert m.weight_bytes() == 2 * m.total_params + 2 * routers == want
+    assert m.scheme.label == "bf16, fp32 routers"
+    kw = dict(context=1, batch=1)
+    extra = (estimate(m, **kw).decode_bytes_per_token
+             - estimate(m, bits_weight=16, **kw).decode_bytes_per_token)
+    assert abs(extra - 2 * routers) < 100  # the one input row read, at the mean of the rest
+    # a copy of the file with another dtype is not this release: refused naming the field
+    with pytest.raises(ConfigError, match="torch_dtype"):
+        read_config({**cfg, "torch_dtype": "float16"})
 
 
 MSA_LAYER = dict(n_heads=64, n_kv_heads=4, d_head=128, index_heads=4, index_dim=128,

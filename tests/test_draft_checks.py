@@ -205,3 +205,39 @@ def test_no_draft_held_is_none_in_the_estimate_the_json_and_the_engine_view():
     d = json.loads(out)
     assert d["draft_memory_bytes"] is None and d["engine_draft_weights_bytes"] is None
     assert d["fits_without_draft"] is None
+
+
+def test_the_drafts_the_page_offers_are_exactly_those_python_takes():
+    """The page's choice of draft model (export.catalog_data's ``drafts``, which ui.js lists
+    for a catalog target): for every catalog target, each draft offered estimates without an
+    error, and each smaller catalog model not offered is refused by estimate() (an
+    InputError); none offered is as large as the target. DeepSeek-V4-Flash's config.json has
+    DeepSeek-V3's vocab_size (129,280), so it is offered V3; Llama 3.2 1B's (128,256) is not
+    Qwen3 8B's (151,936)."""
+    from llm_arithmetic.book.export import catalog_data
+    from llm_arithmetic.catalog.model_catalog import CATALOG
+
+    offered = catalog_data()["drafts"]
+    assert set(offered) == set(CATALOG)
+    assert _vocab("deepseek-v4-flash") == _vocab("deepseek-v3") == 129280
+    assert "deepseek-v4-flash" in offered["deepseek-v3"]
+    assert (_vocab("llama-3.2-1b"), _vocab("qwen3-8b")) == (128256, 151936)
+    assert "llama-3.2-1b" not in offered["qwen3-8b"] and "qwen3-0.6b" in offered["qwen3-8b"]
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for target, entry in CATALOG.items():
+            size = entry.model.total_params
+            for name, other in CATALOG.items():
+                if name == target or other.model.total_params >= size:
+                    assert name not in offered[target], (target, name)
+                    continue
+                try:
+                    estimate(target, hardware="h200", draft=name, **SPEC)
+                    taken = True
+                except InputError:
+                    taken = False
+                if taken != (name in offered[target]):
+                    failures.append(f"{target} <- {name}: python takes it {taken}, "
+                                    f"page offers it {name in offered[target]}")
+    assert not failures, "\n".join(failures[:10])

@@ -764,8 +764,8 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
     3.56 GiB (discussions 4167 and 15013); in Mixtral attention is Q8_0 and the head Q6_K, so
     what is not an expert averages 5.4 bits. A file at the rules' own mean bits is the file
     type as an estimate serves it (weights="q4_k_m"). A format that is no llama.cpp file type
-    (AWQ, GPTQ, EXL2, MLX, 16-bit) keeps one figure for every weight, and MXFP4 its named
-    types; the unsloth gpt-oss GGUF (experts as shipped) is no file type of the rules."""
+    (AWQ, GPTQ, EXL2, MLX, 16-bit) keeps one figure for every weight, and MXFP4 its file's
+    parts; the unsloth gpt-oss GGUF (experts as shipped) is no file type of the rules."""
     from llm_arithmetic import estimate, get_model
     from llm_arithmetic.catalog.formats import mix_bits, mix_parts
     from llm_arithmetic.estimate import weight_inputs

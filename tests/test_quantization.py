@@ -212,33 +212,35 @@ def test_scheme_adjusters_are_declared_per_family(monkeypatch):
     """What completes a checkpoint's scheme from fields outside ``quantization_config`` is a
     table keyed by family beside the readers (DeepSeek-V4's ``expert_dtype``), not a test of
     one family's name inside read_config: read_config applies whatever the table declares for
-    the file's family, and only to a scheme it read."""
+    the file's family, to the scheme it read or to None for a file without one (MiniMax-M3's
+    bf16 release, whose routers are fp32)."""
     from dataclasses import replace
 
     from llm_arithmetic.catalog import readers
-    from llm_arithmetic.catalog.quantization import deepseek_v4_scheme
+    from llm_arithmetic.catalog.quantization import deepseek_v4_scheme, minimax_m3_scheme
 
-    assert dict(readers.SCHEME_ADJUSTERS) == {"deepseek_v4": deepseek_v4_scheme}
+    assert dict(readers.SCHEME_ADJUSTERS) == {"deepseek_v4": deepseek_v4_scheme,
+                                              "minimax_m3": minimax_m3_scheme}
     cfg = json.loads((CONFIGS / "deepseek-v4-flash.json").read_text())
     assert read_config(cfg).scheme.label == ("fp8 block-scaled 128x128 (E8M0 scales), MXFP4 "
                                              "experts")
     # the table decides: without V4's entry its file ships the fp8 scheme as read ...
     monkeypatch.setattr(readers, "SCHEME_ADJUSTERS", {})
     assert read_config(cfg).scheme.label == "fp8 block-scaled 128x128"
-    # ... and an entry for another family is applied to that family's scheme, not to a file
-    # without one
+    # ... and an entry for another family is applied to that family's files, a file without a
+    # scheme given None (which the entry may leave None)
     seen = []
 
     def mark(scheme, c, origin):
-        seen.append(origin)
-        return replace(scheme, label=scheme.label + " (adjusted)")
+        seen.append(scheme)
+        return None if scheme is None else replace(scheme, label=scheme.label + " (adjusted)")
 
     monkeypatch.setattr(readers, "SCHEME_ADJUSTERS", {"qwen3": mark})
     q = json.loads((CONFIGS / "qwen3-32b.json").read_text())
-    assert read_config(q).scheme is None and seen == []
+    assert read_config(q).scheme is None and seen == [None]
     q["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
     assert read_config(q, name="q").scheme.label == "fp8 block-scaled 128x128 (adjusted)"
-    assert seen == ["q"]
+    assert seen[0] is None and seen[1].label == "fp8 block-scaled 128x128" and len(seen) == 2
 
 
 # ---- refusals, overrides, describe ---------------------------------------------------------------
@@ -696,20 +698,27 @@ def test_llama_cpp_file_moe_step_reads_the_active_experts_at_their_bits(name):
     assert ev.get("step_weight_bytes") == pytest.approx(float(read), rel=1e-12)
 
 
-def test_mxfp4_moe_parts_unchanged():
-    """MXFP4_MOE keeps the parts its types name (experts MXFP4, every other weight Q8_0), as
-    the published gpt-oss sizes and the forecast's fit were checked with."""
+def test_mxfp4_moe_parts_are_the_files():
+    """MXFP4_MOE's parts are its file's (mix_parts), not its types' nominal bits: gpt-oss-20b's
+    routed experts' matrices MXFP4 (4.25 bits) with their F32 biases, every other matrix Q8_0
+    (8.5), the routers, norms, attention biases and sinks F32 (ggml-org's files; the sizes in
+    tests/test_serving.py). By hand from config.json: 24 layers of 32 experts, 4 active,
+    gate/up/down 2,880 x 2,880 and biases of 2 x 2,880 + 2,880 each; a vocabulary of 201,088."""
     from llm_arithmetic.estimate import weight_inputs
 
     m = get_model("gpt-oss-20b")
-    assert weight_inputs(m, "mxfp4_moe") == {
-        "bits_weight": None, "native_bits_default": Fraction(17, 2),
-        "native_bits_unread": Fraction(17, 2), "native_bits_experts": Fraction(17, 4)}
+    experts, biases = 24 * 32 * 3 * 2880 * 2880, 24 * 32 * 3 * 2880
+    parts = weight_inputs(m, "mxfp4_moe")
+    assert parts["bits_weight"] is None and parts["native_bits_unread"] == Fraction(17, 2)
+    assert parts["native_bits_experts"] * experts == (experts * Fraction(17, 4) + biases * 32
+                                                      - biases * parts["native_bits_default"])
     ev = _file_plan(m, "mxfp4_moe")
-    # config.json: 24 layers of 32 experts, 4 active, gate/up/down 2,880 x 2,880
-    experts = 24 * 32 * 3 * 2880 * 2880
-    assert ev.get("weight_bytes") == (experts * Fraction(17, 4)
-                                      + (m.total_params - experts) * Fraction(17, 2)) / 8
+    unread = (201088 - 1) * 2880  # the input table but the row a step reads, Q8_0
+    rest = m.total_params - experts - biases - unread
+    assert ev.get("weight_bytes") == (experts * Fraction(17, 4) + biases * 32
+                                      + unread * Fraction(17, 2)
+                                      + rest * parts["native_bits_default"]) / 8
+    assert Fraction(17, 2) < parts["native_bits_default"] < Fraction(86, 10)
 
 
 def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):

@@ -22,6 +22,8 @@ import json
 import math
 import subprocess
 import sys
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +35,7 @@ from llm_arithmetic.core.errors import InputError
 from llm_arithmetic.estimate import estimate, frontier
 from llm_arithmetic.lab import serving as S
 
+REPO = Path(__file__).resolve().parents[1]
 ACCEPTANCE = ["describe", "llama-3-70b", "--hardware", "h100-sxm", "--weights", "fp8", "--tp",
               "8", "--prompt", "2048", "--generate", "256", "--batch", "64",
               "--price-per-hour", "2.5", "--json"]
@@ -264,29 +267,60 @@ def test_mix_as_weights_in_estimate():
 # llama.cpp prints these files' sizes (llama-bench's "size" column, GiB) in discussion 15396's
 # tables: ggml-org/gpt-oss-20b-GGUF and gpt-oss-120b-GGUF, file type MXFP4_MOE.
 GPT_OSS_GIB = {"gpt-oss-20b": 11.27, "gpt-oss-120b": 59.02}
+#: ggml-org/gpt-oss-20b-GGUF@ef9b12f2ff56c69cf32153a02784e7a3c88bf524 gpt-oss-20b-MXFP4.gguf
+#: [B], SHA-256 27cd6c43...; the same figure in several independent download manifests (search
+#: index file ids 70107269760, 71074404938, 59699160537)
+GPT_OSS_20B_FILE = 12_109_566_624
+
+
+def _gpt_oss_gguf(name: str) -> tuple[int, int]:
+    """ggml-org's MXFP4_MOE file of gpt-oss by hand from config.json and llama.cpp's rules
+    (src/llama-quant.cpp @007dbbf3: llama_tensor_get_type_impl gives a tensor with ne[2] > 1
+    MXFP4 and every other quantized one, token_embd and output included, Q8_0;
+    tensor_allows_quantization leaves 1-D tensors and ffn_gate_inp as converted, the converter
+    writing them F32, conversion/base.py @2bbcf7fc): its tensor bytes, and those one decode step
+    of one token reads (the 4 routed experts of each layer, one embedding row) [B]."""
+    c = json.loads((REPO / "lib/llm_arithmetic/catalog/data/models" / name / "config.json")
+                   .read_text())
+    d, L, E, k = c["hidden_size"], c["num_hidden_layers"], c["num_local_experts"], \
+        c["num_experts_per_tok"]
+    ff, H, K, dh, V = c["intermediate_size"], c["num_attention_heads"], \
+        c["num_key_value_heads"], c["head_dim"], c["vocab_size"]
+    q8, mx, f32 = Fraction(34, 32), Fraction(17, 32), 4  # bytes a weight
+    attn = (2 * H * dh * d + 2 * K * dh * d) * q8 + (H * dh + 2 * K * dh + d + H) * f32
+    layer = attn + 2 * d * f32 + (E * d + E) * f32  # + two norms, the router and its bias
+    expert = 3 * ff * d * mx + (2 * ff + d) * f32  # gate, up, down and their biases
+    whole = L * (layer + E * expert) + 2 * V * d * q8 + d * f32
+    step = L * (layer + k * expert) + V * d * q8 + d * q8 + d * f32
+    return whole, step
 
 
 @pytest.mark.parametrize("name", sorted(GPT_OSS_GIB))
-def test_mxfp4_moe_mix_matches_the_published_gguf_size(name):
+def test_mxfp4_moe_file_is_the_published_gguf(name):
+    """The file type's parts (estimate.weight_inputs, mix_parts) give the file's tensor bytes
+    by hand: llama.cpp's printed size to its two decimals, and for the 20B a header of 13 MB
+    below the published file (the tokenizer of 201,088 tokens, the metadata)."""
     m = get_model(name)
-    gib = float(mix_bits(m, "mxfp4_moe")) * m.language_model_params / 8 / 2**30
-    # below the file by its header and the F32 router (2.2 and 8.3 M parameters counted at F16)
-    assert 0 < GPT_OSS_GIB[name] - gib < 0.05
+    whole, _ = _gpt_oss_gguf(name)
+    e = estimate(m, weights="mxfp4_moe")
+    assert e.weight_bytes == whole
+    assert round(float(mix_bits(m, "mxfp4_moe")) * m.language_model_params / 8 / 2**30, 2) \
+        == round(float(whole) / 2**30, 2) == GPT_OSS_GIB[name]
+    if name == "gpt-oss-20b":
+        assert 0 < GPT_OSS_20B_FILE - whole < 16e6
 
 
-def test_mxfp4_moe_decode_reads_experts_at_4_25_bits_and_the_rest_at_8_5():
-    # a second derivation from the model's counts: the active share of the routed experts at
-    # MXFP4, everything else a step reads at Q8_0 (not the file's mean 4.63 bits)
+def test_mxfp4_moe_decode_reads_each_part_at_its_type_in_the_file():
+    # a second derivation from the config: the active experts at MXFP4 with their F32 biases,
+    # attention, head and one embedding row at Q8_0, the routers and 1-D tensors F32 (not the
+    # file's mean 4.63 bits, nor 8.5 for every weight that is not an expert's)
     m = get_model("gpt-oss-20b")
-    # config.json: 24 layers, 32 experts (4 active), gate, up and down of 2880 x 2880; the
-    # experts' biases are vectors, counted with the rest
-    experts = 24 * 4 * 3 * 2880 * 2880
-    expected = (experts * 4.25 + (m.decode_read_params - experts) * 8.5) / 8
+    _, step = _gpt_oss_gguf("gpt-oss-20b")
     e = estimate(m, weights="mxfp4_moe", bandwidth=1e12)
-    assert e.decode_bytes_per_token - e.kv_cache_bytes == pytest.approx(expected, rel=1e-9)
-    assert 5.6 < 8 * expected / m.decode_read_params < 5.8
-    # a dense model has no experts: every matrix is Q8_0
-    assert estimate("llama-3-8b", weights="mxfp4_moe").bits_weight == 8.5
+    assert e.decode_bytes_per_token - e.kv_cache_bytes == pytest.approx(float(step), rel=1e-12)
+    assert 5.6 < 8 * float(step) / m.decode_read_params < 5.8
+    # a dense model has no experts: every matrix is Q8_0, its norms F32
+    assert 8.5 < estimate("llama-3-8b", weights="mxfp4_moe").bits_weight < 8.51
 
 
 # ---- estimate and the command line ----------------------------------------------------------------

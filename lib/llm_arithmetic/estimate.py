@@ -44,7 +44,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "check_module", "check_draft",
+           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
@@ -541,17 +541,19 @@ def weight_inputs(model: Model, weights: str | None = None,
     file's mean [bit]. Most file types take them from the types of the file's tensors
     (:func:`~llm_arithmetic.catalog.formats.mix_parts`): the embedding rows a step does not
     read (``unread``: an untied input table, Gemma 4 E2B/E4B's per-layer table), the routed
-    experts' matrices (``experts``) and every other weight (``default``). A file type that
-    names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0) counts
-    every part at its named types, as the published sizes of its files and the forecast's fit
-    were checked with.
+    experts' matrices (``experts``) and every other weight (``default``). So does a file type
+    that names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0, the
+    1-D tensors and routers F32 as in ggml-org's gpt-oss files: the experts' matrices at 4.25
+    bits with their F32 biases, the rest a little above Q8_0's 8.5).
 
     >>> m = get_model("gpt-oss-20b")
     >>> weight_inputs(m, "q8_0")
     {'bits_weight': Fraction(17, 2)}
     >>> i = weight_inputs(m, "mxfp4_moe")
-    >>> i["bits_weight"], i["native_bits_experts"], i["native_bits_default"]
-    (None, Fraction(17, 4), Fraction(17, 2))
+    >>> i["bits_weight"], round(float(i["native_bits_experts"]), 3)
+    (None, 4.258)
+    >>> round(float(i["native_bits_default"]), 3), i["native_bits_unread"]
+    (8.549, Fraction(17, 2))
     >>> i = weight_inputs(get_model("gemma-4-e4b"), "q4_k_m")
     >>> i["bits_weight"], i["native_bits_unread"], round(float(i["native_bits_default"]), 3)
     (None, Fraction(105, 16), 5.12)
@@ -560,12 +562,7 @@ def weight_inputs(model: Model, weights: str | None = None,
     if mix is None or bits_weight is not None:
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
-    if mix.experts is not None:
-        rest = bits_per_weight(mix.default)
-        parts = {"default": rest, "unread": rest,
-                 "experts": bits_per_weight(mix.experts) if model.is_moe else rest}
-    else:
-        parts = mix_parts(model, mix.name)
+    parts = mix_parts(model, mix.name)
     return {"bits_weight": None, **{f"native_bits_{k}": v for k, v in parts.items()}}
 
 
@@ -1000,6 +997,34 @@ def draft_model(draft: Any, target: Model, engine: str | None = None) -> Model:
                              f"{role} ({x.name}) is not counted: it needs {x.cache_uncounted}")
     check_draft(draft, target, engine)
     return draft
+
+
+def offered_drafts(target: Any, candidates: Any = None) -> list[str]:
+    """The catalog's models a page offers ``target`` as a draft model: those with fewer
+    parameters than it (a larger draft cannot pay) that :func:`draft_model` takes (no
+    :class:`InputError`: both caches counted, one tokenizer), in the catalog's order;
+    ``candidates``: names to choose from (None: the whole catalog). The page's list is this one,
+    exported (:func:`llm_arithmetic.book.export.catalog_data`'s ``drafts``).
+
+    >>> "qwen3-0.6b" in offered_drafts("qwen3-8b"), "llama-3.2-1b" in offered_drafts("qwen3-8b")
+    (True, False)
+    >>> offered_drafts("qwen3-0.6b", ["qwen3-8b"])   # larger: not offered
+    []
+    """
+    target = resolve_model(target)
+    out = []
+    for name in (MODELS if candidates is None else candidates):
+        m = get_model(name)
+        if m.name == target.name or m.total_params >= target.total_params:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DraftWarning)
+                draft_model(m, target)
+        except InputError:
+            continue
+        out.append(name)
+    return out
 
 
 def draft_degrees(draft: Model, tp: Any, pp: Any) -> None:

@@ -196,7 +196,8 @@ class Row:
 #: Weight formats of the data that name a llama.cpp file type with a type of its own for the
 #: routed experts (:func:`~llm_arithmetic.estimate.weight_inputs`): a gpt-oss GGUF's routed experts
 #: are MXFP4 and every other matrix Q8_0, so a decode step reads 5.7 bits per weight where the
-#: file's mean is 4.6. Its row's bound counts every part at its named type, as served.
+#: file's mean is 4.6. Its row's bound counts every part at its types in the file (the routers
+#: and 1-D tensors F32), as served.
 FILE_TYPES = {"MXFP4": "mxfp4_moe"}
 
 
@@ -204,8 +205,8 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     """The plan's weight inputs of a data row's bound (``bits_weight`` and, for a file whose
     parts are counted apart, ``native_bits_default``, ``_experts`` and ``_unread``) [bit]:
 
-    - a format of :data:`FILE_TYPES` (``MXFP4``): the file type's named types, as served
-      (:func:`~llm_arithmetic.estimate.weight_inputs`);
+    - a format of :data:`FILE_TYPES` (``MXFP4``): the file type's parts, each at its types in
+      the file, as served (:func:`~llm_arithmetic.estimate.weight_inputs`);
     - any other llama.cpp file type that :mod:`~llm_arithmetic.catalog.formats` models for the
       model (``Q4_K_M``, ``Q4_0``, ``Q8_0``, ``Q6_K`` ...): the file split in the proportions
       llama.cpp's rules give (:func:`~llm_arithmetic.catalog.formats.mix_parts`: the embedding

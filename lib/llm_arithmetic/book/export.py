@@ -28,7 +28,7 @@ from ..core.errors import InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
                         DRAFT_VOCAB_TOLERANCE, LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS,
                         STATE_WINDOW_BITS,
-                        speculative_inputs)
+                        offered_drafts, speculative_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -91,6 +91,9 @@ def model_data(entry: Any) -> dict[str, Any]:
         "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "native_format": m.native_format,
+        # what of its cache the library does not count ("" where none): such a model is no
+        # draft (estimate.draft_model), which the page checks for a custom target
+        "cache_uncounted": m.cache_uncounted,
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total,
                     **({"read": True, "matmul": x.matmul} if x.read else {})}
                    for x in m.extras],
@@ -223,6 +226,9 @@ def catalog_data() -> dict[str, Any]:
         # the most token ids a draft model's vocabulary may differ from its target's
         # (estimate.check_draft: llama.cpp's tolerance)
         "draft_vocab_tolerance": DRAFT_VOCAB_TOLERANCE,
+        # the draft models the page offers each catalog model: those Python takes
+        # (estimate.offered_drafts), so the page offers no draft that estimate() refuses
+        "drafts": {name: offered_drafts(name) for name in CATALOG},
         # the sentences the calculators fill as describe does (widget_templates lists them all)
         "templates": dict(PAGE_TEMPLATES),
     }

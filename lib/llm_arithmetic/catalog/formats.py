@@ -216,6 +216,16 @@ def attention_precision(bits_kv: Fraction, peaks: Mapping[str, object] | None = 
 #: Widths of the tensors llama.cpp keeps unquantized: 1-D tensors (norms, biases) as F32, and
 #: 2-D tensors it never quantizes (routers, position embeddings) as they were converted (F16).
 _F32, _F16 = Fraction(32), Fraction(16)
+#: Families whose llama.cpp files keep the routers (ffn_gate_inp) in F32, where the catalog's
+#: other MoE files have them in F16. llama-quantize never quantizes a router
+#: (tensor_allows_quantization, src/llama-quant.cpp at 007dbbf3), so it keeps the converter's
+#: type, and the converter has written it in F32 since it lists FFN_GATE_INP among "tensor types
+#: [that] are always in float32" (ggml-org/llama.cpp@2bbcf7fc93a460f04d5709756a48b2408443eecb
+#: conversion/base.py, prepare_tensors). gpt-oss's files were converted so: ggml-org's
+#: gpt-oss-20b and 120b GGUFs come to llama.cpp's printed 11.27 and 59.02 GiB with F32 routers
+#: (11.266, 59.022), not with F16 ones (11.262, 58.997). Mixtral 8x7B's Q4_0 of PR 4406 (24.62
+#: GiB) was converted before, with F16 routers (24.625 with them, 24.627 with F32).
+_F32_ROUTERS = frozenset({"gpt_oss"})
 #: Model families whose GGUF files fuse q, k and v into one attn_qkv tensor (it takes the attn_v
 #: rule). Falcon is refused: llama.cpp gives it rules of its own.
 _FUSED_QKV = ("phi3", "gpt2")
@@ -374,7 +384,7 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     default type, its rules for attn_v, ffn_down and attn_output, Q6_K for the output head (the
     tied embedding when there is none), Q8_0 for attn_v and attn_k in 8-expert models, Q5_K for
     attn_v in a 70B Llama, a fallback for rows that are not whole super-blocks; 1-D tensors stay
-    F32 and routers F16. A mix with an ``experts`` type (``mxfp4_moe``) gives it to every routed
+    F32 and routers F16, but F32 in the families of :data:`_F32_ROUTERS` (gpt-oss). A mix with an ``experts`` type (``mxfp4_moe``) gives it to every routed
     expert's matrices.
 
     The attention's tensors follow the block's record: an output gate (Qwen3-Next and
@@ -598,7 +608,8 @@ def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]
                     counted = e * (up + down)
                 counted += latent_proj
                 if mlp.is_moe:
-                    out.append(("ffn_gate_inp (router)", d * mlp.n_experts, _F16))
+                    out.append(("ffn_gate_inp (router)", d * mlp.n_experts,
+                                _F32 if model.family in _F32_ROUTERS else _F16))
                     counted += d * mlp.n_experts
                 out.append(("ffn biases, router bias, gates", mlp_params - counted, _F32))
             out.append(("norms", run.norms * d, _F32))

@@ -78,7 +78,7 @@ from ..core.records import record
 from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "deepseek_v4_scheme", "METHODS"]
+           "native_bits", "deepseek_v4_scheme", "minimax_m3_scheme", "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
 PLAIN_BITS = 16
@@ -105,6 +105,9 @@ class Scheme:
     router_bias_bits : int
         Bits of a router's bias vector (DeepSeek's ``e_score_correction_bias``: fp32 in its fp8
         checkpoints).
+    router_bits : int
+        Bits of a router's matrix (``mlp.gate``), which no scheme here quantizes: 16, or 32
+        where the checkpoint stores it in fp32 (MiniMax-M3, :func:`minimax_m3_scheme`).
     compute : str or None
         The format (a key of the formats' catalog) the matrix products run in, read from how
         the scheme treats the activations: ``fp8`` where they are quantized to fp8 too (W8A8:
@@ -139,6 +142,7 @@ class Scheme:
     head: bool = False
     keep: tuple[str, ...] = ()
     router_bias_bits: int = PLAIN_BITS
+    router_bits: int = PLAIN_BITS
     compute: str | None = None
     expert_scheme: Scheme | None = None
     fp32_mixers: bool = False
@@ -531,8 +535,8 @@ def find_scheme(cfg: Mapping[str, Any], origin: str = "config") -> Scheme | None
     return None if q is None else read_scheme(q, origin)
 
 
-def deepseek_v4_scheme(scheme: Scheme, cfg: Mapping[str, Any], origin: str = "config"
-                       ) -> Scheme:
+def deepseek_v4_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: str = "config"
+                       ) -> Scheme | None:
     """A DeepSeek-V4 checkpoint's layout: its ``quantization_config`` (fp8 e4m3 blocks of
     128 x 128) and, outside it, ``expert_dtype``. With ``fp4`` the routed experts ship in
     MXFP4 (two E2M1 values a byte, one E8M0 scale per 32 inputs), the fp8 blocks' scales are
@@ -551,7 +555,7 @@ def deepseek_v4_scheme(scheme: Scheme, cfg: Mapping[str, Any], origin: str = "co
     ('fp8 block-scaled 128x128 (E8M0 scales), MXFP4 experts', 8, 11698176)
     """
     dtype = cfg.get("expert_dtype", "fp8")
-    if dtype == "fp8":
+    if dtype == "fp8" or scheme is None:  # a 16-bit file: nothing of the fp8 layout to adjust
         return scheme
     if dtype != "fp4":
         raise ConfigError(f"{origin}: field 'expert_dtype' = {dtype!r:.40} is not a layout "
@@ -563,6 +567,39 @@ def deepseek_v4_scheme(scheme: Scheme, cfg: Mapping[str, Any], origin: str = "co
                    expert_scheme=Scheme("mxfp4", "MXFP4 experts", 4, 1, 32, 8,
                                         experts_only=True),
                    fp32_mixers=True)
+
+
+#: The scheme of a 16-bit checkpoint whose routers are stored in fp32 (:func:`minimax_m3_scheme`):
+#: every matrix at 16 bits (16-bit elements, no scales), the routers' matrices and biases at 32.
+_BF16_FP32_ROUTERS = Scheme("bf16", "bf16, fp32 routers", PLAIN_BITS, 1, 1, 0,
+                            router_bias_bits=32, router_bits=32)
+
+
+def minimax_m3_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: str = "config"
+                      ) -> Scheme | None:
+    """A MiniMax-M3 checkpoint's layout: its bf16 release (no ``quantization_config``) stores
+    each MoE block's router, ``mlp.gate`` (experts x d) and ``e_score_correction_bias``
+    (experts), in fp32, every other tensor of the language model in bf16. vLLM's model
+    allocates the router in fp32 and says the weights are stored so
+    (vllm-project/vllm@0b6da709df3c3f09db9adf7e6883a4de97859bc7
+    vllm/models/minimax_m3/amd/model.py, ``MiniMaxM3MoE``: ``GateLinear(...,
+    params_dtype=torch.float32)``, the bias an fp32 parameter), and the Hugging Face API's
+    count of MiniMaxAI/MiniMax-M3 (revision f0e1c1e0) has 46,339,200 F32 parameters: 57 MoE
+    blocks x 128 x (6,144 + 1) of routers and the vision tower's 1,280 x 1,176 patch
+    embedding (tests/configs/SOURCES.md section 7). A quantized file (a scheme read from its
+    ``quantization_config``) is kept as read: its routers' type is not checked here.
+
+    >>> s = minimax_m3_scheme(None, {"torch_dtype": "bfloat16"})
+    >>> s.label, s.router_bits, s.router_bias_bits, s.matrix_bytes(3072, 6144)
+    ('bf16, fp32 routers', 32, 32, 37748736)
+    """
+    if scheme is not None:
+        return scheme
+    dtype = cfg.get("torch_dtype", cfg.get("dtype", "bfloat16"))
+    if dtype != "bfloat16":
+        raise ConfigError(f"{origin}: field 'torch_dtype' = {dtype!r:.40}: MiniMax-M3's "
+                          "layout is counted for its bf16 release (routers in fp32)")
+    return _BF16_FP32_ROUTERS
 
 
 def _fp32_params(model: Any) -> int:
@@ -594,7 +631,7 @@ class Tensor:
     """``count`` alike matrices of ``rows`` x ``cols`` (outputs x inputs) named ``name``
     (Hugging Face's module name, layer number included); ``quantizable`` is False for a matrix
     quantizers leave alone (routers, DeepSeek-V3.2's indexer weights); ``expert`` marks a
-    routed expert's matrix."""
+    routed expert's matrix, ``router`` a MoE block's router (at the scheme's ``router_bits``)."""
 
     name: str
     rows: int
@@ -602,6 +639,7 @@ class Tensor:
     count: int = 1
     quantizable: bool = True
     expert: bool = False
+    router: bool = False
 
 
 def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
@@ -669,7 +707,7 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
         yield from mats(p + dense, m.d_ff, 1, False)
         return
     if m.is_moe:
-        yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False)
+        yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False, router=True)
         yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True, m.latent or d)
     if m.latent:
         # the latent projections the routed experts share, left in 16 bits as Kimi K3 ships
@@ -745,7 +783,8 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     parameters of each (``"expert_params"``, ``"other_params"``) [B].
 
     Each quantized matrix by :data:`~llm_arithmetic.formulas.memory.quantized_matrix_bytes`;
-    the rest at 16 bits (a router's bias at the scheme's ``router_bias_bits``).
+    the rest at 16 bits (a router's matrix at the scheme's ``router_bits``, its bias at
+    ``router_bias_bits``).
     """
     scheme = scheme if scheme is not None else model.scheme
     d = model.d_model
@@ -757,7 +796,7 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
             layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
             b = t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
         else:
-            b = Fraction(n * PLAIN_BITS, 8)
+            b = Fraction(n * (scheme.router_bits if t.router else PLAIN_BITS), 8)
         if t.expert:
             expert_bytes += b
             expert_params += n

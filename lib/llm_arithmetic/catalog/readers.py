@@ -49,7 +49,8 @@ from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
                     Layers, Mamba2, Model)
-from .quantization import Scheme, deepseek_v4_scheme, find_scheme, native_bits
+from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
+                           native_bits)
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
@@ -2352,12 +2353,15 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
-#: ``quantization_config``) from the file's other fields, called as ``adjust(scheme, cfg,
-#: origin)`` by :func:`read_config`: DeepSeek-V4's ``expert_dtype`` (MXFP4 experts beside fp8
-#: blocks, E8M0 scales, fp32 mixers). A family not listed ships what its
-#: ``quantization_config`` says; a file without one has no scheme to adjust.
-SCHEME_ADJUSTERS: Mapping[str, Callable[[Scheme, Mapping[str, Any], str], Scheme]] = {
+#: ``quantization_config``, None for a file without one) from the file's other fields and
+#: what is known of its release, called as ``adjust(scheme, cfg, origin)`` by
+#: :func:`read_config`: DeepSeek-V4's ``expert_dtype`` (MXFP4 experts beside fp8 blocks, E8M0
+#: scales, fp32 mixers); MiniMax-M3's bf16 release with its routers in fp32. A family not
+#: listed ships what its ``quantization_config`` says, or 16-bit weights without one.
+SCHEME_ADJUSTERS: Mapping[str, Callable[[Scheme | None, Mapping[str, Any], str],
+                                        Scheme | None]] = {
     "deepseek_v4": deepseek_v4_scheme,
+    "minimax_m3": minimax_m3_scheme,
 }
 
 #: ``architectures`` (the class a runtime loads) -> the reader of the layout it builds, used
@@ -2533,7 +2537,7 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     reader.check_unread()
     scheme = find_scheme(cfg, origin)
     adjust = SCHEME_ADJUSTERS.get(family)
-    if adjust is not None and scheme is not None:
+    if adjust is not None:
         scheme = adjust(scheme, cfg, origin)
     model = Model(name=name or family, family=family, source=source, **kw)
     if scheme is None:

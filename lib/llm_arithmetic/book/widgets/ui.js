@@ -1010,16 +1010,19 @@ const UI = (function () {
 
     // the drafts the current model allows: its own MTP module where Python gives one
     // (export.speculation_data), a draft given by its step time, and the catalog's models
-    // smaller than it whose vocabulary can be its (estimate.check_draft: vocab_size within
-    // llama.cpp's tolerance); a draft it does not allow falls to none
+    // Python takes as its drafts (estimate.offered_drafts, exported: smaller than it, both
+    // caches counted, vocab_size within llama.cpp's tolerance); for custom numbers the same
+    // test made here; a draft it does not allow falls to none
     function refreshSpeculation() {
       const model = resolve(state).model;
       if (!model) return;
       const mtp = !!(model.speculation || {}).mtp;
-      const size = Stack.totalParams(model);
-      const drafts = Object.values(CATALOG.models).filter((m) => m.name !== model.name
-        && catalogParams(m) < size
-        && Math.abs(m.n_vocab - model.n_vocab) <= CATALOG.draft_vocab_tolerance);
+      const listed = state.model === "custom" ? null : CATALOG.drafts[state.model];
+      const size = listed ? null : Stack.totalParams(model);
+      const drafts = listed ? listed.map((k) => CATALOG.models[k])
+        : Object.values(CATALOG.models).filter((m) => m.name !== model.name
+          && !m.cache_uncounted && catalogParams(m) < size
+          && Math.abs(m.n_vocab - model.n_vocab) <= CATALOG.draft_vocab_tolerance);
       const offered = JSON.stringify([mtp, drafts.map((m) => m.name)]);
       if (state.speculation === "mtp" && !mtp) state.speculation = null;
       if (state.speculation === "draft" && !drafts.some((m) => m.name === state.draft_model)) {
