@@ -344,8 +344,10 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                         "Kimi K2.5's int4, and experts-only ones such as gpt-oss's MXFP4)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
-    d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
-                   help="bits per KV-cache element (default 16); the convolution window of "
+    d.add_argument("--kv-bits", type=_bits, default=None, metavar="B",
+                   help="bits per KV-cache element (default: the checkpoint's, 8 where a "
+                        "ModelOpt file asks for an fp8 cache as vLLM then allocates it, else "
+                        "16); the convolution window of "
                         "state-space and linear-attention layers stays at 16 bits, as vLLM "
                         "keeps it")
     d.add_argument("--ssm-bits", type=_bits, default=None, metavar="B",
