@@ -814,6 +814,25 @@ def test_qwen3_235b_nvfp4_by_hand():
     assert m.weight_bytes() == total and m.native_kv_bits == 8
 
 
+def test_gemma_4_26b_nvfp4_quantizes_its_experts_not_its_dense_mlp(tmp_path):
+    """nvidia/Gemma-4-26B-A4B-NVFP4 keeps each layer's dense ``mlp*``, ``router*`` and
+    ``self_attn*`` in bf16; Gemma 4 holds its routed ``experts`` beside the dense ``mlp`` in the
+    layer (not under it), so only the experts are NVFP4: 30 x 128 x 3 matrices of 704 x 2,816.
+    The rest at 2 bytes: the published 25,805,936,206 of google/gemma-4-26B-A4B-it less its
+    2,334 buffers (SOURCES.md section 11) and less those matrices. 18,782,356,064 B; before,
+    the experts were named under ``mlp`` and kept: 51.6 GB, all 16-bit. The config.json's own
+    record and the hf_quant_config.json beside it say the same."""
+    params = 25_805_936_206 - 2_334
+    experts = 30 * 128 * 3
+    total = 2 * (params - experts * 704 * 2816) + experts * _nvfp4(704, 2816)
+    assert total == 18_782_356_064
+    m = read_config(MODELOPT / "gemma-4-26b-a4b-nvfp4" / "config.json")
+    assert m.total_params == params and m.weight_bytes() == total
+    cfg = json.loads((MODELOPT / "gemma-4-26b-a4b-nvfp4" / "config.json").read_text())
+    del cfg["quantization_config"]
+    assert read_config(_copy(tmp_path, "gemma-4-26b-a4b-nvfp4", cfg)).weight_bytes() == total
+
+
 def _copy(tmp_path, name, config=None, quant=None):
     """The checkpoint ``name``'s two files in a folder of their own, either replaced."""
     src = MODELOPT / name
@@ -931,3 +950,7 @@ def test_describe_defaults_to_the_checkpoints_fp8_cache():
         d = json.loads(out.getvalue())
         assert d["kv_cache_bytes_per_token"] == per_token
         assert d["weight_bytes"] == 386_380_112_800
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["describe", path, "--hardware", "b200"])
+    assert "KV cache 8 bits/element (the checkpoint's)" in out.getvalue()

@@ -1155,7 +1155,9 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         ("model", e.model),
         ("hardware", e.hardware or "-"),
         ("weights", f"{e.weights_as} ({e.bits_weight:.4g} bits/weight on average); "
-                    f"KV cache {e.bits_kv:g} bits/element"),
+                    f"KV cache {e.bits_kv:g} bits/element"
+                    + (" (the checkpoint's)" if model is not None and model.native_kv_bits != 16
+                       and e.bits_kv == model.native_kv_bits else "")),
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([_attended_row(e, model)] if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),

@@ -851,7 +851,19 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
         yield Tensor(p + "self_attn.index_k_proj", a.index_dim, d)
 
 
-def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor]:
+#: How a family's checkpoint names a mixture-of-experts block's router, routed experts and
+#: shared (or dense) experts; a family not listed names them as DeepSeek and Qwen do. Gemma 4
+#: (Gemma4TextDecoderLayer in transformers' modeling_gemma4.py, FAMILIES.md section 14.16) holds
+#: ``router.proj``, ``experts`` and its dense ``mlp`` beside each other in the layer, and
+#: NVIDIA's Gemma-4-26B-A4B-NVFP4 keeps ``layers.N.mlp*`` and ``layers.N.router*`` in bf16 and
+#: quantizes the experts (its hf_quant_config.json, tests/configs/SOURCES.md section 14).
+_MOE_NAMES = {"gemma4": ("router.proj", "experts.0.", "mlp."),
+              "gemma4_text": ("router.proj", "experts.0.", "mlp.")}
+_MOE_DEFAULT = ("mlp.gate", "mlp.experts.0.", "mlp.shared_experts.")
+
+
+def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.",
+                 names: tuple[str, str, str] = _MOE_DEFAULT) -> Iterator[Tensor]:
     def mats(prefix: str, ff: int, count: int, expert: bool, width: int = d
              ) -> Iterator[Tensor]:
         names = ("gate_proj", "up_proj", "down_proj") if m.n_mats == 3 else ("up_proj",
@@ -863,9 +875,10 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
     if not m.is_moe and not m.n_shared:
         yield from mats(p + dense, m.d_ff, 1, False)
         return
+    router, experts, shared = names
     if m.is_moe:
-        yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False)
-        yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True, m.latent or d)
+        yield Tensor(p + router, m.n_experts, d, quantizable=False)
+        yield from mats(p + experts, m.d_ff, m.n_experts, True, m.latent or d)
     if m.latent:
         # the latent projections the routed experts share, left in 16 bits as Kimi K3 ships
         # them: vLLM builds routed_expert_down_proj and _up_proj with quant_config=None
@@ -874,7 +887,7 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
         yield Tensor(p + "mlp.routed_expert_down_proj", m.latent, d, quantizable=False)
         yield Tensor(p + "mlp.routed_expert_up_proj", d, m.latent, quantizable=False)
     if m.n_shared:
-        yield from mats(p + "mlp.shared_experts.", m.d_shared, m.n_shared, False)
+        yield from mats(p + shared, m.d_shared, m.n_shared, False)
 
 
 def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
@@ -924,7 +937,8 @@ def tensors(model: Any) -> Iterator[Tensor]:
             if mixer is not None:
                 yield from mixer(run.mixer, model.d_model, p)
             if run.mlp is not None:
-                yield from _mlp_tensors(run.mlp, model.d_model, p)
+                yield from _mlp_tensors(run.mlp, model.d_model, p,
+                                        names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
             i += 1
 
 
