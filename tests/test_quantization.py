@@ -911,6 +911,8 @@ def test_mixed_scheme_with_one_layout_a_part():
     total = L * (attn + 3 * E * _nvfp4(ff, d) + 2 * E * d + 2 * 2 * d) + 2 * 2 * V * d + 2 * d
     assert m.weight_bytes() == total
     assert m.native_bits["default"] == 16 and m.native_kv_bits == 8
+    # the experts alone quantized: multiplied at 16 bits, as gpt-oss's MXFP4 experts
+    assert m.native_format is None
     # the same experts in W4A16 (the activations at 16 bits): the same bytes, no fp4 products
     w4a16 = read_config(_qwen3_235b_mixed({f"model.layers.{i}.mlp.experts": {
         "quant_algo": "W4A16_NVFP4", "group_size": 16} for i in range(L)}))

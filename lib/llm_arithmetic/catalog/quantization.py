@@ -545,7 +545,8 @@ def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
     name stays at 16 bits. The plan counts two parts apart, the routed experts and the rest,
     each at its own bits and with one compute format for the whole model: each part must use
     one algorithm, and the two the same compute format; a file that does not is refused
-    naming ``quantized_layers``.
+    naming ``quantized_layers``. Where only the routed experts are listed, the products run at
+    16 bits (an experts-only scheme, :attr:`~llm_arithmetic.catalog.model.Model.native_format`).
 
     >>> s = read_scheme({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
     ...     "quantized_layers": {"model.layers.0.mlp.experts": {"quant_algo": "NVFP4",
@@ -594,8 +595,10 @@ def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
     base = rest if rest is not None else experts
     label = base.label if experts is None or experts.label == base.label else \
         f"{base.label}, experts {experts.label}"
+    # the routed experts alone quantized: multiplied at 16 bits, as gpt-oss's MXFP4 experts
+    # (Model.native_format), whatever their activations' format
     return replace(base, label=f"{label}, by module", keep=keep, only=frozenset(layers),
-                   head=head is not None,
+                   head=head is not None, experts_only=rest is None,
                    expert_scheme=experts if experts is not None and experts != base else None,
                    kv_bits=kv)
 
