@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -751,3 +752,233 @@ def test_llama_cpp_mixes_refuse_deepseek_v4():
                      lambda: estimate(m, weights="q4_k_m")):
             with pytest.raises(InputError, match="compressed attention"):
                 call()
+
+
+# ---- ModelOpt: hf_quant_config.json, the fp8 cache it asks for, quantized_layers ---------------
+#: NVIDIA's ModelOpt checkpoints, config.json and hf_quant_config.json as the repository holds them
+#: (tests/configs/SOURCES.md section 14).
+MODELOPT = CONFIGS / "modelopt"
+
+
+def _nvfp4(rows, cols):
+    """One NVFP4 matrix by hand: two E2M1 values a byte, one fp8 E4M3 scale a 16 inputs, two
+    fp32 scalars (weight_scale_2, input_scale)."""
+    return rows * cols // 2 + rows * cols // 16 + 8
+
+
+def test_nvfp4_element_bits_are_the_catalogs_format():
+    """The NVFP4 layout read from a ModelOpt file stores 4 + 8/16 = 4.5 bits an element, the
+    formats' catalog's ``nvfp4`` (formats.toml: (16 x 4 + 8) / 16), plus 64 bits a matrix."""
+    from llm_arithmetic.catalog.formats import bits_per_weight
+
+    s = read_scheme({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})
+    rows, cols = 2048, 7168
+    assert Fraction(8 * (s.matrix_bytes(rows, cols) - 8), rows * cols) == bits_per_weight("nvfp4")
+
+
+def test_deepseek_v3_1_nvfp4_reads_hf_quant_config_beside_config_json():
+    """nvidia/DeepSeek-V3.1-NVFP4's config.json has no quantization_config; its
+    hf_quant_config.json says NVFP4 in groups of 16 with lm_head and every layer's q_a, q_b,
+    kv_a and kv_b projections (and the MTP layer, model.layers.61*) kept in bf16, and an fp8
+    KV cache. By hand from the config (d 7,168, 61 blocks of which 3 dense of 18,432, 128 heads,
+    ranks 1,536 and 512, 256 experts of 2,048 and one shared, vocabulary 129,280): NVFP4 for
+    o_proj (7,168 x 16,384) in 61 blocks, the dense MLPs (3 x 3 of 18,432 x 7,168) and the
+    58 x 257 x 3 expert matrices of 2,048 x 7,168; 2 bytes for everything else (embedding and
+    head, the four low-rank projections and their two norms, the routers with their bias,
+    the block norms): 386,380,112,800 B, 386.4 GB (1.342 TB before, every weight at 16 bits).
+    The cache: 61 x (512 + 64) one-byte elements a token, 35,136 B."""
+    V, d, L, k, H, rq, rkv, nope, rope, dv, E, ffe, ffd = (129280, 7168, 61, 3, 128, 1536, 512,
+                                                           128, 64, 128, 256, 2048, 18432)
+    low_rank = rq * d + H * (nope + rope) * rq + (rkv + rope) * d + H * (nope + dv) * rkv
+    attn = _nvfp4(d, H * dv) + 2 * (low_rank + rq + rkv) + 2 * 2 * d
+    dense = 3 * _nvfp4(ffd, d)
+    moe = 3 * (E + 1) * _nvfp4(ffe, d) + 2 * (E * d + E)
+    total = L * attn + k * dense + (L - k) * moe + 2 * 2 * V * d + 2 * d
+    assert total == 386_380_112_800
+    m = read_config(MODELOPT / "deepseek-v3.1-nvfp4" / "config.json")
+    assert m.scheme.label == "NVFP4 (16 values per fp8 scale, fp32 global scales)"
+    assert m.weight_bytes() == total
+    assert m.native_kv_bits == 8 and m.native_format["compute"] == "fp4"
+    e = estimate(m, hardware="b200", context=1)
+    assert e.bits_kv == 8 and e.kv_cache_bytes_per_token == 61 * (512 + 64)
+    assert estimate(m, hardware="b200", bits_kv=16).kv_cache_bytes_per_token == 2 * 61 * 576
+    # the folder holding both files reads the same
+    assert read_config(MODELOPT / "deepseek-v3.1-nvfp4").weight_bytes() == total
+
+
+def test_qwen3_235b_nvfp4_by_hand():
+    """nvidia/Qwen3-235B-A22B-NVFP4 keeps only the 94 routers (model.layers.N.mlp.gate) and
+    lm_head: NVFP4 for q, k, v, o (8,192, 512, 512 x 4,096 and 4,096 x 8,192) and the
+    94 x 128 x 3 expert matrices of 1,536 x 4,096; 2 bytes for the rest (embedding, head,
+    routers, q/k norms, block norms): 134,101,651,392 B, the "complete 134 GB model" a
+    project loading this checkpoint (revision 21cfa2c9e152032eb60647ee7b46a2bbcd8d76d2)
+    describes, with the same four tensors a matrix (uint8 weight, fp8 weight_scale, fp32
+    weight_scale_2 and input_scale; index file id 57945649011)."""
+    V, d, L, H, Hkv, dh, E, ff = 151936, 4096, 94, 64, 4, 128, 128, 1536
+    attn = _nvfp4(H * dh, d) + 2 * _nvfp4(Hkv * dh, d) + _nvfp4(d, H * dh) + 2 * 2 * dh
+    moe = 3 * E * _nvfp4(ff, d) + 2 * E * d
+    total = L * (attn + moe + 2 * 2 * d) + 2 * 2 * V * d + 2 * d
+    assert total == 134_101_651_392 and round(total / 1e9) == 134
+    m = read_config(MODELOPT / "qwen3-235b-a22b-nvfp4" / "config.json")
+    assert m.weight_bytes() == total and m.native_kv_bits == 8
+
+
+def test_gemma_4_26b_nvfp4_quantizes_its_experts_not_its_dense_mlp(tmp_path):
+    """nvidia/Gemma-4-26B-A4B-NVFP4 keeps each layer's dense ``mlp*``, ``router*`` and
+    ``self_attn*`` in bf16; Gemma 4 holds its routed ``experts`` beside the dense ``mlp`` in the
+    layer (not under it), so only the experts are NVFP4: 30 x 128 x 3 matrices of 704 x 2,816.
+    The rest at 2 bytes: the published 25,805,936,206 of google/gemma-4-26B-A4B-it less its
+    2,334 buffers (SOURCES.md section 11) and less those matrices. 18,782,356,064 B; before,
+    the experts were named under ``mlp`` and kept: 51.6 GB, all 16-bit. The config.json's own
+    record and the hf_quant_config.json beside it say the same."""
+    params = 25_805_936_206 - 2_334
+    experts = 30 * 128 * 3
+    total = 2 * (params - experts * 704 * 2816) + experts * _nvfp4(704, 2816)
+    assert total == 18_782_356_064
+    m = read_config(MODELOPT / "gemma-4-26b-a4b-nvfp4" / "config.json")
+    assert m.total_params == params and m.weight_bytes() == total
+    cfg = json.loads((MODELOPT / "gemma-4-26b-a4b-nvfp4" / "config.json").read_text())
+    del cfg["quantization_config"]
+    assert read_config(_copy(tmp_path, "gemma-4-26b-a4b-nvfp4", cfg)).weight_bytes() == total
+
+
+def _copy(tmp_path, name, config=None, quant=None):
+    """The checkpoint ``name``'s two files in a folder of their own, either replaced."""
+    src = MODELOPT / name
+    (tmp_path / "config.json").write_text(
+        json.dumps(config) if config is not None else (src / "config.json").read_text())
+    (tmp_path / "hf_quant_config.json").write_text(
+        json.dumps(quant) if quant is not None else (src / "hf_quant_config.json").read_text())
+    return tmp_path / "config.json"
+
+
+def test_hf_quant_config_is_read_only_where_vllm_reads_it(tmp_path):
+    """vLLM takes hf_quant_config.json only for a config.json without a quantization_config
+    (vllm/transformers_utils/config.py, get_config); a file named otherwise than config.json
+    (a folder of many configs) does not read a neighbour."""
+    cfg = json.loads((MODELOPT / "deepseek-v3.1-nvfp4" / "config.json").read_text())
+    own = {**cfg, "quantization_config": {"quant_method": "fp8", "fmt": "e4m3",
+                                          "activation_scheme": "dynamic",
+                                          "weight_block_size": [128, 128]}}
+    assert read_config(_copy(tmp_path, "deepseek-v3.1-nvfp4", own)).scheme.method == "fp8"
+    other = tmp_path / "deepseek.json"
+    other.write_text(json.dumps(cfg))
+    assert read_config(other).scheme is None
+
+
+@pytest.mark.parametrize("quant, field", [
+    ({"producer": {"name": "llm-compressor"}, "quantization": {"quant_algo": "NVFP4"}},
+     "'producer.name'"),
+    ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4",
+                                                         "kv_cache_quant_algo": "NVFP4"}},
+     "'quantization.kv_cache_quant_algo'"),
+    ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "INT4_AWQ"}},
+     "'quantization.quant_algo'"),
+    ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4",
+                                                         "awq_block_size": 128}},
+     "'quantization.awq_block_size'"),
+    ({"producer": {"name": "modelopt"}, "quantisation": {}}, "'quantisation'"),
+])
+def test_hf_quant_config_refusals_name_the_field(tmp_path, quant, field):
+    path = _copy(tmp_path, "deepseek-v3.1-nvfp4", quant=quant)
+    with pytest.raises(ConfigError, match="hf_quant_config.json: field " + re.escape(field)):
+        read_config(path)
+
+
+def test_qwen3_6_27b_mixed_scheme_is_refused_by_field(tmp_path):
+    """nvidia/Qwen3.6-27B-NVFP4 (MIXED_PRECISION) quantizes attention and the Gated DeltaNet
+    projections in FP8 (W8A8) and the MLPs and lm_head in W4A16 NVFP4: two layouts and two
+    compute formats outside the experts, which the plan's one layout and one format for that
+    part cannot hold. Refused naming quantized_layers, in config.json's spelling and, for a
+    config.json without its own record, in hf_quant_config.json's."""
+    with pytest.raises(ConfigError, match=r"config.json: field 'quantization_config."
+                                          r"quantized_layers' = '401 modules' quantizes the "
+                                          r"matrices outside the routed experts in 2 layouts"):
+        read_config(MODELOPT / "qwen3.6-27b-nvfp4" / "config.json")
+    cfg = json.loads((MODELOPT / "qwen3.6-27b-nvfp4" / "config.json").read_text())
+    del cfg["quantization_config"]
+    with pytest.raises(ConfigError, match=r"hf_quant_config.json: field 'quantization."
+                                          r"quantized_layers' = '401 modules'"):
+        read_config(_copy(tmp_path, "qwen3.6-27b-nvfp4", cfg))
+
+
+def _qwen3_235b_mixed(layers):
+    cfg = json.loads((MODELOPT / "qwen3-235b-a22b-nvfp4" / "config.json").read_text())
+    return {**cfg, "quantization_config": {
+        "quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": "FP8",
+        "exclude_modules": ["lm_head"], "quantized_layers": layers}}
+
+
+def test_mixed_scheme_with_one_layout_a_part():
+    """Qwen3-235B-A22B with its fused experts listed module by module (NVFP4, as the
+    Qwen3.6-35B-A3B file lists model.language_model.layers.N.mlp.experts) and nothing else:
+    the experts as in the NVFP4 file, every other matrix at 2 bytes."""
+    V, d, L, H, Hkv, dh, E, ff = 151936, 4096, 94, 64, 4, 128, 128, 1536
+    m = read_config(_qwen3_235b_mixed({f"model.layers.{i}.mlp.experts": {
+        "quant_algo": "NVFP4", "group_size": 16} for i in range(L)}))
+    attn = 2 * (2 * H * dh * d + 2 * Hkv * dh * d + 2 * dh)
+    total = L * (attn + 3 * E * _nvfp4(ff, d) + 2 * E * d + 2 * 2 * d) + 2 * 2 * V * d + 2 * d
+    assert m.weight_bytes() == total
+    assert m.native_bits["default"] == 16 and m.native_kv_bits == 8
+    # the experts alone quantized: multiplied at 16 bits, as gpt-oss's MXFP4 experts
+    assert m.native_format is None
+    # the same experts in W4A16 (the activations at 16 bits): the same bytes, no fp4 products
+    w4a16 = read_config(_qwen3_235b_mixed({f"model.layers.{i}.mlp.experts": {
+        "quant_algo": "W4A16_NVFP4", "group_size": 16} for i in range(L)}))
+    assert w4a16.weight_bytes() == total and w4a16.native_format is None
+
+
+def test_mixed_scheme_refusals():
+    """Experts and the rest multiplied in different formats (NVFP4 and FP8), and a module
+    this library does not list (another family's names): each refused naming the field."""
+    nvfp4 = {"quant_algo": "NVFP4", "group_size": 16}
+    with pytest.raises(ConfigError, match=r"'quantization_config.quantized_layers' = "
+                                          r"'2 modules' multiplies the routed experts"):
+        read_config(_qwen3_235b_mixed({"model.layers.0.mlp.experts": nvfp4,
+                                       "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}}))
+    with pytest.raises(ConfigError, match=r"'quantization_config.quantized_layers' names 1 "
+                                          r"module\(s\) .*'model.layers.0.block_sparse_moe"):
+        read_config(_qwen3_235b_mixed({"model.layers.0.mlp.experts": nvfp4,
+                                       "model.layers.0.block_sparse_moe.experts": nvfp4}))
+    with pytest.raises(ConfigError, match=r"'quantization_config.quantized_layers.model.layers"
+                                          r"\.0\.mlp\.experts.quant_algo' = 'MXFP8'"):
+        read_config(_qwen3_235b_mixed({"model.layers.0.mlp.experts": {"quant_algo": "MXFP8"}}))
+
+
+def test_describe_defaults_to_the_checkpoints_fp8_cache():
+    """describe without --kv-bits counts the cache the checkpoint asks for (8 bits), with it
+    the bits asked."""
+    import contextlib
+    import io
+
+    from llm_arithmetic.cli import main
+
+    path = str(MODELOPT / "deepseek-v3.1-nvfp4" / "config.json")
+    for extra, per_token in (([], 35_136), (["--kv-bits", "16"], 70_272)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["describe", path, "--hardware", "b200", "--json", *extra]) in (0, None)
+        d = json.loads(out.getvalue())
+        assert d["kv_cache_bytes_per_token"] == per_token
+        assert d["weight_bytes"] == 386_380_112_800
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["describe", path, "--hardware", "b200"])
+    assert "KV cache 8 bits/element (the checkpoint's)" in out.getvalue()
+
+
+def test_engines_default_cache_is_the_checkpoints_where_they_read_it():
+    """vLLM resolves its default cache dtype (auto) to a ModelOpt checkpoint's FP8 cache
+    (vllm/utils/torch_utils.py, get_kv_cache_quant_algo_string), and TensorRT-LLM takes the
+    file's kv_cache_quant_algo; asked for bfloat16, vLLM keeps 16 bits. SGLang's default is
+    not known here: the model's 16 bits. DeepSeek-V3.1's latent cache: 61 x 576 elements a
+    token."""
+    from llm_arithmetic.engine import engine_view
+
+    m = read_config(MODELOPT / "deepseek-v3.1-nvfp4" / "config.json")
+    for engine, flags, per_token in (("vllm", {}, 61 * 576),
+                                     ("tensorrt-llm", {}, 61 * 576),
+                                     ("sglang", {}, 2 * 61 * 576),
+                                     ("vllm", {"--kv-cache-dtype": "bfloat16"}, 2 * 61 * 576)):
+        v = engine_view(m, engine, hardware="b200", tp=8, flags=flags, kv_memory_gib=10)
+        assert v.engine_kv_bytes_per_token == per_token, (engine, flags)

@@ -344,8 +344,10 @@ def _add_model_arguments(d: argparse.ArgumentParser) -> None:
                         "Kimi K2.5's int4, and experts-only ones such as gpt-oss's MXFP4)")
     w.add_argument("--weight-bits", type=_bits, metavar="B",
                    help="bits per weight, scales included (e.g. 4.5)")
-    d.add_argument("--kv-bits", type=_bits, default=16.0, metavar="B",
-                   help="bits per KV-cache element (default 16); the convolution window of "
+    d.add_argument("--kv-bits", type=_bits, default=None, metavar="B",
+                   help="bits per KV-cache element (default: the checkpoint's, 8 where a "
+                        "ModelOpt file asks for an fp8 cache as vLLM then allocates it, else "
+                        "16); the convolution window of "
                         "state-space and linear-attention layers stays at 16 bits, as vLLM "
                         "keeps it")
     d.add_argument("--ssm-bits", type=_bits, default=None, metavar="B",
@@ -1153,7 +1155,9 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         ("model", e.model),
         ("hardware", e.hardware or "-"),
         ("weights", f"{e.weights_as} ({e.bits_weight:.4g} bits/weight on average); "
-                    f"KV cache {e.bits_kv:g} bits/element"),
+                    f"KV cache {e.bits_kv:g} bits/element"
+                    + (" (the checkpoint's)" if model is not None and model.native_kv_bits != 16
+                       and e.bits_kv == model.native_kv_bits else "")),
         ("context x batch", f"{e.context:,} tokens x {e.batch:,}"),
         *([_attended_row(e, model)] if e.attended_context not in (e.context, None) else []),
         ("parameters (total)", f"{e.params_total:,}"),

@@ -256,12 +256,27 @@ class EngineView:
         return d
 
 
-def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any]) -> Fraction:
+#: Engines whose default cache dtype ("auto") is the one the checkpoint's quantization asks for
+#: (:attr:`~llm_arithmetic.catalog.model.Model.native_kv_bits`: a ModelOpt file's FP8 cache),
+#: else the model's 16 bits: vLLM (``resolve_kv_cache_dtype_string`` and
+#: ``get_kv_cache_quant_algo_string``, vllm-project/vllm ``vllm/utils/torch_utils.py`` @
+#: 959009b402c329c7b885afe7d459726db919a41f) and TensorRT-LLM, which takes
+#: ``kv_cache_quant_algo`` from a ModelOpt ``hf_quant_config.json`` (index file id 352784685).
+#: SGLang's is not known here and stays at the model's 16 bits.
+_AUTO_READS_CHECKPOINT = frozenset({"vllm", "tensorrt-llm"})
+
+
+def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any], engine: str = "",
+             model: Any = None) -> Fraction:
     if spec["kind"] == "cells":
         k, v = (bits_per_weight(spec["cache_types"][settings[t]]) for t in ("type_k", "type_v"))
         return (k + v) / 2
     dtype = spec["kv_dtypes"][settings.get("kv_dtype", "auto")]
-    return Fraction(16) if dtype == "model" else bits_per_weight(dtype)
+    if dtype != "model":
+        return bits_per_weight(dtype)
+    if engine in _AUTO_READS_CHECKPOINT and model is not None:
+        return Fraction(model.native_kv_bits)
+    return Fraction(16)
 
 
 def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
@@ -416,7 +431,7 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     if paged and fraction is None and kv_memory is None:
         raise InputError(f"{engine}: give {_flag(spec, 'fraction')} (the engine picks it from "
                          "the chip when it is not given; its log prints it)")
-    bits_kv = _bits_kv(spec, settings)
+    bits_kv = _bits_kv(spec, settings, engine, m)
     # llama.cpp keeps the whole recurrent state (window and matrix) in its own type whatever
     # the checkpoint names; elsewhere the window is at the model's 16 bits (STATE_WINDOW_BITS)
     # and the matrix at the checkpoint's bits (bits_ssm None)

@@ -814,7 +814,7 @@ def _check_direct(allreduce: Any, chip: Hardware | None) -> None:
 
 
 def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: Any = None,
-                bits_kv: Any = 16, context: Any = 1, batch: Any = 1, bandwidth: Any = None,
+                bits_kv: Any = None, context: Any = 1, batch: Any = 1, bandwidth: Any = None,
                 peak_flops: Any = None, capacity: Any = None, overhead: Any = 0, tp: Any = 1,
                 ep: Any = 1, pp: Any = 1, prompt: Any = None, generate: Any = None,
                 price_per_hour: Any = None, power_watts: Any = None, link_bandwidth: Any = None,
@@ -866,7 +866,7 @@ def plan_inputs(model: str | Path | Model, *, weights: Any = None, bits_weight: 
     warn_past_trained_context(m, prompt, generate, stacklevel=4)
     if bits_weight is None:
         warn_block_format(m, weights, stacklevel=3)
-    kv_bits = bits_per_weight(bits_kv)
+    kv_bits = bits_per_weight(m.native_kv_bits if bits_kv is None else bits_kv)
     if bits_ssm is not None:
         try:
             bits_ssm = bits_per_weight(bits_ssm)
@@ -1204,7 +1204,7 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
 
 
 def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,
-               bits_weight: Any = None, bits_kv: Any = 16, bits_ssm: Any = None,
+               bits_weight: Any = None, bits_kv: Any = None, bits_ssm: Any = None,
                context: Any = 1, batch: Any = 1, bandwidth: Any = None,
                peak_flops: Any = None, capacity: Any = None, overhead: Any = 0, tp: Any = 1,
                ep: Any = 1, pp: Any = 1, prompt: Any = None, generate: Any = None,
@@ -1222,6 +1222,8 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
     _check_direct(allreduce, chip)
+    if bits_kv is None:  # the checkpoint's cache, for the draft's estimate too
+        bits_kv = m.native_kv_bits
     given = plan_inputs(m, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
                         context=context, batch=batch, bandwidth=bandwidth,
                         peak_flops=peak_flops, capacity=capacity, overhead=overhead, tp=tp,
@@ -1242,7 +1244,7 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
-             weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
+             weights: str | None = None, bits_weight: Any = None, bits_kv: Any = None,
              bits_ssm: Any = None,
              context: int = 1, batch: int = 1, bandwidth: float | None = None,
              peak_flops: float | None = None, capacity: int | None = None,
@@ -1273,8 +1275,10 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         gpt-oss's MXFP4 experts, computed at 16 bits).
     bits_weight : number, optional
         Bits per weight, instead of ``weights`` [bit].
-    bits_kv : number
-        Bits per KV-cache element [bit]. The constant-state layers (Mamba-2, Gated DeltaNet,
+    bits_kv : number, optional
+        Bits per KV-cache element [bit]; default the checkpoint's (8 where a ModelOpt file
+        asks for an fp8 cache, as vLLM then allocates it; else 16,
+        :attr:`~llm_arithmetic.catalog.model.Model.native_kv_bits`). The constant-state layers (Mamba-2, Gated DeltaNet,
         KDA) keep their convolution window at 16 bits whatever this is
         (:data:`STATE_WINDOW_BITS`, as vLLM does).
     bits_ssm : number or str, optional

@@ -983,6 +983,19 @@ class Model:
             return None
         return plan_format(scheme.compute)
 
+    @property
+    def native_kv_bits(self) -> int:
+        """Bits of a KV-cache element the checkpoint asks for (its scheme's
+        :attr:`~llm_arithmetic.catalog.quantization.Scheme.kv_bits`: 8 for a ModelOpt file's
+        fp8 cache, which vLLM then allocates by default), else 16: the cache's default.
+
+        >>> from llm_arithmetic import get_model
+        >>> get_model("deepseek-v3").native_kv_bits
+        16
+        """
+        bits = getattr(self.scheme, "kv_bits", None)
+        return bits if bits else 16
+
     @cached_property
     def plan_inputs(self) -> Mapping[str, Any]:
         """The model's inputs to the plan (:mod:`llm_arithmetic.plan.steps`), with the

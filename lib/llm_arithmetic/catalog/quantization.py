@@ -78,7 +78,8 @@ from ..core.records import record
 from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "deepseek_v4_scheme", "minimax_m3_scheme", "METHODS"]
+           "native_bits", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
+           "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
 PLAIN_BITS = 16
@@ -127,6 +128,15 @@ class Scheme:
     fp32_mixers : bool
         DeepSeek-V4's plain tensors kept in fp32: attention sinks, the compressors' position
         biases, the hyper-connection mixers and head (:func:`deepseek_v4_scheme`).
+    only : frozenset of str or None
+        The modules a mixed-precision checkpoint quantizes (ModelOpt's ``quantized_layers``:
+        whole module names, a matrix or the module holding it, as a text-only or a wrapped
+        checkpoint names it); every other matrix stays at 16 bits. None where every matrix not
+        kept is quantized.
+    kv_bits : int or None
+        The KV cache's bits the checkpoint asks for (ModelOpt's ``kv_cache_quant_algo``
+        ``FP8``, or its ``kv_cache_scheme`` of 8-bit floats: 8), the cache's default where no
+        other is asked; None where it names none (16 bits).
     """
 
     method: str
@@ -146,6 +156,8 @@ class Scheme:
     compute: str | None = None
     expert_scheme: Scheme | None = None
     fp32_mixers: bool = False
+    only: frozenset[str] | None = None
+    kv_bits: int | None = None
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list. ``name`` is
@@ -159,9 +171,14 @@ class Scheme:
         >>> s.kept("model.layers.0.self_attn.q_proj"), s.kept("model.layers.0.mlp.up_proj")
         (True, False)
         """
-        names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
-                          if name.startswith("model.")]
-        return any(_matches(pattern, n) for pattern in self.keep for n in names)
+        return _listed(self.keep, name)
+
+    def quantizes(self, name: str) -> bool:
+        """Whether the module ``name`` is one the scheme converts by name: not kept
+        (:meth:`kept`) and, in a mixed-precision checkpoint, listed (:attr:`only`)."""
+        if self.kept(name):
+            return False
+        return self.only is None or any(n in self.only for n in _prefixes(name))
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
         """Bytes of one quantized rows x cols matrix [B].
@@ -187,6 +204,25 @@ class Scheme:
 #: ``model.language_model.layers``) and the older layout (Llava, Kimi K2.5:
 #: ``language_model.model.layers``).
 _WRAPPED_PREFIXES = ("model.language_model.", "language_model.model.")
+
+
+def _prefixes(name: str) -> Iterator[str]:
+    """``name`` and the modules holding it (``a.b.c``, ``a.b``, ``a``), as a text-only
+    checkpoint and as a multimodal wrapper names them (:data:`_WRAPPED_PREFIXES`)."""
+    names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
+                      if name.startswith("model.")]
+    for n in names:
+        parts = n.split(".")
+        for i in range(len(parts), 0, -1):
+            yield ".".join(parts[:i])
+
+
+def _listed(patterns: tuple[str, ...], name: str) -> bool:
+    """Whether one of ``patterns`` (a keep list's, :attr:`Scheme.keep`) names the decoder
+    module ``name``, as a text-only checkpoint or under a multimodal wrapper names it."""
+    names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
+                      if name.startswith("model.")]
+    return any(_matches(pattern, n) for pattern in patterns for n in names)
 
 
 def _matches(pattern: str, name: str) -> bool:
@@ -453,21 +489,149 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
 
 
 #: ModelOpt's algorithms -> the format their products run in (:attr:`Scheme.compute`): NVFP4
-#: and FP8 quantize the activations as well as the weights (their ``input_scale``).
-_MODELOPT_COMPUTE = {"NVFP4": "nvfp4", "FP8": "fp8"}
+#: and FP8 quantize the activations as well as the weights (their ``input_scale``);
+#: W4A16_NVFP4 stores the weights as NVFP4 does and multiplies them at 16 bits.
+_MODELOPT_COMPUTE = {"NVFP4": "nvfp4", "FP8": "fp8", "W4A16_NVFP4": None}
+
+#: A ModelOpt KV-cache algorithm -> the cache's bits (:attr:`Scheme.kv_bits`).
+_MODELOPT_KV = {"FP8": 8}
+
+
+def _modelopt_layout(algo: Any, group: Any, origin: str, key: str) -> Scheme:
+    """One ModelOpt algorithm's layout: NVFP4 and W4A16_NVFP4 (``weight`` two E2M1 values a
+    byte, ``weight_scale`` fp8 per ``group`` inputs, ``weight_scale_2`` and ``input_scale``
+    fp32 per matrix: a W4A16 file ships its input scales too, index file id 55878517108) or
+    FP8 (``weight`` e4m3, ``weight_scale`` and ``input_scale`` fp32 per matrix); another
+    algorithm is refused naming ``key``."""
+    if algo in ("NVFP4", "W4A16_NVFP4"):
+        weight_only = ", weights only" if algo == "W4A16_NVFP4" else ""
+        return Scheme("modelopt", f"NVFP4 ({group} values per fp8 scale, fp32 global "
+                      f"scales{weight_only})", 4, 1, group, 8, bits_tensor=64,
+                      compute=_MODELOPT_COMPUTE[algo])
+    if algo == "FP8":
+        return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, compute="fp8")
+    raise _origin_error(origin, key, algo, "is not NVFP4, W4A16_NVFP4 or FP8")
+
+
+def _modelopt_kv(q: Mapping[str, Any], origin: str) -> int | None:
+    """The KV cache's bits a ModelOpt record asks for, read as vLLM resolves its default cache
+    ``auto`` (``get_kv_cache_quant_algo_string``, vllm-project/vllm
+    ``vllm/utils/torch_utils.py`` @ 959009b402c329c7b885afe7d459726db919a41f):
+    ``kv_cache_scheme`` first (8-bit floats, not dynamic: fp8), else ``kv_cache_quant_algo``
+    (``FP8``); None where neither names one. Another cache format is refused naming its
+    field."""
+    scheme = q.get("kv_cache_scheme")
+    if scheme:
+        if not isinstance(scheme, dict) or (scheme.get("type"), scheme.get("num_bits"),
+                                            scheme.get("dynamic")) != ("float", 8, False):
+            raise _origin_error(origin, "kv_cache_scheme", scheme, "is not a cache format "
+                                "this library counts (8-bit floats, static scales)")
+        return 8
+    algo = q.get("kv_cache_quant_algo")
+    if algo is None:
+        return None
+    bits = _lookup(_MODELOPT_KV, algo)
+    if bits is None:
+        raise _origin_error(origin, "kv_cache_quant_algo", algo, "is not a cache format this "
+                            "library counts (FP8)")
+    return bits
+
+
+def _is_expert(name: str) -> bool:
+    """Whether a module name is a routed expert's (``...mlp.experts``, ``...experts.3.w1``;
+    not ``shared_experts``)."""
+    return re.search(r"(^|\.)experts(\.|$)", name) is not None
+
+
+def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
+                    kv: int | None) -> Scheme:
+    """ModelOpt's ``MIXED_PRECISION``: ``quantized_layers`` names each quantized module (a
+    matrix, or a block of fused experts) with its own ``quant_algo``; every module it does not
+    name stays at 16 bits. The plan counts two parts apart, the routed experts and the rest,
+    each at its own bits and with one compute format for the whole model: each part must use
+    one algorithm, and the two the same compute format; a file that does not is refused
+    naming ``quantized_layers``. Where only the routed experts are listed, the products run at
+    16 bits (an experts-only scheme, :attr:`~llm_arithmetic.catalog.model.Model.native_format`).
+
+    >>> s = read_scheme({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+    ...     "quantized_layers": {"model.layers.0.mlp.experts": {"quant_algo": "NVFP4",
+    ...                                                         "group_size": 16},
+    ...                          "model.layers.0.self_attn.q_proj": {"quant_algo": "NVFP4"}}})
+    >>> s.label, s.quantizes("model.layers.0.mlp.experts.0.up_proj")
+    ('NVFP4 (16 values per fp8 scale, fp32 global scales), by module', True)
+    >>> s.quantizes("model.layers.0.self_attn.k_proj")
+    False
+    """
+    layers = q.get("quantized_layers")
+    if not isinstance(layers, dict) or not layers:
+        raise _origin_error(origin, "quantized_layers", layers, "must be an object naming "
+                            "each quantized module")
+    parts: dict[bool, dict[str, tuple[Scheme, str]]] = {True: {}, False: {}}
+    head: Scheme | None = None
+    for name, spec in layers.items():
+        key = f"quantized_layers.{name}"
+        if "*" in name or name.startswith("re:"):
+            raise _origin_error(origin, key, spec, "is a pattern, not a module's name")
+        if not isinstance(spec, dict):
+            raise _origin_error(origin, key, spec, "must be an object")
+        _check_keys(spec, {"quant_algo", "group_size"}, origin, key + ".")
+        group = spec.get("group_size", 16)
+        if isinstance(group, bool) or not isinstance(group, int) or not 1 <= group <= 1 << 20:
+            raise _origin_error(origin, key + ".group_size", group,
+                                "must be a positive integer")
+        layout = _modelopt_layout(spec.get("quant_algo"), group, origin, key + ".quant_algo")
+        if name == "lm_head" or name.endswith(".lm_head"):
+            head = layout
+        parts[_is_expert(name)].setdefault(layout.label, (layout, name))
+    for expert, found in parts.items():
+        if len(found) > 1:
+            what = "routed experts" if expert else "matrices outside the routed experts"
+            said = "; ".join(f"{label} (e.g. {name})" for label, (_, name) in found.items())
+            raise _origin_error(origin, "quantized_layers", f"{len(layers)} modules",
+                                f"quantizes the {what} in {len(found)} layouts ({said}): the "
+                                "plan counts one layout for the routed experts and one for "
+                                "the rest")
+    experts = next(iter(parts[True].values()), (None, ""))[0]
+    rest = next(iter(parts[False].values()), (None, ""))[0]
+    if experts is not None and rest is not None and experts.compute != rest.compute:
+        raise _origin_error(origin, "quantized_layers", f"{len(layers)} modules",
+                            f"multiplies the routed experts ({experts.label}) and the rest "
+                            f"({rest.label}) in different formats: the plan has one")
+    base = rest if rest is not None else experts
+    label = base.label if experts is None or experts.label == base.label else \
+        f"{base.label}, experts {experts.label}"
+    # the routed experts alone quantized: multiplied at 16 bits, as gpt-oss's MXFP4 experts
+    # (Model.native_format), whatever their activations' format
+    return replace(base, label=f"{label}, by module", keep=keep, only=frozenset(layers),
+                   head=head is not None, experts_only=rest is None,
+                   expert_scheme=experts if experts is not None and experts != base else None,
+                   kv_bits=kv)
 
 
 def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
-    """NVIDIA ModelOpt (TensorRT Model Optimizer) checkpoints: NVFP4 (``weight`` two E2M1
-    values a byte, ``weight_scale`` fp8 per 16 inputs, ``weight_scale_2`` and ``input_scale``
-    fp32 per matrix) or FP8 (``weight`` e4m3, ``weight_scale`` and ``input_scale`` fp32 per
-    matrix); ``exclude_modules`` (wildcards) kept at 16 bits."""
+    """NVIDIA ModelOpt (TensorRT Model Optimizer) checkpoints: NVFP4, W4A16_NVFP4 or FP8
+    (:func:`_modelopt_layout`) for every linear layer but ``exclude_modules`` and ``ignore``
+    (wildcards, kept at 16 bits), or ``MIXED_PRECISION`` module by module
+    (:func:`_modelopt_mixed`); the KV cache's format (:func:`_modelopt_kv`)."""
     _check_keys(q, {"quant_method", "quant_algo", "group_size", "exclude_modules", "ignore",
-                    "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups"},
-                origin)
+                    "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups",
+                    "quantized_layers"}, origin)
     algo = q.get("quant_algo")
-    compute = _lookup(_MODELOPT_COMPUTE, algo)  # both algorithms quantize the activations too
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
+    kv = _modelopt_kv(q, origin)
+    if algo == "MIXED_PRECISION":
+        scheme = _modelopt_mixed(q, origin, keep, kv)
+        # config.json restates quantized_layers as groups whose targets are module names
+        for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
+            targets = g.get("targets") if isinstance(g, dict) else None
+            if not isinstance(targets, list) or not all(t in scheme.only for t in targets):
+                raise _origin_error(origin, f"config_groups.{gname}", g, "does not restate "
+                                    "quantized_layers")
+        return scheme
+    if q.get("quantized_layers"):
+        raise _origin_error(origin, "quantized_layers", "...", f"beside quant_algo {algo!r:.40}"
+                            " (module by module is MIXED_PRECISION)")
+    compute = _lookup(_MODELOPT_COMPUTE, algo)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree,
     # the activations' format included (both algorithms quantize them: Scheme.compute)
     for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
@@ -482,14 +646,49 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
                 or acts != compute:
             raise _origin_error(origin, f"config_groups.{gname}", g, f"does not restate "
                                 f"quant_algo {algo!r}")
-    if algo == "NVFP4":
-        group = _int(q, "group_size", origin, 16)
-        return Scheme("modelopt", f"NVFP4 ({group} values per fp8 scale, fp32 global scales)",
-                      4, 1, group, 8, bits_tensor=64, keep=keep, compute=compute)
-    if algo == "FP8":
-        return Scheme("modelopt", "fp8 per-tensor", 8, 1, 1, 0, bits_tensor=64, keep=keep,
-                      compute=compute)
-    raise _origin_error(origin, "quant_algo", algo, "is not NVFP4 or FP8")
+    if not isinstance(algo, str) or algo not in _MODELOPT_COMPUTE:
+        raise _origin_error(origin, "quant_algo", algo, "is not NVFP4, W4A16_NVFP4, FP8 or "
+                            "MIXED_PRECISION")
+    group = _int(q, "group_size", origin, 16)
+    return replace(_modelopt_layout(algo, group, origin, "quant_algo"), keep=keep, kv_bits=kv)
+
+
+def hf_quant_record(hq: Any, origin: str) -> dict[str, Any]:
+    """A ModelOpt ``hf_quant_config.json`` (``{"producer": {...}, "quantization": {...}}``,
+    written beside ``config.json`` by TensorRT Model Optimizer) as the ``quantization_config``
+    record it stands for: its ``quantization`` object with ``quant_method`` ``modelopt``, as
+    vLLM takes the file for a config.json without a ``quantization_config`` (``get_config``
+    in ``vllm/transformers_utils/config.py``, index file id 14619165) and TensorRT-LLM reads
+    it (``ModelOPTQuantConfigReader.from_file``, index file id 2621189441). A producer other
+    than ModelOpt, or another key, is refused naming it.
+
+    >>> hf_quant_record({"producer": {"name": "modelopt", "version": "0.33.0"},
+    ...                  "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8",
+    ...                                   "group_size": 16, "exclude_modules": ["lm_head"]}},
+    ...                 "hf_quant_config.json")["quant_method"]
+    'modelopt'
+    """
+    if not isinstance(hq, dict):
+        raise ConfigError(f"{origin}: expected a JSON object, got {type(hq).__name__}")
+    for key in hq:
+        if key not in ("producer", "quantization", "quant_method"):
+            raise ConfigError(f"{origin}: field {key!r:.60} is not understood, and it may "
+                              "change the checkpoint's bytes")
+    producer = hq.get("producer")
+    name = producer.get("name") if isinstance(producer, dict) else None
+    if producer is not None and name != "modelopt":
+        raise ConfigError(f"{origin}: field 'producer.name' = {name!r:.40} is not ModelOpt's "
+                          "('modelopt'), the one writer of this file this library reads")
+    if hq.get("quant_method", "modelopt") != "modelopt":
+        raise ConfigError(f"{origin}: field 'quant_method' = {hq['quant_method']!r:.40} is "
+                          "not 'modelopt'")
+    q = hq.get("quantization")
+    if not isinstance(q, dict):
+        raise ConfigError(f"{origin}: missing field 'quantization' (an object)")
+    if "quant_method" in q or "producer" in q:
+        raise ConfigError(f"{origin}: field 'quantization.quant_method' is not understood "
+                          "here (the file's producer names the method)")
+    return {**q, "quant_method": "modelopt", **({"producer": producer} if producer else {})}
 
 
 #: quant_method -> reader of its record.
@@ -694,7 +893,19 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
         yield Tensor(p + "self_attn.index_k_proj", a.index_dim, d)
 
 
-def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor]:
+#: How a family's checkpoint names a mixture-of-experts block's router, routed experts and
+#: shared (or dense) experts; a family not listed names them as DeepSeek and Qwen do. Gemma 4
+#: (Gemma4TextDecoderLayer in transformers' modeling_gemma4.py, FAMILIES.md section 14.16) holds
+#: ``router.proj``, ``experts`` and its dense ``mlp`` beside each other in the layer, and
+#: NVIDIA's Gemma-4-26B-A4B-NVFP4 keeps ``layers.N.mlp*`` and ``layers.N.router*`` in bf16 and
+#: quantizes the experts (its hf_quant_config.json, tests/configs/SOURCES.md section 14).
+_MOE_NAMES = {"gemma4": ("router.proj", "experts.0.", "mlp."),
+              "gemma4_text": ("router.proj", "experts.0.", "mlp.")}
+_MOE_DEFAULT = ("mlp.gate", "mlp.experts.0.", "mlp.shared_experts.")
+
+
+def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.",
+                 names: tuple[str, str, str] = _MOE_DEFAULT) -> Iterator[Tensor]:
     def mats(prefix: str, ff: int, count: int, expert: bool, width: int = d
              ) -> Iterator[Tensor]:
         names = ("gate_proj", "up_proj", "down_proj") if m.n_mats == 3 else ("up_proj",
@@ -706,9 +917,10 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
     if not m.is_moe and not m.n_shared:
         yield from mats(p + dense, m.d_ff, 1, False)
         return
+    router, experts, shared = names
     if m.is_moe:
-        yield Tensor(p + "mlp.gate", m.n_experts, d, quantizable=False, router=True)
-        yield from mats(p + "mlp.experts.0.", m.d_ff, m.n_experts, True, m.latent or d)
+        yield Tensor(p + router, m.n_experts, d, quantizable=False, router=True)
+        yield from mats(p + experts, m.d_ff, m.n_experts, True, m.latent or d)
     if m.latent:
         # the latent projections the routed experts share, left in 16 bits as Kimi K3 ships
         # them: vLLM builds routed_expert_down_proj and _up_proj with quant_config=None
@@ -717,7 +929,7 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.") -> Iterator[Tensor
         yield Tensor(p + "mlp.routed_expert_down_proj", m.latent, d, quantizable=False)
         yield Tensor(p + "mlp.routed_expert_up_proj", d, m.latent, quantizable=False)
     if m.n_shared:
-        yield from mats(p + "mlp.shared_experts.", m.d_shared, m.n_shared, False)
+        yield from mats(p + shared, m.d_shared, m.n_shared, False)
 
 
 def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
@@ -767,14 +979,15 @@ def tensors(model: Any) -> Iterator[Tensor]:
             if mixer is not None:
                 yield from mixer(run.mixer, model.d_model, p)
             if run.mlp is not None:
-                yield from _mlp_tensors(run.mlp, model.d_model, p)
+                yield from _mlp_tensors(run.mlp, model.d_model, p,
+                                        names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
             i += 1
 
 
 def _quantized(scheme: Scheme, t: Tensor) -> bool:
     if not t.quantizable or (scheme.experts_only and not t.expert):
         return False
-    return not scheme.kept(t.name)
+    return scheme.quantizes(t.name)
 
 
 def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
@@ -790,8 +1003,11 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     d = model.d_model
     expert_bytes = other_bytes = Fraction(0)
     expert_params = matrix_params = 0
+    named: set[str] = set()  # the modules a mixed-precision list may name
     for t in tensors(model):
         n = t.rows * t.cols * t.count
+        if scheme.only is not None:
+            named.update(_prefixes(t.name))
         if _quantized(scheme, t):
             layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
             b = t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
@@ -803,6 +1019,16 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
         else:
             other_bytes += b
             matrix_params += n
+    if scheme.only is not None:
+        # a module the list names that no matrix listed here is would be counted at 16 bits
+        # (another family's names, a module this library does not list): refused
+        stray = sorted(n for n in scheme.only - named
+                       if n != "lm_head" and not n.endswith(".lm_head"))
+        if stray:
+            raise ConfigError(f"{model.name}: field 'quantization_config.quantized_layers' "
+                              f"names {len(stray):,} module(s) that are none of the matrices "
+                              f"this library lists for the model (e.g. {stray[0]!r:.80}); "
+                              "counted at 16 bits they would overstate the checkpoint")
     if scheme.head and not model.tied:
         n = model.n_vocab * d
         other_bytes += Fraction(scheme.matrix_bytes(model.n_vocab, d)) - Fraction(n * PLAIN_BITS,

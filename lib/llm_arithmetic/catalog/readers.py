@@ -49,8 +49,8 @@ from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
                     Layers, Mamba2, Model)
-from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
-                           native_bits)
+from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, hf_quant_record,
+                           minimax_m3_scheme, native_bits, read_scheme)
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
@@ -2500,20 +2500,37 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
         raise ConfigError(f"{origin}: not UTF-8 text (is it a config.json?)") from None
 
 
+def _hf_quant_scheme(text: str, origin: str) -> Scheme:
+    """The scheme of a ModelOpt ``hf_quant_config.json`` (its text, its path), read as the
+    ``quantization_config`` it stands for (:func:`~llm_arithmetic.catalog.quantization.
+    hf_quant_record`); an error names the field as the file spells it (``quantization.X``).
+    """
+    try:
+        return read_scheme(hf_quant_record(_parse(text, origin), origin), origin)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace("'quantization_config.", "'quantization.")) from None
+
+
 def read_config(config: Any, name: str | None = None, source: str = "") -> Model:
     """A :class:`Model` from a Hugging Face config: a path (or a folder holding
-    ``config.json``), ``"-"`` for standard input, or the parsed dict.
+    ``config.json``), ``"-"`` for standard input, or the parsed dict. A ``config.json`` without
+    a ``quantization_config`` beside a ModelOpt ``hf_quant_config.json`` (NVIDIA's NVFP4
+    checkpoints) takes its scheme from that file, as vLLM and TensorRT-LLM load it.
 
     Raises :class:`ConfigError` naming the field for a missing, non-integer, non-positive,
     implausible or inconsistent value, for a key its family's reader does not understand, for
     malformed, oversized or too deeply nested JSON and for an unsupported ``model_type``.
     """
+    quant_file = None
     if isinstance(config, Mapping):
         cfg = dict(config)
         origin = name or "config"
     else:
         text, origin = _read_text(config)
         cfg = _parse(text, origin)
+        beside = Path(origin).with_name("hf_quant_config.json")
+        if origin != "<stdin>" and Path(origin).name == "config.json" and beside.is_file():
+            quant_file = _read_text(beside)
         if not source and origin != "<stdin>":
             source = origin
         if name is None:
@@ -2536,6 +2553,8 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     kw = FAMILIES[family](reader)
     reader.check_unread()
     scheme = find_scheme(cfg, origin)
+    if scheme is None and quant_file is not None:
+        scheme = _hf_quant_scheme(*quant_file)
     adjust = SCHEME_ADJUSTERS.get(family)
     if adjust is not None:
         scheme = adjust(scheme, cfg, origin)
