@@ -432,6 +432,35 @@ def test_an_indexer_selected_context_is_labelled_selected(capsys, name, attended
     assert "attended context (windows)" not in rows
 
 
+@pytest.mark.parametrize("args", [["--hardware", "a100-80gb-pcie"],
+                                  ["--hardware", "tpu-v5e", "--runtime", "mlx-lm"]])
+def test_describe_imports_only_what_it_uses(args):
+    """``describe`` (its import and a run, forecast included) loads neither sympy nor the
+    book's plots (matplotlib) nor the modules that parse the measurement files (the forecast's
+    caveat reads two columns of them, up to the first row of the chip's kind) nor the
+    explanations (``--explain`` only): each cost its start-up milliseconds, the CLI row of
+    ``make bench``; a chip of a kind no row measured, with a runtime whose terms are pooled
+    there, writes both caveats (they name the class in the catalog's words, without the
+    plots that name it so)."""
+    code = ("import contextlib, io, sys\n"
+            "from llm_arithmetic.cli import main\n"
+            "print(' '.join(sorted(sys.modules)))\n"
+            "out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out):\n"
+            f"    status = main(['describe', 'llama-3-8b', *{args!r}])\n"
+            "print(status, out.getvalue().count('borrows'), ' '.join(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    imported, ran = r.stdout.splitlines()
+    status, caveats, *ran = ran.split()
+    assert status == "0", r.stderr
+    assert caveats == ("0" if "a100-80gb-pcie" in args else "2")
+    assert "llm_arithmetic.forecast" in ran  # the forecast ran
+    unused = {"sympy", "matplotlib", "llm_arithmetic.book", "llm_arithmetic.lab.calibration",
+              "llm_arithmetic.lab.measurements", "llm_arithmetic.explain"}
+    assert not unused & set(imported.split()), unused & set(imported.split())
+    assert not unused & set(ran), unused & set(ran)
+
+
 def test_usage_names_the_program_as_it_was_typed():
     """The usage lines name the program the user ran: the console script of pyproject.toml
     (``llm-arithmetic``, whose argv[0] is the script) or ``python -m llm_arithmetic``."""

@@ -591,6 +591,22 @@ def test_the_unmeasured_kinds_are_counted_from_the_data():
     assert not {"cpu", "soc", "apple-silicon"} & set(F.unmeasured_kinds())
 
 
+def test_one_kind_asked_reads_only_as_far_as_its_first_row(monkeypatch):
+    """describe asks whether one chip's kind is unmeasured, and the data are read only up to the
+    first row of that kind: the answer is that of the files read a second way for every kind
+    of the catalog, whatever was asked before (a measured kind keeps nothing; a full read keeps
+    :func:`unmeasured_kinds`'s answer); the kinds are the catalog's without building a record."""
+    from llm_arithmetic.catalog.hardware import HARDWARE, device_kinds
+
+    kinds, measured = _kinds_of_the_data()
+    assert device_kinds() == {name: h.kind for name, h in HARDWARE.items()}
+    for kind in sorted(kinds) + ["no-such-kind"]:
+        monkeypatch.setattr(F, "_UNMEASURED", {})
+        assert F._kind_unmeasured(kind) == (kind in kinds - measured), kind
+        assert F._UNMEASURED == {} or set(F.unmeasured_kinds()) == kinds - measured
+        assert F._kind_unmeasured(kind) == (kind in kinds - measured), kind
+
+
 @pytest.mark.parametrize("model,chip,kind,label", [
     ("llama-3-8b", "tpu-v5e", "accelerator", "datacenter GPU"),
     ("llama-3.2-1b", "raspberry-pi-4", "sbc", "CPU")])

@@ -673,27 +673,29 @@ def _serving_given(ns: argparse.Namespace) -> bool:
             or ns.link_gbps is not None)
 
 
-def _resolve_runtime(ns: argparse.Namespace) -> None:
-    """--runtime as the stored fit names it (``vllm`` is ``vLLM``); unknown: exit 2."""
+def _resolve_runtime(ns: argparse.Namespace, params: dict[str, Any] | None = None) -> None:
+    """--runtime as the stored fit (``params``, default: read it) names it (``vllm`` is
+    ``vLLM``); unknown: exit 2."""
     from .core.errors import InputError
     from .forecast import resolve_runtime
 
     try:
-        ns.runtime = resolve_runtime(ns.runtime)
+        ns.runtime = resolve_runtime(ns.runtime, params)
     except InputError as err:
         raise UsageError(str(err)) from None
 
 
 def _describe(ns: argparse.Namespace) -> int:
     from .estimate import estimate, resolve_model
-    from .forecast import expected
+    from .forecast import expected, load_params
 
-    _resolve_runtime(ns)
+    params = load_params()  # the stored fit, read once for the runtime's name and the forecast
+    _resolve_runtime(ns, params)
     kwargs = _estimate_kwargs(ns)
     with _warnings_printed():
         m = resolve_model(ns.model)
         e = estimate(m, batch=ns.batch, **kwargs)
-    x = expected(e, m.n_layers, ns.runtime)
+    x = expected(e, m.n_layers, ns.runtime, params=params)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
     serving = _serving_given(ns)
     explained = _explained(ns, e, x, serving, v)
@@ -800,13 +802,13 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     """``--explain``'s keys, each with its :class:`~llm_arithmetic.explain.Explanation` (an
     engine's key, with ``--engine``, from the engine view ``v``); an unknown key exits 2
     naming the known ones."""
+    if ns.explain is None:
+        return None
     from dataclasses import replace
 
     from .core.errors import InputError
     from .explain import engine_key_steps, explain, explain_keys
 
-    if ns.explain is None:
-        return None
     asked = [k.strip() for k in ns.explain.split(",") if k.strip()]
     keys = asked
     if asked == ["all"]:

@@ -92,7 +92,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import numeric as N
-from .catalog.hardware import CLASS_OF_KIND, get_hardware
+from .catalog.hardware import CLASS_OF_KIND, class_label, get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
 from .core.records import record
@@ -273,11 +273,10 @@ _DECODE_ROWS: dict[str, tuple[tuple[tuple[int, int], ...], tuple[Row, ...]]] = {
 
 def _data_state() -> tuple[tuple[int, int], ...]:
     """(modification time [ns], size [B]) of each file the decode rows are read from."""
-    from .lab import calibration
-    from .lab import measurements as M
+    from .lab import CALIBRATION_CSV, RUNTIME_CSV
 
     return tuple((s.st_mtime_ns, s.st_size)
-                 for s in (M.DATA_PATH.stat(), calibration.DATA_PATH.stat()))
+                 for s in (RUNTIME_CSV.stat(), CALIBRATION_CSV.stat()))
 
 
 def decode_fit_rows(split: str = "fit") -> list[Row]:
@@ -730,23 +729,57 @@ def unmeasured_kinds() -> tuple[str, ...]:
     """
     state = _data_state()
     if state not in _UNMEASURED:
-        import csv
+        _scan_kinds(state)
+    return _UNMEASURED[state]
 
-        from .catalog.hardware import HARDWARE
-        from .lab import calibration
-        from .lab import measurements as M
 
-        kinds = {h.kind for h in HARDWARE.values()}
+def _kind_unmeasured(kind: str) -> bool:
+    """``kind in unmeasured_kinds()``, the data read only as far as its first row of that kind
+    (``describe`` asks this of one chip once a run: a chip of a measured kind stops within the
+    first rows, not after the megabyte of the runtime measurements).
+
+    >>> _kind_unmeasured("accelerator"), _kind_unmeasured("consumer-gpu")
+    (True, False)
+    """
+    state = _data_state()
+    if state in _UNMEASURED:
+        return kind in _UNMEASURED[state]
+    return _scan_kinds(state, kind)
+
+
+def _scan_kinds(state: tuple[tuple[int, int], ...], stop: str | None = None) -> bool:
+    """Read the rows' kinds (:func:`unmeasured_kinds`) and keep the catalog's kinds no row is
+    of for ``state``; with ``stop``, return False at the first row of that kind (keeping
+    nothing). True when every row was read."""
+    import csv
+
+    from .catalog.hardware import device_kinds
+    from .lab import CALIBRATION_CSV, RUNTIME_CSV
+
+    kind_of = device_kinds()
+    kinds = set(kind_of.values())
+    if stop is not None and stop not in kinds:
+        return False
+    measured: set[str] = set()
+    for path in (CALIBRATION_CSV, RUNTIME_CSV):
         # two columns of each file, read as text (describe asks this once per run: building
         # every row's record would cost it more than the rest of a forecast)
-        cells = [(r["hardware_key"], r["device_class"])
-                 for path in (calibration.DATA_PATH, M.DATA_PATH)
-                 for r in csv.DictReader(path.open(encoding="utf8", newline=""))]
-        measured = {HARDWARE[key].kind for key, _ in cells if key}
-        measured |= {cls for _, cls in cells} & kinds
-        _UNMEASURED.clear()
-        _UNMEASURED[state] = tuple(sorted(kinds - measured))
-    return _UNMEASURED[state]
+        with path.open(encoding="utf8", newline="") as fh:
+            rows = csv.reader(fh)
+            head = next(rows)
+            key, cls = head.index("hardware_key"), head.index("device_class")
+            for r in rows:
+                if not r:   # a blank line, as csv.DictReader skips it
+                    continue
+                if r[key]:
+                    measured.add(kind_of[r[key]])
+                if r[cls] in kinds:
+                    measured.add(r[cls])
+                if stop in measured:
+                    return False
+    _UNMEASURED.clear()
+    _UNMEASURED[state] = tuple(sorted(kinds - measured))
+    return True
 
 
 #: The caveat's sentences, filled by :func:`forecast_caveat` (``str.format`` fields) and by the
@@ -794,8 +827,6 @@ def caveat_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     >>> c["pooled"]["datacenter-gpu"]["mlx-lm"]["decode"], c["pooled"]["apple"]["mlx-lm"]["decode"]
     (['k', 'lambda_s_per_layer'], [])
     """
-    from .lab.calibration import class_label
-
     p = params or load_params()
     classes = _class_keys()
     pooled = {c: {rt: _pooled_by_fit(p, c, rt, prefill=True) for rt in known_runtimes(p)}
@@ -821,8 +852,6 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
     >>> forecast_caveat(load_params(), "cpu", None, kind="sbc")[0]
     'no measured row is on a chip of this kind (sbc): the forecast borrows the CPU terms'
     """
-    from .lab.calibration import class_label
-
     pooled = {k: v for k, v in _pooled_by_fit(params, chip_class, runtime, prefill, decode).items()
               if v}
     t = CAVEAT_TEMPLATES
@@ -833,7 +862,7 @@ def forecast_caveat(params: dict[str, Any], chip_class: str, runtime: str | None
         terms = ", ".join(dict.fromkeys(_TERM_SYMBOLS[x] for v in pooled.values() for x in v))
         out.append(t["pooled"].format(runtime=runtime, fits=" or ".join(pooled), where=where,
                                       terms=terms))
-    if kind is not None and kind in unmeasured_kinds():
+    if kind is not None and _kind_unmeasured(kind):
         out.append(t["unmeasured"].format(kind=kind, label=class_label(chip_class)))
     return ("; ".join(out) or None), pooled
 
@@ -1182,7 +1211,7 @@ def regime(r: Row) -> str:
 
 def regime_label(key: str, sep: str = " x ") -> str:
     """A :func:`regime` key as the book names it: the chip class in words
-    (:func:`~llm_arithmetic.lab.calibration.class_label`), the parts joined by ``sep``
+    (:func:`~llm_arithmetic.catalog.hardware.class_label`), the parts joined by ``sep``
     (``make bench`` prints the keys themselves).
 
     >>> regime_label("consumer-gpu x llama.cpp x 4-6-bit x batch 1")
@@ -1190,8 +1219,6 @@ def regime_label(key: str, sep: str = " x ") -> str:
     >>> regime_label("apple x mlx-lm x 4-6-bit x batch 1", sep=", "), regime_label("all")
     ('Apple silicon, mlx-lm, 4-6-bit, batch 1', 'all')
     """
-    from .lab.calibration import class_label
-
     chip_class, *rest = key.split(" x ")
     return sep.join([class_label(chip_class), *rest])
 

@@ -23,8 +23,8 @@ from ..core.errors import InputError
 from ..core.lookup import lookup
 from ..core.records import record
 
-__all__ = ["CLASS_OF_KIND", "Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice",
-           "HARDWARE", "get_hardware", "hardware_names", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
+__all__ = ["CLASS_OF_KIND", "KIND_LABELS", "class_label", "Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice",
+           "HARDWARE", "get_hardware", "hardware_names", "device_kinds", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
            "DEFAULT_LATENCY", "DEFAULT_LATENCY_SOURCE", "FULLY_CONNECTED"]
 
 #: Latency of one collective step [s] on each tier, for a link whose catalog entry has none (no
@@ -283,6 +283,25 @@ CLASS_OF_KIND: dict[str, str] = {"apple-silicon": "apple", "consumer-gpu": "cons
                                  "datacenter-gpu": "datacenter-gpu", "cpu": "cpu",
                                  "sbc": "cpu", "soc": "apple", "accelerator": "datacenter-gpu"}
 
+#: The kinds in words, as the book's figures name them (the legend of the chips' scatter plot,
+#: in this order) and as the forecast's caveat and chapter 17 name a device class
+#: (:func:`class_label`).
+KIND_LABELS: dict[str, str] = {"datacenter-gpu": "datacenter GPU",
+                               "accelerator": "TPU, Gaudi, Trainium",
+                               "consumer-gpu": "consumer GPU", "soc": "unified-memory SoC",
+                               "apple-silicon": "Apple silicon", "cpu": "CPU",
+                               "sbc": "single-board computer"}
+
+
+def class_label(key: str) -> str:
+    """How a figure names a device class (or another group): in words, as the hardware
+    catalog's figures name its kinds ("consumer GPU", not the key "consumer-gpu").
+
+    >>> class_label("consumer-gpu"), class_label("apple"), class_label("8-bit")
+    ('consumer GPU', 'Apple silicon', '8-bit')
+    """
+    return KIND_LABELS.get("apple-silicon" if key == "apple" else key, key)
+
 _KINDS = ("datacenter-gpu", "accelerator", "consumer-gpu", "soc", "apple-silicon", "cpu", "sbc",
           "system")
 _TOPOLOGIES = ("", "switch", "all-to-all", "torus-2d", "torus-3d", "ring")
@@ -424,6 +443,17 @@ class _LazyHardware(Mapping):
 
 #: The hardware catalog: name -> :class:`Hardware`, in file order.
 HARDWARE: Mapping[str, Hardware] = _LazyHardware()
+
+
+def device_kinds() -> dict[str, str]:
+    """Each catalogued device's kind, by key, read from the catalog without building a record
+    (:data:`HARDWARE` checks a device's fields when it is first looked up; the forecast's
+    caveat asks every device's kind once per run).
+
+    >>> device_kinds()["h100-sxm"], device_kinds()["tpu-v5e"]
+    ('datacenter-gpu', 'accelerator')
+    """
+    return {name: d["kind"] for name, d in _LazyHardware()._devices().items()}
 
 
 def hardware_names() -> list[str]:

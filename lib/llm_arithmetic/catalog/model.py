@@ -576,6 +576,9 @@ class Layers:
 
 @record
 class _Norms:
+    """A block's normalization weights as the plan's ``norms`` part reads them (a class
+    without a docstring would have dataclasses compute one at import, through inspect)."""
+
     norms: int
     hc: int = 0
 

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ..catalog.hardware import CLASS_OF_KIND
+from ..catalog.hardware import CLASS_OF_KIND, class_label
 from ..catalog.model_catalog import get_model
 from ..core.units import GB_S, to_fraction
 from ..numeric import decode_step_bytes, efficiency, memory_bound_rate, weight_bytes
+from . import CALIBRATION_CSV
 
 __all__ = ["DATA_PATH", "DEVICE_CLASSES", "CLASS_OF_KIND", "chip_class", "Measurement",
            "Calibrated", "load_measurements", "decode_bytes", "flops_per_byte",
@@ -47,23 +48,10 @@ __all__ = ["DATA_PATH", "DEVICE_CLASSES", "CLASS_OF_KIND", "chip_class", "Measur
            "plot_efficiency_by", "plot_measured_vs_bound"]
 
 #: Where the dataset lives: package data, so that it ships with every install (Binder, Colab).
-DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "calibration_measurements.csv"
+DATA_PATH: Path = CALIBRATION_CSV
 
 #: The device classes of the dataset, in the order the chapter shows them.
 DEVICE_CLASSES: tuple[str, ...] = ("apple", "consumer-gpu", "datacenter-gpu", "cpu")
-
-
-def class_label(key: str) -> str:
-    """How a figure names a device class (or another group): in words, as the hardware
-    catalog's figures name its kinds ("consumer GPU", not the key "consumer-gpu").
-
-    >>> class_label("consumer-gpu"), class_label("apple"), class_label("8-bit")
-    ('consumer GPU', 'Apple silicon', '8-bit')
-    """
-    from ..book.plots.foundations import CHIP_KINDS
-
-    return CHIP_KINDS.get("apple-silicon" if key == "apple" else key, key)
-
 
 
 def chip_class(chip: Any) -> str:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import calibration
+from . import RUNTIME_CSV, calibration
 
 __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOURCES", "COLUMNS",
            "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
@@ -51,7 +51,7 @@ __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOUR
            "uses_cuda_graphs"]
 
 #: Where the dataset lives (package data).
-DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "runtime_measurements.csv"
+DATA_PATH: Path = RUNTIME_CSV
 
 #: What a row measures.
 METRICS: tuple[str, ...] = ("decode", "prefill", "ttft", "throughput")

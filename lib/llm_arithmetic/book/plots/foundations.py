@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import numeric as N
 from ...catalog.formats import bits_per_weight
-from ...catalog.hardware import Hardware
+from ...catalog.hardware import KIND_LABELS, Hardware
 from ...catalog.model import Model
 from ...core.units import GB, GB_S, GiB, TFLOP_S
 from ...estimate import decode_peak_for, estimate
@@ -245,10 +245,9 @@ def params_breakdown(models: Sequence[Model], ax: plt.Axes | None = None,
     return ax
 
 
-#: How :func:`chips_scatter` names the kinds of the hardware catalog.
-CHIP_KINDS = {"datacenter-gpu": "datacenter GPU", "accelerator": "TPU, Gaudi, Trainium",
-              "consumer-gpu": "consumer GPU", "soc": "unified-memory SoC",
-              "apple-silicon": "Apple silicon", "cpu": "CPU", "sbc": "single-board computer"}
+#: How :func:`chips_scatter` names the kinds of the hardware catalog (the catalog's own words
+#: for them, which the forecast's caveat also uses without importing the plots).
+CHIP_KINDS = KIND_LABELS
 
 
 def _short_chip_name(h: Hardware) -> str:
