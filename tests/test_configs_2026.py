@@ -77,6 +77,9 @@ ANSWERED = {
     # block-sparse attention (FAMILIES.md 14.6): 60 layers of 4 KV heads of 128, and an index
     # key of 128 in the 57 sparse ones
     "minimax-m3": ("params+buffers", 60 * 2 * 4 * 128 * 2 + 57 * 128 * 2),
+    # FAMILIES.md section 17: MLA's latent and rotary key in 47 layers; 64 layers of 8 KV heads
+    "glm-4.7-flash": ("params+buffers", 47 * (512 + 64) * 2),
+    "seed-oss-36b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -1728,3 +1731,125 @@ def test_mamba2_state_at_the_bits_the_checkpoint_keeps_it_in():
     assert estimate(str(path), bits_kv=8).state_bytes == 49_082_368
     with pytest.raises(InputError, match="^bits_ssm"):
         estimate(str(path), bits_ssm=-1)
+
+
+# ---- families added after the practitioner's audit (FAMILIES.md section 17, SOURCES.md section 14)
+ERNIE = CONFIGS / "reconstructed" / "ernie-4.5-21b-a3b.json"
+
+
+@pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE])
+def test_active_parameters_equal_the_meta_count_less_the_unused_routed_experts(path):
+    """The meta count's routed experts (tensors under a module named ``experts``) hold E
+    experts a layer, of which a token uses k: active = meta count - (E - k)/E of them."""
+    t, cfg, m = truth(path), json.loads(path.read_text()), read_config(path)
+    e = cfg.get("n_routed_experts", cfg.get("moe_num_experts"))
+    k = cfg.get("num_experts_per_tok", cfg.get("moe_k"))
+    routed = t["routed_expert_params"]
+    assert routed % e == 0 and m.expert_params == routed
+    total = t["params"] + t["persistent_buffers"]
+    assert m.total_params == total
+    assert m.active_params == total - routed // e * (e - k)
+
+
+def test_glm_4_7_flash_rounds_to_the_published_30b_a3b():
+    m = read_config(CONFIGS / "glm-4.7-flash.json")
+    # Ollama's listing: 29.9B; the name and NVIDIA's Megatron Bridge page: 30B total, 3B active
+    assert round(m.total_params / 1e8) == 299 and round(m.total_params / 1e9) == 30
+    assert m.active_params == 3_896_766_080
+    assert round((m.active_params - 2 * m.n_vocab * m.d_model) / 1e9) == 3
+    # the MTP layer (DeepSeek-V3's layout) apart; with it, Fireworks' "31B"
+    (mtp,) = m.extras
+    assert (mtp.name, mtp.in_total, round((m.total_params + mtp.params) / 1e9)) == \
+        ("multi-token prediction", False, 31)
+
+
+def test_glm_4_7_flash_layer_by_hand():
+    """GLM-4.7-Flash's first block (dense) and a mixture block from the file's sizes."""
+    c = config("glm-4.7-flash")
+    d, h, v = c["hidden_size"], c["num_attention_heads"], c["vocab_size"]
+    q, kv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                             c["qk_rope_head_dim"], c["v_head_dim"])
+    attn = (d * q + q + q * h * (nope + rope) + d * (kv + rope) + kv + kv * h * (nope + dv)
+            + h * dv * d)
+    e, w = c["n_routed_experts"], c["moe_intermediate_size"]
+    dense = attn + 3 * d * c["intermediate_size"] + 2 * d
+    moe = attn + e * 3 * d * w + 3 * d * w * c["n_shared_experts"] + e * d + e + 2 * d
+    total = dense + (c["num_hidden_layers"] - 1) * moe + 2 * v * d + d
+    assert read_config(CONFIGS / "glm-4.7-flash.json").total_params == total
+
+
+def test_glm_4_7_flash_dense_layers_follow_transformers_or_are_refused():
+    cfg = config("glm-4.7-flash")
+    cfg["first_k_dense_replace"] = 3  # transformers would build one dense layer, vLLM three
+    with pytest.raises(ConfigError, match="'first_k_dense_replace' = 3 without 'mlp_layer_types'"):
+        read_config(cfg)
+    cfg["mlp_layer_types"] = ["dense"] * 3 + ["sparse"] * 44  # the list decides, as in both
+    del cfg["first_k_dense_replace"]
+    plain = read_config(config("glm-4.7-flash")).total_params
+    w, d, e = 1536, 2048, 64
+    moe_mlp = e * 3 * d * w + 3 * d * w + e * d + e
+    assert read_config(cfg).total_params - plain == 2 * (3 * d * 10240 - moe_mlp)
+    cfg["mlp_layer_types"] = ["sparse", "dense"] + ["sparse"] * 45
+    with pytest.raises(ConfigError, match="'mlp_layer_types' disagrees"):
+        read_config(cfg)
+    cfg = config("glm-4.7-flash")
+    cfg["attention_bias"] = True
+    with pytest.raises(ConfigError, match="'attention_bias'"):
+        read_config(cfg)
+
+
+def test_seed_oss_biases_on_q_k_v_only_and_its_defaults():
+    c = config("seed-oss-36b-instruct")
+    m = read_config(c)
+    assert round(m.total_params / 1e9) == 36  # the name's 36B
+    d, layers = c["hidden_size"], c["num_hidden_layers"]
+    q_kv = c["num_attention_heads"] * c["head_dim"] + 2 * c["num_key_value_heads"] * c["head_dim"]
+    with_o = dict(c, attention_out_bias=True)
+    assert read_config(with_o).total_params - m.total_params == layers * d
+    without = dict(c, attention_bias=False)
+    assert m.total_params - read_config(without).total_params == layers * q_kv
+    # SeedOssConfig's defaults: q/k/v biases, none on o_proj, head_dim 128 (not 5120 / 80 = 64)
+    bare = {k: v for k, v in c.items() if k not in ("attention_bias", "attention_out_bias",
+                                                    "head_dim")}
+    assert read_config(bare).total_params == m.total_params
+    with pytest.raises(ConfigError, match="'sliding_window'|'layer_types'"):
+        read_config(dict(c, layer_types=["sliding_attention"] * layers, sliding_window=4096))
+
+
+def test_ernie_4_5_moe_layers_and_published_counts():
+    c = json.loads(ERNIE.read_text())
+    m = read_config(ERNIE)
+    # the name's 21B (truncated) and A3B; the Hub's listing of its quantized copies: 22B
+    assert (int(m.total_params / 1e9), round(m.total_params / 1e9)) == (21, 22)
+    assert round((m.active_params - m.n_vocab * m.d_model) / 1e9) == 3  # tied: one table
+    d, e, w = c["hidden_size"], c["moe_num_experts"], c["moe_intermediate_size"]
+    # layer 0 dense, layers 1..27 mixtures: 64 experts, 2 shared of the same width, a router
+    # and its e_score_correction_bias (a parameter here)
+    dense = 3 * d * c["intermediate_size"]
+    moe = e * 3 * d * w + 3 * d * (2 * w) + e * d + e
+    assert read_config(dict(c, moe_layer_start_index=2)).total_params - m.total_params \
+        == dense - moe
+    assert read_config(dict(c, moe_layer_end_index=-1)).total_params == m.total_params
+    assert read_config(dict(c, moe_layer_end_index=26)).total_params - m.total_params \
+        == dense - moe
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    with pytest.raises(ConfigError, match="'use_bias' = true"):
+        read_config(dict(c, use_bias=True))
+    # MTP layers are declared, not counted: a speculation workload refuses naming the field
+    mtp = read_config(dict(c, num_nextn_predict_layers=1))
+    assert (mtp.total_params, mtp.mtp_modules, mtp.mtp_field) == \
+        (m.total_params, 1, "num_nextn_predict_layers")
+
+
+@pytest.mark.parametrize("family, key, value", [
+    ("qwen3_moe", "moe_num_experts", 64), ("llama", "attention_out_bias", True),
+    ("mixtral", "moe_layer_start_index", 1), ("qwen3_moe", "moe_k", 6)])
+def test_keys_of_the_new_families_are_refused_elsewhere(family, key, value):
+    cfg = {"model_type": family, "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128,
+           "num_hidden_layers": 2, "num_attention_heads": 4, key: value}
+    if family == "qwen3_moe":
+        cfg.update(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32)
+    if family == "mixtral":
+        cfg.update(num_local_experts=8, num_experts_per_tok=2)
+    with pytest.raises(ConfigError, match=f"field '{key}'"):
+        read_config(cfg)

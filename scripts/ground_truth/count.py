@@ -24,6 +24,10 @@ What is counted, per file:
   reported apart as ``nonpersistent_buffers``;
 * ``config_mismatch``: sizes the file states that the built model does not hold (file, built):
   the count is then not the file's and no test may use it;
+* ``routed_expert_params``: parameters of the routed experts (tensors under a module named
+  ``experts``; ``shared_experts`` is another name), recorded where a model has them, so that
+  the parameters one token uses follow from the meta count alone: a top-k of E experts uses
+  k/E of them;
 * ``by_prefix``: parameters grouped by the first two components of their names
   (``model.language_model``, ``model.visual``, ``lm_head``, ...), so that a multimodal file's
   language model can be compared alone.
@@ -130,8 +134,11 @@ def mismatches(cfg: dict, model: torch.nn.Module) -> dict:
 def count(model: torch.nn.Module) -> dict:
     params = 0
     by_prefix: Counter[str] = Counter()
+    routed = 0
     for name, p in model.named_parameters():  # shared (tied) tensors once
         params += p.numel()
+        if "experts" in name.split("."):
+            routed += p.numel()
         by_prefix[".".join(name.split(".")[:2])] += p.numel()
     persistent = nonpersistent = 0
     names: Counter[str] = Counter()
@@ -146,7 +153,8 @@ def count(model: torch.nn.Module) -> dict:
                 names[b_name] += buf.numel()
     return {"params": params, "persistent_buffers": persistent,
             "persistent_buffer_names": dict(sorted(names.items())),
-            "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items()))}
+            "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items())),
+            **({"routed_expert_params": routed} if routed else {})}
 
 
 def main(argv: list[str]) -> int:

@@ -162,6 +162,13 @@ COUNT_KEYS: Mapping[str, str] = {
     "text_config": "a wrapped language model",
     "language_config": "a wrapped language model",
     "llm_config": "a wrapped language model",
+    "attention_out_bias": "a bias on the attention output projection",
+    "moe_num_experts": "routed experts per MoE layer",
+    "moe_k": "experts per token",
+    "moe_num_shared_experts": "shared experts per MoE layer",
+    "moe_layer_start_index": "which layers are mixtures of experts",
+    "moe_layer_end_index": "which layers are mixtures of experts",
+    "moe_layer_interval": "which layers are mixtures of experts",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -1082,7 +1089,9 @@ def _gpt_neox(r: _Reader) -> dict[str, Any]:
 
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
-def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
+def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
+              mtp_note: str = "DeepSeek-V3's MTP module (not in the paper's 671B)"
+              ) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
     # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
     # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
@@ -1130,8 +1139,7 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
     if v3:
-        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2),
-                                   "DeepSeek-V3's MTP module (not in the paper's 671B)")
+        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note)
     return kw
 
 
@@ -1440,6 +1448,129 @@ def _glm4_moe(r: _Reader) -> dict[str, Any]:
     kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=moe, norms=2),
                                "GLM-4.5's MTP layer, counted in DeepSeek-V3's layout")
     return kw
+
+
+#: transformers' Glm4MoeLiteConfig defaults (configuration_glm4_moe_lite.py in transformers 5.24.0)
+#: for the keys that size the model, taken where a file leaves a key out (a null stays null: a
+#: null q_lora_rank is a full-rank query projection there too).
+GLM4_MOE_LITE_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 154880, "hidden_size": 2048, "intermediate_size": 10240,
+    "moe_intermediate_size": 1536, "num_hidden_layers": 47, "num_attention_heads": 20,
+    "num_key_value_heads": 20, "n_shared_experts": 1, "n_routed_experts": 64,
+    "kv_lora_rank": 512, "q_lora_rank": 768, "qk_rope_head_dim": 64, "v_head_dim": 256,
+    "qk_nope_head_dim": 192, "num_experts_per_tok": 4, "max_position_embeddings": 202752,
+    "tie_word_embeddings": False, "attention_bias": False, "first_k_dense_replace": 1,
+}
+
+
+def _glm4_moe_lite(r: _Reader) -> dict[str, Any]:
+    # Glm4MoeLite (GLM-4.7-Flash; transformers 5.24.0 modeling_glm4_moe_lite.py): DeepSeek-V3's
+    # block. MLA (q_a_proj, q_a_layernorm, q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm,
+    # kv_b_proj; o_proj; q_a_proj, kv_a_proj_with_mqa and o_proj carry biases when
+    # attention_bias, which _deepseek refuses); dense MLP of intermediate_size or a mixture of
+    # n_routed_experts of moe_intermediate_size, one shared MLP of n_shared_experts x that width,
+    # a router d x E (fp32) and its e_score_correction_bias (E, a persistent buffer). The dense
+    # layers are mlp_layer_types, else the first one alone: transformers does not read
+    # first_k_dense_replace, so a file whose first_k_dense_replace says otherwise without the
+    # list is refused (vLLM would read the key). The MTP layer is not built by transformers.
+    inner = _Reader({**GLM4_MOE_LITE_DEFAULTS, **r.cfg}, r.origin, r.family)
+    if inner.raw("mlp_layer_types") is None and inner.int(
+            "first_k_dense_replace", 1, kind="layers", minimum=0) != 1:
+        raise ConfigError(
+            f"{r.origin}: field 'first_k_dense_replace' = {inner.cfg['first_k_dense_replace']} "
+            "without 'mlp_layer_types': transformers' GLM-4.7-Flash builds one dense layer "
+            "whatever the field says, vLLM reads the field; give 'mlp_layer_types'")
+    if inner.raw("mlp_layer_types") is not None and "first_k_dense_replace" not in r.cfg:
+        inner.cfg = {**inner.cfg, "first_k_dense_replace": _leading_dense(inner)}
+    kw = _deepseek(inner, v3=True,
+                   mtp_note="GLM-4.7-Flash's MTP layer, counted in DeepSeek-V3's layout")
+    r.read |= inner.read
+    return kw
+
+
+def _leading_dense(r: _Reader) -> int:
+    """How many layers lead with a dense MLP in ``mlp_layer_types`` ('dense' or 'sparse' per
+    layer); the list is checked against that count by :func:`_deepseek`."""
+    kinds = r.str_list("mlp_layer_types", r.int("num_hidden_layers", kind="layers"),
+                       ("dense", "sparse"))
+    return next((i for i, kind in enumerate(kinds or []) if kind != "dense"), len(kinds or []))
+
+
+#: transformers' SeedOssConfig defaults (configuration_seed_oss.py in transformers 5.24.0) for
+#: the keys that size the model: q/k/v biases by default, none on o_proj, head_dim 128 (not
+#: hidden/heads: Seed-OSS-36B has 80 heads of 128 over a width of 5120).
+SEED_OSS_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 155136, "hidden_size": 4096, "intermediate_size": 27648,
+    "num_hidden_layers": 64, "num_attention_heads": 80, "num_key_value_heads": 8,
+    "max_position_embeddings": 524288, "tie_word_embeddings": False, "attention_bias": True,
+    "attention_out_bias": False, "mlp_bias": False, "head_dim": 128,
+}
+
+
+def _seed_oss(r: _Reader) -> dict[str, Any]:
+    # SeedOss (transformers 5.24.0 modeling_seed_oss.py): Llama's block; q_proj, k_proj, v_proj
+    # with biases when attention_bias, o_proj with one when attention_out_bias, gate/up/down
+    # with biases when mlp_bias; input_layernorm and post_attention_layernorm; untied head by
+    # default. No sliding window: a layer_types or sliding_window key is refused unread.
+    inner = _defaulted(r.cfg, SEED_OSS_DEFAULTS, r.origin, r.family)
+    o_bias = inner.flag("attention_out_bias", False)
+    kw = _llama_like(inner)
+    kw["layers"] = tuple(replace(run, attention=replace(run.attention, o_bias=o_bias))
+                         for run in kw["layers"])
+    r.read |= inner.read
+    return kw
+
+
+#: transformers' Ernie4_5_MoeConfig defaults (configuration_ernie4_5_moe.py in transformers
+#: 5.24.0) for the keys that size the model; moe_layer_end_index -1 is the last layer.
+ERNIE4_5_MOE_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 103424, "hidden_size": 2560, "intermediate_size": 12288,
+    "num_hidden_layers": 28, "num_attention_heads": 20, "num_key_value_heads": 4,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True, "use_bias": False,
+    "moe_intermediate_size": 1536, "moe_k": 6, "moe_num_experts": 64,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_end_index": -1,
+    "moe_layer_interval": 1,
+}
+
+
+def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_Moe (transformers 5.24.0 modeling_ernie4_5_moe.py): q/k/v/o, the dense MLP, the
+    # shared experts and the output head carry biases when use_bias (the routed experts never:
+    # refused rather than miscounted); head_dim is getattr(config, "head_dim", d / H); layer i
+    # is a mixture iff (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
+    # moe_layer_end_index (-1: the last layer): moe_num_experts of moe_intermediate_size, one
+    # shared MLP of moe_num_shared_experts x that width, a router d x E (fp32, no bias) and
+    # moe_statics.e_score_correction_bias (E, a parameter); two RMSNorms per block; the head
+    # tied by default. The MTP layers (num_nextn_predict_layers) are not built by
+    # transformers: declared, not counted, as MiniMax-M2's.
+    inner = _defaulted(r.cfg, ERNIE4_5_MOE_DEFAULTS, r.origin, r.family)
+    if inner.flag("use_bias", False):
+        raise ConfigError(f"{r.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
+                          "puts biases on attention, the dense and shared MLPs and the head "
+                          "but not on the routed experts, which the library's MLP does not "
+                          "tell apart")
+    d = inner.int("hidden_size")
+    n = inner.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = inner.heads(d)
+    e, k = _experts(inner, n_key="moe_num_experts", k_key="moe_k")
+    width = inner.int("moe_intermediate_size")
+    shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
+    start = inner.int("moe_layer_start_index", kind="layers", minimum=0)
+    end = inner.int("moe_layer_end_index", kind="layers", minimum=-1)
+    end = n - 1 if end == -1 else end
+    step = inner.int("moe_layer_interval", kind="count")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(inner.int("intermediate_size"))
+    attn = Attention(h, hkv, dh)
+    mtp = inner.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
+                  trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn,
+                  mlp=lambda i: moe if ((i + 1) % step == 0 and start <= i <= end) else dense,
+                  d_model=d)
+    r.read |= inner.read
+    return {**kw, "mtp_modules": mtp, "mtp_field": "num_nextn_predict_layers" if mtp else ""}
 
 
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
@@ -2340,6 +2471,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
+    "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2390,6 +2522,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
     "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
+    "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
+    "Ernie4_5_MoeForCausalLM": "ernie4_5_moe",
 }
 
 
