@@ -80,6 +80,7 @@ ANSWERED = {
     # FAMILIES.md section 17: MLA's latent and rotary key in 47 layers; 64 layers of 8 KV heads
     "glm-4.7-flash": ("params+buffers", 47 * (512 + 64) * 2),
     "seed-oss-36b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
+    "hunyuan-a13b": ("params", 32 * 2 * 8 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -1737,13 +1738,16 @@ def test_mamba2_state_at_the_bits_the_checkpoint_keeps_it_in():
 ERNIE = CONFIGS / "reconstructed" / "ernie-4.5-21b-a3b.json"
 
 
-@pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE])
+@pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE,
+                                  CONFIGS / "hunyuan-a13b.json"])
 def test_active_parameters_equal_the_meta_count_less_the_unused_routed_experts(path):
     """The meta count's routed experts (tensors under a module named ``experts``) hold E
     experts a layer, of which a token uses k: active = meta count - (E - k)/E of them."""
     t, cfg, m = truth(path), json.loads(path.read_text()), read_config(path)
-    e = cfg.get("n_routed_experts", cfg.get("moe_num_experts"))
-    k = cfg.get("num_experts_per_tok", cfg.get("moe_k"))
+    e = next(cfg[key] for key in ("n_routed_experts", "moe_num_experts", "num_experts")
+             if key in cfg)
+    k = next(cfg[key] for key in ("num_experts_per_tok", "moe_k", "moe_topk") if key in cfg)
+    k = k[0] if isinstance(k, list) else k
     routed = t["routed_expert_params"]
     assert routed % e == 0 and m.expert_params == routed
     total = t["params"] + t["persistent_buffers"]
@@ -1853,3 +1857,55 @@ def test_keys_of_the_new_families_are_refused_elsewhere(family, key, value):
         cfg.update(num_local_experts=8, num_experts_per_tok=2)
     with pytest.raises(ConfigError, match=f"field '{key}'"):
         read_config(cfg)
+
+
+HUNYUAN = CONFIGS / "hunyuan-a13b.json"
+
+
+def test_hunyuan_a13b_rounds_to_the_published_80b_and_13b_active():
+    m = read_config(HUNYUAN)
+    # Tencent's README: 80B total, 13B active (Top-8 of 64, one shared expert, tied table)
+    assert (round(m.total_params / 1e9), round(m.active_params / 1e9)) == (80, 13)
+    assert (m.total_params, m.active_params) == (80_393_183_232, 12_747_448_320)
+
+
+def test_hunyuan_a13b_layer_by_hand():
+    c = config("hunyuan-a13b")
+    d, h, kv, dh, ff, e = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                           c["attention_head_dim"], c["intermediate_size"], c["num_experts"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh + 2 * dh  # q, o; k, v; the query and key norms
+    block = attn + e * 3 * d * ff + 3 * d * ff + e * d + 2 * d  # experts, shared MLP, router
+    total = c["num_hidden_layers"] * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert read_config(HUNYUAN).total_params == total
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"use_cla": True}, "'use_cla' = True is not supported: Hunyuan's cross-layer attention"),
+    ({"use_mla": True}, "'use_mla' = True is not supported"),
+    ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
+    ({"use_mixed_mlp_moe": False}, "'use_mixed_mlp_moe' = false contradicts"),
+    ({"moe_layer_num_skipped": 2}, "'moe_layer_num_skipped' = 2 is not counted"),
+    ({"moe_intermediate_size": 2048}, "'moe_intermediate_size' .2048. differs from"),
+    ({"moe_intermediate_size": [3072] * 31 + [2048]}, "'moe_intermediate_size' differs from "
+                                                      "layer to layer"),
+    ({"num_shared_expert": [2] * 32}, "'num_shared_expert' = 2 is not counted"),
+    ({"moe_topk": [8] * 31}, "'moe_topk' must be an integer or one integer for each of the 32"),
+    ({"moe_topk": 65}, "'moe_topk' .65. must be given and at most 'num_experts'"),
+    ({"head_dim": 64}, "'head_dim' .64. differs from 'attention_head_dim' .128."),
+    ({"mlp_bias": True}, "'mlp_bias' = true contradicts"),
+])
+def test_hunyuan_layouts_transformers_does_not_build_are_refused_naming_the_key(change, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        read_config({**config("hunyuan-a13b"), **change})
+
+
+def test_hunyuan_file_of_transformers_spelling_reads_the_same():
+    """transformers' own spelling of the family (hunyuan_v1_moe, head_dim, integers for the
+    per-layer lists) gives the same model as Tencent's remote-code file."""
+    c = config("hunyuan-a13b")
+    own = {**c, "model_type": "hunyuan_v1_moe", "head_dim": c["attention_head_dim"],
+           "moe_topk": 8, "num_shared_expert": 1, "moe_intermediate_size": 3072}
+    del own["attention_head_dim"], own["architectures"], own["auto_map"]
+    a, b = read_config(c), read_config(own)
+    assert (a.family, b.family) == ("hunyuan_v1_moe", "hunyuan_v1_moe")
+    assert (a.total_params, a.active_params) == (b.total_params, b.active_params)

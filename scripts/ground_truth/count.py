@@ -73,6 +73,12 @@ def config_files() -> list[Path]:
 #: transformers defines as ``minimax_m3_vl_text`` (``MiniMaxM3VLForCausalLM``).
 TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
 
+#: model_type -> {a key of the file: the key transformers reads the same field under}, where
+#: a file written for the publisher's remote code names a field otherwise. Hunyuan-A13B's
+#: remote-code file (``model_type`` "hunyuan") gives the head width as ``attention_head_dim``;
+#: transformers' ``HunYuanMoEV1Config`` reads ``head_dim`` (and without it fails to build).
+KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
+
 
 def type_for_architecture(arch: str) -> str | None:
     """The model_type whose causal-LM or image-text class is named ``arch``."""
@@ -101,6 +107,10 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
                    f"the architecture {archs[0]!r} the file names")
         model_type = alias
     body = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map")}
+    for key, alias in KEY_ALIASES.get(cfg.get("model_type"), {}).items():
+        if key in body and alias not in body:
+            body[alias] = body[key]
+            how.append(f"'{key}' read as '{alias}', the key transformers reads (KEY_ALIASES)")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
     with torch.device("meta"):

@@ -169,6 +169,11 @@ COUNT_KEYS: Mapping[str, str] = {
     "moe_layer_start_index": "which layers are mixtures of experts",
     "moe_layer_end_index": "which layers are mixtures of experts",
     "moe_layer_interval": "which layers are mixtures of experts",
+    "use_cla": "cross-layer attention (layers that reuse another layer's keys and values)",
+    "use_mla": "multi-head latent attention",
+    "moe_topk": "experts per token",
+    "num_shared_expert": "shared experts per MoE layer",
+    "moe_layer_num_skipped": "leading dense layers of a mixture of experts",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -1573,6 +1578,80 @@ def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     return {**kw, "mtp_modules": mtp, "mtp_field": "num_nextn_predict_layers" if mtp else ""}
 
 
+def _same_per_layer(r: _Reader, key: str, n: int, kind: str) -> Any:
+    """A key a Hunyuan file gives as one integer or as one per layer: the value, refused naming
+    the key where the layers differ (transformers' class builds one size for every layer)."""
+    v = r.raw(key)
+    if isinstance(v, list):
+        if len(v) != n or not v or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+            raise ConfigError(f"{r.origin}: field '{key}' must be an integer or one integer for "
+                              f"each of the {n} layers")
+        if len(set(v)) != 1:
+            raise ConfigError(f"{r.origin}: field '{key}' differs from layer to layer, which "
+                              f"the '{r.family}' reader does not count (transformers builds one "
+                              "size for every layer)")
+        return _single(r, key, v[0], kind)
+    return r.int(key, None, kind=kind)
+
+
+def _single(r: _Reader, key: str, value: int, kind: str) -> int:
+    """One entry of a per-layer list, checked as :meth:`_Reader.int` checks a field."""
+    return _Reader({key: value}, r.origin, r.family).int(key, kind=kind)
+
+
+def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
+    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): q/k/v/o with
+    # biases when attention_bias; query_layernorm and key_layernorm, RMSNorm(head_dim) each, in
+    # every layer; head_dim = getattr(config, "head_dim", d / H) (Tencent's remote-code files
+    # name it attention_head_dim); every block a mixture: a router wg d x E (fp32, no bias),
+    # num_experts experts of intermediate_size and one shared MLP (shared_mlp) of
+    # intermediate_size, no MLP biases; two RMSNorms per block; the head untied by default.
+    # The remote-code keys that vLLM also reads are accepted where they say what transformers
+    # builds (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
+    # use_mixed_mlp_moe, use_qk_norm, no skipped layers) and refused naming the key otherwise;
+    # cross-layer attention (use_cla) and latent attention (use_mla) are refused.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    r.refuse("use_cla", "Hunyuan's cross-layer attention (layers that reuse another layer's "
+                        "keys and values) is not counted")
+    r.read.add("cla_share_factor")
+    r.refuse("use_mla", "Hunyuan's latent attention is not counted")
+    head_dim = r.int("head_dim", None)
+    alias = r.int("attention_head_dim", None)
+    if head_dim is not None and alias is not None and head_dim != alias:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({head_dim}) differs from "
+                          f"'attention_head_dim' ({alias})")
+    h, hkv, dh = r.heads(d, head_dim_default=head_dim if head_dim is not None else alias)
+    _restated(r, "use_qk_norm", True, "its attention always has query and key norms")
+    _restated(r, "use_mixed_mlp_moe", True, "every block has a shared MLP beside the experts")
+    _restated(r, "mlp_bias", False, "its MLPs have no biases")
+    if r.int("moe_layer_num_skipped", 0, kind="layers", minimum=0):
+        raise ConfigError(f"{r.origin}: field 'moe_layer_num_skipped' = "
+                          f"{r.cfg['moe_layer_num_skipped']} is not counted (transformers builds "
+                          "a mixture in every layer)")
+    ff = r.int("intermediate_size")
+    width = _same_per_layer(r, "moe_intermediate_size", n, "width")
+    if width is not None and width != ff:
+        raise ConfigError(f"{r.origin}: field 'moe_intermediate_size' ({width}) differs from "
+                          f"'intermediate_size' ({ff}): transformers' experts are "
+                          "intermediate_size wide, vLLM's moe_intermediate_size")
+    shared = _same_per_layer(r, "num_shared_expert", n, "experts")
+    if shared is not None and shared != 1:
+        raise ConfigError(f"{r.origin}: field 'num_shared_expert' = {shared} is not counted "
+                          "(transformers builds one shared MLP of intermediate_size)")
+    e = r.int("num_experts", kind="experts")
+    k = _same_per_layer(r, "moe_topk", n, "experts")
+    if k is None or k > e:
+        raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) must be given and at most "
+                          f"'num_experts' ({e})")
+    moe = MLP(ff, n_experts=e, top_k=k, n_shared=1, d_shared=ff)
+    attn = Attention(h, hkv, dh, qkv_bias=r.flag("attention_bias", False),
+                     o_bias=r.flag("attention_bias", False), qk_norm="head")
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -2472,6 +2551,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
+    "hunyuan_v1_moe": _hunyuan_v1_moe,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2523,7 +2603,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
-    "Ernie4_5_MoeForCausalLM": "ernie4_5_moe",
+    "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
 }
 
 
