@@ -81,6 +81,7 @@ ANSWERED = {
     "glm-4.7-flash": ("params+buffers", 47 * (512 + 64) * 2),
     "seed-oss-36b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
     "hunyuan-a13b": ("params", 32 * 2 * 8 * 128 * 2),
+    "dots-llm1-inst": ("params+buffers", 62 * 2 * 32 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -1739,7 +1740,7 @@ ERNIE = CONFIGS / "reconstructed" / "ernie-4.5-21b-a3b.json"
 
 
 @pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE,
-                                  CONFIGS / "hunyuan-a13b.json"])
+                                  CONFIGS / "hunyuan-a13b.json", CONFIGS / "dots-llm1-inst.json"])
 def test_active_parameters_equal_the_meta_count_less_the_unused_routed_experts(path):
     """The meta count's routed experts (tensors under a module named ``experts``) hold E
     experts a layer, of which a token uses k: active = meta count - (E - k)/E of them."""
@@ -1909,3 +1910,37 @@ def test_hunyuan_file_of_transformers_spelling_reads_the_same():
     a, b = read_config(c), read_config(own)
     assert (a.family, b.family) == ("hunyuan_v1_moe", "hunyuan_v1_moe")
     assert (a.total_params, a.active_params) == (b.total_params, b.active_params)
+
+
+DOTS = CONFIGS / "dots-llm1-inst.json"
+
+
+def test_dots_llm1_rounds_to_the_published_142b_and_14b_active():
+    m = read_config(DOTS)
+    # rednote-hilab/dots.llm1 README: "activates 14B parameters out of a total of 142B"
+    assert (int(m.total_params / 1e9), round(m.active_params / 1e9)) == (142, 14)
+    assert (m.total_params, m.active_params) == (142_774_381_696, 14_016_588_928)
+
+
+def test_dots_llm1_layer_by_hand_and_its_windows():
+    c = config("dots-llm1-inst")
+    d, h, dh, e, w = (c["hidden_size"], c["num_attention_heads"], 128, c["n_routed_experts"],
+                      c["moe_intermediate_size"])
+    attn = 4 * d * h * dh + 2 * dh  # 32 heads of 128 for queries, keys and values; q/k norms
+    moe = e * 3 * d * w + 3 * d * w * c["n_shared_experts"] + e * d + e
+    total = (c["num_hidden_layers"] * (attn + 2 * d) + 3 * d * c["intermediate_size"]
+             + 61 * moe + d + 2 * c["vocab_size"] * d)
+    m = read_config(c)
+    assert m.total_params == total
+    # Dots1Config's window rule: sliding from max_window_layers on (default 62: none here)
+    assert all(run.attention.window is None for run in m.layers)
+    windowed = read_config({**c, "max_window_layers": 60})
+    assert [run.attention.window for run in windowed.layers][-1] == 4096
+    # layers 60 and 61 keep 4,096 tokens of a 8,192-token context: two layers' half less
+    per_layer = 2 * 32 * 128 * 2
+    assert m.kv_cache_bytes(8192) - windowed.kv_cache_bytes(8192) == 2 * per_layer * 4096
+    assert all(run.attention.window is None
+               for run in read_config({**c, "max_window_layers": 60,
+                                        "sliding_window": None}).layers)
+    with pytest.raises(ConfigError, match="'use_sliding_window' = false"):
+        read_config({**c, "max_window_layers": 60, "use_sliding_window": False})

@@ -1652,6 +1652,51 @@ def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
                     attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
 
 
+def _dots1(r: _Reader) -> dict[str, Any]:
+    # Dots1 (dots.llm1; transformers 5.24.0 modeling_dots1.py): Qwen3's attention (q/k/v/o with
+    # biases when attention_bias, q_norm and k_norm RMSNorm(head_dim), head_dim =
+    # getattr(config, "head_dim", d / H)) and DeepSeek-V3's mixture: the first
+    # first_k_dense_replace blocks dense (intermediate_size), then n_routed_experts of
+    # moe_intermediate_size, one shared MLP of n_shared_experts x that width, a router d x E
+    # (fp32) and its e_score_correction_bias (E, a persistent buffer); two RMSNorms per block.
+    # Windows: layer_types, else a layer is sliding iff sliding_window is not null and its index
+    # is at least max_window_layers (Dots1Config's defaults 4096 and 62; no use_sliding_window
+    # switch, so a file that sets that key false while the rule windows some layers is refused).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    window = r.int("sliding_window", None, kind="context") if "sliding_window" in r.cfg \
+        else 4096
+    r.read.add("sliding_window")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    if types is None:
+        first = r.int("max_window_layers", 62, kind="layers", minimum=0)
+        types = ["sliding_attention" if window is not None and i >= first else "full_attention"
+                 for i in range(n)]
+        if "sliding_attention" in types and r.cfg.get("use_sliding_window") is False:
+            raise ConfigError(f"{r.origin}: field 'use_sliding_window' = false, but transformers' "
+                              "dots1 windows the layers from 'max_window_layers' on whatever it "
+                              "says; give 'layer_types'")
+    r.read.update({"max_window_layers", "use_sliding_window"})
+    if "sliding_attention" in types and window is None:
+        raise ConfigError(f"{r.origin}: field 'layer_types' names sliding layers but "
+                          "'sliding_window' is null")
+    e, k = _experts(r, n_key="n_routed_experts")
+    width = r.int("moe_intermediate_size")
+    shared = r.int("n_shared_experts", kind="experts", minimum=0)
+    first = r.int("first_k_dense_replace", 0, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                                      window=window if types[i] == "sliding_attention" else None),
+        mlp=lambda i: moe if i >= first else dense, d_model=d)
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -2551,7 +2596,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
-    "hunyuan_v1_moe": _hunyuan_v1_moe,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2604,6 +2649,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
+    "Dots1ForCausalLM": "dots1",
 }
 
 
