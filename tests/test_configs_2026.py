@@ -1944,3 +1944,49 @@ def test_dots_llm1_layer_by_hand_and_its_windows():
                                         "sliding_window": None}).layers)
     with pytest.raises(ConfigError, match="'use_sliding_window' = false"):
         read_config({**c, "max_window_layers": 60, "use_sliding_window": False})
+
+
+EXAONE = CONFIGS / "reconstructed" / "exaone-4.0-1.2b.json"
+
+
+def test_exaone4_equals_the_meta_count_and_the_published_1_2b():
+    t, m = truth(EXAONE), read_config(EXAONE)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    assert int(m.total_params / 1e8) == 12  # the name's 1.2B (1.279B, truncated)
+    c = json.loads(EXAONE.read_text())
+    d, dh = c["hidden_size"], c["head_dim"]
+    attn = d * 32 * dh * 2 + d * 8 * dh * 2 + 2 * dh  # q, o; k, v; q_norm, k_norm
+    block = attn + 3 * d * c["intermediate_size"] + 2 * d  # two post-norms
+    assert m.total_params == 30 * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert m.kv_cache_bytes_per_token() == 30 * 2 * 8 * 64 * 2
+
+
+@pytest.mark.parametrize("change, sliding", [
+    ({}, []),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": 4},
+     [i for i in range(30) if (i + 1) % 4]),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LLLG"},
+     [i for i in range(30) if (i + 1) % 4]),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LG"},
+     list(range(0, 30, 2))),
+    ({"layer_types": None, "sliding_window": None, "sliding_window_pattern": "LLLG"}, []),
+    ({"layer_types": None}, []),  # the file's null window: no windowed layer
+])
+def test_exaone4_windowed_layers_follow_the_config(change, sliding):
+    m = read_config({**json.loads(EXAONE.read_text()), **change})
+    layers = [run.attention.window for run in m.layers for _ in range(run.count)]
+    assert [i for i, w in enumerate(layers) if w] == sliding
+    assert all(w in (None, 4096) for w in layers)
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LLXG"},
+     "'sliding_window_pattern' = 'LLXG' must be"),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": None},
+     "'sliding_window_pattern' = None must be"),
+    ({"layer_types": ["sliding_attention"] * 30}, "names sliding layers but 'sliding_window'"),
+    ({"attention_bias": True}, "field 'attention_bias'"),
+])
+def test_exaone4_bad_windows_are_refused_naming_the_field(change, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        read_config({**json.loads(EXAONE.read_text()), **change})

@@ -1697,6 +1697,56 @@ def _dots1(r: _Reader) -> dict[str, Any]:
         mlp=lambda i: moe if i >= first else dense, d_model=d)
 
 
+def _exaone4_sliding(r: _Reader, n: int, window: int | None) -> list[bool]:
+    """EXAONE 4's windowed layers: ``layer_types``; else none without a window; else by
+    ``sliding_window_pattern`` (default 4): an integer p windows layer i iff (i + 1) % p != 0
+    (Exaone4Config), a string of L (local) and G (global) repeats from layer 0 (its
+    docstring: "LLLG" is 4)."""
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    pattern = r.cfg.get("sliding_window_pattern", 4)  # absent: the default; null: none
+    r.read.add("sliding_window_pattern")
+    if types is not None:
+        flags = [t == "sliding_attention" for t in types]
+    elif window is None:
+        flags = [False] * n
+    elif isinstance(pattern, str) and pattern and set(pattern) <= {"L", "G"}:
+        flags = [pattern[i % len(pattern)] == "L" for i in range(n)]
+    elif isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
+        flags = [(i + 1) % pattern != 0 for i in range(n)]
+    else:
+        raise ConfigError(f"{r.origin}: field 'sliding_window_pattern' = {pattern!r:.40} must be "
+                          "a positive integer or a string of L and G when 'sliding_window' is "
+                          "set and 'layer_types' is not given")
+    if any(flags) and window is None:
+        raise ConfigError(f"{r.origin}: field 'layer_types' names sliding layers but "
+                          "'sliding_window' is null")
+    return flags
+
+
+def _exaone4(r: _Reader) -> dict[str, Any]:
+    # Exaone4 (EXAONE 4.0; transformers 5.24.0 modeling_exaone4.py): q/k/v/o without biases,
+    # q_norm and k_norm RMSNorm(head_dim) with head_dim = getattr(config, "head_dim", d / H);
+    # no input norm: post_attention_layernorm and post_feedforward_layernorm (two per block,
+    # OLMo 2's placement); gate/up/down without biases; the head untied by default. Windows:
+    # _exaone4_sliding (sliding_window 4096 by default; a null one windows nothing). The
+    # global layers of the 32B skip the rotary embedding, which changes no count.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    window = r.int("sliding_window", None, kind="context") if "sliding_window" in r.cfg \
+        else 4096
+    r.read.add("sliding_window")
+    flags = _exaone4_sliding(r, n, window)
+    _restated(r, "attention_bias", False, "its attention projections have no biases")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh, qk_norm="head",
+                                                  window=window if flags[i] else None),
+                    mlp=lambda i: mlp, d_model=d)
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -2596,7 +2646,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
-    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1, "exaone4": _exaone4,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2649,7 +2699,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
-    "Dots1ForCausalLM": "dots1",
+    "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4",
 }
 
 
