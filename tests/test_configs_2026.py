@@ -1990,3 +1990,27 @@ def test_exaone4_windowed_layers_follow_the_config(change, sliding):
 def test_exaone4_bad_windows_are_refused_naming_the_field(change, pattern):
     with pytest.raises(ConfigError, match=pattern):
         read_config({**json.loads(EXAONE.read_text()), **change})
+
+
+OLMO3 = CONFIGS / "reconstructed" / "olmo-3-7b.json"
+
+
+def test_olmo3_equals_the_meta_count_and_keeps_a_window_in_three_layers_of_four():
+    t, m = truth(OLMO3), read_config(OLMO3)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e9) == 7  # the name's 7B
+    c = json.loads(OLMO3.read_text())
+    d, v = c["hidden_size"], c["vocab_size"]
+    block = 4 * d * d + 2 * d + 3 * d * c["intermediate_size"] + 2 * d  # q/k norms of d, 2 norms
+    assert m.total_params == 32 * block + d + 2 * v * d
+    per_layer = 2 * 32 * 128 * 2
+    for context in (1024, 4096, 65536):  # 8 full layers, 24 keeping min(S, 4096) tokens
+        assert m.kv_cache_bytes(context) == per_layer * (8 * context + 24 * min(context, 4096))
+    # without layer_types, Olmo3Config's rule gives the same layers
+    bare = {k: v for k, v in c.items() if k != "layer_types"}
+    assert read_config(bare).kv_cache_bytes(65536) == m.kv_cache_bytes(65536)
+    with pytest.raises(ConfigError, match="'sliding_window' is null"):
+        read_config({**c, "sliding_window": None})
+    assert read_config({**c, "sliding_window": None,
+                        "layer_types": ["full_attention"] * 32}).kv_cache_bytes(65536) \
+        == per_layer * 32 * 65536

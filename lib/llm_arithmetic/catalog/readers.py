@@ -347,6 +347,8 @@ def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
         return [True] * n
     if rule == "alternate":  # Gemma 2: layers 0, 2, 4, ... are sliding
         return [i % 2 == 0 for i in range(n)]
+    if rule == "olmo3":  # OLMo 3: three sliding layers, then one full
+        return [(i + 1) % 4 != 0 for i in range(n)]
     if rule == "pattern":  # Gemma 3: every sliding_window_pattern-th layer is global
         p = r.int("sliding_window_pattern", 6, kind="count")
         return [(i + 1) % p != 0 for i in range(n)]
@@ -913,6 +915,22 @@ def _olmo2(r: _Reader) -> dict[str, Any]:
     # Olmo2: q_norm over H d_head, k_norm over H_kv d_head; post-attention and post-feedforward
     # norms, no pre-norms: 2 per block.
     return _llama_like(r, qk_norm="full", norms=2)
+
+
+def _olmo3(r: _Reader) -> dict[str, Any]:
+    # Olmo3 (transformers 5.24.0 modeling_olmo3.py): OLMo 2's block (q_norm over H head_dim,
+    # k_norm over H_kv head_dim, post-attention and post-feedforward norms, no pre-norms,
+    # biases on q/k/v/o when attention_bias) with windows: layer_types, else
+    # Olmo3Config's rule, three sliding layers then one full (i + 1) % 4 != 0; sliding_window
+    # 4096 by default. A null window with sliding layers is refused (no window to keep).
+    n = r.int("num_hidden_layers", kind="layers")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None and (
+            types is None or "sliding_attention" in types):
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but OLMo 3's sliding "
+                          "layers need a window; give the window, or layer_types without "
+                          "sliding layers")
+    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
 
 
 def _olmoe(r: _Reader) -> dict[str, Any]:
@@ -2646,7 +2664,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
-    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1, "exaone4": _exaone4,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2699,7 +2717,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
-    "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4",
+    "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
 }
 
 
