@@ -82,6 +82,7 @@ ANSWERED = {
     "seed-oss-36b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
     "hunyuan-a13b": ("params", 32 * 2 * 8 * 128 * 2),
     "dots-llm1-inst": ("params+buffers", 62 * 2 * 32 * 128 * 2),
+    "ernie-4.5-0.3b": ("params", 18 * 2 * 2 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -2014,3 +2015,17 @@ def test_olmo3_equals_the_meta_count_and_keeps_a_window_in_three_layers_of_four(
     assert read_config({**c, "sliding_window": None,
                         "layer_types": ["full_attention"] * 32}).kv_cache_bytes(65536) \
         == per_layer * 32 * 65536
+
+
+def test_ernie_4_5_dense_biases_follow_use_bias():
+    c = config("ernie-4.5-0.3b")
+    m = read_config(c)
+    assert int(m.total_params / 1e8) == 3  # the name's 0.3B (0.36B, truncated)
+    d, ff, qkv = c["hidden_size"], c["intermediate_size"], (16 + 2 * 2) * 128
+    biased = read_config({**c, "use_bias": True})
+    assert biased.total_params - m.total_params == 18 * (qkv + d + 2 * ff + d)
+    # Ernie4_5Config's defaults: head_dim 128 (16 x 128 = 2048, not the width 1024), tied
+    bare = {k: v for k, v in c.items() if k not in ("head_dim", "tie_word_embeddings")}
+    assert read_config(bare).total_params == m.total_params
+    with pytest.raises(ConfigError, match="'attention_bias' = true contradicts"):
+        read_config({**c, "attention_bias": True})

@@ -1544,6 +1544,32 @@ def _seed_oss(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+#: transformers' Ernie4_5Config defaults (configuration_ernie4_5.py in transformers 5.24.0) for
+#: the keys that size the model: head_dim 128 (a field), the head tied.
+ERNIE4_5_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 103424, "hidden_size": 1024, "intermediate_size": 3072,
+    "num_hidden_layers": 18, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True, "use_bias": False,
+    "head_dim": 128,
+}
+
+
+def _ernie4_5(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5 (ERNIE-4.5-0.3B; transformers 5.24.0 modeling_ernie4_5.py): Llama's block with
+    # biases on q/k/v/o and on gate/up/down when use_bias (the output head never has one);
+    # two RMSNorms per block; the head tied by default. The class has no attention_bias or
+    # mlp_bias: a file whose keys of those names say otherwise than use_bias is refused.
+    bias = _defaulted(r.cfg, ERNIE4_5_DEFAULTS, r.origin, r.family).flag("use_bias", False)
+    r.read.add("use_bias")
+    for key in ("attention_bias", "mlp_bias"):
+        _restated(r, key, bias, "its biases follow 'use_bias'")
+    inner = _defaulted({**r.cfg, "attention_bias": bias, "mlp_bias": bias}, ERNIE4_5_DEFAULTS,
+                       r.origin, r.family)
+    kw = _llama_like(inner, tied=True)
+    r.read |= inner.read
+    return kw
+
+
 #: transformers' Ernie4_5_MoeConfig defaults (configuration_ernie4_5_moe.py in transformers
 #: 5.24.0) for the keys that size the model; moe_layer_end_index -1 is the last layer.
 ERNIE4_5_MOE_DEFAULTS: Mapping[str, Any] = {
@@ -2664,6 +2690,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
+    "ernie4_5": _ernie4_5,
     "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
@@ -2717,6 +2744,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
+    "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
 }
 
