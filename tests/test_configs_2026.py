@@ -83,6 +83,7 @@ ANSWERED = {
     "hunyuan-a13b": ("params", 32 * 2 * 8 * 128 * 2),
     "dots-llm1-inst": ("params+buffers", 62 * 2 * 32 * 128 * 2),
     "ernie-4.5-0.3b": ("params", 18 * 2 * 2 * 128 * 2),
+    "hunyuan-mt-7b": ("params", 32 * 2 * 8 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -2029,3 +2030,17 @@ def test_ernie_4_5_dense_biases_follow_use_bias():
     assert read_config(bare).total_params == m.total_params
     with pytest.raises(ConfigError, match="'attention_bias' = true contradicts"):
         read_config({**c, "attention_bias": True})
+
+
+def test_hunyuan_dense_layer_by_hand_and_refusals():
+    c = config("hunyuan-mt-7b")
+    m = read_config(c)
+    assert int(m.total_params / 1e9) == 7  # the name's 7B (7.50B, truncated)
+    d, ff = c["hidden_size"], c["intermediate_size"]
+    block = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 2 * 128 + 3 * d * ff + 2 * d
+    assert m.total_params == 32 * block + d + c["vocab_size"] * d
+    for change, pattern in [({"use_cla": True}, "'use_cla' = True is not supported"),
+                            ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
+                            ({"attention_head_dim": 64}, "'head_dim' .128. differs")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

@@ -1643,19 +1643,13 @@ def _single(r: _Reader, key: str, value: int, kind: str) -> int:
     return _Reader({key: value}, r.origin, r.family).int(key, kind=kind)
 
 
-def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
-    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): q/k/v/o with
-    # biases when attention_bias; query_layernorm and key_layernorm, RMSNorm(head_dim) each, in
-    # every layer; head_dim = getattr(config, "head_dim", d / H) (Tencent's remote-code files
-    # name it attention_head_dim); every block a mixture: a router wg d x E (fp32, no bias),
-    # num_experts experts of intermediate_size and one shared MLP (shared_mlp) of
-    # intermediate_size, no MLP biases; two RMSNorms per block; the head untied by default.
-    # The remote-code keys that vLLM also reads are accepted where they say what transformers
-    # builds (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
-    # use_mixed_mlp_moe, use_qk_norm, no skipped layers) and refused naming the key otherwise;
-    # cross-layer attention (use_cla) and latent attention (use_mla) are refused.
-    d = r.int("hidden_size")
-    n = r.int("num_hidden_layers", kind="layers")
+def _hunyuan_attention(r: _Reader, d: int) -> Attention:
+    """Hunyuan's attention as transformers 5.24.0 builds it (modeling_hunyuan_v1_dense.py and
+    _moe.py): q/k/v/o with biases when attention_bias, query_layernorm and key_layernorm of
+    head_dim in every layer, head_dim = getattr(config, "head_dim", d / H) (Tencent's
+    remote-code files name it attention_head_dim; both given and different is refused);
+    cross-layer attention (use_cla) and latent attention (use_mla) are refused, use_qk_norm
+    false and mlp_bias true contradict the layout."""
     r.refuse("use_cla", "Hunyuan's cross-layer attention (layers that reuse another layer's "
                         "keys and values) is not counted")
     r.read.add("cla_share_factor")
@@ -1667,8 +1661,37 @@ def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
                           f"'attention_head_dim' ({alias})")
     h, hkv, dh = r.heads(d, head_dim_default=head_dim if head_dim is not None else alias)
     _restated(r, "use_qk_norm", True, "its attention always has query and key norms")
-    _restated(r, "use_mixed_mlp_moe", True, "every block has a shared MLP beside the experts")
     _restated(r, "mlp_bias", False, "its MLPs have no biases")
+    bias = r.flag("attention_bias", False)
+    return Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head")
+
+
+def _hunyuan_v1_dense(r: _Reader) -> dict[str, Any]:
+    # HunYuanDenseV1 (Hunyuan-7B, Hunyuan-MT-7B; transformers 5.24.0
+    # modeling_hunyuan_v1_dense.py): Hunyuan's attention (_hunyuan_attention), gate/up/down of
+    # intermediate_size without biases, input_layernorm and post_attention_layernorm; the head
+    # untied by default.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    attn = _hunyuan_attention(r, d)
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
+def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
+    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): Hunyuan's
+    # attention (_hunyuan_attention); every block a mixture: a router wg d x E (fp32, no
+    # bias), num_experts experts of intermediate_size and one shared MLP (shared_mlp) of
+    # intermediate_size, no MLP biases; two RMSNorms per block; the head untied by default.
+    # The remote-code keys that vLLM also reads are accepted where they say what transformers
+    # builds (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
+    # use_mixed_mlp_moe, no skipped layers) and refused naming the key otherwise.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    attn = _hunyuan_attention(r, d)
+    _restated(r, "use_mixed_mlp_moe", True, "every block has a shared MLP beside the experts")
     if r.int("moe_layer_num_skipped", 0, kind="layers", minimum=0):
         raise ConfigError(f"{r.origin}: field 'moe_layer_num_skipped' = "
                           f"{r.cfg['moe_layer_num_skipped']} is not counted (transformers builds "
@@ -1689,8 +1712,6 @@ def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) must be given and at most "
                           f"'num_experts' ({e})")
     moe = MLP(ff, n_experts=e, top_k=k, n_shared=1, d_shared=ff)
-    attn = Attention(h, hkv, dh, qkv_bias=r.flag("attention_bias", False),
-                     o_bias=r.flag("attention_bias", False), qk_norm="head")
     return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                     trained_context=r.int("max_position_embeddings", None, kind="context"),
                     attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
@@ -2691,7 +2712,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
-    "hunyuan_v1_moe": _hunyuan_v1_moe, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2745,6 +2766,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
     "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
+    "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
 }
 
