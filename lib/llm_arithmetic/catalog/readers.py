@@ -1666,31 +1666,32 @@ def _hunyuan_attention(r: _Reader, d: int) -> Attention:
     return Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head")
 
 
-def _hunyuan_v1_dense(r: _Reader) -> dict[str, Any]:
-    # HunYuanDenseV1 (Hunyuan-7B, Hunyuan-MT-7B; transformers 5.24.0
-    # modeling_hunyuan_v1_dense.py): Hunyuan's attention (_hunyuan_attention), gate/up/down of
-    # intermediate_size without biases, input_layernorm and post_attention_layernorm; the head
-    # untied by default.
+def _hunyuan(r: _Reader, mlp_of: Callable[[_Reader, int], MLP]) -> dict[str, Any]:
+    """A Hunyuan stack: Hunyuan's attention (:func:`_hunyuan_attention`) and the MLP
+    ``mlp_of(r, n_layers)`` in every block, input_layernorm and post_attention_layernorm, the
+    head untied by default."""
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     attn = _hunyuan_attention(r, d)
-    mlp = MLP(r.int("intermediate_size"))
+    mlp = mlp_of(r, n)
     return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                     trained_context=r.int("max_position_embeddings", None, kind="context"),
                     attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
 
 
-def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
-    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): Hunyuan's
-    # attention (_hunyuan_attention); every block a mixture: a router wg d x E (fp32, no
-    # bias), num_experts experts of intermediate_size and one shared MLP (shared_mlp) of
-    # intermediate_size, no MLP biases; two RMSNorms per block; the head untied by default.
-    # The remote-code keys that vLLM also reads are accepted where they say what transformers
-    # builds (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
+def _hunyuan_v1_dense(r: _Reader) -> dict[str, Any]:
+    # HunYuanDenseV1 (Hunyuan-7B, Hunyuan-MT-7B; transformers 5.24.0
+    # modeling_hunyuan_v1_dense.py): gate/up/down of intermediate_size without biases.
+    return _hunyuan(r, lambda r, n: MLP(r.int("intermediate_size")))
+
+
+def _hunyuan_moe_mlp(r: _Reader, n: int) -> MLP:
+    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): every block
+    # a mixture: a router wg d x E (fp32, no bias), num_experts experts of intermediate_size and
+    # one shared MLP (shared_mlp) of intermediate_size, no MLP biases. The remote-code keys
+    # that vLLM also reads are accepted where they say what transformers builds
+    # (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
     # use_mixed_mlp_moe, no skipped layers) and refused naming the key otherwise.
-    d = r.int("hidden_size")
-    n = r.int("num_hidden_layers", kind="layers")
-    attn = _hunyuan_attention(r, d)
     _restated(r, "use_mixed_mlp_moe", True, "every block has a shared MLP beside the experts")
     if r.int("moe_layer_num_skipped", 0, kind="layers", minimum=0):
         raise ConfigError(f"{r.origin}: field 'moe_layer_num_skipped' = "
@@ -1711,10 +1712,11 @@ def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
     if k is None or k > e:
         raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) must be given and at most "
                           f"'num_experts' ({e})")
-    moe = MLP(ff, n_experts=e, top_k=k, n_shared=1, d_shared=ff)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: moe, d_model=d)
+    return MLP(ff, n_experts=e, top_k=k, n_shared=1, d_shared=ff)
+
+
+def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
+    return _hunyuan(r, _hunyuan_moe_mlp)
 
 
 def _dots1(r: _Reader) -> dict[str, Any]:
