@@ -77,6 +77,13 @@ ANSWERED = {
     # block-sparse attention (FAMILIES.md 14.6): 60 layers of 4 KV heads of 128, and an index
     # key of 128 in the 57 sparse ones
     "minimax-m3": ("params+buffers", 60 * 2 * 4 * 128 * 2 + 57 * 128 * 2),
+    # FAMILIES.md section 17: MLA's latent and rotary key in 47 layers; 64 layers of 8 KV heads
+    "glm-4.7-flash": ("params+buffers", 47 * (512 + 64) * 2),
+    "seed-oss-36b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
+    "hunyuan-a13b": ("params", 32 * 2 * 8 * 128 * 2),
+    "dots-llm1-inst": ("params+buffers", 62 * 2 * 32 * 128 * 2),
+    "ernie-4.5-0.3b": ("params", 18 * 2 * 2 * 128 * 2),
+    "hunyuan-mt-7b": ("params", 32 * 2 * 8 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -1808,3 +1815,310 @@ def test_a_wrapped_language_model_named_by_architectures_only_is_not_blamed_for_
            "text_config": text, "vision_config": {"hidden_size": 1024}}
     with pytest.raises(ConfigError, match="it needs a vision tower the library does not count"):
         read_config(cfg)
+# ---- families added after the practitioner's audit (FAMILIES.md section 17, SOURCES.md section 15)
+ERNIE = CONFIGS / "reconstructed" / "ernie-4.5-21b-a3b.json"
+
+
+@pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE,
+                                  CONFIGS / "hunyuan-a13b.json", CONFIGS / "dots-llm1-inst.json"])
+def test_active_parameters_equal_the_meta_count_less_the_unused_routed_experts(path):
+    """The meta count's routed experts (tensors under a module named ``experts``) hold E
+    experts a layer, of which a token uses k: active = meta count - (E - k)/E of them."""
+    t, cfg, m = truth(path), json.loads(path.read_text()), read_config(path)
+    e = next(cfg[key] for key in ("n_routed_experts", "moe_num_experts", "num_experts")
+             if key in cfg)
+    k = next(cfg[key] for key in ("num_experts_per_tok", "moe_k", "moe_topk") if key in cfg)
+    k = k[0] if isinstance(k, list) else k
+    routed = t["routed_expert_params"]
+    assert routed % e == 0 and m.expert_params == routed
+    total = t["params"] + t["persistent_buffers"]
+    assert m.total_params == total
+    assert m.active_params == total - routed // e * (e - k)
+
+
+def test_glm_4_7_flash_rounds_to_the_published_30b_a3b():
+    m = read_config(CONFIGS / "glm-4.7-flash.json")
+    # Ollama's listing: 29.9B; the name and NVIDIA's Megatron Bridge page: 30B total, 3B active
+    assert round(m.total_params / 1e8) == 299 and round(m.total_params / 1e9) == 30
+    assert m.active_params == 3_896_766_080
+    assert round((m.active_params - 2 * m.n_vocab * m.d_model) / 1e9) == 3
+    # the MTP layer (DeepSeek-V3's layout) apart; with it, Fireworks' "31B"
+    (mtp,) = m.extras
+    assert (mtp.name, mtp.in_total, round((m.total_params + mtp.params) / 1e9)) == \
+        ("multi-token prediction", False, 31)
+
+
+def test_glm_4_7_flash_layer_by_hand():
+    """GLM-4.7-Flash's first block (dense) and a mixture block from the file's sizes."""
+    c = config("glm-4.7-flash")
+    d, h, v = c["hidden_size"], c["num_attention_heads"], c["vocab_size"]
+    q, kv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                             c["qk_rope_head_dim"], c["v_head_dim"])
+    attn = (d * q + q + q * h * (nope + rope) + d * (kv + rope) + kv + kv * h * (nope + dv)
+            + h * dv * d)
+    e, w = c["n_routed_experts"], c["moe_intermediate_size"]
+    dense = attn + 3 * d * c["intermediate_size"] + 2 * d
+    moe = attn + e * 3 * d * w + 3 * d * w * c["n_shared_experts"] + e * d + e + 2 * d
+    total = dense + (c["num_hidden_layers"] - 1) * moe + 2 * v * d + d
+    assert read_config(CONFIGS / "glm-4.7-flash.json").total_params == total
+
+
+def test_glm_4_7_flash_dense_layers_follow_transformers_or_are_refused():
+    cfg = config("glm-4.7-flash")
+    cfg["first_k_dense_replace"] = 3  # transformers would build one dense layer, vLLM three
+    with pytest.raises(ConfigError, match="'first_k_dense_replace' = 3 without 'mlp_layer_types'"):
+        read_config(cfg)
+    cfg["mlp_layer_types"] = ["dense"] * 3 + ["sparse"] * 44  # the list decides, as in both
+    del cfg["first_k_dense_replace"]
+    plain = read_config(config("glm-4.7-flash")).total_params
+    w, d, e = 1536, 2048, 64
+    moe_mlp = e * 3 * d * w + 3 * d * w + e * d + e
+    assert read_config(cfg).total_params - plain == 2 * (3 * d * 10240 - moe_mlp)
+    cfg["mlp_layer_types"] = ["sparse", "dense"] + ["sparse"] * 45
+    with pytest.raises(ConfigError, match="'mlp_layer_types' disagrees"):
+        read_config(cfg)
+    cfg = config("glm-4.7-flash")
+    cfg["attention_bias"] = True
+    with pytest.raises(ConfigError, match="'attention_bias'"):
+        read_config(cfg)
+
+
+def test_seed_oss_biases_on_q_k_v_only_and_its_defaults():
+    c = config("seed-oss-36b-instruct")
+    m = read_config(c)
+    assert round(m.total_params / 1e9) == 36  # the name's 36B
+    d, layers = c["hidden_size"], c["num_hidden_layers"]
+    q_kv = c["num_attention_heads"] * c["head_dim"] + 2 * c["num_key_value_heads"] * c["head_dim"]
+    with_o = dict(c, attention_out_bias=True)
+    assert read_config(with_o).total_params - m.total_params == layers * d
+    without = dict(c, attention_bias=False)
+    assert m.total_params - read_config(without).total_params == layers * q_kv
+    # SeedOssConfig's defaults: q/k/v biases, none on o_proj, head_dim 128 (not 5120 / 80 = 64)
+    bare = {k: v for k, v in c.items() if k not in ("attention_bias", "attention_out_bias",
+                                                    "head_dim")}
+    assert read_config(bare).total_params == m.total_params
+    with pytest.raises(ConfigError, match="'sliding_window'|'layer_types'"):
+        read_config(dict(c, layer_types=["sliding_attention"] * layers, sliding_window=4096))
+
+
+def test_ernie_4_5_moe_layers_and_published_counts():
+    c = json.loads(ERNIE.read_text())
+    m = read_config(ERNIE)
+    # the name's 21B (truncated) and A3B; the Hub's listing of its quantized copies: 22B
+    assert (int(m.total_params / 1e9), round(m.total_params / 1e9)) == (21, 22)
+    assert round((m.active_params - m.n_vocab * m.d_model) / 1e9) == 3  # tied: one table
+    d, e, w = c["hidden_size"], c["moe_num_experts"], c["moe_intermediate_size"]
+    # layer 0 dense, layers 1..27 mixtures: 64 experts, 2 shared of the same width, a router
+    # and its e_score_correction_bias (a parameter here)
+    dense = 3 * d * c["intermediate_size"]
+    moe = e * 3 * d * w + 3 * d * (2 * w) + e * d + e
+    assert read_config(dict(c, moe_layer_start_index=2)).total_params - m.total_params \
+        == dense - moe
+    assert read_config(dict(c, moe_layer_end_index=-1)).total_params == m.total_params
+    assert read_config(dict(c, moe_layer_end_index=26)).total_params - m.total_params \
+        == dense - moe
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    with pytest.raises(ConfigError, match="'use_bias' = true"):
+        read_config(dict(c, use_bias=True))
+    # MTP layers are declared, not counted: a speculation workload refuses naming the field
+    mtp = read_config(dict(c, num_nextn_predict_layers=1))
+    assert (mtp.total_params, mtp.mtp_modules, mtp.mtp_field) == \
+        (m.total_params, 1, "num_nextn_predict_layers")
+
+
+@pytest.mark.parametrize("family, key, value", [
+    ("qwen3_moe", "moe_num_experts", 64), ("llama", "attention_out_bias", True),
+    ("mixtral", "moe_layer_start_index", 1), ("qwen3_moe", "moe_k", 6)])
+def test_keys_of_the_new_families_are_refused_elsewhere(family, key, value):
+    cfg = {"model_type": family, "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128,
+           "num_hidden_layers": 2, "num_attention_heads": 4, key: value}
+    if family == "qwen3_moe":
+        cfg.update(num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32)
+    if family == "mixtral":
+        cfg.update(num_local_experts=8, num_experts_per_tok=2)
+    with pytest.raises(ConfigError, match=f"field '{key}'"):
+        read_config(cfg)
+
+
+HUNYUAN = CONFIGS / "hunyuan-a13b.json"
+
+
+def test_hunyuan_a13b_rounds_to_the_published_80b_and_13b_active():
+    m = read_config(HUNYUAN)
+    # Tencent's README: 80B total, 13B active (Top-8 of 64, one shared expert, tied table)
+    assert (round(m.total_params / 1e9), round(m.active_params / 1e9)) == (80, 13)
+    assert (m.total_params, m.active_params) == (80_393_183_232, 12_747_448_320)
+
+
+def test_hunyuan_a13b_layer_by_hand():
+    c = config("hunyuan-a13b")
+    d, h, kv, dh, ff, e = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                           c["attention_head_dim"], c["intermediate_size"], c["num_experts"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh + 2 * dh  # q, o; k, v; the query and key norms
+    block = attn + e * 3 * d * ff + 3 * d * ff + e * d + 2 * d  # experts, shared MLP, router
+    total = c["num_hidden_layers"] * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert read_config(HUNYUAN).total_params == total
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"use_cla": True}, "'use_cla' = True is not supported: Hunyuan's cross-layer attention"),
+    ({"use_mla": True}, "'use_mla' = True is not supported"),
+    ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
+    ({"use_mixed_mlp_moe": False}, "'use_mixed_mlp_moe' = false contradicts"),
+    ({"moe_layer_num_skipped": 2}, "'moe_layer_num_skipped' = 2 is not counted"),
+    ({"moe_intermediate_size": 2048}, "'moe_intermediate_size' .2048. differs from"),
+    ({"moe_intermediate_size": [3072] * 31 + [2048]}, "'moe_intermediate_size' differs from "
+                                                      "layer to layer"),
+    ({"num_shared_expert": [2] * 32}, "'num_shared_expert' = 2 is not counted"),
+    ({"moe_topk": [8] * 31}, "'moe_topk' must be an integer or one integer for each of the 32"),
+    ({"moe_topk": 65}, "'moe_topk' .65. must be given and at most 'num_experts'"),
+    ({"head_dim": 64}, "'head_dim' .64. differs from 'attention_head_dim' .128."),
+    ({"mlp_bias": True}, "'mlp_bias' = true contradicts"),
+])
+def test_hunyuan_layouts_transformers_does_not_build_are_refused_naming_the_key(change, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        read_config({**config("hunyuan-a13b"), **change})
+
+
+def test_hunyuan_file_of_transformers_spelling_reads_the_same():
+    """transformers' own spelling of the family (hunyuan_v1_moe, head_dim, integers for the
+    per-layer lists) gives the same model as Tencent's remote-code file."""
+    c = config("hunyuan-a13b")
+    own = {**c, "model_type": "hunyuan_v1_moe", "head_dim": c["attention_head_dim"],
+           "moe_topk": 8, "num_shared_expert": 1, "moe_intermediate_size": 3072}
+    del own["attention_head_dim"], own["architectures"], own["auto_map"]
+    a, b = read_config(c), read_config(own)
+    assert (a.family, b.family) == ("hunyuan_v1_moe", "hunyuan_v1_moe")
+    assert (a.total_params, a.active_params) == (b.total_params, b.active_params)
+
+
+DOTS = CONFIGS / "dots-llm1-inst.json"
+
+
+def test_dots_llm1_rounds_to_the_published_142b_and_14b_active():
+    m = read_config(DOTS)
+    # rednote-hilab/dots.llm1 README: "activates 14B parameters out of a total of 142B"
+    assert (int(m.total_params / 1e9), round(m.active_params / 1e9)) == (142, 14)
+    assert (m.total_params, m.active_params) == (142_774_381_696, 14_016_588_928)
+
+
+def test_dots_llm1_layer_by_hand_and_its_windows():
+    c = config("dots-llm1-inst")
+    d, h, dh, e, w = (c["hidden_size"], c["num_attention_heads"], 128, c["n_routed_experts"],
+                      c["moe_intermediate_size"])
+    attn = 4 * d * h * dh + 2 * dh  # 32 heads of 128 for queries, keys and values; q/k norms
+    moe = e * 3 * d * w + 3 * d * w * c["n_shared_experts"] + e * d + e
+    total = (c["num_hidden_layers"] * (attn + 2 * d) + 3 * d * c["intermediate_size"]
+             + 61 * moe + d + 2 * c["vocab_size"] * d)
+    m = read_config(c)
+    assert m.total_params == total
+    # Dots1Config's window rule: sliding from max_window_layers on (default 62: none here)
+    assert all(run.attention.window is None for run in m.layers)
+    windowed = read_config({**c, "max_window_layers": 60})
+    assert [run.attention.window for run in windowed.layers][-1] == 4096
+    # layers 60 and 61 keep 4,096 tokens of a 8,192-token context: two layers' half less
+    per_layer = 2 * 32 * 128 * 2
+    assert m.kv_cache_bytes(8192) - windowed.kv_cache_bytes(8192) == 2 * per_layer * 4096
+    assert all(run.attention.window is None
+               for run in read_config({**c, "max_window_layers": 60,
+                                        "sliding_window": None}).layers)
+    with pytest.raises(ConfigError, match="'use_sliding_window' = false"):
+        read_config({**c, "max_window_layers": 60, "use_sliding_window": False})
+
+
+EXAONE = CONFIGS / "reconstructed" / "exaone-4.0-1.2b.json"
+
+
+def test_exaone4_equals_the_meta_count_and_the_published_1_2b():
+    t, m = truth(EXAONE), read_config(EXAONE)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    assert int(m.total_params / 1e8) == 12  # the name's 1.2B (1.279B, truncated)
+    c = json.loads(EXAONE.read_text())
+    d, dh = c["hidden_size"], c["head_dim"]
+    attn = d * 32 * dh * 2 + d * 8 * dh * 2 + 2 * dh  # q, o; k, v; q_norm, k_norm
+    block = attn + 3 * d * c["intermediate_size"] + 2 * d  # two post-norms
+    assert m.total_params == 30 * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert m.kv_cache_bytes_per_token() == 30 * 2 * 8 * 64 * 2
+
+
+@pytest.mark.parametrize("change, sliding", [
+    ({}, []),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": 4},
+     [i for i in range(30) if (i + 1) % 4]),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LLLG"},
+     [i for i in range(30) if (i + 1) % 4]),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LG"},
+     list(range(0, 30, 2))),
+    ({"layer_types": None, "sliding_window": None, "sliding_window_pattern": "LLLG"}, []),
+    ({"layer_types": None}, []),  # the file's null window: no windowed layer
+])
+def test_exaone4_windowed_layers_follow_the_config(change, sliding):
+    m = read_config({**json.loads(EXAONE.read_text()), **change})
+    layers = [run.attention.window for run in m.layers for _ in range(run.count)]
+    assert [i for i, w in enumerate(layers) if w] == sliding
+    assert all(w in (None, 4096) for w in layers)
+
+
+@pytest.mark.parametrize("change, pattern", [
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": "LLXG"},
+     "'sliding_window_pattern' = 'LLXG' must be"),
+    ({"layer_types": None, "sliding_window": 4096, "sliding_window_pattern": None},
+     "'sliding_window_pattern' = None must be"),
+    ({"layer_types": ["sliding_attention"] * 30}, "names sliding layers but 'sliding_window'"),
+    ({"attention_bias": True}, "field 'attention_bias'"),
+])
+def test_exaone4_bad_windows_are_refused_naming_the_field(change, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        read_config({**json.loads(EXAONE.read_text()), **change})
+
+
+OLMO3 = CONFIGS / "reconstructed" / "olmo-3-7b.json"
+
+
+def test_olmo3_equals_the_meta_count_and_keeps_a_window_in_three_layers_of_four():
+    t, m = truth(OLMO3), read_config(OLMO3)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e9) == 7  # the name's 7B
+    c = json.loads(OLMO3.read_text())
+    d, v = c["hidden_size"], c["vocab_size"]
+    block = 4 * d * d + 2 * d + 3 * d * c["intermediate_size"] + 2 * d  # q/k norms of d, 2 norms
+    assert m.total_params == 32 * block + d + 2 * v * d
+    per_layer = 2 * 32 * 128 * 2
+    for context in (1024, 4096, 65536):  # 8 full layers, 24 keeping min(S, 4096) tokens
+        assert m.kv_cache_bytes(context) == per_layer * (8 * context + 24 * min(context, 4096))
+    # without layer_types, Olmo3Config's rule gives the same layers
+    bare = {k: v for k, v in c.items() if k != "layer_types"}
+    assert read_config(bare).kv_cache_bytes(65536) == m.kv_cache_bytes(65536)
+    with pytest.raises(ConfigError, match="'sliding_window' is null"):
+        read_config({**c, "sliding_window": None})
+    assert read_config({**c, "sliding_window": None,
+                        "layer_types": ["full_attention"] * 32}).kv_cache_bytes(65536) \
+        == per_layer * 32 * 65536
+
+
+def test_ernie_4_5_dense_biases_follow_use_bias():
+    c = config("ernie-4.5-0.3b")
+    m = read_config(c)
+    assert int(m.total_params / 1e8) == 3  # the name's 0.3B (0.36B, truncated)
+    d, ff, qkv = c["hidden_size"], c["intermediate_size"], (16 + 2 * 2) * 128
+    biased = read_config({**c, "use_bias": True})
+    assert biased.total_params - m.total_params == 18 * (qkv + d + 2 * ff + d)
+    # Ernie4_5Config's defaults: head_dim 128 (16 x 128 = 2048, not the width 1024), tied
+    bare = {k: v for k, v in c.items() if k not in ("head_dim", "tie_word_embeddings")}
+    assert read_config(bare).total_params == m.total_params
+    with pytest.raises(ConfigError, match="'attention_bias' = true contradicts"):
+        read_config({**c, "attention_bias": True})
+
+
+def test_hunyuan_dense_layer_by_hand_and_refusals():
+    c = config("hunyuan-mt-7b")
+    m = read_config(c)
+    assert int(m.total_params / 1e9) == 7  # the name's 7B (7.50B, truncated)
+    d, ff = c["hidden_size"], c["intermediate_size"]
+    block = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 2 * 128 + 3 * d * ff + 2 * d
+    assert m.total_params == 32 * block + d + c["vocab_size"] * d
+    for change, pattern in [({"use_cla": True}, "'use_cla' = True is not supported"),
+                            ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
+                            ({"attention_head_dim": 64}, "'head_dim' .128. differs")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

@@ -24,6 +24,10 @@ What is counted, per file:
   reported apart as ``nonpersistent_buffers``;
 * ``config_mismatch``: sizes the file states that the built model does not hold (file, built):
   the count is then not the file's and no test may use it;
+* ``routed_expert_params``: parameters of the routed experts (tensors under a module named
+  ``experts``; ``shared_experts`` is another name), recorded where a model has them, so that
+  the parameters one token uses follow from the meta count alone: a top-k of E experts uses
+  k/E of them;
 * ``by_prefix``: parameters grouped by the first two components of their names
   (``model.language_model``, ``model.visual``, ``lm_head``, ...), so that a multimodal file's
   language model can be compared alone.
@@ -69,6 +73,12 @@ def config_files() -> list[Path]:
 #: transformers defines as ``minimax_m3_vl_text`` (``MiniMaxM3VLForCausalLM``).
 TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
 
+#: model_type -> {a key of the file: the key transformers reads the same field under}, where
+#: a file written for the publisher's remote code names a field otherwise. Hunyuan-A13B's
+#: remote-code file (``model_type`` "hunyuan") gives the head width as ``attention_head_dim``;
+#: transformers' ``HunYuanMoEV1Config`` reads ``head_dim`` (and without it fails to build).
+KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
+
 
 def type_for_architecture(arch: str) -> str | None:
     """The model_type whose causal-LM or image-text class is named ``arch``."""
@@ -97,6 +107,10 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
                    f"the architecture {archs[0]!r} the file names")
         model_type = alias
     body = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map")}
+    for key, alias in KEY_ALIASES.get(cfg.get("model_type"), {}).items():
+        if key in body and alias not in body:
+            body[alias] = body[key]
+            how.append(f"'{key}' read as '{alias}', the key transformers reads (KEY_ALIASES)")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
     with torch.device("meta"):
@@ -130,8 +144,11 @@ def mismatches(cfg: dict, model: torch.nn.Module) -> dict:
 def count(model: torch.nn.Module) -> dict:
     params = 0
     by_prefix: Counter[str] = Counter()
+    routed = 0
     for name, p in model.named_parameters():  # shared (tied) tensors once
         params += p.numel()
+        if "experts" in name.split("."):
+            routed += p.numel()
         by_prefix[".".join(name.split(".")[:2])] += p.numel()
     persistent = nonpersistent = 0
     names: Counter[str] = Counter()
@@ -146,7 +163,8 @@ def count(model: torch.nn.Module) -> dict:
                 names[b_name] += buf.numel()
     return {"params": params, "persistent_buffers": persistent,
             "persistent_buffer_names": dict(sorted(names.items())),
-            "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items()))}
+            "nonpersistent_buffers": nonpersistent, "by_prefix": dict(sorted(by_prefix.items())),
+            **({"routed_expert_params": routed} if routed else {})}
 
 
 def main(argv: list[str]) -> int:

@@ -163,6 +163,18 @@ COUNT_KEYS: Mapping[str, str] = {
     "text_config": "a wrapped language model",
     "language_config": "a wrapped language model",
     "llm_config": "a wrapped language model",
+    "attention_out_bias": "a bias on the attention output projection",
+    "moe_num_experts": "routed experts per MoE layer",
+    "moe_k": "experts per token",
+    "moe_num_shared_experts": "shared experts per MoE layer",
+    "moe_layer_start_index": "which layers are mixtures of experts",
+    "moe_layer_end_index": "which layers are mixtures of experts",
+    "moe_layer_interval": "which layers are mixtures of experts",
+    "use_cla": "cross-layer attention (layers that reuse another layer's keys and values)",
+    "use_mla": "multi-head latent attention",
+    "moe_topk": "experts per token",
+    "num_shared_expert": "shared experts per MoE layer",
+    "moe_layer_num_skipped": "leading dense layers of a mixture of experts",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -336,6 +348,8 @@ def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
         return [True] * n
     if rule == "alternate":  # Gemma 2: layers 0, 2, 4, ... are sliding
         return [i % 2 == 0 for i in range(n)]
+    if rule == "olmo3":  # OLMo 3: three sliding layers, then one full
+        return [(i + 1) % 4 != 0 for i in range(n)]
     if rule == "pattern":  # Gemma 3: every sliding_window_pattern-th layer is global
         p = r.int("sliding_window_pattern", 6, kind="count")
         return [(i + 1) % p != 0 for i in range(n)]
@@ -904,6 +918,22 @@ def _olmo2(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, qk_norm="full", norms=2)
 
 
+def _olmo3(r: _Reader) -> dict[str, Any]:
+    # Olmo3 (transformers 5.24.0 modeling_olmo3.py): OLMo 2's block (q_norm over H head_dim,
+    # k_norm over H_kv head_dim, post-attention and post-feedforward norms, no pre-norms,
+    # biases on q/k/v/o when attention_bias) with windows: layer_types, else
+    # Olmo3Config's rule, three sliding layers then one full (i + 1) % 4 != 0; sliding_window
+    # 4096 by default. A null window with sliding layers is refused (no window to keep).
+    n = r.int("num_hidden_layers", kind="layers")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None and (
+            types is None or "sliding_attention" in types):
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but OLMo 3's sliding "
+                          "layers need a window; give the window, or layer_types without "
+                          "sliding layers")
+    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
+
+
 def _olmoe(r: _Reader) -> dict[str, Any]:
     # OlmoeModel (transformers 5.24.0 modeling_olmoe.py): q/k/v/o (biases if attention_bias);
     # q_norm RMSNorm(d) and k_norm RMSNorm(d/H x H_kv) over the whole projections (OLMo 2's
@@ -1083,7 +1113,9 @@ def _gpt_neox(r: _Reader) -> dict[str, Any]:
 
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
-def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
+def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
+              mtp_note: str = "DeepSeek-V3's MTP module (not in the paper's 671B)"
+              ) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
     # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
     # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
@@ -1131,8 +1163,7 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False) -> dict[str, Any]:
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
                   attention=lambda i: attn, mlp=mlp_of, d_model=d)
     if v3:
-        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2),
-                                   "DeepSeek-V3's MTP module (not in the paper's 671B)")
+        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note)
     return kw
 
 
@@ -1441,6 +1472,347 @@ def _glm4_moe(r: _Reader) -> dict[str, Any]:
     kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=moe, norms=2),
                                "GLM-4.5's MTP layer, counted in DeepSeek-V3's layout")
     return kw
+
+
+#: transformers' Glm4MoeLiteConfig defaults (configuration_glm4_moe_lite.py in transformers 5.24.0)
+#: for the keys that size the model, taken where a file leaves a key out (a null stays null: a
+#: null q_lora_rank is a full-rank query projection there too).
+GLM4_MOE_LITE_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 154880, "hidden_size": 2048, "intermediate_size": 10240,
+    "moe_intermediate_size": 1536, "num_hidden_layers": 47, "num_attention_heads": 20,
+    "num_key_value_heads": 20, "n_shared_experts": 1, "n_routed_experts": 64,
+    "kv_lora_rank": 512, "q_lora_rank": 768, "qk_rope_head_dim": 64, "v_head_dim": 256,
+    "qk_nope_head_dim": 192, "num_experts_per_tok": 4, "max_position_embeddings": 202752,
+    "tie_word_embeddings": False, "attention_bias": False, "first_k_dense_replace": 1,
+}
+
+
+def _glm4_moe_lite(r: _Reader) -> dict[str, Any]:
+    # Glm4MoeLite (GLM-4.7-Flash; transformers 5.24.0 modeling_glm4_moe_lite.py): DeepSeek-V3's
+    # block. MLA (q_a_proj, q_a_layernorm, q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm,
+    # kv_b_proj; o_proj; q_a_proj, kv_a_proj_with_mqa and o_proj carry biases when
+    # attention_bias, which _deepseek refuses); dense MLP of intermediate_size or a mixture of
+    # n_routed_experts of moe_intermediate_size, one shared MLP of n_shared_experts x that width,
+    # a router d x E (fp32) and its e_score_correction_bias (E, a persistent buffer). The dense
+    # layers are mlp_layer_types, else the first one alone: transformers does not read
+    # first_k_dense_replace, so a file whose first_k_dense_replace says otherwise without the
+    # list is refused (vLLM would read the key). The MTP layer is not built by transformers.
+    inner = _Reader({**GLM4_MOE_LITE_DEFAULTS, **r.cfg}, r.origin, r.family)
+    if inner.raw("mlp_layer_types") is None and inner.int(
+            "first_k_dense_replace", 1, kind="layers", minimum=0) != 1:
+        raise ConfigError(
+            f"{r.origin}: field 'first_k_dense_replace' = {inner.cfg['first_k_dense_replace']} "
+            "without 'mlp_layer_types': transformers' GLM-4.7-Flash builds one dense layer "
+            "whatever the field says, vLLM reads the field; give 'mlp_layer_types'")
+    if inner.raw("mlp_layer_types") is not None and "first_k_dense_replace" not in r.cfg:
+        inner.cfg = {**inner.cfg, "first_k_dense_replace": _leading_dense(inner)}
+    kw = _deepseek(inner, v3=True,
+                   mtp_note="GLM-4.7-Flash's MTP layer, counted in DeepSeek-V3's layout")
+    r.read |= inner.read
+    return kw
+
+
+def _leading_dense(r: _Reader) -> int:
+    """How many layers lead with a dense MLP in ``mlp_layer_types`` ('dense' or 'sparse' per
+    layer); the list is checked against that count by :func:`_deepseek`."""
+    kinds = r.str_list("mlp_layer_types", r.int("num_hidden_layers", kind="layers"),
+                       ("dense", "sparse"))
+    return next((i for i, kind in enumerate(kinds or []) if kind != "dense"), len(kinds or []))
+
+
+#: transformers' SeedOssConfig defaults (configuration_seed_oss.py in transformers 5.24.0) for
+#: the keys that size the model: q/k/v biases by default, none on o_proj, head_dim 128 (not
+#: hidden/heads: Seed-OSS-36B has 80 heads of 128 over a width of 5120).
+SEED_OSS_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 155136, "hidden_size": 4096, "intermediate_size": 27648,
+    "num_hidden_layers": 64, "num_attention_heads": 80, "num_key_value_heads": 8,
+    "max_position_embeddings": 524288, "tie_word_embeddings": False, "attention_bias": True,
+    "attention_out_bias": False, "mlp_bias": False, "head_dim": 128,
+}
+
+
+def _seed_oss(r: _Reader) -> dict[str, Any]:
+    # SeedOss (transformers 5.24.0 modeling_seed_oss.py): Llama's block; q_proj, k_proj, v_proj
+    # with biases when attention_bias, o_proj with one when attention_out_bias, gate/up/down
+    # with biases when mlp_bias; input_layernorm and post_attention_layernorm; untied head by
+    # default. No sliding window: a layer_types or sliding_window key is refused unread.
+    inner = _defaulted(r.cfg, SEED_OSS_DEFAULTS, r.origin, r.family)
+    o_bias = inner.flag("attention_out_bias", False)
+    kw = _llama_like(inner)
+    kw["layers"] = tuple(replace(run, attention=replace(run.attention, o_bias=o_bias))
+                         for run in kw["layers"])
+    r.read |= inner.read
+    return kw
+
+
+#: transformers' Ernie4_5Config defaults (configuration_ernie4_5.py in transformers 5.24.0) for
+#: the keys that size the model: head_dim 128 (a field), the head tied.
+ERNIE4_5_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 103424, "hidden_size": 1024, "intermediate_size": 3072,
+    "num_hidden_layers": 18, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True, "use_bias": False,
+    "head_dim": 128,
+}
+
+
+def _ernie4_5(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5 (ERNIE-4.5-0.3B; transformers 5.24.0 modeling_ernie4_5.py): Llama's block with
+    # biases on q/k/v/o and on gate/up/down when use_bias (the output head never has one);
+    # two RMSNorms per block; the head tied by default. The class has no attention_bias or
+    # mlp_bias: a file whose keys of those names say otherwise than use_bias is refused.
+    bias = _defaulted(r.cfg, ERNIE4_5_DEFAULTS, r.origin, r.family).flag("use_bias", False)
+    r.read.add("use_bias")
+    for key in ("attention_bias", "mlp_bias"):
+        _restated(r, key, bias, "its biases follow 'use_bias'")
+    inner = _defaulted({**r.cfg, "attention_bias": bias, "mlp_bias": bias}, ERNIE4_5_DEFAULTS,
+                       r.origin, r.family)
+    kw = _llama_like(inner, tied=True)
+    r.read |= inner.read
+    return kw
+
+
+#: transformers' Ernie4_5_MoeConfig defaults (configuration_ernie4_5_moe.py in transformers
+#: 5.24.0) for the keys that size the model; moe_layer_end_index -1 is the last layer.
+ERNIE4_5_MOE_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 103424, "hidden_size": 2560, "intermediate_size": 12288,
+    "num_hidden_layers": 28, "num_attention_heads": 20, "num_key_value_heads": 4,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True, "use_bias": False,
+    "moe_intermediate_size": 1536, "moe_k": 6, "moe_num_experts": 64,
+    "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_layer_end_index": -1,
+    "moe_layer_interval": 1,
+}
+
+
+def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_Moe (transformers 5.24.0 modeling_ernie4_5_moe.py): q/k/v/o, the dense MLP, the
+    # shared experts and the output head carry biases when use_bias (the routed experts never:
+    # refused rather than miscounted); head_dim is getattr(config, "head_dim", d / H); layer i
+    # is a mixture iff (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
+    # moe_layer_end_index (-1: the last layer): moe_num_experts of moe_intermediate_size, one
+    # shared MLP of moe_num_shared_experts x that width, a router d x E (fp32, no bias) and
+    # moe_statics.e_score_correction_bias (E, a parameter); two RMSNorms per block; the head
+    # tied by default. The MTP layers (num_nextn_predict_layers) are not built by
+    # transformers: declared, not counted, as MiniMax-M2's.
+    inner = _defaulted(r.cfg, ERNIE4_5_MOE_DEFAULTS, r.origin, r.family)
+    if inner.flag("use_bias", False):
+        raise ConfigError(f"{r.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
+                          "puts biases on attention, the dense and shared MLPs and the head "
+                          "but not on the routed experts, which the library's MLP does not "
+                          "tell apart")
+    d = inner.int("hidden_size")
+    n = inner.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = inner.heads(d)
+    e, k = _experts(inner, n_key="moe_num_experts", k_key="moe_k")
+    width = inner.int("moe_intermediate_size")
+    shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
+    start = inner.int("moe_layer_start_index", kind="layers", minimum=0)
+    end = inner.int("moe_layer_end_index", kind="layers", minimum=-1)
+    end = n - 1 if end == -1 else end
+    step = inner.int("moe_layer_interval", kind="count")
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(inner.int("intermediate_size"))
+    attn = Attention(h, hkv, dh)
+    mtp = inner.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
+    kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
+                  trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn,
+                  mlp=lambda i: moe if ((i + 1) % step == 0 and start <= i <= end) else dense,
+                  d_model=d)
+    r.read |= inner.read
+    return {**kw, "mtp_modules": mtp, "mtp_field": "num_nextn_predict_layers" if mtp else ""}
+
+
+def _same_per_layer(r: _Reader, key: str, n: int, kind: str) -> Any:
+    """A key a Hunyuan file gives as one integer or as one per layer: the value, refused naming
+    the key where the layers differ (transformers' class builds one size for every layer)."""
+    v = r.raw(key)
+    if isinstance(v, list):
+        if len(v) != n or not v or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+            raise ConfigError(f"{r.origin}: field '{key}' must be an integer or one integer for "
+                              f"each of the {n} layers")
+        if len(set(v)) != 1:
+            raise ConfigError(f"{r.origin}: field '{key}' differs from layer to layer, which "
+                              f"the '{r.family}' reader does not count (transformers builds one "
+                              "size for every layer)")
+        return _single(r, key, v[0], kind)
+    return r.int(key, None, kind=kind)
+
+
+def _single(r: _Reader, key: str, value: int, kind: str) -> int:
+    """One entry of a per-layer list, checked as :meth:`_Reader.int` checks a field."""
+    return _Reader({key: value}, r.origin, r.family).int(key, kind=kind)
+
+
+def _hunyuan_attention(r: _Reader, d: int) -> Attention:
+    """Hunyuan's attention as transformers 5.24.0 builds it (modeling_hunyuan_v1_dense.py and
+    _moe.py): q/k/v/o with biases when attention_bias, query_layernorm and key_layernorm of
+    head_dim in every layer, head_dim = getattr(config, "head_dim", d / H) (Tencent's
+    remote-code files name it attention_head_dim; both given and different is refused);
+    cross-layer attention (use_cla) and latent attention (use_mla) are refused, use_qk_norm
+    false and mlp_bias true contradict the layout."""
+    r.refuse("use_cla", "Hunyuan's cross-layer attention (layers that reuse another layer's "
+                        "keys and values) is not counted")
+    r.read.add("cla_share_factor")
+    r.refuse("use_mla", "Hunyuan's latent attention is not counted")
+    head_dim = r.int("head_dim", None)
+    alias = r.int("attention_head_dim", None)
+    if head_dim is not None and alias is not None and head_dim != alias:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({head_dim}) differs from "
+                          f"'attention_head_dim' ({alias})")
+    h, hkv, dh = r.heads(d, head_dim_default=head_dim if head_dim is not None else alias)
+    _restated(r, "use_qk_norm", True, "its attention always has query and key norms")
+    _restated(r, "mlp_bias", False, "its MLPs have no biases")
+    bias = r.flag("attention_bias", False)
+    return Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head")
+
+
+def _hunyuan(r: _Reader, mlp_of: Callable[[_Reader, int], MLP]) -> dict[str, Any]:
+    """A Hunyuan stack: Hunyuan's attention (:func:`_hunyuan_attention`) and the MLP
+    ``mlp_of(r, n_layers)`` in every block, input_layernorm and post_attention_layernorm, the
+    head untied by default."""
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    attn = _hunyuan_attention(r, d)
+    mlp = mlp_of(r, n)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
+def _hunyuan_v1_dense(r: _Reader) -> dict[str, Any]:
+    # HunYuanDenseV1 (Hunyuan-7B, Hunyuan-MT-7B; transformers 5.24.0
+    # modeling_hunyuan_v1_dense.py): gate/up/down of intermediate_size without biases.
+    return _hunyuan(r, lambda r, n: MLP(r.int("intermediate_size")))
+
+
+def _hunyuan_moe_mlp(r: _Reader, n: int) -> MLP:
+    # HunYuanMoEV1 (Hunyuan-A13B; transformers 5.24.0 modeling_hunyuan_v1_moe.py): every block
+    # a mixture: a router wg d x E (fp32, no bias), num_experts experts of intermediate_size and
+    # one shared MLP (shared_mlp) of intermediate_size, no MLP biases. The remote-code keys
+    # that vLLM also reads are accepted where they say what transformers builds
+    # (moe_intermediate_size = intermediate_size and num_shared_expert 1 in every layer,
+    # use_mixed_mlp_moe, no skipped layers) and refused naming the key otherwise.
+    _restated(r, "use_mixed_mlp_moe", True, "every block has a shared MLP beside the experts")
+    if r.int("moe_layer_num_skipped", 0, kind="layers", minimum=0):
+        raise ConfigError(f"{r.origin}: field 'moe_layer_num_skipped' = "
+                          f"{r.cfg['moe_layer_num_skipped']} is not counted (transformers builds "
+                          "a mixture in every layer)")
+    ff = r.int("intermediate_size")
+    width = _same_per_layer(r, "moe_intermediate_size", n, "width")
+    if width is not None and width != ff:
+        raise ConfigError(f"{r.origin}: field 'moe_intermediate_size' ({width}) differs from "
+                          f"'intermediate_size' ({ff}): transformers' experts are "
+                          "intermediate_size wide, vLLM's moe_intermediate_size")
+    shared = _same_per_layer(r, "num_shared_expert", n, "experts")
+    if shared is not None and shared != 1:
+        raise ConfigError(f"{r.origin}: field 'num_shared_expert' = {shared} is not counted "
+                          "(transformers builds one shared MLP of intermediate_size)")
+    e = r.int("num_experts", kind="experts")
+    k = _same_per_layer(r, "moe_topk", n, "experts")
+    if k is None or k > e:
+        raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) must be given and at most "
+                          f"'num_experts' ({e})")
+    return MLP(ff, n_experts=e, top_k=k, n_shared=1, d_shared=ff)
+
+
+def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
+    return _hunyuan(r, _hunyuan_moe_mlp)
+
+
+def _dots1(r: _Reader) -> dict[str, Any]:
+    # Dots1 (dots.llm1; transformers 5.24.0 modeling_dots1.py): Qwen3's attention (q/k/v/o with
+    # biases when attention_bias, q_norm and k_norm RMSNorm(head_dim), head_dim =
+    # getattr(config, "head_dim", d / H)) and DeepSeek-V3's mixture: the first
+    # first_k_dense_replace blocks dense (intermediate_size), then n_routed_experts of
+    # moe_intermediate_size, one shared MLP of n_shared_experts x that width, a router d x E
+    # (fp32) and its e_score_correction_bias (E, a persistent buffer); two RMSNorms per block.
+    # Windows: layer_types, else a layer is sliding iff sliding_window is not null and its index
+    # is at least max_window_layers (Dots1Config's defaults 4096 and 62; no use_sliding_window
+    # switch, so a file that sets that key false while the rule windows some layers is refused).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    window = r.int("sliding_window", None, kind="context") if "sliding_window" in r.cfg \
+        else 4096
+    r.read.add("sliding_window")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    if types is None:
+        first = r.int("max_window_layers", 62, kind="layers", minimum=0)
+        types = ["sliding_attention" if window is not None and i >= first else "full_attention"
+                 for i in range(n)]
+        if "sliding_attention" in types and r.cfg.get("use_sliding_window") is False:
+            raise ConfigError(f"{r.origin}: field 'use_sliding_window' = false, but transformers' "
+                              "dots1 windows the layers from 'max_window_layers' on whatever it "
+                              "says; give 'layer_types'")
+    r.read.update({"max_window_layers", "use_sliding_window"})
+    if "sliding_attention" in types and window is None:
+        raise ConfigError(f"{r.origin}: field 'layer_types' names sliding layers but "
+                          "'sliding_window' is null")
+    e, k = _experts(r, n_key="n_routed_experts")
+    width = r.int("moe_intermediate_size")
+    shared = r.int("n_shared_experts", kind="experts", minimum=0)
+    first = r.int("first_k_dense_replace", 0, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
+              router_bias=True)
+    dense = MLP(r.int("intermediate_size"))
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                                      window=window if types[i] == "sliding_attention" else None),
+        mlp=lambda i: moe if i >= first else dense, d_model=d)
+
+
+def _exaone4_sliding(r: _Reader, n: int, window: int | None) -> list[bool]:
+    """EXAONE 4's windowed layers: ``layer_types``; else none without a window; else by
+    ``sliding_window_pattern`` (default 4): an integer p windows layer i iff (i + 1) % p != 0
+    (Exaone4Config), a string of L (local) and G (global) repeats from layer 0 (its
+    docstring: "LLLG" is 4)."""
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
+    pattern = r.cfg.get("sliding_window_pattern", 4)  # absent: the default; null: none
+    r.read.add("sliding_window_pattern")
+    if types is not None:
+        flags = [t == "sliding_attention" for t in types]
+    elif window is None:
+        flags = [False] * n
+    elif isinstance(pattern, str) and pattern and set(pattern) <= {"L", "G"}:
+        flags = [pattern[i % len(pattern)] == "L" for i in range(n)]
+    elif isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
+        flags = [(i + 1) % pattern != 0 for i in range(n)]
+    else:
+        raise ConfigError(f"{r.origin}: field 'sliding_window_pattern' = {pattern!r:.40} must be "
+                          "a positive integer or a string of L and G when 'sliding_window' is "
+                          "set and 'layer_types' is not given")
+    if any(flags) and window is None:
+        raise ConfigError(f"{r.origin}: field 'layer_types' names sliding layers but "
+                          "'sliding_window' is null")
+    return flags
+
+
+def _exaone4(r: _Reader) -> dict[str, Any]:
+    # Exaone4 (EXAONE 4.0; transformers 5.24.0 modeling_exaone4.py): q/k/v/o without biases,
+    # q_norm and k_norm RMSNorm(head_dim) with head_dim = getattr(config, "head_dim", d / H);
+    # no input norm: post_attention_layernorm and post_feedforward_layernorm (two per block,
+    # OLMo 2's placement); gate/up/down without biases; the head untied by default. Windows:
+    # _exaone4_sliding (sliding_window 4096 by default; a null one windows nothing). The
+    # global layers of the 32B skip the rotary embedding, which changes no count.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    window = r.int("sliding_window", None, kind="context") if "sliding_window" in r.cfg \
+        else 4096
+    r.read.add("sliding_window")
+    flags = _exaone4_sliding(r, n, window)
+    _restated(r, "attention_bias", False, "its attention projections have no biases")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: Attention(h, hkv, dh, qk_norm="head",
+                                                  window=window if flags[i] else None),
+                    mlp=lambda i: mlp, d_model=d)
 
 
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
@@ -2341,6 +2713,9 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
     "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
+    "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
+    "ernie4_5": _ernie4_5,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2394,6 +2769,11 @@ ARCHITECTURES: Mapping[str, str] = {
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
     "GPTBigCodeForCausalLM": "gpt_bigcode", "Starcoder2ForCausalLM": "starcoder2",
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
+    "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
+    "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
+    "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
+    "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
+    "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
 }
 
 
