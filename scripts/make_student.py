@@ -429,9 +429,6 @@ def _index_titles(raw: str) -> str:
 COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-specs-b200-fp4", "08-modern-architectures"):
         "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
-    ("ex-nb-serving-transfer", "08-modern-architectures"):
-        "the GB one decode step of MiniMax-M3 reads at 128K tokens (table tbl-modern-current), "
-        "not the milliseconds a prompt's cache takes over a link",
     ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
         "a column of the chapter's table of mixtures of experts (the Phi-3.5-MoE row)",
     ("ex-nb-puzzle-5090-ratio", "formats"):
@@ -464,12 +461,6 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-parallel-ring", "model-table"):
         "the GiB of Llama-3.3-Nemotron-Super-49B's KV cache at 131,072 tokens (table "
         "tbl-models-memory), not an all-reduce time in microseconds",
-    ("ex-nb-speculative-breakeven", "forecast_decode"):
-        "the fitted k of LMDeploy TurboMind on datacenter GPUs (by_runtime), a fraction of the "
-        "bound's time, not a draft cost",
-    ("ex-nb-mistakes-moe-qwen", "forecast_decode"):
-        "a bootstrap standard error in seconds per layer (by_runtime_stderr's lambda of SGLang on "
-        "datacenter GPUs), not a ratio of parameters",
     ("ex-nb-batch-qwen-moe-experts", "hardware-table"):
         "the dense 16-bit tensor rate in TFLOP/s of one GeForce card of the catalog (the RTX 5070 "
         "Ti, derived from its AI TOPS), not a count of experts",
