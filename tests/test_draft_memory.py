@@ -200,3 +200,142 @@ def test_step_37s_own_heads_are_shared_as_vllm_loads_them():
     # head_dim), 2 B each
     cache = 3 * 2 * 8 * 128 * 2
     assert e.draft_memory_bytes == held["draft_params"] - 1_583_874_048 + cache
+
+
+# ---- the module's own precision, as its checkpoint stores it ------------------------------------
+# DeepSeek-V3's module (layer 61 of its checkpoint; tests/configs/FAMILIES.md, DeepSeek-V3), each
+# matrix rows x cols (outputs x inputs) from config.json: d = 7168, q_lora_rank 1536, 128 heads of
+# nope 128 + rope 64 and v 128, kv_lora_rank 512, 256 routed experts and 1 shared of 2,048.
+D, V = 7168, 129_280
+MLA_MATS = [(1536, D), (128 * 192, 1536), (512 + 64, D), (128 * 256, 512), (D, 128 * 128)]
+EXPERT_MATS = [(2048, D), (2048, D), (D, 2048)]     # gate_proj, up_proj, down_proj
+PLAIN_MODULE = (3 * D                               # enorm, hnorm, shared_head.norm
+                + 1536 + 512 + 2 * D                # q_a and kv_a layernorms, the block's two
+                + 2 * D * D                         # eh_proj (2d -> d)
+                + 256 * D)                          # the router's matrix
+ROUTER_BIAS = 256                                   # e_score_correction_bias, fp32
+TABLE = V * D                                       # 926,679,040: embed_tokens, shared_head.head
+
+
+def _fp8(rows, cols):
+    """A matrix in DeepSeek's fp8: one byte an element and a 4-byte fp32 scale per 128 x 128
+    block (ceil(rows/128) x ceil(cols/128)), as README_WEIGHTS.md describes it."""
+    return rows * cols + 4 * -(-rows // 128) * -(-cols // 128)
+
+
+def _module_held():
+    """What vLLM holds of DeepSeek-V3's module at pp 1 as its fp8 checkpoint ships it: the
+    block's matrices in fp8 with their scales, eh_proj, norms and router in bf16, the router's
+    bias in fp32; its embed_tokens and shared_head.head shared with the model's."""
+    matrices = sum(_fp8(r, c) for r, c in MLA_MATS + EXPERT_MATS)   # MLA and the shared expert
+    experts = 256 * sum(_fp8(r, c) for r, c in EXPERT_MATS)
+    return matrices + experts + 2 * PLAIN_MODULE + 4 * ROUTER_BIAS
+
+
+def test_deepseek_v3_1_nvfp4_holds_its_mtp_module_in_bf16():
+    """NVIDIA's DeepSeek-V3.1-NVFP4 leaves its MTP layer out of NVFP4 (exclude_modules
+    'model.layers.61*' in hf_quant_config.json), so the module ships in bf16: its
+    13,463,426,304 parameters less the two vocabulary tables vLLM shares, at 2 B each,
+    23,220,136,448 B; not at the model's NVFP4 bits (6.69 GB). Asked for fp8 weights, the
+    module follows them, one byte each."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "configs" / "modelopt" / "deepseek-v3.1-nvfp4"
+    quant = json.loads((folder / "hf_quant_config.json").read_text())["quantization"]
+    assert "model.layers.61*" in quant["exclude_modules"] and quant["quant_algo"] == "NVFP4"
+    held = (13_463_426_304 - 2 * TABLE) * 2
+    assert held == 23_220_136_448
+    at = dict(hardware="h200", tp=8, context=PROMPT, speculation="mtp")
+    e = estimate(str(folder / "config.json"), **at)
+    mla_token = 512 + 64                            # the checkpoint's fp8 cache, 1 B an element
+    assert e.draft_memory_bytes == held + PROMPT * mla_token
+    asked = estimate(str(folder / "config.json"), **at, weights="fp8")
+    assert asked.draft_memory_bytes == held // 2 + PROMPT * mla_token
+
+
+def test_deepseek_v3_fp8_quantizes_its_mtp_module_as_the_rest():
+    """DeepSeek-V3's quantization_config names no module to keep, so layer 61's block is fp8
+    with its block scales as every other layer's: 702,264 scales (the Hub's element count,
+    tests/configs/FAMILIES.md), and the module whole, with its two bf16 tables, is the
+    15,424,227,552 B derived there; vLLM holds it without the tables."""
+    from llm_arithmetic import get_model
+
+    assert not get_model("deepseek-v3").scheme.keep
+    scales = sum(-(-r // 128) * -(-c // 128) for r, c in MLA_MATS + EXPERT_MATS) \
+        + 256 * sum(-(-r // 128) * -(-c // 128) for r, c in EXPERT_MATS)
+    assert scales == 702_264
+    held = _module_held()
+    assert held + 2 * TABLE * 2 == 15_424_227_552
+    e = estimate("deepseek-v3", hardware="h200", tp=8, context=PROMPT, speculation="mtp")
+    assert e.draft_memory_bytes == held + PROMPT * (512 + 64) * 2   # 16-bit cache
+    # under pipeline parallelism vLLM loads the module's own embedding table, in bf16
+    two = estimate("deepseek-v3", hardware="h200", tp=8, pp=2, context=PROMPT,
+                   speculation="mtp")
+    assert two.draft_memory_bytes - e.draft_memory_bytes == TABLE * 2
+
+
+def test_deepseek_v3_2_module_adds_its_indexer_in_fp8():
+    """DeepSeek-V3.2's module is V3's with the block's DeepSeek Sparse Attention indexer
+    (config.json: index_n_heads 64, index_head_dim 128): wq_b (64 x 128 rows, q_lora_rank
+    1536 columns) and wk (128 x d) in fp8 with their scales, weights_proj (64 x d) and the
+    LayerNorm k_norm (weight and bias of 128) in bf16; its quantization_config keeps nothing."""
+    indexer = _fp8(64 * 128, 1536) + _fp8(128, D) + 2 * (64 * D) + 2 * (2 * 128)
+    e = estimate("deepseek-v3.2", hardware="h200", tp=8, context=PROMPT, speculation="mtp")
+    cache = PROMPT * (512 + 64) * 2 + PROMPT * 128 * 2      # the MLA latent and indexer keys
+    assert e.draft_memory_bytes - cache == _module_held() + indexer
+
+
+def test_a_file_type_the_module_follows():
+    """A llama.cpp file type asked for DeepSeek-V3 gives each part its bits; the module's parts
+    take the file's, not the checkpoint's fp8."""
+    from llm_arithmetic import get_model
+    from llm_arithmetic.estimate import draft_memory_inputs, weight_inputs
+
+    m = get_model("deepseek-v3")
+    held = draft_memory_inputs(m, module=True)
+    parts = weight_inputs(m, "q4_k_m")
+    experts = 256 * sum(r * c for r, c in EXPERT_MATS)
+    other = 13_463_426_304 - 2 * TABLE - experts
+    got = m.evaluate("draft_module_bytes", **held, **parts, pp=1)
+    assert got == pytest.approx(other * parts["native_bits_default"] / 8
+                                + experts * parts["native_bits_experts"] / 8, rel=1e-12)
+
+
+@pytest.mark.parametrize("keep, module_bits", [([], None), (["model.layers.92"], 16)])
+def test_glm_4_5_module_bits_follow_the_keep_list_by_name(keep, module_bits):
+    """GLM-4.5 (tests/configs/glm-4.5.json: 92 layers, d 5120, 160 routed experts of 1,536)
+    stores its MTP module as layer 92, as vLLM's glm4_moe_mtp.py loads it. Given an fp8
+    record with 128 x 128 blocks (constructed here: the FP8 repository's own record was not
+    found in a stored copy), a module listed in modules_to_not_convert ships in bf16, every
+    part of it 16 bits; one not listed has its routed experts' matrices in fp8, each
+    1,536 x 5,120 matrix with 12 x 40 fp32 scales: 8 + 32 x 480 / (1,536 x 5,120) bits =
+    8 + 1/512."""
+    import json
+    from fractions import Fraction
+    from pathlib import Path
+
+    from llm_arithmetic.catalog.readers import read_config
+
+    cfg = json.loads((Path(__file__).parent / "configs" / "glm-4.5.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                  "fmt": "e4m3", "weight_block_size": [128, 128],
+                                  "modules_to_not_convert": keep}
+    m = read_config(cfg, name="glm-4.5-fp8")
+    if module_bits is None:
+        assert m.native_bits["draft_experts"] == 8 + Fraction(32 * 12 * 40, 1536 * 5120)
+        assert 8 < m.native_bits["draft"] < 16
+    else:
+        # every tensor at 16 bits but the router's 160 correction biases, which an fp8 record
+        # keeps in fp32 (as DeepSeek-V3's): 16 more bits each over the module's parameters
+        # outside its routed experts and vocabulary tables
+        d, h, kv, dh = 5120, 96, 8, 128
+        attention = (h * dh * d + h * dh) + 2 * (kv * dh * d + kv * dh) + d * h * dh + 2 * dh
+        other = (3 * d + 2 * d * d                  # enorm, hnorm, shared_head.norm; eh_proj
+                 + attention + 2 * d                # GQA with biases and q/k norms; 2 norms
+                 + 160 * d + 160                    # router and its correction bias
+                 + 3 * 1536 * d)                    # the shared expert
+        assert m.native_bits["draft_experts"] == module_bits
+        assert m.native_bits["draft"] == module_bits + Fraction(16 * 160, other)
+    # the model's own layers are fp8 either way
+    assert m.native_bits["experts"] == 8 + Fraction(1, 512)

@@ -544,7 +544,9 @@ def weight_inputs(model: Model, weights: str | None = None,
     experts' matrices (``experts``) and every other weight (``default``). So does a file type
     that names the experts' type (``mxfp4_moe``: experts MXFP4, every other matrix Q8_0, the
     1-D tensors and routers F32 as in ggml-org's gpt-oss files: the experts' matrices at 4.25
-    bits with their F32 biases, the rest a little above Q8_0's 8.5).
+    bits with their F32 biases, the rest a little above Q8_0's 8.5). A model's
+    multi-token-prediction module follows the weights asked as the rest does: its own bits as
+    shipped (``native_bits_draft``, ``native_bits_draft_experts``) give way to them.
 
     >>> m = get_model("gpt-oss-20b")
     >>> weight_inputs(m, "q8_0")
@@ -563,7 +565,21 @@ def weight_inputs(model: Model, weights: str | None = None,
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
     parts = mix_parts(model, mix.name)
-    return {"bits_weight": None, **{f"native_bits_{k}": v for k, v in parts.items()}}
+    return {"bits_weight": None, **module_follows(model),
+            **{f"native_bits_{k}": v for k, v in parts.items()}}
+
+
+def module_follows(model: Model) -> dict[str, Any]:
+    """The plan's inputs that make a multi-token-prediction module's weights follow the parts
+    of a llama.cpp file type asked for the model: its own bits as shipped
+    (``native_bits_draft``, ``native_bits_draft_experts``) set to None, so that the plan counts
+    it at the file's bits for the same parts; {} where the model has none of its own.
+
+    >>> module_follows(get_model("deepseek-v3")), module_follows(get_model("llama-3-8b"))
+    ({'native_bits_draft': None, 'native_bits_draft_experts': None}, {})
+    """
+    return {f"native_bits_{k}": None for k in ("draft", "draft_experts")
+            if k in model.native_bits}
 
 
 def weights_as(model: Model, weights: Any = None, bits_weight: Any = None) -> str:
@@ -1173,7 +1189,10 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
                         bits_weight: Any = None) -> dict[str, Any]:
     """The plan's inputs for what a draft holds beside the target: with ``module``, the
     multi-token-prediction module of ``model`` (the target): its parameters outside the
-    published total (``draft_params``, stored at the bits of the target's weights; None where
+    published total (``draft_params``, which the plan counts at the module's own bits as its
+    checkpoint stores it, the model's ``native_bits`` ``"draft"`` and ``"draft_experts"``, else
+    at the target's; where weights are asked for, a format, a number of bits or a llama.cpp
+    file type, the module follows them as the rest of the model does; None where
     the reader counts none, or where the total already counts them), of them the embedding
     tables and output heads it stores as its own (``draft_embedding_params``,
     ``draft_head_params``: copies of the target's, which the plan leaves to the target as vLLM

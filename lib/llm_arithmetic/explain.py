@@ -108,6 +108,7 @@ _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacit
                 "extras_read": "1", "extras_matmul": "1",
                 "draft_cost": "1", "native_bits_default": "bit",
                 "native_bits_experts": "bit", "native_bits_unread": "bit",
+                "native_bits_draft": "bit", "native_bits_draft_experts": "bit",
                 "engine_reserve": "B", "engine_kv_memory_given": "B", "engine_fraction": "1",
                 "engine_free_fraction": "1", "engine_page": "token", "engine_ctx": "token",
                 "engine_max_model_len": "token", "engine_seqs": "1", "engine_pad": "token",

@@ -234,7 +234,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     """
     from .catalog.formats import BITS_PER_WEIGHT, MIXES, mix_bits, mix_parts
     from .catalog.formats import bits_per_weight as exact_bits
-    from .estimate import weight_inputs
+    from .estimate import module_follows, weight_inputs
 
     m = get_model(model_key)
     if weight_format in FILE_TYPES:
@@ -248,7 +248,7 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
         if parts is not None:
             bits = exact_bits(bits_per_weight)
             scale = 1 if BITS_PER_WEIGHT.get(mix) == bits else bits / mean
-            return {"bits_weight": None,
+            return {"bits_weight": None, **module_follows(m),
                     **{f"native_bits_{k}": v * scale for k, v in parts.items()}}
     return weight_inputs(m, None, bits_per_weight)
 

@@ -99,7 +99,8 @@ _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_ve
                  "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple",
                  "n_vocab_ple", "native_format",
                  "native_bits_default", "native_bits_experts",
-                 "native_bits_unread", "is_moe", "n_active_experts")
+                 "native_bits_unread", "native_bits_draft", "native_bits_draft_experts",
+                 "is_moe", "n_active_experts")
 _CHIP_INPUTS = tuple(i for i in INPUTS if i.startswith(("chip_", "given_")))
 
 

@@ -692,7 +692,10 @@ class Model:
         Bits per weight of the checkpoint as shipped, by part (``"default"``, and
         ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4, ``"unread"`` for
         the embedding rows a decode step does not read, 16-bit in quantized checkpoints,
-        where ``"default"`` would be an average of other widths): exact fractions
+        where ``"default"`` would be an average of other widths; ``"draft"`` and
+        ``"draft_experts"`` for a multi-token-prediction module reported apart, where its
+        checkpoint's names are modelled, as :func:`~llm_arithmetic.catalog.quantization.
+        mtp_bits` gives them): exact fractions
         whose products with the counts are the checkpoint's bytes, scales included
         (:mod:`llm_arithmetic.catalog.quantization`).
     scheme : Scheme or None
@@ -1021,6 +1024,8 @@ class Model:
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),
             native_bits_unread=self.native_bits.get("unread", default),
+            native_bits_draft=self.native_bits.get("draft"),
+            native_bits_draft_experts=self.native_bits.get("draft_experts"),
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,

@@ -78,7 +78,7 @@ from ..core.records import record
 from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
+           "native_bits", "mtp_tensors", "mtp_bits", "MTP_AS_LAYERS", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
            "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
@@ -990,6 +990,139 @@ def _quantized(scheme: Scheme, t: Tensor) -> bool:
     return scheme.quantizes(t.name)
 
 
+def _tensor_bytes(scheme: Scheme, t: Tensor) -> Fraction:
+    """Bytes of the ``count`` matrices ``t`` as the scheme stores them: by its layout (the
+    experts' own where they have one) where it quantizes them, else at 16 bits (a router's at
+    the scheme's ``router_bits``) [B]."""
+    if _quantized(scheme, t):
+        layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
+        return t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
+    return Fraction(t.rows * t.cols * t.count
+                    * (scheme.router_bits if t.router else PLAIN_BITS), 8)
+
+
+def _by_class(scheme: Scheme, listed: Iterator[Tensor], named: set[str] | None = None
+              ) -> tuple[Fraction, Fraction, int, int]:
+    """The bytes and parameters of the matrices ``listed``, in two classes, routed experts'
+    and the others: (expert bytes, other bytes, expert parameters, other matrices'
+    parameters); ``named`` gathers the modules they are and hold (for a mixed-precision
+    list)."""
+    expert_bytes = other_bytes = Fraction(0)
+    expert_params = matrix_params = 0
+    for t in listed:
+        n = t.rows * t.cols * t.count
+        if named is not None:
+            named.update(_prefixes(t.name))
+        b = _tensor_bytes(scheme, t)
+        if t.expert:
+            expert_bytes += b
+            expert_params += n
+        else:
+            other_bytes += b
+            matrix_params += n
+    return expert_bytes, other_bytes, expert_params, matrix_params
+
+
+def _router_bias_extra(scheme: Scheme, layers: Any) -> Fraction:
+    """The bytes the routers' bias vectors of ``layers`` take beyond 16 bits each, at the
+    scheme's ``router_bias_bits`` [B]."""
+    if scheme.router_bias_bits == PLAIN_BITS:
+        return Fraction(0)
+    biases = sum(run.count * run.mlp.n_experts for run in layers
+                 if run.mlp is not None and run.mlp.is_moe and run.mlp.router_bias)
+    return Fraction(biases * (scheme.router_bias_bits - PLAIN_BITS), 8)
+
+
+#: Families whose checkpoints store each multi-token-prediction module as one more decoder
+#: layer after the model's, in DeepSeek-V3's layout (README_WEIGHTS.md of deepseek-ai/
+#: DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b: layer 61 of a 61-layer model holds
+#: ``enorm``, ``hnorm``, ``eh_proj``, one decoder block, ``shared_head.norm`` and its own
+#: ``embed_tokens`` and ``shared_head.head``): DeepSeek-V3/R1 and V3.1, V3.2, GLM-4.5, GLM-5,
+#: GLM-4.7-Flash (their readers count the module so, ``readers._mtp_extras``).
+MTP_AS_LAYERS = frozenset({"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe",
+                           "glm4_moe_lite"})
+
+
+def mtp_tensors(model: Any) -> Iterator[Tensor]:
+    """Every matrix of a model's multi-token-prediction modules (those reported apart from
+    the total), as its checkpoint names them, for a family of :data:`MTP_AS_LAYERS`: module j
+    is ``model.layers.{n + j}`` of a model of n layers, its block's matrices named as a
+    decoder block's (:func:`tensors`), and its ``eh_proj`` (d x 2d) left unquantized: vLLM
+    builds it as a plain ``nn.Linear`` without the quantization config
+    (vllm-project/vllm@4f7c14402630b97c8c078523fca8edef287ed2cf
+    ``vllm/model_executor/models/deepseek_mtp.py``, ``DeepSeekMultiTokenPredictorLayer``; GLM's
+    the same, vllm-project/vllm@6e052ba8f4d97e43fb88a3288f3240ff4f73d7d2
+    ``vllm/model_executor/models/glm4_moe_mtp.py``), and DeepSeek-V3's fp8 checkpoint stores it in bf16
+    (the Hub's element count holds no scale for it; tests/configs/FAMILIES.md, DeepSeek-V3).
+    The vocabulary tables a module stores as its own are not listed (never quantized here,
+    and shared with the target by vLLM). Nothing for another family.
+
+    DeepSeek-V3's module is layer 61:
+
+    >>> from llm_arithmetic import get_model
+    >>> [(t.name, t.rows, t.cols) for t in mtp_tensors(get_model("deepseek-v3"))][:2]
+    [('model.layers.61.eh_proj', 7168, 14336), ('model.layers.61.self_attn.q_a_proj', 1536, 7168)]
+    """
+    if model.family not in MTP_AS_LAYERS:
+        return
+    d = model.d_model
+    i = sum(run.count for run in model.layers)
+    for x in model.mtp_extras():
+        if x.in_total:
+            continue
+        for run in x.layers:
+            for _ in range(run.count):
+                p = f"model.layers.{i}."
+                yield Tensor(p + "eh_proj", d, 2 * d, quantizable=False)
+                if run.attention is not None:
+                    yield from _attention_tensors(run.attention, d, p)
+                if run.mlp is not None:
+                    yield from _mlp_tensors(run.mlp, d, p,
+                                            names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
+                i += 1
+
+
+def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
+    """Bits per weight of a multi-token-prediction module as the checkpoint ships it, in the
+    two classes the plan counts for a module it holds (``draft_module_bytes``): ``"draft"``,
+    its parameters but its routed experts' matrices and the vocabulary tables it stores as its
+    own, and ``"draft_experts"``, its routed experts' matrices (where it has some); exact
+    fractions whose products with those counts give the module's bytes. The module's matrices
+    (:func:`mtp_tensors`) are matched against the scheme's lists by their names, as the
+    model's are, so that a checkpoint that keeps its module unquantized (NVIDIA's
+    DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*``) counts it at 16 bits, and one that
+    quantizes it as the rest (DeepSeek-V3's fp8) counts its scales too. ``{}`` where the
+    model has no such module or its family's module names are not modelled
+    (:data:`MTP_AS_LAYERS`): the plan then counts the module at the target's bits.
+
+    DeepSeek-V3's module in fp8 with 128 x 128 blocks: its block's matrices at one byte and
+    an fp32 scale a block; its ``eh_proj``, norms and router in bf16, the router's bias in
+    fp32:
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("deepseek-v3")
+    >>> {k: round(float(v), 4) for k, v in mtp_bits(m, m.scheme).items()}
+    {'draft': 10.4943, 'draft_experts': 8.002}
+    """
+    listed = list(mtp_tensors(model))
+    if not listed:
+        return {}
+    extras = [x for x in model.mtp_extras() if not x.in_total]
+    expert_bytes, other_bytes, expert_params, matrix_params = _by_class(scheme, listed)
+    held = sum(x.params - x.embeddings - x.heads for x in extras)
+    rest = held - expert_params - matrix_params  # plain 16-bit tensors: norms, biases
+    if rest < 0:
+        raise ConfigError(f"{model.name}: the module's matrices listed "
+                          f"({expert_params + matrix_params:,}) exceed its count; its bytes "
+                          "are not modelled for this layout")
+    other_bytes += Fraction(rest * PLAIN_BITS, 8)
+    other_bytes += _router_bias_extra(scheme, [run for x in extras for run in x.layers])
+    out = {"draft": 8 * other_bytes / (held - expert_params)}
+    if expert_params:
+        out["draft_experts"] = 8 * expert_bytes / expert_params
+    return out
+
+
 def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     """The checkpoint's bytes of the decoder and the extras in its total, in two classes:
     ``"experts"`` (every routed expert's matrices) and ``"other"`` (everything else), with the
@@ -1001,24 +1134,9 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     """
     scheme = scheme if scheme is not None else model.scheme
     d = model.d_model
-    expert_bytes = other_bytes = Fraction(0)
-    expert_params = matrix_params = 0
     named: set[str] = set()  # the modules a mixed-precision list may name
-    for t in tensors(model):
-        n = t.rows * t.cols * t.count
-        if scheme.only is not None:
-            named.update(_prefixes(t.name))
-        if _quantized(scheme, t):
-            layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
-            b = t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
-        else:
-            b = Fraction(n * (scheme.router_bits if t.router else PLAIN_BITS), 8)
-        if t.expert:
-            expert_bytes += b
-            expert_params += n
-        else:
-            other_bytes += b
-            matrix_params += n
+    expert_bytes, other_bytes, expert_params, matrix_params = _by_class(
+        scheme, tensors(model), named if scheme.only is not None else None)
     if scheme.only is not None:
         # a module the list names that no matrix listed here is would be counted at 16 bits
         # (another family's names, a module this library does not list): refused
@@ -1043,10 +1161,7 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     other_bytes += Fraction(rest * PLAIN_BITS, 8)
     if scheme.fp32_mixers:
         other_bytes += Fraction(_fp32_params(model) * (32 - PLAIN_BITS), 8)
-    if scheme.router_bias_bits != PLAIN_BITS:
-        biases = sum(run.count * run.mlp.n_experts for run in model.layers
-                     if run.mlp is not None and run.mlp.is_moe and run.mlp.router_bias)
-        other_bytes += Fraction(biases * (scheme.router_bias_bits - PLAIN_BITS), 8)
+    other_bytes += _router_bias_extra(scheme, model.layers)
     return {"experts": expert_bytes, "other": other_bytes, "expert_params": expert_params,
             "other_params": model.total_params - expert_params}
 
@@ -1055,7 +1170,9 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     """Bits per weight of the three classes the plan reads: ``"experts"`` (the routed
     experts' matrices), ``"unread"`` (the embedding rows a decode step does not read: 16-bit,
     no layout here quantizes an embedding table) and ``"default"`` (everything else), exact
-    fractions whose products with the parameter counts give the checkpoint's bytes.
+    fractions whose products with the parameter counts give the checkpoint's bytes; and,
+    where the checkpoint's multi-token-prediction module is modelled, that module's own
+    (``"draft"``, ``"draft_experts"``: :func:`mtp_bits`).
 
     gpt-oss-20b ships its experts in MXFP4 (OCP: 4-bit elements and an 8-bit scale per 32,
     4 + 8/32 = 4.25 bits) and the rest in bf16:
@@ -1072,4 +1189,4 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
            "unread": Fraction(PLAIN_BITS)}
     if b["expert_params"]:
         out["experts"] = 8 * b["experts"] / b["expert_params"]
-    return out
+    return {**out, **mtp_bits(model, scheme)}

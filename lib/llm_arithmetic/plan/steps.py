@@ -12,7 +12,9 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
 ``extras_read`` (parameters outside the stack that every token reads), ``extras_matmul`` (their
 weights in matrix products), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
-``native_bits_experts``, ``native_bits_unread``, ``is_moe``); the workload (``context``, ``batch``,
+``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft`` and
+``native_bits_draft_experts``: a multi-token-prediction module's own, None for the target's,
+``is_moe``); the workload (``context``, ``batch``,
 ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the
 communication (``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``,
 ``dispatch_bits``: None for the defaults); the precision (``bits_weight``, ``weight_format``,
@@ -336,7 +338,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # ---- the draft's memory (speculative decoding) ----------------------------------------------
     # A draft model, or the model's own multi-token-prediction module, is held beside the
     # target on the same chips: its weights (a draft model's at its own bits, draft_weight_bytes;
-    # a module's parameters, draft_params, at the bits of the target's weights, less the copies
+    # a module's parameters, draft_params, at the module's own bits, less the copies
     # of the target's vocabulary tables the engine shares, below) and, for every
     # sequence, its own cache and state at the same context (its stack, draft_blocks). It is
     # split over a replica's chips as the target is, since its time is charged as a share of
@@ -363,11 +365,21 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
              "tables and heads apart)", plus=["draft_params"],
              minus=["draft_module_experts", "draft_embedding_tables", "draft_head_tables"]),
           "draft_params"),
+    # The module's own bits, as its checkpoint stores it (NVIDIA's DeepSeek-V3.1-NVFP4 keeps
+    # its layer 61 in bf16, DeepSeek-V3's fp8 quantizes it as the rest; catalog.quantization.
+    # mtp_bits), else the target's; bits asked for the weights (a format, a number, a llama.cpp
+    # file type's parts) apply to the module as to the rest.
+    op("bits_draft", "first", "bits per weight of the module's parameters but its routed "
+       "experts' matrices: as asked, or as the checkpoint stores the module, else as the "
+       "target's", of=["bits_weight", "native_bits_draft", "bits_default"]),
+    op("bits_draft_experts", "first", "bits per weight of the module's routed experts' "
+       "matrices: as asked, or as the checkpoint stores them, else as the target's",
+       of=["bits_weight", "native_bits_draft_experts", "bits_experts"]),
     f("draft_module_other_bytes", "weight_bytes", "bytes of the module's other parameters, at "
-      "the bits of the target's", n_params="draft_module_other", bits_weight="bits_default"),
+      "the module's bits", n_params="draft_module_other", bits_weight="bits_draft"),
     f("draft_module_expert_bytes", "weight_bytes", "bytes of the module's experts' matrices, "
-      "at the bits of the target's", n_params="draft_module_experts",
-      bits_weight="bits_experts"),
+      "at their bits", n_params="draft_module_experts",
+      bits_weight="bits_draft_experts"),
     op("pipeline_split", "gt", "pipeline parallelism", of=["pp", LIT(1)]),
     op("draft_embedding_kept", "choose", "the module's own embedding tables the engine holds: "
        "none on one pipeline stage (the target's shared), its own under pipeline parallelism",
@@ -1112,7 +1124,8 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
           "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple", "n_vocab_ple",
           "native_format", "native_bits_default",
-          "native_bits_experts", "native_bits_unread", "is_moe", "n_active_experts",
+          "native_bits_experts", "native_bits_unread", "native_bits_draft",
+          "native_bits_draft_experts", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",

@@ -461,6 +461,11 @@ const Plan = (function () {
       native_bits_default: dflt,
       native_bits_experts: m.native_bits.experts !== undefined ? m.native_bits.experts : dflt,
       native_bits_unread: m.native_bits.unread !== undefined ? m.native_bits.unread : dflt,
+      // a multi-token-prediction module's own bits, where its checkpoint's names are modelled
+      // (null: the target's)
+      native_bits_draft: m.native_bits.draft !== undefined ? m.native_bits.draft : null,
+      native_bits_draft_experts: m.native_bits.draft_experts !== undefined
+        ? m.native_bits.draft_experts : null,
       is_moe: moe.length > 0, n_active_experts: ks.size === 1 ? [...ks][0] : (moe.length ? null : 1),
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
