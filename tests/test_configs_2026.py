@@ -84,6 +84,8 @@ ANSWERED = {
     "dots-llm1-inst": ("params+buffers", 62 * 2 * 32 * 128 * 2),
     "ernie-4.5-0.3b": ("params", 18 * 2 * 2 * 128 * 2),
     "hunyuan-mt-7b": ("params", 32 * 2 * 8 * 128 * 2),
+    # FAMILIES.md 17.11: Granite-4.0-H-Tiny's 4 attention layers of 4 KV heads of 128
+    "granite-4.0-h-tiny": ("params", 4 * 2 * 4 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -2122,3 +2124,104 @@ def test_hunyuan_dense_layer_by_hand_and_refusals():
                             ({"attention_head_dim": 64}, "'head_dim' .128. differs")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# ---- Mamba-2 hybrids of the audit (FAMILIES.md 17.11, 17.12; SOURCES.md section 15) -----------
+GRANITE = CONFIGS / "granite-4.0-h-tiny.json"
+FALCON_H1 = CONFIGS / "reconstructed" / "falcon-h1-0.5b-base.json"
+
+
+def test_granite_4_active_parameters_are_the_meta_count_less_the_unused_routed_experts():
+    t, m = truth(GRANITE), read_config(GRANITE)
+    # 64 experts a layer, 6 per token (num_local_experts, num_experts_per_tok of the file)
+    routed = t["routed_expert_params"]
+    assert routed % 64 == 0 and m.expert_params == routed
+    assert m.total_params == t["params"] == 6_939_037_248
+    assert m.active_params == t["params"] - routed // 64 * (64 - 6) == 1_465_470_528
+    # IBM's table (ibm.com/granite/docs): 7B total, 1B activated; active without the tied
+    # vocabulary table 1.31B
+    assert round(m.total_params / 1e9) == 7
+    assert round((m.active_params - m.n_vocab * m.d_model) / 1e9) == 1
+
+
+def test_granite_4_state_and_cache_by_hand():
+    m = read_config(GRANITE)
+    kinds = [(run.count, run.attention is not None, run.mixer is not None) for run in m.layers]
+    assert sum(c for c, a, _ in kinds if a) == 4 and sum(c for c, _, x in kinds if x) == 36
+    # 36 Mamba-2 layers: d_in = 2 x 1536 = 3072, state 128, 1 group, kernel 4, 16-bit
+    state = 36 * (3072 * 128 + (3072 + 2 * 1 * 128) * (4 - 1)) * 2
+    assert m.state_bytes() == state == 29_030_400
+    assert m.kv_cache_bytes_per_token() == 4 * 2 * 4 * 128 * 2 == 8_192
+
+
+def test_falcon_h1_parallel_block_equals_the_meta_count_without_the_mixer_norm():
+    t, m = truth(FALCON_H1), read_config(FALCON_H1)
+    assert m.total_params == m.active_params == t["params"] == 521_411_104
+    assert t["persistent_buffers"] == 0  # the mup vector is a non-persistent buffer
+    (run,) = m.layers
+    assert run.count == 36 and run.attention is not None and run.mixer is not None
+    assert run.mixer.norm is False and run.mixer.d_inner == 1536
+    # per layer by hand: GQA 8/2 x 64, the mixer without its gated norm, a gated MLP, two norms
+    d = 1024
+    attention = d * 8 * 64 + 2 * d * 2 * 64 + 8 * 64 * d
+    mixer = (d * (2 * 1536 + 2 * 128 + 24) + (1536 + 2 * 128) * (4 + 1) + 3 * 24
+             + 1536 * d)
+    assert run.params(d) == attention + mixer + 3 * d * 2048 + 2 * d
+    assert m.total_params == 36 * run.params(d) + d + 2 * 32784 * d
+    # with mamba_rms_norm the gated norm (d_in weights) joins each mixer, as transformers builds it
+    normed = read_config({**config_path(FALCON_H1), "mamba_rms_norm": True})
+    assert normed.total_params - m.total_params == 36 * 1536
+    # the published size: 0.5B (the repository name, tiiuae/Falcon-H1-0.5B-Base)
+    assert round(m.total_params / 1e8) == 5
+
+
+def test_falcon_h1_cache_and_state_by_hand():
+    m = read_config(FALCON_H1)
+    # every block keeps a GQA cache (2 KV heads of 64) and a Mamba-2 state (d_in 1536, state 128)
+    assert m.kv_cache_bytes_per_token() == 36 * 2 * 2 * 64 * 2 == 18_432
+    assert m.state_bytes() == 36 * (1536 * 128 + (1536 + 2 * 128) * 3) * 2 == 14_542_848
+
+
+def config_path(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path, change, pattern", [
+    (GRANITE, {"layer_types": ["mamba"] * 39 + ["hybrid"]}, "field 'layer_types' has unknown"),
+    (GRANITE, {"layer_types": ["mamba"] * 39}, "field 'layer_types' has 39 entries for 40"),
+    (GRANITE, {"mamba_d_head": 32}, "'mamba_n_heads' x 'mamba_d_head' \\(48 x 32\\)"),
+    (GRANITE, {"num_experts_per_tok": 65}, "field 'num_experts_per_tok' \\(65\\) exceeds"),
+    (GRANITE, {"moe_intermediate_size": 256}, "field 'moe_intermediate_size' = 256"),
+    (GRANITE, {"mamba_d_ssm": 2048}, "field 'mamba_d_ssm' = 2048"),
+    (FALCON_H1, {"projectors_bias": True}, "field 'projectors_bias' = true differs"),
+    (FALCON_H1, {"attn_layer_indices": [0, 9]}, "field 'attn_layer_indices' = \\[0, 9\\]"),
+    (FALCON_H1, {"mamba_use_mlp": False}, "field 'mamba_use_mlp' = false"),
+    (FALCON_H1, {"mamba_d_ssm": 1024}, "'mamba_n_heads' x 'mamba_d_head' \\(24 x 64\\)"),
+    (FALCON_H1, {"shared_intermediate_size": 512}, "field 'shared_intermediate_size' = 512"),
+])
+def test_mamba_hybrids_refuse_what_they_do_not_model_naming_the_field(path, change, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        read_config({**config_path(path), **change})
+
+
+def test_granite_4_layer_names_and_a_dense_hybrid():
+    cfg = config_path(GRANITE)
+    # transformers' names for the blocks (linear_attention, full_attention) read as IBM's
+    renamed = [{"mamba": "linear_attention", "attention": "full_attention"}[t]
+               for t in cfg["layer_types"]]
+    assert read_config({**cfg, "layer_types": renamed}).total_params == \
+        read_config(cfg).total_params
+    # no experts (Granite-4.0-H-Micro's form): the shared MLP alone, a gated d x w MLP
+    dense = read_config({**cfg, "num_local_experts": 0, "num_experts_per_tok": 0})
+    experts = 64 * 3 * 1536 * 512 + 64 * 1536
+    assert read_config(cfg).total_params - dense.total_params == 40 * experts
+    assert dense.total_params == dense.active_params
+
+
+def test_lfm2_is_refused_naming_its_short_convolutions():
+    # FAMILIES.md 17.13: a gated short convolution is a new block form, not Mamba-2's
+    cfg = {"model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 2048,
+           "num_hidden_layers": 16, "conv_L_cache": 3, "vocab_size": 65536}
+    with pytest.raises(ConfigError, match="it needs gated short convolutions .*"
+                                          "declared by field 'conv_L_cache'"):
+        read_config(cfg)

@@ -434,6 +434,9 @@ class Mamba2(_Mixer):
         heads, convolution width.
     conv_bias, bias : bool
         A bias on the convolution; biases on the input and output projections.
+    norm : bool
+        A gated RMSNorm of width ``d_inner`` before the output projection (Mamba-2's, Nemotron-H's,
+        Granite 4.0's); Falcon-H1's mixers have none (``mamba_rms_norm`` false).
     ssm_bits : int or None
         Bits the checkpoint asks its recurrent state be kept in at inference (Nemotron-H's
         ``mamba_ssm_cache_dtype``: 32 for float32), None where its config names none. It
@@ -450,10 +453,11 @@ class Mamba2(_Mixer):
     conv_bias: bool = True
     bias: bool = False
     ssm_bits: int | None = None
+    norm: bool = True
 
     def describe(self) -> str:
         return (f"Mamba-2 {self.n_heads} heads, d_in {self.d_inner:,}, state {self.d_state}, "
-                f"{self.n_groups} groups")
+                f"{self.n_groups} groups" + ("" if self.norm else ", no output norm"))
 
 
 @record

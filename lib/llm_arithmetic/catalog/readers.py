@@ -112,6 +112,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("mla_use_output_gate", "an output gate on latent attention (Kimi K3's gated MLA)"),
     ("routed_expert_hidden_size", "a latent projection around the experts (Kimi K3)"),
     ("hc_mult", "hyper-connections (DeepSeek-V4: several residual streams mixed per block)"),
+    ("conv_L_cache", "gated short convolutions (LFM2: a depthwise convolution over the last few "
+                     "tokens between two input-dependent gates, with a state of its own)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -175,6 +177,14 @@ COUNT_KEYS: Mapping[str, str] = {
     "moe_topk": "experts per token",
     "num_shared_expert": "shared experts per MoE layer",
     "moe_layer_num_skipped": "leading dense layers of a mixture of experts",
+    "shared_intermediate_size": "the width of the shared expert",
+    "mamba_n_heads": "state-space heads",
+    "mamba_d_state": "the state size of state-space layers",
+    "mamba_d_ssm": "the inner width of state-space layers",
+    "mamba_expand": "the inner width of state-space layers",
+    "mamba_rms_norm": "a norm inside state-space layers",
+    "projectors_bias": "a bias on the state-space layers' output projection",
+    "attn_layer_indices": "which layers have attention",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -2166,6 +2176,115 @@ def _nemotron_h_moe(r: _Reader) -> MLP:
                latent=r.int("moe_latent_size", 0, minimum=0))
 
 
+# ---- Mamba-2 hybrids named by "mamba_*" keys (Granite 4.0, Falcon-H1) ------------------------
+def _mamba_mixer(r: _Reader, d_inner: int, *, norm: bool, out_bias_key: str) -> Mamba2:
+    """The Mamba-2 mixer of a ``mamba_*`` config (transformers' ``GraniteMoeHybridMambaLayer``,
+    ``FalconH1Mixer``): ``mamba_n_heads`` heads of ``mamba_d_head`` ("auto": d_inner / heads; the
+    two must multiply to d_inner, as the classes' ``validate_architecture`` requires),
+    ``mamba_d_state``, ``mamba_n_groups``, a convolution of ``mamba_d_conv`` with a bias iff
+    ``mamba_conv_bias``, the input projection's bias ``mamba_proj_bias`` and the output
+    projection's ``out_bias_key`` (one bias flag for both in the library: different values are
+    refused naming the key); the defaults are both classes'."""
+    heads = r.int("mamba_n_heads", 128, kind="heads")
+    d_head = r.raw("mamba_d_head", "auto")
+    if d_head == "auto":
+        if d_inner % heads:
+            raise ConfigError(f"{r.origin}: field 'mamba_n_heads' ({heads}) does not divide the "
+                              f"mixer's inner width ({d_inner})")
+        d_head = d_inner // heads
+    else:
+        d_head = r.int("mamba_d_head")
+    if heads * d_head != d_inner:
+        raise ConfigError(f"{r.origin}: fields 'mamba_n_heads' x 'mamba_d_head' ({heads} x "
+                          f"{d_head}) must equal the mixer's inner width ({d_inner})")
+    in_bias = r.flag("mamba_proj_bias", False)
+    if out_bias_key != "mamba_proj_bias" and r.flag(out_bias_key, False) != in_bias:
+        raise ConfigError(f"{r.origin}: field '{out_bias_key}' = "
+                          f"{str(not in_bias).lower()} differs from 'mamba_proj_bias': a bias on "
+                          "one of the mixer's projections only is not modelled")
+    return Mamba2(d_inner=d_inner, d_state=r.int("mamba_d_state", 256),
+                  n_groups=r.int("mamba_n_groups", 1, kind="count"), n_heads=heads,
+                  d_conv=r.int("mamba_d_conv", 4, kind="count"),
+                  conv_bias=r.flag("mamba_conv_bias", True), bias=in_bias, norm=norm)
+
+
+#: Block names of a granitemoehybrid ``layer_types`` (``layers_block_type``): the names IBM's
+#: files use and the ones transformers remaps them to (``_LEGACY_LAYER_TYPE_REMAP`` in
+#: ``configuration_utils.py``).
+_GRANITE_BLOCKS: Mapping[str, bool] = {"mamba": True, "linear_attention": True,
+                                       "attention": False, "full_attention": False}
+
+
+def _granitemoehybrid(r: _Reader) -> dict[str, Any]:
+    # Granite 4.0 (transformers 5.24.0, modeling_granitemoehybrid.py): each block is an RMSNorm,
+    # a Mamba-2 mixer or GQA attention (by layer_types; none given: every block Mamba-2, the
+    # class's default), an RMSNorm and, in every block, a gated shared MLP of
+    # shared_intermediate_size (input_linear d -> 2w, output_linear) beside a mixture of
+    # num_local_experts gated experts of intermediate_size with a bias-free router (none when 0).
+    # The mup multipliers (embedding, residual, attention, logits) and position_embedding_type
+    # change no count. Final norm; the head is tied when tie_word_embeddings.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    key = "layer_types" if r.cfg.get("layer_types") is not None else "layers_block_type"
+    types = r.str_list(key, n, _GRANITE_BLOCKS)
+    r.read.update({"layer_types", "layers_block_type"})
+    mamba = [True] * n if types is None else [_GRANITE_BLOCKS[t] for t in types]
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    expand = r.int("mamba_expand", 2, kind="count")
+    mixer = _mamba_mixer(r, expand * d, norm=True, out_bias_key="mamba_proj_bias")
+    e = r.int("num_local_experts", 8, kind="experts", minimum=0)
+    shared = r.int("shared_intermediate_size", 1024)
+    if e:
+        _, k = _experts(r, n_key="num_local_experts", defaults=(8, 2))
+        mlp = MLP(r.int("intermediate_size", 11008), n_experts=e, top_k=k, n_shared=1,
+                  d_shared=shared)
+    else:  # a dense hybrid (Granite-4.0-H-Micro, -H-1B): the shared MLP alone
+        r.int("num_experts_per_tok", 0, kind="experts", minimum=0)
+        r.read.add("intermediate_size")
+        mlp = MLP(shared)
+    layers = [Layers(1, attention=None if m else attn, mixer=mixer if m else None, mlp=mlp,
+                     norms=2) for m in mamba]
+    return _stack(r, d, layers)
+
+
+def _falcon_h1(r: _Reader) -> dict[str, Any]:
+    # Falcon-H1 (transformers 5.24.0, modeling_falcon_h1.py): every block is an RMSNorm, then
+    # GQA attention and a Mamba-2 mixer side by side on the normed input (their outputs summed),
+    # an RMSNorm and a gated MLP of intermediate_size (biases iff mlp_bias). The mixer's inner
+    # width is mamba_d_ssm (a null one: mamba_expand x d; a missing one: the class's 1024); its
+    # gated RMSNorm exists only with mamba_rms_norm (false in TII's checkpoints); the input
+    # projection's bias is mamba_proj_bias, the output projection's projectors_bias. The mup
+    # multipliers (embedding, lm_head, key, attention/ssm in/out, mlp_multipliers,
+    # ssm_multipliers) scale activations and change no count; the mup vector is a
+    # non-persistent buffer. The class reads neither attn_layer_indices nor mamba_use_mlp
+    # (TII's code could drop attention or the MLP in some layers): a file that sets them is
+    # refused naming the key. Final norm, untied head unless tie_word_embeddings.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    r.refuse("attn_layer_indices", "attention in some layers only (TII's code); transformers "
+             "builds attention in every Falcon-H1 block")
+    if not r.flag("mamba_use_mlp", True):
+        raise ConfigError(f"{r.origin}: field 'mamba_use_mlp' = false is not supported: "
+                          "transformers builds an MLP in every Falcon-H1 block")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    r.read.add("mamba_d_ssm")
+    if "mamba_d_ssm" not in r.cfg:
+        d_inner = 1024
+    elif r.cfg["mamba_d_ssm"] is None:
+        d_inner = r.int("mamba_expand", 2, kind="count") * d
+    else:
+        d_inner = r.int("mamba_d_ssm")
+    r.read.add("mamba_expand")
+    mixer = _mamba_mixer(r, d_inner, norm=r.flag("mamba_rms_norm", False),
+                         out_bias_key="projectors_bias")
+    mlp = MLP(r.int("intermediate_size", 14336), bias=r.flag("mlp_bias", False))
+    return _stack(r, d, [Layers(n, attention=attn, mixer=mixer, mlp=mlp, norms=2)])
+
+
 # ---- Nemotron-NAS (DeciLM: a block shape per layer) --------------------------------------------
 #: Keys of a ``block_configs`` entry's parts the reader understands: part -> key -> the value that
 #: leaves a Llama block unchanged (``...``: read below). Any other key, or one of these with
@@ -2716,6 +2835,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
+    "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2774,6 +2894,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
     "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
+    "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
 }
 
 

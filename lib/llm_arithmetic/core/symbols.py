@@ -206,6 +206,8 @@ kda_full_gate = _sym("kda_full_gate", r"\delta_{fg}",
                      assumptions=_NONNEG)
 ssm_bias = _sym("ssm_bias", r"\delta_{ssm}", "1 if the mixer's in and out projections have biases",
                 assumptions=_NONNEG)
+ssm_norm = _sym("ssm_norm", r"\delta_{gn}", "1 if a Mamba-2 mixer normalizes its output (a gated "
+                "RMSNorm of width d_in) before the output projection", assumptions=_NONNEG)
 
 # --- precision -------------------------------------------------------------------------------
 _group = "precision"

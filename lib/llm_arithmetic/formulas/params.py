@@ -255,13 +255,14 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
 
 @formula("ssm_params")
 def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1,
-                  ssm_bias=0):
+                  ssm_bias=0, ssm_norm=1):
     r"""Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state).
 
     An input projection from d to the gate z and the input x (d_in each), B and C (n_g d_st
     each) and one step size per head; a causal convolution of width k_conv over x, B and C
     (one filter per channel, with a bias); per head a step-size bias, a decay (A) and a skip
-    (D); a gated RMSNorm of width d_in; an output projection d_in x d.
+    (D); a gated RMSNorm of width d_in (none in Falcon-H1's mixers, ``mamba_rms_norm`` false);
+    an output projection d_in x d.
 
     Examples
     --------
@@ -275,7 +276,7 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     in_proj = d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
     return (in_proj + ssm_bias * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + conv_dim * d_conv + conv_bias * conv_dim
-            + 3 * n_ssm_heads + d_inner + d_inner * d_model + ssm_bias * d_model)
+            + 3 * n_ssm_heads + ssm_norm * d_inner + d_inner * d_model + ssm_bias * d_model)
 
 
 @formula("attn_params")

@@ -132,7 +132,7 @@ PARAMS = {
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
-    'mamba2_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias'),
+    'mamba2_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias', 'ssm_norm'),
     'mamba2_prefill_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv', 'prompt'),
     'mamba2_state_bytes': ('d_inner', 'd_state', 'n_groups', 'd_conv', 'bits_state'),
     'matmul_intensity': ('mat_m', 'mat_k', 'mat_n', 'bits'),
@@ -5828,12 +5828,12 @@ def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
         return _vector_result(d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups))
 
 
-def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1, ssm_bias=0):
+def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias=1, ssm_bias=0, ssm_norm=1):
     """Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state).
 
     .. math::
 
-        P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
+        P_{ssm} = 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{in} \\delta_{gn} + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)
 
     Parameters
     ----------
@@ -5853,6 +5853,8 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
         1 if the convolution has a bias, :math:`\\delta_{conv}` [-]
     ssm_bias : number or array (default 0)
         1 if the mixer's in and out projections have biases, :math:`\\delta_{ssm}` [-]
+    ssm_norm : number or array (default 1)
+        1 if a Mamba-2 mixer normalizes its output (a gated RMSNorm of width d_in) before the output projection, :math:`\\delta_{gn}` [-]
 
     Returns
     -------
@@ -5862,7 +5864,8 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     An input projection from d to the gate z and the input x (d_in each), B and C (n_g d_st
     each) and one step size per head; a causal convolution of width k_conv over x, B and C
     (one filter per channel, with a bias); per head a step-size bias, a decay (A) and a skip
-    (D); a gated RMSNorm of width d_in; an output projection d_in x d.
+    (D); a gated RMSNorm of width d_in (none in Falcon-H1's mixers, ``mamba_rms_norm`` false);
+    an output projection d_in x d.
 
     Examples
     --------
@@ -5872,16 +5875,16 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     ...               d_conv=4)
     109635968
     """
-    _exact = _exact_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias'), (d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias))
+    _exact = _exact_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias', 'ssm_norm'), (d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias, ssm_norm))
     if _exact is not None:
-        d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias = _exact
+        d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias, ssm_norm = _exact
         try:
-            return _exact_result(3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_inner + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups))
+            return _exact_result(3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_norm*d_inner + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups))
         except ZeroDivisionError:
             return _inf
-    d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias = _vector_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias'), (d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias))
+    d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias, ssm_norm = _vector_args(('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias', 'ssm_norm'), (d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias, ssm_bias, ssm_norm))
     with _quiet():
-        return _vector_result(3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_inner + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups))
+        return _vector_result(3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_norm*d_inner + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups))
 
 
 def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):

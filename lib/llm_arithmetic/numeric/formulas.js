@@ -578,8 +578,8 @@ export function mamba2_matmul_params({d_model, d_inner, d_state, n_groups, n_ssm
 }
 
 /** Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state). [1] */
-export function mamba2_params({d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias = 1, ssm_bias = 0} = {}) {
-  return 3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_inner + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups);
+export function mamba2_params({d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, conv_bias = 1, ssm_bias = 0, ssm_norm = 1} = {}) {
+  return 3*n_ssm_heads + conv_bias*(d_inner + 2*d_state*n_groups) + ssm_norm*d_inner + ssm_bias*d_model + ssm_bias*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_inner*d_model + d_model*(n_ssm_heads + 2*d_inner + 2*d_state*n_groups) + d_conv*(d_inner + 2*d_state*n_groups);
 }
 
 /** FLOPs of a Mamba-2 mixer's recurrence over a prompt of T tokens: one step per token. [FLOP] */
@@ -2841,9 +2841,10 @@ export const FORMULAS = {
  "mamba2_params": {
   "defaults": {
    "conv_bias": 1,
-   "ssm_bias": 0
+   "ssm_bias": 0,
+   "ssm_norm": 1
   },
-  "latex": "P_{ssm} = d_{in} + 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)",
+  "latex": "P_{ssm} = 3 H_{ssm} + \\delta_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right) + d_{in} \\delta_{gn} + d_{model} \\delta_{ssm} + \\delta_{ssm} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + d_{model} d_{in} + d_{model} \\left(H_{ssm} + 2 d_{in} + 2 d_{st} n_{g}\\right) + k_{conv} \\left(d_{in} + 2 d_{st} n_{g}\\right)",
   "lhs": "ssm_params",
   "params": [
    "d_model",
@@ -2853,7 +2854,8 @@ export const FORMULAS = {
    "n_ssm_heads",
    "d_conv",
    "conv_bias",
-   "ssm_bias"
+   "ssm_bias",
+   "ssm_norm"
   ],
   "summary": "Parameters of one Mamba-2 mixer (a state-space layer with a constant-size state).",
   "unit": "1"

@@ -83,7 +83,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
         "n_ssm_heads": "n_heads", "d_conv": "d_conv", "conv_bias": ["flag", "conv_bias"],
-        "ssm_bias": ["flag", "bias"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
+        "ssm_bias": ["flag", "bias"], "ssm_norm": ["flag", "norm"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
         "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
         "kda_full_gate": ["flag", "full_gate"], "bits_ssm_checkpoint": "ssm_bits",
     },
