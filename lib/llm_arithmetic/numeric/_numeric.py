@@ -6558,10 +6558,13 @@ def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
     memory_per_chip : number or array
         Bytes each chip of a replica holds, :math:`M_{chip}` [B]
 
-    The cache is the replica's with every copy counted: under tensor parallelism a chip keeps
-    at least one key/value head (more chips than heads copy them) and a latent cache whole, so
-    the estimate passes N_tp times one chip's cache. A chip also keeps activations and
-    workspace, which this leaves to the reserve.
+    The weights and the cache are the replica's with every copy counted: under tensor
+    parallelism a chip keeps at least one key/value head (more chips than heads copy them, and
+    their key and value projections) and a latent cache whole, so the estimate passes N_tp times
+    one chip's cache; and every chip holds whole what the engine does not split (norms, routers,
+    latent down-projections, an indexer: :data:`~llm_arithmetic.formulas.engine.held_params`),
+    so the estimate passes the weights with N_tp - 1 more copies of those. A chip also keeps
+    activations and workspace, which this leaves to the reserve.
 
     Examples
     --------
@@ -9813,7 +9816,9 @@ def tp_speedup(*, decode_time, tp, comm_time):
 def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time=0):
     """Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the
     step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's
-    communication, serialized after it because each layer waits for its all-reduce.
+    communication, serialized after it because each layer waits for its all-reduce. The bytes
+    and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a
+    key/value head's cache on several chips), so that 1/N_tp of them is one chip's.
 
     .. math::
 

@@ -1002,7 +1002,7 @@ export function tp_speedup({decode_time, tp, comm_time} = {}) {
   return decode_time/(comm_time + decode_time/tp);
 }
 
-/** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. [s] */
+/** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. The bytes and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a key/value head's cache on several chips), so that 1/N_tp of them is one chip's. [s] */
 export function tp_step_time({step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth));
 }
@@ -4204,7 +4204,7 @@ export const FORMULAS = {
    "peak_flops",
    "comm_time"
   ],
-  "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce.",
+  "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. The bytes and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a key/value head's cache on several chips), so that 1/N_tp of them is one chip's.",
   "unit": "s"
  },
  "two_tier_allreduce_time": {
