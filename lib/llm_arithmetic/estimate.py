@@ -361,7 +361,7 @@ speculative_energy_joules_per_token : float or None
         The model's weights on one replica with every chip's copy counted: ``weight_bytes``
         (one copy) plus the extra copies of what tensor parallelism holds whole on every chip
         (key/value heads past one a chip, latent down-projections, an indexer, routers, norms;
-        :func:`llm_arithmetic.formulas.engine.held_params`); ``weight_bytes`` at tp 1 [B].
+        :data:`llm_arithmetic.formulas.engine.held_params`); ``weight_bytes`` at tp 1 [B].
     weight_bytes_per_chip : float
         The weights one chip of the replica holds, the draft's with the target's: the replica's,
         every copy counted, over its chips (on average over the pipeline stages) [B].
