@@ -90,10 +90,15 @@ def test_without_a_draft_the_memory_is_the_targets_alone():
 
 def test_under_tensor_parallelism_the_draft_splits_as_the_target():
     """The draft's time is a share of the target's step on the replica, so its weights split
-    over the chips and each chip keeps its share of the draft's 8 key/value heads (2 of 4)."""
+    over the chips and each chip keeps its share of the draft's 8 key/value heads (2 of 4).
+    Every chip holds the target's norms whole (Qwen3-8B: two of 4096 and the q/k norms of 128 in
+    each of 36 layers, and the final one: 3 copies more than the model's, 2 B each); a draft
+    model's weights are split evenly."""
+    copies = 3 * (36 * (2 * 4096 + 2 * 128) + 4096) * 2
     e = estimate("qwen3-8b", **EXAMPLE, **DRAFT, tp=4)
-    assert e.memory_per_chip_bytes == (TARGET_W + DRAFT_W + FINAL * (TARGET_KV + DRAFT_KV)) / 4
-    assert e.max_batch_per_replica == (4 * H100 - TARGET_W - DRAFT_W) // (
+    assert e.memory_per_chip_bytes == (TARGET_W + copies + DRAFT_W
+                                       + FINAL * (TARGET_KV + DRAFT_KV)) / 4
+    assert e.max_batch_per_replica == (4 * H100 - TARGET_W - copies - DRAFT_W) // (
         FINAL * (TARGET_KV + DRAFT_KV))
 
 
@@ -112,18 +117,23 @@ def test_mtp_counts_the_modules_weights_and_cache():
     assert module == 13_463_426_304
     held = module - tables                          # vLLM shares the model's: 11,610,068,224
     mla_token = (512 + 64) * 2                      # B per token, one layer, 16-bit
+    # what each of the 8 chips holds whole (vLLM): per MLA layer the latent down-projections
+    # and their norms, per MoE layer the router and its bias, per block its two norms; the
+    # module's block has one of each, the model's 61 blocks 61, 58 and 61 (and the final norm)
+    whole = (d * (1536 + 512 + 64) + 1536 + 512) + (256 * d + 256) + 2 * d
+    model_whole = 61 * (d * (1536 + 512 + 64) + 1536 + 512) + 58 * (256 * d + 256) + 123 * d
     at = dict(hardware="h200", weights="fp8", tp=8, prompt=PROMPT, generate=GENERATE,
               context=PROMPT)
     plain, spec = estimate("deepseek-v3", **at), estimate("deepseek-v3", **at, speculation="mtp")
     assert spec.memory_per_chip_bytes - plain.memory_per_chip_bytes == pytest.approx(
-        (held + 8 * FINAL * mla_token) / 8, abs=1e-3)
+        (held + 7 * whole + 8 * FINAL * mla_token) / 8, abs=1e-3)
     assert spec.draft_memory_bytes == held + PROMPT * mla_token
     # the replica's sequences: the main model's 671,026,419,200 parameters at one byte and its
-    # 61 MLA layers' cache, whole on each chip (tests/configs/SOURCES.md)
+    # 61 MLA layers' cache, whole on each chip (tests/configs/SOURCES.md), and the copies
     seq = 8 * FINAL * (61 + 1) * mla_token
-    assert spec.max_batch_per_replica == (8 * H200 - 671_026_419_200 - held) // seq
-    assert plain.max_batch_per_replica == (8 * H200 - 671_026_419_200) // (
-        8 * FINAL * 61 * mla_token)
+    weights = 671_026_419_200 + 7 * model_whole
+    assert spec.max_batch_per_replica == (8 * H200 - weights - held - 7 * whole) // seq
+    assert plain.max_batch_per_replica == (8 * H200 - weights) // (8 * FINAL * 61 * mla_token)
 
 
 @pytest.mark.parametrize("weights, embedding_bytes", [("fp8", 1), (None, 2)])

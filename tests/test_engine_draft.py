@@ -97,8 +97,14 @@ def test_vllm_pool_with_deepseek_v3s_mtp_module_by_hand():
     """--speculation mtp on DeepSeek-V3, fp8, tensor parallel over 8 H200s: each chip loads an
     eighth of the model and of its MTP module, less the module's copies of the embedding table
     and the head, which vLLM replaces with the model's (129,280 x 7,168 each), and caches the
-    module's one MLA layer whole beside the model's 61."""
-    module, model = 13_463_426_304 - 2 * 129_280 * 7168, 671_026_419_200
+    module's one MLA layer whole beside the model's 61. What vLLM holds whole on every chip
+    is loaded 8 times: per MLA layer the latent down-projections (7168 x (1536 + 512 + 64)) and
+    their norms, per MoE layer the router (256 x 7168) and its 256 biases, per block two norms
+    of 7168; the model has 61, 58 and 61 of them and the final norm, the module one of each."""
+    d = 7168
+    mla, router = d * (1536 + 512 + 64) + 1536 + 512, 256 * d + 256
+    module = 13_463_426_304 - 2 * 129_280 * d + 7 * (mla + router + 2 * d)
+    model = 671_026_419_200 + 7 * (61 * mla + 58 * router + 123 * d)
     latent = (512 + 64) * 2
     kw = dict(hardware="h200", tp=8, weights="fp8", reserve_gib=RESERVE_GIB,
               flags={"--gpu-memory-utilization": 0.75})

@@ -350,10 +350,12 @@ def test_tpot_by_hand_for_the_acceptance_case():
     # Llama 3 70B at fp8 on 8 H100s, batch 64 at the mean context 2048 + 257/2 tokens:
     # weights read (all but 128,255 unread embedding rows of 8192) + 64 caches of 327,680 B a
     # token, over 8 x 3.35 TB/s; the ring all-reduces without latency after it (serialized),
-    # or under it (the bound)
+    # or under it (the bound). Every chip reads its own copy of the norms (two vectors of 8192
+    # a block, 80 blocks, and the final one: 7 copies more than the model's, 1 byte each at
+    # fp8); 8 KV heads on 8 chips are split, none copied.
     e = estimate("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
                  generate=256, batch=64, allreduce="ring", link_latency=0)
-    read = 70_553_706_496 - 128_255 * 8192
+    read = 70_553_706_496 - 128_255 * 8192 + 7 * (2 * 80 + 1) * 8192
     cache = 64 * (2048 + 257 / 2) * 80 * 8 * 128 * 2 * 2
     allreduce = 160 * 2 * 7 / 8 * 64 * 8192 * 2 / 450e9
     assert e.tpot_serialized_seconds == pytest.approx((read + cache) / (8 * 3.35e12) + allreduce)
@@ -545,27 +547,37 @@ def test_prompt_sets_the_default_context(capsys):
     assert json.loads(capsys.readouterr().out)["context"] == 10
 
 
-@pytest.mark.parametrize("model, tp, per_chip_token_bytes", [
-    # Llama 3.3 70B (config.json: 80 layers, 8 key/value heads of 128): at tp 8 each chip keeps
-    # one head's K and V, and at tp 16 still one (vLLM copies a head to the chips beyond 8)
-    ("llama-3.3-70b", 8, 80 * 2 * 1 * 128 * 2),
-    ("llama-3.3-70b", 16, 80 * 2 * 1 * 128 * 2),
+@pytest.mark.parametrize("model, tp, per_chip_token_bytes, copies", [
+    # Llama 3.3 70B (config.json: 80 layers, d = 8192, 8 key/value heads of 128): at tp 8 each
+    # chip keeps one head's K and V, and at tp 16 still one (vLLM copies a head to the chips
+    # beyond 8). Weights every chip holds whole: the norms (two of 8192 a layer and the final
+    # one); at tp 16 also the 8 heads' K and V projections copied to 8 more chips.
+    ("llama-3.3-70b", 8, 80 * 2 * 1 * 128 * 2, 7 * (2 * 80 + 1) * 8192),
+    ("llama-3.3-70b", 16, 80 * 2 * 1 * 128 * 2,
+     8 * 2 * 128 * 8192 * 80 + 15 * (2 * 80 + 1) * 8192),
     # DeepSeek-V3 (61 layers, kv_lora_rank 512 + qk_rope_head_dim 64): the latent is shared by
-    # every head, so every chip of the group keeps all of it
-    ("deepseek-v3", 8, 61 * (512 + 64) * 2),
+    # every head, so every chip of the group keeps all of it; and every chip holds the latent
+    # down-projections (7168 x (1536 + 512 + 64)) and their norms (1536 + 512), the 58 MoE
+    # layers' routers (256 x 7168 and 256 biases) and the norms (2 x 61 + 1 of 7168) whole
+    ("deepseek-v3", 8, 61 * (512 + 64) * 2,
+     7 * (61 * (7168 * (1536 + 512 + 64) + 1536 + 512) + 58 * (256 * 7168 + 256)
+          + (2 * 61 + 1) * 7168)),
 ])
-def test_tensor_parallel_cache_is_copied_where_heads_run_out(model, tp, per_chip_token_bytes):
-    """Memory per chip under tensor parallelism: the weights split over the chips, and on each
-    chip its own cache, counted by hand from the configs: a chip keeps at least one key/value
-    head, and a latent cache whole, not 1/tp of the cache."""
+def test_tensor_parallel_cache_is_copied_where_heads_run_out(model, tp, per_chip_token_bytes,
+                                                             copies):
+    """Memory per chip under tensor parallelism: the weights split over the chips, those every
+    chip holds whole counted once a chip, and on each chip its own cache, counted by hand from
+    the configs: a chip keeps at least one key/value head, and a latent cache whole, not 1/tp of
+    the cache. At fp8 a parameter is a byte."""
     from llm_arithmetic import estimate
 
     prompt, generate, batch = 2000, 500, 16
-    e = estimate(model, hardware="h100-sxm", tp=tp, prompt=prompt, generate=generate,
-                 batch=batch)
+    e = estimate(model, hardware="h100-sxm", weights="fp8", tp=tp, prompt=prompt,
+                 generate=generate, batch=batch)
     cache_per_chip = per_chip_token_bytes * (prompt + generate) * batch
-    assert e.memory_per_chip_bytes == pytest.approx(e.weight_bytes / tp + cache_per_chip,
-                                                    rel=1e-12)
+    assert e.weight_bytes_held == e.weight_bytes + copies
+    assert e.memory_per_chip_bytes == pytest.approx((e.weight_bytes + copies) / tp
+                                                    + cache_per_chip, rel=1e-12)
 
 
 def _head_from_config(name: str) -> int:

@@ -1051,6 +1051,24 @@ def test_indexer_copies_and_shared_tables_in_the_page_equal_python(page):
     assert not failures, "\n".join(failures[:10])
 
 
+def test_tensor_parallel_copies_in_the_page_equal_python(page):
+    """The page's serving bounds count the weights a tensor-parallel group copies as Python's do
+    (tests/test_tp_copies.py): Llama 3.1 70B at tp 16 (its 8 KV heads copied to 16 chips),
+    DeepSeek-V3 at tp 8 (latent down-projections, routers, norms), Qwen3-235B-A22B at tp 8 (its
+    4 KV heads, routers), and the per-chip and replica weights."""
+    serving = dict(context=8192, prompt=8192, generate=256, batch=8)
+    cases = [("llama-3.1-70b", "h200", dict(tp=16, **serving)),
+             ("deepseek-v3", "h200", dict(tp=8, **serving)),
+             ("qwen3-235b-a22b", "h100-sxm", dict(tp=8, weights="fp8", **serving))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
+    failures = []
+    for (name, chip, kw), g in zip(cases, got):
+        assert "error" not in g, (name, kw, g)
+        _compare((name, chip, tuple(kw.values())), g, estimate(name, hardware=chip, **kw),
+                 SERVING_NUMERIC + ["weight_bytes_held", "weight_bytes_per_chip"], failures)
+    assert not failures, "\n".join(failures[:10])
+
+
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",
                     "memory_required_bytes", "memory_per_chip_bytes", "max_batch",
                     "max_batch_per_replica", "max_context", "fits_without_draft",

@@ -760,6 +760,7 @@ ROW_KEYS = {
     "max context at this batch": "max_context",
     "scale-up link": "scale_up_bandwidth", "scale-out link": "scale_out_bandwidth",
     "memory per chip": "memory_per_chip_bytes",
+    "  weights per chip": "weight_bytes_per_chip",
     "max batch on the replica": "max_batch_per_replica",
     "time to first token (bound)": "ttft_seconds", "time per output token (bound)":
         "tpot_seconds", "  serialized sum (not a bound)": "tpot_serialized_seconds",
@@ -1298,6 +1299,10 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                     f"{e.capacity / 1e9:,.2f} GB"
                     + ("; without the draft it fits" if e.fits_per_chip is False
                        and e.fits_per_chip_without_draft else "") + ")")))
+    if e.weight_bytes_per_chip is not None and e.tp > 1:
+        rows.append(("  weights per chip", f"{e.weight_bytes_per_chip / 1e9:,.2f} GB, with "
+                     f"{(e.weight_bytes_held - e.weight_bytes) / 1e9:,.2f} GB of copies in "
+                     "the replica (what every chip holds whole)"))
     if e.max_batch_per_replica is not None:
         rows.append(("max batch on the replica", f"{e.max_batch_per_replica:,}"))
     if e.prompt is not None:

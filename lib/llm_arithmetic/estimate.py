@@ -357,7 +357,16 @@ speculative_energy_joules_per_token : float or None
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
-        per layer, and a latent cache whole), plus the reserve [B].
+        per layer, and a latent cache whole), plus the reserve [B]. The weights are counted as
+        ``weight_bytes_per_chip``.
+    weight_bytes_held : float
+        The model's weights on one replica with every chip's copy counted: ``weight_bytes``
+        (one copy) plus the extra copies of what tensor parallelism holds whole on every chip
+        (key/value heads past one a chip, latent down-projections, an indexer, routers, norms;
+        :data:`llm_arithmetic.formulas.engine.held_params`); ``weight_bytes`` at tp 1 [B].
+    weight_bytes_per_chip : float
+        The weights one chip of the replica holds, the draft's with the target's: the replica's,
+        every copy counted, over its chips (on average over the pipeline stages) [B].
     fits_per_chip : bool or None
     max_batch_per_replica : int or None
         Sequences that fit on the replica at that context [-].
@@ -437,6 +446,8 @@ speculative_energy_joules_per_token : float or None
     price_per_hour: float | None = None
     power_watts: float | None = None
     memory_per_chip_bytes: int | float = 0
+    weight_bytes_held: int | float | None = None
+    weight_bytes_per_chip: int | float | None = None
     fits_per_chip: bool | None = None
     max_batch_per_replica: int | None = None
     draft_len: int | None = None

@@ -505,6 +505,12 @@ index_heads_chip = _sym("index_heads_chip", r"H_{I}^{chip}", "indexer query head
 index_heads_held = _sym("index_heads_held", r"H_{I}^{tp}", "indexer query heads of one "
                         "sparse-attention layer that a tensor-parallel group computes, every "
                         "chip's copy counted", "1", _RAT)
+kv_heads_held = _sym("kv_heads_held", r"H_{kv}^{tp}", "key/value heads of one attention layer "
+                     "that a tensor-parallel group holds, every chip's copy counted", "1", _RAT)
+params_copied = _sym("params_copied", r"P_{copy}", "parameters of one part of a layer that every "
+                     "chip of a tensor-parallel group holds whole (copied, not split)")
+params_held = _sym("params_held", r"P^{tp}", "parameters a tensor-parallel group holds, every "
+                   "chip's copy counted")
 ctx_cells = _sym("ctx_cells", r"n_{cells}", "cells (token slots) llama.cpp allocates per "
                  "layer of its cache", "token")
 ubatch = _sym("ubatch", r"n_{ub}", "tokens of one micro-batch an engine computes at once "

@@ -12,6 +12,12 @@ rules (:mod:`llm_arithmetic.engine` reads them, with their sources, from
 * with tensor parallelism, each chip caches its share of the key/value heads, never less than
   one: :data:`kv_heads_per_chip`; a sparse-attention indexer's query heads, split the same
   way or copied to every chip, make the group compute :data:`index_heads_held` of them;
+* the weights are split the same way or copied: a chip holds its share of the key/value heads'
+  projections, at least one head's (:data:`kv_heads_held` counts the group's), and whole
+  copies of what the engine does not split (:data:`mla_copied_params`,
+  :data:`dsa_copied_params`, :data:`msa_copied_params`, :data:`gqa_copied_params`,
+  :data:`router_copied_params`, the blocks' norms), so that the group holds
+  :data:`held_params`, more than the model's parameters;
 * llama.cpp instead allocates a fixed number of cells per layer, rounded up:
   :data:`padded_cells`, and for windowed layers only the window and a micro-batch:
   :data:`swa_cells`;
@@ -27,7 +33,9 @@ import sympy as sp
 
 from ..core.registry import formula
 
-__all__ = ["kv_heads_per_chip", "index_heads_held", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
+__all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
+           "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
+           "router_copied_params", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
            "hybrid_concurrency"]
 
@@ -83,6 +91,171 @@ def index_heads_held(*, index_heads_chip, tp=1):
     512
     """
     return tp * index_heads_chip
+
+
+# ---- weights a tensor-parallel group splits or copies ---------------------------------------
+# What vLLM splits and what it copies (read at these commits):
+# * vllm-project/vllm@002456df36fc7a63ca4463f335a49d05634ab2ab,
+#   vllm/model_executor/models/qwen3_moe.py: QKVParallelLinear holds max(1, H_kv // tp) key/value
+#   heads a chip ("we replicate the KV heads across multiple tensor parallel GPUs" when there are
+#   fewer heads than chips), the router ``gate`` is a ReplicatedLinear, the per-head q_norm and
+#   k_norm and the blocks' input_layernorm, post_attention_layernorm and the final norm are
+#   RMSNorm vectors held whole; the q and o projections and the experts are split;
+# * vllm-project/vllm@002d6073aa034d4f5545d45021b0e56d1f3c3593,
+#   vllm/model_executor/models/deepseek_v2.py: DeepseekV2MLAAttention's fused_qkv_a_proj (q_a_proj
+#   and kv_a_proj_with_mqa, ``disable_tp=True``; kv_a_proj_with_mqa a ReplicatedLinear without a
+#   query latent), q_a_layernorm and kv_a_layernorm are whole on every chip, q_b_proj, kv_b_proj
+#   and o_proj split; the DeepSeek Sparse Attention ``Indexer`` (wq_b a ReplicatedLinear,
+#   wk_weights_proj ``disable_tp=True``, k_norm a LayerNorm) is whole on every chip ("no tensor
+#   parallel, just replicated"); the MoE router ``gate`` is a GateLinear, a ReplicatedLinear
+#   (vllm-project/vllm@eee051aa01a0e3d234666e9fb6ac93a9ee03cc46,
+#   vllm/model_executor/layers/fused_moe/router/gate_linear.py), with its e_score_correction_bias;
+# * vllm-project/vllm@902158949803be74ad6941ee4bd4b08741297fa0,
+#   vllm/models/minimax_m3/nvidia/model.py: MiniMax Sparse Attention's index query heads are
+#   sharded as the key/value heads (max(1, H_I // tp) a chip), its one index key, index_q_norm
+#   and index_k_norm held whole.
+
+
+@formula("kv_heads_held")
+def kv_heads_held(*, kv_heads_chip, tp=1):
+    """Key/value heads of one attention layer that a tensor-parallel group of N_tp chips holds,
+    every chip's copy counted: N_tp times the heads each chip holds. With at least as many heads
+    as chips it is H_kv; with fewer (each chip holding one head), N_tp: the key and value
+    projections of H_kv heads are held N_tp / H_kv times over (vLLM's ``QKVParallelLinear``).
+
+    Examples
+    --------
+    Llama 3.1 70B (8 KV heads) on 8 and on 16 chips:
+
+    >>> [kv_heads_held(kv_heads_chip=kv_heads_per_chip(n_kv_heads=8, tp=n), tp=n) for n in (8, 16)]
+    [8, 16]
+    """
+    return tp * kv_heads_chip
+
+
+@formula("params_held")
+def held_params(*, n_params, params_copied, tp=1):
+    """Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every
+    chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies
+    of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp +
+    P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are
+    heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse
+    Attention do through :data:`index_heads_held`.)
+
+    What is copied follows the engine (vLLM; the sources are in this module's comments): the
+    latent down-projections of multi-head latent attention and their norms
+    (:data:`mla_copied_params`), a DeepSeek Sparse Attention indexer whole
+    (:data:`dsa_copied_params`), MiniMax Sparse Attention's index key and norms
+    (:data:`msa_copied_params`), per-head query/key norms (:data:`gqa_copied_params`), a
+    mixture's router (:data:`router_copied_params`), and every norm vector of a block
+    (:data:`~llm_arithmetic.formulas.stack.norm_params`) and the final norm.
+
+    Examples
+    --------
+    DeepSeek-V3's attention block (187,107,328 parameters, 15,140,864 of them copied) on 8
+    chips: 7 more copies of the latent down-projections.
+
+    >>> held_params(n_params=187107328, params_copied=15140864, tp=8)
+    293093376
+    >>> held_params(n_params=187107328, params_copied=15140864, tp=1)
+    187107328
+    """
+    return n_params + (tp - 1) * params_copied
+
+
+@formula("params_copied")
+def gqa_copied_params(*, d_head, qk_norm=0):
+    """Parameters of one grouped-query attention block that every chip of a tensor-parallel
+    group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
+    Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads
+    are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.
+
+    Examples
+    --------
+    Qwen3-235B-A22B (heads of 128, q/k norms):
+
+    >>> gqa_copied_params(d_head=128, qk_norm=1)
+    256
+    """
+    return qk_norm * 2 * d_head
+
+
+@formula("params_copied")
+def mla_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
+    """Parameters of one multi-head latent attention block that every chip of a tensor-parallel
+    group holds whole: the down-projections from d to the query latent (r_q) and to the
+    key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms.
+    vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``;
+    without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections
+    and the output projection are split by heads.
+
+    Examples
+    --------
+    DeepSeek-V3 (d = 7168, r_q = 1536, r_kv = 512, d_rope = 64): 7168 x 2112 + 2048.
+
+    >>> mla_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
+    15140864
+    """
+    return d_model * (q_lora_rank + kv_lora_rank + d_rope) + q_lora_rank + kv_lora_rank
+
+
+@formula("params_copied")
+def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
+    """Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip
+    of a tensor-parallel group holds whole: the latent down-projections and norms of
+    :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query
+    up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads'
+    weights (d x H_I).
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's latents, 64 index heads of 128): the indexer adds 13,959,424.
+
+    >>> dsa_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64,
+    ...                   index_heads=64, index_dim=128)
+    29100288
+    """
+    return (mla_copied_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                              kv_lora_rank=kv_lora_rank, d_rope=d_rope)
+            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
+            + d_model * index_heads)
+
+
+@formula("params_copied")
+def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
+    """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
+    tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key
+    head (d x d_I) and its two norms of width d_I. Its index query heads are split as the
+    key/value heads are, at least one a chip (:data:`index_heads_held`).
+
+    Examples
+    --------
+    MiniMax-M3 (d = 6144, heads of 128, index heads of 128): 256 + 786,432 + 256.
+
+    >>> msa_copied_params(d_model=6144, d_head=128, index_dim=128, qk_norm=1)
+    786944
+    """
+    return qk_norm * 2 * d_head + d_model * index_dim + 2 * index_dim
+
+
+@formula("params_copied")
+def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
+    """Parameters of one mixture-of-experts block that every chip of a tensor-parallel group
+    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or
+    score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit
+    d x 1 projection). The experts are split.
+
+    Examples
+    --------
+    Qwen3-235B-A22B (d = 4096, 128 experts) and DeepSeek-V3 (d = 7168, 256 experts and their
+    score-correction bias):
+
+    >>> router_copied_params(d_model=4096, n_experts=128)
+    524288
+    >>> router_copied_params(d_model=7168, n_experts=256, router_bias=1)
+    1835264
+    """
+    return n_experts * d_model + router_bias * n_experts + shared_gate * d_model
 
 
 @formula("kv_budget")

@@ -6,8 +6,9 @@ costs in time.
 
 * Memory: :data:`memory_per_chip` -- the weights and the cache split over the chips of a
   replica.
-* Tensor parallelism (TP) over N_tp chips: every matrix is split N_tp ways, so every chip reads
-  1/N_tp of the weights and of the cache in a step, and each layer ends its attention and its
+* Tensor parallelism (TP) over N_tp chips: every large matrix is split N_tp ways, so every chip
+  reads 1/N_tp of the weights (besides the small ones every chip keeps whole,
+  :data:`~llm_arithmetic.formulas.engine.held_params`) and of the cache in a step, and each layer ends its attention and its
   MLP with an all-reduce of the activations: :data:`tp_allreduce_bytes` (one all-reduce's
   message), :data:`ring_allreduce_time` (a ring all-reduce of it), :data:`tp_comm_time` (the two
   per layer, every layer), :data:`tp_step_time` (the step bound with that communication on the
@@ -55,10 +56,13 @@ def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
     its N chips (tensor and pipeline parallelism both split them; so does expert parallelism,
     for the experts).
 
-    The cache is the replica's with every copy counted: under tensor parallelism a chip keeps
-    at least one key/value head (more chips than heads copy them) and a latent cache whole, so
-    the estimate passes N_tp times one chip's cache. A chip also keeps activations and
-    workspace, which this leaves to the reserve.
+    The weights and the cache are the replica's with every copy counted: under tensor
+    parallelism a chip keeps at least one key/value head (more chips than heads copy them, and
+    their key and value projections) and a latent cache whole, so the estimate passes N_tp times
+    one chip's cache; and every chip holds whole what the engine does not split (norms, routers,
+    latent down-projections, an indexer: :data:`~llm_arithmetic.formulas.engine.held_params`),
+    so the estimate passes the weights with N_tp - 1 more copies of those. A chip also keeps
+    activations and workspace, which this leaves to the reserve.
 
     Examples
     --------
@@ -138,7 +142,9 @@ def tp_comm_time(*, n_layers, batch, d_model, tp, link_bandwidth, link_latency=0
 def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time=0):
     """Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the
     step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's
-    communication, serialized after it because each layer waits for its all-reduce.
+    communication, serialized after it because each layer waits for its all-reduce. The bytes
+    and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a
+    key/value head's cache on several chips), so that 1/N_tp of them is one chip's.
 
     Examples
     --------

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'group_layers', 'head_matmul_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -73,6 +73,7 @@ PARAMS = {
     'direct_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_copied_params': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'),
     'dsa_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'),
     'dsa_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'),
     'dsa_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
@@ -100,8 +101,10 @@ PARAMS = {
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
+    'gqa_copied_params': ('d_head', 'qk_norm'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
+    'held_params': ('n_params', 'params_copied', 'tp'),
     'hybrid_concurrency': ('pool_blocks', 'attn_groups', 'state_groups', 'max_model_len', 'page_tokens', 'state_blocks'),
     'hybrid_page_tokens': ('state_bytes', 'kv_layer_bytes', 'page_tokens', 'page_align'),
     'hybrid_tokens': ('pool_blocks', 'kv_groups', 'page_tokens'),
@@ -121,6 +124,7 @@ PARAMS = {
     'kv_cache_bytes': ('n_layers', 'n_kv_heads', 'd_head', 'context', 'batch', 'bits_kv'),
     'kv_cache_bytes_per_token': ('n_layers', 'n_kv_heads', 'd_head', 'bits_kv'),
     'kv_groups': ('n_layers', 'group_layers'),
+    'kv_heads_held': ('kv_heads_chip', 'tp'),
     'kv_heads_per_chip': ('n_kv_heads', 'tp'),
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
@@ -148,6 +152,7 @@ PARAMS = {
     'memory_time': ('step_bytes', 'bandwidth'),
     'micro_batch': ('batch', 'pp'),
     'mla_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'),
+    'mla_copied_params': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'),
     'mla_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended'),
     'mla_decode_flops_naive': ('n_heads', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'attended'),
     'mla_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'bits_kv'),
@@ -157,6 +162,7 @@ PARAMS = {
     'moe_active_params': ('d_model', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'moe_params': ('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'msa_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'msa_copied_params': ('d_model', 'd_head', 'index_dim', 'qk_norm'),
     'msa_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context'),
     'msa_kv_layer_bytes': ('n_kv_heads', 'd_head', 'index_dim', 'bits_kv'),
     'msa_matmul_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim'),
@@ -183,6 +189,7 @@ PARAMS = {
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
+    'router_copied_params': ('d_model', 'n_experts', 'router_bias', 'shared_gate'),
     'router_params': ('d_model', 'n_experts', 'router_bias'),
     'speculative_speedup': ('acceptance', 'draft_len', 'draft_cost'),
     'speculative_step_cost': ('draft_len', 'draft_cost'),
@@ -3097,6 +3104,57 @@ def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
         return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
 
 
+def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
+    """Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip
+    of a tensor-parallel group holds whole: the latent down-projections and norms of
+    :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query
+    up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads'
+    weights (d x H_I).
+
+    .. math::
+
+        P_{copy} = r_{q} + r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    DeepSeek-V3.2 (DeepSeek-V3's latents, 64 index heads of 128): the indexer adds 13,959,424.
+
+    >>> dsa_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64,
+    ...                   index_heads=64, index_dim=128)
+    29100288
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'), (d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim))
+    if _exact is not None:
+        d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim = _exact
+        try:
+            return _exact_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim = _vector_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'), (d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank)
+
+
 def dsa_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context):
     """Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded
     token: the indexer scores every one of the S cached indexer keys with each of its H_I heads
@@ -4395,6 +4453,47 @@ def gpt_params(*, n_layers, d_model, n_vocab):
         return _vector_result(12*n_layers*d_model**2 + n_vocab*d_model)
 
 
+def gqa_copied_params(*, d_head, qk_norm=0):
+    """Parameters of one grouped-query attention block that every chip of a tensor-parallel
+    group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
+    Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads
+    are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.
+
+    .. math::
+
+        P_{copy} = 2 d_{head} \\delta_{qkn}
+
+    Parameters
+    ----------
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    Qwen3-235B-A22B (heads of 128, q/k norms):
+
+    >>> gqa_copied_params(d_head=128, qk_norm=1)
+    256
+    """
+    _exact = _exact_args(('d_head', 'qk_norm'), (d_head, qk_norm))
+    if _exact is not None:
+        d_head, qk_norm = _exact
+        try:
+            return _exact_result(2*qk_norm*d_head)
+        except ZeroDivisionError:
+            return _inf
+    d_head, qk_norm = _vector_args(('d_head', 'qk_norm'), (d_head, qk_norm))
+    with _quiet():
+        return _vector_result(2*qk_norm*d_head)
+
+
 def group_layers(*, n_attn_layers, n_state_layers):
     """Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st
     state layers into groups of equal size: the smaller count, or the larger when it is under
@@ -4472,6 +4571,62 @@ def head_matmul_params(*, n_vocab, d_model):
     n_vocab, d_model = _vector_args(('n_vocab', 'd_model'), (n_vocab, d_model))
     with _quiet():
         return _vector_result(n_vocab*d_model)
+
+
+def held_params(*, n_params, params_copied, tp=1):
+    """Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every
+    chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies
+    of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp +
+    P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are
+    heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse
+    Attention do through :data:`index_heads_held`.)
+
+    .. math::
+
+        P^{tp} = P + P_{copy} \\left(N_{tp} - 1\\right)
+
+    Parameters
+    ----------
+    n_params : number or array
+        Parameters of a model, :math:`P` [-]
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+    tp : number or array (default 1)
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+
+    Returns
+    -------
+    params_held : number or array
+        Parameters a tensor-parallel group holds, every chip's copy counted, :math:`P^{tp}` [-]
+
+    What is copied follows the engine (vLLM; the sources are in this module's comments): the
+    latent down-projections of multi-head latent attention and their norms
+    (:data:`mla_copied_params`), a DeepSeek Sparse Attention indexer whole
+    (:data:`dsa_copied_params`), MiniMax Sparse Attention's index key and norms
+    (:data:`msa_copied_params`), per-head query/key norms (:data:`gqa_copied_params`), a
+    mixture's router (:data:`router_copied_params`), and every norm vector of a block
+    (:data:`~llm_arithmetic.formulas.stack.norm_params`) and the final norm.
+
+    Examples
+    --------
+    DeepSeek-V3's attention block (187,107,328 parameters, 15,140,864 of them copied) on 8
+    chips: 7 more copies of the latent down-projections.
+
+    >>> held_params(n_params=187107328, params_copied=15140864, tp=8)
+    293093376
+    >>> held_params(n_params=187107328, params_copied=15140864, tp=1)
+    187107328
+    """
+    _exact = _exact_args(('n_params', 'params_copied', 'tp'), (n_params, params_copied, tp))
+    if _exact is not None:
+        n_params, params_copied, tp = _exact
+        try:
+            return _exact_result(n_params + params_copied*(tp - 1))
+        except ZeroDivisionError:
+            return _inf
+    n_params, params_copied, tp = _vector_args(('n_params', 'params_copied', 'tp'), (n_params, params_copied, tp))
+    with _quiet():
+        return _vector_result(n_params + params_copied*(tp - 1))
 
 
 def hybrid_concurrency(*, pool_blocks, attn_groups, state_groups, max_model_len, page_tokens, state_blocks=1):
@@ -5321,6 +5476,47 @@ def kv_groups(*, n_layers, group_layers):
     n_layers, group_layers = _vector_args(('n_layers', 'group_layers'), (n_layers, group_layers))
     with _quiet():
         return _vector_result(_np.ceil(n_layers/group_layers))
+
+
+def kv_heads_held(*, kv_heads_chip, tp=1):
+    """Key/value heads of one attention layer that a tensor-parallel group of N_tp chips holds,
+    every chip's copy counted: N_tp times the heads each chip holds. With at least as many heads
+    as chips it is H_kv; with fewer (each chip holding one head), N_tp: the key and value
+    projections of H_kv heads are held N_tp / H_kv times over (vLLM's ``QKVParallelLinear``).
+
+    .. math::
+
+        H_{kv}^{tp} = H_{kv}^{chip} N_{tp}
+
+    Parameters
+    ----------
+    kv_heads_chip : number or array
+        Key/value heads of one layer that one chip caches (split over tensor parallelism, at least one), :math:`H_{kv}^{chip}` [-]
+    tp : number or array (default 1)
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+
+    Returns
+    -------
+    kv_heads_held : number or array
+        Key/value heads of one attention layer that a tensor-parallel group holds, every chip's copy counted, :math:`H_{kv}^{tp}` [-]
+
+    Examples
+    --------
+    Llama 3.1 70B (8 KV heads) on 8 and on 16 chips:
+
+    >>> [kv_heads_held(kv_heads_chip=kv_heads_per_chip(n_kv_heads=8, tp=n), tp=n) for n in (8, 16)]
+    [8, 16]
+    """
+    _exact = _exact_args(('kv_heads_chip', 'tp'), (kv_heads_chip, tp))
+    if _exact is not None:
+        kv_heads_chip, tp = _exact
+        try:
+            return _exact_result(kv_heads_chip*tp)
+        except ZeroDivisionError:
+            return _inf
+    kv_heads_chip, tp = _vector_args(('kv_heads_chip', 'tp'), (kv_heads_chip, tp))
+    with _quiet():
+        return _vector_result(kv_heads_chip*tp)
 
 
 def kv_heads_per_chip(*, n_kv_heads, tp=1):
@@ -6365,10 +6561,13 @@ def memory_per_chip(*, weight_bytes, kv_cache, n_chips):
     memory_per_chip : number or array
         Bytes each chip of a replica holds, :math:`M_{chip}` [B]
 
-    The cache is the replica's with every copy counted: under tensor parallelism a chip keeps
-    at least one key/value head (more chips than heads copy them) and a latent cache whole, so
-    the estimate passes N_tp times one chip's cache. A chip also keeps activations and
-    workspace, which this leaves to the reserve.
+    The weights and the cache are the replica's with every copy counted: under tensor
+    parallelism a chip keeps at least one key/value head (more chips than heads copy them, and
+    their key and value projections) and a latent cache whole, so the estimate passes N_tp times
+    one chip's cache; and every chip holds whole what the engine does not split (norms, routers,
+    latent down-projections, an indexer: :data:`~llm_arithmetic.formulas.engine.held_params`),
+    so the estimate passes the weights with N_tp - 1 more copies of those. A chip also keeps
+    activations and workspace, which this leaves to the reserve.
 
     Examples
     --------
@@ -6570,6 +6769,53 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, d_gate))
     with _quiet():
         return _vector_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def mla_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
+    """Parameters of one multi-head latent attention block that every chip of a tensor-parallel
+    group holds whole: the down-projections from d to the query latent (r_q) and to the
+    key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms.
+    vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``;
+    without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections
+    and the output projection are split by heads.
+
+    .. math::
+
+        P_{copy} = r_{q} + r_{kv} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    DeepSeek-V3 (d = 7168, r_q = 1536, r_kv = 512, d_rope = 64): 7168 x 2112 + 2048.
+
+    >>> mla_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
+    15140864
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'), (d_model, q_lora_rank, kv_lora_rank, d_rope))
+    if _exact is not None:
+        d_model, q_lora_rank, kv_lora_rank, d_rope = _exact
+        try:
+            return _exact_result(d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank, kv_lora_rank, d_rope = _vector_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'), (d_model, q_lora_rank, kv_lora_rank, d_rope))
+    with _quiet():
+        return _vector_result(d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank)
 
 
 def mla_decode_flops(*, n_heads, kv_lora_rank, d_rope, attended):
@@ -7025,6 +7271,51 @@ def msa_attention_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, i
     d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
     with _quiet():
         return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim)
+
+
+def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
+    """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
+    tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key
+    head (d x d_I) and its two norms of width d_I. Its index query heads are split as the
+    key/value heads are, at least one a chip (:data:`index_heads_held`).
+
+    .. math::
+
+        P_{copy} = 2 d_{I} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    qk_norm : number or array (default 0)
+        1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    MiniMax-M3 (d = 6144, heads of 128, index heads of 128): 256 + 786,432 + 256.
+
+    >>> msa_copied_params(d_model=6144, d_head=128, index_dim=128, qk_norm=1)
+    786944
+    """
+    _exact = _exact_args(('d_model', 'd_head', 'index_dim', 'qk_norm'), (d_model, d_head, index_dim, qk_norm))
+    if _exact is not None:
+        d_model, d_head, index_dim, qk_norm = _exact
+        try:
+            return _exact_result(2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_head, index_dim, qk_norm = _vector_args(('d_model', 'd_head', 'index_dim', 'qk_norm'), (d_model, d_head, index_dim, qk_norm))
+    with _quiet():
+        return _vector_result(2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
 
 
 def msa_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context):
@@ -8227,6 +8518,54 @@ def routed_expert_params(*, experts_read, d_model, d_ff, n_mlp_mats=3, mlp_bias=
     experts_read, d_model, d_ff, n_mlp_mats, mlp_bias = _vector_args(('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'), (experts_read, d_model, d_ff, n_mlp_mats, mlp_bias))
     with _quiet():
         return _vector_result(experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats))
+
+
+def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
+    """Parameters of one mixture-of-experts block that every chip of a tensor-parallel group
+    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or
+    score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit
+    d x 1 projection). The experts are split.
+
+    .. math::
+
+        P_{copy} = E \\delta_{r} + d_{model} \\delta_{sg} + d_{model} E
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    Qwen3-235B-A22B (d = 4096, 128 experts) and DeepSeek-V3 (d = 7168, 256 experts and their
+    score-correction bias):
+
+    >>> router_copied_params(d_model=4096, n_experts=128)
+    524288
+    >>> router_copied_params(d_model=7168, n_experts=256, router_bias=1)
+    1835264
+    """
+    _exact = _exact_args(('d_model', 'n_experts', 'router_bias', 'shared_gate'), (d_model, n_experts, router_bias, shared_gate))
+    if _exact is not None:
+        d_model, n_experts, router_bias, shared_gate = _exact
+        try:
+            return _exact_result(n_experts*router_bias + n_experts*d_model + shared_gate*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_experts, router_bias, shared_gate = _vector_args(('d_model', 'n_experts', 'router_bias', 'shared_gate'), (d_model, n_experts, router_bias, shared_gate))
+    with _quiet():
+        return _vector_result(n_experts*router_bias + n_experts*d_model + shared_gate*d_model)
 
 
 def router_params(*, d_model, n_experts, router_bias=0):
@@ -9480,7 +9819,9 @@ def tp_speedup(*, decode_time, tp, comm_time):
 def tp_step_time(*, step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time=0):
     """Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the
     step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's
-    communication, serialized after it because each layer waits for its all-reduce.
+    communication, serialized after it because each layer waits for its all-reduce. The bytes
+    and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a
+    key/value head's cache on several chips), so that 1/N_tp of them is one chip's.
 
     .. math::
 

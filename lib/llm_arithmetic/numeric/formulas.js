@@ -282,6 +282,11 @@ export function dsa_attention_params({d_model, n_heads, q_lora_rank, kv_lora_ran
   return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
+/** Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip of a tensor-parallel group holds whole: the latent down-projections and norms of :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads' weights (d x H_I). [1] */
+export function dsa_copied_params({d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank;
+}
+
 /** Attention FLOPs of one sparse-attention (DeepSeek Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached indexer keys with each of its H_I heads (2 d_I per head and key), then latent attention (:data:`mla_decode_flops`) runs over the S_a = min(S, S_top) positions it selected. [FLOP] */
 export function dsa_decode_flops({n_heads, kv_lora_rank, d_rope, attended, index_heads, index_dim, context} = {}) {
   return 2*n_heads*attended*(d_rope + 2*kv_lora_rank) + 2*index_heads*context*index_dim;
@@ -417,6 +422,11 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
+/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here. [1] */
+export function gqa_copied_params({d_head, qk_norm = 0} = {}) {
+  return 2*qk_norm*d_head;
+}
+
 /** Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``). [1] */
 export function group_layers({n_attn_layers, n_state_layers} = {}) {
   return ((Math.max(n_attn_layers, n_state_layers) < ((5/4))*Math.min(n_attn_layers, n_state_layers)) ? (Math.max(n_attn_layers, n_state_layers)) : (Math.min(n_attn_layers, n_state_layers)));
@@ -425,6 +435,11 @@ export function group_layers({n_attn_layers, n_state_layers} = {}) {
 /** Weights of the output head, in a matrix product for every token a step samples (every decode token; once per prompt, its last position, in a prefill). A tied head is the input table used again: still V d weights in a matrix product. [1] */
 export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
+}
+
+/** Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.) [1] */
+export function held_params({n_params, params_copied, tp = 1} = {}) {
+  return n_params + params_copied*(tp - 1);
 }
 
 /** Requests of S_max tokens a hybrid's pool of N_blk blocks holds at once, as vLLM prints it ('Maximum concurrency'): each request takes ceil(S_max / n_page) blocks of every attention group and n_blk^st blocks of every state group (``--mamba-cache-mode`` none: 1, align: 2). [1] */
@@ -520,6 +535,11 @@ export function kv_cache_bytes_per_token({n_layers, n_kv_heads, d_head, bits_kv 
 /** KV cache groups L layers of one kind fill, n_grp layers to a group (the last one padded). [1] */
 export function kv_groups({n_layers, group_layers} = {}) {
   return Math.ceil(n_layers/group_layers);
+}
+
+/** Key/value heads of one attention layer that a tensor-parallel group of N_tp chips holds, every chip's copy counted: N_tp times the heads each chip holds. With at least as many heads as chips it is H_kv; with fewer (each chip holding one head), N_tp: the key and value projections of H_kv heads are held N_tp / H_kv times over (vLLM's ``QKVParallelLinear``). [1] */
+export function kv_heads_held({kv_heads_chip, tp = 1} = {}) {
+  return kv_heads_chip*tp;
 }
 
 /** Key/value heads of one attention layer that one chip caches when N_tp chips split the heads: its share, or one head copied to every chip when there are fewer heads than chips (vLLM's ``max(1, num_kv_heads // tp)``). [1] */
@@ -657,6 +677,11 @@ export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_ran
   return n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
+/** Parameters of one multi-head latent attention block that every chip of a tensor-parallel group holds whole: the down-projections from d to the query latent (r_q) and to the key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms. vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``; without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections and the output projection are split by heads. [1] */
+export function mla_copied_params({d_model, q_lora_rank, kv_lora_rank, d_rope} = {}) {
+  return d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank;
+}
+
 /** Attention FLOPs of one latent-attention (MLA) layer for one decoded token, absorbed form. [FLOP] */
 export function mla_decode_flops({n_heads, kv_lora_rank, d_rope, attended} = {}) {
   return 2*n_heads*attended*(d_rope + 2*kv_lora_rank);
@@ -700,6 +725,11 @@ export function moe_params({d_model, d_ff, n_experts, n_shared_experts = 0, d_sh
 /** Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads. [1] */
 export function msa_attention_params({d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
   return n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim;
+}
+
+/** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
+export function msa_copied_params({d_model, d_head, index_dim, qk_norm = 0} = {}) {
+  return 2*qk_norm*d_head + index_dim*d_model + 2*index_dim;
 }
 
 /** Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached index keys with each of its H_I heads (2 d_I per head and key), then grouped-query attention (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks it selected for each KV head. [FLOP] */
@@ -830,6 +860,11 @@ export function roofline_time({step_bytes, step_flops, bandwidth, peak_flops} = 
 /** Parameters of the routed experts of one MoE block, counted at a number of experts (all of them for what is stored, k for one token, the expected count a batch reads). [1] */
 export function routed_expert_params({experts_read, d_model, d_ff, n_mlp_mats = 3, mlp_bias = 0} = {}) {
   return experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats);
+}
+
+/** Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split. [1] */
+export function router_copied_params({d_model, n_experts, router_bias = 0, shared_gate = 0} = {}) {
+  return n_experts*router_bias + n_experts*d_model + shared_gate*d_model;
 }
 
 /** Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any. [1] */
@@ -967,7 +1002,7 @@ export function tp_speedup({decode_time, tp, comm_time} = {}) {
   return decode_time/(comm_time + decode_time/tp);
 }
 
-/** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. [s] */
+/** Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. The bytes and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a key/value head's cache on several chips), so that 1/N_tp of them is one chip's. [s] */
 export function tp_step_time({step_bytes, step_flops, tp, bandwidth, peak_flops, comm_time = 0} = {}) {
   return comm_time + Math.max(step_flops/(tp*peak_flops), step_bytes/(tp*bandwidth));
 }
@@ -1975,6 +2010,21 @@ export const FORMULAS = {
   "summary": "Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I).",
   "unit": "1"
  },
+ "dsa_copied_params": {
+  "defaults": {},
+  "latex": "P_{copy} = r_{q} + r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip of a tensor-parallel group holds whole: the latent down-projections and norms of :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads' weights (d x H_I).",
+  "unit": "1"
+ },
  "dsa_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = 2 H_{I} d_{I} S + 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)",
@@ -2386,6 +2436,19 @@ export const FORMULAS = {
   "summary": "Parameters of a GPT-style model, the approximation the articles use.",
   "unit": "1"
  },
+ "gqa_copied_params": {
+  "defaults": {
+   "qk_norm": 0
+  },
+  "latex": "P_{copy} = 2 d_{head} \\delta_{qkn}",
+  "lhs": "params_copied",
+  "params": [
+   "d_head",
+   "qk_norm"
+  ],
+  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.",
+  "unit": "1"
+ },
  "group_layers": {
   "defaults": {},
   "latex": "n_{grp} = \\begin{cases} \\max\\left(L_{attn}, L_{st}\\right) & \\text{for}\\: \\max\\left(L_{attn}, L_{st}\\right) < \\frac{5 \\min\\left(L_{attn}, L_{st}\\right)}{4} \\\\\\min\\left(L_{attn}, L_{st}\\right) & \\text{otherwise} \\end{cases}",
@@ -2406,6 +2469,20 @@ export const FORMULAS = {
    "d_model"
   ],
   "summary": "Weights of the output head, in a matrix product for every token a step samples (every decode token; once per prompt, its last position, in a prefill). A tied head is the input table used again: still V d weights in a matrix product.",
+  "unit": "1"
+ },
+ "held_params": {
+  "defaults": {
+   "tp": 1
+  },
+  "latex": "P^{tp} = P + P_{copy} \\left(N_{tp} - 1\\right)",
+  "lhs": "params_held",
+  "params": [
+   "n_params",
+   "params_copied",
+   "tp"
+  ],
+  "summary": "Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.)",
   "unit": "1"
  },
  "hybrid_concurrency": {
@@ -2659,6 +2736,19 @@ export const FORMULAS = {
    "group_layers"
   ],
   "summary": "KV cache groups L layers of one kind fill, n_grp layers to a group (the last one padded).",
+  "unit": "1"
+ },
+ "kv_heads_held": {
+  "defaults": {
+   "tp": 1
+  },
+  "latex": "H_{kv}^{tp} = H_{kv}^{chip} N_{tp}",
+  "lhs": "kv_heads_held",
+  "params": [
+   "kv_heads_chip",
+   "tp"
+  ],
+  "summary": "Key/value heads of one attention layer that a tensor-parallel group of N_tp chips holds, every chip's copy counted: N_tp times the heads each chip holds. With at least as many heads as chips it is H_kv; with fewer (each chip holding one head), N_tp: the key and value projections of H_kv heads are held N_tp / H_kv times over (vLLM's ``QKVParallelLinear``).",
   "unit": "1"
  },
  "kv_heads_per_chip": {
@@ -3097,6 +3187,19 @@ export const FORMULAS = {
   "summary": "Parameters of one multi-head latent attention block (DeepSeek-V2/V3).",
   "unit": "1"
  },
+ "mla_copied_params": {
+  "defaults": {},
+  "latex": "P_{copy} = r_{q} + r_{kv} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope"
+  ],
+  "summary": "Parameters of one multi-head latent attention block that every chip of a tensor-parallel group holds whole: the down-projections from d to the query latent (r_q) and to the key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms. vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``; without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections and the output projection are split by heads.",
+  "unit": "1"
+ },
  "mla_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = 2 H S_{a} \\left(d_{rope} + 2 r_{kv}\\right)",
@@ -3263,6 +3366,21 @@ export const FORMULAS = {
    "attn_sinks"
   ],
   "summary": "Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads.",
+  "unit": "1"
+ },
+ "msa_copied_params": {
+  "defaults": {
+   "qk_norm": 0
+  },
+  "latex": "P_{copy} = 2 d_{I} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_head",
+   "index_dim",
+   "qk_norm"
+  ],
+  "summary": "Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`).",
   "unit": "1"
  },
  "msa_decode_flops": {
@@ -3642,6 +3760,22 @@ export const FORMULAS = {
    "mlp_bias"
   ],
   "summary": "Parameters of the routed experts of one MoE block, counted at a number of experts (all of them for what is stored, k for one token, the expected count a batch reads).",
+  "unit": "1"
+ },
+ "router_copied_params": {
+  "defaults": {
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{copy} = E \\delta_{r} + d_{model} \\delta_{sg} + d_{model} E",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "n_experts",
+   "router_bias",
+   "shared_gate"
+  ],
+  "summary": "Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split.",
   "unit": "1"
  },
  "router_params": {
@@ -4072,7 +4206,7 @@ export const FORMULAS = {
    "peak_flops",
    "comm_time"
   ],
-  "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce.",
+  "summary": "Lower bound on a decode step split over N_tp chips: each chip moves 1/N_tp of the step's bytes and does 1/N_tp of its FLOPs (the roofline of its share), then the step's communication, serialized after it because each layer waits for its all-reduce. The bytes and FLOPs are the group's with every chip's copy counted (weights every chip keeps whole, a key/value head's cache on several chips), so that 1/N_tp of them is one chip's.",
   "unit": "s"
  },
  "two_tier_allreduce_time": {

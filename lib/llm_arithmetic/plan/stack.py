@@ -401,6 +401,43 @@ for _held, _term, _doc in (
                if form in TERMS["index_heads_held"]["cases"] else args]
         for form, (name, args) in TERMS[_term]["cases"].items()}}
 
+# The weights of a tensor-parallel group, every chip's copy counted (the serving bounds' memory
+# and decode bytes): one rule per part, split or copied (formulas/engine.py cites vLLM). A part's
+# parameters with its key/value heads (and MiniMax Sparse Attention's index query heads) at the
+# group's held count, at least one a chip (params_heads_held); of them, what every chip holds
+# whole (params_copied: latent down-projections and their norms, a DeepSeek Sparse Attention
+# indexer, an index key and its norms, per-head q/k norms, a router, the block's norm vectors);
+# the group holds the first and tp - 1 more copies of the second (params_held). A part without a
+# copied rule (constant-state mixers, dense MLPs, experts, DeepSeek-V4's compressed attention and
+# hyper-connection mixers) is split evenly, as before.
+TERMS["kv_heads_held"] = {
+    "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
+    "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
+              for form in ("attention", "gated", "split", "tied", "msa")}}
+_HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held"}
+               for form in ("attention", "gated", "split", "tied")}
+_HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held"}
+TERMS["params_heads_held"] = {
+    "by": "form", "doc": "parameters of the part with its key/value heads (and index query "
+    "heads) as the tensor-parallel group holds them, every copy counted",
+    "cases": {form: [name, {**args, **_HEADS_HELD.get(form, {})}]
+              for form, (name, args) in TERMS["params"]["cases"].items()}}
+_COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", {}],
+           "dsa": ["dsa_copied_params", {}], "msa": ["msa_copied_params", {}],
+           "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],
+           "latent": ["router_copied_params", {}], "norms": ["norm_params", {}],
+           "hyper": ["norm_params", {}]}
+for _form in ("gated", "split", "tied"):
+    _COPIED[_form] = _COPIED["attention"]
+TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
+                          "tensor-parallel group holds whole", "cases": _COPIED}
+TERMS["params_held"] = {
+    "by": "form", "doc": "parameters of the part the tensor-parallel group holds, every chip's "
+    "copy counted", "cases": {form: ["held_params", {
+        "n_params": "@params_heads_held",
+        "params_copied": "@params_copied" if form in _COPIED else 0}]
+        for form in TERMS["params"]["cases"]}}
+
 # The recurrent matrix at the bits it is kept in (state_matrix_bits: the checkpoint's dtype,
 # float32 for KDA, else the state's bits): state_matrix's cases with their bits bound to it.
 TERMS["state_matrix_kept"] = {

@@ -451,6 +451,48 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("request_tokens", "add", "tokens in the cache at the end of the request",
              plus=["prompt", "generated"]), "prompt"),
     op("final_context", "first", "context at the end", of=["request_tokens", "context"]),
+    # ---- the weights on a replica: what tensor parallelism splits and what it copies ---------
+    # Each chip of a tensor-parallel group holds its share of what the engine splits and a whole
+    # copy of what it does not (formulas/engine.py: held_params and the copied rules, after
+    # vLLM): the group holds the model's weights and tp - 1 more copies of those. weight_bytes
+    # stays the model's (one copy); the *_held keys are the replica's, every copy counted; the
+    # *_per_chip keys and the serving bounds' memory and decode bytes are one chip's share of
+    # those. At tp 1 both are the model's.
+    s("layer_params_held", "params_held", "parameters of every block the tensor-parallel group "
+      "holds, every chip's copy counted"),
+    op("final_norm_params", "mul", "the final norm's vectors", of=["norm_vecs_final",
+                                                                   "d_model"]),
+    f("final_norm_held", "held_params", "the final norm on the group: a whole copy a chip",
+      n_params="final_norm_params", params_copied="final_norm_params"),
+    op("layer_copy_params", "add", "parameters of the blocks the tensor-parallel group holds "
+       "beyond the model's", plus=["layer_params_held"], minus=["layer_params"]),
+    op("tp_copy_params", "add", "parameters the tensor-parallel group holds beyond the model's: "
+       "the extra copies of what every chip holds whole", plus=["layer_copy_params",
+                                                                "final_norm_held"],
+       minus=["final_norm_params"]),
+    f("weight_bytes_copies", "weight_bytes", "their bytes, at the bits of every weight but the "
+      "experts' matrices", n_params="tp_copy_params", bits_weight="bits_default"),
+    op("weight_bytes_held", "add", "bytes of the model's weights on one replica, every chip's "
+       "copy counted", plus=["weight_bytes", "weight_bytes_copies"]),
+    # a multi-token-prediction module's blocks are split and copied as the model's are; a draft
+    # model's weights (given as bytes) are split evenly
+    guard(op("draft_copy_params", "at", "parameters the group holds beyond the module's own: "
+             "the extra copies of what every chip holds whole in its blocks",
+             target="layer_copy_params", **{"with": {"blocks": "draft_blocks"}}),
+          "draft_params", 0),
+    f("draft_copy_bytes", "weight_bytes", "their bytes, at the bits of the module's weights",
+      n_params="draft_copy_params", bits_weight="bits_default"),
+    op("draft_weights_held", "add", "the draft's weights on one replica, every chip's copy "
+       "counted", plus=["draft_weights", "draft_copy_bytes"]),
+    op("resident_weight_bytes_held", "add", "weights held on one replica, every chip's copy "
+       "counted: the target's and the draft's", plus=["weight_bytes_held",
+                                                      "draft_weights_held"]),
+    op("weight_bytes_per_chip", "div", "weights one chip of the replica holds (the target's "
+       "and the draft's), on average over its pipeline stages",
+       of=["resident_weight_bytes_held", "n_chips"]),
+    op("step_weight_bytes_held", "add", "weight bytes a decode step of B tokens reads on the "
+       "tensor-parallel group, every chip's copy counted (each chip reads what it holds)",
+       plus=["step_weight_bytes", "weight_bytes_copies"]),
     # under tensor parallelism each chip caches its share of the key/value heads, but at
     # least one head, and a latent cache whole: the replica holds tp x one chip's cache
     s("kv_cache_chip", "kv_stored_chip", "cache of B sequences of S tokens on one chip of the "
@@ -479,13 +521,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("kv_final_all", "add", "cache and state of the batch at the end, the draft's with the "
        "target's", plus=["kv_final", "draft_kv_final"]),
     f("memory_per_chip_raw", "memory_per_chip", "weights and cache, the draft's with the "
-      "target's, split over the chips", weight_bytes="resident_weight_bytes",
+      "target's, over the chips, every copy counted", weight_bytes="resident_weight_bytes_held",
       kv_cache="kv_final_all"),
     op("memory_per_chip_bytes", "add", "memory per chip with the reserve",
        plus=["memory_per_chip_raw", "overhead"]),
     op("fits_per_chip", "le", "the replica holds it", of=["memory_per_chip_bytes", "capacity"]),
     guard(f("memory_per_chip_target", "memory_per_chip", "the target's weights and cache "
-            "alone, split over the chips", kv_cache="kv_final"), "draft_weights"),
+            "alone, over the chips, every copy counted", weight_bytes="weight_bytes_held",
+            kv_cache="kv_final"), "draft_weights"),
     guard(op("memory_per_chip_target_bytes", "add", "that with the reserve",
              plus=["memory_per_chip_target", "overhead"]), "draft_weights"),
     guard(op("fits_per_chip_without_draft", "le", "the replica holds the target alone (none "
@@ -501,13 +544,13 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("replica_capacity", "mul", "memory of the replica", of=["n_chips", "capacity"]),
     op("replica_overhead", "mul", "reserve of the replica", of=["n_chips", "overhead"]),
     guard(f("max_sequences_replica", "max_sequences", "sequences the replica holds",
-            capacity="replica_capacity", weight_bytes="resident_weight_bytes",
+            capacity="replica_capacity", weight_bytes="resident_weight_bytes_held",
             seq_bytes="sequence_bytes_final_all", overhead="replica_overhead"), "capacity"),
     op("max_batch_per_replica", "finite", "sequences the replica holds",
        of="max_sequences_replica", integer=True),
     f("micro", "micro_batch", "sequences per microbatch"),
-    op("step_weight_bytes_micro", "at", "weight bytes a microbatch's step reads",
-       target="step_weight_bytes", **{"with": {"batch": "micro"}}),
+    op("step_weight_bytes_micro", "at", "weight bytes a microbatch's step reads on the group, "
+       "every copy counted", target="step_weight_bytes_held", **{"with": {"batch": "micro"}}),
     op("seq_bytes_serving", "at", "bytes per sequence at the serving context",
        target="seq_bytes_held", **{"with": {"context": "serving_context"}}),
     op("seq_flops_serving", "at", "FLOPs per sequence at the serving context on the group, "
@@ -714,8 +757,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        target="seq_kv_held", **{"with": {"context": "prompt"}}),
     op("prompt_kv_per_token", "div", "cache per prompt token",
        of=["prompt_kv_bytes", "prompt"]),
-    op("prefill_weight_bytes", "at", "weight bytes the prefill reads",
-       target="step_weight_bytes", **{"with": {"batch": "prompt"}}),
+    op("prefill_weight_bytes", "at", "weight bytes the prefill reads on the group, every copy "
+       "counted", target="step_weight_bytes_held", **{"with": {"batch": "prompt"}}),
     guard(f("ttft_work_seconds", "time_to_first_token", "the prefill's memory traffic and "
             "arithmetic", weight_bytes="prefill_weight_bytes",
             kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
@@ -842,8 +885,9 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
        of=["stage_step_flops", "verify_positions"]),
     guard(op("verify_micro_tokens", "mul", "tokens a microbatch's verify step runs",
              of=["micro", "verify_positions"]), "draft_len"),
-    op("verify_weight_bytes_micro", "at", "weight bytes a microbatch's verify step reads",
-       target="step_weight_bytes", **{"with": {"batch": "verify_micro_tokens"}}),
+    op("verify_weight_bytes_micro", "at", "weight bytes a microbatch's verify step reads on "
+       "the group, every copy counted", target="step_weight_bytes_held",
+       **{"with": {"batch": "verify_micro_tokens"}}),
     f("verify_micro_bytes", "batched_step_bytes", "bytes of a microbatch's verify step",
       weight_bytes="verify_weight_bytes_micro", seq_bytes="seq_bytes_serving", batch="micro"),
     f("verify_stage_bytes", "stage_bytes", "one stage's share of them",
@@ -998,10 +1042,11 @@ ENGINE_STEPS: list[dict[str, Any]] = [
                                                       "engine_draft_kv_bytes_per_token"]),
           "engine"),
     guard(op("engine_weights_bytes", "div", "weights as loaded on one chip: the replica's "
-             "weights, the draft's with the target's, over its chips",
-             of=["resident_weight_bytes", "n_chips"]), "engine"),
+             "weights, the draft's with the target's, every copy counted, over its chips",
+             of=["resident_weight_bytes_held", "n_chips"]), "engine"),
     guard(op("engine_draft_weights_bytes", "div", "the draft's weights as loaded on one chip "
-             "(in the weights above)", of=["draft_weights", "n_chips"]), "engine"),
+             "(in the weights above), every copy counted",
+             of=["draft_weights_held", "n_chips"]), "engine"),
     guard(f("engine_kv_budget", "engine_kv_memory", "memory the engine's share of the chip "
             "leaves for the cache beside the weights and its reserve",
             mem_fraction="engine_fraction", weight_bytes="engine_weights_bytes",

@@ -191,6 +191,8 @@ const UI = (function () {
         : e.fits_per_chip_without_draft ? DRAFT_NO_FIT : "no")},
     max_batch_per_replica: {label: "most requests the replica holds", unit: "sequences",
       exact: true},
+    weight_bytes_per_chip: {label: "weights each chip holds (its share, and the copies every "
+      + "chip keeps whole)", unit: "GB", scale: GB},
     // speculative decoding (chapter 13): the bounds of a speculative step over its tokens
     speculative_tokens_per_second: {label: "tokens/s of one sequence with speculation, at most",
       unit: "tokens/s", none: "no speculation", needs: "fits"},
@@ -852,7 +854,8 @@ const UI = (function () {
         "runtime", ...SPECULATION],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
-        "cost_per_million_tokens", "fits_per_chip", "speculative_tpot_seconds", "draft_cost",
+        "cost_per_million_tokens", "fits_per_chip", "weight_bytes_per_chip",
+        "speculative_tpot_seconds", "draft_cost",
         "draft_memory_bytes", "expected_ttft_seconds", "expected_tpot_seconds",
         "expected_tokens_per_second_per_chip"],
       plots: ["frontier"],

@@ -1,0 +1,159 @@
+"""Weights a tensor-parallel group copies instead of splitting: per-chip weight bytes and
+per-chip decode bytes count them once a chip.
+
+What vLLM splits and what it holds whole on every chip (formulas/engine.py gives the pinned
+files): a chip holds max(1, H_kv // tp) key/value heads' projections (QKVParallelLinear), so
+past tp = H_kv the heads are copied; multi-head latent attention's down-projections
+(q_a_proj, kv_a_proj_with_mqa, fused unsplit) and their two norms; a mixture's router (gate,
+a ReplicatedLinear) with its score-correction bias; DeepSeek Sparse Attention's indexer; every
+norm vector (per-head q/k norms, the blocks' norms, the final norm).
+
+Expected values are worked here from the checkpoints' config.json numbers (read below and
+shown in each test), with the one-chip figures that do not change (the model's own weight
+bytes) taken from the unchanged keys. At fp8 one parameter is one byte; as shipped (bf16) two.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_arithmetic import estimate, get_model
+from llm_arithmetic.estimate import plan_inputs
+
+MODELS = Path(__file__).resolve().parents[1] / "lib/llm_arithmetic/catalog/data/models"
+
+
+def _config(name: str) -> dict:
+    cfg = json.loads((MODELS / name / "config.json").read_text())
+    return cfg.get("text_config", cfg)
+
+
+def _group(name: str, **kw):
+    m = get_model(name)
+    return m.plan.child(**plan_inputs(m, **kw))
+
+
+def test_configs_as_read():
+    # the numbers the hand counts below use, as the files give them
+    c = _config("llama-3.1-70b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["vocab_size"]) == (80, 8192, 64, 8, 128256)
+    c = _config("deepseek-v3")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["q_lora_rank"], c["kv_lora_rank"],
+            c["qk_rope_head_dim"], c["n_routed_experts"], c["first_k_dense_replace"],
+            c["topk_method"]) == (61, 7168, 1536, 512, 64, 256, 3, "noaux_tc")
+    c = _config("qwen3-235b-a22b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_key_value_heads"], c["head_dim"],
+            c["num_experts"]) == (94, 4096, 4, 128, 128)
+
+
+# ---- the copies, by hand ------------------------------------------------------------------------
+# Llama 3.1 70B at tp 16: 8 KV heads of 8192 / 64 = 128; each chip holds one head's K and V
+# projections (2 x 128 x 8192), 16 in the group against the model's 8; and 15 more copies of
+# the 2 x 80 + 1 norm vectors of 8192
+LLAMA_TP16 = (16 - 8) * 2 * 128 * 8192 * 80 + 15 * (2 * 80 + 1) * 8192
+# DeepSeek-V3 at tp 8: 7 more copies of, per layer (61), the down-projections
+# 7168 x (1536 + 512 + 64) and their norms 1536 + 512; per MoE layer (61 - 3) the router
+# 256 x 7168 and its 256 score-correction biases; and the 2 x 61 + 1 norms of 7168
+V3_MLA = 7168 * (1536 + 512 + 64) + 1536 + 512
+V3_ROUTER = 256 * 7168 + 256
+V3_TP8 = 7 * (61 * V3_MLA + 58 * V3_ROUTER + (2 * 61 + 1) * 7168)
+# Qwen3-235B-A22B at tp 8: 4 KV heads of 128, one a chip: 8 - 4 heads' K and V
+# (2 x 128 x 4096) more in each of 94 layers; 7 more copies of the router (128 x 4096), of the
+# q and k norms (2 x 128) and of the 2 x 94 + 1 norms of 4096
+QWEN_TP8 = ((8 - 4) * 2 * 128 * 4096 * 94
+            + 7 * (94 * (128 * 4096 + 2 * 128) + (2 * 94 + 1) * 4096))
+
+
+def test_hand_counts():
+    assert LLAMA_TP16 == 1_361_960_960          # 1.93% of the model's 70.55 B
+    assert V3_MLA == 15_140_864 and 61 * V3_MLA == 923_592_704   # ~0.92 B copied a chip
+    assert V3_TP8 == 7_216_437_760
+    assert QWEN_TP8 == 744_833_536
+
+
+@pytest.mark.parametrize("name, tp, copies", [
+    ("llama-3.1-70b", 16, LLAMA_TP16), ("deepseek-v3", 8, V3_TP8),
+    ("qwen3-235b-a22b", 8, QWEN_TP8)])
+def test_the_group_holds_the_copies(name, tp, copies):
+    ev = _group(name, tp=tp, context=4096, weights="fp8")
+    assert ev.get("tp_copy_params") == copies
+    # at fp8 a parameter is a byte: the replica's weights and what a step reads grow by as much
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + copies
+    assert ev.get("step_weight_bytes_held") == ev.get("step_weight_bytes") + copies
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-70b", "deepseek-v3", "qwen3-235b-a22b",
+                                  "deepseek-v3.2", "minimax-m3"])
+def test_one_chip_holds_one_copy(name):
+    ev = _group(name, tp=1, context=4096)
+    assert ev.get("tp_copy_params") == 0
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes")
+
+
+def test_llama_31_70b_at_tp_16_memory_and_tpot_by_hand():
+    """Llama 3.1 70B as shipped (bf16, 2 B a parameter) on 16 chips of 1 TB/s, compute and
+    links free: each chip holds 1/16 of the model's 70,553,706,496 parameters and of the
+    copies, and reads in a decode step its share of every weight but the 128,255 embedding rows
+    a step does not gather, and its one KV head's cache (80 layers x K, V x 128 x 2 B a
+    token)."""
+    tp, context, bw = 16, 8192, 1e12
+    kw = dict(bandwidth=bw, peak_flops=1e18, tp=tp, context=context, batch=1,
+              link_bandwidth=1e15, link_latency=0.0)
+    e = estimate("llama-3.1-70b", **kw)
+    weights = 70_553_706_496 * 2
+    assert e.weight_bytes == weights
+    assert e.weight_bytes_held == weights + 2 * LLAMA_TP16
+    chip_cache = 80 * 2 * 1 * 128 * 2 * context
+    assert e.weight_bytes_per_chip == (weights + 2 * LLAMA_TP16) / tp
+    assert e.memory_per_chip_bytes == pytest.approx((weights + 2 * LLAMA_TP16) / tp + chip_cache,
+                                                    rel=1e-12)
+    read = (70_553_706_496 - 128_255 * 8192 + LLAMA_TP16) * 2
+    assert e.tpot_seconds == pytest.approx((read / tp + chip_cache) / bw, rel=1e-12)
+    # the even split missed 1.9% of a chip's decode bytes here
+    even = ((70_553_706_496 - 128_255 * 8192) * 2 / tp + chip_cache) / bw
+    assert e.tpot_seconds / even - 1 == pytest.approx(0.0189, abs=0.0005)
+
+
+def test_deepseek_v3_at_tp_8_per_chip_decode_bytes_by_hand():
+    """DeepSeek-V3 at fp8 on 8 chips, one sequence: a decode step reads on each chip its
+    eighth of the step's weights and a whole copy of the latent down-projections, routers and
+    norms (V3_TP8 / 8 more than the eighth), and the whole latent cache of 61 layers x
+    (512 + 64) x 2 B a token."""
+    tp, context, bw = 8, 4096, 1e12
+    kw = dict(weights="fp8", bandwidth=bw, peak_flops=1e18, tp=tp, context=context, batch=1,
+              link_bandwidth=1e15, link_latency=0.0)
+    e = estimate("deepseek-v3", **kw)
+    step = _group("deepseek-v3", **{k: v for k, v in kw.items()
+                                    if k in ("weights", "tp", "context", "batch")}
+                  ).get("step_weight_bytes")
+    cache = 61 * (512 + 64) * 2 * context
+    assert e.tpot_seconds == pytest.approx(((step + V3_TP8) / tp + cache) / bw, rel=1e-12)
+    # a fifth more weight bytes a chip than the even split (0.92 B of down-projections alone)
+    assert (step + V3_TP8) / step - 1 == pytest.approx(0.196, abs=0.002)
+
+
+def test_qwen3_235b_at_tp_8_memory_by_hand():
+    """Qwen3-235B-A22B at fp8 on 8 chips: each chip holds 1/8 of the model's weights and of
+    the copies (its KV head's projections, routers and norms), and one KV head's cache."""
+    tp, prompt, generate, batch = 8, 2000, 500, 4
+    e = estimate("qwen3-235b-a22b", weights="fp8", hardware="h200", tp=tp, prompt=prompt,
+                 generate=generate, batch=batch)
+    chip_cache = 94 * 2 * 1 * 128 * 2 * (prompt + generate) * batch
+    assert e.weight_bytes_held == e.weight_bytes + QWEN_TP8
+    assert e.memory_per_chip_bytes == pytest.approx((e.weight_bytes + QWEN_TP8) / tp
+                                                    + chip_cache, rel=1e-12)
+
+
+def test_deepseek_v32_indexer_weights_are_on_every_chip():
+    """DeepSeek-V3.2 adds to DeepSeek-V3's copies its whole indexer in every layer: wq_b
+    (1536 x 64 x 128), wk (7168 x 128), the key's LayerNorm (2 x 128) and weights_proj
+    (7168 x 64): 13,959,424 a layer, 7 more copies at tp 8."""
+    c = _config("deepseek-v3.2")
+    assert (c["index_n_heads"], c["index_head_dim"]) == (64, 128)
+    indexer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+    assert indexer == 13_959_424
+    ev = _group("deepseek-v3.2", tp=8, context=4096, weights="fp8")
+    assert ev.get("tp_copy_params") == V3_TP8 + 7 * 61 * indexer
