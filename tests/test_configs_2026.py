@@ -88,6 +88,8 @@ ANSWERED = {
     "granite-4.0-h-tiny": ("params", 4 * 2 * 4 * 128 * 2),
     # FAMILIES.md 17.13: an LFM2.5-1.2B's 6 attention layers of 8 KV heads of 64
     "lfm2.5-1.2b-distilled": ("params", 6 * 2 * 8 * 64 * 2),
+    # and LFM2-8B-A1B's (its routers' expert_bias buffers counted as their biases)
+    "lfm2-8b-a1b": ("params+buffers", 6 * 2 * 8 * 64 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -2220,15 +2222,30 @@ def test_granite_4_layer_names_and_a_dense_hybrid():
     assert dense.total_params == dense.active_params
 
 
-def test_lfm2_moe_is_refused_naming_its_short_convolutions():
-    # the dense lfm2 reader models the gated short convolutions; LFM2-8B-A1B's lfm2_moe (its
-    # mixture of experts) has no reader yet and is refused naming the first layer kind
-    cfg = {"model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"],
-           "hidden_size": 2048, "num_hidden_layers": 24, "conv_L_cache": 3,
-           "vocab_size": 65536, "num_experts": 32}
-    with pytest.raises(ConfigError, match="it needs gated short convolutions .*"
-                                          "declared by field 'conv_L_cache'"):
+def test_short_convolutions_in_another_family_are_refused_naming_the_key():
+    # a relabelled LFM2 file: the llama reader does not model gated short convolutions
+    cfg = {**config("lfm2.5-1.2b-distilled"), "model_type": "llama",
+           "architectures": ["LlamaForCausalLM"]}
+    with pytest.raises(ConfigError, match="field 'conv_L_cache' = 3 declares gated short "
+                                          "convolutions"):
         read_config(cfg)
+
+
+def test_lfm2_moe_by_hand_and_the_model_card():
+    """LFM2-8B-A1B (trimmed file, SOURCES.md section 16): the blocks of LFM2 (18 convolutions,
+    6 attention layers), two dense MLPs of 7,168, then 22 mixtures of 32 gated experts of
+    1,792 (top 4) with a d x 32 router and 32 routing biases (modeling_lfm2_moe.py). Its card:
+    8.3B total, 1.5B active (truncated: 1.56B with the embedding table)."""
+    m = read_config(CONFIGS / "lfm2-8b-a1b.json")
+    d, e, w = LFM2_D, 32, 1792
+    experts = e * 3 * d * w
+    moe = experts + e * d + e
+    hand = (18 * LFM2_CONV + 6 * LFM2_ATTN + 2 * 3 * d * 7168 + 22 * moe + 49 * d
+            + LFM2_V * d)
+    assert m.total_params == hand == 8_339_930_560
+    assert m.active_params == hand - 22 * experts * 28 // 32
+    assert round(m.total_params / 1e9, 1) == 8.3 and int(m.active_params / 1e8) == 15
+    assert m.state_bytes() == 18 * 2 * d * 2
 
 
 # LFM2-1.2B's shapes (FAMILIES.md 17.13): d = 2048, 16 blocks (10 gated short convolutions of
