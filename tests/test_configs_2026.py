@@ -86,6 +86,10 @@ ANSWERED = {
     "hunyuan-mt-7b": ("params", 32 * 2 * 8 * 128 * 2),
     # FAMILIES.md 17.11: Granite-4.0-H-Tiny's 4 attention layers of 4 KV heads of 128
     "granite-4.0-h-tiny": ("params", 4 * 2 * 4 * 128 * 2),
+    # FAMILIES.md 17.13: an LFM2.5-1.2B's 6 attention layers of 8 KV heads of 64
+    "lfm2.5-1.2b-distilled": ("params", 6 * 2 * 8 * 64 * 2),
+    # and LFM2-8B-A1B's (its routers' expert_bias buffers counted as their biases)
+    "lfm2-8b-a1b": ("params+buffers", 6 * 2 * 8 * 64 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -2218,10 +2222,127 @@ def test_granite_4_layer_names_and_a_dense_hybrid():
     assert dense.total_params == dense.active_params
 
 
-def test_lfm2_is_refused_naming_its_short_convolutions():
-    # FAMILIES.md 17.13: a gated short convolution is a new block form, not Mamba-2's
-    cfg = {"model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 2048,
-           "num_hidden_layers": 16, "conv_L_cache": 3, "vocab_size": 65536}
-    with pytest.raises(ConfigError, match="it needs gated short convolutions .*"
-                                          "declared by field 'conv_L_cache'"):
+def test_short_convolutions_in_another_family_are_refused_naming_the_key():
+    # a relabelled LFM2 file: the llama reader does not model gated short convolutions
+    cfg = {**config("lfm2.5-1.2b-distilled"), "model_type": "llama",
+           "architectures": ["LlamaForCausalLM"]}
+    with pytest.raises(ConfigError, match="field 'conv_L_cache' = 3 declares gated short "
+                                          "convolutions"):
+        read_config(cfg)
+
+
+def test_lfm2_moe_by_hand_and_the_model_card():
+    """LFM2-8B-A1B (trimmed file, SOURCES.md section 16): the blocks of LFM2 (18 convolutions,
+    6 attention layers), two dense MLPs of 7,168, then 22 mixtures of 32 gated experts of
+    1,792 (top 4) with a d x 32 router and 32 routing biases (modeling_lfm2_moe.py). Its card:
+    8.3B total, 1.5B active (truncated: 1.56B with the embedding table)."""
+    m = read_config(CONFIGS / "lfm2-8b-a1b.json")
+    d, e, w = LFM2_D, 32, 1792
+    experts = e * 3 * d * w
+    moe = experts + e * d + e
+    hand = (18 * LFM2_CONV + 6 * LFM2_ATTN + 2 * 3 * d * 7168 + 22 * moe + 49 * d
+            + LFM2_V * d)
+    assert m.total_params == hand == 8_339_930_560
+    assert m.active_params == hand - 22 * experts * 28 // 32
+    assert round(m.total_params / 1e9, 1) == 8.3 and int(m.active_params / 1e8) == 15
+    assert m.state_bytes() == 18 * 2 * d * 2
+
+
+# LFM2-1.2B's shapes (FAMILIES.md 17.13): d = 2048, 16 blocks (10 gated short convolutions of
+# 3 taps, 6 GQA layers of 32/8 heads of 64 with per-head q/k norms), MLP 12,288 -> 8,192
+LFM2_D, LFM2_FF, LFM2_V = 2048, 8192, 65536
+LFM2_CONV = 3 * LFM2_D * LFM2_D + 3 * LFM2_D + LFM2_D * LFM2_D   # in_proj, kernel, out_proj
+LFM2_ATTN = 2 * LFM2_D * LFM2_D + 2 * LFM2_D * 8 * 64 + 2 * 64   # q, out; k, v; q/k norms
+LFM2_HAND = (10 * LFM2_CONV + 6 * LFM2_ATTN + 16 * 3 * LFM2_D * LFM2_FF
+             + (2 * 16 + 1) * LFM2_D + LFM2_V * LFM2_D)            # norms; the tied table
+
+
+def test_lfm2_count_equals_the_hand_count_and_the_model_card():
+    """The vendored LFM2.5-1.2B fine-tune (SOURCES.md section 16) has LFM2-1.2B's shapes: the
+    meta count (ANSWERED), the hand count and LiquidAI/LFM2-1.2B's model card (1,170,340,608)
+    agree."""
+    m = read_config(CONFIGS / "lfm2.5-1.2b-distilled.json")
+    assert m.total_params == LFM2_HAND == 1_170_340_608
+    assert m.tied and m.active_params == m.total_params
+    kinds = ["conv" if run.mixer is not None else "attn" for run in m.layers
+             for _ in range(run.count)]
+    assert [i for i, k in enumerate(kinds) if k == "attn"] == [2, 5, 8, 10, 12, 14]
+    assert {run.mlp.d_ff for run in m.layers} == {LFM2_FF}
+
+
+def test_lfm2_short_convolution_by_hand():
+    """One gated short convolution block (transformers 5.24.0 Lfm2ShortConv): its state is the
+    last k - 1 = 2 gated inputs of d channels (vLLM's short_conv_state_shape), no recurrent
+    matrix, at the cache's 16 bits; per token 2 FLOPs per tap and channel and the two gates."""
+    m = read_config(CONFIGS / "lfm2.5-1.2b-distilled.json")
+    conv = next(run.mixer for run in m.layers if run.mixer is not None)
+    d = LFM2_D
+    assert conv.params(d) == LFM2_CONV == 16_783_360
+    assert conv.matmul_params(d) == 4 * d * d
+    assert conv.state_bytes() == 2 * d * 2 == 8192
+    assert conv.decode_flops() == 2 * 3 * d + 2 * d
+    assert m.state_bytes() == 10 * 2 * d * 2 == 81_920
+    assert m.state_bytes(bits_ssm=32) == m.state_bytes()  # nothing is kept at other bits
+    assert m.state_bytes(bits_state=32) == 2 * 81_920
+    kv = m.kv_cache_bytes_per_token()
+    for s in (1, 4096, 32_768):
+        assert m.seq_bytes(s) == kv * s + 2 * 81_920
+
+
+def test_lfm2_decode_bytes_and_flops_by_hand():
+    from llm_arithmetic.estimate import estimate
+    e = estimate(read_config(CONFIGS / "lfm2.5-1.2b-distilled.json"), context=4096)
+    weights = 2 * 1_170_340_608                       # 16 bits, the tied table read as the head
+    kv = 6 * 2 * 8 * 64 * 2 * 4096
+    assert e.decode_bytes_per_token == weights + kv + 2 * 81_920  # the state read and written
+    matmul = 1_170_340_608 - 33 * LFM2_D - 10 * 3 * LFM2_D - 6 * 128
+    attention = 6 * 4 * 32 * 64 * 4096                # q.k and p.v over 4096 positions
+    assert e.decode_flops_per_token == 2 * matmul + attention + 10 * (2 * 3 + 2) * LFM2_D
+
+
+LFM2_TYPES = ["conv", "conv", "full_attention", "conv", "conv", "full_attention", "conv", "conv",
+              "full_attention", "conv", "full_attention", "conv", "full_attention", "conv",
+              "full_attention", "conv"]
+
+
+@pytest.mark.parametrize("cfg, meta", [
+    # LFM2-1.2B's original form (block_ff_dim, full_attn_idxs, tie_embedding), as the Rust test
+    # of search index file id 59124207504 copies the Hub file
+    ({"hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
+      "num_key_value_heads": 8, "block_ff_dim": 12288, "full_attn_idxs": [2, 5, 8, 10, 12, 14],
+      "vocab_size": 65536, "conv_L_cache": 3, "block_multiple_of": 256,
+      "block_ffn_dim_multiplier": 1.0, "block_auto_adjust_ff_dim": True, "tie_embedding": True},
+     1_170_340_608),
+    # LFM2-350M's shapes (d = 1024, 16 heads, 6,656 -> 4,608): its model card's 354,483,968
+    ({"hidden_size": 1024, "num_hidden_layers": 16, "num_attention_heads": 16,
+      "num_key_value_heads": 8, "block_ff_dim": 6656, "layer_types": LFM2_TYPES,
+      "vocab_size": 65536, "conv_L_cache": 3}, 354_483_968),
+    # a multiplier and a multiple (1,000 -> 666 -> 999 -> 1,024), biases, 4 taps, untied
+    ({"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "intermediate_size": 1000,
+      "layer_types": ["conv", "full_attention", "conv", "conv"], "vocab_size": 1000,
+      "conv_L_cache": 4, "block_ffn_dim_multiplier": 1.5, "block_multiple_of": 64,
+      "conv_bias": True, "tie_word_embeddings": False}, 4_650_112),
+    # the width as given when block_auto_adjust_ff_dim is false
+    ({"hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "num_key_value_heads": 4, "intermediate_size": 1000,
+      "layer_types": ["conv", "full_attention"], "vocab_size": 1000,
+      "block_auto_adjust_ff_dim": False}, 2_318_464),
+], ids=["lfm2-1.2b-original", "lfm2-350m", "multiplier-biases", "no-adjust"])
+def test_lfm2_variants_equal_the_meta_device_count(cfg, meta):
+    """Meta-device counts of Lfm2Config(**cfg) under transformers 5.24.0 (FAMILIES.md 17.13);
+    the 1.2B and 350M ones are also their model cards' (SOURCES.md section 16)."""
+    assert read_config({"model_type": "lfm2", **cfg}).total_params == meta
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"conv_dim": 1024}, r"field 'conv_dim' = 1024 differs from 'hidden_size'"),
+    ({"num_heads": 16}, r"field 'num_heads' \(16\) differs"),
+    ({"block_use_swiglu": False}, r"'block_use_swiglu' = false is not supported"),
+    ({"layer_types": ["conv"] * 15 + ["mamba"]}, r"'layer_types' has unknown kinds"),
+    ({"layer_types": None, "full_attn_idxs": [2, 16]}, r"'full_attn_idxs' names layer 16"),
+])
+def test_lfm2_refuses_what_transformers_would_build_otherwise(change, message):
+    cfg = {**config("lfm2.5-1.2b-distilled"), **change}
+    with pytest.raises(ConfigError, match=message):
         read_config(cfg)

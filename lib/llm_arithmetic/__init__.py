@@ -33,7 +33,8 @@ __version__ = "0.2.0"
 _EXPORTS = {
     "Model": "catalog.model", "Attention": "catalog.model", "MLP": "catalog.model",
     "Mamba2": "catalog.model", "GatedDeltaNet": "catalog.model",
-    "KimiDeltaAttention": "catalog.model", "Layers": "catalog.model",
+    "KimiDeltaAttention": "catalog.model", "ShortConv": "catalog.model",
+    "Layers": "catalog.model",
     "read_config": "catalog.readers",
     "get_model": "catalog.model_catalog", "model_names": "catalog.model_catalog",
     "MODELS": "catalog.model_catalog",

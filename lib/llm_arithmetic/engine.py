@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
-from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Mamba2, Model
+from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Mamba2, Model, ShortConv
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
@@ -335,9 +335,11 @@ def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
             or any(b.attention.window or b.attention.chunk for b in m.layers
                    if b.attention is not None):
         return "for a stack whose attention or state layers differ from one another"
-    if not all(type(b.mixer) in (GatedDeltaNet, Mamba2) for b in m.layers if b.mixer is not None):
-        return ("for KDA layers (the rule is checked against published logs of Gated DeltaNet "
-                "and Mamba-2 hybrids only)")
+    other = {type(b.mixer) for b in m.layers if b.mixer is not None} - {GatedDeltaNet, Mamba2}
+    if other:
+        kind = "gated short convolution" if ShortConv in other else "KDA"
+        return (f"for {kind} layers (the rule is checked against published logs of Gated "
+                "DeltaNet and Mamba-2 hybrids only)")
     return None
 
 

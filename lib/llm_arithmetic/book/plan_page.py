@@ -75,7 +75,7 @@ FORM_WORDS = {
         "attention": "multi-head, grouped-query or multi-query attention",
     },
     ("form", "mixer"): {"gdn": "Gated DeltaNet", "kda": "Kimi delta attention",
-                        "mamba2": "Mamba-2"},
+                        "shortconv": "a gated short convolution", "mamba2": "Mamba-2"},
     ("form", "mlp"): {"latent": "a mixture of experts in a narrower latent",
                       "moe": "a mixture of routed experts",
                       "shared": "shared experts beside at most one routed expert",

@@ -5,7 +5,7 @@ blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or Deep
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
 norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
 :class:`GatedDeltaNet` or :class:`KimiDeltaAttention` linear-attention mixer (a constant-size
-state instead of a cache), or
+state instead of a cache), a :class:`ShortConv` gated short convolution (LFM2), or
 attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
 of experts with routed and shared experts of their own widths). Readers of Hugging Face
 ``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
@@ -42,7 +42,8 @@ from .format_compute import plan_format
 #: The plan's inputs that describe a serving engine (None: no engine).
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
-__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "Layers", "Extra",
+__all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "ShortConv",
+           "Layers", "Extra",
            "MTP_EXTRA", "Model", "ConfigError"]
 
 
@@ -533,14 +534,40 @@ class KimiDeltaAttention(_Mixer):
 
 
 @record
+class ShortConv(_Mixer):
+    """A gated short convolution mixer (LFM2's ``Lfm2ShortConv``, transformers 5.24.0): an
+    input projection to two gates B, C and a value x of ``channels`` each, a depthwise causal
+    convolution of ``d_conv`` taps over B x, C times its output, an output projection. Its
+    state is the convolution's last ``d_conv - 1`` inputs, with no recurrent matrix.
+
+    Attributes
+    ----------
+    channels : int
+        Channels of the gates, the value and the convolution (LFM2: the model width d).
+    d_conv : int
+        Taps of the convolution (LFM2's ``conv_L_cache``).
+    conv_bias : bool
+        Biases on the convolution and both projections (LFM2's ``conv_bias``).
+    """
+
+    channels: int
+    d_conv: int = 3
+    conv_bias: bool = False
+
+    def describe(self) -> str:
+        bias = ", biases" if self.conv_bias else ""
+        return f"gated short convolution {self.channels:,} x {self.d_conv} taps{bias}"
+
+
+@record
 class Layers:
     """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
-    Gated DeltaNet, Kimi delta attention), an MLP (or none), and ``norms`` normalization
-    vectors of width d per block."""
+    Gated DeltaNet, Kimi delta attention, a gated short convolution), an MLP (or none), and
+    ``norms`` normalization vectors of width d per block."""
 
     count: int
     attention: Attention | None = None
-    mixer: Mamba2 | GatedDeltaNet | KimiDeltaAttention | None = None
+    mixer: Mamba2 | GatedDeltaNet | KimiDeltaAttention | ShortConv | None = None
     mlp: MLP | None = None
     norms: int = 2
     hc: int = 0

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
-                    Layers, Mamba2, Model)
+                    Layers, Mamba2, Model, ShortConv)
 from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, hf_quant_record,
                            minimax_m3_scheme, native_bits, read_scheme)
 
@@ -75,7 +75,8 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
-#: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; the indexer:
+#: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; gated short
+#: convolutions: lfm2, lfm2_moe; the indexer:
 #: deepseek_v32, glm_moe_dsa; heads per layer: laguna; block shapes per layer: nemotron-nas;
 #: windows with their own heads: mimo_v2_flash; global layers with their own
 #: head width and values = keys: gemma4), none for the others. A file of
@@ -200,6 +201,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
     "sparse_attention_config": frozenset({"minimax_m3"}),
     "block_configs": frozenset({"nemotron-nas"}),
+    "conv_L_cache": frozenset({"lfm2", "lfm2_moe"}),
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
@@ -2285,6 +2287,109 @@ def _falcon_h1(r: _Reader) -> dict[str, Any]:
     return _stack(r, d, [Layers(n, attention=attn, mixer=mixer, mlp=mlp, norms=2)])
 
 
+def _lfm2_ff_width(r: _Reader) -> int:
+    """The MLP width Lfm2MLP builds (transformers 5.24.0): the file's ``block_ff_dim`` (which
+    Lfm2Config takes over ``intermediate_size``), and with ``block_auto_adjust_ff_dim`` (default
+    true) int(2 ff / 3), then, unless ``block_ffn_dim_multiplier`` is null, int(multiplier x
+    that) rounded up to a multiple of ``block_multiple_of`` (LFM2-1.2B: 12,288 -> 8,192)."""
+    key = "block_ff_dim" if r.cfg.get("block_ff_dim") is not None else "intermediate_size"
+    r.read.update({"block_ff_dim", "intermediate_size"})
+    ff = r.int(key, 12288)
+    r.read.add("block_auto_adjust_ff_dim")
+    adjust = r.cfg.get("block_auto_adjust_ff_dim", True)
+    if adjust not in (True, False, None):
+        raise ConfigError(f"{r.origin}: field 'block_auto_adjust_ff_dim' must be true or false, "
+                          f"got {adjust!r:.60}")
+    if not adjust:
+        return ff
+    ff = int(2 * ff / 3)
+    r.read.add("block_ffn_dim_multiplier")
+    mult = r.cfg.get("block_ffn_dim_multiplier", 1.0)
+    if mult is None:
+        return ff
+    if isinstance(mult, bool) or not isinstance(mult, (int, float)) or mult <= 0:
+        raise ConfigError(f"{r.origin}: field 'block_ffn_dim_multiplier' must be a positive "
+                          f"number, got {mult!r:.60}")
+    ff = int(mult * ff)
+    step = r.int("block_multiple_of", 256, kind="count")
+    return step * ((ff + step - 1) // step)
+
+
+#: LFM2's block kinds in ``layer_types`` -> whether the block is a short convolution.
+_LFM2_BLOCKS = {"conv": True, "full_attention": False}
+
+
+def _lfm2_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
+    """The reader of LFM2 (``lfm2``) or of its mixture of experts (``lfm2_moe``)."""
+
+    def read(r: _Reader) -> dict[str, Any]:
+        return _lfm2(r, moe=moe)
+    return read
+
+
+def _lfm2(r: _Reader, *, moe: bool) -> dict[str, Any]:
+    # LFM2 (transformers 5.24.0, modeling_lfm2.py): each block is an RMSNorm (operator_norm),
+    # GQA attention (per-head q/k RMSNorms, no biases) or a gated short convolution
+    # (Lfm2ShortConv: in_proj d -> 3d, a depthwise conv of conv_L_cache taps over B x, C times
+    # it, out_proj d -> d; biases iff conv_bias), an RMSNorm (ffn_norm) and a gated MLP of the
+    # width _lfm2_ff_width gives. The blocks are layer_types, else full_attn_idxs (attention
+    # there, convolutions elsewhere; neither: every block attention, as Lfm2Config fills it).
+    # Final norm (embedding_norm); the head is tied unless tie_embedding (which Lfm2Config takes
+    # over tie_word_embeddings) or tie_word_embeddings says otherwise. The convolution and the
+    # blocks are hidden_size wide whatever conv_dim, conv_dim_out and block_dim say (Liquid's
+    # own keys, which transformers does not read): a file where they differ is refused.
+    # LFM2-MoE (modeling_lfm2_moe.py): the same blocks (layer_types required), the first
+    # num_dense_layers with a gated MLP of intermediate_size as given (no width rule), the
+    # others a mixture of num_experts gated experts of moe_intermediate_size, top
+    # num_experts_per_tok, a bias-free d x E router and, with use_expert_bias, a persistent
+    # buffer of E routing biases (counted as the router's bias, as DeepSeek-V3's).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    for key in ("conv_dim", "conv_dim_out", "block_dim"):
+        if r.int(key, d) != d:
+            raise ConfigError(f"{r.origin}: field '{key}' = {r.cfg[key]} differs from "
+                              f"'hidden_size' ({d}): transformers builds LFM2's blocks and "
+                              "convolutions hidden_size wide, and counting either would describe "
+                              "a different model")
+    types = r.str_list("layer_types", n, _LFM2_BLOCKS)
+    if types is None and moe:
+        raise ConfigError(f"{r.origin}: missing field 'layer_types'")
+    if types is None:
+        idxs = r.int_list("full_attn_idxs", list(range(n)))
+        bad = [i for i in idxs if not 0 <= i < n]
+        if bad:
+            raise ConfigError(f"{r.origin}: field 'full_attn_idxs' names layer {bad[0]} of "
+                              f"{n} layers")
+        types = ["full_attention" if i in idxs else "conv" for i in range(n)]
+    r.read.add("full_attn_idxs")
+    h, hkv, dh = r.heads(d, head_dim_default=None)
+    if r.int("num_heads", h, kind="heads") != h:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({r.cfg['num_heads']}) differs from "
+                          f"'num_attention_heads' ({h})")
+    if not r.flag("block_use_swiglu", True):
+        raise ConfigError(f"{r.origin}: field 'block_use_swiglu' = false is not supported: "
+                          "transformers builds LFM2's MLP gated (w1, w3, w2)")
+    attn = Attention(h, hkv, dh, qk_norm="head")
+    conv = ShortConv(d, d_conv=r.int("conv_L_cache", 3, kind="count"),
+                     conv_bias=r.flag("conv_bias", False))
+    if moe:
+        dense = MLP(r.int("intermediate_size", 7168), n_mats=3)
+        first = r.int("num_dense_layers", 2, kind="layers", minimum=0)
+        e, k = _experts(r, n_key="num_experts", defaults=(32, 4))
+        experts = MLP(r.int("moe_intermediate_size", 1792), n_mats=3, n_experts=e, top_k=k,
+                      router_bias=r.flag("use_expert_bias", True))
+        mlps = [dense if i < first else experts for i in range(n)]
+    else:
+        mlps = [MLP(_lfm2_ff_width(r), n_mats=3)] * n
+    layers = [Layers(1, attention=None if _LFM2_BLOCKS[t] else attn,
+                     mixer=conv if _LFM2_BLOCKS[t] else None, mlp=mlp, norms=2)
+              for t, mlp in zip(types, mlps)]
+    kw = _stack(r, d, layers)
+    r.read.add("tie_embedding")
+    kw["tied"] = r.flag("tie_embedding", r.flag("tie_word_embeddings", True))
+    return kw
+
+
 # ---- Nemotron-NAS (DeciLM: a block shape per layer) --------------------------------------------
 #: Keys of a ``block_configs`` entry's parts the reader understands: part -> key -> the value that
 #: leaves a Llama block unchanged (``...``: read below). Any other key, or one of these with
@@ -2835,7 +2940,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
-    "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1,
+    "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
+    "lfm2_moe": _lfm2_of(moe=True),
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -2895,6 +3001,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
+    "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
 }
 
 

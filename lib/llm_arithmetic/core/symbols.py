@@ -189,9 +189,12 @@ d_inner = _sym("d_inner", "d_{in}", "inner width of a Mamba-2 mixer (expand x d)
 d_state = _sym("d_state", "d_{st}", "state size per channel of a Mamba-2 mixer")
 n_groups = _sym("n_groups", "n_{g}", "groups sharing the B and C projections of a Mamba-2 mixer")
 n_ssm_heads = _sym("n_ssm_heads", "H_{ssm}", "heads of a Mamba-2 mixer")
-d_conv = _sym("d_conv", "k_{conv}", "kernel width of a Mamba-2 mixer's causal convolution")
-conv_bias = _sym("conv_bias", r"\delta_{conv}", "1 if the convolution has a bias",
-                 assumptions=_NONNEG)
+d_conv = _sym("d_conv", "k_{conv}", "kernel width of a Mamba-2 mixer's causal convolution (of "
+              "a gated short convolution's too)")
+conv_bias = _sym("conv_bias", r"\delta_{conv}", "1 if the convolution has a bias (a gated short "
+                 "convolution: its projections too)", assumptions=_NONNEG)
+d_sconv = _sym("d_sconv", "d_{sc}", "channels of a gated short convolution mixer (LFM2: the "
+               "model width d), each with its own depthwise kernel of k_conv taps")
 n_qk_heads = _sym("n_qk_heads", "H_{qk}", "query/key heads of a Gated DeltaNet (linear-attention) "
                   "mixer")
 n_v_heads = _sym("n_v_heads", "H_{v}", "value heads of a Gated DeltaNet mixer (each keeps a "

@@ -29,7 +29,7 @@ from .memory import compressed_entries
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "short_conv_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
     "msa_decode_flops", "msa_prefill_flops",
     "split_decode_flops", "split_prefill_flops", "compressed_pairs", "compressed_decode_flops",
     "compressed_prefill_flops", "decode_flops_per_token", "prefill_flops",
@@ -405,6 +405,23 @@ def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
     """
     return gated_deltanet_decode_flops(n_qk_heads=n_kda_heads, n_v_heads=n_kda_heads,
                                        d_key=d_key, d_v=d_key, d_conv=d_conv)
+
+
+@formula("attn_flops")
+def short_conv_decode_flops(*, d_sconv, d_conv):
+    """FLOPs of a gated short convolution layer for one token, besides its projections
+    (counted with the weights): the input gate B x (one per channel), the depthwise causal
+    convolution (a multiply-add per tap and channel) and the output gate C times its result
+    (one per channel). A convolution bias, if any, is left out (one per channel).
+
+    The same for every token, whatever the context.
+
+    Examples
+    --------
+    >>> short_conv_decode_flops(d_sconv=2048, d_conv=3)
+    16384
+    """
+    return 2 * d_sconv * d_conv + 2 * d_sconv
 
 
 @formula("decode_flops")

@@ -24,7 +24,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes", "kda_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
+    "gated_deltanet_state_bytes", "kda_state_bytes", "short_conv_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
     "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "compressed_tokens", "compressed_cache_bytes",
     "kv_cache_bytes_per_token", "kv_cache_bytes",
@@ -218,6 +218,25 @@ def kda_state_bytes(*, n_kda_heads, d_key, d_conv, bits_state=16):
     return gated_deltanet_state_bytes(n_qk_heads=n_kda_heads, n_v_heads=n_kda_heads,
                                       d_key=d_key, d_v=d_key, d_conv=d_conv,
                                       bits_state=bits_state)
+
+
+@formula("state_bytes")
+def short_conv_state_bytes(*, d_sconv, d_conv, bits_state=16):
+    """Bytes of one gated short convolution layer's state for one sequence: the last
+    k_conv - 1 gated inputs B x of its d_sc channels, all a decode step needs to extend the
+    convolution by one token (vLLM's ``short_conv_state_shape``, k_conv - 1 columns at the
+    model's dtype, vllm/model_executor/layers/mamba/mamba_utils.py @
+    02d710837549a368073552333f66d714477415d2; transformers' cache keeps k_conv). No recurrent
+    matrix, and it does not grow with the context.
+
+    Examples
+    --------
+    A convolution block of LFM2-1.2B at 16 bits (2,048 channels, k_conv = 3):
+
+    >>> short_conv_state_bytes(d_sconv=2048, d_conv=3)
+    8192
+    """
+    return d_sconv * (d_conv - 1) * bits_state / 8
 
 
 @formula("attended")

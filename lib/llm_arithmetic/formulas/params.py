@@ -23,7 +23,7 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "kda_params", "dsa_attention_params", "msa_attention_params",
+    "gated_deltanet_params", "kda_params", "short_conv_params", "dsa_attention_params", "msa_attention_params",
     "split_attention_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
@@ -550,6 +550,25 @@ def kda_gate_weights(d_model, d_key, width, kda_full_gate):
     :data:`~llm_arithmetic.formulas.stack.kda_matmul_params`."""
     low_rank = d_model * d_key + d_key * width
     return low_rank + (1 - kda_full_gate) * low_rank + kda_full_gate * d_model * width
+
+
+@formula("ssm_params")
+def short_conv_params(*, d_model, d_sconv, d_conv, conv_bias=0):
+    r"""Parameters of one gated short convolution mixer (LFM2's ``Lfm2ShortConv``,
+    transformers 5.24.0): an input projection from d to three vectors of d_sc channels (two
+    gates B and C and a value x), a depthwise causal convolution of k_conv taps per channel
+    over B x, and an output projection d_sc x d after C multiplies the convolution's output.
+    No recurrent matrix. ``conv_bias`` puts a bias on all three (3 d_sc, d_sc and d).
+
+    Examples
+    --------
+    A convolution block of LFM2-1.2B (d = d_sc = 2048, k_conv = 3, no biases):
+
+    >>> short_conv_params(d_model=2048, d_sconv=2048, d_conv=3)
+    16783360
+    """
+    return (3 * d_model * d_sconv + d_sconv * d_conv + d_sconv * d_model
+            + conv_bias * (4 * d_sconv + d_model))
 
 
 @formula("embed_params")

@@ -15,10 +15,11 @@ from ..core.registry import formula
 from .memory import compressed_entries
 from .params import attention_params, kda_gate_weights, mla_attention_params, mlp_params
 from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
-                    prefill_weight_flops)
+                    prefill_weight_flops, short_conv_decode_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
-           "kda_matmul_params", "kda_prefill_flops",
+           "kda_matmul_params", "kda_prefill_flops", "short_conv_matmul_params",
+           "short_conv_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
            "msa_matmul_params", "msa_read_bytes",
            "compressed_read_bytes", "norm_params",
@@ -134,6 +135,19 @@ def kda_matmul_params(*, d_model, n_kda_heads, d_key, kda_full_gate=0):
     width = n_kda_heads * d_key
     return (3 * d_model * width + d_model * n_kda_heads
             + kda_gate_weights(d_model, d_key, width, kda_full_gate) + width * d_model)
+
+
+@formula("layer_matmul_params")
+def short_conv_matmul_params(*, d_model, d_sconv):
+    """Weights of a gated short convolution mixer in matrix products for one token: the
+    input projection (to the gates B and C and the value x) and the output projection.
+
+    Examples
+    --------
+    >>> short_conv_matmul_params(d_model=2048, d_sconv=2048)
+    16777216
+    """
+    return 3 * d_model * d_sconv + d_sconv * d_model
 
 
 @formula("norm_params")
@@ -425,6 +439,19 @@ def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
     7536640
     """
     return kda_decode_flops(n_kda_heads=n_kda_heads, d_key=d_key, d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def short_conv_prefill_flops(*, d_sconv, d_conv, prompt):
+    """FLOPs of a gated short convolution layer over a prompt of T tokens, besides its
+    projections: one step per token.
+
+    Examples
+    --------
+    >>> short_conv_prefill_flops(d_sconv=2048, d_conv=3, prompt=2)
+    32768
+    """
+    return short_conv_decode_flops(d_sconv=d_sconv, d_conv=d_conv) * prompt
 
 
 @formula("decode_flops")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -191,6 +191,11 @@ PARAMS = {
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
     'router_copied_params': ('d_model', 'n_experts', 'router_bias', 'shared_gate'),
     'router_params': ('d_model', 'n_experts', 'router_bias'),
+    'short_conv_decode_flops': ('d_sconv', 'd_conv'),
+    'short_conv_matmul_params': ('d_model', 'd_sconv'),
+    'short_conv_params': ('d_model', 'd_sconv', 'd_conv', 'conv_bias'),
+    'short_conv_prefill_flops': ('d_sconv', 'd_conv', 'prompt'),
+    'short_conv_state_bytes': ('d_sconv', 'd_conv', 'bits_state'),
     'speculative_speedup': ('acceptance', 'draft_len', 'draft_cost'),
     'speculative_step_cost': ('draft_len', 'draft_cost'),
     'speculative_tokens_per_step': ('acceptance', 'draft_len'),
@@ -4109,7 +4114,7 @@ def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
 
     Returns
     -------
@@ -4201,7 +4206,7 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
 
     Returns
     -------
@@ -4256,7 +4261,7 @@ def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, p
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
 
@@ -4303,7 +4308,7 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     bits_state : number or array (default 16)
         Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
 
@@ -5134,7 +5139,7 @@ def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
 
     Returns
     -------
@@ -5219,7 +5224,7 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv, kda_full_gate=0):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     kda_full_gate : number or array (default 0)
         1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k, :math:`\\delta_{fg}` [-]
 
@@ -5277,7 +5282,7 @@ def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
 
@@ -5320,7 +5325,7 @@ def kda_state_bytes(*, n_kda_heads, d_key, d_conv, bits_state=16):
     d_key : number or array
         Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     bits_state : number or array (default 16)
         Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
 
@@ -5954,7 +5959,7 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
 
     Returns
     -------
@@ -6044,9 +6049,9 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     n_ssm_heads : number or array
         Heads of a Mamba-2 mixer, :math:`H_{ssm}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     conv_bias : number or array (default 1)
-        1 if the convolution has a bias, :math:`\\delta_{conv}` [-]
+        1 if the convolution has a bias (a gated short convolution: its projections too), :math:`\\delta_{conv}` [-]
     ssm_bias : number or array (default 0)
         1 if the mixer's in and out projections have biases, :math:`\\delta_{ssm}` [-]
     ssm_norm : number or array (default 1)
@@ -6099,7 +6104,7 @@ def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     prompt : number or array
         Prompt tokens processed in the prefill, :math:`T` [token]
 
@@ -6143,7 +6148,7 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
-        Kernel width of a Mamba-2 mixer's causal convolution, :math:`k_{conv}` [-]
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     bits_state : number or array (default 16)
         Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
 
@@ -8608,6 +8613,214 @@ def router_params(*, d_model, n_experts, router_bias=0):
     d_model, n_experts, router_bias = _vector_args(('d_model', 'n_experts', 'router_bias'), (d_model, n_experts, router_bias))
     with _quiet():
         return _vector_result(_np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def short_conv_decode_flops(*, d_sconv, d_conv):
+    """FLOPs of a gated short convolution layer for one token, besides its projections
+    (counted with the weights): the input gate B x (one per channel), the depthwise causal
+    convolution (a multiply-add per tap and channel) and the output gate C times its result
+    (one per channel). A convolution bias, if any, is left out (one per channel).
+
+    .. math::
+
+        F_{attn} = 2 d_{sc} + 2 d_{sc} k_{conv}
+
+    Parameters
+    ----------
+    d_sconv : number or array
+        Channels of a gated short convolution mixer (LFM2: the model width d), each with its own depthwise kernel of k_conv taps, :math:`d_{sc}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    The same for every token, whatever the context.
+
+    Examples
+    --------
+    >>> short_conv_decode_flops(d_sconv=2048, d_conv=3)
+    16384
+    """
+    _exact = _exact_args(('d_sconv', 'd_conv'), (d_sconv, d_conv))
+    if _exact is not None:
+        d_sconv, d_conv = _exact
+        try:
+            return _exact_result(2*d_sconv*d_conv + 2*d_sconv)
+        except ZeroDivisionError:
+            return _inf
+    d_sconv, d_conv = _vector_args(('d_sconv', 'd_conv'), (d_sconv, d_conv))
+    with _quiet():
+        return _vector_result(2*d_sconv*d_conv + 2*d_sconv)
+
+
+def short_conv_matmul_params(*, d_model, d_sconv):
+    """Weights of a gated short convolution mixer in matrix products for one token: the
+    input projection (to the gates B and C and the value x) and the output projection.
+
+    .. math::
+
+        P_{mm,l} = 4 d_{model} d_{sc}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_sconv : number or array
+        Channels of a gated short convolution mixer (LFM2: the model width d), each with its own depthwise kernel of k_conv taps, :math:`d_{sc}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> short_conv_matmul_params(d_model=2048, d_sconv=2048)
+    16777216
+    """
+    _exact = _exact_args(('d_model', 'd_sconv'), (d_model, d_sconv))
+    if _exact is not None:
+        d_model, d_sconv = _exact
+        try:
+            return _exact_result(4*d_model*d_sconv)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_sconv = _vector_args(('d_model', 'd_sconv'), (d_model, d_sconv))
+    with _quiet():
+        return _vector_result(4*d_model*d_sconv)
+
+
+def short_conv_params(*, d_model, d_sconv, d_conv, conv_bias=0):
+    """Parameters of one gated short convolution mixer (LFM2's ``Lfm2ShortConv``,
+    transformers 5.24.0): an input projection from d to three vectors of d_sc channels (two
+    gates B and C and a value x), a depthwise causal convolution of k_conv taps per channel
+    over B x, and an output projection d_sc x d after C multiplies the convolution's output.
+    No recurrent matrix. ``conv_bias`` puts a bias on all three (3 d_sc, d_sc and d).
+
+    .. math::
+
+        P_{ssm} = \\delta_{conv} \\left(d_{model} + 4 d_{sc}\\right) + d_{sc} k_{conv} + 4 d_{model} d_{sc}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_sconv : number or array
+        Channels of a gated short convolution mixer (LFM2: the model width d), each with its own depthwise kernel of k_conv taps, :math:`d_{sc}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    conv_bias : number or array (default 0)
+        1 if the convolution has a bias (a gated short convolution: its projections too), :math:`\\delta_{conv}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Examples
+    --------
+    A convolution block of LFM2-1.2B (d = d_sc = 2048, k_conv = 3, no biases):
+
+    >>> short_conv_params(d_model=2048, d_sconv=2048, d_conv=3)
+    16783360
+    """
+    _exact = _exact_args(('d_model', 'd_sconv', 'd_conv', 'conv_bias'), (d_model, d_sconv, d_conv, conv_bias))
+    if _exact is not None:
+        d_model, d_sconv, d_conv, conv_bias = _exact
+        try:
+            return _exact_result(conv_bias*(d_model + 4*d_sconv) + 4*d_model*d_sconv + d_sconv*d_conv)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_sconv, d_conv, conv_bias = _vector_args(('d_model', 'd_sconv', 'd_conv', 'conv_bias'), (d_model, d_sconv, d_conv, conv_bias))
+    with _quiet():
+        return _vector_result(conv_bias*(d_model + 4*d_sconv) + 4*d_model*d_sconv + d_sconv*d_conv)
+
+
+def short_conv_prefill_flops(*, d_sconv, d_conv, prompt):
+    """FLOPs of a gated short convolution layer over a prompt of T tokens, besides its
+    projections: one step per token.
+
+    .. math::
+
+        F_{pre} = T \\left(2 d_{sc} + 2 d_{sc} k_{conv}\\right)
+
+    Parameters
+    ----------
+    d_sconv : number or array
+        Channels of a gated short convolution mixer (LFM2: the model width d), each with its own depthwise kernel of k_conv taps, :math:`d_{sc}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> short_conv_prefill_flops(d_sconv=2048, d_conv=3, prompt=2)
+    32768
+    """
+    _exact = _exact_args(('d_sconv', 'd_conv', 'prompt'), (d_sconv, d_conv, prompt))
+    if _exact is not None:
+        d_sconv, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(2*d_sconv*d_conv + 2*d_sconv))
+        except ZeroDivisionError:
+            return _inf
+    d_sconv, d_conv, prompt = _vector_args(('d_sconv', 'd_conv', 'prompt'), (d_sconv, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(2*d_sconv*d_conv + 2*d_sconv))
+
+
+def short_conv_state_bytes(*, d_sconv, d_conv, bits_state=16):
+    """Bytes of one gated short convolution layer's state for one sequence: the last
+    k_conv - 1 gated inputs B x of its d_sc channels, all a decode step needs to extend the
+    convolution by one token (vLLM's ``short_conv_state_shape``, k_conv - 1 columns at the
+    model's dtype, vllm/model_executor/layers/mamba/mamba_utils.py @
+    02d710837549a368073552333f66d714477415d2; transformers' cache keeps k_conv). No recurrent
+    matrix, and it does not grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{d_{sc} b_{st} \\left(k_{conv} - 1\\right)}{8}
+
+    Parameters
+    ----------
+    d_sconv : number or array
+        Channels of a gated short convolution mixer (LFM2: the model width d), each with its own depthwise kernel of k_conv taps, :math:`d_{sc}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    Examples
+    --------
+    A convolution block of LFM2-1.2B at 16 bits (2,048 channels, k_conv = 3):
+
+    >>> short_conv_state_bytes(d_sconv=2048, d_conv=3)
+    8192
+    """
+    _exact = _exact_args(('d_sconv', 'd_conv', 'bits_state'), (d_sconv, d_conv, bits_state))
+    if _exact is not None:
+        d_sconv, d_conv, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_state*d_sconv*(d_conv - 1))
+        except ZeroDivisionError:
+            return _inf
+    d_sconv, d_conv, bits_state = _vector_args(('d_sconv', 'd_conv', 'bits_state'), (d_sconv, d_conv, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*bits_state*d_sconv*(d_conv - 1))
 
 
 def speculative_speedup(*, acceptance, draft_len, draft_cost):

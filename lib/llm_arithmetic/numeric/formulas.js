@@ -872,6 +872,31 @@ export function router_params({d_model, n_experts, router_bias = 0} = {}) {
   return ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
+/** FLOPs of a gated short convolution layer for one token, besides its projections (counted with the weights): the input gate B x (one per channel), the depthwise causal convolution (a multiply-add per tap and channel) and the output gate C times its result (one per channel). A convolution bias, if any, is left out (one per channel). [FLOP] */
+export function short_conv_decode_flops({d_sconv, d_conv} = {}) {
+  return 2*d_sconv*d_conv + 2*d_sconv;
+}
+
+/** Weights of a gated short convolution mixer in matrix products for one token: the input projection (to the gates B and C and the value x) and the output projection. [1] */
+export function short_conv_matmul_params({d_model, d_sconv} = {}) {
+  return 4*d_model*d_sconv;
+}
+
+/** Parameters of one gated short convolution mixer (LFM2's ``Lfm2ShortConv``, transformers 5.24.0): an input projection from d to three vectors of d_sc channels (two gates B and C and a value x), a depthwise causal convolution of k_conv taps per channel over B x, and an output projection d_sc x d after C multiplies the convolution's output. No recurrent matrix. ``conv_bias`` puts a bias on all three (3 d_sc, d_sc and d). [1] */
+export function short_conv_params({d_model, d_sconv, d_conv, conv_bias = 0} = {}) {
+  return conv_bias*(d_model + 4*d_sconv) + 4*d_model*d_sconv + d_sconv*d_conv;
+}
+
+/** FLOPs of a gated short convolution layer over a prompt of T tokens, besides its projections: one step per token. [FLOP] */
+export function short_conv_prefill_flops({d_sconv, d_conv, prompt} = {}) {
+  return prompt*(2*d_sconv*d_conv + 2*d_sconv);
+}
+
+/** Bytes of one gated short convolution layer's state for one sequence: the last k_conv - 1 gated inputs B x of its d_sc channels, all a decode step needs to extend the convolution by one token (vLLM's ``short_conv_state_shape``, k_conv - 1 columns at the model's dtype, vllm/model_executor/layers/mamba/mamba_utils.py @ 02d710837549a368073552333f66d714477415d2; transformers' cache keeps k_conv). No recurrent matrix, and it does not grow with the context. [B] */
+export function short_conv_state_bytes({d_sconv, d_conv, bits_state = 16} = {}) {
+  return ((1/8))*bits_state*d_sconv*(d_conv - 1);
+}
+
 /** Speed-up of speculative decoding over plain decoding: tokens per speculative step over its relative cost (Leviathan et al. 2023, Theorem 3.8: (1 - a^(k+1)) / ((1 - a)(k c + 1))). An upper bound: it assumes the verification costs one target step. [1] */
 export function speculative_speedup({acceptance, draft_len, draft_cost} = {}) {
   return (1 - Math.pow(acceptance, draft_len + 1))/((1 - acceptance)*(draft_len*draft_cost + 1));
@@ -3791,6 +3816,69 @@ export const FORMULAS = {
   ],
   "summary": "Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any.",
   "unit": "1"
+ },
+ "short_conv_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 d_{sc} + 2 d_{sc} k_{conv}",
+  "lhs": "attn_flops",
+  "params": [
+   "d_sconv",
+   "d_conv"
+  ],
+  "summary": "FLOPs of a gated short convolution layer for one token, besides its projections (counted with the weights): the input gate B x (one per channel), the depthwise causal convolution (a multiply-add per tap and channel) and the output gate C times its result (one per channel). A convolution bias, if any, is left out (one per channel).",
+  "unit": "FLOP"
+ },
+ "short_conv_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = 4 d_{model} d_{sc}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "d_sconv"
+  ],
+  "summary": "Weights of a gated short convolution mixer in matrix products for one token: the input projection (to the gates B and C and the value x) and the output projection.",
+  "unit": "1"
+ },
+ "short_conv_params": {
+  "defaults": {
+   "conv_bias": 0
+  },
+  "latex": "P_{ssm} = \\delta_{conv} \\left(d_{model} + 4 d_{sc}\\right) + d_{sc} k_{conv} + 4 d_{model} d_{sc}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "d_sconv",
+   "d_conv",
+   "conv_bias"
+  ],
+  "summary": "Parameters of one gated short convolution mixer (LFM2's ``Lfm2ShortConv``, transformers 5.24.0): an input projection from d to three vectors of d_sc channels (two gates B and C and a value x), a depthwise causal convolution of k_conv taps per channel over B x, and an output projection d_sc x d after C multiplies the convolution's output. No recurrent matrix. ``conv_bias`` puts a bias on all three (3 d_sc, d_sc and d).",
+  "unit": "1"
+ },
+ "short_conv_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(2 d_{sc} + 2 d_{sc} k_{conv}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "d_sconv",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a gated short convolution layer over a prompt of T tokens, besides its projections: one step per token.",
+  "unit": "FLOP"
+ },
+ "short_conv_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{d_{sc} b_{st} \\left(k_{conv} - 1\\right)}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "d_sconv",
+   "d_conv",
+   "bits_state"
+  ],
+  "summary": "Bytes of one gated short convolution layer's state for one sequence: the last k_conv - 1 gated inputs B x of its d_sc channels, all a decode step needs to extend the convolution by one token (vLLM's ``short_conv_state_shape``, k_conv - 1 columns at the model's dtype, vllm/model_executor/layers/mamba/mamba_utils.py @ 02d710837549a368073552333f66d714477415d2; transformers' cache keeps k_conv). No recurrent matrix, and it does not grow with the context.",
+  "unit": "B"
  },
  "speculative_speedup": {
   "defaults": {},
