@@ -198,6 +198,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "routed_expert_hidden_size": frozenset({"kimi_linear"}),
     "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
+    "indexer_types": frozenset({"deepseek_v32", "glm_moe_dsa"}),
     "sparse_attention_config": frozenset({"minimax_m3"}),
     "block_configs": frozenset({"nemotron-nas"}),
 }
@@ -1140,7 +1141,13 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"), **(_indexer(r, n) if indexer else {}))
+                     d_v=r.int("v_head_dim"))
+    shared_index = [False] * n
+    if indexer:
+        index, shared_index = _indexer(r, n)
+        attn = replace(attn, **index)
+    # GLM-5.2's layers that reuse an earlier layer's top-k selection: no indexer of their own
+    attn_shared = replace(attn, index_shared=True) if any(shared_index) else attn
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -1171,7 +1178,8 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
                           "'moe_layer_freq'")
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
-                  attention=lambda i: attn, mlp=mlp_of, d_model=d)
+                  attention=lambda i: attn_shared if shared_index[i] else attn, mlp=mlp_of,
+                  d_model=d)
     if v3:
         kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note)
     return kw
@@ -1210,13 +1218,16 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
                   embeddings=modules * embeddings, heads=modules * heads),)
 
 
-def _indexer(r: _Reader, n: int) -> dict[str, int]:
+def _indexer(r: _Reader, n: int) -> tuple[dict[str, int], list[bool]]:
     """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
-    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, on every one of the
-    ``n`` layers. GLM-5.2's layers that share an earlier layer's selection instead ('shared' in
-    ``indexer_types``; else 'S' in ``index_topk_pattern``; else the schedule of
-    ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers' GlmMoeDsaConfig
-    derives it) are refused naming the key: they hold no indexer, which is not modelled."""
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, and per layer
+    whether the layer shares an earlier layer's selection instead of running an indexer of its
+    own: GLM-5.2's 'shared' layers (``indexer_types``; else 'S' in ``index_topk_pattern``;
+    else the schedule of ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers'
+    GlmMoeDsaConfig derives it). transformers 5.24.0 builds no indexer on a shared layer
+    (GlmMoeDsaAttention: ``self.indexer = None if self.skip_topk``) and passes the previous
+    full layer's top-k indices to it; DeepSeek-V3.2's files, which name none of these keys,
+    have an indexer on every layer."""
     r.read.update({"indexer_rope_interleave", "index_share_q"})
     types = r.str_list("indexer_types", n, ("full", "shared"))
     key = "indexer_types"
@@ -1232,14 +1243,13 @@ def _indexer(r: _Reader, n: int) -> dict[str, int]:
         offset = r.int("index_skip_topk_offset", 2, kind="layers", minimum=0)
         types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
     r.read.update({"index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"})
-    if "shared" in types:
-        raise ConfigError(f"{r.origin}: field '{key}' declares {_FEATURE_OF['indexer_types']} "
-                          f"on {types.count('shared')} of {n} layers, which the '{r.family}' "
-                          "reader does not model, and counting without it would describe a "
-                          "different model")
-    return dict(index_heads=r.int("index_n_heads", kind="heads"),
-                index_dim=r.int("index_head_dim"),
-                index_topk=r.int("index_topk", kind="context"))
+    if types and types[0] == "shared":
+        raise ConfigError(f"{r.origin}: field '{key}' makes the first layer 'shared', which "
+                          "has no earlier layer whose top-k selection it could reuse")
+    return (dict(index_heads=r.int("index_n_heads", kind="heads"),
+                 index_dim=r.int("index_head_dim"),
+                 index_topk=r.int("index_topk", kind="context")),
+            [t == "shared" for t in types])
 
 
 def _deepseek_v32(r: _Reader) -> dict[str, Any]:
