@@ -2301,3 +2301,36 @@ def test_glm_5_2_shared_layers_in_the_page_interpreter(tmp_path):
         want = fold(blocks, term, lambda name, default=False: values.get(name))
         assert page[term] == pytest.approx(float(want), rel=1e-12), term
     assert page["kv_layer"] == 95_232
+
+
+# ---- Apertus: xIELU's learned scalars (SOURCES.md section 15, FAMILIES.md section 17.10) -------
+APERTUS = CONFIGS / "reconstructed" / "apertus-8b-2509.json"
+
+
+def test_apertus_counts_xielu_scalars_and_an_ungated_mlp():
+    # transformers 5.24.0's meta count, parameters alone: the buffers (beta and eps of each
+    # layer's XIELU, 2 x 32) are constants, not weights
+    t, m = truth(APERTUS), read_config(APERTUS)
+    assert m.total_params == t["params"] == 8_053_338_176
+    assert t["persistent_buffer_names"] == {"beta": 32, "eps": 32}
+    assert round(m.total_params / 1e9) == 8  # the card's "8B"
+    # by hand from the file's sizes: q and o of d x H d_h, k and v of d x K d_h, a q and a k norm
+    # of d_h, up and down d x ff (no gate), two norms of d, alpha_p and alpha_n
+    c = json.loads(APERTUS.read_text())
+    d, ff, v, n = c["hidden_size"], c["intermediate_size"], c["vocab_size"], 32
+    block = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 2 * 128 + 2 * d * ff + 2 * d + 2
+    assert m.total_params == n * block + d + 2 * v * d
+    # the scalars are read by every decoded token, as the norms are; no matrix product uses them
+    gated = read_config({**c, "model_type": "llama", "architectures": ["LlamaForCausalLM"]})
+    assert m.total_params - (gated.total_params - n * d * ff) == n * (2 * 128 + 2)
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=4096)
+    assert e.params_read_per_token - e.params_matmul == n * (2 * d + 2 * 128 + 2) + d + d
+    assert e.kv_cache_bytes_per_token == 2 * n * 8 * 128 * 2 == 131_072
+    # a file that says otherwise than ApertusConfig builds is another model, refused by name
+    for change, pattern in [({"qk_norm": False}, "'qk_norm' = false contradicts"),
+                            ({"post_norm": True}, "'post_norm' = true contradicts"),
+                            ({"mlp_bias": True}, "'mlp_bias' = true contradicts"),
+                            ({"hidden_act": "silu"}, "'hidden_act' = 'silu' is not supported")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

@@ -1019,6 +1019,46 @@ def _gpt_bigcode(r: _Reader) -> dict[str, Any]:
     return _gpt2(r, multi_query=r.flag("multi_query", True))
 
 
+#: What Apertus's xIELU activation learns per MLP (transformers' activations.XIELU: the
+#: parameters alpha_p and alpha_n, one scalar each; beta and eps are buffers, constants).
+XIELU_PARAMS = 2
+XIELU_EXTRA = "xIELU activation scalars (alpha_p, alpha_n per layer)"
+
+
+def _apertus(r: _Reader) -> dict[str, Any]:
+    # ApertusForCausalLM (transformers 5.24.0 models/apertus/modeling_apertus.py): Llama's
+    # attention (q/k/v/o, biases when attention_bias) with a q and a k RMSNorm of head_dim
+    # always; an MLP of up_proj d -> ff and down_proj ff -> d, no gate and no biases, whose
+    # activation is an XIELU module holding two learned scalars (alpha_p, alpha_n) and two
+    # buffers (beta, eps); attention_layernorm and feedforward_layernorm per block, a final
+    # norm, the head untied by default. ApertusConfig defines neither post_norm, qk_norm nor
+    # mlp_bias: a file restating them (Swiss AI's do) must say what the class builds. The
+    # scalars, 2 per layer, are an extra every decoded token reads (no matrix product).
+    _restated(r, "qk_norm", True, "its attention always has q/k norms")
+    _restated(r, "post_norm", False, "its norms come before attention and the MLP")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    act = r.raw("hidden_act")
+    r.read.add("hidden_act")
+    if act not in (None, "xielu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'apertus' reader models the xIELU activation, with its learned "
+                          "scalars, only")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2)
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", 65536, kind="context"),
+                  attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias,
+                                                qk_norm="head"),
+                  mlp=lambda i: mlp, d_model=d)
+    kw["extras"] = (Extra(XIELU_EXTRA, XIELU_PARAMS * n, True,
+                          "Apertus's xIELU: alpha_p and alpha_n in every MLP, read by every "
+                          "decoded token", read=True),)
+    return kw
+
+
 def _starcoder2(r: _Reader) -> dict[str, Any]:
     # Starcoder2Model (transformers 5.24.0 modeling_starcoder2.py): q/k/v/o and the plain MLP
     # c_fc d -> ff, c_proj ff -> d (GELU) with biases when `use_bias` (default true); head_dim
@@ -2845,6 +2885,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
+    "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
@@ -2904,6 +2945,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
     "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
+    "ApertusForCausalLM": "apertus",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
 }
 
