@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,9 @@ ANSWERED = {
     # sparse attention: MLA's latent and rotary key, and the indexer's key (FAMILIES.md 14.11)
     "deepseek-v3.2": ("params+buffers", 61 * (512 + 64 + 128) * 2),
     "glm-5": ("params+buffers", 78 * (512 + 64 + 128) * 2),
+    # GLM-5.2: the 21 'full' layers cache the indexer's key as GLM-5's do; the 57 'shared' ones
+    # (indexer_types) reuse an earlier layer's top-k and cache MLA's latent and rotary key only
+    "glm-5.2": ("params+buffers", 21 * (512 + 64 + 128) * 2 + 57 * (512 + 64) * 2),
     # per-layer geometry: 48 heads on full, 64 on sliding layers, 8 KV heads of 128 in all 40
     "laguna-xs.2-fp8": ("params", 40 * 2 * 8 * 128 * 2),
     # windows with their own heads, values narrower than keys: 9 full layers with 4 KV heads,
@@ -97,9 +102,9 @@ ANSWERED = {
 # (std_bias, std_scale of the tower's width)
 BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
 
-# file -> the key the refusal names (FAMILIES.md section 14.6): GLM-5.2's indexers shared across
-# layers; the refusal of other layer kinds is tested on relabelled copies
-REFUSED: dict[str, str] = {"glm-5.2": "indexer_types"}
+# file -> the key the refusal names (FAMILIES.md section 14.6): none since GLM-5.2's shared
+# indexers are read; the refusal of layer kinds is tested on relabelled copies
+REFUSED: dict[str, str] = {}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -673,33 +678,56 @@ def test_nemotron_h_layers_block_type_is_the_pattern():
         read_config(lightning)
 
 
-def test_glm_5_2_shared_indexers_are_refused_not_miscounted():
+def test_glm_5_2_shared_indexers_hold_no_indexer():
     # GLM-5.2 is GLM-5's file plus indexer_types: its 'shared' layers reuse an earlier layer's
-    # top-k selection and hold no indexer. Read without that key it would count GLM-5's
-    # parameters; the meta-device counts differ by exactly those layers' indexers, from the
-    # file's sizes: wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk (d -> index_head_dim),
-    # k_norm (weight and bias of index_head_dim), weights_proj (d -> index_n_heads)
+    # top-k selection and hold no indexer. The meta-device counts differ by exactly those
+    # layers' indexers, from the file's sizes: wq_b (q_lora_rank -> index_n_heads x
+    # index_head_dim), wk (d -> index_head_dim), k_norm (weight and bias of index_head_dim),
+    # weights_proj (d -> index_n_heads); the library's two counts differ by the same
     cfg = config("glm-5.2")
     shared = cfg["indexer_types"].count("shared")
+    full = cfg["num_hidden_layers"] - shared
+    assert (shared, full) == (57, 21)
     heads, width, d = cfg["index_n_heads"], cfg["index_head_dim"], cfg["hidden_size"]
-    per_layer = cfg["q_lora_rank"] * heads * width + d * width + 2 * width + d * heads
+    r_q, r_kv, d_rope = cfg["q_lora_rank"], cfg["kv_lora_rank"], cfg["qk_rope_head_dim"]
+    per_layer = r_q * heads * width + d * width + 2 * width + d * heads
+    assert per_layer == 9_371_904 and shared * per_layer == 534_198_528
     assert (truth(CONFIGS / "glm-5.json")["params"] - truth(CONFIGS / "glm-5.2.json")["params"]
             == shared * per_layer)
-    with pytest.raises(ConfigError) as err:
-        read_config(cfg)
-    message = str(err.value)
-    assert "\n" not in message
-    assert f"field '{REFUSED['glm-5.2']}'" in message and "shared across layers" in message
-    assert f"on {shared} of {cfg['num_hidden_layers']} layers" in message
+    glm52, glm5 = read_config(cfg), read_config(config("glm-5"))
+    assert glm5.total_params - glm52.total_params == shared * per_layer
+    shared_runs = [run for run in glm52.layers if run.attention.index_shared]
+    assert sum(run.count for run in shared_runs) == shared
+    assert "earlier layer's indexer" in shared_runs[0].attention.describe()
+    # what a decode step at S = 32,768 tokens (top 2,048) saves on each shared layer, by hand:
+    # the indexer's scoring (2 H_I d_I per cached key) and its matrix products (2 per weight;
+    # the LayerNorm's 2 d_I are no matrix), the index keys read (d_I each, 16 bits) and the
+    # indexer's weights read (its LayerNorm too); the top-k read of the latent cache stays
+    from llm_arithmetic.estimate import estimate
+    s, top = 32_768, cfg["index_topk"]
+    matmul = r_q * heads * width + d * width + d * heads
+    e52, e5 = estimate(glm52, context=s), estimate(glm5, context=s)
+    assert e5.decode_flops_per_token - e52.decode_flops_per_token == shared * (
+        2 * heads * width * s + 2 * matmul)
+    assert e5.decode_bytes_per_token - e52.decode_bytes_per_token == shared * (
+        s * width * 2 + per_layer * 2)
+    # the cache one decode step reads, by hand: the full layers read every index key and the
+    # latent and rotary key of the top 2,048 positions; the shared ones the latter alone
+    kv_read = full * (top * (r_kv + d_rope) + s * width) * 2 + shared * top * (r_kv + d_rope) * 2
+    assert kv_read == 360_185_856
+    assert e52.decode_bytes_per_token - 2 * e52.params_read_per_token == kv_read
+    assert e52.kv_cache_bytes_per_token == 95_232
     # without the list, the schedule transformers derives it from (index_topk_freq 4 after
     # index_skip_topk_offset 3) gives the same 57 shared layers, refused naming that key; so
     # does a pattern of 'F' and 'S'
     del cfg["indexer_types"]
-    with pytest.raises(ConfigError, match=rf"field 'index_topk_freq' declares .* on {shared} of"):
-        read_config(cfg)
+    assert read_config(cfg).total_params == glm52.total_params
     pattern = "".join("F" if t == "full" else "S" for t in config("glm-5.2")["indexer_types"])
-    with pytest.raises(ConfigError, match=rf"field 'index_topk_pattern' declares .* on {shared} "):
-        read_config(dict(cfg, index_topk_pattern=pattern))
+    assert read_config(dict(cfg, index_topk_pattern=pattern)).total_params == \
+        glm52.total_params
+    # a first layer 'shared' has no earlier selection to reuse (transformers raises at run time)
+    with pytest.raises(ConfigError, match=r"field 'index_topk_pattern' makes the first layer"):
+        read_config(dict(cfg, index_topk_pattern="S" + pattern[1:]))
     # every layer 'full' (NVIDIA's GLM-5.1-NVFP4 file says so) is GLM-5's layout, read as such
     glm5 = config("glm-5")
     n = glm5["num_hidden_layers"]
@@ -2346,3 +2374,84 @@ def test_lfm2_refuses_what_transformers_would_build_otherwise(change, message):
     cfg = {**config("lfm2.5-1.2b-distilled"), **change}
     with pytest.raises(ConfigError, match=message):
         read_config(cfg)
+
+
+NODE_FOLD = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+const [dir, data] = [process.argv[2], JSON.parse(fs.readFileSync(process.argv[3], "utf8"))];
+import(path.join(dir, "formulas.mjs")).then((F) => {
+  globalThis.F = F;
+  globalThis.CATALOG = {plan: data.plan};
+  vm.runInThisContext(fs.readFileSync(data.interpreter, "utf8") + "\nglobalThis.Plan = Plan;");
+  const lookup = (name) => (name in data.inputs ? data.inputs[name] : null);
+  const blocks = Plan.blocksOf(data.layers);
+  const out = {};
+  for (const term of data.terms) out[term] = Plan.fold(blocks, term, lookup);
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_glm_5_2_shared_layers_in_the_page_interpreter(tmp_path):
+    # the page's interpreter (widgets/interpreter.js, run by Node.js on the generated
+    # formulas.js) sums GLM-5.2's stack as Python's does: its 'unless' field rule drops a
+    # shared layer's indexer from parameters, cache, reads and FLOPs
+    from llm_arithmetic.book.export import _runs
+    from llm_arithmetic.plan import fold, plan_data
+
+    pkg = ROOT / "lib" / "llm_arithmetic"
+    m = read_config(config("glm-5.2"))
+    inputs = {"d_model": m.d_model, "bits_kv": 16, "context": 32_768, "batch": 1, "tp": 2}
+    terms = ["params", "matmul_params", "kv_layer", "kv_read", "kv_stored",
+             "layer_decode_flops", "layer_prefill_flops", "index_heads_held"]
+    shutil.copy(pkg / "numeric" / "formulas.js", tmp_path / "formulas.mjs")
+    data = {"plan": plan_data(), "interpreter": str(pkg / "book" / "widgets" / "interpreter.js"),
+            "layers": _runs(m.layers, m.d_model), "inputs": {**inputs, "prompt": 4096},
+            "terms": terms}
+    (tmp_path / "data.json").write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "fold.cjs").write_text(NODE_FOLD, encoding="utf-8")
+    run = subprocess.run(["node", str(tmp_path / "fold.cjs"), str(tmp_path),
+                          str(tmp_path / "data.json")], capture_output=True, text=True,
+                         timeout=120, check=True)
+    page = json.loads(run.stdout)
+    values = {**inputs, "prompt": 4096}
+    blocks = m.blocks
+    assert len(blocks) == 3  # dense layers (all full), MoE layers with and without an indexer
+    for term in terms:
+        want = fold(blocks, term, lambda name, default=False: values.get(name))
+        assert page[term] == pytest.approx(float(want), rel=1e-12), term
+    assert page["kv_layer"] == 95_232
+
+
+# ---- Apertus: xIELU's learned scalars (SOURCES.md section 15, FAMILIES.md section 17.10) -------
+APERTUS = CONFIGS / "reconstructed" / "apertus-8b-2509.json"
+
+
+def test_apertus_counts_xielu_scalars_and_an_ungated_mlp():
+    # transformers 5.24.0's meta count, parameters alone: the buffers (beta and eps of each
+    # layer's XIELU, 2 x 32) are constants, not weights
+    t, m = truth(APERTUS), read_config(APERTUS)
+    assert m.total_params == t["params"] == 8_053_338_176
+    assert t["persistent_buffer_names"] == {"beta": 32, "eps": 32}
+    assert round(m.total_params / 1e9) == 8  # the card's "8B"
+    # by hand from the file's sizes: q and o of d x H d_h, k and v of d x K d_h, a q and a k norm
+    # of d_h, up and down d x ff (no gate), two norms of d, alpha_p and alpha_n
+    c = json.loads(APERTUS.read_text())
+    d, ff, v, n = c["hidden_size"], c["intermediate_size"], c["vocab_size"], 32
+    block = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 2 * 128 + 2 * d * ff + 2 * d + 2
+    assert m.total_params == n * block + d + 2 * v * d
+    # the scalars are read by every decoded token, as the norms are; no matrix product uses them
+    gated = read_config({**c, "model_type": "llama", "architectures": ["LlamaForCausalLM"]})
+    assert m.total_params - (gated.total_params - n * d * ff) == n * (2 * 128 + 2)
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=4096)
+    assert e.params_read_per_token - e.params_matmul == n * (2 * d + 2 * 128 + 2) + d + d
+    assert e.kv_cache_bytes_per_token == 2 * n * 8 * 128 * 2 == 131_072
+    # a file that says otherwise than ApertusConfig builds is another model, refused by name
+    for change, pattern in [({"qk_norm": False}, "'qk_norm' = false contradicts"),
+                            ({"post_norm": True}, "'post_norm' = true contradicts"),
+                            ({"mlp_bias": True}, "'mlp_bias' = true contradicts"),
+                            ({"hidden_act": "silu"}, "'hidden_act' = 'silu' is not supported")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

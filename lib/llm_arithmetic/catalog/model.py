@@ -108,6 +108,13 @@ class Attention:
         A sparse-attention indexer (DeepSeek Sparse Attention), when ``index_topk`` > 0: its
         heads and head width (each token caches one indexer key of ``index_dim``), and how
         many cached positions it selects for the attention to read.
+    index_shared : bool
+        A sparse-attention layer without an indexer of its own (GLM-5.2's 'shared' layers in
+        ``indexer_types``): it reads the ``index_topk`` positions an earlier layer's indexer
+        selected, so it holds no indexer weights, caches no indexer key and spends no FLOPs
+        scoring; its latent cache and the top-k read of it are as with an indexer.
+        ``index_heads`` and ``index_dim`` then describe the indexer it borrows and count for
+        nothing in this layer.
     index_block : int
         Block-sparse selection (MiniMax Sparse Attention, MiniMax-M3), when > 0: on
         grouped-query attention, the indexer (``index_heads`` queries of ``index_dim``, one
@@ -155,6 +162,7 @@ class Attention:
     index_dim: int = 0
     index_topk: int = 0
     index_block: int = 0
+    index_shared: bool = False
     kv_tied: bool = False
     kv_shared: bool = False
     o_lora_rank: int = 0
@@ -207,6 +215,10 @@ class Attention:
                                   "q_lora_rank)")
             for f in ("index_heads", "index_dim"):
                 _check_int(owner, f, getattr(self, f))
+        if self.index_shared and (not self.index_topk or self.index_block or self.o_groups):
+            raise ConfigError(f"{owner}: a layer that reuses an earlier layer's top-k selection "
+                              "(index_shared) is modelled for sparse latent attention "
+                              "(index_topk) only")
         for f in ("window", "chunk"):
             if getattr(self, f) is not None:
                 _check_int(owner, f, getattr(self, f))
@@ -273,7 +285,9 @@ class Attention:
         if self.is_mla:
             text += (f" heads, latent {self.kv_lora_rank} + rope {self.d_rope}"
                      + (f", q rank {self.q_lora_rank}" if self.q_lora_rank else ""))
-            if self.index_topk:
+            if self.index_topk and self.index_shared:
+                text += f", top {self.index_topk:,} from an earlier layer's indexer"
+            elif self.index_topk:
                 text += (f", indexer {self.index_heads} x {self.index_dim} selecting "
                          f"{self.index_topk:,}")
         elif self.kind == "MHA":

@@ -855,7 +855,9 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
         yield Tensor(p + "self_attn.o_proj", d, h * a.d_v)
         if a.gate:  # Kimi K3's gated MLA
             yield Tensor(p + "self_attn.g_proj", h * a.gate, d)
-        if a.index_topk:  # DeepSeek-V3.2: wq_b and wk in fp8, weights_proj kept in bf16
+        # DeepSeek-V3.2: wq_b and wk in fp8, weights_proj kept in bf16; GLM-5.2's shared
+        # layers have none
+        if a.index_topk and not a.index_shared:
             yield Tensor(p + "self_attn.indexer.wq_b", a.index_heads * a.index_dim,
                          a.q_lora_rank)
             yield Tensor(p + "self_attn.indexer.wk", a.index_dim, d)

@@ -199,6 +199,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "routed_expert_hidden_size": frozenset({"kimi_linear"}),
     "linear_num_value_heads": frozenset({"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}),
     "index_topk": frozenset({"deepseek_v32", "glm_moe_dsa"}),
+    "indexer_types": frozenset({"deepseek_v32", "glm_moe_dsa"}),
     "sparse_attention_config": frozenset({"minimax_m3"}),
     "block_configs": frozenset({"nemotron-nas"}),
     "conv_L_cache": frozenset({"lfm2", "lfm2_moe"}),
@@ -1020,6 +1021,46 @@ def _gpt_bigcode(r: _Reader) -> dict[str, Any]:
     return _gpt2(r, multi_query=r.flag("multi_query", True))
 
 
+#: What Apertus's xIELU activation learns per MLP (transformers' activations.XIELU: the
+#: parameters alpha_p and alpha_n, one scalar each; beta and eps are buffers, constants).
+XIELU_PARAMS = 2
+XIELU_EXTRA = "xIELU activation scalars (alpha_p, alpha_n per layer)"
+
+
+def _apertus(r: _Reader) -> dict[str, Any]:
+    # ApertusForCausalLM (transformers 5.24.0 models/apertus/modeling_apertus.py): Llama's
+    # attention (q/k/v/o, biases when attention_bias) with a q and a k RMSNorm of head_dim
+    # always; an MLP of up_proj d -> ff and down_proj ff -> d, no gate and no biases, whose
+    # activation is an XIELU module holding two learned scalars (alpha_p, alpha_n) and two
+    # buffers (beta, eps); attention_layernorm and feedforward_layernorm per block, a final
+    # norm, the head untied by default. ApertusConfig defines neither post_norm, qk_norm nor
+    # mlp_bias: a file restating them (Swiss AI's do) must say what the class builds. The
+    # scalars, 2 per layer, are an extra every decoded token reads (no matrix product).
+    _restated(r, "qk_norm", True, "its attention always has q/k norms")
+    _restated(r, "post_norm", False, "its norms come before attention and the MLP")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    act = r.raw("hidden_act")
+    r.read.add("hidden_act")
+    if act not in (None, "xielu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'apertus' reader models the xIELU activation, with its learned "
+                          "scalars, only")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2)
+    kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                  trained_context=r.int("max_position_embeddings", 65536, kind="context"),
+                  attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias,
+                                                qk_norm="head"),
+                  mlp=lambda i: mlp, d_model=d)
+    kw["extras"] = (Extra(XIELU_EXTRA, XIELU_PARAMS * n, True,
+                          "Apertus's xIELU: alpha_p and alpha_n in every MLP, read by every "
+                          "decoded token", read=True),)
+    return kw
+
+
 def _starcoder2(r: _Reader) -> dict[str, Any]:
     # Starcoder2Model (transformers 5.24.0 modeling_starcoder2.py): q/k/v/o and the plain MLP
     # c_fc d -> ff, c_proj ff -> d (GELU) with biases when `use_bias` (default true); head_dim
@@ -1142,7 +1183,13 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
                      kv_lora_rank=r.int("kv_lora_rank"),
                      q_lora_rank=r.int("q_lora_rank", 0, minimum=0),
                      d_nope=r.int("qk_nope_head_dim"), d_rope=r.int("qk_rope_head_dim"),
-                     d_v=r.int("v_head_dim"), **(_indexer(r, n) if indexer else {}))
+                     d_v=r.int("v_head_dim"))
+    shared_index = [False] * n
+    if indexer:
+        index, shared_index = _indexer(r, n)
+        attn = replace(attn, **index)
+    # GLM-5.2's layers that reuse an earlier layer's top-k selection: no indexer of their own
+    attn_shared = replace(attn, index_shared=True) if any(shared_index) else attn
     e = r.int("n_routed_experts", None, kind="experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
@@ -1173,7 +1220,8 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
                           "'moe_layer_freq'")
     kw = _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                   trained_context=r.int("max_position_embeddings", None, kind="context"),
-                  attention=lambda i: attn, mlp=mlp_of, d_model=d)
+                  attention=lambda i: attn_shared if shared_index[i] else attn, mlp=mlp_of,
+                  d_model=d)
     if v3:
         kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note)
     return kw
@@ -1212,13 +1260,16 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
                   embeddings=modules * embeddings, heads=modules * heads),)
 
 
-def _indexer(r: _Reader, n: int) -> dict[str, int]:
+def _indexer(r: _Reader, n: int) -> tuple[dict[str, int], list[bool]]:
     """DeepSeek Sparse Attention's indexer (DeepseekV32Indexer: wq_b r_q -> H_I d_I, wk d -> d_I,
-    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, on every one of the
-    ``n`` layers. GLM-5.2's layers that share an earlier layer's selection instead ('shared' in
-    ``indexer_types``; else 'S' in ``index_topk_pattern``; else the schedule of
-    ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers' GlmMoeDsaConfig
-    derives it) are refused naming the key: they hold no indexer, which is not modelled."""
+    k_norm LayerNorm(d_I), weights_proj d -> H_I; no biases) and its top-k, and per layer
+    whether the layer shares an earlier layer's selection instead of running an indexer of its
+    own: GLM-5.2's 'shared' layers (``indexer_types``; else 'S' in ``index_topk_pattern``;
+    else the schedule of ``index_topk_freq`` and ``index_skip_topk_offset``, as transformers'
+    GlmMoeDsaConfig derives it). transformers 5.24.0 builds no indexer on a shared layer
+    (GlmMoeDsaAttention: ``self.indexer = None if self.skip_topk``) and passes the previous
+    full layer's top-k indices to it; DeepSeek-V3.2's files, which name none of these keys,
+    have an indexer on every layer."""
     r.read.update({"indexer_rope_interleave", "index_share_q"})
     types = r.str_list("indexer_types", n, ("full", "shared"))
     key = "indexer_types"
@@ -1234,14 +1285,13 @@ def _indexer(r: _Reader, n: int) -> dict[str, int]:
         offset = r.int("index_skip_topk_offset", 2, kind="layers", minimum=0)
         types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
     r.read.update({"index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"})
-    if "shared" in types:
-        raise ConfigError(f"{r.origin}: field '{key}' declares {_FEATURE_OF['indexer_types']} "
-                          f"on {types.count('shared')} of {n} layers, which the '{r.family}' "
-                          "reader does not model, and counting without it would describe a "
-                          "different model")
-    return dict(index_heads=r.int("index_n_heads", kind="heads"),
-                index_dim=r.int("index_head_dim"),
-                index_topk=r.int("index_topk", kind="context"))
+    if types and types[0] == "shared":
+        raise ConfigError(f"{r.origin}: field '{key}' makes the first layer 'shared', which "
+                          "has no earlier layer whose top-k selection it could reuse")
+    return (dict(index_heads=r.int("index_n_heads", kind="heads"),
+                 index_dim=r.int("index_head_dim"),
+                 index_topk=r.int("index_topk", kind="context")),
+            [t == "shared" for t in types])
 
 
 def _deepseek_v32(r: _Reader) -> dict[str, Any]:
@@ -2940,6 +2990,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
+    "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True),
     "qwen3_vl": _qwen3_vl_of("qwen3"),
@@ -3000,6 +3051,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
     "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",
+    "ApertusForCausalLM": "apertus",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
 }

@@ -137,6 +137,8 @@ def _field(source: Any, raw: Mapping[str, Any]) -> Any:
         return int(value == rest[0])
     if op == "or":
         return value or rest[0]
+    if op == "unless":
+        return 0 if raw.get(rest[0]) else value
     raise ValueError(f"unknown field rule {source!r}")
 
 

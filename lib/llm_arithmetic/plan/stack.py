@@ -67,7 +67,8 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
 
 #: A part's numbers under glossary names: a field's name, ``["flag", field]`` (1 or 0),
 #: ``["is", field, value]`` (1 when equal), ``["or", field, default]`` (the default when the
-#: field is 0 or missing).
+#: field is 0 or missing), ``["unless", field, flag]`` (the field, or 0 when the flag is set:
+#: a sparse-attention layer that reuses an earlier layer's top-k selection has no indexer).
 FIELDS: dict[str, dict[str, Any]] = {
     "attention": {
         "n_heads": "n_heads", "n_kv_heads": "n_kv_heads", "d_head": "d_head",
@@ -76,8 +77,9 @@ FIELDS: dict[str, dict[str, Any]] = {
         "qk_norm": ["is", "qk_norm", "head"],
         "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
-        "d_rope": "d_rope", "d_v": "d_v", "index_heads": "index_heads",
-        "index_dim": "index_dim", "index_topk": "index_topk", "o_lora_rank": "o_lora_rank",
+        "d_rope": "d_rope", "d_v": "d_v",
+        "index_heads": ["unless", "index_heads", "index_shared"],
+        "index_dim": ["unless", "index_dim", "index_shared"], "index_topk": "index_topk", "o_lora_rank": "o_lora_rank",
         "o_groups": "o_groups", "compress_ratio": "compress", "compress_overlap": "overlap",
     },
     "mixer": {

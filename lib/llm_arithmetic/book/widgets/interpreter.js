@@ -33,6 +33,7 @@ const Plan = (function () {
     if (op === "flag") return v ? 1 : 0;
     if (op === "is") return v === x ? 1 : 0;
     if (op === "or") return v || x;
+    if (op === "unless") return raw[x] ? 0 : v;
     throw new Error(`unknown field rule ${op}`);
   }
 
