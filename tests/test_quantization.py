@@ -885,6 +885,54 @@ def test_hf_quant_config_refusals_name_the_field(tmp_path, quant, field):
         read_config(path)
 
 
+def _nested(name):
+    """The checkpoint ``name``'s config.json with its hf_quant_config.json written inside it, as
+    ``quantization_config`` in ModelOpt's nested shape (``producer`` and ``quantization``).
+    No real config.json of that shape was found in a stored copy (``find_string`` on
+    ``"quantization_config": {"producer": {`` and its indented forms, ``search`` on the
+    NVIDIA repositories' config.json pages: only hf_quant_config.json files, documents and
+    writers' code), so the vendored files of SOURCES.md section 14 are rewritten into it."""
+    cfg = json.loads((MODELOPT / name / "config.json").read_text())
+    cfg.pop("quantization_config", None)
+    cfg["quantization_config"] = json.loads((MODELOPT / name / "hf_quant_config.json").read_text())
+    return cfg
+
+
+@pytest.mark.parametrize("name, total", [("deepseek-v3.1-nvfp4", 386_380_112_800),
+                                         ("qwen3-235b-a22b-nvfp4", 134_101_651_392)])
+def test_modelopt_nested_record_inside_config_json(tmp_path, name, total):
+    """ModelOpt's nested record inside config.json (vLLM sets the method from the producer
+    and reads the ``quantization`` object, vllm/config/model.py ``_parse_quant_hf_config`` @
+    18ec6629253632af0a384f2ffbb8c6b28af322e7 and modelopt.py ``from_config`` @
+    c9a59901113ccfe729e9c2be54062abee99b37f7) reads as the side file does: the totals
+    worked by hand in the two tests above, the fp8 cache, with no side file beside it."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(_nested(name)))
+    m = read_config(path)
+    assert m.scheme.label == "NVFP4 (16 values per fp8 scale, fp32 global scales)"
+    assert m.weight_bytes() == total and m.native_kv_bits == 8
+    # the same record with quant_method "modelopt" beside it (vLLM's from_config reads it too)
+    cfg = _nested(name)
+    cfg["quantization_config"]["quant_method"] = "modelopt"
+    assert read_config(cfg).weight_bytes() == total
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda q: q["quantization"].update(quant_algo="INT4_AWQ"),
+     "'quantization_config.quantization.quant_algo'"),
+    (lambda q: q["quantization"].update(awq_block_size=128),
+     "'quantization_config.quantization.awq_block_size'"),
+    (lambda q: q.update(layers={}), "'quantization_config.layers'"),
+    (lambda q: q.update(quant_method="modelopt", producer={"name": "other"}),
+     "'quantization_config.producer.name'"),
+])
+def test_modelopt_nested_refusals_name_the_field(change, field):
+    cfg = _nested("deepseek-v3.1-nvfp4")
+    change(cfg["quantization_config"])
+    with pytest.raises(ConfigError, match="field " + re.escape(field)):
+        read_config(cfg)
+
+
 def test_qwen3_6_27b_mixed_scheme_is_refused_by_field(tmp_path):
     """nvidia/Qwen3.6-27B-NVFP4 (MIXED_PRECISION) quantizes attention and the Gated DeltaNet
     projections in FP8 (W8A8) and the MLPs and lm_head in W4A16 NVFP4: two layouts and two

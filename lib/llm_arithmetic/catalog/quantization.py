@@ -697,11 +697,43 @@ METHODS = {"fp8": _fp8, "mxfp4": _mxfp4, "compressed-tensors": _compressed_tenso
            "awq": lambda q, o: _groups(q, o, "awq"), "gptq": lambda q, o: _groups(q, o, "gptq")}
 
 
+def _nested_modelopt(q: Mapping[str, Any]) -> bool:
+    """Whether a ``quantization_config`` is ModelOpt's record in its nested shape (that of
+    ``hf_quant_config.json``: ``{"producer": {"name": "modelopt"}, "quantization": {...}}``),
+    which vLLM reads as ModelOpt's (``_parse_quant_hf_config``, vllm-project/vllm
+    ``vllm/config/model.py`` @ 18ec6629253632af0a384f2ffbb8c6b28af322e7, names the method
+    from ``quantization.quant_algo`` when the producer is ``modelopt``; the config's
+    ``from_config``, ``vllm/model_executor/layers/quantization/modelopt.py`` @
+    c9a59901113ccfe729e9c2be54062abee99b37f7, then reads the ``quantization`` object)."""
+    producer = q.get("producer")
+    name = producer.get("name") if isinstance(producer, dict) else None
+    return isinstance(q.get("quantization"), dict) and (
+        name == "modelopt" or q.get("quant_method") == "modelopt")
+
+
 def read_scheme(q: Any, origin: str = "config") -> Scheme:
     """A :class:`Scheme` from a ``quantization_config`` record; a one-line
-    :class:`~llm_arithmetic.core.errors.ConfigError` for a method or key not modelled."""
+    :class:`~llm_arithmetic.core.errors.ConfigError` for a method or key not modelled.
+    ModelOpt's nested record (:func:`_nested_modelopt`) is read as its side file is
+    (:func:`hf_quant_record`); an error names the field under ``quantization_config.quantization``.
+
+    >>> read_scheme({"producer": {"name": "modelopt", "version": "0.17.0"},
+    ...              "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None}}).label
+    'fp8 per-tensor'
+    """
     if not isinstance(q, dict):
         raise ConfigError(f"{origin}: field 'quantization_config' must be an object")
+    if _nested_modelopt(q):
+        try:
+            flat = hf_quant_record(q, origin)
+        except ConfigError as e:
+            raise ConfigError(str(e).replace("field '", "field 'quantization_config.")) \
+                from None
+        try:
+            return read_scheme(flat, origin)
+        except ConfigError as e:
+            raise ConfigError(str(e).replace("'quantization_config.",
+                                             "'quantization_config.quantization.")) from None
     method = q.get("quant_method")
     if _lookup(METHODS, method) is None:
         raise ConfigError(f"{origin}: field 'quantization_config.quant_method' = {method!r:.40} "
