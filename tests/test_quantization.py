@@ -38,6 +38,61 @@ def test_compressed_tensors_int4_layout():
                                                        + rows // 8 * (cols // 32) * 4)
 
 
+#: his0si/EXAONE-4.0-1.2B @ 1840ff905c28f1484fa9321ba9535d525ecfe998 ``model/config.json``'s
+#: ``quantization_config`` (search index file id 18524203130; tests/configs/SOURCES.md section
+#: 15, where the rest of that file is vendored as ``reconstructed/exaone-4.0-1.2b.json``),
+#: written by compressed-tensors 0.13.0: int4 groups of 128, symmetric, ``actorder`` "static".
+EXAONE_INT4 = {
+    "config_groups": {"group_0": {
+        "format": "pack-quantized", "input_activations": None, "output_activations": None,
+        "targets": ["Linear"],
+        "weights": {"actorder": "static", "block_structure": None, "dynamic": False,
+                    "group_size": 128, "num_bits": 4, "observer": "minmax",
+                    "observer_kwargs": {}, "scale_dtype": None, "strategy": "group",
+                    "symmetric": True, "type": "int", "zp_dtype": None}}},
+    "format": "pack-quantized", "global_compression_ratio": None, "ignore": ["lm_head"],
+    "kv_cache_scheme": None, "quant_method": "compressed-tensors",
+    "quantization_status": "compressed", "sparsity_config": {}, "transform_config": {},
+    "version": "0.13.0"}
+
+
+@pytest.mark.parametrize("actorder, g_idx", [("static", False), ("weight", False),
+                                             (None, False), ("group", True),
+                                             ("dynamic", True), (True, True)])
+def test_compressed_tensors_actorder_stores_a_group_index_only_for_group(actorder, g_idx):
+    """EXAONE-4.0-1.2B in int4 groups of 128 (its derivative's record above), by hand from
+    the shapes (d 2,048, 30 layers, 32 heads and 8 KV heads of 64, MLP 4,096, vocabulary
+    102,400, tied): each of q, k, v, o, gate, up (out x 2,048) and down (2,048 x 4,096) stores
+    out x in / 2 bytes of int4, one bf16 scale per 128 inputs of each output and the
+    2 x int32 weight_shape; the embedding, q/k norms (64), two norms a layer and the final
+    norm at 2 bytes. Only group ordering ("group", its alias "dynamic", or true) registers
+    weight_g_idx, int32 per input column (compressed-tensors ``initialize_qparams`` @
+    4cff614); "static" is an alias of "weight", which reorders while quantizing and stores
+    no index (llm-compressor ``gptq_quantize.py`` @ 907a562). The file says "static":
+    971,175,056 B; with group ordering 1,966,080 B more (30 x (6 x 2,048 + 4,096) x 4)."""
+    cfg = json.loads((CONFIGS / "reconstructed" / "exaone-4.0-1.2b.json").read_text())
+    q = json.loads(json.dumps(EXAONE_INT4))
+    q["config_groups"]["group_0"]["weights"]["actorder"] = actorder
+    cfg["quantization_config"] = q
+    d, L, H, Hkv, dh, ff, V = 2048, 30, 32, 8, 64, 4096, 102400
+    shapes = [(H * dh, d), (Hkv * dh, d), (Hkv * dh, d), (d, H * dh), (ff, d), (ff, d), (d, ff)]
+    per = sum(o * i // 2 + o * (i // 128) * 2 + 8 + 4 * i * g_idx for o, i in shapes)
+    rest = V * d + L * (2 * dh + 2 * d) + d
+    total = L * per + 2 * rest
+    assert total == (973_141_136 if g_idx else 971_175_056)
+    m = read_config(cfg, name="exaone-4.0-1.2b-int4")
+    assert m.weight_bytes() == total
+    assert m.scheme.label == "int4 groups of 128" + (" and a group index" if g_idx else "")
+
+
+def test_compressed_tensors_unknown_actorder_is_refused():
+    q = json.loads(json.dumps(EXAONE_INT4))
+    q["config_groups"]["group_0"]["weights"]["actorder"] = "random"
+    with pytest.raises(ConfigError, match=r"'quantization_config\.config_groups\.group_0\."
+                                          r"weights\.actorder' = 'random'"):
+        read_scheme(q)
+
+
 def test_awq_gemm_layout():
     """AutoAWQ's WQLinear_GEMM: qweight (in, out / 8) int32, qzeros (in / g, out / 8) int32,
     scales (in / g, out) fp16."""

@@ -33,7 +33,9 @@ The layouts, each from the quantizer's code or specification:
     otherwise; fp8 for NVFP4), a packed int32 ``weight_zero_point`` when asymmetric, the packed
     format's int32 ``weight_shape`` (2 values; ``pack_quantized.py`` of compressed-tensors,
     index file id 1716642038), NVFP4's fp32 ``weight_global_scale`` and, for static input
-    scales, ``input_global_scale``; ``ignore`` keeps modules (``re:`` a regular expression).
+    scales, ``input_global_scale``; an int32 ``weight_g_idx`` per input column for group
+    activation ordering (``actorder`` ``group`` or ``dynamic``; ``weight`` and ``static``
+    store none); ``ignore`` keeps modules (``re:`` a regular expression).
 ``modelopt`` (NVIDIA TensorRT Model Optimizer: NVFP4 and FP8)
     NVFP4: ``weight`` (two E2M1 values a byte), ``weight_scale`` (fp8 e4m3 per 16 inputs),
     ``weight_scale_2`` and ``input_scale`` (fp32, one each per matrix); NVIDIA's NVFP4
@@ -400,6 +402,21 @@ def _activations_format(a: Mapping[str, Any], origin: str, key: str) -> str | No
     return found
 
 
+#: compressed-tensors' ``actorder`` -> whether its checkpoint stores a group index. Only group ordering registers ``weight_g_idx``, int32, one per input column
+#: (``initialize_qparams``: "if actorder == ActivationOrdering.GROUP", vllm-project/
+#: compressed-tensors ``src/compressed_tensors/quantization/lifecycle/initialize.py`` @
+#: 4cff61407736b669bdb1e8bae7560e980d5a6303); ``dynamic`` is an alias of ``group`` and
+#: ``static`` of ``weight``, and ``true`` reads as ``group`` (``ActivationOrdering.get_aliases``
+#: and ``validate_actorder``, ``quantization/quant_args.py`` @
+#: dc235db7891141be104c0be36a75a4103136a157). llm-compressor's GPTQ keeps its ``g_idx`` only
+#: for group ordering: ``weight`` (``static``) permutes the columns while quantizing and
+#: restores their order, so the index is the identity and is dropped (``has_gidx``,
+#: vllm-project/llm-compressor ``src/llmcompressor/modifiers/quantization/gptq/
+#: gptq_quantize.py`` @ 907a5629e48c87b60889d8dbaf90fe5af63d387a).
+_CT_ACTORDER = {None: False, False: False, "weight": False, "static": False,
+                True: True, "group": True, "dynamic": True}
+
+
 _CT_WEIGHT_KEYS = {"num_bits", "type", "symmetric", "group_size", "strategy", "block_structure",
                    "dynamic", "actorder", "observer", "observer_kwargs", "scale_dtype",
                    "zp_dtype"}
@@ -475,15 +492,21 @@ def _compressed_tensors(q: Mapping[str, Any], origin: str) -> Scheme:
                       block[0], block[1], scale_bits, head=head, keep=keep, compute=compute)
     if kind == "int" and strategy == "group" and fmt == "pack-quantized":
         group = _int(w, "group_size", origin)
-        if w.get("actorder") not in (None, "weight"):
+        order = w.get("actorder")
+        g_idx = _lookup(_CT_ACTORDER, order.lower() if isinstance(order, str) else order)
+        if g_idx is None:
             raise _origin_error(origin, where + "weights.actorder", w.get("actorder"),
-                                "stores a group index per input, which is not modelled")
+                                "is not an activation ordering compressed-tensors knows "
+                                "(group, weight, dynamic, static)")
         zero = 0 if w.get("symmetric", True) else bits
         # weight_packed (int32), weight_scale per group, weight_zero_point packed in int32 when
-        # asymmetric, weight_shape (2 x int32) per matrix
+        # asymmetric, weight_shape (2 x int32) per matrix, weight_g_idx (int32 per input) for
+        # group activation ordering
         return Scheme("compressed-tensors", f"int{bits} groups of {group}"
-                      + ("" if not zero else " with zero points"), bits, 1, group, scale_bits,
-                      bits_offset=zero, bits_tensor=64, head=head, keep=keep, compute=compute)
+                      + ("" if not zero else " with zero points")
+                      + (" and a group index" if g_idx else ""), bits, 1, group,
+                      scale_bits, bits_offset=zero, bits_tensor=64, bits_channel=32 * g_idx,
+                      head=head, keep=keep, compute=compute)
     raise _origin_error(origin, where + "weights", w, f"(format {fmt!r}) is not a layout this "
                         "library counts (NVFP4, MXFP4, fp8 blocks, packed int groups)")
 
