@@ -92,9 +92,12 @@ def test_under_tensor_parallelism_the_draft_splits_as_the_target():
     """The draft's time is a share of the target's step on the replica, so its weights split
     over the chips and each chip keeps its share of the draft's 8 key/value heads (2 of 4).
     Every chip holds the target's norms whole (Qwen3-8B: two of 4096 and the q/k norms of 128 in
-    each of 36 layers, and the final one: 3 copies more than the model's, 2 B each); a draft
-    model's weights are split evenly."""
+    each of 36 layers, and the final one: 3 copies more than the model's, 2 B each), and the
+    draft's the same way, as vLLM runs a draft model at the target's tensor-parallel size
+    (Qwen3-0.6B: two of 1024 and the q/k norms of 128 in each of 28 layers, and the final one;
+    its 8 key/value heads split over 4 chips, none copied)."""
     copies = 3 * (36 * (2 * 4096 + 2 * 128) + 4096) * 2
+    copies += 3 * (28 * (2 * 1024 + 2 * 128) + 1024) * 2
     e = estimate("qwen3-8b", **EXAMPLE, **DRAFT, tp=4)
     assert e.memory_per_chip_bytes == (TARGET_W + copies + DRAFT_W
                                        + FINAL * (TARGET_KV + DRAFT_KV)) / 4
