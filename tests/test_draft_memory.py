@@ -30,6 +30,8 @@ capacities, not read from the code under test:
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from llm_arithmetic import estimate
@@ -92,9 +94,12 @@ def test_under_tensor_parallelism_the_draft_splits_as_the_target():
     """The draft's time is a share of the target's step on the replica, so its weights split
     over the chips and each chip keeps its share of the draft's 8 key/value heads (2 of 4).
     Every chip holds the target's norms whole (Qwen3-8B: two of 4096 and the q/k norms of 128 in
-    each of 36 layers, and the final one: 3 copies more than the model's, 2 B each); a draft
-    model's weights are split evenly."""
+    each of 36 layers, and the final one: 3 copies more than the model's, 2 B each), and the
+    draft's the same way, as vLLM runs a draft model at the target's tensor-parallel size
+    (Qwen3-0.6B: two of 1024 and the q/k norms of 128 in each of 28 layers, and the final one;
+    its 8 key/value heads split over 4 chips, none copied)."""
     copies = 3 * (36 * (2 * 4096 + 2 * 128) + 4096) * 2
+    copies += 3 * (28 * (2 * 1024 + 2 * 128) + 1024) * 2
     e = estimate("qwen3-8b", **EXAMPLE, **DRAFT, tp=4)
     assert e.memory_per_chip_bytes == (TARGET_W + copies + DRAFT_W
                                        + FINAL * (TARGET_KV + DRAFT_KV)) / 4
@@ -349,3 +354,41 @@ def test_glm_4_5_module_bits_follow_the_keep_list_by_name(keep, module_bits):
         assert m.native_bits["draft"] == module_bits + Fraction(16 * 160, other)
     # the model's own layers are fp8 either way
     assert m.native_bits["experts"] == 8 + Fraction(1, 512)
+
+
+T4 = 16 * GIB                                   # NVIDIA T4, 16 GB GDDR6: 17,179,869,184 B
+
+
+def test_plan_says_which_layouts_the_draft_excluded(capsys):
+    """plan qwen3-8b --draft qwen3-0.6b on a T4 at fp16: one chip holds Qwen3-8B and its cache
+    at the end of a request (16,381,470,720 + 1,200 x 147,456 = 16,558,417,920 B of
+    17,179,869,184), but not with the draft beside it (its 1,192,099,840 B of weights alone
+    take it to 17,573,570,560 B). The layout is dropped, and plan says the draft is why; at
+    more chips both fit and nothing is said of them."""
+    from llm_arithmetic.cli import main
+
+    alone = TARGET_W + FINAL * TARGET_KV
+    assert alone == 16_558_417_920 < T4 < TARGET_W + DRAFT_W == 17_573_570_560
+    kw = dict(ttft=10.0, tpot=1.0, hardware=["t4"], weights=["fp16"], kv_bits=[16],
+              degrees=[1, 2], max_batch=4, prompt=PROMPT, generate=GENERATE,
+              price_per_hour=1.0)
+    plain = search("qwen3-8b", **kw)
+    assert 1 in {c["n_chips"] for c in plain.configurations}
+    assert plain.excluded_by_draft == []
+    spec = search("qwen3-8b", **kw, draft="qwen3-0.6b", draft_len=4, acceptance=0.8)
+    assert spec.configurations and 1 not in {c["n_chips"] for c in spec.configurations}
+    assert spec.excluded_by_draft == [{"hardware": "t4", "weights": "fp16", "kv_bits": 16,
+                                       "tp": 1, "ep": 1, "pp": 1}]
+    args = ["plan", "qwen3-8b", "--hardware", "t4", "--weights", "fp16", "--prompt",
+            str(PROMPT), "--generate", str(GENERATE), "--ttft-ms", "10000", "--tpot-ms",
+            "1000", "--price-per-hour", "1", "--draft", "qwen3-0.6b", "--draft-len", "4",
+            "--acceptance", "0.8"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "the draft is what excluded" in out and "t4 fp16 16-bit KV 1/1/1" in out
+    assert main(args + ["--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    # the CLI searches every cache width and layout: the T4's fp16 tp 1 layouts at each
+    assert got["excluded_by_draft"] == len(got["excluded_by_draft_layouts"]) >= 1
+    assert {(c["hardware"], c["weights"], c["tp"], c["ep"], c["pp"])
+            for c in got["excluded_by_draft_layouts"]} == {("t4", "fp16", 1, 1, 1)}

@@ -157,3 +157,52 @@ def test_deepseek_v32_indexer_weights_are_on_every_chip():
     assert indexer == 13_959_424
     ev = _group("deepseek-v3.2", tp=8, context=4096, weights="fp8")
     assert ev.get("tp_copy_params") == V3_TP8 + 7 * 61 * indexer
+
+
+# ---- a draft model under tensor parallelism -----------------------------------------------------
+# vLLM runs a draft model at the target's tensor-parallel size unless told 1
+# (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7, vllm/config/speculative.py,
+# SpeculativeConfig._verify_and_get_draft_tp), so its blocks are split and copied as the
+# target's are. Qwen3 0.6B: 28 layers of width 1024, 8 KV heads of 128, q and k norms of 128,
+# two block norms of 1024 and a final norm of 1024. Every chip holds whole, per copy,
+# 28 x (2 x 128 + 2 x 1024) + 1024 = 65,536 norm parameters; at tp 8 each chip holds one of the
+# 8 KV heads (no head copied), at tp 16 a head is on two chips: 16 - 8 more heads' K and V
+# (2 x 128 x 1024) in each of 28 layers.
+QWEN06_NORMS = 28 * (2 * 128 + 2 * 1024) + 1024
+QWEN06_TP8 = 7 * QWEN06_NORMS
+QWEN06_TP16 = (16 - 8) * 2 * 128 * 1024 * 28 + 15 * QWEN06_NORMS
+
+
+def test_qwen3_06b_config_as_read():
+    c = _config("qwen3-0.6b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["head_dim"]) == (28, 1024, 16, 8, 128)
+    assert QWEN06_NORMS == 65_536
+    assert (QWEN06_TP8, QWEN06_TP16) == (458_752, 59_703_296)
+
+
+@pytest.mark.parametrize("tp, copies", [(1, 0), (8, QWEN06_TP8), (16, QWEN06_TP16)])
+def test_a_draft_models_copies_by_hand(tp, copies):
+    """Qwen3 0.6B as the draft of Qwen3 32B (64 heads, so tp 16 splits both): the target's
+    plan counts the draft's copies through the draft's own stack, and its own width."""
+    from llm_arithmetic.estimate import draft_memory_inputs
+    m = get_model("qwen3-32b")
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096),
+                      **draft_memory_inputs(get_model("qwen3-0.6b")))
+    assert ev.get("draft_copy_params") == copies
+    # as shipped (bf16) a parameter is two bytes
+    assert ev.get("draft_weights_held") == ev.get("draft_weights") + 2 * copies
+
+
+@pytest.mark.parametrize("tp, copies", [(8, QWEN06_TP8), (16, QWEN06_TP16)])
+def test_a_draft_models_copies_in_the_replicas_weights(tp, copies):
+    """The replica holds the target's weights with their copies, and the draft's 596,049,920
+    parameters with theirs: tied embeddings 151,936 x 1024, and in each of 28 layers q and o
+    (2 x 1024 x 16 x 128), k and v (2 x 1024 x 8 x 128), the MLP (3 x 1024 x 3072) and 2,304
+    norm parameters, and the final norm; bf16, 1,192,099,840 B."""
+    assert 151_936 * 1024 + 28 * (2 * 1024 * 2048 + 2 * 1024 * 1024 + 3 * 1024 * 3072
+                                  + 2304) + 1024 == 596_049_920
+    e = estimate("qwen3-32b", hardware="h200", tp=tp, context=8192, prompt=8192, generate=256,
+                 batch=8, draft="qwen3-0.6b", draft_len=4, acceptance=0.7)
+    draft = 596_049_920 * 2
+    assert e.weight_bytes_per_chip * tp == e.weight_bytes_held + draft + 2 * copies

@@ -1059,13 +1059,18 @@ def test_tensor_parallel_copies_in_the_page_equal_python(page):
     serving = dict(context=8192, prompt=8192, generate=256, batch=8)
     cases = [("llama-3.1-70b", "h200", dict(tp=16, **serving)),
              ("deepseek-v3", "h200", dict(tp=8, **serving)),
-             ("qwen3-235b-a22b", "h100-sxm", dict(tp=8, weights="fp8", **serving))]
+             ("qwen3-235b-a22b", "h100-sxm", dict(tp=8, weights="fp8", **serving)),
+             # a draft model split and copied as the target is: Qwen3 0.6B's 8 KV heads
+             # copied to 16 chips (tests/test_tp_copies.py)
+             ("qwen3-32b", "h200", dict(tp=16, draft="qwen3-0.6b", draft_len=4,
+                                        acceptance=0.7, **serving))]
     got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, c, kw in cases])
     failures = []
     for (name, chip, kw), g in zip(cases, got):
         assert "error" not in g, (name, kw, g)
         _compare((name, chip, tuple(kw.values())), g, estimate(name, hardware=chip, **kw),
-                 SERVING_NUMERIC + ["weight_bytes_held", "weight_bytes_per_chip"], failures)
+                 SERVING_NUMERIC + ["weight_bytes_held", "weight_bytes_per_chip",
+                                    "draft_memory_bytes"], failures)
     assert not failures, "\n".join(failures[:10])
 
 

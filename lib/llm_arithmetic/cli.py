@@ -998,7 +998,9 @@ def _plan(ns: argparse.Namespace) -> int:
         print(json.dumps({"model": r.model, "ttft_target_seconds": r.ttft_target,
                           "tpot_target_seconds": r.tpot_target, "evaluated": r.evaluated,
                           "seconds": r.seconds, "configurations": r.configurations,
-                          "frontier": r.frontier, "prices": sources}, indent=1))
+                          "frontier": r.frontier, "prices": sources,
+                          "excluded_by_draft": len(r.excluded_by_draft),
+                          "excluded_by_draft_layouts": r.excluded_by_draft}, indent=1))
         return 0
     print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
@@ -1008,6 +1010,15 @@ def _plan(ns: argparse.Namespace) -> int:
                                                 for k, v in spec.items()) if spec else "")
           + f"); {r.evaluated:,} "
           f"configurations in {r.seconds:.2f} s")
+    if r.excluded_by_draft:
+        n = len(r.excluded_by_draft)
+        print(f"{n:,} layout{'s' if n != 1 else ''} (chip, weights, KV, tp/ep/pp) "
+              f"{'fit' if n != 1 else 'fits'} the model alone but at no batch with the "
+              "draft's weights and cache beside it: the draft is what excluded "
+              f"{'them' if n != 1 else 'it'} ("
+              + ", ".join(f"{c['hardware']} {c['weights']} {c['kv_bits']:g}-bit KV "
+                          f"{c['tp']}/{c['ep']}/{c['pp']}" for c in r.excluded_by_draft[:4])
+              + (", ..." if n > 4 else "") + ")")
     if not r.configurations:
         print("no configuration meets the targets")
         return 0

@@ -90,7 +90,10 @@ def load_prices(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
 @dataclass
 class SearchResult:
     """What :func:`search` found: each layout's cheapest qualifying configuration (cheapest
-    first), the frontier, how many points were evaluated and how long it took [s]."""
+    first), the frontier, how many points were evaluated and how long it took [s], the points
+    skipped and why, and the layouts the draft excluded (``excluded_by_draft``: chip, format,
+    cache bits and degrees of each layout that holds the target alone at some batch but holds
+    it with the draft at none; empty without a draft)."""
 
     model: str
     ttft_target: float
@@ -100,6 +103,7 @@ class SearchResult:
     evaluated: int
     seconds: float
     skipped: list[str] = field(default_factory=list)
+    excluded_by_draft: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -238,6 +242,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         prices.update({get_hardware(c).name: v for c, v in price_per_hour.items()})
     chips = [get_hardware(c).name for c in hardware] if hardware else list(prices)
     skipped = []
+    excluded = []  # layouts that fit without the draft but not with it
     if price_per_hour is not None and not isinstance(price_per_hour, dict):
         prices = {c: float(price_per_hour) for c in chips}
     missing = [c for c in chips if c not in prices]
@@ -308,6 +313,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         t_tok = np.asarray(ev.get(tpot_step), dtype=float)
                         per_chip = np.asarray(ev.get(rate_step), dtype=float)
                         fits = np.asarray(ev.get("fits_per_chip"), dtype=bool)
+                        alone = ev.get("fits_per_chip_without_draft")  # none: no draft held
+                        if alone is not None and not fits.any() and np.any(alone):
+                            excluded.append({"hardware": chip_name, "weights": fmt,
+                                             "kv_bits": kv, "tp": tp, "ep": ep, "pp": pp})
                         n_chips = ev.get("n_chips")
                         bound = (t_first, t_tok)
                         if fc is not None and t_first is not None:
@@ -359,4 +368,4 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                           "tokens_per_second_per_user": float(user[i]),
                           "tokens_per_second_per_chip": float(chip_rate[i])})
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
-                        time.perf_counter() - t0, skipped)
+                        time.perf_counter() - t0, skipped, excluded)

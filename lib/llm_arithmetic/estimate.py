@@ -1193,7 +1193,8 @@ def check_module(m: Model, speculation: str, *, module_held: bool = True) -> Non
 #: The plan's inputs of what a draft holds, where it holds nothing counted.
 NOTHING_HELD: Mapping[str, Any] = MappingProxyType(dict(
     draft_weight_bytes=None, draft_params=None, draft_embedding_params=None,
-    draft_head_params=None, draft_blocks=None))
+    draft_head_params=None, draft_blocks=None, draft_d_model=None, draft_final_norm_params=None,
+    draft_bits_default=None))
 
 
 def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = None,
@@ -1210,7 +1211,10 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
     does) and its blocks (``draft_blocks``, every module's, for their cache; None where the
     reader gives none); else ``model`` is a draft model: its weights at ``weights`` or
     ``bits_weight`` (as :func:`estimate` takes them; None: as it ships),
-    ``draft_weight_bytes`` [B], and its stack.
+    ``draft_weight_bytes`` [B], and its stack, with its final norm's parameters
+    (``draft_final_norm_params``), its width (``draft_d_model``) and the bits of its weights but its experts' matrices
+    (``draft_bits_default``), from which the plan counts the copies a tensor-parallel group
+    holds of it.
 
     >>> held = draft_memory_inputs(get_model("qwen3-0.6b"))
     >>> held["draft_weight_bytes"], held["draft_params"], len(held["draft_blocks"])
@@ -1229,8 +1233,11 @@ def draft_memory_inputs(model: Model, *, module: bool = False, weights: Any = No
                     draft_embedding_params=sum(x.embeddings for x in extras) if params else None,
                     draft_head_params=sum(x.heads for x in extras) if params else None,
                     draft_blocks=stack_blocks(layers) if layers else None)
-    w = model.plan.child(**weight_inputs(model, weights, bits_weight)).get("weight_bytes")
-    return dict(NOTHING_HELD, draft_weight_bytes=w, draft_blocks=model.blocks)
+    ev = model.plan.child(**weight_inputs(model, weights, bits_weight))
+    return dict(NOTHING_HELD, draft_weight_bytes=ev.get("weight_bytes"),
+                draft_blocks=model.blocks, draft_d_model=ev.get("d_model"),
+                draft_final_norm_params=ev.get("final_norm_params"),
+                draft_bits_default=ev.get("bits_default"))
 
 
 def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any = None,

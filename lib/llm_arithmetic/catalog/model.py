@@ -1076,7 +1076,8 @@ class Model:
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,
             draft_weight_bytes=None,
             draft_params=None, draft_embedding_params=None, draft_head_params=None,
-            draft_blocks=None, forecast_decode=None,
+            draft_blocks=None, draft_d_model=None, draft_final_norm_params=None, draft_bits_default=None,
+            forecast_decode=None,
             forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS}))
 

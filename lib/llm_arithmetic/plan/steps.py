@@ -29,7 +29,9 @@ prices where no ``draft_cost`` is given; None: no module) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
 multi-token-prediction module's parameters, of them ``draft_embedding_params`` and
 ``draft_head_params`` in the embedding tables and output heads it stores as its own;
-``draft_blocks``: the draft's stack, for its cache; None: nothing counted); the
+``draft_blocks``: the draft's stack, for its cache and its copies under tensor parallelism; a
+draft model's width ``draft_d_model``, ``draft_final_norm_params`` and ``draft_bits_default``,
+the bits of its weights but its experts' matrices; None: nothing counted); the
 forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast); a serving
 engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
@@ -474,14 +476,30 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       "experts' matrices", n_params="tp_copy_params", bits_weight="bits_default"),
     op("weight_bytes_held", "add", "bytes of the model's weights on one replica, every chip's "
        "copy counted", plus=["weight_bytes", "weight_bytes_copies"]),
-    # a multi-token-prediction module's blocks are split and copied as the model's are; a draft
-    # model's weights (given as bytes) are split evenly
-    guard(op("draft_copy_params", "at", "parameters the group holds beyond the module's own: "
-             "the extra copies of what every chip holds whole in its blocks",
-             target="layer_copy_params", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_params", 0),
-    f("draft_copy_bytes", "weight_bytes", "their bytes, at the bits of the module's weights",
-      n_params="draft_copy_params", bits_weight="bits_default"),
+    # a draft's blocks are split and copied as the model's are, a multi-token-prediction
+    # module's or a draft model's (vLLM runs a draft model at the target's tensor-parallel
+    # size unless told 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7,
+    # vllm/config/speculative.py, SpeculativeConfig._verify_and_get_draft_tp); a draft model's final norm is copied whole on every chip, as the target's is, and
+    # its copies are at its own bits (draft_bits_default; none for a module: the target's)
+    op("draft_width", "first", "the draft's width: a draft model's own, else the target's",
+       of=["draft_d_model", "d_model"]),
+    guard(op("draft_stack_copy_params", "at", "parameters the group holds beyond the draft's "
+             "own in its blocks: the extra copies of what every chip holds whole",
+             target="layer_copy_params", **{"with": {"blocks": "draft_blocks",
+                                                     "d_model": "draft_width"}}),
+          "draft_blocks", 0),
+    op("draft_final_norm", "first", "a draft model's final norm (none for a module)",
+       of=["draft_final_norm_params", LIT(0)]),
+    f("draft_final_norm_held", "held_params", "the draft's final norm on the group: a whole "
+      "copy a chip", n_params="draft_final_norm", params_copied="draft_final_norm"),
+    op("draft_copy_params", "add", "parameters the group holds beyond the draft's own: the "
+       "extra copies of what every chip holds whole", plus=["draft_stack_copy_params",
+                                                            "draft_final_norm_held"],
+       minus=["draft_final_norm"]),
+    op("draft_copy_bits", "first", "bits of the draft's copied weights: a draft model's own, "
+       "else the target's", of=["draft_bits_default", "bits_default"]),
+    f("draft_copy_bytes", "weight_bytes", "their bytes, at the bits of the draft's weights",
+      n_params="draft_copy_params", bits_weight="draft_copy_bits"),
     op("draft_weights_held", "add", "the draft's weights on one replica, every chip's copy "
        "counted", plus=["draft_weights", "draft_copy_bytes"]),
     op("resident_weight_bytes_held", "add", "weights held on one replica, every chip's copy "
@@ -1181,6 +1199,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
           "draft_weight_bytes",
           "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
+          "draft_d_model", "draft_final_norm_params", "draft_bits_default",
           "forecast_decode",
           "forecast_prefill", "forecast_prefill_int8",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",

@@ -128,7 +128,8 @@ const Estimate = (function () {
     let stepBlocks = null;  // the module's blocks a draft step runs (the plan prices its step)
     const draft = o.draft ?? null;
     const nothing = {draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
-      draft_head_params: null, draft_blocks: null};  // estimate.NOTHING_HELD
+      draft_head_params: null, draft_blocks: null, draft_d_model: null, draft_final_norm_params: null,
+      draft_bits_default: null};  // estimate.NOTHING_HELD
     let held = {...nothing};
     if (o.speculation !== null && o.speculation !== undefined) {
       const w = CATALOG.speculative[o.speculation];
@@ -155,7 +156,8 @@ const Estimate = (function () {
         stepBlocks = own.draft_step_runs ? Plan.blocksOf(own.draft_step_runs) : null;
       }
       if (draft === null && w.module) {
-        held = {draft_weight_bytes: own.draft_weight_bytes, draft_params: own.draft_params,
+        held = {...nothing, draft_weight_bytes: own.draft_weight_bytes,
+          draft_params: own.draft_params,
           draft_embedding_params: own.draft_embedding_params,
           draft_head_params: own.draft_head_params,
           draft_blocks: own.draft_runs ? Plan.blocksOf(own.draft_runs) : null};
@@ -211,9 +213,13 @@ const Estimate = (function () {
       const evDraft = evaluator(d, chip, at)[0];
       draftCost = evDraft.get(step) / evaluator(m, chip, at)[0].get(step);
       draftLayers = Stack.nLayers(d);
-      // estimate.draft_memory_inputs: its weights at the call's format, and its stack
+      // estimate.draft_memory_inputs: its weights at the call's format, and its stack with
+      // its final norm and bits (the plan counts the copies the replica's chips hold of it)
       held = {...nothing, draft_weight_bytes: evDraft.get(CATALOG.field_steps.weight_bytes),
-        draft_blocks: Plan.modelInputs(d).blocks};
+        draft_blocks: Plan.modelInputs(d).blocks,
+        draft_d_model: evDraft.get("d_model"),
+        draft_final_norm_params: evDraft.get("final_norm_params"),
+        draft_bits_default: evDraft.get("bits_default")};
     }
     // a module's cost (none given) is the plan's: its step's roofline time over a plain step's
     if (draftCost !== null || stepBlocks === null) {

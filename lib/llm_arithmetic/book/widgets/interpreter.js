@@ -475,7 +475,8 @@ const Plan = (function () {
       // what a draft holds beside the target (calculator.js gives a draft model's or an MTP
       // module's, as estimate.speculative_inputs does; a draft given by its cost holds none)
       draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
-      draft_head_params: null, draft_blocks: null,
+      draft_head_params: null, draft_blocks: null, draft_d_model: null, draft_final_norm_params: null,
+      draft_bits_default: null,
       forecast_decode: null,
       forecast_prefill: null,
       forecast_prefill_int8: null,
