@@ -235,7 +235,8 @@ bits_tensor = _sym("bits_tensor", "b_{t}", "bits a quantized matrix stores once,
                    "size (NVFP4's fp32 global scales, compressed-tensors' packed shape); 0 "
                    "without any", "bit", {"nonnegative": True, "rational": True})
 bits_channel = _sym("bits_channel", "b_{ch}", "bits a quantized matrix stores per input column "
-                    "(GPTQ's int32 group index g_idx); 0 without any", "bit",
+                    "(the int32 group index g_idx of GPTQ and of compressed-tensors' group "
+                    "ordering); 0 without any", "bit",
                     {"nonnegative": True, "rational": True})
 
 # --- workload -----------------------------------------------------------------------------------

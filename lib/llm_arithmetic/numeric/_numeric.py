@@ -8222,7 +8222,7 @@ def quantized_matrix_bytes(*, mat_m, mat_k, bits_int, block_rows, block_cols, bi
     bits_tensor : number or array (default 0)
         Bits a quantized matrix stores once, whatever its size (NVFP4's fp32 global scales, compressed-tensors' packed shape); 0 without any, :math:`b_{t}` [bit]
     bits_channel : number or array (default 0)
-        Bits a quantized matrix stores per input column (GPTQ's int32 group index g_idx); 0 without any, :math:`b_{ch}` [bit]
+        Bits a quantized matrix stores per input column (the int32 group index g_idx of GPTQ and of compressed-tensors' group ordering); 0 without any, :math:`b_{ch}` [bit]
 
     Returns
     -------
