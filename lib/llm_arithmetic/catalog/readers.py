@@ -3063,10 +3063,14 @@ def _scope_family(scope: Mapping[str, Any]) -> str | None:
     that: MiniMax-M3-VL's ``MiniMaxM3SparseForCausalLM``)."""
     if isinstance(scope.get("model_type"), str):
         return scope["model_type"]
-    arch = scope.get("architectures")
-    if isinstance(arch, list) and arch and isinstance(arch[0], str):
-        return ARCHITECTURES.get(arch[0])
-    return None
+    archs = _architectures(scope)
+    return ARCHITECTURES.get(archs[0]) if archs else None
+
+
+def _architectures(scope: Mapping[str, Any]) -> list[str]:
+    """The class names a config's ``architectures`` lists (its strings; [] without the list)."""
+    archs = scope.get("architectures")
+    return [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
 
 
 def _missing_feature(cfg: Mapping[str, Any]) -> str:
@@ -3201,8 +3205,7 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
         raise ConfigError(f"{origin}: missing field 'model_type'")
     if not isinstance(family, str):
         raise ConfigError(f"{origin}: field 'model_type' must be a string, got {family!r:.40}")
-    archs = cfg.get("architectures")
-    archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+    archs = _architectures(cfg)
     if family not in FAMILIES:
         family = next((ARCHITECTURES[a] for a in archs if a in ARCHITECTURES), family)
     if family not in FAMILIES:
