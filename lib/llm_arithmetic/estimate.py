@@ -486,18 +486,10 @@ def weight_bits(model: Model, weights: str | None = None, bits_weight: Any = Non
         raise InputError("give either weights (a format name) or bits_weight, not both")
     if weights is None and bits_weight is None:
         return None
-    mix = _file_type(weights)
+    mix = file_type(weights)
     if mix is not None:
         return mix_bits(model, mix.name)
     return bits_per_weight(weights if weights is not None else bits_weight)
-
-
-def _file_type(weights: Any) -> Any:
-    """The llama.cpp file type (:class:`~llm_arithmetic.catalog.formats.Mix`) that ``weights``
-    names, or None (a format name, a number, or nothing): a name that is both, ``q8_0``,
-    is the format; ``mostly_q8_0`` is the file
-    (:func:`~llm_arithmetic.catalog.formats.file_type`)."""
-    return file_type(weights)
 
 
 def _bytes_text(b: float) -> str:
@@ -571,7 +563,7 @@ def weight_inputs(model: Model, weights: str | None = None,
     >>> i["bits_weight"], i["native_bits_unread"], round(float(i["native_bits_default"]), 3)
     (None, Fraction(105, 16), 5.12)
     """
-    mix = _file_type(weights)
+    mix = file_type(weights)
     if mix is None or bits_weight is not None:
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}

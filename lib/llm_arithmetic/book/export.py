@@ -26,8 +26,8 @@ from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
 from ..catalog.model_catalog import CATALOG
 from ..core.errors import InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
-                        DRAFT_VOCAB_TOLERANCE, LIMITS, SERVING_RANGES, SPECULATIVE_WORKLOADS,
-                        STATE_WINDOW_BITS,
+                        DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD, SERVING_RANGES,
+                        SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
                         offered_drafts, speculative_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
@@ -226,6 +226,8 @@ def catalog_data() -> dict[str, Any]:
         # the most token ids a draft model's vocabulary may differ from its target's
         # (estimate.check_draft: llama.cpp's tolerance)
         "draft_vocab_tolerance": DRAFT_VOCAB_TOLERANCE,
+        # the draft inputs of a workload that holds no draft (estimate.NOTHING_HELD: all null)
+        "nothing_held": dict(NOTHING_HELD),
         # the draft models the page offers each catalog model: those Python takes
         # (estimate.offered_drafts), so the page offers no draft that estimate() refuses
         "drafts": {name: offered_drafts(name) for name in CATALOG},

@@ -208,12 +208,17 @@ class Scheme:
 _WRAPPED_PREFIXES = ("model.language_model.", "language_model.model.")
 
 
+def _wrapped_names(name: str) -> list[str]:
+    """``name`` as a text-only checkpoint names a decoder module, and as each multimodal
+    wrapper names it (:data:`_WRAPPED_PREFIXES`)."""
+    return [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
+                     if name.startswith("model.")]
+
+
 def _prefixes(name: str) -> Iterator[str]:
     """``name`` and the modules holding it (``a.b.c``, ``a.b``, ``a``), as a text-only
     checkpoint and as a multimodal wrapper names them (:data:`_WRAPPED_PREFIXES`)."""
-    names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
-                      if name.startswith("model.")]
-    for n in names:
+    for n in _wrapped_names(name):
         parts = n.split(".")
         for i in range(len(parts), 0, -1):
             yield ".".join(parts[:i])
@@ -222,9 +227,7 @@ def _prefixes(name: str) -> Iterator[str]:
 def _listed(patterns: tuple[str, ...], name: str) -> bool:
     """Whether one of ``patterns`` (a keep list's, :attr:`Scheme.keep`) names the decoder
     module ``name``, as a text-only checkpoint or under a multimodal wrapper names it."""
-    names = [name] + [w + name[len("model."):] for w in _WRAPPED_PREFIXES
-                      if name.startswith("model.")]
-    return any(_matches(pattern, n) for pattern in patterns for n in names)
+    return any(_matches(pattern, n) for pattern in patterns for n in _wrapped_names(name))
 
 
 def _matches(pattern: str, name: str) -> bool:

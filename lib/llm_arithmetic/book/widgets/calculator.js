@@ -127,9 +127,7 @@ const Estimate = (function () {
     let draftLayers = null;
     let stepBlocks = null;  // the module's blocks a draft step runs (the plan prices its step)
     const draft = o.draft ?? null;
-    const nothing = {draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
-      draft_head_params: null, draft_blocks: null, draft_d_model: null, draft_final_norm_params: null,
-      draft_bits_default: null};  // estimate.NOTHING_HELD
+    const nothing = CATALOG.nothing_held;  // estimate.NOTHING_HELD, exported with the catalog
     let held = {...nothing};
     if (o.speculation !== null && o.speculation !== undefined) {
       const w = CATALOG.speculative[o.speculation];
