@@ -167,6 +167,28 @@ def count(model: torch.nn.Module) -> dict:
             **({"routed_expert_params": routed} if routed else {})}
 
 
+def reason(e: Exception) -> str:
+    """The exception's type and its first non-blank line (an ImportError's message may open
+    with a blank one)."""
+    first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+    return f"{type(e).__name__}: {first[:300]}"
+
+
+def text_only(text: dict) -> dict:
+    """The count of a wrapper's language model alone (its ``text_config`` with the causal-LM
+    class of its type), where the wrapper itself cannot be built here: Gemma 3n's vision
+    tower is a timm network (``TimmWrapperModel``), and timm, torchvision and PIL are not in
+    this environment. The entry then holds the error and, beside it, ``text_config``: this
+    count."""
+    try:
+        model, how = build(text)
+        return {"text_config": {"how": how + "; text_config alone (the wrapper failed: "
+                                       "see error)",
+                                **count(model)}}
+    except Exception as e:
+        return {"text_config": {"error": reason(e)}}
+
+
 def main(argv: list[str]) -> int:
     torch.set_default_dtype(torch.bfloat16)
     out = {"transformers": transformers.__version__, "torch": torch.__version__,
@@ -194,8 +216,9 @@ def main(argv: list[str]) -> int:
                 entry["config_mismatch"] = wrong
             del model
         except Exception as e:  # recorded, not hidden: the reason is the data
-            entry = {"model_type": cfg.get("model_type"),
-                     "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"}
+            entry = {"model_type": cfg.get("model_type"), "error": reason(e)}
+            if isinstance(cfg.get("text_config"), dict):
+                entry.update(text_only(cfg["text_config"]))
         print(f"{rel}: {entry.get('params', entry.get('error'))} "
               f"({time.perf_counter() - t0:.1f} s)", flush=True)
         out["models"][rel] = entry

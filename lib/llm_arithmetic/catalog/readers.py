@@ -115,6 +115,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("hc_mult", "hyper-connections (DeepSeek-V4: several residual streams mixed per block)"),
     ("conv_L_cache", "gated short convolutions (LFM2: a depthwise convolution over the last few "
                      "tokens between two input-dependent gates, with a state of its own)"),
+    ("altup_num_inputs", "alternating updates (Gemma 3n's AltUp: several copies of the hidden "
+                         "state, one updated by each block and the others predicted)"),
+    ("laurel_rank", "a learned low-rank residual in every block (Gemma 3n's LAuReL)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -186,6 +189,7 @@ COUNT_KEYS: Mapping[str, str] = {
     "mamba_rms_norm": "a norm inside state-space layers",
     "projectors_bias": "a bias on the state-space layers' output projection",
     "attn_layer_indices": "which layers have attention",
+    "num_kv_shared_layers": "layers that reuse an earlier layer's keys and values",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -203,6 +207,8 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "sparse_attention_config": frozenset({"minimax_m3"}),
     "block_configs": frozenset({"nemotron-nas"}),
     "conv_L_cache": frozenset({"lfm2", "lfm2_moe"}),
+    "altup_num_inputs": frozenset({"gemma3n_text"}),
+    "laurel_rank": frozenset({"gemma3n_text"}),
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
@@ -867,6 +873,145 @@ def _gemma4(r: _Reader) -> dict[str, Any]:
                             "into the text width"))
     kw["extras"] = tuple(towers) + tuple(kw.get("extras", ()))
     return kw
+
+
+#: transformers' Gemma3nTextConfig defaults (5.24.0, ``configuration_gemma3n.py``; the class
+#: documents them as google/gemma-3n-E4B's).
+GEMMA3N_TEXT_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 262400, "hidden_size": 2048, "intermediate_size": 16384,
+    "num_hidden_layers": 35, "num_attention_heads": 8, "num_key_value_heads": 2,
+    "head_dim": 256, "max_position_embeddings": 32768, "sliding_window": 512,
+    "tie_word_embeddings": True, "attention_bias": False, "hidden_size_per_layer_input": 256,
+    "vocab_size_per_layer_input": 262144, "altup_num_inputs": 4, "altup_active_idx": 0,
+    "num_kv_shared_layers": 15, "laurel_rank": 64,
+}
+
+
+def altup_laurel_params(*, n_layers: int, d_model: int, n_inputs: int, rank: int) -> int:
+    """Parameters of Gemma 3n's AltUp and LAuReL (transformers' Gemma3nTextAltUp,
+    Gemma3nTextLaurelBlock, Gemma3nTextModel): per block, LAuReL's low-rank residual d x r
+    and r x d with a norm of d, and AltUp's router d x n, its prediction (n x n^2) and
+    correction (n x n) coefficients, its router norm and output scale (d each); once, the
+    n - 1 projections of the hidden state into the extra streams and the n - 1 back (d x d
+    each) [-].
+
+    >>> altup_laurel_params(n_layers=30, d_model=2048, n_inputs=4, rank=64)
+    33462624
+    """
+    per_block = 2 * d_model * rank + d_model + d_model * n_inputs + n_inputs ** 3 \
+        + n_inputs ** 2 + 2 * d_model
+    return n_layers * per_block + 2 * (n_inputs - 1) * d_model * d_model
+
+
+def altup_laurel_matmul_params(*, n_layers: int, d_model: int, n_inputs: int,
+                               rank: int) -> int:
+    """The weights of :func:`altup_laurel_params` in matrix products for one token (every
+    linear layer: LAuReL's two, AltUp's router and coefficient matrices, the 2 (n - 1)
+    stream projections); the norms and scales are not [-]. The mixing of the n streams by
+    the predicted coefficients (about 2 n^2 d per block) multiplies activations, not
+    weights, and is not counted, as no elementwise work is.
+
+    >>> altup_laurel_matmul_params(n_layers=30, d_model=2048, n_inputs=4, rank=64)
+    33278304
+    """
+    per_block = 2 * d_model * rank + d_model * n_inputs + n_inputs ** 3 + n_inputs ** 2
+    return n_layers * per_block + 2 * (n_inputs - 1) * d_model * d_model
+
+
+def _gemma3n_text(r: _Reader) -> dict[str, Any]:
+    # Gemma3nTextModel (huggingface/transformers, src/transformers/models/gemma3n/
+    # modeling_gemma3n.py; FAMILIES.md section 14.25): Gemma 3's attention (q/k norms of the
+    # head width, v_norm without weight, four RMSNorms per block; sliding and full layers by
+    # layer_types) with one intermediate_size per layer; the last num_kv_shared_layers reuse
+    # the cache of the last earlier layer of their kind (no k/v projections, no k norm);
+    # per-layer input embeddings as Gemma 4 E2B's; AltUp (altup_num_inputs streams) and LAuReL
+    # (laurel_rank) counted apart as an extra every token reads. activation_sparsity_pattern
+    # (a statistical top-k on the gate activations of the first layers) changes no count,
+    # and the products stay dense in the engines cited (FAMILIES.md 14.25): FLOPs unchanged.
+    g = _defaulted(r.cfg, GEMMA3N_TEXT_DEFAULTS, r.origin, r.family)
+    d = g.int("hidden_size")
+    n = g.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = g.heads(d)
+    ff = g.raw("intermediate_size")
+    if isinstance(ff, list):
+        widths = g.int_list("intermediate_size", [], n=n)
+        if any(w < 1 for w in widths):
+            raise ConfigError(f"{r.origin}: field 'intermediate_size' must hold positive widths")
+    else:
+        widths = [g.int("intermediate_size")] * n
+    d_ple = g.int("hidden_size_per_layer_input")
+    n_vocab_ple = g.int("vocab_size_per_layer_input", kind="vocab")
+    shared = g.int("num_kv_shared_layers", kind="layers", minimum=0)
+    if shared >= n:
+        raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) must be less "
+                          f"than 'num_hidden_layers' ({n}): some layer must own a cache")
+    types = g.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
+        "full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
+    first_shared = n - shared
+    if shared and set(types[:first_shared]) != set(types):
+        raise ConfigError(f"{r.origin}: field 'num_kv_shared_layers' ({shared}) leaves no "
+                          "earlier layer of kind "
+                          f"{sorted(set(types) - set(types[:first_shared]))} to read from")
+    streams = g.int("altup_num_inputs", kind="count")
+    active = g.int("altup_active_idx", kind="count", minimum=0)
+    if active >= streams:
+        raise ConfigError(f"{r.origin}: field 'altup_active_idx' ({active}) must be less than "
+                          f"'altup_num_inputs' ({streams})")
+    rank = g.int("laurel_rank")
+    sparsity = g.raw("activation_sparsity_pattern")
+    if sparsity is not None and not (isinstance(sparsity, list) and len(sparsity) == n and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x < 1
+            for x in sparsity)):
+        raise ConfigError(f"{r.origin}: field 'activation_sparsity_pattern' must hold one "
+                          f"fraction in [0, 1) per layer ({n})")
+    # scalars of the forward pass (clipping, a scale switch): no parameter
+    g.read.update({"altup_coef_clip", "altup_correct_scale", "altup_lr_multiplier"})
+    window = _window(g)
+    bias = g.flag("attention_bias", False)
+    sliding = Attention(h, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head")
+    full = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head")
+
+    def attention(i: int) -> Attention:
+        a = sliding if types[i] == "sliding_attention" else full
+        return replace(a, kv_shared=True) if i >= first_shared else a
+
+    mlps = {w: MLP(w) for w in set(widths)}
+    # the released checkpoints store the KV-sharing layers' k, v and k norm, which the first
+    # transformers releases built in every layer (modeling_gemma3n.py at huggingface/
+    # transformers@b87ecf8c180bf5c0d28b9f94e039c001d9f07701) and 5.24.0 builds in none of
+    # them (it lists them in _keys_to_ignore_on_load_unexpected): reported apart, as for
+    # Gemma 4 E2B
+    unused = sum(2 * a.n_kv_heads * a.d_head * d + a.d_head
+                 for a in map(attention, range(first_shared, n)))
+    stored = (Extra("unused k, v and k-norm weights of the KV-sharing layers", unused, True,
+                    "stored in the checkpoint; no decode step reads them"),) if unused else ()
+    extra = Extra("AltUp and LAuReL",
+                  altup_laurel_params(n_layers=n, d_model=d, n_inputs=streams, rank=rank), True,
+                  "AltUp's router, coefficients and stream projections and LAuReL's low-rank "
+                  "residual: every token reads and multiplies them", read=True,
+                  matmul=altup_laurel_matmul_params(n_layers=n, d_model=d, n_inputs=streams,
+                                                    rank=rank))
+    kw = _decoder(g, n_layers=n, norms=4, tied=g.flag("tie_word_embeddings", True),
+                  trained_context=g.int("max_position_embeddings", None, kind="context"),
+                  attention=attention, mlp=lambda i: mlps[widths[i]], d_model=d,
+                  extras=(extra,) + stored)
+    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple)
+    r.read |= g.read
+    return kw
+
+
+def _gemma3n(r: _Reader) -> dict[str, Any]:
+    # Gemma3nForConditionalGeneration: the language model in text_config (gemma3n_text), an
+    # audio encoder and a vision tower. The vision tower is a timm network named by
+    # vision_config.architecture (MobileNet v5, "mobilenetv5_300m_enc"): its shapes are in
+    # timm's code, not in the file, so the total cannot be counted from it; refused, as
+    # MiniMax-M3-VL's wrapper is, naming the field and what can be read instead
+    vision = r.raw("vision_config", None)
+    arch = vision.get("architecture") if isinstance(vision, dict) else None
+    raise ConfigError(f"{r.origin}: field 'vision_config.architecture' = {arch!r:.40} names a "
+                      "timm vision network (Gemma 3n's MobileNet v5) whose shapes are not in "
+                      "the file, so the total is not counted; read the language model alone: "
+                      "the object in 'text_config' (model_type 'gemma3n_text')")
 
 
 def _vision_reader(r: _Reader, family: str) -> _Reader:
@@ -2985,7 +3130,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear, "kimi_k3": _kimi_k3,
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
-    "gemma4": _gemma4, "gemma4_text": _gemma4_text, "deepseek_v4": _deepseek_v4,
+    "gemma4": _gemma4, "gemma4_text": _gemma4_text, "gemma3n": _gemma3n,
+    "gemma3n_text": _gemma3n_text, "deepseek_v4": _deepseek_v4,
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
@@ -3041,6 +3187,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Qwen3NextForCausalLM": "qwen3_next", "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Gemma4ForConditionalGeneration": "gemma4", "Gemma4ForCausalLM": "gemma4_text",
+    "Gemma3nForConditionalGeneration": "gemma3n", "Gemma3nForCausalLM": "gemma3n_text",
     "DeepseekV4ForCausalLM": "deepseek_v4", "KimiLinearForCausalLM": "kimi_linear",
     "Mistral3ForConditionalGeneration": "mistral3", "SmolLM3ForCausalLM": "smollm3",
     "GPTNeoXForCausalLM": "gpt_neox", "Step3p7FlashForCausalLM": "step3p7",
