@@ -2050,6 +2050,10 @@ def test_hunyuan_large_cross_layer_attention_counts_the_checkpoint():
     # 52B is met counting the tied table twice, as input embedding and as output head
     assert round(m.total_params / 1e9) == 389
     assert round((m.active_params + c["vocab_size"] * d) / 1e9) == 52
+    # active: 1 of 16 routed experts (moe_topk 1), from the meta count's routed parameters
+    e = c["num_experts"]
+    assert m.active_params == m.total_params - t["routed_expert_params"] // e * (e - 1) \
+        == 51_318_800_640
     # the cache: only the 32 layers that own keys and values store them, 8 heads of 80 at 16
     # bits; each sharing layer still reads its owner's cache in a decode step
     per_layer = 2 * kv * dh * 2
