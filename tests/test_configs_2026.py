@@ -117,12 +117,15 @@ FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4
                 "starcoderbase-7b"}
 # parameters exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
 PARAMS_ONLY = {"deepseek-v4-flash", "deepseek-v4-pro"}
+# read; transformers builds the family without cross-layer attention, so the meta count holds
+# k_proj and v_proj the checkpoint's sharing layers lack (FAMILIES.md section 17.4)
+WITHOUT_CLA = {"hunyuan-a52b-pretrain"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
     assert names == (set(ANSWERED) | set(REFUSED) | BY_HAND | FAMILY_FILES | PARAMS_ONLY
-                     | FROM_DEFAULTS)
+                     | FROM_DEFAULTS | WITHOUT_CLA)
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
@@ -1995,7 +1998,6 @@ def test_hunyuan_a13b_layer_by_hand():
 
 
 @pytest.mark.parametrize("change, pattern", [
-    ({"use_cla": True}, "'use_cla' = True is not supported: Hunyuan's cross-layer attention"),
     ({"use_mla": True}, "'use_mla' = True is not supported"),
     ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
     ({"use_mixed_mlp_moe": False}, "'use_mixed_mlp_moe' = false contradicts"),
@@ -2024,6 +2026,99 @@ def test_hunyuan_file_of_transformers_spelling_reads_the_same():
     a, b = read_config(c), read_config(own)
     assert (a.family, b.family) == ("hunyuan_v1_moe", "hunyuan_v1_moe")
     assert (a.total_params, a.active_params) == (b.total_params, b.active_params)
+
+
+HUNYUAN_LARGE = CONFIGS / "hunyuan-a52b-pretrain.json"
+
+
+def test_hunyuan_large_cross_layer_attention_counts_the_checkpoint():
+    """Hunyuan-Large (FAMILIES.md section 17.4): with use_cla and cla_share_factor 2 the odd
+    layers reuse the keys and values of the layer before them. transformers 5.24.0 builds the
+    family without that (k_proj and v_proj in all 64 layers); a weight map of the checkpoint
+    (fblissjr/Tencent-Hunyuan-Large metadata/pytorch_model.bin.index.json @ 29a32948) lists
+    k_proj and v_proj for layers 0, 2, ..., 62 only and key_layernorm in all 64, as Tencent's
+    remote code builds it (its meta-device count, scripts/ground_truth/hunyuan_remote.py:
+    388,698,128,640)."""
+    c, t, m = config("hunyuan-a52b-pretrain"), truth(HUNYUAN_LARGE), read_config(HUNYUAN_LARGE)
+    d, h, kv, n = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                   c["num_hidden_layers"])
+    dh = d // h  # no head_dim in the file: the remote code's hidden_size // num_heads
+    sharing = n // c["cla_share_factor"]
+    assert t["persistent_buffers"] == 0
+    assert m.total_params == t["params"] - sharing * 2 * d * kv * dh == 388_698_128_640
+    # the card: 389 billion parameters, 52 billion active (Tencent-Hunyuan-Large README); the
+    # 52B is met counting the tied table twice, as input embedding and as output head
+    assert round(m.total_params / 1e9) == 389
+    assert round((m.active_params + c["vocab_size"] * d) / 1e9) == 52
+    # active: 1 of 16 routed experts (moe_topk 1), from the meta count's routed parameters
+    e = c["num_experts"]
+    assert m.active_params == m.total_params - t["routed_expert_params"] // e * (e - 1) \
+        == 51_318_800_640
+    # the cache: only the 32 layers that own keys and values store them, 8 heads of 80 at 16
+    # bits; each sharing layer still reads its owner's cache in a decode step
+    per_layer = 2 * kv * dh * 2
+    assert m.kv_cache_bytes_per_token() == (n - sharing) * per_layer == 81_920
+    from llm_arithmetic.estimate import estimate
+    s = 32_768
+    e = estimate(m, context=s)
+    assert e.kv_cache_bytes_per_token == 81_920
+    assert e.decode_bytes_per_token - 2 * e.params_read_per_token == n * s * per_layer
+    runs = [run for run in m.layers if run.attention.kv_shared]
+    assert sum(run.count for run in runs) == sharing
+    assert "keys and values of an earlier layer, a key norm of its own" in \
+        runs[0].attention.describe()
+    # without use_cla the file is what transformers builds: every layer with k and v
+    no_cla = read_config({**c, "use_cla": False})
+    assert no_cla.total_params == t["params"]
+    assert no_cla.kv_cache_bytes_per_token() == n * per_layer
+    # a share factor of 1 shares nothing (the remote code's layer_idx % 1 is never nonzero)
+    assert read_config({**c, "cla_share_factor": 1}).total_params == t["params"]
+    # a dense file under Tencent's HunYuanForCausalLM (num_experts 1) is not this reader's
+    with pytest.raises(ConfigError, match=r"field 'num_experts' < 2 under 'HunYuanForCausalLM'"):
+        read_config({**c, "num_experts": 1})
+    # Hunyuan-A13B (cla_share_factor 2) and Hunyuan-MT-7B (no factor: the remote config class's
+    # default 1) set use_cla false; set true with a factor of 2, their odd layers lose k and v
+    for name, kv_a, dh_a in (("hunyuan-a13b", 8, 128), ("hunyuan-mt-7b", 8, 128)):
+        a = config(name)
+        diff = (read_config(a).total_params
+                - read_config({**a, "use_cla": True, "cla_share_factor": 2}).total_params)
+        assert diff == a["num_hidden_layers"] // 2 * 2 * a["hidden_size"] * kv_a * dh_a
+
+
+def test_hunyuan_large_in_the_page_interpreter(tmp_path):
+    # the page's interpreter sums Hunyuan-Large's stack as Python's does: the sharing layers'
+    # key norm (reuse_k_norm, a 'flag' field), no cache of their own, their owner's cache read
+    m = read_config(HUNYUAN_LARGE)
+    page = _page_terms_match_python(tmp_path, m, ["params", "matmul_params", "kv_layer",
+                                                  "kv_read", "kv_stored", "layer_decode_flops",
+                                                  "layer_prefill_flops"])
+    assert page["kv_layer"] == 81_920
+    # the layers' parameters: the total less the tied table and the final norm
+    assert page["params"] == m.total_params - m.n_vocab * m.d_model - m.d_model
+
+
+def test_glm_5_2_mtp_module_holds_its_indexer_and_not_the_tables():
+    """GLM-5.2's MTP module (checkpoint layer 78, FAMILIES.md section 14.6): a full block with
+    its own indexer, enorm, hnorm, eh_proj (2d -> d) and shared_head.norm, and no
+    embed_tokens or shared_head.head of its own. Two readings of the checkpoint's weight map
+    (search index file ids 60942919614 and 59712432702) say so; the first sums every stored
+    tensor of the BF16/FP8 build to 753,329,921,024 parameters, its F32 router biases apart.
+    Less transformers' meta count of the decoder (parameters alone), that leaves the module;
+    the library counts the module's e_score_correction_bias (256) with it."""
+    cfg = config("glm-5.2")
+    module = 753_329_921_024 - truth(CONFIGS / "glm-5.2.json")["params"] + cfg["n_routed_experts"]
+    mtp = [e for e in read_config(cfg).extras if e.name == "multi-token prediction"]
+    assert len(mtp) == 1 and mtp[0].modules == 1
+    assert mtp[0].params == module == 9_952_920_576
+    assert mtp[0].embeddings == mtp[0].heads == 0
+    # the module's block keeps an indexer (the listing has self_attn.indexer.* for layer 78)
+    assert mtp[0].layers[0].attention.index_topk and not mtp[0].layers[0].attention.index_shared
+    # GLM-5's file builds the same module (same sizes); DeepSeek-V3.2's stores its own tables
+    glm5 = [e for e in read_config(config("glm-5")).extras if e.name == "multi-token prediction"]
+    assert glm5[0].params == module
+    v32 = [e for e in read_config(config("deepseek-v3.2")).extras
+           if e.name == "multi-token prediction"]
+    assert v32[0].embeddings == v32[0].heads > 0
 
 
 DOTS = CONFIGS / "dots-llm1-inst.json"
@@ -2151,8 +2246,7 @@ def test_hunyuan_dense_layer_by_hand_and_refusals():
     d, ff = c["hidden_size"], c["intermediate_size"]
     block = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 2 * 128 + 3 * d * ff + 2 * d
     assert m.total_params == 32 * block + d + c["vocab_size"] * d
-    for change, pattern in [({"use_cla": True}, "'use_cla' = True is not supported"),
-                            ({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
+    for change, pattern in [({"use_qk_norm": False}, "'use_qk_norm' = false contradicts"),
                             ({"attention_head_dim": 64}, "'head_dim' .128. differs")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
@@ -2394,17 +2488,25 @@ import(path.join(dir, "formulas.mjs")).then((F) => {
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 def test_glm_5_2_shared_layers_in_the_page_interpreter(tmp_path):
-    # the page's interpreter (widgets/interpreter.js, run by Node.js on the generated
-    # formulas.js) sums GLM-5.2's stack as Python's does: its 'unless' field rule drops a
-    # shared layer's indexer from parameters, cache, reads and FLOPs
+    # the page's interpreter sums GLM-5.2's stack as Python's does: its 'unless' field rule
+    # drops a shared layer's indexer from parameters, cache, reads and FLOPs
+    m = read_config(config("glm-5.2"))
+    assert len(m.blocks) == 3  # dense layers (all full), MoE layers with and without an indexer
+    page = _page_terms_match_python(tmp_path, m, ["params", "matmul_params", "kv_layer",
+                                                  "kv_read", "kv_stored", "layer_decode_flops",
+                                                  "layer_prefill_flops", "index_heads_held"])
+    assert page["kv_layer"] == 95_232
+
+
+def _page_terms_match_python(tmp_path: Path, m, terms: list[str]) -> dict:
+    """The page's interpreter (widgets/interpreter.js, run by Node.js on the generated
+    formulas.js) folds ``terms`` over the model's stack (32,768 tokens, batch 1, tp 2, a prompt
+    of 4,096) and equals Python's fold; returns the page's values."""
     from llm_arithmetic.book.export import _runs
     from llm_arithmetic.plan import fold, plan_data
 
     pkg = ROOT / "lib" / "llm_arithmetic"
-    m = read_config(config("glm-5.2"))
     inputs = {"d_model": m.d_model, "bits_kv": 16, "context": 32_768, "batch": 1, "tp": 2}
-    terms = ["params", "matmul_params", "kv_layer", "kv_read", "kv_stored",
-             "layer_decode_flops", "layer_prefill_flops", "index_heads_held"]
     shutil.copy(pkg / "numeric" / "formulas.js", tmp_path / "formulas.mjs")
     data = {"plan": plan_data(), "interpreter": str(pkg / "book" / "widgets" / "interpreter.js"),
             "layers": _runs(m.layers, m.d_model), "inputs": {**inputs, "prompt": 4096},
@@ -2416,12 +2518,10 @@ def test_glm_5_2_shared_layers_in_the_page_interpreter(tmp_path):
                          timeout=120, check=True)
     page = json.loads(run.stdout)
     values = {**inputs, "prompt": 4096}
-    blocks = m.blocks
-    assert len(blocks) == 3  # dense layers (all full), MoE layers with and without an indexer
     for term in terms:
-        want = fold(blocks, term, lambda name, default=False: values.get(name))
+        want = fold(m.blocks, term, lambda name, default=False: values.get(name))
         assert page[term] == pytest.approx(float(want), rel=1e-12), term
-    assert page["kv_layer"] == 95_232
+    return page
 
 
 # ---- Apertus: xIELU's learned scalars (SOURCES.md section 15, FAMILIES.md section 17.10) -------

@@ -79,6 +79,13 @@ TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
 #: transformers' ``HunYuanMoEV1Config`` reads ``head_dim`` (and without it fails to build).
 KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
 
+#: architecture -> the model_type transformers builds the nearest class under, where it defines
+#: no class of that name. Hunyuan-Large's remote-code class ``HunYuanForCausalLM`` is built as
+#: ``hunyuan_v1_moe``, whose class reads neither ``use_cla`` nor ``cla_share_factor``: it gives
+#: every layer its k_proj and v_proj, which the checkpoint's sharing layers do not hold, so the
+#: count exceeds the checkpoint's by those tensors (tests/configs/FAMILIES.md, Hunyuan-Large).
+ARCH_ALIASES = {"HunYuanForCausalLM": "hunyuan_v1_moe"}
+
 
 def type_for_architecture(arch: str) -> str | None:
     """The model_type whose causal-LM or image-text class is named ``arch``."""
@@ -100,17 +107,29 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
         model_type = alias
     elif model_type not in CONFIG_MAPPING:
         alias = next((t for t in map(type_for_architecture, archs) if t), None)
-        if alias is None:
+        arch = next((a for a in archs if a in ARCH_ALIASES), None)
+        if alias is None and arch is not None:
+            how.append(f"model_type {model_type!r} and architecture {arch!r} are not defined; "
+                       f"read as {ARCH_ALIASES[arch]!r} (ARCH_ALIASES)")
+            model_type = ARCH_ALIASES[arch]
+        elif alias is None:
             raise LookupError(f"transformers {transformers.__version__} defines neither "
                               f"model_type {model_type!r} nor the architectures {archs}")
-        how.append(f"model_type {model_type!r} is not defined; read as {alias!r}, the type of "
-                   f"the architecture {archs[0]!r} the file names")
-        model_type = alias
+        else:
+            how.append(f"model_type {model_type!r} is not defined; read as {alias!r}, the type "
+                       f"of the architecture {archs[0]!r} the file names")
+            model_type = alias
     body = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map")}
     for key, alias in KEY_ALIASES.get(cfg.get("model_type"), {}).items():
         if key in body and alias not in body:
             body[alias] = body[key]
             how.append(f"'{key}' read as '{alias}', the key transformers reads (KEY_ALIASES)")
+    if model_type == "hunyuan_v1_moe" and body.get("head_dim") is None \
+            and "attention_head_dim" not in body:
+        # Hunyuan-Large's remote code takes head_dim = hidden_size // num_attention_heads;
+        # HunYuanMoEV1Config leaves it None and the rotary setup then fails
+        body["head_dim"] = body["hidden_size"] // body["num_attention_heads"]
+        how.append("head_dim = hidden_size // num_attention_heads, the remote code's rule")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
     with torch.device("meta"):

@@ -140,7 +140,12 @@ class Attention:
     kv_shared : bool
         The block reads the keys and values an earlier layer of the same kind cached (Gemma 4
         E2B/E4B's last ``num_kv_shared_layers`` layers): no key or value projection, no key
-        norm, no cache of its own; a decode step still reads that layer's cache.
+        norm, no cache of its own; a decode step still reads that layer's cache. Hunyuan's
+        cross-layer attention (``use_cla``) is the same form, with ``reuse_k_norm``.
+    reuse_k_norm : bool
+        With ``kv_shared``: the block normalizes the keys it reads with a key norm of its own
+        (a weight vector of d_head; Hunyuan-Large's odd layers keep ``key_layernorm``). Only
+        the parameters change: the cache read is the earlier layer's.
     """
 
     n_heads: int
@@ -165,6 +170,7 @@ class Attention:
     index_shared: bool = False
     kv_tied: bool = False
     kv_shared: bool = False
+    reuse_k_norm: bool = False
     o_lora_rank: int = 0
     o_groups: int = 0
     compress: int = 0
@@ -194,6 +200,10 @@ class Attention:
                                or self.o_groups):
             raise ConfigError(f"{owner}: layers that read an earlier layer's keys and values "
                               "(kv_shared) are modelled for plain grouped-query attention only")
+        if self.reuse_k_norm and (not self.kv_shared or self.qk_norm != "head"):
+            raise ConfigError(f"{owner}: a key norm of its own on the keys a layer reads "
+                              "(reuse_k_norm) needs kv_shared and per-head q/k norms "
+                              "(qk_norm 'head')")
         if self.index_topk and self.o_groups:  # DeepSeek-V4's CSA: a compressor's indexer
             if not self.compress or not self.index_heads or not self.index_dim:
                 raise ConfigError(f"{owner}: an indexer of compressed attention (index_topk) "
@@ -314,6 +324,7 @@ class Attention:
                                   (f"q/k norm ({self.qk_norm})", self.qk_norm),
                                   ("sinks", self.sinks), ("values = keys", self.kv_tied),
                                   ("keys and values of an earlier layer", self.kv_shared),
+                                  ("a key norm of its own", self.reuse_k_norm),
                                   (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")

@@ -1312,8 +1312,8 @@ def _gpt_neox(r: _Reader) -> dict[str, Any]:
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
 def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
-              mtp_note: str = "DeepSeek-V3's MTP module (not in the paper's 671B)"
-              ) -> dict[str, Any]:
+              mtp_note: str = "DeepSeek-V3's MTP module (not in the paper's 671B)",
+              mtp_tables: bool = True) -> dict[str, Any]:
     # DeepseekV2/V3: MLA (q_a_proj, q_a_layernorm, q_b_proj or q_proj; kv_a_proj_with_mqa,
     # kv_a_layernorm, kv_b_proj; o_proj); the first `first_k_dense_replace` blocks dense
     # (intermediate_size), then an MoE block every `moe_layer_freq` with n_routed_experts of
@@ -1368,18 +1368,20 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
                   attention=lambda i: attn_shared if shared_index[i] else attn, mlp=mlp_of,
                   d_model=d)
     if v3:
-        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note)
+        kw["extras"] = _mtp_extras(r, kw, Layers(1, attn, mlp=mlp_of(n), norms=2), mtp_note,
+                                   own_tables=mtp_tables)
     return kw
 
 
 def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
-                note: str) -> tuple[Extra, ...]:
+                note: str, *, own_tables: bool = True) -> tuple[Extra, ...]:
     """Multi-token prediction layers (``num_nextn_predict_layers``) in DeepSeek-V3's layout,
     which transformers does not build: each module has enorm, hnorm (d each), eh_proj
     (2d x d), one decoder block, shared_head.norm (d), and its checkpoint also stores an
-    embedding table and an output head (V x d each). Reported apart, not in the total."""
+    embedding table and an output head (V x d each) unless ``own_tables`` is false (GLM-5.x:
+    the module uses the model's). Reported apart, not in the total."""
     return _mtp(kw, r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0), [block],
-                note, own_embeddings=True)
+                note, own_embeddings=own_tables)
 
 
 def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
@@ -1440,7 +1442,16 @@ def _indexer(r: _Reader, n: int) -> tuple[dict[str, int], list[bool]]:
 
 
 def _deepseek_v32(r: _Reader) -> dict[str, Any]:
-    # DeepSeek-V3.2 and GLM-5 (glm_moe_dsa): DeepSeek-V3's layout, each MLA block with an indexer
+    # DeepSeek-V3.2 and GLM-5 (glm_moe_dsa): DeepSeek-V3's layout, each MLA block with an indexer.
+    # GLM-5.x's MTP module (checkpoint layer num_hidden_layers) is a full block with an indexer
+    # of its own (index_share_for_mtp_iteration only reuses its top-k across draft steps) plus
+    # enorm, hnorm, eh_proj and shared_head.norm, and stores no embedding table or
+    # shared_head.head: it uses the model's (FAMILIES.md section 14.6)
+    if r.family == "glm_moe_dsa":
+        r.read.add("index_share_for_mtp_iteration")
+        return _deepseek(r, v3=True, indexer=True, mtp_tables=False,
+                         mtp_note="GLM-5's MTP module (a block with its indexer; the model's "
+                                  "embedding and head)")
     return _deepseek(r, v3=True, indexer=True)
 
 
@@ -1856,12 +1867,11 @@ def _hunyuan_attention(r: _Reader, d: int) -> Attention:
     _moe.py): q/k/v/o with biases when attention_bias, query_layernorm and key_layernorm of
     head_dim in every layer, head_dim = getattr(config, "head_dim", d / H) (Tencent's
     remote-code files name it attention_head_dim; both given and different is refused);
-    cross-layer attention (use_cla) and latent attention (use_mla) are refused, use_qk_norm
-    false and mlp_bias true contradict the layout."""
-    r.refuse("use_cla", "Hunyuan's cross-layer attention (layers that reuse another layer's "
-                        "keys and values) is not counted")
-    r.read.add("cla_share_factor")
-    r.refuse("use_mla", "Hunyuan's latent attention is not counted")
+    latent attention (use_mla) is refused (no released file sets it), use_qk_norm false and
+    mlp_bias true contradict the layout. Cross-layer attention (use_cla) is
+    :func:`_hunyuan_cla`'s."""
+    r.refuse("use_mla", "Hunyuan's latent attention is not counted (no released checkpoint "
+                        "sets it)")
     head_dim = r.int("head_dim", None)
     alias = r.int("attention_head_dim", None)
     if head_dim is not None and alias is not None and head_dim != alias:
@@ -1874,17 +1884,37 @@ def _hunyuan_attention(r: _Reader, d: int) -> Attention:
     return Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head")
 
 
+def _hunyuan_cla(r: _Reader, n: int) -> list[bool]:
+    """Per layer, whether it reads an earlier layer's keys and values: Hunyuan's cross-layer
+    attention (Tencent's remote code for Hunyuan-Large, modeling_hunyuan.py: HunYuanAttention
+    is 'cross' when use_cla and layer_idx % cla_share_factor != 0, and then builds q_proj,
+    o_proj, query_layernorm and key_layernorm but no k_proj or v_proj; HunYuanModel hands it
+    the keys and values of the last layer with layer_idx % cla_share_factor == 0; vLLM's
+    hunyuan_v1.py builds such a layer as HunYuanCrossAttention with the same tensors).
+    transformers 5.24.0's hunyuan_v1_* classes read neither key (they build k and v in every
+    layer), so a file that sets use_cla describes a model they do not build."""
+    if not r.flag("use_cla", False):
+        r.read.add("cla_share_factor")
+        return [False] * n
+    f = r.int("cla_share_factor", 1, kind="layers")
+    return [i % f != 0 for i in range(n)]
+
+
 def _hunyuan(r: _Reader, mlp_of: Callable[[_Reader, int], MLP]) -> dict[str, Any]:
-    """A Hunyuan stack: Hunyuan's attention (:func:`_hunyuan_attention`) and the MLP
-    ``mlp_of(r, n_layers)`` in every block, input_layernorm and post_attention_layernorm, the
-    head untied by default."""
+    """A Hunyuan stack: Hunyuan's attention (:func:`_hunyuan_attention`; with cross-layer
+    attention, :func:`_hunyuan_cla`, the sharing layers as ``kv_shared`` blocks that keep
+    their own key norm) and the MLP ``mlp_of(r, n_layers)`` in every block, input_layernorm
+    and post_attention_layernorm, the head untied by default."""
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     attn = _hunyuan_attention(r, d)
+    shared = _hunyuan_cla(r, n)
+    reuse = replace(attn, kv_shared=True, reuse_k_norm=True)
     mlp = mlp_of(r, n)
     return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                     trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+                    attention=lambda i: reuse if shared[i] else attn, mlp=lambda i: mlp,
+                    d_model=d)
 
 
 def _hunyuan_v1_dense(r: _Reader) -> dict[str, Any]:
@@ -1924,6 +1954,13 @@ def _hunyuan_moe_mlp(r: _Reader, n: int) -> MLP:
 
 
 def _hunyuan_v1_moe(r: _Reader) -> dict[str, Any]:
+    # Tencent's HunYuanForCausalLM (Hunyuan-Large's remote code) builds this mixture when
+    # num_experts > 1 and a dense MLP otherwise: a dense file under that name is refused
+    if "HunYuanForCausalLM" in _architectures(r.cfg) and r.int("num_experts", 1,
+                                                             kind="experts") < 2:
+        raise ConfigError(f"{r.origin}: field 'num_experts' < 2 under 'HunYuanForCausalLM' "
+                          "is a dense Hunyuan model, which the 'hunyuan_v1_moe' reader does "
+                          "not count")
     return _hunyuan(r, _hunyuan_moe_mlp)
 
 
@@ -3195,6 +3232,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiMoForCausalLM": "mimo", "DeciLMForCausalLM": "nemotron-nas",
     "Glm4MoeLiteForCausalLM": "glm4_moe_lite", "SeedOssForCausalLM": "seed_oss",
     "Ernie4_5_MoeForCausalLM": "ernie4_5_moe", "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
+    "HunYuanForCausalLM": "hunyuan_v1_moe",
     "Ernie4_5ForCausalLM": "ernie4_5", "Ernie4_5_ForCausalLM": "ernie4_5",
     "HunYuanDenseV1ForCausalLM": "hunyuan_v1_dense",
     "Dots1ForCausalLM": "dots1", "Exaone4ForCausalLM": "exaone4", "Olmo3ForCausalLM": "olmo3",

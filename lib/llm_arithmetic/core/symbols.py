@@ -121,6 +121,10 @@ qk_norm = _sym("qk_norm", r"\delta_{qkn}", "1 if queries and keys are normalized
 qk_norm_full = _sym("qk_norm_full", r"\delta_{qkn,f}", "1 if queries and keys are normalized "
                     "over the whole projection (weights of width H d_head and H_kv d_head)",
                     assumptions=_NONNEG)
+reuse_k_norm = _sym("reuse_k_norm", r"\delta_{kn,r}", "1 if a block that reads an earlier "
+                    "layer's keys and values normalizes those keys with a key norm of its own "
+                    "(one weight vector of width d_head; Hunyuan's cross-layer attention)",
+                    assumptions=_NONNEG)
 d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per head: d_head "
               "(a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent "
               "attention), 1 (a gate per head, Laguna), 0 without one", assumptions=_NONNEG)

@@ -353,12 +353,13 @@ def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o
 
 @formula("attn_params")
 def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0,
-                           qk_norm_full=0, attn_sinks=0):
+                           qk_norm_full=0, attn_sinks=0, reuse_k_norm=0):
     """Parameters one attention block uses when it reads an earlier layer's keys and values
-    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections,
-    the query's bias and norm; no key or value projection and no key norm of its own, and no
-    cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm
-    weights; the reader reports them apart.)
+    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention,
+    ``use_cla``): the query and output projections, the query's bias and norm, and, where the
+    block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key
+    or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers'
+    unused k, v and key-norm weights; the reader reports them apart.)
 
     Examples
     --------
@@ -367,9 +368,16 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
 
     >>> reuse_attention_params(d_model=1536, n_heads=8, d_head=256, qk_norm=1)
     6291712
+
+    An odd layer of Hunyuan-Large (d = 6400, 80 query heads of 80, query and key norms of 80):
+    80 x 80 x 6400 for q and o each, 80 for each norm.
+
+    >>> reuse_attention_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
+    81920160
     """
     return (2 * d_model * n_heads * d_head + qkv_bias * n_heads * d_head + o_bias * d_model
-            + qk_norm * d_head + qk_norm_full * n_heads * d_head + attn_sinks * n_heads)
+            + qk_norm * d_head + qk_norm_full * n_heads * d_head + attn_sinks * n_heads
+            + reuse_k_norm * d_head)
 
 
 @formula("matmul_params", name="compressed_matmul_params")

@@ -185,7 +185,7 @@ PARAMS = {
     'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
-    'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
+    'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
@@ -8334,16 +8334,17 @@ def request_time(*, ttft, tpot, generated):
         return _vector_result(generated*tpot + ttft)
 
 
-def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0, reuse_k_norm=0):
     """Parameters one attention block uses when it reads an earlier layer's keys and values
-    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections,
-    the query's bias and norm; no key or value projection and no key norm of its own, and no
-    cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm
-    weights; the reader reports them apart.)
+    (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention,
+    ``use_cla``): the query and output projections, the query's bias and norm, and, where the
+    block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key
+    or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers'
+    unused k, v and key-norm weights; the reader reports them apart.)
 
     .. math::
 
-        P_{attn} = d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}
+        P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}
 
     Parameters
     ----------
@@ -8363,6 +8364,8 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
         1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
     attn_sinks : number or array (default 0)
         1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+    reuse_k_norm : number or array (default 0)
+        1 if a block that reads an earlier layer's keys and values normalizes those keys with a key norm of its own (one weight vector of width d_head; Hunyuan's cross-layer attention), :math:`\\delta_{kn,r}` [-]
 
     Returns
     -------
@@ -8376,17 +8379,23 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
 
     >>> reuse_attention_params(d_model=1536, n_heads=8, d_head=256, qk_norm=1)
     6291712
+
+    An odd layer of Hunyuan-Large (d = 6400, 80 query heads of 80, query and key norms of 80):
+    80 x 80 x 6400 for q and o each, 80 for each norm.
+
+    >>> reuse_attention_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
+    81920160
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm))
     if _exact is not None:
-        d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm = _exact
         try:
-            return _exact_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head)
+            return _exact_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm = _vector_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm))
     with _quiet():
-        return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head)
+        return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
 
 
 def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):

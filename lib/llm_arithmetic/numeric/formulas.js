@@ -842,9 +842,9 @@ export function request_time({ttft, tpot, generated} = {}) {
   return generated*tpot + ttft;
 }
 
-/** Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections, the query's bias and norm; no key or value projection and no key norm of its own, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.) [1] */
-export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
-  return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + o_bias*d_model + qk_norm*d_head;
+/** Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention, ``use_cla``): the query and output projections, the query's bias and norm, and, where the block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.) [1] */
+export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0, reuse_k_norm = 0} = {}) {
+  return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
 }
 
 /** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
@@ -3725,9 +3725,10 @@ export const FORMULAS = {
    "o_bias": 0,
    "qk_norm": 0,
    "qk_norm_full": 0,
-   "qkv_bias": 0
+   "qkv_bias": 0,
+   "reuse_k_norm": 0
   },
-  "latex": "P_{attn} = d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}",
+  "latex": "P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -3737,9 +3738,10 @@ export const FORMULAS = {
    "o_bias",
    "qk_norm",
    "qk_norm_full",
-   "attn_sinks"
+   "attn_sinks",
+   "reuse_k_norm"
   ],
-  "summary": "Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``): the query and output projections, the query's bias and norm; no key or value projection and no key norm of its own, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.)",
+  "summary": "Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention, ``use_cla``): the query and output projections, the query's bias and norm, and, where the block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.)",
   "unit": "1"
  },
  "ring_allreduce_time": {

@@ -81,6 +81,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "index_heads": ["unless", "index_heads", "index_shared"],
         "index_dim": ["unless", "index_dim", "index_shared"], "index_topk": "index_topk", "o_lora_rank": "o_lora_rank",
         "o_groups": "o_groups", "compress_ratio": "compress", "compress_overlap": "overlap",
+        "reuse_k_norm": ["flag", "reuse_k_norm"],
     },
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
@@ -163,7 +164,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "msa": ["msa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
                                 "tied": ["tied_attention_params", _NO_EXTRAS],
-                                "reuse": ["reuse_attention_params", _NO_EXTRAS],
+                                "reuse": ["reuse_attention_params",
+                                          {**_NO_EXTRAS, "reuse_k_norm": 0}],
                                 "compressed": ["compressed_matmul_params", {}],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
