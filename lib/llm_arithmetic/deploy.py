@@ -271,6 +271,21 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     evaluated = 0
     no_peak: dict[str, list[str]] = {}
     no_link: set[str] = set()
+    layouts = _layouts(m, degrees)
+    # what depends on the draft alone, reckoned once: whether each layout splits it as the
+    # target (draft_degrees: the refusal, None where it splits), and what it holds at each
+    # format (draft_memory_inputs: its weights at the format and its stack, held on the
+    # replica's chips beside the target's), at a format's first point the draft's cost allows
+    draft_split: dict[tuple[int, int], str | None] = {}
+    if draft is not None:
+        for tp, _, pp in layouts:
+            if (tp, pp) not in draft_split:
+                try:
+                    draft_degrees(draft, tp, pp)
+                    draft_split[tp, pp] = None
+                except InputError as e:
+                    draft_split[tp, pp] = str(e)
+    draft_holds: dict[str, dict[str, Any]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for chip_name in chips:
@@ -288,10 +303,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} draft {draft.name}: {e}")
                             continue
-                        # the draft's weights (at the format asked) and its stack, held on
-                        # the replica's chips beside the target's
-                        held = draft_memory_inputs(draft, weights=fmt)
-                    for tp, ep, pp in _layouts(m, degrees):
+                        if fmt not in draft_holds:
+                            draft_holds[fmt] = draft_memory_inputs(draft, weights=fmt)
+                        held = draft_holds[fmt]
+                    for tp, ep, pp in layouts:
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
                                               pp, overhead, price)
@@ -299,10 +314,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
                         if ratio is not None:
-                            try:
-                                draft_degrees(draft, tp, pp)
-                            except InputError as e:
-                                skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
+                            if draft_split[tp, pp] is not None:
+                                skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: "
+                                               f"{draft_split[tp, pp]}")
                                 continue
                             g["draft_cost"] = ratio
                         g.update(held)

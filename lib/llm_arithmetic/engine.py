@@ -510,24 +510,16 @@ def _draft_held(m: Model, engine: str, spec: Mapping[str, Any], speculation: Any
     (:func:`~llm_arithmetic.estimate.draft_memory_inputs`), as far as the engine's handling
     of a draft was read: vLLM's whole (weights and cache); SGLang's and TensorRT-LLM's weights
     alone, with a warning; llama.cpp and vLLM's hybrid pool refused."""
-    from .estimate import (NOTHING_HELD, SPECULATIVE_WORKLOADS, check_module, draft_degrees,
-                           draft_memory_inputs, draft_model)
+    from .estimate import NOTHING_HELD, draft_held, speculative_workload
 
-    none = dict(NOTHING_HELD)
     which = "draft" if draft is not None else "speculation"
-    if speculation is not None:
-        if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
-            raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
-                             f"{', '.join(SPECULATIVE_WORKLOADS)}")
-        check_module(m, speculation, module_held=draft is None)
-    if draft is not None:
-        draft = draft_model(draft, m, engine)  # vLLM: one vocab_size (estimate.check_draft)
-        draft_degrees(draft, tp, pp)  # split over the chips as the target (tp: vLLM's default)
-        held = draft_memory_inputs(draft, weights=weights, bits_weight=bits_weight)
-    elif speculation is not None and SPECULATIVE_WORKLOADS[speculation].get("module"):
-        held = draft_memory_inputs(m, module=True)
-    else:
-        return none
+    workload = speculative_workload(m, speculation, module_held=draft is None)
+    # a draft model is checked under the engine's rule (vLLM: one vocab_size,
+    # estimate.check_draft) and split over the chips as the target (tp: vLLM's default)
+    _, held = draft_held(m, workload, draft, engine=engine, tp=tp, pp=pp, weights=weights,
+                         bits_weight=bits_weight)
+    if held is None:
+        return dict(NOTHING_HELD)
     if spec["kind"] == "cells":
         raise InputError(f"{which}: the {engine} view does not model a speculative draft: "
                          "how llama.cpp holds a draft's weights and cache was not read; "

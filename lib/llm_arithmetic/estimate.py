@@ -44,7 +44,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "weight_bits", "weight_inputs", "peak_for",
            "attention_peak_for", "prefill_peak_for", "decode_peak_for", "weights_as",
            "chip_inputs", "plan_inputs", "speculative_inputs", "draft_step_ratio", "draft_model",
-           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "offered_drafts", "check_module", "check_draft",
+           "draft_memory_inputs", "NOTHING_HELD", "draft_degrees", "speculative_workload",
+           "draft_held", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees"]
@@ -1096,13 +1097,8 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
     ``pp`` chips as the target is, so those degrees must suit it too (:func:`draft_degrees`)."""
     draft_layers = None
     step_blocks = None
-    held = dict(NOTHING_HELD)
-    if speculation is not None:
-        if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
-            raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
-                             f"{', '.join(SPECULATIVE_WORKLOADS)}")
-        w = SPECULATIVE_WORKLOADS[speculation]
-        check_module(m, speculation, module_held=draft is None)
+    w = speculative_workload(m, speculation, module_held=draft is None)
+    if w is not None:
         draft_len = w["draft_len"] if draft_len is None else draft_len
         acceptance = w["acceptance"] if acceptance is None else acceptance
         if draft_cost is None and draft is None:
@@ -1113,8 +1109,6 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
                 draft_layers = sum(run.count for run in layers) or None
             else:
                 draft_cost = w["draft_cost"]
-        if draft is None and w.get("module"):
-            held = draft_memory_inputs(m, module=True)
     if draft_len is None:
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
@@ -1134,19 +1128,60 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
             raise InputError("give either draft_cost or a draft model, not both")
         if hardware is None and bandwidth is None:
             raise InputError("draft: a draft model's cost needs a chip or a bandwidth")
-        draft = draft_model(draft, m)
-        draft_degrees(draft, tp, pp)
+    draft, held = draft_held(m, w, draft, tp=tp, pp=pp, weights=(at or {}).get("weights"),
+                             bits_weight=(at or {}).get("bits_weight"))
+    held = dict(NOTHING_HELD) if held is None else held
+    if draft is not None:
         draft_cost = draft_step_ratio(draft, m, hardware=hardware, bandwidth=bandwidth,
                                       **(at or {}))
         draft_layers = draft.n_layers
-        held = draft_memory_inputs(draft, weights=(at or {}).get("weights"),
-                                   bits_weight=(at or {}).get("bits_weight"))
     if draft_cost is not None or step_blocks is None:
         draft_cost = 0.0 if draft_cost is None else _number("draft_cost", draft_cost)
         if not 0 <= draft_cost < math.inf:
             raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
                 draft_layers=draft_layers, draft_step_blocks=step_blocks, **held)
+
+
+def speculative_workload(m: Model, speculation: Any, *,
+                         module_held: bool = True) -> Mapping[str, Any] | None:
+    """The record of the named workload ``speculation`` (:data:`SPECULATIVE_WORKLOADS`;
+    None for none), checked: an :class:`InputError` for a name it does not list, or for a
+    workload that drafts with a module ``m`` does not count (:func:`check_module`;
+    ``module_held``: no draft model given, so the module is what the draft holds).
+
+    >>> speculative_workload(get_model("qwen3-8b"), None) is None
+    True
+    >>> speculative_workload(get_model("qwen3-8b"), "nope")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: speculation: unknown workload 'nope'; known: mtp
+    """
+    if speculation is None:
+        return None
+    if not isinstance(speculation, str) or speculation not in SPECULATIVE_WORKLOADS:
+        raise InputError(f"speculation: unknown workload {str(speculation)[:40]!r}; known: "
+                         f"{', '.join(SPECULATIVE_WORKLOADS)}")
+    check_module(m, speculation, module_held=module_held)
+    return SPECULATIVE_WORKLOADS[speculation]
+
+
+def draft_held(m: Model, workload: Mapping[str, Any] | None, draft: Any, *,
+               engine: str | None = None, tp: Any = 1, pp: Any = 1, weights: Any = None,
+               bits_weight: Any = None) -> tuple[Model | None, dict[str, Any] | None]:
+    """The draft model, checked (:func:`draft_model`, ``engine``'s rule; :func:`draft_degrees`
+    on ``tp`` x ``pp`` chips), or None, and the plan's inputs for what the draft holds
+    (:func:`draft_memory_inputs`): a draft model's weights at ``weights`` or ``bits_weight``
+    and its stack; else, where the ``workload`` (:func:`speculative_workload`) drafts with
+    the model's own module, that module; else None (a draft given by its cost alone, or no
+    draft, holds nothing counted)."""
+    if draft is not None:
+        draft = draft_model(draft, m, engine)
+        draft_degrees(draft, tp, pp)  # split over the chips as the target (tp: vLLM's default)
+        return draft, draft_memory_inputs(draft, weights=weights, bits_weight=bits_weight)
+    if workload is not None and workload.get("module"):
+        return None, draft_memory_inputs(m, module=True)
+    return None, None
 
 
 #: What to give instead of a module the workload cannot use (the end of its refusals).

@@ -232,24 +232,25 @@ def row_weights(model_key: str, weight_format: str, bits_per_weight: float) -> d
     >>> round(float(w["native_bits_default"]), 3), float(w["native_bits_experts"])
     (5.425, 4.5)
     """
-    from .catalog.formats import BITS_PER_WEIGHT, MIXES, mix_bits, mix_parts
+    from .catalog.formats import BITS_PER_WEIGHT, FILE_TYPE_PREFIX, MIXES, mix_bits
     from .catalog.formats import bits_per_weight as exact_bits
-    from .estimate import module_follows, weight_inputs
+    from .estimate import weight_inputs
 
     m = get_model(model_key)
     if weight_format in FILE_TYPES:
         return weight_inputs(m, FILE_TYPES[weight_format])
     mix = weight_format.strip().lower()
     if mix in MIXES and MIXES[mix].experts is None:
-        try:
-            parts, mean = mix_parts(m, mix), mix_bits(m, mix)
+        try:  # the file type by its llama.cpp name ("q4_0" alone is the block format)
+            parts, mean = weight_inputs(m, FILE_TYPE_PREFIX + mix), mix_bits(m, mix)
         except InputError:  # a family whose llama.cpp tensors are not modelled
             parts = None
         if parts is not None:
             bits = exact_bits(bits_per_weight)
             scale = 1 if BITS_PER_WEIGHT.get(mix) == bits else bits / mean
-            return {"bits_weight": None, **module_follows(m),
-                    **{f"native_bits_{k}": v * scale for k, v in parts.items()}}
+            # every part's bits times the factor (a module's own bits, None, follow them)
+            return {k: v * scale if k.startswith("native_bits_") and v is not None else v
+                    for k, v in parts.items()}
     return weight_inputs(m, None, bits_per_weight)
 
 

@@ -199,14 +199,7 @@ class Reproduction:
         an article error, to the note that explains it ("see ...").
         """
         lines = ["| item | published | computed | status | note |", "|---|---|---|---|---|"]
-        for r in self.rows:
-            unit = f" {r.unit}" if r.unit else ""
-            comp = "—" if r.computed is None else f"{r.computed:,.{r.digits}f}{unit}"
-            pub = f"{r.published}{unit}" if r.published_value is not None else r.published
-            word = "erratum" if r.status == "article error" else "see"
-            link = f"({word} {{ref}}`{r.erratum}`)" if r.erratum else ""
-            note = f"{r.note} {link}".strip()
-            lines.append(f"| {r.item} | {pub} | {comp} | {r.status} | {note} |")
+        lines += ["| " + " | ".join(map(str, self._cells(r))) + " |" for r in self.rows]
         return "\n".join(lines)
 
     def status(self) -> str:

@@ -311,10 +311,16 @@ def file_type(name: object) -> Mix | None:
     """
     if not isinstance(name, str):
         return None
+    key, prefixed = _mix_key(name)
+    return MIXES.get(key) if prefixed or key not in BITS_PER_WEIGHT else None
+
+
+def _mix_key(name: str) -> tuple[str, bool]:
+    """``name`` in lower case without llama.cpp's ``mostly_``, and whether it had it."""
     key = name.strip().lower()
     if key.startswith(FILE_TYPE_PREFIX):
-        return MIXES.get(key[len(FILE_TYPE_PREFIX):])
-    return None if key in BITS_PER_WEIGHT else MIXES.get(key)
+        return key[len(FILE_TYPE_PREFIX):], True
+    return key, False
 
 
 def shared_name(name: object) -> str | None:
@@ -423,8 +429,7 @@ def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]
     matrices (what the plan's ``expert_matrices`` counts)."""
     from .model import GatedDeltaNet
 
-    key = mix.strip().lower()
-    key = key[len(FILE_TYPE_PREFIX):] if key.startswith(FILE_TYPE_PREFIX) else key
+    key, _ = _mix_key(mix)  # a file type by its bare name or as mostly_<type>
     if key not in MIXES:
         raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
                          f"(known: {', '.join(MIXES)}, each also as mostly_<type>)")

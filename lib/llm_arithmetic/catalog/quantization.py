@@ -80,7 +80,7 @@ from ..core.records import record
 from .model import KimiDeltaAttention
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "mtp_tensors", "mtp_bits", "MTP_AS_LAYERS", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
+           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
            "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
@@ -1093,19 +1093,26 @@ def _router_bias_extra(scheme: Scheme, layers: Any) -> Fraction:
     return Fraction(biases * (scheme.router_bias_bits - PLAIN_BITS), 8)
 
 
-#: Families whose checkpoints store each multi-token-prediction module as one more decoder
-#: layer after the model's, in DeepSeek-V3's layout (README_WEIGHTS.md of deepseek-ai/
-#: DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b: layer 61 of a 61-layer model holds
-#: ``enorm``, ``hnorm``, ``eh_proj``, one decoder block, ``shared_head.norm`` and its own
-#: ``embed_tokens`` and ``shared_head.head``): DeepSeek-V3/R1 and V3.1, V3.2, GLM-4.5, GLM-5,
-#: GLM-4.7-Flash (their readers count the module so, ``readers._mtp_extras``).
-MTP_AS_LAYERS = frozenset({"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe",
-                           "glm4_moe_lite"})
+def mtp_as_layers(model: Any) -> bool:
+    """Whether the model's checkpoint stores each multi-token-prediction module (one reported
+    apart from the total) as one more decoder layer after the model's, in DeepSeek-V3's layout
+    (README_WEIGHTS.md of deepseek-ai/DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b:
+    layer 61 of a 61-layer model holds ``enorm``, ``hnorm``, ``eh_proj``, one decoder block,
+    ``shared_head.norm`` and its own ``embed_tokens`` and ``shared_head.head``): DeepSeek-V3/R1
+    and V3.1, V3.2, GLM-4.5, GLM-5, GLM-4.7-Flash. Their readers count the module so
+    (``readers._mtp_extras``), the one layout whose modules store embedding tables of their
+    own, which is how they are told apart here.
+
+    >>> from llm_arithmetic import get_model
+    >>> mtp_as_layers(get_model("glm-4.5")), mtp_as_layers(get_model("qwen3-8b"))
+    (True, False)
+    """
+    return any(x.embeddings for x in model.mtp_extras() if not x.in_total)
 
 
 def mtp_tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's multi-token-prediction modules (those reported apart from
-    the total), as its checkpoint names them, for a family of :data:`MTP_AS_LAYERS`: module j
+    the total), as its checkpoint names them, for a model of :func:`mtp_as_layers`: module j
     is ``model.layers.{n + j}`` of a model of n layers, its block's matrices named as a
     decoder block's (:func:`tensors`), and its ``eh_proj`` (d x 2d) left unquantized: vLLM
     builds it as a plain ``nn.Linear`` without the quantization config
@@ -1123,7 +1130,7 @@ def mtp_tensors(model: Any) -> Iterator[Tensor]:
     >>> [(t.name, t.rows, t.cols) for t in mtp_tensors(get_model("deepseek-v3"))][:2]
     [('model.layers.61.eh_proj', 7168, 14336), ('model.layers.61.self_attn.q_a_proj', 1536, 7168)]
     """
-    if model.family not in MTP_AS_LAYERS:
+    if not mtp_as_layers(model):
         return
     d = model.d_model
     i = sum(run.count for run in model.layers)
@@ -1153,7 +1160,7 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*``) counts it at 16 bits, and one that
     quantizes it as the rest (DeepSeek-V3's fp8) counts its scales too. ``{}`` where the
     model has no such module or its family's module names are not modelled
-    (:data:`MTP_AS_LAYERS`): the plan then counts the module at the target's bits.
+    (:func:`mtp_as_layers`): the plan then counts the module at the target's bits.
 
     DeepSeek-V3's module in fp8 with 128 x 128 blocks: its block's matrices at one byte and
     an fp32 scale a block; its ``eh_proj``, norms and router in bf16, the router's bias in

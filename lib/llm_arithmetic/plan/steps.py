@@ -72,6 +72,13 @@ def guard(step: dict[str, Any], when: str, otherwise: Any = None) -> dict[str, A
     return {**step, "if": when, "else": otherwise}
 
 
+def draft_at(name: str, doc: str, target: str, **more: str) -> dict[str, Any]:
+    """The target's step ``target`` evaluated over the draft's stack (``draft_blocks``, and
+    any further inputs ``more`` changes); 0 without a draft."""
+    return guard(op(name, "at", doc, target=target,
+                    **{"with": {"blocks": "draft_blocks", **more}}), "draft_blocks", 0)
+
+
 LIT = lambda v: {"literal": v}  # noqa: E731
 INF = {"inf": True}
 
@@ -348,9 +355,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # draft's key/value heads, at least one, as of the target's. A draft given by its cost
     # alone holds nothing counted. Each term below is the target's step evaluated on the
     # draft's stack.
-    guard(op("draft_module_experts", "at", "weights of the module's routed experts' matrices",
-             target="expert_matrices", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_module_experts", "weights of the module's routed experts' matrices",
+             "expert_matrices"),
     # The embedding table and output head a module stores as its own (DeepSeek-V3's layer 61
     # embed_tokens and shared_head.head) are copies of the target's, and vLLM does not hold
     # them: loading an MTP draft it replaces the module's embedding with the target's on one
@@ -399,14 +405,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        plus=["weight_bytes", "draft_weights"]),
     op("batch_cache_bytes", "add", "cache and state of B sequences of S tokens",
        plus=["kv_cache_bytes", "batch_state_bytes"]),
-    guard(op("draft_batch_cache", "at", "the draft's cache and state of B sequences of S "
-             "tokens", target="batch_cache_bytes", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_batch_cache", "the draft's cache and state of B sequences of S "
+             "tokens", "batch_cache_bytes"),
     op("sequence_bytes", "add", "cache and state of one sequence",
        plus=["seq_kv_bytes", "state_bytes"]),
-    guard(op("draft_sequence_bytes", "at", "the draft's cache and state of one sequence",
-             target="sequence_bytes", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_sequence_bytes", "the draft's cache and state of one sequence",
+             "sequence_bytes"),
     op("sequence_bytes_all", "add", "cache and state of one sequence, the draft's with the "
        "target's", plus=["sequence_bytes", "draft_sequence_bytes"]),
     # ---- memory -------------------------------------------------------------------------------
@@ -430,15 +434,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
             weight_bytes="resident_weight_bytes", seq_bytes="sequence_bytes_all"), "capacity"),
     op("max_batch", "finite", "sequences of S tokens that fit", of="max_sequences_raw",
        integer=True),
-    guard(op("draft_batch_state", "at", "the draft's state of B sequences",
-             target="batch_state_bytes", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_batch_state", "the draft's state of B sequences", "batch_state_bytes"),
     op("free_memory", "add", "memory left for the cache",
        plus=["capacity"], minus=["overhead", "resident_weight_bytes", "batch_state_bytes",
                                  "draft_batch_state"]),
-    guard(op("draft_kv_cache", "at", "the draft's cache of B sequences of S tokens",
-             target="kv_cache_bytes", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_kv_cache", "the draft's cache of B sequences of S tokens",
+             "kv_cache_bytes"),
     op("kv_cache_all", "add", "cache of B sequences of S tokens, the draft's with the "
        "target's", plus=["kv_cache_bytes", "draft_kv_cache"]),
     guard(op("max_context", "solve", "tokens per sequence that fit at B", solver="largest",
@@ -464,14 +465,15 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       "holds, every chip's copy counted"),
     op("final_norm_params", "mul", "the final norm's vectors", of=["norm_vecs_final",
                                                                    "d_model"]),
-    f("final_norm_held", "held_params", "the final norm on the group: a whole copy a chip",
-      n_params="final_norm_params", params_copied="final_norm_params"),
+    # the final norm is copied whole on every chip: the group holds tp - 1 copies beyond the
+    # model's (held_params of a part that splits nothing and copies the norm)
+    f("final_norm_copies", "held_params", "the final norm's copies beyond the model's: a whole "
+      "one on every chip but one", n_params=LIT(0), params_copied="final_norm_params"),
     op("layer_copy_params", "add", "parameters of the blocks the tensor-parallel group holds "
        "beyond the model's", plus=["layer_params_held"], minus=["layer_params"]),
     op("tp_copy_params", "add", "parameters the tensor-parallel group holds beyond the model's: "
-       "the extra copies of what every chip holds whole", plus=["layer_copy_params",
-                                                                "final_norm_held"],
-       minus=["final_norm_params"]),
+       "the extra copies of what every chip holds whole",
+       plus=["layer_copy_params", "final_norm_copies"]),
     f("weight_bytes_copies", "weight_bytes", "their bytes, at the bits of every weight but the "
       "experts' matrices", n_params="tp_copy_params", bits_weight="bits_default"),
     op("weight_bytes_held", "add", "bytes of the model's weights on one replica, every chip's "
@@ -483,19 +485,17 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # its copies are at its own bits (draft_bits_default; none for a module: the target's)
     op("draft_width", "first", "the draft's width: a draft model's own, else the target's",
        of=["draft_d_model", "d_model"]),
-    guard(op("draft_stack_copy_params", "at", "parameters the group holds beyond the draft's "
+    draft_at("draft_stack_copy_params", "parameters the group holds beyond the draft's "
              "own in its blocks: the extra copies of what every chip holds whole",
-             target="layer_copy_params", **{"with": {"blocks": "draft_blocks",
-                                                     "d_model": "draft_width"}}),
-          "draft_blocks", 0),
+             "layer_copy_params", d_model="draft_width"),
     op("draft_final_norm", "first", "a draft model's final norm (none for a module)",
        of=["draft_final_norm_params", LIT(0)]),
-    f("draft_final_norm_held", "held_params", "the draft's final norm on the group: a whole "
-      "copy a chip", n_params="draft_final_norm", params_copied="draft_final_norm"),
+    f("draft_final_norm_copies", "held_params", "the draft's final norm's copies beyond its "
+      "own: a whole one on every chip but one", n_params=LIT(0),
+      params_copied="draft_final_norm"),
     op("draft_copy_params", "add", "parameters the group holds beyond the draft's own: the "
-       "extra copies of what every chip holds whole", plus=["draft_stack_copy_params",
-                                                            "draft_final_norm_held"],
-       minus=["draft_final_norm"]),
+       "extra copies of what every chip holds whole",
+       plus=["draft_stack_copy_params", "draft_final_norm_copies"]),
     op("draft_copy_bits", "first", "bits of the draft's copied weights: a draft model's own, "
        "else the target's", of=["draft_bits_default", "bits_default"]),
     f("draft_copy_bytes", "weight_bytes", "their bytes, at the bits of the draft's weights",
@@ -533,9 +533,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        **{"with": {"context": "final_context"}}),
     op("kv_final", "add", "cache and state of the batch at the end",
        plus=["kv_final_cache", "batch_state_bytes"]),
-    guard(op("draft_kv_final", "at", "the draft's cache and state of the batch at the end, "
-             "every copy counted", target="kv_final", **{"with": {"blocks": "draft_blocks"}}),
-          "draft_blocks", 0),
+    draft_at("draft_kv_final", "the draft's cache and state of the batch at the end, "
+             "every copy counted", "kv_final"),
     op("kv_final_all", "add", "cache and state of the batch at the end, the draft's with the "
        "target's", plus=["kv_final", "draft_kv_final"]),
     f("memory_per_chip_raw", "memory_per_chip", "weights and cache, the draft's with the "
@@ -554,9 +553,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
           "draft_weights"),
     op("sequence_bytes_final", "at", "cache and state of one sequence at the end",
        target="sequence_bytes_held", **{"with": {"context": "final_context"}}),
-    guard(op("draft_sequence_final", "at", "the draft's cache and state of one sequence at "
-             "the end, every copy counted", target="sequence_bytes_final",
-             **{"with": {"blocks": "draft_blocks"}}), "draft_blocks", 0),
+    draft_at("draft_sequence_final", "the draft's cache and state of one sequence at "
+             "the end, every copy counted", "sequence_bytes_final"),
     op("sequence_bytes_final_all", "add", "cache and state of one sequence at the end, the "
        "draft's with the target's", plus=["sequence_bytes_final", "draft_sequence_final"]),
     op("replica_capacity", "mul", "memory of the replica", of=["n_chips", "capacity"]),

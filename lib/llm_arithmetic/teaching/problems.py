@@ -187,6 +187,13 @@ def _fits(h: Hardware, weight_bytes: float, cache_bytes: float = 0) -> None:
     _need(weight_bytes + cache_bytes <= 0.9 * h.capacity)
 
 
+def _read_bytes(m: Model, h: Hardware, bits: float = 16, cache_bytes: float = 0) -> float:
+    """The weight bytes one decode step of ``m`` reads at ``bits`` per weight, where its
+    weights at those bits, and ``cache_bytes``, fit ``h`` (else the problem is drawn again)."""
+    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=bits), cache_bytes)
+    return memory.weight_bytes(n_params=m.decode_read_params, bits_weight=bits)
+
+
 def _in(x: float, low: float, high: float) -> float:
     _need(math.isfinite(x) and low <= x <= high)
     return x
@@ -233,8 +240,7 @@ def _decode_bound(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     h = rng.choice(_chips())
     fmt = rng.choice(["fp16", "q8_0", "q4_0"])
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
+    w = _read_bytes(m, h, BITS_PER_WEIGHT[fmt])
     tps = _in(_bw_value(h) / float(w), 1, 2000)
     return Problem(
         "01-puzzle", "The speed of light at batch 1",
@@ -327,8 +333,7 @@ def _weights_against_arithmetic(rng: random.Random, low: float, high: float) -> 
     critical prompt without attention is a little later: :func:`_prompt_crossover`.)"""
     m = rng.choice(_dense())
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16))
+    w = _read_bytes(m, h)
     n = _in(float(roofline.critical_batch_size(context=0, **_args(m, h, w))), low, high)
     return m, h, w, n
 
@@ -351,9 +356,7 @@ def _ttft(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     h = rng.choice(_chips(kinds=("datacenter-gpu", "consumer-gpu")))
     t = rng.choice([256, 512, 1024, 2048, 4096])
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_cache_bytes_per_token() * t)
+    w = _read_bytes(m, h, cache_bytes=m.kv_cache_bytes_per_token() * t)
     pt = _in(float(roofline.prefill_time(prompt=t, head_params=m.head_params,
                                          **_args(m, h, w))) * 1e3, 1, 60_000)
     return Problem(
@@ -412,9 +415,7 @@ def _throughput(rng: random.Random) -> Problem:
     h = rng.choice(_chips(kinds=("datacenter-gpu",)))
     s = rng.choice([1024, 2048, 4096])
     b = rng.choice([8, 16, 32, 64])
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_cache_bytes_per_token() * s * b)
+    w = _read_bytes(m, h, cache_bytes=m.kv_cache_bytes_per_token() * s * b)
     t = float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w)))
     rate = _in(b / t, 10, 100_000)
     return Problem(
@@ -435,9 +436,7 @@ def _cost(rng: random.Random) -> Problem:
     h = rng.choice(_chips(kinds=("datacenter-gpu",)))
     s, b = rng.choice([2048, 4096]), rng.choice([16, 32, 64])
     price = rng.choice([0.8, 1.2, 2.0, 2.5, 3.5])
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=16)
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=16),
-          m.kv_cache_bytes_per_token() * s * b)
+    w = _read_bytes(m, h, cache_bytes=m.kv_cache_bytes_per_token() * s * b)
     t = round(float(roofline.decode_step_time(context=s, batch=b, **_args(m, h, w))) * 1e3, 2)
     t /= 1e3  # the step time as the statement prints it
     cost = _in(price / 3600 * t / b * 1e6, 0.01, 100)
@@ -454,8 +453,7 @@ def _moe_decode(rng: random.Random) -> Problem:
     m = rng.choice(_moe())
     h = rng.choice(_chips(fp16=False))
     fmt = rng.choice(["q8_0", "q4_0"])
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
+    w = _read_bytes(m, h, BITS_PER_WEIGHT[fmt])
     tps = _in(_bw_value(h) / float(w), 1, 2000)
     return Problem(
         "15-case-studies", "A mixture of experts at batch 1",
@@ -489,8 +487,7 @@ def _efficiency(rng: random.Random) -> Problem:
     m = rng.choice(_dense())
     h = rng.choice(_chips(fp16=False))
     fmt = rng.choice(["q8_0", "q4_0"])
-    _fits(h, memory.weight_bytes(n_params=m.total_params, bits_weight=BITS_PER_WEIGHT[fmt]))
-    w = memory.weight_bytes(n_params=m.decode_read_params, bits_weight=BITS_PER_WEIGHT[fmt])
+    w = _read_bytes(m, h, BITS_PER_WEIGHT[fmt])
     bound = _in(_bw_value(h) / float(w), 2, 2000)
     measured = round(bound * rng.uniform(0.45, 0.9), 1)
     eff = _in(100 * measured / bound, 30, 95)
