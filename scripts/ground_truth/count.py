@@ -71,13 +71,26 @@ def config_files() -> list[Path]:
 #: type nor its architecture is a transformers name. MiniMax-M3: the vendored file is a flat copy
 #: of the Hub checkpoint's ``text_config`` (the checkpoint is ``minimax_m3_vl``), whose text model
 #: transformers defines as ``minimax_m3_vl_text`` (``MiniMaxM3VLForCausalLM``).
-TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
+TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text", "minimax_m1": "minimax",
+                "minimax_text_01": "minimax"}
 
 #: model_type -> {a key of the file: the key transformers reads the same field under}, where
 #: a file written for the publisher's remote code names a field otherwise. Hunyuan-A13B's
 #: remote-code file (``model_type`` "hunyuan") gives the head width as ``attention_head_dim``;
 #: transformers' ``HunYuanMoEV1Config`` reads ``head_dim`` (and without it fails to build).
 KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
+
+#: MiniMax's lightning/softmax pattern: 0 a lightning-attention layer, 1 a softmax one (vLLM's
+#: minimax_text_01.py maps transformers' layer_types the same way).
+_MINIMAX_TYPES = {0: "linear_attention", 1: "full_attention"}
+
+#: model_type -> {a key of the file: (the key transformers reads, how the value converts)}:
+#: MiniMax-M1 and MiniMax-Text-01's remote-code files give the layer pattern as
+#: ``attn_type_list`` (0/1); transformers' ``MiniMaxConfig`` reads ``layer_types`` (and without
+#: it builds alternating layers).
+KEY_CONVERSIONS = {t: {"attn_type_list": ("layer_types",
+                                          lambda v: [_MINIMAX_TYPES[x] for x in v])}
+                   for t in ("minimax_m1", "minimax_text_01")}
 
 
 def type_for_architecture(arch: str) -> str | None:
@@ -111,6 +124,10 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
         if key in body and alias not in body:
             body[alias] = body[key]
             how.append(f"'{key}' read as '{alias}', the key transformers reads (KEY_ALIASES)")
+    for key, (alias, convert) in KEY_CONVERSIONS.get(cfg.get("model_type"), {}).items():
+        if key in body and alias not in body:
+            body[alias] = convert(body.pop(key))
+            how.append(f"'{key}' read as '{alias}' (KEY_CONVERSIONS)")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
     with torch.device("meta"):
