@@ -111,7 +111,11 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 
 # file -> the key the refusal names (FAMILIES.md section 14.6): none since GLM-5.2's shared
 # indexers are read; the refusal of layer kinds is tested on relabelled copies
-REFUSED: dict[str, str] = {}
+REFUSED: dict[str, str] = {
+    # SambaY (FAMILIES.md 17.15): Mamba-1 layers, differential attention, gated memory units and
+    # a YOCO cross-decoder, sized but not read
+    "phi-4-mini-flash-reasoning": "mb_per_layer",
+}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -2596,3 +2600,37 @@ def test_minimax_lightning_layers_are_named_in_the_vllm_pool_warning():
     from llm_arithmetic.engine import engine_view
     with pytest.warns(UserWarning, match="for lightning attention layers"):
         engine_view(CONFIGS / "minimax-m1-80k.json", "vllm", kv_memory_gib=20)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_files_name_the_key_that_declares_what_is_missing(name):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"declared by field '{REFUSED[name]}'" in message, message
+
+
+# Phi-4-mini-flash-reasoning's layers by hand (FAMILIES.md 17.15: the remote code's modules as
+# vLLM's phi4flash.py builds them): d = 2560, d_in = 5120, N = 16, k = 4, r = ceil(2560 / 16)
+PF_D, PF_IN, PF_N, PF_R = 2560, 5120, 16, 160
+PF_MAMBA = (2 * PF_D * PF_IN + PF_IN * 4 + PF_IN + PF_IN * (PF_R + 2 * PF_N) + PF_R * PF_IN
+            + PF_IN + PF_IN * PF_N + PF_IN + PF_IN * PF_D)      # in, conv, x, dt, A_log, D, out
+PF_ATTN = PF_D * (PF_D + 2 * 20 * 64) + PF_D + 2 * 20 * 64 + PF_D * PF_D + PF_D + 6 * 64
+PF_CROSS = 2 * (PF_D * PF_D + PF_D) + 6 * 64                    # q and out with biases
+PF_GMU = 2 * PF_D * PF_IN
+PF_BLOCK = 3 * PF_D * 10240 + 4 * PF_D                          # fc1 (2 ff), fc2; 2 LayerNorms
+PF_HAND = (9 * PF_MAMBA + 9 * PF_ATTN + 7 * PF_GMU + 7 * PF_CROSS + 32 * PF_BLOCK
+           + 200_064 * PF_D + 2 * PF_D)
+
+
+def test_phi4flash_size_by_hand_equals_the_checkpoint():
+    """The sizing of FAMILIES.md 17.15: the hand count, 3,852,562,944, stored as bf16 but for
+    A_log (9 x 5120 x 16) and the differential attention's four lambdas (16 x 4 x 64) in fp32,
+    is the checkpoint's model.safetensors.index.json total_size, 7,706,608,640 B (SOURCES.md
+    section 18); the card says 3.8B."""
+    assert PF_HAND == 3_852_562_944
+    fp32 = 9 * PF_IN * PF_N + 16 * 4 * 64
+    assert 2 * PF_HAND + 2 * fp32 == 7_706_608_640
+    assert int(PF_HAND / 1e8) == 38
+

@@ -119,6 +119,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("hc_mult", "hyper-connections (DeepSeek-V4: several residual streams mixed per block)"),
     ("conv_L_cache", "gated short convolutions (LFM2: a depthwise convolution over the last few "
                      "tokens between two input-dependent gates, with a state of its own)"),
+    ("mb_per_layer", "SambaY's decoder-hybrid-decoder (Phi-4-mini-flash: Mamba-1 layers, "
+                     "differential attention, gated memory units, and a cross-decoder whose "
+                     "attention layers reuse one layer's keys and values)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
