@@ -2634,3 +2634,15 @@ def test_phi4flash_size_by_hand_equals_the_checkpoint():
     assert 2 * PF_HAND + 2 * fp32 == 7_706_608_640
     assert int(PF_HAND / 1e8) == 38
 
+
+def test_minimax_describe_names_no_convolution_window():
+    # the state row of describe: MiniMax-M1's state is all recurrent matrix, at the cache's 16
+    # bits (its config names no dtype for it), and no convolution window is mentioned
+    import sys
+    out = subprocess.run([sys.executable, "-m", "llm_arithmetic", "describe",
+                          str(CONFIGS / "minimax-m1-80k.json")], capture_output=True, text=True,
+                         check=True).stdout
+    row = next(line for line in out.splitlines() if "of which recurrent matrices" in line)
+    assert "146,800,640 B" in row and "at 16 bits, the state's" in row, row
+    assert "convolution" not in row, row
+
