@@ -2546,6 +2546,7 @@ def test_minimax_transformers_form_reads_as_the_remote_code_file():
     cfg = config("minimax-m1-80k")
     for form in (_minimax_hf(cfg), {**cfg, "model_type": "minimax_text_01",
                                     "architectures": ["MiniMaxText01ForCausalLM"]},
+                 {**cfg, "shared_intermediate_size": [0] * 80},  # one width per layer, all 0
                  {**_minimax_hf(cfg), "attn_type_list": cfg["attn_type_list"]}):
         assert read_config(form).total_params == MM_HAND
 
@@ -2571,6 +2572,7 @@ def test_minimax_small_files_equal_the_meta_device_count(change, meta):
 @pytest.mark.parametrize("change, message", [
     ({"shared_intermediate_size": 2048}, r"field 'shared_intermediate_size' = 2048 is not "
                                          "supported"),
+    ({"shared_intermediate_size": [0] * 79 + [512]}, r"'shared_intermediate_size' = \[0, 0"),
     ({"sliding_window": 4096}, r"field 'sliding_window' = 4096 is not supported"),
     ({"attn_type_list": [0] * 79 + [2]}, r"'attn_type_list' has unknown kinds \[2\]"),
     ({"attn_type_list": [0] * 79}, r"'attn_type_list' has 79 entries for 80 layers"),

@@ -1927,8 +1927,8 @@ def _minimax(r: _Reader) -> dict[str, Any]:
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     h, hkv, dh = r.heads(d)
-    shared = r.raw("shared_intermediate_size", 0)
-    if shared not in (0, [0]):
+    shared = r.raw("shared_intermediate_size", 0)  # one width, or one per layer (vLLM reads both)
+    if shared != 0 and not (isinstance(shared, list) and not any(shared)):
         r.refuse("shared_intermediate_size", "a shared expert beside MiniMax's routed experts is "
                  "not in the layout transformers and vLLM build")
     r.read.add("shared_intermediate_size")
