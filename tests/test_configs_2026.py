@@ -95,16 +95,27 @@ ANSWERED = {
     "lfm2.5-1.2b-distilled": ("params", 6 * 2 * 8 * 64 * 2),
     # and LFM2-8B-A1B's (its routers' expert_bias buffers counted as their biases)
     "lfm2-8b-a1b": ("params+buffers", 6 * 2 * 8 * 64 * 2),
+    # FAMILIES.md 17.14: MiniMax-M1's 10 softmax layers of 8 KV heads of 128 (the 70 lightning
+    # attention layers keep a constant state instead)
+    "minimax-m1-80k": ("params", 10 * 2 * 8 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
 # Gemma 4's layer_scalar (one per decoder layer) and its vision tower's standardization
 # (std_bias, std_scale of the tower's width)
-BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152}
+# MiniMax-M1's lightning attention decay tables, computed from each head's slope (64 heads, blocks
+# of 256: slope_rate H, query_decay and key_decay H x 256, diagonal_decay H x 256 x 256, in each of
+# the 70 lightning layers), which the checkpoint does not ship
+BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4": 60 + 2 * 1152,
+                       "minimax-m1-80k": 70 * (64 + 2 * 64 * 256 + 64 * 256 * 256)}
 
 # file -> the key the refusal names (FAMILIES.md section 14.6): none since GLM-5.2's shared
 # indexers are read; the refusal of layer kinds is tested on relabelled copies
-REFUSED: dict[str, str] = {}
+REFUSED: dict[str, str] = {
+    # SambaY (FAMILIES.md 17.15): Mamba-1 layers, differential attention, gated memory units and
+    # a YOCO cross-decoder, sized but not read
+    "phi-4-mini-flash-reasoning": "mb_per_layer",
+}
 # read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
 # `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
@@ -2555,3 +2566,185 @@ def test_apertus_counts_xielu_scalars_and_an_ungated_mlp():
                             ({"hidden_act": "silu"}, "'hidden_act' = 'silu' is not supported")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# MiniMax-M1's shapes (FAMILIES.md 17.14): d = 6144, 80 blocks (70 lightning attention layers of 64
+# heads of 128, 10 GQA layers of 64/8 heads of 128 after every seventh), each a mixture of 32 gated
+# experts of 9,216 (top 2), vocabulary 200,064, untied
+MM_D, MM_H, MM_DH, MM_V = 6144, 64, 128, 200_064
+MM_LIGHTNING = 3 * MM_D * MM_H * MM_DH + MM_D * MM_H * MM_DH + MM_H * MM_DH + MM_H * MM_DH * MM_D
+MM_SOFTMAX = 2 * MM_D * MM_H * MM_DH + 2 * MM_D * 8 * MM_DH          # q, o; k, v
+MM_EXPERTS = 32 * 3 * MM_D * 9216
+MM_BLOCK = MM_EXPERTS + 32 * MM_D + 2 * MM_D                           # experts, router, norms
+MM_HAND = 70 * MM_LIGHTNING + 10 * MM_SOFTMAX + 80 * MM_BLOCK + MM_D + 2 * MM_V * MM_D
+MM_STATE = 70 * MM_H * MM_DH * MM_DH * 2                               # 16 bits
+
+
+def test_minimax_m1_by_hand_and_the_model_card():
+    """MiniMax-M1 (SOURCES.md section 17): the meta count (ANSWERED), the hand count from
+    transformers 5.24.0's MiniMaxLightningAttention / MiniMaxAttention / MiniMaxSparseMoeBlock
+    agree; the card's 456B total rounds it, and its 45.9B activated is the top-2 count without
+    the input embedding and the output head (45,944,920,064; with them 48.4B)."""
+    m = read_config(CONFIGS / "minimax-m1-80k.json")
+    assert m.total_params == MM_HAND == 456_089_655_296
+    active = MM_HAND - 80 * MM_EXPERTS * 30 // 32
+    assert m.active_params == active == 48_403_306_496
+    assert round(m.total_params / 1e9) == 456
+    assert round((active - 2 * MM_V * MM_D) / 1e9, 1) == 45.9
+    kinds = ["la" if run.mixer is not None else "attn" for run in m.layers
+             for _ in range(run.count)]
+    assert [i for i, k in enumerate(kinds) if k == "attn"] == list(range(7, 80, 8))
+
+
+def test_minimax_lightning_attention_by_hand():
+    """One lightning attention layer: q/k/v, gate and output projections and one norm over the
+    64 x 128 output channels; its state one 128 x 128 matrix per head at the cache's 16 bits
+    (vLLM's linear_attention_state_shape and _dtype, FAMILIES.md 17.14), nothing else; per
+    token 5 FLOPs per state element (decay, write, read-out)."""
+    m = read_config(CONFIGS / "minimax-m1-80k.json")
+    la = next(run.mixer for run in m.layers if run.mixer is not None)
+    assert la.params(MM_D) == MM_LIGHTNING == 251_666_432
+    assert la.matmul_params(MM_D) == 5 * MM_D * MM_H * MM_DH
+    assert la.state_bytes() == MM_H * MM_DH * MM_DH * 2 == 2_097_152
+    assert la.decode_flops() == 5 * MM_H * MM_DH * MM_DH
+    assert m.state_bytes() == MM_STATE == 146_800_640
+    assert m.state_bytes(bits_ssm=32) == 2 * MM_STATE  # all of it is the recurrent matrix
+    kv = m.kv_cache_bytes_per_token()
+    for s in (1, 4096, 1_000_000):
+        assert m.seq_bytes(s) == kv * s + 2 * MM_STATE
+
+
+def test_minimax_m1_decode_bytes_and_flops_by_hand():
+    from llm_arithmetic.estimate import estimate
+    e = estimate(read_config(CONFIGS / "minimax-m1-80k.json"), context=4096)
+    active = 48_403_306_496
+    weights = 2 * (active - MM_V * MM_D + MM_D)          # the input table: one row read
+    kv = 10 * 2 * 8 * MM_DH * 2 * 4096
+    assert e.decode_bytes_per_token == weights + kv + 2 * MM_STATE
+    matmul = active - MM_V * MM_D - 161 * MM_D - 70 * MM_H * MM_DH   # less norms
+    attention = 10 * 4 * MM_H * MM_DH * 4096
+    assert e.decode_flops_per_token == (2 * matmul + attention
+                                        + 70 * 5 * MM_H * MM_DH * MM_DH)
+
+
+def _minimax_hf(cfg: dict) -> dict:
+    """The remote-code file in transformers' form (MiniMaxAI/MiniMax-Text-01-hf's keys):
+    layer_types for attn_type_list, the residual scales renamed."""
+    out = {k: v for k, v in cfg.items() if k not in ("attn_type_list", "auto_map")}
+    out.update(model_type="minimax", architectures=["MiniMaxForCausalLM"],
+               layer_types=["full_attention" if c else "linear_attention"
+                            for c in cfg["attn_type_list"]])
+    for part in ("full_attention", "linear_attention", "mlp"):
+        for ab in ("alpha", "beta"):
+            short = {"full_attention": "full_attn", "linear_attention": "linear_attn"}.get(part,
+                                                                                          part)
+            out[f"{short}_{ab}_factor"] = out.pop(f"layernorm_{part}_{ab}")
+    return out
+
+
+def test_minimax_transformers_form_reads_as_the_remote_code_file():
+    cfg = config("minimax-m1-80k")
+    for form in (_minimax_hf(cfg), {**cfg, "model_type": "minimax_text_01",
+                                    "architectures": ["MiniMaxText01ForCausalLM"]},
+                 {**cfg, "shared_intermediate_size": [0] * 80},  # one width per layer, all 0
+                 {**_minimax_hf(cfg), "attn_type_list": cfg["attn_type_list"]}):
+        assert read_config(form).total_params == MM_HAND
+
+
+_MM_SMALL = {"model_type": "minimax", "hidden_size": 256, "num_hidden_layers": 4,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512,
+             "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 1000}
+
+
+@pytest.mark.parametrize("change, meta", [
+    # no layer_types: MiniMaxConfig alternates, softmax on the even blocks
+    ({}, 7_858_944),
+    ({"layer_types": ["linear_attention", "linear_attention", "full_attention",
+                      "linear_attention"]}, 7_990_272),
+    ({"tie_word_embeddings": True, "head_dim": 48}, 7_340_672),
+], ids=["alternating", "layer-types", "tied-head-dim"])
+def test_minimax_small_files_equal_the_meta_device_count(change, meta):
+    """Meta-device counts of MiniMaxConfig(**cfg) under transformers 5.24.0 (FAMILIES.md
+    17.14)."""
+    assert read_config({**_MM_SMALL, **change}).total_params == meta
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"shared_intermediate_size": 2048}, r"field 'shared_intermediate_size' = 2048 is not "
+                                         "supported"),
+    ({"shared_intermediate_size": [0] * 79 + [512]}, r"'shared_intermediate_size' = \[0, 0"),
+    ({"sliding_window": 4096}, r"field 'sliding_window' = 4096 is not supported"),
+    ({"attn_type_list": [0] * 79 + [2]}, r"'attn_type_list' has unknown kinds \[2\]"),
+    ({"attn_type_list": [0] * 79}, r"'attn_type_list' has 79 entries for 80 layers"),
+    ({"attn_type_list": None}, r"missing field 'attn_type_list'"),
+    ({"layer_types": ["full_attention"] * 80}, r"'layer_types' and 'attn_type_list' disagree"),
+    ({"use_qk_norm": True}, r"field 'use_qk_norm' = True \(query and key norms\) is not "
+                            "understood by the 'minimax_m1' reader"),
+])
+def test_minimax_refuses_what_it_does_not_count_naming_the_field(change, message):
+    cfg = {**config("minimax-m1-80k"), **change}
+    with pytest.raises(ConfigError, match=message):
+        read_config(cfg)
+
+
+def test_lightning_attention_in_another_family_is_refused_naming_the_key():
+    # a relabelled MiniMax-M1 file: the mixtral reader does not model lightning attention
+    cfg = {**config("minimax-m1-80k"), "model_type": "mixtral",
+           "architectures": ["MixtralForCausalLM"]}
+    with pytest.raises(ConfigError, match="field 'attn_type_list' = .* declares lightning "
+                                          "attention"):
+        read_config(cfg)
+
+
+
+def test_minimax_lightning_layers_are_named_in_the_vllm_pool_warning():
+    # vLLM's hybrid page rule is checked against Gated DeltaNet and Mamba-2 hybrids only
+    from llm_arithmetic.engine import engine_view
+    with pytest.warns(UserWarning, match="for lightning attention layers"):
+        engine_view(CONFIGS / "minimax-m1-80k.json", "vllm", kv_memory_gib=20)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_files_name_the_key_that_declares_what_is_missing(name):
+    with pytest.raises(ConfigError) as err:
+        read_config(CONFIGS / f"{name}.json")
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"declared by field '{REFUSED[name]}'" in message, message
+
+
+# Phi-4-mini-flash-reasoning's layers by hand (FAMILIES.md 17.15: the remote code's modules as
+# vLLM's phi4flash.py builds them): d = 2560, d_in = 5120, N = 16, k = 4, r = ceil(2560 / 16)
+PF_D, PF_IN, PF_N, PF_R = 2560, 5120, 16, 160
+PF_MAMBA = (2 * PF_D * PF_IN + PF_IN * 4 + PF_IN + PF_IN * (PF_R + 2 * PF_N) + PF_R * PF_IN
+            + PF_IN + PF_IN * PF_N + PF_IN + PF_IN * PF_D)      # in, conv, x, dt, A_log, D, out
+PF_ATTN = PF_D * (PF_D + 2 * 20 * 64) + PF_D + 2 * 20 * 64 + PF_D * PF_D + PF_D + 6 * 64
+PF_CROSS = 2 * (PF_D * PF_D + PF_D) + 6 * 64                    # q and out with biases
+PF_GMU = 2 * PF_D * PF_IN
+PF_BLOCK = 3 * PF_D * 10240 + 4 * PF_D                          # fc1 (2 ff), fc2; 2 LayerNorms
+PF_HAND = (9 * PF_MAMBA + 9 * PF_ATTN + 7 * PF_GMU + 7 * PF_CROSS + 32 * PF_BLOCK
+           + 200_064 * PF_D + 2 * PF_D)
+
+
+def test_phi4flash_size_by_hand_equals_the_checkpoint():
+    """The sizing of FAMILIES.md 17.15: the hand count, 3,852,562,944, stored as bf16 but for
+    A_log (9 x 5120 x 16) and the differential attention's four lambdas (16 x 4 x 64) in fp32,
+    is the checkpoint's model.safetensors.index.json total_size, 7,706,608,640 B (SOURCES.md
+    section 18); the card says 3.8B."""
+    assert PF_HAND == 3_852_562_944
+    fp32 = 9 * PF_IN * PF_N + 16 * 4 * 64
+    assert 2 * PF_HAND + 2 * fp32 == 7_706_608_640
+    assert int(PF_HAND / 1e8) == 38
+
+
+def test_minimax_describe_names_no_convolution_window():
+    # the state row of describe: MiniMax-M1's state is all recurrent matrix, at the cache's 16
+    # bits (its config names no dtype for it), and no convolution window is mentioned
+    import sys
+    out = subprocess.run([sys.executable, "-m", "llm_arithmetic", "describe",
+                          str(CONFIGS / "minimax-m1-80k.json")], capture_output=True, text=True,
+                         check=True).stdout
+    row = next(line for line in out.splitlines() if "of which recurrent matrices" in line)
+    assert "146,800,640 B" in row and "at 16 bits, the state's" in row, row
+    assert "convolution" not in row, row
+

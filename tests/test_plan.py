@@ -10,15 +10,16 @@ import random
 import pytest
 
 from llm_arithmetic import numeric
-from llm_arithmetic.catalog.model import (MLP, Attention, GatedDeltaNet, KimiDeltaAttention, Mamba2,
-                                          ShortConv)
+from llm_arithmetic.catalog.model import (MLP, Attention, GatedDeltaNet, KimiDeltaAttention,
+                                          LightningAttention, Mamba2, ShortConv)
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
 from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, step_refs
 from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
 
 RECORDS = {"attention": (Attention,),
-           "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention, ShortConv), "mlp": (MLP,)}
+           "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention, ShortConv, LightningAttention),
+           "mlp": (MLP,)}
 
 
 def test_every_step_is_named_once_and_reads_only_inputs_and_steps():

@@ -34,6 +34,7 @@ _EXPORTS = {
     "Model": "catalog.model", "Attention": "catalog.model", "MLP": "catalog.model",
     "Mamba2": "catalog.model", "GatedDeltaNet": "catalog.model",
     "KimiDeltaAttention": "catalog.model", "ShortConv": "catalog.model",
+    "LightningAttention": "catalog.model",
     "Layers": "catalog.model",
     "read_config": "catalog.readers",
     "get_model": "catalog.model_catalog", "model_names": "catalog.model_catalog",

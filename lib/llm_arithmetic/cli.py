@@ -1144,7 +1144,8 @@ def _extra_label(name: str, model: Any) -> str:
 def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
     """The recurrent matrices' part of the state, with the bits they are counted at and why
     (``model``, the estimate's, gives the bits: the matrices' bytes over what they would take at
-    16 bits); the convolution windows, the rest, stay at the model's 16 bits."""
+    16 bits); the convolution windows, the rest, stay at the model's 16 bits (named only where
+    there are some: a lightning attention layer's state is all matrix)."""
     from .estimate import STATE_WINDOW_BITS
 
     text = _fmt_b(e.state_matrix_bytes)
@@ -1157,8 +1158,9 @@ def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
         why = (", the dtype the checkpoint's config.json names" if bits in named else
                ", the state's (config.json names no dtype for it)" if not named and bits == 16
                else "")
-        text += (f" at {bits:.3g} bits{why}; the convolution windows, the rest, at "
-                 f"{STATE_WINDOW_BITS} bits")
+        text += f" at {bits:.3g} bits{why}"
+        if windows:
+            text += f"; the convolution windows, the rest, at {STATE_WINDOW_BITS} bits"
     return STATE_MATRIX_LABEL, text
 
 

@@ -26,7 +26,8 @@ from typing import Any, Mapping
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
 from .catalog.hardware import get_hardware
-from .catalog.model import ENGINE_INPUTS, GatedDeltaNet, Mamba2, Model, ShortConv
+from .catalog.model import (ENGINE_INPUTS, GatedDeltaNet, LightningAttention, Mamba2, Model,
+                            ShortConv)
 from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
@@ -337,7 +338,8 @@ def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
         return "for a stack whose attention or state layers differ from one another"
     other = {type(b.mixer) for b in m.layers if b.mixer is not None} - {GatedDeltaNet, Mamba2}
     if other:
-        kind = "gated short convolution" if ShortConv in other else "KDA"
+        kind = ("gated short convolution" if ShortConv in other else
+                "lightning attention" if LightningAttention in other else "KDA")
         return (f"for {kind} layers (the rule is checked against published logs of Gated "
                 "DeltaNet and Mamba-2 hybrids only)")
     return None

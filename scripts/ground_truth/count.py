@@ -71,7 +71,8 @@ def config_files() -> list[Path]:
 #: type nor its architecture is a transformers name. MiniMax-M3: the vendored file is a flat copy
 #: of the Hub checkpoint's ``text_config`` (the checkpoint is ``minimax_m3_vl``), whose text model
 #: transformers defines as ``minimax_m3_vl_text`` (``MiniMaxM3VLForCausalLM``).
-TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text"}
+TYPE_ALIASES = {"minimax_m3": "minimax_m3_vl_text", "minimax_m1": "minimax",
+                "minimax_text_01": "minimax"}
 
 #: model_type -> {a key of the file: the key transformers reads the same field under}, where
 #: a file written for the publisher's remote code names a field otherwise. Hunyuan-A13B's
@@ -85,6 +86,17 @@ KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
 #: every layer its k_proj and v_proj, which the checkpoint's sharing layers do not hold, so the
 #: count exceeds the checkpoint's by those tensors (tests/configs/FAMILIES.md, Hunyuan-Large).
 ARCH_ALIASES = {"HunYuanForCausalLM": "hunyuan_v1_moe"}
+#: MiniMax's lightning/softmax pattern: 0 a lightning-attention layer, 1 a softmax one (vLLM's
+#: minimax_text_01.py maps transformers' layer_types the same way).
+_MINIMAX_TYPES = {0: "linear_attention", 1: "full_attention"}
+
+#: model_type -> {a key of the file: (the key transformers reads, how the value converts)}:
+#: MiniMax-M1 and MiniMax-Text-01's remote-code files give the layer pattern as
+#: ``attn_type_list`` (0/1); transformers' ``MiniMaxConfig`` reads ``layer_types`` (and without
+#: it builds alternating layers).
+KEY_CONVERSIONS = {t: {"attn_type_list": ("layer_types",
+                                          lambda v: [_MINIMAX_TYPES[x] for x in v])}
+                   for t in ("minimax_m1", "minimax_text_01")}
 
 
 def type_for_architecture(arch: str) -> str | None:
@@ -130,6 +142,10 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
         # HunYuanMoEV1Config leaves it None and the rotary setup then fails
         body["head_dim"] = body["hidden_size"] // body["num_attention_heads"]
         how.append("head_dim = hidden_size // num_attention_heads, the remote code's rule")
+    for key, (alias, convert) in KEY_CONVERSIONS.get(cfg.get("model_type"), {}).items():
+        if key in body and alias not in body:
+            body[alias] = convert(body.pop(key))
+            how.append(f"'{key}' read as '{alias}' (KEY_CONVERSIONS)")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
     with torch.device("meta"):

@@ -4,8 +4,9 @@ A :class:`Model` holds the embeddings and a tuple of :class:`Layers`, each a run
 blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or DeepSeek's latent
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
 norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
-:class:`GatedDeltaNet` or :class:`KimiDeltaAttention` linear-attention mixer (a constant-size
-state instead of a cache), a :class:`ShortConv` gated short convolution (LFM2), or
+:class:`GatedDeltaNet`, :class:`KimiDeltaAttention` or :class:`LightningAttention`
+linear-attention mixer (a constant-size state instead of a cache), a :class:`ShortConv` gated
+short convolution (LFM2), or
 attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
 of experts with routed and shared experts of their own widths). Readers of Hugging Face
 ``config.json`` files (:mod:`llm_arithmetic.catalog.readers`) build them.
@@ -43,7 +44,7 @@ from .format_compute import plan_format
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "ShortConv",
-           "Layers", "Extra",
+           "LightningAttention", "Layers", "Extra",
            "MTP_EXTRA", "Model", "ConfigError"]
 
 
@@ -585,14 +586,39 @@ class ShortConv(_Mixer):
 
 
 @record
+class LightningAttention(_Mixer):
+    """A lightning attention mixer (MiniMax-Text-01, MiniMax-M1; transformers 5.24.0
+    ``MiniMaxLightningAttention``): linear attention with a fixed decay per head, computed from
+    the head and the layer's depth rather than learned. One projection to the queries, keys and
+    values of ``la_heads`` heads of ``d_k``, an output gate from the block's input, an RMSNorm
+    over all heads' output channels, an output projection; no convolution. Its state, one
+    d_k x d_k matrix per head, does not grow with the context.
+
+    Attributes
+    ----------
+    la_heads : int
+        Heads (queries, keys and values alike).
+    d_k : int
+        Head width.
+    """
+
+    la_heads: int
+    d_k: int
+
+    def describe(self) -> str:
+        return f"lightning attention {self.la_heads} heads x {self.d_k}"
+
+
+@record
 class Layers:
     """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
-    Gated DeltaNet, Kimi delta attention, a gated short convolution), an MLP (or none), and
-    ``norms`` normalization vectors of width d per block."""
+    Gated DeltaNet, Kimi delta attention, lightning attention, a gated short convolution), an
+    MLP (or none), and ``norms`` normalization vectors of width d per block."""
 
     count: int
     attention: Attention | None = None
-    mixer: Mamba2 | GatedDeltaNet | KimiDeltaAttention | ShortConv | None = None
+    mixer: (Mamba2 | GatedDeltaNet | KimiDeltaAttention | ShortConv | LightningAttention
+            | None) = None
     mlp: MLP | None = None
     norms: int = 2
     hc: int = 0

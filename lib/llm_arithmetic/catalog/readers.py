@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
-                    Layers, Mamba2, Model, ShortConv)
+                    Layers, LightningAttention, Mamba2, Model, ShortConv)
 from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, hf_quant_record,
                            minimax_m3_scheme, native_bits, read_scheme)
 
@@ -76,7 +76,8 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: Layer kinds, each with a key whose presence declares it (in the order a refusal looks for
 #: them: the first found is named). Some are modelled for the families whose readers read them
 #: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; gated short
-#: convolutions: lfm2, lfm2_moe; the indexer:
+#: convolutions: lfm2, lfm2_moe; lightning attention: minimax, minimax_m1, minimax_text_01;
+#: the indexer:
 #: deepseek_v32, glm_moe_dsa; heads per layer: laguna; block shapes per layer: nemotron-nas;
 #: windows with their own heads: mimo_v2_flash; global layers with their own
 #: head width and values = keys: gemma4), none for the others. A file of
@@ -91,6 +92,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
                                               "attention (Kimi K3)"),
     ("linear_num_value_heads", "linear attention with a constant per-sequence state "
                                "(Gated DeltaNet)"),
+    ("attn_type_list", "lightning attention (MiniMax-01: linear attention with a fixed decay "
+                       "per head and a head_dim x head_dim state per head, on the layers "
+                       "marked 0)"),
     ("index_topk", "sparse attention with an indexer (DeepSeek Sparse Attention: the "
                    "indexer's key cache and a top-k read of the main cache)"),
     ("indexer_types", "indexers shared across layers (GLM-5.2: a 'shared' layer reuses an "
@@ -118,6 +122,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("altup_num_inputs", "alternating updates (Gemma 3n's AltUp: several copies of the hidden "
                          "state, one updated by each block and the others predicted)"),
     ("laurel_rank", "a learned low-rank residual in every block (Gemma 3n's LAuReL)"),
+    ("mb_per_layer", "SambaY's decoder-hybrid-decoder (Phi-4-mini-flash: Mamba-1 layers, "
+                     "differential attention, gated memory units, and a cross-decoder whose "
+                     "attention layers reuse one layer's keys and values)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -209,6 +216,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "conv_L_cache": frozenset({"lfm2", "lfm2_moe"}),
     "altup_num_inputs": frozenset({"gemma3n_text"}),
     "laurel_rank": frozenset({"gemma3n_text"}),
+    "attn_type_list": frozenset({"minimax", "minimax_m1", "minimax_text_01"}),
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
@@ -2059,6 +2067,64 @@ def _exaone4(r: _Reader) -> dict[str, Any]:
                     mlp=lambda i: mlp, d_model=d)
 
 
+# ---- MiniMax-Text-01 and MiniMax-M1 (lightning attention) --------------------------------------
+#: The two layer kinds of MiniMax-01's stack, as transformers' ``layer_types`` names them and as
+#: the remote-code files' ``attn_type_list`` codes them (vLLM's minimax_text_01.py reads 0 as
+#: "linear_attention" and 1 as "full_attention").
+_MINIMAX_KINDS = {0: "linear_attention", 1: "full_attention"}
+
+
+def _minimax_types(r: _Reader, n: int) -> list[str]:
+    """The kind of each of the ``n`` blocks: ``layer_types``, else ``attn_type_list`` (0 or 1
+    per block); where both are given they must agree. Without either, transformers'
+    ``MiniMaxConfig`` alternates (full attention on even blocks); the remote-code families
+    (minimax_m1, minimax_text_01) require the list."""
+    types = r.str_list("layer_types", n, _MINIMAX_KINDS.values())
+    codes = r.int_list("attn_type_list", [], n=n if r.has("attn_type_list") else None)
+    bad = sorted(set(codes) - set(_MINIMAX_KINDS))
+    if bad:
+        raise ConfigError(f"{r.origin}: field 'attn_type_list' has unknown kinds {bad} "
+                          "(0: lightning attention, 1: softmax attention)")
+    listed = [_MINIMAX_KINDS[c] for c in codes] if codes else None
+    if types is not None and listed is not None and types != listed:
+        raise ConfigError(f"{r.origin}: fields 'layer_types' and 'attn_type_list' disagree")
+    if types is None and listed is None and r.family != "minimax":
+        raise ConfigError(f"{r.origin}: missing field 'attn_type_list'")
+    return types or listed or ["linear_attention" if i % 2 else "full_attention"
+                               for i in range(n)]
+
+
+def _minimax(r: _Reader) -> dict[str, Any]:
+    # MiniMax-Text-01 and MiniMax-M1 (transformers 5.24.0 modeling_minimax.py; vLLM's
+    # minimax_text_01.py with MiniMaxText01LinearAttention): every block an input RMSNorm, a
+    # mixer, a post-attention RMSNorm and a mixture of num_local_experts gated experts of
+    # intermediate_size (top num_experts_per_tok, a bias-free d x E router, no shared expert).
+    # The mixer is lightning attention (MiniMaxLightningAttention: qkv_proj d -> 3 H head_dim,
+    # output_gate d -> H head_dim, an RMSNorm of H head_dim, out_proj; its decay slopes are
+    # buffers computed from the head and the depth, not weights) on the blocks layer_types
+    # marks "linear_attention" (attn_type_list 0), softmax GQA without biases elsewhere. The
+    # residual scales (*_alpha_factor, layernorm_*_alpha), postnorm, rotary_dim and block_size
+    # change no count. A shared expert (shared_intermediate_size, which the remote code
+    # declares) and a sliding window on the softmax layers are refused.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    shared = r.raw("shared_intermediate_size", 0)  # one width, or one per layer (vLLM reads both)
+    if shared != 0 and not (isinstance(shared, list) and not any(shared)):
+        r.refuse("shared_intermediate_size", "a shared expert beside MiniMax's routed experts is "
+                 "not in the layout transformers and vLLM build")
+    r.read.add("shared_intermediate_size")
+    r.refuse("sliding_window", "a window on MiniMax's softmax layers is not counted")
+    e, k = _experts(r, n_key="num_local_experts")
+    moe = MLP(r.int("intermediate_size"), n_mats=3, n_experts=e, top_k=k)
+    attn = Attention(h, hkv, dh)
+    lightning = LightningAttention(h, dh)
+    layers = [Layers(1, attention=None if t == "linear_attention" else attn,
+                     mixer=lightning if t == "linear_attention" else None, mlp=moe, norms=2)
+              for t in _minimax_types(r, n)]
+    return _stack(r, d, layers)
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -3163,7 +3229,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "deepseek_v3": _deepseek_v3,
     "gpt_oss": _gpt_oss, "llama4": _llama4, "llama4_text": _llama4_text,
     "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe, "minimax_m2": _minimax_m2,
-    "minimax_m3": _minimax_m3,
+    "minimax_m3": _minimax_m3, "minimax": _minimax, "minimax_m1": _minimax,
+    "minimax_text_01": _minimax,
     "kimi_k25": _kimi_k25, "kimi_linear": _kimi_linear, "kimi_k3": _kimi_k3,
     "deepseek_v32": _deepseek_v32, "glm_moe_dsa": _deepseek_v32,
     "laguna": _laguna, "mimo_v2_flash": _mimo_v2_flash, "step3p7": _step3p7,
@@ -3216,6 +3283,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "NemotronHForCausalLM": "nemotron_h", "Glm4MoeForCausalLM": "glm4_moe",
     "MiniMaxM2ForCausalLM": "minimax_m2", "KimiK25ForConditionalGeneration": "kimi_k25",
     "MiniMaxM3ForCausalLM": "minimax_m3", "MiniMaxM3SparseForCausalLM": "minimax_m3",
+    "MiniMaxForCausalLM": "minimax", "MiniMaxM1ForCausalLM": "minimax_m1",
+    "MiniMaxText01ForCausalLM": "minimax_text_01",
     "KimiK3ForConditionalGeneration": "kimi_k3",
     "Qwen3VLForConditionalGeneration": "qwen3_vl",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",

@@ -204,9 +204,11 @@ n_qk_heads = _sym("n_qk_heads", "H_{qk}", "query/key heads of a Gated DeltaNet (
 n_v_heads = _sym("n_v_heads", "H_{v}", "value heads of a Gated DeltaNet mixer (each keeps a "
                  "d_k x d_v state)")
 d_key = _sym("d_key", "d_{k}", "query/key head width of a Gated DeltaNet mixer (a Kimi delta "
-             "attention mixer's head width, its values' too)")
+             "attention or lightning attention mixer's head width, its values' too)")
 n_kda_heads = _sym("n_kda_heads", "H_{kda}", "heads of a Kimi delta attention (KDA) mixer, "
                    "each with its own queries, keys and values and a d_k x d_k state")
+n_la_heads = _sym("n_la_heads", "H_{la}", "heads of a lightning attention mixer (MiniMax-01), "
+                  "each with its own queries, keys and values and a d_k x d_k state")
 kda_full_gate = _sym("kda_full_gate", r"\delta_{fg}",
                      "1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k "
                      "projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k",

@@ -29,7 +29,7 @@ from .memory import compressed_entries
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "short_conv_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "short_conv_decode_flops", "lightning_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
     "msa_decode_flops", "msa_prefill_flops",
     "split_decode_flops", "split_prefill_flops", "compressed_pairs", "compressed_decode_flops",
     "compressed_prefill_flops", "decode_flops_per_token", "prefill_flops",
@@ -422,6 +422,23 @@ def short_conv_decode_flops(*, d_sconv, d_conv):
     16384
     """
     return 2 * d_sconv * d_conv + 2 * d_sconv
+
+
+@formula("attn_flops")
+def lightning_decode_flops(*, n_la_heads, d_key):
+    """FLOPs of a lightning attention layer's recurrence for one token, besides its projections
+    (counted with the weights): per head on its d_k x d_k state S, the decay S <- lambda S (one
+    per element), the write S <- S + k v^T (two) and the read-out q^T S (two). The norm, the
+    gate and the activation are left out (a few per channel).
+
+    The same for every token, whatever the context.
+
+    Examples
+    --------
+    >>> lightning_decode_flops(n_la_heads=64, d_key=128)
+    5242880
+    """
+    return 5 * n_la_heads * d_key * d_key
 
 
 @formula("decode_flops")

@@ -24,7 +24,7 @@ from ..core.registry import formula
 
 __all__ = [
     "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
-    "gated_deltanet_state_bytes", "kda_state_bytes", "short_conv_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
+    "gated_deltanet_state_bytes", "kda_state_bytes", "short_conv_state_bytes", "lightning_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
     "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "compressed_tokens", "compressed_cache_bytes",
     "kv_cache_bytes_per_token", "kv_cache_bytes",
@@ -237,6 +237,29 @@ def short_conv_state_bytes(*, d_sconv, d_conv, bits_state=16):
     8192
     """
     return d_sconv * (d_conv - 1) * bits_state / 8
+
+
+@formula("state_bytes")
+def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
+    """Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k
+    matrix of decayed key-value products, all a decode step needs (no convolution window). It
+    does not grow with the context.
+
+    vLLM keeps one (H_la, d_k, d_k) tensor per layer at the cache's dtype, the model's own
+    unless asked otherwise, and at this commit refuses float32 for it
+    (``MambaStateShapeCalculator.linear_attention_state_shape`` and
+    ``MambaStateDtypeCalculator.linear_attention_state_dtype``,
+    vllm/model_executor/layers/mamba/mamba_utils.py @
+    2afe1e8573cf51b73569ae1d35f59078a2032a91): b_st = 16 for a bf16 checkpoint.
+
+    Examples
+    --------
+    A lightning attention layer of MiniMax-M1 at 16 bits (64 heads of 128):
+
+    >>> lightning_state_bytes(n_la_heads=64, d_key=128)
+    2097152
+    """
+    return n_la_heads * d_key * d_key * bits_state / 8
 
 
 @formula("attended")

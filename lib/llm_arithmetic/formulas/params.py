@@ -23,7 +23,7 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "kda_params", "short_conv_params", "dsa_attention_params", "msa_attention_params",
+    "gated_deltanet_params", "kda_params", "short_conv_params", "lightning_params", "dsa_attention_params", "msa_attention_params",
     "split_attention_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
@@ -577,6 +577,27 @@ def short_conv_params(*, d_model, d_sconv, d_conv, conv_bias=0):
     """
     return (3 * d_model * d_sconv + d_sconv * d_conv + d_sconv * d_model
             + conv_bias * (4 * d_sconv + d_model))
+
+
+@formula("ssm_params")
+def lightning_params(*, d_model, n_la_heads, d_key):
+    r"""Parameters of one lightning attention mixer (MiniMax-Text-01, MiniMax-M1; transformers
+    5.24.0 ``MiniMaxLightningAttention``): linear attention with a fixed decay per head. One
+    projection from d to the queries, keys and values of its H_la heads (d_k each), an output
+    gate d x H_la d_k (a sigmoid of the block's input times the attention output), one RMSNorm
+    over all H_la d_k output channels, and an output projection H_la d_k x d. No convolution,
+    no biases, and no learned decay: the per-head slopes are computed from the head index
+    and the layer's depth (buffers, not weights).
+
+    Examples
+    --------
+    A lightning attention layer of MiniMax-M1 (d = 6144, 64 heads of 128):
+
+    >>> lightning_params(d_model=6144, n_la_heads=64, d_key=128)
+    251666432
+    """
+    width = n_la_heads * d_key
+    return 3 * d_model * width + d_model * width + width + width * d_model
 
 
 @formula("embed_params")

@@ -15,11 +15,11 @@ from ..core.registry import formula
 from .memory import compressed_entries
 from .params import attention_params, kda_gate_weights, mla_attention_params, mlp_params
 from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
-                    prefill_weight_flops, short_conv_decode_flops)
+                    lightning_decode_flops, prefill_weight_flops, short_conv_decode_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "kda_matmul_params", "kda_prefill_flops", "short_conv_matmul_params",
-           "short_conv_prefill_flops",
+           "short_conv_prefill_flops", "lightning_matmul_params", "lightning_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
            "msa_matmul_params", "msa_read_bytes",
            "compressed_read_bytes", "norm_params",
@@ -148,6 +148,20 @@ def short_conv_matmul_params(*, d_model, d_sconv):
     16777216
     """
     return 3 * d_model * d_sconv + d_sconv * d_model
+
+
+@formula("layer_matmul_params")
+def lightning_matmul_params(*, d_model, n_la_heads, d_key):
+    """Weights of a lightning attention mixer in matrix products for one token: the q/k/v
+    projection, the output gate and the output projection (its norm is not a matrix).
+
+    Examples
+    --------
+    >>> lightning_matmul_params(d_model=6144, n_la_heads=64, d_key=128)
+    251658240
+    """
+    width = n_la_heads * d_key
+    return 3 * d_model * width + d_model * width + width * d_model
 
 
 @formula("norm_params")
@@ -452,6 +466,20 @@ def short_conv_prefill_flops(*, d_sconv, d_conv, prompt):
     32768
     """
     return short_conv_decode_flops(d_sconv=d_sconv, d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def lightning_prefill_flops(*, n_la_heads, d_key, prompt):
+    """FLOPs of a lightning attention layer over a prompt of T tokens, besides its
+    projections: one recurrent step per token, as for the other linear-attention mixers (the
+    blocked form run in prefill adds products inside each block of tokens, left out).
+
+    Examples
+    --------
+    >>> lightning_prefill_flops(n_la_heads=64, d_key=128, prompt=2)
+    10485760
+    """
+    return lightning_decode_flops(n_la_heads=n_la_heads, d_key=d_key) * prompt
 
 
 @formula("decode_flops")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -134,6 +134,11 @@ PARAMS = {
     'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
+    'lightning_decode_flops': ('n_la_heads', 'd_key'),
+    'lightning_matmul_params': ('d_model', 'n_la_heads', 'd_key'),
+    'lightning_params': ('d_model', 'n_la_heads', 'd_key'),
+    'lightning_prefill_flops': ('n_la_heads', 'd_key', 'prompt'),
+    'lightning_state_bytes': ('n_la_heads', 'd_key', 'bits_state'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
     'mamba2_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias', 'ssm_norm'),
@@ -4110,7 +4115,7 @@ def gated_deltanet_decode_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv):
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -4158,7 +4163,7 @@ def gated_deltanet_matmul_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v):
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
 
@@ -4202,7 +4207,7 @@ def gated_deltanet_params(*, d_model, n_qk_heads, n_v_heads, d_key, d_v, d_conv)
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -4257,7 +4262,7 @@ def gated_deltanet_prefill_flops(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, p
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -4304,7 +4309,7 @@ def gated_deltanet_state_bytes(*, n_qk_heads, n_v_heads, d_key, d_v, d_conv, bit
     n_v_heads : number or array
         Value heads of a Gated DeltaNet mixer (each keeps a d_k x d_v state), :math:`H_{v}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_v : number or array
         Value head width (MLA; grouped-query attention whose values are narrower than its keys; the value heads of a Gated DeltaNet mixer), :math:`d_{v}` [-]
     d_conv : number or array
@@ -5137,7 +5142,7 @@ def kda_decode_flops(*, n_kda_heads, d_key, d_conv):
     n_kda_heads : number or array
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
 
@@ -5179,7 +5184,7 @@ def kda_matmul_params(*, d_model, n_kda_heads, d_key, kda_full_gate=0):
     n_kda_heads : number or array
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     kda_full_gate : number or array (default 0)
         1 if a Kimi delta attention mixer's output gate is one full-rank d x H d_k projection (Kimi K3) instead of the factors d x d_k and d_k x H d_k, :math:`\\delta_{fg}` [-]
 
@@ -5222,7 +5227,7 @@ def kda_params(*, d_model, n_kda_heads, d_key, d_conv, kda_full_gate=0):
     n_kda_heads : number or array
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     kda_full_gate : number or array (default 0)
@@ -5280,7 +5285,7 @@ def kda_prefill_flops(*, n_kda_heads, d_key, d_conv, prompt):
     n_kda_heads : number or array
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     prompt : number or array
@@ -5323,7 +5328,7 @@ def kda_state_bytes(*, n_kda_heads, d_key, d_conv, bits_state=16):
     n_kda_heads : number or array
         Heads of a Kimi delta attention (KDA) mixer, each with its own queries, keys and values and a d_k x d_k state, :math:`H_{kda}` [-]
     d_key : number or array
-        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention mixer's head width, its values' too), :math:`d_{k}` [-]
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
     d_conv : number or array
         Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
     bits_state : number or array (default 16)
@@ -5939,6 +5944,221 @@ def layer_cache_bytes(*, kv_layer_bytes, attended, batch=1):
     kv_layer_bytes, attended, batch = _vector_args(('kv_layer_bytes', 'attended', 'batch'), (kv_layer_bytes, attended, batch))
     with _quiet():
         return _vector_result(batch*attended*kv_layer_bytes)
+
+
+def lightning_decode_flops(*, n_la_heads, d_key):
+    """FLOPs of a lightning attention layer's recurrence for one token, besides its projections
+    (counted with the weights): per head on its d_k x d_k state S, the decay S <- lambda S (one
+    per element), the write S <- S + k v^T (two) and the read-out q^T S (two). The norm, the
+    gate and the activation are left out (a few per channel).
+
+    .. math::
+
+        F_{attn} = 5 H_{la} d_{k}^{2}
+
+    Parameters
+    ----------
+    n_la_heads : number or array
+        Heads of a lightning attention mixer (MiniMax-01), each with its own queries, keys and values and a d_k x d_k state, :math:`H_{la}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    The same for every token, whatever the context.
+
+    Examples
+    --------
+    >>> lightning_decode_flops(n_la_heads=64, d_key=128)
+    5242880
+    """
+    _exact = _exact_args(('n_la_heads', 'd_key'), (n_la_heads, d_key))
+    if _exact is not None:
+        n_la_heads, d_key = _exact
+        try:
+            return _exact_result(5*n_la_heads*d_key**2)
+        except ZeroDivisionError:
+            return _inf
+    n_la_heads, d_key = _vector_args(('n_la_heads', 'd_key'), (n_la_heads, d_key))
+    with _quiet():
+        return _vector_result(5*n_la_heads*d_key**2)
+
+
+def lightning_matmul_params(*, d_model, n_la_heads, d_key):
+    """Weights of a lightning attention mixer in matrix products for one token: the q/k/v
+    projection, the output gate and the output projection (its norm is not a matrix).
+
+    .. math::
+
+        P_{mm,l} = 5 d_{model} H_{la} d_{k}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_la_heads : number or array
+        Heads of a lightning attention mixer (MiniMax-01), each with its own queries, keys and values and a d_k x d_k state, :math:`H_{la}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> lightning_matmul_params(d_model=6144, n_la_heads=64, d_key=128)
+    251658240
+    """
+    _exact = _exact_args(('d_model', 'n_la_heads', 'd_key'), (d_model, n_la_heads, d_key))
+    if _exact is not None:
+        d_model, n_la_heads, d_key = _exact
+        try:
+            return _exact_result(5*n_la_heads*d_key*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_la_heads, d_key = _vector_args(('d_model', 'n_la_heads', 'd_key'), (d_model, n_la_heads, d_key))
+    with _quiet():
+        return _vector_result(5*n_la_heads*d_key*d_model)
+
+
+def lightning_params(*, d_model, n_la_heads, d_key):
+    """Parameters of one lightning attention mixer (MiniMax-Text-01, MiniMax-M1; transformers
+    5.24.0 ``MiniMaxLightningAttention``): linear attention with a fixed decay per head. One
+    projection from d to the queries, keys and values of its H_la heads (d_k each), an output
+    gate d x H_la d_k (a sigmoid of the block's input times the attention output), one RMSNorm
+    over all H_la d_k output channels, and an output projection H_la d_k x d. No convolution,
+    no biases, and no learned decay: the per-head slopes are computed from the head index
+    and the layer's depth (buffers, not weights).
+
+    .. math::
+
+        P_{ssm} = H_{la} d_{k} + 5 d_{model} H_{la} d_{k}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_la_heads : number or array
+        Heads of a lightning attention mixer (MiniMax-01), each with its own queries, keys and values and a d_k x d_k state, :math:`H_{la}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Examples
+    --------
+    A lightning attention layer of MiniMax-M1 (d = 6144, 64 heads of 128):
+
+    >>> lightning_params(d_model=6144, n_la_heads=64, d_key=128)
+    251666432
+    """
+    _exact = _exact_args(('d_model', 'n_la_heads', 'd_key'), (d_model, n_la_heads, d_key))
+    if _exact is not None:
+        d_model, n_la_heads, d_key = _exact
+        try:
+            return _exact_result(5*n_la_heads*d_key*d_model + n_la_heads*d_key)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_la_heads, d_key = _vector_args(('d_model', 'n_la_heads', 'd_key'), (d_model, n_la_heads, d_key))
+    with _quiet():
+        return _vector_result(5*n_la_heads*d_key*d_model + n_la_heads*d_key)
+
+
+def lightning_prefill_flops(*, n_la_heads, d_key, prompt):
+    """FLOPs of a lightning attention layer over a prompt of T tokens, besides its
+    projections: one recurrent step per token, as for the other linear-attention mixers (the
+    blocked form run in prefill adds products inside each block of tokens, left out).
+
+    .. math::
+
+        F_{pre} = 5 H_{la} d_{k}^{2} T
+
+    Parameters
+    ----------
+    n_la_heads : number or array
+        Heads of a lightning attention mixer (MiniMax-01), each with its own queries, keys and values and a d_k x d_k state, :math:`H_{la}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> lightning_prefill_flops(n_la_heads=64, d_key=128, prompt=2)
+    10485760
+    """
+    _exact = _exact_args(('n_la_heads', 'd_key', 'prompt'), (n_la_heads, d_key, prompt))
+    if _exact is not None:
+        n_la_heads, d_key, prompt = _exact
+        try:
+            return _exact_result(5*n_la_heads*prompt*d_key**2)
+        except ZeroDivisionError:
+            return _inf
+    n_la_heads, d_key, prompt = _vector_args(('n_la_heads', 'd_key', 'prompt'), (n_la_heads, d_key, prompt))
+    with _quiet():
+        return _vector_result(5*n_la_heads*prompt*d_key**2)
+
+
+def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
+    """Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k
+    matrix of decayed key-value products, all a decode step needs (no convolution window). It
+    does not grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{H_{la} d_{k}^{2} b_{st}}{8}
+
+    Parameters
+    ----------
+    n_la_heads : number or array
+        Heads of a lightning attention mixer (MiniMax-01), each with its own queries, keys and values and a d_k x d_k state, :math:`H_{la}` [-]
+    d_key : number or array
+        Query/key head width of a Gated DeltaNet mixer (a Kimi delta attention or lightning attention mixer's head width, its values' too), :math:`d_{k}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    vLLM keeps one (H_la, d_k, d_k) tensor per layer at the cache's dtype, the model's own
+    unless asked otherwise, and at this commit refuses float32 for it
+    (``MambaStateShapeCalculator.linear_attention_state_shape`` and
+    ``MambaStateDtypeCalculator.linear_attention_state_dtype``,
+    vllm/model_executor/layers/mamba/mamba_utils.py @
+    2afe1e8573cf51b73569ae1d35f59078a2032a91): b_st = 16 for a bf16 checkpoint.
+
+    Examples
+    --------
+    A lightning attention layer of MiniMax-M1 at 16 bits (64 heads of 128):
+
+    >>> lightning_state_bytes(n_la_heads=64, d_key=128)
+    2097152
+    """
+    _exact = _exact_args(('n_la_heads', 'd_key', 'bits_state'), (n_la_heads, d_key, bits_state))
+    if _exact is not None:
+        n_la_heads, d_key, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*n_la_heads*bits_state*d_key**2)
+        except ZeroDivisionError:
+            return _inf
+    n_la_heads, d_key, bits_state = _vector_args(('n_la_heads', 'd_key', 'bits_state'), (n_la_heads, d_key, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*n_la_heads*bits_state*d_key**2)
 
 
 def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):

@@ -587,6 +587,31 @@ export function layer_cache_bytes({kv_layer_bytes, attended, batch = 1} = {}) {
   return batch*attended*kv_layer_bytes;
 }
 
+/** FLOPs of a lightning attention layer's recurrence for one token, besides its projections (counted with the weights): per head on its d_k x d_k state S, the decay S <- lambda S (one per element), the write S <- S + k v^T (two) and the read-out q^T S (two). The norm, the gate and the activation are left out (a few per channel). [FLOP] */
+export function lightning_decode_flops({n_la_heads, d_key} = {}) {
+  return 5*n_la_heads*Math.pow(d_key, 2);
+}
+
+/** Weights of a lightning attention mixer in matrix products for one token: the q/k/v projection, the output gate and the output projection (its norm is not a matrix). [1] */
+export function lightning_matmul_params({d_model, n_la_heads, d_key} = {}) {
+  return 5*n_la_heads*d_key*d_model;
+}
+
+/** Parameters of one lightning attention mixer (MiniMax-Text-01, MiniMax-M1; transformers 5.24.0 ``MiniMaxLightningAttention``): linear attention with a fixed decay per head. One projection from d to the queries, keys and values of its H_la heads (d_k each), an output gate d x H_la d_k (a sigmoid of the block's input times the attention output), one RMSNorm over all H_la d_k output channels, and an output projection H_la d_k x d. No convolution, no biases, and no learned decay: the per-head slopes are computed from the head index and the layer's depth (buffers, not weights). [1] */
+export function lightning_params({d_model, n_la_heads, d_key} = {}) {
+  return 5*n_la_heads*d_key*d_model + n_la_heads*d_key;
+}
+
+/** FLOPs of a lightning attention layer over a prompt of T tokens, besides its projections: one recurrent step per token, as for the other linear-attention mixers (the blocked form run in prefill adds products inside each block of tokens, left out). [FLOP] */
+export function lightning_prefill_flops({n_la_heads, d_key, prompt} = {}) {
+  return 5*n_la_heads*prompt*Math.pow(d_key, 2);
+}
+
+/** Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context. [B] */
+export function lightning_state_bytes({n_la_heads, d_key, bits_state = 16} = {}) {
+  return ((1/8))*n_la_heads*bits_state*Math.pow(d_key, 2);
+}
+
 /** FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two). [FLOP] */
 export function mamba2_decode_flops({d_inner, d_state, n_groups, d_conv} = {}) {
   return 5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups);
@@ -2924,6 +2949,67 @@ export const FORMULAS = {
    "batch"
   ],
   "summary": "Cache of one attention layer for B sequences, each holding the positions the layer keeps.",
+  "unit": "B"
+ },
+ "lightning_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 5 H_{la} d_{k}^{2}",
+  "lhs": "attn_flops",
+  "params": [
+   "n_la_heads",
+   "d_key"
+  ],
+  "summary": "FLOPs of a lightning attention layer's recurrence for one token, besides its projections (counted with the weights): per head on its d_k x d_k state S, the decay S <- lambda S (one per element), the write S <- S + k v^T (two) and the read-out q^T S (two). The norm, the gate and the activation are left out (a few per channel).",
+  "unit": "FLOP"
+ },
+ "lightning_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = 5 d_{model} H_{la} d_{k}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_la_heads",
+   "d_key"
+  ],
+  "summary": "Weights of a lightning attention mixer in matrix products for one token: the q/k/v projection, the output gate and the output projection (its norm is not a matrix).",
+  "unit": "1"
+ },
+ "lightning_params": {
+  "defaults": {},
+  "latex": "P_{ssm} = H_{la} d_{k} + 5 d_{model} H_{la} d_{k}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "n_la_heads",
+   "d_key"
+  ],
+  "summary": "Parameters of one lightning attention mixer (MiniMax-Text-01, MiniMax-M1; transformers 5.24.0 ``MiniMaxLightningAttention``): linear attention with a fixed decay per head. One projection from d to the queries, keys and values of its H_la heads (d_k each), an output gate d x H_la d_k (a sigmoid of the block's input times the attention output), one RMSNorm over all H_la d_k output channels, and an output projection H_la d_k x d. No convolution, no biases, and no learned decay: the per-head slopes are computed from the head index and the layer's depth (buffers, not weights).",
+  "unit": "1"
+ },
+ "lightning_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = 5 H_{la} d_{k}^{2} T",
+  "lhs": "prefill_flops",
+  "params": [
+   "n_la_heads",
+   "d_key",
+   "prompt"
+  ],
+  "summary": "FLOPs of a lightning attention layer over a prompt of T tokens, besides its projections: one recurrent step per token, as for the other linear-attention mixers (the blocked form run in prefill adds products inside each block of tokens, left out).",
+  "unit": "FLOP"
+ },
+ "lightning_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{H_{la} d_{k}^{2} b_{st}}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "n_la_heads",
+   "d_key",
+   "bits_state"
+  ],
+  "summary": "Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context.",
   "unit": "B"
  },
  "mamba2_decode_flops": {

@@ -2,14 +2,14 @@
 of a layer, and how the part's fields bind to the formula's arguments.
 
 A layer (a run of ``count`` identical blocks) has up to four parts: ``attention``, ``mixer`` (a
-constant-state mixer: Mamba-2, the linear attention of Gated DeltaNet or Kimi delta
-attention, or a gated short convolution), ``mlp`` (dense or a
+constant-state mixer: Mamba-2, the linear attention of Gated DeltaNet, Kimi delta
+attention or lightning attention, or a gated short convolution), ``mlp`` (dense or a
 mixture of experts) and ``norms``. Each part is a record of plain fields
 (:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the book's pages). Three
 tables say everything else:
 
 * :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
-  ``"gdn"``, ``"kda"``, ``"shortconv"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
+  ``"gdn"``, ``"kda"``, ``"lightning"``, ``"shortconv"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
   attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
   condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
@@ -43,7 +43,8 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
                       ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["kda", ["gt", "kda_heads", 0]],
-                  ["shortconv", ["gt", "channels", 0]], ["mamba2", True]],
+                  ["lightning", ["gt", "la_heads", 0]], ["shortconv", ["gt", "channels", 0]],
+                  ["mamba2", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
         "norms": [["hyper", ["gt", "hc", 0]], ["norms", True]],
@@ -89,7 +90,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "ssm_bias": ["flag", "bias"], "ssm_norm": ["flag", "norm"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
         "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
         "kda_full_gate": ["flag", "full_gate"], "bits_ssm_checkpoint": "ssm_bits",
-        "d_sconv": "channels",
+        "d_sconv": "channels", "n_la_heads": "la_heads",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
@@ -105,6 +106,7 @@ _NO_EXTRAS = {"qkv_bias": 0, "o_bias": 0, "qk_norm": 0, "qk_norm_full": 0, "attn
 _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params", {}],
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "kda": ["kda_params", {}], "shortconv": ["short_conv_params", {}],
+           "lightning": ["lightning_params", {}],
            "dsa": ["dsa_attention_params", {}], "msa": ["msa_attention_params", {}],
            "split": ["split_attention_params", {}],
            "tied": ["tied_attention_params", {}],
@@ -171,6 +173,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "gdn": ["gated_deltanet_matmul_params", {}],
                                 "kda": ["kda_matmul_params", {}],
                                 "shortconv": ["short_conv_matmul_params", {}],
+                                "lightning": ["lightning_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
                                 "shared": ["moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
@@ -233,7 +236,8 @@ TERMS: dict[str, dict[str, Any]] = {
               "cases": {"mamba2": ["mamba2_state_bytes", {}],
                         "gdn": ["gated_deltanet_state_bytes", {}],
                         "kda": ["kda_state_bytes", {}],
-                        "shortconv": ["short_conv_state_bytes", {}]}},
+                        "shortconv": ["short_conv_state_bytes", {}],
+                        "lightning": ["lightning_state_bytes", {}]}},
     "layer_decode_flops": {"by": "form", "doc": "attention or recurrence FLOPs of one token",
                            "cases": {"attention": ["attention_decode_flops",
                                                    {"attended": "@attended"}],
@@ -247,7 +251,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                      "mamba2": ["mamba2_decode_flops", {}],
                                      "gdn": ["gated_deltanet_decode_flops", {}],
                                      "kda": ["kda_decode_flops", {}],
-                                     "shortconv": ["short_conv_decode_flops", {}]}},
+                                     "shortconv": ["short_conv_decode_flops", {}],
+                                     "lightning": ["lightning_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
                         "chunked": ["chunk_pairs", {}],
@@ -266,7 +271,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                       "mamba2": ["mamba2_prefill_flops", {}],
                                       "gdn": ["gated_deltanet_prefill_flops", {}],
                                       "kda": ["kda_prefill_flops", {}],
-                                      "shortconv": ["short_conv_prefill_flops", {}]}},
+                                      "shortconv": ["short_conv_prefill_flops", {}],
+                                      "lightning": ["lightning_prefill_flops", {}]}},
     # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
     "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
                       "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}],
@@ -301,7 +307,9 @@ TERMS: dict[str, dict[str, Any]] = {
                      "(its convolution window dropped: k_conv = 1)",
                      "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
                                "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
-                               "kda": ["kda_state_bytes", {"d_conv": 1}]}},
+                               "kda": ["kda_state_bytes", {"d_conv": 1}],
+                               # no convolution window: the state is all matrix
+                               "lightning": ["lightning_state_bytes", {}]}},
     "state_matrix_bits": {"by": "kept", "doc": "bits the mixer's recurrent matrix is kept in: "
                           "the dtype the checkpoint's config.json names, float32 for a Kimi "
                           "delta attention layer, else the state's bits",
@@ -313,7 +321,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                   for form in ("attention", "mla", "dsa", "msa", "split")}},
     "state_layer": {"by": "form", "doc": "1 for a constant-state layer",
                     "cases": {form: ["=", {"value": 1}] for form in ("mamba2", "gdn", "kda",
-                                                                  "shortconv")}},
+                                                                  "shortconv", "lightning")}},
     "block": {"by": "form", "doc": "1 for every block",
               "cases": {"norms": ["=", {"value": 1}], "hyper": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",
