@@ -1261,3 +1261,15 @@ def test_other_mamba_families_stay_refused():
     cfg["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
     with pytest.raises(ConfigError, match="a Mamba2 mixer in a quantized checkpoint"):
         read_config(cfg)
+
+
+def test_experts_listed_in_part_are_refused(tmp_path):
+    """A list that names some of a block's experts one by one (Lightning's list without expert
+    5 of layer 1) is refused naming the first one missing: the library counts a block's
+    experts together."""
+    quant = json.loads((MODELOPT / "nemotron-3.5-lightning-30b-a3b-nvfp4" /
+                        "hf_quant_config.json").read_text())
+    del quant["quantization"]["quantized_layers"]["backbone.layers.1.mixer.experts.5.up_proj"]
+    with pytest.raises(ConfigError, match=r"names 'backbone.layers.1.mixer.experts.0.up_proj' "
+                                          r"but not 'backbone.layers.1.mixer.experts.5.up_proj'"):
+        read_config(_copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant))

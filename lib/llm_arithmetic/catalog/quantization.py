@@ -1319,6 +1319,24 @@ def _by_class(scheme: Scheme, listed: Iterator[Tensor], named: set[str] | None =
     return expert_bytes, other_bytes, expert_params, matrix_params
 
 
+def _all_experts_listed(model: Any, scheme: Scheme) -> None:
+    """A mixed-precision list that names the routed experts one by one (``experts.K.up_proj``,
+    Nemotron-H's) must name every one: the matrices listed here stand for all the experts of
+    a block by the first (``experts.0.``), so a list naming some would be counted as naming
+    all. Refused naming the first expert missing."""
+    for t in tensors(model):
+        if not t.expert or ".experts.0." not in t.name:
+            continue
+        if not any(n in scheme.only for n in _prefixes(t.name)):
+            continue  # the block's experts listed whole (mlp.experts), or not at all
+        for k in range(1, t.count):
+            name = t.name.replace(".experts.0.", f".experts.{k}.")
+            if not any(n in scheme.only for n in _prefixes(name)):
+                raise ConfigError(f"{model.name}: field 'quantization_config.quantized_layers' "
+                                  f"names {t.name!r:.80} but not {name!r:.80}: a block whose "
+                                  "experts are quantized in part is not modelled")
+
+
 def _router_bias_extra(scheme: Scheme, layers: Any) -> Fraction:
     """The bytes the routers' bias vectors of ``layers`` take beyond 16 bits each, at the
     scheme's ``router_bias_bits`` [B]."""
@@ -1446,6 +1464,7 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
                               f"names {len(stray):,} module(s) that are none of the matrices "
                               f"this library lists for the model (e.g. {stray[0]!r:.80}); "
                               "counted at 16 bits they would overstate the checkpoint")
+        _all_experts_listed(model, scheme)
     if scheme.head and not model.tied:
         n = model.n_vocab * d
         other_bytes += (Fraction(scheme.layout("lm_head").matrix_bytes(model.n_vocab, d))
