@@ -988,21 +988,90 @@ def test_modelopt_nested_refusals_name_the_field(change, field):
         read_config(cfg)
 
 
-def test_qwen3_6_27b_mixed_scheme_is_refused_by_field(tmp_path):
-    """nvidia/Qwen3.6-27B-NVFP4 (MIXED_PRECISION) quantizes attention and the Gated DeltaNet
-    projections in FP8 (W8A8) and the MLPs and lm_head in W4A16 NVFP4: two layouts and two
-    compute formats outside the experts, which the plan's one layout and one format for that
-    part cannot hold. Refused naming quantized_layers, in config.json's spelling and, for a
-    config.json without its own record, in hf_quant_config.json's."""
-    with pytest.raises(ConfigError, match=r"config.json: field 'quantization_config."
-                                          r"quantized_layers' = '401 modules' quantizes the "
-                                          r"matrices outside the routed experts in 2 layouts"):
-        read_config(MODELOPT / "qwen3.6-27b-nvfp4" / "config.json")
+def _fp8_tensor(rows, cols):
+    """One ModelOpt FP8 matrix by hand: one byte an element, two fp32 scalars (weight_scale,
+    input_scale)."""
+    return rows * cols + 8
+
+
+#: nvidia/Qwen3.6-27B-NVFP4 at revision 0893e1606ff3d5f97a441f405d5fc541a6bdf404, read from
+#: its safetensors headers and index by a third party (search index file id 61871879195):
+#: ``metadata.total_size`` 21,921,428,072 bytes; per matrix, fp8 ``weight`` F8_E4M3 with
+#: ``weight_scale`` and ``input_scale`` F32 scalars (``linear_attn.in_proj_qkv`` [10240,
+#: 5120]), NVFP4 ``weight`` U8 [out, in/2] with ``weight_scale`` F8_E4M3 [out, in/16] and
+#: ``weight_scale_2``, ``input_scale`` F32 scalars (``mlp.down_proj`` [5120, 8704] and
+#: [5120, 1088]); ``in_proj_a`` and ``in_proj_b`` BF16 [48, 5120]; ``lm_head`` U8
+#: [248320, 2560]; 15 ``mtp.*`` tensors, kept in bf16 by the file's ignore list ``mtp*``.
+QWEN36_TOTAL_SIZE = 21_921_428_072
+
+
+def test_qwen3_6_27b_counts_each_module_in_its_own_layout(tmp_path):
+    """nvidia/Qwen3.6-27B-NVFP4 (MIXED_PRECISION) stores its attention and Gated DeltaNet
+    projections in fp8 (W8A8) and its MLPs and lm_head in W4A16 NVFP4. Counted module by
+    module, the checkpoint plus its MTP module (which the library reports apart) is the
+    index's total_size. The MTP module's 15 tensors are bf16: fc (d x 2d), one gated
+    attention block (q_proj 2 x 24 x 256 rows, k_proj and v_proj 4 x 256, o_proj d x 6144),
+    one MLP of 17,408 and seven norms (five of d, q_norm and k_norm of 256)."""
+    d, ff = 5120, 17408
+    mtp = 2 * (2 * d * d + 2 * 24 * 256 * d + 2 * 4 * 256 * d + d * 24 * 256 + 3 * ff * d
+               + 5 * d + 2 * 256)
+    m = read_config(MODELOPT / "qwen3.6-27b-nvfp4" / "config.json")
+    assert m.weight_bytes() + mtp == QWEN36_TOTAL_SIZE
+    s = m.scheme
+    p = "model.layers.0."
+    assert s.layout(p + "linear_attn.in_proj_qkv").matrix_bytes(10240, d) == \
+        _fp8_tensor(10240, d)
+    assert s.layout(p + "mlp.down_proj").matrix_bytes(d, ff) == d * 8704 + d * 1088 + 8
+    assert s.layout("lm_head").matrix_bytes(248320, d) == _nvfp4(248320, d)
+    assert not s.quantizes(p + "linear_attn.in_proj_a")
+    # fp8 and weight-only NVFP4: the products counted at 16 bits; the fp8 cache
+    assert m.native_format is None and m.native_kv_bits == 8
+    # the same from hf_quant_config.json alone, for a config.json without its own record
     cfg = json.loads((MODELOPT / "qwen3.6-27b-nvfp4" / "config.json").read_text())
     del cfg["quantization_config"]
-    with pytest.raises(ConfigError, match=r"hf_quant_config.json: field 'quantization."
-                                          r"quantized_layers' = '401 modules'"):
-        read_config(_copy(tmp_path, "qwen3.6-27b-nvfp4", cfg))
+    assert read_config(_copy(tmp_path, "qwen3.6-27b-nvfp4", cfg)).weight_bytes() + mtp == \
+        QWEN36_TOTAL_SIZE
+
+
+def test_qwen3_5_gated_deltanet_matrices_by_the_ignore_list(tmp_path):
+    """nvidia/Qwen3.5-122B-A10B-NVFP4 keeps every layer's linear_attn* (and self_attn*,
+    shared_expert*, lm_head) at 16 bits: its Gated DeltaNet projections count 2 bytes a
+    weight. Dropping the linear_attn entries from the ignore list quantizes the mixers' five
+    matrices in NVFP4 (ModelOpt's NVFP4 converts every linear layer it is not told to keep):
+    in_proj_qkv (2 x 16 x 128 + 64 x 128 rows), in_proj_z (64 x 128), in_proj_b and in_proj_a
+    (64 each), all of d = 3,072 inputs, and out_proj (d x 64 x 128), in each of the 36
+    linear-attention layers."""
+    path = MODELOPT / "qwen3.5-122b-a10b-nvfp4" / "config.json"
+    m = read_config(path)
+    assert m.scheme.label == "NVFP4 (16 values per fp8 scale, fp32 global scales)"
+    cfg = json.loads(path.read_text())
+    q = cfg["quantization_config"]
+    q["ignore"] = [x for x in q["ignore"] if ".linear_attn" not in x]
+    quantized = read_config(_copy(tmp_path, "qwen3.5-122b-a10b-nvfp4", cfg))
+    d, v = 3072, 64 * 128
+    mats = [(2 * 16 * 128 + v, d), (v, d), (64, d), (64, d), (d, v)]
+    saved = 36 * sum(2 * r * c - _nvfp4(r, c) for r, c in mats)
+    assert m.weight_bytes() - quantized.weight_bytes() == saved
+
+
+def test_qwen3_6_35b_shared_expert_by_its_own_name():
+    """nvidia/Qwen3.6-35B-A3B-NVFP4 lists its shared expert as ``mlp.shared_expert.*``
+    (Qwen3.5's singular name) in W4A16 NVFP4: each of its 40 layers' three 512 x 2048 matrices
+    is counted in NVFP4; without those entries (in quantized_layers and in the config_groups
+    that restate them), at 2 bytes a weight."""
+    path = MODELOPT / "qwen3.6-35b-a3b-nvfp4" / "config.json"
+    m = read_config(path)
+    assert m.scheme.quantizes("model.layers.0.mlp.shared_expert.up_proj")
+    cfg = json.loads(path.read_text())
+    q = cfg["quantization_config"]
+    q["quantized_layers"] = {k: v for k, v in q["quantized_layers"].items()
+                             if ".shared_expert." not in k}
+    for g in q["config_groups"].values():
+        g["targets"] = [t for t in g["targets"] if ".shared_expert." not in t]
+    kept = read_config(cfg)
+    assert kept.weight_bytes() - m.weight_bytes() == 40 * 3 * (2 * 512 * 2048
+                                                               - _nvfp4(512, 2048))
+    assert m.native_format is None
 
 
 def _qwen3_235b_mixed(layers):
@@ -1036,7 +1105,8 @@ def test_mixed_scheme_refusals():
     this library does not list (another family's names): each refused naming the field."""
     nvfp4 = {"quant_algo": "NVFP4", "group_size": 16}
     with pytest.raises(ConfigError, match=r"'quantization_config.quantized_layers' = "
-                                          r"'2 modules' multiplies the routed experts"):
+                                          r"'2 modules' multiplies its matrices in 2 "
+                                          r"low-precision formats"):
         read_config(_qwen3_235b_mixed({"model.layers.0.mlp.experts": nvfp4,
                                        "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}}))
     with pytest.raises(ConfigError, match=r"'quantization_config.quantized_layers' names 1 "
@@ -1085,3 +1155,121 @@ def test_engines_default_cache_is_the_checkpoints_where_they_read_it():
                                      ("vllm", {"--kv-cache-dtype": "bfloat16"}, 2 * 61 * 576)):
         v = engine_view(m, engine, hardware="b200", tp=8, flags=flags, kv_memory_gib=10)
         assert v.engine_kv_bytes_per_token == per_token, (engine, flags)
+
+
+# ---- ModelOpt files the audit found refused (SOURCES.md section 14) -----------------------------
+def test_glm_5_2_nvfp4_restates_the_routed_experts():
+    """nvidia/GLM-5.2-NVFP4's config.json carries num_experts = 256 beside n_routed_experts =
+    256 and names every layer's attention "deepseek_sparse_attention": both restate what the
+    file already says, so it counts as zai-org's GLM-5.2 (the same geometry); a num_experts
+    that differs, or another attention kind, is refused naming the fields."""
+    path = MODELOPT / "glm-5.2-nvfp4" / "config.json"
+    m = read_config(path)
+    assert m.total_params == read_config(CONFIGS / "glm-5.2.json").total_params
+    cfg = json.loads(path.read_text())
+    with pytest.raises(ConfigError, match=r"fields 'n_routed_experts' \(256\) and "
+                                          r"'num_experts' \(128\) give one size two values"):
+        read_config({**cfg, "num_experts": 128})
+    with pytest.raises(ConfigError, match=r"field 'layer_types' has unknown kinds "
+                                          r"\['full_attention'\]"):
+        read_config({**cfg, "layer_types": ["full_attention"] * cfg["num_hidden_layers"]})
+
+
+def test_deepseek_v4_flash_nvfp4_experts_beside_fp8_blocks():
+    """nvidia/DeepSeek-V4-Flash-NVFP4 keeps DeepSeek-V4's fp8 record (128 x 128 blocks, E8M0
+    scales) and adds ModelOpt's: its routed experts (43 layers x 256 x 3 matrices of
+    2048 x 4096) in NVFP4 instead of MXFP4; everything else as deepseek-ai's file ships it.
+    Per expert weight an NVFP4 matrix adds one byte per 16 (an fp8 scale) where MXFP4 adds one
+    per 32 (an E8M0 scale), and two fp32 scalars a matrix."""
+    m = read_config(MODELOPT / "deepseek-v4-flash-nvfp4" / "config.json")
+    base = read_config(CONFIGS / "deepseek-v4-flash.json")
+    matrices = 43 * 256 * 3
+    weights = matrices * 2048 * 4096
+    assert m.weight_bytes() - base.weight_bytes() == weights // 16 - weights // 32 + 8 * matrices
+    assert m.scheme.label == "fp8 block-scaled 128x128 (E8M0 scales), NVFP4 experts"
+    assert m.native_format == base.native_format
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda q: q.update(moe_quant_algo="MXFP8"), "'quantization_config.moe_quant_algo'"),
+    (lambda q: q["quantized_layers"].update({"layers.0.attn.wq_a": {"quant_algo": "NVFP4"}}),
+     "'quantization_config.quantized_layers.layers.0.attn.wq_a'"),
+    (lambda q: q.update(kv_cache_quant_algo="FP8"), "'quantization_config.kv_cache_quant_algo'"),
+    (lambda q: q.update(quant_algo="NVFP4"), "'quantization_config.quant_algo'"),
+])
+def test_deepseek_v4_nvfp4_refusals_name_the_field(change, field):
+    cfg = json.loads((MODELOPT / "deepseek-v4-flash-nvfp4" / "config.json").read_text())
+    change(cfg["quantization_config"])
+    with pytest.raises(ConfigError, match="field " + re.escape(field)):
+        read_config(cfg)
+
+
+def test_modelopt_flat_record_without_quant_method():
+    """Qwen3-32B-FP8-Static-PerTensor's config.json holds the record ModelOpt 0.31's exporter
+    writes (producer, quant_algo FP8, config_groups without targets, kv_cache_scheme "FP8", no
+    quant_method), the same layout as its hf_quant_config.json: fp8 per-tensor weights with
+    fp32 weight and input scales for every linear layer but lm_head, an fp8 cache. By hand from
+    Qwen3-32B's published 32,762,123,264 parameters (SOURCES.md section 7): its 64 x 7 matrices
+    (q and o 8,192 x 5,120, k and v 1,024 x 5,120, three of 25,600 x 5,120) at one byte and
+    8 bytes of scales each, the rest at two."""
+    m = read_config(MODELOPT / "qwen3-32b-fp8-static-pertensor" / "config.json")
+    per_layer = 2 * 8192 * 5120 + 2 * 1024 * 5120 + 3 * 25600 * 5120
+    assert m.weight_bytes() == 2 * 32_762_123_264 - 64 * per_layer + 64 * 7 * 8
+    assert m.scheme.label == "fp8 per-tensor" and m.native_kv_bits == 8
+    assert m.native_format == {"compute": "fp8", "compute_fallback": "fp16"}
+    cfg = json.loads((MODELOPT / "qwen3-32b-fp8-static-pertensor" / "config.json").read_text())
+    q = cfg["quantization_config"]
+    with pytest.raises(ConfigError, match=r"field 'quantization_config.kv_cache_scheme' = "
+                                          r"'INT8'"):
+        read_config({**cfg, "quantization_config": {**q, "kv_cache_scheme": "INT8"}})
+    del q["producer"]
+    with pytest.raises(ConfigError, match=r"missing field 'quantization_config.quant_method': "
+                                          r"the record names no method and no ModelOpt "
+                                          r"producer"):
+        read_config(cfg)
+
+
+def test_nemotron_3_5_lightning_mamba_and_experts_by_their_own_layouts():
+    """nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4 (MIXED_PRECISION, its
+    hf_quant_config.json) names its modules as Nemotron-H does (backbone.layers.N.mixer.*):
+    the 23 Mamba-2 mixers' in_proj (2 x 4,096 + 2 x 8 x 128 + 64 = 10,304 rows) and out_proj
+    (4,096 inputs) in fp8, each of the 23 x 128 routed experts (up and down, 1,856 x 2,688)
+    listed one by one, the 23 shared experts (3,712 x 2,688) and lm_head (131,072 x 2,688) in
+    W4A16 NVFP4; attention and routers kept in bf16. Against the same config.json read as
+    16-bit weights, each of those matrices saves its 2 bytes a weight less its layout's.
+    A third party's reading of the same checkpoint gives 5.612 MB an NVFP4 expert and 16.5 GB
+    of expert banks (search index file id 57369127849)."""
+    d = 2688
+    m = read_config(MODELOPT / "nemotron-3.5-lightning-30b-a3b-nvfp4" / "config.json")
+    plain = read_config(CONFIGS / "nvidia-nemotron-3.5-lightning-30b-a3b-nvfp4.json")
+    assert plain.scheme is None
+    nvfp4 = [(23 * 128 * 2, 1856, d), (23 * 2, 3712, d), (1, 131072, d)]
+    fp8 = [(23, 10304, d), (23, d, 4096)]
+    saved = sum(k * (2 * r * c - _nvfp4(r, c)) for k, r, c in nvfp4) \
+        + sum(k * (2 * r * c - _fp8_tensor(r, c)) for k, r, c in fp8)
+    assert plain.weight_bytes() - m.weight_bytes() == saved
+    expert = 2 * _nvfp4(1856, d)
+    assert 5.612e6 <= expert < 5.613e6 and round(23 * 128 * expert / 1e9, 1) == 16.5
+    assert m.native_format is None and m.native_kv_bits == 8
+    assert m.scheme.layout("backbone.layers.0.mixer.in_proj").label == "fp8 per-tensor"
+
+
+def test_other_mamba_families_stay_refused():
+    """Granite 4.0-H names its Mamba-2 mixers otherwise (model.layers.N.mamba): a quantized
+    file of it is still refused, naming the mixer."""
+    cfg = json.loads((CONFIGS / "granite-4.0-h-tiny.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    with pytest.raises(ConfigError, match="a Mamba2 mixer in a quantized checkpoint"):
+        read_config(cfg)
+
+
+def test_experts_listed_in_part_are_refused(tmp_path):
+    """A list that names some of a block's experts one by one (Lightning's list without expert
+    5 of layer 1) is refused naming the first one missing: the library counts a block's
+    experts together."""
+    quant = json.loads((MODELOPT / "nemotron-3.5-lightning-30b-a3b-nvfp4" /
+                        "hf_quant_config.json").read_text())
+    del quant["quantization"]["quantized_layers"]["backbone.layers.1.mixer.experts.5.up_proj"]
+    with pytest.raises(ConfigError, match=r"names 'backbone.layers.1.mixer.experts.0.up_proj' "
+                                          r"but not 'backbone.layers.1.mixer.experts.5.up_proj'"):
+        read_config(_copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant))

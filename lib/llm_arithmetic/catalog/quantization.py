@@ -42,6 +42,11 @@ The layouts, each from the quantizer's code or specification:
     description (https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-
     accurate-low-precision-inference/) and a loader's check of those shapes (index file id
     68294392818). FP8: e4m3 weights, fp32 ``weight_scale`` and ``input_scale`` per matrix.
+    ``MIXED_PRECISION`` counts each listed module in its own algorithm's layout
+    (:func:`_modelopt_mixed`); the flat record ModelOpt 0.29 to 0.31 wrote into config.json
+    without ``quant_method`` is read as ModelOpt's (:func:`_flat_modelopt`), and an fp8 record
+    whose routed experts ModelOpt converted to NVFP4 (``moe_quant_algo``, DeepSeek-V4) as fp8
+    blocks with NVFP4 experts (:func:`_modelopt_experts`).
 ``awq`` (AutoAWQ GEMM: ``qweight``, ``qzeros``, ``scales``)
     4-bit values packed into int32 (in, out/8), one fp16 scale (in/g, out) and one packed
     zero point (in/g, out/8) per ``group_size`` inputs of each output (casper-hansen/AutoAWQ
@@ -73,14 +78,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from ..core.errors import ConfigError
 from ..core.records import record
-from .model import KimiDeltaAttention
+from .model import GatedDeltaNet, KimiDeltaAttention, Mamba2
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record",
+           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record", "read_hf_quant",
            "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
@@ -139,6 +145,11 @@ class Scheme:
         The KV cache's bits the checkpoint asks for (ModelOpt's ``kv_cache_quant_algo``
         ``FP8``, or its ``kv_cache_scheme`` of 8-bit floats: 8), the cache's default where no
         other is asked; None where it names none (16 bits).
+    layouts : tuple of (str, Scheme)
+        Each listed module's own layout, where a mixed-precision checkpoint stores the matrices
+        of one part (the routed experts, or the rest) in more than one (nvidia/Qwen3.6-27B-NVFP4:
+        attention and Gated DeltaNet projections in fp8, MLPs in NVFP4); ``()`` where each part
+        has one, the scheme's own and :attr:`expert_scheme`.
     """
 
     method: str
@@ -160,6 +171,7 @@ class Scheme:
     fp32_mixers: bool = False
     only: frozenset[str] | None = None
     kv_bits: int | None = None
+    layouts: tuple[tuple[str, Scheme], ...] = ()
 
     def kept(self, name: str) -> bool:
         """Whether the module ``name`` stays unquantized by the config's own list. ``name`` is
@@ -182,6 +194,27 @@ class Scheme:
             return False
         return self.only is None or any(n in self.only for n in _prefixes(name))
 
+    def layout(self, name: str, expert: bool = False) -> Scheme:
+        """The layout a quantized matrix ``name`` is stored in: its module's own where the
+        checkpoint lists one (:attr:`layouts`, the module or one holding it, under any
+        wrapper's name), else the experts' (:attr:`expert_scheme`) for a routed expert's,
+        else the scheme itself.
+
+        >>> s = read_scheme({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+        ...     "quantized_layers": {"model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"},
+        ...                          "model.layers.0.mlp.up_proj": {"quant_algo": "W4A16_NVFP4"}}})
+        >>> s.layout("model.layers.0.self_attn.q_proj").label
+        'fp8 per-tensor'
+        >>> s.layout("model.layers.0.mlp.up_proj").label
+        'NVFP4 (16 values per fp8 scale, fp32 global scales, weights only)'
+        """
+        if self.layouts:
+            table = _layout_table(self.layouts)
+            for n in _prefixes(name):
+                if n in table:
+                    return table[n]
+        return self.expert_scheme if expert and self.expert_scheme else self
+
     def matrix_bytes(self, rows: int, cols: int) -> Any:
         """Bytes of one quantized rows x cols matrix [B].
 
@@ -199,6 +232,12 @@ class Scheme:
             block_cols=self.block_cols, bits_scale=self.bits_scale,
             bits_offset=self.bits_offset, bits_tensor=self.bits_tensor,
             bits_channel=self.bits_channel)
+
+
+@lru_cache(maxsize=64)
+def _layout_table(layouts: tuple[tuple[str, Scheme], ...]) -> dict[str, Scheme]:
+    """:attr:`Scheme.layouts` as a table by module name (built once per scheme)."""
+    return dict(layouts)
 
 
 #: How a multimodal checkpoint prefixes its language model's modules, where a text-only one
@@ -300,10 +339,67 @@ def _check_keys(q: Mapping[str, Any], known: set[str], origin: str, where: str =
                               "understood, and it may change the checkpoint's bytes")
 
 
+#: The keys ModelOpt adds to an fp8 record whose routed experts it converted to NVFP4
+#: (:func:`_modelopt_experts`).
+_MODELOPT_EXPERT_KEYS = {"moe_quant_algo", "quant_algo", "quantized_layers", "group_size",
+                         "ignore", "config_groups", "kv_cache_quant_algo", "producer"}
+
+
+def _modelopt_experts(q: Mapping[str, Any], origin: str) -> Scheme:
+    """The routed experts' layout of an fp8 checkpoint whose experts ModelOpt converted to
+    NVFP4 and left every other matrix as it was (nvidia/DeepSeek-V4-Flash-NVFP4 and
+    -Pro-NVFP4: ``moe_quant_algo`` ``NVFP4`` beside DeepSeek-V4's fp8 record). vLLM's
+    DeepSeek-V4 quantization config sends the experts to ``ModelOptNvFp4FusedMoE`` when
+    ``expert_dtype`` is ``fp4`` and ``moe_quant_algo`` ``NVFP4`` and keeps the fp8 path for
+    the rest (index file id 70323023792; SGLang's support of the same files: attention and
+    shared experts fp8, the experts NVFP4, index file id 56280244053). Each expert matrix
+    then holds ``weight`` (two E2M1 values a byte), ``weight_scale`` (fp8 e4m3 per 16 inputs)
+    and ``weight_scale_2`` and ``input_scale`` (fp32 scalars), as a conversion that follows the
+    same convention lists them (index file id 62482337418). The ModelOpt keys must say exactly
+    that: ``quant_algo`` ``MIXED_PRECISION``, ``quantized_layers`` naming routed experts
+    only, each NVFP4 in groups of ``group_size``, ``config_groups`` restating NVFP4; ``ignore``
+    names what ModelOpt left in the fp8 layout (attention, shared experts, head, MTP), not
+    16-bit modules. Anything else is refused naming its field."""
+    if q.get("moe_quant_algo") != "NVFP4":
+        raise _origin_error(origin, "moe_quant_algo", q.get("moe_quant_algo"), "is not NVFP4")
+    producer = q.get("producer")
+    if not isinstance(producer, dict) or producer.get("name") != "modelopt":
+        raise _origin_error(origin, "producer", producer, "is not ModelOpt's")
+    if q.get("quant_algo") != "MIXED_PRECISION":
+        raise _origin_error(origin, "quant_algo", q.get("quant_algo"), "beside moe_quant_algo "
+                            "is not MIXED_PRECISION")
+    group = _int(q, "group_size", origin, 16)
+    layers = q.get("quantized_layers")
+    if not isinstance(layers, dict) or not layers:
+        raise _origin_error(origin, "quantized_layers", layers, "must be an object naming "
+                            "each quantized module")
+    for name, spec in layers.items():
+        if not _is_expert(name) or not isinstance(spec, dict) \
+                or spec.get("quant_algo") != "NVFP4" or spec.get("group_size", 16) != group \
+                or set(spec) - {"quant_algo", "group_size"}:
+            raise _origin_error(origin, f"quantized_layers.{name}", spec, "is not a block of "
+                                f"routed experts in NVFP4 groups of {group}: only the experts' "
+                                "conversion is modelled")
+    for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
+        w = g.get("weights") if isinstance(g, dict) else None
+        said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
+                                                    w.get("group_size"))
+        if said != ("float", 4, group):
+            raise _origin_error(origin, f"config_groups.{gname}", g, "does not restate the "
+                                "experts' NVFP4")
+    _names(q, "ignore", origin)
+    if _modelopt_kv(q, origin) is not None:
+        raise _origin_error(origin, "kv_cache_quant_algo", q.get("kv_cache_quant_algo"),
+                            "beside an fp8 record is not modelled")
+    return replace(_modelopt_layout("NVFP4", group, origin, "moe_quant_algo"),
+                   experts_only=True)
+
+
 def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
+    experts = _modelopt_experts(q, origin) if "moe_quant_algo" in q else None
     _check_keys(q, {"quant_method", "activation_scheme", "fmt", "scale_fmt",
                     "weight_block_size", "modules_to_not_convert", "ignored_layers",
-                    "dequant"}, origin)
+                    "dequant"} | (_MODELOPT_EXPERT_KEYS if experts else set()), origin)
     fmt = q.get("fmt", "e4m3")
     if fmt not in ("e4m3", "float8_e4m3fn"):
         raise _origin_error(origin, "fmt", fmt, "is not an fp8 format this library counts "
@@ -318,8 +414,9 @@ def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
                       router_bias_bits=32, compute="fp8")
     _pair(block, origin, "weight_block_size")
     # scale_fmt 'ue8m0' (DeepSeek-V3.1 and later): the scales are powers of two, still fp32
-    return Scheme("fp8", f"fp8 block-scaled {block[0]}x{block[1]}", 8, block[0], block[1], 32,
-                  keep=keep, router_bias_bits=32, compute="fp8")
+    label = f"fp8 block-scaled {block[0]}x{block[1]}"
+    return Scheme("fp8", label + (", NVFP4 experts" if experts else ""), 8, block[0], block[1],
+                  32, keep=keep, router_bias_bits=32, compute="fp8", expert_scheme=experts)
 
 
 def _mxfp4(q: Mapping[str, Any], origin: str) -> Scheme:
@@ -547,6 +644,12 @@ def _modelopt_kv(q: Mapping[str, Any], origin: str) -> int | None:
     (``FP8``); None where neither names one. Another cache format is refused naming its
     field."""
     scheme = q.get("kv_cache_scheme")
+    if isinstance(scheme, str):  # ModelOpt's flat record names the algorithm (_flat_modelopt)
+        bits = _lookup(_MODELOPT_KV, scheme)
+        if bits is None:
+            raise _origin_error(origin, "kv_cache_scheme", scheme, "is not a cache format "
+                                "this library counts (FP8)")
+        return bits
     if scheme:
         if not isinstance(scheme, dict) or (scheme.get("type"), scheme.get("num_bits"),
                                             scheme.get("dynamic")) != ("float", 8, False):
@@ -573,11 +676,15 @@ def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
                     kv: int | None) -> Scheme:
     """ModelOpt's ``MIXED_PRECISION``: ``quantized_layers`` names each quantized module (a
     matrix, or a block of fused experts) with its own ``quant_algo``; every module it does not
-    name stays at 16 bits. The plan counts two parts apart, the routed experts and the rest,
-    each at its own bits and with one compute format for the whole model: each part must use
-    one algorithm, and the two the same compute format; a file that does not is refused
-    naming ``quantized_layers``. Where only the routed experts are listed, the products run at
-    16 bits (an experts-only scheme, :attr:`~llm_arithmetic.catalog.model.Model.native_format`).
+    name stays at 16 bits. Each module's matrices are counted in its own layout
+    (:attr:`Scheme.layouts` where a part, the routed experts or the rest, holds more than one:
+    nvidia/Qwen3.6-27B-NVFP4's attention and Gated DeltaNet projections in fp8, its MLPs and
+    ``lm_head`` in W4A16 NVFP4). The plan multiplies in one format: the layouts' own where they
+    share one; 16 bits where some are weight-only (W4A16: their products run at 16 bits, as
+    the experts-only schemes' do, :attr:`~llm_arithmetic.catalog.model.Model.native_format`);
+    two different low-precision formats (NVFP4 and fp8 activations) are refused naming
+    ``quantized_layers``. Where only the routed experts are listed, the products run at 16
+    bits too.
 
     >>> s = read_scheme({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
     ...     "quantized_layers": {"model.layers.0.mlp.experts": {"quant_algo": "NVFP4",
@@ -593,6 +700,7 @@ def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
         raise _origin_error(origin, "quantized_layers", layers, "must be an object naming "
                             "each quantized module")
     parts: dict[bool, dict[str, tuple[Scheme, str]]] = {True: {}, False: {}}
+    each: list[tuple[str, Scheme]] = []
     head: Scheme | None = None
     for name, spec in layers.items():
         key = f"quantized_layers.{name}"
@@ -609,29 +717,34 @@ def _modelopt_mixed(q: Mapping[str, Any], origin: str, keep: tuple[str, ...],
         if name == "lm_head" or name.endswith(".lm_head"):
             head = layout
         parts[_is_expert(name)].setdefault(layout.label, (layout, name))
-    for expert, found in parts.items():
-        if len(found) > 1:
-            what = "routed experts" if expert else "matrices outside the routed experts"
-            said = "; ".join(f"{label} (e.g. {name})" for label, (_, name) in found.items())
-            raise _origin_error(origin, "quantized_layers", f"{len(layers)} modules",
-                                f"quantizes the {what} in {len(found)} layouts ({said}): the "
-                                "plan counts one layout for the routed experts and one for "
-                                "the rest")
+        each.append((name, layout))
+    found = [layout for part in parts.values() for layout, _ in part.values()]
+    formats = {layout.compute for layout in found}
+    low = formats - {None}
+    if len(low) > 1:
+        said = "; ".join(f"{layout.label} (e.g. {name})" for part in parts.values()
+                         for layout, name in part.values())
+        raise _origin_error(origin, "quantized_layers", f"{len(layers)} modules",
+                            f"multiplies its matrices in {len(low)} low-precision formats "
+                            f"({said}): the plan has one")
+    compute = None if None in formats else next(iter(low))
     experts = next(iter(parts[True].values()), (None, ""))[0]
     rest = next(iter(parts[False].values()), (None, ""))[0]
-    if experts is not None and rest is not None and experts.compute != rest.compute:
-        raise _origin_error(origin, "quantized_layers", f"{len(layers)} modules",
-                            f"multiplies the routed experts ({experts.label}) and the rest "
-                            f"({rest.label}) in different formats: the plan has one")
+    several = len(parts[True]) > 1 or len(parts[False]) > 1
     base = rest if rest is not None else experts
-    label = base.label if experts is None or experts.label == base.label else \
-        f"{base.label}, experts {experts.label}"
+
+    def shown(part: dict[str, tuple[Scheme, str]]) -> str:
+        return " and ".join(part)
+
+    label = shown(parts[False]) if rest is not None else shown(parts[True])
+    if experts is not None and rest is not None and not set(parts[True]) <= set(parts[False]):
+        label = f"{label}, experts {shown(parts[True])}"
     # the routed experts alone quantized: multiplied at 16 bits, as gpt-oss's MXFP4 experts
     # (Model.native_format), whatever their activations' format
     return replace(base, label=f"{label}, by module", keep=keep, only=frozenset(layers),
-                   head=head is not None, experts_only=rest is None,
+                   head=head is not None, experts_only=rest is None, compute=compute,
                    expert_scheme=experts if experts is not None and experts != base else None,
-                   kv_bits=kv)
+                   kv_bits=kv, layouts=tuple(each) if several else ())
 
 
 def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
@@ -641,7 +754,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
     (:func:`_modelopt_mixed`); the KV cache's format (:func:`_modelopt_kv`)."""
     _check_keys(q, {"quant_method", "quant_algo", "group_size", "exclude_modules", "ignore",
                     "kv_cache_quant_algo", "producer", "kv_cache_scheme", "config_groups",
-                    "quantized_layers"}, origin)
+                    "quantized_layers", "quant_library"}, origin)
     algo = q.get("quant_algo")
     keep = _names(q, "exclude_modules", origin) + _names(q, "ignore", origin)
     kv = _modelopt_kv(q, origin)
@@ -659,7 +772,9 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
                             " (module by module is MIXED_PRECISION)")
     compute = _lookup(_MODELOPT_COMPUTE, algo)
     # newer files restate the algorithm as compressed-tensors-like groups: they must agree,
-    # the activations' format included (both algorithms quantize them: Scheme.compute)
+    # the activations' format included (both algorithms quantize them: Scheme.compute); the
+    # flat record of ModelOpt 0.29 to 0.31 (_flat_modelopt) writes them without targets,
+    # every linear layer meant
     for gname, g in _object(q.get("config_groups"), origin, "config_groups").items():
         w = g.get("weights") if isinstance(g, dict) else None
         said = None if not isinstance(w, dict) else (w.get("type"), w.get("num_bits"),
@@ -668,7 +783,7 @@ def _modelopt(q: Mapping[str, Any], origin: str) -> Scheme:
         acts = _activations_format(a, origin, f"config_groups.{gname}.input_activations") \
             if isinstance(a, dict) else None
         if said not in ((("float", 4, q.get("group_size", 16)),) if algo == "NVFP4"
-                        else (("float", 8, None),)) or g.get("targets") != ["Linear"] \
+                        else (("float", 8, None),)) or g.get("targets", ["Linear"]) != ["Linear"] \
                 or acts != compute:
             raise _origin_error(origin, f"config_groups.{gname}", g, f"does not restate "
                                 f"quant_algo {algo!r}")
@@ -737,6 +852,49 @@ def _nested_modelopt(q: Mapping[str, Any]) -> bool:
         name == "modelopt" or q.get("quant_method") == "modelopt")
 
 
+def _flat_modelopt(q: Mapping[str, Any]) -> bool:
+    """Whether a ``quantization_config`` without ``quant_method`` is ModelOpt's flat record: the
+    one its exporter writes into ``config.json`` beside ``hf_quant_config.json``
+    (``convert_hf_quant_config_format``, modelopt/torch/export/convert_hf_config.py of ModelOpt
+    0.29 to 0.31, index file id 6733361148: ``config_groups`` without ``targets``, ``ignore``,
+    ``quant_algo``, ``kv_cache_scheme`` the cache's algorithm as a name, ``producer``; no
+    ``quant_method``). Qwen3-32B-FP8-Static-PerTensor's config.json holds one
+    (ai-dynamo/aiconfigurator, tests/configs/SOURCES.md section 14)."""
+    producer = q.get("producer")
+    name = producer.get("name") if isinstance(producer, dict) else None
+    return (name == "modelopt" or q.get("quant_library") == "modelopt") and "quant_algo" in q
+
+
+def read_hf_quant(hq: Any, origin: str, within: str = "") -> Scheme:
+    """The scheme of ModelOpt's nested record (``{"producer": ..., "quantization": {...}}``):
+    an ``hf_quant_config.json`` (``within`` empty) or the same record as a config.json's
+    ``quantization_config`` (``within`` ``"quantization_config."``), read as the flat record
+    it stands for (:func:`hf_quant_record`). An error names the field as the file spells it:
+    ``quantization.X`` under ``within``, a key beside it (``producer.name``) under ``within``
+    too.
+
+    >>> read_hf_quant({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}},
+    ...               "hf_quant_config.json").label
+    'fp8 per-tensor'
+    >>> read_hf_quant({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "X"}},
+    ...               "config.json", "quantization_config.")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.ConfigError: config.json: field 'quantization_config.quantization.quant_algo' = 'X' is not NVFP4, W4A16_NVFP4, FP8 or MIXED_PRECISION
+    """
+    try:
+        flat = hf_quant_record(hq, origin)
+    except ConfigError as e:
+        if not within:
+            raise
+        raise ConfigError(str(e).replace("field '", f"field '{within}")) from None
+    try:
+        return read_scheme(flat, origin)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace("'quantization_config.",
+                                         f"'{within}quantization.")) from None
+
+
 def read_scheme(q: Any, origin: str = "config") -> Scheme:
     """A :class:`Scheme` from a ``quantization_config`` record; a one-line
     :class:`~llm_arithmetic.core.errors.ConfigError` for a method or key not modelled.
@@ -750,17 +908,15 @@ def read_scheme(q: Any, origin: str = "config") -> Scheme:
     if not isinstance(q, dict):
         raise ConfigError(f"{origin}: field 'quantization_config' must be an object")
     if _nested_modelopt(q):
-        try:
-            flat = hf_quant_record(q, origin)
-        except ConfigError as e:
-            raise ConfigError(str(e).replace("field '", "field 'quantization_config.")) \
-                from None
-        try:
-            return read_scheme(flat, origin)
-        except ConfigError as e:
-            raise ConfigError(str(e).replace("'quantization_config.",
-                                             "'quantization_config.quantization.")) from None
+        return read_hf_quant(q, origin, "quantization_config.")
     method = q.get("quant_method")
+    if method is None and _flat_modelopt(q):
+        q = {**q, "quant_method": "modelopt"}
+        method = "modelopt"
+    if method is None:
+        raise ConfigError(f"{origin}: missing field 'quantization_config.quant_method': the "
+                          "record names no method and no ModelOpt producer, so which layout "
+                          f"its weights take is unknown (known: {', '.join(sorted(METHODS))})")
     if _lookup(METHODS, method) is None:
         raise ConfigError(f"{origin}: field 'quantization_config.quant_method' = {method!r:.40} "
                           f"is not a layout this library counts (known: "
@@ -820,6 +976,10 @@ def deepseek_v4_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: st
     if scheme.method != "fp8" or scheme.bits_tensor:
         raise ConfigError(f"{origin}: field 'expert_dtype' = 'fp4' beside a "
                           f"{scheme.label} scheme: DeepSeek-V4's layout is fp8 blocks")
+    if scheme.expert_scheme is not None:  # experts ModelOpt converted to NVFP4 (_modelopt_experts)
+        base = scheme.label.removesuffix(", NVFP4 experts")
+        return replace(scheme, label=f"{base} (E8M0 scales), NVFP4 experts", bits_scale=8,
+                       fp32_mixers=True)
     return replace(scheme, label=f"{scheme.label} (E8M0 scales), MXFP4 experts", bits_scale=8,
                    expert_scheme=Scheme("mxfp4", "MXFP4 experts", 4, 1, 32, 8,
                                         experts_only=True),
@@ -960,7 +1120,12 @@ def _attention_tensors(a: Any, d: int, p: str) -> Iterator[Tensor]:
 #: NVIDIA's Gemma-4-26B-A4B-NVFP4 keeps ``layers.N.mlp*`` and ``layers.N.router*`` in bf16 and
 #: quantizes the experts (its hf_quant_config.json, tests/configs/SOURCES.md section 14).
 _MOE_NAMES = {"gemma4": ("router.proj", "experts.0.", "mlp."),
-              "gemma4_text": ("router.proj", "experts.0.", "mlp.")}
+              "gemma4_text": ("router.proj", "experts.0.", "mlp."),
+              # Qwen3-Next and Qwen3.5's mixtures hold one shared expert, ``mlp.shared_expert``
+              # (transformers' Qwen3NextSparseMoeBlock; nvidia/Qwen3.6-35B-A3B-NVFP4 lists
+              # ``model.language_model.layers.N.mlp.shared_expert.gate_proj``)
+              **{f: ("mlp.gate", "mlp.experts.0.", "mlp.shared_expert.")
+                 for f in ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text")}}
 _MOE_DEFAULT = ("mlp.gate", "mlp.experts.0.", "mlp.shared_experts.")
 
 
@@ -992,7 +1157,7 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.",
         yield from mats(p + shared, m.d_shared, m.n_shared, False)
 
 
-def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
+def _kda_tensors(k: Any, d: int, p: str, family: str = "") -> Iterator[Tensor]:
     """The matrices of a Kimi delta attention mixer under transformers' names (its
     convolutions, decay and norm are not matrices)."""
     w = k.kda_heads * k.d_k
@@ -1009,16 +1174,77 @@ def _kda_tensors(k: Any, d: int, p: str) -> Iterator[Tensor]:
     yield Tensor(p + "self_attn.o_proj", d, w)
 
 
+def _gdn_tensors(g: Any, d: int, p: str, family: str = "") -> Iterator[Tensor]:
+    """The matrices of a Gated DeltaNet mixer under its checkpoint's names (its convolution,
+    decay, step bias and norm are not matrices, and stay at 16 bits). Qwen3.5 and Qwen3.6 split
+    the input projection in four, ``in_proj_qkv`` (2 H_qk d_k + H_v d_v rows), ``in_proj_z``
+    (H_v d_v), ``in_proj_b`` and ``in_proj_a`` (H_v each), as nvidia/Qwen3.6-27B-NVFP4's
+    tensors show (``linear_attn.in_proj_qkv.weight`` F8_E4M3 [10240, 5120],
+    ``in_proj_a.weight`` and ``in_proj_b.weight`` BF16 [48, 5120], index file id
+    61871879195); Qwen3-Next fuses them in two, ``in_proj_qkvz`` and ``in_proj_ba``
+    (transformers' ``Qwen3NextGatedDeltaNet``). Then ``out_proj`` (d x H_v d_v).
+
+    >>> from llm_arithmetic.catalog.model import GatedDeltaNet
+    >>> g = GatedDeltaNet(n_qk_heads=16, n_v_heads=48, d_k=128, d_v=128)
+    >>> [(t.name, t.rows) for t in _gdn_tensors(g, 5120, "", "qwen3_5_text")][:4:3]
+    [('linear_attn.in_proj_qkv', 10240), ('linear_attn.in_proj_a', 48)]
+    """
+    qk, v = 2 * g.n_qk_heads * g.d_k, g.n_v_heads * g.d_v
+    if family == "qwen3_next":
+        yield Tensor(p + "linear_attn.in_proj_qkvz", qk + 2 * v, d)
+        yield Tensor(p + "linear_attn.in_proj_ba", 2 * g.n_v_heads, d)
+    else:
+        yield Tensor(p + "linear_attn.in_proj_qkv", qk + v, d)
+        yield Tensor(p + "linear_attn.in_proj_z", v, d)
+        yield Tensor(p + "linear_attn.in_proj_b", g.n_v_heads, d)
+        yield Tensor(p + "linear_attn.in_proj_a", g.n_v_heads, d)
+    yield Tensor(p + "linear_attn.out_proj", d, v)
+
+
+def _mamba2_tensors(m: Any, d: int, p: str, family: str = "") -> Iterator[Tensor]:
+    """The two matrices of a Mamba-2 mixer: ``mixer.in_proj`` (to z and x, d_inner each, B and
+    C, n_groups x d_state each, and one step size a head) and ``mixer.out_proj`` (d x
+    d_inner); its convolution, decay, skip and norm are not matrices. Nemotron-H's names
+    (``backbone.layers.N.mixer.in_proj``, with fp32 ``weight_scale`` and ``input_scale`` in
+    its ModelOpt FP8 layers, index file id 66889731329)."""
+    yield Tensor(p + "mixer.in_proj", 2 * m.d_inner + 2 * m.n_groups * m.d_state + m.n_heads, d)
+    yield Tensor(p + "mixer.out_proj", d, m.d_inner)
+
+
 #: Mixers whose matrices :func:`tensors` lists (which of another mixer's projections a quantizer
-#: converts is not modelled).
-_MIXER_TENSORS = {KimiDeltaAttention: _kda_tensors}
+#: converts is not modelled elsewhere).
+_MIXER_TENSORS = {KimiDeltaAttention: _kda_tensors, GatedDeltaNet: _gdn_tensors,
+                  Mamba2: _mamba2_tensors}
+
+#: Families whose Mamba-2 mixers :func:`tensors` names: Nemotron-H. Granite 4.0-H and Falcon-H1
+#: name theirs otherwise (``model.layers.N.mamba``); their quantized files are refused.
+_MAMBA2_FAMILIES = frozenset({"nemotron_h"})
+
+#: Families whose checkpoints hold one module a block, ``backbone.layers.N.mixer`` (Mamba-2,
+#: attention, MLP or mixture alike), not ``model.layers.N.self_attn`` and ``.mlp``:
+#: Nemotron-H (transformers' NemotronHBlock; ModelOpt's lists for
+#: nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4 name ``backbone.layers.N.mixer.q_proj``,
+#: ``.mixer.experts.K.up_proj``, ``.mixer.shared_experts.down_proj``, ``.mixer.gate``).
+_BACKBONE_FAMILIES = frozenset({"nemotron_h"})
+
+
+def _backbone_name(name: str) -> str:
+    """A decoder module's name as a Nemotron-H checkpoint writes it.
+
+    >>> _backbone_name("model.layers.12.self_attn.q_proj")
+    'backbone.layers.12.mixer.q_proj'
+    """
+    return re.sub(r"^model\.layers\.(\d+)\.(?:self_attn|mlp|mixer)\.",
+                  r"backbone.layers.\1.mixer.", name)
 
 
 def tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's decoder, as a checkpoint names it (one expert stands for all
-    the experts of a block, with their count). A Kimi delta attention mixer's matrices are
-    listed under transformers' names; another mixer (Mamba-2, Gated DeltaNet) is refused:
-    which of its projections a quantizer converts is not modelled.
+    the experts of a block, with their count). A Kimi delta attention or Gated DeltaNet mixer's
+    matrices are listed under their checkpoints' names, and Nemotron-H's Mamba-2 mixers (its
+    blocks named ``backbone.layers.N.mixer``); another mixer (another family's Mamba-2, a
+    short convolution) is refused: which of its projections a quantizer converts is not
+    modelled.
 
     Llama 2 7B's first block (d = 4096, 32 heads of 128, a SwiGLU MLP of 11,008):
 
@@ -1026,9 +1252,20 @@ def tensors(model: Any) -> Iterator[Tensor]:
     >>> [(t.name[15:], t.rows, t.cols) for t in tensors(get_model("llama-2-7b"))][:5:4]
     [('self_attn.q_proj', 4096, 4096), ('mlp.gate_proj', 11008, 4096)]
     """
+    if model.family in _BACKBONE_FAMILIES:
+        for t in _decoder_tensors(model):
+            yield replace(t, name=_backbone_name(t.name))
+        return
+    yield from _decoder_tensors(model)
+
+
+def _decoder_tensors(model: Any) -> Iterator[Tensor]:
+    """:func:`tensors` under the names ``model.layers.N.self_attn``, ``.mlp`` and the mixers'."""
     i = 0
     for run in model.layers:
         mixer = None if run.mixer is None else _MIXER_TENSORS.get(type(run.mixer))
+        if isinstance(run.mixer, Mamba2) and model.family not in _MAMBA2_FAMILIES:
+            mixer = None
         if run.mixer is not None and mixer is None:
             raise ConfigError(f"{model.name}: a {type(run.mixer).__name__} mixer in a quantized "
                               "checkpoint: its shipped bytes are not modelled")
@@ -1037,7 +1274,7 @@ def tensors(model: Any) -> Iterator[Tensor]:
             if run.attention is not None:
                 yield from _attention_tensors(run.attention, model.d_model, p)
             if mixer is not None:
-                yield from mixer(run.mixer, model.d_model, p)
+                yield from mixer(run.mixer, model.d_model, p, model.family)
             if run.mlp is not None:
                 yield from _mlp_tensors(run.mlp, model.d_model, p,
                                         names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
@@ -1051,12 +1288,11 @@ def _quantized(scheme: Scheme, t: Tensor) -> bool:
 
 
 def _tensor_bytes(scheme: Scheme, t: Tensor) -> Fraction:
-    """Bytes of the ``count`` matrices ``t`` as the scheme stores them: by its layout (the
-    experts' own where they have one) where it quantizes them, else at 16 bits (a router's at
-    the scheme's ``router_bits``) [B]."""
+    """Bytes of the ``count`` matrices ``t`` as the scheme stores them: by their layout (their
+    module's own, or the experts', :meth:`Scheme.layout`) where it quantizes them, else at 16
+    bits (a router's at the scheme's ``router_bits``) [B]."""
     if _quantized(scheme, t):
-        layout = scheme.expert_scheme if t.expert and scheme.expert_scheme else scheme
-        return t.count * Fraction(layout.matrix_bytes(t.rows, t.cols))
+        return t.count * Fraction(scheme.layout(t.name, t.expert).matrix_bytes(t.rows, t.cols))
     return Fraction(t.rows * t.cols * t.count
                     * (scheme.router_bits if t.router else PLAIN_BITS), 8)
 
@@ -1081,6 +1317,24 @@ def _by_class(scheme: Scheme, listed: Iterator[Tensor], named: set[str] | None =
             other_bytes += b
             matrix_params += n
     return expert_bytes, other_bytes, expert_params, matrix_params
+
+
+def _all_experts_listed(model: Any, scheme: Scheme) -> None:
+    """A mixed-precision list that names the routed experts one by one (``experts.K.up_proj``,
+    Nemotron-H's) must name every one: the matrices listed here stand for all the experts of
+    a block by the first (``experts.0.``), so a list naming some would be counted as naming
+    all. Refused naming the first expert missing."""
+    for t in tensors(model):
+        if not t.expert or ".experts.0." not in t.name:
+            continue
+        if not any(n in scheme.only for n in _prefixes(t.name)):
+            continue  # the block's experts listed whole (mlp.experts), or not at all
+        for k in range(1, t.count):
+            name = t.name.replace(".experts.0.", f".experts.{k}.")
+            if not any(n in scheme.only for n in _prefixes(name)):
+                raise ConfigError(f"{model.name}: field 'quantization_config.quantized_layers' "
+                                  f"names {t.name!r:.80} but not {name!r:.80}: a block whose "
+                                  "experts are quantized in part is not modelled")
 
 
 def _router_bias_extra(scheme: Scheme, layers: Any) -> Fraction:
@@ -1207,17 +1461,21 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
     if scheme.only is not None:
         # a module the list names that no matrix listed here is would be counted at 16 bits
         # (another family's names, a module this library does not list): refused
-        stray = sorted(n for n in scheme.only - named
-                       if n != "lm_head" and not n.endswith(".lm_head"))
+        # a list may name each expert (experts.K.up_proj, Nemotron-H's) where the matrices
+        # listed here name one for all (experts.0.up_proj)
+        stray = sorted(n for n in scheme.only
+                       if re.sub(r"\.experts\.\d+\.", ".experts.0.", n) not in named
+                       and n != "lm_head" and not n.endswith(".lm_head"))
         if stray:
             raise ConfigError(f"{model.name}: field 'quantization_config.quantized_layers' "
                               f"names {len(stray):,} module(s) that are none of the matrices "
                               f"this library lists for the model (e.g. {stray[0]!r:.80}); "
                               "counted at 16 bits they would overstate the checkpoint")
+        _all_experts_listed(model, scheme)
     if scheme.head and not model.tied:
         n = model.n_vocab * d
-        other_bytes += Fraction(scheme.matrix_bytes(model.n_vocab, d)) - Fraction(n * PLAIN_BITS,
-                                                                                  8)
+        other_bytes += (Fraction(scheme.layout("lm_head").matrix_bytes(model.n_vocab, d))
+                        - Fraction(n * PLAIN_BITS, 8))
     if expert_params != model.evaluate("expert_matrices"):
         raise ConfigError(f"{model.name}: the experts' matrices listed ({expert_params:,}) "
                           "differ from the count; shipped bytes not modelled for this layout")

@@ -49,8 +49,8 @@ from .. import numeric as N
 from ..core.errors import ConfigError
 from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
                     Layers, LightningAttention, Mamba2, Model, ShortConv)
-from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, hf_quant_record,
-                           minimax_m3_scheme, native_bits, read_scheme)
+from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
+                           native_bits, read_hf_quant)
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
@@ -1341,9 +1341,21 @@ def _deepseek(r: _Reader, *, v3: bool, indexer: bool = False,
     if indexer:
         index, shared_index = _indexer(r, n)
         attn = replace(attn, **index)
+        # GLM-5.2-NVFP4 names every layer's attention "deepseek_sparse_attention", what the
+        # indexer's fields already say (vLLM drops the list before transformers validates it:
+        # vllm/transformers_utils/configs/glm_moe_dsa.py, index file id 54601010704); another
+        # kind is refused naming the field
+        r.str_list("layer_types", n, ("deepseek_sparse_attention",))
     # GLM-5.2's layers that reuse an earlier layer's top-k selection: no indexer of their own
     attn_shared = replace(attn, index_shared=True) if any(shared_index) else attn
-    e = r.int("n_routed_experts", None, kind="experts")
+    # GLM-5.2-NVFP4's file (written by transformers 5.11.0, where zai-org's own GLM-5.2 file,
+    # 5.12.0, has no such key) restates the routed experts as num_experts, which engines read
+    # as the same count (tokenspeed's GlmMoeDsaConfig: "Some GLM-5 checkpoints ship
+    # num_experts for the routed expert count", index file id 59514062319): accepted where it
+    # agrees with n_routed_experts, refused naming both where it does not
+    aliases = ("n_routed_experts", "num_experts") if r.family == "glm_moe_dsa" \
+        else ("n_routed_experts",)
+    e = _one_of(r, aliases, None, "experts")
     dense = MLP(r.int("intermediate_size"))
     if e is None:
         mlp_of = lambda i: dense  # noqa: E731
@@ -3421,12 +3433,9 @@ def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
 def _hf_quant_scheme(text: str, origin: str) -> Scheme:
     """The scheme of a ModelOpt ``hf_quant_config.json`` (its text, its path), read as the
     ``quantization_config`` it stands for (:func:`~llm_arithmetic.catalog.quantization.
-    hf_quant_record`); an error names the field as the file spells it (``quantization.X``).
+    read_hf_quant`); an error names the field as the file spells it (``quantization.X``).
     """
-    try:
-        return read_scheme(hf_quant_record(_parse(text, origin), origin), origin)
-    except ConfigError as e:
-        raise ConfigError(str(e).replace("'quantization_config.", "'quantization.")) from None
+    return read_hf_quant(_parse(text, origin), origin)
 
 
 def read_config(config: Any, name: str | None = None, source: str = "") -> Model:
