@@ -1141,6 +1141,25 @@ def _extra_label(name: str, model: Any) -> str:
     return f"of which {name}" if in_total.get(name, True) else f"not in the total: {name}"
 
 
+def _engine_ssm_default(model: Any) -> str:
+    """Where an engine keeps the recurrent matrices of ``model``'s family at other bits when its
+    config names none (engines.toml, ``hybrid.ssm_auto``: vLLM's NemotronHForCausalLMConfig,
+    float32), the clause that says so; else "". The estimate stays at the state's bits, the
+    least a runtime keeps, so that its time and memory stay lower bounds; the engine view
+    (``--engine vllm``) follows the engine."""
+    from .engine import ENGINES, _state_bits
+
+    out = []
+    for name, spec in ENGINES.items():
+        dtype = spec.get("hybrid", {}).get("ssm_auto", {}).get(model.family)
+        if dtype is not None:
+            bits = float(_state_bits(spec, dtype, 16))
+            out.append(f"{name} keeps this family's in {dtype} when the file names none, as its "
+                       f"engine view counts them (here a lower bound; --ssm-bits {bits:g} counts "
+                       "them so)")
+    return "".join(f"; {x}" for x in out)
+
+
 def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
     """The recurrent matrices' part of the state, with the bits they are counted at and why
     (``model``, the estimate's, gives the bits: the matrices' bytes over what they would take at
@@ -1157,6 +1176,8 @@ def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
         why = (", the dtype the checkpoint's config.json names" if bits in named else
                ", the state's (config.json names no dtype for it)" if not named and bits == 16
                else "")
+        if not named and bits == 16:
+            why += _engine_ssm_default(model)
         text += (f" at {bits:.3g} bits{why}; the convolution windows, the rest, at "
                  f"{STATE_WINDOW_BITS} bits")
     return STATE_MATRIX_LABEL, text
