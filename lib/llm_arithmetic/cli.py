@@ -1332,9 +1332,12 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                     + ("; without the draft it fits" if e.fits_per_chip is False
                        and e.fits_per_chip_without_draft else "") + ")")))
     if e.weight_bytes_per_chip is not None and e.tp > 1:
+        draft = e.draft_copy_bytes or 0
+        copies = e.weight_bytes_held - e.weight_bytes + draft
         rows.append(("  weights per chip", f"{e.weight_bytes_per_chip / 1e9:,.2f} GB, with "
-                     f"{(e.weight_bytes_held - e.weight_bytes) / 1e9:,.2f} GB of copies in "
-                     "the replica (what every chip holds whole)"))
+                     f"{copies / 1e9:,.2f} GB of copies in the replica (what every chip holds "
+                     "whole" + (f"; the draft's {draft / 1e9:,.2f} GB of them" if draft else "")
+                     + ")"))
     if e.max_batch_per_replica is not None:
         rows.append(("max batch on the replica", f"{e.max_batch_per_replica:,}"))
     if e.prompt is not None:
