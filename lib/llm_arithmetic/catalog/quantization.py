@@ -1101,6 +1101,14 @@ def _router_bias_extra(scheme: Scheme, layers: Any) -> Fraction:
 #: GLM-4.7-Flash (their readers count the module so, ``readers._mtp_extras``).
 MTP_AS_LAYERS = frozenset({"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe",
                            "glm4_moe_lite"})
+# Not listed, their module at the target's bits (checked 2026-11 against ai-dynamo/aiconfigurator
+# @ 095f58a51 aic-core/src/aiconfigurator_core/model_configs/): Qwen3.5's quantized files name
+# their module (nvidia/Qwen3.5-397B-A17B-NVFP4 and -122B-A10B-NVFP4 exclude "mtp.layers.0*"), and
+# DeepSeek-V4's (nvidia/DeepSeek-V4-Flash-NVFP4 excludes "mtp.*"), but no such file is read here:
+# a quantized Gated DeltaNet hybrid is refused, as is that NVFP4 file's fp8 `config_groups`; the
+# Nemotron 3 Super FP8 and NVFP4 records stored there list no modules (and a quantized Mamba-2
+# hybrid is refused too); DeepSeek-V4-Flash's own fp8 file lists none; no quantized Step 3.7 file
+# was found. A family joins when a file read here names its module.
 
 
 def mtp_tensors(model: Any) -> Iterator[Tensor]:
