@@ -468,7 +468,7 @@ def _operands(step: Mapping[str, Any]) -> list[Any]:
 
 @record
 class _Stored:
-    """A formula as :mod:`llm_arithmetic.numeric._explain_text` stores it: what an explanation
+    """A formula as :mod:`llm_arithmetic.numeric.explain_text` stores it: what an explanation
     reads of it, printed once by ``tools/generate.py`` (no sympy at run time)."""
 
     name: str
@@ -492,8 +492,8 @@ class _Registry(dict):
 @functools.lru_cache(maxsize=1)
 def _formulas() -> Mapping[str, Any]:
     """The formulas an explanation reads: the stored text of every registered formula
-    (:mod:`llm_arithmetic.numeric._explain_text`), which answers without importing sympy."""
-    from .numeric._explain_text import FORMULAS
+    (:mod:`llm_arithmetic.numeric.explain_text`), which answers without importing sympy."""
+    from .numeric.explain_text import FORMULAS
 
     return _Registry({name: _Stored(name, *record) for name, record in FORMULAS.items()})
 
@@ -501,8 +501,8 @@ def _formulas() -> Mapping[str, Any]:
 @functools.lru_cache(maxsize=1)
 def _glossary() -> Mapping[str, tuple[str, str, str]]:
     """Glossary name -> (plain symbol, LaTeX symbol, unit), as stored
-    (:mod:`llm_arithmetic.numeric._explain_text`)."""
-    from .numeric._explain_text import SYMBOLS
+    (:mod:`llm_arithmetic.numeric.explain_text`)."""
+    from .numeric.explain_text import SYMBOLS
 
     return SYMBOLS
 
@@ -623,7 +623,7 @@ def _marked_rows(f: Any) -> tuple[tuple[str, str], ...]:
 
 
 def formula_texts() -> dict[str, tuple[Any, ...]]:
-    """Every registered formula's text as :mod:`llm_arithmetic.numeric._explain_text` stores it:
+    """Every registered formula's text as :mod:`llm_arithmetic.numeric.explain_text` stores it:
     name -> (parameters, unit, plain left-hand side, LaTeX, marked rows). Prints with sympy."""
     from .articles import all_formulas
 
@@ -632,7 +632,7 @@ def formula_texts() -> dict[str, tuple[Any, ...]]:
 
 
 def glossary_texts() -> dict[str, tuple[str, str, str]]:
-    """Every glossary symbol as :mod:`llm_arithmetic.numeric._explain_text` stores it: name ->
+    """Every glossary symbol as :mod:`llm_arithmetic.numeric.explain_text` stores it: name ->
     (plain symbol, the LaTeX an argument shows, unit). Prints with sympy."""
     from .core.display import latex
     from .core.symbols import GLOSSARY
