@@ -724,7 +724,13 @@ def test_describe_a_state_whose_config_names_no_dtype(capsys, tmp_path):
     out = json.loads(capsys.readouterr().out)
     assert out["state_matrix_bytes"] == 23 * 64 * 64 * 128 * 2
     assert main(["describe", str(p), "--context", "4096"]) == 0
-    assert "at 16 bits, the state's (config.json names no dtype for it)" in capsys.readouterr().out
+    row = capsys.readouterr().out
+    assert "at 16 bits, the state's (config.json names no dtype for it)" in row
+    # a Nemotron-H file: the row says vLLM keeps these matrices in float32 then (vLLM's
+    # NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32",
+    # vllm/model_executor/models/config.py, https://github.com/vllm-project/vllm/pull/39032)
+    assert "vllm keeps this family's in float32 when the file names none" in row
+    assert "--ssm-bits 32 counts them so" in row
     cfg["mamba_ssm_cache_dtype"] = "float8"
     p.write_text(json.dumps(cfg))
     r = _run("describe", str(p), "--json")

@@ -64,6 +64,8 @@ def test_generated_modules_are_up_to_date():
         "numeric/_numeric.py is stale: run python -m tools.generate")
     assert generate.JS_PATH.read_text(encoding="utf-8") == generate.javascript_source(), (
         "numeric/formulas.js is stale: run python -m tools.generate")
+    assert generate.EXPLAIN_PATH.read_text(encoding="utf-8") == generate.explain_source(), (
+        "numeric/explain_text.py is stale: run python -m tools.generate")
     from llm_arithmetic.catalog import compiled
     assert compiled.COMPILED.read_text(encoding="utf-8") == compiled.compile_source(), (
         "catalog/data/compiled.json is stale: run python -m tools.generate")

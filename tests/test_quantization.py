@@ -1143,15 +1143,18 @@ def test_describe_defaults_to_the_checkpoints_fp8_cache():
 def test_engines_default_cache_is_the_checkpoints_where_they_read_it():
     """vLLM resolves its default cache dtype (auto) to a ModelOpt checkpoint's FP8 cache
     (vllm/utils/torch_utils.py, get_kv_cache_quant_algo_string), and TensorRT-LLM takes the
-    file's kv_cache_quant_algo; asked for bfloat16, vLLM keeps 16 bits. SGLang's default is
-    not known here: the model's 16 bits. DeepSeek-V3.1's latent cache: 61 x 576 elements a
-    token."""
+    file's kv_cache_quant_algo; asked for bfloat16, vLLM keeps 16 bits. SGLang's auto is fp8_e4m3
+    where the quantization config's kv_cache_quant_algo is "FP8" (sglang
+    python/sglang/srt/mem_cache/kv_cache_dtype.py @ aff0d58a, configure_kv_cache_dtype), which its
+    ModelOpt config reads from hf_quant_config.json; asked for bf16, 16 bits. DeepSeek-V3.1's
+    latent cache: 61 x 576 elements a token."""
     from llm_arithmetic.engine import engine_view
 
     m = read_config(MODELOPT / "deepseek-v3.1-nvfp4" / "config.json")
     for engine, flags, per_token in (("vllm", {}, 61 * 576),
                                      ("tensorrt-llm", {}, 61 * 576),
-                                     ("sglang", {}, 2 * 61 * 576),
+                                     ("sglang", {}, 61 * 576),
+                                     ("sglang", {"--kv-cache-dtype": "bf16"}, 2 * 61 * 576),
                                      ("vllm", {"--kv-cache-dtype": "bfloat16"}, 2 * 61 * 576)):
         v = engine_view(m, engine, hardware="b200", tp=8, flags=flags, kv_memory_gib=10)
         assert v.engine_kv_bytes_per_token == per_token, (engine, flags)

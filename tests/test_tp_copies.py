@@ -206,3 +206,24 @@ def test_a_draft_models_copies_in_the_replicas_weights(tp, copies):
                  batch=8, draft="qwen3-0.6b", draft_len=4, acceptance=0.7)
     draft = 596_049_920 * 2
     assert e.weight_bytes_per_chip * tp == e.weight_bytes_held + draft + 2 * copies
+
+
+@pytest.mark.parametrize("tp, copies", [(8, QWEN06_TP8), (16, QWEN06_TP16)])
+def test_describe_counts_the_drafts_copies(tp, copies, capsys):
+    """describe's 'weights per chip' row counts every copy the replica holds, the draft's with
+    the target's: Estimate.draft_copy_bytes is the draft's by hand (bf16, 2 B a parameter), and
+    the row's total is the replica's weights less one copy of each model's."""
+    from llm_arithmetic.cli import main
+    e = estimate("qwen3-32b", hardware="h200", tp=tp, context=8192, prompt=8192, generate=256,
+                 batch=8, draft="qwen3-0.6b", draft_len=4, acceptance=0.7)
+    assert e.draft_copy_bytes == 2 * copies
+    total = e.weight_bytes_per_chip * tp - e.weight_bytes - 596_049_920 * 2
+    assert main(["describe", "qwen3-32b", "--hardware", "h200", "--tp", str(tp), "--context",
+                 "8192", "--prompt", "8192", "--generate", "256", "--batch", "8", "--draft",
+                 "qwen3-0.6b", "--draft-len", "4", "--acceptance", "0.7"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if "weights per chip" in line)
+    assert f"with {total / 1e9:,.2f} GB of copies in the replica" in row
+    assert f"the draft's {2 * copies / 1e9:,.2f} GB of them" in row
+    # without a draft, no draft's share is named
+    assert estimate("qwen3-32b", hardware="h200", tp=tp, context=8192).draft_copy_bytes == 0

@@ -1141,6 +1141,26 @@ def _extra_label(name: str, model: Any) -> str:
     return f"of which {name}" if in_total.get(name, True) else f"not in the total: {name}"
 
 
+def _engine_ssm_default(model: Any) -> str:
+    """Where an engine keeps the recurrent matrices of ``model``'s family at other bits when its
+    config names none (engines.toml, ``hybrid.ssm_auto``: vLLM's NemotronHForCausalLMConfig,
+    float32), the clause that says so; else "". The estimate stays at the state's bits, the
+    least a runtime keeps, so that its time and memory stay lower bounds; the engine view
+    (``--engine vllm``) follows the engine."""
+    from .catalog.formats import bits_per_weight
+    from .engine import ENGINES
+
+    out = []
+    for name, spec in ENGINES.items():
+        dtype = spec.get("hybrid", {}).get("ssm_auto", {}).get(model.family)
+        if dtype is not None and spec["state_dtypes"][dtype] != "auto":
+            bits = float(bits_per_weight(spec["state_dtypes"][dtype]))
+            out.append(f"{name} keeps this family's in {dtype} when the file names none, as its "
+                       f"engine view counts them (here a lower bound; --ssm-bits {bits:g} counts "
+                       "them so)")
+    return "".join(f"; {x}" for x in out)
+
+
 def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
     """The recurrent matrices' part of the state, with the bits they are counted at and why
     (``model``, the estimate's, gives the bits: the matrices' bytes over what they would take at
@@ -1158,6 +1178,8 @@ def _state_matrix_row(e: Any, model: Any = None) -> tuple[str, str]:
         why = (", the dtype the checkpoint's config.json names" if bits in named else
                ", the state's (config.json names no dtype for it)" if not named and bits == 16
                else "")
+        if not named and bits == 16:
+            why += _engine_ssm_default(model)
         text += f" at {bits:.3g} bits{why}"
         if windows:
             text += f"; the convolution windows, the rest, at {STATE_WINDOW_BITS} bits"
@@ -1313,9 +1335,12 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
                     + ("; without the draft it fits" if e.fits_per_chip is False
                        and e.fits_per_chip_without_draft else "") + ")")))
     if e.weight_bytes_per_chip is not None and e.tp > 1:
+        draft = e.draft_copy_bytes or 0
+        copies = e.weight_bytes_held - e.weight_bytes + draft
         rows.append(("  weights per chip", f"{e.weight_bytes_per_chip / 1e9:,.2f} GB, with "
-                     f"{(e.weight_bytes_held - e.weight_bytes) / 1e9:,.2f} GB of copies in "
-                     "the replica (what every chip holds whole)"))
+                     f"{copies / 1e9:,.2f} GB of copies in the replica (what every chip holds "
+                     "whole" + (f"; the draft's {draft / 1e9:,.2f} GB of them" if draft else "")
+                     + ")"))
     if e.max_batch_per_replica is not None:
         rows.append(("max batch on the replica", f"{e.max_batch_per_replica:,}"))
     if e.prompt is not None:

@@ -262,9 +262,18 @@ class EngineView:
 #: else the model's 16 bits: vLLM (``resolve_kv_cache_dtype_string`` and
 #: ``get_kv_cache_quant_algo_string``, vllm-project/vllm ``vllm/utils/torch_utils.py`` @
 #: 959009b402c329c7b885afe7d459726db919a41f) and TensorRT-LLM, which takes
-#: ``kv_cache_quant_algo`` from a ModelOpt ``hf_quant_config.json`` (index file id 352784685).
-#: SGLang's is not known here and stays at the model's 16 bits.
-_AUTO_READS_CHECKPOINT = frozenset({"vllm", "tensorrt-llm"})
+#: ``kv_cache_quant_algo`` from a ModelOpt ``hf_quant_config.json`` (index file id 352784685),
+#: and SGLang: ``configure_kv_cache_dtype`` resolves ``--kv-cache-dtype auto`` to fp8_e4m3 where
+#: the model's quantization config has ``kv_cache_quant_algo`` "FP8", else to the model's dtype
+#: (sgl-project/sglang ``python/sglang/srt/mem_cache/kv_cache_dtype.py`` @
+#: aff0d58aaf0f0e7230b480ba1bc2433ee8b74b43; before, the same code in
+#: ``ModelRunner.configure_kv_cache_dtype`` of ``model_runner.py``), and only ModelOpt's configs
+#: set that attribute: from ``hf_quant_config.json``'s ``kv_cache_quant_algo``, or "FP8" from a
+#: ``config.json`` ``kv_cache_scheme`` of 8-bit floats (``ModelOptQuantConfig`` and
+#: ``ModelOptFp8Config.from_config`` in ``python/sglang/srt/layers/quantization/
+#: modelopt_quant.py``, index file id 3749305510), the two forms
+#: :attr:`~llm_arithmetic.catalog.quantization.Scheme.kv_bits` reads.
+_AUTO_READS_CHECKPOINT = frozenset({"vllm", "tensorrt-llm", "sglang"})
 
 
 def _bits_kv(spec: Mapping[str, Any], settings: Mapping[str, Any], engine: str = "",

@@ -365,6 +365,11 @@ speculative_energy_joules_per_token : float or None
         (one copy) plus the extra copies of what tensor parallelism holds whole on every chip
         (key/value heads past one a chip, latent down-projections, an indexer, routers, norms;
         :data:`llm_arithmetic.formulas.engine.held_params`); ``weight_bytes`` at tp 1 [B].
+    draft_copy_bytes : float
+        The draft's extra copies on one replica, as ``weight_bytes_held`` counts the model's:
+        what tensor parallelism holds whole on every chip of a draft model's or a
+        multi-token-prediction module's blocks (and a draft model's final norm), at the draft's
+        bits; 0 without a draft or at tp 1 [B].
     weight_bytes_per_chip : float
         The weights one chip of the replica holds, the draft's with the target's: the replica's,
         every copy counted, over its chips (on average over the pipeline stages) [B].
@@ -448,6 +453,7 @@ speculative_energy_joules_per_token : float or None
     power_watts: float | None = None
     memory_per_chip_bytes: int | float = 0
     weight_bytes_held: int | float | None = None
+    draft_copy_bytes: int | float | None = None
     weight_bytes_per_chip: int | float | None = None
     fits_per_chip: bool | None = None
     max_batch_per_replica: int | None = None

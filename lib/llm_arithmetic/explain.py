@@ -55,7 +55,7 @@ from .core.units import mixed_rate_unit, rate_unit
 from .numeric._runtime import exact_result
 
 __all__ = ["Argument", "Explanation", "explain", "explain_keys", "engine_key_steps",
-           "format_value"]
+           "format_value", "formula_texts", "glossary_texts"]
 
 
 def _key_steps() -> Mapping[str, str]:
@@ -387,7 +387,7 @@ def format_value(v: Any, unit: str) -> str:
 def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) -> str:
     """The unit of a plan name: a formula's, a summed term's, an input's glossary unit, or
     what an operation makes of its operands'; '' where none is known."""
-    from .core.symbols import GLOSSARY
+    glossary = _glossary()
 
     if not isinstance(name, str) or name in seen:
         return "1" if isinstance(name, dict) and "literal" in name else ""
@@ -396,7 +396,7 @@ def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) ->
     if step is None:
         if name in _INPUT_UNITS:
             return _INPUT_UNITS[name]
-        return GLOSSARY[name].unit if name in GLOSSARY else ""
+        return glossary[name][2] if name in glossary else ""
     op = step["op"]
     if op == "formula":
         return _formulas()[step["formula"]].unit
@@ -414,7 +414,7 @@ def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) ->
     if op in ("chain", "precision"):
         return ""
     if op == "solve":
-        return GLOSSARY[step["var"]].unit if step["var"] in GLOSSARY else ""
+        return glossary[step["var"]][2] if step["var"] in glossary else ""
     operands = _operands(step)
     if op == "choose":
         operands = operands[1:]
@@ -466,11 +466,45 @@ def _operands(step: Mapping[str, Any]) -> list[Any]:
     return []
 
 
-def _formulas() -> Mapping[str, Any]:
-    """The formula registry (imported on first use: the articles import the plan's formulas)."""
-    from .articles import all_formulas
+@record
+class _Stored:
+    """A formula as :mod:`llm_arithmetic.numeric.explain_text` stores it: what an explanation
+    reads of it, printed once by ``tools/generate.py`` (no sympy at run time)."""
 
-    return all_formulas()
+    name: str
+    params: tuple
+    unit: str
+    lhs: str  #: the left-hand side's symbol, plain
+    tex: str  #: the whole equation in LaTeX
+    rows: tuple  #: the right-hand side's rows, every parameter a mark (:func:`_marked_rows`)
+
+
+class _Registry(dict):
+    """Formulas by name: the stored text's, else (a formula registered since, e.g. in a
+    notebook) the registry's, printed with sympy on first use."""
+
+    def __missing__(self, name: str) -> Any:
+        from .articles import all_formulas
+
+        return all_formulas()[name]
+
+
+@functools.lru_cache(maxsize=1)
+def _formulas() -> Mapping[str, Any]:
+    """The formulas an explanation reads: the stored text of every registered formula
+    (:mod:`llm_arithmetic.numeric.explain_text`), which answers without importing sympy."""
+    from .numeric.explain_text import FORMULAS
+
+    return _Registry({name: _Stored(name, *record) for name, record in FORMULAS.items()})
+
+
+@functools.lru_cache(maxsize=1)
+def _glossary() -> Mapping[str, tuple[str, str, str]]:
+    """Glossary name -> (plain symbol, LaTeX symbol, unit), as stored
+    (:mod:`llm_arithmetic.numeric.explain_text`)."""
+    from .numeric.explain_text import SYMBOLS
+
+    return SYMBOLS
 
 
 # ---- equations ----------------------------------------------------------------------------
@@ -567,34 +601,72 @@ def _join(rows: Sequence[tuple[str, str]], fix: Any = None) -> str:
     return "\n".join(f"{{ {v:<{width}}  {c}" for v, c in rows)
 
 
-#: Printed text of each formula, by (name, the arguments given values): printing with sympy
-#: is most of what an explanation costs, and a formula's text does not change.
-_TEXT: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {}
+#: Text of each formula by name (left-hand side, LaTeX, marked rows): stored, or printed with
+#: sympy once for a formula registered since.
+_TEXT: dict[str, tuple[Any, ...]] = {}
+
+
+def _mark(i: int) -> str:
+    """The mark of a formula's ``i``-th parameter in :func:`_marked_rows` (the index makes each
+    mark unique, none part of another)."""
+    return f"#{i}#"
+
+
+def _marked_rows(f: Any) -> tuple[tuple[str, str], ...]:
+    """The right-hand side of a registered formula as :func:`_rows` prints it, every parameter
+    printed as its mark: the printer orders by the expression's own symbols, so the marks change
+    only the text. What ``tools/generate.py`` stores for each formula."""
+    from .core.symbols import GLOSSARY
+
+    marks = {GLOSSARY[p].symbol: _mark(i) for i, p in enumerate(f.params)}
+    return tuple(_rows(f.expr, f.params, marks))
+
+
+def formula_texts() -> dict[str, tuple[Any, ...]]:
+    """Every registered formula's text as :mod:`llm_arithmetic.numeric.explain_text` stores it:
+    name -> (parameters, unit, plain left-hand side, LaTeX, marked rows). Prints with sympy."""
+    from .articles import all_formulas
+
+    return {name: (tuple(f.params), f.unit, _plain(f.lhs_symbol), f.latex(), _marked_rows(f))
+            for name, f in sorted(all_formulas().items())}
+
+
+def glossary_texts() -> dict[str, tuple[str, str, str]]:
+    """Every glossary symbol as :mod:`llm_arithmetic.numeric.explain_text` stores it: name ->
+    (plain symbol, the LaTeX an argument shows, unit). Prints with sympy."""
+    from .core.display import latex
+    from .core.symbols import GLOSSARY
+
+    return {name: (_plain(info.symbol), latex(info.symbol), info.unit)
+            for name, info in sorted(GLOSSARY.items())}
 
 
 def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
     """(plain equation, LaTeX, the right-hand side with ``values`` in place of symbols); a
-    piecewise right-hand side spans a line per case (later lines indented under the first)."""
-    from .core.symbols import GLOSSARY
-
-    given = tuple(p for p in f.params if p in values)
-    hit = _TEXT.get((f.name, given))
+    piecewise right-hand side spans a line per case (later lines indented under the first).
+    Read from the stored text (:class:`_Stored`) without sympy; a formula registered since is
+    printed with it."""
+    hit = _TEXT.get(f.name)
     if hit is None:
-        lhs = f"{_plain(f.lhs_symbol)} = "
-        equation = lhs + _join(_rows(f.expr, f.params)).replace("\n", "\n" + " " * len(lhs))
-        # one mark per argument given a value, printed in its symbol's place (the printer
-        # orders by the expression's own symbols, so the marks change only the text), then
-        # replaced by the value; the index makes each mark unique, none part of another
-        marks = {p: f"#{i}#" for i, p in enumerate(f.params) if p in given}
-        rows = _rows(f.expr, f.params, {GLOSSARY[p].symbol: m for p, m in marks.items()})
-        hit = _TEXT[(f.name, given)] = (equation, f.latex(), marks, rows)
-    equation, tex, marks, rows = hit
+        if isinstance(f, _Stored):
+            hit = (f.lhs, f.tex, f.rows)
+        else:
+            hit = (_plain(f.lhs_symbol), f.latex(), _marked_rows(f))
+        _TEXT[f.name] = hit
+    lhs, tex, rows = hit
+    glossary = _glossary()
+    plain = {p: glossary[p][0] if p in glossary else p for p in f.params}
 
-    def fix(text: str) -> str:
-        for p, m in marks.items():
-            text = text.replace(m, f"({values[p]})")
-        return text
-    return equation, tex, _join(rows, fix)
+    def fill(given: Mapping[str, str]) -> Any:
+        def fix(text: str) -> str:
+            for i, p in enumerate(f.params):
+                text = text.replace(_mark(i), f"({given[p]})" if p in given else plain[p])
+            return text
+        return fix
+
+    head = f"{lhs} = "
+    equation = head + _join(rows, fill({})).replace("\n", "\n" + " " * len(head))
+    return equation, tex, _join(rows, fill(values))
 
 
 # ---- the explanation ------------------------------------------------------------------------
@@ -646,12 +718,9 @@ def _display_key(name: str, keys: Mapping[str, str]) -> str:
     return back.get(name, name)
 
 
-@functools.lru_cache(maxsize=None)
 def _symbol(name: str) -> str:
-    from .core.display import latex
-    from .core.symbols import GLOSSARY
-
-    return latex(GLOSSARY[name].symbol) if name in GLOSSARY else ""
+    glossary = _glossary()
+    return glossary[name][1] if name in glossary else ""
 
 
 #: Rates of attention's products: their unit is their precision's, not the weights'.

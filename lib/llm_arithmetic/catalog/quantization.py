@@ -1362,6 +1362,13 @@ def mtp_as_layers(model: Any) -> bool:
     (True, False)
     """
     return any(x.embeddings for x in model.mtp_extras() if not x.in_total)
+# Their module is counted at the target's bits elsewhere, though some files name it (checked
+# 2026-11 against ai-dynamo/aiconfigurator @ 095f58a51 aic-core/src/aiconfigurator_core/
+# model_configs/): nvidia/Qwen3.5-397B-A17B-NVFP4 and -122B-A10B-NVFP4 exclude "mtp.layers.0*"
+# and nvidia/DeepSeek-V4-Flash-NVFP4 excludes "mtp.*" (its module's experts stay MXFP4); those
+# files are read since the ModelOpt layouts by module, but their modules' exclusions are not yet
+# applied to the module's bits. The Nemotron 3 Super FP8 and NVFP4 records stored there list no
+# modules; DeepSeek-V4-Flash's own fp8 file lists none; no quantized Step 3.7 file was found.
 
 
 def mtp_tensors(model: Any) -> Iterator[Tensor]:
