@@ -32,6 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.registry import formula
+from .params import dsa_indexer_params, msa_indexer_params
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
@@ -217,8 +218,8 @@ def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads
     """
     return (mla_copied_params(d_model=d_model, q_lora_rank=q_lora_rank,
                               kv_lora_rank=kv_lora_rank, d_rope=d_rope)
-            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
-            + d_model * index_heads)
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim))
 
 
 @formula("params_copied")
@@ -235,7 +236,8 @@ def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
     >>> msa_copied_params(d_model=6144, d_head=128, index_dim=128, qk_norm=1)
     786944
     """
-    return qk_norm * 2 * d_head + d_model * index_dim + 2 * index_dim
+    return qk_norm * 2 * d_head + msa_indexer_params(d_model=d_model, index_heads=0,
+                                                     index_dim=index_dim)
 
 
 @formula("params_copied")
