@@ -206,3 +206,84 @@ def test_a_draft_models_copies_in_the_replicas_weights(tp, copies):
                  batch=8, draft="qwen3-0.6b", draft_len=4, acceptance=0.7)
     draft = 596_049_920 * 2
     assert e.weight_bytes_per_chip * tp == e.weight_bytes_held + draft + 2 * copies
+
+
+# ---- row-parallel biases, whole-projection q/k norms, Mamba-2 groups ---------------------------
+# vLLM's RowParallelLinear (o_proj, down_proj, a Mamba-2 out_proj) creates its bias of the whole
+# output width on every chip and adds it on rank 0 only; gpt-oss's w2_bias (E x d) is loaded whole
+# on every chip without expert parallelism; OLMo 2's q_norm (H d_head) and k_norm (H_kv d_head) are
+# whole on every chip, the projections gathered for them, while MiniMax-M2 splits its
+# (MiniMaxText01RMSNormTP); MambaMixer2 copies a lone B/C group to every chip (formulas/engine.py
+# pins the files).
+
+def test_row_parallel_bias_configs_as_read():
+    c = _config("gpt-oss-120b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["head_dim"], c["num_local_experts"],
+            c["attention_bias"]) == (36, 2880, 64, 8, 64, 128, True)
+    c = _config("olmo-2-7b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"]) == (32, 4096, 32, 32)
+    c = _config("minimax-m2.5")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_key_value_heads"],
+            c["num_local_experts"], c["use_qk_norm"], c["qk_norm_type"],
+            c["use_routing_bias"]) == (62, 3072, 8, 256, True, "per_layer", True)
+
+
+# gpt-oss-120b at tp 8 (8 KV heads, one a chip: none copied): in each of 36 layers o_proj's bias
+# (2880), the router (128 x 2880 and its 128 biases), the experts' output biases (128 x 2880)
+# and two norms of 2880; the final norm; 7 more copies
+GPT_OSS_TP8 = 7 * (36 * (2880 + 128 * 2880 + 128 + 128 * 2880 + 2 * 2880) + 2880)
+# OLMo 2 7B at tp 8: per layer its q_norm (32 x 128) and k_norm (32 x 128) and two block norms of
+# 4096 (post-attention and post-feedforward); the final norm
+OLMO2_TP8 = 7 * (32 * (32 * 128 + 32 * 128 + 2 * 4096) + 4096)
+# MiniMax-M2.5 at tp 8: its whole-projection q/k norms are split, not copied: per layer the
+# router (256 x 3072 and its 256 correction biases) and two norms of 3072; the final norm
+MINIMAX_M25_TP8 = 7 * (62 * (256 * 3072 + 256 + 2 * 3072) + 3072)
+
+
+def test_row_parallel_hand_counts():
+    assert GPT_OSS_TP8 == 188_024_256
+    assert OLMO2_TP8 == 3_698_688
+    assert MINIMAX_M25_TP8 == 344_110_592
+
+
+@pytest.mark.parametrize("name, copies", [("gpt-oss-120b", GPT_OSS_TP8),
+                                          ("olmo-2-7b", OLMO2_TP8),
+                                          ("minimax-m2.5", MINIMAX_M25_TP8)])
+def test_biases_and_whole_norms_are_copied(name, copies):
+    ev = _group(name, tp=8, context=4096, weights="fp8")
+    assert ev.get("tp_copy_params") == copies
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + copies
+
+
+# Granite-4.0-H-Tiny (tests/configs/granite-4.0-h-tiny.json): 40 blocks of width 1536, 36 of
+# them Mamba-2 (mamba_n_groups 1, d_state 128, d_conv 4, the convolution's bias on by
+# GraniteMoeHybridConfig's default mamba_conv_bias=True, no projection bias), 4 attention (12
+# heads, 4 KV heads of 128); every block 64 experts behind a router without bias, a shared MLP and
+# two norms; a final norm. At tp N the lone group is held N times: N - 1 more copies of its
+# B and C columns of in_proj (2 x 128 x 1536), of conv1d's B and C channels (2 x 128 x 4) and
+# their biases (2 x 128); the 4 KV heads are one a chip at tp 4 (none copied).
+GRANITE_GROUP = 2 * 128 * 1536 + 2 * 128 * 4 + 2 * 128
+GRANITE_WHOLE = 40 * (64 * 1536 + 2 * 1536) + 1536
+
+
+@pytest.mark.parametrize("tp", [1, 2, 4])
+def test_a_lone_mamba_group_is_copied_to_every_chip(tp):
+    from llm_arithmetic.catalog.readers import read_config
+    c = json.loads((Path(__file__).parent / "configs/granite-4.0-h-tiny.json").read_text())
+    assert (c["hidden_size"], c["mamba_n_groups"], c["mamba_d_state"], c["mamba_d_conv"],
+            c["num_local_experts"], c["layer_types"].count("mamba")) == (1536, 1, 128, 4, 64, 36)
+    assert GRANITE_GROUP == 394_496
+    m = read_config(c, name="granite-4.0-h-tiny")
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("tp_copy_params") == (tp - 1) * (36 * GRANITE_GROUP + GRANITE_WHOLE)
+
+
+def test_mamba_groups_that_tp_does_not_split_are_refused():
+    """Nemotron-H 56B's mixers have 8 groups: vLLM's MambaMixer2 refuses tp 16 (neither a
+    divisor of the groups nor one group); tp 8 splits them."""
+    from llm_arithmetic.core.errors import InputError
+    with pytest.raises(InputError, match="tp = 16 does not divide the 8 B/C groups"):
+        estimate("nemotron-h-56b", hardware="h200", tp=16, context=4096)
+    assert estimate("nemotron-h-56b", hardware="h200", tp=8, context=4096).weight_bytes_held

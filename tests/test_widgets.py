@@ -783,12 +783,16 @@ SERVING_QUERY = """
 
 def _allowed_tp(m, wanted):
     """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts: whole
-    query heads on each chip, and KV heads that tp divides or that divide tp."""
+    query heads on each chip, KV heads that tp divides or that divide tp, and a Mamba-2
+    mixer's heads and groups (one group, or groups tp divides)."""
     heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
     kv = [run.attention.n_kv_heads for run in m.layers if run.attention is not None]
+    ssm = [(run.mixer.n_heads, run.mixer.n_groups) for run in m.layers
+           if getattr(run.mixer, "n_groups", 0)]
     return max(t for t in (1, 2, 4, 8, 16) if t <= wanted
                and (not heads or (t <= min(heads) and all(h % t == 0 for h in heads)
-                                  and all(k % t == 0 or t % k == 0 for k in kv))))
+                                  and all(k % t == 0 or t % k == 0 for k in kv)))
+               and all(h % t == 0 and (g % t == 0 or g == 1) for h, g in ssm))
 
 
 def _serving_cases():

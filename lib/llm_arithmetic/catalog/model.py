@@ -92,6 +92,10 @@ class Attention:
     qk_norm : str
         ``""``; ``"head"``: one norm of width d_head each for queries and keys (Qwen3, Gemma 3);
         ``"full"``: norms over the whole projections (OLMo 2, Cohere).
+    qk_norm_split : bool
+        Whole-projection q/k norms that vLLM splits with the heads under tensor parallelism
+        (MiniMax-M2's ``MiniMaxText01RMSNormTP``); without it every chip holds them whole
+        (OLMo 2 and 3, OLMoE: ``formulas.engine.gqa_copied_params``). No count changes.
     sinks : bool
         A learned attention-sink logit per head (gpt-oss).
     gate : int
@@ -151,6 +155,7 @@ class Attention:
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: str = ""
+    qk_norm_split: bool = False
     sinks: bool = False
     gate: int = 0
     kv_lora_rank: int = 0
@@ -230,6 +235,9 @@ class Attention:
         if self.qk_norm not in ("", "head", "full"):
             raise ConfigError(f"{owner}: qk_norm must be '', 'head' or 'full', "
                               f"got {self.qk_norm!r}")
+        if self.qk_norm_split and self.qk_norm != "full":
+            raise ConfigError(f"{owner}: qk_norm_split needs whole-projection q/k norms "
+                              f"(qk_norm 'full'), got qk_norm {self.qk_norm!r}")
         if self.is_mla:
             for f in ("d_nope", "d_rope", "d_v"):
                 _check_int(owner, f, getattr(self, f))

@@ -422,9 +422,9 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
-/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here. [1] */
-export function gqa_copied_params({d_head, qk_norm = 0} = {}) {
-  return 2*qk_norm*d_head;
+/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them. [1] */
+export function gqa_copied_params({d_model, n_heads, n_kv_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0} = {}) {
+  return o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head;
 }
 
 /** Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``). [1] */
@@ -587,6 +587,11 @@ export function layer_cache_bytes({kv_layer_bytes, attended, batch = 1} = {}) {
   return batch*attended*kv_layer_bytes;
 }
 
+/** Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads. [1] */
+export function mamba2_copied_params({d_model, ssm_bias = 0} = {}) {
+  return ssm_bias*d_model;
+}
+
 /** FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two). [FLOP] */
 export function mamba2_decode_flops({d_inner, d_state, n_groups, d_conv} = {}) {
   return 5*d_inner*d_state + d_conv*(2*d_inner + 4*d_state*n_groups);
@@ -707,6 +712,11 @@ export function mla_prefill_flops({n_heads, d_nope, d_rope, d_v, causal_pairs} =
   return 2*n_heads*causal_pairs*(d_nope + d_rope + d_v);
 }
 
+/** Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the output projection's bias, d of them, where the MLP has biases (the down projection is a ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with ``use_bias``). Its matrices and input biases are split. [1] */
+export function mlp_copied_params({d_model, mlp_bias = 0} = {}) {
+  return mlp_bias*d_model;
+}
+
 /** Parameters of one MLP, or of one expert of a mixture. [1] */
 export function mlp_params({d_model, d_ff, n_mlp_mats = 3, mlp_bias = 0} = {}) {
   return mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats;
@@ -727,9 +737,9 @@ export function msa_attention_params({d_model, n_heads, n_kv_heads, d_head, inde
   return n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim;
 }
 
-/** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
-export function msa_copied_params({d_model, d_head, index_dim, qk_norm = 0} = {}) {
-  return 2*qk_norm*d_head + index_dim*d_model + 2*index_dim;
+/** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: what a grouped-query block copies (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
+export function msa_copied_params({d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0} = {}) {
+  return o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head + index_dim*d_model + 2*index_dim;
 }
 
 /** Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached index keys with each of its H_I heads (2 d_I per head and key), then grouped-query attention (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks it selected for each KV head. [FLOP] */
@@ -862,9 +872,9 @@ export function routed_expert_params({experts_read, d_model, d_ff, n_mlp_mats = 
   return experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats);
 }
 
-/** Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split. [1] */
-export function router_copied_params({d_model, n_experts, router_bias = 0, shared_gate = 0} = {}) {
-  return n_experts*router_bias + n_experts*d_model + shared_gate*d_model;
+/** Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias). The experts' matrices and their other biases are split. [1] */
+export function router_copied_params({d_model, n_experts, n_shared_experts = 0, router_bias = 0, shared_gate = 0, mlp_bias = 0} = {}) {
+  return mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any. [1] */
@@ -2463,15 +2473,24 @@ export const FORMULAS = {
  },
  "gqa_copied_params": {
   "defaults": {
-   "qk_norm": 0
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qk_norm_split": 0
   },
-  "latex": "P_{copy} = 2 d_{head} \\delta_{qkn}",
+  "latex": "P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
   "lhs": "params_copied",
   "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
    "d_head",
-   "qk_norm"
+   "qk_norm",
+   "qk_norm_full",
+   "qk_norm_split",
+   "o_bias"
   ],
-  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.",
+  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.",
   "unit": "1"
  },
  "group_layers": {
@@ -2926,6 +2945,19 @@ export const FORMULAS = {
   "summary": "Cache of one attention layer for B sequences, each holding the positions the layer keeps.",
   "unit": "B"
  },
+ "mamba2_copied_params": {
+  "defaults": {
+   "ssm_bias": 0
+  },
+  "latex": "P_{copy} = d_{model} \\delta_{ssm}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "ssm_bias"
+  ],
+  "summary": "Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads.",
+  "unit": "1"
+ },
  "mamba2_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = k_{conv} \\left(2 d_{in} + 4 d_{st} n_{g}\\right) + 5 d_{in} d_{st}",
@@ -3300,6 +3332,19 @@ export const FORMULAS = {
   "summary": "Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and values up-projected once per token, counted with the weights): scores of width d_nope + d_rope and values of width d_v.",
   "unit": "FLOP"
  },
+ "mlp_copied_params": {
+  "defaults": {
+   "mlp_bias": 0
+  },
+  "latex": "P_{copy} = d_{model} \\delta_{mlp}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "mlp_bias"
+  ],
+  "summary": "Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the output projection's bias, d of them, where the MLP has biases (the down projection is a ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with ``use_bias``). Its matrices and input biases are split.",
+  "unit": "1"
+ },
  "mlp_params": {
   "defaults": {
    "mlp_bias": 0,
@@ -3395,17 +3440,25 @@ export const FORMULAS = {
  },
  "msa_copied_params": {
   "defaults": {
-   "qk_norm": 0
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qk_norm_split": 0
   },
-  "latex": "P_{copy} = 2 d_{I} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn}",
+  "latex": "P_{copy} = 2 d_{I} + d_{model} \\delta_{o} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
   "lhs": "params_copied",
   "params": [
    "d_model",
+   "n_heads",
+   "n_kv_heads",
    "d_head",
    "index_dim",
-   "qk_norm"
+   "qk_norm",
+   "qk_norm_full",
+   "qk_norm_split",
+   "o_bias"
   ],
-  "summary": "Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`).",
+  "summary": "Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: what a grouped-query block copies (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`).",
   "unit": "1"
  },
  "msa_decode_flops": {
@@ -3789,18 +3842,22 @@ export const FORMULAS = {
  },
  "router_copied_params": {
   "defaults": {
+   "mlp_bias": 0,
+   "n_shared_experts": 0,
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{copy} = E \\delta_{r} + d_{model} \\delta_{sg} + d_{model} E",
+  "latex": "P_{copy} = d_{model} \\delta_{sg} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "params_copied",
   "params": [
    "d_model",
    "n_experts",
+   "n_shared_experts",
    "router_bias",
-   "shared_gate"
+   "shared_gate",
+   "mlp_bias"
   ],
-  "summary": "Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split.",
+  "summary": "Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias). The experts' matrices and their other biases are split.",
   "unit": "1"
  },
  "router_params": {

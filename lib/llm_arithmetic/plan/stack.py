@@ -75,7 +75,8 @@ FIELDS: dict[str, dict[str, Any]] = {
         "window": "window", "chunk": "chunk", "qkv_bias": ["flag", "qkv_bias"],
         "o_bias": ["flag", "o_bias"], "d_gate": "gate",
         "qk_norm": ["is", "qk_norm", "head"],
-        "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
+        "qk_norm_full": ["is", "qk_norm", "full"], "qk_norm_split": ["flag", "qk_norm_split"],
+        "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
         "d_rope": "d_rope", "d_v": "d_v",
         "index_heads": ["unless", "index_heads", "index_shared"],
@@ -415,10 +416,12 @@ for _held, _term, _doc in (
 # parameters with its key/value heads (and MiniMax Sparse Attention's index query heads) at the
 # group's held count, at least one a chip (params_heads_held); of them, what every chip holds
 # whole (params_copied: latent down-projections and their norms, a DeepSeek Sparse Attention
-# indexer, an index key and its norms, per-head q/k norms, a router, the block's norm vectors);
-# the group holds the first and tp - 1 more copies of the second (params_held). A part without a
-# copied rule (constant-state mixers, dense MLPs, experts, DeepSeek-V4's compressed attention and
-# hyper-connection mixers) is split evenly, as before.
+# indexer, an index key and its norms, q/k norms, a router, the output biases of row-parallel
+# projections, the block's norm vectors); the group holds the first and tp - 1 more copies of
+# the second (params_held). A Mamba-2 mixer's B and C groups count as key/value heads do
+# (groups_held). A part without a copied rule (Gated DeltaNet, KDA and short-convolution
+# mixers, DeepSeek-V4's compressed attention and hyper-connection mixers) is split evenly, as
+# before.
 TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
@@ -426,6 +429,17 @@ TERMS["kv_heads_held"] = {
 _HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held"}
                for form in ("attention", "gated", "split", "tied")}
 _HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held"}
+# a Mamba-2 mixer's B and C groups, split as key/value heads are: with one group and more chips
+# each chip holds a copy of it (vLLM's extra_groups_for_head_shards, formulas/engine.py)
+TERMS["groups_chip"] = {
+    "by": "form", "doc": "B and C groups of a Mamba-2 mixer that one chip of a tensor-parallel "
+    "group holds (its share, at least one)",
+    "cases": {"mamba2": ["kv_heads_per_chip", {"n_kv_heads": "n_groups"}]}}
+TERMS["groups_held"] = {
+    "by": "form", "doc": "B and C groups of a Mamba-2 mixer that the tensor-parallel group "
+    "holds, every copy counted", "cases": {"mamba2": ["kv_heads_held",
+                                                      {"kv_heads_chip": "@groups_chip"}]}}
+_HEADS_HELD["mamba2"] = {"n_groups": "@groups_held"}
 TERMS["params_heads_held"] = {
     "by": "form", "doc": "parameters of the part with its key/value heads (and index query "
     "heads) as the tensor-parallel group holds them, every copy counted",
@@ -434,7 +448,8 @@ TERMS["params_heads_held"] = {
 _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", {}],
            "dsa": ["dsa_copied_params", {}], "msa": ["msa_copied_params", {}],
            "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],
-           "latent": ["router_copied_params", {}], "norms": ["norm_params", {}],
+           "latent": ["router_copied_params", {}], "mlp": ["mlp_copied_params", {}],
+           "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
            "hyper": ["norm_params", {}]}
 for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
