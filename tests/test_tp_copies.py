@@ -287,3 +287,34 @@ def test_mamba_groups_that_tp_does_not_split_are_refused():
     with pytest.raises(InputError, match="tp = 16 does not divide the 8 B/C groups"):
         estimate("nemotron-h-56b", hardware="h200", tp=16, context=4096)
     assert estimate("nemotron-h-56b", hardware="h200", tp=8, context=4096).weight_bytes_held
+
+
+# ---- copies priced at their own bits --------------------------------------------------------
+# DeepSeek-V3 as shipped (fp8, one byte a weight and an fp32 scale per 128 x 128 block; the
+# routers in bf16 with an fp32 e_score_correction_bias; norms in bf16) at tp 8: 7 more copies of,
+# per layer, q_a_proj (1536 x 7168: 12 x 56 blocks) and kv_a_proj_with_mqa (576 x 7168: 5 x 56
+# blocks, 576 = 4.5 x 128 rounded up), per MoE layer the router (256 x 7168 x 2 B and 256 x 4 B)
+# and the norms (61 x (1536 + 512) latent norms, 2 x 61 + 1 norms of 7168) at 2 B.
+V3_MATRIX_BYTES = (1536 + 576) * 7168 + 4 * (12 * 56 + 5 * 56)
+V3_ROUTER_BYTES = 256 * 7168 * 2 + 256 * 4
+V3_NORM_BYTES = 2 * (61 * (1536 + 512) + (2 * 61 + 1) * 7168)
+V3_TP8_BYTES = 7 * (61 * V3_MATRIX_BYTES + 58 * V3_ROUTER_BYTES + V3_NORM_BYTES)
+
+
+def test_copies_are_priced_at_their_own_bits():
+    assert V3_MATRIX_BYTES == 15_142_624
+    assert V3_TP8_BYTES == 7_970_434_976
+    ev = _group("deepseek-v3", tp=8, context=4096)
+    assert ev.get("tp_copy_params") == V3_TP8        # the same parameters as at fp8 asked
+    assert ev.get("weight_bytes_copies") == V3_TP8_BYTES
+    held = ev.get("weight_bytes_held")
+    assert held == int(held) and held - ev.get("weight_bytes") == V3_TP8_BYTES
+
+
+def test_copies_follow_the_bits_asked_and_16_bit_checkpoints():
+    # asked for 4 bits, every copied parameter is half a byte; a 16-bit checkpoint's copies
+    # are two bytes each, whatever their class (Llama 3.1 70B at tp 16: KV heads and norms)
+    ev = _group("deepseek-v3", tp=8, context=4096, bits_weight=4)
+    assert ev.get("weight_bytes_copies") == V3_TP8 / 2
+    ev = _group("llama-3.1-70b", tp=16, context=4096)
+    assert ev.get("weight_bytes_copies") == 2 * LLAMA_TP16

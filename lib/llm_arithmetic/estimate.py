@@ -573,15 +573,17 @@ def weight_inputs(model: Model, weights: str | None = None,
 
 
 def module_follows(model: Model) -> dict[str, Any]:
-    """The plan's inputs that make a multi-token-prediction module's weights follow the parts
-    of a llama.cpp file type asked for the model: its own bits as shipped
-    (``native_bits_draft``, ``native_bits_draft_experts``) set to None, so that the plan counts
-    it at the file's bits for the same parts; {} where the model has none of its own.
+    """The plan's inputs that make a multi-token-prediction module's weights, and the copies a
+    tensor-parallel group holds, follow the parts of a llama.cpp file type asked for the model:
+    their own bits as shipped (``native_bits_draft``, ``native_bits_draft_experts``,
+    ``native_bits_copy_*``) set to None, so that the plan counts them at the file's bits for
+    the same parts; {} where the model has none of its own.
 
-    >>> module_follows(get_model("deepseek-v3")), module_follows(get_model("llama-3-8b"))
-    ({'native_bits_draft': None, 'native_bits_draft_experts': None}, {})
+    >>> sorted(module_follows(get_model("deepseek-v3")))[-2:], module_follows(get_model("llama-3-8b"))
+    (['native_bits_draft', 'native_bits_draft_experts'], {})
     """
-    return {f"native_bits_{k}": None for k in ("draft", "draft_experts")
+    return {f"native_bits_{k}": None for k in ("draft", "draft_experts", "copy_heads",
+                                                "copy_matrices", "copy_router", "copy_plain")
             if k in model.native_bits}
 
 

@@ -1079,6 +1079,8 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             native_bits_draft=self.native_bits.get("draft"),
             native_bits_draft_experts=self.native_bits.get("draft_experts"),
+            **{f"native_bits_copy_{k}": self.native_bits.get(f"copy_{k}")
+               for k in ("heads", "matrices", "router", "plain")},
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,

@@ -37,6 +37,7 @@ from .params import dsa_indexer_params, msa_indexer_params, router_params
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
+           "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
            "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
            "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
@@ -167,7 +168,8 @@ def held_params(*, n_params, params_copied, tp=1):
     of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp +
     P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are
     heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse
-    Attention do through :data:`index_heads_held`.)
+    Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same
+    rule as key/value heads.)
 
     What is copied follows the engine (vLLM; the sources are in this module's comments): the
     latent down-projections of multi-head latent attention and their norms
@@ -237,7 +239,21 @@ def mla_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
     >>> mla_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
     15140864
     """
-    return d_model * (q_lora_rank + kv_lora_rank + d_rope) + q_lora_rank + kv_lora_rank
+    return (mla_copied_matrices(d_model=d_model, q_lora_rank=q_lora_rank,
+                                kv_lora_rank=kv_lora_rank, d_rope=d_rope)
+            + q_lora_rank + kv_lora_rank)
+
+
+@formula("params_copied")
+def mla_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
+    """The matrices of :data:`mla_copied_params`, without the latents' norms: the
+    down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored
+    in the checkpoint's format (its norms stay 16-bit).
+
+    >>> mla_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
+    15138816
+    """
+    return d_model * (q_lora_rank + kv_lora_rank + d_rope)
 
 
 @formula("params_copied")
@@ -263,6 +279,21 @@ def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads
 
 
 @formula("params_copied")
+def dsa_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
+    """The matrices of :data:`dsa_copied_params`, without the norms: the latent
+    down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj.
+
+    >>> dsa_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64,
+    ...                     index_heads=64, index_dim=128)
+    29097984
+    """
+    return (mla_copied_matrices(d_model=d_model, q_lora_rank=q_lora_rank,
+                                kv_lora_rank=kv_lora_rank, d_rope=d_rope)
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim, norms=0))
+
+
+@formula("params_copied")
 def msa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm=0,
                       qk_norm_full=0, qk_norm_split=0, o_bias=0):
     """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
@@ -283,6 +314,17 @@ def msa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, index_dim, qk_nor
                               d_head=d_head, qk_norm=qk_norm, qk_norm_full=qk_norm_full,
                               qk_norm_split=qk_norm_split, o_bias=o_bias)
             + msa_indexer_params(d_model=d_model, index_heads=0, index_dim=index_dim))
+
+
+@formula("params_copied")
+def msa_copied_matrices(*, d_model, index_dim):
+    """The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I);
+    its norms and the q/k norms are 16-bit vectors.
+
+    >>> msa_copied_matrices(d_model=6144, index_dim=128)
+    786432
+    """
+    return msa_indexer_params(d_model=d_model, index_heads=0, index_dim=index_dim, norms=0)
 
 
 @formula("params_copied")

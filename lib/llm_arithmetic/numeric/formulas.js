@@ -282,6 +282,11 @@ export function dsa_attention_params({d_model, n_heads, q_lora_rank, kv_lora_ran
   return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
+/** The matrices of :data:`dsa_copied_params`, without the norms: the latent down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj. [1] */
+export function dsa_copied_matrices({d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank + q_lora_rank);
+}
+
 /** Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip of a tensor-parallel group holds whole: the latent down-projections and norms of :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads' weights (d x H_I). [1] */
 export function dsa_copied_params({d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim} = {}) {
   return index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank;
@@ -437,7 +442,7 @@ export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
 }
 
-/** Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.) [1] */
+/** Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same rule as key/value heads.) [1] */
 export function held_params({n_params, params_copied, tp = 1} = {}) {
   return n_params + params_copied*(tp - 1);
 }
@@ -682,6 +687,11 @@ export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_ran
   return n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
+/** The matrices of :data:`mla_copied_params`, without the latents' norms: the down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored in the checkpoint's format (its norms stay 16-bit). [1] */
+export function mla_copied_matrices({d_model, q_lora_rank, kv_lora_rank, d_rope} = {}) {
+  return d_model*(d_rope + kv_lora_rank + q_lora_rank);
+}
+
 /** Parameters of one multi-head latent attention block that every chip of a tensor-parallel group holds whole: the down-projections from d to the query latent (r_q) and to the key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms. vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``; without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections and the output projection are split by heads. [1] */
 export function mla_copied_params({d_model, q_lora_rank, kv_lora_rank, d_rope} = {}) {
   return d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank;
@@ -735,6 +745,11 @@ export function moe_params({d_model, d_ff, n_experts, n_shared_experts = 0, d_sh
 /** Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads. [1] */
 export function msa_attention_params({d_model, n_heads, n_kv_heads, d_head, index_heads, index_dim, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
   return n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim;
+}
+
+/** The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I); its norms and the q/k norms are 16-bit vectors. [1] */
+export function msa_copied_matrices({d_model, index_dim} = {}) {
+  return index_dim*d_model;
 }
 
 /** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: what a grouped-query block copies (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
@@ -2045,6 +2060,21 @@ export const FORMULAS = {
   "summary": "Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I).",
   "unit": "1"
  },
+ "dsa_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "The matrices of :data:`dsa_copied_params`, without the norms: the latent down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj.",
+  "unit": "1"
+ },
  "dsa_copied_params": {
   "defaults": {},
   "latex": "P_{copy} = r_{q} + r_{kv} + 2 d_{I} + d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}",
@@ -2526,7 +2556,7 @@ export const FORMULAS = {
    "params_copied",
    "tp"
   ],
-  "summary": "Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.)",
+  "summary": "Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same rule as key/value heads.)",
   "unit": "1"
  },
  "hybrid_concurrency": {
@@ -3244,6 +3274,19 @@ export const FORMULAS = {
   "summary": "Parameters of one multi-head latent attention block (DeepSeek-V2/V3).",
   "unit": "1"
  },
+ "mla_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope"
+  ],
+  "summary": "The matrices of :data:`mla_copied_params`, without the latents' norms: the down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored in the checkpoint's format (its norms stay 16-bit).",
+  "unit": "1"
+ },
  "mla_copied_params": {
   "defaults": {},
   "latex": "P_{copy} = r_{q} + r_{kv} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)",
@@ -3436,6 +3479,17 @@ export const FORMULAS = {
    "attn_sinks"
   ],
   "summary": "Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads.",
+  "unit": "1"
+ },
+ "msa_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} d_{I}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "index_dim"
+  ],
+  "summary": "The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I); its norms and the q/k norms are 16-bit vectors.",
   "unit": "1"
  },
  "msa_copied_params": {

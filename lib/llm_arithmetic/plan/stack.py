@@ -426,9 +426,17 @@ TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
               for form in ("attention", "gated", "split", "tied", "msa")}}
-_HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held"}
+# Whole-projection q/k norms keep the model's width whatever the heads held (vLLM's olmo2.py holds
+# RMSNorm(H_kv d_head) on every chip, MiniMax-M2 splits it): they are left out of the heads held
+# and counted once in params_norm_full; params_copied adds their copies where they are copied.
+_HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held", "qk_norm_full": 0}
                for form in ("attention", "gated", "split", "tied")}
-_HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held"}
+_HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held",
+                      "qk_norm_full": 0}
+TERMS["params_norm_full"] = {
+    "by": "form", "doc": "whole-projection query/key norms of the part, at the model's width",
+    "cases": {form: ["gqa_copied_params", {"qk_norm": 0, "qk_norm_split": 0, "o_bias": 0}]
+              for form in ("attention", "gated", "split", "tied", "msa")}}
 # a Mamba-2 mixer's B and C groups, split as key/value heads are: with one group and more chips
 # each chip holds a copy of it (vLLM's extra_groups_for_head_shards, formulas/engine.py)
 TERMS["groups_chip"] = {
@@ -455,6 +463,19 @@ for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
 TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
                           "tensor-parallel group holds whole", "cases": _COPIED}
+# What of the copies is not a 16-bit vector, for their bytes (each class at its checkpoint's
+# bits): the copied matrices (latent down-projections, a DeepSeek Sparse Attention indexer's
+# matrices, an index key) in the weights' format, and a router with its bias and a shared
+# expert's gate at the router's bits; what else is copied (norms, biases) stays 16-bit.
+TERMS["params_copied_matrices"] = {
+    "by": "form", "doc": "matrices of the part that every chip of a tensor-parallel group holds "
+    "whole", "cases": {"mla": ["mla_copied_matrices", {}], "dsa": ["dsa_copied_matrices", {}],
+                       "msa": ["msa_copied_matrices", {}]}}
+TERMS["params_copied_router"] = {
+    "by": "form", "doc": "router parameters of the part that every chip of a tensor-parallel "
+    "group holds whole (with its bias and a shared expert's gate)",
+    "cases": {form: ["router_copied_params", {"mlp_bias": 0}]
+              for form in ("moe", "shared", "latent")}}
 TERMS["params_held"] = {
     "by": "form", "doc": "parameters of the part the tensor-parallel group holds, every chip's "
     "copy counted", "cases": {form: ["held_params", {
