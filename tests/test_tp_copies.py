@@ -318,3 +318,48 @@ def test_copies_follow_the_bits_asked_and_16_bit_checkpoints():
     assert ev.get("weight_bytes_copies") == V3_TP8 / 2
     ev = _group("llama-3.1-70b", tp=16, context=4096)
     assert ev.get("weight_bytes_copies") == 2 * LLAMA_TP16
+
+
+# ---- DeepSeek-V4 under tensor parallelism ----------------------------------------------------
+# vLLM (formulas/engine.py pins deepseek_v4.py, deepseek_compressor.py, deepseek_v4_attention.py)
+# holds whole on every chip: fused_wqa_wkv (wq_a d x r_q and wkv d x d_head), q_norm and kv_norm;
+# a compressor's fused_wkv_wgate (d x 2 c_o d_head), its fp32 position bias (m_c x c_o d_head)
+# and norm (d_head); an indexer's wq_b (r_q x H_I d_I), weights_proj (d x H_I) and its own
+# compressor at d_I; every block's two hyper-connection mixers (fp32: (2 + n) n x n d, (2 + n) n
+# and 3 each) and two norms; the router (E x d). DeepSeek-V4-Flash: d 4096, r_q 1024, heads of
+# 512, 4 streams, 256 experts; compress_ratios gives 2 window-only layers, 21 of ratio 4
+# (c_o 2, 64 index heads of 128) and 20 of ratio 128 (c_o 1); the 44th entry is the MTP layer.
+V4_D, V4_RQ, V4_DH, V4_DI = 4096, 1024, 512, 128
+V4_MIX = 2 * ((2 + 4) * 4 * 4 * V4_D + (2 + 4) * 4 + 3)
+V4_WINDOW = V4_D * (V4_RQ + V4_DH) + V4_RQ + V4_DH
+V4_HCA = V4_WINDOW + 2 * 1 * V4_DH * V4_D + 128 * 1 * V4_DH + V4_DH
+V4_CSA = (V4_WINDOW + 2 * 2 * V4_DH * V4_D + 4 * 2 * V4_DH + V4_DH
+          + V4_RQ * 64 * V4_DI + V4_D * 64 + 2 * 2 * V4_DI * V4_D + 4 * 2 * V4_DI + V4_DI)
+V4_COPY = 2 * V4_WINDOW + 20 * V4_HCA + 21 * V4_CSA + 43 * (V4_MIX + 2 * V4_D + 256 * V4_D) + V4_D
+# its bytes as shipped: fp8 matrices with an E8M0 scale (1 B) per 128 x 128 block, the
+# compressors' and weights_proj in bf16, routers and norms bf16, mixers and position biases fp32
+V4_WQA_WKV = V4_RQ * V4_D + 8 * 32 + V4_DH * V4_D + 4 * 32
+V4_COPY_BYTES = (
+    2 * (V4_WQA_WKV + 2 * (V4_RQ + V4_DH + 2 * V4_D) + 4 * V4_MIX)
+    + 20 * (V4_WQA_WKV + 2 * 2 * V4_DH * V4_D + 2 * (V4_RQ + 2 * V4_DH + 2 * V4_D)
+            + 4 * (V4_MIX + 128 * V4_DH))
+    + 21 * (V4_WQA_WKV + 2 * 2 * 2 * V4_DH * V4_D + 2 * 2 * 2 * V4_DI * V4_D
+            + 64 * V4_DI * V4_RQ + 64 * 8 + 2 * V4_D * 64
+            + 2 * (V4_RQ + 2 * V4_DH + V4_DI + 2 * V4_D) + 4 * (V4_MIX + 4 * 2 * V4_DH
+                                                               + 4 * 2 * V4_DI))
+    + 43 * 2 * 256 * V4_D + 2 * V4_D)
+
+
+def test_deepseek_v4_copies_by_hand():
+    c = _config("deepseek-v4-flash")
+    r = c["compress_ratios"]
+    assert (c["hidden_size"], c["q_lora_rank"], c["head_dim"], c["hc_mult"],
+            c["index_n_heads"], c["index_head_dim"], c["n_routed_experts"],
+            c["num_hidden_layers"]) == (4096, 1024, 512, 4, 64, 128, 256, 43)
+    assert (r[:43].count(0), r[:43].count(4), r[:43].count(128)) == (2, 21, 20)
+    assert V4_COPY == 837_057_426
+    assert V4_COPY_BYTES == 1_297_923_016
+    for tp in (2, 8):
+        ev = _group("deepseek-v4-flash", tp=tp, context=4096)
+        assert ev.get("tp_copy_params") == (tp - 1) * V4_COPY
+        assert ev.get("weight_bytes_copies") == (tp - 1) * V4_COPY_BYTES

@@ -1073,6 +1073,8 @@ def test_tensor_parallel_copies_in_the_page_equal_python(page):
              ("minimax-m3", "h200", dict(tp=8, **serving)),
              ("gpt-oss-120b", "h100-sxm", dict(tp=8, **serving)),
              ("olmo-2-7b", "h100-sxm", dict(tp=8, **serving)),
+             # DeepSeek-V4's compressed attention and fp32 hyper-connection mixers
+             ("deepseek-v4-flash", "h200", dict(tp=8, **serving)),
              # a draft model split and copied as the target is: Qwen3 0.6B's 8 KV heads
              # copied to 16 chips (tests/test_tp_copies.py)
              ("qwen3-32b", "h200", dict(tp=16, draft="qwen3-0.6b", draft_len=4,

@@ -859,7 +859,7 @@ def minimax_m3_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: str
     return _BF16_FP32_ROUTERS
 
 
-def _fp32_params(model: Any) -> int:
+def _fp32_params(model: Any, sinks: bool = True, head: bool = True) -> int:
     """DeepSeek-V4's parameters kept in fp32 (:func:`deepseek_v4_scheme`): per compressed
     attention block its sinks (one a head) and its compressors' position biases (m_c x c_o
     d_head, the indexer's m_c x c_o d_I), per block the two hyper-connection mixers
@@ -871,13 +871,13 @@ def _fp32_params(model: Any) -> int:
     for run in model.layers:
         a, per = run.attention, 0
         if a is not None and a.o_groups:
-            per += a.n_heads + a.compress * a.overlap * (a.d_head + (a.index_dim
-                                                                     if a.index_heads else 0))
+            per += (sinks * a.n_heads
+                    + a.compress * a.overlap * (a.d_head + (a.index_dim if a.index_heads else 0)))
         if run.hc:
             per += N.hyper_norm_params(d_model=d, norm_vecs_layer=0, hc_streams=run.hc)
         n32 += run.count * per
     hc = max((run.hc for run in model.layers), default=0)
-    if hc:
+    if hc and head:
         n32 += N.hyper_head_params(d_model=d, hc_streams=hc)
     return n32
 
@@ -1230,7 +1230,11 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
 #: mla_copied_matrices, dsa_copied_matrices, msa_copied_matrices), by the ends of their names.
 _COPIED_MATRICES = ("self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa",
                     "self_attn.indexer.wq_b", "self_attn.indexer.wk",
-                    "self_attn.indexer.weights_proj", "self_attn.index_k_proj")
+                    "self_attn.indexer.weights_proj", "self_attn.index_k_proj",
+                    # DeepSeek-V4 (formulas/engine.py: compressed_copied_matrices)
+                    "attn.wq_a", "attn.wkv", "attn.compressor.wkv", "attn.compressor.wgate",
+                    "attn.indexer.compressor.wkv", "attn.indexer.compressor.wgate",
+                    "attn.indexer.wq_b", "attn.indexer.weights_proj")
 #: The projections whose heads a group copies past one a chip (key/value heads; MiniMax Sparse
 #: Attention's index query heads).
 _HEAD_MATRICES = ("self_attn.k_proj", "self_attn.v_proj", "self_attn.index_q_proj")
@@ -1243,7 +1247,8 @@ def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     held whole on every chip (latent down-projections, a sparse-attention indexer's matrices,
     an index key); ``"router"``, the routers with their biases and shared-expert gates (the
     scheme's ``router_bits`` and ``router_bias_bits``, a gate at 16); ``"plain"``, the norms
-    and biases, 16. Each an exact fraction: the bytes of a whole set of the class over its
+    and biases, 16, with DeepSeek-V4's fp32 hyper-connection mixers and compressor position
+    biases where the scheme keeps them (``fp32_mixers``). Each an exact fraction: the bytes of a whole set of the class over its
     parameters, so that copies of whole sets (every class but the heads) are whole bytes, and
     so are heads where a head's rows fill whole scale blocks. A class the model lacks is
     left out (the plan then prices it at the bits of the other weights).
@@ -1261,6 +1266,14 @@ def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     True
     """
     out: dict[str, Fraction] = {"plain": Fraction(PLAIN_BITS)}
+    if scheme.fp32_mixers:
+        # one copy of the plain class, and of it what the checkpoint keeps in fp32: every
+        # copied part's parameters less its matrices and router, and the final norm
+        plain = (model.evaluate("layer_params_copied") - model.evaluate("layer_copied_matrices")
+                 - model.evaluate("layer_copied_router") + model.evaluate("final_norm_params"))
+        n32 = _fp32_params(model, sinks=False, head=False)
+        if plain:
+            out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32, plain)
     for key, ends in (("heads", _HEAD_MATRICES), ("matrices", _COPIED_MATRICES)):
         listed = [t for t in tensors(model) if t.name.endswith(ends)]
         n = sum(t.rows * t.cols * t.count for t in listed)

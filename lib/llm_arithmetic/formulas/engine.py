@@ -38,6 +38,7 @@ from .params import dsa_indexer_params, msa_indexer_params, router_params
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
+           "compressed_copied_params", "compressed_copied_matrices",
            "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
            "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
@@ -136,6 +137,19 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   instead splits its whole-projection norms, MiniMaxText01RMSNormTP holding hidden_size / tp
 #   of them (vllm-project/vllm@fb33ec8cf0a73c82af00a2128dee4ad058d16e9b,
 #   vllm/model_executor/models/minimax_m2.py);
+# * vllm-project/vllm@f1b76c19a8f7fc2f2a8ce2918533933128a3b22a,
+#   vllm/model_executor/models/deepseek_v4.py (DeepSeek-V4): DeepseekV4Attention's
+#   fused_wqa_wkv (wq_a and wkv, disable_tp=True), q_norm and kv_norm whole, wq_b and wo_a split
+#   by heads and groups, wo_b a RowParallelLinear without bias; each block's hyper-connection
+#   mixers (hc_attn_fn, hc_ffn_fn, their bases and scales: fp32 nn.Parameters) and the
+#   hc_head whole; the router a GateLinear with its fp32 e_score_correction_bias; the compressor
+#   (vllm-project/vllm@bbd1024110933d0f97a35c527de2f8b6da23bfa8,
+#   vllm/model_executor/layers/deepseek_compressor.py: fused_wkv_wgate disable_tp=True, the
+#   fp32 position bias ape, its norm) and the indexer
+#   (vllm-project/vllm@b92a330e057db9b8c2895ba862de2a03589adce8,
+#   vllm/model_executor/layers/deepseek_v4_attention.py, DeepseekV4Indexer: wq_b and
+#   weights_proj ReplicatedLinear, "no tensor parallel, just replicated", and its own
+#   compressor) whole; attn_sink is padded to max(H / tp, 64) a chip (not counted here);
 # * vllm-project/vllm@bb435dbd5899c5374d29f6383bb49fe8a6a814ef,
 #   vllm/model_executor/layers/mamba/mamba_mixer2.py: MambaMixer2 requires tp to divide the
 #   heads, and the groups unless there is one group; with one group it extends n_groups to tp
@@ -325,6 +339,56 @@ def msa_copied_matrices(*, d_model, index_dim):
     786432
     """
     return msa_indexer_params(d_model=d_model, index_heads=0, index_dim=index_dim, norms=0)
+
+
+@formula("params_copied")
+def compressed_copied_matrices(*, d_model, d_head, q_lora_rank, compress_overlap=0, index_heads=0,
+                               index_dim=0):
+    """The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the
+    one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a
+    compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head,
+    ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and
+    weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query
+    up-projection and the grouped output projections are split.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's overlapping-window layer (d = 4096, heads of 512, r_q = 1024, c_o = 2,
+    64 index heads of 128):
+
+    >>> compressed_copied_matrices(d_model=4096, d_head=512, q_lora_rank=1024,
+    ...                            compress_overlap=2, index_heads=64, index_dim=128)
+    25427968
+    """
+    return (d_model * (q_lora_rank + d_head) + 2 * compress_overlap * d_head * d_model
+            + 2 * compress_overlap * index_dim * d_model + q_lora_rank * index_heads * index_dim
+            + d_model * index_heads)
+
+
+@formula("params_copied")
+def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0,
+                             compress_overlap=0, index_heads=0, index_dim=0):
+    """Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the
+    query latent's and the key-value head's norms (r_q, d_head), and a compressor's position
+    bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention
+    sinks are split with the heads.
+
+    Examples
+    --------
+    >>> compressed_copied_params(d_model=4096, d_head=512, q_lora_rank=1024, compress_ratio=4,
+    ...                          compress_overlap=2, index_heads=64, index_dim=128)
+    25435264
+    """
+    compressor = sp.Piecewise((0, sp.Eq(compress_overlap, 0)),
+                              (compress_overlap * d_head * compress_ratio + d_head, True),
+                              evaluate=False)
+    return (compressed_copied_matrices(d_model=d_model, d_head=d_head, q_lora_rank=q_lora_rank,
+                                       compress_overlap=compress_overlap,
+                                       index_heads=index_heads, index_dim=index_dim)
+            + q_lora_rank + d_head + compressor
+            + compress_overlap * index_dim * compress_ratio + index_dim)
 
 
 @formula("params_copied")

@@ -167,6 +167,16 @@ export function compressed_cache_bytes({context, window, d_head, compress_ratio,
   return batch*(((1/8))*bits_kv*(d_head*Math.min(context, window) + (index_dim + d_head)*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)))) + 8*Math.pow(compress_overlap, 2)*compress_ratio*(index_dim + d_head));
 }
 
+/** The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head, ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query up-projection and the grouped output projections are split. [1] */
+export function compressed_copied_matrices({d_model, d_head, q_lora_rank, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_model*(d_head + q_lora_rank);
+}
+
+/** Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads. [1] */
+export function compressed_copied_params({d_model, d_head, q_lora_rank, compress_ratio = 0, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head + d_model*(d_head + q_lora_rank) + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
+}
+
 /** Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere). [FLOP] */
 export function compressed_decode_flops({n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio} = {}) {
   return 4*n_heads*attended*d_head + 2*index_heads*index_dim*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)));
@@ -1663,6 +1673,46 @@ export const FORMULAS = {
   ],
   "summary": "Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0, has neither), all at b_kv bits; and each compressor's pending state, kept in float32 whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's (d = d_I).",
   "unit": "B"
+ },
+ "compressed_copied_matrices": {
+  "defaults": {
+   "compress_overlap": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{copy} = d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_head",
+   "q_lora_rank",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head, ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query up-projection and the grouped output projections are split.",
+  "unit": "1"
+ },
+ "compressed_copied_params": {
+  "defaults": {
+   "compress_overlap": 0,
+   "compress_ratio": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{copy} = r_{q} + d_{I} + d_{head} + d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + m_{c} c_{o} d_{I} + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_head",
+   "q_lora_rank",
+   "compress_ratio",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads.",
+  "unit": "1"
  },
  "compressed_decode_flops": {
   "defaults": {},

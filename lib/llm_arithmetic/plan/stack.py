@@ -420,8 +420,7 @@ for _held, _term, _doc in (
 # projections, the block's norm vectors); the group holds the first and tp - 1 more copies of
 # the second (params_held). A Mamba-2 mixer's B and C groups count as key/value heads do
 # (groups_held). A part without a copied rule (Gated DeltaNet, KDA and short-convolution
-# mixers, DeepSeek-V4's compressed attention and hyper-connection mixers) is split evenly, as
-# before.
+# mixers) is split evenly, as before.
 TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
@@ -458,7 +457,8 @@ _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", 
            "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],
            "latent": ["router_copied_params", {}], "mlp": ["mlp_copied_params", {}],
            "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
-           "hyper": ["norm_params", {}]}
+           "compressed": ["compressed_copied_params", {}],
+           "hyper": ["hyper_norm_params", {}]}
 for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
 TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
@@ -470,7 +470,8 @@ TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that ever
 TERMS["params_copied_matrices"] = {
     "by": "form", "doc": "matrices of the part that every chip of a tensor-parallel group holds "
     "whole", "cases": {"mla": ["mla_copied_matrices", {}], "dsa": ["dsa_copied_matrices", {}],
-                       "msa": ["msa_copied_matrices", {}]}}
+                       "msa": ["msa_copied_matrices", {}],
+                       "compressed": ["compressed_copied_matrices", {}]}}
 TERMS["params_copied_router"] = {
     "by": "form", "doc": "router parameters of the part that every chip of a tensor-parallel "
     "group holds whole (with its bias and a shared expert's gate)",

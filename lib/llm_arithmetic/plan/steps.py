@@ -484,6 +484,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # theirs; routers at the router's bits; the rest (norms, biases) 16-bit
     s("layer_params_heads_held", "params_heads_held", "parameters of every block with its "
       "key/value heads as the tensor-parallel group holds them"),
+    s("layer_params_copied", "params_copied", "parameters of every block that each chip "
+      "holds whole"),
     s("layer_copied_matrices", "params_copied_matrices", "matrices of every block that each "
       "chip holds whole"),
     s("layer_copied_router", "params_copied_router", "routers of every block that each chip "
