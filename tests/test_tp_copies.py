@@ -363,3 +363,17 @@ def test_deepseek_v4_copies_by_hand():
         ev = _group("deepseek-v4-flash", tp=tp, context=4096)
         assert ev.get("tp_copy_params") == (tp - 1) * V4_COPY
         assert ev.get("weight_bytes_copies") == (tp - 1) * V4_COPY_BYTES
+
+
+# ---- a latent mixture's projections ------------------------------------------------------------
+# vLLM builds Nemotron-H's fc1_latent_proj and fc2_latent_proj (and Kimi K3's routed_expert_down_proj
+# and _up_proj) as ReplicatedLinear: whole on every chip. Nemotron 3 Super: 40 MoE layers ("E" in
+# hybrid_override_pattern) of width 4096, latent 1024, 512 experts behind a router with a
+# correction bias: at tp 8, 7 more copies of 2 x 4096 x 1024 projections and of the router.
+def test_latent_projections_are_copied():
+    c = _config("nemotron-3-super")
+    assert (c["hidden_size"], c["moe_latent_size"], c["n_routed_experts"],
+            c["hybrid_override_pattern"].count("E")) == (4096, 1024, 512, 40)
+    ev = _group("nemotron-3-super", tp=8, context=4096)
+    assert ev.get("copies_matrices") == 7 * 40 * 2 * 4096 * 1024
+    assert ev.get("copies_router") == 7 * 40 * (512 * 4096 + 512)

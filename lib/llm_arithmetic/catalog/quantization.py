@@ -1234,7 +1234,9 @@ _COPIED_MATRICES = ("self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa",
                     # DeepSeek-V4 (formulas/engine.py: compressed_copied_matrices)
                     "attn.wq_a", "attn.wkv", "attn.compressor.wkv", "attn.compressor.wgate",
                     "attn.indexer.compressor.wkv", "attn.indexer.compressor.wgate",
-                    "attn.indexer.wq_b", "attn.indexer.weights_proj")
+                    "attn.indexer.wq_b", "attn.indexer.weights_proj",
+                    # a latent mixture's projections (latent_copied_matrices)
+                    "mlp.routed_expert_down_proj", "mlp.routed_expert_up_proj")
 #: The projections whose heads a group copies past one a chip (key/value heads; MiniMax Sparse
 #: Attention's index query heads).
 _HEAD_MATRICES = ("self_attn.k_proj", "self_attn.v_proj", "self_attn.index_q_proj")

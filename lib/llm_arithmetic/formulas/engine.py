@@ -38,7 +38,8 @@ from .params import dsa_indexer_params, msa_indexer_params, router_params
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
-           "compressed_copied_params", "compressed_copied_matrices",
+           "compressed_copied_params", "compressed_copied_matrices", "latent_copied_matrices",
+           "latent_moe_copied_params",
            "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
            "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
@@ -150,6 +151,12 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   vllm/model_executor/layers/deepseek_v4_attention.py, DeepseekV4Indexer: wq_b and
 #   weights_proj ReplicatedLinear, "no tensor parallel, just replicated", and its own
 #   compressor) whole; attn_sink is padded to max(H / tp, 64) a chip (not counted here);
+# * vllm-project/vllm@ed51064c4a697d92fb1182b688c988b4b54dcaeb,
+#   vllm/models/kimi_k3/nvidia/model.py (KimiMoE): routed_expert_down_proj and routed_expert_up_proj
+#   are ReplicatedLinear ("the full weight lives on every rank"), routed_expert_norm an RMSNorm;
+#   vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002,
+#   vllm/model_executor/models/nemotron_h.py (NemotronHMoE): fc1_latent_proj and fc2_latent_proj
+#   ReplicatedLinear too;
 # * vllm-project/vllm@bb435dbd5899c5374d29f6383bb49fe8a6a814ef,
 #   vllm/model_executor/layers/mamba/mamba_mixer2.py: MambaMixer2 requires tp to divide the
 #   heads, and the groups unless there is one group; with one group it extends n_groups to tp
@@ -417,6 +424,41 @@ def router_copied_params(*, d_model, n_experts, n_shared_experts=0, router_bias=
     """
     return (router_params(d_model=d_model, n_experts=n_experts, router_bias=router_bias)
             + shared_gate * d_model + mlp_bias * (n_experts + n_shared_experts) * d_model)
+
+
+@formula("params_copied")
+def latent_copied_matrices(*, d_model, d_latent):
+    """The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that
+    every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat)
+    and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's
+    ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).
+
+    >>> latent_copied_matrices(d_model=4096, d_latent=1024)
+    8388608
+    """
+    return 2 * d_model * d_latent
+
+
+@formula("params_copied")
+def latent_moe_copied_params(*, d_model, d_latent, n_experts, n_shared_experts=0, router_bias=0,
+                             shared_gate=0, mlp_bias=0, latent_norm=0):
+    """Parameters of one latent mixture of experts that every chip of a tensor-parallel group
+    holds whole: what :data:`router_copied_params` copies, the latent projections
+    (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``).
+    The experts are split.
+
+    Examples
+    --------
+    Nemotron 3 Super (d = 4096, 512 experts with a correction bias, latent 1024):
+
+    >>> latent_moe_copied_params(d_model=4096, d_latent=1024, n_experts=512, router_bias=1)
+    10486272
+    """
+    return (router_copied_params(d_model=d_model, n_experts=n_experts,
+                                 n_shared_experts=n_shared_experts, router_bias=router_bias,
+                                 shared_gate=shared_gate, mlp_bias=mlp_bias)
+            + latent_copied_matrices(d_model=d_model, d_latent=d_latent)
+            + latent_norm * d_latent)
 
 
 @formula("params_copied")

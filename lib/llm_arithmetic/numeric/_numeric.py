@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -132,7 +132,9 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
+    'latent_copied_matrices': ('d_model', 'd_latent'),
     'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
+    'latent_moe_copied_params': ('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'),
     'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
     'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
@@ -5865,6 +5867,43 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
 
 
+def latent_copied_matrices(*, d_model, d_latent):
+    """The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that
+    every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat)
+    and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's
+    ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).
+
+    .. math::
+
+        P_{copy} = 2 d_{model} d_{lat}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    >>> latent_copied_matrices(d_model=4096, d_latent=1024)
+    8388608
+    """
+    _exact = _exact_args(('d_model', 'd_latent'), (d_model, d_latent))
+    if _exact is not None:
+        d_model, d_latent = _exact
+        try:
+            return _exact_result(2*d_latent*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent = _vector_args(('d_model', 'd_latent'), (d_model, d_latent))
+    with _quiet():
+        return _vector_result(2*d_latent*d_model)
+
+
 def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
     in the latent, both latent projections (and the latent norm, if any), every shared expert,
@@ -5923,6 +5962,59 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
     d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     with _quiet():
         return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def latent_moe_copied_params(*, d_model, d_latent, n_experts, n_shared_experts=0, router_bias=0, shared_gate=0, mlp_bias=0, latent_norm=0):
+    """Parameters of one latent mixture of experts that every chip of a tensor-parallel group
+    holds whole: what :data:`router_copied_params` copies, the latent projections
+    (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``).
+    The experts are split.
+
+    .. math::
+
+        P_{copy} = d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + 2 d_{model} d_{lat} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    latent_norm : number or array (default 0)
+        1 if a latent mixture of experts normalizes the routed experts' latent sum before its up-projection (an RMSNorm of d_lat; Kimi K3), :math:`\\delta_{ln}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    Nemotron 3 Super (d = 4096, 512 experts with a correction bias, latent 1024):
+
+    >>> latent_moe_copied_params(d_model=4096, d_latent=1024, n_experts=512, router_bias=1)
+    10486272
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'), (d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm))
+    if _exact is not None:
+        d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm = _exact
+        try:
+            return _exact_result(latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm = _vector_args(('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'), (d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm))
+    with _quiet():
+        return _vector_result(latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
 def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):

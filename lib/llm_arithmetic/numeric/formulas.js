@@ -577,9 +577,19 @@ export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency =
   return transfer_bytes/link_bandwidth + link_latency;
 }
 
+/** The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat) and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``). [1] */
+export function latent_copied_matrices({d_model, d_latent} = {}) {
+  return 2*d_latent*d_model;
+}
+
 /** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router. [1] */
 export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0, latent_norm = 0} = {}) {
   return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
+/** Parameters of one latent mixture of experts that every chip of a tensor-parallel group holds whole: what :data:`router_copied_params` copies, the latent projections (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``). The experts are split. [1] */
+export function latent_moe_copied_params({d_model, d_latent, n_experts, n_shared_experts = 0, router_bias = 0, shared_gate = 0, mlp_bias = 0, latent_norm = 0} = {}) {
+  return latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the up-projection (``latent_moe_use_norm``). [1] */
@@ -2927,6 +2937,17 @@ export const FORMULAS = {
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
   "unit": "s"
  },
+ "latent_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = 2 d_{model} d_{lat}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_latent"
+  ],
+  "summary": "The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat) and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).",
+  "unit": "1"
+ },
  "latent_moe_active_params": {
   "defaults": {
    "d_shared": 1,
@@ -2954,6 +2975,29 @@ export const FORMULAS = {
    "latent_norm"
   ],
   "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router.",
+  "unit": "1"
+ },
+ "latent_moe_copied_params": {
+  "defaults": {
+   "latent_norm": 0,
+   "mlp_bias": 0,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{copy} = d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + 2 d_{model} d_{lat} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_latent",
+   "n_experts",
+   "n_shared_experts",
+   "router_bias",
+   "shared_gate",
+   "mlp_bias",
+   "latent_norm"
+  ],
+  "summary": "Parameters of one latent mixture of experts that every chip of a tensor-parallel group holds whole: what :data:`router_copied_params` copies, the latent projections (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``). The experts are split.",
   "unit": "1"
  },
  "latent_moe_params": {

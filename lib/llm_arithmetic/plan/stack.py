@@ -455,7 +455,7 @@ TERMS["params_heads_held"] = {
 _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", {}],
            "dsa": ["dsa_copied_params", {}], "msa": ["msa_copied_params", {}],
            "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],
-           "latent": ["router_copied_params", {}], "mlp": ["mlp_copied_params", {}],
+           "latent": ["latent_moe_copied_params", {}], "mlp": ["mlp_copied_params", {}],
            "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
            "compressed": ["compressed_copied_params", {}],
            "hyper": ["hyper_norm_params", {}]}
@@ -471,7 +471,8 @@ TERMS["params_copied_matrices"] = {
     "by": "form", "doc": "matrices of the part that every chip of a tensor-parallel group holds "
     "whole", "cases": {"mla": ["mla_copied_matrices", {}], "dsa": ["dsa_copied_matrices", {}],
                        "msa": ["msa_copied_matrices", {}],
-                       "compressed": ["compressed_copied_matrices", {}]}}
+                       "compressed": ["compressed_copied_matrices", {}],
+                       "latent": ["latent_copied_matrices", {}]}}
 TERMS["params_copied_router"] = {
     "by": "form", "doc": "router parameters of the part that every chip of a tensor-parallel "
     "group holds whole (with its bias and a shared expert's gate)",
