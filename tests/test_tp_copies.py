@@ -227,3 +227,174 @@ def test_describe_counts_the_drafts_copies(tp, copies, capsys):
     assert f"the draft's {2 * copies / 1e9:,.2f} GB of them" in row
     # without a draft, no draft's share is named
     assert estimate("qwen3-32b", hardware="h200", tp=tp, context=8192).draft_copy_bytes == 0
+
+
+# ---- row-parallel biases, whole-projection q/k norms, Mamba-2 groups ---------------------------
+# vLLM's RowParallelLinear (o_proj, down_proj, a Mamba-2 out_proj) creates its bias of the whole
+# output width on every chip and adds it on rank 0 only; gpt-oss's w2_bias (E x d) is loaded whole
+# on every chip without expert parallelism; OLMo 2's q_norm (H d_head) and k_norm (H_kv d_head) are
+# whole on every chip, the projections gathered for them, while MiniMax-M2 splits its
+# (MiniMaxText01RMSNormTP); MambaMixer2 copies a lone B/C group to every chip (formulas/engine.py
+# pins the files).
+
+def test_row_parallel_bias_configs_as_read():
+    c = _config("gpt-oss-120b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["head_dim"], c["num_local_experts"],
+            c["attention_bias"]) == (36, 2880, 64, 8, 64, 128, True)
+    c = _config("olmo-2-7b")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"],
+            c["num_key_value_heads"]) == (32, 4096, 32, 32)
+    c = _config("minimax-m2.5")
+    assert (c["num_hidden_layers"], c["hidden_size"], c["num_key_value_heads"],
+            c["num_local_experts"], c["use_qk_norm"], c["qk_norm_type"],
+            c["use_routing_bias"]) == (62, 3072, 8, 256, True, "per_layer", True)
+
+
+# gpt-oss-120b at tp 8 (8 KV heads, one a chip: none copied): in each of 36 layers o_proj's bias
+# (2880), the router (128 x 2880 and its 128 biases), the experts' output biases (128 x 2880)
+# and two norms of 2880; the final norm; 7 more copies
+GPT_OSS_TP8 = 7 * (36 * (2880 + 128 * 2880 + 128 + 128 * 2880 + 2 * 2880) + 2880)
+# OLMo 2 7B at tp 8: per layer its q_norm (32 x 128) and k_norm (32 x 128) and two block norms of
+# 4096 (post-attention and post-feedforward); the final norm
+OLMO2_TP8 = 7 * (32 * (32 * 128 + 32 * 128 + 2 * 4096) + 4096)
+# MiniMax-M2.5 at tp 8: its whole-projection q/k norms are split, not copied: per layer the
+# router (256 x 3072 and its 256 correction biases) and two norms of 3072; the final norm
+MINIMAX_M25_TP8 = 7 * (62 * (256 * 3072 + 256 + 2 * 3072) + 3072)
+
+
+def test_row_parallel_hand_counts():
+    assert GPT_OSS_TP8 == 188_024_256
+    assert OLMO2_TP8 == 3_698_688
+    assert MINIMAX_M25_TP8 == 344_110_592
+
+
+@pytest.mark.parametrize("name, copies", [("gpt-oss-120b", GPT_OSS_TP8),
+                                          ("olmo-2-7b", OLMO2_TP8),
+                                          ("minimax-m2.5", MINIMAX_M25_TP8)])
+def test_biases_and_whole_norms_are_copied(name, copies):
+    ev = _group(name, tp=8, context=4096, weights="fp8")
+    assert ev.get("tp_copy_params") == copies
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + copies
+
+
+# Granite-4.0-H-Tiny (tests/configs/granite-4.0-h-tiny.json): 40 blocks of width 1536, 36 of
+# them Mamba-2 (mamba_n_groups 1, d_state 128, d_conv 4, the convolution's bias on by
+# GraniteMoeHybridConfig's default mamba_conv_bias=True, no projection bias), 4 attention (12
+# heads, 4 KV heads of 128); every block 64 experts behind a router without bias, a shared MLP and
+# two norms; a final norm. At tp N the lone group is held N times: N - 1 more copies of its
+# B and C columns of in_proj (2 x 128 x 1536), of conv1d's B and C channels (2 x 128 x 4) and
+# their biases (2 x 128); the 4 KV heads are one a chip at tp 4 (none copied).
+GRANITE_GROUP = 2 * 128 * 1536 + 2 * 128 * 4 + 2 * 128
+GRANITE_WHOLE = 40 * (64 * 1536 + 2 * 1536) + 1536
+
+
+@pytest.mark.parametrize("tp", [1, 2, 4])
+def test_a_lone_mamba_group_is_copied_to_every_chip(tp):
+    from llm_arithmetic.catalog.readers import read_config
+    c = json.loads((Path(__file__).parent / "configs/granite-4.0-h-tiny.json").read_text())
+    assert (c["hidden_size"], c["mamba_n_groups"], c["mamba_d_state"], c["mamba_d_conv"],
+            c["num_local_experts"], c["layer_types"].count("mamba")) == (1536, 1, 128, 4, 64, 36)
+    assert GRANITE_GROUP == 394_496
+    m = read_config(c, name="granite-4.0-h-tiny")
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("tp_copy_params") == (tp - 1) * (36 * GRANITE_GROUP + GRANITE_WHOLE)
+
+
+def test_mamba_groups_that_tp_does_not_split_are_refused():
+    """Nemotron-H 56B's mixers have 8 groups: vLLM's MambaMixer2 refuses tp 16 (neither a
+    divisor of the groups nor one group); tp 8 splits them."""
+    from llm_arithmetic.core.errors import InputError
+    with pytest.raises(InputError, match="tp = 16 does not divide the 8 B/C groups"):
+        estimate("nemotron-h-56b", hardware="h200", tp=16, context=4096)
+    assert estimate("nemotron-h-56b", hardware="h200", tp=8, context=4096).weight_bytes_held
+
+
+# ---- copies priced at their own bits --------------------------------------------------------
+# DeepSeek-V3 as shipped (fp8, one byte a weight and an fp32 scale per 128 x 128 block; the
+# routers in bf16 with an fp32 e_score_correction_bias; norms in bf16) at tp 8: 7 more copies of,
+# per layer, q_a_proj (1536 x 7168: 12 x 56 blocks) and kv_a_proj_with_mqa (576 x 7168: 5 x 56
+# blocks, 576 = 4.5 x 128 rounded up), per MoE layer the router (256 x 7168 x 2 B and 256 x 4 B)
+# and the norms (61 x (1536 + 512) latent norms, 2 x 61 + 1 norms of 7168) at 2 B.
+V3_MATRIX_BYTES = (1536 + 576) * 7168 + 4 * (12 * 56 + 5 * 56)
+V3_ROUTER_BYTES = 256 * 7168 * 2 + 256 * 4
+V3_NORM_BYTES = 2 * (61 * (1536 + 512) + (2 * 61 + 1) * 7168)
+V3_TP8_BYTES = 7 * (61 * V3_MATRIX_BYTES + 58 * V3_ROUTER_BYTES + V3_NORM_BYTES)
+
+
+def test_copies_are_priced_at_their_own_bits():
+    assert V3_MATRIX_BYTES == 15_142_624
+    assert V3_TP8_BYTES == 7_970_434_976
+    ev = _group("deepseek-v3", tp=8, context=4096)
+    assert ev.get("tp_copy_params") == V3_TP8        # the same parameters as at fp8 asked
+    assert ev.get("weight_bytes_copies") == V3_TP8_BYTES
+    held = ev.get("weight_bytes_held")
+    assert held == int(held) and held - ev.get("weight_bytes") == V3_TP8_BYTES
+
+
+def test_copies_follow_the_bits_asked_and_16_bit_checkpoints():
+    # asked for 4 bits, every copied parameter is half a byte; a 16-bit checkpoint's copies
+    # are two bytes each, whatever their class (Llama 3.1 70B at tp 16: KV heads and norms)
+    ev = _group("deepseek-v3", tp=8, context=4096, bits_weight=4)
+    assert ev.get("weight_bytes_copies") == V3_TP8 / 2
+    ev = _group("llama-3.1-70b", tp=16, context=4096)
+    assert ev.get("weight_bytes_copies") == 2 * LLAMA_TP16
+
+
+# ---- DeepSeek-V4 under tensor parallelism ----------------------------------------------------
+# vLLM (formulas/engine.py pins deepseek_v4.py, deepseek_compressor.py, deepseek_v4_attention.py)
+# holds whole on every chip: fused_wqa_wkv (wq_a d x r_q and wkv d x d_head), q_norm and kv_norm;
+# a compressor's fused_wkv_wgate (d x 2 c_o d_head), its fp32 position bias (m_c x c_o d_head)
+# and norm (d_head); an indexer's wq_b (r_q x H_I d_I), weights_proj (d x H_I) and its own
+# compressor at d_I; every block's two hyper-connection mixers (fp32: (2 + n) n x n d, (2 + n) n
+# and 3 each) and two norms; the router (E x d). DeepSeek-V4-Flash: d 4096, r_q 1024, heads of
+# 512, 4 streams, 256 experts; compress_ratios gives 2 window-only layers, 21 of ratio 4
+# (c_o 2, 64 index heads of 128) and 20 of ratio 128 (c_o 1); the 44th entry is the MTP layer.
+V4_D, V4_RQ, V4_DH, V4_DI = 4096, 1024, 512, 128
+V4_MIX = 2 * ((2 + 4) * 4 * 4 * V4_D + (2 + 4) * 4 + 3)
+V4_WINDOW = V4_D * (V4_RQ + V4_DH) + V4_RQ + V4_DH
+V4_HCA = V4_WINDOW + 2 * 1 * V4_DH * V4_D + 128 * 1 * V4_DH + V4_DH
+V4_CSA = (V4_WINDOW + 2 * 2 * V4_DH * V4_D + 4 * 2 * V4_DH + V4_DH
+          + V4_RQ * 64 * V4_DI + V4_D * 64 + 2 * 2 * V4_DI * V4_D + 4 * 2 * V4_DI + V4_DI)
+V4_COPY = 2 * V4_WINDOW + 20 * V4_HCA + 21 * V4_CSA + 43 * (V4_MIX + 2 * V4_D + 256 * V4_D) + V4_D
+# its bytes as shipped: fp8 matrices with an E8M0 scale (1 B) per 128 x 128 block, the
+# compressors' and weights_proj in bf16, routers and norms bf16, mixers and position biases fp32
+V4_WQA_WKV = V4_RQ * V4_D + 8 * 32 + V4_DH * V4_D + 4 * 32
+V4_COPY_BYTES = (
+    2 * (V4_WQA_WKV + 2 * (V4_RQ + V4_DH + 2 * V4_D) + 4 * V4_MIX)
+    + 20 * (V4_WQA_WKV + 2 * 2 * V4_DH * V4_D + 2 * (V4_RQ + 2 * V4_DH + 2 * V4_D)
+            + 4 * (V4_MIX + 128 * V4_DH))
+    + 21 * (V4_WQA_WKV + 2 * 2 * 2 * V4_DH * V4_D + 2 * 2 * 2 * V4_DI * V4_D
+            + 64 * V4_DI * V4_RQ + 64 * 8 + 2 * V4_D * 64
+            + 2 * (V4_RQ + 2 * V4_DH + V4_DI + 2 * V4_D) + 4 * (V4_MIX + 4 * 2 * V4_DH
+                                                               + 4 * 2 * V4_DI))
+    + 43 * 2 * 256 * V4_D + 2 * V4_D)
+
+
+def test_deepseek_v4_copies_by_hand():
+    c = _config("deepseek-v4-flash")
+    r = c["compress_ratios"]
+    assert (c["hidden_size"], c["q_lora_rank"], c["head_dim"], c["hc_mult"],
+            c["index_n_heads"], c["index_head_dim"], c["n_routed_experts"],
+            c["num_hidden_layers"]) == (4096, 1024, 512, 4, 64, 128, 256, 43)
+    assert (r[:43].count(0), r[:43].count(4), r[:43].count(128)) == (2, 21, 20)
+    assert V4_COPY == 837_057_426
+    assert V4_COPY_BYTES == 1_297_923_016
+    for tp in (2, 8):
+        ev = _group("deepseek-v4-flash", tp=tp, context=4096)
+        assert ev.get("tp_copy_params") == (tp - 1) * V4_COPY
+        assert ev.get("weight_bytes_copies") == (tp - 1) * V4_COPY_BYTES
+
+
+# ---- a latent mixture's projections ------------------------------------------------------------
+# vLLM builds Nemotron-H's fc1_latent_proj and fc2_latent_proj (and Kimi K3's routed_expert_down_proj
+# and _up_proj) as ReplicatedLinear: whole on every chip. Nemotron 3 Super: 40 MoE layers ("E" in
+# hybrid_override_pattern) of width 4096, latent 1024, 512 experts behind a router with a
+# correction bias: at tp 8, 7 more copies of 2 x 4096 x 1024 projections and of the router.
+def test_latent_projections_are_copied():
+    c = _config("nemotron-3-super")
+    assert (c["hidden_size"], c["moe_latent_size"], c["n_routed_experts"],
+            c["hybrid_override_pattern"].count("E")) == (4096, 1024, 512, 40)
+    ev = _group("nemotron-3-super", tp=8, context=4096)
+    assert ev.get("copies_matrices") == 7 * 40 * 2 * 4096 * 1024
+    assert ev.get("copies_router") == 7 * 40 * (512 * 4096 + 512)

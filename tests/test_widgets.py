@@ -783,12 +783,16 @@ SERVING_QUERY = """
 
 def _allowed_tp(m, wanted):
     """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts: whole
-    query heads on each chip, and KV heads that tp divides or that divide tp."""
+    query heads on each chip, KV heads that tp divides or that divide tp, and a Mamba-2
+    mixer's heads and groups (one group, or groups tp divides)."""
     heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
     kv = [run.attention.n_kv_heads for run in m.layers if run.attention is not None]
+    ssm = [(run.mixer.n_heads, run.mixer.n_groups) for run in m.layers
+           if getattr(run.mixer, "n_groups", 0)]
     return max(t for t in (1, 2, 4, 8, 16) if t <= wanted
                and (not heads or (t <= min(heads) and all(h % t == 0 for h in heads)
-                                  and all(k % t == 0 or t % k == 0 for k in kv))))
+                                  and all(k % t == 0 or t % k == 0 for k in kv)))
+               and all(h % t == 0 and (g % t == 0 or g == 1) for h, g in ssm))
 
 
 def _serving_cases():
@@ -1060,6 +1064,17 @@ def test_tensor_parallel_copies_in_the_page_equal_python(page):
     cases = [("llama-3.1-70b", "h200", dict(tp=16, **serving)),
              ("deepseek-v3", "h200", dict(tp=8, **serving)),
              ("qwen3-235b-a22b", "h100-sxm", dict(tp=8, weights="fp8", **serving)),
+             # copies priced class by class as shipped: fp8 KV heads past one a chip
+             # (MiniMax-M2.5 at tp 16), an indexer's matrices (DeepSeek-V3.2), an index key
+             # (MiniMax-M3); row-parallel and expert biases (gpt-oss-120b); whole-projection
+             # q/k norms (OLMo 2 7B)
+             ("minimax-m2.5", "h200", dict(tp=16, **serving)),
+             ("deepseek-v3.2", "h200", dict(tp=8, **serving)),
+             ("minimax-m3", "h200", dict(tp=8, **serving)),
+             ("gpt-oss-120b", "h100-sxm", dict(tp=8, **serving)),
+             ("olmo-2-7b", "h100-sxm", dict(tp=8, **serving)),
+             # DeepSeek-V4's compressed attention and fp32 hyper-connection mixers
+             ("deepseek-v4-flash", "h200", dict(tp=8, **serving)),
              # a draft model split and copied as the target is: Qwen3 0.6B's 8 KV heads
              # copied to 16 chips (tests/test_tp_copies.py)
              ("qwen3-32b", "h200", dict(tp=16, draft="qwen3-0.6b", draft_len=4,
@@ -1072,6 +1087,15 @@ def test_tensor_parallel_copies_in_the_page_equal_python(page):
                  SERVING_NUMERIC + ["weight_bytes_held", "weight_bytes_per_chip",
                                     "draft_memory_bytes"], failures)
     assert not failures, "\n".join(failures[:10])
+
+
+def test_the_page_refuses_mamba_groups_tp_does_not_split(page):
+    """As estimate.parallel_degrees does (vLLM's MambaMixer2): Nemotron-H 56B's 8 groups at
+    tp 16 are refused by name; at tp 8 they are split."""
+    got = page.evaluate(SERVING_QUERY, [["nemotron-h-56b", "h200", dict(tp=t, context=4096)]
+                                        for t in (16, 8)])
+    assert "does not divide the 8 B/C groups" in got[0]["error"]
+    assert "error" not in got[1]
 
 
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",

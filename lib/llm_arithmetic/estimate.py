@@ -31,7 +31,7 @@ from .catalog.formats import (BITS_PER_WEIGHT, FILE_TYPE_PREFIX, attention_preci
                               bits_per_weight, compute_precision, file_type, mix_bits,
                               mix_parts, plan_format, shared_name)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
-from .catalog.model import MTP_EXTRA, Model, stack_blocks
+from .catalog.model import MTP_EXTRA, Mamba2, Model, stack_blocks
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
@@ -580,15 +580,17 @@ def weight_inputs(model: Model, weights: str | None = None,
 
 
 def module_follows(model: Model) -> dict[str, Any]:
-    """The plan's inputs that make a multi-token-prediction module's weights follow the parts
-    of a llama.cpp file type asked for the model: its own bits as shipped
-    (``native_bits_draft``, ``native_bits_draft_experts``) set to None, so that the plan counts
-    it at the file's bits for the same parts; {} where the model has none of its own.
+    """The plan's inputs that make a multi-token-prediction module's weights, and the copies a
+    tensor-parallel group holds, follow the parts of a llama.cpp file type asked for the model:
+    their own bits as shipped (``native_bits_draft``, ``native_bits_draft_experts``,
+    ``native_bits_copy_*``) set to None, so that the plan counts them at the file's bits for
+    the same parts; {} where the model has none of its own.
 
-    >>> module_follows(get_model("deepseek-v3")), module_follows(get_model("llama-3-8b"))
-    ({'native_bits_draft': None, 'native_bits_draft_experts': None}, {})
+    >>> sorted(module_follows(get_model("deepseek-v3")))[-2:], module_follows(get_model("llama-3-8b"))
+    (['native_bits_draft', 'native_bits_draft_experts'], {})
     """
-    return {f"native_bits_{k}": None for k in ("draft", "draft_experts")
+    return {f"native_bits_{k}": None for k in ("draft", "draft_experts", "copy_heads",
+                                                "copy_matrices", "copy_router", "copy_plain")
             if k in model.native_bits}
 
 
@@ -641,7 +643,9 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     """The tensor-, expert- and pipeline-parallel degrees as :func:`estimate` checks them for
     ``model``: each a positive integer (:func:`count_argument`); tp divides every attention
     layer's heads, and divides its KV heads or is a multiple of them (vLLM's
-    ``QKVParallelLinear``: fewer KV heads than chips are copied, whole), pp is at most the layers, and ep > 1 needs a mixture whose experts it
+    ``QKVParallelLinear``: fewer KV heads than chips are copied, whole), divides a Mamba-2
+    mixer's heads, and its B/C groups unless it has one (``MambaMixer2``: a lone group is
+    copied to every chip), pp is at most the layers, and ep > 1 needs a mixture whose experts it
     divides among the replica's tp x pp chips; else an :class:`InputError` saying which.
 
     >>> m = get_model("mixtral-8x7b")
@@ -655,6 +659,10 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     Traceback (most recent call last):
     ...
     llm_arithmetic.core.errors.InputError: tp = 14 neither divides the 4 KV heads of qwen2.5-7b's layers nor is a multiple of them (each chip holds whole KV heads, or one head copied on tp / KV heads chips)
+    >>> parallel_degrees(get_model("nemotron-h-56b"), 16, 1, 1)   # 8 groups
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 16 does not divide the 8 B/C groups of nemotron-h-56b's Mamba-2 mixers (vLLM splits the groups, or copies a single group to every chip)
     """
     tp, ep, pp = count_argument("tp", tp), count_argument("ep", ep), count_argument("pp", pp)
     heads = [run.attention.n_heads for run in model.layers if run.attention is not None]
@@ -670,6 +678,18 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
         raise InputError(f"tp = {tp} neither divides the {odd[0]} KV heads of {model.name}'s "
                          "layers nor is a multiple of them (each chip holds whole KV heads, or "
                          "one head copied on tp / KV heads chips)")
+    # vLLM's MambaMixer2 splits a Mamba-2 mixer's heads and its B/C groups, copying a lone
+    # group to every chip (formulas/engine.py): tp must divide the heads, and the groups unless
+    # there is one
+    for mx in sorted({(run.mixer.n_heads, run.mixer.n_groups) for run in model.layers
+                      if isinstance(run.mixer, Mamba2)}):
+        if mx[0] % tp:
+            raise InputError(f"tp = {tp} does not divide the {mx[0]} heads of {model.name}'s "
+                             "Mamba-2 mixers (tensor parallelism gives each chip whole heads)")
+        if mx[1] % tp and mx[1] != 1:
+            raise InputError(f"tp = {tp} does not divide the {mx[1]} B/C groups of "
+                             f"{model.name}'s Mamba-2 mixers (vLLM splits the groups, or "
+                             "copies a single group to every chip)")
     if pp > model.n_layers:
         raise InputError(f"pp = {pp} exceeds the {model.n_layers} layers of {model.name}")
     if ep > 1:

@@ -93,6 +93,10 @@ class Attention:
     qk_norm : str
         ``""``; ``"head"``: one norm of width d_head each for queries and keys (Qwen3, Gemma 3);
         ``"full"``: norms over the whole projections (OLMo 2, Cohere).
+    qk_norm_split : bool
+        Whole-projection q/k norms that vLLM splits with the heads under tensor parallelism
+        (MiniMax-M2's ``MiniMaxText01RMSNormTP``); without it every chip holds them whole
+        (OLMo 2 and 3, OLMoE: ``formulas.engine.gqa_copied_params``). No count changes.
     sinks : bool
         A learned attention-sink logit per head (gpt-oss).
     gate : int
@@ -157,6 +161,7 @@ class Attention:
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: str = ""
+    qk_norm_split: bool = False
     sinks: bool = False
     gate: int = 0
     kv_lora_rank: int = 0
@@ -241,6 +246,9 @@ class Attention:
         if self.qk_norm not in ("", "head", "full"):
             raise ConfigError(f"{owner}: qk_norm must be '', 'head' or 'full', "
                               f"got {self.qk_norm!r}")
+        if self.qk_norm_split and self.qk_norm != "full":
+            raise ConfigError(f"{owner}: qk_norm_split needs whole-projection q/k norms "
+                              f"(qk_norm 'full'), got qk_norm {self.qk_norm!r}")
         if self.is_mla:
             for f in ("d_nope", "d_rope", "d_v"):
                 _check_int(owner, f, getattr(self, f))
@@ -1108,6 +1116,8 @@ class Model:
             native_bits_unread=self.native_bits.get("unread", default),
             native_bits_draft=self.native_bits.get("draft"),
             native_bits_draft_experts=self.native_bits.get("draft_experts"),
+            **{f"native_bits_copy_{k}": self.native_bits.get(f"copy_{k}")
+               for k in ("heads", "matrices", "router", "plain")},
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,

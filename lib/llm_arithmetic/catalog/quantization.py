@@ -1019,7 +1019,7 @@ def minimax_m3_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: str
     return _BF16_FP32_ROUTERS
 
 
-def _fp32_params(model: Any) -> int:
+def _fp32_params(model: Any, sinks: bool = True, head: bool = True) -> int:
     """DeepSeek-V4's parameters kept in fp32 (:func:`deepseek_v4_scheme`): per compressed
     attention block its sinks (one a head) and its compressors' position biases (m_c x c_o
     d_head, the indexer's m_c x c_o d_I), per block the two hyper-connection mixers
@@ -1031,13 +1031,13 @@ def _fp32_params(model: Any) -> int:
     for run in model.layers:
         a, per = run.attention, 0
         if a is not None and a.o_groups:
-            per += a.n_heads + a.compress * a.overlap * (a.d_head + (a.index_dim
-                                                                     if a.index_heads else 0))
+            per += (sinks * a.n_heads
+                    + a.compress * a.overlap * (a.d_head + (a.index_dim if a.index_heads else 0)))
         if run.hc:
             per += N.hyper_norm_params(d_model=d, norm_vecs_layer=0, hc_streams=run.hc)
         n32 += run.count * per
     hc = max((run.hc for run in model.layers), default=0)
-    if hc:
+    if hc and head:
         n32 += N.hyper_head_params(d_model=d, hc_streams=hc)
     return n32
 
@@ -1498,21 +1498,94 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
             "other_params": model.total_params - expert_params}
 
 
+#: The matrices a tensor-parallel group copies whole on every chip (formulas/engine.py:
+#: mla_copied_matrices, dsa_copied_matrices, msa_copied_matrices), by the ends of their names.
+_COPIED_MATRICES = ("self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa",
+                    "self_attn.indexer.wq_b", "self_attn.indexer.wk",
+                    "self_attn.indexer.weights_proj", "self_attn.index_k_proj",
+                    # DeepSeek-V4 (formulas/engine.py: compressed_copied_matrices)
+                    "attn.wq_a", "attn.wkv", "attn.compressor.wkv", "attn.compressor.wgate",
+                    "attn.indexer.compressor.wkv", "attn.indexer.compressor.wgate",
+                    "attn.indexer.wq_b", "attn.indexer.weights_proj",
+                    # a latent mixture's projections (latent_copied_matrices)
+                    "mlp.routed_expert_down_proj", "mlp.routed_expert_up_proj")
+#: The projections whose heads a group copies past one a chip (key/value heads; MiniMax Sparse
+#: Attention's index query heads).
+_HEAD_MATRICES = ("self_attn.k_proj", "self_attn.v_proj", "self_attn.index_q_proj")
+
+
+def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
+    """Bits per parameter of what a tensor-parallel group copies, class by class, as the
+    checkpoint stores it, for the plan's ``native_bits_copy_*``: ``"heads"``, the key/value
+    (and index query) heads' projections copied past one a chip; ``"matrices"``, the matrices
+    held whole on every chip (latent down-projections, a sparse-attention indexer's matrices,
+    an index key); ``"router"``, the routers with their biases and shared-expert gates (the
+    scheme's ``router_bits`` and ``router_bias_bits``, a gate at 16); ``"plain"``, the norms
+    and biases, 16, with DeepSeek-V4's fp32 hyper-connection mixers and compressor position
+    biases where the scheme keeps them (``fp32_mixers``). Each an exact fraction: the bytes of a whole set of the class over its
+    parameters, so that copies of whole sets (every class but the heads) are whole bytes, and
+    so are heads where a head's rows fill whole scale blocks. A class the model lacks is
+    left out (the plan then prices it at the bits of the other weights).
+
+    DeepSeek-V3 in fp8 with 128 x 128 blocks: q_a_proj (1536 x 7168) and kv_a_proj_with_mqa
+    (576 x 7168) at a byte a weight and a 4-byte scale per block (12 x 56 and 5 x 56 blocks);
+    its routers in bf16 with an fp32 correction bias:
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("deepseek-v3")
+    >>> b = copy_bits(m, m.scheme)
+    >>> b["matrices"] * (1536 + 576) * 7168 / 8, sorted(b)
+    (Fraction(15142624, 1), ['matrices', 'plain', 'router'])
+    >>> b["router"] == Fraction(256 * 7168 * 16 + 256 * 32, 256 * 7168 + 256)
+    True
+    """
+    out: dict[str, Fraction] = {"plain": Fraction(PLAIN_BITS)}
+    if scheme.fp32_mixers:
+        # one copy of the plain class, and of it what the checkpoint keeps in fp32: every
+        # copied part's parameters less its matrices and router, and the final norm
+        plain = (model.evaluate("layer_params_copied") - model.evaluate("layer_copied_matrices")
+                 - model.evaluate("layer_copied_router") + model.evaluate("final_norm_params"))
+        n32 = _fp32_params(model, sinks=False, head=False)
+        if plain:
+            out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32, plain)
+    for key, ends in (("heads", _HEAD_MATRICES), ("matrices", _COPIED_MATRICES)):
+        listed = [t for t in tensors(model) if t.name.endswith(ends)]
+        n = sum(t.rows * t.cols * t.count for t in listed)
+        if n:
+            out[key] = 8 * sum((_tensor_bytes(scheme, t) for t in listed), Fraction(0)) / n
+    bits = n = Fraction(0)
+    for run in model.layers:
+        m = run.mlp
+        if m is None or not (m.is_moe or m.n_shared):
+            continue
+        routed = m.n_experts if m.is_moe else 0
+        parts = ((routed * model.d_model, scheme.router_bits),
+                 (routed if m.router_bias else 0, scheme.router_bias_bits),
+                 (model.d_model if m.shared_gate else 0, PLAIN_BITS))
+        bits += run.count * sum(k * b for k, b in parts)
+        n += run.count * sum(k for k, _ in parts)
+    if n:
+        out["router"] = bits / n
+    return out
+
+
 def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     """Bits per weight of the three classes the plan reads: ``"experts"`` (the routed
     experts' matrices), ``"unread"`` (the embedding rows a decode step does not read: 16-bit,
     no layout here quantizes an embedding table) and ``"default"`` (everything else), exact
     fractions whose products with the parameter counts give the checkpoint's bytes; and,
     where the checkpoint's multi-token-prediction module is modelled, that module's own
-    (``"draft"``, ``"draft_experts"``: :func:`mtp_bits`).
+    (``"draft"``, ``"draft_experts"``: :func:`mtp_bits`), and those of what a tensor-parallel
+    group copies (``"copy_heads"``, ``"copy_matrices"``, ``"copy_router"``, ``"copy_plain"``:
+    :func:`copy_bits`).
 
     gpt-oss-20b ships its experts in MXFP4 (OCP: 4-bit elements and an 8-bit scale per 32,
-    4 + 8/32 = 4.25 bits) and the rest in bf16:
+    4 + 8/32 = 4.25 bits) and the rest in bf16, its copied key/value heads and routers too:
 
     >>> from llm_arithmetic import get_model
     >>> m = get_model("gpt-oss-20b")
     >>> native_bits(m, m.scheme)
-    {'default': Fraction(16, 1), 'unread': Fraction(16, 1), 'experts': Fraction(17, 4)}
+    {'default': Fraction(16, 1), 'unread': Fraction(16, 1), 'experts': Fraction(17, 4), 'copy_plain': Fraction(16, 1), 'copy_heads': Fraction(16, 1), 'copy_router': Fraction(16, 1)}
     """
     b = shipped_bytes(model, scheme)
     unread = model.evaluate("unread_embedding_params")
@@ -1521,4 +1594,5 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
            "unread": Fraction(PLAIN_BITS)}
     if b["expert_params"]:
         out["experts"] = 8 * b["experts"] / b["expert_params"]
-    return {**out, **mtp_bits(model, scheme)}
+    return {**out, **mtp_bits(model, scheme),
+            **{f"copy_{k}": v for k, v in copy_bits(model, scheme).items()}}

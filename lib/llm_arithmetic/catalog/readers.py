@@ -2170,7 +2170,9 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     mtp = r.int("num_mtp_modules", 0, kind="layers", minimum=0) \
         if r.flag("use_mtp", False) else 0
     r.read.update({"num_mtp_modules", "mtp_transformer_layers"})
-    attn = Attention(h, hkv, dh, qk_norm=qk)
+    # vLLM splits M2's whole-projection norms with the heads (MiniMaxText01RMSNormTP,
+    # formulas/engine.py): no copy on every chip
+    attn = Attention(h, hkv, dh, qk_norm=qk, qk_norm_split=qk == "full")
     return {**_decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
                        trained_context=r.int("max_position_embeddings", None, kind="context"),
                        attention=lambda i: attn, mlp=lambda i: moe, d_model=d),

@@ -125,6 +125,10 @@ reuse_k_norm = _sym("reuse_k_norm", r"\delta_{kn,r}", "1 if a block that reads a
                     "layer's keys and values normalizes those keys with a key norm of its own "
                     "(one weight vector of width d_head; Hunyuan's cross-layer attention)",
                     assumptions=_NONNEG)
+qk_norm_split = _sym("qk_norm_split", r"\delta_{qkn,s}", "1 if an engine splits whole-projection "
+                     "query/key norms with the heads under tensor parallelism (vLLM's MiniMax-M2), "
+                     "0 if every chip holds them whole (OLMo 2, OLMo 3, OLMoE)",
+                     assumptions=_NONNEG)
 d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per head: d_head "
               "(a gate per channel, Qwen3-Next and Qwen3.5; d_v on Kimi K3's gated latent "
               "attention), 1 (a gate per head, Laguna), 0 without one", assumptions=_NONNEG)

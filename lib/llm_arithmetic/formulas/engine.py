@@ -16,8 +16,9 @@ rules (:mod:`llm_arithmetic.engine` reads them, with their sources, from
   projections, at least one head's (:data:`kv_heads_held` counts the group's), and whole
   copies of what the engine does not split (:data:`mla_copied_params`,
   :data:`dsa_copied_params`, :data:`msa_copied_params`, :data:`gqa_copied_params`,
-  :data:`router_copied_params`, the blocks' norms), so that the group holds
-  :data:`held_params`, more than the model's parameters;
+  :data:`router_copied_params`, :data:`mlp_copied_params`, :data:`mamba2_copied_params`, the
+  blocks' norms), so that the group holds :data:`held_params`, more than the model's
+  parameters;
 * llama.cpp instead allocates a fixed number of cells per layer, rounded up:
   :data:`padded_cells`, and for windowed layers only the window and a micro-batch:
   :data:`swa_cells`;
@@ -32,10 +33,15 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.registry import formula
+from .params import dsa_indexer_params, msa_indexer_params, router_params
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
-           "router_copied_params", "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
+           "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
+           "compressed_copied_params", "compressed_copied_matrices", "latent_copied_matrices",
+           "latent_moe_copied_params",
+           "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
+           "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
            "hybrid_concurrency"]
 
@@ -114,6 +120,49 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   vllm/models/minimax_m3/nvidia/model.py: MiniMax Sparse Attention's index query heads are
 #   sharded as the key/value heads (max(1, H_I // tp) a chip), its one index key, index_q_norm
 #   and index_k_norm held whole.
+# * vllm-project/vllm@9e109c9887e38c51fc16b0da89760c5bd7c293c9,
+#   vllm/model_executor/layers/linear.py: RowParallelLinear (o_proj, down_proj, a Mamba-2
+#   out_proj) splits its weight along the input but creates its bias of the full output size on
+#   every chip ("bias is not parallelized"), loads it whole and adds it on rank 0 only;
+#   ColumnParallelLinear and QKVParallelLinear biases are split with their outputs;
+# * vllm-project/vllm@a6b6cfaa0cedff84872a0118380c6cfea91b635d,
+#   vllm/model_executor/models/gpt_oss.py: the router is a plain nn.Linear (whole, with its
+#   bias), o_proj a RowParallelLinear with a bias, the sinks split by heads; without expert
+#   parallelism the experts' w13_bias is split with the intermediate width and w2_bias (E x d)
+#   loaded whole on every chip, zeroed past rank 0 "to avoid duplication";
+# * vllm-project/vllm@028aedf62adee9d2a1e99d4cda7c1ce1c997c8cc,
+#   vllm/model_executor/models/olmo2.py (OLMo 2 and 3): q_norm RMSNorm(hidden_size) and k_norm
+#   RMSNorm(H_kv head_dim), whole on every chip; _apply_qk_norm all-gathers q and k, normalizes
+#   and splits them again (OLMoE, vllm-project/vllm@e9b0f07b696967c077b68fe4a9b83aee564ca6d4
+#   vllm/model_executor/models/olmoe.py, holds its two RMSNorm(hidden_size) whole too); MiniMax-M2
+#   instead splits its whole-projection norms, MiniMaxText01RMSNormTP holding hidden_size / tp
+#   of them (vllm-project/vllm@fb33ec8cf0a73c82af00a2128dee4ad058d16e9b,
+#   vllm/model_executor/models/minimax_m2.py);
+# * vllm-project/vllm@f1b76c19a8f7fc2f2a8ce2918533933128a3b22a,
+#   vllm/model_executor/models/deepseek_v4.py (DeepSeek-V4): DeepseekV4Attention's
+#   fused_wqa_wkv (wq_a and wkv, disable_tp=True), q_norm and kv_norm whole, wq_b and wo_a split
+#   by heads and groups, wo_b a RowParallelLinear without bias; each block's hyper-connection
+#   mixers (hc_attn_fn, hc_ffn_fn, their bases and scales: fp32 nn.Parameters) and the
+#   hc_head whole; the router a GateLinear with its fp32 e_score_correction_bias; the compressor
+#   (vllm-project/vllm@bbd1024110933d0f97a35c527de2f8b6da23bfa8,
+#   vllm/model_executor/layers/deepseek_compressor.py: fused_wkv_wgate disable_tp=True, the
+#   fp32 position bias ape, its norm) and the indexer
+#   (vllm-project/vllm@b92a330e057db9b8c2895ba862de2a03589adce8,
+#   vllm/model_executor/layers/deepseek_v4_attention.py, DeepseekV4Indexer: wq_b and
+#   weights_proj ReplicatedLinear, "no tensor parallel, just replicated", and its own
+#   compressor) whole; attn_sink is padded to max(H / tp, 64) a chip (not counted here);
+# * vllm-project/vllm@ed51064c4a697d92fb1182b688c988b4b54dcaeb,
+#   vllm/models/kimi_k3/nvidia/model.py (KimiMoE): routed_expert_down_proj and routed_expert_up_proj
+#   are ReplicatedLinear ("the full weight lives on every rank"), routed_expert_norm an RMSNorm;
+#   vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002,
+#   vllm/model_executor/models/nemotron_h.py (NemotronHMoE): fc1_latent_proj and fc2_latent_proj
+#   ReplicatedLinear too;
+# * vllm-project/vllm@bb435dbd5899c5374d29f6383bb49fe8a6a814ef,
+#   vllm/model_executor/layers/mamba/mamba_mixer2.py: MambaMixer2 requires tp to divide the
+#   heads, and the groups unless there is one group; with one group it extends n_groups to tp
+#   (extra_groups_for_head_shards), so in_proj's B and C columns, their biases and conv1d's B and
+#   C channels are held once a chip, tp groups in all; A, D, dt_bias and the gated norm are split
+#   by heads, out_proj is a RowParallelLinear (its bias whole).
 
 
 @formula("kv_heads_held")
@@ -140,14 +189,17 @@ def held_params(*, n_params, params_copied, tp=1):
     of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp +
     P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are
     heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse
-    Attention do through :data:`index_heads_held`.)
+    Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same
+    rule as key/value heads.)
 
     What is copied follows the engine (vLLM; the sources are in this module's comments): the
     latent down-projections of multi-head latent attention and their norms
     (:data:`mla_copied_params`), a DeepSeek Sparse Attention indexer whole
     (:data:`dsa_copied_params`), MiniMax Sparse Attention's index key and norms
-    (:data:`msa_copied_params`), per-head query/key norms (:data:`gqa_copied_params`), a
-    mixture's router (:data:`router_copied_params`), and every norm vector of a block
+    (:data:`msa_copied_params`), query/key norms and an output bias
+    (:data:`gqa_copied_params`), a mixture's router and its experts' output biases
+    (:data:`router_copied_params`), a dense MLP's output bias (:data:`mlp_copied_params`), a
+    Mamba-2 mixer's (:data:`mamba2_copied_params`), and every norm vector of a block
     (:data:`~llm_arithmetic.formulas.stack.norm_params`) and the final norm.
 
     Examples
@@ -164,20 +216,32 @@ def held_params(*, n_params, params_copied, tp=1):
 
 
 @formula("params_copied")
-def gqa_copied_params(*, d_head, qk_norm=0):
+def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_norm_full=0,
+                      qk_norm_split=0, o_bias=0):
     """Parameters of one grouped-query attention block that every chip of a tensor-parallel
     group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
-    Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads
-    are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.
+    Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and
+    H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys
+    (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2,
+    ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a
+    ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first
+    adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`);
+    its q/k/v biases are split with them.
 
     Examples
     --------
-    Qwen3-235B-A22B (heads of 128, q/k norms):
+    Qwen3-235B-A22B (heads of 128, q/k norms); OLMo 2 7B (d = 4096, 32 heads and 32 KV heads
+    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias):
 
-    >>> gqa_copied_params(d_head=128, qk_norm=1)
+    >>> gqa_copied_params(d_model=4096, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1)
     256
+    >>> gqa_copied_params(d_model=4096, n_heads=32, n_kv_heads=32, d_head=128, qk_norm_full=1)
+    8192
+    >>> gqa_copied_params(d_model=2880, n_heads=64, n_kv_heads=8, d_head=64, o_bias=1)
+    2880
     """
-    return qk_norm * 2 * d_head
+    return (qk_norm * 2 * d_head + qk_norm_full * (1 - qk_norm_split) * (n_heads + n_kv_heads)
+            * d_head + o_bias * d_model)
 
 
 @formula("params_copied")
@@ -196,7 +260,21 @@ def mla_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
     >>> mla_copied_params(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
     15140864
     """
-    return d_model * (q_lora_rank + kv_lora_rank + d_rope) + q_lora_rank + kv_lora_rank
+    return (mla_copied_matrices(d_model=d_model, q_lora_rank=q_lora_rank,
+                                kv_lora_rank=kv_lora_rank, d_rope=d_rope)
+            + q_lora_rank + kv_lora_rank)
+
+
+@formula("params_copied")
+def mla_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
+    """The matrices of :data:`mla_copied_params`, without the latents' norms: the
+    down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored
+    in the checkpoint's format (its norms stay 16-bit).
+
+    >>> mla_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
+    15138816
+    """
+    return d_model * (q_lora_rank + kv_lora_rank + d_rope)
 
 
 @formula("params_copied")
@@ -217,45 +295,204 @@ def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads
     """
     return (mla_copied_params(d_model=d_model, q_lora_rank=q_lora_rank,
                               kv_lora_rank=kv_lora_rank, d_rope=d_rope)
-            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
-            + d_model * index_heads)
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim))
 
 
 @formula("params_copied")
-def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
+def dsa_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
+    """The matrices of :data:`dsa_copied_params`, without the norms: the latent
+    down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj.
+
+    >>> dsa_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64,
+    ...                     index_heads=64, index_dim=128)
+    29097984
+    """
+    return (mla_copied_matrices(d_model=d_model, q_lora_rank=q_lora_rank,
+                                kv_lora_rank=kv_lora_rank, d_rope=d_rope)
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim, norms=0))
+
+
+@formula("params_copied")
+def msa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm=0,
+                      qk_norm_full=0, qk_norm_split=0, o_bias=0):
     """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
-    tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key
-    head (d x d_I) and its two norms of width d_I. Its index query heads are split as the
+    tensor-parallel group holds whole: what a grouped-query block copies
+    (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head
+    (d x d_I) and its two norms of width d_I. Its index query heads are split as the
     key/value heads are, at least one a chip (:data:`index_heads_held`).
 
     Examples
     --------
     MiniMax-M3 (d = 6144, heads of 128, index heads of 128): 256 + 786,432 + 256.
 
-    >>> msa_copied_params(d_model=6144, d_head=128, index_dim=128, qk_norm=1)
+    >>> msa_copied_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, index_dim=128,
+    ...                   qk_norm=1)
     786944
     """
-    return qk_norm * 2 * d_head + d_model * index_dim + 2 * index_dim
+    return (gqa_copied_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                              d_head=d_head, qk_norm=qk_norm, qk_norm_full=qk_norm_full,
+                              qk_norm_split=qk_norm_split, o_bias=o_bias)
+            + msa_indexer_params(d_model=d_model, index_heads=0, index_dim=index_dim))
 
 
 @formula("params_copied")
-def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
-    """Parameters of one mixture-of-experts block that every chip of a tensor-parallel group
-    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or
-    score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit
-    d x 1 projection). The experts are split.
+def msa_copied_matrices(*, d_model, index_dim):
+    """The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I);
+    its norms and the q/k norms are 16-bit vectors.
+
+    >>> msa_copied_matrices(d_model=6144, index_dim=128)
+    786432
+    """
+    return msa_indexer_params(d_model=d_model, index_heads=0, index_dim=index_dim, norms=0)
+
+
+@formula("params_copied")
+def compressed_copied_matrices(*, d_model, d_head, q_lora_rank, compress_overlap=0, index_heads=0,
+                               index_dim=0):
+    """The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the
+    one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a
+    compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head,
+    ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and
+    weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query
+    up-projection and the grouped output projections are split.
 
     Examples
     --------
-    Qwen3-235B-A22B (d = 4096, 128 experts) and DeepSeek-V3 (d = 7168, 256 experts and their
-    score-correction bias):
+    DeepSeek-V4-Flash's overlapping-window layer (d = 4096, heads of 512, r_q = 1024, c_o = 2,
+    64 index heads of 128):
+
+    >>> compressed_copied_matrices(d_model=4096, d_head=512, q_lora_rank=1024,
+    ...                            compress_overlap=2, index_heads=64, index_dim=128)
+    25427968
+    """
+    return (d_model * (q_lora_rank + d_head) + 2 * compress_overlap * d_head * d_model
+            + 2 * compress_overlap * index_dim * d_model + q_lora_rank * index_heads * index_dim
+            + d_model * index_heads)
+
+
+@formula("params_copied")
+def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0,
+                             compress_overlap=0, index_heads=0, index_dim=0):
+    """Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the
+    query latent's and the key-value head's norms (r_q, d_head), and a compressor's position
+    bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention
+    sinks are split with the heads.
+
+    Examples
+    --------
+    >>> compressed_copied_params(d_model=4096, d_head=512, q_lora_rank=1024, compress_ratio=4,
+    ...                          compress_overlap=2, index_heads=64, index_dim=128)
+    25435264
+    """
+    compressor = sp.Piecewise((0, sp.Eq(compress_overlap, 0)),
+                              (compress_overlap * d_head * compress_ratio + d_head, True),
+                              evaluate=False)
+    return (compressed_copied_matrices(d_model=d_model, d_head=d_head, q_lora_rank=q_lora_rank,
+                                       compress_overlap=compress_overlap,
+                                       index_heads=index_heads, index_dim=index_dim)
+            + q_lora_rank + d_head + compressor
+            + compress_overlap * index_dim * compress_ratio + index_dim)
+
+
+@formula("params_copied")
+def router_copied_params(*, d_model, n_experts, n_shared_experts=0, router_bias=0, shared_gate=0,
+                         mlp_bias=0):
+    """Parameters of one mixture-of-experts block that every chip of a tensor-parallel group
+    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a
+    plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate
+    (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output
+    biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip
+    and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias).
+    The experts' matrices and their other biases are split.
+
+    Examples
+    --------
+    Qwen3-235B-A22B (d = 4096, 128 experts), DeepSeek-V3 (d = 7168, 256 experts and their
+    score-correction bias) and gpt-oss-120b (d = 2880, 128 experts, a router bias, biased
+    experts: 128 x 2880 + 128 and 128 x 2880):
 
     >>> router_copied_params(d_model=4096, n_experts=128)
     524288
     >>> router_copied_params(d_model=7168, n_experts=256, router_bias=1)
     1835264
+    >>> router_copied_params(d_model=2880, n_experts=128, router_bias=1, mlp_bias=1)
+    737408
     """
-    return n_experts * d_model + router_bias * n_experts + shared_gate * d_model
+    return (router_params(d_model=d_model, n_experts=n_experts, router_bias=router_bias)
+            + shared_gate * d_model + mlp_bias * (n_experts + n_shared_experts) * d_model)
+
+
+@formula("params_copied")
+def latent_copied_matrices(*, d_model, d_latent):
+    """The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that
+    every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat)
+    and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's
+    ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).
+
+    >>> latent_copied_matrices(d_model=4096, d_latent=1024)
+    8388608
+    """
+    return 2 * d_model * d_latent
+
+
+@formula("params_copied")
+def latent_moe_copied_params(*, d_model, d_latent, n_experts, n_shared_experts=0, router_bias=0,
+                             shared_gate=0, mlp_bias=0, latent_norm=0):
+    """Parameters of one latent mixture of experts that every chip of a tensor-parallel group
+    holds whole: what :data:`router_copied_params` copies, the latent projections
+    (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``).
+    The experts are split.
+
+    Examples
+    --------
+    Nemotron 3 Super (d = 4096, 512 experts with a correction bias, latent 1024):
+
+    >>> latent_moe_copied_params(d_model=4096, d_latent=1024, n_experts=512, router_bias=1)
+    10486272
+    """
+    return (router_copied_params(d_model=d_model, n_experts=n_experts,
+                                 n_shared_experts=n_shared_experts, router_bias=router_bias,
+                                 shared_gate=shared_gate, mlp_bias=mlp_bias)
+            + latent_copied_matrices(d_model=d_model, d_latent=d_latent)
+            + latent_norm * d_latent)
+
+
+@formula("params_copied")
+def mlp_copied_params(*, d_model, mlp_bias=0):
+    """Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the
+    output projection's bias, d of them, where the MLP has biases (the down projection is a
+    ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with
+    ``use_bias``). Its matrices and input biases are split.
+
+    Examples
+    --------
+    Phi-2 (d = 2560, biased MLPs):
+
+    >>> mlp_copied_params(d_model=2560, mlp_bias=1)
+    2560
+    """
+    return mlp_bias * d_model
+
+
+@formula("params_copied")
+def mamba2_copied_params(*, d_model, ssm_bias=0):
+    """Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole
+    beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has
+    biases. Its B and C groups are split, but where there are fewer groups than chips (one
+    group, the only such case vLLM accepts) each chip holds a copy of it
+    (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as
+    :data:`kv_heads_held` counts key/value heads.
+
+    Examples
+    --------
+    >>> mamba2_copied_params(d_model=1024, ssm_bias=1), mamba2_copied_params(d_model=1024)
+    (1024, 0)
+    """
+    return ssm_bias * d_model
 
 
 @formula("kv_budget")

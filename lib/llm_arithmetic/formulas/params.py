@@ -463,8 +463,37 @@ def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     return (mla_attention_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
                                  kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope,
                                  d_v=d_v)
-            + q_lora_rank * index_heads * index_dim + d_model * index_dim + 2 * index_dim
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim))
+
+
+def dsa_indexer_params(*, d_model, q_lora_rank, index_heads, index_dim, norms=1):
+    """Parameters of a DeepSeek Sparse Attention indexer: its query up-projection from the
+    query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index
+    heads), the per-head weights of the index scores (d x H_I) and, with ``norms``, the key's
+    LayerNorm (weight and bias, 2 d_I). Shared by :data:`dsa_attention_params`,
+    :data:`~llm_arithmetic.formulas.stack.dsa_matmul_params` (``norms=0``: matrices only) and
+    :data:`~llm_arithmetic.formulas.engine.dsa_copied_params` (vLLM copies it whole).
+
+    >>> dsa_indexer_params(d_model=7168, q_lora_rank=1536, index_heads=64, index_dim=128)
+    13959424
+    """
+    return (q_lora_rank * index_heads * index_dim + d_model * index_dim + norms * 2 * index_dim
             + d_model * index_heads)
+
+
+def msa_indexer_params(*, d_model, index_heads, index_dim, norms=1):
+    """Parameters of a MiniMax Sparse Attention indexer: its query projection (d x H_I d_I),
+    its key projection (d x d_I, one index key shared by the index heads) and, with ``norms``,
+    a norm of width d_I on each (2 d_I). Shared by :data:`msa_attention_params`,
+    :data:`~llm_arithmetic.formulas.stack.msa_matmul_params` (``norms=0``) and
+    :data:`~llm_arithmetic.formulas.engine.msa_copied_params` (``index_heads=0``: vLLM splits
+    the query heads and copies the key and the norms).
+
+    >>> msa_indexer_params(d_model=6144, index_heads=4, index_dim=128)
+    3932416
+    """
+    return d_model * index_heads * index_dim + d_model * index_dim + norms * 2 * index_dim
 
 
 @formula("attn_params")
@@ -488,7 +517,8 @@ def msa_attention_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, i
     return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
                              d_head=d_head, qkv_bias=qkv_bias, o_bias=o_bias, qk_norm=qk_norm,
                              qk_norm_full=qk_norm_full, attn_sinks=attn_sinks)
-            + d_model * index_heads * index_dim + d_model * index_dim + 2 * index_dim)
+            + msa_indexer_params(d_model=d_model, index_heads=index_heads,
+                                 index_dim=index_dim))
 
 
 @formula("ssm_params")

@@ -13,7 +13,8 @@ import sympy as sp
 
 from ..core.registry import formula
 from .memory import compressed_entries
-from .params import attention_params, kda_gate_weights, mla_attention_params, mlp_params
+from .params import (attention_params, dsa_indexer_params, kda_gate_weights, mla_attention_params,
+                     mlp_params, msa_indexer_params)
 from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
                     lightning_decode_flops, prefill_weight_flops, short_conv_decode_flops)
 
@@ -67,8 +68,8 @@ def dsa_matmul_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_
     """
     return (mla_matmul_params(d_model=d_model, n_heads=n_heads, q_lora_rank=q_lora_rank,
                               kv_lora_rank=kv_lora_rank, d_nope=d_nope, d_rope=d_rope, d_v=d_v)
-            + q_lora_rank * index_heads * index_dim + d_model * index_dim
-            + d_model * index_heads)
+            + dsa_indexer_params(d_model=d_model, q_lora_rank=q_lora_rank,
+                                 index_heads=index_heads, index_dim=index_dim, norms=0))
 
 
 @formula("layer_matmul_params")
@@ -85,7 +86,8 @@ def msa_matmul_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, inde
     """
     return (attention_params(d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads,
                              d_head=d_head)
-            + d_model * index_heads * index_dim + d_model * index_dim)
+            + msa_indexer_params(d_model=d_model, index_heads=index_heads,
+                                 index_dim=index_dim, norms=0))
 
 
 @formula("layer_matmul_params")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_moe_active_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -50,6 +50,8 @@ PARAMS = {
     'chunked_prefill_time': ('weight_bytes', 'head_bytes', 'kv_cache_bytes_per_token', 'prefill_flops', 'prompt', 'prefill_chunk', 'n_chips', 'bandwidth', 'peak_flops'),
     'compressed_attention_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_cache_bytes': ('context', 'window', 'd_head', 'compress_ratio', 'compress_overlap', 'index_dim', 'bits_kv', 'batch'),
+    'compressed_copied_matrices': ('d_model', 'd_head', 'q_lora_rank', 'compress_overlap', 'index_heads', 'index_dim'),
+    'compressed_copied_params': ('d_model', 'd_head', 'q_lora_rank', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'),
     'compressed_matmul_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_pairs': ('prompt', 'window', 'compress_ratio', 'index_topk'),
@@ -73,6 +75,7 @@ PARAMS = {
     'direct_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
+    'dsa_copied_matrices': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'),
     'dsa_copied_params': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'),
     'dsa_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended', 'index_heads', 'index_dim', 'context'),
     'dsa_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'index_dim', 'bits_kv'),
@@ -101,7 +104,7 @@ PARAMS = {
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
-    'gqa_copied_params': ('d_head', 'qk_norm'),
+    'gqa_copied_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
     'held_params': ('n_params', 'params_copied', 'tp'),
@@ -129,7 +132,9 @@ PARAMS = {
     'kv_layer_bytes': ('n_kv_heads', 'd_head', 'bits_kv'),
     'kv_transfer_bytes': ('kv_cache_bytes_per_token', 'prompt'),
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
+    'latent_copied_matrices': ('d_model', 'd_latent'),
     'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
+    'latent_moe_copied_params': ('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'),
     'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
     'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
@@ -139,6 +144,7 @@ PARAMS = {
     'lightning_params': ('d_model', 'n_la_heads', 'd_key'),
     'lightning_prefill_flops': ('n_la_heads', 'd_key', 'prompt'),
     'lightning_state_bytes': ('n_la_heads', 'd_key', 'bits_state'),
+    'mamba2_copied_params': ('d_model', 'ssm_bias'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
     'mamba2_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads', 'd_conv', 'conv_bias', 'ssm_bias', 'ssm_norm'),
@@ -157,17 +163,20 @@ PARAMS = {
     'memory_time': ('step_bytes', 'bandwidth'),
     'micro_batch': ('batch', 'pp'),
     'mla_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'),
+    'mla_copied_matrices': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'),
     'mla_copied_params': ('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'),
     'mla_decode_flops': ('n_heads', 'kv_lora_rank', 'd_rope', 'attended'),
     'mla_decode_flops_naive': ('n_heads', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'attended'),
     'mla_kv_layer_bytes': ('kv_lora_rank', 'd_rope', 'bits_kv'),
     'mla_matmul_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'd_gate'),
     'mla_prefill_flops': ('n_heads', 'd_nope', 'd_rope', 'd_v', 'causal_pairs'),
+    'mlp_copied_params': ('d_model', 'mlp_bias'),
     'mlp_params': ('d_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
     'moe_active_params': ('d_model', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'moe_params': ('d_model', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate'),
     'msa_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
-    'msa_copied_params': ('d_model', 'd_head', 'index_dim', 'qk_norm'),
+    'msa_copied_matrices': ('d_model', 'index_dim'),
+    'msa_copied_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_dim', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'),
     'msa_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context'),
     'msa_kv_layer_bytes': ('n_kv_heads', 'd_head', 'index_dim', 'bits_kv'),
     'msa_matmul_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_heads', 'index_dim'),
@@ -194,7 +203,7 @@ PARAMS = {
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
-    'router_copied_params': ('d_model', 'n_experts', 'router_bias', 'shared_gate'),
+    'router_copied_params': ('d_model', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias'),
     'router_params': ('d_model', 'n_experts', 'router_bias'),
     'short_conv_decode_flops': ('d_sconv', 'd_conv'),
     'short_conv_matmul_params': ('d_model', 'd_sconv'),
@@ -1870,6 +1879,111 @@ def compressed_cache_bytes(*, context, window, d_head, compress_ratio, compress_
         return _vector_result(batch*(((1/8))*bits_kv*(d_head*_np.minimum(context, window) + (index_dim + d_head)*_np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio))) + 8*compress_overlap**2*compress_ratio*(index_dim + d_head)))
 
 
+def compressed_copied_matrices(*, d_model, d_head, q_lora_rank, compress_overlap=0, index_heads=0, index_dim=0):
+    """The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the
+    one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a
+    compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head,
+    ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and
+    weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query
+    up-projection and the grouped output projections are split.
+
+    .. math::
+
+        P_{copy} = d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    compress_overlap : number or array (default 0)
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_heads : number or array (default 0)
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array (default 0)
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's overlapping-window layer (d = 4096, heads of 512, r_q = 1024, c_o = 2,
+    64 index heads of 128):
+
+    >>> compressed_copied_matrices(d_model=4096, d_head=512, q_lora_rank=1024,
+    ...                            compress_overlap=2, index_heads=64, index_dim=128)
+    25427968
+    """
+    _exact = _exact_args(('d_model', 'd_head', 'q_lora_rank', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, d_head, q_lora_rank, compress_overlap, index_heads, index_dim))
+    if _exact is not None:
+        d_model, d_head, q_lora_rank, compress_overlap, index_heads, index_dim = _exact
+        try:
+            return _exact_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_model*(d_head + q_lora_rank))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_head, q_lora_rank, compress_overlap, index_heads, index_dim = _vector_args(('d_model', 'd_head', 'q_lora_rank', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, d_head, q_lora_rank, compress_overlap, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_model*(d_head + q_lora_rank))
+
+
+def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0, compress_overlap=0, index_heads=0, index_dim=0):
+    """Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a
+    tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the
+    query latent's and the key-value head's norms (r_q, d_head), and a compressor's position
+    bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention
+    sinks are split with the heads.
+
+    .. math::
+
+        P_{copy} = r_{q} + d_{I} + d_{head} + d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + m_{c} c_{o} d_{I} + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    compress_ratio : number or array (default 0)
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    compress_overlap : number or array (default 0)
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_heads : number or array (default 0)
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array (default 0)
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    >>> compressed_copied_params(d_model=4096, d_head=512, q_lora_rank=1024, compress_ratio=4,
+    ...                          compress_overlap=2, index_heads=64, index_dim=128)
+    25435264
+    """
+    _exact = _exact_args(('d_model', 'd_head', 'q_lora_rank', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, d_head, q_lora_rank, compress_ratio, compress_overlap, index_heads, index_dim))
+    if _exact is not None:
+        d_model, d_head, q_lora_rank, compress_ratio, compress_overlap, index_heads, index_dim = _exact
+        try:
+            return _exact_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head + d_model*(d_head + q_lora_rank) + q_lora_rank + ((0) if (compress_overlap == 0) else (compress_overlap*d_head*compress_ratio + d_head)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_head, q_lora_rank, compress_ratio, compress_overlap, index_heads, index_dim = _vector_args(('d_model', 'd_head', 'q_lora_rank', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'), (d_model, d_head, q_lora_rank, compress_ratio, compress_overlap, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head + d_model*(d_head + q_lora_rank) + q_lora_rank + _np.where(_np.equal(compress_overlap, 0), 0, compress_overlap*d_head*compress_ratio + d_head))
+
+
 def compressed_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio):
     """Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token:
     each of the H query heads scores and weighs the S_a rows it attends to
@@ -3112,6 +3226,50 @@ def dsa_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
     d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim = _vector_args(('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'), (d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim))
     with _quiet():
         return _vector_result(n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
+
+
+def dsa_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
+    """The matrices of :data:`dsa_copied_params`, without the norms: the latent
+    down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj.
+
+    .. math::
+
+        P_{copy} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+    index_heads : number or array
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    >>> dsa_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64,
+    ...                     index_heads=64, index_dim=128)
+    29097984
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'), (d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim))
+    if _exact is not None:
+        d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim = _exact
+        try:
+            return _exact_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank + q_lora_rank))
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim = _vector_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope', 'index_heads', 'index_dim'), (d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim))
+    with _quiet():
+        return _vector_result(index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank + q_lora_rank))
 
 
 def dsa_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim):
@@ -4463,22 +4621,39 @@ def gpt_params(*, n_layers, d_model, n_vocab):
         return _vector_result(12*n_layers*d_model**2 + n_vocab*d_model)
 
 
-def gqa_copied_params(*, d_head, qk_norm=0):
+def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0):
     """Parameters of one grouped-query attention block that every chip of a tensor-parallel
     group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
-    Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads
-    are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.
+    Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and
+    H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys
+    (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2,
+    ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a
+    ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first
+    adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`);
+    its q/k/v biases are split with them.
 
     .. math::
 
-        P_{copy} = 2 d_{head} \\delta_{qkn}
+        P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)
 
     Parameters
     ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
     d_head : number or array
         Width of one attention head, :math:`d_{head}` [-]
     qk_norm : number or array (default 0)
         1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    qk_norm_split : number or array (default 0)
+        1 if an engine splits whole-projection query/key norms with the heads under tensor parallelism (vLLM's MiniMax-M2), 0 if every chip holds them whole (OLMo 2, OLMo 3, OLMoE), :math:`\\delta_{qkn,s}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
 
     Returns
     -------
@@ -4487,21 +4662,26 @@ def gqa_copied_params(*, d_head, qk_norm=0):
 
     Examples
     --------
-    Qwen3-235B-A22B (heads of 128, q/k norms):
+    Qwen3-235B-A22B (heads of 128, q/k norms); OLMo 2 7B (d = 4096, 32 heads and 32 KV heads
+    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias):
 
-    >>> gqa_copied_params(d_head=128, qk_norm=1)
+    >>> gqa_copied_params(d_model=4096, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1)
     256
+    >>> gqa_copied_params(d_model=4096, n_heads=32, n_kv_heads=32, d_head=128, qk_norm_full=1)
+    8192
+    >>> gqa_copied_params(d_model=2880, n_heads=64, n_kv_heads=8, d_head=64, o_bias=1)
+    2880
     """
-    _exact = _exact_args(('d_head', 'qk_norm'), (d_head, qk_norm))
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias))
     if _exact is not None:
-        d_head, qk_norm = _exact
+        d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias = _exact
         try:
-            return _exact_result(2*qk_norm*d_head)
+            return _exact_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
         except ZeroDivisionError:
             return _inf
-    d_head, qk_norm = _vector_args(('d_head', 'qk_norm'), (d_head, qk_norm))
+    d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias))
     with _quiet():
-        return _vector_result(2*qk_norm*d_head)
+        return _vector_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
 
 
 def group_layers(*, n_attn_layers, n_state_layers):
@@ -4589,7 +4769,8 @@ def held_params(*, n_params, params_copied, tp=1):
     of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp +
     P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are
     heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse
-    Attention do through :data:`index_heads_held`.)
+    Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same
+    rule as key/value heads.)
 
     .. math::
 
@@ -4613,8 +4794,10 @@ def held_params(*, n_params, params_copied, tp=1):
     latent down-projections of multi-head latent attention and their norms
     (:data:`mla_copied_params`), a DeepSeek Sparse Attention indexer whole
     (:data:`dsa_copied_params`), MiniMax Sparse Attention's index key and norms
-    (:data:`msa_copied_params`), per-head query/key norms (:data:`gqa_copied_params`), a
-    mixture's router (:data:`router_copied_params`), and every norm vector of a block
+    (:data:`msa_copied_params`), query/key norms and an output bias
+    (:data:`gqa_copied_params`), a mixture's router and its experts' output biases
+    (:data:`router_copied_params`), a dense MLP's output bias (:data:`mlp_copied_params`), a
+    Mamba-2 mixer's (:data:`mamba2_copied_params`), and every norm vector of a block
     (:data:`~llm_arithmetic.formulas.stack.norm_params`) and the final norm.
 
     Examples
@@ -5689,6 +5872,43 @@ def kv_transfer_time(*, transfer_bytes, link_bandwidth, link_latency=0):
         return _vector_result(transfer_bytes/link_bandwidth + link_latency)
 
 
+def latent_copied_matrices(*, d_model, d_latent):
+    """The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that
+    every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat)
+    and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's
+    ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).
+
+    .. math::
+
+        P_{copy} = 2 d_{model} d_{lat}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    >>> latent_copied_matrices(d_model=4096, d_latent=1024)
+    8388608
+    """
+    _exact = _exact_args(('d_model', 'd_latent'), (d_model, d_latent))
+    if _exact is not None:
+        d_model, d_latent = _exact
+        try:
+            return _exact_result(2*d_latent*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent = _vector_args(('d_model', 'd_latent'), (d_model, d_latent))
+    with _quiet():
+        return _vector_result(2*d_latent*d_model)
+
+
 def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
     """Parameters of one latent mixture-of-experts block that one token uses: k routed experts
     in the latent, both latent projections (and the latent norm, if any), every shared expert,
@@ -5747,6 +5967,59 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
     d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm = _vector_args(('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'), (d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts, d_shared, n_mlp_mats, mlp_bias, router_bias, shared_gate, latent_norm))
     with _quiet():
         return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
+
+
+def latent_moe_copied_params(*, d_model, d_latent, n_experts, n_shared_experts=0, router_bias=0, shared_gate=0, mlp_bias=0, latent_norm=0):
+    """Parameters of one latent mixture of experts that every chip of a tensor-parallel group
+    holds whole: what :data:`router_copied_params` copies, the latent projections
+    (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``).
+    The experts are split.
+
+    .. math::
+
+        P_{copy} = d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + 2 d_{model} d_{lat} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_latent : number or array
+        Width the routed experts of a latent mixture of experts work in, between a d x d_lat down- and a d_lat x d up-projection (Nemotron 3 Super); 0 without one, :math:`d_{lat}` [-]
+    n_experts : number or array
+        Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+    router_bias : number or array (default 0)
+        1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
+    shared_gate : number or array (default 0)
+        1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+    latent_norm : number or array (default 0)
+        1 if a latent mixture of experts normalizes the routed experts' latent sum before its up-projection (an RMSNorm of d_lat; Kimi K3), :math:`\\delta_{ln}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    Nemotron 3 Super (d = 4096, 512 experts with a correction bias, latent 1024):
+
+    >>> latent_moe_copied_params(d_model=4096, d_latent=1024, n_experts=512, router_bias=1)
+    10486272
+    """
+    _exact = _exact_args(('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'), (d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm))
+    if _exact is not None:
+        d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm = _exact
+        try:
+            return _exact_result(latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm = _vector_args(('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'), (d_model, d_latent, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias, latent_norm))
+    with _quiet():
+        return _vector_result(latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
 def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0, d_shared=1, n_mlp_mats=3, mlp_bias=0, router_bias=0, shared_gate=0, latent_norm=0):
@@ -6159,6 +6432,47 @@ def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
     n_la_heads, d_key, bits_state = _vector_args(('n_la_heads', 'd_key', 'bits_state'), (n_la_heads, d_key, bits_state))
     with _quiet():
         return _vector_result(((1/8))*n_la_heads*bits_state*d_key**2)
+
+
+def mamba2_copied_params(*, d_model, ssm_bias=0):
+    """Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole
+    beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has
+    biases. Its B and C groups are split, but where there are fewer groups than chips (one
+    group, the only such case vLLM accepts) each chip holds a copy of it
+    (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as
+    :data:`kv_heads_held` counts key/value heads.
+
+    .. math::
+
+        P_{copy} = d_{model} \\delta_{ssm}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    ssm_bias : number or array (default 0)
+        1 if the mixer's in and out projections have biases, :math:`\\delta_{ssm}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    >>> mamba2_copied_params(d_model=1024, ssm_bias=1), mamba2_copied_params(d_model=1024)
+    (1024, 0)
+    """
+    _exact = _exact_args(('d_model', 'ssm_bias'), (d_model, ssm_bias))
+    if _exact is not None:
+        d_model, ssm_bias = _exact
+        try:
+            return _exact_result(ssm_bias*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, ssm_bias = _vector_args(('d_model', 'ssm_bias'), (d_model, ssm_bias))
+    with _quiet():
+        return _vector_result(ssm_bias*d_model)
 
 
 def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
@@ -6996,6 +7310,46 @@ def mla_attention_params(*, d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope,
         return _vector_result(n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + _np.where(_np.equal(q_lora_rank, 0), n_heads*d_model*(d_nope + d_rope), n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank))
 
 
+def mla_copied_matrices(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
+    """The matrices of :data:`mla_copied_params`, without the latents' norms: the
+    down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored
+    in the checkpoint's format (its norms stay 16-bit).
+
+    .. math::
+
+        P_{copy} = d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    kv_lora_rank : number or array
+        Width of the compressed key-value latent of latent attention (MLA), :math:`r_{kv}` [-]
+    d_rope : number or array
+        Query/key head width with rotary embedding, shared by the heads for keys (MLA), :math:`d_{rope}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    >>> mla_copied_matrices(d_model=7168, q_lora_rank=1536, kv_lora_rank=512, d_rope=64)
+    15138816
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'), (d_model, q_lora_rank, kv_lora_rank, d_rope))
+    if _exact is not None:
+        d_model, q_lora_rank, kv_lora_rank, d_rope = _exact
+        try:
+            return _exact_result(d_model*(d_rope + kv_lora_rank + q_lora_rank))
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank, kv_lora_rank, d_rope = _vector_args(('d_model', 'q_lora_rank', 'kv_lora_rank', 'd_rope'), (d_model, q_lora_rank, kv_lora_rank, d_rope))
+    with _quiet():
+        return _vector_result(d_model*(d_rope + kv_lora_rank + q_lora_rank))
+
+
 def mla_copied_params(*, d_model, q_lora_rank, kv_lora_rank, d_rope):
     """Parameters of one multi-head latent attention block that every chip of a tensor-parallel
     group holds whole: the down-projections from d to the query latent (r_q) and to the
@@ -7283,6 +7637,47 @@ def mla_prefill_flops(*, n_heads, d_nope, d_rope, d_v, causal_pairs):
         return _vector_result(2*n_heads*causal_pairs*(d_nope + d_rope + d_v))
 
 
+def mlp_copied_params(*, d_model, mlp_bias=0):
+    """Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the
+    output projection's bias, d of them, where the MLP has biases (the down projection is a
+    ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with
+    ``use_bias``). Its matrices and input biases are split.
+
+    .. math::
+
+        P_{copy} = d_{model} \\delta_{mlp}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    Phi-2 (d = 2560, biased MLPs):
+
+    >>> mlp_copied_params(d_model=2560, mlp_bias=1)
+    2560
+    """
+    _exact = _exact_args(('d_model', 'mlp_bias'), (d_model, mlp_bias))
+    if _exact is not None:
+        d_model, mlp_bias = _exact
+        try:
+            return _exact_result(mlp_bias*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, mlp_bias = _vector_args(('d_model', 'mlp_bias'), (d_model, mlp_bias))
+    with _quiet():
+        return _vector_result(mlp_bias*d_model)
+
+
 def mlp_params(*, d_model, d_ff, n_mlp_mats=3, mlp_bias=0):
     """Parameters of one MLP, or of one expert of a mixture.
 
@@ -7498,26 +7893,72 @@ def msa_attention_params(*, d_model, n_heads, n_kv_heads, d_head, index_heads, i
         return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim)
 
 
-def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
-    """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
-    tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key
-    head (d x d_I) and its two norms of width d_I. Its index query heads are split as the
-    key/value heads are, at least one a chip (:data:`index_heads_held`).
+def msa_copied_matrices(*, d_model, index_dim):
+    """The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I);
+    its norms and the q/k norms are 16-bit vectors.
 
     .. math::
 
-        P_{copy} = 2 d_{I} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn}
+        P_{copy} = d_{model} d_{I}
 
     Parameters
     ----------
     d_model : number or array
         Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    index_dim : number or array
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    >>> msa_copied_matrices(d_model=6144, index_dim=128)
+    786432
+    """
+    _exact = _exact_args(('d_model', 'index_dim'), (d_model, index_dim))
+    if _exact is not None:
+        d_model, index_dim = _exact
+        try:
+            return _exact_result(index_dim*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, index_dim = _vector_args(('d_model', 'index_dim'), (d_model, index_dim))
+    with _quiet():
+        return _vector_result(index_dim*d_model)
+
+
+def msa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0):
+    """Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a
+    tensor-parallel group holds whole: what a grouped-query block copies
+    (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head
+    (d x d_I) and its two norms of width d_I. Its index query heads are split as the
+    key/value heads are, at least one a chip (:data:`index_heads_held`).
+
+    .. math::
+
+        P_{copy} = 2 d_{I} + d_{model} \\delta_{o} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
     d_head : number or array
         Width of one attention head, :math:`d_{head}` [-]
     index_dim : number or array
         Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
     qk_norm : number or array (default 0)
         1 if queries and keys are normalized per head (one weight vector of width d_head each for q and k), :math:`\\delta_{qkn}` [-]
+    qk_norm_full : number or array (default 0)
+        1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
+    qk_norm_split : number or array (default 0)
+        1 if an engine splits whole-projection query/key norms with the heads under tensor parallelism (vLLM's MiniMax-M2), 0 if every chip holds them whole (OLMo 2, OLMo 3, OLMoE), :math:`\\delta_{qkn,s}` [-]
+    o_bias : number or array (default 0)
+        1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
 
     Returns
     -------
@@ -7528,19 +7969,20 @@ def msa_copied_params(*, d_model, d_head, index_dim, qk_norm=0):
     --------
     MiniMax-M3 (d = 6144, heads of 128, index heads of 128): 256 + 786,432 + 256.
 
-    >>> msa_copied_params(d_model=6144, d_head=128, index_dim=128, qk_norm=1)
+    >>> msa_copied_params(d_model=6144, n_heads=64, n_kv_heads=4, d_head=128, index_dim=128,
+    ...                   qk_norm=1)
     786944
     """
-    _exact = _exact_args(('d_model', 'd_head', 'index_dim', 'qk_norm'), (d_model, d_head, index_dim, qk_norm))
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_dim', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm, qk_norm_full, qk_norm_split, o_bias))
     if _exact is not None:
-        d_model, d_head, index_dim, qk_norm = _exact
+        d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm, qk_norm_full, qk_norm_split, o_bias = _exact
         try:
-            return _exact_result(2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
+            return _exact_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
         except ZeroDivisionError:
             return _inf
-    d_model, d_head, index_dim, qk_norm = _vector_args(('d_model', 'd_head', 'index_dim', 'qk_norm'), (d_model, d_head, index_dim, qk_norm))
+    d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm, qk_norm_full, qk_norm_split, o_bias = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'index_dim', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm, qk_norm_full, qk_norm_split, o_bias))
     with _quiet():
-        return _vector_result(2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
+        return _vector_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head + index_dim*d_model + 2*index_dim)
 
 
 def msa_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim, context):
@@ -8754,15 +9196,18 @@ def routed_expert_params(*, experts_read, d_model, d_ff, n_mlp_mats=3, mlp_bias=
         return _vector_result(experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats))
 
 
-def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
+def router_copied_params(*, d_model, n_experts, n_shared_experts=0, router_bias=0, shared_gate=0, mlp_bias=0):
     """Parameters of one mixture-of-experts block that every chip of a tensor-parallel group
-    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or
-    score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit
-    d x 1 projection). The experts are split.
+    holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a
+    plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate
+    (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output
+    biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip
+    and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias).
+    The experts' matrices and their other biases are split.
 
     .. math::
 
-        P_{copy} = E \\delta_{r} + d_{model} \\delta_{sg} + d_{model} E
+        P_{copy} = d_{model} \\delta_{sg} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}
 
     Parameters
     ----------
@@ -8770,10 +9215,14 @@ def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
         Hidden size (width of the residual stream), :math:`d_{model}` [-]
     n_experts : number or array
         Routed experts per MoE block (1 for a dense MLP), :math:`E` [-]
+    n_shared_experts : number or array (default 0)
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
     router_bias : number or array (default 0)
         1 if the router carries a bias vector of E entries (a linear bias, or DeepSeek-V3's score-correction bias), :math:`\\delta_{r}` [-]
     shared_gate : number or array (default 0)
         1 if the shared expert's output is scaled by a learned gate (a d-vector), :math:`\\delta_{sg}` [-]
+    mlp_bias : number or array (default 0)
+        1 if the MLP matrices have biases, :math:`\\delta_{mlp}` [-]
 
     Returns
     -------
@@ -8782,24 +9231,27 @@ def router_copied_params(*, d_model, n_experts, router_bias=0, shared_gate=0):
 
     Examples
     --------
-    Qwen3-235B-A22B (d = 4096, 128 experts) and DeepSeek-V3 (d = 7168, 256 experts and their
-    score-correction bias):
+    Qwen3-235B-A22B (d = 4096, 128 experts), DeepSeek-V3 (d = 7168, 256 experts and their
+    score-correction bias) and gpt-oss-120b (d = 2880, 128 experts, a router bias, biased
+    experts: 128 x 2880 + 128 and 128 x 2880):
 
     >>> router_copied_params(d_model=4096, n_experts=128)
     524288
     >>> router_copied_params(d_model=7168, n_experts=256, router_bias=1)
     1835264
+    >>> router_copied_params(d_model=2880, n_experts=128, router_bias=1, mlp_bias=1)
+    737408
     """
-    _exact = _exact_args(('d_model', 'n_experts', 'router_bias', 'shared_gate'), (d_model, n_experts, router_bias, shared_gate))
+    _exact = _exact_args(('d_model', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias'), (d_model, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias))
     if _exact is not None:
-        d_model, n_experts, router_bias, shared_gate = _exact
+        d_model, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias = _exact
         try:
-            return _exact_result(n_experts*router_bias + n_experts*d_model + shared_gate*d_model)
+            return _exact_result(mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + ((0) if (n_experts == 1) else (n_experts*router_bias + n_experts*d_model)))
         except ZeroDivisionError:
             return _inf
-    d_model, n_experts, router_bias, shared_gate = _vector_args(('d_model', 'n_experts', 'router_bias', 'shared_gate'), (d_model, n_experts, router_bias, shared_gate))
+    d_model, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias = _vector_args(('d_model', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias'), (d_model, n_experts, n_shared_experts, router_bias, shared_gate, mlp_bias))
     with _quiet():
-        return _vector_result(n_experts*router_bias + n_experts*d_model + shared_gate*d_model)
+        return _vector_result(mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
 def router_params(*, d_model, n_experts, router_bias=0):

@@ -167,6 +167,16 @@ export function compressed_cache_bytes({context, window, d_head, compress_ratio,
   return batch*(((1/8))*bits_kv*(d_head*Math.min(context, window) + (index_dim + d_head)*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)))) + 8*Math.pow(compress_overlap, 2)*compress_ratio*(index_dim + d_head));
 }
 
+/** The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head, ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query up-projection and the grouped output projections are split. [1] */
+export function compressed_copied_matrices({d_model, d_head, q_lora_rank, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_model*(d_head + q_lora_rank);
+}
+
+/** Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads. [1] */
+export function compressed_copied_params({d_model, d_head, q_lora_rank, compress_ratio = 0, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head + d_model*(d_head + q_lora_rank) + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
+}
+
 /** Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere). [FLOP] */
 export function compressed_decode_flops({n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio} = {}) {
   return 4*n_heads*attended*d_head + 2*index_heads*index_dim*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)));
@@ -280,6 +290,11 @@ export function dispatch_combine_bytes({batch, d_model, alltoall_copies, bits_di
 /** Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I). [1] */
 export function dsa_attention_params({d_model, n_heads, q_lora_rank, kv_lora_rank, d_nope, d_rope, d_v, index_heads, index_dim} = {}) {
   return n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + 2*index_dim + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
+}
+
+/** The matrices of :data:`dsa_copied_params`, without the norms: the latent down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj. [1] */
+export function dsa_copied_matrices({d_model, q_lora_rank, kv_lora_rank, d_rope, index_heads, index_dim} = {}) {
+  return index_heads*index_dim*q_lora_rank + index_heads*d_model + index_dim*d_model + d_model*(d_rope + kv_lora_rank + q_lora_rank);
 }
 
 /** Parameters of one DeepSeek Sparse Attention block (DeepSeek-V3.2, GLM-5) that every chip of a tensor-parallel group holds whole: the latent down-projections and norms of :data:`mla_copied_params`, and the whole indexer, which vLLM replicates: its query up-projection (r_q x H_I d_I), key projection (d x d_I), the key's LayerNorm and the heads' weights (d x H_I). [1] */
@@ -422,9 +437,9 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
-/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here. [1] */
-export function gqa_copied_params({d_head, qk_norm = 0} = {}) {
-  return 2*qk_norm*d_head;
+/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them. [1] */
+export function gqa_copied_params({d_model, n_heads, n_kv_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0} = {}) {
+  return o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head;
 }
 
 /** Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``). [1] */
@@ -437,7 +452,7 @@ export function head_matmul_params({n_vocab, d_model} = {}) {
   return n_vocab*d_model;
 }
 
-/** Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.) [1] */
+/** Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same rule as key/value heads.) [1] */
 export function held_params({n_params, params_copied, tp = 1} = {}) {
   return n_params + params_copied*(tp - 1);
 }
@@ -562,9 +577,19 @@ export function kv_transfer_time({transfer_bytes, link_bandwidth, link_latency =
   return transfer_bytes/link_bandwidth + link_latency;
 }
 
+/** The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat) and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``). [1] */
+export function latent_copied_matrices({d_model, d_latent} = {}) {
+  return 2*d_latent*d_model;
+}
+
 /** Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router. [1] */
 export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_active_experts, n_shared_experts = 0, d_shared = 1, n_mlp_mats = 3, mlp_bias = 0, router_bias = 0, shared_gate = 0, latent_norm = 0} = {}) {
   return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
+}
+
+/** Parameters of one latent mixture of experts that every chip of a tensor-parallel group holds whole: what :data:`router_copied_params` copies, the latent projections (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``). The experts are split. [1] */
+export function latent_moe_copied_params({d_model, d_latent, n_experts, n_shared_experts = 0, router_bias = 0, shared_gate = 0, mlp_bias = 0, latent_norm = 0} = {}) {
+  return latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** Parameters of one latent mixture-of-experts block (LatentMoE, Nemotron 3 Super): the router and the shared experts work on the d-wide input as in :data:`moe_params`; the E routed experts work in a narrower latent of width d_lat, between a d x d_lat down-projection and a d_lat x d up-projection that the routed experts share. Kimi K3's Stable LatentMoE normalizes the routed experts' weighted sum with an RMSNorm of d_lat before the up-projection (``latent_moe_use_norm``). [1] */
@@ -610,6 +635,11 @@ export function lightning_prefill_flops({n_la_heads, d_key, prompt} = {}) {
 /** Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context. [B] */
 export function lightning_state_bytes({n_la_heads, d_key, bits_state = 16} = {}) {
   return ((1/8))*n_la_heads*bits_state*Math.pow(d_key, 2);
+}
+
+/** Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads. [1] */
+export function mamba2_copied_params({d_model, ssm_bias = 0} = {}) {
+  return ssm_bias*d_model;
 }
 
 /** FLOPs of a Mamba-2 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x, B and C (a multiply-add per tap), the state update h <- a h + (dt x) B (three per state element) and the read-out C h (two). [FLOP] */
@@ -702,6 +732,11 @@ export function mla_attention_params({d_model, n_heads, q_lora_rank, kv_lora_ran
   return n_heads*d_gate*d_model + n_heads*d_model*d_v + n_heads*kv_lora_rank*(d_nope + d_v) + d_model*(d_rope + kv_lora_rank) + kv_lora_rank + ((q_lora_rank === 0) ? (n_heads*d_model*(d_nope + d_rope)) : (n_heads*q_lora_rank*(d_nope + d_rope) + d_model*q_lora_rank + q_lora_rank));
 }
 
+/** The matrices of :data:`mla_copied_params`, without the latents' norms: the down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored in the checkpoint's format (its norms stay 16-bit). [1] */
+export function mla_copied_matrices({d_model, q_lora_rank, kv_lora_rank, d_rope} = {}) {
+  return d_model*(d_rope + kv_lora_rank + q_lora_rank);
+}
+
 /** Parameters of one multi-head latent attention block that every chip of a tensor-parallel group holds whole: the down-projections from d to the query latent (r_q) and to the key-value latent with the shared rotary key (r_kv + d_rope), and the two latents' norms. vLLM builds them as one fused, unsplit matrix (``fused_qkv_a_proj``, ``disable_tp=True``; without a query latent only ``kv_a_proj_with_mqa``, a ``ReplicatedLinear``); the up-projections and the output projection are split by heads. [1] */
 export function mla_copied_params({d_model, q_lora_rank, kv_lora_rank, d_rope} = {}) {
   return d_model*(d_rope + kv_lora_rank + q_lora_rank) + kv_lora_rank + q_lora_rank;
@@ -732,6 +767,11 @@ export function mla_prefill_flops({n_heads, d_nope, d_rope, d_v, causal_pairs} =
   return 2*n_heads*causal_pairs*(d_nope + d_rope + d_v);
 }
 
+/** Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the output projection's bias, d of them, where the MLP has biases (the down projection is a ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with ``use_bias``). Its matrices and input biases are split. [1] */
+export function mlp_copied_params({d_model, mlp_bias = 0} = {}) {
+  return mlp_bias*d_model;
+}
+
 /** Parameters of one MLP, or of one expert of a mixture. [1] */
 export function mlp_params({d_model, d_ff, n_mlp_mats = 3, mlp_bias = 0} = {}) {
   return mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats;
@@ -752,9 +792,14 @@ export function msa_attention_params({d_model, n_heads, n_kv_heads, d_head, inde
   return n_heads*attn_sinks + 2*n_heads*d_head*d_model + index_heads*index_dim*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head) + index_dim*d_model + 2*index_dim;
 }
 
-/** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
-export function msa_copied_params({d_model, d_head, index_dim, qk_norm = 0} = {}) {
-  return 2*qk_norm*d_head + index_dim*d_model + 2*index_dim;
+/** The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I); its norms and the q/k norms are 16-bit vectors. [1] */
+export function msa_copied_matrices({d_model, index_dim} = {}) {
+  return index_dim*d_model;
+}
+
+/** Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: what a grouped-query block copies (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`). [1] */
+export function msa_copied_params({d_model, n_heads, n_kv_heads, d_head, index_dim, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0} = {}) {
+  return o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head + index_dim*d_model + 2*index_dim;
 }
 
 /** Attention FLOPs of one block-sparse attention (MiniMax Sparse Attention) layer for one decoded token: the indexer scores every one of the S cached index keys with each of its H_I heads (2 d_I per head and key), then grouped-query attention (:data:`attention_decode_flops`) runs over the S_a = min(S, S_top) positions of the blocks it selected for each KV head. [FLOP] */
@@ -887,9 +932,9 @@ export function routed_expert_params({experts_read, d_model, d_ff, n_mlp_mats = 
   return experts_read*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_model) + d_ff*d_model*n_mlp_mats);
 }
 
-/** Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split. [1] */
-export function router_copied_params({d_model, n_experts, router_bias = 0, shared_gate = 0} = {}) {
-  return n_experts*router_bias + n_experts*d_model + shared_gate*d_model;
+/** Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias). The experts' matrices and their other biases are split. [1] */
+export function router_copied_params({d_model, n_experts, n_shared_experts = 0, router_bias = 0, shared_gate = 0, mlp_bias = 0} = {}) {
+  return mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
 /** Router (gate) of one mixture-of-experts block: a d x E matrix, and a bias of E if any. [1] */
@@ -1664,6 +1709,46 @@ export const FORMULAS = {
   "summary": "Cache of one compressed-attention layer (DeepSeek-V4) for B sequences of S tokens, as vLLM allocates it: the window's last min(S, S_w) rows of d_head (one key-value head, keys are values) and floor(S / m_c) compressed entries, each a row of d_head and, in a CSA layer, its indexer's key of d_I (d_I = 0 in an HCA layer; a window-only layer, m_c = 0, has neither), all at b_kv bits; and each compressor's pending state, kept in float32 whatever b_kv: the key-value and gate projections (c_o d each, c_o series) of the last c_o m_c tokens, for the attention's compressor (d = d_head) and a CSA layer's indexer's (d = d_I).",
   "unit": "B"
  },
+ "compressed_copied_matrices": {
+  "defaults": {
+   "compress_overlap": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{copy} = d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_head",
+   "q_lora_rank",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "The matrices of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole, as vLLM places them: the query's down-projection and the one key-value head (``fused_wqa_wkv``, d x (r_q + d_head), ``disable_tp=True``), a compressor's key-value and gate projections (``fused_wkv_wgate``, d x 2 c_o d_head, ``disable_tp=True``), and an indexer whole (``DeepseekV4Indexer``: wq_b r_q x H_I d_I and weights_proj d x H_I, ``ReplicatedLinear``; its compressor d x 2 c_o d_I). The query up-projection and the grouped output projections are split.",
+  "unit": "1"
+ },
+ "compressed_copied_params": {
+  "defaults": {
+   "compress_overlap": 0,
+   "compress_ratio": 0,
+   "index_dim": 0,
+   "index_heads": 0
+  },
+  "latex": "P_{copy} = r_{q} + d_{I} + d_{head} + d_{model} H_{I} + d_{model} \\left(r_{q} + d_{head}\\right) + m_{c} c_{o} d_{I} + r_{q} H_{I} d_{I} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_head",
+   "q_lora_rank",
+   "compress_ratio",
+   "compress_overlap",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads.",
+  "unit": "1"
+ },
  "compressed_decode_flops": {
   "defaults": {},
   "latex": "F_{attn} = 2 H_{I} d_{I} \\left(\\begin{cases} 0 & \\text{for}\\: m_{c} = 0 \\\\\\left\\lfloor{\\frac{S}{m_{c}}}\\right\\rfloor & \\text{otherwise} \\end{cases}\\right) + 4 H d_{head} S_{a}",
@@ -2058,6 +2143,21 @@ export const FORMULAS = {
    "index_dim"
   ],
   "summary": "Parameters of one latent-attention block with a sparse-attention indexer (DeepSeek Sparse Attention: DeepSeek-V3.2, GLM-5): :data:`mla_attention_params` plus the indexer's query up-projection from the query latent (r_q x H_I d_I), its key projection (d x d_I, one key shared by the index heads), the key's LayerNorm (weight and bias) and the per-head weights of the index scores (d x H_I).",
+  "unit": "1"
+ },
+ "dsa_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} H_{I} + d_{model} d_{I} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right) + r_{q} H_{I} d_{I}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope",
+   "index_heads",
+   "index_dim"
+  ],
+  "summary": "The matrices of :data:`dsa_copied_params`, without the norms: the latent down-projections (:data:`mla_copied_matrices`) and the indexer's wq_b, wk and weights_proj.",
   "unit": "1"
  },
  "dsa_copied_params": {
@@ -2488,15 +2588,24 @@ export const FORMULAS = {
  },
  "gqa_copied_params": {
   "defaults": {
-   "qk_norm": 0
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qk_norm_split": 0
   },
-  "latex": "P_{copy} = 2 d_{head} \\delta_{qkn}",
+  "latex": "P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
   "lhs": "params_copied",
   "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
    "d_head",
-   "qk_norm"
+   "qk_norm",
+   "qk_norm_full",
+   "qk_norm_split",
+   "o_bias"
   ],
-  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``), where the block has them. Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its biases are left split here.",
+  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.",
   "unit": "1"
  },
  "group_layers": {
@@ -2532,7 +2641,7 @@ export const FORMULAS = {
    "params_copied",
    "tp"
   ],
-  "summary": "Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held`.)",
+  "summary": "Parameters a tensor-parallel group of N_tp chips holds of one part of a layer, every chip's copy counted: the part's parameters P, split over the chips, and N_tp - 1 more copies of the P_copy of them that every chip holds whole. A chip holds (P - P_copy) / N_tp + P_copy, a 1/N_tp share of this. (Key and value heads copied to more chips than there are heads count in P through :data:`kv_heads_held`, as the index heads of MiniMax Sparse Attention do through :data:`index_heads_held` and a lone Mamba-2 group through the same rule as key/value heads.)",
   "unit": "1"
  },
  "hybrid_concurrency": {
@@ -2853,6 +2962,17 @@ export const FORMULAS = {
   "summary": "Time to move a request's cache from the prefill to the decode instance over a link (it adds to the time to first token unless it overlaps the prefill, layer by layer).",
   "unit": "s"
  },
+ "latent_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = 2 d_{model} d_{lat}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_latent"
+  ],
+  "summary": "The latent projections of one latent mixture of experts (Kimi K3, Nemotron 3 Super) that every chip of a tensor-parallel group holds whole: down to the experts' width (d x d_lat) and back up (d_lat x d). vLLM builds both as ``ReplicatedLinear`` (Kimi K3's ``routed_expert_down_proj``/``_up_proj``, Nemotron-H's ``fc1_latent_proj``/``fc2_latent_proj``).",
+  "unit": "1"
+ },
  "latent_moe_active_params": {
   "defaults": {
    "d_shared": 1,
@@ -2880,6 +3000,29 @@ export const FORMULAS = {
    "latent_norm"
   ],
   "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router.",
+  "unit": "1"
+ },
+ "latent_moe_copied_params": {
+  "defaults": {
+   "latent_norm": 0,
+   "mlp_bias": 0,
+   "n_shared_experts": 0,
+   "router_bias": 0,
+   "shared_gate": 0
+  },
+  "latex": "P_{copy} = d_{lat} \\delta_{ln} + d_{model} \\delta_{sg} + 2 d_{model} d_{lat} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "d_latent",
+   "n_experts",
+   "n_shared_experts",
+   "router_bias",
+   "shared_gate",
+   "mlp_bias",
+   "latent_norm"
+  ],
+  "summary": "Parameters of one latent mixture of experts that every chip of a tensor-parallel group holds whole: what :data:`router_copied_params` copies, the latent projections (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``). The experts are split.",
   "unit": "1"
  },
  "latent_moe_params": {
@@ -3011,6 +3154,19 @@ export const FORMULAS = {
   ],
   "summary": "Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context.",
   "unit": "B"
+ },
+ "mamba2_copied_params": {
+  "defaults": {
+   "ssm_bias": 0
+  },
+  "latex": "P_{copy} = d_{model} \\delta_{ssm}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "ssm_bias"
+  ],
+  "summary": "Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads.",
+  "unit": "1"
  },
  "mamba2_decode_flops": {
   "defaults": {},
@@ -3298,6 +3454,19 @@ export const FORMULAS = {
   "summary": "Parameters of one multi-head latent attention block (DeepSeek-V2/V3).",
   "unit": "1"
  },
+ "mla_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank",
+   "kv_lora_rank",
+   "d_rope"
+  ],
+  "summary": "The matrices of :data:`mla_copied_params`, without the latents' norms: the down-projections q_a_proj (d x r_q) and kv_a_proj_with_mqa (d x (r_kv + d_rope)), stored in the checkpoint's format (its norms stay 16-bit).",
+  "unit": "1"
+ },
  "mla_copied_params": {
   "defaults": {},
   "latex": "P_{copy} = r_{q} + r_{kv} + d_{model} \\left(r_{q} + d_{rope} + r_{kv}\\right)",
@@ -3385,6 +3554,19 @@ export const FORMULAS = {
   ],
   "summary": "Attention FLOPs of one MLA layer in a prefill, done in the ordinary form (keys and values up-projected once per token, counted with the weights): scores of width d_nope + d_rope and values of width d_v.",
   "unit": "FLOP"
+ },
+ "mlp_copied_params": {
+  "defaults": {
+   "mlp_bias": 0
+  },
+  "latex": "P_{copy} = d_{model} \\delta_{mlp}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "mlp_bias"
+  ],
+  "summary": "Parameters of one dense MLP that every chip of a tensor-parallel group holds whole: the output projection's bias, d of them, where the MLP has biases (the down projection is a ``RowParallelLinear``, whose bias is not split; Phi-2, GPT-2, ERNIE 4.5 with ``use_bias``). Its matrices and input biases are split.",
+  "unit": "1"
  },
  "mlp_params": {
   "defaults": {
@@ -3479,19 +3661,38 @@ export const FORMULAS = {
   "summary": "Parameters of one grouped-query attention block with a block-sparse indexer (MiniMax Sparse Attention: MiniMax-M3): :data:`attention_params` plus the indexer's query projection (d x H_I d_I), its key projection (d x d_I, one index key shared by the index heads) and a norm of width d_I on each (applied per index head). No index value or output projection: the indexer only selects the blocks the attention reads.",
   "unit": "1"
  },
- "msa_copied_params": {
-  "defaults": {
-   "qk_norm": 0
-  },
-  "latex": "P_{copy} = 2 d_{I} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn}",
+ "msa_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} d_{I}",
   "lhs": "params_copied",
   "params": [
    "d_model",
+   "index_dim"
+  ],
+  "summary": "The matrix of :data:`msa_copied_params`: the indexer's one key projection (d x d_I); its norms and the q/k norms are 16-bit vectors.",
+  "unit": "1"
+ },
+ "msa_copied_params": {
+  "defaults": {
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qk_norm_split": 0
+  },
+  "latex": "P_{copy} = 2 d_{I} + d_{model} \\delta_{o} + d_{model} d_{I} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
    "d_head",
    "index_dim",
-   "qk_norm"
+   "qk_norm",
+   "qk_norm_full",
+   "qk_norm_split",
+   "o_bias"
   ],
-  "summary": "Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: the per-head query and key norms, the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`).",
+  "summary": "Parameters of one MiniMax Sparse Attention block (MiniMax-M3) that every chip of a tensor-parallel group holds whole: what a grouped-query block copies (:data:`gqa_copied_params`: its per-head query and key norms), the indexer's one key head (d x d_I) and its two norms of width d_I. Its index query heads are split as the key/value heads are, at least one a chip (:data:`index_heads_held`).",
   "unit": "1"
  },
  "msa_decode_flops": {
@@ -3877,18 +4078,22 @@ export const FORMULAS = {
  },
  "router_copied_params": {
   "defaults": {
+   "mlp_bias": 0,
+   "n_shared_experts": 0,
    "router_bias": 0,
    "shared_gate": 0
   },
-  "latex": "P_{copy} = E \\delta_{r} + d_{model} \\delta_{sg} + d_{model} E",
+  "latex": "P_{copy} = d_{model} \\delta_{sg} + d_{model} \\delta_{mlp} \\left(E_{s} + E\\right) + \\begin{cases} 0 & \\text{for}\\: E = 1 \\\\E \\delta_{r} + d_{model} E & \\text{otherwise} \\end{cases}",
   "lhs": "params_copied",
   "params": [
    "d_model",
    "n_experts",
+   "n_shared_experts",
    "router_bias",
-   "shared_gate"
+   "shared_gate",
+   "mlp_bias"
   ],
-  "summary": "Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``) with its bias or score-correction bias, and a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection). The experts are split.",
+  "summary": "Parameters of one mixture-of-experts block that every chip of a tensor-parallel group holds whole: the router (vLLM's ``gate``, a ``ReplicatedLinear``; gpt-oss's ``router``, a plain ``nn.Linear``) with its bias or score-correction bias, a shared expert's gate (``shared_expert_gate``, one unsplit d x 1 projection), and with biased MLPs the output biases of every routed expert (vLLM loads gpt-oss's ``w2_bias``, E x d, whole on every chip and zeroes it past the first) and of every shared expert (a ``RowParallelLinear`` bias). The experts' matrices and their other biases are split.",
   "unit": "1"
  },
  "router_params": {

@@ -76,7 +76,8 @@ FIELDS: dict[str, dict[str, Any]] = {
         "window": "window", "chunk": "chunk", "qkv_bias": ["flag", "qkv_bias"],
         "o_bias": ["flag", "o_bias"], "d_gate": "gate",
         "qk_norm": ["is", "qk_norm", "head"],
-        "qk_norm_full": ["is", "qk_norm", "full"], "attn_sinks": ["flag", "sinks"],
+        "qk_norm_full": ["is", "qk_norm", "full"], "qk_norm_split": ["flag", "qk_norm_split"],
+        "attn_sinks": ["flag", "sinks"],
         "kv_lora_rank": "kv_lora_rank", "q_lora_rank": "q_lora_rank", "d_nope": "d_nope",
         "d_rope": "d_rope", "d_v": "d_v",
         "index_heads": ["unless", "index_heads", "index_shared"],
@@ -425,17 +426,37 @@ for _held, _term, _doc in (
 # parameters with its key/value heads (and MiniMax Sparse Attention's index query heads) at the
 # group's held count, at least one a chip (params_heads_held); of them, what every chip holds
 # whole (params_copied: latent down-projections and their norms, a DeepSeek Sparse Attention
-# indexer, an index key and its norms, per-head q/k norms, a router, the block's norm vectors);
-# the group holds the first and tp - 1 more copies of the second (params_held). A part without a
-# copied rule (constant-state mixers, dense MLPs, experts, DeepSeek-V4's compressed attention and
-# hyper-connection mixers) is split evenly, as before.
+# indexer, an index key and its norms, q/k norms, a router, the output biases of row-parallel
+# projections, the block's norm vectors); the group holds the first and tp - 1 more copies of
+# the second (params_held). A Mamba-2 mixer's B and C groups count as key/value heads do
+# (groups_held). A part without a copied rule (Gated DeltaNet, KDA and short-convolution
+# mixers) is split evenly, as before.
 TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
               for form in ("attention", "gated", "split", "tied", "msa")}}
-_HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held"}
+# Whole-projection q/k norms keep the model's width whatever the heads held (vLLM's olmo2.py holds
+# RMSNorm(H_kv d_head) on every chip, MiniMax-M2 splits it): they are left out of the heads held
+# and counted once in params_norm_full; params_copied adds their copies where they are copied.
+_HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held", "qk_norm_full": 0}
                for form in ("attention", "gated", "split", "tied")}
-_HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held"}
+_HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held",
+                      "qk_norm_full": 0}
+TERMS["params_norm_full"] = {
+    "by": "form", "doc": "whole-projection query/key norms of the part, at the model's width",
+    "cases": {form: ["gqa_copied_params", {"qk_norm": 0, "qk_norm_split": 0, "o_bias": 0}]
+              for form in ("attention", "gated", "split", "tied", "msa")}}
+# a Mamba-2 mixer's B and C groups, split as key/value heads are: with one group and more chips
+# each chip holds a copy of it (vLLM's extra_groups_for_head_shards, formulas/engine.py)
+TERMS["groups_chip"] = {
+    "by": "form", "doc": "B and C groups of a Mamba-2 mixer that one chip of a tensor-parallel "
+    "group holds (its share, at least one)",
+    "cases": {"mamba2": ["kv_heads_per_chip", {"n_kv_heads": "n_groups"}]}}
+TERMS["groups_held"] = {
+    "by": "form", "doc": "B and C groups of a Mamba-2 mixer that the tensor-parallel group "
+    "holds, every copy counted", "cases": {"mamba2": ["kv_heads_held",
+                                                      {"kv_heads_chip": "@groups_chip"}]}}
+_HEADS_HELD["mamba2"] = {"n_groups": "@groups_held"}
 TERMS["params_heads_held"] = {
     "by": "form", "doc": "parameters of the part with its key/value heads (and index query "
     "heads) as the tensor-parallel group holds them, every copy counted",
@@ -444,12 +465,29 @@ TERMS["params_heads_held"] = {
 _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", {}],
            "dsa": ["dsa_copied_params", {}], "msa": ["msa_copied_params", {}],
            "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],
-           "latent": ["router_copied_params", {}], "norms": ["norm_params", {}],
-           "hyper": ["norm_params", {}]}
+           "latent": ["latent_moe_copied_params", {}], "mlp": ["mlp_copied_params", {}],
+           "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
+           "compressed": ["compressed_copied_params", {}],
+           "hyper": ["hyper_norm_params", {}]}
 for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
 TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
                           "tensor-parallel group holds whole", "cases": _COPIED}
+# What of the copies is not a 16-bit vector, for their bytes (each class at its checkpoint's
+# bits): the copied matrices (latent down-projections, a DeepSeek Sparse Attention indexer's
+# matrices, an index key) in the weights' format, and a router with its bias and a shared
+# expert's gate at the router's bits; what else is copied (norms, biases) stays 16-bit.
+TERMS["params_copied_matrices"] = {
+    "by": "form", "doc": "matrices of the part that every chip of a tensor-parallel group holds "
+    "whole", "cases": {"mla": ["mla_copied_matrices", {}], "dsa": ["dsa_copied_matrices", {}],
+                       "msa": ["msa_copied_matrices", {}],
+                       "compressed": ["compressed_copied_matrices", {}],
+                       "latent": ["latent_copied_matrices", {}]}}
+TERMS["params_copied_router"] = {
+    "by": "form", "doc": "router parameters of the part that every chip of a tensor-parallel "
+    "group holds whole (with its bias and a shared expert's gate)",
+    "cases": {form: ["router_copied_params", {"mlp_bias": 0}]
+              for form in ("moe", "shared", "latent")}}
 TERMS["params_held"] = {
     "by": "form", "doc": "parameters of the part the tensor-parallel group holds, every chip's "
     "copy counted", "cases": {form: ["held_params", {

@@ -461,8 +461,12 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # stays the model's (one copy); the *_held keys are the replica's, every copy counted; the
     # *_per_chip keys and the serving bounds' memory and decode bytes are one chip's share of
     # those. At tp 1 both are the model's.
-    s("layer_params_held", "params_held", "parameters of every block the tensor-parallel group "
-      "holds, every chip's copy counted"),
+    s("layer_params_held_split", "params_held", "parameters of every block the "
+      "tensor-parallel group holds, every chip's copy counted, but one copy of the "
+      "whole-projection q/k norms"),
+    s("layer_norm_full", "params_norm_full", "whole-projection q/k norms of every block"),
+    op("layer_params_held", "add", "parameters of every block the tensor-parallel group holds, "
+       "every chip's copy counted", plus=["layer_params_held_split", "layer_norm_full"]),
     op("final_norm_params", "mul", "the final norm's vectors", of=["norm_vecs_final",
                                                                    "d_model"]),
     # the final norm is copied whole on every chip: the group holds tp - 1 copies beyond the
@@ -474,8 +478,49 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("tp_copy_params", "add", "parameters the tensor-parallel group holds beyond the model's: "
        "the extra copies of what every chip holds whole",
        plus=["layer_copy_params", "final_norm_copies"]),
-    f("weight_bytes_copies", "weight_bytes", "their bytes, at the bits of every weight but the "
-      "experts' matrices", n_params="tp_copy_params", bits_weight="bits_default"),
+    # their bytes, each class at its own bits as the checkpoint stores it (native_bits_copy_*:
+    # catalog.quantization.copy_bits), or all at the bits asked, or, where the checkpoint's
+    # classes are not modelled, at the bits of every weight but the experts' matrices: the
+    # key/value (and index query) heads copied past one a chip in the format of the key and
+    # value projections; the matrices copied whole (latent down-projections, an indexer's) in
+    # theirs; routers at the router's bits; the rest (norms, biases) 16-bit
+    s("layer_params_heads_held", "params_heads_held", "parameters of every block with its "
+      "key/value heads as the tensor-parallel group holds them"),
+    s("layer_params_copied", "params_copied", "parameters of every block that each chip "
+      "holds whole"),
+    s("layer_copied_matrices", "params_copied_matrices", "matrices of every block that each "
+      "chip holds whole"),
+    s("layer_copied_router", "params_copied_router", "routers of every block that each chip "
+      "holds whole"),
+    op("tp_more_copies", "add", "copies beyond the first of what every chip holds whole",
+       plus=["tp"], minus=[LIT(1)]),
+    op("copies_heads", "add", "parameters of the key/value heads copied past one a chip",
+       plus=["layer_params_heads_held", "layer_norm_full"], minus=["layer_params"]),
+    op("copies_matrices", "mul", "the extra copies of the matrices held whole",
+       of=["layer_copied_matrices", "tp_more_copies"]),
+    op("copies_router", "mul", "the extra copies of the routers",
+       of=["layer_copied_router", "tp_more_copies"]),
+    op("copies_plain", "add", "the extra copies of the norms and biases",
+       plus=["tp_copy_params"], minus=["copies_heads", "copies_matrices", "copies_router"]),
+    op("bits_copy_heads", "first", "bits of the copied key/value heads' projections",
+       of=["bits_weight", "native_bits_copy_heads", "bits_default"]),
+    op("bits_copy_matrices", "first", "bits of the copied matrices",
+       of=["bits_weight", "native_bits_copy_matrices", "bits_default"]),
+    op("bits_copy_router", "first", "bits of the copied routers",
+       of=["bits_weight", "native_bits_copy_router", "bits_default"]),
+    op("bits_copy_plain", "first", "bits of the copied norms and biases",
+       of=["bits_weight", "native_bits_copy_plain", "bits_default"]),
+    f("copy_bytes_heads", "weight_bytes", "bytes of the copied heads' projections",
+      n_params="copies_heads", bits_weight="bits_copy_heads"),
+    f("copy_bytes_matrices", "weight_bytes", "bytes of the copied matrices",
+      n_params="copies_matrices", bits_weight="bits_copy_matrices"),
+    f("copy_bytes_router", "weight_bytes", "bytes of the copied routers",
+      n_params="copies_router", bits_weight="bits_copy_router"),
+    f("copy_bytes_plain", "weight_bytes", "bytes of the copied norms and biases",
+      n_params="copies_plain", bits_weight="bits_copy_plain"),
+    op("weight_bytes_copies", "add", "bytes of the copies, each class at its own bits",
+       plus=["copy_bytes_heads", "copy_bytes_matrices", "copy_bytes_router",
+             "copy_bytes_plain"]),
     op("weight_bytes_held", "add", "bytes of the model's weights on one replica, every chip's "
        "copy counted", plus=["weight_bytes", "weight_bytes_copies"]),
     # a draft's blocks are split and copied as the model's are, a multi-token-prediction
@@ -1186,7 +1231,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple", "n_vocab_ple",
           "native_format", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "native_bits_draft",
-          "native_bits_draft_experts", "is_moe", "n_active_experts",
+          "native_bits_draft_experts", "native_bits_copy_heads", "native_bits_copy_matrices",
+          "native_bits_copy_router", "native_bits_copy_plain", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",

@@ -85,6 +85,17 @@ const Estimate = (function () {
       throw new Error(`tp = ${tp} neither divides the ${odd[0]} KV heads of ${m.name
       }'s layers nor is a multiple of them`);
     }
+    // vLLM's MambaMixer2: tp divides a Mamba-2 mixer's heads, and its groups unless one
+    for (const run of m.layers.filter((r) => r.mixer && r.mixer.n_groups)) {
+      if (run.mixer.n_heads % tp) {
+        throw new Error(`tp = ${tp} does not divide the ${run.mixer.n_heads} heads of ${
+          m.name}'s Mamba-2 mixers`);
+      }
+      if (run.mixer.n_groups % tp && run.mixer.n_groups !== 1) {
+        throw new Error(`tp = ${tp} does not divide the ${run.mixer.n_groups} B/C groups of ${
+          m.name}'s Mamba-2 mixers`);
+      }
+    }
     if (pp > Stack.nLayers(m)) {
       throw new Error(`pp = ${pp} exceeds the ${Stack.nLayers(m)} layers of ${m.name}`);
     }

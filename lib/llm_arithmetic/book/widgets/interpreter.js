@@ -467,6 +467,11 @@ const Plan = (function () {
       native_bits_draft: m.native_bits.draft !== undefined ? m.native_bits.draft : null,
       native_bits_draft_experts: m.native_bits.draft_experts !== undefined
         ? m.native_bits.draft_experts : null,
+      // the bits of what tensor parallelism copies, class by class, where the checkpoint's
+      // are modelled (null: the bits of every weight but the experts')
+      ...Object.fromEntries(["heads", "matrices", "router", "plain"].map((k) => [
+        `native_bits_copy_${k}`, m.native_bits[`copy_${k}`] !== undefined
+          ? m.native_bits[`copy_${k}`] : null])),
       is_moe: moe.length > 0, n_active_experts: ks.size === 1 ? [...ks][0] : (moe.length ? null : 1),
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
