@@ -2697,11 +2697,18 @@ def test_lightning_attention_in_another_family_is_refused_naming_the_key():
 
 
 
-def test_minimax_lightning_layers_are_named_in_the_vllm_pool_warning():
-    # vLLM's hybrid page rule is checked against Gated DeltaNet and Mamba-2 hybrids only
+def test_minimax_lightning_layers_get_vllm_hybrid_pages():
+    # vLLM's hybrid page rule for lightning layers (tests/test_engine.py checks the figures);
+    # with tensor parallelism it is still not modelled, and the warning says so
+    import warnings
+
     from llm_arithmetic.engine import engine_view
-    with pytest.warns(UserWarning, match="for lightning attention layers"):
-        engine_view(CONFIGS / "minimax-m1-80k.json", "vllm", kv_memory_gib=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = engine_view(CONFIGS / "minimax-m1-80k.json", "vllm", kv_memory_gib=20)
+    assert v.engine_block_tokens == 512
+    with pytest.warns(UserWarning, match="tensor or pipeline parallelism"):
+        engine_view(CONFIGS / "minimax-m1-80k.json", "vllm", kv_memory_gib=20, tp=8)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

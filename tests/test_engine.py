@@ -378,3 +378,129 @@ def test_a_given_reserve_is_labelled_given_not_empirical(capsys):
     assert "2.00 GiB (given)" in out and "(empirical)" not in out
     assert main(["describe", "qwen3-8b", "--hardware", "h100-sxm", "--engine", "vllm"]) == 0
     assert "(empirical)" in capsys.readouterr().out
+
+
+# vLLM's hybrid pool for gated short convolution (LFM2) and lightning attention (MiniMax-M1)
+# layers, by hand from the configs and vLLM's code (no published log of these was found):
+# * a state layer's page is its state tensors' elements x dtype size
+#   (vllm/v1/kv_cache_interface.py, MambaSpec.page_size_bytes): LFM2 one window of
+#   (conv_L_cache - 1) x conv_dim (LFM2-MoE: hidden_size), MiniMax one (num_attention_heads,
+#   head_dim, head_dim) matrix, both in --mamba-cache-dtype (auto: the model's 16-bit dtype)
+#   (vllm/model_executor/layers/mamba/mamba_utils.py @ 02d710837549a368073552333f66d714477415d2,
+#   short_conv_state_shape/_dtype and linear_attention_state_shape/_dtype; lfm2.py @
+#   6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c, lfm2_moe.py @
+#   26305e9d9d3d36faadb54c859a65ef8cde4b0df7, minimax_text_01.py @
+#   98370df70c1813f5f9c9c127e8baed660cd09280);
+# * one attention token of one layer is 2 x num_key_value_heads x head size x 2 B, and the block
+#   is 16 x ceil(state page / (16 x that)) unless --block-size is larger
+#   (HybridAttentionMambaModelConfig.verify_and_update_config, vllm/model_executor/models/
+#   config.py @ 1936cf3841edb9781b06c50fc4daf4bac9d3b23e);
+# * groups, blocks, printed tokens and concurrency by engines.toml's hybrid rules (vLLM's
+#   _get_kv_cache_groups_uniform_page_size, _report_kv_cache_config and
+#   get_max_concurrency_for_kv_cache_config).
+LFM2 = ROOT / "tests" / "configs" / "lfm2.5-1.2b-distilled.json"
+LFM2_MOE = ROOT / "tests" / "configs" / "lfm2-8b-a1b.json"
+MINIMAX_M1 = ROOT / "tests" / "configs" / "minimax-m1-80k.json"
+
+
+def _layer_types(path, attention):
+    types = json.loads(Path(path).read_text())
+    kinds = types.get("layer_types") or types["attn_type_list"]
+    return sum(1 for k in kinds if k == attention), sum(1 for k in kinds if k != attention)
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+@pytest.mark.parametrize("path", [LFM2, LFM2_MOE], ids=["lfm2.5-1.2b", "lfm2-8b-a1b"])
+def test_short_convolution_hybrid_pool_by_hand(path):
+    """LFM2: 32 heads of 2,048 / 32 = 64, 8 KV heads, conv_L_cache 3, width 2,048: an attention
+    token 2 x 8 x 64 x 2 = 2,048 B a layer, a window of 2 x 2,048 x 2 = 8,192 B; the block stays
+    16 tokens (16 x ceil(8,192 / 32,768)), a page of 32,768 B, the window padded to it. 10 GiB
+    of pool, 32,768-token requests."""
+    cfg = json.loads(path.read_text())
+    n_attn, n_conv = _layer_types(path, "full_attention")
+    head = cfg["hidden_size"] // cfg["num_attention_heads"]
+    token = 2 * cfg["num_key_value_heads"] * head * 2
+    window = (cfg["conv_L_cache"] - 1) * cfg.get("conv_dim", cfg["hidden_size"]) * 2
+    assert (token, window) == (2048, 8192)
+    block = 16 * _cdiv(window, 16 * token)
+    page = block * token
+    group = min(n_attn, n_conv)          # 6 attention layers; 10 or 18 conv layers >= 5/4 x 6
+    attn_groups, conv_groups = _cdiv(n_attn, group), _cdiv(n_conv, group)
+    blocks = 10 * 2**30 // page // group
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # modelled: no "not modelled" warning
+        v = engine_view(path, "vllm", kv_memory_gib=10, flags={"--max-model-len": 32768})
+    assert (v.engine_block_tokens, v.engine_state_page_bytes, v.engine_page_bytes) == \
+        (block, window, page) == (16, 8192, 32768)
+    assert v.engine_kv_groups == attn_groups + conv_groups
+    assert v.engine_pool_blocks == blocks == 54613
+    assert v.engine_kv_cache_tokens == blocks // (attn_groups + conv_groups) * block
+    assert v.max_concurrency == pytest.approx(blocks / (attn_groups * _cdiv(32768, block)
+                                                        + conv_groups))
+    # LFM2.5-1.2B: 6 + 10 layers, 3 groups: 54,613 // 3 x 16 = 291,264 tokens, 54,613 / 2,050
+    if path == LFM2:
+        assert (n_attn, n_conv, v.engine_kv_cache_tokens) == (6, 10, 291264)
+        assert f"{v.max_concurrency:.2f}" == "26.64"
+    # --mamba-ssm-cache-dtype does not touch a short convolution's window (one tensor, in
+    # --mamba-cache-dtype); --mamba-cache-dtype float32 doubles it, still within 16 tokens
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ssm = engine_view(path, "vllm", kv_memory_gib=10,
+                          flags={"--mamba-ssm-cache-dtype": "float32"})
+        f32 = engine_view(path, "vllm", kv_memory_gib=10,
+                          flags={"--mamba-cache-dtype": "float32"})
+    assert ssm.engine_state_page_bytes == window
+    assert (f32.engine_state_page_bytes, f32.engine_block_tokens) == (2 * window, 16)
+
+
+def test_short_convolution_prefix_caching_refusal_is_named():
+    """LFM2's vLLM models assert prefix caching off ('Lfm2 currently does not support prefix
+    caching', lfm2.py @ 6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c): align mode (prefix
+    caching's) is counted but the view says those versions refuse it; two state blocks a
+    request for each of the 2 conv groups."""
+    with pytest.warns(UserWarning, match="refuse --mamba-cache-mode align"):
+        v = engine_view(LFM2, "vllm", kv_memory_gib=10,
+                        flags={"--max-model-len": 32768, "--mamba-cache-mode": "align"})
+    assert v.max_concurrency == pytest.approx(54613 / (2048 + 2 * 2))
+
+
+def test_lightning_attention_hybrid_pool_by_hand():
+    """MiniMax-M1: 10 softmax layers of 8 KV heads of 128 (4,096 B a token), 70 lightning
+    layers of 64 heads of 128 x 128 at 2 B (2,097,152 B): blocks of 16 x ceil(2,097,152 /
+    65,536) = 512 tokens, a page of 512 x 4,096 = 2,097,152 B, no padding; groups of 10 (70 is
+    not under 5/4 of 10): 1 + 7. 40 GiB: 42,949,672,960 // 2,097,152 // 10 = 2,048 blocks,
+    2,048 // 8 x 512 = 131,072 tokens; 131,072-token requests take 256 blocks and 7 state
+    blocks: 2,048 / 263 = 7.79."""
+    cfg = json.loads(MINIMAX_M1.read_text())
+    n_attn, n_la = _layer_types(MINIMAX_M1, 1)
+    token = 2 * cfg["num_key_value_heads"] * cfg["head_dim"] * 2
+    state = cfg["num_attention_heads"] * cfg["head_dim"] ** 2 * 2
+    assert (n_attn, n_la, token, state) == (10, 70, 4096, 2097152)
+    block = 16 * _cdiv(state, 16 * token)
+    blocks = 40 * 2**30 // (block * token) // n_attn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = engine_view(MINIMAX_M1, "vllm", kv_memory_gib=40,
+                        flags={"--max-model-len": 131072})
+    assert (v.engine_block_tokens, v.engine_state_page_bytes, v.engine_page_bytes) == \
+        (block, state, block * token) == (512, 2097152, 2097152)
+    assert (v.engine_kv_groups, v.engine_pool_blocks) == (1 + 7, blocks) == (8, 2048)
+    assert v.engine_kv_cache_tokens == 2048 // 8 * 512 == 131072
+    assert v.max_concurrency == pytest.approx(2048 / (131072 // 512 + 7))
+    assert f"{v.max_concurrency:.2f}" == "7.79"
+    # the matrix is kept in --mamba-cache-dtype, not --mamba-ssm-cache-dtype
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ssm = engine_view(MINIMAX_M1, "vllm", kv_memory_gib=40,
+                          flags={"--mamba-ssm-cache-dtype": "float32"})
+    assert (ssm.engine_state_page_bytes, ssm.engine_block_tokens) == (state, 512)
+    # float32 (4 B): 4,194,304 B, blocks of 16 x ceil(4,194,304 / 65,536) = 1,024 tokens; some
+    # vLLM versions refuse it ('fp32 state for minimax is not yet supported', mamba_utils.py @
+    # 2afe1e8573cf51b73569ae1d35f59078a2032a91), which the view says
+    with pytest.warns(UserWarning, match="fp32 state for minimax is not yet supported"):
+        f32 = engine_view(MINIMAX_M1, "vllm", kv_memory_gib=40,
+                          flags={"--mamba-cache-dtype": "float32"})
+    assert (f32.engine_state_page_bytes, f32.engine_block_tokens) == (2 * state, 1024)

@@ -1403,6 +1403,41 @@ def test_hybrid_engine_pool_in_the_page_equals_python(page):
     assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)
 
 
+@pytest.mark.parametrize("config, memory, length", [
+    ("lfm2.5-1.2b-distilled.json", 10, 32768), ("minimax-m1-80k.json", 40, 131072)])
+def test_short_conv_and_lightning_pools_in_the_page_equal_python(page, config, memory, length):
+    """vLLM's pool for a gated short convolution hybrid (LFM2.5-1.2B) and a lightning attention
+    hybrid (MiniMax-M1), whose whole state is kept in --mamba-cache-dtype (the stack term
+    engine_ssm_matrix is 0 for both): the page's plan, given the model as the catalog would
+    carry it, equals engine_view (tests/test_engine.py checks these by hand)."""
+    from types import SimpleNamespace
+
+    from llm_arithmetic.book.export import model_data
+    from llm_arithmetic.core.units import GiB
+    from llm_arithmetic.engine import engine_view
+    from llm_arithmetic.estimate import resolve_model
+
+    path = Path(__file__).resolve().parent / "configs" / config
+    m = resolve_model(path)
+    record = model_data(SimpleNamespace(model=m, label=m.name, group="test", url=""))
+    page.evaluate("([n, r]) => { window.LLMArithmetic.catalog.models[n] = r; }",
+                  [m.name, record])
+    inputs = {"engine": "vllm", "engine_kv_memory_given": int(round(memory * GiB)),
+              "engine_page": 16, "engine_max_model_len": length, "engine_hybrid": 1,
+              "engine_page_align": 16, "engine_bits_conv": 16, "engine_bits_ssm": 16,
+              "engine_state_blocks": 1, "tp": 1, "ep": 1, "pp": 1, "bits_kv": 16,
+              "bits_state": 16}
+    names = ["engine_block_tokens", "engine_state_page", "engine_page_bytes",
+             "engine_kv_groups", "engine_pool_blocks", "engine_pool_tokens",
+             "engine_max_concurrency"]
+    v = engine_view(path, "vllm", kv_memory_gib=memory, flags={"--max-model-len": length})
+    want = [v.engine_block_tokens, v.engine_state_page_bytes, v.engine_page_bytes,
+            v.engine_kv_groups, v.engine_pool_blocks, v.engine_kv_cache_tokens,
+            v.max_concurrency]
+    got = page.evaluate(ENGINE_QUERY, [m.name, inputs, names])
+    assert all(_close(g, float(w)) for g, w in zip(got, want)), (got, want)
+
+
 def test_mamba2_engine_pool_in_the_page_from_the_catalog_state_dtype(page):
     """A Mamba-2 hybrid's pool in the page: the page's catalog carries the state dtype the
     family reader read (Nemotron 3 Super's mamba_ssm_cache_dtype, float32: ssm_bits 32), and

@@ -334,8 +334,8 @@ def _auto_ssm_bits(spec: Mapping[str, Any], m: Model, conv: Any) -> Any:
 
 def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
     """Why vLLM's hybrid pool of ``m`` is not modelled here (None when it is): one chip, every
-    attention layer full and alike, every state layer a Gated DeltaNet or a Mamba-2 mixer and
-    alike, none sharing a block."""
+    attention layer full and alike, every state layer a Gated DeltaNet, Mamba-2, gated short
+    convolution or lightning attention mixer and alike, none sharing a block."""
     if max(tp, pp) > 1:
         return "with tensor or pipeline parallelism (the state split over chips)"
     attention = {repr(b.attention) for b in m.layers if b.attention is not None}
@@ -345,13 +345,59 @@ def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
             or any(b.attention.window or b.attention.chunk for b in m.layers
                    if b.attention is not None):
         return "for a stack whose attention or state layers differ from one another"
-    other = {type(b.mixer) for b in m.layers if b.mixer is not None} - {GatedDeltaNet, Mamba2}
-    if other:
-        kind = ("gated short convolution" if ShortConv in other else
-                "lightning attention" if LightningAttention in other else "KDA")
-        return (f"for {kind} layers (the rule is checked against published logs of Gated "
+    if {type(b.mixer) for b in m.layers if b.mixer is not None} - _POOLED_MIXERS:
+        return ("for KDA layers (the rule is checked against published logs of Gated "
                 "DeltaNet and Mamba-2 hybrids only)")
     return None
+
+
+#: State layers whose pages in vLLM's hybrid pool the view models. Each is one MambaSpec whose
+#: page is the sum over its state tensors of elements x dtype size
+#: (vllm/v1/kv_cache_interface.py, MambaSpec.page_size_bytes), with the shapes and dtypes of
+#: vllm/model_executor/layers/mamba/mamba_utils.py @ 02d710837549a368073552333f66d714477415d2
+#: (MambaStateShapeCalculator, MambaStateDtypeCalculator), as the models ask for them:
+#: * Mamba-2 and Gated DeltaNet: a convolution window in --mamba-cache-dtype and a recurrent
+#:   matrix in --mamba-ssm-cache-dtype;
+#: * a gated short convolution (LFM2, LFM2-MoE): one window of (conv_L_cache - 1) x conv_dim
+#:   (LFM2-MoE: hidden_size) in --mamba-cache-dtype, short_conv_state_shape and
+#:   short_conv_state_dtype (Lfm2ForCausalLM, vllm/model_executor/models/lfm2.py @
+#:   6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c; Lfm2MoeForCausalLM, lfm2_moe.py @
+#:   26305e9d9d3d36faadb54c859a65ef8cde4b0df7);
+#: * lightning attention (MiniMax-Text-01, MiniMax-M1): one (num_attention_heads, head_dim,
+#:   head_dim) matrix in --mamba-cache-dtype, linear_attention_state_shape and
+#:   linear_attention_state_dtype (MiniMaxText01ForCausalLM, vllm/model_executor/models/
+#:   minimax_text_01.py @ 98370df70c1813f5f9c9c127e8baed660cd09280).
+#: --mamba-ssm-cache-dtype changes neither of the last two. The attention block then grows to
+#: hold one page, as for the others (HybridAttentionMambaModelConfig.verify_and_update_config,
+#: vllm/model_executor/models/config.py @ 1936cf3841edb9781b06c50fc4daf4bac9d3b23e).
+_POOLED_MIXERS = frozenset({GatedDeltaNet, Mamba2, ShortConv, LightningAttention})
+
+
+def _hybrid_refusals(m: Model, engine: str, settings: Mapping[str, Any]) -> list[str]:
+    """Setups of the modelled hybrid pool that some vLLM versions refuse for ``m``'s state
+    layers, one line each (the view still counts them by vLLM's rule):
+
+    * LFM2 and LFM2-MoE with prefix caching (``--mamba-cache-mode align``, the mode vLLM takes
+      for it): ``Lfm2ForCausalLM`` and ``Lfm2MoeForCausalLM`` assert it off ("Lfm2 currently
+      does not support prefix caching", lfm2.py @ 6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c;
+      "Lfm2Moe currently ...", lfm2_moe.py @ 26305e9d9d3d36faadb54c859a65ef8cde4b0df7);
+    * lightning attention with a float32 state (``--mamba-cache-dtype float32``):
+      ``linear_attention_state_dtype`` raises "fp32 state for minimax is not yet supported" at
+      vllm/model_executor/layers/mamba/mamba_utils.py @
+      2afe1e8573cf51b73569ae1d35f59078a2032a91 (the check is gone @
+      02d710837549a368073552333f66d714477415d2).
+    """
+    kinds = {type(b.mixer) for b in m.layers if b.mixer is not None}
+    out = []
+    if ShortConv in kinds and settings.get("mamba_mode") == "align":
+        out.append(f"{engine}: {m.name}: vLLM versions whose LFM2 model asserts prefix caching "
+                   "off ('Lfm2 currently does not support prefix caching') refuse "
+                   "--mamba-cache-mode align; the pool is counted as align mode would take it")
+    if LightningAttention in kinds and settings.get("state_dtype") == "float32":
+        out.append(f"{engine}: {m.name}: vLLM versions that raise 'fp32 state for minimax is "
+                   "not yet supported' refuse --mamba-cache-dtype float32 for lightning "
+                   "attention layers; the pool is counted with a float32 state")
+    return out
 
 
 def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
@@ -407,8 +453,11 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     state's dtypes from ``--mamba-cache-dtype`` and ``--mamba-ssm-cache-dtype`` (auto: the
     dtype the checkpoint names, read by its family's reader into the state layers'
     ``ssm_bits``; else vLLM's default for the family), and checked against published logs;
-    elsewhere (KDA layers, tensor parallelism, SGLang, TensorRT-LLM) the view counts the
-    attention layers alone and warns.
+    and, by the same rule from vLLM's code (no published log checked), for gated short
+    convolution hybrids (LFM2) and lightning attention hybrids (MiniMax-M1), whose state is
+    one tensor in ``--mamba-cache-dtype`` (a setup some vLLM versions refuse is named in a
+    warning); elsewhere (KDA layers, tensor parallelism, SGLang, TensorRT-LLM) the view counts
+    the attention layers alone and warns.
 
     >>> v = engine_view("qwen3.5-35b-a3b", "vllm", kv_memory_gib=55.72,
     ...                 flags={"--max-model-len": 262144, "--mamba-cache-mode": "align"})
@@ -468,6 +517,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     if hybrid and why_not is None:
         bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
         bits_ssm = _state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
+        for line in _hybrid_refusals(m, engine, settings):
+            warnings.warn(line, stacklevel=2)
         inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
                       engine_bits_conv=bits_conv, engine_bits_ssm=bits_ssm,
                       engine_state_blocks=spec["mamba_modes"][settings["mamba_mode"]])

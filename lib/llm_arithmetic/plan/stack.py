@@ -311,6 +311,18 @@ TERMS: dict[str, dict[str, Any]] = {
                                "kda": ["kda_state_bytes", {"d_conv": 1}],
                                # no convolution window: the state is all matrix
                                "lightning": ["lightning_state_bytes", {}]}},
+    # vLLM keeps a Mamba-2 or Gated DeltaNet layer's recurrent matrix in --mamba-ssm-cache-dtype
+    # and the rest in --mamba-cache-dtype; a gated short convolution's window and a lightning
+    # layer's matrix are one tensor each, at --mamba-cache-dtype alone
+    # (MambaStateDtypeCalculator.short_conv_state_dtype and linear_attention_state_dtype,
+    # vllm/model_executor/layers/mamba/mamba_utils.py @ 02d710837549a368073552333f66d714477415d2)
+    "engine_ssm_matrix": {"by": "form", "doc": "the part of the mixer's state for one sequence "
+                          "that vLLM keeps in --mamba-ssm-cache-dtype (none for a gated short "
+                          "convolution or a lightning attention layer)",
+                          "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
+                                    "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
+                                    "shortconv": ["=", {"value": 0}],
+                                    "lightning": ["=", {"value": 0}]}},
     "state_matrix_bits": {"by": "kept", "doc": "bits the mixer's recurrent matrix is kept in: "
                           "the dtype the checkpoint's config.json names, float32 for a Kimi "
                           "delta attention layer, else the state's bits",

@@ -1136,10 +1136,12 @@ ENGINE_STEPS: list[dict[str, Any]] = [
              "convolution state's bits", term="state", args={"bits_state": "engine_bits_conv"}),
           "engine_hybrid"),
     guard(op("engine_matrix_at_ssm", "mean", "one state layer's recurrent matrix at the bits "
-             "the engine keeps it in", term="state_matrix",
+             "the engine keeps it in (--mamba-ssm-cache-dtype; none for a short convolution or "
+             "lightning layer, kept whole at the convolution state's bits)",
+             term="engine_ssm_matrix",
              args={"bits_state": "engine_bits_ssm"}), "engine_hybrid"),
     guard(op("engine_matrix_at_conv", "mean", "one state layer's recurrent matrix at the "
-             "convolution state's bits", term="state_matrix",
+             "convolution state's bits", term="engine_ssm_matrix",
              args={"bits_state": "engine_bits_conv"}), "engine_hybrid"),
     op("engine_state_page", "add", "one state layer's page before padding: its convolution "
        "window and its matrix, each at its own bits (vLLM's mamba page size)",
