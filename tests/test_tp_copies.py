@@ -182,6 +182,30 @@ def test_layers_reading_an_earlier_layers_cache_copy_their_norms():
     assert ev.get("tp_copy_params") == by_hand
 
 
+def test_nemotron_h_copied_heads_at_their_checkpoints_bits():
+    """nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4 (tests/configs/modelopt/, its
+    checkpoint's modules named backbone.layers.N.mixer.*) keeps its attention in bf16: its
+    hf_quant_config.json excludes every k_proj and v_proj. At tp 8 each of its 6 attention
+    layers (layers_block_type) holds 8 KV heads' projections against the model's 2, 6 more of
+    2 x 128 x 2688 each (k and v), copied at 2 bytes a weight, not at the mean of the
+    checkpoint's other weights (7.1 bits)."""
+    from llm_arithmetic.catalog.readers import read_config
+
+    folder = Path(__file__).resolve().parent / "configs" / "modelopt" / \
+        "nemotron-3.5-lightning-30b-a3b-nvfp4"
+    c = json.loads((folder / "config.json").read_text())
+    assert (c["layers_block_type"].count("attention"), c["num_key_value_heads"], c["head_dim"],
+            c["hidden_size"]) == (6, 2, 128, 2688)
+    excluded = json.loads((folder / "hf_quant_config.json").read_text())["quantization"][
+        "exclude_modules"]
+    assert sum(x.endswith(("mixer.k_proj", "mixer.v_proj")) for x in excluded) == 12
+    copies = 6 * (8 - 2) * 2 * 128 * 2688
+    m = read_config(str(folder / "config.json"))
+    ev = m.plan.child(**plan_inputs(m, tp=8, context=4096))
+    assert ev.get("copies_heads") == copies == 24_772_608
+    assert ev.get("copy_bytes_heads") == 2 * copies
+
+
 # ---- a draft model under tensor parallelism -----------------------------------------------------
 # vLLM runs a draft model at the target's tensor-parallel size unless told 1
 # (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7, vllm/config/speculative.py,
