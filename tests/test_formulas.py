@@ -200,3 +200,20 @@ def test_critical_batch_is_solved_from_the_step_time():
                                peak_flops=R)
     assert (W + b * K) / beta == pytest.approx(b * A / R)
     assert f.latex().startswith("B^{*} =")
+
+
+def test_calculator_page_lists_the_models_inputs_as_the_models():
+    """The appendix's first list names what the model's record gives the plan (Model.plan_inputs
+    fills every native_* input from the checkpoint: its format and each class's bits, the
+    tensor-parallel copies' included); none of them is listed as the workload's."""
+    from llm_arithmetic import get_model
+    from llm_arithmetic.book.plan_page import page_text
+
+    text = page_text()
+    model_line = next(line for line in text.splitlines() if line.startswith("The model's record:"))
+    model_part, workload_part = model_line.split("The workload and precision:", 1)
+    native = [k for k in get_model("deepseek-v3").plan_inputs if k.startswith("native_")]
+    assert "native_bits_copy_heads" in native
+    for name in native:
+        assert f"`{name}`" in model_part, name
+        assert f"`{name}`" not in workload_part.split("The chip")[0], name

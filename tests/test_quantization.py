@@ -1276,3 +1276,26 @@ def test_experts_listed_in_part_are_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"names 'backbone.layers.1.mixer.experts.0.up_proj' "
                                           r"but not 'backbone.layers.1.mixer.experts.5.up_proj'"):
         read_config(_copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant))
+
+
+def test_a_list_refused_after_reading_names_the_field_of_its_own_file(tmp_path):
+    """The list that a check of the model's matrices refuses (experts named in part, a module
+    that is none of the model's) is hf_quant_config.json's: the error names that file and its
+    field as it spells it (quantization.quantized_layers), as errors met while reading it do,
+    not a quantization_config the folder's config.json does not hold."""
+    quant = json.loads((MODELOPT / "nemotron-3.5-lightning-30b-a3b-nvfp4" /
+                        "hf_quant_config.json").read_text())
+    layers = quant["quantization"]["quantized_layers"]
+    del layers["backbone.layers.1.mixer.experts.5.up_proj"]
+    path = _copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant)
+    assert "quantization_config" not in json.loads(path.read_text())
+    with pytest.raises(ConfigError) as e:
+        read_config(path)
+    assert str(e.value).startswith(f"{tmp_path / 'hf_quant_config.json'}: field "
+                                   "'quantization.quantized_layers' names ")
+    layers["backbone.layers.1.mixer.experts.5.up_proj"] = {"quant_algo": "W4A16_NVFP4",
+                                                           "group_size": 16}
+    layers["backbone.layers.1.mixer.nowhere"] = {"quant_algo": "FP8"}
+    with pytest.raises(ConfigError, match=r"hf_quant_config.json: field "
+                                          r"'quantization.quantized_layers' names 1 module"):
+        read_config(_copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant))

@@ -159,6 +159,53 @@ def test_deepseek_v32_indexer_weights_are_on_every_chip():
     assert ev.get("tp_copy_params") == V3_TP8 + 7 * 61 * indexer
 
 
+def test_layers_reading_an_earlier_layers_cache_copy_their_norms():
+    """A block that reads an earlier layer's keys and values holds its query norm (and, in
+    Hunyuan's cross-layer attention, its own key norm: vLLM's HunYuanCrossAttention builds
+    query_layernorm and key_layernorm as RMSNorm(head_dim)) whole on every chip, as any
+    block's per-head norms. Hunyuan-Large (tests/configs/hunyuan-a52b-pretrain.json: d = 6400,
+    64 layers, 80 heads of 6400 / 80 = 80, 8 KV heads, 16 experts and one shared, tied head,
+    use_cla with cla_share_factor 2) at tp 8: 8 KV heads, one a chip, none copied; 7 more
+    copies of, per layer, the q and k norms (2 x 80), the two block norms (2 x 6400) and the
+    router (16 x 6400), and of the final norm (6400)."""
+    from llm_arithmetic.catalog.readers import read_config
+
+    path = Path(__file__).resolve().parent / "configs" / "hunyuan-a52b-pretrain.json"
+    c = json.loads(path.read_text())
+    assert (c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["num_experts"], c["use_cla"],
+            c["cla_share_factor"]) == (6400, 64, 80, 8, 16, True, 2)
+    by_hand = 7 * (64 * (2 * 80 + 2 * 6400 + 16 * 6400) + 6400)
+    assert by_hand == 51_726_080
+    m = read_config(str(path))
+    ev = m.plan.child(**plan_inputs(m, tp=8, context=4096))
+    assert ev.get("tp_copy_params") == by_hand
+
+
+def test_nemotron_h_copied_heads_at_their_checkpoints_bits():
+    """nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4 (tests/configs/modelopt/, its
+    checkpoint's modules named backbone.layers.N.mixer.*) keeps its attention in bf16: its
+    hf_quant_config.json excludes every k_proj and v_proj. At tp 8 each of its 6 attention
+    layers (layers_block_type) holds 8 KV heads' projections against the model's 2, 6 more of
+    2 x 128 x 2688 each (k and v), copied at 2 bytes a weight, not at the mean of the
+    checkpoint's other weights (7.1 bits)."""
+    from llm_arithmetic.catalog.readers import read_config
+
+    folder = Path(__file__).resolve().parent / "configs" / "modelopt" / \
+        "nemotron-3.5-lightning-30b-a3b-nvfp4"
+    c = json.loads((folder / "config.json").read_text())
+    assert (c["layers_block_type"].count("attention"), c["num_key_value_heads"], c["head_dim"],
+            c["hidden_size"]) == (6, 2, 128, 2688)
+    excluded = json.loads((folder / "hf_quant_config.json").read_text())["quantization"][
+        "exclude_modules"]
+    assert sum(x.endswith(("mixer.k_proj", "mixer.v_proj")) for x in excluded) == 12
+    copies = 6 * (8 - 2) * 2 * 128 * 2688
+    m = read_config(str(folder / "config.json"))
+    ev = m.plan.child(**plan_inputs(m, tp=8, context=4096))
+    assert ev.get("copies_heads") == copies == 24_772_608
+    assert ev.get("copy_bytes_heads") == 2 * copies
+
+
 # ---- a draft model under tensor parallelism -----------------------------------------------------
 # vLLM runs a draft model at the target's tensor-parallel size unless told 1
 # (vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7, vllm/config/speculative.py,

@@ -101,6 +101,8 @@ _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_ve
                  "n_vocab_ple", "native_format",
                  "native_bits_default", "native_bits_experts",
                  "native_bits_unread", "native_bits_draft", "native_bits_draft_experts",
+                 "native_bits_copy_heads", "native_bits_copy_matrices",
+                 "native_bits_copy_router", "native_bits_copy_plain",
                  "is_moe", "n_active_experts")
 _CHIP_INPUTS = tuple(i for i in INPUTS if i.startswith(("chip_", "given_")))
 

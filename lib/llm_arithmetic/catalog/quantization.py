@@ -1548,8 +1548,11 @@ def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
         n32 = _fp32_params(model, sinks=False, head=False)
         if plain:
             out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32, plain)
+    # classed by the decoder's names (model.layers.N.self_attn, .mlp), priced by the
+    # checkpoint's (tensors: Nemotron-H's backbone.layers.N.mixer.*), the same matrices in order
+    named = list(zip(_decoder_tensors(model), tensors(model)))
     for key, ends in (("heads", _HEAD_MATRICES), ("matrices", _COPIED_MATRICES)):
-        listed = [t for t in tensors(model) if t.name.endswith(ends)]
+        listed = [t for d, t in named if d.name.endswith(ends)]
         n = sum(t.rows * t.cols * t.count for t in listed)
         if n:
             out[key] = 8 * sum((_tensor_bytes(scheme, t) for t in listed), Fraction(0)) / n

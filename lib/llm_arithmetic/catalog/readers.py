@@ -3481,12 +3481,24 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     kw = FAMILIES[family](reader)
     reader.check_unread()
     scheme = find_scheme(cfg, origin)
+    listed_in = None  # the file that holds the scheme's record, where not config.json
     if scheme is None and quant_file is not None:
         scheme = _hf_quant_scheme(*quant_file)
+        listed_in = quant_file[1]
     adjust = SCHEME_ADJUSTERS.get(family)
     if adjust is not None:
         scheme = adjust(scheme, cfg, origin)
     model = Model(name=name or family, family=family, source=source, **kw)
     if scheme is None:
         return model
-    return replace(model, native_bits=native_bits(model, scheme), scheme=scheme)
+    try:
+        bits = native_bits(model, scheme)
+    except ConfigError as e:
+        if listed_in is None:
+            raise
+        # a refusal of hf_quant_config.json's lists names that file and its fields as it spells
+        # them (quantization.X), as _hf_quant_scheme's errors do
+        text = str(e).removeprefix(f"{model.name}: ")
+        raise ConfigError(f"{listed_in}: " + text.replace("'quantization_config.",
+                                                          "'quantization.")) from None
+    return replace(model, native_bits=bits, scheme=scheme)

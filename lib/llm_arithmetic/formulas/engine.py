@@ -16,6 +16,7 @@ rules (:mod:`llm_arithmetic.engine` reads them, with their sources, from
   projections, at least one head's (:data:`kv_heads_held` counts the group's), and whole
   copies of what the engine does not split (:data:`mla_copied_params`,
   :data:`dsa_copied_params`, :data:`msa_copied_params`, :data:`gqa_copied_params`,
+  :data:`reuse_copied_params`,
   :data:`router_copied_params`, :data:`mlp_copied_params`, :data:`mamba2_copied_params`, the
   blocks' norms), so that the group holds :data:`held_params`, more than the model's
   parameters;
@@ -36,7 +37,7 @@ from ..core.registry import formula
 from .params import dsa_indexer_params, msa_indexer_params, router_params
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
-           "gqa_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
+           "gqa_copied_params", "reuse_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
            "compressed_copied_params", "compressed_copied_matrices", "latent_copied_matrices",
            "latent_moe_copied_params",
@@ -242,6 +243,32 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     """
     return (qk_norm * 2 * d_head + qk_norm_full * (1 - qk_norm_split) * (n_heads + n_kv_heads)
             * d_head + o_bias * d_model)
+
+
+@formula("params_copied")
+def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0,
+                        qk_norm_split=0, o_bias=0, reuse_k_norm=0):
+    """Parameters of one attention block that reads an earlier layer's keys and values
+    (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a
+    tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with
+    its own keys, less what such a block lacks: its query norm (d_head; H d_head over the
+    whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's
+    cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and
+    ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no
+    key or value heads to split or copy.
+
+    Examples
+    --------
+    A KV-sharing layer of Gemma 4 E2B (heads of 256, a query norm) and an odd layer of
+    Hunyuan-Large (heads of 80, query and key norms):
+
+    >>> reuse_copied_params(d_model=1536, n_heads=8, d_head=256, qk_norm=1)
+    256
+    >>> reuse_copied_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
+    160
+    """
+    return (qk_norm * d_head + reuse_k_norm * d_head
+            + qk_norm_full * (1 - qk_norm_split) * n_heads * d_head + o_bias * d_model)
 
 
 @formula("params_copied")

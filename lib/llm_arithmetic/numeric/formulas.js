@@ -917,6 +917,11 @@ export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, 
   return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
 }
 
+/** Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no key or value heads to split or copy. [1] */
+export function reuse_copied_params({d_model, n_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0, reuse_k_norm = 0} = {}) {
+  return n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
+}
+
 /** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
 export function ring_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
   return message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + link_latency*(2*n_chips - 2);
@@ -4029,6 +4034,29 @@ export const FORMULAS = {
    "reuse_k_norm"
   ],
   "summary": "Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention, ``use_cla``): the query and output projections, the query's bias and norm, and, where the block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.)",
+  "unit": "1"
+ },
+ "reuse_copied_params": {
+  "defaults": {
+   "o_bias": 0,
+   "qk_norm": 0,
+   "qk_norm_full": 0,
+   "qk_norm_split": 0,
+   "reuse_k_norm": 0
+  },
+  "latex": "P_{copy} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right)",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "n_heads",
+   "d_head",
+   "qk_norm",
+   "qk_norm_full",
+   "qk_norm_split",
+   "o_bias",
+   "reuse_k_norm"
+  ],
+  "summary": "Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no key or value heads to split or copy.",
   "unit": "1"
  },
  "ring_allreduce_time": {

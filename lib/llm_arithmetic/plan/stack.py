@@ -480,7 +480,7 @@ _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", 
            "latent": ["latent_moe_copied_params", {}], "mlp": ["mlp_copied_params", {}],
            "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
            "compressed": ["compressed_copied_params", {}],
-           "hyper": ["hyper_norm_params", {}]}
+           "hyper": ["hyper_norm_params", {}], "reuse": ["reuse_copied_params", {}]}
 for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
 TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
