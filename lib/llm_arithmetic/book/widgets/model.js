@@ -152,30 +152,10 @@ const Stack = (function () {
     return [...new Set(problems)];
   }
 
-  function describe(m) {
-    const kinds = new Set();
-    for (const run of m.layers) {
-      if (run.attention) {
-        const a = run.attention;
-        let k = isMLA(a) ? "MLA" : a.n_kv_heads === a.n_heads ? "MHA"
-          : a.n_kv_heads === 1 ? "MQA" : "GQA";
-        if (a.window) k += " sliding";
-        if (a.chunk) k += " chunked";
-        kinds.add(k);
-      }
-      if (run.mixer) {
-        kinds.add({gdn: "Gated DeltaNet", kda: "Kimi delta attention"}[
-          Plan.partScope("mixer", run.mixer).form] ?? "Mamba-2");
-      }
-      if (run.mlp && isMoE(run.mlp)) kinds.add("MoE");
-    }
-    return [...kinds].join(", ");
-  }
-
   return {nLayers, embeddingParams, languageModelParams, totalParams, expertParams,
     activeParams, matmulParams, unreadEmbeddingParams, decodeReadParams, isMoE: isMoEModel,
     nMoELayers, nExperts, expertsRead, readParams, weightBytes, stepWeightBytes, kvCacheBytesPerToken,
     kvCacheBytes, kvCacheBytesFullStorage, stateBytes, seqBytes, decodeBytesBreakdown,
     attendedContext, decodeFlopsPerToken, prefillFlops, transformer, withKvHeads, uniformHeads,
-    validate, describe, isMLA, hasCompressedAttention, windowRows};
+    validate, isMLA, hasCompressedAttention, windowRows};
 })();
