@@ -2755,3 +2755,20 @@ def test_minimax_describe_names_no_convolution_window():
     assert "146,800,640 B" in row and "at 16 bits, the state's" in row, row
     assert "convolution" not in row, row
 
+
+
+def test_minimax_m2_files_restating_attn_type_list_all_softmax():
+    """MiniMax-M2.x files keep MiniMax-01's ``attn_type_list`` with every layer 1 (softmax):
+    MiniMaxAI/MiniMax-M2.7's config as ai-dynamo/aiconfigurator @ 095f58a51 stores it carries 62
+    ones for its 62 layers. Restated, it counts the same as the catalog's MiniMax-M2.5 file
+    without it (the same shapes); a 0 (a lightning layer, MiniMax-01's layout) is refused naming
+    the field."""
+    cfg = json.loads((CATALOG / "minimax-m2.5" / "config.json").read_text(encoding="utf-8"))
+    plain = read_config(cfg).total_params
+    n = cfg["num_hidden_layers"]
+    assert n == 62
+    assert read_config({**cfg, "attn_type_list": [1] * n}).total_params == plain
+    with pytest.raises(ConfigError, match="field 'attn_type_list' marks lightning"):
+        read_config({**cfg, "attn_type_list": [0] + [1] * (n - 1)})
+    with pytest.raises(ConfigError, match="field 'attn_type_list' has 61 entries"):
+        read_config({**cfg, "attn_type_list": [1] * (n - 1)})

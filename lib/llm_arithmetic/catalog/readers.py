@@ -2162,6 +2162,12 @@ def _minimax_m2(r: _Reader) -> dict[str, Any]:
     h, hkv, dh = r.heads(d)
     qk = _minimax_qk_norm(r, "per_layer", "full")
     r.refuse("shared_intermediate_size", "MiniMax-M2's layout has no shared expert")
+    # MiniMax-M2.x files keep MiniMax-01's remote-code key with every layer softmax (1):
+    # restated, read; a lightning layer (0) is MiniMax-01's layout, not M2's
+    if 0 in r.int_list("attn_type_list", [], n=n if r.has("attn_type_list") else None):
+        raise ConfigError(f"{r.origin}: field 'attn_type_list' marks lightning attention layers "
+                          "(0), which MiniMax-M2's layout does not have (model_type 'minimax' "
+                          "reads MiniMax-01's)")
     e, k = _experts(r, n_key="num_local_experts")
     moe = MLP(r.int("intermediate_size"), n_experts=e, top_k=k,
               router_bias=r.flag("use_routing_bias", False))
