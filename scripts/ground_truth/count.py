@@ -214,7 +214,7 @@ def text_only(text: dict) -> dict:
     class of its type), where the wrapper itself cannot be built here: Gemma 3n's vision
     tower is a timm network (``TimmWrapperModel``), and timm, torchvision and PIL are not in
     this environment. The entry then holds the error and, beside it, ``text_config``: this
-    count."""
+    count (and, for Gemma 3n, ``towers``: :func:`gemma3n_towers`)."""
     try:
         model, how = build(text)
         return {"text_config": {"how": how + "; text_config alone (the wrapper failed: "
@@ -222,6 +222,26 @@ def text_only(text: dict) -> dict:
                                 **count(model)}}
     except Exception as e:
         return {"text_config": {"error": reason(e)}}
+
+
+def gemma3n_towers(cfg: dict) -> dict:
+    """What of a Gemma 3n wrapper builds without timm: the audio encoder
+    (``Gemma3nAudioEncoder``) and the two multimodal embedders (``embed_audio``,
+    ``embed_vision``), each counted as :func:`count` counts a model. The timm vision tower is
+    counted by ``scripts/ground_truth/count_timm.py`` instead."""
+    from transformers.models.gemma3n.modeling_gemma3n import (Gemma3nAudioEncoder,
+                                                              Gemma3nMultimodalEmbedder)
+    try:
+        config = transformers.Gemma3nConfig.from_dict(cfg)
+        with torch.device("meta"):
+            parts = {"audio_tower": Gemma3nAudioEncoder(config.audio_config),
+                     "embed_audio": Gemma3nMultimodalEmbedder(config.audio_config,
+                                                              config.text_config),
+                     "embed_vision": Gemma3nMultimodalEmbedder(config.vision_config,
+                                                               config.text_config)}
+        return {"towers": {name: count(m) for name, m in parts.items()}}
+    except Exception as e:
+        return {"towers": {"error": reason(e)}}
 
 
 def main(argv: list[str]) -> int:
@@ -254,6 +274,8 @@ def main(argv: list[str]) -> int:
             entry = {"model_type": cfg.get("model_type"), "error": reason(e)}
             if isinstance(cfg.get("text_config"), dict):
                 entry.update(text_only(cfg["text_config"]))
+            if cfg.get("model_type") == "gemma3n":
+                entry.update(gemma3n_towers(cfg))
         print(f"{rel}: {entry.get('params', entry.get('error'))} "
               f"({time.perf_counter() - t0:.1f} s)", flush=True)
         out["models"][rel] = entry

@@ -822,11 +822,11 @@ GEMMA4_AUDIO_DEFAULTS: Mapping[str, Any] = {
 }
 
 
-def _head_width(r: _Reader, h: int, heads: int) -> int:
-    """The width of one of a tower's ``heads`` attention heads over its ``hidden_size`` h [-];
-    an error naming the field when they do not divide."""
+def _head_width(r: _Reader, h: int, heads: int, key: str = "num_attention_heads") -> int:
+    """The width of one of a tower's ``heads`` attention heads (the field ``key``) over its
+    ``hidden_size`` h [-]; an error naming the field when they do not divide."""
     if h % heads:
-        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+        raise ConfigError(f"{r.origin}: field '{key}' ({heads}) does not divide "
                           f"'hidden_size' ({h})")
     return h // heads
 
@@ -1008,18 +1008,142 @@ def _gemma3n_text(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+#: Parameter counts of the timm vision networks a Gemma 3n file may name in
+#: vision_config.architecture (built with num_classes=0, as transformers' TimmWrapperModel
+#: builds it), with the width of their output features. MobileNet v5 300M encoder:
+#: huggingface/pytorch-image-models@aa4b5850c1543fa488abf260f18390eda46cf85d
+#: timm/models/mobilenetv5.py (_gen_mobilenet_v5's arch_def, the same count at
+#: @6c5e3ce3d040ce3debe4d655f8f781bb99cd6e61, the commit that loads Gemma 3n's weights):
+#: 294,126,912 parameters and no persistent buffer (meta device; summed by hand block by block
+#: in tests/test_gemma3n.py; FAMILIES.md section 14.25).
+TIMM_VISION_TOWERS: Mapping[str, tuple[int, int]] = {
+    "mobilenetv5_300m_enc": (294_126_912, 2048),
+}
+
+#: transformers' Gemma3nAudioConfig defaults (5.24.0, ``configuration_gemma3n.py``).
+GEMMA3N_AUDIO_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 128, "input_feat_size": 128, "hidden_size": 1536,
+    "conf_num_attention_heads": 8, "conf_num_hidden_layers": 12, "conf_conv_kernel_size": 5,
+    "sscp_conv_channel_size": [128, 32], "sscp_conv_kernel_size": [[3, 3], [3, 3]],
+    "sscp_conv_stride_size": [[2, 2], [2, 2]],
+}
+#: transformers' Gemma3nVisionConfig defaults (5.24.0).
+GEMMA3N_VISION_DEFAULTS: Mapping[str, Any] = {
+    "architecture": "mobilenetv5_300m_enc", "hidden_size": 2048, "vocab_size": 128,
+}
+
+
+def gemma3n_embedder_params(*, d_tower: int, n_vocab: int, d_text: int) -> int:
+    """Parameters of Gemma 3n's multimodal embedder (transformers' Gemma3nMultimodalEmbedder):
+    a table of the modality's n_vocab hard tokens of width d_tower, two RMSNorms of d_tower
+    (hard and soft tokens), a projection d_tower -> d_text; the norm after the projection has
+    no weight [-].
+
+    >>> gemma3n_embedder_params(d_tower=1536, n_vocab=128, d_text=2048)
+    3345408
+    """
+    return n_vocab * d_tower + 2 * d_tower + d_tower * d_text
+
+
+def _pairs(r: _Reader, key: str, n: int) -> list[tuple[int, int]]:
+    v = r.raw(key)
+    if not (isinstance(v, list) and len(v) == n and all(
+            isinstance(p, list) and len(p) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in p)
+            for p in v)):
+        raise ConfigError(f"{r.origin}: field '{key}' must hold {n} pairs of positive integers")
+    return [(p[0], p[1]) for p in v]
+
+
+def _gemma3n_audio_params(r: _Reader) -> int:
+    """Parameters of Gemma 3n's audio encoder (transformers' Gemma3nAudioEncoder, a USM
+    Conformer): two convolutions (1 -> c0 -> c1 channels, kernels kh x kw, no bias, each
+    with a norm of its channels) over the input_feat_size mel bins, padded by one bin on each
+    side; a projection of the c1 channels x remaining bins -> h; per layer two macaron
+    feed-forward blocks (h -> 4h -> h, two norms each), attention (q, k, v, the relative
+    position projection and the output, h x h each, a per-dimension scale of h / heads, two
+    norms), a light convolution (h -> 2h gated, a depthwise kernel of k per channel, h -> h,
+    two norms) and a final norm. FAMILIES.md section 14.25."""
+    h = r.int("hidden_size")
+    n = r.int("conf_num_hidden_layers", kind="layers")
+    head = _head_width(r, h, r.int("conf_num_attention_heads", kind="heads"),
+                       "conf_num_attention_heads")
+    k = r.int("conf_conv_kernel_size", kind="count")
+    channels = r.int_list("sscp_conv_channel_size", [128, 32], n=2)
+    if any(c < 1 for c in channels):
+        raise ConfigError(f"{r.origin}: field 'sscp_conv_channel_size' must hold positive "
+                          "channel counts")
+    kernels = _pairs(r, "sscp_conv_kernel_size", 2)
+    strides = _pairs(r, "sscp_conv_stride_size", 2)
+    bins = r.int("input_feat_size", kind="count")
+    subsample, c_in = 0, 1
+    for c, (kh, kw), (_, sw) in zip(channels, kernels, strides):
+        subsample += c_in * c * kh * kw + c
+        bins = (bins + 2 - kw) // sw + 1
+        if bins < 1:
+            raise ConfigError(f"{r.origin}: field 'input_feat_size' leaves no frequency bin "
+                              "after the subsampling convolutions")
+        c_in = c
+    subsample += c_in * bins * h
+    # scalars of the forward pass (chunking, clipping, caps, the residual weight): no parameter
+    r.read.update({"conf_attention_chunk_size", "conf_attention_context_left",
+                   "conf_attention_context_right", "conf_attention_logit_cap",
+                   "conf_reduction_factor", "conf_residual_weight", "gradient_clipping",
+                   "sscp_conv_group_norm_eps"})
+    layer = 24 * h * h + 9 * h + k * h + head
+    return subsample + n * layer
+
+
+def _gemma3n_tower(r: _Reader, key: str, defaults: Mapping[str, Any]) -> _Reader:
+    tower = r.raw(key, {})
+    if not isinstance(tower, dict):
+        raise ConfigError(f"{r.origin}: field '{key}' must be an object")
+    return _defaulted(tower, defaults, f"{r.origin}: {key}", f"gemma3n_{key[:-7]}")
+
+
 def _gemma3n(r: _Reader) -> dict[str, Any]:
-    # Gemma3nForConditionalGeneration: the language model in text_config (gemma3n_text), an
-    # audio encoder and a vision tower. The vision tower is a timm network named by
-    # vision_config.architecture (MobileNet v5, "mobilenetv5_300m_enc"): its shapes are in
-    # timm's code, not in the file, so the total cannot be counted from it; refused, as
-    # MiniMax-M3-VL's wrapper is, naming the field and what can be read instead
-    vision = r.raw("vision_config", None)
-    arch = vision.get("architecture") if isinstance(vision, dict) else None
-    raise ConfigError(f"{r.origin}: field 'vision_config.architecture' = {arch!r:.40} names a "
-                      "timm vision network (Gemma 3n's MobileNet v5) whose shapes are not in "
-                      "the file, so the total is not counted; read the language model alone: "
-                      "the object in 'text_config' (model_type 'gemma3n_text')")
+    # Gemma3nForConditionalGeneration (transformers 5.24.0 modeling_gemma3n.py, Gemma3nModel):
+    # the language model in text_config (gemma3n_text), an audio encoder in audio_config, a
+    # timm vision network named by vision_config.architecture (TimmWrapperModel, built with
+    # num_classes=0 and vision_config.model_args), and one multimodal embedder per tower into
+    # the text width (embed_audio, embed_vision). The timm network's shapes are in timm's code,
+    # not in the file: its count is looked up by name (TIMM_VISION_TOWERS), and a name the
+    # library does not hold is refused. FAMILIES.md section 14.25.
+    kw = _wrapped_text(r, "gemma3n_text")
+    d = kw["d_model"]
+    vr = _gemma3n_tower(r, "vision_config", GEMMA3N_VISION_DEFAULTS)
+    arch = vr.raw("architecture")
+    if arch not in TIMM_VISION_TOWERS:
+        raise ConfigError(f"{r.origin}: field 'vision_config.architecture' = {arch!r:.40} names "
+                          "a timm vision network whose parameter count the library does not "
+                          f"hold (it knows {sorted(TIMM_VISION_TOWERS)}), so the total is not "
+                          "counted; read the language model alone: the object in "
+                          "'text_config' (model_type 'gemma3n_text')")
+    vr.refuse("model_args", "arguments passed to timm.create_model change the network")
+    tower, width = TIMM_VISION_TOWERS[arch]
+    hv = vr.int("hidden_size")
+    if hv != width:
+        raise ConfigError(f"{r.origin}: field 'vision_config.hidden_size' ({hv}) must be the "
+                          f"width of {arch}'s features ({width})")
+    # the classifier's labels and the pooling switch build nothing: TimmWrapperModel drops the
+    # head (num_classes=0) and pools in forward only
+    vr.read.update({"do_pooling", "num_classes", "label_names", "vocab_offset"})
+    vision = tower + gemma3n_embedder_params(d_tower=hv, n_vocab=vr.int("vocab_size",
+                                                                         kind="vocab"),
+                                             d_text=d)
+    ar = _gemma3n_tower(r, "audio_config", GEMMA3N_AUDIO_DEFAULTS)
+    ar.read.add("vocab_offset")
+    audio = _gemma3n_audio_params(ar) + gemma3n_embedder_params(
+        d_tower=ar.int("hidden_size"), n_vocab=ar.int("vocab_size", kind="vocab"), d_text=d)
+    vr.check_unread()
+    ar.check_unread()
+    kw["extras"] = (Extra("vision tower and embedder", vision, True,
+                          f"timm's {arch} (MobileNet v5) and Gemma 3n's vision embedder into "
+                          "the text width"),
+                    Extra("audio tower and embedder", audio, True,
+                          "Gemma 3n's audio encoder (a USM Conformer) and its embedder into "
+                          "the text width")) + tuple(kw.get("extras", ()))
+    return kw
 
 
 def _vision_reader(r: _Reader, family: str) -> _Reader:
