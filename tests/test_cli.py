@@ -361,13 +361,13 @@ def test_deepseek_v4_describe_counts_its_cache_and_says_what_a_token_adds(capsys
                                           "average at this context")
     assert "not counted" not in captured.out and "compressed" not in captured.err
     # the hyper-connection head, in the total and read by every token: 16 d + 5 = 65,541, in
-    # the active count 13,799,622,231 (tests/test_configs_2026.py, by hand)
+    # the active count 13,799,632,471 (tests/test_configs_2026.py, by hand)
     assert re.search(r"^  of which hyper-connection head +65,541$", captured.out, re.M)
-    assert rows["parameters (active per token)"] == "13,799,622,231"
+    assert rows["parameters (active per token)"] == "13,799,632,471"
     assert main(["describe", path, "--context", "4096", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["kv_cache_bytes_per_token"] is None and d["kv_cache_bytes"] == 46_022_656
-    assert d["params_active"] == 13_799_622_231
+    assert d["params_active"] == 13_799_632_471
 
 
 def test_an_extra_outside_the_total_is_not_printed_as_part_of_it(capsys):

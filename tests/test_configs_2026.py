@@ -126,7 +126,8 @@ FROM_DEFAULTS = {"step-3.7-flash"}
 FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4ai-command-r-v01",
                 "deepseek-r1", "glm-4.5", "olmoe-1b-7b-0125-instruct", "starcoder2-7b",
                 "starcoderbase-7b"}
-# parameters exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
+# parameters and the persistent buffers the checkpoint stores (routing tables, correction biases)
+# exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
 PARAMS_ONLY = {"deepseek-v4-flash", "deepseek-v4-pro"}
 # read; transformers builds the family without cross-layer attention, so the meta count holds
 # k_proj and v_proj the checkpoint's sharing layers lack (FAMILIES.md section 17.4)
@@ -1036,16 +1037,19 @@ def test_kimi_k3_ships_its_experts_in_mxfp4_and_the_rest_in_bf16():
 def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the_part():
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     t = truth(CONFIGS / "deepseek-v4-flash.json")
-    # parameters alone: the persistent buffers are the hash-routing tables (3 layers x V x k
-    # token -> expert ids) and 40 score-correction biases of E, none of them weights
-    assert m.total_params == t["params"]
+    # parameters and the persistent buffers: the hash-routing tables (3 layers x V x k token ->
+    # expert ids) and 40 score-correction biases of E, both tensors of the checkpoint
+    # (layers.0-2.ffn.gate.tid2eid, layers.3-42.ffn.gate.bias) and parameters of DeepSeek's and
+    # vLLM's models
+    assert m.total_params == t["params"] + t["persistent_buffers"]
     assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
                                             "e_score_correction_bias": 40 * 256}
     # the split as transformers builds it: decoder, its hyper-connection head, the head; the
-    # MTP module transformers does not build is reported apart (test_deepseek_v4_mtp_module_...)
-    assert [(e.name, e.params) for e in m.extras][:1] == [("hyper-connection head", 4 * 4 * 4096
-                                                           + 4 + 1)]
-    assert [e.name for e in m.extras[1:]] == ["multi-token prediction"]
+    # routing tables apart; the MTP module transformers does not build is reported apart
+    # (test_deepseek_v4_mtp_module_...)
+    assert [(e.name, e.params) for e in m.extras][:2] == [
+        ("hyper-connection head", 4 * 4 * 4096 + 4 + 1), ("hash-routing tables", 3 * 129_280 * 6)]
+    assert [e.name for e in m.extras[2:]] == ["multi-token prediction"]
     assert t["by_prefix"]["model.hc_head"] == m.extras[0].params
     # 2 window-only layers, 21 CSA (overlapping, with the indexer selecting 512), 20 HCA
     kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads,
@@ -1066,7 +1070,8 @@ def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the
         warnings.simplefilter("error")
         e = estimate(m, context=4096)
     assert m.cache_uncounted == "" and "compressed" in m.uncounted
-    assert (e.params_total, e.kv_cache_bytes_per_token) == (t["params"], None)
+    assert (e.params_total, e.kv_cache_bytes_per_token) == (t["params"] + t["persistent_buffers"],
+                                                            None)
     assert e.kv_cache_bytes == m.kv_cache_bytes(4096) and e.decode_seconds_per_token is None
     # served on a tensor-parallel group: one key-value head, the whole cache on every chip
     s = estimate(m, hardware="h200", tp=8, prompt=1000, generate=10, batch=4)
@@ -1078,12 +1083,13 @@ def test_deepseek_v4_parameters_exact_and_its_cache_per_token_refused_naming_the
 # streams before the final norm on every token. By hand from the config fields (V 129,280,
 # d 4,096, 43 layers: 2 window-only, 21 CSA, 20 HCA; E 256 of 2,048, top-6, one shared):
 # attention 43 x 106,956,352 + 20 x 4,260,352 + 21 x (8,393,216 + 10,749,056); MoE 43 x (d E +
-# 7 x 3 d 2,048); two norms and two mixers a layer and the final norm; both embedding matrices
-# 2 V d; the head 16 d + 5.
+# 7 x 3 d 2,048) and the 40 score-routed blocks' correction biases of E (the first 3 route by
+# the token's id, a table no step reads but a row of); two norms and two mixers a layer and the
+# final norm; both embedding matrices 2 V d; the head 16 d + 5.
 V4_D, V4_V = 4096, 129_280
 V4_HEAD = 4 * 4 * V4_D + 4 + 1
 V4_ACTIVE = (43 * 106_956_352 + 20 * 4_260_352 + 21 * (8_393_216 + 10_749_056)
-             + 43 * (V4_D * 256 + 7 * 3 * V4_D * 2048)
+             + 43 * (V4_D * 256 + 7 * 3 * V4_D * 2048) + 40 * 256
              + 43 * (2 * V4_D + 2 * ((2 + 4) * 4 * 4 * V4_D + (2 + 4) * 4 + 3)) + V4_D
              + 2 * V4_V * V4_D + V4_HEAD)
 # a decode step reads all but V - 1 rows of the input table
@@ -1091,14 +1097,14 @@ V4_READ = V4_ACTIVE - (V4_V - 1) * V4_D
 
 
 def test_deepseek_v4_active_parameters_count_the_hyper_connection_head():
-    """5,086,317,888 (attention) + 7,620,001,792 (MoE) + 34,175,250 (norms, mixers) +
-    1,059,061,760 (embeddings) + 65,541 (the head) = 13,799,622,231; Pro's in
+    """5,086,317,888 (attention) + 7,620,012,032 (MoE, 10,240 correction biases) + 34,175,250
+    (norms, mixers) + 1,059,061,760 (embeddings) + 65,541 (the head) = 13,799,632,471; Pro's in
     test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count."""
     from llm_arithmetic.estimate import estimate
 
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     assert V4_HEAD == 65_541 == m.extras[0].params
-    assert V4_ACTIVE == 13_799_622_231 == m.active_params
+    assert V4_ACTIVE == 13_799_632_471 == m.active_params
     assert estimate(m).params_active == V4_ACTIVE
 
 
@@ -1117,15 +1123,15 @@ def test_an_extra_every_token_reads_is_in_the_total_and_its_products_are_its_own
 
 @pytest.mark.parametrize("bits", [16, 8])
 def test_deepseek_v4_a_decode_step_reads_the_hyper_connection_head(bits):
-    """13,799,622,231 - 129,279 x 4,096 = 13,270,095,447 weights a step: 26,540,190,894 B at 16
-    bits, 13,270,095,447 B at 8; at 4,096 tokens a step also reads 22,806,528 B of 16-bit cache
+    """13,799,632,471 - 129,279 x 4,096 = 13,270,105,687 weights a step: 26,540,211,374 B at 16
+    bits, 13,270,105,687 B at 8; at 4,096 tokens a step also reads 22,806,528 B of 16-bit cache
     (test_deepseek_v4_cache_stored_and_read_by_hand)."""
     from llm_arithmetic.estimate import estimate
 
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
-    assert V4_READ == 13_270_095_447 == m.decode_read_params == m.read_params(1)
+    assert V4_READ == 13_270_105_687 == m.decode_read_params == m.read_params(1)
     assert m.step_weight_bytes(bits) == V4_READ * bits // 8
-    assert (V4_READ * 16 // 8, V4_READ * 8 // 8) == (26_540_190_894, 13_270_095_447)
+    assert (V4_READ * 16 // 8, V4_READ * 8 // 8) == (26_540_211_374, 13_270_105_687)
     e = estimate(m, context=4096, bits_weight=bits)
     assert e.decode_bytes_per_token == V4_READ * bits // 8 + 22_806_528
 
@@ -1294,12 +1300,14 @@ def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
     head = 4 * 4 * d + 4 + 1
     total = (61 * base + 31 * hca + 30 * (csa + indexer) + 61 * moe + 61 * (2 * d + hyper) + d
              + 2 * 129_280 * d + head)
-    assert total == 1_572_997_179_491 == t["params"] == m.total_params
+    assert total == 1_572_997_179_491 == t["params"]
     assert t["by_prefix"]["model.hc_head"] == head == m.extras[0].params
-    # persistent buffers, not weights: tid2eid in the 3 hash-routed layers, the score
+    # persistent buffers in transformers, tensors of the checkpoint (layers.0-2.ffn.gate.tid2eid,
+    # layers.3-60.ffn.gate.bias) and counted: tid2eid in the 3 hash-routed layers, the score
     # correction bias of E in the other 58
     assert t["persistent_buffer_names"] == {"tid2eid": 3 * 129_280 * 6,
                                             "e_score_correction_bias": 58 * 384}
+    assert m.total_params == total + 3 * 129_280 * 6 + 58 * 384 == 1_572_999_528_803
     kinds = {(run.attention.compress, run.attention.overlap, run.attention.index_heads,
               run.attention.index_topk): 0 for run in m.layers}
     for run in m.layers:
@@ -1310,9 +1318,9 @@ def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
     # embedding matrices and the hyper-connection head, which every token runs (like Flash's);
     # without the input table (one row read a token) it is the published 49B
     active = 61 * base + 31 * hca + 30 * (csa + indexer) + 61 * (d * 384 + 7 * expert) \
-        + 61 * (2 * d + hyper) + d + 2 * 129_280 * d + head
-    assert active == 49_779_058_787 == m.active_params
-    assert m.decode_read_params == active - (129_280 - 1) * d == 48_852_386_915
+        + 58 * 384 + 61 * (2 * d + hyper) + d + 2 * 129_280 * d + head
+    assert active == 49_779_081_059 == m.active_params
+    assert m.decode_read_params == active - (129_280 - 1) * d == 48_852_409_187
     assert round(total / 1e11) == 16 and round((active - 129_280 * d) / 1e9) == 49
 
 
@@ -1327,13 +1335,13 @@ def test_deepseek_v4_pro_parameters_by_hand_equal_the_meta_count():
 # embed and head are the model's (self.mtp[-1].embed = self.embed). compress_ratios[43] = 0 in
 # Flash's file and [61] = 0 in Pro's: the module's attention is window-only (no compressor, no
 # indexer). Layer 43 (61) is past num_hash_layers = 3: its Gate keeps a bias of E in float32 in
-# place of tid2eid, left out as the decoder's 40 (58) score-correction biases are.
+# place of tid2eid, counted as the decoder's 40 (58) score-correction biases are.
 def _v4_mtp_by_hand(d, heads, r_q, groups, r_o, experts, width, n_hc=4, d_h=512):
     attention = (d * r_q + r_q + r_q * heads * d_h      # wq_a, q_norm, wq_b
                  + d * d_h + d_h                        # wkv, kv_norm (one head, keys = values)
                  + heads * d_h // groups * groups * r_o  # wo_a, grouped
                  + groups * r_o * d + heads)            # wo_b, attn_sink
-    moe = experts * d + experts * 3 * d * width + 3 * d * width  # gate, experts, shared
+    moe = experts * (d + 1) + experts * 3 * d * width + 3 * d * width  # gate, bias, experts
     block = attention + moe + 2 * d + 2 * ((2 + n_hc) * n_hc * n_hc * d + (2 + n_hc) * n_hc + 3)
     own = 2 * d * d + 3 * d + n_hc * n_hc * d + n_hc + 1  # e_proj, h_proj, 3 norms, hc_head
     return block + own
@@ -1341,21 +1349,21 @@ def _v4_mtp_by_hand(d, heads, r_q, groups, r_o, experts, width, n_hc=4, d_h=512)
 
 def test_deepseek_v4_mtp_module_is_reported_apart_by_hand():
     """Flash: attention 106,956,352 (the window-only layers' count), MoE 6,468,665,344, norms
-    8,192, mixers 786,486, e_proj and h_proj 33,554,432, three norms 12,288, the head 65,541:
-    6,610,048,635. Pro: 25,840,145,595, which is also the sum of the mtp.0.* shapes in the
-    checkpoint's tensor listing (SOURCES.md section 7, index file id 62525154746; an int8 byte of
-    the experts holds two FP4 values) without gate.bias. Not in the total (the published 284B
+    8,192, mixers 786,486, e_proj and h_proj 33,554,432, three norms 12,288, the head 65,541, the
+    router's correction bias 256: 6,610,048,891. Pro: 25,840,145,979, which is also the sum of
+    the mtp.0.* shapes in the checkpoint's tensor listing (SOURCES.md section 7, index file id
+    62525154746; an int8 byte of the experts holds two FP4 values). Not in the total (the published 284B
     is the decoder's 284.33B: with the module it would be 290.94B), not read by a plain decode
     step; it makes the speculation workload 'mtp' apply, as DeepSeek-V3's does."""
     from llm_arithmetic.estimate import estimate
 
     flash = _v4_mtp_by_hand(4096, 64, 1024, 8, 1024, 256, 2048)
     pro = _v4_mtp_by_hand(7168, 128, 1536, 16, 1024, 384, 3072)
-    assert (flash, pro) == (6_610_048_635, 25_840_145_595)
+    assert (flash, pro) == (6_610_048_891, 25_840_145_979)
     listing = (128 + 512 + 1536 + 512 * 7168 + 16384 * 4096 + 7168 * 16384 + 1536 * 7168
                + 65536 * 1536 + 7168                                  # attn.*, attn_norm
                + 384 * (2 * 3072 * 3584 * 2 + 7168 * 1536 * 2)        # ffn.experts.*, int8
-               + 384 * 7168 + 3 * 3072 * 7168 + 7168                  # gate, shared, ffn_norm
+               + 384 * 7168 + 384 + 3 * 3072 * 7168 + 7168      # gate, bias, shared, ffn_norm
                + 2 * 7168 * 7168 + 3 * 7168                           # e_proj, h_proj, norms
                + 2 * (24 * 28672 + 24 + 3) + 4 * 28672 + 4 + 1)       # hc_attn/ffn, hc_head
     assert listing == pro
@@ -1364,15 +1372,16 @@ def test_deepseek_v4_mtp_module_is_reported_apart_by_hand():
         t = truth(CONFIGS / f"{name}.json")
         assert [(e.name, e.params, e.in_total, e.read) for e in m.extras] == [
             ("hyper-connection head", 4 * 4 * m.d_model + 4 + 1, True, True),
+            ("hash-routing tables", 3 * 129_280 * 6, True, False),
             ("multi-token prediction", by_hand, False, False)]
-        assert m.total_params == t["params"] and m.has_mtp()
+        assert m.total_params == t["params"] + t["persistent_buffers"] and m.has_mtp()
     m = read_config(CONFIGS / "deepseek-v4-flash.json")
     assert round(m.total_params / 1e9, 2) == 284.33
     assert round((m.total_params + flash) / 1e9, 2) == 290.94
     # a plain step reads none of it; speculation with the module drafts a token a step
     plain = estimate(m, hardware="h200", context=4096)
     spec = estimate(m, hardware="h200", context=4096, speculation="mtp")
-    assert spec.params_active == plain.params_active == 13_799_622_231
+    assert spec.params_active == plain.params_active == 13_799_632_471
     assert spec.decode_bytes_per_token == plain.decode_bytes_per_token
     assert spec.speculative_tokens_per_second > plain.decode_tokens_per_second
 
@@ -1383,19 +1392,20 @@ def test_deepseek_v4_mtp_module_attention_follows_its_compress_ratio():
     d x 2 d_h, position bias 4 x 2 d_h, norm d_h: 8,393,216) and indexer (10,749,056); without a
     44th entry (a file in transformers' layer_types form) the module is window-only, as in both
     published checkpoints; a ratio outside 0, 4, 128 is refused naming the field."""
-    base = read_config(CONFIGS / "deepseek-v4-flash.json").extras[1].params
+    base = read_config(CONFIGS / "deepseek-v4-flash.json").mtp_extras()[0].params
     cfg = config("deepseek-v4-flash")
     cfg["compress_ratios"] = cfg["compress_ratios"][:43] + [4]
-    assert read_config(cfg).extras[1].params == base + 8_393_216 + 10_749_056
+    assert read_config(cfg).mtp_extras()[0].params == base + 8_393_216 + 10_749_056
     cfg["compress_ratios"] = cfg["compress_ratios"][:43]
-    assert read_config(cfg).extras[1].params == base
+    assert read_config(cfg).mtp_extras()[0].params == base
     cfg["num_nextn_predict_layers"] = 2
-    assert read_config(cfg).extras[1].params == 2 * base
+    assert read_config(cfg).mtp_extras()[0].params == 2 * base
     cfg["compress_ratios"] = cfg["compress_ratios"][:43] + [0, 64]
     with pytest.raises(ConfigError, match=r"field 'compress_ratios'"):
         read_config(cfg)
     cfg["num_nextn_predict_layers"] = 0
-    assert [e.name for e in read_config(cfg).extras] == ["hyper-connection head"]
+    assert [e.name for e in read_config(cfg).extras] == ["hyper-connection head",
+                                                        "hash-routing tables"]
 
 
 def test_deepseek_v4_pro_cache_at_a_million_tokens_against_the_published_ratio():
@@ -2772,3 +2782,25 @@ def test_minimax_m2_files_restating_attn_type_list_all_softmax():
         read_config({**cfg, "attn_type_list": [0] + [1] * (n - 1)})
     with pytest.raises(ConfigError, match="field 'attn_type_list' has 61 entries"):
         read_config({**cfg, "attn_type_list": [1] * (n - 1)})
+
+
+def test_deepseek_v4_routing_tables_and_correction_biases_as_the_checkpoint_stores_them():
+    """The first num_hash_layers blocks route by a token -> experts table (V x k), the others
+    by score with a correction bias of E: DeepSeek-V4-Pro's checkpoint lists layers.0-2.ffn.gate.
+    tid2eid [129280, 6] and layers.3-60.ffn.gate.bias [384] (SOURCES.md section 7, index file id
+    62525154746). Without hash-routed blocks every block has its bias and there is no table; a
+    count past the layers, or another topk_method, is refused naming the field."""
+    cfg = config("deepseek-v4-flash")
+    m = read_config(cfg)
+    biased = [run.count for run in m.layers if run.mlp.router_bias]
+    assert sum(biased) == 40 and sum(run.count for run in m.layers) == 43
+    per_layer = [run.mlp.router_bias for run in m.layers for _ in range(run.count)]
+    assert per_layer == [False] * 3 + [True] * 40
+    cfg["num_hash_layers"] = 0
+    m0 = read_config(cfg)
+    assert "hash-routing tables" not in [x.name for x in m0.extras]
+    assert m0.total_params == m.total_params - 3 * 129_280 * 6 + 3 * 256
+    for key, value in (("num_hash_layers", 44), ("topk_method", "greedy")):
+        bad = dict(cfg, **{key: value})
+        with pytest.raises(ConfigError, match=f"field '{key}'"):
+            read_config(bad)

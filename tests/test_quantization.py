@@ -180,8 +180,8 @@ def test_minimax_keeps_its_router_not_its_gate_proj():
 # ---- DeepSeek-V4: fp8 blocks with E8M0 scales, MXFP4 experts (expert_dtype), fp32 mixers ---------
 #: DeepSeek-V4-Pro's checkpoint as a public report lists it tensor by tensor (tests/configs/
 #: SOURCES.md section 7, index file id 62525154746): (tensors, shape, bytes an element), the
-#: multi-token-prediction module (mtp.0.*) and the buffers (tid2eid, gate.bias) left out. int8
-#: experts hold two FP4 values a byte; the scales are float8_e8m0fnu (1 B).
+#: multi-token-prediction module (mtp.0.*) left out. int8 experts hold two FP4 values a byte; the
+#: scales are float8_e8m0fnu (1 B).
 V4_PRO_LISTING = [
     (1, (129280, 7168), 2), (1, (129280, 7168), 2), (1, (7168,), 2),  # embed, head, norm
     (1, (4,), 4), (1, (4, 28672), 4), (1, (1,), 4),                    # hc_head base, fn, scale
@@ -203,17 +203,23 @@ V4_PRO_LISTING = [
     (30, (4, 256), 4), (30, (128,), 2), (30, (256, 7168), 2),          # indexer compressor
     (30, (256, 7168), 2), (30, (64, 7168), 2),                         # ..., weights_proj
     (30, (64, 12), 1), (30, (8192, 1536), 1),                          # indexer wq_b
+    (3, (129280, 6), 8), (58, (384,), 4),                              # tid2eid, gate.bias
 ]
 
 
 def test_deepseek_v4_pro_weights_are_its_checkpoints_tensors():
-    """Every tensor of the list above, shapes times element bytes: 850,729,499,596 B. The
-    report's own total, 805.32 GB (GiB: the embedding's 129,280 x 7,168 x 2 B it prints as
-    1.73 GB), is this plus the MTP module (13.00 GiB, its experts in the same MXFP4) and the
-    buffers (0.02 GiB). The library read 1,537,202,650,822 B before (every expert in fp8, and
-    query and output projections of a shape the checkpoint does not have)."""
+    """Every tensor of the list above, shapes times element bytes: 850,748,205,004 B, the
+    hash-routing tables (int64) and the routers' fp32 correction biases included (18,705,408 B;
+    850,729,499,596 before they were counted). The report's own total, 805.32 GB (GiB: the
+    embedding's 129,280 x 7,168 x 2 B it prints as 1.73 GB), is this plus the MTP module
+    (13.00 GiB, its experts in the same MXFP4); its element count, 861,608,274,846, is the
+    list's elements plus the module's (13,949,322,747), so no tensor is missing from it. The
+    library read 1,537,202,650,822 B before (every expert in fp8, and query and output
+    projections of a shape the checkpoint does not have)."""
     listed = sum(n * math.prod(shape) * size for n, shape, size in V4_PRO_LISTING)
-    assert listed == 850_729_499_596
+    assert listed == 850_748_205_004
+    elements = sum(n * math.prod(shape) for n, shape, _ in V4_PRO_LISTING)
+    assert elements + 13_949_322_747 == 861_608_274_846
     m = read_config(CONFIGS / "deepseek-v4-pro.json")
     assert m.weight_bytes() == listed
     assert m.scheme.label == "fp8 block-scaled 128x128 (E8M0 scales), MXFP4 experts"
@@ -224,7 +230,8 @@ def test_deepseek_v4_flash_weights_by_hand():
     """Flash's checkpoint by the same layout, from its config's fields (FAMILIES.md 14.18):
     fp8 e4m3 with one E8M0 byte a 128 x 128 block, MXFP4 experts (half a byte a value, one
     byte a 32), the compressors, router, norms and tables in bf16, sinks, position biases and
-    hyper-connections in fp32: 155,997,040,860 B (145.3 GiB; a native FP4/FP8 GGUF of the
+    hyper-connections in fp32, the three hash-routing tables (V x 6) in int64 and the other 40
+    routers' correction biases (256) in fp32: 156,015,698,140 B (145.3 GiB; a native FP4/FP8 GGUF of the
     checkpoint is listed at about 146 GB, huggingface.co/nsparks/DeepSeek-V4-Flash-FP4-FP8-GGUF
     as a mirror stores it)."""
     V, d, L, H, dh, rq, g, ro, E, ff, n = 129280, 4096, 43, 64, 512, 1024, 8, 1024, 256, 2048, 4
@@ -243,8 +250,8 @@ def test_deepseek_v4_flash_weights_by_hand():
     moe = 3 * E * mxfp4(ff, d) + 3 * fp8(ff, d) + 2 * E * d
     block = 2 * 2 * d + 2 * 4 * ((2 + n) * n * n * d + (2 + n) * n + 3)
     total = (L * (attn + moe + block) + 20 * hca + 21 * (csa + indexer)
-             + 2 * 2 * V * d + 2 * d + 4 * (n * n * d + n + 1))
-    assert total == 155_997_040_860
+             + 2 * 2 * V * d + 2 * d + 4 * (n * n * d + n + 1) + 8 * 3 * V * 6 + 4 * 40 * E)
+    assert total == 156_015_698_140
     assert read_config(CONFIGS / "deepseek-v4-flash.json").weight_bytes() == total
 
 

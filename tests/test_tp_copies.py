@@ -394,8 +394,12 @@ def test_copies_follow_the_bits_asked_and_16_bit_checkpoints():
 # a compressor's fused_wkv_wgate (d x 2 c_o d_head), its fp32 position bias (m_c x c_o d_head)
 # and norm (d_head); an indexer's wq_b (r_q x H_I d_I), weights_proj (d x H_I) and its own
 # compressor at d_I; every block's two hyper-connection mixers (fp32: (2 + n) n x n d, (2 + n) n
-# and 3 each) and two norms; the router (E x d). DeepSeek-V4-Flash: d 4096, r_q 1024, heads of
-# 512, 4 streams, 256 experts; compress_ratios gives 2 window-only layers, 21 of ratio 4
+# and 3 each) and two norms; the router (E x d) with, past the 3 hash-routed blocks, its fp32
+# correction bias (E), and in those 3 the token -> experts table tid2eid (V x k, int64 in the
+# checkpoint); the hyper-connection head (hc_head_fn, _base, _scale: n x n d, n, 1, fp32); and
+# the attention sinks padded to max(H / tp, 64) a chip ("padded to min 64 heads for FlashMLA",
+# deepseek_v4.py). DeepSeek-V4-Flash: d 4096, r_q 1024, heads of 512, 64 heads, 4 streams,
+# 256 experts, top-6, V 129,280; compress_ratios gives 2 window-only layers, 21 of ratio 4
 # (c_o 2, 64 index heads of 128) and 20 of ratio 128 (c_o 1); the 44th entry is the MTP layer.
 V4_D, V4_RQ, V4_DH, V4_DI = 4096, 1024, 512, 128
 V4_MIX = 2 * ((2 + 4) * 4 * 4 * V4_D + (2 + 4) * 4 + 3)
@@ -403,7 +407,14 @@ V4_WINDOW = V4_D * (V4_RQ + V4_DH) + V4_RQ + V4_DH
 V4_HCA = V4_WINDOW + 2 * 1 * V4_DH * V4_D + 128 * 1 * V4_DH + V4_DH
 V4_CSA = (V4_WINDOW + 2 * 2 * V4_DH * V4_D + 4 * 2 * V4_DH + V4_DH
           + V4_RQ * 64 * V4_DI + V4_D * 64 + 2 * 2 * V4_DI * V4_D + 4 * 2 * V4_DI + V4_DI)
-V4_COPY = 2 * V4_WINDOW + 20 * V4_HCA + 21 * V4_CSA + 43 * (V4_MIX + 2 * V4_D + 256 * V4_D) + V4_D
+V4_HEAD, V4_TABLES = 4 * 4 * V4_D + 4 + 1, 3 * 129_280 * 6
+V4_COPY = (2 * V4_WINDOW + 20 * V4_HCA + 21 * V4_CSA + 43 * (V4_MIX + 2 * V4_D + 256 * V4_D)
+           + 40 * 256 + V4_D + V4_HEAD + V4_TABLES)
+
+
+def v4_sinks_padded(tp, heads=64, layers=43):
+    """Sinks the group holds beyond the model's: tp x max(H / tp, 64) a layer, less H."""
+    return layers * (tp * max(heads // tp, 64) - heads)
 # its bytes as shipped: fp8 matrices with an E8M0 scale (1 B) per 128 x 128 block, the
 # compressors' and weights_proj in bf16, routers and norms bf16, mixers and position biases fp32
 V4_WQA_WKV = V4_RQ * V4_D + 8 * 32 + V4_DH * V4_D + 4 * 32
@@ -415,7 +426,7 @@ V4_COPY_BYTES = (
             + 64 * V4_DI * V4_RQ + 64 * 8 + 2 * V4_D * 64
             + 2 * (V4_RQ + 2 * V4_DH + V4_DI + 2 * V4_D) + 4 * (V4_MIX + 4 * 2 * V4_DH
                                                                + 4 * 2 * V4_DI))
-    + 43 * 2 * 256 * V4_D + 2 * V4_D)
+    + 43 * 2 * 256 * V4_D + 4 * 40 * 256 + 2 * V4_D + 4 * V4_HEAD + 8 * V4_TABLES)
 
 
 def test_deepseek_v4_copies_by_hand():
@@ -425,12 +436,43 @@ def test_deepseek_v4_copies_by_hand():
             c["index_n_heads"], c["index_head_dim"], c["n_routed_experts"],
             c["num_hidden_layers"]) == (4096, 1024, 512, 4, 64, 128, 256, 43)
     assert (r[:43].count(0), r[:43].count(4), r[:43].count(128)) == (2, 21, 20)
-    assert V4_COPY == 837_057_426
-    assert V4_COPY_BYTES == 1_297_923_016
+    assert (c["num_hash_layers"], c["vocab_size"], c["num_experts_per_tok"],
+            c["num_attention_heads"]) == (3, 129_280, 6, 64)
+    # 837,057,426 before the head, the tables, the correction biases and the padded sinks
+    assert V4_COPY == 837_057_426 + 65_541 + 2_327_040 + 10_240 == 839_460_247
+    assert V4_COPY_BYTES == 1_297_923_016 + 4 * 65_541 + 8 * 2_327_040 + 4 * 10_240
+    assert (v4_sinks_padded(2), v4_sinks_padded(8)) == (43 * 64, 43 * 448)
     for tp in (2, 8):
         ev = _group("deepseek-v4-flash", tp=tp, context=4096)
-        assert ev.get("tp_copy_params") == (tp - 1) * V4_COPY
-        assert ev.get("weight_bytes_copies") == (tp - 1) * V4_COPY_BYTES
+        assert ev.get("tp_copy_params") == (tp - 1) * V4_COPY + v4_sinks_padded(tp)
+        # the sinks are fp32 in the checkpoint
+        assert ev.get("weight_bytes_copies") == ((tp - 1) * V4_COPY_BYTES
+                                                 + 4 * v4_sinks_padded(tp))
+
+
+@pytest.mark.parametrize("tp, padded", [(1, 0), (2, 0), (4, 61 * (4 * 64 - 128)),
+                                        (8, 61 * (8 * 64 - 128))])
+def test_deepseek_v4_pro_sinks_are_padded_to_64_a_chip(tp, padded):
+    """DeepSeek-V4-Pro has 128 heads: 64 a chip at tp 2 (no padding), 32 at tp 4 padded to 64,
+    16 at tp 8 padded to 64, in each of 61 layers (vLLM's attn_sink of max(H / tp, 64))."""
+    from llm_arithmetic.catalog.readers import read_config
+    c = json.loads((Path(__file__).parent / "configs/deepseek-v4-pro.json").read_text())
+    assert (c["num_attention_heads"], c["num_hidden_layers"]) == (128, 61)
+    assert v4_sinks_padded(tp, heads=128, layers=61) == padded
+    m = read_config(c, name="deepseek-v4-pro")
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("copies_heads") == padded
+
+
+def test_deepseek_v4_head_and_tables_are_whole_on_every_chip():
+    """The hyper-connection head (65,541) and the hash-routing tables (3 x 129,280 x 6) are held
+    whole on every chip: tp - 1 more copies of each; the other extras (the MTP module, outside the
+    total) are not."""
+    m = get_model("deepseek-v4-flash")
+    assert [(x.name, x.params) for x in m.extras if x.copied] == [
+        ("hyper-connection head", V4_HEAD), ("hash-routing tables", V4_TABLES)]
+    ev = _group("deepseek-v4-flash", tp=4, context=4096)
+    assert ev.get("extras_copies") == 3 * (V4_HEAD + V4_TABLES)
 
 
 # ---- a latent mixture's projections ------------------------------------------------------------
@@ -445,3 +487,42 @@ def test_latent_projections_are_copied():
     ev = _group("nemotron-3-super", tp=8, context=4096)
     assert ev.get("copies_matrices") == 7 * 40 * 2 * 4096 * 1024
     assert ev.get("copies_router") == 7 * 40 * (512 * 4096 + 512)
+
+
+# ---- a lone Mamba-2 group's convolution state on every chip --------------------------------
+# vLLM's MambaMixer2 extends one group to tp groups (extra_groups_for_head_shards): each chip's
+# conv1d covers its share of x and a whole group's B and C channels, so each chip's convolution
+# state holds (d_conv - 1) x 2 x d_state of them. Granite-4.0-H-Tiny (36 Mamba-2 blocks, one group,
+# d_state 128, d_conv 4) at 16 bits: tp - 1 more copies of 3 x 2 x 128 values of 2 B a block and
+# sequence; the recurrent matrices are split with the heads.
+@pytest.mark.parametrize("tp", [1, 2, 4])
+def test_a_lone_mamba_groups_conv_state_is_on_every_chip(tp):
+    from llm_arithmetic.catalog.readers import read_config
+    c = json.loads((Path(__file__).parent / "configs/granite-4.0-h-tiny.json").read_text())
+    m = read_config(c, name="granite-4.0-h-tiny")
+    batch = 3
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096, batch=batch))
+    extra = (tp - 1) * 36 * (4 - 1) * 2 * 128 * 2
+    assert ev.get("state_bytes_held") - ev.get("state_bytes") == extra
+    assert ev.get("batch_state_bytes_held") == ev.get("batch_state_bytes") + batch * extra
+    # a mixer whose groups tp splits holds no more: Nemotron-H 56B (8 groups) at tp 8
+    n = get_model("nemotron-h-56b")
+    ev = n.plan.child(**plan_inputs(n, tp=8, context=4096))
+    assert ev.get("state_bytes_held") == ev.get("state_bytes")
+
+
+# ---- copies under a llama.cpp file type, at the types of the tensors they copy ----------------
+# Llama 3.1 70B in Q4_K_M (llama.cpp's src/llama-quant.cpp rules as catalog/formats.py models
+# them): attn_k Q4_K (4.5 bits) in all 80 layers; attn_v Q6_K (6.5625) in the 40 layers
+# use_more_bits picks (the first and last 10, every third between) and Q5_K (5.5) in the other
+# 40 (a 70B model's Q4_K attn_v raised to Q5_K); k and v of the same size. Norms are 1-D tensors,
+# F32 in every GGUF file. At tp 16: LLAMA_TP16's heads at their mean, its norms at 32 bits.
+def test_copies_under_a_llama_cpp_file_type_take_their_tensors_types():
+    heads = (16 - 8) * 2 * 128 * 8192 * 80
+    norms = 15 * (2 * 80 + 1) * 8192
+    assert heads + norms == LLAMA_TP16
+    bits_kv = (80 * 4.5 + 40 * 6.5625 + 40 * 5.5) / 160
+    assert bits_kv == 5.265625
+    ev = _group("llama-3.1-70b", tp=16, context=4096, weights="q4_k_m")
+    assert ev.get("copies_heads") == heads and ev.get("copies_plain") == norms
+    assert ev.get("weight_bytes_copies") == heads * bits_kv / 8 + norms * 4 == 962_560_000

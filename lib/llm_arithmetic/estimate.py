@@ -29,7 +29,7 @@ import numpy as np
 
 from .catalog.formats import (BITS_PER_WEIGHT, FILE_TYPE_PREFIX, attention_precision,
                               bits_per_weight, compute_precision, file_type, mix_bits,
-                              mix_parts, plan_format, shared_name)
+                              mix_copy_bits, mix_parts, plan_format, shared_name)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
 from .catalog.model import MTP_EXTRA, Mamba2, Model, stack_blocks
 from .catalog.model_catalog import MODELS, get_model
@@ -575,8 +575,12 @@ def weight_inputs(model: Model, weights: str | None = None,
         # one figure for every weight (weight_bits also refuses weights and bits_weight both)
         return {"bits_weight": weight_bits(model, weights, bits_weight)}
     parts = mix_parts(model, mix.name)
+    # what tensor parallelism copies, at the types the file gives those tensors (norms and
+    # biases F32, key/value projections at attn_k's and attn_v's types, ...); a class the file
+    # types do not price, at the file's bits for the other weights
     return {"bits_weight": None, **module_follows(model),
-            **{f"native_bits_{k}": v for k, v in parts.items()}}
+            **{f"native_bits_{k}": v for k, v in parts.items()},
+            **{f"native_bits_copy_{k}": v for k, v in mix_copy_bits(model, mix.name).items()}}
 
 
 def module_follows(model: Model) -> dict[str, Any]:

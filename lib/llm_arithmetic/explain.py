@@ -105,7 +105,7 @@ _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacit
                 "given_capacity": "B", "given_peak_flops": "FLOP/s", "chip_power": "W",
                 "given_power": "W", "given_link_bandwidth": "B/s", "given_link_latency": "s",
                 "price_per_hour": "USD/h", "overhead": "B", "extras_in_total": "1",
-                "extras_read": "1", "extras_matmul": "1",
+                "extras_read": "1", "extras_matmul": "1", "extras_copied": "1",
                 "draft_cost": "1", "native_bits_default": "bit",
                 "native_bits_experts": "bit", "native_bits_unread": "bit",
                 "native_bits_draft": "bit", "native_bits_draft_experts": "bit",

@@ -95,7 +95,8 @@ def model_data(entry: Any) -> dict[str, Any]:
         # draft (estimate.draft_model), which the page checks for a custom target
         "cache_uncounted": m.cache_uncounted,
         "extras": [{"name": x.name, "params": x.params, "in_total": x.in_total,
-                    **({"read": True, "matmul": x.matmul} if x.read else {})}
+                    **({"read": True, "matmul": x.matmul} if x.read else {}),
+                    **({"copied": True} if x.copied else {})}
                    for x in m.extras],
         "layers": _runs(m.layers, m.d_model),
         "speculation": speculation_data(m),

@@ -97,7 +97,8 @@ FORM_WORDS = {
 _SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent state of a "}
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-                 "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple",
+                 "head_bias", "extras_in_total", "extras_read", "extras_matmul",
+                 "extras_copied", "d_ple",
                  "n_vocab_ple", "native_format",
                  "native_bits_default", "native_bits_experts",
                  "native_bits_unread", "native_bits_draft", "native_bits_draft_experts",

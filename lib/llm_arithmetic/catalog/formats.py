@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the model module imports the plan; formats is read without 
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
            "compute_precision", "attention_precision", "DATA_PATH", "MAX_BITS", "Mix", "MIXES", "mix_tensors",
-           "mix_bits", "mix_parts", "FILE_TYPE_PREFIX", "file_type", "file_type_names",
+           "mix_bits", "mix_parts", "mix_copy_bits", "FILE_TYPE_PREFIX", "file_type", "file_type_names",
            "shared_name"]
 
 DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
@@ -648,6 +648,56 @@ def mix_bits(model: Model, mix: str) -> Fraction:
     tensors = mix_tensors(model, mix)
     n = sum(p for _, p, _ in tensors)
     return sum(p * b for _, p, b in tensors) / n
+
+
+#: The rows of :func:`_mix_tensors` whose types price each class of what a tensor-parallel group
+#: copies (the plan's ``native_bits_copy_*``): the key/value projections (fused into attn_qkv
+#: where the family fuses them) and the matrices held whole (MLA's down-projections, an
+#: indexer's projections, a latent mixture's projections, all typed by the "other" rule).
+_COPY_ROWS = {"heads": ("attn_k", "attn_v", "attn_qkv"),
+              "matrices": ("attn (other MLA projections)",
+                           "attn indexer (index q and k projections)", "ffn_latent_down/up")}
+
+
+def mix_copy_bits(model: Model, mix: str) -> dict[str, Fraction | None]:
+    """Bits per parameter of each class of what a tensor-parallel group copies, in a llama.cpp
+    file of type ``mix``, from its tensors' types (:func:`mix_tensors`) [bit]: ``"heads"``, the
+    key/value projections (the mean of the attn_k and attn_v tensors' bits, or attn_qkv's,
+    weighted by their parameters); ``"matrices"``, the matrices held whole (the rows of MLA's
+    other projections, an indexer's, a latent mixture's: llama.cpp types them by one rule);
+    ``"router"``, ffn_gate_inp (F16, F32 in some families) with the routers' biases and shared
+    experts' gates (1-D, F32); ``"plain"``, norms and biases, F32 in every GGUF file (llama.cpp
+    quantizes no 1-D tensor). A class the model lacks, and the heads of a model with Mamba-2
+    mixers (whose lone group's copies are in_proj columns and convolution channels of other
+    types), is None: the plan then prices it at the file's mean non-expert bits.
+
+    Llama 3 8B in Q4_K_M: attn_v is Q6_K (6.5625 bits) in 16 of its 32 layers (llama.cpp's
+    use_more_bits: the first and last 4 and every third between) and Q4_K (4.5) in the others,
+    attn_k Q4_K in all, each of the same size: (32 x 4.5 + 16 x 6.5625 + 16 x 4.5) / 64 =
+    5.015625; norms F32:
+
+    >>> from llm_arithmetic import get_model
+    >>> b = mix_copy_bits(get_model("llama-3-8b"), "q4_k_m")
+    >>> b["heads"], b["plain"], b["matrices"], b["router"]
+    (Fraction(321, 64), Fraction(32, 1), None, None)
+    """
+    from .model import Mamba2
+
+    rows = _mix_tensors(model, mix)
+    out: dict[str, Fraction | None] = {"plain": _F32}
+    for key, names in _COPY_ROWS.items():
+        n = sum(r[1] for r in rows if r[0] in names)
+        out[key] = sum((r[1] * r[2] for r in rows if r[0] in names), Fraction(0)) / n if n \
+            else None
+    if any(isinstance(run.mixer, Mamba2) for run in model.layers):
+        out["heads"] = None
+    routers = [(r[1], r[2]) for r in rows if r[0] == "ffn_gate_inp (router)"]
+    biases = sum(run.count * (run.mlp.n_experts * run.mlp.router_bias
+                              + model.d_model * run.mlp.shared_gate)
+                 for run in model.layers if run.mlp is not None and run.mlp.is_moe)
+    n = sum(k for k, _ in routers) + biases
+    out["router"] = ((sum(k * b for k, b in routers) + biases * _F32) / n) if routers else None
+    return out
 
 
 def mix_parts(model: Model, mix: str) -> dict[str, Fraction]:

@@ -45,7 +45,7 @@ ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "ShortConv",
            "LightningAttention", "Layers", "Extra",
-           "MTP_EXTRA", "Model", "ConfigError"]
+           "MTP_EXTRA", "HASH_EXTRA", "Model", "ConfigError"]
 
 
 def _check_int(owner: str, name: str, value: Any, *, minimum: int = 1) -> None:
@@ -676,6 +676,9 @@ class _Norms:
 #: The name of the :class:`Extra` that holds a model's multi-token-prediction modules (every
 #: reader that counts them names it so; :meth:`Model.mtp_extras` finds it by this name).
 MTP_EXTRA = "multi-token prediction"
+#: The name of DeepSeek-V4's :class:`Extra` of hash-routing tables (token -> experts ids, stored
+#: in the checkpoint as int64; :mod:`~llm_arithmetic.catalog.quantization` prices them so).
+HASH_EXTRA = "hash-routing tables"
 
 
 @record
@@ -697,7 +700,10 @@ class Extra:
     (in ``params``) of the vocabulary tables a multi-token-prediction module stores as its own,
     copies of the model's embedding table (DeepSeek-V3's layer 61 ``embed_tokens``) and output
     head (its ``shared_head.head``; Step 3.7's), which an engine may share with the target
-    instead of holding them (the plan's ``draft_module_bytes``).
+    instead of holding them (the plan's ``draft_module_bytes``). ``copied``: an extra in the
+    total that every chip of a tensor-parallel group holds whole (DeepSeek-V4's
+    hyper-connection head and hash-routing tables, as vLLM places them), counted in the group's
+    copies (the plan's ``extras_copied``); the others are split with the model.
     """
 
     name: str
@@ -710,6 +716,7 @@ class Extra:
     modules: int = 1
     embeddings: int = 0
     heads: int = 0
+    copied: bool = False
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
@@ -724,6 +731,9 @@ class Extra:
         if len(self.layers) % self.modules:
             raise ConfigError(f"{self.name}: {len(self.layers)} runs of blocks cannot be "
                               f"{self.modules} modules of the same number")
+        if self.copied and not self.in_total:
+            raise ConfigError(f"{self.name}: an extra held whole on every chip is part of the "
+                              "served model: it must be counted in the total (in_total)")
         if self.read and not self.in_total:
             raise ConfigError(f"{self.name}: an extra every token reads is part of the "
                               "decoder: it must be counted in the total (in_total)")
@@ -1110,6 +1120,7 @@ class Model:
             extras_in_total=sum(x.params for x in self.extras if x.in_total),
             extras_read=sum(x.params for x in self.extras if x.read),
             extras_matmul=sum(x.matmul for x in self.extras if x.read),
+            extras_copied=sum(x.params for x in self.extras if x.copied),
             d_ple=self.d_ple, n_vocab_ple=self.n_vocab_ple,
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),

@@ -1042,6 +1042,15 @@ def _fp32_params(model: Any, sinks: bool = True, head: bool = True) -> int:
     return n32
 
 
+def _hash_table_params(model: Any) -> int:
+    """DeepSeek-V4's hash-routing tables (``tid2eid``: V x k expert ids per hash-routed block),
+    which its checkpoint stores as int64 (DeepSeek-V4-Pro's tensor list: ``layers.0-2.ffn.gate.
+    tid2eid`` [129280, 6] torch.int64; tests/configs/SOURCES.md section 7)."""
+    from .model import HASH_EXTRA
+
+    return sum(x.params for x in model.extras if x.name == HASH_EXTRA)
+
+
 # ---- the matrices of a model --------------------------------------------------------------------
 @record
 class Tensor:
@@ -1491,8 +1500,9 @@ def shipped_bytes(model: Any, scheme: Scheme | None = None) -> dict[str, Any]:
         raise ConfigError(f"{model.name}: the matrices listed ({expert_params + matrix_params:,}) "
                           "exceed the count; shipped bytes not modelled for this layout")
     other_bytes += Fraction(rest * PLAIN_BITS, 8)
-    if scheme.fp32_mixers:
-        other_bytes += Fraction(_fp32_params(model) * (32 - PLAIN_BITS), 8)
+    if scheme.fp32_mixers:  # DeepSeek-V4's layout: its fp32 parts and int64 routing tables
+        other_bytes += Fraction(_fp32_params(model) * (32 - PLAIN_BITS)
+                                + _hash_table_params(model) * (64 - PLAIN_BITS), 8)
     other_bytes += _router_bias_extra(scheme, model.layers)
     return {"experts": expert_bytes, "other": other_bytes, "expert_params": expert_params,
             "other_params": model.total_params - expert_params}
@@ -1541,13 +1551,24 @@ def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     """
     out: dict[str, Fraction] = {"plain": Fraction(PLAIN_BITS)}
     if scheme.fp32_mixers:
-        # one copy of the plain class, and of it what the checkpoint keeps in fp32: every
-        # copied part's parameters less its matrices and router, and the final norm
+        # one copy of the plain class, and of it what the checkpoint keeps in fp32 or int64:
+        # every copied part's parameters less its matrices and router, the final norm, and the
+        # extras held whole (DeepSeek-V4's fp32 hyper-connection head, its int64 hash-routing
+        # tables)
+        copied = sum(x.params for x in model.extras if x.copied)
         plain = (model.evaluate("layer_params_copied") - model.evaluate("layer_copied_matrices")
-                 - model.evaluate("layer_copied_router") + model.evaluate("final_norm_params"))
-        n32 = _fp32_params(model, sinks=False, head=False)
+                 - model.evaluate("layer_copied_router") + model.evaluate("final_norm_params")
+                 + copied)
+        head = sum(x.params for x in model.extras if x.copied and x.read)
+        n32 = _fp32_params(model, sinks=False, head=False) + head
+        n64 = _hash_table_params(model)
         if plain:
-            out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32, plain)
+            out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32
+                                    + (64 - PLAIN_BITS) * n64, plain)
+    if any(run.attention is not None and run.attention.o_groups for run in model.layers):
+        # DeepSeek-V4 copies no key/value head; what its group holds past the heads' share is
+        # the attention sinks vLLM pads to 64 a chip, fp32 in its checkpoint
+        out["heads"] = Fraction(32 if scheme.fp32_mixers else PLAIN_BITS)
     # classed by the decoder's names (model.layers.N.self_attn, .mlp), priced by the
     # checkpoint's (tensors: Nemotron-H's backbone.layers.N.mixer.*), the same matrices in order
     named = list(zip(_decoder_tensors(model), tensors(model)))

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
-from .model import (MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
+from .model import (HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
                     Layers, LightningAttention, Mamba2, Model, ShortConv)
 from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                            native_bits, read_hf_quant)
@@ -1772,24 +1772,50 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: field 'n_shared_experts' must be 1: transformers' "
                           "DeepseekV4SparseMoeBlock builds one shared MLP")
     width = r.int("moe_intermediate_size")
-    moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
-    r.read.update({"num_hash_layers", "mlp_layer_types"})  # hash routing: the same router weight
+    # routing: the first num_hash_layers blocks pick their experts from a token -> experts table
+    # (tid2eid, V x k), the others by score with a correction bias of E (fp32 gate.bias in the
+    # checkpoint, e_score_correction_bias in transformers and vLLM). The checkpoint stores both
+    # (DeepSeek-V4-Pro's tensor list, tests/configs/SOURCES.md section 7: layers.0-2.ffn.gate.
+    # tid2eid [129280, 6] int64, layers.3-60.ffn.gate.bias [384] float32), and so do the
+    # reference codes (DeepSeek's inference/model.py Gate and vLLM's DeepseekV4MoE: both
+    # parameters; transformers 5.24.0: persistent buffers). Counted as the checkpoint holds
+    # them: the bias with the router, the tables as an extra in the total that no decode step
+    # reads whole (a token reads its own row, k ids).
+    hashed = r.int("num_hash_layers", 0, kind="layers", minimum=0)
+    if hashed > n:
+        raise ConfigError(f"{r.origin}: field 'num_hash_layers' ({hashed}) exceeds the "
+                          f"{n} layers")
+    method = r.raw("topk_method", "noaux_tc")
+    if method != "noaux_tc":
+        raise ConfigError(f"{r.origin}: field 'topk_method' = {method!r:.40} is not "
+                          "DeepSeek-V4's routing (noaux_tc, a correction bias per expert)")
+    hashed_moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width, router_bias=True)
+    r.read.add("mlp_layer_types")
     hc = r.int("hc_mult", 4, kind="count")
-    layers = [Layers(1, attention(t), mlp=moe, norms=2, hc=hc) for t in types]
+    layers = [Layers(1, attention(t), mlp=hashed_moe if i < hashed else moe, norms=2, hc=hc)
+              for i, t in enumerate(types)]
     # the head (DeepseekV4HyperHead) runs on every token before the final norm: its projection
     # n_hc d -> n_hc is a matrix product, its bias and scale act on the n_hc mixing weights
+    # vLLM holds the head (hc_head_fn, _base, _scale: plain fp32 parameters) and the routing
+    # tables (the gate's tid2eid) whole on every chip of a tensor-parallel group (copied)
     head = Extra("hyper-connection head", N.hyper_head_params(d_model=d, hc_streams=hc), True,
                  "DeepSeek-V4's merge of its residual streams before the final norm (read by "
                  "every token: 16 d + 5 weights)", read=True,
-                 matmul=N.hyper_head_matmul_params(d_model=d, hc_streams=hc))
+                 matmul=N.hyper_head_matmul_params(d_model=d, hc_streams=hc), copied=True)
     kw = _stack(r, d, layers)
+    tables = (Extra(HASH_EXTRA, hashed * kw["n_vocab"] * k, True,
+                    f"DeepSeek-V4's token -> experts tables of its {hashed} hash-routed blocks "
+                    f"(V x {k} expert ids each; a token reads its own row)", copied=True),
+              ) if hashed else ()
     # MTP (num_nextn_predict_layers; transformers builds none): DeepSeek's inference code
     # (inference/model.py, MTPBlock; FAMILIES.md section 14.18) builds module i as block n + i,
     # its attention of compress_ratios[n + i] (0, window-only, in both published files; a file
     # without that entry, as transformers' layer_types form, is taken as 0), the model's MoE
-    # (past the hash-routed layers: its Gate's bias of E is left out, as the decoder's), two
-    # norms and two mixers; plus e_proj and h_proj (2 d^2), enorm, hnorm, norm (3 d) and its
-    # own hyper-connection head; embeddings and output head are the model's. Reported apart,
+    # (past the hash-routed layers, so with its Gate's correction bias of E, as the
+    # decoder's), two norms and two mixers; plus e_proj and h_proj (2 d^2), enorm, hnorm,
+    # norm (3 d) and its own hyper-connection head; embeddings and output head are the model's.
+    # Reported apart,
     # not in the total, read only by speculation with the module, as DeepSeek-V3's.
     modules = r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
     ratios = r.raw("compress_ratios", [])
@@ -1801,7 +1827,7 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     ratios += [0] * (modules - len(ratios))
     mtp = [_mtp(kw, 1, [Layers(1, attention(V4_RATIO_TYPES[x]), mlp=moe, norms=2, hc=hc)],
                 "", own_embeddings=False, head=head.params)[0] for x in ratios]
-    return dict(kw, extras=(head,) + ((Extra(
+    return dict(kw, extras=(head,) + tables + ((Extra(
         MTP_EXTRA, sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
         "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
         layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp)),) if mtp else ()))

@@ -34,12 +34,14 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.registry import formula
-from .params import dsa_indexer_params, msa_indexer_params, router_params
+from .params import (compressed_attention_params, dsa_indexer_params, msa_indexer_params,
+                     router_params)
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
            "gqa_copied_params", "reuse_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
-           "compressed_copied_params", "compressed_copied_matrices", "latent_copied_matrices",
+           "compressed_copied_params", "compressed_copied_matrices",
+           "compressed_heads_held_params", "latent_copied_matrices",
            "latent_moe_copied_params",
            "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
            "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
@@ -151,13 +153,18 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   (vllm-project/vllm@b92a330e057db9b8c2895ba862de2a03589adce8,
 #   vllm/model_executor/layers/deepseek_v4_attention.py, DeepseekV4Indexer: wq_b and
 #   weights_proj ReplicatedLinear, "no tensor parallel, just replicated", and its own
-#   compressor) whole; attn_sink is padded to max(H / tp, 64) a chip (not counted here);
+#   compressor) whole; attn_sink is an fp32 parameter of max(H / tp, 64) a chip, "padded to
+#   min 64 heads for FlashMLA" (compressed_heads_held_params); the hash-routed blocks' gate
+#   holds its tid2eid table (V x k) and the others their e_score_correction_bias, whole;
 # * vllm-project/vllm@ed51064c4a697d92fb1182b688c988b4b54dcaeb,
 #   vllm/models/kimi_k3/nvidia/model.py (KimiMoE): routed_expert_down_proj and routed_expert_up_proj
 #   are ReplicatedLinear ("the full weight lives on every rank"), routed_expert_norm an RMSNorm;
 #   vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002,
 #   vllm/model_executor/models/nemotron_h.py (NemotronHMoE): fc1_latent_proj and fc2_latent_proj
-#   ReplicatedLinear too;
+#   ReplicatedLinear too; KimiMoE pads the routed experts' width to
+#   min_moe_intermediate_per_partition (256 by default) a chip where moe_intermediate_size / tp
+#   is less (padded_moe_intermediate_size, the padding zeroed): not counted here (Kimi K3's 3,072
+#   at tp 16 would be held at 4,096);
 # * vllm-project/vllm@bb435dbd5899c5374d29f6383bb49fe8a6a814ef,
 #   vllm/model_executor/layers/mamba/mamba_mixer2.py: MambaMixer2 requires tp to divide the
 #   heads, and the groups unless there is one group; with one group it extends n_groups to tp
@@ -407,7 +414,7 @@ def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0,
     tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the
     query latent's and the key-value head's norms (r_q, d_head), and a compressor's position
     bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention
-    sinks are split with the heads.
+    sinks are split with the heads, padded to 64 a chip (:data:`compressed_heads_held_params`).
 
     Examples
     --------
@@ -423,6 +430,39 @@ def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0,
                                        index_heads=index_heads, index_dim=index_dim)
             + q_lora_rank + d_head + compressor
             + compress_overlap * index_dim * compress_ratio + index_dim)
+
+
+@formula("attn_params")
+def compressed_heads_held_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups,
+                                 compress_ratio=0, compress_overlap=0, index_heads=0,
+                                 index_dim=0, tp=1):
+    """Parameters of one compressed-attention block (DeepSeek-V4) that a tensor-parallel group
+    of N_tp chips holds before the copies of what every chip holds whole, every chip's share
+    counted: the block's parameters, with its attention sinks as vLLM allocates them, one fp32
+    logit a head padded to at least 64 a chip for FlashMLA (``attn_sink`` of
+    max(H / N_tp, 64), the padding -inf), N_tp max(H / N_tp, 64) in the group where the model
+    has H.
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's window-only layer (64 heads) on 1 and 8 chips: 8 x 64 sinks held where
+    the model has 64; DeepSeek-V4-Pro's (128 heads) on 2 chips: 64 a chip, none padded.
+
+    >>> kw = dict(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024, o_lora_rank=1024,
+    ...           o_groups=8)
+    >>> compressed_heads_held_params(**kw), compressed_heads_held_params(tp=8, **kw) - 106956352
+    (106956352, 448)
+    >>> kw = dict(d_model=7168, n_heads=128, d_head=512, q_lora_rank=1536, o_lora_rank=1024,
+    ...           o_groups=16)
+    >>> compressed_heads_held_params(tp=2, **kw) == compressed_heads_held_params(**kw)
+    True
+    """
+    return (compressed_attention_params(d_model=d_model, n_heads=n_heads, d_head=d_head,
+                                        q_lora_rank=q_lora_rank, o_lora_rank=o_lora_rank,
+                                        o_groups=o_groups, compress_ratio=compress_ratio,
+                                        compress_overlap=compress_overlap,
+                                        index_heads=index_heads, index_dim=index_dim)
+            - n_heads + tp * sp.Max(n_heads / tp, 64, evaluate=False))
 
 
 @formula("params_copied")

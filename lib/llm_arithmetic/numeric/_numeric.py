@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -53,6 +53,7 @@ PARAMS = {
     'compressed_copied_matrices': ('d_model', 'd_head', 'q_lora_rank', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_copied_params': ('d_model', 'd_head', 'q_lora_rank', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_decode_flops': ('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'),
+    'compressed_heads_held_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim', 'tp'),
     'compressed_matmul_params': ('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_overlap', 'index_heads', 'index_dim'),
     'compressed_pairs': ('prompt', 'window', 'compress_ratio', 'index_topk'),
     'compressed_prefill_flops': ('n_heads', 'd_head', 'causal_pairs', 'index_heads', 'index_dim', 'prompt', 'compress_ratio'),
@@ -1939,7 +1940,7 @@ def compressed_copied_params(*, d_model, d_head, q_lora_rank, compress_ratio=0, 
     tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the
     query latent's and the key-value head's norms (r_q, d_head), and a compressor's position
     bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention
-    sinks are split with the heads.
+    sinks are split with the heads, padded to 64 a chip (:data:`compressed_heads_held_params`).
 
     .. math::
 
@@ -2036,6 +2037,74 @@ def compressed_decode_flops(*, n_heads, d_head, attended, index_heads, index_dim
     n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio = _vector_args(('n_heads', 'd_head', 'attended', 'index_heads', 'index_dim', 'context', 'compress_ratio'), (n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio))
     with _quiet():
         return _vector_result(4*n_heads*attended*d_head + 2*index_heads*index_dim*_np.where(_np.equal(compress_ratio, 0), 0, _np.floor(context/compress_ratio)))
+
+
+def compressed_heads_held_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio=0, compress_overlap=0, index_heads=0, index_dim=0, tp=1):
+    """Parameters of one compressed-attention block (DeepSeek-V4) that a tensor-parallel group
+    of N_tp chips holds before the copies of what every chip holds whole, every chip's share
+    counted: the block's parameters, with its attention sinks as vLLM allocates them, one fp32
+    logit a head padded to at least 64 a chip for FlashMLA (``attn_sink`` of
+    max(H / N_tp, 64), the padding -inf), N_tp max(H / N_tp, 64) in the group where the model
+    has H.
+
+    .. math::
+
+        P_{attn} = r_{q} + d_{I} + d_{head} + d_{model} r_{q} + d_{model} H_{I} + N_{tp} \\max\\left(64, \\frac{H}{N_{tp}}\\right) + d_{model} d_{head} + m_{c} c_{o} d_{I} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+    o_lora_rank : number or array
+        Rank each group of heads is projected to by a grouped low-rank output projection (DeepSeek-V4), :math:`r_{o}` [-]
+    o_groups : number or array
+        Groups of heads whose outputs are projected separately before one shared projection to d (DeepSeek-V4), :math:`g_{o}` [-]
+    compress_ratio : number or array (default 0)
+        Source tokens per compressed cache entry of a compressed-attention layer (DeepSeek-V4: 4 or 128; 0 for a layer with only its window), :math:`m_{c}` [-]
+    compress_overlap : number or array (default 0)
+        Series a compressor projects each token to: 2 for overlapping windows (DeepSeek-V4's CSA), 1 for disjoint ones (HCA), 0 without a compressor, :math:`c_{o}` [-]
+    index_heads : number or array (default 0)
+        Query heads of a sparse-attention indexer (DeepSeek Sparse Attention), :math:`H_{I}` [-]
+    index_dim : number or array (default 0)
+        Head width of a sparse-attention indexer; each token caches one indexer key of this width per layer, :math:`d_{I}` [-]
+    tp : number or array (default 1)
+        Tensor-parallel degree (chips that split every matrix), :math:`N_{tp}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    DeepSeek-V4-Flash's window-only layer (64 heads) on 1 and 8 chips: 8 x 64 sinks held where
+    the model has 64; DeepSeek-V4-Pro's (128 heads) on 2 chips: 64 a chip, none padded.
+
+    >>> kw = dict(d_model=4096, n_heads=64, d_head=512, q_lora_rank=1024, o_lora_rank=1024,
+    ...           o_groups=8)
+    >>> compressed_heads_held_params(**kw), compressed_heads_held_params(tp=8, **kw) - 106956352
+    (106956352, 448)
+    >>> kw = dict(d_model=7168, n_heads=128, d_head=512, q_lora_rank=1536, o_lora_rank=1024,
+    ...           o_groups=16)
+    >>> compressed_heads_held_params(tp=2, **kw) == compressed_heads_held_params(**kw)
+    True
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim', 'tp'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim, tp))
+    if _exact is not None:
+        d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim, tp = _exact
+        try:
+            return _exact_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + tp*max(64, n_heads/tp) + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + ((0) if (compress_overlap == 0) else (compress_overlap*d_head*compress_ratio + d_head)))
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim, tp = _vector_args(('d_model', 'n_heads', 'd_head', 'q_lora_rank', 'o_lora_rank', 'o_groups', 'compress_ratio', 'compress_overlap', 'index_heads', 'index_dim', 'tp'), (d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio, compress_overlap, index_heads, index_dim, tp))
+    with _quiet():
+        return _vector_result(n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + tp*_np.maximum(64, n_heads/tp) + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + _np.where(_np.equal(compress_overlap, 0), 0, compress_overlap*d_head*compress_ratio + d_head))
 
 
 def compressed_matmul_params(*, d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_overlap=0, index_heads=0, index_dim=0):

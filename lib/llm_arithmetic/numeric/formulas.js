@@ -172,7 +172,7 @@ export function compressed_copied_matrices({d_model, d_head, q_lora_rank, compre
   return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + 2*compress_overlap*d_head*d_model + d_model*(d_head + q_lora_rank);
 }
 
-/** Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads. [1] */
+/** Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads, padded to 64 a chip (:data:`compressed_heads_held_params`). [1] */
 export function compressed_copied_params({d_model, d_head, q_lora_rank, compress_ratio = 0, compress_overlap = 0, index_heads = 0, index_dim = 0} = {}) {
   return index_heads*index_dim*q_lora_rank + index_heads*d_model + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head + d_model*(d_head + q_lora_rank) + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
 }
@@ -180,6 +180,11 @@ export function compressed_copied_params({d_model, d_head, q_lora_rank, compress
 /** Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere). [FLOP] */
 export function compressed_decode_flops({n_heads, d_head, attended, index_heads, index_dim, context, compress_ratio} = {}) {
   return 4*n_heads*attended*d_head + 2*index_heads*index_dim*((compress_ratio === 0) ? (0) : (Math.floor(context/compress_ratio)));
+}
+
+/** Parameters of one compressed-attention block (DeepSeek-V4) that a tensor-parallel group of N_tp chips holds before the copies of what every chip holds whole, every chip's share counted: the block's parameters, with its attention sinks as vLLM allocates them, one fp32 logit a head padded to at least 64 a chip for FlashMLA (``attn_sink`` of max(H / N_tp, 64), the padding -inf), N_tp max(H / N_tp, 64) in the group where the model has H. [1] */
+export function compressed_heads_held_params({d_model, n_heads, d_head, q_lora_rank, o_lora_rank, o_groups, compress_ratio = 0, compress_overlap = 0, index_heads = 0, index_dim = 0, tp = 1} = {}) {
+  return n_heads*d_head*o_lora_rank + n_heads*d_head*q_lora_rank + index_heads*index_dim*q_lora_rank + index_heads*d_model + tp*Math.max(64, n_heads/tp) + 2*compress_overlap*index_dim*d_model + compress_overlap*index_dim*compress_ratio + 2*compress_overlap*d_head*d_model + index_dim + d_head*d_model + d_head + d_model*o_groups*o_lora_rank + d_model*q_lora_rank + q_lora_rank + ((compress_overlap === 0) ? (0) : (compress_overlap*d_head*compress_ratio + d_head));
 }
 
 /** Weights in the matrix products of one compressed-attention block (DeepSeek-V4) for one token: a low-rank query (d x r_q, r_q x H d_head), one key-value head shared by keys and values (d x d_head), the grouped low-rank output (each of g_o groups of heads projected to r_o, H d_head r_o in all, then g_o r_o x d); a compressor's key-value and gate projections (2 c_o d_head each row of d, c_o = 2 for overlapping windows), and, with an indexer, its own compressor (2 c_o d_I), query (r_q x H_I d_I) and head weights (d x H_I). [1] */
@@ -1751,7 +1756,7 @@ export const FORMULAS = {
    "index_heads",
    "index_dim"
   ],
-  "summary": "Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads.",
+  "summary": "Parameters of one compressed-attention block (DeepSeek-V4) that every chip of a tensor-parallel group holds whole: the matrices of :data:`compressed_copied_matrices`, the query latent's and the key-value head's norms (r_q, d_head), and a compressor's position bias (m_c x c_o d_head, fp32) and norm (d_head), an indexer's the same at d_I. The attention sinks are split with the heads, padded to 64 a chip (:data:`compressed_heads_held_params`).",
   "unit": "1"
  },
  "compressed_decode_flops": {
@@ -1769,6 +1774,32 @@ export const FORMULAS = {
   ],
   "summary": "Attention FLOPs of one compressed-attention layer (DeepSeek-V4) for one decoded token: each of the H query heads scores and weighs the S_a rows it attends to (:data:`compressed_tokens`; keys are values, one row of d_head each: 4 d_head FLOPs a row), and a CSA layer's indexer scores every one of the floor(S / m_c) indexer keys with each of its H_I heads (2 d_I per head and key; H_I = 0 elsewhere).",
   "unit": "FLOP"
+ },
+ "compressed_heads_held_params": {
+  "defaults": {
+   "compress_overlap": 0,
+   "compress_ratio": 0,
+   "index_dim": 0,
+   "index_heads": 0,
+   "tp": 1
+  },
+  "latex": "P_{attn} = r_{q} + d_{I} + d_{head} + d_{model} r_{q} + d_{model} H_{I} + N_{tp} \\max\\left(64, \\frac{H}{N_{tp}}\\right) + d_{model} d_{head} + m_{c} c_{o} d_{I} + H d_{head} r_{q} + r_{q} H_{I} d_{I} + H d_{head} r_{o} + d_{model} r_{o} g_{o} + 2 d_{model} c_{o} d_{I} + 2 d_{model} d_{head} c_{o} + \\begin{cases} 0 & \\text{for}\\: c_{o} = 0 \\\\d_{head} + d_{head} m_{c} c_{o} & \\text{otherwise} \\end{cases}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "d_head",
+   "q_lora_rank",
+   "o_lora_rank",
+   "o_groups",
+   "compress_ratio",
+   "compress_overlap",
+   "index_heads",
+   "index_dim",
+   "tp"
+  ],
+  "summary": "Parameters of one compressed-attention block (DeepSeek-V4) that a tensor-parallel group of N_tp chips holds before the copies of what every chip holds whole, every chip's share counted: the block's parameters, with its attention sinks as vLLM allocates them, one fp32 logit a head padded to at least 64 a chip for FlashMLA (``attn_sink`` of max(H / N_tp, 64), the padding -inf), N_tp max(H / N_tp, 64) in the group where the model has H.",
+  "unit": "1"
  },
  "compressed_matmul_params": {
   "defaults": {

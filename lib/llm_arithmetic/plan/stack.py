@@ -469,11 +469,23 @@ TERMS["groups_held"] = {
     "holds, every copy counted", "cases": {"mamba2": ["kv_heads_held",
                                                       {"kv_heads_chip": "@groups_chip"}]}}
 _HEADS_HELD["mamba2"] = {"n_groups": "@groups_held"}
+# the state the group holds for one sequence, every chip's share counted: a lone Mamba-2 group
+# copied to every chip carries its B and C channels into every chip's convolution state
+# (vLLM's mamba2 conv state of (conv_dim / tp) columns, conv_dim counting the extended groups;
+# formulas/engine.py cites extra_groups_for_head_shards), so the group holds N_tp groups' windows
+TERMS["state_held"] = {
+    "by": "form", "doc": "the mixer's state for one sequence as the tensor-parallel group holds "
+    "it, every chip's share counted (a lone Mamba-2 group's convolution channels on every chip)",
+    "cases": {form: [name, {**args, **({"n_groups": "@groups_held"} if form == "mamba2" else {})}]
+              for form, (name, args) in TERMS["state"]["cases"].items()}}
 TERMS["params_heads_held"] = {
     "by": "form", "doc": "parameters of the part with its key/value heads (and index query "
-    "heads) as the tensor-parallel group holds them, every copy counted",
+    "heads, DeepSeek-V4's padded attention sinks) as the tensor-parallel group holds them, "
+    "every copy counted",
     "cases": {form: [name, {**args, **_HEADS_HELD.get(form, {})}]
               for form, (name, args) in TERMS["params"]["cases"].items()}}
+# DeepSeek-V4's attention sinks: max(H / tp, 64) a chip (vLLM pads them for FlashMLA)
+TERMS["params_heads_held"]["cases"]["compressed"] = ["compressed_heads_held_params", {}]
 _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", {}],
            "dsa": ["dsa_copied_params", {}], "msa": ["msa_copied_params", {}],
            "moe": ["router_copied_params", {}], "shared": ["router_copied_params", {}],

@@ -11,7 +11,8 @@ record's counts and the book's pages all evaluate this one list.
 Inputs (given by the caller; None where absent): the model's ``blocks`` and scalars (``n_vocab``,
 ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
 ``extras_read`` (parameters outside the stack that every token reads), ``extras_matmul`` (their
-weights in matrix products), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
+weights in matrix products), ``extras_copied`` (those outside the stack that every chip of a
+tensor-parallel group holds whole), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
 ``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft`` and
 ``native_bits_draft_experts``: a multi-token-prediction module's own, None for the target's,
 ``is_moe``); the workload (``context``, ``batch``,
@@ -473,11 +474,15 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # model's (held_params of a part that splits nothing and copies the norm)
     f("final_norm_copies", "held_params", "the final norm's copies beyond the model's: a whole "
       "one on every chip but one", n_params=LIT(0), params_copied="final_norm_params"),
+    # parts outside the stack that every chip holds whole (DeepSeek-V4's hyper-connection head
+    # and hash-routing tables: vLLM's plain parameters, neither split): tp - 1 more copies
+    f("extras_copies", "held_params", "copies beyond the model's of the parts outside the "
+      "stack that every chip holds whole", n_params=LIT(0), params_copied="extras_copied"),
     op("layer_copy_params", "add", "parameters of the blocks the tensor-parallel group holds "
        "beyond the model's", plus=["layer_params_held"], minus=["layer_params"]),
     op("tp_copy_params", "add", "parameters the tensor-parallel group holds beyond the model's: "
        "the extra copies of what every chip holds whole",
-       plus=["layer_copy_params", "final_norm_copies"]),
+       plus=["layer_copy_params", "final_norm_copies", "extras_copies"]),
     # their bytes, each class at its own bits as the checkpoint stores it (native_bits_copy_*:
     # catalog.quantization.copy_bits), or all at the bits asked, or, where the checkpoint's
     # classes are not modelled, at the bits of every weight but the experts' matrices: the
@@ -566,18 +571,28 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       args={"batch": 1}),
     op("seq_kv_held", "mul", "one sequence's cache in the replica, every copy counted",
        of=["seq_kv_chip", "tp"]),
+    # the state as the group holds it: a lone Mamba-2 group's convolution channels on every
+    # chip (the recurrent matrices split with the heads, unchanged)
+    s("state_held_at_state_bits", "state_held", "state of the state-space layers, one "
+      "sequence, as the tensor-parallel group holds it, every element at the state's bits"),
+    op("state_bytes_held", "add", "state of one sequence in the replica, every chip's share "
+       "counted", plus=["state_bytes", "state_held_at_state_bits"],
+       minus=["state_at_state_bits"]),
+    op("batch_state_bytes_held", "mul", "state of every sequence in the replica",
+       of=["state_bytes_held", "batch"]),
     op("sequence_bytes_held", "add", "cache and state of one sequence in the replica",
-       plus=["seq_kv_held", "state_bytes"]),
+       plus=["seq_kv_held", "state_bytes_held"]),
     s("seq_kv_read_chip", "kv_read_chip", "cache one decode step of one sequence reads on one "
       "chip of the group"),
     op("seq_kv_read_held", "mul", "cache a decode step of one sequence reads on the whole "
        "group, every copy counted", of=["seq_kv_read_chip", "tp"]),
     f("seq_bytes_held", "decode_seq_bytes", "bytes a decode step moves for one sequence on the "
-      "whole group", kv_cache="seq_kv_read_held"),
+      "whole group", kv_cache="seq_kv_read_held",
+      state_bytes="state_bytes_held"),
     op("kv_final_cache", "at", "cache of the batch at the end", target="kv_cache_held",
        **{"with": {"context": "final_context"}}),
     op("kv_final", "add", "cache and state of the batch at the end",
-       plus=["kv_final_cache", "batch_state_bytes"]),
+       plus=["kv_final_cache", "batch_state_bytes_held"]),
     draft_at("draft_kv_final", "the draft's cache and state of the batch at the end, "
              "every copy counted", "kv_final"),
     op("kv_final_all", "add", "cache and state of the batch at the end, the draft's with the "
@@ -1230,8 +1245,8 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
-          "head_bias", "extras_in_total", "extras_read", "extras_matmul", "d_ple", "n_vocab_ple",
-          "native_format", "native_bits_default",
+          "head_bias", "extras_in_total", "extras_read", "extras_matmul", "extras_copied",
+          "d_ple", "n_vocab_ple", "native_format", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "native_bits_draft",
           "native_bits_draft_experts", "native_bits_copy_heads", "native_bits_copy_matrices",
           "native_bits_copy_router", "native_bits_copy_plain", "is_moe", "n_active_experts",

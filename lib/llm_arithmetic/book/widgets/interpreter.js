@@ -457,6 +457,10 @@ const Plan = (function () {
       extras_read: (m.extras || []).filter((x) => x.read).reduce((a, x) => a + x.params, 0),
       extras_matmul: (m.extras || []).filter((x) => x.read)
         .reduce((a, x) => a + (x.matmul || 0), 0),
+      // parts outside the stack every chip of a tensor-parallel group holds whole
+      // (DeepSeek-V4's hyper-connection head and hash-routing tables)
+      extras_copied: (m.extras || []).filter((x) => x.copied)
+        .reduce((a, x) => a + x.params, 0),
       d_ple: m.d_ple || 0, n_vocab_ple: m.n_vocab_ple || 0,
       native_format: m.native_format || null,
       native_bits_default: dflt,
