@@ -164,8 +164,8 @@ const Stack = (function () {
         kinds.add(k);
       }
       if (run.mixer) {
-        kinds.add({gdn: "Gated DeltaNet", kda: "Kimi delta attention"}[
-          Plan.partScope("mixer", run.mixer).form] ?? "Mamba-2");
+        kinds.add({gdn: "Gated DeltaNet", kda: "Kimi delta attention", mamba1: "Mamba-1",
+          gmu: "gated memory unit"}[Plan.partScope("mixer", run.mixer).form] ?? "Mamba-2");
       }
       if (run.mlp && isMoE(run.mlp)) kinds.add("MoE");
     }
