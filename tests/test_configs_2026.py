@@ -111,14 +111,11 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 
 # file -> the key the refusal names (FAMILIES.md section 14.6): none since GLM-5.2's shared
 # indexers are read; the refusal of layer kinds is tested on relabelled copies
-REFUSED: dict[str, str] = {
-    # SambaY (FAMILIES.md 17.15): Mamba-1 layers, differential attention, gated memory units and
-    # a YOCO cross-decoder, sized but not read
-    "phi-4-mini-flash-reasoning": "mb_per_layer",
-}
-# read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas` nor
-# `kimi_k3`): FAMILIES.md sections 14.22, 14.23 and 14.24
-BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3"}
+REFUSED: dict[str, str] = {}
+# read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas`,
+# `kimi_k3` nor `phi4flash`): FAMILIES.md sections 14.22, 14.23, 14.24 and 17.15
+BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3",
+           "phi-4-mini-flash-reasoning"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -2752,6 +2749,75 @@ def test_phi4flash_size_by_hand_equals_the_checkpoint():
     fp32 = 9 * PF_IN * PF_N + 16 * 4 * 64
     assert 2 * PF_HAND + 2 * fp32 == 7_706_608_640
     assert int(PF_HAND / 1e8) == 38
+
+
+PF_FILE = CONFIGS / "phi-4-mini-flash-reasoning.json"
+PF_KV = 2 * 20 * 64 * 2                         # one self-decoder attention layer, 16 bits
+
+
+def test_phi4flash_reader_total_is_the_checkpoint_count():
+    # the checkpoint's index: bf16 bytes but A_log and the lambdas (fp32), halved
+    fp32 = 9 * PF_IN * PF_N + 16 * 4 * 64
+    m = read_config(PF_FILE)
+    assert m.total_params == (7_706_608_640 - 2 * fp32) // 2 == PF_HAND
+    assert m.active_params == PF_HAND                 # dense, tied head
+    assert m.n_layers == 32
+
+
+def test_phi4flash_cache_is_the_self_decoders_and_state_is_mamba1():
+    m = read_config(PF_FILE)
+    # 8 windowed layers (512) and block 17 over the whole context; the cross-decoder owns none
+    for context in (100, 512, 4096, 262_144):
+        assert m.kv_cache_bytes(context=context, batch=1) == \
+            PF_KV * (8 * min(context, 512) + context)
+    # 9 Mamba layers: d_in x N recurrent state and k - 1 convolution inputs, 16 bits (vLLM's
+    # MambaCacheManager given lm_head's dtype for both)
+    assert m.state_bytes() == 9 * PF_IN * (PF_N + 4 - 1) * 2 == 1_751_040
+
+
+def test_phi4flash_decode_flops_by_hand():
+    # 2 per matrix weight (the tied head read as the output projection), then per layer:
+    # Mamba-1 2 d_in k + 6 d_in N; GMU d_in; differential attention 6 H d_head per attended key
+    # (two score maps a pair of heads, each weighing 2 d_head of values), the cross-decoder's
+    # 7 layers over block 17's whole cache
+    m = read_config(PF_FILE)
+    matmul = (9 * (2 * PF_D * PF_IN + PF_IN * (PF_R + 2 * PF_N) + PF_R * PF_IN + PF_IN * PF_D)
+              + 9 * (PF_D * (PF_D + 2 * 20 * 64) + PF_D * PF_D) + 7 * 2 * PF_D * PF_IN
+              + 7 * 2 * PF_D * PF_D + 32 * 3 * PF_D * 10240 + 200_064 * PF_D)
+    assert m.matmul_params == matmul
+    for context in (300, 4096):
+        attn = 6 * 40 * 64 * (8 * min(context, 512) + 8 * context)
+        hand = 2 * matmul + 9 * (2 * PF_IN * 4 + 6 * PF_IN * PF_N) + 7 * PF_IN + attn
+        assert m.decode_flops_per_token(context=context) == hand
+
+
+def test_phi4flash_prefill_runs_the_cross_decoder_for_the_last_token_only():
+    # YOCO (arXiv 2507.06607; vLLM's SambaYModel.forward keeps the last prompt token from block
+    # n/2 + 2 on): blocks 18-31 cost one decode step over the T prompt tokens, their weights
+    # counted once like the head's
+    m = read_config(PF_FILE)
+    each = (9 * (2 * PF_D * PF_IN + PF_IN * (PF_R + 2 * PF_N) + PF_R * PF_IN + PF_IN * PF_D)
+            + 9 * (PF_D * (PF_D + 2 * 20 * 64) + PF_D * PF_D) + 18 * 3 * PF_D * 10240)
+    once = 200_064 * PF_D + 7 * 2 * PF_D * PF_IN + 7 * 2 * PF_D * PF_D + 14 * 3 * PF_D * 10240
+    for t in (1, 100, 4096):
+        window_pairs = min(t, 512) * (min(t, 512) + 1) // 2 + max(t - 512, 0) * 512
+        hand = (2 * each * t + 2 * once + 9 * (2 * PF_IN * 4 + 6 * PF_IN * PF_N) * t
+                + 6 * 40 * 64 * (8 * window_pairs + t * (t + 1) // 2)
+                + 7 * PF_IN + 7 * 6 * 40 * 64 * t)
+        assert m.prefill_flops(prompt=t) == hand
+    # one prompt token is one decode step at S = 1
+    assert m.prefill_flops(prompt=1) == m.decode_flops_per_token(context=1)
+
+
+def test_phi4flash_refuses_what_it_does_not_read(tmp_path):
+    import json
+    base = json.loads(PF_FILE.read_text())
+    for key, value in (("mb_per_layer", 3), ("num_hidden_layers", 30), ("mlp_bias", True),
+                       ("mamba_conv_bias", False), ("lm_head_bias", True)):
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps({**base, key: value}))
+        with pytest.raises(ConfigError, match=key):
+            read_config(path)
 
 
 def test_minimax_describe_names_no_convolution_window():

@@ -10,15 +10,17 @@ import random
 import pytest
 
 from llm_arithmetic import numeric
-from llm_arithmetic.catalog.model import (MLP, Attention, GatedDeltaNet, KimiDeltaAttention,
-                                          LightningAttention, Mamba2, ShortConv)
+from llm_arithmetic.catalog.model import (MLP, Attention, GatedDeltaNet, GatedMemoryUnit,
+                                          KimiDeltaAttention, LightningAttention, Mamba1, Mamba2,
+                                          ShortConv)
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.plan import FIELDS, FORMS, PLAN, TERMS
 from llm_arithmetic.plan.interpreter import OPS, PLAN_STEPS, SOLVERS, Evaluator, step_refs
 from llm_arithmetic.plan.steps import INPUTS, MODEL_STEPS
 
 RECORDS = {"attention": (Attention,),
-           "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention, ShortConv, LightningAttention),
+           "mixer": (Mamba2, GatedDeltaNet, KimiDeltaAttention, ShortConv, LightningAttention,
+                     Mamba1, GatedMemoryUnit),
            "mlp": (MLP,)}
 
 

@@ -331,6 +331,28 @@ def test_page_counts_a_model_outside_the_catalog_and_leaves_its_uncounted_cache_
     assert got[4] == 46_022_656  # by hand: tests/test_configs_2026.py
 
 
+def test_page_counts_phi4flash_with_yocos_prefill_as_python_does(page):
+    """Phi-4-mini-flash read from its vendored file (not in the catalog): Mamba-1 and gated
+    memory unit mixers, differential attention, the cross-decoder that reads block 17's cache,
+    and the prefill that runs that cross-decoder for the last prompt token only (the plan's
+    sums over the blocks a prefill runs once, ``where``) give the page Python's numbers."""
+    from llm_arithmetic.catalog.model_catalog import CatalogEntry
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = read_config(Path(__file__).parent / "configs" / "phi-4-mini-flash-reasoning.json")
+    record = export.model_data(CatalogEntry(model=m, url=""))
+    got = page.evaluate("""(m) => {
+      const S = window.LLMArithmetic.stack;
+      return [S.totalParams(m), S.matmulParams(m), S.kvCacheBytes(m, 4096, 1, 16),
+              S.stateBytes(m, 16), S.decodeFlopsPerToken(m, 4096), S.prefillFlops(m, 1),
+              S.prefillFlops(m, 4096)];
+    }""", record)
+    assert got == [m.total_params, m.matmul_params, m.kv_cache_bytes(4096, 1, 16),
+                   m.state_bytes(16), m.decode_flops_per_token(4096), m.prefill_flops(1),
+                   m.prefill_flops(4096)]
+    assert got[0] == 3_852_562_944  # by hand: tests/test_configs_2026.py
+
+
 def test_the_calculators_say_what_describe_says_of_a_cache_not_proportional_to_the_context(
         page):
     """DeepSeek-V4-Flash in the estimate widget: where describe prints, for the cache per

@@ -126,7 +126,8 @@ def _runs(layers: Any, d_model: int) -> list[dict[str, Any]]:
         d = {"count": run.count, "norms": run.norms,
              "attention": dataclasses.asdict(run.attention) if run.attention else None,
              "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None,
-             **({"hc": run.hc} if run.hc else {})}
+             **({"hc": run.hc} if run.hc else {}),
+             **({"prefill_last": True} if run.prefill_last else {})}
         if run.mixer is not None:
             d["mixer"] = dataclasses.asdict(run.mixer)
             # The one count catalog/model.py computes outside the formula registry (the input

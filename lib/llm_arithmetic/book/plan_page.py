@@ -76,7 +76,8 @@ FORM_WORDS = {
     },
     ("form", "mixer"): {"gdn": "Gated DeltaNet", "kda": "Kimi delta attention",
                         "shortconv": "a gated short convolution",
-                        "lightning": "lightning attention", "mamba2": "Mamba-2"},
+                        "lightning": "lightning attention", "mamba1": "Mamba-1",
+                        "gmu": "a gated memory unit", "mamba2": "Mamba-2"},
     ("form", "mlp"): {"latent": "a mixture of experts in a narrower latent",
                       "moe": "a mixture of routed experts",
                       "shared": "shared experts beside at most one routed expert",
@@ -120,14 +121,22 @@ def _ref(v: Any, steps: set[str]) -> str:
     return f"`{v}`"
 
 
+#: What a stack sum's ``where`` selects (plan/interpreter.py ``fold``), in the appendix's words.
+WHERE_WORDS = {"prefill": ", over the blocks a prefill runs for its last token only",
+               "!prefill": ", over the blocks a prefill runs for every prompt token"}
+
+
 def _describe(step: dict[str, Any], steps: set[str]) -> str:
     r = lambda v: _ref(v, steps)  # noqa: E731
     op = step["op"]
     if op in ("sum", "mean"):
         what = "the sum" if op == "sum" else "the mean (weighted by count)"
         text = f"{what} over the layer stack of the term `{step['term']}`"
+        if step.get("where"):
+            text += WHERE_WORDS[step["where"]]
         if step.get("args"):
-            text += " with " + ", ".join(f"`{k}` = {r(v)}" for k, v in step["args"].items())
+            text += ("," if step.get("where") else "") + " with " + ", ".join(
+                f"`{k}` = {r(v)}" for k, v in step["args"].items())
         if step.get("plus"):
             text += ", plus " + ", ".join(r(x) for x in step["plus"])
         if step.get("minus"):

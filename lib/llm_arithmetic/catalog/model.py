@@ -5,7 +5,8 @@ blocks: an :class:`Attention` (multi-head, grouped-query or multi-query; or Deep
 attention, MLA; over the full context, a sliding window or a chunk; with or without biases, q/k
 norms, attention sinks and an output gate), a :class:`Mamba2` state-space mixer or a
 :class:`GatedDeltaNet`, :class:`KimiDeltaAttention` or :class:`LightningAttention`
-linear-attention mixer (a constant-size state instead of a cache), a :class:`ShortConv` gated
+linear-attention mixer (a constant-size state instead of a cache), a :class:`Mamba1` mixer or
+SambaY's stateless :class:`GatedMemoryUnit`, a :class:`ShortConv` gated
 short convolution (LFM2), or
 attention and a mixer side by side, and an :class:`MLP` (dense, plain or gated; or a mixture
 of experts with routed and shared experts of their own widths). Readers of Hugging Face
@@ -36,7 +37,7 @@ from ..core.errors import ConfigError
 from ..core.records import record
 from ..plan.interpreter import (DEFAULT, PLAN_STEPS, Evaluator, MissingTerm, part_scope,
                                 part_term)
-from ..plan.stack import TERMS, UNCOUNTED
+from ..plan.stack import PARTS, TERMS, UNCOUNTED
 from ..plan.steps import INPUTS
 from .format_compute import plan_format
 
@@ -44,7 +45,7 @@ from .format_compute import plan_format
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "ShortConv",
-           "LightningAttention", "Layers", "Extra",
+           "LightningAttention", "Mamba1", "GatedMemoryUnit", "Layers", "Extra",
            "MTP_EXTRA", "HASH_EXTRA", "Model", "ConfigError"]
 
 
@@ -151,6 +152,11 @@ class Attention:
         With ``kv_shared``: the block normalizes the keys it reads with a key norm of its own
         (a weight vector of d_head; Hunyuan-Large's odd layers keep ``key_layernorm``). Only
         the parameters change: the cache read is the earlier layer's.
+    diff : bool
+        Differential attention (SambaY, Phi-4-mini-flash): the heads taken in pairs, each
+        pair's two score maps weighing the values of both its heads and subtracted with a
+        learned weight, then a sub-norm. Adds four lambda vectors of ``d_head`` and a sub-norm
+        of 2 ``d_head`` per block, and doubles the FLOPs of the weighted sums of values.
     """
 
     n_heads: int
@@ -177,6 +183,7 @@ class Attention:
     kv_tied: bool = False
     kv_shared: bool = False
     reuse_k_norm: bool = False
+    diff: bool = False
     o_lora_rank: int = 0
     o_groups: int = 0
     compress: int = 0
@@ -206,6 +213,11 @@ class Attention:
                                or self.o_groups):
             raise ConfigError(f"{owner}: layers that read an earlier layer's keys and values "
                               "(kv_shared) are modelled for plain grouped-query attention only")
+        if self.diff and (self.is_mla or self.d_v or self.gate or self.kv_tied or self.o_groups
+                          or self.index_topk or self.index_block or self.n_heads % 2
+                          or self.n_kv_heads % 2):
+            raise ConfigError(f"{owner}: differential attention (diff) is modelled for plain "
+                              "grouped-query attention with even head counts only")
         if self.reuse_k_norm and (not self.kv_shared or self.qk_norm != "head"):
             raise ConfigError(f"{owner}: a key norm of its own on the keys a layer reads "
                               "(reuse_k_norm) needs kv_shared and per-head q/k norms "
@@ -334,6 +346,7 @@ class Attention:
                                   ("sinks", self.sinks), ("values = keys", self.kv_tied),
                                   ("keys and values of an earlier layer", self.kv_shared),
                                   ("a key norm of its own", self.reuse_k_norm),
+                                  ("differential", self.diff),
                                   (f"output gate {self.gate} per head", self.gate))
                   if on]
         return text + (f" ({', '.join(extras)})" if extras else "")
@@ -496,6 +509,53 @@ class Mamba2(_Mixer):
 
 
 @record
+class Mamba1(_Mixer):
+    """A Mamba-1 mixer (the selective state-space layer of Mamba; Phi-4-mini-flash's
+    ``Phi3Mamba``): the input projected to x and a gate z, a depthwise causal convolution over
+    x, then B, C and a low-rank step size computed from x, a decay per channel and state
+    element, and an output projection. Its state, d_state per channel and the convolution's
+    last ``d_conv - 1`` inputs, does not grow with the context.
+
+    Attributes
+    ----------
+    d_inner, d_state, dt_rank, d_conv : int
+        Inner width (expand x d), state size per channel, rank of the step-size projection,
+        convolution width.
+    conv_bias : bool
+        A bias on the convolution.
+    """
+
+    d_inner: int
+    d_state: int
+    dt_rank: int
+    d_conv: int = 4
+    conv_bias: bool = True
+
+    def describe(self) -> str:
+        return (f"Mamba-1 d_in {self.d_inner:,}, state {self.d_state}, dt rank "
+                f"{self.dt_rank}")
+
+
+@record
+class GatedMemoryUnit(_Mixer):
+    """A gated memory unit (SambaY's cross-decoder, Phi-4-mini-flash): the block's input
+    projected to ``memory_width`` channels, its SiLU multiplied channel by channel with the
+    output an earlier Mamba layer computed for the same token (the memory, shared by every
+    such block), then projected back to d. No state of its own and no convolution.
+
+    Attributes
+    ----------
+    memory_width : int
+        Channels of the gate and of the memory (Phi-4-mini-flash: the Mamba layers' d_in).
+    """
+
+    memory_width: int
+
+    def describe(self) -> str:
+        return f"gated memory unit {self.memory_width:,} wide"
+
+
+@record
 class GatedDeltaNet(_Mixer):
     """A Gated DeltaNet mixer: linear attention whose per-sequence state, one d_k x d_v matrix
     per value head, is updated by a gated delta rule and does not grow with the context
@@ -620,16 +680,22 @@ class LightningAttention(_Mixer):
 @record
 class Layers:
     """A run of ``count`` identical blocks: attention and/or a constant-state mixer (Mamba-2,
-    Gated DeltaNet, Kimi delta attention, lightning attention, a gated short convolution), an
-    MLP (or none), and ``norms`` normalization vectors of width d per block."""
+    Mamba-1, Gated DeltaNet, Kimi delta attention, lightning attention, a gated short
+    convolution, a gated memory unit), an MLP (or none), and ``norms`` normalization vectors of
+    width d per block. ``prefill_last``: a prefill runs these blocks for the last prompt token
+    only (YOCO's cross-decoder, Phi-4-mini-flash: its keys and values come from an earlier
+    layer's cache, so the other positions' outputs are never needed); a decode step runs them
+    as any block."""
 
     count: int
     attention: Attention | None = None
     mixer: (Mamba2 | GatedDeltaNet | KimiDeltaAttention | ShortConv | LightningAttention
+            | Mamba1 | GatedMemoryUnit
             | None) = None
     mlp: MLP | None = None
     norms: int = 2
     hc: int = 0
+    prefill_last: bool = False
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "count", self.count)
@@ -657,11 +723,15 @@ class Layers:
                if p is not None}
         # hyper-connections (DeepSeek-V4's residual streams) count with the norms
         out["norms"] = {"norms": self.norms, **({"hc": self.hc} if self.hc else {})}
+        # not a part: what a prefill runs of the block (the plan's sums select blocks by it)
+        if self.prefill_last:
+            out["prefill"] = {"last": 1}
         return out
 
     def describe(self) -> str:
         parts = [p.describe() for p in (self.attention, self.mixer, self.mlp) if p is not None]
-        return " + ".join(parts)
+        last = " (a prefill runs it for the last token only)" if self.prefill_last else ""
+        return " + ".join(parts) + last
 
 
 @record
@@ -1170,7 +1240,7 @@ class Model:
     def uncounted_for(self, term: str | None = None) -> str:
         """What of this model the library does not count: its forms in
         :data:`~llm_arithmetic.plan.stack.UNCOUNTED`, those missing ``term`` where given."""
-        forms = {v for _, parts in self.blocks for part, raw in parts.items()
+        forms = {v for _, parts in self.blocks for part, raw in parts.items() if part in PARTS
                  for v in part_scope(part, raw).values() if isinstance(v, str)}
         if term is not None:
             forms &= set(TERMS[term].get("missing", ()))

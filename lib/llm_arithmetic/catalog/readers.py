@@ -47,7 +47,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .. import numeric as N
 from ..core.errors import ConfigError
-from .model import (HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet, KimiDeltaAttention,
+from .model import (HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet,
+                    GatedMemoryUnit, KimiDeltaAttention, Mamba1,
                     Layers, LightningAttention, Mamba2, Model, ShortConv)
 from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                            native_bits, read_hf_quant)
@@ -77,6 +78,7 @@ LIMITS: Mapping[str, tuple[int, str]] = {
 #: them: the first found is named). Some are modelled for the families whose readers read them
 #: (Gated DeltaNet: qwen3_next, qwen3_5; Kimi delta attention: kimi_linear; gated short
 #: convolutions: lfm2, lfm2_moe; lightning attention: minimax, minimax_m1, minimax_text_01;
+#: SambaY's Mamba-1 layers, gated memory units and cross-decoder: phi4flash;
 #: the indexer:
 #: deepseek_v32, glm_moe_dsa; heads per layer: laguna; block shapes per layer: nemotron-nas;
 #: windows with their own heads: mimo_v2_flash; global layers with their own
@@ -217,6 +219,7 @@ MODELLED_BY: Mapping[str, frozenset[str]] = {
     "altup_num_inputs": frozenset({"gemma3n_text"}),
     "laurel_rank": frozenset({"gemma3n_text"}),
     "attn_type_list": frozenset({"minimax", "minimax_m1", "minimax_text_01"}),
+    "mb_per_layer": frozenset({"phi4flash"}),
 }
 
 _NEUTRAL = (None, False, 0, "", [], {})
@@ -2719,6 +2722,72 @@ def _granitemoehybrid(r: _Reader) -> dict[str, Any]:
     return _stack(r, d, layers)
 
 
+def _phi4flash(r: _Reader) -> dict[str, Any]:
+    # Phi-4-mini-flash (SambaY; the remote code configuration_phi4flash.py and
+    # modeling_phi4flash.py as copied in franciskamande-ai/cloned_models @ 711ebe7d7412, and
+    # vLLM's phi4flash.py @ 03356f8cb59b; FAMILIES.md 17.15). n blocks (n a multiple of 4), each
+    # a LayerNorm with bias, a mixer, a LayerNorm with bias and a gated MLP (fc1 d -> 2 ff, fc2,
+    # no biases); a final LayerNorm with bias; the head tied to the embedding. With mb_per_layer
+    # 2, even blocks are Mamba-1 mixers (Phi3Mamba: d_in = mamba_expand d, mamba_d_state,
+    # mamba_d_conv, dt rank mamba_dt_rank or ceil(d / 16); a convolution bias and no projection
+    # biases whatever mamba_conv_bias and mamba_proj_bias say, which the code does not pass on),
+    # odd blocks differential attention (Wqkv and out_proj with biases, head width d / H). From
+    # block n/2 on the blocks are YOCO's: block n/2 + 1 is full attention (the cache the
+    # cross-decoder reads), the sliding window applying to the odd blocks below n/2 only; from
+    # block n/2 + 2 on the even blocks are gated memory units (in_proj d -> d_in, out_proj, no
+    # biases: the SiLU of the projection times block n/2's Mamba output) and the odd ones read
+    # block n/2 + 1's keys and values (a query projection with bias, out_proj, the lambdas and
+    # the sub-norm).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    if n % 4:
+        raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({n}) must be a multiple of "
+                          "4 for SambaY (modeling_phi4flash.py asserts it)")
+    if r.int("mb_per_layer", 2, kind="count", minimum=0) != 2:
+        raise ConfigError(f"{r.origin}: field 'mb_per_layer' = {r.cfg['mb_per_layer']} is not "
+                          "supported: the reader reads SambaY's alternating layout (2) only")
+    h = r.int("num_attention_heads", kind="heads")
+    hkv = r.int("num_key_value_heads", h, kind="heads")
+    if d % h or h % hkv:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) must divide 'hidden_size' "
+                          f"({d}) and be a multiple of 'num_key_value_heads' ({hkv})")
+    for key, value in (("mamba_conv_bias", True), ("mamba_proj_bias", False),
+                       ("mlp_bias", False), ("lm_head_bias", False)):
+        if r.flag(key, value) != value:
+            raise ConfigError(f"{r.origin}: field '{key}' = {str(not value).lower()} is not "
+                              "supported: the remote code builds Phi-4-mini-flash's layers "
+                              f"with {'a' if value else 'no'} bias there")
+    expand = r.int("mamba_expand", 2, kind="count")
+    r.read.add("mamba_dt_rank")
+    rank = r.cfg.get("mamba_dt_rank", "auto")
+    if rank in (None, "auto"):
+        rank = -(-d // 16)
+    elif isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise ConfigError(f"{r.origin}: field 'mamba_dt_rank' must be a positive integer or "
+                          f"'auto', got {rank!r:.60}")
+    d_in = expand * d
+    mamba = Mamba1(d_in, r.int("mamba_d_state", 16, kind="count"), rank,
+                   d_conv=r.int("mamba_d_conv", 4, kind="count"))
+    window = r.int("sliding_window", None, kind="context")
+    attn = Attention(h, hkv, d // h, qkv_bias=True, o_bias=True, diff=True)
+    mlp = MLP(r.int("intermediate_size", 9216), n_mats=3)
+    layers = []
+    for i in range(n):
+        if i % 2 == 0:
+            part = {"mixer": mamba if i < n // 2 + 2 else GatedMemoryUnit(d_in)}
+        elif i < n // 2:
+            part = {"attention": replace(attn, window=window)}
+        elif i == n // 2 + 1:
+            part = {"attention": attn}
+        else:
+            part = {"attention": replace(attn, kv_shared=True)}
+        # YOCO: a prefill runs the cross-decoder (blocks n/2 + 2 on) for the last token only
+        # (vLLM's SambaYModel.forward truncates the hidden states to it there)
+        layers.append(Layers(1, mlp=mlp, norms=4, prefill_last=i >= n // 2 + 2, **part))
+    return {**_stack(r, d, layers), "tied": r.flag("tie_word_embeddings", True),
+            "norm_vecs_final": 2}
+
+
 def _falcon_h1(r: _Reader) -> dict[str, Any]:
     # Falcon-H1 (transformers 5.24.0, modeling_falcon_h1.py): every block is an RMSNorm, then
     # GQA attention and a Mamba-2 mixer side by side on the normed input (their outputs summed),
@@ -3412,7 +3481,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
-    "lfm2_moe": _lfm2_of(moe=True),
+    "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -3478,6 +3547,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "ApertusForCausalLM": "apertus",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
+    "Phi4FlashForCausalLM": "phi4flash",
 }
 
 

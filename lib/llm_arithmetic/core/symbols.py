@@ -134,6 +134,10 @@ d_gate = _sym("d_gate", "d_{g}", "width of an attention block's output gate per 
               "attention), 1 (a gate per head, Laguna), 0 without one", assumptions=_NONNEG)
 attn_sinks = _sym("attn_sinks", r"\delta_{sink}",
                   "1 if every head has a learned attention-sink logit", assumptions=_NONNEG)
+diff_attn = _sym("diff_attn", r"\delta_{diff}",
+                 "1 if the attention is differential (SambaY): heads in pairs, each pair's two "
+                 "score maps weigh both heads' values and are subtracted; four lambda vectors "
+                 "and a sub-norm of 2 d_head per block", assumptions=_NONNEG)
 q_lora_rank = _sym("q_lora_rank", "r_{q}",
                    "rank of the low-rank query projection of latent attention (0: full rank)",
                    assumptions=_NONNEG)
@@ -193,8 +197,12 @@ shared_gate = _sym("shared_gate", r"\delta_{sg}",
 
 # --- state-space layers --------------------------------------------------------------------
 _group = "state-space layers"
-d_inner = _sym("d_inner", "d_{in}", "inner width of a Mamba-2 mixer (expand x d)")
-d_state = _sym("d_state", "d_{st}", "state size per channel of a Mamba-2 mixer")
+d_inner = _sym("d_inner", "d_{in}", "inner width of a Mamba-2 or Mamba-1 mixer (expand x d)")
+d_state = _sym("d_state", "d_{st}", "state size per channel of a Mamba-2 or Mamba-1 mixer")
+dt_rank = _sym("dt_rank", "r_{dt}", "rank of a Mamba-1 mixer's step-size projection (the "
+               "input-dependent dt comes from r_dt channels, projected up to d_in)")
+d_gmu = _sym("d_gmu", "d_{gmu}", "width of a gated memory unit (SambaY's cross-decoder): the "
+             "block's input projected to d_gmu channels gates an earlier Mamba layer's output")
 n_groups = _sym("n_groups", "n_{g}", "groups sharing the B and C projections of a Mamba-2 mixer")
 n_ssm_heads = _sym("n_ssm_heads", "H_{ssm}", "heads of a Mamba-2 mixer")
 d_conv = _sym("d_conv", "k_{conv}", "kernel width of a Mamba-2 mixer's causal convolution (of "

@@ -29,7 +29,7 @@ from .memory import compressed_entries
 __all__ = [
     "attention_decode_flops", "mla_decode_flops", "mla_decode_flops_naive", "causal_pairs",
     "window_pairs", "chunk_pairs", "attention_prefill_flops", "mla_prefill_flops",
-    "mamba2_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "short_conv_decode_flops", "lightning_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
+    "mamba2_decode_flops", "mamba1_decode_flops", "gmu_decode_flops", "gated_deltanet_decode_flops", "kda_decode_flops", "short_conv_decode_flops", "lightning_decode_flops", "dsa_decode_flops", "dsa_prefill_flops",
     "msa_decode_flops", "msa_prefill_flops",
     "split_decode_flops", "split_prefill_flops", "compressed_pairs", "compressed_decode_flops",
     "compressed_prefill_flops", "decode_flops_per_token", "prefill_flops",
@@ -40,19 +40,25 @@ __all__ = [
 
 
 @formula("attn_flops")
-def attention_decode_flops(*, n_heads, d_head, attended):
+def attention_decode_flops(*, n_heads, d_head, attended, diff_attn=0):
     """Attention FLOPs of one layer for one decoded token: per query head, a dot product with
     each of the S_a cached keys and a weighted sum of as many values, 2 d_head FLOPs each.
 
     Grouped-query heads share keys and values but each query head still does its own
-    arithmetic, so H (not H_kv) counts.
+    arithmetic, so H (not H_kv) counts. Differential attention (Phi-4-mini-flash) takes the
+    heads in pairs: each pair's two score maps (one per head, as usual) each weigh the values
+    of both heads of the pair, 2 d_head wide, so the weighted sums cost twice as much. (The
+    reference code runs four flash-attention calls per pair, computing each map twice; the
+    count here is the arithmetic the result needs.)
 
     Examples
     --------
     >>> attention_decode_flops(n_heads=32, d_head=128, attended=4096)
     67108864
+    >>> attention_decode_flops(n_heads=40, d_head=64, attended=512, diff_attn=1)
+    7864320
     """
-    return 4 * n_heads * d_head * attended
+    return (4 + 2 * diff_attn) * n_heads * d_head * attended
 
 
 @formula("attn_flops")
@@ -144,16 +150,18 @@ def chunk_pairs(*, prompt, chunk):
 
 
 @formula("attn_flops")
-def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
+def attention_prefill_flops(*, n_heads, d_head, causal_pairs, diff_attn=0):
     """Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot
-    product of width d_head and a weighted value of width d_head, in each of the H heads.
+    product of width d_head and a weighted value of width d_head, in each of the H heads
+    (differential attention: a weighted value of width 2 d_head, as in
+    :data:`attention_decode_flops`).
 
     Examples
     --------
     >>> attention_prefill_flops(n_heads=32, d_head=128, causal_pairs=10)
     163840
     """
-    return 4 * n_heads * d_head * causal_pairs
+    return (4 + 2 * diff_attn) * n_heads * d_head * causal_pairs
 
 
 @formula("attn_flops")
@@ -370,6 +378,36 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     5324800
     """
     return 2 * (d_inner + 2 * n_groups * d_state) * d_conv + 5 * d_inner * d_state
+
+
+@formula("attn_flops")
+def mamba1_decode_flops(*, d_inner, d_state, d_conv):
+    """FLOPs of a Mamba-1 layer's recurrence for one token, besides its projections (counted
+    with the weights): the causal convolution over x (a multiply-add per tap and channel), and
+    per state element the decay's argument dt A (one: Mamba-1's decay is a d_in x d_st matrix,
+    not one number per head), the input dt x B (one, dt x formed once per channel), the update
+    h <- exp(dt A) h + dt x B (two) and the read-out C h (two). Exponentials, the gate and the
+    skip are left out (a few per channel).
+
+    Examples
+    --------
+    >>> mamba1_decode_flops(d_inner=5120, d_state=16, d_conv=4)
+    532480
+    """
+    return 2 * d_inner * d_conv + 6 * d_inner * d_state
+
+
+@formula("attn_flops")
+def gmu_decode_flops(*, d_gmu):
+    """FLOPs of a gated memory unit for one token, besides its two projections (counted with
+    the weights): one product per channel of the gate and the memory (the SiLU left out).
+
+    Examples
+    --------
+    >>> gmu_decode_flops(d_gmu=5120)
+    5120
+    """
+    return d_gmu
 
 
 @formula("attn_flops")

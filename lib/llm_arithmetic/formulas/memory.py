@@ -23,7 +23,7 @@ import sympy as sp
 from ..core.registry import formula
 
 __all__ = [
-    "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes",
+    "weight_bytes", "quantized_matrix_bytes", "kv_layer_bytes", "mla_kv_layer_bytes", "mamba2_state_bytes", "mamba1_state_bytes",
     "gated_deltanet_state_bytes", "kda_state_bytes", "short_conv_state_bytes", "lightning_state_bytes", "dsa_kv_layer_bytes", "msa_kv_layer_bytes",
     "split_kv_layer_bytes",
     "window_tokens", "chunk_tokens", "compressed_tokens", "compressed_cache_bytes",
@@ -174,6 +174,28 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     2158592
     """
     return (d_inner * d_state + (d_inner + 2 * n_groups * d_state) * (d_conv - 1)) * bits_state / 8
+
+
+@formula("state_bytes")
+def mamba1_state_bytes(*, d_inner, d_state, d_conv, bits_state=16):
+    """Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st,
+    one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It
+    does not grow with the context.
+
+    vLLM keeps these two tensors per Mamba layer, (d_in, k_conv - 1) and (d_in, d_st), both at
+    the model's dtype for Phi-4-mini-flash (``Phi4FlashForCausalLM._get_mamba_cache_shape``
+    and its ``MambaCacheManager`` given ``lm_head.weight.dtype`` for both,
+    vllm/model_executor/models/phi4flash.py @ 03356f8cb59ba27f3d0ce8866d7516b5e32cff65): b_st
+    = 16 for the bf16 checkpoint.
+
+    Examples
+    --------
+    A Mamba layer of Phi-4-mini-flash at 16 bits (d_in = 5120, d_st = 16, k = 4):
+
+    >>> mamba1_state_bytes(d_inner=5120, d_state=16, d_conv=4)
+    194560
+    """
+    return d_inner * (d_state + d_conv - 1) * bits_state / 8
 
 
 @formula("state_bytes")

@@ -23,7 +23,7 @@ from ..core.registry import formula
 __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
-    "gated_deltanet_params", "kda_params", "short_conv_params", "lightning_params", "dsa_attention_params", "msa_attention_params",
+    "gated_deltanet_params", "kda_params", "short_conv_params", "lightning_params", "mamba1_params", "gmu_params", "dsa_attention_params", "msa_attention_params",
     "split_attention_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
@@ -58,14 +58,15 @@ def gpt_params(*, n_layers, d_model, n_vocab):
 
 @formula("attn_params")
 def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0,
-                     qk_norm_full=0, attn_sinks=0):
+                     qk_norm_full=0, attn_sinks=0, diff_attn=0):
     """Parameters of one attention block with grouped-query heads (MHA, GQA, MQA).
 
     The query and output projections are d x (H d_head); the key and value projections are
     d x (H_kv d_head). Optional: biases on q, k, v and on the output; query/key norms, either
     one vector of width d_head each for q and k shared by the heads (Qwen3, Gemma 3) or over
     the whole projections (OLMo 2, Cohere); one learned attention-sink logit per head
-    (gpt-oss).
+    (gpt-oss); differential attention's four lambda vectors of width d_head and its sub-norm
+    of width 2 d_head, shared by the heads (Phi-4-mini-flash).
 
     Examples
     --------
@@ -78,7 +79,7 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
             + n_heads * d_head * d_model
             + qkv_bias * (n_heads * d_head + 2 * n_kv_heads * d_head) + o_bias * d_model
             + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
-            + attn_sinks * n_heads)
+            + attn_sinks * n_heads + diff_attn * 6 * d_head)
 
 
 @formula("attn_params")
@@ -353,7 +354,7 @@ def tied_attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o
 
 @formula("attn_params")
 def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0,
-                           qk_norm_full=0, attn_sinks=0, reuse_k_norm=0):
+                           qk_norm_full=0, attn_sinks=0, reuse_k_norm=0, diff_attn=0):
     """Parameters one attention block uses when it reads an earlier layer's keys and values
     (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention,
     ``use_cla``): the query and output projections, the query's bias and norm, and, where the
@@ -374,10 +375,18 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
 
     >>> reuse_attention_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
     81920160
+
+    A cross-decoder attention block of Phi-4-mini-flash (d = 2560, 40 query heads of 64,
+    differential): q and o with their biases, 2 x (2560 x 2560 + 2560), and 6 x 64 for the
+    lambdas and the sub-norm.
+
+    >>> reuse_attention_params(d_model=2560, n_heads=40, d_head=64, qkv_bias=1, o_bias=1,
+    ...                        diff_attn=1)
+    13112704
     """
     return (2 * d_model * n_heads * d_head + qkv_bias * n_heads * d_head + o_bias * d_model
             + qk_norm * d_head + qk_norm_full * n_heads * d_head + attn_sinks * n_heads
-            + reuse_k_norm * d_head)
+            + reuse_k_norm * d_head + diff_attn * 6 * d_head)
 
 
 @formula("matmul_params", name="compressed_matmul_params")
@@ -628,6 +637,43 @@ def lightning_params(*, d_model, n_la_heads, d_key):
     """
     width = n_la_heads * d_key
     return 3 * d_model * width + d_model * width + width + width * d_model
+
+
+@formula("ssm_params")
+def mamba1_params(*, d_model, d_inner, d_state, dt_rank, d_conv, conv_bias=1):
+    r"""Parameters of one Mamba-1 mixer (the selective state-space layer of Mamba; the remote
+    code of Phi-4-mini-flash, ``Phi3Mamba``): an input projection from d to the input x and
+    the gate z (d_in each), a depthwise causal convolution of k_conv taps over x (with a bias),
+    a projection of x to the step-size rank r_dt and to B and C (d_st each), an up-projection
+    of the step size r_dt -> d_in with a bias, a decay A per channel and state element
+    (d_in x d_st), a skip D per channel, and an output projection d_in -> d. Unlike Mamba-2,
+    B, C and the step size come from x after the convolution, and the decay is a matrix.
+
+    Examples
+    --------
+    A Mamba layer of Phi-4-mini-flash (d = 2560, d_in = 5120, d_st = 16, r_dt = 160, k = 4):
+
+    >>> mamba1_params(d_model=2560, d_inner=5120, d_state=16, dt_rank=160, d_conv=4)
+    41241600
+    """
+    return (2 * d_model * d_inner + d_inner * d_conv + conv_bias * d_inner
+            + d_inner * (dt_rank + 2 * d_state) + dt_rank * d_inner + d_inner
+            + d_inner * d_state + d_inner + d_inner * d_model)
+
+
+@formula("ssm_params")
+def gmu_params(*, d_model, d_gmu):
+    r"""Parameters of one gated memory unit (SambaY's cross-decoder, Phi-4-mini-flash): a
+    projection of the block's input d -> d_gmu whose SiLU multiplies, channel by channel, the
+    memory an earlier Mamba layer produced for the same token, then a projection d_gmu -> d.
+    No biases, no state.
+
+    Examples
+    --------
+    >>> gmu_params(d_model=2560, d_gmu=5120)
+    26214400
+    """
+    return 2 * d_model * d_gmu
 
 
 @formula("embed_params")

@@ -15,12 +15,15 @@ from ..core.registry import formula
 from .memory import compressed_entries
 from .params import (attention_params, dsa_indexer_params, kda_gate_weights, mla_attention_params,
                      mlp_params, msa_indexer_params)
-from .flops import (gated_deltanet_decode_flops, kda_decode_flops, mamba2_decode_flops,
+from .flops import (gated_deltanet_decode_flops, gmu_decode_flops, kda_decode_flops,
+                    mamba1_decode_flops, mamba2_decode_flops,
                     lightning_decode_flops, prefill_weight_flops, short_conv_decode_flops)
 
 __all__ = ["mla_matmul_params", "mamba2_matmul_params", "gated_deltanet_matmul_params",
            "kda_matmul_params", "kda_prefill_flops", "short_conv_matmul_params",
            "short_conv_prefill_flops", "lightning_matmul_params", "lightning_prefill_flops",
+           "mamba1_matmul_params", "mamba1_prefill_flops", "gmu_matmul_params",
+           "gmu_prefill_flops",
            "gated_deltanet_prefill_flops", "dsa_matmul_params", "dsa_read_bytes",
            "msa_matmul_params", "msa_read_bytes",
            "compressed_read_bytes", "norm_params",
@@ -103,6 +106,33 @@ def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
     """
     return (d_model * (2 * d_inner + 2 * n_groups * d_state + n_ssm_heads)
             + d_inner * d_model)
+
+
+@formula("layer_matmul_params")
+def mamba1_matmul_params(*, d_model, d_inner, d_state, dt_rank):
+    """Weights of a Mamba-1 mixer in matrix products for one token: the input projection (to
+    x and z), the projection of x to the step-size rank, B and C, the step size's
+    up-projection and the output projection.
+
+    Examples
+    --------
+    >>> mamba1_matmul_params(d_model=2560, d_inner=5120, d_state=16, dt_rank=160)
+    41123840
+    """
+    return (2 * d_model * d_inner + d_inner * (dt_rank + 2 * d_state) + dt_rank * d_inner
+            + d_inner * d_model)
+
+
+@formula("layer_matmul_params")
+def gmu_matmul_params(*, d_model, d_gmu):
+    """Weights of a gated memory unit in matrix products for one token: both projections.
+
+    Examples
+    --------
+    >>> gmu_matmul_params(d_model=2560, d_gmu=5120)
+    26214400
+    """
+    return 2 * d_model * d_gmu
 
 
 @formula("layer_matmul_params")
@@ -426,6 +456,32 @@ def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
     """
     return mamba2_decode_flops(d_inner=d_inner, d_state=d_state, n_groups=n_groups,
                                d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def mamba1_prefill_flops(*, d_inner, d_state, d_conv, prompt):
+    """FLOPs of a Mamba-1 mixer's recurrence over a prompt of T tokens: one step per token
+    (the selective scan runtimes use does the same work).
+
+    Examples
+    --------
+    >>> mamba1_prefill_flops(d_inner=5120, d_state=16, d_conv=4, prompt=2)
+    1064960
+    """
+    return mamba1_decode_flops(d_inner=d_inner, d_state=d_state, d_conv=d_conv) * prompt
+
+
+@formula("prefill_flops")
+def gmu_prefill_flops(*, d_gmu, prompt):
+    """FLOPs of a gated memory unit over a prompt of T tokens, besides its projections: one
+    product per channel and token.
+
+    Examples
+    --------
+    >>> gmu_prefill_flops(d_gmu=5120, prompt=2)
+    10240
+    """
+    return gmu_decode_flops(d_gmu=d_gmu) * prompt
 
 
 @formula("prefill_flops")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -22,10 +22,10 @@ PARAMS = {
     'alltoall_copies': ('n_active_experts', 'n_nodes', 'node_limit'),
     'alltoall_time': ('alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'attended_context': ('context', 'n_layers', 'n_window_layers', 'window'),
-    'attention_decode_flops': ('n_heads', 'd_head', 'attended'),
+    'attention_decode_flops': ('n_heads', 'd_head', 'attended', 'diff_attn'),
     'attention_decode_intensity': ('n_heads', 'n_kv_heads', 'd_head', 'context', 'bits'),
-    'attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'),
-    'attention_prefill_flops': ('n_heads', 'd_head', 'causal_pairs'),
+    'attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'diff_attn'),
+    'attention_prefill_flops': ('n_heads', 'd_head', 'causal_pairs', 'diff_attn'),
     'attention_standard_bytes': ('seq_len', 'd_head', 'bits'),
     'attention_standard_flops': ('seq_len', 'd_head'),
     'attention_standard_intensity': ('seq_len', 'd_head', 'bits'),
@@ -104,6 +104,10 @@ PARAMS = {
     'gated_deltanet_prefill_flops': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'prompt'),
     'gated_deltanet_state_bytes': ('n_qk_heads', 'n_v_heads', 'd_key', 'd_v', 'd_conv', 'bits_state'),
     'generation_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'generated', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
+    'gmu_decode_flops': ('d_gmu',),
+    'gmu_matmul_params': ('d_model', 'd_gmu'),
+    'gmu_params': ('d_model', 'd_gmu'),
+    'gmu_prefill_flops': ('d_gmu', 'prompt'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
     'gqa_copied_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
@@ -145,6 +149,11 @@ PARAMS = {
     'lightning_params': ('d_model', 'n_la_heads', 'd_key'),
     'lightning_prefill_flops': ('n_la_heads', 'd_key', 'prompt'),
     'lightning_state_bytes': ('n_la_heads', 'd_key', 'bits_state'),
+    'mamba1_decode_flops': ('d_inner', 'd_state', 'd_conv'),
+    'mamba1_matmul_params': ('d_model', 'd_inner', 'd_state', 'dt_rank'),
+    'mamba1_params': ('d_model', 'd_inner', 'd_state', 'dt_rank', 'd_conv', 'conv_bias'),
+    'mamba1_prefill_flops': ('d_inner', 'd_state', 'd_conv', 'prompt'),
+    'mamba1_state_bytes': ('d_inner', 'd_state', 'd_conv', 'bits_state'),
     'mamba2_copied_params': ('d_model', 'ssm_bias'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
@@ -200,7 +209,7 @@ PARAMS = {
     'quantized_matrix_bytes': ('mat_m', 'mat_k', 'bits_int', 'block_rows', 'block_cols', 'bits_scale', 'bits_offset', 'bits_tensor', 'bits_channel'),
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
-    'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'),
+    'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm', 'diff_attn'),
     'reuse_copied_params': ('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
@@ -506,13 +515,13 @@ def attended_context(*, context, n_layers, n_window_layers=0, window=1):
         return _vector_result((n_window_layers*_np.minimum(context, window) + context*(n_layers - n_window_layers))/n_layers)
 
 
-def attention_decode_flops(*, n_heads, d_head, attended):
+def attention_decode_flops(*, n_heads, d_head, attended, diff_attn=0):
     """Attention FLOPs of one layer for one decoded token: per query head, a dot product with
     each of the S_a cached keys and a weighted sum of as many values, 2 d_head FLOPs each.
 
     .. math::
 
-        F_{attn} = 4 H d_{head} S_{a}
+        F_{attn} = H d_{head} S_{a} \\left(2 \\delta_{diff} + 4\\right)
 
     Parameters
     ----------
@@ -522,6 +531,8 @@ def attention_decode_flops(*, n_heads, d_head, attended):
         Width of one attention head, :math:`d_{head}` [-]
     attended : number or array
         Cached positions one attention layer reads for the token being decoded, :math:`S_{a}` [token]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -529,23 +540,29 @@ def attention_decode_flops(*, n_heads, d_head, attended):
         Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
 
     Grouped-query heads share keys and values but each query head still does its own
-    arithmetic, so H (not H_kv) counts.
+    arithmetic, so H (not H_kv) counts. Differential attention (Phi-4-mini-flash) takes the
+    heads in pairs: each pair's two score maps (one per head, as usual) each weigh the values
+    of both heads of the pair, 2 d_head wide, so the weighted sums cost twice as much. (The
+    reference code runs four flash-attention calls per pair, computing each map twice; the
+    count here is the arithmetic the result needs.)
 
     Examples
     --------
     >>> attention_decode_flops(n_heads=32, d_head=128, attended=4096)
     67108864
+    >>> attention_decode_flops(n_heads=40, d_head=64, attended=512, diff_attn=1)
+    7864320
     """
-    _exact = _exact_args(('n_heads', 'd_head', 'attended'), (n_heads, d_head, attended))
+    _exact = _exact_args(('n_heads', 'd_head', 'attended', 'diff_attn'), (n_heads, d_head, attended, diff_attn))
     if _exact is not None:
-        n_heads, d_head, attended = _exact
+        n_heads, d_head, attended, diff_attn = _exact
         try:
-            return _exact_result(4*n_heads*attended*d_head)
+            return _exact_result(n_heads*attended*d_head*(2*diff_attn + 4))
         except ZeroDivisionError:
             return _inf
-    n_heads, d_head, attended = _vector_args(('n_heads', 'd_head', 'attended'), (n_heads, d_head, attended))
+    n_heads, d_head, attended, diff_attn = _vector_args(('n_heads', 'd_head', 'attended', 'diff_attn'), (n_heads, d_head, attended, diff_attn))
     with _quiet():
-        return _vector_result(4*n_heads*attended*d_head)
+        return _vector_result(n_heads*attended*d_head*(2*diff_attn + 4))
 
 
 def attention_decode_intensity(*, n_heads, n_kv_heads, d_head, context, bits=16):
@@ -596,12 +613,12 @@ def attention_decode_intensity(*, n_heads, n_kv_heads, d_head, context, bits=16)
         return _vector_result(16*n_heads/(n_kv_heads*bits))
 
 
-def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0):
+def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0, diff_attn=0):
     """Parameters of one attention block with grouped-query heads (MHA, GQA, MQA).
 
     .. math::
 
-        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+        P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
 
     Parameters
     ----------
@@ -623,6 +640,8 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
         1 if queries and keys are normalized over the whole projection (weights of width H d_head and H_kv d_head), :math:`\\delta_{qkn,f}` [-]
     attn_sinks : number or array (default 0)
         1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -633,7 +652,8 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
     d x (H_kv d_head). Optional: biases on q, k, v and on the output; query/key norms, either
     one vector of width d_head each for q and k shared by the heads (Qwen3, Gemma 3) or over
     the whole projections (OLMo 2, Cohere); one learned attention-sink logit per head
-    (gpt-oss).
+    (gpt-oss); differential attention's four lambda vectors of width d_head and its sub-norm
+    of width 2 d_head, shared by the heads (Phi-4-mini-flash).
 
     Examples
     --------
@@ -642,25 +662,27 @@ def attention_params(*, d_model, n_heads, n_kv_heads, d_head, qkv_bias=0, o_bias
     >>> attention_params(d_model=4096, n_heads=32, n_kv_heads=8, d_head=128)
     41943040
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'diff_attn'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, diff_attn))
     if _exact is not None:
-        d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _exact
+        d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, diff_attn = _exact
         try:
-            return _exact_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+            return _exact_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + 6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks))
+    d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, diff_attn = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'diff_attn'), (d_model, n_heads, n_kv_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, diff_attn))
     with _quiet():
-        return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
+        return _vector_result(n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + 6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head))
 
 
-def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
+def attention_prefill_flops(*, n_heads, d_head, causal_pairs, diff_attn=0):
     """Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot
-    product of width d_head and a weighted value of width d_head, in each of the H heads.
+    product of width d_head and a weighted value of width d_head, in each of the H heads
+    (differential attention: a weighted value of width 2 d_head, as in
+    :data:`attention_decode_flops`).
 
     .. math::
 
-        F_{attn} = 4 H d_{head} \\Pi
+        F_{attn} = H d_{head} \\Pi \\left(2 \\delta_{diff} + 4\\right)
 
     Parameters
     ----------
@@ -670,6 +692,8 @@ def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
         Width of one attention head, :math:`d_{head}` [-]
     causal_pairs : number or array
         Query-key pairs a causal prefill of T tokens scores in one head, :math:`\\Pi` [-]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -681,16 +705,16 @@ def attention_prefill_flops(*, n_heads, d_head, causal_pairs):
     >>> attention_prefill_flops(n_heads=32, d_head=128, causal_pairs=10)
     163840
     """
-    _exact = _exact_args(('n_heads', 'd_head', 'causal_pairs'), (n_heads, d_head, causal_pairs))
+    _exact = _exact_args(('n_heads', 'd_head', 'causal_pairs', 'diff_attn'), (n_heads, d_head, causal_pairs, diff_attn))
     if _exact is not None:
-        n_heads, d_head, causal_pairs = _exact
+        n_heads, d_head, causal_pairs, diff_attn = _exact
         try:
-            return _exact_result(4*n_heads*causal_pairs*d_head)
+            return _exact_result(n_heads*causal_pairs*d_head*(2*diff_attn + 4))
         except ZeroDivisionError:
             return _inf
-    n_heads, d_head, causal_pairs = _vector_args(('n_heads', 'd_head', 'causal_pairs'), (n_heads, d_head, causal_pairs))
+    n_heads, d_head, causal_pairs, diff_attn = _vector_args(('n_heads', 'd_head', 'causal_pairs', 'diff_attn'), (n_heads, d_head, causal_pairs, diff_attn))
     with _quiet():
-        return _vector_result(4*n_heads*causal_pairs*d_head)
+        return _vector_result(n_heads*causal_pairs*d_head*(2*diff_attn + 4))
 
 
 def attention_standard_bytes(*, seq_len, d_head, bits=16):
@@ -4643,6 +4667,153 @@ def generation_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
         return _vector_result(generated*_np.maximum((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2))/attn_peak_flops + 2*batch*matmul_params/peak_flops) + _np.maximum((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops))
 
 
+def gmu_decode_flops(*, d_gmu):
+    """FLOPs of a gated memory unit for one token, besides its two projections (counted with
+    the weights): one product per channel of the gate and the memory (the SiLU left out).
+
+    .. math::
+
+        F_{attn} = d_{gmu}
+
+    Parameters
+    ----------
+    d_gmu : number or array
+        Width of a gated memory unit (SambaY's cross-decoder): the block's input projected to d_gmu channels gates an earlier Mamba layer's output, :math:`d_{gmu}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> gmu_decode_flops(d_gmu=5120)
+    5120
+    """
+    _exact = _exact_args(('d_gmu',), (d_gmu,))
+    if _exact is not None:
+        d_gmu, = _exact
+        try:
+            return _exact_result(d_gmu)
+        except ZeroDivisionError:
+            return _inf
+    d_gmu, = _vector_args(('d_gmu',), (d_gmu,))
+    with _quiet():
+        return _vector_result(d_gmu)
+
+
+def gmu_matmul_params(*, d_model, d_gmu):
+    """Weights of a gated memory unit in matrix products for one token: both projections.
+
+    .. math::
+
+        P_{mm,l} = 2 d_{model} d_{gmu}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_gmu : number or array
+        Width of a gated memory unit (SambaY's cross-decoder): the block's input projected to d_gmu channels gates an earlier Mamba layer's output, :math:`d_{gmu}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> gmu_matmul_params(d_model=2560, d_gmu=5120)
+    26214400
+    """
+    _exact = _exact_args(('d_model', 'd_gmu'), (d_model, d_gmu))
+    if _exact is not None:
+        d_model, d_gmu = _exact
+        try:
+            return _exact_result(2*d_gmu*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_gmu = _vector_args(('d_model', 'd_gmu'), (d_model, d_gmu))
+    with _quiet():
+        return _vector_result(2*d_gmu*d_model)
+
+
+def gmu_params(*, d_model, d_gmu):
+    """Parameters of one gated memory unit (SambaY's cross-decoder, Phi-4-mini-flash): a
+    projection of the block's input d -> d_gmu whose SiLU multiplies, channel by channel, the
+    memory an earlier Mamba layer produced for the same token, then a projection d_gmu -> d.
+    No biases, no state.
+
+    .. math::
+
+        P_{ssm} = 2 d_{model} d_{gmu}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_gmu : number or array
+        Width of a gated memory unit (SambaY's cross-decoder): the block's input projected to d_gmu channels gates an earlier Mamba layer's output, :math:`d_{gmu}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Examples
+    --------
+    >>> gmu_params(d_model=2560, d_gmu=5120)
+    26214400
+    """
+    _exact = _exact_args(('d_model', 'd_gmu'), (d_model, d_gmu))
+    if _exact is not None:
+        d_model, d_gmu = _exact
+        try:
+            return _exact_result(2*d_gmu*d_model)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_gmu = _vector_args(('d_model', 'd_gmu'), (d_model, d_gmu))
+    with _quiet():
+        return _vector_result(2*d_gmu*d_model)
+
+
+def gmu_prefill_flops(*, d_gmu, prompt):
+    """FLOPs of a gated memory unit over a prompt of T tokens, besides its projections: one
+    product per channel and token.
+
+    .. math::
+
+        F_{pre} = d_{gmu} T
+
+    Parameters
+    ----------
+    d_gmu : number or array
+        Width of a gated memory unit (SambaY's cross-decoder): the block's input projected to d_gmu channels gates an earlier Mamba layer's output, :math:`d_{gmu}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> gmu_prefill_flops(d_gmu=5120, prompt=2)
+    10240
+    """
+    _exact = _exact_args(('d_gmu', 'prompt'), (d_gmu, prompt))
+    if _exact is not None:
+        d_gmu, prompt = _exact
+        try:
+            return _exact_result(prompt*d_gmu)
+        except ZeroDivisionError:
+            return _inf
+    d_gmu, prompt = _vector_args(('d_gmu', 'prompt'), (d_gmu, prompt))
+    with _quiet():
+        return _vector_result(prompt*d_gmu)
+
+
 def gpt_params(*, n_layers, d_model, n_vocab):
     """Parameters of a GPT-style model, the approximation the articles use.
 
@@ -6504,6 +6675,234 @@ def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
         return _vector_result(((1/8))*n_la_heads*bits_state*d_key**2)
 
 
+def mamba1_decode_flops(*, d_inner, d_state, d_conv):
+    """FLOPs of a Mamba-1 layer's recurrence for one token, besides its projections (counted
+    with the weights): the causal convolution over x (a multiply-add per tap and channel), and
+    per state element the decay's argument dt A (one: Mamba-1's decay is a d_in x d_st matrix,
+    not one number per head), the input dt x B (one, dt x formed once per channel), the update
+    h <- exp(dt A) h + dt x B (two) and the read-out C h (two). Exponentials, the gate and the
+    skip are left out (a few per channel).
+
+    .. math::
+
+        F_{attn} = 2 d_{in} k_{conv} + 6 d_{in} d_{st}
+
+    Parameters
+    ----------
+    d_inner : number or array
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+
+    Returns
+    -------
+    attn_flops : number or array
+        Attention FLOPs of one layer for one token (scores and weighted values), :math:`F_{attn}` [FLOP]
+
+    Examples
+    --------
+    >>> mamba1_decode_flops(d_inner=5120, d_state=16, d_conv=4)
+    532480
+    """
+    _exact = _exact_args(('d_inner', 'd_state', 'd_conv'), (d_inner, d_state, d_conv))
+    if _exact is not None:
+        d_inner, d_state, d_conv = _exact
+        try:
+            return _exact_result(6*d_inner*d_state + 2*d_inner*d_conv)
+        except ZeroDivisionError:
+            return _inf
+    d_inner, d_state, d_conv = _vector_args(('d_inner', 'd_state', 'd_conv'), (d_inner, d_state, d_conv))
+    with _quiet():
+        return _vector_result(6*d_inner*d_state + 2*d_inner*d_conv)
+
+
+def mamba1_matmul_params(*, d_model, d_inner, d_state, dt_rank):
+    """Weights of a Mamba-1 mixer in matrix products for one token: the input projection (to
+    x and z), the projection of x to the step-size rank, B and C, the step size's
+    up-projection and the output projection.
+
+    .. math::
+
+        P_{mm,l} = d_{in} r_{dt} + d_{in} \\left(r_{dt} + 2 d_{st}\\right) + 3 d_{model} d_{in}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_inner : number or array
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    dt_rank : number or array
+        Rank of a Mamba-1 mixer's step-size projection (the input-dependent dt comes from r_dt channels, projected up to d_in), :math:`r_{dt}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    >>> mamba1_matmul_params(d_model=2560, d_inner=5120, d_state=16, dt_rank=160)
+    41123840
+    """
+    _exact = _exact_args(('d_model', 'd_inner', 'd_state', 'dt_rank'), (d_model, d_inner, d_state, dt_rank))
+    if _exact is not None:
+        d_model, d_inner, d_state, dt_rank = _exact
+        try:
+            return _exact_result(3*d_inner*d_model + d_inner*dt_rank + d_inner*(2*d_state + dt_rank))
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_inner, d_state, dt_rank = _vector_args(('d_model', 'd_inner', 'd_state', 'dt_rank'), (d_model, d_inner, d_state, dt_rank))
+    with _quiet():
+        return _vector_result(3*d_inner*d_model + d_inner*dt_rank + d_inner*(2*d_state + dt_rank))
+
+
+def mamba1_params(*, d_model, d_inner, d_state, dt_rank, d_conv, conv_bias=1):
+    """Parameters of one Mamba-1 mixer (the selective state-space layer of Mamba; the remote
+    code of Phi-4-mini-flash, ``Phi3Mamba``): an input projection from d to the input x and
+    the gate z (d_in each), a depthwise causal convolution of k_conv taps over x (with a bias),
+    a projection of x to the step-size rank r_dt and to B and C (d_st each), an up-projection
+    of the step size r_dt -> d_in with a bias, a decay A per channel and state element
+    (d_in x d_st), a skip D per channel, and an output projection d_in -> d. Unlike Mamba-2,
+    B, C and the step size come from x after the convolution, and the decay is a matrix.
+
+    .. math::
+
+        P_{ssm} = 2 d_{in} + d_{in} \\delta_{conv} + d_{in} d_{st} + d_{in} k_{conv} + d_{in} r_{dt} + d_{in} \\left(r_{dt} + 2 d_{st}\\right) + 3 d_{model} d_{in}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    d_inner : number or array
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    dt_rank : number or array
+        Rank of a Mamba-1 mixer's step-size projection (the input-dependent dt comes from r_dt channels, projected up to d_in), :math:`r_{dt}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    conv_bias : number or array (default 1)
+        1 if the convolution has a bias (a gated short convolution: its projections too), :math:`\\delta_{conv}` [-]
+
+    Returns
+    -------
+    ssm_params : number or array
+        Parameters of one constant-state mixer (Mamba-2, Gated DeltaNet), :math:`P_{ssm}` [-]
+
+    Examples
+    --------
+    A Mamba layer of Phi-4-mini-flash (d = 2560, d_in = 5120, d_st = 16, r_dt = 160, k = 4):
+
+    >>> mamba1_params(d_model=2560, d_inner=5120, d_state=16, dt_rank=160, d_conv=4)
+    41241600
+    """
+    _exact = _exact_args(('d_model', 'd_inner', 'd_state', 'dt_rank', 'd_conv', 'conv_bias'), (d_model, d_inner, d_state, dt_rank, d_conv, conv_bias))
+    if _exact is not None:
+        d_model, d_inner, d_state, dt_rank, d_conv, conv_bias = _exact
+        try:
+            return _exact_result(conv_bias*d_inner + 3*d_inner*d_model + d_inner*d_state + d_inner*d_conv + d_inner*dt_rank + d_inner*(2*d_state + dt_rank) + 2*d_inner)
+        except ZeroDivisionError:
+            return _inf
+    d_model, d_inner, d_state, dt_rank, d_conv, conv_bias = _vector_args(('d_model', 'd_inner', 'd_state', 'dt_rank', 'd_conv', 'conv_bias'), (d_model, d_inner, d_state, dt_rank, d_conv, conv_bias))
+    with _quiet():
+        return _vector_result(conv_bias*d_inner + 3*d_inner*d_model + d_inner*d_state + d_inner*d_conv + d_inner*dt_rank + d_inner*(2*d_state + dt_rank) + 2*d_inner)
+
+
+def mamba1_prefill_flops(*, d_inner, d_state, d_conv, prompt):
+    """FLOPs of a Mamba-1 mixer's recurrence over a prompt of T tokens: one step per token
+    (the selective scan runtimes use does the same work).
+
+    .. math::
+
+        F_{pre} = T \\left(2 d_{in} k_{conv} + 6 d_{in} d_{st}\\right)
+
+    Parameters
+    ----------
+    d_inner : number or array
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    prompt : number or array
+        Prompt tokens processed in the prefill, :math:`T` [token]
+
+    Returns
+    -------
+    prefill_flops : number or array
+        FLOPs to prefill one prompt, :math:`F_{pre}` [FLOP]
+
+    Examples
+    --------
+    >>> mamba1_prefill_flops(d_inner=5120, d_state=16, d_conv=4, prompt=2)
+    1064960
+    """
+    _exact = _exact_args(('d_inner', 'd_state', 'd_conv', 'prompt'), (d_inner, d_state, d_conv, prompt))
+    if _exact is not None:
+        d_inner, d_state, d_conv, prompt = _exact
+        try:
+            return _exact_result(prompt*(6*d_inner*d_state + 2*d_inner*d_conv))
+        except ZeroDivisionError:
+            return _inf
+    d_inner, d_state, d_conv, prompt = _vector_args(('d_inner', 'd_state', 'd_conv', 'prompt'), (d_inner, d_state, d_conv, prompt))
+    with _quiet():
+        return _vector_result(prompt*(6*d_inner*d_state + 2*d_inner*d_conv))
+
+
+def mamba1_state_bytes(*, d_inner, d_state, d_conv, bits_state=16):
+    """Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st,
+    one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It
+    does not grow with the context.
+
+    .. math::
+
+        M_{st} = \\frac{d_{in} b_{st} \\left(d_{st} + k_{conv} - 1\\right)}{8}
+
+    Parameters
+    ----------
+    d_inner : number or array
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    d_conv : number or array
+        Kernel width of a Mamba-2 mixer's causal convolution (of a gated short convolution's too), :math:`k_{conv}` [-]
+    bits_state : number or array (default 16)
+        Bits per element of a state-space layer's state, :math:`b_{st}` [bit]
+
+    Returns
+    -------
+    state_bytes : number or array
+        Bytes of one constant-state layer's state for one sequence, :math:`M_{st}` [B]
+
+    vLLM keeps these two tensors per Mamba layer, (d_in, k_conv - 1) and (d_in, d_st), both at
+    the model's dtype for Phi-4-mini-flash (``Phi4FlashForCausalLM._get_mamba_cache_shape``
+    and its ``MambaCacheManager`` given ``lm_head.weight.dtype`` for both,
+    vllm/model_executor/models/phi4flash.py @ 03356f8cb59ba27f3d0ce8866d7516b5e32cff65): b_st
+    = 16 for the bf16 checkpoint.
+
+    Examples
+    --------
+    A Mamba layer of Phi-4-mini-flash at 16 bits (d_in = 5120, d_st = 16, k = 4):
+
+    >>> mamba1_state_bytes(d_inner=5120, d_state=16, d_conv=4)
+    194560
+    """
+    _exact = _exact_args(('d_inner', 'd_state', 'd_conv', 'bits_state'), (d_inner, d_state, d_conv, bits_state))
+    if _exact is not None:
+        d_inner, d_state, d_conv, bits_state = _exact
+        try:
+            return _exact_result((_F(1, 8))*bits_state*d_inner*(d_state + d_conv - 1))
+        except ZeroDivisionError:
+            return _inf
+    d_inner, d_state, d_conv, bits_state = _vector_args(('d_inner', 'd_state', 'd_conv', 'bits_state'), (d_inner, d_state, d_conv, bits_state))
+    with _quiet():
+        return _vector_result(((1/8))*bits_state*d_inner*(d_state + d_conv - 1))
+
+
 def mamba2_copied_params(*, d_model, ssm_bias=0):
     """Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole
     beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has
@@ -6557,9 +6956,9 @@ def mamba2_decode_flops(*, d_inner, d_state, n_groups, d_conv):
     Parameters
     ----------
     d_inner : number or array
-        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
     d_state : number or array
-        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
@@ -6602,9 +7001,9 @@ def mamba2_matmul_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads):
     d_model : number or array
         Hidden size (width of the residual stream), :math:`d_{model}` [-]
     d_inner : number or array
-        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
     d_state : number or array
-        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     n_ssm_heads : number or array
@@ -6645,9 +7044,9 @@ def mamba2_params(*, d_model, d_inner, d_state, n_groups, n_ssm_heads, d_conv, c
     d_model : number or array
         Hidden size (width of the residual stream), :math:`d_{model}` [-]
     d_inner : number or array
-        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
     d_state : number or array
-        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     n_ssm_heads : number or array
@@ -6702,9 +7101,9 @@ def mamba2_prefill_flops(*, d_inner, d_state, n_groups, d_conv, prompt):
     Parameters
     ----------
     d_inner : number or array
-        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
     d_state : number or array
-        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
@@ -6746,9 +7145,9 @@ def mamba2_state_bytes(*, d_inner, d_state, n_groups, d_conv, bits_state=16):
     Parameters
     ----------
     d_inner : number or array
-        Inner width of a Mamba-2 mixer (expand x d), :math:`d_{in}` [-]
+        Inner width of a Mamba-2 or Mamba-1 mixer (expand x d), :math:`d_{in}` [-]
     d_state : number or array
-        State size per channel of a Mamba-2 mixer, :math:`d_{st}` [-]
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
     n_groups : number or array
         Groups sharing the B and C projections of a Mamba-2 mixer, :math:`n_{g}` [-]
     d_conv : number or array
@@ -9066,7 +9465,7 @@ def request_time(*, ttft, tpot, generated):
         return _vector_result(generated*tpot + ttft)
 
 
-def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0, reuse_k_norm=0):
+def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk_norm=0, qk_norm_full=0, attn_sinks=0, reuse_k_norm=0, diff_attn=0):
     """Parameters one attention block uses when it reads an earlier layer's keys and values
     (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention,
     ``use_cla``): the query and output projections, the query's bias and norm, and, where the
@@ -9076,7 +9475,7 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
 
     .. math::
 
-        P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}
+        P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + 6 d_{head} \\delta_{diff} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}
 
     Parameters
     ----------
@@ -9098,6 +9497,8 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
         1 if every head has a learned attention-sink logit, :math:`\\delta_{sink}` [-]
     reuse_k_norm : number or array (default 0)
         1 if a block that reads an earlier layer's keys and values normalizes those keys with a key norm of its own (one weight vector of width d_head; Hunyuan's cross-layer attention), :math:`\\delta_{kn,r}` [-]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -9117,17 +9518,25 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
 
     >>> reuse_attention_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
     81920160
+
+    A cross-decoder attention block of Phi-4-mini-flash (d = 2560, 40 query heads of 64,
+    differential): q and o with their biases, 2 x (2560 x 2560 + 2560), and 6 x 64 for the
+    lambdas and the sub-norm.
+
+    >>> reuse_attention_params(d_model=2560, n_heads=40, d_head=64, qkv_bias=1, o_bias=1,
+    ...                        diff_attn=1)
+    13112704
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm))
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm', 'diff_attn'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm, diff_attn))
     if _exact is not None:
-        d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm = _exact
+        d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm, diff_attn = _exact
         try:
-            return _exact_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
+            return _exact_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm = _vector_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm))
+    d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm, diff_attn = _vector_args(('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm', 'diff_attn'), (d_model, n_heads, d_head, qkv_bias, o_bias, qk_norm, qk_norm_full, attn_sinks, reuse_k_norm, diff_attn))
     with _quiet():
-        return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
+        return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
 
 
 def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0, reuse_k_norm=0):

@@ -28,8 +28,8 @@ export function attended_context({context, n_layers, n_window_layers = 0, window
 }
 
 /** Attention FLOPs of one layer for one decoded token: per query head, a dot product with each of the S_a cached keys and a weighted sum of as many values, 2 d_head FLOPs each. [FLOP] */
-export function attention_decode_flops({n_heads, d_head, attended} = {}) {
-  return 4*n_heads*attended*d_head;
+export function attention_decode_flops({n_heads, d_head, attended, diff_attn = 0} = {}) {
+  return n_heads*attended*d_head*(2*diff_attn + 4);
 }
 
 /** Arithmetic intensity of attention when decoding one token over a KV cache: 4 H d_head S FLOPs per layer over the 2 H_kv d_head S cached elements (queries and outputs are negligible). [FLOP/B] */
@@ -38,13 +38,13 @@ export function attention_decode_intensity({n_heads, n_kv_heads, d_head, context
 }
 
 /** Parameters of one attention block with grouped-query heads (MHA, GQA, MQA). [1] */
-export function attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0} = {}) {
-  return n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
+export function attention_params({d_model, n_heads, n_kv_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0, diff_attn = 0} = {}) {
+  return n_heads*attn_sinks + 2*n_heads*d_head*d_model + 2*n_kv_heads*d_head*d_model + 6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(n_heads + n_kv_heads) + 2*qk_norm*d_head + qkv_bias*(n_heads*d_head + 2*n_kv_heads*d_head);
 }
 
-/** Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot product of width d_head and a weighted value of width d_head, in each of the H heads. [FLOP] */
-export function attention_prefill_flops({n_heads, d_head, causal_pairs} = {}) {
-  return 4*n_heads*causal_pairs*d_head;
+/** Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot product of width d_head and a weighted value of width d_head, in each of the H heads (differential attention: a weighted value of width 2 d_head, as in :data:`attention_decode_flops`). [FLOP] */
+export function attention_prefill_flops({n_heads, d_head, causal_pairs, diff_attn = 0} = {}) {
+  return n_heads*causal_pairs*d_head*(2*diff_attn + 4);
 }
 
 /** Bytes moved by standard attention for one head: Q and K read (2Nd), the N x N scores written, read, and written again as probabilities, read once more (4N^2), V read and the output written (2Nd). [B] */
@@ -437,6 +437,26 @@ export function generation_time({weight_bytes, kv_cache_bytes_per_token, matmul_
   return generated*Math.max((batch*kv_cache_bytes_per_token*(((1/2))*generated + prompt + (1/2)) + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*d_head*(((1/2))*generated + prompt + (1/2))/attn_peak_flops + 2*batch*matmul_params/peak_flops) + Math.max((batch*prompt*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1)/attn_peak_flops + (-2*batch*n_heads*n_layers*prompt*d_head*(prompt + 1) + batch*(2*n_heads*n_layers*prompt*d_head*(prompt + 1) + 2*head_params + prompt*(-2*head_params + 2*matmul_params)))/peak_flops);
 }
 
+/** FLOPs of a gated memory unit for one token, besides its two projections (counted with the weights): one product per channel of the gate and the memory (the SiLU left out). [FLOP] */
+export function gmu_decode_flops({d_gmu} = {}) {
+  return d_gmu;
+}
+
+/** Weights of a gated memory unit in matrix products for one token: both projections. [1] */
+export function gmu_matmul_params({d_model, d_gmu} = {}) {
+  return 2*d_gmu*d_model;
+}
+
+/** Parameters of one gated memory unit (SambaY's cross-decoder, Phi-4-mini-flash): a projection of the block's input d -> d_gmu whose SiLU multiplies, channel by channel, the memory an earlier Mamba layer produced for the same token, then a projection d_gmu -> d. No biases, no state. [1] */
+export function gmu_params({d_model, d_gmu} = {}) {
+  return 2*d_gmu*d_model;
+}
+
+/** FLOPs of a gated memory unit over a prompt of T tokens, besides its projections: one product per channel and token. [FLOP] */
+export function gmu_prefill_flops({d_gmu, prompt} = {}) {
+  return prompt*d_gmu;
+}
+
 /** Parameters of a GPT-style model, the approximation the articles use. [1] */
 export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
@@ -640,6 +660,31 @@ export function lightning_prefill_flops({n_la_heads, d_key, prompt} = {}) {
 /** Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context. [B] */
 export function lightning_state_bytes({n_la_heads, d_key, bits_state = 16} = {}) {
   return ((1/8))*n_la_heads*bits_state*Math.pow(d_key, 2);
+}
+
+/** FLOPs of a Mamba-1 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x (a multiply-add per tap and channel), and per state element the decay's argument dt A (one: Mamba-1's decay is a d_in x d_st matrix, not one number per head), the input dt x B (one, dt x formed once per channel), the update h <- exp(dt A) h + dt x B (two) and the read-out C h (two). Exponentials, the gate and the skip are left out (a few per channel). [FLOP] */
+export function mamba1_decode_flops({d_inner, d_state, d_conv} = {}) {
+  return 6*d_inner*d_state + 2*d_inner*d_conv;
+}
+
+/** Weights of a Mamba-1 mixer in matrix products for one token: the input projection (to x and z), the projection of x to the step-size rank, B and C, the step size's up-projection and the output projection. [1] */
+export function mamba1_matmul_params({d_model, d_inner, d_state, dt_rank} = {}) {
+  return 3*d_inner*d_model + d_inner*dt_rank + d_inner*(2*d_state + dt_rank);
+}
+
+/** Parameters of one Mamba-1 mixer (the selective state-space layer of Mamba; the remote code of Phi-4-mini-flash, ``Phi3Mamba``): an input projection from d to the input x and the gate z (d_in each), a depthwise causal convolution of k_conv taps over x (with a bias), a projection of x to the step-size rank r_dt and to B and C (d_st each), an up-projection of the step size r_dt -> d_in with a bias, a decay A per channel and state element (d_in x d_st), a skip D per channel, and an output projection d_in -> d. Unlike Mamba-2, B, C and the step size come from x after the convolution, and the decay is a matrix. [1] */
+export function mamba1_params({d_model, d_inner, d_state, dt_rank, d_conv, conv_bias = 1} = {}) {
+  return conv_bias*d_inner + 3*d_inner*d_model + d_inner*d_state + d_inner*d_conv + d_inner*dt_rank + d_inner*(2*d_state + dt_rank) + 2*d_inner;
+}
+
+/** FLOPs of a Mamba-1 mixer's recurrence over a prompt of T tokens: one step per token (the selective scan runtimes use does the same work). [FLOP] */
+export function mamba1_prefill_flops({d_inner, d_state, d_conv, prompt} = {}) {
+  return prompt*(6*d_inner*d_state + 2*d_inner*d_conv);
+}
+
+/** Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st, one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It does not grow with the context. [B] */
+export function mamba1_state_bytes({d_inner, d_state, d_conv, bits_state = 16} = {}) {
+  return ((1/8))*bits_state*d_inner*(d_state + d_conv - 1);
 }
 
 /** Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads. [1] */
@@ -918,8 +963,8 @@ export function request_time({ttft, tpot, generated} = {}) {
 }
 
 /** Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention, ``use_cla``): the query and output projections, the query's bias and norm, and, where the block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.) [1] */
-export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0, reuse_k_norm = 0} = {}) {
-  return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
+export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, o_bias = 0, qk_norm = 0, qk_norm_full = 0, attn_sinks = 0, reuse_k_norm = 0, diff_attn = 0} = {}) {
+  return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
 }
 
 /** Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no key or value heads to split or copy. [1] */
@@ -1261,13 +1306,16 @@ export const FORMULAS = {
   "unit": "token"
  },
  "attention_decode_flops": {
-  "defaults": {},
-  "latex": "F_{attn} = 4 H d_{head} S_{a}",
+  "defaults": {
+   "diff_attn": 0
+  },
+  "latex": "F_{attn} = H d_{head} S_{a} \\left(2 \\delta_{diff} + 4\\right)",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
    "d_head",
-   "attended"
+   "attended",
+   "diff_attn"
   ],
   "summary": "Attention FLOPs of one layer for one decoded token: per query head, a dot product with each of the S_a cached keys and a weighted sum of as many values, 2 d_head FLOPs each.",
   "unit": "FLOP"
@@ -1291,12 +1339,13 @@ export const FORMULAS = {
  "attention_params": {
   "defaults": {
    "attn_sinks": 0,
+   "diff_attn": 0,
    "o_bias": 0,
    "qk_norm": 0,
    "qk_norm_full": 0,
    "qkv_bias": 0
   },
-  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "latex": "P_{attn} = d_{model} \\delta_{o} + \\delta_{qkv} \\left(H d_{head} + 2 H_{kv} d_{head}\\right) + H \\delta_{sink} + 2 d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + d_{head} \\delta_{qkn,f} \\left(H + H_{kv}\\right) + 2 d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -1307,21 +1356,25 @@ export const FORMULAS = {
    "o_bias",
    "qk_norm",
    "qk_norm_full",
-   "attn_sinks"
+   "attn_sinks",
+   "diff_attn"
   ],
   "summary": "Parameters of one attention block with grouped-query heads (MHA, GQA, MQA).",
   "unit": "1"
  },
  "attention_prefill_flops": {
-  "defaults": {},
-  "latex": "F_{attn} = 4 H d_{head} \\Pi",
+  "defaults": {
+   "diff_attn": 0
+  },
+  "latex": "F_{attn} = H d_{head} \\Pi \\left(2 \\delta_{diff} + 4\\right)",
   "lhs": "attn_flops",
   "params": [
    "n_heads",
    "d_head",
-   "causal_pairs"
+   "causal_pairs",
+   "diff_attn"
   ],
-  "summary": "Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot product of width d_head and a weighted value of width d_head, in each of the H heads.",
+  "summary": "Attention FLOPs of one layer in a prefill: for every scored query-key pair, a dot product of width d_head and a weighted value of width d_head, in each of the H heads (differential attention: a weighted value of width 2 d_head, as in :data:`attention_decode_flops`).",
   "unit": "FLOP"
  },
  "attention_standard_bytes": {
@@ -2610,6 +2663,49 @@ export const FORMULAS = {
   "summary": "Lower bound on the time of a whole request: the prefill, then G decode steps.",
   "unit": "s"
  },
+ "gmu_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = d_{gmu}",
+  "lhs": "attn_flops",
+  "params": [
+   "d_gmu"
+  ],
+  "summary": "FLOPs of a gated memory unit for one token, besides its two projections (counted with the weights): one product per channel of the gate and the memory (the SiLU left out).",
+  "unit": "FLOP"
+ },
+ "gmu_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = 2 d_{model} d_{gmu}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "d_gmu"
+  ],
+  "summary": "Weights of a gated memory unit in matrix products for one token: both projections.",
+  "unit": "1"
+ },
+ "gmu_params": {
+  "defaults": {},
+  "latex": "P_{ssm} = 2 d_{model} d_{gmu}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "d_gmu"
+  ],
+  "summary": "Parameters of one gated memory unit (SambaY's cross-decoder, Phi-4-mini-flash): a projection of the block's input d -> d_gmu whose SiLU multiplies, channel by channel, the memory an earlier Mamba layer produced for the same token, then a projection d_gmu -> d. No biases, no state.",
+  "unit": "1"
+ },
+ "gmu_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = d_{gmu} T",
+  "lhs": "prefill_flops",
+  "params": [
+   "d_gmu",
+   "prompt"
+  ],
+  "summary": "FLOPs of a gated memory unit over a prompt of T tokens, besides its projections: one product per channel and token.",
+  "unit": "FLOP"
+ },
  "gpt_params": {
   "defaults": {},
   "latex": "P = 12 L d_{model}^{2} + d_{model} V",
@@ -3189,6 +3285,76 @@ export const FORMULAS = {
    "bits_state"
   ],
   "summary": "Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context.",
+  "unit": "B"
+ },
+ "mamba1_decode_flops": {
+  "defaults": {},
+  "latex": "F_{attn} = 2 d_{in} k_{conv} + 6 d_{in} d_{st}",
+  "lhs": "attn_flops",
+  "params": [
+   "d_inner",
+   "d_state",
+   "d_conv"
+  ],
+  "summary": "FLOPs of a Mamba-1 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x (a multiply-add per tap and channel), and per state element the decay's argument dt A (one: Mamba-1's decay is a d_in x d_st matrix, not one number per head), the input dt x B (one, dt x formed once per channel), the update h <- exp(dt A) h + dt x B (two) and the read-out C h (two). Exponentials, the gate and the skip are left out (a few per channel).",
+  "unit": "FLOP"
+ },
+ "mamba1_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{in} r_{dt} + d_{in} \\left(r_{dt} + 2 d_{st}\\right) + 3 d_{model} d_{in}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "d_inner",
+   "d_state",
+   "dt_rank"
+  ],
+  "summary": "Weights of a Mamba-1 mixer in matrix products for one token: the input projection (to x and z), the projection of x to the step-size rank, B and C, the step size's up-projection and the output projection.",
+  "unit": "1"
+ },
+ "mamba1_params": {
+  "defaults": {
+   "conv_bias": 1
+  },
+  "latex": "P_{ssm} = 2 d_{in} + d_{in} \\delta_{conv} + d_{in} d_{st} + d_{in} k_{conv} + d_{in} r_{dt} + d_{in} \\left(r_{dt} + 2 d_{st}\\right) + 3 d_{model} d_{in}",
+  "lhs": "ssm_params",
+  "params": [
+   "d_model",
+   "d_inner",
+   "d_state",
+   "dt_rank",
+   "d_conv",
+   "conv_bias"
+  ],
+  "summary": "Parameters of one Mamba-1 mixer (the selective state-space layer of Mamba; the remote code of Phi-4-mini-flash, ``Phi3Mamba``): an input projection from d to the input x and the gate z (d_in each), a depthwise causal convolution of k_conv taps over x (with a bias), a projection of x to the step-size rank r_dt and to B and C (d_st each), an up-projection of the step size r_dt -> d_in with a bias, a decay A per channel and state element (d_in x d_st), a skip D per channel, and an output projection d_in -> d. Unlike Mamba-2, B, C and the step size come from x after the convolution, and the decay is a matrix.",
+  "unit": "1"
+ },
+ "mamba1_prefill_flops": {
+  "defaults": {},
+  "latex": "F_{pre} = T \\left(2 d_{in} k_{conv} + 6 d_{in} d_{st}\\right)",
+  "lhs": "prefill_flops",
+  "params": [
+   "d_inner",
+   "d_state",
+   "d_conv",
+   "prompt"
+  ],
+  "summary": "FLOPs of a Mamba-1 mixer's recurrence over a prompt of T tokens: one step per token (the selective scan runtimes use does the same work).",
+  "unit": "FLOP"
+ },
+ "mamba1_state_bytes": {
+  "defaults": {
+   "bits_state": 16
+  },
+  "latex": "M_{st} = \\frac{d_{in} b_{st} \\left(d_{st} + k_{conv} - 1\\right)}{8}",
+  "lhs": "state_bytes",
+  "params": [
+   "d_inner",
+   "d_state",
+   "d_conv",
+   "bits_state"
+  ],
+  "summary": "Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st, one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It does not grow with the context.",
   "unit": "B"
  },
  "mamba2_copied_params": {
@@ -4045,13 +4211,14 @@ export const FORMULAS = {
  "reuse_attention_params": {
   "defaults": {
    "attn_sinks": 0,
+   "diff_attn": 0,
    "o_bias": 0,
    "qk_norm": 0,
    "qk_norm_full": 0,
    "qkv_bias": 0,
    "reuse_k_norm": 0
   },
-  "latex": "P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}",
+  "latex": "P_{attn} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H \\delta_{sink} + 6 d_{head} \\delta_{diff} + H d_{head} \\delta_{qkn,f} + H d_{head} \\delta_{qkv} + 2 d_{model} H d_{head}",
   "lhs": "attn_params",
   "params": [
    "d_model",
@@ -4062,7 +4229,8 @@ export const FORMULAS = {
    "qk_norm",
    "qk_norm_full",
    "attn_sinks",
-   "reuse_k_norm"
+   "reuse_k_norm",
+   "diff_attn"
   ],
   "summary": "Parameters one attention block uses when it reads an earlier layer's keys and values (Gemma 4's KV-sharing layers, ``num_kv_shared_layers``; Hunyuan's cross-layer attention, ``use_cla``): the query and output projections, the query's bias and norm, and, where the block normalizes the keys it reads with a key norm of its own (Hunyuan), that norm; no key or value projection, and no cache. (Gemma 4 E2B/E4B checkpoints still store those layers' unused k, v and key-norm weights; the reader reports them apart.)",
   "unit": "1"

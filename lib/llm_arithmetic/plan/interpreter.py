@@ -233,13 +233,18 @@ _MISSING = object()  # a mean whose term is missing (not: no layer has the term)
 
 
 def fold(blocks: Sequence[tuple[int, Mapping[str, Mapping[str, Any]]]], term: str,
-         lookup: Any, parts: Sequence[str] | None = None, mean: bool = False) -> Any:
+         lookup: Any, parts: Sequence[str] | None = None, mean: bool = False,
+         where: str | None = None) -> Any:
     """Sum ``term`` over ``blocks`` ((count, {part: record}) pairs), each block's value times
     its count; with ``mean``, the count-weighted mean over the blocks that have the term
-    (None when none has it)."""
+    (None when none has it). ``where``: only the blocks that carry that key besides their
+    parts (``"prefill"``: the blocks a prefill runs for its last token only), or with a
+    leading ``!`` only those that do not."""
     total: Any = 0
     weight = 0
     for count, block in blocks:
+        if where is not None and where.startswith("!") == (where.lstrip("!") in block):
+            continue
         for part in PARTS:
             raw = block.get(part)
             if raw is None or (parts is not None and part not in parts):
@@ -483,13 +488,13 @@ def step_lookup(ev: Evaluator, overrides: Mapping[str, Any]) -> Any:
 
 def _sum(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
-                 step.get("parts"))
+                 step.get("parts"), where=step.get("where"))
     return None if value is None else _add_terms(ev, value, step)
 
 
 def _mean(ev: Evaluator, step: Mapping[str, Any]) -> Any:
     value = fold(ev.get("blocks"), step["term"], step_lookup(ev, step.get("args", {})),
-                 step.get("parts"), mean=True)
+                 step.get("parts"), mean=True, where=step.get("where"))
     if value is _MISSING:
         return None
     return ev.ref(step.get("empty")) if value is None else value

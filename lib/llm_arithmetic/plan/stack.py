@@ -2,14 +2,15 @@
 of a layer, and how the part's fields bind to the formula's arguments.
 
 A layer (a run of ``count`` identical blocks) has up to four parts: ``attention``, ``mixer`` (a
-constant-state mixer: Mamba-2, the linear attention of Gated DeltaNet, Kimi delta
-attention or lightning attention, or a gated short convolution), ``mlp`` (dense or a
+constant-state mixer: Mamba-2 or Mamba-1, the linear attention of Gated DeltaNet, Kimi delta
+attention or lightning attention, a gated short convolution, or SambaY's gated memory unit,
+which has no state), ``mlp`` (dense or a
 mixture of experts) and ``norms``. Each part is a record of plain fields
 (:mod:`llm_arithmetic.catalog.model`, or the same record as JSON in the book's pages). Three
 tables say everything else:
 
 * :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
-  ``"gdn"``, ``"kda"``, ``"lightning"``, ``"shortconv"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
+  ``"gdn"``, ``"kda"``, ``"lightning"``, ``"shortconv"``, ``"mamba1"``, ``"gmu"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
   attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
   condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
@@ -44,6 +45,7 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
                       ["attention", True]],
         "mixer": [["gdn", ["gt", "n_v_heads", 0]], ["kda", ["gt", "kda_heads", 0]],
                   ["lightning", ["gt", "la_heads", 0]], ["shortconv", ["gt", "channels", 0]],
+                  ["mamba1", ["gt", "dt_rank", 0]], ["gmu", ["gt", "memory_width", 0]],
                   ["mamba2", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["moe", ["gt", "n_experts", 1]], ["shared", ["gt", "n_shared", 0]],
                 ["mlp", True]],
@@ -83,7 +85,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "index_heads": ["unless", "index_heads", "index_shared"],
         "index_dim": ["unless", "index_dim", "index_shared"], "index_topk": "index_topk", "o_lora_rank": "o_lora_rank",
         "o_groups": "o_groups", "compress_ratio": "compress", "compress_overlap": "overlap",
-        "reuse_k_norm": ["flag", "reuse_k_norm"],
+        "reuse_k_norm": ["flag", "reuse_k_norm"], "diff_attn": ["flag", "diff"],
     },
     "mixer": {
         "d_inner": "d_inner", "d_state": "d_state", "n_groups": "n_groups",
@@ -91,7 +93,8 @@ FIELDS: dict[str, dict[str, Any]] = {
         "ssm_bias": ["flag", "bias"], "ssm_norm": ["flag", "norm"], "n_qk_heads": "n_qk_heads", "n_v_heads": "n_v_heads",
         "d_key": "d_k", "d_v": "d_v", "n_kda_heads": "kda_heads",
         "kda_full_gate": ["flag", "full_gate"], "bits_ssm_checkpoint": "ssm_bits",
-        "d_sconv": "channels", "n_la_heads": "la_heads",
+        "d_sconv": "channels", "n_la_heads": "la_heads", "dt_rank": "dt_rank",
+        "d_gmu": "memory_width",
     },
     "mlp": {
         "d_ff": "d_ff", "n_mlp_mats": "n_mats", "mlp_bias": ["flag", "bias"],
@@ -108,6 +111,7 @@ _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params"
            "gated": ["gated_attention_params", {}], "gdn": ["gated_deltanet_params", {}],
            "kda": ["kda_params", {}], "shortconv": ["short_conv_params", {}],
            "lightning": ["lightning_params", {}],
+           "mamba1": ["mamba1_params", {}], "gmu": ["gmu_params", {}],
            "dsa": ["dsa_attention_params", {}], "msa": ["msa_attention_params", {}],
            "split": ["split_attention_params", {}],
            "tied": ["tied_attention_params", {}],
@@ -161,20 +165,24 @@ TERMS: dict[str, dict[str, Any]] = {
                                            {"experts_read": "n_experts",
                                             "d_model": "d_latent"}]}},
     "matmul_params": {"by": "form", "doc": "weights in matrix products for one token",
-                      "cases": {"attention": ["attention_params", _NO_EXTRAS],
+                      "cases": {"attention": ["attention_params",
+                                              {**_NO_EXTRAS, "diff_attn": 0}],
                                 "mla": ["mla_matmul_params", {}],
                                 "dsa": ["dsa_matmul_params", {}],
                                 "msa": ["msa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
                                 "tied": ["tied_attention_params", _NO_EXTRAS],
                                 "reuse": ["reuse_attention_params",
-                                          {**_NO_EXTRAS, "reuse_k_norm": 0}],
+                                          {**_NO_EXTRAS, "reuse_k_norm": 0,
+                                           "diff_attn": 0}],
                                 "compressed": ["compressed_matmul_params", {}],
                                 "gated": ["gated_attention_params", _NO_EXTRAS],
                                 "gdn": ["gated_deltanet_matmul_params", {}],
                                 "kda": ["kda_matmul_params", {}],
                                 "shortconv": ["short_conv_matmul_params", {}],
                                 "lightning": ["lightning_matmul_params", {}],
+                                "mamba1": ["mamba1_matmul_params", {}],
+                                "gmu": ["gmu_matmul_params", {}],
                                 "mlp": ["mlp_params", {"mlp_bias": 0}],
                                 "shared": ["moe_active_params",
                                            {"mlp_bias": 0, "router_bias": 0}],
@@ -238,7 +246,8 @@ TERMS: dict[str, dict[str, Any]] = {
                         "gdn": ["gated_deltanet_state_bytes", {}],
                         "kda": ["kda_state_bytes", {}],
                         "shortconv": ["short_conv_state_bytes", {}],
-                        "lightning": ["lightning_state_bytes", {}]}},
+                        "lightning": ["lightning_state_bytes", {}],
+                        "mamba1": ["mamba1_state_bytes", {}]}},
     "layer_decode_flops": {"by": "form", "doc": "attention or recurrence FLOPs of one token",
                            "cases": {"attention": ["attention_decode_flops",
                                                    {"attended": "@attended"}],
@@ -253,7 +262,9 @@ TERMS: dict[str, dict[str, Any]] = {
                                      "gdn": ["gated_deltanet_decode_flops", {}],
                                      "kda": ["kda_decode_flops", {}],
                                      "shortconv": ["short_conv_decode_flops", {}],
-                                     "lightning": ["lightning_decode_flops", {}]}},
+                                     "lightning": ["lightning_decode_flops", {}],
+                                     "mamba1": ["mamba1_decode_flops", {}],
+                                     "gmu": ["gmu_decode_flops", {}]}},
     "pairs": {"by": "span", "doc": "query-key pairs of a causal prefill in one head",
               "cases": {"full": ["causal_pairs", {}], "sliding": ["window_pairs", {}],
                         "chunked": ["chunk_pairs", {}],
@@ -273,7 +284,9 @@ TERMS: dict[str, dict[str, Any]] = {
                                       "gdn": ["gated_deltanet_prefill_flops", {}],
                                       "kda": ["kda_prefill_flops", {}],
                                       "shortconv": ["short_conv_prefill_flops", {}],
-                                      "lightning": ["lightning_prefill_flops", {}]}},
+                                      "lightning": ["lightning_prefill_flops", {}],
+                                      "mamba1": ["mamba1_prefill_flops", {}],
+                                      "gmu": ["gmu_prefill_flops", {}]}},
     # ---- what an engine allocates (llm_arithmetic.engine) ------------------------------------
     "kv_heads_chip": {"by": "form", "doc": "key/value heads one chip caches under tensor "
                       "parallelism", "cases": {"attention": ["kv_heads_per_chip", {}],
@@ -309,6 +322,7 @@ TERMS: dict[str, dict[str, Any]] = {
                      "cases": {"mamba2": ["mamba2_state_bytes", {"d_conv": 1}],
                                "gdn": ["gated_deltanet_state_bytes", {"d_conv": 1}],
                                "kda": ["kda_state_bytes", {"d_conv": 1}],
+                               "mamba1": ["mamba1_state_bytes", {"d_conv": 1}],
                                # no convolution window: the state is all matrix
                                "lightning": ["lightning_state_bytes", {}]}},
     # vLLM keeps a Mamba-2 or Gated DeltaNet layer's recurrent matrix in --mamba-ssm-cache-dtype
@@ -334,7 +348,8 @@ TERMS: dict[str, dict[str, Any]] = {
                                   for form in ("attention", "mla", "dsa", "msa", "split")}},
     "state_layer": {"by": "form", "doc": "1 for a constant-state layer",
                     "cases": {form: ["=", {"value": 1}] for form in ("mamba2", "gdn", "kda",
-                                                                  "shortconv", "lightning")}},
+                                                                  "shortconv", "lightning",
+                                                                  "mamba1")}},
     "block": {"by": "form", "doc": "1 for every block",
               "cases": {"norms": ["=", {"value": 1}], "hyper": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",

@@ -179,10 +179,28 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("layer_decode_flops", "layer_decode_flops", "attention and recurrence FLOPs of a token"),
     f("decode_flops", "stack_decode_flops", "FLOPs to decode one token at S cached tokens",
       layer_flops="layer_decode_flops"),
-    s("layer_prefill_flops", "layer_prefill_flops", "attention and recurrence FLOPs of a prompt"),
+    # YOCO (Phi-4-mini-flash's cross-decoder, Layers.prefill_last): a prefill runs those blocks
+    # for the last prompt token only, one decode step over the T cached tokens; their weights
+    # count once, as the output head's do. The rule is SambaY's (arXiv 2507.06607, "linear
+    # pre-filling": the cross-decoder's keys and values and memory come from the
+    # self-decoder); vLLM's SambaYModel.forward keeps only each prompt's last position from
+    # block n/2 + 2 on (vllm/model_executor/models/phi4flash.py @
+    # 03356f8cb59ba27f3d0ce8866d7516b5e32cff65, its V0 path)
+    s("layer_prefill_each_flops", "layer_prefill_flops", "attention and recurrence FLOPs of a "
+      "prompt in the blocks that run every prompt token", where="!prefill"),
+    s("layer_prefill_last_flops", "layer_decode_flops", "attention and recurrence FLOPs of the "
+      "blocks a prefill runs for its last token only (YOCO's cross-decoder): one step over the "
+      "T prompt tokens", where="prefill", args={"context": "prompt"}),
+    op("layer_prefill_flops", "add", "attention and recurrence FLOPs of a prompt",
+       plus=["layer_prefill_each_flops", "layer_prefill_last_flops"]),
+    s("prefill_last_matmul_params", "matmul_params", "weights in matrix products of the blocks "
+      "a prefill runs for its last token only", where="prefill"),
+    op("prefill_once_params", "add", "weights a prefill multiplies once, not per prompt token: "
+       "the output head's and those of the blocks run for the last token only",
+       plus=["head_matmul_params", "prefill_last_matmul_params"]),
     f("prefill_flops", "stack_prefill_flops", "FLOPs to prefill a prompt of T tokens (the "
       "output head once, for the last position's logits)",
-      head_params="head_matmul_params", layer_flops="layer_prefill_flops"),
+      head_params="prefill_once_params", layer_flops="layer_prefill_flops"),
     s("n_layers", "block", "blocks in the stack"),
     s("n_moe_layers", "moe_layer", "mixture-of-experts blocks"),
 ]
@@ -269,10 +287,16 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
       "a token on the tensor-parallel group, every copy of an indexer's heads counted"),
     f("decode_flops_held", "stack_decode_flops", "FLOPs of one token on the tensor-parallel "
       "group, every copy counted", layer_flops="layer_decode_flops_held"),
-    s("layer_prefill_flops_held", "layer_prefill_flops_held", "attention and recurrence FLOPs "
-      "of a prompt on the tensor-parallel group, every copy of an indexer's heads counted"),
+    s("layer_prefill_each_flops_held", "layer_prefill_flops_held", "attention and recurrence "
+      "FLOPs of a prompt on the tensor-parallel group, every copy of an indexer's heads "
+      "counted, in the blocks that run every prompt token", where="!prefill"),
+    s("layer_prefill_last_flops_held", "layer_decode_flops_held", "the same of the blocks a "
+      "prefill runs for its last token only", where="prefill", args={"context": "prompt"}),
+    op("layer_prefill_flops_held", "add", "attention and recurrence FLOPs of a prompt on the "
+       "tensor-parallel group, every copy of an indexer's heads counted",
+       plus=["layer_prefill_each_flops_held", "layer_prefill_last_flops_held"]),
     f("prefill_flops_held", "stack_prefill_flops", "FLOPs of a prefill on the tensor-parallel "
-      "group, every copy counted", head_params="head_matmul_params",
+      "group, every copy counted", head_params="prefill_once_params",
       layer_flops="layer_prefill_flops_held"),
     guard(f("decode_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs of "
             "a decode step", step_flops="decode_flops_held",

@@ -90,10 +90,12 @@ const Plan = (function () {
   // a term's argument is missing (null): the sum it is part of is missing too
   const MISSING = {missing: true};
 
-  function fold(blocks, term, lookup, parts, mean) {
+  function fold(blocks, term, lookup, parts, mean, where) {
     let total = 0;
     let weight = 0;
     for (const [count, block] of blocks) {
+      // where: only the blocks carrying that key ("!key": only those without), as Python's
+      if (where && where.startsWith("!") === (where.replace(/^!/, "") in block)) continue;
       for (const part of P.parts) {
         const raw = block[part];
         if (!raw || (parts && !parts.includes(part))) continue;
@@ -305,12 +307,12 @@ const Plan = (function () {
     },
     sum(ev, step) {
       const v = fold(ev.get("blocks"), step.term, lookupFor(ev, step.args || {}), step.parts,
-        false);
+        false, step.where);
       return v === null ? null : addTerms(ev, v, step);
     },
     mean(ev, step) {
       const v = fold(ev.get("blocks"), step.term, lookupFor(ev, step.args || {}), step.parts,
-        true);
+        true, step.where);
       if (v === MISSING) return null;
       return v === null ? ev.ref(step.empty) : v;
     },
@@ -433,7 +435,10 @@ const Plan = (function () {
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
       // hyper-connections (DeepSeek-V4's residual streams) count with the norms
       parts.norms = run.hc ? {norms: run.norms, hc: run.hc} : {norms: run.norms};
-      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0]);
+      // not a part: the blocks a prefill runs for its last token only (model.Layers.parts)
+      if (run.prefill_last) parts.prefill = {last: 1};
+      const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0,
+        run.prefill_last || false]);
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }
