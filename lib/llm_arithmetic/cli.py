@@ -1147,12 +1147,12 @@ def _engine_ssm_default(model: Any) -> str:
     float32), the clause that says so; else "". The estimate stays at the state's bits, the
     least a runtime keeps, so that its time and memory stay lower bounds; the engine view
     (``--engine vllm``) follows the engine."""
-    from .engine import ENGINES, _state_bits
+    from .engine import ENGINES, state_bits
 
     out = []
     for name, spec in ENGINES.items():
         dtype = spec.get("hybrid", {}).get("ssm_auto", {}).get(model.family)
-        bits = None if dtype is None else _state_bits(spec, dtype, None)
+        bits = None if dtype is None else state_bits(spec, dtype, None)
         if bits is not None:
             bits = float(bits)
             out.append(f"{name} keeps this family's in {dtype} when the file names none, as its "

@@ -34,7 +34,7 @@ from .core.units import GiB, MiB
 from .numeric._runtime import exact_result
 
 __all__ = ["ENGINES", "SWITCHES", "EngineView", "engine_view", "engine_settings", "engine_flags",
-           "check_log_line"]
+           "check_log_line", "state_bits"]
 
 #: The engines' rules as ``engines.toml`` gives them, by the name ``--engine`` takes.
 ENGINES: Mapping[str, Mapping[str, Any]] = load("engines")["engines"]
@@ -301,8 +301,13 @@ def _reserve(spec: Mapping[str, Any], settings: Mapping[str, Any],
     return sum(parts.values()) * GiB
 
 
-def _state_bits(spec: Mapping[str, Any], dtype: str, auto: Any) -> Any:
-    """Bits of a state dtype of ``spec["state_dtypes"]``; ``auto`` for "auto"."""
+def state_bits(spec: Mapping[str, Any], dtype: str, auto: Any) -> Any:
+    """Bits of a state dtype of ``spec["state_dtypes"]``; ``auto`` for "auto".
+
+    >>> vllm = ENGINES["vllm"]
+    >>> int(state_bits(vllm, "float32", None)), state_bits(vllm, "auto", 16)
+    (32, 16)
+    """
     name = spec["state_dtypes"][dtype]
     return auto if name == "auto" else bits_per_weight(name)
 
@@ -329,7 +334,7 @@ def _auto_ssm_bits(spec: Mapping[str, Any], m: Model, conv: Any) -> Any:
     if own is not None:
         return Fraction(own)
     family = spec["hybrid"].get("ssm_auto", {}).get(m.family)
-    return conv if family is None else _state_bits(spec, family, conv)
+    return conv if family is None else state_bits(spec, family, conv)
 
 
 def _hybrid_modelled(m: Model, tp: int, pp: int) -> str | None:
@@ -515,8 +520,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
     held = _draft_held(m, engine, spec, speculation, draft, weights, bits_weight,
                        hybrid=hybrid and why_not is None, tp=tp, pp=pp)
     if hybrid and why_not is None:
-        bits_conv = _state_bits(spec, settings["state_dtype"], Fraction(16))
-        bits_ssm = _state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
+        bits_conv = state_bits(spec, settings["state_dtype"], Fraction(16))
+        bits_ssm = state_bits(spec, settings["ssm_dtype"], _auto_ssm_bits(spec, m, bits_conv))
         for line in _hybrid_refusals(m, engine, settings):
             warnings.warn(line, stacklevel=2)
         inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
