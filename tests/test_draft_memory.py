@@ -31,6 +31,7 @@ capacities, not read from the code under test:
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -392,3 +393,130 @@ def test_plan_says_which_layouts_the_draft_excluded(capsys):
     assert got["excluded_by_draft"] == len(got["excluded_by_draft_layouts"]) >= 1
     assert {(c["hardware"], c["weights"], c["tp"], c["ep"], c["pp"])
             for c in got["excluded_by_draft_layouts"]} == {("t4", "fp16", 1, 1, 1)}
+
+
+# ---- modules a quantized file names (task h-mtpx) ----------------------------------------------
+def _module_bytes(m):
+    """The module's bytes as the plan holds them: its parameters outside its own tables at the
+    checkpoint's bits for the module (``native_bits`` "draft", "draft_experts") [B]."""
+    from llm_arithmetic.estimate import draft_memory_inputs, weight_inputs
+
+    return m.evaluate("draft_module_bytes", **draft_memory_inputs(m, module=True),
+                      **weight_inputs(m), pp=1)
+
+
+def _modelopt(name):
+    from pathlib import Path
+
+    from llm_arithmetic.catalog.readers import read_config
+
+    return read_config(Path(__file__).parent / "configs" / "modelopt" / name / "config.json")
+
+
+def test_qwen3_6_27b_nvfp4_module_in_bf16_as_its_index_stores_it():
+    """nvidia/Qwen3.6-27B-NVFP4 excludes "mtp*" and "mtp.layers.0*": its index (revision
+    0893e160, read by a third party, search index file id 61871879195; tests/test_quantization.py
+    QWEN36_TOTAL_SIZE) lists 15 mtp.* tensors in bf16: fc (d x 2d), one gated attention block
+    (q_proj 2 x 24 x 256 rows, k_proj and v_proj 4 x 256, o_proj d x 6,144, q_norm and k_norm
+    of 256), an MLP of 17,408 and five norms of d. The module is held at 2 bytes a weight; it
+    was held at the target's 5.68 bits (fp8 attention, NVFP4 MLPs)."""
+    d, ff = 5120, 17408
+    index = 2 * (2 * d * d + 2 * 24 * 256 * d + 2 * 4 * 256 * d + d * 24 * 256 + 3 * ff * d
+                 + 5 * d + 2 * 256)
+    m = _modelopt("qwen3.6-27b-nvfp4")
+    assert m.native_bits["draft"] == 16 and "draft_experts" not in m.native_bits
+    assert _module_bytes(m) == index
+
+
+@pytest.mark.parametrize("name", ["qwen3.5-122b-a10b-nvfp4", "qwen3.6-35b-a3b-nvfp4"])
+def test_qwen3_5_moe_nvfp4_modules_follow_the_exclusion_by_name(name):
+    """nvidia/Qwen3.5-122B-A10B-NVFP4 (and Qwen3.6-35B-A3B's) exclude "mtp.layers.0*" and
+    "mtp*": the module's routed experts and every other weight at 16 bits, where the target's
+    experts are NVFP4 (4 + 8/16 bits and two fp32 scalars a matrix). Without those entries the
+    122B file's NVFP4 converts the module's experts too (their names, mtp.layers.0.mlp.experts,
+    are matched as the checkpoint spells them)."""
+    import json
+    from pathlib import Path
+
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = _modelopt(name)
+    assert m.native_bits["draft"] == m.native_bits["draft_experts"] == 16
+    assert m.native_bits["experts"] < 5
+    if name != "qwen3.5-122b-a10b-nvfp4":
+        return
+    cfg = json.loads((Path(__file__).parent / "configs" / "modelopt" / name
+                      / "config.json").read_text())
+    q = cfg["quantization_config"]
+    q["ignore"] = [x for x in q["ignore"] if not x.startswith("mtp")]
+    quantized = read_config(cfg)
+    # 256 experts x 3 matrices of 1,024 x 3,072: NVFP4 by hand, 16 B of fp32 scalars each
+    per = 1024 * 3072
+    assert quantized.native_bits["draft_experts"] == \
+        Fraction(8 * 256 * 3 * (per // 2 + per // 16 + 8), 256 * 3 * per)
+
+
+def test_glm_5_2_nvfp4_module_is_layer_78_in_bf16():
+    """nvidia/GLM-5.2-NVFP4 excludes "model.layers.78*": its module (DeepSeek-V3's layout, layer
+    78 of a 78-layer model, with no tables of its own) ships in bf16, 2 bytes a weight, where
+    the target's experts are NVFP4. By hand: the module's 9,952,920,576 parameters (the
+    weight-map sum less the meta count, tests/configs/FAMILIES.md) at 2 bytes."""
+    m = _modelopt("glm-5.2-nvfp4")
+    assert m.mtp_extras()[0].params == 9_952_920_576
+    assert m.native_bits["draft"] == m.native_bits["draft_experts"] == 16
+    assert _module_bytes(m) == 2 * 9_952_920_576
+
+
+def test_deepseek_v4_pro_module_as_its_tensor_list_stores_it():
+    """DeepSeek-V4-Pro's module, mtp.0.* in its tensor list (tests/configs/SOURCES.md section 7,
+    index file id 62525154746; shapes and dtypes): e_proj, h_proj and the attention's and
+    shared expert's matrices fp8 with E8M0 scales a 128 x 128 block, 384 experts' w1/w3
+    (3,072 x 7,168) and w2 (7,168 x 3,072) MXFP4 (int8 holding two values, an E8M0 scale per
+    32 inputs), the router bf16 and its bias fp32, the sinks and the hyper-connection mixers
+    and head fp32, norms bf16. The library leaves the router's bias out of DeepSeek-V4's count
+    (readers: as the decoder's), so its module is the list's bytes less those 384 x 4."""
+    from pathlib import Path
+
+    from llm_arithmetic.catalog.readers import read_config
+
+    d, hc = 7168, 4 * 7168
+    fp8 = lambda r, c: r * c + -(-r // 128) * -(-c // 128)          # noqa: E731
+    mx = lambda r, c: r * c // 2 + r * c // 32                       # noqa: E731
+    listed = (4 * 128                                                # attn_sink fp32
+              + 2 * (512 + 1536 + d)                                 # kv_norm, q_norm, attn_norm
+              + fp8(512, d) + fp8(16384, 4096) + fp8(d, 16384)      # wkv, wo_a, wo_b
+              + fp8(1536, d) + fp8(65536, 1536)                      # wq_a, wq_b
+              + 2 * fp8(d, d)                                        # e_proj, h_proj
+              + 384 * (2 * mx(3072, d) + mx(d, 3072))                # experts
+              + 4 * 384 + 2 * 384 * d                                # gate bias fp32, gate bf16
+              + 2 * fp8(3072, d) + fp8(d, 3072)                      # shared expert
+              + 2 * 4 * (24 + 24 * hc + 3)                           # hc_attn, hc_ffn fp32
+              + 4 * (4 + 4 * hc + 1)                                 # hc_head fp32
+              + 2 * 4 * d)                                           # ffn_norm, enorm, hnorm, norm
+    assert listed == 13_956_587_692
+    m = read_config(Path(__file__).parent / "configs" / "deepseek-v4-pro.json")
+    assert m.native_bits["draft_experts"] == Fraction(17, 4)
+    assert _module_bytes(m) == listed - 4 * 384
+
+
+def test_deepseek_v4_flash_nvfp4_module_keeps_mxfp4_experts():
+    """nvidia/DeepSeek-V4-Flash-NVFP4 converts the routed experts its quantized_layers names
+    (layers.0-42.ffn.experts) to NVFP4 and ignores "mtp.*": the module stays as deepseek-ai's
+    file ships it, MXFP4 experts (4 + 8/32 bits) and fp8 blocks, so it holds the bytes the base
+    file's module holds. Listing the module's experts in quantized_layers converts them too
+    (4 + 8/16 bits and two fp32 scalars a 2,048 x 4,096 matrix)."""
+    import json
+    from pathlib import Path
+
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = _modelopt("deepseek-v4-flash-nvfp4")
+    base = read_config(Path(__file__).parent / "configs" / "deepseek-v4-flash.json")
+    assert m.native_bits["experts"] == Fraction(9, 2) + Fraction(8 * 8, 2048 * 4096)
+    assert m.native_bits["draft_experts"] == base.native_bits["draft_experts"] == Fraction(17, 4)
+    assert _module_bytes(m) == _module_bytes(base)
+    cfg = json.loads((Path(__file__).parent / "configs" / "modelopt" / "deepseek-v4-flash-nvfp4"
+                      / "config.json").read_text())
+    cfg["quantization_config"]["quantized_layers"]["mtp.0.ffn.experts"] = {
+        "quant_algo": "NVFP4", "group_size": 16}
+    assert read_config(cfg).native_bits["draft_experts"] == m.native_bits["experts"]

@@ -234,7 +234,9 @@ def test_mtp_workload_by_hand():
     # down-projections 7168 x (1536 + 512 + 64) and their norms, per MoE layer the router and
     # its biases, the norms: 7 copies more in the group, one byte each
     copies = 7 * (61 * (7168 * 2112 + 2048) + 58 * (256 * 7168 + 256) + 123 * 7168)
-    ratio = e.speculative_tpot_seconds * 1.85 / e.tpot_seconds - c
+    # (the drafts at the module's share of a step on one chip of the 8, module_chip_cost:
+    # test_mtp_draft_cost_on_a_replica_is_one_chips_ratio)
+    ratio = e.speculative_tpot_seconds * 1.85 / e.tpot_seconds - e._plan.get("module_chip_cost")
     assert ratio == pytest.approx((e.decode_step_bytes + copies + extra)
                                   / (e.decode_step_bytes + copies), rel=0.02)
     assert e.speculative_tokens_per_second_per_chip == pytest.approx(
@@ -463,3 +465,47 @@ def test_mtp_workload_counts_a_module_the_reader_counts():
     2 B."""
     e = estimate("deepseek-v3", hardware="h200", tp=8, weights="fp8", speculation="mtp")
     assert e.draft_memory_bytes == 13_463_426_304 - 2 * 129_280 * 7168 + (512 + 64) * 2
+
+
+def test_mtp_draft_cost_on_a_replica_is_one_chips_ratio():
+    """Under tensor parallelism a draft step of the module costs what it costs one chip of the
+    group: DeepSeek-V3 at fp8 with an 8-bit cache on 8 H200s, one sequence at 1,024 tokens
+    (both steps memory-bound on a chip). Each chip reads 1/8 of what the group holds: the
+    weights the step reads (by hand below, one byte each), 7 more copies of what vLLM holds
+    whole on every chip (per MLA block the latent down-projections 7168 x (1536 + 512 + 64) and
+    their two norms, per MoE block the router and its bias, each block's two norms, the final
+    norm; tests/test_tp_copies.py; and the module's enorm, hnorm and eh_proj, 2d + 2d^2, which
+    vLLM's deepseek_mtp.py builds unsplit, eh_proj a plain nn.Linear), and the latent cache,
+    which every chip keeps whole (576 elements a token a layer). The module's share (its
+    projection, one block, the head) is 0.0557 of a plain step's there, where one chip holding
+    all gives 0.0441: each chip reads the whole 2d x d projection beside 1/8 of the rest. The
+    replica's draft steps take that share of its TPOT."""
+    s = 1024
+    router, mla = MTP_ROUTER, D * 2112 + 2048
+    module_w = MTP_HEAD + MTP_PROJ + MTP_OUTSIDE + MTP_ATTN + router + MTP_NORMS \
+        + 9 * MTP_EXPERT
+    target_w = (MTP_HEAD + D + D                      # head, an embedding row, the final norm
+                + 61 * (MTP_ATTN + MTP_NORMS)         # 61 MLA blocks with their two norms
+                + 3 * 3 * D * 18432                   # 3 dense MLPs
+                + 58 * (router + 9 * MTP_EXPERT))     # 58 MoE blocks, 8 routed + 1 shared
+    cache = MTP_CACHE * s                             # one layer's latent cache, one byte each
+    one = estimate("deepseek-v3", hardware="h200", weights="fp8", bits_kv=8, context=s,
+                   speculation="mtp")
+    assert one.decode_step_bytes == target_w + 61 * cache
+    assert one.draft_cost == pytest.approx((module_w + cache) / (target_w + 61 * cache),
+                                           rel=1e-12)
+    e = estimate("deepseek-v3", hardware="h200", weights="fp8", bits_kv=8, context=s, tp=8,
+                 speculation="mtp")
+    module_copies = 7 * (mla + router + 3 * D         # its block, its norms, the head's norm
+                         + 2 * D + 2 * D * D)         # enorm, hnorm, eh_proj
+    target_copies = 7 * (61 * mla + 58 * router + 123 * D)
+    module_chip = (module_w + module_copies + 8 * cache) / 8
+    target_chip = (target_w + target_copies + 8 * 61 * cache) / 8
+    ratio = module_chip / target_chip
+    assert e._plan.get("module_chip_cost") == pytest.approx(ratio, rel=1e-12)
+    assert round(ratio, 4) == 0.0557 and round(one.draft_cost, 4) == 0.0441
+    assert e.draft_cost == pytest.approx(one.draft_cost, rel=1e-12)   # the one-chip bound's
+    assert e.speculative_tpot_seconds * e.spec_tokens_per_step == pytest.approx(
+        e.draft_len * ratio * e.tpot_seconds + e._plan.get("verify_tpot_seconds"), rel=1e-12)
+    # at tp 1 the two ratios are one
+    assert one._plan.get("module_chip_cost") == pytest.approx(one.draft_cost, rel=1e-12)

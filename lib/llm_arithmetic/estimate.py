@@ -329,6 +329,13 @@ class Estimate:
         blocks and the output head, over a plain step's, each the larger of its bytes over the
         bandwidth and its FLOPs over the peak, at the call's bits, context and batch; the ratio
         of their bytes where both are memory-bound, or where no bandwidth is known).
+    draft_chip_cost : float or None
+        The share of a plain step a draft step takes on the replica, which
+        ``speculative_tpot_seconds`` charges: ``draft_cost`` where given; the ``mtp`` workload's,
+        one chip's roofline time of the module's step over one chip's of a plain step, each on
+        the whole tensor-parallel group with every chip's copies and cache counted (the
+        module's input projection whole on every chip where the engine does not split it,
+        :data:`MODULE_INPUTS_COPIED`); ``draft_cost`` at tp 1.
     draft_layers : int or None
         Blocks one draft step runs [block]: a ``draft`` model's layers, one module's blocks for
         MTP; None where only a cost was given. The forecast charges each its per-layer time.
@@ -460,6 +467,7 @@ speculative_energy_joules_per_token : float or None
     draft_len: int | None = None
     acceptance: float | None = None
     draft_cost: float | None = None
+    draft_chip_cost: float | None = None
     draft_layers: int | None = None
     draft_memory_bytes: int | float | None = None
     fits_without_draft: bool | None = None
@@ -722,7 +730,7 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "scale_up_bandwidth": "up_link", "scale_out_bandwidth": "out_link",
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
                "overlap": "overlapping", "allreduce_algorithm": "allreduce_used",
-               "draft_cost": "draft_cost_used"}
+               "draft_cost": "draft_cost_used", "draft_chip_cost": "draft_chip_cost_used"}
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
                if f.name not in INPUT_FIELDS}
@@ -1105,6 +1113,33 @@ def warn_past_trained_context(m: Model, prompt: int | None, generate: int | None
                       f"context {m.trained_context:,}", ContextWarning, stacklevel=stacklevel)
 
 
+#: Of a multi-token-prediction module's input norms and projection (one module's), what a
+#: tensor-parallel engine holds whole on every chip, by how the checkpoint names the module
+#: (``Extra.names``), in units of d and d^2: DeepSeek-V3's layout (and GLM's), ``enorm`` and
+#: ``hnorm`` (RMSNorm) and ``eh_proj`` (2d x d), which vLLM builds as a plain ``nn.Linear``, not
+#: split (vllm-project/vllm@4f7c14402630b97c8c078523fca8edef287ed2cf
+#: ``vllm/model_executor/models/deepseek_mtp.py``, ``DeepSeekMultiTokenPredictorLayer``; GLM's
+#: the same, @6e052ba8f4d97e43fb88a3288f3240ff4f73d7d2 ``glm4_moe_mtp.py``): 2d + 2d^2; Qwen3.5's,
+#: its two norms only, ``mtp.fc`` being a ``ColumnParallelLinear`` (``qwen3_5_mtp.py``): 2d.
+#: A module named otherwise: none (its inputs split as its blocks are).
+MODULE_INPUTS_COPIED = {"layers": (2, 2), "mtp.layers": (2, 0)}
+
+
+def module_copied_params(m: Model) -> int | None:
+    """Parameters of the inputs of the module a draft step runs that a tensor-parallel engine
+    holds whole on every chip (:data:`MODULE_INPUTS_COPIED`); None where not modelled.
+
+    >>> module_copied_params(get_model("deepseek-v3")) == 2 * 7168 + 2 * 7168 ** 2
+    True
+    """
+    d = m.d_model
+    for x in m.mtp_extras():
+        if not x.in_total and x.names in MODULE_INPUTS_COPIED:
+            vecs, mats = MODULE_INPUTS_COPIED[x.names]
+            return vecs * d + mats * d * d
+    return None
+
+
 def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: Any = None,
                        acceptance: Any = None, draft_cost: Any = None,
                        draft: Any = None, hardware: Any = None,
@@ -1143,7 +1178,7 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if acceptance is not None or draft_cost is not None or draft is not None:
             raise InputError("draft_len: speculative decoding needs the draft length")
         return dict(draft_len=None, acceptance=None, draft_cost=None, draft_layers=None,
-                    draft_step_blocks=None, **NOTHING_HELD)
+                    draft_step_blocks=None, module_copied_params=None, **NOTHING_HELD)
     draft_len = count_argument("draft_len", draft_len)
     if acceptance is None:
         raise InputError("acceptance: give the acceptance rate (0 <= a < 1) with the draft "
@@ -1170,7 +1205,8 @@ def speculative_inputs(m: Model, *, speculation: str | None = None, draft_len: A
         if not 0 <= draft_cost < math.inf:
             raise InputError(f"draft_cost must be non-negative, got {draft_cost:g}")
     return dict(draft_len=draft_len, acceptance=acceptance, draft_cost=draft_cost,
-                draft_layers=draft_layers, draft_step_blocks=step_blocks, **held)
+                draft_layers=draft_layers, draft_step_blocks=step_blocks,
+                module_copied_params=module_copied_params(m) if step_blocks else None, **held)
 
 
 def speculative_workload(m: Model, speculation: Any, *,

@@ -774,6 +774,11 @@ class Extra:
     total that every chip of a tensor-parallel group holds whole (DeepSeek-V4's
     hyper-connection head and hash-routing tables, as vLLM places them), counted in the group's
     copies (the plan's ``extras_copied``); the others are split with the model.
+    ``names``: how the checkpoint
+    names a multi-token-prediction module's tensors, where its reader knows
+    (``catalog.quantization.MTP_NAMES``: ``"layers"``, DeepSeek-V3's layer n + j; ``"mtp.layers"``,
+    Qwen3.5's; ``"mtp"``, DeepSeek-V4's), so that a quantized file's lists can be matched
+    against them; "" where not modelled.
     """
 
     name: str
@@ -787,6 +792,7 @@ class Extra:
     embeddings: int = 0
     heads: int = 0
     copied: bool = False
+    names: str = ""
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
@@ -1202,6 +1208,7 @@ class Model:
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,
+            module_copied_params=None,
             draft_weight_bytes=None,
             draft_params=None, draft_embedding_params=None, draft_head_params=None,
             draft_blocks=None, draft_d_model=None, draft_final_norm_params=None, draft_bits_default=None,

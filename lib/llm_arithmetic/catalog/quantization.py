@@ -86,7 +86,7 @@ from ..core.records import record
 from .model import GatedDeltaNet, KimiDeltaAttention, Mamba2
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record", "read_hf_quant",
+           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "MTP_NAMES", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record", "read_hf_quant",
            "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
@@ -211,8 +211,8 @@ class Scheme:
         if self.layouts:
             table = _layout_table(self.layouts)
             for n in _prefixes(name):
-                if n in table:
-                    return table[n]
+                if n in table and (expert or not table[n].experts_only):
+                    return table[n]  # a layout of experts alone holds no other matrix
         return self.expert_scheme if expert and self.expert_scheme else self
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
@@ -392,7 +392,7 @@ def _modelopt_experts(q: Mapping[str, Any], origin: str) -> Scheme:
         raise _origin_error(origin, "kv_cache_quant_algo", q.get("kv_cache_quant_algo"),
                             "beside an fp8 record is not modelled")
     return replace(_modelopt_layout("NVFP4", group, origin, "moe_quant_algo"),
-                   experts_only=True)
+                   experts_only=True, only=frozenset(layers))
 
 
 def _fp8(q: Mapping[str, Any], origin: str) -> Scheme:
@@ -976,14 +976,18 @@ def deepseek_v4_scheme(scheme: Scheme | None, cfg: Mapping[str, Any], origin: st
     if scheme.method != "fp8" or scheme.bits_tensor:
         raise ConfigError(f"{origin}: field 'expert_dtype' = 'fp4' beside a "
                           f"{scheme.label} scheme: DeepSeek-V4's layout is fp8 blocks")
+    mxfp4 = Scheme("mxfp4", "MXFP4 experts", 4, 1, 32, 8, experts_only=True)
     if scheme.expert_scheme is not None:  # experts ModelOpt converted to NVFP4 (_modelopt_experts)
         base = scheme.label.removesuffix(", NVFP4 experts")
+        # the modules it converted are those its quantized_layers names (the scheme's only):
+        # a multi-token-prediction module it leaves out (its ignore list's "mtp.*") keeps
+        # DeepSeek-V4's MXFP4 experts (mtp_bits)
+        converted = scheme.expert_scheme.only or frozenset()
+        kept = () if any(n.startswith("mtp.") for n in converted) else (("mtp", mxfp4),)
         return replace(scheme, label=f"{base} (E8M0 scales), NVFP4 experts", bits_scale=8,
-                       fp32_mixers=True)
+                       fp32_mixers=True, layouts=kept)
     return replace(scheme, label=f"{scheme.label} (E8M0 scales), MXFP4 experts", bits_scale=8,
-                   expert_scheme=Scheme("mxfp4", "MXFP4 experts", 4, 1, 32, 8,
-                                        experts_only=True),
-                   fp32_mixers=True)
+                   expert_scheme=mxfp4, fp32_mixers=True)
 
 
 #: The scheme of a 16-bit checkpoint whose routers are stored in fp32 (:func:`minimax_m3_scheme`):
@@ -1025,10 +1029,16 @@ def _fp32_params(model: Any, sinks: bool = True, head: bool = True) -> int:
     d_head, the indexer's m_c x c_o d_I), per block the two hyper-connection mixers
     ((2 + n)n x n d, (2 + n)n and 3 each: hyper_norm_params without the norms), and the
     hyper-connection head (hyper_head_params: n x n d, n, 1)."""
+    return _fp32_in(model.layers, model.d_model, sinks, 1 if head else 0)
+
+
+def _fp32_in(layers: Any, d: int, sinks: bool, heads: int) -> int:
+    """:func:`_fp32_params` of the blocks ``layers`` with ``heads`` hyper-connection heads
+    (a multi-token-prediction module's blocks and its own head, DeepSeek-V4's ``mtp.0.hc_head_*``)."""
     from .. import numeric as N
 
-    d, n32 = model.d_model, 0
-    for run in model.layers:
+    n32 = 0
+    for run in layers:
         a, per = run.attention, 0
         if a is not None and a.o_groups:
             per += (sinks * a.n_heads
@@ -1036,9 +1046,9 @@ def _fp32_params(model: Any, sinks: bool = True, head: bool = True) -> int:
         if run.hc:
             per += N.hyper_norm_params(d_model=d, norm_vecs_layer=0, hc_streams=run.hc)
         n32 += run.count * per
-    hc = max((run.hc for run in model.layers), default=0)
-    if hc and head:
-        n32 += N.hyper_head_params(d_model=d, hc_streams=hc)
+    hc = max((run.hc for run in layers), default=0)
+    if hc and heads:
+        n32 += heads * N.hyper_head_params(d_model=d, hc_streams=hc)
     return n32
 
 
@@ -1362,37 +1372,56 @@ def mtp_as_layers(model: Any) -> bool:
     (README_WEIGHTS.md of deepseek-ai/DeepSeek-V3 @ 9b4e9788e4a3a731f7567338ed15d3ec549ce03b:
     layer 61 of a 61-layer model holds ``enorm``, ``hnorm``, ``eh_proj``, one decoder block,
     ``shared_head.norm`` and its own ``embed_tokens`` and ``shared_head.head``): DeepSeek-V3/R1
-    and V3.1, V3.2, GLM-4.5, GLM-5, GLM-4.7-Flash. Their readers count the module so
-    (``readers._mtp_extras``), the one layout whose modules store embedding tables of their
-    own, which is how they are told apart here.
+    and V3.1, V3.2, GLM-4.5, GLM-5 and 5.x (whose module stores no tables of its own: nvidia's
+    GLM-5.2-NVFP4 names it ``model.layers.78*``), GLM-4.7-Flash. Their readers mark the module so
+    (``readers._mtp_extras``, ``Extra.names`` ``"layers"``).
 
     >>> from llm_arithmetic import get_model
     >>> mtp_as_layers(get_model("glm-4.5")), mtp_as_layers(get_model("qwen3-8b"))
     (True, False)
     """
-    return any(x.embeddings for x in model.mtp_extras() if not x.in_total)
-# Their module is counted at the target's bits elsewhere, though some files name it (checked
-# 2026-11 against ai-dynamo/aiconfigurator @ 095f58a51 aic-core/src/aiconfigurator_core/
-# model_configs/): nvidia/Qwen3.5-397B-A17B-NVFP4 and -122B-A10B-NVFP4 exclude "mtp.layers.0*"
-# and nvidia/DeepSeek-V4-Flash-NVFP4 excludes "mtp.*" (its module's experts stay MXFP4); those
-# files are read since the ModelOpt layouts by module, but their modules' exclusions are not yet
-# applied to the module's bits. The Nemotron 3 Super FP8 and NVFP4 records stored there list no
-# modules; DeepSeek-V4-Flash's own fp8 file lists none; no quantized Step 3.7 file was found.
+    return any(x.names == "layers" for x in model.mtp_extras() if not x.in_total)
+
+
+#: How a checkpoint names its multi-token-prediction module's tensors, by the reader's mark
+#: (``Extra.names``): the prefix of a module's block (``{layer}``: n + j for module j of a
+#: model of n layers; ``{block}``: the block's number among every module's; ``{module}``: j),
+#: and the projection(s) of the module's two inputs, once a module, each (name, cols in units
+#: of d, quantizable), d rows (a name without ``mtp.`` is under the block's prefix).
+#: - ``layers``: DeepSeek-V3's layout (:func:`mtp_as_layers`), ``eh_proj`` (d x 2d) built
+#:   unquantized by vLLM (vllm-project/vllm@4f7c14402630b97c8c078523fca8edef287ed2cf
+#:   ``vllm/model_executor/models/deepseek_mtp.py``, ``DeepSeekMultiTokenPredictorLayer``; GLM's
+#:   the same, vllm-project/vllm@6e052ba8f4d97e43fb88a3288f3240ff4f73d7d2 ``glm4_moe_mtp.py``)
+#:   and stored in bf16 by DeepSeek-V3's fp8 file (tests/configs/FAMILIES.md, DeepSeek-V3);
+#: - ``mtp.layers``: Qwen3.5's, ``mtp.layers.{block}.`` and one ``mtp.fc`` (d x 2d) a module, which
+#:   vLLM builds with the quantization config and its prefix (``qwen3_5_mtp.py``), so a file's
+#:   lists decide (nvidia/Qwen3.6-27B-NVFP4 stores its 15 ``mtp.*`` tensors in bf16);
+#: - ``mtp``: DeepSeek-V4's, ``mtp.{module}.`` with ``e_proj`` and ``h_proj`` (d x d each), stored
+#:   as fp8 blocks like the block's matrices (DeepSeek-V4-Pro's tensor list: ``mtp.0.e_proj``
+#:   [7168, 7168] float8_e4m3fn with a [56, 56] float8_e8m0fnu scale; tests/configs/SOURCES.md
+#:   section 7, index file id 62525154746).
+MTP_NAMES: dict[str, tuple[str, tuple[tuple[str, int, bool], ...]]] = {
+    "layers": ("model.layers.{layer}.", (("eh_proj", 2, False),)),
+    "mtp.layers": ("mtp.layers.{block}.", (("mtp.fc", 2, True),)),
+    "mtp": ("mtp.{module}.", (("e_proj", 1, True), ("h_proj", 1, True))),
+}
+# Files read here that name their module (checked 2026-11 against ai-dynamo/aiconfigurator @
+# 095f58a51 aic-core/src/aiconfigurator_core/model_configs/ and tests/configs/modelopt/):
+# nvidia/Qwen3.5-397B-A17B-NVFP4, -122B-A10B-NVFP4 and the Qwen3.6 NVFP4 files exclude
+# "mtp.layers.0*" and "mtp*" (a bf16 module); nvidia/GLM-5.2-NVFP4 excludes "model.layers.78*"
+# (bf16), DeepSeek-V3.1-NVFP4 "model.layers.61*"; nvidia/DeepSeek-V4-Flash-NVFP4 ignores
+# "mtp.*": ModelOpt left the module in DeepSeek-V4's own layout (fp8 blocks, MXFP4 experts,
+# :func:`deepseek_v4_scheme`). The Nemotron 3 Super FP8 and NVFP4 records stored there list no
+# modules (their module, as MiMo's and Step 3.7's, is not named here: the target's bits).
 
 
 def mtp_tensors(model: Any) -> Iterator[Tensor]:
     """Every matrix of a model's multi-token-prediction modules (those reported apart from
-    the total), as its checkpoint names them, for a model of :func:`mtp_as_layers`: module j
-    is ``model.layers.{n + j}`` of a model of n layers, its block's matrices named as a
-    decoder block's (:func:`tensors`), and its ``eh_proj`` (d x 2d) left unquantized: vLLM
-    builds it as a plain ``nn.Linear`` without the quantization config
-    (vllm-project/vllm@4f7c14402630b97c8c078523fca8edef287ed2cf
-    ``vllm/model_executor/models/deepseek_mtp.py``, ``DeepSeekMultiTokenPredictorLayer``; GLM's
-    the same, vllm-project/vllm@6e052ba8f4d97e43fb88a3288f3240ff4f73d7d2
-    ``vllm/model_executor/models/glm4_moe_mtp.py``), and DeepSeek-V3's fp8 checkpoint stores it in bf16
-    (the Hub's element count holds no scale for it; tests/configs/FAMILIES.md, DeepSeek-V3).
-    The vocabulary tables a module stores as its own are not listed (never quantized here,
-    and shared with the target by vLLM). Nothing for another family.
+    the total), as its checkpoint names them (:data:`MTP_NAMES`): its blocks' matrices named
+    as a decoder block's (:func:`tensors`) under the module's prefix, and the projection(s) of
+    its two inputs. The vocabulary tables a module stores as its own are not listed (never
+    quantized here, and shared with the target by vLLM). Nothing where the reader does not
+    say how the module is named.
 
     DeepSeek-V3's module is layer 61:
 
@@ -1400,23 +1429,34 @@ def mtp_tensors(model: Any) -> Iterator[Tensor]:
     >>> [(t.name, t.rows, t.cols) for t in mtp_tensors(get_model("deepseek-v3"))][:2]
     [('model.layers.61.eh_proj', 7168, 14336), ('model.layers.61.self_attn.q_a_proj', 1536, 7168)]
     """
-    if not mtp_as_layers(model):
-        return
     d = model.d_model
-    i = sum(run.count for run in model.layers)
+    n = sum(run.count for run in model.layers)
+    names = _MOE_NAMES.get(model.family, _MOE_DEFAULT)
+    j = b = 0  # the module, the block among every module's
     for x in model.mtp_extras():
-        if x.in_total:
+        if x.in_total or x.names not in MTP_NAMES:
             continue
-        for run in x.layers:
-            for _ in range(run.count):
-                p = f"model.layers.{i}."
-                yield Tensor(p + "eh_proj", d, 2 * d, quantizable=False)
-                if run.attention is not None:
-                    yield from _attention_tensors(run.attention, d, p)
-                if run.mlp is not None:
-                    yield from _mlp_tensors(run.mlp, d, p,
-                                            names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
-                i += 1
+        prefix, inputs = MTP_NAMES[x.names]
+        per = len(x.layers) // x.modules
+        for m in range(x.modules):
+            first = True
+            for run in x.layers[m * per:(m + 1) * per]:
+                for _ in range(run.count):
+                    p = prefix.format(layer=n + j, block=b, module=j)
+                    if first:  # the module's input projection(s), once a module
+                        for name, width, q in inputs:
+                            full = name if name.startswith("mtp.") else p + name
+                            yield Tensor(full, d, width * d, quantizable=q)
+                        first = False
+                    if run.attention is not None:
+                        yield from _attention_tensors(run.attention, d, p)
+                    if run.mlp is not None:
+                        yield from _mlp_tensors(run.mlp, d, p, names=names)
+                    b += 1
+                    if x.names == "layers":
+                        j += 1  # DeepSeek-V3's layout: one block a module, one layer each
+            if x.names != "layers":
+                j += 1
 
 
 def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
@@ -1425,12 +1465,15 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     its parameters but its routed experts' matrices and the vocabulary tables it stores as its
     own, and ``"draft_experts"``, its routed experts' matrices (where it has some); exact
     fractions whose products with those counts give the module's bytes. The module's matrices
-    (:func:`mtp_tensors`) are matched against the scheme's lists by their names, as the
-    model's are, so that a checkpoint that keeps its module unquantized (NVIDIA's
-    DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*``) counts it at 16 bits, and one that
-    quantizes it as the rest (DeepSeek-V3's fp8) counts its scales too. ``{}`` where the
-    model has no such module or its family's module names are not modelled
-    (:func:`mtp_as_layers`): the plan then counts the module at the target's bits.
+    (:func:`mtp_tensors`) are matched against the scheme's lists by the names the checkpoint
+    gives them, as the model's are, so that a checkpoint that keeps its module unquantized
+    (NVIDIA's DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*``, GLM-5.2-NVFP4
+    ``model.layers.78*``, the Qwen3.5 and 3.6 NVFP4 files ``mtp*``) counts it at 16 bits, one
+    that quantizes it as the rest (DeepSeek-V3's fp8) counts its scales too, and one that left
+    it in the base file's layout (DeepSeek-V4-Flash-NVFP4 ignores ``mtp.*``: its module's
+    experts stay MXFP4) counts that layout; DeepSeek-V4's sinks and hyper-connection mixers and
+    head in fp32 (``fp32_mixers``). ``{}`` where the model has no such module or its names are
+    not modelled (:data:`MTP_NAMES`): the plan then counts the module at the target's bits.
 
     DeepSeek-V3's module in fp8 with 128 x 128 blocks: its block's matrices at one byte and
     an fp32 scale a block; its ``eh_proj``, norms and router in bf16, the router's bias in
@@ -1444,7 +1487,7 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     listed = list(mtp_tensors(model))
     if not listed:
         return {}
-    extras = [x for x in model.mtp_extras() if not x.in_total]
+    extras = [x for x in model.mtp_extras() if not x.in_total and x.names in MTP_NAMES]
     expert_bytes, other_bytes, expert_params, matrix_params = _by_class(scheme, listed)
     held = sum(x.params - x.embeddings - x.heads for x in extras)
     rest = held - expert_params - matrix_params  # plain 16-bit tensors: norms, biases
@@ -1453,7 +1496,11 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
                           f"({expert_params + matrix_params:,}) exceed its count; its bytes "
                           "are not modelled for this layout")
     other_bytes += Fraction(rest * PLAIN_BITS, 8)
-    other_bytes += _router_bias_extra(scheme, [run for x in extras for run in x.layers])
+    runs = [run for x in extras for run in x.layers]
+    if scheme.fp32_mixers:  # one hyper-connection head a module
+        n32 = _fp32_in(runs, model.d_model, True, sum(x.modules for x in extras))
+        other_bytes += Fraction(n32 * (32 - PLAIN_BITS), 8)
+    other_bytes += _router_bias_extra(scheme, runs)
     out = {"draft": 8 * other_bytes / (held - expert_params)}
     if expert_params:
         out["draft_experts"] = 8 * expert_bytes / expert_params

@@ -1528,11 +1528,12 @@ def _mtp_extras(r: _Reader, kw: Mapping[str, Any], block: Layers,
     embedding table and an output head (V x d each) unless ``own_tables`` is false (GLM-5.x:
     the module uses the model's). Reported apart, not in the total."""
     return _mtp(kw, r.int("num_nextn_predict_layers", 0, kind="layers", minimum=0), [block],
-                note, own_embeddings=own_tables)
+                note, own_embeddings=own_tables, names="layers")
 
 
 def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *,
-         own_embeddings: bool, own_head: bool = False, head: int = 0) -> tuple[Extra, ...]:
+         own_embeddings: bool, own_head: bool = False, head: int = 0,
+         names: str = "") -> tuple[Extra, ...]:
     """``modules`` multi-token-prediction modules, each two input norms of d (the token's
     embedding and the last hidden state), a 2d x d projection of the two (DeepSeek-V4: two
     d x d, e_proj and h_proj), its decoder ``blocks``, a final norm of d, and, when the
@@ -1541,7 +1542,8 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     output head of V x d per module and share the embedding (``own_head``); ``head``: the
     parameters of a module's own hyper-connection head (DeepSeek-V4). Reported apart, not in
     the total (transformers builds none); the tables a module stores as its own are recorded
-    apart too (``Extra.embeddings``, ``Extra.heads``): vLLM replaces them with the model's."""
+    apart too (``Extra.embeddings``, ``Extra.heads``): vLLM replaces them with the model's.
+    ``names``: how the checkpoint names the module's tensors (``Extra.names``)."""
     if not modules:
         return ()
     d = kw["d_model"]
@@ -1551,7 +1553,7 @@ def _mtp(kw: Mapping[str, Any], modules: int, blocks: list[Layers], note: str, *
     per = 3 * d + 2 * d * d + sum(b.params(d) for b in blocks) + embeddings + heads + head
     return (Extra(MTP_EXTRA, modules * per, False, note,
                   layers=tuple(blocks) * modules, modules=modules,
-                  embeddings=modules * embeddings, heads=modules * heads),)
+                  embeddings=modules * embeddings, heads=modules * heads, names=names),)
 
 
 def _indexer(r: _Reader, n: int) -> tuple[dict[str, int], list[bool]]:
@@ -1833,7 +1835,8 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
     return dict(kw, extras=(head,) + tables + ((Extra(
         MTP_EXTRA, sum(x.params for x in mtp), False, "DeepSeek-V4's MTP "
         "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
-        layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp)),) if mtp else ()))
+        layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp),
+        names="mtp"),) if mtp else ()))
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
@@ -3094,7 +3097,8 @@ def _qwen3_next_of(moe: bool) -> Callable[[_Reader], dict[str, Any]]:
         n_mtp = r.int("mtp_num_hidden_layers", 0, kind="layers", minimum=0)
         kw["extras"] = _mtp(kw, 1 if n_mtp else 0,
                             [Layers(1, attention=attn, mlp=mlp_of(n), norms=2)] * n_mtp,
-                            "Qwen3.5's MTP module (vLLM's layout)", own_embeddings=False)
+                            "Qwen3.5's MTP module (vLLM's layout)", own_embeddings=False,
+                            names="mtp.layers")
         return kw
     return read
 

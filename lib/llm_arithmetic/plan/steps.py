@@ -26,7 +26,9 @@ the caller gave instead (``given_bandwidth``, ``given_peak_flops``, ``given_capa
 ``given_power``, ``given_link_bandwidth``); the limits ``context_limit`` and ``crossing_limit``;
 speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: no speculation),
 ``draft_step_blocks`` (the blocks of the model's own module a draft step runs, whose step the plan
-prices where no ``draft_cost`` is given; None: no module) and
+prices where no ``draft_cost`` is given; None: no module), ``module_copied_params`` (of that
+module's input norms and projection, the parameters a tensor-parallel engine holds whole on every
+chip; None: none) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
 multi-token-prediction module's parameters, of them ``draft_embedding_params`` and
 ``draft_head_params`` in the embedding tables and output heads it stores as its own;
@@ -961,6 +963,55 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
     guard(op("draft_cost_used", "first", "a draft step's time relative to a plain step (given, "
              "else the module's; none: free)", of=["draft_cost", "module_draft_cost", LIT(0)]),
           "draft_len"),
+    # On a replica the module's step is split over the tensor-parallel group as the model's
+    # blocks are (vLLM runs it at the target's tp), and each chip reads its share with its own
+    # copies of what it holds whole (the latent down-projections, routers, norms; the module's
+    # input projection where the engine builds it unsplit, module_copied_params) and, for a
+    # cache every chip keeps whole (MLA's latent), the whole cache of the module's block: its
+    # share of a replica's step is one chip's roofline time of that step over one chip's of a
+    # plain step, both on the whole group (pp 1: one step's work, not one stage's share).
+    guard(op("module_blocks_chip_bytes", "at", "bytes one draft step of the module moves on "
+             "the group, every copy of its blocks counted", target="stage_step_bytes",
+             **{"with": {**MODULE_STEP, "pp": LIT(1)}}), "draft_step_blocks"),
+    op("module_copied", "first", "the module's input parameters every chip holds whole (none: "
+       "split as the blocks are)", of=["module_copied_params", LIT(0)]),
+    op("module_input_copies", "mul", "their copies beyond the module's own",
+       of=["module_copied", "tp_more_copies"]),
+    f("module_input_copy_bytes", "weight_bytes", "their bytes, at the bits the module step "
+      "reads them", n_params="module_input_copies", bits_weight="bits_default"),
+    guard(op("module_chip_bytes", "add", "bytes one draft step of the module moves on the "
+             "group, every copy counted", plus=["module_blocks_chip_bytes",
+                                                "module_input_copy_bytes"]),
+          "draft_step_blocks"),
+    guard(op("module_chip_flops", "at", "FLOPs of that step on the group",
+             target="stage_step_flops", **{"with": {**MODULE_STEP, "pp": LIT(1)}}),
+          "draft_step_blocks"),
+    guard(op("module_chip_peak", "at", "the peak those FLOPs take",
+             target="serving_peak_or_inf", **{"with": dict(MODULE_STEP)}), "draft_step_blocks"),
+    guard(f("module_chip_seconds", "tp_step_time", "the roofline bound on one draft step of the "
+            "module on one chip of the tensor-parallel group: its bytes and FLOPs on the group, "
+            "every copy counted, over tp", step_bytes="module_chip_bytes",
+            step_flops="module_chip_flops", peak_flops="module_chip_peak", comm_time=LIT(0)),
+          "draft_step_blocks"),
+    guard(op("target_chip_seconds", "at", "the roofline bound on a plain step of the batch on "
+             "one chip of the group", target="stage_work_seconds",
+             **{"with": {"pp": LIT(1)}}), "draft_step_blocks"),
+    guard(op("target_chip_bytes", "at", "bytes a plain step of the batch moves on the group, "
+             "every copy counted", target="stage_step_bytes", **{"with": {"pp": LIT(1)}}),
+          "draft_step_blocks"),
+    guard(op("module_chip_time_ratio", "div", "one chip's time of a module step over one chip's "
+             "of a plain step", of=["module_chip_seconds", "target_chip_seconds"]),
+          "draft_step_blocks"),
+    guard(op("module_chip_bytes_ratio", "div", "one chip's bytes of a module step over one "
+             "chip's of a plain step", of=["module_chip_bytes", "target_chip_bytes"]),
+          "draft_step_blocks"),
+    guard(op("module_chip_cost", "first", "a module step's cost on the replica: one chip's "
+             "roofline time of it over one chip's of a plain step (its bytes without a "
+             "bandwidth)", of=["module_chip_time_ratio", "module_chip_bytes_ratio"]),
+          "draft_step_blocks"),
+    guard(op("draft_chip_cost_used", "first", "a draft step's time relative to a plain step on "
+             "the replica (given, else the module's on one chip of the group; none: free)",
+             of=["draft_cost", "module_chip_cost", LIT(0)]), "draft_len"),
     op("verify_step_flops", "mul", "FLOPs of the verify step of the batch",
        of=["decode_step_flops", "verify_positions"]),
     guard(op("verify_tokens", "mul", "tokens the verify step runs: k + 1 positions of each "
@@ -1005,7 +1056,7 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
     f("verify_tpot_seconds", "pipeline_time", "the replica's verify step",
       stage_time="verify_stage_seconds", microbatches=1),
     op("draft_tpot_seconds", "mul", "the k draft steps on the replica",
-       of=["draft_len", "draft_cost_used", "tpot_seconds"]),
+       of=["draft_len", "draft_chip_cost_used", "tpot_seconds"]),
     op("spec_tpot_step", "add", "one speculative step on the replica",
        plus=["draft_tpot_seconds", "verify_tpot_seconds"]),
     op("speculative_tpot_seconds", "div", "time per output token with speculation",
@@ -1282,7 +1333,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
-          "draft_weight_bytes",
+          "module_copied_params", "draft_weight_bytes",
           "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
           "draft_d_model", "draft_final_norm_params", "draft_bits_default",
           "forecast_decode",

@@ -37,17 +37,18 @@ def draft_cost(draft: Any, target: Any, chip: Any, context: int, weights: str = 
 def mtp_against_bound(kv_bits: int = 8) -> dict[str, dict[str, Any]]:
     """For each run of :data:`MTP_RUNS` (keyed by chip): the measured tokens/s per user, the
     plain roofline bound (one token per step), a draft step's cost (``draft_cost``: the
-    roofline time of one step of the MTP module over a plain step's, at batch 1 what the two
-    read, ``estimate(speculation="mtp")`` at the run's workload) and the MTP bound (:data:`MTP_MOST` tokens in a step that also runs
-    :data:`MTP_MOST` - 1 drafts at that cost), the roofline step [s], the chips and the
-    measurement row.
+    roofline time of one step of the MTP module over a plain step's on one chip of the run's
+    tensor-parallel group, at batch 1 what the two read there, ``estimate(speculation="mtp")``
+    ``draft_chip_cost`` at the run's workload) and the MTP bound (:data:`MTP_MOST` tokens in a
+    step that also runs :data:`MTP_MOST` - 1 drafts at that cost), the roofline step [s], the
+    chips and the measurement row.
 
     >>> runs = mtp_against_bound()
     >>> r = runs["b200"]
     >>> r["measured"] < r["plain"] < r["most"] < 4 * r["plain"]
     True
     >>> round(r["draft_cost"], 3)
-    0.044
+    0.055
     """
     rows = {r.id: r for r in load_measurements()}
     ds = get_model("deepseek-v3")
@@ -57,7 +58,8 @@ def mtp_against_bound(kv_bits: int = 8) -> dict[str, dict[str, Any]]:
         t, _ = replica_step(ds, get_hardware(chip), fmt, kv_bits, n_chips=r.chips, batch=1,
                             prompt=r.input_len, generated=r.output_len)
         c = estimate(ds, hardware=chip, weights=fmt, bits_kv=kv_bits, tp=r.chips,
-                     prompt=r.input_len, generate=r.output_len, speculation="mtp").draft_cost
+                     prompt=r.input_len, generate=r.output_len,
+                     speculation="mtp").draft_chip_cost
         out[chip] = dict(measured=r.value, plain=1 / t, draft_cost=c,
                          most=MTP_MOST / (t * (1 + (MTP_MOST - 1) * c)), step=t,
                          chips=r.chips, row=r)

@@ -137,6 +137,7 @@ const Estimate = (function () {
     let draftCost = o.draft_cost ?? null;
     let draftLayers = null;
     let stepBlocks = null;  // the module's blocks a draft step runs (the plan prices its step)
+    let moduleCopied = null;  // of its input norms and projection, what every chip holds whole
     const draft = o.draft ?? null;
     const nothing = CATALOG.nothing_held;  // estimate.NOTHING_HELD, exported with the catalog
     let held = {...nothing};
@@ -163,6 +164,7 @@ const Estimate = (function () {
         draftCost = own.draft_cost;
         draftLayers = own.draft_layers;
         stepBlocks = own.draft_step_runs ? Plan.blocksOf(own.draft_step_runs) : null;
+        moduleCopied = stepBlocks ? (own.module_copied_params ?? null) : null;
       }
       if (draft === null && w.module) {
         held = {...nothing, draft_weight_bytes: own.draft_weight_bytes,
@@ -177,7 +179,7 @@ const Estimate = (function () {
         throw new Error("draft_len: speculative decoding needs the draft length");
       }
       return {draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
-        draft_step_blocks: null, ...held};
+        draft_step_blocks: null, module_copied_params: null, ...held};
     }
     draftLen = count("draft_len", draftLen);
     if (acceptance === null) {
@@ -239,7 +241,7 @@ const Estimate = (function () {
       }
     }
     return {draft_len: draftLen, acceptance, draft_cost: draftCost, draft_layers: draftLayers,
-      draft_step_blocks: stepBlocks, ...held};
+      draft_step_blocks: stepBlocks, module_copied_params: moduleCopied, ...held};
   }
 
   // the forecast's chip class of a chip (its kind's; "*" for a custom chip or a kind no class

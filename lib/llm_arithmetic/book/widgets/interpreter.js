@@ -485,7 +485,7 @@ const Plan = (function () {
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
       draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
-      draft_step_blocks: null,
+      draft_step_blocks: null, module_copied_params: null,
       // what a draft holds beside the target (calculator.js gives a draft model's or an MTP
       // module's, as estimate.speculative_inputs does; a draft given by its cost holds none)
       draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
