@@ -473,8 +473,8 @@ def test_deepseek_v4_pro_module_as_its_tensor_list_stores_it():
     shared expert's matrices fp8 with E8M0 scales a 128 x 128 block, 384 experts' w1/w3
     (3,072 x 7,168) and w2 (7,168 x 3,072) MXFP4 (int8 holding two values, an E8M0 scale per
     32 inputs), the router bf16 and its bias fp32, the sinks and the hyper-connection mixers
-    and head fp32, norms bf16. The library leaves the router's bias out of DeepSeek-V4's count
-    (readers: as the decoder's), so its module is the list's bytes less those 384 x 4."""
+    and head fp32, norms bf16: the module holds the list's bytes exactly (the router's fp32
+    correction bias included, as the reader counts it in every score-routed block)."""
     from pathlib import Path
 
     from llm_arithmetic.catalog.readers import read_config
@@ -496,7 +496,7 @@ def test_deepseek_v4_pro_module_as_its_tensor_list_stores_it():
     assert listed == 13_956_587_692
     m = read_config(Path(__file__).parent / "configs" / "deepseek-v4-pro.json")
     assert m.native_bits["draft_experts"] == Fraction(17, 4)
-    assert _module_bytes(m) == listed - 4 * 384
+    assert _module_bytes(m) == listed
 
 
 def test_deepseek_v4_flash_nvfp4_module_keeps_mxfp4_experts():
