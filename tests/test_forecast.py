@@ -789,8 +789,14 @@ def test_a_row_at_nominal_bits_takes_the_rules_file_and_other_formats_their_bits
     for key, gib in (("mixtral-8x7b", 24.62), ("llama-2-7b", 3.56)):
         m = get_model(key)
         w = F.row_weights(key, "Q4_0", 4.5)
-        assert w == {"bits_weight": None,
-                     **{f"native_bits_{k}": v for k, v in mix_parts(m, "q4_0").items()}}
+        # the parts a step reads; the copies a tensor-parallel group holds are priced by the
+        # file type's tensor types (formats.mix_copy_bits), as weight_inputs serves them
+        copies = {k: v for k, v in w.items() if k.startswith("native_bits_copy_")}
+        assert copies == {k: v for k, v in weight_inputs(m, "mostly_q4_0").items()
+                          if k.startswith("native_bits_copy_")}
+        assert {k: v for k, v in w.items() if k not in copies} == {
+            "bits_weight": None,
+            **{f"native_bits_{k}": v for k, v in mix_parts(m, "q4_0").items()}}
         assert float(mix_bits(m, "q4_0")) * m.language_model_params / 8 / 2**30 == \
             pytest.approx(gib, abs=0.005)
     assert float(F.row_weights("mixtral-8x7b", "Q4_0", 4.5)["native_bits_default"]) == \
