@@ -526,3 +526,117 @@ def test_copies_under_a_llama_cpp_file_type_take_their_tensors_types():
     ev = _group("llama-3.1-70b", tp=16, context=4096, weights="q4_k_m")
     assert ev.get("copies_heads") == heads and ev.get("copies_plain") == norms
     assert ev.get("weight_bytes_copies") == heads * bits_kv / 8 + norms * 4 == 962_560_000
+
+
+# ---- lightning attention, Mamba-1, gated memory units, differential attention ----------------
+# vLLM (formulas/engine.py pins linear_attn.py, mamba_mixer.py, phi4flash.py) splits a lightning
+# attention mixer by heads (qkv_proj, output_gate column-parallel, its norm MiniMaxText01RMSNormTP
+# split, out_proj row-parallel without bias), a Mamba-1 mixer by channels (in_proj, conv1d and its
+# bias, dt_proj and its bias column-parallel, x_proj row-parallel without bias, A and D by
+# d_in / tp, out_proj row-parallel without bias here) and a gated memory unit likewise (in_proj
+# column-, out_proj row-parallel, no bias): none of them copies anything. Differential
+# attention's four lambda vectors of d_head and its sub-norm of 2 d_head are plain parameters
+# shared by the heads: whole on every chip. The state is split with the heads or channels.
+_CONFIGS = Path(__file__).resolve().parent / "configs"
+
+
+def _read(name: str):
+    from llm_arithmetic.catalog.readers import read_config
+    cfg = json.loads((_CONFIGS / f"{name}.json").read_text())
+    return cfg, read_config(cfg, name=name)
+
+
+# MiniMax-M1 (minimax-m1-80k.json): 80 blocks of width 6144, 70 lightning (64 heads of 128) and
+# 10 softmax (64 heads, 8 KV heads of 128, no biases, no q/k norms), every block 32 experts behind
+# a router without bias and two norms; a final norm. At tp 8 each chip holds one of the 8 KV
+# heads: only the routers and norms are copied, 7 more times. At tp 16 a KV head is on two chips:
+# 16 - 8 more heads' K and V (2 x 128 x 6144) in each softmax layer, and 15 more copies.
+M1_WHOLE = 80 * (32 * 6144 + 2 * 6144) + 6144
+M1_TP8 = 7 * M1_WHOLE
+M1_TP16 = (16 - 8) * 2 * 128 * 6144 * 10 + 15 * M1_WHOLE
+# Phi-4-mini-flash (phi-4-mini-flash-reasoning.json): 32 blocks of width 2560, each with two
+# LayerNorms (weight and bias: 4 vectors) and an MLP without bias; 9 Mamba-1 blocks, 7 gated
+# memory units (d_gmu 5120), 9 attention blocks with keys and values of their own (40 heads, 20
+# KV heads of 64, q/k/v and output biases, differential) and 7 cross-decoder blocks reading
+# block 17's cache (query and output biases, differential); a final LayerNorm (2 vectors).
+# Every chip holds whole: per block the 4 norm vectors, per attention block o_proj's bias
+# (2560) and the lambdas and sub-norm (6 x 64); the final norm.
+PHI_WHOLE = 32 * 4 * 2560 + 16 * (2560 + 6 * 64) + 2 * 2560
+
+
+def test_new_mixers_hand_counts():
+    assert M1_WHOLE == 16_717_824
+    assert (M1_TP8, M1_TP16) == (117_024_768, 376_596_480)
+    assert PHI_WHOLE == 379_904
+
+
+def test_new_mixers_configs_as_read():
+    c, _ = _read("minimax-m1-80k")
+    assert (c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["head_dim"], c["num_local_experts"],
+            c["attn_type_list"].count(0)) == (6144, 80, 64, 8, 128, 32, 70)
+    c, m = _read("phi-4-mini-flash-reasoning")
+    assert (c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"],
+            c["num_key_value_heads"], c["mb_per_layer"], c["mlp_bias"]) == (
+                2560, 32, 40, 20, 2, False)
+    # the file names no Mamba widths: the remote code's defaults (expand 2, d_state 16,
+    # d_conv 4), as vLLM's Phi4Mamba takes them
+    assert {(r.mixer.d_inner, r.mixer.d_state, r.mixer.d_conv) for r in m.layers
+            if type(r.mixer).__name__ == "Mamba1"} == {(5120, 16, 4)}
+
+
+@pytest.mark.parametrize("name, tp, copies", [
+    ("minimax-m1-80k", 1, 0), ("minimax-m1-80k", 8, M1_TP8), ("minimax-m1-80k", 16, M1_TP16),
+    ("phi-4-mini-flash-reasoning", 2, PHI_WHOLE), ("phi-4-mini-flash-reasoning", 4, 3 * PHI_WHOLE),
+    # at tp 40 the 20 KV heads are on two chips each: 20 more heads' K and V with their biases
+    # (2 x 64 x (2560 + 1)) in each of the 9 attention blocks that own a cache
+    ("phi-4-mini-flash-reasoning", 40, 20 * 2 * 64 * 2561 * 9 + 39 * PHI_WHOLE)])
+def test_new_mixers_copies_by_hand(name, tp, copies):
+    _, m = _read(name)
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("tp_copy_params") == copies
+    # bf16: two bytes a copied parameter
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + 2 * copies
+
+
+@pytest.mark.parametrize("name, tp, chip_state", [
+    # 70 lightning layers, 64 / 8 heads a chip, a 128 x 128 matrix each, bf16
+    ("minimax-m1-80k", 8, 70 * (64 // 8) * 128 * 128 * 2),
+    # 9 Mamba-1 layers that keep a state, 5120 / 2 channels a chip, a window of 4 - 1 inputs and
+    # 16 state values each, bf16
+    ("phi-4-mini-flash-reasoning", 2, 9 * (5120 // 2) * (3 + 16) * 2)])
+def test_new_mixers_state_is_split(name, tp, chip_state):
+    _, m = _read(name)
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("state_bytes_held") == ev.get("state_bytes") == tp * chip_state
+    assert (tp * chip_state) in (146_800_640, 1_751_040)
+
+
+def test_new_mixers_widths_that_tp_does_not_split_are_refused():
+    """tp must divide a lightning mixer's heads (vLLM asserts it), a Mamba-1 mixer's inner
+    channels and a gated memory unit's channels (column-parallel projections). The vendored
+    files meet every tp their attention heads allow, so the widths are changed here."""
+    import dataclasses
+
+    from llm_arithmetic.core.errors import InputError
+    from llm_arithmetic.estimate import parallel_degrees
+
+    def changed(m, **kw):
+        return dataclasses.replace(m, layers=tuple(
+            dataclasses.replace(r, mixer=dataclasses.replace(r.mixer, **{
+                k: v for k, v in kw.items() if hasattr(r.mixer, k)}))
+            if r.mixer is not None else r for r in m.layers))
+
+    _, m1 = _read("minimax-m1-80k")
+    assert parallel_degrees(m1, 16, 1, 1) == (16, 1, 1)
+    with pytest.raises(InputError, match="tp = 32 does not divide the 48 heads of "
+                       "minimax-m1-80k's lightning attention mixers"):
+        parallel_degrees(changed(m1, la_heads=48), 32, 1, 1)
+    _, phi = _read("phi-4-mini-flash-reasoning")
+    assert parallel_degrees(phi, 40, 1, 1) == (40, 1, 1)
+    with pytest.raises(InputError, match="tp = 40 does not divide the 5100 inner channels of "
+                       "phi-4-mini-flash-reasoning's Mamba-1 mixers"):
+        parallel_degrees(changed(phi, d_inner=5100), 40, 1, 1)
+    with pytest.raises(InputError, match="tp = 40 does not divide the 5100 channels of "
+                       "phi-4-mini-flash-reasoning's gated memory units"):
+        parallel_degrees(changed(phi, memory_width=5100), 40, 1, 1)

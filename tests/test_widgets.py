@@ -39,7 +39,7 @@ from llm_arithmetic.book import export
 from llm_arithmetic.catalog.formats import bits_per_weight
 from llm_arithmetic.catalog.model_catalog import CATALOG
 from llm_arithmetic.articles import all_formulas
-from llm_arithmetic.core.errors import ConfigError
+from llm_arithmetic.core.errors import ConfigError, InputError
 from llm_arithmetic.core.registry import same_as
 from llm_arithmetic.estimate import FIELD_STEPS, ContextWarning
 from tools import sphinx_widgets as bundle
@@ -1118,6 +1118,54 @@ def test_the_page_refuses_mamba_groups_tp_does_not_split(page):
                                         for t in (16, 8)])
     assert "does not divide the 8 B/C groups" in got[0]["error"]
     assert "error" not in got[1]
+
+
+RECORD_QUERY = """
+([m, chip, cases]) => cases.map((opts) => {
+  const L = window.LLMArithmetic;
+  try {
+    return L.estimate(m, L.catalog.hardware[chip], opts);
+  } catch (err) {
+    return {error: String(err.message || err)};
+  }
+})
+"""
+
+
+@pytest.mark.parametrize("name, tps", [("minimax-m1-80k", (8, 16)),
+                                       ("phi-4-mini-flash-reasoning", (2, 40))])
+def test_the_page_splits_and_copies_the_new_mixers_as_python_does(page, name, tps):
+    """MiniMax-M1 (lightning attention) and Phi-4-mini-flash (Mamba-1, gated memory units,
+    differential attention) read from their vendored files, at tp: the page's weights on the
+    replica and a chip, memory per chip and the serving bounds equal Python's
+    (tests/test_tp_copies.py counts the copies and the state by hand); a width tp does not
+    divide is refused by name, as estimate.parallel_degrees does."""
+    import dataclasses
+
+    from llm_arithmetic.catalog.model_catalog import CatalogEntry
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = read_config(Path(__file__).parent / "configs" / f"{name}.json")
+    record = export.model_data(CatalogEntry(model=m, url=""))
+    serving = dict(context=4096, prompt=2048, generate=256, batch=4)
+    got = page.evaluate(RECORD_QUERY, [record, "h200", [dict(tp=t, **serving) for t in tps]])
+    failures = []
+    for tp, g in zip(tps, got):
+        assert "error" not in g, (name, tp, g)
+        _compare((name, tp), g, estimate(m, hardware="h200", tp=tp, **serving),
+                 SERVING_NUMERIC + ["weight_bytes_held", "weight_bytes_per_chip"], failures)
+    assert not failures, "\n".join(failures[:10])
+    for field, width, tp, what in (
+            [("la_heads", 48, 32, "heads")] if name.startswith("minimax")
+            else [("memory_width", 5100, 40, "channels"), ("d_inner", 5100, 40, "inner")]):
+        bad = dataclasses.replace(m, layers=tuple(
+            dataclasses.replace(r, mixer=dataclasses.replace(r.mixer, **{field: width}))
+            if hasattr(r.mixer, field) else r for r in m.layers))
+        got = page.evaluate(RECORD_QUERY, [export.model_data(CatalogEntry(model=bad, url="")),
+                                           "h200", [dict(tp=tp, context=4096)]])
+        assert f"tp = {tp} does not divide the {width} {what}" in got[0]["error"]
+        with pytest.raises(InputError, match=f"tp = {tp} does not divide the {width} {what}"):
+            estimate(bad, hardware="h200", tp=tp, context=4096)
 
 
 SPECULATION_KEYS = ("draft_len", "acceptance", "draft_cost", "draft_layers", "draft_memory_bytes",

@@ -31,7 +31,8 @@ from .catalog.formats import (BITS_PER_WEIGHT, FILE_TYPE_PREFIX, attention_preci
                               bits_per_weight, compute_precision, file_type, mix_bits,
                               mix_copy_bits, mix_parts, plan_format, shared_name)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
-from .catalog.model import MTP_EXTRA, Mamba2, Model, stack_blocks
+from .catalog.model import (MTP_EXTRA, GatedMemoryUnit, LightningAttention, Mamba1, Mamba2, Model,
+                            stack_blocks)
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import InputError
@@ -657,7 +658,8 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     layer's heads, and divides its KV heads or is a multiple of them (vLLM's
     ``QKVParallelLinear``: fewer KV heads than chips are copied, whole), divides a Mamba-2
     mixer's heads, and its B/C groups unless it has one (``MambaMixer2``: a lone group is
-    copied to every chip), pp is at most the layers, and ep > 1 needs a mixture whose experts it
+    copied to every chip), divides a lightning attention mixer's heads and a Mamba-1 mixer's or
+    a gated memory unit's channels, pp is at most the layers, and ep > 1 needs a mixture whose experts it
     divides among the replica's tp x pp chips; else an :class:`InputError` saying which.
 
     >>> m = get_model("mixtral-8x7b")
@@ -702,6 +704,19 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
             raise InputError(f"tp = {tp} does not divide the {mx[1]} B/C groups of "
                              f"{model.name}'s Mamba-2 mixers (vLLM splits the groups, or "
                              "copies a single group to every chip)")
+    # vLLM splits a lightning attention mixer by heads (asserting tp divides them), a Mamba-1
+    # mixer and a gated memory unit by channels (column-parallel projections: tp divides
+    # d_inner, d_gmu); formulas/engine.py pins the files
+    for kind, what, width in (
+            (LightningAttention, "heads of {}'s lightning attention mixers", "la_heads"),
+            (Mamba1, "inner channels of {}'s Mamba-1 mixers", "d_inner"),
+            (GatedMemoryUnit, "channels of {}'s gated memory units", "memory_width")):
+        for n in sorted({getattr(run.mixer, width) for run in model.layers
+                         if isinstance(run.mixer, kind)}):
+            if n % tp:
+                raise InputError(f"tp = {tp} does not divide the {n} "
+                                 + what.format(model.name)
+                                 + " (tensor parallelism gives each chip whole ones)")
     if pp > model.n_layers:
         raise InputError(f"pp = {pp} exceeds the {model.n_layers} layers of {model.name}")
     if ep > 1:

@@ -170,7 +170,35 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   heads, and the groups unless there is one group; with one group it extends n_groups to tp
 #   (extra_groups_for_head_shards), so in_proj's B and C columns, their biases and conv1d's B and
 #   C channels are held once a chip, tp groups in all; A, D, dt_bias and the gated norm are split
-#   by heads, out_proj is a RowParallelLinear (its bias whole).
+#   by heads, out_proj is a RowParallelLinear (its bias whole);
+# * vllm-project/vllm@d29a69a5f9eac41579524a0c22bcd68dd15b9ba7,
+#   vllm/model_executor/layers/mamba/linear_attn.py (MiniMaxText01LinearAttention, which
+#   minimax_text_01.py @ 98370df70c1813f5f9c9c127e8baed660cd09280 builds for lightning layers):
+#   asserts tp divides the heads; qkv_proj and output_gate ColumnParallelLinear, out_proj a
+#   RowParallelLinear without bias, the norm over all heads' channels MiniMaxText01RMSNormTP
+#   (hidden_inner / tp of it a chip), the slopes taken for the chip's heads: nothing copied,
+#   and the state (linear_attention_state_shape) of H_la / tp heads a chip;
+# * vllm-project/vllm@00f8d4456f506c4885a122c993796a6abc319af8,
+#   vllm/model_executor/layers/mamba/mamba_mixer.py (MambaMixer, Mamba-1): in_proj a
+#   MergedColumnParallelLinear, conv1d a ColumnParallelLinear (weight and bias split by
+#   channel), x_proj a RowParallelLinear without bias (its d_in inputs split, the r_dt + 2 d_st
+#   outputs summed over the chips), dt_proj a ColumnParallelLinear (its bias split), A and D
+#   split by d_in / tp in their weight loader, out_proj a RowParallelLinear (its bias whole
+#   where use_bias); the state (mamba1_state_shape) of d_in / tp channels a chip. Nothing is
+#   copied but that bias, which the Mamba-1 record here does not have;
+# * vllm-project/vllm@03356f8cb59ba27f3d0ce8866d7516b5e32cff65,
+#   vllm/model_executor/models/phi4flash.py (SambaY, Phi-4-mini-flash): Phi4Mamba builds the
+#   Mamba-1 layers as MambaMixer does, and the gated memory unit (yoco_cross) as in_proj a
+#   MergedColumnParallelLinear of d_gmu outputs and out_proj a RowParallelLinear without bias:
+#   split. Differential attention's four lambda vectors (d_head, fp32) and its sub-norm
+#   (RMSNorm of 2 d_head) are shared by all heads: plain parameters, whole on every chip
+#   (diff_attn in gqa_copied_params, reuse_copied_params); the cross-decoder's query bias is
+#   the query projection's, split with the heads. That file itself builds the attention and
+#   MLP projections as nn.Linear and A and D at the whole d_in, and loads by load_state_dict,
+#   so it cannot load the checkpoint at tp > 1 (the split projections' shapes differ from the
+#   file's), and vLLM later dropped the model with its V0 engine (vllm-project/vllm pull
+#   request #44963, whose description says so, proposes it again). The rules here are those of vLLM's
+#   tensor-parallel layers of the same kinds, not of a released engine for this model.
 
 
 @formula("kv_heads_held")
@@ -225,7 +253,7 @@ def held_params(*, n_params, params_copied, tp=1):
 
 @formula("params_copied")
 def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_norm_full=0,
-                      qk_norm_split=0, o_bias=0):
+                      qk_norm_split=0, o_bias=0, diff_attn=0):
     """Parameters of one grouped-query attention block that every chip of a tensor-parallel
     group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
     Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and
@@ -233,13 +261,15 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2,
     ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a
     ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first
-    adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`);
-    its q/k/v biases are split with them.
+    adds it); differential attention's four lambda vectors and its sub-norm (6 d_head, shared
+    by the heads: plain parameters in vLLM's phi4flash.py). Its key and value heads are split,
+    at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.
 
     Examples
     --------
     Qwen3-235B-A22B (heads of 128, q/k norms); OLMo 2 7B (d = 4096, 32 heads and 32 KV heads
-    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias):
+    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias); a differential
+    attention block of Phi-4-mini-flash (d = 2560, heads of 64, an output bias):
 
     >>> gqa_copied_params(d_model=4096, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1)
     256
@@ -247,22 +277,27 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     8192
     >>> gqa_copied_params(d_model=2880, n_heads=64, n_kv_heads=8, d_head=64, o_bias=1)
     2880
+    >>> gqa_copied_params(d_model=2560, n_heads=40, n_kv_heads=20, d_head=64, o_bias=1,
+    ...                   diff_attn=1)
+    2944
     """
     return (qk_norm * 2 * d_head + qk_norm_full * (1 - qk_norm_split) * (n_heads + n_kv_heads)
-            * d_head + o_bias * d_model)
+            * d_head + o_bias * d_model + diff_attn * 6 * d_head)
 
 
 @formula("params_copied")
 def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0,
-                        qk_norm_split=0, o_bias=0, reuse_k_norm=0):
+                        qk_norm_split=0, o_bias=0, reuse_k_norm=0, diff_attn=0):
     """Parameters of one attention block that reads an earlier layer's keys and values
     (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a
     tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with
     its own keys, less what such a block lacks: its query norm (d_head; H d_head over the
     whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's
     cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and
-    ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no
-    key or value heads to split or copy.
+    ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and
+    differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's
+    cross-decoder, whose query bias is split with the heads). It has no key or value heads to
+    split or copy.
 
     Examples
     --------
@@ -273,9 +308,12 @@ def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0,
     256
     >>> reuse_copied_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
     160
+    >>> reuse_copied_params(d_model=2560, n_heads=40, d_head=64, o_bias=1, diff_attn=1)
+    2944
     """
     return (qk_norm * d_head + reuse_k_norm * d_head
-            + qk_norm_full * (1 - qk_norm_split) * n_heads * d_head + o_bias * d_model)
+            + qk_norm_full * (1 - qk_norm_split) * n_heads * d_head + o_bias * d_model
+            + diff_attn * 6 * d_head)
 
 
 @formula("params_copied")

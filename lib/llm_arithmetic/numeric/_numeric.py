@@ -109,7 +109,7 @@ PARAMS = {
     'gmu_params': ('d_model', 'd_gmu'),
     'gmu_prefill_flops': ('d_gmu', 'prompt'),
     'gpt_params': ('n_layers', 'd_model', 'n_vocab'),
-    'gqa_copied_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'),
+    'gqa_copied_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'diff_attn'),
     'group_layers': ('n_attn_layers', 'n_state_layers'),
     'head_matmul_params': ('n_vocab', 'd_model'),
     'held_params': ('n_params', 'params_copied', 'tp'),
@@ -210,7 +210,7 @@ PARAMS = {
     'replica_chips': ('tp', 'pp'),
     'request_time': ('ttft', 'tpot', 'generated'),
     'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm', 'diff_attn'),
-    'reuse_copied_params': ('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm'),
+    'reuse_copied_params': ('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm', 'diff_attn'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
@@ -4862,7 +4862,7 @@ def gpt_params(*, n_layers, d_model, n_vocab):
         return _vector_result(12*n_layers*d_model**2 + n_vocab*d_model)
 
 
-def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0):
+def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0, diff_attn=0):
     """Parameters of one grouped-query attention block that every chip of a tensor-parallel
     group holds whole: the query and key norms of width d_head shared by the heads (Qwen3,
     Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and
@@ -4870,12 +4870,13 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2,
     ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a
     ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first
-    adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`);
-    its q/k/v biases are split with them.
+    adds it); differential attention's four lambda vectors and its sub-norm (6 d_head, shared
+    by the heads: plain parameters in vLLM's phi4flash.py). Its key and value heads are split,
+    at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.
 
     .. math::
 
-        P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)
+        P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)
 
     Parameters
     ----------
@@ -4895,6 +4896,8 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
         1 if an engine splits whole-projection query/key norms with the heads under tensor parallelism (vLLM's MiniMax-M2), 0 if every chip holds them whole (OLMo 2, OLMo 3, OLMoE), :math:`\\delta_{qkn,s}` [-]
     o_bias : number or array (default 0)
         1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -4904,7 +4907,8 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     Examples
     --------
     Qwen3-235B-A22B (heads of 128, q/k norms); OLMo 2 7B (d = 4096, 32 heads and 32 KV heads
-    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias):
+    of 128, whole-projection norms); gpt-oss-120b (d = 2880, an output bias); a differential
+    attention block of Phi-4-mini-flash (d = 2560, heads of 64, an output bias):
 
     >>> gqa_copied_params(d_model=4096, n_heads=64, n_kv_heads=4, d_head=128, qk_norm=1)
     256
@@ -4912,17 +4916,20 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     8192
     >>> gqa_copied_params(d_model=2880, n_heads=64, n_kv_heads=8, d_head=64, o_bias=1)
     2880
+    >>> gqa_copied_params(d_model=2560, n_heads=40, n_kv_heads=20, d_head=64, o_bias=1,
+    ...                   diff_attn=1)
+    2944
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias))
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'diff_attn'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, diff_attn))
     if _exact is not None:
-        d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias = _exact
+        d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, diff_attn = _exact
         try:
-            return _exact_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
+            return _exact_result(6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias))
+    d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, diff_attn = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'diff_attn'), (d_model, n_heads, n_kv_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, diff_attn))
     with _quiet():
-        return _vector_result(o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
+        return _vector_result(6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head)
 
 
 def group_layers(*, n_attn_layers, n_state_layers):
@@ -9539,19 +9546,21 @@ def reuse_attention_params(*, d_model, n_heads, d_head, qkv_bias=0, o_bias=0, qk
         return _vector_result(n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
 
 
-def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0, reuse_k_norm=0):
+def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, qk_norm_split=0, o_bias=0, reuse_k_norm=0, diff_attn=0):
     """Parameters of one attention block that reads an earlier layer's keys and values
     (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a
     tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with
     its own keys, less what such a block lacks: its query norm (d_head; H d_head over the
     whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's
     cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and
-    ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no
-    key or value heads to split or copy.
+    ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and
+    differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's
+    cross-decoder, whose query bias is split with the heads). It has no key or value heads to
+    split or copy.
 
     .. math::
 
-        P_{copy} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right)
+        P_{copy} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + H d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right)
 
     Parameters
     ----------
@@ -9571,6 +9580,8 @@ def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, 
         1 if the attention output projection has a bias, :math:`\\delta_{o}` [-]
     reuse_k_norm : number or array (default 0)
         1 if a block that reads an earlier layer's keys and values normalizes those keys with a key norm of its own (one weight vector of width d_head; Hunyuan's cross-layer attention), :math:`\\delta_{kn,r}` [-]
+    diff_attn : number or array (default 0)
+        1 if the attention is differential (SambaY): heads in pairs, each pair's two score maps weigh both heads' values and are subtracted; four lambda vectors and a sub-norm of 2 d_head per block, :math:`\\delta_{diff}` [-]
 
     Returns
     -------
@@ -9586,17 +9597,19 @@ def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, 
     256
     >>> reuse_copied_params(d_model=6400, n_heads=80, d_head=80, qk_norm=1, reuse_k_norm=1)
     160
+    >>> reuse_copied_params(d_model=2560, n_heads=40, d_head=64, o_bias=1, diff_attn=1)
+    2944
     """
-    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm'), (d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm))
+    _exact = _exact_args(('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm', 'diff_attn'), (d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn))
     if _exact is not None:
-        d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm = _exact
+        d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn = _exact
         try:
-            return _exact_result(n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
+            return _exact_result(n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
         except ZeroDivisionError:
             return _inf
-    d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm = _vector_args(('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm'), (d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm))
+    d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn = _vector_args(('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm', 'diff_attn'), (d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn))
     with _quiet():
-        return _vector_result(n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
+        return _vector_result(n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
 
 
 def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):

@@ -462,9 +462,9 @@ export function gpt_params({n_layers, d_model, n_vocab} = {}) {
   return 12*n_layers*Math.pow(d_model, 2) + n_vocab*d_model;
 }
 
-/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them. [1] */
-export function gqa_copied_params({d_model, n_heads, n_kv_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0} = {}) {
-  return o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head;
+/** Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it); differential attention's four lambda vectors and its sub-norm (6 d_head, shared by the heads: plain parameters in vLLM's phi4flash.py). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them. [1] */
+export function gqa_copied_params({d_model, n_heads, n_kv_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0, diff_attn = 0} = {}) {
+  return 6*diff_attn*d_head + o_bias*d_model + qk_norm_full*d_head*(1 - qk_norm_split)*(n_heads + n_kv_heads) + 2*qk_norm*d_head;
 }
 
 /** Layers of one KV cache group when vLLM splits a hybrid's L_attn attention and L_st state layers into groups of equal size: the smaller count, or the larger when it is under 5/4 of the smaller (``_get_kv_cache_groups_uniform_page_size``). [1] */
@@ -967,9 +967,9 @@ export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, 
   return n_heads*qk_norm_full*d_head + n_heads*qkv_bias*d_head + n_heads*attn_sinks + 2*n_heads*d_head*d_model + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
 }
 
-/** Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no key or value heads to split or copy. [1] */
-export function reuse_copied_params({d_model, n_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0, reuse_k_norm = 0} = {}) {
-  return n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
+/** Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's cross-decoder, whose query bias is split with the heads). It has no key or value heads to split or copy. [1] */
+export function reuse_copied_params({d_model, n_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0, reuse_k_norm = 0, diff_attn = 0} = {}) {
+  return n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
 }
 
 /** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
@@ -2720,12 +2720,13 @@ export const FORMULAS = {
  },
  "gqa_copied_params": {
   "defaults": {
+   "diff_attn": 0,
    "o_bias": 0,
    "qk_norm": 0,
    "qk_norm_full": 0,
    "qk_norm_split": 0
   },
-  "latex": "P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
+  "latex": "P_{copy} = d_{model} \\delta_{o} + 2 d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right) \\left(H + H_{kv}\\right)",
   "lhs": "params_copied",
   "params": [
    "d_model",
@@ -2735,9 +2736,10 @@ export const FORMULAS = {
    "qk_norm",
    "qk_norm_full",
    "qk_norm_split",
-   "o_bias"
+   "o_bias",
+   "diff_attn"
   ],
-  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.",
+  "summary": "Parameters of one grouped-query attention block that every chip of a tensor-parallel group holds whole: the query and key norms of width d_head shared by the heads (Qwen3, Gemma 3: vLLM's ``RMSNorm(head_dim)``); norms over the whole projections, H d_head and H_kv d_head wide, which vLLM keeps whole and applies to the gathered queries and keys (OLMo 2 and 3, OLMoE) unless it splits them with the heads (MiniMax-M2, ``MiniMaxText01RMSNormTP``: delta_qkn,s = 1); and the output projection's bias (a ``RowParallelLinear`` bias is not split: every chip holds all d of it and only the first adds it); differential attention's four lambda vectors and its sub-norm (6 d_head, shared by the heads: plain parameters in vLLM's phi4flash.py). Its key and value heads are split, at least one a chip (:data:`kv_heads_held`); its q/k/v biases are split with them.",
   "unit": "1"
  },
  "group_layers": {
@@ -4237,13 +4239,14 @@ export const FORMULAS = {
  },
  "reuse_copied_params": {
   "defaults": {
+   "diff_attn": 0,
    "o_bias": 0,
    "qk_norm": 0,
    "qk_norm_full": 0,
    "qk_norm_split": 0,
    "reuse_k_norm": 0
   },
-  "latex": "P_{copy} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + H d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right)",
+  "latex": "P_{copy} = d_{head} \\delta_{kn,r} + d_{model} \\delta_{o} + d_{head} \\delta_{qkn} + 6 d_{head} \\delta_{diff} + H d_{head} \\delta_{qkn,f} \\left(1 - \\delta_{qkn,s}\\right)",
   "lhs": "params_copied",
   "params": [
    "d_model",
@@ -4253,9 +4256,10 @@ export const FORMULAS = {
    "qk_norm_full",
    "qk_norm_split",
    "o_bias",
-   "reuse_k_norm"
+   "reuse_k_norm",
+   "diff_attn"
   ],
-  "summary": "Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), and the output projection's bias. It has no key or value heads to split or copy.",
+  "summary": "Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's cross-decoder, whose query bias is split with the heads). It has no key or value heads to split or copy.",
   "unit": "1"
  },
  "ring_allreduce_time": {

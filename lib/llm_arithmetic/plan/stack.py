@@ -456,8 +456,9 @@ for _held, _term, _doc in (
 # indexer, an index key and its norms, q/k norms, a router, the output biases of row-parallel
 # projections, the block's norm vectors); the group holds the first and tp - 1 more copies of
 # the second (params_held). A Mamba-2 mixer's B and C groups count as key/value heads do
-# (groups_held). A part without a copied rule (Gated DeltaNet, KDA and short-convolution
-# mixers) is split evenly, as before.
+# (groups_held). A part without a copied rule is split evenly: lightning attention, Mamba-1
+# and gated memory unit mixers as vLLM splits them (formulas/engine.py), Gated DeltaNet, KDA
+# and short-convolution mixers as before.
 TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
@@ -471,7 +472,8 @@ _HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_hea
                       "qk_norm_full": 0}
 TERMS["params_norm_full"] = {
     "by": "form", "doc": "whole-projection query/key norms of the part, at the model's width",
-    "cases": {form: ["gqa_copied_params", {"qk_norm": 0, "qk_norm_split": 0, "o_bias": 0}]
+    "cases": {form: ["gqa_copied_params", {"qk_norm": 0, "qk_norm_split": 0, "o_bias": 0,
+                                           "diff_attn": 0}]
               for form in ("attention", "gated", "split", "tied", "msa")}}
 # a Mamba-2 mixer's B and C groups, split as key/value heads are: with one group and more chips
 # each chip holds a copy of it (vLLM's extra_groups_for_head_shards, formulas/engine.py)

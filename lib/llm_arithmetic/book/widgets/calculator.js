@@ -96,6 +96,19 @@ const Estimate = (function () {
           m.name}'s Mamba-2 mixers`);
       }
     }
+    // vLLM splits lightning attention by heads, Mamba-1 mixers and gated memory units by
+    // channels (formulas/engine.py)
+    for (const [width, what] of [["la_heads", "heads of %s's lightning attention mixers"],
+      ["d_inner", "inner channels of %s's Mamba-1 mixers"],
+      ["memory_width", "channels of %s's gated memory units"]]) {
+      for (const run of m.layers.filter((r) => r.mixer && r.mixer[width]
+        && (width !== "d_inner" || r.mixer.dt_rank))) {
+        if (run.mixer[width] % tp) {
+          throw new Error(`tp = ${tp} does not divide the ${run.mixer[width]} ${
+            what.replace("%s", m.name)}`);
+        }
+      }
+    }
     if (pp > Stack.nLayers(m)) {
       throw new Error(`pp = ${pp} exceeds the ${Stack.nLayers(m)} layers of ${m.name}`);
     }
