@@ -48,7 +48,8 @@ def test_exact_counts_cover_every_new_family():
     families = {e.model.family for e in CATALOG.values() if e.published_params_exact}
     assert {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "deepseek_v2", "gpt_oss", "olmo2",
             "falcon", "llama4", "llama", "mistral", "mixtral", "qwen2", "gemma2",
-            "phi3", "gpt2", "qwen3_5", "gemma4", "mistral3", "smollm3", "gpt_neox"} <= families
+            "phi3", "gpt2", "qwen3_5", "gemma4", "mistral3", "smollm3", "gpt_neox",
+            "minimax_m1", "phi4flash", "hunyuan_v1_moe"} <= families
 
 
 def test_mixtral_active_params_second_derivation():
