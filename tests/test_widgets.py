@@ -879,6 +879,43 @@ def test_serving_estimate_in_the_page_equals_python(page):
     assert all(v >= 2 for v in seen.values()), seen  # every path was taken
 
 
+def test_the_page_holds_reads_and_multiplies_kimi_k3s_padded_experts_as_python_does(page):
+    """Kimi K3 (tests/configs, not in the catalog) at tp 16, where vLLM's KimiMoE pads each
+    expert's 192 columns a chip to 256 (tests/test_expert_padding.py): the page's estimate of
+    the serving keys, the memory per chip with the padding, equals Python's; at tp 8 (384 a
+    chip, no padding) too."""
+    from llm_arithmetic.catalog.model_catalog import CatalogEntry
+    from llm_arithmetic.catalog.readers import read_config
+
+    m = read_config(Path(__file__).parent / "configs" / "kimi-k3.json", name="kimi-k3")
+    record = export.model_data(CatalogEntry(model=m, url=""))
+    cases = [dict(tp=tp, prompt=4096, generate=256, batch=b) for tp, b in ((16, 1), (16, 8),
+                                                                           (8, 8))]
+    got = page.evaluate("""([m, chip, cases]) => cases.map((opts) => {
+      const L = window.LLMArithmetic;
+      return L.estimate(m, L.catalog.hardware[chip], opts);
+    })""", [record, "b200", cases])
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for kw, g in zip(cases, got):
+            _compare(("kimi-k3", "b200", tuple(kw.values())), g,
+                     estimate(m, hardware="b200", **kw), SERVING_NUMERIC + NUMERIC_FIELDS,
+                     failures)
+    assert not failures, "\n".join(failures[:10])
+    # the padding is in the memory per chip: 907,580,276,736 zero weights at 4.25 bits over 16,
+    # against the same file with the padding turned off (min_moe_intermediate_per_partition 0)
+    cfg = json.loads((Path(__file__).parent / "configs" / "kimi-k3.json").read_text())
+    cfg["text_config"]["min_moe_intermediate_per_partition"] = 0
+    unpadded = export.model_data(CatalogEntry(model=read_config(cfg, name="kimi-k3"), url=""))
+    plain = page.evaluate("""([m, chip, opts]) => {
+      const L = window.LLMArithmetic;
+      return L.estimate(m, L.catalog.hardware[chip], opts);
+    }""", [unpadded, "b200", cases[0]])
+    pad = 92 * 896 * 3 * 3584 * 1024 * 4.25 / 8 / 16
+    assert _close(got[0]["memory_per_chip_bytes"] - plain["memory_per_chip_bytes"], pad, 1e-9)
+
+
 def test_serving_errors_agree_with_python(page):
     """What estimate() refuses, the page refuses: a tp that splits a head, a pipeline longer
     than the model, experts split on a dense model, an implausible price."""

@@ -378,6 +378,9 @@ class MLP:
     latent_norm : bool
         The routed experts' latent sum is normalized (an RMSNorm of the latent width) before
         the up-projection (Kimi K3's ``latent_moe_use_norm``).
+    pad_min : int
+        Under tensor parallelism the engine pads each routed expert to at least this width a
+        chip, with zeros, where ``d_ff / tp`` is less (vLLM's Kimi K3: 256); 0 for no padding.
     """
 
     d_ff: int
@@ -391,6 +394,7 @@ class MLP:
     shared_gate: bool = False
     latent: int = 0
     latent_norm: bool = False
+    pad_min: int = 0
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "d_ff", self.d_ff)
@@ -399,6 +403,7 @@ class MLP:
             raise ConfigError(f"{owner}: a latent width needs routed experts")
         if self.latent_norm and not self.latent:
             raise ConfigError(f"{owner}: a latent norm needs a latent width")
+        _check_int(owner, "pad_min", self.pad_min, minimum=0)
         _check_int(owner, "n_experts", self.n_experts)
         _check_int(owner, "top_k", self.top_k)
         _check_int(owner, "n_shared", self.n_shared, minimum=0)

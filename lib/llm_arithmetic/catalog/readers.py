@@ -1691,9 +1691,13 @@ def _kimi_linear(r: _Reader) -> dict[str, Any]:
     # Kimi K3's Stable LatentMoE: routed experts in a latent (routed_expert_down_proj d -> d_lat,
     # routed_expert_up_proj d_lat -> d, an RMSNorm of d_lat when latent_moe_use_norm)
     latent = r.int("routed_expert_hidden_size", 0, minimum=0)
+    # and vLLM's KimiMoE (Kimi K3) pads each routed expert to at least
+    # min_moe_intermediate_per_partition (256 by default) columns a chip under tensor
+    # parallelism (formulas/engine.py: expert_pad_params)
+    pad = r.int("min_moe_intermediate_per_partition", 256, minimum=0) if latent else 0
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
               router_bias=True, latent=latent,
-              latent_norm=bool(latent) and r.flag("latent_moe_use_norm", False))
+              latent_norm=bool(latent) and r.flag("latent_moe_use_norm", False), pad_min=pad)
     r.read.add("latent_moe_use_norm")
     dense = MLP(r.int("intermediate_size", 9216))
     kinds = r.str_list("mlp_layer_types", n, ("dense", "sparse"))

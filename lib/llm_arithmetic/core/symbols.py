@@ -191,6 +191,11 @@ d_latent = _sym("d_latent", "d_{lat}", "width the routed experts of a latent mix
 latent_norm = _sym("latent_norm", r"\delta_{ln}",
                    "1 if a latent mixture of experts normalizes the routed experts' latent sum "
                    "before its up-projection (an RMSNorm of d_lat; Kimi K3)", assumptions=_NONNEG)
+expert_pad_min = _sym("expert_pad_min", r"w_{pad}",
+                      "least width of each routed expert one chip of a tensor-parallel group "
+                      "holds: where d_ff / N_tp is less, the engine pads every expert with zero "
+                      "columns to w_pad a chip (vLLM's Kimi K3 min_moe_intermediate_per_partition, "
+                      "256); 0 where it does not pad", assumptions=_NONNEG)
 shared_gate = _sym("shared_gate", r"\delta_{sg}",
                    "1 if the shared expert's output is scaled by a learned gate (a d-vector)",
                    assumptions=_NONNEG)

@@ -42,7 +42,7 @@ __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_param
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
            "compressed_copied_params", "compressed_copied_matrices",
            "compressed_heads_held_params", "latent_copied_matrices",
-           "latent_moe_copied_params",
+           "latent_moe_copied_params", "expert_pad_params",
            "router_copied_params", "mlp_copied_params", "mamba2_copied_params",
            "engine_kv_memory", "pool_tokens", "padded_cells", "swa_cells",
            "hybrid_page_tokens", "group_layers", "kv_groups", "hybrid_tokens",
@@ -162,9 +162,14 @@ def index_heads_held(*, index_heads_chip, tp=1):
 #   vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002,
 #   vllm/model_executor/models/nemotron_h.py (NemotronHMoE): fc1_latent_proj and fc2_latent_proj
 #   ReplicatedLinear too; KimiMoE pads the routed experts' width to
-#   min_moe_intermediate_per_partition (256 by default) a chip where moe_intermediate_size / tp
-#   is less (padded_moe_intermediate_size, the padding zeroed): not counted here (Kimi K3's 3,072
-#   at tp 16 would be held at 4,096);
+#   min_moe_intermediate_per_partition (256 by default) a chip where moe_intermediate_size // tp
+#   is less (padded_moe_intermediate_size = 256 tp, w13/w2 zeroed before loading, with or
+#   without expert parallelism at this commit): expert_pad_params (Kimi K3's 3,072 at tp 16 is
+#   held at 4,096). The rule is KimiMoE's own (config key min_moe_intermediate_per_partition);
+#   the fused-MoE kernels' general rounding of the width a chip to a multiple (MXFP4: 64, 128
+#   or 256 by backend, vllm/model_executor/layers/fused_moe/oracle/mxfp4.py
+#   mxfp4_round_up_hidden_size_and_intermediate_size) depends on the kernel chosen at run time
+#   and is not modelled;
 # * vllm-project/vllm@bb435dbd5899c5374d29f6383bb49fe8a6a814ef,
 #   vllm/model_executor/layers/mamba/mamba_mixer2.py: MambaMixer2 requires tp to divide the
 #   heads, and the groups unless there is one group; with one group it extends n_groups to tp
@@ -766,3 +771,28 @@ def hybrid_concurrency(*, pool_blocks, attn_groups, state_groups, max_model_len,
     """
     return pool_blocks / (attn_groups * sp.ceiling(max_model_len / page_tokens)
                           + state_groups * state_blocks)
+
+
+@formula("params_held")
+def expert_pad_params(*, d_latent, d_ff, n_experts, tp=1, expert_pad_min=0, n_mlp_mats=3):
+    """Zero parameters a tensor-parallel group of N_tp chips holds (or a step reads, or
+    multiplies) in E routed experts of a latent mixture of experts whose engine pads every
+    expert's width a chip to at least w_pad: where d_ff / N_tp < w_pad (floor(d_ff / N_tp) < w_pad
+    for integers), each expert is held at w_pad N_tp instead of d_ff, its m matrices (d_lat wide) each w_pad N_tp - d_ff
+    columns wider, the padding zeros (vLLM's ``KimiMoE``: ``padded_moe_intermediate_size``,
+    :mod:`formulas.engine` cites it). With expert parallelism each chip holds whole experts of
+    the same padded width, so the count is the same. Zero at N_tp = 1.
+
+    Examples
+    --------
+    Kimi K3 (d_lat = 3,584, 896 gated experts of 3,072, w_pad = 256): 192 a chip at tp 16,
+    padded to 256, 1,024 zero columns an expert and matrix; 384 a chip at tp 8, none:
+
+    >>> expert_pad_params(d_latent=3584, d_ff=3072, n_experts=896, tp=16, expert_pad_min=256)
+    9865003008
+    >>> expert_pad_params(d_latent=3584, d_ff=3072, n_experts=896, tp=8, expert_pad_min=256)
+    0
+    """
+    width = sp.Piecewise((0, tp < 2),
+                         (sp.Max(expert_pad_min * tp - d_ff, 0, evaluate=False), True))
+    return n_experts * n_mlp_mats * d_latent * width

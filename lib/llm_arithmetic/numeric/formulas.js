@@ -357,6 +357,11 @@ export function engine_kv_memory({capacity, mem_fraction, weight_bytes, overhead
   return capacity*mem_fraction - overhead - weight_bytes;
 }
 
+/** Zero parameters a tensor-parallel group of N_tp chips holds (or a step reads, or multiplies) in E routed experts of a latent mixture of experts whose engine pads every expert's width a chip to at least w_pad: where d_ff / N_tp < w_pad (floor(d_ff / N_tp) < w_pad for integers), each expert is held at w_pad N_tp instead of d_ff, its m matrices (d_lat wide) each w_pad N_tp - d_ff columns wider, the padding zeros (vLLM's ``KimiMoE``: ``padded_moe_intermediate_size``, :mod:`formulas.engine` cites it). With expert parallelism each chip holds whole experts of the same padded width, so the count is the same. Zero at N_tp = 1. [1] */
+export function expert_pad_params({d_latent, d_ff, n_experts, tp = 1, expert_pad_min = 0, n_mlp_mats = 3} = {}) {
+  return n_experts*d_latent*n_mlp_mats*((tp < 2) ? (0) : (Math.max(0, tp*expert_pad_min - d_ff)));
+}
+
 /** Expected experts of one mixture-of-experts block that a decode step of B tokens reads. [1] */
 export function experts_read({n_experts, n_active_experts, batch} = {}) {
   return n_experts*(1 - Math.pow(1 - n_active_experts/n_experts, batch));
@@ -2415,6 +2420,25 @@ export const FORMULAS = {
   ],
   "summary": "Memory an engine gives its KV-cache pool on one chip: the share f of the chip's memory it may use, minus the weights as loaded on that chip and the engine's reserve C_0 (the activation peak of its profiling run, CUDA graphs, communication buffers and the CUDA context, as the engine measures them).",
   "unit": "B"
+ },
+ "expert_pad_params": {
+  "defaults": {
+   "expert_pad_min": 0,
+   "n_mlp_mats": 3,
+   "tp": 1
+  },
+  "latex": "P^{tp} = d_{lat} E m \\left(\\begin{cases} 0 & \\text{for}\\: N_{tp} < 2 \\\\\\max\\left(0, N_{tp} w_{pad} - d_{ff}\\right) & \\text{otherwise} \\end{cases}\\right)",
+  "lhs": "params_held",
+  "params": [
+   "d_latent",
+   "d_ff",
+   "n_experts",
+   "tp",
+   "expert_pad_min",
+   "n_mlp_mats"
+  ],
+  "summary": "Zero parameters a tensor-parallel group of N_tp chips holds (or a step reads, or multiplies) in E routed experts of a latent mixture of experts whose engine pads every expert's width a chip to at least w_pad: where d_ff / N_tp < w_pad (floor(d_ff / N_tp) < w_pad for integers), each expert is held at w_pad N_tp instead of d_ff, its m matrices (d_lat wide) each w_pad N_tp - d_ff columns wider, the padding zeros (vLLM's ``KimiMoE``: ``padded_moe_intermediate_size``, :mod:`formulas.engine` cites it). With expert parallelism each chip holds whole experts of the same padded width, so the count is the same. Zero at N_tp = 1.",
+  "unit": "1"
  },
  "experts_read": {
   "defaults": {},

@@ -101,7 +101,7 @@ FIELDS: dict[str, dict[str, Any]] = {
         "n_experts": "n_experts", "n_active_experts": "top_k", "n_shared_experts": "n_shared",
         "d_shared": ["or", "d_shared", 1], "router_bias": ["flag", "router_bias"],
         "shared_gate": ["flag", "shared_gate"], "d_latent": "latent",
-        "latent_norm": ["flag", "latent_norm"],
+        "latent_norm": ["flag", "latent_norm"], "expert_pad_min": "pad_min",
     },
     "norms": {"norm_vecs_layer": "norms", "hc_streams": "hc"},
 }
@@ -529,6 +529,20 @@ TERMS["params_copied_router"] = {
     "group holds whole (with its bias and a shared expert's gate)",
     "cases": {form: ["router_copied_params", {"mlp_bias": 0}]
               for form in ("moe", "shared", "latent")}}
+# Kimi K3's routed experts padded with zero columns to w_pad a chip under tensor parallelism
+# (vLLM's KimiMoE, formulas/engine.py: expert_pad_params): held for every expert, read for the
+# experts a step reads, multiplied for the k each token routes to (the zeros go through the GEMM)
+TERMS["expert_pad"] = {
+    "by": "form", "doc": "zero parameters the tensor-parallel group holds in the routed "
+    "experts' padding, every chip's counted", "cases": {"latent": ["expert_pad_params", {}]}}
+TERMS["expert_pad_read"] = {
+    "by": "form", "doc": "zero parameters of the routed experts' padding a decode step of B "
+    "tokens reads on the tensor-parallel group",
+    "cases": {"latent": ["expert_pad_params", {"n_experts": "@experts_read"}]}}
+TERMS["expert_pad_active"] = {
+    "by": "form", "doc": "zero parameters of the routed experts' padding one token multiplies "
+    "on the tensor-parallel group", "cases": {"latent": ["expert_pad_params",
+                                                          {"n_experts": "n_active_experts"}]}}
 TERMS["params_held"] = {
     "by": "form", "doc": "parameters of the part the tensor-parallel group holds, every chip's "
     "copy counted", "cases": {form: ["held_params", {

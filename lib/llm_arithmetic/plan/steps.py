@@ -287,8 +287,17 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # Sparse Attention's indexer on every chip); elsewhere, and at tp 1, they are the model's.
     s("layer_decode_flops_held", "layer_decode_flops_held", "attention and recurrence FLOPs of "
       "a token on the tensor-parallel group, every copy of an indexer's heads counted"),
+    # the padded experts' zero columns go through the GEMM: 2 FLOPs per padded weight of the k
+    # experts each token routes to (Kimi K3 under tensor parallelism, expert_pad_params)
+    s("expert_pad_active_params", "expert_pad_active", "zero parameters of the routed experts' "
+      "padding one token multiplies on the tensor-parallel group"),
+    op("expert_pad_token_flops", "mul", "FLOPs one token spends on the padding",
+       of=["expert_pad_active_params", LIT(2)]),
+    op("layer_decode_flops_padded", "add", "attention and recurrence FLOPs of a token on the "
+       "group, with the padded experts' zero products",
+       plus=["layer_decode_flops_held", "expert_pad_token_flops"]),
     f("decode_flops_held", "stack_decode_flops", "FLOPs of one token on the tensor-parallel "
-      "group, every copy counted", layer_flops="layer_decode_flops_held"),
+      "group, every copy counted", layer_flops="layer_decode_flops_padded"),
     s("layer_prefill_each_flops_held", "layer_prefill_flops_held", "attention and recurrence "
       "FLOPs of a prompt on the tensor-parallel group, every copy of an indexer's heads "
       "counted, in the blocks that run every prompt token", where="!prefill"),
@@ -297,9 +306,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("layer_prefill_flops_held", "add", "attention and recurrence FLOPs of a prompt on the "
        "tensor-parallel group, every copy of an indexer's heads counted",
        plus=["layer_prefill_each_flops_held", "layer_prefill_last_flops_held"]),
+    op("expert_pad_prompt_flops", "mul", "FLOPs a prefill spends on the padding",
+       of=["expert_pad_token_flops", "prompt"]),
+    op("layer_prefill_flops_padded", "add", "attention and recurrence FLOPs of a prompt on the "
+       "group, with the padded experts' zero products",
+       plus=["layer_prefill_flops_held", "expert_pad_prompt_flops"]),
     f("prefill_flops_held", "stack_prefill_flops", "FLOPs of a prefill on the tensor-parallel "
       "group, every copy counted", head_params="prefill_once_params",
-      layer_flops="layer_prefill_flops_held"),
+      layer_flops="layer_prefill_flops_padded"),
     guard(f("decode_split_peak_held", "step_peak_flops", "the effective peak of those FLOPs of "
             "a decode step", step_flops="decode_flops_held",
             step_attn_flops="layer_decode_flops_held", attn_peak_flops="attention_peak_flops"),
@@ -552,8 +566,18 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("weight_bytes_copies", "add", "bytes of the copies, each class at its own bits",
        plus=["copy_bytes_heads", "copy_bytes_matrices", "copy_bytes_router",
              "copy_bytes_plain"]),
+    # Kimi K3's routed experts padded to w_pad a chip (vLLM's KimiMoE zeros the padding): held
+    # at the experts' bits, and read for the experts a step reads
+    s("expert_pad_params", "expert_pad", "zero parameters of the routed experts' padding the "
+      "tensor-parallel group holds"),
+    f("expert_pad_bytes", "weight_bytes", "bytes of the routed experts' padding",
+      n_params="expert_pad_params", bits_weight="bits_experts"),
+    s("expert_pad_read_params", "expert_pad_read", "zero parameters of the routed experts' "
+      "padding a decode step of B tokens reads on the group"),
+    f("expert_pad_read_bytes", "weight_bytes", "bytes of the routed experts' padding a decode "
+      "step reads", n_params="expert_pad_read_params", bits_weight="bits_experts"),
     op("weight_bytes_held", "add", "bytes of the model's weights on one replica, every chip's "
-       "copy counted", plus=["weight_bytes", "weight_bytes_copies"]),
+       "copy counted", plus=["weight_bytes", "weight_bytes_copies", "expert_pad_bytes"]),
     # a draft's blocks are split and copied as the model's are, a multi-token-prediction
     # module's or a draft model's (vLLM runs a draft model at the target's tensor-parallel
     # size unless told 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7,
@@ -586,7 +610,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["resident_weight_bytes_held", "n_chips"]),
     op("step_weight_bytes_held", "add", "weight bytes a decode step of B tokens reads on the "
        "tensor-parallel group, every chip's copy counted (each chip reads what it holds)",
-       plus=["step_weight_bytes", "weight_bytes_copies"]),
+       plus=["step_weight_bytes", "weight_bytes_copies", "expert_pad_read_bytes"]),
     # under tensor parallelism each chip caches its share of the key/value heads, but at
     # least one head, and a latent cache whole: the replica holds tp x one chip's cache
     s("kv_cache_chip", "kv_stored_chip", "cache of B sequences of S tokens on one chip of the "
