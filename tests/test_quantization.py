@@ -1306,3 +1306,38 @@ def test_a_list_refused_after_reading_names_the_field_of_its_own_file(tmp_path):
     with pytest.raises(ConfigError, match=r"hf_quant_config.json: field "
                                           r"'quantization.quantized_layers' names 1 module"):
         read_config(_copy(tmp_path, "nemotron-3.5-lightning-30b-a3b-nvfp4", quant=quant))
+
+
+def test_nemotron_h_latent_projections_by_their_own_names(tmp_path):
+    """Nemotron-H's latent mixture names its projections into and out of the experts' latent
+    ``fc1_latent_proj`` (d -> latent) and ``fc2_latent_proj`` (latent -> d), as vLLM's
+    nemotron_h.py builds them (ReplicatedLinear with the model's quant_config and those
+    prefixes, vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002), not Kimi K3's
+    ``routed_expert_*``. A ModelOpt list naming layer 1's two of Nemotron 3 Super
+    (d 4,096, moe_latent_size 1,024) in FP8 is read, each at a byte a weight and two fp32
+    scalars, where it was refused as naming modules none of the model's; Kimi K3's names in a
+    Nemotron-H list are refused."""
+    cfg = json.loads((Path(__file__).parents[1] / "lib" / "llm_arithmetic" / "catalog" / "data"
+                      / "models" / "nemotron-3-super" / "config.json").read_text())
+    cfg.pop("quantization_config", None)
+    assert cfg["hidden_size"] == 4096 and cfg["moe_latent_size"] == 1024
+    assert cfg["hybrid_override_pattern"][1] == "E"     # layer 1: a mixture of experts
+    plain = read_config(cfg)
+
+    def folder(names, sub):
+        quant = {"producer": {"name": "modelopt", "version": "0.44.0rc5"},
+                 "quantization": {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": None,
+                                  "quantized_layers": {f"backbone.layers.1.mixer.{n}":
+                                                       {"quant_algo": "FP8"} for n in names},
+                                  "exclude_modules": []}}
+        d = tmp_path / sub
+        d.mkdir()
+        (d / "config.json").write_text(json.dumps(cfg))
+        (d / "hf_quant_config.json").write_text(json.dumps(quant))
+        return d / "config.json"
+
+    m = read_config(folder(["fc1_latent_proj", "fc2_latent_proj"], "nemotron"))
+    saved = 2 * (2 * 1024 * 4096 - _fp8_tensor(1024, 4096))
+    assert plain.weight_bytes() - m.weight_bytes() == saved
+    with pytest.raises(ConfigError, match="routed_expert_down_proj"):
+        read_config(folder(["routed_expert_down_proj", "routed_expert_up_proj"], "kimi"))

@@ -509,3 +509,61 @@ def test_mtp_draft_cost_on_a_replica_is_one_chips_ratio():
         e.draft_len * ratio * e.tpot_seconds + e._plan.get("verify_tpot_seconds"), rel=1e-12)
     # at tp 1 the two ratios are one
     assert one._plan.get("module_chip_cost") == pytest.approx(one.draft_cost, rel=1e-12)
+
+
+def test_mtp_step_reads_the_module_at_its_own_bits():
+    """A draft step reads the module's own weights at the bits its checkpoint stores them in,
+    and the parts it shares with the model (the output head with its norm, one embedding row)
+    at the model's. NVIDIA's DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*`` from NVFP4
+    (tests/configs/modelopt/deepseek-v3.1-nvfp4/hf_quant_config.json): its module is bf16, two
+    bytes a weight: eh_proj with enorm and hnorm, the MLA block with its norms, the router
+    with its bias, 8 routed experts and the shared one. On 8 H200s with the checkpoint's fp8
+    cache, one sequence at 1,024 tokens, the group moves, besides those: the head, its norm and
+    the row at the model's bits for the weights but the experts', 7 more copies in bf16 of what
+    every chip holds whole (eh_proj, enorm and hnorm, which vLLM builds unsplit; the block's
+    latent down-projections 7168 x (1536 + 512 + 64) with their norms, the router and bias, the
+    block's two norms and the final norm: V3.1-NVFP4's attention and router are bf16), and
+    the latent cache on each of the 8 chips. The module's share of a plain step on a chip is
+    0.0935 (0.0579 with the module read at the model's NVFP4 bits). DeepSeek-V3's fp8 module
+    stores eh_proj in bf16 (tests/configs/FAMILIES.md): its 7 copies are 2 bytes a weight."""
+    import json
+    from fractions import Fraction
+    from pathlib import Path
+
+    path = Path(__file__).parent / "configs" / "modelopt" / "deepseek-v3.1-nvfp4"
+    quant = json.loads((path / "hf_quant_config.json").read_text())["quantization"]
+    assert "model.layers.61*" in quant["exclude_modules"] and "lm_head" in quant["exclude_modules"]
+    s = 1024
+    e = estimate(str(path / "config.json"), hardware="h200", tp=8, context=s, bits_kv=8,
+                 speculation="mtp")
+    plan = e._plan
+    own = 2 * (MTP_PROJ + MTP_ATTN + MTP_NORMS + MTP_ROUTER + 9 * MTP_EXPERT)
+    shared = Fraction(MTP_HEAD + 2 * D) * Fraction(plan.get("native_bits_default")) / 8
+    copies = 2 * 7 * (2 * D + 2 * D * D + D * 2112 + 2048 + MTP_ROUTER + 3 * D)
+    module_chip = own + shared + copies + 8 * s * MTP_CACHE
+    assert plan.get("module_chip_bytes") == pytest.approx(float(module_chip), rel=1e-12)
+    share = float(module_chip) / plan.get("target_chip_bytes")
+    assert e.draft_chip_cost == pytest.approx(share, rel=1e-12) and round(share, 4) == 0.0935
+    # at one chip: one copy and one cache
+    one = estimate(str(path / "config.json"), hardware="h200", context=s, bits_kv=8,
+                   speculation="mtp")
+    assert one._plan.get("module_step_bytes") == pytest.approx(
+        float(own + shared + s * MTP_CACHE), rel=1e-12)
+    v3 = estimate("deepseek-v3", hardware="h200", tp=8, context=s, speculation="mtp")
+    assert v3._plan.get("module_input_copy_bytes") == 7 * (2 * D + 2 * D * D) * 2
+
+
+def test_describe_prints_the_draft_cost_it_charges():
+    """describe's speculation line names the draft cost the speculative figures use: on a
+    tensor-parallel replica one chip's share of the group's step (``draft_chip_cost``, which
+    ``speculative_tpot_seconds`` charges), beside the one-chip bound's; at one chip the one
+    cost. DeepSeek-V3 in fp8 with an 8-bit cache at 1,024 tokens: 0.0557 on a chip of 8 H200s,
+    0.0441 on one (test_mtp_draft_cost_on_a_replica_is_one_chips_ratio)."""
+    at = ("--hardware", "h200", "--weights", "fp8", "--kv-bits", "8", "--context", "1024",
+          "--speculation", "mtp")
+    rc, out, _ = _cli("describe", "deepseek-v3", *at, "--tp", "8")
+    assert rc == 0
+    assert ("draft cost 0.0557 on a chip of the tp 8 group, as charged (0.0441 on one chip "
+            "alone)") in out
+    rc, out, _ = _cli("describe", "deepseek-v3", *at)
+    assert rc == 0 and "draft cost 0.0441: 1.850 tokens a step" in out

@@ -1244,9 +1244,16 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
             (f"{one}tokens/s, whole batch", f"{e.throughput_tokens_per_second:,.1f}")],
             e.fits_without_draft)
     if e.spec_tokens_per_step is not None:
+        # the draft cost the speculative figures charge: on a replica, one chip's share of the
+        # group's step (draft_chip_cost), which can differ from the one-chip bound's
+        used = e.draft_cost if e.draft_chip_cost is None else e.draft_chip_cost
+        cost = f"draft cost {used:.3g}"
+        if e.tp > 1 and e.draft_chip_cost is not None \
+                and not math.isclose(e.draft_chip_cost, e.draft_cost, rel_tol=1e-9):
+            cost += (f" on a chip of the tp {e.tp} group, as charged "
+                     f"({e.draft_cost:.3g} on one chip alone)")
         rows.append(("speculation", f"{e.draft_len} drafted, acceptance {e.acceptance:g}, "
-                                    f"draft cost {e.draft_cost:.3g}: {e.spec_tokens_per_step:.3f}"
-                                    " tokens a step"))
+                                    f"{cost}: {e.spec_tokens_per_step:.3f} tokens a step"))
         if e.draft_memory_bytes:
             rows.append(("  draft held in memory", f"{_fmt_b(e.draft_memory_bytes)}: its weights "
                          "and cache at this context x batch, counted in the memory below"))

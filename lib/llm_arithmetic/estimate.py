@@ -600,9 +600,10 @@ def module_follows(model: Model) -> dict[str, Any]:
     the same parts; {} where the model has none of its own.
 
     >>> sorted(module_follows(get_model("deepseek-v3")))[-2:], module_follows(get_model("llama-3-8b"))
-    (['native_bits_draft', 'native_bits_draft_experts'], {})
+    (['native_bits_draft_experts', 'native_bits_draft_inputs'], {})
     """
-    return {f"native_bits_{k}": None for k in ("draft", "draft_experts", "copy_heads",
+    return {f"native_bits_{k}": None for k in ("draft", "draft_experts", "draft_inputs",
+                                                "draft_blocks", "copy_heads",
                                                 "copy_matrices", "copy_router", "copy_plain")
             if k in model.native_bits}
 

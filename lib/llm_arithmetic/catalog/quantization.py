@@ -1146,10 +1146,23 @@ _MOE_NAMES = {"gemma4": ("router.proj", "experts.0.", "mlp."),
               **{f: ("mlp.gate", "mlp.experts.0.", "mlp.shared_expert.")
                  for f in ("qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text")}}
 _MOE_DEFAULT = ("mlp.gate", "mlp.experts.0.", "mlp.shared_experts.")
+#: How a family's checkpoint names a latent mixture's projections into the experts' latent and
+#: back out (d -> latent, latent -> d), and whether an engine quantizes them as a file's
+#: lists say. Kimi K3's (the default): ``routed_expert_down_proj`` and ``routed_expert_up_proj``,
+#: which vLLM builds with ``quant_config=None`` (vllm/models/kimi_k3/nvidia/model.py, KimiMoE,
+#: vllm-project/vllm@ed51064c4a697d92fb1182b688c988b4b54dcaeb), and the checkpoint's 1.5609 TB
+#: is its routed experts in MXFP4 and every other weight in bf16 (FAMILIES.md section 14.24);
+#: Nemotron-H's (Nemotron 3 Super): ``fc1_latent_proj`` and ``fc2_latent_proj``, which vLLM
+#: builds as ``ReplicatedLinear`` with the model's ``quant_config`` and those prefixes
+#: (vllm-project/vllm@8744bb0924a53c0d16867426b8b17428d41e4002
+#: ``vllm/model_executor/models/nemotron_h.py``, NemotronHMoE), so a file's lists decide.
+_LATENT_NAMES = {"nemotron_h": (("mlp.fc1_latent_proj", "mlp.fc2_latent_proj"), True)}
+_LATENT_DEFAULT = (("mlp.routed_expert_down_proj", "mlp.routed_expert_up_proj"), False)
 
 
 def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.",
-                 names: tuple[str, str, str] = _MOE_DEFAULT) -> Iterator[Tensor]:
+                 names: tuple[str, str, str] = _MOE_DEFAULT,
+                 latent: tuple[tuple[str, str], bool] = _LATENT_DEFAULT) -> Iterator[Tensor]:
     def mats(prefix: str, ff: int, count: int, expert: bool, width: int = d
              ) -> Iterator[Tensor]:
         names = ("gate_proj", "up_proj", "down_proj") if m.n_mats == 3 else ("up_proj",
@@ -1166,12 +1179,11 @@ def _mlp_tensors(m: Any, d: int, p: str, dense: str = "mlp.",
         yield Tensor(p + router, m.n_experts, d, quantizable=False, router=True)
         yield from mats(p + experts, m.d_ff, m.n_experts, True, m.latent or d)
     if m.latent:
-        # the latent projections the routed experts share, left in 16 bits as Kimi K3 ships
-        # them: vLLM builds routed_expert_down_proj and _up_proj with quant_config=None
-        # (vllm/models/kimi_k3/nvidia/model.py, KimiMoE), and the checkpoint's 1.5609 TB is its
-        # routed experts in MXFP4 and every other weight in bf16 (FAMILIES.md section 14.24)
-        yield Tensor(p + "mlp.routed_expert_down_proj", m.latent, d, quantizable=False)
-        yield Tensor(p + "mlp.routed_expert_up_proj", d, m.latent, quantizable=False)
+        # the latent projections the routed experts share, by the family's names
+        # (_LATENT_NAMES): Kimi K3's left in 16 bits, Nemotron-H's as the lists say
+        (down, up), q = latent
+        yield Tensor(p + down, m.latent, d, quantizable=q)
+        yield Tensor(p + up, d, m.latent, quantizable=q)
     if m.n_shared:
         yield from mats(p + shared, m.d_shared, m.n_shared, False)
 
@@ -1296,7 +1308,9 @@ def _decoder_tensors(model: Any) -> Iterator[Tensor]:
                 yield from mixer(run.mixer, model.d_model, p, model.family)
             if run.mlp is not None:
                 yield from _mlp_tensors(run.mlp, model.d_model, p,
-                                        names=_MOE_NAMES.get(model.family, _MOE_DEFAULT))
+                                        names=_MOE_NAMES.get(model.family, _MOE_DEFAULT),
+                                        latent=_LATENT_NAMES.get(model.family,
+                                                                 _LATENT_DEFAULT))
             i += 1
 
 
@@ -1451,7 +1465,9 @@ def mtp_tensors(model: Any) -> Iterator[Tensor]:
                     if run.attention is not None:
                         yield from _attention_tensors(run.attention, d, p)
                     if run.mlp is not None:
-                        yield from _mlp_tensors(run.mlp, d, p, names=names)
+                        yield from _mlp_tensors(run.mlp, d, p, names=names,
+                                                latent=_LATENT_NAMES.get(model.family,
+                                                                         _LATENT_DEFAULT))
                     b += 1
                     if x.names == "layers":
                         j += 1  # DeepSeek-V3's layout: one block a module, one layer each
@@ -1464,7 +1480,11 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     two classes the plan counts for a module it holds (``draft_module_bytes``): ``"draft"``,
     its parameters but its routed experts' matrices and the vocabulary tables it stores as its
     own, and ``"draft_experts"``, its routed experts' matrices (where it has some); exact
-    fractions whose products with those counts give the module's bytes. The module's matrices
+    fractions whose products with those counts give the module's bytes. The first class in two
+    parts, as a draft step reads them (``module_step_bytes``): ``"draft_inputs"``, the
+    projection(s) of the module's two inputs (:data:`MTP_NAMES`) with its two input norms, and
+    ``"draft_blocks"``, the rest (its blocks' weights but the experts' matrices, its head's
+    norm). The module's matrices
     (:func:`mtp_tensors`) are matched against the scheme's lists by the names the checkpoint
     gives them, as the model's are, so that a checkpoint that keeps its module unquantized
     (NVIDIA's DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*``, GLM-5.2-NVFP4
@@ -1481,8 +1501,9 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
 
     >>> from llm_arithmetic import get_model
     >>> m = get_model("deepseek-v3")
-    >>> {k: round(float(v), 4) for k, v in mtp_bits(m, m.scheme).items()}
-    {'draft': 10.4943, 'draft_experts': 8.002}
+    >>> b = mtp_bits(m, m.scheme)
+    >>> {k: round(float(v), 4) for k, v in b.items()}
+    {'draft': 10.4943, 'draft_experts': 8.002, 'draft_inputs': 16.0, 'draft_blocks': 8.0658}
     """
     listed = list(mtp_tensors(model))
     if not listed:
@@ -1504,6 +1525,18 @@ def mtp_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     out = {"draft": 8 * other_bytes / (held - expert_params)}
     if expert_params:
         out["draft_experts"] = 8 * expert_bytes / expert_params
+    # of those, the module's input projection(s) and its two input norms (16-bit), and the
+    # rest (its blocks' weights but the experts' matrices, the head's norm): a draft step reads
+    # each at its own bits, and a tensor-parallel group may copy the inputs whole
+    ends = tuple(name for x in extras for name, _, _ in MTP_NAMES[x.names][1])
+    inputs = [t for t in listed if t.name in ends or t.name.endswith(tuple("." + e for e in ends))]
+    norms = 2 * model.d_model * sum(x.modules for x in extras)
+    in_params = sum(t.rows * t.cols * t.count for t in inputs) + norms
+    in_bytes = sum((_tensor_bytes(scheme, t) for t in inputs), Fraction(0)) \
+        + Fraction(norms * PLAIN_BITS, 8)
+    if inputs and held - expert_params > in_params:
+        out["draft_inputs"] = 8 * in_bytes / in_params
+        out["draft_blocks"] = 8 * (other_bytes - in_bytes) / (held - expert_params - in_params)
     return out
 
 
@@ -1565,7 +1598,8 @@ _COPIED_MATRICES = ("self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa",
                     "attn.indexer.compressor.wkv", "attn.indexer.compressor.wgate",
                     "attn.indexer.wq_b", "attn.indexer.weights_proj",
                     # a latent mixture's projections (latent_copied_matrices)
-                    "mlp.routed_expert_down_proj", "mlp.routed_expert_up_proj")
+                    "mlp.routed_expert_down_proj", "mlp.routed_expert_up_proj",
+                    "mlp.fc1_latent_proj", "mlp.fc2_latent_proj")
 #: The projections whose heads a group copies past one a chip (key/value heads; MiniMax Sparse
 #: Attention's index query heads).
 _HEAD_MATRICES = ("self_attn.k_proj", "self_attn.v_proj", "self_attn.index_q_proj")
@@ -1646,7 +1680,7 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     no layout here quantizes an embedding table) and ``"default"`` (everything else), exact
     fractions whose products with the parameter counts give the checkpoint's bytes; and,
     where the checkpoint's multi-token-prediction module is modelled, that module's own
-    (``"draft"``, ``"draft_experts"``: :func:`mtp_bits`), and those of what a tensor-parallel
+    (``"draft"``, ``"draft_experts"``, ``"draft_inputs"``, ``"draft_blocks"``: :func:`mtp_bits`), and those of what a tensor-parallel
     group copies (``"copy_heads"``, ``"copy_matrices"``, ``"copy_router"``, ``"copy_plain"``:
     :func:`copy_bits`).
 

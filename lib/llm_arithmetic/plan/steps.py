@@ -13,8 +13,9 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 ``extras_read`` (parameters outside the stack that every token reads), ``extras_matmul`` (their
 weights in matrix products), ``extras_copied`` (those outside the stack that every chip of a
 tensor-parallel group holds whole), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
-``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft`` and
-``native_bits_draft_experts``: a multi-token-prediction module's own, None for the target's,
+``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft``,
+``native_bits_draft_experts``, ``native_bits_draft_inputs`` and ``native_bits_draft_blocks``: a
+multi-token-prediction module's own, None for the target's,
 ``is_moe``); the workload (``context``, ``batch``,
 ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the
 communication (``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``,
@@ -28,7 +29,9 @@ speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: n
 ``draft_step_blocks`` (the blocks of the model's own module a draft step runs, whose step the plan
 prices where no ``draft_cost`` is given; None: no module), ``module_copied_params`` (of that
 module's input norms and projection, the parameters a tensor-parallel engine holds whole on every
-chip; None: none) and
+chip; None: none), ``own_bits_blocks``, ``own_bits_experts``, ``own_inputs_read`` and
+``own_bits_inputs`` (None: a draft step of the module sets them, to read its own parts at its own
+bits) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
 multi-token-prediction module's parameters, of them ``draft_embedding_params`` and
 ``draft_head_params`` in the embedding tables and output heads it stores as its own;
@@ -141,14 +144,33 @@ MODEL_STEPS: list[dict[str, Any]] = [
        plus=["weight_bytes_other", "weight_bytes_unread", "weight_bytes_experts"]),
     s("expert_matrices_read", "expert_matrices_read",
       "weights of the experts' matrices a step of B tokens reads"),
-    op("read_other_params", "add", "what a step reads but the experts' matrices",
-       plus=["read_params"], minus=["expert_matrices_read"]),
+    # A draft step of a multi-token-prediction module (SPECULATIVE_STEPS, MODULE_STEP) reads its
+    # own weights at the module's own bits, as its checkpoint stores it (own_bits_blocks,
+    # own_bits_experts; its input norms and projection, own_inputs_read, at own_bits_inputs),
+    # and what it shares with the model (the output head and its norm, the embedding row, the
+    # model's extras) at the model's; none of these is given for the model's own step.
+    guard(op("own_blocks_read", "add", "of what a module step reads of its blocks, the "
+             "weights but the experts' matrices, read at the module's bits (none for the "
+             "model's step)", plus=["layer_read_params"], minus=["expert_matrices_read"]),
+          "own_bits_blocks", 0),
+    op("read_other_params", "add", "what a step reads but the experts' matrices (and a module "
+       "step's own blocks)", plus=["read_params"],
+       minus=["expert_matrices_read", "own_blocks_read"]),
     f("step_weight_read_other", "weight_bytes", "bytes of what a step reads but the experts",
       n_params="read_other_params", bits_weight="bits_default"),
+    op("bits_experts_read", "first", "bits of the experts' matrices a step reads: the model's, "
+       "or a module step's own", of=["own_bits_experts", "bits_experts"]),
     f("step_weight_read_experts", "weight_bytes", "bytes of the experts' matrices a step reads",
-      n_params="expert_matrices_read", bits_weight="bits_experts"),
+      n_params="expert_matrices_read", bits_weight="bits_experts_read"),
+    guard(f("step_weight_read_own", "weight_bytes", "bytes of a module step's own blocks but "
+            "the experts' matrices, at the module's bits", n_params="own_blocks_read",
+            bits_weight="own_bits_blocks"), "own_bits_blocks", 0),
+    guard(f("step_weight_read_inputs", "weight_bytes", "bytes of a module step's input norms "
+            "and projection, at their own bits", n_params="own_inputs_read",
+            bits_weight="own_bits_inputs"), "own_inputs_read", 0),
     op("step_weight_bytes", "add", "weight bytes one decode step of B tokens reads",
-       plus=["step_weight_read_other", "step_weight_read_experts"]),
+       plus=["step_weight_read_other", "step_weight_read_experts", "step_weight_read_own",
+             "step_weight_read_inputs"]),
     s("kv_cache_bytes_per_token", "kv_layer", "cache one token adds, every attention layer"),
     s("kv_cache_bytes", "kv_stored", "cache of B sequences of S tokens as runtimes store it"),
     s("kv_cache_bytes_full_storage", "kv_full", "the cache if every layer kept every token"),
@@ -424,6 +446,15 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("bits_draft_experts", "first", "bits per weight of the module's routed experts' "
        "matrices: as asked, or as the checkpoint stores them, else as the target's",
        of=["bits_weight", "native_bits_draft_experts", "bits_experts"]),
+    # a draft step reads the module's parts at their own bits: its blocks' weights but the
+    # experts' matrices, and its input norms and projection (DeepSeek-V3's eh_proj in bf16 in
+    # an fp8 module: catalog.quantization.mtp_bits), each else at the module's mean
+    op("bits_draft_blocks", "first", "bits per weight of the module's blocks but their routed "
+       "experts' matrices: as asked, or as the checkpoint stores them, else as the module's "
+       "other parameters", of=["bits_weight", "native_bits_draft_blocks", "bits_draft"]),
+    op("bits_draft_inputs", "first", "bits per weight of the module's input norms and "
+       "projection: as asked, or as the checkpoint stores them, else as the module's other "
+       "parameters", of=["bits_weight", "native_bits_draft_inputs", "bits_draft"]),
     f("draft_module_other_bytes", "weight_bytes", "bytes of the module's other parameters, at "
       "the module's bits", n_params="draft_module_other", bits_weight="bits_draft"),
     f("draft_module_expert_bytes", "weight_bytes", "bytes of the module's experts' matrices, "
@@ -915,7 +946,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
 #: blocks for the stack, the context TPOT bounds, and its input norms and projection beside the
 #: target's extras (SPECULATIVE_STEPS).
 MODULE_STEP = {"blocks": "draft_step_blocks", "context": "serving_context",
-               "extras_read": "module_extras_read", "extras_matmul": "module_extras_matmul"}
+               "extras_matmul": "module_extras_matmul", "own_inputs_read": "module_input_params",
+               "own_bits_blocks": "bits_draft_blocks", "own_bits_experts": "bits_draft_experts",
+               "own_bits_inputs": "bits_draft_inputs"}
 
 #: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
 #: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
@@ -950,10 +983,6 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
           "draft_step_blocks"),
     guard(op("module_projection_params", "mul", "the projection's weights, a matrix product "
              "for every token: 2d x d", of=[LIT(2), "d_model", "d_model"]),
-          "draft_step_blocks"),
-    guard(op("module_extras_read", "add", "parameters outside the module's blocks that its "
-             "step reads besides the head and one embedding row: the target's extras and the "
-             "module's input norms and projection", plus=["extras_read", "module_input_params"]),
           "draft_step_blocks"),
     guard(op("module_extras_matmul", "add", "of them, the weights in matrix products: the "
              "target's extras' and the projection",
@@ -1002,7 +1031,7 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
     op("module_input_copies", "mul", "their copies beyond the module's own",
        of=["module_copied", "tp_more_copies"]),
     f("module_input_copy_bytes", "weight_bytes", "their bytes, at the bits the module step "
-      "reads them", n_params="module_input_copies", bits_weight="bits_default"),
+      "reads them", n_params="module_input_copies", bits_weight="bits_draft_inputs"),
     guard(op("module_chip_bytes", "add", "bytes one draft step of the module moves on the "
              "group, every copy counted", plus=["module_blocks_chip_bytes",
                                                 "module_input_copy_bytes"]),
@@ -1347,7 +1376,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "head_bias", "extras_in_total", "extras_read", "extras_matmul", "extras_copied",
           "d_ple", "n_vocab_ple", "native_format", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "native_bits_draft",
-          "native_bits_draft_experts", "native_bits_copy_heads", "native_bits_copy_matrices",
+          "native_bits_draft_experts", "native_bits_draft_inputs", "native_bits_draft_blocks",
+          "native_bits_copy_heads", "native_bits_copy_matrices",
           "native_bits_copy_router", "native_bits_copy_plain", "is_moe", "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
@@ -1357,7 +1387,8 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_bandwidth", "given_peak_flops", "given_capacity", "given_power",
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
-          "module_copied_params", "draft_weight_bytes",
+          "module_copied_params", "own_bits_blocks", "own_bits_experts", "own_inputs_read",
+          "own_bits_inputs", "draft_weight_bytes",
           "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
           "draft_d_model", "draft_final_norm_params", "draft_bits_default",
           "forecast_decode",

@@ -476,6 +476,10 @@ const Plan = (function () {
       native_bits_draft: m.native_bits.draft !== undefined ? m.native_bits.draft : null,
       native_bits_draft_experts: m.native_bits.draft_experts !== undefined
         ? m.native_bits.draft_experts : null,
+      native_bits_draft_inputs: m.native_bits.draft_inputs !== undefined
+        ? m.native_bits.draft_inputs : null,
+      native_bits_draft_blocks: m.native_bits.draft_blocks !== undefined
+        ? m.native_bits.draft_blocks : null,
       // the bits of what tensor parallelism copies, class by class, where the checkpoint's
       // are modelled (null: the bits of every weight but the experts')
       ...Object.fromEntries(["heads", "matrices", "router", "plain"].map((k) => [
@@ -486,6 +490,8 @@ const Plan = (function () {
       prompt: null,
       draft_len: null, acceptance: null, draft_cost: null, draft_layers: null,
       draft_step_blocks: null, module_copied_params: null,
+      // a module step's own bits and inputs (set by the plan's `at` steps, never by a caller)
+      own_bits_blocks: null, own_bits_experts: null, own_inputs_read: null, own_bits_inputs: null,
       // what a draft holds beside the target (calculator.js gives a draft model's or an MTP
       // module's, as estimate.speculative_inputs does; a draft given by its cost holds none)
       draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
