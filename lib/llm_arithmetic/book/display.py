@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from .figure_check import check_figure, fit_width, unclutter
 
 __all__ = ["glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table",
-           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+           "cite", "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell", "family_cell",
            "stack_lines", "show_formula", "round_sig"]
 
 
@@ -432,6 +432,19 @@ def model_cell(model: Any) -> str:
     """
     m = getattr(model, "model", model)
     return f"{escape(model_name(model))}<br>`{m.name}`"
+
+
+def family_cell(model: Any) -> str:
+    """A table cell naming a model's family (its ``model_type``), breakable after each
+    underscore (``<wbr>``, no character: a copy of the cell is the name) so that a long name
+    (``hunyuan_v1_moe``) wraps in a narrow column instead of widening the table.
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> family_cell(CATALOG["qwen3-30b-a3b"]), family_cell(CATALOG["llama-2-7b"])
+    ('qwen3_<wbr>moe', 'llama')
+    """
+    m = getattr(model, "model", model)
+    return escape(m.family).replace("_", "_<wbr>")
 
 
 def stack_lines(model: Any, width: int = 36) -> list[str]:

@@ -56,9 +56,9 @@ from ..core.units import (GB, GB_S, GFLOP_S, GiB, KB, KiB, MB, MiB, PFLOP_S, TB,
 from ..formulas import flops, memory, params, roofline
 from . import plots
 from .matplotlib_on_demand import pyplot as plt
-from .display import (chip_cell, chip_name, cite, equation_latex, escape, fmt_peak, glue,
-                      glue_figure, glue_math, key, long_table, md_table, model_cell, model_name,
-                      round_sig, show_formula, stack_lines, stepwise_cache_note)
+from .display import (chip_cell, chip_name, cite, equation_latex, escape, family_cell, fmt_peak,
+                      glue, glue_figure, glue_math, key, long_table, md_table, model_cell,
+                      model_name, round_sig, show_formula, stack_lines, stepwise_cache_note)
 
 __all__ = [
     # the package
@@ -71,6 +71,7 @@ __all__ = [
     # display
     "glue", "glue_math", "glue_figure", "equation_latex", "md_table", "long_table", "cite",
     "escape", "key", "chip_name", "chip_cell", "fmt_peak", "model_name", "model_cell",
+    "family_cell",
     "show_formula", "stack_lines", "stepwise_cache_note",
     "round_sig", "plots",
     "np", "plt", "sp", "display", "Markdown", "Math",
