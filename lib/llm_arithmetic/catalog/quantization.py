@@ -78,7 +78,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from ..core.errors import ConfigError
@@ -209,7 +208,11 @@ class Scheme:
         'NVFP4 (16 values per fp8 scale, fp32 global scales, weights only)'
         """
         if self.layouts:
-            table = _layout_table(self.layouts)
+            # the table by module name, built once per scheme and kept on it (not a field: a
+            # cache keyed by the layouts would hash every scheme of the list at each call)
+            table = self.__dict__.get("_layout_table")
+            if table is None:
+                table = self.__dict__["_layout_table"] = dict(self.layouts)
             for n in _prefixes(name):
                 if n in table and (expert or not table[n].experts_only):
                     return table[n]  # a layout of experts alone holds no other matrix
@@ -234,10 +237,6 @@ class Scheme:
             bits_channel=self.bits_channel)
 
 
-@lru_cache(maxsize=64)
-def _layout_table(layouts: tuple[tuple[str, Scheme], ...]) -> dict[str, Scheme]:
-    """:attr:`Scheme.layouts` as a table by module name (built once per scheme)."""
-    return dict(layouts)
 
 
 #: How a multimodal checkpoint prefixes its language model's modules, where a text-only one
