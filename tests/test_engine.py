@@ -504,3 +504,15 @@ def test_lightning_attention_hybrid_pool_by_hand():
         f32 = engine_view(MINIMAX_M1, "vllm", kv_memory_gib=40,
                           flags={"--mamba-cache-dtype": "float32"})
     assert (f32.engine_state_page_bytes, f32.engine_block_tokens) == (2 * state, 1024)
+
+
+def test_vllm_view_runs_phi4flash_on_one_chip_only():
+    """vLLM's phi4flash.py (vllm-project/vllm @ 03356f8c) builds Phi-4-mini-flash's attention
+    and MLPs as plain nn.Linear and keeps the Mamba-1 A and D whole, loading whole weights: it
+    cannot load the model split over chips. The vLLM view refuses tp > 1 naming tp; on one chip
+    it is counted."""
+    from llm_arithmetic.engine import engine_view
+
+    with pytest.raises(InputError, match=r"^tp: phi-4-mini-flash-reasoning: vLLM's phi4flash"):
+        engine_view("phi-4-mini-flash-reasoning", "vllm", hardware="h100-sxm", tp=2)
+    assert engine_view("phi-4-mini-flash-reasoning", "vllm", hardware="h100-sxm").tp == 1

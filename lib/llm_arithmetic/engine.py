@@ -483,6 +483,13 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                          f"which is not counted: it needs {m.uncounted}")
     chip = get_hardware(hardware) if hardware is not None else None
     tp, _, pp = parallel_degrees(m, tp, 1, pp)
+    if engine == "vllm" and m.family == "phi4flash" and tp > 1:
+        # vllm-project/vllm @ 03356f8c vllm/model_executor/models/phi4flash.py: plain nn.Linear
+        # layers, A and D at the whole d_inner, weights loaded whole (load_state_dict)
+        raise InputError(f"tp: {m.name}: vLLM's phi4flash.py builds its layers unsplit and "
+                         "loads whole weights, so it runs the model on one chip only; the "
+                         "estimate without --engine follows vLLM's tensor-parallel layers of the "
+                         "same kinds")
     if spec["kind"] == "cells" and max(tp, pp) > 1:
         raise InputError(f"{'tp' if tp > 1 else 'pp'}: the llama.cpp view is of one device "
                          "(its layers split over devices keep the whole cache of their layers)")
