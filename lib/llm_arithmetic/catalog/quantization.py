@@ -78,6 +78,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from ..core.errors import ConfigError
@@ -277,10 +278,16 @@ def _matches(pattern: str, name: str) -> bool:
     >>> _matches("re:.*lm_head", "lm_head"), _matches("*.mlp", "layers.mlp")
     (True, True)
     """
+    return _pattern(pattern)(name) is not None
+
+
+@lru_cache(maxsize=4096)
+def _pattern(pattern: str) -> Any:
+    """The compiled test of a keep-list pattern (:func:`_matches`), built once per pattern."""
     if pattern.startswith("re:"):
-        return re.match(pattern[3:], name) is not None
-    return re.search(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*") + r"(\.|$)",
-                     name) is not None
+        return re.compile(pattern[3:]).match
+    return re.compile(r"(^|\.)" + re.escape(pattern).replace(r"\*", r"[^.]*")
+                      + r"(\.|$)").search
 
 
 def _origin_error(origin: str, key: str, value: Any, why: str) -> ConfigError:
