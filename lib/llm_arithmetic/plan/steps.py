@@ -53,7 +53,7 @@ from typing import Any
 
 from ..catalog.hardware import DEFAULT_LATENCY, FULLY_CONNECTED
 
-__all__ = ["PLAN", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "FORECAST_STEPS",
+__all__ = ["PLAN", "COPY_CLASSES", "MODEL_STEPS", "ESTIMATE_STEPS", "SPECULATIVE_STEPS", "FORECAST_STEPS",
            "ENGINE_STEPS",
            "INPUTS"]
 
@@ -230,6 +230,12 @@ MODEL_STEPS: list[dict[str, Any]] = [
 ]
 
 #: From the counts, a chip and a workload to the bounds.
+#: The classes a tensor-parallel group's copies are priced by (catalog.quantization.copy_bits):
+#: the class, what its bits are of, what its bytes are of.
+COPY_CLASSES = (("heads", "key/value heads' projections", "heads' projections"),
+                ("matrices", "matrices", "matrices"), ("router", "routers", "routers"),
+                ("plain", "norms and biases", "norms and biases"))
+
 ESTIMATE_STEPS: list[dict[str, Any]] = [
     # ---- the chip -------------------------------------------------------------------------
     op("chain_bits", "first", "bits the precision chain looks at",
@@ -578,25 +584,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["layer_copied_router", "tp_more_copies"]),
     op("copies_plain", "add", "the extra copies of the norms and biases",
        plus=["tp_copy_params"], minus=["copies_heads", "copies_matrices", "copies_router"]),
-    op("bits_copy_heads", "first", "bits of the copied key/value heads' projections",
-       of=["bits_weight", "native_bits_copy_heads", "bits_default"]),
-    op("bits_copy_matrices", "first", "bits of the copied matrices",
-       of=["bits_weight", "native_bits_copy_matrices", "bits_default"]),
-    op("bits_copy_router", "first", "bits of the copied routers",
-       of=["bits_weight", "native_bits_copy_router", "bits_default"]),
-    op("bits_copy_plain", "first", "bits of the copied norms and biases",
-       of=["bits_weight", "native_bits_copy_plain", "bits_default"]),
-    f("copy_bytes_heads", "weight_bytes", "bytes of the copied heads' projections",
-      n_params="copies_heads", bits_weight="bits_copy_heads"),
-    f("copy_bytes_matrices", "weight_bytes", "bytes of the copied matrices",
-      n_params="copies_matrices", bits_weight="bits_copy_matrices"),
-    f("copy_bytes_router", "weight_bytes", "bytes of the copied routers",
-      n_params="copies_router", bits_weight="bits_copy_router"),
-    f("copy_bytes_plain", "weight_bytes", "bytes of the copied norms and biases",
-      n_params="copies_plain", bits_weight="bits_copy_plain"),
+    *[op(f"bits_copy_{c}", "first", f"bits of the copied {what}",
+         of=["bits_weight", f"native_bits_copy_{c}", "bits_default"])
+      for c, what, _ in COPY_CLASSES],
+    *[f(f"copy_bytes_{c}", "weight_bytes", f"bytes of the copied {what}",
+        n_params=f"copies_{c}", bits_weight=f"bits_copy_{c}")
+      for c, _, what in COPY_CLASSES],
     op("weight_bytes_copies", "add", "bytes of the copies, each class at its own bits",
-       plus=["copy_bytes_heads", "copy_bytes_matrices", "copy_bytes_router",
-             "copy_bytes_plain"]),
+       plus=[f"copy_bytes_{c}" for c, _, _ in COPY_CLASSES]),
     # Kimi K3's routed experts padded to w_pad a chip (vLLM's KimiMoE zeros the padding): held
     # at the experts' bits, and read for the experts a step reads
     s("expert_pad_params", "expert_pad", "zero parameters of the routed experts' padding the "
