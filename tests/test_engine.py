@@ -590,6 +590,13 @@ def test_vllm_view_holds_gemma4_value_slot_of_k_eq_v_blocks():
     two = engine_view("gemma-4-31b", "vllm", kv_memory_gib=40, tp=2)
     assert two.engine_weights_bytes - estimate("gemma-4-31b", tp=2).weight_bytes_per_chip \
         == 10 * 2 * 512 * 5376 * 2
+    # nvidia/Gemma-4-31B-IT-NVFP4's quantization_config ignores every layer's self_attn, so the
+    # k_proj vLLM copies into the slot is bf16: 2 B a weight, not the NVFP4 file's mean
+    nvfp4 = ROOT / "tests" / "configs" / "gemma-4-31b-it-nvfp4.json"
+    for tp in (1, 2):
+        v = engine_view(nvfp4, "vllm", kv_memory_gib=40, tp=tp)
+        assert v.engine_weights_bytes - estimate(nvfp4, tp=tp).weight_bytes_per_chip \
+            == 10 * 4 * 512 * 5376 * 2 // tp
 
 
 @pytest.mark.parametrize("name, hub, scalars, cache", [

@@ -275,6 +275,37 @@ def _vllm_held(m: Model) -> Model:
         if run.attention is not None and run.attention.kv_tied else run for run in m.layers))
 
 
+def _vllm_value_slot_inputs(m: Model, held: Model, weights: Any,
+                            bits_weight: Any) -> dict[str, Any]:
+    """The plan's weight inputs that price the value slots :func:`_vllm_held` adds at the bits
+    of the checkpoint's key/value projections (``copy_heads``; vLLM fills a slot with the
+    block's k_proj as stored), where those differ from the mean of "every other weight" the
+    slots would otherwise take; {} where they do not (a 16-bit checkpoint), for a model
+    without slots, or where a format or bits are asked. The copied classes keep their own
+    bits.
+
+    (nvidia/Gemma-4-31B-IT-NVFP4, whose key/value projections stay in bf16 beside NVFP4
+    matrices, is checked in tests/test_engine.py.)
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("gemma-4-31b")
+    >>> _vllm_value_slot_inputs(m, _vllm_held(m), None, None)
+    {}
+    """
+    added = held.total_params - m.total_params
+    if not added or weights is not None or bits_weight is not None:
+        return {}
+    base = Fraction(m.native_bits.get("default", 16))
+    heads = Fraction(m.native_bits.get("copy_heads", base))
+    if heads == base:
+        return {}
+    other = m.evaluate("other_params")
+    out = {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
+           for c in ("heads", "matrices", "router", "plain")}
+    out["native_bits_default"] = (base * other + heads * added) / (other + added)
+    return out
+
+
 #: The reader's extra that holds the KV-sharing blocks' k/v projections and key norms (Gemma 3n,
 #: Gemma 4 E2B/E4B), which the checkpoints store and no decode step reads.
 _UNUSED_KV_EXTRA = "unused k, v and k-norm weights of the KV-sharing layers"
@@ -695,6 +726,8 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         **chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
         **weight_inputs(m, weights, bits_weight),
         **(_vllm_router_inputs(m, weights, bits_weight) if engine == "vllm" else {}),
+        **(_vllm_value_slot_inputs(m, held_model, weights, bits_weight) if engine == "vllm"
+           else {}),
         **(_vllm_shared_kv_inputs(m, tp) if engine == "vllm" else {}),
         weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
         bits_ssm=bits_ssm, **inputs, **held)
