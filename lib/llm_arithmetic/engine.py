@@ -183,8 +183,7 @@ _COMPRESSED_UNMODELLED = {
 #: neither the 32 layers the checkpoint needs nor all 64: it stops before allocating. Besides,
 #: Hunyuan-Large's own file names ``HunYuanForCausalLM``, which vLLM's registry does not list
 #: (only HunYuanDenseV1ForCausalLM and HunYuanMoEV1ForCausalLM: vllm/model_executor/models/
-#: registry.py @ 0002bff0b6cb36a3c8a17364de3303664463c412). The older V0 engine, whose cache
-#: had a slot for every attention layer, is gone from these versions.
+#: registry.py @ 0002bff0b6cb36a3c8a17364de3303664463c412).
 _VLLM_CLA_FAMILIES = frozenset({"hunyuan_v1_moe", "hunyuan_v1_dense"})
 _VLLM_CLA_REFUSED = (
     "vLLM allocates no cache for Hunyuan's cross-layer attention, it stops first: its "
