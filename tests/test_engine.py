@@ -516,3 +516,129 @@ def test_vllm_view_runs_phi4flash_on_one_chip_only():
     with pytest.raises(InputError, match=r"^tp: phi-4-mini-flash-reasoning: vLLM's phi4flash"):
         engine_view("phi-4-mini-flash-reasoning", "vllm", hardware="h100-sxm", tp=2)
     assert engine_view("phi-4-mini-flash-reasoning", "vllm", hardware="h100-sxm").tp == 1
+
+
+def test_vllm_view_refuses_hunyuan_cross_layer_attention():
+    """Hunyuan-Large (use_cla, cla_share_factor 2): the checkpoint's arithmetic needs the cache
+    of the 32 even blocks alone (each odd block reads the keys and values of the block before
+    it). vLLM caches neither 32 nor 64 blocks: its hunyuan_v1.py (vllm-project/vllm @
+    e87ba1e186a90f9d0d2d36c9ff44551d1cdbda04) builds every odd block as HunYuanCrossAttention
+    with ``Attention(..., attn_type=AttentionType.ENCODER_DECODER)`` and no
+    ``kv_sharing_target_layer_name``; the model runner (vllm/v1/worker/gpu_model_runner.py @
+    000fc94b) asks every attention layer without a sharing target for its KV cache spec, and
+    Attention.get_kv_cache_spec (vllm/model_executor/layers/attention/attention.py @ 0014ca6b;
+    vllm/attention/layer.py @ 004a5da0) asserts ``attn_type == AttentionType.DECODER``: the
+    engine stops before it allocates. The vLLM view refuses naming the engine; an engine whose
+    handling was not read keeps the checkpoint's 32 layers; a Hunyuan file without use_cla
+    runs."""
+    with pytest.raises(InputError, match=r"^engine: hunyuan-large: vLLM allocates no cache "
+                       r"for Hunyuan's cross-layer attention.*ENCODER_DECODER.*without "
+                       r"--engine$"):
+        engine_view("hunyuan-large", "vllm", kv_memory_gib=40)
+    # SGLang's view: 32 blocks x (K and V) x 8 KV heads x 80 x 2 B
+    sglang = engine_view("hunyuan-large", "sglang", kv_memory_gib=40)
+    assert sglang.engine_kv_bytes_per_token == 32 * 2 * 8 * 80 * 2 == 81920
+    # Hunyuan-A13B sets cla_share_factor 2 but not use_cla: 32 blocks of 8 KV heads of 128
+    a13b = engine_view(ROOT / "tests" / "configs" / "hunyuan-a13b.json", "vllm",
+                       kv_memory_gib=40)
+    assert a13b.engine_kv_bytes_per_token == 32 * 2 * 8 * 128 * 2 == 131072
+
+
+def test_vllm_view_holds_minimax_routers_in_fp32():
+    """vLLM's MiniMaxText01MoE (vllm/model_executor/models/minimax_text_01.py @
+    98370df70c1813f5f9c9c127e8baed660cd09280, the model vLLM's registry gives
+    MiniMaxM1ForCausalLM) builds its gate as ``ReplicatedLinear(hidden_size, num_experts,
+    bias=False, params_dtype=torch.float32, quant_config=None)`` and casts the checkpoint's
+    weights to float32 as it loads them: MiniMax-M1's 80 routers of 32 x 6,144 take 4 bytes a
+    weight on every chip, 2 more than the checkpoint's 16 bits. The total is the meta-device
+    count of transformers (models.toml, 456,089,655,296); the estimate keeps the checkpoint's
+    16 bits."""
+    from llm_arithmetic import estimate
+
+    routers = 80 * 32 * 6144
+    total = 456_089_655_296
+    one = engine_view("minimax-m1", "vllm", kv_memory_gib=40)
+    assert one.engine_weights_bytes == 2 * total + 2 * routers == 912_210_767_872
+    assert estimate("minimax-m1").weight_bytes == 2 * total
+    # every chip of eight holds the whole router (ReplicatedLinear): 2 B a weight more each
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the hybrid pool under tp is not modelled
+        eight = engine_view("minimax-m1", "vllm", kv_memory_gib=40, tp=8)
+    assert eight.engine_weights_bytes - estimate("minimax-m1", tp=8).weight_bytes_per_chip \
+        == 2 * routers == 31_457_280
+    # weights asked in a format are all at that format's bits, the routers too
+    assert engine_view("minimax-m1", "vllm", kv_memory_gib=40,
+                       weights="fp8").engine_weights_bytes == total
+
+
+def test_vllm_view_holds_gemma4_value_slot_of_k_eq_v_blocks():
+    """Gemma 4's global blocks with attention_k_eq_v store no v_proj (their values are the
+    keys' projection), but vLLM's Gemma4Attention (vllm/model_executor/models/gemma4.py @
+    001cabc1be16a59a70d720ed61a13b678c060a18) builds a QKVParallelLinear with
+    num_global_key_value_heads heads for K and V alike and loads each such block's k_proj a
+    second time as its v_proj: H_kv x 512 x d more weights a global block. The cache is the
+    same. Totals: the meta-device counts of models.toml (31B 31,273,086,512; 26B-A4B
+    25,805,933,872), 16-bit."""
+    big = engine_view("gemma-4-31b", "vllm", kv_memory_gib=40)
+    assert big.engine_weights_bytes == 2 * (31_273_086_512 + 10 * 4 * 512 * 5376)
+    small = engine_view("gemma-4-26b-a4b", "vllm", kv_memory_gib=40)
+    assert small.engine_weights_bytes == 2 * (25_805_933_872 + 5 * 2 * 512 * 2816)
+    # the cache: 50 sliding blocks of 16 KV heads of 256, 10 global of 4 of 512, K and V, 2 B
+    assert big.engine_kv_bytes_per_token == (50 * 16 * 256 + 10 * 4 * 512) * 2 * 2 == 901120
+    # on two chips each holds 2 of the 4 heads of each value slot
+    from llm_arithmetic import estimate
+    two = engine_view("gemma-4-31b", "vllm", kv_memory_gib=40, tp=2)
+    assert two.engine_weights_bytes - estimate("gemma-4-31b", tp=2).weight_bytes_per_chip \
+        == 10 * 2 * 512 * 5376 * 2
+    # nvidia/Gemma-4-31B-IT-NVFP4's quantization_config ignores every layer's self_attn, so the
+    # k_proj vLLM copies into the slot is bf16: 2 B a weight, not the NVFP4 file's mean
+    nvfp4 = ROOT / "tests" / "configs" / "gemma-4-31b-it-nvfp4.json"
+    for tp in (1, 2):
+        v = engine_view(nvfp4, "vllm", kv_memory_gib=40, tp=tp)
+        assert v.engine_weights_bytes - estimate(nvfp4, tp=tp).weight_bytes_per_chip \
+            == 10 * 4 * 512 * 5376 * 2 // tp
+
+
+@pytest.mark.parametrize("name, hub, scalars, cache", [
+    # Gemma 4 E2B: the Hub's safetensors total less its 35 layer scalars (buffers, not
+    # counted); 15 blocks with a cache, 12 sliding of one KV head of 256, 3 global of 512
+    ("gemma-4-e2b", 5_123_178_051, 35, (12 * 256 + 3 * 512) * 2 * 2),
+    # Gemma 4 E4B: 24 blocks with a cache, 20 sliding and 4 global, two KV heads
+    ("gemma-4-e4b", 7_996_156_490, 42, (20 * 256 + 4 * 512) * 2 * 2 * 2)])
+def test_vllm_view_of_gemma_kv_sharing_blocks(name, hub, scalars, cache):
+    """vLLM builds a KV-sharing block's k/v projections and key norm as any block's
+    (gemma4.py @ 001cabc1, Gemma4Attention's QKVParallelLinear in every block; gemma3n.py @
+    7bbfbc7f867c5ea3e67544d302b6f6c73667b11b likewise) and gives its Attention a
+    kv_sharing_target_layer_name, for which the model runner allocates no cache
+    (gpu_model_runner.py @ 000fc94b, get_kv_cache_spec). So on one chip vLLM holds every weight
+    the checkpoint stores (the Hub's total) and caches only the blocks before the sharing
+    ones; on two chips it holds the sharing blocks' k and v as any block's: with one KV head
+    (E2B) the whole projections on both chips, where the library's extra splits them."""
+    from llm_arithmetic import estimate
+
+    one = engine_view(name, "vllm", kv_memory_gib=40)
+    assert one.engine_weights_bytes == 2 * (hub - scalars)
+    assert one.engine_kv_bytes_per_token == cache
+    two = engine_view(name, "vllm", kv_memory_gib=40, tp=2)
+    extra = two.engine_weights_bytes - estimate(name, tp=2).weight_bytes_per_chip
+    if name == "gemma-4-e2b":
+        # 16 sliding sharing blocks (k, v 1 x 256 x 1,536 each, k norm 256), 4 global (512):
+        # held whole on each chip, 2 B a weight, where an even split holds half
+        shared = 16 * (2 * 256 * 1536 + 256) + 4 * (2 * 512 * 1536 + 512)
+        assert extra == shared * 2 // 2 == 18_880_512
+    else:
+        # two KV heads split one a chip: only the key norms are copied (15 of 256, 3 of 512)
+        assert extra == (15 * 256 + 3 * 512) * 2 // 2 == 5376
+    assert two.engine_kv_bytes_per_token == cache // (1 if name == "gemma-4-e2b" else 2)
+
+
+def test_vllm_view_of_gemma3n_kv_sharing_blocks():
+    """Gemma 3n E2B: 20 of its 30 blocks have a cache (2 KV heads of 256: 40,960 B a token,
+    tests/configs/FAMILIES.md's hand count); the 10 sharing blocks' k, v and key norms
+    (2 x 2 x 256 x 2,048 + 256 each, 20,974,080 in all) are in the weights vLLM holds, beside
+    what transformers 5.24.0 builds of Gemma3nForConditionalGeneration, which leaves them out
+    (its meta-device count, 5,418,464,192: models.toml's source for gemma-3n-e2b)."""
+    v = engine_view("gemma-3n-e2b", "vllm", kv_memory_gib=40)
+    assert v.engine_kv_bytes_per_token == 20 * 2 * 2 * 256 * 2 == 40960
+    unused = 10 * (2 * 2 * 256 * 2048 + 256)
+    assert v.engine_weights_bytes == 2 * (5_418_464_192 + unused) == 2 * 5_439_438_272

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import asdict, field
+from dataclasses import asdict, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
@@ -163,6 +163,186 @@ _COMPRESSED_UNMODELLED = {
             "pages aligned to 576 B), and how its KV cache manager fits such groups into one "
             "pool, and so the tokens and requests the pool holds, is not modelled; the cache "
             "at a given context is counted (describe without --engine)"}
+
+
+#: Hunyuan families whose cross-layer attention (``use_cla``: the ``kv_shared`` blocks of
+#: :func:`~llm_arithmetic.catalog.readers._hunyuan_cla`) vLLM cannot serve, and why (one line).
+#: What was read of vLLM: vllm/model_executor/models/hunyuan_v1.py @
+#: e87ba1e186a90f9d0d2d36c9ff44551d1cdbda04 (and the same lines @
+#: 00f8d4456f506c4885a122c993796a6abc319af8): HunYuanDecoderLayer makes a block with
+#: ``layer_id % cla_factor != 0`` a HunYuanCrossAttention, which owns q_proj, o_proj and the
+#: q/k norms and builds ``Attention(..., attn_type=AttentionType.ENCODER_DECODER)`` with no
+#: ``kv_sharing_target_layer_name``; vllm/v1/worker/gpu_model_runner.py @
+#: 000fc94b754f66aeb60ef5acf1ea2e94cdc65164, ``get_kv_cache_spec``, skips only the layers that
+#: name a sharing target and calls ``attn_module.get_kv_cache_spec`` for every other one; and
+#: ``Attention.get_kv_cache_spec`` returns None for encoder-only attention and otherwise
+#: ``assert self.attn_type == AttentionType.DECODER`` ("Should not be called for enc-dec
+#: attention": vllm/model_executor/layers/attention/attention.py @
+#: 0014ca6b9929614f1b72c4bb11e5238de49cba89; the same assert in vllm/attention/layer.py @
+#: 004a5da023623f6fa8522449b561eb827129b018, the class hunyuan_v1.py imports). So vLLM caches
+#: neither the 32 layers the checkpoint needs nor all 64: it stops before allocating. Besides,
+#: Hunyuan-Large's own file names ``HunYuanForCausalLM``, which vLLM's registry does not list
+#: (only HunYuanDenseV1ForCausalLM and HunYuanMoEV1ForCausalLM: vllm/model_executor/models/
+#: registry.py @ 0002bff0b6cb36a3c8a17364de3303664463c412).
+_VLLM_CLA_FAMILIES = frozenset({"hunyuan_v1_moe", "hunyuan_v1_dense"})
+_VLLM_CLA_REFUSED = (
+    "vLLM allocates no cache for Hunyuan's cross-layer attention, it stops first: its "
+    "hunyuan_v1.py builds each block that reuses the previous block's keys and values as "
+    "an ENCODER_DECODER-type Attention with no KV-sharing target, and Attention."
+    "get_kv_cache_spec, which the model runner calls for every such layer, asserts a decoder "
+    "layer; the checkpoint's cache (the blocks with keys and values of their own) is counted "
+    "without --engine")
+
+#: Families whose MoE router vLLM holds in float32 whatever the checkpoint stores: MiniMax-Text-01
+#: and MiniMax-M1 (vLLM's registry maps MiniMaxForCausalLM, MiniMaxText01ForCausalLM and
+#: MiniMaxM1ForCausalLM to minimax_text_01.py: registry.py @
+#: 0002bff0b6cb36a3c8a17364de3303664463c412). MiniMaxText01MoE builds ``self.gate =
+#: ReplicatedLinear(hidden_size, num_experts, bias=False, params_dtype=torch.float32,
+#: quant_config=None)``, loads it with ``gate_weight_loader`` (``loaded_weight.to(torch.float32)``)
+#: and runs it on fp32 activations (vllm/model_executor/models/minimax_text_01.py @
+#: 98370df70c1813f5f9c9c127e8baed660cd09280): 4 bytes a weight on every chip. The checkpoint's
+#: own dtype for the router is not known here, so the estimate (describe without --engine)
+#: keeps the checkpoint's 16 bits.
+_VLLM_FP32_ROUTERS = frozenset({"minimax", "minimax_m1", "minimax_text_01"})
+
+
+def _vllm_router_inputs(m: Model, weights: Any, bits_weight: Any) -> dict[str, Any]:
+    """The plan's weight inputs that put ``m``'s routers at 32 bits, as vLLM holds them for
+    the families of :data:`_VLLM_FP32_ROUTERS`, for the checkpoint's own weights ({}
+    elsewhere, and where a format or bits are asked: every weight is then at those bits).
+
+    The routers are priced in the bits of "every other weight" (``native_bits_default``): that
+    class's mean is raised by R (32 - r) / N (R the routers' parameters, r the bits the
+    checkpoint's scheme gives them, N the class's parameters), and a tensor-parallel group's
+    copies of them are at 32 (``native_bits_copy_router``); the other copied classes keep the
+    checkpoint's bits.
+
+    >>> from llm_arithmetic import get_model
+    >>> i = _vllm_router_inputs(get_model("minimax-m1"), None, None)
+    >>> i["native_bits_copy_router"], i["native_bits_default"] - 16 == Fraction(
+    ...     80 * 32 * 6144 * 16, 19995029504)
+    (Fraction(32, 1), True)
+    """
+    if m.family not in _VLLM_FP32_ROUTERS or weights is not None or bits_weight is not None:
+        return {}
+    routers = m.evaluate("layer_copied_router")
+    if not routers:
+        return {}
+    base = Fraction(m.native_bits.get("default", 16))
+    own = Fraction(m.scheme.router_bits if m.scheme is not None else 16)
+    out = {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
+           for c in ("heads", "matrices", "plain")}
+    out.update(native_bits_default=base + Fraction(routers) * (32 - own)
+               / m.evaluate("other_params"), native_bits_copy_router=Fraction(32))
+    return out
+
+
+def _vllm_held(m: Model) -> Model:
+    """``m`` with the weights vLLM allocates for it where they differ from the checkpoint's
+    layout: Gemma 4's attention blocks whose values are their keys' projection
+    (``attention_k_eq_v``, the ``kv_tied`` form) as plain blocks with a value projection of
+    their own; ``m`` itself elsewhere. The cache is the same (a tied block caches keys and
+    values apart, as a plain one).
+
+    vllm/model_executor/models/gemma4.py @ 001cabc1be16a59a70d720ed61a13b678c060a18:
+    Gemma4Attention builds ``QKVParallelLinear(hidden_size, head_dim, total_num_heads,
+    total_num_kv_heads)`` for every block ("k_eq_v layers load K weights into both K and V
+    slots"), Gemma4DecoderLayer gives a k_eq_v block ``num_global_key_value_heads``, and
+    Gemma4Model.load_weights yields each such block's k_proj a second time as its v_proj
+    ("duplicate k_proj as v_proj so V gets identical weights to K"): vLLM holds H_kv d_h d
+    more weights a global block than the checkpoint stores.
+
+    Gemma 3n's and Gemma 4's KV-sharing blocks need nothing here: vLLM builds their k/v
+    projections and key norm as any block's (gemma4.py above; vllm/model_executor/models/
+    gemma3n.py @ 7bbfbc7f867c5ea3e67544d302b6f6c73667b11b, Gemma3nAttention) and gives their
+    Attention a ``kv_sharing_target_layer_name``, so that the model runner allocates them no
+    cache (vllm/v1/worker/gpu_model_runner.py @ 000fc94b754f66aeb60ef5acf1ea2e94cdc65164,
+    ``get_kv_cache_spec``: "doesn't allocate KV cache for the layer"), which the library
+    counts already: the checkpoints store those weights (the reader's extra "unused k, v and
+    k-norm weights of the KV-sharing layers", in the total) and the ``reuse`` form has no
+    cache.
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("gemma-4-26b-a4b")
+    >>> _vllm_held(m).total_params - m.total_params == 5 * 2 * 512 * 2816
+    True
+    """
+    if not any(run.attention is not None and run.attention.kv_tied for run in m.layers):
+        return m
+    return replace(m, layers=tuple(
+        replace(run, attention=replace(run.attention, kv_tied=False))
+        if run.attention is not None and run.attention.kv_tied else run for run in m.layers))
+
+
+def _vllm_value_slot_inputs(m: Model, held: Model, weights: Any,
+                            bits_weight: Any) -> dict[str, Any]:
+    """The plan's weight inputs that price the value slots :func:`_vllm_held` adds at the bits
+    of the checkpoint's key/value projections (``copy_heads``; vLLM fills a slot with the
+    block's k_proj as stored), where those differ from the mean of "every other weight" the
+    slots would otherwise take; {} where they do not (a 16-bit checkpoint), for a model
+    without slots, or where a format or bits are asked. The copied classes keep their own
+    bits.
+
+    (nvidia/Gemma-4-31B-IT-NVFP4, whose key/value projections stay in bf16 beside NVFP4
+    matrices, is checked in tests/test_engine.py.)
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("gemma-4-31b")
+    >>> _vllm_value_slot_inputs(m, _vllm_held(m), None, None)
+    {}
+    """
+    added = held.total_params - m.total_params
+    if not added or weights is not None or bits_weight is not None:
+        return {}
+    base = Fraction(m.native_bits.get("default", 16))
+    heads = Fraction(m.native_bits.get("copy_heads", base))
+    if heads == base:
+        return {}
+    other = m.evaluate("other_params")
+    out = {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
+           for c in ("heads", "matrices", "router", "plain")}
+    out["native_bits_default"] = (base * other + heads * added) / (other + added)
+    return out
+
+
+#: The reader's extra that holds the KV-sharing blocks' k/v projections and key norms (Gemma 3n,
+#: Gemma 4 E2B/E4B), which the checkpoints store and no decode step reads.
+_UNUSED_KV_EXTRA = "unused k, v and k-norm weights of the KV-sharing layers"
+
+
+def _vllm_shared_kv_inputs(m: Model, tp: int) -> dict[str, Any]:
+    """The plan's ``extras_copied`` raised so that a tensor-parallel group holds the KV-sharing
+    blocks' k/v projections and key norms as vLLM does ({} at tp 1, or for a model without
+    that extra): vLLM builds them as any block's (:func:`_vllm_held`), so each chip holds
+    max(1, H_kv / tp) key/value heads of each and the whole key norm, the group max(tp, H_kv)
+    heads and tp norms, where the reader's extra is one set split over the chips. The copies
+    beyond that one set are (max(tp, H_kv) / H_kv - 1) 2 d H_kv d_h + (tp - 1) d_h a block,
+    which ``extras_copied`` x (tp - 1) gives (the plan's ``extras_copies``, priced as the
+    copied norms and biases). Applied only where the extra equals the count of the blocks'
+    k, v and key norm (2 d H_kv d_h + d_h each).
+
+    Gemma 4 E2B (one KV head) on two chips holds every sharing block's k and v on both:
+
+    >>> from llm_arithmetic import get_model
+    >>> i = _vllm_shared_kv_inputs(get_model("gemma-4-e2b"), 2)
+    >>> i["extras_copied"] - get_model("gemma-4-e2b").plan_inputs["extras_copied"]
+    Fraction(18880512, 1)
+    """
+    extra = next((x for x in m.extras if x.name == _UNUSED_KV_EXTRA and not x.copied), None)
+    if tp <= 1 or extra is None:
+        return {}
+    own = more = 0
+    for run in m.layers:
+        a = run.attention
+        if a is None or not a.kv_shared:
+            continue
+        kv = 2 * m.d_model * a.n_kv_heads * a.d_head
+        own += run.count * (kv + a.d_head)
+        more += run.count * (Fraction(kv * max(tp, a.n_kv_heads), a.n_kv_heads) - kv
+                             + (tp - 1) * a.d_head)
+    if own != extra.params:
+        return {}
+    return {"extras_copied": m.plan_inputs["extras_copied"] + Fraction(more, tp - 1)}
 
 
 def _gib(label: str, value: Any) -> float:
@@ -490,6 +670,9 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
                          "loads whole weights, so it runs the model on one chip only; the "
                          "estimate without --engine follows vLLM's tensor-parallel layers of the "
                          "same kinds")
+    if engine == "vllm" and m.family in _VLLM_CLA_FAMILIES \
+            and any(b.attention is not None and b.attention.kv_shared for b in m.layers):
+        raise InputError(f"engine: {m.name}: {_VLLM_CLA_REFUSED}")
     if spec["kind"] == "cells" and max(tp, pp) > 1:
         raise InputError(f"{'tp' if tp > 1 else 'pp'}: the llama.cpp view is of one device "
                          "(its layers split over devices keep the whole cache of their layers)")
@@ -534,10 +717,19 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
                       engine_bits_conv=bits_conv, engine_bits_ssm=bits_ssm,
                       engine_state_blocks=spec["mamba_modes"][settings["mamba_mode"]])
-    ev = m.plan.child(**chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
-                      **weight_inputs(m, weights, bits_weight),
-                      weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
-                      bits_ssm=bits_ssm, **inputs, **held)
+    # the weights as vLLM allocates them (_vllm_held: Gemma 4's k_eq_v blocks with a value
+    # slot; _vllm_router_inputs: MiniMax-01's routers in float32; _vllm_shared_kv_inputs:
+    # Gemma 3n's and Gemma 4's KV-sharing blocks' k/v split and copied as any block's)
+    held_model = _vllm_held(m) if engine == "vllm" else m
+    ev = held_model.plan.child(
+        **chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
+        **weight_inputs(m, weights, bits_weight),
+        **(_vllm_router_inputs(m, weights, bits_weight) if engine == "vllm" else {}),
+        **(_vllm_value_slot_inputs(m, held_model, weights, bits_weight) if engine == "vllm"
+           else {}),
+        **(_vllm_shared_kv_inputs(m, tp) if engine == "vllm" else {}),
+        weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
+        bits_ssm=bits_ssm, **inputs, **held)
     if paged and kv_memory is None and ev.get("capacity") is None:
         raise InputError(f"{engine}: the pool is a share of the chip's memory: give a "
                          "hardware or its capacity, or the memory the log prints")
