@@ -1341,3 +1341,23 @@ def test_nemotron_h_latent_projections_by_their_own_names(tmp_path):
     assert plain.weight_bytes() - m.weight_bytes() == saved
     with pytest.raises(ConfigError, match="routed_expert_down_proj"):
         read_config(folder(["routed_expert_down_proj", "routed_expert_up_proj"], "kimi"))
+
+
+@pytest.mark.parametrize("folder, kept", [
+    ("deepseek-v3.1-nvfp4", True), ("glm-5.2-nvfp4", True), ("qwen3.5-122b-a10b-nvfp4", True),
+    ("qwen3.6-27b-nvfp4", True), ("qwen3.6-35b-a3b-nvfp4", True),
+    ("deepseek-v4-flash-nvfp4", False), ("nemotron-3.5-lightning-30b-a3b-nvfp4", None)])
+def test_which_modules_the_checkpoints_keep_unquantized(folder, kept):
+    """Whether a ModelOpt file keeps its multi-token-prediction module out of its formats, as
+    its lists say (tests/configs/SOURCES.md section 14, the files vendored from
+    ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce): DeepSeek-V3.1
+    excludes ``model.layers.61*``, GLM-5.2 ``model.layers.78*``, the Qwen3.5/3.6 files
+    ``mtp*``; DeepSeek-V4-Flash's ignores ``mtp.*`` only from NVFP4, its module left in
+    DeepSeek-V4's fp8 blocks; Nemotron 3.5 Lightning's module is not named here. A kept module
+    multiplies at 16 bits (``Model.draft_format``)."""
+    from llm_arithmetic.catalog.quantization import mtp_format_kept
+    from llm_arithmetic.estimate import resolve_model
+
+    m = resolve_model(Path(__file__).parent / "configs" / "modelopt" / folder / "config.json")
+    assert mtp_format_kept(m, m.scheme) is kept
+    assert (m.draft_format is not None) is bool(kept)

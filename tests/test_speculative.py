@@ -513,19 +513,24 @@ def test_mtp_draft_cost_on_a_replica_is_one_chips_ratio():
 
 def test_mtp_step_reads_the_module_at_its_own_bits():
     """A draft step reads the module's own weights at the bits its checkpoint stores them in,
-    and the parts it shares with the model (the output head with its norm, one embedding row)
-    at the model's. NVIDIA's DeepSeek-V3.1-NVFP4 excludes ``model.layers.61*`` from NVFP4
-    (tests/configs/modelopt/deepseek-v3.1-nvfp4/hf_quant_config.json): its module is bf16, two
-    bytes a weight: eh_proj with enorm and hnorm, the MLA block with its norms, the router
-    with its bias, 8 routed experts and the shared one. On 8 H200s with the checkpoint's fp8
-    cache, one sequence at 1,024 tokens, the group moves, besides those: the head, its norm and
-    the row at the model's bits for the weights but the experts', 7 more copies in bf16 of what
-    every chip holds whole (eh_proj, enorm and hnorm, which vLLM builds unsplit; the block's
-    latent down-projections 7168 x (1536 + 512 + 64) with their norms, the router and bias, the
-    block's two norms and the final norm: V3.1-NVFP4's attention and router are bf16), and
-    the latent cache on each of the 8 chips. The module's share of a plain step on a chip is
-    0.0935 (0.0579 with the module read at the model's NVFP4 bits). DeepSeek-V3's fp8 module
-    stores eh_proj in bf16 (tests/configs/FAMILIES.md): its 7 copies are 2 bytes a weight."""
+    the output head it shares with the model at the head's own bits, and the rest it shares
+    (the head's norm, one embedding row) at the model's. NVIDIA's DeepSeek-V3.1-NVFP4 excludes
+    ``model.layers.61*`` and ``lm_head`` from NVFP4 (nvidia/DeepSeek-V3.1-NVFP4
+    ``hf_quant_config.json``, vendored byte for byte in tests/configs/modelopt/ from
+    ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce
+    ``aic-core/src/aiconfigurator_core/model_configs/``; tests/configs/SOURCES.md section 14):
+    its module is bf16, two bytes a weight: eh_proj with enorm and hnorm, the MLA block with
+    its norms, the router with its bias, 8 routed experts and the shared one; so is its head.
+    On 8 H200s with the checkpoint's fp8 cache, one sequence at 1,024 tokens, the group moves,
+    besides those: the head in bf16, its norm and the row at the model's bits for the weights
+    but the experts', 7 more copies in bf16 of what every chip holds whole (eh_proj, enorm and
+    hnorm, which vLLM builds unsplit; the block's latent down-projections
+    7168 x (1536 + 512 + 64) with their norms, the router and bias, the block's two norms and
+    the final norm: the module's own, bf16), and the latent cache on each of the 8 chips. The
+    module's share of a plain step on a chip is 0.1144 (0.0935 with the head read at the
+    model's mean 8.25 bits, 0.0579 with the module read at the model's NVFP4 bits too).
+    DeepSeek-V3's fp8 module stores eh_proj in bf16 (tests/configs/FAMILIES.md): its 7 copies
+    are 2 bytes a weight."""
     import json
     from fractions import Fraction
     from pathlib import Path
@@ -538,12 +543,12 @@ def test_mtp_step_reads_the_module_at_its_own_bits():
                  speculation="mtp")
     plan = e._plan
     own = 2 * (MTP_PROJ + MTP_ATTN + MTP_NORMS + MTP_ROUTER + 9 * MTP_EXPERT)
-    shared = Fraction(MTP_HEAD + 2 * D) * Fraction(plan.get("native_bits_default")) / 8
+    shared = 2 * MTP_HEAD + Fraction(2 * D) * Fraction(plan.get("native_bits_default")) / 8
     copies = 2 * 7 * (2 * D + 2 * D * D + D * 2112 + 2048 + MTP_ROUTER + 3 * D)
     module_chip = own + shared + copies + 8 * s * MTP_CACHE
     assert plan.get("module_chip_bytes") == pytest.approx(float(module_chip), rel=1e-12)
     share = float(module_chip) / plan.get("target_chip_bytes")
-    assert e.draft_chip_cost == pytest.approx(share, rel=1e-12) and round(share, 4) == 0.0935
+    assert e.draft_chip_cost == pytest.approx(share, rel=1e-12) and round(share, 4) == 0.1144
     # at one chip: one copy and one cache
     one = estimate(str(path / "config.json"), hardware="h200", context=s, bits_kv=8,
                    speculation="mtp")
@@ -567,3 +572,105 @@ def test_describe_prints_the_draft_cost_it_charges():
             "alone)") in out
     rc, out, _ = _cli("describe", "deepseek-v3", *at)
     assert rc == 0 and "draft cost 0.0441: 1.850 tokens a step" in out
+
+
+def _module_step(e):
+    """The plan at a module's draft step (the inputs MODULE_STEP changes), for its parts."""
+    from llm_arithmetic.plan.steps import MODULE_STEP
+
+    ev = e._plan
+    return ev.child(**{k: ev.get(v) for k, v in MODULE_STEP.items()})
+
+
+def test_mtp_module_copies_at_its_own_bits():
+    """Under tensor parallelism a draft step moves the module's copies at the bits its
+    checkpoint stores the module in, not the model's. nvidia/Qwen3.6-27B-NVFP4
+    (``hf_quant_config.json`` and ``config.json``, vendored in tests/configs/modelopt/ from
+    ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce
+    ``aic-core/src/aiconfigurator_core/model_configs/``; tests/configs/SOURCES.md section 14)
+    lists the model's attention projections in FP8 (per tensor: a byte a weight, two fp32
+    scalars a matrix) and excludes ``mtp*``: its module is bf16 (the 15 ``mtp.*`` tensors of
+    the checkpoint's headers, SOURCES.md section 14). Its config: hidden_size 5,120, 4 KV
+    heads of head_dim 256, one module (mtp_num_hidden_layers 1) whose block is full attention,
+    and a full-attention layer every 4 of 64. On 8 chips each holds one KV head, so the group
+    holds the key and value projections (1,024 x 5,120 each) twice: one extra copy, 10,485,760
+    parameters, 2 bytes each in the module; the model's 16 such layers' extra copies are 1 byte
+    a weight and 8 bytes a matrix. What the replica holds of the module's copies is priced
+    so too: those heads, and 7 more copies of the block's norms (two of 5,120, q_norm and
+    k_norm of 256), all bf16.
+
+    DeepSeek-V3's fp8 module (tests/configs/FAMILIES.md: every block matrix float8_e4m3 with
+    an fp32 scale a 128 x 128 block; norms and routers bf16, the correction bias fp32): on 8
+    chips 7 more copies of q_a_proj (1,536 x 7,168: 12 x 56 scales) and kv_a_proj_with_mqa
+    (576 x 7,168: 5 x 56), of the router (256 x 7,168) and its bias (256), and of the norms
+    (1,536 + 512 + 2 x 7,168)."""
+    import json
+
+    path = CONFIGS / "modelopt" / "qwen3.6-27b-nvfp4"
+    cfg = json.loads((path / "config.json").read_text())["text_config"]
+    quant = json.loads((path / "hf_quant_config.json").read_text())["quantization"]
+    assert (cfg["hidden_size"], cfg["num_key_value_heads"], cfg["head_dim"]) == (5120, 4, 256)
+    assert (cfg["num_hidden_layers"], cfg["full_attention_interval"]) == (64, 4)
+    assert cfg["mtp_num_hidden_layers"] == 1 and "mtp*" in quant["exclude_modules"]
+    kv = [k for k in quant["quantized_layers"] if k.endswith(("self_attn.k_proj",
+                                                              "self_attn.v_proj"))]
+    assert len(kv) == 32 and {quant["quantized_layers"][k]["quant_algo"] for k in kv} == {"FP8"}
+    assert not any(".mtp." in k or k.startswith("mtp") for k in quant["quantized_layers"])
+    e = estimate(str(path / "config.json"), hardware="h200", tp=8, context=1024,
+                 speculation="mtp")
+    step = _module_step(e)
+    extra = 2 * 1024 * 5120
+    assert step.get("copies_heads") == extra
+    assert step.get("copy_bytes_heads") == 2 * extra                  # bf16
+    assert e._plan.get("copy_bytes_heads") == 16 * (extra + 2 * 8)    # the model's, FP8
+    assert e.draft_copy_bytes == 2 * (extra + 7 * (2 * 5120 + 2 * 256))
+    v3 = estimate("deepseek-v3", hardware="h200", tp=8, context=1024, speculation="mtp")
+    fp8 = (1536 + 576) * D + (12 + 5) * 56 * 4
+    router = 256 * D * 2 + 256 * 4
+    norms = (1536 + 512 + 2 * D) * 2
+    assert v3.draft_copy_bytes == 7 * (fp8 + router + norms) == 131_925_024
+
+
+def test_mtp_step_runs_at_the_modules_own_peak():
+    """A draft step's products run in the format of the module's weights: 16-bit where the
+    checkpoint keeps the module unquantized, whatever the model's. nvidia/DeepSeek-V3.1-NVFP4
+    runs the model in NVFP4 (weights and activations) and excludes ``model.layers.61*`` (its
+    hf_quant_config.json, tests/configs/SOURCES.md section 14): on a B200 the model's products
+    take the fp4 dense rate, 9 PFLOP/s, the module's the 16-bit dense rate, 2.25 PFLOP/s
+    (NVIDIA's HGX B200 specifications, https://www.nvidia.com/en-us/data-center/hgx/: 18 and
+    4.5 PFLOPS sparse a GPU, half dense). DeepSeek-V3's fp8 file quantizes the module's block
+    as the model's (tests/configs/FAMILIES.md): both at the fp8 dense rate, 4.5 PFLOP/s. With
+    the weights asked at 16 bits both run at 16 bits."""
+    path = CONFIGS / "modelopt" / "deepseek-v3.1-nvfp4" / "config.json"
+    e = estimate(str(path), hardware="b200", tp=8, context=1024, bits_kv=8, speculation="mtp")
+    assert e._plan.get("peak_flops") == 9e15
+    step = _module_step(e)
+    assert step.get("peak_flops") == 2.25e15
+    # the FLOPs of the module's step on the group take the module's rate
+    assert e._plan.get("module_chip_peak") == step.get("serving_peak_or_inf")
+    v3 = estimate("deepseek-v3", hardware="b200", tp=8, context=1024, speculation="mtp")
+    assert v3._plan.get("peak_flops") == _module_step(v3).get("peak_flops") == 4.5e15
+    asked = estimate(str(path), hardware="b200", weights="bf16", speculation="mtp")
+    assert asked._plan.get("peak_flops") == _module_step(asked).get("peak_flops") == 2.25e15
+
+
+def test_mtp_shared_head_at_its_own_bits():
+    """The output head a draft step shares with the model is read at the bits the checkpoint
+    stores it in, not at the mean of the model's weights but the experts'. DeepSeek-V3's fp8
+    file keeps lm_head in bf16 (tests/configs/FAMILIES.md: the Hub's element count of
+    deepseek-ai/DeepSeek-V3 matches only with no scale tensor for the head): 2 bytes a weight
+    of its 129,280 x 7,168. nvidia/Qwen3.6-27B-NVFP4 lists ``lm_head`` in W4A16_NVFP4
+    (hf_quant_config.json, SOURCES.md section 14: a U8 weight [out, in/2], an F8_E4M3 scale
+    [out, in/16], two F32 scalars): its 248,320 x 5,120 head is V d / 2 + V d / 16 + 8 bytes,
+    fewer than at the model's mean 5.68 bits. Bits asked (4) apply to the head too."""
+    e = estimate("deepseek-v3", hardware="h200", context=1024, speculation="mtp")
+    assert _module_step(e).get("step_weight_read_head") == 2 * MTP_HEAD
+    asked = estimate("deepseek-v3", hardware="h200", context=1024, bits_weight=4,
+                     speculation="mtp")
+    assert _module_step(asked).get("step_weight_read_head") == MTP_HEAD // 2
+    # the model's own step reads no head apart
+    assert e._plan.get("step_weight_read_head") == 0
+    path = CONFIGS / "modelopt" / "qwen3.6-27b-nvfp4" / "config.json"
+    q = estimate(str(path), hardware="h200", context=1024, speculation="mtp")
+    v, d = 248_320, 5120
+    assert _module_step(q).get("step_weight_read_head") == v * d // 2 + v * d // 16 + 8

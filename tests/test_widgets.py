@@ -1623,3 +1623,39 @@ def test_the_page_labels_a_chip_listing_none_of_the_chain_as_python_does(page):
     assert [g["compute_precision"] for g in got] == ["fp16", "fp16", "bf16", "int8"]
     assert [estimate(n, hardware=c, **o).compute_precision for n, c, o in cases] == \
         ["fp16", "fp16", "bf16", "int8"]
+
+
+def test_mtp_module_at_its_own_bits_and_peak_in_the_page_equals_python(page):
+    """A module the checkpoint keeps in bf16 beside an NVFP4 model (nvidia/DeepSeek-V3.1-NVFP4,
+    tests/configs/modelopt/) and one beside an FP8/W4A16 model (nvidia/Qwen3.6-27B-NVFP4): the
+    page's draft step reads the shared head at its own bits, copies the module's blocks at the
+    module's bits and multiplies at the module's 16-bit rate, as Python does (the records
+    carry ``draft_format``, ``native_bits.head`` and ``native_bits.draft_copy_*``)."""
+    from types import SimpleNamespace
+
+    from llm_arithmetic.book.export import model_data
+    from llm_arithmetic.estimate import resolve_model
+
+    serving = dict(prompt=2048, generate=256, batch=64)
+    cases = []
+    for folder, kv in (("deepseek-v3.1-nvfp4", 8), ("qwen3.6-27b-nvfp4", 16)):
+        path = Path(__file__).resolve().parent / "configs" / "modelopt" / folder / "config.json"
+        m = resolve_model(path)
+        record = model_data(SimpleNamespace(model=m, label=m.name, group="test", url=""))
+        assert record["draft_format"] == {"compute": "fp16", "compute_fallback": None}
+        page.evaluate("([n, r]) => { window.LLMArithmetic.catalog.models[n] = r; }",
+                      [m.name, record])
+        for chip in ("h200", "b200"):
+            cases.append((m.name, path, chip, dict(tp=8, bits_kv=kv, speculation="mtp",
+                                                   **serving)))
+        cases.append((m.name, path, "b200", dict(speculation="mtp", bits_kv=kv, context=1024,
+                                                 batch=4096)))
+    got = page.evaluate(SERVING_QUERY, [[n, c, kw] for n, _, c, kw in cases])
+    failures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContextWarning)
+        for (name, path, chip, kw), g in zip(cases, got):
+            assert "error" not in g, (name, kw, g)
+            e = estimate(str(path), hardware=chip, **kw)
+            _compare((name, chip, tuple(kw.items())), g, e, SPECULATION_KEYS, failures)
+    assert not failures, "\n".join(failures[:10])

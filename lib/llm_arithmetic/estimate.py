@@ -596,15 +596,18 @@ def module_follows(model: Model) -> dict[str, Any]:
     """The plan's inputs that make a multi-token-prediction module's weights, and the copies a
     tensor-parallel group holds, follow the parts of a llama.cpp file type asked for the model:
     their own bits as shipped (``native_bits_draft``, ``native_bits_draft_experts``,
-    ``native_bits_copy_*``) set to None, so that the plan counts them at the file's bits for
+    ``native_bits_copy_*``, ``native_bits_draft_copy_*``, the shared head's
+    ``native_bits_head``) set to None, so that the plan counts them at the file's bits for
     the same parts; {} where the model has none of its own.
 
-    >>> sorted(module_follows(get_model("deepseek-v3")))[-2:], module_follows(get_model("llama-3-8b"))
-    (['native_bits_draft_experts', 'native_bits_draft_inputs'], {})
+    >>> sorted(module_follows(get_model("deepseek-v3")))[-3:], module_follows(get_model("llama-3-8b"))
+    (['native_bits_draft_experts', 'native_bits_draft_inputs', 'native_bits_head'], {})
     """
     return {f"native_bits_{k}": None for k in ("draft", "draft_experts", "draft_inputs",
-                                                "draft_blocks", "copy_heads",
-                                                "copy_matrices", "copy_router", "copy_plain")
+                                                "draft_blocks", "head", "copy_heads",
+                                                "copy_matrices", "copy_router", "copy_plain",
+                                                "draft_copy_heads", "draft_copy_matrices",
+                                                "draft_copy_router", "draft_copy_plain")
             if k in model.native_bits}
 
 

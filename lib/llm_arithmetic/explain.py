@@ -111,6 +111,9 @@ _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacit
                 "native_bits_draft": "bit", "native_bits_draft_experts": "bit",
                 "native_bits_draft_inputs": "bit", "native_bits_draft_blocks": "bit",
                 "own_bits_blocks": "bit", "own_bits_experts": "bit", "own_bits_inputs": "bit",
+                "own_bits_head": "bit", "native_bits_head": "bit",
+                **{f"native_bits_draft_copy_{k}": "bit"
+                   for k in ("heads", "matrices", "router", "plain")},
                 "own_inputs_read": "1",
                 "engine_reserve": "B", "engine_kv_memory_given": "B", "engine_fraction": "1",
                 "engine_free_fraction": "1", "engine_page": "token", "engine_ctx": "token",

@@ -91,6 +91,8 @@ def model_data(entry: Any) -> dict[str, Any]:
         "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "native_format": m.native_format,
+        # the format a module step multiplies in, where it is not the model's (None)
+        "draft_format": m.draft_format,
         # what of its cache the library does not count ("" where none): such a model is no
         # draft (estimate.draft_model), which the page checks for a custom target
         "cache_uncounted": m.cache_uncounted,

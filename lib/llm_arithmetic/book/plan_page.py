@@ -103,7 +103,10 @@ _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_ve
                  "n_vocab_ple", "native_format",
                  "native_bits_default", "native_bits_experts",
                  "native_bits_unread", "native_bits_draft", "native_bits_draft_experts",
-                 "native_bits_draft_inputs", "native_bits_draft_blocks",
+                 "native_bits_draft_inputs", "native_bits_draft_blocks", "native_bits_head",
+                 "native_format_draft", "native_bits_draft_copy_heads",
+                 "native_bits_draft_copy_matrices", "native_bits_draft_copy_router",
+                 "native_bits_draft_copy_plain",
                  "native_bits_copy_heads", "native_bits_copy_matrices",
                  "native_bits_copy_router", "native_bits_copy_plain",
                  "is_moe", "n_active_experts")

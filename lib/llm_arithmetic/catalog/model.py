@@ -1170,6 +1170,23 @@ class Model:
             return None
         return plan_format(scheme.compute)
 
+    @cached_property
+    def draft_format(self) -> dict[str, str | None] | None:
+        """The format a draft step of the model's multi-token-prediction module multiplies in,
+        as the precision chain reads it: 16 bits (the chain of a 16-bit checkpoint, from fp16)
+        where the checkpoint keeps every matrix of the module unquantized
+        (:func:`~llm_arithmetic.catalog.quantization.mtp_format_kept`: NVIDIA's
+        DeepSeek-V3.1-NVFP4 runs its model in NVFP4 and its bf16 module at 16 bits); None
+        where the module runs in the model's format (:attr:`native_format`), or is not
+        modelled.
+
+        >>> from llm_arithmetic import get_model
+        >>> get_model("deepseek-v3").draft_format is None
+        True
+        """
+        kept = self.scheme is not None and self.scheme.keeps_module(self)
+        return plan_format("fp16") if kept else None
+
     @property
     def native_kv_bits(self) -> int:
         """Bits of a KV-cache element the checkpoint asks for (its scheme's
@@ -1194,7 +1211,7 @@ class Model:
             k = None
         default = self.native_bits["default"]
         return MappingProxyType(dict(
-            native_format=self.native_format,
+            native_format=self.native_format, native_format_draft=self.draft_format,
             blocks=self.blocks, n_vocab=self.n_vocab, d_model=self.d_model, tied=int(self.tied),
             n_positions=self.n_positions, norm_vecs_final=self.norm_vecs_final,
             head_bias=int(self.head_bias),
@@ -1210,13 +1227,16 @@ class Model:
             native_bits_draft_experts=self.native_bits.get("draft_experts"),
             native_bits_draft_inputs=self.native_bits.get("draft_inputs"),
             native_bits_draft_blocks=self.native_bits.get("draft_blocks"),
+            native_bits_head=self.native_bits.get("head"),
             **{f"native_bits_copy_{k}": self.native_bits.get(f"copy_{k}")
+               for k in ("heads", "matrices", "router", "plain")},
+            **{f"native_bits_draft_copy_{k}": self.native_bits.get(f"draft_copy_{k}")
                for k in ("heads", "matrices", "router", "plain")},
             is_moe=self.is_moe, n_active_experts=k, bits_weight=None, bits_kv=16,
             bits_state=16, bits_ssm=None, context=1, batch=1, prompt=None, draft_len=None,
             acceptance=None, draft_cost=None, draft_layers=None, draft_step_blocks=None,
             module_copied_params=None, own_bits_blocks=None, own_bits_experts=None,
-            own_inputs_read=None, own_bits_inputs=None,
+            own_inputs_read=None, own_bits_inputs=None, own_bits_head=None,
             draft_weight_bytes=None,
             draft_params=None, draft_embedding_params=None, draft_head_params=None,
             draft_blocks=None, draft_d_model=None, draft_final_norm_params=None, draft_bits_default=None,

@@ -86,7 +86,7 @@ from ..core.records import record
 from .model import GatedDeltaNet, KimiDeltaAttention, Mamba2
 
 __all__ = ["Scheme", "Tensor", "read_scheme", "find_scheme", "tensors", "shipped_bytes",
-           "native_bits", "mtp_tensors", "mtp_bits", "mtp_as_layers", "MTP_NAMES", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record", "read_hf_quant",
+           "native_bits", "mtp_tensors", "mtp_bits", "head_bits", "mtp_format_kept", "mtp_as_layers", "MTP_NAMES", "deepseek_v4_scheme", "minimax_m3_scheme", "hf_quant_record", "read_hf_quant",
            "METHODS"]
 
 #: Bits of the plain (unquantized) tensors of a checkpoint: bf16 or fp16.
@@ -218,6 +218,11 @@ class Scheme:
                 if n in table and (expert or not table[n].experts_only):
                     return table[n]  # a layout of experts alone holds no other matrix
         return self.expert_scheme if expert and self.expert_scheme else self
+
+    def keeps_module(self, model: Any) -> bool:
+        """Whether this scheme, the checkpoint's of ``model``, keeps every matrix of the
+        model's multi-token-prediction module unquantized (:func:`mtp_format_kept`)."""
+        return bool(mtp_format_kept(model, self))
 
     def matrix_bytes(self, rows: int, cols: int) -> Any:
         """Bytes of one quantized rows x cols matrix [B].
@@ -1611,9 +1616,12 @@ _COPIED_MATRICES = ("self_attn.q_a_proj", "self_attn.kv_a_proj_with_mqa",
 _HEAD_MATRICES = ("self_attn.k_proj", "self_attn.v_proj", "self_attn.index_q_proj")
 
 
-def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
+def copy_bits(model: Any, scheme: Scheme, module: bool = False) -> dict[str, Fraction]:
     """Bits per parameter of what a tensor-parallel group copies, class by class, as the
-    checkpoint stores it, for the plan's ``native_bits_copy_*``: ``"heads"``, the key/value
+    checkpoint stores it, for the plan's ``native_bits_copy_*`` (with ``module``, those of the
+    blocks of the model's multi-token-prediction module, as its checkpoint names and stores
+    them, :func:`mtp_tensors`, for ``native_bits_draft_copy_*``; ``{}`` where its names are
+    not modelled): ``"heads"``, the key/value
     (and index query) heads' projections copied past one a chip; ``"matrices"``, the matrices
     held whole on every chip (latent down-projections, a sparse-attention indexer's matrices,
     an index key); ``"router"``, the routers with their biases and shared-expert gates (the
@@ -1635,37 +1643,60 @@ def copy_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
     (Fraction(15142624, 1), ['matrices', 'plain', 'router'])
     >>> b["router"] == Fraction(256 * 7168 * 16 + 256 * 32, 256 * 7168 + 256)
     True
+
+    DeepSeek-V4-Flash's module block compresses nothing: of its copied matrices, ``wq_a`` and
+    ``wkv`` alone, fp8 blocks with E8M0 scales, where the model's blocks also copy their
+    compressors' matrices:
+
+    >>> v4 = get_model("deepseek-v4-flash")
+    >>> [round(float(copy_bits(v4, v4.scheme, module=k)["matrices"]), 3) for k in (False, True)]
+    [11.275, 8.0]
     """
+    if module:
+        from .model import stack_blocks
+
+        runs = [run for x in model.mtp_extras() if not x.in_total and x.names in MTP_NAMES
+                for run in x.layers]
+        if not runs:
+            return {}
+        blocks = {"blocks": stack_blocks(runs)}
+        # a module's matrices under its checkpoint's names, classed by their ends as the
+        # decoder's are (the module's input projections match no class: module_copied_params)
+        named = [(t, t) for t in mtp_tensors(model)]
+    else:
+        runs, blocks = list(model.layers), {}
+        # classed by the decoder's names (model.layers.N.self_attn, .mlp), priced by the
+        # checkpoint's (tensors: Nemotron-H's backbone.layers.N.mixer.*), the same matrices
+        named = list(zip(_decoder_tensors(model), tensors(model)))
     out: dict[str, Fraction] = {"plain": Fraction(PLAIN_BITS)}
     if scheme.fp32_mixers:
         # one copy of the plain class, and of it what the checkpoint keeps in fp32 or int64:
         # every copied part's parameters less its matrices and router, the final norm, and the
         # extras held whole (DeepSeek-V4's fp32 hyper-connection head, its int64 hash-routing
         # tables)
+        # (a module's step copies the model's final norm and extras as the model's step does)
         copied = sum(x.params for x in model.extras if x.copied)
-        plain = (model.evaluate("layer_params_copied") - model.evaluate("layer_copied_matrices")
-                 - model.evaluate("layer_copied_router") + model.evaluate("final_norm_params")
-                 + copied)
+        plain = (model.evaluate("layer_params_copied", **blocks)
+                 - model.evaluate("layer_copied_matrices", **blocks)
+                 - model.evaluate("layer_copied_router", **blocks)
+                 + model.evaluate("final_norm_params") + copied)
         head = sum(x.params for x in model.extras if x.copied and x.read)
-        n32 = _fp32_params(model, sinks=False, head=False) + head
+        n32 = _fp32_in(runs, model.d_model, False, 0) + head
         n64 = _hash_table_params(model)
         if plain:
             out["plain"] = Fraction(PLAIN_BITS * plain + (32 - PLAIN_BITS) * n32
                                     + (64 - PLAIN_BITS) * n64, plain)
-    if any(run.attention is not None and run.attention.o_groups for run in model.layers):
+    if any(run.attention is not None and run.attention.o_groups for run in runs):
         # DeepSeek-V4 copies no key/value head; what its group holds past the heads' share is
         # the attention sinks vLLM pads to 64 a chip, fp32 in its checkpoint
         out["heads"] = Fraction(32 if scheme.fp32_mixers else PLAIN_BITS)
-    # classed by the decoder's names (model.layers.N.self_attn, .mlp), priced by the
-    # checkpoint's (tensors: Nemotron-H's backbone.layers.N.mixer.*), the same matrices in order
-    named = list(zip(_decoder_tensors(model), tensors(model)))
     for key, ends in (("heads", _HEAD_MATRICES), ("matrices", _COPIED_MATRICES)):
         listed = [t for d, t in named if d.name.endswith(ends)]
         n = sum(t.rows * t.cols * t.count for t in listed)
         if n:
             out[key] = 8 * sum((_tensor_bytes(scheme, t) for t in listed), Fraction(0)) / n
     bits = n = Fraction(0)
-    for run in model.layers:
+    for run in runs:
         m = run.mlp
         if m is None or not (m.is_moe or m.n_shared):
             continue
@@ -1705,5 +1736,50 @@ def native_bits(model: Any, scheme: Scheme) -> dict[str, Fraction]:
            "unread": Fraction(PLAIN_BITS)}
     if b["expert_params"]:
         out["experts"] = 8 * b["experts"] / b["expert_params"]
-    return {**out, **mtp_bits(model, scheme),
+    draft = mtp_bits(model, scheme)
+    if draft:  # the module's copies, and the output head it shares with the model
+        draft.update({f"draft_copy_{k}": v
+                      for k, v in copy_bits(model, scheme, module=True).items()})
+        draft["head"] = head_bits(model, scheme)
+    return {**out, **draft,
             **{f"copy_{k}": v for k, v in copy_bits(model, scheme).items()}}
+
+
+def head_bits(model: Any, scheme: Scheme) -> Fraction:
+    """Bits per weight of the output head as the checkpoint stores it: in the scheme's layout
+    for ``lm_head`` where the scheme quantizes an untied head (:attr:`Scheme.head`, as
+    :func:`shipped_bytes` counts it), else 16 (a tied head is the embedding table, which no
+    layout here quantizes). The plan reads a module's shared head at these bits
+    (``native_bits_head``).
+
+    DeepSeek-V3's fp8 file leaves ``lm_head`` in bf16; nvidia/Qwen3.6-27B-NVFP4 lists it in
+    W4A16 NVFP4 (a byte for two values, an fp8 scale a 16, two fp32 scalars a matrix):
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("deepseek-v3")
+    >>> head_bits(m, m.scheme)
+    Fraction(16, 1)
+    """
+    if not scheme.head or model.tied:
+        return Fraction(PLAIN_BITS)
+    n = model.n_vocab * model.d_model
+    return 8 * Fraction(scheme.layout("lm_head").matrix_bytes(model.n_vocab, model.d_model)) / n
+
+
+def mtp_format_kept(model: Any, scheme: Scheme | None) -> bool | None:
+    """Whether the checkpoint keeps every matrix of its multi-token-prediction module
+    unquantized (:func:`mtp_tensors` matched against the scheme's lists): True where it
+    quantizes none of them (NVIDIA's DeepSeek-V3.1-NVFP4, GLM-5.2-NVFP4 and Qwen3.5/3.6 NVFP4
+    files), so that its products run at 16 bits whatever the model's format; False where it
+    quantizes some (DeepSeek-V3's fp8: the module runs in the model's format); None where the
+    checkpoint is not quantized or the module's names are not modelled (:data:`MTP_NAMES`).
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("deepseek-v3")
+    >>> mtp_format_kept(m, m.scheme), mtp_format_kept(get_model("glm-4.5"), None)
+    (False, None)
+    """
+    listed = list(mtp_tensors(model)) if scheme is not None else []
+    if not listed:
+        return None
+    return not any(_quantized(scheme, t) for t in listed)

@@ -14,8 +14,11 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 weights in matrix products), ``extras_copied`` (those outside the stack that every chip of a
 tensor-parallel group holds whole), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
 ``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft``,
-``native_bits_draft_experts``, ``native_bits_draft_inputs`` and ``native_bits_draft_blocks``: a
-multi-token-prediction module's own, None for the target's,
+``native_bits_draft_experts``, ``native_bits_draft_inputs``, ``native_bits_draft_blocks`` and
+``native_bits_draft_copy_*``: a multi-token-prediction module's own, None for the target's;
+``native_bits_copy_*``: what a tensor-parallel group copies, by class; ``native_bits_head``: the
+output head's, which a module step reads at them; ``native_format`` and ``native_format_draft``,
+the formats the model's and the module's products run in, None for 16 bits and for the model's,
 ``is_moe``); the workload (``context``, ``batch``,
 ``prompt``, ``generate``, ``overhead``, ``tp``, ``ep``, ``pp``, ``price_per_hour``); the
 communication (``given_link_latency``, ``overlap``, ``allreduce_asked``, ``node_limit``,
@@ -30,8 +33,8 @@ speculative decoding's ``draft_len``, ``acceptance`` and ``draft_cost`` (None: n
 prices where no ``draft_cost`` is given; None: no module), ``module_copied_params`` (of that
 module's input norms and projection, the parameters a tensor-parallel engine holds whole on every
 chip; None: none), ``own_bits_blocks``, ``own_bits_experts``, ``own_inputs_read`` and
-``own_bits_inputs`` (None: a draft step of the module sets them, to read its own parts at its own
-bits) and
+``own_bits_inputs`` and ``own_bits_head`` (None: a draft step of the module sets them, to read its
+own parts and the shared head at their own bits) and
 what the draft holds (``draft_weight_bytes``: a draft model's weights; ``draft_params``: a
 multi-token-prediction module's parameters, of them ``draft_embedding_params`` and
 ``draft_head_params`` in the embedding tables and output heads it stores as its own;
@@ -147,15 +150,20 @@ MODEL_STEPS: list[dict[str, Any]] = [
     # A draft step of a multi-token-prediction module (SPECULATIVE_STEPS, MODULE_STEP) reads its
     # own weights at the module's own bits, as its checkpoint stores it (own_bits_blocks,
     # own_bits_experts; its input norms and projection, own_inputs_read, at own_bits_inputs),
-    # and what it shares with the model (the output head and its norm, the embedding row, the
-    # model's extras) at the model's; none of these is given for the model's own step.
+    # and what it shares with the model at the model's: the output head at the bits the
+    # checkpoint stores it in (own_bits_head: DeepSeek-V3.1-NVFP4's bf16 lm_head), its norm,
+    # the embedding row and the model's extras at those of the weights but the experts'; none
+    # of these is given for the model's own step.
     guard(op("own_blocks_read", "add", "of what a module step reads of its blocks, the "
              "weights but the experts' matrices, read at the module's bits (none for the "
              "model's step)", plus=["layer_read_params"], minus=["expert_matrices_read"]),
           "own_bits_blocks", 0),
+    guard(op("own_head_read", "first", "of what a module step reads, the output head's "
+             "weights, read at the head's own bits (none for the model's step)",
+             of=["head_matmul_params"]), "own_bits_head", 0),
     op("read_other_params", "add", "what a step reads but the experts' matrices (and a module "
-       "step's own blocks)", plus=["read_params"],
-       minus=["expert_matrices_read", "own_blocks_read"]),
+       "step's own blocks and head)", plus=["read_params"],
+       minus=["expert_matrices_read", "own_blocks_read", "own_head_read"]),
     f("step_weight_read_other", "weight_bytes", "bytes of what a step reads but the experts",
       n_params="read_other_params", bits_weight="bits_default"),
     op("bits_experts_read", "first", "bits of the experts' matrices a step reads: the model's, "
@@ -168,9 +176,12 @@ MODEL_STEPS: list[dict[str, Any]] = [
     guard(f("step_weight_read_inputs", "weight_bytes", "bytes of a module step's input norms "
             "and projection, at their own bits", n_params="own_inputs_read",
             bits_weight="own_bits_inputs"), "own_inputs_read", 0),
+    guard(f("step_weight_read_head", "weight_bytes", "bytes of the output head a module step "
+            "reads, at the head's own bits", n_params="own_head_read",
+            bits_weight="own_bits_head"), "own_bits_head", 0),
     op("step_weight_bytes", "add", "weight bytes one decode step of B tokens reads",
        plus=["step_weight_read_other", "step_weight_read_experts", "step_weight_read_own",
-             "step_weight_read_inputs"]),
+             "step_weight_read_inputs", "step_weight_read_head"]),
     s("kv_cache_bytes_per_token", "kv_layer", "cache one token adds, every attention layer"),
     s("kv_cache_bytes", "kv_stored", "cache of B sequences of S tokens as runtimes store it"),
     s("kv_cache_bytes_full_storage", "kv_full", "the cache if every layer kept every token"),
@@ -461,6 +472,27 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("bits_draft_inputs", "first", "bits per weight of the module's input norms and "
        "projection: as asked, or as the checkpoint stores them, else as the module's other "
        "parameters", of=["bits_weight", "native_bits_draft_inputs", "bits_draft"]),
+    # the output head the module shares, at the bits the checkpoint stores it in (bf16 where
+    # a quantized file keeps lm_head unquantized: catalog.quantization.head_bits), else at
+    # those of the weights but the experts'
+    op("bits_head", "first", "bits per weight of the output head: as asked, or as the "
+       "checkpoint stores it, else as every weight but the experts' matrices",
+       of=["bits_weight", "native_bits_head", "bits_default"]),
+    # what a tensor-parallel group copies of the module's blocks, class by class, at the bits
+    # the checkpoint stores the module's (catalog.quantization.copy_bits with module: a bf16
+    # module in an fp8 file copies bf16 heads), else at the model's; bits asked apply to both
+    *[op(f"bits_draft_copy_{c}", "first", f"bits of the module's copied {what}: as asked, "
+         "or as its checkpoint stores them, else as the model's",
+         of=["bits_weight", f"native_bits_draft_copy_{c}", f"native_bits_copy_{c}",
+             "bits_default"])
+      for c, what, _ in COPY_CLASSES],
+    # the format the module's products run in: 16 bits where the checkpoint keeps every matrix
+    # of the module unquantized (Model.draft_format), else the model's (a 16-bit model's chain
+    # as a format: fp16 first, as a checkpoint of no format reads)
+    op("draft_format", "first", "the format a module step multiplies in: 16-bit where the "
+       "checkpoint keeps the module unquantized, else the model's",
+       of=["native_format_draft", "native_format",
+           LIT({"compute": "fp16", "compute_fallback": None})]),
     f("draft_module_other_bytes", "weight_bytes", "bytes of the module's other parameters, at "
       "the module's bits", n_params="draft_module_other", bits_weight="bits_draft"),
     f("draft_module_expert_bytes", "weight_bytes", "bytes of the module's experts' matrices, "
@@ -607,8 +639,10 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # a draft's blocks are split and copied as the model's are, a multi-token-prediction
     # module's or a draft model's (vLLM runs a draft model at the target's tensor-parallel
     # size unless told 1: vllm-project/vllm@f19b16d95e4395790661f4835e4436bc3dd5d9c7,
-    # vllm/config/speculative.py, SpeculativeConfig._verify_and_get_draft_tp); a draft model's final norm is copied whole on every chip, as the target's is, and
-    # its copies are at its own bits (draft_bits_default; none for a module: the target's)
+    # vllm/config/speculative.py, SpeculativeConfig._verify_and_get_draft_tp); a draft model's
+    # final norm is copied whole on every chip, as the target's is, and its copies are at its
+    # own bits (draft_bits_default); a module's, class by class at the bits its checkpoint
+    # stores the module's (bits_draft_copy_*), as its draft step moves them
     op("draft_width", "first", "the draft's width: a draft model's own, else the target's",
        of=["draft_d_model", "d_model"]),
     draft_at("draft_stack_copy_params", "parameters the group holds beyond the draft's "
@@ -622,10 +656,23 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("draft_copy_params", "add", "parameters the group holds beyond the draft's own: the "
        "extra copies of what every chip holds whole",
        plus=["draft_stack_copy_params", "draft_final_norm_copies"]),
-    op("draft_copy_bits", "first", "bits of the draft's copied weights: a draft model's own, "
-       "else the target's", of=["draft_bits_default", "bits_default"]),
-    f("draft_copy_bytes", "weight_bytes", "their bytes, at the bits of the draft's weights",
-      n_params="draft_copy_params", bits_weight="draft_copy_bits"),
+    guard(f("draft_model_copy_bytes", "weight_bytes", "a draft model's copies' bytes, at the "
+            "bits of its weights", n_params="draft_copy_params",
+            bits_weight="draft_bits_default"), "draft_bits_default"),
+    *[draft_at(f"draft_copies_{c}", f"of a module's copies, those of its {what}",
+               f"copies_{c}", d_model="draft_width")
+      for c, _, what in COPY_CLASSES if c != "plain"],
+    op("draft_copies_plain", "add", "of a module's copies, those of its norms and biases",
+       plus=["draft_stack_copy_params"],
+       minus=[f"draft_copies_{c}" for c, _, _ in COPY_CLASSES if c != "plain"]),
+    *[f(f"draft_copy_bytes_{c}", "weight_bytes", f"bytes of a module's copied {what}, at the "
+        "module's bits", n_params=f"draft_copies_{c}", bits_weight=f"bits_draft_copy_{c}")
+      for c, _, what in COPY_CLASSES],
+    op("module_copy_bytes", "add", "a module's copies' bytes, each class at its bits",
+       plus=[f"draft_copy_bytes_{c}" for c, _, _ in COPY_CLASSES]),
+    op("draft_copy_bytes", "first", "the draft's copies' bytes: a draft model's at its bits, "
+       "else a module's class by class (0 without a draft)",
+       of=["draft_model_copy_bytes", "module_copy_bytes"]),
     op("draft_weights_held", "add", "the draft's weights on one replica, every chip's copy "
        "counted", plus=["draft_weights", "draft_copy_bytes"]),
     op("resident_weight_bytes_held", "add", "weights held on one replica, every chip's copy "
@@ -943,7 +990,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
 MODULE_STEP = {"blocks": "draft_step_blocks", "context": "serving_context",
                "extras_matmul": "module_extras_matmul", "own_inputs_read": "module_input_params",
                "own_bits_blocks": "bits_draft_blocks", "own_bits_experts": "bits_draft_experts",
-               "own_bits_inputs": "bits_draft_inputs"}
+               "own_bits_inputs": "bits_draft_inputs", "own_bits_head": "bits_head",
+               "native_format": "draft_format",
+               **{f"native_bits_copy_{c}": f"bits_draft_copy_{c}" for c, _, _ in COPY_CLASSES}}
 
 #: Speculative decoding (chapter 13): with a draft length k, an acceptance rate a and a draft
 #: step's cost c_d relative to a plain step, a step drafts k tokens and verifies them in one
@@ -1373,7 +1422,10 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "native_bits_experts", "native_bits_unread", "native_bits_draft",
           "native_bits_draft_experts", "native_bits_draft_inputs", "native_bits_draft_blocks",
           "native_bits_copy_heads", "native_bits_copy_matrices",
-          "native_bits_copy_router", "native_bits_copy_plain", "is_moe", "n_active_experts",
+          "native_bits_copy_router", "native_bits_copy_plain", "native_format_draft",
+          "native_bits_head", "native_bits_draft_copy_heads", "native_bits_draft_copy_matrices",
+          "native_bits_draft_copy_router", "native_bits_draft_copy_plain", "is_moe",
+          "n_active_experts",
           "context", "batch", "prompt", "generate", "overhead", "tp", "ep", "pp",
           "given_link_latency", "overlap", "allreduce_asked", "node_limit", "dispatch_bits",
           "price_per_hour", "bits_weight", "weight_format", "bits_kv", "bits_state",
@@ -1383,7 +1435,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "given_link_bandwidth", "context_limit", "crossing_limit",
           "draft_len", "acceptance", "draft_cost", "draft_layers", "draft_step_blocks",
           "module_copied_params", "own_bits_blocks", "own_bits_experts", "own_inputs_read",
-          "own_bits_inputs", "draft_weight_bytes",
+          "own_bits_inputs", "own_bits_head", "draft_weight_bytes",
           "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
           "draft_d_model", "draft_final_norm_params", "draft_bits_default",
           "forecast_decode",

@@ -480,11 +480,20 @@ const Plan = (function () {
         ? m.native_bits.draft_inputs : null,
       native_bits_draft_blocks: m.native_bits.draft_blocks !== undefined
         ? m.native_bits.draft_blocks : null,
+      // the output head a module step shares, at the bits the checkpoint stores it in; the
+      // format a module step multiplies in where the checkpoint keeps the module unquantized
+      // (null: the model's)
+      native_bits_head: m.native_bits.head !== undefined ? m.native_bits.head : null,
+      native_format_draft: m.draft_format || null,
       // the bits of what tensor parallelism copies, class by class, where the checkpoint's
       // are modelled (null: the bits of every weight but the experts')
       ...Object.fromEntries(["heads", "matrices", "router", "plain"].map((k) => [
         `native_bits_copy_${k}`, m.native_bits[`copy_${k}`] !== undefined
           ? m.native_bits[`copy_${k}`] : null])),
+      // the same for a multi-token-prediction module's blocks (null: the model's)
+      ...Object.fromEntries(["heads", "matrices", "router", "plain"].map((k) => [
+        `native_bits_draft_copy_${k}`, m.native_bits[`draft_copy_${k}`] !== undefined
+          ? m.native_bits[`draft_copy_${k}`] : null])),
       is_moe: moe.length > 0, n_active_experts: ks.size === 1 ? [...ks][0] : (moe.length ? null : 1),
       bits_weight: null, bits_kv: 16, bits_state: 16, bits_ssm: null, context: 1, batch: 1,
       prompt: null,
@@ -492,6 +501,7 @@ const Plan = (function () {
       draft_step_blocks: null, module_copied_params: null,
       // a module step's own bits and inputs (set by the plan's `at` steps, never by a caller)
       own_bits_blocks: null, own_bits_experts: null, own_inputs_read: null, own_bits_inputs: null,
+      own_bits_head: null,
       // what a draft holds beside the target (calculator.js gives a draft model's or an MTP
       // module's, as estimate.speculative_inputs does; a draft given by its cost holds none)
       draft_weight_bytes: null, draft_params: null, draft_embedding_params: null,
