@@ -48,12 +48,10 @@ from llm_arithmetic.teaching.exercises import answer_for, check, expected
 REPO = Path(__file__).resolve().parents[1]
 FOLDER = REPO / "notebooks" / "exercises"
 NOTEBOOKS = sorted(FOLDER.glob("ex*.ipynb"))
-#: The book's chapters (NN-slug), reproductions (NN-repro-...) excepted, and chapters without an
-#: exercise notebook of their own, with the reason.
-WITHOUT_NOTEBOOK = {"17-predicted-vs-measured": "its exercises work on the measured dataset in "
-                                                "the chapter itself"}
-CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")
-                  if "-repro-" not in p.stem and p.stem not in WITHOUT_NOTEBOOK)
+#: The book's chapters (NN-slug, and NNb-slug for a chapter inserted after NN), reproductions
+#: (NN-repro-...) excepted: each has an exercise notebook of its own.
+CHAPTERS = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]*-*.ipynb")
+                  if re.fullmatch(r"\d\d[a-z]?-[a-z0-9-]+", p.stem) and "-repro-" not in p.stem)
 CHECK_RE = re.compile(r"""^check\(["'](ex-nb-[a-z0-9-]+)["'], answer\)\s*$""", re.M)
 QUESTION_RE = re.compile(r"\*\*Exercise\*\* \(label `(ex-nb-[a-z0-9-]+)`; ")
 HEADING_RE = re.compile(r"^## ([A-Z].*\?)$", re.M)
@@ -515,3 +513,70 @@ def test_a_cache_without_its_values_is_refused():
     assert quiet("ex-nb-mistakes-t4-critical", critical(kappa))
     assert not quiet("ex-nb-mistakes-t4-critical", critical(kappa / 2))
     assert not quiet("ex-nb-mistakes-t4-critical", 65e12 / 320e9)  # the ops:byte ratio alone
+
+
+def test_measured_and_forecast_answers_by_hand():
+    """Chapters 17 and 17b: each answer by hand from the question's numbers (the measured
+    speeds and bandwidths of the dataset's rows, Dai's llama.cpp benchmarks) and the models'
+    published shapes, not through lab.calibration or forecast; and the slips each question
+    invites refused. The weights a step reads are the meta-device parameter count (the
+    dataset's params_total; Mistral 7B's from its config.json the same way) less the input
+    embedding table but one row (a step looks one up)."""
+    def read(total, vocab, width):
+        return total - vocab * width + width
+
+    llama_7b = read(6_738_415_616, 32_000, 4096)
+    llama_13b = read(13_015_864_320, 32_000, 5120)
+    llama_65b = read(65_285_660_672, 32_000, 8192)
+    llama3_8b = read(8_030_261_248, 128_256, 4096)
+    mistral_7b = read(7_241_732_096, 32_000, 4096)
+    kappa_llama3 = 2 * 32 * 8 * 128 * 2  # K and V, 32 layers, 8 KV heads of 128, 2 bytes
+
+    # LLaMA 13B fp16 on an RTX A6000 (768 GB/s), 24.65 tokens/s
+    assert quiet("ex-nb-calibration-a6000-gap", 1e3 / 24.65 - 1e3 * 2 * llama_13b / 768e9)
+    # Llama 3 8B Q4_K_M (4.899 bits) on an M1 (68.25 GB/s), 10.2 tokens/s, 256 tokens cached
+    step = llama3_8b * 4.899 / 8 + 256 * kappa_llama3
+    assert quiet("ex-nb-calibration-m1-bandwidth", 10.2 * step / 1e9)
+    assert not quiet("ex-nb-calibration-m1-bandwidth", 10.2 * 8_030_261_248 * 4.899 / 8 / 1e9)
+    # two RTX 6000 Ada rows (960 GB/s, Q4_0): t = b (1 + k) + tau; subtract to find 1 + k
+    (t1, b1), (t2, b2) = [(1 / v, p * 4.5 / 8 / 960e9)
+                          for v, p in ((128.08, llama_7b), (17.39, llama_65b))]
+    one_plus_k = (t2 - t1) / (b2 - b1)
+    assert quiet("ex-nb-calibration-solve-fixed", 1e3 * (t1 - b1 * one_plus_k))
+    assert not quiet("ex-nb-calibration-solve-fixed", 1e3 * (t1 - b1))  # the 7B row's gap alone
+    # LLaMA 13B Q4_0 on an RTX 4080 (716.8 GB/s), the output matrix at Q6_K: ggml's block_q6_K
+    # holds 256 weights in 128 + 64 + 16 + 2 = 210 bytes
+    head = 32_000 * 5120
+    q6_k = 210 * 8 / 256
+    assert q6_k == 6.5625
+    assert quiet("ex-nb-calibration-q6k-head",
+                 716.8e9 / ((llama_13b - head) * 4.5 / 8 + head * q6_k / 8))
+    assert not quiet("ex-nb-calibration-q6k-head", 716.8e9 / (llama_13b * 4.5 / 8))
+    # Llama 3 8B fp16 on an RTX 4090 at 54.84 tokens/s; 4 drafts at acceptance 0.75, cost 0.1
+    plain = 1008e9 / (2 * llama3_8b + 256 * kappa_llama3)
+    tokens = (1 - 0.75 ** 5) / (1 - 0.75)
+    assert quiet("ex-nb-calibration-speculative-room", plain * tokens / (4 * 0.1 + 1) / 54.84)
+    assert not quiet("ex-nb-calibration-speculative-room", plain * tokens / 54.84)
+
+    # Mistral 7B Q8_0 on an RTX 3090 (936 GB/s): k 0.3, delta 0.04, tau 0.5 ms, 12 us x 32 layers
+    t = (1.3 * mistral_7b * 8.5 / 8 / 936e9 + 0.04 * 2 * mistral_7b / 936e9 + 0.5e-3
+         + 12e-6 * 32)
+    assert quiet("ex-nb-forecast-stated-terms", 1 / t)
+    assert not quiet("ex-nb-forecast-stated-terms", 1 / (t - 0.04 * 2 * mistral_7b / 936e9))
+    # two RTX 6000 Ada rows (960 GB/s, fp16; 32 and 40 layers): 40 times the first equation less
+    # 32 times the second removes lambda
+    (t1, b1), (t2, b2) = [(1 / v, 2 * p / 960e9)
+                          for v, p in ((50.56, llama_7b), (26.88, llama_13b))]
+    one_plus_k = (40 * t1 - 32 * t2) / (40 * b1 - 32 * b2)
+    assert quiet("ex-nb-forecast-solve-layer", 1e6 * (t1 - b1 * one_plus_k) / 32)
+    # the interval: 56 x 0.74 up to the bound, 64 (56 x 1.22 = 68.32 is above it)
+    assert quiet("ex-nb-forecast-interval-width", 64 - 56 * 0.74)
+    assert not quiet("ex-nb-forecast-interval-width", 56 * 1.22 - 56 * 0.74)
+    # a speculative step: 3 x 0.1 x 20 ms + 20 ms, 32 + 3 x 16 layer passes, 1 + a + a^2 + a^3
+    tokens = 1 + 0.8 + 0.8 ** 2 + 0.8 ** 3
+    assert quiet("ex-nb-forecast-speculative", tokens / (1.2 * 26e-3 + 0.5e-3 + 80 * 10e-6))
+    assert not quiet("ex-nb-forecast-speculative",
+                     tokens / (1.2 * 26e-3 + 0.5e-3 + 32 * 10e-6))  # the draft's layers left out
+    # the chapter's error, |forecast / measured - 1|, not |measured / forecast - 1|
+    assert quiet("ex-nb-forecast-mape", 100 * (7.5 / 72.5 + 6 / 44 + 24.7 / 101.3) / 3)
+    assert not quiet("ex-nb-forecast-mape", 100 * (7.5 / 80 + 6 / 38 + 24.7 / 126) / 3)

@@ -201,7 +201,21 @@ def test_answers_by_a_second_derivation(many_sets):
         price, b, ms = map(num, re.search(r"at ([\d.]+) dollars per hour decodes ([\d,]+) "
                                           r"sequences?.* takes ([\d,.]+) ms", p.statement).groups())
         assert p.answer == pytest.approx(price / 3600 / (b / (ms / 1e3)) * 1e6, rel=1e-9)
-    assert all(len(by_title[t]) == 40 for t in ("The size of a KV cache", "How many sequences fit"))
+    for p in by_title["A forecast from its terms"]:
+        # chapter 17b: t (1 + k) + delta t_16 + tau + lambda L, each number read off the statement
+        bits, bw, n, layers, k, tau, lam = map(num, re.search(
+            r"\(([\d.]+) bits per weight.*\(([\d,.]+) GB/s\)\. One decode step reads ([\d,]+) "
+            r"weights.* (\d+) layers\..*k = ([\d.]+) .*tau = ([\d.]+) ms per token and lambda = "
+            r"(\d+) us per layer", p.statement).groups())
+        delta = re.search(r"delta = ([\d.]+) for dequantizing", p.statement)
+        t_bound = n * bits / 8 / (bw * 1e9)
+        t_16 = n * 2 / (bw * 1e9)
+        t = t_bound * (1 + k) + (num(delta.group(1)) * t_16 if delta else 0) + tau / 1e3 \
+            + lam / 1e6 * layers
+        assert (delta is None) == (bits == 16)
+        assert p.answer == pytest.approx(1 / t, rel=1e-9)
+    assert all(len(by_title[t]) == 40 for t in ("The size of a KV cache", "How many sequences fit",
+                                                 "A forecast from its terms"))
 
 
 def test_impossible_scenarios_are_refused():

@@ -621,3 +621,163 @@ _SERVING_ANSWERS: dict[str, Answer] = {
                  "prompts, 2 USD/h"),
 }
 ANSWERS.update(_SERVING_ANSWERS)
+
+
+# ---- chapters 17 and 17b: predicted against measured, from bound to forecast ---------------------
+def _measured(row_id: str) -> Any:
+    """A row of chapter 17's dataset with its bound (lab.calibration: the catalog's weights read
+    per step at the row's bits, the 16-bit cache of the row's context, the row's bandwidth)."""
+    from ..lab.calibration import calibrate, load_measurements
+
+    (c,) = calibrate([r for r in load_measurements() if r.id == row_id])
+    return c
+
+
+def _unexplained_ms(row_id: str) -> float:
+    c = _measured(row_id)
+    return 1e3 / c.row.measured_tps - 1e3 / c.bound_tps
+
+
+def _reached_bandwidth(row_id: str) -> float:
+    c = _measured(row_id)
+    return c.row.measured_tps * c.bytes_per_token / GB
+
+
+def _fixed_cost_ms(small: str, large: str) -> float:
+    """t = t_bound (1 + k) + tau through two rows of one runtime on one chip: tau [ms]."""
+    (t1, b1), (t2, b2) = [(1 / c.row.measured_tps, 1 / c.bound_tps)
+                          for c in (_measured(small), _measured(large))]
+    one_plus_k = (t2 - t1) / (b2 - b1)
+    return 1e3 * (t1 - b1 * one_plus_k)
+
+
+def _q6k_head_bound(row_id: str) -> float:
+    """A Q4_0 row's bound with its output matrix at Q6_K, as llama.cpp's Q4_0 files store it."""
+    from ..articles.zeux import Q6_K_BITS
+
+    c, m = _measured(row_id), get_model(_measured(row_id).row.model_key)
+    extra = memory.weight_bytes(n_params=m.n_vocab * m.d_model,
+                                bits_weight=Q6_K_BITS - bits_per_weight("q4_0"))
+    return roofline.memory_bound_rate(step_bytes=c.bytes_per_token + float(extra),
+                                      bandwidth=c.row.bandwidth_gbps * 1e9)
+
+
+def _speculative_room(row_id: str, acceptance: float, draft_len: int, draft_cost: float) -> float:
+    from ..formulas import serving
+
+    c = _measured(row_id)
+    gain = serving.speculative_speedup(acceptance=acceptance, draft_len=draft_len,
+                                       draft_cost=draft_cost)
+    return c.bound_tps * float(gain) / c.row.measured_tps
+
+
+def _forecast_stated() -> float:
+    """The forecast of ex-nb-forecast-stated-terms through the generated numeric function of
+    the registered formula (forecast_step_time), the bound and t_16 from the question's numbers
+    (t_16 by forecast.dequant_seconds)."""
+    from .. import forecast as F
+    from .. import numeric as N
+
+    read, bits, bw = get_model("mistral-7b").decode_read_params, 8.5, 936e9
+    layers = get_model("mistral-7b").n_layers  # 32, as the question states
+    t_bound = float(N.memory_time(
+        step_bytes=memory.weight_bytes(n_params=read, bits_weight=bits), bandwidth=bw))
+    t = N.forecast_step_time(step_time=t_bound, overhead_fraction=0.3, dequant_fraction=0.04,
+                             dequant_time=F.dequant_seconds(read, bits, bw), fixed_time=0.5e-3,
+                             layer_time=12e-6, n_layers=layers)
+    return 1 / float(t)
+
+
+def _layer_cost_us(small: str, large: str) -> float:
+    """t = t_bound (1 + k) + lambda L through two rows (tau and delta set aside): lambda [us]."""
+    rows = [(_measured(r), get_model(_measured(r).row.model_key).n_layers)
+            for r in (small, large)]
+    (t1, b1, l1), (t2, b2, l2) = [(1 / c.row.measured_tps, 1 / c.bound_tps, n) for c, n in rows]
+    # Cramer's rule on [[b1, l1], [b2, l2]] (1 + k, lambda) = (t1, t2)
+    det = b1 * l2 - b2 * l1
+    return 1e6 * (b1 * t2 - b2 * t1) / det
+
+
+def _interval_width() -> float:
+    """The width of an 80% interval: the forecast speed over the stated ratios, the upper end
+    capped at the bound (formula forecast_end_time, in step times)."""
+    from .. import numeric as N
+
+    fc, bound, lo_q, hi_q = 1 / 56.0, 1 / 64.0, 0.74, 1.22
+    slow = N.forecast_end_time(forecast_time=fc, interval_ratio=lo_q, step_time=bound)
+    fast = N.forecast_end_time(forecast_time=fc, interval_ratio=hi_q, step_time=bound)
+    return 1 / fast - 1 / slow
+
+
+def _speculative_forecast() -> float:
+    from .. import numeric as N
+
+    t, layers, draft_layers = 20e-3, 32, 16
+    a, k, c = 0.8, 3, 0.1
+    step = t * float(N.speculative_step_cost(draft_len=k, draft_cost=c))
+    time = N.forecast_step_time(step_time=step, overhead_fraction=0.2, fixed_time=0.5e-3,
+                                layer_time=10e-6, n_layers=layers + k * draft_layers)
+    return float(N.speculative_tokens_per_step(acceptance=a, draft_len=k)) / float(time)
+
+
+def _mape() -> float:
+    from .. import forecast as F
+
+    pairs = [(80.0, 72.5), (38.0, 44.0), (126.0, 101.3)]  # (forecast, measured) tokens/s
+    return 100 * F.error_summary([(None, measured / fc) for fc, measured in pairs])["mape"]
+
+
+_FORECAST_ANSWERS: dict[str, Answer] = {
+    # ---- chapter 17: predicted against measured (rows of lab/data/calibration_measurements.csv)
+    "ex-nb-calibration-a6000-gap": Answer(
+        lambda: _unexplained_ms("xd-llama1-a6000-13b-f16"), "ms",
+        "the measured time per token is one over the measured speed; the bound's is the bytes a "
+        "step reads (the weights it multiplies by, at 2 bytes each) over the bandwidth; subtract",
+        question="time per token beyond the bound, LLaMA 13B fp16 on an RTX A6000"),
+    "ex-nb-calibration-m1-bandwidth": Answer(
+        lambda: _reached_bandwidth("xd-llama3-m1-8b-q4km"), "GB/s",
+        "the bytes one step reads (weights at the file's bits per weight, plus the cache of the "
+        "mean context) times the steps per second measured",
+        question="bandwidth reached by Llama 3 8B Q4_K_M on an M1 (7-core GPU)"),
+    "ex-nb-calibration-solve-fixed": Answer(
+        lambda: _fixed_cost_ms("xd-llama1-6000ada-7b-q4_0", "xd-llama1-6000ada-65b-q4_0"), "ms",
+        "one equation per row, measured time = bound time x (1 + k) + tau, in seconds; "
+        "subtract them to find 1 + k, then tau",
+        question="fixed cost per token implied by two RTX 6000 Ada rows"),
+    "ex-nb-calibration-q6k-head": Answer(
+        lambda: _q6k_head_bound("xd-llama1-4080-13b-q4_0"), "tokens/s",
+        "the output matrix (vocabulary x width) is read at 6.5625 bits instead of 4.5: add the "
+        "difference, in bytes, to the bytes of the 4.5-bit step", rel_tol=0.001,
+        question="bound of LLaMA 13B Q4_0 on an RTX 4080 with the output matrix at Q6_K"),
+    "ex-nb-calibration-speculative-room": Answer(
+        lambda: _speculative_room("xd-llama3-4090-8b-f16", 0.75, 4, 0.1), "x",
+        "the plain bound (weights and the cache of the mean context over the bandwidth) times "
+        "chapter 13's speed-up bound, over the measured speed",
+        question="speculative bound over the measured speed, Llama 3 8B fp16 on an RTX 4090"),
+    # ---- chapter 17b: from bound to forecast
+    "ex-nb-forecast-stated-terms": Answer(
+        _forecast_stated, "tokens/s",
+        "t = t_bound (1 + k) + delta t_16 + tau + lambda L, with t_16 the time to read the same "
+        "weights at 16 bits; the speed is one over t",
+        question="forecast of Mistral 7B Q8_0 on an RTX 3090 from stated terms"),
+    "ex-nb-forecast-solve-layer": Answer(
+        lambda: _layer_cost_us("xd-llama1-6000ada-7b-f16", "xd-llama1-6000ada-13b-f16"), "us",
+        "one equation per row, measured time = bound time x (1 + k) + lambda L, with each "
+        "model's own L; two equations, two unknowns",
+        question="cost per layer implied by two RTX 6000 Ada rows"),
+    "ex-nb-forecast-interval-width": Answer(
+        _interval_width, "tokens/s",
+        "each end is the forecast speed times its ratio, but no end may be faster than the bound",
+        question="width of an 80% interval, forecast 56, bound 64, ratios 0.74 and 1.22"),
+    "ex-nb-forecast-speculative": Answer(
+        _speculative_forecast, "tokens/s",
+        "the speculative step's bound is the drafts' steps plus one target step; stretch it by "
+        "the terms, with the per-layer cost counting the target's layers once and the draft's "
+        "layers for every drafted token; divide the tokens a step yields by that time",
+        question="forecast of a speculative step, acceptance 0.8, 3 drafts, draft cost 0.1"),
+    "ex-nb-forecast-mape": Answer(
+        _mape, "%",
+        "the error of each row is |forecast speed / measured speed - 1|; average the three",
+        question="mean absolute percentage error of three forecasts"),
+}
+ANSWERS.update(_FORECAST_ANSWERS)

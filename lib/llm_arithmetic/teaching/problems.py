@@ -58,7 +58,7 @@ CHAPTERS = ("01-puzzle", "02-spec-sheets", "03-counting-parameters", "04-kv-cach
             "05-flops-intensity", "06-roofline", "07-quantization", "08-modern-architectures",
             "09-batching", "10-prefill", "11-parallelism", "12-serving",
             "13-speculative-decoding", "14-cost", "15-case-studies", "16-common-mistakes",
-            "17-predicted-vs-measured")
+            "17-predicted-vs-measured", "17b-forecast")
 
 
 @dataclass(frozen=True)
@@ -502,6 +502,45 @@ def _efficiency(rng: random.Random) -> Problem:
         f"tokens/s; efficiency = {measured:,.1f} / bound = {_sig(eff)} %")
 
 
+def _forecast(rng: random.Random) -> Problem:
+    """Chapter 17b's forecast of a step from its terms: t (1 + k) + delta t_16 + tau + lambda L,
+    the terms drawn in the ranges the chapter's fit gives (not its values: they change with the
+    data), computed by the registered formula and forecast.dequant_seconds."""
+    from ..forecast import dequant_seconds
+
+    m = rng.choice(_dense())
+    h = rng.choice(_chips(fp16=False))
+    fmt = rng.choice(["fp16", "q8_0", "q4_0"])
+    bits = BITS_PER_WEIGHT[fmt]
+    bw = _bw_value(h)
+    t_bound = float(_read_bytes(m, h, bits)) / bw
+    k = rng.choice([0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6])
+    delta = rng.choice([0.02, 0.03, 0.05, 0.08]) if bits < 16 else 0
+    tau_ms = rng.choice([0.1, 0.2, 0.3, 0.5, 0.8])
+    lam_us = rng.choice([5, 8, 10, 15, 20, 30])
+    t16 = float(dequant_seconds(m.decode_read_params, float(bits), bw))
+    t = float(serving.forecast_step_time(
+        step_time=t_bound, overhead_fraction=k, dequant_fraction=delta, dequant_time=t16,
+        fixed_time=tau_ms * 1e-3, layer_time=lam_us * 1e-6, n_layers=m.n_layers))
+    tps = _in(1 / t, 1, 2000)
+    unpack = (f"delta = {delta:g} for dequantizing, in units of the time the same weights would "
+              "take to read at 16 bits" if bits < 16 else
+              "no dequantization (the weights are 16-bit)")
+    return Problem(
+        "17b-forecast", "A forecast from its terms",
+        f"A runtime decodes {_name(m)}, stored in {_fmt(fmt)}, at batch 1 on the {_label(h)} "
+        f"({_bw(h)}). One decode step reads {m.decode_read_params:,} weights (ignore the cache "
+        f"of the short context) through the model's {m.n_layers} layers. The runtime's forecast "
+        f"terms on that chip: k = {k:g} (the time it spends beyond the bound, per unit of bound "
+        f"time), {unpack}, tau = {tau_ms:g} ms per token and lambda = {lam_us:g} us per layer. "
+        "What speed does the forecast give? Answer in tokens/s.",
+        tps, "tokens/s",
+        f"bound t = {m.decode_read_params:,} x {_bits(fmt)} / 8 B over {_bw(h)} = "
+        f"{t_bound * 1e3:,.3f} ms; t_16 = {t16 * 1e3:,.3f} ms; forecast t (1 + k) + delta t_16 "
+        f"+ tau + lambda L = {t * 1e3:,.3f} ms; {_sig(tps)} tokens/s "
+        f"(the bound: {_sig(1 / t_bound)} tokens/s)")
+
+
 def _latent_cache(rng: random.Random) -> Problem:
     # DeepSeek-V2/V3's published shapes: latent rank 512, a decoupled rotary key of 64 (the
     # configs' kv_lora_rank and qk_rope_head_dim); the layer counts and contexts vary
@@ -645,7 +684,7 @@ def _energy_cost(rng: random.Random) -> Problem:
 TEMPLATES: tuple[Callable[[random.Random], Problem], ...] = (
     _decode_bound, _ridge, _exact_params, _kv, _prefill_flops, _critical_batch, _ttft,
     _quantized, _latent_cache, _max_batch, _throughput, _cost, _prompt_crossover, _allreduce,
-    _paged, _speculative, _energy_cost, _moe_decode, _gqa_mistake, _efficiency,
+    _paged, _speculative, _energy_cost, _moe_decode, _gqa_mistake, _efficiency, _forecast,
 )
 
 
