@@ -481,6 +481,14 @@ def _smollm3(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, tied=True, qkv_bias=False, o_bias=False)
 
 
+def _arcee(r: _Reader) -> dict[str, Any]:
+    # Arcee (AFM-4.5B; transformers 5.24.0 modeling_arcee.py): Llama's attention (q/k/v/o with
+    # biases when attention_bias, head_dim given or d / H) and an ungated MLP, up_proj d -> w and
+    # down_proj w -> d (biases when mlp_bias) around ReLU^2: two matrices, not Llama's three;
+    # two RMSNorms a block, untied head by default.
+    return _with_mlp(_llama_like(r), lambda mlp: replace(mlp, n_mats=2))
+
+
 def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
              defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
     """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
@@ -2384,6 +2392,55 @@ def _bailing_moe_v2(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- AFMoE (Arcee Trinity) ----------------------------------------------------------------------
+def _afmoe(r: _Reader) -> dict[str, Any]:
+    # Afmoe (Trinity Nano/Mini; transformers 5.24.0 modeling_afmoe.py): q/k/v/o (biases when
+    # attention_bias), q_norm and k_norm RMSNorm(head_dim), and gate_proj d -> H d_h (no bias):
+    # a sigmoid gate per channel on the attention output before o_proj; head_dim 128 by
+    # default (a null one is refused: the class would take None). Windows by layer_types, else
+    # every global_attn_every_n_layers-th layer full and the others sliding (AfmoeConfig's rule,
+    # window sliding_window, 1024 by default). Four RMSNorms a block (input, post-attention,
+    # pre-MLP, post-MLP), one final. The first num_dense_layers blocks have a gated MLP of
+    # intermediate_size, the others num_experts packed gated experts of moe_intermediate_size,
+    # one shared MLP of num_shared_experts x that width, a router d x E without bias and an
+    # expert_bias Parameter of E (fp32). muP's input scaling (mup_enabled), route_scale and
+    # route_norm are multipliers: no parameters. The remote code's grouped-routing keys (n_group,
+    # topk_group, num_expert_groups, num_limited_groups; 1 in the released files) choose which
+    # experts a token reads, not how many: read, no count.
+    d = r.int("hidden_size", 2048)
+    n = r.int("num_hidden_layers", 32, kind="layers")
+    if "head_dim" in r.cfg and r.cfg["head_dim"] is None:
+        raise ConfigError(f"{r.origin}: field 'head_dim' is null: transformers' AfmoeAttention "
+                          "takes it as it is (no hidden_size / num_attention_heads fallback)")
+    h, hkv, dh = r.heads(d, head_dim_default=128)
+    bias = r.flag("attention_bias", False)
+    every = r.int("global_attn_every_n_layers", 4, kind="count")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
+        "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)]
+    window = r.int("sliding_window", 1024, kind="context") if "sliding_window" not in r.cfg \
+        or r.cfg["sliding_window"] is not None else None
+    r.read.add("sliding_window")
+    if window is None and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null but the layer types "
+                          "name sliding layers")
+    r.read.update({"n_group", "topk_group", "num_expert_groups", "num_limited_groups"})
+    e, k = _experts(r, n_key="num_experts", defaults=(64, 6))
+    width = r.int("moe_intermediate_size", 1408)
+    shared = r.int("num_shared_experts", 2, kind="experts", minimum=0)
+    first = r.int("num_dense_layers", 1, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=width * shared, router_bias=True)
+    dense = MLP(r.int("intermediate_size", 6144))
+    return _decoder(
+        r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", 16384, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                                      gate=dh, window=window if types[i] == "sliding_attention"
+                                      else None),
+        mlp=lambda i: moe if i >= first else dense, d_model=d,
+        n_vocab=r.int("vocab_size", 200192, kind="vocab"))
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -3573,7 +3630,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
-    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "bailing_moe_v2": _bailing_moe_v2, "exaone4": _exaone4, "olmo3": _olmo3,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "bailing_moe_v2": _bailing_moe_v2, "afmoe": _afmoe, "arcee": _arcee, "exaone4": _exaone4, "olmo3": _olmo3,
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash,
@@ -3643,6 +3700,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
+    "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee",
 }
 
 
