@@ -98,6 +98,12 @@ ANSWERED = {
     # FAMILIES.md 17.14: MiniMax-M1's 10 softmax layers of 8 KV heads of 128 (the 70 lightning
     # attention layers keep a constant state instead)
     "minimax-m1-80k": ("params", 10 * 2 * 8 * 128 * 2),
+    # FAMILIES.md 17.17: Trinity's every layer caches 4 (Nano: 2) KV heads of 128; 3 in 4 of
+    # them windowed at 2,048 tokens, which a token-count this short does not reach
+    "trinity-mini": ("params", 32 * 2 * 4 * 128 * 2),
+    "trinity-nano-preview": ("params", 56 * 2 * 2 * 128 * 2),
+    # FAMILIES.md 17.18: AFM-4.5B's 36 layers of 4 KV heads of 128
+    "afm-4.5b": ("params", 36 * 2 * 4 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -112,10 +118,11 @@ BUFFERS_NOT_COUNTED = {"gemma-4-26b-a4b": 30 + 2 * 1152, "gemma-4-31b-it-nvfp4":
 # file -> the key the refusal names (FAMILIES.md section 14.6): none since GLM-5.2's shared
 # indexers are read; the refusal of layer kinds is tested on relabelled copies
 REFUSED: dict[str, str] = {}
-# read, with no meta count (transformers 5.24.0 defines neither `mimo`, `nemotron-nas`,
-# `kimi_k3` nor `phi4flash`): FAMILIES.md sections 14.22, 14.23, 14.24 and 17.15
+# read, with no meta count of transformers (5.24.0 defines neither `mimo`, `nemotron-nas`,
+# `kimi_k3`, `phi4flash` nor `bailing_moe_v2`): FAMILIES.md sections 14.22, 14.23, 14.24, 17.15
+# and 17.16 (Ling 2.0: checked against inclusionAI's own code on the meta device)
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3",
-           "phi-4-mini-flash-reasoning"}
+           "phi-4-mini-flash-reasoning", "ling-mini-2.0"}
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -1883,7 +1890,9 @@ ERNIE = CONFIGS / "reconstructed" / "ernie-4.5-21b-a3b.json"
 
 
 @pytest.mark.parametrize("path", [CONFIGS / "glm-4.7-flash.json", ERNIE,
-                                  CONFIGS / "hunyuan-a13b.json", CONFIGS / "dots-llm1-inst.json"])
+                                  CONFIGS / "hunyuan-a13b.json", CONFIGS / "dots-llm1-inst.json",
+                                  CONFIGS / "trinity-mini.json",
+                                  CONFIGS / "trinity-nano-preview.json"])
 def test_active_parameters_equal_the_meta_count_less_the_unused_routed_experts(path):
     """The meta count's routed experts (tensors under a module named ``experts``) hold E
     experts a layer, of which a token uses k: active = meta count - (E - k)/E of them."""
@@ -2878,3 +2887,166 @@ def test_deepseek_v4_routing_tables_and_correction_biases_as_the_checkpoint_stor
         bad = dict(cfg, **{key: value})
         with pytest.raises(ConfigError, match=f"field '{key}'"):
             read_config(bad)
+
+
+LING_MINI = CONFIGS / "ling-mini-2.0.json"
+
+
+def test_ling_mini_equals_inclusionai_code_on_the_meta_device():
+    """Ling-mini-2.0 (FAMILIES.md section 17.16): inclusionAI's modeling_bailing_moe_v2.py
+    (Ling-V2 @ af8837e6) on the meta device builds 16,255,638,528 parameters and 4,864 buffer
+    elements (the gates' expert_bias, 256 in each of the 19 mixture layers) and 15,300,820,992
+    in routed experts (scripts/ground_truth/bailing_remote.py); the README: "1.43B activated
+    of 16.26B total params", "non-embedding 789M"."""
+    m = read_config(LING_MINI)
+    assert (m.family, m.total_params) == ("bailing_moe_v2", 16_255_638_528 + 4_864)
+    routed, e, k = 15_300_820_992, 256, 8
+    assert m.active_params == m.total_params - routed // e * (e - k) == 1_432_973_056
+    assert (round(m.total_params / 1e9, 2), round(m.active_params / 1e9, 2)) == (16.26, 1.43)
+    tables = 2 * 157_184 * 2_048  # untied embedding and head
+    assert round((m.active_params - tables) / 1e6) == 789
+    assert m.extras == ()  # no MTP layer in the chat model's file
+
+
+def test_ling_mini_by_hand_and_its_cache():
+    c = config("ling-mini-2.0")
+    d, n, v, w, e = (c["hidden_size"], c["num_hidden_layers"], c["vocab_size"],
+                     c["moe_intermediate_size"], c["num_experts"])
+    attn = d * (16 + 2 * 4) * 128 + 16 * 128 * d + 2 * 128  # fused qkv, dense, q/k norms
+    moe = e * 3 * d * w + 3 * d * w + e * d + e  # experts, one shared, gate and expert_bias
+    total = n * (attn + 2 * d) + 3 * d * c["intermediate_size"] + (n - 1) * moe + d + 2 * v * d
+    m = read_config(c)
+    assert m.total_params == total
+    # GQA: 4 KV heads of 128 in all 20 layers, keys and values at 16 bits
+    assert m.kv_cache_bytes_per_token() == 2 * 20 * 4 * 128 * 2 == 40_960
+    # the same file under the family's own name (and without its architectures) reads the same
+    own = {key: val for key, val in c.items() if key != "architectures"}
+    assert read_config({**own, "model_type": "bailing_moe_v2"}).total_params == total
+
+
+def test_ling_mtp_layer_tied_tables_and_biases_equal_the_remote_code():
+    """With num_nextn_predict_layers 1, tied tables, use_qkv_bias and use_bias, the remote code
+    on the meta device builds 16,761,694,464 parameters and 5,120 buffer elements, 827,866,368
+    and 256 of them in the MTP layer (model.layers.20): reported apart here."""
+    m = read_config({**config("ling-mini-2.0"), "num_nextn_predict_layers": 1,
+                     "tie_word_embeddings": True, "use_qkv_bias": True, "use_bias": True})
+    (mtp,) = m.extras
+    assert (mtp.params, mtp.modules, mtp.in_total) == (827_866_368 + 256, 1, False)
+    assert m.total_params == 16_761_694_464 - 827_866_368 + 5_120 - 256
+    # the module's own parts beside its block: enorm, hnorm, final_layernorm, eh_proj 2d x d
+    d = 2_048
+    assert mtp.params - sum(b.params(d) for b in mtp.layers) == 3 * d + 2 * d * d
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"moe_shared_expert_intermediate_size": 1024}, "moe_shared_expert_intermediate_size"),
+    ({"moe_router_enable_expert_bias": False}, "moe_router_enable_expert_bias"),
+    ({"n_group": 3}, "n_group"),
+    ({"topk_group": 9}, "topk_group"),
+    ({"topk_group": 1, "n_group": 64}, "topk_group"),
+    ({"num_experts_per_tok": 300}, "num_experts_per_tok"),
+    ({"kv_lora_rank": 512}, "kv_lora_rank"),
+    ({"layer_types": ["sliding_attention"] * 20}, "layer_types"),
+])
+def test_ling_refuses_what_it_does_not_read_naming_the_field(change, field):
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**config("ling-mini-2.0"), **change})
+
+
+def test_ling_1_0_files_stay_an_unknown_family():
+    """Ling 1.0 shares the model_type "bailing_moe" with BailingMoeForCausalLM, another
+    layout (no q/k norms, no expert bias): not read as Ling 2.0."""
+    c = {**config("ling-mini-2.0"), "architectures": ["BailingMoeForCausalLM"]}
+    with pytest.raises(ConfigError, match="unsupported model_type 'bailing_moe'"):
+        read_config(c)
+
+
+TRINITY_MINI = CONFIGS / "trinity-mini.json"
+TRINITY_NANO = CONFIGS / "trinity-nano-preview.json"
+
+
+def test_trinity_rounds_to_the_cards():
+    """The model cards (huggingface.co/arcee-ai/Trinity-Mini and Trinity-Nano-Preview): "26B,
+    3B active" and "6B, 1B active", Nano's "800M non-embedding parameters active per token"
+    (the input table left out, the output head kept)."""
+    mini, nano = read_config(TRINITY_MINI), read_config(TRINITY_NANO)
+    assert (round(mini.total_params / 1e9), round(mini.active_params / 1e9)) == (26, 3)
+    assert (round(nano.total_params / 1e9), round(nano.active_params / 1e9)) == (6, 1)
+    assert round((nano.active_params - 200_192 * 1_024) / 1e8) == 8
+
+
+def test_trinity_mini_by_hand():
+    """FAMILIES.md 17.17: q, k, v, o and the attention's output gate (d -> H d_h, a sigmoid
+    per channel), per-head q/k norms, four norms a block, two dense layers, then 128 experts
+    of 1,024 with one shared expert, a router and its expert_bias Parameter."""
+    c = config("trinity-mini")
+    d, n, v, e, w = 2_048, 32, 200_192, 128, 1_024
+    h, kv, dh = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+    attn = d * h * dh + 2 * d * kv * dh + h * dh * d + d * h * dh + 2 * dh
+    moe = e * 3 * d * w + 3 * d * w + e * d + e
+    total = n * (attn + 4 * d) + 2 * 3 * d * c["intermediate_size"] + (n - 2) * moe + d \
+        + 2 * v * d
+    m = read_config(c)
+    assert m.total_params == total == truth(TRINITY_MINI)["params"] == 26_123_974_400
+    # the gate is the attention's fourth d x H d_h matrix, all of it read in a decode step
+    assert m.layers[0].attention.gate == dh
+
+
+def test_trinity_windows_and_the_cache_at_long_context():
+    """Three sliding layers (2,048 tokens) then one full, from layer_types (Mini) or from
+    global_attn_every_n_layers (Nano's file has no list): at 131,072 tokens Mini stores 8 full
+    layers of 131,072 tokens and 24 of 2,048, 2,048 B a token a layer."""
+    mini, nano = read_config(TRINITY_MINI), read_config(TRINITY_NANO)
+    for m, n in ((mini, 32), (nano, 56)):
+        windows = [run.attention.window for run in m.layers for _ in range(run.count)]
+        assert windows == [None if (i + 1) % 4 == 0 else 2_048 for i in range(n)]
+    per_layer = 2 * 4 * 128 * 2
+    assert mini.kv_cache_bytes(131_072) == (8 * 131_072 + 24 * 2_048) * per_layer \
+        == 2_248_146_944
+    every_other = read_config({**config("trinity-nano-preview"), "global_attn_every_n_layers": 2})
+    assert sum(run.count for run in every_other.layers if run.attention.window is None) == 28
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"head_dim": None}, "head_dim"),
+    ({"sliding_window": None}, "sliding_window"),
+    ({"layer_types": ["chunked_attention"] * 56}, "layer_types"),
+    ({"num_experts_per_tok": 200}, "num_experts_per_tok"),
+    ({"kv_lora_rank": 512}, "kv_lora_rank"),
+    ({"num_nextn_predict_layers": 1}, "num_nextn_predict_layers"),
+])
+def test_trinity_refuses_what_it_does_not_read_naming_the_field(change, field):
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**config("trinity-nano-preview"), **change})
+
+
+AFM = CONFIGS / "afm-4.5b.json"
+
+
+def test_afm_by_hand_two_matrix_mlp():
+    """AFM-4.5B (FAMILIES.md 17.18): Llama's attention (20 query heads, 4 KV heads of 128) and
+    an MLP of two matrices (up and down around ReLU^2), not three; 4.6B on the Hub's listing
+    (the name's 4.5B is a rounder figure)."""
+    c = config("afm-4.5b")
+    d, n, w, v = c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"], c["vocab_size"]
+    attn = 2 * d * 20 * 128 + 2 * d * 4 * 128
+    total = n * (attn + 2 * d * w + 2 * d) + d + 2 * v * d
+    m = read_config(c)
+    assert m.total_params == m.active_params == total == truth(AFM)["params"] == 4_619_189_760
+    assert round(m.total_params / 1e8) == 46
+    assert all(run.mlp.n_mats == 2 for run in m.layers)
+    # biases on every projection (attention_bias, mlp_bias): transformers 5.24.0 on the meta
+    # device builds 4,620,166,656
+    biased = read_config({**c, "attention_bias": True, "mlp_bias": True})
+    assert biased.total_params == 4_620_166_656 == total + n * (2 * d + 2 * 4 * 128 + w + d)
+    assert m.kv_cache_bytes_per_token() == 36 * 2 * 4 * 128 * 2 == 73_728
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_experts": 8}, "num_experts"),
+    ({"sliding_window": 4096, "layer_types": ["sliding_attention"] * 36}, "layer_types"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+])
+def test_afm_refuses_what_it_does_not_read_naming_the_field(change, field):
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**config("afm-4.5b"), **change})

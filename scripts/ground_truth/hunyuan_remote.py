@@ -9,34 +9,13 @@ Usage, with the ground-truth environment of ``count.py`` and a directory holding
 
     PYTHONPATH=DIR python scripts/ground_truth/hunyuan_remote.py tests/configs/hunyuan-a52b-pretrain.json
 
-Shims: names transformers 5 removed that the file imports (mask helpers, flash-attention probes,
-docstring decorators; none builds a parameter) and the tied-weights mapping transformers 5
-expects (4.x took a list of names).
+Shims: ``remote_shims.py`` (names transformers 5 removed that the file imports; none builds a
+parameter) and the tied-weights mapping transformers 5 expects (4.x took a list of names).
 """
 import json
 import sys
-import types
 
-import transformers.pytorch_utils as pu
-import transformers.utils as tu
-import transformers.utils.import_utils as iu
-
-pu.ALL_LAYERNORM_LAYERS = getattr(pu, "ALL_LAYERNORM_LAYERS", [])
-pu.is_torch_greater_or_equal_than_1_13 = True
-for _name in ("is_flash_attn_greater_or_equal_2_10", "is_flash_attn_2_available"):
-    if not hasattr(tu, _name):
-        setattr(tu, _name, lambda *a, **k: False)
-if not hasattr(iu, "is_torch_fx_available"):
-    iu.is_torch_fx_available = lambda: False
-for _name in ("add_start_docstrings", "add_start_docstrings_to_model_forward",
-              "replace_return_docstrings"):
-    if not hasattr(tu, _name):
-        setattr(tu, _name, lambda *a, **k: (lambda f: f))
-_masks = types.ModuleType("transformers.modeling_attn_mask_utils")
-for _name in ("AttentionMaskConverter", "_prepare_4d_attention_mask",
-              "_prepare_4d_causal_attention_mask", "_prepare_4d_causal_attention_mask_for_sdpa"):
-    setattr(_masks, _name, None)
-sys.modules.setdefault("transformers.modeling_attn_mask_utils", _masks)
+from remote_shims import persistent_buffers  # the shims, applied on import
 
 import torch  # noqa: E402
 from hy.configuration_hunyuan import HunYuanConfig  # noqa: E402
@@ -52,8 +31,7 @@ def main(path: str) -> None:
     config._attn_implementation = "eager"
     with torch.device("meta"):
         model = HunYuanForCausalLM(config)
-    persistent = sum(b.numel() for m in model.modules() for n, b in m.named_buffers(recurse=False)
-                     if b is not None and n not in m._non_persistent_buffers_set)
+    persistent = persistent_buffers(model)
     names = [n for n, _ in model.named_parameters()]
     print(json.dumps({"params": sum(p.numel() for p in model.parameters()),
                       "persistent_buffers": persistent,

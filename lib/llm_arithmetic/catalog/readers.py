@@ -481,6 +481,14 @@ def _smollm3(r: _Reader) -> dict[str, Any]:
     return _llama_like(r, tied=True, qkv_bias=False, o_bias=False)
 
 
+def _arcee(r: _Reader) -> dict[str, Any]:
+    # Arcee (AFM-4.5B; transformers 5.24.0 modeling_arcee.py): Llama's attention (q/k/v/o with
+    # biases when attention_bias, head_dim given or d / H) and an ungated MLP, up_proj d -> w and
+    # down_proj w -> d (biases when mlp_bias) around ReLU^2: two matrices, not Llama's three;
+    # two RMSNorms a block, untied head by default.
+    return _with_mlp(_llama_like(r), lambda mlp: replace(mlp, n_mats=2))
+
+
 def _experts(r: _Reader, *, n_key: str, k_key: str = "num_experts_per_tok",
              defaults: tuple[Any, Any] = (..., ...)) -> tuple[int, int]:
     """The routed experts E (``n_key``) and the experts per token k (``k_key``), each with its
@@ -2297,6 +2305,142 @@ def _minimax(r: _Reader) -> dict[str, Any]:
     return _stack(r, d, layers)
 
 
+# ---- Ling 2.0 (Bailing MoE V2) -------------------------------------------------------------------
+#: inclusionAI's BailingMoeV2Config defaults (github.com/inclusionAI/Ling-V2 @ af8837e677a1aa368958
+#: 45da084f9c91acf4fed2, models/configuration_bailing_moe_v2.py) for the keys that size the model;
+#: transformers 5.24.0 defines no such class (the files run inclusionAI's remote code).
+BAILING_MOE_V2_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 157184, "hidden_size": 2048, "intermediate_size": 5120,
+    "num_hidden_layers": 20, "num_attention_heads": 16, "num_key_value_heads": 4,
+    "use_qkv_bias": False, "use_bias": False, "tie_word_embeddings": False,
+    "max_position_embeddings": 32768, "num_experts": 256, "num_shared_experts": 1,
+    "num_experts_per_tok": 8, "n_group": 8, "topk_group": 4, "moe_intermediate_size": 512,
+    "first_k_dense_replace": 1, "use_qk_norm": True, "num_nextn_predict_layers": 0,
+    "moe_router_enable_expert_bias": True,
+}
+
+
+def _group_limited(r: _Reader, e: int, k: int) -> None:
+    """Group-limited routing (DeepSeek-V3's, in Ling 2.0's gate): the E experts in ``n_group``
+    groups, a token's top-k taken from the ``topk_group`` groups of best two-expert score. It
+    changes which experts a token reads, not how many, so no count; a file whose groups cannot
+    hold the routing (E not a multiple of n_group, groups of fewer than two experts, more
+    groups picked than exist, or fewer experts in them than k) is refused naming the field."""
+    groups = r.int("n_group", kind="count")
+    picked = r.int("topk_group", kind="count")
+    if e % groups or e // groups < 2:
+        raise ConfigError(f"{r.origin}: field 'n_group' ({groups}) must divide the {e} experts "
+                          "into groups of at least two (the gate scores a group by its best two)")
+    if picked > groups or picked * (e // groups) < k:
+        raise ConfigError(f"{r.origin}: field 'topk_group' ({picked}) must pick at most "
+                          f"'n_group' ({groups}) groups holding at least 'num_experts_per_tok' "
+                          f"({k}) experts")
+
+
+def _bailing_moe_v2(r: _Reader) -> dict[str, Any]:
+    # BailingMoeV2 (Ling 2.0: Ling-mini/flash-2.0, Ling-1T, Ring-2.0; inclusionAI's
+    # modeling_bailing_moe_v2.py, Ling-V2 @ af8837e6, models/): one fused query_key_value
+    # d x (H + 2 H_kv) d_h (bias when use_qkv_bias), dense H d_h x d (bias when use_bias),
+    # query_layernorm and key_layernorm RMSNorm(d_h) when use_qk_norm; head_dim 128 by default
+    # (d / H when the file sets it null); partial rotary embedding (no parameters). The first
+    # first_k_dense_replace blocks have a gated MLP of intermediate_size, the others
+    # num_experts gated experts of moe_intermediate_size, one shared MLP of num_shared_experts x
+    # moe_intermediate_size, and a sigmoid gate: weight E x d and expert_bias (E, a persistent
+    # buffer the checkpoint stores); no biases in any MLP; two RMSNorms a block, one final.
+    # The MTP layers (num_nextn_predict_layers) are built after the main stack as
+    # model.layers.{n + j}: enorm, hnorm, eh_proj 2d x d, a block with the mixture whatever
+    # first_k_dense_replace says, final_layernorm; they use the model's embedding and head.
+    # Real files say model_type "bailing_moe" (Ling 1.0's) with BailingMoeV2ForCausalLM: read
+    # through ARCHITECTURES.
+    inner = _Reader({**BAILING_MOE_V2_DEFAULTS, **r.cfg}, r.origin, r.family)
+    d = inner.int("hidden_size")
+    n = inner.int("num_hidden_layers", kind="layers")
+    null_head = "head_dim" in r.cfg and r.cfg["head_dim"] is None
+    h, hkv, dh = inner.heads(d, head_dim_default=None if null_head else 128)
+    attn = Attention(h, hkv, dh, qkv_bias=inner.flag("use_qkv_bias", False),
+                     o_bias=inner.flag("use_bias", False),
+                     qk_norm="head" if inner.flag("use_qk_norm", True) else "")
+    e, k = _experts(inner, n_key="num_experts")
+    _group_limited(inner, e, k)
+    width = inner.int("moe_intermediate_size")
+    shared = inner.int("num_shared_experts", kind="experts", minimum=0)
+    # vLLM and SGLang size the shared MLP from moe_shared_expert_intermediate_size (times
+    # num_shared_experts) where the file has it; the reference code from moe_intermediate_size:
+    # read where the two agree, refused naming the field where they do not
+    own = inner.int("moe_shared_expert_intermediate_size", width)
+    if own != width:
+        raise ConfigError(
+            f"{r.origin}: field 'moe_shared_expert_intermediate_size' ({own}) differs from "
+            f"'moe_intermediate_size' ({width}): inclusionAI's code sizes the shared expert "
+            "from the latter, vLLM from the former, so the count would depend on the runtime")
+    # the reference code registers expert_bias whatever this says; vLLM builds none without it
+    _restated(inner, "moe_router_enable_expert_bias", True,
+              "its gate keeps an expert_bias of num_experts entries")
+    first = inner.int("first_k_dense_replace", kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=width * shared, router_bias=True)
+    dense = MLP(inner.int("intermediate_size"))
+    kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", False),
+                  trained_context=inner.int("max_position_embeddings", kind="context"),
+                  attention=lambda i: attn, mlp=lambda i: moe if i >= first else dense,
+                  d_model=d)
+    kw["extras"] = _mtp(kw, inner.int("num_nextn_predict_layers", kind="layers", minimum=0),
+                        [Layers(1, attn, mlp=moe, norms=2)],
+                        "Ling 2.0's MTP layer (a block with the mixture; the model's embedding "
+                        "and head)", own_embeddings=False, names="layers")
+    r.read |= inner.read
+    return kw
+
+
+# ---- AFMoE (Arcee Trinity) ----------------------------------------------------------------------
+def _afmoe(r: _Reader) -> dict[str, Any]:
+    # Afmoe (Trinity Nano/Mini; transformers 5.24.0 modeling_afmoe.py): q/k/v/o (biases when
+    # attention_bias), q_norm and k_norm RMSNorm(head_dim), and gate_proj d -> H d_h (no bias):
+    # a sigmoid gate per channel on the attention output before o_proj; head_dim 128 by
+    # default (a null one is refused: the class would take None). Windows by layer_types, else
+    # every global_attn_every_n_layers-th layer full and the others sliding (AfmoeConfig's rule,
+    # window sliding_window, 1024 by default). Four RMSNorms a block (input, post-attention,
+    # pre-MLP, post-MLP), one final. The first num_dense_layers blocks have a gated MLP of
+    # intermediate_size, the others num_experts packed gated experts of moe_intermediate_size,
+    # one shared MLP of num_shared_experts x that width, a router d x E without bias and an
+    # expert_bias Parameter of E (fp32). muP's input scaling (mup_enabled), route_scale and
+    # route_norm are multipliers: no parameters. The remote code's grouped-routing keys (n_group,
+    # topk_group, num_expert_groups, num_limited_groups; 1 in the released files) choose which
+    # experts a token reads, not how many: read, no count.
+    d = r.int("hidden_size", 2048)
+    n = r.int("num_hidden_layers", 32, kind="layers")
+    if "head_dim" in r.cfg and r.cfg["head_dim"] is None:
+        raise ConfigError(f"{r.origin}: field 'head_dim' is null: transformers' AfmoeAttention "
+                          "takes it as it is (no hidden_size / num_attention_heads fallback)")
+    h, hkv, dh = r.heads(d, head_dim_default=128)
+    bias = r.flag("attention_bias", False)
+    every = r.int("global_attn_every_n_layers", 4, kind="count")
+    types = r.str_list("layer_types", n, ("sliding_attention", "full_attention")) or [
+        "sliding_attention" if (i + 1) % every else "full_attention" for i in range(n)]
+    window = r.int("sliding_window", 1024, kind="context") if "sliding_window" not in r.cfg \
+        or r.cfg["sliding_window"] is not None else None
+    r.read.add("sliding_window")
+    if window is None and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null but the layer types "
+                          "name sliding layers")
+    r.read.update({"n_group", "topk_group", "num_expert_groups", "num_limited_groups"})
+    e, k = _experts(r, n_key="num_experts", defaults=(64, 6))
+    width = r.int("moe_intermediate_size", 1408)
+    shared = r.int("num_shared_experts", 2, kind="experts", minimum=0)
+    first = r.int("num_dense_layers", 1, kind="layers", minimum=0)
+    moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=width * shared, router_bias=True)
+    dense = MLP(r.int("intermediate_size", 6144))
+    return _decoder(
+        r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", 16384, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
+                                      gate=dh, window=window if types[i] == "sliding_attention"
+                                      else None),
+        mlp=lambda i: moe if i >= first else dense, d_model=d,
+        n_vocab=r.int("vocab_size", 200192, kind="vocab"))
+
+
 # ---- MiniMax-M2 -----------------------------------------------------------------------------------
 def _minimax_qk_norm(r: _Reader, known: str, qk_norm: str) -> str:
     """MiniMax's q/k norms: none without ``use_qk_norm``; else ``qk_norm_type``, which must be
@@ -3486,7 +3630,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "mistral3": _mistral3, "smollm3": _smollm3, "nemotron-nas": _nemotron_nas,
     "glm4_moe_lite": _glm4_moe_lite, "seed_oss": _seed_oss, "ernie4_5_moe": _ernie4_5_moe,
     "ernie4_5": _ernie4_5,
-    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "exaone4": _exaone4, "olmo3": _olmo3,
+    "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "bailing_moe_v2": _bailing_moe_v2, "afmoe": _afmoe, "arcee": _arcee, "exaone4": _exaone4, "olmo3": _olmo3,
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash,
@@ -3555,7 +3699,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "ApertusForCausalLM": "apertus",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
-    "Phi4FlashForCausalLM": "phi4flash",
+    "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
+    "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee",
 }
 
 
