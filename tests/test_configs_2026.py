@@ -2878,3 +2878,86 @@ def test_deepseek_v4_routing_tables_and_correction_biases_as_the_checkpoint_stor
         bad = dict(cfg, **{key: value})
         with pytest.raises(ConfigError, match=f"field '{key}'"):
             read_config(bad)
+
+
+# ---- LongCat-Flash: shortcut-connected MoE with zero-computation experts (FAMILIES.md 17.16) --
+LONGCAT = CONFIGS / "reconstructed" / "longcat-flash-chat.json"
+
+
+def _longcat_by_hand(c: dict) -> dict:
+    """LongCat-Flash's parts from the config alone (vLLM's longcat_flash.py @ fe441ccf: two MLA
+    sublayers, two dense MLPs and one MoE of E real experts a layer; a router over E + Z)."""
+    d, h, layers = c["hidden_size"], c["num_attention_heads"], c["num_layers"]
+    rq, rkv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                               c["qk_rope_head_dim"], c["v_head_dim"])
+    mla = (d * rq + rq + rq * h * (nope + rope) + d * (rkv + rope) + rkv
+           + rkv * h * (nope + dv) + h * dv * d)
+    dense = 3 * d * c["ffn_hidden_size"]
+    expert = 3 * d * c["expert_ffn_hidden_size"]
+    e, z = c["n_routed_experts"], c["zero_expert_num"]
+    router = d * (e + z) + (e + z)  # classifier, e_score_correction_bias
+    shared = 2 * mla + 2 * dense + 4 * d + router
+    table = c["vocab_size"] * d
+    return dict(total=layers * (shared + e * expert) + d + 2 * table,
+                least=layers * shared + d + table,  # no real expert: the head, not the table
+                expert=expert, layers=layers, table=table, e=e, z=z)
+
+
+def test_longcat_flash_total_by_hand_and_against_the_meta_count():
+    c, t, m = json.loads(LONGCAT.read_text()), truth(LONGCAT), read_config(LONGCAT)
+    hand = _longcat_by_hand(c)
+    assert m.total_params == hand["total"] == 560_664_980_480
+    # transformers 5.24.0 allocates gate_up_proj for all E + Z experts (modeling_longcat_flash.py
+    # LongcatFlashExperts: torch.empty(total_experts, 2 * intermediate, hidden)); the zero
+    # experts' rows are never used, and vLLM's FusedMoE holds E experts only
+    unused = hand["layers"] * hand["z"] * 2 * c["expert_ffn_hidden_size"] * c["hidden_size"]
+    assert m.total_params == t["params"] + t["persistent_buffers"] - unused
+    assert t["persistent_buffers"] == hand["layers"] * (hand["e"] + hand["z"])
+
+
+def test_longcat_flash_rounds_to_the_cards_560b_and_its_active_range():
+    # the LongCat-Flash-Chat card: 560B total, 18.6B-31.3B active (about 27B on average), the
+    # figures truncated to a tenth and without the input embedding table
+    c, m = json.loads(LONGCAT.read_text()), read_config(LONGCAT)
+    hand = _longcat_by_hand(c)
+    assert int(m.total_params / 1e9) == 560
+    assert int(hand["least"] / 1e8) == 186
+    # the library's convention: every one of the 12 routed slots is a real expert (the upper
+    # end), the input table counted as the library counts it for every model
+    upper = hand["least"] + hand["layers"] * c["moe_topk"] * hand["expert"]
+    assert m.active_params == upper + hand["table"]
+    assert int(upper / 1e8) == 313
+    (extra,) = m.extras
+    assert "upper end" in extra.name and extra.read and extra.in_total
+    assert extra.matmul == hand["layers"] * hand["z"] * c["hidden_size"]
+
+
+def test_longcat_flash_cache_and_layers():
+    m = read_config(LONGCAT)
+    # 56 latent attention sublayers, each caching the 512 latent and the 64-wide rotary key
+    assert m.kv_cache_bytes_per_token() == 2 * 28 * (512 + 64) * 2
+    assert sum(run.count for run in m.layers) == 56
+    assert sum(run.count for run in m.layers if run.mlp.is_moe) == 28
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"attention_method": "LSA"}, "attention_method"),
+    ({"zero_expert_type": "constant"}, "zero_expert_type"),
+    ({"mtp_num_layers": 1}, "mtp_num_layers"),
+    ({"oe_vocab_size_ratio": 78}, "oe_vocab_size_ratio"),
+    ({"index_topk": 2048}, "index_topk"),
+    ({"num_hidden_layers": 30}, "num_hidden_layers"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"moe_topk": 769}, "moe_topk"),
+])
+def test_longcat_flash_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(LONGCAT.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+def test_longcat_flash_accepts_both_readings_of_num_hidden_layers():
+    c = json.loads(LONGCAT.read_text())
+    total = read_config(c).total_params
+    assert read_config({**c, "num_hidden_layers": 28}).total_params == total  # vLLM's
+    assert read_config({**c, "num_hidden_layers": 56}).total_params == total  # transformers'

@@ -199,6 +199,11 @@ COUNT_KEYS: Mapping[str, str] = {
     "projectors_bias": "a bias on the state-space layers' output projection",
     "attn_layer_indices": "which layers have attention",
     "num_kv_shared_layers": "layers that reuse an earlier layer's keys and values",
+    "zero_expert_num": "zero-computation (identity) experts in the routing pool",
+    "mtp_num_layers": "multi-token prediction layers",
+    "oe_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
+    "ngram_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
+    "fa_interval": "a hybrid of linear and full attention layers (LongCat)",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -1843,6 +1848,88 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
         names="mtp"),) if mtp else ()))
 
 
+# ---- LongCat-Flash (shortcut-connected MoE with zero-computation experts) ------------------------
+def _longcat_flash(r: _Reader) -> dict[str, Any]:
+    # LongcatFlash (LongCat-Flash-Chat/-Thinking; transformers 5.24.0 modeling_longcat_flash.py,
+    # vLLM's longcat_flash.py @ fe441ccfe6a851ce9704eb3ed5a4f5559b89e75f). num_layers blocks, each
+    # two sublayers: input_layernorm[j], an MLA attention self_attn[j] (DeepSeek-V3's projections:
+    # q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj;
+    # their biases when attention_bias, refused), post_attention_layernorm[j], a dense gated MLP
+    # mlps[j] of ffn_hidden_size; the first sublayer's normed input also feeds the shortcut MoE,
+    # whose output joins the residual after the second sublayer. The MoE: n_routed_experts real
+    # experts of expert_ffn_hidden_size (gate, up, down, no biases), zero_expert_num identity
+    # experts with no weights, a router classifier d x (E + Z) (a bias of E + Z when router_bias)
+    # and its e_score_correction_bias of E + Z (a persistent buffer the checkpoint stores), top
+    # moe_topk of the E + Z. Counted as two library blocks a layer: [attention 0, the MoE with the
+    # dense MLP 0 as its one shared expert (same input, summed into the stream: the same weights,
+    # reads and FLOPs)] and [attention 1, dense MLP 1]; the router columns and biases of the
+    # zero experts go to an extra read by every token. transformers 5.24.0 allocates gate_up_proj
+    # for all E + Z experts (the zero experts' rows are never used or stored): its meta count is
+    # larger than the checkpoint by Z x 2 x d_expert x d a layer (FAMILIES.md 17.16).
+    d = r.int("hidden_size")
+    n = r.int("num_layers", kind="layers")
+    hidden = r.int("num_hidden_layers", None, kind="layers")
+    if hidden is not None and hidden not in (n, 2 * n):
+        raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({hidden}) is neither "
+                          f"'num_layers' ({n}, vLLM's reading) nor twice it ({2 * n}, "
+                          "transformers': two attention sublayers a layer)")
+    method = r.raw("attention_method", "MLA")
+    if not isinstance(method, str) or method.upper() != "MLA":
+        raise ConfigError(f"{r.origin}: field 'attention_method' = {method!r:.40} is not "
+                          "supported: only LongCat-Flash's latent attention ('MLA') is counted")
+    use_mla = r.raw("use_mla")
+    if use_mla not in (None, 1, True):
+        raise ConfigError(f"{r.origin}: field 'use_mla' = {use_mla!r:.40} is not supported: "
+                          "LongCat-Flash's attention is latent attention")
+    r.refuse("attention_bias", "biases on latent attention's projections are not counted")
+    h = r.int("num_attention_heads", kind="heads")
+    r.int("num_key_value_heads", h, kind="heads")  # set to H by the config class; unused
+    nope, rope = r.int("qk_nope_head_dim"), r.int("qk_rope_head_dim")
+    if r.has("qk_head_dim") and r.int("qk_head_dim") != nope + rope:
+        raise ConfigError(f"{r.origin}: field 'qk_head_dim' ({r.int('qk_head_dim')}) differs "
+                          f"from 'qk_nope_head_dim' + 'qk_rope_head_dim' ({nope + rope})")
+    attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank"),
+                     q_lora_rank=r.int("q_lora_rank"), d_nope=nope, d_rope=rope,
+                     d_v=r.int("v_head_dim"))
+    e = r.int("n_routed_experts", kind="experts")
+    k = r.int("moe_topk", kind="experts")
+    z = r.int("zero_expert_num", 0, kind="experts", minimum=0)
+    kind = r.raw("zero_expert_type")
+    if z and kind != "identity":
+        raise ConfigError(f"{r.origin}: field 'zero_expert_type' = {kind!r:.40} is not "
+                          "supported: only identity (zero-computation) experts are counted")
+    if k > e + z:
+        raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) exceeds 'n_routed_experts' + "
+                          f"'zero_expert_num' ({e + z})")
+    bias = r.flag("router_bias", False)
+    for key in ("mla_scale_q_lora", "mla_scale_kv_lora", "norm_topk_prob"):
+        r.flag(key, False)  # scales and a normalization: no parameters
+    r.raw("routed_scaling_factor")
+    d_ff = r.int("ffn_hidden_size")
+    # the correction bias of the E real experts, and the classifier's bias when router_bias,
+    # ride with the router (router_bias counts E entries); the zero experts' go to the extra
+    # a token's k slots reach at most min(k, E) real experts: the upper end, counted
+    moe = MLP(r.int("expert_ffn_hidden_size"), n_experts=e, top_k=min(k, e), n_shared=1,
+              d_shared=d_ff, router_bias=True)
+    dense = MLP(d_ff)
+    layers = [Layers(1, attn, mlp=moe if j == 0 else dense, norms=2)
+              for _ in range(n) for j in (0, 1)]
+    kw = _stack(r, d, layers)
+    zero_cols = z * d                       # classifier rows of the zero experts
+    biases = z + (e + z if bias else 0)     # their correction biases; the classifier's bias
+    if z or bias:
+        kw["extras"] = (Extra(
+            f"zero experts' routing; active: {min(k, e)} real experts (upper end)",
+            n * (zero_cols + biases), True,
+            f"LongCat-Flash's router scores {e} real and {z} identity experts a layer; the "
+            f"identity experts hold no weights, so a token uses between 0 and {min(k, e)} real "
+            f"experts; the active parameters, the bytes a step reads and the FLOPs count "
+            f"{min(k, e)} (the upper "
+            "end; Meituan reports about 27B active on average against 18.6B-31.3B)",
+            read=True, matmul=n * zero_cols),)
+    return kw
+
+
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
 def _glm4_moe(r: _Reader) -> dict[str, Any]:
     # Glm4Moe: q/k/v with biases (attention_bias), o without; q_norm and k_norm of head_dim when
@@ -3470,6 +3557,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
+    "longcat_flash": _longcat_flash,
     "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "gpt_neox": _gpt_neox, "gpt_bigcode": _gpt_bigcode,
     "starcoder2": _starcoder2, "deepseek_v2": _deepseek_v2,
