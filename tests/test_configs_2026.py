@@ -1748,6 +1748,10 @@ def vendored_copy(path: Path) -> Path | None:
 #: (tests/data/ground_truth.json), timm's meta count of the vision network and the hand count of
 #: the audio tower (FAMILIES.md section 14.25)
 CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
+#: reconstructed files whose counts this module holds to a hand count and to the meta count less
+#: what transformers builds and the checkpoint lacks (LongCat-Flash: the identity experts' gate_up
+#: rows, FAMILIES.md section 17.16)
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -1763,11 +1767,12 @@ def test_a_catalog_config_without_ground_truth_is_a_checked_vendored_file(path):
     """Its bytes are a vendored file's, and that file's count is checked here: by its meta
     count (ANSWERED, FROM_DEFAULTS, FAMILY_FILES, PARAMS_ONLY: DeepSeek-V4-Flash, whose cache
     is checked by hand; WITHOUT_CLA: Hunyuan-Large, against its remote code's meta count), by
-    hand (BY_HAND), or in tests/test_gemma3n.py (Gemma 3n's reconstructed files)."""
+    hand (BY_HAND, CHECKED_BY_HAND_HERE), or in tests/test_gemma3n.py (Gemma 3n's reconstructed
+    files)."""
     copy = vendored_copy(path)
     assert copy is not None, f"{path.parent.name}: no ground truth and no vendored original"
     assert copy.stem in (set(ANSWERED) | BY_HAND | FROM_DEFAULTS | FAMILY_FILES | PARAMS_ONLY
-                         | WITHOUT_CLA | CHECKED_IN_TEST_GEMMA3N), copy.stem
+                         | WITHOUT_CLA | CHECKED_IN_TEST_GEMMA3N | CHECKED_BY_HAND_HERE), copy.stem
     assert read_config(path).total_params == read_config(copy).total_params
 
 #: Catalog files that transformers 5.24.0 builds as a different model than the checkpoint's.
