@@ -2966,3 +2966,65 @@ def test_longcat_flash_accepts_both_readings_of_num_hidden_layers():
     total = read_config(c).total_params
     assert read_config({**c, "num_hidden_layers": 28}).total_params == total  # vLLM's
     assert read_config({**c, "num_hidden_layers": 56}).total_params == total  # transformers'
+
+
+# ---- Cohere 2: Command R7B and Command A (parallel blocks, 3 windowed layers in 4; 17.17) ------
+COMMAND_A = CONFIGS / "reconstructed" / "c4ai-command-a-03-2025.json"
+COMMAND_R7B = CONFIGS / "reconstructed" / "c4ai-command-r7b-12-2024.json"
+
+
+@pytest.mark.parametrize("path", [COMMAND_A, COMMAND_R7B], ids=["command-a", "command-r7b"])
+def test_cohere2_equals_the_meta_count_and_a_count_by_hand(path):
+    c, t, m = json.loads(path.read_text()), truth(path), read_config(path)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv, n = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                   c["num_hidden_layers"])
+    dh = d // h
+    # q and o of H d_h, k and v of H_kv d_h, a gated MLP, one bias-free LayerNorm (the block
+    # is parallel: attention and MLP read the same normed input)
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + d
+    assert m.total_params == n * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert m.active_params == m.total_params
+
+
+def test_cohere2_command_a_rounds_to_the_cards_111b_and_its_cache_by_hand():
+    # the Command A card (huggingface.co/CohereForAI/c4ai-command-a-03-2025): "Model Size: 111
+    # billion parameters"
+    m = read_config(COMMAND_A)
+    assert round(m.total_params / 1e9) == 111
+    # 48 layers slide over 4,096 tokens, 16 are global: K and V of 8 heads of 128 at 2 bytes
+    per_layer = 2 * 8 * 128 * 2
+    assert m.kv_cache_bytes(32768) == 16 * 32768 * per_layer + 48 * 4096 * per_layer
+    assert [run.attention.window for run in m.layers[:2]] == [4096, None]
+    assert sum(run.count for run in m.layers if run.attention.window is None) == 16
+
+
+def test_cohere2_layer_types_and_pattern_decide_the_windows():
+    c = json.loads(COMMAND_R7B.read_text())
+    full = read_config({**c, "layer_types": ["full_attention"] * 32,
+                        "sliding_window_pattern": None})
+    assert all(run.attention.window is None for run in full.layers)
+    # both given, they must agree (transformers follows layer_types alone)
+    same = ["full_attention" if (i + 1) % 4 == 0 else "sliding_attention" for i in range(32)]
+    assert read_config({**c, "layer_types": same}).total_params == read_config(c).total_params
+    with pytest.raises(ConfigError, match="'layer_types' disagrees"):
+        read_config({**c, "layer_types": ["full_attention"] * 32})
+    halves = read_config({**c, "sliding_window_pattern": 2})
+    assert sum(run.count for run in halves.layers if run.attention.window) == 16
+    # transformers' default pattern is 4
+    default = {k: v for k, v in c.items() if k != "sliding_window_pattern"}
+    assert read_config(default).kv_cache_bytes(8192) == read_config(c).kv_cache_bytes(8192)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"head_dim": 96}, "head_dim"),
+    ({"sliding_window": None}, "sliding_window"),
+    ({"layer_norm_bias": True}, "layer_norm_bias"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"layer_types": ["chunked_attention"] * 32}, "layer_types"),
+])
+def test_cohere2_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(COMMAND_R7B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -385,6 +385,9 @@ def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
         return [i % 2 == 0 for i in range(n)]
     if rule == "olmo3":  # OLMo 3: three sliding layers, then one full
         return [(i + 1) % 4 != 0 for i in range(n)]
+    if rule == "cohere2":  # Cohere 2: every sliding_window_pattern-th layer (4) is global
+        p = r.int("sliding_window_pattern", 4, kind="count")
+        return [(i + 1) % p != 0 for i in range(n)]
     if rule == "pattern":  # Gemma 3: every sliding_window_pattern-th layer is global
         p = r.int("sliding_window_pattern", 6, kind="count")
         return [(i + 1) % p != 0 for i in range(n)]
@@ -1222,14 +1225,21 @@ def _olmo3(r: _Reader) -> dict[str, Any]:
     # biases on q/k/v/o when attention_bias) with windows: layer_types, else
     # Olmo3Config's rule, three sliding layers then one full (i + 1) % 4 != 0; sliding_window
     # 4096 by default. A null window with sliding layers is refused (no window to keep).
-    n = r.int("num_hidden_layers", kind="layers")
+    _sliding_types(r, r.int("num_hidden_layers", kind="layers"), "OLMo 3")
+    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
+
+
+def _sliding_types(r: _Reader, n: int, name: str) -> list[str] | None:
+    """``layer_types`` (sliding or full, one per layer), or None; a null ``sliding_window``
+    where some layer slides (or the family's rule would make one slide) is refused: the
+    family's sliding layers need a window."""
     types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
     if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None and (
             types is None or "sliding_attention" in types):
-        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but OLMo 3's sliding "
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but {name}'s sliding "
                           "layers need a window; give the window, or layer_types without "
                           "sliding layers")
-    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
+    return types
 
 
 def _olmoe(r: _Reader) -> dict[str, Any]:
@@ -1254,6 +1264,39 @@ def _olmoe(r: _Reader) -> dict[str, Any]:
 def _cohere(r: _Reader) -> dict[str, Any]:
     r.refuse("use_qk_norm", "Cohere's per-head q/k LayerNorms are not counted")
     return _llama_like(r, tied=True, norms=1)
+
+
+def _cohere2(r: _Reader) -> dict[str, Any]:
+    # Cohere2 (Command R7B, Command A; transformers 5.24.0 modeling_cohere2.py): one LayerNorm
+    # without bias (a weight of d) feeds attention and the MLP side by side (a parallel block:
+    # the same weights, reads and FLOPs as one after the other); q, k, v, o with biases when
+    # attention_bias; a gated MLP without biases; a final LayerNorm of d; the head tied by
+    # default; logits scaled by logit_scale (no parameter). head_dim is d / H whatever the file
+    # says (Cohere2Config.__post_init__ sets it), so a head_dim that differs is refused. Windows:
+    # layer_types, else every sliding_window_pattern-th layer (default 4) is global and the
+    # others slide over sliding_window (default 4096); the global layers use no positional
+    # encoding (NoPE), which changes no count. A null window with sliding layers is refused.
+    d = r.int("hidden_size")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide "
+                          f"'hidden_size' ({d}), which Cohere 2's head width needs")
+    if r.has("head_dim") and r.int("head_dim") != d // h:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({r.int('head_dim')}) differs from "
+                          f"hidden_size / num_attention_heads ({d // h}): transformers' "
+                          "Cohere 2 builds heads of d / H whatever the file says")
+    n = r.int("num_hidden_layers", kind="layers")
+    types = _sliding_types(r, n, "Cohere 2")
+    if types is not None and r.cfg.get("sliding_window_pattern") is not None:
+        # both given: transformers reads layer_types and ignores the pattern; they must agree
+        p = r.int("sliding_window_pattern", kind="count")
+        if [t == "sliding_attention" for t in types] != [(i + 1) % p != 0 for i in range(n)]:
+            raise ConfigError(f"{r.origin}: field 'layer_types' disagrees with "
+                              f"'sliding_window_pattern' ({p}): give one of them")
+    r.refuse("layer_norm_bias", "Cohere 2's LayerNorms have no bias in transformers and vLLM")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    r.raw("logit_scale")  # scales the logits: no parameter
+    return _llama_like(r, tied=True, norms=1, window_rule="cohere2", window_default=4096)
 
 
 def _phimoe(r: _Reader) -> dict[str, Any]:
@@ -3558,7 +3601,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
     "longcat_flash": _longcat_flash,
-    "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
+    "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "cohere2": _cohere2,
+    "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "gpt_neox": _gpt_neox, "gpt_bigcode": _gpt_bigcode,
     "starcoder2": _starcoder2, "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
