@@ -3028,3 +3028,42 @@ def test_cohere2_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(COMMAND_R7B.read_text())
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- GLM-4-0414: a dense block with four norms and q/k/v biases (FAMILIES.md 17.18) ------------
+GLM4_9B = CONFIGS / "reconstructed" / "glm-4-9b-0414.json"
+
+
+def test_glm4_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(GLM4_9B.read_text()), truth(GLM4_9B), read_config(GLM4_9B)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv, dh = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                    c["head_dim"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh + h * dh + 2 * kv * dh  # q/k/v biases, o none
+    block = attn + 3 * d * c["intermediate_size"] + 4 * d  # fused gate_up, down; four norms
+    assert m.total_params == c["num_hidden_layers"] * block + d + 2 * c["vocab_size"] * d
+    assert int(m.total_params / 1e9) == 9  # the name's 9B (9.40B)
+    # 40 layers, K and V of 2 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 2 * 128 * 2
+
+
+def test_glm4_head_width_and_biases_follow_the_config_class():
+    c = json.loads(GLM4_9B.read_text())
+    # Glm4Config's head_dim is 128 whatever d / H is: 64 heads of a 4,096 width are 64 x 128
+    wide = {k: v for k, v in c.items() if k != "head_dim"}
+    assert read_config({**wide, "num_attention_heads": 64}).layers[0].attention.d_head == 128
+    plain = read_config({**c, "attention_bias": False})
+    assert read_config(c).total_params - plain.total_params == 40 * (32 + 2 * 2) * 128
+    assert not read_config(c).layers[0].attention.o_bias
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"layer_types": ["sliding_attention"] * 40}, "layer_types"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+    ({"n_routed_experts": 8}, "n_routed_experts"),
+])
+def test_glm4_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GLM4_9B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

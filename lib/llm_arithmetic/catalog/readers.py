@@ -1973,6 +1973,36 @@ def _longcat_flash(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- GLM-4-0414 and GLM-Z1 (dense) -------------------------------------------------------------
+#: transformers' Glm4Config defaults (configuration_glm4.py in transformers 5.24.0) for the keys that
+#: size the model: head_dim 128 whatever d / H is (Glm4Attention reads config.head_dim), q/k/v
+#: biases by default, the head untied.
+GLM4_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 13696,
+    "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2,
+    "head_dim": 128, "max_position_embeddings": 131072, "tie_word_embeddings": False,
+    "attention_bias": True,
+}
+
+
+def _glm4(r: _Reader) -> dict[str, Any]:
+    # Glm4 (GLM-4-9B/32B-0414, GLM-Z1; transformers 5.24.0 modeling_glm4.py): q_proj, k_proj,
+    # v_proj with biases when attention_bias, o_proj without; a fused gate_up_proj (d -> 2 d_ff)
+    # and down_proj, no biases (the same weights as separate gate and up); four RMSNorms a
+    # block: input_layernorm, post_self_attn_layernorm (on the attention's output),
+    # post_attention_layernorm (before the MLP), post_mlp_layernorm (on the MLP's output); a
+    # final norm; the head untied by default. Partial rotary embedding: no parameters. No
+    # window: a layer_types key is refused unread.
+    inner = _defaulted(r.cfg, GLM4_DEFAULTS, r.origin, r.family)
+    _restated(inner, "mlp_bias", False, "its MLP has no biases")
+    inner.raw("partial_rotary_factor")  # how much of each head is rotated: no parameter
+    kw = _llama_like(inner, norms=4)
+    kw["layers"] = tuple(replace(run, attention=replace(run.attention, o_bias=False))
+                         for run in kw["layers"])
+    r.read |= inner.read
+    return kw
+
+
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
 def _glm4_moe(r: _Reader) -> dict[str, Any]:
     # Glm4Moe: q/k/v with biases (attention_bias), o without; q_norm and k_norm of head_dim when
@@ -3600,7 +3630,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
-    "longcat_flash": _longcat_flash,
+    "longcat_flash": _longcat_flash, "glm4": _glm4,
     "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "cohere2": _cohere2,
     "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "gpt_neox": _gpt_neox, "gpt_bigcode": _gpt_bigcode,
