@@ -1748,10 +1748,10 @@ def vendored_copy(path: Path) -> Path | None:
 #: (tests/data/ground_truth.json), timm's meta count of the vision network and the hand count of
 #: the audio tower (FAMILIES.md section 14.25)
 CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
-#: reconstructed files whose counts this module holds to a hand count and to the meta count less
-#: what transformers builds and the checkpoint lacks (LongCat-Flash: the identity experts' gate_up
+#: reconstructed files whose counts this module holds to a hand count and to the meta count (less
+#: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
 #: rows, FAMILIES.md section 17.16)
-CHECKED_BY_HAND_HERE = {"longcat-flash-chat"}
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
