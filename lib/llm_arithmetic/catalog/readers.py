@@ -1908,7 +1908,9 @@ def _longcat_flash(r: _Reader) -> dict[str, Any]:
     # reads and FLOPs)] and [attention 1, dense MLP 1]; the router columns and biases of the
     # zero experts go to an extra read by every token. transformers 5.24.0 allocates gate_up_proj
     # for all E + Z experts (the zero experts' rows are never used or stored): its meta count is
-    # larger than the checkpoint by Z x 2 x d_expert x d a layer (FAMILIES.md 17.16).
+    # larger than the checkpoint by Z x 2 x d_expert x d a layer (FAMILIES.md 17.16). Under
+    # tensor parallelism the extra is whole on every chip, as vLLM's router (a ReplicatedLinear
+    # with its correction bias) and the library's router_copied_params are.
     d = r.int("hidden_size")
     n = r.int("num_layers", kind="layers")
     hidden = r.int("num_hidden_layers", None, kind="layers")
@@ -1969,7 +1971,7 @@ def _longcat_flash(r: _Reader) -> dict[str, Any]:
             f"experts; the active parameters, the bytes a step reads and the FLOPs count "
             f"{min(k, e)} (the upper "
             "end; Meituan reports about 27B active on average against 18.6B-31.3B)",
-            read=True, matmul=n * zero_cols),)
+            read=True, matmul=n * zero_cols, copied=True),)
     return kw
 
 
