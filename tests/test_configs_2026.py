@@ -1755,6 +1755,10 @@ def vendored_copy(path: Path) -> Path | None:
 #: (tests/data/ground_truth.json), timm's meta count of the vision network and the hand count of
 #: the audio tower (FAMILIES.md section 14.25)
 CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
+#: reconstructed files whose counts this module holds to a hand count and to the meta count (less
+#: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
+#: rows, FAMILIES.md section 17.19)
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -1770,11 +1774,12 @@ def test_a_catalog_config_without_ground_truth_is_a_checked_vendored_file(path):
     """Its bytes are a vendored file's, and that file's count is checked here: by its meta
     count (ANSWERED, FROM_DEFAULTS, FAMILY_FILES, PARAMS_ONLY: DeepSeek-V4-Flash, whose cache
     is checked by hand; WITHOUT_CLA: Hunyuan-Large, against its remote code's meta count), by
-    hand (BY_HAND), or in tests/test_gemma3n.py (Gemma 3n's reconstructed files)."""
+    hand (BY_HAND, CHECKED_BY_HAND_HERE), or in tests/test_gemma3n.py (Gemma 3n's reconstructed
+    files)."""
     copy = vendored_copy(path)
     assert copy is not None, f"{path.parent.name}: no ground truth and no vendored original"
     assert copy.stem in (set(ANSWERED) | BY_HAND | FROM_DEFAULTS | FAMILY_FILES | PARAMS_ONLY
-                         | WITHOUT_CLA | CHECKED_IN_TEST_GEMMA3N), copy.stem
+                         | WITHOUT_CLA | CHECKED_IN_TEST_GEMMA3N | CHECKED_BY_HAND_HERE), copy.stem
     assert read_config(path).total_params == read_config(copy).total_params
 
 #: Catalog files that transformers 5.24.0 builds as a different model than the checkpoint's.
@@ -3050,3 +3055,185 @@ def test_afm_by_hand_two_matrix_mlp():
 def test_afm_refuses_what_it_does_not_read_naming_the_field(change, field):
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**config("afm-4.5b"), **change})
+# ---- LongCat-Flash: shortcut-connected MoE with zero-computation experts (FAMILIES.md 17.19) --
+LONGCAT = CONFIGS / "reconstructed" / "longcat-flash-chat.json"
+
+
+def _longcat_by_hand(c: dict) -> dict:
+    """LongCat-Flash's parts from the config alone (vLLM's longcat_flash.py @ fe441ccf: two MLA
+    sublayers, two dense MLPs and one MoE of E real experts a layer; a router over E + Z)."""
+    d, h, layers = c["hidden_size"], c["num_attention_heads"], c["num_layers"]
+    rq, rkv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                               c["qk_rope_head_dim"], c["v_head_dim"])
+    mla = (d * rq + rq + rq * h * (nope + rope) + d * (rkv + rope) + rkv
+           + rkv * h * (nope + dv) + h * dv * d)
+    dense = 3 * d * c["ffn_hidden_size"]
+    expert = 3 * d * c["expert_ffn_hidden_size"]
+    e, z = c["n_routed_experts"], c["zero_expert_num"]
+    router = d * (e + z) + (e + z)  # classifier, e_score_correction_bias
+    shared = 2 * mla + 2 * dense + 4 * d + router
+    table = c["vocab_size"] * d
+    return dict(total=layers * (shared + e * expert) + d + 2 * table,
+                least=layers * shared + d + table,  # no real expert: the head, not the table
+                expert=expert, layers=layers, table=table, e=e, z=z)
+
+
+def test_longcat_flash_total_by_hand_and_against_the_meta_count():
+    c, t, m = json.loads(LONGCAT.read_text()), truth(LONGCAT), read_config(LONGCAT)
+    hand = _longcat_by_hand(c)
+    assert m.total_params == hand["total"] == 560_664_980_480
+    # transformers 5.24.0 allocates gate_up_proj for all E + Z experts (modeling_longcat_flash.py
+    # LongcatFlashExperts: torch.empty(total_experts, 2 * intermediate, hidden)); the zero
+    # experts' rows are never used, and vLLM's FusedMoE holds E experts only
+    unused = hand["layers"] * hand["z"] * 2 * c["expert_ffn_hidden_size"] * c["hidden_size"]
+    assert m.total_params == t["params"] + t["persistent_buffers"] - unused
+    assert t["persistent_buffers"] == hand["layers"] * (hand["e"] + hand["z"])
+
+
+def test_longcat_flash_rounds_to_the_cards_560b_and_its_active_range():
+    # the LongCat-Flash-Chat card: 560B total, 18.6B-31.3B active (about 27B on average), the
+    # figures truncated to a tenth and without the input embedding table
+    c, m = json.loads(LONGCAT.read_text()), read_config(LONGCAT)
+    hand = _longcat_by_hand(c)
+    assert int(m.total_params / 1e9) == 560
+    assert int(hand["least"] / 1e8) == 186
+    # the library's convention: every one of the 12 routed slots is a real expert (the upper
+    # end), the input table counted as the library counts it for every model
+    upper = hand["least"] + hand["layers"] * c["moe_topk"] * hand["expert"]
+    assert m.active_params == upper + hand["table"]
+    assert int(upper / 1e8) == 313
+    (extra,) = m.extras
+    assert "upper end" in extra.name and extra.read and extra.in_total
+    assert extra.matmul == hand["layers"] * hand["z"] * c["hidden_size"]
+
+
+def test_longcat_flash_cache_and_layers():
+    m = read_config(LONGCAT)
+    # 56 latent attention sublayers, each caching the 512 latent and the 64-wide rotary key
+    assert m.kv_cache_bytes_per_token() == 2 * 28 * (512 + 64) * 2
+    assert sum(run.count for run in m.layers) == 56
+    assert sum(run.count for run in m.layers if run.mlp.is_moe) == 28
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"attention_method": "LSA"}, "attention_method"),
+    ({"zero_expert_type": "constant"}, "zero_expert_type"),
+    ({"mtp_num_layers": 1}, "mtp_num_layers"),
+    ({"oe_vocab_size_ratio": 78}, "oe_vocab_size_ratio"),
+    ({"index_topk": 2048}, "index_topk"),
+    ({"num_hidden_layers": 30}, "num_hidden_layers"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"moe_topk": 769}, "moe_topk"),
+])
+def test_longcat_flash_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(LONGCAT.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+def test_longcat_flash_accepts_both_readings_of_num_hidden_layers():
+    c = json.loads(LONGCAT.read_text())
+    total = read_config(c).total_params
+    assert read_config({**c, "num_hidden_layers": 28}).total_params == total  # vLLM's
+    assert read_config({**c, "num_hidden_layers": 56}).total_params == total  # transformers'
+
+
+# ---- Cohere 2: Command R7B and Command A (parallel blocks, 3 windowed layers in 4; 17.20) ------
+COMMAND_A = CONFIGS / "reconstructed" / "c4ai-command-a-03-2025.json"
+COMMAND_R7B = CONFIGS / "reconstructed" / "c4ai-command-r7b-12-2024.json"
+
+
+@pytest.mark.parametrize("path", [COMMAND_A, COMMAND_R7B], ids=["command-a", "command-r7b"])
+def test_cohere2_equals_the_meta_count_and_a_count_by_hand(path):
+    c, t, m = json.loads(path.read_text()), truth(path), read_config(path)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv, n = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                   c["num_hidden_layers"])
+    dh = d // h
+    # q and o of H d_h, k and v of H_kv d_h, a gated MLP, one bias-free LayerNorm (the block
+    # is parallel: attention and MLP read the same normed input)
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + d
+    assert m.total_params == n * block + d + c["vocab_size"] * d  # final norm, tied table
+    assert m.active_params == m.total_params
+
+
+def test_cohere2_command_a_rounds_to_the_cards_111b_and_its_cache_by_hand():
+    # the Command A card (huggingface.co/CohereForAI/c4ai-command-a-03-2025): "Model Size: 111
+    # billion parameters"
+    m = read_config(COMMAND_A)
+    assert round(m.total_params / 1e9) == 111
+    # 48 layers slide over 4,096 tokens, 16 are global: K and V of 8 heads of 128 at 2 bytes
+    per_layer = 2 * 8 * 128 * 2
+    assert m.kv_cache_bytes(32768) == 16 * 32768 * per_layer + 48 * 4096 * per_layer
+    assert [run.attention.window for run in m.layers[:2]] == [4096, None]
+    assert sum(run.count for run in m.layers if run.attention.window is None) == 16
+
+
+def test_cohere2_layer_types_and_pattern_decide_the_windows():
+    c = json.loads(COMMAND_R7B.read_text())
+    full = read_config({**c, "layer_types": ["full_attention"] * 32,
+                        "sliding_window_pattern": None})
+    assert all(run.attention.window is None for run in full.layers)
+    # both given, they must agree (transformers follows layer_types alone)
+    same = ["full_attention" if (i + 1) % 4 == 0 else "sliding_attention" for i in range(32)]
+    assert read_config({**c, "layer_types": same}).total_params == read_config(c).total_params
+    with pytest.raises(ConfigError, match="'layer_types' disagrees"):
+        read_config({**c, "layer_types": ["full_attention"] * 32})
+    halves = read_config({**c, "sliding_window_pattern": 2})
+    assert sum(run.count for run in halves.layers if run.attention.window) == 16
+    # transformers' default pattern is 4
+    default = {k: v for k, v in c.items() if k != "sliding_window_pattern"}
+    assert read_config(default).kv_cache_bytes(8192) == read_config(c).kv_cache_bytes(8192)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"head_dim": 96}, "head_dim"),
+    ({"sliding_window": None}, "sliding_window"),
+    ({"layer_norm_bias": True}, "layer_norm_bias"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"layer_types": ["chunked_attention"] * 32}, "layer_types"),
+])
+def test_cohere2_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(COMMAND_R7B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- GLM-4-0414: a dense block with four norms and q/k/v biases (FAMILIES.md 17.21) ------------
+GLM4_9B = CONFIGS / "reconstructed" / "glm-4-9b-0414.json"
+
+
+def test_glm4_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(GLM4_9B.read_text()), truth(GLM4_9B), read_config(GLM4_9B)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv, dh = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                    c["head_dim"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh + h * dh + 2 * kv * dh  # q/k/v biases, o none
+    block = attn + 3 * d * c["intermediate_size"] + 4 * d  # fused gate_up, down; four norms
+    assert m.total_params == c["num_hidden_layers"] * block + d + 2 * c["vocab_size"] * d
+    assert int(m.total_params / 1e9) == 9  # the name's 9B (9.40B)
+    # 40 layers, K and V of 2 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 2 * 128 * 2
+
+
+def test_glm4_head_width_and_biases_follow_the_config_class():
+    c = json.loads(GLM4_9B.read_text())
+    # Glm4Config's head_dim is 128 whatever d / H is: 64 heads of a 4,096 width are 64 x 128
+    wide = {k: v for k, v in c.items() if k != "head_dim"}
+    assert read_config({**wide, "num_attention_heads": 64}).layers[0].attention.d_head == 128
+    plain = read_config({**c, "attention_bias": False})
+    assert read_config(c).total_params - plain.total_params == 40 * (32 + 2 * 2) * 128
+    assert not read_config(c).layers[0].attention.o_bias
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"layer_types": ["sliding_attention"] * 40}, "layer_types"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+    ({"n_routed_experts": 8}, "n_routed_experts"),
+])
+def test_glm4_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GLM4_9B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -66,17 +66,25 @@ V3_TP8 = 7 * (61 * V3_MLA + 58 * V3_ROUTER + (2 * 61 + 1) * 7168)
 QWEN_TP8 = ((8 - 4) * 2 * 128 * 4096 * 94
             + 7 * (94 * (128 * 4096 + 2 * 128) + (2 * 94 + 1) * 4096))
 
+# LongCat-Flash-Chat at tp 8 (vLLM's longcat_flash.py @ fe441ccf: DeepseekV2MLAAttention, the router
+# a ReplicatedLinear over 512 real + 256 zero experts with its correction bias): 7 more copies of
+# 56 MLA blocks' q_a/kv_a projections and norms, of 28 routers of 768 columns with their biases
+# (the zero experts' 256 among them, an extra of the model) and of the 4 x 28 + 1 norms
+LONGCAT_MLA = 6144 * (1536 + 512 + 64) + 1536 + 512
+LONGCAT_TP8 = 7 * (56 * LONGCAT_MLA + 28 * (768 * 6144 + 768) + (4 * 28 + 1) * 6144)
+
 
 def test_hand_counts():
     assert LLAMA_TP16 == 1_361_960_960          # 1.93% of the model's 70.55 B
     assert V3_MLA == 15_140_864 and 61 * V3_MLA == 923_592_704   # ~0.92 B copied a chip
     assert V3_TP8 == 7_216_437_760
     assert QWEN_TP8 == 744_833_536
+    assert LONGCAT_TP8 == 6_017_299_456
 
 
 @pytest.mark.parametrize("name, tp, copies", [
     ("llama-3.1-70b", 16, LLAMA_TP16), ("deepseek-v3", 8, V3_TP8),
-    ("qwen3-235b-a22b", 8, QWEN_TP8)])
+    ("qwen3-235b-a22b", 8, QWEN_TP8), ("longcat-flash-chat", 8, LONGCAT_TP8)])
 def test_the_group_holds_the_copies(name, tp, copies):
     ev = _group(name, tp=tp, context=4096, weights="fp8")
     assert ev.get("tp_copy_params") == copies

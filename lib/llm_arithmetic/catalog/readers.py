@@ -199,6 +199,11 @@ COUNT_KEYS: Mapping[str, str] = {
     "projectors_bias": "a bias on the state-space layers' output projection",
     "attn_layer_indices": "which layers have attention",
     "num_kv_shared_layers": "layers that reuse an earlier layer's keys and values",
+    "zero_expert_num": "zero-computation (identity) experts in the routing pool",
+    "mtp_num_layers": "multi-token prediction layers",
+    "oe_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
+    "ngram_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
+    "fa_interval": "a hybrid of linear and full attention layers (LongCat)",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -380,6 +385,9 @@ def _window_flags(r: _Reader, n: int, rule: str) -> list[bool]:
         return [i % 2 == 0 for i in range(n)]
     if rule == "olmo3":  # OLMo 3: three sliding layers, then one full
         return [(i + 1) % 4 != 0 for i in range(n)]
+    if rule == "cohere2":  # Cohere 2: every sliding_window_pattern-th layer (4) is global
+        p = r.int("sliding_window_pattern", 4, kind="count")
+        return [(i + 1) % p != 0 for i in range(n)]
     if rule == "pattern":  # Gemma 3: every sliding_window_pattern-th layer is global
         p = r.int("sliding_window_pattern", 6, kind="count")
         return [(i + 1) % p != 0 for i in range(n)]
@@ -1225,14 +1233,21 @@ def _olmo3(r: _Reader) -> dict[str, Any]:
     # biases on q/k/v/o when attention_bias) with windows: layer_types, else
     # Olmo3Config's rule, three sliding layers then one full (i + 1) % 4 != 0; sliding_window
     # 4096 by default. A null window with sliding layers is refused (no window to keep).
-    n = r.int("num_hidden_layers", kind="layers")
+    _sliding_types(r, r.int("num_hidden_layers", kind="layers"), "OLMo 3")
+    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
+
+
+def _sliding_types(r: _Reader, n: int, name: str) -> list[str] | None:
+    """``layer_types`` (sliding or full, one per layer), or None; a null ``sliding_window``
+    where some layer slides (or the family's rule would make one slide) is refused: the
+    family's sliding layers need a window."""
     types = r.str_list("layer_types", n, ("sliding_attention", "full_attention"))
     if "sliding_window" in r.cfg and r.cfg["sliding_window"] is None and (
             types is None or "sliding_attention" in types):
-        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but OLMo 3's sliding "
+        raise ConfigError(f"{r.origin}: field 'sliding_window' is null, but {name}'s sliding "
                           "layers need a window; give the window, or layer_types without "
                           "sliding layers")
-    return _llama_like(r, qk_norm="full", norms=2, window_rule="olmo3", window_default=4096)
+    return types
 
 
 def _olmoe(r: _Reader) -> dict[str, Any]:
@@ -1257,6 +1272,39 @@ def _olmoe(r: _Reader) -> dict[str, Any]:
 def _cohere(r: _Reader) -> dict[str, Any]:
     r.refuse("use_qk_norm", "Cohere's per-head q/k LayerNorms are not counted")
     return _llama_like(r, tied=True, norms=1)
+
+
+def _cohere2(r: _Reader) -> dict[str, Any]:
+    # Cohere2 (Command R7B, Command A; transformers 5.24.0 modeling_cohere2.py): one LayerNorm
+    # without bias (a weight of d) feeds attention and the MLP side by side (a parallel block:
+    # the same weights, reads and FLOPs as one after the other); q, k, v, o with biases when
+    # attention_bias; a gated MLP without biases; a final LayerNorm of d; the head tied by
+    # default; logits scaled by logit_scale (no parameter). head_dim is d / H whatever the file
+    # says (Cohere2Config.__post_init__ sets it), so a head_dim that differs is refused. Windows:
+    # layer_types, else every sliding_window_pattern-th layer (default 4) is global and the
+    # others slide over sliding_window (default 4096); the global layers use no positional
+    # encoding (NoPE), which changes no count. A null window with sliding layers is refused.
+    d = r.int("hidden_size")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide "
+                          f"'hidden_size' ({d}), which Cohere 2's head width needs")
+    if r.has("head_dim") and r.int("head_dim") != d // h:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({r.int('head_dim')}) differs from "
+                          f"hidden_size / num_attention_heads ({d // h}): transformers' "
+                          "Cohere 2 builds heads of d / H whatever the file says")
+    n = r.int("num_hidden_layers", kind="layers")
+    types = _sliding_types(r, n, "Cohere 2")
+    if types is not None and r.cfg.get("sliding_window_pattern") is not None:
+        # both given: transformers reads layer_types and ignores the pattern; they must agree
+        p = r.int("sliding_window_pattern", kind="count")
+        if [t == "sliding_attention" for t in types] != [(i + 1) % p != 0 for i in range(n)]:
+            raise ConfigError(f"{r.origin}: field 'layer_types' disagrees with "
+                              f"'sliding_window_pattern' ({p}): give one of them")
+    r.refuse("layer_norm_bias", "Cohere 2's LayerNorms have no bias in transformers and vLLM")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    r.raw("logit_scale")  # scales the logits: no parameter
+    return _llama_like(r, tied=True, norms=1, window_rule="cohere2", window_default=4096)
 
 
 def _phimoe(r: _Reader) -> dict[str, Any]:
@@ -1849,6 +1897,120 @@ def _deepseek_v4(r: _Reader) -> dict[str, Any]:
         "module, in DeepSeek's inference code's layout (not in Flash's published 284B)",
         layers=tuple(run for x in mtp for run in x.layers), modules=len(mtp),
         names="mtp"),) if mtp else ()))
+
+
+# ---- LongCat-Flash (shortcut-connected MoE with zero-computation experts) ------------------------
+def _longcat_flash(r: _Reader) -> dict[str, Any]:
+    # LongcatFlash (LongCat-Flash-Chat/-Thinking; transformers 5.24.0 modeling_longcat_flash.py,
+    # vLLM's longcat_flash.py @ fe441ccfe6a851ce9704eb3ed5a4f5559b89e75f). num_layers blocks, each
+    # two sublayers: input_layernorm[j], an MLA attention self_attn[j] (DeepSeek-V3's projections:
+    # q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj;
+    # their biases when attention_bias, refused), post_attention_layernorm[j], a dense gated MLP
+    # mlps[j] of ffn_hidden_size; the first sublayer's normed input also feeds the shortcut MoE,
+    # whose output joins the residual after the second sublayer. The MoE: n_routed_experts real
+    # experts of expert_ffn_hidden_size (gate, up, down, no biases), zero_expert_num identity
+    # experts with no weights, a router classifier d x (E + Z) (a bias of E + Z when router_bias)
+    # and its e_score_correction_bias of E + Z (a persistent buffer the checkpoint stores), top
+    # moe_topk of the E + Z. Counted as two library blocks a layer: [attention 0, the MoE with the
+    # dense MLP 0 as its one shared expert (same input, summed into the stream: the same weights,
+    # reads and FLOPs)] and [attention 1, dense MLP 1]; the router columns and biases of the
+    # zero experts go to an extra read by every token. transformers 5.24.0 allocates gate_up_proj
+    # for all E + Z experts (the zero experts' rows are never used or stored): its meta count is
+    # larger than the checkpoint by Z x 2 x d_expert x d a layer (FAMILIES.md 17.19). Under
+    # tensor parallelism the extra is whole on every chip, as vLLM's router (a ReplicatedLinear
+    # with its correction bias) and the library's router_copied_params are.
+    d = r.int("hidden_size")
+    n = r.int("num_layers", kind="layers")
+    hidden = r.int("num_hidden_layers", None, kind="layers")
+    if hidden is not None and hidden not in (n, 2 * n):
+        raise ConfigError(f"{r.origin}: field 'num_hidden_layers' ({hidden}) is neither "
+                          f"'num_layers' ({n}, vLLM's reading) nor twice it ({2 * n}, "
+                          "transformers': two attention sublayers a layer)")
+    method = r.raw("attention_method", "MLA")
+    if not isinstance(method, str) or method.upper() != "MLA":
+        raise ConfigError(f"{r.origin}: field 'attention_method' = {method!r:.40} is not "
+                          "supported: only LongCat-Flash's latent attention ('MLA') is counted")
+    use_mla = r.raw("use_mla")
+    if use_mla not in (None, 1, True):
+        raise ConfigError(f"{r.origin}: field 'use_mla' = {use_mla!r:.40} is not supported: "
+                          "LongCat-Flash's attention is latent attention")
+    r.refuse("attention_bias", "biases on latent attention's projections are not counted")
+    h = r.int("num_attention_heads", kind="heads")
+    r.int("num_key_value_heads", h, kind="heads")  # set to H by the config class; unused
+    nope, rope = r.int("qk_nope_head_dim"), r.int("qk_rope_head_dim")
+    if r.has("qk_head_dim") and r.int("qk_head_dim") != nope + rope:
+        raise ConfigError(f"{r.origin}: field 'qk_head_dim' ({r.int('qk_head_dim')}) differs "
+                          f"from 'qk_nope_head_dim' + 'qk_rope_head_dim' ({nope + rope})")
+    attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank"),
+                     q_lora_rank=r.int("q_lora_rank"), d_nope=nope, d_rope=rope,
+                     d_v=r.int("v_head_dim"))
+    e = r.int("n_routed_experts", kind="experts")
+    k = r.int("moe_topk", kind="experts")
+    z = r.int("zero_expert_num", 0, kind="experts", minimum=0)
+    kind = r.raw("zero_expert_type")
+    if z and kind != "identity":
+        raise ConfigError(f"{r.origin}: field 'zero_expert_type' = {kind!r:.40} is not "
+                          "supported: only identity (zero-computation) experts are counted")
+    if k > e + z:
+        raise ConfigError(f"{r.origin}: field 'moe_topk' ({k}) exceeds 'n_routed_experts' + "
+                          f"'zero_expert_num' ({e + z})")
+    bias = r.flag("router_bias", False)
+    for key in ("mla_scale_q_lora", "mla_scale_kv_lora", "norm_topk_prob"):
+        r.flag(key, False)  # scales and a normalization: no parameters
+    r.raw("routed_scaling_factor")
+    d_ff = r.int("ffn_hidden_size")
+    # the correction bias of the E real experts, and the classifier's bias when router_bias,
+    # ride with the router (router_bias counts E entries); the zero experts' go to the extra
+    # a token's k slots reach at most min(k, E) real experts: the upper end, counted
+    moe = MLP(r.int("expert_ffn_hidden_size"), n_experts=e, top_k=min(k, e), n_shared=1,
+              d_shared=d_ff, router_bias=True)
+    dense = MLP(d_ff)
+    layers = [Layers(1, attn, mlp=moe if j == 0 else dense, norms=2)
+              for _ in range(n) for j in (0, 1)]
+    kw = _stack(r, d, layers)
+    zero_cols = z * d                       # classifier rows of the zero experts
+    biases = z + (e + z if bias else 0)     # their correction biases; the classifier's bias
+    if z or bias:
+        kw["extras"] = (Extra(
+            f"zero experts' routing; active: {min(k, e)} real experts (upper end)",
+            n * (zero_cols + biases), True,
+            f"LongCat-Flash's router scores {e} real and {z} identity experts a layer; the "
+            f"identity experts hold no weights, so a token uses between 0 and {min(k, e)} real "
+            f"experts; the active parameters, the bytes a step reads and the FLOPs count "
+            f"{min(k, e)} (the upper "
+            "end; Meituan reports about 27B active on average against 18.6B-31.3B)",
+            read=True, matmul=n * zero_cols, copied=True),)
+    return kw
+
+
+# ---- GLM-4-0414 and GLM-Z1 (dense) -------------------------------------------------------------
+#: transformers' Glm4Config defaults (configuration_glm4.py in transformers 5.24.0) for the keys that
+#: size the model: head_dim 128 whatever d / H is (Glm4Attention reads config.head_dim), q/k/v
+#: biases by default, the head untied.
+GLM4_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 151552, "hidden_size": 4096, "intermediate_size": 13696,
+    "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 2,
+    "head_dim": 128, "max_position_embeddings": 131072, "tie_word_embeddings": False,
+    "attention_bias": True,
+}
+
+
+def _glm4(r: _Reader) -> dict[str, Any]:
+    # Glm4 (GLM-4-9B/32B-0414, GLM-Z1; transformers 5.24.0 modeling_glm4.py): q_proj, k_proj,
+    # v_proj with biases when attention_bias, o_proj without; a fused gate_up_proj (d -> 2 d_ff)
+    # and down_proj, no biases (the same weights as separate gate and up); four RMSNorms a
+    # block: input_layernorm, post_self_attn_layernorm (on the attention's output),
+    # post_attention_layernorm (before the MLP), post_mlp_layernorm (on the MLP's output); a
+    # final norm; the head untied by default. Partial rotary embedding: no parameters. No
+    # window: a layer_types key is refused unread.
+    inner = _defaulted(r.cfg, GLM4_DEFAULTS, r.origin, r.family)
+    _restated(inner, "mlp_bias", False, "its MLP has no biases")
+    inner.raw("partial_rotary_factor")  # how much of each head is rotated: no parameter
+    kw = _llama_like(inner, norms=4)
+    kw["layers"] = tuple(replace(run, attention=replace(run.attention, o_bias=False))
+                         for run in kw["layers"])
+    r.read |= inner.read
+    return kw
 
 
 # ---- GLM-4.5 -----------------------------------------------------------------------------------
@@ -3614,7 +3776,9 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
     "gemma3": _gemma3, "gemma3_text": _gemma3_text, "phi3": _phi3, "phimoe": _phimoe,
-    "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "gpt2": _gpt2, "opt": _opt,
+    "longcat_flash": _longcat_flash, "glm4": _glm4,
+    "phi": _phi, "olmo2": _olmo2, "olmoe": _olmoe, "cohere": _cohere, "cohere2": _cohere2,
+    "gpt2": _gpt2, "opt": _opt,
     "falcon": _falcon, "gpt_neox": _gpt_neox, "gpt_bigcode": _gpt_bigcode,
     "starcoder2": _starcoder2, "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
