@@ -115,7 +115,7 @@ const Plan = (function () {
     return weight === 0 ? null : total / weight;
   }
 
-  // ---- dependencies (which inputs a name reads), as plan/interpreter.py ----------------------
+  // ---- dependencies (which inputs and steps a name reads), as plan/interpreter.py ------------
   const refs = (v) => (typeof v === "string" ? [v] : []);
   const FIELD_NAMES = new Set(Object.values(P.fields).flatMap((f) => Object.keys(f)));
 
@@ -186,7 +186,7 @@ const Plan = (function () {
     const [rs, hidden, targets] = stepRefs(step);
     const out = new Set();
     for (const r of rs) {
-      for (const d of dependencies(r)) if (!(targets.has(r) && hidden.has(d))) out.add(d);
+      for (const d of [...dependencies(r), r]) if (!(targets.has(r) && hidden.has(d))) out.add(d);
     }
     return (memo[name] = out);
   }
