@@ -130,3 +130,12 @@ def test_olmo2_whole_qk_norms_add_no_all_reduce():
     # OLMo 2 holds its whole-projection q/k norms on every chip and all-gathers q and k (not an
     # all-reduce, not counted): 32 layers, d = 4096, two all-reduces each
     assert comm("olmo-2-7b", 2) == pytest.approx(64 * ring(BATCH * 4096 * 2, 2), rel=1e-12)
+
+
+def test_gemma3n_laurel_adds_one_per_block():
+    # Gemma 3n E2B: 30 layers, d = 2048 (config.json's text_config); vLLM's Gemma3nDecoderLayer
+    # (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3,
+    # vllm/model_executor/models/gemma3n.py): o_proj, down_proj and LAuReL's linear_right,
+    # three RowParallelLinear to the hidden state a block (AltUp's and the per-layer input's
+    # projections are replicated)
+    assert comm("gemma-3n-e2b", 2) == pytest.approx(90 * ring(BATCH * 2048 * 2, 2), rel=1e-12)

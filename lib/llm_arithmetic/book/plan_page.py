@@ -104,6 +104,10 @@ FORM_WORDS = {
     ("reduce", "mlp"): {"latent": "a latent mixture of experts, whose routed sum is "
                                   "all-reduced in the latent",
                         "none": "nothing more"},
+    ("reduce", "norms"): {"laurel": "a block with a low-rank residual (Gemma 3n's LAuReL), "
+                                    "whose row-split up-projection all-reduces the hidden "
+                                    "state once more",
+                          "none": "nothing more"},
     ("span", "attention"): {"compressed": "a window and the compressed entries it selects",
                             "sliding": "a sliding window", "chunked": "a chunk",
                             "topk": "the tokens an indexer selects",

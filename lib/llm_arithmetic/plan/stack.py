@@ -83,6 +83,10 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
                   ["grouped", ["gt", "n_groups", 1]], ["group_norm", ["set", "norm"]],
                   ["none", True]],
         "mlp": [["latent", ["gt", "latent", 0]], ["none", True]],
+        # Gemma 3n's LAuReL residual: Gemma3nLaurelBlock's linear_right is a RowParallelLinear
+        # to the hidden state (vllm/model_executor/models/gemma3n.py @
+        # 034f08e65e596139d8da7fe53c8a892209b64ba3)
+        "norms": [["laurel", ["gt", "laurel", 0]], ["none", True]],
     },
     "span": {
         "attention": [["compressed", ["gt", "o_groups", 0]],
@@ -396,6 +400,9 @@ TERMS: dict[str, dict[str, Any]] = {
                       "parallelism): a routed block's outputs come back by the all-to-all's "
                       "combine", "cases": {form: case for form, case in _TP_ALLREDUCES.items()
                                            if form not in ("moe",)}},
+    "residual_allreduces": {"by": "reduce", "doc": "all-reduces of the hidden state a block's "
+                            "residual branch issues under tensor parallelism",
+                            "cases": {"laurel": ["=", {"value": 1}]}},
     "other_allreduces": {"by": "reduce", "doc": "all-reduces of another width the part issues "
                          "under tensor parallelism",
                          "cases": {r: ["=", {"value": 1}]

@@ -227,9 +227,12 @@ MODEL_STEPS: list[dict[str, Any]] = [
       head_params="prefill_once_params", layer_flops="layer_prefill_flops"),
     s("n_layers", "block", "blocks in the stack"),
     s("n_moe_layers", "moe_layer", "mixture-of-experts blocks"),
+    s("n_residual_allreduces", "residual_allreduces", "all-reduces of the hidden state the "
+      "blocks' residual branches issue (Gemma 3n's LAuReL)"),
     s("n_tp_allreduces", "tp_allreduces", "all-reduces of the hidden state one tensor-parallel "
-      "step issues"),
-    s("n_ep_allreduces", "ep_allreduces", "the same where experts are split"),
+      "step issues", plus=["n_residual_allreduces"]),
+    s("n_ep_allreduces", "ep_allreduces", "the same where experts are split",
+      plus=["n_residual_allreduces"]),
     s("n_tp_other_allreduces", "other_allreduces", "all-reduces of another width one "
       "tensor-parallel step issues"),
     s("n_ep_other_allreduces", "ep_other_allreduces", "the same where experts are split"),

@@ -435,10 +435,12 @@ const Plan = (function () {
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
       // hyper-connections (DeepSeek-V4's residual streams) count with the norms
       parts.norms = run.hc ? {norms: run.norms, hc: run.hc} : {norms: run.norms};
+      // a low-rank residual beside the block (Gemma 3n's LAuReL) marks it with the norms too
+      if (run.laurel) parts.norms.laurel = run.laurel;
       // not a part: the blocks a prefill runs for its last token only (model.Layers.parts)
       if (run.prefill_last) parts.prefill = {last: 1};
       const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0,
-        run.prefill_last || false]);
+        run.prefill_last || false, run.laurel || 0]);
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }
