@@ -116,8 +116,8 @@ FORM_WORDS = {
 
 #: How the list of forms names a selector other than the form itself.
 _SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent state of a ",
-                   "reduce": "the all-reduce under tensor parallelism, besides the output "
-                             "projection's, of a "}
+                   "reduce": "tensor parallelism's all-reduce besides the output "
+                             "projection's, in the part "}
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
                  "head_bias", "extras_in_total", "extras_read", "extras_matmul",
