@@ -122,13 +122,15 @@ def _refusals(m: Any) -> dict[str, str]:
 
 def _runs(layers: Any, d_model: int) -> list[dict[str, Any]]:
     """Runs of :class:`~llm_arithmetic.catalog.model.Layers` as the widgets read them: ``count``,
-    ``norms``, each block's parts by their fields (``hc``: hyper-connections, where any)."""
+    ``norms``, each block's parts by their fields (``hc``: hyper-connections, ``laurel``: a
+    low-rank residual's rank, where any)."""
     out = []
     for run in layers:
         d = {"count": run.count, "norms": run.norms,
              "attention": dataclasses.asdict(run.attention) if run.attention else None,
              "mlp": dataclasses.asdict(run.mlp) if run.mlp else None, "mixer": None,
              **({"hc": run.hc} if run.hc else {}),
+             **({"laurel": run.laurel} if run.laurel else {}),
              **({"prefill_last": True} if run.prefill_last else {})}
         if run.mixer is not None:
             d["mixer"] = dataclasses.asdict(run.mixer)

@@ -88,6 +88,26 @@ FORM_WORDS = {
                                       "names",
                         "fp32": "a Kimi delta attention state, kept in float32",
                         "state": "a recurrent state kept at the state's bits"},
+    ("reduce", "attention"): {"qk_norm": "attention whose whole-projection query and key "
+                                          "norms, split with the heads, all-reduce each "
+                                          "token's two float32 variances (MiniMax-M2)",
+                              "none": "nothing more"},
+    ("reduce", "mixer"): {"xproj": "Mamba-1, whose x_proj, split by rows, all-reduces the "
+                                    "step-size rank and B and C of each token",
+                          "head_norm": "lightning attention, whose norm over the split heads "
+                                       "all-reduces each token's float32 variance",
+                          "grouped": "Mamba-2 of several groups, each chip normalizing its own "
+                                     "(nothing more)",
+                          "group_norm": "Mamba-2 of one group, whose gated norm all-reduces "
+                                        "each token's float32 sum of squares",
+                          "none": "nothing more"},
+    ("reduce", "mlp"): {"latent": "a latent mixture of experts, whose routed sum is "
+                                  "all-reduced in the latent",
+                        "none": "nothing more"},
+    ("reduce", "norms"): {"laurel": "a block with a low-rank residual (Gemma 3n's LAuReL), "
+                                    "whose row-split up-projection all-reduces the hidden "
+                                    "state once more",
+                          "none": "nothing more"},
     ("span", "attention"): {"compressed": "a window and the compressed entries it selects",
                             "sliding": "a sliding window", "chunked": "a chunk",
                             "topk": "the tokens an indexer selects",
@@ -95,7 +115,9 @@ FORM_WORDS = {
 }
 
 #: How the list of forms names a selector other than the form itself.
-_SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent state of a "}
+_SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent state of a ",
+                   "reduce": "tensor parallelism's all-reduce besides the output "
+                             "projection's, in the part "}
 
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
                  "head_bias", "extras_in_total", "extras_read", "extras_matmul",

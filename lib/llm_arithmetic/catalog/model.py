@@ -690,7 +690,10 @@ class Layers:
     width d per block. ``prefill_last``: a prefill runs these blocks for the last prompt token
     only (YOCO's cross-decoder, Phi-4-mini-flash: its keys and values come from an earlier
     layer's cache, so the other positions' outputs are never needed); a decode step runs them
-    as any block."""
+    as any block. ``laurel``: the rank of a learned low-rank residual beside the block (Gemma
+    3n's LAuReL), whose parameters its model counts as an :class:`Extra`; here it marks the
+    block's third all-reduce under tensor parallelism (vLLM splits its up-projection by rows).
+    """
 
     count: int
     attention: Attention | None = None
@@ -701,11 +704,13 @@ class Layers:
     norms: int = 2
     hc: int = 0
     prefill_last: bool = False
+    laurel: int = 0
 
     def validate(self, owner: str) -> None:
         _check_int(owner, "count", self.count)
         _check_int(owner, "norms", self.norms, minimum=0)
         _check_int(owner, "hc", self.hc, minimum=0)
+        _check_int(owner, "laurel", self.laurel, minimum=0)
         if self.attention is None and self.mixer is None and self.mlp is None:
             raise ConfigError(f"{owner}: a layer needs attention, a mixer or an MLP")
         for part in (self.attention, self.mixer, self.mlp):
@@ -727,7 +732,8 @@ class Layers:
                                                ("mixer", self.mixer), ("mlp", self.mlp))
                if p is not None}
         # hyper-connections (DeepSeek-V4's residual streams) count with the norms
-        out["norms"] = {"norms": self.norms, **({"hc": self.hc} if self.hc else {})}
+        out["norms"] = {"norms": self.norms, **({"hc": self.hc} if self.hc else {}),
+                        **({"laurel": self.laurel} if self.laurel else {})}
         # not a part: what a prefill runs of the block (the plan's sums select blocks by it)
         if self.prefill_last:
             out["prefill"] = {"last": 1}

@@ -1022,7 +1022,10 @@ def _gemma3n_text(r: _Reader) -> dict[str, Any]:
                   trained_context=g.int("max_position_embeddings", None, kind="context"),
                   attention=attention, mlp=lambda i: mlps[widths[i]], d_model=d,
                   extras=(extra,) + stored)
-    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple)
+    # every block carries its LAuReL residual (its parameters in the extra above): vLLM's
+    # Gemma3nLaurelBlock splits linear_right by rows, one more all-reduce a block
+    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple,
+              layers=tuple(replace(run, laurel=rank) for run in kw["layers"]))
     r.read |= g.read
     return kw
 

@@ -297,6 +297,13 @@ ep = _sym("ep", "N_{ep}", "expert-parallel degree (chips that split the experts)
 pp = _sym("pp", "N_{pp}", "pipeline-parallel degree (stages of consecutive layers)")
 n_ep_layers = _sym("n_ep_layers", "L_{ep}", "MoE blocks whose experts are split over chips "
                    "(expert parallelism; 0 without it)", assumptions=_NONNEG)
+n_allreduces = _sym("n_allreduces", "N_{ar}", "all-reduces of one tensor-parallel step whose "
+                    "message is the hidden state (after attention or a mixer, after an MLP)",
+                    assumptions=_NONNEG)
+n_other_allreduces = _sym("n_other_allreduces", "N_{ar,x}", "all-reduces of one "
+                          "tensor-parallel step of another width (Mamba-1's x_proj, a norm's "
+                          "variance over split heads, a latent MoE's routed sum)",
+                          assumptions=_NONNEG)
 link_bandwidth = _sym("link_bandwidth", r"\beta_{link}",
                       "bandwidth of one chip's link to its peers, per direction", "B/s", _REAL)
 link_latency = _sym("link_latency", r"\alpha_{link}", "latency of one hop over the link", "s",
@@ -431,6 +438,8 @@ seq_flops = _sym("seq_flops", r"\mathcal{A}",
                  "FLOPs of one decode step for one sequence", "FLOP", _REAL)
 allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a ring, direct, "
                       "or reduced in the switch)", "s", _REAL)
+other_allreduce_time = _sym("other_allreduce_time", "t_{ar,x}", "time of one all-reduce of "
+                            "that other width", "s", _REAL)
 switch_time = _sym("switch_time", r"t_{ar}^{sw}", "time of one all-reduce reduced in the switch",
                   "s", _REAL)
 chips_time = _sym("chips_time", r"t_{ar}^{chip}",

@@ -26,7 +26,8 @@ costs in time.
   every other: a switch without in-switch reduction, a full mesh),
   :data:`two_tier_allreduce_time` (a group larger than one domain: reduce inside each domain,
   all-reduce a 1/N_dom shard between the domains, gather inside; the plan composes the same
-  with the switch inside), :data:`layer_allreduce_time` (a step's all-reduces);
+  with the switch inside), :data:`layer_allreduce_time` (a step's all-reduces, of the hidden state and of other
+  widths: :data:`mamba1_xproj_allreduce_bytes`, :data:`latent_moe_allreduces`);
   :data:`alltoall_copies` (one copy per destination, node-limited routing),
   :data:`dispatch_combine_bytes` (dispatch and combine in their own formats),
   :data:`layer_alltoall_time`; :data:`overlapped_time` (communication hidden under the work).
@@ -45,7 +46,8 @@ __all__ = [
     "tp_step_time", "tp_speedup", "tp_best_degree", "alltoall_bytes", "alltoall_time",
     "decode_allreduce_time", "decode_alltoall_time", "pipeline_bubble", "pipeline_time",
     "switch_allreduce_time", "direct_allreduce_time", "two_tier_allreduce_time",
-    "layer_allreduce_time", "alltoall_copies", "dispatch_combine_bytes", "layer_alltoall_time",
+    "layer_allreduce_time", "mamba1_xproj_allreduce_bytes", "latent_moe_allreduces",
+    "alltoall_copies", "dispatch_combine_bytes", "layer_alltoall_time",
     "overlapped_time",
 ]
 
@@ -459,19 +461,71 @@ def two_tier_allreduce_time(*, message_bytes, domain_chips, n_nodes, link_bandwi
 
 
 @formula("comm_time")
-def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
-    """All-reduces of one tensor-parallel step: two per layer (after attention and after the
-    MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the
-    all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).
+def layer_allreduce_time(*, n_allreduces, allreduce_time, n_other_allreduces=0,
+                         other_allreduce_time=0):
+    """All-reduces of one tensor-parallel step: N_ar whose message is the hidden state (one
+    after attention or a mixer, one after an MLP, where each ends in a row-split projection;
+    none after an expert-parallel MoE block, whose experts' outputs come back by the
+    all-to-all's combine), each taking t_ar, and N_ar,x of another width, each taking t_ar,x
+    (Mamba-1's x_proj output, a norm's variance over heads split across the chips, a latent
+    MoE's routed sum): the plan counts both per block from its parts' forms
+    (:data:`~llm_arithmetic.plan.stack.TERMS` ``tp_allreduces`` and ``other_allreduces``).
 
     Examples
     --------
-    80 dense layers, 4.08 us each: 0.65 ms.
+    80 dense layers, two all-reduces each at 4.08 us: 0.65 ms. MiniMax-M1 (80 blocks; 70 of
+    them lightning attention, whose norm all-reduces one float32 variance per token besides
+    its output projection): 160 at 4.08 us and 70 latency-bound ones at, say, 1.9 us: 0.79 ms.
 
-    >>> round(layer_allreduce_time(n_layers=80, n_ep_layers=0, allreduce_time=4.08e-6) * 1e3, 2)
+    >>> round(layer_allreduce_time(n_allreduces=160, allreduce_time=4.08e-6) * 1e3, 2)
     0.65
+    >>> round(layer_allreduce_time(n_allreduces=160, allreduce_time=4.08e-6,
+    ...                            n_other_allreduces=70, other_allreduce_time=1.9e-6) * 1e3, 2)
+    0.79
     """
-    return (2 * n_layers - n_ep_layers) * allreduce_time
+    return n_allreduces * allreduce_time + n_other_allreduces * other_allreduce_time
+
+
+@formula("message_bytes")
+def mamba1_xproj_allreduce_bytes(*, batch, dt_rank, d_state, bits=16):
+    """Bytes of the second all-reduce of a tensor-parallel Mamba-1 layer. vLLM's ``MambaMixer``
+    splits the inner width d_inner over the chips, so ``x_proj``, which maps the d_inner
+    channels to the step-size rank and B and C, is split by rows (a ``RowParallelLinear``):
+    each chip holds a partial sum of its r_dt + 2 d_state outputs, all-reduced before
+    ``dt_proj`` (vllm-project/vllm @ 00f8d4456f506c4885a122c993796a6abc319af8,
+    vllm/model_executor/layers/mamba/mamba_mixer.py), in the activations' 16 bits.
+
+    Examples
+    --------
+    Phi-4-mini-flash-reasoning (r_dt = 160, d_state = 16) decoding a batch of 64:
+    64 x (160 + 32) x 2 bytes = 24,576 bytes, against 64 x 2560 x 2 = 327,680 for the hidden
+    state.
+
+    >>> mamba1_xproj_allreduce_bytes(batch=64, dt_rank=160, d_state=16)
+    24576
+    """
+    return batch * (dt_rank + 2 * d_state) * bits / 8
+
+
+@formula("n_allreduces")
+def latent_moe_allreduces(*, n_shared_experts):
+    """All-reduces of the hidden state a tensor-parallel latent MoE block issues: its routed
+    experts' sum is all-reduced in the latent, before the up-projection (an all-reduce of
+    another width), so the shared experts' output is all-reduced on its own, one where there
+    are shared experts and none without (vLLM's ``MoERunner.forward``:
+    ``_maybe_reduce_routed_output_before_transform``, then
+    ``_maybe_reduce_shared_expert_output``; vllm-project/vllm @
+    01cb3084506318d5a2d4c40f0798b0db04498b42,
+    vllm/model_executor/layers/fused_moe/runner/moe_runner.py).
+
+    Examples
+    --------
+    Nemotron 3 Super (one shared expert): 1.
+
+    >>> latent_moe_allreduces(n_shared_experts=1)
+    1
+    """
+    return sp.Min(1, n_shared_experts, evaluate=False)
 
 
 @formula("alltoall_copies", exact=False)

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -140,9 +140,10 @@ PARAMS = {
     'kv_transfer_time': ('transfer_bytes', 'link_bandwidth', 'link_latency'),
     'latent_copied_matrices': ('d_model', 'd_latent'),
     'latent_moe_active_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_active_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
+    'latent_moe_allreduces': ('n_shared_experts',),
     'latent_moe_copied_params': ('d_model', 'd_latent', 'n_experts', 'n_shared_experts', 'router_bias', 'shared_gate', 'mlp_bias', 'latent_norm'),
     'latent_moe_params': ('d_model', 'd_latent', 'd_ff', 'n_experts', 'n_shared_experts', 'd_shared', 'n_mlp_mats', 'mlp_bias', 'router_bias', 'shared_gate', 'latent_norm'),
-    'layer_allreduce_time': ('n_layers', 'n_ep_layers', 'allreduce_time'),
+    'layer_allreduce_time': ('n_allreduces', 'allreduce_time', 'n_other_allreduces', 'other_allreduce_time'),
     'layer_alltoall_time': ('n_ep_layers', 'alltoall_bytes', 'link_bandwidth', 'link_latency'),
     'layer_cache_bytes': ('kv_layer_bytes', 'attended', 'batch'),
     'lightning_decode_flops': ('n_la_heads', 'd_key'),
@@ -155,6 +156,7 @@ PARAMS = {
     'mamba1_params': ('d_model', 'd_inner', 'd_state', 'dt_rank', 'd_conv', 'conv_bias'),
     'mamba1_prefill_flops': ('d_inner', 'd_state', 'd_conv', 'prompt'),
     'mamba1_state_bytes': ('d_inner', 'd_state', 'd_conv', 'bits_state'),
+    'mamba1_xproj_allreduce_bytes': ('batch', 'dt_rank', 'd_state', 'bits'),
     'mamba2_copied_params': ('d_model', 'ssm_bias'),
     'mamba2_decode_flops': ('d_inner', 'd_state', 'n_groups', 'd_conv'),
     'mamba2_matmul_params': ('d_model', 'd_inner', 'd_state', 'n_groups', 'n_ssm_heads'),
@@ -6273,6 +6275,49 @@ def latent_moe_active_params(*, d_model, d_latent, d_ff, n_experts, n_active_exp
         return _vector_result(n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
+def latent_moe_allreduces(*, n_shared_experts):
+    """All-reduces of the hidden state a tensor-parallel latent MoE block issues: its routed
+    experts' sum is all-reduced in the latent, before the up-projection (an all-reduce of
+    another width), so the shared experts' output is all-reduced on its own, one where there
+    are shared experts and none without (vLLM's ``MoERunner.forward``:
+    ``_maybe_reduce_routed_output_before_transform``, then
+    ``_maybe_reduce_shared_expert_output``; vllm-project/vllm @
+    01cb3084506318d5a2d4c40f0798b0db04498b42,
+    vllm/model_executor/layers/fused_moe/runner/moe_runner.py).
+
+    .. math::
+
+        N_{ar} = \\min\\left(1, E_{s}\\right)
+
+    Parameters
+    ----------
+    n_shared_experts : number or array
+        Shared experts per MoE block (every token uses them), :math:`E_{s}` [-]
+
+    Returns
+    -------
+    n_allreduces : number or array
+        All-reduces of one tensor-parallel step whose message is the hidden state (after attention or a mixer, after an MLP), :math:`N_{ar}` [-]
+
+    Examples
+    --------
+    Nemotron 3 Super (one shared expert): 1.
+
+    >>> latent_moe_allreduces(n_shared_experts=1)
+    1
+    """
+    _exact = _exact_args(('n_shared_experts',), (n_shared_experts,))
+    if _exact is not None:
+        n_shared_experts, = _exact
+        try:
+            return _exact_result(min(1, n_shared_experts))
+        except ZeroDivisionError:
+            return _inf
+    n_shared_experts, = _vector_args(('n_shared_experts',), (n_shared_experts,))
+    with _quiet():
+        return _vector_result(_np.minimum(1, n_shared_experts))
+
+
 def latent_moe_copied_params(*, d_model, d_latent, n_experts, n_shared_experts=0, router_bias=0, shared_gate=0, mlp_bias=0, latent_norm=0):
     """Parameters of one latent mixture of experts that every chip of a tensor-parallel group
     holds whole: what :data:`router_copied_params` copies, the latent projections
@@ -6396,23 +6441,29 @@ def latent_moe_params(*, d_model, d_latent, d_ff, n_experts, n_shared_experts=0,
         return _vector_result(n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + _np.where(_np.equal(n_experts, 1), 0, n_experts*router_bias + n_experts*d_model))
 
 
-def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
-    """All-reduces of one tensor-parallel step: two per layer (after attention and after the
-    MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the
-    all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).
+def layer_allreduce_time(*, n_allreduces, allreduce_time, n_other_allreduces=0, other_allreduce_time=0):
+    """All-reduces of one tensor-parallel step: N_ar whose message is the hidden state (one
+    after attention or a mixer, one after an MLP, where each ends in a row-split projection;
+    none after an expert-parallel MoE block, whose experts' outputs come back by the
+    all-to-all's combine), each taking t_ar, and N_ar,x of another width, each taking t_ar,x
+    (Mamba-1's x_proj output, a norm's variance over heads split across the chips, a latent
+    MoE's routed sum): the plan counts both per block from its parts' forms
+    (:data:`~llm_arithmetic.plan.stack.TERMS` ``tp_allreduces`` and ``other_allreduces``).
 
     .. math::
 
-        t_{comm} = t_{ar} \\left(2 L - L_{ep}\\right)
+        t_{comm} = N_{ar,x} t_{ar,x} + N_{ar} t_{ar}
 
     Parameters
     ----------
-    n_layers : number or array
-        Number of transformer blocks, :math:`L` [-]
-    n_ep_layers : number or array
-        MoE blocks whose experts are split over chips (expert parallelism; 0 without it), :math:`L_{ep}` [-]
+    n_allreduces : number or array
+        All-reduces of one tensor-parallel step whose message is the hidden state (after attention or a mixer, after an MLP), :math:`N_{ar}` [-]
     allreduce_time : number or array
         Time of one all-reduce (a ring, direct, or reduced in the switch), :math:`t_{ar}` [s]
+    n_other_allreduces : number or array (default 0)
+        All-reduces of one tensor-parallel step of another width (Mamba-1's x_proj, a norm's variance over split heads, a latent MoE's routed sum), :math:`N_{ar,x}` [-]
+    other_allreduce_time : number or array (default 0)
+        Time of one all-reduce of that other width, :math:`t_{ar,x}` [s]
 
     Returns
     -------
@@ -6421,21 +6472,26 @@ def layer_allreduce_time(*, n_layers, n_ep_layers, allreduce_time):
 
     Examples
     --------
-    80 dense layers, 4.08 us each: 0.65 ms.
+    80 dense layers, two all-reduces each at 4.08 us: 0.65 ms. MiniMax-M1 (80 blocks; 70 of
+    them lightning attention, whose norm all-reduces one float32 variance per token besides
+    its output projection): 160 at 4.08 us and 70 latency-bound ones at, say, 1.9 us: 0.79 ms.
 
-    >>> round(layer_allreduce_time(n_layers=80, n_ep_layers=0, allreduce_time=4.08e-6) * 1e3, 2)
+    >>> round(layer_allreduce_time(n_allreduces=160, allreduce_time=4.08e-6) * 1e3, 2)
     0.65
+    >>> round(layer_allreduce_time(n_allreduces=160, allreduce_time=4.08e-6,
+    ...                            n_other_allreduces=70, other_allreduce_time=1.9e-6) * 1e3, 2)
+    0.79
     """
-    _exact = _exact_args(('n_layers', 'n_ep_layers', 'allreduce_time'), (n_layers, n_ep_layers, allreduce_time))
+    _exact = _exact_args(('n_allreduces', 'allreduce_time', 'n_other_allreduces', 'other_allreduce_time'), (n_allreduces, allreduce_time, n_other_allreduces, other_allreduce_time))
     if _exact is not None:
-        n_layers, n_ep_layers, allreduce_time = _exact
+        n_allreduces, allreduce_time, n_other_allreduces, other_allreduce_time = _exact
         try:
-            return _exact_result(allreduce_time*(2*n_layers - n_ep_layers))
+            return _exact_result(n_other_allreduces*other_allreduce_time + n_allreduces*allreduce_time)
         except ZeroDivisionError:
             return _inf
-    n_layers, n_ep_layers, allreduce_time = _vector_args(('n_layers', 'n_ep_layers', 'allreduce_time'), (n_layers, n_ep_layers, allreduce_time))
+    n_allreduces, allreduce_time, n_other_allreduces, other_allreduce_time = _vector_args(('n_allreduces', 'allreduce_time', 'n_other_allreduces', 'other_allreduce_time'), (n_allreduces, allreduce_time, n_other_allreduces, other_allreduce_time))
     with _quiet():
-        return _vector_result(allreduce_time*(2*n_layers - n_ep_layers))
+        return _vector_result(n_other_allreduces*other_allreduce_time + n_allreduces*allreduce_time)
 
 
 def layer_alltoall_time(*, n_ep_layers, alltoall_bytes, link_bandwidth, link_latency=0):
@@ -6964,6 +7020,55 @@ def mamba1_state_bytes(*, d_inner, d_state, d_conv, bits_state=16):
     d_inner, d_state, d_conv, bits_state = _vector_args(('d_inner', 'd_state', 'd_conv', 'bits_state'), (d_inner, d_state, d_conv, bits_state))
     with _quiet():
         return _vector_result(((1/8))*bits_state*d_inner*(d_state + d_conv - 1))
+
+
+def mamba1_xproj_allreduce_bytes(*, batch, dt_rank, d_state, bits=16):
+    """Bytes of the second all-reduce of a tensor-parallel Mamba-1 layer. vLLM's ``MambaMixer``
+    splits the inner width d_inner over the chips, so ``x_proj``, which maps the d_inner
+    channels to the step-size rank and B and C, is split by rows (a ``RowParallelLinear``):
+    each chip holds a partial sum of its r_dt + 2 d_state outputs, all-reduced before
+    ``dt_proj`` (vllm-project/vllm @ 00f8d4456f506c4885a122c993796a6abc319af8,
+    vllm/model_executor/layers/mamba/mamba_mixer.py), in the activations' 16 bits.
+
+    .. math::
+
+        M_{msg} = \\frac{B b \\left(r_{dt} + 2 d_{st}\\right)}{8}
+
+    Parameters
+    ----------
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    dt_rank : number or array
+        Rank of a Mamba-1 mixer's step-size projection (the input-dependent dt comes from r_dt channels, projected up to d_in), :math:`r_{dt}` [-]
+    d_state : number or array
+        State size per channel of a Mamba-2 or Mamba-1 mixer, :math:`d_{st}` [-]
+    bits : number or array (default 16)
+        Bits per element of an operand, :math:`b` [bit]
+
+    Returns
+    -------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+
+    Examples
+    --------
+    Phi-4-mini-flash-reasoning (r_dt = 160, d_state = 16) decoding a batch of 64:
+    64 x (160 + 32) x 2 bytes = 24,576 bytes, against 64 x 2560 x 2 = 327,680 for the hidden
+    state.
+
+    >>> mamba1_xproj_allreduce_bytes(batch=64, dt_rank=160, d_state=16)
+    24576
+    """
+    _exact = _exact_args(('batch', 'dt_rank', 'd_state', 'bits'), (batch, dt_rank, d_state, bits))
+    if _exact is not None:
+        batch, dt_rank, d_state, bits = _exact
+        try:
+            return _exact_result((_F(1, 8))*batch*bits*(2*d_state + dt_rank))
+        except ZeroDivisionError:
+            return _inf
+    batch, dt_rank, d_state, bits = _vector_args(('batch', 'dt_rank', 'd_state', 'bits'), (batch, dt_rank, d_state, bits))
+    with _quiet():
+        return _vector_result(((1/8))*batch*bits*(2*d_state + dt_rank))
 
 
 def mamba2_copied_params(*, d_model, ssm_bias=0):

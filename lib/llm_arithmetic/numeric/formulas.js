@@ -617,6 +617,11 @@ export function latent_moe_active_params({d_model, d_latent, d_ff, n_experts, n_
   return n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + n_active_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
+/** All-reduces of the hidden state a tensor-parallel latent MoE block issues: its routed experts' sum is all-reduced in the latent, before the up-projection (an all-reduce of another width), so the shared experts' output is all-reduced on its own, one where there are shared experts and none without (vLLM's ``MoERunner.forward``: ``_maybe_reduce_routed_output_before_transform``, then ``_maybe_reduce_shared_expert_output``; vllm-project/vllm @ 01cb3084506318d5a2d4c40f0798b0db04498b42, vllm/model_executor/layers/fused_moe/runner/moe_runner.py). [1] */
+export function latent_moe_allreduces({n_shared_experts} = {}) {
+  return Math.min(1, n_shared_experts);
+}
+
 /** Parameters of one latent mixture of experts that every chip of a tensor-parallel group holds whole: what :data:`router_copied_params` copies, the latent projections (:data:`latent_copied_matrices`) and their norm (d_lat, Kimi K3's ``routed_expert_norm``). The experts are split. [1] */
 export function latent_moe_copied_params({d_model, d_latent, n_experts, n_shared_experts = 0, router_bias = 0, shared_gate = 0, mlp_bias = 0, latent_norm = 0} = {}) {
   return latent_norm*d_latent + mlp_bias*d_model*(n_experts + n_shared_experts) + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
@@ -627,9 +632,9 @@ export function latent_moe_params({d_model, d_latent, d_ff, n_experts, n_shared_
   return n_experts*(mlp_bias*(d_ff*(n_mlp_mats - 1) + d_latent) + d_ff*d_latent*n_mlp_mats) + n_shared_experts*(mlp_bias*(d_model + d_shared*(n_mlp_mats - 1)) + d_model*d_shared*n_mlp_mats) + latent_norm*d_latent + shared_gate*d_model + 2*d_latent*d_model + ((n_experts === 1) ? (0) : (n_experts*router_bias + n_experts*d_model));
 }
 
-/** All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers). [s] */
-export function layer_allreduce_time({n_layers, n_ep_layers, allreduce_time} = {}) {
-  return allreduce_time*(2*n_layers - n_ep_layers);
+/** All-reduces of one tensor-parallel step: N_ar whose message is the hidden state (one after attention or a mixer, one after an MLP, where each ends in a row-split projection; none after an expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine), each taking t_ar, and N_ar,x of another width, each taking t_ar,x (Mamba-1's x_proj output, a norm's variance over heads split across the chips, a latent MoE's routed sum): the plan counts both per block from its parts' forms (:data:`~llm_arithmetic.plan.stack.TERMS` ``tp_allreduces`` and ``other_allreduces``). [s] */
+export function layer_allreduce_time({n_allreduces, allreduce_time, n_other_allreduces = 0, other_allreduce_time = 0} = {}) {
+  return n_other_allreduces*other_allreduce_time + n_allreduces*allreduce_time;
 }
 
 /** All-to-all time of one step on one chip: in each of the L_ep expert-parallel MoE blocks, its bytes over its link and a latency for each of the two phases (:data:`alltoall_time`). [s] */
@@ -690,6 +695,11 @@ export function mamba1_prefill_flops({d_inner, d_state, d_conv, prompt} = {}) {
 /** Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st, one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It does not grow with the context. [B] */
 export function mamba1_state_bytes({d_inner, d_state, d_conv, bits_state = 16} = {}) {
   return ((1/8))*bits_state*d_inner*(d_state + d_conv - 1);
+}
+
+/** Bytes of the second all-reduce of a tensor-parallel Mamba-1 layer. vLLM's ``MambaMixer`` splits the inner width d_inner over the chips, so ``x_proj``, which maps the d_inner channels to the step-size rank and B and C, is split by rows (a ``RowParallelLinear``): each chip holds a partial sum of its r_dt + 2 d_state outputs, all-reduced before ``dt_proj`` (vllm-project/vllm @ 00f8d4456f506c4885a122c993796a6abc319af8, vllm/model_executor/layers/mamba/mamba_mixer.py), in the activations' 16 bits. [B] */
+export function mamba1_xproj_allreduce_bytes({batch, dt_rank, d_state, bits = 16} = {}) {
+  return ((1/8))*batch*bits*(2*d_state + dt_rank);
 }
 
 /** Parameters of one Mamba-2 mixer that every chip of a tensor-parallel group holds whole beyond its share: the output projection's bias (a ``RowParallelLinear``) where the mixer has biases. Its B and C groups are split, but where there are fewer groups than chips (one group, the only such case vLLM accepts) each chip holds a copy of it (``extra_groups_for_head_shards``): the group holds N_tp groups, counted as :data:`kv_heads_held` counts key/value heads. [1] */
@@ -3160,6 +3170,16 @@ export const FORMULAS = {
   "summary": "Parameters of one latent mixture-of-experts block that one token uses: k routed experts in the latent, both latent projections (and the latent norm, if any), every shared expert, the router.",
   "unit": "1"
  },
+ "latent_moe_allreduces": {
+  "defaults": {},
+  "latex": "N_{ar} = \\min\\left(1, E_{s}\\right)",
+  "lhs": "n_allreduces",
+  "params": [
+   "n_shared_experts"
+  ],
+  "summary": "All-reduces of the hidden state a tensor-parallel latent MoE block issues: its routed experts' sum is all-reduced in the latent, before the up-projection (an all-reduce of another width), so the shared experts' output is all-reduced on its own, one where there are shared experts and none without (vLLM's ``MoERunner.forward``: ``_maybe_reduce_routed_output_before_transform``, then ``_maybe_reduce_shared_expert_output``; vllm-project/vllm @ 01cb3084506318d5a2d4c40f0798b0db04498b42, vllm/model_executor/layers/fused_moe/runner/moe_runner.py).",
+  "unit": "1"
+ },
  "latent_moe_copied_params": {
   "defaults": {
    "latent_norm": 0,
@@ -3212,15 +3232,19 @@ export const FORMULAS = {
   "unit": "1"
  },
  "layer_allreduce_time": {
-  "defaults": {},
-  "latex": "t_{comm} = t_{ar} \\left(2 L - L_{ep}\\right)",
+  "defaults": {
+   "n_other_allreduces": 0,
+   "other_allreduce_time": 0
+  },
+  "latex": "t_{comm} = N_{ar,x} t_{ar,x} + N_{ar} t_{ar}",
   "lhs": "comm_time",
   "params": [
-   "n_layers",
-   "n_ep_layers",
-   "allreduce_time"
+   "n_allreduces",
+   "allreduce_time",
+   "n_other_allreduces",
+   "other_allreduce_time"
   ],
-  "summary": "All-reduces of one tensor-parallel step: two per layer (after attention and after the MLP), except one per expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine instead; each takes t_ar (of whichever algorithm and tiers).",
+  "summary": "All-reduces of one tensor-parallel step: N_ar whose message is the hidden state (one after attention or a mixer, one after an MLP, where each ends in a row-split projection; none after an expert-parallel MoE block, whose experts' outputs come back by the all-to-all's combine), each taking t_ar, and N_ar,x of another width, each taking t_ar,x (Mamba-1's x_proj output, a norm's variance over heads split across the chips, a latent MoE's routed sum): the plan counts both per block from its parts' forms (:data:`~llm_arithmetic.plan.stack.TERMS` ``tp_allreduces`` and ``other_allreduces``).",
   "unit": "s"
  },
  "layer_alltoall_time": {
@@ -3381,6 +3405,21 @@ export const FORMULAS = {
    "bits_state"
   ],
   "summary": "Bytes of one Mamba-1 layer's state for one sequence: the recurrent state (d_in x d_st, one row of d_st per channel) and the last k_conv - 1 inputs of the convolution over x. It does not grow with the context.",
+  "unit": "B"
+ },
+ "mamba1_xproj_allreduce_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{msg} = \\frac{B b \\left(r_{dt} + 2 d_{st}\\right)}{8}",
+  "lhs": "message_bytes",
+  "params": [
+   "batch",
+   "dt_rank",
+   "d_state",
+   "bits"
+  ],
+  "summary": "Bytes of the second all-reduce of a tensor-parallel Mamba-1 layer. vLLM's ``MambaMixer`` splits the inner width d_inner over the chips, so ``x_proj``, which maps the d_inner channels to the step-size rank and B and C, is split by rows (a ``RowParallelLinear``): each chip holds a partial sum of its r_dt + 2 d_state outputs, all-reduced before ``dt_proj`` (vllm-project/vllm @ 00f8d4456f506c4885a122c993796a6abc319af8, vllm/model_executor/layers/mamba/mamba_mixer.py), in the activations' 16 bits.",
   "unit": "B"
  },
  "mamba2_copied_params": {

@@ -363,7 +363,9 @@ def step_refs(step: Mapping[str, Any]) -> tuple[set[str], set[str], set[str]]:
 
 def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
                  memo: dict[str, frozenset[str]]) -> frozenset[str]:
-    """The inputs a name depends on (a superset), computed once per plan."""
+    """The inputs and steps a name depends on (a superset), computed once per plan: a child
+    :class:`Evaluator` whose changes (inputs, or a step's value an ``at`` replaces) meet them
+    computes the name anew."""
     if name in memo:
         return memo[name]
     step = steps.get(name)
@@ -374,7 +376,7 @@ def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
     refs, hidden, targets = step_refs(step)
     out: set[str] = set()
     for r in refs:
-        deps = dependencies(steps, r, memo)
+        deps = dependencies(steps, r, memo) | {r}
         out |= deps - hidden if r in targets else deps
     memo[name] = frozenset(out)
     return memo[name]

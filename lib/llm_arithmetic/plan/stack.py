@@ -11,8 +11,10 @@ tables say everything else:
 
 * :data:`FORMS` -- which form a part takes (``"mla"``, ``"gated"`` or ``"attention"``;
   ``"gdn"``, ``"kda"``, ``"lightning"``, ``"shortconv"``, ``"mamba1"``, ``"gmu"`` or ``"mamba2"``; ``"moe"``, ``"shared"`` or ``"mlp"``, ...) and over which span an
-  attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), each the first rule whose
-  condition holds;
+  attention layer looks (``"full"``, ``"sliding"``, ``"chunked"``), and which all-reduce a part
+  issues under tensor parallelism besides its output projection's (``"reduce"``: Mamba-1's
+  ``"xproj"``, a norm's variance, a latent MoE's routed sum, or ``"none"``), each the first
+  rule whose condition holds;
 * :data:`FIELDS` -- the part's numbers under their glossary names (a flag from a boolean, a
   renamed field, a default);
 * :data:`TERMS` -- per quantity, the registered formula of each form, with the bindings of its
@@ -60,6 +62,31 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "kept": {
         "mixer": [["checkpoint", ["set", "ssm_bits"]], ["fp32", ["gt", "kda_heads", 0]],
                   ["state", True]],
+    },
+    # which all-reduce a part issues under tensor parallelism besides its output projection's
+    # (vLLM's layers, read by hand; llm_arithmetic.formulas.parallel.layer_allreduce_time):
+    # Mamba-1's x_proj is split by rows (vllm/model_executor/layers/mamba/mamba_mixer.py @
+    # 00f8d4456f506c4885a122c993796a6abc319af8); lightning attention's RMSNorm over the heads,
+    # split across the chips, all-reduces each token's float32 variance
+    # (MiniMaxText01RMSNormTP, vllm/model_executor/layers/mamba/linear_attn.py @
+    # d29a69a5f9eac41579524a0c22bcd68dd15b9ba7); MiniMax-M2's whole-projection q and k norms,
+    # split with the heads, all-reduce their two variances at once (forward_qk, same file;
+    # OLMo 2's, held whole, all-gather q and k instead: not counted); Mamba-2's gated norm
+    # all-reduces a sum of squares per token where it has one group (Mixer2RMSNormGated,
+    # vllm/model_executor/layers/mamba/mamba_mixer2.py @
+    # 004d4e4cf6dbbc83ba15f889d76c213c94c7207b; with several groups each chip normalizes its
+    # own); a latent MoE all-reduces its routed sum in the latent (moe_runner.py,
+    # formulas.parallel.latent_moe_allreduces)
+    "reduce": {
+        "attention": [["qk_norm", ["set", "qk_norm_split"]], ["none", True]],
+        "mixer": [["xproj", ["gt", "dt_rank", 0]], ["head_norm", ["gt", "la_heads", 0]],
+                  ["grouped", ["gt", "n_groups", 1]], ["group_norm", ["set", "norm"]],
+                  ["none", True]],
+        "mlp": [["latent", ["gt", "latent", 0]], ["none", True]],
+        # Gemma 3n's LAuReL residual: Gemma3nLaurelBlock's linear_right is a RowParallelLinear
+        # to the hidden state (vllm/model_executor/models/gemma3n.py @
+        # 034f08e65e596139d8da7fe53c8a892209b64ba3)
+        "norms": [["laurel", ["gt", "laurel", 0]], ["none", True]],
     },
     "span": {
         "attention": [["compressed", ["gt", "o_groups", 0]],
@@ -125,6 +152,16 @@ _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params"
 #: How llama.cpp's windowed layers bind their cells to the engine's inputs.
 _ENGINE_CELLS = {"ctx_cells": "engine_ctx_cells", "ubatch": "engine_ubatch",
                  "n_seqs": "engine_seqs", "cell_pad": "engine_pad", "swa_full": "engine_swa_full"}
+
+#: One all-reduce of the hidden state per part that ends in a row-split projection (attention's
+#: o_proj, a mixer's out_proj, an MLP's down_proj, a MoE block's combined routed and shared
+#: sum); a latent MoE block's shared experts' own (formulas.parallel.latent_moe_allreduces).
+_TP_ALLREDUCES: dict[str, list[Any]] = {
+    **{form: ["=", {"value": 1}] for form in (
+        "attention", "mla", "dsa", "msa", "split", "tied", "reuse", "gated", "compressed",
+        "gdn", "kda", "shortconv", "lightning", "mamba1", "gmu", "mamba2",
+        "mlp", "moe", "shared")},
+    "latent": ["latent_moe_allreduces", {}]}
 
 #: term -> {"by": which of FORMS selects the case, "doc": what it is,
 #:          "cases": {form: [formula, {argument: binding}]}}; the formula ``"="`` is the
@@ -354,6 +391,41 @@ TERMS: dict[str, dict[str, Any]] = {
               "cases": {"norms": ["=", {"value": 1}], "hyper": ["=", {"value": 1}]}},
     "moe_layer": {"by": "form", "doc": "1 for a mixture-of-experts layer",
                   "cases": {"moe": ["=", {"value": 1}], "latent": ["=", {"value": 1}]}},
+    # ---- all-reduces under tensor parallelism (vLLM's layers: each part ends in a row-split
+    # projection whose partial sums are all-reduced; see FORMS["reduce"] for the others) ------
+    "tp_allreduces": {"by": "form", "doc": "all-reduces of the hidden state the part issues "
+                      "under tensor parallelism (its row-split output projection's)",
+                      "cases": _TP_ALLREDUCES},
+    "ep_allreduces": {"by": "form", "doc": "the same where experts are split (expert "
+                      "parallelism): a routed block's outputs come back by the all-to-all's "
+                      "combine", "cases": {form: case for form, case in _TP_ALLREDUCES.items()
+                                           if form not in ("moe",)}},
+    "residual_allreduces": {"by": "reduce", "doc": "all-reduces of the hidden state a block's "
+                            "residual branch issues under tensor parallelism",
+                            "cases": {"laurel": ["=", {"value": 1}]}},
+    "other_allreduces": {"by": "reduce", "doc": "all-reduces of another width the part issues "
+                         "under tensor parallelism",
+                         "cases": {r: ["=", {"value": 1}]
+                                   for r in ("qk_norm", "xproj", "head_norm", "group_norm",
+                                             "latent")}},
+    "ep_other_allreduces": {"by": "reduce", "doc": "the same where experts are split (a latent "
+                            "block's routed sum comes back by the combine)",
+                            "cases": {r: ["=", {"value": 1}]
+                                      for r in ("qk_norm", "xproj", "head_norm",
+                                                "group_norm")}},
+    "other_allreduce_bytes": {"by": "reduce", "doc": "bytes per token of that all-reduce's "
+                              "message",
+                              "cases": {"qk_norm": ["tp_allreduce_bytes",
+                                                    {"batch": 1, "d_model": 2, "bits": 32}],
+                                        "xproj": ["mamba1_xproj_allreduce_bytes",
+                                                  {"batch": 1, "bits": 16}],
+                                        "head_norm": ["tp_allreduce_bytes",
+                                                      {"batch": 1, "d_model": 1, "bits": 32}],
+                                        "group_norm": ["tp_allreduce_bytes",
+                                                       {"batch": 1, "d_model": 1, "bits": 32}],
+                                        "latent": ["tp_allreduce_bytes",
+                                                   {"batch": 1, "d_model": "d_latent",
+                                                    "bits": 16}]}},
 }
 
 #: Forms that have a term the library does not count, per term (the selector's value): the

@@ -238,6 +238,18 @@ MODEL_STEPS: list[dict[str, Any]] = [
       head_params="prefill_once_params", layer_flops="layer_prefill_flops"),
     s("n_layers", "block", "blocks in the stack"),
     s("n_moe_layers", "moe_layer", "mixture-of-experts blocks"),
+    s("n_residual_allreduces", "residual_allreduces", "all-reduces of the hidden state the "
+      "blocks' residual branches issue (Gemma 3n's LAuReL)"),
+    s("n_tp_allreduces", "tp_allreduces", "all-reduces of the hidden state one tensor-parallel "
+      "step issues", plus=["n_residual_allreduces"]),
+    s("n_ep_allreduces", "ep_allreduces", "the same where experts are split",
+      plus=["n_residual_allreduces"]),
+    s("n_tp_other_allreduces", "other_allreduces", "all-reduces of another width one "
+      "tensor-parallel step issues"),
+    s("n_ep_other_allreduces", "ep_other_allreduces", "the same where experts are split"),
+    op("other_allreduce_token_bytes", "mean", "bytes per token of one such all-reduce's "
+       "message (the mean over the blocks that issue one)", term="other_allreduce_bytes",
+       empty=0),
 ]
 
 #: From the counts, a chip and a workload to the bounds.
@@ -881,8 +893,18 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        when="use_switch", then="switch_choice", otherwise="allreduce_algorithm"),
     op("allreduce_one", "add", "one all-reduce: inside the domains, then between them "
        "(two_tier_allreduce_time for rings)", plus=["allreduce_intra", "allreduce_inter"]),
+    op("n_allreduces_step", "choose", "all-reduces of the hidden state in one step",
+       when="ep_split", then="n_ep_allreduces", otherwise="n_tp_allreduces"),
+    op("n_other_step", "choose", "all-reduces of another width in one step",
+       when="ep_split", then="n_ep_other_allreduces", otherwise="n_tp_other_allreduces"),
+    op("other_allreduce_message", "mul", "bytes of one such all-reduce's message",
+       of=["comm_tokens", "other_allreduce_token_bytes"]),
+    guard(op("other_allreduce_one", "at", "one such all-reduce, by the same algorithm and "
+             "tiers", target="allreduce_one",
+             **{"with": {"allreduce_message": "other_allreduce_message"}}), "n_other_step", 0),
     f("allreduce_time", "layer_allreduce_time", "all-reduces of one step",
-      allreduce_time="allreduce_one"),
+      n_allreduces="n_allreduces_step", allreduce_time="allreduce_one",
+      n_other_allreduces="n_other_step", other_allreduce_time="other_allreduce_one"),
     guard(op("allreduce_linked", "choose", "all-reduces, where tp splits the matrices",
              when="tp_split", then="allreduce_time", otherwise=LIT(0.0)), "link_bandwidth"),
     guard(op("allreduce_seconds_per_token", "choose", "all-reduces inside one TPOT",

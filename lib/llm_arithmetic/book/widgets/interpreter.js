@@ -115,7 +115,7 @@ const Plan = (function () {
     return weight === 0 ? null : total / weight;
   }
 
-  // ---- dependencies (which inputs a name reads), as plan/interpreter.py ----------------------
+  // ---- dependencies (which inputs and steps a name reads), as plan/interpreter.py ------------
   const refs = (v) => (typeof v === "string" ? [v] : []);
   const FIELD_NAMES = new Set(Object.values(P.fields).flatMap((f) => Object.keys(f)));
 
@@ -186,7 +186,7 @@ const Plan = (function () {
     const [rs, hidden, targets] = stepRefs(step);
     const out = new Set();
     for (const r of rs) {
-      for (const d of dependencies(r)) if (!(targets.has(r) && hidden.has(d))) out.add(d);
+      for (const d of [...dependencies(r), r]) if (!(targets.has(r) && hidden.has(d))) out.add(d);
     }
     return (memo[name] = out);
   }
@@ -435,10 +435,12 @@ const Plan = (function () {
       for (const part of ["attention", "mixer", "mlp"]) if (run[part]) parts[part] = run[part];
       // hyper-connections (DeepSeek-V4's residual streams) count with the norms
       parts.norms = run.hc ? {norms: run.norms, hc: run.hc} : {norms: run.norms};
+      // a low-rank residual beside the block (Gemma 3n's LAuReL) marks it with the norms too
+      if (run.laurel) parts.norms.laurel = run.laurel;
       // not a part: the blocks a prefill runs for its last token only (model.Layers.parts)
       if (run.prefill_last) parts.prefill = {last: 1};
       const key = JSON.stringify([run.attention, run.mixer, run.mlp, run.norms, run.hc || 0,
-        run.prefill_last || false]);
+        run.prefill_last || false, run.laurel || 0]);
       if (groups.has(key)) groups.get(key)[0] += run.count;
       else groups.set(key, [run.count, parts]);
     }
