@@ -2956,3 +2956,54 @@ def test_jamba_refuses_what_it_does_not_model_by_name():
                        ("attn_layer_period", 8)):
         with pytest.raises(ConfigError, match=f"field '{key}'"):
             read_config({**llama, key: value})
+
+
+# ---- Falcon Mamba: Mamba-1 layers alone (FAMILIES.md 17.17) -----------------------------------
+FALCON_MAMBA = CATALOG / "falcon-mamba-7b" / "config.json"
+
+
+def test_falcon_mamba_equals_the_meta_count_and_the_hub_figure():
+    t, m = truth(FALCON_MAMBA), read_config(FALCON_MAMBA)
+    assert m.family == "falcon_mamba"
+    assert m.total_params == m.active_params == t["params"] == 7_272_665_088
+    # the weightless RMS norms on dt, B and C are non-persistent buffers, not weights
+    assert t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e7) == 727  # the Hub's "7.27B params"
+
+
+def test_falcon_mamba_by_hand_and_no_cache():
+    c = json.loads(FALCON_MAMBA.read_text(encoding="utf-8"))
+    d, v, n = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"]
+    # d_in is intermediate_size (8,192), not expand x d (16 x 4,096): FalconMambaConfig writes
+    # expand x d first and the file's intermediate_size over it
+    d_in, ds, r, k = c["intermediate_size"], c["state_size"], c["time_step_rank"], 4
+    assert d_in != c["expand"] * d
+    layer = (d * 2 * d_in + d_in * k + d_in + d_in * (r + 2 * ds) + r * d_in + d_in
+             + d_in * ds + d_in + d_in * d + d)
+    m = read_config(FALCON_MAMBA)
+    assert m.total_params == n * layer + d + 2 * v * d
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=8192, batch=4)
+    assert e.kv_cache_bytes_per_token == 0 and e.max_context is None
+    assert e.state_bytes == 4 * n * d_in * (ds + k - 1) * 2 == 79_691_776
+    # without intermediate_size the width is expand x d, as FalconMambaConfig computes it
+    wide = {k2: v2 for k2, v2 in c.items() if k2 != "intermediate_size"}
+    assert read_config(wide).layers[0].mixer.d_inner == 16 * d
+    # the head is tied unless the file says otherwise (FalconMambaConfig's default)
+    untied = {k2: v2 for k2, v2 in c.items() if k2 != "tie_word_embeddings"}
+    assert m.total_params - read_config(untied).total_params == v * d
+
+
+def test_falcon_mamba_refuses_by_name():
+    c = json.loads(FALCON_MAMBA.read_text(encoding="utf-8"))
+    for change, pattern in [({"use_bias": True}, "'use_bias' = true contradicts"),
+                            ({"hidden_act": "gelu"}, "'hidden_act' = 'gelu' is not supported"),
+                            ({"time_step_rank": 0}, "'time_step_rank' must be a positive"),
+                            ({"num_attention_heads": 32, "attn_layer_period": 8},
+                             "'attn_layer_period'")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})
+    llama = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+             "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008}
+    with pytest.raises(ConfigError, match="field 'state_size'"):
+        read_config({**llama, "state_size": 16})

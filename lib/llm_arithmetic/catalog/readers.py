@@ -201,6 +201,7 @@ COUNT_KEYS: Mapping[str, str] = {
     "num_kv_shared_layers": "layers that reuse an earlier layer's keys and values",
     "mamba_dt_rank": "the rank of the state-space layers' step-size projection",
     "mamba_inner_layernorms": "norms inside Mamba-1 layers (on the step size, B and C)",
+    "state_size": "the state size of state-space layers",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -2731,15 +2732,15 @@ def _granitemoehybrid(r: _Reader) -> dict[str, Any]:
     return _stack(r, d, layers)
 
 
-def _dt_rank(r: _Reader, d: int) -> int:
-    """A Mamba-1 mixer's step-size rank: ``mamba_dt_rank``, or ceil(d / 16) where it is "auto"
-    or absent (Mamba's rule, as Phi3Mamba and JambaConfig apply it)."""
-    r.read.add("mamba_dt_rank")
-    rank = r.cfg.get("mamba_dt_rank", "auto")
+def _dt_rank(r: _Reader, d: int, key: str = "mamba_dt_rank") -> int:
+    """A Mamba-1 mixer's step-size rank: the file's ``key``, or ceil(d / 16) where it is "auto"
+    or absent (Mamba's rule, as Phi3Mamba, JambaConfig and FalconMambaConfig apply it)."""
+    r.read.add(key)
+    rank = r.cfg.get(key, "auto")
     if rank in (None, "auto"):
         return -(-d // 16)
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-        raise ConfigError(f"{r.origin}: field 'mamba_dt_rank' must be a positive integer or "
+        raise ConfigError(f"{r.origin}: field '{key}' must be a positive integer or "
                           f"'auto', got {rank!r:.60}")
     return rank
 
@@ -2811,21 +2812,21 @@ JAMBA_NORMS_EXTRA = "Mamba-1 inner norms (dt, B and C per Mamba layer)"
 
 def _jamba(r: _Reader) -> dict[str, Any]:
     # JambaForCausalLM (transformers 5.24.0 models/jamba/modeling_jamba.py and
-    # configuration_jamba.py; FAMILIES.md 17.16). n blocks, block i attention when
-    # i % attn_layer_period == attn_layer_offset, else a Mamba-1 mixer; its feed-forward a
-    # mixture of num_experts gated experts (top num_experts_per_tok, a router of E x d, no bias)
-    # when i % expert_layer_period == expert_layer_offset, else a dense gated MLP of the same
-    # width. Attention: q/k/v/o without biases, head width head_dim, else d / H, no
-    # positional embedding. Mamba (JambaMambaMixer): in_proj d -> 2 d_in, a depthwise
-    # convolution of mamba_d_conv with a bias iff mamba_conv_bias, x_proj d_in -> dt_rank +
-    # 2 d_state, dt_proj dt_rank -> d_in with a bias, A_log d_in x d_state, D, out_proj; biases on in/out_proj iff
-    # mamba_proj_bias (false in AI21's files; true refused: the Mamba1 record has none); and
-    # three RMSNorms that transformers always builds (dt_layernorm of dt_rank, b_ and
-    # c_layernorm of d_state), counted as an extra every token reads and every chip holds whole
-    # (vLLM's MambaMixer builds plain RMSNorms). AI21's remote code builds them iff
-    # mamba_inner_layernorms: false is refused naming it. Two RMSNorms per block, a final
-    # one; the head untied unless tie_word_embeddings. The Mamba state, d_in x d_state and the
-    # convolution's last d_conv - 1 inputs, replaces a cache in Mamba blocks.
+    # configuration_jamba.py; FAMILIES.md 17.16). n blocks, block i attention when i %
+    # attn_layer_period == attn_layer_offset, else a Mamba-1 mixer; its feed-forward a mixture of
+    # num_experts gated experts (top num_experts_per_tok, a router of E x d, no bias) when i %
+    # expert_layer_period == expert_layer_offset, else a dense gated MLP of the same width.
+    # Attention: q/k/v/o without biases, head width head_dim, else d / H, no positional embedding.
+    # Mamba (JambaMambaMixer): in_proj d -> 2 d_in, a depthwise convolution of mamba_d_conv with a
+    # bias iff mamba_conv_bias, x_proj d_in -> dt_rank + 2 d_state, dt_proj dt_rank -> d_in with a
+    # bias, A_log d_in x d_state, D, out_proj; biases on in/out_proj iff mamba_proj_bias (false in
+    # AI21's files; true refused: the Mamba1 record has none); and three RMSNorms that
+    # transformers always builds (dt_layernorm of dt_rank, b_ and c_layernorm of d_state), counted
+    # as an extra every token reads and every chip holds whole (vLLM's MambaMixer builds plain
+    # RMSNorms). AI21's remote code builds them iff mamba_inner_layernorms: false is refused
+    # naming it. Two RMSNorms per block, a final one; the head untied unless tie_word_embeddings.
+    # The Mamba state, d_in x d_state and the convolution's last d_conv - 1 inputs, replaces a
+    # cache in Mamba blocks.
     d = r.int("hidden_size")
     n = r.int("num_hidden_layers", kind="layers")
     h, hkv, dh = r.heads(d)
@@ -2878,6 +2879,35 @@ def _jamba(r: _Reader) -> dict[str, Any]:
                           "in every Mamba layer, read by every decoded token, held whole on "
                           "every chip", read=True, copied=True),) if n_mamba else ()
     return kw
+
+
+def _falcon_mamba(r: _Reader) -> dict[str, Any]:
+    # FalconMambaForCausalLM (transformers 5.24.0 models/falcon_mamba/modeling_falcon_mamba.py
+    # and configuration_falcon_mamba.py; FAMILIES.md 17.17): n blocks, each an RMSNorm (a
+    # weight of d) and a Mamba-1 mixer, no MLP; a final RMSNorm; the head tied unless
+    # tie_word_embeddings is false (FalconMambaConfig's default is true). The mixer
+    # (FalconMambaMixer) is Mamba's: in_proj d -> 2 d_in and out_proj with biases iff use_bias
+    # (true refused: the Mamba1 record has none), a depthwise convolution of conv_kernel with a
+    # bias iff use_conv_bias, x_proj d_in -> r + 2 state_size, dt_proj r -> d_in with a bias,
+    # A_log, D. Its RMS norms on dt, B and C have no weights (FalconMambaWeightlessRMSNorm: a
+    # non-persistent buffer of ones), so they add no parameter. d_in is intermediate_size
+    # when the file gives it (FalconMambaConfig sets expand x d first, then the file's value
+    # over it: tiiuae/falcon-mamba-7b says expand 16 and intermediate_size 8,192, and its
+    # checkpoint is 8,192 wide), else expand x d; r is time_step_rank, "auto" = ceil(d / 16).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    _restated(r, "use_bias", False, "its Mamba projections have no biases")
+    act = r.raw("hidden_act")
+    if act not in (None, "silu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'falcon_mamba' reader models Mamba's SiLU mixer only")
+    expand = r.int("expand", 2, kind="count")
+    d_in = r.int("intermediate_size", expand * d)
+    mamba = Mamba1(d_in, r.int("state_size", 16, kind="count"), _dt_rank(r, d, "time_step_rank"),
+                   d_conv=r.int("conv_kernel", 4, kind="count"),
+                   conv_bias=r.flag("use_conv_bias", True))
+    return {**_stack(r, d, [Layers(n, mixer=mamba, norms=1)]),
+            "tied": r.flag("tie_word_embeddings", True)}
 
 
 def _falcon_h1(r: _Reader) -> dict[str, Any]:
@@ -3575,6 +3605,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
+    "falcon_mamba": _falcon_mamba,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -3641,6 +3672,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
     "Phi4FlashForCausalLM": "phi4flash", "JambaForCausalLM": "jamba",
+    "FalconMambaForCausalLM": "falcon_mamba",
 }
 
 
