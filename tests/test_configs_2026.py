@@ -3007,3 +3007,49 @@ def test_falcon_mamba_refuses_by_name():
              "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008}
     with pytest.raises(ConfigError, match="field 'state_size'"):
         read_config({**llama, "state_size": 16})
+
+
+# ---- Bamba: Mamba-2 and attention at listed layers (FAMILIES.md 17.18) ------------------------
+BAMBA = CATALOG / "bamba-9b" / "config.json"
+
+
+def test_bamba_equals_the_meta_count_and_the_documented_total():
+    t, m = truth(BAMBA), read_config(BAMBA)
+    assert m.family == "bamba"
+    assert m.total_params == m.active_params == t["params"] == 9_780_235_392
+    assert t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e7) == 978  # transformers' documentation: "9.78B"
+
+
+def test_bamba_by_hand():
+    c = json.loads(BAMBA.read_text(encoding="utf-8"))
+    d, v, n, ff = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"], 14336
+    d_in, heads, n_st, g, k = 2 * d, c["mamba_n_heads"], c["mamba_d_state"], 1, 4
+    conv = d_in + 2 * g * n_st  # x, B and C go through the convolution
+    # in_proj to z, x, B, C and one dt per head; the convolution and its bias; dt_bias, A_log
+    # and D per head; the gated norm of d_in; out_proj
+    mamba = d * (d_in + conv + heads) + conv * k + conv + 3 * heads + d_in + d_in * d
+    attn = 2 * d * d + 2 * d * 8 * 128
+    n_attn = len(c["attn_layer_indices"])
+    total = (n - n_attn) * mamba + n_attn * attn + n * (3 * d * ff + 2 * d) + d + 2 * v * d
+    m = read_config(BAMBA)
+    assert m.total_params == total
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=4096)
+    assert e.kv_cache_bytes_per_token == n_attn * 2 * 8 * 128 * 2 == 12_288
+    # each Mamba-2 layer: heads x d_head x d_state, and the convolution's last k - 1 inputs
+    assert e.state_bytes == (n - n_attn) * (heads * 64 * n_st + conv * (k - 1)) * 2
+    # mamba_dt_rank builds nothing in a Mamba-2 mixer: any value counts the same
+    assert read_config({**c, "mamba_dt_rank": 1}).total_params == total
+    assert read_config({**c, "attn_layer_indices": None}).layers[0].count == n
+
+
+def test_bamba_refuses_by_name():
+    c = json.loads(BAMBA.read_text(encoding="utf-8"))
+    for change, pattern in [({"attn_layer_indices": [9, 40]}, "'attn_layer_indices' must list"),
+                            ({"mamba_n_heads": 100},
+                             "'mamba_n_heads' x 'mamba_d_head' \\(100 x 64\\)"),
+                            ({"hidden_act": "gelu"}, "'hidden_act' = 'gelu' is not supported"),
+                            ({"num_experts": 8}, "'num_experts' = 8")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

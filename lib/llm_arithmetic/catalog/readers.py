@@ -2910,6 +2910,39 @@ def _falcon_mamba(r: _Reader) -> dict[str, Any]:
             "tied": r.flag("tie_word_embeddings", True)}
 
 
+def _bamba(r: _Reader) -> dict[str, Any]:
+    # BambaForCausalLM (transformers 5.24.0 models/bamba/modeling_bamba.py and
+    # configuration_bamba.py; FAMILIES.md 17.18): n blocks, each an RMSNorm, GQA attention at
+    # the indices attn_layer_indices lists (none: every block Mamba-2) else a Mamba-2 mixer
+    # (BambaMixer: Granite 4.0's, with a gated output norm of d_in), an RMSNorm and a gated
+    # MLP of intermediate_size (biases iff mlp_bias); a final RMSNorm; the head untied unless
+    # tie_word_embeddings. Attention biases iff attention_bias; a partial rotary embedding
+    # (attn_rotary_emb, partial_rotary_factor) holds no weights. mamba_dt_rank, which IBM's
+    # files carry, is not a BambaConfig field and builds nothing: a Mamba-2 mixer's step size
+    # is one value per head out of in_proj.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    indices = r.int_list("attn_layer_indices", [])
+    if any(not 0 <= i < n for i in indices) or len(set(indices)) != len(indices):
+        raise ConfigError(f"{r.origin}: field 'attn_layer_indices' must list distinct layers "
+                          f"below 'num_hidden_layers' ({n}), got {indices!r:.80}")
+    r.read.add("mamba_dt_rank")
+    act = r.raw("hidden_act")
+    if act not in (None, "silu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'bamba' reader models SiLU-gated MLPs and Mamba-2 mixers only")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    mixer = _mamba_mixer(r, r.int("mamba_expand", 2, kind="count") * d, norm=True,
+                         out_bias_key="mamba_proj_bias")
+    mlp = MLP(r.int("intermediate_size", 14336), n_mats=3, bias=r.flag("mlp_bias", False))
+    layers = [Layers(1, mlp=mlp, norms=2,
+                     **({"attention": attn} if i in indices else {"mixer": mixer}))
+              for i in range(n)]
+    return _stack(r, d, layers)
+
+
 def _falcon_h1(r: _Reader) -> dict[str, Any]:
     # Falcon-H1 (transformers 5.24.0, modeling_falcon_h1.py): every block is an RMSNorm, then
     # GQA attention and a Mamba-2 mixer side by side on the normed input (their outputs summed),
@@ -3605,7 +3638,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
-    "falcon_mamba": _falcon_mamba,
+    "falcon_mamba": _falcon_mamba, "bamba": _bamba,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -3672,7 +3705,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
     "Phi4FlashForCausalLM": "phi4flash", "JambaForCausalLM": "jamba",
-    "FalconMambaForCausalLM": "falcon_mamba",
+    "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
 }
 
 
