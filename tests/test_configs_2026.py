@@ -3237,3 +3237,176 @@ def test_glm4_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(GLM4_9B.read_text())
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+# ---- Jamba: Mamba-1 and attention layers, a mixture every second layer (FAMILIES.md 17.22) ----
+JAMBA = CATALOG / "jamba-v0.1" / "config.json"
+
+
+def test_jamba_equals_the_meta_count_and_the_card():
+    # transformers 5.24.0's meta count of AI21's own file (parameters; no buffers)
+    t, m = truth(JAMBA), read_config(JAMBA)
+    assert m.family == "jamba"
+    assert m.total_params == t["params"] == 51_570_323_328
+    assert t["persistent_buffers"] == 0
+    # the card: "12B active parameters and a total of 52B parameters across all experts"
+    assert round(m.total_params / 1e9) == 52
+    assert round(m.active_params / 1e9) == 12
+    # active from the meta count alone: 2 of the 16 routed experts in each MoE layer
+    assert m.active_params == t["params"] - t["routed_expert_params"] * 14 // 16
+
+
+def test_jamba_by_hand_from_the_file():
+    c = json.loads(JAMBA.read_text(encoding="utf-8"))
+    d, ff, v, n = c["hidden_size"], c["intermediate_size"], c["vocab_size"], 32
+    d_in, ds, r, k = 2 * d, c["mamba_d_state"], c["mamba_dt_rank"], c["mamba_d_conv"]
+    # attention at i % 8 == 4 (4 layers), Mamba-1 elsewhere (28); experts at odd i (16)
+    attn = 2 * d * d + 2 * d * 8 * 128
+    mamba = (d * 2 * d_in + d_in * k + d_in + d_in * (r + 2 * ds) + r * d_in + d_in
+             + d_in * ds + d_in + d_in * d + r + 2 * ds)  # ... + the dt, B and C norms
+    dense, moe = 3 * d * ff, 16 * 3 * d * ff + 16 * d
+    total = 4 * attn + 28 * mamba + 16 * dense + 16 * moe + n * 2 * d + d + 2 * v * d
+    m = read_config(JAMBA)
+    assert m.total_params == total
+    assert m.active_params == total - 16 * 14 * 3 * d * ff
+    assert sum(x.params for x in m.extras) == 28 * (r + 2 * ds) == 8_064
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=4096)
+    # only the 4 attention layers cache keys and values (8 heads of 128, 16 bits)
+    assert e.kv_cache_bytes_per_token == 4 * 2 * 8 * 128 * 2 == 16_384
+    # each Mamba layer holds d_in x (d_state + d_conv - 1) values a sequence (16 bits)
+    assert e.state_bytes == 28 * d_in * (ds + k - 1) * 2 == 8_716_288
+    # a decode step reads every active weight, plus the one embedding row; outside matrix
+    # products: the norms, the inner norms, the convolution, its bias, dt's bias, A_log, D
+    assert (e.params_read_per_token - e.params_matmul
+            == n * 2 * d + d + 8_064 + 28 * d_in * (k + 1 + 1 + ds + 1) + d)
+
+
+def test_jamba_layer_pattern_follows_the_periods_and_offsets():
+    c = json.loads(JAMBA.read_text(encoding="utf-8"))
+    small = {**c, "num_hidden_layers": 6, "attn_layer_period": 3, "attn_layer_offset": 0,
+             "expert_layer_period": 3, "expert_layer_offset": 2, "num_experts": 4}
+    m = read_config(small)
+    kinds = [("attn" if run.attention else "mamba", run.mlp.n_experts)
+             for run in m.layers for _ in range(run.count)]
+    assert kinds == [("attn", 1), ("mamba", 1), ("mamba", 4)] * 2
+    # one expert is a dense MLP (JambaConfig.layers_num_experts; JambaMLP, no router)
+    assert all(run.mlp.n_experts == 1
+               for run in read_config({**c, "num_experts": 1, "num_experts_per_tok": 1}).layers)
+
+
+def test_jamba_refuses_what_it_does_not_model_by_name():
+    c = json.loads(JAMBA.read_text(encoding="utf-8"))
+    for change, pattern in [
+            ({"mamba_proj_bias": True}, "'mamba_proj_bias' = true contradicts"),
+            ({"mamba_inner_layernorms": False}, "'mamba_inner_layernorms' = false contradicts"),
+            ({"sliding_window": 4096}, "'sliding_window' = 4096 is not supported"),
+            ({"hidden_act": "gelu"}, "'hidden_act' = 'gelu' is not supported"),
+            ({"attn_layer_offset": 8}, "'attn_layer_offset' \\(8\\) must be smaller"),
+            ({"mamba_dt_rank": "big"}, "'mamba_dt_rank' must be a positive integer"),
+            ({"kv_lora_rank": 512}, "'kv_lora_rank' = 512"),
+            ({"num_experts_per_tok": 17}, "'num_experts_per_tok' \\(17\\) exceeds")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})
+    # another family's file that carries Jamba's Mamba keys is refused naming them
+    llama = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+             "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008}
+    for key, value in (("mamba_dt_rank", 256), ("mamba_inner_layernorms", True),
+                       ("attn_layer_period", 8)):
+        with pytest.raises(ConfigError, match=f"field '{key}'"):
+            read_config({**llama, key: value})
+
+
+# ---- Falcon Mamba: Mamba-1 layers alone (FAMILIES.md 17.23) -----------------------------------
+FALCON_MAMBA = CATALOG / "falcon-mamba-7b" / "config.json"
+
+
+def test_falcon_mamba_equals_the_meta_count_and_the_hub_figure():
+    t, m = truth(FALCON_MAMBA), read_config(FALCON_MAMBA)
+    assert m.family == "falcon_mamba"
+    assert m.total_params == m.active_params == t["params"] == 7_272_665_088
+    # the weightless RMS norms on dt, B and C are non-persistent buffers, not weights
+    assert t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e7) == 727  # the Hub's "7.27B params"
+
+
+def test_falcon_mamba_by_hand_and_no_cache():
+    c = json.loads(FALCON_MAMBA.read_text(encoding="utf-8"))
+    d, v, n = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"]
+    # d_in is intermediate_size (8,192), not expand x d (16 x 4,096): FalconMambaConfig writes
+    # expand x d first and the file's intermediate_size over it
+    d_in, ds, r, k = c["intermediate_size"], c["state_size"], c["time_step_rank"], 4
+    assert d_in != c["expand"] * d
+    layer = (d * 2 * d_in + d_in * k + d_in + d_in * (r + 2 * ds) + r * d_in + d_in
+             + d_in * ds + d_in + d_in * d + d)
+    m = read_config(FALCON_MAMBA)
+    assert m.total_params == n * layer + d + 2 * v * d
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=8192, batch=4)
+    assert e.kv_cache_bytes_per_token == 0 and e.max_context is None
+    assert e.state_bytes == 4 * n * d_in * (ds + k - 1) * 2 == 79_691_776
+    # without intermediate_size the width is expand x d, as FalconMambaConfig computes it
+    wide = {k2: v2 for k2, v2 in c.items() if k2 != "intermediate_size"}
+    assert read_config(wide).layers[0].mixer.d_inner == 16 * d
+    # the head is tied unless the file says otherwise (FalconMambaConfig's default)
+    untied = {k2: v2 for k2, v2 in c.items() if k2 != "tie_word_embeddings"}
+    assert m.total_params - read_config(untied).total_params == v * d
+
+
+def test_falcon_mamba_refuses_by_name():
+    c = json.loads(FALCON_MAMBA.read_text(encoding="utf-8"))
+    for change, pattern in [({"use_bias": True}, "'use_bias' = true contradicts"),
+                            ({"hidden_act": "gelu"}, "'hidden_act' = 'gelu' is not supported"),
+                            ({"time_step_rank": 0}, "'time_step_rank' must be a positive"),
+                            ({"num_attention_heads": 32, "attn_layer_period": 8},
+                             "'attn_layer_period'")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})
+    llama = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+             "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008}
+    with pytest.raises(ConfigError, match="field 'state_size'"):
+        read_config({**llama, "state_size": 16})
+
+
+# ---- Bamba: Mamba-2 and attention at listed layers (FAMILIES.md 17.24) ------------------------
+BAMBA = CATALOG / "bamba-9b" / "config.json"
+
+
+def test_bamba_equals_the_meta_count_and_the_documented_total():
+    t, m = truth(BAMBA), read_config(BAMBA)
+    assert m.family == "bamba"
+    assert m.total_params == m.active_params == t["params"] == 9_780_235_392
+    assert t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e7) == 978  # transformers' documentation: "9.78B"
+
+
+def test_bamba_by_hand():
+    c = json.loads(BAMBA.read_text(encoding="utf-8"))
+    d, v, n, ff = c["hidden_size"], c["vocab_size"], c["num_hidden_layers"], 14336
+    d_in, heads, n_st, g, k = 2 * d, c["mamba_n_heads"], c["mamba_d_state"], 1, 4
+    conv = d_in + 2 * g * n_st  # x, B and C go through the convolution
+    # in_proj to z, x, B, C and one dt per head; the convolution and its bias; dt_bias, A_log
+    # and D per head; the gated norm of d_in; out_proj
+    mamba = d * (d_in + conv + heads) + conv * k + conv + 3 * heads + d_in + d_in * d
+    attn = 2 * d * d + 2 * d * 8 * 128
+    n_attn = len(c["attn_layer_indices"])
+    total = (n - n_attn) * mamba + n_attn * attn + n * (3 * d * ff + 2 * d) + d + 2 * v * d
+    m = read_config(BAMBA)
+    assert m.total_params == total
+    from llm_arithmetic.estimate import estimate
+    e = estimate(m, context=4096)
+    assert e.kv_cache_bytes_per_token == n_attn * 2 * 8 * 128 * 2 == 12_288
+    # each Mamba-2 layer: heads x d_head x d_state, and the convolution's last k - 1 inputs
+    assert e.state_bytes == (n - n_attn) * (heads * 64 * n_st + conv * (k - 1)) * 2
+    # mamba_dt_rank builds nothing in a Mamba-2 mixer: any value counts the same
+    assert read_config({**c, "mamba_dt_rank": 1}).total_params == total
+    assert read_config({**c, "attn_layer_indices": None}).layers[0].count == n
+
+
+def test_bamba_refuses_by_name():
+    c = json.loads(BAMBA.read_text(encoding="utf-8"))
+    for change, pattern in [({"attn_layer_indices": [9, 40]}, "'attn_layer_indices' must list"),
+                            ({"mamba_n_heads": 100},
+                             "'mamba_n_heads' x 'mamba_d_head' \\(100 x 64\\)"),
+                            ({"hidden_act": "gelu"}, "'hidden_act' = 'gelu' is not supported"),
+                            ({"num_experts": 8}, "'num_experts' = 8")]:
+        with pytest.raises(ConfigError, match=pattern):
+            read_config({**c, **change})

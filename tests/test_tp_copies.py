@@ -648,3 +648,26 @@ def test_new_mixers_widths_that_tp_does_not_split_are_refused():
     with pytest.raises(InputError, match="tp = 40 does not divide the 5100 channels of "
                        "phi-4-mini-flash-reasoning's gated memory units"):
         parallel_degrees(changed(phi, memory_width=5100), 40, 1, 1)
+
+
+# Jamba v0.1 (catalog jamba-v0.1): 32 blocks of 4,096, each with two RMSNorms; 16 mixtures of 16
+# experts behind a router without bias (16 x 4,096, whole on every chip as vLLM's ReplicatedLinear
+# gate); 28 Mamba-1 blocks split by channels whose dt, B and C norms (256 + 2 x 16) every chip
+# holds whole (vLLM's MambaMixer: plain RMSNorms); 4 attention blocks of 8 KV heads of 128, no
+# biases; a final norm. At tp 16 each KV head is on two chips: 8 more heads' K and V.
+JAMBA_WHOLE = 16 * 16 * 4096 + 32 * 2 * 4096 + 4096 + 28 * (256 + 2 * 16)
+# Falcon Mamba 7B: 64 Mamba-1 blocks split by channels (weightless inner norms), one RMSNorm each
+# and a final one, nothing else copied.
+FALCON_MAMBA_WHOLE = 64 * 4096 + 4096
+
+
+@pytest.mark.parametrize("name, tp, copies", [
+    ("jamba-v0.1", 2, JAMBA_WHOLE), ("jamba-v0.1", 4, 3 * JAMBA_WHOLE),
+    ("jamba-v0.1", 16, (16 - 8) * 2 * 128 * 4096 * 4 + 15 * JAMBA_WHOLE),
+    ("falcon-mamba-7b", 2, FALCON_MAMBA_WHOLE), ("falcon-mamba-7b", 8, 7 * FALCON_MAMBA_WHOLE)])
+def test_mamba1_families_copies_by_hand(name, tp, copies):
+    assert JAMBA_WHOLE == 1_322_880
+    m = get_model(name)
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("tp_copy_params") == copies
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + 2 * copies

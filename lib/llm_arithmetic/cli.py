@@ -1277,7 +1277,8 @@ def _table_rows(e: Any, serving: bool = False, model: Any = None) -> list[tuple[
         beyond = (e.max_context is not None and e.trained_context is not None
                   and e.max_context > e.trained_context)
         rows.append(("max context at this batch",
-                     "unbounded (every layer windowed)" if e.max_context is None
+                     "unbounded (no layer's cache grows with the context)"
+                     if e.max_context is None
                      else f"{e.max_context:,}" + (f" (memory; the model is trained to "
                                                   f"{e.trained_context:,})" if beyond else "")))
     if serving:

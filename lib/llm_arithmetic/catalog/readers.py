@@ -204,6 +204,9 @@ COUNT_KEYS: Mapping[str, str] = {
     "oe_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
     "ngram_vocab_size_ratio": "n-gram embedding tables (LongCat's over-embedding)",
     "fa_interval": "a hybrid of linear and full attention layers (LongCat)",
+    "mamba_dt_rank": "the rank of the state-space layers' step-size projection",
+    "mamba_inner_layernorms": "norms inside Mamba-1 layers (on the step size, B and C)",
+    "state_size": "the state size of state-space layers",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -3038,6 +3041,19 @@ def _granitemoehybrid(r: _Reader) -> dict[str, Any]:
     return _stack(r, d, layers)
 
 
+def _dt_rank(r: _Reader, d: int, key: str = "mamba_dt_rank") -> int:
+    """A Mamba-1 mixer's step-size rank: the file's ``key``, or ceil(d / 16) where it is "auto"
+    or absent (Mamba's rule, as Phi3Mamba, JambaConfig and FalconMambaConfig apply it)."""
+    r.read.add(key)
+    rank = r.cfg.get(key, "auto")
+    if rank in (None, "auto"):
+        return -(-d // 16)
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise ConfigError(f"{r.origin}: field '{key}' must be a positive integer or "
+                          f"'auto', got {rank!r:.60}")
+    return rank
+
+
 def _phi4flash(r: _Reader) -> dict[str, Any]:
     # Phi-4-mini-flash (SambaY; the remote code configuration_phi4flash.py and
     # modeling_phi4flash.py as copied in franciskamande-ai/cloned_models @ 711ebe7d7412, and
@@ -3074,13 +3090,7 @@ def _phi4flash(r: _Reader) -> dict[str, Any]:
                               "supported: the remote code builds Phi-4-mini-flash's layers "
                               f"with {'a' if value else 'no'} bias there")
     expand = r.int("mamba_expand", 2, kind="count")
-    r.read.add("mamba_dt_rank")
-    rank = r.cfg.get("mamba_dt_rank", "auto")
-    if rank in (None, "auto"):
-        rank = -(-d // 16)
-    elif isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-        raise ConfigError(f"{r.origin}: field 'mamba_dt_rank' must be a positive integer or "
-                          f"'auto', got {rank!r:.60}")
+    rank = _dt_rank(r, d)
     d_in = expand * d
     mamba = Mamba1(d_in, r.int("mamba_d_state", 16, kind="count"), rank,
                    d_conv=r.int("mamba_d_conv", 4, kind="count"))
@@ -3102,6 +3112,144 @@ def _phi4flash(r: _Reader) -> dict[str, Any]:
         layers.append(Layers(1, mlp=mlp, norms=4, prefill_last=i >= n // 2 + 2, **part))
     return {**_stack(r, d, layers), "tied": r.flag("tie_word_embeddings", True),
             "norm_vecs_final": 2}
+
+
+#: What Jamba's Mamba-1 layers hold besides the mixer the library models: an RMSNorm on the step
+#: size (dt_rank) and one each on B and C (d_state), per Mamba layer.
+JAMBA_NORMS_EXTRA = "Mamba-1 inner norms (dt, B and C per Mamba layer)"
+
+
+def _jamba(r: _Reader) -> dict[str, Any]:
+    # JambaForCausalLM (transformers 5.24.0 models/jamba/modeling_jamba.py and
+    # configuration_jamba.py; FAMILIES.md 17.22). n blocks, block i attention when i %
+    # attn_layer_period == attn_layer_offset, else a Mamba-1 mixer; its feed-forward a mixture of
+    # num_experts gated experts (top num_experts_per_tok, a router of E x d, no bias) when i %
+    # expert_layer_period == expert_layer_offset, else a dense gated MLP of the same width.
+    # Attention: q/k/v/o without biases, head width head_dim, else d / H, no positional embedding.
+    # Mamba (JambaMambaMixer): in_proj d -> 2 d_in, a depthwise convolution of mamba_d_conv with a
+    # bias iff mamba_conv_bias, x_proj d_in -> dt_rank + 2 d_state, dt_proj dt_rank -> d_in with a
+    # bias, A_log d_in x d_state, D, out_proj; biases on in/out_proj iff mamba_proj_bias (false in
+    # AI21's files; true refused: the Mamba1 record has none); and three RMSNorms that
+    # transformers always builds (dt_layernorm of dt_rank, b_ and c_layernorm of d_state), counted
+    # as an extra every token reads and every chip holds whole (vLLM's MambaMixer builds plain
+    # RMSNorms). AI21's remote code builds them iff mamba_inner_layernorms: false is refused
+    # naming it. Two RMSNorms per block, a final one; the head untied unless tie_word_embeddings.
+    # The Mamba state, d_in x d_state and the convolution's last d_conv - 1 inputs, replaces a
+    # cache in Mamba blocks.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    a_period = r.int("attn_layer_period", 8, kind="layers")
+    a_offset = r.int("attn_layer_offset", 4, kind="layers", minimum=0)
+    e_period = r.int("expert_layer_period", 2, kind="layers")
+    e_offset = r.int("expert_layer_offset", 1, kind="layers", minimum=0)
+    for key, offset, period in (("attn_layer_offset", a_offset, a_period),
+                                ("expert_layer_offset", e_offset, e_period)):
+        if offset >= period:
+            raise ConfigError(f"{r.origin}: field '{key}' ({offset}) must be smaller than its "
+                              f"period ({period}), as JambaConfig requires")
+    _restated(r, "mamba_proj_bias", False, "its Mamba projections have no biases")
+    _restated(r, "mamba_inner_layernorms", True,
+              "transformers always builds the Mamba layers' inner norms")
+    _restated(r, "attention_bias", False, "its attention has no biases")
+    _restated(r, "mlp_bias", False, "its MLPs have no biases")
+    act = r.raw("hidden_act")
+    if act not in (None, "silu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'jamba' reader models SiLU-gated MLPs and Mamba layers only")
+    r.refuse("sliding_window", "Jamba's attention layers attend to the whole context in "
+             "transformers' JambaAttention (the key is not read there)")
+    rank = _dt_rank(r, d)
+    d_state = r.int("mamba_d_state", 16, kind="count")
+    mamba = Mamba1(r.int("mamba_expand", 2, kind="count") * d, d_state, rank,
+                   d_conv=r.int("mamba_d_conv", 4, kind="count"),
+                   conv_bias=r.flag("mamba_conv_bias", True))
+    ff = r.int("intermediate_size", 14336)
+    n_experts = r.int("num_experts", 16, kind="experts")
+    top_k = r.int("num_experts_per_tok", 2, kind="experts")
+    if top_k > n_experts:
+        raise ConfigError(f"{r.origin}: field 'num_experts_per_tok' ({top_k}) exceeds "
+                          f"'num_experts' ({n_experts})")
+    dense, moe = MLP(ff, n_mats=3), MLP(ff, n_mats=3, n_experts=n_experts, top_k=top_k)
+    attn = Attention(h, hkv, dh)
+    layers = []
+    for i in range(n):
+        part = ({"attention": attn} if i % a_period == a_offset else {"mixer": mamba})
+        # JambaConfig.layers_num_experts: one expert is JambaMLP, a dense block
+        mlp = moe if i % e_period == e_offset and n_experts > 1 else dense
+        layers.append(Layers(1, mlp=mlp, norms=2, **part))
+    n_mamba = sum(1 for i in range(n) if i % a_period != a_offset)
+    kw = _stack(r, d, layers)
+    if r.cfg.get("max_position_embeddings") is None:
+        kw["trained_context"] = r.int("n_ctx", 262144, kind="context")
+    r.read.add("n_ctx")
+    kw["extras"] = (Extra(JAMBA_NORMS_EXTRA, n_mamba * (rank + 2 * d_state), True,
+                          "RMSNorms on the step size (dt_rank) and on B and C (d_state each) "
+                          "in every Mamba layer, read by every decoded token, held whole on "
+                          "every chip", read=True, copied=True),) if n_mamba else ()
+    return kw
+
+
+def _falcon_mamba(r: _Reader) -> dict[str, Any]:
+    # FalconMambaForCausalLM (transformers 5.24.0 models/falcon_mamba/modeling_falcon_mamba.py
+    # and configuration_falcon_mamba.py; FAMILIES.md 17.23): n blocks, each an RMSNorm (a
+    # weight of d) and a Mamba-1 mixer, no MLP; a final RMSNorm; the head tied unless
+    # tie_word_embeddings is false (FalconMambaConfig's default is true). The mixer
+    # (FalconMambaMixer) is Mamba's: in_proj d -> 2 d_in and out_proj with biases iff use_bias
+    # (true refused: the Mamba1 record has none), a depthwise convolution of conv_kernel with a
+    # bias iff use_conv_bias, x_proj d_in -> r + 2 state_size, dt_proj r -> d_in with a bias,
+    # A_log, D. Its RMS norms on dt, B and C have no weights (FalconMambaWeightlessRMSNorm: a
+    # non-persistent buffer of ones), so they add no parameter. d_in is intermediate_size
+    # when the file gives it (FalconMambaConfig sets expand x d first, then the file's value
+    # over it: tiiuae/falcon-mamba-7b says expand 16 and intermediate_size 8,192, and its
+    # checkpoint is 8,192 wide), else expand x d; r is time_step_rank, "auto" = ceil(d / 16).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    _restated(r, "use_bias", False, "its Mamba projections have no biases")
+    act = r.raw("hidden_act")
+    if act not in (None, "silu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'falcon_mamba' reader models Mamba's SiLU mixer only")
+    expand = r.int("expand", 2, kind="count")
+    d_in = r.int("intermediate_size", expand * d)
+    mamba = Mamba1(d_in, r.int("state_size", 16, kind="count"), _dt_rank(r, d, "time_step_rank"),
+                   d_conv=r.int("conv_kernel", 4, kind="count"),
+                   conv_bias=r.flag("use_conv_bias", True))
+    return {**_stack(r, d, [Layers(n, mixer=mamba, norms=1)]),
+            "tied": r.flag("tie_word_embeddings", True)}
+
+
+def _bamba(r: _Reader) -> dict[str, Any]:
+    # BambaForCausalLM (transformers 5.24.0 models/bamba/modeling_bamba.py and
+    # configuration_bamba.py; FAMILIES.md 17.24): n blocks, each an RMSNorm, GQA attention at
+    # the indices attn_layer_indices lists (none: every block Mamba-2) else a Mamba-2 mixer
+    # (BambaMixer: Granite 4.0's, with a gated output norm of d_in), an RMSNorm and a gated
+    # MLP of intermediate_size (biases iff mlp_bias); a final RMSNorm; the head untied unless
+    # tie_word_embeddings. Attention biases iff attention_bias; a partial rotary embedding
+    # (attn_rotary_emb, partial_rotary_factor) holds no weights. mamba_dt_rank, which IBM's
+    # files carry, is not a BambaConfig field and builds nothing: a Mamba-2 mixer's step size
+    # is one value per head out of in_proj.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    indices = r.int_list("attn_layer_indices", [])
+    if any(not 0 <= i < n for i in indices) or len(set(indices)) != len(indices):
+        raise ConfigError(f"{r.origin}: field 'attn_layer_indices' must list distinct layers "
+                          f"below 'num_hidden_layers' ({n}), got {indices!r:.80}")
+    r.read.add("mamba_dt_rank")
+    act = r.raw("hidden_act")
+    if act not in (None, "silu"):
+        raise ConfigError(f"{r.origin}: field 'hidden_act' = {act!r:.60} is not supported: the "
+                          "'bamba' reader models SiLU-gated MLPs and Mamba-2 mixers only")
+    h, hkv, dh = r.heads(d)
+    bias = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    mixer = _mamba_mixer(r, r.int("mamba_expand", 2, kind="count") * d, norm=True,
+                         out_bias_key="mamba_proj_bias")
+    mlp = MLP(r.int("intermediate_size", 14336), n_mats=3, bias=r.flag("mlp_bias", False))
+    layers = [Layers(1, mlp=mlp, norms=2,
+                     **({"attention": attn} if i in indices else {"mixer": mixer}))
+              for i in range(n)]
+    return _stack(r, d, layers)
 
 
 def _falcon_h1(r: _Reader) -> dict[str, Any]:
@@ -3800,7 +3948,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "hunyuan_v1_moe": _hunyuan_v1_moe, "hunyuan_v1_dense": _hunyuan_v1_dense, "dots1": _dots1, "bailing_moe_v2": _bailing_moe_v2, "afmoe": _afmoe, "arcee": _arcee, "exaone4": _exaone4, "olmo3": _olmo3,
     "apertus": _apertus,
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
-    "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash,
+    "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
+    "falcon_mamba": _falcon_mamba, "bamba": _bamba,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -3867,7 +4016,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "GraniteMoeHybridForCausalLM": "granitemoehybrid", "FalconH1ForCausalLM": "falcon_h1",
     "Lfm2ForCausalLM": "lfm2", "Lfm2MoeForCausalLM": "lfm2_moe",
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
-    "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee",
+    "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
+    "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
 }
 
 
