@@ -345,6 +345,32 @@ def _vllm_shared_kv_inputs(m: Model, tp: int) -> dict[str, Any]:
     return {"extras_copied": m.plan_inputs["extras_copied"] + Fraction(more, tp - 1)}
 
 
+def _vllm_weight_inputs(m: Model, held: Model, weights: Any, bits_weight: Any,
+                        tp: int) -> dict[str, Any]:
+    """The plan's weight inputs for the weights as vLLM allocates them (``held``:
+    :func:`_vllm_held`): MiniMax-01's routers in float32 (:func:`_vllm_router_inputs`), Gemma
+    4's added value slots at the key/value projections' bits (:func:`_vllm_value_slot_inputs`),
+    and Gemma 3n's and Gemma 4's KV-sharing blocks' k/v split and copied as any block's
+    (:func:`_vllm_shared_kv_inputs`). The three concern different families; an input two of
+    them set is refused rather than one silently overriding the other.
+
+    >>> from llm_arithmetic import get_model
+    >>> m = get_model("llama-3-8b")
+    >>> _vllm_weight_inputs(m, _vllm_held(m), None, None, 2)
+    {}
+    """
+    out: dict[str, Any] = {}
+    for part in (_vllm_router_inputs(m, weights, bits_weight),
+                 _vllm_value_slot_inputs(m, held, weights, bits_weight),
+                 _vllm_shared_kv_inputs(m, tp)):
+        both = sorted(out.keys() & part.keys())
+        if both:
+            raise InputError(f"engine: {m.name}: vLLM's adjustments overlap on {', '.join(both)}"
+                             " (not modelled)")
+        out.update(part)
+    return out
+
+
 def _gib(label: str, value: Any) -> float:
     """A non-negative, finite size in GiB, or an :class:`InputError` naming ``label``."""
     if not _real(value) or not 0 <= value < math.inf:
@@ -717,17 +743,12 @@ def engine_view(model: str | Path | Model, engine: str, *, hardware: Any = None,
         inputs.update(engine_hybrid=1, engine_page_align=spec["hybrid"]["page_align"],
                       engine_bits_conv=bits_conv, engine_bits_ssm=bits_ssm,
                       engine_state_blocks=spec["mamba_modes"][settings["mamba_mode"]])
-    # the weights as vLLM allocates them (_vllm_held: Gemma 4's k_eq_v blocks with a value
-    # slot; _vllm_router_inputs: MiniMax-01's routers in float32; _vllm_shared_kv_inputs:
-    # Gemma 3n's and Gemma 4's KV-sharing blocks' k/v split and copied as any block's)
     held_model = _vllm_held(m) if engine == "vllm" else m
     ev = held_model.plan.child(
         **chip_inputs(chip), given_capacity=capacity, tp=tp, ep=1, pp=pp,
         **weight_inputs(m, weights, bits_weight),
-        **(_vllm_router_inputs(m, weights, bits_weight) if engine == "vllm" else {}),
-        **(_vllm_value_slot_inputs(m, held_model, weights, bits_weight) if engine == "vllm"
+        **(_vllm_weight_inputs(m, held_model, weights, bits_weight, tp) if engine == "vllm"
            else {}),
-        **(_vllm_shared_kv_inputs(m, tp) if engine == "vllm" else {}),
         weight_format=plan_format(weights), bits_kv=bits_kv, bits_state=bits_state,
         bits_ssm=bits_ssm, **inputs, **held)
     if paged and kv_memory is None and ev.get("capacity") is None:
