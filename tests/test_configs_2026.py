@@ -3410,3 +3410,56 @@ def test_bamba_refuses_by_name():
                             ({"num_experts": 8}, "'num_experts' = 8")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# ---- Grok-2: eight experts beside a dense MLP, read by its architecture (FAMILIES.md 17.25) ----
+GROK_2 = CONFIGS / "reconstructed" / "grok-2.json"
+# the catalog's grok-2 is a byte copy of this file, held to the hand count here
+CHECKED_BY_HAND_HERE.add("grok-2")
+
+
+def test_grok2_equals_a_count_by_hand_and_the_hub_discussions_total():
+    # transformers 5.24.0 defines no Grok: the count by hand from SGLang's grok.py (17.25)
+    c, m = json.loads(GROK_2.read_text()), read_config(GROK_2)
+    assert c["model_type"] == "git" and m.family == "grok-1"  # read by Grok1ForCausalLM
+    d, h, kv, dh = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                    c["head_dim"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh
+    expert, dense = 3 * d * c["moe_intermediate_size"], 3 * d * c["intermediate_size"]
+    e, k = c["num_local_experts"], c["num_experts_per_tok"]
+    block = attn + e * expert + d * e + dense + 4 * d  # router d x E, four norms
+    tables = 2 * c["vocab_size"] * d  # embedding and lm_head apart
+    assert m.total_params == c["num_hidden_layers"] * block + tables + d
+    assert m.total_params == 269_515_497_472  # the Hub discussion's total (SOURCES.md 30)
+    active = attn + k * expert + d * e + dense + 4 * d
+    assert m.active_params == c["num_hidden_layers"] * active + tables + d
+    assert round(m.active_params / 1e9) == 115  # the discussion's ~115B
+    # 64 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 64 * 2 * 8 * 128 * 2
+
+
+def test_grok_dense_mlp_is_a_shared_expert_only_with_residual_moe():
+    c = json.loads(GROK_2.read_text())
+    plain = read_config({**c, "residual_moe": False})
+    d = c["hidden_size"]
+    assert read_config(c).total_params - plain.total_params == 64 * 3 * d * 32768
+    assert read_config(c).active_params - plain.active_params == 64 * 3 * d * 32768
+    # without moe_intermediate_size the experts take intermediate_size (SGLang's getattr)
+    wide = {k: v for k, v in c.items() if k != "moe_intermediate_size"}
+    assert read_config(wide).layers[0].mlp.d_ff == 32768
+    # SGLang's default head width is 128 whatever d / H is
+    assert read_config({k: v for k, v in c.items() if k != "head_dim"}).layers[0].attention.d_head == 128
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"sliding_window_size": 4096}, "sliding_window_size"),
+    ({"global_attn_every_n": 4}, "global_attn_every_n"),
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"n_shared_experts": 1}, "n_shared_experts"),
+])
+def test_grok_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GROK_2.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -3923,6 +3923,41 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
 
 
 #: model_type -> reader.
+# ---- Grok-1 / Grok-2 (xAI; SGLang's Grok1ForCausalLM) -------------------------------------------
+def _grok(r: _Reader) -> dict[str, Any]:
+    # SGLang python/sglang/srt/models/grok.py (sgl-project/sglang @ 031ad4ce), the layout xAI's
+    # Grok-2 release is served with (its config.json says model_type "git", which transformers
+    # uses for another model: the file is read by its architectures, Grok1ForCausalLM). Each
+    # block: pre_attn_norm, attention (qkv_proj and o_proj without biases; head_dim 128 unless
+    # given), post_attn_norm, pre_moe_norm, a mixture (a bias-free router of d x E, E experts of
+    # moe_intermediate_size, else intermediate_size, gated GELU: w1, w3, w2), post_moe_norm:
+    # four RMSNorms. With residual_moe a dense gated MLP of intermediate_size runs beside the
+    # mixture on the same input, the sum scaled by 1/sqrt(2): every token uses it, a shared
+    # expert of that width. Embedding and lm_head apart (SGLang always builds and loads its own
+    # lm_head), a final norm. The multipliers (embedding, output, attention temperature) and the
+    # soft caps (attention, router, final logits) change no count. SGLang builds no window.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_default=128)
+    e, k = _experts(r, n_key="num_local_experts")
+    d_moe = r.int("moe_intermediate_size", None)
+    residual = r.flag("residual_moe", False)
+    d_ff = r.int("intermediate_size", None if (d_moe and not residual) else ...)
+    mlp = MLP(d_moe or d_ff, n_experts=e, top_k=k, n_shared=int(residual),
+              d_shared=d_ff if residual else 0)
+    _restated(r, "tie_word_embeddings", False, "SGLang loads a separate lm_head")
+    _restated(r, "attention_bias", False, "its q/k/v and output projections have no biases")
+    for key, plain in (("sliding_window_size", -1), ("global_attn_every_n", 1)):
+        v = r.raw(key, plain)
+        if v != plain:
+            raise ConfigError(f"{r.origin}: field '{key}' = {v!r:.60} is not supported: SGLang's "
+                              "Grok1ForCausalLM attends to the whole context in every layer")
+    return _decoder(
+        r, n_layers=n, norms=4, tied=False,
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh), mlp=lambda i: mlp, d_model=d)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -3959,6 +3994,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                             "without deepstack mergers)"),
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
+    "grok-1": _grok,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4018,6 +4054,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
+    "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
 }
 
 
