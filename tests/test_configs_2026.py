@@ -3463,3 +3463,71 @@ def test_grok_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(GROK_2.read_text())
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- Qwen2-MoE: a gated shared expert beside fine-grained routed ones (FAMILIES.md 17.26) ------
+QWEN2_57B = CONFIGS / "reconstructed" / "qwen2-57b-a14b.json"
+QWEN15_MOE = CONFIGS / "reconstructed" / "qwen1.5-moe-a2.7b.json"
+# the catalog's qwen2-57b-a14b is a byte copy of QWEN2_57B, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("qwen2-57b-a14b")
+
+
+def _qwen2_moe_by_hand(c: dict) -> tuple[int, int]:
+    d, h, kv = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    dh = d // h
+    attn = 2 * d * h * dh + 2 * d * kv * dh + h * dh + 2 * kv * dh  # q/k/v biases, o none
+    expert = 3 * d * c["moe_intermediate_size"]
+    e, k = c["num_experts"], c["num_experts_per_tok"]
+    rest = 3 * d * c["shared_expert_intermediate_size"] + d * e + d + 2 * d  # shared, router,
+    n, tables = c["num_hidden_layers"], 2 * c["vocab_size"] * d             # its gate, 2 norms
+    return (n * (attn + e * expert + rest) + tables + d,
+            n * (attn + k * expert + rest) + tables + d)
+
+
+@pytest.mark.parametrize("path", [QWEN2_57B, QWEN15_MOE], ids=lambda p: p.stem)
+def test_qwen2_moe_equals_the_meta_count_and_a_count_by_hand(path):
+    c, t, m = json.loads(path.read_text()), truth(path), read_config(path)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    total, active = _qwen2_moe_by_hand(c)
+    assert (m.total_params, m.active_params) == (total, active)
+    # the meta count's routed experts, k of E of them used by a token
+    e, k = c["num_experts"], c["num_experts_per_tok"]
+    assert m.active_params == t["params"] - t["routed_expert_params"] * (e - k) // e
+
+
+def test_qwen2_moe_published_sizes_and_cache():
+    big, small = read_config(QWEN2_57B), read_config(QWEN15_MOE)
+    # the name's 57B total and 14B active (57.41B, 14.25B)
+    assert int(big.total_params / 1e9) == 57 and int(big.active_params / 1e9) == 14
+    # Qwen1.5-MoE-A2.7B's card: "14.3B parameters in total and 2.7B activated"
+    assert round(small.total_params / 1e8) == 143 and round(small.active_params / 1e8) == 27
+    # 28 layers, K and V of 4 heads of 128 at 2 bytes; 24 layers of 16 heads of 128
+    assert big.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    assert small.kv_cache_bytes_per_token() == 24 * 2 * 16 * 128 * 2
+
+
+def test_qwen2_moe_sparse_step_and_dense_layers():
+    c = json.loads(QWEN15_MOE.read_text())
+    dense = 3 * 2048 * 5632
+    moe = 60 * 3 * 2048 * 1408 + 3 * 2048 * 5632 + 2048 * 60 + 2048
+    base = read_config(c).total_params
+    # every second layer a mixture: 12 layers turn dense
+    assert base - read_config({**c, "decoder_sparse_step": 2}).total_params == 12 * (moe - dense)
+    # mlp_only_layers: those layers dense whatever the step
+    assert base - read_config({**c, "mlp_only_layers": [0, 5]}).total_params == 2 * (moe - dense)
+    # qkv_bias false drops the q, k and v biases
+    assert base - read_config({**c, "qkv_bias": False}).total_params == 24 * 3 * 2048
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"use_sliding_window": True}, "use_sliding_window"),
+    ({"layer_types": ["sliding_attention"] * 24}, "layer_types"),
+    ({"mlp_only_layers": [24]}, "mlp_only_layers"),
+    ({"num_experts_per_tok": 61}, "num_experts_per_tok"),
+    ({"n_shared_experts": 2}, "n_shared_experts"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+])
+def test_qwen2_moe_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(QWEN15_MOE.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -3958,6 +3958,47 @@ def _grok(r: _Reader) -> dict[str, Any]:
         attention=lambda i: Attention(h, hkv, dh), mlp=lambda i: mlp, d_model=d)
 
 
+# ---- Qwen1.5-MoE and Qwen2-MoE (qwen2_moe) ---------------------------------------------------------
+def _qwen2_moe(r: _Reader) -> dict[str, Any]:
+    # Qwen2Moe (transformers 5.24.0 modeling_qwen2_moe.py, configuration_qwen2_moe.py): q, k, v
+    # with biases when qkv_bias (default true), o_proj without; head_dim from the file, else
+    # d / H. Layer i is a mixture unless i is in mlp_only_layers or (i + 1) % decoder_sparse_step
+    # is not 0 (then a dense gated MLP of intermediate_size). The mixture: a bias-free router
+    # d x E, E experts of moe_intermediate_size, one shared expert of
+    # shared_expert_intermediate_size whose output is scaled by sigmoid(shared_expert_gate(x)),
+    # a d -> 1 linear without bias (d parameters). Two RMSNorms a block, a final norm, the head
+    # untied by default. Qwen2MoeConfig's window rule (every other layer below
+    # max_window_layers when use_sliding_window) is refused rather than guessed: no released
+    # file sets it and runtimes build it differently.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    qkv_bias = r.flag("qkv_bias", True)
+    if r.flag("use_sliding_window", False):
+        raise ConfigError(f"{r.origin}: field 'use_sliding_window' = true is not supported: "
+                          "Qwen2-MoE's window rule is not modelled (no released file sets it)")
+    r.read |= {"sliding_window", "max_window_layers"}  # unused without use_sliding_window
+    types = r.str_list("layer_types", n, ("full_attention", "sliding_attention"))
+    if types is not None and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'layer_types' lists sliding layers: Qwen2-MoE's "
+                          "window rule is not modelled (no released file sets it)")
+    e, k = _experts(r, n_key="num_experts", defaults=(60, 4))
+    step = r.int("decoder_sparse_step", 1, kind="count")
+    dense = set(r.int_list("mlp_only_layers", []))
+    if not dense <= set(range(n)):
+        raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names layers outside 0-{n - 1}")
+    shared = r.int("shared_expert_intermediate_size", 5632)
+    moe = MLP(r.int("moe_intermediate_size", 1408), n_experts=e, top_k=k, n_shared=1,
+              d_shared=shared, shared_gate=True)
+    dense_mlp = MLP(r.int("intermediate_size", 5632))
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=qkv_bias, o_bias=False),
+        mlp=lambda i: moe if (i not in dense and (i + 1) % step == 0) else dense_mlp,
+        d_model=d)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -3994,7 +4035,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                             "without deepstack mergers)"),
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
-    "grok-1": _grok,
+    "grok-1": _grok, "qwen2_moe": _qwen2_moe,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4055,6 +4096,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
+    "Qwen2MoeForCausalLM": "qwen2_moe",
 }
 
 
