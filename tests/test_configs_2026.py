@@ -3531,3 +3531,52 @@ def test_qwen2_moe_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(QWEN15_MOE.read_text())
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- DBRX: fused Wqkv, 16 experts top 4, bias-free LayerNorms (FAMILIES.md 17.27) --------------
+DBRX = CONFIGS / "reconstructed" / "dbrx-instruct.json"
+# the catalog's dbrx-instruct is a byte copy of this file, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("dbrx-instruct")
+
+
+def test_dbrx_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(DBRX.read_text()), truth(DBRX), read_config(DBRX)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv = c["d_model"], c["n_heads"], c["attn_config"]["kv_n_heads"]
+    dh = d // h
+    f, e, k = (c["ffn_config"][key] for key in ("ffn_hidden_size", "moe_num_experts", "moe_top_k"))
+    attn = d * (d + 2 * kv * dh) + d * d  # Wqkv, out_proj
+    rest = attn + d * e + 2 * d  # router, two bias-free LayerNorms
+    n, tables = c["n_layers"], 2 * c["vocab_size"] * d
+    assert m.total_params == n * (rest + e * 3 * f * d) + tables + d
+    assert m.active_params == n * (rest + k * 3 * f * d) + tables + d
+    assert m.active_params == t["params"] - t["routed_expert_params"] * (e - k) // e
+    # Databricks: "132B total parameters of which 36B are active" (131.6B, 36.5B)
+    assert round(m.total_params / 1e9) == 132 and int(m.active_params / 1e9) == 36
+    # 40 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 8 * 128 * 2
+
+
+def test_dbrx_reads_the_generic_names_dbrx_config_maps():
+    c = json.loads(DBRX.read_text())
+    same = {k: v for k, v in c.items() if k not in ("d_model", "n_layers")}
+    same.update(hidden_size=6144, num_hidden_layers=40)
+    assert read_config(same).total_params == read_config(c).total_params
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"hidden_size": 4096}, "hidden_size"),
+    ({"n_heads": 40}, "n_heads"),
+    ({"ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 17}},
+     "moe_top_k"),
+    ({"ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4,
+                     "moe_shared_expert_intermediate_size": 1024}},
+     "moe_shared_expert_intermediate_size"),
+    ({"attn_config": 8}, "attn_config"),
+    ({"num_local_experts": 16}, "num_local_experts"),
+])
+def test_dbrx_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(DBRX.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

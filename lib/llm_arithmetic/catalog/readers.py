@@ -3999,6 +3999,69 @@ def _qwen2_moe(r: _Reader) -> dict[str, Any]:
         d_model=d)
 
 
+# ---- DBRX (dbrx) ------------------------------------------------------------------------------
+#: transformers' DbrxConfig defaults (configuration_dbrx.py in transformers 5.24.0) for the keys
+#: that size the model, at the top level and in its two sub-configurations.
+DBRX_DEFAULTS: Mapping[str, Any] = {"d_model": 2048, "n_heads": 16, "n_layers": 24,
+                                    "max_seq_len": 2048, "vocab_size": 32000}
+DBRX_ATTN_DEFAULTS: Mapping[str, Any] = {"kv_n_heads": 1}
+DBRX_FFN_DEFAULTS: Mapping[str, Any] = {"ffn_hidden_size": 3584, "moe_num_experts": 4,
+                                        "moe_top_k": 1}
+#: DbrxConfig's attribute_map: the generic name a file may use for each of its own keys.
+DBRX_ALIASES: Mapping[str, str] = {"hidden_size": "d_model", "num_attention_heads": "n_heads",
+                                   "num_hidden_layers": "n_layers",
+                                   "max_position_embeddings": "max_seq_len"}
+
+
+def _dbrx_part(r: _Reader, key: str, defaults: Mapping[str, Any]) -> _Reader:
+    """A reader of the sub-configuration ``key`` (``attn_config``, ``ffn_config``) over
+    transformers' defaults, its errors naming ``key``."""
+    scope = r.raw(key, {})
+    if not isinstance(scope, Mapping):
+        raise ConfigError(f"{r.origin}: field '{key}' must be an object")
+    return _defaulted(scope, defaults, f"{r.origin}: {key}", r.family)
+
+
+def _dbrx(r: _Reader) -> dict[str, Any]:
+    # Dbrx (transformers 5.24.0 modeling_dbrx.py): each block is norm_1, attention (one fused
+    # Wqkv d -> d + 2 kv_n_heads d_head and out_proj, no biases; clip_qkv clamps the
+    # projections: no parameter), norm_2, then a mixture (DbrxRouter: a bias-free d x E linear;
+    # DbrxExpertGLU: E experts each w1, v1, w2 of ffn_hidden_size x d, a gated MLP whatever
+    # ffn_act_fn names), top moe_top_k. Both norms and the final norm_f are LayerNorms without
+    # bias (d each). wte and lm_head apart: DbrxConfig refuses a tied head.
+    cfg = dict(r.cfg)
+    for alias, key in DBRX_ALIASES.items():
+        if cfg.get(alias) is not None:
+            r.read.add(alias)
+            if cfg.get(key) is not None and cfg[key] != cfg[alias]:
+                raise ConfigError(f"{r.origin}: field '{alias}' ({cfg[alias]!r:.40}) disagrees "
+                                  f"with '{key}' ({cfg[key]!r:.40}), which DbrxConfig maps it to")
+            cfg[key] = cfg[alias]
+    inner = _defaulted(cfg, DBRX_DEFAULTS, r.origin, r.family)
+    _restated(inner, "tie_word_embeddings", False, "DbrxConfig refuses a tied head")
+    d = inner.int("d_model")
+    n = inner.int("n_layers", kind="layers")
+    attn = _dbrx_part(inner, "attn_config", DBRX_ATTN_DEFAULTS)
+    ffn = _dbrx_part(inner, "ffn_config", DBRX_FFN_DEFAULTS)
+    h = inner.int("n_heads", kind="heads")
+    hkv = attn.int("kv_n_heads", kind="heads")
+    if d % h or h % hkv:  # DbrxAttention: head_dim = d_model // n_heads
+        raise ConfigError(f"{r.origin}: field 'n_heads' ({h}) must divide 'd_model' ({d}) and "
+                          f"be a multiple of 'attn_config.kv_n_heads' ({hkv})")
+    attn.raw("clip_qkv")  # clamps q, k and v: no parameter
+    e, k = _experts(ffn, n_key="moe_num_experts", k_key="moe_top_k")
+    ffn.raw("ffn_act_fn")  # the GLU's activation: three matrices whatever it is
+    mlp = MLP(ffn.int("ffn_hidden_size"), n_experts=e, top_k=k)
+    attn.check_unread()
+    ffn.check_unread()
+    kw = _decoder(
+        inner, n_layers=n, norms=2, tied=False,
+        trained_context=inner.int("max_seq_len", kind="context"),
+        attention=lambda i: Attention(h, hkv, d // h), mlp=lambda i: mlp, d_model=d)
+    r.read |= inner.read
+    return kw
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4035,7 +4098,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                             "without deepstack mergers)"),
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
-    "grok-1": _grok, "qwen2_moe": _qwen2_moe,
+    "grok-1": _grok, "qwen2_moe": _qwen2_moe, "dbrx": _dbrx,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4096,7 +4159,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
-    "Qwen2MoeForCausalLM": "qwen2_moe",
+    "Qwen2MoeForCausalLM": "qwen2_moe", "DbrxForCausalLM": "dbrx",
 }
 
 
