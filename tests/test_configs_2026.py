@@ -3580,3 +3580,44 @@ def test_dbrx_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(DBRX.read_text())
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- Granite 3.x: Llama's block with muP multipliers (FAMILIES.md 17.28) -----------------------
+GRANITE_33_8B = CONFIGS / "reconstructed" / "granite-3.3-8b-instruct.json"
+# the catalog's granite-3.3-8b-instruct is a byte copy, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("granite-3.3-8b-instruct")
+
+
+def test_granite_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(GRANITE_33_8B.read_text()), truth(GRANITE_33_8B), read_config(GRANITE_33_8B)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    dh = d // h
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == c["num_hidden_layers"] * block + c["vocab_size"] * d + d  # tied
+    assert int(m.total_params / 1e9) == 8  # the name's 8B (8.17B)
+    # 40 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 8 * 128 * 2
+
+
+def test_granite_multipliers_count_nothing_and_biases_do():
+    c = json.loads(GRANITE_33_8B.read_text())
+    plain = {**c, "embedding_multiplier": 1.0, "attention_multiplier": 1.0,
+             "residual_multiplier": 1.0, "logits_scaling": 1.0}
+    assert read_config(plain).total_params == read_config(c).total_params
+    biased = read_config({**c, "attention_bias": True, "mlp_bias": True})
+    # q/k/v/o biases (4,096 + 2 x 1,024 + 4,096) and gate/up/down biases (2 x 12,800 + 4,096)
+    assert biased.total_params - read_config(c).total_params == 40 * (10240 + 29696)
+    untied = read_config({**c, "tie_word_embeddings": False})
+    assert untied.total_params - read_config(c).total_params == 49159 * 4096
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"layer_types": ["sliding_attention"] * 40}, "layer_types"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+])
+def test_granite_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GRANITE_33_8B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

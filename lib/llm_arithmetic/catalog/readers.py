@@ -4062,6 +4062,19 @@ def _dbrx(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- IBM Granite 3.x dense (granite) ---------------------------------------------------------
+def _granite(r: _Reader) -> dict[str, Any]:
+    # Granite (transformers 5.24.0 modeling_granite.py): Llama's block, q/k/v/o biases when
+    # attention_bias, MLP biases when mlp_bias, head_dim from the file else d / H, two RMSNorms,
+    # the head tied when tie_word_embeddings (false by default; IBM's files say true). Four muP
+    # scalars multiply activations and weigh nothing: the embedding output, the attention
+    # scores (in place of 1/sqrt(d_head)), each residual branch, and the logits (divided).
+    for key in ("embedding_multiplier", "attention_multiplier", "residual_multiplier",
+                "logits_scaling"):
+        r.raw(key)
+    return _llama_like(r)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4099,6 +4112,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
     "grok-1": _grok, "qwen2_moe": _qwen2_moe, "dbrx": _dbrx,
+    "granite": _granite,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4160,6 +4174,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
     "Qwen2MoeForCausalLM": "qwen2_moe", "DbrxForCausalLM": "dbrx",
+    "GraniteForCausalLM": "granite",
 }
 
 
