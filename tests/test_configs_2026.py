@@ -3410,3 +3410,214 @@ def test_bamba_refuses_by_name():
                             ({"num_experts": 8}, "'num_experts' = 8")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# ---- Grok-2: eight experts beside a dense MLP, read by its architecture (FAMILIES.md 17.25) ----
+GROK_2 = CONFIGS / "reconstructed" / "grok-2.json"
+# the catalog's grok-2 is a byte copy of this file, held to the hand count here
+CHECKED_BY_HAND_HERE.add("grok-2")
+
+
+def test_grok2_equals_a_count_by_hand_and_the_hub_discussions_total():
+    # transformers 5.24.0 defines no Grok: the count by hand from SGLang's grok.py (17.25)
+    c, m = json.loads(GROK_2.read_text()), read_config(GROK_2)
+    assert c["model_type"] == "git" and m.family == "grok-1"  # read by Grok1ForCausalLM
+    d, h, kv, dh = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                    c["head_dim"])
+    attn = 2 * d * h * dh + 2 * d * kv * dh
+    expert, dense = 3 * d * c["moe_intermediate_size"], 3 * d * c["intermediate_size"]
+    e, k = c["num_local_experts"], c["num_experts_per_tok"]
+    block = attn + e * expert + d * e + dense + 4 * d  # router d x E, four norms
+    tables = 2 * c["vocab_size"] * d  # embedding and lm_head apart
+    assert m.total_params == c["num_hidden_layers"] * block + tables + d
+    assert m.total_params == 269_515_497_472  # the Hub discussion's total (SOURCES.md 30)
+    active = attn + k * expert + d * e + dense + 4 * d
+    assert m.active_params == c["num_hidden_layers"] * active + tables + d
+    assert round(m.active_params / 1e9) == 115  # the discussion's ~115B
+    # 64 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 64 * 2 * 8 * 128 * 2
+
+
+def test_grok_dense_mlp_is_a_shared_expert_only_with_residual_moe():
+    c = json.loads(GROK_2.read_text())
+    plain = read_config({**c, "residual_moe": False})
+    d = c["hidden_size"]
+    assert read_config(c).total_params - plain.total_params == 64 * 3 * d * 32768
+    assert read_config(c).active_params - plain.active_params == 64 * 3 * d * 32768
+    # without moe_intermediate_size the experts take intermediate_size (SGLang's getattr)
+    wide = {k: v for k, v in c.items() if k != "moe_intermediate_size"}
+    assert read_config(wide).layers[0].mlp.d_ff == 32768
+    # SGLang's default head width is 128 whatever d / H is
+    assert read_config({k: v for k, v in c.items() if k != "head_dim"}).layers[0].attention.d_head == 128
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"sliding_window_size": 4096}, "sliding_window_size"),
+    ({"global_attn_every_n": 4}, "global_attn_every_n"),
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"n_shared_experts": 1}, "n_shared_experts"),
+])
+def test_grok_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GROK_2.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- Qwen2-MoE: a gated shared expert beside fine-grained routed ones (FAMILIES.md 17.26) ------
+QWEN2_57B = CONFIGS / "reconstructed" / "qwen2-57b-a14b.json"
+QWEN15_MOE = CONFIGS / "reconstructed" / "qwen1.5-moe-a2.7b.json"
+# the catalog's qwen2-57b-a14b is a byte copy of QWEN2_57B, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("qwen2-57b-a14b")
+
+
+def _qwen2_moe_by_hand(c: dict) -> tuple[int, int]:
+    d, h, kv = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    dh = d // h
+    attn = 2 * d * h * dh + 2 * d * kv * dh + h * dh + 2 * kv * dh  # q/k/v biases, o none
+    expert = 3 * d * c["moe_intermediate_size"]
+    e, k = c["num_experts"], c["num_experts_per_tok"]
+    rest = 3 * d * c["shared_expert_intermediate_size"] + d * e + d + 2 * d  # shared, router,
+    n, tables = c["num_hidden_layers"], 2 * c["vocab_size"] * d             # its gate, 2 norms
+    return (n * (attn + e * expert + rest) + tables + d,
+            n * (attn + k * expert + rest) + tables + d)
+
+
+@pytest.mark.parametrize("path", [QWEN2_57B, QWEN15_MOE], ids=lambda p: p.stem)
+def test_qwen2_moe_equals_the_meta_count_and_a_count_by_hand(path):
+    c, t, m = json.loads(path.read_text()), truth(path), read_config(path)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    total, active = _qwen2_moe_by_hand(c)
+    assert (m.total_params, m.active_params) == (total, active)
+    # the meta count's routed experts, k of E of them used by a token
+    e, k = c["num_experts"], c["num_experts_per_tok"]
+    assert m.active_params == t["params"] - t["routed_expert_params"] * (e - k) // e
+
+
+def test_qwen2_moe_published_sizes_and_cache():
+    big, small = read_config(QWEN2_57B), read_config(QWEN15_MOE)
+    # the name's 57B total and 14B active (57.41B, 14.25B)
+    assert int(big.total_params / 1e9) == 57 and int(big.active_params / 1e9) == 14
+    # Qwen1.5-MoE-A2.7B's card: "14.3B parameters in total and 2.7B activated"
+    assert round(small.total_params / 1e8) == 143 and round(small.active_params / 1e8) == 27
+    # 28 layers, K and V of 4 heads of 128 at 2 bytes; 24 layers of 16 heads of 128
+    assert big.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    assert small.kv_cache_bytes_per_token() == 24 * 2 * 16 * 128 * 2
+
+
+def test_qwen2_moe_sparse_step_and_dense_layers():
+    c = json.loads(QWEN15_MOE.read_text())
+    dense = 3 * 2048 * 5632
+    moe = 60 * 3 * 2048 * 1408 + 3 * 2048 * 5632 + 2048 * 60 + 2048
+    base = read_config(c).total_params
+    # every second layer a mixture: 12 layers turn dense
+    assert base - read_config({**c, "decoder_sparse_step": 2}).total_params == 12 * (moe - dense)
+    # mlp_only_layers: those layers dense whatever the step
+    assert base - read_config({**c, "mlp_only_layers": [0, 5]}).total_params == 2 * (moe - dense)
+    # qkv_bias false drops the q, k and v biases
+    assert base - read_config({**c, "qkv_bias": False}).total_params == 24 * 3 * 2048
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"use_sliding_window": True}, "use_sliding_window"),
+    ({"layer_types": ["sliding_attention"] * 24}, "layer_types"),
+    ({"mlp_only_layers": [24]}, "mlp_only_layers"),
+    ({"num_experts_per_tok": 61}, "num_experts_per_tok"),
+    ({"n_shared_experts": 2}, "n_shared_experts"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+])
+def test_qwen2_moe_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(QWEN15_MOE.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- DBRX: fused Wqkv, 16 experts top 4, bias-free LayerNorms (FAMILIES.md 17.27) --------------
+DBRX = CONFIGS / "reconstructed" / "dbrx-instruct.json"
+# the catalog's dbrx-instruct is a byte copy of this file, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("dbrx-instruct")
+
+
+def test_dbrx_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(DBRX.read_text()), truth(DBRX), read_config(DBRX)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv = c["d_model"], c["n_heads"], c["attn_config"]["kv_n_heads"]
+    dh = d // h
+    f, e, k = (c["ffn_config"][key] for key in ("ffn_hidden_size", "moe_num_experts", "moe_top_k"))
+    attn = d * (d + 2 * kv * dh) + d * d  # Wqkv, out_proj
+    rest = attn + d * e + 2 * d  # router, two bias-free LayerNorms
+    n, tables = c["n_layers"], 2 * c["vocab_size"] * d
+    assert m.total_params == n * (rest + e * 3 * f * d) + tables + d
+    assert m.active_params == n * (rest + k * 3 * f * d) + tables + d
+    assert m.active_params == t["params"] - t["routed_expert_params"] * (e - k) // e
+    # Databricks: "132B total parameters of which 36B are active" (131.6B, 36.5B)
+    assert round(m.total_params / 1e9) == 132 and int(m.active_params / 1e9) == 36
+    # 40 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 8 * 128 * 2
+
+
+def test_dbrx_reads_the_generic_names_dbrx_config_maps():
+    c = json.loads(DBRX.read_text())
+    same = {k: v for k, v in c.items() if k not in ("d_model", "n_layers")}
+    same.update(hidden_size=6144, num_hidden_layers=40)
+    assert read_config(same).total_params == read_config(c).total_params
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"hidden_size": 4096}, "hidden_size"),
+    ({"n_heads": 40}, "n_heads"),
+    ({"ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 17}},
+     "moe_top_k"),
+    ({"ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4,
+                     "moe_shared_expert_intermediate_size": 1024}},
+     "moe_shared_expert_intermediate_size"),
+    ({"attn_config": 8}, "attn_config"),
+    ({"num_local_experts": 16}, "num_local_experts"),
+])
+def test_dbrx_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(DBRX.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- Granite 3.x: Llama's block with muP multipliers (FAMILIES.md 17.28) -----------------------
+GRANITE_33_8B = CONFIGS / "reconstructed" / "granite-3.3-8b-instruct.json"
+# the catalog's granite-3.3-8b-instruct is a byte copy, held to its meta count and by hand here
+CHECKED_BY_HAND_HERE.add("granite-3.3-8b-instruct")
+
+
+def test_granite_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(GRANITE_33_8B.read_text()), truth(GRANITE_33_8B), read_config(GRANITE_33_8B)
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, kv = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
+    dh = d // h
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == c["num_hidden_layers"] * block + c["vocab_size"] * d + d  # tied
+    assert int(m.total_params / 1e9) == 8  # the name's 8B (8.17B)
+    # 40 layers, K and V of 8 heads of 128 at 2 bytes
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * 8 * 128 * 2
+
+
+def test_granite_multipliers_count_nothing_and_biases_do():
+    c = json.loads(GRANITE_33_8B.read_text())
+    plain = {**c, "embedding_multiplier": 1.0, "attention_multiplier": 1.0,
+             "residual_multiplier": 1.0, "logits_scaling": 1.0}
+    assert read_config(plain).total_params == read_config(c).total_params
+    biased = read_config({**c, "attention_bias": True, "mlp_bias": True})
+    # q/k/v/o biases (4,096 + 2 x 1,024 + 4,096) and gate/up/down biases (2 x 12,800 + 4,096)
+    assert biased.total_params - read_config(c).total_params == 40 * (10240 + 29696)
+    untied = read_config({**c, "tie_word_embeddings": False})
+    assert untied.total_params - read_config(c).total_params == 49159 * 4096
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"layer_types": ["sliding_attention"] * 40}, "layer_types"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"use_qk_norm": True}, "use_qk_norm"),
+])
+def test_granite_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(GRANITE_33_8B.read_text())
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -3923,6 +3923,158 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
 
 
 #: model_type -> reader.
+# ---- Grok-1 / Grok-2 (xAI; SGLang's Grok1ForCausalLM) -------------------------------------------
+def _grok(r: _Reader) -> dict[str, Any]:
+    # SGLang python/sglang/srt/models/grok.py (sgl-project/sglang @ 031ad4ce), the layout xAI's
+    # Grok-2 release is served with (its config.json says model_type "git", which transformers
+    # uses for another model: the file is read by its architectures, Grok1ForCausalLM). Each
+    # block: pre_attn_norm, attention (qkv_proj and o_proj without biases; head_dim 128 unless
+    # given), post_attn_norm, pre_moe_norm, a mixture (a bias-free router of d x E, E experts of
+    # moe_intermediate_size, else intermediate_size, gated GELU: w1, w3, w2), post_moe_norm:
+    # four RMSNorms. With residual_moe a dense gated MLP of intermediate_size runs beside the
+    # mixture on the same input, the sum scaled by 1/sqrt(2): every token uses it, a shared
+    # expert of that width. Embedding and lm_head apart (SGLang always builds and loads its own
+    # lm_head), a final norm. The multipliers (embedding, output, attention temperature) and the
+    # soft caps (attention, router, final logits) change no count. SGLang builds no window.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_default=128)
+    e, k = _experts(r, n_key="num_local_experts")
+    d_moe = r.int("moe_intermediate_size", None)
+    residual = r.flag("residual_moe", False)
+    d_ff = r.int("intermediate_size", None if (d_moe and not residual) else ...)
+    mlp = MLP(d_moe or d_ff, n_experts=e, top_k=k, n_shared=int(residual),
+              d_shared=d_ff if residual else 0)
+    _restated(r, "tie_word_embeddings", False, "SGLang loads a separate lm_head")
+    _restated(r, "attention_bias", False, "its q/k/v and output projections have no biases")
+    for key, plain in (("sliding_window_size", -1), ("global_attn_every_n", 1)):
+        v = r.raw(key, plain)
+        if v != plain:
+            raise ConfigError(f"{r.origin}: field '{key}' = {v!r:.60} is not supported: SGLang's "
+                              "Grok1ForCausalLM attends to the whole context in every layer")
+    return _decoder(
+        r, n_layers=n, norms=4, tied=False,
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh), mlp=lambda i: mlp, d_model=d)
+
+
+# ---- Qwen1.5-MoE and Qwen2-MoE (qwen2_moe) ---------------------------------------------------------
+def _qwen2_moe(r: _Reader) -> dict[str, Any]:
+    # Qwen2Moe (transformers 5.24.0 modeling_qwen2_moe.py, configuration_qwen2_moe.py): q, k, v
+    # with biases when qkv_bias (default true), o_proj without; head_dim from the file, else
+    # d / H. Layer i is a mixture unless i is in mlp_only_layers or (i + 1) % decoder_sparse_step
+    # is not 0 (then a dense gated MLP of intermediate_size). The mixture: a bias-free router
+    # d x E, E experts of moe_intermediate_size, one shared expert of
+    # shared_expert_intermediate_size whose output is scaled by sigmoid(shared_expert_gate(x)),
+    # a d -> 1 linear without bias (d parameters). Two RMSNorms a block, a final norm, the head
+    # untied by default. Qwen2MoeConfig's window rule (every other layer below
+    # max_window_layers when use_sliding_window) is refused rather than guessed: no released
+    # file sets it and runtimes build it differently.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    qkv_bias = r.flag("qkv_bias", True)
+    if r.flag("use_sliding_window", False):
+        raise ConfigError(f"{r.origin}: field 'use_sliding_window' = true is not supported: "
+                          "Qwen2-MoE's window rule is not modelled (no released file sets it)")
+    r.read |= {"sliding_window", "max_window_layers"}  # unused without use_sliding_window
+    types = r.str_list("layer_types", n, ("full_attention", "sliding_attention"))
+    if types is not None and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'layer_types' lists sliding layers: Qwen2-MoE's "
+                          "window rule is not modelled (no released file sets it)")
+    e, k = _experts(r, n_key="num_experts", defaults=(60, 4))
+    step = r.int("decoder_sparse_step", 1, kind="count")
+    dense = set(r.int_list("mlp_only_layers", []))
+    if not dense <= set(range(n)):
+        raise ConfigError(f"{r.origin}: field 'mlp_only_layers' names layers outside 0-{n - 1}")
+    shared = r.int("shared_expert_intermediate_size", 5632)
+    moe = MLP(r.int("moe_intermediate_size", 1408), n_experts=e, top_k=k, n_shared=1,
+              d_shared=shared, shared_gate=True)
+    dense_mlp = MLP(r.int("intermediate_size", 5632))
+    return _decoder(
+        r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        attention=lambda i: Attention(h, hkv, dh, qkv_bias=qkv_bias, o_bias=False),
+        mlp=lambda i: moe if (i not in dense and (i + 1) % step == 0) else dense_mlp,
+        d_model=d)
+
+
+# ---- DBRX (dbrx) ------------------------------------------------------------------------------
+#: transformers' DbrxConfig defaults (configuration_dbrx.py in transformers 5.24.0) for the keys
+#: that size the model, at the top level and in its two sub-configurations.
+DBRX_DEFAULTS: Mapping[str, Any] = {"d_model": 2048, "n_heads": 16, "n_layers": 24,
+                                    "max_seq_len": 2048, "vocab_size": 32000}
+DBRX_ATTN_DEFAULTS: Mapping[str, Any] = {"kv_n_heads": 1}
+DBRX_FFN_DEFAULTS: Mapping[str, Any] = {"ffn_hidden_size": 3584, "moe_num_experts": 4,
+                                        "moe_top_k": 1}
+#: DbrxConfig's attribute_map: the generic name a file may use for each of its own keys.
+DBRX_ALIASES: Mapping[str, str] = {"hidden_size": "d_model", "num_attention_heads": "n_heads",
+                                   "num_hidden_layers": "n_layers",
+                                   "max_position_embeddings": "max_seq_len"}
+
+
+def _dbrx_part(r: _Reader, key: str, defaults: Mapping[str, Any]) -> _Reader:
+    """A reader of the sub-configuration ``key`` (``attn_config``, ``ffn_config``) over
+    transformers' defaults, its errors naming ``key``."""
+    scope = r.raw(key, {})
+    if not isinstance(scope, Mapping):
+        raise ConfigError(f"{r.origin}: field '{key}' must be an object")
+    return _defaulted(scope, defaults, f"{r.origin}: {key}", r.family)
+
+
+def _dbrx(r: _Reader) -> dict[str, Any]:
+    # Dbrx (transformers 5.24.0 modeling_dbrx.py): each block is norm_1, attention (one fused
+    # Wqkv d -> d + 2 kv_n_heads d_head and out_proj, no biases; clip_qkv clamps the
+    # projections: no parameter), norm_2, then a mixture (DbrxRouter: a bias-free d x E linear;
+    # DbrxExpertGLU: E experts each w1, v1, w2 of ffn_hidden_size x d, a gated MLP whatever
+    # ffn_act_fn names), top moe_top_k. Both norms and the final norm_f are LayerNorms without
+    # bias (d each). wte and lm_head apart: DbrxConfig refuses a tied head.
+    cfg = dict(r.cfg)
+    for alias, key in DBRX_ALIASES.items():
+        if cfg.get(alias) is not None:
+            r.read.add(alias)
+            if cfg.get(key) is not None and cfg[key] != cfg[alias]:
+                raise ConfigError(f"{r.origin}: field '{alias}' ({cfg[alias]!r:.40}) disagrees "
+                                  f"with '{key}' ({cfg[key]!r:.40}), which DbrxConfig maps it to")
+            cfg[key] = cfg[alias]
+    inner = _defaulted(cfg, DBRX_DEFAULTS, r.origin, r.family)
+    _restated(inner, "tie_word_embeddings", False, "DbrxConfig refuses a tied head")
+    d = inner.int("d_model")
+    n = inner.int("n_layers", kind="layers")
+    attn = _dbrx_part(inner, "attn_config", DBRX_ATTN_DEFAULTS)
+    ffn = _dbrx_part(inner, "ffn_config", DBRX_FFN_DEFAULTS)
+    h = inner.int("n_heads", kind="heads")
+    hkv = attn.int("kv_n_heads", kind="heads")
+    if d % h or h % hkv:  # DbrxAttention: head_dim = d_model // n_heads
+        raise ConfigError(f"{r.origin}: field 'n_heads' ({h}) must divide 'd_model' ({d}) and "
+                          f"be a multiple of 'attn_config.kv_n_heads' ({hkv})")
+    attn.raw("clip_qkv")  # clamps q, k and v: no parameter
+    e, k = _experts(ffn, n_key="moe_num_experts", k_key="moe_top_k")
+    ffn.raw("ffn_act_fn")  # the GLU's activation: three matrices whatever it is
+    mlp = MLP(ffn.int("ffn_hidden_size"), n_experts=e, top_k=k)
+    attn.check_unread()
+    ffn.check_unread()
+    kw = _decoder(
+        inner, n_layers=n, norms=2, tied=False,
+        trained_context=inner.int("max_seq_len", kind="context"),
+        attention=lambda i: Attention(h, hkv, d // h), mlp=lambda i: mlp, d_model=d)
+    r.read |= inner.read
+    return kw
+
+
+# ---- IBM Granite 3.x dense (granite) ---------------------------------------------------------
+def _granite(r: _Reader) -> dict[str, Any]:
+    # Granite (transformers 5.24.0 modeling_granite.py): Llama's block, q/k/v/o biases when
+    # attention_bias, MLP biases when mlp_bias, head_dim from the file else d / H, two RMSNorms,
+    # the head tied when tie_word_embeddings (false by default; IBM's files say true). Four muP
+    # scalars multiply activations and weigh nothing: the embedding output, the attention
+    # scores (in place of 1/sqrt(d_head)), each residual branch, and the logits (divided).
+    for key in ("embedding_multiplier", "attention_multiplier", "residual_multiplier",
+                "logits_scaling"):
+        r.raw(key)
+    return _llama_like(r)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -3959,6 +4111,8 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                             "without deepstack mergers)"),
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
+    "grok-1": _grok, "qwen2_moe": _qwen2_moe, "dbrx": _dbrx,
+    "granite": _granite,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4018,6 +4172,9 @@ ARCHITECTURES: Mapping[str, str] = {
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
+    "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
+    "Qwen2MoeForCausalLM": "qwen2_moe", "DbrxForCausalLM": "dbrx",
+    "GraniteForCausalLM": "granite",
 }
 
 
