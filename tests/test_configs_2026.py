@@ -1758,7 +1758,8 @@ CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: reconstructed files whose counts this module holds to a hand count and to the meta count (less
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
 #: rows, FAMILIES.md section 17.19)
-CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414"}
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
+                        "step3"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -3410,3 +3411,74 @@ def test_bamba_refuses_by_name():
                             ({"num_experts": 8}, "'num_experts' = 8")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# ---- Step3: a low-rank query over one key/value head, a mixture with a shared expert -----------
+# (FAMILIES.md 17.25; transformers 5.24.0 has no step3 model: counted by hand from vLLM's code)
+STEP3 = CONFIGS / "reconstructed" / "step3.json"
+
+
+def test_step3_by_hand_from_vllms_modules():
+    c, m = json.loads(STEP3.read_text(encoding="utf-8")), read_config(STEP3)
+    assert m.family == "step3_text"
+    assert "step3_text" in truth(STEP3)["error"]  # no meta count: transformers lacks the family
+    d, r, h, dh, v = (c["hidden_size"], c["share_q_dim"], c["num_attention_heads"],
+                      c["head_dim"], c["vocab_size"])
+    # vLLM's Step3TextAttention: qkv_proj d -> r + 2 dh, inter_norm(r), wq r -> H dh, o_proj
+    attn = d * (r + 2 * dh) + r + r * h * dh + h * dh * d
+    expert = 3 * d * c["moe_intermediate_size"]
+    e, k = c["moe_num_experts"], c["moe_top_k"]
+    moe_at = [int(i) for i in c["moe_layers_enum"].split(",")]
+    n_moe, n = len(moe_at), c["num_hidden_layers"]
+    assert (n_moe, n - n_moe) == (56, 5)  # the card: 61 layers, 5 of them dense
+    dense_layer = attn + 3 * d * c["intermediate_size"] + 2 * d
+    moe_fixed = attn + d * e + 3 * d * c["share_expert_dim"] + 2 * d  # router, shared expert
+    tables = 2 * v * d + d  # embedding, untied head, final norm
+    total = (n - n_moe) * dense_layer + n_moe * (moe_fixed + e * expert) + tables
+    active = (n - n_moe) * dense_layer + n_moe * (moe_fixed + k * expert) + tables
+    assert m.total_params == total == 316_294_538_240
+    assert m.active_params == active == 38_841_328_640
+    # the card: 316B (LLM), 38B active, the latter without the input table (37.92B)
+    assert round(total / 1e9) == 316 and round((active - v * d) / 1e9) == 38
+    # one key and one value head of 256 a layer, 2 bytes each
+    assert m.kv_cache_bytes_per_token() == n * 2 * dh * 2 == 62_464
+    att = m.layers[0].attention
+    assert (att.kind, att.q_lora_rank, att.matmul_params(d)) == ("MQA", 2048, attn - r)
+
+
+def test_step3_query_rank_follows_share_q_dim():
+    c = json.loads(STEP3.read_text(encoding="utf-8"))
+    full, n, d = read_config(c).total_params, c["num_hidden_layers"], c["hidden_size"]
+    per = c["num_attention_heads"] * c["head_dim"]
+    # a rank of 1,024: the down-projection, its norm and the up-projection shrink
+    assert full - read_config({**c, "share_q_dim": 1024}).total_params == \
+        n * 1024 * (d + 1 + per)
+    # null: vLLM's q_size falls back to head_dim (256); absent: Step3TextConfig's 2,048
+    assert read_config({**c, "share_q_dim": None}).layers[0].attention.q_lora_rank == 256
+    rest = {key: val for key, val in c.items() if key != "share_q_dim"}
+    assert read_config(rest).total_params == full
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_attention_groups": 8}, "num_attention_groups"),
+    ({"num_key_value_heads": 8}, "num_key_value_heads"),
+    ({"moe_layers_enum": None}, "moe_layers_enum"),
+    ({"moe_layers_enum": "4,5,61"}, "moe_layers_enum"),
+    ({"hidden_act": "gelu"}, "hidden_act"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"moe_top_k": 64}, "moe_top_k"),
+    ({"n_shared_experts": 2}, "n_shared_experts"),
+    ({"q_lora_rank": 1536}, "q_lora_rank"),
+])
+def test_step3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(STEP3.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+def test_a_low_rank_query_is_refused_with_what_it_does_not_model():
+    from llm_arithmetic.catalog.model import Attention
+    for extra in ({"qkv_bias": True}, {"gate": 1}, {"qk_norm": "head"}, {"sinks": True}):
+        with pytest.raises(ConfigError, match="low-rank query"):
+            Attention(64, 1, 256, q_lora_rank=2048, **extra).validate("x")

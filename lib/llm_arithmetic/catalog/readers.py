@@ -207,6 +207,10 @@ COUNT_KEYS: Mapping[str, str] = {
     "mamba_dt_rank": "the rank of the state-space layers' step-size projection",
     "mamba_inner_layernorms": "norms inside Mamba-1 layers (on the step size, B and C)",
     "state_size": "the state size of state-space layers",
+    "share_q_dim": "the low rank of the query projection (Step3's multi-matrix factorization "
+                   "attention)",
+    "num_attention_groups": "key/value heads (Step3's attention groups)",
+    "moe_top_k": "experts per token",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -3726,6 +3730,80 @@ def _step3p7(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- Step3 (multi-matrix factorization attention: a low-rank query, one key/value head) --------
+def _step3_moe_layers(r: _Reader, n: int) -> set[int]:
+    """The MoE layers of a Step3 file: ``moe_layers_enum``, comma-separated indices (the Hub's
+    form, which vLLM's ``Step3TextDecoderLayer`` splits) or a list. Required: without it vLLM's
+    decoder would split Step3TextConfig's default tuple, so no default is assumed."""
+    v = r.raw("moe_layers_enum")
+    if v is None:
+        raise ConfigError(f"{r.origin}: missing field 'moe_layers_enum' (which layers are "
+                          "mixtures of experts)")
+    items = v.split(",") if isinstance(v, str) else v
+    try:
+        at = [int(str(i).strip()) for i in items if str(i).strip()]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{r.origin}: field 'moe_layers_enum' must list layer indices, got "
+                          f"{v!r:.60}") from None
+    if any(i < 0 or i >= n for i in at) or len(set(at)) != len(at):
+        raise ConfigError(f"{r.origin}: field 'moe_layers_enum' must list distinct layer "
+                          f"indices below 'num_hidden_layers' ({n})")
+    return set(at)
+
+
+def _step3_text(r: _Reader) -> dict[str, Any]:
+    # Step3TextForCausalLM (vLLM vllm/model_executor/models/step3_text.py @
+    # 0169d3962ccac3798b508b16f74aafb8106d19fa; Step3TextConfig in
+    # vllm/transformers_utils/configs/step3_vl.py @ fb6c0501838195b3f6d715e5a1cf0be42546d27a;
+    # transformers 5.24.0 has no step3 model): per layer one ReplicatedLinear qkv_proj
+    # d -> share_q_dim + 2 head_dim (no bias), inter_norm RMSNorm(share_q_dim), wq
+    # share_q_dim -> H head_dim, o_proj H head_dim -> d; one key/value head (vLLM refuses
+    # another); on the layers moe_layers_enum lists, a router d x E (no bias, no correction
+    # bias), E experts of moe_intermediate_size (gated SiLU) and one shared expert of
+    # share_expert_dim (no gate); elsewhere a gated MLP of intermediate_size; two RMSNorms a
+    # layer, a final norm, an untied head (ParallelLMHead).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    for key in ("num_attention_groups", "num_key_value_heads"):
+        if r.int(key, 1, kind="heads") != 1:
+            raise ConfigError(f"{r.origin}: field '{key}' must be 1: Step3's attention has "
+                              "one key/value head (vLLM's Step3TextAttention refuses another)")
+    dh = r.int("head_dim", 256)  # Step3TextConfig's default
+    # the query's rank: Step3TextConfig's default 2048 when absent; null: vLLM's q_size falls
+    # back to head_dim
+    rank = r.int("share_q_dim", dh) if "share_q_dim" in r.cfg else 2048
+    r.read.add("share_q_dim")
+    if r.raw("hidden_act", "silu") != "silu":
+        raise ConfigError(f"{r.origin}: field 'hidden_act' must be 'silu' (vLLM's Step3TextMLP "
+                          "refuses another)")
+    r.refuse("attention_bias", "Step3's projections have no biases")
+    r.refuse("mlp_bias", "Step3's MLPs have no biases")
+    if r.flag("tie_word_embeddings", False):
+        raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = true is not supported: "
+                          "Step3TextForCausalLM builds its own output head")
+    moe_at = _step3_moe_layers(r, n)
+    moe = dense = None
+    if moe_at:
+        e = r.int("moe_num_experts", kind="experts")
+        k = r.int("moe_top_k", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'moe_top_k' ({k}) exceeds 'moe_num_experts' "
+                              f"({e})")
+        moe = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1,
+                  d_shared=r.int("share_expert_dim"))
+    if len(moe_at) < n:
+        dense = MLP(r.int("intermediate_size"))
+    context = r.int("max_position_embedding", None, kind="context")
+    if context is None:
+        context = r.int("max_seq_len", None, kind="context")
+    r.read.update({"max_seq_len", "max_position_embeddings", "norm_expert_weight"})
+    attn = Attention(h, 1, dh, q_lora_rank=rank)
+    return _decoder(r, n_layers=n, norms=2, tied=False, trained_context=context,
+                    attention=lambda i: attn, mlp=lambda i: moe if i in moe_at else dense,
+                    d_model=d)
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -3950,6 +4028,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
     "falcon_mamba": _falcon_mamba, "bamba": _bamba,
+    "step3_text": _step3_text,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -4018,6 +4097,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
+    "Step3TextForCausalLM": "step3_text",
 }
 
 
