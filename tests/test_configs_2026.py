@@ -1759,7 +1759,7 @@ CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
 #: rows, FAMILIES.md section 17.19)
 CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
-                        "step3"}
+                        "step3", "minicpm3-4b"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -3482,3 +3482,47 @@ def test_a_low_rank_query_is_refused_with_what_it_does_not_model():
     for extra in ({"qkv_bias": True}, {"gate": 1}, {"qk_norm": "head"}, {"sinks": True}):
         with pytest.raises(ConfigError, match="low-rank query"):
             Attention(64, 1, 256, q_lora_rank=2048, **extra).validate("x")
+
+
+# ---- MiniCPM3: latent attention with muP scalings, tied embeddings (FAMILIES.md 17.26) ---------
+MINICPM3 = CONFIGS / "reconstructed" / "minicpm3-4b.json"
+
+
+def test_minicpm3_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(MINICPM3.read_text(encoding="utf-8")), truth(MINICPM3), read_config(MINICPM3)
+    assert m.family == "minicpm3" and m.tied
+    assert m.total_params == t["params"] == 4_073_875_968 and t["persistent_buffers"] == 0
+    d, h, n, v = c["hidden_size"], c["num_attention_heads"], c["num_hidden_layers"], c["vocab_size"]
+    rq, rkv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                               c["qk_rope_head_dim"], d // h)
+    mla = (d * rq + rq + rq * h * (nope + rope) + d * (rkv + rope) + rkv
+           + rkv * h * (nope + dv) + h * dv * d)
+    block = mla + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == n * block + d + v * d  # one tied table
+    assert round(m.total_params / 1e9) == 4  # the name's 4B (4.07B)
+    # a latent of 256 and one rotary key of 32 a layer, 2 bytes each
+    assert m.kv_cache_bytes_per_token() == n * (rkv + rope) * 2 == 35_712
+
+
+def test_minicpm3_mup_scalings_change_no_count():
+    c = json.loads(MINICPM3.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    for change in ({"scale_emb": 1}, {"scale_depth": None}, {"dim_model_base": 2560},
+                   {"head_dim": 96}):
+        assert read_config({**c, **change}).total_params == base
+    # untied: one more table; a null q_lora_rank: a full-rank query projection
+    assert read_config({**c, "tie_word_embeddings": False}).total_params == base + 73448 * 2560
+    full = read_config({**c, "q_lora_rank": None}).total_params
+    assert full - base == 62 * (2560 * 40 * 96 - (2560 * 768 + 768 + 768 * 40 * 96))
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"attention_bias": True}, "attention_bias"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"layer_types": ["sliding_attention"] * 62}, "layer_types"),
+])
+def test_minicpm3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINICPM3.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -3804,6 +3804,38 @@ def _step3_text(r: _Reader) -> dict[str, Any]:
                     d_model=d)
 
 
+# ---- MiniCPM3 (latent attention with muP scalings, tied embeddings) ---------------------------
+def _minicpm3(r: _Reader) -> dict[str, Any]:
+    # MiniCPM3Config / MiniCPM3ForCausalLM (transformers 5.24.0, models/minicpm3): DeepSeek-V2's
+    # latent attention (q_a_proj d -> q_lora_rank, q_a_layernorm, q_b_proj -> H (nope + rope);
+    # a full q_proj where q_lora_rank is null; kv_a_proj_with_mqa d -> kv_lora_rank + rope,
+    # kv_a_layernorm, kv_b_proj -> H (nope + v); o_proj H v -> d), v_head_dim d / H unless
+    # given; a gated MLP of intermediate_size; two RMSNorms a block, a final norm; the head tied
+    # by default. scale_emb, scale_depth and dim_model_base scale activations (muP): no
+    # parameter. head_dim is overwritten with qk_rope_head_dim by the config class: no count.
+    r.refuse("attention_bias", "biases on MiniCPM3's q_a, kv_a and output projections are not "
+                               "counted")
+    r.refuse("mlp_bias", "biases on MiniCPM3's MLP are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide the hidden "
+                          f"size ({d})")
+    r.int("num_key_value_heads", h, kind="heads")  # latent attention forms K and V per head
+    nope, rope = r.int("qk_nope_head_dim", 64), r.int("qk_rope_head_dim", 32)
+    # absent: MiniCPM3Config's 768; null: a full-rank query projection
+    rank = r.int("q_lora_rank", 0, minimum=0) if "q_lora_rank" in r.cfg else 768
+    attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 256),
+                     q_lora_rank=rank, d_nope=nope, d_rope=rope,
+                     d_v=r.int("v_head_dim", d // h))
+    r.read.update({"head_dim", "scale_emb", "scale_depth", "dim_model_base"})
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: MLP(r.int("intermediate_size")),
+                    d_model=d)
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -4029,6 +4061,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
     "falcon_mamba": _falcon_mamba, "bamba": _bamba,
     "step3_text": _step3_text,
+    "minicpm3": _minicpm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -4098,6 +4131,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Step3TextForCausalLM": "step3_text",
+    "MiniCPM3ForCausalLM": "minicpm3",
 }
 
 
