@@ -122,7 +122,8 @@ REFUSED: dict[str, str] = {}
 # `kimi_k3`, `phi4flash` nor `bailing_moe_v2`): FAMILIES.md sections 14.22, 14.23, 14.24, 17.15
 # and 17.16 (Ling 2.0: checked against inclusionAI's own code on the meta device)
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3",
-           "phi-4-mini-flash-reasoning", "ling-mini-2.0"}
+           "phi-4-mini-flash-reasoning", "ling-mini-2.0",
+           "minicpm-2b-dpo-bf16"}  # FAMILIES.md 17.27: OpenBMB's remote code, by hand
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -3524,5 +3525,52 @@ def test_minicpm3_mup_scalings_change_no_count():
 ])
 def test_minicpm3_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(MINICPM3.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- MiniCPM (1, 2, 4): Llama's block with muP scalings, a tied head (FAMILIES.md 17.27) -------
+MINICPM_2B = CONFIGS / "minicpm-2b-dpo-bf16.json"
+
+
+def test_minicpm_by_hand_and_the_cards_non_embedding_count():
+    c, m = json.loads(MINICPM_2B.read_text(encoding="utf-8")), read_config(MINICPM_2B)
+    assert m.family == "minicpm" and m.tied  # MiniCPMConfig ties the head by default
+    assert "minicpm" in truth(MINICPM_2B)["error"]  # transformers 5.24.0 lacks the family
+    d, n, v, h, kv = (c["hidden_size"], c["num_hidden_layers"], c["vocab_size"],
+                      c["num_attention_heads"], c["num_key_value_heads"])
+    dh = d // h
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == n * block + d + v * d == 2_724_880_896
+    # the card: "only 2.4B parameters excluding embeddings" (2.7B with the one tied table)
+    assert round((m.total_params - v * d) / 1e8) == 24
+    assert m.kv_cache_bytes_per_token() == n * 2 * kv * dh * 2 == 368_640
+
+
+def test_minicpm_moe_untied_and_gqa_files_are_read():
+    c = json.loads(MINICPM_2B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    d, ff, n = 2304, 5760, 40
+    # MiniCPM-MoE's layout: E experts of intermediate_size and a router, k a token
+    moe = read_config({**c, "num_experts": 8, "num_experts_per_tok": 2})
+    assert moe.total_params - base == n * (7 * 3 * d * ff + d * 8)
+    assert moe.total_params - moe.active_params == n * 6 * 3 * d * ff
+    assert read_config({**c, "tie_word_embeddings": False}).total_params == base + 122753 * d
+    for change in ({"scale_emb": 1}, {"scale_depth": 1.0}, {"dim_model_base": 1},
+                   {"kv_channels": 64}):
+        assert read_config({**c, **change}).total_params == base
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"sparse_config": {"kernel_size": 32, "topk": 64, "block_size": 64}}, "sparse_config"),
+    ({"use_sliding_window": True}, "use_sliding_window"),
+    ({"kv_channels": 128}, "kv_channels"),
+    ({"hidden_act": "fatrelu"}, "hidden_act"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_experts": 4, "num_experts_per_tok": 8}, "num_experts_per_tok"),
+    ({"q_lora_rank": 768}, "q_lora_rank"),
+])
+def test_minicpm_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINICPM_2B.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})

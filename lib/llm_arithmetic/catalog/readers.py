@@ -211,6 +211,8 @@ COUNT_KEYS: Mapping[str, str] = {
                    "attention)",
     "num_attention_groups": "key/value heads (Step3's attention groups)",
     "moe_top_k": "experts per token",
+    "sparse_config": "sparse attention (MiniCPM4's InfLLM v2)",
+    "kv_channels": "the head width (MiniCPM4)",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -3836,6 +3838,46 @@ def _minicpm3(r: _Reader) -> dict[str, Any]:
                     d_model=d)
 
 
+# ---- MiniCPM 1, 2 and 4 (Llama's block with muP scalings; MiniCPM-MoE's experts) -------------
+def _minicpm(r: _Reader) -> dict[str, Any]:
+    # OpenBMB's remote MiniCPMForCausalLM (transformers 5.24.0 has no minicpm; read by hand in
+    # vLLM's vllm/model_executor/models/minicpm.py @ 00db0119c37674b956dec4228d4e571549020976):
+    # q, k, v, o of d / H per head (biases with attention_bias), GQA by num_key_value_heads; a
+    # gated SiLU MLP of intermediate_size, or with num_experts a router d x E (no bias) and E
+    # experts of intermediate_size, num_experts_per_tok a token; two RMSNorms a block, a final
+    # norm; the head tied unless tie_word_embeddings is false (MiniCPMConfig's default true).
+    # scale_emb, scale_depth, dim_model_base (muP) scale activations: no parameter.
+    r.refuse("sparse_config", "MiniCPM4's InfLLM v2 sparse attention (a top-k of key blocks "
+                              "chosen per token from compressed keys) is not modelled")
+    r.refuse("use_sliding_window", "windowed MiniCPM layers are not modelled")
+    r.refuse("mlp_bias", "biases on MiniCPM's MLP are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_key="kv_channels")
+    if dh * h != d:
+        raise ConfigError(f"{r.origin}: field 'kv_channels' ({dh}) is not supported: MiniCPM's "
+                          "attention heads are d / H wide")
+    if r.raw("hidden_act", "silu") != "silu":
+        raise ConfigError(f"{r.origin}: field 'hidden_act' must be 'silu' (vLLM's MiniCPMMLP "
+                          "refuses another; ProSparse's fatrelu is not read)")
+    bias = r.flag("attention_bias", False)
+    width = r.int("intermediate_size")
+    e = r.int("num_experts", 0, kind="experts", minimum=0)
+    if e:
+        k = r.int("num_experts_per_tok", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'num_experts_per_tok' ({k}) exceeds "
+                              f"'num_experts' ({e})")
+        mlp = MLP(width, n_experts=e, top_k=k)
+    else:
+        mlp = MLP(width)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    r.read.update({"scale_emb", "scale_depth", "dim_model_base"})
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -4062,6 +4104,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "falcon_mamba": _falcon_mamba, "bamba": _bamba,
     "step3_text": _step3_text,
     "minicpm3": _minicpm3,
+    "minicpm": _minicpm,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -4132,6 +4175,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Step3TextForCausalLM": "step3_text",
     "MiniCPM3ForCausalLM": "minicpm3",
+    "MiniCPMForCausalLM": "minicpm",
 }
 
 
