@@ -104,6 +104,8 @@ ANSWERED = {
     "trinity-nano-preview": ("params", 56 * 2 * 2 * 128 * 2),
     # FAMILIES.md 17.18: AFM-4.5B's 36 layers of 4 KV heads of 128
     "afm-4.5b": ("params", 36 * 2 * 4 * 128 * 2),
+    # FAMILIES.md 17.28: InternLM3-8B-Instruct's 48 layers of 2 KV heads of 128
+    "internlm3-8b-instruct": ("params", 48 * 2 * 2 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -3572,5 +3574,45 @@ def test_minicpm_moe_untied_and_gqa_files_are_read():
 ])
 def test_minicpm_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(MINICPM_2B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- InternLM3: Llama's block, biases by qkv_bias and bias (FAMILIES.md 17.28) -----------------
+INTERNLM3 = CONFIGS / "internlm3-8b-instruct.json"
+
+
+def test_internlm3_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(INTERNLM3.read_text(encoding="utf-8")), truth(INTERNLM3), read_config(INTERNLM3)
+    assert m.family == "internlm3" and not m.tied
+    assert m.total_params == t["params"] == 8_804_241_408 and t["persistent_buffers"] == 0
+    d, h, kv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                       c["head_dim"], c["vocab_size"])
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == c["num_hidden_layers"] * block + d + 2 * v * d
+    assert int(m.total_params / 1e9) == 8  # the name's 8B (8.80B)
+    assert m.kv_cache_bytes_per_token() == 48 * 2 * 2 * 128 * 2 == 49_152
+
+
+def test_internlm3_biases_follow_qkv_bias_and_bias():
+    c = json.loads(INTERNLM3.read_text(encoding="utf-8"))
+    # transformers 5.24.0's meta count of this file with qkv_bias and bias true (the Llama
+    # implementation: biases on q, k, v, o and on gate, up, down), computed once here:
+    # 8,805,838,848
+    both = read_config({**c, "qkv_bias": True, "bias": True}).total_params
+    assert both == 8_805_838_848
+    assert both - read_config(c).total_params == 48 * (4096 + 2 * 256 + 4096 + 2 * 10240 + 4096)
+    assert read_config({**c, "attention_bias": True, "mlp_bias": True,
+                        "qkv_bias": None, "bias": None}).total_params == both
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"qkv_bias": True}, "qkv_bias"),
+    ({"qkv_bias": True, "attention_bias": False}, "attention_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"layer_types": ["sliding_attention"] * 48}, "layer_types"),
+])
+def test_internlm3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(INTERNLM3.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})

@@ -3878,6 +3878,35 @@ def _minicpm(r: _Reader) -> dict[str, Any]:
                     attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
 
 
+# ---- InternLM3 (Llama's block; biases by qkv_bias and bias) -------------------------------------
+def _internlm3(r: _Reader) -> dict[str, Any]:
+    # InternLM3Config (transformers 5.24.0, models/internlm3: the Llama implementation): q, k, v,
+    # o of head_dim (default d / H), GQA; a gated MLP; two RMSNorms a block, a final norm; the
+    # head untied by default. The Hub file's `qkv_bias` and `bias` are aliases of
+    # attention_bias (q, k, v and o) and mlp_bias (gate, up, down), which the config class
+    # requires equal.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    biases = {}
+    for key, alias in (("attention_bias", "qkv_bias"), ("mlp_bias", "bias")):
+        given = {k: r.flag(k, False) for k in (key, alias) if r.cfg.get(k) is not None}
+        if len(set(given.values())) > 1:
+            raise ConfigError(f"{r.origin}: fields '{key}' and '{alias}' disagree")
+        biases[key] = any(given.values())
+        r.read.update({key, alias})
+    if biases["attention_bias"] != biases["mlp_bias"]:
+        raise ConfigError(f"{r.origin}: field 'qkv_bias' ({biases['attention_bias']}) differs "
+                          f"from 'bias' ({biases['mlp_bias']}): InternLM3Config refuses it "
+                          "(the Llama implementation biases q, k, v, o and the MLP alike)")
+    b = biases["attention_bias"]
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"), bias=b)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -4105,6 +4134,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "step3_text": _step3_text,
     "minicpm3": _minicpm3,
     "minicpm": _minicpm,
+    "internlm3": _internlm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -4176,6 +4206,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Step3TextForCausalLM": "step3_text",
     "MiniCPM3ForCausalLM": "minicpm3",
     "MiniCPMForCausalLM": "minicpm",
+    "InternLM3ForCausalLM": "internlm3",
 }
 
 
