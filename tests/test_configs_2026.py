@@ -104,6 +104,8 @@ ANSWERED = {
     "trinity-nano-preview": ("params", 56 * 2 * 2 * 128 * 2),
     # FAMILIES.md 17.18: AFM-4.5B's 36 layers of 4 KV heads of 128
     "afm-4.5b": ("params", 36 * 2 * 4 * 128 * 2),
+    # FAMILIES.md 17.32: InternLM3-8B-Instruct's 48 layers of 2 KV heads of 128
+    "internlm3-8b-instruct": ("params", 48 * 2 * 2 * 128 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -122,7 +124,8 @@ REFUSED: dict[str, str] = {}
 # `kimi_k3`, `phi4flash` nor `bailing_moe_v2`): FAMILIES.md sections 14.22, 14.23, 14.24, 17.15
 # and 17.16 (Ling 2.0: checked against inclusionAI's own code on the meta device)
 BY_HAND = {"mimo-7b-base", "llama-3_3-nemotron-super-49b-v1", "kimi-k3",
-           "phi-4-mini-flash-reasoning", "ling-mini-2.0"}
+           "phi-4-mini-flash-reasoning", "ling-mini-2.0",
+           "minicpm-2b-dpo-bf16"}  # FAMILIES.md 17.31: OpenBMB's remote code, by hand
 # read, and compared with a meta count transformers built from its own defaults (the file is
 # flat, its class multimodal): FAMILIES.md section 14.21
 FROM_DEFAULTS = {"step-3.7-flash"}
@@ -1758,7 +1761,8 @@ CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: reconstructed files whose counts this module holds to a hand count and to the meta count (less
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
 #: rows, FAMILIES.md section 17.19)
-CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414"}
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
+                        "step3", "minicpm3-4b"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -3578,6 +3582,66 @@ def test_dbrx_reads_the_generic_names_dbrx_config_maps():
 ])
 def test_dbrx_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(DBRX.read_text())
+# ---- Step3: a low-rank query over one key/value head, a mixture with a shared expert -----------
+# (FAMILIES.md 17.29; transformers 5.24.0 has no step3 model: counted by hand from vLLM's code)
+STEP3 = CONFIGS / "reconstructed" / "step3.json"
+
+
+def test_step3_by_hand_from_vllms_modules():
+    c, m = json.loads(STEP3.read_text(encoding="utf-8")), read_config(STEP3)
+    assert m.family == "step3_text"
+    assert "step3_text" in truth(STEP3)["error"]  # no meta count: transformers lacks the family
+    d, r, h, dh, v = (c["hidden_size"], c["share_q_dim"], c["num_attention_heads"],
+                      c["head_dim"], c["vocab_size"])
+    # vLLM's Step3TextAttention: qkv_proj d -> r + 2 dh, inter_norm(r), wq r -> H dh, o_proj
+    attn = d * (r + 2 * dh) + r + r * h * dh + h * dh * d
+    expert = 3 * d * c["moe_intermediate_size"]
+    e, k = c["moe_num_experts"], c["moe_top_k"]
+    moe_at = [int(i) for i in c["moe_layers_enum"].split(",")]
+    n_moe, n = len(moe_at), c["num_hidden_layers"]
+    assert (n_moe, n - n_moe) == (56, 5)  # the card: 61 layers, 5 of them dense
+    dense_layer = attn + 3 * d * c["intermediate_size"] + 2 * d
+    moe_fixed = attn + d * e + 3 * d * c["share_expert_dim"] + 2 * d  # router, shared expert
+    tables = 2 * v * d + d  # embedding, untied head, final norm
+    total = (n - n_moe) * dense_layer + n_moe * (moe_fixed + e * expert) + tables
+    active = (n - n_moe) * dense_layer + n_moe * (moe_fixed + k * expert) + tables
+    assert m.total_params == total == 316_294_538_240
+    assert m.active_params == active == 38_841_328_640
+    # the card: 316B (LLM), 38B active, the latter without the input table (37.92B)
+    assert round(total / 1e9) == 316 and round((active - v * d) / 1e9) == 38
+    # one key and one value head of 256 a layer, 2 bytes each
+    assert m.kv_cache_bytes_per_token() == n * 2 * dh * 2 == 62_464
+    att = m.layers[0].attention
+    assert (att.kind, att.q_lora_rank, att.matmul_params(d)) == ("MQA", 2048, attn - r)
+
+
+def test_step3_query_rank_follows_share_q_dim():
+    c = json.loads(STEP3.read_text(encoding="utf-8"))
+    full, n, d = read_config(c).total_params, c["num_hidden_layers"], c["hidden_size"]
+    per = c["num_attention_heads"] * c["head_dim"]
+    # a rank of 1,024: the down-projection, its norm and the up-projection shrink
+    assert full - read_config({**c, "share_q_dim": 1024}).total_params == \
+        n * 1024 * (d + 1 + per)
+    # null: vLLM's q_size falls back to head_dim (256); absent: Step3TextConfig's 2,048
+    assert read_config({**c, "share_q_dim": None}).layers[0].attention.q_lora_rank == 256
+    rest = {key: val for key, val in c.items() if key != "share_q_dim"}
+    assert read_config(rest).total_params == full
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_attention_groups": 8}, "num_attention_groups"),
+    ({"num_key_value_heads": 8}, "num_key_value_heads"),
+    ({"moe_layers_enum": None}, "moe_layers_enum"),
+    ({"moe_layers_enum": "4,5,61"}, "moe_layers_enum"),
+    ({"hidden_act": "gelu"}, "hidden_act"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"tie_word_embeddings": True}, "tie_word_embeddings"),
+    ({"moe_top_k": 64}, "moe_top_k"),
+    ({"n_shared_experts": 2}, "n_shared_experts"),
+    ({"q_lora_rank": 1536}, "q_lora_rank"),
+])
+def test_step3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(STEP3.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
 
@@ -3619,5 +3683,139 @@ def test_granite_multipliers_count_nothing_and_biases_do():
 ])
 def test_granite_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(GRANITE_33_8B.read_text())
+def test_a_low_rank_query_is_refused_with_what_it_does_not_model():
+    from llm_arithmetic.catalog.model import Attention
+    for extra in ({"qkv_bias": True}, {"gate": 1}, {"qk_norm": "head"}, {"sinks": True}):
+        with pytest.raises(ConfigError, match="low-rank query"):
+            Attention(64, 1, 256, q_lora_rank=2048, **extra).validate("x")
+
+
+# ---- MiniCPM3: latent attention with muP scalings, tied embeddings (FAMILIES.md 17.30) ---------
+MINICPM3 = CONFIGS / "reconstructed" / "minicpm3-4b.json"
+
+
+def test_minicpm3_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(MINICPM3.read_text(encoding="utf-8")), truth(MINICPM3), read_config(MINICPM3)
+    assert m.family == "minicpm3" and m.tied
+    assert m.total_params == t["params"] == 4_073_875_968 and t["persistent_buffers"] == 0
+    d, h, n, v = c["hidden_size"], c["num_attention_heads"], c["num_hidden_layers"], c["vocab_size"]
+    rq, rkv, nope, rope, dv = (c["q_lora_rank"], c["kv_lora_rank"], c["qk_nope_head_dim"],
+                               c["qk_rope_head_dim"], d // h)
+    mla = (d * rq + rq + rq * h * (nope + rope) + d * (rkv + rope) + rkv
+           + rkv * h * (nope + dv) + h * dv * d)
+    block = mla + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == n * block + d + v * d  # one tied table
+    assert round(m.total_params / 1e9) == 4  # the name's 4B (4.07B)
+    # a latent of 256 and one rotary key of 32 a layer, 2 bytes each
+    assert m.kv_cache_bytes_per_token() == n * (rkv + rope) * 2 == 35_712
+
+
+def test_minicpm3_mup_scalings_change_no_count():
+    c = json.loads(MINICPM3.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    for change in ({"scale_emb": 1}, {"scale_depth": None}, {"dim_model_base": 2560},
+                   {"head_dim": 96}):
+        assert read_config({**c, **change}).total_params == base
+    # untied: one more table; a null q_lora_rank: a full-rank query projection
+    assert read_config({**c, "tie_word_embeddings": False}).total_params == base + 73448 * 2560
+    full = read_config({**c, "q_lora_rank": None}).total_params
+    assert full - base == 62 * (2560 * 40 * 96 - (2560 * 768 + 768 + 768 * 40 * 96))
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"attention_bias": True}, "attention_bias"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"layer_types": ["sliding_attention"] * 62}, "layer_types"),
+])
+def test_minicpm3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINICPM3.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- MiniCPM (1, 2, 4): Llama's block with muP scalings, a tied head (FAMILIES.md 17.31) -------
+MINICPM_2B = CONFIGS / "minicpm-2b-dpo-bf16.json"
+
+
+def test_minicpm_by_hand_and_the_cards_non_embedding_count():
+    c, m = json.loads(MINICPM_2B.read_text(encoding="utf-8")), read_config(MINICPM_2B)
+    assert m.family == "minicpm" and m.tied  # MiniCPMConfig ties the head by default
+    assert "minicpm" in truth(MINICPM_2B)["error"]  # transformers 5.24.0 lacks the family
+    d, n, v, h, kv = (c["hidden_size"], c["num_hidden_layers"], c["vocab_size"],
+                      c["num_attention_heads"], c["num_key_value_heads"])
+    dh = d // h
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == n * block + d + v * d == 2_724_880_896
+    # the card: "only 2.4B parameters excluding embeddings" (2.7B with the one tied table)
+    assert round((m.total_params - v * d) / 1e8) == 24
+    assert m.kv_cache_bytes_per_token() == n * 2 * kv * dh * 2 == 368_640
+
+
+def test_minicpm_moe_untied_and_gqa_files_are_read():
+    c = json.loads(MINICPM_2B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    d, ff, n = 2304, 5760, 40
+    # MiniCPM-MoE's layout: E experts of intermediate_size and a router, k a token
+    moe = read_config({**c, "num_experts": 8, "num_experts_per_tok": 2})
+    assert moe.total_params - base == n * (7 * 3 * d * ff + d * 8)
+    assert moe.total_params - moe.active_params == n * 6 * 3 * d * ff
+    assert read_config({**c, "tie_word_embeddings": False}).total_params == base + 122753 * d
+    for change in ({"scale_emb": 1}, {"scale_depth": 1.0}, {"dim_model_base": 1},
+                   {"kv_channels": 64}):
+        assert read_config({**c, **change}).total_params == base
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"sparse_config": {"kernel_size": 32, "topk": 64, "block_size": 64}}, "sparse_config"),
+    ({"use_sliding_window": True}, "use_sliding_window"),
+    ({"kv_channels": 128}, "kv_channels"),
+    ({"hidden_act": "fatrelu"}, "hidden_act"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_experts": 4, "num_experts_per_tok": 8}, "num_experts_per_tok"),
+    ({"q_lora_rank": 768}, "q_lora_rank"),
+])
+def test_minicpm_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINICPM_2B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- InternLM3: Llama's block, biases by qkv_bias and bias (FAMILIES.md 17.32) -----------------
+INTERNLM3 = CONFIGS / "internlm3-8b-instruct.json"
+
+
+def test_internlm3_equals_the_meta_count_and_a_count_by_hand():
+    c, t, m = json.loads(INTERNLM3.read_text(encoding="utf-8")), truth(INTERNLM3), read_config(INTERNLM3)
+    assert m.family == "internlm3" and not m.tied
+    assert m.total_params == t["params"] == 8_804_241_408 and t["persistent_buffers"] == 0
+    d, h, kv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                       c["head_dim"], c["vocab_size"])
+    block = 2 * d * h * dh + 2 * d * kv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == c["num_hidden_layers"] * block + d + 2 * v * d
+    assert int(m.total_params / 1e9) == 8  # the name's 8B (8.80B)
+    assert m.kv_cache_bytes_per_token() == 48 * 2 * 2 * 128 * 2 == 49_152
+
+
+def test_internlm3_biases_follow_qkv_bias_and_bias():
+    c = json.loads(INTERNLM3.read_text(encoding="utf-8"))
+    # transformers 5.24.0's meta count of this file with qkv_bias and bias true (the Llama
+    # implementation: biases on q, k, v, o and on gate, up, down), computed once here:
+    # 8,805,838,848
+    both = read_config({**c, "qkv_bias": True, "bias": True}).total_params
+    assert both == 8_805_838_848
+    assert both - read_config(c).total_params == 48 * (4096 + 2 * 256 + 4096 + 2 * 10240 + 4096)
+    assert read_config({**c, "attention_bias": True, "mlp_bias": True,
+                        "qkv_bias": None, "bias": None}).total_params == both
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"qkv_bias": True}, "qkv_bias"),
+    ({"qkv_bias": True, "attention_bias": False}, "attention_bias"),
+    ({"num_experts": 8}, "num_experts"),
+    ({"layer_types": ["sliding_attention"] * 48}, "layer_types"),
+])
+def test_internlm3_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(INTERNLM3.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})

@@ -466,8 +466,9 @@ def test_llama_cpp_file_types_give_a_mean_between_their_tensor_types():
         except (InputError, ValueError):
             continue  # a family the library refuses (its own tests)
         for mix in ("q4_k_m", "q3_k_m", "q5_k_m"):
-            if m.family in ("falcon", "deepseek_v4"):
-                continue  # refused (formats.py): test_llama_cpp_mixes_refuse_deepseek_v4
+            if m.family in ("falcon", "deepseek_v4", "step3_text"):
+                continue  # refused (formats.py): test_llama_cpp_mixes_refuse_deepseek_v4,
+                # test_llama_cpp_mixes_refuse_a_low_rank_query
             # every tensor counted once: the tensors add up to the decoder (mix_tensors
             # refuses a model whose tensors it does not know, which fails here)
             tensors = mix_tensors(m, mix)
@@ -1361,3 +1362,17 @@ def test_which_modules_the_checkpoints_keep_unquantized(folder, kept):
     m = resolve_model(Path(__file__).parent / "configs" / "modelopt" / folder / "config.json")
     assert mtp_format_kept(m, m.scheme) is kept
     assert (m.draft_format is not None) is bool(kept)
+
+
+def test_llama_cpp_mixes_refuse_a_low_rank_query():
+    """Step3's attention takes its query through a rank of 2,048 and a norm (d r_q + r_q +
+    r_q H d_h = 7,168 x 2,048 + 2,048 + 2,048 x 16,384 weights a layer, not d H d_h =
+    117,440,512): no llama.cpp tensor names or rules for it are known here, so a mix is
+    refused rather than typed from a plain attention's shapes (FAMILIES.md 17.29)."""
+    from llm_arithmetic.catalog.formats import mix_tensors
+    from llm_arithmetic.core.errors import InputError
+
+    m = get_model("step3")
+    for call in (lambda: mix_tensors(m, "q4_k_m"), lambda: estimate(m, weights="q4_k_m")):
+        with pytest.raises(InputError, match="low-rank-query"):
+            call()

@@ -671,3 +671,21 @@ def test_mamba1_families_copies_by_hand(name, tp, copies):
     ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
     assert ev.get("tp_copy_params") == copies
     assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + 2 * copies
+
+
+# Step3 (catalog step3; vLLM's step3_text.py @ 0169d3962ccac3798b508b16f74aafb8106d19fa): each of
+# the 61 blocks' qkv_proj is a ReplicatedLinear, so every chip holds the query's down-projection
+# (7,168 x 2,048) and its inter_norm (2,048) whole, and its one key/value head (K and V, 7,168 x
+# 256 each) as any lone head is copied; wq and o_proj split by heads; the two RMSNorms of a block
+# and the final norm whole; the 56 routers (7,168 x 48, no bias) whole; experts, shared experts
+# and dense MLPs split.
+STEP3_WHOLE = 61 * (7168 * 2048 + 2048 + 2 * 7168 + 2 * 7168 * 256) + 56 * 7168 * 48 + 7168
+
+
+@pytest.mark.parametrize("tp", [2, 8, 16])
+def test_step3_low_rank_query_copies_by_hand(tp):
+    assert STEP3_WHOLE == 1_139_629_056
+    m = get_model("step3")
+    ev = m.plan.child(**plan_inputs(m, tp=tp, context=4096))
+    assert ev.get("tp_copy_params") == (tp - 1) * STEP3_WHOLE
+    assert ev.get("weight_bytes_held") == ev.get("weight_bytes") + 2 * (tp - 1) * STEP3_WHOLE

@@ -68,6 +68,7 @@ FORM_WORDS = {
                "attends (MiniMax-M3)",
         "dsa": "latent attention whose indexer selects the tokens attended (DeepSeek-V3.2)",
         "mla": "multi-head latent attention",
+        "lowq": "grouped-query attention whose query passes through a low rank (Step3)",
         "gated": "attention with an output gate",
         "reuse": "attention that reads an earlier layer's keys and values",
         "split": "attention whose values are narrower than its keys",

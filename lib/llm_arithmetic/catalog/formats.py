@@ -443,6 +443,11 @@ def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]
         raise InputError(f"{model.name}: the tensors of a llama.cpp file of DeepSeek-V4's "
                          "compressed attention (low-rank queries, grouped output, compressors, "
                          "indexer) and hyper-connections are not modelled here")
+    if any(run.attention is not None and run.attention.is_lowq for run in model.layers):
+        # no llama.cpp tensor names or type rules for a low-rank query on grouped-query heads
+        # (the down-projection, its norm, the up-projection) are known here
+        raise InputError(f"{model.name}: the tensors of a llama.cpp file of a low-rank-query "
+                         "attention (Step3's multi-matrix factorization) are not modelled here")
     d = model.d_model
     n_layers = model.n_layers
     attn_runs = [run for run in model.layers if run.attention is not None]

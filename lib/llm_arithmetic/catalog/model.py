@@ -243,6 +243,13 @@ class Attention:
                                   "q_lora_rank)")
             for f in ("index_heads", "index_dim"):
                 _check_int(owner, f, getattr(self, f))
+        if self.is_lowq and (self.gate or self.d_v or self.kv_tied or self.kv_shared or self.diff
+                             or self.qkv_bias or self.o_bias or self.qk_norm or self.sinks
+                             or self.index_topk or self.index_block):
+            raise ConfigError(f"{owner}: a low-rank query without latent keys and values "
+                              "(q_lora_rank without kv_lora_rank: Step3's attention) is "
+                              "modelled for plain grouped-query attention without biases, "
+                              "q/k norms or sinks only")
         if self.index_shared and (not self.index_topk or self.index_block or self.o_groups):
             raise ConfigError(f"{owner}: a layer that reuses an earlier layer's top-k selection "
                               "(index_shared) is modelled for sparse latent attention "
@@ -268,6 +275,12 @@ class Attention:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+    @property
+    def is_lowq(self) -> bool:
+        """A low-rank query on grouped-query heads (Step3's multi-matrix factorization
+        attention): ``q_lora_rank`` without latent keys and values or compressed attention."""
+        return self.q_lora_rank > 0 and not self.is_mla and not self.o_groups
 
     @property
     def kind(self) -> str:
@@ -325,6 +338,8 @@ class Attention:
             text += f" x {self.d_head}"
         else:
             text += f"/{self.n_kv_heads} heads x {self.d_head}"
+            if self.is_lowq:
+                text += f", q rank {self.q_lora_rank}"
         if self.index_block:
             text += (f", indexer {self.index_heads} x {self.index_dim} selecting "
                      f"{self.index_topk // self.index_block} blocks of {self.index_block} "

@@ -207,6 +207,12 @@ COUNT_KEYS: Mapping[str, str] = {
     "mamba_dt_rank": "the rank of the state-space layers' step-size projection",
     "mamba_inner_layernorms": "norms inside Mamba-1 layers (on the step size, B and C)",
     "state_size": "the state size of state-space layers",
+    "share_q_dim": "the low rank of the query projection (Step3's multi-matrix factorization "
+                   "attention)",
+    "num_attention_groups": "key/value heads (Step3's attention groups)",
+    "moe_top_k": "experts per token",
+    "sparse_config": "sparse attention (MiniCPM4's InfLLM v2)",
+    "kv_channels": "the head width (MiniCPM4)",
 }
 
 #: Layer kinds of :data:`FEATURES` that a family's reader models: where a wrapped language
@@ -3726,6 +3732,181 @@ def _step3p7(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- Step3 (multi-matrix factorization attention: a low-rank query, one key/value head) --------
+def _step3_moe_layers(r: _Reader, n: int) -> set[int]:
+    """The MoE layers of a Step3 file: ``moe_layers_enum``, comma-separated indices (the Hub's
+    form, which vLLM's ``Step3TextDecoderLayer`` splits) or a list. Required: without it vLLM's
+    decoder would split Step3TextConfig's default tuple, so no default is assumed."""
+    v = r.raw("moe_layers_enum")
+    if v is None:
+        raise ConfigError(f"{r.origin}: missing field 'moe_layers_enum' (which layers are "
+                          "mixtures of experts)")
+    items = v.split(",") if isinstance(v, str) else v
+    try:
+        at = [int(str(i).strip()) for i in items if str(i).strip()]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{r.origin}: field 'moe_layers_enum' must list layer indices, got "
+                          f"{v!r:.60}") from None
+    if any(i < 0 or i >= n for i in at) or len(set(at)) != len(at):
+        raise ConfigError(f"{r.origin}: field 'moe_layers_enum' must list distinct layer "
+                          f"indices below 'num_hidden_layers' ({n})")
+    return set(at)
+
+
+def _step3_text(r: _Reader) -> dict[str, Any]:
+    # Step3TextForCausalLM (vLLM vllm/model_executor/models/step3_text.py @
+    # 0169d3962ccac3798b508b16f74aafb8106d19fa; Step3TextConfig in
+    # vllm/transformers_utils/configs/step3_vl.py @ fb6c0501838195b3f6d715e5a1cf0be42546d27a;
+    # transformers 5.24.0 has no step3 model): per layer one ReplicatedLinear qkv_proj
+    # d -> share_q_dim + 2 head_dim (no bias), inter_norm RMSNorm(share_q_dim), wq
+    # share_q_dim -> H head_dim, o_proj H head_dim -> d; one key/value head (vLLM refuses
+    # another); on the layers moe_layers_enum lists, a router d x E (no bias, no correction
+    # bias), E experts of moe_intermediate_size (gated SiLU) and one shared expert of
+    # share_expert_dim (no gate); elsewhere a gated MLP of intermediate_size; two RMSNorms a
+    # layer, a final norm, an untied head (ParallelLMHead).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    for key in ("num_attention_groups", "num_key_value_heads"):
+        if r.int(key, 1, kind="heads") != 1:
+            raise ConfigError(f"{r.origin}: field '{key}' must be 1: Step3's attention has "
+                              "one key/value head (vLLM's Step3TextAttention refuses another)")
+    dh = r.int("head_dim", 256)  # Step3TextConfig's default
+    # the query's rank: Step3TextConfig's default 2048 when absent; null: vLLM's q_size falls
+    # back to head_dim
+    rank = r.int("share_q_dim", dh) if "share_q_dim" in r.cfg else 2048
+    r.read.add("share_q_dim")
+    if r.raw("hidden_act", "silu") != "silu":
+        raise ConfigError(f"{r.origin}: field 'hidden_act' must be 'silu' (vLLM's Step3TextMLP "
+                          "refuses another)")
+    r.refuse("attention_bias", "Step3's projections have no biases")
+    r.refuse("mlp_bias", "Step3's MLPs have no biases")
+    if r.flag("tie_word_embeddings", False):
+        raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = true is not supported: "
+                          "Step3TextForCausalLM builds its own output head")
+    moe_at = _step3_moe_layers(r, n)
+    moe = dense = None
+    if moe_at:
+        e = r.int("moe_num_experts", kind="experts")
+        k = r.int("moe_top_k", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'moe_top_k' ({k}) exceeds 'moe_num_experts' "
+                              f"({e})")
+        moe = MLP(r.int("moe_intermediate_size"), n_experts=e, top_k=k, n_shared=1,
+                  d_shared=r.int("share_expert_dim"))
+    if len(moe_at) < n:
+        dense = MLP(r.int("intermediate_size"))
+    context = r.int("max_position_embedding", None, kind="context")
+    if context is None:
+        context = r.int("max_seq_len", None, kind="context")
+    r.read.update({"max_seq_len", "max_position_embeddings", "norm_expert_weight"})
+    attn = Attention(h, 1, dh, q_lora_rank=rank)
+    return _decoder(r, n_layers=n, norms=2, tied=False, trained_context=context,
+                    attention=lambda i: attn, mlp=lambda i: moe if i in moe_at else dense,
+                    d_model=d)
+
+
+# ---- MiniCPM3 (latent attention with muP scalings, tied embeddings) ---------------------------
+def _minicpm3(r: _Reader) -> dict[str, Any]:
+    # MiniCPM3Config / MiniCPM3ForCausalLM (transformers 5.24.0, models/minicpm3): DeepSeek-V2's
+    # latent attention (q_a_proj d -> q_lora_rank, q_a_layernorm, q_b_proj -> H (nope + rope);
+    # a full q_proj where q_lora_rank is null; kv_a_proj_with_mqa d -> kv_lora_rank + rope,
+    # kv_a_layernorm, kv_b_proj -> H (nope + v); o_proj H v -> d), v_head_dim d / H unless
+    # given; a gated MLP of intermediate_size; two RMSNorms a block, a final norm; the head tied
+    # by default. scale_emb, scale_depth and dim_model_base scale activations (muP): no
+    # parameter. head_dim is overwritten with qk_rope_head_dim by the config class: no count.
+    r.refuse("attention_bias", "biases on MiniCPM3's q_a, kv_a and output projections are not "
+                               "counted")
+    r.refuse("mlp_bias", "biases on MiniCPM3's MLP are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: 'num_attention_heads' ({h}) does not divide the hidden "
+                          f"size ({d})")
+    r.int("num_key_value_heads", h, kind="heads")  # latent attention forms K and V per head
+    nope, rope = r.int("qk_nope_head_dim", 64), r.int("qk_rope_head_dim", 32)
+    # absent: MiniCPM3Config's 768; null: a full-rank query projection
+    rank = r.int("q_lora_rank", 0, minimum=0) if "q_lora_rank" in r.cfg else 768
+    attn = Attention(h, h, nope + rope, kv_lora_rank=r.int("kv_lora_rank", 256),
+                     q_lora_rank=rank, d_nope=nope, d_rope=rope,
+                     d_v=r.int("v_head_dim", d // h))
+    r.read.update({"head_dim", "scale_emb", "scale_depth", "dim_model_base"})
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: MLP(r.int("intermediate_size")),
+                    d_model=d)
+
+
+# ---- MiniCPM 1, 2 and 4 (Llama's block with muP scalings; MiniCPM-MoE's experts) -------------
+def _minicpm(r: _Reader) -> dict[str, Any]:
+    # OpenBMB's remote MiniCPMForCausalLM (transformers 5.24.0 has no minicpm; read by hand in
+    # vLLM's vllm/model_executor/models/minicpm.py @ 00db0119c37674b956dec4228d4e571549020976):
+    # q, k, v, o of d / H per head (biases with attention_bias), GQA by num_key_value_heads; a
+    # gated SiLU MLP of intermediate_size, or with num_experts a router d x E (no bias) and E
+    # experts of intermediate_size, num_experts_per_tok a token; two RMSNorms a block, a final
+    # norm; the head tied unless tie_word_embeddings is false (MiniCPMConfig's default true).
+    # scale_emb, scale_depth, dim_model_base (muP) scale activations: no parameter.
+    r.refuse("sparse_config", "MiniCPM4's InfLLM v2 sparse attention (a top-k of key blocks "
+                              "chosen per token from compressed keys) is not modelled")
+    r.refuse("use_sliding_window", "windowed MiniCPM layers are not modelled")
+    r.refuse("mlp_bias", "biases on MiniCPM's MLP are not counted")
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d, head_dim_key="kv_channels")
+    if dh * h != d:
+        raise ConfigError(f"{r.origin}: field 'kv_channels' ({dh}) is not supported: MiniCPM's "
+                          "attention heads are d / H wide")
+    if r.raw("hidden_act", "silu") != "silu":
+        raise ConfigError(f"{r.origin}: field 'hidden_act' must be 'silu' (vLLM's MiniCPMMLP "
+                          "refuses another; ProSparse's fatrelu is not read)")
+    bias = r.flag("attention_bias", False)
+    width = r.int("intermediate_size")
+    e = r.int("num_experts", 0, kind="experts", minimum=0)
+    if e:
+        k = r.int("num_experts_per_tok", kind="experts")
+        if k > e:
+            raise ConfigError(f"{r.origin}: field 'num_experts_per_tok' ({k}) exceeds "
+                              f"'num_experts' ({e})")
+        mlp = MLP(width, n_experts=e, top_k=k)
+    else:
+        mlp = MLP(width)
+    attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
+    r.read.update({"scale_emb", "scale_depth", "dim_model_base"})
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
+# ---- InternLM3 (Llama's block; biases by qkv_bias and bias) -------------------------------------
+def _internlm3(r: _Reader) -> dict[str, Any]:
+    # InternLM3Config (transformers 5.24.0, models/internlm3: the Llama implementation): q, k, v,
+    # o of head_dim (default d / H), GQA; a gated MLP; two RMSNorms a block, a final norm; the
+    # head untied by default. The Hub file's `qkv_bias` and `bias` are aliases of
+    # attention_bias (q, k, v and o) and mlp_bias (gate, up, down), which the config class
+    # requires equal.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    biases = {}
+    for key, alias in (("attention_bias", "qkv_bias"), ("mlp_bias", "bias")):
+        given = {k: r.flag(k, False) for k in (key, alias) if r.cfg.get(k) is not None}
+        if len(set(given.values())) > 1:
+            raise ConfigError(f"{r.origin}: fields '{key}' and '{alias}' disagree")
+        biases[key] = any(given.values())
+        r.read.update({key, alias})
+    if biases["attention_bias"] != biases["mlp_bias"]:
+        raise ConfigError(f"{r.origin}: field 'qkv_bias' ({biases['attention_bias']}) differs "
+                          f"from 'bias' ({biases['mlp_bias']}): InternLM3Config refuses it "
+                          "(the Llama implementation biases q, k, v, o and the MLP alike)")
+    b = biases["attention_bias"]
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"), bias=b)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
 def _mimo_v2_flash(r: _Reader) -> dict[str, Any]:
     # MiMoV2FlashAttention (transformers-style ports, index file ids 53502381580, 53782473961,
@@ -4102,6 +4283,10 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "granitemoehybrid": _granitemoehybrid, "falcon_h1": _falcon_h1, "lfm2": _lfm2_of(moe=False),
     "lfm2_moe": _lfm2_of(moe=True), "phi4flash": _phi4flash, "jamba": _jamba,
     "falcon_mamba": _falcon_mamba, "bamba": _bamba,
+    "step3_text": _step3_text,
+    "minicpm3": _minicpm3,
+    "minicpm": _minicpm,
+    "internlm3": _internlm3,
     "qwen3_vl": _qwen3_vl_of("qwen3"),
     "qwen3_vl_moe": _qwen3_vl_of("qwen3_moe"),
     "qwen3_next": _qwen3_next_of(moe=True),
@@ -4175,6 +4360,10 @@ ARCHITECTURES: Mapping[str, str] = {
     "Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": "grok-1",
     "Qwen2MoeForCausalLM": "qwen2_moe", "DbrxForCausalLM": "dbrx",
     "GraniteForCausalLM": "granite",
+    "Step3TextForCausalLM": "step3_text",
+    "MiniCPM3ForCausalLM": "minicpm3",
+    "MiniCPMForCausalLM": "minicpm",
+    "InternLM3ForCausalLM": "internlm3",
 }
 
 

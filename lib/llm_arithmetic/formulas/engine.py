@@ -38,7 +38,7 @@ from .params import (compressed_attention_params, dsa_indexer_params, msa_indexe
                      router_params)
 
 __all__ = ["kv_heads_per_chip", "index_heads_held", "kv_heads_held", "held_params",
-           "gqa_copied_params", "reuse_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
+           "gqa_copied_params", "lowq_copied_params", "lowq_copied_matrices", "reuse_copied_params", "mla_copied_params", "dsa_copied_params", "msa_copied_params",
            "mla_copied_matrices", "dsa_copied_matrices", "msa_copied_matrices",
            "compressed_copied_params", "compressed_copied_matrices",
            "compressed_heads_held_params", "latent_copied_matrices",
@@ -288,6 +288,38 @@ def gqa_copied_params(*, d_model, n_heads, n_kv_heads, d_head, qk_norm=0, qk_nor
     """
     return (qk_norm * 2 * d_head + qk_norm_full * (1 - qk_norm_split) * (n_heads + n_kv_heads)
             * d_head + o_bias * d_model + diff_attn * 6 * d_head)
+
+
+@formula("params_copied")
+def lowq_copied_params(*, d_model, q_lora_rank):
+    """Parameters of one low-rank-query attention block (Step3's multi-matrix factorization
+    attention, :data:`~llm_arithmetic.formulas.params.lowq_attention_params`) that every chip of
+    a tensor-parallel group holds whole: the query's down-projection d x r_q and its norm of
+    r_q. vLLM's ``Step3TextAttention`` builds the query, key and value down-projections as one
+    ``ReplicatedLinear`` and the query norm whole; its single key/value head is copied to every
+    chip as any lone head is (:data:`kv_heads_held`), and the up-projection ``wq`` and the
+    output projection are split by heads.
+
+    Examples
+    --------
+    A layer of Step3 (d = 7168, r_q = 2048):
+
+    >>> lowq_copied_params(d_model=7168, q_lora_rank=2048)
+    14682112
+    """
+    return d_model * q_lora_rank + q_lora_rank
+
+
+@formula("params_copied")
+def lowq_copied_matrices(*, d_model, q_lora_rank):
+    """Of :data:`lowq_copied_params`, the matrix: the query's down-projection d x r_q.
+
+    Examples
+    --------
+    >>> lowq_copied_matrices(d_model=7168, q_lora_rank=2048)
+    14680064
+    """
+    return d_model * q_lora_rank
 
 
 @formula("params_copied")

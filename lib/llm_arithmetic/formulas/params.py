@@ -24,7 +24,7 @@ __all__ = [
     "gpt_params", "attention_params", "mla_attention_params", "mlp_params", "router_params",
     "moe_params", "moe_active_params", "mamba2_params", "gated_attention_params",
     "gated_deltanet_params", "kda_params", "short_conv_params", "lightning_params", "mamba1_params", "gmu_params", "dsa_attention_params", "msa_attention_params",
-    "split_attention_params",
+    "split_attention_params", "lowq_attention_params", "lowq_matmul_params",
     "tied_attention_params", "compressed_matmul_params", "compressed_attention_params",
     "latent_moe_params", "latent_moe_active_params",
     "embedding_params", "total_params",
@@ -328,6 +328,42 @@ def split_attention_params(*, d_model, n_heads, n_kv_heads, d_head, d_v, qkv_bia
             + qkv_bias * (n_heads * d_head + n_kv_heads * (d_head + d_v)) + o_bias * d_model
             + qk_norm * 2 * d_head + qk_norm_full * (n_heads + n_kv_heads) * d_head
             + attn_sinks * n_heads)
+
+
+@formula("attn_params")
+def lowq_attention_params(*, d_model, n_heads, n_kv_heads, d_head, q_lora_rank):
+    """Parameters of one grouped-query attention block whose query goes through a low rank
+    (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an
+    RMSNorm of r_q, an up-projection r_q x (H d_head) to the heads; key and value projections
+    d x (H_kv d_head); the output projection (H d_head) x d; no biases, no q/k norms.
+
+    Examples
+    --------
+    A layer of Step3 (d = 7168, query rank 2048, 64 query heads and 1 key/value head of 256):
+
+    >>> lowq_attention_params(d_model=7168, n_heads=64, n_kv_heads=1, d_head=256,
+    ...                       q_lora_rank=2048)
+    169347072
+    """
+    return (d_model * q_lora_rank + q_lora_rank + q_lora_rank * n_heads * d_head
+            + 2 * d_model * n_kv_heads * d_head + n_heads * d_head * d_model)
+
+
+@formula("layer_matmul_params")
+def lowq_matmul_params(*, d_model, n_heads, n_kv_heads, d_head, q_lora_rank):
+    """Weights of one low-rank-query attention block (:data:`lowq_attention_params`) in its
+    matrix products for one token: every projection, not the query's norm.
+
+    Examples
+    --------
+    A layer of Step3:
+
+    >>> lowq_matmul_params(d_model=7168, n_heads=64, n_kv_heads=1, d_head=256,
+    ...                    q_lora_rank=2048)
+    169345024
+    """
+    return (d_model * q_lora_rank + q_lora_rank * n_heads * d_head
+            + 2 * d_model * n_kv_heads * d_head + n_heads * d_head * d_model)
 
 
 @formula("attn_params")

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -151,6 +151,10 @@ PARAMS = {
     'lightning_params': ('d_model', 'n_la_heads', 'd_key'),
     'lightning_prefill_flops': ('n_la_heads', 'd_key', 'prompt'),
     'lightning_state_bytes': ('n_la_heads', 'd_key', 'bits_state'),
+    'lowq_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'),
+    'lowq_copied_matrices': ('d_model', 'q_lora_rank'),
+    'lowq_copied_params': ('d_model', 'q_lora_rank'),
+    'lowq_matmul_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'),
     'mamba1_decode_flops': ('d_inner', 'd_state', 'd_conv'),
     'mamba1_matmul_params': ('d_model', 'd_inner', 'd_state', 'dt_rank'),
     'mamba1_params': ('d_model', 'd_inner', 'd_state', 'dt_rank', 'd_conv', 'conv_bias'),
@@ -6792,6 +6796,180 @@ def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
     n_la_heads, d_key, bits_state = _vector_args(('n_la_heads', 'd_key', 'bits_state'), (n_la_heads, d_key, bits_state))
     with _quiet():
         return _vector_result(((1/8))*n_la_heads*bits_state*d_key**2)
+
+
+def lowq_attention_params(*, d_model, n_heads, n_kv_heads, d_head, q_lora_rank):
+    """Parameters of one grouped-query attention block whose query goes through a low rank
+    (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an
+    RMSNorm of r_q, an up-projection r_q x (H d_head) to the heads; key and value projections
+    d x (H_kv d_head); the output projection (H d_head) x d; no biases, no q/k norms.
+
+    .. math::
+
+        P_{attn} = r_{q} + d_{model} r_{q} + H d_{head} r_{q} + d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+
+    Returns
+    -------
+    attn_params : number or array
+        Parameters of one attention block, :math:`P_{attn}` [-]
+
+    Examples
+    --------
+    A layer of Step3 (d = 7168, query rank 2048, 64 query heads and 1 key/value head of 256):
+
+    >>> lowq_attention_params(d_model=7168, n_heads=64, n_kv_heads=1, d_head=256,
+    ...                       q_lora_rank=2048)
+    169347072
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'), (d_model, n_heads, n_kv_heads, d_head, q_lora_rank))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, q_lora_rank = _exact
+        try:
+            return _exact_result(n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank + q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, q_lora_rank = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'), (d_model, n_heads, n_kv_heads, d_head, q_lora_rank))
+    with _quiet():
+        return _vector_result(n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank + q_lora_rank)
+
+
+def lowq_copied_matrices(*, d_model, q_lora_rank):
+    """Of :data:`lowq_copied_params`, the matrix: the query's down-projection d x r_q.
+
+    .. math::
+
+        P_{copy} = d_{model} r_{q}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    >>> lowq_copied_matrices(d_model=7168, q_lora_rank=2048)
+    14680064
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank'), (d_model, q_lora_rank))
+    if _exact is not None:
+        d_model, q_lora_rank = _exact
+        try:
+            return _exact_result(d_model*q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank = _vector_args(('d_model', 'q_lora_rank'), (d_model, q_lora_rank))
+    with _quiet():
+        return _vector_result(d_model*q_lora_rank)
+
+
+def lowq_copied_params(*, d_model, q_lora_rank):
+    """Parameters of one low-rank-query attention block (Step3's multi-matrix factorization
+    attention, :data:`~llm_arithmetic.formulas.params.lowq_attention_params`) that every chip of
+    a tensor-parallel group holds whole: the query's down-projection d x r_q and its norm of
+    r_q. vLLM's ``Step3TextAttention`` builds the query, key and value down-projections as one
+    ``ReplicatedLinear`` and the query norm whole; its single key/value head is copied to every
+    chip as any lone head is (:data:`kv_heads_held`), and the up-projection ``wq`` and the
+    output projection are split by heads.
+
+    .. math::
+
+        P_{copy} = r_{q} + d_{model} r_{q}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+
+    Returns
+    -------
+    params_copied : number or array
+        Parameters of one part of a layer that every chip of a tensor-parallel group holds whole (copied, not split), :math:`P_{copy}` [-]
+
+    Examples
+    --------
+    A layer of Step3 (d = 7168, r_q = 2048):
+
+    >>> lowq_copied_params(d_model=7168, q_lora_rank=2048)
+    14682112
+    """
+    _exact = _exact_args(('d_model', 'q_lora_rank'), (d_model, q_lora_rank))
+    if _exact is not None:
+        d_model, q_lora_rank = _exact
+        try:
+            return _exact_result(d_model*q_lora_rank + q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, q_lora_rank = _vector_args(('d_model', 'q_lora_rank'), (d_model, q_lora_rank))
+    with _quiet():
+        return _vector_result(d_model*q_lora_rank + q_lora_rank)
+
+
+def lowq_matmul_params(*, d_model, n_heads, n_kv_heads, d_head, q_lora_rank):
+    """Weights of one low-rank-query attention block (:data:`lowq_attention_params`) in its
+    matrix products for one token: every projection, not the query's norm.
+
+    .. math::
+
+        P_{mm,l} = d_{model} r_{q} + H d_{head} r_{q} + d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    q_lora_rank : number or array
+        Rank of the low-rank query projection of latent attention (0: full rank), :math:`r_{q}` [-]
+
+    Returns
+    -------
+    layer_matmul_params : number or array
+        Weights of one part of the model used in matrix products for one token, :math:`P_{mm,l}` [-]
+
+    Examples
+    --------
+    A layer of Step3:
+
+    >>> lowq_matmul_params(d_model=7168, n_heads=64, n_kv_heads=1, d_head=256,
+    ...                    q_lora_rank=2048)
+    169345024
+    """
+    _exact = _exact_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'), (d_model, n_heads, n_kv_heads, d_head, q_lora_rank))
+    if _exact is not None:
+        d_model, n_heads, n_kv_heads, d_head, q_lora_rank = _exact
+        try:
+            return _exact_result(n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank)
+        except ZeroDivisionError:
+            return _inf
+    d_model, n_heads, n_kv_heads, d_head, q_lora_rank = _vector_args(('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'), (d_model, n_heads, n_kv_heads, d_head, q_lora_rank))
+    with _quiet():
+        return _vector_result(n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank)
 
 
 def mamba1_decode_flops(*, d_inner, d_state, d_conv):

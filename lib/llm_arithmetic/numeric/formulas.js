@@ -672,6 +672,26 @@ export function lightning_state_bytes({n_la_heads, d_key, bits_state = 16} = {})
   return ((1/8))*n_la_heads*bits_state*Math.pow(d_key, 2);
 }
 
+/** Parameters of one grouped-query attention block whose query goes through a low rank (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an RMSNorm of r_q, an up-projection r_q x (H d_head) to the heads; key and value projections d x (H_kv d_head); the output projection (H d_head) x d; no biases, no q/k norms. [1] */
+export function lowq_attention_params({d_model, n_heads, n_kv_heads, d_head, q_lora_rank} = {}) {
+  return n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank + q_lora_rank;
+}
+
+/** Of :data:`lowq_copied_params`, the matrix: the query's down-projection d x r_q. [1] */
+export function lowq_copied_matrices({d_model, q_lora_rank} = {}) {
+  return d_model*q_lora_rank;
+}
+
+/** Parameters of one low-rank-query attention block (Step3's multi-matrix factorization attention, :data:`~llm_arithmetic.formulas.params.lowq_attention_params`) that every chip of a tensor-parallel group holds whole: the query's down-projection d x r_q and its norm of r_q. vLLM's ``Step3TextAttention`` builds the query, key and value down-projections as one ``ReplicatedLinear`` and the query norm whole; its single key/value head is copied to every chip as any lone head is (:data:`kv_heads_held`), and the up-projection ``wq`` and the output projection are split by heads. [1] */
+export function lowq_copied_params({d_model, q_lora_rank} = {}) {
+  return d_model*q_lora_rank + q_lora_rank;
+}
+
+/** Weights of one low-rank-query attention block (:data:`lowq_attention_params`) in its matrix products for one token: every projection, not the query's norm. [1] */
+export function lowq_matmul_params({d_model, n_heads, n_kv_heads, d_head, q_lora_rank} = {}) {
+  return n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank;
+}
+
 /** FLOPs of a Mamba-1 layer's recurrence for one token, besides its projections (counted with the weights): the causal convolution over x (a multiply-add per tap and channel), and per state element the decay's argument dt A (one: Mamba-1's decay is a d_in x d_st matrix, not one number per head), the input dt x B (one, dt x formed once per channel), the update h <- exp(dt A) h + dt x B (two) and the read-out C h (two). Exponentials, the gate and the skip are left out (a few per channel). [FLOP] */
 export function mamba1_decode_flops({d_inner, d_state, d_conv} = {}) {
   return 6*d_inner*d_state + 2*d_inner*d_conv;
@@ -3336,6 +3356,56 @@ export const FORMULAS = {
   ],
   "summary": "Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context.",
   "unit": "B"
+ },
+ "lowq_attention_params": {
+  "defaults": {},
+  "latex": "P_{attn} = r_{q} + d_{model} r_{q} + H d_{head} r_{q} + d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "lhs": "attn_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "q_lora_rank"
+  ],
+  "summary": "Parameters of one grouped-query attention block whose query goes through a low rank (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an RMSNorm of r_q, an up-projection r_q x (H d_head) to the heads; key and value projections d x (H_kv d_head); the output projection (H d_head) x d; no biases, no q/k norms.",
+  "unit": "1"
+ },
+ "lowq_copied_matrices": {
+  "defaults": {},
+  "latex": "P_{copy} = d_{model} r_{q}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank"
+  ],
+  "summary": "Of :data:`lowq_copied_params`, the matrix: the query's down-projection d x r_q.",
+  "unit": "1"
+ },
+ "lowq_copied_params": {
+  "defaults": {},
+  "latex": "P_{copy} = r_{q} + d_{model} r_{q}",
+  "lhs": "params_copied",
+  "params": [
+   "d_model",
+   "q_lora_rank"
+  ],
+  "summary": "Parameters of one low-rank-query attention block (Step3's multi-matrix factorization attention, :data:`~llm_arithmetic.formulas.params.lowq_attention_params`) that every chip of a tensor-parallel group holds whole: the query's down-projection d x r_q and its norm of r_q. vLLM's ``Step3TextAttention`` builds the query, key and value down-projections as one ``ReplicatedLinear`` and the query norm whole; its single key/value head is copied to every chip as any lone head is (:data:`kv_heads_held`), and the up-projection ``wq`` and the output projection are split by heads.",
+  "unit": "1"
+ },
+ "lowq_matmul_params": {
+  "defaults": {},
+  "latex": "P_{mm,l} = d_{model} r_{q} + H d_{head} r_{q} + d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
+  "lhs": "layer_matmul_params",
+  "params": [
+   "d_model",
+   "n_heads",
+   "n_kv_heads",
+   "d_head",
+   "q_lora_rank"
+  ],
+  "summary": "Weights of one low-rank-query attention block (:data:`lowq_attention_params`) in its matrix products for one token: every projection, not the query's norm.",
+  "unit": "1"
  },
  "mamba1_decode_flops": {
   "defaults": {},

@@ -42,6 +42,7 @@ FORMS: dict[str, dict[str, list[list[Any]]]] = {
     "form": {
         "attention": [["compressed", ["gt", "o_groups", 0]], ["msa", ["gt", "index_block", 0]],
                       ["dsa", ["gt", "index_topk", 0]], ["mla", ["gt", "kv_lora_rank", 0]],
+                      ["lowq", ["gt", "q_lora_rank", 0]],
                       ["gated", ["gt", "gate", 0]], ["reuse", ["set", "kv_shared"]],
                       ["split", ["gt", "d_v", 0]], ["tied", ["set", "kv_tied"]],
                       ["attention", True]],
@@ -141,6 +142,7 @@ _PARAMS = {"attention": ["attention_params", {}], "mla": ["mla_attention_params"
            "mamba1": ["mamba1_params", {}], "gmu": ["gmu_params", {}],
            "dsa": ["dsa_attention_params", {}], "msa": ["msa_attention_params", {}],
            "split": ["split_attention_params", {}],
+           "lowq": ["lowq_attention_params", {}],
            "tied": ["tied_attention_params", {}],
            "reuse": ["reuse_attention_params", {}],
            "latent": ["latent_moe_params", {}],
@@ -158,7 +160,7 @@ _ENGINE_CELLS = {"ctx_cells": "engine_ctx_cells", "ubatch": "engine_ubatch",
 #: sum); a latent MoE block's shared experts' own (formulas.parallel.latent_moe_allreduces).
 _TP_ALLREDUCES: dict[str, list[Any]] = {
     **{form: ["=", {"value": 1}] for form in (
-        "attention", "mla", "dsa", "msa", "split", "tied", "reuse", "gated", "compressed",
+        "attention", "mla", "dsa", "msa", "split", "lowq", "tied", "reuse", "gated", "compressed",
         "gdn", "kda", "shortconv", "lightning", "mamba1", "gmu", "mamba2",
         "mlp", "moe", "shared")},
     "latent": ["latent_moe_allreduces", {}]}
@@ -208,6 +210,7 @@ TERMS: dict[str, dict[str, Any]] = {
                                 "dsa": ["dsa_matmul_params", {}],
                                 "msa": ["msa_matmul_params", {}],
                                 "split": ["split_attention_params", _NO_EXTRAS],
+                                "lowq": ["lowq_matmul_params", {}],
                                 "tied": ["tied_attention_params", _NO_EXTRAS],
                                 "reuse": ["reuse_attention_params",
                                           {**_NO_EXTRAS, "reuse_k_norm": 0,
@@ -474,7 +477,7 @@ for _term in ("layer_decode_flops", "layer_prefill_flops"):
 # layers as a plain block.
 for _spec in TERMS.values():
     if "attention" in _spec["cases"]:
-        for _form in ("gated", "split", "tied"):
+        for _form in ("gated", "split", "tied", "lowq"):
             _spec["cases"].setdefault(_form, _spec["cases"]["attention"])
 
 # One chip of a tensor-parallel group (the serving bounds): the layer's cache as kv_stored and
@@ -534,12 +537,13 @@ for _held, _term, _doc in (
 TERMS["kv_heads_held"] = {
     "by": "form", "doc": "key/value heads the tensor-parallel group holds, every copy counted",
     "cases": {form: ["kv_heads_held", {"kv_heads_chip": "@kv_heads_chip"}]
-              for form in ("attention", "gated", "split", "tied", "msa")}}
+              for form in ("attention", "gated", "split", "tied", "lowq", "msa")}}
 # Whole-projection q/k norms keep the model's width whatever the heads held (vLLM's olmo2.py holds
 # RMSNorm(H_kv d_head) on every chip, MiniMax-M2 splits it): they are left out of the heads held
 # and counted once in params_norm_full; params_copied adds their copies where they are copied.
 _HEADS_HELD = {form: {"n_kv_heads": "@kv_heads_held", "qk_norm_full": 0}
                for form in ("attention", "gated", "split", "tied")}
+_HEADS_HELD["lowq"] = {"n_kv_heads": "@kv_heads_held"}
 _HEADS_HELD["msa"] = {"n_kv_heads": "@kv_heads_held", "index_heads": "@index_heads_held",
                       "qk_norm_full": 0}
 TERMS["params_norm_full"] = {
@@ -581,7 +585,9 @@ _COPIED = {"attention": ["gqa_copied_params", {}], "mla": ["mla_copied_params", 
            "latent": ["latent_moe_copied_params", {}], "mlp": ["mlp_copied_params", {}],
            "mamba2": ["mamba2_copied_params", {}], "norms": ["norm_params", {}],
            "compressed": ["compressed_copied_params", {}],
-           "hyper": ["hyper_norm_params", {}], "reuse": ["reuse_copied_params", {}]}
+           "hyper": ["hyper_norm_params", {}], "reuse": ["reuse_copied_params", {}],
+           # Step3's low-rank query: its down-projection and norm (vLLM's ReplicatedLinear)
+           "lowq": ["lowq_copied_params", {}]}
 for _form in ("gated", "split", "tied"):
     _COPIED[_form] = _COPIED["attention"]
 TERMS["params_copied"] = {"by": "form", "doc": "parameters of the part that every chip of a "
@@ -594,6 +600,7 @@ TERMS["params_copied_matrices"] = {
     "by": "form", "doc": "matrices of the part that every chip of a tensor-parallel group holds "
     "whole", "cases": {"mla": ["mla_copied_matrices", {}], "dsa": ["dsa_copied_matrices", {}],
                        "msa": ["msa_copied_matrices", {}],
+                       "lowq": ["lowq_copied_matrices", {}],
                        "compressed": ["compressed_copied_matrices", {}],
                        "latent": ["latent_copied_matrices", {}]}}
 TERMS["params_copied_router"] = {
