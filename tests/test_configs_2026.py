@@ -3410,3 +3410,75 @@ def test_bamba_refuses_by_name():
                             ({"num_experts": 8}, "'num_experts' = 8")]:
         with pytest.raises(ConfigError, match=pattern):
             read_config({**c, **change})
+
+
+# ---- GLM-4.5V: GLM-4.5-Air behind a vision encoder (FAMILIES.md 17.25) -------------------------
+GLM45V = CATALOG / "glm-4.5v" / "config.json"
+
+
+def test_glm4v_moe_equals_the_meta_count_and_the_checkpoint():
+    t, m = truth(GLM45V), read_config(GLM45V)
+    assert m.family == "glm4v_moe"
+    assert t["how"] == "Glm4vMoeForConditionalGeneration(config)"
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": 45 * 128}
+    assert m.total_params == t["params"] + t["persistent_buffers"]
+    # the checkpoint's safetensors tensors summed, as a published report lists them (SOURCES.md
+    # section 30): 107,710,933,120
+    assert m.total_params == 107_710_933_120
+    assert round(m.total_params / 1e9) == 108  # the Hub's listing: 108B
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == t["by_prefix"]["model.visual"]
+
+
+def test_glm4v_moe_vision_tower_by_hand():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))["vision_config"]
+    h, o, i, n = c["hidden_size"], c["out_hidden_size"], c["intermediate_size"], c["depth"]
+    p, t, m = c["patch_size"], c["temporal_patch_size"], c["spatial_merge_size"]
+    positions = (c["image_size"] // p) ** 2 * h
+    patch = 3 * t * p * p * h + h  # Conv3d with bias
+    block = 2 * h + 3 * h * h + h * h + 3 * h * o  # norms, qkv, proj, gated MLP h -> o -> h
+    around = h + (h * m * m * o + o) + h  # post_layernorm, downsample Conv2d, post_conv_layernorm
+    merger = o * o + 2 * o + 3 * o * i  # proj, LayerNorm with bias, gated MLP o -> i -> o
+    tower = positions + patch + n * block + around + merger
+    assert tower == 858_681_856
+    assert read_config(GLM45V).extras[0].params == tower
+    # the attribute map's spellings count the same
+    cfg = json.loads(GLM45V.read_text(encoding="utf-8"))
+    v = cfg["vision_config"]
+    v["num_hidden_layers"], v["num_attention_heads"] = v.pop("depth"), v.pop("num_heads")
+    assert read_config(cfg).extras[0].params == tower
+
+
+def test_glm4v_moe_language_model_is_glm_4_5_air():
+    vl = read_config(GLM45V)
+    text = json.loads(GLM45V.read_text(encoding="utf-8"))["text_config"]
+    air = read_config({**text, "model_type": "glm4_moe"})
+    # the tower counts in the total, not in what a generated token reads
+    assert vl.total_params - vl.extras[0].params == air.total_params
+    assert vl.active_params == air.active_params == 13_424_129_664
+    # the card's 12B active leaves out both vocabulary tables (GLM-4.5-Air's convention)
+    assert round((vl.active_params - 2 * 151_552 * 4096) / 1e9) == 12
+    assert vl.kv_cache_bytes_per_token() == 46 * 2 * 8 * 128 * 2 == 188_416
+
+
+def test_glm4v_moe_ties_the_head_when_either_config_says_so():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))
+    untied = read_config(c).total_params
+    c["text_config"]["tie_word_embeddings"] = True  # Glm4vMoeConfig then ties the wrapper too
+    assert untied - read_config(c).total_params == 151_552 * 4096
+
+
+def test_glm4v_moe_refuses_by_name():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"use_qk_norm": True}, "field 'use_qk_norm' = True"),
+            ("text_config", {"num_nextn_predict_layers": 1}, "field 'num_nextn_predict_layers'"),
+            ("text_config", {"q_lora_rank": 512}, "field 'q_lora_rank'"),
+            ("vision_config", {"out_hidden_size": 2048}, "field 'out_hidden_size' \\(2048\\)"),
+            # the class reads num_hidden_layers as depth (its attribute_map): two that disagree
+            ("vision_config", {"num_hidden_layers": 30},
+             "fields 'depth' \\(24\\) and 'num_hidden_layers' \\(30\\)")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

@@ -3922,6 +3922,96 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+
+# ---- GLM-4.5V / GLM-4.6V (glm4v_moe) -----------------------------------------------------------
+def _glm4v_moe_text(r: _Reader) -> dict[str, Any]:
+    # Glm4vMoeTextModel (transformers 5.24.0 models/glm4v_moe/modeling_glm4v_moe.py): GLM-4.5's
+    # block as the glm4_moe reader counts it (q/k/v biases, o without; leading dense blocks; 128
+    # routed experts, one shared MLP, the router and its e_score_correction_bias), but its
+    # attention builds no q_norm or k_norm whatever use_qk_norm says, and the class builds no
+    # multi-token-prediction layer (it drops a checkpoint's layer 46 on load; GLM-4.5V's
+    # checkpoint stores none). Both keys are refused by name when set; the rotary sections of
+    # the 3D position (mrope_section) have no weights.
+    r.refuse("use_qk_norm", "Glm4vMoeTextAttention builds no q/k norms")
+    r.refuse("num_nextn_predict_layers", "Glm4vMoeTextModel builds no multi-token prediction "
+             "layer and GLM-4.5V's checkpoint stores none")
+    r.raw("rope_parameters")  # rope theta, partial factor and mrope sections: no parameters
+    return _glm4_moe(r)
+
+
+def _aliased(r: _Reader, key: str, alias: str, kind: str) -> int:
+    """An integer a config class reads under two names (``key`` and its attribute-map
+    ``alias``): either one, the same value if both; two values are an error naming both."""
+    a, b = r.int(key, None, kind=kind), r.int(alias, None, kind=kind)
+    if a is not None and b is not None and a != b:
+        raise ConfigError(f"{r.origin}: fields '{key}' ({a}) and '{alias}' ({b}) name the same "
+                          "size and disagree")
+    v = a if a is not None else b
+    if v is None:
+        raise ConfigError(f"{r.origin}: missing field '{key}'")
+    return v
+
+
+def _glm4v_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of GLM-4.5V's vision encoder and merger (Glm4vMoeVisionModel): a learned
+    position table of (image_size / patch_size)^2 rows of h; a Conv3d patch embedding
+    (c t p p -> h, with bias); ``depth`` blocks of two RMSNorms, a fused qkv h -> 3h (biases iff
+    ``attention_bias``), an output projection h -> h and a gated MLP h -> o -> h (o =
+    ``out_hidden_size``), all without biases; an RMSNorm after the blocks, a Conv2d
+    downsample (h m m -> o, with bias) and an RMSNorm after the convolution; the merger: o -> o,
+    a LayerNorm with bias, and a gated MLP o -> ``intermediate_size`` -> o without biases.
+
+    >>> _glm4v_vision_params(_Reader({"hidden_size": 1536, "depth": 24, "num_heads": 12,
+    ...     "out_hidden_size": 4096, "intermediate_size": 10944, "image_size": 336,
+    ...     "patch_size": 14, "temporal_patch_size": 2, "spatial_merge_size": 2}, "v", "v"), 4096)
+    858681856
+    """
+    h = r.int("hidden_size")
+    # Glm4vMoeVisionConfig's attribute_map reads num_hidden_layers as depth and
+    # num_attention_heads as num_heads: either spelling, and two that disagree are refused
+    depth, heads = (_aliased(r, key, alias, kind) for key, alias, kind in (
+        ("depth", "num_hidden_layers", "layers"), ("num_heads", "num_attention_heads", "heads")))
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    out = r.int("out_hidden_size")
+    if out != d_text:
+        raise ConfigError(f"{r.origin}: field 'out_hidden_size' ({out}) differs from the "
+                          f"language model's hidden size ({d_text})")
+    inter = r.int("intermediate_size")
+    c = r.int("in_channels", 3, kind="count")
+    t = r.int("temporal_patch_size", 2, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    image = r.int("image_size", 336)
+    bias = r.flag("attention_bias", False)
+    r.raw("hidden_act")  # the MLPs' activation: no parameters
+    positions = (image // p) ** 2
+    block = 2 * h + h * 3 * h + (3 * h if bias else 0) + h * h + 3 * h * out
+    merger = out * out + 2 * out + 3 * out * inter
+    return (positions * h + c * t * p * p * h + h + depth * block + h
+            + h * m * m * out + out + h + merger)
+
+
+def _glm4v_moe(r: _Reader) -> dict[str, Any]:
+    # Glm4vMoeForConditionalGeneration: the language model in text_config (glm4v_moe_text, read
+    # above), the vision encoder and merger in vision_config; the output head is tied when
+    # either the wrapper's or the language model's tie_word_embeddings says so (Glm4vMoeConfig
+    # sets the wrapper's from the text config's true).
+    text = r.raw("text_config", None)
+    tied = r.flag("tie_word_embeddings", False) or (
+        isinstance(text, dict) and text.get("tie_word_embeddings") is True)
+    wr = _Reader({**r.cfg, "tie_word_embeddings": tied}, r.origin, r.family)
+    kw = _wrapped_text(wr, "glm4v_moe_text")
+    r.read |= wr.read
+    vr = _vision_reader(r, "glm4v_moe_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and merger", _glm4v_vision_params(vr, kw["d_model"]),
+                          True, "GLM-4.5V's vision encoder, downsampling convolution and merger"))
+    vr.check_unread()
+    return kw
+
+
 #: model_type -> reader.
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
@@ -3959,6 +4049,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                             "without deepstack mergers)"),
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
+    "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4018,6 +4109,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Phi4FlashForCausalLM": "phi4flash", "BailingMoeV2ForCausalLM": "bailing_moe_v2",
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
+    "Glm4vMoeForConditionalGeneration": "glm4v_moe",
 }
 
 
