@@ -3482,3 +3482,62 @@ def test_glm4v_moe_refuses_by_name():
         bad[part].update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- ERNIE-4.5-VL: text and vision expert pools (FAMILIES.md 17.26) -----------------------------
+ERNIE_VL = CATALOG / "ernie-4.5-vl-28b-a3b" / "config.json"
+
+
+def test_ernie4_5_vl_moe_equals_the_meta_count():
+    t, m = truth(ERNIE_VL), read_config(ERNIE_VL)
+    assert m.family == "ernie4_5_vl_moe"
+    assert t["how"] == "Ernie4_5_VLMoeForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 29_399_294_336 and t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e9) == 29  # the Hub's listing: 29B
+    tower = next(e for e in m.extras if e.name.startswith("vision tower"))
+    assert tower.params == t["by_prefix"]["model.vision_tower"] + \
+        t["by_prefix"]["model.resampler_model"]
+
+
+def test_ernie4_5_vl_moe_active_parameters_are_a_text_tokens():
+    c = json.loads(ERNIE_VL.read_text(encoding="utf-8"))["text_config"]
+    d, v, n, e, k = 2560, c["vocab_size"], c["num_hidden_layers"], 64, 6
+    text_w, vision_w = c["moe_intermediate_size"]
+    attn = d * 20 * 128 * 2 + d * 4 * 128 * 2
+    router = d * e + e  # fp32 weights and the score-correction bias
+    shared = 3 * d * 2 * text_w
+    moe_layers = c["mlp_layer_types"].count("sparse")
+    text_token = (v * d + n * (attn + 2 * d) + d + 3 * d * c["intermediate_size"]
+                  + moe_layers * (router + shared + k * 3 * d * text_w))
+    m = read_config(ERNIE_VL)
+    # the convention: every generated token is text, so it uses the text pool
+    assert m.active_params == text_token == 3_352_150_208
+    assert round(m.active_params / 1e9) == 3  # "A3B"
+    # an image token would use the vision pool instead: the other number, by hand
+    image_token = text_token - moe_layers * k * 3 * d * (text_w - vision_w)
+    assert image_token == 2_078_130_368
+    # the vision pools are in the total, named with the convention, and read by no decode step
+    pools = next(x for x in m.extras if x.name.startswith("vision experts"))
+    assert "active: a text token's experts" in pools.name and pools.in_total and not pools.read
+    assert pools.params == moe_layers * (router + e * 3 * d * vision_w) == 6_799_197_888
+    assert m.kv_cache_bytes_per_token() == n * 2 * 4 * 128 * 2 == 57_344
+
+
+def test_ernie4_5_vl_moe_refuses_by_name():
+    c = json.loads(ERNIE_VL.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"use_bias": True}, "field 'use_bias' = true"),
+            ("text_config", {"moe_intermediate_size": 1536}, "'moe_intermediate_size' must list"),
+            ("text_config", {"moe_layer_interval": 2}, "field 'moe_layer_interval' = 2"),
+            ("text_config", {"num_experts": 32}, "'moe_num_experts' \\(64\\) and 'num_experts'"),
+            ("text_config", {"mlp_layer_types": ["dense"] * 27}, "'mlp_layer_types' has 27"),
+            ("vision_config", {"num_hidden_layers": 24}, "'depth' \\(32\\) and 'num_hidden")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+    # the attribute map's names read as the experts' own
+    same = json.loads(json.dumps(c))
+    t = same["text_config"]
+    t["num_experts"], t["num_experts_per_tok"] = t.pop("moe_num_experts"), t.pop("moe_k")
+    assert read_config(same).total_params == read_config(c).total_params

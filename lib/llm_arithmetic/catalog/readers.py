@@ -2157,6 +2157,19 @@ ERNIE4_5_MOE_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+def _ernie_attention(inner: _Reader) -> tuple[int, int, Attention]:
+    """ERNIE 4.5's width, layer count and attention (q/k/v/o without biases): ``use_bias``
+    true is refused, as it puts biases on attention, the dense and shared MLPs and the head
+    but not on the routed experts, which the library's MLP does not tell apart."""
+    if inner.flag("use_bias", False):
+        raise ConfigError(f"{inner.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
+                          "puts biases on attention, the dense and shared MLPs and the head "
+                          "but not on the routed experts, which the library's MLP does not "
+                          "tell apart")
+    d = inner.int("hidden_size")
+    return d, inner.int("num_hidden_layers", kind="layers"), Attention(*inner.heads(d))
+
+
 def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     # Ernie4_5_Moe (transformers 5.24.0 modeling_ernie4_5_moe.py): q/k/v/o, the dense MLP, the
     # shared experts and the output head carry biases when use_bias (the routed experts never:
@@ -2168,14 +2181,7 @@ def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     # tied by default. The MTP layers (num_nextn_predict_layers) are not built by
     # transformers: declared, not counted, as MiniMax-M2's.
     inner = _defaulted(r.cfg, ERNIE4_5_MOE_DEFAULTS, r.origin, r.family)
-    if inner.flag("use_bias", False):
-        raise ConfigError(f"{r.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
-                          "puts biases on attention, the dense and shared MLPs and the head "
-                          "but not on the routed experts, which the library's MLP does not "
-                          "tell apart")
-    d = inner.int("hidden_size")
-    n = inner.int("num_hidden_layers", kind="layers")
-    h, hkv, dh = inner.heads(d)
+    d, n, attn = _ernie_attention(inner)
     e, k = _experts(inner, n_key="moe_num_experts", k_key="moe_k")
     width = inner.int("moe_intermediate_size")
     shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
@@ -2186,7 +2192,6 @@ def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
               router_bias=True)
     dense = MLP(inner.int("intermediate_size"))
-    attn = Attention(h, hkv, dh)
     mtp = inner.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
     kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
                   trained_context=inner.int("max_position_embeddings", None, kind="context"),
@@ -3952,6 +3957,19 @@ def _aliased(r: _Reader, key: str, alias: str, kind: str) -> int:
     return v
 
 
+def _vision_depth(r: _Reader) -> tuple[int, int]:
+    """A Qwen2-VL-style tower's width and depth: ``depth`` and ``num_heads``, which the config
+    classes' attribute_map also reads as ``num_hidden_layers`` and ``num_attention_heads``
+    (either spelling; two that disagree are refused), the heads dividing ``hidden_size``."""
+    h = r.int("hidden_size")
+    depth, heads = (_aliased(r, key, alias, kind) for key, alias, kind in (
+        ("depth", "num_hidden_layers", "layers"), ("num_heads", "num_attention_heads", "heads")))
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    return h, depth
+
+
 def _glm4v_vision_params(r: _Reader, d_text: int) -> int:
     """Parameters of GLM-4.5V's vision encoder and merger (Glm4vMoeVisionModel): a learned
     position table of (image_size / patch_size)^2 rows of h; a Conv3d patch embedding
@@ -3966,14 +3984,7 @@ def _glm4v_vision_params(r: _Reader, d_text: int) -> int:
     ...     "patch_size": 14, "temporal_patch_size": 2, "spatial_merge_size": 2}, "v", "v"), 4096)
     858681856
     """
-    h = r.int("hidden_size")
-    # Glm4vMoeVisionConfig's attribute_map reads num_hidden_layers as depth and
-    # num_attention_heads as num_heads: either spelling, and two that disagree are refused
-    depth, heads = (_aliased(r, key, alias, kind) for key, alias, kind in (
-        ("depth", "num_hidden_layers", "layers"), ("num_heads", "num_attention_heads", "heads")))
-    if h % heads:
-        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
-                          f"'hidden_size' ({h})")
+    h, depth = _vision_depth(r)
     out = r.int("out_hidden_size")
     if out != d_text:
         raise ConfigError(f"{r.origin}: field 'out_hidden_size' ({out}) differs from the "
@@ -4008,6 +4019,109 @@ def _glm4v_moe(r: _Reader) -> dict[str, Any]:
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and merger", _glm4v_vision_params(vr, kw["d_model"]),
                           True, "GLM-4.5V's vision encoder, downsampling convolution and merger"))
+    vr.check_unread()
+    return kw
+
+
+
+# ---- ERNIE-4.5-VL (ernie4_5_vl_moe) ------------------------------------------------------------
+#: transformers' Ernie4_5_VLMoeTextConfig defaults (configuration_ernie4_5_vl_moe.py in
+#: transformers 5.24.0, whose docstring names baidu/ERNIE-4.5-VL-28B-A3B-PT) for the keys that
+#: size the language model; mlp_layer_types defaults to one dense layer, then mixtures.
+#: They are the text model's (ERNIE4_5_MOE_DEFAULTS) with two expert widths and no placement keys.
+ERNIE4_5_VL_TEXT_DEFAULTS: Mapping[str, Any] = {
+    **{k: v for k, v in ERNIE4_5_MOE_DEFAULTS.items() if not k.startswith("moe_layer_")},
+    "moe_intermediate_size": [1536, 512],
+}
+
+
+def _ernie4_5_vl_moe_text(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_VLMoeTextModel (transformers 5.24.0 modeling_ernie4_5_vl_moe.py): ERNIE 4.5's
+    # attention (q/k/v/o, biases iff use_bias, refused as the ernie4_5_moe reader refuses them),
+    # two RMSNorms a block, a dense MLP where mlp_layer_types says "dense", else
+    # Ernie4_5_VLMoeMoeBlock: a text pool (text_moe: a router d x E in fp32 and its
+    # e_score_correction_bias of E, E experts of moe_intermediate_size[0]), a vision pool
+    # (vision_moe: its own router and bias, E experts of moe_intermediate_size[1]) and one
+    # shared MLP of moe_num_shared_experts x moe_intermediate_size[0] that every token runs. A
+    # token uses the pool of its modality (moe_mm_token_type_ids): the library's convention is a
+    # text token's, as every generated token is text, so the text pool is the layer's mixture
+    # and the vision pools are an extra counted in the total and read by no generated token.
+    inner = _defaulted(r.cfg, ERNIE4_5_VL_TEXT_DEFAULTS, r.origin, r.family)
+    d, n, attn = _ernie_attention(inner)
+    e = _aliased(inner, "moe_num_experts", "num_experts", "experts")
+    k = _aliased(inner, "moe_k", "num_experts_per_tok", "experts")
+    if k > e:
+        raise ConfigError(f"{r.origin}: field 'moe_k' ({k}) exceeds 'moe_num_experts' ({e})")
+    widths = inner.raw("moe_intermediate_size")
+    if not (isinstance(widths, list) and len(widths) == 2 and all(
+            isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in widths)):
+        raise ConfigError(f"{r.origin}: field 'moe_intermediate_size' must list two positive "
+                          f"widths (the text and the vision experts'), got {widths!r:.60}")
+    text_w, vision_w = widths
+    shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
+    types = inner.str_list("mlp_layer_types", n, ("dense", "sparse")) or (
+        ["dense"] + ["sparse"] * (n - 1))
+    for key in ("moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"):
+        inner.refuse(key, "Ernie4_5_VLMoeTextModel places its mixtures by mlp_layer_types")
+    moe = MLP(text_w, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=text_w * shared, router_bias=True)
+    dense = MLP(inner.int("intermediate_size"))
+    inner.raw("rope_parameters")  # rope theta and the 3D sections: no parameters
+    inner.raw("moe_norm_min")  # a clamp in the routing: no parameters
+    kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
+                  trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn,
+                  mlp=lambda i: moe if types[i] == "sparse" else dense, d_model=d)
+    pools = types.count("sparse") * (d * e + e + e * 3 * d * vision_w)
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision experts and routers; active: a text token's experts", pools,
+                          True, "ERNIE-4.5-VL's vision expert pools: image and video tokens "
+                          "only; a generated (text) token reads the text pool"))
+    r.read |= inner.read
+    return kw
+
+
+def _ernie_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of ERNIE-4.5-VL's vision encoder and resampler
+    (Ernie4_5_VLMoeVisionTransformerPretrainedModel and
+    Ernie4_5_VLMoeVariableResolutionResamplerModel): a patch embedding c p^2 -> h without
+    bias, ``depth`` ViT blocks (LayerNorms, fused qkv, proj and fc1/fc2, all with biases), a
+    final LayerNorm; the resampler over s = h m^2: a spatial MLP s -> s -> s with biases and a
+    LayerNorm, a temporal one (s t_m) -> s -> s likewise, a projection s -> the text width with
+    bias, and an RMSNorm of that width.
+
+    >>> _ernie_vl_vision_params(_Reader({"hidden_size": 1280, "depth": 32, "num_heads": 16,
+    ...     "intermediate_size": 5120, "patch_size": 14, "spatial_merge_size": 2,
+    ...     "temporal_merge_size": 2}, "v", "v"), 2560)
+    774658560
+    """
+    h, depth = _vision_depth(r)
+    inter = r.int("intermediate_size")
+    c = r.int("in_channels", 3, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    tm = r.int("temporal_merge_size", 2, kind="count")
+    r.raw("hidden_act")  # the blocks' activation: no parameters
+    r.raw("rope_parameters")  # the tower's rotary positions: no parameters
+    s = h * m * m
+    tower = c * p * p * h + depth * _vit_block_params(h, inter) + 2 * h
+    resampler = ((s * s + s) * 2 + 2 * s) + ((s * tm * s + s) + (s * s + s) + 2 * s) \
+        + (s * d_text + d_text) + d_text
+    return tower + resampler
+
+
+def _ernie4_5_vl_moe(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_VLMoeForConditionalGeneration: the language model in text_config (read above),
+    # the vision encoder and resampler in vision_config; the head tied to the input table by
+    # the wrapper's tie_word_embeddings (default true).
+    wr = _Reader({**r.cfg, "tie_word_embeddings": r.flag("tie_word_embeddings", True)},
+                 r.origin, r.family)
+    kw = _wrapped_text(wr, "ernie4_5_vl_moe_text")
+    r.read |= wr.read
+    vr = _vision_reader(r, "ernie4_5_vl_moe_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and resampler", _ernie_vl_vision_params(vr, kw["d_model"]),
+                          True, "ERNIE-4.5-VL's vision encoder and variable-resolution resampler"))
     vr.check_unread()
     return kw
 
@@ -4050,6 +4164,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen3_5_moe": _qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and merger "
                                 "(Qwen3-VL's, without deepstack mergers)"),
     "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
+    "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4110,6 +4225,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "AfmoeForCausalLM": "afmoe", "ArceeForCausalLM": "arcee", "JambaForCausalLM": "jamba",
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Glm4vMoeForConditionalGeneration": "glm4v_moe",
+    "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
 }
 
 
