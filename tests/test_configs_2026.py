@@ -1757,8 +1757,10 @@ def vendored_copy(path: Path) -> Path | None:
 CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: reconstructed files whose counts this module holds to a hand count and to the meta count (less
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
-#: rows, FAMILIES.md section 17.19)
-CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414"}
+#: rows, FAMILIES.md section 17.19; Kimi-VL: its text_config's meta count and its tower by hand,
+#: FAMILIES.md section 17.27)
+CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
+                        "kimi-vl-a3b-instruct"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -3541,3 +3543,47 @@ def test_ernie4_5_vl_moe_refuses_by_name():
     t = same["text_config"]
     t["num_experts"], t["num_experts_per_tok"] = t.pop("moe_num_experts"), t.pop("moe_k")
     assert read_config(same).total_params == read_config(c).total_params
+
+
+# ---- Kimi-VL: MoonViT and a DeepSeek-V3-layout MoE (FAMILIES.md 17.27) ---------------------------
+KIMI_VL = CONFIGS / "reconstructed" / "kimi-vl-a3b-instruct.json"
+
+
+def test_kimi_vl_language_model_equals_the_meta_count_of_its_text_config():
+    t, m = truth(KIMI_VL), read_config(KIMI_VL)
+    # the catalog's file is a byte copy of this one
+    assert (CATALOG / "kimi-vl-a3b-instruct" / "config.json").read_bytes() == KIMI_VL.read_bytes()
+    assert m.family == "kimi_vl"
+    assert "kimi_vl" in t["error"]  # transformers 5.24.0 has no class: the text model alone
+    text = t["text_config"]
+    (tower,) = m.extras
+    assert m.total_params - tower.params == text["params"] + text["persistent_buffers"]
+    assert text["persistent_buffer_names"] == {"e_score_correction_bias": 26 * 64}
+    assert m.total_params == 16_407_656_048
+    assert round(m.total_params / 1e9) == 16  # the Hub's listing and the README: 16B
+    assert round(m.active_params / 1e9) == 3  # "A3B"
+    assert m.kv_cache_bytes_per_token() == 27 * (512 + 64) * 2 == 31_104
+
+
+def test_kimi_vl_tower_and_projector_by_hand():
+    v = json.loads(KIMI_VL.read_text(encoding="utf-8"))["vision_config"]
+    h, i, n, p = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"], v["patch_size"]
+    block = 2 * 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * i + i) + (i * h + h)
+    tower = (3 * p * p * h + h) + 64 * 64 * h + n * block + 2 * h
+    assert round(tower / 1e8) == 4  # MoonViT-SO-400M: "0.4B"
+    hm = h * 2 * 2
+    projector = 2 * h + (hm * hm + hm) + (hm * 2048 + 2048)
+    assert read_config(KIMI_VL).extras[0].params == tower + projector == 447_545_840
+
+
+def test_kimi_vl_refuses_by_name():
+    c = json.loads(KIMI_VL.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("vision_config", {"num_attention_heads": 7}, "field 'num_attention_heads' \\(7\\)"),
+            ("vision_config", {"merge_kernel_size": [2]}, "'merge_kernel_size' must be two"),
+            ("vision_config", {"text_hidden_size": 4096}, "'mm_hidden_size' and 'text_hidden"),
+            ("text_config", {"index_topk": 2048}, "field 'index_topk' = 2048")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

@@ -4126,6 +4126,49 @@ def _ernie4_5_vl_moe(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+
+# ---- Kimi-VL (kimi_vl) -------------------------------------------------------------------------
+def _kimi_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Kimi-VL's MoonViT and its projector, as Moonshot's remote code builds them
+    (read in vLLM's port, vllm-project/vllm@dff4cad35b4faadb49e7a7e239dd27fe79c3e289
+    vllm/model_executor/models/kimi_vl.py and moonvit.py): a Conv2d patch embedding (3 p p ->
+    h, with bias), a learned height x width x h position table, ViT blocks (two LayerNorms,
+    fused wqkv and wo with biases, an MLP h -> inter -> h with biases), a final LayerNorm;
+    the projector a LayerNorm over h, then (h k_h k_w) -> (h k_h k_w) -> the text width, with
+    biases. Kimi K2.5's tower (:func:`_moonvit_params`) under the remote code's plain names.
+
+    >>> _kimi_vl_vision_params(_Reader({"hidden_size": 1152, "intermediate_size": 4304,
+    ...     "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14,
+    ...     "init_pos_emb_height": 64, "init_pos_emb_width": 64}, "v", "v"), 2048)
+    447545840
+    """
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    p = r.int("patch_size", 14, kind="count")
+    positions, hm = _moonvit_grid(r, h, d_text)
+    tower = 3 * p * p * h + h + positions * h + n * _vit_block_params(h, inter) + 2 * h
+    return tower + 2 * h + (hm * hm + hm) + (d_text * hm + d_text)
+
+
+def _kimi_vl(r: _Reader) -> dict[str, Any]:
+    # KimiVLForConditionalGeneration (Moonshot's remote code; transformers 5.24.0 does not
+    # define it): a DeepSeek-V3-layout language model in text_config (Moonlight's: MLA without
+    # a query LoRA, a dense first layer, 64 routed experts with 2 shared, sigmoid routing and
+    # its score-correction bias), MoonViT and a two-layer projector in vision_config.
+    kw = _wrapped_text(r, "deepseek_v3")
+    vr = _vision_reader(r, "kimi_vl_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _kimi_vl_vision_params(vr, kw["d_model"]),
+                          True, "Kimi-VL's MoonViT encoder and multimodal projector"))
+    vr.check_unread()
+    return kw
+
+
 #: model_type -> reader.
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
@@ -4165,6 +4208,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                                 "(Qwen3-VL's, without deepstack mergers)"),
     "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
+    "kimi_vl": _kimi_vl,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4226,6 +4270,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "FalconMambaForCausalLM": "falcon_mamba", "BambaForCausalLM": "bamba",
     "Glm4vMoeForConditionalGeneration": "glm4v_moe",
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
+    "KimiVLForConditionalGeneration": "kimi_vl",
 }
 
 
