@@ -3563,6 +3563,11 @@ def test_kimi_vl_language_model_equals_the_meta_count_of_its_text_config():
     assert round(m.total_params / 1e9) == 16  # the Hub's listing and the README: 16B
     assert round(m.active_params / 1e9) == 3  # "A3B"
     assert m.kv_cache_bytes_per_token() == 27 * (512 + 64) * 2 == 31_104
+    # the Thinking checkpoint's seven bf16 shards, as the Hub lists them (0.01 GB each):
+    # 4.99 + 5 x 5 + 2.84 = 32.83 GB; a head tied to the input table would be 0.67 GB less
+    shards = 4.99 + 5 * 5 + 2.84
+    assert abs(2 * m.total_params / 1e9 - shards) < 7 * 0.005
+    assert abs(2 * (m.total_params - 163_840 * 2048) / 1e9 - shards) > 0.5
 
 
 def test_kimi_vl_tower_and_projector_by_hand():
