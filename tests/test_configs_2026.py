@@ -1760,9 +1760,10 @@ def vendored_copy(path: Path) -> Path | None:
 CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: reconstructed files whose counts this module holds to a hand count and to the meta count (less
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
-#: rows, FAMILIES.md section 17.19)
+#: rows, FAMILIES.md section 17.19; Kimi-VL: its text_config's meta count and its tower by hand,
+#: FAMILIES.md section 17.35)
 CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
-                        "step3", "minicpm3-4b"}
+                        "step3", "minicpm3-4b", "kimi-vl-a3b-instruct"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -3819,3 +3820,181 @@ def test_internlm3_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(INTERNLM3.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+# ---- GLM-4.5V: GLM-4.5-Air behind a vision encoder (FAMILIES.md 17.33) -------------------------
+GLM45V = CATALOG / "glm-4.5v" / "config.json"
+
+
+def test_glm4v_moe_equals_the_meta_count_and_the_checkpoint():
+    t, m = truth(GLM45V), read_config(GLM45V)
+    assert m.family == "glm4v_moe"
+    assert t["how"] == "Glm4vMoeForConditionalGeneration(config)"
+    assert t["persistent_buffer_names"] == {"e_score_correction_bias": 45 * 128}
+    assert m.total_params == t["params"] + t["persistent_buffers"]
+    # the checkpoint's safetensors tensors summed, as a published report lists them (SOURCES.md
+    # section 38): 107,710,933,120
+    assert m.total_params == 107_710_933_120
+    assert round(m.total_params / 1e9) == 108  # the Hub's listing: 108B
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == t["by_prefix"]["model.visual"]
+
+
+def test_glm4v_moe_vision_tower_by_hand():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))["vision_config"]
+    h, o, i, n = c["hidden_size"], c["out_hidden_size"], c["intermediate_size"], c["depth"]
+    p, t, m = c["patch_size"], c["temporal_patch_size"], c["spatial_merge_size"]
+    positions = (c["image_size"] // p) ** 2 * h
+    patch = 3 * t * p * p * h + h  # Conv3d with bias
+    block = 2 * h + 3 * h * h + h * h + 3 * h * o  # norms, qkv, proj, gated MLP h -> o -> h
+    around = h + (h * m * m * o + o) + h  # post_layernorm, downsample Conv2d, post_conv_layernorm
+    merger = o * o + 2 * o + 3 * o * i  # proj, LayerNorm with bias, gated MLP o -> i -> o
+    tower = positions + patch + n * block + around + merger
+    assert tower == 858_681_856
+    assert read_config(GLM45V).extras[0].params == tower
+    # the attribute map's spellings count the same
+    cfg = json.loads(GLM45V.read_text(encoding="utf-8"))
+    v = cfg["vision_config"]
+    v["num_hidden_layers"], v["num_attention_heads"] = v.pop("depth"), v.pop("num_heads")
+    assert read_config(cfg).extras[0].params == tower
+
+
+def test_glm4v_moe_language_model_is_glm_4_5_air():
+    vl = read_config(GLM45V)
+    text = json.loads(GLM45V.read_text(encoding="utf-8"))["text_config"]
+    air = read_config({**text, "model_type": "glm4_moe"})
+    # the tower counts in the total, not in what a generated token reads
+    assert vl.total_params - vl.extras[0].params == air.total_params
+    assert vl.active_params == air.active_params == 13_424_129_664
+    # the card's 12B active leaves out both vocabulary tables (GLM-4.5-Air's convention)
+    assert round((vl.active_params - 2 * 151_552 * 4096) / 1e9) == 12
+    assert vl.kv_cache_bytes_per_token() == 46 * 2 * 8 * 128 * 2 == 188_416
+
+
+def test_glm4v_moe_ties_the_head_when_either_config_says_so():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))
+    untied = read_config(c).total_params
+    c["text_config"]["tie_word_embeddings"] = True  # Glm4vMoeConfig then ties the wrapper too
+    assert untied - read_config(c).total_params == 151_552 * 4096
+
+
+def test_glm4v_moe_refuses_by_name():
+    c = json.loads(GLM45V.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"use_qk_norm": True}, "field 'use_qk_norm' = True"),
+            ("text_config", {"num_nextn_predict_layers": 1}, "field 'num_nextn_predict_layers'"),
+            ("text_config", {"q_lora_rank": 512}, "field 'q_lora_rank'"),
+            ("vision_config", {"out_hidden_size": 2048}, "field 'out_hidden_size' \\(2048\\)"),
+            # the class reads num_hidden_layers as depth (its attribute_map): two that disagree
+            ("vision_config", {"num_hidden_layers": 30},
+             "fields 'depth' \\(24\\) and 'num_hidden_layers' \\(30\\)")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+
+
+# ---- ERNIE-4.5-VL: text and vision expert pools (FAMILIES.md 17.34) -----------------------------
+ERNIE_VL = CATALOG / "ernie-4.5-vl-28b-a3b" / "config.json"
+
+
+def test_ernie4_5_vl_moe_equals_the_meta_count():
+    t, m = truth(ERNIE_VL), read_config(ERNIE_VL)
+    assert m.family == "ernie4_5_vl_moe"
+    assert t["how"] == "Ernie4_5_VLMoeForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 29_399_294_336 and t["persistent_buffers"] == 0
+    assert round(m.total_params / 1e9) == 29  # the Hub's listing: 29B
+    tower = next(e for e in m.extras if e.name.startswith("vision tower"))
+    assert tower.params == t["by_prefix"]["model.vision_tower"] + \
+        t["by_prefix"]["model.resampler_model"]
+
+
+def test_ernie4_5_vl_moe_active_parameters_are_a_text_tokens():
+    c = json.loads(ERNIE_VL.read_text(encoding="utf-8"))["text_config"]
+    d, v, n, e, k = 2560, c["vocab_size"], c["num_hidden_layers"], 64, 6
+    text_w, vision_w = c["moe_intermediate_size"]
+    attn = d * 20 * 128 * 2 + d * 4 * 128 * 2
+    router = d * e + e  # fp32 weights and the score-correction bias
+    shared = 3 * d * 2 * text_w
+    moe_layers = c["mlp_layer_types"].count("sparse")
+    text_token = (v * d + n * (attn + 2 * d) + d + 3 * d * c["intermediate_size"]
+                  + moe_layers * (router + shared + k * 3 * d * text_w))
+    m = read_config(ERNIE_VL)
+    # the convention: every generated token is text, so it uses the text pool
+    assert m.active_params == text_token == 3_352_150_208
+    assert round(m.active_params / 1e9) == 3  # "A3B"
+    # an image token would use the vision pool instead: the other number, by hand
+    image_token = text_token - moe_layers * k * 3 * d * (text_w - vision_w)
+    assert image_token == 2_078_130_368
+    # the vision pools are in the total, named with the convention, and read by no decode step
+    pools = next(x for x in m.extras if x.name.startswith("vision experts"))
+    assert "active: a text token's experts" in pools.name and pools.in_total and not pools.read
+    assert pools.params == moe_layers * (router + e * 3 * d * vision_w) == 6_799_197_888
+    assert m.kv_cache_bytes_per_token() == n * 2 * 4 * 128 * 2 == 57_344
+
+
+def test_ernie4_5_vl_moe_refuses_by_name():
+    c = json.loads(ERNIE_VL.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"use_bias": True}, "field 'use_bias' = true"),
+            ("text_config", {"moe_intermediate_size": 1536}, "'moe_intermediate_size' must list"),
+            ("text_config", {"moe_layer_interval": 2}, "field 'moe_layer_interval' = 2"),
+            ("text_config", {"num_experts": 32}, "'moe_num_experts' \\(64\\) and 'num_experts'"),
+            ("text_config", {"mlp_layer_types": ["dense"] * 27}, "'mlp_layer_types' has 27"),
+            ("vision_config", {"num_hidden_layers": 24}, "'depth' \\(32\\) and 'num_hidden")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+    # the attribute map's names read as the experts' own
+    same = json.loads(json.dumps(c))
+    t = same["text_config"]
+    t["num_experts"], t["num_experts_per_tok"] = t.pop("moe_num_experts"), t.pop("moe_k")
+    assert read_config(same).total_params == read_config(c).total_params
+
+
+# ---- Kimi-VL: MoonViT and a DeepSeek-V3-layout MoE (FAMILIES.md 17.35) ---------------------------
+KIMI_VL = CONFIGS / "reconstructed" / "kimi-vl-a3b-instruct.json"
+
+
+def test_kimi_vl_language_model_equals_the_meta_count_of_its_text_config():
+    t, m = truth(KIMI_VL), read_config(KIMI_VL)
+    # the catalog's file is a byte copy of this one
+    assert (CATALOG / "kimi-vl-a3b-instruct" / "config.json").read_bytes() == KIMI_VL.read_bytes()
+    assert m.family == "kimi_vl"
+    assert "kimi_vl" in t["error"]  # transformers 5.24.0 has no class: the text model alone
+    text = t["text_config"]
+    (tower,) = m.extras
+    assert m.total_params - tower.params == text["params"] + text["persistent_buffers"]
+    assert text["persistent_buffer_names"] == {"e_score_correction_bias": 26 * 64}
+    assert m.total_params == 16_407_656_048
+    assert round(m.total_params / 1e9) == 16  # the Hub's listing and the README: 16B
+    assert round(m.active_params / 1e9) == 3  # "A3B"
+    assert m.kv_cache_bytes_per_token() == 27 * (512 + 64) * 2 == 31_104
+    # the Thinking checkpoint's seven bf16 shards, as the Hub lists them (0.01 GB each):
+    # 4.99 + 5 x 5 + 2.84 = 32.83 GB; a head tied to the input table would be 0.67 GB less
+    shards = 4.99 + 5 * 5 + 2.84
+    assert abs(2 * m.total_params / 1e9 - shards) < 7 * 0.005
+    assert abs(2 * (m.total_params - 163_840 * 2048) / 1e9 - shards) > 0.5
+
+
+def test_kimi_vl_tower_and_projector_by_hand():
+    v = json.loads(KIMI_VL.read_text(encoding="utf-8"))["vision_config"]
+    h, i, n, p = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"], v["patch_size"]
+    block = 2 * 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * i + i) + (i * h + h)
+    tower = (3 * p * p * h + h) + 64 * 64 * h + n * block + 2 * h
+    assert round(tower / 1e8) == 4  # MoonViT-SO-400M: "0.4B"
+    hm = h * 2 * 2
+    projector = 2 * h + (hm * hm + hm) + (hm * 2048 + 2048)
+    assert read_config(KIMI_VL).extras[0].params == tower + projector == 447_545_840
+
+
+def test_kimi_vl_refuses_by_name():
+    c = json.loads(KIMI_VL.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("vision_config", {"num_attention_heads": 7}, "field 'num_attention_heads' \\(7\\)"),
+            ("vision_config", {"merge_kernel_size": [2]}, "'merge_kernel_size' must be two"),
+            ("vision_config", {"text_hidden_size": 4096}, "'mm_hidden_size' and 'text_hidden"),
+            ("text_config", {"index_topk": 2048}, "field 'index_topk' = 2048")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

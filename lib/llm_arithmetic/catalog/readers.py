@@ -2163,6 +2163,19 @@ ERNIE4_5_MOE_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+def _ernie_attention(inner: _Reader) -> tuple[int, int, Attention]:
+    """ERNIE 4.5's width, layer count and attention (q/k/v/o without biases): ``use_bias``
+    true is refused, as it puts biases on attention, the dense and shared MLPs and the head
+    but not on the routed experts, which the library's MLP does not tell apart."""
+    if inner.flag("use_bias", False):
+        raise ConfigError(f"{inner.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
+                          "puts biases on attention, the dense and shared MLPs and the head "
+                          "but not on the routed experts, which the library's MLP does not "
+                          "tell apart")
+    d = inner.int("hidden_size")
+    return d, inner.int("num_hidden_layers", kind="layers"), Attention(*inner.heads(d))
+
+
 def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     # Ernie4_5_Moe (transformers 5.24.0 modeling_ernie4_5_moe.py): q/k/v/o, the dense MLP, the
     # shared experts and the output head carry biases when use_bias (the routed experts never:
@@ -2174,14 +2187,7 @@ def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     # tied by default. The MTP layers (num_nextn_predict_layers) are not built by
     # transformers: declared, not counted, as MiniMax-M2's.
     inner = _defaulted(r.cfg, ERNIE4_5_MOE_DEFAULTS, r.origin, r.family)
-    if inner.flag("use_bias", False):
-        raise ConfigError(f"{r.origin}: field 'use_bias' = true is not counted: ERNIE 4.5 "
-                          "puts biases on attention, the dense and shared MLPs and the head "
-                          "but not on the routed experts, which the library's MLP does not "
-                          "tell apart")
-    d = inner.int("hidden_size")
-    n = inner.int("num_hidden_layers", kind="layers")
-    h, hkv, dh = inner.heads(d)
+    d, n, attn = _ernie_attention(inner)
     e, k = _experts(inner, n_key="moe_num_experts", k_key="moe_k")
     width = inner.int("moe_intermediate_size")
     shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
@@ -2192,7 +2198,6 @@ def _ernie4_5_moe(r: _Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1 if shared else 0, d_shared=width * shared,
               router_bias=True)
     dense = MLP(inner.int("intermediate_size"))
-    attn = Attention(h, hkv, dh)
     mtp = inner.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
     kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
                   trained_context=inner.int("max_position_embeddings", None, kind="context"),
@@ -4103,6 +4108,248 @@ def _kimi_k25(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+
+# ---- GLM-4.5V / GLM-4.6V (glm4v_moe) -----------------------------------------------------------
+def _glm4v_moe_text(r: _Reader) -> dict[str, Any]:
+    # Glm4vMoeTextModel (transformers 5.24.0 models/glm4v_moe/modeling_glm4v_moe.py): GLM-4.5's
+    # block as the glm4_moe reader counts it (q/k/v biases, o without; leading dense blocks; 128
+    # routed experts, one shared MLP, the router and its e_score_correction_bias), but its
+    # attention builds no q_norm or k_norm whatever use_qk_norm says, and the class builds no
+    # multi-token-prediction layer (it drops a checkpoint's layer 46 on load; GLM-4.5V's
+    # checkpoint stores none). Both keys are refused by name when set; the rotary sections of
+    # the 3D position (mrope_section) have no weights.
+    r.refuse("use_qk_norm", "Glm4vMoeTextAttention builds no q/k norms")
+    r.refuse("num_nextn_predict_layers", "Glm4vMoeTextModel builds no multi-token prediction "
+             "layer and GLM-4.5V's checkpoint stores none")
+    r.raw("rope_parameters")  # rope theta, partial factor and mrope sections: no parameters
+    return _glm4_moe(r)
+
+
+def _aliased(r: _Reader, key: str, alias: str, kind: str) -> int:
+    """An integer a config class reads under two names (``key`` and its attribute-map
+    ``alias``): either one, the same value if both; two values are an error naming both."""
+    a, b = r.int(key, None, kind=kind), r.int(alias, None, kind=kind)
+    if a is not None and b is not None and a != b:
+        raise ConfigError(f"{r.origin}: fields '{key}' ({a}) and '{alias}' ({b}) name the same "
+                          "size and disagree")
+    v = a if a is not None else b
+    if v is None:
+        raise ConfigError(f"{r.origin}: missing field '{key}'")
+    return v
+
+
+def _vision_depth(r: _Reader) -> tuple[int, int]:
+    """A Qwen2-VL-style tower's width and depth: ``depth`` and ``num_heads``, which the config
+    classes' attribute_map also reads as ``num_hidden_layers`` and ``num_attention_heads``
+    (either spelling; two that disagree are refused), the heads dividing ``hidden_size``."""
+    h = r.int("hidden_size")
+    depth, heads = (_aliased(r, key, alias, kind) for key, alias, kind in (
+        ("depth", "num_hidden_layers", "layers"), ("num_heads", "num_attention_heads", "heads")))
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    return h, depth
+
+
+def _glm4v_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of GLM-4.5V's vision encoder and merger (Glm4vMoeVisionModel): a learned
+    position table of (image_size / patch_size)^2 rows of h; a Conv3d patch embedding
+    (c t p p -> h, with bias); ``depth`` blocks of two RMSNorms, a fused qkv h -> 3h (biases iff
+    ``attention_bias``), an output projection h -> h and a gated MLP h -> o -> h (o =
+    ``out_hidden_size``), all without biases; an RMSNorm after the blocks, a Conv2d
+    downsample (h m m -> o, with bias) and an RMSNorm after the convolution; the merger: o -> o,
+    a LayerNorm with bias, and a gated MLP o -> ``intermediate_size`` -> o without biases.
+
+    >>> _glm4v_vision_params(_Reader({"hidden_size": 1536, "depth": 24, "num_heads": 12,
+    ...     "out_hidden_size": 4096, "intermediate_size": 10944, "image_size": 336,
+    ...     "patch_size": 14, "temporal_patch_size": 2, "spatial_merge_size": 2}, "v", "v"), 4096)
+    858681856
+    """
+    h, depth = _vision_depth(r)
+    out = r.int("out_hidden_size")
+    if out != d_text:
+        raise ConfigError(f"{r.origin}: field 'out_hidden_size' ({out}) differs from the "
+                          f"language model's hidden size ({d_text})")
+    inter = r.int("intermediate_size")
+    c = r.int("in_channels", 3, kind="count")
+    t = r.int("temporal_patch_size", 2, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    image = r.int("image_size", 336)
+    bias = r.flag("attention_bias", False)
+    r.raw("hidden_act")  # the MLPs' activation: no parameters
+    positions = (image // p) ** 2
+    block = 2 * h + h * 3 * h + (3 * h if bias else 0) + h * h + 3 * h * out
+    merger = out * out + 2 * out + 3 * out * inter
+    return (positions * h + c * t * p * p * h + h + depth * block + h
+            + h * m * m * out + out + h + merger)
+
+
+def _glm4v_moe(r: _Reader) -> dict[str, Any]:
+    # Glm4vMoeForConditionalGeneration: the language model in text_config (glm4v_moe_text, read
+    # above), the vision encoder and merger in vision_config; the output head is tied when
+    # either the wrapper's or the language model's tie_word_embeddings says so (Glm4vMoeConfig
+    # sets the wrapper's from the text config's true).
+    text = r.raw("text_config", None)
+    tied = r.flag("tie_word_embeddings", False) or (
+        isinstance(text, dict) and text.get("tie_word_embeddings") is True)
+    wr = _Reader({**r.cfg, "tie_word_embeddings": tied}, r.origin, r.family)
+    kw = _wrapped_text(wr, "glm4v_moe_text")
+    r.read |= wr.read
+    vr = _vision_reader(r, "glm4v_moe_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and merger", _glm4v_vision_params(vr, kw["d_model"]),
+                          True, "GLM-4.5V's vision encoder, downsampling convolution and merger"))
+    vr.check_unread()
+    return kw
+
+
+
+# ---- ERNIE-4.5-VL (ernie4_5_vl_moe) ------------------------------------------------------------
+#: transformers' Ernie4_5_VLMoeTextConfig defaults (configuration_ernie4_5_vl_moe.py in
+#: transformers 5.24.0, whose docstring names baidu/ERNIE-4.5-VL-28B-A3B-PT) for the keys that
+#: size the language model; mlp_layer_types defaults to one dense layer, then mixtures.
+#: They are the text model's (ERNIE4_5_MOE_DEFAULTS) with two expert widths and no placement keys.
+ERNIE4_5_VL_TEXT_DEFAULTS: Mapping[str, Any] = {
+    **{k: v for k, v in ERNIE4_5_MOE_DEFAULTS.items() if not k.startswith("moe_layer_")},
+    "moe_intermediate_size": [1536, 512],
+}
+
+
+def _ernie4_5_vl_moe_text(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_VLMoeTextModel (transformers 5.24.0 modeling_ernie4_5_vl_moe.py): ERNIE 4.5's
+    # attention (q/k/v/o, biases iff use_bias, refused as the ernie4_5_moe reader refuses them),
+    # two RMSNorms a block, a dense MLP where mlp_layer_types says "dense", else
+    # Ernie4_5_VLMoeMoeBlock: a text pool (text_moe: a router d x E in fp32 and its
+    # e_score_correction_bias of E, E experts of moe_intermediate_size[0]), a vision pool
+    # (vision_moe: its own router and bias, E experts of moe_intermediate_size[1]) and one
+    # shared MLP of moe_num_shared_experts x moe_intermediate_size[0] that every token runs. A
+    # token uses the pool of its modality (moe_mm_token_type_ids): the library's convention is a
+    # text token's, as every generated token is text, so the text pool is the layer's mixture
+    # and the vision pools are an extra counted in the total and read by no generated token.
+    inner = _defaulted(r.cfg, ERNIE4_5_VL_TEXT_DEFAULTS, r.origin, r.family)
+    d, n, attn = _ernie_attention(inner)
+    e = _aliased(inner, "moe_num_experts", "num_experts", "experts")
+    k = _aliased(inner, "moe_k", "num_experts_per_tok", "experts")
+    if k > e:
+        raise ConfigError(f"{r.origin}: field 'moe_k' ({k}) exceeds 'moe_num_experts' ({e})")
+    widths = inner.raw("moe_intermediate_size")
+    if not (isinstance(widths, list) and len(widths) == 2 and all(
+            isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in widths)):
+        raise ConfigError(f"{r.origin}: field 'moe_intermediate_size' must list two positive "
+                          f"widths (the text and the vision experts'), got {widths!r:.60}")
+    text_w, vision_w = widths
+    shared = inner.int("moe_num_shared_experts", kind="experts", minimum=0)
+    types = inner.str_list("mlp_layer_types", n, ("dense", "sparse")) or (
+        ["dense"] + ["sparse"] * (n - 1))
+    for key in ("moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval"):
+        inner.refuse(key, "Ernie4_5_VLMoeTextModel places its mixtures by mlp_layer_types")
+    moe = MLP(text_w, n_experts=e, top_k=k, n_shared=1 if shared else 0,
+              d_shared=text_w * shared, router_bias=True)
+    dense = MLP(inner.int("intermediate_size"))
+    inner.raw("rope_parameters")  # rope theta and the 3D sections: no parameters
+    inner.raw("moe_norm_min")  # a clamp in the routing: no parameters
+    kw = _decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
+                  trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                  attention=lambda i: attn,
+                  mlp=lambda i: moe if types[i] == "sparse" else dense, d_model=d)
+    pools = types.count("sparse") * (d * e + e + e * 3 * d * vision_w)
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision experts and routers; active: a text token's experts", pools,
+                          True, "ERNIE-4.5-VL's vision expert pools: image and video tokens "
+                          "only; a generated (text) token reads the text pool"))
+    r.read |= inner.read
+    return kw
+
+
+def _ernie_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of ERNIE-4.5-VL's vision encoder and resampler
+    (Ernie4_5_VLMoeVisionTransformerPretrainedModel and
+    Ernie4_5_VLMoeVariableResolutionResamplerModel): a patch embedding c p^2 -> h without
+    bias, ``depth`` ViT blocks (LayerNorms, fused qkv, proj and fc1/fc2, all with biases), a
+    final LayerNorm; the resampler over s = h m^2: a spatial MLP s -> s -> s with biases and a
+    LayerNorm, a temporal one (s t_m) -> s -> s likewise, a projection s -> the text width with
+    bias, and an RMSNorm of that width.
+
+    >>> _ernie_vl_vision_params(_Reader({"hidden_size": 1280, "depth": 32, "num_heads": 16,
+    ...     "intermediate_size": 5120, "patch_size": 14, "spatial_merge_size": 2,
+    ...     "temporal_merge_size": 2}, "v", "v"), 2560)
+    774658560
+    """
+    h, depth = _vision_depth(r)
+    inter = r.int("intermediate_size")
+    c = r.int("in_channels", 3, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    tm = r.int("temporal_merge_size", 2, kind="count")
+    r.raw("hidden_act")  # the blocks' activation: no parameters
+    r.raw("rope_parameters")  # the tower's rotary positions: no parameters
+    s = h * m * m
+    tower = c * p * p * h + depth * _vit_block_params(h, inter) + 2 * h
+    resampler = ((s * s + s) * 2 + 2 * s) + ((s * tm * s + s) + (s * s + s) + 2 * s) \
+        + (s * d_text + d_text) + d_text
+    return tower + resampler
+
+
+def _ernie4_5_vl_moe(r: _Reader) -> dict[str, Any]:
+    # Ernie4_5_VLMoeForConditionalGeneration: the language model in text_config (read above),
+    # the vision encoder and resampler in vision_config; the head tied to the input table by
+    # the wrapper's tie_word_embeddings (default true).
+    wr = _Reader({**r.cfg, "tie_word_embeddings": r.flag("tie_word_embeddings", True)},
+                 r.origin, r.family)
+    kw = _wrapped_text(wr, "ernie4_5_vl_moe_text")
+    r.read |= wr.read
+    vr = _vision_reader(r, "ernie4_5_vl_moe_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and resampler", _ernie_vl_vision_params(vr, kw["d_model"]),
+                          True, "ERNIE-4.5-VL's vision encoder and variable-resolution resampler"))
+    vr.check_unread()
+    return kw
+
+
+
+# ---- Kimi-VL (kimi_vl) -------------------------------------------------------------------------
+def _kimi_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Kimi-VL's MoonViT and its projector, as Moonshot's remote code builds them
+    (read in vLLM's port, vllm-project/vllm@dff4cad35b4faadb49e7a7e239dd27fe79c3e289
+    vllm/model_executor/models/kimi_vl.py and moonvit.py): a Conv2d patch embedding (3 p p ->
+    h, with bias), a learned height x width x h position table, ViT blocks (two LayerNorms,
+    fused wqkv and wo with biases, an MLP h -> inter -> h with biases), a final LayerNorm;
+    the projector a LayerNorm over h, then (h k_h k_w) -> (h k_h k_w) -> the text width, with
+    biases. Kimi K2.5's tower (:func:`_moonvit_params`) under the remote code's plain names.
+
+    >>> _kimi_vl_vision_params(_Reader({"hidden_size": 1152, "intermediate_size": 4304,
+    ...     "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14,
+    ...     "init_pos_emb_height": 64, "init_pos_emb_width": 64}, "v", "v"), 2048)
+    447545840
+    """
+    h = r.int("hidden_size")
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    p = r.int("patch_size", 14, kind="count")
+    positions, hm = _moonvit_grid(r, h, d_text)
+    tower = 3 * p * p * h + h + positions * h + n * _vit_block_params(h, inter) + 2 * h
+    return tower + 2 * h + (hm * hm + hm) + (d_text * hm + d_text)
+
+
+def _kimi_vl(r: _Reader) -> dict[str, Any]:
+    # KimiVLForConditionalGeneration (Moonshot's remote code; transformers 5.24.0 does not
+    # define it): a DeepSeek-V3-layout language model in text_config (Moonlight's: MLA without
+    # a query LoRA, a dense first layer, 64 routed experts with 2 shared, sigmoid routing and
+    # its score-correction bias), MoonViT and a two-layer projector in vision_config.
+    kw = _wrapped_text(r, "deepseek_v3")
+    vr = _vision_reader(r, "kimi_vl_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _kimi_vl_vision_params(vr, kw["d_model"]),
+                          True, "Kimi-VL's MoonViT encoder and multimodal projector"))
+    vr.check_unread()
+    return kw
+
+
 #: model_type -> reader.
 # ---- Grok-1 / Grok-2 (xAI; SGLang's Grok1ForCausalLM) -------------------------------------------
 def _grok(r: _Reader) -> dict[str, Any]:
@@ -4298,6 +4545,9 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
                                 "(Qwen3-VL's, without deepstack mergers)"),
     "grok-1": _grok, "qwen2_moe": _qwen2_moe, "dbrx": _dbrx,
     "granite": _granite,
+    "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
+    "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
+    "kimi_vl": _kimi_vl,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4364,6 +4614,9 @@ ARCHITECTURES: Mapping[str, str] = {
     "MiniCPM3ForCausalLM": "minicpm3",
     "MiniCPMForCausalLM": "minicpm",
     "InternLM3ForCausalLM": "internlm3",
+    "Glm4vMoeForConditionalGeneration": "glm4v_moe",
+    "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
+    "KimiVLForConditionalGeneration": "kimi_vl",
 }
 
 
