@@ -4363,9 +4363,10 @@ QWEN2_VL_TEXT_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_hid
 def _qwen2_vl_text(r: _Reader) -> dict[str, Any]:
     # Qwen2_5_VLTextModel (transformers 5.24.0 models/qwen2_5_vl/modeling_qwen2_5_vl.py):
     # Qwen2's block (q/k/v with biases, o without, two RMSNorms, a gated MLP without biases)
-    # under the Qwen2 reader, windows by use_sliding_window and max_window_layers. The attention's heads are always hidden_size / num_attention_heads wide
-    # (the class reads no head_dim): a head_dim other than that is refused by name. The rotary
-    # sections of the 3D position (rope_scaling's mrope_section) weigh nothing.
+    # under the Qwen2 reader, windows by use_sliding_window and max_window_layers. The
+    # attention's heads are always hidden_size / num_attention_heads wide (the class reads no
+    # head_dim): a head_dim other than that is refused by name. The rotary sections of the 3D
+    # position (rope_scaling's mrope_section) weigh nothing.
     d = r.int("hidden_size")
     h = r.int("num_attention_heads", kind="heads")
     if d % h:
@@ -4389,9 +4390,10 @@ def _qwen2_vl_text(r: _Reader) -> dict[str, Any]:
 
 def _vision_io(r: _Reader, d_text: int, out_key: str) -> tuple[int, int, int, int, int]:
     """The input side of Qwen2.5-VL's tower and its merger's output: input channels
-    (``in_channels``; the legacy ``in_chans`` the class ignores must agree), the temporal and spatial patch sizes
-    (``spatial_patch_size``, legacy, must agree with ``patch_size``), the spatial merge size,
-    and the merger's output width (``out_key``), which must be the language model's."""
+    (``in_channels``; the legacy ``in_chans`` the class ignores must agree), the temporal and
+    spatial patch sizes (``spatial_patch_size``, legacy, must agree with ``patch_size``), the
+    spatial merge size, and the merger's output width (``out_key``), which must be the language
+    model's."""
     c = r.int("in_channels", 3, kind="count")
     if r.int("in_chans", c, kind="count") != c:
         raise ConfigError(f"{r.origin}: fields 'in_chans' ({r.int('in_chans', kind='count')}) "
