@@ -4092,3 +4092,62 @@ def test_qwen2_5_vl_refuses_by_name():
         (bad[part] if part else bad).update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- Qwen2-VL: Qwen2 behind a LayerNorm ViT (FAMILIES.md 17.37) --------------------------------
+QWEN2VL_7B = CATALOG / "qwen2-vl-7b-instruct" / "config.json"
+
+
+def test_qwen2_vl_equals_the_meta_count_and_the_checkpoint_index():
+    t, m = truth(QWEN2VL_7B), read_config(QWEN2VL_7B)
+    assert m.family == "qwen2_vl"
+    assert t["how"] == "Qwen2VLForConditionalGeneration(config)"
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    # the checkpoint's model.safetensors.index.json: total_size 16,582,751,232 bytes of bf16
+    # (SOURCES.md section 42)
+    assert 2 * m.total_params == 16_582_751_232
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == t["by_prefix"]["model.visual"]
+    assert m.active_params == m.total_params - tower.params
+
+
+def test_qwen2_vl_tower_by_hand():
+    v = json.loads(QWEN2VL_7B.read_text(encoding="utf-8"))["vision_config"]
+    e, n, o = v["embed_dim"], v["depth"], v["hidden_size"]
+    i = e * v["mlp_ratio"]
+    p, t, m = v["patch_size"], v["temporal_patch_size"], v["spatial_merge_size"]
+    patch = 3 * t * p * p * e  # Conv3d without bias
+    block = 2 * 2 * e + (3 * e * e + 3 * e) + (e * e + e) + (e * i + i) + (i * e + e)
+    em = e * m * m
+    merger = 2 * e + (em * em + em) + (em * o + o)  # LayerNorm with bias, two linears
+    tower = patch + n * block + merger
+    assert tower == 675_759_104
+    assert read_config(QWEN2VL_7B).extras[0].params == tower
+
+
+def test_qwen2_vl_language_model_is_qwen2_7b_shaped():
+    vl = read_config(QWEN2VL_7B)
+    # Qwen2-7B's shapes are Qwen2.5-7B's (the catalog's qwen2.5-7b): 7,615,616,512
+    lm = get_model_by_name("qwen2.5-7b")
+    assert vl.total_params - vl.extras[0].params == lm.total_params == 7_615_616_512
+    assert vl.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2 == 57_344
+    assert round(vl.total_params / 1e9) == 8  # the Hub's 8B for the checkpoint
+
+
+def test_qwen2_vl_refuses_by_name():
+    c = json.loads(QWEN2VL_7B.read_text(encoding="utf-8"))
+    q25 = json.loads(QWEN25VL_3B.read_text(encoding="utf-8"))
+    for cfg, part, change, pattern in [
+            (c, "vision_config", {"hidden_size": 2048}, "field 'hidden_size' \\(2048\\)"),
+            (c, "vision_config", {"mlp_ratio": 4.0001}, "field 'mlp_ratio'"),
+            (c, "vision_config", {"intermediate_size": 3420}, "field 'intermediate_size'"),
+            (c, "vision_config", {"num_attention_heads": 12},
+             "fields 'num_heads' \\(16\\) and 'num_attention_heads' \\(12\\)"),
+            (c, None, {"head_dim": 256}, "field 'head_dim' = 256 is not supported"),
+            # a Qwen2-VL tower under a qwen2_5_vl file, and the other way round
+            (q25, "vision_config", {"embed_dim": 1280}, "field 'embed_dim' = 1280"),
+            (c, "vision_config", {"out_hidden_size": 3584}, "field 'out_hidden_size'")]:
+        bad = json.loads(json.dumps(cfg))
+        (bad[part] if part else bad).update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

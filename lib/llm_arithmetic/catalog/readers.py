@@ -4351,8 +4351,8 @@ def _kimi_vl(r: _Reader) -> dict[str, Any]:
 
 
 
-# ---- Qwen2.5-VL (qwen2_5_vl) --------------------------------------------------------------------
-#: the language model's keys a Qwen2.5-VL file may carry at its top level (the Hub's
+# ---- Qwen2.5-VL and Qwen2-VL (qwen2_5_vl, qwen2_vl) ---------------------------------------------
+#: the language model's keys a Qwen2-VL or Qwen2.5-VL file may carry at its top level (the Hub's
 #: files are flat; Qwen2_5_VLConfig moves them into its text_config), read with the text model
 QWEN2_VL_TEXT_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
                       "num_attention_heads", "num_key_value_heads", "head_dim",
@@ -4361,7 +4361,8 @@ QWEN2_VL_TEXT_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_hid
 
 
 def _qwen2_vl_text(r: _Reader) -> dict[str, Any]:
-    # Qwen2_5_VLTextModel (transformers 5.24.0 models/qwen2_5_vl/modeling_qwen2_5_vl.py):
+    # Qwen2_5_VLTextModel, Qwen2VLTextModel (transformers 5.24.0 modeling_qwen2_5_vl.py and
+    # modeling_qwen2_vl.py, the same block):
     # Qwen2's block (q/k/v with biases, o without, two RMSNorms, a gated MLP without biases)
     # under the Qwen2 reader, windows by use_sliding_window and max_window_layers. The
     # attention's heads are always hidden_size / num_attention_heads wide (the class reads no
@@ -4389,7 +4390,7 @@ def _qwen2_vl_text(r: _Reader) -> dict[str, Any]:
 
 
 def _vision_io(r: _Reader, d_text: int, out_key: str) -> tuple[int, int, int, int, int]:
-    """The input side of Qwen2.5-VL's tower and its merger's output: input channels
+    """The input side of the Qwen2-VL and Qwen2.5-VL towers and their merger's output: input channels
     (``in_channels``; the legacy ``in_chans`` the class ignores must agree), the temporal and
     spatial patch sizes (``spatial_patch_size``, legacy, must agree with ``patch_size``), the
     spatial merge size, and the merger's output width (``out_key``), which must be the language
@@ -4434,14 +4435,51 @@ def _qwen2_5_vl_vision_params(r: _Reader, d_text: int) -> int:
     for key in ("num_position_embeddings", "deepstack_visual_indexes"):
         r.refuse(key, "Qwen2.5-VL's tower has no position table and no deepstack mergers "
                  "(a Qwen3-VL tower: model_type 'qwen3_vl')")
+    for key in ("embed_dim", "mlp_ratio"):
+        r.refuse(key, "Qwen2.5-VL's tower is sized by hidden_size and intermediate_size "
+                 "(a Qwen2-VL tower: model_type 'qwen2_vl')")
     hm = h * m * m
     block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (h * inter + inter) + (inter * h + h)
     return c * t * p * p * h + depth * block + h + (hm * hm + hm) + (hm * out + out)
 
 
+def _qwen2_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Qwen2-VL's vision encoder and patch merger
+    (Qwen2VisionTransformerPretrainedModel, transformers 5.24.0), whose width is ``embed_dim``
+    (e; ``hidden_size`` is the merger's output, the language model's width): a Conv3d patch
+    embedding c t p p -> e without bias (rotary positions: no table); ``depth`` ViT blocks of
+    two LayerNorms with biases, a fused qkv and proj with biases, and an MLP e -> e mlp_ratio ->
+    e with biases (fc1, fc2); the merger: a LayerNorm over e with bias, then (e m^2) ->
+    (e m^2) -> ``hidden_size`` with biases.
+
+    >>> _qwen2_vl_vision_params(_Reader({"embed_dim": 1280, "depth": 32, "num_heads": 16,
+    ...     "mlp_ratio": 4, "hidden_size": 3584}, "v", "v"), 3584)
+    675759104
+    """
+    e = r.int("embed_dim", 1280)
+    depth = _aliased(r, "depth", "num_hidden_layers", "layers")
+    heads = _aliased(r, "num_heads", "num_attention_heads", "heads")
+    if e % heads:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
+                          f"'embed_dim' ({e})")
+    ratio = r.raw("mlp_ratio", 4)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio <= 0 \
+            or e * ratio != int(e * ratio):
+        raise ConfigError(f"{r.origin}: field 'mlp_ratio' must be a positive number giving a "
+                          f"whole MLP width (embed_dim x mlp_ratio), got {ratio!r:.40}")
+    c, t, p, m, out = _vision_io(r, d_text, "hidden_size")
+    for key in ("num_position_embeddings", "deepstack_visual_indexes", "intermediate_size",
+                "out_hidden_size"):
+        r.refuse(key, "Qwen2-VL's tower sizes its MLP by embed_dim x mlp_ratio and its "
+                 "output by hidden_size, with no position table (another Qwen tower?)")
+    em = e * m * m
+    return (c * t * p * p * e + depth * _vit_block_params(e, int(e * ratio)) + 2 * e
+            + (em * em + em) + (em * out + out))
+
+
 def _qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[_Reader, int], int],
                  note: str) -> Callable[[_Reader], dict[str, Any]]:
-    """A reader of Qwen2_5_VLForConditionalGeneration files (Qwen2-VL's wrapper has the shape):
+    """A reader of Qwen2_5_VLForConditionalGeneration and Qwen2VLForConditionalGeneration files:
     the language model in ``text_config`` or, as the Hub's files have it, at the top level beside
     ``vision_config`` (top-level copies of text keys beside a ``text_config`` must agree with
     it); the head tied when the wrapper's or the text model's tie_word_embeddings says so (the
@@ -4682,6 +4720,9 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen2_5_vl": _qwen2_vl_of("qwen2_5_vl_text", "qwen2_5_vl_vision", _qwen2_5_vl_vision_params,
                                "Qwen2.5-VL's window-attention vision encoder and patch merger"),
     "qwen2_5_vl_text": _qwen2_vl_text,
+    "qwen2_vl": _qwen2_vl_of("qwen2_vl_text", "qwen2_vl_vision", _qwen2_vl_vision_params,
+                             "Qwen2-VL's vision encoder and patch merger"),
+    "qwen2_vl_text": _qwen2_vl_text,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4752,6 +4793,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
     "Qwen2_5_VLForConditionalGeneration": "qwen2_5_vl",
+    "Qwen2VLForConditionalGeneration": "qwen2_vl",
 }
 
 
