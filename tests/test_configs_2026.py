@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_arithmetic import get_model as get_model_by_name
 from llm_arithmetic.catalog.readers import read_config
 from llm_arithmetic.core.errors import ConfigError, InputError
 
@@ -3996,5 +3997,157 @@ def test_kimi_vl_refuses_by_name():
             ("text_config", {"index_topk": 2048}, "field 'index_topk' = 2048")]:
         bad = json.loads(json.dumps(c))
         bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+
+
+# ---- Qwen2.5-VL: Qwen2.5 behind a window-attention ViT (FAMILIES.md 17.36) --------------------
+QWEN25VL_3B = CATALOG / "qwen2.5-vl-3b-instruct" / "config.json"  # the Hub's flat file
+QWEN25VL_7B = CONFIGS / "reconstructed" / "qwen2.5-vl-7b-instruct.json"  # text_config form
+
+
+@pytest.mark.parametrize("path", [QWEN25VL_3B, QWEN25VL_7B], ids=["3b", "7b"])
+def test_qwen2_5_vl_equals_the_meta_count(path):
+    t, m = truth(path), read_config(path)
+    assert m.family == "qwen2_5_vl"
+    assert t["how"] == "Qwen2_5_VLForConditionalGeneration(config)"
+    assert t["persistent_buffers"] == 0
+    assert m.total_params == t["params"]
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == t["by_prefix"]["model.visual"]
+    # the tower counts in the total, not in what a generated token reads
+    assert m.active_params == m.total_params - tower.params
+
+
+def test_qwen2_5_vl_tower_by_hand():
+    v = json.loads(QWEN25VL_3B.read_text(encoding="utf-8"))["vision_config"]
+    h, i, n, o = v["hidden_size"], v["intermediate_size"], v["depth"], v["out_hidden_size"]
+    p, t, m = v["patch_size"], v["temporal_patch_size"], v["spatial_merge_size"]
+    patch = 3 * t * p * p * h  # Conv3d without bias; rotary positions, no table
+    # two RMSNorms, qkv and proj with biases, a gated MLP with biases (gate, up, down)
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (h * i + i) + (i * h + h)
+    hm = h * m * m
+    merger = h + (hm * hm + hm) + (hm * o + o)  # RMSNorm over h, then two linears with biases
+    assert block == 19_702_200  # a published layer summary's per-block count (SOURCES.md 41)
+    assert merger - h == 36_707_328  # and its merger MLP
+    tower = patch + n * block + merger
+    assert tower == 668_684_288
+    assert read_config(QWEN25VL_3B).extras[0].params == tower
+    # the Hub's 0.7B for the tower alone (a checkpoint of the 3B's visual part)
+    assert round(tower / 1e8) == 7
+
+
+def test_qwen2_5_vl_language_model_is_qwen2_5():
+    for path, text_model in [(QWEN25VL_3B, "qwen2.5-3b"), (QWEN25VL_7B, "qwen2.5-7b")]:
+        vl, lm = read_config(path), get_model_by_name(text_model)
+        assert vl.total_params - vl.extras[0].params == lm.total_params
+        assert vl.kv_cache_bytes_per_token() == lm.kv_cache_bytes_per_token()
+    assert read_config(QWEN25VL_3B).kv_cache_bytes_per_token() == 36 * 2 * 2 * 128 * 2 == 36_864
+    assert read_config(QWEN25VL_7B).kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2 == 57_344
+
+
+def test_qwen2_5_vl_3b_checkpoint_shards():
+    m = read_config(QWEN25VL_3B)
+    # Qwen/Qwen2.5-VL-3B-Instruct's two bf16 shards as the Hub lists them (0.01 GB each):
+    # 3.98 + 3.53 = 7.51 GB, the tied head stored once; an untied head would add 0.62 GB
+    assert abs(2 * m.total_params / 1e9 - (3.98 + 3.53)) < 2 * 0.005
+    assert m.tied
+    assert round(m.total_params / 1e9) == 4  # the Hub's "4B params" for this shape
+
+
+def test_qwen2_5_vl_flat_and_nested_forms_agree():
+    flat = json.loads(QWEN25VL_3B.read_text(encoding="utf-8"))
+    keys = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+            "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
+            "tie_word_embeddings", "rope_scaling", "use_sliding_window", "max_window_layers")
+    nested = {k: v for k, v in flat.items() if k not in keys}
+    nested["text_config"] = {k: flat[k] for k in keys if k in flat}
+    nested["text_config"]["model_type"] = "qwen2_5_vl_text"
+    assert read_config(nested).total_params == read_config(flat).total_params
+    # the tie stated in the text config alone still ties (the config class forwards it)
+    assert read_config(nested).tied
+
+
+def test_qwen2_5_vl_refuses_by_name():
+    flat = json.loads(QWEN25VL_3B.read_text(encoding="utf-8"))
+    nested = json.loads(QWEN25VL_7B.read_text(encoding="utf-8"))
+    for cfg, part, change, pattern in [
+            (flat, None, {"head_dim": 64}, "field 'head_dim' = 64 is not supported"),
+            (flat, None, {"attention_bias": False}, "field 'attention_bias' = false"),
+            (flat, None, {"num_experts": 8}, "field 'num_experts' = 8"),
+            (flat, None, {"q_lora_rank": 512}, "field 'q_lora_rank'"),
+            (flat, "vision_config", {"out_hidden_size": 3584},
+             "field 'out_hidden_size' \\(3584\\)"),
+            (flat, "vision_config", {"in_channels": 4},
+             "fields 'in_chans' \\(3\\) and 'in_channels' \\(4\\)"),
+            (flat, "vision_config", {"num_hidden_layers": 30},
+             "fields 'depth' \\(32\\) and 'num_hidden_layers' \\(30\\)"),
+            (flat, "vision_config", {"num_position_embeddings": 2304},
+             "field 'num_position_embeddings'"),
+            (nested, None, {"hidden_size": 4096},
+             "field 'hidden_size' \\(4096\\) disagrees with 'text_config.hidden_size'"),
+            (nested, "text_config", {"layer_types": ["sliding_attention"] * 28},
+             "field 'layer_types' lists sliding layers")]:
+        bad = json.loads(json.dumps(cfg))
+        (bad[part] if part else bad).update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+
+
+# ---- Qwen2-VL: Qwen2 behind a LayerNorm ViT (FAMILIES.md 17.37) --------------------------------
+QWEN2VL_7B = CATALOG / "qwen2-vl-7b-instruct" / "config.json"
+
+
+def test_qwen2_vl_equals_the_meta_count_and_the_checkpoint_index():
+    t, m = truth(QWEN2VL_7B), read_config(QWEN2VL_7B)
+    assert m.family == "qwen2_vl"
+    assert t["how"] == "Qwen2VLForConditionalGeneration(config)"
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    # the checkpoint's model.safetensors.index.json: total_size 16,582,751,232 bytes of bf16
+    # (SOURCES.md section 42)
+    assert 2 * m.total_params == 16_582_751_232
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == t["by_prefix"]["model.visual"]
+    assert m.active_params == m.total_params - tower.params
+
+
+def test_qwen2_vl_tower_by_hand():
+    v = json.loads(QWEN2VL_7B.read_text(encoding="utf-8"))["vision_config"]
+    e, n, o = v["embed_dim"], v["depth"], v["hidden_size"]
+    i = e * v["mlp_ratio"]
+    p, t, m = v["patch_size"], v["temporal_patch_size"], v["spatial_merge_size"]
+    patch = 3 * t * p * p * e  # Conv3d without bias
+    block = 2 * 2 * e + (3 * e * e + 3 * e) + (e * e + e) + (e * i + i) + (i * e + e)
+    em = e * m * m
+    merger = 2 * e + (em * em + em) + (em * o + o)  # LayerNorm with bias, two linears
+    tower = patch + n * block + merger
+    assert tower == 675_759_104
+    assert read_config(QWEN2VL_7B).extras[0].params == tower
+
+
+def test_qwen2_vl_language_model_is_qwen2_7b_shaped():
+    vl = read_config(QWEN2VL_7B)
+    # Qwen2-7B's shapes are Qwen2.5-7B's (the catalog's qwen2.5-7b): 7,615,616,512
+    lm = get_model_by_name("qwen2.5-7b")
+    assert vl.total_params - vl.extras[0].params == lm.total_params == 7_615_616_512
+    assert vl.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2 == 57_344
+    assert round(vl.total_params / 1e9) == 8  # the Hub's 8B for the checkpoint
+
+
+def test_qwen2_vl_refuses_by_name():
+    c = json.loads(QWEN2VL_7B.read_text(encoding="utf-8"))
+    q25 = json.loads(QWEN25VL_3B.read_text(encoding="utf-8"))
+    for cfg, part, change, pattern in [
+            (c, "vision_config", {"hidden_size": 2048}, "field 'hidden_size' \\(2048\\)"),
+            (c, "vision_config", {"mlp_ratio": 4.0001}, "field 'mlp_ratio'"),
+            (c, "vision_config", {"intermediate_size": 3420}, "field 'intermediate_size'"),
+            (c, "vision_config", {"num_attention_heads": 12},
+             "fields 'num_heads' \\(16\\) and 'num_attention_heads' \\(12\\)"),
+            (c, None, {"head_dim": 256}, "field 'head_dim' = 256 is not supported"),
+            # a Qwen2-VL tower under a qwen2_5_vl file, and the other way round
+            (q25, "vision_config", {"embed_dim": 1280}, "field 'embed_dim' = 1280"),
+            (c, "vision_config", {"out_hidden_size": 3584}, "field 'out_hidden_size'")]:
+        bad = json.loads(json.dumps(cfg))
+        (bad[part] if part else bad).update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)

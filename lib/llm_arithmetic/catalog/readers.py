@@ -4350,6 +4350,175 @@ def _kimi_vl(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+
+# ---- Qwen2.5-VL and Qwen2-VL (qwen2_5_vl, qwen2_vl) ---------------------------------------------
+#: the language model's keys a Qwen2-VL or Qwen2.5-VL file may carry at its top level (the Hub's
+#: files are flat; Qwen2_5_VLConfig moves them into its text_config), read with the text model
+QWEN2_VL_TEXT_KEYS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+                      "num_attention_heads", "num_key_value_heads", "head_dim",
+                      "max_position_embeddings", "use_sliding_window", "sliding_window",
+                      "max_window_layers", "layer_types", "attention_bias")
+
+
+def _qwen2_vl_text(r: _Reader) -> dict[str, Any]:
+    # Qwen2_5_VLTextModel, Qwen2VLTextModel (transformers 5.24.0 modeling_qwen2_5_vl.py and
+    # modeling_qwen2_vl.py, the same block):
+    # Qwen2's block (q/k/v with biases, o without, two RMSNorms, a gated MLP without biases)
+    # under the Qwen2 reader, windows by use_sliding_window and max_window_layers. The
+    # attention's heads are always hidden_size / num_attention_heads wide (the class reads no
+    # head_dim): a head_dim other than that is refused by name. The rotary sections of the 3D
+    # position (rope_scaling's mrope_section) weigh nothing.
+    d = r.int("hidden_size")
+    h = r.int("num_attention_heads", kind="heads")
+    if d % h:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({h}) does not divide "
+                          f"'hidden_size' ({d}), as the '{r.family}' attention requires")
+    if r.int("head_dim", d // h) != d // h:
+        raise ConfigError(f"{r.origin}: field 'head_dim' = {r.int('head_dim')} is not supported: "
+                          f"the '{r.family}' attention's heads are hidden_size / "
+                          f"num_attention_heads = {d // h} wide")
+    r.read.update({"rope_scaling", "rope_parameters", "rope_theta"})
+    # transformers writes layer_types on saving; with windows off every entry must be full
+    # (with windows on, the qwen2 reader reads the list as each layer's kind)
+    n = r.int("num_hidden_layers", kind="layers")
+    types = r.str_list("layer_types", n, ("full_attention", "sliding_attention"))
+    windows = r.flag("use_sliding_window", False) and r.raw("sliding_window") is not None
+    if types is not None and not windows and "sliding_attention" in types:
+        raise ConfigError(f"{r.origin}: field 'layer_types' lists sliding layers, but "
+                          "'use_sliding_window' and 'sliding_window' set no window")
+    return _qwen2(r)
+
+
+def _vision_io(r: _Reader, d_text: int, out_key: str) -> tuple[int, int, int, int, int]:
+    """The input side of the Qwen2-VL and Qwen2.5-VL towers and their merger's output: input channels
+    (``in_channels``; the legacy ``in_chans`` the class ignores must agree), the temporal and
+    spatial patch sizes (``spatial_patch_size``, legacy, must agree with ``patch_size``), the
+    spatial merge size, and the merger's output width (``out_key``), which must be the language
+    model's."""
+    c = r.int("in_channels", 3, kind="count")
+    if r.int("in_chans", c, kind="count") != c:
+        raise ConfigError(f"{r.origin}: fields 'in_chans' ({r.int('in_chans', kind='count')}) "
+                          f"and 'in_channels' ({c}) disagree (the class builds in_channels)")
+    p = r.int("patch_size", 14, kind="count")
+    if r.int("spatial_patch_size", p, kind="count") != p:
+        raise ConfigError(f"{r.origin}: fields 'spatial_patch_size' and 'patch_size' ({p}) "
+                          "disagree (the class builds patch_size)")
+    t = r.int("temporal_patch_size", 2, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    out = r.int(out_key)
+    if out != d_text:
+        raise ConfigError(f"{r.origin}: field '{out_key}' ({out}) differs from the language "
+                          f"model's hidden size ({d_text})")
+    # the tower's activation, its windowed-attention layout and the video time scale: no weights
+    r.read.update({"hidden_act", "window_size", "fullatt_block_indexes", "tokens_per_second",
+                   "rope_parameters"})
+    return c, t, p, m, out
+
+
+def _qwen2_5_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Qwen2.5-VL's vision encoder and patch merger
+    (Qwen2_5_VisionTransformerPretrainedModel, transformers 5.24.0): a Conv3d patch embedding
+    c t p p -> h without bias (positions are rotary: no table); ``depth`` blocks of two RMSNorms
+    (h each), a fused qkv h -> 3h and proj h -> h with biases, and a gated MLP h -> inter -> h
+    with biases (gate, up, down); the merger: an RMSNorm over h, then (h m^2) -> (h m^2) ->
+    ``out_hidden_size`` with biases. Windowed or full attention per block (window_size,
+    fullatt_block_indexes) changes no weight.
+
+    >>> _qwen2_5_vl_vision_params(_Reader({"hidden_size": 1280, "depth": 32, "num_heads": 16,
+    ...     "intermediate_size": 3420, "out_hidden_size": 2048}, "v", "v"), 2048)
+    668684288
+    """
+    h, depth = _vision_depth(r)
+    inter = r.int("intermediate_size")
+    c, t, p, m, out = _vision_io(r, d_text, "out_hidden_size")
+    # Qwen3-VL's tower has a learned position table and deepstack mergers; this one neither
+    for key in ("num_position_embeddings", "deepstack_visual_indexes"):
+        r.refuse(key, "Qwen2.5-VL's tower has no position table and no deepstack mergers "
+                 "(a Qwen3-VL tower: model_type 'qwen3_vl')")
+    for key in ("embed_dim", "mlp_ratio"):
+        r.refuse(key, "Qwen2.5-VL's tower is sized by hidden_size and intermediate_size "
+                 "(a Qwen2-VL tower: model_type 'qwen2_vl')")
+    hm = h * m * m
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * (h * inter + inter) + (inter * h + h)
+    return c * t * p * p * h + depth * block + h + (hm * hm + hm) + (hm * out + out)
+
+
+def _qwen2_vl_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Qwen2-VL's vision encoder and patch merger
+    (Qwen2VisionTransformerPretrainedModel, transformers 5.24.0), whose width is ``embed_dim``
+    (e; ``hidden_size`` is the merger's output, the language model's width): a Conv3d patch
+    embedding c t p p -> e without bias (rotary positions: no table); ``depth`` ViT blocks of
+    two LayerNorms with biases, a fused qkv and proj with biases, and an MLP e -> e mlp_ratio ->
+    e with biases (fc1, fc2); the merger: a LayerNorm over e with bias, then (e m^2) ->
+    (e m^2) -> ``hidden_size`` with biases.
+
+    >>> _qwen2_vl_vision_params(_Reader({"embed_dim": 1280, "depth": 32, "num_heads": 16,
+    ...     "mlp_ratio": 4, "hidden_size": 3584}, "v", "v"), 3584)
+    675759104
+    """
+    e = r.int("embed_dim", 1280)
+    depth = _aliased(r, "depth", "num_hidden_layers", "layers")
+    heads = _aliased(r, "num_heads", "num_attention_heads", "heads")
+    if e % heads:
+        raise ConfigError(f"{r.origin}: field 'num_heads' ({heads}) does not divide "
+                          f"'embed_dim' ({e})")
+    ratio = r.raw("mlp_ratio", 4)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio <= 0 \
+            or e * ratio != int(e * ratio):
+        raise ConfigError(f"{r.origin}: field 'mlp_ratio' must be a positive number giving a "
+                          f"whole MLP width (embed_dim x mlp_ratio), got {ratio!r:.40}")
+    c, t, p, m, out = _vision_io(r, d_text, "hidden_size")
+    for key in ("num_position_embeddings", "deepstack_visual_indexes", "intermediate_size",
+                "out_hidden_size"):
+        r.refuse(key, "Qwen2-VL's tower sizes its MLP by embed_dim x mlp_ratio and its "
+                 "output by hidden_size, with no position table (another Qwen tower?)")
+    em = e * m * m
+    return (c * t * p * p * e + depth * _vit_block_params(e, int(e * ratio)) + 2 * e
+            + (em * em + em) + (em * out + out))
+
+
+def _qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[_Reader, int], int],
+                 note: str) -> Callable[[_Reader], dict[str, Any]]:
+    """A reader of Qwen2_5_VLForConditionalGeneration and Qwen2VLForConditionalGeneration files:
+    the language model in ``text_config`` or, as the Hub's files have it, at the top level beside
+    ``vision_config`` (top-level copies of text keys beside a ``text_config`` must agree with
+    it); the head tied when the wrapper's or the text model's tie_word_embeddings says so (the
+    config class forwards the text config's true); the tower and merger an extra in the total
+    that no decode step reads."""
+    def read(r: _Reader) -> dict[str, Any]:
+        text = r.raw("text_config", None)
+        if text is None:
+            tr = _Reader(r.cfg, r.origin, text_family)
+            tr.read = r.read
+            kw = _qwen2_vl_text(tr)
+        else:
+            if not isinstance(text, dict):
+                raise ConfigError(f"{r.origin}: field 'text_config' must be an object")
+            windows = text.get("use_sliding_window") is True
+            for key in QWEN2_VL_TEXT_KEYS:
+                if key in r.cfg:
+                    r.read.add(key)
+                    # a window size is read only where windows are on (Qwen-Image's copy of
+                    # the 7B file says 32768 at the top and null in text_config, both off)
+                    if key == "sliding_window" and not windows:
+                        continue
+                    if key in text and text[key] != r.cfg[key]:
+                        raise ConfigError(
+                            f"{r.origin}: field '{key}' ({r.cfg[key]!r:.40}) disagrees with "
+                            f"'text_config.{key}' ({text[key]!r:.40}), which the model is built "
+                            "from")
+            tied = r.flag("tie_word_embeddings", False) or text.get("tie_word_embeddings") is True
+            wr = _Reader({**r.cfg, "tie_word_embeddings": tied}, r.origin, r.family)
+            kw = _wrapped_text(wr, text_family)
+            r.read |= wr.read
+        vr = _vision_reader(r, vision_family)
+        kw["extras"] = (*kw.get("extras", ()),
+                        Extra("vision tower and merger", vision(vr, kw["d_model"]), True, note))
+        vr.check_unread()
+        return kw
+    return read
+
+
 #: model_type -> reader.
 # ---- Grok-1 / Grok-2 (xAI; SGLang's Grok1ForCausalLM) -------------------------------------------
 def _grok(r: _Reader) -> dict[str, Any]:
@@ -4548,6 +4717,12 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
     "kimi_vl": _kimi_vl,
+    "qwen2_5_vl": _qwen2_vl_of("qwen2_5_vl_text", "qwen2_5_vl_vision", _qwen2_5_vl_vision_params,
+                               "Qwen2.5-VL's window-attention vision encoder and patch merger"),
+    "qwen2_5_vl_text": _qwen2_vl_text,
+    "qwen2_vl": _qwen2_vl_of("qwen2_vl_text", "qwen2_vl_vision", _qwen2_vl_vision_params,
+                             "Qwen2-VL's vision encoder and patch merger"),
+    "qwen2_vl_text": _qwen2_vl_text,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4617,6 +4792,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "Glm4vMoeForConditionalGeneration": "glm4v_moe",
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
+    "Qwen2_5_VLForConditionalGeneration": "qwen2_5_vl",
+    "Qwen2VLForConditionalGeneration": "qwen2_vl",
 }
 
 
