@@ -3998,3 +3998,99 @@ def test_kimi_vl_refuses_by_name():
         bad[part].update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- Llama 3.2 Vision: cross-attention layers and a tiled image encoder (FAMILIES.md 17.36) -----
+LLAMA32V = CATALOG / "llama-3.2-11b-vision-instruct" / "config.json"
+
+
+def test_mllama_equals_the_meta_count():
+    t, m = truth(LLAMA32V), read_config(LLAMA32V)
+    assert m.family == "mllama"
+    assert t["how"] == "MllamaForConditionalGeneration(config)"
+    assert t["persistent_buffers"] == 0
+    assert m.total_params == t["params"] == 10_670_220_835
+    cross, rows, tower = m.extras
+    assert all(e.in_total and not e.read for e in m.extras)
+    assert tower.params == t["by_prefix"]["model.vision_model"] + t["by_prefix"][
+        "model.multi_modal_projector"]
+    # the language model: the self-attention stack, the cross-attention layers and the 8 rows
+    # the embedding table has past vocab_size
+    assert (m.total_params - tower.params - t["by_prefix"]["lm_head.weight"]
+            == t["by_prefix"]["model.language_model"])
+    assert rows.params == 8 * 4096
+    # the card's "11B (10.6)": the name rounds the total, the card's figure cuts it to a tenth
+    assert round(m.total_params / 1e9) == 11
+    assert int(m.total_params / 1e8) == 106
+
+
+def test_mllama_by_hand():
+    d, hkv, dh, ff, v = 4096, 8, 128, 14336, 128256
+    self_layer = 4096 * 4096 * 2 + 2 * 4096 * hkv * dh + 3 * d * ff + 2 * d
+    cross_layer = (2 * d * d + 2 * d * hkv * dh  # q, o; k, v (on the image's states)
+                   + 2 * dh + 3 * d * ff + 2 * d + 2)  # q/k norms, MLP, two norms, two gates
+    text = (v + 8) * d + v * d + d + 32 * self_layer + 8 * cross_layer
+    h, i, n = 1280, 5120, (560 // 14) ** 2 + 1  # a tile's 1,600 patches and the class token
+    ids = 8 + 1  # supported_aspect_ratios and the padding id
+    embed = (3 * 14 * 14 * h + h  # patch convolution, class embedding
+             + 1 + n * h + ids * 4 * n * h  # gated positions: gate, table, tile table
+             + 2 * (ids * 4 * h + 1)  # pre- and post-tile embeddings with their gates
+             + 4 * h)  # layernorm_pre and layernorm_post with biases
+    vit_layer = 4 * h * h + 4 * h + h * i + i + i * h + h
+    vision = embed + 40 * vit_layer + 2 * 8  # 32 local and 8 global layers, 2 gates each global
+    projector = 7680 * d + d
+    m = read_config(LLAMA32V)
+    assert m.total_params == text + vision + projector
+    assert m.extras[0].params == 8 * cross_layer == 1_744_898_064
+    assert m.extras[2].params == vision + projector == 895_028_755
+
+
+def test_mllama_text_only_step_is_llama_3_1_8b():
+    m = read_config(LLAMA32V)
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))["text_config"]
+    c = {k: v for k, v in c.items() if k != "cross_attention_layers"}
+    c.update(model_type="llama", num_hidden_layers=32)
+    llama = read_config(c)
+    # a text-only decode skips the cross-attention layers: Llama 3.1 8B's step and cache
+    assert m.active_params == llama.total_params == 8_030_261_248
+    assert round(m.active_params / 1e9, 2) == 8.03  # Llama 3.1 8B's card: 8.03B
+    assert m.kv_cache_bytes_per_token() == 32 * 2 * 8 * 128 * 2 == 131_072
+
+
+def test_mllama_one_image_decode():
+    from llm_arithmetic.catalog.readers import mllama_image_decode
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))
+    one = mllama_image_decode(c)
+    # four tiles of 1,600 patches and a class token each (what the processor pads an image to)
+    assert one["image_tokens"] == 4 * 1601 == 6404
+    # 8 cross-attention layers x K and V x 8 heads x 128 x 6,404 tokens x 2 B, whatever the
+    # text's length: 1,600 text tokens' worth of the self-attention cache
+    assert one["cache_bytes"] == 8 * 2 * 8 * 128 * 6404 * 2 == 209_846_272
+    assert one["cache_bytes"] == 1601 * read_config(c).kv_cache_bytes_per_token()
+    # read per token: the cross-attention layers less k and v (applied once, to the image)
+    assert one["weights"] == read_config(c).extras[0].params - 8 * 2 * 4096 * 8 * 128
+    two = mllama_image_decode(c, images=2, kv_bits=8)
+    assert two["cache_bytes"] == one["cache_bytes"] and two["weights"] == one["weights"]
+    assert mllama_image_decode(c, tiles=1)["image_tokens"] == 1601
+
+
+def test_mllama_refuses_by_name():
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"tie_word_embeddings": True}, "field 'tie_word_embeddings'"),
+            ("text_config", {"mlp_bias": True}, "field 'mlp_bias' = True"),
+            ("text_config", {"head_dim": 64}, "field 'head_dim' = 64"),
+            ("text_config", {"cross_attention_layers": [3, 40]},
+             "field 'cross_attention_layers'"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8"),
+            ("vision_config", {"vision_output_dim": 6400}, "field 'vision_output_dim' \\(6400\\)"),
+            ("vision_config", {"num_attention_heads": 20},
+             "fields 'attention_heads' \\(16\\) and 'num_attention_heads' \\(20\\)")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+    # a Llama file that carries cross-attention layers is refused by name, not counted as Llama
+    text = {**c["text_config"], "model_type": "llama"}
+    with pytest.raises(ConfigError, match="field 'cross_attention_layers'"):
+        read_config(text)

@@ -127,6 +127,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("mb_per_layer", "SambaY's decoder-hybrid-decoder (Phi-4-mini-flash: Mamba-1 layers, "
                      "differential attention, gated memory units, and a cross-decoder whose "
                      "attention layers reuse one layer's keys and values)"),
+    ("cross_attention_layers", "cross-attention layers (Llama 3.2 Vision: layers whose keys "
+                               "and values come from an image)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -4503,6 +4505,166 @@ def _granite(r: _Reader) -> dict[str, Any]:
     return _llama_like(r)
 
 
+# ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------
+def _mllama_cross_layers(r: _Reader, n: int) -> list[int]:
+    """The indices of ``cross_attention_layers``: distinct, each in [0, n), not all of them."""
+    idx = r.int_list("cross_attention_layers", [3, 8, 13, 18, 23, 28, 33, 38])
+    if len(set(idx)) != len(idx) or any(not 0 <= i < n for i in idx):
+        raise ConfigError(f"{r.origin}: field 'cross_attention_layers' must hold distinct layer "
+                          f"indices below 'num_hidden_layers' ({n})")
+    if len(idx) >= n:
+        raise ConfigError(f"{r.origin}: field 'cross_attention_layers' leaves no self-attention "
+                          "layer")
+    return idx
+
+
+def _mllama_cross_block(d: int, h: int, hkv: int, dh: int, ff: int) -> dict[str, int]:
+    """One MllamaCrossAttentionDecoderLayer's parameters by part: ``kv``, its k and v (applied
+    to the image's states, once per image); ``token``, the rest (q, o, the q/k RMSNorms over
+    dh, the SwiGLU MLP, two RMSNorms and two scalar tanh gates), what a text token runs."""
+    return {"kv": 2 * d * hkv * dh, "token": 2 * d * h * dh + 2 * dh + 3 * d * ff + 2 * d + 2}
+
+
+def _mllama_text(r: _Reader) -> dict[str, Any]:
+    # MllamaTextModel (transformers 5.24.0 models/mllama/modeling_mllama.py): num_hidden_layers
+    # blocks, those at cross_attention_layers MllamaCrossAttentionDecoderLayer, the others
+    # Llama 3.1's self-attention block (q/k/v/o without biases, SwiGLU MLP, two RMSNorms). The
+    # embedding table has vocab_size + 8 rows, the head vocab_size.
+    #
+    # Convention (named in describe through the extras' notes): the stack is the self-attention
+    # layers a text token runs; the cross-attention layers are an extra in the total read by no
+    # text-only decode step (MllamaTextModel skips a cross-attention layer that holds no image
+    # states). Their keys and values are the image's, computed once per image: that cache grows
+    # with images, not with text tokens, so the KV cache per token counts the self-attention
+    # layers only. A decode with images also reads, each step, every cross-attention layer's
+    # parameters but k and v, and the images' cache: mllama_image_decode.
+    n = r.int("num_hidden_layers", kind="layers")
+    cross = _mllama_cross_layers(r, n)
+    if r.flag("tie_word_embeddings", False):
+        raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = True is not supported: "
+                          "Mllama's embedding table has vocab_size + 8 rows and its head "
+                          "vocab_size, so the two cannot be one tensor")
+    r.refuse("mlp_bias", "MllamaTextMLP builds no biases")
+    r.refuse("attention_bias", "Mllama's attention builds no biases")
+    r.refuse("head_dim", "Mllama's heads are hidden_size / num_attention_heads wide")
+    inner = {k: v for k, v in r.cfg.items() if k != "cross_attention_layers"}
+    inner["num_hidden_layers"] = n - len(cross)
+    tr = _Reader(inner, r.origin, r.family)
+    kw = _llama_like(tr, qkv_bias=False, o_bias=False)
+    r.read |= tr.read
+    d = r.int("hidden_size")
+    block = _mllama_cross_block(d, *r.heads(d), r.int("intermediate_size"))
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("cross-attention layers; active and KV: a text-only step", len(cross) * sum(block.values()), True,
+                          f"the {len(cross)} gated cross-attention layers (at "
+                          f"{', '.join(map(str, cross))}); a text-only decode skips them; with "
+                          "an image each step also reads their weights but k and v, and the "
+                          "image's keys and values (a cache per image, not per text token)"),
+                    Extra("image-token embedding rows", 8 * d, True,
+                          "the 8 rows past vocab_size in Mllama's embedding table"))
+    return kw
+
+
+def _mllama_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Llama 3.2 Vision's image encoder and projector (MllamaVisionModel and
+    ``multi_modal_projector``): a Conv2d patch embedding (c p p -> h, no bias), a class
+    embedding of h; a gated position embedding (one gate, a table of n = (image / p)^2 + 1 rows
+    of h, and a tile table of A + 1 rows of T n h, A = len(supported_aspect_ratios), T =
+    max_num_tiles); a pre- and a post-tile embedding (A + 1 rows of T h and one gate each);
+    two LayerNorms with bias; ``num_hidden_layers`` local and ``num_global_layers`` global
+    encoder layers (two LayerNorms with bias, q/k/v/o of h x h without biases, fc1 h -> i and
+    fc2 i -> h with biases), each global layer with two scalar gates; the projector
+    ``vision_output_dim`` -> d_text with bias.
+
+    >>> _mllama_vision_params(_Reader({"hidden_size": 1280, "num_hidden_layers": 32,
+    ...     "num_global_layers": 8, "attention_heads": 16, "intermediate_size": 5120,
+    ...     "vision_output_dim": 7680, "image_size": 560, "patch_size": 14,
+    ...     "max_num_tiles": 4}, "v", "v"), 4096)
+    895028755
+    """
+    h = r.int("hidden_size")
+    heads = _aliased(r, "attention_heads", "num_attention_heads", "heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    inter = r.int("intermediate_size")
+    local = r.int("num_hidden_layers", kind="layers")
+    glob = r.int("num_global_layers", kind="layers")
+    c = r.int("num_channels", 3, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    image = r.int("image_size", 448)
+    tiles = r.int("max_num_tiles", 4, kind="count")
+    ratios = r.raw("supported_aspect_ratios",
+                   [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]])
+    if not isinstance(ratios, list) or not ratios:
+        raise ConfigError(f"{r.origin}: field 'supported_aspect_ratios' must be a list of pairs")
+    layers = r.int_list("intermediate_layers_indices", [3, 7, 15, 23, 30])
+    if any(not 0 <= i < local for i in layers):
+        raise ConfigError(f"{r.origin}: field 'intermediate_layers_indices' must index the "
+                          f"{local} local layers")
+    out = r.int("vision_output_dim")
+    if out != (len(layers) + 1) * h:
+        raise ConfigError(f"{r.origin}: field 'vision_output_dim' ({out}) is not hidden_size "
+                          f"times one more than the intermediate layers ({len(layers) + 1} x "
+                          f"{h}), the width of MllamaVisionModel's output")
+    r.raw("hidden_act")  # the MLPs' activation: no parameters
+    ids = len(ratios) + 1
+    n = (image // p) ** 2 + 1
+    embed = c * p * p * h + h + (1 + n * h + ids * tiles * n * h) + 2 * (ids * tiles * h + 1)
+    layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h
+    tower = embed + 4 * h + (local + glob) * layer + 2 * glob
+    return tower + out * d_text + d_text
+
+
+def _mllama(r: _Reader) -> dict[str, Any]:
+    # MllamaForConditionalGeneration: the language model in text_config (mllama_text_model,
+    # read above), the vision encoder and projector in vision_config.
+    kw = _wrapped_text(r, "mllama_text_model")
+    vr = _vision_reader(r, "mllama_vision_model")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _mllama_vision_params(vr, kw["d_model"]),
+                          True, "Llama 3.2 Vision's tiled image encoder (local and gated global "
+                          "layers) and its projector to the text width"))
+    vr.check_unread()
+    return kw
+
+
+def mllama_image_decode(config: Mapping[str, Any], *, images: int = 1,
+                        tiles: int | None = None, kv_bits: int = 16) -> dict[str, int]:
+    """What a decode step of Llama 3.2 Vision reads besides the text-only step, with
+    ``images`` images in the context, each of ``tiles`` tiles (max_num_tiles by default, as
+    the processor pads them): ``image_tokens``, (image / patch)^2 + 1 a tile; ``cache_bytes``,
+    the cross-attention layers' keys and values of those tokens (every cross-attention layer,
+    K and V, key/value heads x head width), held once per sequence whatever its length;
+    ``weights``, the parameters read per token by the cross-attention layers (all but k and
+    v, which are applied to the image once, at its prefill). ``config``: a whole ``mllama``
+    file (its text_config and vision_config, read by the reader's rules).
+
+    >>> mllama_image_decode({"text_config": {}, "vision_config": {"image_size": 560}})
+    {'image_tokens': 6404, 'cache_bytes': 209846272, 'weights': 1677789200}
+    """
+    text = config.get("text_config")
+    vision = config.get("vision_config")
+    if not isinstance(text, dict) or not isinstance(vision, dict):
+        raise ConfigError("mllama_image_decode: the file needs 'text_config' and "
+                          "'vision_config' objects")
+    tr = _Reader(text, "text_config", "mllama_text_model")
+    n = tr.int("num_hidden_layers", 40, kind="layers")
+    cross = len(_mllama_cross_layers(tr, n))
+    d = tr.int("hidden_size", 4096)
+    h = tr.int("num_attention_heads", 32, kind="heads")
+    hkv = tr.int("num_key_value_heads", 8, kind="heads")
+    dh = d // h
+    block = _mllama_cross_block(d, h, hkv, dh, tr.int("intermediate_size", 14336))
+    vr = _Reader(vision, "vision_config", "mllama_vision_model")
+    t = tiles if tiles is not None else vr.int("max_num_tiles", 4, kind="count")
+    per_tile = (vr.int("image_size", 448) // vr.int("patch_size", 14, kind="count")) ** 2 + 1
+    tokens = images * t * per_tile
+    return {"image_tokens": tokens,
+            "cache_bytes": cross * 2 * hkv * dh * tokens * kv_bits // 8,
+            "weights": cross * block["token"]}
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4548,6 +4710,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
     "kimi_vl": _kimi_vl,
+    "mllama": _mllama, "mllama_text_model": _mllama_text,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4617,6 +4780,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Glm4vMoeForConditionalGeneration": "glm4v_moe",
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
+    "MllamaForConditionalGeneration": "mllama",
 }
 
 
