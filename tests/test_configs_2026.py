@@ -4094,3 +4094,96 @@ def test_mllama_refuses_by_name():
     text = {**c["text_config"], "model_type": "llama"}
     with pytest.raises(ConfigError, match="field 'cross_attention_layers'"):
         read_config(text)
+
+
+# ---- InternVL 3: InternViT, a pixel-shuffle projector and Qwen2.5 (FAMILIES.md 17.37) -----------
+INTERNVL3_1B = CATALOG / "internvl3-1b" / "config.json"
+# the file names no tie at the top level: transformers 5.24.0's InternVLConfig then ties the head
+# by its own default, where the text_config (Qwen2Config: untied) and the checkpoint do not
+HEAD_TIED_BY_TRANSFORMERS_5.add("internvl3-1b")
+
+
+def test_internvl_equals_the_meta_count_with_the_checkpoints_head():
+    t, m = truth(INTERNVL3_1B), read_config(INTERNVL3_1B)
+    assert m.family == "internvl"
+    assert t["how"] == "InternVLForConditionalGeneration(config)"
+    assert not any(k.startswith("lm_head") for k in t["by_prefix"])  # tied by transformers 5
+    head = 151674 * 896
+    assert m.total_params == t["params"] + head == 938_193_024
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == (t["by_prefix"]["model.vision_tower"]
+                                               + t["by_prefix"]["model.multi_modal_projector"])
+    # the Hub's InternVL3-1B-hf: one model.safetensors of 1.88 GB in bf16 (a tied head would
+    # make it 1.60 GB)
+    assert round(2 * m.total_params / 1e9, 2) == 1.88
+    assert round(2 * (m.total_params - head) / 1e9, 2) == 1.60
+    assert round(m.total_params / 1e9) == 1  # the name's 1B
+
+
+def test_internvl_vision_by_hand():
+    h, i, n, p = 1024, 4096, 24, 14
+    patches = (448 // p) ** 2
+    embed = h + 3 * p * p * h + h + (patches + 1) * h  # cls, Conv2d with bias, positions
+    layer = (2 * 2 * h  # two LayerNorms with bias
+             + 3 * (h * h + h) + h * h + h  # q, k, v with biases; output projection with bias
+             + h * i + i + i * h + h  # fc1, fc2
+             + 2 * h)  # the layer-scale vectors lambda_1, lambda_2
+    wide = h * 2 * 2  # the pixel shuffle at downsample_ratio 0.5
+    projector = 2 * wide + wide * 896 + 896 + 896 * 896 + 896
+    tower = embed + n * layer  # use_mean_pooling: no final LayerNorm
+    assert tower == 304_012_288
+    assert read_config(INTERNVL3_1B).extras[0].params == tower + projector == 308_495_104
+
+
+def test_internvl_language_model_is_read_by_its_own_family():
+    vl = read_config(INTERNVL3_1B)
+    text = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))["text_config"]
+    qwen = read_config(text)
+    assert vl.total_params - vl.extras[0].params == qwen.total_params == 629_697_920
+    assert vl.active_params == qwen.active_params
+    assert vl.kv_cache_bytes_per_token() == 24 * 2 * 2 * 64 * 2 == 12_288
+    # InternVL2-1B (the same tower and widths) as a checkpoint's tensors count it:
+    # "938.2M, ViT 308.5M, LM 629.7M" (OpenExplorer/InternVL2-1B, SOURCES.md section 42)
+    assert (round(vl.total_params / 1e5), round(vl.extras[0].params / 1e5),
+            round(qwen.total_params / 1e5)) == (9382, 3085, 6297)
+
+
+def test_internvl_ties_the_head_only_when_a_config_says_so():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    untied = read_config(c).total_params
+    tied = json.loads(json.dumps(c))
+    tied["tie_word_embeddings"] = True
+    assert untied - read_config(tied).total_params == 151674 * 896
+    tied = json.loads(json.dumps(c))
+    tied["text_config"]["tie_word_embeddings"] = True
+    assert untied - read_config(tied).total_params == 151674 * 896
+
+
+def test_internvl_vision_options_count():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    base = read_config(c).extras[0].params
+    h, n = 1024, 24
+    for change, delta in [({"use_qk_norm": True}, n * 2 * h),  # RMSNorms over h on q and k
+                          ({"norm_type": "rms_norm"}, -n * 2 * h),  # no LayerNorm biases
+                          ({"attention_bias": False}, -n * 3 * h),
+                          ({"use_mean_pooling": False}, 2 * h),  # a final LayerNorm
+                          ({"use_mask_token": True}, h),
+                          ({"image_size": 224, "patch_size": 14}, -(1024 - 256) * h)]:
+        v = json.loads(json.dumps(c))
+        v["vision_config"].update(change)
+        assert read_config(v).extras[0].params - base == delta, change
+
+
+def test_internvl_refuses_by_name():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            (None, {"downsample_ratio": 0.3}, "field 'downsample_ratio'"),
+            ("vision_config", {"norm_type": "batch_norm"}, "field 'norm_type'"),
+            ("vision_config", {"num_attention_heads": 15}, "field 'num_attention_heads' \\(15\\)"),
+            ("vision_config", {"num_experts": 8}, "'num_experts' = 8"),
+            ("text_config", {"model_type": "internvl"}, "text_config's model_type"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        (bad if part is None else bad[part]).update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

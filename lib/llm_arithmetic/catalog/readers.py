@@ -4665,6 +4665,95 @@ def mllama_image_decode(config: Mapping[str, Any], *, images: int = 1,
             "weights": cross * block["token"]}
 
 
+# ---- InternVL 3 / 3.5 (internvl) ---------------------------------------------------------------
+def _pair(r: _Reader, key: str, default: int) -> tuple[int, int]:
+    """A size given as one integer or as [height, width] (InternVLVisionConfig's image and
+    patch sizes)."""
+    v = r.raw(key, default)
+    if isinstance(v, list) and len(v) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v):
+        return v[0], v[1]
+    n = r.int(key, default)
+    return n, n
+
+
+def _internvl_vision_params(r: _Reader, d_text: int, downsample: int) -> int:
+    """Parameters of InternViT (InternVLVisionModel) and InternVL's projector
+    (InternVLMultiModalProjector). The tower: a class token of h (and a mask token when
+    ``use_mask_token``), a Conv2d patch embedding c p p -> h with bias, a position table of
+    (patches + 1) rows of h when ``use_absolute_position_embeddings``; per layer two norms
+    (LayerNorms with bias, or RMSNorms when ``norm_type`` is rms_norm), q, k, v of h x h
+    (biases when ``attention_bias``), RMSNorms over h on q and k when ``use_qk_norm``, an output
+    projection h x h with bias, fc1 h -> i and fc2 i -> h with biases and two layer-scale
+    vectors of h; a final LayerNorm unless ``use_mean_pooling``. The projector: a LayerNorm
+    over h m^2 (m = 1 / downsample_ratio, the pixel shuffle), h m^2 -> d_text and d_text ->
+    d_text, each with bias.
+
+    >>> _internvl_vision_params(_Reader({"hidden_size": 1024, "num_hidden_layers": 24,
+    ...     "num_attention_heads": 16, "intermediate_size": 4096, "attention_bias": True,
+    ...     "image_size": [448, 448], "patch_size": [14, 14]}, "v", "v"), 896, 2)
+    308495104
+    """
+    h = r.int("hidden_size")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    n = r.int("num_hidden_layers", kind="layers")
+    inter = r.int("intermediate_size")
+    c = r.int("num_channels", 3, kind="count")
+    ih, iw = _pair(r, "image_size", 448)
+    ph, pw = _pair(r, "patch_size", 14)
+    norm = r.raw("norm_type", "layer_norm")
+    if norm not in ("layer_norm", "rms_norm"):
+        raise ConfigError(f"{r.origin}: field 'norm_type' = {norm!r:.40} is not layer_norm or "
+                          "rms_norm")
+    nw = 2 * h if norm == "layer_norm" else h
+    bias = r.flag("attention_bias", False)
+    qk = r.flag("use_qk_norm", False)
+    for key in ("hidden_act", "layer_norm_eps", "layer_scale_init_value"):
+        r.raw(key)  # activations, epsilons and the layer scales' initial value: no count
+    embed = (h + (h if r.flag("use_mask_token", False) else 0) + c * ph * pw * h + h
+             + ((ih // ph) * (iw // pw) + 1) * h
+             * (1 if r.flag("use_absolute_position_embeddings", True) else 0))
+    layer = 2 * nw + 3 * h * h + (3 * h if bias else 0) + (2 * h if qk else 0) + h * h + h \
+        + 2 * h * inter + inter + h + 2 * h
+    final = 0 if r.flag("use_mean_pooling", True) else 2 * h
+    wide = h * downsample * downsample
+    projector = 2 * wide + wide * d_text + d_text + d_text * d_text + d_text
+    return embed + n * layer + final + projector
+
+
+def _internvl(r: _Reader) -> dict[str, Any]:
+    # InternVLForConditionalGeneration (transformers 5.24.0 models/internvl/modeling_internvl.py):
+    # the language model in text_config, read by its own family's reader (InternVL 3: qwen2;
+    # InternVL 3.5: qwen3, qwen3_moe, gpt_oss; qwen2 when the file names none, as InternVLConfig
+    # defaults), InternViT and the projector in vision_config. The output head follows the
+    # text_config's tie unless the wrapper states one (see FAMILIES.md 17.37: transformers 5
+    # ties by the wrapper's own default instead).
+    text = r.raw("text_config", None)
+    family = text.get("model_type", "qwen2") if isinstance(text, dict) else "qwen2"
+    if family not in FAMILIES or family in ("internvl", "mllama"):
+        raise ConfigError(f"{r.origin}: text_config's model_type {family!r:.40} is not a "
+                          "language model family the library reads")
+    kw = _wrapped_text(r, family)
+    ratio = r.raw("downsample_ratio", 0.5)
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not 0 < ratio <= 1 \
+            or abs(1 / ratio - round(1 / ratio)) > 1e-9:
+        raise ConfigError(f"{r.origin}: field 'downsample_ratio' = {ratio!r:.40} is not one "
+                          "over a whole number (the pixel shuffle's factor)")
+    for key in ("image_seq_length", "vision_feature_layer", "vision_feature_select_strategy",
+                "projector_hidden_act", "image_token_id", "image_token_index"):
+        r.raw(key)  # token counts and layer choices of the image path: no parameters
+    vr = _vision_reader(r, "internvl_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector",
+                          _internvl_vision_params(vr, kw["d_model"], round(1 / ratio)), True,
+                          "InternViT and the pixel-shuffle MLP projector"))
+    vr.check_unread()
+    return kw
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4711,6 +4800,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
     "kimi_vl": _kimi_vl,
     "mllama": _mllama, "mllama_text_model": _mllama_text,
+    "internvl": _internvl,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4781,6 +4871,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
     "MllamaForConditionalGeneration": "mllama",
+    "InternVLForConditionalGeneration": "internvl",
 }
 
 
