@@ -4187,3 +4187,67 @@ def test_internvl_refuses_by_name():
         (bad if part is None else bad[part]).update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- LLaVA-1.5: CLIP ViT-L/14-336, a two-layer projector and Vicuna (FAMILIES.md 17.38) ---------
+LLAVA15 = CATALOG / "llava-1.5-7b-hf" / "config.json"
+
+
+def test_llava_equals_the_meta_count():
+    t, m = truth(LLAVA15), read_config(LLAVA15)
+    assert m.family == "llava"
+    assert t["how"] == "LlavaForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 7_063_427_072
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == (t["by_prefix"]["model.vision_tower"]
+                                               + t["by_prefix"]["model.multi_modal_projector"])
+    assert round(m.total_params / 1e9) == 7  # the name's 7B
+
+
+def test_llava_by_hand():
+    h, i, p, n = 1024, 4096, 14, 24
+    block = 4 * (h * h + h) + 4 * h + h * i + i + i * h + h
+    tower = h + 3 * p * p * h + ((336 // p) ** 2 + 1) * h + 4 * h + n * block
+    d = 4096
+    projector = h * d + d + d * d + d  # linear_1 and linear_2 with biases
+    assert tower == 303_507_456  # CLIP ViT-L/14 at 336 pixels, its 0.3B
+    m = read_config(LLAVA15)
+    assert m.extras[0].params == tower + projector
+    # the language model is Vicuna-7B v1.5, Llama 2 7B's shapes (the catalog's llama-2-7b,
+    # its meta count 6,738,415,616 at 32,000 tokens) with 64 more rows in the table and the head
+    llama2 = truth(CATALOG / "llama-2-7b" / "config.json")["params"]
+    assert m.active_params == llama2 + 2 * 64 * 4096 == 6_738_939_904
+    assert m.kv_cache_bytes_per_token() == 32 * 2 * 32 * 128 * 2 == 524_288
+
+
+def test_llava_reads_llama_defaults_and_its_options():
+    c = json.loads(LLAVA15.read_text(encoding="utf-8"))
+    base = read_config(c)
+    full = json.loads(json.dumps(c))
+    full["text_config"].update(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                               num_attention_heads=32)
+    assert read_config(full).total_params == base.total_params
+    two = json.loads(json.dumps(c))
+    two["vision_feature_layer"] = [-2, -5]  # features of two layers concatenated
+    assert read_config(two).total_params - base.total_params == 1024 * 4096
+    nobias = json.loads(json.dumps(c))
+    nobias["multimodal_projector_bias"] = False
+    assert base.total_params - read_config(nobias).total_params == 2 * 4096
+    tied = json.loads(json.dumps(c))
+    tied["text_config"]["tie_word_embeddings"] = True  # LlavaConfig then ties the wrapper too
+    assert base.total_params - read_config(tied).total_params == 32064 * 4096
+
+
+def test_llava_refuses_by_name():
+    c = json.loads(LLAVA15.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            (None, {"vocab_size": 32000}, "field 'vocab_size' \\(32000\\)"),
+            (None, {"vision_feature_layer": "last"}, "field 'vision_feature_layer'"),
+            ("vision_config", {"model_type": "siglip_vision_model"},
+             "vision_config's model_type 'siglip_vision_model'"),
+            ("vision_config", {"num_attention_heads": 15}, "field 'num_attention_heads' \\(15\\)"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        (bad if part is None else bad[part]).update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

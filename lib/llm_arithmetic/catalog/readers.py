@@ -4677,6 +4677,16 @@ def _pair(r: _Reader, key: str, default: int) -> tuple[int, int]:
     return n, n
 
 
+def _tower_width(r: _Reader) -> int:
+    """A vision tower's ``hidden_size``, checked against its ``num_attention_heads``."""
+    h = r.int("hidden_size")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    return h
+
+
 def _internvl_vision_params(r: _Reader, d_text: int, downsample: int) -> int:
     """Parameters of InternViT (InternVLVisionModel) and InternVL's projector
     (InternVLMultiModalProjector). The tower: a class token of h (and a mask token when
@@ -4694,11 +4704,7 @@ def _internvl_vision_params(r: _Reader, d_text: int, downsample: int) -> int:
     ...     "image_size": [448, 448], "patch_size": [14, 14]}, "v", "v"), 896, 2)
     308495104
     """
-    h = r.int("hidden_size")
-    heads = r.int("num_attention_heads", kind="heads")
-    if h % heads:
-        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
-                          f"'hidden_size' ({h})")
+    h = _tower_width(r)
     n = r.int("num_hidden_layers", kind="layers")
     inter = r.int("intermediate_size")
     c = r.int("num_channels", 3, kind="count")
@@ -4754,6 +4760,103 @@ def _internvl(r: _Reader) -> dict[str, Any]:
     return kw
 
 
+# ---- LLaVA (llava) -----------------------------------------------------------------------------
+#: transformers' LlamaConfig defaults (5.24.0, ``configuration_llama.py``), which a LLaVA file's
+#: sparse ``text_config`` (written as a diff from them) leaves out.
+LLAVA_LLAMA_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "max_position_embeddings": 2048,
+}
+#: transformers' CLIPVisionConfig defaults (5.24.0, ``configuration_clip.py``).
+CLIP_VISION_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+    "num_attention_heads": 12, "num_channels": 3, "image_size": 224, "patch_size": 32,
+}
+
+
+def _clip_vision_params(r: _Reader) -> int:
+    """Parameters of CLIP's vision tower (CLIPVisionModel, no projection): a class embedding
+    of h, a Conv2d patch embedding c p p -> h without bias, a position table of (image / p)^2
+    + 1 rows of h, a LayerNorm before the blocks (``pre_layrnorm``) and one after
+    (``post_layernorm``), both with biases, and ViT blocks with biases.
+
+    >>> _clip_vision_params(_defaulted({"hidden_size": 1024, "intermediate_size": 4096,
+    ...     "num_hidden_layers": 24, "num_attention_heads": 16, "image_size": 336,
+    ...     "patch_size": 14}, CLIP_VISION_DEFAULTS, "v", "clip_vision_model"))
+    303507456
+    """
+    h = _tower_width(r)
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    c = r.int("num_channels", kind="count")
+    p = r.int("patch_size", kind="count")
+    image = r.int("image_size")
+    for key in ("projection_dim", "hidden_act", "layer_norm_eps", "vocab_size"):
+        r.raw(key)  # the CLIP model's projection and text vocabulary: not in CLIPVisionModel
+    return h + c * p * p * h + ((image // p) ** 2 + 1) * h + 2 * 2 * h \
+        + n * _vit_block_params(h, inter)
+
+
+def _llava(r: _Reader) -> dict[str, Any]:
+    # LlavaForConditionalGeneration (transformers 5.24.0 models/llava/modeling_llava.py): the
+    # language model in text_config, read by its own family's reader (llama by LlavaConfig's
+    # default, its sizes at LlamaConfig's defaults where the file leaves them out, as LLaVA-1.5's
+    # files do); the vision tower AutoModel.from_config(vision_config), counted here for CLIP
+    # (the other towers are refused by name); the projector linear_1 (h x the number of
+    # vision_feature_layer entries -> d) and linear_2 (d -> d), biases when
+    # multimodal_projector_bias (default true). The head is tied when either config says so
+    # (LlavaConfig's __post_init__).
+    text = r.raw("text_config", None)
+    if not isinstance(text, dict):
+        raise ConfigError(f"{r.origin}: field 'text_config' must be an object holding the "
+                          "language model's configuration")
+    family = text.get("model_type", "llama")
+    if family not in FAMILIES or family in ("llava", "internvl", "mllama"):
+        raise ConfigError(f"{r.origin}: text_config's model_type {family!r:.40} is not a "
+                          "language model family the library reads")
+    inner = {**LLAVA_LLAMA_DEFAULTS, **{k: v for k, v in text.items() if v is not None}} \
+        if family == "llama" else dict(text)
+    tied = r.flag("tie_word_embeddings", False) or inner.get("tie_word_embeddings") is True
+    wr = _Reader({**r.cfg, "text_config": inner, "tie_word_embeddings": tied}, r.origin,
+                 r.family)
+    kw = _wrapped_text(wr, family)
+    r.read |= wr.read
+    top_vocab = r.int("vocab_size", None, kind="vocab")  # LLaVA-1.5's files repeat it here
+    if top_vocab is not None and top_vocab != kw["n_vocab"]:
+        raise ConfigError(f"{r.origin}: field 'vocab_size' ({top_vocab}) differs from the "
+                          f"text_config's ({kw['n_vocab']})")
+    layers = r.raw("vision_feature_layer", -2)
+    if isinstance(layers, list) and layers and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in layers):
+        n_layers = len(layers)
+    elif isinstance(layers, int) and not isinstance(layers, bool):
+        n_layers = 1
+    else:
+        raise ConfigError(f"{r.origin}: field 'vision_feature_layer' must be an integer or a "
+                          "list of integers")
+    bias = r.flag("multimodal_projector_bias", True)
+    for key in ("image_token_index", "image_token_id", "image_seq_length", "ignore_index",
+                "projector_hidden_act", "vision_feature_select_strategy", "pad_token_id"):
+        r.raw(key)  # token ids, counts and choices of the image path: no parameters
+    vision = r.raw("vision_config", None)
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+    tower = vision.get("model_type", "clip_vision_model")
+    if tower != "clip_vision_model":
+        raise ConfigError(f"{r.origin}: vision_config's model_type {tower!r:.40} is not "
+                          "supported: the llava reader counts CLIP's vision tower only")
+    vr = _defaulted(vision, CLIP_VISION_DEFAULTS, r.origin + ": vision_config",
+                    "clip_vision_model")
+    d = kw["d_model"]
+    h = vr.int("hidden_size")
+    projector = h * n_layers * d + d * d + (2 * d if bias else 0)
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _clip_vision_params(vr) + projector,
+                          True, "CLIP's vision tower and LLaVA's two-layer projector"))
+    vr.check_unread()
+    return kw
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4801,6 +4904,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "kimi_vl": _kimi_vl,
     "mllama": _mllama, "mllama_text_model": _mllama_text,
     "internvl": _internvl,
+    "llava": _llava,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4872,6 +4976,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "KimiVLForConditionalGeneration": "kimi_vl",
     "MllamaForConditionalGeneration": "mllama",
     "InternVLForConditionalGeneration": "internvl",
+    "LlavaForConditionalGeneration": "llava",
 }
 
 
