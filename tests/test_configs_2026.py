@@ -4251,3 +4251,39 @@ def test_llava_refuses_by_name():
         (bad if part is None else bad[part]).update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- LLaVA-OneVision: SigLIP without its pooling head, Qwen2 (FAMILIES.md 17.38) -----------------
+ONEVISION = CONFIGS / "reconstructed" / "llava-onevision-qwen2-7b-ov-hf.json"
+
+
+def test_llava_onevision_equals_the_meta_count_and_a_count_by_hand():
+    t, m = truth(ONEVISION), read_config(ONEVISION)
+    assert m.family == "llava_onevision"
+    assert t["how"] == "LlavaOnevisionForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 8_030_807_584
+    h, i, n, d = 1152, 4304, 26, 3584
+    block = 4 * (h * h + h) + 4 * h + h * i + i + i * h + h
+    tower = 3 * 14 * 14 * h + h + (384 // 14) ** 2 * h + n * block + 2 * h  # no class token
+    assert tower == t["by_prefix"]["model.vision_tower"] == 397_747_744
+    projector = h * d + d + d * d + d
+    assert projector == t["by_prefix"]["model.multi_modal_projector"]
+    assert m.extras[0].params == tower + projector + d  # and the image_newline vector
+    assert t["by_prefix"]["model.image_newline"] == d
+    # a fine-tune of the same architecture on the Hub: "8.03B params" (SOURCES.md section 43)
+    assert round(m.total_params / 1e9, 2) == 8.03
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2 == 57_344
+
+
+def test_llava_onevision_refuses_by_name():
+    c = json.loads(ONEVISION.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("vision_config", {"vision_use_head": True}, "field 'vision_use_head' must be false"),
+            ("vision_config", {"vision_use_head": None}, "field 'vision_use_head' must be false"),
+            ("vision_config", {"model_type": "clip_vision_model"},
+             "vision_config's model_type 'clip_vision_model'"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)

@@ -4797,21 +4797,44 @@ def _clip_vision_params(r: _Reader) -> int:
         + n * _vit_block_params(h, inter)
 
 
-def _llava(r: _Reader) -> dict[str, Any]:
-    # LlavaForConditionalGeneration (transformers 5.24.0 models/llava/modeling_llava.py): the
-    # language model in text_config, read by its own family's reader (llama by LlavaConfig's
-    # default, its sizes at LlamaConfig's defaults where the file leaves them out, as LLaVA-1.5's
-    # files do); the vision tower AutoModel.from_config(vision_config), counted here for CLIP
-    # (the other towers are refused by name); the projector linear_1 (h x the number of
-    # vision_feature_layer entries -> d) and linear_2 (d -> d), biases when
-    # multimodal_projector_bias (default true). The head is tied when either config says so
-    # (LlavaConfig's __post_init__).
+def _siglip_no_head_params(r: _Reader) -> int:
+    """A SigLIP vision tower as LLaVA-OneVision builds it, whose files must say
+    ``vision_use_head`` false: absent, SiglipVisionConfig's default (true) builds the pooling
+    head, which the library does not count."""
+    if r.cfg.get("vision_use_head") is not False:
+        raise ConfigError(f"{r.origin}: field 'vision_use_head' must be false: absent or true, "
+                          "SiglipVisionModel builds the attention-pooling head, which the "
+                          "library does not count")
+    for key in ("hidden_act", "layer_norm_eps"):
+        r.raw(key)  # no parameters
+    _tower_width(r)
+    return _siglip_params(r)
+
+
+#: LLaVA wrappers' vision towers: model_type -> (transformers' defaults, counter).
+LLAVA_TOWERS: Mapping[str, tuple[Mapping[str, Any], Callable[[_Reader], int]]] = {
+    "clip_vision_model": (CLIP_VISION_DEFAULTS, _clip_vision_params),
+    "siglip_vision_model": (SIGLIP_DEFAULTS, _siglip_no_head_params),
+}
+
+
+def _llava_like(r: _Reader, *, text_default: str, towers: tuple[str, ...], feature_default: int,
+                newline: bool) -> dict[str, Any]:
+    """The LLaVA wrappers (transformers 5.24.0 models/llava and models/llava_onevision): the
+    language model in text_config, read by its own family's reader (``text_default`` when the
+    file names none; a llama text_config at LlamaConfig's defaults where the file leaves sizes
+    out, as LLaVA-1.5's files do); the vision tower AutoModel.from_config(vision_config), one
+    of ``towers`` (others refused by name); the projector linear_1 (h x the number of
+    vision_feature_layer entries -> d) and linear_2 (d -> d), biases when
+    multimodal_projector_bias (default true); LLaVA-OneVision's ``image_newline`` vector of d
+    when ``newline``. The head is tied when either config says so (the configs'
+    __post_init__)."""
     text = r.raw("text_config", None)
     if not isinstance(text, dict):
         raise ConfigError(f"{r.origin}: field 'text_config' must be an object holding the "
                           "language model's configuration")
-    family = text.get("model_type", "llama")
-    if family not in FAMILIES or family in ("llava", "internvl", "mllama"):
+    family = text.get("model_type", text_default)
+    if family not in FAMILIES or family in ("llava", "llava_onevision", "internvl", "mllama"):
         raise ConfigError(f"{r.origin}: text_config's model_type {family!r:.40} is not a "
                           "language model family the library reads")
     inner = {**LLAVA_LLAMA_DEFAULTS, **{k: v for k, v in text.items() if v is not None}} \
@@ -4825,7 +4848,7 @@ def _llava(r: _Reader) -> dict[str, Any]:
     if top_vocab is not None and top_vocab != kw["n_vocab"]:
         raise ConfigError(f"{r.origin}: field 'vocab_size' ({top_vocab}) differs from the "
                           f"text_config's ({kw['n_vocab']})")
-    layers = r.raw("vision_feature_layer", -2)
+    layers = r.raw("vision_feature_layer", feature_default)
     if isinstance(layers, list) and layers and all(
             isinstance(x, int) and not isinstance(x, bool) for x in layers):
         n_layers = len(layers)
@@ -4836,25 +4859,40 @@ def _llava(r: _Reader) -> dict[str, Any]:
                           "list of integers")
     bias = r.flag("multimodal_projector_bias", True)
     for key in ("image_token_index", "image_token_id", "image_seq_length", "ignore_index",
-                "projector_hidden_act", "vision_feature_select_strategy", "pad_token_id"):
-        r.raw(key)  # token ids, counts and choices of the image path: no parameters
+                "projector_hidden_act", "vision_feature_select_strategy", "pad_token_id",
+                "video_token_index", "video_token_id", "image_grid_pinpoints",
+                "vision_aspect_ratio", "use_image_newline_parameter"):
+        r.raw(key)  # token ids, counts, grids and choices of the image path: no parameters
     vision = r.raw("vision_config", None)
     if not isinstance(vision, dict):
         raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
-    tower = vision.get("model_type", "clip_vision_model")
-    if tower != "clip_vision_model":
+    tower = vision.get("model_type", towers[0])
+    if tower not in towers:
         raise ConfigError(f"{r.origin}: vision_config's model_type {tower!r:.40} is not "
-                          "supported: the llava reader counts CLIP's vision tower only")
-    vr = _defaulted(vision, CLIP_VISION_DEFAULTS, r.origin + ": vision_config",
-                    "clip_vision_model")
+                          f"supported: the {r.family} reader counts {' or '.join(towers)}")
+    defaults, count = LLAVA_TOWERS[tower]
+    vr = _defaulted(vision, defaults, r.origin + ": vision_config", tower)
     d = kw["d_model"]
     h = vr.int("hidden_size")
-    projector = h * n_layers * d + d * d + (2 * d if bias else 0)
+    projector = h * n_layers * d + d * d + (2 * d if bias else 0) + (d if newline else 0)
     kw["extras"] = (*kw.get("extras", ()),
-                    Extra("vision tower and projector", _clip_vision_params(vr) + projector,
-                          True, "CLIP's vision tower and LLaVA's two-layer projector"))
+                    Extra("vision tower and projector", count(vr) + projector, True,
+                          f"the {tower} tower and the two-layer projector"))
     vr.check_unread()
     return kw
+
+
+def _llava(r: _Reader) -> dict[str, Any]:
+    # LlavaForConditionalGeneration: llama by default, CLIP's tower, features of layer -2.
+    return _llava_like(r, text_default="llama", towers=("clip_vision_model",),
+                       feature_default=-2, newline=False)
+
+
+def _llava_onevision(r: _Reader) -> dict[str, Any]:
+    # LlavaOnevisionForConditionalGeneration: qwen2 by default, SigLIP's tower without its
+    # pooling head, features of layer -1, and the image_newline vector of d.
+    return _llava_like(r, text_default="qwen2", towers=("siglip_vision_model",),
+                       feature_default=-1, newline=True)
 
 
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
@@ -4905,6 +4943,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "mllama": _mllama, "mllama_text_model": _mllama_text,
     "internvl": _internvl,
     "llava": _llava,
+    "llava_onevision": _llava_onevision,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4977,6 +5016,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "MllamaForConditionalGeneration": "mllama",
     "InternVLForConditionalGeneration": "internvl",
     "LlavaForConditionalGeneration": "llava",
+    "LlavaOnevisionForConditionalGeneration": "llava_onevision",
 }
 
 
