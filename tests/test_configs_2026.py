@@ -4090,6 +4090,191 @@ def test_qwen2_5_vl_refuses_by_name():
              "field 'layer_types' lists sliding layers")]:
         bad = json.loads(json.dumps(cfg))
         (bad[part] if part else bad).update(change)
+# ---- Llama 3.2 Vision: cross-attention layers and a tiled image encoder (FAMILIES.md 17.38) -----
+LLAMA32V = CATALOG / "llama-3.2-11b-vision-instruct" / "config.json"
+
+
+def test_mllama_equals_the_meta_count():
+    t, m = truth(LLAMA32V), read_config(LLAMA32V)
+    assert m.family == "mllama"
+    assert t["how"] == "MllamaForConditionalGeneration(config)"
+    assert t["persistent_buffers"] == 0
+    assert m.total_params == t["params"] == 10_670_220_835
+    cross, rows, tower = m.extras
+    assert all(e.in_total and not e.read for e in m.extras)
+    assert tower.params == t["by_prefix"]["model.vision_model"] + t["by_prefix"][
+        "model.multi_modal_projector"]
+    # the language model: the self-attention stack, the cross-attention layers and the 8 rows
+    # the embedding table has past vocab_size
+    assert (m.total_params - tower.params - t["by_prefix"]["lm_head.weight"]
+            == t["by_prefix"]["model.language_model"])
+    assert rows.params == 8 * 4096
+    # the card's "11B (10.6)": the name rounds the total, the card's figure cuts it to a tenth
+    assert round(m.total_params / 1e9) == 11
+    assert int(m.total_params / 1e8) == 106
+
+
+def test_mllama_by_hand():
+    d, hkv, dh, ff, v = 4096, 8, 128, 14336, 128256
+    self_layer = 4096 * 4096 * 2 + 2 * 4096 * hkv * dh + 3 * d * ff + 2 * d
+    cross_layer = (2 * d * d + 2 * d * hkv * dh  # q, o; k, v (on the image's states)
+                   + 2 * dh + 3 * d * ff + 2 * d + 2)  # q/k norms, MLP, two norms, two gates
+    text = (v + 8) * d + v * d + d + 32 * self_layer + 8 * cross_layer
+    h, i, n = 1280, 5120, (560 // 14) ** 2 + 1  # a tile's 1,600 patches and the class token
+    ids = 8 + 1  # supported_aspect_ratios and the padding id
+    embed = (3 * 14 * 14 * h + h  # patch convolution, class embedding
+             + 1 + n * h + ids * 4 * n * h  # gated positions: gate, table, tile table
+             + 2 * (ids * 4 * h + 1)  # pre- and post-tile embeddings with their gates
+             + 4 * h)  # layernorm_pre and layernorm_post with biases
+    vit_layer = 4 * h * h + 4 * h + h * i + i + i * h + h
+    vision = embed + 40 * vit_layer + 2 * 8  # 32 local and 8 global layers, 2 gates each global
+    projector = 7680 * d + d
+    m = read_config(LLAMA32V)
+    assert m.total_params == text + vision + projector
+    assert m.extras[0].params == 8 * cross_layer == 1_744_898_064
+    assert m.extras[2].params == vision + projector == 895_028_755
+
+
+def test_mllama_text_only_step_is_llama_3_1_8b():
+    m = read_config(LLAMA32V)
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))["text_config"]
+    c = {k: v for k, v in c.items() if k != "cross_attention_layers"}
+    c.update(model_type="llama", num_hidden_layers=32)
+    llama = read_config(c)
+    # a text-only decode skips the cross-attention layers: Llama 3.1 8B's step and cache
+    assert m.active_params == llama.total_params == 8_030_261_248
+    assert round(m.active_params / 1e9, 2) == 8.03  # Llama 3.1 8B's card: 8.03B
+    assert m.kv_cache_bytes_per_token() == 32 * 2 * 8 * 128 * 2 == 131_072
+
+
+def test_mllama_one_image_decode():
+    from llm_arithmetic.catalog.readers import mllama_image_decode
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))
+    one = mllama_image_decode(c)
+    # four tiles of 1,600 patches and a class token each (what the processor pads an image to)
+    assert one["image_tokens"] == 4 * 1601 == 6404
+    # 8 cross-attention layers x K and V x 8 heads x 128 x 6,404 tokens x 2 B, whatever the
+    # text's length: 1,600 text tokens' worth of the self-attention cache
+    assert one["cache_bytes"] == 8 * 2 * 8 * 128 * 6404 * 2 == 209_846_272
+    assert one["cache_bytes"] == 1601 * read_config(c).kv_cache_bytes_per_token()
+    # read per token: the cross-attention layers less k and v (applied once, to the image)
+    assert one["weights"] == read_config(c).extras[0].params - 8 * 2 * 4096 * 8 * 128
+    two = mllama_image_decode(c, images=2, kv_bits=8)
+    assert two["cache_bytes"] == one["cache_bytes"] and two["weights"] == one["weights"]
+    assert mllama_image_decode(c, tiles=1)["image_tokens"] == 1601
+
+
+def test_mllama_refuses_by_name():
+    c = json.loads(LLAMA32V.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("text_config", {"tie_word_embeddings": True}, "field 'tie_word_embeddings'"),
+            ("text_config", {"mlp_bias": True}, "field 'mlp_bias' = True"),
+            ("text_config", {"head_dim": 64}, "field 'head_dim' = 64"),
+            ("text_config", {"cross_attention_layers": [3, 40]},
+             "field 'cross_attention_layers'"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8"),
+            ("vision_config", {"vision_output_dim": 6400}, "field 'vision_output_dim' \\(6400\\)"),
+            ("vision_config", {"num_attention_heads": 20},
+             "fields 'attention_heads' \\(16\\) and 'num_attention_heads' \\(20\\)")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+    # a Llama file that carries cross-attention layers is refused by name, not counted as Llama
+    text = {**c["text_config"], "model_type": "llama"}
+    with pytest.raises(ConfigError, match="field 'cross_attention_layers'"):
+        read_config(text)
+
+
+# ---- InternVL 3: InternViT, a pixel-shuffle projector and Qwen2.5 (FAMILIES.md 17.39) -----------
+INTERNVL3_1B = CATALOG / "internvl3-1b" / "config.json"
+# the file names no tie at the top level: transformers 5.24.0's InternVLConfig then ties the head
+# by its own default, where the text_config (Qwen2Config: untied) and the checkpoint do not
+HEAD_TIED_BY_TRANSFORMERS_5.add("internvl3-1b")
+
+
+def test_internvl_equals_the_meta_count_with_the_checkpoints_head():
+    t, m = truth(INTERNVL3_1B), read_config(INTERNVL3_1B)
+    assert m.family == "internvl"
+    assert t["how"] == "InternVLForConditionalGeneration(config)"
+    assert not any(k.startswith("lm_head") for k in t["by_prefix"])  # tied by transformers 5
+    head = 151674 * 896
+    assert m.total_params == t["params"] + head == 938_193_024
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == (t["by_prefix"]["model.vision_tower"]
+                                               + t["by_prefix"]["model.multi_modal_projector"])
+    # the Hub's InternVL3-1B-hf: one model.safetensors of 1.88 GB in bf16 (a tied head would
+    # make it 1.60 GB)
+    assert round(2 * m.total_params / 1e9, 2) == 1.88
+    assert round(2 * (m.total_params - head) / 1e9, 2) == 1.60
+    assert round(m.total_params / 1e9) == 1  # the name's 1B
+
+
+def test_internvl_vision_by_hand():
+    h, i, n, p = 1024, 4096, 24, 14
+    patches = (448 // p) ** 2
+    embed = h + 3 * p * p * h + h + (patches + 1) * h  # cls, Conv2d with bias, positions
+    layer = (2 * 2 * h  # two LayerNorms with bias
+             + 3 * (h * h + h) + h * h + h  # q, k, v with biases; output projection with bias
+             + h * i + i + i * h + h  # fc1, fc2
+             + 2 * h)  # the layer-scale vectors lambda_1, lambda_2
+    wide = h * 2 * 2  # the pixel shuffle at downsample_ratio 0.5
+    projector = 2 * wide + wide * 896 + 896 + 896 * 896 + 896
+    tower = embed + n * layer  # use_mean_pooling: no final LayerNorm
+    assert tower == 304_012_288
+    assert read_config(INTERNVL3_1B).extras[0].params == tower + projector == 308_495_104
+
+
+def test_internvl_language_model_is_read_by_its_own_family():
+    vl = read_config(INTERNVL3_1B)
+    text = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))["text_config"]
+    qwen = read_config(text)
+    assert vl.total_params - vl.extras[0].params == qwen.total_params == 629_697_920
+    assert vl.active_params == qwen.active_params
+    assert vl.kv_cache_bytes_per_token() == 24 * 2 * 2 * 64 * 2 == 12_288
+    # InternVL2-1B (the same tower and widths) as a checkpoint's tensors count it:
+    # "938.2M, ViT 308.5M, LM 629.7M" (OpenExplorer/InternVL2-1B, SOURCES.md section 44)
+    assert (round(vl.total_params / 1e5), round(vl.extras[0].params / 1e5),
+            round(qwen.total_params / 1e5)) == (9382, 3085, 6297)
+
+
+def test_internvl_ties_the_head_only_when_a_config_says_so():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    untied = read_config(c).total_params
+    tied = json.loads(json.dumps(c))
+    tied["tie_word_embeddings"] = True
+    assert untied - read_config(tied).total_params == 151674 * 896
+    tied = json.loads(json.dumps(c))
+    tied["text_config"]["tie_word_embeddings"] = True
+    assert untied - read_config(tied).total_params == 151674 * 896
+
+
+def test_internvl_vision_options_count():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    base = read_config(c).extras[0].params
+    h, n = 1024, 24
+    for change, delta in [({"use_qk_norm": True}, n * 2 * h),  # RMSNorms over h on q and k
+                          ({"norm_type": "rms_norm"}, -n * 2 * h),  # no LayerNorm biases
+                          ({"attention_bias": False}, -n * 3 * h),
+                          ({"use_mean_pooling": False}, 2 * h),  # a final LayerNorm
+                          ({"use_mask_token": True}, h),
+                          ({"image_size": 224, "patch_size": 14}, -(1024 - 256) * h)]:
+        v = json.loads(json.dumps(c))
+        v["vision_config"].update(change)
+        assert read_config(v).extras[0].params - base == delta, change
+
+
+def test_internvl_refuses_by_name():
+    c = json.loads(INTERNVL3_1B.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            (None, {"downsample_ratio": 0.3}, "field 'downsample_ratio'"),
+            ("vision_config", {"norm_type": "batch_norm"}, "field 'norm_type'"),
+            ("vision_config", {"num_attention_heads": 15}, "field 'num_attention_heads' \\(15\\)"),
+            ("vision_config", {"num_experts": 8}, "'num_experts' = 8"),
+            ("text_config", {"model_type": "internvl"}, "text_config's model_type"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        (bad if part is None else bad[part]).update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
 
@@ -4149,5 +4334,101 @@ def test_qwen2_vl_refuses_by_name():
             (c, "vision_config", {"out_hidden_size": 3584}, "field 'out_hidden_size'")]:
         bad = json.loads(json.dumps(cfg))
         (bad[part] if part else bad).update(change)
+# ---- LLaVA-1.5: CLIP ViT-L/14-336, a two-layer projector and Vicuna (FAMILIES.md 17.40) ---------
+LLAVA15 = CATALOG / "llava-1.5-7b-hf" / "config.json"
+
+
+def test_llava_equals_the_meta_count():
+    t, m = truth(LLAVA15), read_config(LLAVA15)
+    assert m.family == "llava"
+    assert t["how"] == "LlavaForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 7_063_427_072
+    (tower,) = m.extras
+    assert tower.in_total and tower.params == (t["by_prefix"]["model.vision_tower"]
+                                               + t["by_prefix"]["model.multi_modal_projector"])
+    assert round(m.total_params / 1e9) == 7  # the name's 7B
+
+
+def test_llava_by_hand():
+    h, i, p, n = 1024, 4096, 14, 24
+    block = 4 * (h * h + h) + 4 * h + h * i + i + i * h + h
+    tower = h + 3 * p * p * h + ((336 // p) ** 2 + 1) * h + 4 * h + n * block
+    d = 4096
+    projector = h * d + d + d * d + d  # linear_1 and linear_2 with biases
+    assert tower == 303_507_456  # CLIP ViT-L/14 at 336 pixels, its 0.3B
+    m = read_config(LLAVA15)
+    assert m.extras[0].params == tower + projector
+    # the language model is Vicuna-7B v1.5, Llama 2 7B's shapes (the catalog's llama-2-7b,
+    # its meta count 6,738,415,616 at 32,000 tokens) with 64 more rows in the table and the head
+    llama2 = truth(CATALOG / "llama-2-7b" / "config.json")["params"]
+    assert m.active_params == llama2 + 2 * 64 * 4096 == 6_738_939_904
+    assert m.kv_cache_bytes_per_token() == 32 * 2 * 32 * 128 * 2 == 524_288
+
+
+def test_llava_reads_llama_defaults_and_its_options():
+    c = json.loads(LLAVA15.read_text(encoding="utf-8"))
+    base = read_config(c)
+    full = json.loads(json.dumps(c))
+    full["text_config"].update(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                               num_attention_heads=32)
+    assert read_config(full).total_params == base.total_params
+    two = json.loads(json.dumps(c))
+    two["vision_feature_layer"] = [-2, -5]  # features of two layers concatenated
+    assert read_config(two).total_params - base.total_params == 1024 * 4096
+    nobias = json.loads(json.dumps(c))
+    nobias["multimodal_projector_bias"] = False
+    assert base.total_params - read_config(nobias).total_params == 2 * 4096
+    tied = json.loads(json.dumps(c))
+    tied["text_config"]["tie_word_embeddings"] = True  # LlavaConfig then ties the wrapper too
+    assert base.total_params - read_config(tied).total_params == 32064 * 4096
+
+
+def test_llava_refuses_by_name():
+    c = json.loads(LLAVA15.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            (None, {"vocab_size": 32000}, "field 'vocab_size' \\(32000\\)"),
+            (None, {"vision_feature_layer": "last"}, "field 'vision_feature_layer'"),
+            ("vision_config", {"model_type": "siglip_vision_model"},
+             "vision_config's model_type 'siglip_vision_model'"),
+            ("vision_config", {"num_attention_heads": 15}, "field 'num_attention_heads' \\(15\\)"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        (bad if part is None else bad[part]).update(change)
+        with pytest.raises(ConfigError, match=pattern):
+            read_config(bad)
+
+
+# ---- LLaVA-OneVision: SigLIP without its pooling head, Qwen2 (FAMILIES.md 17.40) -----------------
+ONEVISION = CONFIGS / "reconstructed" / "llava-onevision-qwen2-7b-ov-hf.json"
+
+
+def test_llava_onevision_equals_the_meta_count_and_a_count_by_hand():
+    t, m = truth(ONEVISION), read_config(ONEVISION)
+    assert m.family == "llava_onevision"
+    assert t["how"] == "LlavaOnevisionForConditionalGeneration(config)"
+    assert m.total_params == t["params"] == 8_030_807_584
+    h, i, n, d = 1152, 4304, 26, 3584
+    block = 4 * (h * h + h) + 4 * h + h * i + i + i * h + h
+    tower = 3 * 14 * 14 * h + h + (384 // 14) ** 2 * h + n * block + 2 * h  # no class token
+    assert tower == t["by_prefix"]["model.vision_tower"] == 397_747_744
+    projector = h * d + d + d * d + d
+    assert projector == t["by_prefix"]["model.multi_modal_projector"]
+    assert m.extras[0].params == tower + projector + d  # and the image_newline vector
+    assert t["by_prefix"]["model.image_newline"] == d
+    # a fine-tune of the same architecture on the Hub: "8.03B params" (SOURCES.md section 45)
+    assert round(m.total_params / 1e9, 2) == 8.03
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2 == 57_344
+
+
+def test_llava_onevision_refuses_by_name():
+    c = json.loads(ONEVISION.read_text(encoding="utf-8"))
+    for part, change, pattern in [
+            ("vision_config", {"vision_use_head": True}, "field 'vision_use_head' must be false"),
+            ("vision_config", {"vision_use_head": None}, "field 'vision_use_head' must be false"),
+            ("vision_config", {"model_type": "clip_vision_model"},
+             "vision_config's model_type 'clip_vision_model'"),
+            ("text_config", {"num_experts": 8}, "'num_experts' = 8")]:
+        bad = json.loads(json.dumps(c))
+        bad[part].update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)

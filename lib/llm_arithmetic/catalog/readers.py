@@ -127,6 +127,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("mb_per_layer", "SambaY's decoder-hybrid-decoder (Phi-4-mini-flash: Mamba-1 layers, "
                      "differential attention, gated memory units, and a cross-decoder whose "
                      "attention layers reuse one layer's keys and values)"),
+    ("cross_attention_layers", "cross-attention layers (Llama 3.2 Vision: layers whose keys "
+                               "and values come from an image)"),
 )
 
 #: Keys that change a parameter count, a cache size or FLOPs, with what they mean. A file that
@@ -4672,6 +4674,396 @@ def _granite(r: _Reader) -> dict[str, Any]:
     return _llama_like(r)
 
 
+# ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------
+def _mllama_cross_layers(r: _Reader, n: int) -> list[int]:
+    """The indices of ``cross_attention_layers``: distinct, each in [0, n), not all of them."""
+    idx = r.int_list("cross_attention_layers", [3, 8, 13, 18, 23, 28, 33, 38])
+    if len(set(idx)) != len(idx) or any(not 0 <= i < n for i in idx):
+        raise ConfigError(f"{r.origin}: field 'cross_attention_layers' must hold distinct layer "
+                          f"indices below 'num_hidden_layers' ({n})")
+    if len(idx) >= n:
+        raise ConfigError(f"{r.origin}: field 'cross_attention_layers' leaves no self-attention "
+                          "layer")
+    return idx
+
+
+def _mllama_cross_block(d: int, h: int, hkv: int, dh: int, ff: int) -> dict[str, int]:
+    """One MllamaCrossAttentionDecoderLayer's parameters by part: ``kv``, its k and v (applied
+    to the image's states, once per image); ``token``, the rest (q, o, the q/k RMSNorms over
+    dh, the SwiGLU MLP, two RMSNorms and two scalar tanh gates), what a text token runs."""
+    return {"kv": 2 * d * hkv * dh, "token": 2 * d * h * dh + 2 * dh + 3 * d * ff + 2 * d + 2}
+
+
+def _mllama_text(r: _Reader) -> dict[str, Any]:
+    # MllamaTextModel (transformers 5.24.0 models/mllama/modeling_mllama.py): num_hidden_layers
+    # blocks, those at cross_attention_layers MllamaCrossAttentionDecoderLayer, the others
+    # Llama 3.1's self-attention block (q/k/v/o without biases, SwiGLU MLP, two RMSNorms). The
+    # embedding table has vocab_size + 8 rows, the head vocab_size.
+    #
+    # Convention (named in describe through the extras' notes): the stack is the self-attention
+    # layers a text token runs; the cross-attention layers are an extra in the total read by no
+    # text-only decode step (MllamaTextModel skips a cross-attention layer that holds no image
+    # states). Their keys and values are the image's, computed once per image: that cache grows
+    # with images, not with text tokens, so the KV cache per token counts the self-attention
+    # layers only. A decode with images also reads, each step, every cross-attention layer's
+    # parameters but k and v, and the images' cache: mllama_image_decode.
+    n = r.int("num_hidden_layers", kind="layers")
+    cross = _mllama_cross_layers(r, n)
+    if r.flag("tie_word_embeddings", False):
+        raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = True is not supported: "
+                          "Mllama's embedding table has vocab_size + 8 rows and its head "
+                          "vocab_size, so the two cannot be one tensor")
+    r.refuse("mlp_bias", "MllamaTextMLP builds no biases")
+    r.refuse("attention_bias", "Mllama's attention builds no biases")
+    r.refuse("head_dim", "Mllama's heads are hidden_size / num_attention_heads wide")
+    inner = {k: v for k, v in r.cfg.items() if k != "cross_attention_layers"}
+    inner["num_hidden_layers"] = n - len(cross)
+    tr = _Reader(inner, r.origin, r.family)
+    kw = _llama_like(tr, qkv_bias=False, o_bias=False)
+    r.read |= tr.read
+    d = r.int("hidden_size")
+    block = _mllama_cross_block(d, *r.heads(d), r.int("intermediate_size"))
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("cross-attention layers; active and KV: a text-only step", len(cross) * sum(block.values()), True,
+                          f"the {len(cross)} gated cross-attention layers (at "
+                          f"{', '.join(map(str, cross))}); a text-only decode skips them; with "
+                          "an image each step also reads their weights but k and v, and the "
+                          "image's keys and values (a cache per image, not per text token)"),
+                    Extra("image-token embedding rows", 8 * d, True,
+                          "the 8 rows past vocab_size in Mllama's embedding table"))
+    return kw
+
+
+def _mllama_vision_params(r: _Reader, d_text: int) -> int:
+    """Parameters of Llama 3.2 Vision's image encoder and projector (MllamaVisionModel and
+    ``multi_modal_projector``): a Conv2d patch embedding (c p p -> h, no bias), a class
+    embedding of h; a gated position embedding (one gate, a table of n = (image / p)^2 + 1 rows
+    of h, and a tile table of A + 1 rows of T n h, A = len(supported_aspect_ratios), T =
+    max_num_tiles); a pre- and a post-tile embedding (A + 1 rows of T h and one gate each);
+    two LayerNorms with bias; ``num_hidden_layers`` local and ``num_global_layers`` global
+    encoder layers (two LayerNorms with bias, q/k/v/o of h x h without biases, fc1 h -> i and
+    fc2 i -> h with biases), each global layer with two scalar gates; the projector
+    ``vision_output_dim`` -> d_text with bias.
+
+    >>> _mllama_vision_params(_Reader({"hidden_size": 1280, "num_hidden_layers": 32,
+    ...     "num_global_layers": 8, "attention_heads": 16, "intermediate_size": 5120,
+    ...     "vision_output_dim": 7680, "image_size": 560, "patch_size": 14,
+    ...     "max_num_tiles": 4}, "v", "v"), 4096)
+    895028755
+    """
+    h = r.int("hidden_size")
+    heads = _aliased(r, "attention_heads", "num_attention_heads", "heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    inter = r.int("intermediate_size")
+    local = r.int("num_hidden_layers", kind="layers")
+    glob = r.int("num_global_layers", kind="layers")
+    c = r.int("num_channels", 3, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    image = r.int("image_size", 448)
+    tiles = r.int("max_num_tiles", 4, kind="count")
+    ratios = r.raw("supported_aspect_ratios",
+                   [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]])
+    if not isinstance(ratios, list) or not ratios:
+        raise ConfigError(f"{r.origin}: field 'supported_aspect_ratios' must be a list of pairs")
+    layers = r.int_list("intermediate_layers_indices", [3, 7, 15, 23, 30])
+    if any(not 0 <= i < local for i in layers):
+        raise ConfigError(f"{r.origin}: field 'intermediate_layers_indices' must index the "
+                          f"{local} local layers")
+    out = r.int("vision_output_dim")
+    if out != (len(layers) + 1) * h:
+        raise ConfigError(f"{r.origin}: field 'vision_output_dim' ({out}) is not hidden_size "
+                          f"times one more than the intermediate layers ({len(layers) + 1} x "
+                          f"{h}), the width of MllamaVisionModel's output")
+    r.raw("hidden_act")  # the MLPs' activation: no parameters
+    ids = len(ratios) + 1
+    n = (image // p) ** 2 + 1
+    embed = c * p * p * h + h + (1 + n * h + ids * tiles * n * h) + 2 * (ids * tiles * h + 1)
+    layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h
+    tower = embed + 4 * h + (local + glob) * layer + 2 * glob
+    return tower + out * d_text + d_text
+
+
+def _mllama(r: _Reader) -> dict[str, Any]:
+    # MllamaForConditionalGeneration: the language model in text_config (mllama_text_model,
+    # read above), the vision encoder and projector in vision_config.
+    kw = _wrapped_text(r, "mllama_text_model")
+    vr = _vision_reader(r, "mllama_vision_model")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", _mllama_vision_params(vr, kw["d_model"]),
+                          True, "Llama 3.2 Vision's tiled image encoder (local and gated global "
+                          "layers) and its projector to the text width"))
+    vr.check_unread()
+    return kw
+
+
+def mllama_image_decode(config: Mapping[str, Any], *, images: int = 1,
+                        tiles: int | None = None, kv_bits: int = 16) -> dict[str, int]:
+    """What a decode step of Llama 3.2 Vision reads besides the text-only step, with
+    ``images`` images in the context, each of ``tiles`` tiles (max_num_tiles by default, as
+    the processor pads them): ``image_tokens``, (image / patch)^2 + 1 a tile; ``cache_bytes``,
+    the cross-attention layers' keys and values of those tokens (every cross-attention layer,
+    K and V, key/value heads x head width), held once per sequence whatever its length;
+    ``weights``, the parameters read per token by the cross-attention layers (all but k and
+    v, which are applied to the image once, at its prefill). ``config``: a whole ``mllama``
+    file (its text_config and vision_config, read by the reader's rules).
+
+    >>> mllama_image_decode({"text_config": {}, "vision_config": {"image_size": 560}})
+    {'image_tokens': 6404, 'cache_bytes': 209846272, 'weights': 1677789200}
+    """
+    text = config.get("text_config")
+    vision = config.get("vision_config")
+    if not isinstance(text, dict) or not isinstance(vision, dict):
+        raise ConfigError("mllama_image_decode: the file needs 'text_config' and "
+                          "'vision_config' objects")
+    tr = _Reader(text, "text_config", "mllama_text_model")
+    n = tr.int("num_hidden_layers", 40, kind="layers")
+    cross = len(_mllama_cross_layers(tr, n))
+    d = tr.int("hidden_size", 4096)
+    h = tr.int("num_attention_heads", 32, kind="heads")
+    hkv = tr.int("num_key_value_heads", 8, kind="heads")
+    dh = d // h
+    block = _mllama_cross_block(d, h, hkv, dh, tr.int("intermediate_size", 14336))
+    vr = _Reader(vision, "vision_config", "mllama_vision_model")
+    t = tiles if tiles is not None else vr.int("max_num_tiles", 4, kind="count")
+    per_tile = (vr.int("image_size", 448) // vr.int("patch_size", 14, kind="count")) ** 2 + 1
+    tokens = images * t * per_tile
+    return {"image_tokens": tokens,
+            "cache_bytes": cross * 2 * hkv * dh * tokens * kv_bits // 8,
+            "weights": cross * block["token"]}
+
+
+# ---- InternVL 3 / 3.5 (internvl) ---------------------------------------------------------------
+def _pair(r: _Reader, key: str, default: int) -> tuple[int, int]:
+    """A size given as one integer or as [height, width] (InternVLVisionConfig's image and
+    patch sizes)."""
+    v = r.raw(key, default)
+    if isinstance(v, list) and len(v) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v):
+        return v[0], v[1]
+    n = r.int(key, default)
+    return n, n
+
+
+def _tower_width(r: _Reader) -> int:
+    """A vision tower's ``hidden_size``, checked against its ``num_attention_heads``."""
+    h = r.int("hidden_size")
+    heads = r.int("num_attention_heads", kind="heads")
+    if h % heads:
+        raise ConfigError(f"{r.origin}: field 'num_attention_heads' ({heads}) does not divide "
+                          f"'hidden_size' ({h})")
+    return h
+
+
+def _internvl_vision_params(r: _Reader, d_text: int, downsample: int) -> int:
+    """Parameters of InternViT (InternVLVisionModel) and InternVL's projector
+    (InternVLMultiModalProjector). The tower: a class token of h (and a mask token when
+    ``use_mask_token``), a Conv2d patch embedding c p p -> h with bias, a position table of
+    (patches + 1) rows of h when ``use_absolute_position_embeddings``; per layer two norms
+    (LayerNorms with bias, or RMSNorms when ``norm_type`` is rms_norm), q, k, v of h x h
+    (biases when ``attention_bias``), RMSNorms over h on q and k when ``use_qk_norm``, an output
+    projection h x h with bias, fc1 h -> i and fc2 i -> h with biases and two layer-scale
+    vectors of h; a final LayerNorm unless ``use_mean_pooling``. The projector: a LayerNorm
+    over h m^2 (m = 1 / downsample_ratio, the pixel shuffle), h m^2 -> d_text and d_text ->
+    d_text, each with bias.
+
+    >>> _internvl_vision_params(_Reader({"hidden_size": 1024, "num_hidden_layers": 24,
+    ...     "num_attention_heads": 16, "intermediate_size": 4096, "attention_bias": True,
+    ...     "image_size": [448, 448], "patch_size": [14, 14]}, "v", "v"), 896, 2)
+    308495104
+    """
+    h = _tower_width(r)
+    n = r.int("num_hidden_layers", kind="layers")
+    inter = r.int("intermediate_size")
+    c = r.int("num_channels", 3, kind="count")
+    ih, iw = _pair(r, "image_size", 448)
+    ph, pw = _pair(r, "patch_size", 14)
+    norm = r.raw("norm_type", "layer_norm")
+    if norm not in ("layer_norm", "rms_norm"):
+        raise ConfigError(f"{r.origin}: field 'norm_type' = {norm!r:.40} is not layer_norm or "
+                          "rms_norm")
+    nw = 2 * h if norm == "layer_norm" else h
+    bias = r.flag("attention_bias", False)
+    qk = r.flag("use_qk_norm", False)
+    for key in ("hidden_act", "layer_norm_eps", "layer_scale_init_value"):
+        r.raw(key)  # activations, epsilons and the layer scales' initial value: no count
+    embed = (h + (h if r.flag("use_mask_token", False) else 0) + c * ph * pw * h + h
+             + ((ih // ph) * (iw // pw) + 1) * h
+             * (1 if r.flag("use_absolute_position_embeddings", True) else 0))
+    layer = 2 * nw + 3 * h * h + (3 * h if bias else 0) + (2 * h if qk else 0) + h * h + h \
+        + 2 * h * inter + inter + h + 2 * h
+    final = 0 if r.flag("use_mean_pooling", True) else 2 * h
+    wide = h * downsample * downsample
+    projector = 2 * wide + wide * d_text + d_text + d_text * d_text + d_text
+    return embed + n * layer + final + projector
+
+
+def _internvl(r: _Reader) -> dict[str, Any]:
+    # InternVLForConditionalGeneration (transformers 5.24.0 models/internvl/modeling_internvl.py):
+    # the language model in text_config, read by its own family's reader (InternVL 3: qwen2;
+    # InternVL 3.5: qwen3, qwen3_moe, gpt_oss; qwen2 when the file names none, as InternVLConfig
+    # defaults), InternViT and the projector in vision_config. The output head follows the
+    # text_config's tie unless the wrapper states one (see FAMILIES.md 17.39: transformers 5
+    # ties by the wrapper's own default instead).
+    text = r.raw("text_config", None)
+    family = text.get("model_type", "qwen2") if isinstance(text, dict) else "qwen2"
+    if family not in FAMILIES or family in ("internvl", "mllama"):
+        raise ConfigError(f"{r.origin}: text_config's model_type {family!r:.40} is not a "
+                          "language model family the library reads")
+    kw = _wrapped_text(r, family)
+    ratio = r.raw("downsample_ratio", 0.5)
+    if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not 0 < ratio <= 1 \
+            or abs(1 / ratio - round(1 / ratio)) > 1e-9:
+        raise ConfigError(f"{r.origin}: field 'downsample_ratio' = {ratio!r:.40} is not one "
+                          "over a whole number (the pixel shuffle's factor)")
+    for key in ("image_seq_length", "vision_feature_layer", "vision_feature_select_strategy",
+                "projector_hidden_act", "image_token_id", "image_token_index"):
+        r.raw(key)  # token counts and layer choices of the image path: no parameters
+    vr = _vision_reader(r, "internvl_vision")
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector",
+                          _internvl_vision_params(vr, kw["d_model"], round(1 / ratio)), True,
+                          "InternViT and the pixel-shuffle MLP projector"))
+    vr.check_unread()
+    return kw
+
+
+# ---- LLaVA (llava) -----------------------------------------------------------------------------
+#: transformers' LlamaConfig defaults (5.24.0, ``configuration_llama.py``), which a LLaVA file's
+#: sparse ``text_config`` (written as a diff from them) leaves out.
+LLAVA_LLAMA_DEFAULTS: Mapping[str, Any] = {
+    "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "max_position_embeddings": 2048,
+}
+#: transformers' CLIPVisionConfig defaults (5.24.0, ``configuration_clip.py``).
+CLIP_VISION_DEFAULTS: Mapping[str, Any] = {
+    "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+    "num_attention_heads": 12, "num_channels": 3, "image_size": 224, "patch_size": 32,
+}
+
+
+def _clip_vision_params(r: _Reader) -> int:
+    """Parameters of CLIP's vision tower (CLIPVisionModel, no projection): a class embedding
+    of h, a Conv2d patch embedding c p p -> h without bias, a position table of (image / p)^2
+    + 1 rows of h, a LayerNorm before the blocks (``pre_layrnorm``) and one after
+    (``post_layernorm``), both with biases, and ViT blocks with biases.
+
+    >>> _clip_vision_params(_defaulted({"hidden_size": 1024, "intermediate_size": 4096,
+    ...     "num_hidden_layers": 24, "num_attention_heads": 16, "image_size": 336,
+    ...     "patch_size": 14}, CLIP_VISION_DEFAULTS, "v", "clip_vision_model"))
+    303507456
+    """
+    h = _tower_width(r)
+    inter = r.int("intermediate_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    c = r.int("num_channels", kind="count")
+    p = r.int("patch_size", kind="count")
+    image = r.int("image_size")
+    for key in ("projection_dim", "hidden_act", "layer_norm_eps", "vocab_size"):
+        r.raw(key)  # the CLIP model's projection and text vocabulary: not in CLIPVisionModel
+    return h + c * p * p * h + ((image // p) ** 2 + 1) * h + 2 * 2 * h \
+        + n * _vit_block_params(h, inter)
+
+
+def _siglip_no_head_params(r: _Reader) -> int:
+    """A SigLIP vision tower as LLaVA-OneVision builds it, whose files must say
+    ``vision_use_head`` false: absent, SiglipVisionConfig's default (true) builds the pooling
+    head, which the library does not count."""
+    if r.cfg.get("vision_use_head") is not False:
+        raise ConfigError(f"{r.origin}: field 'vision_use_head' must be false: absent or true, "
+                          "SiglipVisionModel builds the attention-pooling head, which the "
+                          "library does not count")
+    for key in ("hidden_act", "layer_norm_eps"):
+        r.raw(key)  # no parameters
+    _tower_width(r)
+    return _siglip_params(r)
+
+
+#: LLaVA wrappers' vision towers: model_type -> (transformers' defaults, counter).
+LLAVA_TOWERS: Mapping[str, tuple[Mapping[str, Any], Callable[[_Reader], int]]] = {
+    "clip_vision_model": (CLIP_VISION_DEFAULTS, _clip_vision_params),
+    "siglip_vision_model": (SIGLIP_DEFAULTS, _siglip_no_head_params),
+}
+
+
+def _llava_like(r: _Reader, *, text_default: str, towers: tuple[str, ...], feature_default: int,
+                newline: bool) -> dict[str, Any]:
+    """The LLaVA wrappers (transformers 5.24.0 models/llava and models/llava_onevision): the
+    language model in text_config, read by its own family's reader (``text_default`` when the
+    file names none; a llama text_config at LlamaConfig's defaults where the file leaves sizes
+    out, as LLaVA-1.5's files do); the vision tower AutoModel.from_config(vision_config), one
+    of ``towers`` (others refused by name); the projector linear_1 (h x the number of
+    vision_feature_layer entries -> d) and linear_2 (d -> d), biases when
+    multimodal_projector_bias (default true); LLaVA-OneVision's ``image_newline`` vector of d
+    when ``newline``. The head is tied when either config says so (the configs'
+    __post_init__)."""
+    text = r.raw("text_config", None)
+    if not isinstance(text, dict):
+        raise ConfigError(f"{r.origin}: field 'text_config' must be an object holding the "
+                          "language model's configuration")
+    family = text.get("model_type", text_default)
+    if family not in FAMILIES or family in ("llava", "llava_onevision", "internvl", "mllama"):
+        raise ConfigError(f"{r.origin}: text_config's model_type {family!r:.40} is not a "
+                          "language model family the library reads")
+    inner = {**LLAVA_LLAMA_DEFAULTS, **{k: v for k, v in text.items() if v is not None}} \
+        if family == "llama" else dict(text)
+    tied = r.flag("tie_word_embeddings", False) or inner.get("tie_word_embeddings") is True
+    wr = _Reader({**r.cfg, "text_config": inner, "tie_word_embeddings": tied}, r.origin,
+                 r.family)
+    kw = _wrapped_text(wr, family)
+    r.read |= wr.read
+    top_vocab = r.int("vocab_size", None, kind="vocab")  # LLaVA-1.5's files repeat it here
+    if top_vocab is not None and top_vocab != kw["n_vocab"]:
+        raise ConfigError(f"{r.origin}: field 'vocab_size' ({top_vocab}) differs from the "
+                          f"text_config's ({kw['n_vocab']})")
+    layers = r.raw("vision_feature_layer", feature_default)
+    if isinstance(layers, list) and layers and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in layers):
+        n_layers = len(layers)
+    elif isinstance(layers, int) and not isinstance(layers, bool):
+        n_layers = 1
+    else:
+        raise ConfigError(f"{r.origin}: field 'vision_feature_layer' must be an integer or a "
+                          "list of integers")
+    bias = r.flag("multimodal_projector_bias", True)
+    for key in ("image_token_index", "image_token_id", "image_seq_length", "ignore_index",
+                "projector_hidden_act", "vision_feature_select_strategy", "pad_token_id",
+                "video_token_index", "video_token_id", "image_grid_pinpoints",
+                "vision_aspect_ratio", "use_image_newline_parameter"):
+        r.raw(key)  # token ids, counts, grids and choices of the image path: no parameters
+    vision = r.raw("vision_config", None)
+    if not isinstance(vision, dict):
+        raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
+    tower = vision.get("model_type", towers[0])
+    if tower not in towers:
+        raise ConfigError(f"{r.origin}: vision_config's model_type {tower!r:.40} is not "
+                          f"supported: the {r.family} reader counts {' or '.join(towers)}")
+    defaults, count = LLAVA_TOWERS[tower]
+    vr = _defaulted(vision, defaults, r.origin + ": vision_config", tower)
+    d = kw["d_model"]
+    h = vr.int("hidden_size")
+    projector = h * n_layers * d + d * d + (2 * d if bias else 0) + (d if newline else 0)
+    kw["extras"] = (*kw.get("extras", ()),
+                    Extra("vision tower and projector", count(vr) + projector, True,
+                          f"the {tower} tower and the two-layer projector"))
+    vr.check_unread()
+    return kw
+
+
+def _llava(r: _Reader) -> dict[str, Any]:
+    # LlavaForConditionalGeneration: llama by default, CLIP's tower, features of layer -2.
+    return _llava_like(r, text_default="llama", towers=("clip_vision_model",),
+                       feature_default=-2, newline=False)
+
+
+def _llava_onevision(r: _Reader) -> dict[str, Any]:
+    # LlavaOnevisionForConditionalGeneration: qwen2 by default, SigLIP's tower without its
+    # pooling head, features of layer -1, and the image_newline vector of d.
+    return _llava_like(r, text_default="qwen2", towers=("siglip_vision_model",),
+                       feature_default=-1, newline=True)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4723,6 +5115,10 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "qwen2_vl": _qwen2_vl_of("qwen2_vl_text", "qwen2_vl_vision", _qwen2_vl_vision_params,
                              "Qwen2-VL's vision encoder and patch merger"),
     "qwen2_vl_text": _qwen2_vl_text,
+    "mllama": _mllama, "mllama_text_model": _mllama_text,
+    "internvl": _internvl,
+    "llava": _llava,
+    "llava_onevision": _llava_onevision,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4794,6 +5190,10 @@ ARCHITECTURES: Mapping[str, str] = {
     "KimiVLForConditionalGeneration": "kimi_vl",
     "Qwen2_5_VLForConditionalGeneration": "qwen2_5_vl",
     "Qwen2VLForConditionalGeneration": "qwen2_vl",
+    "MllamaForConditionalGeneration": "mllama",
+    "InternVLForConditionalGeneration": "internvl",
+    "LlavaForConditionalGeneration": "llava",
+    "LlavaOnevisionForConditionalGeneration": "llava_onevision",
 }
 
 
