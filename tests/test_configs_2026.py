@@ -3998,3 +3998,60 @@ def test_kimi_vl_refuses_by_name():
         bad[part].update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+
+
+# ---- EXAONE 3.x: Llama's block under EXAONE's key names (FAMILIES.md 17.36) ---------------------
+EXAONE_32B = CONFIGS / "exaone-3.5-32b-instruct.json"
+EXAONE_2_4B = CONFIGS / "reconstructed" / "exaone-3.5-2.4b-instruct.json"
+# FAMILIES.md 17.36: EXAONE-3.5-32B's 64 layers of 8 KV heads of 128
+ANSWERED["exaone-3.5-32b-instruct"] = ("params", 64 * 2 * 8 * 128 * 2)
+
+
+@pytest.mark.parametrize("path, layers, tied, kv, published", [
+    (EXAONE_32B, 64, False, 64 * 2 * 8 * 128 * 2, 32),  # the README's 32B
+    (EXAONE_2_4B, 30, True, 30 * 2 * 8 * 80 * 2, 2.4),  # and its 2.4B
+])
+def test_exaone_equals_the_meta_count_a_count_by_hand_and_the_readme(path, layers, tied, kv,
+                                                                      published):
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "exaone" and m.tied is tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, hkv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                        c["head_dim"], c["vocab_size"])
+    block = 2 * d * h * dh + 2 * d * hkv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == layers * block + d + (1 if tied else 2) * v * d
+    assert round(m.total_params / 1e9, 1 if published < 10 else 0) == published
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params  # dense
+
+
+def test_exaone_reads_the_layer_count_under_either_name():
+    c = json.loads(EXAONE_32B.read_text(encoding="utf-8"))
+    renamed = {**{k: v for k, v in c.items() if k != "num_layers"}, "num_hidden_layers": 64}
+    assert read_config(renamed).total_params == read_config(c).total_params
+    assert read_config({**c, "num_hidden_layers": 64}).total_params == read_config(c).total_params
+    # EXAONE 3.0's file has no head_dim: d / H = 128, the same geometry
+    assert read_config({k: v for k, v in c.items() if k != "head_dim"}).total_params == \
+        read_config(c).total_params
+
+
+def test_exaone_biases_follow_llamas_keys():
+    c = json.loads(EXAONE_2_4B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    # q, k, v, o biases: 2,560 + 640 + 640 + 2,560 a layer; gate, up, down: 2 x 7,168 + 2,560
+    assert read_config({**c, "attention_bias": True}).total_params - base == 30 * 6400
+    assert read_config({**c, "mlp_bias": True}).total_params - base == 30 * (2 * 7168 + 2560)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_hidden_layers": 32}, "num_hidden_layers"),  # disagrees with num_layers (30)
+    ({"num_layers": None}, "num_hidden_layers"),
+    ({"ln_no_scale": True}, "ln_no_scale"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 30}, "layer_types"),
+    ({"kv_lora_rank": 512}, "kv_lora_rank"),
+])
+def test_exaone_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(EXAONE_2_4B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -4503,6 +4503,41 @@ def _granite(r: _Reader) -> dict[str, Any]:
     return _llama_like(r)
 
 
+# ---- EXAONE 3.0 / 3.5 / Deep (exaone: the Llama implementation under EXAONE's key names) --------
+def _alias_int(r: _Reader, key: str, alias: str, **kw: Any) -> int:
+    """An integer the file may give under ``key`` or under the configuration class's alias
+    ``alias`` (``attribute_map``); both given and unequal is an error naming both."""
+    given = {k: r.int(k, None, **kw) for k in (key, alias) if r.cfg.get(k) is not None}
+    if len(set(given.values())) > 1:
+        raise ConfigError(f"{r.origin}: fields '{key}' ({given[key]}) and '{alias}' "
+                          f"({given[alias]}) disagree")
+    r.read.update({key, alias})
+    if not given:
+        raise ConfigError(f"{r.origin}: missing field '{key}' (or its alias '{alias}')")
+    return next(iter(given.values()))
+
+
+def _exaone(r: _Reader) -> dict[str, Any]:
+    # ExaoneConfig (transformers 5.24.0 models/exaone: a LlamaConfig built by LlamaForCausalLM;
+    # attribute_map num_layers -> num_hidden_layers, layer_norm_epsilon -> rms_norm_eps,
+    # activation_function -> hidden_act). LG's remote code names the same tensors otherwise
+    # (wte, h.i.ln_1, attn.attention.q/k/v/out_proj, ln_2, mlp.c_fc_0/c_fc_1/c_proj, ln_f):
+    # q, k, v, o of head_dim (default d / H; GQA) without biases unless attention_bias, a gated
+    # MLP of three matrices (mlp_bias), two RMSNorms a block and a final one; the head untied
+    # by default (EXAONE 3.5 2.4B ties it). EXAONE Deep's `ln_no_scale` (false in its files)
+    # would drop the norms' weights; no class here reads it, so true is refused by name.
+    d = r.int("hidden_size")
+    n = _alias_int(r, "num_hidden_layers", "num_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    _restated(r, "ln_no_scale", False, "its norms carry a weight vector")
+    b_attn, b_mlp = r.flag("attention_bias", False), r.flag("mlp_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b_attn, o_bias=b_attn)
+    mlp = MLP(r.int("intermediate_size"), bias=b_mlp)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4548,6 +4583,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "glm4v_moe": _glm4v_moe, "glm4v_moe_text": _glm4v_moe_text,
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
     "kimi_vl": _kimi_vl,
+    "exaone": _exaone,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4617,6 +4653,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Glm4vMoeForConditionalGeneration": "glm4v_moe",
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
+    "ExaoneForCausalLM": "exaone",
 }
 
 
