@@ -4055,3 +4055,64 @@ def test_exaone_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(EXAONE_2_4B.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- Nemotron-4 / Minitron: squared ReLU, LayerNorm1P with bias (FAMILIES.md 17.37) ------------
+MINITRON_8B = CONFIGS / "minitron-8b-base.json"
+# FAMILIES.md 17.37: Minitron's 32 layers and Nemotron-4-340B's 96, each of 8 KV heads
+ANSWERED["minitron-8b-base"] = ("params", 32 * 2 * 8 * 128 * 2)
+ANSWERED["minitron-4b-base"] = ("params", 32 * 2 * 8 * 128 * 2)
+ANSWERED["nemotron-4-340b-base-hf"] = ("params", 96 * 2 * 8 * 192 * 2)
+
+
+@pytest.mark.parametrize("name, kv, published", [
+    ("minitron-8b-base", 32 * 2 * 8 * 128 * 2, 8),  # the names' 8B (8.27B), 4B (4.19B)
+    ("minitron-4b-base", 32 * 2 * 8 * 128 * 2, 4),
+    ("nemotron-4-340b-base-hf", 96 * 2 * 8 * 192 * 2, 340),  # 341.03B
+])
+def test_nemotron_equals_the_meta_count_a_count_by_hand_and_the_name(name, kv, published):
+    path = CONFIGS / f"{name}.json"
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "nemotron" and not m.tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, hkv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                        c["head_dim"], c["vocab_size"])
+    # q, o; k, v; up and down (no gate); two LayerNorm1P of weight and bias
+    block = 2 * d * h * dh + 2 * d * hkv * dh + 2 * d * c["intermediate_size"] + 4 * d
+    assert m.total_params == c["num_hidden_layers"] * block + 2 * d + 2 * v * d
+    assert abs(m.total_params / 1e9 - published) < 1.5
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params  # dense
+
+
+def test_nemotron_biases_and_the_megatron_head_width():
+    c = json.loads(MINITRON_8B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    # q, k, v, o biases: 6,144 + 1,024 + 1,024 + 4,096 a layer; up, down: 16,384 + 4,096
+    assert read_config({**c, "attention_bias": True}).total_params - base == 32 * 12288
+    assert read_config({**c, "mlp_bias": True}).total_params - base == 32 * 20480
+    # the Mini-4B's kv_channels, equal to the head width, changes nothing; the older rotary keys
+    # hold no weight
+    assert read_config({**c, "kv_channels": 128, "rope_percent": 0.5}).total_params == base
+    with pytest.raises(ConfigError, match="'kv_channels'"):
+        read_config({**{k: v for k, v in c.items() if k != "head_dim"}, "kv_channels": 128})
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 32}, "layer_types"),
+    ({"qk_layernorm": True}, "qk_layernorm"),
+    ({"num_key_value_heads": 7}, "num_key_value_heads"),
+])
+def test_nemotron_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINITRON_8B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+def test_nemotron_reads_the_mini_4bs_kv_channels():
+    # Nemotron-Mini-4B-Instruct's file (SOURCES.md 42): Minitron-4B's sizes with kv_channels 128
+    # in place of head_dim; 3,072 / 24 = 128, so the same model
+    c = json.loads((CONFIGS / "minitron-4b-base.json").read_text(encoding="utf-8"))
+    mini = {**{k: v for k, v in c.items() if k != "head_dim"}, "kv_channels": 128}
+    assert read_config(mini).total_params == read_config(c).total_params == 4_190_509_056

@@ -4538,6 +4538,39 @@ def _exaone(r: _Reader) -> dict[str, Any]:
                     attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
 
 
+# ---- Nemotron-4 and Minitron (nemotron: squared ReLU, LayerNorm1P with bias, partial rotary) ---
+def _nemotron(r: _Reader) -> dict[str, Any]:
+    # NemotronConfig / modeling_nemotron.py (transformers 5.24.0): q, k, v, o of head_dim
+    # (default d / H; GQA), all four biased when attention_bias; an ungated MLP, up_proj d -> w
+    # and down_proj w -> d (biases when mlp_bias) around hidden_act (relu2: squared ReLU), two
+    # matrices; input_layernorm and post_attention_layernorm are NemotronLayerNorm1P (a
+    # LayerNorm whose weight is stored minus one, with a bias: two vectors each), so is the
+    # final norm; the head untied by default. The rotary fraction (partial_rotary_factor, or
+    # the older files' rope_percent / rope_percentage) rotates part of each head and holds no
+    # weight. NVIDIA's Nemotron-Mini file gives the head width as Megatron's `kv_channels`,
+    # which NemotronConfig does not read (it takes head_dim or d / H): read where it equals
+    # that width, refused by name where it does not (transformers would build other heads).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    channels = r.int("kv_channels", None)
+    built = r.int("head_dim", None)
+    if built is None and channels is not None:
+        heads = r.int("num_attention_heads", kind="heads")
+        built = d // heads if d % heads == 0 else None
+    if channels is not None and channels != built:
+        raise ConfigError(f"{r.origin}: field 'kv_channels' ({channels}) differs from the head "
+                          f"width NemotronConfig builds ({built}: 'head_dim', else hidden_size / "
+                          "num_attention_heads), which transformers and vLLM use")
+    h, hkv, dh = r.heads(d)
+    r.read.update({"partial_rotary_factor", "rope_percent", "rope_percentage"})
+    b = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
+    return _decoder(r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4584,6 +4617,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "ernie4_5_vl_moe": _ernie4_5_vl_moe, "ernie4_5_vl_moe_text": _ernie4_5_vl_moe_text,
     "kimi_vl": _kimi_vl,
     "exaone": _exaone,
+    "nemotron": _nemotron,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4654,6 +4688,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "Ernie4_5_VLMoeForConditionalGeneration": "ernie4_5_vl_moe",
     "KimiVLForConditionalGeneration": "kimi_vl",
     "ExaoneForCausalLM": "exaone",
+    "NemotronForCausalLM": "nemotron",
 }
 
 
