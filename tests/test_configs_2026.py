@@ -4116,3 +4116,51 @@ def test_nemotron_reads_the_mini_4bs_kv_channels():
     c = json.loads((CONFIGS / "minitron-4b-base.json").read_text(encoding="utf-8"))
     mini = {**{k: v for k, v in c.items() if k != "head_dim"}, "kv_channels": 128}
     assert read_config(mini).total_params == read_config(c).total_params == 4_190_509_056
+
+
+# ---- OLMo 1 / 1.7: non-parametric LayerNorm, q/k/v clipping (FAMILIES.md 17.38) ----------------
+OLMO_17 = CONFIGS / "olmo-1.7-7b.json"
+# FAMILIES.md 17.38: 32 (16) layers of 32 (16) KV heads of 128
+ANSWERED["olmo-1.7-7b"] = ("params", 32 * 2 * 32 * 128 * 2)
+ANSWERED["olmo-7b-hf"] = ("params", 32 * 2 * 32 * 128 * 2)
+ANSWERED["olmo-1b-hf"] = ("params", 16 * 2 * 16 * 128 * 2)
+
+
+@pytest.mark.parametrize("name, tied, kv, published", [
+    ("olmo-1.7-7b", False, 32 * 2 * 32 * 128 * 2, 7),  # the names' 7B (6.89B)
+    ("olmo-7b-hf", False, 32 * 2 * 32 * 128 * 2, 7),
+    ("olmo-1b-hf", True, 16 * 2 * 16 * 128 * 2, 1),  # and 1B (1.18B)
+])
+def test_olmo_equals_the_meta_count_a_count_by_hand_and_the_name(name, tied, kv, published):
+    path = CONFIGS / f"{name}.json"
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "olmo" and m.tied is tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, n = c["hidden_size"], c["num_hidden_layers"]
+    # q, k, v, o (full heads); a gated MLP; norms without weights, none at the end either
+    block = 4 * d * d + 3 * d * c["intermediate_size"]
+    assert m.total_params == n * block + (1 if tied else 2) * c["vocab_size"] * d
+    assert round(m.total_params / 1e9) == published
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params
+
+
+def test_olmo_clip_and_biases():
+    c = json.loads(OLMO_17.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    assert read_config({**c, "clip_qkv": None}).total_params == base  # no weight
+    assert read_config({**c, "attention_bias": True}).total_params - base == 32 * 4 * 4096
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"clip_qkv": -1.0}, "clip_qkv"),
+    ({"clip_qkv": "8"}, "clip_qkv"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"qk_layernorm": True}, "qk_layernorm"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 32}, "layer_types"),
+])
+def test_olmo_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(OLMO_17.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -4571,6 +4571,31 @@ def _nemotron(r: _Reader) -> dict[str, Any]:
                     attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
 
 
+# ---- OLMo 1 and 1.7 (olmo: non-parametric LayerNorm, optional q/k/v clipping) -----------------
+def _olmo(r: _Reader) -> dict[str, Any]:
+    # OlmoConfig / modeling_olmo.py (transformers 5.24.0): q, k, v, o of head_dim (a head_dim
+    # key, else d / H; GQA), all four biased when attention_bias; a gated MLP without biases;
+    # input_layernorm, post_attention_layernorm and the final norm are OlmoLayerNorm, a
+    # LayerNorm with neither weight nor bias: no parameter; the head untied by default (OLMo
+    # 1B ties it). clip_qkv (OLMo 1.7: 8.0) clamps the q, k, v activations: no weight, and a
+    # comparison per element that the FLOP counts leave out; it must be null or positive.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    clip = r.raw("clip_qkv")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
+                             or not clip > 0):
+        raise ConfigError(f"{r.origin}: field 'clip_qkv' must be null or a positive number, "
+                          f"got {clip!r:.40}")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    b = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=0, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=0)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4618,6 +4643,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "kimi_vl": _kimi_vl,
     "exaone": _exaone,
     "nemotron": _nemotron,
+    "olmo": _olmo,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4689,6 +4715,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "KimiVLForConditionalGeneration": "kimi_vl",
     "ExaoneForCausalLM": "exaone",
     "NemotronForCausalLM": "nemotron",
+    "OlmoForCausalLM": "olmo",
 }
 
 
