@@ -4164,3 +4164,66 @@ def test_olmo_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(OLMO_17.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- StableLM 2: parallel residual, per-head q/k LayerNorms, use_norm_bias (FAMILIES.md 17.39) --
+STABLELM_16 = CONFIGS / "stablelm-2-1_6b-chat.json"
+STABLELM_12 = CONFIGS / "stablelm-2-12b.json"
+ANSWERED["stablelm-2-1_6b-chat"] = ("params", 24 * 2 * 32 * 64 * 2)
+# like Hunyuan-Large's file, one whose meta count holds tensors the checkpoint lacks: the
+# blocks' LayerNorm biases that the file's use_norm_bias (false) drops (FAMILIES.md 17.39)
+WITHOUT_CLA.add("stablelm-2-12b")
+
+
+def test_stablelm_2_1_6b_equals_the_meta_count_a_count_by_hand_and_the_name():
+    c, t, m = (json.loads(STABLELM_16.read_text(encoding="utf-8")), truth(STABLELM_16),
+               read_config(STABLELM_16))
+    assert m.family == "stablelm" and not m.tied
+    assert m.total_params == t["params"] == 1_644_515_328 and t["persistent_buffers"] == 0
+    d, v = c["hidden_size"], c["vocab_size"]
+    # q, k, v, o with q/k/v biases; a gated MLP; two LayerNorms of weight and bias
+    block = 4 * d * d + 3 * d + 3 * d * c["intermediate_size"] + 2 * 2 * d
+    assert m.total_params == 24 * block + 2 * d + 2 * v * d
+    assert int(m.total_params / 1e8) == 16  # the name's 1.6B
+    assert m.kv_cache_bytes_per_token() == 24 * 2 * 32 * 64 * 2
+    # a fine-tune's bf16 model.safetensors, 3,289,069,520 B (SOURCES.md 44), less the tensors:
+    # a header of under 64 kB
+    assert 0 < 3_289_069_520 - 2 * m.total_params < 65_536
+
+
+def test_stablelm_2_12b_is_the_meta_count_less_the_dropped_norm_biases():
+    c, t, m = (json.loads(STABLELM_12.read_text(encoding="utf-8")), truth(STABLELM_12),
+               read_config(STABLELM_12))
+    d, h, kv, dh = c["hidden_size"], 32, 8, c["hidden_size"] // 32
+    assert t["params"] - m.total_params == 40 * d  # one input_layernorm bias a block
+    # by hand: q, o; k, v; per-head q and k norms; a gated MLP; one norm without bias
+    block = 2 * d * h * dh + 2 * d * kv * dh + (h + kv) * dh + 3 * d * c["intermediate_size"] + d
+    assert m.total_params == 40 * block + 2 * d + 2 * c["vocab_size"] * d == 12_142_981_120
+    assert int(m.total_params / 1e9) == 12
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * kv * dh * 2
+    # where the key is absent, the biases transformers builds are counted: the meta count
+    assert read_config({**c, "use_norm_bias": None}).total_params == t["params"]
+
+
+@pytest.mark.parametrize("change, delta", [
+    ({"use_parallel_residual": True}, -24 * 2 * 2048),  # no post_attention_layernorm
+    ({"use_norm_bias": False}, -24 * 2 * 2048),  # weights only in the blocks' norms
+    ({"qk_layernorm": True}, 24 * (32 + 32) * 64),  # a d_head weight per head, q and k
+    ({"use_qkv_bias": False}, -24 * 3 * 2048),
+])
+def test_stablelm_switches_change_the_count_by_hand(change, delta):
+    c = json.loads(STABLELM_16.read_text(encoding="utf-8"))
+    assert read_config({**c, **change}).total_params - read_config(c).total_params == delta
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"head_dim": 128}, "head_dim"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 24}, "layer_types"),
+])
+def test_stablelm_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(STABLELM_16.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

@@ -4596,6 +4596,44 @@ def _olmo(r: _Reader) -> dict[str, Any]:
                     attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=0)
 
 
+# ---- StableLM 2 (stablelm: partial rotary, parallel residual, per-head q/k LayerNorms) ----------
+def _stablelm(r: _Reader) -> dict[str, Any]:
+    # StableLmConfig / modeling_stablelm.py (transformers 5.24.0): q, k, v of d / H per head
+    # (no head_dim key: another value is refused by name) with biases when use_qkv_bias, o
+    # without; with qk_layernorm, StableLmLayerNormPerHead: one weight-only LayerNorm of d_head
+    # per query head and per key/value head (H d_head + H_kv d_head weights, the count of
+    # whole-projection norms; each head's norm goes with its head under tensor parallelism);
+    # a gated MLP without biases; input_layernorm, and post_attention_layernorm unless
+    # use_parallel_residual (attention and MLP then read the same normed input), and the
+    # final norm are LayerNorms with bias; the head untied by default. Stability's
+    # `use_norm_bias` (false in StableLM 2 12B's file), which transformers does not read,
+    # drops the blocks' norm biases: the port that loads that checkpoint (search index file
+    # id 45310748995, an MLX StableLM) builds input_layernorm with bias=use_norm_bias and the
+    # final norm with a bias, so the library counts what the checkpoint holds and the meta
+    # count exceeds it by one d-vector per block norm. The rotary fraction
+    # (partial_rotary_factor, the older rope_pct) holds no weight.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    if d % h or dh != d // h:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({dh}) differs from hidden_size / "
+                          f"num_attention_heads, the only head width StableLM builds")
+    r.read.update({"partial_rotary_factor", "rope_pct"})
+    parallel = r.flag("use_parallel_residual", False)
+    norm_vecs = 2 if r.flag("use_norm_bias", True) else 1
+    attn = Attention(h, hkv, dh, qkv_bias=r.flag("use_qkv_bias", False),
+                     qk_norm="full" if r.flag("qk_layernorm", False) else "",
+                     qk_norm_split=r.flag("qk_layernorm", False))
+    _restated(r, "attention_bias", False, "its output projection has no bias; q, k and v "
+              "take theirs from use_qkv_bias")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=norm_vecs * (1 if parallel else 2),
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -4644,6 +4682,7 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "exaone": _exaone,
     "nemotron": _nemotron,
     "olmo": _olmo,
+    "stablelm": _stablelm,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -4716,6 +4755,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "ExaoneForCausalLM": "exaone",
     "NemotronForCausalLM": "nemotron",
     "OlmoForCausalLM": "olmo",
+    "StableLmForCausalLM": "stablelm",
 }
 
 
