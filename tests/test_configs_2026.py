@@ -107,6 +107,18 @@ ANSWERED = {
     "afm-4.5b": ("params", 36 * 2 * 4 * 128 * 2),
     # FAMILIES.md 17.32: InternLM3-8B-Instruct's 48 layers of 2 KV heads of 128
     "internlm3-8b-instruct": ("params", 48 * 2 * 2 * 128 * 2),
+    # FAMILIES.md 17.41: EXAONE-3.5-32B's 64 layers of 8 KV heads of 128
+    "exaone-3.5-32b-instruct": ("params", 64 * 2 * 8 * 128 * 2),
+    # FAMILIES.md 17.42: Minitron's 32 layers and Nemotron-4-340B's 96, each of 8 KV heads
+    "minitron-8b-base": ("params", 32 * 2 * 8 * 128 * 2),
+    "minitron-4b-base": ("params", 32 * 2 * 8 * 128 * 2),
+    "nemotron-4-340b-base-hf": ("params", 96 * 2 * 8 * 192 * 2),
+    # FAMILIES.md 17.43: 32 (16) layers of 32 (16) KV heads of 128
+    "olmo-1.7-7b": ("params", 32 * 2 * 32 * 128 * 2),
+    "olmo-7b-hf": ("params", 32 * 2 * 32 * 128 * 2),
+    "olmo-1b-hf": ("params", 16 * 2 * 16 * 128 * 2),
+    # FAMILIES.md 17.44: StableLM 2 1.6B's 24 layers of 32 KV heads of 64
+    "stablelm-2-1_6b-chat": ("params", 24 * 2 * 32 * 64 * 2),
 }
 
 # file -> persistent buffers the meta count holds that no checkpoint weight is, by hand:
@@ -137,15 +149,17 @@ FAMILY_FILES = {"qwen2.5-0.5b-instruct", "mixtral-8x7b-v0.1", "gpt-oss-20b", "c4
 # parameters and the persistent buffers the checkpoint stores (routing tables, correction biases)
 # exact against the meta count, the cache by hand (FAMILIES.md section 14.18)
 PARAMS_ONLY = {"deepseek-v4-flash", "deepseek-v4-pro"}
-# read; transformers builds the family without cross-layer attention, so the meta count holds
-# k_proj and v_proj the checkpoint's sharing layers lack (FAMILIES.md section 17.4)
-WITHOUT_CLA = {"hunyuan-a52b-pretrain"}
+# read; the meta count holds tensors the checkpoint lacks: transformers builds Hunyuan-Large
+# without cross-layer attention, so with the k_proj and v_proj its sharing layers lack
+# (FAMILIES.md section 17.4), and StableLM 2 12B with the block norms' biases its file's
+# use_norm_bias (false) drops (FAMILIES.md section 17.44)
+META_EXCEEDS_CHECKPOINT = {"hunyuan-a52b-pretrain", "stablelm-2-12b"}
 
 
 def test_every_vendored_file_is_classified_and_has_ground_truth():
     names = {p.stem for p in CONFIGS.glob("*.json")}
     assert names == (set(ANSWERED) | set(REFUSED) | BY_HAND | FAMILY_FILES | PARAMS_ONLY
-                     | FROM_DEFAULTS | WITHOUT_CLA)
+                     | FROM_DEFAULTS | META_EXCEEDS_CHECKPOINT)
     for p in CONFIGS.glob("*.json"):
         assert truth(p)["model_type"] == json.loads(p.read_text())["model_type"], p.name
     assert TRUTH["transformers"] == "5.24.0"
@@ -1779,13 +1793,14 @@ CATALOG_COPIES = sorted(p for p in CATALOG.glob("*/config.json")
 def test_a_catalog_config_without_ground_truth_is_a_checked_vendored_file(path):
     """Its bytes are a vendored file's, and that file's count is checked here: by its meta
     count (ANSWERED, FROM_DEFAULTS, FAMILY_FILES, PARAMS_ONLY: DeepSeek-V4-Flash, whose cache
-    is checked by hand; WITHOUT_CLA: Hunyuan-Large, against its remote code's meta count), by
-    hand (BY_HAND, CHECKED_BY_HAND_HERE), or in tests/test_gemma3n.py (Gemma 3n's reconstructed
-    files)."""
+    is checked by hand; META_EXCEEDS_CHECKPOINT: Hunyuan-Large against its remote code's meta
+    count, StableLM 2 12B less its dropped norm biases), by hand (BY_HAND, CHECKED_BY_HAND_HERE),
+    or in tests/test_gemma3n.py (Gemma 3n's reconstructed files)."""
     copy = vendored_copy(path)
     assert copy is not None, f"{path.parent.name}: no ground truth and no vendored original"
     assert copy.stem in (set(ANSWERED) | BY_HAND | FROM_DEFAULTS | FAMILY_FILES | PARAMS_ONLY
-                         | WITHOUT_CLA | CHECKED_IN_TEST_GEMMA3N | CHECKED_BY_HAND_HERE), copy.stem
+                         | META_EXCEEDS_CHECKPOINT | CHECKED_IN_TEST_GEMMA3N
+                         | CHECKED_BY_HAND_HERE), copy.stem
     assert read_config(path).total_params == read_config(copy).total_params
 
 #: Catalog files that transformers 5.24.0 builds as a different model than the checkpoint's.
@@ -4432,3 +4447,216 @@ def test_llava_onevision_refuses_by_name():
         bad[part].update(change)
         with pytest.raises(ConfigError, match=pattern):
             read_config(bad)
+# ---- EXAONE 3.x: Llama's block under EXAONE's key names (FAMILIES.md 17.41) ---------------------
+EXAONE_32B = CONFIGS / "exaone-3.5-32b-instruct.json"
+EXAONE_2_4B = CONFIGS / "reconstructed" / "exaone-3.5-2.4b-instruct.json"
+
+
+@pytest.mark.parametrize("path, layers, tied, kv, published", [
+    (EXAONE_32B, 64, False, 64 * 2 * 8 * 128 * 2, 32),  # the README's 32B
+    (EXAONE_2_4B, 30, True, 30 * 2 * 8 * 80 * 2, 2.4),  # and its 2.4B
+])
+def test_exaone_equals_the_meta_count_a_count_by_hand_and_the_readme(path, layers, tied, kv,
+                                                                      published):
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "exaone" and m.tied is tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, hkv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                        c["head_dim"], c["vocab_size"])
+    block = 2 * d * h * dh + 2 * d * hkv * dh + 3 * d * c["intermediate_size"] + 2 * d
+    assert m.total_params == layers * block + d + (1 if tied else 2) * v * d
+    assert round(m.total_params / 1e9, 1 if published < 10 else 0) == published
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params  # dense
+
+
+def test_exaone_reads_the_layer_count_under_either_name():
+    c = json.loads(EXAONE_32B.read_text(encoding="utf-8"))
+    renamed = {**{k: v for k, v in c.items() if k != "num_layers"}, "num_hidden_layers": 64}
+    assert read_config(renamed).total_params == read_config(c).total_params
+    assert read_config({**c, "num_hidden_layers": 64}).total_params == read_config(c).total_params
+    # EXAONE 3.0's file has no head_dim: d / H = 128, the same geometry
+    assert read_config({k: v for k, v in c.items() if k != "head_dim"}).total_params == \
+        read_config(c).total_params
+
+
+def test_exaone_biases_follow_llamas_keys():
+    c = json.loads(EXAONE_2_4B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    # q, k, v, o biases: 2,560 + 640 + 640 + 2,560 a layer; gate, up, down: 2 x 7,168 + 2,560
+    assert read_config({**c, "attention_bias": True}).total_params - base == 30 * 6400
+    assert read_config({**c, "mlp_bias": True}).total_params - base == 30 * (2 * 7168 + 2560)
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_hidden_layers": 32}, "num_hidden_layers"),  # disagrees with num_layers (30)
+    ({"num_layers": None}, "num_hidden_layers"),
+    ({"ln_no_scale": True}, "ln_no_scale"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 30}, "layer_types"),
+    ({"kv_lora_rank": 512}, "kv_lora_rank"),
+])
+def test_exaone_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(EXAONE_2_4B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- Nemotron-4 / Minitron: squared ReLU, LayerNorm1P with bias (FAMILIES.md 17.42) ------------
+MINITRON_8B = CONFIGS / "minitron-8b-base.json"
+
+
+@pytest.mark.parametrize("name, kv, published", [
+    ("minitron-8b-base", 32 * 2 * 8 * 128 * 2, 8),  # the names' 8B (8.27B), 4B (4.19B)
+    ("minitron-4b-base", 32 * 2 * 8 * 128 * 2, 4),
+    ("nemotron-4-340b-base-hf", 96 * 2 * 8 * 192 * 2, 340),  # 341.03B
+])
+def test_nemotron_equals_the_meta_count_a_count_by_hand_and_the_name(name, kv, published):
+    path = CONFIGS / f"{name}.json"
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "nemotron" and not m.tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, h, hkv, dh, v = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                        c["head_dim"], c["vocab_size"])
+    # q, o; k, v; up and down (no gate); two LayerNorm1P of weight and bias
+    block = 2 * d * h * dh + 2 * d * hkv * dh + 2 * d * c["intermediate_size"] + 4 * d
+    assert m.total_params == c["num_hidden_layers"] * block + 2 * d + 2 * v * d
+    assert abs(m.total_params / 1e9 - published) < 1.5
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params  # dense
+
+
+def test_nemotron_biases_and_the_megatron_head_width():
+    c = json.loads(MINITRON_8B.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    # q, k, v, o biases: 6,144 + 1,024 + 1,024 + 4,096 a layer; up, down: 16,384 + 4,096
+    assert read_config({**c, "attention_bias": True}).total_params - base == 32 * 12288
+    assert read_config({**c, "mlp_bias": True}).total_params - base == 32 * 20480
+    # the Mini-4B's kv_channels, equal to the head width, changes nothing; the older rotary keys
+    # hold no weight
+    assert read_config({**c, "kv_channels": 128, "rope_percent": 0.5}).total_params == base
+    with pytest.raises(ConfigError, match="'kv_channels'"):
+        read_config({**{k: v for k, v in c.items() if k != "head_dim"}, "kv_channels": 128})
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 32}, "layer_types"),
+    ({"qk_layernorm": True}, "qk_layernorm"),
+    ({"num_key_value_heads": 7}, "num_key_value_heads"),
+])
+def test_nemotron_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(MINITRON_8B.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+def test_nemotron_reads_the_mini_4bs_kv_channels():
+    # Nemotron-Mini-4B-Instruct's file (SOURCES.md 47): Minitron-4B's sizes with kv_channels 128
+    # in place of head_dim; 3,072 / 24 = 128, so the same model
+    c = json.loads((CONFIGS / "minitron-4b-base.json").read_text(encoding="utf-8"))
+    mini = {**{k: v for k, v in c.items() if k != "head_dim"}, "kv_channels": 128}
+    assert read_config(mini).total_params == read_config(c).total_params == 4_190_509_056
+
+
+# ---- OLMo 1 / 1.7: non-parametric LayerNorm, q/k/v clipping (FAMILIES.md 17.43) ----------------
+OLMO_17 = CONFIGS / "olmo-1.7-7b.json"
+
+
+@pytest.mark.parametrize("name, tied, kv, published", [
+    ("olmo-1.7-7b", False, 32 * 2 * 32 * 128 * 2, 7),  # the names' 7B (6.89B)
+    ("olmo-7b-hf", False, 32 * 2 * 32 * 128 * 2, 7),
+    ("olmo-1b-hf", True, 16 * 2 * 16 * 128 * 2, 1),  # and 1B (1.18B)
+])
+def test_olmo_equals_the_meta_count_a_count_by_hand_and_the_name(name, tied, kv, published):
+    path = CONFIGS / f"{name}.json"
+    c, t, m = json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+    assert m.family == "olmo" and m.tied is tied
+    assert m.total_params == t["params"] and t["persistent_buffers"] == 0
+    d, n = c["hidden_size"], c["num_hidden_layers"]
+    # q, k, v, o (full heads); a gated MLP; norms without weights, none at the end either
+    block = 4 * d * d + 3 * d * c["intermediate_size"]
+    assert m.total_params == n * block + (1 if tied else 2) * c["vocab_size"] * d
+    assert round(m.total_params / 1e9) == published
+    assert m.kv_cache_bytes_per_token() == kv
+    assert m.active_params == m.total_params
+
+
+def test_olmo_clip_and_biases():
+    c = json.loads(OLMO_17.read_text(encoding="utf-8"))
+    base = read_config(c).total_params
+    assert read_config({**c, "clip_qkv": None}).total_params == base  # no weight
+    assert read_config({**c, "attention_bias": True}).total_params - base == 32 * 4 * 4096
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"clip_qkv": -1.0}, "clip_qkv"),
+    ({"clip_qkv": "8"}, "clip_qkv"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"qk_layernorm": True}, "qk_layernorm"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 32}, "layer_types"),
+])
+def test_olmo_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(OLMO_17.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})
+
+
+# ---- StableLM 2: parallel residual, per-head q/k LayerNorms, use_norm_bias (FAMILIES.md 17.44) --
+STABLELM_16 = CONFIGS / "stablelm-2-1_6b-chat.json"
+STABLELM_12 = CONFIGS / "stablelm-2-12b.json"
+
+
+def test_stablelm_2_1_6b_equals_the_meta_count_a_count_by_hand_and_the_name():
+    c, t, m = (json.loads(STABLELM_16.read_text(encoding="utf-8")), truth(STABLELM_16),
+               read_config(STABLELM_16))
+    assert m.family == "stablelm" and not m.tied
+    assert m.total_params == t["params"] == 1_644_515_328 and t["persistent_buffers"] == 0
+    d, v = c["hidden_size"], c["vocab_size"]
+    # q, k, v, o with q/k/v biases; a gated MLP; two LayerNorms of weight and bias
+    block = 4 * d * d + 3 * d + 3 * d * c["intermediate_size"] + 2 * 2 * d
+    assert m.total_params == 24 * block + 2 * d + 2 * v * d
+    assert int(m.total_params / 1e8) == 16  # the name's 1.6B
+    assert m.kv_cache_bytes_per_token() == 24 * 2 * 32 * 64 * 2
+    # a fine-tune's bf16 model.safetensors, 3,289,069,520 B (SOURCES.md 49), less the tensors:
+    # a header of under 64 kB
+    assert 0 < 3_289_069_520 - 2 * m.total_params < 65_536
+
+
+def test_stablelm_2_12b_is_the_meta_count_less_the_dropped_norm_biases():
+    c, t, m = (json.loads(STABLELM_12.read_text(encoding="utf-8")), truth(STABLELM_12),
+               read_config(STABLELM_12))
+    d, h, kv, dh = c["hidden_size"], 32, 8, c["hidden_size"] // 32
+    assert t["params"] - m.total_params == 40 * d  # one input_layernorm bias a block
+    # by hand: q, o; k, v; per-head q and k norms; a gated MLP; one norm without bias
+    block = 2 * d * h * dh + 2 * d * kv * dh + (h + kv) * dh + 3 * d * c["intermediate_size"] + d
+    assert m.total_params == 40 * block + 2 * d + 2 * c["vocab_size"] * d == 12_142_981_120
+    assert int(m.total_params / 1e9) == 12
+    assert m.kv_cache_bytes_per_token() == 40 * 2 * kv * dh * 2
+    # where the key is absent, the biases transformers builds are counted: the meta count
+    assert read_config({**c, "use_norm_bias": None}).total_params == t["params"]
+
+
+@pytest.mark.parametrize("change, delta", [
+    ({"use_parallel_residual": True}, -24 * 2 * 2048),  # no post_attention_layernorm
+    ({"use_norm_bias": False}, -24 * 2 * 2048),  # weights only in the blocks' norms
+    ({"qk_layernorm": True}, 24 * (32 + 32) * 64),  # a d_head weight per head, q and k
+    ({"use_qkv_bias": False}, -24 * 3 * 2048),
+])
+def test_stablelm_switches_change_the_count_by_hand(change, delta):
+    c = json.loads(STABLELM_16.read_text(encoding="utf-8"))
+    assert read_config({**c, **change}).total_params - read_config(c).total_params == delta
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"head_dim": 128}, "head_dim"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"mlp_bias": True}, "mlp_bias"),
+    ({"num_local_experts": 8}, "num_local_experts"),
+    ({"layer_types": ["sliding_attention"] * 24}, "layer_types"),
+])
+def test_stablelm_refuses_what_it_does_not_count_by_name(change, field):
+    c = json.loads(STABLELM_16.read_text(encoding="utf-8"))
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config({**c, **change})

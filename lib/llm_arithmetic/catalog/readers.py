@@ -5064,6 +5064,137 @@ def _llava_onevision(r: _Reader) -> dict[str, Any]:
                        feature_default=-1, newline=True)
 
 
+# ---- EXAONE 3.0 / 3.5 / Deep (exaone: the Llama implementation under EXAONE's key names) --------
+def _alias_int(r: _Reader, key: str, alias: str, **kw: Any) -> int:
+    """An integer the file may give under ``key`` or under the configuration class's alias
+    ``alias`` (``attribute_map``); both given and unequal is an error naming both."""
+    given = {k: r.int(k, None, **kw) for k in (key, alias) if r.cfg.get(k) is not None}
+    if len(set(given.values())) > 1:
+        raise ConfigError(f"{r.origin}: fields '{key}' ({given[key]}) and '{alias}' "
+                          f"({given[alias]}) disagree")
+    r.read.update({key, alias})
+    if not given:
+        raise ConfigError(f"{r.origin}: missing field '{key}' (or its alias '{alias}')")
+    return next(iter(given.values()))
+
+
+def _exaone(r: _Reader) -> dict[str, Any]:
+    # ExaoneConfig (transformers 5.24.0 models/exaone: a LlamaConfig built by LlamaForCausalLM;
+    # attribute_map num_layers -> num_hidden_layers, layer_norm_epsilon -> rms_norm_eps,
+    # activation_function -> hidden_act). LG's remote code names the same tensors otherwise
+    # (wte, h.i.ln_1, attn.attention.q/k/v/out_proj, ln_2, mlp.c_fc_0/c_fc_1/c_proj, ln_f):
+    # q, k, v, o of head_dim (default d / H; GQA) without biases unless attention_bias, a gated
+    # MLP of three matrices (mlp_bias), two RMSNorms a block and a final one; the head untied
+    # by default (EXAONE 3.5 2.4B ties it). EXAONE Deep's `ln_no_scale` (false in its files)
+    # would drop the norms' weights; no class here reads it, so true is refused by name.
+    d = r.int("hidden_size")
+    n = _alias_int(r, "num_hidden_layers", "num_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    _restated(r, "ln_no_scale", False, "its norms carry a weight vector")
+    b_attn, b_mlp = r.flag("attention_bias", False), r.flag("mlp_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b_attn, o_bias=b_attn)
+    mlp = MLP(r.int("intermediate_size"), bias=b_mlp)
+    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+
+
+# ---- Nemotron-4 and Minitron (nemotron: squared ReLU, LayerNorm1P with bias, partial rotary) ---
+def _nemotron(r: _Reader) -> dict[str, Any]:
+    # NemotronConfig / modeling_nemotron.py (transformers 5.24.0): q, k, v, o of head_dim
+    # (default d / H; GQA), all four biased when attention_bias; an ungated MLP, up_proj d -> w
+    # and down_proj w -> d (biases when mlp_bias) around hidden_act (relu2: squared ReLU), two
+    # matrices; input_layernorm and post_attention_layernorm are NemotronLayerNorm1P (a
+    # LayerNorm whose weight is stored minus one, with a bias: two vectors each), so is the
+    # final norm; the head untied by default. The rotary fraction (partial_rotary_factor, or
+    # the older files' rope_percent / rope_percentage) rotates part of each head and holds no
+    # weight. NVIDIA's Nemotron-Mini file gives the head width as Megatron's `kv_channels`,
+    # which NemotronConfig does not read (it takes head_dim or d / H): read where it equals
+    # that width, refused by name where it does not (transformers would build other heads).
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    channels = r.int("kv_channels", None)
+    built = r.int("head_dim", None)
+    if built is None and channels is not None:
+        heads = r.int("num_attention_heads", kind="heads")
+        built = d // heads if d % heads == 0 else None
+    if channels is not None and channels != built:
+        raise ConfigError(f"{r.origin}: field 'kv_channels' ({channels}) differs from the head "
+                          f"width NemotronConfig builds ({built}: 'head_dim', else hidden_size / "
+                          "num_attention_heads), which transformers and vLLM use")
+    h, hkv, dh = r.heads(d)
+    r.read.update({"partial_rotary_factor", "rope_percent", "rope_percentage"})
+    b = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
+    return _decoder(r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+
+
+# ---- OLMo 1 and 1.7 (olmo: non-parametric LayerNorm, optional q/k/v clipping) -----------------
+def _olmo(r: _Reader) -> dict[str, Any]:
+    # OlmoConfig / modeling_olmo.py (transformers 5.24.0): q, k, v, o of head_dim (a head_dim
+    # key, else d / H; GQA), all four biased when attention_bias; a gated MLP without biases;
+    # input_layernorm, post_attention_layernorm and the final norm are OlmoLayerNorm, a
+    # LayerNorm with neither weight nor bias: no parameter; the head untied by default (OLMo
+    # 1B ties it). clip_qkv (OLMo 1.7: 8.0) clamps the q, k, v activations: no weight, and a
+    # comparison per element that the FLOP counts leave out; it must be null or positive.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    clip = r.raw("clip_qkv")
+    if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
+                             or not clip > 0):
+        raise ConfigError(f"{r.origin}: field 'clip_qkv' must be null or a positive number, "
+                          f"got {clip!r:.40}")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    b = r.flag("attention_bias", False)
+    attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=0, tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=0)
+
+
+# ---- StableLM 2 (stablelm: partial rotary, parallel residual, per-head q/k LayerNorms) ----------
+def _stablelm(r: _Reader) -> dict[str, Any]:
+    # StableLmConfig / modeling_stablelm.py (transformers 5.24.0): q, k, v of d / H per head
+    # (no head_dim key: another value is refused by name) with biases when use_qkv_bias, o
+    # without; with qk_layernorm, StableLmLayerNormPerHead: one weight-only LayerNorm of d_head
+    # per query head and per key/value head (H d_head + H_kv d_head weights, the count of
+    # whole-projection norms; each head's norm goes with its head under tensor parallelism);
+    # a gated MLP without biases; input_layernorm, and post_attention_layernorm unless
+    # use_parallel_residual (attention and MLP then read the same normed input), and the
+    # final norm are LayerNorms with bias; the head untied by default. Stability's
+    # `use_norm_bias` (false in StableLM 2 12B's file), which transformers does not read,
+    # drops the blocks' norm biases: the port that loads that checkpoint (search index file
+    # id 45310748995, an MLX StableLM) builds input_layernorm with bias=use_norm_bias and the
+    # final norm with a bias, so the library counts what the checkpoint holds and the meta
+    # count exceeds it by one d-vector per block norm. The rotary fraction
+    # (partial_rotary_factor, the older rope_pct) holds no weight.
+    d = r.int("hidden_size")
+    n = r.int("num_hidden_layers", kind="layers")
+    h, hkv, dh = r.heads(d)
+    if d % h or dh != d // h:
+        raise ConfigError(f"{r.origin}: field 'head_dim' ({dh}) differs from hidden_size / "
+                          f"num_attention_heads, the only head width StableLM builds")
+    r.read.update({"partial_rotary_factor", "rope_pct"})
+    parallel = r.flag("use_parallel_residual", False)
+    norm_vecs = 2 if r.flag("use_norm_bias", True) else 1
+    attn = Attention(h, hkv, dh, qkv_bias=r.flag("use_qkv_bias", False),
+                     qk_norm="full" if r.flag("qk_layernorm", False) else "",
+                     qk_norm_split=r.flag("qk_layernorm", False))
+    _restated(r, "attention_bias", False, "its output projection has no bias; q, k and v "
+              "take theirs from use_qkv_bias")
+    _restated(r, "mlp_bias", False, "its MLP has no biases")
+    mlp = MLP(r.int("intermediate_size"))
+    return _decoder(r, n_layers=n, norms=norm_vecs * (1 if parallel else 2),
+                    tied=r.flag("tie_word_embeddings", False),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+
+
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "llama": _llama, "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2, "mimo": _mimo,
     "qwen3": _qwen3, "qwen3_moe": _qwen3_moe, "gemma": _gemma, "gemma2": _gemma2,
@@ -5119,6 +5250,10 @@ FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
     "internvl": _internvl,
     "llava": _llava,
     "llava_onevision": _llava_onevision,
+    "exaone": _exaone,
+    "nemotron": _nemotron,
+    "olmo": _olmo,
+    "stablelm": _stablelm,
 }
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -5194,6 +5329,10 @@ ARCHITECTURES: Mapping[str, str] = {
     "InternVLForConditionalGeneration": "internvl",
     "LlavaForConditionalGeneration": "llava",
     "LlavaOnevisionForConditionalGeneration": "llava_onevision",
+    "ExaoneForCausalLM": "exaone",
+    "NemotronForCausalLM": "nemotron",
+    "OlmoForCausalLM": "olmo",
+    "StableLmForCausalLM": "stablelm",
 }
 
 
