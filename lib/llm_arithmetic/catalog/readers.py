@@ -4829,8 +4829,11 @@ def mllama_image_decode(config: Mapping[str, Any], *, images: int = 1,
     t = tiles if tiles is not None else vr.int("max_num_tiles", 4, kind="count")
     per_tile = (vr.int("image_size", 448) // vr.int("patch_size", 14, kind="count")) ** 2 + 1
     tokens = images * t * per_tile
-    return {"image_tokens": tokens,
-            "cache_bytes": cross * 2 * hkv * dh * tokens * kv_bits // 8,
+    # the image's keys and values: the cache formula over the cross-attention layers only, with
+    # the image's tokens as the context of one sequence
+    cache = N.kv_cache_bytes(n_layers=cross, n_kv_heads=hkv, d_head=dh, context=tokens,
+                             bits_kv=kv_bits)
+    return {"image_tokens": tokens, "cache_bytes": int(cache),
             "weights": cross * block["token"]}
 
 
