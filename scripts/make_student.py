@@ -474,6 +474,9 @@ COINCIDENCES: dict[tuple[str, str], str] = {
         "reproduction's table and its glue), not a time to first token in milliseconds",
     ("ex-nb-prefill-ttft-tp4", "errata"):
         "the same percent, in the errata's copy of that row",
+    ("ex-nb-kv-falcon-mqa", "08-modern-architectures"):
+        "the GB a decoded token of LLaVA-1.5 7B reads at a 128K context, beyond its trained "
+        "context (the chapter's table of current models), not Falcon 7B's cache in MB",
 }
 
 
