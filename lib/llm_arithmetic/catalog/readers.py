@@ -430,6 +430,20 @@ def _decoder(r: _Reader, *, attention: Callable[[int], Attention],
                 norm_vecs_final=norm_vecs_final, n_positions=n_positions)
 
 
+def _same_blocks(r: _Reader, d: int, n: int, attn: Attention, mlp: MLP, *, norms: int,
+                 tied_default: bool = False, norm_vecs_final: int = 1) -> dict[str, Any]:
+    """The model's fields for ``n`` identical blocks of width ``d`` (one attention, one MLP,
+    ``norms`` norm vectors each), the head tied as ``tie_word_embeddings`` says (else
+    ``tied_default``), the trained context ``max_position_embeddings``: what the readers of
+    plain decoders (MiniCPM, InternLM3, EXAONE, Nemotron, OLMo, StableLM) give
+    :func:`_decoder`."""
+    return _decoder(r, n_layers=n, norms=norms,
+                    tied=r.flag("tie_word_embeddings", tied_default),
+                    trained_context=r.int("max_position_embeddings", None, kind="context"),
+                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d,
+                    norm_vecs_final=norm_vecs_final)
+
+
 def _stack(r: _Reader, d: int, layers: list[Layers], *,
            context_default: int | None = None) -> dict[str, Any]:
     """The model's fields from a reader's list of blocks (one :class:`Layers` each, merged
@@ -3880,9 +3894,7 @@ def _minicpm(r: _Reader) -> dict[str, Any]:
         mlp = MLP(width)
     attn = Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias)
     r.read.update({"scale_emb", "scale_depth", "dim_model_base"})
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+    return _same_blocks(r, d, n, attn, mlp, norms=2, tied_default=True)
 
 
 # ---- InternLM3 (Llama's block; biases by qkv_bias and bias) -------------------------------------
@@ -3909,9 +3921,7 @@ def _internlm3(r: _Reader) -> dict[str, Any]:
     b = biases["attention_bias"]
     attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
     mlp = MLP(r.int("intermediate_size"), bias=b)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+    return _same_blocks(r, d, n, attn, mlp, norms=2)
 
 
 # ---- MiMo-V2-Flash (windowed layers with their own heads, narrower values) --------------------
@@ -5097,9 +5107,7 @@ def _exaone(r: _Reader) -> dict[str, Any]:
     b_attn, b_mlp = r.flag("attention_bias", False), r.flag("mlp_bias", False)
     attn = Attention(h, hkv, dh, qkv_bias=b_attn, o_bias=b_attn)
     mlp = MLP(r.int("intermediate_size"), bias=b_mlp)
-    return _decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d)
+    return _same_blocks(r, d, n, attn, mlp, norms=2)
 
 
 # ---- Nemotron-4 and Minitron (nemotron: squared ReLU, LayerNorm1P with bias, partial rotary) ---
@@ -5130,9 +5138,7 @@ def _nemotron(r: _Reader) -> dict[str, Any]:
     b = r.flag("attention_bias", False)
     attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=r.flag("mlp_bias", False))
-    return _decoder(r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+    return _same_blocks(r, d, n, attn, mlp, norms=4, norm_vecs_final=2)
 
 
 # ---- OLMo 1 and 1.7 (olmo: non-parametric LayerNorm, optional q/k/v clipping) -----------------
@@ -5155,9 +5161,7 @@ def _olmo(r: _Reader) -> dict[str, Any]:
     b = r.flag("attention_bias", False)
     attn = Attention(h, hkv, dh, qkv_bias=b, o_bias=b)
     mlp = MLP(r.int("intermediate_size"))
-    return _decoder(r, n_layers=n, norms=0, tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=0)
+    return _same_blocks(r, d, n, attn, mlp, norms=0, norm_vecs_final=0)
 
 
 # ---- StableLM 2 (stablelm: partial rotary, parallel residual, per-head q/k LayerNorms) ----------
@@ -5192,10 +5196,8 @@ def _stablelm(r: _Reader) -> dict[str, Any]:
               "take theirs from use_qkv_bias")
     _restated(r, "mlp_bias", False, "its MLP has no biases")
     mlp = MLP(r.int("intermediate_size"))
-    return _decoder(r, n_layers=n, norms=norm_vecs * (1 if parallel else 2),
-                    tied=r.flag("tie_word_embeddings", False),
-                    trained_context=r.int("max_position_embeddings", None, kind="context"),
-                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
+    return _same_blocks(r, d, n, attn, mlp, norms=norm_vecs * (1 if parallel else 2),
+                        norm_vecs_final=2)
 
 
 FAMILIES: Mapping[str, Callable[[_Reader], dict[str, Any]]] = {
