@@ -1776,9 +1776,12 @@ CHECKED_IN_TEST_GEMMA3N = {"gemma-3n-e2b-it", "gemma-3n-e4b-it"}
 #: reconstructed files whose counts this module holds to a hand count and to the meta count (less
 #: what transformers builds and the checkpoint lacks: LongCat-Flash's identity experts' gate_up
 #: rows, FAMILIES.md section 17.19; Kimi-VL: its text_config's meta count and its tower by hand,
-#: FAMILIES.md section 17.35)
+#: FAMILIES.md section 17.35; the catalog's Grok-2, Qwen2-57B-A14B, DBRX Instruct and Granite
+#: 3.3 8B are byte copies of the reconstructed files whose tests below hold them to the hand
+#: count and, but Grok-2's, the meta count)
 CHECKED_BY_HAND_HERE = {"longcat-flash-chat", "c4ai-command-a-03-2025", "glm-4-9b-0414",
-                        "step3", "minicpm3-4b", "kimi-vl-a3b-instruct"}
+                        "step3", "minicpm3-4b", "kimi-vl-a3b-instruct", "grok-2",
+                        "qwen2-57b-a14b", "dbrx-instruct", "granite-3.3-8b-instruct"}
 
 
 #: Catalog configs with an entry of their own in the ground truth; the others are byte copies of
@@ -1808,8 +1811,10 @@ def test_a_catalog_config_without_ground_truth_is_a_checked_vendored_file(path):
 #: own default (tie_word_embeddings True at the top level) where 4.x read the tie from the
 #: text_config (MistralConfig: False); the checkpoint stores lm_head.weight and its published
 #: total (24,011,361,280, SOURCES.md section 11) counts it, so the library's count is the meta
-#: count plus one vocabulary x width head.
-HEAD_TIED_BY_TRANSFORMERS_5 = {"mistral-small-3.1-24b"}
+#: count plus one vocabulary x width head. InternVL3-1B: its file names no tie at the top
+#: level, so 5.24.0's InternVLConfig ties the head by its own default, where the text_config
+#: (Qwen2Config: untied) and the checkpoint do not.
+HEAD_TIED_BY_TRANSFORMERS_5 = {"mistral-small-3.1-24b", "internvl3-1b"}
 #: Catalog files whose checkpoints store weights transformers 5.24.0 does not build: Gemma 4
 #: E2B/E4B's KV-sharing layers keep k, v and k-norm weights that no layer uses (counted in the
 #: total, as the Hub's safetensors total does).
@@ -3435,8 +3440,6 @@ def test_bamba_refuses_by_name():
 
 # ---- Grok-2: eight experts beside a dense MLP, read by its architecture (FAMILIES.md 17.25) ----
 GROK_2 = CONFIGS / "reconstructed" / "grok-2.json"
-# the catalog's grok-2 is a byte copy of this file, held to the hand count here
-CHECKED_BY_HAND_HERE.add("grok-2")
 
 
 def test_grok2_equals_a_count_by_hand_and_the_hub_discussions_total():
@@ -3489,8 +3492,6 @@ def test_grok_refuses_what_it_does_not_count_by_name(change, field):
 # ---- Qwen2-MoE: a gated shared expert beside fine-grained routed ones (FAMILIES.md 17.26) ------
 QWEN2_57B = CONFIGS / "reconstructed" / "qwen2-57b-a14b.json"
 QWEN15_MOE = CONFIGS / "reconstructed" / "qwen1.5-moe-a2.7b.json"
-# the catalog's qwen2-57b-a14b is a byte copy of QWEN2_57B, held to its meta count and by hand here
-CHECKED_BY_HAND_HERE.add("qwen2-57b-a14b")
 
 
 def _qwen2_moe_by_hand(c: dict) -> tuple[int, int]:
@@ -3556,8 +3557,6 @@ def test_qwen2_moe_refuses_what_it_does_not_count_by_name(change, field):
 
 # ---- DBRX: fused Wqkv, 16 experts top 4, bias-free LayerNorms (FAMILIES.md 17.27) --------------
 DBRX = CONFIGS / "reconstructed" / "dbrx-instruct.json"
-# the catalog's dbrx-instruct is a byte copy of this file, held to its meta count and by hand here
-CHECKED_BY_HAND_HERE.add("dbrx-instruct")
 
 
 def test_dbrx_equals_the_meta_count_and_a_count_by_hand():
@@ -3665,8 +3664,6 @@ def test_step3_refuses_what_it_does_not_count_by_name(change, field):
 
 # ---- Granite 3.x: Llama's block with muP multipliers (FAMILIES.md 17.28) -----------------------
 GRANITE_33_8B = CONFIGS / "reconstructed" / "granite-3.3-8b-instruct.json"
-# the catalog's granite-3.3-8b-instruct is a byte copy, held to its meta count and by hand here
-CHECKED_BY_HAND_HERE.add("granite-3.3-8b-instruct")
 
 
 def test_granite_equals_the_meta_count_and_a_count_by_hand():
@@ -4203,9 +4200,6 @@ def test_mllama_refuses_by_name():
 
 # ---- InternVL 3: InternViT, a pixel-shuffle projector and Qwen2.5 (FAMILIES.md 17.39) -----------
 INTERNVL3_1B = CATALOG / "internvl3-1b" / "config.json"
-# the file names no tie at the top level: transformers 5.24.0's InternVLConfig then ties the head
-# by its own default, where the text_config (Qwen2Config: untied) and the checkpoint do not
-HEAD_TIED_BY_TRANSFORMERS_5.add("internvl3-1b")
 
 
 def test_internvl_equals_the_meta_count_with_the_checkpoints_head():
