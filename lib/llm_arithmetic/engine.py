@@ -206,6 +206,14 @@ _VLLM_CLA_REFUSED = (
 _VLLM_FP32_ROUTERS = frozenset({"minimax", "minimax_m1", "minimax_text_01"})
 
 
+def _copy_bits_kept(m: Model, base: Fraction, *classes: str) -> dict[str, Fraction]:
+    """The plan's ``native_bits_copy_<class>`` inputs pinned at the checkpoint's bits (else
+    ``base``, the mean of "every other weight"), for an adjustment that moves that mean: the
+    copied classes without bits of their own would otherwise follow it."""
+    return {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
+            for c in classes}
+
+
 def _vllm_router_inputs(m: Model, weights: Any, bits_weight: Any) -> dict[str, Any]:
     """The plan's weight inputs that put ``m``'s routers at 32 bits, as vLLM holds them for
     the families of :data:`_VLLM_FP32_ROUTERS`, for the checkpoint's own weights ({}
@@ -230,11 +238,9 @@ def _vllm_router_inputs(m: Model, weights: Any, bits_weight: Any) -> dict[str, A
         return {}
     base = Fraction(m.native_bits.get("default", 16))
     own = Fraction(m.scheme.router_bits if m.scheme is not None else 16)
-    out = {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
-           for c in ("heads", "matrices", "plain")}
-    out.update(native_bits_default=base + Fraction(routers) * (32 - own)
-               / m.evaluate("other_params"), native_bits_copy_router=Fraction(32))
-    return out
+    return {**_copy_bits_kept(m, base, "heads", "matrices", "plain"),
+            "native_bits_default": base + Fraction(routers) * (32 - own)
+            / m.evaluate("other_params"), "native_bits_copy_router": Fraction(32)}
 
 
 def _vllm_held(m: Model) -> Model:
@@ -299,10 +305,8 @@ def _vllm_value_slot_inputs(m: Model, held: Model, weights: Any,
     if heads == base:
         return {}
     other = m.evaluate("other_params")
-    out = {f"native_bits_copy_{c}": Fraction(m.native_bits.get(f"copy_{c}", base))
-           for c in ("heads", "matrices", "router", "plain")}
-    out["native_bits_default"] = (base * other + heads * added) / (other + added)
-    return out
+    return {**_copy_bits_kept(m, base, "heads", "matrices", "router", "plain"),
+            "native_bits_default": (base * other + heads * added) / (other + added)}
 
 
 #: The reader's extra that holds the KV-sharing blocks' k/v projections and key norms (Gemma 3n,
