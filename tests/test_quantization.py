@@ -3,6 +3,7 @@ fp8, MXFP4, NVFP4, integer groups of compressed-tensors, AWQ and GPTQ), each lay
 tensors its quantizer writes; refusals; the asked format overriding the shipped one."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -792,7 +793,8 @@ def test_llama_cpp_mixes_refuse_what_they_do_not_model(monkeypatch):
     from llm_arithmetic.catalog.model import Model
     from llm_arithmetic.core.errors import InputError
 
-    m = get_model("llama-2-7b")
+    # a fresh instance: the catalog's keeps the tensors other tests have worked out (Model.memo)
+    m = dataclasses.replace(get_model("llama-2-7b"))
     true = m.language_model_params
     monkeypatch.setattr(Model, "language_model_params", property(lambda self: true + 1))
     with pytest.raises(InputError, match=r"^llama-2-7b: its llama.cpp tensors are not "

@@ -14,6 +14,7 @@ Fraction(9, 2)
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
@@ -424,16 +425,34 @@ def mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction]]:
     return [(name, n, b) for name, n, b, _ in _mix_tensors(model, mix)]
 
 
-def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]]:
+def _kept_per_file_type(work):
+    """``work(model, key)`` worked out once per model and llama.cpp file type and kept in the
+    model's :attr:`~llm_arithmetic.catalog.model.Model.memo` (the fields are frozen): an
+    estimate asks for a file's tensors several times (the parts' bits, the copies' bits, the
+    note on a bare block-format name). The wrapped function takes the type by any name
+    (``Q4_K_M``, ``mostly_q4_k_m``); an unknown one is refused; a dict comes back as a copy."""
+    @functools.wraps(work)
+    def kept(model: Model, mix: str):
+        key, _ = _mix_key(mix)  # a file type by its bare name or as mostly_<type>
+        if key not in MIXES:
+            raise InputError(f"unknown llama.cpp file type {mix[:40]!r}"
+                             f"{did_you_mean(key, MIXES)} (known: {', '.join(MIXES)}, each "
+                             "also as mostly_<type>)")
+        memo = model.memo
+        if (work.__name__, key) not in memo:
+            memo[work.__name__, key] = work(model, key)
+        value = memo[work.__name__, key]
+        return dict(value) if isinstance(value, dict) else value
+    return kept
+
+
+@_kept_per_file_type
+def _mix_tensors(model: Model, mix: str) -> tuple[tuple[str, int, Fraction, bool], ...]:
     """:func:`mix_tensors`' rows, each with a fourth field: True for the routed experts'
     matrices (what the plan's ``expert_matrices`` counts)."""
     from .model import GatedDeltaNet
 
-    key, _ = _mix_key(mix)  # a file type by its bare name or as mostly_<type>
-    if key not in MIXES:
-        raise InputError(f"unknown llama.cpp file type {mix[:40]!r}{did_you_mean(key, MIXES)} "
-                         f"(known: {', '.join(MIXES)}, each also as mostly_<type>)")
-    m = MIXES[key]
+    m = MIXES[mix]
     if model.family in _NOT_MODELLED:
         raise InputError(f"{model.name}: llama.cpp gives {model.family} models rules of their "
                          "own, not modelled here")
@@ -639,7 +658,7 @@ def _mix_tensors(model: Model, mix: str) -> list[tuple[str, int, Fraction, bool]
         # by the wrong count
         raise InputError(f"{model.name}: its llama.cpp tensors are not modelled here (they "
                          f"add up to {total:,} parameters, the decoder has {decoder:,})")
-    return out
+    return tuple(out)
 
 
 def mix_bits(model: Model, mix: str) -> Fraction:
@@ -664,6 +683,7 @@ _COPY_ROWS = {"heads": ("attn_k", "attn_v", "attn_qkv"),
                            "attn indexer (index q and k projections)", "ffn_latent_down/up")}
 
 
+@_kept_per_file_type
 def mix_copy_bits(model: Model, mix: str) -> dict[str, Fraction | None]:
     """Bits per parameter of each class of what a tensor-parallel group copies, in a llama.cpp
     file of type ``mix``, from its tensors' types (:func:`mix_tensors`) [bit]: ``"heads"``, the
@@ -705,6 +725,7 @@ def mix_copy_bits(model: Model, mix: str) -> dict[str, Fraction | None]:
     return out
 
 
+@_kept_per_file_type
 def mix_parts(model: Model, mix: str) -> dict[str, Fraction]:
     """Bits per weight of the three parts an estimate counts apart (the plan's
     ``native_bits_default``, ``native_bits_experts`` and ``native_bits_unread``) in a llama.cpp

@@ -1163,6 +1163,13 @@ class Model:
                     norm_vecs_layer=self.layers[0].norms, norm_vecs_final=self.norm_vecs_final,
                     head_bias=int(self.head_bias))
 
+    @cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Values other modules derive from the model and keep, each under a key that names
+        what it holds (the tensors of a llama.cpp file type, by its name): the fields are
+        frozen, so what depends only on them is worked out once per model."""
+        return {}
+
     # ---- the plan's view of the model ------------------------------------------------------
     @cached_property
     def blocks(self) -> tuple[tuple[int, dict[str, dict[str, Any]]], ...]:

@@ -154,7 +154,7 @@ class _Lazy(Mapping):
         return [k for k, d in self._table().items() if self._select(d)]
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self._keys():
+        if name not in self:
             raise KeyError(name)
         return self._value(self._get(name))
 
@@ -165,7 +165,8 @@ class _Lazy(Mapping):
         return len(self._keys())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._keys()
+        d = self._table().get(name) if isinstance(name, str) else None
+        return d is not None and bool(self._select(d))
 
     def __repr__(self) -> str:
         return f"<catalog of {len(self)} models>"
