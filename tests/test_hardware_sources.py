@@ -263,7 +263,7 @@ def test_rtx_5070_int8_keeps_the_appendix_ratios():
         h.peaks["int8-sparse"]  # only one transcription prints the sparse figure
 
 
-@pytest.mark.parametrize("name", ["b300", "rtx-5070"])
+@pytest.mark.parametrize("name", ["b300", "rtx-5070", "gb300"])
 def test_block_formats_prefill_at_the_new_int8_rates(name):
     from llm_arithmetic import estimate
     e = estimate("llama-3-8b", hardware=name, weights="Q4_K_M", context=2048, prompt=2048)
@@ -271,9 +271,68 @@ def test_block_formats_prefill_at_the_new_int8_rates(name):
 
 
 @pytest.mark.parametrize("name", ["rtx-5080", "rtx-5070-ti", "rtx-5060-ti", "rtx-5060",
-                                  "rtx-pro-6000", "rtx-pro-4500", "dgx-spark", "jetson-thor"])
+                                  "rtx-pro-6000", "rtx-pro-4500", "dgx-spark", "jetson-thor",
+                                  "rtx-pro-6000-server", "tpu-v7", "gaudi2", "gaudi3",
+                                  "trainium2", "trainium3"])
 def test_chips_without_a_defensible_int8_figure_say_so(name):
     # no int8 key (nor a -sparse one alone), and the notes say why
     h = get_hardware(name)
     assert "int8" not in h.peaks and "int8-sparse" not in h.peaks
     assert "INT8" in h.notes
+
+
+# Google's figures for TPU int8, typed from the documents named (not from hardware.toml).
+# https://github.com/jax-ml/jax/blob/4f32df242c5917940f74cc9e57ee3680a3bd664f/jax/_src/pallas/mosaic/tpu_info.py
+# (get_tpu_info, the "TPU v5p" and "TPU7x" cases; per chip, divided over num_chip_cores = 2)
+JAX_TPU_V5P = """bf16_ops_per_second=int(4.59e14 // num_chip_cores),
+int8_ops_per_second=int(9.18e14 // num_chip_cores),"""
+JAX_TPU_7X = """bf16_ops_per_second=int(2.31e15 // num_chip_cores),
+int8_ops_per_second=0,  # Not Available
+fp8_ops_per_second=int(4.60e15 // num_chip_cores),"""
+# https://github.com/jax-ml/scaling-book/blob/04d8de58b9f64e2d6cc1df469b8a36f506a0138d/tpus.md
+# ("TPU specs": HBM BW/chip, FLOPs/s/chip bf16, FLOPs/s/chip int8)
+SCALING_BOOK_V5P = "| TPU v5p | 16x20x28 | 2x2x1 | 96GB | 2.8e12 | 4.59e14 | 9.18e14 |"
+
+
+def _ops(key: str, text: str) -> float:
+    """The per-chip rate JAX's table gives for ``key`` (0 where it says 'Not Available')."""
+    (m,) = re.findall(rf"{key}_ops_per_second=(?:int\(([\d.e]+) // num_chip_cores\)|0)", text)
+    return float(m) if m else 0.0
+
+
+def test_tpu_v5p_int8_is_googles_figure_and_tpu7x_has_none():
+    h = get_hardware("tpu-v5p")
+    jax_int8, book_int8 = _ops("int8", JAX_TPU_V5P), float(SCALING_BOOK_V5P.split("|")[-2])
+    assert h.peak("int8") == jax_int8 == book_int8 == 918 * T
+    assert h.peaks["int8"].unit == "OP/s" and h.peaks["int8"].dense
+    assert "int8-sparse" not in h.peaks  # Google prints one figure, no sparse variant
+    # Google's own relation, as on v5e and v6e (their pages: 393 | 197, 1836 | 918): int8 = 2 x bf16
+    assert h.peak("int8") == 2 * h.peak("bf16") == 2 * _ops("bf16", JAX_TPU_V5P)
+    assert get_hardware("tpu-v6e").peak("int8") == 2 * get_hardware("tpu-v6e").peak("bf16")
+    # TPU7x: JAX says no int8 rate; the catalog's fp8 is Google's page's 4,614 (JAX rounds, 4.60e15)
+    v7 = get_hardware("tpu-v7")
+    assert _ops("int8", JAX_TPU_7X) == 0 and "int8" not in v7.peaks
+    assert v7.peak("fp8") == pytest.approx(_ops("fp8", JAX_TPU_7X), rel=5e-3)
+
+
+# NVIDIA's three figures for one GB300 GPU's INT8, as public transcriptions give them: the
+# Blackwell Ultra datasheet's per-GPU table (GB300 column, with sparsity; dense is one half), the
+# Blackwell Architecture Technical Brief's table 3 (GB300 column, dense) and the GB300 NVL72 page
+# (72 GPUs, with sparsity)
+GB300_DATASHEET = "INT8 330 TOPS"
+GB300_BRIEF = "| INT8 | 0.165 POPS |"
+GB300_RACK = "INT8 24 POPS"
+
+
+def test_gb300_int8_the_vendors_three_figures_agree():
+    h = get_hardware("gb300")
+    sparse = _grab(r"(\d+) TOPS", GB300_DATASHEET) * T
+    dense = _grab(r"([\d.]+) POPS", GB300_BRIEF) * 1e15
+    assert h.peak("int8", dense=False) == sparse == 2 * dense == 2 * h.peak("int8")
+    assert h.peaks["int8"].unit == h.peaks["int8-sparse"].unit == "OP/s"
+    # the rack's figure is 72 GPUs' sparse rate at two digits (23.76 -> 24)
+    assert _printed(72 * h.peak("int8", dense=False) / 1e15, str(int(_grab(r"(\d+) POPS", GB300_RACK))))
+    # Blackwell Ultra's INT8 scales with the other rates from the B300 to the GB300 (FP8 4.5 -> 5 PF)
+    b300 = get_hardware("b300")
+    assert h.peak("int8") / b300.peak("int8") == pytest.approx(h.peak("fp8") / b300.peak("fp8"), rel=1e-2)
+    assert h.peak("fp16") / h.peak("int8") == pytest.approx(15, rel=2e-2)
