@@ -45,12 +45,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from .. import numeric as N
-from ..core.errors import ConfigError
-from .model import (HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet,
+from ... import numeric as N
+from ...core.errors import ConfigError
+from ..model import (HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, GatedDeltaNet,
                     GatedMemoryUnit, KimiDeltaAttention, Mamba1,
                     Layers, LightningAttention, Mamba2, Model, ShortConv)
-from .quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
+from ..quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                            native_bits, read_hf_quant)
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
