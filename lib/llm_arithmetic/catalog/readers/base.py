@@ -339,6 +339,13 @@ def _bits16() -> dict[str, Fraction]:
     return {"default": Fraction(16)}
 
 
+def read_context(r: Reader, default: Any = None) -> int | None:
+    """The trained context, ``max_position_embeddings`` [tokens], checked against the
+    "context" limit of :data:`LIMITS`; ``default`` where the file leaves it out (``...``: the
+    field is required)."""
+    return r.int("max_position_embeddings", default, kind="context")
+
+
 # ---- windows ----------------------------------------------------------------------------------
 def window_flags(r: Reader, n: int, rule: str) -> list[bool]:
     """Which of the n layers use the sliding window, by the family's rule."""
@@ -395,7 +402,7 @@ def same_blocks(r: Reader, d: int, n: int, attn: Attention, mlp: MLP, *, norms: 
     :func:`decoder`."""
     return decoder(r, n_layers=n, norms=norms,
                    tied=r.flag("tie_word_embeddings", tied_default),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: attn, mlp=lambda i: mlp, d_model=d,
                    norm_vecs_final=norm_vecs_final)
 
@@ -409,8 +416,7 @@ def stack_fields(r: Reader, d: int, layers: list[Layers], *,
     hyper-connections)."""
     return dict(n_vocab=r.int("vocab_size", kind="vocab"), d_model=d, layers=_runs(layers),
                 tied=r.flag("tie_word_embeddings", False),
-                trained_context=r.int("max_position_embeddings", context_default,
-                                      kind="context"),
+                trained_context=read_context(r, context_default),
                 native_bits=_bits16())
 
 

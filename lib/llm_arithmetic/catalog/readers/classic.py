@@ -8,7 +8,7 @@ from typing import Any
 
 from ...core.errors import ConfigError
 from ..model import MLP, Attention
-from .base import Reader, decoder, read_window, restated, same_blocks
+from .base import Reader, decoder, read_context, read_window, restated, same_blocks
 
 
 def phi(r: Reader) -> dict[str, Any]:
@@ -20,7 +20,7 @@ def phi(r: Reader) -> dict[str, Any]:
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=True)
     return decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=2,
                    tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, dh, qkv_bias=True, o_bias=True),
                    mlp=lambda i: mlp, d_model=d, head_bias=True, norm_vecs_final=2)
 
@@ -64,7 +64,7 @@ def starcoder2(r: Reader) -> dict[str, Any]:
     mlp = MLP(r.int("intermediate_size"), n_mats=2, bias=bias)
     return decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=4,
                    tied=r.flag("tie_word_embeddings", True),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, dh, window=window, qkv_bias=bias,
                                                  o_bias=bias),
                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
@@ -83,7 +83,7 @@ def opt(r: Reader) -> dict[str, Any]:
                           "layout) is not supported")
     h, hkv, dh = r.heads(d)
     bias = r.flag("enable_bias", True)
-    ctx = r.int("max_position_embeddings", kind="context")
+    ctx = read_context(r, ...)
     mlp = MLP(r.int("ffn_dim"), n_mats=2, bias=bias)
     return decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=4,
                    tied=r.flag("tie_word_embeddings", True), trained_context=ctx,
@@ -123,7 +123,7 @@ def falcon(r: Reader) -> dict[str, Any]:
     mlp = MLP(r.int("ffn_hidden_size", 4 * d), n_mats=2, bias=bias)
     return decoder(r, n_layers=r.int("num_hidden_layers", kind="layers"), norms=2 * n_ln,
                    tied=r.flag("tie_word_embeddings", True),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, d // h, qkv_bias=bias, o_bias=bias),
                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2)
 
@@ -149,7 +149,7 @@ def gpt_neox(r: Reader) -> dict[str, Any]:
     mlp = MLP(r.int("intermediate_size", 24576), n_mats=2, bias=True)
     return decoder(r, n_layers=r.int("num_hidden_layers", 44, kind="layers"), norms=4,
                    tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", 2048, kind="context"),
+                   trained_context=read_context(r, 2048),
                    attention=lambda i: Attention(h, h, d // h, qkv_bias=bias, o_bias=bias),
                    mlp=lambda i: mlp, d_model=d, norm_vecs_final=2,
                    n_vocab=r.int("vocab_size", 50432, kind="vocab"))

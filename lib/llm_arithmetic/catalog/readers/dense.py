@@ -10,8 +10,8 @@ from typing import Any, Mapping
 
 from ...core.errors import ConfigError
 from ..model import MLP, Attention, Extra, Layers
-from .base import (Reader, decoder, defaulted, read_window, restated, same_blocks, window_flags,
-                   with_mlp, with_mtp)
+from .base import (Reader, decoder, defaulted, read_context, read_window, restated, same_blocks,
+                   window_flags, with_mlp, with_mtp)
 
 
 def llama_like(r: Reader, *, tied: bool = False, qkv_bias: bool | None = None,
@@ -39,7 +39,7 @@ def llama_like(r: Reader, *, tied: bool = False, qkv_bias: bool | None = None,
     mlp = MLP(d_ff=r.int("intermediate_size"), n_mats=3, bias=r.flag("mlp_bias", False))
     return decoder(
         r, n_layers=n, norms=norms, tied=r.flag("tie_word_embeddings", tied),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(h, hkv, dh, window=window if flags[i] else None,
                                       qkv_bias=qkv_b, o_bias=o_b, qk_norm=qk_norm),
         mlp=lambda i: mlp, d_model=d)
@@ -205,7 +205,7 @@ def apertus(r: Reader) -> dict[str, Any]:
     bias = r.flag("attention_bias", False)
     mlp = MLP(r.int("intermediate_size"), n_mats=2)
     kw = decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                 trained_context=r.int("max_position_embeddings", 65536, kind="context"),
+                 trained_context=read_context(r, 65536),
                  attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias,
                                                qk_norm="head"),
                  mlp=lambda i: mlp, d_model=d)
@@ -340,7 +340,7 @@ def exaone4(r: Reader) -> dict[str, Any]:
     restated(r, "mlp_bias", False, "its MLP has no biases")
     mlp = MLP(r.int("intermediate_size"))
     return decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, dh, qk_norm="head",
                                                  window=window if flags[i] else None),
                    mlp=lambda i: mlp, d_model=d)

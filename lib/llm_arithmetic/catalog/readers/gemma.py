@@ -9,8 +9,8 @@ from typing import Any, Mapping
 
 from ...core.errors import ConfigError
 from ..model import MLP, Attention, Extra
-from .base import (Reader, decoder, defaulted, head_width, read_window, routed_experts,
-                   vit_block_params, wrapped_text)
+from .base import (Reader, decoder, defaulted, head_width, read_context, read_window,
+                   routed_experts, vit_block_params, wrapped_text)
 from .dense import llama_like
 
 
@@ -204,7 +204,7 @@ def gemma4_text(r: Reader) -> dict[str, Any]:
     extras = (Extra("unused k, v and k-norm weights of the KV-sharing layers", unused, True,
                     "stored in the checkpoint; no decode step reads them"),) if unused else ()
     kw = decoder(g, n_layers=n, norms=norms, tied=g.flag("tie_word_embeddings", True),
-                 trained_context=g.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(g),
                  attention=attention, mlp=lambda i: wide if i >= first_shared else mlp,
                  d_model=d, extras=extras)
     kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple)
@@ -409,7 +409,7 @@ def gemma3n_text(r: Reader) -> dict[str, Any]:
                   matmul=altup_laurel_matmul_params(n_layers=n, d_model=d, n_inputs=streams,
                                                     rank=rank))
     kw = decoder(g, n_layers=n, norms=4, tied=g.flag("tie_word_embeddings", True),
-                 trained_context=g.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(g),
                  attention=attention, mlp=lambda i: mlps[widths[i]], d_model=d,
                  extras=(extra,) + stored)
     # every block carries its LAuReL residual (its parameters in the extra above): vLLM's

@@ -10,8 +10,8 @@ from typing import Any, Mapping
 from ... import numeric as N
 from ...core.errors import ConfigError
 from ..model import HASH_EXTRA, MLP, MTP_EXTRA, Attention, Extra, Layers
-from .base import (Reader, decoder, mtp_extras, one_of, read_window, routed_experts, stack_fields,
-                   with_mtp)
+from .base import (Reader, decoder, mtp_extras, one_of, read_context, read_window, routed_experts,
+                   stack_fields, with_mtp)
 
 
 # ---- latent attention (DeepSeek) --------------------------------------------------------------
@@ -80,7 +80,7 @@ def _deepseek(r: Reader, *, v3: bool, indexer: bool = False,
                           "mixture-of-experts layers of 'first_k_dense_replace' and "
                           "'moe_layer_freq'")
     kw = decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                 trained_context=r.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(r),
                  attention=lambda i: attn_shared if shared_index[i] else attn, mlp=mlp_of,
                  d_model=d)
     if v3:
@@ -426,6 +426,6 @@ def minicpm3(r: Reader) -> dict[str, Any]:
                      d_v=r.int("v_head_dim", d // h))
     r.read.update({"head_dim", "scale_emb", "scale_depth", "dim_model_base"})
     return decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", True),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: attn, mlp=lambda i: MLP(r.int("intermediate_size")),
                    d_model=d)

@@ -9,8 +9,9 @@ from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
 from ..model import MLP, Attention, Extra, Layers
-from .base import (Reader, architectures_of, decoder, defaulted, mtp_extras, read_window, restated,
-                   routed_experts, vit_block_params, window_flags, with_mlp, with_mtp)
+from .base import (Reader, architectures_of, decoder, defaulted, mtp_extras, read_context,
+                   read_window, restated, routed_experts, vit_block_params, window_flags, with_mlp,
+                   with_mtp)
 from .dense import llama_like
 
 
@@ -41,7 +42,7 @@ def qwen3_moe(r: Reader) -> dict[str, Any]:
     dense_mlp = MLP(r.int("intermediate_size"))
     return decoder(
         r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(h, hkv, dh, window=window if flags[i] else None,
                                       qkv_bias=bias, o_bias=bias, qk_norm="head"),
         mlp=lambda i: moe if (i not in dense and e > 0 and (i + 1) % step == 0) else dense_mlp,
@@ -98,7 +99,7 @@ def glm4_moe(r: Reader) -> dict[str, Any]:
               router_bias=True)
     dense = MLP(r.int("intermediate_size"))
     kw = decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                 trained_context=r.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(r),
                  attention=lambda i: attn, mlp=lambda i: moe if i >= first else dense,
                  d_model=d)
     kw["extras"] = mtp_extras(r, kw, Layers(1, attn, mlp=moe, norms=2),
@@ -155,7 +156,7 @@ def ernie4_5_moe(r: Reader) -> dict[str, Any]:
     dense = MLP(inner.int("intermediate_size"))
     mtp = inner.int("num_nextn_predict_layers", 0, kind="layers", minimum=0)
     kw = decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
-                 trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(inner),
                  attention=lambda i: attn,
                  mlp=lambda i: moe if ((i + 1) % step == 0 and start <= i <= end) else dense,
                  d_model=d)
@@ -234,7 +235,7 @@ def _hunyuan(r: Reader, mlp_of: Callable[[Reader, int], MLP]) -> dict[str, Any]:
     reuse = replace(attn, kv_shared=True, reuse_k_norm=True)
     mlp = mlp_of(r, n)
     return decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: reuse if shared[i] else attn, mlp=lambda i: mlp,
                    d_model=d)
 
@@ -325,7 +326,7 @@ def dots1(r: Reader) -> dict[str, Any]:
     dense = MLP(r.int("intermediate_size"))
     return decoder(
         r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
                                       window=window if types[i] == "sliding_attention" else None),
         mlp=lambda i: moe if i >= first else dense, d_model=d)
@@ -407,7 +408,7 @@ def bailing_moe_v2(r: Reader) -> dict[str, Any]:
               d_shared=width * shared, router_bias=True)
     dense = MLP(inner.int("intermediate_size"))
     kw = decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", False),
-                 trained_context=inner.int("max_position_embeddings", kind="context"),
+                 trained_context=read_context(inner, ...),
                  attention=lambda i: attn, mlp=lambda i: moe if i >= first else dense,
                  d_model=d)
     kw["extras"] = with_mtp(kw, inner.int("num_nextn_predict_layers", kind="layers", minimum=0),
@@ -459,7 +460,7 @@ def afmoe(r: Reader) -> dict[str, Any]:
     dense = MLP(r.int("intermediate_size", 6144))
     return decoder(
         r, n_layers=n, norms=4, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", 16384, kind="context"),
+        trained_context=read_context(r, 16384),
         attention=lambda i: Attention(h, hkv, dh, qkv_bias=bias, o_bias=bias, qk_norm="head",
                                       gate=dh, window=window if types[i] == "sliding_attention"
                                       else None),
@@ -510,7 +511,7 @@ def minimax_m2(r: Reader) -> dict[str, Any]:
     # formulas/engine.py): no copy on every chip
     attn = Attention(h, hkv, dh, qk_norm=qk, qk_norm_split=qk == "full")
     return {**decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                      trained_context=r.int("max_position_embeddings", None, kind="context"),
+                      trained_context=read_context(r),
                       attention=lambda i: attn, mlp=lambda i: moe, d_model=d),
             "mtp_modules": mtp, "mtp_field": "num_mtp_modules" if mtp else ""}
 
@@ -612,7 +613,7 @@ def minimax_m3(r: Reader) -> dict[str, Any]:
     field = next((k for k, v in declared.items() if v), "")
     full, msa = Attention(h, hkv, dh, qk_norm=qk), Attention(h, hkv, dh, qk_norm=qk, **index)
     return {**decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                      trained_context=r.int("max_position_embeddings", None, kind="context"),
+                      trained_context=read_context(r),
                       attention=lambda i: msa if sparse_layers[i] else full,
                       mlp=lambda i: moe if moe_flags[i] else dense, d_model=d),
             "mtp_modules": declared.get(field, 0), "mtp_field": field}
@@ -635,7 +636,7 @@ def gpt_oss(r: Reader) -> dict[str, Any]:
         raise ConfigError(f"{r.origin}: 'experts_per_token' and 'num_experts_per_tok' differ")
     mlp = MLP(r.int("intermediate_size"), bias=True, n_experts=e, top_k=k, router_bias=True)
     return decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, dh,
                                                  window=window if flags[i] else None,
                                                  qkv_bias=bias, o_bias=bias, sinks=True),
@@ -668,7 +669,7 @@ def llama4_text(r: Reader) -> dict[str, Any]:
     moe = MLP(width, n_experts=e, top_k=k, n_shared=1, d_shared=width)
     dense = MLP(r.int("intermediate_size_mlp"))
     return decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                   trained_context=r.int("max_position_embeddings", None, kind="context"),
+                   trained_context=read_context(r),
                    attention=lambda i: Attention(h, hkv, dh, chunk=chunk if nope[i] else None,
                                                  qkv_bias=bias, o_bias=bias),
                    mlp=lambda i: moe if i in moe_layers else dense, d_model=d)
@@ -824,7 +825,7 @@ def grok(r: Reader) -> dict[str, Any]:
                               "Grok1ForCausalLM attends to the whole context in every layer")
     return decoder(
         r, n_layers=n, norms=4, tied=False,
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(h, hkv, dh), mlp=lambda i: mlp, d_model=d)
 
 
@@ -863,7 +864,7 @@ def qwen2_moe(r: Reader) -> dict[str, Any]:
     dense_mlp = MLP(r.int("intermediate_size", 5632))
     return decoder(
         r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(h, hkv, dh, qkv_bias=qkv_bias, o_bias=False),
         mlp=lambda i: moe if (i not in dense and (i + 1) % step == 0) else dense_mlp,
         d_model=d)

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 from ... import numeric as N
 from ...core.errors import ConfigError
 from ..model import MLP, Extra
-from .base import (FAMILIES, Reader, decoder, defaulted, head_width, vision_reader,
+from .base import (FAMILIES, Reader, decoder, defaulted, head_width, read_context, vision_reader,
                    vit_block_params, wrapped_text)
 from .dense import llama_like, qwen2
 from .gemma import SIGLIP_DEFAULTS, siglip_params
@@ -331,7 +331,7 @@ def ernie4_5_vl_moe_text(r: Reader) -> dict[str, Any]:
     inner.raw("rope_parameters")  # rope theta and the 3D sections: no parameters
     inner.raw("moe_norm_min")  # a clamp in the routing: no parameters
     kw = decoder(inner, n_layers=n, norms=2, tied=inner.flag("tie_word_embeddings", True),
-                 trained_context=inner.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(inner),
                  attention=lambda i: attn,
                  mlp=lambda i: moe if types[i] == "sparse" else dense, d_model=d)
     pools = types.count("sparse") * (d * e + e + e * 3 * d * vision_w)

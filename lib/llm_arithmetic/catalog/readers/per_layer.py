@@ -8,8 +8,8 @@ from typing import Any, Mapping
 
 from ...core.errors import ConfigError
 from ..model import MLP, Attention, Layers
-from .base import (LIMITS, NEUTRAL, Reader, decoder, one_of, read_window, restated, routed_experts,
-                   stack_fields, window_flags, with_mtp)
+from .base import (LIMITS, NEUTRAL, Reader, decoder, one_of, read_context, read_window, restated,
+                   routed_experts, stack_fields, window_flags, with_mtp)
 
 
 # ---- Nemotron-NAS (DeciLM: a block shape per layer) --------------------------------------------
@@ -151,7 +151,7 @@ def laguna(r: Reader) -> dict[str, Any]:
                    "partial_rotary_factor", "use_bidirectional_attention"})
     return decoder(
         r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: Attention(heads[i], hkv, dh, window=window if flags[i] else None,
                                       qkv_bias=bias, o_bias=bias, qk_norm="head", gate=gate),
         mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
@@ -252,7 +252,7 @@ def step3p7(r: Reader) -> dict[str, Any]:
     swa = Attention(h_swa, hkv, dh, window=window, qkv_bias=bias, o_bias=bias, qk_norm="head",
                     gate=gate)
     kw = decoder(r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-                 trained_context=r.int("max_position_embeddings", None, kind="context"),
+                 trained_context=read_context(r),
                  attention=lambda i: swa if types[i] == "sliding_attention" else full,
                  mlp=lambda i: moe if kinds[i] == "sparse" else dense, d_model=d)
     # each MTP layer (checkpoint layers L..L+2; an MLX port, search index file id 45708974791,
@@ -307,6 +307,6 @@ def mimo_v2_flash(r: Reader) -> dict[str, Any]:
                    "attention_value_scale"})
     return decoder(
         r, n_layers=n, norms=2, tied=r.flag("tie_word_embeddings", False),
-        trained_context=r.int("max_position_embeddings", None, kind="context"),
+        trained_context=read_context(r),
         attention=lambda i: swa if pattern[i] else full,
         mlp=lambda i: moe if moe_at[i] else dense, d_model=d)
