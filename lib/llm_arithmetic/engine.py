@@ -166,7 +166,7 @@ _COMPRESSED_UNMODELLED = {
 
 
 #: Hunyuan families whose cross-layer attention (``use_cla``: the ``kv_shared`` blocks of
-#: :func:`~llm_arithmetic.catalog.readers._hunyuan_cla`) vLLM cannot serve, and why (one line).
+#: :func:`~llm_arithmetic.catalog.readers.moe._hunyuan_cla`) vLLM cannot serve, and why (one line).
 #: What was read of vLLM: vllm/model_executor/models/hunyuan_v1.py @
 #: e87ba1e186a90f9d0d2d36c9ff44551d1cdbda04 (and the same lines @
 #: 00f8d4456f506c4885a122c993796a6abc319af8): HunYuanDecoderLayer makes a block with

@@ -1399,7 +1399,7 @@ def mtp_as_layers(model: Any) -> bool:
     ``shared_head.norm`` and its own ``embed_tokens`` and ``shared_head.head``): DeepSeek-V3/R1
     and V3.1, V3.2, GLM-4.5, GLM-5 and 5.x (whose module stores no tables of its own: nvidia's
     GLM-5.2-NVFP4 names it ``model.layers.78*``), GLM-4.7-Flash. Their readers mark the module so
-    (``readers._mtp_extras``, ``Extra.names`` ``"layers"``).
+    (``readers.base.mtp_extras``, ``Extra.names`` ``"layers"``).
 
     >>> from llm_arithmetic import get_model
     >>> mtp_as_layers(get_model("glm-4.5")), mtp_as_layers(get_model("qwen3-8b"))
