@@ -339,27 +339,30 @@ def test_acceptance_command_answers_every_key():
     assert out["cost_per_million_tokens"] == pytest.approx(2.5 * 8 / 3600 / (64 / tpot) * 1e6)
     assert out["energy_joules_per_token"] == pytest.approx(700 * 8 / (64 / tpot))
     assert out["request_seconds"] == pytest.approx(out["ttft_seconds"] + 256 * tpot)
-    # the all-reduces: 2 per layer, 80 layers, 64 x 8192 x 2 bytes each, 450 GB/s NVLink,
-    # reduced in the NVSwitch (each chip sends (8 + 1)/8 of the message), two steps of NCCL's
-    # 0.47 us NVLink latency each
+    # the all-reduces: 2 per layer, 80 layers, and the input embedding's (its table split by
+    # vocabulary), 64 x 8192 x 2 bytes each, 450 GB/s NVLink, reduced in the NVSwitch (each
+    # chip sends (8 + 1)/8 of the message), two steps of NCCL's 0.47 us NVLink latency each
     assert out["allreduce_seconds_per_token"] == pytest.approx(
-        160 * (9 / 8 * 64 * 8192 * 2 / 450e9 + 2 * 0.47e-6))
+        161 * (9 / 8 * 64 * 8192 * 2 / 450e9 + 2 * 0.47e-6))
 
 
 def test_tpot_by_hand_for_the_acceptance_case():
     # Llama 3 70B at fp8 on 8 H100s, batch 64 at the mean context 2048 + 257/2 tokens:
     # weights read (all but 128,255 unread embedding rows of 8192) + 64 caches of 327,680 B a
-    # token, over 8 x 3.35 TB/s; the ring all-reduces without latency after it (serialized),
-    # or under it (the bound). Every chip reads its own copy of the norms (two vectors of 8192
+    # token, over 8 x 3.35 TB/s; the ring all-reduces (2 a block and the input embedding's)
+    # and the ring all-gather of the 64 tokens' logits (V = 128,256, 16-bit, each chip sending
+    # 7/8 of them), without latency, after it (serialized), or under it (the bound). Every chip reads its own copy of the norms (two vectors of 8192
     # a block, 80 blocks, and the final one: 7 copies more than the model's, 1 byte each at
     # fp8); 8 KV heads on 8 chips are split, none copied.
     e = estimate("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
                  generate=256, batch=64, allreduce="ring", link_latency=0)
     read = 70_553_706_496 - 128_255 * 8192 + 7 * (2 * 80 + 1) * 8192
     cache = 64 * (2048 + 257 / 2) * 80 * 8 * 128 * 2 * 2
-    allreduce = 160 * 2 * 7 / 8 * 64 * 8192 * 2 / 450e9
-    assert e.tpot_serialized_seconds == pytest.approx((read + cache) / (8 * 3.35e12) + allreduce)
-    assert e.tpot_seconds == pytest.approx(max((read + cache) / (8 * 3.35e12), allreduce))
+    allreduce = 161 * 2 * 7 / 8 * 64 * 8192 * 2 / 450e9
+    allgather = 7 / 8 * 64 * 128_256 * 2 / 450e9
+    comm = allreduce + allgather
+    assert e.tpot_serialized_seconds == pytest.approx((read + cache) / (8 * 3.35e12) + comm)
+    assert e.tpot_seconds == pytest.approx(max((read + cache) / (8 * 3.35e12), comm))
 
 
 def test_existing_keys_keep_their_one_chip_meaning():

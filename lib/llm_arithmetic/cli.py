@@ -766,6 +766,7 @@ ROW_KEYS = {
         "tpot_seconds", "  serialized sum (not a bound)": "tpot_serialized_seconds",
     "  all-reduces": "allreduce_seconds_per_token",
     "  all-to-alls": "alltoall_seconds_per_token", "request (bound)": "request_seconds",
+    "  all-gathers": "allgather_seconds_per_token",
     "tokens/s per user": "tokens_per_second_per_user",
     "tokens/s per chip": "tokens_per_second_per_chip",
     "time per output token, speculative": "speculative_tpot_seconds",
@@ -1369,6 +1370,8 @@ def _serving_rows(e: Any) -> list[tuple[str, str]]:
         rows.append(("  all-reduces", ms(e.allreduce_seconds_per_token)))
     if e.alltoall_seconds_per_token:
         rows.append(("  all-to-alls", ms(e.alltoall_seconds_per_token)))
+    if e.allgather_seconds_per_token:   # the logits' over the vocabulary, split by tp
+        rows.append(("  all-gathers", ms(e.allgather_seconds_per_token)))
     if e.request_seconds is not None:
         rows.append(("request (bound)", f"{e.request_seconds:,.3f} s"))
     if e.speculative_request_seconds is not None:

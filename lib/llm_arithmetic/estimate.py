@@ -321,6 +321,10 @@ class Estimate:
     allreduce_seconds_per_token, alltoall_seconds_per_token : float or None
         Tensor-parallel all-reduces, and expert-parallel all-to-alls, inside one TPOT (0 on one
         chip; None when no link bandwidth is known, TPOT then leaving them out) [s].
+    allgather_seconds_per_token : float or None
+        Tensor-parallel all-gathers inside one TPOT: the output head's logits over the
+        vocabulary for every token of the step, and a per-layer embedding projection's (0 on one
+        chip; None as above) [s].
     price_per_hour, power_watts : float or None
         [USD/h] per chip, [W] per chip.
     draft_len, acceptance, draft_cost : int, float, float or None
@@ -457,6 +461,7 @@ speculative_energy_joules_per_token : float or None
     energy_joules_per_token: float | None = None
     allreduce_seconds_per_token: float | None = None
     alltoall_seconds_per_token: float | None = None
+    allgather_seconds_per_token: float | None = None
     price_per_hour: float | None = None
     power_watts: float | None = None
     memory_per_chip_bytes: int | float = 0

@@ -440,6 +440,8 @@ allreduce_time = _sym("allreduce_time", "t_{ar}", "time of one all-reduce (a rin
                       "or reduced in the switch)", "s", _REAL)
 other_allreduce_time = _sym("other_allreduce_time", "t_{ar,x}", "time of one all-reduce of "
                             "that other width", "s", _REAL)
+allgather_time = _sym("allgather_time", "t_{ag}", "time of one all-gather (a ring, or direct "
+                      "reads of every peer's share at once)", "s", _REAL)
 switch_time = _sym("switch_time", r"t_{ar}^{sw}", "time of one all-reduce reduced in the switch",
                   "s", _REAL)
 chips_time = _sym("chips_time", r"t_{ar}^{chip}",

@@ -31,6 +31,11 @@ costs in time.
   :data:`alltoall_copies` (one copy per destination, node-limited routing),
   :data:`dispatch_combine_bytes` (dispatch and combine in their own formats),
   :data:`layer_alltoall_time`; :data:`overlapped_time` (communication hidden under the work).
+* Outside the layer stack (vLLM's vocabulary-parallel embedding and output head): the input
+  embedding's all-reduce of the hidden state (one more of :data:`tp_allreduce_bytes`), a per-layer
+  embedding's all-reduce and its projection's all-gather (:data:`ple_collective_bytes`), and the
+  output head's all-gather of the sampled positions' logits (:data:`logits_gather_bytes`), priced
+  by :data:`ring_allgather_time` or :data:`direct_allgather_time`.
 
 Units: bytes [B], seconds [s], link bandwidths per chip and per direction [B/s].
 """
@@ -48,7 +53,8 @@ __all__ = [
     "switch_allreduce_time", "direct_allreduce_time", "two_tier_allreduce_time",
     "layer_allreduce_time", "mamba1_xproj_allreduce_bytes", "latent_moe_allreduces",
     "alltoall_copies", "dispatch_combine_bytes", "layer_alltoall_time",
-    "overlapped_time",
+    "overlapped_time", "ring_allgather_time", "direct_allgather_time", "logits_gather_bytes",
+    "ple_collective_bytes",
 ]
 
 
@@ -603,3 +609,101 @@ def overlapped_time(*, work_time, comm_time):
     0.021
     """
     return sp.Max(work_time, comm_time)
+
+
+# ---- outside the layer stack: the vocabulary-parallel embedding and output head ----------------
+
+
+@formula("allgather_time")
+def ring_allgather_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of a ring all-gather of M bytes over N chips, each of which holds a 1/N share of
+    the message and ends with all of it: N - 1 steps in which every chip passes one share to its
+    neighbour, so each chip sends (and receives) (N - 1)/N x M bytes and pays N - 1 hops'
+    latency. This is the second half of :data:`ring_allreduce_time` (a reduce-scatter, then
+    this), hence half its bytes and half its steps: NCCL's performance notes give an all-gather
+    of M bytes a bus bandwidth of (M / t) x (N - 1)/N against the all-reduce's 2(N - 1)/N
+    (nccl-tests, doc/PERFORMANCE.md), and Thakur, Rabenseifner and Gropp (2005) the same
+    (p - 1) alpha + (p - 1)/p n beta for the ring all-gather of MPICH.
+
+    Examples
+    --------
+    The logits of 64 tokens of Llama 3 70B (V = 128,256, 16 bits: 16,416,768 B) over 8 H100s on
+    NVLink 4 (450 GB/s per direction), no latency: 0.875 x 16,416,768 B / 450 GB/s = 31.92 us.
+
+    >>> t = ring_allgather_time(message_bytes=16416768, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    31.92
+    >>> ring_allgather_time(message_bytes=16416768, n_chips=1, link_bandwidth=450e9)
+    0.0
+    """
+    return ((n_chips - 1) / n_chips * message_bytes / link_bandwidth
+            + (n_chips - 1) * link_latency)
+
+
+@formula("allgather_time")
+def direct_allgather_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of an all-gather of M bytes over N chips that all reach one another (a switch or a
+    full mesh): every chip reads the N - 1 shares of its peers at once, (N - 1)/N x M bytes over
+    its scale-up bandwidth B (as in :data:`direct_allreduce_time`, of whose two-stage kernel
+    this is the second stage), in one step and one latency. A switch that multicasts (NVLink
+    SHARP) does no better: each chip stores its share once and still receives the N - 1 others.
+
+    Examples
+    --------
+    One token's logits of Llama 3 70B (256,512 B) over 8 chips at 448 GB/s, 0.47 us a step:
+    0.875 x 256,512 B / 448 GB/s + 0.47 us = 0.501 + 0.47 = 0.971 us (the ring's 7 steps:
+    0.501 + 3.29 = 3.79 us).
+
+    >>> t = direct_allgather_time(message_bytes=256512, n_chips=8, link_bandwidth=448e9,
+    ...                           link_latency=0.47e-6)
+    >>> round(t * 1e6, 3)
+    0.971
+    """
+    return (n_chips - 1) / n_chips * message_bytes / link_bandwidth + link_latency
+
+
+@formula("message_bytes")
+def logits_gather_bytes(*, batch, n_vocab, bits=16):
+    """Bytes of the all-gather of logits that ends a tensor-parallel step. vLLM splits the
+    output head by vocabulary (``ParallelLMHead``): each chip computes the logits of its V/N_tp
+    rows for the positions it samples, and ``LogitsProcessor`` gathers them into the whole
+    vocabulary with ``tensor_model_parallel_all_gather`` (``current_platform.use_all_gather()``
+    is true under the V1 engine; a gather to one chip otherwise), in the head's dtype, the
+    model's 16 bits unless a float32 head is asked (vllm-project/vllm @
+    00db1f124590c3a5655a1781c857334d4a3ce83b, vllm/model_executor/layers/logits_processor.py;
+    vllm/platforms/interface.py @ 005e8184209f2036636bcfbcabe565ece9689305). B is the positions
+    sampled: every sequence of a decode step, the last position only of a prefill. vLLM pads the
+    vocabulary to a multiple of 64 (``pad_vocab_size``) and gathers the padding too; V here is
+    the config's, whose padding is then at most 63 rows.
+
+    Examples
+    --------
+    Llama 3 70B (V = 128,256) decoding a batch of 64: 64 x 128,256 x 2 B = 16,416,768 B, 15.7 times
+    one all-reduce of its hidden state (64 x 8192 x 2 B).
+
+    >>> logits_gather_bytes(batch=64, n_vocab=128256)
+    16416768
+    """
+    return batch * n_vocab * bits / 8
+
+
+@formula("message_bytes")
+def ple_collective_bytes(*, batch, n_layers, d_ple, bits=16):
+    """Bytes of each of the two collectives of a per-layer input embedding (Gemma 3n, Gemma 4
+    E2B/E4B) under tensor parallelism: vLLM splits its table, of L x d_PLE columns, by vocabulary
+    (``embed_tokens_per_layer``, a ``VocabParallelEmbedding``: an all-reduce of the L d_PLE
+    values of each token) and its projection from the hidden state by columns with
+    ``gather_output=True`` (``per_layer_model_projection``: an all-gather of as many), in the
+    activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3,
+    vllm/model_executor/models/gemma3n.py; @ 001cabc1be16a59a70d720ed61a13b678c060a18,
+    vllm/model_executor/models/gemma4.py).
+
+    Examples
+    --------
+    Gemma 3n E2B (30 layers, d_PLE = 256) decoding a batch of 64: 64 x 7,680 x 2 B = 983,040 B,
+    3.75 times its hidden state's 64 x 2048 x 2 B.
+
+    >>> ple_collective_bytes(batch=64, n_layers=30, d_ple=256)
+    983040
+    """
+    return batch * n_layers * d_ple * bits / 8

@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allgather_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'logits_gather_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'ple_collective_bytes', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allgather_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -73,6 +73,7 @@ PARAMS = {
     'decode_step_bytes': ('weight_bytes', 'kv_cache_bytes_per_token', 'context', 'batch'),
     'decode_step_flops': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch'),
     'decode_step_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
+    'direct_allgather_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'direct_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'dispatch_combine_bytes': ('batch', 'd_model', 'alltoall_copies', 'bits_dispatch', 'bits'),
     'dsa_attention_params': ('d_model', 'n_heads', 'q_lora_rank', 'kv_lora_rank', 'd_nope', 'd_rope', 'd_v', 'index_heads', 'index_dim'),
@@ -151,6 +152,7 @@ PARAMS = {
     'lightning_params': ('d_model', 'n_la_heads', 'd_key'),
     'lightning_prefill_flops': ('n_la_heads', 'd_key', 'prompt'),
     'lightning_state_bytes': ('n_la_heads', 'd_key', 'bits_state'),
+    'logits_gather_bytes': ('batch', 'n_vocab', 'bits'),
     'lowq_attention_params': ('d_model', 'n_heads', 'n_kv_heads', 'd_head', 'q_lora_rank'),
     'lowq_copied_matrices': ('d_model', 'q_lora_rank'),
     'lowq_copied_params': ('d_model', 'q_lora_rank'),
@@ -208,6 +210,7 @@ PARAMS = {
     'per_layer_embedding_params': ('n_layers', 'd_model', 'd_ple', 'n_vocab_ple'),
     'pipeline_bubble': ('pp', 'microbatches'),
     'pipeline_time': ('stage_time', 'pp', 'microbatches'),
+    'ple_collective_bytes': ('batch', 'n_layers', 'd_ple', 'bits'),
     'pool_tokens': ('kv_budget', 'kv_cache_bytes_per_token', 'page_tokens'),
     'prefill_flops': ('matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt'),
     'prefill_time': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'prompt', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
@@ -218,6 +221,7 @@ PARAMS = {
     'request_time': ('ttft', 'tpot', 'generated'),
     'reuse_attention_params': ('d_model', 'n_heads', 'd_head', 'qkv_bias', 'o_bias', 'qk_norm', 'qk_norm_full', 'attn_sinks', 'reuse_k_norm', 'diff_attn'),
     'reuse_copied_params': ('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm', 'diff_attn'),
+    'ring_allgather_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'ring_allreduce_time': ('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'),
     'roofline_time': ('step_bytes', 'step_flops', 'bandwidth', 'peak_flops'),
     'routed_expert_params': ('experts_read', 'd_model', 'd_ff', 'n_mlp_mats', 'mlp_bias'),
@@ -3149,6 +3153,56 @@ def decode_step_time(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, n
     weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'batch', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, n_layers, n_heads, d_head, context, batch, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
         return _vector_result(_np.maximum((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*context*d_head/attn_peak_flops + 2*batch*matmul_params/peak_flops))
+
+
+def direct_allgather_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of an all-gather of M bytes over N chips that all reach one another (a switch or a
+    full mesh): every chip reads the N - 1 shares of its peers at once, (N - 1)/N x M bytes over
+    its scale-up bandwidth B (as in :data:`direct_allreduce_time`, of whose two-stage kernel
+    this is the second stage), in one step and one latency. A switch that multicasts (NVLink
+    SHARP) does no better: each chip stores its share once and still receives the N - 1 others.
+
+    .. math::
+
+        t_{ag} = \\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{N_{chip} \\beta_{link}}
+
+    Parameters
+    ----------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+    n_chips : number or array
+        Chips that serve one model replica, :math:`N_{chip}` [-]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array (default 0)
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+
+    Returns
+    -------
+    allgather_time : number or array
+        Time of one all-gather (a ring, or direct reads of every peer's share at once), :math:`t_{ag}` [s]
+
+    Examples
+    --------
+    One token's logits of Llama 3 70B (256,512 B) over 8 chips at 448 GB/s, 0.47 us a step:
+    0.875 x 256,512 B / 448 GB/s + 0.47 us = 0.501 + 0.47 = 0.971 us (the ring's 7 steps:
+    0.501 + 3.29 = 3.79 us).
+
+    >>> t = direct_allgather_time(message_bytes=256512, n_chips=8, link_bandwidth=448e9,
+    ...                           link_latency=0.47e-6)
+    >>> round(t * 1e6, 3)
+    0.971
+    """
+    _exact = _exact_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    if _exact is not None:
+        message_bytes, n_chips, link_bandwidth, link_latency = _exact
+        try:
+            return _exact_result(message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency)
+        except ZeroDivisionError:
+            return _inf
+    message_bytes, n_chips, link_bandwidth, link_latency = _vector_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    with _quiet():
+        return _vector_result(message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency)
 
 
 def direct_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
@@ -6798,6 +6852,57 @@ def lightning_state_bytes(*, n_la_heads, d_key, bits_state=16):
         return _vector_result(((1/8))*n_la_heads*bits_state*d_key**2)
 
 
+def logits_gather_bytes(*, batch, n_vocab, bits=16):
+    """Bytes of the all-gather of logits that ends a tensor-parallel step. vLLM splits the
+    output head by vocabulary (``ParallelLMHead``): each chip computes the logits of its V/N_tp
+    rows for the positions it samples, and ``LogitsProcessor`` gathers them into the whole
+    vocabulary with ``tensor_model_parallel_all_gather`` (``current_platform.use_all_gather()``
+    is true under the V1 engine; a gather to one chip otherwise), in the head's dtype, the
+    model's 16 bits unless a float32 head is asked (vllm-project/vllm @
+    00db1f124590c3a5655a1781c857334d4a3ce83b, vllm/model_executor/layers/logits_processor.py;
+    vllm/platforms/interface.py @ 005e8184209f2036636bcfbcabe565ece9689305). B is the positions
+    sampled: every sequence of a decode step, the last position only of a prefill. vLLM pads the
+    vocabulary to a multiple of 64 (``pad_vocab_size``) and gathers the padding too; V here is
+    the config's, whose padding is then at most 63 rows.
+
+    .. math::
+
+        M_{msg} = \\frac{B V b}{8}
+
+    Parameters
+    ----------
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    n_vocab : number or array
+        Vocabulary size (rows of the embedding table), :math:`V` [-]
+    bits : number or array (default 16)
+        Bits per element of an operand, :math:`b` [bit]
+
+    Returns
+    -------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+
+    Examples
+    --------
+    Llama 3 70B (V = 128,256) decoding a batch of 64: 64 x 128,256 x 2 B = 16,416,768 B, 15.7 times
+    one all-reduce of its hidden state (64 x 8192 x 2 B).
+
+    >>> logits_gather_bytes(batch=64, n_vocab=128256)
+    16416768
+    """
+    _exact = _exact_args(('batch', 'n_vocab', 'bits'), (batch, n_vocab, bits))
+    if _exact is not None:
+        batch, n_vocab, bits = _exact
+        try:
+            return _exact_result((_F(1, 8))*batch*n_vocab*bits)
+        except ZeroDivisionError:
+            return _inf
+    batch, n_vocab, bits = _vector_args(('batch', 'n_vocab', 'bits'), (batch, n_vocab, bits))
+    with _quiet():
+        return _vector_result(((1/8))*batch*n_vocab*bits)
+
+
 def lowq_attention_params(*, d_model, n_heads, n_kv_heads, d_head, q_lora_rank):
     """Parameters of one grouped-query attention block whose query goes through a low rank
     (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an
@@ -9408,6 +9513,56 @@ def pipeline_time(*, stage_time, pp, microbatches):
         return _vector_result(stage_time*(pp + microbatches - 1))
 
 
+def ple_collective_bytes(*, batch, n_layers, d_ple, bits=16):
+    """Bytes of each of the two collectives of a per-layer input embedding (Gemma 3n, Gemma 4
+    E2B/E4B) under tensor parallelism: vLLM splits its table, of L x d_PLE columns, by vocabulary
+    (``embed_tokens_per_layer``, a ``VocabParallelEmbedding``: an all-reduce of the L d_PLE
+    values of each token) and its projection from the hidden state by columns with
+    ``gather_output=True`` (``per_layer_model_projection``: an all-gather of as many), in the
+    activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3,
+    vllm/model_executor/models/gemma3n.py; @ 001cabc1be16a59a70d720ed61a13b678c060a18,
+    vllm/model_executor/models/gemma4.py).
+
+    .. math::
+
+        M_{msg} = \\frac{B L d_{PLE} b}{8}
+
+    Parameters
+    ----------
+    batch : number or array
+        Sequences decoded together in one step, :math:`B` [-]
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    d_ple : number or array
+        Width of one block's per-layer input embedding (Gemma 4 E2B/E4B, Gemma 3n; 0: none), :math:`d_{PLE}` [-]
+    bits : number or array (default 16)
+        Bits per element of an operand, :math:`b` [bit]
+
+    Returns
+    -------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+
+    Examples
+    --------
+    Gemma 3n E2B (30 layers, d_PLE = 256) decoding a batch of 64: 64 x 7,680 x 2 B = 983,040 B,
+    3.75 times its hidden state's 64 x 2048 x 2 B.
+
+    >>> ple_collective_bytes(batch=64, n_layers=30, d_ple=256)
+    983040
+    """
+    _exact = _exact_args(('batch', 'n_layers', 'd_ple', 'bits'), (batch, n_layers, d_ple, bits))
+    if _exact is not None:
+        batch, n_layers, d_ple, bits = _exact
+        try:
+            return _exact_result((_F(1, 8))*batch*n_layers*bits*d_ple)
+        except ZeroDivisionError:
+            return _inf
+    batch, n_layers, d_ple, bits = _vector_args(('batch', 'n_layers', 'd_ple', 'bits'), (batch, n_layers, d_ple, bits))
+    with _quiet():
+        return _vector_result(((1/8))*batch*n_layers*bits*d_ple)
+
+
 def pool_tokens(*, kv_budget, kv_cache_bytes_per_token, page_tokens=16):
     """Tokens an engine's paged cache holds: its memory cut into whole blocks of n_page tokens,
     each block holding every layer's keys and values for those tokens (none when the memory is
@@ -9949,6 +10104,59 @@ def reuse_copied_params(*, d_model, n_heads, d_head, qk_norm=0, qk_norm_full=0, 
     d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn = _vector_args(('d_model', 'n_heads', 'd_head', 'qk_norm', 'qk_norm_full', 'qk_norm_split', 'o_bias', 'reuse_k_norm', 'diff_attn'), (d_model, n_heads, d_head, qk_norm, qk_norm_full, qk_norm_split, o_bias, reuse_k_norm, diff_attn))
     with _quiet():
         return _vector_result(n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head)
+
+
+def ring_allgather_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):
+    """Time of a ring all-gather of M bytes over N chips, each of which holds a 1/N share of
+    the message and ends with all of it: N - 1 steps in which every chip passes one share to its
+    neighbour, so each chip sends (and receives) (N - 1)/N x M bytes and pays N - 1 hops'
+    latency. This is the second half of :data:`ring_allreduce_time` (a reduce-scatter, then
+    this), hence half its bytes and half its steps: NCCL's performance notes give an all-gather
+    of M bytes a bus bandwidth of (M / t) x (N - 1)/N against the all-reduce's 2(N - 1)/N
+    (nccl-tests, doc/PERFORMANCE.md), and Thakur, Rabenseifner and Gropp (2005) the same
+    (p - 1) alpha + (p - 1)/p n beta for the ring all-gather of MPICH.
+
+    .. math::
+
+        t_{ag} = \\alpha_{link} \\left(N_{chip} - 1\\right) + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{N_{chip} \\beta_{link}}
+
+    Parameters
+    ----------
+    message_bytes : number or array
+        Bytes of one collective's message per chip, :math:`M_{msg}` [B]
+    n_chips : number or array
+        Chips that serve one model replica, :math:`N_{chip}` [-]
+    link_bandwidth : number or array
+        Bandwidth of one chip's link to its peers, per direction, :math:`\\beta_{link}` [B/s]
+    link_latency : number or array (default 0)
+        Latency of one hop over the link, :math:`\\alpha_{link}` [s]
+
+    Returns
+    -------
+    allgather_time : number or array
+        Time of one all-gather (a ring, or direct reads of every peer's share at once), :math:`t_{ag}` [s]
+
+    Examples
+    --------
+    The logits of 64 tokens of Llama 3 70B (V = 128,256, 16 bits: 16,416,768 B) over 8 H100s on
+    NVLink 4 (450 GB/s per direction), no latency: 0.875 x 16,416,768 B / 450 GB/s = 31.92 us.
+
+    >>> t = ring_allgather_time(message_bytes=16416768, n_chips=8, link_bandwidth=450e9)
+    >>> round(t * 1e6, 2)
+    31.92
+    >>> ring_allgather_time(message_bytes=16416768, n_chips=1, link_bandwidth=450e9)
+    0.0
+    """
+    _exact = _exact_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    if _exact is not None:
+        message_bytes, n_chips, link_bandwidth, link_latency = _exact
+        try:
+            return _exact_result(message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency*(n_chips - 1))
+        except ZeroDivisionError:
+            return _inf
+    message_bytes, n_chips, link_bandwidth, link_latency = _vector_args(('message_bytes', 'n_chips', 'link_bandwidth', 'link_latency'), (message_bytes, n_chips, link_bandwidth, link_latency))
+    with _quiet():
+        return _vector_result(message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency*(n_chips - 1))
 
 
 def ring_allreduce_time(*, message_bytes, n_chips, link_bandwidth, link_latency=0):

@@ -282,6 +282,11 @@ export function decode_step_time({weight_bytes, kv_cache_bytes_per_token, matmul
   return Math.max((batch*context*kv_cache_bytes_per_token + weight_bytes)/bandwidth, 4*batch*n_heads*n_layers*context*d_head/attn_peak_flops + 2*batch*matmul_params/peak_flops);
 }
 
+/** Time of an all-gather of M bytes over N chips that all reach one another (a switch or a full mesh): every chip reads the N - 1 shares of its peers at once, (N - 1)/N x M bytes over its scale-up bandwidth B (as in :data:`direct_allreduce_time`, of whose two-stage kernel this is the second stage), in one step and one latency. A switch that multicasts (NVLink SHARP) does no better: each chip stores its share once and still receives the N - 1 others. [s] */
+export function direct_allgather_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
+  return message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency;
+}
+
 /** Time of a direct all-reduce of M bytes over N chips that all reach one another (a switch without in-switch reduction, or a full mesh of links): the lesser of the two kernels an engine picks between on such a domain (vLLM's custom all-reduce, ``csrc/custom_all_reduce.cuh``: ``cross_device_reduce_1stage`` and ``_2stage``). [s] */
 export function direct_allreduce_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
   return Math.min(message_bytes*(n_chips - 1)/link_bandwidth + link_latency, message_bytes*(2*n_chips - 2)/(n_chips*link_bandwidth) + 2*link_latency);
@@ -672,6 +677,11 @@ export function lightning_state_bytes({n_la_heads, d_key, bits_state = 16} = {})
   return ((1/8))*n_la_heads*bits_state*Math.pow(d_key, 2);
 }
 
+/** Bytes of the all-gather of logits that ends a tensor-parallel step. vLLM splits the output head by vocabulary (``ParallelLMHead``): each chip computes the logits of its V/N_tp rows for the positions it samples, and ``LogitsProcessor`` gathers them into the whole vocabulary with ``tensor_model_parallel_all_gather`` (``current_platform.use_all_gather()`` is true under the V1 engine; a gather to one chip otherwise), in the head's dtype, the model's 16 bits unless a float32 head is asked (vllm-project/vllm @ 00db1f124590c3a5655a1781c857334d4a3ce83b, vllm/model_executor/layers/logits_processor.py; vllm/platforms/interface.py @ 005e8184209f2036636bcfbcabe565ece9689305). B is the positions sampled: every sequence of a decode step, the last position only of a prefill. vLLM pads the vocabulary to a multiple of 64 (``pad_vocab_size``) and gathers the padding too; V here is the config's, whose padding is then at most 63 rows. [B] */
+export function logits_gather_bytes({batch, n_vocab, bits = 16} = {}) {
+  return ((1/8))*batch*n_vocab*bits;
+}
+
 /** Parameters of one grouped-query attention block whose query goes through a low rank (StepFun's multi-matrix factorization attention, Step3): a down-projection d x r_q, an RMSNorm of r_q, an up-projection r_q x (H d_head) to the heads; key and value projections d x (H_kv d_head); the output projection (H d_head) x d; no biases, no q/k norms. [1] */
 export function lowq_attention_params({d_model, n_heads, n_kv_heads, d_head, q_lora_rank} = {}) {
   return n_heads*d_head*d_model + n_heads*d_head*q_lora_rank + 2*n_kv_heads*d_head*d_model + d_model*q_lora_rank + q_lora_rank;
@@ -957,6 +967,11 @@ export function pipeline_time({stage_time, pp, microbatches} = {}) {
   return stage_time*(pp + microbatches - 1);
 }
 
+/** Bytes of each of the two collectives of a per-layer input embedding (Gemma 3n, Gemma 4 E2B/E4B) under tensor parallelism: vLLM splits its table, of L x d_PLE columns, by vocabulary (``embed_tokens_per_layer``, a ``VocabParallelEmbedding``: an all-reduce of the L d_PLE values of each token) and its projection from the hidden state by columns with ``gather_output=True`` (``per_layer_model_projection``: an all-gather of as many), in the activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3, vllm/model_executor/models/gemma3n.py; @ 001cabc1be16a59a70d720ed61a13b678c060a18, vllm/model_executor/models/gemma4.py). [B] */
+export function ple_collective_bytes({batch, n_layers, d_ple, bits = 16} = {}) {
+  return ((1/8))*batch*n_layers*bits*d_ple;
+}
+
 /** Tokens an engine's paged cache holds: its memory cut into whole blocks of n_page tokens, each block holding every layer's keys and values for those tokens (none when the memory is negative). [token] */
 export function pool_tokens({kv_budget, kv_cache_bytes_per_token, page_tokens = 16} = {}) {
   return page_tokens*Math.max(0, Math.floor(kv_budget/(kv_cache_bytes_per_token*page_tokens)));
@@ -1005,6 +1020,11 @@ export function reuse_attention_params({d_model, n_heads, d_head, qkv_bias = 0, 
 /** Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's cross-decoder, whose query bias is split with the heads). It has no key or value heads to split or copy. [1] */
 export function reuse_copied_params({d_model, n_heads, d_head, qk_norm = 0, qk_norm_full = 0, qk_norm_split = 0, o_bias = 0, reuse_k_norm = 0, diff_attn = 0} = {}) {
   return n_heads*qk_norm_full*d_head*(1 - qk_norm_split) + 6*diff_attn*d_head + reuse_k_norm*d_head + o_bias*d_model + qk_norm*d_head;
+}
+
+/** Time of a ring all-gather of M bytes over N chips, each of which holds a 1/N share of the message and ends with all of it: N - 1 steps in which every chip passes one share to its neighbour, so each chip sends (and receives) (N - 1)/N x M bytes and pays N - 1 hops' latency. This is the second half of :data:`ring_allreduce_time` (a reduce-scatter, then this), hence half its bytes and half its steps: NCCL's performance notes give an all-gather of M bytes a bus bandwidth of (M / t) x (N - 1)/N against the all-reduce's 2(N - 1)/N (nccl-tests, doc/PERFORMANCE.md), and Thakur, Rabenseifner and Gropp (2005) the same (p - 1) alpha + (p - 1)/p n beta for the ring all-gather of MPICH. [s] */
+export function ring_allgather_time({message_bytes, n_chips, link_bandwidth, link_latency = 0} = {}) {
+  return message_bytes*(n_chips - 1)/(n_chips*link_bandwidth) + link_latency*(n_chips - 1);
 }
 
 /** Time of a ring all-reduce of M bytes over N chips: a reduce-scatter and an all-gather, each N - 1 steps in which every chip sends a 1/N share of the message to its neighbour, so each chip sends 2(N - 1)/N x M bytes; and each of the 2(N - 1) steps pays one hop's latency. [s] */
@@ -2220,6 +2240,21 @@ export const FORMULAS = {
   "summary": "Lower bound on the time of one decode step (one token for each of B sequences): the roofline of its bytes and FLOPs, the products with the weights at R_peak and attention's at R_attn (:data:`split_compute_time`; R_attn = R_peak unless given).",
   "unit": "s"
  },
+ "direct_allgather_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{ag} = \\alpha_{link} + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{N_{chip} \\beta_{link}}",
+  "lhs": "allgather_time",
+  "params": [
+   "message_bytes",
+   "n_chips",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of an all-gather of M bytes over N chips that all reach one another (a switch or a full mesh): every chip reads the N - 1 shares of its peers at once, (N - 1)/N x M bytes over its scale-up bandwidth B (as in :data:`direct_allreduce_time`, of whose two-stage kernel this is the second stage), in one step and one latency. A switch that multicasts (NVLink SHARP) does no better: each chip stores its share once and still receives the N - 1 others.",
+  "unit": "s"
+ },
  "direct_allreduce_time": {
   "defaults": {
    "link_latency": 0
@@ -3357,6 +3392,20 @@ export const FORMULAS = {
   "summary": "Bytes of one lightning attention layer's state for one sequence: per head the d_k x d_k matrix of decayed key-value products, all a decode step needs (no convolution window). It does not grow with the context.",
   "unit": "B"
  },
+ "logits_gather_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{msg} = \\frac{B V b}{8}",
+  "lhs": "message_bytes",
+  "params": [
+   "batch",
+   "n_vocab",
+   "bits"
+  ],
+  "summary": "Bytes of the all-gather of logits that ends a tensor-parallel step. vLLM splits the output head by vocabulary (``ParallelLMHead``): each chip computes the logits of its V/N_tp rows for the positions it samples, and ``LogitsProcessor`` gathers them into the whole vocabulary with ``tensor_model_parallel_all_gather`` (``current_platform.use_all_gather()`` is true under the V1 engine; a gather to one chip otherwise), in the head's dtype, the model's 16 bits unless a float32 head is asked (vllm-project/vllm @ 00db1f124590c3a5655a1781c857334d4a3ce83b, vllm/model_executor/layers/logits_processor.py; vllm/platforms/interface.py @ 005e8184209f2036636bcfbcabe565ece9689305). B is the positions sampled: every sequence of a decode step, the last position only of a prefill. vLLM pads the vocabulary to a multiple of 64 (``pad_vocab_size``) and gathers the padding too; V here is the config's, whose padding is then at most 63 rows.",
+  "unit": "B"
+ },
  "lowq_attention_params": {
   "defaults": {},
   "latex": "P_{attn} = r_{q} + d_{model} r_{q} + H d_{head} r_{q} + d_{model} H d_{head} + 2 d_{model} H_{kv} d_{head}",
@@ -4218,6 +4267,21 @@ export const FORMULAS = {
   "summary": "Time for m microbatches to pass through N_pp stages of t_stage each: N_pp stage-times to fill the pipeline with the first, then one more for each of the others.",
   "unit": "s"
  },
+ "ple_collective_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{msg} = \\frac{B L d_{PLE} b}{8}",
+  "lhs": "message_bytes",
+  "params": [
+   "batch",
+   "n_layers",
+   "d_ple",
+   "bits"
+  ],
+  "summary": "Bytes of each of the two collectives of a per-layer input embedding (Gemma 3n, Gemma 4 E2B/E4B) under tensor parallelism: vLLM splits its table, of L x d_PLE columns, by vocabulary (``embed_tokens_per_layer``, a ``VocabParallelEmbedding``: an all-reduce of the L d_PLE values of each token) and its projection from the hidden state by columns with ``gather_output=True`` (``per_layer_model_projection``: an all-gather of as many), in the activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3, vllm/model_executor/models/gemma3n.py; @ 001cabc1be16a59a70d720ed61a13b678c060a18, vllm/model_executor/models/gemma4.py).",
+  "unit": "B"
+ },
  "pool_tokens": {
   "defaults": {
    "page_tokens": 16
@@ -4394,6 +4458,21 @@ export const FORMULAS = {
   ],
   "summary": "Parameters of one attention block that reads an earlier layer's keys and values (:data:`~llm_arithmetic.formulas.params.reuse_attention_params`) that every chip of a tensor-parallel group holds whole: what :data:`gqa_copied_params` copies of a block with its own keys, less what such a block lacks: its query norm (d_head; H d_head over the whole projection, unless split), a key norm of its own where it keeps one (Hunyuan's cross-layer attention: vLLM's ``HunYuanCrossAttention`` builds ``query_layernorm`` and ``key_layernorm`` as ``RMSNorm(head_dim)``), the output projection's bias, and differential attention's lambdas and sub-norm (6 d_head: Phi-4-mini-flash's cross-decoder, whose query bias is split with the heads). It has no key or value heads to split or copy.",
   "unit": "1"
+ },
+ "ring_allgather_time": {
+  "defaults": {
+   "link_latency": 0
+  },
+  "latex": "t_{ag} = \\alpha_{link} \\left(N_{chip} - 1\\right) + \\frac{M_{msg} \\left(N_{chip} - 1\\right)}{N_{chip} \\beta_{link}}",
+  "lhs": "allgather_time",
+  "params": [
+   "message_bytes",
+   "n_chips",
+   "link_bandwidth",
+   "link_latency"
+  ],
+  "summary": "Time of a ring all-gather of M bytes over N chips, each of which holds a 1/N share of the message and ends with all of it: N - 1 steps in which every chip passes one share to its neighbour, so each chip sends (and receives) (N - 1)/N x M bytes and pays N - 1 hops' latency. This is the second half of :data:`ring_allreduce_time` (a reduce-scatter, then this), hence half its bytes and half its steps: NCCL's performance notes give an all-gather of M bytes a bus bandwidth of (M / t) x (N - 1)/N against the all-reduce's 2(N - 1)/N (nccl-tests, doc/PERFORMANCE.md), and Thakur, Rabenseifner and Gropp (2005) the same (p - 1) alpha + (p - 1)/p n beta for the ring all-gather of MPICH.",
+  "unit": "s"
  },
  "ring_allreduce_time": {
   "defaults": {

@@ -158,6 +158,9 @@ _ENGINE_CELLS = {"ctx_cells": "engine_ctx_cells", "ubatch": "engine_ubatch",
 #: One all-reduce of the hidden state per part that ends in a row-split projection (attention's
 #: o_proj, a mixer's out_proj, an MLP's down_proj, a MoE block's combined routed and shared
 #: sum); a latent MoE block's shared experts' own (formulas.parallel.latent_moe_allreduces).
+#: The collectives outside the stack (the input embedding's all-reduce, the output head's
+#: all-gather of the logits, a per-layer embedding's two) are steps of the plan
+#: (plan.steps: n_embedding_allreduces, allgather_time).
 _TP_ALLREDUCES: dict[str, list[Any]] = {
     **{form: ["=", {"value": 1}] for form in (
         "attention", "mla", "dsa", "msa", "split", "lowq", "tied", "reuse", "gated", "compressed",

@@ -240,10 +240,17 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("n_moe_layers", "moe_layer", "mixture-of-experts blocks"),
     s("n_residual_allreduces", "residual_allreduces", "all-reduces of the hidden state the "
       "blocks' residual branches issue (Gemma 3n's LAuReL)"),
+    # vLLM's VocabParallelEmbedding splits the token table by vocabulary: each chip looks up
+    # the ids in its rows (zeros elsewhere) and the hidden state is all-reduced, once a step
+    # (vllm/model_executor/layers/vocab_parallel_embedding.py @
+    # 7f5d141a0abde5fdedc220f55d9f19831c9a5b9e, VocabParallelEmbedding.forward); a tied head
+    # shares the table but not this lookup
+    op("n_embedding_allreduces", "first", "all-reduces of the hidden state the input "
+       "embedding issues (its table split by vocabulary): one a step", of=[LIT(1)]),
     s("n_tp_allreduces", "tp_allreduces", "all-reduces of the hidden state one tensor-parallel "
-      "step issues", plus=["n_residual_allreduces"]),
+      "step issues", plus=["n_residual_allreduces", "n_embedding_allreduces"]),
     s("n_ep_allreduces", "ep_allreduces", "the same where experts are split",
-      plus=["n_residual_allreduces"]),
+      plus=["n_residual_allreduces", "n_embedding_allreduces"]),
     s("n_tp_other_allreduces", "other_allreduces", "all-reduces of another width one "
       "tensor-parallel step issues"),
     s("n_ep_other_allreduces", "ep_other_allreduces", "the same where experts are split"),
@@ -902,13 +909,52 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("other_allreduce_one", "at", "one such all-reduce, by the same algorithm and "
              "tiers", target="allreduce_one",
              **{"with": {"allreduce_message": "other_allreduce_message"}}), "n_other_step", 0),
-    f("allreduce_time", "layer_allreduce_time", "all-reduces of one step",
-      n_allreduces="n_allreduces_step", allreduce_time="allreduce_one",
-      n_other_allreduces="n_other_step", other_allreduce_time="other_allreduce_one"),
+    f("allreduce_layers", "layer_allreduce_time", "all-reduces of one step of the hidden "
+      "state and of other widths", n_allreduces="n_allreduces_step",
+      allreduce_time="allreduce_one", n_other_allreduces="n_other_step",
+      other_allreduce_time="other_allreduce_one"),
+    guard(f("ple_message", "ple_collective_bytes", "bytes of the per-layer embedding's "
+            "all-reduce and of its projection's all-gather", batch="comm_tokens"), "d_ple", 0),
+    guard(op("ple_allreduce_one", "at", "the per-layer embedding's all-reduce (its table "
+             "split by vocabulary), by the same algorithm and tiers", target="allreduce_one",
+             **{"with": {"allreduce_message": "ple_message"}}), "d_ple", 0),
+    op("allreduce_time", "add", "all-reduces of one step", plus=["allreduce_layers",
+                                                                  "ple_allreduce_one"]),
     guard(op("allreduce_linked", "choose", "all-reduces, where tp splits the matrices",
              when="tp_split", then="allreduce_time", otherwise=LIT(0.0)), "link_bandwidth"),
     guard(op("allreduce_seconds_per_token", "choose", "all-reduces inside one TPOT",
              when="link_needed", then="allreduce_linked", otherwise=LIT(0.0)), "bandwidth"),
+    # ---- all-gathers of tensor parallelism: the output head's logits (vLLM's LogitsProcessor,
+    # formulas.parallel.logits_gather_bytes) and a per-layer embedding's projection ------------
+    op("gather_in_ring", "among", "the domain all-gathers in a ring where it all-reduces in one "
+       "(else each chip reads its peers' shares directly)", of="allreduce_algorithm",
+       values=["ring"]),
+    f("logits_message", "logits_gather_bytes", "bytes of the logits one step all-gathers: "
+      "every token's, over the whole vocabulary", batch="comm_tokens"),
+    f("allgather_intra_ring", "ring_allgather_time", "a ring all-gather inside one domain",
+      message_bytes="logits_message", n_chips="domain_chips", link_bandwidth="up_bandwidth",
+      link_latency="up_latency"),
+    f("allgather_intra_direct", "direct_allgather_time", "a direct all-gather inside one "
+      "domain", message_bytes="logits_message", n_chips="domain_chips",
+      link_bandwidth="up_bandwidth", link_latency="up_latency"),
+    op("allgather_intra", "choose", "the all-gather inside each domain",
+       when="gather_in_ring", then="allgather_intra_ring", otherwise="allgather_intra_direct"),
+    op("allgather_shard", "div", "the share of the message each chip's domain gathers from "
+       "the other domains", of=["logits_message", "domain_chips"]),
+    f("allgather_inter", "ring_allgather_time", "a ring all-gather of those shares between "
+      "the domains, before the one inside (none within one)", message_bytes="allgather_shard",
+      n_chips="n_nodes", link_bandwidth="out_bandwidth", link_latency="out_latency"),
+    op("allgather_one", "add", "the logits' all-gather: between the domains, then inside",
+       plus=["allgather_intra", "allgather_inter"]),
+    guard(op("ple_allgather_one", "at", "the per-layer embedding projection's all-gather, "
+             "by the same algorithm and tiers", target="allgather_one",
+             **{"with": {"logits_message": "ple_message"}}), "d_ple", 0),
+    op("allgather_time", "add", "all-gathers of one step", plus=["allgather_one",
+                                                                  "ple_allgather_one"]),
+    guard(op("allgather_linked", "choose", "all-gathers, where tp splits the matrices",
+             when="tp_split", then="allgather_time", otherwise=LIT(0.0)), "link_bandwidth"),
+    guard(op("allgather_seconds_per_token", "choose", "all-gathers inside one TPOT",
+             when="link_needed", then="allgather_linked", otherwise=LIT(0.0)), "bandwidth"),
     # ---- all-to-alls of expert parallelism ------------------------------------------------------
     op("micro_per_ep", "div", "tokens per expert-parallel chip", of=["micro", "ep"]),
     op("ep_over_domain", "gt", "the expert-parallel group spans domains", of=["ep", "domain"]),
@@ -937,7 +983,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("alltoall_seconds_per_token", "choose", "all-to-alls inside one TPOT",
              when="link_needed", then="alltoall_linked", otherwise=LIT(0.0)), "bandwidth"),
     op("comm_total", "add", "communication of one step",
-       plus=["allreduce_seconds_per_token", "alltoall_seconds_per_token"]),
+       plus=["allreduce_seconds_per_token", "alltoall_seconds_per_token",
+             "allgather_seconds_per_token"]),
     op("comm_stage", "div", "one stage's share", of=["comm_total", "pp"]),
     op("comm_time", "first", "communication of one stage's step", of=["comm_stage", LIT(0.0)]),
     f("peak_compute_seconds", "compute_time", "compute time (none without a peak)",
@@ -970,8 +1017,15 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        "tokens", target="alltoall_time", **{"with": {"batch": "prompt", "pp": LIT(1)}}),
     op("prefill_a2a_linked", "choose", "all-to-alls of a prefill, where experts are split",
        when="n_ep_layers", then="prefill_alltoall", otherwise=LIT(0)),
+    f("prefill_logits_message", "logits_gather_bytes", "bytes of the logits a prefill "
+      "all-gathers: its last position's", batch=1),
+    op("prefill_allgather", "at", "all-gathers of a prefill: a per-layer embedding's for the "
+       "prompt's tokens, the logits of its last position only", target="allgather_time",
+       **{"with": {"batch": "prompt", "pp": LIT(1), "logits_message": "prefill_logits_message"}}),
+    op("prefill_gather_linked", "choose", "all-gathers of a prefill, where tp splits",
+       when="tp_split", then="prefill_allgather", otherwise=LIT(0)),
     op("prefill_comm_sum", "add", "communication of the prefill",
-       plus=["prefill_comm_linked", "prefill_a2a_linked"]),
+       plus=["prefill_comm_linked", "prefill_a2a_linked", "prefill_gather_linked"]),
     op("prefill_comm", "first", "communication of the prefill (none without a link)",
        of=["prefill_comm_sum", LIT(0.0)]),
     op("prompt_kv_bytes", "at", "cache of the prompt, every copy counted",
