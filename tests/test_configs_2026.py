@@ -4654,3 +4654,57 @@ def test_stablelm_refuses_what_it_does_not_count_by_name(change, field):
     c = json.loads(STABLELM_16.read_text(encoding="utf-8"))
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config({**c, **change})
+
+
+# ---- catalogue additions to families read already (SOURCES.md section 50) -----------------------
+def _catalog_file(name: str) -> tuple[dict, dict, object]:
+    path = CATALOG / name / "config.json"
+    return json.loads(path.read_text(encoding="utf-8")), truth(path), read_config(path)
+
+
+@pytest.mark.parametrize("name, layers, heads, kv_heads, mlp_matrices, norms, final, total", [
+    # an ungated squared-ReLU MLP; two LayerNorm1P a block and a final one, weight and bias each
+    ("nemotron-mini-4b-instruct", 32, 24, 8, 2, 4, 2, 4_190_509_056),
+    # Llama's block: a gated MLP, two RMSNorms a block
+    ("exaone-3.5-7.8b", 32, 32, 8, 3, 2, 1, 7_818_448_896),
+    # GLM-4-0414: no biases at 32B, four RMSNorms a block (before and after attention and MLP)
+    ("glm-4-32b-0414", 61, 48, 2, 3, 4, 1, 32_566_081_536),
+])
+def test_catalogue_additions_by_hand_and_by_their_meta_counts(name, layers, heads, kv_heads,
+                                                               mlp_matrices, norms, final, total):
+    c, t, m = _catalog_file(name)
+    d, ff, v = c["hidden_size"], c["intermediate_size"], c["vocab_size"]
+    # q and o of the query heads, k and v of the KV heads, all 128 wide; untied embeddings
+    block = 2 * d * heads * 128 + 2 * d * kv_heads * 128 + mlp_matrices * d * ff + norms * d
+    assert m.total_params == t["params"] == layers * block + final * d + 2 * v * d == total
+    assert t["persistent_buffers"] == 0
+    assert m.kv_cache_bytes_per_token() == layers * 2 * kv_heads * 128 * 2
+
+
+def test_nemotron_mini_4b_instruct_is_minitron_4b_base():
+    assert (read_config(CATALOG / "nemotron-mini-4b-instruct" / "config.json").total_params
+            == read_config(CONFIGS / "minitron-4b-base.json").total_params)
+
+
+def test_llama_3_2_90b_vision_is_llama_3_1_70b_with_20_cross_layers_and_the_11b_tower():
+    from llm_arithmetic.catalog.readers import mllama_image_decode
+    c, t, m = _catalog_file("llama-3.2-90b-vision-instruct")
+    assert m.total_params == t["params"] == 88_593_355_323
+    assert round(m.total_params / 1e9) == 89  # the Hub's listing (SOURCES.md section 50)
+    seventy = get_model_by_name("llama-3.1-70b")
+    assert m.active_params == seventy.total_params  # a text-only step skips the cross layers
+    assert m.kv_cache_bytes_per_token() == seventy.kv_cache_bytes_per_token() == 80 * 4096
+    d, ff = 8192, 28672
+    # a cross-attention layer: q, o; k, v of 8 heads of 128; q/k RMSNorms of 128; a gated MLP;
+    # two norms; two tanh gates
+    cross = 2 * d * d + 2 * d * 1024 + 2 * 128 + 3 * d * ff + 2 * d + 2
+    extras = {e.name.split(";")[0]: e.params for e in m.extras}
+    assert extras["cross-attention layers"] == 20 * cross
+    # the 11B's encoder; its projector maps the 7,680 features into 8,192 instead of 4,096
+    eleven = {e.name.split(";")[0]: e.params for e in read_config(
+        CATALOG / "llama-3.2-11b-vision-instruct" / "config.json").extras}
+    assert (extras["vision tower and projector"] - eleven["vision tower and projector"]
+            == 7680 * 4096 + 4096)
+    one = mllama_image_decode(c)
+    assert one["cache_bytes"] == 20 * 2 * 8 * 128 * 2 * 6404
+    assert one["weights"] == 20 * (cross - 2 * d * 1024)
