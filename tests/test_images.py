@@ -131,3 +131,14 @@ def test_cli_images(capsys):
     assert main(["describe", "llama-4-scout", "--images", "1"]) == 2
     err = capsys.readouterr().err
     assert "llama-4-scout" in err and "not modelled" in err and "Traceback" not in err
+
+
+def test_explain_adds_the_tower_to_the_plans_step():
+    from llm_arithmetic.explain import explain
+
+    e = estimate("llava-1.5-7b-hf", bandwidth=1e12, peak_flops=100e12, images=1)
+    x = explain(e, "ttft_seconds")
+    plain = estimate("llava-1.5-7b-hf", bandwidth=1e12, peak_flops=100e12, prompt=576)
+    assert x.value == e.ttft_seconds
+    assert x.value == pytest.approx(plain.ttft_seconds + e.vision_prefill_seconds, rel=1e-12)
+    assert "vision tower" in x.value_text
