@@ -50,6 +50,7 @@ LIMITS = {
     "latency_us": (1e6, "a hop of a second is no interconnect"),
     "ms": (3.6e6, "a target beyond an hour is no latency target"),
     "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
+    "images": (float(1 << 16), "no prompt holds more than 65,536 images"),
     "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
 
@@ -108,6 +109,23 @@ def _number(text: str, kind: str, *, integer: bool = False) -> Any:
 
 def _bits(text: str) -> float:
     return _number(text, "bits")
+
+
+def _images(text: str) -> int:
+    return _number(text, "images", integer=True)
+
+
+def _image_size(text: str) -> tuple[int, int]:
+    """``WxH`` in pixels, two positive integers."""
+    parts = text.lower().split("x") if len(text) <= 40 else []
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1024x768), got "
+                                         f"{text[:40]!r}")
+    w, h = int(parts[0]), int(parts[1])
+    if max(w, h) > 1 << 16:
+        raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit of 65,536 "
+                                         "pixels a side")
+    return w, h
 
 
 def _tokens(text: str) -> int:
@@ -177,6 +195,13 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                    help="under the table, the formula behind each key (a JSON key or a step of "
                         "the plan), its inputs' values and the keys it reads; 'all': every "
                         "quantity the table prints; with --json, an \"explain\" object")
+    c.add_argument("--images", type=_images, metavar="N",
+                   help="images in the prompt (a vision-language model whose image rule is "
+                        "modelled: Qwen2-VL, Qwen2.5-VL, LLaVA-1.5, InternVL, Gemma 3): their "
+                        "tokens join the prompt and the cache, the vision tower's time joins "
+                        "the time to first token")
+    c.add_argument("--image-size", type=_image_size, metavar="WxH",
+                   help="width x height of each image in pixels (default 1024x1024)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -667,8 +692,37 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
                                        "draft") if getattr(ns, k, None) is not None})
 
 
+def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
+    """estimate()'s ``images`` and ``image_size``, and the cache's context where --context is not
+    given: the prompt's text tokens (--prompt, else none) and the images'."""
+    from .estimate import image_inputs
+
+    size = ns.image_size
+    kw: dict[str, Any] = {"images": ns.images, "image_size": size}
+    if ns.context is None:
+        kw["context"] = (ns.prompt or 0) + image_inputs(m, ns.images, size)["image_tokens"]
+    return kw
+
+
+def _image_rows(e: Any) -> list[tuple[str, str]]:
+    """The table's rows of the images in the prompt (none without images)."""
+    if e.images is None:
+        return []
+    w, h = e.image_size
+    rows = [("images in the prompt", f"{e.images:,} of {w} x {h} px"),
+            ("tokens per image", f"{e.image_tokens_per_image:,} (tower: "
+                                 f"{e.vision_patches_per_image:,} patches)"),
+            ("image tokens in the prompt", f"{e.image_tokens:,} (prompt: {e.prompt:,})"),
+            ("vision tower FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} TFLOP"),
+            ("vision tower weights", _fmt_b(e.vision_weight_bytes))]
+    if e.vision_prefill_seconds is not None:
+        rows.append(("vision tower time (in TTFT)", f"{e.vision_prefill_seconds * 1e3:,.3f} ms"))
+    return rows
+
+
 def _serving_given(ns: argparse.Namespace) -> bool:
     return (max(ns.tp, ns.ep, ns.pp) > 1 or ns.prompt is not None or ns.generate is not None
+            or getattr(ns, "images", None) is not None
             or ns.price_per_hour is not None or ns.power_watts is not None
             or ns.link_gbps is not None)
 
@@ -692,8 +746,12 @@ def _describe(ns: argparse.Namespace) -> int:
     params = load_params()  # the stored fit, read once for the runtime's name and the forecast
     _resolve_runtime(ns, params)
     kwargs = _estimate_kwargs(ns)
+    if ns.image_size is not None and ns.images is None:
+        raise UsageError("--image-size needs --images N (how many images the prompt holds)")
     with _warnings_printed():
         m = resolve_model(ns.model)
+        if ns.images is not None:
+            kwargs.update(_image_kwargs(ns, m))
         e = estimate(m, batch=ns.batch, **kwargs)
     x = expected(e, m.n_layers, ns.runtime, params=params)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
@@ -707,7 +765,7 @@ def _describe(ns: argparse.Namespace) -> int:
         print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **view, **extra},
                          indent=2))
     else:
-        rows = _table_rows(e, serving, m)
+        rows = _table_rows(e, serving, m) + _image_rows(e)
         column = _label_width(rows)
         print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:

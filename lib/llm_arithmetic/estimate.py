@@ -35,7 +35,7 @@ from .catalog.model import (MTP_EXTRA, GatedMemoryUnit, LightningAttention, Mamb
                             stack_blocks)
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
-from .core.errors import InputError
+from .core.errors import ConfigError, InputError
 from .core.records import record
 from .numeric._runtime import exact_result
 from .plan.interpreter import Evaluator
@@ -49,7 +49,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "draft_held", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
-           "serving_argument", "parallel_degrees"]
+           "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
+           "IMAGE_FIELDS"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -367,6 +368,20 @@ class Estimate:
 speculative_energy_joules_per_token : float or None
         ``request_seconds``, ``cost_per_million_tokens`` and ``energy_joules_per_token`` at the
         speculative time per output token (the plain keys keep the plain one) [s], [USD], [J].
+    images, image_size : int and (int, int), or None
+        Images in the prompt and the size of each, width x height [px] (None: no images).
+    image_tokens_per_image, image_tokens : int or None
+        Tokens one image adds to the prompt, by the model's processor's rule
+        (:mod:`llm_arithmetic.catalog.images`), and all the images' (included in ``prompt``)
+        [token].
+    vision_patches_per_image : int or None
+        Tokens the vision tower runs for one image (patches of every crop, class tokens) [token].
+    vision_prefill_flops, vision_weight_bytes, vision_prefill_seconds : number or None
+        The tower's and merger's FLOPs over the images
+        (:data:`~llm_arithmetic.formulas.vision.vision_prefill_flops`) [FLOP], their weights at
+        the weights' bits, read once [B], and the roofline of the two on one chip
+        (:data:`~llm_arithmetic.formulas.vision.vision_prefill_time`; None without a
+        bandwidth), which ``ttft_seconds`` (and every key built on it) includes [s].
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -487,6 +502,14 @@ speculative_energy_joules_per_token : float or None
     speculative_cost_per_million_tokens: float | None = None
     speculative_energy_joules_per_token: float | None = None
     weights_as: str = ""
+    images: int | None = None
+    image_size: tuple | None = None
+    image_tokens_per_image: int | None = None
+    image_tokens: int | None = None
+    vision_patches_per_image: int | None = None
+    vision_prefill_flops: int | float | None = None
+    vision_weight_bytes: int | float | None = None
+    vision_prefill_seconds: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -755,9 +778,13 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
                "overlap": "overlapping", "allreduce_algorithm": "allreduce_used",
                "draft_cost": "draft_cost_used", "draft_chip_cost": "draft_chip_cost_used"}
+#: Estimate fields of the images in the prompt, computed beside the plan (:func:`image_inputs`).
+IMAGE_FIELDS = ("images", "image_size", "image_tokens_per_image", "image_tokens",
+                "vision_patches_per_image", "vision_prefill_flops", "vision_weight_bytes",
+                "vision_prefill_seconds")
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
-               if f.name not in INPUT_FIELDS}
+               if f.name not in INPUT_FIELDS and f.name not in IMAGE_FIELDS}
 #: Largest batch the critical-batch search tries before it says there is none.
 CROSSING_LIMIT = 1e12
 
@@ -1410,7 +1437,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              dispatch_bits: Any = None, speculation: str | None = None,
              draft_len: int | None = None, acceptance: float | None = None,
              draft_cost: float | None = None,
-             draft: str | Path | Model | None = None) -> Estimate:
+             draft: str | Path | Model | None = None, images: int | None = None,
+             image_size: tuple[int, int] | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
     arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
@@ -1490,6 +1518,13 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     dispatch_bits : number or str, optional
         Bits (or a format, ``"fp8"``) of the activations an expert-parallel dispatch sends;
         default 16. The combine is 16-bit.
+    images : int, optional
+        Images in the prompt (a vision-language model whose tower's rule is modelled,
+        :func:`image_inputs`): their tokens join ``prompt`` (its text tokens, 0 where not
+        given), and the tower's time joins the time to first token.
+    image_size : (int, int), optional
+        Width and height of each image [px]; default
+        :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE` (1024 x 1024).
 
     A context beyond the model's trained context gives a :class:`ContextWarning`.
 
@@ -1498,6 +1533,12 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
+    vision = None
+    if images is not None or image_size is not None:
+        model = resolve_model(model)
+        vision = image_inputs(model, images, image_size)
+        text = 0 if prompt is None else count_argument("prompt", prompt)
+        prompt = text + vision["image_tokens"]
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1507,8 +1548,12 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         overlap=overlap, allreduce=allreduce, node_limit=node_limit,
         dispatch_bits=dispatch_bits, speculation=speculation, draft_len=draft_len,
         acceptance=acceptance, draft_cost=draft_cost, draft=draft)
+    if vision is not None:
+        ev = _with_vision(ev, vision)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
+    if vision is not None:
+        out.update({k: v for k, v in vision.items() if k in IMAGE_FIELDS})
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -1520,6 +1565,87 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     # :func:`llm_arithmetic.explain.explain` (a floor above), which shows the step behind a key
     object.__setattr__(result, "_plan", ev)
     return result
+
+
+def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str, Any]:
+    """``images`` images of ``image_size`` (width, height) [px; default
+    :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE`] in a prompt to ``model``: the
+    tokens they add and the tower's FLOPs (the :data:`IMAGE_FIELDS`), with the tower's
+    parameters (``tower_params``). A model without a tower, or whose tower's rule is not
+    modelled, is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it; a bad count or
+    size an :class:`InputError` naming the argument.
+
+    >>> v = image_inputs(get_model("qwen2.5-vl-3b-instruct"), 2, (1000, 700))
+    >>> v["image_tokens_per_image"], v["image_tokens"], v["vision_patches_per_image"]
+    (900, 1800, 3600)
+    """
+    from .catalog.images import DEFAULT_IMAGE_SIZE, image_tower, image_work
+    from .formulas.vision import vision_prefill_flops
+
+    if images is None:
+        raise InputError("images must be given with image_size (how many images the prompt "
+                         "holds)")
+    n = images_argument(images)
+    size = DEFAULT_IMAGE_SIZE if image_size is None else image_size
+    if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2 or any(
+            isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer))
+            or not 0 < v <= IMAGE_SIDE_LIMIT for v in size):
+        raise InputError(f"image_size must be (width, height), two whole numbers of pixels from "
+                         f"1 to {IMAGE_SIDE_LIMIT:,}, got {size!r:.40}")
+    w, h = int(size[0]), int(size[1])
+    tower, rule = image_tower(model)
+    try:
+        work = image_work(rule, w, h)
+    except ConfigError as err:
+        raise InputError(f"image_size: {err}") from None
+    full = rule.layers if not rule.window else len(rule.full_layers)
+    flops = vision_prefill_flops(
+        images=n, vision_patches=work.patches, vision_matmul_params=rule.tower_matmul,
+        image_tokens=work.tokens, merger_matmul_params=rule.merger_matmul,
+        d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=work.full_pairs,
+        n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs)
+    return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
+            "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
+            "vision_prefill_flops": int(flops), "tower_params": tower.params}
+
+
+def images_argument(v: Any) -> int:
+    """The number of images in a prompt, as :func:`estimate` checks it: 1 to
+    :data:`IMAGES_LIMIT`; else an :class:`InputError` naming ``images``."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer)) \
+            or not 0 < v <= IMAGES_LIMIT:
+        raise InputError(f"images must be a whole number from 1 to {IMAGES_LIMIT:,}, "
+                         f"got {v!r:.40}")
+    return int(v)
+
+
+#: Most images a prompt may hold, and the largest image side [px], :func:`image_inputs` accepts.
+IMAGES_LIMIT = 1 << 16
+IMAGE_SIDE_LIMIT = 1 << 16
+
+
+def _with_vision(ev: Evaluator, vision: dict[str, Any]) -> Evaluator:
+    """The plan's values with the tower's time added to the time to first token (overlapped
+    and serialized), so that every key built on it (the request's time, the forecast) counts
+    it; ``vision`` gains the tower's bytes and time. The tower runs on one chip at the
+    weights' bits and peak, before the prefill."""
+    from .formulas.vision import vision_prefill_time
+
+    bits = ev.get("bits_weight_effective")
+    vision["vision_weight_bytes"] = exact_result(Fraction(vision["tower_params"])
+                                                 * Fraction(bits) / 8)
+    bandwidth = ev.get("bandwidth")
+    if bandwidth is None:
+        return ev
+    peak = ev.get("peak_flops")
+    seconds = float(vision_prefill_time(vision_bytes=vision["vision_weight_bytes"],
+                                        vision_prefill_flops=vision["vision_prefill_flops"],
+                                        bandwidth=bandwidth,
+                                        peak_flops=math.inf if peak is None else peak))
+    vision["vision_prefill_seconds"] = seconds
+    changes = {k: ev.get(k) + seconds for k in ("ttft_seconds", "ttft_serialized_seconds")
+               if ev.get(k) is not None}
+    return ev.child(**changes) if changes else ev
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.

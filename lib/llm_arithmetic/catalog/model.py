@@ -45,7 +45,7 @@ from .format_compute import plan_format
 ENGINE_INPUTS = tuple(name for name in INPUTS if name.startswith("engine"))
 
 __all__ = ["Attention", "MLP", "Mamba2", "GatedDeltaNet", "KimiDeltaAttention", "ShortConv",
-           "LightningAttention", "Mamba1", "GatedMemoryUnit", "Layers", "Extra",
+           "LightningAttention", "Mamba1", "GatedMemoryUnit", "Layers", "Extra", "ImageRule",
            "MTP_EXTRA", "HASH_EXTRA", "Model", "ConfigError"]
 
 
@@ -778,6 +778,59 @@ HASH_EXTRA = "hash-routing tables"
 
 
 @record
+class ImageRule:
+    """How a vision tower turns one image into prompt tokens, and what it runs for it: the
+    inputs of the model's processor's rule (:mod:`llm_arithmetic.catalog.images`) and of
+    :data:`~llm_arithmetic.formulas.vision.vision_prefill_flops`, read from ``config.json``
+    (sizes the file leaves to the processor: its class's defaults, transformers 5.24.0).
+
+    ``rule``: ``"qwen2_vl"`` (resize to multiples of ``patch`` x ``merge`` with ``min_pixels``
+    <= area <= ``max_pixels``), ``"fixed"`` (one ``size`` x ``size`` crop: LLaVA's CLIP,
+    Gemma 3's SigLIP without pan and scan), ``"tiles"`` (InternVL: up to ``max_tiles`` tiles of
+    ``size``, and a thumbnail when more than one). ``patch`` [px]; ``merge``: patches per side
+    merged into one token (pooled, pixel-shuffled; 1: none); ``class_token``: tokens the tower
+    adds per crop (CLIP's, InternViT's class token); ``keep_class``: whether the image's tokens
+    keep it (LLaVA's ``full`` feature strategy). ``width``, ``layers``: the tower's;
+    ``window``: the side of a windowed block's window in merged tokens (0: no window), with
+    ``full_layers`` the indices of the blocks that attend over the whole image (every block
+    where ``window`` is 0). ``tower_matmul``: the tower's weights in matrix products for one
+    patch; ``merger_matmul``: the merger's or projector's for one image token.
+    """
+
+    rule: str
+    patch: int
+    merge: int
+    width: int
+    layers: int
+    tower_matmul: int
+    merger_matmul: int
+    size: int = 0
+    min_pixels: int = 0
+    max_pixels: int = 0
+    max_tiles: int = 1
+    class_token: int = 0
+    keep_class: bool = False
+    window: int = 0
+    full_layers: tuple = ()
+
+    def __post_init__(self) -> None:
+        if self.rule not in ("qwen2_vl", "fixed", "tiles"):
+            raise ConfigError(f"image rule {self.rule!r} is not qwen2_vl, fixed or tiles")
+        for key in ("patch", "merge", "width", "layers", "max_tiles"):
+            _check_int("image rule", key, getattr(self, key), minimum=1)
+        for key in ("tower_matmul", "merger_matmul", "size", "min_pixels", "max_pixels",
+                    "class_token", "window"):
+            _check_int("image rule", key, getattr(self, key), minimum=0)
+        if self.rule == "qwen2_vl" and not 0 < self.min_pixels <= self.max_pixels:
+            raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")
+        if self.rule != "qwen2_vl" and (self.size % (self.patch * self.merge) or not self.size):
+            raise ConfigError(f"image rule: size {self.size} is not a multiple of patch x merge")
+        if any(not 0 <= i < self.layers for i in self.full_layers):
+            raise ConfigError(f"image rule: full-attention blocks {self.full_layers} outside "
+                              f"0..{self.layers - 1}")
+
+
+@record
 class Extra:
     """Parameters a checkpoint holds besides the decoder (a vision tower, a multi-token
     prediction module), reported on their own.
@@ -804,7 +857,8 @@ class Extra:
     names a multi-token-prediction module's tensors, where its reader knows
     (``catalog.quantization.MTP_NAMES``: ``"layers"``, DeepSeek-V3's layer n + j; ``"mtp.layers"``,
     Qwen3.5's; ``"mtp"``, DeepSeek-V4's), so that a quantized file's lists can be matched
-    against them; "" where not modelled.
+    against them; "" where not modelled. ``image``: a vision tower's :class:`ImageRule`
+    (the tokens an image adds and the tower's work), None where not modelled.
     """
 
     name: str
@@ -819,6 +873,7 @@ class Extra:
     heads: int = 0
     copied: bool = False
     names: str = ""
+    image: ImageRule | None = None
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)

@@ -612,4 +612,40 @@ kv_tokens = _sym("kv_tokens", r"S_{KV}", "tokens whose cache fits in the free me
                  _REAL)
 measured_tps = _sym("measured_tps", r"\tau_{meas}", "measured decode rate", "token/s", _REAL)
 
+# --- images in the prompt (a vision tower's prefill) ------------------------------------------
+_group = "workload"
+images = _sym("images", "N_{img}", "images in the prompt", "1", _NONNEG)
+image_tokens = _sym("image_tokens", "T_{img}", "tokens one image adds to the prompt (what the "
+                    "tower's merger or projector outputs; the model's processor's rule)", "token",
+                    _NONNEG)
+vision_patches = _sym("vision_patches", "P_{v}", "tokens a vision tower runs for one image: its "
+                      "patches (over every tile or crop), with a class token where it has one",
+                      "token", _NONNEG)
+d_vision = _sym("d_vision", "d_{vis}", "hidden size of a vision tower")
+_group = "quantities"
+vision_matmul_params = _sym("vision_matmul_params", "W_{v}", "weights of a vision tower in "
+                            "matrix products for one patch (patch embedding and every block; "
+                            "2 FLOPs each)", "1", _NONNEG)
+merger_matmul_params = _sym("merger_matmul_params", "W_{mrg}", "weights of a tower's merger or "
+                            "projector in matrix products for one image token (2 FLOPs each)",
+                            "1", _NONNEG)
+n_vision_full_layers = _sym("n_vision_full_layers", "L_{vf}", "vision-tower blocks whose "
+                            "attention sees every patch of the image (or of its tile)",
+                            assumptions=_NONNEG)
+n_vision_window_layers = _sym("n_vision_window_layers", "L_{vw}", "vision-tower blocks whose "
+                              "attention sees only the patches of their window (Qwen2.5-VL)",
+                              assumptions=_NONNEG)
+vision_full_pairs = _sym("vision_full_pairs", "A_{vf}", "query-key pairs of one full-attention "
+                         "tower block for one image: the sum over its tiles of the patches "
+                         "squared", "1", _NONNEG)
+vision_window_pairs = _sym("vision_window_pairs", "A_{vw}", "query-key pairs of one windowed "
+                           "tower block for one image: the sum over its windows of the patches "
+                           "squared", "1", _NONNEG)
+vision_bytes = _sym("vision_bytes", "W_{v,bytes}", "bytes of a vision tower's and its merger's "
+                    "weights, read once for a prompt's images", "B", _NONNEG)
+vision_prefill_flops = _sym("vision_prefill_flops", "F_{vis}", "FLOPs of a vision tower and "
+                            "its merger over a prompt's images", "FLOP", _NONNEG_REAL)
+vision_prefill_time = _sym("vision_prefill_time", "t_{vis}", "lower bound on the time a vision "
+                           "tower takes over a prompt's images", "s", _REAL)
+
 GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)

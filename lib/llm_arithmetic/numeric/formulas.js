@@ -1227,6 +1227,16 @@ export function unread_per_layer_embedding_params({n_layers, d_ple, n_vocab_ple}
   return n_layers*d_ple*(n_vocab_ple - 1);
 }
 
+/** FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out. [FLOP] */
+export function vision_prefill_flops({images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers = 0, vision_window_pairs = 0} = {}) {
+  return images*(2*vision_patches*vision_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers));
+}
+
+/** Lower bound on the time a vision tower takes over a prompt's images [s]: the roofline of its weights (tower and merger, read once however many images) against its FLOPs, at the chip's bandwidth [B/s] and peak for the weights' precision [FLOP/s]. [s] */
+export function vision_prefill_time({vision_bytes, vision_prefill_flops, bandwidth, peak_flops} = {}) {
+  return Math.max(vision_prefill_flops/peak_flops, vision_bytes/bandwidth);
+}
+
 /** Bytes needed to store P weights at b_w bits each (block formats' scales included in b_w). [B] */
 export function weight_bytes({n_params, bits_weight = 16} = {}) {
   return ((1/8))*n_params*bits_weight;
@@ -5076,6 +5086,41 @@ export const FORMULAS = {
   ],
   "summary": "Per-layer embedding parameters a decode step of one token does not read: the table is gathered, one row (L d_PLE numbers, a slice for every block) per token.",
   "unit": "1"
+ },
+ "vision_prefill_flops": {
+  "defaults": {
+   "n_vision_window_layers": 0,
+   "vision_window_pairs": 0
+  },
+  "latex": "F_{vis} = N_{img} \\left(2 P_{v} W_{v} + 2 T_{img} W_{mrg} + 4 d_{vis} \\left(L_{vf} A_{vf} + L_{vw} A_{vw}\\right)\\right)",
+  "lhs": "vision_prefill_flops",
+  "params": [
+   "images",
+   "vision_patches",
+   "vision_matmul_params",
+   "image_tokens",
+   "merger_matmul_params",
+   "d_vision",
+   "n_vision_full_layers",
+   "vision_full_pairs",
+   "n_vision_window_layers",
+   "vision_window_pairs"
+  ],
+  "summary": "FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out.",
+  "unit": "FLOP"
+ },
+ "vision_prefill_time": {
+  "defaults": {},
+  "latex": "t_{vis} = \\max\\left(\\frac{W_{v,bytes}}{\\beta_{mem}}, \\frac{F_{vis}}{R_{peak}}\\right)",
+  "lhs": "vision_prefill_time",
+  "params": [
+   "vision_bytes",
+   "vision_prefill_flops",
+   "bandwidth",
+   "peak_flops"
+  ],
+  "summary": "Lower bound on the time a vision tower takes over a prompt's images [s]: the roofline of its weights (tower and merger, read once however many images) against its FLOPs, at the chip's bandwidth [B/s] and peak for the weights' precision [FLOP/s].",
+  "unit": "s"
  },
  "weight_bytes": {
   "defaults": {

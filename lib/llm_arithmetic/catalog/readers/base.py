@@ -546,6 +546,15 @@ def vit_block_params(h: int, inter: int) -> int:
     return 4 * (h * h + h) + 2 * 2 * h + (h * inter + inter) + (inter * h + h)
 
 
+def vit_matmul_params(r: Reader, patch: int) -> int:
+    """A plain ViT's weights in matrix products for one patch (CLIP, SigLIP, InternViT): the
+    patch embedding c p^2 -> h and per layer q, k, v, o (4 h^2) and the MLP (2 h i), from the
+    tower's ``num_channels``, ``hidden_size``, ``num_hidden_layers``, ``intermediate_size``."""
+    h, n = r.int("hidden_size"), r.int("num_hidden_layers", kind="layers")
+    return (r.int("num_channels", 3, kind="count") * patch * patch * h
+            + n * (4 * h * h + 2 * h * r.int("intermediate_size")))
+
+
 def head_width(r: Reader, h: int, heads: int, key: str = "num_attention_heads") -> int:
     """The width of one of a tower's ``heads`` attention heads (the field ``key``) over its
     ``hidden_size`` h [-]; an error naming the field when they do not divide."""

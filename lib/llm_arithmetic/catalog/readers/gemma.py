@@ -4,13 +4,14 @@ per-layer input embeddings, its timm vision network and audio encoder).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any, Mapping
 
 from ...core.errors import ConfigError
-from ..model import MLP, Attention, Extra
+from ..model import MLP, Attention, Extra, ImageRule
 from .base import (Reader, decoder, defaulted, head_width, read_context, read_window,
-                   routed_experts, vit_block_params, wrapped_text)
+                   routed_experts, vit_block_params, vit_matmul_params, wrapped_text)
 from .dense import llama_like
 
 
@@ -71,6 +72,22 @@ def siglip_params(r: Reader) -> int:
     return embeddings + n * vit_block_params(h, inter) + 2 * h
 
 
+def _gemma3_image_rule(r: Reader, vr: Reader, d_text: int) -> ImageRule | None:
+    """Gemma 3's image rule (transformers 5.24.0 ``models/gemma3/modeling_gemma3.py``
+    ``Gemma3MultiModalProjector``; ``processing_gemma3.py``: pan and scan off by default): one
+    image_size crop, (image_size / patch)^2 patches without a class token, average-pooled to
+    ``mm_tokens_per_image`` tokens (896 / 14 = 64 per side pooled 4 x 4: 256), projected
+    h -> d_text. None where the pooling does not divide (not modelled)."""
+    h, p, size = vr.int("hidden_size"), vr.int("patch_size", kind="count"), vr.int("image_size")
+    n = vr.int("num_hidden_layers", kind="layers")
+    tokens = r.int("mm_tokens_per_image", 256, kind="count")
+    side, per_side = size // p, math.isqrt(tokens)
+    if per_side * per_side != tokens or size % p or side % per_side:
+        return None
+    return ImageRule(rule="fixed", patch=p, merge=side // per_side, width=h, layers=n,
+                     size=size, tower_matmul=vit_matmul_params(vr, p), merger_matmul=h * d_text)
+
+
 def gemma3(r: Reader) -> dict[str, Any]:
     text = r.raw("text_config", {})
     vision = r.raw("vision_config", {})
@@ -84,7 +101,8 @@ def gemma3(r: Reader) -> dict[str, Any]:
     # Gemma3MultiModalProjector: a vision_hidden x text_hidden matrix and an RMSNorm
     projector = vr.int("hidden_size") * kw["d_model"] + vr.int("hidden_size")
     kw["extras"] = (Extra("vision tower and projector", tower + projector, True,
-                          "SigLIP encoder and Gemma 3's multimodal projector"),)
+                          "SigLIP encoder and Gemma 3's multimodal projector",
+                          image=_gemma3_image_rule(r, vr, kw["d_model"])),)
     return kw
 
 

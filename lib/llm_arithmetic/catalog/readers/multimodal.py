@@ -9,9 +9,9 @@ from typing import Any, Callable, Mapping
 
 from ... import numeric as N
 from ...core.errors import ConfigError
-from ..model import MLP, Extra
+from ..model import MLP, Extra, ImageRule
 from .base import (FAMILIES, Reader, decoder, defaulted, head_width, read_context, vision_reader,
-                   vit_block_params, wrapped_text)
+                   vit_block_params, vit_matmul_params, wrapped_text)
 from .dense import llama_like, qwen2
 from .gemma import SIGLIP_DEFAULTS, siglip_params
 from .moe import ERNIE4_5_MOE_DEFAULTS, ernie_attention, glm4_moe
@@ -556,6 +556,51 @@ def qwen2_vl_vision_params(r: Reader, d_text: int) -> int:
             + (em * em + em) + (em * out + out))
 
 
+#: Qwen2VLImageProcessor's area bounds (transformers 5.24.0
+#: ``models/qwen2_vl/image_processing_qwen2_vl.py``, ``size``: shortest_edge 56 x 56, longest_edge
+#: 28 x 28 x 1280 pixels), which Qwen2.5-VL's processor uses too; a checkpoint's
+#: ``preprocessor_config.json`` may set others (not read: the catalog holds ``config.json``).
+QWEN2_VL_MIN_PIXELS = 56 * 56
+QWEN2_VL_MAX_PIXELS = 28 * 28 * 1280
+#: Qwen2_5_VLVisionConfig's defaults (transformers 5.24.0) of the window layout.
+QWEN2_5_VL_WINDOW = (112, [7, 15, 23, 31])
+
+
+def qwen2_vl_image_rule(r: Reader, family: str) -> ImageRule:
+    """The image rule of a Qwen2-VL or Qwen2.5-VL tower (``family``: the vision reader's), from
+    the fields its parameter count read: each 14 px patch of a 28 px-aligned image, 2 x 2
+    merged into one token; Qwen2.5-VL's windowed blocks attend within windows of
+    ``window_size`` px (112: 4 x 4 merged tokens) but those of ``fullatt_block_indexes``.
+    Tower weights in products per patch: the patch embedding c t p^2 h and per block qkv, proj
+    and the MLP (Qwen2.5-VL's gated, 3 h i; Qwen2-VL's 2 e (e mlp_ratio)); the merger's per
+    token (h m^2)^2 + h m^2 x out."""
+    c = r.int("in_channels", 3, kind="count")
+    p = r.int("patch_size", 14, kind="count")
+    t = r.int("temporal_patch_size", 2, kind="count")
+    m = r.int("spatial_merge_size", 2, kind="count")
+    if family == "qwen2_vl_vision":
+        h = r.int("embed_dim", 1280)
+        depth = _aliased(r, "depth", "num_hidden_layers", "layers")
+        block = 4 * h * h + 2 * h * int(h * r.raw("mlp_ratio", 4))
+        out = r.int("hidden_size")
+        window, full = 0, ()
+    else:
+        h, depth = _vision_depth(r)
+        block = 4 * h * h + 3 * h * r.int("intermediate_size")
+        out = r.int("out_hidden_size")
+        size = r.int("window_size", QWEN2_5_VL_WINDOW[0], kind="width")
+        if size % (p * m):
+            raise ConfigError(f"{r.origin}: field 'window_size' ({size}) is not a multiple of "
+                              f"patch_size x spatial_merge_size ({p * m})")
+        window, full = size // (p * m), tuple(r.int_list("fullatt_block_indexes",
+                                                         QWEN2_5_VL_WINDOW[1]))
+    hm = h * m * m
+    return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
+                     tower_matmul=c * t * p * p * h + depth * block,
+                     merger_matmul=hm * hm + hm * out, min_pixels=QWEN2_VL_MIN_PIXELS,
+                     max_pixels=QWEN2_VL_MAX_PIXELS, window=window, full_layers=full)
+
+
 def qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[Reader, int], int],
                 note: str) -> Callable[[Reader], dict[str, Any]]:
     """A reader of Qwen2_5_VLForConditionalGeneration and Qwen2VLForConditionalGeneration files:
@@ -592,7 +637,8 @@ def qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[Reader, 
             r.read |= wr.read
         vr = vision_reader(r, vision_family)
         kw["extras"] = (*kw.get("extras", ()),
-                        Extra("vision tower and merger", vision(vr, kw["d_model"]), True, note))
+                        Extra("vision tower and merger", vision(vr, kw["d_model"]), True, note,
+                              image=qwen2_vl_image_rule(vr, vision_family)))
         vr.check_unread()
         return kw
     return read
@@ -826,6 +872,12 @@ def _internvl_vision_params(r: Reader, d_text: int, downsample: int) -> int:
     return embed + n * layer + final + projector
 
 
+#: GotOcr2ImageProcessor's ``max_patches`` (transformers 5.24.0
+#: ``models/got_ocr2/image_processing_got_ocr2.py``), the tiles InternVL's processor crops at most
+#: (``crop_to_patches`` on: ``models/internvl/processing_internvl.py``).
+INTERNVL_MAX_TILES = 12
+
+
 def internvl(r: Reader) -> dict[str, Any]:
     # InternVLForConditionalGeneration (transformers 5.24.0 models/internvl/modeling_internvl.py):
     # the language model in text_config, read by its own family's reader (InternVL 3: qwen2;
@@ -848,10 +900,21 @@ def internvl(r: Reader) -> dict[str, Any]:
                 "projector_hidden_act", "image_token_id", "image_token_index"):
         r.raw(key)  # token counts and layer choices of the image path: no parameters
     vr = vision_reader(r, "internvl_vision")
+    params = _internvl_vision_params(vr, kw["d_model"], round(1 / ratio))
+    # the image rule (FAMILIES.md): tiles of image_size, a class token per tile that the
+    # default feature strategy drops, 2 x 2 pixel shuffle into the projector's h m^2 inputs
+    m, h, d = round(1 / ratio), vr.int("hidden_size"), kw["d_model"]
+    (ih, iw), (ph, pw) = _pair(vr, "image_size", 448), _pair(vr, "patch_size", 14)
+    image = None
+    if ih == iw and ph == pw and r.raw("vision_feature_select_strategy", "default") == "default":
+        image = ImageRule(rule="tiles", patch=ph, merge=m, width=h, size=ih,
+                          layers=vr.int("num_hidden_layers", kind="layers"),
+                          tower_matmul=vit_matmul_params(vr, ph),
+                          merger_matmul=h * m * m * d + d * d, max_tiles=INTERNVL_MAX_TILES,
+                          class_token=1)
     kw["extras"] = (*kw.get("extras", ()),
-                    Extra("vision tower and projector",
-                          _internvl_vision_params(vr, kw["d_model"], round(1 / ratio)), True,
-                          "InternViT and the pixel-shuffle MLP projector"))
+                    Extra("vision tower and projector", params, True,
+                          "InternViT and the pixel-shuffle MLP projector", image=image))
     vr.check_unread()
     return kw
 
@@ -972,9 +1035,19 @@ def _llava_like(r: Reader, *, text_default: str, towers: tuple[str, ...], featur
     d = kw["d_model"]
     h = vr.int("hidden_size")
     projector = h * n_layers * d + d * d + (2 * d if bias else 0) + (d if newline else 0)
+    image = None
+    strategy = r.raw("vision_feature_select_strategy", "default")
+    if tower == "clip_vision_model" and strategy in ("default", "full"):
+        # LLaVA-1.5: one crop of image_size, the class token dropped by the default strategy
+        # (FAMILIES.md); every CLIP layer runs (transformers asks for all hidden states)
+        p, n = vr.int("patch_size", kind="count"), vr.int("num_hidden_layers", kind="layers")
+        image = ImageRule(rule="fixed", patch=p, merge=1, width=h, layers=n,
+                          size=vr.int("image_size"), tower_matmul=vit_matmul_params(vr, p),
+                          merger_matmul=h * n_layers * d + d * d, class_token=1,
+                          keep_class=strategy == "full")
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and projector", count(vr) + projector, True,
-                          f"the {tower} tower and the two-layer projector"))
+                          f"the {tower} tower and the two-layer projector", image=image))
     vr.check_unread()
     return kw
 
