@@ -141,4 +141,34 @@ def test_explain_adds_the_tower_to_the_plans_step():
     plain = estimate("llava-1.5-7b-hf", bandwidth=1e12, peak_flops=100e12, prompt=576)
     assert x.value == e.ttft_seconds
     assert x.value == pytest.approx(plain.ttft_seconds + e.vision_prefill_seconds, rel=1e-12)
-    assert "vision tower" in x.value_text
+    # the plan's step: the prefill's step and the tower's, added
+    assert x.op == "add" and "vision tower" in x.doc
+    assert set(x.depends_on) == {"prefill_seconds", "vision_ttft_seconds"}
+    assert explain(e, "vision_prefill_seconds").value == e.vision_prefill_seconds
+
+
+def test_the_tower_is_a_step_of_the_plan():
+    # without images the plan's tower adds nothing: the time to first token is the prefill's,
+    # to the bit, and the tower's fields are empty
+    for name in ("llama-2-7b", "qwen2.5-vl-3b-instruct"):
+        e = estimate(name, hardware="h100-sxm", prompt=1000, tp=2, overlap=False)
+        ev = e._plan
+        assert ev.get("vision_ttft_seconds") == 0
+        assert e.ttft_seconds == ev.get("prefill_seconds") == e.ttft_serialized_seconds
+        assert (e.images, e.image_tokens, e.vision_prefill_seconds) == (None, None, None)
+    # with images, the plan's inputs are the rule's values and its steps add the tower once
+    e = estimate("qwen2.5-vl-3b-instruct", hardware="h100-sxm", images=2,
+                 image_size=(1000, 700))
+    ev = e._plan
+    assert (ev.get("images"), ev.get("image_tokens_per_image"), ev.get("vision_params")) \
+        == (2, 900, 668_684_288)
+    assert e.ttft_seconds == ev.get("prefill_seconds") + e.vision_prefill_seconds
+
+
+def test_cli_explains_the_image_rows(capsys):
+    assert main(["describe", "llava-1.5-7b-hf", "--images", "1", "--hardware", "h100-sxm",
+                 "--explain", "all"]) == 0
+    out = capsys.readouterr().out
+    for key in ("images", "image_tokens", "vision_weight_bytes", "vision_prefill_seconds"):
+        assert f"\n{key} = " in out, key
+    assert "\nttft_seconds = prefill_seconds + vision_ttft_seconds  [add]" in out

@@ -93,13 +93,11 @@ def test_a_child_equals_a_fresh_evaluation(seed):
 
 
 def test_every_estimate_field_is_an_input_or_a_step():
-    from llm_arithmetic.estimate import FIELD_STEPS, IMAGE_FIELDS, INPUT_FIELDS, Estimate
+    from llm_arithmetic.estimate import FIELD_STEPS, INPUT_FIELDS, Estimate
 
     names = {f.name for f in dataclasses.fields(Estimate)}
-    # the images in the prompt are computed beside the plan (estimate.image_inputs), for now
-    assert set(FIELD_STEPS) | set(INPUT_FIELDS) | set(IMAGE_FIELDS) == names
+    assert set(FIELD_STEPS) | set(INPUT_FIELDS) == names
     assert not set(FIELD_STEPS) & set(INPUT_FIELDS)
-    assert not (set(FIELD_STEPS) | set(INPUT_FIELDS)) & set(IMAGE_FIELDS)
     assert set(FIELD_STEPS.values()) <= set(PLAN_STEPS)
 
 

@@ -838,6 +838,10 @@ ROW_KEYS = {
     "  time to first token": "expected_ttft_seconds",
     "  time per output token": "expected_tpot_seconds",
     "  tokens/s per chip": "expected_tokens_per_second_per_chip",
+    "images in the prompt": "images", "tokens per image": "image_tokens_per_image",
+    "image tokens in the prompt": "image_tokens", "vision tower FLOPs": "vision_prefill_flops",
+    "vision tower weights": "vision_weight_bytes",
+    "vision tower time (in TTFT)": "vision_prefill_seconds",
 }
 
 
@@ -849,7 +853,7 @@ def _row_label(label: str) -> str:
 
 def _printed_keys(e: Any, x: dict[str, Any], serving: bool) -> list[str]:
     """The keys of the quantities the table prints, in its order (``--explain all``)."""
-    rows = _table_rows(e, serving)
+    rows = _table_rows(e, serving) + _image_rows(e)
     if x["expected_decode_tokens_per_second"] is not None:
         rows += _forecast_rows(x, serving, e.fits, e.fits_per_chip,
                                without=(e.fits_without_draft, e.fits_per_chip_without_draft))

@@ -49,8 +49,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "draft_held", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
-           "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
-           "IMAGE_FIELDS"]
+           "serving_argument", "parallel_degrees", "image_inputs", "images_argument"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -766,7 +765,9 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
                 "params_extra_in_total", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
-                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_layers")
+                "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_layers",
+                "images", "image_size", "image_tokens_per_image", "vision_patches_per_image",
+                "vision_prefill_flops")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -778,13 +779,9 @@ _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_pa
                "scale_up_latency": "up_latency", "scale_out_latency": "out_latency",
                "overlap": "overlapping", "allreduce_algorithm": "allreduce_used",
                "draft_cost": "draft_cost_used", "draft_chip_cost": "draft_chip_cost_used"}
-#: Estimate fields of the images in the prompt, computed beside the plan (:func:`image_inputs`).
-IMAGE_FIELDS = ("images", "image_size", "image_tokens_per_image", "image_tokens",
-                "vision_patches_per_image", "vision_prefill_flops", "vision_weight_bytes",
-                "vision_prefill_seconds")
 #: Estimate field -> the plan's step that gives it.
 FIELD_STEPS = {f.name: _STEP_NAMES.get(f.name, f.name) for f in fields(Estimate)
-               if f.name not in INPUT_FIELDS and f.name not in IMAGE_FIELDS}
+               if f.name not in INPUT_FIELDS}
 #: Largest batch the critical-batch search tries before it says there is none.
 CROSSING_LIMIT = 1e12
 
@@ -1393,13 +1390,14 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                link_bandwidth: Any = None, link_latency: Any = None, overlap: Any = True,
                allreduce: Any = None, node_limit: Any = None, dispatch_bits: Any = None,
                speculation: Any = None, draft_len: Any = None, acceptance: Any = None,
-               draft_cost: Any = None, draft: Any = None
+               draft_cost: Any = None, draft: Any = None, vision: Any = None
                ) -> tuple[Model, Hardware | None, dict[str, Any], Evaluator]:
     """:func:`estimate`'s arguments checked as it checks them: (the model, the chip, the plan's
     inputs with the speculative ones, the evaluator of the model's plan on them), from which
     :func:`estimate` reads every field and :func:`frontier` the few a point needs (each value
     computed on demand, so a frontier's point does not pay for the critical batch or the
-    longest context)."""
+    longest context). ``vision``: :func:`image_inputs`'s values (None: no images), whose
+    count, tokens per image, FLOPs and tower parameters join the plan's inputs."""
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
     _check_direct(allreduce, chip)
@@ -1419,6 +1417,11 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                               at=dict(weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
                                       context=context, batch=batch, peak_flops=peak_flops,
                                       prompt=prompt, generate=generate), tp=tp, pp=pp)
+    if vision is not None:
+        given.update(images=vision["images"],
+                     image_tokens_per_image=vision["image_tokens_per_image"],
+                     vision_prefill_flops=vision["vision_prefill_flops"],
+                     vision_params=vision["tower_params"])
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
     return m, chip, given, ev
@@ -1547,13 +1550,12 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         power_watts=power_watts, link_bandwidth=link_bandwidth, link_latency=link_latency,
         overlap=overlap, allreduce=allreduce, node_limit=node_limit,
         dispatch_bits=dispatch_bits, speculation=speculation, draft_len=draft_len,
-        acceptance=acceptance, draft_cost=draft_cost, draft=draft)
-    if vision is not None:
-        ev = _with_vision(ev, vision)
+        acceptance=acceptance, draft_cost=draft_cost, draft=draft, vision=vision)
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
-    if vision is not None:
-        out.update({k: v for k, v in vision.items() if k in IMAGE_FIELDS})
+    if vision is not None:  # the caller's size and the rule's patches, beside the plan's inputs
+        out.update(image_size=vision["image_size"],
+                   vision_patches_per_image=vision["vision_patches_per_image"])
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -1570,8 +1572,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
 def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str, Any]:
     """``images`` images of ``image_size`` (width, height) [px; default
     :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE`] in a prompt to ``model``: the
-    tokens they add and the tower's FLOPs (the :data:`IMAGE_FIELDS`), with the tower's
-    parameters (``tower_params``). A model without a tower, or whose tower's rule is not
+    tokens they add and the tower's FLOPs, the estimate's fields of the images that the plan
+    takes as inputs, with the tower's parameters (``tower_params``, the plan's
+    ``vision_params``). A model without a tower, or whose tower's rule is not
     modelled, is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it; a bad count or
     size an :class:`InputError` naming the argument.
 
@@ -1622,30 +1625,6 @@ def images_argument(v: Any) -> int:
 #: Most images a prompt may hold, and the largest image side [px], :func:`image_inputs` accepts.
 IMAGES_LIMIT = 1 << 16
 IMAGE_SIDE_LIMIT = 1 << 16
-
-
-def _with_vision(ev: Evaluator, vision: dict[str, Any]) -> Evaluator:
-    """The plan's values with the tower's time added to the time to first token (overlapped
-    and serialized), so that every key built on it (the request's time, the forecast) counts
-    it; ``vision`` gains the tower's bytes and time. The tower runs on one chip at the
-    weights' bits and peak, before the prefill."""
-    from .formulas.vision import vision_prefill_time
-
-    bits = ev.get("bits_weight_effective")
-    vision["vision_weight_bytes"] = exact_result(Fraction(vision["tower_params"])
-                                                 * Fraction(bits) / 8)
-    bandwidth = ev.get("bandwidth")
-    if bandwidth is None:
-        return ev
-    peak = ev.get("peak_flops")
-    seconds = float(vision_prefill_time(vision_bytes=vision["vision_weight_bytes"],
-                                        vision_prefill_flops=vision["vision_prefill_flops"],
-                                        bandwidth=bandwidth,
-                                        peak_flops=math.inf if peak is None else peak))
-    vision["vision_prefill_seconds"] = seconds
-    changes = {k: ev.get(k) + seconds for k in ("ttft_seconds", "ttft_serialized_seconds")
-               if ev.get(k) is not None}
-    return ev.child(**changes) if changes else ev
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.

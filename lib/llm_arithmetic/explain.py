@@ -1066,9 +1066,6 @@ def explain(e: Any, key: str, runtime: str | None = None,
     name = ks.get(base, base)
     forecast = name.startswith(("expected_", "fc_", "fp_", "forecast_"))
     ev = _evaluator(e, runtime, forecast)
-    if name in ev.steps and name in ev.inputs and ev.parent is not None \
-            and getattr(e, "vision_prefill_seconds", None) is not None:
-        return _explain_with_vision(e, key, runtime, options, ev, name)
     if name not in ev.steps:
         if name in ev.values:  # an input of the plan (a chip's figure, an engine's reserve)
             return _explain_input(e, ev, key, name)
@@ -1114,24 +1111,6 @@ def explain(e: Any, key: str, runtime: str | None = None,
                        source=_source(ev, origin) if forecast else _chip_source(e, step),
                        forecast=_forecast_step(ev, origin) if forecast else "",
                        caveat=_caveat(e, ev, origin, runtime) if forecast else "", **body)
-
-
-def _explain_with_vision(e: Any, key: str, runtime: str | None,
-                         options: Mapping[str, str] | None, ev: Any, name: str) -> Explanation:
-    """A time to first token with images in the prompt: the plan's step (its prefill over the
-    text and image tokens), then the vision tower's time added to it
-    (:func:`llm_arithmetic.estimate.image_inputs`)."""
-    import copy
-    from dataclasses import replace
-
-    plain = copy.copy(e)
-    object.__setattr__(plain, "_plan", ev.parent)
-    x = explain(plain, key, runtime, options)
-    value = ev.get(name)
-    text = (f"{x.value_text} + {format_value(e.vision_prefill_seconds, x.unit)} (the vision "
-            f"tower, vision_prefill_seconds) = {format_value(value, x.unit)}")
-    return replace(x, value=value, value_text=text,
-                   depends_on=(*x.depends_on, "vision_prefill_seconds"))
 
 
 def _missing(ev: Any, name: str, seen: set | None = None) -> list[str]:

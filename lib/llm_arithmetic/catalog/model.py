@@ -1325,7 +1325,9 @@ class Model:
             draft_blocks=None, draft_d_model=None, draft_final_norm_params=None, draft_bits_default=None,
             forecast_decode=None,
             forecast_prefill=None, forecast_prefill_int8=None,
-            **{name: None for name in ENGINE_INPUTS}))
+            **{name: None for name in ENGINE_INPUTS},
+            images=None, image_tokens_per_image=None, vision_prefill_flops=None,
+            vision_params=None))
 
     @cached_property
     def plan(self) -> Evaluator:

@@ -45,7 +45,10 @@ forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no f
 engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
 llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``, ``engine_swa_full``;
-None: no engine).
+None: no engine); images in the prompt, from the processor's rule
+(:func:`llm_arithmetic.estimate.image_inputs`): ``images``, ``image_tokens_per_image``, the
+vision tower's ``vision_prefill_flops`` over them and its ``vision_params`` (tower and merger;
+None: no images; the image tokens are already in ``prompt``).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -1038,15 +1041,35 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
             "arithmetic", weight_bytes="prefill_weight_bytes",
             kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
             n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time=LIT(0)), "prompt"),
-    guard(f("ttft_serialized_seconds", "time_to_first_token", "time to first token, "
+    guard(f("prefill_serialized_seconds", "time_to_first_token", "the prompt's prefill, "
             "communication after the work", weight_bytes="prefill_weight_bytes",
             kv_cache_bytes_per_token="prompt_kv_per_token", prefill_flops="prefill_flops_held",
             n_chips="tp", peak_flops="prefill_peak_held_or_inf", comm_time="prefill_comm"),
           "prompt"),
-    f("ttft_overlapped_seconds", "overlapped_time", "time to first token, communication under "
+    f("ttft_overlapped_seconds", "overlapped_time", "the prompt's prefill, communication under "
       "the work", work_time="ttft_work_seconds", comm_time="prefill_comm"),
-    op("ttft_seconds", "choose", "time to first token", when="overlapping",
-       then="ttft_overlapped_seconds", otherwise="ttft_serialized_seconds"),
+    op("prefill_seconds", "choose", "the prompt's prefill", when="overlapping",
+       then="ttft_overlapped_seconds", otherwise="prefill_serialized_seconds"),
+    # Images in the prompt (estimate.image_inputs): the processor's rule, in Python, gives the
+    # tokens an image adds (already in ``prompt``) and the tower's FLOPs; the tower (and its
+    # merger or projector) runs on one chip, at the weights' bits, before the prefill
+    guard(op("image_tokens", "mul", "tokens the images add to the prompt",
+             of=["images", "image_tokens_per_image"]), "images"),
+    guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
+            "at the weights' bits", n_params="vision_params",
+            bits_weight="bits_weight_effective"), "images"),
+    op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take, or none",
+       of=["peak_flops", INF]),
+    guard(f("vision_prefill_seconds", "vision_prefill_time", "the vision tower over the "
+            "prompt's images, its weights read once", vision_bytes="vision_weight_bytes",
+            peak_flops="vision_peak_or_inf"), "images"),
+    op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
+       "without images)", of=["vision_prefill_seconds", LIT(0)]),
+    op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
+       "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
+                                                    "vision_ttft_seconds"]),
+    op("ttft_seconds", "add", "time to first token: the vision tower, then the prefill",
+       plus=["prefill_seconds", "vision_ttft_seconds"]),
     f("request_seconds", "request_time", "time of the whole request", ttft="ttft_seconds",
       tpot="tpot_seconds", generated="generate"),
     f("tokens_per_second_per_user", "tokens_per_user", "tokens/s one stream sees",
@@ -1520,4 +1543,5 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
           "engine_swa_full", "engine_capacity_cells", "engine_max_model_len", "engine_hybrid",
           "engine_page_align",
-          "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks")
+          "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks",
+          "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params")

@@ -512,6 +512,8 @@ const Plan = (function () {
       forecast_decode: null,
       forecast_prefill: null,
       forecast_prefill_int8: null,
+      // images in the prompt (estimate.image_inputs; the page asks for none)
+      images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
     };
     models.set(m, inputs);
     return inputs;
