@@ -193,13 +193,14 @@ def test_more_rules_match_transformers_printed():
         s = image_work(scout, w, h)
         # 144 tokens a tile: (336 / 14)^2 // 4 (processing_llama4.py); 576 patches + class
         assert (s.crops, s.tokens, s.patches) == (tiles, 144 * tiles, 577 * tiles), (w, h)
-        # <|image_start|>, <|image|>, <|image_end|>, and a separator after each tile but the
-        # global one when tiled (x between tiles of a row, y after each row)
-        assert s.separators == 3 + (rows * cols if tiles > 1 else 0)
+        # a separator after each tile but the global one when tiled (x between the tiles of a
+        # row, y after each row); <|image_start|>, <|image|>, <|image_end|> are delimiters
+        assert s.separators == (rows * cols if tiles > 1 else 0)
         m = image_work(mistral, w, h)
-        # one [IMG] per 28 px square, one [IMG_BREAK] or [IMG_END] per row
+        # one [IMG] per 28 px square, an [IMG_BREAK] after each row but the last ([IMG_END]
+        # after it is a delimiter)
         assert (m.resized, m.tokens, m.patches, m.separators) == (
-            (pw, ph), pw * ph // 784, pw * ph // 196, ph // 28), (w, h)
+            (pw, ph), pw * ph // 784, pw * ph // 196, ph // 28 - 1), (w, h)
         for rule, rw, rh in ((glm, gw, gh), (ernie, ew, eh), (kimi, kw, kh)):
             x = image_work(rule, w, h)
             assert (x.resized, x.tokens, x.patches) == ((rw, rh), rw * rh // 784,

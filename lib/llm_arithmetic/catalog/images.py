@@ -49,13 +49,14 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   to 2,520 and the tower runs them all (the padding masked): ``patches`` counts 2,520.
 
 The tokens counted are the image's placeholder tokens, those the tower's embeddings replace.
-The delimiters a chat template writes around them (Qwen's ``<|vision_start|>``, InternVL's
-``<img>``, Gemma 3's ``<start_of_image>``, GLM's ``<|begin_of_image|>``) are text tokens of the
-prompt. The tokens a processor itself writes among the placeholders, as many as the image's
-rows or tiles, are ``ImageWork.separators``: Pixtral's ``[IMG_BREAK]`` after each row but the
-last and its ``[IMG_END]`` (rows in all); Llama 4's ``<|image_start|>``, ``<|image|>``,
-``<|image_end|>`` and, for a tiled image, a ``<|tile_x_separator|>`` between tiles of a row and a
-``<|tile_y_separator|>`` after each row (3 + tiles).
+The delimiters written once around them, by a chat template or by the processor (Qwen's
+``<|vision_start|>``, InternVL's ``<img>``, Gemma's ``<start_of_image>``, GLM's
+``<|begin_of_image|>``, Pixtral's ``[IMG_END]``, Llama 4's ``<|image_start|>``, ``<|image|>`` and
+``<|image_end|>``), a fixed few an image, are text tokens of the prompt. The tokens a processor
+writes among the placeholders, as many as the image's rows or tiles, are
+``ImageWork.separators``: Pixtral's ``[IMG_BREAK]`` after each row of tokens but the last
+(rows - 1); Llama 4's ``<|tile_x_separator|>`` between the tiles of a row and
+``<|tile_y_separator|>`` after each row (one a tile, when there is more than one).
 """
 from __future__ import annotations
 
@@ -299,7 +300,7 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
                                                                            rule.window)
         return ImageWork(tokens=patches // (m * m), patches=patches, full_pairs=patches ** 2,
                          window_pairs=window, resized=(w, h), crops=1,
-                         separators=h // (p * m) if rule.rule == "pixtral" else 0)
+                         separators=h // (p * m) - 1 if rule.rule == "pixtral" else 0)
     if rule.rule == "gemma4":
         budget = rule.max_pixels // (p * p)
         h, w = gemma4_resize(height, width, p, budget, m)
@@ -315,7 +316,7 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
     elif rule.rule == "llama4":
         rows, cols = llama4_canvas(height, width, rule.size, rule.max_tiles)
         crops = rows * cols + (1 if rows * cols > 1 else 0)
-        separators = 3 + (rows * cols if rows * cols > 1 else 0)
+        separators = rows * cols if rows * cols > 1 else 0
     return ImageWork(tokens=crops * tokens, patches=crops * per_crop,
                      full_pairs=crops * per_crop ** 2, window_pairs=0,
                      resized=(rule.size, rule.size), crops=crops, separators=separators)
