@@ -109,7 +109,7 @@ def test_estimate_adds_tokens_and_tower_time():
 
 @pytest.mark.parametrize("name, kw, error, words", [
     ("llama-2-7b", dict(images=1), ConfigError, "llama-2-7b has no vision tower"),
-    ("mistral-small-3.1-24b", dict(images=1), ConfigError, "not modelled"),
+    ("kimi-vl-a3b-instruct", dict(images=1), ConfigError, "not modelled"),
     ("qwen2-vl-7b-instruct", dict(images=0), InputError, "images must be"),
     ("qwen2-vl-7b-instruct", dict(images=1, image_size=(0, 5)), InputError, "image_size"),
     ("qwen2-vl-7b-instruct", dict(images=1, image_size=(10000, 20)), InputError,
@@ -128,9 +128,9 @@ def test_cli_images(capsys):
     # 3 x 2 tiles + the thumbnail, 256 tokens each; the cache's context is the prompt's
     assert (d["image_tokens"], d["prompt"], d["context"]) == (2 * 7 * 256,) * 3
     assert d["vision_prefill_flops"] > 0 and d["vision_prefill_seconds"] > 0
-    assert main(["describe", "llama-4-scout", "--images", "1"]) == 2
+    assert main(["describe", "gemma-3n-e4b", "--images", "1"]) == 2
     err = capsys.readouterr().err
-    assert "llama-4-scout" in err and "not modelled" in err and "Traceback" not in err
+    assert "gemma-3n-e4b" in err and "not modelled" in err and "Traceback" not in err
 
 
 def test_explain_adds_the_tower_to_the_plans_step():
@@ -172,3 +172,128 @@ def test_cli_explains_the_image_rows(capsys):
     for key in ("images", "image_tokens", "vision_weight_bytes", "vision_prefill_seconds"):
         assert f"\n{key} = " in out, key
     assert "\nttft_seconds = prefill_seconds + vision_ttft_seconds  [add]" in out
+
+
+# Printed by transformers 5.24.0's own rule functions, taken from the installed files with ast as
+# above (torch present, torchvision and PIL not): llama4/image_processing_llama4.py get_factors,
+# find_supported_resolutions (336 px tiles, max_patches 16) and get_best_fit;
+# pixtral/image_processing_pixtral.py get_resize_output_image_size (longest edge 1540, patch
+# 14 x merge 2 = 28, its get_image_size replaced by the (height, width) pair) and
+# _num_image_tokens; glm4v/image_processing_glm4v.py smart_resize (two frames, factor 28,
+# 112*112 to 28*28*15000); ernie4_5_vl_moe/image_processing_ernie4_5_vl_moe.py smart_resize
+# (factor 28, 56*56 to 28*28*6177); kimi_k25/image_processing_kimi_k25.py navit_resize (patch
+# 14, merge 2, 16384 patches, 512 a side); gemma4/image_processing_gemma4.py
+# get_aspect_ratio_preserving_size (patch 16, 280 x 9 patches, pooling 3), in a venv with
+# transformers 5.24.0 and torch:
+#   ns.update(torch=torch, defaultdict=collections.defaultdict, SizeDict=object,
+#             ImageInput=object, ChannelDimension=object,
+#             get_image_size=lambda image, data_format=None: image)
+#   res = torch.tensor(find_supported_resolutions(16, Size))  # Size.height = Size.width = 336
+#   for w, h in SIZES:
+#       ch, cw = get_best_fit((h, w), res)
+#       ph, pw = get_resize_output_image_size((h, w), 1540, 28)
+#       gh, gw = glm4v_smart_resize(2, h, w, 2, 28, 112 * 112, 28 * 28 * 15000)
+#       eh, ew = ernie_smart_resize(h, w, 28, 56 * 56, 28 * 28 * 6177)
+#       (_, _), (kh, kw) = navit_resize(h, w, 14, 2, 16384, 512)
+#       g4h, g4w = get_aspect_ratio_preserving_size(h, w, 16, 280 * 9, 3)
+#       print(w, h, ch // 336, cw // 336, pw, ph, gw, gh, ew, eh, kw, kh, g4w, g4h)
+# columns: width, height; Llama 4's tile rows and columns; Pixtral's, GLM-4.5V's,
+# ERNIE-4.5-VL's, Kimi K2.5's (padded) and Gemma 4's resized width and height.
+MORE_PRINTED = [
+    (1000, 700, 3, 3, 1008, 700, 1008, 700, 1008, 700, 1008, 700, 960, 672),
+    (1024, 1024, 4, 4, 1036, 1036, 1036, 1036, 1036, 1036, 1036, 1036, 768, 768),
+    (640, 480, 2, 2, 644, 504, 644, 476, 644, 476, 644, 504, 912, 672),
+    (1920, 1080, 3, 5, 1540, 868, 1932, 1092, 1932, 1092, 1932, 1092, 1056, 576),
+    (50, 60, 1, 1, 56, 84, 84, 112, 56, 56, 56, 84, 720, 864),
+    (4000, 3000, 3, 4, 1540, 1176, 2800, 2100, 2520, 1904, 2100, 1568, 912, 672),
+    (300, 1200, 4, 1, 308, 1204, 308, 1204, 308, 1204, 308, 1204, 384, 1584),
+    (336, 336, 1, 1, 336, 336, 336, 336, 336, 336, 336, 336, 768, 768),
+    (3000, 40, 1, 9, 1540, 28, 2996, 28, 2996, 28, 3024, 56, 6912, 48),
+    (10, 300, 1, 1, 28, 308, 28, 840, 28, 308, 28, 308, 144, 4368),
+    (10000, 100, 1, 16, 1540, 28, 9996, 112, 9996, 112, 7168, 84, 8016, 48),
+]
+
+
+def test_more_rules_match_transformers_printed():
+    scout, mistral = _rule("llama-4-scout"), _rule("mistral-small-3.1-24b")
+    glm, ernie, kimi = _rule("glm-4.5v"), _rule("ernie-4.5-vl-28b-a3b"), _rule("kimi-k2.5")
+    gemma4 = _rule("gemma-4-31b")
+    for w, h, rows, cols, pw, ph, gw, gh, ew, eh, kw, kh, g4w, g4h in MORE_PRINTED:
+        tiles = rows * cols + (rows * cols > 1)  # and the global tile when more than one
+        s = image_work(scout, w, h)
+        # 144 tokens a tile: (336 / 14)^2 // 4 (processing_llama4.py); 576 patches + class
+        assert (s.crops, s.tokens, s.patches) == (tiles, 144 * tiles, 577 * tiles), (w, h)
+        # a separator after each tile but the global one when tiled (x between the tiles of a
+        # row, y after each row); <|image_start|>, <|image|>, <|image_end|> are delimiters
+        assert s.separators == (rows * cols if tiles > 1 else 0)
+        m = image_work(mistral, w, h)
+        # one [IMG] per 28 px square, an [IMG_BREAK] after each row but the last ([IMG_END]
+        # after it is a delimiter)
+        assert (m.resized, m.tokens, m.patches, m.separators) == (
+            (pw, ph), pw * ph // 784, pw * ph // 196, ph // 28 - 1), (w, h)
+        for rule, rw, rh in ((glm, gw, gh), (ernie, ew, eh), (kimi, kw, kh)):
+            x = image_work(rule, w, h)
+            assert (x.resized, x.tokens, x.patches) == ((rw, rh), rw * rh // 784,
+                                                        rw * rh // 196), (rule.rule, w, h)
+        # Gemma 4: 3 x 3 patches of 16 px a token; the tower runs the padded 280 x 9 patches
+        g = image_work(gemma4, w, h)
+        assert (g.resized, g.tokens, g.patches) == ((g4w, g4h), g4w * g4h // 48 ** 2, 2520)
+
+
+def test_llama4_flops_by_hand():
+    # llama-4-scout's vision_config: h 1408, MLP 5632, 34 layers, patch 14, 3 channels, 336 px;
+    # pixel shuffle 0.5: 1408 x 4 = 5632 -> projector_input_dim 4096 -> 4096; the projector
+    # vision_output_dim 4096 -> the text's hidden_size 5120. 1000 x 700 px: the least upscaling
+    # is 1008 / 1000 on 3 x 3 tiles (2 rows of 336 px fall short of 700): 9 tiles + 1 global.
+    tower = 3 * 14 * 14 * 1408 + 34 * (4 * 1408 ** 2 + 2 * 1408 * 5632)
+    adapter = 5632 * 4096 + 4096 * 4096 + 4096 * 5120
+    per_tile = 2 * tower * 577 + 2 * adapter * 144 + 4 * 1408 * 34 * 577 ** 2
+    v = image_inputs(get_model("llama-4-scout"), 2, (1000, 700))
+    assert (v["image_tokens"], v["vision_patches_per_image"]) == (2 * 10 * 144, 10 * 577)
+    assert v["vision_prefill_flops"] == 2 * 10 * per_tile
+
+
+def test_mistral3_glm_ernie_flops_by_hand():
+    # 1000 x 700 px -> 1008 x 700 for all three: 72 x 50 = 3,600 patches of 14 px, 900 tokens.
+    # Mistral Small 3.1: Pixtral h 1024, SwiGLU 4096, 24 layers; merger 4 x 1024 -> 1024,
+    # projector 1024 -> 5120 -> 5120.
+    pix = 3 * 14 * 14 * 1024 + 24 * (4 * 1024 ** 2 + 3 * 1024 * 4096)
+    pix_merge = 4 * 1024 * 1024 + 1024 * 5120 + 5120 ** 2
+    # GLM-4.5V: Conv3d over 2 frames, h 1536, 24 blocks, gated MLP 1536 -> 4096 (out_hidden_size);
+    # downsample conv 4 x 1536 -> 4096, merger 4096 -> 4096 and gated 4096 -> 10944 -> 4096.
+    glm = 3 * 2 * 14 * 14 * 1536 + 24 * (4 * 1536 ** 2 + 3 * 1536 * 4096)
+    glm_merge = 4 * 1536 * 4096 + 4096 ** 2 + 3 * 4096 * 10944
+    # ERNIE-4.5-VL: h 1280, MLP 5120, 32 blocks; resampler over s = 4 x 1280 = 5120: spatial
+    # s -> s -> s, temporal 2s -> s -> s (an image's frame taken twice), s -> 2560.
+    ernie = 3 * 14 * 14 * 1280 + 32 * (4 * 1280 ** 2 + 2 * 1280 * 5120)
+    ernie_merge = 2 * 5120 ** 2 + 2 * 5120 ** 2 + 5120 ** 2 + 5120 * 2560
+    for name, t, mg, d, n in (("mistral-small-3.1-24b", pix, pix_merge, 1024, 24),
+                              ("glm-4.5v", glm, glm_merge, 1536, 24),
+                              ("ernie-4.5-vl-28b-a3b", ernie, ernie_merge, 1280, 32)):
+        v = image_inputs(get_model(name), 1, (1000, 700))
+        assert v["image_tokens"] == 900
+        assert v["vision_prefill_flops"] == 2 * t * 3600 + 2 * mg * 900 + 4 * d * n * 3600 ** 2
+
+
+def test_kimi_k25_flops_by_hand():
+    # kimi-k2.5's vision_config: MoonViT h 1152, MLP 4304, 27 layers, patch 14; projector over
+    # 4 x 1152 = 4608: 4608 -> 4608 -> 7168. 4000 x 3000 px: 285 x 214 = 60,990 whole patches,
+    # scale sqrt(16384 / 60990): 2073 x 1554 px, padded to 2100 x 1568: 150 x 112 patches.
+    tower = 3 * 14 * 14 * 1152 + 27 * (4 * 1152 ** 2 + 2 * 1152 * 4304)
+    projector = 4608 ** 2 + 4608 * 7168
+    v = image_inputs(get_model("kimi-k2.5"), 1, (4000, 3000))
+    assert (v["image_tokens"], v["vision_patches_per_image"]) == (75 * 56, 150 * 112)
+    assert v["vision_prefill_flops"] == (2 * tower * 16800 + 2 * projector * 4200
+                                         + 4 * 1152 * 27 * 16800 ** 2)
+
+
+def test_gemma4_flops_by_hand():
+    # gemma-4-31b's vision_config: h 1152, 16 heads of 72 (q, k, v, o: 4 x 1152^2), GeGLU 4304,
+    # 27 layers, patch 16; the embedder 1152 -> the text's 5376. 1000 x 700 px: factor
+    # sqrt(645,120 / 700,000) = 0.96: 960 x 672 px, 60 x 42 patches, 280 tokens; the tower runs
+    # the 2,520 patches padded to 280 x 9 (the same count here).
+    tower = 3 * 16 * 16 * 1152 + 27 * (4 * 1152 ** 2 + 3 * 1152 * 4304)
+    v = image_inputs(get_model("gemma-4-31b"), 1, (1000, 700))
+    assert (v["image_tokens"], v["vision_patches_per_image"]) == (280, 2520)
+    assert v["vision_prefill_flops"] == (2 * tower * 2520 + 2 * 1152 * 5376 * 280
+                                         + 4 * 1152 * 27 * 2520 ** 2)

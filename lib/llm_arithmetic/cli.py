@@ -197,7 +197,8 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                         "quantity the table prints; with --json, an \"explain\" object")
     c.add_argument("--images", type=_images, metavar="N",
                    help="images in the prompt (a vision-language model whose image rule is "
-                        "modelled: Qwen2-VL, Qwen2.5-VL, LLaVA-1.5, InternVL, Gemma 3): their "
+                        "modelled: Qwen2-VL, Qwen2.5-VL, LLaVA-1.5, InternVL, Gemma 3, "
+                        "Llama 4, Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4): their "
                         "tokens join the prompt and the cache, the vision tower's time joins "
                         "the time to first token")
     c.add_argument("--image-size", type=_image_size, metavar="WxH",

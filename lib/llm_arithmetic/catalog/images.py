@@ -18,21 +18,59 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   thumbnail tile when there is more than one (``crop_image_to_patches``, ``use_thumbnail``);
   256 tokens a tile (1024 patches pixel-shuffled by 0.5).
 
-The tokens counted are the image's placeholder tokens; the delimiters a chat template writes
-around them (Qwen's ``<|vision_start|>``, InternVL's ``<img>``, Gemma 3's ``<start_of_image>``)
-are text tokens of the prompt.
+* ``llama4`` (Llama 4 Scout and Maverick): :func:`llama4_canvas`, a copy of
+  ``models/llama4/image_processing_llama4.py`` ``find_supported_resolutions`` and
+  ``get_best_fit``: the canvas of 336 px tiles (at most ``max_patches`` = 16) that needs the
+  least upscaling, or else the least downscaling, the smallest such canvas; the image is resized
+  into it and padded, then cut into its tiles, plus a global tile (the whole image at 336 px)
+  when there is more than one. Each tile runs 576 patches of 14 px and the class token; the
+  pixel shuffle (ratio 0.5) leaves 144 tokens a tile (``processing_llama4.py``
+  ``replace_image_token``: (336 / 14)^2 // 4).
+* ``pixtral`` (Mistral 3: Mistral Small 3.1 and 3.2): :func:`pixtral_resize`, a copy of
+  ``models/pixtral/image_processing_pixtral.py`` ``get_resize_output_image_size``: the image
+  scaled down (never up) to fit ``size`` (the longest edge), each side rounded up to a multiple
+  of patch x spatial merge (28 px); the tower runs (H/14)(W/14) patches, Mistral 3's patch
+  merger gives (H/28)(W/28) ``[IMG]`` tokens.
+* ``glm4v`` (GLM-4.5V): :func:`glm4v_resize`, a copy of ``models/glm4v/image_processing_glm4v.py``
+  ``smart_resize`` for an image (two frames of one temporal patch): Qwen2-VL's rule after
+  scaling an image with a side under 28 px up to 28 px, its pixel limits applying to the two
+  frames (``ImageRule.min_pixels`` and ``max_pixels`` hold one frame's, half the processor's).
+  ERNIE-4.5-VL's processor (``models/ernie4_5_vl_moe/image_processing_ernie4_5_vl_moe.py``) runs
+  Qwen2-VL's ``smart_resize`` as written, with its own pixel limits: rule ``qwen2_vl``.
+* ``navit`` (Kimi K2.5's MoonViT): :func:`navit_resize`, a copy of
+  ``models/kimi_k25/image_processing_kimi_k25.py`` ``navit_resize``: native resolution, scaled
+  down (never up) to at most 16384 patches of 14 px and 512 patches a side, then padded to
+  multiples of 28 px; the tower runs every patch, the projector merges 2 x 2 into a
+  ``<|media_pad|>`` token (``get_number_of_image_patches``, ``processing_kimi_k25.py``).
+* ``gemma4`` (Gemma 4): :func:`gemma4_resize`, a copy of ``models/gemma4/image_processing_gemma4.py``
+  ``get_aspect_ratio_preserving_size``: the image scaled (up or down) to the largest size of
+  its aspect ratio within 280 x 9 = 2,520 patches of 16 px, sides multiples of 48 px; the pooler
+  averages 3 x 3 patches into a token (at most 280). The processor pads every image's patches
+  to 2,520 and the tower runs them all (the padding masked): ``patches`` counts 2,520.
+
+The tokens counted are the image's placeholder tokens, those the tower's embeddings replace.
+The delimiters written once around them, by a chat template or by the processor (Qwen's
+``<|vision_start|>``, InternVL's ``<img>``, Gemma's ``<start_of_image>``, GLM's
+``<|begin_of_image|>``, Pixtral's ``[IMG_END]``, Llama 4's ``<|image_start|>``, ``<|image|>`` and
+``<|image_end|>``), a fixed few an image, are text tokens of the prompt. The tokens a processor
+writes among the placeholders, as many as the image's rows or tiles, are
+``ImageWork.separators``: Pixtral's ``[IMG_BREAK]`` after each row of tokens but the last
+(rows - 1); Llama 4's ``<|tile_x_separator|>`` between the tiles of a row and
+``<|tile_y_separator|>`` after each row (one a tile, when there is more than one).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ..core.errors import ConfigError
 from .model import Extra, ImageRule
 
 __all__ = ["ImageWork", "smart_resize", "tiled_canvas", "image_work", "image_tower",
-           "DEFAULT_IMAGE_SIZE"]
+           "DEFAULT_IMAGE_SIZE", "llama4_canvas", "pixtral_resize", "glm4v_resize", "navit_resize",
+           "gemma4_resize"]
 
 #: The image size (width, height) [px] assumed where none is given.
 DEFAULT_IMAGE_SIZE = (1024, 1024)
@@ -44,7 +82,9 @@ class ImageWork:
     ``patches`` the tower runs (over every crop, class tokens included), the query-key pairs of
     one full-attention block (``full_pairs``) and of one windowed block (``window_pairs``),
     the size the processor resizes it to (``resized``, width x height of one crop or of the
-    whole image) and the number of crops (tiles and thumbnail)."""
+    whole image) and the number of crops (tiles and thumbnail); ``separators``, the tokens the
+    processor writes among the image's tokens (Pixtral's row breaks, Llama 4's tile
+    separators), which are prompt tokens too but come from no embedding of the tower."""
 
     tokens: int
     patches: int
@@ -52,6 +92,7 @@ class ImageWork:
     window_pairs: int
     resized: tuple[int, int]
     crops: int
+    separators: int = 0
 
 
 def smart_resize(height: int, width: int, factor: int, min_pixels: int,
@@ -103,6 +144,126 @@ def tiled_canvas(height: int, width: int, tile: int, min_tiles: int,
     return best
 
 
+def llama4_canvas(height: int, width: int, tile: int, max_tiles: int) -> tuple[int, int]:
+    """(rows, columns) of tiles as Llama 4's processor lays an image out: transformers 5.24.0
+    ``models/llama4/image_processing_llama4.py`` ``find_supported_resolutions`` (every grid of
+    at most ``max_tiles`` tiles, in its order) and ``get_best_fit`` (resize_to_max_canvas off):
+    for each canvas the scale that fits the image without distortion, min(canvas height /
+    height, canvas width / width); the smallest scale of at least 1 if any (the least
+    upscaling), else the largest (the least downscaling); among the canvases of that scale the
+    smallest area, the first listed on ties. Scales are compared exactly (the processor's
+    float32 quotients order alike: two different quotients k 336 / s of sides s under 2^16
+    differ by more than float32's rounding).
+
+    >>> llama4_canvas(700, 1000, 336, 16)
+    (3, 3)
+    """
+    grids: dict[Fraction, list[tuple[int, int]]] = {}
+    for chunks in range(max_tiles, 0, -1):
+        for f in sorted(d for d in range(1, chunks + 1) if chunks % d == 0):
+            grids.setdefault(Fraction(f, chunks // f), []).append((f, chunks // f))
+    canvases = [(h * tile, w * tile) for grid in grids.values() for h, w in grid]
+    scales = [min(Fraction(ch, height), Fraction(cw, width)) for ch, cw in canvases]
+    up = [s for s in scales if s >= 1]
+    chosen = min(up) if up else max(scales)
+    fits = [c for c, s in zip(canvases, scales) if s == chosen]
+    best = min(fits, key=lambda c: c[0] * c[1])  # min keeps the first of equal areas
+    return best[0] // tile, best[1] // tile
+
+
+def pixtral_resize(height: int, width: int, longest: int, factor: int) -> tuple[int, int]:
+    """(height, width) as Pixtral's processor resizes an image: transformers 5.24.0
+    ``models/pixtral/image_processing_pixtral.py`` ``get_resize_output_image_size`` and
+    ``_num_image_tokens``: scaled down (floored) to fit a square of side ``longest`` when it
+    does not, then each side rounded up to a multiple of ``factor`` (patch x spatial merge:
+    ``processing_pixtral.py`` passes that product as the processor's patch size).
+
+    >>> pixtral_resize(700, 1000, 1540, 28)
+    (700, 1008)
+    >>> pixtral_resize(2000, 3000, 1540, 28)
+    (1036, 1540)
+    """
+    ratio = max(height / longest, width / longest)
+    if ratio > 1:
+        height, width = int(math.floor(height / ratio)), int(math.floor(width / ratio))
+    if not height or not width:
+        raise ConfigError(f"image {width} x {height} px after resizing: the aspect ratio is too "
+                          "extreme for the processor (a side shrinks to nothing)")
+    return ((height - 1) // factor + 1) * factor, ((width - 1) // factor + 1) * factor
+
+
+def glm4v_resize(height: int, width: int, factor: int, min_pixels: int,
+                 max_pixels: int) -> tuple[int, int]:
+    """(height, width) as GLM-4.5V's processor resizes an image: transformers 5.24.0
+    ``models/glm4v/image_processing_glm4v.py`` ``smart_resize`` with num_frames =
+    temporal_factor = 2 (an image is one temporal patch of two frames): a side under ``factor``
+    scales the image up to it (truncated), then :func:`smart_resize`. ``min_pixels`` and
+    ``max_pixels`` are one frame's: the processor compares 2 h w with its limits, the same test
+    as h w against half of them (the reader refuses odd limits), and its beta
+    sqrt(2 h w / max) is the same quotient.
+
+    >>> glm4v_resize(700, 1000, 28, 6272, 5_880_000)
+    (700, 1008)
+    >>> glm4v_resize(10, 300, 28, 6272, 5_880_000)
+    (28, 840)
+    """
+    if height < factor or width < factor:
+        scale = max(factor / height, factor / width)
+        height, width = int(height * scale), int(width * scale)
+    return smart_resize(height, width, factor, min_pixels, max_pixels)
+
+
+def navit_resize(height: int, width: int, patch: int, merge: int, max_patches: int,
+                 max_side: int) -> tuple[int, int]:
+    """(height, width) of the padded image as Kimi K2.5's processor prepares it: transformers
+    5.24.0 ``models/kimi_k25/image_processing_kimi_k25.py`` ``navit_resize``, the same
+    arithmetic: the scale min(1, sqrt(max_patches / whole patches), max_side p / height,
+    max_side p / width), the sides truncated (at least 1 px, at most max_side p), then padded
+    up to multiples of p x merge.
+
+    >>> navit_resize(700, 1000, 14, 2, 16384, 512)
+    (700, 1008)
+    >>> navit_resize(3000, 4000, 14, 2, 16384, 512)
+    (1568, 2100)
+    """
+    patches = max(1.0, height // patch) * max(1.0, width // patch)
+    scale = min(1.0, math.sqrt(max_patches / patches), max_side * patch / height,
+                max_side * patch / width)
+    h = min(max(1, int(height * scale)), max_side * patch)
+    w = min(max(1, int(width * scale)), max_side * patch)
+    f = patch * merge
+    return (f - h % f) % f + h, (f - w % f) % f + w
+
+
+def gemma4_resize(height: int, width: int, patch: int, max_patches: int,
+                  pooling: int) -> tuple[int, int]:
+    """(height, width) as Gemma 4's processor resizes an image: transformers 5.24.0
+    ``models/gemma4/image_processing_gemma4.py`` ``get_aspect_ratio_preserving_size``, the
+    same arithmetic: the image scaled by sqrt(max_patches p^2 / its area), each side floored to
+    a multiple of k p (k = ``pooling``); a side that floors to nothing is one k p and the other
+    floor(its ratio) k p, at most (max_patches // k^2) k p.
+
+    >>> gemma4_resize(700, 1000, 16, 2520, 3)
+    (672, 960)
+    """
+    target = max_patches * patch ** 2
+    factor = math.sqrt(target / (height * width))
+    side = pooling * patch
+    h = int(math.floor(factor * height / side)) * side
+    w = int(math.floor(factor * width / side)) * side
+    if not h and not w:
+        raise ConfigError(f"image {width} x {height} px: the processor cannot resize it")
+    longest = (max_patches // pooling ** 2) * side
+    if not h:
+        h, w = side, min(int(math.floor(width / height)) * side, longest)
+    elif not w:
+        h, w = min(int(math.floor(height / width)) * side, longest), side
+    if h * w > target:
+        raise ConfigError(f"image {width} x {height} px: resized to {w} x {h} px it exceeds "
+                          f"the processor's {max_patches} patches")
+    return h, w
+
+
 def _bands(n: int, k: int) -> int:
     """The sum of the squared lengths of the bands that cut n into runs of k (the last
     shorter): the windows' extent along one side."""
@@ -124,25 +285,41 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
             raise ConfigError(f"image {label} must be a positive whole number of pixels, "
                               f"got {v!r:.40}")
     p, m = rule.patch, rule.merge
-    if rule.rule == "qwen2_vl":
-        h, w = smart_resize(height, width, p * m, rule.min_pixels, rule.max_pixels)
+    if rule.rule in ("qwen2_vl", "glm4v", "pixtral", "navit"):
+        if rule.rule == "pixtral":
+            h, w = pixtral_resize(height, width, rule.size, p * m)
+        elif rule.rule == "navit":
+            h, w = navit_resize(height, width, p, m, rule.max_pixels // (p * p), rule.size // p)
+        else:
+            resize = smart_resize if rule.rule == "qwen2_vl" else glm4v_resize
+            h, w = resize(height, width, p * m, rule.min_pixels, rule.max_pixels)
         patches = (h // p) * (w // p)
         window = 0
         if rule.window:
             window = m ** 4 * _bands(h // (p * m), rule.window) * _bands(w // (p * m),
                                                                            rule.window)
         return ImageWork(tokens=patches // (m * m), patches=patches, full_pairs=patches ** 2,
-                         window_pairs=window, resized=(w, h), crops=1)
+                         window_pairs=window, resized=(w, h), crops=1,
+                         separators=h // (p * m) - 1 if rule.rule == "pixtral" else 0)
+    if rule.rule == "gemma4":
+        budget = rule.max_pixels // (p * p)
+        h, w = gemma4_resize(height, width, p, budget, m)
+        return ImageWork(tokens=(h // p) * (w // p) // (m * m), patches=budget,
+                         full_pairs=budget ** 2, window_pairs=0, resized=(w, h), crops=1)
     side = rule.size // p
     per_crop = side * side + rule.class_token
     tokens = (side // m) ** 2 + (rule.class_token if rule.keep_class else 0)
-    crops = 1
+    crops, separators = 1, 0
     if rule.rule == "tiles":
         cols, rows = tiled_canvas(height, width, rule.size, 1, rule.max_tiles)
         crops = cols * rows + (1 if cols * rows != 1 else 0)
+    elif rule.rule == "llama4":
+        rows, cols = llama4_canvas(height, width, rule.size, rule.max_tiles)
+        crops = rows * cols + (1 if rows * cols > 1 else 0)
+        separators = rows * cols if rows * cols > 1 else 0
     return ImageWork(tokens=crops * tokens, patches=crops * per_crop,
                      full_pairs=crops * per_crop ** 2, window_pairs=0,
-                     resized=(rule.size, rule.size), crops=crops)
+                     resized=(rule.size, rule.size), crops=crops, separators=separators)
 
 
 def image_tower(model: Any) -> tuple[Extra, ImageRule]:
@@ -156,4 +333,5 @@ def image_tower(model: Any) -> tuple[Extra, ImageRule]:
         raise ConfigError(f"{model.name} has no vision tower: it takes no images")
     raise ConfigError(f"{model.name}: the image-token rule of its vision tower "
                       f"({towers[0].note or towers[0].name}) is not modelled (modelled: "
-                      "Qwen2-VL, Qwen2.5-VL, LLaVA-1.5's CLIP, InternVL, Gemma 3)")
+                      "Qwen2-VL, Qwen2.5-VL, LLaVA-1.5's CLIP, InternVL, Gemma 3, Llama 4, "
+                      "Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4)")

@@ -785,9 +785,18 @@ class ImageRule:
     (sizes the file leaves to the processor: its class's defaults, transformers 5.24.0).
 
     ``rule``: ``"qwen2_vl"`` (resize to multiples of ``patch`` x ``merge`` with ``min_pixels``
-    <= area <= ``max_pixels``), ``"fixed"`` (one ``size`` x ``size`` crop: LLaVA's CLIP,
-    Gemma 3's SigLIP without pan and scan), ``"tiles"`` (InternVL: up to ``max_tiles`` tiles of
-    ``size``, and a thumbnail when more than one). ``patch`` [px]; ``merge``: patches per side
+    <= area <= ``max_pixels``; also ERNIE-4.5-VL), ``"glm4v"`` (the same after raising a side
+    under ``patch`` x ``merge``; the limits are one frame's, half the processor's two-frame
+    ones), ``"fixed"`` (one ``size`` x ``size`` crop: LLaVA's CLIP, Gemma 3's SigLIP without
+    pan and scan), ``"tiles"`` (InternVL: up to ``max_tiles`` tiles of ``size``, and a
+    thumbnail when more than one), ``"llama4"`` (Llama 4: a canvas of up to ``max_tiles``
+    tiles of ``size``, and a global tile when more than one), ``"pixtral"`` (Mistral 3: scaled
+    down to a longest edge of ``size``, sides rounded up to multiples of ``patch`` x
+    ``merge``), ``"navit"`` (Kimi K2.5's MoonViT: native resolution scaled down to at most
+    ``max_pixels`` / ``patch``^2 patches and ``size`` px a side, padded to multiples of
+    ``patch`` x ``merge``), ``"gemma4"`` (Gemma 4: the largest size of the image's aspect
+    ratio within ``max_pixels`` / ``patch``^2 patches, sides multiples of ``patch`` x
+    ``merge``, the patches padded to that budget). ``patch`` [px]; ``merge``: patches per side
     merged into one token (pooled, pixel-shuffled; 1: none); ``class_token``: tokens the tower
     adds per crop (CLIP's, InternViT's class token); ``keep_class``: whether the image's tokens
     keep it (LLaVA's ``full`` feature strategy). ``width``, ``layers``: the tower's;
@@ -814,20 +823,29 @@ class ImageRule:
     full_layers: tuple = ()
 
     def __post_init__(self) -> None:
-        if self.rule not in ("qwen2_vl", "fixed", "tiles"):
-            raise ConfigError(f"image rule {self.rule!r} is not qwen2_vl, fixed or tiles")
+        if self.rule not in IMAGE_RULES:
+            raise ConfigError(f"image rule {self.rule!r} is not one of {', '.join(IMAGE_RULES)}")
         for key in ("patch", "merge", "width", "layers", "max_tiles"):
             _check_int("image rule", key, getattr(self, key), minimum=1)
         for key in ("tower_matmul", "merger_matmul", "size", "min_pixels", "max_pixels",
                     "class_token", "window"):
             _check_int("image rule", key, getattr(self, key), minimum=0)
-        if self.rule == "qwen2_vl" and not 0 < self.min_pixels <= self.max_pixels:
+        if self.rule in ("qwen2_vl", "glm4v") and not 0 < self.min_pixels <= self.max_pixels:
             raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")
-        if self.rule != "qwen2_vl" and (self.size % (self.patch * self.merge) or not self.size):
+        if self.rule in ("fixed", "tiles", "llama4") and (
+                self.size % (self.patch * self.merge) or not self.size):
             raise ConfigError(f"image rule: size {self.size} is not a multiple of patch x merge")
+        if self.rule in ("pixtral", "navit") and self.size < self.patch * self.merge:
+            raise ConfigError(f"image rule: the longest edge {self.size} is under patch x merge")
+        if self.rule in ("navit", "gemma4") and self.max_pixels < (self.patch * self.merge) ** 2:
+            raise ConfigError("image rule: max_pixels must hold patch x merge squared")
         if any(not 0 <= i < self.layers for i in self.full_layers):
             raise ConfigError(f"image rule: full-attention blocks {self.full_layers} outside "
                               f"0..{self.layers - 1}")
+
+
+#: The processor rules :class:`ImageRule` knows (:mod:`llm_arithmetic.catalog.images`).
+IMAGE_RULES = ("qwen2_vl", "fixed", "tiles", "llama4", "pixtral", "glm4v", "navit", "gemma4")
 
 
 @record

@@ -251,6 +251,29 @@ def _gemma4_vision_params(r: Reader, d_text: int) -> int:
     return tower + h * d_text
 
 
+#: Gemma4ImageProcessor's max_soft_tokens (transformers 5.24.0 ``models/gemma4/
+#: image_processing_gemma4.py``: 280 by default, one of 70, 140, 280, 560, 1120).
+GEMMA4_SOFT_TOKENS = 280
+
+
+def _gemma4_image_rule(r: Reader, d_text: int) -> ImageRule:
+    """Gemma 4's image rule (FAMILIES.md): the processor's
+    ``get_aspect_ratio_preserving_size``, the largest size of the image's aspect ratio within
+    max_patches = max_soft_tokens k^2 patches (k = ``pooling_kernel_size``), sides multiples of
+    k p, kept as ``max_pixels`` = max_patches p^2 (its ``target_px``); every image's patches
+    padded to max_patches, which the tower runs (masked) whatever the image; the pooler
+    averages k x k patches into a token. Weights per patch: the patch projection 3 p^2 -> h,
+    per layer q, k, v, o and the GeGLU MLP (3 h inter); per token the embedder h -> d_text."""
+    h, p = r.int("hidden_size"), r.int("patch_size", kind="count")
+    k = r.int("pooling_kernel_size", 3, kind="count")
+    heads, kv, dh = r.heads(h)
+    n = r.int("num_hidden_layers", kind="layers")
+    layer = (2 * heads + 2 * kv) * dh * h + 3 * h * r.int("intermediate_size")
+    return ImageRule(rule="gemma4", patch=p, merge=k, width=h, layers=n,
+                     max_pixels=GEMMA4_SOFT_TOKENS * k * k * p * p,
+                     tower_matmul=3 * p * p * h + n * layer, merger_matmul=h * d_text)
+
+
 #: transformers' Gemma4AudioConfig defaults (5.24.0).
 GEMMA4_AUDIO_DEFAULTS: Mapping[str, Any] = {
     "hidden_size": 1024, "num_hidden_layers": 12, "num_attention_heads": 8,
@@ -300,7 +323,8 @@ def gemma4(r: Reader) -> dict[str, Any]:
     if vr is not None:
         towers.append(Extra("vision tower and projector",
                             _gemma4_vision_params(vr, kw["d_model"]), True,
-                            "Gemma 4's vision encoder and its projection into the text width"))
+                            "Gemma 4's vision encoder and its projection into the text width",
+                            image=_gemma4_image_rule(vr, kw["d_model"])))
     ar = _gemma4_tower(r, "audio_config", GEMMA4_AUDIO_DEFAULTS)
     if ar is not None:
         towers.append(Extra("audio tower and projector", _gemma4_audio_params(ar, kw["d_model"]),

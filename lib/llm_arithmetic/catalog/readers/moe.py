@@ -8,10 +8,10 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
-from ..model import MLP, Attention, Extra, Layers
+from ..model import MLP, Attention, Extra, ImageRule, Layers
 from .base import (Reader, architectures_of, decoder, defaulted, mtp_extras, read_context,
-                   read_window, restated, routed_experts, vit_block_params, window_flags, with_mlp,
-                   with_mtp)
+                   read_window, restated, routed_experts, vit_block_params, vit_matmul_params,
+                   window_flags, with_mlp, with_mtp)
 from .dense import llama_like
 
 
@@ -691,8 +691,32 @@ def llama4(r: Reader) -> dict[str, Any]:
         vr = Reader(vision, r.origin + ": vision_config", "llama4_vision_model")
         kw["extras"] = (Extra("vision tower and projector",
                               _llama4_vision_params(vr, kw["d_model"]), True,
-                              "Llama 4's vision encoder, pixel-shuffle adapter and projector"),)
+                              "Llama 4's vision encoder, pixel-shuffle adapter and projector",
+                              image=_llama4_image_rule(vr, kw["d_model"])),)
     return kw
+
+
+def _llama4_image_rule(r: Reader, d_text: int) -> ImageRule | None:
+    """Llama 4's image rule (FAMILIES.md): tiles of ``image_size`` (336 px; the processor's
+    default size, transformers 5.24.0 ``models/llama4/image_processing_llama4.py``
+    ``Llama4ImageProcessor``, and at most its ``max_patches`` = 16 tiles), each running
+    (image / patch)^2 patches and the class token (``Llama4VisionModel`` drops it after the
+    blocks), pixel-shuffled by ``pixel_shuffle_ratio`` into (image / patch)^2 r^2 tokens. The
+    tower's weights per patch: the patch embedding and per block q, k, v, o and the MLP h ->
+    inter -> h; per token the adapter's two matrices (h / r^2 -> projector_input_dim ->
+    projector_output_dim) and the projector vision_output_dim -> d_text. None where 1 / ratio
+    is not a whole number of patches per side."""
+    h, p, size = r.int("hidden_size"), r.int("patch_size", kind="count"), r.int("image_size")
+    ratio = r.raw("pixel_shuffle_ratio")
+    merge = round(1 / ratio)
+    if merge * ratio != 1 or size % (p * merge):
+        return None
+    adapter = round(h / (ratio * ratio)) * r.int("projector_input_dim") \
+        + r.int("projector_input_dim") * r.int("projector_output_dim")
+    return ImageRule(rule="llama4", patch=p, merge=merge, width=h,
+                     layers=r.int("num_hidden_layers", kind="layers"), size=size, max_tiles=16,
+                     class_token=1, tower_matmul=vit_matmul_params(r, p),
+                     merger_matmul=adapter + r.int("vision_output_dim") * d_text)
 
 
 def _llama4_vision_params(r: Reader, d_text: int) -> int:

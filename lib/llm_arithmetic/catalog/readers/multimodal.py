@@ -54,11 +54,32 @@ def mistral3(r: Reader) -> dict[str, Any]:
     if not indices or not all(isinstance(x, int) and not isinstance(x, bool) for x in indices):
         raise ConfigError(f"{r.origin}: field 'vision_feature_layer' must be a layer index or "
                           f"a non-empty list of them, got {layer!r:.60}")
-    tower = _pixtral_params(vr, kw["d_model"], r.int("spatial_merge_size", 2, kind="count"),
-                            len(indices), r.flag("multimodal_projector_bias", False))
+    merge = r.int("spatial_merge_size", 2, kind="count")
+    tower = _pixtral_params(vr, kw["d_model"], merge, len(indices),
+                            r.flag("multimodal_projector_bias", False))
     kw["extras"] = (Extra("vision tower and projector", tower, True,
-                          "Pixtral's vision encoder and Mistral 3's patch-merging projector"),)
+                          "Pixtral's vision encoder and Mistral 3's patch-merging projector",
+                          image=_pixtral_image_rule(vr, kw["d_model"], merge, len(indices))),)
     return kw
+
+
+def _pixtral_image_rule(r: Reader, d_text: int, merge: int, features: int) -> ImageRule:
+    """Mistral 3's image rule (FAMILIES.md): the image scaled down to a longest edge of the
+    tower's ``image_size`` (1540 px for Mistral Small 3.1; the processor class's default, 1024,
+    is Pixtral 12B's: the catalog holds no preprocessor_config.json, so the tower's size is
+    assumed), its sides rounded up to multiples of patch x merge; the tower runs every patch
+    (attention within the image, transformers 5.24.0 ``models/pixtral/modeling_pixtral.py``
+    ``generate_block_attention_mask``), the patch merger turns merge x merge patches
+    into one ``[IMG]`` token. Weights per patch: the patch convolution, per block q, k, v, o
+    (4 h^2) and the SwiGLU MLP (3 h inter); per token the merger (merge^2 h -> h) and the
+    projector (features h -> d_text -> d_text)."""
+    h, p = r.int("hidden_size"), r.int("patch_size", kind="count")
+    n = r.int("num_hidden_layers", kind="layers")
+    tower = (r.int("num_channels", 3, kind="count") * p * p * h
+             + n * (4 * h * h + 3 * h * r.int("intermediate_size")))
+    return ImageRule(rule="pixtral", patch=p, merge=merge, width=h, layers=n,
+                     size=r.int("image_size"), tower_matmul=tower,
+                     merger_matmul=merge * merge * h * h + features * h * d_text + d_text ** 2)
 
 
 def _qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
@@ -187,8 +208,35 @@ def kimi_k25(r: Reader) -> dict[str, Any]:
     kw = wrapped_text(r, "deepseek_v3")
     vr = vision_reader(r, "kimi_k25_vision")
     kw["extras"] += (Extra("vision tower and projector", _moonvit_params(vr, kw["d_model"]),
-                           True, "Kimi K2.5's MoonViT encoder and patch-merger projector"),)
+                           True, "Kimi K2.5's MoonViT encoder and patch-merger projector",
+                           image=_moonvit_image_rule(vr, kw["d_model"])),)
     return kw
+
+
+#: Kimi_K25ImageProcessor's limits (transformers 5.24.0 ``models/kimi_k25/
+#: image_processing_kimi_k25.py``): max_patches 16384 patches, size max_height 512 patches a side.
+KIMI_K25_PATCHES = (16384, 512)
+
+
+def _moonvit_image_rule(r: Reader, d_text: int) -> ImageRule | None:
+    """Kimi K2.5's image rule (FAMILIES.md): the processor's ``navit_resize`` (native
+    resolution, scaled down to at most :data:`KIMI_K25_PATCHES`, padded to multiples of patch x
+    merge), kept as ``max_pixels`` = max_patches p^2 and ``size`` = 512 p; the tower runs every
+    patch, attending over the image's own (``cu_seqlens``), and the projector merges k_h x k_w
+    patches into a token. Weights per patch: the patch convolution, per block q, k, v, proj
+    (4 h^2) and the MLP (2 h inter); per token the projector's hm^2 and hm d_text (hm = h k_h
+    k_w). None for an unequal merge kernel (the processor's merge_size is one number)."""
+    h, p = r.int("vt_hidden_size"), r.int("patch_size", kind="count")
+    k = r.int_list("merge_kernel_size", [2, 2])
+    if k[0] != k[1]:
+        return None
+    hm = h * k[0] * k[1]
+    n = r.int("vt_num_hidden_layers", kind="layers")
+    return ImageRule(rule="navit", patch=p, merge=k[0], width=h, layers=n,
+                     size=KIMI_K25_PATCHES[1] * p, max_pixels=KIMI_K25_PATCHES[0] * p * p,
+                     tower_matmul=3 * p * p * h + n * (4 * h * h + 2 * h * r.int(
+                         "vt_intermediate_size")),
+                     merger_matmul=hm * hm + hm * d_text)
 
 
 # ---- GLM-4.5V / GLM-4.6V (glm4v_moe) -----------------------------------------------------------
@@ -281,9 +329,38 @@ def glm4v_moe(r: Reader) -> dict[str, Any]:
     vr = vision_reader(r, "glm4v_moe_vision")
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and merger", _glm4v_vision_params(vr, kw["d_model"]),
-                          True, "GLM-4.5V's vision encoder, downsampling convolution and merger"))
+                          True, "GLM-4.5V's vision encoder, downsampling convolution and merger",
+                          image=_glm4v_image_rule(vr)))
     vr.check_unread()
     return kw
+
+
+#: Glm4vImageProcessor's pixel limits (transformers 5.24.0 ``models/glm4v/
+#: image_processing_glm4v.py``: size shortest_edge 112 x 112, longest_edge 28 x 28 x 15000),
+#: over an image's two frames; and Ernie4_5_VLMoeImageProcessor's (``models/ernie4_5_vl_moe/
+#: image_processing_ernie4_5_vl_moe.py``: 56 x 56 and 28 x 28 x 6177), over one.
+GLM4V_PIXELS = (112 * 112, 28 * 28 * 15000)
+ERNIE_VL_PIXELS = (56 * 56, 28 * 28 * 6177)
+
+
+def _glm4v_image_rule(r: Reader) -> ImageRule | None:
+    """GLM-4.5V's image rule (FAMILIES.md): the processor's ``smart_resize`` to multiples of
+    patch x spatial merge within its pixel limits, counted over the temporal_patch_size frames
+    an image is repeated into (one frame's limits kept: the processor's divided by t; None
+    where t does not divide them); the tower runs (H/p)(W/p) patches of t frames, attending over
+    the whole image, and the downsampling convolution gives (H/pm)(W/pm) tokens. Weights per
+    patch: the Conv3d c t p^2 h, per block qkv and proj (4 h^2) and the gated MLP h -> o -> h;
+    per token the convolution h m^2 -> o and the merger (o^2 and its gated MLP 3 o inter)."""
+    h, depth = _vision_depth(r)
+    out, inter = r.int("out_hidden_size"), r.int("intermediate_size")
+    c, t = r.int("in_channels", 3, kind="count"), r.int("temporal_patch_size", 2, kind="count")
+    p, m = r.int("patch_size", 14, kind="count"), r.int("spatial_merge_size", 2, kind="count")
+    if any(v % t for v in GLM4V_PIXELS):
+        return None
+    return ImageRule(rule="glm4v", patch=p, merge=m, width=h, layers=depth,
+                     min_pixels=GLM4V_PIXELS[0] // t, max_pixels=GLM4V_PIXELS[1] // t,
+                     tower_matmul=c * t * p * p * h + depth * (4 * h * h + 3 * h * out),
+                     merger_matmul=h * m * m * out + out * out + 3 * out * inter)
 
 
 # ---- ERNIE-4.5-VL (ernie4_5_vl_moe) ------------------------------------------------------------
@@ -383,9 +460,27 @@ def ernie4_5_vl_moe(r: Reader) -> dict[str, Any]:
     vr = vision_reader(r, "ernie4_5_vl_moe_vision")
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and resampler", _ernie_vl_vision_params(vr, kw["d_model"]),
-                          True, "ERNIE-4.5-VL's vision encoder and variable-resolution resampler"))
+                          True, "ERNIE-4.5-VL's vision encoder and variable-resolution resampler",
+                          image=_ernie_vl_image_rule(vr, kw["d_model"])))
     vr.check_unread()
     return kw
+
+
+def _ernie_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
+    """ERNIE-4.5-VL's image rule (FAMILIES.md): Qwen2-VL's ``smart_resize`` with the processor's
+    own pixel limits (:data:`ERNIE_VL_PIXELS`); (H/p)(W/p) patches through the tower (full
+    attention), merged m x m into (H/pm)(W/pm) tokens by the resampler. Weights per patch: the
+    patch embedding c p^2 h, per block qkv and proj (4 h^2) and fc1/fc2 (2 h inter); per token,
+    over s = h m^2: the spatial MLP (2 s^2), the temporal one, which an image also runs on its
+    frame taken twice (``_temporal_slicing``: t_m s -> s -> s), and the projection s -> d_text."""
+    h, depth = _vision_depth(r)
+    p, m = r.int("patch_size", 14, kind="count"), r.int("spatial_merge_size", 2, kind="count")
+    tm, s = r.int("temporal_merge_size", 2, kind="count"), h * m * m
+    tower = r.int("in_channels", 3, kind="count") * p * p * h \
+        + depth * (4 * h * h + 2 * h * r.int("intermediate_size"))
+    return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
+                     min_pixels=ERNIE_VL_PIXELS[0], max_pixels=ERNIE_VL_PIXELS[1],
+                     tower_matmul=tower, merger_matmul=2 * s * s + tm * s * s + s * s + s * d_text)
 
 
 # ---- Kimi-VL (kimi_vl) -------------------------------------------------------------------------
