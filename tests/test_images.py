@@ -297,3 +297,12 @@ def test_gemma4_flops_by_hand():
     assert (v["image_tokens"], v["vision_patches_per_image"]) == (280, 2520)
     assert v["vision_prefill_flops"] == (2 * tower * 2520 + 2 * 1152 * 5376 * 280
                                          + 4 * 1152 * 27 * 2520 ** 2)
+
+
+def test_separators_join_the_prompt():
+    # Mistral 3 at 1000 x 700 px: rounded up to 1008 x 700 (28 px squares, within the 1,540 px
+    # edge), 36 x 25 = 900 [IMG] tokens and an [IMG_BREAK] after each of the 25 rows but the
+    # last: 24; the prompt gets both, beside its 100 text tokens
+    e = estimate("mistral-small-3.1-24b", bandwidth=1e12, peak_flops=100e12, prompt=100,
+                 images=1, image_size=(1000, 700))
+    assert (e.image_tokens, e.prompt) == (900, 100 + 900 + 24)

@@ -701,7 +701,7 @@ def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     size = ns.image_size
     kw: dict[str, Any] = {"images": ns.images, "image_size": size}
     if ns.context is None:
-        kw["context"] = (ns.prompt or 0) + image_inputs(m, ns.images, size)["image_tokens"]
+        kw["context"] = (ns.prompt or 0) + image_inputs(m, ns.images, size)["prompt_tokens"]
     return kw
 
 

@@ -1523,8 +1523,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         default 16. The combine is 16-bit.
     images : int, optional
         Images in the prompt (a vision-language model whose tower's rule is modelled,
-        :func:`image_inputs`): their tokens join ``prompt`` (its text tokens, 0 where not
-        given), and the tower's time joins the time to first token.
+        :func:`image_inputs`): their tokens, and the separators written between their rows
+        or tiles, join ``prompt`` (its text tokens, 0 where not given), and the tower's time
+        joins the time to first token.
     image_size : (int, int), optional
         Width and height of each image [px]; default
         :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE` (1024 x 1024).
@@ -1541,7 +1542,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         model = resolve_model(model)
         vision = image_inputs(model, images, image_size)
         text = 0 if prompt is None else count_argument("prompt", prompt)
-        prompt = text + vision["image_tokens"]
+        prompt = text + vision["prompt_tokens"]
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1574,13 +1575,19 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
     :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE`] in a prompt to ``model``: the
     tokens they add and the tower's FLOPs, the estimate's fields of the images that the plan
     takes as inputs, with the tower's parameters (``tower_params``, the plan's
-    ``vision_params``). A model without a tower, or whose tower's rule is not
+    ``vision_params``). The prompt gains ``prompt_tokens``: the image tokens and the
+    separators the processor writes between their rows or tiles (``separator_tokens``:
+    Pixtral's ``[IMG_BREAK]``, Llama 4's tile separators; text tokens, but as many as the image
+    has rows or tiles). A model without a tower, or whose tower's rule is not
     modelled, is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it; a bad count or
     size an :class:`InputError` naming the argument.
 
     >>> v = image_inputs(get_model("qwen2.5-vl-3b-instruct"), 2, (1000, 700))
     >>> v["image_tokens_per_image"], v["image_tokens"], v["vision_patches_per_image"]
     (900, 1800, 3600)
+    >>> v = image_inputs(get_model("mistral-small-3.1-24b"), 1, (1000, 700))
+    >>> v["image_tokens"], v["separator_tokens"], v["prompt_tokens"]   # 36 x 25 [IMG], 24 breaks
+    (900, 24, 924)
     """
     from .catalog.images import DEFAULT_IMAGE_SIZE, image_tower, image_work
     from .formulas.vision import vision_prefill_flops
@@ -1609,6 +1616,8 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs)
     return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
             "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
+            "separator_tokens": n * work.separators,
+            "prompt_tokens": n * (work.tokens + work.separators),
             "vision_prefill_flops": int(flops), "tower_params": tower.params}
 
 
