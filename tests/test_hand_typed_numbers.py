@@ -70,7 +70,7 @@ NAME = re.compile(
     r"\b(?:Llama|LLaMA|LLaMa|Gemma|Qwen|Phi|GPT|Mistral|Mixtral|Command R|Command-R|"
     r"Raspberry Pi|Pixel|RTX|GTX|Ryzen|Apple M|Algorithm|Table|Figure|Image|image|Exercise|"
     r"Chapter|chapter|Section|Part|Case|Step|version|Python|CUDA|Jupyter Book|DDR|LPDDR|GDDR|"
-    r"HBM|PCIe|FlashAttention|seed)[ -]?#?\d+(?:[.-]\d+)*\b|\b\d+-inch\b")
+    r"HBM|PCIe|FlashAttention|seed|LLaVA|InternVL)[ -]?#?\d+(?:[.-]\d+)*\b|\b\d+-inch\b")
 LIST_MARKER = re.compile(r"^\s*\d+\.\s", re.M)
 SPARSITY = re.compile(r"(?<!\d)2:4(?!\d)")  # the name of NVIDIA's structured-sparsity pattern
 #: The widths of the number formats the book uses, in bits: a width is a format's definition.

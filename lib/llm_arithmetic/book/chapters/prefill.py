@@ -89,3 +89,26 @@ def smallest_chunk(args: dict[str, float], chunks: Iterable[int], tolerance: flo
     ok = [c for c in chunks if N.chunked_prefill_time(prefill_chunk=c, **args)
           <= whole * (1 + tolerance)]
     return min(ok) if ok else int(args["prompt"])
+
+
+def image_prompts(models: Iterable[Any], chip: Any, weights: str,
+                  image_size: tuple[int, int]) -> list[dict[str, Any]]:
+    """For each of ``models``, a prompt that is one ``image_size`` (width, height) [px] image on
+    one ``chip`` with weights in ``weights``: the prompt tokens the image adds (separators
+    included), the patches its tower runs, the tower's FLOPs, the tower's time and the language
+    model's prefill of those tokens alone [s], and the time to first token (the two in turn).
+
+    >>> from llm_arithmetic import get_hardware, get_model
+    >>> (r,) = image_prompts([get_model("llava-1.5-7b-hf")], get_hardware("h100-sxm"), "bf16",
+    ...                      (1000, 700))
+    >>> r["tokens"], r["patches"], r["tower"] < r["prefill"]
+    (576, 577, True)
+    """
+    out = []
+    for m in models:
+        e = estimate(m, hardware=chip, weights=weights, images=1, image_size=image_size)
+        text = estimate(m, hardware=chip, weights=weights, prompt=e.prompt)
+        out.append(dict(model=m, tokens=e.prompt, patches=e.vision_patches_per_image,
+                        flops=e.vision_prefill_flops, tower=e.vision_prefill_seconds,
+                        prefill=text.ttft_seconds, ttft=e.ttft_seconds))
+    return out
