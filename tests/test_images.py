@@ -5,11 +5,13 @@ files, or printed by transformers' own rule functions (the command is given)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from llm_arithmetic.catalog.images import image_tower, image_work
 from llm_arithmetic.catalog.model_catalog import get_model
+from llm_arithmetic.catalog.readers import read_config
 from llm_arithmetic.cli import main
 from llm_arithmetic.core.errors import ConfigError, InputError
 from llm_arithmetic.estimate import estimate, image_inputs
@@ -128,9 +130,9 @@ def test_cli_images(capsys):
     # 3 x 2 tiles + the thumbnail, 256 tokens each; the cache's context is the prompt's
     assert (d["image_tokens"], d["prompt"], d["context"]) == (2 * 7 * 256,) * 3
     assert d["vision_prefill_flops"] > 0 and d["vision_prefill_seconds"] > 0
-    assert main(["describe", "gemma-3n-e4b", "--images", "1"]) == 2
+    assert main(["describe", "kimi-vl-a3b-instruct", "--images", "1"]) == 2
     err = capsys.readouterr().err
-    assert "gemma-3n-e4b" in err and "not modelled" in err and "Traceback" not in err
+    assert "kimi-vl-a3b-instruct" in err and "not modelled" in err and "Traceback" not in err
 
 
 def test_explain_adds_the_tower_to_the_plans_step():
@@ -306,3 +308,104 @@ def test_separators_join_the_prompt():
     e = estimate("mistral-small-3.1-24b", bandwidth=1e12, peak_flops=100e12, prompt=100,
                  images=1, image_size=(1000, 700))
     assert (e.image_tokens, e.prompt) == (900, 100 + 900 + 24)
+
+
+# Printed by transformers 5.24.0's own smart_resize (qwen2_vl/image_processing_qwen2_vl.py, run
+# as in PROCESSOR_PRINTED above) with the Qwen3-VL and Qwen3.5 checkpoints' preprocessor_config
+# (patch 16 x merge 2, size shortest_edge 65536, longest_edge 16777216):
+#   rh, rw = ns["smart_resize"](h, w, factor=32, min_pixels=65536, max_pixels=16777216)
+#   print(w, h, rw, rh, rw * rh // 1024)
+QWEN3_VL_PRINTED = [
+    (1000, 700, 992, 704, 682), (1024, 1024, 1024, 1024, 1024), (640, 480, 640, 480, 300),
+    (1920, 1080, 1920, 1088, 2040), (50, 60, 256, 288, 72), (4000, 3000, 4000, 3008, 11750),
+    (8000, 6000, 4704, 3520, 16170), (300, 1200, 288, 1216, 342), (3000, 40, 3008, 32, 94),
+    (5000, 5000, 4096, 4096, 16384),
+]
+
+
+def _config_model(name):
+    path = Path(__file__).parent / "configs" / f"{name}.json"
+    return read_config(json.loads(path.read_text()), str(path))
+
+
+def test_qwen3_vl_and_qwen3_5_match_transformers_printed():
+    rules = [image_tower(_config_model("qwen3-vl-8b-instruct"))[1], _rule("qwen3.5-27b")]
+    for w, h, rw, rh, tokens in QWEN3_VL_PRINTED:
+        for rule in rules:
+            x = image_work(rule, w, h)
+            # 16 px patches, 2 x 2 of them a token; every block attends over the whole image
+            assert (x.resized, x.tokens, x.patches, x.full_pairs, x.window_pairs) == (
+                (rw, rh), tokens, 4 * tokens, (4 * tokens) ** 2, 0), (w, h)
+
+
+def test_qwen3_vl_and_qwen3_5_flops_by_hand():
+    # vision_config of both (tests/configs/qwen3-vl-8b-instruct.json, qwen3.5-27b): h 1152,
+    # MLP 4304 (fc1, fc2), 27 blocks, patch 16 over 2 frames, merge 2; h m^2 = 4608.
+    # 1000 x 700 px -> 992 x 704: 62 x 44 = 2,728 patches, 682 tokens.
+    tower = 3 * 2 * 16 * 16 * 1152 + 27 * (4 * 1152 ** 2 + 2 * 1152 * 4304)
+    attention = 4 * 1152 * 27 * 2728 ** 2
+    # Qwen3-VL-8B: merger 4608 -> 4608 -> 4096 and three deepstack mergers of that shape
+    # (deepstack_visual_indexes [8, 16, 24]); Qwen3.5-27B: one merger 4608 -> 4608 -> 5120.
+    for model, out, deep in ((_config_model("qwen3-vl-8b-instruct"), 4096, 3),
+                             (get_model("qwen3.5-27b"), 5120, 0)):
+        merger = 4608 ** 2 + 4608 * out
+        v = image_inputs(model, 2, (1000, 700))
+        assert (v["image_tokens"], v["vision_patches_per_image"]) == (2 * 682, 2728)
+        assert v["vision_prefill_flops"] == 2 * (2 * tower * 2728 + 2 * (1 + deep) * merger * 682
+                                                 + attention)
+
+
+# Printed by torch's FlopCounterMode (convolutions and batched matrix products, 2 FLOPs a
+# multiply-add) over timm 1.0.31's mobilenetv5_300m_enc (the network transformers 5.24.0's
+# TimmWrapperModel builds for Gemma 3n), in the environment with transformers 5.24.0 and torch
+# 2.13 (CPU), timm from its wheel:
+#   m = timm.create_model("mobilenetv5_300m_enc", pretrained=False).eval()
+#   with torch.no_grad(), FlopCounterMode(display=False) as fc:
+#       y = m(torch.zeros(1, 3, side, side))
+#   print(side, tuple(y.shape), fc.get_total_flops())
+# every side gives 2048 x 16 x 16 features; at 768 px, 775,676,657,664 FLOPs of convolutions
+# and 95,806,291,968 of attention.
+MOBILENETV5_PRINTED = {256: 87_369_089_024, 512: 363_669_880_832, 768: 871_482_949_632}
+
+
+def test_mobilenetv5_flops_match_timm_printed():
+    from llm_arithmetic.catalog.readers.gemma import MOBILENETV5_300M_ENC, mobilenetv5_flops
+    for side, flops in MOBILENETV5_PRINTED.items():
+        assert mobilenetv5_flops(MOBILENETV5_300M_ENC, side) == flops, side
+
+
+def test_mobilenetv5_blocks_by_hand():
+    # one block of each kind at 768 px, a convolution 2 k^2 C_in/groups C_out H_out W_out:
+    # the stem 3 -> 64 (k 3, stride 2, 384 px); the first EdgeResidual 64 -> 256 (k 3, stride 2,
+    # 192 px) -> 128; a multi-query attention block of stage 2 (640 channels, 48 x 48 px, 12
+    # heads of 64, keys and values from a 3 x 3 stride-2 depthwise convolution, 24 x 24).
+    from llm_arithmetic.catalog.readers.gemma import mobilenetv5_flops
+    stem = 2 * 9 * 3 * 64 * 384 ** 2
+    er = 2 * 9 * 64 * 256 * 192 ** 2 + 2 * 256 * 128 * 192 ** 2
+    assert stem == 509_607_936 and er == 13_287_555_072   # FlopCounterMode's, block by block
+    mqa = (2 * 2 * 640 * 768 * 48 ** 2 + 2 * (2 * 9 * 640 * 24 ** 2 + 2 * 640 * 64 * 24 ** 2)
+           + 4 * 12 * 64 * 48 ** 2 * 24 ** 2)
+    assert mqa == 8_714_354_688
+    # a network of three blocks, with the fusion adapter over its last two stages: the
+    # EdgeResidual (128 channels at 192 px); a UniversalInvertedResidual 128 -> 768 (a 3 x 3
+    # depthwise start, a 5 x 5 stride-2 depthwise middle: 96 px) -> 640; the attention block at
+    # 96 px, keys and values at 48. Fusion: 128 + 640 = 768 channels at 192 px -> 1536 -> 2048.
+    net = ((("er", 3, 2, 4, 128),), (("uir", 3, 5, 2, 6, 640), ("mqa", 3, 12, 2, 64, 640)))
+    uir = (2 * 9 * 128 * 192 ** 2 + 2 * 128 * 768 * 192 ** 2 + 2 * 25 * 768 * 96 ** 2
+           + 2 * 768 * 640 * 96 ** 2)
+    attention = (2 * 2 * 640 * 768 * 96 ** 2 + 2 * (2 * 9 * 640 * 48 ** 2 + 2 * 640 * 64 * 48 ** 2)
+                 + 4 * 12 * 64 * 96 ** 2 * 48 ** 2)
+    fusion = 2 * 768 * 1536 * 192 ** 2 + 2 * 1536 * 2048 * 192 ** 2
+    assert mobilenetv5_flops(net, 768) == stem + er + uir + attention + fusion
+
+
+def test_gemma3n_flops_and_tokens():
+    # Gemma 3n: one 768 px crop whatever the image (timm's input_size), 256 tokens
+    # (vision_soft_tokens_per_image; the adapter's 16 x 16 grid), each through the embedder's
+    # projection 2048 -> the text's hidden_size (2048 for E2B and E4B)
+    for name in ("gemma-3n-e2b", "gemma-3n-e4b"):
+        for size in ((1000, 700), (64, 4000)):
+            v = image_inputs(get_model(name), 3, size)
+            assert (v["image_tokens_per_image"], v["prompt_tokens"]) == (256, 3 * 256)
+            assert v["vision_prefill_flops"] == 3 * (MOBILENETV5_PRINTED[768]
+                                                     + 2 * 2048 * 2048 * 256)

@@ -1613,7 +1613,8 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         images=n, vision_patches=work.patches, vision_matmul_params=rule.tower_matmul,
         image_tokens=work.tokens, merger_matmul_params=rule.merger_matmul,
         d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=work.full_pairs,
-        n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs)
+        n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs,
+        deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
     return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
             "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
             "separator_tokens": n * work.separators,

@@ -6,6 +6,9 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   ``models/qwen2_vl/image_processing_qwen2_vl.py`` ``smart_resize``: each side rounded to a
   multiple of patch x merge (28 px), the area brought within [min_pixels, max_pixels] keeping the
   aspect ratio; the tower runs (H/14)(W/14) patches, the merger gives (H/28)(W/28) tokens.
+  Qwen3-VL and Qwen3.5 (Qwen3.6) run the same ``smart_resize`` with 16 px patches (32 px after
+  the merge) and their checkpoints' limits, 256^2 to 4096^2 pixels; every block of their tower
+  attends over the whole image, and Qwen3-VL's deepstack mergers add their weights per token.
 * ``fixed`` (LLaVA-1.5's CLIP, Gemma 3's SigLIP): one crop of the tower's ``image_size``
   whatever the image (CLIPImageProcessor resizes and center-crops to 336 px; Gemma3ImageProcessor
   resizes to 896 px, pan and scan off by default): (size / patch)^2 patches, a class token where
@@ -47,6 +50,12 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   its aspect ratio within 280 x 9 = 2,520 patches of 16 px, sides multiples of 48 px; the pooler
   averages 3 x 3 patches into a token (at most 280). The processor pads every image's patches
   to 2,520 and the tower runs them all (the padding masked): ``patches`` counts 2,520.
+
+* ``mobilenet`` (Gemma 3n's MobileNet-V5): one crop of 768 px whatever the image (the tower's
+  input size in timm's ``mobilenetv5_300m_enc`` configuration); its multi-scale fusion adapter
+  pools the features to a 16 x 16 grid, one token a cell of 48 px: 256 tokens
+  (``vision_soft_tokens_per_image``). ``patches`` counts those cells; a convolutional tower has
+  no patches, and its FLOPs are the rule's ``conv_flops``, attention included.
 
 The tokens counted are the image's placeholder tokens, those the tower's embeddings replace.
 The delimiters written once around them, by a chat template or by the processor (Qwen's
@@ -301,6 +310,10 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
         return ImageWork(tokens=patches // (m * m), patches=patches, full_pairs=patches ** 2,
                          window_pairs=window, resized=(w, h), crops=1,
                          separators=h // (p * m) - 1 if rule.rule == "pixtral" else 0)
+    if rule.rule == "mobilenet":
+        cells = (rule.size // p) ** 2
+        return ImageWork(tokens=cells, patches=cells, full_pairs=0, window_pairs=0,
+                         resized=(rule.size, rule.size), crops=1)
     if rule.rule == "gemma4":
         budget = rule.max_pixels // (p * p)
         h, w = gemma4_resize(height, width, p, budget, m)
@@ -333,5 +346,6 @@ def image_tower(model: Any) -> tuple[Extra, ImageRule]:
         raise ConfigError(f"{model.name} has no vision tower: it takes no images")
     raise ConfigError(f"{model.name}: the image-token rule of its vision tower "
                       f"({towers[0].note or towers[0].name}) is not modelled (modelled: "
-                      "Qwen2-VL, Qwen2.5-VL, LLaVA-1.5's CLIP, InternVL, Gemma 3, Llama 4, "
-                      "Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4)")
+                      "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, LLaVA-1.5's CLIP, InternVL, "
+                      "Gemma 3, Llama 4, Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4, "
+                      "Gemma 3n)")

@@ -803,7 +803,13 @@ class ImageRule:
     ``window``: the side of a windowed block's window in merged tokens (0: no window), with
     ``full_layers`` the indices of the blocks that attend over the whole image (every block
     where ``window`` is 0). ``tower_matmul``: the tower's weights in matrix products for one
-    patch; ``merger_matmul``: the merger's or projector's for one image token.
+    patch; ``merger_matmul``: the merger's or projector's for one image token;
+    ``deepstack_matmul``: those of the extra mergers that Qwen3-VL's deepstack runs on
+    intermediate blocks' outputs, for one image token (0: none). ``"mobilenet"`` (Gemma 3n's
+    convolutional MobileNet-V5: one ``size`` x ``size`` crop whatever the image, ``patch`` the
+    pixels a side of each cell of its output grid, one token a cell); ``conv_flops``: such a
+    tower's FLOPs for one image, attention included, worked out from its architecture (0 for
+    the ViTs, whose FLOPs come from ``tower_matmul`` and the attention pairs).
     """
 
     rule: str
@@ -821,6 +827,8 @@ class ImageRule:
     keep_class: bool = False
     window: int = 0
     full_layers: tuple = ()
+    deepstack_matmul: int = 0
+    conv_flops: int = 0
 
     def __post_init__(self) -> None:
         if self.rule not in IMAGE_RULES:
@@ -828,11 +836,11 @@ class ImageRule:
         for key in ("patch", "merge", "width", "layers", "max_tiles"):
             _check_int("image rule", key, getattr(self, key), minimum=1)
         for key in ("tower_matmul", "merger_matmul", "size", "min_pixels", "max_pixels",
-                    "class_token", "window"):
+                    "class_token", "window", "deepstack_matmul", "conv_flops"):
             _check_int("image rule", key, getattr(self, key), minimum=0)
         if self.rule in ("qwen2_vl", "glm4v") and not 0 < self.min_pixels <= self.max_pixels:
             raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")
-        if self.rule in ("fixed", "tiles", "llama4") and (
+        if self.rule in ("fixed", "tiles", "llama4", "mobilenet") and (
                 self.size % (self.patch * self.merge) or not self.size):
             raise ConfigError(f"image rule: size {self.size} is not a multiple of patch x merge")
         if self.rule in ("pixtral", "navit") and self.size < self.patch * self.merge:
@@ -845,7 +853,8 @@ class ImageRule:
 
 
 #: The processor rules :class:`ImageRule` knows (:mod:`llm_arithmetic.catalog.images`).
-IMAGE_RULES = ("qwen2_vl", "fixed", "tiles", "llama4", "pixtral", "glm4v", "navit", "gemma4")
+IMAGE_RULES = ("qwen2_vl", "fixed", "tiles", "llama4", "pixtral", "glm4v", "navit", "gemma4",
+               "mobilenet")
 
 
 @record

@@ -647,5 +647,12 @@ vision_prefill_flops = _sym("vision_prefill_flops", "F_{vis}", "FLOPs of a visio
                             "its merger over a prompt's images", "FLOP", _NONNEG_REAL)
 vision_prefill_time = _sym("vision_prefill_time", "t_{vis}", "lower bound on the time a vision "
                            "tower takes over a prompt's images", "s", _REAL)
+deepstack_matmul_params = _sym("deepstack_matmul_params", "W_{ds}", "weights of a tower's "
+                               "deepstack mergers (Qwen3-VL: extra mergers on intermediate "
+                               "blocks' outputs) in matrix products for one image token "
+                               "(2 FLOPs each)", "1", _NONNEG)
+vision_conv_flops = _sym("vision_conv_flops", "F_{conv}", "FLOPs of a convolutional vision "
+                         "tower (Gemma 3n's MobileNet-V5) for one image, from its architecture: "
+                         "its convolutions and attention products", "FLOP", _NONNEG)
 
 GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)

@@ -20,14 +20,22 @@ __all__ = ["vision_prefill_flops", "vision_prefill_time"]
 @formula("vision_prefill_flops")
 def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_tokens,
                          merger_matmul_params, d_vision, n_vision_full_layers,
-                         vision_full_pairs, n_vision_window_layers=0, vision_window_pairs=0):
+                         vision_full_pairs, n_vision_window_layers=0, vision_window_pairs=0,
+                         deepstack_matmul_params=0, vision_conv_flops=0):
     """FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in
     matrix products per patch the tower runs (the patch embedding and every block's q, k, v,
     output and MLP matrices), 2 per merger or projector weight per image token, and each
     block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair
     (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over
     the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary
-    embeddings and softmax are left out.
+    embeddings and softmax are left out. Qwen3-VL's deepstack adds a term: its extra mergers,
+    one at each of ``deepstack_visual_indexes``, each merging the output of that block into the
+    image's tokens like the final merger, 2 FLOPs per deepstack merger weight in matrix
+    products (all of them together: ``deepstack_matmul_params``, 1) per image token; 0 for
+    every other tower. A convolutional tower (Gemma 3n's MobileNet-V5) has no per-patch
+    weights: its FLOPs for one image, worked out layer by layer from its architecture
+    (``vision_conv_flops`` [FLOP]; 2 k_h k_w C_in/groups C_out H_out W_out a convolution, and its
+    attention blocks' products), are added per image; 0 for the ViTs.
 
     Examples
     --------
@@ -45,9 +53,31 @@ def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_
     ...     n_vision_full_layers=4, vision_full_pairs=3600 ** 2, n_vision_window_layers=28,
     ...     vision_window_pairs=223_488)
     4910104903680
+
+    Qwen3-VL-8B, the same image. Patches of 16 px merged 2 x 2 (32 px): 1000 x 700 resized
+    to 992 x 704, 62 x 44 = 2,728 patches, 31 x 22 = 682 tokens. Tower weights per patch: the
+    patch embedding 3 x 2 x 16 x 16 x 1152 = 1,769,472 plus 27 blocks of qkv 3 x 1152^2, proj
+    1152^2 and an MLP 2 x 1152 x 4304: 412,839,936. Merger per token: 4608^2 + 4608 x 4096 =
+    40,108,032, and three deepstack mergers of that size: 120,324,096. Every block attends over
+    all 2,728^2 pairs:
+
+    >>> vision_prefill_flops(images=1, vision_patches=2728, vision_matmul_params=412_839_936,
+    ...     image_tokens=682, merger_matmul_params=40_108_032, d_vision=1152,
+    ...     n_vision_full_layers=27, vision_full_pairs=2728 ** 2,
+    ...     deepstack_matmul_params=120_324_096)
+    3397185994752
+
+    Gemma 3n E4B, one image: MobileNet-V5 at 768 px, 871,482,949,632 FLOPs (convolutions and
+    its multi-query attention), then 256 tokens through the embedder 2048 -> 2048:
+
+    >>> vision_prefill_flops(images=1, vision_patches=256, vision_matmul_params=0,
+    ...     image_tokens=256, merger_matmul_params=2048 * 2048, d_vision=2048,
+    ...     n_vision_full_layers=0, vision_full_pairs=0, vision_conv_flops=871_482_949_632)
+    873630433280
     """
     per_image = (2 * vision_matmul_params * vision_patches
                  + 2 * merger_matmul_params * image_tokens
+                 + 2 * deepstack_matmul_params * image_tokens + vision_conv_flops
                  + 4 * d_vision * (n_vision_full_layers * vision_full_pairs
                                    + n_vision_window_layers * vision_window_pairs))
     return images * per_image

@@ -262,7 +262,7 @@ PARAMS = {
     'two_tier_allreduce_time': ('message_bytes', 'domain_chips', 'n_nodes', 'link_bandwidth', 'link_latency', 'out_bandwidth', 'out_latency'),
     'unread_embedding_params': ('n_vocab', 'd_model', 'tied', 'n_positions'),
     'unread_per_layer_embedding_params': ('n_layers', 'd_ple', 'n_vocab_ple'),
-    'vision_prefill_flops': ('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs'),
+    'vision_prefill_flops': ('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs', 'deepstack_matmul_params', 'vision_conv_flops'),
     'vision_prefill_time': ('vision_bytes', 'vision_prefill_flops', 'bandwidth', 'peak_flops'),
     'weight_bytes': ('n_params', 'bits_weight'),
     'window_pairs': ('prompt', 'window'),
@@ -12008,18 +12008,25 @@ def unread_per_layer_embedding_params(*, n_layers, d_ple, n_vocab_ple):
         return _vector_result(n_layers*d_ple*(n_vocab_ple - 1))
 
 
-def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers=0, vision_window_pairs=0):
+def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers=0, vision_window_pairs=0, deepstack_matmul_params=0, vision_conv_flops=0):
     """FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in
     matrix products per patch the tower runs (the patch embedding and every block's q, k, v,
     output and MLP matrices), 2 per merger or projector weight per image token, and each
     block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair
     (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over
     the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary
-    embeddings and softmax are left out.
+    embeddings and softmax are left out. Qwen3-VL's deepstack adds a term: its extra mergers,
+    one at each of ``deepstack_visual_indexes``, each merging the output of that block into the
+    image's tokens like the final merger, 2 FLOPs per deepstack merger weight in matrix
+    products (all of them together: ``deepstack_matmul_params``, 1) per image token; 0 for
+    every other tower. A convolutional tower (Gemma 3n's MobileNet-V5) has no per-patch
+    weights: its FLOPs for one image, worked out layer by layer from its architecture
+    (``vision_conv_flops`` [FLOP]; 2 k_h k_w C_in/groups C_out H_out W_out a convolution, and its
+    attention blocks' products), are added per image; 0 for the ViTs.
 
     .. math::
 
-        F_{vis} = N_{img} \\left(2 P_{v} W_{v} + 2 T_{img} W_{mrg} + 4 d_{vis} \\left(L_{vf} A_{vf} + L_{vw} A_{vw}\\right)\\right)
+        F_{vis} = N_{img} \\left(F_{conv} + 2 P_{v} W_{v} + 2 T_{img} W_{ds} + 2 T_{img} W_{mrg} + 4 d_{vis} \\left(L_{vf} A_{vf} + L_{vw} A_{vw}\\right)\\right)
 
     Parameters
     ----------
@@ -12043,6 +12050,10 @@ def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_
         Vision-tower blocks whose attention sees only the patches of their window (Qwen2.5-VL), :math:`L_{vw}` [-]
     vision_window_pairs : number or array (default 0)
         Query-key pairs of one windowed tower block for one image: the sum over its windows of the patches squared, :math:`A_{vw}` [-]
+    deepstack_matmul_params : number or array (default 0)
+        Weights of a tower's deepstack mergers (Qwen3-VL: extra mergers on intermediate blocks' outputs) in matrix products for one image token (2 FLOPs each), :math:`W_{ds}` [-]
+    vision_conv_flops : number or array (default 0)
+        FLOPs of a convolutional vision tower (Gemma 3n's MobileNet-V5) for one image, from its architecture: its convolutions and attention products, :math:`F_{conv}` [FLOP]
 
     Returns
     -------
@@ -12065,17 +12076,38 @@ def vision_prefill_flops(*, images, vision_patches, vision_matmul_params, image_
     ...     n_vision_full_layers=4, vision_full_pairs=3600 ** 2, n_vision_window_layers=28,
     ...     vision_window_pairs=223_488)
     4910104903680
+
+    Qwen3-VL-8B, the same image. Patches of 16 px merged 2 x 2 (32 px): 1000 x 700 resized
+    to 992 x 704, 62 x 44 = 2,728 patches, 31 x 22 = 682 tokens. Tower weights per patch: the
+    patch embedding 3 x 2 x 16 x 16 x 1152 = 1,769,472 plus 27 blocks of qkv 3 x 1152^2, proj
+    1152^2 and an MLP 2 x 1152 x 4304: 412,839,936. Merger per token: 4608^2 + 4608 x 4096 =
+    40,108,032, and three deepstack mergers of that size: 120,324,096. Every block attends over
+    all 2,728^2 pairs:
+
+    >>> vision_prefill_flops(images=1, vision_patches=2728, vision_matmul_params=412_839_936,
+    ...     image_tokens=682, merger_matmul_params=40_108_032, d_vision=1152,
+    ...     n_vision_full_layers=27, vision_full_pairs=2728 ** 2,
+    ...     deepstack_matmul_params=120_324_096)
+    3397185994752
+
+    Gemma 3n E4B, one image: MobileNet-V5 at 768 px, 871,482,949,632 FLOPs (convolutions and
+    its multi-query attention), then 256 tokens through the embedder 2048 -> 2048:
+
+    >>> vision_prefill_flops(images=1, vision_patches=256, vision_matmul_params=0,
+    ...     image_tokens=256, merger_matmul_params=2048 * 2048, d_vision=2048,
+    ...     n_vision_full_layers=0, vision_full_pairs=0, vision_conv_flops=871_482_949_632)
+    873630433280
     """
-    _exact = _exact_args(('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs'), (images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs))
+    _exact = _exact_args(('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs', 'deepstack_matmul_params', 'vision_conv_flops'), (images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs, deepstack_matmul_params, vision_conv_flops))
     if _exact is not None:
-        images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs = _exact
+        images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs, deepstack_matmul_params, vision_conv_flops = _exact
         try:
-            return _exact_result(images*(2*vision_patches*vision_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers)))
+            return _exact_result(images*(vision_conv_flops + 2*vision_patches*vision_matmul_params + 2*image_tokens*deepstack_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers)))
         except ZeroDivisionError:
             return _inf
-    images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs = _vector_args(('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs'), (images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs))
+    images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs, deepstack_matmul_params, vision_conv_flops = _vector_args(('images', 'vision_patches', 'vision_matmul_params', 'image_tokens', 'merger_matmul_params', 'd_vision', 'n_vision_full_layers', 'vision_full_pairs', 'n_vision_window_layers', 'vision_window_pairs', 'deepstack_matmul_params', 'vision_conv_flops'), (images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers, vision_window_pairs, deepstack_matmul_params, vision_conv_flops))
     with _quiet():
-        return _vector_result(images*(2*vision_patches*vision_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers)))
+        return _vector_result(images*(vision_conv_flops + 2*vision_patches*vision_matmul_params + 2*image_tokens*deepstack_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers)))
 
 
 def vision_prefill_time(*, vision_bytes, vision_prefill_flops, bandwidth, peak_flops):

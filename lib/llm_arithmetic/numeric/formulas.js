@@ -1227,9 +1227,9 @@ export function unread_per_layer_embedding_params({n_layers, d_ple, n_vocab_ple}
   return n_layers*d_ple*(n_vocab_ple - 1);
 }
 
-/** FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out. [FLOP] */
-export function vision_prefill_flops({images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers = 0, vision_window_pairs = 0} = {}) {
-  return images*(2*vision_patches*vision_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers));
+/** FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out. Qwen3-VL's deepstack adds a term: its extra mergers, one at each of ``deepstack_visual_indexes``, each merging the output of that block into the image's tokens like the final merger, 2 FLOPs per deepstack merger weight in matrix products (all of them together: ``deepstack_matmul_params``, 1) per image token; 0 for every other tower. A convolutional tower (Gemma 3n's MobileNet-V5) has no per-patch weights: its FLOPs for one image, worked out layer by layer from its architecture (``vision_conv_flops`` [FLOP]; 2 k_h k_w C_in/groups C_out H_out W_out a convolution, and its attention blocks' products), are added per image; 0 for the ViTs. [FLOP] */
+export function vision_prefill_flops({images, vision_patches, vision_matmul_params, image_tokens, merger_matmul_params, d_vision, n_vision_full_layers, vision_full_pairs, n_vision_window_layers = 0, vision_window_pairs = 0, deepstack_matmul_params = 0, vision_conv_flops = 0} = {}) {
+  return images*(vision_conv_flops + 2*vision_patches*vision_matmul_params + 2*image_tokens*deepstack_matmul_params + 2*image_tokens*merger_matmul_params + 4*d_vision*(vision_full_pairs*n_vision_full_layers + vision_window_pairs*n_vision_window_layers));
 }
 
 /** Lower bound on the time a vision tower takes over a prompt's images [s]: the roofline of its weights (tower and merger, read once however many images) against its FLOPs, at the chip's bandwidth [B/s] and peak for the weights' precision [FLOP/s]. [s] */
@@ -5089,10 +5089,12 @@ export const FORMULAS = {
  },
  "vision_prefill_flops": {
   "defaults": {
+   "deepstack_matmul_params": 0,
    "n_vision_window_layers": 0,
+   "vision_conv_flops": 0,
    "vision_window_pairs": 0
   },
-  "latex": "F_{vis} = N_{img} \\left(2 P_{v} W_{v} + 2 T_{img} W_{mrg} + 4 d_{vis} \\left(L_{vf} A_{vf} + L_{vw} A_{vw}\\right)\\right)",
+  "latex": "F_{vis} = N_{img} \\left(F_{conv} + 2 P_{v} W_{v} + 2 T_{img} W_{ds} + 2 T_{img} W_{mrg} + 4 d_{vis} \\left(L_{vf} A_{vf} + L_{vw} A_{vw}\\right)\\right)",
   "lhs": "vision_prefill_flops",
   "params": [
    "images",
@@ -5104,9 +5106,11 @@ export const FORMULAS = {
    "n_vision_full_layers",
    "vision_full_pairs",
    "n_vision_window_layers",
-   "vision_window_pairs"
+   "vision_window_pairs",
+   "deepstack_matmul_params",
+   "vision_conv_flops"
   ],
-  "summary": "FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out.",
+  "summary": "FLOPs of a vision tower over N images [FLOP]: for each image, 2 FLOPs per tower weight in matrix products per patch the tower runs (the patch embedding and every block's q, k, v, output and MLP matrices), 2 per merger or projector weight per image token, and each block's attention: QK^T and the weighted sum of V, 2 d_vis FLOPs each per query-key pair (4 d_vis a pair), over every patch of the image (or tile) in a full-attention block and over the patches of each window in a windowed one (Qwen2.5-VL). Norms, activations, rotary embeddings and softmax are left out. Qwen3-VL's deepstack adds a term: its extra mergers, one at each of ``deepstack_visual_indexes``, each merging the output of that block into the image's tokens like the final merger, 2 FLOPs per deepstack merger weight in matrix products (all of them together: ``deepstack_matmul_params``, 1) per image token; 0 for every other tower. A convolutional tower (Gemma 3n's MobileNet-V5) has no per-patch weights: its FLOPs for one image, worked out layer by layer from its architecture (``vision_conv_flops`` [FLOP]; 2 k_h k_w C_in/groups C_out H_out W_out a convolution, and its attention blocks' products), are added per image; 0 for the ViTs.",
   "unit": "FLOP"
  },
  "vision_prefill_time": {

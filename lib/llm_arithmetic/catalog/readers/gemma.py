@@ -474,6 +474,101 @@ TIMM_VISION_TOWERS: Mapping[str, tuple[int, int]] = {
     "mobilenetv5_300m_enc": (294_126_912, 2048),
 }
 
+#: The layout of timm's ``mobilenetv5_300m_enc`` (huggingface/pytorch-image-models@0bae8f21bcd5
+#: 7ec239ce26cdc9f777e50635c9c3 timm/models/mobilenetv5.py ``_gen_mobilenet_v5``'s arch_def and
+#: ``MobileNetV5Encoder``; the same in timm 1.0.31), for its FLOPs: a 3 x 3 stride-2 stem to 64
+#: channels, then four stages of blocks. ``("er", k, stride, expansion, out)``: EdgeResidual, a
+#: k x k convolution to in x expansion channels, then 1 x 1 to out. ``("uir", a, k, stride,
+#: expansion, out)``: UniversalInvertedResidual, an optional a x a depthwise convolution (stride
+#: 1 when k is set), 1 x 1 to in x expansion, an optional k x k depthwise one (the stride), 1 x 1
+#: to out. ``("mqa", k, heads, kv_stride, head_dim, out)``: MobileAttention, multi-query
+#: attention: 1 x 1 queries (heads x head_dim) and output, one key and one value head (1 x 1 to
+#: head_dim after a k x k stride-kv_stride depthwise convolution when kv_stride > 1).
+MOBILENETV5_300M_ENC: tuple[tuple[tuple[Any, ...], ...], ...] = (
+    (("er", 3, 2, 4, 128), ("er", 3, 1, 4, 128), ("er", 3, 1, 4, 128)),
+    (("uir", 3, 5, 2, 6, 256), ("uir", 5, 0, 1, 4, 256), ("uir", 3, 0, 1, 4, 256),
+     ("uir", 5, 0, 1, 4, 256), ("uir", 3, 0, 1, 4, 256)),
+    (("uir", 5, 5, 2, 6, 640), *[("uir", 5, 0, 1, 4, 640)] * 7, ("uir", 0, 0, 1, 1, 640),
+     *[("mqa", 3, 12, 2, 64, 640), ("uir", 0, 0, 1, 2, 640)] * 14),
+    (("uir", 5, 5, 2, 6, 1280), *[("mqa", 3, 16, 1, 96, 1280), ("uir", 0, 0, 1, 2, 1280)] * 19),
+)
+
+#: The image side [px] Gemma 3n's tower runs at: ``input_size`` (3, 768, 768) of timm's
+#: ``mobilenetv5_300m_enc`` configuration (the commit above); Gemma3nProcessor's image
+#: processor resizes every image to it (a checkpoint's preprocessor_config.json, not held here,
+#: may say otherwise).
+GEMMA3N_IMAGE_SIZE = 768
+
+
+def mobilenetv5_flops(stages: tuple[tuple[tuple[Any, ...], ...], ...], size: int,
+                      stem: int = 64, out: int = 2048) -> int:
+    """FLOPs of timm's MobileNet-V5 encoder for one ``size`` x ``size`` px image: every
+    convolution 2 k_h k_w C_in/groups C_out H_out W_out (``same`` padding: a stride-s layer
+    leaves ceil(side / s)), each multi-query attention's QK^T and weighted sum of V 2 x heads x
+    head_dim FLOPs each per query-key pair, and the multi-scale fusion adapter: the last two
+    stages' outputs at the finer one's resolution, concatenated, 1 x 1 to twice their channels
+    and 1 x 1 to ``out`` (the pooling to 16 x 16 and the norms uncounted).
+
+    >>> mobilenetv5_flops(MOBILENETV5_300M_ENC, 768)
+    871482949632
+    """
+    def conv(k: int, c_in: int, c_out: int, side: int, groups: int = 1) -> int:
+        return 2 * k * k * (c_in // groups) * c_out * side * side
+
+    side, c = -(-size // 2), stem
+    flops = conv(3, 3, stem, side)
+    ends = []
+    for stage in stages:
+        for kind, *a in stage:
+            if kind == "er":
+                k, stride, e, c_out = a
+                side = -(-side // stride)
+                flops += conv(k, c, c * e, side) + conv(1, c * e, c_out, side)
+            elif kind == "uir":
+                k_start, k_mid, stride, e, c_out = a
+                if k_start:
+                    side = -(-side // (1 if k_mid else stride))
+                    flops += conv(k_start, c, c, side, c)
+                flops += conv(1, c, c * e, side)
+                if k_mid:
+                    side = -(-side // stride)
+                    flops += conv(k_mid, c * e, c * e, side, c * e)
+                flops += conv(1, c * e, c_out, side)
+            else:
+                k, heads, kv_stride, d, c_out = a
+                kv = -(-side // kv_stride)
+                flops += 2 * conv(1, c, heads * d, side) + 2 * conv(1, c, d, kv)
+                if kv_stride > 1:
+                    flops += 2 * conv(k, c, c, kv, c)
+                flops += 4 * heads * d * side * side * kv * kv
+            c = c_out
+        ends.append((c, side))
+    (c_fine, side), (c_coarse, _) = ends[-2:]
+    fused = c_fine + c_coarse
+    return flops + conv(1, fused, 2 * fused, side) + conv(1, 2 * fused, out, side)
+
+
+#: The networks whose FLOPs the library works out, by ``vision_config.architecture``.
+TIMM_VISION_LAYOUTS: Mapping[str, tuple[tuple[tuple[Any, ...], ...], ...]] = {
+    "mobilenetv5_300m_enc": MOBILENETV5_300M_ENC,
+}
+
+
+def _gemma3n_image_rule(r: Reader, arch: str, hv: int, d_text: int) -> ImageRule | None:
+    """Gemma 3n's image rule (FAMILIES.md 17.45): one crop of :data:`GEMMA3N_IMAGE_SIZE` px,
+    ``vision_soft_tokens_per_image`` tokens (a square grid, each cell ``size / side`` px);
+    the tower's FLOPs from its layout, the embedder's projection hv x d_text per token."""
+    tokens = r.int("vision_soft_tokens_per_image", 256, kind="count")
+    side = math.isqrt(tokens)
+    if arch not in TIMM_VISION_LAYOUTS or side * side != tokens or GEMMA3N_IMAGE_SIZE % side:
+        return None
+    return ImageRule(rule="mobilenet", patch=GEMMA3N_IMAGE_SIZE // side, merge=1, width=hv,
+                     layers=sum(len(s) for s in TIMM_VISION_LAYOUTS[arch]),
+                     size=GEMMA3N_IMAGE_SIZE, tower_matmul=0, merger_matmul=hv * d_text,
+                     conv_flops=mobilenetv5_flops(TIMM_VISION_LAYOUTS[arch],
+                                                  GEMMA3N_IMAGE_SIZE, out=hv))
+
+
 #: transformers' Gemma3nAudioConfig defaults (5.24.0, ``configuration_gemma3n.py``).
 GEMMA3N_AUDIO_DEFAULTS: Mapping[str, Any] = {
     "vocab_size": 128, "input_feat_size": 128, "hidden_size": 1536,
@@ -594,7 +689,7 @@ def gemma3n(r: Reader) -> dict[str, Any]:
     ar.check_unread()
     kw["extras"] = (Extra("vision tower and embedder", vision, True,
                           f"timm's {arch} (MobileNet v5) and Gemma 3n's vision embedder into "
-                          "the text width"),
+                          "the text width", image=_gemma3n_image_rule(r, arch, hv, d)),
                     Extra("audio tower and embedder", audio, True,
                           "Gemma 3n's audio encoder (a USM Conformer) and its embedder into "
                           "the text width")) + tuple(kw.get("extras", ()))

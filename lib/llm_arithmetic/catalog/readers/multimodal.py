@@ -109,6 +109,35 @@ def _qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
             + len(deep) * (2 * hm + merger))
 
 
+#: The pixel limits of Qwen3-VL's and Qwen3.5's processor (Qwen2VLImageProcessor, whose class
+#: defaults are Qwen2-VL's 56 x 56 and 28 x 28 x 1280): the checkpoints'
+#: ``preprocessor_config.json`` ``size``, shortest_edge 65,536 (256^2) and longest_edge
+#: 16,777,216 (4096^2) pixels, with patch_size 16, merge_size 2, temporal_patch_size 2, as a
+#: Qwen3.6-27B checkpoint ships it (vendored in hualayn/ai-articles@dfaac590e39726d2ae9575f1d05b
+#: 48a02509ace7 preprocessor_config.json). The catalog holds config.json only.
+QWEN3_VL_PIXELS = (65536, 16777216)
+
+
+def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
+    """Qwen3-VL's and Qwen3.5's image rule (FAMILIES.md): Qwen2-VL's ``smart_resize`` with
+    patch x merge = 32 px and :data:`QWEN3_VL_PIXELS`; every block attends over the whole image
+    (transformers 5.24.0 ``models/qwen3_vl/modeling_qwen3_vl.py`` ``Qwen3VLVisionModel.forward``:
+    one ``cu_seqlens`` span per frame, no windows). Weights in products per patch: the Conv3d
+    patch embedding c t p^2 h and per block qkv, proj (4 h^2) and fc1, fc2 (2 h i); per token
+    the merger (h m^2)^2 + h m^2 x out, and as much again for each deepstack merger."""
+    h, inter = r.int("hidden_size"), r.int("intermediate_size")
+    depth = r.int("depth", kind="layers")
+    c, t = r.int("in_channels", 3, kind="count"), r.int("temporal_patch_size", kind="count")
+    p, m = r.int("patch_size", kind="count"), r.int("spatial_merge_size", kind="count")
+    hm = h * m * m
+    merger = hm * hm + hm * r.int("out_hidden_size")
+    return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
+                     tower_matmul=c * t * p * p * h + depth * (4 * h * h + 2 * h * inter),
+                     merger_matmul=merger, min_pixels=QWEN3_VL_PIXELS[0],
+                     max_pixels=QWEN3_VL_PIXELS[1],
+                     deepstack_matmul=len(r.int_list("deepstack_visual_indexes", [])) * merger)
+
+
 def qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and deepstack "
                 "mergers") -> Callable[[Reader], dict[str, Any]]:
     def read(r: Reader) -> dict[str, Any]:
@@ -118,7 +147,8 @@ def qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and 
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
         vr = Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
         kw["extras"] = (*kw.get("extras", ()), Extra("vision tower and mergers",
-                        _qwen3_vl_vision_params(vr, kw["d_model"]), True, note))
+                        _qwen3_vl_vision_params(vr, kw["d_model"]), True, note,
+                        image=_qwen3_vl_image_rule(vr, kw["d_model"])))
         return kw
     return read
 
