@@ -176,3 +176,17 @@ def _search(**kw):
 
     return search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"],
                   kv_bits=[16], degrees=[1], **{"max_batch": 4, **kw})
+
+
+@pytest.mark.parametrize("text", ["²x10", "10x¹", "١٠x10", "10x10x10", "x10", "0x5", "10x"])
+def test_cli_image_size_names_the_form(text):
+    """--image-size takes WIDTHxHEIGHT in ASCII digits. '²' passes str.isdigit but not int(),
+    and argparse turned that ValueError into 'invalid _image_size value', without the form; a
+    non-ASCII decimal ('١٠') was read as 10."""
+    import argparse
+
+    from llm_arithmetic.cli import _image_size
+    with pytest.raises(argparse.ArgumentTypeError, match=r"expected WIDTHxHEIGHT in pixels"):
+        _image_size(text)
+    assert _image_size(" 1000 X 700 ") == (1000, 700)
+
