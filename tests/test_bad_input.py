@@ -176,3 +176,30 @@ def _search(**kw):
 
     return search("llama-3-8b", ttft=1.0, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"],
                   kv_bits=[16], degrees=[1], **{"max_batch": 4, **kw})
+
+
+@pytest.mark.parametrize("text", ["²x10", "10x¹", "١٠x10", "10x10x10", "x10", "0x5", "10x"])
+def test_cli_image_size_names_the_form(text):
+    """--image-size takes WIDTHxHEIGHT in ASCII digits. '²' passes str.isdigit but not int(),
+    and argparse turned that ValueError into 'invalid _image_size value', without the form; a
+    non-ASCII decimal ('١٠') was read as 10."""
+    import argparse
+
+    from llm_arithmetic.cli import _image_size
+    with pytest.raises(argparse.ArgumentTypeError, match=r"expected WIDTHxHEIGHT in pixels"):
+        _image_size(text)
+    assert _image_size(" 1000 X 700 ") == (1000, 700)
+
+
+@pytest.mark.parametrize("size", [{1000: 700, 3: 4}, {1000, 700}, np.array(5),
+                                  np.array([[1000, 700], [1, 2]])],
+                         ids=["dict", "set", "0-d array", "2-d array"])
+def test_api_image_size_is_a_pair(size):
+    """A container of two that is no (width, height) pair: a dict indexed by 0 was a KeyError,
+    a set a TypeError; the argument is named, on one line."""
+    with pytest.raises(InputError) as err:
+        estimate("llava-1.5-7b-hf", images=1, image_size=size)
+    assert str(err.value).startswith("image_size must be (width, height)")
+    assert "\n" not in str(err.value)
+    assert estimate("llava-1.5-7b-hf", images=1,
+                    image_size=np.array([1000, 700])).image_tokens == 576

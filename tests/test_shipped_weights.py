@@ -139,3 +139,29 @@ def test_nemotron_3_super_fp8_repository_is_counted_at_16_bits_and_says_so():
     assert m.scheme is None and weights_as(m) == "as shipped: 16-bit"
     assert m.weight_bytes() == 2 * 120_668_707_840
     assert "Weights counted at 16 bits" in entry.notes
+
+
+def test_a_vision_tower_is_read_at_the_bits_it_is_shipped_in():
+    """Kimi K2.5 ships int4 routed experts and everything else in bf16 (its text_config's
+    quantization_config; FAMILIES.md 14.15), its vision tower and projector included: the
+    tower's bytes are 2 a parameter, not the model's 4.64-bit average (the experts' int4 pulled
+    the tower down to 0.27 GB). The tower by hand from vision_config (FAMILIES.md 14.9):
+    MoonViT's patch embedding 3 x 14^2 x 1152 + 1152, a 64 x 64 x 1152 position table, 27
+    blocks of q, k, v, proj (1152^2 + 1152 each), fc1 and fc2 (1152 x 4304, biases 4304 and
+    1152) and two LayerNorms, a final LayerNorm; the projector's LayerNorm, 4608^2 + 4608 and
+    4608 x 7168 + 7168."""
+    from llm_arithmetic.catalog.images import image_tower
+
+    h, f = 1152, 4304
+    block = 4 * (h * h + h) + 2 * h * f + f + h + 2 * 2 * h
+    tower = (3 * 14 ** 2 * h + h) + 64 * 64 * h + 27 * block + 2 * h
+    projector = 2 * h + (4608 ** 2 + 4608) + (4608 * 7168 + 7168)
+    assert tower + projector == 471_143_920
+    m = get_model("kimi-k2.5")
+    assert image_tower(m)[0].params == tower + projector
+    # the plan's step, asked alone (an estimate would also work out everything else)
+    images = dict(images=1, image_tokens_per_image=4, vision_prefill_flops=0,
+                  vision_params=tower + projector)
+    assert m.plan.child(**images).get("vision_weight_bytes") == 2 * (tower + projector)
+    # asked for 8-bit weights, every weight is 8-bit, the tower too
+    assert m.plan.child(bits_weight=8, **images).get("vision_weight_bytes") == tower + projector

@@ -116,12 +116,14 @@ def _images(text: str) -> int:
 
 
 def _image_size(text: str) -> tuple[int, int]:
-    """``WxH`` in pixels, two positive integers."""
-    parts = text.lower().split("x") if len(text) <= 40 else []
-    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+    """``WxH`` in pixels, two positive integers of ASCII digits (``str.isdigit`` alone would
+    let ``²`` through to ``int``, whose ValueError argparse reports without the expected
+    form)."""
+    found = re.fullmatch(r"\s*([0-9]+)\s*[xX]\s*([0-9]+)\s*", text) if len(text) <= 40 else None
+    if found is None or not all(int(v) > 0 for v in found.groups()):
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1024x768), got "
                                          f"{text[:40]!r}")
-    w, h = int(parts[0]), int(parts[1])
+    w, h = int(found[1]), int(found[2])
     if max(w, h) > 1 << 16:
         raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit of 65,536 "
                                          "pixels a side")

@@ -1597,11 +1597,14 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
                          "holds)")
     n = images_argument(images)
     size = DEFAULT_IMAGE_SIZE if image_size is None else image_size
-    if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2 or any(
+    # a pair in order: a tuple, a list or a 1-D array (a dict or a set has a length but no
+    # width and height; indexing one was a KeyError or a TypeError)
+    pair = isinstance(size, (tuple, list)) or isinstance(size, np.ndarray) and size.ndim == 1
+    if not pair or len(size) != 2 or any(
             isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer))
             or not 0 < v <= IMAGE_SIDE_LIMIT for v in size):
         raise InputError(f"image_size must be (width, height), two whole numbers of pixels from "
-                         f"1 to {IMAGE_SIDE_LIMIT:,}, got {size!r:.40}")
+                         f"1 to {IMAGE_SIDE_LIMIT:,}, got {' '.join(repr(size).split()):.40}")
     w, h = int(size[0]), int(size[1])
     tower, rule = image_tower(model)
     try:

@@ -1052,12 +1052,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        then="ttft_overlapped_seconds", otherwise="prefill_serialized_seconds"),
     # Images in the prompt (estimate.image_inputs): the processor's rule, in Python, gives the
     # tokens an image adds (already in ``prompt``) and the tower's FLOPs; the tower (and its
-    # merger or projector) runs on one chip, at the weights' bits, before the prefill
+    # merger or projector) runs on one chip, before the prefill. Its weights are stored as
+    # ``weight_bytes`` counts them, at the bits of every weight but the routed experts' (a
+    # checkpoint that quantizes only its experts, Kimi K2.5's int4, keeps the tower at 16)
     guard(op("image_tokens", "mul", "tokens the images add to the prompt",
              of=["images", "image_tokens_per_image"]), "images"),
     guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
-            "at the weights' bits", n_params="vision_params",
-            bits_weight="bits_weight_effective"), "images"),
+            "at the bits of every weight but the routed experts'", n_params="vision_params",
+            bits_weight="bits_default"), "images"),
     op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take, or none",
        of=["peak_flops", INF]),
     guard(f("vision_prefill_seconds", "vision_prefill_time", "the vision tower over the "
