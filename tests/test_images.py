@@ -23,7 +23,7 @@ def _rule(name):
 
 def test_qwen2_5_vl_by_hand():
     # 1000 x 700 px: round(1000 / 28) = 36 -> 1008, 700 / 28 = 25 -> 700; 1008 x 700 = 705,600
-    # px is within [56^2, 28^2 x 1280 = 1,003,520]: 36 x 25 = 900 tokens, 72 x 50 = 3,600
+    # px is within [56^2, 28^2 x 16384 = 12,845,056]: 36 x 25 = 900 tokens, 72 x 50 = 3,600
     # patches of 14 px. Windows of 112 px = 4 merged tokens (8 x 8 patches): rows 25 = 6 x 4 + 1,
     # columns 36 = 9 x 4; pairs 16 x (6 x 16 + 1) x (9 x 16).
     w = image_work(_rule("qwen2.5-vl-3b-instruct"), 1000, 700)
@@ -31,8 +31,10 @@ def test_qwen2_5_vl_by_hand():
     assert w.full_pairs == 3600 ** 2 and w.window_pairs == 16 * 97 * 144
 
 
-# Printed by transformers 5.24.0's own smart_resize (qwen2_vl/image_processing_qwen2_vl.py, its
-# defaults: factor 28, 56*56, 14*14*4*1280) and get_optimal_tiled_canvas
+# Printed by transformers 5.24.0's own smart_resize (qwen2_vl/image_processing_qwen2_vl.py, with
+# factor 28 and the checkpoints' preprocessor_config.json bounds, min_pixels=3136,
+# max_pixels=12845056: `smart_resize(h, w, factor=28, min_pixels=3136, max_pixels=12845056)`
+# below) and get_optimal_tiled_canvas
 # (got_ocr2/image_processing_got_ocr2.py; 448 px tiles, 1 to 12, a thumbnail when more than one),
 # their source taken from the installed files with ast and run as written (the processor classes
 # need torchvision or PIL, which that environment lacks), in a venv with transformers 5.24.0:
@@ -46,14 +48,14 @@ def test_qwen2_5_vl_by_hand():
 #       exec(compile(ast.Module([n for n in tree.body if isinstance(n, ast.FunctionDef)
 #                                and n.name in names], []), path, "exec"), ns)
 #   for w, h in SIZES:
-#       rh, rw = ns["smart_resize"](h, w)
+#       rh, rw = ns["smart_resize"](h, w, factor=28, min_pixels=3136, max_pixels=12845056)
 #       cols, rows = ns["get_optimal_tiled_canvas"]((h, w), (448, 448), 1, 12)
 #       print(w, h, rw, rh, rw * rh // 784, cols * rows + (cols * rows != 1))
 # columns: width, height, Qwen2-VL resized width and height, its tokens, InternVL's tiles.
 PROCESSOR_PRINTED = [
-    (1000, 700, 1008, 700, 900, 7), (1024, 1024, 980, 980, 1225, 10),
-    (640, 480, 644, 476, 391, 13), (1920, 1080, 1316, 728, 1222, 9), (50, 60, 56, 56, 4, 13),
-    (4000, 3000, 1148, 840, 1230, 13), (300, 1200, 308, 1204, 473, 5),
+    (1000, 700, 1008, 700, 900, 7), (1024, 1024, 1036, 1036, 1369, 10),
+    (640, 480, 644, 476, 391, 13), (1920, 1080, 1932, 1092, 2691, 9), (50, 60, 56, 56, 4, 13),
+    (4000, 3000, 4004, 2996, 15301, 13), (300, 1200, 308, 1204, 473, 5),
     (448, 448, 448, 448, 256, 1), (3000, 40, 2996, 28, 107, 13),
 ]
 

@@ -681,12 +681,17 @@ def qwen2_vl_vision_params(r: Reader, d_text: int) -> int:
             + (em * em + em) + (em * out + out))
 
 
-#: Qwen2VLImageProcessor's area bounds (transformers 5.24.0
-#: ``models/qwen2_vl/image_processing_qwen2_vl.py``, ``size``: shortest_edge 56 x 56, longest_edge
-#: 28 x 28 x 1280 pixels), which Qwen2.5-VL's processor uses too; a checkpoint's
-#: ``preprocessor_config.json`` may set others (not read: the catalog holds ``config.json``).
+#: The area bounds Qwen2-VL's and Qwen2.5-VL's checkpoints give their processor
+#: (``preprocessor_config.json``: ``min_pixels`` 3,136 = 56 x 56, ``max_pixels`` 12,845,056 =
+#: 28 x 28 x 16,384, i.e. at most 16,384 tokens an image), which transformers and vLLM load with
+#: the checkpoint, above Qwen2VLImageProcessor's class default of 28 x 28 x 1280 (transformers
+#: 5.24.0 ``models/qwen2_vl/image_processing_qwen2_vl.py``). As Qwen ships them:
+#: https://huggingface.co/Qwen/Qwen2-VL-2B/blob/258ddfbb32d06e19760700c3e472c248e164119c/preprocessor_config.json
+#: and https://huggingface.co/Qwen/Qwen2.5-VL-3B-Instruct-AWQ/blob/main/preprocessor_config.json
+#: (commit 649c61c; copies of Qwen2.5-VL-3B/32B/72B's in mlx-community's and others' repositories
+#: agree). The catalog holds ``config.json`` only.
 QWEN2_VL_MIN_PIXELS = 56 * 56
-QWEN2_VL_MAX_PIXELS = 28 * 28 * 1280
+QWEN2_VL_MAX_PIXELS = 28 * 28 * 16384
 #: Qwen2_5_VLVisionConfig's defaults (transformers 5.24.0) of the window layout.
 QWEN2_5_VL_WINDOW = (112, [7, 15, 23, 31])
 
