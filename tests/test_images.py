@@ -411,3 +411,39 @@ def test_gemma3n_flops_and_tokens():
             assert (v["image_tokens_per_image"], v["prompt_tokens"]) == (256, 3 * 256)
             assert v["vision_prefill_flops"] == 3 * (MOBILENETV5_PRINTED[768]
                                                      + 2 * 2048 * 2048 * 256)
+
+
+def test_qwen2_5_vl_tower_split_over_tp_by_hand():
+    # vLLM's default mm_encoder_tp_mode "weights" (vllm/config/multimodal.py) runs
+    # Qwen2.5-VL's tower with qkv, proj, gate_up, down and the merger's two matrices split
+    # over the chips and the patch embedding replicated (qwen2_5_vl.py): for one 1000 x 700
+    # image (3,600 patches, 900 tokens) at tp 2
+    bw, peak, link, lat = 2e12, 500e12, 100e9, 2e-6
+    e = estimate("qwen2.5-vl-3b-instruct", bandwidth=bw, peak_flops=peak, prompt=100, tp=2,
+                 link_bandwidth=link, link_latency=lat, images=1, image_size=(1000, 700))
+    ev = e._plan
+    patch = 3 * 2 * 14 * 14 * 1280                      # 1,505,280, whole on each chip
+    blocks = 32 * (4 * 1280 ** 2 + 3 * 1280 * 3420)     # 629,964,800, split
+    merger = 5120 ** 2 + 5120 * 2048                    # 36,700,160, split
+    whole = 668_684_288 - blocks - merger               # patch embedding, norms, biases
+    assert whole == patch + 514_048
+    assert ev.get("vision_chip_bytes") == (whole + (blocks + merger) // 2) * 2 == 670_703_616
+    flops = 4_910_104_903_680                           # vision_prefill_flops' example
+    chip_flops = 2 * patch * 3600 + (flops - 2 * patch * 3600) // 2
+    assert ev.get("vision_chip_flops") == chip_flops == 2_460_471_459_840
+    # 32 blocks x 2 all-reduces of 3,600 x 1280 x 2 B, one of 900 x 2048 x 2 B after the
+    # merger; a ring of 2 over a given link: M / bw + 2 hops' latency each
+    assert (ev.get("n_vision_allreduces"), ev.get("vision_mergers")) == (64, 1)
+    assert ev.get("vision_block_message") == 9_216_000
+    assert ev.get("vision_merger_message") == 3_686_400
+    comm = 64 * (9_216_000 / link + 2 * lat) + 3_686_400 / link + 2 * lat
+    assert ev.get("vision_allreduce_seconds") == pytest.approx(comm, rel=1e-12)
+    assert comm == pytest.approx(6.195104e-3, rel=1e-12)
+    t = max(670_703_616 / bw, chip_flops / peak) + comm
+    assert e.vision_prefill_seconds == pytest.approx(t, rel=1e-12)
+    assert e.ttft_seconds == pytest.approx(ev.get("prefill_seconds") + t, rel=1e-12)
+    # the tower's weights stay one copy's; Gemma 3n's convolutional tower stays whole
+    assert e.vision_weight_bytes == 668_684_288 * 2
+    kw = dict(bandwidth=bw, peak_flops=peak, link_bandwidth=link, images=1)
+    assert estimate("gemma-3n-e4b", tp=2, **kw).vision_prefill_seconds \
+        == estimate("gemma-3n-e4b", **kw).vision_prefill_seconds

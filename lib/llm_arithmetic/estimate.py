@@ -1421,7 +1421,8 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
         given.update(images=vision["images"],
                      image_tokens_per_image=vision["image_tokens_per_image"],
                      vision_prefill_flops=vision["vision_prefill_flops"],
-                     vision_params=vision["tower_params"])
+                     vision_params=vision["tower_params"],
+                     **{k: vision[k] for k in VISION_TP_INPUTS})
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
     return m, chip, given, ev
@@ -1575,7 +1576,9 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
     :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE`] in a prompt to ``model``: the
     tokens they add and the tower's FLOPs, the estimate's fields of the images that the plan
     takes as inputs, with the tower's parameters (``tower_params``, the plan's
-    ``vision_params``). The prompt gains ``prompt_tokens``: the image tokens and the
+    ``vision_params``) and what splits it under tensor parallelism (:data:`VISION_TP_INPUTS`:
+    the prompt's patches, the tower's width and blocks, its mergers that all-reduce, the
+    weights it splits and the FLOPs it keeps whole on every chip). The prompt gains ``prompt_tokens``: the image tokens and the
     separators the processor writes between their rows or tiles (``separator_tokens``:
     Pixtral's ``[IMG_BREAK]``, Llama 4's tile separators; text tokens, but as many as the image
     has rows or tiles). A model without a tower, or whose tower's rule is not
@@ -1618,11 +1621,23 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=work.full_pairs,
         n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs,
         deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
+    # under tensor parallelism (vLLM's default mm_encoder_tp_mode "weights"), a ViT's blocks
+    # and mergers are split over the chips and the patch embedding kept whole; a
+    # convolutional tower (Gemma 3n's) is counted whole on every chip
+    vit = not rule.conv_flops
+    split = rule.tower_matmul - rule.patch_matmul + rule.merger_matmul + rule.deepstack_matmul
+    deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
     return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
             "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
             "separator_tokens": n * work.separators,
             "prompt_tokens": n * (work.tokens + work.separators),
-            "vision_prefill_flops": int(flops), "tower_params": tower.params}
+            "vision_prefill_flops": int(flops), "tower_params": tower.params,
+            "vision_patches": n * work.patches, "d_vision": rule.width,
+            "vision_layers": rule.layers if vit else 0,
+            "vision_mergers": (1 + deepstack) if vit and rule.merger_matmul else 0,
+            "vision_split_params": split if vit else 0,
+            "vision_whole_flops": n * (2 * rule.patch_matmul * work.patches
+                                       + rule.conv_flops) if vit else int(flops)}
 
 
 def images_argument(v: Any) -> int:
@@ -1634,6 +1649,11 @@ def images_argument(v: Any) -> int:
                          f"got {v!r:.40}")
     return int(v)
 
+
+#: :func:`image_inputs`'s values that split the tower under tensor parallelism, the plan's
+#: inputs of the same names.
+VISION_TP_INPUTS = ("vision_patches", "d_vision", "vision_layers", "vision_mergers",
+                    "vision_split_params", "vision_whole_flops")
 
 #: Most images a prompt may hold, and the largest image side [px], :func:`image_inputs` accepts.
 IMAGES_LIMIT = 1 << 16

@@ -810,6 +810,9 @@ class ImageRule:
     pixels a side of each cell of its output grid, one token a cell); ``conv_flops``: such a
     tower's FLOPs for one image, attention included, worked out from its architecture (0 for
     the ViTs, whose FLOPs come from ``tower_matmul`` and the attention pairs).
+    ``patch_matmul``: of ``tower_matmul``, the patch embedding's weights (c t p^2 h), which a
+    tensor-parallel engine keeps whole on every chip while it splits the blocks' and the
+    mergers' matrices (vLLM's default ``mm_encoder_tp_mode="weights"``; 0 where not known).
     """
 
     rule: str
@@ -829,6 +832,7 @@ class ImageRule:
     full_layers: tuple = ()
     deepstack_matmul: int = 0
     conv_flops: int = 0
+    patch_matmul: int = 0
 
     def __post_init__(self) -> None:
         if self.rule not in IMAGE_RULES:
@@ -836,7 +840,8 @@ class ImageRule:
         for key in ("patch", "merge", "width", "layers", "max_tiles"):
             _check_int("image rule", key, getattr(self, key), minimum=1)
         for key in ("tower_matmul", "merger_matmul", "size", "min_pixels", "max_pixels",
-                    "class_token", "window", "deepstack_matmul", "conv_flops"):
+                    "class_token", "window", "deepstack_matmul", "conv_flops",
+                    "patch_matmul"):
             _check_int("image rule", key, getattr(self, key), minimum=0)
         if self.rule in ("qwen2_vl", "glm4v") and not 0 < self.min_pixels <= self.max_pixels:
             raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")
@@ -1354,7 +1359,8 @@ class Model:
             forecast_prefill=None, forecast_prefill_int8=None,
             **{name: None for name in ENGINE_INPUTS},
             images=None, image_tokens_per_image=None, vision_prefill_flops=None,
-            vision_params=None))
+            vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,
+            vision_mergers=None, vision_split_params=None, vision_whole_flops=None))
 
     @cached_property
     def plan(self) -> Evaluator:

@@ -48,7 +48,10 @@ llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``, `
 None: no engine); images in the prompt, from the processor's rule
 (:func:`llm_arithmetic.estimate.image_inputs`): ``images``, ``image_tokens_per_image``, the
 vision tower's ``vision_prefill_flops`` over them and its ``vision_params`` (tower and merger;
-None: no images; the image tokens are already in ``prompt``).
+None: no images; the image tokens are already in ``prompt``), and what splits the tower under
+tensor parallelism: the prompt's ``vision_patches``, the tower's width ``d_vision`` and blocks
+``vision_layers`` (0: not split), its ``vision_mergers`` that all-reduce, the weights it splits
+``vision_split_params`` and the FLOPs it keeps whole on every chip ``vision_whole_flops``.
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -1062,9 +1065,63 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
             bits_weight="bits_default"), "images"),
     op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take, or none",
        of=["peak_flops", INF]),
-    guard(f("vision_prefill_seconds", "vision_prefill_time", "the vision tower over the "
-            "prompt's images, its weights read once", vision_bytes="vision_weight_bytes",
-            peak_flops="vision_peak_or_inf"), "images"),
+    guard(f("vision_whole_seconds", "vision_prefill_time", "the vision tower over the "
+            "prompt's images on one chip, its weights read once",
+            vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "images"),
+    # Under tensor parallelism the tower runs as vLLM's default mm_encoder_tp_mode "weights"
+    # runs it (vllm-project/vllm 01230b40128e570a58e54e75f7e55c4d5cd9246d vllm/config/
+    # multimodal.py; fb33ec8cf0a73c82af00a2128dee4ad058d16e9b vllm/model_executor/models/
+    # qwen2_5_vl.py, whose supports_encoder_tp_data opts into the other mode, "data", which
+    # is not modelled): every block's qkv, proj and MLP and
+    # the mergers' matrices split over the chips (column-, then row-parallel), the patch
+    # embedding, norms and biases whole on each; two all-reduces a block of the prompt's
+    # patches x d_vis values and one a merger of its image tokens x d_model, each block
+    # waiting for them (one forward, nothing to overlap)
+    guard(op("vision_split_share", "div", "the tower's split weights one chip holds",
+             of=["vision_split_params", "tp"]), "images"),
+    guard(op("vision_chip_params", "add", "the tower's weights on one chip: what it keeps "
+             "whole, and its share of the split matrices", plus=["vision_params",
+                                                                 "vision_split_share"],
+             minus=["vision_split_params"]), "images"),
+    guard(f("vision_chip_bytes", "weight_bytes", "the tower's weights one chip reads, at the "
+            "weights' bits", n_params="vision_chip_params",
+            bits_weight="bits_weight_effective"), "images"),
+    guard(op("vision_split_flops", "add", "the tower's FLOPs that split over the chips (all "
+             "but the patch embedding's)", plus=["vision_prefill_flops"],
+             minus=["vision_whole_flops"]), "images"),
+    guard(op("vision_split_flops_share", "div", "one chip's share of them",
+             of=["vision_split_flops", "tp"]), "images"),
+    guard(op("vision_chip_flops", "add", "the tower's FLOPs on one chip",
+             plus=["vision_whole_flops", "vision_split_flops_share"]), "images"),
+    guard(f("vision_chip_work_seconds", "vision_prefill_time", "one chip's share of the "
+            "tower: its weights read once against its FLOPs", vision_bytes="vision_chip_bytes",
+            vision_prefill_flops="vision_chip_flops", peak_flops="vision_peak_or_inf"),
+          "images"),
+    guard(f("vision_block_message", "tp_allreduce_bytes", "bytes of a tower block's "
+            "all-reduce: the prompt's patches at the tower's width", batch="vision_patches",
+            d_model="d_vision"), "images"),
+    guard(f("vision_merger_message", "tp_allreduce_bytes", "bytes of a merger's all-reduce: "
+            "the image tokens at the model's width", batch="image_tokens"), "images"),
+    guard(op("vision_block_allreduce", "at", "one of a block's all-reduces, by the algorithm "
+             "and tiers of the model's", target="allreduce_one",
+             **{"with": {"allreduce_message": "vision_block_message"}}), "images"),
+    guard(op("vision_merger_allreduce", "at", "a merger's all-reduce, likewise",
+             target="allreduce_one", **{"with": {"allreduce_message": "vision_merger_message"}}),
+          "vision_mergers", 0),
+    guard(op("n_vision_allreduces", "mul", "the tower's all-reduces of its width: two a block "
+             "(after attention, after the MLP)", of=["vision_layers", LIT(2)]), "images"),
+    guard(f("vision_allreduce_time", "layer_allreduce_time", "the tower's all-reduces",
+            n_allreduces="n_vision_allreduces", allreduce_time="vision_block_allreduce",
+            n_other_allreduces="vision_mergers", other_allreduce_time="vision_merger_allreduce"),
+          "link_bandwidth"),
+    op("vision_allreduce_seconds", "first", "the tower's all-reduces (none without a link)",
+       of=["vision_allreduce_time", LIT(0.0)]),
+    guard(op("vision_split_seconds", "add", "the tower split over the chips: one chip's work, "
+             "then the all-reduces", plus=["vision_chip_work_seconds",
+                                           "vision_allreduce_seconds"]), "images"),
+    guard(op("vision_prefill_seconds", "choose", "the vision tower over the prompt's images: "
+             "on one chip, or split over the tensor-parallel group", when="tp_split",
+             then="vision_split_seconds", otherwise="vision_whole_seconds"), "images"),
     op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
        "without images)", of=["vision_prefill_seconds", LIT(0)]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
@@ -1546,4 +1603,6 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "engine_swa_full", "engine_capacity_cells", "engine_max_model_len", "engine_hybrid",
           "engine_page_align",
           "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks",
-          "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params")
+          "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params",
+          "vision_patches", "d_vision", "vision_layers", "vision_mergers", "vision_split_params",
+          "vision_whole_flops")

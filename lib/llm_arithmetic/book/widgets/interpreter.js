@@ -514,6 +514,8 @@ const Plan = (function () {
       forecast_prefill_int8: null,
       // images in the prompt (estimate.image_inputs; the page asks for none)
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
+      vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
+      vision_split_params: null, vision_whole_flops: null,
     };
     models.set(m, inputs);
     return inputs;

@@ -555,6 +555,11 @@ def vit_matmul_params(r: Reader, patch: int) -> int:
             + n * (4 * h * h + 2 * h * r.int("intermediate_size")))
 
 
+def vit_patch_params(r: Reader, patch: int) -> int:
+    """Of :func:`vit_matmul_params`, the patch embedding's c p^2 h weights."""
+    return r.int("num_channels", 3, kind="count") * patch * patch * r.int("hidden_size")
+
+
 def head_width(r: Reader, h: int, heads: int, key: str = "num_attention_heads") -> int:
     """The width of one of a tower's ``heads`` attention heads (the field ``key``) over its
     ``hidden_size`` h [-]; an error naming the field when they do not divide."""

@@ -11,7 +11,8 @@ from typing import Any, Mapping
 from ...core.errors import ConfigError
 from ..model import MLP, Attention, Extra, ImageRule
 from .base import (Reader, decoder, defaulted, head_width, read_context, read_window,
-                   routed_experts, vit_block_params, vit_matmul_params, wrapped_text)
+                   routed_experts, vit_block_params, vit_matmul_params, vit_patch_params,
+                   wrapped_text)
 from .dense import llama_like
 
 
@@ -85,7 +86,8 @@ def _gemma3_image_rule(r: Reader, vr: Reader, d_text: int) -> ImageRule | None:
     if per_side * per_side != tokens or size % p or side % per_side:
         return None
     return ImageRule(rule="fixed", patch=p, merge=side // per_side, width=h, layers=n,
-                     size=size, tower_matmul=vit_matmul_params(vr, p), merger_matmul=h * d_text)
+                     size=size, tower_matmul=vit_matmul_params(vr, p), merger_matmul=h * d_text,
+                     patch_matmul=vit_patch_params(vr, p))
 
 
 def gemma3(r: Reader) -> dict[str, Any]:
@@ -271,7 +273,8 @@ def _gemma4_image_rule(r: Reader, d_text: int) -> ImageRule:
     layer = (2 * heads + 2 * kv) * dh * h + 3 * h * r.int("intermediate_size")
     return ImageRule(rule="gemma4", patch=p, merge=k, width=h, layers=n,
                      max_pixels=GEMMA4_SOFT_TOKENS * k * k * p * p,
-                     tower_matmul=3 * p * p * h + n * layer, merger_matmul=h * d_text)
+                     tower_matmul=3 * p * p * h + n * layer, merger_matmul=h * d_text,
+                     patch_matmul=3 * p * p * h)
 
 
 #: transformers' Gemma4AudioConfig defaults (5.24.0).

@@ -11,7 +11,7 @@ from ...core.errors import ConfigError
 from ..model import MLP, Attention, Extra, ImageRule, Layers
 from .base import (Reader, architectures_of, decoder, defaulted, mtp_extras, read_context,
                    read_window, restated, routed_experts, vit_block_params, vit_matmul_params,
-                   window_flags, with_mlp, with_mtp)
+                   vit_patch_params, window_flags, with_mlp, with_mtp)
 from .dense import llama_like
 
 
@@ -716,6 +716,7 @@ def _llama4_image_rule(r: Reader, d_text: int) -> ImageRule | None:
     return ImageRule(rule="llama4", patch=p, merge=merge, width=h,
                      layers=r.int("num_hidden_layers", kind="layers"), size=size, max_tiles=16,
                      class_token=1, tower_matmul=vit_matmul_params(r, p),
+                     patch_matmul=vit_patch_params(r, p),
                      merger_matmul=adapter + r.int("vision_output_dim") * d_text)
 
 

@@ -11,7 +11,7 @@ from ... import numeric as N
 from ...core.errors import ConfigError
 from ..model import MLP, Extra, ImageRule
 from .base import (FAMILIES, Reader, decoder, defaulted, head_width, read_context, vision_reader,
-                   vit_block_params, vit_matmul_params, wrapped_text)
+                   vit_block_params, vit_matmul_params, vit_patch_params, wrapped_text)
 from .dense import llama_like, qwen2
 from .gemma import SIGLIP_DEFAULTS, siglip_params
 from .moe import ERNIE4_5_MOE_DEFAULTS, ernie_attention, glm4_moe
@@ -75,10 +75,10 @@ def _pixtral_image_rule(r: Reader, d_text: int, merge: int, features: int) -> Im
     projector (features h -> d_text -> d_text)."""
     h, p = r.int("hidden_size"), r.int("patch_size", kind="count")
     n = r.int("num_hidden_layers", kind="layers")
-    tower = (r.int("num_channels", 3, kind="count") * p * p * h
-             + n * (4 * h * h + 3 * h * r.int("intermediate_size")))
+    patch = r.int("num_channels", 3, kind="count") * p * p * h
+    tower = patch + n * (4 * h * h + 3 * h * r.int("intermediate_size"))
     return ImageRule(rule="pixtral", patch=p, merge=merge, width=h, layers=n,
-                     size=r.int("image_size"), tower_matmul=tower,
+                     size=r.int("image_size"), tower_matmul=tower, patch_matmul=patch,
                      merger_matmul=merge * merge * h * h + features * h * d_text + d_text ** 2)
 
 
@@ -133,6 +133,7 @@ def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
     merger = hm * hm + hm * r.int("out_hidden_size")
     return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
                      tower_matmul=c * t * p * p * h + depth * (4 * h * h + 2 * h * inter),
+                     patch_matmul=c * t * p * p * h,
                      merger_matmul=merger, min_pixels=QWEN3_VL_PIXELS[0],
                      max_pixels=QWEN3_VL_PIXELS[1],
                      deepstack_matmul=len(r.int_list("deepstack_visual_indexes", [])) * merger)
@@ -265,7 +266,7 @@ def _moonvit_image_rule(r: Reader, d_text: int) -> ImageRule | None:
     return ImageRule(rule="navit", patch=p, merge=k[0], width=h, layers=n,
                      size=KIMI_K25_PATCHES[1] * p, max_pixels=KIMI_K25_PATCHES[0] * p * p,
                      tower_matmul=3 * p * p * h + n * (4 * h * h + 2 * h * r.int(
-                         "vt_intermediate_size")),
+                         "vt_intermediate_size")), patch_matmul=3 * p * p * h,
                      merger_matmul=hm * hm + hm * d_text)
 
 
@@ -390,6 +391,7 @@ def _glm4v_image_rule(r: Reader) -> ImageRule | None:
     return ImageRule(rule="glm4v", patch=p, merge=m, width=h, layers=depth,
                      min_pixels=GLM4V_PIXELS[0] // t, max_pixels=GLM4V_PIXELS[1] // t,
                      tower_matmul=c * t * p * p * h + depth * (4 * h * h + 3 * h * out),
+                     patch_matmul=c * t * p * p * h,
                      merger_matmul=h * m * m * out + out * out + 3 * out * inter)
 
 
@@ -506,11 +508,11 @@ def _ernie_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
     h, depth = _vision_depth(r)
     p, m = r.int("patch_size", 14, kind="count"), r.int("spatial_merge_size", 2, kind="count")
     tm, s = r.int("temporal_merge_size", 2, kind="count"), h * m * m
-    tower = r.int("in_channels", 3, kind="count") * p * p * h \
-        + depth * (4 * h * h + 2 * h * r.int("intermediate_size"))
+    patch = r.int("in_channels", 3, kind="count") * p * p * h
+    tower = patch + depth * (4 * h * h + 2 * h * r.int("intermediate_size"))
     return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
                      min_pixels=ERNIE_VL_PIXELS[0], max_pixels=ERNIE_VL_PIXELS[1],
-                     tower_matmul=tower, merger_matmul=2 * s * s + tm * s * s + s * s + s * d_text)
+                     tower_matmul=tower, patch_matmul=patch, merger_matmul=2 * s * s + tm * s * s + s * s + s * d_text)
 
 
 # ---- Kimi-VL (kimi_vl) -------------------------------------------------------------------------
@@ -727,6 +729,7 @@ def qwen2_vl_image_rule(r: Reader, family: str) -> ImageRule:
     hm = h * m * m
     return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
                      tower_matmul=c * t * p * p * h + depth * block,
+                     patch_matmul=c * t * p * p * h,
                      merger_matmul=hm * hm + hm * out, min_pixels=QWEN2_VL_MIN_PIXELS,
                      max_pixels=QWEN2_VL_MAX_PIXELS, window=window, full_layers=full)
 
@@ -1040,6 +1043,7 @@ def internvl(r: Reader) -> dict[str, Any]:
         image = ImageRule(rule="tiles", patch=ph, merge=m, width=h, size=ih,
                           layers=vr.int("num_hidden_layers", kind="layers"),
                           tower_matmul=vit_matmul_params(vr, ph),
+                          patch_matmul=vit_patch_params(vr, ph),
                           merger_matmul=h * m * m * d + d * d, max_tiles=INTERNVL_MAX_TILES,
                           class_token=1)
     kw["extras"] = (*kw.get("extras", ()),
@@ -1173,6 +1177,7 @@ def _llava_like(r: Reader, *, text_default: str, towers: tuple[str, ...], featur
         p, n = vr.int("patch_size", kind="count"), vr.int("num_hidden_layers", kind="layers")
         image = ImageRule(rule="fixed", patch=p, merge=1, width=h, layers=n,
                           size=vr.int("image_size"), tower_matmul=vit_matmul_params(vr, p),
+                          patch_matmul=vit_patch_params(vr, p),
                           merger_matmul=h * n_layers * d + d * d, class_token=1,
                           keep_class=strategy == "full")
     kw["extras"] = (*kw.get("extras", ()),
