@@ -447,3 +447,17 @@ def test_qwen2_5_vl_tower_split_over_tp_by_hand():
     kw = dict(bandwidth=bw, peak_flops=peak, link_bandwidth=link, images=1)
     assert estimate("gemma-3n-e4b", tp=2, **kw).vision_prefill_seconds \
         == estimate("gemma-3n-e4b", **kw).vision_prefill_seconds
+
+
+def test_tower_runs_at_16_bits_whatever_the_weights():
+    # H100 SXM (NVIDIA's Hopper whitepaper): 3.35 TB/s, dense bf16/fp16 989.4 TFLOP/s, int8
+    # 1,978.9 TOP/s, fp32 (vector) 67 TFLOP/s. Qwen2.5-VL-3B's tower and merger, 668,684,288
+    # weights, 4,910,104,903,680 FLOPs for one 1000 x 700 image (the formula's example)
+    n, flops, bw = 668_684_288, 4_910_104_903_680, 3.35e12
+    kw = dict(hardware="h100-sxm", prompt=100, images=1, image_size=(1000, 700))
+    for weights, bits, peak in (("q4_k_m", 16, 989.4e12), ("fp8", 16, 989.4e12),
+                                ("bf16", 16, 989.4e12), ("fp32", 32, 67e12)):
+        e = estimate("qwen2.5-vl-3b-instruct", weights=weights, **kw)
+        assert e.vision_weight_bytes == n * bits // 8
+        t = max(n * bits / 8 / bw, flops / peak)
+        assert e.vision_prefill_seconds == pytest.approx(t, rel=1e-12), weights

@@ -1055,16 +1055,38 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        then="ttft_overlapped_seconds", otherwise="prefill_serialized_seconds"),
     # Images in the prompt (estimate.image_inputs): the processor's rule, in Python, gives the
     # tokens an image adds (already in ``prompt``) and the tower's FLOPs; the tower (and its
-    # merger or projector) runs on one chip, before the prefill. Its weights are stored as
-    # ``weight_bytes`` counts them, at the bits of every weight but the routed experts' (a
-    # checkpoint that quantizes only its experts, Kimi K2.5's int4, keeps the tower at 16)
+    # merger or projector) runs on one chip, before the prefill. The tower stays 16-bit
+    # whatever the language model's format: llama.cpp runs a VL model's tower from its own
+    # projector file, given apart from the language model's (`-m model.gguf --mmproj
+    # file.gguf`, ggml-org/llama.cpp@5d0b43211f449560e9b62062059d8c3ade801eb1
+    # docs/multimodal.md) and published at f16 beside a Q4_K_M language model, and FP8, NVFP4
+    # and AWQ checkpoints leave the vision tower among their unquantized modules (Kimi K2.5's
+    # int4 quantizes only its experts). So the tower's weights
+    # are counted at 16 bits and its FLOPs take the chip's 16-bit peak (the faster mode for
+    # the same inputs, as the weights' chain takes it), unless the weights asked are wider
+    # (fp32: 32 bits, the fp32 peak)
     guard(op("image_tokens", "mul", "tokens the images add to the prompt",
              of=["images", "image_tokens_per_image"]), "images"),
+    guard(op("vision_wide", "le", "the weights asked are 32 bits or wider",
+             of=[LIT(32), "bits_default"]), "images"),
+    guard(op("vision_bits", "choose", "bits of the tower's weights: 16, or the weights' "
+             "where they are wider", when="vision_wide", then="bits_default",
+             otherwise=LIT(16)), "images"),
     guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
-            "at the bits of every weight but the routed experts'", n_params="vision_params",
-            bits_weight="bits_default"), "images"),
-    op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take, or none",
-       of=["peak_flops", INF]),
+            "at the tower's bits", n_params="vision_params", bits_weight="vision_bits"),
+          "images"),
+    guard(op("vision_chain", "chain", "precisions whose peak may apply to the tower, in order: "
+             "the 16-bit chain, fp32's for 32-bit weights", format=LIT(None),
+             bits="vision_bits", vendor="chip_vendor", wide_bits=32, wide="fp32",
+             fallbacks=["fp16", "bf16", "fp32"]), "images"),
+    guard(op("vision_precision", "precision", "the precision whose peak the tower's FLOPs "
+             "take", chain="vision_chain", peaks="chip_peaks", unless="given_peak_flops",
+             faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]), "images"),
+    guard(op("chip_vision_flops", "rate", "the chip's dense peak at that precision",
+             peaks="chip_peaks", precision="vision_precision"), "images"),
+    op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take (the given peak, else "
+       "the chip's at the tower's precision), or none",
+       of=["given_peak_flops", "chip_vision_flops", INF]),
     guard(f("vision_whole_seconds", "vision_prefill_time", "the vision tower over the "
             "prompt's images on one chip, its weights read once",
             vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "images"),
@@ -1084,8 +1106,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
                                                                  "vision_split_share"],
              minus=["vision_split_params"]), "images"),
     guard(f("vision_chip_bytes", "weight_bytes", "the tower's weights one chip reads, at the "
-            "weights' bits", n_params="vision_chip_params",
-            bits_weight="bits_weight_effective"), "images"),
+            "tower's bits", n_params="vision_chip_params", bits_weight="vision_bits"), "images"),
     guard(op("vision_split_flops", "add", "the tower's FLOPs that split over the chips (all "
              "but the patch embedding's)", plus=["vision_prefill_flops"],
              minus=["vision_whole_flops"]), "images"),
