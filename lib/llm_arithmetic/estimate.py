@@ -378,7 +378,8 @@ speculative_energy_joules_per_token : float or None
     vision_prefill_flops, vision_weight_bytes, vision_prefill_seconds : number or None
         The tower's and merger's FLOPs over the images
         (:data:`~llm_arithmetic.formulas.vision.vision_prefill_flops`) [FLOP], their weights at
-        the weights' bits, read once [B], and the roofline of the two on one chip
+        16 bits (32 for fp32 weights; a quantized checkpoint keeps its tower at 16), read once
+        [B], and the roofline of the two at the chip's 16-bit peak
         (:data:`~llm_arithmetic.formulas.vision.vision_prefill_time`; None without a
         bandwidth), which ``ttft_seconds`` (and every key built on it) includes [s].
     memory_per_chip_bytes : float
