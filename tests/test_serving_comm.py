@@ -237,3 +237,31 @@ def test_communication_option_without_its_communication_is_refused(capsys, args,
     assert main(["describe", *args, option, *value]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {option} needs" in err
+
+
+def test_pipeline_pays_the_embedding_and_the_head_once():
+    # Llama 3.1 8B (d_model 4,096, 128,256-token vocabulary, 32 blocks of two all-reduces) at
+    # tp 2, pp 2, batch 8: microbatches of 8 / min(8, 2) = 4 sequences. A ring of 2 chips over
+    # a given 100 GB/s link, 2 us a hop: an all-reduce of M bytes takes M / bw + 2 hops, an
+    # all-gather M / 2 / bw + 1 hop
+
+    bw, lat = 100e9, 2e-6
+    kw = dict(bandwidth=2e12, peak_flops=500e12, tp=2, pp=2, batch=8, context=1000,
+              link_bandwidth=bw, link_latency=lat)
+    block = 4 * 4096 * 2 / bw + 2 * lat                     # 32,768 B of hidden state
+    head = 4 * 128_256 * 2 / 2 / bw + lat                   # 1,026,048 B of logits
+    for overlap in (False, True):
+        e = estimate("llama-3.1-8b", overlap=overlap, **kw)
+        ev = e._plan
+        assert ev.get("comm_layers") == pytest.approx(64 * block, rel=1e-12)
+        assert ev.get("comm_embedding") == pytest.approx(block, rel=1e-12)
+        assert ev.get("comm_head") == pytest.approx(head, rel=1e-12)
+        # each stage all-reduces its 16 blocks; the first adds the embedding's, the last the
+        # logits' all-gather, once each: not (64 + 1) blocks' and the head's over 2 per stage
+        assert ev.get("comm_time") == pytest.approx(32 * block, rel=1e-12)
+        w = ev.get("stage_work_seconds")
+        if overlap:
+            t = max(w, 32 * block + block) + max(w, 32 * block + head)
+        else:
+            t = 2 * (w + 32 * block) + block + head
+        assert e.tpot_seconds == pytest.approx(t, rel=1e-12)

@@ -991,8 +991,37 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("comm_total", "add", "communication of one step",
        plus=["allreduce_seconds_per_token", "alltoall_seconds_per_token",
              "allgather_seconds_per_token"]),
-    op("comm_stage", "div", "one stage's share", of=["comm_total", "pp"]),
+    # Under pipeline parallelism the layers' collectives split over the stages, but the input
+    # embedding's all-reduce happens on the first stage only and the logits' all-gather on the
+    # last only (vllm-project/vllm e06c9ba2a6ea923a84add30f5dafaea126429b81
+    # vllm/model_executor/models/llama.py: LlamaModel looks up embed_tokens where
+    # get_pp_group().is_first_rank, LlamaForCausalLM builds lm_head where is_last_rank; the
+    # other models follow it): a token pays each once on
+    # its way through the stages, on top of its stage's share of the layers'. The stage time
+    # below is a middle stage's; the first and last add theirs (pipeline_edges)
+    op("comm_no_embedding", "at", "communication of one step without the embedding's "
+       "all-reduce", target="comm_total", **{"with": {"n_embedding_allreduces": LIT(0)}}),
+    op("comm_layers", "at", "communication of one step without the embedding's all-reduce and "
+       "the logits' all-gather: the layers' own", target="comm_total",
+       **{"with": {"n_embedding_allreduces": LIT(0), "allgather_one": LIT(0.0)}}),
+    op("comm_embedding_linked", "add", "the embedding's all-reduce (the first stage's)",
+       plus=["comm_total"], minus=["comm_no_embedding"]),
+    op("comm_embedding", "first", "the embedding's all-reduce (none without a link)",
+       of=["comm_embedding_linked", LIT(0.0)]),
+    op("comm_head_linked", "add", "the logits' all-gather (the last stage's)",
+       plus=["comm_no_embedding"], minus=["comm_layers"]),
+    op("comm_head", "first", "the logits' all-gather (none without a link)",
+       of=["comm_head_linked", LIT(0.0)]),
+    op("comm_layers_stage", "div", "a stage's share of the layers' communication",
+       of=["comm_layers", "pp"]),
+    op("comm_stage", "choose", "one stage's communication: the whole step's on one stage, a "
+       "share of the layers' on each of several", when="pipeline_split",
+       then="comm_layers_stage", otherwise="comm_total"),
     op("comm_time", "first", "communication of one stage's step", of=["comm_stage", LIT(0.0)]),
+    op("comm_first_stage", "add", "the first stage's: its share and the embedding's all-reduce",
+       plus=["comm_time", "comm_embedding"]),
+    op("comm_last_stage", "add", "the last stage's: its share and the logits' all-gather",
+       plus=["comm_time", "comm_head"]),
     f("peak_compute_seconds", "compute_time", "compute time (none without a peak)",
       step_flops="decode_step_flops", peak_flops="decode_peak_or_inf"),
     f("peak_seconds_per_token", "roofline_time", "the roofline bound (memory alone without a "
@@ -1011,10 +1040,25 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["overlap", LIT(True)]),
     op("stage_seconds", "choose", "time of one stage's step", when="overlapping",
        then="stage_overlapped_seconds", otherwise="stage_serialized_seconds"),
-    f("tpot_seconds", "pipeline_time", "time per output token", stage_time="stage_seconds",
+    f("tpot_stages_seconds", "pipeline_time", "a token through the stages, each a middle "
+      "stage's time", stage_time="stage_seconds", microbatches=1),
+    op("step_first_stage", "at", "the step on the first stage", target="stage_seconds",
+       **{"with": {"comm_time": "comm_first_stage"}}),
+    op("step_last_stage", "at", "the step on the last stage", target="stage_seconds",
+       **{"with": {"comm_time": "comm_last_stage"}}),
+    op("tpot_edges_seconds", "add", "a token through the stages: the first and last stages' "
+       "own times in place of two middle ones'", plus=["tpot_stages_seconds", "step_first_stage",
+                                                       "step_last_stage"],
+       minus=["stage_seconds", "stage_seconds"]),
+    op("tpot_seconds", "choose", "time per output token", when="pipeline_split",
+       then="tpot_edges_seconds", otherwise="tpot_stages_seconds"),
+    f("tpot_serialized_stages", "pipeline_time", "a token through the stages, communication "
+      "serialized, each a middle stage's", stage_time="stage_serialized_seconds",
       microbatches=1),
-    f("tpot_serialized_seconds", "pipeline_time", "time per output token, communication "
-      "serialized", stage_time="stage_serialized_seconds", microbatches=1),
+    op("tpot_serialized_edges", "add", "with the embedding's all-reduce and the logits' "
+       "all-gather paid once", plus=["tpot_serialized_stages", "comm_embedding", "comm_head"]),
+    op("tpot_serialized_seconds", "choose", "time per output token, communication serialized",
+       when="pipeline_split", then="tpot_serialized_edges", otherwise="tpot_serialized_stages"),
     op("prefill_allreduce", "at", "all-reduces of a prefill: the step's, for the prompt's "
        "tokens", target="allreduce_time", **{"with": {"batch": "prompt", "pp": LIT(1)}}),
     op("prefill_comm_linked", "choose", "all-reduces of a prefill, where tp splits",
@@ -1329,8 +1373,17 @@ SPECULATIVE_STEPS: list[dict[str, Any]] = [
       "under the work", work_time="verify_stage_work"),
     op("verify_stage_seconds", "choose", "time of one stage's verify step, as the plain step's",
        when="overlapping", then="verify_stage_overlapped", otherwise="verify_stage_serialized"),
-    f("verify_tpot_seconds", "pipeline_time", "the replica's verify step",
-      stage_time="verify_stage_seconds", microbatches=1),
+    f("verify_stages_seconds", "pipeline_time", "the replica's verify step, each stage a "
+      "middle stage's", stage_time="verify_stage_seconds", microbatches=1),
+    op("verify_first_stage", "at", "the verify step on the first stage", target="verify_stage_seconds",
+       **{"with": {"comm_time": "comm_first_stage"}}),
+    op("verify_last_stage", "at", "the verify step on the last stage", target="verify_stage_seconds",
+       **{"with": {"comm_time": "comm_last_stage"}}),
+    op("verify_edges_seconds", "add", "the first and last stages' own times in place of two "
+       "middle ones'", plus=["verify_stages_seconds", "verify_first_stage", "verify_last_stage"],
+       minus=["verify_stage_seconds", "verify_stage_seconds"]),
+    op("verify_tpot_seconds", "choose", "the replica's verify step", when="pipeline_split",
+       then="verify_edges_seconds", otherwise="verify_stages_seconds"),
     op("draft_tpot_seconds", "mul", "the k draft steps on the replica",
        of=["draft_len", "draft_chip_cost_used", "tpot_seconds"]),
     op("spec_tpot_step", "add", "one speculative step on the replica",
