@@ -83,11 +83,13 @@ def test_fixed_crops_by_hand():
 
 def test_llava_flops_by_hand():
     # llava-1.5-7b-hf's config: CLIP h 1024, MLP 4096, 24 layers, patch 14, 3 channels; the
-    # projector 1024 -> 4096 -> 4096. Per patch: 3 x 14^2 x 1024 + 24 x (4 x 1024^2 + 2 x 1024 x
-    # 4096); per token 1024 x 4096 + 4096^2; every layer attends over 577 x 577 pairs.
-    tower = 3 * 14 * 14 * 1024 + 24 * (4 * 1024 ** 2 + 2 * 1024 * 4096)
+    # projector 1024 -> 4096 -> 4096; vision_feature_layer -2, so 24 - 2 + 1 = 23 layers run
+    # (vLLM's llava.py builds the tower without the last). Per patch: 3 x 14^2 x 1024 + 23 x
+    # (4 x 1024^2 + 2 x 1024 x 4096); per token 1024 x 4096 + 4096^2; every layer run attends
+    # over 577 x 577 pairs.
+    tower = 3 * 14 * 14 * 1024 + 23 * (4 * 1024 ** 2 + 2 * 1024 * 4096)
     projector = 1024 * 4096 + 4096 ** 2
-    per_image = 2 * tower * 577 + 2 * projector * 576 + 4 * 1024 * 24 * 577 ** 2
+    per_image = 2 * tower * 577 + 2 * projector * 576 + 4 * 1024 * 23 * 577 ** 2
     v = image_inputs(get_model("llava-1.5-7b-hf"), 3, (800, 600))
     assert v["vision_prefill_flops"] == 3 * per_image
     assert v["image_tokens"] == 3 * 576
@@ -461,3 +463,19 @@ def test_tower_runs_at_16_bits_whatever_the_weights():
         assert e.vision_weight_bytes == n * bits // 8
         t = max(n * bits / 8 / bw, flops / peak)
         assert e.vision_prefill_seconds == pytest.approx(t, rel=1e-12), weights
+
+
+def test_llava_tower_runs_to_the_feature_layer_but_counts_every_weight():
+    # the checkpoint holds 24 CLIP layers, all in the tower's count: the class embedding,
+    # the 14 x 14 patch convolution (no bias), 577 positions, two LayerNorms around 24 blocks
+    # of 4 (1024^2 + 1024) + 2 x 1024 x 4096 + 4096 + 1024 + 2 x 2 x 1024, the projector
+    # 1024 x 4096 + 4096 + 4096^2 + 4096; the tower runs 23 (vision_feature_layer -2);
+    # Mistral 3's -1 runs all of Pixtral's 24
+    from llm_arithmetic.catalog.images import image_tower
+
+    tower, rule = image_tower(get_model("llava-1.5-7b-hf"))
+    assert rule.layers == 23
+    block = 4 * (1024 ** 2 + 1024) + 2 * 1024 * 4096 + 4096 + 1024 + 4 * 1024
+    clip = 1024 + 3 * 14 * 14 * 1024 + 577 * 1024 + 2 * 1024 + 24 * block + 2 * 1024
+    assert tower.params == clip + 1024 * 4096 + 4096 + 4096 ** 2 + 4096
+    assert image_tower(get_model("mistral-small-3.1-24b"))[1].layers == 24

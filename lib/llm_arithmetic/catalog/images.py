@@ -14,7 +14,9 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   resizes to 896 px, pan and scan off by default): (size / patch)^2 patches, a class token where
   the tower has one, merged (Gemma 3 pools 4 x 4) into the image's tokens. LLaVA's ``default``
   feature strategy drops the class token (``models/llava/modeling_llava.py``
-  ``get_image_features``: ``selected_image_feature[:, 1:]``): 576 tokens at 336 px.
+  ``get_image_features``: ``selected_image_feature[:, 1:]``): 576 tokens at 336 px. The tower
+  runs only up to the layer ``vision_feature_layer`` reads (LLaVA-1.5's -2: 23 of CLIP's 24
+  layers, as vLLM builds it); its weights count all 24, as the checkpoint holds them.
 * ``tiles`` (InternVL): :func:`tiled_canvas`, a copy of
   ``models/got_ocr2/image_processing_got_ocr2.py`` ``get_optimal_tiled_canvas``: the grid of
   448 px tiles (at most ``max_tiles``) whose aspect ratio is closest to the image's, plus a

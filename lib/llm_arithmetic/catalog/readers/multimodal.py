@@ -1173,10 +1173,23 @@ def _llava_like(r: Reader, *, text_default: str, towers: tuple[str, ...], featur
     strategy = r.raw("vision_feature_select_strategy", "default")
     if tower == "clip_vision_model" and strategy in ("default", "full"):
         # LLaVA-1.5: one crop of image_size, the class token dropped by the default strategy
-        # (FAMILIES.md); every CLIP layer runs (transformers asks for all hidden states)
+        # (FAMILIES.md). The tower runs up to the deepest layer vision_feature_layer reads:
+        # vLLM builds CLIP with n + index + 1 layers for a negative index, 23 of 24 for
+        # LLaVA-1.5's -2 (vllm-project/vllm 35d3c24b11a03faf6108c5f9e7b81634ea1c3e5d
+        # vllm/model_executor/models/llava.py _get_num_hidden_layers, _get_layer_index,
+        # num_hidden_layers_override); transformers runs all 24 and discards the last, which
+        # the bound need not pay. The checkpoint still holds the 24th layer: the tower's
+        # parameters (and the bytes the tower is charged) count it
         p, n = vr.int("patch_size", kind="count"), vr.int("num_hidden_layers", kind="layers")
-        image = ImageRule(rule="fixed", patch=p, merge=1, width=h, layers=n,
-                          size=vr.int("image_size"), tower_matmul=vit_matmul_params(vr, p),
+        deepest = max(x + n + 1 if x < 0 else x for x in (layers if isinstance(layers, list)
+                                                          else [layers]))
+        if not 0 < deepest <= n:
+            raise ConfigError(f"{r.origin}: field 'vision_feature_layer' ({layers!r:.40}) "
+                              f"reads no layer of the tower's {n}")
+        run = vit_patch_params(vr, p) + deepest * (4 * h * h + 2 * h * vr.int(
+            "intermediate_size"))
+        image = ImageRule(rule="fixed", patch=p, merge=1, width=h, layers=deepest,
+                          size=vr.int("image_size"), tower_matmul=run,
                           patch_matmul=vit_patch_params(vr, p),
                           merger_matmul=h * n_layers * d + d * d, class_token=1,
                           keep_class=strategy == "full")
