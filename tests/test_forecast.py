@@ -834,3 +834,30 @@ def test_an_unknown_runtime_gets_a_hint():
         F.resolve_runtime("tensorrt-llm")
     with pytest.raises(InputError, match=r"unknown runtime 'nonesuch'; known: "):
         F.resolve_runtime("nonesuch")
+
+
+def test_ttft_with_images_forecasts_the_prefill_and_adds_the_tower_unscaled():
+    # the prefill fit saw no image: forecast t_text = ttft - t_tower with the fit's terms as
+    # for a text prompt, t = t_text (1 + k) + tau + lambda L, then add t_tower as it is; the
+    # interval's ends are the prefill's (t / q, at least its bound) plus t_tower
+    from llm_arithmetic.estimate import estimate
+    from llm_arithmetic.forecast import chip_class_of, expected, forecast_inputs
+
+    kw = dict(hardware="rtx-4090", weights="q4_k_m", prompt=512, images=1,
+              image_size=(1000, 700))
+    e = estimate("qwen2.5-vl-3b-instruct", **kw)
+    tower, bound = e.vision_prefill_seconds, e.ttft_seconds
+    assert 0 < tower < bound
+    fp = forecast_inputs(chip_class_of(e.hardware), "llama.cpp")
+    pre = fp["forecast_prefill_int8"] or fp["forecast_prefill"]   # q4_k_m: the int8 rate
+    text = bound - tower
+    t = text * (1 + pre["k"]) + pre["tau"] + pre["lambda"] * 36   # Qwen2.5-3B: 36 blocks
+    out = expected(e, 36, "llama.cpp")
+    assert out["expected_ttft_seconds"] == pytest.approx(t + tower, rel=1e-9)
+    lo, hi = (max(text, t / pre["high"]) + tower, max(text, t / pre["low"]) + tower)
+    assert out["expected_ttft_seconds_range"] == pytest.approx([lo, hi], rel=1e-9)
+    # the page's plan gives the same
+    ev = e._plan.child(**fp)
+    assert ev.get("expected_ttft_seconds") == pytest.approx(t + tower, rel=1e-9)
+    assert [ev.get("expected_ttft_seconds_low"), ev.get("expected_ttft_seconds_high")] \
+        == pytest.approx([lo, hi], rel=1e-9)

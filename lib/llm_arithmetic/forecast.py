@@ -1491,7 +1491,10 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
 
     Decode and time per output token use the decode fit (fitted at batch 1 on one chip: at a
     larger batch or over several chips it is an extrapolation, the bound's own step times
-    carried through the same terms); the time to first token uses the prefill fit. Each
+    carried through the same terms); the time to first token uses the prefill fit for the
+    prompt's prefill and adds the vision tower's bound time unscaled where the prompt has
+    images: no measured row had an image, so the tower's part (and the interval, which is
+    the prefill's only) is a bound, not a forecast. Each
     forecast time is at least its bound time, so no forecast rate is above its bound. With
     speculative decoding (``e.spec_tokens_per_step``) the decode and TPOT forecasts are of a
     speculative step's bound, over the tokens it yields, and sit under the speculative bounds
@@ -1521,7 +1524,11 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
     prefill_runtime = prefill_runtime_for(p, prefill_runtime, e.compute_precision)
-    t, r = _time_forecast(p, pre, e.ttft_seconds, cls, prefill_runtime, n_layers)
+    tower = getattr(e, "vision_prefill_seconds", None) or 0
+    text = e.ttft_seconds if e.ttft_seconds is None or not tower else e.ttft_seconds - tower
+    t, r = _time_forecast(p, pre, text, cls, prefill_runtime, n_layers)
+    if t is not None and tower:
+        t, r = t + tower, [x + tower for x in r]
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
     t, r = _time_forecast(p, dec, tt, cls, runtime, layers, dq)
@@ -1607,7 +1614,10 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     prefill = prefill_fit_rows()
     out["prefill_rows"] = len(prefill)
     out["prefill_model"] = "ttft = ttft_bound (1 + k[class|runtime]) + tau[runtime] + " \
-                           "lambda[runtime] L (the decode model's terms, fitted to prefills)"
+                           "lambda[runtime] L (the decode model's terms, fitted to prefills " \
+                           "of text prompts); with images, ttft_bound is the prefill's " \
+                           "alone and the vision tower's bound time is added unscaled, " \
+                           "outside the interval (no measured row has an image)"
     pre = MODELS["prefill"]
     # the rows as each fit sees them: the named one with its int8-bound rows apart
     sees = {"prefill_by_runtime": named_rows(prefill, pre), "prefill_agnostic": prefill}

@@ -1476,14 +1476,27 @@ FORECAST_STEPS: list[dict[str, Any]] = [
        of=["fc_tokens", "fc_decode_slow"]),
     op("expected_decode_tokens_per_second_high", "div", "the interval's high end",
        of=["fc_tokens", "fc_decode_fast"]),
-    guard(f("expected_ttft_seconds", "forecast_step_time", "expected time to first token",
-            step_time="ttft_seconds", overhead_fraction="fp_k", dequant_fraction=LIT(0),
-            dequant_time=LIT(0), fixed_time="fp_tau", layer_time="fp_lambda"),
-          "forecast_prefill"),
-    f("expected_ttft_seconds_low", "forecast_end_time", "its interval's fast end",
-      forecast_time="expected_ttft_seconds", interval_ratio="fp_high", step_time="ttft_seconds"),
-    f("expected_ttft_seconds_high", "forecast_end_time", "its interval's slow end",
-      forecast_time="expected_ttft_seconds", interval_ratio="fp_low", step_time="ttft_seconds"),
+    # The prefill fit was fitted on text prompts only (no measured row has an image): it
+    # forecasts the prompt's prefill, and the vision tower's bound time is added as it is, a
+    # bound, outside the fit's terms and its interval
+    op("fc_ttft_text", "add", "the prefill's bound: time to first token without the tower's",
+       plus=["ttft_seconds"], minus=["vision_ttft_seconds"]),
+    guard(f("expected_prefill_seconds", "forecast_step_time", "expected time of the prompt's "
+            "prefill", step_time="fc_ttft_text", overhead_fraction="fp_k",
+            dequant_fraction=LIT(0), dequant_time=LIT(0), fixed_time="fp_tau",
+            layer_time="fp_lambda"), "forecast_prefill"),
+    f("expected_prefill_seconds_low", "forecast_end_time", "its interval's fast end",
+      forecast_time="expected_prefill_seconds", interval_ratio="fp_high",
+      step_time="fc_ttft_text"),
+    f("expected_prefill_seconds_high", "forecast_end_time", "its interval's slow end",
+      forecast_time="expected_prefill_seconds", interval_ratio="fp_low",
+      step_time="fc_ttft_text"),
+    op("expected_ttft_seconds", "add", "expected time to first token: the tower's bound, then "
+       "the prefill's forecast", plus=["expected_prefill_seconds", "vision_ttft_seconds"]),
+    op("expected_ttft_seconds_low", "add", "its interval's fast end",
+       plus=["expected_prefill_seconds_low", "vision_ttft_seconds"]),
+    op("expected_ttft_seconds_high", "add", "its interval's slow end",
+       plus=["expected_prefill_seconds_high", "vision_ttft_seconds"]),
 ] + _forecast_of("fc_tpot", "tpot_seconds", "speculative_tpot_seconds",
                  "the TPOT bound") + [
     op("expected_tpot_seconds", "div", "expected time per output token",
