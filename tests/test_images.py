@@ -479,3 +479,25 @@ def test_llava_tower_runs_to_the_feature_layer_but_counts_every_weight():
     clip = 1024 + 3 * 14 * 14 * 1024 + 577 * 1024 + 2 * 1024 + 24 * block + 2 * 1024
     assert tower.params == clip + 1024 * 4096 + 4096 + 4096 ** 2 + 4096
     assert image_tower(get_model("mistral-small-3.1-24b"))[1].layers == 24
+
+
+def test_images_count_as_every_count_and_one_family_list():
+    # a whole float counts as the integer it is (as batch does), 2.0 images are 2; the limit
+    # is 2^16 = 65,536 images, the same number the command line checks
+    from llm_arithmetic import cli
+    from llm_arithmetic.catalog import images as I
+    from llm_arithmetic.estimate import images_argument
+
+    kw = dict(bandwidth=2e12, peak_flops=500e12, prompt=100, image_size=(1000, 700))
+    assert estimate("qwen2.5-vl-3b-instruct", images=2.0, **kw).image_tokens == 2 * 900
+    assert images_argument(65_536) == 65_536
+    with pytest.raises(InputError, match="images"):
+        images_argument(65_537)
+    assert cli.LIMITS["images"][0] == 65_536.0
+    # describe's help names the families the refusal names (one declaration): fourteen
+    describe = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices.values()
+                    if any("--images" in x.option_strings for x in a._actions))
+    text = " ".join(describe.format_help().split())
+    assert len(I.MODELLED_IMAGE_FAMILIES) == 14
+    assert ", ".join(I.MODELLED_IMAGE_FAMILIES) in text
+

@@ -32,6 +32,8 @@ import sys
 import warnings
 from typing import Any, Callable, Iterator, Sequence
 
+from .catalog.images import IMAGE_SIDE_LIMIT, IMAGES_LIMIT, MODELLED_IMAGE_FAMILIES
+
 __all__ = ["main", "build_parser", "LIMITS"]
 
 PROG = "llm_arithmetic"
@@ -50,7 +52,7 @@ LIMITS = {
     "latency_us": (1e6, "a hop of a second is no interconnect"),
     "ms": (3.6e6, "a target beyond an hour is no latency target"),
     "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
-    "images": (float(1 << 16), "no prompt holds more than 65,536 images"),
+    "images": (float(IMAGES_LIMIT), f"no prompt holds more than {IMAGES_LIMIT:,} images"),
     "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
 
@@ -124,9 +126,9 @@ def _image_size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1024x768), got "
                                          f"{text[:40]!r}")
     w, h = int(found[1]), int(found[2])
-    if max(w, h) > 1 << 16:
-        raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit of 65,536 "
-                                         "pixels a side")
+    if max(w, h) > IMAGE_SIDE_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit of "
+                                         f"{IMAGE_SIDE_LIMIT:,} pixels a side")
     return w, h
 
 
@@ -199,8 +201,7 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                         "quantity the table prints; with --json, an \"explain\" object")
     c.add_argument("--images", type=_images, metavar="N",
                    help="images in the prompt (a vision-language model whose image rule is "
-                        "modelled: Qwen2-VL, Qwen2.5-VL, LLaVA-1.5, InternVL, Gemma 3, "
-                        "Llama 4, Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4): their "
+                        f"modelled: {', '.join(MODELLED_IMAGE_FAMILIES)}): their "
                         "tokens join the prompt and the cache, the vision tower's time joins "
                         "the time to first token")
     c.add_argument("--image-size", type=_image_size, metavar="WxH",

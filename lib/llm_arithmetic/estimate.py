@@ -31,6 +31,7 @@ from .catalog.formats import (BITS_PER_WEIGHT, FILE_TYPE_PREFIX, attention_preci
                               bits_per_weight, compute_precision, file_type, mix_bits,
                               mix_copy_bits, mix_parts, plan_format, shared_name)
 from .catalog.hardware import FULLY_CONNECTED, Hardware, get_hardware
+from .catalog.images import IMAGE_SIDE_LIMIT, IMAGES_LIMIT
 from .catalog.model import (MTP_EXTRA, GatedMemoryUnit, LightningAttention, Mamba1, Mamba2, Model,
                             stack_blocks)
 from .catalog.model_catalog import MODELS, get_model
@@ -54,7 +55,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
           "tp": 1 << 16, "ep": 1 << 16, "pp": 1 << 16, "draft_len": 1 << 10,
-          "node_limit": 1 << 16}
+          "node_limit": 1 << 16, "images": IMAGES_LIMIT}
 #: Plausible ranges of the serving figures: (low, high, unit, the reason for the upper limit);
 #: :func:`serving_argument` checks them and the page's widgets read them.
 SERVING_RANGES = {
@@ -1642,13 +1643,22 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
 
 
 def images_argument(v: Any) -> int:
-    """The number of images in a prompt, as :func:`estimate` checks it: 1 to
-    :data:`IMAGES_LIMIT`; else an :class:`InputError` naming ``images``."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer)) \
-            or not 0 < v <= IMAGES_LIMIT:
-        raise InputError(f"images must be a whole number from 1 to {IMAGES_LIMIT:,}, "
-                         f"got {v!r:.40}")
-    return int(v)
+    """The number of images in a prompt, as :func:`estimate` checks it: a count as
+    :func:`count_argument` takes one (whole floats too), 1 to :data:`IMAGES_LIMIT`; else an
+    :class:`InputError` naming ``images``.
+
+    >>> images_argument(2), images_argument(2.0), images_argument(np.int64(3))
+    (2, 2, 3)
+    >>> images_argument(0)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: images must be a positive integer, got 0
+    >>> images_argument(1 << 17)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: images = 1.31e+05 is beyond the limit 65,536 (no model or memory holds more)
+    """
+    return count_argument("images", v)
 
 
 #: :func:`image_inputs`'s values that split the tower under tensor parallelism, the plan's
@@ -1656,9 +1666,6 @@ def images_argument(v: Any) -> int:
 VISION_TP_INPUTS = ("vision_patches", "d_vision", "vision_layers", "vision_mergers",
                     "vision_split_params", "vision_whole_flops")
 
-#: Most images a prompt may hold, and the largest image side [px], :func:`image_inputs` accepts.
-IMAGES_LIMIT = 1 << 16
-IMAGE_SIDE_LIMIT = 1 << 16
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.

@@ -81,10 +81,21 @@ from .model import Extra, ImageRule
 
 __all__ = ["ImageWork", "smart_resize", "tiled_canvas", "image_work", "image_tower",
            "DEFAULT_IMAGE_SIZE", "llama4_canvas", "pixtral_resize", "glm4v_resize", "navit_resize",
-           "gemma4_resize"]
+           "gemma4_resize", "MODELLED_IMAGE_FAMILIES", "IMAGES_LIMIT", "IMAGE_SIDE_LIMIT"]
 
 #: The image size (width, height) [px] assumed where none is given.
 DEFAULT_IMAGE_SIZE = (1024, 1024)
+
+#: The families whose image rule is modelled, as the command line's help and the refusal of an
+#: unmodelled tower name them.
+MODELLED_IMAGE_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "LLaVA-1.5",
+                           "InternVL", "Gemma 3", "Llama 4", "Mistral 3", "GLM-4.5V",
+                           "ERNIE-4.5-VL", "Kimi K2.5", "Gemma 4", "Gemma 3n")
+
+#: Most images a prompt may hold, and the largest image side [px], the library and the command
+#: line accept.
+IMAGES_LIMIT = 1 << 16
+IMAGE_SIDE_LIMIT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -348,6 +359,4 @@ def image_tower(model: Any) -> tuple[Extra, ImageRule]:
         raise ConfigError(f"{model.name} has no vision tower: it takes no images")
     raise ConfigError(f"{model.name}: the image-token rule of its vision tower "
                       f"({towers[0].note or towers[0].name}) is not modelled (modelled: "
-                      "Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, LLaVA-1.5's CLIP, InternVL, "
-                      "Gemma 3, Llama 4, Mistral 3, GLM-4.5V, ERNIE-4.5-VL, Kimi K2.5, Gemma 4, "
-                      "Gemma 3n)")
+                      f"{', '.join(MODELLED_IMAGE_FAMILIES)})")
