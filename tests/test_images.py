@@ -501,3 +501,9 @@ def test_images_count_as_every_count_and_one_family_list():
     assert len(I.MODELLED_IMAGE_FAMILIES) == 14
     assert ", ".join(I.MODELLED_IMAGE_FAMILIES) in text
 
+
+def test_glm4v_refusal_names_the_size_given():
+    # 3000 x 10 px: the short side (10 < 28) is scaled up 2.8 times to 8400 x 28 before the
+    # processor's aspect test (8400 / 28 = 300 > 200); the error names the image as given
+    with pytest.raises(InputError, match=r"image 3000 x 10 px: the aspect ratio"):
+        estimate("glm-4.5v", bandwidth=2e12, images=1, image_size=(3000, 10))

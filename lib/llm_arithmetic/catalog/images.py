@@ -228,10 +228,21 @@ def glm4v_resize(height: int, width: int, factor: int, min_pixels: int,
     (700, 1008)
     >>> glm4v_resize(10, 300, 28, 6272, 5_880_000)
     (28, 840)
+
+    An error names the image as given, not as scaled up:
+
+    >>> glm4v_resize(10, 3000, 28, 6272, 5_880_000)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.ConfigError: image 3000 x 10 px: the aspect ratio must be under 200 (the processor refuses it)
     """
+    given = (height, width)
     if height < factor or width < factor:
         scale = max(factor / height, factor / width)
         height, width = int(height * scale), int(width * scale)
+    if max(height, width) / min(height, width) > 200:
+        raise ConfigError(f"image {given[1]} x {given[0]} px: the aspect ratio must be under "
+                          "200 (the processor refuses it)")
     return smart_resize(height, width, factor, min_pixels, max_pixels)
 
 
@@ -350,7 +361,17 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
 
 def image_tower(model: Any) -> tuple[Extra, ImageRule]:
     """The model's vision tower and its image rule; a :class:`ConfigError` naming the model
-    when it has no tower or when its family's rule is not modelled."""
+    when it has no tower or when its family's rule is not modelled.
+
+    >>> from llm_arithmetic import get_model
+    >>> tower, rule = image_tower(get_model("qwen2.5-vl-3b-instruct"))
+    >>> tower.params, rule.rule, rule.patch, rule.merge
+    (668684288, 'qwen2_vl', 14, 2)
+    >>> image_tower(get_model("llama-3.1-8b"))
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.ConfigError: llama-3.1-8b has no vision tower: it takes no images
+    """
     towers = [x for x in model.extras if x.name.startswith("vision tower")]
     rules = [(x, x.image) for x in towers if x.image is not None]
     if rules:
