@@ -192,10 +192,13 @@ def _describe(step: dict[str, Any], steps: set[str]) -> str:
         return f"{r(step['target'])} evaluated with " + ", ".join(
             f"`{k}` = {r(v)}" for k, v in step["with"].items())
     if op == "chain":
+        rest = (f"{_code(step['fallbacks'])} ({step['wide']} where {r(step['bits'])} is "
+                f"{step['wide_bits']} or more and no format is named)")
+        if step["format"] == {"literal": None}:   # no format's precision first (the tower's)
+            return f"{rest}, no format's own precision before them"
         return (f"the compute precision of {r(step['format'])} (where it names vendors, only "
                 f"on a chip whose {r(step['vendor'])} is one of them) and its fallback, then "
-                f"{_code(step['fallbacks'])} ({step['wide']} where {r(step['bits'])} is "
-                f"{step['wide_bits']} or more and no format is named)")
+                f"{rest}")
     if op == "precision":
         return (f"the first of {r(step['chain'])} that {r(step['peaks'])} lists, or its faster "
                 f"mode for the same inputs where the chip lists one "
