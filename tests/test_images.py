@@ -507,3 +507,21 @@ def test_glm4v_refusal_names_the_size_given():
     # processor's aspect test (8400 / 28 = 300 > 200); the error names the image as given
     with pytest.raises(InputError, match=r"image 3000 x 10 px: the aspect ratio"):
         estimate("glm-4.5v", bandwidth=2e12, images=1, image_size=(3000, 10))
+
+
+def test_frontier_takes_images_as_estimate_does():
+    # each point of the frontier is estimate's at its batch, the images (2 x 900 tokens at
+    # 1000 x 700 px, as test_qwen2_5_vl_by_hand derives) in every request's prompt
+    from llm_arithmetic.estimate import frontier
+
+    kw = dict(hardware="h100-sxm", prompt=100, generate=128, price_per_hour=2.0, images=2,
+              image_size=(1000, 700))
+    for p in frontier("qwen2.5-vl-3b-instruct", batches=[1, 8], **kw):
+        e = estimate("qwen2.5-vl-3b-instruct", batch=p["batch"], **kw)
+        assert e.prompt == 100 + 2 * 900
+        assert (p["tpot_seconds"], p["cost_per_million_tokens"]) == (
+            e.tpot_seconds, e.cost_per_million_tokens)
+    # a decode step reads the cache of the whole prompt: 1,900 tokens of text read the same
+    plain = frontier("qwen2.5-vl-3b-instruct", batches=[8], hardware="h100-sxm", prompt=1900,
+                     generate=128, price_per_hour=2.0)[0]
+    assert p["tpot_seconds"] == plain["tpot_seconds"]

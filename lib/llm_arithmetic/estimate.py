@@ -1540,12 +1540,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
-    vision = None
-    if images is not None or image_size is not None:
-        model = resolve_model(model)
-        vision = image_inputs(model, images, image_size)
-        text = 0 if prompt is None else count_argument("prompt", prompt)
-        prompt = text + vision["prompt_tokens"]
+    model, prompt, vision = _prompt_with_images(model, prompt, images, image_size)
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1571,6 +1566,19 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     # :func:`llm_arithmetic.explain.explain` (a floor above), which shows the step behind a key
     object.__setattr__(result, "_plan", ev)
     return result
+
+
+def _prompt_with_images(model: Any, prompt: Any, images: Any,
+                        image_size: Any) -> tuple[Any, Any, dict[str, Any] | None]:
+    """``(model, prompt, vision)`` for :func:`_evaluated`: without images, the arguments as
+    given and None; with them, the model resolved, the prompt's text tokens (0 where not given)
+    plus the images' tokens and separators, and :func:`image_inputs`' values."""
+    if images is None and image_size is None:
+        return model, prompt, None
+    model = resolve_model(model)
+    vision = image_inputs(model, images, image_size)
+    text = 0 if prompt is None else count_argument("prompt", prompt)
+    return model, text + vision["prompt_tokens"], vision
 
 
 def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str, Any]:
@@ -1676,7 +1684,8 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
              **kwargs: Any) -> list[dict[str, Any]]:
     """The latency-throughput frontier: for each batch size, tokens per second per user
     (1 / TPOT) and per chip (batch / TPOT / chips), and whether weights and caches fit in the
-    chips' memory. ``kwargs`` are those of :func:`estimate` (``batch`` excepted).
+    chips' memory. ``kwargs`` are those of :func:`estimate` (``batch`` excepted; ``images``
+    and ``image_size`` included: every request's prompt holds the images).
 
     Without ``batches``: powers of two from 1 up to the first that does not fit (included),
     or to 1024 when the chip's memory is unknown.
@@ -1689,10 +1698,14 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
     if "batch" in kwargs:
         raise InputError("frontier() takes batches=, a sequence of batch sizes, not batch=")
     points = []
+    # images in each request's prompt, as estimate takes them: worked out once for every batch
+    model, prompt, vision = _prompt_with_images(model, kwargs.pop("prompt", None),
+                                                kwargs.pop("images", None),
+                                                kwargs.pop("image_size", None))
 
     def point(b: int) -> dict[str, Any]:
         # estimate's values for these keys, read from its plan alone (estimate computes all)
-        _, _, given, ev = _evaluated(model, batch=b, **kwargs)
+        _, _, given, ev = _evaluated(model, batch=b, prompt=prompt, vision=vision, **kwargs)
         return {"batch": given["batch"], **{key: ev.get(FIELD_STEPS[field]) for key, field in (
             ("tokens_per_second_per_user", "tokens_per_second_per_user"),
             ("tokens_per_second_per_chip", "tokens_per_second_per_chip"),
