@@ -314,3 +314,82 @@ def test_a_speculative_plan_says_its_tpot_is_the_speculative_one():
                       "--draft", "qwen3-0.6b")
     assert rc == 0 and ("TPOT speculative: draft len 4, acceptance 0.8, draft qwen3-0.6b)"
                         in out.splitlines()[0])
+
+
+IMG = dict(images=2, image_size=(1000, 700))
+IMG_KW = dict(hardware=["h100-sxm", "l40s"], weights=["bf16"], kv_bits=[16], degrees=[1, 2],
+              max_batch=16, prompt=500, generate=100)
+
+
+def test_images_in_every_request_are_the_estimate_with_the_same_images():
+    """plan --images N: every request's prompt holds the images (their tokens and separators
+    join the prompt and the cache) and each point's TTFT holds the vision tower's time, so
+    each configuration is estimate(..., images=, image_size=) at that point; a TTFT target
+    between the text-only TTFT of the same prompt length and that plus the tower's time is
+    met by the text search and by no image configuration."""
+    m = "qwen2-vl-7b-instruct"
+    r = search(m, ttft=1.0, tpot=0.05, **IMG_KW, **IMG)
+    assert len(r.configurations) == 8  # 2 chips x tp 1, 2 x pp 1, 2: each layout qualifies
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # Qwen2-VL at 1000 x 700 px: resized to 1008 x 700 (multiples of 28), 72 x 50 patches
+        # of 14 px merged 2 x 2 into 36 x 25 = 900 tokens per image (formulas.vision's example)
+        probe = estimate(m, hardware="h100-sxm", prompt=500, **IMG)
+        assert probe.image_tokens_per_image == 900 and probe.prompt >= 500 + 2 * 900
+        full = probe.prompt  # the text's tokens, the images' and their separators
+        for c in r.configurations:
+            at = dict(hardware=c["hardware"], weights="bf16", bits_kv=16, tp=c["tp"],
+                      pp=c["pp"], generate=100, batch=c["batch"], context=full)
+            e = estimate(m, prompt=500, **at, **IMG)
+            assert e.prompt == full
+            assert c["ttft_seconds"] == pytest.approx(e.ttft_seconds, rel=1e-12)
+            assert c["tpot_seconds"] == pytest.approx(e.tpot_seconds, rel=1e-12)
+            assert e.ttft_seconds <= 1.0 and e.tpot_seconds <= 0.05 and e.fits_per_chip
+            # the tower's time is all the images add to a text prompt of the same length
+            t = estimate(m, prompt=full, **at)
+            assert e.ttft_seconds == pytest.approx(t.ttft_seconds + e.vision_prefill_seconds,
+                                                   rel=1e-12)
+            if (c["hardware"], c["tp"]) == ("h100-sxm", 1):
+                # by hand, H100 SXM datasheet: 3.35 TB/s, 989 TFLOP/s dense BF16; the tower
+                # in BF16 is bound by the larger of its bytes' and its FLOPs' times
+                assert e.vision_prefill_seconds == pytest.approx(max(
+                    e.vision_weight_bytes / 3.35e12, e.vision_prefill_flops / 989e12),
+                    rel=1e-3)
+    # --forecast: the prefill fit on the text's prefill, the tower's bound added as it is, as
+    # describe's expected_ttft_seconds
+    from llm_arithmetic.forecast import forecast
+
+    f = search(m, ttft=1.0, tpot=0.05, forecast=True, runtime="vllm",
+               **dict(IMG_KW, hardware=["h100-sxm"], degrees=[2]), **IMG).configurations
+    assert f
+    for c in f:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = forecast(m, runtime="vllm", hardware="h100-sxm", weights="bf16", bits_kv=16,
+                         tp=2, pp=c["pp"], prompt=500, generate=100, batch=c["batch"],
+                         context=full, **IMG)
+        assert c["ttft_seconds"] == pytest.approx(d["expected_ttft_seconds"], rel=1e-12)
+        assert c["tpot_seconds"] == pytest.approx(d["expected_tpot_seconds"], rel=1e-12)
+    one = dict(IMG_KW, hardware=["h100-sxm"], degrees=[1])
+    text_ttft = estimate(m, hardware="h100-sxm", weights="bf16", prompt=full, context=full,
+                         generate=100).ttft_seconds
+    target = text_ttft + probe.vision_prefill_seconds / 2
+    assert search(m, ttft=target, tpot=0.05, **dict(one, prompt=full)).configurations
+    assert not search(m, ttft=target, tpot=0.05, **one, **IMG).configurations
+
+
+def test_plan_takes_images_as_describe_does():
+    base = ("plan", "qwen2-vl-7b-instruct", "--ttft-ms", "1000", "--tpot-ms", "50",
+            "--hardware", "h100-sxm", "--weights", "bf16", "--max-batch", "4", "--prompt", "500",
+            "--generate", "100")
+    rc, out, _ = _cli(*base, "--images", "2", "--image-size", "1000x700", "--json")
+    r = search("qwen2-vl-7b-instruct", ttft=1.0, tpot=0.05, hardware=["h100-sxm"],
+               weights=["bf16"], max_batch=4, prompt=500, generate=100, **IMG)
+    assert rc == 0 and json.loads(out)["configurations"] == r.configurations
+    rc, out, _ = _cli(*base, "--images", "2", "--image-size", "1000x700", "--top", "1")
+    assert rc == 0 and "prompt 500 text tokens + 2 images of 1000 x 700 px" in out
+    rc, _, err = _cli("plan", "llama-3.1-8b", "--ttft-ms", "1000", "--tpot-ms", "50",
+                      "--images", "1")
+    assert rc == 2 and "llama-3.1-8b" in err and "no vision tower" in err
+    rc, _, err = _cli(*base, "--image-size", "1000x700")
+    assert rc == 2 and "--image-size needs --images" in err

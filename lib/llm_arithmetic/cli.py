@@ -199,6 +199,12 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                    help="under the table, the formula behind each key (a JSON key or a step of "
                         "the plan), its inputs' values and the keys it reads; 'all': every "
                         "quantity the table prints; with --json, an \"explain\" object")
+    _add_image_arguments(c)
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_image_arguments(c: argparse.ArgumentParser) -> None:
+    """--images and --image-size, as describe and plan take them."""
     c.add_argument("--images", type=_images, metavar="N",
                    help="images in the prompt (a vision-language model whose image rule is "
                         f"modelled: {', '.join(MODELLED_IMAGE_FAMILIES)}): their "
@@ -206,7 +212,11 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                         "the time to first token")
     c.add_argument("--image-size", type=_image_size, metavar="WxH",
                    help="width x height of each image in pixels (default 1024x1024)")
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _check_image_arguments(ns: argparse.Namespace) -> None:
+    if ns.image_size is not None and ns.images is None:
+        raise UsageError("--image-size needs --images N (how many images the prompt holds)")
 
 
 def _frontier_arguments(c: argparse.ArgumentParser) -> None:
@@ -245,6 +255,7 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
                    help="with --forecast: the fitted runtime whose terms to use (default: "
                         "runtime-agnostic)")
     _add_speculative_arguments(c)
+    _add_image_arguments(c)
     c.add_argument("--json", action="store_true",
                    help="print one JSON object: configurations, frontier, prices")
 
@@ -750,8 +761,7 @@ def _describe(ns: argparse.Namespace) -> int:
     params = load_params()  # the stored fit, read once for the runtime's name and the forecast
     _resolve_runtime(ns, params)
     kwargs = _estimate_kwargs(ns)
-    if ns.image_size is not None and ns.images is None:
-        raise UsageError("--image-size needs --images N (how many images the prompt holds)")
+    _check_image_arguments(ns)
     with _warnings_printed():
         m = resolve_model(ns.model)
         if ns.images is not None:
@@ -1044,6 +1054,7 @@ def _frontier(ns: argparse.Namespace) -> int:
 
 
 def _plan(ns: argparse.Namespace) -> int:
+    from .catalog.images import DEFAULT_IMAGE_SIZE
     from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, load_prices, search
 
     if ns.forecast:
@@ -1051,13 +1062,14 @@ def _plan(ns: argparse.Namespace) -> int:
     split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
+    _check_image_arguments(ns)
     with _warnings_printed():
         r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
                    hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
                    prompt=ns.prompt, generate=ns.generate,
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
                    max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
-                   runtime=ns.runtime, **spec)
+                   runtime=ns.runtime, images=ns.images, image_size=ns.image_size, **spec)
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
@@ -1069,7 +1081,11 @@ def _plan(ns: argparse.Namespace) -> int:
                           "excluded_by_draft": len(r.excluded_by_draft),
                           "excluded_by_draft_layouts": r.excluded_by_draft}, indent=1))
         return 0
-    print(f"{r.model}: prompt {ns.prompt:,}, {ns.generate:,} generated; TTFT <= "
+    # the images' tokens are in every request's prompt beside the text's
+    shown = "" if ns.images is None else (
+        " text tokens + {:,} image{} of {} x {} px".format(
+            ns.images, "s" if ns.images != 1 else "", *(ns.image_size or DEFAULT_IMAGE_SIZE)))
+    print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
           # with speculation, TPOT and what follows from it are the speculative step's

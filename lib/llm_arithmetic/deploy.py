@@ -46,9 +46,10 @@ from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
 from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
-                       draft_model, generated_argument, plan_inputs, resolve_model,
-                       serving_argument, speculative_inputs, warn_block_format,
-                       warn_past_trained_context, weight_bits)
+                       draft_model, generated_argument, plan_inputs, prompt_with_images,
+                       resolve_model, serving_argument, speculative_inputs,
+                       vision_plan_inputs, warn_block_format, warn_past_trained_context,
+                       weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
@@ -142,7 +143,11 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
            n_chips: int) -> tuple[float, np.ndarray, np.ndarray]:
         cls = F.chip_class_of(chip)
         n = ev.get("spec_tokens_per_step") or 1
-        first = F.predict_seconds(p[pre], t_first, cls, pre_rt or "*", m.n_layers)
+        # the prefill fit was fitted on text prompts: it forecasts the prefill alone, and the
+        # vision tower's bound time is added as it is (as forecast.expected and the plan do)
+        tower = ev.get("vision_ttft_seconds") or 0
+        first = F.predict_seconds(p[pre], t_first - tower, cls, pre_rt or "*",
+                                  m.n_layers) + tower
         # the per-layer term of a speculative step counts the drafts' blocks too, as
         # forecast.expected and the plan's fc_layers do
         tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", ev.get("fc_layers"),
@@ -195,7 +200,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            kv_bits: Sequence[Any] = DEFAULT_KV_BITS,
            degrees: Sequence[int] = DEFAULT_LAYOUT_DEGREES,
            max_batch: int = DEFAULT_MAX_BATCH, overhead: int = 0, forecast: bool = False,
-           runtime: str | None = None, **speculation: Any) -> SearchResult:
+           runtime: str | None = None, images: int | None = None,
+           image_size: tuple[int, int] | None = None, **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
 
@@ -203,7 +209,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     one price for every chip, or chip -> price [USD/h] (default: the price table). Speculative
     decoding's arguments (``draft_len``, ``acceptance``, ...) make TPOT the speculative one.
     ``forecast``: targets and cost on the forecast (``runtime``: a fitted runtime's terms, None:
-    the runtime-agnostic fit) instead of the bound.
+    the runtime-agnostic fit) instead of the bound. ``images`` images of ``image_size``
+    (width, height) [px] in every request's prompt, as :func:`~llm_arithmetic.estimate.
+    estimate` takes them: their tokens and separators join ``prompt`` (and the cache), the
+    vision tower's time joins each point's TTFT (split over the tensor degree).
     """
     t0 = time.perf_counter()
     # one chip, format or cache width may be given alone, as sweep takes them (a string was
@@ -225,6 +234,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     # the request and the batch axis checked once here, as estimate checks them (an error at a
     # point would be skipped, or a bare TypeError before any point)
     prompt, generate = count_argument("prompt", prompt), generated_argument(generate)
+    # images in every request: the prompt grows by their tokens, the tower's inputs join each
+    # point's plan (a model without a modelled tower is an InputError naming it)
+    m, prompt, vision = prompt_with_images(m, prompt, images, image_size)
+    tower = vision_plan_inputs(vision) if vision is not None else {}
     try:
         max_batch = count_argument("batch", max_batch)
     except InputError as e:
@@ -320,6 +333,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                                 continue
                             g["draft_cost"] = ratio
                         g.update(held)
+                        g.update(tower)
                         ev = chip_ev.child(**g)
                         evaluated += batches.size
                         # every point evaluated whole (no pruning), as the scalar path does

@@ -50,7 +50,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "draft_held", "offered_drafts", "check_module", "check_draft",
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
-           "serving_argument", "parallel_degrees", "image_inputs", "images_argument"]
+           "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
+           "vision_plan_inputs", "prompt_with_images"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -1420,11 +1421,7 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                                       context=context, batch=batch, peak_flops=peak_flops,
                                       prompt=prompt, generate=generate), tp=tp, pp=pp)
     if vision is not None:
-        given.update(images=vision["images"],
-                     image_tokens_per_image=vision["image_tokens_per_image"],
-                     vision_prefill_flops=vision["vision_prefill_flops"],
-                     vision_params=vision["tower_params"],
-                     **{k: vision[k] for k in VISION_TP_INPUTS})
+        given.update(vision_plan_inputs(vision))
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
     return m, chip, given, ev
@@ -1540,7 +1537,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
-    model, prompt, vision = _prompt_with_images(model, prompt, images, image_size)
+    model, prompt, vision = prompt_with_images(model, prompt, images, image_size)
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1568,11 +1565,12 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     return result
 
 
-def _prompt_with_images(model: Any, prompt: Any, images: Any,
-                        image_size: Any) -> tuple[Any, Any, dict[str, Any] | None]:
-    """``(model, prompt, vision)`` for :func:`_evaluated`: without images, the arguments as
-    given and None; with them, the model resolved, the prompt's text tokens (0 where not given)
-    plus the images' tokens and separators, and :func:`image_inputs`' values."""
+def prompt_with_images(model: Any, prompt: Any, images: Any,
+                       image_size: Any) -> tuple[Any, Any, dict[str, Any] | None]:
+    """``(model, prompt, vision)`` for :func:`_evaluated` (and the deployment search): without
+    images, the arguments as given and None; with them, the model resolved, the prompt's text
+    tokens (0 where not given) plus the images' tokens and separators, and
+    :func:`image_inputs`' values."""
     if images is None and image_size is None:
         return model, prompt, None
     model = resolve_model(model)
@@ -1650,6 +1648,17 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
                                        + rule.conv_flops) if vit else int(flops)}
 
 
+def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:
+    """The plan's inputs of :func:`image_inputs`' values: the images' count, tokens per image,
+    the tower's FLOPs and parameters, and what splits it under tensor parallelism
+    (:data:`VISION_TP_INPUTS`); :func:`estimate` and the deployment search pass these."""
+    return {"images": vision["images"],
+            "image_tokens_per_image": vision["image_tokens_per_image"],
+            "vision_prefill_flops": vision["vision_prefill_flops"],
+            "vision_params": vision["tower_params"],
+            **{k: vision[k] for k in VISION_TP_INPUTS}}
+
+
 def images_argument(v: Any) -> int:
     """The number of images in a prompt, as :func:`estimate` checks it: a count as
     :func:`count_argument` takes one (whole floats too), 1 to :data:`IMAGES_LIMIT`; else an
@@ -1699,9 +1708,9 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
         raise InputError("frontier() takes batches=, a sequence of batch sizes, not batch=")
     points = []
     # images in each request's prompt, as estimate takes them: worked out once for every batch
-    model, prompt, vision = _prompt_with_images(model, kwargs.pop("prompt", None),
-                                                kwargs.pop("images", None),
-                                                kwargs.pop("image_size", None))
+    model, prompt, vision = prompt_with_images(model, kwargs.pop("prompt", None),
+                                               kwargs.pop("images", None),
+                                               kwargs.pop("image_size", None))
 
     def point(b: int) -> dict[str, Any]:
         # estimate's values for these keys, read from its plan alone (estimate computes all)
