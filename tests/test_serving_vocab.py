@@ -19,6 +19,11 @@ vLLM and a ring derived here:
   ``embed_tokens_per_layer`` is a ``VocabParallelEmbedding`` of L x d_PLE columns (an all-reduce
   of L d_PLE values a token) and ``per_layer_model_projection`` a ``ColumnParallelLinear`` with
   ``gather_output=True`` (an all-gather of as many).
+* Gemma 3n's AltUp (same gemma3n.py): ``Gemma3nTextModel`` builds ``altup_num_inputs`` - 1
+  ``altup_projections`` and as many ``altup_unembed_projections``, each a ``ColumnParallelLinear``
+  d -> d with ``gather_output=True``; ``forward`` applies the first to the embedded tokens before
+  the blocks and the second to the streams after them, once a step: 2 (n - 1) all-gathers of d
+  values a token, 16-bit (n = 4 in both released configs: six).
 
 A ring all-gather of M bytes over n chips (each holding M / n) takes n - 1 steps in each of which
 every chip passes one share on: (n - 1)/n x M bytes and n - 1 latencies (the second half of the
@@ -35,9 +40,11 @@ from llm_arithmetic.estimate import estimate
 BW, LAT, BATCH = 450e9, 2e-6, 16
 #: Llama 3 70B's config.json: 80 layers, hidden_size 8192, vocab_size 128256 (a multiple of 64:
 #: vLLM pads nothing); Gemma 3n E2B's text_config: 30 layers, hidden_size 2048,
-#: hidden_size_per_layer_input 256, vocab_size 262400
+#: hidden_size_per_layer_input 256, vocab_size 262400, altup_num_inputs 4; Gemma 3n E4B's: the
+#: same but 35 layers
 LLAMA_L, LLAMA_D, LLAMA_V = 80, 8192, 128256
 E2B_L, E2B_D, E2B_PLE, E2B_V = 30, 2048, 256, 262400
+E4B_L, ALTUP_GATHERS = 35, 2 * (4 - 1)
 
 
 def ring_allreduce(message_bytes: float, n: int) -> float:
@@ -95,9 +102,35 @@ def test_gemma3n_per_layer_embedding_all_reduce_and_projection_all_gather_at_tp2
     assert e.allreduce_seconds_per_token == pytest.approx(
         (3 * E2B_L + 1) * ring_allreduce(BATCH * E2B_D * 2, 2) + ring_allreduce(ple, 2),
         rel=1e-12)
-    # the logits (16 x 262,400 x 2 B) and the per-layer projection's output
+    # the logits (16 x 262,400 x 2 B), the per-layer projection's output and AltUp's six
+    # projections of the hidden state
     assert e.allgather_seconds_per_token == pytest.approx(
-        ring_allgather(BATCH * E2B_V * 2, 2) + ring_allgather(ple, 2), rel=1e-12)
+        ring_allgather(BATCH * E2B_V * 2, 2) + ring_allgather(ple, 2)
+        + ALTUP_GATHERS * ring_allgather(BATCH * E2B_D * 2, 2), rel=1e-12)
+
+
+def test_gemma3n_e4b_altup_all_gathers_at_tp2_decode_prefill_and_pipeline():
+    e = run("gemma-3n-e4b", 2)
+    ple = BATCH * E4B_L * E2B_PLE * 2                        # 16 x 35 x 256 x 2 = 286,720 B
+    altup = BATCH * E2B_D * 2                                # 16 x 2048 x 2 = 65,536 B
+    assert (ple, altup) == (286_720, 65_536)
+    assert e.allgather_seconds_per_token == pytest.approx(
+        ring_allgather(BATCH * E2B_V * 2, 2) + ring_allgather(ple, 2)
+        + 6 * ring_allgather(altup, 2), rel=1e-12)
+    # the prefill: the logits of the last position, the rest for all 2,048 prompt tokens
+    assert e._plan.get("prefill_allgather") == pytest.approx(
+        ring_allgather(E2B_V * 2, 2) + ring_allgather(2048 * E4B_L * E2B_PLE * 2, 2)
+        + 6 * ring_allgather(2048 * E2B_D * 2, 2), rel=1e-12)
+    # pp 2: microbatches of 8 sequences; the first stage pays the embedding's all-reduce and
+    # AltUp's three gathers of the embedded tokens, the last the logits' and the other three
+    ev = run("gemma-3n-e4b", 2, pp=2)._plan
+    micro = BATCH // 2
+    assert ev.get("comm_embedding") == pytest.approx(
+        ring_allreduce(micro * E2B_D * 2, 2) + 3 * ring_allgather(micro * E2B_D * 2, 2),
+        rel=1e-12)
+    assert ev.get("comm_head") == pytest.approx(
+        ring_allgather(micro * E2B_V * 2, 2) + 3 * ring_allgather(micro * E2B_D * 2, 2),
+        rel=1e-12)
 
 
 def test_a_tied_head_gathers_as_an_untied_one():

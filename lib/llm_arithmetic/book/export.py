@@ -88,7 +88,7 @@ def model_data(entry: Any) -> dict[str, Any]:
         "group": entry.group, "url": entry.url, "n_vocab": m.n_vocab, "d_model": m.d_model,
         "tied": m.tied, "n_positions": m.n_positions, "head_bias": m.head_bias,
         "norm_vecs_final": m.norm_vecs_final, "trained_context": m.trained_context,
-        "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple,
+        "d_ple": m.d_ple, "n_vocab_ple": m.n_vocab_ple, "altup_num_inputs": m.altup_num_inputs,
         "native_bits": {k: exact_result(v) for k, v in m.native_bits.items()},
         "native_format": m.native_format,
         # the format a module step multiplies in, where it is not the model's (None)

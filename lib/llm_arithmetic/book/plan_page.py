@@ -123,7 +123,7 @@ _SELECTOR_WORDS = {"span": "the span of ", "kept": "the bits of the recurrent st
 _MODEL_INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
                  "head_bias", "extras_in_total", "extras_read", "extras_matmul",
                  "extras_copied", "d_ple",
-                 "n_vocab_ple", "native_format",
+                 "n_vocab_ple", "altup_num_inputs", "native_format",
                  "native_bits_default", "native_bits_experts",
                  "native_bits_unread", "native_bits_draft", "native_bits_draft_experts",
                  "native_bits_draft_inputs", "native_bits_draft_blocks", "native_bits_head",

@@ -977,6 +977,9 @@ class Model:
         Per-layer input embeddings (Gemma 4 E2B/E4B): each block's slice width of a second
         embedding table, and that table's rows (0, 0: none). A decode step gathers one row of
         the table (every block's slice) and reads the rest of the PLE weights.
+    altup_num_inputs : int
+        Streams of Gemma 3n's alternating updates (AltUp; 0: none): under tensor parallelism
+        its n - 1 embedding and n - 1 unembedding projections all-gather d values a token.
     native_bits : Mapping[str, Fraction]
         Bits per weight of the checkpoint as shipped, by part (``"default"``, and
         ``"experts"`` where the routed experts differ, as gpt-oss's MXFP4, ``"unread"`` for
@@ -1012,6 +1015,7 @@ class Model:
     extras: tuple[Extra, ...] = ()
     d_ple: int = 0
     n_vocab_ple: int = 0
+    altup_num_inputs: int = 0
     native_bits: Mapping[str, Fraction] = field(
         default_factory=lambda: MappingProxyType({"default": Fraction(16)}))
     family: str = ""
@@ -1028,6 +1032,7 @@ class Model:
         _check_int(self.name, "norm_vecs_final", self.norm_vecs_final, minimum=0)
         _check_int(self.name, "d_ple", self.d_ple, minimum=0)
         _check_int(self.name, "n_vocab_ple", self.n_vocab_ple, minimum=0)
+        _check_int(self.name, "altup_num_inputs", self.altup_num_inputs, minimum=0)
         _check_int(self.name, "mtp_modules", self.mtp_modules, minimum=0)
         if bool(self.d_ple) != bool(self.n_vocab_ple):
             raise ConfigError(f"{self.name}: per-layer embeddings need both d_ple and "
@@ -1335,6 +1340,7 @@ class Model:
             extras_matmul=sum(x.matmul for x in self.extras if x.read),
             extras_copied=sum(x.params for x in self.extras if x.copied),
             d_ple=self.d_ple, n_vocab_ple=self.n_vocab_ple,
+            altup_num_inputs=self.altup_num_inputs,
             native_bits_default=default,
             native_bits_experts=self.native_bits.get("experts", default),
             native_bits_unread=self.native_bits.get("unread", default),

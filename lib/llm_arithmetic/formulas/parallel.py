@@ -707,3 +707,25 @@ def ple_collective_bytes(*, batch, n_layers, d_ple, bits=16):
     983040
     """
     return batch * n_layers * d_ple * bits / 8
+
+
+@formula("message_bytes")
+def altup_gather_bytes(*, batch, d_model, bits=16):
+    """Bytes of one all-gather of Gemma 3n's AltUp projections under tensor parallelism: vLLM
+    builds each of the n - 1 ``altup_projections`` (applied to the embedded tokens, before the
+    first block) and each of the n - 1 ``altup_unembed_projections`` (after the last block,
+    before the final norm) as a ``ColumnParallelLinear`` d -> d with ``gather_output=True``, so
+    each all-gathers the d outputs of every token of the step, in the activations' 16 bits
+    (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3,
+    vllm/model_executor/models/gemma3n.py: ``Gemma3nTextModel.__init__`` and ``forward``).
+    n = ``altup_num_inputs``; a step issues 2 (n - 1) of these, once per step, not per block.
+
+    Examples
+    --------
+    Gemma 3n E4B (d = 2048) decoding a batch of 64: 64 x 2048 x 2 B = 262,144 B, one hidden
+    state's worth; with n = 4 the step all-gathers six of them.
+
+    >>> altup_gather_bytes(batch=64, d_model=2048)
+    262144
+    """
+    return batch * d_model * bits / 8

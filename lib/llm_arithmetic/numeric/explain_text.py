@@ -10,6 +10,7 @@ FORMULAS = {
     'alltoall_bytes': (('batch', 'd_model', 'n_active_experts', 'ep', 'bits'), 'B', 'M_a2a', 'M_{a2a} = \\frac{B d_{model} k b \\left(N_{ep} - 1\\right)}{4 N_{ep}}', (('', '#0#*#1#*#2#*#4#*(#3# - 1)/(4*#3#)'),)),
     'alltoall_copies': (('n_active_experts', 'n_nodes', 'node_limit'), '1', 'c_a2a', 'c_{a2a} = \\frac{M_{node} \\left(1 - \\left(1 - \\frac{1}{M_{node}}\\right)^{k}\\right) \\left(N_{node} - 1\\right)}{N_{node}}', (('', '#2#*(1 - (1 - 1/#2#)**#0#)*(#1# - 1)/#1#'),)),
     'alltoall_time': (('alltoall_bytes', 'link_bandwidth', 'link_latency'), 's', 't_comm', 't_{comm} = 2 \\alpha_{link} + \\frac{M_{a2a}}{\\beta_{link}}', (('', '2*#2# + #0#/#1#'),)),
+    'altup_gather_bytes': (('batch', 'd_model', 'bits'), 'B', 'M_msg', 'M_{msg} = \\frac{B d_{model} b}{8}', (('', '#0#*#1#*#2#/8'),)),
     'attended_context': (('context', 'n_layers', 'n_window_layers', 'window'), 'token', 'S_eff', 'S_{eff} = \\frac{L_{w} \\min\\left(S, S_{w}\\right) + S \\left(L - L_{w}\\right)}{L}', (('', '(#2#*min(#0#, #3#) + #0#*(#1# - #2#))/#1#'),)),
     'attention_decode_flops': (('n_heads', 'd_head', 'attended', 'diff_attn'), 'FLOP', 'F_attn', 'F_{attn} = H d_{head} S_{a} \\left(2 \\delta_{diff} + 4\\right)', (('', '#0#*#1#*#2#*(2*#3# + 4)'),)),
     'attention_decode_intensity': (('n_heads', 'n_kv_heads', 'd_head', 'context', 'bits'), 'FLOP/B', 'I', 'I = \\frac{16 H}{H_{kv} b}', (('', '16*#0#/(#1#*#4#)'),)),

@@ -22,6 +22,11 @@ export function alltoall_time({alltoall_bytes, link_bandwidth, link_latency = 0}
   return alltoall_bytes/link_bandwidth + 2*link_latency;
 }
 
+/** Bytes of one all-gather of Gemma 3n's AltUp projections under tensor parallelism: vLLM builds each of the n - 1 ``altup_projections`` (applied to the embedded tokens, before the first block) and each of the n - 1 ``altup_unembed_projections`` (after the last block, before the final norm) as a ``ColumnParallelLinear`` d -> d with ``gather_output=True``, so each all-gathers the d outputs of every token of the step, in the activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3, vllm/model_executor/models/gemma3n.py: ``Gemma3nTextModel.__init__`` and ``forward``). n = ``altup_num_inputs``; a step issues 2 (n - 1) of these, once per step, not per block. [B] */
+export function altup_gather_bytes({batch, d_model, bits = 16} = {}) {
+  return ((1/8))*batch*bits*d_model;
+}
+
 /** Cached positions a decode step reads per layer, averaged over the layers, when L_w of the L layers see only the last S_w tokens (Mistral 7B v0.1: all 32 layers, 4096 tokens; Gemma 2: every other layer). [token] */
 export function attended_context({context, n_layers, n_window_layers = 0, window = 1} = {}) {
   return (n_window_layers*Math.min(context, window) + context*(n_layers - n_window_layers))/n_layers;
@@ -1353,6 +1358,20 @@ export const FORMULAS = {
   ],
   "summary": "Time of the all-to-alls of one MoE layer on one chip: its bytes over its link, and one latency for each of the two phases (dispatch, combine).",
   "unit": "s"
+ },
+ "altup_gather_bytes": {
+  "defaults": {
+   "bits": 16
+  },
+  "latex": "M_{msg} = \\frac{B d_{model} b}{8}",
+  "lhs": "message_bytes",
+  "params": [
+   "batch",
+   "d_model",
+   "bits"
+  ],
+  "summary": "Bytes of one all-gather of Gemma 3n's AltUp projections under tensor parallelism: vLLM builds each of the n - 1 ``altup_projections`` (applied to the embedded tokens, before the first block) and each of the n - 1 ``altup_unembed_projections`` (after the last block, before the final norm) as a ``ColumnParallelLinear`` d -> d with ``gather_output=True``, so each all-gathers the d outputs of every token of the step, in the activations' 16 bits (vllm-project/vllm @ 034f08e65e596139d8da7fe53c8a892209b64ba3, vllm/model_executor/models/gemma3n.py: ``Gemma3nTextModel.__init__`` and ``forward``). n = ``altup_num_inputs``; a step issues 2 (n - 1) of these, once per step, not per block.",
+  "unit": "B"
  },
  "attended_context": {
   "defaults": {

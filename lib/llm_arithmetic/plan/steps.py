@@ -12,8 +12,8 @@ Inputs (given by the caller; None where absent): the model's ``blocks`` and scal
 ``d_model``, ``tied``, ``n_positions``, ``norm_vecs_final``, ``head_bias``, ``extras_in_total``,
 ``extras_read`` (parameters outside the stack that every token reads), ``extras_matmul`` (their
 weights in matrix products), ``extras_copied`` (those outside the stack that every chip of a
-tensor-parallel group holds whole), ``d_ple``, ``n_vocab_ple``, ``native_bits_default``,
-``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft``,
+tensor-parallel group holds whole), ``d_ple``, ``n_vocab_ple``, ``altup_num_inputs``,
+``native_bits_default``, ``native_bits_experts``, ``native_bits_unread``, ``native_bits_draft``,
 ``native_bits_draft_experts``, ``native_bits_draft_inputs``, ``native_bits_draft_blocks`` and
 ``native_bits_draft_copy_*``: a multi-token-prediction module's own, None for the target's;
 ``native_bits_copy_*``: what a tensor-parallel group copies, by class; ``native_bits_head``: the
@@ -955,8 +955,30 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("ple_allgather_one", "at", "the per-layer embedding projection's all-gather, "
              "by the same algorithm and tiers", target="allgather_one",
              **{"with": {"logits_message": "ple_message"}}), "d_ple", 0),
+    # Gemma 3n's AltUp: altup_num_inputs - 1 projections of the embedded tokens (the first
+    # stage's) and as many of the last block's output (the last stage's), each a column split
+    # with gather_output=True: an all-gather of d values a token, once a step, not per block
+    # (formulas.parallel.altup_gather_bytes)
+    guard(f("altup_message", "altup_gather_bytes", "bytes of one AltUp projection's "
+            "all-gather: d values of every token", batch="comm_tokens"), "altup_num_inputs", 0),
+    guard(op("altup_projections", "add", "AltUp projections on each side of the stack: one "
+             "per stream but the active one", plus=["altup_num_inputs"], minus=[LIT(1)]),
+          "altup_num_inputs", 0),
+    guard(op("altup_allgather_one", "at", "one AltUp projection's all-gather, by the same "
+             "algorithm and tiers", target="allgather_one",
+             **{"with": {"logits_message": "altup_message"}}), "altup_num_inputs", 0),
+    guard(op("altup_embed_allgathers", "mul", "the all-gathers of AltUp's projections of the "
+             "embedded tokens (the first stage's)", of=["altup_projections",
+                                                      "altup_allgather_one"]),
+          "altup_num_inputs", 0),
+    guard(op("altup_unembed_allgathers", "mul", "the all-gathers of AltUp's projections of "
+             "the last block's output (the last stage's)", of=["altup_projections",
+                                                             "altup_allgather_one"]),
+          "altup_num_inputs", 0),
     op("allgather_time", "add", "all-gathers of one step", plus=["allgather_one",
-                                                                  "ple_allgather_one"]),
+                                                                  "ple_allgather_one",
+                                                                  "altup_embed_allgathers",
+                                                                  "altup_unembed_allgathers"]),
     guard(op("allgather_linked", "choose", "all-gathers, where tp splits the matrices",
              when="tp_split", then="allgather_time", otherwise=LIT(0.0)), "link_bandwidth"),
     guard(op("allgather_seconds_per_token", "choose", "all-gathers inside one TPOT",
@@ -1000,15 +1022,19 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # its way through the stages, on top of its stage's share of the layers'. The stage time
     # below is a middle stage's; the first and last add theirs (pipeline_edges)
     op("comm_no_embedding", "at", "communication of one step without the embedding's "
-       "all-reduce", target="comm_total", **{"with": {"n_embedding_allreduces": LIT(0)}}),
+       "all-reduce (and AltUp's all-gathers of the embedded tokens)", target="comm_total",
+       **{"with": {"n_embedding_allreduces": LIT(0), "altup_embed_allgathers": LIT(0.0)}}),
     op("comm_layers", "at", "communication of one step without the embedding's all-reduce and "
-       "the logits' all-gather: the layers' own", target="comm_total",
-       **{"with": {"n_embedding_allreduces": LIT(0), "allgather_one": LIT(0.0)}}),
-    op("comm_embedding_linked", "add", "the embedding's all-reduce (the first stage's)",
+       "the logits' all-gather (nor AltUp's all-gathers): the layers' own", target="comm_total",
+       **{"with": {"n_embedding_allreduces": LIT(0), "allgather_one": LIT(0.0),
+                   "altup_embed_allgathers": LIT(0.0), "altup_unembed_allgathers": LIT(0.0)}}),
+    op("comm_embedding_linked", "add", "the embedding's all-reduce, with AltUp's all-gathers "
+       "of the embedded tokens (the first stage's)",
        plus=["comm_total"], minus=["comm_no_embedding"]),
     op("comm_embedding", "first", "the embedding's all-reduce (none without a link)",
        of=["comm_embedding_linked", LIT(0.0)]),
-    op("comm_head_linked", "add", "the logits' all-gather (the last stage's)",
+    op("comm_head_linked", "add", "the logits' all-gather, with AltUp's all-gathers of the "
+       "last block's output (the last stage's)",
        plus=["comm_no_embedding"], minus=["comm_layers"]),
     op("comm_head", "first", "the logits' all-gather (none without a link)",
        of=["comm_head_linked", LIT(0.0)]),
@@ -1663,7 +1689,7 @@ PLAN: list[dict[str, Any]] = (MODEL_STEPS + ESTIMATE_STEPS + SPECULATIVE_STEPS +
 #: Every input the plan reads.
 INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_final",
           "head_bias", "extras_in_total", "extras_read", "extras_matmul", "extras_copied",
-          "d_ple", "n_vocab_ple", "native_format", "native_bits_default",
+          "d_ple", "n_vocab_ple", "altup_num_inputs", "native_format", "native_bits_default",
           "native_bits_experts", "native_bits_unread", "native_bits_draft",
           "native_bits_draft_experts", "native_bits_draft_inputs", "native_bits_draft_blocks",
           "native_bits_copy_heads", "native_bits_copy_matrices",

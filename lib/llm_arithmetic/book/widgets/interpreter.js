@@ -469,6 +469,7 @@ const Plan = (function () {
       extras_copied: (m.extras || []).filter((x) => x.copied)
         .reduce((a, x) => a + x.params, 0),
       d_ple: m.d_ple || 0, n_vocab_ple: m.n_vocab_ple || 0,
+      altup_num_inputs: m.altup_num_inputs || 0,
       native_format: m.native_format || null,
       native_bits_default: dflt,
       native_bits_experts: m.native_bits.experts !== undefined ? m.native_bits.experts : dflt,

@@ -459,7 +459,7 @@ def gemma3n_text(r: Reader) -> dict[str, Any]:
                  extras=(extra,) + stored)
     # every block carries its LAuReL residual (its parameters in the extra above): vLLM's
     # Gemma3nLaurelBlock splits linear_right by rows, one more all-reduce a block
-    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple,
+    kw.update(d_ple=d_ple, n_vocab_ple=n_vocab_ple, altup_num_inputs=streams,
               layers=tuple(replace(run, laurel=rank) for run in kw["layers"]))
     r.read |= g.read
     return kw
