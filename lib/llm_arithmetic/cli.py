@@ -710,12 +710,11 @@ def _estimate_kwargs(ns: argparse.Namespace) -> dict[str, Any]:
 def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     """estimate()'s ``images`` and ``image_size``, and the cache's context where --context is not
     given: the prompt's text tokens (--prompt, else none) and the images'."""
-    from .estimate import image_inputs
+    from .estimate import prompt_with_images
 
-    size = ns.image_size
-    kw: dict[str, Any] = {"images": ns.images, "image_size": size}
-    if ns.context is None:
-        kw["context"] = (ns.prompt or 0) + image_inputs(m, ns.images, size)["prompt_tokens"]
+    kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size}
+    if ns.context is None:   # the whole prompt, as estimate will make it
+        kw["context"] = prompt_with_images(m, ns.prompt, ns.images, ns.image_size)[1]
     return kw
 
 

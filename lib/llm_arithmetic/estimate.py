@@ -1586,12 +1586,12 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
     takes as inputs, with the tower's parameters (``tower_params``, the plan's
     ``vision_params``) and what splits it under tensor parallelism (:data:`VISION_TP_INPUTS`:
     the prompt's patches, the tower's width and blocks, its mergers that all-reduce, the
-    weights it splits and the FLOPs it keeps whole on every chip). The prompt gains ``prompt_tokens``: the image tokens and the
-    separators the processor writes between their rows or tiles (``separator_tokens``:
-    Pixtral's ``[IMG_BREAK]``, Llama 4's tile separators; text tokens, but as many as the image
-    has rows or tiles). A model without a tower, or whose tower's rule is not
-    modelled, is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it; a bad count or
-    size an :class:`InputError` naming the argument.
+    weights it splits and the FLOPs it keeps whole on every chip). The prompt gains
+    ``prompt_tokens``: the image tokens and the separators the processor writes between their
+    rows or tiles (``separator_tokens``: Pixtral's ``[IMG_BREAK]``, Llama 4's tile separators;
+    text tokens, but as many as the image has rows or tiles). A model without a tower, or
+    whose tower's rule is not modelled, is a :class:`~llm_arithmetic.core.errors.ConfigError`
+    naming it; a bad count or size an :class:`InputError` naming the argument.
 
     >>> v = image_inputs(get_model("qwen2.5-vl-3b-instruct"), 2, (1000, 700))
     >>> v["image_tokens_per_image"], v["image_tokens"], v["vision_patches_per_image"]
@@ -1682,7 +1682,6 @@ def images_argument(v: Any) -> int:
 #: inputs of the same names.
 VISION_TP_INPUTS = ("vision_patches", "d_vision", "vision_layers", "vision_mergers",
                     "vision_split_params", "vision_whole_flops")
-
 
 
 #: Batch sizes of a frontier when none are given: powers of two up to this limit.

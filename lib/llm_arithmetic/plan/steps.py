@@ -1505,18 +1505,16 @@ FORECAST_STEPS: list[dict[str, Any]] = [
     # The prefill fit was fitted on text prompts only (no measured row has an image): it
     # forecasts the prompt's prefill, and the vision tower's bound time is added as it is, a
     # bound, outside the fit's terms and its interval
-    op("fc_ttft_text", "add", "the prefill's bound: time to first token without the tower's",
-       plus=["ttft_seconds"], minus=["vision_ttft_seconds"]),
     guard(f("expected_prefill_seconds", "forecast_step_time", "expected time of the prompt's "
-            "prefill", step_time="fc_ttft_text", overhead_fraction="fp_k",
+            "prefill", step_time="prefill_seconds", overhead_fraction="fp_k",
             dequant_fraction=LIT(0), dequant_time=LIT(0), fixed_time="fp_tau",
             layer_time="fp_lambda"), "forecast_prefill"),
     f("expected_prefill_seconds_low", "forecast_end_time", "its interval's fast end",
       forecast_time="expected_prefill_seconds", interval_ratio="fp_high",
-      step_time="fc_ttft_text"),
+      step_time="prefill_seconds"),
     f("expected_prefill_seconds_high", "forecast_end_time", "its interval's slow end",
       forecast_time="expected_prefill_seconds", interval_ratio="fp_low",
-      step_time="fc_ttft_text"),
+      step_time="prefill_seconds"),
     op("expected_ttft_seconds", "add", "expected time to first token: the tower's bound, then "
        "the prefill's forecast", plus=["expected_prefill_seconds", "vision_ttft_seconds"]),
     op("expected_ttft_seconds_low", "add", "its interval's fast end",
