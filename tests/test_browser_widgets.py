@@ -88,6 +88,10 @@ def python_arguments(state) -> tuple:
         kw.update(draft_len=state["draft"], acceptance=state["acceptance"])
         kw.update({"mtp": dict(speculation="mtp"), "cost": dict(draft_cost=state["draft_cost"]),
                    "draft": dict(draft=state["draft_model"])}[kind])
+    # images in the prompt, as describe's --images N --image-size WxH (none: 0 or absent)
+    if state.get("images"):
+        kw.update(images=state["images"],
+                  image_size=tuple(int(v) for v in state["image_size"].split("x")))
     if state["chip"] == "custom":
         c = state["custom_chip"]
         kw.update(bandwidth=c["bandwidth_gbps"] * 1e9, peak_flops=c["peak_tflops"] * 1e12,

@@ -803,6 +803,29 @@ SERVING_QUERY = """
 """
 
 
+#: Images in the prompt (describe's --images N --image-size WxH), sizes from the page's menu
+#: (export.IMAGE_SIZES; None: the default): a Qwen2.5-VL (windowed tower, split at tp 2), a
+#: Gemma 3 (one fixed crop), a Llama 4 (tiles and their separators), Mistral 3 (row breaks),
+#: Gemma 3n (a convolutional tower, whole on every chip) and InternVL without text tokens.
+SERVING_IMAGE_CASES = [
+    ["qwen2.5-vl-3b-instruct", "h100-sxm", dict(tp=1, prompt=512, generate=128, batch=4,
+                                                images=2, image_size=(1920, 1080))],
+    ["qwen2.5-vl-3b-instruct", "mi300x", dict(tp=2, prompt=64, generate=256, batch=16,
+                                              images=8, image_size=(4032, 3024))],
+    ["gemma-3-12b", "b200", dict(weights="fp8", tp=2, prompt=1000, generate=200, batch=8,
+                                 images=3, image_size=(512, 512))],
+    ["llama-4-scout", "h200", dict(weights="fp8", tp=2, ep=2, prompt=2048, generate=256,
+                                   batch=32, images=1, image_size=(1024, 1024))],
+    ["mistral-small-3.1-24b", "h100-sxm", dict(tp=2, prompt=100, generate=50, batch=2,
+                                               images=4, image_size=(1920, 1080))],
+    ["gemma-3n-e4b", "rtx-4090", dict(tp=1, prompt=300, generate=64, batch=1, images=1,
+                                      image_size=None)],
+    ["internvl3-1b", "m2", dict(tp=1, generate=64, images=2, image_size=(4032, 3024))],
+]
+IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patches_per_image",
+                "vision_prefill_flops", "vision_weight_bytes", "vision_prefill_seconds"]
+
+
 def _allowed_tp(m, wanted):
     """The largest of 1, 2, 4, ..., wanted whose split of the heads estimate() accepts: whole
     query heads on each chip, KV heads that tp divides or that divide tp, and a Mamba-2
@@ -852,18 +875,22 @@ def test_serving_estimate_in_the_page_equals_python(page):
     """TTFT, TPOT, the request time, the rates per user and per chip, cost, energy and the
     communication inside a TPOT: the page's estimate() is llm_arithmetic.estimate's, for every
     catalog model on NVLink, Infinity Fabric, PCIe and link-less chips, one to sixteen chips."""
-    cases = _serving_cases()
+    cases = _serving_cases() + SERVING_IMAGE_CASES
     got = page.evaluate(SERVING_QUERY, [[n, c, {k: v for k, v in kw.items()}]
                                         for n, c, kw in cases])
     failures, seen = [], {"allreduce": 0, "alltoall": 0, "pp": 0, "cost": 0, "no_link": 0,
-                          "scale_out": 0, "not_fit": 0, "generate_0": 0}
+                          "scale_out": 0, "not_fit": 0, "generate_0": 0, "images": 0,
+                          "images_tp": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContextWarning)
         for (name, chip, kw), g in zip(cases, got):
             case = (name, chip, tuple(kw.values()))
             assert "error" not in g, (case, g)
             e = estimate(name, hardware=chip, **kw)
-            _compare(case, g, e, SERVING_NUMERIC + NUMERIC_FIELDS, failures)
+            _compare(case, g, e, SERVING_NUMERIC + NUMERIC_FIELDS + IMAGE_FIELDS, failures)
+            if list(g["image_size"] or ()) != list(e.image_size or ()):
+                failures.append(f"{case} image_size: page {g['image_size']}, "
+                                f"python {e.image_size}")
             if g["fits_per_chip"] != e.fits_per_chip:
                 failures.append(f"{case} fits_per_chip: page {g['fits_per_chip']!r}, "
                                 f"python {e.fits_per_chip!r}")
@@ -875,6 +902,8 @@ def test_serving_estimate_in_the_page_equals_python(page):
             seen["scale_out"] += e.link_bandwidth is not None and e.link_bandwidth < 60e9
             seen["not_fit"] += e.fits_per_chip is False
             seen["generate_0"] += e.generate == 0
+            seen["images"] += e.images is not None
+            seen["images_tp"] += e.images is not None and e.tp > 1
     assert not failures, f"{len(failures)} differ, e.g.:\n" + "\n".join(failures[:10])
     assert all(v >= 2 for v in seen.values()), seen  # every path was taken
 
@@ -923,7 +952,11 @@ def test_serving_errors_agree_with_python(page):
 
     bad = [("llama-3-8b", dict(tp=3)), ("llama-3-8b", dict(tp=64)), ("gpt2", dict(pp=13)),
            ("llama-3-8b", dict(ep=2, tp=2)), ("mixtral-8x7b", dict(ep=16, tp=16)),
-           ("llama-3-8b", dict(price_per_hour=1e5)), ("llama-3-8b", dict(generate=-1))]
+           ("llama-3-8b", dict(price_per_hour=1e5)), ("llama-3-8b", dict(generate=-1)),
+           # images: a model without a tower, one whose tower's rule is not modelled, no
+           # images, a size the page's menu does not offer (Python's limit: 65,536 px a side)
+           ("llama-3-8b", dict(images=1)), ("kimi-vl-a3b-instruct", dict(images=1)),
+           ("gemma-3-4b", dict(images=0)), ("gemma-3-4b", dict(images=1, image_size=(1, 1 << 17)))]
     got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad])
     for (name, kw), g in zip(bad, got):
         with pytest.raises(InputError):
@@ -1030,6 +1063,29 @@ def test_the_serving_widget_follows_its_controls(page):
     # the custom model, moved last, has 50,000 token ids, which no catalog model's vocabulary
     # is within 128 of (GPT-2's 50,257 the nearest): its draft falls to none; any runtime
     assert (moved["speculation"], moved["draft_model"], moved["runtime"]) == (None, None, None)
+    # images: the two controls are hidden for a model that takes none (the custom one), shown
+    # for Qwen2.5-VL; two images of 1920 x 1080 px join its prompt and its TTFT, then Llama
+    # 4 Scout's tiles; a model without a tower again hides them and drops the images
+    el = page.locator('[data-llm-widget="serving"]')
+    shown = "(el) => ['images', 'image_size'].map((c) => el.querySelector(" \
+        "`[data-control=\"${c}\"]`).offsetParent !== null)"
+    assert el.evaluate(shown) == [False, False]
+    for move in (("model", "select", ["qwen2.5-vl-3b-instruct"]), ("images", "select", ["2"]),
+                 ("image_size", "select", ["1920x1080"]), ("model", "select", ["llama-4-scout"])):
+        move_control(page, el, move)
+        r = el.evaluate(READ_WIDGET)
+        problems += check_widget(r, f"serving after {move[:3]}")
+        assert el.evaluate(shown) == [True, True]
+    assert (r["state"]["images"], r["state"]["image_size"]) == (2, "1920x1080")
+    rows = {o["key"]: o["value"] for o in r["outputs"]}
+    assert float(rows["image_tokens"]) == 2 * 2304 and float(rows["vision_prefill_seconds"]) > 0
+    move_control(page, el, ("model", "select", ["llama-3-70b"]))
+    r = el.evaluate(READ_WIDGET)
+    assert el.evaluate(shown) == [False, False] and r["state"]["images"] == 0
+    assert el.evaluate("(el) => el.querySelector('[data-key=\"image_tokens\"]')"
+                       ".closest('.lla-number').hidden")
+    move_control(page, el, ("model", "select", ["qwen2.5-vl-3b-instruct"]))
+    move_control(page, el, ("images", "select", ["1"]))
     page.set_viewport_size({"width": 390, "height": 844})
     el = page.locator('[data-llm-widget="serving"]')
     page.wait_for_timeout(200)
@@ -1659,3 +1715,48 @@ def test_mtp_module_at_its_own_bits_and_peak_in_the_page_equals_python(page):
             e = estimate(str(path), hardware=chip, **kw)
             _compare((name, chip, tuple(kw.items())), g, e, SPECULATION_KEYS, failures)
     assert not failures, "\n".join(failures[:10])
+
+
+def test_the_page_takes_each_image_size_as_python_counts_it():
+    """The images the page offers (export.image_data, catalog.json's ``images`` of a model):
+    for every catalog model whose tower's rule is modelled and every size of the menu, N
+    images (counts from 1 to the most the page offers) are the plan's inputs of one times N where the menu's
+    ``scaled`` says so, else one image's, as llm_arithmetic.estimate.image_inputs gives them;
+    and two counts by hand from the processors' rules (transformers 5.24.0):
+
+    * Qwen2.5-VL, 1920 x 1080 px: ``smart_resize`` rounds each side to 28 px, 1932 x 1092
+      (under the 12,845,056-pixel limit): 69 x 39 = 2,691 tokens, four times as many patches;
+    * Llama 4, 1024 x 1024 px: the least upscaling canvas of 336 px tiles is 4 x 4 (1,344 px,
+      x 1.3125; 3 x 3 would shrink it), 16 tiles and a global one, 144 tokens each: 2,448, and
+      16 tile separators."""
+    from llm_arithmetic.catalog.images import DEFAULT_IMAGE_SIZE
+    from llm_arithmetic.estimate import image_inputs, vision_plan_inputs
+
+    sizes = [f"{w}x{h}" for w, h in export.IMAGE_SIZES]
+    assert tuple(DEFAULT_IMAGE_SIZE) in export.IMAGE_SIZES
+    offered = {name: export.image_data(e.model) for name, e in CATALOG.items()}
+    offered = {k: v for k, v in offered.items() if v is not None}
+    assert {"qwen2.5-vl-3b-instruct", "gemma-3-12b", "llama-4-scout", "gemma-3n-e4b",
+            "llava-1.5-7b-hf"} <= set(offered)
+    for name, by_size in offered.items():
+        m = CATALOG[name].model
+        assert list(by_size) == sizes, name
+        for (w, h), key in zip(export.IMAGE_SIZES, sizes):
+            one = by_size[key]
+            for n in (1, 3, 7, export.IMAGES_MAX):
+                v = image_inputs(m, n, (w, h))
+                want = {**vision_plan_inputs(v), "prompt_tokens": v["prompt_tokens"],
+                        "vision_patches_per_image": v["vision_patches_per_image"]}
+                got = {"images": n, **{k: n * x if k in export.IMAGE_SCALED else x
+                                       for k, x in one.items()}}
+                assert got == want, (name, key, n)
+    qwen = offered["qwen2.5-vl-3b-instruct"]["1920x1080"]
+    assert (qwen["image_tokens_per_image"], qwen["prompt_tokens"],
+            qwen["vision_patches_per_image"]) == (69 * 39, 69 * 39, 4 * 69 * 39)
+    llama = offered["llama-4-scout"]["1024x1024"]
+    assert (llama["image_tokens_per_image"], llama["prompt_tokens"]) == (17 * 144,
+                                                                          17 * 144 + 16)
+    # a model with a tower whose rule is not modelled carries Python's refusal instead
+    record = export.model_data(CATALOG["kimi-vl-a3b-instruct"])
+    assert "images" not in record and "not modelled" in record["images_refused"]
+    assert "images" not in export.model_data(CATALOG["llama-3-8b"])

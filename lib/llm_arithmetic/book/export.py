@@ -23,25 +23,28 @@ from typing import Any
 
 from ..catalog.formats import FORMATS
 from ..catalog.hardware import FULLY_CONNECTED, HARDWARE
+from ..catalog.images import DEFAULT_IMAGE_SIZE, image_tower
 from ..catalog.model_catalog import CATALOG
-from ..core.errors import InputError
+from ..core.errors import ConfigError, InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
                         DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD, SERVING_RANGES,
                         SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
-                        offered_drafts, speculative_inputs)
+                        image_inputs, offered_drafts, speculative_inputs, vision_plan_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
 from ..plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, KV_PER_TOKEN_MEAN
 
 __all__ = ["catalog_data", "model_data", "widget_cell", "widget_templates", "WIDGETS",
-           "WIDGET_OPTIONS", "PAGE_TEMPLATES"]
+           "WIDGET_OPTIONS", "PAGE_TEMPLATES", "image_data", "IMAGE_SIZES", "IMAGES_MAX",
+           "IMAGE_SCALED"]
 
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
 #: ``data-*`` options a widget's container may carry (``widget_cell``'s keywords).
 WIDGET_OPTIONS = ("model", "chip", "weights", "kv", "context", "batch", "tp", "prompt",
-                  "generate", "price", "speculation", "controls", "show", "plots", "title")
+                  "generate", "price", "speculation", "controls", "show", "plots", "title",
+                  "images", "image_size")
 #: The sentences the calculators fill as describe does, besides the forecast's caveat:
 #: :func:`catalog_data`'s ``templates`` (``ui.js`` reads ``CATALOG.templates``).
 PAGE_TEMPLATES = {
@@ -105,7 +108,77 @@ def model_data(entry: Any) -> dict[str, Any]:
         # where the config declares modules its reader does not count, Python's refusal of the
         # workloads that draft with them (it names the field), which the page then says
         **({"speculation_refused": _refusals(m)} if m.mtp_modules else {}),
+        # images in the prompt: the plan's inputs of one image of each size of the page's menu,
+        # where the tower's rule is modelled; else, where it has a tower, Python's refusal
+        **_images_field(m),
     }
+
+
+#: The image sizes (width, height) [px] the page offers: a small square (512 x 512), the library's
+#: default (:data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE`, 1024 x 1024), a full-HD
+#: screenshot or video frame (1920 x 1080, landscape) and a 12-megapixel phone photo
+#: (4032 x 3024, 4:3), past the pixel limits that cap the native-resolution rules (Qwen's,
+#: GLM's, Kimi's) and asking the tiling rules (Llama 4's, InternVL's) for their largest grids.
+#: The processors' rules are Python's integer algorithms (:mod:`llm_arithmetic.catalog.images`);
+#: the page takes their results for these sizes as data and computes none.
+IMAGE_SIZES = ((512, 512), (1024, 1024), (1920, 1080), (4032, 3024))
+#: Most images the page puts in a prompt.
+IMAGES_MAX = 8
+#: What N images multiply of :func:`image_data`'s record of one image: the plan's inputs that
+#: count the images' work, and the prompt's tokens (:func:`image_data` checks, for every model
+#: and size, that N images give N times one image's of these, and one image's of the others).
+IMAGE_SCALED = ("vision_prefill_flops", "vision_patches", "vision_whole_flops", "prompt_tokens")
+
+
+def image_data(m: Any) -> dict[str, dict[str, int]] | None:
+    """The plan's image inputs (:func:`~llm_arithmetic.estimate.vision_plan_inputs`, the count
+    left out) of one image of each size of :data:`IMAGE_SIZES` for ``m``, keyed ``"WxH"``, with
+    the prompt tokens one image adds (``prompt_tokens``: its tokens and separators) and the
+    patches its tower runs (``vision_patches_per_image``); None for a model whose tower's rule
+    is not modelled or that has none. N images of a size are N times the values of
+    :data:`IMAGE_SCALED`, and the others as they are: checked here at
+    2 and :data:`IMAGES_MAX` images against :func:`~llm_arithmetic.estimate.image_inputs`
+    (a ValueError names an input that is neither).
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> d = image_data(CATALOG["qwen2.5-vl-3b-instruct"].model)["1920x1080"]
+    >>> d["image_tokens_per_image"], d["prompt_tokens"], d["vision_patches"], d["d_vision"]
+    (2691, 2691, 10764, 1280)
+    >>> image_data(CATALOG["llama-3-8b"].model) is None
+    True
+    """
+    try:
+        image_tower(m)
+    except ConfigError:
+        return None
+    out = {}
+    for w, h in IMAGE_SIZES:
+        one = image_inputs(m, 1, (w, h))
+        record = {**vision_plan_inputs(one), "prompt_tokens": one["prompt_tokens"],
+                  "vision_patches_per_image": one["vision_patches_per_image"]}
+        del record["images"]
+        for n in (2, IMAGES_MAX):
+            many = image_inputs(m, n, (w, h))
+            got = {**vision_plan_inputs(many), "prompt_tokens": many["prompt_tokens"],
+                   "vision_patches_per_image": many["vision_patches_per_image"]}
+            for k, v in record.items():
+                if got[k] != (n * v if k in IMAGE_SCALED else v):
+                    raise ValueError(f"{m.name}, {n} images of {w} x {h} px: {k} is {got[k]}, "
+                                     f"one image's {v}: neither {n} times it nor the same "
+                                     "(export it per count)")
+        out[f"{w}x{h}"] = record
+    return out
+
+
+def _images_field(m: Any) -> dict[str, Any]:
+    """``images`` (:func:`image_data`) for a model whose tower's rule is modelled;
+    ``images_refused``, Python's refusal, for one whose tower's rule is not; else nothing."""
+    try:
+        image_tower(m)
+    except ConfigError as err:
+        towers = [x for x in m.extras if x.name.startswith("vision tower")]
+        return {"images_refused": str(err)} if towers else {}
+    return {"images": image_data(m)}
 
 
 def _refusals(m: Any) -> dict[str, str]:
@@ -239,6 +312,10 @@ def catalog_data() -> dict[str, Any]:
         "drafts": {name: offered_drafts(name) for name in CATALOG},
         # the sentences the calculators fill as describe does (widget_templates lists them all)
         "templates": dict(PAGE_TEMPLATES),
+        # the images the page offers (each model's inputs per size: model_data's ``images``)
+        "image_menu": {"sizes": [list(s) for s in IMAGE_SIZES],
+                       "default": list(DEFAULT_IMAGE_SIZE), "max": IMAGES_MAX,
+                       "scaled": list(IMAGE_SCALED)},
     }
 
 

@@ -310,11 +310,52 @@ const Estimate = (function () {
     });
   }
 
+  // estimate.image_inputs on the page: `images` images of `size` ([width, height] px, one of
+  // the page's menu, CATALOG.image_menu; default estimate's) in a prompt to m. The processors'
+  // rules are Python's: the export gives the plan's inputs of one image of each size
+  // (export.image_data), and N images are N times those the menu's `scaled` names, the others
+  // as they are (the export checks both). Returns the plan's inputs, the prompt tokens the
+  // images add, the size and the tower's patches of one image.
+  function imageInputs(m, images, size) {
+    const menu = CATALOG.image_menu;
+    if (images === null || images === undefined) {
+      throw new Error("images must be given with image_size (how many images the prompt holds)");
+    }
+    const n = count("images", images);
+    const [w, h] = size === null || size === undefined ? menu.default : size;
+    const key = `${w}x${h}`;
+    if (!m.images) {
+      throw new Error(m.images_refused ?? `${m.name} has no vision tower: it takes no images`);
+    }
+    const one = m.images[key];
+    if (!one) {
+      throw new Error(`image_size: ${w} x ${h} px is not among the page's sizes (${
+        menu.sizes.map(([a, b]) => `${a} x ${b}`).join(", ")})`);
+    }
+    const plan = {images: n};
+    for (const [k, v] of Object.entries(one)) {
+      if (k !== "prompt_tokens" && k !== "vision_patches_per_image") {
+        plan[k] = menu.scaled.includes(k) ? n * v : v;
+      }
+    }
+    return {plan, prompt_tokens: n * one.prompt_tokens, image_size: [w, h],
+      vision_patches_per_image: one.vision_patches_per_image};
+  }
+
   function evaluator(m, chip, opts) {
-    const o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
+    let o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
       link_bandwidth: null, link_latency: null, overlap: true, allreduce: null,
-      node_limit: null, dispatch_bits: null, runtime: null, ...opts};
+      node_limit: null, dispatch_bits: null, runtime: null, images: null, image_size: null,
+      ...opts};
+    // estimate.prompt_with_images: the images' tokens join the prompt's text tokens (0 where
+    // none given), for the draft's workload too; the tower's inputs join the plan's
+    let vision = null;
+    if (o.images !== null || o.image_size !== null) {
+      vision = imageInputs(m, o.images, o.image_size);
+      const text = o.prompt === null || o.prompt === undefined ? 0 : count("prompt", o.prompt);
+      o = {...o, prompt: text + vision.prompt_tokens};
+    }
     const context = count("context", o.context);
     const batch = count("batch", o.batch);
     const [tp, ep, pp] = parallel(m, o.tp, o.ep, o.pp);
@@ -350,10 +391,19 @@ const Estimate = (function () {
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(m, chip, o);
     const fc = forecastInputs(chip, o.runtime);
-    return [Plan.base(m).child({...inputs, ...spec, ...fc}), {context, batch, tp, ep, pp, prompt,
-      generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
-      dispatch_bits: comm.dispatch_bits, runtime: o.runtime, draft_len: spec.draft_len,
-      acceptance: spec.acceptance, draft_cost: spec.draft_cost, draft_layers: spec.draft_layers}];
+    // the images' inputs, and the fields estimate() reports beside the plan's (None without)
+    const seen = vision ? {images: vision.plan.images, image_size: vision.image_size,
+      image_tokens_per_image: vision.plan.image_tokens_per_image,
+      vision_patches_per_image: vision.vision_patches_per_image,
+      vision_prefill_flops: vision.plan.vision_prefill_flops}
+      : {images: null, image_size: null, image_tokens_per_image: null,
+        vision_patches_per_image: null, vision_prefill_flops: null};
+    return [Plan.base(m).child({...inputs, ...spec, ...fc, ...(vision ? vision.plan : {})}),
+      {context, batch, tp, ep, pp, prompt,
+        generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
+        dispatch_bits: comm.dispatch_bits, runtime: o.runtime, draft_len: spec.draft_len,
+        acceptance: spec.acceptance, draft_cost: spec.draft_cost,
+        draft_layers: spec.draft_layers, ...seen}];
   }
 
   // the communication options as estimate._comm_options checks them
@@ -446,5 +496,5 @@ const Estimate = (function () {
   }
 
   return {estimate, steps, frontier, computeChain, formatBits, tpAllowed, LIMITS, forecastCaveat,
-    fillTemplate};
+    fillTemplate, imageInputs};
 })();

@@ -513,7 +513,8 @@ const Plan = (function () {
       forecast_decode: null,
       forecast_prefill: null,
       forecast_prefill_int8: null,
-      // images in the prompt (estimate.image_inputs; the page asks for none)
+      // images in the prompt (estimate.image_inputs; null: none. Estimate.imageInputs gives
+      // them from the exported inputs of the menu's sizes, export.image_data)
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
       vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
       vision_split_params: null, vision_whole_flops: null,

@@ -213,6 +213,13 @@ const UI = (function () {
       scale: 1e-3, range: true, needs: "fits_per_chip"},
     expected_tokens_per_second_per_chip: {label: "expected tokens/s per chip (80% range)",
       unit: "tokens/s", range: true, needs: "fits_per_chip"},
+    // images in the prompt (estimate's image keys; rows shown only with images)
+    image_tokens_per_image: {label: "tokens per image", unit: "tokens", exact: true,
+      imaged: true},
+    image_tokens: {label: "image tokens in the prompt", unit: "tokens", exact: true,
+      imaged: true},
+    vision_prefill_seconds: {label: "vision tower time (in the time to first token)", unit: "ms",
+      scale: 1e-3, imaged: true},
   };
 
   function outputValue(key, e) {
@@ -244,6 +251,8 @@ const UI = (function () {
     // a draft's row without a draft: hidden (its value, Python's, stays in data-value)
     const row = node.closest(".lla-number");
     if (row && o.drafted) row.hidden = !e || e.draft_len === null || e.draft_len === undefined;
+    // an image's row without images: hidden too
+    if (row && o.imaged) row.hidden = !e || e.images === null || e.images === undefined;
     if (!e) {
       node.textContent = "–";
       node.dataset.value = "";
@@ -376,12 +385,21 @@ const UI = (function () {
     const opts = {weights: state.weights || null, bits_kv: state.kv, context: state.context,
       batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
       generate: state.generate ?? null, price_per_hour: state.price ?? null,
-      runtime: state.runtime ?? null, ...speculationOptions(state), ...r.custom};
+      runtime: state.runtime ?? null, ...speculationOptions(state), ...imageOptions(state, r),
+      ...r.custom};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
       return {...r, est: null, problems: [String(err.message || err)]};
     }
+  }
+
+  // estimate()'s images and image_size for the state's choice: none where the state has no
+  // images or the model takes none (the controls are hidden for it)
+  function imageOptions(state, r) {
+    if (!state.images || !r.model || !r.model.images) return {};
+    return {images: state.images,
+      image_size: state.image_size ? state.image_size.split("x").map(Number) : null};
   }
 
   // estimate()'s speculative keywords for the state's choice: the model's MTP module (the named
@@ -802,6 +820,9 @@ const UI = (function () {
   // speculative decoding's controls: which draft (none, the model's MTP module, a draft of the
   // cost given, a draft model), its length, the acceptance rate, the cost given
   const SPECULATION = ["speculation", "draft", "acceptance", "draft_cost"];
+  // images in the prompt: how many (0 to the menu's most) and their size (the menu's), shown
+  // only for a model whose tower's rule the export gives (CATALOG.image_menu)
+  const IMAGES = ["images", "image_size"];
   const WIDGETS = {
     puzzle: {
       title: "A model on a chip: the bound on tokens per second",
@@ -850,14 +871,15 @@ const UI = (function () {
     },
     serving: {
       title: "Serving on a replica: the first token, each next one, and the frontier",
-      controls: ["model", "chip", "weights", "tp", "prompt", "generate", "batch", "price",
-        "runtime", ...SPECULATION],
+      controls: ["model", "chip", "weights", "tp", "prompt", ...IMAGES, "generate", "batch",
+        "price", "runtime", ...SPECULATION],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
         "cost_per_million_tokens", "fits_per_chip", "weight_bytes_per_chip",
         "speculative_tpot_seconds", "draft_cost",
         "draft_memory_bytes", "expected_ttft_seconds", "expected_tpot_seconds",
-        "expected_tokens_per_second_per_chip"],
+        "expected_tokens_per_second_per_chip", "image_tokens_per_image", "image_tokens",
+        "vision_prefill_seconds"],
       plots: ["frontier"],
       defaults: {model: "llama-3-70b", chip: "h100-sxm", weights: "fp8", kv: "fp16",
         context: 2048, batch: 64, tp: 8, prompt: 2048, generate: 256, price: null},
@@ -884,6 +906,8 @@ const UI = (function () {
       if (k in d) o[k] = parseInt(d[k], 10);
     }
     if ("price" in d) o.price = d.price === "" ? null : Number(d.price);
+    if ("images" in d) o.images = parseInt(d.images, 10);
+    if ("image_size" in d) o.image_size = d.image_size;
     // a serving control without a starting value: one chip, a 2,048-token prompt and 256
     // tokens after the first (the sizes of estimate()'s example)
     let controls = "controls" in d ? list(d.controls) : spec.controls;
@@ -893,8 +917,10 @@ const UI = (function () {
     if (first >= 0 && !controls.includes("speculation")) {
       controls = [...controls.slice(0, first), "speculation", ...controls.slice(first)];
     }
+    const [w0, h0] = CATALOG.image_menu.default;
     const start = {tp: 1, prompt: 2048, generate: 256, price: null, runtime: null,
-      speculation: null, draft_model: null, draft_cost: 0, ...DRAFT_START};
+      speculation: null, draft_model: null, draft_cost: 0, ...DRAFT_START, images: 0,
+      image_size: `${w0}x${h0}`};
     for (const k of Object.keys(start)) {
       const shown = k in DRAFT_START || k.startsWith("draft_") ? controls.includes("speculation")
         : controls.includes(k);
@@ -990,6 +1016,7 @@ const UI = (function () {
     let tpSel = null;
     let tpOffered = "";
     let specUI = null;  // speculation: the draft's select, its fields, what is offered
+    const imageUI = {};  // images: each control's field and select
 
     function refreshTp() {
       // the degrees the current model allows; a tp it does not allow falls to the largest
@@ -1048,9 +1075,22 @@ const UI = (function () {
       if (specUI.mtpNote) specUI.mtpNote.hidden = state.speculation !== "mtp";
     }
 
+    // the image controls, shown for a model that takes images (its inputs exported); for
+    // another, hidden, and no images
+    function refreshImages() {
+      const model = resolve(state).model;
+      const offered = !!(model && model.images);
+      if (!offered) state.images = 0;
+      for (const [k, ui] of Object.entries(imageUI)) {
+        ui.field.hidden = !offered;
+        ui.sel.value = String(state[k]);
+      }
+    }
+
     function render() {
       if (tpSel) refreshTp();
       if (specUI) refreshSpeculation();
+      if (imageUI.images || imageUI.image_size) refreshImages();
       const r = compute(state);
       el.dataset.state = JSON.stringify({model: state.model, chip: state.chip,
         weights: state.weights || null, kv: state.kv, context: state.context,
@@ -1063,13 +1103,16 @@ const UI = (function () {
         draft_cost: state.speculation === "cost" ? state.draft_cost : null,
         draft_model: state.speculation === "draft" ? state.draft_model : null,
         custom_model: state.model === "custom" ? state.customModel : null,
-        custom_chip: state.chip === "custom" ? state.customChip : null});
+        custom_chip: state.chip === "custom" ? state.customChip : null,
+        images: state.images ?? null, image_size: state.image_size ?? null});
       const notes = [...r.problems];
       if (r.est && r.model.trained_context && state.context > r.model.trained_context) {
         notes.push(`${fmtExact(state.context)} tokens is beyond the ${fmtExact(
           r.model.trained_context)} the model was trained for.`);
       }
-      const requestTokens = (state.prompt ?? 0) + (state.generate ?? 0);
+      // the prompt with its images' tokens, as the estimate takes it
+      const requestTokens = ((r.est ? r.est.prompt : state.prompt) ?? 0)
+        + (state.generate ?? 0);
       if (r.est && state.prompt && r.model.trained_context
           && requestTokens > r.model.trained_context) {
         notes.push(`prompt and generated tokens, ${fmtExact(requestTokens)}, are beyond the ${
@@ -1284,6 +1327,22 @@ const UI = (function () {
         controls.appendChild(f);
         inp.addEventListener("input", () => {
           state.draft_cost = inp.value === "" ? NaN : Number(inp.value);
+          render();
+        });
+      } else if (c === "images" || c === "image_size") {
+        // how many images the prompt holds (0: none), or the size of each, from the menu
+        const menu = CATALOG.image_menu;
+        const choices = c === "images"
+          ? Array.from({length: menu.max + 1}, (_, k) => [k, k ? String(k) : "none"])
+          : menu.sizes.map(([w, ht]) => [`${w}x${ht}`, `${w} x ${ht} px`]);
+        const sel = h("select", {"data-control": c}, choices.map(([v, text]) => h("option",
+          {value: v, text})));
+        sel.value = String(state[c]);
+        const f = field(c === "images" ? "images in the prompt" : "image size", sel);
+        imageUI[c] = {field: f, sel};
+        controls.appendChild(f);
+        sel.addEventListener("change", () => {
+          state[c] = c === "images" ? Number(sel.value) : sel.value;
           render();
         });
       } else if (c === "group") {
