@@ -1019,18 +1019,30 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # vllm/model_executor/models/llama.py: LlamaModel looks up embed_tokens where
     # get_pp_group().is_first_rank, LlamaForCausalLM builds lm_head where is_last_rank; the
     # other models follow it): a token pays each once on
-    # its way through the stages, on top of its stage's share of the layers'. The stage time
-    # below is a middle stage's; the first and last add theirs (pipeline_edges)
-    op("comm_no_embedding", "at", "communication of one step without the embedding's "
-       "all-reduce (and AltUp's all-gathers of the embedded tokens)", target="comm_total",
-       **{"with": {"n_embedding_allreduces": LIT(0), "altup_embed_allgathers": LIT(0.0)}}),
-    op("comm_layers", "at", "communication of one step without the embedding's all-reduce and "
-       "the logits' all-gather (nor AltUp's all-gathers): the layers' own", target="comm_total",
+    # its way through the stages, on top of its stage's share of the layers'. A per-layer
+    # embedding (Gemma 3n, Gemma 4 E2B/E4B) is looked up, and its projection all-gathered, once
+    # a step before the first block, for every layer at once: its all-reduce and all-gather
+    # are the first stage's too (vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18
+    # vllm/model_executor/models/gemma4.py: Gemma4Model.forward computes per_layer_inputs
+    # where get_pp_group().is_first_rank and the later stages receive them in the
+    # IntermediateTensors; @034f08e65e596139d8da7fe53c8a892209b64ba3 gemma3n.py:
+    # Gemma3nTextModel.forward computes them before the blocks' loop), as are AltUp's
+    # projections of the embedded tokens. The stage time below is a middle stage's; the first
+    # and last add theirs (pipeline_edges)
+    op("comm_no_embedding", "at", "communication of one step without the first stage's own: "
+       "the embedding's all-reduce, the per-layer embedding's all-reduce and all-gather, "
+       "AltUp's all-gathers of the embedded tokens", target="comm_total",
+       **{"with": {"n_embedding_allreduces": LIT(0), "altup_embed_allgathers": LIT(0.0),
+                   "ple_allreduce_one": LIT(0.0), "ple_allgather_one": LIT(0.0)}}),
+    op("comm_layers", "at", "communication of one step without the first stage's own nor the "
+       "last stage's (the logits' all-gather, AltUp's all-gathers of the last block's output): "
+       "the layers' own", target="comm_total",
        **{"with": {"n_embedding_allreduces": LIT(0), "allgather_one": LIT(0.0),
-                   "altup_embed_allgathers": LIT(0.0), "altup_unembed_allgathers": LIT(0.0)}}),
-    op("comm_embedding_linked", "add", "the embedding's all-reduce, with AltUp's all-gathers "
-       "of the embedded tokens (the first stage's)",
-       plus=["comm_total"], minus=["comm_no_embedding"]),
+                   "altup_embed_allgathers": LIT(0.0), "altup_unembed_allgathers": LIT(0.0),
+                   "ple_allreduce_one": LIT(0.0), "ple_allgather_one": LIT(0.0)}}),
+    op("comm_embedding_linked", "add", "the embedding's all-reduce, with the per-layer "
+       "embedding's all-reduce and all-gather and AltUp's all-gathers of the embedded tokens "
+       "(the first stage's)", plus=["comm_total"], minus=["comm_no_embedding"]),
     op("comm_embedding", "first", "the embedding's all-reduce (none without a link)",
        of=["comm_embedding_linked", LIT(0.0)]),
     op("comm_head_linked", "add", "the logits' all-gather, with AltUp's all-gathers of the "
