@@ -48,8 +48,8 @@ from .core.errors import InputError
 from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, prompt_with_images,
                        resolve_model, serving_argument, speculative_inputs,
-                       vision_plan_inputs, warn_block_format, warn_past_trained_context,
-                       weight_bits)
+                       vision_degrees, vision_plan_inputs, warn_block_format,
+                       warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
            "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "IMAGE_KEYS", "SearchResult", "search",
@@ -334,6 +334,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
                                               pp, overhead, price)
+                            if vision is not None:  # a tp the tower cannot split: skipped
+                                vision_degrees(m, tp)
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue

@@ -1180,7 +1180,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # the mergers' matrices split over the chips (column-, then row-parallel), the patch
     # embedding, norms and biases whole on each; two all-reduces a block of the prompt's
     # patches x d_vis values and one a merger of its image tokens x d_model, each block
-    # waiting for them (one forward, nothing to overlap)
+    # waiting for them (one forward, nothing to overlap). A degree that does not divide the
+    # tower's heads is refused before the plan runs, as vLLM refuses it
+    # (estimate.vision_degrees); a tower vLLM runs unsplit (Gemma 4's, built through
+    # transformers' AutoModel; a convolutional one) comes with vision_layers 0 and all its
+    # FLOPs in vision_whole_flops: whole on every chip
     guard(op("vision_split_share", "div", "the tower's split weights one chip holds",
              of=["vision_split_params", "tp"]), "images"),
     guard(op("vision_chip_params", "add", "the tower's weights on one chip: what it keeps "
