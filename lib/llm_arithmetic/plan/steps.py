@@ -1043,12 +1043,14 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("comm_embedding_linked", "add", "the embedding's all-reduce, with the per-layer "
        "embedding's all-reduce and all-gather and AltUp's all-gathers of the embedded tokens "
        "(the first stage's)", plus=["comm_total"], minus=["comm_no_embedding"]),
-    op("comm_embedding", "first", "the embedding's all-reduce (none without a link)",
-       of=["comm_embedding_linked", LIT(0.0)]),
+    op("comm_embedding", "first", "the first stage's own collectives: the embedding's "
+       "all-reduce, a per-layer embedding's all-reduce and all-gather, AltUp's all-gathers of "
+       "the embedded tokens (none without a link)", of=["comm_embedding_linked", LIT(0.0)]),
     op("comm_head_linked", "add", "the logits' all-gather, with AltUp's all-gathers of the "
        "last block's output (the last stage's)",
        plus=["comm_no_embedding"], minus=["comm_layers"]),
-    op("comm_head", "first", "the logits' all-gather (none without a link)",
+    op("comm_head", "first", "the last stage's own collectives: the logits' all-gather and "
+       "AltUp's all-gathers of the last block's output (none without a link)",
        of=["comm_head_linked", LIT(0.0)]),
     op("comm_layers_stage", "div", "a stage's share of the layers' communication",
        of=["comm_layers", "pp"]),
@@ -1056,9 +1058,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        "share of the layers' on each of several", when="pipeline_split",
        then="comm_layers_stage", otherwise="comm_total"),
     op("comm_time", "first", "communication of one stage's step", of=["comm_stage", LIT(0.0)]),
-    op("comm_first_stage", "add", "the first stage's: its share and the embedding's all-reduce",
-       plus=["comm_time", "comm_embedding"]),
-    op("comm_last_stage", "add", "the last stage's: its share and the logits' all-gather",
+    op("comm_first_stage", "add", "the first stage's: its share of the layers' and its own "
+       "(the embedding's all-reduce, a per-layer embedding's all-reduce and all-gather, "
+       "AltUp's all-gathers of the embedded tokens)", plus=["comm_time", "comm_embedding"]),
+    op("comm_last_stage", "add", "the last stage's: its share of the layers' and its own (the "
+       "logits' all-gather, AltUp's all-gathers of the last block's output)",
        plus=["comm_time", "comm_head"]),
     f("peak_compute_seconds", "compute_time", "compute time (none without a peak)",
       step_flops="decode_step_flops", peak_flops="decode_peak_or_inf"),
@@ -1093,8 +1097,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     f("tpot_serialized_stages", "pipeline_time", "a token through the stages, communication "
       "serialized, each a middle stage's", stage_time="stage_serialized_seconds",
       microbatches=1),
-    op("tpot_serialized_edges", "add", "with the embedding's all-reduce and the logits' "
-       "all-gather paid once", plus=["tpot_serialized_stages", "comm_embedding", "comm_head"]),
+    op("tpot_serialized_edges", "add", "with the first and last stages' own collectives (the "
+       "embedding's all-reduce and the logits' all-gather, with a per-layer embedding's and "
+       "AltUp's) paid once", plus=["tpot_serialized_stages", "comm_embedding", "comm_head"]),
     op("tpot_serialized_seconds", "choose", "time per output token, communication serialized",
        when="pipeline_split", then="tpot_serialized_edges", otherwise="tpot_serialized_stages"),
     op("prefill_allreduce", "at", "all-reduces of a prefill: the step's, for the prompt's "
