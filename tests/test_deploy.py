@@ -393,3 +393,33 @@ def test_plan_takes_images_as_describe_does():
     assert rc == 2 and "llama-3.1-8b" in err and "no vision tower" in err
     rc, _, err = _cli(*base, "--image-size", "1000x700")
     assert rc == 2 and "--image-size needs --images" in err
+
+
+def test_plan_json_names_the_images_as_describe_does():
+    """plan --json --images: the images under describe --json's keys (null without images),
+    and in each configuration what the tower adds to its TTFT. Qwen2-VL at 1000 x 700 px:
+    resized to 1008 x 700 (multiples of 28 px), 72 x 50 = 3,600 patches of 14 px, merged 2 x 2
+    into 36 x 25 = 900 tokens an image (transformers' smart_resize)."""
+    base = ("plan", "qwen2-vl-7b-instruct", "--ttft-ms", "1000", "--tpot-ms", "50",
+            "--hardware", "h100-sxm", "--weights", "bf16", "--max-batch", "2", "--prompt",
+            "500", "--generate", "100", "--json")
+    rc, out, _ = _cli(*base, "--images", "2", "--image-size", "1000x700")
+    d = json.loads(out)
+    assert rc == 0 and (d["images"], d["image_size"], d["image_tokens_per_image"],
+                        d["image_tokens"], d["vision_patches_per_image"]) \
+        == (2, [1000, 700], 900, 1800, 3600)
+    c = d["configurations"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = estimate("qwen2-vl-7b-instruct", hardware="h100-sxm", weights="bf16",
+                     bits_kv=c["kv_bits"], tp=c["tp"], pp=c["pp"], prompt=500, generate=100,
+                     batch=c["batch"], **IMG)
+    # the same keys, the same meaning as describe's
+    assert d["vision_prefill_flops"] == e.vision_prefill_flops
+    assert c["vision_prefill_seconds"] == pytest.approx(e.vision_prefill_seconds, rel=1e-12)
+    assert 0 < c["vision_prefill_seconds"] < c["ttft_seconds"]
+    rc, out, _ = _cli(*base[:2], "--ttft-ms", "1000", "--tpot-ms", "50", "--hardware",
+                      "h100-sxm", "--weights", "bf16", "--max-batch", "2", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["images"] is None and d["image_tokens"] is None
+    assert d["configurations"][0]["vision_prefill_seconds"] is None

@@ -525,3 +525,39 @@ def test_frontier_takes_images_as_estimate_does():
     plain = frontier("qwen2.5-vl-3b-instruct", batches=[8], hardware="h100-sxm", prompt=1900,
                      generate=128, price_per_hour=2.0)[0]
     assert p["tpot_seconds"] == plain["tpot_seconds"]
+
+
+def test_a_tp_that_does_not_divide_the_towers_heads_is_refused_as_vllm_refuses_it():
+    # vLLM's mm_encoder_tp_mode "weights" gives each chip whole heads of the tower's attention
+    # (divide(num_heads, tp), which asserts): GLM-4.5V's vision_config has num_heads 12, so
+    # tp 4 splits it (3 heads a chip) and tp 8 is refused, naming the field; the language
+    # model alone takes tp 8 (its 96 heads)
+    kw = dict(bandwidth=2e12, peak_flops=500e12, prompt=100)
+    assert estimate("glm-4.5v", tp=4, images=1, **kw).vision_prefill_seconds > 0
+    assert estimate("glm-4.5v", tp=8, **kw).ttft_seconds > 0
+    with pytest.raises(InputError, match=r"tp = 8 does not divide the 12 attention heads of "
+                                         r"glm-4\.5v's vision tower \(vision_config\.num_heads\)"):
+        estimate("glm-4.5v", tp=8, images=1, **kw)
+    # InternViT runs its attention whole when tp does not divide its 16 heads and splits its
+    # MLP (intern_vit.py): not modelled, refused saying so (InternVL3-1B's language model
+    # takes tp 14: 14 heads, 2 KV heads copied)
+    with pytest.raises(InputError, match="attention whole on every chip.*not modelled"):
+        estimate("internvl3-1b", tp=14, images=1, **kw)
+    assert main(["describe", "glm-4.5v", "--images", "1", "--tp", "8"]) == 2
+    # the deployment search skips those layouts and keeps the others
+    from llm_arithmetic.deploy import search
+
+    r = search("glm-4.5v", ttft=10.0, tpot=1.0, hardware=["h200"], weights=["fp8"],
+               kv_bits=[16], degrees=[4, 8], max_batch=2, prompt=100, generate=10, images=1)
+    assert {c["tp"] for c in r.configurations} == {4}
+    assert any("tp8" in x and "12 attention heads" in x for x in r.skipped)
+
+
+def test_gemma4s_tower_runs_whole_on_every_chip():
+    # vLLM builds Gemma 4's vision tower through transformers' AutoModel (gemma4_mm.py), no
+    # tensor-parallel layers: at tp 2 each chip runs the whole tower, as at tp 1, and nothing
+    # limits tp by its heads
+    kw = dict(bandwidth=2e12, peak_flops=500e12, link_bandwidth=100e9, prompt=100, images=1)
+    one = estimate("gemma-4-e2b", **kw).vision_prefill_seconds
+    assert estimate("gemma-4-e2b", tp=2, **kw).vision_prefill_seconds == one
+    assert estimate("gemma-4-e2b", tp=8, **kw).vision_prefill_seconds == one

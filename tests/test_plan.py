@@ -152,3 +152,28 @@ def test_a_kept_formula_value_is_the_one_its_arguments_compute():
             assert call("tokens_per_user", {"tpot": t(-0.0)}) == float("-inf")
     got = call("tokens_per_user", {"tpot": np.array([0.5, 0.25])})
     assert got.tolist() == [2.0, 4.0]
+
+
+def test_the_pipeline_edges_docs_name_what_each_holds():
+    # vLLM runs on the first pipeline stage the input embedding (its all-reduce), a per-layer
+    # embedding (its all-reduce and its projection's all-gather: gemma4.py computes them where
+    # is_first_rank) and AltUp's projections of the embedded tokens; on the last the logits'
+    # all-gather and AltUp's projections of the last block's output (gemma3n.py's forward).
+    # The edge steps leave those out of the layers' communication, and their docs say so
+    steps = {s["name"]: s for s in PLAN}
+    first = set(steps["comm_no_embedding"]["with"])
+    last = set(steps["comm_layers"]["with"]) - first
+    assert first == {"n_embedding_allreduces", "ple_allreduce_one", "ple_allgather_one",
+                     "altup_embed_allgathers"}
+    assert last == {"allgather_one", "altup_unembed_allgathers"}
+    said = {"n_embedding_allreduces": "the embedding's all-reduce",
+            "ple_allreduce_one": "per-layer embedding's all-reduce",
+            "ple_allgather_one": "all-gather",
+            "altup_embed_allgathers": "AltUp's all-gathers of the embedded tokens",
+            "allgather_one": "the logits' all-gather",
+            "altup_unembed_allgathers": "AltUp's all-gathers of the last block's output"}
+    for names, held in ((("comm_embedding", "comm_first_stage"), first),
+                        (("comm_head", "comm_last_stage"), last)):
+        for name in names:
+            for k in held:
+                assert said[k] in steps[name]["doc"], (name, k)

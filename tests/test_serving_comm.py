@@ -265,3 +265,45 @@ def test_pipeline_pays_the_embedding_and_the_head_once():
         else:
             t = 2 * (w + 32 * block) + block + head
         assert e.tpot_seconds == pytest.approx(t, rel=1e-12)
+
+
+def test_pipeline_puts_the_per_layer_embedding_on_the_first_stage():
+    # Gemma 3n E2B (d_model 2,048, 262,400-token vocabulary, 30 blocks, d_PLE 256, AltUp's 4
+    # streams) at tp 2, pp 2, batch 8: microbatches of 4 sequences, a ring of 2 over a given
+    # 100 GB/s link, 2 us a hop. vLLM looks the per-layer embedding up and all-gathers its
+    # projection once a step, before the first block (gemma3n.py, Gemma3nTextModel.forward;
+    # gemma4.py computes them on the first pipeline rank only): the first stage pays its
+    # all-reduce and all-gather, each of 4 x 30 x 256 x 2 B, whole; the other stage none
+    bw, lat = 100e9, 2e-6
+    kw = dict(bandwidth=2e12, peak_flops=500e12, tp=2, pp=2, batch=8, context=1000,
+              link_bandwidth=bw, link_latency=lat)
+    hidden = 4 * 2048 * 2                                   # 16,384 B
+    ple = 4 * 30 * 256 * 2                                  # 61,440 B
+    embedding = hidden / bw + 2 * lat                       # the embedding's all-reduce
+    altup = 3 * (hidden / 2 / bw + lat)                     # 3 projections' all-gathers
+    per_layer = ple / bw + 2 * lat + ple / 2 / bw + lat     # all-reduce and all-gather
+    logits = 4 * 262_400 * 2 / 2 / bw + lat
+    for overlap in (False, True):
+        e = estimate("gemma-3n-e2b", overlap=overlap, **kw)
+        ev = e._plan
+        first = embedding + altup + per_layer
+        assert ev.get("comm_embedding") == pytest.approx(first, rel=1e-12)
+        assert ev.get("comm_head") == pytest.approx(logits + altup, rel=1e-12)
+        # the layers' own, half on each stage: what the step all-reduces and all-gathers
+        # but the first stage's and the last stage's own
+        layers = e.allreduce_seconds_per_token + e.allgather_seconds_per_token \
+            - first - logits - altup
+        assert ev.get("comm_time") == pytest.approx(layers / 2, rel=1e-12)
+        assert ev.get("comm_first_stage") == pytest.approx(layers / 2 + first, rel=1e-12)
+        assert ev.get("comm_last_stage") == pytest.approx(layers / 2 + logits + altup,
+                                                          rel=1e-12)
+        w = ev.get("stage_work_seconds")
+        if overlap:
+            t = max(w, layers / 2 + first) + max(w, layers / 2 + logits + altup)
+        else:
+            t = 2 * w + layers + first + logits + altup
+        assert e.tpot_seconds == pytest.approx(t, rel=1e-12)
+    # without pipeline parallelism every collective is the one stage's, as before
+    e = estimate("gemma-3n-e2b", **dict(kw, pp=1))
+    assert e._plan.get("comm_time") == pytest.approx(
+        e.allreduce_seconds_per_token + e.allgather_seconds_per_token, rel=1e-12)

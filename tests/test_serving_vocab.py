@@ -121,13 +121,16 @@ def test_gemma3n_e4b_altup_all_gathers_at_tp2_decode_prefill_and_pipeline():
     assert e._plan.get("prefill_allgather") == pytest.approx(
         ring_allgather(E2B_V * 2, 2) + ring_allgather(2048 * E4B_L * E2B_PLE * 2, 2)
         + 6 * ring_allgather(2048 * E2B_D * 2, 2), rel=1e-12)
-    # pp 2: microbatches of 8 sequences; the first stage pays the embedding's all-reduce and
-    # AltUp's three gathers of the embedded tokens, the last the logits' and the other three
+    # pp 2: microbatches of 8 sequences; the first stage pays the embedding's all-reduce,
+    # the per-layer embedding's all-reduce and all-gather (looked up once, before the first
+    # block) and AltUp's three gathers of the embedded tokens, the last the logits' and the
+    # other three
     ev = run("gemma-3n-e4b", 2, pp=2)._plan
     micro = BATCH // 2
     assert ev.get("comm_embedding") == pytest.approx(
-        ring_allreduce(micro * E2B_D * 2, 2) + 3 * ring_allgather(micro * E2B_D * 2, 2),
-        rel=1e-12)
+        ring_allreduce(micro * E2B_D * 2, 2) + 3 * ring_allgather(micro * E2B_D * 2, 2)
+        + ring_allreduce(micro * E4B_L * E2B_PLE * 2, 2)
+        + ring_allgather(micro * E4B_L * E2B_PLE * 2, 2), rel=1e-12)
     assert ev.get("comm_head") == pytest.approx(
         ring_allgather(micro * E2B_V * 2, 2) + 3 * ring_allgather(micro * E2B_D * 2, 2),
         rel=1e-12)

@@ -257,7 +257,9 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     _add_speculative_arguments(c)
     _add_image_arguments(c)
     c.add_argument("--json", action="store_true",
-                   help="print one JSON object: configurations, frontier, prices")
+                   help="print one JSON object: configurations, frontier, prices (with "
+                        "--images, the images as describe --json names them, and each "
+                        "configuration's vision_prefill_seconds)")
 
 
 def _catalog_arguments(as_json: str) -> Callable[[argparse.ArgumentParser], None]:
@@ -1054,7 +1056,7 @@ def _frontier(ns: argparse.Namespace) -> int:
 
 def _plan(ns: argparse.Namespace) -> int:
     from .catalog.images import DEFAULT_IMAGE_SIZE
-    from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, load_prices, search
+    from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, IMAGE_KEYS, load_prices, search
 
     if ns.forecast:
         _resolve_runtime(ns)
@@ -1078,7 +1080,10 @@ def _plan(ns: argparse.Namespace) -> int:
                           "seconds": r.seconds, "configurations": r.configurations,
                           "frontier": r.frontier, "prices": sources,
                           "excluded_by_draft": len(r.excluded_by_draft),
-                          "excluded_by_draft_layouts": r.excluded_by_draft}, indent=1))
+                          "excluded_by_draft_layouts": r.excluded_by_draft,
+                          # describe's image keys, null without --images (each
+                          # configuration holds its tower's vision_prefill_seconds)
+                          **{k: (r.images or {}).get(k) for k in IMAGE_KEYS}}, indent=1))
         return 0
     # the images' tokens are in every request's prompt beside the text's
     shown = "" if ns.images is None else (

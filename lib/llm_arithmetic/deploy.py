@@ -48,11 +48,12 @@ from .core.errors import InputError
 from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, prompt_with_images,
                        resolve_model, serving_argument, speculative_inputs,
-                       vision_plan_inputs, warn_block_format, warn_past_trained_context,
-                       weight_bits)
+                       vision_degrees, vision_plan_inputs, warn_block_format,
+                       warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
-           "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "SearchResult", "search", "frontier"]
+           "DEFAULT_LAYOUT_DEGREES", "DEFAULT_MAX_BATCH", "IMAGE_KEYS", "SearchResult", "search",
+           "frontier"]
 
 #: The dated price table.
 PRICES_PATH: Path = Path(__file__).resolve().parent / "catalog" / "data" / "prices.toml"
@@ -69,6 +70,12 @@ DEFAULT_LAYOUT_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
 
 #: Every batch size from 1 to this is tried.
 DEFAULT_MAX_BATCH = 1024
+
+#: The images of every request, as :class:`SearchResult` gives them (``images``): the keys of
+#: :class:`~llm_arithmetic.estimate.Estimate` (and ``describe --json``) that do not depend on
+#: the chip, the layout or the formats searched.
+IMAGE_KEYS: tuple[str, ...] = ("images", "image_size", "image_tokens_per_image", "image_tokens",
+                               "vision_patches_per_image", "vision_prefill_flops")
 
 
 def load_prices(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
@@ -94,7 +101,10 @@ class SearchResult:
     first), the frontier, how many points were evaluated and how long it took [s], the points
     skipped and why, and the layouts the draft excluded (``excluded_by_draft``: chip, format,
     cache bits and degrees of each layout that holds the target alone at some batch but holds
-    it with the draft at none; empty without a draft)."""
+    it with the draft at none; empty without a draft). ``images``: the images in every request,
+    under the keys :class:`~llm_arithmetic.estimate.Estimate` gives them (:data:`IMAGE_KEYS`;
+    None without images); each configuration's ``vision_prefill_seconds`` is the vision
+    tower's time in its TTFT there (None without images)."""
 
     model: str
     ttft_target: float
@@ -105,6 +115,7 @@ class SearchResult:
     seconds: float
     skipped: list[str] = field(default_factory=list)
     excluded_by_draft: list[dict[str, Any]] = field(default_factory=list)
+    images: dict[str, Any] | None = None
 
     @property
     def rate(self) -> float:
@@ -323,6 +334,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
                                               pp, overhead, price)
+                            if vision is not None:  # a tp the tower cannot split: skipped
+                                vision_degrees(m, tp)
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
@@ -367,7 +380,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             "cost_per_million_tokens": float(cost[i]), "fits": True,
                             "forecast": fc is not None, "runtime": runtime,
                             "ttft_bound_seconds": float(bound[0]),
-                            "tpot_bound_seconds": float(bound[1][i])})
+                            "tpot_bound_seconds": float(bound[1][i]),
+                            # the tower's bound, in the TTFT bound and in its forecast alike
+                            "vision_prefill_seconds": float(ev.get("vision_ttft_seconds"))
+                            if vision is not None else None})
                         points.append((1 / t_tok[ok], per_chip[ok], found[-1], batches[ok]))
                         # what a qualifying point's times leave out, said once a chip below
                         if ev.get("peak_flops") is None:
@@ -395,5 +411,6 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                           "batch": int(batch[i]),
                           "tokens_per_second_per_user": float(user[i]),
                           "tokens_per_second_per_chip": float(chip_rate[i])})
+    shown = None if vision is None else {k: vision[k] for k in IMAGE_KEYS}
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
-                        time.perf_counter() - t0, skipped, excluded)
+                        time.perf_counter() - t0, skipped, excluded, shown)

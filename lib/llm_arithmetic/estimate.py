@@ -51,7 +51,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
-           "vision_plan_inputs", "prompt_with_images"]
+           "vision_plan_inputs", "prompt_with_images", "vision_degrees"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -1421,6 +1421,7 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                                       context=context, batch=batch, peak_flops=peak_flops,
                                       prompt=prompt, generate=generate), tp=tp, pp=pp)
     if vision is not None:
+        vision_degrees(m, given["tp"])
         given.update(vision_plan_inputs(vision))
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
@@ -1631,8 +1632,9 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
     # under tensor parallelism (vLLM's default mm_encoder_tp_mode "weights"), a ViT's blocks
     # and mergers are split over the chips and the patch embedding kept whole; a
-    # convolutional tower (Gemma 3n's) is counted whole on every chip
-    vit = not rule.conv_flops
+    # convolutional tower (Gemma 3n's) and one vLLM runs unsplit (Gemma 4's, rule.whole) are
+    # counted whole on every chip
+    vit = not rule.conv_flops and not rule.whole
     split = rule.tower_matmul - rule.patch_matmul + rule.merger_matmul + rule.deepstack_matmul
     deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
     return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
@@ -1657,6 +1659,44 @@ def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:
             "vision_prefill_flops": vision["vision_prefill_flops"],
             "vision_params": vision["tower_params"],
             **{k: vision[k] for k in VISION_TP_INPUTS}}
+
+
+def vision_degrees(model: Model, tp: int) -> None:
+    """Check that a tensor-parallel degree ``tp`` splits ``model``'s vision tower as vLLM's
+    default ``mm_encoder_tp_mode="weights"`` splits it: each chip takes whole attention heads of
+    every block, so ``tp`` must divide the tower's heads (``ImageRule.heads``). vLLM refuses a
+    layout where it does not: the tower's attention computes its heads per chip with
+    ``divide(num_heads, tp)``, which asserts divisibility, as the engine loads the model
+    (vllm-project/vllm@fb33ec8cf0a73c82af00a2128dee4ad058d16e9b
+    vllm/model_executor/models/qwen2_5_vl.py ``Qwen2_5_VisionAttention``, which Qwen3-VL and
+    Qwen3.5 reuse; @002d181a55a03803d7d69547846630069d2378b8 glm4_1v.py
+    ``Glm4vVisionAttention``; @0c028ba489f560102a87a3e98b92caac5a6da8f1 siglip.py
+    ``SiglipAttention``; ``divide`` in @5a6541db9bfa77756459722f69e8c89a0b47a14d
+    vllm/distributed/utils.py). InternViT instead runs its attention whole on every chip and
+    still splits its MLP (@1d1fc6603922b573581d31a13a1972207fc2ad78 intern_vit.py
+    ``InternVisionEncoderLayer._init_attn``: ``InternSdpaAttention``), which the plan does
+    not model: refused too, saying so. A tower counted whole on every chip (convolutional, or
+    ``ImageRule.whole``) and one whose heads are not known pass. An :class:`InputError` names
+    the config field.
+
+    >>> vision_degrees(get_model("glm-4.5v"), 4)
+    >>> vision_degrees(get_model("glm-4.5v"), 8)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 8 does not divide the 12 attention heads of glm-4.5v's vision tower (vision_config.num_heads): vLLM splits the tower's heads over the tensor-parallel chips (mm_encoder_tp_mode "weights") and refuses such a layout
+    """
+    from .catalog.images import image_tower
+
+    _, rule = image_tower(model)
+    if rule.conv_flops or rule.whole or not rule.heads or rule.heads % tp == 0:
+        return
+    where = (f"tp = {tp} does not divide the {rule.heads} attention heads of {model.name}'s "
+             f"vision tower ({rule.heads_key or 'its heads'})")
+    if rule.heads_fallback:
+        raise InputError(f"{where}: vLLM then runs the tower's attention whole on every chip "
+                         "and splits its MLP, which is not modelled")
+    raise InputError(f"{where}: vLLM splits the tower's heads over the tensor-parallel chips "
+                     "(mm_encoder_tp_mode \"weights\") and refuses such a layout")
 
 
 def images_argument(v: Any) -> int:

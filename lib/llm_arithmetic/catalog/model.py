@@ -813,6 +813,13 @@ class ImageRule:
     ``patch_matmul``: of ``tower_matmul``, the patch embedding's weights (c t p^2 h), which a
     tensor-parallel engine keeps whole on every chip while it splits the blocks' and the
     mergers' matrices (vLLM's default ``mm_encoder_tp_mode="weights"``; 0 where not known).
+    ``heads``: the tower's attention heads, which that mode splits over the chips, so that a
+    tensor-parallel degree that does not divide them is refused as vLLM refuses it (0: not
+    known, not checked), read from the config field ``heads_key``; ``heads_fallback``: where tp
+    does not divide them, vLLM runs the tower's attention whole on every chip and still splits
+    its MLP (InternViT), which is not modelled (refused, saying so). ``whole``: vLLM runs the
+    whole tower on every chip of a tensor-parallel group, unsplit (Gemma 4's, built through
+    transformers' ``AutoModel``), as a convolutional tower is counted.
     """
 
     rule: str
@@ -833,6 +840,10 @@ class ImageRule:
     deepstack_matmul: int = 0
     conv_flops: int = 0
     patch_matmul: int = 0
+    heads: int = 0
+    heads_key: str = ""
+    heads_fallback: bool = False
+    whole: bool = False
 
     def __post_init__(self) -> None:
         if self.rule not in IMAGE_RULES:
@@ -841,7 +852,7 @@ class ImageRule:
             _check_int("image rule", key, getattr(self, key), minimum=1)
         for key in ("tower_matmul", "merger_matmul", "size", "min_pixels", "max_pixels",
                     "class_token", "window", "deepstack_matmul", "conv_flops",
-                    "patch_matmul"):
+                    "patch_matmul", "heads"):
             _check_int("image rule", key, getattr(self, key), minimum=0)
         if self.rule in ("qwen2_vl", "glm4v") and not 0 < self.min_pixels <= self.max_pixels:
             raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")

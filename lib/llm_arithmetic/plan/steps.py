@@ -1019,24 +1019,38 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # vllm/model_executor/models/llama.py: LlamaModel looks up embed_tokens where
     # get_pp_group().is_first_rank, LlamaForCausalLM builds lm_head where is_last_rank; the
     # other models follow it): a token pays each once on
-    # its way through the stages, on top of its stage's share of the layers'. The stage time
-    # below is a middle stage's; the first and last add theirs (pipeline_edges)
-    op("comm_no_embedding", "at", "communication of one step without the embedding's "
-       "all-reduce (and AltUp's all-gathers of the embedded tokens)", target="comm_total",
-       **{"with": {"n_embedding_allreduces": LIT(0), "altup_embed_allgathers": LIT(0.0)}}),
-    op("comm_layers", "at", "communication of one step without the embedding's all-reduce and "
-       "the logits' all-gather (nor AltUp's all-gathers): the layers' own", target="comm_total",
+    # its way through the stages, on top of its stage's share of the layers'. A per-layer
+    # embedding (Gemma 3n, Gemma 4 E2B/E4B) is looked up, and its projection all-gathered, once
+    # a step before the first block, for every layer at once: its all-reduce and all-gather
+    # are the first stage's too (vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18
+    # vllm/model_executor/models/gemma4.py: Gemma4Model.forward computes per_layer_inputs
+    # where get_pp_group().is_first_rank and the later stages receive them in the
+    # IntermediateTensors; @034f08e65e596139d8da7fe53c8a892209b64ba3 gemma3n.py:
+    # Gemma3nTextModel.forward computes them before the blocks' loop), as are AltUp's
+    # projections of the embedded tokens. The stage time below is a middle stage's; the first
+    # and last add theirs (pipeline_edges)
+    op("comm_no_embedding", "at", "communication of one step without the first stage's own: "
+       "the embedding's all-reduce, the per-layer embedding's all-reduce and all-gather, "
+       "AltUp's all-gathers of the embedded tokens", target="comm_total",
+       **{"with": {"n_embedding_allreduces": LIT(0), "altup_embed_allgathers": LIT(0.0),
+                   "ple_allreduce_one": LIT(0.0), "ple_allgather_one": LIT(0.0)}}),
+    op("comm_layers", "at", "communication of one step without the first stage's own nor the "
+       "last stage's (the logits' all-gather, AltUp's all-gathers of the last block's output): "
+       "the layers' own", target="comm_total",
        **{"with": {"n_embedding_allreduces": LIT(0), "allgather_one": LIT(0.0),
-                   "altup_embed_allgathers": LIT(0.0), "altup_unembed_allgathers": LIT(0.0)}}),
-    op("comm_embedding_linked", "add", "the embedding's all-reduce, with AltUp's all-gathers "
-       "of the embedded tokens (the first stage's)",
-       plus=["comm_total"], minus=["comm_no_embedding"]),
-    op("comm_embedding", "first", "the embedding's all-reduce (none without a link)",
-       of=["comm_embedding_linked", LIT(0.0)]),
+                   "altup_embed_allgathers": LIT(0.0), "altup_unembed_allgathers": LIT(0.0),
+                   "ple_allreduce_one": LIT(0.0), "ple_allgather_one": LIT(0.0)}}),
+    op("comm_embedding_linked", "add", "the embedding's all-reduce, with the per-layer "
+       "embedding's all-reduce and all-gather and AltUp's all-gathers of the embedded tokens "
+       "(the first stage's)", plus=["comm_total"], minus=["comm_no_embedding"]),
+    op("comm_embedding", "first", "the first stage's own collectives: the embedding's "
+       "all-reduce, a per-layer embedding's all-reduce and all-gather, AltUp's all-gathers of "
+       "the embedded tokens (none without a link)", of=["comm_embedding_linked", LIT(0.0)]),
     op("comm_head_linked", "add", "the logits' all-gather, with AltUp's all-gathers of the "
        "last block's output (the last stage's)",
        plus=["comm_no_embedding"], minus=["comm_layers"]),
-    op("comm_head", "first", "the logits' all-gather (none without a link)",
+    op("comm_head", "first", "the last stage's own collectives: the logits' all-gather and "
+       "AltUp's all-gathers of the last block's output (none without a link)",
        of=["comm_head_linked", LIT(0.0)]),
     op("comm_layers_stage", "div", "a stage's share of the layers' communication",
        of=["comm_layers", "pp"]),
@@ -1044,9 +1058,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        "share of the layers' on each of several", when="pipeline_split",
        then="comm_layers_stage", otherwise="comm_total"),
     op("comm_time", "first", "communication of one stage's step", of=["comm_stage", LIT(0.0)]),
-    op("comm_first_stage", "add", "the first stage's: its share and the embedding's all-reduce",
-       plus=["comm_time", "comm_embedding"]),
-    op("comm_last_stage", "add", "the last stage's: its share and the logits' all-gather",
+    op("comm_first_stage", "add", "the first stage's: its share of the layers' and its own "
+       "(the embedding's all-reduce, a per-layer embedding's all-reduce and all-gather, "
+       "AltUp's all-gathers of the embedded tokens)", plus=["comm_time", "comm_embedding"]),
+    op("comm_last_stage", "add", "the last stage's: its share of the layers' and its own (the "
+       "logits' all-gather, AltUp's all-gathers of the last block's output)",
        plus=["comm_time", "comm_head"]),
     f("peak_compute_seconds", "compute_time", "compute time (none without a peak)",
       step_flops="decode_step_flops", peak_flops="decode_peak_or_inf"),
@@ -1081,8 +1097,9 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     f("tpot_serialized_stages", "pipeline_time", "a token through the stages, communication "
       "serialized, each a middle stage's", stage_time="stage_serialized_seconds",
       microbatches=1),
-    op("tpot_serialized_edges", "add", "with the embedding's all-reduce and the logits' "
-       "all-gather paid once", plus=["tpot_serialized_stages", "comm_embedding", "comm_head"]),
+    op("tpot_serialized_edges", "add", "with the first and last stages' own collectives (the "
+       "embedding's all-reduce and the logits' all-gather, with a per-layer embedding's and "
+       "AltUp's) paid once", plus=["tpot_serialized_stages", "comm_embedding", "comm_head"]),
     op("tpot_serialized_seconds", "choose", "time per output token, communication serialized",
        when="pipeline_split", then="tpot_serialized_edges", otherwise="tpot_serialized_stages"),
     op("prefill_allreduce", "at", "all-reduces of a prefill: the step's, for the prompt's "
@@ -1168,7 +1185,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # the mergers' matrices split over the chips (column-, then row-parallel), the patch
     # embedding, norms and biases whole on each; two all-reduces a block of the prompt's
     # patches x d_vis values and one a merger of its image tokens x d_model, each block
-    # waiting for them (one forward, nothing to overlap)
+    # waiting for them (one forward, nothing to overlap). A degree that does not divide the
+    # tower's heads is refused before the plan runs, as vLLM refuses it
+    # (estimate.vision_degrees); a tower vLLM runs unsplit (Gemma 4's, built through
+    # transformers' AutoModel; a convolutional one) comes with vision_layers 0 and all its
+    # FLOPs in vision_whole_flops: whole on every chip
     guard(op("vision_split_share", "div", "the tower's split weights one chip holds",
              of=["vision_split_params", "tp"]), "images"),
     guard(op("vision_chip_params", "add", "the tower's weights on one chip: what it keeps "

@@ -87,7 +87,9 @@ def _gemma3_image_rule(r: Reader, vr: Reader, d_text: int) -> ImageRule | None:
         return None
     return ImageRule(rule="fixed", patch=p, merge=side // per_side, width=h, layers=n,
                      size=size, tower_matmul=vit_matmul_params(vr, p), merger_matmul=h * d_text,
-                     patch_matmul=vit_patch_params(vr, p))
+                     patch_matmul=vit_patch_params(vr, p),
+                     heads=vr.int("num_attention_heads", kind="heads"),
+                     heads_key="vision_config.num_attention_heads")
 
 
 def gemma3(r: Reader) -> dict[str, Any]:
@@ -265,7 +267,12 @@ def _gemma4_image_rule(r: Reader, d_text: int) -> ImageRule:
     k p, kept as ``max_pixels`` = max_patches p^2 (its ``target_px``); every image's patches
     padded to max_patches, which the tower runs (masked) whatever the image; the pooler
     averages k x k patches into a token. Weights per patch: the patch projection 3 p^2 -> h,
-    per layer q, k, v, o and the GeGLU MLP (3 h inter); per token the embedder h -> d_text."""
+    per layer q, k, v, o and the GeGLU MLP (3 h inter); per token the embedder h -> d_text.
+    vLLM builds this tower through transformers' ``AutoModel`` and runs it whole on every chip
+    of a tensor-parallel group (vllm-project/vllm@49e6e4739167b1c261e06909e08f0b50dd576be4
+    vllm/model_executor/models/gemma4_mm.py, ``Gemma4ForConditionalGeneration.__init__``:
+    ``AutoModel.from_config(config=config.vision_config)``; the embedder a
+    ``ReplicatedLinear``): ``whole``."""
     h, p = r.int("hidden_size"), r.int("patch_size", kind="count")
     k = r.int("pooling_kernel_size", 3, kind="count")
     heads, kv, dh = r.heads(h)
@@ -274,7 +281,7 @@ def _gemma4_image_rule(r: Reader, d_text: int) -> ImageRule:
     return ImageRule(rule="gemma4", patch=p, merge=k, width=h, layers=n,
                      max_pixels=GEMMA4_SOFT_TOKENS * k * k * p * p,
                      tower_matmul=3 * p * p * h + n * layer, merger_matmul=h * d_text,
-                     patch_matmul=3 * p * p * h)
+                     patch_matmul=3 * p * p * h, whole=True)
 
 
 #: transformers' Gemma4AudioConfig defaults (5.24.0).

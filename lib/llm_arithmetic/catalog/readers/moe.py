@@ -717,7 +717,9 @@ def _llama4_image_rule(r: Reader, d_text: int) -> ImageRule | None:
                      layers=r.int("num_hidden_layers", kind="layers"), size=size, max_tiles=16,
                      class_token=1, tower_matmul=vit_matmul_params(r, p),
                      patch_matmul=vit_patch_params(r, p),
-                     merger_matmul=adapter + r.int("vision_output_dim") * d_text)
+                     merger_matmul=adapter + r.int("vision_output_dim") * d_text,
+                     heads=r.int("num_attention_heads", kind="heads"),
+                     heads_key="vision_config.num_attention_heads")
 
 
 def _llama4_vision_params(r: Reader, d_text: int) -> int:

@@ -79,7 +79,9 @@ def _pixtral_image_rule(r: Reader, d_text: int, merge: int, features: int) -> Im
     tower = patch + n * (4 * h * h + 3 * h * r.int("intermediate_size"))
     return ImageRule(rule="pixtral", patch=p, merge=merge, width=h, layers=n,
                      size=r.int("image_size"), tower_matmul=tower, patch_matmul=patch,
-                     merger_matmul=merge * merge * h * h + features * h * d_text + d_text ** 2)
+                     merger_matmul=merge * merge * h * h + features * h * d_text + d_text ** 2,
+                     heads=r.int("num_attention_heads", kind="heads"),
+                     heads_key="vision_config.num_attention_heads")
 
 
 def _qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
@@ -136,7 +138,8 @@ def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
                      patch_matmul=c * t * p * p * h,
                      merger_matmul=merger, min_pixels=QWEN3_VL_PIXELS[0],
                      max_pixels=QWEN3_VL_PIXELS[1],
-                     deepstack_matmul=len(r.int_list("deepstack_visual_indexes", [])) * merger)
+                     deepstack_matmul=len(r.int_list("deepstack_visual_indexes", [])) * merger,
+                     heads=r.int("num_heads", kind="heads"), heads_key="vision_config.num_heads")
 
 
 def qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and deepstack "
@@ -267,7 +270,9 @@ def _moonvit_image_rule(r: Reader, d_text: int) -> ImageRule | None:
                      size=KIMI_K25_PATCHES[1] * p, max_pixels=KIMI_K25_PATCHES[0] * p * p,
                      tower_matmul=3 * p * p * h + n * (4 * h * h + 2 * h * r.int(
                          "vt_intermediate_size")), patch_matmul=3 * p * p * h,
-                     merger_matmul=hm * hm + hm * d_text)
+                     merger_matmul=hm * hm + hm * d_text,
+                     heads=r.int("vt_num_attention_heads", kind="heads"),
+                     heads_key="vision_config.vt_num_attention_heads")
 
 
 # ---- GLM-4.5V / GLM-4.6V (glm4v_moe) -----------------------------------------------------------
@@ -392,7 +397,9 @@ def _glm4v_image_rule(r: Reader) -> ImageRule | None:
                      min_pixels=GLM4V_PIXELS[0] // t, max_pixels=GLM4V_PIXELS[1] // t,
                      tower_matmul=c * t * p * p * h + depth * (4 * h * h + 3 * h * out),
                      patch_matmul=c * t * p * p * h,
-                     merger_matmul=h * m * m * out + out * out + 3 * out * inter)
+                     merger_matmul=h * m * m * out + out * out + 3 * out * inter,
+                     heads=_aliased(r, "num_heads", "num_attention_heads", "heads"),
+                     heads_key="vision_config.num_heads")
 
 
 # ---- ERNIE-4.5-VL (ernie4_5_vl_moe) ------------------------------------------------------------
@@ -512,7 +519,9 @@ def _ernie_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
     tower = patch + depth * (4 * h * h + 2 * h * r.int("intermediate_size"))
     return ImageRule(rule="qwen2_vl", patch=p, merge=m, width=h, layers=depth,
                      min_pixels=ERNIE_VL_PIXELS[0], max_pixels=ERNIE_VL_PIXELS[1],
-                     tower_matmul=tower, patch_matmul=patch, merger_matmul=2 * s * s + tm * s * s + s * s + s * d_text)
+                     tower_matmul=tower, patch_matmul=patch, merger_matmul=2 * s * s + tm * s * s + s * s + s * d_text,
+                     heads=_aliased(r, "num_heads", "num_attention_heads", "heads"),
+                     heads_key="vision_config.num_heads")
 
 
 # ---- Kimi-VL (kimi_vl) -------------------------------------------------------------------------
@@ -731,7 +740,9 @@ def qwen2_vl_image_rule(r: Reader, family: str) -> ImageRule:
                      tower_matmul=c * t * p * p * h + depth * block,
                      patch_matmul=c * t * p * p * h,
                      merger_matmul=hm * hm + hm * out, min_pixels=QWEN2_VL_MIN_PIXELS,
-                     max_pixels=QWEN2_VL_MAX_PIXELS, window=window, full_layers=full)
+                     max_pixels=QWEN2_VL_MAX_PIXELS, window=window, full_layers=full,
+                     heads=_aliased(r, "num_heads", "num_attention_heads", "heads"),
+                     heads_key="vision_config.num_heads")
 
 
 def qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[Reader, int], int],
@@ -1045,7 +1056,8 @@ def internvl(r: Reader) -> dict[str, Any]:
                           tower_matmul=vit_matmul_params(vr, ph),
                           patch_matmul=vit_patch_params(vr, ph),
                           merger_matmul=h * m * m * d + d * d, max_tiles=INTERNVL_MAX_TILES,
-                          class_token=1)
+                          class_token=1, heads=vr.int("num_attention_heads", kind="heads"),
+                          heads_key="vision_config.num_attention_heads", heads_fallback=True)
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and projector", params, True,
                           "InternViT and the pixel-shuffle MLP projector", image=image))
@@ -1192,7 +1204,9 @@ def _llava_like(r: Reader, *, text_default: str, towers: tuple[str, ...], featur
                           size=vr.int("image_size"), tower_matmul=run,
                           patch_matmul=vit_patch_params(vr, p),
                           merger_matmul=h * n_layers * d + d * d, class_token=1,
-                          keep_class=strategy == "full")
+                          keep_class=strategy == "full",
+                          heads=vr.int("num_attention_heads", kind="heads"),
+                          heads_key="vision_config.num_attention_heads")
     kw["extras"] = (*kw.get("extras", ()),
                     Extra("vision tower and projector", count(vr) + projector, True,
                           f"the {tower} tower and the two-layer projector", image=image))
