@@ -113,7 +113,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "CAVEAT_TEMPLATES", "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
-           "layer_time_by_build"]
+           "layer_time_by_build", "DRIFT_TERMS"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -177,7 +177,10 @@ class Row:
     """One fit or validation row: what the forecast needs, and the bound [s] and measured
     time [s] per token; ``t_dequant`` [s] is the dequantization term's regressor
     (:func:`dequant_seconds`); ``precision`` the peak a prefill row's bound took (the plan's
-    ``compute_precision``; empty for decode rows, which are memory-bound)."""
+    ``compute_precision``; empty for decode rows, which are memory-bound); ``age_years`` [year]
+    how much older a llama.cpp row's build is than the data's newest
+    (:func:`~llm_arithmetic.lab.measurements.llama_cpp_age_years`; 0 for other runtimes), the
+    regressor of a candidate build-drift term (:data:`DRIFT_TERMS`)."""
 
     id: str
     source: str
@@ -191,6 +194,7 @@ class Row:
     batch: int = 1
     t_dequant: float = 0.0
     precision: str = ""
+    age_years: float = 0.0
 
 
 #: Weight formats of the data that name a llama.cpp file type with a type of its own for the
@@ -315,7 +319,8 @@ def _decode_fit_rows(split: str) -> list[Row]:
                                                                r.bits_per_weight),
                                       kv, r.context, bw),
                        1.0 / r.si_value, r.bits_per_weight, r.batch,
-                       dequant_seconds(m.decode_read_params, r.bits_per_weight, bw)))
+                       dequant_seconds(m.decode_read_params, r.bits_per_weight, bw),
+                       age_years=M.llama_cpp_age_years(r)))
     return out
 
 
@@ -415,7 +420,18 @@ MODELS: dict[str, dict[str, Any]] = {
 INT8 = "@int8"
 
 #: The terms' regressors (times the term's value: seconds), and their scale in the fit.
-_SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6}
+_SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6,
+          "mu_s_per_layer_year": 1e-6, "nu_s_per_year": 1e-3}
+
+#: Build-drift terms (candidates of ``scripts/fit_forecast.py --select``, issue 30's twenty-second
+#: sitting): a cost per layer and token per year of a llama.cpp build's age, ``mu`` [s/layer/year],
+#: and per token per year, ``nu`` [s/year], with regressors :math:`L\,a` and :math:`a`, where
+#: :math:`a` is how much older the row's build is than the data's newest (``Row.age_years``).
+#: Only rows of the runtime ``llama.cpp`` carry them: in a structure that splits off
+#: :data:`NO_CUDA_GRAPHS`, its runs with CUDA graphs and its Metal and CPU runs; the runs without
+#: graphs keep terms fitted to their own builds. A forecast served for today's build has age 0:
+#: no drift, so the terms never reach the interface (:func:`terms_for` leaves them out).
+DRIFT_TERMS = ("mu_s_per_layer_year", "nu_s_per_year")
 
 
 def dequant_seconds(read_params: Any, bits_weight: Any, bandwidth: Any) -> Any:
@@ -451,8 +467,19 @@ def _chain(kind: str, chip_class: str, runtime: str) -> list[str]:
 
 
 def _regressor(term: str, r: Row) -> float:
+    if term in DRIFT_TERMS:
+        age = r.age_years if r.runtime == "llama.cpp" else 0.0
+        return age * (float(r.n_layers) if term == "mu_s_per_layer_year" else 1.0) * _SCALE[term]
     return {"k": r.t_bound, "delta": r.t_dequant, "tau_s": 1.0,
             "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
+
+
+def _drift_seconds(params: dict[str, Any], r: Row) -> float:
+    """A fit's build-drift time for a row [s] (:data:`DRIFT_TERMS`): 0 without such terms, for a
+    runtime other than llama.cpp, or for a build of the reference day."""
+    terms = params.get("terms", {})
+    return sum(_value(params, t, terms[t], r.chip_class, r.runtime) * _regressor(t, r) / _SCALE[t]
+               for t in DRIFT_TERMS if t in terms)
 
 
 #: What a structure's ``builds`` splits llama.cpp's rows by: ``"era"`` (``True`` in older
@@ -685,7 +712,8 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     terms = params.get("terms", _OLD_TERMS)
     out = {t: 0.0 for t in ("k", "delta", "tau_s", "lambda_s_per_layer")}
     for term, kind in terms.items():
-        out[term] = _value(params, term, kind, chip_class, rt)
+        if term not in DRIFT_TERMS:      # today's build: no drift
+            out[term] = _value(params, term, kind, chip_class, rt)
     return out
 
 
@@ -914,7 +942,7 @@ def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, floa
     out = []
     for r in rows:
         t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant)
+                            r.t_dequant) + _drift_seconds(params, r)
         out.append((r, t / r.t_measured))
     return out
 
@@ -1087,7 +1115,7 @@ def row_intervals(params: dict[str, Any], name: str,
     for r in rows:
         lo, hi = interval_for(params, name, r.chip_class, r.runtime)
         t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant)
+                            r.t_dequant) + _drift_seconds(params[name], r)
         out.append((lo, min(hi, t / r.t_bound)))
     return out
 
