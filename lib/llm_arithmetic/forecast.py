@@ -30,7 +30,9 @@ differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and :math
 chip class; llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, builds
 compiled without them, chips before Ampere) are a runtime of their own,
 ``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`; one launch per kernel instead of
-one graph per token costs time per layer). k,
+one graph per token costs time per layer); the fit also dates llama.cpp's other rows by
+their build and gives them a non-negative **build drift**, a time per layer and per token per
+year of the build's age (:data:`DRIFT_TERMS`), which a forecast for today's build does not pay. k,
 :math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
@@ -398,10 +400,15 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
 #: may set ``builds`` (some of llama.cpp's rows a runtime of their own, :func:`named_rows`,
 #: sharing the terms of ``shared_across_builds`` with the rest): by era of build, a candidate
 #: the selection picked once and dropped; by CUDA graphs, every term split, the pick on 438 rows
-#: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds).
+#: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds). The drift
+#: terms (:data:`DRIFT_TERMS`, one pooled key each) were the pick on the same 448 rows (the
+#: twenty-second sitting, 2026-11-30), by a margin inside the noise; they are fitted and
+#: cross-validated at each row's build age and served at age 0 (today's build).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
-                             "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
+                             "lambda_s_per_layer": "runtime|class",
+                             "mu_s_per_layer_year": "*", "nu_s_per_year": "*"},
+                   "weighting": "rows",
                    "shrink": {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0},
                    "builds": "cuda-graphs"},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -1270,8 +1277,11 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
     """:func:`_serve` by the stored fits, each row as the named fit sees it
-    (:func:`named_rows`: a llama.cpp row of an older build names that build's era)."""
-    return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
+    (:func:`named_rows`: a llama.cpp CUDA row without CUDA graphs names that runtime) and as
+    the interface serves it: for today's build, without the build drift (:data:`DRIFT_TERMS`:
+    the interface takes no build date)."""
+    today = [replace(r, age_years=0.0) for r in rows]
+    return _serve(params["by_runtime"], params["agnostic"], named_rows(today, params["by_runtime"]))
 
 
 def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
@@ -1605,10 +1615,13 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     leave-one-runtime-out errors, and the error on the reserved validation rows (never used
     above), each with its rows' coverage by their stated intervals."""
     rows = decode_fit_rows("fit")
-    val = decode_fit_rows("validation")
+    # the reserved rows as a user asks for them: today's build, no build drift (DRIFT_TERMS)
+    val = [replace(r, age_years=0.0) for r in decode_fit_rows("validation")]
     out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
                            "model": "t = t_bound (1 + k) + delta t_16 + tau + lambda L"
-                                    " (each term keyed as its fit's 'terms' say)",
+                                    " + (mu L + nu) a (each term keyed as its fit's 'terms'"
+                                    " say; a: a llama.cpp build's age in years before the"
+                                    " data's newest, 0 as served)",
                            "fit_rows": len(rows), "validation_rows": len(val),
                            "min_rows_per_term": MIN_ROWS,
                            "min_rows_per_interval": MIN_INTERVAL_ROWS,
