@@ -11,8 +11,8 @@ and reserved-validation errors, the last also as the interface serves them (a ru
 own terms named, any other not). Deterministic: a test refits and compares.
 
 ``--select`` prints how the terms' structure (llm_arithmetic.forecast.MODELS) was chosen (with
-four candidates that make llama.cpp's 2023-24 builds a runtime of their own, and three that
-do so for its CUDA runs without CUDA graphs): each
+four candidates that make llama.cpp's 2023-24 builds a runtime of their own, three that
+do so for its CUDA runs without CUDA graphs, and three with a continuous build drift): each
 candidate's leave-one-source-out and leave-one-chip-out error with a runtime named and their
 mean (the criterion), and the leave-one-runtime-out error of the runtime-agnostic fit (mean
 over runtimes of each runtime's mean error), all on fit rows; no reserved row is read. The
@@ -91,6 +91,22 @@ GRAPH_ERA_CANDIDATES = {
 SPLIT_CANDIDATES = (("era", BUILDS_BASE, BUILD_CANDIDATES),
                     ("cuda-graphs", GRAPHS_BASE, GRAPH_CANDIDATES),
                     ("cuda-graphs+era", GRAPHS_BASE, GRAPH_ERA_CANDIDATES))
+#: Candidates with a continuous build drift (forecast.DRIFT_TERMS) instead of an era split, on the
+#: present structure (GRAPHS_BASE, llama.cpp's CUDA runs without graphs a runtime of their own,
+#: every term split): llama.cpp's other rows (its runs with graphs, Metal and CPU) pay a cost per
+#: layer and token per year of their build's age before the data's newest build
+#: (measurements.LLAMA_CPP_REFERENCE_DATE), non-negative, so today's build carries none.
+#: name -> the drift terms and their keys. Declared in the twenty-second sitting (2026-11-30),
+#: after the reserved rows of discussion 15013 had been seen in earlier sittings, before any of
+#: these candidates' errors was computed.
+DRIFT_CANDIDATES = {
+    "+ the present structure; llama.cpp's build drift per layer (mu, one for all chip classes)":
+        {"mu_s_per_layer_year": "*"},
+    "  the same, the drift per layer kept per chip class (mu per class)":
+        {"mu_s_per_layer_year": "class"},
+    "  the same, a drift per layer and one per token (mu and nu, one for all classes)":
+        {"mu_s_per_layer_year": "*", "nu_s_per_year": "*"},
+}
 
 
 #: Prefill candidates (added when llama.cpp's block formats took the int8 rate on NVIDIA and AMD
@@ -127,7 +143,7 @@ def select_prefill() -> None:
     print("prefill chosen:", json.dumps(MODELS["prefill"]), "(see PREFILL_CANDIDATES)")
 
 
-def select() -> None:
+def select(only: str | None = None) -> None:
     rows = decode_fit_rows("fit")
 
     def mape(ratios):
@@ -141,6 +157,12 @@ def select() -> None:
         data = with_builds(rows, by=by)
         candidates.update({name: (data, terms, MODELS["agnostic"]["weighting"], shrink, shared)
                            for name, shared in table.items()})
+    graphs = with_builds(rows, by="cuda-graphs")
+    candidates.update({name: (graphs, {**GRAPHS_BASE[0], **drift}, MODELS["agnostic"]["weighting"],
+                              GRAPHS_BASE[1], ())
+                       for name, drift in DRIFT_CANDIDATES.items()})
+    if only:
+        candidates = {k: v for k, v in candidates.items() if only in k}
     for name, (data, terms, weighting, shrink, shared) in candidates.items():
         named = {"terms": terms, "weighting": "rows", "shrink": shrink,
                  "shared_across_builds": shared}
@@ -156,10 +178,13 @@ def select() -> None:
         if "k" in shrink:
             best.setdefault("named", []).append(((loso + loco) / 2, name))
         best.setdefault("any", []).append(((loso + loco) / 2, name))
+    if only:
+        print(f"(only the candidates whose name holds {only!r})")
     print("lowest mean, any structure:", min(best["any"])[1])
     print("lowest mean among those that name every runtime of the rows:", min(best["named"])[1])
     print("chosen:", json.dumps(MODELS))
-    select_prefill()
+    if not only:
+        select_prefill()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--select", action="store_true",
                         help="print how the terms' structure was chosen (fit rows only); "
                              "writes nothing")
+    parser.add_argument("--only", metavar="TEXT",
+                        help="with --select: only the candidates whose name holds TEXT")
     args = parser.parse_args(argv)
     if args.select:
-        select()
+        select(args.only)
         return 0
     params = build_params()
     PARAMS_PATH.write_text(json.dumps(params, indent=1, sort_keys=True) + "\n", encoding="utf-8")

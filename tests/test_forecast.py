@@ -861,3 +861,31 @@ def test_ttft_with_images_forecasts_the_prefill_and_adds_the_tower_unscaled():
     assert ev.get("expected_ttft_seconds") == pytest.approx(t + tower, rel=1e-9)
     assert [ev.get("expected_ttft_seconds_low"), ev.get("expected_ttft_seconds_high")] \
         == pytest.approx([lo, hi], rel=1e-9)
+
+
+def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_pay():
+    """The pick of --select on 448 rows (the twenty-second sitting): llama.cpp's rows with CUDA
+    graphs, and its Metal and CPU rows, pay a non-negative time per layer and per token per year
+    of their build's age before the newest fit row's day; its runs without graphs, every other
+    runtime and a build of the reference day pay none, so the served terms (and the reserved
+    rows as served) carry no drift."""
+    from dataclasses import replace
+    from datetime import date
+
+    p = PARAMS["by_runtime"]
+    assert {t: p["terms"][t] for t in F.DRIFT_TERMS} == {t: "*" for t in F.DRIFT_TERMS}
+    assert all(v >= 0 for t in F.DRIFT_TERMS for v in p[t].values())
+    assert set(F.terms_for(p, "consumer-gpu", "llama.cpp")) == {
+        "k", "delta", "tau_s", "lambda_s_per_layer"}
+    named = {r.id: r for r in F.named_rows(FIT)}
+    old = named["xd-llama3-4090-8b-q4km"]            # build 2824, 9 May 2024
+    want = (date(2026, 7, 29) - date(2024, 5, 9)).days / 365.25
+    assert old.runtime == "llama.cpp" and old.age_years == pytest.approx(want)
+    mu, nu = p["mu_s_per_layer_year"]["*"], p["nu_s_per_year"]["*"]
+    assert F._drift_seconds(p, old) == pytest.approx((mu * old.n_layers + nu) * want)
+    assert F._drift_seconds(p, replace(old, age_years=0.0)) == 0.0
+    no_graphs = named["xd-llama1-4090-7b-q4_0"]      # December 2023, no CUDA graphs
+    assert no_graphs.runtime == F.NO_CUDA_GRAPHS and no_graphs.age_years > want
+    assert F._drift_seconds(p, no_graphs) == 0.0
+    assert all(r.age_years == 0.0 for r in FIT if not r.runtime.startswith("llama.cpp"))
+    assert all(r.age_years == 0.0 for r, _, _ in F._as_served(PARAMS, VAL))

@@ -571,3 +571,36 @@ def test_xiongjiedai_rows_state_the_build_of_their_run():
             assert ("-DGGML_CUDA_USE_GRAPHS" in r.runtime_version) == nvidia, r.id
             assert M.uses_cuda_graphs(r) is (True if nvidia else None), r.id
     assert M.LLAMA_CPP_BUILDS[rows[0].source] == "2023-24"      # 2023 and 2024 builds
+
+
+def test_every_llama_cpp_decode_row_is_dated_by_its_build():
+    # the forecast's build drift (scripts/fit_forecast.py --select, DRIFT_CANDIDATES) reads each
+    # llama.cpp row's build day: every decode row of either split has one, no fit row is newer
+    # than the reference day, and the reference day is the newest fit row's
+    import re
+    from datetime import date
+
+    rows = [r for r in ALL if r.runtime == "llama.cpp" and r.metric == "decode"]
+    days = {r.id: M.llama_cpp_date(r) for r in rows}
+    assert all(d and date.fromisoformat(d) for d in days.values()), \
+        [i for i, d in days.items() if not d]
+    fit_days = [days[r.id] for r in rows if r.split == "fit"]
+    assert max(fit_days) == M.LLAMA_CPP_REFERENCE_DATE
+    # the build dates agree with the dates the rows themselves state ("of 25 May 2024", the
+    # ggml-org/ci README of the commit), read here from the row's text, not from the table
+    months = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+                                          "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+    stated = 0
+    for r in rows:
+        m = re.search(r"\bof (\d{1,2}) ([A-Z][a-z]{2}) (20\d\d)\b", r.runtime_version)
+        if m and M.llama_cpp_build(r) is not None:
+            d = date(int(m.group(3)), months[m.group(2)], int(m.group(1)))
+            assert M.LLAMA_CPP_BUILD_DATES[M.llama_cpp_build(r)] == d.isoformat(), r.id
+            stated += 1
+    assert stated == 20   # the CI's V100 rows of builds 2992, 3293, 3854 and 4423
+    # build 2824 is 9 May 2024 (the day after PR #6766's merge, CUDA_GRAPHS_FIRST_DATE)
+    assert M.LLAMA_CPP_BUILD_DATES[M.CUDA_GRAPHS_FIRST_BUILD] == "2024-05-09"
+    assert M.CUDA_GRAPHS_FIRST_DATE < M.LLAMA_CPP_BUILD_DATES[M.CUDA_GRAPHS_FIRST_BUILD]
+    # another runtime has no build age
+    other = next(r for r in ALL if r.runtime == "vLLM")
+    assert M.llama_cpp_date(other) is None and M.llama_cpp_age_years(other) == 0.0

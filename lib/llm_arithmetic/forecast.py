@@ -30,7 +30,9 @@ differs between CUDA, Metal and CPU threads), :math:`\tau` per runtime and :math
 chip class; llama.cpp's CUDA runs without CUDA graphs (builds before May 2024, builds
 compiled without them, chips before Ampere) are a runtime of their own,
 ``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`; one launch per kernel instead of
-one graph per token costs time per layer). k,
+one graph per token costs time per layer); the fit also dates llama.cpp's other rows by
+their build and gives them a non-negative **build drift**, a time per layer and per token per
+year of the build's age (:data:`DRIFT_TERMS`), which a forecast for today's build does not pay. k,
 :math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
@@ -113,7 +115,7 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "CAVEAT_TEMPLATES", "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
-           "layer_time_by_build"]
+           "layer_time_by_build", "DRIFT_TERMS"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``).
 PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
@@ -177,7 +179,10 @@ class Row:
     """One fit or validation row: what the forecast needs, and the bound [s] and measured
     time [s] per token; ``t_dequant`` [s] is the dequantization term's regressor
     (:func:`dequant_seconds`); ``precision`` the peak a prefill row's bound took (the plan's
-    ``compute_precision``; empty for decode rows, which are memory-bound)."""
+    ``compute_precision``; empty for decode rows, which are memory-bound); ``age_years`` [year]
+    how much older a llama.cpp row's build is than the data's newest
+    (:func:`~llm_arithmetic.lab.measurements.llama_cpp_age_years`; 0 for other runtimes), the
+    regressor of a candidate build-drift term (:data:`DRIFT_TERMS`)."""
 
     id: str
     source: str
@@ -191,6 +196,7 @@ class Row:
     batch: int = 1
     t_dequant: float = 0.0
     precision: str = ""
+    age_years: float = 0.0
 
 
 #: Weight formats of the data that name a llama.cpp file type with a type of its own for the
@@ -315,7 +321,8 @@ def _decode_fit_rows(split: str) -> list[Row]:
                                                                r.bits_per_weight),
                                       kv, r.context, bw),
                        1.0 / r.si_value, r.bits_per_weight, r.batch,
-                       dequant_seconds(m.decode_read_params, r.bits_per_weight, bw)))
+                       dequant_seconds(m.decode_read_params, r.bits_per_weight, bw),
+                       age_years=M.llama_cpp_age_years(r)))
     return out
 
 
@@ -393,10 +400,15 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
 #: may set ``builds`` (some of llama.cpp's rows a runtime of their own, :func:`named_rows`,
 #: sharing the terms of ``shared_across_builds`` with the rest): by era of build, a candidate
 #: the selection picked once and dropped; by CUDA graphs, every term split, the pick on 438 rows
-#: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds).
+#: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds). The drift
+#: terms (:data:`DRIFT_TERMS`, one pooled key each) were the pick on the same 448 rows (the
+#: twenty-second sitting, 2026-11-30), by a margin inside the noise; they are fitted and
+#: cross-validated at each row's build age and served at age 0 (today's build).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
-                             "lambda_s_per_layer": "runtime|class"}, "weighting": "rows",
+                             "lambda_s_per_layer": "runtime|class",
+                             "mu_s_per_layer_year": "*", "nu_s_per_year": "*"},
+                   "weighting": "rows",
                    "shrink": {"k": 3.0, "tau_s": 3.0, "lambda_s_per_layer": 3.0},
                    "builds": "cuda-graphs"},
     "agnostic": {"terms": {"k": "class|runtime", "tau_s": "runtime",
@@ -415,7 +427,18 @@ MODELS: dict[str, dict[str, Any]] = {
 INT8 = "@int8"
 
 #: The terms' regressors (times the term's value: seconds), and their scale in the fit.
-_SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6}
+_SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6,
+          "mu_s_per_layer_year": 1e-6, "nu_s_per_year": 1e-3}
+
+#: Build-drift terms (candidates of ``scripts/fit_forecast.py --select``, issue 30's twenty-second
+#: sitting): a cost per layer and token per year of a llama.cpp build's age, ``mu`` [s/layer/year],
+#: and per token per year, ``nu`` [s/year], with regressors :math:`L\,a` and :math:`a`, where
+#: :math:`a` is how much older the row's build is than the data's newest (``Row.age_years``).
+#: Only rows of the runtime ``llama.cpp`` carry them: in a structure that splits off
+#: :data:`NO_CUDA_GRAPHS`, its runs with CUDA graphs and its Metal and CPU runs; the runs without
+#: graphs keep terms fitted to their own builds. A forecast served for today's build has age 0:
+#: no drift, so the terms never reach the interface (:func:`terms_for` leaves them out).
+DRIFT_TERMS = ("mu_s_per_layer_year", "nu_s_per_year")
 
 
 def dequant_seconds(read_params: Any, bits_weight: Any, bandwidth: Any) -> Any:
@@ -451,8 +474,19 @@ def _chain(kind: str, chip_class: str, runtime: str) -> list[str]:
 
 
 def _regressor(term: str, r: Row) -> float:
+    if term in DRIFT_TERMS:
+        age = r.age_years if r.runtime == "llama.cpp" else 0.0
+        return age * (float(r.n_layers) if term == "mu_s_per_layer_year" else 1.0) * _SCALE[term]
     return {"k": r.t_bound, "delta": r.t_dequant, "tau_s": 1.0,
             "lambda_s_per_layer": float(r.n_layers)}[term] * _SCALE[term]
+
+
+def _drift_seconds(params: dict[str, Any], r: Row) -> float:
+    """A fit's build-drift time for a row [s] (:data:`DRIFT_TERMS`): 0 without such terms, for a
+    runtime other than llama.cpp, or for a build of the reference day."""
+    terms = params.get("terms", {})
+    return sum(_value(params, t, terms[t], r.chip_class, r.runtime) * _regressor(t, r) / _SCALE[t]
+               for t in DRIFT_TERMS if t in terms)
 
 
 #: What a structure's ``builds`` splits llama.cpp's rows by: ``"era"`` (``True`` in older
@@ -685,7 +719,8 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     terms = params.get("terms", _OLD_TERMS)
     out = {t: 0.0 for t in ("k", "delta", "tau_s", "lambda_s_per_layer")}
     for term, kind in terms.items():
-        out[term] = _value(params, term, kind, chip_class, rt)
+        if term not in DRIFT_TERMS:      # today's build: no drift
+            out[term] = _value(params, term, kind, chip_class, rt)
     return out
 
 
@@ -914,7 +949,7 @@ def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, floa
     out = []
     for r in rows:
         t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant)
+                            r.t_dequant) + _drift_seconds(params, r)
         out.append((r, t / r.t_measured))
     return out
 
@@ -1087,7 +1122,7 @@ def row_intervals(params: dict[str, Any], name: str,
     for r in rows:
         lo, hi = interval_for(params, name, r.chip_class, r.runtime)
         t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant)
+                            r.t_dequant) + _drift_seconds(params[name], r)
         out.append((lo, min(hi, t / r.t_bound)))
     return out
 
@@ -1242,8 +1277,11 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
     """:func:`_serve` by the stored fits, each row as the named fit sees it
-    (:func:`named_rows`: a llama.cpp row of an older build names that build's era)."""
-    return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
+    (:func:`named_rows`: a llama.cpp CUDA row without CUDA graphs names that runtime) and as
+    the interface serves it: for today's build, without the build drift (:data:`DRIFT_TERMS`:
+    the interface takes no build date)."""
+    today = [replace(r, age_years=0.0) for r in rows]
+    return _serve(params["by_runtime"], params["agnostic"], named_rows(today, params["by_runtime"]))
 
 
 def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
@@ -1577,10 +1615,13 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     leave-one-runtime-out errors, and the error on the reserved validation rows (never used
     above), each with its rows' coverage by their stated intervals."""
     rows = decode_fit_rows("fit")
-    val = decode_fit_rows("validation")
+    # the reserved rows as a user asks for them: today's build, no build drift (DRIFT_TERMS)
+    val = [replace(r, age_years=0.0) for r in decode_fit_rows("validation")]
     out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
                            "model": "t = t_bound (1 + k) + delta t_16 + tau + lambda L"
-                                    " (each term keyed as its fit's 'terms' say)",
+                                    " + (mu L + nu) a (each term keyed as its fit's 'terms'"
+                                    " say; a: a llama.cpp build's age in years before the"
+                                    " data's newest, 0 as served)",
                            "fit_rows": len(rows), "validation_rows": len(val),
                            "min_rows_per_term": MIN_ROWS,
                            "min_rows_per_interval": MIN_INTERVAL_ROWS,

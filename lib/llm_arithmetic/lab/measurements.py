@@ -48,7 +48,8 @@ __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOUR
            "RuntimeMeasurement", "is_reserved", "load_runtime_measurements", "calibration_rows",
            "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS",
            "CUDA_GRAPHS_FIRST_BUILD", "CUDA_GRAPHS_FIRST_DATE", "PRE_AMPERE", "llama_cpp_build",
-           "uses_cuda_graphs"]
+           "uses_cuda_graphs", "LLAMA_CPP_BUILD_DATES", "LLAMA_CPP_SOURCE_DATES",
+           "LLAMA_CPP_REFERENCE_DATE", "llama_cpp_date", "llama_cpp_age_years"]
 
 #: Where the dataset lives (package data).
 DATA_PATH: Path = RUNTIME_CSV
@@ -376,3 +377,94 @@ def count_by(rows: Iterable[RuntimeMeasurement],
     True
     """
     return dict(Counter(key(r) for r in rows).most_common())
+
+
+#: The day of each llama.cpp build of the data, by build number (ISO dates; a test requires one
+#: for every llama.cpp decode fit row, from here, its ``runtime_version`` or its source). Which
+#: day, in order of preference: the build's commit day (ggml-org/ci's README for the commit, its
+#: ``date:`` line, as the rows' notes cite it; the release's page); else the run's day the row's
+#: source states (a build is no newer than the run that used it); else the page's. The builds of
+#: XiongjieDai's December 2023 tables were not dated one by one: they lie between build 1300
+#: (2 Oct 2023) and 1743 (2 Jan 2024) by ggml-org/ci, and take the tables' month (15 Dec 2023);
+#: build 1026 (the M1 Max rows) predates build 1300, so that page date understates its age.
+LLAMA_CPP_BUILD_DATES: dict[int, str] = {
+    # XiongjieDai's LLaMA (1) / Llama 2 tables of December 2023: the page's month
+    1026: "2023-12-15", 1619: "2023-12-15", 1620: "2023-12-15", 1671: "2023-12-15",
+    1680: "2023-12-15", 1685: "2023-12-15", 1691: "2023-12-15",
+    # ggml-org/ci's README for the commit (node ggml-4-x86-cuda-v100), the rows' notes
+    1300: "2023-10-02", 1743: "2024-01-02", 2585: "2024-04-01", 2971: "2024-05-22",
+    2992: "2024-05-25", 3293: "2024-07-04", 3854: "2024-10-01", 4423: "2025-01-02",
+    # the llm-tracker vault's runs: 28 January 2024 (build 1988), 1-2 November 2024 (4006)
+    1988: "2024-01-28", 4006: "2024-11-01",
+    # XiongjieDai's LLaMA 3 runs (their notebooks): Metal builds 2795-2797 of 7 May 2024, CUDA
+    # builds 2824-2843 of 9-12 May 2024 (2824 on the 9th, CUDA_GRAPHS_FIRST_BUILD; the others
+    # taken as the 10th: at most two days off)
+    2795: "2024-05-07", 2796: "2024-05-07", 2797: "2024-05-07", 2824: "2024-05-09",
+    2833: "2024-05-10", 2834: "2024-05-10", 2836: "2024-05-10", 2837: "2024-05-10",
+    2843: "2024-05-10",
+    # discussion 15396, opened 18 August 2025 (the tables' replies of 18-19 August)
+    6205: "2025-08-18", 6208: "2025-08-18", 6210: "2025-08-18",
+    6413: "2025-09-08",          # the llm-tracker page's run: vault backups of 8-10 Sep 2025
+    6918: "2025-11-02",          # the DGX Spark page as of 2 November 2025 (reserved)
+    7199: "2025-11-29",          # perf-analysis's L40S run of 29 Nov 2025 (the A30's: 2 Dec)
+    7315: "2025-12-08",          # Geerling's M3 Ultra review week (sbc-reviews issue 95)
+    7825: "2026-02-07",          # geerlingguy/ai-benchmarks issue 48's runs
+    8828: "2026-04-17",          # release page github.com/ggml-org/llama.cpp/releases/tag/b8828
+    9789: "2026-06-26",          # InventiveHQ's experiment 12 run, 'version: 9789'
+}
+#: The day of a llama.cpp source whose rows name no build number and state no date in
+#: ``runtime_version``: the run's day the source states, else the page's (a month or a year
+#: only: its 15th, or 1 July).
+LLAMA_CPP_SOURCE_DATES: dict[str, str] = {
+    "xiongjiedai-gpu-benchmarks": "2023-12-15",        # the appendix rows: the Dec 2023 page
+    "zeux-speed-of-light-blog": "2024-03-15",          # the article's date
+    "llama.cpp-pr-4406": "2023-12-16",                 # the comment's date
+    "llama.cpp-issue-4716": "2023-12-31",              # the issue's date
+    "llama.cpp-cuda-prs-2024": "2024-01-10",           # PR 4766's thread, 7-10 January 2024
+    "llama.cpp-issue-threads-2025-26": "2025-03-04",   # PR 12183's companion issue 12182
+    "calebcoffie-benchmarks": "2026-07-01",            # a 2026 run (driver 595): the year only
+    "pg-inventivehq-lab": "2026-07-01",                # "mid-2026" (cites June 2026 results)
+    "llama.cpp-discussion-4167": "2023-11-21",         # build 8e672ef (reserved)
+    "llama.cpp-discussion-15013": "2025-08-01",        # scoreboard opened Aug 2025 (reserved)
+}
+#: The reference day of the forecast's build drift: the newest day of a llama.cpp fit row (the
+#: llmfit M4 Pro llama-server run of 29 July 2026); a forecast served for ``llama.cpp`` is for a
+#: build of this day or later, with no drift term.
+LLAMA_CPP_REFERENCE_DATE = "2026-07-29"
+
+
+def llama_cpp_date(r: RuntimeMeasurement) -> str | None:
+    """The day of a llama.cpp row's build (ISO): :data:`LLAMA_CPP_BUILD_DATES` by the build
+    number the row states, else a date its ``runtime_version`` states (the run's or the
+    master's), else :data:`LLAMA_CPP_SOURCE_DATES`; None for another runtime or an undated row.
+
+    >>> rows = {r.id: r for r in all_rows()}
+    >>> [llama_cpp_date(rows[i]) for i in ("xd-llama3-4090-8b-q4km", "zeux-4090-mistral-llamacpp-q4_0",
+    ...                                    "prs25-16630-rtx4090-qwen3-0.6b-f16-tg128")]
+    ['2024-05-09', '2024-03-15', '2025-10-17']
+    """
+    if r.runtime != "llama.cpp":
+        return None
+    build = llama_cpp_build(r)
+    if build in LLAMA_CPP_BUILD_DATES:
+        return LLAMA_CPP_BUILD_DATES[build]
+    stated = re.search(r"\b(20\d\d-\d\d-\d\d)\b", r.runtime_version)
+    return stated.group(1) if stated else LLAMA_CPP_SOURCE_DATES.get(r.source)
+
+
+def llama_cpp_age_years(r: RuntimeMeasurement) -> float:
+    """Years from a llama.cpp row's build (:func:`llama_cpp_date`) to
+    :data:`LLAMA_CPP_REFERENCE_DATE` (days / 365.25, never below 0); 0 for another runtime or
+    an undated row.
+
+    >>> rows = {r.id: r for r in all_rows()}
+    >>> round(llama_cpp_age_years(rows["xd-llama3-4090-8b-q4km"]), 3)
+    2.22
+    """
+    from datetime import date
+
+    day = llama_cpp_date(r)
+    if day is None:
+        return 0.0
+    days = (date.fromisoformat(LLAMA_CPP_REFERENCE_DATE) - date.fromisoformat(day)).days
+    return max(0.0, days / 365.25)
