@@ -867,8 +867,8 @@ def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_p
     """The pick of --select on 448 rows (the twenty-second sitting): llama.cpp's rows with CUDA
     graphs, and its Metal and CPU rows, pay a non-negative time per layer and per token per year
     of their build's age before the newest fit row's day; its runs without graphs, every other
-    runtime and a build of the reference day pay none, so the served terms (and the reserved
-    rows as served) carry no drift."""
+    runtime and a build of the reference day pay none, so the served terms carry no drift; a
+    reserved row pays its own build's."""
     from dataclasses import replace
     from datetime import date
 
@@ -888,4 +888,7 @@ def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_p
     assert no_graphs.runtime == F.NO_CUDA_GRAPHS and no_graphs.age_years > want
     assert F._drift_seconds(p, no_graphs) == 0.0
     assert all(r.age_years == 0.0 for r in FIT if not r.runtime.startswith("llama.cpp"))
-    assert all(r.age_years == 0.0 for r, _, _ in F._as_served(PARAMS, VAL))
+    # a reserved row is checked against the forecast for the build it ran: discussion 4167's
+    # build 8e672ef of 21 November 2023 pays (2026-07-29 - 2023-11-21) / 365.25 years of drift
+    d4167 = next(r for r, _, _ in F._as_served(PARAMS, VAL) if r.id == "d4167-m1ultra64-7b-q4_0")
+    assert d4167.age_years == pytest.approx((date(2026, 7, 29) - date(2023, 11, 21)).days / 365.25)

@@ -604,3 +604,16 @@ def test_every_llama_cpp_decode_row_is_dated_by_its_build():
     # another runtime has no build age
     other = next(r for r in ALL if r.runtime == "vLLM")
     assert M.llama_cpp_date(other) is None and M.llama_cpp_age_years(other) == 0.0
+
+
+def test_discussion_15013_is_dated_midway_through_the_span_its_copies_allow():
+    """The scoreboard's copies state no build: its rows take the midpoint of its opening and the
+    earliest copy (1 August 2025 and 30 July 2026: 363 days apart, so 181.5 days after the first,
+    rounded up: 30 January 2026), half a year's drift where the truth lies between none and a
+    year's."""
+    from datetime import date, timedelta
+
+    first, last = (date.fromisoformat(d) for d in M.SCOREBOARD_15013_SPAN)
+    assert (first, last) == (date(2025, 8, 1), date(2026, 7, 30))
+    mid = first + timedelta(days=-(-(last - first).days // 2))
+    assert M.LLAMA_CPP_SOURCE_DATES["llama.cpp-discussion-15013"] == mid.isoformat() == "2026-01-30"

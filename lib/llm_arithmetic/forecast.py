@@ -1278,10 +1278,12 @@ def _stored_cv(params: dict[str, Any], rows: Sequence[Row], kind: str,
 def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, float, str]]:
     """:func:`_serve` by the stored fits, each row as the named fit sees it
     (:func:`named_rows`: a llama.cpp CUDA row without CUDA graphs names that runtime) and as
-    the interface serves it: for today's build, without the build drift (:data:`DRIFT_TERMS`:
-    the interface takes no build date)."""
-    today = [replace(r, age_years=0.0) for r in rows]
-    return _serve(params["by_runtime"], params["agnostic"], named_rows(today, params["by_runtime"]))
+    the interface serves it (a runtime with terms of its own named, any other not), asked for
+    the build the row ran: its age (``Row.age_years``) pays the build drift
+    (:data:`DRIFT_TERMS`), as its chip and format pay theirs. The interface itself serves
+    today's build (age 0); a reserved row of an older build is checked against the forecast
+    for that build, not for today's (:func:`reserved_error_at_ages` gives the other)."""
+    return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
 
 
 def _with_intervals(params: dict[str, Any], served: Sequence[tuple[Row, float, str]]
@@ -1326,6 +1328,24 @@ def reserved_errors_by_source(params: dict[str, Any] | None = None) -> dict[str,
     p = params or load_params()
     out = _summaries_by(_with_intervals(p, _reserved_served(p)), lambda r: r.source)
     return {"all": out.pop("all"), **dict(sorted(out.items()))}
+
+
+def reserved_error_at_ages(ages: dict[str, float], params: dict[str, Any] | None = None
+                           ) -> dict[str, float]:
+    """The reserved validation rows' error (:func:`error_summary`: rows, mean error, share
+    within 20%, coverage) with the build age of every llama.cpp row of the named sources
+    replaced (``{source: years}``; ``{"*": 0.0}`` for every source: each row forecast as for
+    today's build). For a source that does not state its builds (discussion 15013's copies):
+    how much its assumed date decides the figure.
+
+    >>> e = reserved_error_at_ages({"*": 0.0})
+    >>> e["rows"] == len(reserved_ratios())
+    True
+    """
+    p = params or load_params()
+    rows = [replace(r, age_years=ages.get(r.source, ages.get("*", r.age_years)))
+            if r.runtime.startswith("llama.cpp") else r for r in decode_fit_rows("validation")]
+    return _served_summary(p, _as_served(p, rows))
 
 
 #: The regime :func:`error_by_regime` pools the small regimes into when asked to.
@@ -1615,13 +1635,14 @@ def build_params(n_boot: int = 200, seed: int = 0) -> dict[str, Any]:
     leave-one-runtime-out errors, and the error on the reserved validation rows (never used
     above), each with its rows' coverage by their stated intervals."""
     rows = decode_fit_rows("fit")
-    # the reserved rows as a user asks for them: today's build, no build drift (DRIFT_TERMS)
-    val = [replace(r, age_years=0.0) for r in decode_fit_rows("validation")]
+    # the reserved rows, each asked for the build it ran (its age pays the drift, DRIFT_TERMS)
+    val = decode_fit_rows("validation")
     out: dict[str, Any] = {"written_by": "scripts/fit_forecast.py",
                            "model": "t = t_bound (1 + k) + delta t_16 + tau + lambda L"
                                     " + (mu L + nu) a (each term keyed as its fit's 'terms'"
                                     " say; a: a llama.cpp build's age in years before the"
-                                    " data's newest, 0 as served)",
+                                    " data's newest: the row's own in every error, 0 as the"
+                                    " interface serves today's build)",
                            "fit_rows": len(rows), "validation_rows": len(val),
                            "min_rows_per_term": MIN_ROWS,
                            "min_rows_per_interval": MIN_INTERVAL_ROWS,

@@ -49,7 +49,8 @@ __all__ = ["DATA_PATH", "METRICS", "UNITS", "SI_UNITS", "SPLITS", "RESERVED_SOUR
            "all_rows", "fit_rows", "validation_rows", "count_by", "LLAMA_CPP_BUILDS",
            "CUDA_GRAPHS_FIRST_BUILD", "CUDA_GRAPHS_FIRST_DATE", "PRE_AMPERE", "llama_cpp_build",
            "uses_cuda_graphs", "LLAMA_CPP_BUILD_DATES", "LLAMA_CPP_SOURCE_DATES",
-           "LLAMA_CPP_REFERENCE_DATE", "llama_cpp_date", "llama_cpp_age_years"]
+           "LLAMA_CPP_REFERENCE_DATE", "llama_cpp_date", "llama_cpp_age_years",
+           "age_years_of", "SCOREBOARD_15013_SPAN"]
 
 #: Where the dataset lives (package data).
 DATA_PATH: Path = RUNTIME_CSV
@@ -425,8 +426,16 @@ LLAMA_CPP_SOURCE_DATES: dict[str, str] = {
     "calebcoffie-benchmarks": "2026-07-01",            # a 2026 run (driver 595): the year only
     "pg-inventivehq-lab": "2026-07-01",                # "mid-2026" (cites June 2026 results)
     "llama.cpp-discussion-4167": "2023-11-21",         # build 8e672ef (reserved)
-    "llama.cpp-discussion-15013": "2025-08-01",        # scoreboard opened Aug 2025 (reserved)
+    # the scoreboard (reserved) states no build in the copies read: the midpoint of
+    # SCOREBOARD_15013_SPAN, a build's age of half a year where the truth lies between 0 and 1
+    "llama.cpp-discussion-15013": "2026-01-30",
 }
+#: The days between which discussion 15013's builds lie, none of which its copies state: the
+#: scoreboard's opening (early August 2025; discussion 15396 opened on the 18th) and the
+#: earliest copy read (an engine survey researched 30-31 July 2026). Its rows are dated at the
+#: midpoint (:data:`LLAMA_CPP_SOURCE_DATES`); ``forecast.reserved_error_at_ages`` gives the
+#: reserved error at either end.
+SCOREBOARD_15013_SPAN = ("2025-08-01", "2026-07-30")
 #: The reference day of the forecast's build drift: the newest day of a llama.cpp fit row (the
 #: llmfit M4 Pro llama-server run of 29 July 2026); a forecast served for ``llama.cpp`` is for a
 #: build of this day or later, with no drift term.
@@ -461,10 +470,18 @@ def llama_cpp_age_years(r: RuntimeMeasurement) -> float:
     >>> round(llama_cpp_age_years(rows["xd-llama3-4090-8b-q4km"]), 3)
     2.22
     """
+    day = llama_cpp_date(r)
+    return 0.0 if day is None else age_years_of(day)
+
+
+def age_years_of(day: str) -> float:
+    """Years from ``day`` (ISO) to :data:`LLAMA_CPP_REFERENCE_DATE`: days / 365.25, never
+    below 0 (a build of the reference day or later pays no drift).
+
+    >>> [round(age_years_of(d), 3) for d in SCOREBOARD_15013_SPAN]
+    [0.991, 0.0]
+    """
     from datetime import date
 
-    day = llama_cpp_date(r)
-    if day is None:
-        return 0.0
     days = (date.fromisoformat(LLAMA_CPP_REFERENCE_DATE) - date.fromisoformat(day)).days
     return max(0.0, days / 365.25)
