@@ -4794,3 +4794,73 @@ def test_qwen3_omni_refuses_bad_inputs_by_name(change, field):
     bad = merge(c, change)
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config(bad)
+
+
+# ---- Qwen2.5-Omni (qwen2_5_omni; SOURCES.md section 52, FAMILIES.md section 17.47) ---------------
+QWEN25_OMNI = CATALOG / "qwen2.5-omni-7b" / "config.json"
+
+
+def test_qwen2_5_omni_7b_counts_the_checkpoint_and_decodes_the_thinker():
+    c, t, m = _catalog_file("qwen2.5-omni-7b")
+    assert m.total_params == t["params"] == 10_732_225_408
+    assert t["persistent_buffers"] == 0
+    extras = {e.name: e.params for e in m.extras}
+    assert extras["talker"] == _prefix_sum(t, "talker") == 1_351_360_256
+    assert extras["token2wav"] == _prefix_sum(t, "token2wav") == 449_051_264
+    thinker = t["by_prefix"]["thinker.lm_head"] + t["by_prefix"]["thinker.model"]
+    # a thinker-only bf16 fine-tune of this model: index total_size 17,863,627,776 B
+    assert thinker == m.total_params - extras["talker"] - extras["token2wav"] \
+        == 17_863_627_776 // 2
+    # the 7B's index total_size (22,366,403,936 B) with token2wav in fp32 holds one more tensor
+    # of 3,850,592 B than transformers 5.24.0 builds (SOURCES.md section 52)
+    assert 2 * (thinker + extras["talker"]) + 4 * extras["token2wav"] == 22_366_403_936 - 3_850_592
+    # the audio encoder by hand: conv1 128 -> 1,280 and conv2 1,280 -> 1,280 (kernel 3, biases);
+    # begin/end embeddings 2 x 3,584; 32 Whisper blocks (k without bias); ln_post; proj -> 3,584
+    block = 4 * 1280 * 1280 + 3 * 1280 + 4 * 1280 + 2 * 1280 * 5120 + 5120 + 1280
+    audio = (128 * 1280 * 3 + 1280 + 1280 * 1280 * 3 + 1280 + 2 * 3584 + 32 * block + 2 * 1280
+             + 1280 * 3584 + 3584)
+    assert extras["audio encoder"] == audio
+    # a text token is Qwen2.5-7B's step
+    assert m.active_params == get_model_by_name("qwen2.5-7b").total_params == 7_615_616_512
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    assert round(m.total_params / 1e9) == 11  # the Hub's listing
+    # the thinker's tie_word_embeddings (not the text config's) ties its 152,064 x 3,584 head
+    tied = json.loads(QWEN25_OMNI.read_text(encoding="utf-8"))
+    tied["thinker_config"]["tie_word_embeddings"] = True
+    assert read_config(tied).total_params == m.total_params - 152_064 * 3584
+
+
+def test_qwen2_5_omni_images_follow_qwen2_5_vl():
+    from llm_arithmetic.catalog.images import image_tower, image_work
+    tower, rule = image_tower(read_config(QWEN25_OMNI))
+    assert tower.params == 676_550_144  # Qwen2.5-VL-7B's tower (FAMILIES.md section 17.36)
+    assert (rule.patch, rule.merge, rule.min_pixels, rule.max_pixels) == (14, 2, 3136, 12845056)
+    assert image_work(rule, 1000, 700).tokens == 36 * 25  # 1008 x 700 px, 28 px tokens
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"thinker_config": None}, "thinker_config"),
+    ({"token2wav_config": None}, "token2wav_config"),
+    ({"talker_config": {"embedding_size": 4096}}, "embedding_size"),
+    ({"talker_config": {"tie_word_embeddings": True}}, "tie_word_embeddings"),
+    ({"thinker_config": {"audio_config": {"output_dim": 2048}}}, "output_dim"),
+    ({"thinker_config": {"vision_config": {"embed_dim": 1024}}}, "embed_dim"),
+    ({"token2wav_config": {"dit_config": None}}, "dit_config"),
+    ({"token2wav_config": {"dit_config": {"dim": 2048}}}, "dim"),
+    ({"token2wav_config": {"dit_config": {"enc_channels": [256, 256, 256, 256, 512]}}},
+     "enc_channels"),
+    ({"token2wav_config": {"dit_config": {"enc_kernel_sizes": [5, 3, 3, 1]}}}, "enc_kernel_sizes"),
+    ({"token2wav_config": {"bigvgan_config": {"mel_dim": 100}}}, "mel_dim"),
+    ({"token2wav_config": {"bigvgan_config": {"resblock_dilation_sizes": [[1, 3]]}}},
+     "resblock_dilation_sizes"),
+])
+def test_qwen2_5_omni_refuses_bad_inputs_by_name(change, field):
+    c = json.loads(QWEN25_OMNI.read_text(encoding="utf-8"))
+
+    def merge(base, diff):
+        if not isinstance(base, dict) or not isinstance(diff, dict):
+            return diff
+        return {**base, **{k: merge(base.get(k), v) if isinstance(v, dict) and v else v
+                           for k, v in diff.items()}}
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config(merge(c, change))

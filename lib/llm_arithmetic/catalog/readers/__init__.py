@@ -133,7 +133,7 @@ FAMILIES.update({
     "llava": multimodal.llava, "llava_onevision": multimodal.llava_onevision,
     "exaone": dense.exaone, "nemotron": classic.nemotron, "olmo": classic.olmo,
     "stablelm": classic.stablelm,
-    "qwen3_omni_moe": omni.qwen3_omni_moe,
+    "qwen3_omni_moe": omni.qwen3_omni_moe, "qwen2_5_omni": omni.qwen2_5_omni,
 })
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -214,6 +214,7 @@ ARCHITECTURES: Mapping[str, str] = {
     "OlmoForCausalLM": "olmo",
     "StableLmForCausalLM": "stablelm",
     "Qwen3OmniMoeForConditionalGeneration": "qwen3_omni_moe",
+    "Qwen2_5OmniForConditionalGeneration": "qwen2_5_omni", "Qwen2_5OmniModel": "qwen2_5_omni",
 }
 
 

@@ -1,25 +1,27 @@
-"""Readers of Qwen's omni-modal checkpoints (Qwen3-Omni ``qwen3_omni_moe``; FAMILIES.md section
-17.46): a "thinker" (audio encoder, vision encoder and the language model that decodes text) and,
-where the checkpoint speaks, a "talker" that turns the thinker's states into speech codes and a
-codec decoder that turns codes into a waveform.
+"""Readers of Qwen's omni-modal checkpoints (Qwen3-Omni ``qwen3_omni_moe``, FAMILIES.md
+section 17.46; Qwen2.5-Omni ``qwen2_5_omni``, section 17.47): a "thinker" (audio encoder,
+vision encoder and the language model that decodes text) and, where the checkpoint speaks, a
+"talker" that turns the thinker's states into speech codes and a generator that turns codes
+into a waveform (Qwen3-Omni's code2wav, Qwen2.5-Omni's token2wav).
 
 What the catalog counts (tests/configs/FAMILIES.md says why): the total is everything the
-checkpoint holds (transformers 5.24.0 builds the talker and the codec decoder only when
-``enable_audio_output`` is true, as the Instruct files have it; the Thinking and Captioner files
-say false and hold the thinker alone); a decode step is the thinker's language model alone (the
-talker runs only when speech is asked for, and speech output is not modelled); the vision encoder
-keeps its image rule; the audio encoder, the talker and the codec decoder are extras in the total
-that no text decode step reads.
+checkpoint holds (transformers 5.24.0 builds the talker and the generator only when
+``enable_audio_output`` is true, as Qwen3-Omni's Instruct file and Qwen2.5-Omni's files have
+it; Qwen3-Omni's Thinking and Captioner files say false and hold the thinker alone); a decode
+step is the thinker's language model alone (the talker runs only when speech is asked for, and
+speech output is not modelled); the vision encoder keeps its image rule; the audio encoder, the
+talker and the generator are extras in the total that no text decode step reads.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
 from ..model import Extra
 from .base import Reader, vision_reader, wrapped_text
-from .multimodal import _qwen3_vl_image_rule, _qwen3_vl_vision_params
+from .multimodal import (_qwen3_vl_image_rule, _qwen3_vl_vision_params, qwen2_5_vl_vision_params,
+                         qwen2_vl_image_rule)
 
 #: The area bounds the three Qwen3-Omni checkpoints give their image processor
 #: (``preprocessor_config.json``: ``min_pixels`` 3,136, ``max_pixels`` 12,845,056, patch 16,
@@ -117,11 +119,13 @@ def qwen3_omni_talker_params(r: Reader, d_thinker: int) -> int:
     3324596480
     """
     if r.int("thinker_hidden_size") != d_thinker:
-        raise ConfigError(f"{r.origin}: field 'thinker_hidden_size' ({r.int('thinker_hidden_size')})"
-                          f" differs from the thinker's hidden size ({d_thinker})")
+        raise ConfigError(f"{r.origin}: field 'thinker_hidden_size' "
+                          f"({r.int('thinker_hidden_size')}) differs from the thinker's hidden "
+                          f"size ({d_thinker})")
     if r.flag("tie_word_embeddings", False):
         raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = True is not supported: "
-                          "the talker's codec head is counted untied, as Qwen's checkpoints hold it")
+                          "the talker's codec head is counted untied, as Qwen's checkpoints "
+                          "hold it")
     t = sub_reader(r, "text_config", "qwen3_omni_moe_talker_text",
                    "the talker's language model")
     d = t.int("hidden_size")
@@ -210,6 +214,20 @@ def qwen3_omni_code2wav_params(r: Reader) -> int:
     return codes * h + pre + upsample + decoder
 
 
+def speech_extras(r: Reader, parts: tuple[tuple[str, str, Callable[[Reader], int], str], ...],
+                  ) -> list[Extra]:
+    """The speech-output parts (name, family, count of its ``<name>_config`` reader, note) as
+    extras in the total that no text step reads, where ``enable_audio_output`` (default true)
+    has transformers build them; without it their configurations (which Qwen's thinker-only
+    files may still carry) are read and not counted."""
+    if not r.flag("enable_audio_output", True):
+        r.read.update(f"{name}_config" for name, *_ in parts)
+        return []
+    return [Extra(name, count(sub_reader(r, f"{name}_config", family,
+                                         f"the {name} (enable_audio_output is true)")),
+                  True, note) for name, family, count, note in parts]
+
+
 def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     # Qwen3OmniMoeForConditionalGeneration (transformers 5.24.0): the thinker in thinker_config
     # (a Qwen3-MoE language model in its text_config, Qwen3-VL's vision encoder, an audio
@@ -229,22 +247,232 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
                              "the audio encoder"), d), True,
                   "Qwen3-Omni's audio encoder (AuT: convolutional downsampling, 32 "
                   "Whisper-style blocks, a projection into the language model)")]
-    if r.flag("enable_audio_output", True):
-        extras += [
-            Extra("talker", qwen3_omni_talker_params(
-                sub_reader(r, "talker_config", "qwen3_omni_moe_talker",
-                           "the talker (enable_audio_output is true)"), d), True,
-                "the talker: a small mixture-of-experts decoder that writes speech codes from "
-                "the thinker's states, with its multi-codebook code predictor; it runs only "
-                "when speech output is asked for"),
-            Extra("code2wav", qwen3_omni_code2wav_params(
-                sub_reader(r, "code2wav_config", "qwen3_omni_moe_code2wav",
-                           "the codec decoder (enable_audio_output is true)")), True,
-                "the codec decoder that turns speech codes into a waveform (transformer, "
-                "upsampling convolutions); speech output only")]
-    else:
-        for key in ("talker_config", "code2wav_config"):
-            r.read.add(key)  # present in the Thinking files, not built without audio output
+    extras += speech_extras(r, (
+        ("talker", "qwen3_omni_moe_talker", lambda s: qwen3_omni_talker_params(s, d),
+         "the talker: a small mixture-of-experts decoder that writes speech codes from the "
+         "thinker's states, with its multi-codebook code predictor; it runs only when speech "
+         "output is asked for"),
+        ("code2wav", "qwen3_omni_moe_code2wav", qwen3_omni_code2wav_params,
+         "the codec decoder that turns speech codes into a waveform (transformer, upsampling "
+         "convolutions); speech output only")))
+    th.check_unread()
+    kw["extras"] = (*kw.get("extras", ()), *extras)
+    return kw
+
+
+# ---- Qwen2.5-Omni (qwen2_5_omni; FAMILIES.md section 17.47) -------------------------------------
+def qwen2_5_omni_audio_params(r: Reader, d_text: int) -> int:
+    """Parameters of Qwen2.5-Omni's audio encoder (Qwen2_5OmniAudioEncoder, transformers
+    5.24.0; Qwen2-Audio's Whisper encoder): ``conv1`` (mels -> d, kernel 3) and ``conv2``
+    (d -> d, kernel 3) with biases; a two-row embedding of audio begin/end markers of
+    ``output_dim``; ``encoder_layers`` Whisper blocks (q, v, out d x d with biases, k without;
+    ``fc1`` and ``fc2`` with biases; two LayerNorms); ``ln_post``; ``proj`` d -> ``output_dim``
+    with bias (the language model's width). Sinusoidal positions are not stored.
+
+    >>> qwen2_5_omni_audio_params(Reader({"d_model": 1280, "encoder_layers": 32,
+    ...     "encoder_ffn_dim": 5120, "encoder_attention_heads": 20, "num_mel_bins": 128,
+    ...     "output_dim": 3584}, "a", "a"), 3584)
+    639647232
+    """
+    d = r.int("d_model", 1280)
+    layers = r.int("encoder_layers", 32, kind="layers")
+    ffn = r.int("encoder_ffn_dim", 5120)
+    heads = r.int("encoder_attention_heads", 20, kind="heads")
+    if d % heads:
+        raise ConfigError(f"{r.origin}: field 'encoder_attention_heads' ({heads}) does not "
+                          f"divide 'd_model' ({d})")
+    mels = r.int("num_mel_bins", 128, kind="count")
+    out = r.int("output_dim", 3584)
+    if out != d_text:
+        raise ConfigError(f"{r.origin}: field 'output_dim' ({out}) differs from the language "
+                          f"model's hidden size ({d_text})")
+    r.check_unread()
+    block = 4 * d * d + 3 * d + 2 * 2 * d + (d * ffn + ffn) + (ffn * d + d)
+    return ((mels * d * 3 + d) + (d * d * 3 + d) + 2 * out + layers * block + 2 * d
+            + (d * out + out))
+
+
+def qwen2_5_omni_talker_params(r: Reader, d_thinker: int) -> int:
+    """Parameters of Qwen2.5-Omni's talker (Qwen2_5OmniTalkerForConditionalGeneration,
+    transformers 5.24.0): a projection from the thinker (``embedding_size`` -> hidden, with
+    bias), codec embeddings of ``vocab_size`` x ``embedding_size``, Qwen2 blocks (q, k, v with
+    biases and heads ``head_dim`` wide, o without, two RMSNorms, a gated MLP of
+    ``intermediate_size``), a final RMSNorm and the codec head (hidden -> ``vocab_size``).
+
+    >>> qwen2_5_omni_talker_params(Reader({"hidden_size": 896, "num_hidden_layers": 24,
+    ...     "num_attention_heads": 12, "num_key_value_heads": 4, "head_dim": 128,
+    ...     "intermediate_size": 18944, "vocab_size": 8448, "embedding_size": 3584}, "t", "t"),
+    ...     3584)
+    1351360256
+    """
+    e = r.int("embedding_size", 3584)
+    if e != d_thinker:
+        raise ConfigError(f"{r.origin}: field 'embedding_size' ({e}) differs from the thinker's "
+                          f"hidden size ({d_thinker})")
+    d = r.int("hidden_size", 3584)
+    n = r.int("num_hidden_layers", 28, kind="layers")
+    h = r.int("num_attention_heads", 28, kind="heads")
+    hkv = r.int("num_key_value_heads", 4, kind="heads")
+    if h % hkv:
+        raise ConfigError(f"{r.origin}: field 'num_key_value_heads' ({hkv}) does not divide "
+                          f"'num_attention_heads' ({h})")
+    dh = r.int("head_dim", 128)
+    ff = r.int("intermediate_size", 18944)
+    vocab = r.int("vocab_size", 8448, kind="vocab")
+    if r.flag("tie_word_embeddings", False):
+        raise ConfigError(f"{r.origin}: field 'tie_word_embeddings' = True is not supported: "
+                          "the talker's codec head is counted untied, as Qwen's checkpoint "
+                          "holds it")
+    # windows change no weight, and the talker's steps are not modelled
+    r.str_list("layer_types", n, ("full_attention", "sliding_attention"))
+    r.read.update({"use_sliding_window", "sliding_window", "max_window_layers", "rope_scaling",
+                   "rope_parameters", "rope_theta"})
+    r.check_unread()
+    block = (d * h * dh + h * dh) + 2 * (d * hkv * dh + hkv * dh) + h * dh * d + 3 * d * ff + 2 * d
+    return (e * d + d) + vocab * e + n * block + d + d * vocab
+
+
+def _legacy(r: Reader, key: str, legacy: str, default: int, kind: str) -> int:
+    """``key`` as transformers 5.24.0 builds it (its class default where absent). Qwen's file
+    names the DiT's sizes ``dim``, ``depth`` and ``heads``, which the 5.24.0 class keeps but does
+    not build from: such a key must agree with what is built, or the file describes another
+    model than the one transformers builds."""
+    v = r.int(key, default, kind=kind)
+    if r.has(legacy) and r.int(legacy, kind=kind) != v:
+        raise ConfigError(f"{r.origin}: field '{legacy}' ({r.int(legacy, kind=kind)}) differs "
+                          f"from '{key}' ({v}), which transformers builds the DiT from (it "
+                          f"reads no '{legacy}')")
+    return v
+
+
+def _ecapa_params(r: Reader, mel: int) -> int:
+    """Qwen2.5-Omni's ECAPA-TDNN speaker encoder (``enc_*`` keys of ``dit_config``): a TDNN
+    (Conv1d with bias) mel -> c0; per middle channel count an SE-Res2Net block (1 x 1 TDNN,
+    scale - 1 Res2Net TDNNs of c/scale, 1 x 1 TDNN, squeeze-excitation convolutions c -> se -> c,
+    all with biases); a 1 x 1 aggregation TDNN over the concatenated blocks; attentive
+    statistics pooling (3c -> attention -> c); a 1 x 1 convolution 2c -> ``enc_dim``."""
+    channels = r.int_list("enc_channels", [256, 256, 256, 256, 768])
+    kernels = r.int_list("enc_kernel_sizes", [5, 3, 3, 3, 1])
+    for key, values in (("enc_kernel_sizes", kernels),
+                        ("enc_dilations", r.int_list("enc_dilations", [1, 2, 3, 4, 1]))):
+        if len(values) != len(channels):
+            raise ConfigError(f"{r.origin}: field '{key}' has {len(values)} entries for "
+                              f"{len(channels)} 'enc_channels' (one per encoder layer)")
+    if len(channels) < 3 or any(c < 1 for c in channels) or any(k < 1 for k in kernels):
+        raise ConfigError(f"{r.origin}: field 'enc_channels' must list at least three positive "
+                          "channel counts (with as many positive kernel sizes and dilations)")
+    scale = r.int("enc_res2net_scale", 2, kind="count")
+    se = r.int("enc_se_channels", 64)
+    att = r.int("enc_attention_channels", 64)
+    out = r.int("enc_dim", 128)
+    last = channels[-1]
+    if sum(channels[1:-1]) != last:
+        raise ConfigError(f"{r.origin}: field 'enc_channels': the aggregation layer takes the "
+                          f"middle blocks' {sum(channels[1:-1])} channels as {last}")
+    total = mel * channels[0] * kernels[0] + channels[0]
+    for cin, c, k in zip(channels[:-2], channels[1:-1], kernels[1:-1]):
+        if c % scale or cin % scale:
+            raise ConfigError(f"{r.origin}: field 'enc_res2net_scale' ({scale}) does not divide "
+                              f"the channels ({c})")
+        part = c // scale
+        total += ((cin * c + c) + (scale - 1) * (part * part * k + part) + (c * c + c)
+                  + (c * se + se) + (se * c + c))
+    total += last * last * kernels[-1] + last
+    total += (3 * last * att + att) + (att * last + last)
+    return total + 2 * last * out + out
+
+
+def qwen2_5_omni_token2wav_params(r: Reader) -> int:
+    """Parameters of Qwen2.5-Omni's token2wav (Qwen2_5OmniToken2WavModel, transformers 5.24.0,
+    held in fp32): the DiT (``dit_config``: a timestep MLP 256 -> D -> D; a codec embedding of
+    ``num_embeds`` + 1 rows of ``emb_dim``; an input projection of mel + ``enc_dim`` +
+    ``enc_emb_dim`` + ``emb_dim`` -> D and the ECAPA-TDNN speaker encoder; ``num_hidden_layers``
+    blocks of an adaptive LayerNorm (D -> 6D), q, k, v, out with biases (heads x ``head_dim``
+    wide) and an MLP D -> ``ff_mult`` D -> D with biases; a final adaptive norm D -> 2D and a
+    projection D -> mel) and BigVGAN (``bigvgan_config``: a kernel-7 convolution mel -> C; per
+    upsample rate a transposed convolution halving the channels; per rate and residual kernel
+    an AMP block of six convolutions and six SnakeBetas; a SnakeBeta and a kernel-7 convolution
+    to one channel without bias).
+
+    >>> qwen2_5_omni_token2wav_params(Reader({"dit_config": {}, "bigvgan_config": {}}, "w", "w"))
+    449051264
+    """
+    dit = sub_reader(r, "dit_config", "qwen2_5_omni_dit", "the token2wav DiT")
+    d = _legacy(dit, "hidden_size", "dim", 1024, "width")
+    n = _legacy(dit, "num_hidden_layers", "depth", 22, "layers")
+    inner = _legacy(dit, "num_attention_heads", "heads", 16, "heads") * dit.int("head_dim", 64)
+    mult = dit.int("ff_mult", 2, kind="count")
+    emb = dit.int("emb_dim", 512)
+    mel = dit.int("mel_dim", 80)
+    codes = dit.int("num_embeds", 8193, kind="vocab")
+    spk = dit.int("enc_emb_dim", 192)
+    time = 256 * d + d + d * d + d
+    inputs = (mel + dit.int("enc_dim", 128) + spk + emb) * d + d + _ecapa_params(dit, mel)
+    block = (d * 6 * d + 6 * d) + 3 * (d * inner + inner) + (inner * d + d) \
+        + (d * mult * d + mult * d) + (mult * d * d + d)
+    dit.read.update({"look_ahead_layers", "look_backward_layers", "block_size", "repeats",
+                     "max_position_embeddings", "rope_theta", "rope_parameters"})
+    dit.check_unread()
+    dit_total = (time + (codes + 1) * emb + inputs + n * block + (d * 2 * d + 2 * d)
+                 + (d * mel + mel))
+    g = sub_reader(r, "bigvgan_config", "qwen2_5_omni_bigvgan", "the token2wav BigVGAN vocoder")
+    gmel = g.int("mel_dim", 80)
+    if gmel != mel:
+        raise ConfigError(f"{g.origin}: field 'mel_dim' ({gmel}) differs from the DiT's ({mel})")
+    c0 = g.int("upsample_initial_channel", 1536)
+    rates = g.int_list("upsample_rates", [5, 3, 2, 2, 2, 2])
+    ks = g.int_list("upsample_kernel_sizes", [11, 7, 4, 4, 4, 4], n=len(rates))
+    rk = g.int_list("resblock_kernel_sizes", [3, 7, 11])
+    dil = g.raw("resblock_dilation_sizes", [[1, 3, 5]] * len(rk))
+    if not (isinstance(dil, list) and len(dil) == len(rk)
+            and all(isinstance(x, list) and len(x) == 3 for x in dil)):
+        raise ConfigError(f"{g.origin}: field 'resblock_dilation_sizes' must list three "
+                          "dilations per residual kernel size")
+    if not rates or c0 % 2 ** len(rates):
+        raise ConfigError(f"{g.origin}: field 'upsample_initial_channel' ({c0}) must halve once "
+                          f"per upsample rate ({len(rates)} rates)")
+    g.check_unread()
+    voc = gmel * c0 * 7 + c0
+    for i, k in enumerate(ks):
+        cin, c = c0 // 2 ** i, c0 // 2 ** (i + 1)
+        voc += cin * c * k + c + sum(6 * (c * c * kr + c) + 6 * 2 * c for kr in rk)
+    last = c0 // 2 ** len(rates)
+    return dit_total + voc + 2 * last + last * 7
+
+
+def qwen2_5_omni(r: Reader) -> dict[str, Any]:
+    # Qwen2_5OmniForConditionalGeneration (transformers 5.24.0): the thinker in thinker_config
+    # (Qwen2.5's language model in its text_config, Qwen2.5-VL's vision encoder, Qwen2-Audio's
+    # audio encoder; the thinker's tie_word_embeddings, default false, ties its head), and with
+    # enable_audio_output the talker and token2wav
+    th = sub_reader(r, "thinker_config", "qwen2_5_omni_thinker",
+                    "the thinker (language model, vision and audio encoders)")
+    tied = th.flag("tie_word_embeddings", False)
+    tr = Reader({**th.cfg, "tie_word_embeddings": tied}, th.origin, th.family)
+    kw = wrapped_text(tr, "qwen2_5_vl_text")
+    th.read |= tr.read
+    d = kw["d_model"]
+    vr = vision_reader(th, "qwen2_5_vl_vision")
+    # the class has no embed_dim; a file's copy of the width must agree with hidden_size
+    if "embed_dim" in vr.cfg and vr.cfg.get("embed_dim") == vr.cfg.get("hidden_size", 3584):
+        vr = Reader({k: v for k, v in vr.cfg.items() if k != "embed_dim"}, vr.origin, vr.family)
+    extras = [Extra("vision tower and merger", qwen2_5_vl_vision_params(vr, d), True,
+                    "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's window-attention ViT and patch "
+                    "merger)", image=qwen2_vl_image_rule(vr, "qwen2_5_vl_vision")),
+              Extra("audio encoder", qwen2_5_omni_audio_params(
+                  sub_reader(th, "audio_config", "qwen2_5_omni_audio_encoder",
+                             "the audio encoder"), d), True,
+                  "Qwen2.5-Omni's audio encoder (Qwen2-Audio's Whisper-style encoder, 32 "
+                  "blocks, a projection into the language model)")]
+    vr.check_unread()
+    r.flag("enable_talker", True)  # a leftover flag: transformers reads enable_audio_output
+    extras += speech_extras(r, (
+        ("talker", "qwen2_5_omni_talker", lambda s: qwen2_5_omni_talker_params(s, d),
+         "the talker: a small dense decoder that writes speech codes from the thinker's states; "
+         "it runs only when speech output is asked for"),
+        ("token2wav", "qwen2_5_omni_token2wav", qwen2_5_omni_token2wav_params,
+         "token2wav: a DiT that turns speech codes into a mel spectrogram and a BigVGAN vocoder, "
+         "held in fp32; speech output only")))
     th.check_unread()
     kw["extras"] = (*kw.get("extras", ()), *extras)
     return kw
