@@ -4746,6 +4746,9 @@ def test_qwen3_omni_counts_the_checkpoint_and_decodes_the_thinker(name, total, s
     lm = t["by_prefix"]["thinker.lm_head"] + t["by_prefix"]["thinker.model"] \
         - audio - extras["vision tower and mergers"].params
     assert m.total_params - sum(e.params for e in m.extras) == lm
+    # ... which is Qwen3-30B-A3B's meta count with a table of 152,064 rows instead of 151,936
+    assert lm == truth(CATALOG / "qwen3-30b-a3b" / "config.json")["params"] \
+        + 2 * (152_064 - 151_936) * 2048
     # a text token uses the thinker's language model with 8 of its 128 experts (the
     # library's active count keeps the embedding table); KV of 4 heads of 128
     experts = 48 * 128 * 3 * 2048 * 768
