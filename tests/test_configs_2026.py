@@ -4708,3 +4708,162 @@ def test_llama_3_2_90b_vision_is_llama_3_1_70b_with_20_cross_layers_and_the_11b_
     one = mllama_image_decode(c)
     assert one["cache_bytes"] == 20 * 2 * 8 * 128 * 2 * 6404
     assert one["weights"] == 20 * (cross - 2 * d * 1024)
+
+
+# ---- Qwen3-Omni (qwen3_omni_moe; SOURCES.md section 51, FAMILIES.md section 17.46) ---------------
+QWEN3_OMNI = CATALOG / "qwen3-omni-30b-a3b-instruct" / "config.json"
+
+
+def _prefix_sum(t: dict, head: str) -> int:
+    return sum(v for k, v in t["by_prefix"].items() if k.startswith(head + "."))
+
+
+@pytest.mark.parametrize("name, total, speech", [
+    # the sum over the Instruct checkpoint's 28,010 tensors (SOURCES.md section 51)
+    ("qwen3-omni-30b-a3b-instruct", 35_259_818_545, True),
+    # the thinker alone; the Hub lists it as 32B
+    ("qwen3-omni-30b-a3b-thinking", 31_719_205_488, False),
+])
+def test_qwen3_omni_counts_the_checkpoint_and_decodes_the_thinker(name, total, speech):
+    c, t, m = _catalog_file(name)
+    assert m.total_params == t["params"] == total
+    assert t["persistent_buffers"] == 0
+    extras = {e.name: e for e in m.extras}
+    assert ("talker" in extras, "code2wav" in extras) == (speech, speech)
+    if speech:
+        # the talker's and the codec decoder's modules as transformers builds them
+        assert extras["talker"].params == _prefix_sum(t, "talker") == 3_324_596_480
+        assert extras["code2wav"].params == _prefix_sum(t, "code2wav") == 216_016_577
+    # the audio encoder by hand from its module tree (the report's print, SOURCES.md 51):
+    # conv2d1 1 -> 480, conv2d2/3 480 -> 480 (3 x 3, biases); conv_out 7,680 -> 1,280;
+    # 32 blocks (q, k, v, out with biases; fc1/fc2 1,280 <-> 5,120; two LayerNorms);
+    # ln_post; proj1 1,280 -> 1,280 and proj2 1,280 -> 2,048 with biases
+    block = 4 * (1280 * 1280 + 1280) + 2 * 2 * 1280 + 2 * 1280 * 5120 + 5120 + 1280
+    audio = (480 * 9 + 480 + 2 * (480 * 480 * 9 + 480) + 7680 * 1280 + 32 * block + 2 * 1280
+             + 1280 * 1280 + 1280 + 1280 * 2048 + 2048)
+    assert extras["audio encoder"].params == audio
+    # the language model is the thinker's lm_head and model less both encoders
+    lm = t["by_prefix"]["thinker.lm_head"] + t["by_prefix"]["thinker.model"] \
+        - audio - extras["vision tower and mergers"].params
+    assert m.total_params - sum(e.params for e in m.extras) == lm
+    # ... which is Qwen3-30B-A3B's meta count with a table of 152,064 rows instead of 151,936
+    assert lm == truth(CATALOG / "qwen3-30b-a3b" / "config.json")["params"] \
+        + 2 * (152_064 - 151_936) * 2048
+    # a text token uses the thinker's language model with 8 of its 128 experts (the
+    # library's active count keeps the embedding table); KV of 4 heads of 128
+    experts = 48 * 128 * 3 * 2048 * 768
+    assert m.active_params == lm - experts + experts * 8 // 128
+    assert m.kv_cache_bytes_per_token() == 48 * 2 * 4 * 128 * 2
+    assert round(m.total_params / 1e9) == (35 if speech else 32)  # the Hub's listings
+
+
+def test_qwen3_omni_images_use_its_processors_area_bounds():
+    from llm_arithmetic.catalog.images import image_tower, image_work
+    tower, rule = image_tower(read_config(QWEN3_OMNI))
+    # preprocessor_config.json of Qwen's three Qwen3-Omni repositories (SOURCES.md section 51)
+    assert (rule.patch, rule.merge, rule.min_pixels, rule.max_pixels) == (16, 2, 3136, 12845056)
+    # 1000 x 700: sides rounded to 32 px, 992 x 704: 31 x 22 tokens (as Qwen3-VL)
+    assert image_work(rule, 1000, 700).tokens == 31 * 22
+    # 5000 x 3000 = 15.0 Mpx is above 12,845,056: smart_resize scales by sqrt(15e6 / 12845056)
+    # and floors to 32 px: 4,608 x 2,752, 144 x 86 tokens (Qwen3-VL's bounds would keep 156 x 94)
+    assert image_work(rule, 5000, 3000).tokens == 144 * 86
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"thinker_config": None}, "thinker_config"),
+    ({"thinker_config": "x"}, "thinker_config"),
+    ({"talker_config": None}, "talker_config"),
+    ({"code2wav_config": None}, "code2wav_config"),
+    ({"thinker_config": {"text_config": None}}, "text_config"),
+    ({"thinker_config": {"audio_config": None}}, "audio_config"),
+    ({"thinker_config": {"audio_config": {"output_dim": 3584}}}, "output_dim"),
+    ({"talker_config": {"thinker_hidden_size": 4096}}, "thinker_hidden_size"),
+    ({"talker_config": {"tie_word_embeddings": True}}, "tie_word_embeddings"),
+    ({"talker_config": {"text_config": {"mlp_only_layers": [0]}}}, "mlp_only_layers"),
+    ({"talker_config": {"code_predictor_config": None}}, "code_predictor_config"),
+    ({"code2wav_config": {"attention_bias": True}}, "attention_bias"),
+    ({"code2wav_config": {"upsample_rates": []}}, "upsample_rates"),
+])
+def test_qwen3_omni_refuses_bad_inputs_by_name(change, field):
+    c = json.loads(QWEN3_OMNI.read_text(encoding="utf-8"))
+
+    def merge(base, diff):
+        if not isinstance(base, dict) or not isinstance(diff, dict):
+            return diff
+        out = dict(base)
+        for k, v in diff.items():
+            out[k] = merge(base.get(k), v) if isinstance(v, dict) and v else v
+        return out
+    bad = merge(c, change)
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config(bad)
+
+
+# ---- Qwen2.5-Omni (qwen2_5_omni; SOURCES.md section 52, FAMILIES.md section 17.47) ---------------
+QWEN25_OMNI = CATALOG / "qwen2.5-omni-7b" / "config.json"
+
+
+def test_qwen2_5_omni_7b_counts_the_checkpoint_and_decodes_the_thinker():
+    c, t, m = _catalog_file("qwen2.5-omni-7b")
+    assert m.total_params == t["params"] == 10_732_225_408
+    assert t["persistent_buffers"] == 0
+    extras = {e.name: e.params for e in m.extras}
+    assert extras["talker"] == _prefix_sum(t, "talker") == 1_351_360_256
+    assert extras["token2wav"] == _prefix_sum(t, "token2wav") == 449_051_264
+    thinker = t["by_prefix"]["thinker.lm_head"] + t["by_prefix"]["thinker.model"]
+    # a thinker-only bf16 fine-tune of this model: index total_size 17,863,627,776 B
+    assert thinker == m.total_params - extras["talker"] - extras["token2wav"] \
+        == 17_863_627_776 // 2
+    # the 7B's index total_size (22,366,403,936 B) with token2wav in fp32 holds one more tensor
+    # of 3,850,592 B than transformers 5.24.0 builds (SOURCES.md section 52)
+    assert 2 * (thinker + extras["talker"]) + 4 * extras["token2wav"] == 22_366_403_936 - 3_850_592
+    # the audio encoder by hand: conv1 128 -> 1,280 and conv2 1,280 -> 1,280 (kernel 3, biases);
+    # begin/end embeddings 2 x 3,584; 32 Whisper blocks (k without bias); ln_post; proj -> 3,584
+    block = 4 * 1280 * 1280 + 3 * 1280 + 4 * 1280 + 2 * 1280 * 5120 + 5120 + 1280
+    audio = (128 * 1280 * 3 + 1280 + 1280 * 1280 * 3 + 1280 + 2 * 3584 + 32 * block + 2 * 1280
+             + 1280 * 3584 + 3584)
+    assert extras["audio encoder"] == audio
+    # a text token is Qwen2.5-7B's step
+    assert m.active_params == get_model_by_name("qwen2.5-7b").total_params == 7_615_616_512
+    assert m.kv_cache_bytes_per_token() == 28 * 2 * 4 * 128 * 2
+    assert round(m.total_params / 1e9) == 11  # the Hub's listing
+    # the thinker's tie_word_embeddings (not the text config's) ties its 152,064 x 3,584 head
+    tied = json.loads(QWEN25_OMNI.read_text(encoding="utf-8"))
+    tied["thinker_config"]["tie_word_embeddings"] = True
+    assert read_config(tied).total_params == m.total_params - 152_064 * 3584
+
+
+def test_qwen2_5_omni_images_follow_qwen2_5_vl():
+    from llm_arithmetic.catalog.images import image_tower, image_work
+    tower, rule = image_tower(read_config(QWEN25_OMNI))
+    assert tower.params == 676_550_144  # Qwen2.5-VL-7B's tower (FAMILIES.md section 17.36)
+    assert (rule.patch, rule.merge, rule.min_pixels, rule.max_pixels) == (14, 2, 3136, 12845056)
+    assert image_work(rule, 1000, 700).tokens == 36 * 25  # 1008 x 700 px, 28 px tokens
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"thinker_config": None}, "thinker_config"),
+    ({"token2wav_config": None}, "token2wav_config"),
+    ({"talker_config": {"embedding_size": 4096}}, "embedding_size"),
+    ({"talker_config": {"tie_word_embeddings": True}}, "tie_word_embeddings"),
+    ({"thinker_config": {"audio_config": {"output_dim": 2048}}}, "output_dim"),
+    ({"thinker_config": {"vision_config": {"embed_dim": 1024}}}, "embed_dim"),
+    ({"token2wav_config": {"dit_config": None}}, "dit_config"),
+    ({"token2wav_config": {"dit_config": {"dim": 2048}}}, "dim"),
+    ({"token2wav_config": {"dit_config": {"enc_channels": [256, 256, 256, 256, 512]}}},
+     "enc_channels"),
+    ({"token2wav_config": {"dit_config": {"enc_kernel_sizes": [5, 3, 3, 1]}}}, "enc_kernel_sizes"),
+    ({"token2wav_config": {"bigvgan_config": {"mel_dim": 100}}}, "mel_dim"),
+    ({"token2wav_config": {"bigvgan_config": {"resblock_dilation_sizes": [[1, 3]]}}},
+     "resblock_dilation_sizes"),
+])
+def test_qwen2_5_omni_refuses_bad_inputs_by_name(change, field):
+    c = json.loads(QWEN25_OMNI.read_text(encoding="utf-8"))
+
+    def merge(base, diff):
+        if not isinstance(base, dict) or not isinstance(diff, dict):
+            return diff
+        return {**base, **{k: merge(base.get(k), v) if isinstance(v, dict) and v else v
+                           for k, v in diff.items()}}
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        read_config(merge(c, change))

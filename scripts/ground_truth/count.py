@@ -86,6 +86,13 @@ KEY_ALIASES = {"hunyuan": {"attention_head_dim": "head_dim"}}
 #: every layer its k_proj and v_proj, which the checkpoint's sharing layers do not hold, so the
 #: count exceeds the checkpoint's by those tensors (tests/configs/FAMILIES.md, Hunyuan-Large).
 ARCH_ALIASES = {"HunYuanForCausalLM": "hunyuan_v1_moe"}
+
+#: model_type -> the transformers class that builds the whole checkpoint, where the file names an
+#: architecture transformers does not define and the type has neither a causal-LM nor an
+#: image-text class: Qwen2.5-Omni's file says ``Qwen2_5OmniModel`` (transformers 4.50's name),
+#: whose checkpoint (thinker, talker, token2wav) 5.24.0 builds as
+#: ``Qwen2_5OmniForConditionalGeneration``.
+CLASS_FOR_TYPE = {"qwen2_5_omni": "Qwen2_5OmniForConditionalGeneration"}
 #: MiniMax's lightning/softmax pattern: 0 a lightning-attention layer, 1 a softmax one (vLLM's
 #: minimax_text_01.py maps transformers' layer_types the same way).
 _MINIMAX_TYPES = {0: "linear_attention", 1: "full_attention"}
@@ -148,6 +155,8 @@ def build(cfg: dict) -> tuple[torch.nn.Module, str]:
             how.append(f"'{key}' read as '{alias}' (KEY_CONVERSIONS)")
     config = CONFIG_MAPPING[model_type].from_dict(body)
     cls = next((getattr(transformers, a) for a in archs if hasattr(transformers, a)), None)
+    if cls is None and model_type in CLASS_FOR_TYPE:
+        cls = getattr(transformers, CLASS_FOR_TYPE[model_type])
     with torch.device("meta"):
         if cls is not None:
             how.append(f"{cls.__name__}(config)")

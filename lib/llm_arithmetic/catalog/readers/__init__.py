@@ -26,7 +26,7 @@ Four guarantees:
 
 The readers live in modules by what they read: :mod:`.base` (the machinery every reader
 shares), :mod:`.dense`, :mod:`.classic`, :mod:`.gemma`, :mod:`.moe`, :mod:`.latent`,
-:mod:`.hybrid`, :mod:`.per_layer` and :mod:`.multimodal`; this module dispatches a file to its
+:mod:`.hybrid`, :mod:`.per_layer`, :mod:`.multimodal` and :mod:`.omni`; this module dispatches a file to its
 family's reader (:data:`FAMILIES`, :data:`ARCHITECTURES`) and reads files.
 
 >>> m = read_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
@@ -53,7 +53,7 @@ from ...core.errors import ConfigError
 from ..model import Model
 from ..quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                             native_bits, read_hf_quant)
-from . import classic, dense, gemma, hybrid, latent, moe, multimodal, per_layer
+from . import classic, dense, gemma, hybrid, latent, moe, multimodal, omni, per_layer
 from .base import (COUNT_KEYS, FAMILIES, FEATURES, LIMITS, MODELLED_BY, NEUTRAL, Reader,
                    architectures_of)
 from .multimodal import mllama_image_decode  # noqa: F401 (imported from the package)
@@ -133,6 +133,7 @@ FAMILIES.update({
     "llava": multimodal.llava, "llava_onevision": multimodal.llava_onevision,
     "exaone": dense.exaone, "nemotron": classic.nemotron, "olmo": classic.olmo,
     "stablelm": classic.stablelm,
+    "qwen3_omni_moe": omni.qwen3_omni_moe, "qwen2_5_omni": omni.qwen2_5_omni,
 })
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
@@ -212,6 +213,8 @@ ARCHITECTURES: Mapping[str, str] = {
     "NemotronForCausalLM": "nemotron",
     "OlmoForCausalLM": "olmo",
     "StableLmForCausalLM": "stablelm",
+    "Qwen3OmniMoeForConditionalGeneration": "qwen3_omni_moe",
+    "Qwen2_5OmniForConditionalGeneration": "qwen2_5_omni", "Qwen2_5OmniModel": "qwen2_5_omni",
 }
 
 
