@@ -813,6 +813,10 @@ class ImageRule:
     ``patch_matmul``: of ``tower_matmul``, the patch embedding's weights (c t p^2 h), which a
     tensor-parallel engine keeps whole on every chip while it splits the blocks' and the
     mergers' matrices (vLLM's default ``mm_encoder_tp_mode="weights"``; 0 where not known).
+    ``video``: the processor's video rule (:mod:`llm_arithmetic.catalog.video`: ``"qwen2_vl"``,
+    ``"qwen3_vl"``; empty: not modelled), with ``temporal_patch`` the frames a temporal patch
+    stacks and ``video_min_pixels``, ``video_max_pixels`` the video's pixel limits (one frame's
+    for ``"qwen2_vl"``, the whole video's for ``"qwen3_vl"``).
     """
 
     rule: str
@@ -833,8 +837,18 @@ class ImageRule:
     deepstack_matmul: int = 0
     conv_flops: int = 0
     patch_matmul: int = 0
+    video: str = ""
+    temporal_patch: int = 2
+    video_min_pixels: int = 0
+    video_max_pixels: int = 0
 
     def __post_init__(self) -> None:
+        if self.video not in ("", "qwen2_vl", "qwen3_vl"):
+            raise ConfigError(f"image rule: video rule {self.video!r} is not modelled")
+        if self.video and not (self.temporal_patch >= 1
+                               and 0 < self.video_min_pixels <= self.video_max_pixels):
+            raise ConfigError("image rule: a video rule needs temporal_patch >= 1 and "
+                              "0 < video_min_pixels <= video_max_pixels")
         if self.rule not in IMAGE_RULES:
             raise ConfigError(f"image rule {self.rule!r} is not one of {', '.join(IMAGE_RULES)}")
         for key in ("patch", "merge", "width", "layers", "max_tiles"):
@@ -1366,7 +1380,8 @@ class Model:
             **{name: None for name in ENGINE_INPUTS},
             images=None, image_tokens_per_image=None, vision_prefill_flops=None,
             vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,
-            vision_mergers=None, vision_split_params=None, vision_whole_flops=None))
+            vision_mergers=None, vision_split_params=None, vision_whole_flops=None,
+            video_tokens=None))
 
     @cached_property
     def plan(self) -> Evaluator:
