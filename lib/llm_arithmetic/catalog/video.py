@@ -13,11 +13,15 @@ Qwen2.5-VL's windows within it), merged m x m into (H/pm)(W/pm) tokens.
 * ``qwen2_vl`` (Qwen2-VL, Qwen2.5-VL): ``models/qwen2_vl/video_processing_qwen2_vl.py``
   ``Qwen2VLVideoProcessor.sample_frames``: seconds x fps frames, at least ``min_frames`` (4),
   at most ``max_frames`` (768) and the video's own, floored to a multiple of 2; each frame
-  resized by the image's ``smart_resize`` within the video's per-frame pixel limits. The
-  checkpoints ship no ``video_preprocessor_config.json``, and transformers then reads the video
-  processor's settings from ``preprocessor_config.json`` (``video_processing_utils.py``
-  ``get_video_processor_dict``): the image's limits, per frame. The placeholders are the
-  processor's only text: (T/2)(H/28)(W/28) ``<|video_pad|>`` tokens.
+  resized by the image's ``smart_resize`` within the video's per-frame pixel limits. Where a
+  checkpoint ships no ``video_preprocessor_config.json`` (those the image limits are read from,
+  ``readers/multimodal.py`` ``QWEN2_VL_MAX_PIXELS``, ship
+  ``preprocessor_config.json``), transformers reads the video processor's settings from
+  ``preprocessor_config.json`` (``video_processing_utils.py`` ``get_video_processor_dict``):
+  the image's limits, 3,136 to 12,845,056 pixels, per frame. The class's own defaults
+  (128 x 28^2 to 768 x 28^2, qwen-vl-utils' video limits) apply only where a configuration
+  names none. The placeholders are the processor's only text: (T/2)(H/28)(W/28)
+  ``<|video_pad|>`` tokens.
 * ``qwen3_vl`` (Qwen3-VL, Qwen3.5): ``models/qwen3_vl/video_processing_qwen3_vl.py``
   ``Qwen3VLVideoProcessor.sample_frames``: int(seconds x fps) frames, within [4, 768] and the
   video's own, picked by ``linspace`` over the video (an odd count is padded with its last
