@@ -33,6 +33,7 @@ import warnings
 from typing import Any, Callable, Iterator, Sequence
 
 from .catalog.images import IMAGE_SIDE_LIMIT, IMAGES_LIMIT, MODELLED_IMAGE_FAMILIES
+from .catalog.video import MODELLED_VIDEO_FAMILIES, VIDEO_SECONDS_LIMIT, VIDEO_SOURCE_FPS
 
 __all__ = ["main", "build_parser", "LIMITS"]
 
@@ -53,6 +54,9 @@ LIMITS = {
     "ms": (3.6e6, "a target beyond an hour is no latency target"),
     "draft_len": (1024.0, "no draft proposes more than 1,024 tokens a step"),
     "images": (float(IMAGES_LIMIT), f"no prompt holds more than {IMAGES_LIMIT:,} images"),
+    "video_seconds": (float(VIDEO_SECONDS_LIMIT), "a video longer than a day is no prompt"),
+    "video_fps": (float(VIDEO_SOURCE_FPS), f"the video is taken as recorded at "
+                  f"{VIDEO_SOURCE_FPS} frames a second"),
     "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
 }
 
@@ -130,6 +134,14 @@ def _image_size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"{text} is beyond the plausibility limit of "
                                          f"{IMAGE_SIDE_LIMIT:,} pixels a side")
     return w, h
+
+
+def _video_seconds(text: str) -> float:
+    return _number(text, "video_seconds")
+
+
+def _video_fps(text: str) -> float:
+    return _number(text, "video_fps")
 
 
 def _tokens(text: str) -> int:
@@ -212,11 +224,41 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
                         "the time to first token")
     c.add_argument("--image-size", type=_image_size, metavar="WxH",
                    help="width x height of each image in pixels (default 1024x1024)")
+    c.add_argument("--video-seconds", type=_video_seconds, metavar="S",
+                   help="a video of S seconds in the prompt, beside any images (a model whose "
+                        f"video rule is modelled: {', '.join(MODELLED_VIDEO_FAMILIES)}): its "
+                        "sampled frames' tokens join the prompt and the cache, the vision "
+                        "tower's time over them joins the time to first token")
+    c.add_argument("--video-fps", type=_video_fps, metavar="F",
+                   help="frames sampled per second of the video (default 2; at most "
+                        f"{VIDEO_SOURCE_FPS}, the rate it is taken as recorded at)")
+    c.add_argument("--video-size", type=_image_size, metavar="WxH",
+                   help="width x height of the video's frames in pixels (default 1280x720)")
 
 
-def _check_image_arguments(ns: argparse.Namespace) -> None:
+def _check_image_arguments(ns: argparse.Namespace, model: Any = None) -> None:
+    """The image and video options' pairings; with ``model`` (resolved), a video given to a
+    model whose video rule is not modelled is a :class:`UsageError` naming both."""
     if ns.image_size is not None and ns.images is None:
         raise UsageError("--image-size needs --images N (how many images the prompt holds)")
+    for option in ("video_fps", "video_size"):
+        if getattr(ns, option) is not None and ns.video_seconds is None:
+            raise UsageError(f"--{option.replace('_', '-')} needs --video-seconds S (how long "
+                             "the prompt's video is)")
+    if model is not None and ns.video_seconds is not None:
+        from .catalog.video import video_tower
+        from .core.errors import ConfigError
+
+        try:
+            video_tower(model)
+        except ConfigError as err:
+            raise UsageError(f"--video-seconds: {err}") from None
+
+
+def _vision_given(ns: argparse.Namespace) -> bool:
+    """Whether the prompt holds images or a video."""
+    return getattr(ns, "images", None) is not None \
+        or getattr(ns, "video_seconds", None) is not None
 
 
 def _frontier_arguments(c: argparse.ArgumentParser) -> None:
@@ -714,22 +756,40 @@ def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     given: the prompt's text tokens (--prompt, else none) and the images'."""
     from .estimate import prompt_with_images
 
-    kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size}
+    kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size,
+                          **{k: getattr(ns, k) for k in VIDEO_OPTIONS}}
     if ns.context is None:   # the whole prompt, as estimate will make it
-        kw["context"] = prompt_with_images(m, ns.prompt, ns.images, ns.image_size)[1]
+        kw["context"] = prompt_with_images(m, ns.prompt, ns.images, ns.image_size,
+                                           *(kw[k] for k in VIDEO_OPTIONS))[1]
     return kw
 
 
+#: The video's options, as estimate() names them.
+VIDEO_OPTIONS = ("video_seconds", "video_fps", "video_size")
+
+
 def _image_rows(e: Any) -> list[tuple[str, str]]:
-    """The table's rows of the images in the prompt (none without images)."""
-    if e.images is None:
+    """The table's rows of the images and the video in the prompt (none without either)."""
+    if e.images is None and e.video_seconds is None:
         return []
-    w, h = e.image_size
-    rows = [("images in the prompt", f"{e.images:,} of {w} x {h} px"),
-            ("tokens per image", f"{e.image_tokens_per_image:,} (tower: "
-                                 f"{e.vision_patches_per_image:,} patches)"),
-            ("image tokens in the prompt", f"{e.image_tokens:,} (prompt: {e.prompt:,})"),
-            ("vision tower FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} TFLOP"),
+    rows = []
+    if e.images is not None:
+        w, h = e.image_size
+        rows += [("images in the prompt", f"{e.images:,} of {w} x {h} px"),
+                 ("tokens per image", f"{e.image_tokens_per_image:,} (tower: "
+                                      f"{e.vision_patches_per_image:,} patches)"),
+                 ("image tokens in the prompt", f"{e.image_tokens:,} (prompt: {e.prompt:,})")]
+    if e.video_seconds is not None:
+        w, h = e.video_size
+        rows += [("video in the prompt", f"{e.video_seconds:g} s of {w} x {h} px, "
+                                         f"{e.video_frames:,} frames at {e.video_fps:g} fps"),
+                 ("video tokens in the prompt", f"{e.video_tokens:,} (tower: "
+                                                f"{e.video_patches:,} patches; prompt: "
+                                                f"{e.prompt:,})")]
+        if e.video_separator_tokens:
+            rows.append(("video timestamps and delimiters",
+                         f"{e.video_separator_tokens:,} tokens"))
+    rows += [("vision tower FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} TFLOP"),
             ("vision tower weights", _fmt_b(e.vision_weight_bytes))]
     if e.vision_prefill_seconds is not None:
         rows.append(("vision tower time (in TTFT)", f"{e.vision_prefill_seconds * 1e3:,.3f} ms"))
@@ -738,7 +798,7 @@ def _image_rows(e: Any) -> list[tuple[str, str]]:
 
 def _serving_given(ns: argparse.Namespace) -> bool:
     return (max(ns.tp, ns.ep, ns.pp) > 1 or ns.prompt is not None or ns.generate is not None
-            or getattr(ns, "images", None) is not None
+            or _vision_given(ns)
             or ns.price_per_hour is not None or ns.power_watts is not None
             or ns.link_gbps is not None)
 
@@ -765,7 +825,8 @@ def _describe(ns: argparse.Namespace) -> int:
     _check_image_arguments(ns)
     with _warnings_printed():
         m = resolve_model(ns.model)
-        if ns.images is not None:
+        _check_image_arguments(ns, m)
+        if _vision_given(ns):
             kwargs.update(_image_kwargs(ns, m))
         e = estimate(m, batch=ns.batch, **kwargs)
     x = expected(e, m.n_layers, ns.runtime, params=params)
@@ -855,6 +916,7 @@ ROW_KEYS = {
     "  tokens/s per chip": "expected_tokens_per_second_per_chip",
     "images in the prompt": "images", "tokens per image": "image_tokens_per_image",
     "image tokens in the prompt": "image_tokens", "vision tower FLOPs": "vision_prefill_flops",
+    "video tokens in the prompt": "video_tokens",
     "vision tower weights": "vision_weight_bytes",
     "vision tower time (in TTFT)": "vision_prefill_seconds",
 }
@@ -1056,6 +1118,7 @@ def _frontier(ns: argparse.Namespace) -> int:
 
 def _plan(ns: argparse.Namespace) -> int:
     from .catalog.images import DEFAULT_IMAGE_SIZE
+    from .catalog.video import DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE
     from .deploy import DEFAULT_MAX_BATCH, DEFAULT_WEIGHTS, IMAGE_KEYS, load_prices, search
 
     if ns.forecast:
@@ -1064,13 +1127,18 @@ def _plan(ns: argparse.Namespace) -> int:
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
     _check_image_arguments(ns)
+    if ns.video_seconds is not None:
+        from .estimate import resolve_model
+
+        _check_image_arguments(ns, resolve_model(ns.model))
     with _warnings_printed():
         r = search(ns.model, ttft=ns.ttft_ms / 1e3, tpot=ns.tpot_ms / 1e3,
                    hardware=split(ns.hardware), price_per_hour=ns.price_per_hour,
                    prompt=ns.prompt, generate=ns.generate,
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
                    max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
-                   runtime=ns.runtime, images=ns.images, image_size=ns.image_size, **spec)
+                   runtime=ns.runtime, images=ns.images, image_size=ns.image_size,
+                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS}, **spec)
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
@@ -1089,6 +1157,10 @@ def _plan(ns: argparse.Namespace) -> int:
     shown = "" if ns.images is None else (
         " text tokens + {:,} image{} of {} x {} px".format(
             ns.images, "s" if ns.images != 1 else "", *(ns.image_size or DEFAULT_IMAGE_SIZE)))
+    if ns.video_seconds is not None:
+        shown += " + a video of {:g} s at {:g} fps, {} x {} px".format(
+            ns.video_seconds, ns.video_fps or DEFAULT_VIDEO_FPS,
+            *(ns.video_size or DEFAULT_VIDEO_SIZE))
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")

@@ -212,7 +212,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            degrees: Sequence[int] = DEFAULT_LAYOUT_DEGREES,
            max_batch: int = DEFAULT_MAX_BATCH, overhead: int = 0, forecast: bool = False,
            runtime: str | None = None, images: int | None = None,
-           image_size: tuple[int, int] | None = None, **speculation: Any) -> SearchResult:
+           image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
+           video_fps: float | None = None, video_size: tuple[int, int] | None = None,
+           **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
 
@@ -223,7 +225,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     the runtime-agnostic fit) instead of the bound. ``images`` images of ``image_size``
     (width, height) [px] in every request's prompt, as :func:`~llm_arithmetic.estimate.
     estimate` takes them: their tokens and separators join ``prompt`` (and the cache), the
-    vision tower's time joins each point's TTFT (split over the tensor degree).
+    vision tower's time joins each point's TTFT (split over the tensor degree);
+    ``video_seconds``, ``video_fps`` and ``video_size``, a video in every request's prompt,
+    likewise.
     """
     t0 = time.perf_counter()
     # one chip, format or cache width may be given alone, as sweep takes them (a string was
@@ -247,7 +251,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     prompt, generate = count_argument("prompt", prompt), generated_argument(generate)
     # images in every request: the prompt grows by their tokens, the tower's inputs join each
     # point's plan (a model without a modelled tower is an InputError naming it)
-    m, prompt, vision = prompt_with_images(m, prompt, images, image_size)
+    m, prompt, vision = prompt_with_images(m, prompt, images, image_size, video_seconds,
+                                           video_fps, video_size)
     tower = vision_plan_inputs(vision) if vision is not None else {}
     try:
         max_batch = count_argument("batch", max_batch)

@@ -20,7 +20,7 @@ import math
 import warnings
 from dataclasses import asdict, fields
 from fractions import Fraction
-from numbers import Integral
+from numbers import Integral, Real
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -51,7 +51,7 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
-           "vision_plan_inputs", "prompt_with_images", "vision_degrees"]
+           "vision_plan_inputs", "prompt_with_images", "vision_degrees", "video_inputs"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -383,7 +383,16 @@ speculative_energy_joules_per_token : float or None
         16 bits (32 for fp32 weights; a quantized checkpoint keeps its tower at 16), read once
         [B], and the roofline of the two at the chip's 16-bit peak
         (:data:`~llm_arithmetic.formulas.vision.vision_prefill_time`; None without a
-        bandwidth), which ``ttft_seconds`` (and every key built on it) includes [s].
+        bandwidth), which ``ttft_seconds`` (and every key built on it) includes [s]. With a
+        video in the prompt they count its frames too.
+    video_seconds, video_fps, video_size : float, float and (int, int), or None
+        A video in the prompt: its length [s], the frames sampled a second [1/s] and the frame
+        size, width x height [px] (None: no video).
+    video_frames, video_tokens, video_separator_tokens, video_patches : int or None
+        The frames the processor samples, the video's placeholder tokens (included in
+        ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's timestamps and
+        delimiters; 0 for Qwen2-VL; included in ``prompt``) and the patches the tower runs
+        (:mod:`llm_arithmetic.catalog.video`) [token].
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -512,6 +521,13 @@ speculative_energy_joules_per_token : float or None
     vision_prefill_flops: int | float | None = None
     vision_weight_bytes: int | float | None = None
     vision_prefill_seconds: float | None = None
+    video_seconds: float | None = None
+    video_fps: float | None = None
+    video_size: tuple | None = None
+    video_frames: int | None = None
+    video_tokens: int | None = None
+    video_separator_tokens: int | None = None
+    video_patches: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -770,7 +786,8 @@ INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extr
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
                 "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_layers",
                 "images", "image_size", "image_tokens_per_image", "vision_patches_per_image",
-                "vision_prefill_flops")
+                "vision_prefill_flops", "video_tokens", "video_seconds", "video_fps",
+                "video_size", "video_frames", "video_separator_tokens", "video_patches")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -1399,8 +1416,8 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
     inputs with the speculative ones, the evaluator of the model's plan on them), from which
     :func:`estimate` reads every field and :func:`frontier` the few a point needs (each value
     computed on demand, so a frontier's point does not pay for the critical batch or the
-    longest context). ``vision``: :func:`image_inputs`'s values (None: no images), whose
-    count, tokens per image, FLOPs and tower parameters join the plan's inputs."""
+    longest context). ``vision``: :func:`prompt_with_images`'s values (None: no images and
+    no video), whose counts, tokens, FLOPs and tower parameters join the plan's inputs."""
     m = resolve_model(model)
     chip = get_hardware(hardware) if hardware is not None else None
     _check_direct(allreduce, chip)
@@ -1442,7 +1459,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              draft_len: int | None = None, acceptance: float | None = None,
              draft_cost: float | None = None,
              draft: str | Path | Model | None = None, images: int | None = None,
-             image_size: tuple[int, int] | None = None) -> Estimate:
+             image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
+             video_fps: float | None = None,
+             video_size: tuple[int, int] | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
     arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
@@ -1530,6 +1549,12 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     image_size : (int, int), optional
         Width and height of each image [px]; default
         :data:`~llm_arithmetic.catalog.images.DEFAULT_IMAGE_SIZE` (1024 x 1024).
+    video_seconds, video_fps, video_size : number, number and (int, int), optional
+        A video in the prompt, beside any images (a model whose video rule is modelled,
+        :func:`video_inputs`): its length [s], the frames sampled a second (default 2) and
+        the frame size, width x height [px] (default 1280 x 720); its tokens and the text the
+        processor writes between its frame groups join ``prompt``, the tower's time over its
+        frames joins the time to first token.
 
     A context beyond the model's trained context gives a :class:`ContextWarning`.
 
@@ -1538,7 +1563,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     >>> e.n_chips, round(e.tpot_seconds * 1e3, 2), round(e.tokens_per_second_per_chip)
     (8, 4.3, 1862)
     """
-    model, prompt, vision = prompt_with_images(model, prompt, images, image_size)
+    model, prompt, vision = prompt_with_images(model, prompt, images, image_size,
+                                               video_seconds, video_fps, video_size)
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1551,8 +1577,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     out = {field: ev.get(step) for field, step in FIELD_STEPS.items()}
     out["bits_weight"] = float(out["bits_weight"])
     if vision is not None:  # the caller's size and the rule's patches, beside the plan's inputs
-        out.update(image_size=vision["image_size"],
-                   vision_patches_per_image=vision["vision_patches_per_image"])
+        out.update({k: vision.get(k) for k in ("image_size", "vision_patches_per_image",
+                                               *VIDEO_FIELDS)})
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -1566,16 +1592,36 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     return result
 
 
-def prompt_with_images(model: Any, prompt: Any, images: Any,
-                       image_size: Any) -> tuple[Any, Any, dict[str, Any] | None]:
+def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
+                       video_seconds: Any = None, video_fps: Any = None,
+                       video_size: Any = None) -> tuple[Any, Any, dict[str, Any] | None]:
     """``(model, prompt, vision)`` for :func:`_evaluated` (and the deployment search): without
-    images, the arguments as given and None; with them, the model resolved, the prompt's text
-    tokens (0 where not given) plus the images' tokens and separators, and
-    :func:`image_inputs`' values."""
-    if images is None and image_size is None:
+    images or video, the arguments as given and None; with them, the model resolved, the
+    prompt's text tokens (0 where not given) plus the images' and the video's tokens and
+    separators, and :func:`image_inputs`' and :func:`video_inputs`' values, the tower's
+    counts summed over both (``images`` and ``image_tokens_per_image`` None without images;
+    ``video_tokens`` None without video).
+
+    >>> _, prompt, v = prompt_with_images("qwen2.5-vl-3b-instruct", 100, 2, (1000, 700), 10)
+    >>> prompt, v["image_tokens_per_image"], v["video_tokens"], v["vision_patches"]
+    (13860, 900, 11960, 55040)
+    """
+    no_video = video_seconds is None and video_fps is None and video_size is None
+    if images is None and image_size is None and no_video:
         return model, prompt, None
     model = resolve_model(model)
-    vision = image_inputs(model, images, image_size)
+    parts = []
+    if images is not None or image_size is not None:
+        parts.append(image_inputs(model, images, image_size))
+    if not no_video:
+        parts.append(video_inputs(model, video_seconds, video_fps, video_size))
+    vision = {"images": None, "image_tokens_per_image": None, "video_tokens": None}
+    for part in parts:
+        vision.update(part)
+    if len(parts) == 2:  # the tower's work over both, in one forward
+        for key in ("prompt_tokens", "vision_prefill_flops", "vision_patches",
+                    "vision_whole_flops"):
+            vision[key] = parts[0][key] + parts[1][key]
     text = 0 if prompt is None else count_argument("prompt", prompt)
     return model, text + vision["prompt_tokens"], vision
 
@@ -1608,16 +1654,7 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         raise InputError("images must be given with image_size (how many images the prompt "
                          "holds)")
     n = images_argument(images)
-    size = DEFAULT_IMAGE_SIZE if image_size is None else image_size
-    # a pair in order: a tuple, a list or a 1-D array (a dict or a set has a length but no
-    # width and height; indexing one was a KeyError or a TypeError)
-    pair = isinstance(size, (tuple, list)) or isinstance(size, np.ndarray) and size.ndim == 1
-    if not pair or len(size) != 2 or any(
-            isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer))
-            or not 0 < v <= IMAGE_SIDE_LIMIT for v in size):
-        raise InputError(f"image_size must be (width, height), two whole numbers of pixels from "
-                         f"1 to {IMAGE_SIDE_LIMIT:,}, got {' '.join(repr(size).split()):.40}")
-    w, h = int(size[0]), int(size[1])
+    w, h = _size_pair("image_size", DEFAULT_IMAGE_SIZE if image_size is None else image_size)
     tower, rule = image_tower(model)
     try:
         work = image_work(rule, w, h)
@@ -1650,12 +1687,97 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
                                        + rule.conv_flops) if vit else int(flops)}
 
 
+def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
+                 ) -> dict[str, Any]:
+    """A video of ``seconds`` [s] sampled at ``fps`` frames a second [default
+    :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_FPS`], frames of ``size`` (width,
+    height) [px; default :data:`~llm_arithmetic.catalog.video.DEFAULT_VIDEO_SIZE`], in a
+    prompt to ``model``: :func:`image_inputs`' keys for the tower over its frame groups (each
+    temporal patch runs as one image of the resized frame size,
+    :mod:`llm_arithmetic.catalog.video`) and the video's own: ``video_frames``,
+    ``video_tokens``, ``video_separator_tokens`` (Qwen3-VL's timestamps and delimiters),
+    ``video_patches``; ``prompt_tokens`` counts its tokens and separators. A model whose
+    video rule is not modelled is a :class:`~llm_arithmetic.core.errors.ConfigError` naming it;
+    a bad length, rate or size an :class:`InputError` naming the argument.
+
+    >>> v = video_inputs(get_model("qwen3.5-27b"), 10)
+    >>> v["video_frames"], v["video_size"], v["video_tokens"], v["video_separator_tokens"]
+    (20, (1280, 720), 8800, 80)
+    """
+    from .catalog.images import image_tower
+    from .catalog.video import (DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, VIDEO_SECONDS_LIMIT,
+                                VIDEO_SOURCE_FPS, video_tower, video_work)
+    from .formulas.vision import vision_prefill_flops
+
+    if seconds is None:
+        raise InputError("video_seconds must be given with video_fps or video_size (how long "
+                         "the prompt's video is)")
+    checked = []
+    for label, v, top in (("video_seconds", seconds, VIDEO_SECONDS_LIMIT),
+                          ("video_fps", DEFAULT_VIDEO_FPS if fps is None else fps,
+                           VIDEO_SOURCE_FPS)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number)) \
+                or not 0 < float(v) <= top:
+            raise InputError(f"{label} must be a number above 0 and at most {top:,}, got "
+                             f"{v!r:.40}")
+        checked.append(float(v) if not isinstance(v, (Integral, np.integer)) else int(v))
+    seconds, fps = checked
+    w, h = _size_pair("video_size", DEFAULT_VIDEO_SIZE if size is None else size)
+    rule = video_tower(model)
+    tower, _ = image_tower(model)
+    try:
+        work = video_work(rule, seconds, fps, w, h)
+    except ConfigError as err:
+        raise InputError(f"video: {err}") from None
+    g = work.group
+    full = rule.layers if not rule.window else len(rule.full_layers)
+    flops = vision_prefill_flops(
+        images=work.groups, vision_patches=g.patches, vision_matmul_params=rule.tower_matmul,
+        image_tokens=g.tokens, merger_matmul_params=rule.merger_matmul,
+        d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=g.full_pairs,
+        n_vision_window_layers=rule.layers - full, vision_window_pairs=g.window_pairs,
+        deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
+    # split under tensor parallelism as the images' tower is (image_inputs)
+    split = rule.tower_matmul - rule.patch_matmul + rule.merger_matmul + rule.deepstack_matmul
+    deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
+    return {"video_seconds": seconds, "video_fps": fps, "video_size": (w, h),
+            "video_frames": work.frames, "video_tokens": work.tokens,
+            "video_separator_tokens": work.separators, "video_patches": work.patches,
+            "prompt_tokens": work.tokens + work.separators,
+            "vision_prefill_flops": int(flops), "tower_params": tower.params,
+            "vision_patches": work.patches, "d_vision": rule.width,
+            "vision_layers": rule.layers, "vision_mergers": 1 + deepstack,
+            "vision_split_params": split,
+            "vision_whole_flops": 2 * rule.patch_matmul * work.patches}
+
+
+def _size_pair(label: str, size: Any) -> tuple[int, int]:
+    """(width, height) of an image or a video frame as given, checked: an
+    :class:`InputError` naming ``label`` unless two whole numbers of pixels in order."""
+    # a pair in order: a tuple, a list or a 1-D array (a dict or a set has a length but no
+    # width and height; indexing one was a KeyError or a TypeError)
+    pair = isinstance(size, (tuple, list)) or isinstance(size, np.ndarray) and size.ndim == 1
+    if not pair or len(size) != 2 or any(
+            isinstance(v, (bool, np.bool_)) or not isinstance(v, (Integral, np.integer))
+            or not 0 < v <= IMAGE_SIDE_LIMIT for v in size):
+        raise InputError(f"{label} must be (width, height), two whole numbers of pixels from "
+                         f"1 to {IMAGE_SIDE_LIMIT:,}, got {' '.join(repr(size).split()):.40}")
+    return int(size[0]), int(size[1])
+
+
+#: :func:`video_inputs`' keys that are :class:`Estimate` fields beside the plan's.
+VIDEO_FIELDS = ("video_seconds", "video_fps", "video_size", "video_frames",
+                "video_separator_tokens", "video_patches")
+
+
 def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:
-    """The plan's inputs of :func:`image_inputs`' values: the images' count, tokens per image,
-    the tower's FLOPs and parameters, and what splits it under tensor parallelism
-    (:data:`VISION_TP_INPUTS`); :func:`estimate` and the deployment search pass these."""
+    """The plan's inputs of :func:`prompt_with_images`' values: the images' count, tokens per
+    image, the video's tokens, the tower's FLOPs and parameters, and what splits it under
+    tensor parallelism (:data:`VISION_TP_INPUTS`); :func:`estimate` and the deployment search
+    pass these."""
     return {"images": vision["images"],
             "image_tokens_per_image": vision["image_tokens_per_image"],
+            "video_tokens": vision.get("video_tokens"),
             "vision_prefill_flops": vision["vision_prefill_flops"],
             "vision_params": vision["tower_params"],
             **{k: vision[k] for k in VISION_TP_INPUTS}}
@@ -1747,9 +1869,10 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
         raise InputError("frontier() takes batches=, a sequence of batch sizes, not batch=")
     points = []
     # images in each request's prompt, as estimate takes them: worked out once for every batch
-    model, prompt, vision = prompt_with_images(model, kwargs.pop("prompt", None),
-                                               kwargs.pop("images", None),
-                                               kwargs.pop("image_size", None))
+    model, prompt, vision = prompt_with_images(
+        model, kwargs.pop("prompt", None), kwargs.pop("images", None),
+        kwargs.pop("image_size", None), *(kwargs.pop(k, None) for k in (
+            "video_seconds", "video_fps", "video_size")))
 
     def point(b: int) -> dict[str, Any]:
         # estimate's values for these keys, read from its plan alone (estimate computes all)

@@ -72,7 +72,7 @@ writes among the placeholders, as many as the image's rows or tiles, are
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -81,7 +81,8 @@ from .model import Extra, ImageRule
 
 __all__ = ["ImageWork", "smart_resize", "tiled_canvas", "image_work", "image_tower",
            "DEFAULT_IMAGE_SIZE", "llama4_canvas", "pixtral_resize", "glm4v_resize", "navit_resize",
-           "gemma4_resize", "MODELLED_IMAGE_FAMILIES", "IMAGES_LIMIT", "IMAGE_SIDE_LIMIT"]
+           "gemma4_resize", "MODELLED_IMAGE_FAMILIES", "IMAGES_LIMIT", "IMAGE_SIDE_LIMIT",
+           "resized_work"]
 
 #: The image size (width, height) [px] assumed where none is given.
 DEFAULT_IMAGE_SIZE = (1024, 1024)
@@ -326,14 +327,10 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
         else:
             resize = smart_resize if rule.rule == "qwen2_vl" else glm4v_resize
             h, w = resize(height, width, p * m, rule.min_pixels, rule.max_pixels)
-        patches = (h // p) * (w // p)
-        window = 0
-        if rule.window:
-            window = m ** 4 * _bands(h // (p * m), rule.window) * _bands(w // (p * m),
-                                                                           rule.window)
-        return ImageWork(tokens=patches // (m * m), patches=patches, full_pairs=patches ** 2,
-                         window_pairs=window, resized=(w, h), crops=1,
-                         separators=h // (p * m) - 1 if rule.rule == "pixtral" else 0)
+        work = resized_work(rule, w, h)
+        if rule.rule == "pixtral":
+            work = replace(work, separators=h // (p * m) - 1)
+        return work
     if rule.rule == "mobilenet":
         cells = (rule.size // p) ** 2
         return ImageWork(tokens=cells, patches=cells, full_pairs=0, window_pairs=0,
@@ -381,3 +378,24 @@ def image_tower(model: Any) -> tuple[Extra, ImageRule]:
     raise ConfigError(f"{model.name}: the image-token rule of its vision tower "
                       f"({towers[0].note or towers[0].name}) is not modelled (modelled: "
                       f"{', '.join(MODELLED_IMAGE_FAMILIES)})")
+
+
+def resized_work(rule: ImageRule, width: int, height: int) -> ImageWork:
+    """The work of one already resized ``width`` x ``height`` px grid under a patch-and-merge
+    ``rule`` (Qwen's): (H/p)(W/p) patches, merged m x m into tokens, the full blocks' pairs and
+    the windowed blocks' (:func:`image_work` without the resizing; a video's temporal patch,
+    :mod:`llm_arithmetic.catalog.video`).
+
+    >>> from llm_arithmetic import get_model
+    >>> w = resized_work(image_tower(get_model("qwen2.5-vl-3b-instruct"))[1], 1008, 700)
+    >>> w.tokens, w.patches, w.window_pairs
+    (900, 3600, 223488)
+    """
+    p, m = rule.patch, rule.merge
+    patches = (height // p) * (width // p)
+    window = 0
+    if rule.window:
+        window = m ** 4 * _bands(height // (p * m), rule.window) * _bands(width // (p * m),
+                                                                            rule.window)
+    return ImageWork(tokens=patches // (m * m), patches=patches, full_pairs=patches ** 2,
+                     window_pairs=window, resized=(width, height), crops=1)

@@ -820,6 +820,10 @@ class ImageRule:
     its MLP (InternViT), which is not modelled (refused, saying so). ``whole``: vLLM runs the
     whole tower on every chip of a tensor-parallel group, unsplit (Gemma 4's, built through
     transformers' ``AutoModel``), as a convolutional tower is counted.
+    ``video``: the processor's video rule (:mod:`llm_arithmetic.catalog.video`: ``"qwen2_vl"``,
+    ``"qwen3_vl"``; empty: not modelled), with ``temporal_patch`` the frames a temporal patch
+    stacks and ``video_min_pixels``, ``video_max_pixels`` the video's pixel limits (one frame's
+    for ``"qwen2_vl"``, the whole video's for ``"qwen3_vl"``).
     """
 
     rule: str
@@ -844,8 +848,18 @@ class ImageRule:
     heads_key: str = ""
     heads_fallback: bool = False
     whole: bool = False
+    video: str = ""
+    temporal_patch: int = 2
+    video_min_pixels: int = 0
+    video_max_pixels: int = 0
 
     def __post_init__(self) -> None:
+        if self.video not in ("", "qwen2_vl", "qwen3_vl"):
+            raise ConfigError(f"image rule: video rule {self.video!r} is not modelled")
+        if self.video and not (self.temporal_patch >= 1
+                               and 0 < self.video_min_pixels <= self.video_max_pixels):
+            raise ConfigError("image rule: a video rule needs temporal_patch >= 1 and "
+                              "0 < video_min_pixels <= video_max_pixels")
         if self.rule not in IMAGE_RULES:
             raise ConfigError(f"image rule {self.rule!r} is not one of {', '.join(IMAGE_RULES)}")
         for key in ("patch", "merge", "width", "layers", "max_tiles"):
@@ -1377,7 +1391,8 @@ class Model:
             **{name: None for name in ENGINE_INPUTS},
             images=None, image_tokens_per_image=None, vision_prefill_flops=None,
             vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,
-            vision_mergers=None, vision_split_params=None, vision_whole_flops=None))
+            vision_mergers=None, vision_split_params=None, vision_whole_flops=None,
+            video_tokens=None))
 
     @cached_property
     def plan(self) -> Evaluator:

@@ -51,7 +51,11 @@ vision tower's ``vision_prefill_flops`` over them and its ``vision_params`` (tow
 None: no images; the image tokens are already in ``prompt``), and what splits the tower under
 tensor parallelism: the prompt's ``vision_patches``, the tower's width ``d_vision`` and blocks
 ``vision_layers`` (0: not split), its ``vision_mergers`` that all-reduce, the weights it splits
-``vision_split_params`` and the FLOPs it keeps whole on every chip ``vision_whole_flops``.
+``vision_split_params`` and the FLOPs it keeps whole on every chip ``vision_whole_flops``; a
+video in the prompt (:func:`llm_arithmetic.estimate.video_inputs`): its tokens
+``video_tokens`` (None: no video), its frames' work summed into the tower's inputs above
+(with a video ``images`` may be None: the tower's steps hold where ``vision_params`` is
+given).
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -1154,29 +1158,35 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # (fp32: 32 bits, the fp32 peak)
     guard(op("image_tokens", "mul", "tokens the images add to the prompt",
              of=["images", "image_tokens_per_image"]), "images"),
+    # a video's tokens (video_tokens, estimate.video_inputs) are merged by the same mergers
+    guard(op("image_and_video_tokens", "add", "tokens the images and the video add",
+             plus=["image_tokens", "video_tokens"]), "vision_params"),
+    guard(op("vision_tokens", "first", "tokens the vision tower's mergers give: the images' "
+             "and the video's", of=["image_and_video_tokens", "image_tokens", "video_tokens"]),
+          "vision_params"),
     guard(op("vision_wide", "le", "the weights asked are 32 bits or wider",
-             of=[LIT(32), "bits_default"]), "images"),
+             of=[LIT(32), "bits_default"]), "vision_params"),
     guard(op("vision_bits", "choose", "bits of the tower's weights: 16, or the weights' "
              "where they are wider", when="vision_wide", then="bits_default",
-             otherwise=LIT(16)), "images"),
+             otherwise=LIT(16)), "vision_params"),
     guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
             "at the tower's bits", n_params="vision_params", bits_weight="vision_bits"),
-          "images"),
+          "vision_params"),
     guard(op("vision_chain", "chain", "precisions whose peak may apply to the tower, in order: "
              "the 16-bit chain, fp32's for 32-bit weights", format=LIT(None),
              bits="vision_bits", vendor="chip_vendor", wide_bits=32, wide="fp32",
-             fallbacks=["fp16", "bf16", "fp32"]), "images"),
+             fallbacks=["fp16", "bf16", "fp32"]), "vision_params"),
     guard(op("vision_precision", "precision", "the precision whose peak the tower's FLOPs "
              "take", chain="vision_chain", peaks="chip_peaks", unless="given_peak_flops",
-             faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]), "images"),
+             faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]), "vision_params"),
     guard(op("chip_vision_flops", "rate", "the chip's dense peak at that precision",
-             peaks="chip_peaks", precision="vision_precision"), "images"),
+             peaks="chip_peaks", precision="vision_precision"), "vision_params"),
     op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take (the given peak, else "
        "the chip's at the tower's precision), or none",
        of=["given_peak_flops", "chip_vision_flops", INF]),
     guard(f("vision_whole_seconds", "vision_prefill_time", "the vision tower over the "
             "prompt's images on one chip, its weights read once",
-            vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "images"),
+            vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "vision_params"),
     # Under tensor parallelism the tower runs as vLLM's default mm_encoder_tp_mode "weights"
     # runs it (vllm-project/vllm 01230b40128e570a58e54e75f7e55c4d5cd9246d vllm/config/
     # multimodal.py; fb33ec8cf0a73c82af00a2128dee4ad058d16e9b vllm/model_executor/models/
@@ -1191,37 +1201,39 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # transformers' AutoModel; a convolutional one) comes with vision_layers 0 and all its
     # FLOPs in vision_whole_flops: whole on every chip
     guard(op("vision_split_share", "div", "the tower's split weights one chip holds",
-             of=["vision_split_params", "tp"]), "images"),
+             of=["vision_split_params", "tp"]), "vision_params"),
     guard(op("vision_chip_params", "add", "the tower's weights on one chip: what it keeps "
              "whole, and its share of the split matrices", plus=["vision_params",
                                                                  "vision_split_share"],
-             minus=["vision_split_params"]), "images"),
+             minus=["vision_split_params"]), "vision_params"),
     guard(f("vision_chip_bytes", "weight_bytes", "the tower's weights one chip reads, at the "
-            "tower's bits", n_params="vision_chip_params", bits_weight="vision_bits"), "images"),
+            "tower's bits", n_params="vision_chip_params", bits_weight="vision_bits"),
+          "vision_params"),
     guard(op("vision_split_flops", "add", "the tower's FLOPs that split over the chips (all "
              "but the patch embedding's)", plus=["vision_prefill_flops"],
-             minus=["vision_whole_flops"]), "images"),
+             minus=["vision_whole_flops"]), "vision_params"),
     guard(op("vision_split_flops_share", "div", "one chip's share of them",
-             of=["vision_split_flops", "tp"]), "images"),
+             of=["vision_split_flops", "tp"]), "vision_params"),
     guard(op("vision_chip_flops", "add", "the tower's FLOPs on one chip",
-             plus=["vision_whole_flops", "vision_split_flops_share"]), "images"),
+             plus=["vision_whole_flops", "vision_split_flops_share"]), "vision_params"),
     guard(f("vision_chip_work_seconds", "vision_prefill_time", "one chip's share of the "
             "tower: its weights read once against its FLOPs", vision_bytes="vision_chip_bytes",
             vision_prefill_flops="vision_chip_flops", peak_flops="vision_peak_or_inf"),
-          "images"),
+          "vision_params"),
     guard(f("vision_block_message", "tp_allreduce_bytes", "bytes of a tower block's "
             "all-reduce: the prompt's patches at the tower's width", batch="vision_patches",
-            d_model="d_vision"), "images"),
+            d_model="d_vision"), "vision_params"),
     guard(f("vision_merger_message", "tp_allreduce_bytes", "bytes of a merger's all-reduce: "
-            "the image tokens at the model's width", batch="image_tokens"), "images"),
+            "the image and video tokens at the model's width", batch="vision_tokens"),
+          "vision_params"),
     guard(op("vision_block_allreduce", "at", "one of a block's all-reduces, by the algorithm "
              "and tiers of the model's", target="allreduce_one",
-             **{"with": {"allreduce_message": "vision_block_message"}}), "images"),
+             **{"with": {"allreduce_message": "vision_block_message"}}), "vision_params"),
     guard(op("vision_merger_allreduce", "at", "a merger's all-reduce, likewise",
              target="allreduce_one", **{"with": {"allreduce_message": "vision_merger_message"}}),
           "vision_mergers", 0),
     guard(op("n_vision_allreduces", "mul", "the tower's all-reduces of its width: two a block "
-             "(after attention, after the MLP)", of=["vision_layers", LIT(2)]), "images"),
+             "(after attention, after the MLP)", of=["vision_layers", LIT(2)]), "vision_params"),
     guard(f("vision_allreduce_time", "layer_allreduce_time", "the tower's all-reduces",
             n_allreduces="n_vision_allreduces", allreduce_time="vision_block_allreduce",
             n_other_allreduces="vision_mergers", other_allreduce_time="vision_merger_allreduce"),
@@ -1230,10 +1242,10 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["vision_allreduce_time", LIT(0.0)]),
     guard(op("vision_split_seconds", "add", "the tower split over the chips: one chip's work, "
              "then the all-reduces", plus=["vision_chip_work_seconds",
-                                           "vision_allreduce_seconds"]), "images"),
+                                           "vision_allreduce_seconds"]), "vision_params"),
     guard(op("vision_prefill_seconds", "choose", "the vision tower over the prompt's images: "
              "on one chip, or split over the tensor-parallel group", when="tp_split",
-             then="vision_split_seconds", otherwise="vision_whole_seconds"), "images"),
+             then="vision_split_seconds", otherwise="vision_whole_seconds"), "vision_params"),
     op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
        "without images)", of=["vision_prefill_seconds", LIT(0)]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
@@ -1737,4 +1749,4 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks",
           "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params",
           "vision_patches", "d_vision", "vision_layers", "vision_mergers", "vision_split_params",
-          "vision_whole_flops")
+          "vision_whole_flops", "video_tokens")

@@ -118,6 +118,12 @@ def _qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
 #: Qwen3.6-27B checkpoint ships it (vendored in hualayn/ai-articles@dfaac590e39726d2ae9575f1d05b
 #: 48a02509ace7 preprocessor_config.json). The catalog holds config.json only.
 QWEN3_VL_PIXELS = (65536, 16777216)
+#: The video pixel limits of Qwen3-VL's and Qwen3.5's video processor (Qwen3VLVideoProcessor),
+#: bounding frames x height x width: the checkpoints' ``video_preprocessor_config.json``
+#: ``size``, shortest_edge 4,096 and longest_edge 25,165,824 pixels (fps 2, min_frames 4,
+#: max_frames 768), as the same Qwen3.6-27B checkpoint ships it (hualayn/ai-articles@dfaac590e3
+#: 9726d2ae9575f1d05b48a02509ace7 video_preprocessor_config.json).
+QWEN3_VL_VIDEO_PIXELS = (4096, 25165824)
 
 
 def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
@@ -139,7 +145,9 @@ def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
                      merger_matmul=merger, min_pixels=QWEN3_VL_PIXELS[0],
                      max_pixels=QWEN3_VL_PIXELS[1],
                      deepstack_matmul=len(r.int_list("deepstack_visual_indexes", [])) * merger,
-                     heads=r.int("num_heads", kind="heads"), heads_key="vision_config.num_heads")
+                     heads=r.int("num_heads", kind="heads"), heads_key="vision_config.num_heads",
+                     video="qwen3_vl", temporal_patch=t, video_min_pixels=QWEN3_VL_VIDEO_PIXELS[0],
+                     video_max_pixels=QWEN3_VL_VIDEO_PIXELS[1])
 
 
 def qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and deepstack "
@@ -742,7 +750,11 @@ def qwen2_vl_image_rule(r: Reader, family: str) -> ImageRule:
                      merger_matmul=hm * hm + hm * out, min_pixels=QWEN2_VL_MIN_PIXELS,
                      max_pixels=QWEN2_VL_MAX_PIXELS, window=window, full_layers=full,
                      heads=_aliased(r, "num_heads", "num_attention_heads", "heads"),
-                     heads_key="vision_config.num_heads")
+                     heads_key="vision_config.num_heads",
+                     # video: the same limits, per frame (no video_preprocessor_config.json:
+                     # transformers reads the video processor's from preprocessor_config.json)
+                     video="qwen2_vl", temporal_patch=t, video_min_pixels=QWEN2_VL_MIN_PIXELS,
+                     video_max_pixels=QWEN2_VL_MAX_PIXELS)
 
 
 def qwen2_vl_of(text_family: str, vision_family: str, vision: Callable[[Reader, int], int],
