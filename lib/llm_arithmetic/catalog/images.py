@@ -91,7 +91,8 @@ DEFAULT_IMAGE_SIZE = (1024, 1024)
 #: unmodelled tower name them.
 MODELLED_IMAGE_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "LLaVA-1.5",
                            "InternVL", "Gemma 3", "Llama 4", "Mistral 3", "GLM-4.5V",
-                           "ERNIE-4.5-VL", "Kimi K2.5", "Gemma 4", "Gemma 3n")
+                           "ERNIE-4.5-VL", "Kimi K2.5", "Gemma 4", "Gemma 3n", "Qwen2.5-Omni",
+                           "Qwen3-Omni")
 
 #: Most images a prompt may hold, and the largest image side [px], the library and the command
 #: line accept.

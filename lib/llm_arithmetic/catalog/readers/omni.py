@@ -237,8 +237,9 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     kw = wrapped_text(th, "qwen3_moe")
     d = kw["d_model"]
     vr = vision_reader(th, "qwen3_omni_moe_vision")
+    # video="": the omni processors interleave a video's frames with its audio, a rule not read
     rule = replace(_qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
-                   max_pixels=QWEN3_OMNI_PIXELS[1])
+                   max_pixels=QWEN3_OMNI_PIXELS[1], video="")
     extras = [Extra("vision tower and mergers", _qwen3_vl_vision_params(vr, d), True,
                     "Qwen3-Omni's vision encoder (Qwen3-VL's, with deepstack mergers)",
                     image=rule),
@@ -458,7 +459,8 @@ def qwen2_5_omni(r: Reader) -> dict[str, Any]:
         vr = Reader({k: v for k, v in vr.cfg.items() if k != "embed_dim"}, vr.origin, vr.family)
     extras = [Extra("vision tower and merger", qwen2_5_vl_vision_params(vr, d), True,
                     "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's window-attention ViT and patch "
-                    "merger)", image=qwen2_vl_image_rule(vr, "qwen2_5_vl_vision")),
+                    "merger)", image=replace(qwen2_vl_image_rule(vr, "qwen2_5_vl_vision"),
+                                             video="")),   # video: as Qwen3-Omni's, not read
               Extra("audio encoder", qwen2_5_omni_audio_params(
                   sub_reader(th, "audio_config", "qwen2_5_omni_audio_encoder",
                              "the audio encoder"), d), True,
