@@ -43,8 +43,8 @@ def _command() -> bool:
 #: imports build lives until the process ends, and ``__main__`` freezes it (``gc.freeze``)
 #: before the collector runs again. Walking it at each collection cost the command a few
 #: milliseconds of its start-up. An import from Python leaves the collector as it was.
-_GC_DEFERRED = _gc.isenabled() and _command()
-if _GC_DEFERRED:
+GC_DEFERRED = _gc.isenabled() and _command()
+if GC_DEFERRED:
     _gc.disable()
 
 # Eager: the function `estimate` must win over the submodule of the same name, which the

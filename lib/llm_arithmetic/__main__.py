@@ -3,10 +3,10 @@ import gc
 import os
 import sys
 
-from . import _GC_DEFERRED
+from . import GC_DEFERRED
 from .cli import main
 
-if _GC_DEFERRED:  # the package's imports ran without the collector: freeze them, then resume
+if GC_DEFERRED:  # the package's imports ran without the collector: freeze them, then resume
     gc.freeze()
     gc.enable()
 
