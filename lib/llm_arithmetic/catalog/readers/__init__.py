@@ -47,10 +47,10 @@ import os
 import sys
 from dataclasses import replace
 from importlib import import_module
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
+from ...core.paths import is_dir, is_file
 from ..model import Model
 from ..quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                             native_bits, read_hf_quant)
@@ -327,19 +327,44 @@ def _parse(text: str, origin: str) -> dict[str, Any]:
     return cfg
 
 
+def _plain(path: str) -> bool:
+    """Whether ``str(Path(path)) == path``, told without importing pathlib: a POSIX path with
+    no empty, ``.`` or trailing part (a catalog model's config; a user's "./config.json" is
+    read through pathlib, as before).
+
+    >>> [_plain(p) for p in ("a/config.json", "/a/b", "a//b", "./a", "a/", "//a", ".", "")]
+    [True, True, False, False, False, False, False, False]
+    """
+    if os.sep != "/" or not path or path.startswith("//"):
+        return False
+    return all(part not in ("", ".") for part in path.removeprefix("/").split("/"))
+
+
+def _path_text(config: str | os.PathLike[str]) -> str:
+    """``str(Path(config))``."""
+    if isinstance(config, str) and _plain(config):
+        return config
+    from pathlib import Path
+
+    return str(Path(config))
+
+
+def _in_folder(folder: str, name: str) -> str:
+    """``str(Path(folder) / name)`` for a path as :func:`_path_text` gives it."""
+    return name if folder == "." else os.path.join(folder, name)
+
+
 def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
     if str(config) == "-":
         data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if hasattr(sys.stdin, "buffer") \
             else sys.stdin.read(MAX_CONFIG_BYTES + 1).encode()
         origin = "<stdin>"
     else:
-        path = Path(config)
-        origin = str(path)
-        if path.is_dir():
-            if not (path / "config.json").is_file():
+        path = origin = _path_text(config)
+        if is_dir(path):
+            if not is_file(_in_folder(path, "config.json")):
                 raise ConfigError(f"{path} is a folder with no config.json in it")
-            path = path / "config.json"
-            origin = str(path)
+            path = origin = _in_folder(path, "config.json")
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_CONFIG_BYTES + 1)
@@ -381,12 +406,15 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     else:
         text, origin = _read_text(config)
         cfg = _parse(text, origin)
-        beside = Path(origin).with_name("hf_quant_config.json")
-        if origin != "<stdin>" and Path(origin).name == "config.json" and beside.is_file():
+        folder, file = os.path.split(origin)  # Path(origin).parent and .name
+        beside = os.path.join(folder, "hf_quant_config.json")  # .with_name(...)
+        if origin != "<stdin>" and file == "config.json" and is_file(beside):
             quant_file = _read_text(beside)
         if not source and origin != "<stdin>":
             source = origin
         if name is None:
+            from pathlib import Path
+
             p = Path(origin)
             name = p.parent.name if p.name == "config.json" else p.stem
     family = cfg.get("model_type")
