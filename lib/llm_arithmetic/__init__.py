@@ -49,7 +49,8 @@ if GC_DEFERRED:
 
 # Eager: the function `estimate` must win over the submodule of the same name, which the
 # import system would otherwise bind to this attribute once anything imports it.
-from .estimate import ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep  # noqa: E402,E501
+from .estimate import (  # noqa: E402 (after the collector is deferred)
+    ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep)
 
 __version__ = "0.2.0"
 
