@@ -21,12 +21,36 @@ The top level imports no sympy.
 """
 from __future__ import annotations
 
+import gc as _gc
+import sys as _sys
 from importlib import import_module
 from typing import Any
 
+
+def _command() -> bool:
+    """Whether this import is ``python -m llm_arithmetic`` finding its ``__main__`` (while it
+    does, ``sys.argv[0]`` is ``"-m"``; ``sys.orig_argv`` names the module)."""
+    if _sys.argv[:1] != ["-m"]:
+        return False
+    argv = getattr(_sys, "orig_argv", [])
+    for i, a in enumerate(argv[1:], 1):
+        if a.startswith("-m"):
+            return (a[2:] or (argv[i + 1] if i + 1 < len(argv) else "")) == __name__
+    return False
+
+
+#: The command line's process collects no garbage while the package is imported: what the
+#: imports build lives until the process ends, and ``__main__`` freezes it (``gc.freeze``)
+#: before the collector runs again. Walking it at each collection cost the command a few
+#: milliseconds of its start-up. An import from Python leaves the collector as it was.
+GC_DEFERRED = _gc.isenabled() and _command()
+if GC_DEFERRED:
+    _gc.disable()
+
 # Eager: the function `estimate` must win over the submodule of the same name, which the
 # import system would otherwise bind to this attribute once anything imports it.
-from .estimate import ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep
+from .estimate import (  # noqa: E402 (after the collector is deferred)
+    ContextWarning, Estimate, FileTypeWarning, Sweep, estimate, frontier, sweep)
 
 __version__ = "0.2.0"
 

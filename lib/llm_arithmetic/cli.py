@@ -386,16 +386,16 @@ def _program_name(argv0: str | None = None) -> str:
 
 
 def build_parser(command: str | None = None, prog: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; given a ``command``, only that command's arguments are
-    added (the others are listed, with their help): what one run parses, built faster.
-    ``prog``: the program's name in the usage lines (default ``python -m llm_arithmetic``)."""
+    """The command line's parser; given a ``command``, only that command's parser is built
+    (what one run parses, built faster: the others would show only in the top-level help,
+    which a run that names a command never prints). ``prog``: the program's name in the usage
+    lines (default ``python -m llm_arithmetic``)."""
     p = _Parser(prog=prog or f"python -m {PROG}",
                 description="LLM inference arithmetic: parameters, bytes, FLOPs and speed bounds.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (summary, description, add_arguments) in COMMANDS.items():
-        c = sub.add_parser(name, help=summary, description=description)
         if command is None or command == name:
-            add_arguments(c)
+            add_arguments(sub.add_parser(name, help=summary, description=description))
     return p
 
 

@@ -20,8 +20,7 @@ import numbers
 import warnings
 from dataclasses import asdict, field, replace
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .catalog.compiled import load
 from .catalog.formats import bits_per_weight, plan_format
@@ -32,6 +31,9 @@ from .core.errors import InputError
 from .core.records import record
 from .core.units import GiB, MiB
 from .numeric._runtime import exact_result
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["ENGINES", "SWITCHES", "EngineView", "engine_view", "engine_settings", "engine_flags",
            "check_log_line", "state_bits"]
@@ -852,6 +854,8 @@ def check_log_line(line: Mapping[str, Any], root: Path | None = None) -> tuple[A
     """
     model = line["model"]
     if model.endswith(".json") and root is not None:
+        from pathlib import Path
+
         model = str(Path(root) / model)
     kw = dict(tp=line.get("tp", 1), weights=line.get("weights"))
     check = line["check"]

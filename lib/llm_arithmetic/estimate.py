@@ -17,13 +17,13 @@ unit (a figure in GB/s passed as B/s, say) is refused with a message that says s
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import asdict, fields
 from fractions import Fraction
 from numbers import Integral, Real
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -37,9 +37,13 @@ from .catalog.model import (MTP_EXTRA, GatedMemoryUnit, LightningAttention, Mamb
 from .catalog.model_catalog import MODELS, get_model
 from .catalog.readers import read_config
 from .core.errors import ConfigError, InputError
+from .core.paths import is_file
 from .core.records import record
 from .numeric._runtime import exact_result
 from .plan.interpreter import Evaluator
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWarning",
            "FileTypeWarning", "block_format_note", "warn_block_format", "LIMITS", "frontier",
@@ -91,12 +95,13 @@ def resolve_model(model: str | Path | Model) -> Model:
     """A :class:`Model` from a model, a catalog name, or a path to a ``config.json``."""
     if isinstance(model, Model):
         return model
-    if isinstance(model, Path):
+    pathlib = sys.modules.get("pathlib")  # a Path exists only once pathlib is imported
+    if pathlib is not None and isinstance(model, pathlib.Path):
         return read_config(model)
     if not isinstance(model, str):
         raise InputError(f"model must be a Model, a catalog name or a path to a config.json, "
                          f"got {type(model).__name__}")
-    if model == "-" or model.endswith(".json") or "/" in model or Path(model).is_file():
+    if model == "-" or model.endswith(".json") or "/" in model or is_file(model):
         if model not in MODELS:
             return read_config(model)
     return get_model(model)

@@ -85,11 +85,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -97,9 +97,13 @@ from . import numeric as N
 from .catalog.hardware import CLASS_OF_KIND, class_label, get_hardware
 from .catalog.model_catalog import get_model
 from .core.errors import InputError
+from .core.paths import data_file, lazy_paths
 from .core.records import record
 from .core.units import GB_S
 from .estimate import estimate
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit_rows",
            "fit", "predict_seconds", "cross_validate", "error_summary", "load_params",
@@ -117,8 +121,10 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build", "DRIFT_TERMS"]
 
-#: The stored fit (written by ``scripts/fit_forecast.py``).
-PARAMS_PATH: Path = Path(__file__).resolve().parent / "lab" / "data" / "forecast_decode.json"
+#: The stored fit (written by ``scripts/fit_forecast.py``); ``PARAMS_PATH``, its
+#: :class:`pathlib.Path`, is made when first asked for.
+PARAMS_FILE = data_file(__file__, "lab", "data", "forecast_decode.json")
+__getattr__ = lazy_paths(globals(), PARAMS_PATH=PARAMS_FILE)
 
 #: Fewest fit rows for a (class, runtime) pair or a runtime to get its own term.
 MIN_ROWS = 5
@@ -280,10 +286,10 @@ _DECODE_ROWS: dict[str, tuple[tuple[tuple[int, int], ...], tuple[Row, ...]]] = {
 
 def _data_state() -> tuple[tuple[int, int], ...]:
     """(modification time [ns], size [B]) of each file the decode rows are read from."""
-    from .lab import CALIBRATION_CSV, RUNTIME_CSV
+    from .lab import CALIBRATION_CSV_FILE, RUNTIME_CSV_FILE
 
     return tuple((s.st_mtime_ns, s.st_size)
-                 for s in (RUNTIME_CSV.stat(), CALIBRATION_CSV.stat()))
+                 for s in (os.stat(RUNTIME_CSV_FILE), os.stat(CALIBRATION_CSV_FILE)))
 
 
 def decode_fit_rows(split: str = "fit") -> list[Row]:
@@ -790,17 +796,17 @@ def _scan_kinds(state: tuple[tuple[int, int], ...], stop: str | None = None) -> 
     import csv
 
     from .catalog.hardware import device_kinds
-    from .lab import CALIBRATION_CSV, RUNTIME_CSV
+    from .lab import CALIBRATION_CSV_FILE, RUNTIME_CSV_FILE
 
     kind_of = device_kinds()
     kinds = set(kind_of.values())
     if stop is not None and stop not in kinds:
         return False
     measured: set[str] = set()
-    for path in (CALIBRATION_CSV, RUNTIME_CSV):
+    for path in (CALIBRATION_CSV_FILE, RUNTIME_CSV_FILE):
         # two columns of each file, read as text (describe asks this once per run: building
         # every row's record would cost it more than the rest of a forecast)
-        with path.open(encoding="utf8", newline="") as fh:
+        with open(path, encoding="utf8", newline="") as fh:
             rows = csv.reader(fh)
             head = next(rows)
             key, cls = head.index("hardware_key"), head.index("device_class")
@@ -1129,7 +1135,7 @@ def row_intervals(params: dict[str, Any], name: str,
 
 def load_params(path: str | Path | None = None) -> dict[str, Any]:
     """The stored fit (both models, intervals, errors)."""
-    with open(path or PARAMS_PATH, encoding="utf-8") as fh:
+    with open(path or PARAMS_FILE, encoding="utf-8") as fh:
         return json.load(fh)
 
 

@@ -10,16 +10,32 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..core.paths import data_file, lazy_paths
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["SOURCES", "COMPILED", "compile_source", "write", "load"]
 
-DATA = Path(__file__).resolve().parent / "data"
-#: The edited files, by key of the compiled file.
-SOURCES = {"hardware": DATA / "hardware.toml", "formats": DATA / "formats.toml",
-           "models": DATA / "models.toml", "engines": DATA / "engines.toml"}
-COMPILED = DATA / "compiled.json"
+#: The compiled file's text path, what the package reads.
+COMPILED_FILE = data_file(__file__, "data", "compiled.json")
+
+
+def _sources() -> dict[str, Path]:
+    """The edited files, by key of the compiled file."""
+    from pathlib import Path
+
+    data = Path(data_file(__file__, "data"))
+    return {"hardware": data / "hardware.toml", "formats": data / "formats.toml",
+            "models": data / "models.toml", "engines": data / "engines.toml"}
+
+
+#: ``DATA`` (the folder), ``SOURCES`` (the edited files, by key of the compiled file) and
+#: ``COMPILED`` as :class:`pathlib.Path`, made when first asked for (:mod:`..core.paths`).
+__getattr__ = lazy_paths(globals(), DATA=data_file(__file__, "data"), SOURCES=_sources,
+                         COMPILED=COMPILED_FILE)
 
 
 def compile_source() -> str:
@@ -27,18 +43,22 @@ def compile_source() -> str:
     import tomllib  # only when compiling: the package reads the JSON
 
     data = {key: tomllib.loads(path.read_text(encoding="utf-8"))
-            for key, path in SOURCES.items()}
+            for key, path in _sources().items()}
     return json.dumps(data, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
 
 
 def write() -> Path:
-    COMPILED.write_text(compile_source(), encoding="utf-8")
-    return COMPILED
+    from pathlib import Path
+
+    path = Path(COMPILED_FILE)
+    path.write_text(compile_source(), encoding="utf-8")
+    return path
 
 
 @lru_cache(maxsize=None)
 def _compiled() -> dict[str, Any]:
-    return json.loads(COMPILED.read_text(encoding="utf-8"))
+    with open(COMPILED_FILE, encoding="utf-8") as fh:
+        return json.loads(fh.read())
 
 
 def load(key: str) -> Any:

@@ -15,18 +15,21 @@ Fraction(9, 2)
 from __future__ import annotations
 
 import functools
+import os
 from fractions import Fraction
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import did_you_mean
+from ..core.paths import data_file, lazy_paths
 from ..core.records import record
 from ..core.units import to_fraction
 from .format_compute import plan_format
 
 if TYPE_CHECKING:  # the model module imports the plan; formats is read without it
+    from pathlib import Path
+
     from .model import Attention, Layers, Model
 
 __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_chain", "plan_format",
@@ -34,7 +37,9 @@ __all__ = ["Format", "FORMATS", "BITS_PER_WEIGHT", "bits_per_weight", "compute_c
            "mix_bits", "mix_parts", "mix_copy_bits", "FILE_TYPE_PREFIX", "file_type", "file_type_names",
            "shared_name"]
 
-DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "formats.toml"
+#: The catalog's file; ``DATA_PATH``, its :class:`pathlib.Path`, is made when first asked for.
+DATA_FILE = data_file(__file__, "data", "formats.toml")
+__getattr__ = lazy_paths(globals(), DATA_PATH=DATA_FILE)
 
 #: Largest bits per weight accepted: fp64 is the widest format anyone stores weights in.
 MAX_BITS = 64
@@ -78,17 +83,17 @@ def _load(path: Path | None = None) -> dict[str, Format]:
     if path is None:  # the catalog: compiled from formats.toml (see catalog/compiled.py)
         from .compiled import load
 
-        path, data = DATA_PATH, load("formats")
+        file, data = os.path.basename(DATA_FILE), load("formats")
     else:
         import tomllib  # a user's file; the catalog's own is compiled to JSON
 
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        file, data = path.name, tomllib.loads(path.read_text(encoding="utf-8"))
     out = {}
     for name, d in data["formats"].items():
         try:
             bits = Fraction(d["bits_per_weight"])
         except (KeyError, ValueError):
-            raise InputError(f"{path.name}: formats.{name}.bits_per_weight: missing or not a "
+            raise InputError(f"{file}: formats.{name}.bits_per_weight: missing or not a "
                              "fraction") from None
         out[name] = Format(name, bits, d.get("layout", ""), d["compute"],
                            d.get("compute_fallback", ""), d.get("source", ""), d.get("note", ""),

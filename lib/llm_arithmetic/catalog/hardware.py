@@ -14,14 +14,18 @@ Units: bandwidth [B/s], capacity [B], peak rates [FLOP/s] (or [OP/s] for integer
 """
 from __future__ import annotations
 
+import os
 from dataclasses import field, fields
-from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import lookup
+from ..core.paths import data_file, lazy_paths
 from ..core.records import record
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["CLASS_OF_KIND", "KIND_LABELS", "class_label", "Peak", "Hardware", "Interconnect", "ArticleFigure", "FigureChoice",
            "HARDWARE", "get_hardware", "hardware_names", "device_kinds", "HEADLINE_PRECISIONS", "load_hardware", "hardware_record", "DATA_PATH",
@@ -270,8 +274,10 @@ class Hardware:
 #: :meth:`Hardware.headline_precision`).
 HEADLINE_PRECISIONS = ("fp16", "bf16", "fp32")
 
-#: Where the catalog lives: package data, one file (``catalog/data/hardware.toml``).
-DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "hardware.toml"
+#: Where the catalog lives: package data, one file (``catalog/data/hardware.toml``); its
+#: :class:`pathlib.Path`, ``DATA_PATH``, is made when first asked for.
+DATA_FILE = data_file(__file__, "data", "hardware.toml")
+__getattr__ = lazy_paths(globals(), DATA_PATH=DATA_FILE)
 
 #: The class of each kind of chip of this catalog in chapter 17's dataset of measurements
 #: (``lab.calibration``; the forecast's classes build on it). The dataset has no rows of
@@ -309,8 +315,8 @@ _QUANTITY = ("bandwidth", "capacity")
 _REQUIRED = ("label", "kind", "bandwidth", "capacity", "source", "peaks")
 
 
-def _fail(path: Path, name: str, field_: str, why: str) -> InputError:
-    return InputError(f"{path.name}: devices.{name}.{field_}: {why}")
+def _fail(path: str | Path, name: str, field_: str, why: str) -> InputError:
+    return InputError(f"{os.path.basename(path)}: devices.{name}.{field_}: {why}")
 
 
 def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
@@ -321,9 +327,10 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
     if path is None:  # the catalog: compiled from hardware.toml (see catalog/compiled.py)
         from .compiled import load
 
-        path, data = DATA_PATH, {"devices": load("hardware")["devices"]}
+        path, data = DATA_FILE, {"devices": load("hardware")["devices"]}
     else:
         import tomllib  # a user's file; the catalog's own is compiled to JSON
+        from pathlib import Path
 
         path = Path(path)
         try:
@@ -333,7 +340,7 @@ def load_hardware(path: str | Path | None = None) -> dict[str, Hardware]:
     return {name: _device(path, name, d) for name, d in data.get("devices", {}).items()}
 
 
-def _device(path: Path, name: str, d: dict) -> Hardware:
+def _device(path: str | Path, name: str, d: dict) -> Hardware:
     """One device's table, checked against the schema."""
     for key in _REQUIRED:
         if key not in d:
@@ -379,7 +386,7 @@ def _device(path: Path, name: str, d: dict) -> Hardware:
         interconnect=Interconnect(**ic), figure_choices=choices)
 
 
-def _check_links(path: Path, name: str, ic: dict) -> None:
+def _check_links(path: str | Path, name: str, ic: dict) -> None:
     """Units and vocabulary of an interconnect table: bandwidths [B/s], latencies [s]."""
     if ic.get("scale_up_topology", "") not in _TOPOLOGIES:
         raise _fail(path, name, "interconnect.scale_up_topology",
@@ -425,7 +432,7 @@ class _LazyHardware(Mapping):
     def __getitem__(self, name: str) -> Hardware:
         built = _LazyHardware._built
         if name not in built:
-            built[name] = _device(DATA_PATH, name, self._devices()[name])
+            built[name] = _device(DATA_FILE, name, self._devices()[name])
         return built[name]
 
     def __contains__(self, name: object) -> bool:

@@ -13,12 +13,13 @@ file (:mod:`llm_arithmetic.catalog.readers`). Adding a model is adding a file an
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.errors import InputError
 from ..core.lookup import lookup
+from ..core.paths import data_file, is_file, lazy_paths
 from ..core.records import record
 from .model import Model
 from .readers import read_config
@@ -26,8 +27,13 @@ from .readers import read_config
 __all__ = ["CatalogEntry", "MODELS", "CATALOG", "FIRST_EDITION", "CURRENT", "get_model", "model_names", "load_catalog",
            "DATA_PATH"]
 
-#: The catalog file (package data).
-DATA_PATH: Path = Path(__file__).resolve().parent / "data" / "models.toml"
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: The catalog file (package data); its :class:`pathlib.Path`, ``DATA_PATH``, is made when
+#: first asked for.
+DATA_FILE = data_file(__file__, "data", "models.toml")
+__getattr__ = lazy_paths(globals(), DATA_PATH=DATA_FILE)
 
 
 @record
@@ -89,15 +95,21 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputError(f"{path.name}: malformed TOML: {e}") from None
 
 
-def _entry(path: Path, name: str, d: Mapping[str, Any]) -> CatalogEntry:
-    where = f"{path.name}: models.{name}"
+def _entry(path: str | Path, name: str, d: Mapping[str, Any]) -> CatalogEntry:
+    """One model of a catalog file: ``path``, the catalog's text path (:data:`DATA_FILE`) or a
+    user's file as a :class:`pathlib.Path`."""
+    where = f"{os.path.basename(path)}: models.{name}"
     unknown = set(d) - _FIELDS
     if unknown:
         raise InputError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     if "url" not in d or "config" not in d:
         raise InputError(f"{where}: needs 'url' and 'config'")
     config: Any = d["config"]
-    if isinstance(config, str):
+    if isinstance(config, str) and isinstance(path, str):  # the catalog's own (plain) names
+        config = os.path.join(os.path.dirname(path), "models", config)
+        if not is_file(config):
+            raise InputError(f"{where}.config: no file {config}")
+    elif isinstance(config, str):
         config = path.parent / "models" / config
         if not config.is_file():
             raise InputError(f"{where}.config: no file {config}")
@@ -121,7 +133,9 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
     """Every model of a catalog TOML file, read through the config readers; an
     :class:`~llm_arithmetic.core.errors.InputError` names the file, model and field of a
     problem."""
-    path = Path(path) if path is not None else DATA_PATH
+    from pathlib import Path
+
+    path = Path(path if path is not None else DATA_FILE)
     return {name: _entry(path, name, d) for name, d in _read_toml(path).items()}
 
 
@@ -147,7 +161,7 @@ class _Lazy(Mapping):
     @classmethod
     def _get(cls, name: str) -> CatalogEntry:
         if name not in _Lazy._built:
-            _Lazy._built[name] = _entry(DATA_PATH, name, cls._table()[name])
+            _Lazy._built[name] = _entry(DATA_FILE, name, cls._table()[name])
         return _Lazy._built[name]
 
     def _keys(self) -> list[str]:

@@ -382,7 +382,40 @@ def dependencies(steps: Mapping[str, Mapping[str, Any]], name: str,
     return memo[name]
 
 
-_DEPS: dict[int, tuple[Any, dict[str, frozenset[str]]]] = {}
+def _reads_any(steps: Mapping[str, Mapping[str, Any]], name: str, changed: frozenset[str],
+               memo: dict[Any, Any]) -> bool:
+    """Whether ``name`` depends on any of ``changed``: ``bool(dependencies(steps, name, ...)
+    & changed)``, found by a search that stops at the first changed name it meets instead of
+    collecting every name a step reads (which an estimate's first trials paid for at every
+    start of the command line). ``memo`` holds each step's references and the answers, by
+    the set of names looked for (an ``at`` or a solver's target hides its changed names)."""
+    if not changed:
+        return False
+    answers = memo.get(changed)
+    if answers is None:
+        answers = memo[changed] = {}
+    elif name in answers:
+        return answers[name]
+    step = steps.get(name)
+    if step is None:
+        answers[name] = found = name in changed
+        return found
+    answers[name] = False  # a step never reads itself
+    refs = memo.get(name)
+    if refs is None:
+        refs = memo[name] = step_refs(step)
+    direct, hidden, targets = refs
+    found = False
+    for r in direct:
+        looked = changed - hidden if r in targets else changed
+        if r in looked or _reads_any(steps, r, looked, memo):
+            found = True
+            break
+    answers[name] = found
+    return found
+
+
+_DEPS: dict[int, tuple[Any, dict[Any, Any]]] = {}
 
 
 class Evaluator:
@@ -415,8 +448,8 @@ class Evaluator:
     def get(self, name: str, default: bool = False) -> Any:
         if name in self.values:
             return self.values[name]
-        if self.parent is not None and not (dependencies(self.steps, name, self._memo)
-                                            & self.changed):
+        if self.parent is not None and not _reads_any(self.steps, name, self.changed,
+                                                      self._memo):
             return self.parent.get(name, default)
         step = self.steps.get(name)
         if step is None:

@@ -46,17 +46,16 @@ import json
 import os
 import sys
 from dataclasses import replace
-from pathlib import Path
+from importlib import import_module
 from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
+from ...core.paths import is_dir, is_file
 from ..model import Model
 from ..quantization import (Scheme, deepseek_v4_scheme, find_scheme, minimax_m3_scheme,
                             native_bits, read_hf_quant)
-from . import classic, dense, gemma, hybrid, latent, moe, multimodal, omni, per_layer
 from .base import (COUNT_KEYS, FAMILIES, FEATURES, LIMITS, MODELLED_BY, NEUTRAL, Reader,
                    architectures_of)
-from .multimodal import mllama_image_decode  # noqa: F401 (imported from the package)
 
 __all__ = ["read_config", "FAMILIES", "SCHEME_ADJUSTERS", "ARCHITECTURES", "FEATURES", "LIMITS",
            "MAX_CONFIG_BYTES", "COUNT_KEYS"]
@@ -78,63 +77,104 @@ def _declared(scope: Mapping[str, Any], key: str) -> Any:
     return scope
 
 
-#: model_type -> its family's reader (declared in :mod:`.base`, filled here), by the module that
-#: reads that kind of layout.
-FAMILIES.update({
-    "llama": dense.llama, "mistral": dense.mistral, "mixtral": moe.mixtral, "qwen2": dense.qwen2,
-    "mimo": dense.mimo, "qwen3": dense.qwen3, "qwen3_moe": moe.qwen3_moe, "gemma": gemma.gemma,
-    "gemma2": gemma.gemma2, "gemma3": gemma.gemma3, "gemma3_text": gemma.gemma3_text,
-    "phi3": dense.phi3, "phimoe": moe.phimoe, "longcat_flash": latent.longcat_flash,
-    "glm4": dense.glm4, "phi": classic.phi, "olmo2": dense.olmo2, "olmoe": moe.olmoe,
-    "cohere": dense.cohere, "cohere2": dense.cohere2, "gpt2": classic.gpt2, "opt": classic.opt,
-    "falcon": classic.falcon, "gpt_neox": classic.gpt_neox, "gpt_bigcode": classic.gpt_bigcode,
-    "starcoder2": classic.starcoder2, "deepseek_v2": latent.deepseek_v2,
-    "deepseek_v3": latent.deepseek_v3, "gpt_oss": moe.gpt_oss, "llama4": moe.llama4,
-    "llama4_text": moe.llama4_text, "nemotron_h": hybrid.nemotron_h, "glm4_moe": moe.glm4_moe,
-    "minimax_m2": moe.minimax_m2, "minimax_m3": moe.minimax_m3, "minimax": hybrid.minimax,
-    "minimax_m1": hybrid.minimax, "minimax_text_01": hybrid.minimax,
-    "kimi_k25": multimodal.kimi_k25, "kimi_linear": hybrid.kimi_linear,
-    "kimi_k3": multimodal.kimi_k3, "deepseek_v32": latent.deepseek_v32,
-    "glm_moe_dsa": latent.deepseek_v32, "laguna": per_layer.laguna,
-    "mimo_v2_flash": per_layer.mimo_v2_flash, "step3p7": per_layer.step3p7, "gemma4": gemma.gemma4,
-    "gemma4_text": gemma.gemma4_text, "gemma3n": gemma.gemma3n, "gemma3n_text": gemma.gemma3n_text,
-    "deepseek_v4": latent.deepseek_v4, "mistral3": multimodal.mistral3, "smollm3": dense.smollm3,
-    "nemotron-nas": per_layer.nemotron_nas, "glm4_moe_lite": latent.glm4_moe_lite,
-    "seed_oss": dense.seed_oss, "ernie4_5_moe": moe.ernie4_5_moe, "ernie4_5": dense.ernie4_5,
-    "hunyuan_v1_moe": moe.hunyuan_v1_moe, "hunyuan_v1_dense": moe.hunyuan_v1_dense,
-    "dots1": moe.dots1, "bailing_moe_v2": moe.bailing_moe_v2, "afmoe": moe.afmoe,
-    "arcee": dense.arcee, "exaone4": dense.exaone4, "olmo3": dense.olmo3, "apertus": dense.apertus,
-    "granitemoehybrid": hybrid.granitemoehybrid, "falcon_h1": hybrid.falcon_h1,
-    "lfm2": hybrid.lfm2_of(moe=False), "lfm2_moe": hybrid.lfm2_of(moe=True),
-    "phi4flash": hybrid.phi4flash, "jamba": hybrid.jamba, "falcon_mamba": hybrid.falcon_mamba,
-    "bamba": hybrid.bamba, "step3_text": moe.step3_text, "minicpm3": latent.minicpm3,
-    "minicpm": dense.minicpm, "internlm3": dense.internlm3,
-    "qwen3_vl": multimodal.qwen3_vl_of("qwen3"),
-    "qwen3_vl_moe": multimodal.qwen3_vl_of("qwen3_moe"),
-    "qwen3_next": hybrid.qwen3_next_of(moe=True), "qwen3_5_text": hybrid.qwen3_next_of(moe=False),
-    "qwen3_5_moe_text": hybrid.qwen3_next_of(moe=True),
-    "qwen3_5": multimodal.qwen3_vl_of("qwen3_5_text", "Qwen3.5's vision encoder and merger "
-                                      "(Qwen3-VL's, without deepstack mergers)"),
-    "qwen3_5_moe": multimodal.qwen3_vl_of("qwen3_5_moe_text", "Qwen3.5's vision encoder and "
-                                          "merger (Qwen3-VL's, without deepstack mergers)"),
-    "grok-1": moe.grok, "qwen2_moe": moe.qwen2_moe, "dbrx": moe.dbrx, "granite": dense.granite,
-    "glm4v_moe": multimodal.glm4v_moe, "glm4v_moe_text": multimodal.glm4v_moe_text,
-    "ernie4_5_vl_moe": multimodal.ernie4_5_vl_moe,
-    "ernie4_5_vl_moe_text": multimodal.ernie4_5_vl_moe_text, "kimi_vl": multimodal.kimi_vl,
-    "qwen2_5_vl": multimodal.qwen2_vl_of(
-        "qwen2_5_vl_text", "qwen2_5_vl_vision", multimodal.qwen2_5_vl_vision_params,
-        "Qwen2.5-VL's window-attention vision encoder and patch merger"),
-    "qwen2_5_vl_text": multimodal.qwen2_vl_text,
-    "qwen2_vl": multimodal.qwen2_vl_of(
-        "qwen2_vl_text", "qwen2_vl_vision", multimodal.qwen2_vl_vision_params,
-        "Qwen2-VL's vision encoder and patch merger"),
-    "qwen2_vl_text": multimodal.qwen2_vl_text, "mllama": multimodal.mllama,
-    "mllama_text_model": multimodal.mllama_text, "internvl": multimodal.internvl,
-    "llava": multimodal.llava, "llava_onevision": multimodal.llava_onevision,
-    "exaone": dense.exaone, "nemotron": classic.nemotron, "olmo": classic.olmo,
-    "stablelm": classic.stablelm,
-    "qwen3_omni_moe": omni.qwen3_omni_moe, "qwen2_5_omni": omni.qwen2_5_omni,
-})
+class _Lazy:
+    """A family's reader, its module imported when it is first called: reading one model
+    (``describe llama-2-7b``) then imports the readers of its own layout, not all nine modules.
+    ``where``: ``"module.function"`` of this package, or ``(module, build)`` where
+    ``build(module)`` returns the reader (a reader made by a function of the module)."""
+
+    __slots__ = ("where", "reader")
+
+    def __init__(self, where: str | tuple[str, Callable[[Any], Any]]) -> None:
+        self.where = where
+        self.reader: Callable[[Reader], dict[str, Any]] | None = None
+
+    def __call__(self, r: Reader) -> dict[str, Any]:
+        if self.reader is None:
+            if isinstance(self.where, str):
+                module, name = self.where.split(".")
+                self.reader = getattr(import_module(f"{__name__}.{module}"), name)
+            else:
+                module, build = self.where
+                self.reader = build(import_module(f"{__name__}.{module}"))
+        return self.reader(r)
+
+    def __repr__(self) -> str:
+        return f"<reader {self.where if isinstance(self.where, str) else self.where[0]}>"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "mllama_image_decode":  # imported from the package, defined with its reader
+        from .multimodal import mllama_image_decode
+        return mllama_image_decode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: model_type -> its family's reader, as "module.function" of this package (or the module and
+#: what builds the reader from it); :class:`_Lazy` imports the module when a file of the family
+#: is first read, so that reading one model does not import every layout's readers.
+FAMILIES.update({family: _Lazy(where) for family, where in {
+    "llama": "dense.llama", "mistral": "dense.mistral", "mixtral": "moe.mixtral",
+    "qwen2": "dense.qwen2", "mimo": "dense.mimo", "qwen3": "dense.qwen3",
+    "qwen3_moe": "moe.qwen3_moe", "gemma": "gemma.gemma", "gemma2": "gemma.gemma2",
+    "gemma3": "gemma.gemma3", "gemma3_text": "gemma.gemma3_text", "phi3": "dense.phi3",
+    "phimoe": "moe.phimoe", "longcat_flash": "latent.longcat_flash", "glm4": "dense.glm4",
+    "phi": "classic.phi", "olmo2": "dense.olmo2", "olmoe": "moe.olmoe", "cohere": "dense.cohere",
+    "cohere2": "dense.cohere2", "gpt2": "classic.gpt2", "opt": "classic.opt",
+    "falcon": "classic.falcon", "gpt_neox": "classic.gpt_neox",
+    "gpt_bigcode": "classic.gpt_bigcode", "starcoder2": "classic.starcoder2",
+    "deepseek_v2": "latent.deepseek_v2", "deepseek_v3": "latent.deepseek_v3",
+    "gpt_oss": "moe.gpt_oss", "llama4": "moe.llama4", "llama4_text": "moe.llama4_text",
+    "nemotron_h": "hybrid.nemotron_h", "glm4_moe": "moe.glm4_moe", "minimax_m2": "moe.minimax_m2",
+    "minimax_m3": "moe.minimax_m3", "minimax": "hybrid.minimax", "minimax_m1": "hybrid.minimax",
+    "minimax_text_01": "hybrid.minimax", "kimi_k25": "multimodal.kimi_k25",
+    "kimi_linear": "hybrid.kimi_linear", "kimi_k3": "multimodal.kimi_k3",
+    "deepseek_v32": "latent.deepseek_v32", "glm_moe_dsa": "latent.deepseek_v32",
+    "laguna": "per_layer.laguna", "mimo_v2_flash": "per_layer.mimo_v2_flash",
+    "step3p7": "per_layer.step3p7", "gemma4": "gemma.gemma4", "gemma4_text": "gemma.gemma4_text",
+    "gemma3n": "gemma.gemma3n", "gemma3n_text": "gemma.gemma3n_text",
+    "deepseek_v4": "latent.deepseek_v4", "mistral3": "multimodal.mistral3",
+    "smollm3": "dense.smollm3", "nemotron-nas": "per_layer.nemotron_nas",
+    "glm4_moe_lite": "latent.glm4_moe_lite", "seed_oss": "dense.seed_oss",
+    "ernie4_5_moe": "moe.ernie4_5_moe", "ernie4_5": "dense.ernie4_5",
+    "hunyuan_v1_moe": "moe.hunyuan_v1_moe", "hunyuan_v1_dense": "moe.hunyuan_v1_dense",
+    "dots1": "moe.dots1", "bailing_moe_v2": "moe.bailing_moe_v2", "afmoe": "moe.afmoe",
+    "arcee": "dense.arcee", "exaone4": "dense.exaone4", "olmo3": "dense.olmo3",
+    "apertus": "dense.apertus", "granitemoehybrid": "hybrid.granitemoehybrid",
+    "falcon_h1": "hybrid.falcon_h1", "lfm2": ("hybrid", lambda m: m.lfm2_of(moe=False)),
+    "lfm2_moe": ("hybrid", lambda m: m.lfm2_of(moe=True)),
+    "phi4flash": "hybrid.phi4flash", "jamba": "hybrid.jamba",
+    "falcon_mamba": "hybrid.falcon_mamba", "bamba": "hybrid.bamba", "step3_text": "moe.step3_text",
+    "minicpm3": "latent.minicpm3", "minicpm": "dense.minicpm", "internlm3": "dense.internlm3",
+    "qwen3_vl": ("multimodal", lambda m: m.qwen3_vl_of("qwen3")),
+    "qwen3_vl_moe": ("multimodal", lambda m: m.qwen3_vl_of("qwen3_moe")),
+    "qwen3_next": ("hybrid", lambda m: m.qwen3_next_of(moe=True)),
+    "qwen3_5_text": ("hybrid", lambda m: m.qwen3_next_of(moe=False)),
+    "qwen3_5_moe_text": ("hybrid", lambda m: m.qwen3_next_of(moe=True)),
+    "qwen3_5": ("multimodal", lambda m: m.qwen3_vl_of(
+        "qwen3_5_text",
+        "Qwen3.5's vision encoder and merger (Qwen3-VL's, without deepstack mergers)")),
+    "qwen3_5_moe": ("multimodal", lambda m: m.qwen3_vl_of(
+        "qwen3_5_moe_text",
+        "Qwen3.5's vision encoder and merger (Qwen3-VL's, without deepstack mergers)")),
+    "grok-1": "moe.grok", "qwen2_moe": "moe.qwen2_moe", "dbrx": "moe.dbrx",
+    "granite": "dense.granite", "glm4v_moe": "multimodal.glm4v_moe",
+    "glm4v_moe_text": "multimodal.glm4v_moe_text", "ernie4_5_vl_moe": "multimodal.ernie4_5_vl_moe",
+    "ernie4_5_vl_moe_text": "multimodal.ernie4_5_vl_moe_text", "kimi_vl": "multimodal.kimi_vl",
+    "qwen2_5_vl": ("multimodal", lambda m: m.qwen2_vl_of(
+        "qwen2_5_vl_text", "qwen2_5_vl_vision", m.qwen2_5_vl_vision_params,
+        "Qwen2.5-VL's window-attention vision encoder and patch merger")),
+    "qwen2_5_vl_text": "multimodal.qwen2_vl_text",
+    "qwen2_vl": ("multimodal", lambda m: m.qwen2_vl_of(
+        "qwen2_vl_text", "qwen2_vl_vision", m.qwen2_vl_vision_params,
+        "Qwen2-VL's vision encoder and patch merger")),
+    "qwen2_vl_text": "multimodal.qwen2_vl_text", "mllama": "multimodal.mllama",
+    "mllama_text_model": "multimodal.mllama_text", "internvl": "multimodal.internvl",
+    "llava": "multimodal.llava", "llava_onevision": "multimodal.llava_onevision",
+    "exaone": "dense.exaone", "nemotron": "classic.nemotron", "olmo": "classic.olmo",
+    "stablelm": "classic.stablelm",
+    "qwen3_omni_moe": "omni.qwen3_omni_moe", "qwen2_5_omni": "omni.qwen2_5_omni",
+}.items()})
 
 #: model_type -> what completes its checkpoint's scheme (the one :func:`find_scheme` read from
 #: ``quantization_config``, None for a file without one) from the file's other fields and
@@ -290,19 +330,44 @@ def _parse(text: str, origin: str) -> dict[str, Any]:
     return cfg
 
 
+def _plain(path: str) -> bool:
+    """Whether ``str(Path(path)) == path``, told without importing pathlib: a POSIX path with
+    no empty, ``.`` or trailing part (a catalog model's config; a user's "./config.json" is
+    read through pathlib, as before).
+
+    >>> [_plain(p) for p in ("a/config.json", "/a/b", "a//b", "./a", "a/", "//a", ".", "")]
+    [True, True, False, False, False, False, False, False]
+    """
+    if os.sep != "/" or not path or path.startswith("//"):
+        return False
+    return all(part not in ("", ".") for part in path.removeprefix("/").split("/"))
+
+
+def _path_text(config: str | os.PathLike[str]) -> str:
+    """``str(Path(config))``."""
+    if isinstance(config, str) and _plain(config):
+        return config
+    from pathlib import Path
+
+    return str(Path(config))
+
+
+def _in_folder(folder: str, name: str) -> str:
+    """``str(Path(folder) / name)`` for a path as :func:`_path_text` gives it."""
+    return name if folder == "." else os.path.join(folder, name)
+
+
 def _read_text(config: str | os.PathLike[str]) -> tuple[str, str]:
     if str(config) == "-":
         data = sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1) if hasattr(sys.stdin, "buffer") \
             else sys.stdin.read(MAX_CONFIG_BYTES + 1).encode()
         origin = "<stdin>"
     else:
-        path = Path(config)
-        origin = str(path)
-        if path.is_dir():
-            if not (path / "config.json").is_file():
+        path = origin = _path_text(config)
+        if is_dir(path):
+            if not is_file(_in_folder(path, "config.json")):
                 raise ConfigError(f"{path} is a folder with no config.json in it")
-            path = path / "config.json"
-            origin = str(path)
+            path = origin = _in_folder(path, "config.json")
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_CONFIG_BYTES + 1)
@@ -344,12 +409,15 @@ def read_config(config: Any, name: str | None = None, source: str = "") -> Model
     else:
         text, origin = _read_text(config)
         cfg = _parse(text, origin)
-        beside = Path(origin).with_name("hf_quant_config.json")
-        if origin != "<stdin>" and Path(origin).name == "config.json" and beside.is_file():
+        folder, file = os.path.split(origin)  # Path(origin).parent and .name
+        beside = os.path.join(folder, "hf_quant_config.json")  # .with_name(...)
+        if origin != "<stdin>" and file == "config.json" and is_file(beside):
             quant_file = _read_text(beside)
         if not source and origin != "<stdin>":
             source = origin
         if name is None:
+            from pathlib import Path
+
             p = Path(origin)
             name = p.parent.name if p.name == "config.json" else p.stem
     family = cfg.get("model_type")
