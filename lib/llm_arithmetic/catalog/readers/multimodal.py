@@ -84,7 +84,7 @@ def _pixtral_image_rule(r: Reader, d_text: int, merge: int, features: int) -> Im
                      heads_key="vision_config.num_attention_heads")
 
 
-def _qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
+def qwen3_vl_vision_params(r: Reader, d_text: int) -> int:
     """Parameters of Qwen3-VL's vision encoder and its mergers (Qwen3VLVisionModel): a
     Conv3d patch embedding (c x t x p x p -> h, with bias), a learned position table, ``depth``
     blocks (LayerNorms with bias, fused qkv and proj with biases, fc1/fc2 with biases), a
@@ -126,7 +126,7 @@ QWEN3_VL_PIXELS = (65536, 16777216)
 QWEN3_VL_VIDEO_PIXELS = (4096, 25165824)
 
 
-def _qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
+def qwen3_vl_image_rule(r: Reader, d_text: int) -> ImageRule:
     """Qwen3-VL's and Qwen3.5's image rule (FAMILIES.md): Qwen2-VL's ``smart_resize`` with
     patch x merge = 32 px and :data:`QWEN3_VL_PIXELS`; every block attends over the whole image
     (transformers 5.24.0 ``models/qwen3_vl/modeling_qwen3_vl.py`` ``Qwen3VLVisionModel.forward``:
@@ -159,8 +159,8 @@ def qwen3_vl_of(family: str, note: str = "Qwen3-VL's vision encoder, merger and 
             raise ConfigError(f"{r.origin}: field 'vision_config' must be an object")
         vr = Reader(vision, r.origin + ": vision_config", "qwen3_vl_vision")
         kw["extras"] = (*kw.get("extras", ()), Extra("vision tower and mergers",
-                        _qwen3_vl_vision_params(vr, kw["d_model"]), True, note,
-                        image=_qwen3_vl_image_rule(vr, kw["d_model"])))
+                        qwen3_vl_vision_params(vr, kw["d_model"]), True, note,
+                        image=qwen3_vl_image_rule(vr, kw["d_model"])))
         return kw
     return read
 

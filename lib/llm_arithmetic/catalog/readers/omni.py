@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from ...core.errors import ConfigError
 from ..model import Extra
 from .base import Reader, vision_reader, wrapped_text
-from .multimodal import (_qwen3_vl_image_rule, _qwen3_vl_vision_params, qwen2_5_vl_vision_params,
+from .multimodal import (qwen3_vl_image_rule, qwen3_vl_vision_params, qwen2_5_vl_vision_params,
                          qwen2_vl_image_rule)
 
 #: The area bounds the three Qwen3-Omni checkpoints give their image processor
@@ -238,9 +238,9 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     d = kw["d_model"]
     vr = vision_reader(th, "qwen3_omni_moe_vision")
     # video="": the omni processors interleave a video's frames with its audio, a rule not read
-    rule = replace(_qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
+    rule = replace(qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
                    max_pixels=QWEN3_OMNI_PIXELS[1], video="")
-    extras = [Extra("vision tower and mergers", _qwen3_vl_vision_params(vr, d), True,
+    extras = [Extra("vision tower and mergers", qwen3_vl_vision_params(vr, d), True,
                     "Qwen3-Omni's vision encoder (Qwen3-VL's, with deepstack mergers)",
                     image=rule),
               Extra("audio encoder", qwen3_omni_audio_params(
