@@ -1457,12 +1457,16 @@ def cross_inputs(m: Model, vision: dict[str, Any], given: dict[str, Any]) -> Non
     text token also runs the cross-attention layers' weights but k and v: they join the
     parameters outside the stack that a token reads (``extras_read``, and ``extras_matmul``
     for those in matrix products) in ``given``. A tensor-parallel degree above those layers'
-    key/value heads is refused (the images' cache is counted split by heads, once)."""
+    key/value heads is refused: vLLM gives each chip num_key_value_heads // tp of them
+    (``MllamaTextCrossAttention``, vllm/model_executor/models/mllama.py @
+    6f0b37b889781873e3e766bdf24c95e2052ce081), none past that, and the images' cache is
+    counted split by those heads, once."""
     tp = given["tp"]
     if tp > vision["cross_kv_heads"]:
         raise InputError(f"tp = {tp} exceeds the {vision['cross_kv_heads']} key/value heads of "
-                         f"{m.name}'s cross-attention layers: the images' cached keys and "
-                         "values would be copied across chips, which is not modelled")
+                         f"{m.name}'s cross-attention layers, which vLLM splits over the "
+                         "chips (num_key_value_heads // tp a chip): with images such a layout "
+                         "is not modelled")
     given["extras_read"] = m.plan.get("extras_read") + vision["cross_token_params"]
     given["extras_matmul"] = m.plan.get("extras_matmul") + vision["cross_token_matmul"]
 
