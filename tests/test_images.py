@@ -494,11 +494,11 @@ def test_images_count_as_every_count_and_one_family_list():
     with pytest.raises(InputError, match="images"):
         images_argument(65_537)
     assert cli.LIMITS["images"][0] == 65_536.0
-    # describe's help names the families the refusal names (one declaration): sixteen
+    # describe's help names the families the refusal names (one declaration): seventeen
     describe = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices.values()
                     if any("--images" in x.option_strings for x in a._actions))
     text = " ".join(describe.format_help().split())
-    assert len(I.MODELLED_IMAGE_FAMILIES) == 16
+    assert len(I.MODELLED_IMAGE_FAMILIES) == 17
     assert ", ".join(I.MODELLED_IMAGE_FAMILIES) in text
 
 
@@ -561,3 +561,84 @@ def test_gemma4s_tower_runs_whole_on_every_chip():
     one = estimate("gemma-4-e2b", **kw).vision_prefill_seconds
     assert estimate("gemma-4-e2b", tp=2, **kw).vision_prefill_seconds == one
     assert estimate("gemma-4-e2b", tp=8, **kw).vision_prefill_seconds == one
+
+
+# ---- Llama 3.2 Vision: images read through cross-attention layers ----------------------------
+# Printed by transformers 5.24.0's own get_optimal_tiled_canvas
+# (mllama/image_processing_mllama.py, with get_all_supported_aspect_ratios; the source taken from
+# the installed file with ast and run as written, numpy and functools.lru_cache supplied, as
+# above), tile_size 560 and max_image_tiles 4, in a venv with transformers 5.24.0:
+#   for w, h in SIZES: print(w, h, *get_optimal_tiled_canvas(h, w, 4, 560))
+# columns: width, height; the canvas's height and width [px].
+MLLAMA_PRINTED = [
+    (512, 512, 560, 560), (1024, 1024, 1120, 1120), (1920, 1080, 1120, 1120),
+    (4032, 3024, 1120, 1120), (1000, 700, 1120, 1120), (560, 2240, 2240, 560),
+    (3000, 100, 560, 2240), (100, 3000, 2240, 560), (560, 560, 560, 560), (561, 560, 560, 1120),
+    (1120, 560, 560, 1120), (300, 200, 560, 560), (800, 1600, 1120, 560),
+    (2240, 2240, 1120, 1120), (1, 1, 560, 560), (65536, 1, 560, 2240), (1, 65536, 2240, 560),
+    (1121, 1119, 1120, 1120),
+]
+MLLAMA_11B = "llama-3.2-11b-vision-instruct"
+
+
+def test_mllama_tiles_match_transformers_printed():
+    rule = _rule("llama-3.2-90b-vision-instruct")
+    for w, h, ch, cw in MLLAMA_PRINTED:
+        tiles = (ch // 560) * (cw // 560)
+        x = image_work(rule, w, h)
+        # one <|image|> token in the prompt; 40 x 40 patches and a class token a tile for the
+        # cross-attention layers; the tower runs 4 tiles of 1,601 padded to 1,608, all at once
+        assert (x.tokens, x.crops, x.states, x.resized) == (1, tiles, tiles * 1601, (cw, ch))
+        assert (x.patches, x.full_pairs) == (4 * 1608, (4 * 1608) ** 2)
+
+
+def _cross_layer(d, heads, kv, dh, ff):
+    """One MllamaCrossAttentionDecoderLayer's parameters a text token runs: q, o, the q/k
+    RMSNorms over the head width, the SwiGLU MLP, two RMSNorms and two tanh gates (not k, v)."""
+    return 2 * d * heads * dh + 2 * dh + 3 * d * ff + 2 * d + 2
+
+
+def test_mllama_image_inputs_by_hand():
+    # the 11B's files: text d 4,096, 32 heads, 8 KV heads of 128, MLP 14,336, 8 cross layers;
+    # tower h 1,280, MLP 5,120, 32 local + 8 global layers, 16 heads, 14 px patches, 560 px
+    # tiles, output 7,680 (5 intermediate states and the last) projected to 4,096
+    v = image_inputs(get_model(MLLAMA_11B), 2, (1000, 700))  # 2 x 2 tiles each
+    run, states = 4 * 1608, 2 * 4 * 1601
+    tower = (2 * 40 * (4 * 1280 ** 2 + 2 * 1280 * 5120) * run  # layers' products
+             + 4 * 1280 * 40 * run ** 2  # attention over the 4 padded tiles at once
+             + 2 * 3 * 14 * 14 * 1280 * 4 * 1600  # the patch convolution
+             + 2 * 7680 * 4096 * 4 * 1601)  # the projector, padded tiles too
+    kv = 8 * 2 * states * 4096 * 2 * 8 * 128  # k and v of every state in every cross layer
+    assert (v["prompt_tokens"], v["image_states"], v["cross_kv_flops"]) == (2, states, kv)
+    assert v["vision_prefill_flops"] == 2 * tower + kv
+    assert v["cross_token_params"] == 8 * _cross_layer(4096, 32, 8, 128, 14336)
+
+
+def test_mllama_estimate_caches_the_states_and_reads_the_cross_layers():
+    kw = dict(bandwidth=2e12, peak_flops=500e12, generate=16, batch=3)
+    e = estimate(MLLAMA_11B, prompt=100, images=2, image_size=(1000, 700), **kw)
+    plain = estimate(MLLAMA_11B, prompt=102, **kw)  # the same prompt, no images
+    cross = 8 * _cross_layer(4096, 32, 8, 128, 14336)
+    cache = 8 * 2 * 8 * 128 * (2 * 4 * 1601) * 2  # layers x K,V x heads x width x states x 2 B
+    assert e.params_active == plain.params_active + cross
+    assert e.decode_bytes_per_token == plain.decode_bytes_per_token + 2 * cross + cache
+    assert e.memory_required_bytes == plain.memory_required_bytes + 3 * cache
+    assert e.kv_cache_bytes == plain.kv_cache_bytes  # the text's cache, as the key says
+    # a token's products through the cross layers and its attention over the states
+    assert e.decode_flops_per_token == plain.decode_flops_per_token + 2 * (
+        8 * (2 * 4096 * 32 * 128 + 3 * 4096 * 14336)) + 8 * 4 * 32 * 128 * 2 * 4 * 1601
+    assert e.ttft_seconds > plain.ttft_seconds + e.vision_prefill_seconds * 0.999
+    # the key/value heads bound the tensor-parallel degree with such images
+    with pytest.raises(InputError, match="tp = 16 exceeds the 8 key/value heads"):
+        estimate("llama-3.2-90b-vision-instruct", tp=16, prompt=10, images=1, **kw)
+
+
+def test_mllama_cli_and_the_page():
+    assert main(["describe", "llama-3.2-90b-vision-instruct", "--images", "1", "--image-size",
+                 "1000x700", "--json"]) == 0
+    from llm_arithmetic.book import export
+    from llm_arithmetic.catalog.model_catalog import CATALOG
+
+    record = export.model_data(CATALOG[MLLAMA_11B])
+    assert "images" not in record and "cross-attention" in record["images_refused"]
+    assert export.image_data(CATALOG[MLLAMA_11B].model) is None

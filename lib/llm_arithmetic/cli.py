@@ -220,8 +220,9 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--images", type=_images, metavar="N",
                    help="images in the prompt (a vision-language model whose image rule is "
                         f"modelled: {', '.join(MODELLED_IMAGE_FAMILIES)}): their "
-                        "tokens join the prompt and the cache, the vision tower's time joins "
-                        "the time to first token")
+                        "tokens join the prompt and the cache (Llama 3.2 Vision: one token "
+                        "each, and their states the cross-attention layers' cache), the "
+                        "vision tower's time joins the time to first token")
     c.add_argument("--image-size", type=_image_size, metavar="WxH",
                    help="width x height of each image in pixels (default 1024x1024)")
     c.add_argument("--video-seconds", type=_video_seconds, metavar="S",

@@ -45,7 +45,8 @@ import numpy as np
 from .catalog.hardware import HARDWARE, get_hardware
 from . import numeric as N
 from .core.errors import InputError
-from .estimate import (chip_inputs, count_argument, draft_degrees, draft_memory_inputs,
+from .estimate import (chip_inputs, count_argument, cross_inputs, draft_degrees,
+                       draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, prompt_with_images,
                        resolve_model, serving_argument, speculative_inputs,
                        vision_degrees, vision_plan_inputs, warn_block_format,
@@ -341,6 +342,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                                               pp, overhead, price)
                             if vision is not None:  # a tp the tower cannot split: skipped
                                 vision_degrees(m, tp)
+                                if vision.get("image_states"):  # cross-attention layers' reads
+                                    cross_inputs(m, vision, g)
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue

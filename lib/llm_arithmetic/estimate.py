@@ -1445,9 +1445,30 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
     if vision is not None:
         vision_degrees(m, given["tp"])
         given.update(vision_plan_inputs(vision))
+        if vision.get("image_states"):
+            cross_inputs(m, vision, given)
     ev = m.plan.child(**chip_inputs(chip), **given, **spec)
     given.update(spec)
     return m, chip, given, ev
+
+
+def cross_inputs(m: Model, vision: dict[str, Any], given: dict[str, Any]) -> None:
+    """With a cross-attention model's images in the prompt (:func:`cross_image_inputs`), every
+    text token also runs the cross-attention layers' weights but k and v: they join the
+    parameters outside the stack that a token reads (``extras_read``, and ``extras_matmul``
+    for those in matrix products) in ``given``. A tensor-parallel degree above those layers'
+    key/value heads is refused: vLLM gives each chip num_key_value_heads // tp of them
+    (``MllamaTextCrossAttention``, vllm/model_executor/models/mllama.py @
+    6f0b37b889781873e3e766bdf24c95e2052ce081), none past that, and the images' cache is
+    counted split by those heads, once."""
+    tp = given["tp"]
+    if tp > vision["cross_kv_heads"]:
+        raise InputError(f"tp = {tp} exceeds the {vision['cross_kv_heads']} key/value heads of "
+                         f"{m.name}'s cross-attention layers, which vLLM splits over the "
+                         "chips (num_key_value_heads // tp a chip): with images such a layout "
+                         "is not modelled")
+    given["extras_read"] = m.plan.get("extras_read") + vision["cross_token_params"]
+    given["extras_matmul"] = m.plan.get("extras_matmul") + vision["cross_token_matmul"]
 
 
 def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = None,
@@ -1665,6 +1686,8 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         work = image_work(rule, w, h)
     except ConfigError as err:
         raise InputError(f"image_size: {err}") from None
+    if rule.rule == "mllama":
+        return cross_image_inputs(model, tower, rule, n, (w, h), work)
     full = rule.layers if not rule.window else len(rule.full_layers)
     flops = vision_prefill_flops(
         images=n, vision_patches=work.patches, vision_matmul_params=rule.tower_matmul,
@@ -1690,6 +1713,55 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
             "vision_split_params": split if vit else 0,
             "vision_whole_flops": n * (2 * rule.patch_matmul * work.patches
                                        + rule.conv_flops) if vit else int(flops)}
+
+
+def cross_image_inputs(model: Model, tower: Any, rule: Any, n: int, size: tuple[int, int],
+                       work: Any) -> dict[str, Any]:
+    """:func:`image_inputs` for a cross-attention model (Llama 3.2 Vision, image rule
+    ``mllama``): ``n`` images of ``size``, each ``work``
+    (:func:`~llm_arithmetic.catalog.images.image_work`). The prompt gains one ``<|image|>``
+    token an image; the tower runs ``max_tiles`` tiles of padded tokens an image, all attended
+    at once, its patch convolution over the tiles' patches and its projector over their states
+    (the padded tiles' too: ``vision_prefill_flops`` with the convolution as its per-image
+    ``vision_conv_flops``); the states of the image's own tiles, ``image_states``, are what the
+    language model's cross-attention layers read: their keys and values
+    (:data:`~llm_arithmetic.formulas.vision.cross_kv_flops`, once a sequence) join the tower's
+    FLOPs before the prefill, and the plan caches them (``image_kv_bytes``). Each text token
+    then also runs those layers' weights but k and v (``cross_token_params``, of them
+    ``cross_token_matmul`` in matrix products; :func:`_evaluated` adds them to what a token
+    reads) and their attention over the states. vLLM splits the whole tower and the projector
+    over a tensor-parallel group (``ColumnParallelConv2dPatch``, ``ColumnParallelLinear``:
+    vllm/model_executor/models/mllama.py @ 6f0b37b889781873e3e766bdf24c95e2052ce081).
+
+    >>> v = image_inputs(get_model("llama-3.2-90b-vision-instruct"), 2, (1000, 700))
+    >>> v["prompt_tokens"], v["image_states"], v["vision_patches_per_image"]
+    (2, 12808, 6432)
+    """
+    from .formulas.vision import cross_kv_flops, vision_prefill_flops
+
+    per_tile = (rule.size // rule.patch) ** 2 + rule.class_token
+    tower_flops = vision_prefill_flops(
+        images=n, vision_patches=work.patches,
+        vision_matmul_params=rule.tower_matmul - rule.patch_matmul,
+        image_tokens=rule.max_tiles * per_tile, merger_matmul_params=rule.merger_matmul,
+        d_vision=rule.width, n_vision_full_layers=rule.layers,
+        vision_full_pairs=work.full_pairs,
+        vision_conv_flops=2 * rule.patch_matmul * rule.max_tiles * (per_tile - rule.class_token))
+    states = n * work.states
+    kv = cross_kv_flops(n_layers=rule.cross_layers, image_states=states, d_model=model.d_model,
+                        n_kv_heads=rule.cross_kv_heads, d_head=rule.cross_d_head)
+    return {"images": n, "image_size": size, "image_tokens_per_image": work.tokens,
+            "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
+            "separator_tokens": 0, "prompt_tokens": n * work.tokens,
+            "vision_prefill_flops": int(tower_flops + kv), "tower_params": tower.params,
+            "vision_patches": n * work.patches, "d_vision": rule.width,
+            "vision_layers": rule.layers, "vision_mergers": 1,
+            "vision_split_params": rule.tower_matmul + rule.merger_matmul,
+            "vision_whole_flops": 0, "image_states": states, "cross_kv_flops": int(kv),
+            "cross_layers": rule.cross_layers, "cross_heads": rule.cross_heads,
+            "cross_kv_heads": rule.cross_kv_heads, "cross_d_head": rule.cross_d_head,
+            "cross_token_params": rule.cross_token_params,
+            "cross_token_matmul": rule.cross_token_matmul}
 
 
 def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
@@ -1785,7 +1857,8 @@ def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:
             "video_tokens": vision.get("video_tokens"),
             "vision_prefill_flops": vision["vision_prefill_flops"],
             "vision_params": vision["tower_params"],
-            **{k: vision[k] for k in VISION_TP_INPUTS}}
+            **{k: vision[k] for k in VISION_TP_INPUTS},
+            **({k: vision[k] for k in CROSS_INPUTS} if vision.get("image_states") else {})}
 
 
 def vision_degrees(model: Model, tp: int) -> None:
@@ -1847,6 +1920,10 @@ def images_argument(v: Any) -> int:
 
 #: :func:`image_inputs`'s values that split the tower under tensor parallelism, the plan's
 #: inputs of the same names.
+#: :func:`cross_image_inputs`' values the plan takes for a cross-attention model's images: the
+#: states the cross-attention layers read, and those layers' count, heads and head width.
+CROSS_INPUTS = ("image_states", "cross_layers", "cross_heads", "cross_kv_heads", "cross_d_head")
+
 VISION_TP_INPUTS = ("vision_patches", "d_vision", "vision_layers", "vision_mergers",
                     "vision_split_params", "vision_whole_flops")
 

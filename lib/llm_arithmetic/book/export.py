@@ -135,7 +135,8 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
     left out) of one image of each size of :data:`IMAGE_SIZES` for ``m``, keyed ``"WxH"``, with
     the prompt tokens one image adds (``prompt_tokens``: its tokens and separators) and the
     patches its tower runs (``vision_patches_per_image``); None for a model whose tower's rule
-    is not modelled or that has none. N images of a size are N times the values of
+    is not modelled, that has none, or whose images reach it through cross-attention
+    (:data:`CROSS_RULES`). N images of a size are N times the values of
     :data:`IMAGE_SCALED`, and the others as they are: checked here at
     2 and :data:`IMAGES_MAX` images against :func:`~llm_arithmetic.estimate.image_inputs`
     (a ValueError names an input that is neither).
@@ -148,8 +149,10 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
     True
     """
     try:
-        image_tower(m)
+        _, rule = image_tower(m)
     except ConfigError:
+        return None
+    if rule.rule in CROSS_RULES:  # a cross-attention model's images: not the page's path
         return None
     out = {}
     for w, h in IMAGE_SIZES:
@@ -174,11 +177,24 @@ def _images_field(m: Any) -> dict[str, Any]:
     """``images`` (:func:`image_data`) for a model whose tower's rule is modelled;
     ``images_refused``, Python's refusal, for one whose tower's rule is not; else nothing."""
     try:
-        image_tower(m)
+        _, rule = image_tower(m)
     except ConfigError as err:
         towers = [x for x in m.extras if x.name.startswith("vision tower")]
         return {"images_refused": str(err)} if towers else {}
+    if rule.rule in CROSS_RULES:
+        return {"images_refused": CROSS_REFUSAL.format(name=m.name)}
     return {"images": image_data(m)}
+
+
+#: Image rules whose images the page does not take: a cross-attention model's images add one
+#: token each to the prompt, and the plan's further inputs (the states its cross-attention
+#: layers read, their cache) and what each token reads besides
+#: (:func:`~llm_arithmetic.estimate.cross_inputs`) are not among the inputs the page's path
+#: carries from :func:`image_data`; the command line and the library count them.
+CROSS_RULES = ("mllama",)
+CROSS_REFUSAL = ("{name}: images reach its language model through cross-attention layers "
+                 "(their keys and values cached per image, their weights read by every token), "
+                 "which the command line and the library count and this page does not")
 
 
 def _refusals(m: Any) -> dict[str, str]:

@@ -59,6 +59,20 @@ family's processor rule, as transformers 5.24.0 computes it, on a model's
   (``vision_soft_tokens_per_image``). ``patches`` counts those cells; a convolutional tower has
   no patches, and its FLOPs are the rule's ``conv_flops``, attention included.
 
+* ``mllama`` (Llama 3.2 Vision): :func:`mllama_canvas`, a copy of
+  ``models/mllama/image_processing_mllama.py`` ``get_optimal_tiled_canvas``: the canvas of 560 px
+  tiles (at most ``max_image_tiles`` = 4, arranged as ``get_all_supported_aspect_ratios`` lists
+  them) that needs the least upscaling, or else the least downscaling, the smallest such
+  canvas. The image's tokens do not join the prompt: the prompt holds one ``<|image|>`` token an
+  image, and the language model's cross-attention layers read the tiles' states instead, 1,601
+  a tile (40 x 40 patches of 14 px and the class token), ``ImageWork.states``. The tower runs
+  every image as ``max_num_tiles`` tiles (the processor pads the missing ones, masked), each
+  padded to a multiple of 8 tokens (1,608: ``modeling_mllama.py`` ``MllamaVisionModel.forward``),
+  and its local and global layers attend over all the tiles at once; vLLM keeps the states of
+  the image's own tiles only (``vllm/model_executor/models/mllama.py`` @
+  6f0b37b889781873e3e766bdf24c95e2052ce081, ``MllamaMultiModalProcessor.apply``: the encoder
+  prompt is the tiles times 1,601 tokens, which its block manager caches).
+
 The tokens counted are the image's placeholder tokens, those the tower's embeddings replace.
 The delimiters written once around them, by a chat template or by the processor (Qwen's
 ``<|vision_start|>``, InternVL's ``<img>``, Gemma's ``<start_of_image>``, GLM's
@@ -82,7 +96,7 @@ from .model import Extra, ImageRule
 __all__ = ["ImageWork", "smart_resize", "tiled_canvas", "image_work", "image_tower",
            "DEFAULT_IMAGE_SIZE", "llama4_canvas", "pixtral_resize", "glm4v_resize", "navit_resize",
            "gemma4_resize", "MODELLED_IMAGE_FAMILIES", "IMAGES_LIMIT", "IMAGE_SIDE_LIMIT",
-           "resized_work"]
+           "resized_work", "mllama_canvas"]
 
 #: The image size (width, height) [px] assumed where none is given.
 DEFAULT_IMAGE_SIZE = (1024, 1024)
@@ -92,7 +106,7 @@ DEFAULT_IMAGE_SIZE = (1024, 1024)
 MODELLED_IMAGE_FAMILIES = ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "Qwen3.5", "LLaVA-1.5",
                            "InternVL", "Gemma 3", "Llama 4", "Mistral 3", "GLM-4.5V",
                            "ERNIE-4.5-VL", "Kimi K2.5", "Gemma 4", "Gemma 3n", "Qwen2.5-Omni",
-                           "Qwen3-Omni")
+                           "Qwen3-Omni", "Llama 3.2 Vision")
 
 #: Most images a prompt may hold, and the largest image side [px], the library and the command
 #: line accept.
@@ -108,7 +122,9 @@ class ImageWork:
     the size the processor resizes it to (``resized``, width x height of one crop or of the
     whole image) and the number of crops (tiles and thumbnail); ``separators``, the tokens the
     processor writes among the image's tokens (Pixtral's row breaks, Llama 4's tile
-    separators), which are prompt tokens too but come from no embedding of the tower."""
+    separators), which are prompt tokens too but come from no embedding of the tower;
+    ``states``, for a cross-attention model (Llama 3.2 Vision), the tower's outputs the
+    language model's cross-attention layers read (0 where the image's tokens join the prompt)."""
 
     tokens: int
     patches: int
@@ -117,6 +133,7 @@ class ImageWork:
     resized: tuple[int, int]
     crops: int
     separators: int = 0
+    states: int = 0
 
 
 def smart_resize(height: int, width: int, factor: int, min_pixels: int,
@@ -168,6 +185,20 @@ def tiled_canvas(height: int, width: int, tile: int, min_tiles: int,
     return best
 
 
+def _least_scaling(canvases: list[tuple[int, int]], height: int, width: int,
+                   tile: int) -> tuple[int, int]:
+    """(rows, columns) of the canvas (height, width) [px] of ``canvases`` that Llama 4's and
+    Llama 3.2 Vision's processors choose for an image: the smallest scale min(canvas height /
+    height, canvas width / width) of at least 1 if any, else the largest; among the canvases
+    of that scale the smallest area, the first listed on ties; scales compared exactly."""
+    scales = [min(Fraction(ch, height), Fraction(cw, width)) for ch, cw in canvases]
+    up = [s for s in scales if s >= 1]
+    chosen = min(up) if up else max(scales)
+    fits = [c for c, s in zip(canvases, scales) if s == chosen]
+    best = min(fits, key=lambda c: c[0] * c[1])  # min keeps the first of equal areas
+    return best[0] // tile, best[1] // tile
+
+
 def llama4_canvas(height: int, width: int, tile: int, max_tiles: int) -> tuple[int, int]:
     """(rows, columns) of tiles as Llama 4's processor lays an image out: transformers 5.24.0
     ``models/llama4/image_processing_llama4.py`` ``find_supported_resolutions`` (every grid of
@@ -187,12 +218,30 @@ def llama4_canvas(height: int, width: int, tile: int, max_tiles: int) -> tuple[i
         for f in sorted(d for d in range(1, chunks + 1) if chunks % d == 0):
             grids.setdefault(Fraction(f, chunks // f), []).append((f, chunks // f))
     canvases = [(h * tile, w * tile) for grid in grids.values() for h, w in grid]
-    scales = [min(Fraction(ch, height), Fraction(cw, width)) for ch, cw in canvases]
-    up = [s for s in scales if s >= 1]
-    chosen = min(up) if up else max(scales)
-    fits = [c for c, s in zip(canvases, scales) if s == chosen]
-    best = min(fits, key=lambda c: c[0] * c[1])  # min keeps the first of equal areas
-    return best[0] // tile, best[1] // tile
+    return _least_scaling(canvases, height, width, tile)
+
+
+def mllama_canvas(height: int, width: int, tile: int, max_tiles: int) -> tuple[int, int]:
+    """(rows, columns) of tiles as Llama 3.2 Vision's processor lays an image out:
+    transformers 5.24.0 ``models/mllama/image_processing_mllama.py``
+    ``get_optimal_tiled_canvas`` (the arrangements of ``get_all_supported_aspect_ratios``, at
+    most ``max_tiles`` tiles, in its order): for each canvas the scale min(canvas height /
+    height, canvas width / width); the smallest scale of at least 1 if any, else the largest;
+    among the canvases of that scale the smallest area, the first listed on ties. Scales are
+    compared exactly (the processor's float64 quotients of sides under 2^16 order alike).
+
+    >>> mllama_canvas(700, 1000, 560, 4)
+    (2, 2)
+    >>> mllama_canvas(1080, 1920, 560, 4)
+    (2, 2)
+    >>> mllama_canvas(100, 3000, 560, 4)
+    (1, 4)
+    """
+    arrangements = [(a, b) for a in range(1, max_tiles + 1) for b in range(1, max_tiles + 1)
+                    if a * b <= max_tiles]
+    # the processor reads each arrangement (a, b) as a canvas of a tiles high, b wide
+    canvases = [(a * tile, b * tile) for a, b in arrangements]
+    return _least_scaling(canvases, height, width, tile)
 
 
 def pixtral_resize(height: int, width: int, longest: int, factor: int) -> tuple[int, int]:
@@ -343,6 +392,13 @@ def image_work(rule: ImageRule, width: int, height: int) -> ImageWork:
                          full_pairs=budget ** 2, window_pairs=0, resized=(w, h), crops=1)
     side = rule.size // p
     per_crop = side * side + rule.class_token
+    if rule.rule == "mllama":
+        rows, cols = mllama_canvas(height, width, rule.size, rule.max_tiles)
+        padded = -(-per_crop // 8) * 8  # each tile's tokens padded to a multiple of 8
+        run = rule.max_tiles * padded  # every image padded to max_tiles tiles, attended at once
+        return ImageWork(tokens=1, patches=run, full_pairs=run * run, window_pairs=0,
+                         resized=(cols * rule.size, rows * rule.size), crops=rows * cols,
+                         states=rows * cols * per_crop)
     tokens = (side // m) ** 2 + (rule.class_token if rule.keep_class else 0)
     crops, separators = 1, 0
     if rule.rule == "tiles":

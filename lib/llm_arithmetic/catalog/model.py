@@ -810,6 +810,9 @@ class ImageRule:
     pixels a side of each cell of its output grid, one token a cell); ``conv_flops``: such a
     tower's FLOPs for one image, attention included, worked out from its architecture (0 for
     the ViTs, whose FLOPs come from ``tower_matmul`` and the attention pairs).
+    ``"mllama"`` (Llama 3.2 Vision: a canvas of up to ``max_tiles`` tiles of ``size``; the
+    image adds one ``<|image|>`` token to the prompt, and its tiles' states, each tile's
+    patches and class token, are what the language model's cross-attention layers read).
     ``patch_matmul``: of ``tower_matmul``, the patch embedding's weights (c t p^2 h), which a
     tensor-parallel engine keeps whole on every chip while it splits the blocks' and the
     mergers' matrices (vLLM's default ``mm_encoder_tp_mode="weights"``; 0 where not known).
@@ -824,6 +827,10 @@ class ImageRule:
     ``"qwen3_vl"``; empty: not modelled), with ``temporal_patch`` the frames a temporal patch
     stacks and ``video_min_pixels``, ``video_max_pixels`` the video's pixel limits (one frame's
     for ``"qwen2_vl"``, the whole video's for ``"qwen3_vl"``).
+    ``cross_*`` (``"mllama"`` only; 0 elsewhere): the language model's cross-attention layers
+    that read the images' states: their number, query heads, key/value heads and head width,
+    and the parameters (of them, the weights in matrix products) each text token runs through
+    them when the prompt holds an image: all but k and v, which run once over the states.
     """
 
     rule: str
@@ -852,6 +859,12 @@ class ImageRule:
     temporal_patch: int = 2
     video_min_pixels: int = 0
     video_max_pixels: int = 0
+    cross_layers: int = 0
+    cross_heads: int = 0
+    cross_kv_heads: int = 0
+    cross_d_head: int = 0
+    cross_token_params: int = 0
+    cross_token_matmul: int = 0
 
     def __post_init__(self) -> None:
         if self.video not in ("", "qwen2_vl", "qwen3_vl"):
@@ -870,7 +883,7 @@ class ImageRule:
             _check_int("image rule", key, getattr(self, key), minimum=0)
         if self.rule in ("qwen2_vl", "glm4v") and not 0 < self.min_pixels <= self.max_pixels:
             raise ConfigError("image rule: min_pixels and max_pixels must be 0 < min <= max")
-        if self.rule in ("fixed", "tiles", "llama4", "mobilenet") and (
+        if self.rule in ("fixed", "tiles", "llama4", "mobilenet", "mllama") and (
                 self.size % (self.patch * self.merge) or not self.size):
             raise ConfigError(f"image rule: size {self.size} is not a multiple of patch x merge")
         if self.rule in ("pixtral", "navit") and self.size < self.patch * self.merge:
@@ -884,7 +897,7 @@ class ImageRule:
 
 #: The processor rules :class:`ImageRule` knows (:mod:`llm_arithmetic.catalog.images`).
 IMAGE_RULES = ("qwen2_vl", "fixed", "tiles", "llama4", "pixtral", "glm4v", "navit", "gemma4",
-               "mobilenet")
+               "mobilenet", "mllama")
 
 
 @record
@@ -1392,7 +1405,8 @@ class Model:
             images=None, image_tokens_per_image=None, vision_prefill_flops=None,
             vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,
             vision_mergers=None, vision_split_params=None, vision_whole_flops=None,
-            video_tokens=None))
+            video_tokens=None, image_states=None, cross_layers=None, cross_heads=None,
+            cross_kv_heads=None, cross_d_head=None))
 
     @cached_property
     def plan(self) -> Evaluator:

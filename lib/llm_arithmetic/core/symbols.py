@@ -654,5 +654,14 @@ deepstack_matmul_params = _sym("deepstack_matmul_params", "W_{ds}", "weights of 
 vision_conv_flops = _sym("vision_conv_flops", "F_{conv}", "FLOPs of a convolutional vision "
                          "tower (Gemma 3n's MobileNet-V5) for one image, from its architecture: "
                          "its convolutions and attention products", "FLOP", _NONNEG)
+image_states = _sym("image_states", "S_{img}", "states of a sequence's images that a "
+                    "cross-attention layer reads (Llama 3.2 Vision: 1,601 a tile), beside the "
+                    "prompt's tokens", "token", _NONNEG)
+cross_kv_flops = _sym("cross_kv_flops", "F_{xkv}", "FLOPs of the cross-attention layers' key "
+                      "and value projections of the images' states, once a sequence", "FLOP",
+                      _NONNEG_REAL)
+cross_attention_flops = _sym("cross_attention_flops", "F_{xa}", "FLOPs of one text token's "
+                             "cross-attention over the images' states, every cross-attention "
+                             "layer", "FLOP", _NONNEG_REAL)
 
 GLOSSARY: Mapping[str, SymbolInfo] = MappingProxyType(_GLOSSARY)

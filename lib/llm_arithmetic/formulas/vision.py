@@ -8,13 +8,20 @@ here.
 
 * :data:`vision_prefill_flops`: the tower's and the merger's FLOPs over a prompt's images.
 * :data:`vision_prefill_time`: its roofline, the tower's weights read once against those FLOPs.
+
+A cross-attention model (Llama 3.2 Vision) keeps the images out of the prompt but for one
+token each: its cross-attention layers read the tower's states (``image_states``) instead.
+
+* :data:`cross_kv_flops`: those layers' key and value projections of the states, once.
+* :data:`cross_attention_flops`: one text token's attention over them.
 """
 from __future__ import annotations
 
 from ..core.registry import formula
 from .roofline import roofline_time
 
-__all__ = ["vision_prefill_flops", "vision_prefill_time"]
+__all__ = ["vision_prefill_flops", "vision_prefill_time", "cross_kv_flops",
+           "cross_attention_flops"]
 
 
 @formula("vision_prefill_flops")
@@ -102,3 +109,37 @@ def vision_prefill_time(*, vision_bytes, vision_prefill_flops, bandwidth, peak_f
     """
     return roofline_time(step_bytes=vision_bytes, step_flops=vision_prefill_flops,
                          bandwidth=bandwidth, peak_flops=peak_flops)
+
+
+@formula("cross_kv_flops")
+def cross_kv_flops(*, n_layers, image_states, d_model, n_kv_heads, d_head):
+    """FLOPs of the key and value projections of a sequence's image states in L cross-attention
+    layers [FLOP]: each layer multiplies every state (of width d_model, the projector's output)
+    by k and v, d_model x H_kv d_head each, 2 FLOPs a weight. They run once a sequence, at its
+    prefill; the keys and values are then cached (vLLM's encoder-decoder cross-attention cache).
+
+    Examples
+    --------
+    Llama 3.2 11B Vision, one image of 2 x 2 tiles (4 x 1,601 states), 8 cross-attention layers
+    of width 4,096 with 8 key/value heads of 128:
+
+    >>> cross_kv_flops(n_layers=8, image_states=6404, d_model=4096, n_kv_heads=8, d_head=128)
+    859530330112
+    """
+    return n_layers * 2 * image_states * d_model * 2 * n_kv_heads * d_head
+
+
+@formula("cross_attention_flops")
+def cross_attention_flops(*, n_layers, n_heads, d_head, image_states):
+    """FLOPs of one text token's attention over a sequence's image states in L cross-attention
+    layers [FLOP]: per layer and query head, QK^T and the weighted sum of V, 2 d_head FLOPs each
+    per state (softmax left out), as a self-attention layer's over its cached tokens.
+
+    Examples
+    --------
+    Llama 3.2 11B Vision, 8 cross-attention layers of 32 heads of 128, one image of 4 tiles:
+
+    >>> cross_attention_flops(n_layers=8, n_heads=32, d_head=128, image_states=6404)
+    839385088
+    """
+    return n_layers * 4 * n_heads * d_head * image_states

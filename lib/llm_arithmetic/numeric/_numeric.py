@@ -13,7 +13,7 @@ from ._runtime import F as _F, exact_args as _exact_args, exact_result as _exact
 from ._runtime import ceil as _ceil, floor as _floor, inf as _inf, quiet as _quiet
 from ._runtime import vector_args as _vector_args, vector_result as _vector_result
 
-__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'altup_gather_bytes', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allgather_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'logits_gather_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'ple_collective_bytes', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allgather_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'vision_prefill_flops', 'vision_prefill_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
+__all__ = ['active_params', 'alltoall_bytes', 'alltoall_copies', 'alltoall_time', 'altup_gather_bytes', 'attended_context', 'attention_decode_flops', 'attention_decode_intensity', 'attention_params', 'attention_prefill_flops', 'attention_standard_bytes', 'attention_standard_flops', 'attention_standard_intensity', 'baseten_generation_time', 'baseten_kv_bytes_per_token', 'baseten_kv_cache_tokens', 'baseten_prefill_time', 'baseten_prefill_time_as_printed', 'baseten_time_per_token', 'batched_step_bytes', 'batched_step_flops', 'calm_active_params', 'calm_kv_elements', 'calm_latency_sm', 'calm_latency_tc', 'calm_memory', 'calm_params', 'causal_pairs', 'chunk_pairs', 'chunk_tokens', 'chunked_prefill_bytes', 'chunked_prefill_time', 'compressed_attention_params', 'compressed_cache_bytes', 'compressed_copied_matrices', 'compressed_copied_params', 'compressed_decode_flops', 'compressed_heads_held_params', 'compressed_matmul_params', 'compressed_pairs', 'compressed_prefill_flops', 'compressed_read_bytes', 'compressed_tokens', 'compute_time', 'cost_per_million_tokens', 'critical_batch', 'critical_batch_size', 'critical_context', 'critical_prompt', 'cross_attention_flops', 'cross_kv_flops', 'decode_allreduce_time', 'decode_alltoall_time', 'decode_flops_per_token', 'decode_read_params', 'decode_seq_bytes', 'decode_step_bytes', 'decode_step_flops', 'decode_step_time', 'direct_allgather_time', 'direct_allreduce_time', 'dispatch_combine_bytes', 'dsa_attention_params', 'dsa_copied_matrices', 'dsa_copied_params', 'dsa_decode_flops', 'dsa_kv_layer_bytes', 'dsa_matmul_params', 'dsa_prefill_flops', 'dsa_read_bytes', 'effective_bits', 'efficiency', 'embedding_params', 'energy_per_token', 'engine_kv_memory', 'expert_pad_params', 'experts_read', 'finbarr_kv_cache_bytes', 'finbarr_latency_compute', 'finbarr_latency_compute_revised', 'finbarr_latency_memory', 'finbarr_latency_memory_revised', 'finbarr_latency_model', 'forecast_end_time', 'forecast_step_time', 'gated_attention_params', 'gated_deltanet_decode_flops', 'gated_deltanet_matmul_params', 'gated_deltanet_params', 'gated_deltanet_prefill_flops', 'gated_deltanet_state_bytes', 'generation_time', 'gmu_decode_flops', 'gmu_matmul_params', 'gmu_params', 'gmu_prefill_flops', 'gpt_params', 'gqa_copied_params', 'group_layers', 'head_matmul_params', 'held_params', 'hybrid_concurrency', 'hybrid_page_tokens', 'hybrid_tokens', 'hyper_head_matmul_params', 'hyper_head_params', 'hyper_norm_matmul_params', 'hyper_norm_params', 'index_heads_held', 'karpathy_bandwidth_ratio', 'karpathy_compute_ratio', 'karpathy_naive_gain', 'kda_decode_flops', 'kda_matmul_params', 'kda_params', 'kda_prefill_flops', 'kda_state_bytes', 'kv_cache_bytes', 'kv_cache_bytes_per_token', 'kv_groups', 'kv_heads_held', 'kv_heads_per_chip', 'kv_layer_bytes', 'kv_transfer_bytes', 'kv_transfer_time', 'latent_copied_matrices', 'latent_moe_active_params', 'latent_moe_allreduces', 'latent_moe_copied_params', 'latent_moe_params', 'layer_allreduce_time', 'layer_alltoall_time', 'layer_cache_bytes', 'lightning_decode_flops', 'lightning_matmul_params', 'lightning_params', 'lightning_prefill_flops', 'lightning_state_bytes', 'logits_gather_bytes', 'lowq_attention_params', 'lowq_copied_matrices', 'lowq_copied_params', 'lowq_matmul_params', 'mamba1_decode_flops', 'mamba1_matmul_params', 'mamba1_params', 'mamba1_prefill_flops', 'mamba1_state_bytes', 'mamba1_xproj_allreduce_bytes', 'mamba2_copied_params', 'mamba2_decode_flops', 'mamba2_matmul_params', 'mamba2_params', 'mamba2_prefill_flops', 'mamba2_state_bytes', 'matmul_intensity', 'matmul_params', 'matvec_intensity', 'max_batch', 'max_context', 'max_sequences', 'mean_decode_context', 'memory_bound_rate', 'memory_per_chip', 'memory_required', 'memory_time', 'micro_batch', 'mla_attention_params', 'mla_copied_matrices', 'mla_copied_params', 'mla_decode_flops', 'mla_decode_flops_naive', 'mla_kv_layer_bytes', 'mla_matmul_params', 'mla_prefill_flops', 'mlp_copied_params', 'mlp_params', 'moe_active_params', 'moe_params', 'msa_attention_params', 'msa_copied_matrices', 'msa_copied_params', 'msa_decode_flops', 'msa_kv_layer_bytes', 'msa_matmul_params', 'msa_prefill_flops', 'msa_read_bytes', 'norm_params', 'ops_per_byte', 'overlapped_time', 'padded_cells', 'paged_waste', 'per_layer_embedding_matmul_params', 'per_layer_embedding_params', 'pipeline_bubble', 'pipeline_time', 'ple_collective_bytes', 'pool_tokens', 'prefill_flops', 'prefill_time', 'prefix_bytes_saved', 'prefix_flops_saved', 'quantized_matrix_bytes', 'replica_chips', 'request_time', 'reuse_attention_params', 'reuse_copied_params', 'ring_allgather_time', 'ring_allreduce_time', 'roofline_time', 'routed_expert_params', 'router_copied_params', 'router_params', 'short_conv_decode_flops', 'short_conv_matmul_params', 'short_conv_params', 'short_conv_prefill_flops', 'short_conv_state_bytes', 'speculative_speedup', 'speculative_step_cost', 'speculative_tokens_per_step', 'split_attention_params', 'split_compute_time', 'split_decode_flops', 'split_kv_layer_bytes', 'split_prefill_flops', 'stack_decode_flops', 'stack_prefill_flops', 'stage_bytes', 'stage_flops', 'step_peak_flops', 'swa_cells', 'switch_allreduce_time', 'switch_or_chips_allreduce_time', 'tied_attention_params', 'time_per_output_token', 'time_to_first_token', 'tokens_per_chip', 'tokens_per_user', 'total_params', 'tp_allreduce_bytes', 'tp_best_degree', 'tp_comm_time', 'tp_speedup', 'tp_step_time', 'two_tier_allreduce_time', 'unread_embedding_params', 'unread_per_layer_embedding_params', 'vision_prefill_flops', 'vision_prefill_time', 'weight_bytes', 'window_pairs', 'window_tokens', 'zeux_attention_share', 'zeux_kv_elements_per_token', 'zeux_sol_fraction', 'zeux_windowed_kv_bytes']
 
 #: Each function's keyword arguments, in order (what the plan's interpreter binds).
 PARAMS = {
@@ -66,6 +66,8 @@ PARAMS = {
     'critical_batch_size': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'context', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'critical_context': ('kv_cache_bytes_per_token', 'matmul_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
     'critical_prompt': ('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'),
+    'cross_attention_flops': ('n_layers', 'n_heads', 'd_head', 'image_states'),
+    'cross_kv_flops': ('n_layers', 'image_states', 'd_model', 'n_kv_heads', 'd_head'),
     'decode_allreduce_time': ('n_layers', 'n_ep_layers', 'batch', 'd_model', 'tp', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_alltoall_time': ('n_ep_layers', 'batch', 'd_model', 'n_active_experts', 'ep', 'link_bandwidth', 'link_latency', 'bits'),
     'decode_flops_per_token': ('matmul_params', 'n_layers', 'n_heads', 'd_head', 'context'),
@@ -2775,6 +2777,98 @@ def critical_prompt(*, weight_bytes, kv_cache_bytes_per_token, matmul_params, he
     weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops = _vector_args(('weight_bytes', 'kv_cache_bytes_per_token', 'matmul_params', 'head_params', 'n_layers', 'n_heads', 'd_head', 'bandwidth', 'peak_flops', 'attn_peak_flops'), (weight_bytes, kv_cache_bytes_per_token, matmul_params, head_params, n_layers, n_heads, d_head, bandwidth, peak_flops, attn_peak_flops))
     with _quiet():
         return _vector_result(((1/4))*(-2*n_heads*n_layers*peak_flops*bandwidth*d_head + 2*head_params*attn_peak_flops*bandwidth - 2*matmul_params*attn_peak_flops*bandwidth + attn_peak_flops*peak_flops*kv_cache_bytes_per_token + _np.sqrt(4*n_heads**2*n_layers**2*peak_flops**2*bandwidth**2*d_head**2 - 24*n_heads*n_layers*head_params*attn_peak_flops*peak_flops*bandwidth**2*d_head + 8*n_heads*n_layers*matmul_params*attn_peak_flops*peak_flops*bandwidth**2*d_head + 8*n_heads*n_layers*attn_peak_flops*peak_flops**2*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*attn_peak_flops*peak_flops**2*bandwidth*kv_cache_bytes_per_token*d_head + 4*head_params**2*attn_peak_flops**2*bandwidth**2 - 8*head_params*matmul_params*attn_peak_flops**2*bandwidth**2 + 4*head_params*attn_peak_flops**2*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*matmul_params**2*attn_peak_flops**2*bandwidth**2 - 4*matmul_params*attn_peak_flops**2*peak_flops*bandwidth*kv_cache_bytes_per_token + attn_peak_flops**2*peak_flops**2*kv_cache_bytes_per_token**2))/(n_heads*n_layers*peak_flops*bandwidth*d_head))
+
+
+def cross_attention_flops(*, n_layers, n_heads, d_head, image_states):
+    """FLOPs of one text token's attention over a sequence's image states in L cross-attention
+    layers [FLOP]: per layer and query head, QK^T and the weighted sum of V, 2 d_head FLOPs each
+    per state (softmax left out), as a self-attention layer's over its cached tokens.
+
+    .. math::
+
+        F_{xa} = 4 L H d_{head} S_{img}
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    n_heads : number or array
+        Attention (query) heads per layer, :math:`H` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+    image_states : number or array
+        States of a sequence's images that a cross-attention layer reads (Llama 3.2 Vision: 1,601 a tile), beside the prompt's tokens, :math:`S_{img}` [token]
+
+    Returns
+    -------
+    cross_attention_flops : number or array
+        FLOPs of one text token's cross-attention over the images' states, every cross-attention layer, :math:`F_{xa}` [FLOP]
+
+    Examples
+    --------
+    Llama 3.2 11B Vision, 8 cross-attention layers of 32 heads of 128, one image of 4 tiles:
+
+    >>> cross_attention_flops(n_layers=8, n_heads=32, d_head=128, image_states=6404)
+    839385088
+    """
+    _exact = _exact_args(('n_layers', 'n_heads', 'd_head', 'image_states'), (n_layers, n_heads, d_head, image_states))
+    if _exact is not None:
+        n_layers, n_heads, d_head, image_states = _exact
+        try:
+            return _exact_result(4*n_heads*n_layers*image_states*d_head)
+        except ZeroDivisionError:
+            return _inf
+    n_layers, n_heads, d_head, image_states = _vector_args(('n_layers', 'n_heads', 'd_head', 'image_states'), (n_layers, n_heads, d_head, image_states))
+    with _quiet():
+        return _vector_result(4*n_heads*n_layers*image_states*d_head)
+
+
+def cross_kv_flops(*, n_layers, image_states, d_model, n_kv_heads, d_head):
+    """FLOPs of the key and value projections of a sequence's image states in L cross-attention
+    layers [FLOP]: each layer multiplies every state (of width d_model, the projector's output)
+    by k and v, d_model x H_kv d_head each, 2 FLOPs a weight. They run once a sequence, at its
+    prefill; the keys and values are then cached (vLLM's encoder-decoder cross-attention cache).
+
+    .. math::
+
+        F_{xkv} = 4 L S_{img} d_{model} H_{kv} d_{head}
+
+    Parameters
+    ----------
+    n_layers : number or array
+        Number of transformer blocks, :math:`L` [-]
+    image_states : number or array
+        States of a sequence's images that a cross-attention layer reads (Llama 3.2 Vision: 1,601 a tile), beside the prompt's tokens, :math:`S_{img}` [token]
+    d_model : number or array
+        Hidden size (width of the residual stream), :math:`d_{model}` [-]
+    n_kv_heads : number or array
+        Key/value heads per layer (= H for MHA, 1 for MQA), :math:`H_{kv}` [-]
+    d_head : number or array
+        Width of one attention head, :math:`d_{head}` [-]
+
+    Returns
+    -------
+    cross_kv_flops : number or array
+        FLOPs of the cross-attention layers' key and value projections of the images' states, once a sequence, :math:`F_{xkv}` [FLOP]
+
+    Examples
+    --------
+    Llama 3.2 11B Vision, one image of 2 x 2 tiles (4 x 1,601 states), 8 cross-attention layers
+    of width 4,096 with 8 key/value heads of 128:
+
+    >>> cross_kv_flops(n_layers=8, image_states=6404, d_model=4096, n_kv_heads=8, d_head=128)
+    859530330112
+    """
+    _exact = _exact_args(('n_layers', 'image_states', 'd_model', 'n_kv_heads', 'd_head'), (n_layers, image_states, d_model, n_kv_heads, d_head))
+    if _exact is not None:
+        n_layers, image_states, d_model, n_kv_heads, d_head = _exact
+        try:
+            return _exact_result(4*n_kv_heads*n_layers*image_states*d_head*d_model)
+        except ZeroDivisionError:
+            return _inf
+    n_layers, image_states, d_model, n_kv_heads, d_head = _vector_args(('n_layers', 'image_states', 'd_model', 'n_kv_heads', 'd_head'), (n_layers, image_states, d_model, n_kv_heads, d_head))
+    with _quiet():
+        return _vector_result(4*n_kv_heads*n_layers*image_states*d_head*d_model)
 
 
 def decode_allreduce_time(*, n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency=0, bits=16):

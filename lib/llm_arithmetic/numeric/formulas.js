@@ -247,6 +247,16 @@ export function critical_prompt({weight_bytes, kv_cache_bytes_per_token, matmul_
   return ((1/4))*(-2*n_heads*n_layers*peak_flops*bandwidth*d_head + 2*head_params*attn_peak_flops*bandwidth - 2*matmul_params*attn_peak_flops*bandwidth + attn_peak_flops*peak_flops*kv_cache_bytes_per_token + Math.sqrt(4*Math.pow(n_heads, 2)*Math.pow(n_layers, 2)*Math.pow(peak_flops, 2)*Math.pow(bandwidth, 2)*Math.pow(d_head, 2) - 24*n_heads*n_layers*head_params*attn_peak_flops*peak_flops*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*matmul_params*attn_peak_flops*peak_flops*Math.pow(bandwidth, 2)*d_head + 8*n_heads*n_layers*attn_peak_flops*Math.pow(peak_flops, 2)*weight_bytes*bandwidth*d_head - 4*n_heads*n_layers*attn_peak_flops*Math.pow(peak_flops, 2)*bandwidth*kv_cache_bytes_per_token*d_head + 4*Math.pow(head_params, 2)*Math.pow(attn_peak_flops, 2)*Math.pow(bandwidth, 2) - 8*head_params*matmul_params*Math.pow(attn_peak_flops, 2)*Math.pow(bandwidth, 2) + 4*head_params*Math.pow(attn_peak_flops, 2)*peak_flops*bandwidth*kv_cache_bytes_per_token + 4*Math.pow(matmul_params, 2)*Math.pow(attn_peak_flops, 2)*Math.pow(bandwidth, 2) - 4*matmul_params*Math.pow(attn_peak_flops, 2)*peak_flops*bandwidth*kv_cache_bytes_per_token + Math.pow(attn_peak_flops, 2)*Math.pow(peak_flops, 2)*Math.pow(kv_cache_bytes_per_token, 2)))/(n_heads*n_layers*peak_flops*bandwidth*d_head);
 }
 
+/** FLOPs of one text token's attention over a sequence's image states in L cross-attention layers [FLOP]: per layer and query head, QK^T and the weighted sum of V, 2 d_head FLOPs each per state (softmax left out), as a self-attention layer's over its cached tokens. [FLOP] */
+export function cross_attention_flops({n_layers, n_heads, d_head, image_states} = {}) {
+  return 4*n_heads*n_layers*image_states*d_head;
+}
+
+/** FLOPs of the key and value projections of a sequence's image states in L cross-attention layers [FLOP]: each layer multiplies every state (of width d_model, the projector's output) by k and v, d_model x H_kv d_head each, 2 FLOPs a weight. They run once a sequence, at its prefill; the keys and values are then cached (vLLM's encoder-decoder cross-attention cache). [FLOP] */
+export function cross_kv_flops({n_layers, image_states, d_model, n_kv_heads, d_head} = {}) {
+  return 4*n_kv_heads*n_layers*image_states*d_head*d_model;
+}
+
 /** All-reduce time of one tensor-parallel decode step of B tokens when L_ep of the L layers are expert-parallel MoE blocks: two ring all-reduces per layer (after attention and after the MLP), except that an expert-parallel MoE block gathers its experts' outputs with the all-to-all of :data:`decode_alltoall_time` instead, so 2 L - L_ep of them. Without expert parallelism (L_ep = 0) this is :data:`tp_comm_time`. [s] */
 export function decode_allreduce_time({n_layers, n_ep_layers, batch, d_model, tp, link_bandwidth, link_latency = 0, bits = 16} = {}) {
   return (2*n_layers - n_ep_layers)*(((1/8))*batch*bits*d_model*(2*tp - 2)/(tp*link_bandwidth) + link_latency*(2*tp - 2));
@@ -2110,6 +2120,33 @@ export const FORMULAS = {
   ],
   "summary": "Prompt length at which a prefill of a uniform decoder turns from memory-bound to compute-bound: the T at which the memory time of its bytes, W + kappa T, equals the compute time of its FLOPs (:data:`~llm_arithmetic.formulas.flops.prefill_flops`, quadratic in T through attention), solved by sympy; the positive root of the quadratic. The compute time is :data:`~llm_arithmetic.formulas.roofline.split_compute_time`, as every roofline of the estimate takes it: the weights' products at their rate R, attention's (the quadratic term) at the cache's R_attn. It stays a quadratic in T, so T* stays a closed form; with one rate for both (R_attn = R) it is the root of W + kappa T = F_pre R / beta.",
   "unit": "token"
+ },
+ "cross_attention_flops": {
+  "defaults": {},
+  "latex": "F_{xa} = 4 L H d_{head} S_{img}",
+  "lhs": "cross_attention_flops",
+  "params": [
+   "n_layers",
+   "n_heads",
+   "d_head",
+   "image_states"
+  ],
+  "summary": "FLOPs of one text token's attention over a sequence's image states in L cross-attention layers [FLOP]: per layer and query head, QK^T and the weighted sum of V, 2 d_head FLOPs each per state (softmax left out), as a self-attention layer's over its cached tokens.",
+  "unit": "FLOP"
+ },
+ "cross_kv_flops": {
+  "defaults": {},
+  "latex": "F_{xkv} = 4 L S_{img} d_{model} H_{kv} d_{head}",
+  "lhs": "cross_kv_flops",
+  "params": [
+   "n_layers",
+   "image_states",
+   "d_model",
+   "n_kv_heads",
+   "d_head"
+  ],
+  "summary": "FLOPs of the key and value projections of a sequence's image states in L cross-attention layers [FLOP]: each layer multiplies every state (of width d_model, the projector's output) by k and v, d_model x H_kv d_head each, 2 FLOPs a weight. They run once a sequence, at its prefill; the keys and values are then cached (vLLM's encoder-decoder cross-attention cache).",
+  "unit": "FLOP"
  },
  "decode_allreduce_time": {
   "defaults": {

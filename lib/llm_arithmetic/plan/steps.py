@@ -55,7 +55,10 @@ tensor parallelism: the prompt's ``vision_patches``, the tower's width ``d_visio
 video in the prompt (:func:`llm_arithmetic.estimate.video_inputs`): its tokens
 ``video_tokens`` (None: no video), its frames' work summed into the tower's inputs above
 (with a video ``images`` may be None: the tower's steps hold where ``vision_params`` is
-given).
+given); a cross-attention model's images (Llama 3.2 Vision): the states its cross-attention
+layers read, ``image_states`` (one sequence's, all its images'; None: no such images), and
+those layers' number ``cross_layers``, query heads ``cross_heads``, key/value heads
+``cross_kv_heads`` and head width ``cross_d_head``.
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -215,15 +218,33 @@ MODEL_STEPS: list[dict[str, Any]] = [
        "windows at the state's bits, the recurrent matrices at theirs",
        plus=["state_at_state_bits", "state_matrix_bytes"], minus=["state_matrix_at_state_bits"]),
     s("seq_kv_read", "kv_read", "cache one decode step of one sequence reads"),
+    # A cross-attention model's images (Llama 3.2 Vision, estimate.image_inputs): its
+    # cross-attention layers' keys and values of the images' states, computed once at the
+    # prefill and cached for the sequence (vLLM's encoder-decoder cross-attention cache:
+    # vllm/model_executor/models/mllama.py @ 6f0b37b889781873e3e766bdf24c95e2052ce081, the
+    # encoder prompt of tiles x 1,601 tokens its block manager allocates), then read by every
+    # decode step; they do not grow with the text. 0 without such images.
+    guard(f("image_kv_bytes", "kv_cache_bytes", "the cross-attention layers' keys and values of one "
+            "sequence's image states (a cross-attention model's images; 0 without)",
+            n_layers="cross_layers", n_kv_heads="cross_kv_heads", d_head="cross_d_head",
+            context="image_states", batch=1), "image_states", 0),
+    op("seq_read_with_images", "add", "cache one decode step of one sequence reads: the "
+       "text's, and the images' keys and values", plus=["seq_kv_read", "image_kv_bytes"]),
     f("seq_bytes", "decode_seq_bytes", "bytes a decode step moves for one sequence",
-      kv_cache="seq_kv_read"),
+      kv_cache="seq_read_with_images"),
     op("attended_context", "mean", "cached positions a step reads per attention layer",
        term="attended"),
     op("experts_read", "mean", "routed experts per MoE block a step of B tokens reads",
        term="experts_read", empty=1),
     s("layer_decode_flops", "layer_decode_flops", "attention and recurrence FLOPs of a token"),
+    guard(f("image_attention_flops", "cross_attention_flops", "one token's cross-attention "
+            "over the images' states (0 without)", n_layers="cross_layers",
+            n_heads="cross_heads", d_head="cross_d_head"), "image_states", 0),
+    op("layer_decode_flops_images", "add", "attention and recurrence FLOPs of a token, its "
+       "cross-attention over the images' states with them",
+       plus=["layer_decode_flops", "image_attention_flops"]),
     f("decode_flops", "stack_decode_flops", "FLOPs to decode one token at S cached tokens",
-      layer_flops="layer_decode_flops"),
+      layer_flops="layer_decode_flops_images"),
     # YOCO (Phi-4-mini-flash's cross-decoder, Layers.prefill_last): a prefill runs those blocks
     # for the last prompt token only, one decode step over the T cached tokens; their weights
     # count once, as the output head's do. The rule is SambaY's (arXiv 2507.06607, "linear
@@ -236,8 +257,12 @@ MODEL_STEPS: list[dict[str, Any]] = [
     s("layer_prefill_last_flops", "layer_decode_flops", "attention and recurrence FLOPs of the "
       "blocks a prefill runs for its last token only (YOCO's cross-decoder): one step over the "
       "T prompt tokens", where="prefill", args={"context": "prompt"}),
+    guard(op("image_prompt_attention_flops", "mul", "the prompt's cross-attention over the "
+             "images' states (0 without)", of=["image_attention_flops", "prompt"]),
+          "image_states", 0),
     op("layer_prefill_flops", "add", "attention and recurrence FLOPs of a prompt",
-       plus=["layer_prefill_each_flops", "layer_prefill_last_flops"]),
+       plus=["layer_prefill_each_flops", "layer_prefill_last_flops",
+             "image_prompt_attention_flops"]),
     s("prefill_last_matmul_params", "matmul_params", "weights in matrix products of the blocks "
       "a prefill runs for its last token only", where="prefill"),
     op("prefill_once_params", "add", "weights a prefill multiplies once, not per prompt token: "
@@ -363,7 +388,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["expert_pad_active_params", LIT(2)]),
     op("layer_decode_flops_padded", "add", "attention and recurrence FLOPs of a token on the "
        "group, with the padded experts' zero products",
-       plus=["layer_decode_flops_held", "expert_pad_token_flops"]),
+       plus=["layer_decode_flops_held", "expert_pad_token_flops", "image_attention_flops"]),
     f("decode_flops_held", "stack_decode_flops", "FLOPs of one token on the tensor-parallel "
       "group, every copy counted", layer_flops="layer_decode_flops_padded"),
     s("layer_prefill_each_flops_held", "layer_prefill_flops_held", "attention and recurrence "
@@ -378,7 +403,8 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        of=["expert_pad_token_flops", "prompt"]),
     op("layer_prefill_flops_padded", "add", "attention and recurrence FLOPs of a prompt on the "
        "group, with the padded experts' zero products",
-       plus=["layer_prefill_flops_held", "expert_pad_prompt_flops"]),
+       plus=["layer_prefill_flops_held", "expert_pad_prompt_flops",
+             "image_prompt_attention_flops"]),
     f("prefill_flops_held", "stack_prefill_flops", "FLOPs of a prefill on the tensor-parallel "
       "group, every copy counted", head_params="prefill_once_params",
       layer_flops="layer_prefill_flops_padded"),
@@ -542,19 +568,23 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        "without a draft)", of=["draft_weight_bytes", "draft_module_bytes", LIT(0)]),
     op("resident_weight_bytes", "add", "weights held: the target's and the draft's",
        plus=["weight_bytes", "draft_weights"]),
+    op("batch_image_kv", "mul", "the images' keys and values of B sequences",
+       of=["image_kv_bytes", "batch"]),
     op("batch_cache_bytes", "add", "cache and state of B sequences of S tokens",
-       plus=["kv_cache_bytes", "batch_state_bytes"]),
+       plus=["kv_cache_bytes", "batch_state_bytes", "batch_image_kv"]),
     draft_at("draft_batch_cache", "the draft's cache and state of B sequences of S "
              "tokens", "batch_cache_bytes"),
     op("sequence_bytes", "add", "cache and state of one sequence",
-       plus=["seq_kv_bytes", "state_bytes"]),
+       plus=["seq_kv_bytes", "state_bytes", "image_kv_bytes"]),
     draft_at("draft_sequence_bytes", "the draft's cache and state of one sequence",
              "sequence_bytes"),
     op("sequence_bytes_all", "add", "cache and state of one sequence, the draft's with the "
        "target's", plus=["sequence_bytes", "draft_sequence_bytes"]),
     # ---- memory -------------------------------------------------------------------------------
+    op("kv_cache_with_images", "add", "cache of B sequences of S tokens and of their images",
+       plus=["kv_cache_bytes", "batch_image_kv"]),
     f("memory_required_target", "memory_required", "the target's weights, cache, state and "
-      "the reserve", kv_cache="kv_cache_bytes"),
+      "the reserve", kv_cache="kv_cache_with_images"),
     op("draft_held_bytes", "add", "what the draft holds on one chip: its weights, its cache "
        "and state of B sequences of S tokens (0 without a draft)",
        plus=["draft_weights", "draft_batch_cache"]),
@@ -576,7 +606,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     draft_at("draft_batch_state", "the draft's state of B sequences", "batch_state_bytes"),
     op("free_memory", "add", "memory left for the cache",
        plus=["capacity"], minus=["overhead", "resident_weight_bytes", "batch_state_bytes",
-                                 "draft_batch_state"]),
+                                 "draft_batch_state", "batch_image_kv"]),
     draft_at("draft_kv_cache", "the draft's cache of B sequences of S tokens",
              "kv_cache_bytes"),
     op("kv_cache_all", "add", "cache of B sequences of S tokens, the draft's with the "
@@ -733,18 +763,23 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     op("batch_state_bytes_held", "mul", "state of every sequence in the replica",
        of=["state_bytes_held", "batch"]),
     op("sequence_bytes_held", "add", "cache and state of one sequence in the replica",
-       plus=["seq_kv_held", "state_bytes_held"]),
+       plus=["seq_kv_held", "state_bytes_held", "image_kv_bytes"]),
     s("seq_kv_read_chip", "kv_read_chip", "cache one decode step of one sequence reads on one "
       "chip of the group"),
     op("seq_kv_read_held", "mul", "cache a decode step of one sequence reads on the whole "
        "group, every copy counted", of=["seq_kv_read_chip", "tp"]),
+    # the images' keys and values split with their heads (estimate refuses a tensor-parallel
+    # degree above the cross-attention layers' key/value heads with such images)
+    op("seq_read_held_with_images", "add", "cache a decode step of one sequence reads on the "
+       "group: the text's, and the images' keys and values",
+       plus=["seq_kv_read_held", "image_kv_bytes"]),
     f("seq_bytes_held", "decode_seq_bytes", "bytes a decode step moves for one sequence on the "
-      "whole group", kv_cache="seq_kv_read_held",
+      "whole group", kv_cache="seq_read_held_with_images",
       state_bytes="state_bytes_held"),
     op("kv_final_cache", "at", "cache of the batch at the end", target="kv_cache_held",
        **{"with": {"context": "final_context"}}),
     op("kv_final", "add", "cache and state of the batch at the end",
-       plus=["kv_final_cache", "batch_state_bytes_held"]),
+       plus=["kv_final_cache", "batch_state_bytes_held", "batch_image_kv"]),
     draft_at("draft_kv_final", "the draft's cache and state of the batch at the end, "
              "every copy counted", "kv_final"),
     op("kv_final_all", "add", "cache and state of the batch at the end, the draft's with the "
@@ -1749,4 +1784,5 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "engine_bits_conv", "engine_bits_ssm", "engine_state_blocks",
           "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params",
           "vision_patches", "d_vision", "vision_layers", "vision_mergers", "vision_split_params",
-          "vision_whole_flops", "video_tokens")
+          "vision_whole_flops", "video_tokens", "image_states", "cross_layers", "cross_heads",
+          "cross_kv_heads", "cross_d_head")

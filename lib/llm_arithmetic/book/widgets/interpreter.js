@@ -518,6 +518,9 @@ const Plan = (function () {
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
       vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
       vision_split_params: null, vision_whole_flops: null,
+      // a cross-attention model's images (estimate.cross_image_inputs; the page offers none)
+      image_states: null, cross_layers: null, cross_heads: null, cross_kv_heads: null,
+      cross_d_head: null,
     };
     models.set(m, inputs);
     return inputs;

@@ -911,15 +911,49 @@ def _mllama_vision_params(r: Reader, d_text: int) -> int:
     return tower + out * d_text + d_text
 
 
+def _mllama_image_rule(vr: Reader, text: Mapping[str, Any], d: int) -> ImageRule:
+    """The image rule of Llama 3.2 Vision (:mod:`llm_arithmetic.catalog.images`, ``mllama``):
+    the tower's tiles and sizes (read by :func:`_mllama_vision_params`'s rules), its weights in
+    matrix products for one token (the patch convolution c p^2 h, and q, k, v, o and fc1, fc2 of
+    every local and global layer), the projector's for one state (vision_output_dim x d), and
+    the text model's cross-attention layers that read the states."""
+    h, p = vr.int("hidden_size"), vr.int("patch_size", 14, kind="count")
+    layers = vr.int("num_hidden_layers", kind="layers") + vr.int("num_global_layers",
+                                                                  kind="layers")
+    patch = vr.int("num_channels", 3, kind="count") * p * p * h
+    tr = Reader(dict(text), "text_config", "mllama_text_model")
+    n = tr.int("num_hidden_layers", 40, kind="layers")
+    cross = len(_mllama_cross_layers(tr, n))
+    heads = tr.int("num_attention_heads", 32, kind="heads")
+    dh = d // heads
+    ff = tr.int("intermediate_size", 14336)
+    block = _mllama_cross_block(d, heads, tr.int("num_key_value_heads", 8, kind="heads"), dh, ff)
+    return ImageRule(rule="mllama", patch=p, merge=1, width=h, layers=layers,
+                     size=vr.int("image_size", 448), max_tiles=vr.int("max_num_tiles", 4,
+                                                                      kind="count"),
+                     class_token=1,
+                     tower_matmul=patch + layers * (4 * h * h + 2 * h * vr.int(
+                         "intermediate_size")),
+                     merger_matmul=vr.int("vision_output_dim") * d, patch_matmul=patch,
+                     heads=_aliased(vr, "attention_heads", "num_attention_heads", "heads"),
+                     heads_key="vision_config.attention_heads",
+                     cross_layers=cross, cross_heads=heads,
+                     cross_kv_heads=tr.int("num_key_value_heads", 8, kind="heads"),
+                     cross_d_head=dh, cross_token_params=cross * block["token"],
+                     cross_token_matmul=cross * (2 * d * heads * dh + 3 * d * ff))
+
+
 def mllama(r: Reader) -> dict[str, Any]:
     # MllamaForConditionalGeneration: the language model in text_config (mllama_text_model,
     # read above), the vision encoder and projector in vision_config.
     kw = wrapped_text(r, "mllama_text_model")
     vr = vision_reader(r, "mllama_vision_model")
+    params = _mllama_vision_params(vr, kw["d_model"])
     kw["extras"] = (*kw.get("extras", ()),
-                    Extra("vision tower and projector", _mllama_vision_params(vr, kw["d_model"]),
+                    Extra("vision tower and projector", params,
                           True, "Llama 3.2 Vision's tiled image encoder (local and gated global "
-                          "layers) and its projector to the text width"))
+                          "layers) and its projector to the text width",
+                          image=_mllama_image_rule(vr, r.cfg["text_config"], kw["d_model"])))
     vr.check_unread()
     return kw
 
