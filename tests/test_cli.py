@@ -743,3 +743,25 @@ def test_no_state_no_matrix_row(capsys):
     assert out["state_bytes"] == out["state_matrix_bytes"] == 0
     assert main(["describe", "llama-3-8b", "--context", "4096"]) == 0
     assert "recurrent matrices" not in capsys.readouterr().out
+
+
+def test_running_the_module_from_python_raises_systemexit(capsys, monkeypatch):
+    # __main__ ends a `python -m llm_arithmetic` process without the interpreter's shutdown;
+    # a program that runs the module itself (runpy, as IPython's %run -m does) must get
+    # SystemExit, which it may catch, even where no atexit handler or thread would otherwise
+    # send it down the usual exit: the process is not killed under it
+    import atexit
+    import os
+    import runpy
+    import threading
+
+    def killed(status):
+        raise AssertionError(f"os._exit({status}) in a program that ran the module")
+
+    monkeypatch.setattr(os, "_exit", killed)
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 0, raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(sys, "argv", ["llm_arithmetic", "hardware"])
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_module("llm_arithmetic", run_name="__main__")
+    assert exc.value.code == 0 and "h100-sxm" in capsys.readouterr().out

@@ -4867,3 +4867,32 @@ def test_qwen2_5_omni_refuses_bad_inputs_by_name(change, field):
                            for k, v in diff.items()}}
     with pytest.raises(ConfigError, match=f"'{field}'"):
         read_config(merge(c, change))
+
+
+def test_every_towers_heads_key_names_where_its_file_gives_the_heads():
+    # ImageRule.heads_key is the field a tp that does not divide the tower's heads is refused
+    # by (estimate.vision_degrees): followed through each catalog model's config.json it must
+    # reach that number. The omni files keep the vision encoder inside thinker_config (the
+    # refusal named 'vision_config.num_heads', which they do not have at the top level)
+    from llm_arithmetic.catalog.images import image_tower
+
+    seen = 0
+    for path in sorted(CATALOG.glob("*/config.json")):
+        text = path.read_text(encoding="utf-8")
+        if '"vision_config"' not in text:       # no tower (a cheap look before reading)
+            continue
+        try:
+            _, rule = image_tower(get_model_by_name(path.parent.name))
+        except ConfigError:
+            continue
+        if not rule.heads_key:
+            continue
+        node = json.loads(text)
+        for part in rule.heads_key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        assert node == rule.heads, (path.parent.name, rule.heads_key, node)
+        seen += 1
+    assert seen >= 19
+    with pytest.raises(InputError, match=r"thinker_config\.vision_config\.num_heads"):
+        from llm_arithmetic import estimate
+        estimate("qwen2.5-omni-7b", images=1, tp=28, bandwidth=3e12)

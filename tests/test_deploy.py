@@ -423,3 +423,26 @@ def test_plan_json_names_the_images_as_describe_does():
     d = json.loads(out)
     assert rc == 0 and d["images"] is None and d["image_tokens"] is None
     assert d["configurations"][0]["vision_prefill_seconds"] is None
+
+
+def test_plan_takes_a_video_alone_and_names_it_in_json():
+    """plan with a video and no images: the search once failed on the images' keys the video
+    lacks (KeyError 'image_size'); --json names the video with describe's keys. Qwen3.5, 10 s
+    of 1280 x 720 px at 2 frames a second (transformers 5.24.0's Qwen3VLVideoProcessor, as
+    tests/test_video.py prints it): 20 frames, 10 temporal patches of 44 x 80 patches, 8,800
+    tokens, 60 timestamp tokens and 2 x 10 delimiters; 10 x 44 x 80 = 35,200 patches."""
+    base = ("plan", "qwen3.5-27b", "--ttft-ms", "2000", "--tpot-ms", "50", "--hardware",
+            "h100-sxm", "--weights", "bf16", "--max-batch", "2", "--video-seconds", "10")
+    rc, out, err = _cli(*base)
+    assert rc == 0 and "a video of 10 s" in out, err
+    rc, out, err = _cli(*base, "--json")
+    d = json.loads(out)
+    assert rc == 0 and (d["video_frames"], d["video_tokens"], d["video_separator_tokens"],
+                        d["video_patches"], d["video_size"]) == (20, 8800, 80, 35200, [1280, 720])
+    assert d["images"] is None and d["image_tokens"] is None and d["image_size"] is None
+    assert d["vision_prefill_flops"] > 0 and d["configurations"][0]["vision_prefill_seconds"] > 0
+    # images alone: the video's keys are null
+    rc, out, _ = _cli(*base[:-2], "--images", "1", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["images"] == 1 and d["video_tokens"] is None \
+        and d["video_seconds"] is None

@@ -43,7 +43,12 @@ def _command() -> bool:
 #: imports build lives until the process ends, and ``__main__`` freezes it (``gc.freeze``)
 #: before the collector runs again. Walking it at each collection cost the command a few
 #: milliseconds of its start-up. An import from Python leaves the collector as it was.
-GC_DEFERRED = _gc.isenabled() and _command()
+#: Whether this import is ``python -m llm_arithmetic`` starting (:func:`_command`): only then
+#: does ``__main__`` end the process without the interpreter's shutdown. A program that runs
+#: the module itself (``runpy.run_module("llm_arithmetic", run_name="__main__")``) gets
+#: :class:`SystemExit`, which it may catch, as before.
+COMMAND_RUN = _command()
+GC_DEFERRED = _gc.isenabled() and COMMAND_RUN
 if GC_DEFERRED:
     _gc.disable()
 

@@ -72,11 +72,14 @@ DEFAULT_LAYOUT_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
 #: Every batch size from 1 to this is tried.
 DEFAULT_MAX_BATCH = 1024
 
-#: The images of every request, as :class:`SearchResult` gives them (``images``): the keys of
-#: :class:`~llm_arithmetic.estimate.Estimate` (and ``describe --json``) that do not depend on
-#: the chip, the layout or the formats searched.
+#: The images and the video of every request, as :class:`SearchResult` gives them
+#: (``images``): the keys of :class:`~llm_arithmetic.estimate.Estimate` (and ``describe
+#: --json``) that do not depend on the chip, the layout or the formats searched; a key of what
+#: the prompt does not hold (the images' without images, the video's without a video) is None.
 IMAGE_KEYS: tuple[str, ...] = ("images", "image_size", "image_tokens_per_image", "image_tokens",
-                               "vision_patches_per_image", "vision_prefill_flops")
+                               "vision_patches_per_image", "vision_prefill_flops",
+                               "video_seconds", "video_fps", "video_size", "video_frames",
+                               "video_tokens", "video_separator_tokens", "video_patches")
 
 
 def load_prices(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
@@ -102,10 +105,10 @@ class SearchResult:
     first), the frontier, how many points were evaluated and how long it took [s], the points
     skipped and why, and the layouts the draft excluded (``excluded_by_draft``: chip, format,
     cache bits and degrees of each layout that holds the target alone at some batch but holds
-    it with the draft at none; empty without a draft). ``images``: the images in every request,
-    under the keys :class:`~llm_arithmetic.estimate.Estimate` gives them (:data:`IMAGE_KEYS`;
-    None without images); each configuration's ``vision_prefill_seconds`` is the vision
-    tower's time in its TTFT there (None without images)."""
+    it with the draft at none; empty without a draft). ``images``: the images and the video in
+    every request, under the keys :class:`~llm_arithmetic.estimate.Estimate` gives them
+    (:data:`IMAGE_KEYS`; None without either); each configuration's ``vision_prefill_seconds``
+    is the vision tower's time in its TTFT there (None without images or a video)."""
 
     model: str
     ttft_target: float
@@ -419,6 +422,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                           "batch": int(batch[i]),
                           "tokens_per_second_per_user": float(user[i]),
                           "tokens_per_second_per_chip": float(chip_rate[i])})
-    shown = None if vision is None else {k: vision[k] for k in IMAGE_KEYS}
+    # a video alone has no image keys, images alone none of the video's
+    shown = None if vision is None else {k: vision.get(k) for k in IMAGE_KEYS}
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
                         time.perf_counter() - t0, skipped, excluded, shown)

@@ -1220,7 +1220,7 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
        "the chip's at the tower's precision), or none",
        of=["given_peak_flops", "chip_vision_flops", INF]),
     guard(f("vision_whole_seconds", "vision_prefill_time", "the vision tower over the "
-            "prompt's images on one chip, its weights read once",
+            "prompt's images and video on one chip, its weights read once",
             vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "vision_params"),
     # Under tensor parallelism the tower runs as vLLM's default mm_encoder_tp_mode "weights"
     # runs it (vllm-project/vllm 01230b40128e570a58e54e75f7e55c4d5cd9246d vllm/config/
@@ -1278,11 +1278,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("vision_split_seconds", "add", "the tower split over the chips: one chip's work, "
              "then the all-reduces", plus=["vision_chip_work_seconds",
                                            "vision_allreduce_seconds"]), "vision_params"),
-    guard(op("vision_prefill_seconds", "choose", "the vision tower over the prompt's images: "
-             "on one chip, or split over the tensor-parallel group", when="tp_split",
+    guard(op("vision_prefill_seconds", "choose", "the vision tower over the prompt's images "
+             "and video: on one chip, or split over the tensor-parallel group", when="tp_split",
              then="vision_split_seconds", otherwise="vision_whole_seconds"), "vision_params"),
     op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
-       "without images)", of=["vision_prefill_seconds", LIT(0)]),
+       "without images or a video)", of=["vision_prefill_seconds", LIT(0)]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
        "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
                                                     "vision_ttft_seconds"]),

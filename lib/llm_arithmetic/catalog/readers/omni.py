@@ -30,6 +30,10 @@ from .multimodal import (qwen3_vl_image_rule, qwen3_vl_vision_params, qwen2_5_vl
 #: @ 26291f793822fb6be9555850f06dfe95f2d7e695, -Thinking @ 2f443cfc4c54b14a815c0e2bb9a9d6cbcd9a748b,
 #: -Captioner @ a2bd106cbf527db5676e79662674da22b0545ec0): Qwen2-VL's bounds, not Qwen3-VL's.
 QWEN3_OMNI_PIXELS = (3136, 12845056)
+#: Where both omni files give the vision encoder's heads (``ImageRule.heads_key``: the field a
+#: tensor-parallel degree that does not divide them is refused by): inside the thinker's
+#: configuration, not at the top level as in Qwen2.5-VL's and Qwen3-VL's files.
+VISION_HEADS_KEY = "thinker_config.vision_config.num_heads"
 
 
 def sub_reader(r: Reader, key: str, family: str, holds: str) -> Reader:
@@ -239,7 +243,7 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     vr = vision_reader(th, "qwen3_omni_moe_vision")
     # video="": the omni processors interleave a video's frames with its audio, a rule not read
     rule = replace(qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
-                   max_pixels=QWEN3_OMNI_PIXELS[1], video="")
+                   max_pixels=QWEN3_OMNI_PIXELS[1], video="", heads_key=VISION_HEADS_KEY)
     extras = [Extra("vision tower and mergers", qwen3_vl_vision_params(vr, d), True,
                     "Qwen3-Omni's vision encoder (Qwen3-VL's, with deepstack mergers)",
                     image=rule),
@@ -457,10 +461,11 @@ def qwen2_5_omni(r: Reader) -> dict[str, Any]:
     # the class has no embed_dim; a file's copy of the width must agree with hidden_size
     if "embed_dim" in vr.cfg and vr.cfg.get("embed_dim") == vr.cfg.get("hidden_size", 3584):
         vr = Reader({k: v for k, v in vr.cfg.items() if k != "embed_dim"}, vr.origin, vr.family)
+    # video="": as Qwen3-Omni's, not read
     extras = [Extra("vision tower and merger", qwen2_5_vl_vision_params(vr, d), True,
                     "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's window-attention ViT and patch "
                     "merger)", image=replace(qwen2_vl_image_rule(vr, "qwen2_5_vl_vision"),
-                                             video="")),   # video: as Qwen3-Omni's, not read
+                                             video="", heads_key=VISION_HEADS_KEY)),
               Extra("audio encoder", qwen2_5_omni_audio_params(
                   sub_reader(th, "audio_config", "qwen2_5_omni_audio_encoder",
                              "the audio encoder"), d), True,
