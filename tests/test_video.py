@@ -147,3 +147,13 @@ def test_cli_video(capsys):
     assert "--video-size needs --video-seconds" in capsys.readouterr().err
     assert main(["describe", "qwen3.5-27b", "--video-seconds", "1e6"]) == 2
     assert "plausibility limit" in capsys.readouterr().err
+
+
+def test_a_refused_video_names_the_input_at_fault():
+    """A clip too short for the processor's four frames names video_seconds; a frame the
+    processor cannot resize (aspect ratio 300 : 1) names video_size and says frame, not image."""
+
+    with pytest.raises(InputError, match=r"^video_seconds: a video of 0\.1 s has 2 frames"):
+        estimate("qwen2.5-vl-3b-instruct", bandwidth=2e12, video_seconds=0.1)
+    with pytest.raises(InputError, match=r"^video_size: a frame of 1 x 300 px"):
+        estimate("qwen2.5-vl-3b-instruct", bandwidth=2e12, video_seconds=10, video_size=(1, 300))

@@ -1804,8 +1804,9 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     tower, _ = image_tower(model)
     try:
         work = video_work(rule, seconds, fps, w, h)
-    except ConfigError as err:
-        raise InputError(f"video: {err}") from None
+    except ConfigError as err:  # named by the input at fault: the frames' size, else the length
+        raise InputError(f"{'video_size' if ' px' in str(err) else 'video_seconds'}: "
+                         f"{str(err).replace('image ', 'a frame of ', 1)}") from None
     g = work.group
     full = rule.layers if not rule.window else len(rule.full_layers)
     flops = vision_prefill_flops(
