@@ -152,7 +152,6 @@ def test_cli_video(capsys):
 def test_a_refused_video_names_the_input_at_fault():
     """A clip too short for the processor's four frames names video_seconds; a frame the
     processor cannot resize (aspect ratio 300 : 1) names video_size and says frame, not image."""
-
     with pytest.raises(InputError, match=r"^video_seconds: a video of 0\.1 s has 2 frames"):
         estimate("qwen2.5-vl-3b-instruct", bandwidth=2e12, video_seconds=0.1)
     with pytest.raises(InputError, match=r"^video_size: a frame of 1 x 300 px"):
