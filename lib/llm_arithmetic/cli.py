@@ -1159,7 +1159,7 @@ def _plan(ns: argparse.Namespace) -> int:
         " text tokens + {:,} image{} of {} x {} px".format(
             ns.images, "s" if ns.images != 1 else "", *(ns.image_size or DEFAULT_IMAGE_SIZE)))
     if ns.video_seconds is not None:
-        shown += " + a video of {:g} s at {:g} fps, {} x {} px".format(
+        shown = (shown or " text tokens") + " + a video of {:g} s at {:g} fps, {} x {} px".format(
             ns.video_seconds, ns.video_fps or DEFAULT_VIDEO_FPS,
             *(ns.video_size or DEFAULT_VIDEO_SIZE))
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
