@@ -101,6 +101,14 @@ def python_arguments(state) -> tuple:
     return m, kw
 
 
+def build_date(state) -> str | None:
+    """The day of the llama.cpp build a widget's state chose (None: today's build), as
+    describe's --llama-cpp-build resolves it."""
+    from llm_arithmetic.forecast import llama_cpp_build_date
+
+    return llama_cpp_build_date(state["build"]) if state.get("build") else None
+
+
 def python_values(state) -> dict:
     """What the widget must show for its state, from llm_arithmetic.estimate (the serving
     keys included: a replica of tp chips, a request of prompt and generate tokens)."""
@@ -113,7 +121,7 @@ def python_values(state) -> dict:
         _warnings.simplefilter("ignore")
         e = estimate(m, **kw)
     d = dict(e.as_dict())
-    d.update(expected(e, m.n_layers, state.get("runtime")))
+    d.update(expected(e, m.n_layers, state.get("runtime"), build_date=build_date(state)))
     d.update({k: getattr(e, k) for k in ("critical_batch_size", "max_batch", "max_context")})
     step_flops = numeric.batched_step_flops(seq_flops=e.decode_flops_per_token, batch=e.batch)
     d.update(decode_step_flops=step_flops,
@@ -273,7 +281,8 @@ def check_widget(r: dict, where: str, words: dict[str, str] | None = None) -> li
         for b, tpot, per_chip in r["curves"]["forecast-band"]:
             with _warnings.catch_warnings():
                 _warnings.simplefilter("ignore")
-                f = forecast(m, runtime=state.get("runtime"), **{**kw, "batch": b})
+                f = forecast(m, runtime=state.get("runtime"), build_date=build_date(state),
+                             **{**kw, "batch": b})
             if not all(_math.isclose(a, c, rel_tol=1e-9) for a, c in zip(
                     tpot + per_chip, f["expected_tpot_seconds_range"]
                     + f["expected_tokens_per_second_per_chip_range"])):
@@ -355,6 +364,7 @@ def moves_for(controls: set[str]) -> list[tuple]:
              ("prompt-slider", "key", "ArrowRight"), ("prompt", "fill", "3000"),
              ("generate-slider", "key", "ArrowLeft"), ("generate", "fill", "100"),
              ("price", "fill", "3.5"), ("runtime", "select", ["llama.cpp", "exllamav2"]),
+             ("build", "select", ["4423"]),
              ("speculation", "select", ["cost"]), ("draft_cost", "fill", "0.05"),
              ("draft", "select", ["4", "2"]), ("acceptance", "fill", "0.6"),
              # a draft model needs a target of its vocabulary (estimate.check_draft), which

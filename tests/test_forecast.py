@@ -892,3 +892,104 @@ def test_the_stored_structure_carries_a_build_drift_that_todays_build_does_not_p
     # build 8e672ef of 21 November 2023 pays (2026-07-29 - 2023-11-21) / 365.25 years of drift
     d4167 = next(r for r, _, _ in F._as_served(PARAMS, VAL) if r.id == "d4167-m1ultra64-7b-q4_0")
     assert d4167.age_years == pytest.approx((date(2026, 7, 29) - date(2023, 11, 21)).days / 365.25)
+
+
+def test_a_forecast_for_an_older_llama_cpp_build_pays_the_drift_by_hand():
+    """A forecast asked for an older llama.cpp build (expected's build_date, the plan's
+    build_age) pays (mu L + nu) a beside the fixed cost, with mu and nu read from the stored file
+    here: Llama 3 8B (32 blocks) at Q4_K_M on an RTX 4090, a = 1.5 years through the plan, and
+    the build of 29 January 2025 (546 days before 29 July 2026) through expected(); the 80%
+    interval's ends are the drifted time over the stored ratios, never faster than the bound.
+    Without a build, or with one of the reference day or later, nothing changes."""
+    from llm_arithmetic.estimate import estimate
+
+    p = PARAMS["by_runtime"]
+    mu, nu = p["mu_s_per_layer_year"]["*"], p["nu_s_per_year"]["*"]
+    assert mu >= 0 and nu == pytest.approx(0.38e-3, abs=0.005e-3)   # 0.38 ms per year today
+    e = estimate("llama-3-8b", hardware="rtx-4090", weights="q4_k_m", context=256)
+    today = F.expected(e, 32, "llama.cpp")
+    t0 = 1 / today["expected_decode_tokens_per_second"]
+    fp = F.forecast_inputs(F.chip_class_of(e.hardware), "llama.cpp")
+    lo, hi = fp["forecast_decode"]["low"], fp["forecast_decode"]["high"]
+    tb = e.decode_seconds_per_token
+    for age, ask in ((1.5, None), (546 / 365.25, "2025-01-29")):
+        t = t0 + (mu * 32 + nu) * age
+        if ask is None:   # the page's path: the plan with the age as its input
+            ev = e._plan.child(**fp, build_age=age)
+            got = ev.get("expected_decode_tokens_per_second")
+            rng = [ev.get("expected_decode_tokens_per_second_low"),
+                   ev.get("expected_decode_tokens_per_second_high")]
+        else:
+            x = F.expected(e, 32, "llama.cpp", build_date=ask)
+            got, rng = x["expected_decode_tokens_per_second"], \
+                x["expected_decode_tokens_per_second_range"]
+            assert x["expected_ttft_seconds"] == today["expected_ttft_seconds"]  # no drift
+        assert got == pytest.approx(1 / t, rel=1e-12)
+        assert rng == pytest.approx([1 / max(tb, t / lo), 1 / max(tb, t / hi)], rel=1e-12)
+    assert 1 / t - 1 / t0 < -5          # half a millisecond more per token: ~9 tokens/s fewer
+    for later in ("2026-07-29", "2027-01-01"):
+        assert F.expected(e, 32, "llama.cpp", build_date=later) == today
+    assert e._plan.child(**fp).get("expected_decode_tokens_per_second") == \
+        e._plan.child(**fp, build_age=0.0).get("expected_decode_tokens_per_second")
+
+
+def test_the_reserved_check_serves_each_row_for_its_build_as_the_interface_does():
+    """A llama.cpp row (build 2824, 9 May 2024) is forecast, in the reserved check's path, by
+    the same function and the same drift as a forecast asked for that build's day."""
+    p = PARAMS["by_runtime"]
+    old = {r.id: r for r in F.named_rows(FIT)}["xd-llama3-4090-8b-q4km"]
+    (_, q), = F._errors(p, [old])
+    d = F.drift_terms_for(p, old.chip_class, old.runtime)
+    age = F.build_age_years("2024-05-09", "llama.cpp", PARAMS)
+    assert age == old.age_years
+    assert q * old.t_measured == F.predict_seconds(
+        p, old.t_bound, old.chip_class, old.runtime, old.n_layers, old.t_dequant,
+        (d["mu"] * old.n_layers + d["nu"]) * age)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: F.build_age_years("2025-01-01", "vLLM"), r"build_date: only llama\.cpp's .*'vLLM'"),
+    (lambda: F.build_age_years("2025-01-01", None), r"build_date: .*no runtime named"),
+    (lambda: F.build_age_years("2025-01-01", F.NO_CUDA_GRAPHS), r"no-cuda-graphs' has none"),
+    (lambda: F.build_age_years("2025-02-30", "llama.cpp"), r"not a day YYYY-MM-DD"),
+    (lambda: F.build_age_years("last year", "llama.cpp"), r"not a day YYYY-MM-DD"),
+    (lambda: F.llama_cpp_build_date(1026), r"build 1026: its day is not in the data"),
+    (lambda: F.llama_cpp_build_date(5000), r"releases/tag/b5000"),
+    (lambda: F.llama_cpp_build_date("latest"), r"a build number"),
+    (lambda: F.forecast("llama-3-8b", hardware="rtx-4090", build_date="2025-01-01"),
+     r"build_date: .*no runtime named"),
+    (lambda: F.forecast_decode("llama-3-8b", hardware="rtx-4090", runtime="mlx-lm",
+                               build_date="2025-01-01"), r"'mlx-lm' has none"),
+], ids=["vllm", "no-runtime", "no-cuda-graphs", "no-such-day", "not-a-day", "build-1026",
+        "unknown-build", "not-a-build", "forecast", "forecast_decode"])
+def test_a_build_is_refused_where_no_drift_applies_or_it_is_not_a_day(call, match):
+    with pytest.raises(InputError, match=match):
+        call()
+
+
+def test_the_command_line_refuses_a_build_without_llama_cpp(capsys):
+    """describe --build-date / --llama-cpp-build with a runtime that has no drift, and plan's
+    without --forecast, exit 2 naming the option; with llama.cpp, describe --json states the
+    build's day and age (and only then)."""
+    import json
+
+    from llm_arithmetic.cli import main
+
+    base = ["describe", "llama-3-8b", "--hardware", "rtx-4090", "--weights", "q4_k_m"]
+    for extra, option in ((["--runtime", "vllm", "--build-date", "2025-01-01"], "--build-date"),
+                          (["--llama-cpp-build", "2824"], "--llama-cpp-build"),
+                          (["--runtime", "llama.cpp@no-cuda-graphs", "--build-date",
+                            "2024-01-01"], "--build-date"),
+                          (["--runtime", "llama.cpp", "--llama-cpp-build", "1026"],
+                           "--llama-cpp-build")):
+        assert main(base + extra) == 2
+        assert f"error: {option}: " in capsys.readouterr().err
+    assert main(["plan", "llama-3-8b", "--ttft-ms", "500", "--tpot-ms", "50",
+                 "--build-date", "2025-01-01"]) == 2
+    assert "--build-date: " in capsys.readouterr().err
+    assert main(base + ["--runtime", "llama.cpp", "--llama-cpp-build", "b2824", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["forecast_build_date"] == "2024-05-09"
+    assert d["forecast_build_age_years"] == pytest.approx(811 / 365.25)
+    assert main(base + ["--runtime", "llama.cpp", "--json"]) == 0
+    assert "forecast_build_date" not in json.loads(capsys.readouterr().out)

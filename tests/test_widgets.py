@@ -1529,6 +1529,31 @@ def test_forecast_in_the_page_equals_python(page):
     err = page.evaluate(SERVING_QUERY,
                         [["llama-3-8b", "h100-sxm", {"runtime": "tensorrt-llm"}]])[0]
     assert "unknown runtime" in err["error"] and "llama.cpp" in err["error"]
+    # an older llama.cpp build (the serving widget's select: the exported builds, their ages
+    # as the plan's build_age) pays the build drift as forecast(build_date=...) does; another
+    # runtime refuses one
+    builds = page.evaluate("() => window.LLMArithmetic.catalog.forecast.builds")
+    assert [b["build"] for b in builds] == list(F.PAGE_BUILDS)
+    cases = [(name, chip, kw, b) for b in builds[::2] for name, chip, kw in (
+        ("llama-3-8b", "rtx-4090", dict(weights="q8_0", prompt=512, generate=64)),
+        ("llama-2-7b", "m2-max", dict(weights="q4_0", batch=8, context=512, prompt=256,
+                                      generate=32)),
+        ("mistral-7b", "rtx-4090", dict(weights="q4_0", draft_len=2, acceptance=0.8)))]
+    got = page.evaluate(SERVING_QUERY, [[n, c, {**kw, "runtime": "llama.cpp",
+                                                 "build_age": b["age_years"]}]
+                                        for n, c, kw, b in cases])
+    for (name, chip, kw, b), g in zip(cases, got):
+        want = F.forecast(name, hardware=chip, runtime="llama.cpp", build_date=b["date"], **kw)
+        today = F.forecast(name, hardware=chip, runtime="llama.cpp", **kw)
+        assert "error" not in g, (name, chip, kw, g)
+        assert want["expected_tpot_seconds"] > today["expected_tpot_seconds"]
+        for key in F.EXPECTED_KEYS:
+            for k in (key, key + "_range"):
+                assert (g[k] is None) if want[k] is None else all(_close(a, c, 1e-9) for a, c in
+                    zip(np.atleast_1d(g[k]), np.atleast_1d(want[k]))), (name, b, k, g[k], want[k])
+    err = page.evaluate(SERVING_QUERY, [["llama-3-8b", "h100-sxm",
+                                         {"runtime": "vLLM", "build_age": 1.5}]])[0]
+    assert "only llama.cpp's forecast has a build drift" in err["error"]
 
 
 ENGINE_QUERY = """

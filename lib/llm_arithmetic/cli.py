@@ -196,6 +196,25 @@ def _tflops(text: str) -> float:
     return _number(text, "tflops")
 
 
+def _add_build_arguments(c: argparse.ArgumentParser, scope: str = "with --runtime llama.cpp"
+                         ) -> None:
+    """--build-date and --llama-cpp-build: the llama.cpp build a forecast is for (one or the
+    other; neither: today's build). The help names no reference day: reading it would import
+    the measurement files' module at every start."""
+    g = c.add_mutually_exclusive_group()
+    g.add_argument("--build-date", metavar="YYYY-MM-DD",
+                   help=f"{scope}: the day of the llama.cpp build to forecast (Ollama and LM "
+                        "Studio bundle builds that lag); a build older than the fit's newest "
+                        "llama.cpp row pays the fitted build drift per year of its age; that "
+                        "row's day or later is today's build: no drift, the default. On an "
+                        "NVIDIA GPU a build before b2824 (May 2024) ran without "
+                        "CUDA graphs: name llama.cpp@no-cuda-graphs instead (no drift)")
+    g.add_argument("--llama-cpp-build", metavar="N",
+                   help=f"{scope}: the llama.cpp build number (llama-cli --version prints it), "
+                        "dated from the builds the data date; another build: give its day "
+                        "with --build-date")
+
+
 def _describe_arguments(c: argparse.ArgumentParser) -> None:
     _add_model_arguments(c)
     c.add_argument("--batch", type=_batch, default=1, metavar="N",
@@ -207,6 +226,7 @@ def _describe_arguments(c: argparse.ArgumentParser) -> None:
                         "exllamav2, ...; llama.cpp@no-cuda-graphs: a CUDA build or GPU without "
                         "CUDA graphs; case and punctuation do not matter: vllm is vLLM); default: a "
                         "runtime-agnostic forecast, wider interval")
+    _add_build_arguments(c)
     c.add_argument("--explain", metavar="KEY[,KEY...]",
                    help="under the table, the formula behind each key (a JSON key or a step of "
                         "the plan), its inputs' values and the keys it reads; 'all': every "
@@ -297,6 +317,7 @@ def _plan_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--runtime", metavar="NAME",
                    help="with --forecast: the fitted runtime whose terms to use (default: "
                         "runtime-agnostic)")
+    _add_build_arguments(c, "with --forecast --runtime llama.cpp")
     _add_speculative_arguments(c)
     _add_image_arguments(c)
     c.add_argument("--json", action="store_true",
@@ -816,12 +837,31 @@ def _resolve_runtime(ns: argparse.Namespace, params: dict[str, Any] | None = Non
         raise UsageError(str(err)) from None
 
 
+def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None) -> float:
+    """--build-date or --llama-cpp-build as the day of a llama.cpp build (``ns.build_date``,
+    ISO) and its age [year] before the fit's reference day; 0 with neither. After
+    :func:`_resolve_runtime`: a runtime without a build drift (any but llama.cpp, none named)
+    exits 2 naming the option, as do an unknown build and a day that is not one."""
+    from .core.errors import InputError
+    from .forecast import build_age_years, llama_cpp_build_date
+
+    option = "--llama-cpp-build" if ns.llama_cpp_build is not None else "--build-date"
+    try:
+        if ns.llama_cpp_build is not None:
+            ns.build_date = llama_cpp_build_date(ns.llama_cpp_build)
+        return build_age_years(ns.build_date, ns.runtime, params, name=option)
+    except InputError as err:
+        text = str(err)
+        raise UsageError(text if text.startswith(option) else f"{option}: {text}") from None
+
+
 def _describe(ns: argparse.Namespace) -> int:
     from .estimate import estimate, resolve_model
     from .forecast import expected, load_params
 
     params = load_params()  # the stored fit, read once for the runtime's name and the forecast
     _resolve_runtime(ns, params)
+    age = _resolve_build(ns, params)
     kwargs = _estimate_kwargs(ns)
     _check_image_arguments(ns)
     with _warnings_printed():
@@ -830,7 +870,7 @@ def _describe(ns: argparse.Namespace) -> int:
         if _vision_given(ns):
             kwargs.update(_image_kwargs(ns, m))
         e = estimate(m, batch=ns.batch, **kwargs)
-    x = expected(e, m.n_layers, ns.runtime, params=params)
+    x = expected(e, m.n_layers, ns.runtime, params=params, build_date=ns.build_date)
     v = _engine_view(ns, m) if ns.engine is not None or _engine_given(ns) else None
     serving = _serving_given(ns)
     explained = _explained(ns, e, x, serving, v)
@@ -839,15 +879,19 @@ def _describe(ns: argparse.Namespace) -> int:
                                      if k.startswith(("engine_", "physics_", "max_concurrency"))}
         extra = {} if explained is None else {"explain": {k: ex.as_dict()
                                                           for k, ex in explained.items()}}
-        print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **view, **extra},
-                         indent=2))
+        # the build asked about (only where one was: without it the object is unchanged)
+        build = {} if ns.build_date is None else {"forecast_build_date": ns.build_date,
+                                                  "forecast_build_age_years": age}
+        print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **build, **view,
+                          **extra}, indent=2))
     else:
         rows = _table_rows(e, serving, m) + _image_rows(e)
         column = _label_width(rows)
         print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:
             # the forecast's values in the bound's column
-            print(_forecast_table({**x, "batch": e.batch, "n_chips": e.n_chips},
+            print(_forecast_table({**x, "batch": e.batch, "n_chips": e.n_chips,
+                                   "build_date": ns.build_date},
                                   serving=serving, fits=e.fits,
                                   fits_per_chip=e.fits_per_chip, width=column,
                                   speculative=e.spec_tokens_per_step is not None,
@@ -964,7 +1008,8 @@ def _explained(ns: argparse.Namespace, e: Any, x: dict[str, Any], serving: bool,
     for key in keys:
         try:
             out[key] = explain(v, key) if key in engine_keys else \
-                explain(e, key, runtime=ns.runtime, options=_describe_options())
+                explain(e, key, runtime=ns.runtime, options=_describe_options(),
+                        build_date=ns.build_date)
         except InputError:
             known = explain_keys(e) + list(engine_keys)
             raise UsageError(f"--explain: unknown key {key[:60]!r}; known: "
@@ -1037,6 +1082,8 @@ def _forecast_rows(x: dict[str, Any], serving: bool, fits: bool | None,
     beyond one, a line saying the decode terms are extrapolated there), then (label, value)
     pairs; with a replica, the speed of one sequence is one chip's, as in the bound's rows."""
     who = f"with {x['runtime']}" if x["runtime"] else "any runtime"
+    if x.get("build_date"):  # an older build pays the build drift (forecast.expected)
+        who += f", build of {x['build_date']}"
     rows = [(f"forecast ({who}; 80% interval)"
              + (", of the speculative step (against the speculative bounds)" if speculative
                 else ""), "")]
@@ -1124,6 +1171,11 @@ def _plan(ns: argparse.Namespace) -> int:
 
     if ns.forecast:
         _resolve_runtime(ns)
+        _resolve_build(ns)
+    elif ns.build_date is not None or ns.llama_cpp_build is not None:
+        option = "--build-date" if ns.build_date is not None else "--llama-cpp-build"
+        raise UsageError(f"{option}: a build dates the forecast's llama.cpp terms; ask for the "
+                         "forecast (--forecast --runtime llama.cpp)")
     split = (lambda t: [x.strip() for x in t.split(",") if x.strip()] if t else None)
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
@@ -1139,7 +1191,8 @@ def _plan(ns: argparse.Namespace) -> int:
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
                    max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
                    runtime=ns.runtime, images=ns.images, image_size=ns.image_size,
-                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS}, **spec)
+                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS}, **spec,
+                   **({"build_date": ns.build_date} if ns.build_date else {}))
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
     sources = {c: prices[c] for c in used if c in prices and ns.price_per_hour is None}
@@ -1165,6 +1218,7 @@ def _plan(ns: argparse.Namespace) -> int:
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")
+          + (f", build of {ns.build_date}" if ns.forecast and ns.build_date else "")
           # with speculation, TPOT and what follows from it are the speculative step's
           + ("; TPOT speculative: " + ", ".join(f"{k.replace('_', ' ')} {v}"
                                                 for k, v in spec.items()) if spec else "")

@@ -144,13 +144,15 @@ def frontier(per_user: np.ndarray, per_chip: np.ndarray) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
-def _forecaster(m: Any, runtime: str | None) -> Any:
+def _forecaster(m: Any, runtime: str | None, build_date: Any = None) -> Any:
     """A function (chip, TTFT bound, TPOT bounds, evaluator, batches, chips) -> forecast TTFT,
-    TPOT and tokens/s per chip, with the stored fit's terms."""
+    TPOT and tokens/s per chip, with the stored fit's terms (for the llama.cpp build of day
+    ``build_date``: its drift, as forecast.expected adds it; None: today's build)."""
     from . import forecast as F
 
     p = F.load_params()
     runtime = F.resolve_runtime(runtime, p)
+    age = F.build_age_years(build_date, runtime, p)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, pre_rt = F.prefill_fit_for(p, runtime)
 
@@ -165,8 +167,11 @@ def _forecaster(m: Any, runtime: str | None) -> Any:
                                   m.n_layers) + tower
         # the per-layer term of a speculative step counts the drafts' blocks too, as
         # forecast.expected and the plan's fc_layers do
-        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", ev.get("fc_layers"),
-                                ev.get("forecast_dequant_time")) / n
+        layers = ev.get("fc_layers")
+        d = F.drift_terms_for(p[dec], cls, runtime)
+        tok = F.predict_seconds(p[dec], t_tok * n, cls, runtime or "*", layers,
+                                ev.get("forecast_dequant_time"),
+                                (d["mu"] * layers + d["nu"]) * age) / n
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
     return fc
@@ -218,7 +223,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            runtime: str | None = None, images: int | None = None,
            image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
            video_fps: float | None = None, video_size: tuple[int, int] | None = None,
-           **speculation: Any) -> SearchResult:
+           build_date: Any = None, **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
 
@@ -231,7 +236,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     estimate` takes them: their tokens and separators join ``prompt`` (and the cache), the
     vision tower's time joins each point's TTFT (split over the tensor degree);
     ``video_seconds``, ``video_fps`` and ``video_size``, a video in every request's prompt,
-    likewise.
+    likewise. ``build_date``: with the forecast and ``runtime="llama.cpp"``, the day of the
+    llama.cpp build (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build).
     """
     t0 = time.perf_counter()
     # one chip, format or cache width may be given alone, as sweep takes them (a string was
@@ -285,7 +291,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     if runtime is not None and not forecast:
         raise InputError("runtime: a runtime names the forecast's terms; ask for the forecast "
                          "(forecast=True; plan --forecast)")
-    fc = _forecaster(m, runtime) if forecast else None
+    if build_date is not None and not forecast:
+        raise InputError("build_date: a build dates the forecast's llama.cpp terms; ask for the "
+                         "forecast (forecast=True, runtime='llama.cpp'; plan --forecast)")
+    fc = _forecaster(m, runtime, build_date) if forecast else None
     batches = np.arange(1, int(max_batch) + 1)
     draft = speculation.pop("draft", None)
     if draft is not None and speculation.get("draft_cost") is not None:

@@ -100,6 +100,10 @@ _NOTES = {"roofline_seconds": ("bound", "{}-bound"), "decode_seconds_per_token":
 #: Counts the table prints to other digits than :func:`format_value`'s four.
 _TABLE_DIGITS = {"critical_batch_size": ",.1f", "critical_batch_closed": ",.1f",
                  "spec_tokens_per_step": ".3f"}
+#: Units of the forecast's build-drift steps and input, which the rules of :func:`_unit` cannot
+#: follow through the fitted records' fields (a field has no unit of its own).
+_STEP_UNITS = {"build_age": "year", "fc_age": "year", "fc_drift_layers": "s/year",
+               "fc_drift_rate": "s/year", "fc_drift": "s", "fc_fixed": "s"}
 #: Units of the plan's inputs that the glossary does not name [unit].
 _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacity": "B",
                 "given_capacity": "B", "given_peak_flops": "FLOP/s", "chip_power": "W",
@@ -397,6 +401,8 @@ def _unit(steps: Mapping[str, Any], name: Any, seen: frozenset = frozenset()) ->
 
     if not isinstance(name, str) or name in seen:
         return "1" if isinstance(name, dict) and "literal" in name else ""
+    if name in _STEP_UNITS:
+        return _STEP_UNITS[name]
     seen = seen | {name}
     step = steps.get(name)
     if step is None:
@@ -676,16 +682,19 @@ def _formula_text(f: Any, values: Mapping[str, str]) -> tuple[str, str, str]:
 
 
 # ---- the explanation ------------------------------------------------------------------------
-def _evaluator(e: Any, runtime: str | None, forecast: bool) -> Any:
+def _evaluator(e: Any, runtime: str | None, forecast: bool, build_date: Any = None) -> Any:
     ev = getattr(e, "_plan", None)
     if ev is None:
         raise InputError("explain needs an Estimate that estimate() returned (its plan is "
                          "not kept by a copy)")
     if not forecast:
         return ev
-    from .forecast import chip_class_of, forecast_inputs, resolve_runtime
+    from .forecast import build_age_years, chip_class_of, forecast_inputs, resolve_runtime
 
-    return ev.child(**forecast_inputs(chip_class_of(e.hardware), resolve_runtime(runtime)))
+    runtime = resolve_runtime(runtime)
+    age = build_age_years(build_date, runtime)
+    return ev.child(**forecast_inputs(chip_class_of(e.hardware), runtime),
+                    **({"build_age": age} if build_date is not None else {}))
 
 
 def _origin(ev: Any, name: str) -> str:
@@ -984,8 +993,10 @@ def _source(ev: Any, step: str) -> str:
     out = []
     for name in fits:
         rec = ev.get(name) or {}
+        # the build drift's terms only where a build was asked for (today's pays none)
+        aged = name == "forecast_decode" and ev.get("build_age") is not None
         terms = ", ".join(f"{_FIT_NAMES.get(k, k)} {_short(v)}{_FIT_UNITS.get(k, '')}"
-                          for k, v in rec.items())
+                          for k, v in rec.items() if aged or k not in _DRIFT_KEYS)
         label = "decode fit" if name == "forecast_decode" else \
             "prefill fit of int8 kernels" if ev.get("prefill_int8") and ev.get(
                 "forecast_prefill_int8") else "prefill fit"
@@ -1009,7 +1020,9 @@ def _caveat(e: Any, ev: Any, step: str, runtime: str | None) -> str:
 
 
 #: Units of the fitted terms as the forecast's records hold them.
-_FIT_UNITS = {"tau": " s", "lambda": " s/layer"}
+_FIT_UNITS = {"tau": " s", "lambda": " s/layer", "mu": " s/layer/year", "nu": " s/year"}
+#: The decode record's build-drift terms (:func:`~llm_arithmetic.forecast.drift_terms_for`).
+_DRIFT_KEYS = ("mu", "nu")
 #: The fitted terms by the symbols of the forecast's equation (the records' keys are shorter):
 #: the interval's ends are the two values of q_fc.
 _FIT_NAMES = {"k": "k_rt", "tau": "t_rt", "lambda": "lambda_rt", "low": "q_fc low",
@@ -1038,12 +1051,14 @@ def _reads(ev: Any, name: str, depth: int) -> set[str]:
 
 
 def explain(e: Any, key: str, runtime: str | None = None,
-            options: Mapping[str, str] | None = None) -> Explanation:
+            options: Mapping[str, str] | None = None, build_date: Any = None) -> Explanation:
     """The step of the plan behind ``key`` of the estimate ``e``
     (:func:`~llm_arithmetic.estimate.estimate`): an output key (``decode_seconds_per_token``,
     ``weight_bytes``, ``expected_decode_tokens_per_second``, ...) or any step's name. For the
     forecast keys, ``runtime`` names the fitted runtime (None: the runtime-agnostic fit), as
-    ``describe --runtime`` does. A value not computed for want of an input names the keyword
+    ``describe --runtime`` does, and ``build_date`` the day of a llama.cpp build
+    (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build), as
+    ``--build-date``. A value not computed for want of an input names the keyword
     of :func:`~llm_arithmetic.estimate.estimate` that gives it, or ``options[keyword]`` (the
     command line passes its options). An unknown key raises an :class:`InputError` naming the
     known output keys.
@@ -1065,7 +1080,7 @@ def explain(e: Any, key: str, runtime: str | None = None,
     base = key[:-len("_range")] if key.endswith("_range") else key
     name = ks.get(base, base)
     forecast = name.startswith(("expected_", "fc_", "fp_", "forecast_"))
-    ev = _evaluator(e, runtime, forecast)
+    ev = _evaluator(e, runtime, forecast, build_date)
     if name not in ev.steps:
         if name in ev.values:  # an input of the plan (a chip's figure, an engine's reserve)
             return _explain_input(e, ev, key, name)

@@ -32,7 +32,8 @@ compiled without them, chips before Ampere) are a runtime of their own,
 ``llama.cpp@no-cuda-graphs`` (``builds``: :func:`named_rows`; one launch per kernel instead of
 one graph per token costs time per layer); the fit also dates llama.cpp's other rows by
 their build and gives them a non-negative **build drift**, a time per layer and per token per
-year of the build's age (:data:`DRIFT_TERMS`), which a forecast for today's build does not pay. k,
+year of the build's age (:data:`DRIFT_TERMS`), which a forecast for today's build does not pay
+and one asked for an older build does (:func:`expected`'s ``build_date``). k,
 :math:`\tau` and :math:`\lambda` are **partially pooled**: every runtime with a fit row has its
 own, pulled towards the runtime-agnostic value by the weight of a few of its rows (:func:`fit`'s
 ``shrink``), so a runtime seen in two rows is named and forecast from them, but not fitted to
@@ -119,7 +120,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "CAVEAT_TEMPLATES", "caveat_catalog",
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
-           "layer_time_by_build", "DRIFT_TERMS"]
+           "layer_time_by_build", "DRIFT_TERMS", "has_drift", "drift_terms_for",
+           "build_age_years", "llama_cpp_build_date", "PAGE_BUILDS"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``); ``PARAMS_PATH``, its
 #: :class:`pathlib.Path`, is made when first asked for.
@@ -409,7 +411,8 @@ def _prefill_bound(model_key: str, chip: Any, weights: dict[str, Any], fmt: str,
 #: (the seventh sitting of 2026-11-28, once the data stated XiongjieDai's builds). The drift
 #: terms (:data:`DRIFT_TERMS`, one pooled key each) were the pick on the same 448 rows (the
 #: twenty-second sitting, 2026-11-30), by a margin inside the noise; they are fitted and
-#: cross-validated at each row's build age and served at age 0 (today's build).
+#: cross-validated at each row's build age and served at the age asked (``build_date``; none:
+#: age 0, today's build).
 MODELS: dict[str, dict[str, Any]] = {
     "by_runtime": {"terms": {"k": "class|runtime", "delta": "class", "tau_s": "runtime",
                              "lambda_s_per_layer": "runtime|class",
@@ -443,7 +446,9 @@ _SCALE = {"k": 1.0, "delta": 1.0, "tau_s": 1e-3, "lambda_s_per_layer": 1e-6,
 #: Only rows of the runtime ``llama.cpp`` carry them: in a structure that splits off
 #: :data:`NO_CUDA_GRAPHS`, its runs with CUDA graphs and its Metal and CPU runs; the runs without
 #: graphs keep terms fitted to their own builds. A forecast served for today's build has age 0:
-#: no drift, so the terms never reach the interface (:func:`terms_for` leaves them out).
+#: no drift (:func:`terms_for` leaves the terms out); one asked for an older build
+#: (``build_date``, ``--build-date``) pays them (:func:`drift_terms_for`, the plan's
+#: ``fc_drift``).
 DRIFT_TERMS = ("mu_s_per_layer_year", "nu_s_per_year")
 
 
@@ -488,11 +493,12 @@ def _regressor(term: str, r: Row) -> float:
 
 
 def _drift_seconds(params: dict[str, Any], r: Row) -> float:
-    """A fit's build-drift time for a row [s] (:data:`DRIFT_TERMS`): 0 without such terms, for a
+    """A fit's build-drift time for a row [s] (:data:`DRIFT_TERMS`): :math:`(\\mu L + \\nu)\\,a`
+    with the row's build age, computed as a forecast served for that build computes it
+    (:func:`drift_terms_for`, :func:`expected`'s ``build_date``); 0 without such terms, for a
     runtime other than llama.cpp, or for a build of the reference day."""
-    terms = params.get("terms", {})
-    return sum(_value(params, t, terms[t], r.chip_class, r.runtime) * _regressor(t, r) / _SCALE[t]
-               for t in DRIFT_TERMS if t in terms)
+    d = drift_terms_for(params, r.chip_class, r.runtime)
+    return (d["mu"] * r.n_layers + d["nu"]) * r.age_years
 
 
 #: What a structure's ``builds`` splits llama.cpp's rows by: ``"era"`` (``True`` in older
@@ -730,6 +736,102 @@ def terms_for(params: dict[str, Any], chip_class: str, runtime: str | None) -> d
     return out
 
 
+def has_drift(params: dict[str, Any], runtime: str | None) -> bool:
+    """Whether a forecast for ``runtime`` (its stored name, :func:`resolve_runtime`) pays a build
+    drift for an older build: the named fit (``params``: the stored file or its ``by_runtime``
+    fit) has drift terms (:data:`DRIFT_TERMS`) and the runtime is ``llama.cpp``, the one whose
+    rows carry them (not ``llama.cpp@no-cuda-graphs``, whose terms are fitted to its own builds,
+    nor the runtime-agnostic forecast).
+
+    >>> p = load_params()
+    >>> has_drift(p, "llama.cpp"), has_drift(p, "llama.cpp@no-cuda-graphs"), has_drift(p, None)
+    (True, False, False)
+    """
+    fit_ = params.get("by_runtime", params)
+    return runtime == "llama.cpp" and any(t in fit_.get("terms", {}) for t in DRIFT_TERMS)
+
+
+def drift_terms_for(params: dict[str, Any], chip_class: str,
+                    runtime: str | None) -> dict[str, float]:
+    """The build drift a forecast of the named fit ``params`` pays per year of the build's age:
+    ``{"mu": [s/layer/year], "nu": [s/year]}``, the plan's ``forecast_decode`` record's ``mu``
+    and ``nu``; both 0 where :func:`has_drift` is false. A step of :math:`L` blocks of a build
+    :math:`a` years older than the reference day pays :math:`(\\mu L + \\nu)\\,a` more."""
+    terms = params.get("terms", {})
+    if not has_drift(params, runtime):
+        return {"mu": 0.0, "nu": 0.0}
+    return {key: _value(params, t, terms[t], chip_class, runtime) if t in terms else 0.0
+            for key, t in zip(("mu", "nu"), DRIFT_TERMS)}
+
+
+def llama_cpp_build_date(build: Any) -> str:
+    """The day (ISO) of a llama.cpp build number the data date
+    (:data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILD_DATES`), for a user who knows the
+    build (``llama-cli --version`` prints it) rather than its day. A build the data do not date,
+    or one dated only by the page that used it later than a higher build's day (build 1026,
+    dated by its December 2023 table though it predates build 1300 of 2 October 2023), is an
+    :class:`InputError`: give the day (the release page ``github.com/ggml-org/llama.cpp/
+    releases/tag/b<N>`` states it).
+
+    >>> llama_cpp_build_date(2824), llama_cpp_build_date("b4423")
+    ('2024-05-09', '2025-01-02')
+    """
+    from .lab.measurements import LLAMA_CPP_BUILD_DATES as DATES
+
+    text = str(build).strip()
+    n = int(text.lstrip("bB")) if re.fullmatch(r"[bB]?\d{1,7}", text) else None
+    if n is None:
+        raise InputError(f"llama.cpp build {text[:40]!r}: a build number (2824 or b2824)")
+    day = DATES.get(n)
+    if day is None or any(d < day for b, d in DATES.items() if b > n):
+        known = ", ".join(str(b) for b in sorted(DATES)
+                          if not any(d < DATES[b] for c, d in DATES.items() if c > b))
+        raise InputError(f"llama.cpp build {n}: its day is not in the data (known: {known}); "
+                         f"give its day instead (github.com/ggml-org/llama.cpp/releases/tag/b{n})")
+    return day
+
+
+def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any] | None = None,
+                    name: str = "build_date") -> float:
+    """The age [year] of a llama.cpp build of day ``build_date`` (ISO ``YYYY-MM-DD`` or a
+    :class:`datetime.date`) before the fit's reference day
+    (:data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_REFERENCE_DATE`, the newest llama.cpp fit
+    row's): days / 365.25, 0 for a build of that day or later (today's build: no drift) and for
+    None. A build date for a runtime without a build drift (:func:`has_drift`: any runtime but
+    ``llama.cpp``, or none named) is an :class:`InputError` naming ``name`` (the keyword, or the
+    command line's option).
+
+    >>> round(build_age_years("2025-01-29", "llama.cpp"), 3), build_age_years(None, "vLLM")
+    (1.495, 0.0)
+    >>> build_age_years("2027-01-01", "llama.cpp")
+    0.0
+    """
+    if build_date is None:
+        return 0.0
+    from datetime import date
+
+    from .lab.measurements import LLAMA_CPP_REFERENCE_DATE, age_years_of
+
+    p = params or load_params()
+    if not has_drift(p, runtime):
+        which = f"the runtime {runtime!r}" if runtime else "a forecast with no runtime named"
+        raise InputError(f"{name}: only llama.cpp's forecast has a build drift, {which} has "
+                         "none; name the runtime llama.cpp or leave the build out")
+    if isinstance(build_date, date):
+        day = build_date.strftime("%Y-%m-%d")
+    else:
+        day = str(build_date).strip()
+        try:
+            day = date.fromisoformat(day).isoformat() if re.fullmatch(
+                r"\d{4}-\d{2}-\d{2}", day) else None
+        except ValueError:
+            day = None
+        if day is None:
+            raise InputError(f"{name}: {str(build_date)[:40]!r} is not a day YYYY-MM-DD "
+                             f"(a build of {LLAMA_CPP_REFERENCE_DATE} or later has no drift)")
+    return age_years_of(day)
+
+
 #: The terms as the caveat and ``--explain`` name them (the forecast equation's symbols).
 _TERM_SYMBOLS = {"k": "k_rt", "delta": "delta", "tau_s": "t_rt", "lambda_s_per_layer": "lambda_rt"}
 
@@ -940,14 +1042,16 @@ def terms_with_errors(params: dict[str, Any], fit_name: str, chip_class: str,
 
 
 def predict_seconds(params: dict[str, Any], t_bound: Any, chip_class: str, runtime: str,
-                    n_layers: int, t_dequant: Any = 0.0) -> Any:
+                    n_layers: int, t_dequant: Any = 0.0, drift_time: Any = 0.0) -> Any:
     """Forecast time per token [s] (never below ``t_bound``); unknown pairs use pooled terms.
-    ``t_dequant``: the step's dequantization regressor (:func:`dequant_seconds`)."""
+    ``t_dequant``: the step's dequantization regressor (:func:`dequant_seconds`);
+    ``drift_time``: an older build's drift [s] (:func:`drift_terms_for`), paid beside the fixed
+    cost as the plan's ``fc_fixed`` adds it (0: today's build, the time unchanged)."""
     v = terms_for(params, chip_class, runtime)
     return N.forecast_step_time(step_time=t_bound, overhead_fraction=v["k"],
                                 dequant_fraction=v["delta"], dequant_time=t_dequant,
-                                fixed_time=v["tau_s"], layer_time=v["lambda_s_per_layer"],
-                                n_layers=n_layers)
+                                fixed_time=v["tau_s"] + drift_time,
+                                layer_time=v["lambda_s_per_layer"], n_layers=n_layers)
 
 
 def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, float]]:
@@ -955,7 +1059,7 @@ def _errors(params: dict[str, Any], rows: Iterable[Row]) -> list[tuple[Row, floa
     out = []
     for r in rows:
         t = predict_seconds(params, r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant) + _drift_seconds(params, r)
+                            r.t_dequant, _drift_seconds(params, r))
         out.append((r, t / r.t_measured))
     return out
 
@@ -1128,7 +1232,7 @@ def row_intervals(params: dict[str, Any], name: str,
     for r in rows:
         lo, hi = interval_for(params, name, r.chip_class, r.runtime)
         t = predict_seconds(params[name], r.t_bound, r.chip_class, r.runtime, r.n_layers,
-                            r.t_dequant) + _drift_seconds(params[name], r)
+                            r.t_dequant, _drift_seconds(params[name], r))
         out.append((lo, min(hi, t / r.t_bound)))
     return out
 
@@ -1211,15 +1315,18 @@ class DecodeForecast:
 def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float | None = None,
                     chip_class: str | None = None, runtime: str | None = None,
                     weights: str | None = None, bits_weight: Any = None, bits_kv: Any = 16,
-                    context: int = 1, params: dict[str, Any] | None = None) -> DecodeForecast:
+                    context: int = 1, params: dict[str, Any] | None = None,
+                    build_date: Any = None) -> DecodeForecast:
     """Expected single-stream decode speed of ``model`` on a chip, with its 80% interval.
 
     ``hardware`` (catalog name) gives the bandwidth and the chip class; or give ``bandwidth``
     [B/s] and ``chip_class`` (one of ``apple``, ``consumer-gpu``, ``datacenter-gpu``, ``cpu``).
     ``runtime`` must be one of :func:`known_runtimes`; None gives the runtime-agnostic forecast.
+    ``build_date``: the day of the llama.cpp build (None: today's; :func:`expected`).
     """
     p = params or load_params()
     runtime = resolve_runtime(runtime, p)
+    age = build_age_years(build_date, runtime, p)
     if hardware is not None:
         chip = get_hardware(hardware)
         chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
@@ -1234,9 +1341,10 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
         raise InputError("bandwidth: a forecast needs a chip or a bandwidth")
     t_bound = float(e.decode_memory_seconds)
     model_ = p["by_runtime"] if runtime is not None else p["agnostic"]
-    t = predict_seconds(model_, t_bound, chip_class, runtime or "*",
-                        get_model(model).n_layers if isinstance(model, str) else model.n_layers,
-                        estimate_dequant_seconds(e))
+    n_layers = get_model(model).n_layers if isinstance(model, str) else model.n_layers
+    d = drift_terms_for(model_, chip_class, runtime)
+    t = predict_seconds(model_, t_bound, chip_class, runtime or "*", n_layers,
+                        estimate_dequant_seconds(e), (d["mu"] * n_layers + d["nu"]) * age)
     lo_q, hi_q = interval_for(p, "by_runtime" if runtime is not None else "agnostic",
                               chip_class, runtime)
     bound = 1.0 / t_bound
@@ -1285,10 +1393,15 @@ def _as_served(params: dict[str, Any], rows: Sequence[Row]) -> list[tuple[Row, f
     """:func:`_serve` by the stored fits, each row as the named fit sees it
     (:func:`named_rows`: a llama.cpp CUDA row without CUDA graphs names that runtime) and as
     the interface serves it (a runtime with terms of its own named, any other not), asked for
-    the build the row ran: its age (``Row.age_years``) pays the build drift
-    (:data:`DRIFT_TERMS`), as its chip and format pay theirs. The interface itself serves
-    today's build (age 0); a reserved row of an older build is checked against the forecast
-    for that build, not for today's (:func:`reserved_error_at_ages` gives the other)."""
+    the build the row ran: what ``describe --runtime llama.cpp --build-date DAY`` (or
+    :func:`expected`'s ``build_date``) serves for the row's build day, through the same
+    arithmetic: its age (``Row.age_years``, :func:`~llm_arithmetic.lab.measurements.
+    age_years_of` of the day, as :func:`build_age_years` takes it) pays the build drift
+    :math:`(\\mu L + \\nu)\\,a` beside the fixed cost (:func:`predict_seconds`' ``drift_time``,
+    the plan's ``fc_fixed``), as its chip and format pay theirs. A row of another runtime, or of
+    ``llama.cpp@no-cuda-graphs``, has no drift and is served as the interface serves it without
+    a build. :func:`reserved_error_at_ages` gives the error of the same rows served as for other
+    builds (``{"*": 0.0}``: today's, what the interface serves without ``--build-date``)."""
     return _serve(params["by_runtime"], params["agnostic"], named_rows(rows, params["by_runtime"]))
 
 
@@ -1498,11 +1611,15 @@ def prefill_runtime_for(params: dict[str, Any], runtime: str | None,
 
 def _time_forecast(params: dict[str, Any], name: str, t_bound: float | None, chip_class: str,
                    runtime: str | None, n_layers: int,
-                   t_dequant: float = 0.0) -> tuple[Any, Any]:
-    """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one."""
+                   t_dequant: float = 0.0, age: float = 0.0) -> tuple[Any, Any]:
+    """(forecast time [s], [low, high] time range [s]) over a bound time; Nones without one.
+    ``age`` [year]: the build's (:func:`build_age_years`), which pays the drift
+    :math:`(\\mu L + \\nu)\\,a` as the plan's ``fc_drift`` does (0: none)."""
     if t_bound is None or not math.isfinite(t_bound) or t_bound <= 0:
         return None, None
-    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers, t_dequant)
+    d = drift_terms_for(params[name], chip_class, runtime) if age else {"mu": 0.0, "nu": 0.0}
+    t = predict_seconds(params[name], t_bound, chip_class, runtime or "*", n_layers, t_dequant,
+                        (d["mu"] * n_layers + d["nu"]) * age)
     return t, [N.forecast_end_time(forecast_time=t, interval_ratio=q, step_time=t_bound)
                for q in interval_for(params, name, chip_class, runtime)[::-1]]
 
@@ -1514,7 +1631,9 @@ def forecast_inputs(chip_class: str, runtime: str | None,
     decode fit's ``k``, ``delta``, ``tau``, ``lambda`` and its interval's ratios ``low``,
     ``high``, and ``forecast_prefill`` with the prefill fit's (no ``delta``), and
     ``forecast_prefill_int8`` with the runtime's terms for a prefill whose bound takes the int8
-    rate (:func:`prefill_runtime_for`; None where the fit has none). The same terms and
+    rate (:func:`prefill_runtime_for`; None where the fit has none). The decode record also
+    holds the build drift per year of age, ``mu`` and ``nu`` (:func:`drift_terms_for`; 0 for a
+    runtime without one), which the plan's ``build_age`` input multiplies. The same terms and
     intervals :func:`expected` uses; the book's calculators read them from the exported
     catalog."""
     p = params or load_params()
@@ -1528,27 +1647,41 @@ def forecast_inputs(chip_class: str, runtime: str | None,
                 "lambda": v["lambda_s_per_layer"], "low": lo, "high": hi}
 
     int8_rt = prefill_runtime_for(p, pre_rt, "int8")
-    return {"forecast_decode": record(dec, runtime, True),
+    drift = drift_terms_for(p[dec], chip_class, runtime)
+    return {"forecast_decode": {**record(dec, runtime, True), **drift},
             "forecast_prefill": record(pre, pre_rt, False),
             "forecast_prefill_int8": record(pre, int8_rt, False) if int8_rt != pre_rt else None}
+
+
+#: The llama.cpp builds the book's serving calculator offers beside today's (numbers of
+#: :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILD_DATES`, dated by ggml-org/ci and the
+#: data's runs): October 2023, May 2024 (the first with CUDA graphs), January 2025, August 2025
+#: and February 2026.
+PAGE_BUILDS = (1300, 2824, 4423, 6205, 7825)
 
 
 def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the book's calculators need to forecast (exported with the catalog): the runtimes
     with their own terms, the chip class of each hardware kind (:data:`CHIP_CLASSES`; another
     kind or no chip is ``"*"``) and :func:`forecast_inputs` for every class and runtime (key
-    ``""``: not named)."""
+    ``""``: not named); the runtimes with a build drift (:func:`has_drift`) and the builds the
+    page offers (:data:`PAGE_BUILDS`, each with its day and its age [year],
+    :func:`build_age_years`)."""
     p = params or load_params()
     runtimes = known_runtimes(p)
     classes = _class_keys()
+    drifting = [rt for rt in runtimes if has_drift(p, rt)]
+    builds = [{"build": b, "date": llama_cpp_build_date(b),
+               "age_years": build_age_years(llama_cpp_build_date(b), drifting[0], p)}
+              for b in PAGE_BUILDS] if drifting else []
     return {"runtimes": runtimes, "classes": dict(CHIP_CLASSES),
             "inputs": {c: {rt or "": forecast_inputs(c, rt, p) for rt in [None, *runtimes]}
                        for c in classes},
-            "caveat": caveat_catalog(p)}
+            "caveat": caveat_catalog(p), "drift_runtimes": drifting, "builds": builds}
 
 
 def expected(e: Any, n_layers: int, runtime: str | None = None,
-             params: dict[str, Any] | None = None) -> dict[str, Any]:
+             params: dict[str, Any] | None = None, build_date: Any = None) -> dict[str, Any]:
     """The forecast keys (:data:`EXPECTED_KEYS`, each with its 80% ``_range``) of an
     :class:`~llm_arithmetic.estimate.Estimate` ``e`` of a model of ``n_layers`` blocks; None
     where the bound is None. ``runtime`` None: the runtime-agnostic fit and its wider interval.
@@ -1565,9 +1698,16 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     (:data:`SPECULATIVE_BOUND_KEYS`); the per-layer term then counts the blocks the drafts run
     too (``e.draft_layers`` each, ``e.draft_len`` times a step: their kernel launches), as the
     plan's ``fc_layers`` does.
+
+    ``build_date``: the day of the llama.cpp build asked about (ISO ``YYYY-MM-DD``; None:
+    today's build). A build :math:`a` years older than the fit's reference day
+    (:func:`build_age_years`) pays the build drift :math:`(\\mu L + \\nu)\\,a` in every decode
+    and TPOT step (the prefill fit has no drift); a runtime other than ``llama.cpp`` is an
+    :class:`InputError`.
     """
     p = params or load_params()
     runtime = resolve_runtime(runtime, p)
+    age = build_age_years(build_date, runtime, p)
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, prefill_runtime = prefill_fit_for(p, runtime)
@@ -1583,7 +1723,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     dq = estimate_dequant_seconds(e)
     layers = n_layers + ((e.draft_len or 0) * (e.draft_layers or 0)
                          if e.spec_tokens_per_step else 0)
-    t, r = _time_forecast(p, dec, td, cls, runtime, layers, dq)
+    t, r = _time_forecast(p, dec, td, cls, runtime, layers, dq, age)
     out["expected_decode_tokens_per_second"] = None if t is None else n / t
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
@@ -1595,7 +1735,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
         t, r = t + tower, [x + tower for x in r]
     out["expected_ttft_seconds"], out["expected_ttft_seconds_range"] = t, r
     tt = step(e.speculative_tpot_seconds if e.spec_tokens_per_step else e.tpot_seconds)
-    t, r = _time_forecast(p, dec, tt, cls, runtime, layers, dq)
+    t, r = _time_forecast(p, dec, tt, cls, runtime, layers, dq, age)
     t, r = (None, None) if t is None else (t / n, [x / n for x in r])
     out["expected_tpot_seconds"], out["expected_tpot_seconds_range"] = t, r
     per_chip = (lambda x: e.batch / x / e.n_chips)
@@ -1605,10 +1745,12 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     return out
 
 
-def forecast(model: Any, *, runtime: str | None = None, **kwargs: Any) -> dict[str, Any]:
+def forecast(model: Any, *, runtime: str | None = None, build_date: Any = None,
+             **kwargs: Any) -> dict[str, Any]:
     """:func:`~llm_arithmetic.estimate.estimate`'s keys (the bounds, unchanged) and the forecast
-    keys of :func:`expected`: what ``describe --json [--runtime NAME]`` prints, except that
-    describe nulls the forecast of a setup that does not fit in memory (its ``fits`` flags).
+    keys of :func:`expected` (``build_date``: a llama.cpp build's day, as there): what
+    ``describe --json [--runtime NAME] [--build-date DAY]`` prints, except that describe nulls
+    the forecast of a setup that does not fit in memory (its ``fits`` flags).
 
     >>> d = forecast("llama-2-7b", hardware="rtx-4090", weights="q4_0", runtime="llama.cpp",
     ...              prompt=512, generate=128)
@@ -1622,7 +1764,7 @@ def forecast(model: Any, *, runtime: str | None = None, **kwargs: Any) -> dict[s
 
     m = resolve_model(model)
     e = estimate(m, **kwargs)
-    return {**e.as_dict(), **expected(e, m.n_layers, runtime)}
+    return {**e.as_dict(), **expected(e, m.n_layers, runtime, build_date=build_date)}
 
 
 def _round(x: Any, digits: int = 6) -> Any:

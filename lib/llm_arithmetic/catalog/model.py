@@ -1400,7 +1400,7 @@ class Model:
             draft_params=None, draft_embedding_params=None, draft_head_params=None,
             draft_blocks=None, draft_d_model=None, draft_final_norm_params=None, draft_bits_default=None,
             forecast_decode=None,
-            forecast_prefill=None, forecast_prefill_int8=None,
+            forecast_prefill=None, forecast_prefill_int8=None, build_age=None,
             **{name: None for name in ENGINE_INPUTS},
             images=None, image_tokens_per_image=None, vision_prefill_flops=None,
             vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,

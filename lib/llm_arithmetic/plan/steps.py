@@ -41,7 +41,8 @@ multi-token-prediction module's parameters, of them ``draft_embedding_params`` a
 ``draft_blocks``: the draft's stack, for its cache and its copies under tensor parallelism; a
 draft model's width ``draft_d_model``, ``draft_final_norm_params`` and ``draft_bits_default``,
 the bits of its weights but its experts' matrices; None: nothing counted); the
-forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast); a serving
+forecast's fitted terms ``forecast_decode`` and ``forecast_prefill`` (None: no forecast) and the
+llama.cpp build's age ``build_age`` [year] (None: today's build, no drift); a serving
 engine's rules (``engine``, its name; paged engines: ``engine_fraction`` or
 ``engine_free_fraction``, ``engine_reserve``, ``engine_page``, ``engine_kv_memory_given``;
 llama.cpp: ``engine_ctx``, ``engine_ubatch``, ``engine_seqs``, ``engine_pad``, ``engine_swa_full``;
@@ -1508,7 +1509,7 @@ def _forecast_of(name: str, plain: str, speculative: str, what: str) -> list[dic
         guard(f(f"{name}_step", "forecast_step_time", "the forecast time of that step",
                 step_time=f"{name}_bound", overhead_fraction="fc_k",
                 dequant_fraction="fc_delta", dequant_time="forecast_dequant_time",
-                fixed_time="fc_tau", layer_time="fc_lambda", n_layers="fc_layers"),
+                fixed_time="fc_fixed", layer_time="fc_lambda", n_layers="fc_layers"),
               "forecast_decode"),
         f(f"{name}_fast", "forecast_end_time", "the fast end of its interval, never faster "
           "than the bound", forecast_time=f"{name}_step", interval_ratio="fc_high",
@@ -1537,7 +1538,7 @@ FORECAST_STEPS: list[dict[str, Any]] = [
        "for quantized weights, else 0", when="quantized", then="dequant_chip_seconds",
        otherwise=LIT(0.0)),
 ] + [op(f"fc_{key}", "field", f"the decode fit's {key}", of="forecast_decode", key=key)
-     for key in ("k", "delta", "tau", "lambda", "low", "high")] + [
+     for key in ("k", "delta", "tau", "lambda", "low", "high", "mu", "nu")] + [
     # llama.cpp's int8 kernels (its block formats on NVIDIA and AMD GPUs) reach a smaller share
     # of their roof than 16-bit products do of theirs: a prefill whose bound took the int8 rate
     # takes the runtime's int8 terms where the fit has them (forecast.prefill_runtime_for)
@@ -1562,6 +1563,17 @@ FORECAST_STEPS: list[dict[str, Any]] = [
              "and the drafts'", plus=["n_layers", "draft_layer_passes"]), "draft_len"),
     op("fc_layers", "choose", "blocks whose per-layer cost a forecast step pays",
        when="draft_len", then="spec_layer_passes", otherwise="n_layers"),
+    # an older llama.cpp build pays the build drift (mu L + nu) a beside the fixed cost
+    # (forecast.DRIFT_TERMS; mu and nu are 0 for a runtime without one, a is 0 for today's build)
+    op("fc_age", "first", "the build's age before the fit's reference day (none given: 0, "
+       "today's build)", of=["build_age", LIT(0.0)]),
+    op("fc_drift_layers", "mul", "the build drift's part per layer, per year of age",
+       of=["fc_mu", "fc_layers"]),
+    op("fc_drift_rate", "add", "the build drift per year of age",
+       plus=["fc_drift_layers", "fc_nu"]),
+    op("fc_drift", "mul", "the build drift of one step", of=["fc_drift_rate", "fc_age"]),
+    op("fc_fixed", "add", "the fixed cost of one step: the runtime's and the build drift",
+       plus=["fc_tau", "fc_drift"]),
 ] + _forecast_of("fc_decode", "decode_seconds_per_token", "speculative_seconds_per_token",
                  "the decode bound") + [
     op("expected_decode_tokens_per_second", "div", "expected tokens/s of one stream",
@@ -1776,7 +1788,7 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "draft_params", "draft_embedding_params", "draft_head_params", "draft_blocks",
           "draft_d_model", "draft_final_norm_params", "draft_bits_default",
           "forecast_decode",
-          "forecast_prefill", "forecast_prefill_int8",
+          "forecast_prefill", "forecast_prefill_int8", "build_age",
           "engine", "engine_fraction", "engine_free_fraction", "engine_reserve", "engine_page",
           "engine_kv_memory_given", "engine_ctx", "engine_ubatch", "engine_seqs", "engine_pad",
           "engine_swa_full", "engine_capacity_cells", "engine_max_model_len", "engine_hybrid",

@@ -274,6 +274,21 @@ const Estimate = (function () {
     return fc.inputs[chipClass(chip)][runtime ?? ""];
   }
 
+  // the plan's build_age: a llama.cpp build's age [year] before the fit's reference day
+  // (forecast.build_age_years; the page offers the builds forecast_catalog exports with their
+  // ages); null: today's build. A runtime without a build drift refuses one, as Python does
+  function buildAge(age, runtime) {
+    if (age === null || age === undefined) return null;
+    if (!CATALOG.forecast.drift_runtimes.includes(runtime)) {
+      throw new Error(`build_age: only llama.cpp's forecast has a build drift, ${runtime
+        ? `the runtime ${JSON.stringify(runtime)}` : "a forecast with no runtime named"} has none`);
+    }
+    if (!(typeof age === "number" && Number.isFinite(age) && age >= 0)) {
+      throw new Error("build_age is in years and must be a non-negative number");
+    }
+    return age;
+  }
+
   // forecast.forecast_caveat on the page, from what forecast.caveat_catalog exports: the same
   // templates, the pooled terms of each chip class and runtime, the kinds no row measured.
   // A list of sentences, each {template, args} (an argument may itself be a sentence; the
@@ -347,7 +362,7 @@ const Estimate = (function () {
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
       link_bandwidth: null, link_latency: null, overlap: true, allreduce: null,
       node_limit: null, dispatch_bits: null, runtime: null, images: null, image_size: null,
-      ...opts};
+      build_age: null, ...opts};
     // estimate.prompt_with_images: the images' tokens join the prompt's text tokens (0 where
     // none given), for the draft's workload too; the tower's inputs join the plan's
     let vision = null;
@@ -391,6 +406,7 @@ const Estimate = (function () {
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(m, chip, o);
     const fc = forecastInputs(chip, o.runtime);
+    const age = buildAge(o.build_age, o.runtime);
     // the images' inputs, and the fields estimate() reports beside the plan's (None without)
     const seen = vision ? {images: vision.plan.images, image_size: vision.image_size,
       image_tokens_per_image: vision.plan.image_tokens_per_image,
@@ -398,7 +414,8 @@ const Estimate = (function () {
       vision_prefill_flops: vision.plan.vision_prefill_flops}
       : {images: null, image_size: null, image_tokens_per_image: null,
         vision_patches_per_image: null, vision_prefill_flops: null};
-    return [Plan.base(m).child({...inputs, ...spec, ...fc, ...(vision ? vision.plan : {})}),
+    return [Plan.base(m).child({...inputs, ...spec, ...fc, build_age: age,
+      ...(vision ? vision.plan : {})}),
       {context, batch, tp, ep, pp, prompt,
         generate, price_per_hour: pricePerHour, bits_kv: kvBits, node_limit: comm.node_limit,
         dispatch_bits: comm.dispatch_bits, runtime: o.runtime, draft_len: spec.draft_len,

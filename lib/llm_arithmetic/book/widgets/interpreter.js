@@ -513,6 +513,8 @@ const Plan = (function () {
       forecast_decode: null,
       forecast_prefill: null,
       forecast_prefill_int8: null,
+      // the llama.cpp build's age in years (forecast.build_age_years; null: today's build)
+      build_age: null,
       // images in the prompt (estimate.image_inputs; null: none. Estimate.imageInputs gives
       // them from the exported inputs of the menu's sizes, export.image_data)
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,

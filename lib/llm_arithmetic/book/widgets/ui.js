@@ -386,13 +386,23 @@ const UI = (function () {
       batch: state.batch, tp: state.tp || 1, prompt: state.prompt ?? null,
       generate: state.generate ?? null, price_per_hour: state.price ?? null,
       runtime: state.runtime ?? null, ...speculationOptions(state), ...imageOptions(state, r),
-      ...r.custom};
+      ...r.custom, build_age: buildAge(state)};
     try {
       return {...r, est: Estimate.estimate(r.model, r.chip, opts), opts};
     } catch (err) {
       return {...r, est: null, problems: [String(err.message || err)]};
     }
   }
+
+  // the age [year] of the llama.cpp build chosen (forecast.build_age_years, exported with the
+  // builds the page offers); null: today's build, no drift
+  function buildAge(state) {
+    const b = state.build ? CATALOG.forecast.builds.find((x) => x.build === state.build) : null;
+    return b ? b.age_years : null;
+  }
+
+  // a build as the select names it: its number and its month
+  const buildLabel = (b) => `b${b.build}, ${b.date.slice(0, 7)}`;
 
   // estimate()'s images and image_size for the state's choice: none where the state has no
   // images or the model takes none (the controls are hidden for it)
@@ -726,7 +736,10 @@ const UI = (function () {
         stroke: Plot.COLORS[3], "stroke-width": 2, "data-fits": "no"});
     const notes = [];
     if (band.length) {
-      notes.push(`Shaded: the forecast's 80% range (${state.runtime || "any runtime"}), under ` +
+      const build = state.build ? CATALOG.forecast.builds.find((b) => b.build === state.build)
+        : null;
+      notes.push(`Shaded: the forecast's 80% range (${state.runtime || "any runtime"}${
+        build ? `, ${buildLabel(build)}` : ""}), under ` +
         `the bound${spec.length ? " (dashed: the bound with speculation)" : ""}.`);
     }
     notes.push(held ? `The red dot is batch ${fmtExact(state.batch)}; up and left, the ` +
@@ -1017,6 +1030,7 @@ const UI = (function () {
     let tpOffered = "";
     let specUI = null;  // speculation: the draft's select, its fields, what is offered
     const imageUI = {};  // images: each control's field and select
+    let buildUI = null;  // the llama.cpp build: its field and select
 
     function refreshTp() {
       // the degrees the current model allows; a tp it does not allow falls to the largest
@@ -1087,8 +1101,18 @@ const UI = (function () {
       }
     }
 
+    // the llama.cpp build, shown where the forecast's runtime has a build drift (llama.cpp);
+    // another runtime is for today's build
+    function refreshBuild() {
+      const drifts = CATALOG.forecast.drift_runtimes.includes(state.runtime);
+      if (!drifts) state.build = null;
+      buildUI.field.hidden = !drifts;
+      buildUI.sel.value = state.build ? String(state.build) : "";
+    }
+
     function render() {
       if (tpSel) refreshTp();
+      if (buildUI) refreshBuild();
       if (specUI) refreshSpeculation();
       if (imageUI.images || imageUI.image_size) refreshImages();
       const r = compute(state);
@@ -1097,6 +1121,7 @@ const UI = (function () {
         batch: state.batch, group: state.group || null, tp: state.tp || 1,
         prompt: state.prompt ?? null, generate: state.generate ?? null,
         price: state.price ?? null, runtime: state.runtime ?? null,
+        build: state.build ?? null,
         speculation: state.speculation ?? null,
         draft: state.speculation ? state.draft : null,
         acceptance: state.speculation ? state.acceptance : null,
@@ -1265,6 +1290,18 @@ const UI = (function () {
         controls.appendChild(field("runtime of the forecast", sel));
         sel.addEventListener("change", () => {
           state.runtime = sel.value || null;
+          render();
+        });
+        // the llama.cpp build the forecast is for: today's, or an older one that pays the
+        // fitted build drift (forecast.DRIFT_TERMS)
+        const buildSel = h("select", {"data-control": "build"}, [h("option", {value: "",
+          text: "today's (no drift)"}), ...CATALOG.forecast.builds.map((b) =>
+          h("option", {value: String(b.build), text: buildLabel(b)}))]);
+        state.build = state.build ?? null;
+        buildUI = {sel: buildSel, field: field("llama.cpp build", buildSel)};
+        controls.appendChild(buildUI.field);
+        buildSel.addEventListener("change", () => {
+          state.build = buildSel.value ? Number(buildSel.value) : null;
           render();
         });
       } else if (c === "speculation") {
