@@ -518,6 +518,9 @@ const Plan = (function () {
       images: null, image_tokens_per_image: null, vision_prefill_flops: null, vision_params: null,
       vision_patches: null, d_vision: null, vision_layers: null, vision_mergers: null,
       vision_split_params: null, vision_whole_flops: null,
+      // audio in the prompt (estimate.audio_inputs; null: none, as the page takes no audio)
+      audio_params: null, audio_prefill_flops: null, audio_rows: null, d_audio: null,
+      audio_layers: null, audio_split_params: null, audio_whole_flops: null,
     };
     models.set(m, inputs);
     return inputs;
