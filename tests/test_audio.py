@@ -121,3 +121,16 @@ def test_cli_audio(capsys):
     assert main(["describe", "gemma-3-27b", "--audio-seconds", "10"]) == 2
     err = capsys.readouterr().err
     assert "gemma-3-27b" in err and "--audio-seconds" in err and "Traceback" not in err
+
+
+def test_search_holds_the_audio_in_every_request():
+    from llm_arithmetic.deploy import search
+
+    r = search(Q3, ttft=0.5, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"], kv_bits=[16],
+               degrees=[1, 2], max_batch=8, audio_seconds=30, price_per_hour=2.0)
+    c = next(c for c in r.configurations if (c["tp"], c["ep"], c["pp"]) == (2, 1, 1))
+    e = estimate(Q3, hardware="h100-sxm", weights="bf16", tp=2, prompt=1024, generate=256,
+                 batch=c["batch"], audio_seconds=30)
+    assert (c["audio_prefill_seconds"], c["ttft_seconds"]) == \
+        (e.audio_prefill_seconds, e.ttft_seconds)
+    assert c["vision_prefill_seconds"] is None and r.images is None

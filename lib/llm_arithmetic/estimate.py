@@ -1795,7 +1795,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     with the plan's inputs (:data:`AUDIO_PLAN_INPUTS`: the encoder's parameters and FLOPs,
     the positions its blocks run at its width, and what a tensor-parallel engine splits). A
     model without a modelled audio encoder is a :class:`ConfigError` naming it and the
-    option; a bad length an :class:`InputError` naming the argument.
+    option; a bad length an :class:`InputError` naming the argument. Qwen2.5-Omni's processor
+    truncates a clip at 300 s (30,000 frames): a longer one counts as its first 300 s.
 
     >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), 10)
     >>> a["audio_frames"], a["audio_tokens"], a["audio_layers"]
