@@ -149,7 +149,8 @@ def test_explain_adds_the_tower_to_the_plans_step():
     assert x.value == pytest.approx(plain.ttft_seconds + e.vision_prefill_seconds, rel=1e-12)
     # the plan's step: the prefill's step and the tower's, added
     assert x.op == "add" and "vision tower" in x.doc
-    assert set(x.depends_on) == {"prefill_seconds", "vision_ttft_seconds"}
+    assert set(x.depends_on) == {"prefill_seconds", "vision_ttft_seconds",
+                                    "audio_ttft_seconds"}
     assert explain(e, "vision_prefill_seconds").value == e.vision_prefill_seconds
 
 
@@ -177,7 +178,8 @@ def test_cli_explains_the_image_rows(capsys):
     out = capsys.readouterr().out
     for key in ("images", "image_tokens", "vision_weight_bytes", "vision_prefill_seconds"):
         assert f"\n{key} = " in out, key
-    assert "\nttft_seconds = prefill_seconds + vision_ttft_seconds  [add]" in out
+    assert "\nttft_seconds = prefill_seconds + vision_ttft_seconds + audio_ttft_seconds  [add]" \
+        in out
 
 
 # Printed by transformers 5.24.0's own rule functions, taken from the installed files with ast as

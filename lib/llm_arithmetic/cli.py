@@ -58,6 +58,7 @@ LIMITS = {
     "video_fps": (float(VIDEO_SOURCE_FPS), f"the video is taken as recorded at "
                   f"{VIDEO_SOURCE_FPS} frames a second"),
     "draft_cost": (1e3, "a draft a thousand times slower than the target is no draft"),
+    "audio_seconds": (86400.0, "audio longer than a day is no prompt"),
 }
 
 
@@ -138,6 +139,10 @@ def _image_size(text: str) -> tuple[int, int]:
 
 def _video_seconds(text: str) -> float:
     return _number(text, "video_seconds")
+
+
+def _audio_seconds(text: str) -> float:
+    return _number(text, "audio_seconds")
 
 
 def _video_fps(text: str) -> float:
@@ -255,6 +260,11 @@ def _add_image_arguments(c: argparse.ArgumentParser) -> None:
                         f"{VIDEO_SOURCE_FPS}, the rate it is taken as recorded at)")
     c.add_argument("--video-size", type=_image_size, metavar="WxH",
                    help="width x height of the video's frames in pixels (default 1280x720)")
+    c.add_argument("--audio-seconds", type=_audio_seconds, metavar="S",
+                   help="S seconds of audio in the prompt, beside any images or video (a model "
+                        "whose audio encoder is modelled: Qwen2.5-Omni, Qwen3-Omni): its "
+                        "tokens join the prompt and the cache, the audio encoder's time joins "
+                        "the time to first token")
 
 
 def _check_image_arguments(ns: argparse.Namespace, model: Any = None) -> None:
@@ -274,12 +284,21 @@ def _check_image_arguments(ns: argparse.Namespace, model: Any = None) -> None:
             video_tower(model)
         except ConfigError as err:
             raise UsageError(f"--video-seconds: {err}") from None
+    if model is not None and getattr(ns, "audio_seconds", None) is not None:
+        from .catalog.audio import audio_encoder
+        from .core.errors import ConfigError
+
+        try:
+            audio_encoder(model)
+        except ConfigError as err:
+            raise UsageError(str(err)) from None
 
 
 def _vision_given(ns: argparse.Namespace) -> bool:
     """Whether the prompt holds images or a video."""
     return getattr(ns, "images", None) is not None \
-        or getattr(ns, "video_seconds", None) is not None
+        or getattr(ns, "video_seconds", None) is not None \
+        or getattr(ns, "audio_seconds", None) is not None
 
 
 def _frontier_arguments(c: argparse.ArgumentParser) -> None:
@@ -779,10 +798,12 @@ def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
     from .estimate import prompt_with_images
 
     kw: dict[str, Any] = {"images": ns.images, "image_size": ns.image_size,
-                          **{k: getattr(ns, k) for k in VIDEO_OPTIONS}}
+                          **{k: getattr(ns, k) for k in VIDEO_OPTIONS},
+                          "audio_seconds": getattr(ns, "audio_seconds", None)}
     if ns.context is None:   # the whole prompt, as estimate will make it
         kw["context"] = prompt_with_images(m, ns.prompt, ns.images, ns.image_size,
-                                           *(kw[k] for k in VIDEO_OPTIONS))[1]
+                                           *(kw[k] for k in VIDEO_OPTIONS),
+                                           kw["audio_seconds"])[1]
     return kw
 
 
@@ -792,9 +813,19 @@ VIDEO_OPTIONS = ("video_seconds", "video_fps", "video_size")
 
 def _image_rows(e: Any) -> list[tuple[str, str]]:
     """The table's rows of the images and the video in the prompt (none without either)."""
-    if e.images is None and e.video_seconds is None:
+    if e.images is None and e.video_seconds is None and e.audio_seconds is None:
         return []
     rows = []
+    if e.audio_seconds is not None:
+        rows += [("audio in the prompt", f"{e.audio_seconds:g} s, {e.audio_frames:,} mel "
+                                         f"frames, {e.audio_tokens:,} tokens (prompt: "
+                                         f"{e.prompt:,})"),
+                 ("audio encoder FLOPs", f"{e.audio_prefill_flops / 1e12:,.3f} TFLOP")]
+        if e.audio_prefill_seconds is not None:
+            rows.append(("audio encoder time (in TTFT)",
+                         f"{e.audio_prefill_seconds * 1e3:,.3f} ms"))
+        if e.images is None and e.video_seconds is None:
+            return rows
     if e.images is not None:
         w, h = e.image_size
         rows += [("images in the prompt", f"{e.images:,} of {w} x {h} px"),
@@ -964,6 +995,8 @@ ROW_KEYS = {
     "video tokens in the prompt": "video_tokens",
     "vision tower weights": "vision_weight_bytes",
     "vision tower time (in TTFT)": "vision_prefill_seconds",
+    "audio encoder FLOPs": "audio_prefill_flops",
+    "audio encoder time (in TTFT)": "audio_prefill_seconds",
 }
 
 
@@ -1180,7 +1213,7 @@ def _plan(ns: argparse.Namespace) -> int:
     spec = {k: getattr(ns, k) for k in ("speculation", "draft_len", "acceptance", "draft_cost",
                                         "draft") if getattr(ns, k, None) is not None}
     _check_image_arguments(ns)
-    if ns.video_seconds is not None:
+    if ns.video_seconds is not None or ns.audio_seconds is not None:
         from .estimate import resolve_model
 
         _check_image_arguments(ns, resolve_model(ns.model))
@@ -1191,7 +1224,8 @@ def _plan(ns: argparse.Namespace) -> int:
                    weights=split(ns.weights) or DEFAULT_WEIGHTS,
                    max_batch=ns.max_batch or DEFAULT_MAX_BATCH, forecast=ns.forecast,
                    runtime=ns.runtime, images=ns.images, image_size=ns.image_size,
-                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS}, **spec,
+                   **{k: getattr(ns, k) for k in VIDEO_OPTIONS},
+                   audio_seconds=ns.audio_seconds, **spec,
                    **({"build_date": ns.build_date} if ns.build_date else {}))
     prices = load_prices()
     used = sorted({c["hardware"] for c in r.configurations[:ns.top]})
@@ -1215,6 +1249,8 @@ def _plan(ns: argparse.Namespace) -> int:
         shown = (shown or " text tokens") + " + a video of {:g} s at {:g} fps, {} x {} px".format(
             ns.video_seconds, ns.video_fps or DEFAULT_VIDEO_FPS,
             *(ns.video_size or DEFAULT_VIDEO_SIZE))
+    if ns.audio_seconds is not None:
+        shown += f" + {ns.audio_seconds:g} s of audio"
     print(f"{r.model}: prompt {ns.prompt:,}{shown}, {ns.generate:,} generated; TTFT <= "
           f"{ns.ttft_ms:g} ms, TPOT <= {ns.tpot_ms:g} ms ("
           + (f"forecast, {ns.runtime or 'any runtime'}" if ns.forecast else "bounds")

@@ -49,7 +49,7 @@ from .estimate import (chip_inputs, count_argument, cross_inputs, draft_degrees,
                        draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, prompt_with_images,
                        resolve_model, serving_argument, speculative_inputs,
-                       vision_degrees, vision_plan_inputs, warn_block_format,
+                       vision_degrees, vision_plan_inputs, audio_degrees, warn_block_format,
                        warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
@@ -162,7 +162,7 @@ def _forecaster(m: Any, runtime: str | None, build_date: Any = None) -> Any:
         n = ev.get("spec_tokens_per_step") or 1
         # the prefill fit was fitted on text prompts: it forecasts the prefill alone, and the
         # vision tower's bound time is added as it is (as forecast.expected and the plan do)
-        tower = ev.get("vision_ttft_seconds") or 0
+        tower = (ev.get("vision_ttft_seconds") or 0) + (ev.get("audio_ttft_seconds") or 0)
         first = F.predict_seconds(p[pre], t_first - tower, cls, pre_rt or "*",
                                   m.n_layers) + tower
         # the per-layer term of a speculative step counts the drafts' blocks too, as
@@ -223,7 +223,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
            runtime: str | None = None, images: int | None = None,
            image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
            video_fps: float | None = None, video_size: tuple[int, int] | None = None,
-           build_date: Any = None, **speculation: Any) -> SearchResult:
+           build_date: Any = None, audio_seconds: float | None = None,
+           **speculation: Any) -> SearchResult:
     """Search chips x layouts x formats x batches for the configurations that meet ``ttft``
     and ``tpot`` [s] serving requests of ``prompt`` tokens that generate ``generate`` more.
 
@@ -237,7 +238,9 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     vision tower's time joins each point's TTFT (split over the tensor degree);
     ``video_seconds``, ``video_fps`` and ``video_size``, a video in every request's prompt,
     likewise. ``build_date``: with the forecast and ``runtime="llama.cpp"``, the day of the
-    llama.cpp build (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build).
+    llama.cpp build (:func:`~llm_arithmetic.forecast.expected`'s; None: today's build);
+    ``audio_seconds``, audio in every request's prompt, likewise (the audio
+    encoder's time in each point's TTFT: ``audio_prefill_seconds``).
     """
     t0 = time.perf_counter()
     # one chip, format or cache width may be given alone, as sweep takes them (a string was
@@ -262,7 +265,7 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     # images in every request: the prompt grows by their tokens, the tower's inputs join each
     # point's plan (a model without a modelled tower is an InputError naming it)
     m, prompt, vision = prompt_with_images(m, prompt, images, image_size, video_seconds,
-                                           video_fps, video_size)
+                                           video_fps, video_size, audio_seconds)
     tower = vision_plan_inputs(vision) if vision is not None else {}
     try:
         max_batch = count_argument("batch", max_batch)
@@ -352,10 +355,12 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
                                               pp, overhead, price)
-                            if vision is not None:  # a tp the tower cannot split: skipped
-                                vision_degrees(m, tp)
+                            if vision is not None and "tower_params" in vision:
+                                vision_degrees(m, tp)  # a tp the tower cannot split: skipped
                                 if vision.get("image_states"):  # cross-attention layers' reads
                                     cross_inputs(m, vision, g)
+                            if vision is not None and "audio_params" in vision:
+                                audio_degrees(m, tp)  # nor the audio encoder
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue
@@ -403,7 +408,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                             "tpot_bound_seconds": float(bound[1][i]),
                             # the tower's bound, in the TTFT bound and in its forecast alike
                             "vision_prefill_seconds": float(ev.get("vision_ttft_seconds"))
-                            if vision is not None else None})
+                            if vision is not None and "tower_params" in vision else None,
+                            # the audio encoder's bound, likewise (None without audio)
+                            "audio_prefill_seconds": float(ev.get("audio_ttft_seconds"))
+                            if vision is not None and "audio_params" in vision else None})
                         points.append((1 / t_tok[ok], per_chip[ok], found[-1], batches[ok]))
                         # what a qualifying point's times leave out, said once a chip below
                         if ev.get("peak_flops") is None:
@@ -431,7 +439,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                           "batch": int(batch[i]),
                           "tokens_per_second_per_user": float(user[i]),
                           "tokens_per_second_per_chip": float(chip_rate[i])})
-    # a video alone has no image keys, images alone none of the video's
-    shown = None if vision is None else {k: vision.get(k) for k in IMAGE_KEYS}
+    # a video alone has no image keys, images alone none of the video's, audio alone neither
+    shown = None if vision is None or "tower_params" not in vision \
+        else {k: vision.get(k) for k in IMAGE_KEYS}
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
                         time.perf_counter() - t0, skipped, excluded, shown)

@@ -55,7 +55,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "DraftWarning", "DRAFT_VOCAB_TOLERANCE",
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
-           "vision_plan_inputs", "prompt_with_images", "vision_degrees", "video_inputs"]
+           "vision_plan_inputs", "prompt_with_images", "vision_degrees", "video_inputs",
+           "audio_inputs", "audio_degrees"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -398,6 +399,14 @@ speculative_energy_joules_per_token : float or None
         ``prompt``), the text tokens it writes between frame groups (Qwen3-VL's timestamps and
         delimiters; 0 for Qwen2-VL; included in ``prompt``) and the patches the tower runs
         (:mod:`llm_arithmetic.catalog.video`) [token].
+    audio_seconds, audio_frames, audio_tokens : float, int and int, or None
+        Audio in the prompt: its length [s], the mel frames the feature extractor makes of it
+        and the tokens it adds (included in ``prompt``), by the model's processor's rule
+        (:mod:`llm_arithmetic.catalog.audio`) [token] (None: no audio).
+    audio_prefill_flops, audio_weight_bytes, audio_prefill_seconds : number or None
+        The audio encoder's FLOPs over the clip [FLOP], its weights at 16 bits [B] and the
+        roofline of the two (split over a tensor-parallel group as vLLM splits it), which
+        ``ttft_seconds`` includes [s].
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -533,6 +542,12 @@ speculative_energy_joules_per_token : float or None
     video_tokens: int | None = None
     video_separator_tokens: int | None = None
     video_patches: int | None = None
+    audio_seconds: float | None = None
+    audio_frames: int | None = None
+    audio_tokens: int | None = None
+    audio_prefill_flops: int | None = None
+    audio_weight_bytes: int | float | None = None
+    audio_prefill_seconds: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -792,7 +807,8 @@ INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extr
                 "node_limit", "dispatch_bits", "draft_len", "acceptance", "draft_layers",
                 "images", "image_size", "image_tokens_per_image", "vision_patches_per_image",
                 "vision_prefill_flops", "video_tokens", "video_seconds", "video_fps",
-                "video_size", "video_frames", "video_separator_tokens", "video_patches")
+                "video_size", "video_frames", "video_separator_tokens", "video_patches",
+                "audio_seconds", "audio_frames", "audio_tokens", "audio_prefill_flops")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -1443,7 +1459,10 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                                       context=context, batch=batch, peak_flops=peak_flops,
                                       prompt=prompt, generate=generate), tp=tp, pp=pp)
     if vision is not None:
-        vision_degrees(m, given["tp"])
+        if "tower_params" in vision:
+            vision_degrees(m, given["tp"])
+        if "audio_params" in vision:
+            audio_degrees(m, given["tp"])
         given.update(vision_plan_inputs(vision))
         if vision.get("image_states"):
             cross_inputs(m, vision, given)
@@ -1487,7 +1506,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
              draft: str | Path | Model | None = None, images: int | None = None,
              image_size: tuple[int, int] | None = None, video_seconds: float | None = None,
              video_fps: float | None = None,
-             video_size: tuple[int, int] | None = None) -> Estimate:
+             video_size: tuple[int, int] | None = None,
+             audio_seconds: float | None = None) -> Estimate:
     """Bytes, FLOPs and roofline bounds of decoding ``model``; with the serving arguments, the
     bounds of a replica of tp x pp chips serving requests; with speculative decoding's
     arguments (:func:`speculative_inputs`), the bounds with speculation beside the plain ones.
@@ -1582,6 +1602,11 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
         processor writes between its frame groups join ``prompt``, the tower's time over its
         frames joins the time to first token.
 
+    audio_seconds : number, optional
+        Audio in the prompt, beside any images or video (a model whose audio encoder is
+        modelled, :func:`audio_inputs`): its length [s]; its tokens join ``prompt``, the
+        encoder's time joins the time to first token.
+
     A context beyond the model's trained context gives a :class:`ContextWarning`.
 
     >>> e = estimate("llama-3-70b", hardware="h100-sxm", weights="fp8", tp=8, prompt=2048,
@@ -1590,7 +1615,8 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     (8, 4.3, 1862)
     """
     model, prompt, vision = prompt_with_images(model, prompt, images, image_size,
-                                               video_seconds, video_fps, video_size)
+                                               video_seconds, video_fps, video_size,
+                                               audio_seconds)
     m, chip, given, ev = _evaluated(
         model, hardware=hardware, weights=weights, bits_weight=bits_weight, bits_kv=bits_kv,
         bits_ssm=bits_ssm, context=context, batch=batch, bandwidth=bandwidth,
@@ -1604,7 +1630,7 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     out["bits_weight"] = float(out["bits_weight"])
     if vision is not None:  # the caller's size and the rule's patches, beside the plan's inputs
         out.update({k: vision.get(k) for k in ("image_size", "vision_patches_per_image",
-                                               *VIDEO_FIELDS)})
+                                               *VIDEO_FIELDS, *AUDIO_FIELDS)})
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
@@ -1620,20 +1646,21 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
 
 def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
                        video_seconds: Any = None, video_fps: Any = None,
-                       video_size: Any = None) -> tuple[Any, Any, dict[str, Any] | None]:
+                       video_size: Any = None, audio_seconds: Any = None
+                       ) -> tuple[Any, Any, dict[str, Any] | None]:
     """``(model, prompt, vision)`` for :func:`_evaluated` (and the deployment search): without
     images or video, the arguments as given and None; with them, the model resolved, the
     prompt's text tokens (0 where not given) plus the images' and the video's tokens and
     separators, and :func:`image_inputs`' and :func:`video_inputs`' values, the tower's
     counts summed over both (``images`` and ``image_tokens_per_image`` None without images;
-    ``video_tokens`` None without video).
+    ``video_tokens`` None without video), and :func:`audio_inputs`' for ``audio_seconds``.
 
     >>> _, prompt, v = prompt_with_images("qwen2.5-vl-3b-instruct", 100, 2, (1000, 700), 10)
     >>> prompt, v["image_tokens_per_image"], v["video_tokens"], v["vision_patches"]
     (13860, 900, 11960, 55040)
     """
     no_video = video_seconds is None and video_fps is None and video_size is None
-    if images is None and image_size is None and no_video:
+    if images is None and image_size is None and no_video and audio_seconds is None:
         return model, prompt, None
     model = resolve_model(model)
     parts = []
@@ -1648,8 +1675,14 @@ def prompt_with_images(model: Any, prompt: Any, images: Any, image_size: Any,
         for key in ("prompt_tokens", "vision_prefill_flops", "vision_patches",
                     "vision_whole_flops"):
             vision[key] = parts[0][key] + parts[1][key]
+    tokens = vision.get("prompt_tokens", 0)
+    if audio_seconds is not None:  # the audio encoder: its own inputs beside the tower's
+        audio = audio_inputs(model, audio_seconds)
+        vision.update(audio)
+        tokens += audio["audio_tokens"]
+    vision["prompt_tokens"] = tokens
     text = 0 if prompt is None else count_argument("prompt", prompt)
-    return model, text + vision["prompt_tokens"], vision
+    return model, text + tokens, vision
 
 
 def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str, Any]:
@@ -1829,6 +1862,66 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
             "vision_whole_flops": 2 * rule.patch_matmul * work.patches}
 
 
+def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
+    """``seconds`` [s] of audio in a prompt to ``model``: the mel frames and tokens its
+    processor makes of it and the audio encoder's work (:mod:`llm_arithmetic.catalog.audio`),
+    with the plan's inputs (:data:`AUDIO_PLAN_INPUTS`: the encoder's parameters and FLOPs,
+    the positions its blocks run at its width, and what a tensor-parallel engine splits). A
+    model without a modelled audio encoder is a :class:`ConfigError` naming it and the
+    option; a bad length an :class:`InputError` naming the argument. Qwen2.5-Omni's processor
+    truncates a clip at 300 s (30,000 frames): a longer one counts as its first 300 s.
+
+    >>> a = audio_inputs(get_model("qwen2.5-omni-7b"), 10)
+    >>> a["audio_frames"], a["audio_tokens"], a["audio_layers"]
+    (1000, 250, 0)
+    """
+    from .catalog.audio import AUDIO_SECONDS_LIMIT, audio_encoder, audio_work
+
+    if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, (Real, np.number)) \
+            or not 0 < float(seconds) <= AUDIO_SECONDS_LIMIT:
+        raise InputError(f"audio_seconds must be a number above 0 and at most "
+                         f"{AUDIO_SECONDS_LIMIT:,}, got {seconds!r:.40}")
+    seconds = int(seconds) if isinstance(seconds, (Integral, np.integer)) else float(seconds)
+    encoder, rule = audio_encoder(model)
+    try:
+        work = audio_work(rule, seconds)
+    except ConfigError as err:
+        raise InputError(f"audio_seconds: {err}") from None
+    return {"audio_seconds": seconds, "audio_frames": work.frames,
+            "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
+            "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,
+            "audio_layers": rule.layers if rule.split else 0,
+            "audio_split_params": work.split_params, "audio_whole_flops": work.whole_flops}
+
+
+#: :func:`audio_inputs`' keys that are :class:`Estimate` fields beside the plan's.
+AUDIO_FIELDS = ("audio_seconds", "audio_frames", "audio_tokens")
+#: :func:`audio_inputs`' keys that are the plan's inputs.
+AUDIO_PLAN_INPUTS = ("audio_params", "audio_prefill_flops", "audio_rows", "d_audio",
+                     "audio_layers", "audio_split_params", "audio_whole_flops")
+
+
+def audio_degrees(model: Model, tp: int) -> None:
+    """Check that ``tp`` splits the model's audio encoder as vLLM splits it: where it splits
+    the blocks (Qwen3-Omni), each chip takes whole heads (``QKVParallelLinear`` divides the
+    heads by the degree, vllm-project/vllm@e86cd3154c69a19e1121cb1b8f041c824ab42cf0
+    qwen3_omni_moe_thinker.py), so ``tp`` must divide them; an :class:`InputError` names the
+    field.
+
+    >>> audio_degrees(get_model("qwen3-omni-30b-a3b-instruct"), 8)
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 8 does not divide the 20 attention heads of qwen3-omni-30b-a3b-instruct's audio encoder (audio_config.encoder_attention_heads): vLLM splits them over the tensor-parallel chips
+    """
+    from .catalog.audio import audio_encoder
+
+    _, rule = audio_encoder(model)
+    if rule.split and rule.heads % tp:
+        raise InputError(f"tp = {tp} does not divide the {rule.heads} attention heads of "
+                         f"{model.name}'s audio encoder (audio_config.encoder_attention_heads):"
+                         " vLLM splits them over the tensor-parallel chips")
+
+
 def _size_pair(label: str, size: Any) -> tuple[int, int]:
     """(width, height) of an image or a video frame as given, checked: an
     :class:`InputError` naming ``label`` unless two whole numbers of pixels in order."""
@@ -1853,13 +1946,18 @@ def vision_plan_inputs(vision: dict[str, Any]) -> dict[str, Any]:
     image, the video's tokens, the tower's FLOPs and parameters, and what splits it under
     tensor parallelism (:data:`VISION_TP_INPUTS`); :func:`estimate` and the deployment search
     pass these."""
-    return {"images": vision["images"],
-            "image_tokens_per_image": vision["image_tokens_per_image"],
-            "video_tokens": vision.get("video_tokens"),
-            "vision_prefill_flops": vision["vision_prefill_flops"],
-            "vision_params": vision["tower_params"],
-            **{k: vision[k] for k in VISION_TP_INPUTS},
-            **({k: vision[k] for k in CROSS_INPUTS} if vision.get("image_states") else {})}
+    out = {"images": vision["images"],
+           "image_tokens_per_image": vision["image_tokens_per_image"],
+           "video_tokens": vision.get("video_tokens")}
+    if "tower_params" in vision:
+        out.update({"vision_prefill_flops": vision["vision_prefill_flops"],
+                    "vision_params": vision["tower_params"],
+                    **{k: vision[k] for k in VISION_TP_INPUTS},
+                    **({k: vision[k] for k in CROSS_INPUTS} if vision.get("image_states")
+                       else {})})
+    if "audio_params" in vision:  # audio in the prompt (audio_inputs)
+        out.update({k: vision[k] for k in AUDIO_PLAN_INPUTS})
+    return out
 
 
 def vision_degrees(model: Model, tp: int) -> None:
@@ -1955,7 +2053,7 @@ def frontier(model: str | Path | Model, *, batches: Sequence[int] | None = None,
     model, prompt, vision = prompt_with_images(
         model, kwargs.pop("prompt", None), kwargs.pop("images", None),
         kwargs.pop("image_size", None), *(kwargs.pop(k, None) for k in (
-            "video_seconds", "video_fps", "video_size")))
+            "video_seconds", "video_fps", "video_size", "audio_seconds")))
 
     def point(b: int) -> dict[str, Any]:
         # estimate's values for these keys, read from its plan alone (estimate computes all)

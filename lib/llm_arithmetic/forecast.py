@@ -1728,7 +1728,9 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     out["expected_decode_tokens_per_second_range"] = \
         None if r is None else [n / r[1], n / r[0]]
     prefill_runtime = prefill_runtime_for(p, prefill_runtime, e.compute_precision)
-    tower = getattr(e, "vision_prefill_seconds", None) or 0
+    # the encoders' bound times (vision tower, audio encoder) are added as they are
+    tower = (getattr(e, "vision_prefill_seconds", None) or 0) \
+        + (getattr(e, "audio_prefill_seconds", None) or 0)
     text = e.ttft_seconds if e.ttft_seconds is None or not tower else e.ttft_seconds - tower
     t, r = _time_forecast(p, pre, text, cls, prefill_runtime, n_layers)
     if t is not None and tower:

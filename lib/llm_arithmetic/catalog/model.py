@@ -928,7 +928,9 @@ class Extra:
     (``catalog.quantization.MTP_NAMES``: ``"layers"``, DeepSeek-V3's layer n + j; ``"mtp.layers"``,
     Qwen3.5's; ``"mtp"``, DeepSeek-V4's), so that a quantized file's lists can be matched
     against them; "" where not modelled. ``image``: a vision tower's :class:`ImageRule`
-    (the tokens an image adds and the tower's work), None where not modelled.
+    (the tokens an image adds and the tower's work), None where not modelled. ``audio``: an
+    audio encoder's :class:`~llm_arithmetic.catalog.audio.AudioRule`, None where not
+    modelled.
     """
 
     name: str
@@ -944,6 +946,7 @@ class Extra:
     copied: bool = False
     names: str = ""
     image: ImageRule | None = None
+    audio: Any = None
 
     def __post_init__(self) -> None:
         _check_int(self.name, "params", self.params, minimum=0)
@@ -1406,7 +1409,11 @@ class Model:
             vision_params=None, vision_patches=None, d_vision=None, vision_layers=None,
             vision_mergers=None, vision_split_params=None, vision_whole_flops=None,
             video_tokens=None, image_states=None, cross_layers=None, cross_heads=None,
-            cross_kv_heads=None, cross_d_head=None))
+            cross_kv_heads=None, cross_d_head=None,
+
+            audio_params=None, audio_prefill_flops=None, audio_rows=None,
+            d_audio=None, audio_layers=None, audio_split_params=None,
+            audio_whole_flops=None))
 
     @cached_property
     def plan(self) -> Evaluator:

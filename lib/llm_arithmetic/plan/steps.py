@@ -59,7 +59,11 @@ video in the prompt (:func:`llm_arithmetic.estimate.video_inputs`): its tokens
 given); a cross-attention model's images (Llama 3.2 Vision): the states its cross-attention
 layers read, ``image_states`` (one sequence's, all its images'; None: no such images), and
 those layers' number ``cross_layers``, query heads ``cross_heads``, key/value heads
-``cross_kv_heads`` and head width ``cross_d_head``.
+``cross_kv_heads`` and head width ``cross_d_head``; audio in the prompt
+(:func:`llm_arithmetic.estimate.audio_inputs`): the audio encoder's ``audio_params`` (None: no
+audio), its ``audio_prefill_flops``, the positions its blocks run ``audio_rows`` at its width
+``d_audio``, the blocks a tensor-parallel engine splits ``audio_layers`` (0: none), their
+weights ``audio_split_params`` and the FLOPs kept whole on every chip ``audio_whole_flops``.
 
 >>> [s["name"] for s in PLAN][:3]
 ['embedding_params', 'layer_params', 'ple_params']
@@ -104,6 +108,37 @@ def draft_at(name: str, doc: str, target: str, **more: str) -> dict[str, Any]:
 
 LIT = lambda v: {"literal": v}  # noqa: E731
 INF = {"inf": True}
+
+
+def encoder_precision(prefix: str, on: str, who: str) -> list[dict[str, Any]]:
+    """An encoder's bits and peak, run before the prefill (the vision tower, ``prefix``
+    "vision"; the audio encoder, "audio"), each step only where ``on`` is given: whether the
+    weights asked are 32 bits or wider (``<prefix>_wide``), its bits (``<prefix>_bits``: 16,
+    or the weights' where wider), the precisions whose peak may apply (``<prefix>_chain``),
+    the one taken (``<prefix>_precision``) and the chip's dense peak there
+    (``chip_<prefix>_flops``); ``who`` names the encoder in the docs."""
+    return [
+        guard(op(f"{prefix}_wide", "le", "the weights asked are 32 bits or wider",
+                 of=[LIT(32), "bits_default"]), on),
+        guard(op(f"{prefix}_bits", "choose", f"bits of {who}'s weights: 16, or the weights' "
+                 "where they are wider", when=f"{prefix}_wide", then="bits_default",
+                 otherwise=LIT(16)), on),
+        guard(op(f"{prefix}_chain", "chain", f"precisions whose peak may apply to {who}, in "
+                 "order: the 16-bit chain, fp32's for 32-bit weights", format=LIT(None),
+                 bits=f"{prefix}_bits", vendor="chip_vendor", wide_bits=32, wide="fp32",
+                 fallbacks=["fp16", "bf16", "fp32"]), on),
+        guard(op(f"{prefix}_precision", "precision", f"the precision whose peak {who}'s FLOPs "
+                 "take", chain=f"{prefix}_chain", peaks="chip_peaks",
+                 unless="given_peak_flops", faster={"fp16": "fp16-acc16"},
+                 fallbacks=["fp16", "bf16", "fp32"]), on),
+        guard(op(f"chip_{prefix}_flops", "rate", "the chip's dense peak at that precision",
+                 peaks="chip_peaks", precision=f"{prefix}_precision"), on),
+    ]
+
+
+#: The vision tower's and the audio encoder's bits and peaks (:func:`encoder_precision`).
+_VISION_PRECISION = encoder_precision("vision", "vision_params", "the tower")
+_AUDIO_PRECISION = encoder_precision("audio", "audio_params", "the audio encoder")
 
 #: The model's counts: parameters, bytes, cache and FLOPs, summed over the stack.
 MODEL_STEPS: list[dict[str, Any]] = [
@@ -1200,23 +1235,11 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("vision_tokens", "first", "tokens the vision tower's mergers give: the images' "
              "and the video's", of=["image_and_video_tokens", "image_tokens", "video_tokens"]),
           "vision_params"),
-    guard(op("vision_wide", "le", "the weights asked are 32 bits or wider",
-             of=[LIT(32), "bits_default"]), "vision_params"),
-    guard(op("vision_bits", "choose", "bits of the tower's weights: 16, or the weights' "
-             "where they are wider", when="vision_wide", then="bits_default",
-             otherwise=LIT(16)), "vision_params"),
+    *_VISION_PRECISION[:2],
     guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
             "at the tower's bits", n_params="vision_params", bits_weight="vision_bits"),
           "vision_params"),
-    guard(op("vision_chain", "chain", "precisions whose peak may apply to the tower, in order: "
-             "the 16-bit chain, fp32's for 32-bit weights", format=LIT(None),
-             bits="vision_bits", vendor="chip_vendor", wide_bits=32, wide="fp32",
-             fallbacks=["fp16", "bf16", "fp32"]), "vision_params"),
-    guard(op("vision_precision", "precision", "the precision whose peak the tower's FLOPs "
-             "take", chain="vision_chain", peaks="chip_peaks", unless="given_peak_flops",
-             faster={"fp16": "fp16-acc16"}, fallbacks=["fp16", "bf16", "fp32"]), "vision_params"),
-    guard(op("chip_vision_flops", "rate", "the chip's dense peak at that precision",
-             peaks="chip_peaks", precision="vision_precision"), "vision_params"),
+    *_VISION_PRECISION[2:],
     op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take (the given peak, else "
        "the chip's at the tower's precision), or none",
        of=["given_peak_flops", "chip_vision_flops", INF]),
@@ -1284,11 +1307,71 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
              then="vision_split_seconds", otherwise="vision_whole_seconds"), "vision_params"),
     op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
        "without images or a video)", of=["vision_prefill_seconds", LIT(0)]),
+    # Audio in the prompt (estimate.audio_inputs, catalog.audio): the processor's rule gives
+    # the clip's tokens (already in ``prompt``) and the encoder's FLOPs; the encoder runs
+    # before the prefill, at 16 bits as the vision tower does (the same precision chain).
+    # Under tensor parallelism vLLM splits Qwen3-Omni's encoder blocks over the chips (two
+    # all-reduces a block of its positions x its width; the convolutions and projections
+    # whole on each chip) and runs Qwen2.5-Omni's whole on every chip (audio_layers 0, all
+    # its FLOPs in audio_whole_flops)
+    *_AUDIO_PRECISION[:2],
+    guard(f("audio_weight_bytes", "weight_bytes", "the audio encoder's weights at its bits",
+            n_params="audio_params", bits_weight="audio_bits"), "audio_params"),
+    *_AUDIO_PRECISION[2:],
+    op("audio_peak_or_inf", "first", "the peak the audio encoder's FLOPs take (the given "
+       "peak, else the chip's at its precision), or none",
+       of=["given_peak_flops", "chip_audio_flops", INF]),
+    guard(f("audio_whole_seconds", "vision_prefill_time", "the audio encoder over the "
+            "prompt's audio on one chip, its weights read once",
+            vision_bytes="audio_weight_bytes", vision_prefill_flops="audio_prefill_flops",
+            peak_flops="audio_peak_or_inf"), "audio_params"),
+    guard(op("audio_split_share", "div", "the audio encoder's split weights one chip holds",
+             of=["audio_split_params", "tp"]), "audio_params"),
+    guard(op("audio_chip_params", "add", "the audio encoder's weights on one chip",
+             plus=["audio_params", "audio_split_share"], minus=["audio_split_params"]),
+          "audio_params"),
+    guard(f("audio_chip_bytes", "weight_bytes", "the audio encoder's weights one chip reads",
+            n_params="audio_chip_params", bits_weight="audio_bits"), "audio_params"),
+    guard(op("audio_split_flops", "add", "the audio encoder's FLOPs that split over the chips "
+             "(its blocks')", plus=["audio_prefill_flops"], minus=["audio_whole_flops"]),
+          "audio_params"),
+    guard(op("audio_split_flops_share", "div", "one chip's share of them",
+             of=["audio_split_flops", "tp"]), "audio_params"),
+    guard(op("audio_chip_flops", "add", "the audio encoder's FLOPs on one chip",
+             plus=["audio_whole_flops", "audio_split_flops_share"]), "audio_params"),
+    guard(f("audio_chip_work_seconds", "vision_prefill_time", "one chip's share of the audio "
+            "encoder: its weights read once against its FLOPs", vision_bytes="audio_chip_bytes",
+            vision_prefill_flops="audio_chip_flops", peak_flops="audio_peak_or_inf"),
+          "audio_params"),
+    guard(f("audio_block_message", "tp_allreduce_bytes", "bytes of an audio encoder block's "
+            "all-reduce: its positions at its width", batch="audio_rows", d_model="d_audio"),
+          "audio_params"),
+    guard(op("audio_block_allreduce", "at", "one of an audio block's all-reduces, by the "
+             "algorithm and tiers of the model's", target="allreduce_one",
+             **{"with": {"allreduce_message": "audio_block_message"}}), "audio_params"),
+    guard(op("n_audio_allreduces", "mul", "the audio encoder's all-reduces: two a split block",
+             of=["audio_layers", LIT(2)]), "audio_params"),
+    guard(f("audio_allreduce_time", "layer_allreduce_time", "the audio encoder's all-reduces",
+            n_allreduces="n_audio_allreduces", allreduce_time="audio_block_allreduce"),
+          "link_bandwidth"),
+    op("audio_allreduce_seconds", "first", "the audio encoder's all-reduces (none without a "
+       "link)", of=["audio_allreduce_time", LIT(0.0)]),
+    guard(op("audio_split_seconds", "add", "the audio encoder split over the chips: one "
+             "chip's work, then the all-reduces", plus=["audio_chip_work_seconds",
+                                                       "audio_allreduce_seconds"]),
+          "audio_params"),
+    guard(op("audio_prefill_seconds", "choose", "the audio encoder over the prompt's audio: on "
+             "one chip, or split over the tensor-parallel group", when="tp_split",
+             then="audio_split_seconds", otherwise="audio_whole_seconds"), "audio_params"),
+    op("audio_ttft_seconds", "first", "the audio encoder's time before the prefill (0 "
+       "without audio)", of=["audio_prefill_seconds", LIT(0)]),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
        "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
-                                                    "vision_ttft_seconds"]),
-    op("ttft_seconds", "add", "time to first token: the vision tower, then the prefill",
-       plus=["prefill_seconds", "vision_ttft_seconds"]),
+                                                    "vision_ttft_seconds",
+                                                    "audio_ttft_seconds"]),
+    op("ttft_seconds", "add", "time to first token: the vision tower and the audio encoder, "
+       "then the prefill", plus=["prefill_seconds", "vision_ttft_seconds",
+                                 "audio_ttft_seconds"]),
     f("request_seconds", "request_time", "time of the whole request", ttft="ttft_seconds",
       tpot="tpot_seconds", generated="generate"),
     f("tokens_per_second_per_user", "tokens_per_user", "tokens/s one stream sees",
@@ -1797,4 +1880,6 @@ INPUTS = ("blocks", "n_vocab", "d_model", "tied", "n_positions", "norm_vecs_fina
           "images", "image_tokens_per_image", "vision_prefill_flops", "vision_params",
           "vision_patches", "d_vision", "vision_layers", "vision_mergers", "vision_split_params",
           "vision_whole_flops", "video_tokens", "image_states", "cross_layers", "cross_heads",
-          "cross_kv_heads", "cross_d_head")
+          "cross_kv_heads", "cross_d_head",
+          "audio_params", "audio_prefill_flops", "audio_rows", "d_audio", "audio_layers",
+          "audio_split_params", "audio_whole_flops")

@@ -523,6 +523,9 @@ const Plan = (function () {
       // a cross-attention model's images (estimate.cross_image_inputs; the page offers none)
       image_states: null, cross_layers: null, cross_heads: null, cross_kv_heads: null,
       cross_d_head: null,
+      // audio in the prompt (estimate.audio_inputs; null: none, as the page takes no audio)
+      audio_params: null, audio_prefill_flops: null, audio_rows: null, d_audio: null,
+      audio_layers: null, audio_split_params: null, audio_whole_flops: null,
     };
     models.set(m, inputs);
     return inputs;

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ...core.errors import ConfigError
+from ..audio import AudioRule
 from ..model import Extra
 from .base import Reader, vision_reader, wrapped_text
 from .multimodal import (qwen3_vl_image_rule, qwen3_vl_vision_params, qwen2_5_vl_vision_params,
@@ -98,6 +99,9 @@ def qwen3_omni_audio_params(r: Reader, d_text: int) -> int:
     if out != d_text:
         raise ConfigError(f"{r.origin}: field 'output_dim' ({out}) differs from the language "
                           f"model's hidden size ({d_text})")
+    # the attention windows and chunks (catalog.audio) change no weight
+    r.int("n_window", 50, kind="count")
+    r.int("n_window_infer", 800, kind="count")
     r.check_unread()
     freq = (((mels + 1) // 2 + 1) // 2 + 1) // 2
     convs = (9 * c + c) + 2 * (9 * c * c + c)
@@ -218,6 +222,29 @@ def qwen3_omni_code2wav_params(r: Reader) -> int:
     return codes * h + pre + upsample + decoder
 
 
+def omni_audio_rule(r: Reader, rule: str) -> AudioRule:
+    """The :class:`~llm_arithmetic.catalog.audio.AudioRule` of an omni model's
+    ``audio_config`` (read after its parameters, so with its defaults): Qwen2.5-Omni's
+    (``qwen2_audio``: the feature extractor's cap of 30,000 frames, 300 s, and the blocks
+    whole on every chip under tensor parallelism, as vLLM runs transformers' own encoder:
+    vllm-project/vllm@7f4a06ae06cd9bea45d30d39de049b1ab39abc77
+    vllm/model_executor/models/qwen2_5_omni_thinker.py imports ``Qwen2_5OmniAudioEncoder``)
+    or Qwen3-Omni's (``qwen3_omni``: vLLM's own encoder splits every block's qkv, out, fc1
+    and fc2 over the chips and keeps the convolutions and projections whole,
+    @e86cd3154c69a19e1121cb1b8f041c824ab42cf0 qwen3_omni_moe_thinker.py
+    ``Qwen3OmniMoeAudioAttention``, ``Qwen3OmniMoeAudioEncoderLayer``)."""
+    common = dict(width=r.int("d_model", 1280), layers=r.int("encoder_layers", 32),
+                  ffn=r.int("encoder_ffn_dim", 5120), mels=r.int("num_mel_bins", 128),
+                  output_dim=r.int("output_dim", 3584),
+                  heads=r.int("encoder_attention_heads", 20))
+    if rule == "qwen2_audio":
+        return AudioRule("qwen2_audio", n_window=r.int("n_window", 100), max_frames=30000,
+                         **common)
+    return AudioRule("qwen3_omni", n_window=r.int("n_window", 50),
+                     n_window_infer=r.int("n_window_infer", 800),
+                     channels=r.int("downsample_hidden_size"), split=True, **common)
+
+
 def speech_extras(r: Reader, parts: tuple[tuple[str, str, Callable[[Reader], int], str], ...],
                   ) -> list[Extra]:
     """The speech-output parts (name, family, count of its ``<name>_config`` reader, note) as
@@ -244,14 +271,14 @@ def qwen3_omni_moe(r: Reader) -> dict[str, Any]:
     # video="": the omni processors interleave a video's frames with its audio, a rule not read
     rule = replace(qwen3_vl_image_rule(vr, d), min_pixels=QWEN3_OMNI_PIXELS[0],
                    max_pixels=QWEN3_OMNI_PIXELS[1], video="", heads_key=VISION_HEADS_KEY)
+    ar = sub_reader(th, "audio_config", "qwen3_omni_moe_audio_encoder", "the audio encoder")
     extras = [Extra("vision tower and mergers", qwen3_vl_vision_params(vr, d), True,
                     "Qwen3-Omni's vision encoder (Qwen3-VL's, with deepstack mergers)",
                     image=rule),
-              Extra("audio encoder", qwen3_omni_audio_params(
-                  sub_reader(th, "audio_config", "qwen3_omni_moe_audio_encoder",
-                             "the audio encoder"), d), True,
+              Extra("audio encoder", qwen3_omni_audio_params(ar, d), True,
                   "Qwen3-Omni's audio encoder (AuT: convolutional downsampling, 32 "
-                  "Whisper-style blocks, a projection into the language model)")]
+                  "Whisper-style blocks, a projection into the language model)",
+                    audio=omni_audio_rule(ar, "qwen3_omni"))]
     extras += speech_extras(r, (
         ("talker", "qwen3_omni_moe_talker", lambda s: qwen3_omni_talker_params(s, d),
          "the talker: a small mixture-of-experts decoder that writes speech codes from the "
@@ -288,6 +315,7 @@ def qwen2_5_omni_audio_params(r: Reader, d_text: int) -> int:
                           f"divide 'd_model' ({d})")
     mels = r.int("num_mel_bins", 128, kind="count")
     out = r.int("output_dim", 3584)
+    r.int("n_window", 100, kind="count")  # the chunks (catalog.audio) change no weight
     if out != d_text:
         raise ConfigError(f"{r.origin}: field 'output_dim' ({out}) differs from the language "
                           f"model's hidden size ({d_text})")
@@ -458,6 +486,7 @@ def qwen2_5_omni(r: Reader) -> dict[str, Any]:
     th.read |= tr.read
     d = kw["d_model"]
     vr = vision_reader(th, "qwen2_5_vl_vision")
+    ar = sub_reader(th, "audio_config", "qwen2_5_omni_audio_encoder", "the audio encoder")
     # the class has no embed_dim; a file's copy of the width must agree with hidden_size
     if "embed_dim" in vr.cfg and vr.cfg.get("embed_dim") == vr.cfg.get("hidden_size", 3584):
         vr = Reader({k: v for k, v in vr.cfg.items() if k != "embed_dim"}, vr.origin, vr.family)
@@ -466,11 +495,10 @@ def qwen2_5_omni(r: Reader) -> dict[str, Any]:
                     "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's window-attention ViT and patch "
                     "merger)", image=replace(qwen2_vl_image_rule(vr, "qwen2_5_vl_vision"),
                                              video="", heads_key=VISION_HEADS_KEY)),
-              Extra("audio encoder", qwen2_5_omni_audio_params(
-                  sub_reader(th, "audio_config", "qwen2_5_omni_audio_encoder",
-                             "the audio encoder"), d), True,
+              Extra("audio encoder", qwen2_5_omni_audio_params(ar, d), True,
                   "Qwen2.5-Omni's audio encoder (Qwen2-Audio's Whisper-style encoder, 32 "
-                  "blocks, a projection into the language model)")]
+                  "blocks, a projection into the language model)",
+                    audio=omni_audio_rule(ar, "qwen2_audio"))]
     vr.check_unread()
     r.flag("enable_talker", True)  # a leftover flag: transformers reads enable_audio_output
     extras += speech_extras(r, (

@@ -1,0 +1,136 @@
+"""Audio in the prompt (Qwen2.5-Omni, Qwen3-Omni): mel frames, tokens, the encoder's attention
+windows and FLOPs, and how they join the prompt and the time to first token. Expected counts
+are printed by transformers 5.24.0's own functions (the command is given); FLOPs are worked
+out by hand from the encoders' shapes."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from llm_arithmetic.catalog.audio import audio_encoder, audio_work
+from llm_arithmetic.catalog.model_catalog import get_model
+from llm_arithmetic.cli import main
+from llm_arithmetic.core.errors import ConfigError, InputError
+from llm_arithmetic.estimate import estimate
+
+# Printed by transformers 5.24.0 (torch 2.13 CPU), for S seconds of silence, N = round(S x
+# 16000) samples:
+#   fe = WhisperFeatureExtractor(feature_size=128, chunk_length=300)   # the checkpoints' file
+#   F25 = fe(x, sampling_rate=16000, return_attention_mask=True,
+#            padding="max_length")["attention_mask"].sum()      # Qwen2.5-Omni's _process_audio
+#   T25 = processing_qwen2_5_omni._get_feat_extract_output_lengths(F25)
+#   cu = modeling_qwen2_5_omni.get_audio_cu_seqlens(
+#            modeling_qwen2_5_omni.chunk_and_pad_features(feats, [F25], 100)[1])
+#   F3 = fe(x, ..., padding=True, truncation=False)["attention_mask"].sum()   # Qwen3-Omni's
+#   T3 = processing_qwen3_omni_moe._get_feat_extract_output_lengths(F3, 50)
+#   cu3 = modeling_qwen3_omni_moe.get_audio_cu_seqlens(chunk_lengths, [F3], 800, 50)
+#   print(S, F25, T25, sum(w), sum(w * w), F3, T3, sum(w3 * w3))   # w: cu's differences
+# columns: seconds; Qwen2.5-Omni frames, tokens, block positions, attention pairs;
+# Qwen3-Omni frames, tokens, attention pairs (its blocks run one position a token)
+PRINTED = [
+    (0.5, 50, 12, 25, 625, 50, 7, 49), (1, 100, 25, 50, 2500, 100, 13, 169),
+    (1.005, 101, 25, 51, 2601, 100, 13, 169), (2.37, 237, 59, 119, 10361, 237, 31, 961),
+    (10, 1000, 250, 500, 50000, 1000, 130, 11492), (30, 3000, 750, 1500, 150000, 3000, 390, 38532),
+    (45, 4500, 1125, 2250, 222500, 4500, 585, 58305),
+    (61.3, 6130, 1532, 3065, 304225, 6130, 797, 80473),
+    (300, 30000, 7500, 15000, 1500000, 30000, 3900, 402896),
+    (400, 30000, 7500, 15000, 1500000, 40000, 5200, 540800),
+]
+Q25, Q3 = "qwen2.5-omni-7b", "qwen3-omni-30b-a3b-instruct"
+
+
+def test_counts_match_transformers_printed():
+    r25, r3 = (audio_encoder(get_model(n))[1] for n in (Q25, Q3))
+    for s, f25, t25, rows25, pairs25, f3, t3, pairs3 in PRINTED:
+        a, b = audio_work(r25, s), audio_work(r3, s)
+        assert (a.frames, a.tokens, a.rows, a.pairs) == (f25, t25, rows25, pairs25), s
+        assert (b.frames, b.tokens, b.rows, b.pairs) == (f3, t3, t3, pairs3), s
+
+
+def test_encoder_flops_by_hand():
+    d, ffn, layers = 1280, 5120, 32
+    block = 2 * (4 * d * d + 2 * d * ffn)
+    # Qwen2.5-Omni, 10 s: 1,000 frames in 5 chunks of 200; conv1 (kernel 3, 128 -> 1280) over
+    # 200 positions, conv2 (kernel 3, stride 2) over 100; the blocks over 5 x 100 positions,
+    # attention within each chunk; the projection 1280 -> 3584 over 250 tokens
+    q25 = (5 * (2 * 3 * 128 * d * 200 + 2 * 3 * d * d * 100)
+           + layers * (block * 500 + 4 * d * 5 * 100 ** 2) + 2 * d * 3584 * 250)
+    # Qwen3-Omni, 10 s: 10 chunks of 100 frames x 128 mels; three 3 x 3 stride-2 convolutions
+    # to 64 x 50, 32 x 25, 16 x 13 (480 channels); conv_out 480 x 16 -> 1280 over 13
+    # positions a chunk; the blocks over 130 positions in windows of 104 and 26; proj1, proj2
+    convs = 10 * (2 * 9 * 480 * 64 * 50 + 2 * 9 * 480 * 480 * (32 * 25 + 16 * 13)
+                  + 2 * 480 * 16 * d * 13)
+    q3 = (convs + layers * (block * 130 + 4 * d * (104 ** 2 + 26 ** 2))
+          + 2 * (d * d + d * 2048) * 130)
+    assert estimate(Q25, audio_seconds=10).audio_prefill_flops == q25
+    e = estimate(Q3, audio_seconds=10)
+    assert e.audio_prefill_flops == q3
+    # under tensor parallelism vLLM splits Qwen3-Omni's blocks, not its convolutions
+    p = estimate(Q3, audio_seconds=10, tp=2)._plan
+    assert p.get("audio_chip_flops") == (convs + 2 * (d * d + d * 2048) * 130) + (
+        layers * (block * 130 + 4 * d * (104 ** 2 + 26 ** 2))) / 2
+
+
+def test_audio_joins_the_prompt_and_the_ttft():
+    kw = dict(hardware="h100-sxm", generate=10)
+    plain = estimate(Q25, prompt=350, **kw)
+    e = estimate(Q25, prompt=100, audio_seconds=10, **kw)
+    assert (e.prompt, e.audio_tokens, e.audio_frames, e.audio_seconds) == (350, 250, 1000, 10)
+    # 639,647,232 weights at 16 bits; compute-bound at the chip's bf16 dense peak
+    assert e.audio_weight_bytes == 2 * 639_647_232
+    assert e.audio_prefill_seconds == pytest.approx(e.audio_prefill_flops / 989e12, rel=1e-3)
+    assert e.ttft_seconds == pytest.approx(plain.ttft_seconds + e.audio_prefill_seconds,
+                                           rel=1e-12)
+    assert (plain.audio_seconds, plain.audio_tokens, plain.audio_prefill_seconds) == \
+        (None, None, None)
+    # Qwen2.5-Omni's encoder runs whole on every chip of a tensor-parallel group
+    assert estimate(Q25, prompt=100, audio_seconds=10, tp=2, **kw).audio_prefill_seconds \
+        == e.audio_prefill_seconds
+    # beside an image: both encoders before the prefill
+    both = estimate(Q3, prompt=100, audio_seconds=10, images=1, **kw)
+    assert both.prompt == 100 + 130 + both.image_tokens
+    assert math.isclose(both.ttft_seconds - both.vision_prefill_seconds
+                        - both.audio_prefill_seconds,
+                        estimate(Q3, prompt=both.prompt, **kw).ttft_seconds, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("name, kw, error, words", [
+    ("llama-2-7b", dict(audio_seconds=10), ConfigError, "llama-2-7b takes no audio"),
+    ("qwen2.5-vl-3b-instruct", dict(audio_seconds=10), ConfigError, "--audio-seconds"),
+    # an audio tower whose rule is not modelled (Gemma 3n's USM conformer) is refused too
+    ("gemma-3n-e4b", dict(audio_seconds=10), ConfigError,
+     "gemma-3n-e4b: the rule of its audio encoder is not modelled"),
+    (Q25, dict(audio_seconds=0), InputError, "audio_seconds"),
+    (Q25, dict(audio_seconds=float("nan")), InputError, "audio_seconds"),
+    (Q25, dict(audio_seconds=0.01), InputError, "no token"),
+    (Q3, dict(audio_seconds=10, tp=8), InputError, "20 attention heads"),
+])
+def test_refusals_name_the_model_or_the_argument(name, kw, error, words):
+    with pytest.raises(error, match=words):
+        estimate(name, **kw)
+
+
+def test_cli_audio(capsys):
+    assert main(["describe", Q3, "--audio-seconds", "30", "--hardware", "h100-sxm",
+                 "--prompt", "10", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["audio_tokens"], d["audio_frames"], d["prompt"]) == (390, 3000, 400)
+    assert d["audio_prefill_seconds"] > 0 and d["ttft_seconds"] > d["audio_prefill_seconds"]
+    assert main(["describe", "gemma-3-27b", "--audio-seconds", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "gemma-3-27b" in err and "--audio-seconds" in err and "Traceback" not in err
+
+
+def test_search_holds_the_audio_in_every_request():
+    from llm_arithmetic.deploy import search
+
+    r = search(Q3, ttft=0.5, tpot=0.05, hardware=["h100-sxm"], weights=["bf16"], kv_bits=[16],
+               degrees=[1, 2], max_batch=8, audio_seconds=30, price_per_hour=2.0)
+    c = next(c for c in r.configurations if (c["tp"], c["ep"], c["pp"]) == (2, 1, 1))
+    e = estimate(Q3, hardware="h100-sxm", weights="bf16", tp=2, prompt=1024, generate=256,
+                 batch=c["batch"], audio_seconds=30)
+    assert (c["audio_prefill_seconds"], c["ttft_seconds"]) == \
+        (e.audio_prefill_seconds, e.ttft_seconds)
+    assert c["vision_prefill_seconds"] is None and r.images is None
