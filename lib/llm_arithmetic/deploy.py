@@ -49,7 +49,7 @@ from .estimate import (chip_inputs, count_argument, cross_inputs, draft_degrees,
                        draft_memory_inputs,
                        draft_model, generated_argument, plan_inputs, prompt_with_images,
                        resolve_model, serving_argument, speculative_inputs,
-                       vision_degrees, vision_plan_inputs, audio_degrees, warn_block_format,
+                       encoder_degrees, vision_plan_inputs, warn_block_format,
                        warn_past_trained_context, weight_bits)
 
 __all__ = ["PRICES_PATH", "load_prices", "DEFAULT_WEIGHTS", "DEFAULT_KV_BITS",
@@ -355,12 +355,10 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
                         try:
                             g = _point_inputs(m, fmt, kv, batches, prompt, generate, tp, ep,
                                               pp, overhead, price)
-                            if vision is not None and "tower_params" in vision:
-                                vision_degrees(m, tp)  # a tp the tower cannot split: skipped
+                            if vision is not None:  # a tp an encoder cannot split: skipped
+                                encoder_degrees(m, tp, vision)
                                 if vision.get("image_states"):  # cross-attention layers' reads
                                     cross_inputs(m, vision, g)
-                            if vision is not None and "audio_params" in vision:
-                                audio_degrees(m, tp)  # nor the audio encoder
                         except InputError as e:
                             skipped.append(f"{chip_name} {fmt} tp{tp} ep{ep} pp{pp}: {e}")
                             continue

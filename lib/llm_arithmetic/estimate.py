@@ -56,7 +56,8 @@ __all__ = ["Estimate", "estimate", "Sweep", "sweep", "resolve_model", "ContextWa
            "warn_past_trained_context", "SERVING_RANGES", "count_argument", "generated_argument",
            "serving_argument", "parallel_degrees", "image_inputs", "images_argument",
            "vision_plan_inputs", "prompt_with_images", "vision_degrees", "video_inputs",
-           "audio_inputs", "audio_degrees"]
+           "audio_inputs", "audio_degrees", "encoder_degrees", "encoder_split", "tower_inputs",
+           "tower_splits", "split_heads"]
 
 #: Largest context and batch accepted: beyond any trained context and any memory.
 LIMITS = {"context": 1 << 32, "batch": 1 << 31, "prompt": 1 << 32, "generate": 1 << 32,
@@ -1459,10 +1460,7 @@ def _evaluated(model: str | Path | Model, *, hardware: Any = None, weights: Any 
                                       context=context, batch=batch, peak_flops=peak_flops,
                                       prompt=prompt, generate=generate), tp=tp, pp=pp)
     if vision is not None:
-        if "tower_params" in vision:
-            vision_degrees(m, given["tp"])
-        if "audio_params" in vision:
-            audio_degrees(m, given["tp"])
+        encoder_degrees(m, given["tp"], vision)
         given.update(vision_plan_inputs(vision))
         if vision.get("image_states"):
             cross_inputs(m, vision, given)
@@ -1707,7 +1705,6 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
     (900, 24, 924)
     """
     from .catalog.images import DEFAULT_IMAGE_SIZE, image_tower, image_work
-    from .formulas.vision import vision_prefill_flops
 
     if images is None:
         raise InputError("images must be given with image_size (how many images the prompt "
@@ -1721,31 +1718,78 @@ def image_inputs(model: Model, images: Any, image_size: Any = None) -> dict[str,
         raise InputError(f"image_size: {err}") from None
     if rule.rule == "mllama":
         return cross_image_inputs(model, tower, rule, n, (w, h), work)
-    full = rule.layers if not rule.window else len(rule.full_layers)
-    flops = vision_prefill_flops(
-        images=n, vision_patches=work.patches, vision_matmul_params=rule.tower_matmul,
-        image_tokens=work.tokens, merger_matmul_params=rule.merger_matmul,
-        d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=work.full_pairs,
-        n_vision_window_layers=rule.layers - full, vision_window_pairs=work.window_pairs,
-        deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
-    # under tensor parallelism (vLLM's default mm_encoder_tp_mode "weights"), a ViT's blocks
-    # and mergers are split over the chips and the patch embedding kept whole; a
-    # convolutional tower (Gemma 3n's) and one vLLM runs unsplit (Gemma 4's, rule.whole) are
-    # counted whole on every chip
-    vit = not rule.conv_flops and not rule.whole
-    split = rule.tower_matmul - rule.patch_matmul + rule.merger_matmul + rule.deepstack_matmul
-    deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
     return {"images": n, "image_size": (w, h), "image_tokens_per_image": work.tokens,
             "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
             "separator_tokens": n * work.separators,
             "prompt_tokens": n * (work.tokens + work.separators),
-            "vision_prefill_flops": int(flops), "tower_params": tower.params,
-            "vision_patches": n * work.patches, "d_vision": rule.width,
-            "vision_layers": rule.layers if vit else 0,
+            **tower_inputs(tower, rule, n, work)}
+
+
+def tower_inputs(tower: Any, rule: Any, count: int, unit: Any) -> dict[str, Any]:
+    """The vision tower's keys of :func:`image_inputs` and :func:`video_inputs` (all but a
+    cross-attention model's, :func:`cross_image_inputs`): the tower (``tower``, the model's
+    extra, and ``rule``, its :class:`~llm_arithmetic.catalog.model.ImageRule`) run ``count``
+    times over ``unit`` (:class:`~llm_arithmetic.catalog.images.ImageWork`: one image, or one
+    temporal patch of a video, which the tower runs as an image): its FLOPs
+    (:data:`~llm_arithmetic.formulas.vision.vision_prefill_flops`), parameters, the patches
+    it runs, its width, its mergers that all-reduce, and what a tensor-parallel engine splits
+    (:func:`encoder_split`). Under vLLM's default ``mm_encoder_tp_mode`` "weights" a ViT's
+    blocks, mergers and deepstack mergers split over the chips and the patch embedding stays
+    whole on each; a convolutional tower (Gemma 3n's) and one vLLM runs unsplit (Gemma 4's,
+    ``ImageRule.whole``) run whole on every chip (:func:`tower_splits`).
+
+    >>> from llm_arithmetic.catalog.images import image_tower, image_work
+    >>> tower, rule = image_tower(get_model("qwen2.5-vl-3b-instruct"))
+    >>> v = tower_inputs(tower, rule, 2, image_work(rule, 1000, 700))
+    >>> v["vision_patches"], v["vision_layers"], v["vision_mergers"]
+    (7200, 32, 1)
+    """
+    from .formulas.vision import vision_prefill_flops
+
+    full = rule.layers if not rule.window else len(rule.full_layers)
+    flops = int(vision_prefill_flops(
+        images=count, vision_patches=unit.patches, vision_matmul_params=rule.tower_matmul,
+        image_tokens=unit.tokens, merger_matmul_params=rule.merger_matmul,
+        d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=unit.full_pairs,
+        n_vision_window_layers=rule.layers - full, vision_window_pairs=unit.window_pairs,
+        deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops))
+    vit = tower_splits(rule)
+    deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
+    return {"vision_prefill_flops": flops, "tower_params": tower.params,
+            "vision_patches": count * unit.patches, "d_vision": rule.width,
             "vision_mergers": (1 + deepstack) if vit and rule.merger_matmul else 0,
-            "vision_split_params": split if vit else 0,
-            "vision_whole_flops": n * (2 * rule.patch_matmul * work.patches
-                                       + rule.conv_flops) if vit else int(flops)}
+            **encoder_split("vision", vit, flops=flops, layers=rule.layers,
+                            split_params=rule.tower_matmul - rule.patch_matmul
+                            + rule.merger_matmul + rule.deepstack_matmul,
+                            whole_flops=count * (2 * rule.patch_matmul * unit.patches
+                                                 + rule.conv_flops))}
+
+
+def tower_splits(rule: Any) -> bool:
+    """Whether a tensor-parallel engine splits the vision tower of ``rule`` over the chips (a
+    ViT, unless vLLM runs it unsplit, ``ImageRule.whole``); a convolutional tower runs whole
+    on every chip."""
+    return not rule.conv_flops and not rule.whole
+
+
+def encoder_split(prefix: str, split: bool, *, flops: int, layers: int, split_params: int,
+                  whole_flops: int) -> dict[str, int]:
+    """The plan's inputs that place an encoder run before the prefill (the vision tower,
+    ``prefix`` "vision"; the audio encoder, "audio") on a tensor-parallel group, from its
+    ``flops``: ``<prefix>_layers``, the blocks split over the chips (two all-reduces each),
+    ``<prefix>_split_params``, their weights in matrix products (each chip holds its share),
+    and ``<prefix>_whole_flops``, the FLOPs every chip does whole. Where the engine splits the
+    encoder (``split``), the ``layers``, ``split_params`` and ``whole_flops`` given (what stays
+    whole: a patch embedding, convolutions, projections); where it runs the encoder whole on
+    every chip, no block and no weight split and all its FLOPs whole.
+
+    >>> encoder_split("audio", False, flops=10, layers=4, split_params=6, whole_flops=3)
+    {'audio_layers': 0, 'audio_split_params': 0, 'audio_whole_flops': 10}
+    """
+    if not split:
+        layers, split_params, whole_flops = 0, 0, flops
+    return {f"{prefix}_layers": layers, f"{prefix}_split_params": split_params,
+            f"{prefix}_whole_flops": whole_flops}
 
 
 def cross_image_inputs(model: Model, tower: Any, rule: Any, n: int, size: tuple[int, int],
@@ -1787,10 +1831,11 @@ def cross_image_inputs(model: Model, tower: Any, rule: Any, n: int, size: tuple[
             "image_tokens": n * work.tokens, "vision_patches_per_image": work.patches,
             "separator_tokens": 0, "prompt_tokens": n * work.tokens,
             "vision_prefill_flops": int(tower_flops + kv), "tower_params": tower.params,
-            "vision_patches": n * work.patches, "d_vision": rule.width,
-            "vision_layers": rule.layers, "vision_mergers": 1,
-            "vision_split_params": rule.tower_matmul + rule.merger_matmul,
-            "vision_whole_flops": 0, "image_states": states, "cross_kv_flops": int(kv),
+            "vision_patches": n * work.patches, "d_vision": rule.width, "vision_mergers": 1,
+            **encoder_split("vision", True, flops=int(tower_flops + kv), layers=rule.layers,
+                            split_params=rule.tower_matmul + rule.merger_matmul,
+                            whole_flops=0),
+            "image_states": states, "cross_kv_flops": int(kv),
             "cross_layers": rule.cross_layers, "cross_heads": rule.cross_heads,
             "cross_kv_heads": rule.cross_kv_heads, "cross_d_head": rule.cross_d_head,
             "cross_token_params": rule.cross_token_params,
@@ -1817,21 +1862,13 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     from .catalog.images import image_tower
     from .catalog.video import (DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, VIDEO_SECONDS_LIMIT,
                                 VIDEO_SOURCE_FPS, video_tower, video_work)
-    from .formulas.vision import vision_prefill_flops
 
     if seconds is None:
         raise InputError("video_seconds must be given with video_fps or video_size (how long "
                          "the prompt's video is)")
-    checked = []
-    for label, v, top in (("video_seconds", seconds, VIDEO_SECONDS_LIMIT),
-                          ("video_fps", DEFAULT_VIDEO_FPS if fps is None else fps,
-                           VIDEO_SOURCE_FPS)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number)) \
-                or not 0 < float(v) <= top:
-            raise InputError(f"{label} must be a number above 0 and at most {top:,}, got "
-                             f"{v!r:.40}")
-        checked.append(float(v) if not isinstance(v, (Integral, np.integer)) else int(v))
-    seconds, fps = checked
+    seconds = _length_argument("video_seconds", seconds, VIDEO_SECONDS_LIMIT)
+    fps = _length_argument("video_fps", DEFAULT_VIDEO_FPS if fps is None else fps,
+                           VIDEO_SOURCE_FPS)
     w, h = _size_pair("video_size", DEFAULT_VIDEO_SIZE if size is None else size)
     rule = video_tower(model)
     tower, _ = image_tower(model)
@@ -1840,26 +1877,23 @@ def video_inputs(model: Model, seconds: Any, fps: Any = None, size: Any = None
     except ConfigError as err:  # named by the input at fault: the frames' size, else the length
         raise InputError(f"{'video_size' if ' px' in str(err) else 'video_seconds'}: "
                          f"{str(err).replace('image ', 'a frame of ', 1)}") from None
-    g = work.group
-    full = rule.layers if not rule.window else len(rule.full_layers)
-    flops = vision_prefill_flops(
-        images=work.groups, vision_patches=g.patches, vision_matmul_params=rule.tower_matmul,
-        image_tokens=g.tokens, merger_matmul_params=rule.merger_matmul,
-        d_vision=rule.width, n_vision_full_layers=full, vision_full_pairs=g.full_pairs,
-        n_vision_window_layers=rule.layers - full, vision_window_pairs=g.window_pairs,
-        deepstack_matmul_params=rule.deepstack_matmul, vision_conv_flops=rule.conv_flops)
-    # split under tensor parallelism as the images' tower is (image_inputs)
-    split = rule.tower_matmul - rule.patch_matmul + rule.merger_matmul + rule.deepstack_matmul
-    deepstack = rule.deepstack_matmul // rule.merger_matmul if rule.merger_matmul else 0
+    # the tower runs each temporal patch (two frames) as one image of the resized frame size
     return {"video_seconds": seconds, "video_fps": fps, "video_size": (w, h),
             "video_frames": work.frames, "video_tokens": work.tokens,
             "video_separator_tokens": work.separators, "video_patches": work.patches,
             "prompt_tokens": work.tokens + work.separators,
-            "vision_prefill_flops": int(flops), "tower_params": tower.params,
-            "vision_patches": work.patches, "d_vision": rule.width,
-            "vision_layers": rule.layers, "vision_mergers": 1 + deepstack,
-            "vision_split_params": split,
-            "vision_whole_flops": 2 * rule.patch_matmul * work.patches}
+            **tower_inputs(tower, rule, work.groups, work.group)}
+
+
+def _length_argument(label: str, v: Any, top: int) -> int | float:
+    """A video's or a clip's length [s], or a frame rate, as :func:`video_inputs` and
+    :func:`audio_inputs` check it: a number above 0 and at most ``top`` (an int where given
+    whole, else a float); else an :class:`InputError` naming ``label``."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.number)) \
+            or not 0 < float(v) <= top:
+        raise InputError(f"{label} must be a number above 0 and at most {top:,}, got "
+                         f"{v!r:.40}")
+    return int(v) if isinstance(v, (Integral, np.integer)) else float(v)
 
 
 def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
@@ -1877,11 +1911,7 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     """
     from .catalog.audio import AUDIO_SECONDS_LIMIT, audio_encoder, audio_work
 
-    if isinstance(seconds, (bool, np.bool_)) or not isinstance(seconds, (Real, np.number)) \
-            or not 0 < float(seconds) <= AUDIO_SECONDS_LIMIT:
-        raise InputError(f"audio_seconds must be a number above 0 and at most "
-                         f"{AUDIO_SECONDS_LIMIT:,}, got {seconds!r:.40}")
-    seconds = int(seconds) if isinstance(seconds, (Integral, np.integer)) else float(seconds)
+    seconds = _length_argument("audio_seconds", seconds, AUDIO_SECONDS_LIMIT)
     encoder, rule = audio_encoder(model)
     try:
         work = audio_work(rule, seconds)
@@ -1890,8 +1920,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     return {"audio_seconds": seconds, "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
             "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,
-            "audio_layers": rule.layers if rule.split else 0,
-            "audio_split_params": work.split_params, "audio_whole_flops": work.whole_flops}
+            **encoder_split("audio", rule.split, flops=work.flops, layers=rule.layers,
+                            split_params=work.block_params, whole_flops=work.around_flops)}
 
 
 #: :func:`audio_inputs`' keys that are :class:`Estimate` fields beside the plan's.
@@ -1906,7 +1936,7 @@ def audio_degrees(model: Model, tp: int) -> None:
     the blocks (Qwen3-Omni), each chip takes whole heads (``QKVParallelLinear`` divides the
     heads by the degree, vllm-project/vllm@e86cd3154c69a19e1121cb1b8f041c824ab42cf0
     qwen3_omni_moe_thinker.py), so ``tp`` must divide them; an :class:`InputError` names the
-    field.
+    field (:func:`split_heads`).
 
     >>> audio_degrees(get_model("qwen3-omni-30b-a3b-instruct"), 8)
     Traceback (most recent call last):
@@ -1916,10 +1946,34 @@ def audio_degrees(model: Model, tp: int) -> None:
     from .catalog.audio import audio_encoder
 
     _, rule = audio_encoder(model)
-    if rule.split and rule.heads % tp:
-        raise InputError(f"tp = {tp} does not divide the {rule.heads} attention heads of "
-                         f"{model.name}'s audio encoder (audio_config.encoder_attention_heads):"
-                         " vLLM splits them over the tensor-parallel chips")
+    if rule.split:
+        split_heads(model, tp, rule.heads, "audio encoder (audio_config.encoder_attention_heads)",
+                    "vLLM splits them over the tensor-parallel chips")
+
+
+def split_heads(model: Model, tp: int, heads: int, what: str, why: str) -> None:
+    """The refusal of a tensor-parallel degree ``tp`` that does not divide the ``heads``
+    attention heads of ``model``'s encoder ``what`` (which names the config field): an
+    :class:`InputError` saying ``why`` (what the engine does with such a layout);
+    :func:`vision_degrees` and :func:`audio_degrees` check through it."""
+    if heads % tp:
+        raise InputError(f"tp = {tp} does not divide the {heads} attention heads of "
+                         f"{model.name}'s {what}: {why}")
+
+
+def encoder_degrees(model: Model, tp: int, vision: Mapping[str, Any]) -> None:
+    """Check ``tp`` against each encoder a prompt runs before the prefill, ``vision`` being
+    :func:`prompt_with_images`' values: the vision tower where it holds images or a video
+    (``tower_params``, :func:`vision_degrees`), then the audio encoder where it holds audio
+    (``audio_params``, :func:`audio_degrees`); :func:`estimate` and the deployment search
+    check through it.
+
+    >>> encoder_degrees(get_model("qwen3-omni-30b-a3b-instruct"), 4, {"audio_params": 1})
+    """
+    if "tower_params" in vision:
+        vision_degrees(model, tp)
+    if "audio_params" in vision:
+        audio_degrees(model, tp)
 
 
 def _size_pair(label: str, size: Any) -> tuple[int, int]:
@@ -1975,8 +2029,8 @@ def vision_degrees(model: Model, tp: int) -> None:
     still splits its MLP (@1d1fc6603922b573581d31a13a1972207fc2ad78 intern_vit.py
     ``InternVisionEncoderLayer._init_attn``: ``InternSdpaAttention``), which the plan does
     not model: refused too, saying so. A tower counted whole on every chip (convolutional, or
-    ``ImageRule.whole``) and one whose heads are not known pass. An :class:`InputError` names
-    the config field.
+    ``ImageRule.whole``: :func:`tower_splits`) and one whose heads are not known pass. An
+    :class:`InputError` names the config field (:func:`split_heads`).
 
     >>> vision_degrees(get_model("glm-4.5v"), 4)
     >>> vision_degrees(get_model("glm-4.5v"), 8)
@@ -1987,15 +2041,12 @@ def vision_degrees(model: Model, tp: int) -> None:
     from .catalog.images import image_tower
 
     _, rule = image_tower(model)
-    if rule.conv_flops or rule.whole or not rule.heads or rule.heads % tp == 0:
+    if not tower_splits(rule) or not rule.heads:
         return
-    where = (f"tp = {tp} does not divide the {rule.heads} attention heads of {model.name}'s "
-             f"vision tower ({rule.heads_key or 'its heads'})")
-    if rule.heads_fallback:
-        raise InputError(f"{where}: vLLM then runs the tower's attention whole on every chip "
-                         "and splits its MLP, which is not modelled")
-    raise InputError(f"{where}: vLLM splits the tower's heads over the tensor-parallel chips "
-                     "(mm_encoder_tp_mode \"weights\") and refuses such a layout")
+    why = ("vLLM then runs the tower's attention whole on every chip and splits its MLP, which "
+           "is not modelled" if rule.heads_fallback else "vLLM splits the tower's heads over the "
+           "tensor-parallel chips (mm_encoder_tp_mode \"weights\") and refuses such a layout")
+    split_heads(model, tp, rule.heads, f"vision tower ({rule.heads_key or 'its heads'})", why)
 
 
 def images_argument(v: Any) -> int:

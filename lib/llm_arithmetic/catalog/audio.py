@@ -92,17 +92,18 @@ class AudioRule:
 class AudioWork:
     """What one clip gives: mel ``frames``, prompt ``tokens``, the positions the encoder's
     blocks run (``rows``), the query-key ``pairs`` a block's attention takes, the encoder's
-    ``flops``, of them ``whole_flops`` (those a tensor-parallel engine does not split: the
-    convolutions and projections around the blocks; all of them where the blocks are not
-    split) and the blocks' weights in matrix products that it splits (``split_params``)."""
+    ``flops``, of them ``around_flops`` (the convolutions and projections around the blocks,
+    which a tensor-parallel engine that splits the blocks keeps whole on every chip) and the
+    blocks' weights in matrix products (``block_params``): what
+    :func:`~llm_arithmetic.estimate.encoder_split` places on the chips."""
 
     frames: int
     tokens: int
     rows: int
     pairs: int
     flops: int
-    whole_flops: int
-    split_params: int
+    around_flops: int
+    block_params: int
 
 
 def audio_frames(rule: AudioRule, seconds: float) -> int:
@@ -173,10 +174,9 @@ def audio_work(rule: AudioRule, seconds: float) -> AudioWork:
         pairs = (rows // window) * window * window + (rows % window) ** 2
         around = convs + 2 * (d * d + d * out) * tokens
     blocks = rule.layers * (2 * block * rows + 4 * d * pairs)
-    split = rule.split
     return AudioWork(frames=frames, tokens=tokens, rows=rows, pairs=pairs,
-                     flops=around + blocks, whole_flops=around if split else around + blocks,
-                     split_params=rule.layers * block if split else 0)
+                     flops=around + blocks, around_flops=around,
+                     block_params=rule.layers * block)
 
 
 def audio_encoder(model: Any) -> tuple[Any, AudioRule]:

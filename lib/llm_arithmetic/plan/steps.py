@@ -136,9 +136,90 @@ def encoder_precision(prefix: str, on: str, who: str) -> list[dict[str, Any]]:
     ]
 
 
-#: The vision tower's and the audio encoder's bits and peaks (:func:`encoder_precision`).
-_VISION_PRECISION = encoder_precision("vision", "vision_params", "the tower")
-_AUDIO_PRECISION = encoder_precision("audio", "audio_params", "the audio encoder")
+def encoder_steps(prefix: str, *, who: str, full: str, over: str, without: str, rows: str,
+                  width: str, docs: dict[str, str],
+                  other: tuple[str, str, str, str] | None = None) -> list[dict[str, Any]]:
+    """The chain of steps of an encoder run before the prefill (the vision tower, ``prefix``
+    "vision"; the audio encoder, "audio"), from the inputs ``<prefix>_params`` (each step only
+    where it is given), ``<prefix>_prefill_flops``, ``<prefix>_layers``,
+    ``<prefix>_split_params`` and ``<prefix>_whole_flops``
+    (:func:`llm_arithmetic.estimate.encoder_split`): its bits and peak
+    (:func:`encoder_precision`), its weights' bytes, its time on one chip with its weights read
+    once (``<prefix>_whole_seconds``), and on a tensor-parallel group: each chip's weights
+    (those kept whole, its share of the split ones) and FLOPs (likewise), its work, the blocks'
+    two all-reduces each of the ``rows`` positions at the encoder's ``width`` (both inputs'
+    names), then ``<prefix>_prefill_seconds`` (one or the other, as the prefill is split) and
+    ``<prefix>_ttft_seconds`` (0 without the encoder's input). ``other``: all-reduces of
+    another width, one each of the ``<prefix>_<name>s`` (the vision tower's mergers): (name,
+    the input counting their positions at the model's width, the docs of their message and of
+    one all-reduce). The docs: ``who`` names the encoder in those the two encoders share,
+    ``full`` it and ``over`` what it runs over in its times, ``without`` what is absent when
+    it does not run, and ``docs`` gives the rest, keyed by the step's name without the
+    prefix."""
+    on, flops = f"{prefix}_params", f"{prefix}_prefill_flops"
+    precision = encoder_precision(prefix, on, who)
+    # vision_prefill_time's own argument takes the input of its name: named only where it differs
+    whole_flops = {} if flops == "vision_prefill_flops" else {"vision_prefill_flops": flops}
+    messages, allreduces, others = [], [], {}
+    if other is not None:
+        name, tokens, message_doc, allreduce_doc = other
+        messages = [guard(f(f"{prefix}_{name}_message", "tp_allreduce_bytes", message_doc,
+                            batch=tokens), on)]
+        allreduces = [guard(op(f"{prefix}_{name}_allreduce", "at", allreduce_doc,
+                               target="allreduce_one",
+                               **{"with": {"allreduce_message": f"{prefix}_{name}_message"}}),
+                            f"{prefix}_{name}s", 0)]
+        others = {"n_other_allreduces": f"{prefix}_{name}s",
+                  "other_allreduce_time": f"{prefix}_{name}_allreduce"}
+    return [
+        *precision[:2],
+        guard(f(f"{prefix}_weight_bytes", "weight_bytes", docs["weight_bytes"], n_params=on,
+                bits_weight=f"{prefix}_bits"), on),
+        *precision[2:],
+        op(f"{prefix}_peak_or_inf", "first", docs["peak_or_inf"],
+           of=["given_peak_flops", f"chip_{prefix}_flops", INF]),
+        guard(f(f"{prefix}_whole_seconds", "vision_prefill_time", f"{full} over {over} on one "
+                "chip, its weights read once", vision_bytes=f"{prefix}_weight_bytes",
+                **whole_flops, peak_flops=f"{prefix}_peak_or_inf"), on),
+        guard(op(f"{prefix}_split_share", "div", f"{who}'s split weights one chip holds",
+                 of=[f"{prefix}_split_params", "tp"]), on),
+        guard(op(f"{prefix}_chip_params", "add", docs["chip_params"],
+                 plus=[on, f"{prefix}_split_share"], minus=[f"{prefix}_split_params"]), on),
+        guard(f(f"{prefix}_chip_bytes", "weight_bytes", docs["chip_bytes"],
+                n_params=f"{prefix}_chip_params", bits_weight=f"{prefix}_bits"), on),
+        guard(op(f"{prefix}_split_flops", "add", docs["split_flops"], plus=[flops],
+                 minus=[f"{prefix}_whole_flops"]), on),
+        guard(op(f"{prefix}_split_flops_share", "div", "one chip's share of them",
+                 of=[f"{prefix}_split_flops", "tp"]), on),
+        guard(op(f"{prefix}_chip_flops", "add", f"{who}'s FLOPs on one chip",
+                 plus=[f"{prefix}_whole_flops", f"{prefix}_split_flops_share"]), on),
+        guard(f(f"{prefix}_chip_work_seconds", "vision_prefill_time", f"one chip's share of "
+                f"{who}: its weights read once against its FLOPs",
+                vision_bytes=f"{prefix}_chip_bytes", vision_prefill_flops=f"{prefix}_chip_flops",
+                peak_flops=f"{prefix}_peak_or_inf"), on),
+        guard(f(f"{prefix}_block_message", "tp_allreduce_bytes", docs["block_message"],
+                batch=rows, d_model=width), on),
+        *messages,
+        guard(op(f"{prefix}_block_allreduce", "at", docs["block_allreduce"],
+                 target="allreduce_one",
+                 **{"with": {"allreduce_message": f"{prefix}_block_message"}}), on),
+        *allreduces,
+        guard(op(f"n_{prefix}_allreduces", "mul", docs["n_allreduces"],
+                 of=[f"{prefix}_layers", LIT(2)]), on),
+        guard(f(f"{prefix}_allreduce_time", "layer_allreduce_time", f"{who}'s all-reduces",
+                n_allreduces=f"n_{prefix}_allreduces",
+                allreduce_time=f"{prefix}_block_allreduce", **others), "link_bandwidth"),
+        op(f"{prefix}_allreduce_seconds", "first", f"{who}'s all-reduces (none without a link)",
+           of=[f"{prefix}_allreduce_time", LIT(0.0)]),
+        guard(op(f"{prefix}_split_seconds", "add", f"{who} split over the chips: one chip's "
+                 "work, then the all-reduces",
+                 plus=[f"{prefix}_chip_work_seconds", f"{prefix}_allreduce_seconds"]), on),
+        guard(op(f"{prefix}_prefill_seconds", "choose", f"{full} over {over}: on one chip, or "
+                 "split over the tensor-parallel group", when="tp_split",
+                 then=f"{prefix}_split_seconds", otherwise=f"{prefix}_whole_seconds"), on),
+        op(f"{prefix}_ttft_seconds", "first", f"{full}'s time before the prefill (0 without "
+           f"{without})", of=[f"{prefix}_prefill_seconds", LIT(0)]),
+    ]
 
 #: The model's counts: parameters, bytes, cache and FLOPs, summed over the stack.
 MODEL_STEPS: list[dict[str, Any]] = [
@@ -1235,17 +1316,6 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     guard(op("vision_tokens", "first", "tokens the vision tower's mergers give: the images' "
              "and the video's", of=["image_and_video_tokens", "image_tokens", "video_tokens"]),
           "vision_params"),
-    *_VISION_PRECISION[:2],
-    guard(f("vision_weight_bytes", "weight_bytes", "the vision tower's and merger's weights "
-            "at the tower's bits", n_params="vision_params", bits_weight="vision_bits"),
-          "vision_params"),
-    *_VISION_PRECISION[2:],
-    op("vision_peak_or_inf", "first", "the peak the tower's FLOPs take (the given peak, else "
-       "the chip's at the tower's precision), or none",
-       of=["given_peak_flops", "chip_vision_flops", INF]),
-    guard(f("vision_whole_seconds", "vision_prefill_time", "the vision tower over the "
-            "prompt's images and video on one chip, its weights read once",
-            vision_bytes="vision_weight_bytes", peak_flops="vision_peak_or_inf"), "vision_params"),
     # Under tensor parallelism the tower runs as vLLM's default mm_encoder_tp_mode "weights"
     # runs it (vllm-project/vllm 01230b40128e570a58e54e75f7e55c4d5cd9246d vllm/config/
     # multimodal.py; fb33ec8cf0a73c82af00a2128dee4ad058d16e9b vllm/model_executor/models/
@@ -1256,115 +1326,50 @@ ESTIMATE_STEPS: list[dict[str, Any]] = [
     # patches x d_vis values and one a merger of its image tokens x d_model, each block
     # waiting for them (one forward, nothing to overlap). A degree that does not divide the
     # tower's heads is refused before the plan runs, as vLLM refuses it
-    # (estimate.vision_degrees); a tower vLLM runs unsplit (Gemma 4's, built through
+    # (estimate.encoder_degrees); a tower vLLM runs unsplit (Gemma 4's, built through
     # transformers' AutoModel; a convolutional one) comes with vision_layers 0 and all its
     # FLOPs in vision_whole_flops: whole on every chip
-    guard(op("vision_split_share", "div", "the tower's split weights one chip holds",
-             of=["vision_split_params", "tp"]), "vision_params"),
-    guard(op("vision_chip_params", "add", "the tower's weights on one chip: what it keeps "
-             "whole, and its share of the split matrices", plus=["vision_params",
-                                                                 "vision_split_share"],
-             minus=["vision_split_params"]), "vision_params"),
-    guard(f("vision_chip_bytes", "weight_bytes", "the tower's weights one chip reads, at the "
-            "tower's bits", n_params="vision_chip_params", bits_weight="vision_bits"),
-          "vision_params"),
-    guard(op("vision_split_flops", "add", "the tower's FLOPs that split over the chips (all "
-             "but the patch embedding's)", plus=["vision_prefill_flops"],
-             minus=["vision_whole_flops"]), "vision_params"),
-    guard(op("vision_split_flops_share", "div", "one chip's share of them",
-             of=["vision_split_flops", "tp"]), "vision_params"),
-    guard(op("vision_chip_flops", "add", "the tower's FLOPs on one chip",
-             plus=["vision_whole_flops", "vision_split_flops_share"]), "vision_params"),
-    guard(f("vision_chip_work_seconds", "vision_prefill_time", "one chip's share of the "
-            "tower: its weights read once against its FLOPs", vision_bytes="vision_chip_bytes",
-            vision_prefill_flops="vision_chip_flops", peak_flops="vision_peak_or_inf"),
-          "vision_params"),
-    guard(f("vision_block_message", "tp_allreduce_bytes", "bytes of a tower block's "
-            "all-reduce: the prompt's patches at the tower's width", batch="vision_patches",
-            d_model="d_vision"), "vision_params"),
-    guard(f("vision_merger_message", "tp_allreduce_bytes", "bytes of a merger's all-reduce: "
-            "the image and video tokens at the model's width", batch="vision_tokens"),
-          "vision_params"),
-    guard(op("vision_block_allreduce", "at", "one of a block's all-reduces, by the algorithm "
-             "and tiers of the model's", target="allreduce_one",
-             **{"with": {"allreduce_message": "vision_block_message"}}), "vision_params"),
-    guard(op("vision_merger_allreduce", "at", "a merger's all-reduce, likewise",
-             target="allreduce_one", **{"with": {"allreduce_message": "vision_merger_message"}}),
-          "vision_mergers", 0),
-    guard(op("n_vision_allreduces", "mul", "the tower's all-reduces of its width: two a block "
-             "(after attention, after the MLP)", of=["vision_layers", LIT(2)]), "vision_params"),
-    guard(f("vision_allreduce_time", "layer_allreduce_time", "the tower's all-reduces",
-            n_allreduces="n_vision_allreduces", allreduce_time="vision_block_allreduce",
-            n_other_allreduces="vision_mergers", other_allreduce_time="vision_merger_allreduce"),
-          "link_bandwidth"),
-    op("vision_allreduce_seconds", "first", "the tower's all-reduces (none without a link)",
-       of=["vision_allreduce_time", LIT(0.0)]),
-    guard(op("vision_split_seconds", "add", "the tower split over the chips: one chip's work, "
-             "then the all-reduces", plus=["vision_chip_work_seconds",
-                                           "vision_allreduce_seconds"]), "vision_params"),
-    guard(op("vision_prefill_seconds", "choose", "the vision tower over the prompt's images "
-             "and video: on one chip, or split over the tensor-parallel group", when="tp_split",
-             then="vision_split_seconds", otherwise="vision_whole_seconds"), "vision_params"),
-    op("vision_ttft_seconds", "first", "the vision tower's time before the prefill (0 "
-       "without images or a video)", of=["vision_prefill_seconds", LIT(0)]),
+    *encoder_steps(
+        "vision", who="the tower", full="the vision tower", over="the prompt's images and video",
+        without="images or a video", rows="vision_patches", width="d_vision",
+        docs={"weight_bytes": "the vision tower's and merger's weights at the tower's bits",
+              "peak_or_inf": "the peak the tower's FLOPs take (the given peak, else the chip's "
+                             "at the tower's precision), or none",
+              "chip_params": "the tower's weights on one chip: what it keeps whole, and its "
+                             "share of the split matrices",
+              "chip_bytes": "the tower's weights one chip reads, at the tower's bits",
+              "split_flops": "the tower's FLOPs that split over the chips (all but the patch "
+                             "embedding's)",
+              "block_message": "bytes of a tower block's all-reduce: the prompt's patches at "
+                               "the tower's width",
+              "block_allreduce": "one of a block's all-reduces, by the algorithm and tiers of "
+                                 "the model's",
+              "n_allreduces": "the tower's all-reduces of its width: two a block (after "
+                              "attention, after the MLP)"},
+        other=("merger", "vision_tokens", "bytes of a merger's all-reduce: the image and video "
+               "tokens at the model's width", "a merger's all-reduce, likewise")),
     # Audio in the prompt (estimate.audio_inputs, catalog.audio): the processor's rule gives
     # the clip's tokens (already in ``prompt``) and the encoder's FLOPs; the encoder runs
-    # before the prefill, at 16 bits as the vision tower does (the same precision chain).
+    # before the prefill, at 16 bits as the vision tower does, through the same chain of
+    # steps (encoder_steps).
     # Under tensor parallelism vLLM splits Qwen3-Omni's encoder blocks over the chips (two
     # all-reduces a block of its positions x its width; the convolutions and projections
     # whole on each chip) and runs Qwen2.5-Omni's whole on every chip (audio_layers 0, all
     # its FLOPs in audio_whole_flops)
-    *_AUDIO_PRECISION[:2],
-    guard(f("audio_weight_bytes", "weight_bytes", "the audio encoder's weights at its bits",
-            n_params="audio_params", bits_weight="audio_bits"), "audio_params"),
-    *_AUDIO_PRECISION[2:],
-    op("audio_peak_or_inf", "first", "the peak the audio encoder's FLOPs take (the given "
-       "peak, else the chip's at its precision), or none",
-       of=["given_peak_flops", "chip_audio_flops", INF]),
-    guard(f("audio_whole_seconds", "vision_prefill_time", "the audio encoder over the "
-            "prompt's audio on one chip, its weights read once",
-            vision_bytes="audio_weight_bytes", vision_prefill_flops="audio_prefill_flops",
-            peak_flops="audio_peak_or_inf"), "audio_params"),
-    guard(op("audio_split_share", "div", "the audio encoder's split weights one chip holds",
-             of=["audio_split_params", "tp"]), "audio_params"),
-    guard(op("audio_chip_params", "add", "the audio encoder's weights on one chip",
-             plus=["audio_params", "audio_split_share"], minus=["audio_split_params"]),
-          "audio_params"),
-    guard(f("audio_chip_bytes", "weight_bytes", "the audio encoder's weights one chip reads",
-            n_params="audio_chip_params", bits_weight="audio_bits"), "audio_params"),
-    guard(op("audio_split_flops", "add", "the audio encoder's FLOPs that split over the chips "
-             "(its blocks')", plus=["audio_prefill_flops"], minus=["audio_whole_flops"]),
-          "audio_params"),
-    guard(op("audio_split_flops_share", "div", "one chip's share of them",
-             of=["audio_split_flops", "tp"]), "audio_params"),
-    guard(op("audio_chip_flops", "add", "the audio encoder's FLOPs on one chip",
-             plus=["audio_whole_flops", "audio_split_flops_share"]), "audio_params"),
-    guard(f("audio_chip_work_seconds", "vision_prefill_time", "one chip's share of the audio "
-            "encoder: its weights read once against its FLOPs", vision_bytes="audio_chip_bytes",
-            vision_prefill_flops="audio_chip_flops", peak_flops="audio_peak_or_inf"),
-          "audio_params"),
-    guard(f("audio_block_message", "tp_allreduce_bytes", "bytes of an audio encoder block's "
-            "all-reduce: its positions at its width", batch="audio_rows", d_model="d_audio"),
-          "audio_params"),
-    guard(op("audio_block_allreduce", "at", "one of an audio block's all-reduces, by the "
-             "algorithm and tiers of the model's", target="allreduce_one",
-             **{"with": {"allreduce_message": "audio_block_message"}}), "audio_params"),
-    guard(op("n_audio_allreduces", "mul", "the audio encoder's all-reduces: two a split block",
-             of=["audio_layers", LIT(2)]), "audio_params"),
-    guard(f("audio_allreduce_time", "layer_allreduce_time", "the audio encoder's all-reduces",
-            n_allreduces="n_audio_allreduces", allreduce_time="audio_block_allreduce"),
-          "link_bandwidth"),
-    op("audio_allreduce_seconds", "first", "the audio encoder's all-reduces (none without a "
-       "link)", of=["audio_allreduce_time", LIT(0.0)]),
-    guard(op("audio_split_seconds", "add", "the audio encoder split over the chips: one "
-             "chip's work, then the all-reduces", plus=["audio_chip_work_seconds",
-                                                       "audio_allreduce_seconds"]),
-          "audio_params"),
-    guard(op("audio_prefill_seconds", "choose", "the audio encoder over the prompt's audio: on "
-             "one chip, or split over the tensor-parallel group", when="tp_split",
-             then="audio_split_seconds", otherwise="audio_whole_seconds"), "audio_params"),
-    op("audio_ttft_seconds", "first", "the audio encoder's time before the prefill (0 "
-       "without audio)", of=["audio_prefill_seconds", LIT(0)]),
+    *encoder_steps(
+        "audio", who="the audio encoder", full="the audio encoder", over="the prompt's audio",
+        without="audio", rows="audio_rows", width="d_audio",
+        docs={"weight_bytes": "the audio encoder's weights at its bits",
+              "peak_or_inf": "the peak the audio encoder's FLOPs take (the given peak, else the "
+                             "chip's at its precision), or none",
+              "chip_params": "the audio encoder's weights on one chip",
+              "chip_bytes": "the audio encoder's weights one chip reads",
+              "split_flops": "the audio encoder's FLOPs that split over the chips (its blocks')",
+              "block_message": "bytes of an audio encoder block's all-reduce: its positions at "
+                               "its width",
+              "block_allreduce": "one of an audio block's all-reduces, by the algorithm and "
+                                 "tiers of the model's",
+              "n_allreduces": "the audio encoder's all-reduces: two a split block"}),
     op("ttft_serialized_seconds", "add", "time to first token, communication after the work: "
        "the vision tower, then the prefill", plus=["prefill_serialized_seconds",
                                                     "vision_ttft_seconds",
