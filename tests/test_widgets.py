@@ -821,6 +821,9 @@ SERVING_IMAGE_CASES = [
     ["gemma-3n-e4b", "rtx-4090", dict(tp=1, prompt=300, generate=64, batch=1, images=1,
                                       image_size=None)],
     ["internvl3-1b", "m2", dict(tp=1, generate=64, images=2, image_size=(4032, 3024))],
+    # GLM-4.5V at tp 4, which its tower's 12 heads allow (tp 8 is refused: below)
+    ["glm-4.5v", "h200", dict(weights="fp8", tp=4, prompt=256, generate=64, batch=8, images=1,
+                              image_size=(1024, 1024))],
 ]
 IMAGE_FIELDS = ["images", "image_tokens_per_image", "image_tokens", "vision_patches_per_image",
                 "vision_prefill_flops", "vision_weight_bytes", "vision_prefill_seconds"]
@@ -957,11 +960,20 @@ def test_serving_errors_agree_with_python(page):
            # images, a size the page's menu does not offer (Python's limit: 65,536 px a side)
            ("llama-3-8b", dict(images=1)), ("kimi-vl-a3b-instruct", dict(images=1)),
            ("gemma-3-4b", dict(images=0)), ("gemma-3-4b", dict(images=1, image_size=(1, 1 << 17)))]
-    got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad])
-    for (name, kw), g in zip(bad, got):
-        with pytest.raises(InputError):
+    # a tp whose split of the vision tower vLLM refuses (estimate.vision_degrees), with
+    # images: the page gives Python's words (export.images_tp_refused), at degrees of the menu
+    # and one the layers allow outside it (Qwen3.5 27B's 24 heads at tp 12; its tower's 16)
+    worded = [("glm-4.5v", dict(tp=8, prompt=100, generate=10, images=1)),
+              ("qwen3.5-397b-a17b", dict(tp=32, images=2, image_size=(1920, 1080))),
+              ("qwen3.5-27b", dict(tp=12, images=1, image_size=(512, 512)))]
+    got = page.evaluate(SERVING_QUERY, [[n, "h100-sxm", kw] for n, kw in bad + worded])
+    for (name, kw), g in zip(bad + worded, got):
+        with pytest.raises(InputError) as said:
             estimate(name, hardware="h100-sxm", **kw)
         assert "error" in g, (name, kw, g)
+        if (name, kw) in worded:
+            assert "vision tower" in str(said.value) and g["error"] == str(said.value), (
+                name, kw, g["error"], str(said.value))
 
 
 def test_direct_allreduce_on_a_torus_is_refused_in_the_page_too(page):
@@ -1079,6 +1091,18 @@ def test_the_serving_widget_follows_its_controls(page):
     assert (r["state"]["images"], r["state"]["image_size"]) == (2, "1920x1080")
     rows = {o["key"]: o["value"] for o in r["outputs"]}
     assert float(rows["image_tokens"]) == 2 * 2304 and float(rows["vision_prefill_seconds"]) > 0
+    # GLM-4.5V with its two images at tp 8, which its tower's 12 heads refuse: the widget says
+    # Python's refusal where it says the others, and shows no number; back at tp 1 it counts
+    assert r["state"]["tp"] == 1
+    for move in (("model", "select", ["glm-4.5v"]), ("tp", "select", ["8"])):
+        move_control(page, el, move)
+    r = el.evaluate(READ_WIDGET)
+    with pytest.raises(InputError) as said:  # the chip is not in the words
+        estimate("glm-4.5v", hardware="h200", tp=8, images=2, image_size=(1920, 1080))
+    assert (r["state"]["tp"], r["state"]["images"], r["message"]) == (8, 2, str(said.value))
+    assert [o["value"] for o in r["outputs"] if o["key"] == "ttft_seconds"] == [""]
+    move_control(page, el, ("tp", "select", ["1"]))
+    problems += check_widget(el.evaluate(READ_WIDGET), "serving, glm-4.5v back at tp 1")
     move_control(page, el, ("model", "select", ["llama-3-70b"]))
     r = el.evaluate(READ_WIDGET)
     assert el.evaluate(shown) == [False, False] and r["state"]["images"] == 0
@@ -1785,3 +1809,56 @@ def test_the_page_takes_each_image_size_as_python_counts_it():
     record = export.model_data(CATALOG["kimi-vl-a3b-instruct"])
     assert "images" not in record and "not modelled" in record["images_refused"]
     assert "images" not in export.model_data(CATALOG["llama-3-8b"])
+
+
+def test_the_page_refuses_the_tower_layouts_python_refuses():
+    """With images, the page refuses a tp whose split of the vision tower vLLM refuses with
+    Python's words, which the export carries (``images_tp_refused``): for every model whose
+    images the page takes, the refusals exported are estimate.vision_degrees' at every degree
+    the layers allow (estimate.parallel_degrees), the page's menu's among them, and none else.
+    And one by hand from GLM-4.5V's config.json (its layers' 96 heads and 8 KV heads, its
+    tower's 12, vision_config.num_heads): of the menu, tp 8, 16 and 32 split the layers and
+    not the tower."""
+    from llm_arithmetic.catalog.images import image_tower
+    from llm_arithmetic.core.errors import ConfigError, InputError
+    from llm_arithmetic.estimate import parallel_degrees, vision_degrees
+
+    def said(f, *args):
+        try:
+            f(*args)
+        except InputError as err:
+            return str(err)
+        return None
+
+    assert export.TP_MENU == (1, 2, 4, 8, 16, 32, 64)
+    taken = 0
+    for name, entry in CATALOG.items():
+        m = entry.model
+        try:
+            _, rule = image_tower(m)
+        except ConfigError:
+            continue
+        if rule.rule in export.CROSS_RULES:  # refused whole on the page (images_refused)
+            continue
+        taken += 1
+        got = export.images_tp_refused(m)
+        for tp in sorted({*export.TP_MENU, *range(1, 257)}):
+            want = None if said(parallel_degrees, m, tp, 1, 1) else said(vision_degrees, m, tp)
+            assert got.get(str(tp)) == want, (name, tp, got.get(str(tp)), want)
+        assert set(got) <= {str(t) for t in range(1, 257)}, name
+    assert taken >= 15
+    cfg = json.loads((Path(export.__file__).parents[1] / "catalog" / "data" / "models"
+                      / "glm-4.5v" / "config.json").read_text())
+    text, tower = cfg["text_config"], cfg["vision_config"]["num_heads"]
+    heads, kv = text["num_attention_heads"], text["num_key_value_heads"]
+    assert (heads, kv, tower) == (96, 8, 12)
+    refused = [t for t in export.TP_MENU if heads % t == 0 and (kv % t == 0 or t % kv == 0)
+               and tower % t]
+    assert refused == [8, 16, 32]
+    assert [int(t) for t in export.images_tp_refused(CATALOG["glm-4.5v"].model)
+            if int(t) in export.TP_MENU] == refused
+    # what catalog.json carries: the record of a model (LLaVA 1.5: 32 heads, its tower's 16)
+    # has them beside its images; a convolutional tower (Gemma 3n) refuses no degree
+    llava = export.model_data(CATALOG["llava-1.5-7b-hf"])
+    assert list(llava["images_tp_refused"]) == ["32"] and "images" in llava
+    assert export.images_tp_refused(CATALOG["gemma-3n-e4b"].model) == {}

@@ -29,7 +29,8 @@ from ..core.errors import ConfigError, InputError
 from ..estimate import (ALLREDUCE_ALGORITHMS, CROSSING_LIMIT, FIELD_STEPS, FRONTIER_MAX_BATCH,
                         DRAFT_VOCAB_TOLERANCE, LIMITS, NOTHING_HELD, SERVING_RANGES,
                         SPECULATIVE_WORKLOADS, STATE_WINDOW_BITS,
-                        image_inputs, offered_drafts, speculative_inputs, vision_plan_inputs)
+                        image_inputs, offered_drafts, parallel_degrees, speculative_inputs,
+                        vision_degrees, vision_plan_inputs)
 from ..forecast import CAVEAT_TEMPLATES, forecast_catalog
 from ..numeric._runtime import exact_result
 from ..plan import plan_data
@@ -37,7 +38,7 @@ from ..plan.stack import ATTENDED_ROWS_LABEL, ATTENDED_ROWS_SPLIT, KV_PER_TOKEN_
 
 __all__ = ["catalog_data", "model_data", "widget_cell", "widget_templates", "WIDGETS",
            "WIDGET_OPTIONS", "PAGE_TEMPLATES", "image_data", "IMAGE_SIZES", "IMAGES_MAX",
-           "IMAGE_SCALED"]
+           "IMAGE_SCALED", "TP_MENU", "images_tp_refused"]
 
 #: The widgets ``ui.js`` defines (``data-llm-widget`` values); a test checks the two agree.
 WIDGETS = ("puzzle", "kv-cache", "roofline", "batching", "explorer", "serving", "estimate")
@@ -124,6 +125,9 @@ def model_data(entry: Any) -> dict[str, Any]:
 IMAGE_SIZES = ((512, 512), (1024, 1024), (1920, 1080), (4032, 3024))
 #: Most images the page puts in a prompt.
 IMAGES_MAX = 8
+#: The tensor-parallel degrees the page offers (``ui.js`` reads them as ``CATALOG.tp_menu``
+#: and offers those the model's layers allow).
+TP_MENU = (1, 2, 4, 8, 16, 32, 64)
 #: What N images multiply of :func:`image_data`'s record of one image: the plan's inputs that
 #: count the images' work, and the prompt's tokens (:func:`image_data` checks, for every model
 #: and size, that N images give N times one image's of these, and one image's of the others).
@@ -174,8 +178,10 @@ def image_data(m: Any) -> dict[str, dict[str, int]] | None:
 
 
 def _images_field(m: Any) -> dict[str, Any]:
-    """``images`` (:func:`image_data`) for a model whose tower's rule is modelled;
-    ``images_refused``, Python's refusal, for one whose tower's rule is not; else nothing."""
+    """``images`` (:func:`image_data`) for a model whose tower's rule is modelled, with
+    ``images_tp_refused`` (:func:`images_tp_refused`) where its tower refuses a degree of the
+    page's menu; ``images_refused``, Python's refusal, for one whose tower's rule is not; else
+    nothing."""
     try:
         _, rule = image_tower(m)
     except ConfigError as err:
@@ -183,7 +189,38 @@ def _images_field(m: Any) -> dict[str, Any]:
         return {"images_refused": str(err)} if towers else {}
     if rule.rule in CROSS_RULES:
         return {"images_refused": CROSS_REFUSAL.format(name=m.name)}
-    return {"images": image_data(m)}
+    refused = images_tp_refused(m)
+    return {"images": image_data(m), **({"images_tp_refused": refused} if refused else {})}
+
+
+def images_tp_refused(m: Any) -> dict[str, str]:
+    """Python's refusal (:func:`~llm_arithmetic.estimate.vision_degrees`'s message) of each
+    tensor-parallel degree that ``m``'s own layers allow
+    (:func:`~llm_arithmetic.estimate.parallel_degrees`) and whose split of its vision tower
+    vLLM refuses, keyed by the degree as a string: what the page says for such a tp with images
+    in the prompt, the page restating no rule of the tower. Every such degree, not only those
+    of :data:`TP_MENU`: a degree is at most the layers' fewest heads (or the menu's largest,
+    for a stack without attention), which bounds the search; a degree the layers refuse is
+    refused before the tower is asked, in Python and on the page.
+
+    >>> from llm_arithmetic.catalog.model_catalog import CATALOG
+    >>> sorted(images_tp_refused(CATALOG["glm-4.5v"].model), key=int)
+    ['8', '16', '24', '32', '48', '96']
+    >>> images_tp_refused(CATALOG["gemma-3n-e4b"].model)
+    {}
+    """
+    heads = [run.attention.n_heads for run in m.layers if run.attention is not None]
+    out = {}
+    for tp in range(1, (min(heads) if heads else TP_MENU[-1]) + 1):
+        try:
+            parallel_degrees(m, tp, 1, 1)
+        except InputError:
+            continue  # the layers refuse it, before the tower is asked
+        try:
+            vision_degrees(m, tp)
+        except InputError as err:
+            out[str(tp)] = str(err)
+    return out
 
 
 #: Image rules whose images the page does not take: a cross-attention model's images add one
@@ -332,6 +369,9 @@ def catalog_data() -> dict[str, Any]:
         "image_menu": {"sizes": [list(s) for s in IMAGE_SIZES],
                        "default": list(DEFAULT_IMAGE_SIZE), "max": IMAGES_MAX,
                        "scaled": list(IMAGE_SCALED)},
+        # the tensor-parallel degrees the page offers (with images, a model's
+        # ``images_tp_refused`` holds Python's refusal of those its vision tower refuses)
+        "tp_menu": list(TP_MENU),
     }
 
 

@@ -357,6 +357,15 @@ const Estimate = (function () {
       vision_patches_per_image: one.vision_patches_per_image};
   }
 
+  // estimate.vision_degrees, after the layers' degrees (parallel) and the draft, as Python
+  // checks them: with images, a tp whose split of the vision tower vLLM refuses gets Python's
+  // refusal, exported for every degree the layers allow (export.images_tp_refused); no rule of
+  // the tower is restated here.
+  function visionDegrees(m, tp) {
+    const refused = (m.images_tp_refused || {})[String(tp)];
+    if (refused) throw new Error(refused);
+  }
+
   function evaluator(m, chip, opts) {
     let o = {weights: null, bits_kv: 16, context: 1, batch: 1, overhead: 0, tp: 1, ep: 1,
       pp: 1, prompt: null, generate: null, price_per_hour: null, power_watts: null,
@@ -405,6 +414,7 @@ const Estimate = (function () {
       given_power: powerWatts, given_link_bandwidth: linkBw,
       context_limit: LIMITS.context, crossing_limit: CATALOG.crossing_limit};
     const spec = speculative(m, chip, o);
+    if (vision) visionDegrees(m, tp);
     const fc = forecastInputs(chip, o.runtime);
     const age = buildAge(o.build_age, o.runtime);
     // the images' inputs, and the fields estimate() reports beside the plan's (None without)

@@ -8,8 +8,8 @@ const UI = (function () {
     262144, 524288, 1048576];
   const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
   const GENERATES = [1, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
-  // tensor-parallel degrees offered (those the model's heads allow)
-  const TPS = [1, 2, 4, 8, 16, 32, 64];
+  // tensor-parallel degrees offered (those the model's heads allow), export.TP_MENU
+  const TPS = CATALOG.tp_menu;
   // draft lengths offered [tokens per step], and the draft's starting length and acceptance
   // (chapter 13's example; choosing the model's MTP module sets its workload's instead)
   const DRAFTS = [1, 2, 3, 4, 5, 6, 8];
