@@ -993,3 +993,25 @@ def test_the_command_line_refuses_a_build_without_llama_cpp(capsys):
     assert d["forecast_build_age_years"] == pytest.approx(811 / 365.25)
     assert main(base + ["--runtime", "llama.cpp", "--json"]) == 0
     assert "forecast_build_date" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_build_older_than_the_data_is_refused(capsys):
+    """The drift is a line fitted on builds from 2 October 2023 (ggml-org/ci's build 1300, the
+    oldest dated row) to the reference day; a day before that was extrapolated without limit
+    (1999-01-01, years before llama.cpp existed, forecast 27.6 years of drift: 61 tokens/s
+    instead of 167 for Llama 2 7B at Q4_0 on an RTX 4090). It is refused naming the option; the
+    oldest day itself is served, at its age."""
+    from datetime import date
+
+    from llm_arithmetic.cli import main
+
+    with pytest.raises(InputError, match=r"^build_date: 2023-10-01 is before .* 2023-10-02"):
+        F.build_age_years("2023-10-01", "llama.cpp")
+    assert F.build_age_years("2023-10-02", "llama.cpp") == \
+        (date(2026, 7, 29) - date(2023, 10, 2)).days / 365.25
+    base = ["describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime", "llama.cpp"]
+    assert main(base + ["--build-date", "1999-01-01"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --build-date: 1999-01-01 is before" in err and "Traceback" not in err
+    assert main(base + ["--llama-cpp-build", "1300", "--json"]) == 0   # the oldest: served
+
