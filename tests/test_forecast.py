@@ -1015,3 +1015,19 @@ def test_a_build_older_than_the_data_is_refused(capsys):
     assert "error: --build-date: 1999-01-01 is before" in err and "Traceback" not in err
     assert main(base + ["--llama-cpp-build", "1300", "--json"]) == 0   # the oldest: served
 
+
+
+def test_explain_gives_the_fixed_cost_and_the_drift_their_units():
+    """fc_fixed = fc_tau + fc_drift printed the fitted t_rt bare ('0.0001638 + 0.596 ms'):
+    both in ms now, t_rt read from the stored file, the drift (mu L + nu) a by hand for Llama 2
+    7B's 32 blocks and a build of 2 January 2025, 573 days before 29 July 2026."""
+    from llm_arithmetic.estimate import estimate
+    from llm_arithmetic.explain import explain
+
+    p = PARAMS["by_runtime"]
+    tau = p["tau_s"]["llama.cpp"]
+    drift = (p["mu_s_per_layer_year"]["*"] * 32 + p["nu_s_per_year"]["*"]) * 573 / 365.25
+    e = estimate("llama-2-7b", hardware="rtx-4090", weights="q4_0", context=256)
+    x = explain(e, "fc_fixed", runtime="llama.cpp", build_date="2025-01-02")
+    assert x.substituted == f"{tau * 1e3:.3f} ms + {drift * 1e3:.3f} ms"
+    assert explain(e, "fc_nu", runtime="llama.cpp", build_date="2025-01-02").unit == "s/year"
