@@ -993,3 +993,41 @@ def test_the_command_line_refuses_a_build_without_llama_cpp(capsys):
     assert d["forecast_build_age_years"] == pytest.approx(811 / 365.25)
     assert main(base + ["--runtime", "llama.cpp", "--json"]) == 0
     assert "forecast_build_date" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_build_older_than_the_data_is_refused(capsys):
+    """The drift is a line fitted on builds from 2 October 2023 (ggml-org/ci's build 1300, the
+    oldest dated row) to the reference day; a day before that was extrapolated without limit
+    (1999-01-01, years before llama.cpp existed, forecast 27.6 years of drift: 61 tokens/s
+    instead of 167 for Llama 2 7B at Q4_0 on an RTX 4090). It is refused naming the option; the
+    oldest day itself is served, at its age."""
+    from datetime import date
+
+    from llm_arithmetic.cli import main
+
+    with pytest.raises(InputError, match=r"^build_date: 2023-10-01 is before .* 2023-10-02"):
+        F.build_age_years("2023-10-01", "llama.cpp")
+    assert F.build_age_years("2023-10-02", "llama.cpp") == \
+        (date(2026, 7, 29) - date(2023, 10, 2)).days / 365.25
+    base = ["describe", "llama-2-7b", "--hardware", "rtx-4090", "--runtime", "llama.cpp"]
+    assert main(base + ["--build-date", "1999-01-01"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --build-date: 1999-01-01 is before" in err and "Traceback" not in err
+    assert main(base + ["--llama-cpp-build", "1300", "--json"]) == 0   # the oldest: served
+
+
+
+def test_explain_gives_the_fixed_cost_and_the_drift_their_units():
+    """fc_fixed = fc_tau + fc_drift printed the fitted t_rt bare ('0.0001638 + 0.596 ms'):
+    both in ms now, t_rt read from the stored file, the drift (mu L + nu) a by hand for Llama 2
+    7B's 32 blocks and a build of 2 January 2025, 573 days before 29 July 2026."""
+    from llm_arithmetic.estimate import estimate
+    from llm_arithmetic.explain import explain
+
+    p = PARAMS["by_runtime"]
+    tau = p["tau_s"]["llama.cpp"]
+    drift = (p["mu_s_per_layer_year"]["*"] * 32 + p["nu_s_per_year"]["*"]) * 573 / 365.25
+    e = estimate("llama-2-7b", hardware="rtx-4090", weights="q4_0", context=256)
+    x = explain(e, "fc_fixed", runtime="llama.cpp", build_date="2025-01-02")
+    assert x.substituted == f"{tau * 1e3:.3f} ms + {drift * 1e3:.3f} ms"
+    assert explain(e, "fc_nu", runtime="llama.cpp", build_date="2025-01-02").unit == "s/year"

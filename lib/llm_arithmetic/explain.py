@@ -100,10 +100,13 @@ _NOTES = {"roofline_seconds": ("bound", "{}-bound"), "decode_seconds_per_token":
 #: Counts the table prints to other digits than :func:`format_value`'s four.
 _TABLE_DIGITS = {"critical_batch_size": ",.1f", "critical_batch_closed": ",.1f",
                  "spec_tokens_per_step": ".3f"}
-#: Units of the forecast's build-drift steps and input, which the rules of :func:`_unit` cannot
-#: follow through the fitted records' fields (a field has no unit of its own).
+#: Units of the forecast's build-drift steps and input, and of the fitted terms read from the
+#: records' fields (decode ``fc_*``, prefill ``fp_*``), which the rules of :func:`_unit` cannot
+#: follow (a field has no unit of its own; without these ``fc_fixed`` printed the fixed cost
+#: bare beside the drift in ms).
 _STEP_UNITS = {"build_age": "year", "fc_age": "year", "fc_drift_layers": "s/year",
-               "fc_drift_rate": "s/year", "fc_drift": "s", "fc_fixed": "s"}
+               "fc_drift_rate": "s/year", "fc_drift": "s", "fc_fixed": "s",
+               "fc_tau": "s", "fc_mu": "s/layer/year", "fc_nu": "s/year", "fp_tau": "s"}
 #: Units of the plan's inputs that the glossary does not name [unit].
 _INPUT_UNITS = {"chip_bandwidth": "B/s", "given_bandwidth": "B/s", "chip_capacity": "B",
                 "given_capacity": "B", "given_peak_flops": "FLOP/s", "chip_power": "W",

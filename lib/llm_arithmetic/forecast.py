@@ -84,6 +84,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -121,7 +122,8 @@ __all__ = ["PARAMS_PATH", "MIN_ROWS", "CHIP_CLASSES", "nnls", "Row", "decode_fit
            "FILE_TYPES", "row_weights", "with_builds", "named_rows", "BUILD_SPLITS",
            "NO_CUDA_GRAPHS", "base_runtime",
            "layer_time_by_build", "DRIFT_TERMS", "has_drift", "drift_terms_for",
-           "build_age_years", "llama_cpp_build_date", "PAGE_BUILDS"]
+           "build_age_years", "llama_cpp_build_date", "PAGE_BUILDS",
+           "oldest_build_day"]
 
 #: The stored fit (written by ``scripts/fit_forecast.py``); ``PARAMS_PATH``, its
 #: :class:`pathlib.Path`, is made when first asked for.
@@ -799,12 +801,18 @@ def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any]
     row's): days / 365.25, 0 for a build of that day or later (today's build: no drift) and for
     None. A build date for a runtime without a build drift (:func:`has_drift`: any runtime but
     ``llama.cpp``, or none named) is an :class:`InputError` naming ``name`` (the keyword, or the
-    command line's option).
+    command line's option), and so is a day before the oldest llama.cpp build the data date
+    (:func:`oldest_build_day`): the drift is fitted on builds from that day on, and a line
+    drawn back past it would reach years before llama.cpp existed.
 
     >>> round(build_age_years("2025-01-29", "llama.cpp"), 3), build_age_years(None, "vLLM")
     (1.495, 0.0)
     >>> build_age_years("2027-01-01", "llama.cpp")
     0.0
+    >>> build_age_years("1999-01-01", "llama.cpp")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: build_date: 1999-01-01 is before the oldest llama.cpp build the data date, of 2023-10-02: the build drift is not known there
     """
     if build_date is None:
         return 0.0
@@ -829,7 +837,26 @@ def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any]
         if day is None:
             raise InputError(f"{name}: {str(build_date)[:40]!r} is not a day YYYY-MM-DD "
                              f"(a build of {LLAMA_CPP_REFERENCE_DATE} or later has no drift)")
+    oldest = oldest_build_day()
+    if day < oldest:  # ISO days order as strings
+        raise InputError(f"{name}: {day} is before the oldest llama.cpp build the data date, "
+                         f"of {oldest}: the build drift is not known there")
     return age_years_of(day)
+
+
+@functools.lru_cache(maxsize=1)
+def oldest_build_day() -> str:
+    """The day (ISO) of the oldest llama.cpp build among the data's rows
+    (:func:`~llm_arithmetic.lab.measurements.llama_cpp_date`: by build number, by a stated
+    date, else by source): the oldest build whose age the drift was fitted or checked on;
+    :func:`build_age_years` refuses an older day.
+
+    >>> oldest_build_day()
+    '2023-10-02'
+    """
+    from .lab.measurements import all_rows, llama_cpp_date
+
+    return min(d for d in map(llama_cpp_date, all_rows()) if d)
 
 
 #: The terms as the caveat and ``--explain`` name them (the forecast equation's symbols).
