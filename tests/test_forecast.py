@@ -1013,8 +1013,27 @@ def test_a_build_older_than_the_data_is_refused(capsys):
     assert main(base + ["--build-date", "1999-01-01"]) == 2
     err = capsys.readouterr().err
     assert "error: --build-date: 1999-01-01 is before" in err and "Traceback" not in err
-    assert main(base + ["--llama-cpp-build", "1300", "--json"]) == 0   # the oldest: served
+    apple = ["describe", "llama-2-7b", "--hardware", "m2-ultra", "--runtime", "llama.cpp"]
+    assert main(apple + ["--llama-cpp-build", "1300", "--json"]) == 0   # the oldest: served
+    capsys.readouterr()
 
+
+def test_a_cuda_build_before_cuda_graphs_names_the_runtime_that_has_them_off(capsys):
+    """llama.cpp's CUDA builds before PR #6766 (merged 8 May 2024) ran without CUDA graphs: the
+    runtime llama.cpp@no-cuda-graphs, fitted on such builds, not llama.cpp's terms drawn back
+    by the drift. On an NVIDIA GPU such a build is refused naming that runtime; on Apple
+    silicon (Metal: no CUDA graphs either way) it is served; the day of the PR is served."""
+    from llm_arithmetic.cli import main
+
+    with pytest.raises(InputError, match=r"^build_date: .* 2024-05-07 ran without CUDA graphs.*"
+                                         r"llama\.cpp@no-cuda-graphs"):
+        F.build_age_years("2024-05-07", "llama.cpp", hardware="rtx-4090")
+    assert F.build_age_years("2024-05-08", "llama.cpp", hardware="rtx-4090") > 0
+    assert F.build_age_years("2024-05-07", "llama.cpp", hardware="m2-ultra") > 0
+    assert main(["describe", "llama-2-7b", "--hardware", "h100-sxm", "--runtime", "llama.cpp",
+                 "--llama-cpp-build", "1300"]) == 2
+    assert "--llama-cpp-build: a llama.cpp CUDA build of 2023-10-02" in capsys.readouterr().err
+    assert 1300 not in F.PAGE_BUILDS   # the page offers no build its NVIDIA chips would refuse
 
 
 def test_explain_gives_the_fixed_cost_and_the_drift_their_units():

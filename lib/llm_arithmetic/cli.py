@@ -880,7 +880,8 @@ def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None)
     try:
         if ns.llama_cpp_build is not None:
             ns.build_date = llama_cpp_build_date(ns.llama_cpp_build)
-        return build_age_years(ns.build_date, ns.runtime, params, name=option)
+        return build_age_years(ns.build_date, ns.runtime, params, name=option,
+                               hardware=getattr(ns, "hardware", None))
     except InputError as err:
         text = str(err)
         raise UsageError(text if text.startswith(option) else f"{option}: {text}") from None

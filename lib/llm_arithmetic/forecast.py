@@ -794,7 +794,7 @@ def llama_cpp_build_date(build: Any) -> str:
 
 
 def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any] | None = None,
-                    name: str = "build_date") -> float:
+                    name: str = "build_date", hardware: Any = None) -> float:
     """The age [year] of a llama.cpp build of day ``build_date`` (ISO ``YYYY-MM-DD`` or a
     :class:`datetime.date`) before the fit's reference day
     (:data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_REFERENCE_DATE`, the newest llama.cpp fit
@@ -803,7 +803,10 @@ def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any]
     ``llama.cpp``, or none named) is an :class:`InputError` naming ``name`` (the keyword, or the
     command line's option), and so is a day before the oldest llama.cpp build the data date
     (:func:`oldest_build_day`): the drift is fitted on builds from that day on, and a line
-    drawn back past it would reach years before llama.cpp existed.
+    drawn back past it would reach years before llama.cpp existed. With ``hardware`` an NVIDIA
+    GPU, a build before CUDA graphs
+    (:data:`~llm_arithmetic.lab.measurements.CUDA_GRAPHS_FIRST_DATE`) is refused too: its runs
+    are the runtime ``llama.cpp@no-cuda-graphs``, whose terms were fitted on such builds.
 
     >>> round(build_age_years("2025-01-29", "llama.cpp"), 3), build_age_years(None, "vLLM")
     (1.495, 0.0)
@@ -841,6 +844,13 @@ def build_age_years(build_date: Any, runtime: str | None, params: dict[str, Any]
     if day < oldest:  # ISO days order as strings
         raise InputError(f"{name}: {day} is before the oldest llama.cpp build the data date, "
                          f"of {oldest}: the build drift is not known there")
+    from .lab.measurements import CUDA_GRAPHS_FIRST_DATE
+
+    if hardware is not None and day < CUDA_GRAPHS_FIRST_DATE \
+            and get_hardware(hardware).vendor == "NVIDIA":
+        raise InputError(f"{name}: a llama.cpp CUDA build of {day} ran without CUDA graphs "
+                         f"(they came on {CUDA_GRAPHS_FIRST_DATE}): ask for the runtime "
+                         f"{NO_CUDA_GRAPHS} instead, whose terms were fitted on such builds")
     return age_years_of(day)
 
 
@@ -1353,7 +1363,7 @@ def forecast_decode(model: str, *, hardware: str | None = None, bandwidth: float
     """
     p = params or load_params()
     runtime = resolve_runtime(runtime, p)
-    age = build_age_years(build_date, runtime, p)
+    age = build_age_years(build_date, runtime, p, hardware=hardware)
     if hardware is not None:
         chip = get_hardware(hardware)
         chip_class = chip_class or CHIP_CLASSES.get(chip.kind, "datacenter-gpu")
@@ -1682,9 +1692,10 @@ def forecast_inputs(chip_class: str, runtime: str | None,
 
 #: The llama.cpp builds the book's serving calculator offers beside today's (numbers of
 #: :data:`~llm_arithmetic.lab.measurements.LLAMA_CPP_BUILD_DATES`, dated by ggml-org/ci and the
-#: data's runs): October 2023, May 2024 (the first with CUDA graphs), January 2025, August 2025
+#: data's runs): May 2024 (the first with CUDA graphs: an older build on an NVIDIA GPU is the
+#: runtime llama.cpp@no-cuda-graphs), January 2025, August 2025
 #: and February 2026.
-PAGE_BUILDS = (1300, 2824, 4423, 6205, 7825)
+PAGE_BUILDS = (2824, 4423, 6205, 7825)
 
 
 def forecast_catalog(params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1734,7 +1745,7 @@ def expected(e: Any, n_layers: int, runtime: str | None = None,
     """
     p = params or load_params()
     runtime = resolve_runtime(runtime, p)
-    age = build_age_years(build_date, runtime, p)
+    age = build_age_years(build_date, runtime, p, hardware=e.hardware)
     cls = chip_class_of(e.hardware)
     dec = "by_runtime" if runtime is not None else "agnostic"
     pre, prefill_runtime = prefill_fit_for(p, runtime)
