@@ -134,3 +134,20 @@ def test_search_holds_the_audio_in_every_request():
     assert (c["audio_prefill_seconds"], c["ttft_seconds"]) == \
         (e.audio_prefill_seconds, e.ttft_seconds)
     assert c["vision_prefill_seconds"] is None and r.images is None
+
+
+def test_a_clip_beyond_qwen25_omnis_cap_warns_that_the_rest_is_dropped():
+    """Qwen2.5-Omni's feature extractor truncates at n_samples = 4,800,000 (300 s at 16 kHz):
+    a 400 s clip gives the same 30,000 frames as 300 s, with a warning that says so; 300 s
+    itself, and Qwen3-Omni (no truncation), do not warn."""
+    import warnings
+
+    from llm_arithmetic.estimate import ContextWarning, audio_inputs
+
+    omni = get_model("qwen2.5-omni-7b")
+    with pytest.warns(ContextWarning, match=r"keeps the first 300 s .* the 400 s"):
+        long = audio_inputs(omni, 400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert audio_inputs(omni, 300)["audio_frames"] == long["audio_frames"] == 30_000
+        audio_inputs(get_model("qwen3-omni-30b-a3b-instruct"), 400)

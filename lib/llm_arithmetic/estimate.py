@@ -1909,7 +1909,8 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
     >>> a["audio_frames"], a["audio_tokens"], a["audio_layers"]
     (1000, 250, 0)
     """
-    from .catalog.audio import AUDIO_SECONDS_LIMIT, audio_encoder, audio_work
+    from .catalog.audio import (AUDIO_HOP, AUDIO_SAMPLE_RATE, AUDIO_SECONDS_LIMIT,
+                                audio_encoder, audio_work)
 
     seconds = _length_argument("audio_seconds", seconds, AUDIO_SECONDS_LIMIT)
     encoder, rule = audio_encoder(model)
@@ -1917,6 +1918,12 @@ def audio_inputs(model: Model, seconds: Any) -> dict[str, Any]:
         work = audio_work(rule, seconds)
     except ConfigError as err:
         raise InputError(f"audio_seconds: {err}") from None
+    if rule.max_frames and work.frames == rule.max_frames \
+            and seconds * AUDIO_SAMPLE_RATE > rule.max_frames * AUDIO_HOP:
+        warnings.warn(f"audio_seconds: {model.name}'s processor keeps the first "
+                      f"{rule.max_frames * AUDIO_HOP / AUDIO_SAMPLE_RATE:g} s of a clip "
+                      f"({rule.max_frames:,} mel frames) and drops the rest of the "
+                      f"{seconds:g} s", ContextWarning, stacklevel=2)
     return {"audio_seconds": seconds, "audio_frames": work.frames,
             "audio_tokens": work.tokens, "audio_prefill_flops": work.flops,
             "audio_params": encoder.params, "audio_rows": work.rows, "d_audio": rule.width,
