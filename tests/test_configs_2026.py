@@ -4896,3 +4896,71 @@ def test_every_towers_heads_key_names_where_its_file_gives_the_heads():
     with pytest.raises(InputError, match=r"thinker_config\.vision_config\.num_heads"):
         from llm_arithmetic import estimate
         estimate("qwen2.5-omni-7b", images=1, tp=28, bandwidth=3e12)
+
+
+# ---- 2025-26 files catalogued as byte copies (SOURCES.md section 53) ---------------------------
+#: key, vendored file, published total and active as published (rounded: the test allows the
+#: rounding or truncation of the last nonzero digit), whether the active figure leaves out the
+#: input embedding table, experts E and top-k from the file, routed-expert parameters by hand
+#: (None: the meta count's own routed_expert_params) and what a token reads of none of them:
+#: DeepSeek-V4-Pro's hash-routing tables (3 layers x 129,280 tokens x 6 expert ids, buffers)
+CATALOGUED_2026 = [
+    # 61 MoE layers of 384 gated experts, 3 x 7,168 x 3,072 each
+    ("deepseek-v4-pro", "deepseek-v4-pro", 1_600_000_000_000, 49_000_000_000, True, 384, 6,
+     61 * 384 * 3 * 7168 * 3072, 3 * 129280 * 6),
+    # 48 latent MoE blocks of 512 squared-ReLU experts, 2 x 2,048 x 5,120 each
+    ("nemotron-3-ultra", "nvidia-nemotron-3-ultra-550b-a55b-bf16", 550_000_000_000,
+     55_000_000_000, True, 512, 22, 48 * 512 * 2 * 2048 * 5120, 0),
+    # 23 MoE blocks of 128 squared-ReLU experts, 2 x 2,688 x 1,856 each
+    ("nemotron-3-nano", "nvidia-nemotron-3-nano-30b-a3b-bf16", 31_600_000_000,
+     3_500_000_000, False, 128, 6, 23 * 128 * 2 * 2688 * 1856, 0),
+    ("glm-4.7-flash", "glm-4.7-flash", 29_900_000_000, 3_000_000_000, False, 64, 4, None, 0),
+    ("dots-llm1", "dots-llm1-inst", 142_000_000_000, 14_000_000_000, False, 128, 6, None, 0),
+    ("hunyuan-a13b", "hunyuan-a13b", 80_000_000_000, 13_000_000_000, False, 64, 8, None, 0),
+    ("seed-oss-36b", "seed-oss-36b-instruct", 36_000_000_000, None, False, 1, 1, 0, 0),
+    ("granite-4.0-h-tiny", "granite-4.0-h-tiny", 7_000_000_000, 1_000_000_000, False, 64, 6,
+     None, 0),
+]
+
+
+@pytest.mark.parametrize("key, stem, total, active, no_input_table, experts, top_k, routed, "
+                         "unread", CATALOGUED_2026, ids=[r[0] for r in CATALOGUED_2026])
+def test_catalogued_2026_copies_meta_counts_round_to_the_published_ones(
+        key, stem, total, active, no_input_table, experts, top_k, routed, unread):
+    from llm_arithmetic.book.tables import rounds_to
+
+    def rounds(count: int, published: int) -> bool:  # "550B": to tens of billions
+        digits = str(published).rstrip("0")
+        return rounds_to(count / 10 ** (len(str(published)) - len(digits)), digits)
+
+    path = CATALOG / key / "config.json"
+    assert path.read_bytes() == (CONFIGS / f"{stem}.json").read_bytes()
+    t, c = truth(CONFIGS / f"{stem}.json"), config(stem)
+    meta = t["params"] + t["persistent_buffers"]
+    assert rounds(meta, total), (meta, total)
+    routed = t["routed_expert_params"] if routed is None else routed
+    assert routed * (experts - top_k) % experts == 0
+    # what one token uses: all but the idle experts' share and the tables no token reads
+    used = meta - routed * (experts - top_k) // experts - unread
+    m = read_config(path)
+    assert (m.total_params, m.active_params) == (meta, used)
+    if active is None:
+        assert not m.is_moe
+        return
+    table = c["vocab_size"] * c["hidden_size"] if no_input_table else 0
+    assert rounds(used - table, active), (used - table, active)
+
+
+def test_qwen3_5_122b_a10b_meta_count_rounds_to_the_published_122b_and_10b_active():
+    """SOURCES.md section 53: the catalog's own file; what a text token uses is the meta count
+    less the idle experts' share of the routed experts and the vision tower."""
+    path = CATALOG / "qwen3.5-122b-a10b" / "config.json"
+    t, text = truth(path), json.loads(path.read_text(encoding="utf-8"))["text_config"]
+    assert (text["num_experts"], text["num_experts_per_tok"]) == (256, 8)
+    used = (t["params"] - t["routed_expert_params"] * (256 - 8) // 256
+            - t["by_prefix"]["model.visual"])
+    m = read_config(path)
+    assert (m.total_params, m.active_params) == (t["params"], used) == (122_562_817_776,
+                                                                      9_771_288_576)
+    assert int(t["params"] / 1e9) == 122 and round(used / 1e10) == 1
+    assert m.kv_cache_bytes_per_token() == 12 * 2 * 2 * 256 * 2
