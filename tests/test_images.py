@@ -5,6 +5,7 @@ files, or printed by transformers' own rule functions (the command is given)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -644,3 +645,38 @@ def test_mllama_cli_and_the_page():
     record = export.model_data(CATALOG[MLLAMA_11B])
     assert "images" not in record and "cross-attention" in record["images_refused"]
     assert export.image_data(CATALOG[MLLAMA_11B].model) is None
+
+
+def test_mllama_describe_shows_the_tower_and_the_cross_layers_apart(capsys):
+    # the 90B's files: text d 8,192, 20 cross layers of 8 KV heads of 128; the tower as the
+    # 11B's (h 1,280, MLP 5,120, 32 local + 8 global layers, 14 px patches, 560 px tiles, at
+    # most 4), its 7,680 outputs projected to 8,192. 1920 x 1080 px fills 4 tiles of 1,601
+    # states (40 x 40 patches + class), each run padded to 1,608 tokens.
+    states, run = 4 * 1601, 4 * 1608
+    tower = (2 * 40 * (4 * 1280 ** 2 + 2 * 1280 * 5120) * run + 4 * 1280 * 40 * run ** 2
+             + 2 * 3 * 14 * 14 * 1280 * 4 * 1600 + 2 * 7680 * 8192 * 4 * 1601)
+    kv = 20 * 2 * states * 8192 * 2 * 8 * 128
+    cache = 20 * 2 * 8 * 128 * states * 2  # layers x K,V x heads x width x states x 2 B
+    assert (states, tower, kv, cache) == (6404, 19_404_808_519_680, 4_297_651_650_560,
+                                          524_615_680)
+    args = ["describe", "llama-3.2-90b-vision-instruct", "--images", "1", "--image-size",
+            "1920x1080"]
+    assert main([*args, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["image_states"], d["cross_kv_flops"], d["image_kv_bytes"]) == (states, kv, cache)
+    assert (d["vision_prefill_flops"], d["vision_patches_per_image"]) == (tower + kv, run)
+    assert main([*args, "--kv-bits", "8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["image_kv_bytes"] == cache // 2
+    assert main(args) == 0
+    rows = dict((re.split(r"\s{2,}", line.strip(), maxsplit=1) + [""])[:2]
+                for line in capsys.readouterr().out.splitlines())
+    assert rows["tokens per image"] == "1 (tower: 6,432 tokens, 4 tiles x 1,608 with padding)"
+    assert rows["image states (cross-attention reads)"] == "6,404"
+    assert rows["images' keys and values (cached once)"].startswith("524,615,680 B")
+    assert rows["vision tower and cross K/V FLOPs"] == "23.702 TFLOP"
+    assert rows["of which vision tower"] == "19.405 TFLOP"
+    assert rows["of which cross-attention keys and values (once)"] == "4.298 TFLOP"
+    # another model's keys are there, null
+    assert main(["describe", "qwen2.5-vl-3b-instruct", "--images", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["image_states"], d["cross_kv_flops"], d["image_kv_bytes"]) == (None, None, None)

@@ -811,11 +811,16 @@ def _image_kwargs(ns: argparse.Namespace, m: Any) -> dict[str, Any]:
 VIDEO_OPTIONS = ("video_seconds", "video_fps", "video_size")
 
 
-def _image_rows(e: Any) -> list[tuple[str, str]]:
-    """The table's rows of the images and the video in the prompt (none without either)."""
+def _image_rows(e: Any, m: Any = None) -> list[tuple[str, str]]:
+    """The table's rows of the images and the video in the prompt (none without either).
+    A cross-attention model's images (Llama 3.2 Vision, ``e.image_states`` set) show the
+    tower's padded tiles (of ``m``'s image rule, where the model is given), the states its
+    cross-attention layers read and cache, and those layers' key and value projections apart
+    from the tower's FLOPs: they run in the language model, once a sequence."""
     if e.images is None and e.video_seconds is None and e.audio_seconds is None:
         return []
     rows = []
+    cross = getattr(e, "image_states", None) is not None
     if e.audio_seconds is not None:
         rows += [("audio in the prompt", f"{e.audio_seconds:g} s, {e.audio_frames:,} mel "
                                          f"frames, {e.audio_tokens:,} tokens (prompt: "
@@ -828,10 +833,18 @@ def _image_rows(e: Any) -> list[tuple[str, str]]:
             return rows
     if e.images is not None:
         w, h = e.image_size
+        tower = f"{e.vision_patches_per_image:,} patches"
+        if cross:  # every image padded to the rule's tiles, not patches of the image's own
+            tiles = _tower_tiles(m)
+            tower = f"{e.vision_patches_per_image:,} tokens" + (
+                f", {tiles} tiles x {e.vision_patches_per_image // tiles:,} with padding"
+                if tiles else "")
         rows += [("images in the prompt", f"{e.images:,} of {w} x {h} px"),
-                 ("tokens per image", f"{e.image_tokens_per_image:,} (tower: "
-                                      f"{e.vision_patches_per_image:,} patches)"),
+                 ("tokens per image", f"{e.image_tokens_per_image:,} (tower: {tower})"),
                  ("image tokens in the prompt", f"{e.image_tokens:,} (prompt: {e.prompt:,})")]
+        if cross:
+            rows += [("image states (cross-attention reads)", f"{e.image_states:,}"),
+                     ("images' keys and values (cached once)", _fmt_b(e.image_kv_bytes))]
     if e.video_seconds is not None:
         w, h = e.video_size
         rows += [("video in the prompt", f"{e.video_seconds:g} s of {w} x {h} px, "
@@ -842,11 +855,31 @@ def _image_rows(e: Any) -> list[tuple[str, str]]:
         if e.video_separator_tokens:
             rows.append(("video timestamps and delimiters",
                          f"{e.video_separator_tokens:,} tokens"))
-    rows += [("vision tower FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} TFLOP"),
-            ("vision tower weights", _fmt_b(e.vision_weight_bytes))]
+    if cross:
+        tower_flops = e.vision_prefill_flops - e.cross_kv_flops
+        rows += [("vision tower and cross K/V FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} "
+                                                      "TFLOP"),
+                 ("  of which vision tower", f"{tower_flops / 1e12:,.3f} TFLOP"),
+                 ("  of which cross-attention keys and values (once)",
+                  f"{e.cross_kv_flops / 1e12:,.3f} TFLOP")]
+    else:
+        rows.append(("vision tower FLOPs", f"{e.vision_prefill_flops / 1e12:,.3f} TFLOP"))
+    rows.append(("vision tower weights", _fmt_b(e.vision_weight_bytes)))
     if e.vision_prefill_seconds is not None:
-        rows.append(("vision tower time (in TTFT)", f"{e.vision_prefill_seconds * 1e3:,.3f} ms"))
+        rows.append(("vision tower and cross K/V time (in TTFT)" if cross
+                     else "vision tower time (in TTFT)",
+                     f"{e.vision_prefill_seconds * 1e3:,.3f} ms"))
     return rows
+
+
+def _tower_tiles(m: Any) -> int | None:
+    """The tiles a cross-attention model's tower runs for every image (its image rule's
+    ``max_tiles``, padded ones included); None without the model."""
+    if m is None:
+        return None
+    from .catalog.images import image_tower
+
+    return image_tower(m)[1].max_tiles
 
 
 def _serving_given(ns: argparse.Namespace) -> bool:
@@ -917,7 +950,7 @@ def _describe(ns: argparse.Namespace) -> int:
         print(json.dumps({**e.as_dict(), **_forecast_where_it_fits(x, e), **build, **view,
                           **extra}, indent=2))
     else:
-        rows = _table_rows(e, serving, m) + _image_rows(e)
+        rows = _table_rows(e, serving, m) + _image_rows(e, m)
         column = _label_width(rows)
         print(_render(rows, column))
         if x["expected_decode_tokens_per_second"] is not None:
@@ -996,6 +1029,10 @@ ROW_KEYS = {
     "video tokens in the prompt": "video_tokens",
     "vision tower weights": "vision_weight_bytes",
     "vision tower time (in TTFT)": "vision_prefill_seconds",
+    "image states (cross-attention reads)": "image_states",
+    "images' keys and values (cached once)": "image_kv_bytes",
+    "vision tower and cross K/V FLOPs": "vision_prefill_flops",
+    "vision tower and cross K/V time (in TTFT)": "vision_prefill_seconds",
     "audio encoder FLOPs": "audio_prefill_flops",
     "audio encoder time (in TTFT)": "audio_prefill_seconds",
 }

@@ -408,6 +408,12 @@ speculative_energy_joules_per_token : float or None
         The audio encoder's FLOPs over the clip [FLOP], its weights at 16 bits [B] and the
         roofline of the two (split over a tensor-parallel group as vLLM splits it), which
         ``ttft_seconds`` includes [s].
+    image_states, cross_kv_flops, image_kv_bytes : int or None
+        A cross-attention model's images (Llama 3.2 Vision, :func:`cross_image_inputs`): the
+        tower's states of the images' own tiles that the language model's cross-attention
+        layers read [token], those layers' key and value projections of them, run once a
+        sequence in the language model (included in ``vision_prefill_flops``) [FLOP], and
+        the keys and values one sequence caches, at ``bits_kv`` [B] (None: no such images).
     memory_per_chip_bytes : float
         Weights and state split over the chips, the cache (at the end of the request, or at
         ``context``) as each chip stores it (under tensor parallelism at least one key/value head
@@ -549,6 +555,9 @@ speculative_energy_joules_per_token : float or None
     audio_prefill_flops: int | None = None
     audio_weight_bytes: int | float | None = None
     audio_prefill_seconds: float | None = None
+    image_states: int | None = None
+    cross_kv_flops: int | None = None
+    image_kv_bytes: int | float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as JSON-ready values (exact numbers as int or float, inf as None)."""
@@ -801,7 +810,9 @@ def parallel_degrees(model: Model, tp: Any, ep: Any, pp: Any) -> tuple[int, int,
     return tp, ep, pp
 
 
-#: Estimate fields that are the caller's inputs, checked, rather than steps of the plan.
+#: Estimate fields that are the caller's inputs, checked, rather than steps of the plan (and a
+#: cross-attention model's images' values, set only where such images are: None, not the
+#: plan's 0, without them).
 INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extra",
                 "params_extra_in_total", "weights_as",
                 "trained_context", "tp", "ep", "pp", "prompt", "generate", "price_per_hour",
@@ -809,7 +820,8 @@ INPUT_FIELDS = ("model", "hardware", "bits_kv", "context", "batch", "params_extr
                 "images", "image_size", "image_tokens_per_image", "vision_patches_per_image",
                 "vision_prefill_flops", "video_tokens", "video_seconds", "video_fps",
                 "video_size", "video_frames", "video_separator_tokens", "video_patches",
-                "audio_seconds", "audio_frames", "audio_tokens", "audio_prefill_flops")
+                "audio_seconds", "audio_frames", "audio_tokens", "audio_prefill_flops",
+                "image_states", "cross_kv_flops", "image_kv_bytes")
 #: Estimate fields whose step of the plan has another name.
 _STEP_NAMES = {"bits_weight": "bits_weight_effective", "params_total": "total_params",
                "params_language_model": "language_model_params",
@@ -1628,7 +1640,9 @@ def estimate(model: str | Path | Model, *, hardware: str | Hardware | None = Non
     out["bits_weight"] = float(out["bits_weight"])
     if vision is not None:  # the caller's size and the rule's patches, beside the plan's inputs
         out.update({k: vision.get(k) for k in ("image_size", "vision_patches_per_image",
-                                               *VIDEO_FIELDS, *AUDIO_FIELDS)})
+                                               "cross_kv_flops", *VIDEO_FIELDS, *AUDIO_FIELDS)})
+        if vision.get("image_states"):  # the images' keys and values one sequence caches
+            out["image_kv_bytes"] = exact_result(ev.get("image_kv_bytes"))
     keep = [k for k in INPUT_FIELDS if k in given and k != "bits_kv"]
     result = Estimate(model=m.name, hardware=chip.name if chip is not None else None,
                     bits_kv=float(given["bits_kv"]), trained_context=m.trained_context,
