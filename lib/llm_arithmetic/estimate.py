@@ -1489,7 +1489,21 @@ def cross_inputs(m: Model, vision: dict[str, Any], given: dict[str, Any]) -> Non
     key/value heads is refused: vLLM gives each chip num_key_value_heads // tp of them
     (``MllamaTextCrossAttention``, vllm/model_executor/models/mllama.py @
     6f0b37b889781873e3e766bdf24c95e2052ce081), none past that, and the images' cache is
-    counted split by those heads, once."""
+    counted split by those heads, once.
+
+    The 11B's 8 cross-attention layers of d = 4,096 (q and o 4,096 x 4,096, a 3 x 4,096 x
+    14,336 MLP; norms and gates beside) join what a token reads:
+
+    >>> m = get_model("llama-3.2-11b-vision-instruct")
+    >>> given = {"tp": 8}
+    >>> cross_inputs(m, image_inputs(m, 1, (560, 560)), given)
+    >>> given["extras_matmul"] == 8 * (2 * 4096 * 4096 + 3 * 4096 * 14336), given["extras_read"]
+    (True, 1677789200)
+    >>> cross_inputs(m, image_inputs(m, 1, (560, 560)), {"tp": 16})
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.InputError: tp = 16 exceeds the 8 key/value heads of llama-3.2-11b-vision-instruct's cross-attention layers, which vLLM splits over the chips (num_key_value_heads // tp a chip): with images such a layout is not modelled
+    """
     tp = given["tp"]
     if tp > vision["cross_kv_heads"]:
         raise InputError(f"tp = {tp} exceeds the {vision['cross_kv_heads']} key/value heads of "

@@ -758,7 +758,18 @@ def drift_terms_for(params: dict[str, Any], chip_class: str,
     """The build drift a forecast of the named fit ``params`` pays per year of the build's age:
     ``{"mu": [s/layer/year], "nu": [s/year]}``, the plan's ``forecast_decode`` record's ``mu``
     and ``nu``; both 0 where :func:`has_drift` is false. A step of :math:`L` blocks of a build
-    :math:`a` years older than the reference day pays :math:`(\\mu L + \\nu)\\,a` more."""
+    :math:`a` years older than the reference day pays :math:`(\\mu L + \\nu)\\,a` more.
+
+    >>> fit = {"terms": {"mu_s_per_layer_year": "*", "nu_s_per_year": "*"},
+    ...        "mu_s_per_layer_year": {"*": 2e-6}, "nu_s_per_year": {"*": 4e-4}}
+    >>> d = drift_terms_for(fit, "gpu", "llama.cpp")
+    >>> d
+    {'mu': 2e-06, 'nu': 0.0004}
+    >>> round((d["mu"] * 32 + d["nu"]) * 2 * 1e3, 3)   # 32 blocks, a build 2 years old [ms]
+    0.928
+    >>> drift_terms_for(fit, "gpu", "llama.cpp@no-cuda-graphs"), drift_terms_for(fit, "gpu", None)
+    ({'mu': 0.0, 'nu': 0.0}, {'mu': 0.0, 'nu': 0.0})
+    """
     terms = params.get("terms", {})
     if not has_drift(params, runtime):
         return {"mu": 0.0, "nu": 0.0}

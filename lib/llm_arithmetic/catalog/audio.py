@@ -90,12 +90,28 @@ class AudioRule:
 
 @dataclass(frozen=True)
 class AudioWork:
-    """What one clip gives: mel ``frames``, prompt ``tokens``, the positions the encoder's
-    blocks run (``rows``), the query-key ``pairs`` a block's attention takes, the encoder's
-    ``flops``, of them ``around_flops`` (the convolutions and projections around the blocks,
-    which a tensor-parallel engine that splits the blocks keeps whole on every chip) and the
-    blocks' weights in matrix products (``block_params``): what
-    :func:`~llm_arithmetic.estimate.encoder_split` places on the chips."""
+    """What one clip gives (:func:`audio_work`); the blocks' weights and the two FLOP counts
+    are what :func:`~llm_arithmetic.estimate.encoder_split` places on the chips.
+
+    Attributes
+    ----------
+    frames : int
+        Mel frames the feature extractor makes of the clip, 100 a second [frame].
+    tokens : int
+        ``<|AUDIO|>`` tokens the clip adds to the prompt [token].
+    rows : int
+        Positions the encoder's blocks run, summed over the chunks [position].
+    pairs : int
+        Query-key pairs one block's attention takes, summed over its chunks or windows [pair].
+    flops : int
+        The encoder's FLOPs over the clip: convolutions, blocks and the projections to the
+        language model's width [FLOP].
+    around_flops : int
+        Of ``flops``, the convolutions and projections around the blocks, which a
+        tensor-parallel engine that splits the blocks keeps whole on every chip [FLOP].
+    block_params : int
+        The blocks' weights in matrix products [parameter].
+    """
 
     frames: int
     tokens: int

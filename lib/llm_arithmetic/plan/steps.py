@@ -116,7 +116,14 @@ def encoder_precision(prefix: str, on: str, who: str) -> list[dict[str, Any]]:
     weights asked are 32 bits or wider (``<prefix>_wide``), its bits (``<prefix>_bits``: 16,
     or the weights' where wider), the precisions whose peak may apply (``<prefix>_chain``),
     the one taken (``<prefix>_precision``) and the chip's dense peak there
-    (``chip_<prefix>_flops``); ``who`` names the encoder in the docs."""
+    (``chip_<prefix>_flops``); ``who`` names the encoder in the docs.
+
+    >>> steps = encoder_precision("audio", "audio_params", "the audio encoder")
+    >>> [s["name"] for s in steps]
+    ['audio_wide', 'audio_bits', 'audio_chain', 'audio_precision', 'chip_audio_flops']
+    >>> {s["if"] for s in steps}, steps[1]["then"], steps[1]["otherwise"]
+    ({'audio_params'}, 'bits_default', {'literal': 16})
+    """
     return [
         guard(op(f"{prefix}_wide", "le", "the weights asked are 32 bits or wider",
                  of=[LIT(32), "bits_default"]), on),

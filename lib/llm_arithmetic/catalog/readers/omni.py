@@ -232,7 +232,17 @@ def omni_audio_rule(r: Reader, rule: str) -> AudioRule:
     or Qwen3-Omni's (``qwen3_omni``: vLLM's own encoder splits every block's qkv, out, fc1
     and fc2 over the chips and keeps the convolutions and projections whole,
     @e86cd3154c69a19e1121cb1b8f041c824ab42cf0 qwen3_omni_moe_thinker.py
-    ``Qwen3OmniMoeAudioAttention``, ``Qwen3OmniMoeAudioEncoderLayer``)."""
+    ``Qwen3OmniMoeAudioAttention``, ``Qwen3OmniMoeAudioEncoderLayer``).
+
+    >>> from llm_arithmetic.catalog.readers.base import Reader
+    >>> r = omni_audio_rule(Reader({}, "audio_config", "qwen2_5_omni"), "qwen2_audio")
+    >>> r.width, r.layers, r.n_window, r.max_frames, r.split   # the class's defaults
+    (1280, 32, 100, 30000, False)
+    >>> r = omni_audio_rule(Reader({"downsample_hidden_size": 480, "output_dim": 2048},
+    ...                            "audio_config", "qwen3_omni_moe"), "qwen3_omni")
+    >>> r.n_window, r.n_window_infer, r.channels, r.output_dim, r.max_frames, r.split
+    (50, 800, 480, 2048, 0, True)
+    """
     common = dict(width=r.int("d_model", 1280), layers=r.int("encoder_layers", 32),
                   ffn=r.int("encoder_ffn_dim", 5120), mels=r.int("num_mel_bins", 128),
                   output_dim=r.int("output_dim", 3584),
