@@ -1050,3 +1050,38 @@ def test_explain_gives_the_fixed_cost_and_the_drift_their_units():
     x = explain(e, "fc_fixed", runtime="llama.cpp", build_date="2025-01-02")
     assert x.substituted == f"{tau * 1e3:.3f} ms + {drift * 1e3:.3f} ms"
     assert explain(e, "fc_nu", runtime="llama.cpp", build_date="2025-01-02").unit == "s/year"
+
+
+def test_the_search_skips_the_nvidia_chips_a_pre_cuda_graphs_build_cannot_be(capsys):
+    """plan --forecast --runtime llama.cpp --build-date D searched every chip with llama.cpp's
+    terms drawn back by the drift, NVIDIA GPUs too, where describe refuses a CUDA build from
+    before CUDA graphs (8 May 2024). The search now leaves those chips out, saying why in
+    ``skipped`` and ``chips_refused``, and refuses when no chip is left; the day itself serves
+    every chip."""
+    from llm_arithmetic.cli import main
+    from llm_arithmetic.deploy import search
+
+    kw = dict(ttft=1.0, tpot=0.1, forecast=True, runtime="llama.cpp", max_batch=4,
+              weights="q4_0", kv_bits=16, degrees=1, price_per_hour=2.0)
+    chips = ["h100-sxm", "mi300x", "m2-ultra"]
+    r = search("llama-2-7b", hardware=chips, build_date="2024-05-07", **kw)
+    assert list(r.chips_refused) == ["h100-sxm"]
+    assert "llama.cpp@no-cuda-graphs" in r.chips_refused["h100-sxm"]
+    assert [s for s in r.skipped if s.startswith("h100-sxm")] == \
+        [f"h100-sxm: {r.chips_refused['h100-sxm']}"]
+    assert r.configurations and {c["hardware"] for c in r.configurations} <= {"mi300x",
+                                                                              "m2-ultra"}
+    r = search("llama-2-7b", hardware=chips, build_date="2024-05-08", **kw)
+    assert not r.chips_refused and "h100-sxm" in {c["hardware"] for c in r.configurations}
+    with pytest.raises(InputError, match=r"CUDA build of 2024-05-07 .* every chip searched "
+                                         r"\(h100-sxm, a100-80gb-sxm\)"):
+        search("llama-2-7b", hardware=["h100-sxm", "a100-80gb-sxm"], build_date="2024-05-07",
+               **kw)
+    plan = ["plan", "llama-2-7b", "--forecast", "--runtime", "llama.cpp", "--build-date",
+            "2024-05-07", "--price-per-hour", "2", "--max-batch", "4", "--weights", "q4_0",
+            "--ttft-ms", "1000", "--tpot-ms", "100"]
+    assert main(plan + ["--hardware", "h100-sxm,mi300x"]) == 0
+    assert "\nnot searched (h100-sxm): a llama.cpp CUDA build of 2024-05-07" in \
+        capsys.readouterr().out
+    assert main(plan + ["--hardware", "h100-sxm"]) == 2
+    assert "--build-date: a llama.cpp CUDA build of 2024-05-07" in capsys.readouterr().err

@@ -901,11 +901,14 @@ def _resolve_runtime(ns: argparse.Namespace, params: dict[str, Any] | None = Non
         raise UsageError(str(err)) from None
 
 
-def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None) -> float:
+def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None,
+                   hardware: Any = "--hardware") -> float:
     """--build-date or --llama-cpp-build as the day of a llama.cpp build (``ns.build_date``,
     ISO) and its age [year] before the fit's reference day; 0 with neither. After
     :func:`_resolve_runtime`: a runtime without a build drift (any but llama.cpp, none named)
-    exits 2 naming the option, as do an unknown build and a day that is not one."""
+    exits 2 naming the option, as do an unknown build and a day that is not one, and a build
+    the chip ``hardware`` (default: ``ns.hardware``) cannot have (a CUDA build before CUDA
+    graphs on an NVIDIA GPU)."""
     from .core.errors import InputError
     from .forecast import build_age_years, llama_cpp_build_date
 
@@ -913,8 +916,10 @@ def _resolve_build(ns: argparse.Namespace, params: dict[str, Any] | None = None)
     try:
         if ns.llama_cpp_build is not None:
             ns.build_date = llama_cpp_build_date(ns.llama_cpp_build)
+        if hardware == "--hardware":
+            hardware = getattr(ns, "hardware", None)
         return build_age_years(ns.build_date, ns.runtime, params, name=option,
-                               hardware=getattr(ns, "hardware", None))
+                               hardware=hardware)
     except InputError as err:
         text = str(err)
         raise UsageError(text if text.startswith(option) else f"{option}: {text}") from None
@@ -1242,7 +1247,10 @@ def _plan(ns: argparse.Namespace) -> int:
 
     if ns.forecast:
         _resolve_runtime(ns)
-        _resolve_build(ns)
+        # the chips' own check is the search's (it skips a chip the build cannot run on, and
+        # refuses where none is left): here one chip only, a list checked there
+        chips = [x for x in (ns.hardware or "").split(",") if x.strip()]
+        _resolve_build(ns, hardware=chips[0].strip() if len(chips) == 1 else None)
     elif ns.build_date is not None or ns.llama_cpp_build is not None:
         option = "--build-date" if ns.build_date is not None else "--llama-cpp-build"
         raise UsageError(f"{option}: a build dates the forecast's llama.cpp terms; ask for the "
@@ -1277,7 +1285,9 @@ def _plan(ns: argparse.Namespace) -> int:
                           "excluded_by_draft_layouts": r.excluded_by_draft,
                           # describe's image keys, null without --images (each
                           # configuration holds its tower's vision_prefill_seconds)
-                          **{k: (r.images or {}).get(k) for k in IMAGE_KEYS}}, indent=1))
+                          **{k: (r.images or {}).get(k) for k in IMAGE_KEYS},
+                          # the chips left out whole, each with why (a build they cannot run)
+                          "chips_refused": r.chips_refused}, indent=1))
         return 0
     # the images' tokens are in every request's prompt beside the text's
     shown = "" if ns.images is None else (
@@ -1298,6 +1308,9 @@ def _plan(ns: argparse.Namespace) -> int:
                                                 for k, v in spec.items()) if spec else "")
           + f"); {r.evaluated:,} "
           f"configurations in {r.seconds:.2f} s")
+    for why in dict.fromkeys(r.chips_refused.values()):  # chips left out, grouped by why
+        names = [c for c, w in r.chips_refused.items() if w == why]
+        print(f"not searched ({', '.join(names)}): {why.removeprefix('build_date: ')}")
     if r.excluded_by_draft:
         n = len(r.excluded_by_draft)
         print(f"{n:,} layout{'s' if n != 1 else ''} (chip, weights, KV, tp/ep/pp) "

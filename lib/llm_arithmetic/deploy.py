@@ -108,7 +108,9 @@ class SearchResult:
     it with the draft at none; empty without a draft). ``images``: the images and the video in
     every request, under the keys :class:`~llm_arithmetic.estimate.Estimate` gives them
     (:data:`IMAGE_KEYS`; None without either); each configuration's ``vision_prefill_seconds``
-    is the vision tower's time in its TTFT there (None without images or a video)."""
+    is the vision tower's time in its TTFT there (None without images or a video).
+    ``chips_refused``: the chips the search left out whole, each with why (a llama.cpp build
+    its forecast cannot be drawn for there: :func:`_build_refusals`; also in ``skipped``)."""
 
     model: str
     ttft_target: float
@@ -120,6 +122,7 @@ class SearchResult:
     skipped: list[str] = field(default_factory=list)
     excluded_by_draft: list[dict[str, Any]] = field(default_factory=list)
     images: dict[str, Any] | None = None
+    chips_refused: dict[str, str] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -175,6 +178,34 @@ def _forecaster(m: Any, runtime: str | None, build_date: Any = None) -> Any:
         return float(first), tok, N.tokens_per_chip(batch=batches, tpot=tok, n_chips=n_chips)
 
     return fc
+
+
+def _build_refusals(chips: Sequence[str], runtime: str | None, build_date: Any
+                    ) -> dict[str, str]:
+    """The chips (catalog names) on which no forecast is drawn for the llama.cpp build of day
+    ``build_date``, each with why: :func:`~llm_arithmetic.forecast.build_age_years`' check for
+    one chip, so a CUDA build from before CUDA graphs on an NVIDIA GPU, whose runs are the
+    runtime ``llama.cpp@no-cuda-graphs`` (fitted on such builds), not llama.cpp's with a drift.
+    None without a build.
+
+    >>> list(_build_refusals(["h100-sxm", "mi300x"], "llama.cpp", "2024-01-01"))
+    ['h100-sxm']
+    >>> _build_refusals(["h100-sxm"], "llama.cpp", "2024-06-01")
+    {}
+    """
+    if build_date is None:
+        return {}
+    from . import forecast as F
+
+    p = F.load_params()
+    runtime = F.resolve_runtime(runtime, p)
+    refused = {}
+    for chip in chips:
+        try:
+            F.build_age_years(build_date, runtime, p, hardware=chip)
+        except InputError as e:
+            refused[chip] = str(e)
+    return refused
 
 
 def _layouts(model: Any, degrees: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -298,6 +329,12 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
         raise InputError("build_date: a build dates the forecast's llama.cpp terms; ask for the "
                          "forecast (forecast=True, runtime='llama.cpp'; plan --forecast)")
     fc = _forecaster(m, runtime, build_date) if forecast else None
+    # chips the build's forecast is not drawn for: skipped, each saying why; all of them refused
+    refused = _build_refusals(chips, runtime, build_date)
+    if refused and len(refused) == len(chips):
+        raise InputError(f"{next(iter(refused.values()))}; so for every chip searched "
+                         f"({', '.join(chips)})")
+    skipped += [f"{c}: {why}" for c, why in refused.items()]
     batches = np.arange(1, int(max_batch) + 1)
     draft = speculation.pop("draft", None)
     if draft is not None and speculation.get("draft_cost") is not None:
@@ -334,6 +371,8 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for chip_name in chips:
+            if chip_name in refused:
+                continue
             chip = get_hardware(chip_name)
             price = prices[chip_name]
             chip_ev = m.plan.child(**chip_inputs(chip), **spec)
@@ -441,4 +480,4 @@ def search(model: Any, *, ttft: float, tpot: float, hardware: Sequence[str] | No
     shown = None if vision is None or "tower_params" not in vision \
         else {k: vision.get(k) for k in IMAGE_KEYS}
     return SearchResult(m.name, float(ttft), float(tpot), found, front, evaluated,
-                        time.perf_counter() - t0, skipped, excluded, shown)
+                        time.perf_counter() - t0, skipped, excluded, shown, refused)
