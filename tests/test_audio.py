@@ -151,3 +151,12 @@ def test_a_clip_beyond_qwen25_omnis_cap_warns_that_the_rest_is_dropped():
         warnings.simplefilter("error")
         assert audio_inputs(omni, 300)["audio_frames"] == long["audio_frames"] == 30_000
         audio_inputs(get_model("qwen3-omni-30b-a3b-instruct"), 400)
+
+
+def test_qwen2_5_omni_matches_a_traced_clip():
+    # https://harmonyhu.com/2025/04/17/qwen2.5o traces Qwen2.5-Omni-7B's audio path: a clip
+    # resampled to 335,459 samples at 16 kHz is padded to 4,800,000 (300 s), 30,000 mel
+    # frames of which 2,097 are unmasked, and the encoder's output keeps 524 positions
+    _, rule = audio_encoder(get_model("qwen2.5-omni-7b"))
+    w = audio_work(rule, 335459 / 16000)
+    assert (rule.max_frames, w.frames, w.tokens) == (4_800_000 // 160, 2097, 524)

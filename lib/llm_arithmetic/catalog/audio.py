@@ -9,10 +9,16 @@ multiple of the hop, and floor(N / 160) when it is padded to its own length (the
 drops the mask's last entry then).
 
 * ``qwen2_audio`` (Qwen2.5-Omni: ``models/qwen2_5_omni/processing_qwen2_5_omni.py``
-  ``_process_audio``): padded to ``max_length`` and truncated there, ``n_samples`` of the
-  checkpoint's ``preprocessor_config.json``, 4,800,000 samples (``chunk_length`` 300 s, as
-  copies of Qwen/Qwen2.5-Omni-7B's file give it: search index file ids 62647672640 and
-  22279043669), so at most 30,000 frames; ``_get_feat_extract_output_lengths``: a stride-2
+  ``Qwen2_5OmniProcessor.__call__`` sets the feature extractor's ``padding`` to
+  ``"max_length"``, huggingface/transformers@01841b341b64ab547cd2e30f09cb9c74929f50f2; the
+  extractor pads and, with its default ``truncation=True``, truncates every clip to
+  ``max_length or n_samples``, ``n_samples = chunk_length * sampling_rate``,
+  ``models/whisper/feature_extraction_whisper.py`` ``WhisperFeatureExtractor.__call__`` @
+  2b8974103c658294f0a354ec9bdb45c120ea8d6b): 4,800,000 samples, ``chunk_length`` 300 s in the
+  checkpoint's ``preprocessor_config.json``, as a walk through Qwen2.5-Omni-7B's audio path
+  shows a 20 s clip padded to 4,800,000 samples and 30,000 mel frames, 2,097 of them unmasked
+  (https://harmonyhu.com/2025/04/17/qwen2.5o), so at most 30,000 frames;
+  ``_get_feat_extract_output_lengths``: a stride-2
   convolution then a stride-2 average pool, (((F - 1) // 2 + 1) - 2) // 2 + 1 tokens, 25 a
   second. The encoder (``modeling_qwen2_5_omni.py`` ``Qwen2_5OmniAudioEncoder.forward``) cuts
   the frames into chunks of 2 ``n_window`` (200: 2 s), pads them to the longest, runs
