@@ -429,7 +429,8 @@ def _index_titles(raw: str) -> str:
 COINCIDENCES: dict[tuple[str, str], str] = {
     ("ex-nb-calibration-speculative-room", "17b-forecast"):
         "the speculative forecast over the plain forecast for chapter 13's pair (glue "
-        "spec_gain_cost, 2.66 since the build drift's refit), not a bound over a measured speed",
+        "spec_gain_cost, equal to it since the build drift's refit), not a bound over a measured "
+        "speed",
     ("ex-nb-specs-b200-fp4", "08-modern-architectures"):
         "the GB of DeepSeek-V3's weights that a decode step of 64 tokens reads (glue v3_b64_gb)",
     ("ex-nb-params-gemma1b-embedding", "08-modern-architectures"):
