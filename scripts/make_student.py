@@ -427,6 +427,13 @@ def _index_titles(raw: str) -> str:
 #: same answer anywhere else is still a leak. An entry that no longer excuses a number (a value
 #: moved) is reported by check_student_edition, so that the list keeps only what is true.
 COINCIDENCES: dict[tuple[str, str], str] = {
+    ("ex-nb-params-mixtral-top3", "08-modern-architectures"):
+        "Nemotron 3 Ultra's active parameters with the input embedding table (table "
+        "tbl-modern-current), not Mixtral 8x22B with three experts a token",
+    ("ex-nb-params-mixtral-top3", "models"):
+        "the same Nemotron 3 Ultra count, in its entry's published-count source",
+    ("ex-nb-params-mixtral-top3", "compiled"):
+        "the same entry, in the catalog compiled to JSON",
     ("ex-nb-calibration-speculative-room", "17b-forecast"):
         "the speculative forecast over the plain forecast for chapter 13's pair (glue "
         "spec_gain_cost, equal to it since the build drift's refit), not a bound over a measured "
