@@ -96,7 +96,7 @@ from .model import Extra, ImageRule
 __all__ = ["ImageWork", "smart_resize", "tiled_canvas", "image_work", "image_tower",
            "DEFAULT_IMAGE_SIZE", "llama4_canvas", "pixtral_resize", "glm4v_resize", "navit_resize",
            "gemma4_resize", "MODELLED_IMAGE_FAMILIES", "IMAGES_LIMIT", "IMAGE_SIDE_LIMIT",
-           "resized_work", "mllama_canvas"]
+           "resized_work", "mllama_canvas", "scaled_up"]
 
 #: The image size (width, height) [px] assumed where none is given.
 DEFAULT_IMAGE_SIZE = (1024, 1024)
@@ -287,14 +287,31 @@ def glm4v_resize(height: int, width: int, factor: int, min_pixels: int,
     ...
     llm_arithmetic.core.errors.ConfigError: image 3000 x 10 px: the aspect ratio must be under 200 (the processor refuses it)
     """
+    height, width = scaled_up(height, width, factor)
+    return smart_resize(height, width, factor, min_pixels, max_pixels)
+
+
+def scaled_up(height: int, width: int, factor: int, what: str = "image") -> tuple[int, int]:
+    """(height, width) [px] of an image whose shorter side is under ``factor`` scaled up to it,
+    the aspect ratio kept and each side truncated to whole pixels, as GLM-4V's ``smart_resize``
+    and Qwen3-VL's video ``smart_resize`` do first; an aspect ratio over 200 is refused, as both
+    refuse it (``what`` names the input in the message).
+
+    >>> scaled_up(10, 300, 28), scaled_up(700, 1000, 28)
+    ((28, 840), (700, 1000))
+    >>> scaled_up(1, 300, 28, "video")
+    Traceback (most recent call last):
+    ...
+    llm_arithmetic.core.errors.ConfigError: video 300 x 1 px: the aspect ratio must be under 200 (the processor refuses it)
+    """
     given = (height, width)
     if height < factor or width < factor:
         scale = max(factor / height, factor / width)
         height, width = int(height * scale), int(width * scale)
     if max(height, width) / min(height, width) > 200:
-        raise ConfigError(f"image {given[1]} x {given[0]} px: the aspect ratio must be under "
+        raise ConfigError(f"{what} {given[1]} x {given[0]} px: the aspect ratio must be under "
                           "200 (the processor refuses it)")
-    return smart_resize(height, width, factor, min_pixels, max_pixels)
+    return height, width
 
 
 def navit_resize(height: int, width: int, patch: int, merge: int, max_patches: int,

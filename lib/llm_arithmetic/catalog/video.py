@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ConfigError
-from .images import ImageWork, resized_work, smart_resize
+from .images import ImageWork, resized_work, scaled_up, smart_resize
 from .model import ImageRule
 
 __all__ = ["VideoWork", "video_frames", "video_resize", "video_work", "video_tower",
@@ -132,13 +132,7 @@ def video_resize(rule: ImageRule, frames: int, height: int, width: int) -> tuple
     f = rule.patch * rule.merge
     if rule.video == "qwen2_vl":
         return smart_resize(height, width, f, rule.video_min_pixels, rule.video_max_pixels)
-    given = (height, width)
-    if height < f or width < f:
-        scale = max(f / height, f / width)
-        height, width = int(height * scale), int(width * scale)
-    if max(height, width) / min(height, width) > 200:
-        raise ConfigError(f"video {given[1]} x {given[0]} px: the aspect ratio must be under "
-                          "200 (the processor refuses it)")
+    height, width = scaled_up(height, width, f, "video")
     t = rule.temporal_patch
     h_bar, w_bar = round(height / f) * f, round(width / f) * f
     t_bar = round(frames / t) * t
