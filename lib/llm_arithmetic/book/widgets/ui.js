@@ -908,8 +908,7 @@ const UI = (function () {
     serving: {
       title: "Serving on a replica: the first token, each next one, and the frontier",
       controls: ["model", "chip", "weights", "tp", "prompt", ...IMAGES, ...MEDIA, "generate",
-        "batch",
-        "price", "runtime", ...SPECULATION],
+        "batch", "price", "runtime", ...SPECULATION],
       show: ["ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
         "tokens_per_second_per_chip", "request_seconds", "allreduce_seconds_per_token",
         "cost_per_million_tokens", "fits_per_chip", "weight_bytes_per_chip",
